@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { openServices, type Services } from '../daemon/services.js';
+import { addConfigOptions, configFromOptions } from './config-options.js';
+import type { CliIo } from './io.js';
+
+function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): T {
+  const config = configFromOptions(options, io);
+  const services = openServices(config);
+  try {
+    return work(services);
+  } finally {
+    services.close();
+  }
+}
+
+export function tokenCommands(program: Command, io: CliIo): void {
+  const token = program.command('token').description('manage the access tokens of the rooms API');
+
+  const create = token
+    .command('create')
+    .description('create a token and print it once; only its hash is kept')
+    .requiredOption('--name <name>', 'name of the token (1-64 of A-Z a-z 0-9 . _ -), recorded as the actor of its calls')
+    .action((options: Record<string, unknown>) => {
+      const issued = withServices(options, io, (s) => s.accessTokens.create(String(options.name)));
+      io.out(`${issued.token}\n`);
+      io.err(`Token "${issued.name}" created. It is shown only this once: store it now.\n`);
+    });
+  addConfigOptions(create, ['dataDir']);
+
+  const list = token
+    .command('list')
+    .description('list tokens: name, creation time, last use (never the token)')
+    .option('--json', 'print JSON instead of a table')
+    .action((options: Record<string, unknown>) => {
+      const tokens = withServices(options, io, (s) => s.accessTokens.list());
+      const rows = tokens.map((t) => ({ name: t.name, created_at: t.createdAt, last_used_at: t.lastUsedAt }));
+      if (options.json) {
+        io.out(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const lines = [['NAME', 'CREATED', 'LAST USED'], ...rows.map((r) => [r.name, r.created_at, r.last_used_at ?? 'never'])];
+      const widths = [0, 1].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
+      io.out(lines.map((l) => `${l[0]!.padEnd(widths[0]!)}  ${l[1]!.padEnd(widths[1]!)}  ${l[2]}`).join('\n') + '\n');
+    });
+  addConfigOptions(list, ['dataDir']);
+
+  const revoke = token
+    .command('revoke')
+    .description('revoke a token: calls made with it are refused from now on')
+    .argument('<name>', 'name of the token')
+    .action((name: string, options: Record<string, unknown>) => {
+      withServices(options, io, (s) => s.accessTokens.revoke(name));
+      io.out(`revoked ${name}\n`);
+    });
+  addConfigOptions(revoke, ['dataDir']);
+}

@@ -1,0 +1,125 @@
+import * as p from './parsers.js';
+
+/**
+ * The one table of configuration. Each row drives the environment variable, the key in
+ * room-defaults.toml, the `meetctl serve` flag, the README's list and validation.
+ * Secrets have no flag: a command line is visible to every user of the machine.
+ */
+export interface Setting<T> {
+  readonly env: string;
+  readonly toml: readonly string[];
+  readonly flag: string | null;
+  readonly secret: boolean;
+  readonly description: string;
+  /** Raw default, fed through `parse` like any other source; null means unset. */
+  readonly fallback: string | null | ((resolved: Partial<Config>) => unknown);
+  readonly parse: (raw: unknown) => T;
+}
+
+export interface Config {
+  readonly httpAddr: p.ListenAddress;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly waitingRoom: 'optional' | 'forced' | 'off';
+  readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
+  readonly embedAncestors: readonly string[];
+  readonly tenantsFile: string | null;
+  readonly compatHttpAddr: p.ListenAddress;
+  readonly compatFrontendUrl: string;
+  readonly compatApiSharedSecret: string | null;
+  readonly compatApiDataDir: string;
+  readonly jitsiAppId: string;
+  readonly jitsiAppSecret: string | null;
+  readonly jitsiAcceptedIssuers: readonly string[];
+  readonly jitsiAcceptedAudiences: readonly string[];
+  readonly jitsiAllowAnonymous: boolean;
+}
+
+function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
+  return { secret: false, flag: null, ...row };
+}
+
+export const settings = {
+  httpAddr: setting({
+    env: 'SERVICE_HTTP_ADDR', toml: ['service', 'http_addr'], flag: '--http-addr',
+    fallback: '0.0.0.0:3000', parse: p.listenAddress,
+    description: 'Engine listener (web client, rooms API, room addresses)',
+  }),
+  dataDir: setting({
+    env: 'SERVICE_DATA_DIR', toml: ['service', 'data_dir'], flag: '--data-dir',
+    fallback: './data', parse: p.path,
+    description: 'Data directory: SQLite database, signing key, first admin token',
+  }),
+  logLevel: setting({
+    env: 'SERVICE_LOG_LEVEL', toml: ['service', 'log_level'], flag: '--log-level',
+    fallback: 'info', parse: p.oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    description: 'Log level of the JSON log on standard output',
+  }),
+  waitingRoom: setting({
+    env: 'SERVICE_WAITING_ROOM', toml: ['service', 'waiting_room'], flag: '--waiting-room',
+    fallback: 'optional', parse: p.oneOf('optional', 'forced', 'off'),
+    description: 'optional: each room decides; forced: every room verifies arrivals; off: no waiting room on this instance',
+  }),
+  waitingRoomMode: setting({
+    env: 'SERVICE_WAITING_ROOM_MODE', toml: ['service', 'waiting_room_mode'], flag: '--waiting-room-mode',
+    fallback: null, parse: p.optionalOneOf('approval', 'until_moderator'),
+    description: 'When set, fixes the admission mode of every room',
+  }),
+  embedAncestors: setting({
+    env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',
+    fallback: '', parse: p.originList,
+    description: 'Origins allowed to embed the web client (comma-separated)',
+  }),
+  tenantsFile: setting({
+    env: 'SERVICE_TENANTS_FILE', toml: ['service', 'tenants_file'], flag: '--tenants-file',
+    fallback: null, parse: p.path,
+    description: 'Tenant registry (TOML); unset means one tenant, the primary secret',
+  }),
+  compatHttpAddr: setting({
+    env: 'COMPAT_HTTP_ADDR', toml: ['modules', 'compat', 'http_addr'], flag: '--compat-http-addr',
+    fallback: '0.0.0.0:8088', parse: p.listenAddress,
+    description: 'Compat module listener (meeting API and video-conference gateway)',
+  }),
+  compatFrontendUrl: setting({
+    env: 'COMPAT_FRONTEND_URL', toml: ['modules', 'compat', 'frontend_url'], flag: '--compat-frontend-url',
+    fallback: 'http://localhost:3000', parse: p.httpUrl,
+    description: 'Base of the links join redirects to',
+  }),
+  compatApiSharedSecret: setting({
+    env: 'COMPAT_API_SHARED_SECRET', toml: ['modules', 'compat', 'api_shared_secret'], secret: true,
+    fallback: null, parse: p.secret,
+    description: 'Checksum secret of the primary tenant; setting it turns the meeting API on',
+  }),
+  compatApiDataDir: setting({
+    env: 'COMPAT_API_DATA_DIR', toml: ['modules', 'compat', 'api_data_dir'], flag: '--compat-api-data-dir',
+    fallback: (c) => `${c.dataDir}/compat-api`, parse: p.path,
+    description: 'State directory of the meeting API (default: <data dir>/compat-api)',
+  }),
+  jitsiAppId: setting({
+    env: 'COMPAT_JITSI_APP_ID', toml: ['modules', 'compat', 'jitsi_app_id'], flag: '--compat-jitsi-app-id',
+    fallback: '', parse: p.plainString,
+    description: 'Application id of the embed gateway (the tokens\' iss)',
+  }),
+  jitsiAppSecret: setting({
+    env: 'COMPAT_JITSI_APP_SECRET', toml: ['modules', 'compat', 'jitsi_app_secret'], secret: true,
+    fallback: null, parse: p.secret,
+    description: 'HS256 secret of the embed gateway; setting it turns the gateway on',
+  }),
+  jitsiAcceptedIssuers: setting({
+    env: 'COMPAT_JITSI_ACCEPTED_ISSUERS', toml: ['modules', 'compat', 'jitsi_accepted_issuers'], flag: '--compat-jitsi-accepted-issuers',
+    fallback: (c) => c.jitsiAppId ?? '', parse: p.list,
+    description: 'Accepted token issuers, comma-separated, * for any (default: the app id)',
+  }),
+  jitsiAcceptedAudiences: setting({
+    env: 'COMPAT_JITSI_ACCEPTED_AUDIENCES', toml: ['modules', 'compat', 'jitsi_accepted_audiences'], flag: '--compat-jitsi-accepted-audiences',
+    fallback: 'jitsi', parse: p.list,
+    description: 'Accepted token audiences, comma-separated, * for any',
+  }),
+  jitsiAllowAnonymous: setting({
+    env: 'COMPAT_JITSI_ALLOW_ANONYMOUS', toml: ['modules', 'compat', 'jitsi_allow_anonymous'], flag: '--compat-jitsi-allow-anonymous',
+    fallback: 'false', parse: p.boolean,
+    description: 'Admit arrivals without a token as participants (open rooms)',
+  }),
+} satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
+
+export type SettingKey = keyof Config;

@@ -1,0 +1,63 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { EngineError, invalidField } from '../errors.js';
+import type { AccessToken, AccessTokenStore } from './access-token.js';
+
+const namePattern = /^[A-Za-z0-9._-]{1,64}$/;
+export const initialTokenName = 'initial-admin';
+/** Writing "last used" on every request would turn each read into a write; a minute is precise enough. */
+const touchIntervalMs = 60_000;
+
+export interface IssuedToken {
+  readonly name: string;
+  /** Shown once; never stored. */
+  readonly token: string;
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export class AccessTokenService {
+  constructor(
+    private readonly store: AccessTokenStore,
+    private readonly clock: Clock,
+  ) {}
+
+  create(name: string): IssuedToken {
+    if (!namePattern.test(name)) throw invalidField('name', 'name must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
+    const token = `mt_${randomBytes(32).toString('base64url')}`;
+    const inserted = this.store.insert({ name, tokenHash: digest(token), createdAt: this.clock.now().toISOString(), lastUsedAt: null });
+    if (!inserted) throw new EngineError('token_exists', `a token named ${name} exists already`, 'name');
+    return { name, token };
+  }
+
+  /** The token's record when `presented` is a live token, else null. */
+  verify(presented: string): AccessToken | null {
+    const hash = digest(presented);
+    const found = this.store.findByHash(hash);
+    // The lookup is by hash of a 256-bit random value; the constant-time check guards the last step anyway.
+    if (!found || !timingSafeEqual(found.tokenHash, hash)) return null;
+    const now = this.clock.now();
+    if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= touchIntervalMs) {
+      this.store.touch(found.name, now.toISOString());
+    }
+    return found;
+  }
+
+  list(): AccessToken[] {
+    return this.store.list();
+  }
+
+  revoke(name: string): void {
+    if (!this.store.delete(name)) throw new EngineError('token_not_found', `no token is named ${name}`, 'name');
+  }
+
+  /** On an instance's first start, the one token an operator needs to begin; null ever after. */
+  issueInitialToken(): IssuedToken | null {
+    if (this.store.initialTokenIssued() || this.store.list().length > 0) return null;
+    const issued = this.create(initialTokenName);
+    this.store.markInitialTokenIssued();
+    return issued;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Every failure the engine reports to a caller. Each HTTP surface maps a code to one
+ * status and shape in its own table; the engine knows nothing of HTTP.
+ */
+export type EngineErrorCode =
+  | 'invalid_field'
+  | 'room_not_found'
+  | 'room_exists'
+  | 'waiting_room_forced'
+  | 'waiting_room_unavailable'
+  | 'waiting_room_mode_fixed'
+  | 'token_exists'
+  | 'token_not_found';
+
+export class EngineError extends Error {
+  override readonly name = 'EngineError';
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function invalidField(field: string, message: string): EngineError {
+  return new EngineError('invalid_field', message, field);
+}

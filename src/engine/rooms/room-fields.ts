@@ -1,0 +1,75 @@
+import { invalidField } from '../errors.js';
+import { waitingRoomModes, waitingRoomScopes, type WaitingRoomMode, type WaitingRoomScope } from './room.js';
+
+export const roomIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+export const timeoutBounds = { min: 30, max: 3600, fallback: 600 } as const;
+
+/** Fields a caller may set on a room; absent ones are undefined, a removed access code is null. */
+export interface RoomFields {
+  readonly room_id?: string;
+  readonly name?: string;
+  readonly waiting_room?: WaitingRoomScope;
+  readonly waiting_room_mode?: WaitingRoomMode;
+  readonly waiting_room_timeout_secs?: number;
+  readonly access_code?: string | null;
+}
+
+const known = new Set(['room_id', 'name', 'waiting_room', 'waiting_room_mode', 'waiting_room_timeout_secs', 'access_code']);
+
+function stringWithin(field: string, value: unknown, min: number, max: number): string {
+  if (typeof value !== 'string') throw invalidField(field, `${field} must be a string`);
+  if (value.length < min || value.length > max) {
+    throw invalidField(field, `${field} must be ${min} to ${max} characters long (got ${value.length})`);
+  }
+  return value;
+}
+
+function member<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw invalidField(field, `${field} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+}
+
+export function checkRoomId(value: unknown, field = 'room_id'): string {
+  if (typeof value !== 'string' || !roomIdPattern.test(value)) {
+    throw invalidField(field, `${field} must be 1 to 64 characters of A-Z a-z 0-9 . _ -`);
+  }
+  return value;
+}
+
+/**
+ * Checks the fields of a create (all required ones present) or an update (any subset).
+ * Unknown fields are refused: a misspelt field silently ignored would leave a room open.
+ */
+export function checkRoomFields(body: unknown, kind: 'create' | 'update'): RoomFields {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidField('body', 'the body must be a JSON object');
+  }
+  const raw = body as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) throw invalidField(key, `${key} is not a field of a room`);
+  }
+  const out: { -readonly [K in keyof RoomFields]: RoomFields[K] } = {};
+  if (raw.room_id !== undefined || kind === 'create') out.room_id = checkRoomId(raw.room_id);
+  if (raw.name !== undefined || kind === 'create') {
+    if (raw.name === undefined) throw invalidField('name', 'name is required');
+    out.name = stringWithin('name', raw.name, 1, 200);
+    if (out.name.trim() === '') throw invalidField('name', 'name must not be blank');
+  }
+  if (raw.waiting_room !== undefined) out.waiting_room = member('waiting_room', raw.waiting_room, waitingRoomScopes);
+  if (raw.waiting_room_mode !== undefined) {
+    out.waiting_room_mode = member('waiting_room_mode', raw.waiting_room_mode, waitingRoomModes);
+  }
+  if (raw.waiting_room_timeout_secs !== undefined) {
+    const value = raw.waiting_room_timeout_secs;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < timeoutBounds.min || value > timeoutBounds.max) {
+      throw invalidField(
+        'waiting_room_timeout_secs',
+        `waiting_room_timeout_secs must be an integer from ${timeoutBounds.min} to ${timeoutBounds.max} (got ${JSON.stringify(value)})`,
+      );
+    }
+    out.waiting_room_timeout_secs = value;
+  }
+  if (raw.access_code === null && kind === 'update') out.access_code = null;
+  else if (raw.access_code !== undefined) out.access_code = stringWithin('access_code', raw.access_code, 4, 64);
+  return out;
+}

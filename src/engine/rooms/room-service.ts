@@ -1,0 +1,104 @@
+import type { Clock } from '../clock.js';
+import { EngineError, invalidField } from '../errors.js';
+import { hashAccessCode } from './access-code.js';
+import type { Room, RoomStore } from './room.js';
+import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds } from './room-fields.js';
+import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
+
+export interface RoomPage {
+  readonly rooms: Room[];
+  readonly nextCursor: string | null;
+}
+
+export const pageBounds = { fallback: 50, max: 200 } as const;
+
+export class RoomService {
+  constructor(
+    private readonly store: RoomStore,
+    private readonly clock: Clock,
+    private readonly policy: WaitingRoomPolicy,
+  ) {}
+
+  create(body: unknown): Room {
+    const fields = checkRoomFields(body, 'create');
+    const now = this.clock.now().toISOString();
+    const room: Room = {
+      roomId: fields.room_id!,
+      name: fields.name!,
+      waitingRoom: allowedScope(this.policy, fields.waiting_room, null),
+      waitingRoomMode: allowedMode(this.policy, fields.waiting_room_mode, null),
+      waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
+      accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!this.store.insert(room)) {
+      throw new EngineError('room_exists', `a room with room_id ${room.roomId} exists already`, 'room_id');
+    }
+    return room;
+  }
+
+  get(roomId: string): Room {
+    const room = checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
+    if (!room) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+    return room;
+  }
+
+  update(roomId: string, body: unknown): Room {
+    const current = this.get(roomId);
+    const fields = checkRoomFields(body, 'update');
+    if (fields.room_id !== undefined && fields.room_id !== roomId) {
+      throw invalidField('room_id', 'room_id cannot be changed');
+    }
+    const room: Room = {
+      ...current,
+      name: fields.name ?? current.name,
+      waitingRoom: allowedScope(this.policy, fields.waiting_room, current.waitingRoom),
+      waitingRoomMode: allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
+      waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
+      accessCodeHash:
+        fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
+      updatedAt: this.clock.now().toISOString(),
+    };
+    this.store.update(room);
+    return room;
+  }
+
+  delete(roomId: string): void {
+    if (!checkRoomIdOrMissing(roomId) || !this.store.delete(roomId)) {
+      throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+    }
+  }
+
+  /** Keyset pagination by room id; the cursor is opaque to callers. */
+  list(query: { limit?: unknown; cursor?: unknown }): RoomPage {
+    const limit = parseLimit(query.limit);
+    const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+    const rooms = this.store.list(after, limit + 1);
+    const page = rooms.slice(0, limit);
+    const last = page.at(-1);
+    return { rooms: page, nextCursor: rooms.length > limit && last ? Buffer.from(last.roomId).toString('base64url') : null };
+  }
+}
+
+function checkRoomIdOrMissing(roomId: string): boolean {
+  return roomIdPattern.test(roomId);
+}
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined || raw === '') return pageBounds.fallback;
+  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(value) || value < 1 || value > pageBounds.max) {
+    throw invalidField('limit', `limit must be an integer from 1 to ${pageBounds.max}`);
+  }
+  return value;
+}
+
+function decodeCursor(raw: unknown): string {
+  const decoded = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString('utf8') : '';
+  try {
+    return checkRoomId(decoded, 'cursor');
+  } catch {
+    throw invalidField('cursor', 'cursor is not one this API returned');
+  }
+}

@@ -1,0 +1,32 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Services } from '../daemon/services.js';
+import { bearerAuth } from './api/bearer-auth.js';
+import { roomsRoutes } from './api/rooms-routes.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+
+export const bodyLimitBytes = 64 * 1024;
+
+/** Builds the engine listener without listening, so tests can drive it over a real socket or inject. */
+export async function buildEngineApp(services: Services, options: Pick<FastifyServerOptions, 'loggerInstance'> = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...options,
+    bodyLimit: bodyLimitBytes,
+    trustProxy: '127.0.0.1',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  // Only JSON bodies are part of the API; anything else is answered with 415.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.decorateRequest('actor', null);
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', bearerAuth(services.accessTokens));
+      await api.register(roomsRoutes(services.rooms));
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

@@ -1,0 +1,34 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { migrate, readMigrations } from './migrate.js';
+
+const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
+
+export type Db = Database.Database;
+
+export const databaseFileName = 'meet.sqlite';
+
+/**
+ * Opens (creating if needed) the service database in the data directory and brings its
+ * schema up to date. synchronous=FULL: a transition acknowledged to a client must survive
+ * a power cut, not only a crash of the process.
+ */
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, databaseFileName), { timeout: 5000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, readMigrations(migrationsDir));
+  return db;
+}
+
+/** The schema as SQLite itself describes it, one line per object, for golden comparisons. */
+export function describeSchema(db: Db): string[] {
+  const rows = db
+    .prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all() as { type: string; name: string; sql: string | null }[];
+  return rows.map((row) => `${row.type} ${row.name}: ${(row.sql ?? '').replace(/\s+/g, ' ').trim()}`);
+}

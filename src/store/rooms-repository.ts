@@ -1,0 +1,84 @@
+import type { Room, RoomStore } from '../engine/rooms/room.js';
+import type { Db } from './database.js';
+
+interface RoomRow {
+  room_id: string;
+  name: string;
+  waiting_room: Room['waitingRoom'];
+  waiting_room_mode: Room['waitingRoomMode'];
+  waiting_room_timeout_secs: number;
+  access_code_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toRoom(row: RoomRow): Room {
+  return {
+    roomId: row.room_id,
+    name: row.name,
+    waitingRoom: row.waiting_room,
+    waitingRoomMode: row.waiting_room_mode,
+    waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
+    accessCodeHash: row.access_code_hash,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRow(room: Room): RoomRow {
+  return {
+    room_id: room.roomId,
+    name: room.name,
+    waiting_room: room.waitingRoom,
+    waiting_room_mode: room.waitingRoomMode,
+    waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
+    access_code_hash: room.accessCodeHash,
+    created_at: room.createdAt,
+    updated_at: room.updatedAt,
+  };
+}
+
+export class SqliteRoomStore implements RoomStore {
+  private readonly statements;
+
+  constructor(db: Db) {
+    this.statements = {
+      insert: db.prepare(
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @created_at, @updated_at)
+         ON CONFLICT (room_id) DO NOTHING`,
+      ),
+      get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
+      update: db.prepare(
+        `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
+           waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash, updated_at = @updated_at
+         WHERE room_id = @room_id`,
+      ),
+      delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),
+      listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
+      listAfter: db.prepare<[string, number], RoomRow>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
+    };
+  }
+
+  insert(room: Room): boolean {
+    return this.statements.insert.run(toRow(room)).changes === 1;
+  }
+
+  get(roomId: string): Room | null {
+    const row = this.statements.get.get(roomId);
+    return row ? toRoom(row) : null;
+  }
+
+  update(room: Room): void {
+    this.statements.update.run(toRow(room));
+  }
+
+  delete(roomId: string): boolean {
+    return this.statements.delete.run(roomId).changes === 1;
+  }
+
+  list(afterRoomId: string | null, limit: number): Room[] {
+    const rows = afterRoomId === null ? this.statements.listFirst.all(limit) : this.statements.listAfter.all(afterRoomId, limit);
+    return rows.map(toRoom);
+  }
+}
