@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const meetctl = fileURLToPath(new URL('../../bin/meetctl', import.meta.url));
+
+export interface Daemon {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  /** Every line the daemon logged so far. */
+  readonly lines: string[];
+  readonly adminToken: string;
+  api(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>;
+  /** Resolves with the exit code (or signal name) once the process is gone. */
+  exited: Promise<number | string>;
+}
+
+export function tempDataDir(prefix = 'meet-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Starts the built daemon (`meetctl serve`) on 127.0.0.1:0 with its own data directory and
+ * resolves once it logs where it listens. The caller stops it (SIGTERM or SIGKILL).
+ */
+export async function startDaemon(options: { dataDir?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<Daemon> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const child = spawn(process.execPath, [meetctl, 'serve', ...(options.args ?? [])], {
+    env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 15 s:\n${lines.join('\n')}\n${stderr}`)), 15_000);
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        lines.push(line);
+        const listening = /"url":"(http:[^"]+)","msg":"engine listening/.exec(line);
+        if (listening) {
+          clearTimeout(timer);
+          resolve(listening[1]!);
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited (${code}) before listening:\n${lines.join('\n')}\n${stderr}`));
+    });
+  });
+  let adminToken = '';
+  try {
+    adminToken = readFileSync(join(dataDir, 'initial-admin-token'), 'utf8').trim();
+  } catch {
+    // a restart on an existing data directory writes no new token
+  }
+  const api = (path: string, init: RequestInit & { token?: string | null } = {}) => {
+    const { token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    const bearer = token === undefined ? adminToken : token;
+    if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`);
+    if (typeof rest.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(`${url}${path}`, { ...rest, headers });
+  };
+  return { url, dataDir, child, lines, adminToken, api, exited };
+}
+
+export async function stopDaemon(daemon: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+  if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill(signal);
+  return daemon.exited;
+}
