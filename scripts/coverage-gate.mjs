@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 const floor = { lines: 85, statements: 85, functions: 85, branches: 75 };
-const total = JSON.parse(readFileSync('coverage/coverage-summary.json', 'utf8')).total;
+const total = JSON.parse(readFileSync('.tap/report/coverage-summary.json', 'utf8')).total;
 const below = Object.entries(floor).filter(([metric, min]) => total[metric].pct < min);
 for (const [metric, min] of below) console.error(`coverage of ${metric} is ${total[metric].pct}%, below the floor of ${min}%`);
 if (below.length > 0) process.exit(1);

@@ -22,6 +22,7 @@ export interface Config {
   readonly logLevel: string;
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
+  readonly meetingEmptyGraceSecs: number;
   readonly embedAncestors: readonly string[];
   readonly tenantsFile: string | null;
   readonly compatHttpAddr: p.ListenAddress;
@@ -64,6 +65,11 @@ export const settings = {
     env: 'SERVICE_WAITING_ROOM_MODE', toml: ['service', 'waiting_room_mode'], flag: '--waiting-room-mode',
     fallback: null, parse: p.optionalOneOf('approval', 'until_moderator'),
     description: 'When set, fixes the admission mode of every room',
+  }),
+  meetingEmptyGraceSecs: setting({
+    env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',
+    fallback: '300', parse: p.integerBetween(0, 86_400),
+    description: 'A meeting ends after being empty this long (seconds); its bars end with it',
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',

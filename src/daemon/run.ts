@@ -33,13 +33,14 @@ function displayUrl(host: string, port: number): string {
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
 export async function startDaemon(config: Config, log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true))): Promise<RunningDaemon> {
   const services: Services = openServices(config);
-  const initial = services.accessTokens.issueInitialToken();
+  const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
   if (initial) {
-    const file = writeInitialToken(config.dataDir, initial.token);
+    const file = join(config.dataDir, initialTokenFileName);
     log.info({ file }, `first admin access token written to ${file}`);
   }
   const app = await buildEngineApp(services, { loggerInstance: log });
   app.addHook('onClose', async () => services.close());
+  services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;

@@ -1,25 +1,63 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import type { Clock } from '../engine/clock.js';
+import { MeetingService } from '../engine/meetings/meeting-service.js';
 import { RoomService } from '../engine/rooms/room-service.js';
+import { TokenService } from '../engine/tokens/token-service.js';
+import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-tokens-repository.js';
-import { openDatabase, type Db } from '../store/database.js';
+import { openDatabase } from '../store/database.js';
+import { SqliteMeetingStore } from '../store/meetings-repository.js';
 import { SqliteRoomStore } from '../store/rooms-repository.js';
+import { SqliteWaitingRequestStore } from '../store/waiting-requests-repository.js';
+import { loadOrCreateSigningKey } from './signing-key.js';
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** How often expiry, closed windows and empty meetings are checked. */
+const sweepIntervalMs = 1000;
 
 /** The engine's services, wired to the SQLite store; the one place that knows both sides. */
 export interface Services {
   readonly rooms: RoomService;
   readonly accessTokens: AccessTokenService;
+  readonly meetings: MeetingService;
+  readonly waiting: WaitingRoomService;
+  readonly tokens: TokenService;
+  /** Starts the periodic sweep; only a serving daemon needs it. */
+  startSweeping(onError: (err: unknown) => void): void;
   close(): void;
 }
 
-export function openServices(config: Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode'>, clock: Clock = systemClock): Services {
-  const db: Db = openDatabase(config.dataDir);
+export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs'>;
+
+export function openServices(config: ServicesConfig, clock: Clock = systemClock): Services {
+  const db = openDatabase(config.dataDir);
+  const roomStore = new SqliteRoomStore(db);
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { emptyGraceMs: config.meetingEmptyGraceSecs * 1000 });
+  const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config });
+  let timer: NodeJS.Timeout | null = null;
   return {
-    rooms: new RoomService(new SqliteRoomStore(db), clock, config),
+    rooms: new RoomService(roomStore, clock, config, (roomId) => meetings.roomDeleted(roomId)),
     accessTokens: new AccessTokenService(new SqliteAccessTokenStore(db), clock),
-    close: () => db.close(),
+    meetings,
+    waiting,
+    tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
+    startSweeping(onError) {
+      // A failing sweep must not take the daemon down; the next tick tries again.
+      const sweep = () => {
+        try {
+          waiting.sweep();
+        } catch (err) {
+          onError(err);
+        }
+      };
+      timer ??= setInterval(sweep, sweepIntervalMs);
+      timer.unref();
+    },
+    close() {
+      if (timer) clearInterval(timer);
+      db.close();
+    },
   };
 }

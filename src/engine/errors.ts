@@ -10,7 +10,16 @@ export type EngineErrorCode =
   | 'waiting_room_unavailable'
   | 'waiting_room_mode_fixed'
   | 'token_exists'
-  | 'token_not_found';
+  | 'token_not_found'
+  | 'access_code_invalid'
+  | 'too_many_attempts'
+  | 'barred'
+  | 'waiting_room_full'
+  | 'request_not_found'
+  | 'request_not_waiting'
+  | 'not_moderator'
+  | 'meeting_not_found'
+  | 'participant_not_found';
 
 export class EngineError extends Error {
   override readonly name = 'EngineError';

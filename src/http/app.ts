@@ -1,7 +1,10 @@
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../daemon/services.js';
 import { bearerAuth } from './api/bearer-auth.js';
 import { roomsRoutes } from './api/rooms-routes.js';
+import { waitingApiRoutes } from './api/waiting-routes.js';
+import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 
 export const bodyLimitBytes = 64 * 1024;
@@ -25,8 +28,11 @@ export async function buildEngineApp(services: Services, options: Pick<FastifySe
     async (api) => {
       api.addHook('onRequest', bearerAuth(services.accessTokens));
       await api.register(roomsRoutes(services.rooms));
+      await api.register(waitingApiRoutes(services));
     },
     { prefix: '/api' },
   );
+  await app.register(cookie);
+  await app.register(roomRoutes(services));
   return app;
 }

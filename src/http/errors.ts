@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError, type EngineErrorCode } from '../engine/errors.js';
+import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
 
 /** Failures that only the HTTP surface knows (framing, authentication). */
 export type HttpErrorCode =
@@ -8,6 +9,7 @@ export type HttpErrorCode =
   | 'not_found'
   | 'body_too_large'
   | 'unsupported_media_type'
+  | 'join_token_invalid'
   | 'internal_error';
 
 export type ErrorCode = EngineErrorCode | HttpErrorCode;
@@ -17,16 +19,26 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   invalid_field: 400,
   invalid_json: 400,
   unauthorized: 401,
+  participant_not_found: 401,
+  access_code_invalid: 403,
+  barred: 403,
+  not_moderator: 403,
+  join_token_invalid: 403,
   room_not_found: 404,
   token_not_found: 404,
+  request_not_found: 404,
+  meeting_not_found: 404,
   not_found: 404,
   room_exists: 409,
   token_exists: 409,
+  request_not_waiting: 409,
   waiting_room_forced: 409,
   waiting_room_unavailable: 409,
   waiting_room_mode_fixed: 409,
   body_too_large: 413,
   unsupported_media_type: 415,
+  too_many_attempts: 429,
+  waiting_room_full: 429,
   internal_error: 500,
 };
 
@@ -70,13 +82,14 @@ function classify(error: FastifyError | Error): { code: ErrorCode; message: stri
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, field?: string): FastifyReply {
-  if (code === 'unauthorized' && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="meet"');
+  if (statusByCode[code] === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="meet"');
   const body: ErrorBody = { error: { code, message, ...(field ? { field } : {}) } };
   return reply.code(statusByCode[code]).type('application/json; charset=utf-8').send(body);
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { code, message, field } = classify(error);
+  if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSecs));
   if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
   return sendError(reply, code, message, field);
 }

@@ -1,24 +1,20 @@
 import { rmSync } from 'node:fs';
-import { startDaemon, stopDaemon, type Daemon } from './daemon.js';
+import type { Test } from 'tap';
+import { startDaemon, stopDaemon, tempDataDir, type Daemon } from './daemon.js';
 
-/** The subset of a tap Test these helpers use, so they work in any subtest. */
-export interface Tap {
-  equal(found: unknown, wanted: unknown, message?: string): unknown;
-  same(found: unknown, wanted: unknown, message?: string): unknown;
-  match(found: unknown, pattern: unknown, message?: string): unknown;
-  ok(found: unknown, message?: string): unknown;
-  teardown(fn: () => unknown): void;
-}
+/** A tap test, as the callbacks of t.test receive it. */
+export type Tap = Test;
 
 /** A response read once: status, headers, the raw text and, when it parses, the JSON. */
 export interface ApiResult {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /** The parsed JSON, null when the body is empty or not JSON. */
   readonly body: any;
 }
 
+/** Calls the API (admin token unless `token` says otherwise); `json` is sent as a JSON body. */
 export async function call(daemon: Daemon, path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<ApiResult> {
   const { json, ...rest } = init;
   const response = await daemon.api(path, {
@@ -50,23 +46,51 @@ export const rooms = {
  * `{error: {code, message, field?}}` with the expected code and field (absent when not given).
  */
 export function assertError(t: Tap, result: ApiResult, status: number, code: string, field?: string): void {
-  t.equal(result.status, status, `status ${status} (${code}${field ? `, ${field}` : ''})`);
-  t.match(result.headers.get('content-type'), /^application\/json/, 'error is JSON');
-  t.same(Object.keys(result.body ?? {}), ['error'], `body has only "error": ${result.text}`);
-  const error = result.body?.error ?? {};
-  t.equal(error.code, code, 'error.code');
-  t.equal(typeof error.message, 'string', 'error.message is a string');
-  t.ok(String(error.message).length > 0, 'error.message is not empty');
-  t.same(Object.keys(error).sort(), field === undefined ? ['code', 'message'] : ['code', 'field', 'message'], 'error has code, message, field?');
-  t.equal(error.field, field, 'error.field');
+  const what = `${status} ${code}${field ? ` (${field})` : ''}`;
+  t.equal(result.status, status, `status ${what}`);
+  t.match(result.headers.get('content-type'), /^application\/json/, `JSON error body: ${result.text}`);
+  const message: unknown = result.body?.error?.message;
+  t.same(result.body, { error: { code, message, ...(field === undefined ? {} : { field }) } }, `body is {error: {code, message, field?}} for ${what}`);
+  t.match(message, /\S/, 'error.message is a non-empty string');
+}
+
+/**
+ * Stops a daemon with SIGTERM (so it writes its coverage on exit), SIGKILL after 5 s.
+ * Resolves with the exit code or signal name.
+ */
+export async function stopGracefully(daemon: Daemon): Promise<number | string> {
+  const timer = setTimeout(() => daemon.child.kill('SIGKILL'), 5_000);
+  try {
+    return await stopDaemon(daemon, 'SIGTERM');
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Starts a daemon for the current test and stops it (and removes its data) at teardown. */
 export async function daemonFor(t: Tap, options: Parameters<typeof startDaemon>[0] = {}): Promise<Daemon> {
   const daemon = await startDaemon(options);
   t.teardown(async () => {
-    await stopDaemon(daemon, 'SIGKILL');
+    await stopGracefully(daemon);
     if (!options.dataDir) rmSync(daemon.dataDir, { recursive: true, force: true });
   });
   return daemon;
+}
+
+/** A fresh data directory, removed when the test ends. */
+export function dataDirFor(t: Tap): string {
+  const dir = tempDataDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The daemon's log lines that are JSON, parsed. */
+export function logRecords(daemon: Daemon): Record<string, unknown>[] {
+  return daemon.lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
 }

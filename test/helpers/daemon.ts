@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const meetctl = fileURLToPath(new URL('../../bin/meetctl', import.meta.url));
+export const meetctl = fileURLToPath(new URL('../../bin/meetctl.js', import.meta.url));
 
 export interface Daemon {
   readonly url: string;
@@ -78,4 +78,26 @@ export async function startDaemon(options: { dataDir?: string; env?: Record<stri
 export async function stopDaemon(daemon: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
   if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill(signal);
   return daemon.exited;
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `meetctl ARGS` to completion (10 s at most) with only PATH and `env` in its environment.
+ * `realBin` runs bin/meetctl itself, without tap's loader (so without coverage).
+ */
+export function runMeetctl(args: readonly string[], env: Record<string, string> = {}, realBin = false): Promise<CliResult> {
+  const [file, argv] = realBin
+    ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, meetctl, ...args]]
+    : [process.execPath, [meetctl, ...args]];
+  return new Promise((resolve) => {
+    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -53,10 +53,20 @@ export class AccessTokenService {
     if (!this.store.delete(name)) throw new EngineError('token_not_found', `no token is named ${name}`, 'name');
   }
 
-  /** On an instance's first start, the one token an operator needs to begin; null ever after. */
-  issueInitialToken(): IssuedToken | null {
+  /**
+   * On an instance's first start, the one token an operator needs to begin; null ever after.
+   * `deliver` hands it over (writes the file); if that fails the token is taken back and
+   * not marked issued, so the next start tries again.
+   */
+  issueInitialToken(deliver: (issued: IssuedToken) => void): IssuedToken | null {
     if (this.store.initialTokenIssued() || this.store.list().length > 0) return null;
     const issued = this.create(initialTokenName);
+    try {
+      deliver(issued);
+    } catch (err) {
+      this.store.delete(issued.name);
+      throw err;
+    }
     this.store.markInitialTokenIssued();
     return issued;
   }

@@ -1,7 +1,8 @@
 import { invalidField } from '../errors.js';
 import { waitingRoomModes, waitingRoomScopes, type WaitingRoomMode, type WaitingRoomScope } from './room.js';
 
-export const roomIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+// '.' and '..' would be swallowed by URL normalisation and could never be addressed again.
+export const roomIdPattern = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,64}$/;
 export const timeoutBounds = { min: 30, max: 3600, fallback: 600 } as const;
 
 /** Fields a caller may set on a room; absent ones are undefined, a removed access code is null. */

@@ -17,6 +17,8 @@ export class RoomService {
     private readonly store: RoomStore,
     private readonly clock: Clock,
     private readonly policy: WaitingRoomPolicy,
+    /** Told after a room is gone, so live state of its meeting can be dropped. */
+    private readonly onDeleted: (roomId: string) => void = () => {},
   ) {}
 
   create(body: unknown): Room {
@@ -38,8 +40,13 @@ export class RoomService {
     return room;
   }
 
+  /** The room, or null: for callers to whom a missing room is an answer, not an error. */
+  find(roomId: string): Room | null {
+    return checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
+  }
+
   get(roomId: string): Room {
-    const room = checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
+    const room = this.find(roomId);
     if (!room) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     return room;
   }
@@ -68,6 +75,7 @@ export class RoomService {
     if (!checkRoomIdOrMissing(roomId) || !this.store.delete(roomId)) {
       throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     }
+    this.onDeleted(roomId);
   }
 
   /** Keyset pagination by room id; the cursor is opaque to callers. */

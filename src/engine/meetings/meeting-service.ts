@@ -1,0 +1,291 @@
+import type { Clock } from '../clock.js';
+import { EngineError } from '../errors.js';
+import type { Attendance, Refusal } from './attendance.js';
+import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
+import { randomId } from './random-id.js';
+import type { RecordedActor, TimelineEntry, TimelineKind, TimelineSubject } from './timeline.js';
+
+export const defaultEmptyGraceMs = 5 * 60_000;
+
+export interface MeetingOptions {
+  /** How long a meeting stays open with nobody present and nobody waiting. */
+  readonly emptyGraceMs?: number;
+}
+
+/**
+ * What the waiting room adds to a meeting; attached once by WaitingRoomService. Kept as a
+ * callback interface so meetings know nothing of requests and the waiting room owns its tables.
+ */
+export interface MeetingHooks {
+  openRequests(meeting: Meeting): number;
+  moderatorArrived(meeting: Meeting): void;
+  /** Called inside the closing transaction, before the meeting is marked ended. */
+  ending(meeting: Meeting, at: string): void;
+  /** The meeting left memory (ended, or its room deleted). */
+  forgotten(meeting: Meeting): void;
+  refusals(meeting: Meeting): Refusal[];
+}
+
+const noHooks: MeetingHooks = {
+  openRequests: () => 0,
+  moderatorArrived: () => {},
+  ending: () => {},
+  forgotten: () => {},
+  refusals: () => [],
+};
+
+interface LiveMeeting {
+  meeting: Meeting;
+  readonly participants: Map<string, Participant>;
+  /** Time of the last join, leave or timeline entry: emptiness is measured from it. */
+  lastChangeMs: number;
+}
+
+/**
+ * Meetings, participants and presence, the timeline and attendance.
+ *
+ * Public API (for routes and the live connection):
+ * - `current(roomId): Meeting | null` — the room's open meeting.
+ * - `participant(participantId): Participant | null` — a participant of an OPEN meeting
+ *   (present or left); null once the meeting ended. Use it to check a session is still good.
+ * - `present(roomId): Participant[]` — who is in the room now, in join order.
+ * - `leave(participantId): Participant | null` — presence ends; idempotent; null if unknown.
+ * - `rejoin(participantId): Participant` — presence resumes (reconnect with a valid session);
+ *   a moderator's return counts as a moderator arrival. Throws `participant_not_found`.
+ * - `end(roomId, actor?): boolean` — ends the open meeting; false when none. A participant
+ *   actor must be a moderator (`not_moderator`).
+ * - `roomDeleted(roomId): void` — forget a room's meeting after its rows were cascaded away.
+ * - `list(roomId): Meeting[]` — the room's meetings, newest first (from the store).
+ * - `timeline(roomId, meetingId?): TimelineEntry[]` and `attendance(roomId, meetingId?): Attendance`
+ *   — of the given meeting, else the open one, else the latest; `meeting_not_found`.
+ * - `sweep(): void` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
+ *
+ * The other public methods are for WaitingRoomService and are not meant for routes.
+ */
+export class MeetingService {
+  private readonly byRoom = new Map<string, LiveMeeting>();
+  private readonly byParticipant = new Map<string, LiveMeeting>();
+  private hooks: MeetingHooks = noHooks;
+  private readonly emptyGraceMs: number;
+
+  constructor(
+    private readonly store: MeetingStore,
+    private readonly clock: Clock,
+    options: MeetingOptions = {},
+  ) {
+    this.emptyGraceMs = options.emptyGraceMs ?? defaultEmptyGraceMs;
+    // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
+    const now = this.nowMs();
+    for (const meeting of store.openMeetings()) {
+      const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: now };
+      for (const participant of store.participantsOf(meeting.meetingId)) this.index(live, participant);
+      this.byRoom.set(meeting.roomId, live);
+    }
+  }
+
+  attach(hooks: MeetingHooks): void {
+    if (this.hooks !== noHooks) throw new Error('MeetingService already has hooks attached');
+    this.hooks = hooks;
+  }
+
+  atomically<T>(fn: () => T): T {
+    return this.store.transaction(fn);
+  }
+
+  current(roomId: string): Meeting | null {
+    return this.byRoom.get(roomId)?.meeting ?? null;
+  }
+
+  openMeetings(): Meeting[] {
+    return [...this.byRoom.values()].map((live) => live.meeting);
+  }
+
+  participant(participantId: string): Participant | null {
+    return this.byParticipant.get(participantId)?.participants.get(participantId) ?? null;
+  }
+
+  present(roomId: string): Participant[] {
+    const live = this.byRoom.get(roomId);
+    return live ? [...live.participants.values()].filter((p) => p.leftAt === null) : [];
+  }
+
+  moderatorPresent(meeting: Meeting): boolean {
+    return this.present(meeting.roomId).some((p) => p.role === 'moderator');
+  }
+
+  /** The room's open meeting, started now if there is none. */
+  ensure(roomId: string): Meeting {
+    const existing = this.byRoom.get(roomId);
+    if (existing) return existing.meeting;
+    const meeting: Meeting = { meetingId: randomId(), roomId, startedAt: this.nowIso(), endedAt: null, waitingDisabled: false };
+    this.store.insertMeeting(meeting);
+    this.byRoom.set(roomId, { meeting, participants: new Map(), lastChangeMs: this.nowMs() });
+    return meeting;
+  }
+
+  join(meeting: Meeting, role: Role, name: string): Participant {
+    const live = this.live(meeting);
+    const participant: Participant = {
+      participantId: randomId(),
+      meetingId: meeting.meetingId,
+      roomId: meeting.roomId,
+      role,
+      name,
+      joinedAt: this.nowIso(),
+      leftAt: null,
+    };
+    this.store.insertParticipant(participant);
+    this.index(live, participant);
+    live.lastChangeMs = this.nowMs();
+    if (role === 'moderator') this.moderatorArrived(live, participant);
+    return participant;
+  }
+
+  leave(participantId: string): Participant | null {
+    const live = this.byParticipant.get(participantId);
+    const current = live?.participants.get(participantId);
+    if (!live || !current) return null;
+    if (current.leftAt !== null) return current;
+    const left: Participant = { ...current, leftAt: this.nowIso() };
+    this.store.updateParticipant(left);
+    live.participants.set(participantId, left);
+    live.lastChangeMs = this.nowMs();
+    return left;
+  }
+
+  rejoin(participantId: string): Participant {
+    const live = this.byParticipant.get(participantId);
+    const current = live?.participants.get(participantId);
+    if (!live || !current) throw new EngineError('participant_not_found', 'this participant is not in an open meeting');
+    if (current.leftAt === null) return current;
+    // Attendance keeps the first join; only the leave time is reopened.
+    const back: Participant = { ...current, leftAt: null };
+    this.atomically(() => {
+      this.store.updateParticipant(back);
+      live.participants.set(participantId, back);
+      live.lastChangeMs = this.nowMs();
+      if (back.role === 'moderator') this.moderatorArrived(live, back);
+    });
+    return back;
+  }
+
+  /** The recorded form of `actor`, who must be allowed to moderate `meeting`. */
+  moderator(meeting: Meeting, actor: Actor): RecordedActor {
+    if (actor.kind === 'api') return { kind: 'api', participantId: null, name: actor.name };
+    const participant = this.byRoom.get(meeting.roomId)?.participants.get(actor.participantId);
+    if (!participant || participant.meetingId !== meeting.meetingId || participant.role !== 'moderator') {
+      throw new EngineError('not_moderator', 'only a moderator of this meeting may do this');
+    }
+    return { kind: 'participant', participantId: participant.participantId, name: participant.name };
+  }
+
+  record(meeting: Meeting, kind: TimelineKind, actor: RecordedActor | null, subject: TimelineSubject | null, count: number | null = null): void {
+    const live = this.live(meeting);
+    this.store.appendTimeline({ meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count });
+    live.lastChangeMs = this.nowMs();
+  }
+
+  disableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
+    const live = this.live(meeting);
+    if (live.meeting.waitingDisabled) return live.meeting;
+    const disabled: Meeting = { ...live.meeting, waitingDisabled: true };
+    this.store.updateMeeting(disabled);
+    live.meeting = disabled;
+    this.record(disabled, 'waiting_room_disabled', actor, null);
+    return disabled;
+  }
+
+  end(roomId: string, actor: Actor | null = null): boolean {
+    const live = this.byRoom.get(roomId);
+    if (!live) return false;
+    this.close(live, actor === null ? null : this.moderator(live.meeting, actor));
+    return true;
+  }
+
+  roomDeleted(roomId: string): void {
+    const live = this.byRoom.get(roomId);
+    if (live) this.forget(live);
+  }
+
+  sweep(): void {
+    const now = this.nowMs();
+    for (const live of [...this.byRoom.values()]) {
+      const empty = ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
+      if (empty && now - live.lastChangeMs >= this.emptyGraceMs) this.close(live, null);
+    }
+  }
+
+  list(roomId: string): Meeting[] {
+    return this.store.meetingsOf(roomId);
+  }
+
+  timeline(roomId: string, meetingId?: string): TimelineEntry[] {
+    return this.store.timelineOf(this.find(roomId, meetingId).meetingId);
+  }
+
+  attendance(roomId: string, meetingId?: string): Attendance {
+    const meeting = this.find(roomId, meetingId);
+    const participants = this.store.participantsOf(meeting.meetingId).map(({ participantId, name, role, joinedAt, leftAt }) => ({
+      participantId,
+      name,
+      role,
+      joinedAt,
+      leftAt,
+    }));
+    return { meeting, participants, refused: this.hooks.refusals(meeting) };
+  }
+
+  private find(roomId: string, meetingId: string | undefined): Meeting {
+    const meeting =
+      meetingId === undefined || meetingId === ''
+        ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null)
+        : this.store.getMeeting(meetingId);
+    if (!meeting || meeting.roomId !== roomId) throw new EngineError('meeting_not_found', `room ${roomId} has no such meeting`);
+    return meeting;
+  }
+
+  private moderatorArrived(live: LiveMeeting, moderator: Participant): void {
+    this.record(live.meeting, 'moderator_arrived', null, { requestId: null, participantId: moderator.participantId, name: moderator.name });
+    this.hooks.moderatorArrived(live.meeting);
+  }
+
+  private close(live: LiveMeeting, actor: RecordedActor | null): void {
+    const at = this.nowIso();
+    this.atomically(() => {
+      for (const participant of live.participants.values()) {
+        if (participant.leftAt === null) this.store.updateParticipant({ ...participant, leftAt: at });
+      }
+      this.hooks.ending(live.meeting, at);
+      this.store.appendTimeline({ meetingId: live.meeting.meetingId, at, kind: 'meeting_ended', actor, subject: null, count: null });
+      this.store.updateMeeting({ ...live.meeting, endedAt: at });
+    });
+    this.forget(live);
+  }
+
+  private forget(live: LiveMeeting): void {
+    for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
+    if (this.byRoom.get(live.meeting.roomId) === live) this.byRoom.delete(live.meeting.roomId);
+    this.hooks.forgotten(live.meeting);
+  }
+
+  private live(meeting: Meeting): LiveMeeting {
+    const live = this.byRoom.get(meeting.roomId);
+    if (!live || live.meeting.meetingId !== meeting.meetingId) {
+      throw new EngineError('meeting_not_found', `meeting ${meeting.meetingId} is not open`);
+    }
+    return live;
+  }
+
+  private index(live: LiveMeeting, participant: Participant): void {
+    live.participants.set(participant.participantId, participant);
+    this.byParticipant.set(participant.participantId, live);
+  }
+
+  private nowMs(): number {
+    return this.clock.now().getTime();
+  }
+
+  private nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+}

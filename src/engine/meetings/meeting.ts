@@ -1,0 +1,49 @@
+import type { TimelineEntry } from './timeline.js';
+
+export type Role = 'moderator' | 'participant';
+
+/** One session of a room. At most one meeting of a room is open (endedAt null) at a time. */
+export interface Meeting {
+  readonly meetingId: string;
+  readonly roomId: string;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  /** A moderator turned the waiting room off for the rest of this meeting. */
+  readonly waitingDisabled: boolean;
+}
+
+export interface Participant {
+  readonly participantId: string;
+  readonly meetingId: string;
+  readonly roomId: string;
+  readonly role: Role;
+  readonly name: string;
+  readonly joinedAt: string;
+  /** Null while present. */
+  readonly leftAt: string | null;
+}
+
+/**
+ * Who asks for a gesture. A participant is checked to be a moderator of the room's open
+ * meeting; an integration (rooms-API bearer token) is trusted and recorded under its name.
+ */
+export type Actor = { readonly kind: 'participant'; readonly participantId: string } | { readonly kind: 'api'; readonly name: string };
+
+export interface MeetingStore {
+  /** Runs `fn` so that its writes are committed together or not at all. */
+  transaction<T>(fn: () => T): T;
+  insertMeeting(meeting: Meeting): void;
+  updateMeeting(meeting: Meeting): void;
+  /** Meetings not ended, oldest first. */
+  openMeetings(): Meeting[];
+  getMeeting(meetingId: string): Meeting | null;
+  /** Meetings of a room, newest first. */
+  meetingsOf(roomId: string): Meeting[];
+  insertParticipant(participant: Participant): void;
+  updateParticipant(participant: Participant): void;
+  /** Participants of a meeting in join order. */
+  participantsOf(meetingId: string): Participant[];
+  appendTimeline(entry: TimelineEntry): void;
+  /** Entries in the order appended. */
+  timelineOf(meetingId: string): TimelineEntry[];
+}

@@ -1,0 +1,38 @@
+export const timelineKinds = [
+  'knock',
+  'admit',
+  'admit_all',
+  'refuse',
+  'bar',
+  'expire',
+  'withdraw',
+  'window_closed',
+  'waiting_room_disabled',
+  'moderator_arrived',
+  'meeting_ended',
+] as const;
+
+export type TimelineKind = (typeof timelineKinds)[number];
+
+/** The decider as recorded; a null actor in an entry means the service itself (timeout, closed window, until_moderator). */
+export interface RecordedActor {
+  readonly kind: 'participant' | 'api';
+  readonly participantId: string | null;
+  readonly name: string;
+}
+
+export interface TimelineSubject {
+  readonly requestId: string | null;
+  readonly participantId: string | null;
+  readonly name: string;
+}
+
+export interface TimelineEntry {
+  readonly meetingId: string;
+  readonly at: string;
+  readonly kind: TimelineKind;
+  readonly actor: RecordedActor | null;
+  readonly subject: TimelineSubject | null;
+  /** How many people an admit_all let in; null for other kinds. */
+  readonly count: number | null;
+}

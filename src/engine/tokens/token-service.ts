@@ -1,0 +1,92 @@
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Clock } from '../clock.js';
+
+/**
+ * Join tokens (who may arrive, and as what) and session tokens (who is in, after
+ * admission) are both HS256 JWTs signed with the service's own key. Each kind has its own
+ * `typ` header, checked on verify, so a join token can never pass for a session.
+ */
+export const tokenTypes = { join: 'meet-join+jwt', session: 'meet-session+jwt' } as const;
+
+const algorithms = ['HS256'];
+const issuer = 'meet';
+
+export type Role = 'moderator' | 'participant';
+export type ArrivalSource = 'link' | 'lms' | 'integration';
+
+export interface JoinClaims {
+  readonly room: string;
+  readonly role: Role;
+  readonly source: ArrivalSource;
+  readonly name?: string;
+}
+
+export interface SessionClaims {
+  readonly room: string;
+  readonly meeting: string;
+  readonly participant: string;
+  readonly role: Role;
+  readonly name: string;
+}
+
+const roles: readonly string[] = ['moderator', 'participant'];
+const sources: readonly string[] = ['link', 'lms', 'integration'];
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+export class TokenService {
+  private readonly key: Uint8Array;
+
+  constructor(
+    key: Uint8Array,
+    private readonly clock: Clock,
+  ) {
+    if (key.length < 32) throw new Error('the signing key must hold at least 32 bytes');
+    this.key = key;
+  }
+
+  private sign(type: string, claims: JWTPayload, ttlSecs: number): Promise<string> {
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: type })
+      .setIssuer(issuer)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSecs)
+      .sign(this.key);
+  }
+
+  /** The payload when the token is ours, of this kind, unexpired; null for anything else. */
+  private async verify(token: string, type: string): Promise<JWTPayload | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms, typ: type, issuer, currentDate: this.clock.now() });
+      return payload;
+    } catch (err) {
+      if (err instanceof errors.JOSEError) return null;
+      throw err;
+    }
+  }
+
+  signJoin(claims: JoinClaims, ttlSecs: number): Promise<string> {
+    return this.sign(tokenTypes.join, { ...claims }, ttlSecs);
+  }
+
+  async verifyJoin(token: string): Promise<JoinClaims | null> {
+    const p = await this.verify(token, tokenTypes.join);
+    if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string)) return null;
+    return { room: p.room, role: p.role as Role, source: p.source as ArrivalSource, ...(isString(p.name) ? { name: p.name } : {}) };
+  }
+
+  signSession(claims: SessionClaims, ttlSecs: number): Promise<string> {
+    return this.sign(tokenTypes.session, { ...claims }, ttlSecs);
+  }
+
+  async verifySession(token: string): Promise<SessionClaims | null> {
+    const p = await this.verify(token, tokenTypes.session);
+    if (!p || !isString(p.room) || !isString(p.meeting) || !isString(p.participant) || !roles.includes(p.role as string) || typeof p.name !== 'string') {
+      return null;
+    }
+    return { room: p.room, meeting: p.meeting, participant: p.participant, role: p.role as Role, name: p.name };
+  }
+}

@@ -1,0 +1,74 @@
+import type { Role } from '../meetings/meeting.js';
+import type { Room, WaitingRoomMode, WaitingRoomScope } from '../rooms/room.js';
+import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
+
+/** What a verified join token says about its holder; null or absent for a bare-link guest. */
+export interface JoinClaims {
+  readonly role: Role;
+  readonly source: 'link' | 'lms' | 'integration';
+  readonly name?: string;
+}
+
+/** Someone arriving at a room address (`/room/{id}/start` or `/knock`). */
+export interface Arrival {
+  readonly roomId: string;
+  /** Typed by the person; a name in the claims takes precedence. Checked: 1-64 characters. */
+  readonly name?: unknown;
+  /** Knock only; 0-280 characters. */
+  readonly note?: unknown;
+  readonly accessCode?: unknown;
+  readonly claims?: JoinClaims | null;
+  /** Set when the room is a sub-group (breakout) of another room: sub-groups never wait. */
+  readonly parentRoomId?: string | null;
+  /** Who is guessing, for the wrong-code limiter: the client address as the proxy reports it. */
+  readonly clientKey: string;
+  /** The waiting cookie the browser already holds, if any. */
+  readonly secret?: unknown;
+}
+
+export function isModerator(claims: JoinClaims | null | undefined): boolean {
+  return claims?.role === 'moderator';
+}
+
+/** A platform or an integration has authenticated the person already; a plain link has not. */
+function isVouchedFor(claims: JoinClaims | null | undefined): boolean {
+  return claims?.source === 'lms' || claims?.source === 'integration';
+}
+
+/**
+ * The access code is asked of those who came with nothing but the room's address (or a
+ * participant link); a moderator's token or a platform's token is the credential itself.
+ */
+export function needsAccessCode(room: Room, claims: JoinClaims | null | undefined): boolean {
+  return room.accessCodeHash !== null && !isModerator(claims) && !isVouchedFor(claims);
+}
+
+/** The scope in force: `forced` makes a room stored as off verify everyone; `off` verifies nobody. */
+export function effectiveScope(policy: WaitingRoomPolicy, room: Room): WaitingRoomScope {
+  if (policy.waitingRoom === 'off') return 'off';
+  if (policy.waitingRoom === 'forced' && room.waitingRoom === 'off') return 'all';
+  return room.waitingRoom;
+}
+
+export function effectiveMode(policy: WaitingRoomPolicy, room: Room): WaitingRoomMode {
+  return policy.waitingRoomMode ?? room.waitingRoomMode;
+}
+
+export interface AdmissionContext {
+  readonly scope: WaitingRoomScope;
+  readonly mode: WaitingRoomMode;
+  readonly claims: JoinClaims | null | undefined;
+  readonly subgroup: boolean;
+  /** Disabled for this meeting by a moderator (never in force under a forced policy). */
+  readonly waitingDisabled: boolean;
+  readonly moderatorPresent: boolean;
+}
+
+/** Whether this arrival knocks and waits instead of entering. */
+export function mustWait(context: AdmissionContext): boolean {
+  if (context.subgroup || isModerator(context.claims)) return false;
+  if (context.scope === 'off' || context.waitingDisabled) return false;
+  if (context.scope === 'guests' && isVouchedFor(context.claims)) return false;
+  if (context.mode === 'until_moderator' && context.moderatorPresent) return false;
+  return true;
+}

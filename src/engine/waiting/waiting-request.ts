@@ -1,0 +1,37 @@
+/**
+ * waiting → admitted | refused | barred | expired (pollable, kept until the meeting ends)
+ * waiting → withdrawn | window_closed (gone at once: nobody is there to tell)
+ */
+export const requestStates = ['waiting', 'admitted', 'refused', 'barred', 'expired', 'withdrawn', 'window_closed'] as const;
+export type RequestState = (typeof requestStates)[number];
+
+/** What a poll can still answer; the other states have no reader any more. */
+export const pollableStates: readonly RequestState[] = ['waiting', 'admitted', 'refused', 'barred', 'expired'];
+
+export interface WaitingRequest {
+  /** Public: moderators name the request by it. */
+  readonly requestId: string;
+  readonly meetingId: string;
+  /** SHA-256 of the browser's secret; the secret itself is never stored. */
+  readonly secretHash: Buffer;
+  readonly name: string;
+  readonly note: string;
+  readonly state: RequestState;
+  readonly knockedAt: string;
+  /** knockedAt plus the room's timeout at the time of the knock. */
+  readonly expiresAt: string;
+  /** When the request left `waiting`. */
+  readonly decidedAt: string | null;
+  /** The participant created by the admission. */
+  readonly participantId: string | null;
+}
+
+export interface WaitingRequestStore {
+  insertRequest(request: WaitingRequest): void;
+  /** Writes state, decidedAt and participantId. */
+  updateRequest(request: WaitingRequest): void;
+  /** Requests of a meeting in a pollable state, in knock order. */
+  pollableRequests(meetingId: string): WaitingRequest[];
+  /** Refused and barred requests of a meeting, in decision order. */
+  refusedRequests(meetingId: string): WaitingRequest[];
+}

@@ -1,0 +1,519 @@
+/**
+ * Admission of arrivals and the waiting-request state machine.
+ *
+ *   const meetings = new MeetingService(meetingStore, clock, { emptyGraceMs? });
+ *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: requestStore, clock, policy }, options?);
+ *   setInterval(() => waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
+ *
+ * Construct MeetingService first, then WaitingRoomService (it attaches itself to the meetings and
+ * reloads open requests). Both reload open state from the store, so a restart answers polls as before.
+ *
+ * Arrivals (errors are EngineError with `code`; `field` is set for the invalid_field / access_code ones):
+ * - `start(arrival): StartResult` — `{status:'joined', participant}` (a participant was created:
+ *   sign a session for it) or `{status:'knock'}` (nothing was created; the client must knock).
+ * - `knock(arrival): KnockResult` — `{status:'joined', participant}` when no waiting is needed, else
+ *   `{status:'waiting', requestId, secret}`: set `secret` as the request cookie. Knocking again with
+ *   a cookie whose request is still waiting returns that same request (and the same secret).
+ *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
+ *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
+ *   cookie's request was barred in this meeting); knock only: waiting_room_full (1,000 waiting).
+ * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
+ *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant.
+ * - `withdraw(roomId, secret): boolean` — the person leaves; a waiting request is withdrawn at once.
+ *
+ * Moderator gestures (actor: a moderator participant of the open meeting, or `{kind:'api', name}`;
+ * a participant who is not a moderator of the open meeting gets not_moderator):
+ * - `list(roomId, actor): WaitingListItem[]` — waiting requests in knock order; [] without a meeting.
+ * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
+ *   request_not_found, request_not_waiting.
+ * - `admitAll(roomId, actor): {admitted}`.
+ * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
+ *   meeting; request_not_found, request_not_waiting.
+ * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
+ *   meeting do not wait; waiting_room_forced under a forced policy; meeting_not_found without a meeting.
+ *
+ * `onWaitingListChange(listener)` tells the live connection which room's list changed (returns an
+ * unsubscribe function). Listeners run synchronously once memory holds the change; they should only
+ * schedule a push (e.g. re-read `list`) and must not throw.
+ */
+import { accessCodeMatches } from '../rooms/access-code.js';
+import type { Clock } from '../clock.js';
+import { EngineError } from '../errors.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Actor, Meeting, Participant } from '../meetings/meeting.js';
+import { randomId } from '../meetings/random-id.js';
+import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
+import type { Room, RoomStore } from '../rooms/room.js';
+import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
+import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
+import { AttemptLimiter, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
+import { checkName, checkNote } from './knock-fields.js';
+import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
+import { RoomQueue, type LiveRequest } from './room-queue.js';
+import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+
+export interface WaitingRoomDeps {
+  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly meetings: MeetingService;
+  readonly store: WaitingRequestStore;
+  readonly clock: Clock;
+  readonly policy: WaitingRoomPolicy;
+}
+
+export interface WaitingRoomOptions {
+  /** How often the waiting client polls (2 s). */
+  readonly pollIntervalMs?: number;
+  /** Polls missed before a request counts as a closed window (3, so 6 s). */
+  readonly missedPolls?: number;
+  readonly maxOpenRequests?: number;
+  readonly codeAttempts?: AttemptLimits;
+}
+
+export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
+export type StartResult = EntryResult | { readonly status: 'knock' };
+export type KnockResult = EntryResult | { readonly status: 'waiting'; readonly requestId: string; readonly secret: string };
+
+export type PollResult =
+  | { readonly status: 'waiting' }
+  | { readonly status: 'admitted'; readonly participant: Participant }
+  | { readonly status: 'refused'; readonly retry: true }
+  | { readonly status: 'expired'; readonly retry: true }
+  | { readonly status: 'barred' };
+
+/** Shaped as the moderators' list is sent. */
+export interface WaitingListItem {
+  readonly request_id: string;
+  readonly name: string;
+  readonly note: string;
+  readonly knocked_at: string;
+}
+
+export interface AdmitResult {
+  readonly admitted: number;
+}
+
+interface Screened {
+  readonly room: Room;
+  readonly name: string;
+  readonly note: string;
+  readonly claims: JoinClaims | null | undefined;
+  readonly secretHash: Buffer | null;
+  readonly wait: boolean;
+}
+
+interface Gesture {
+  readonly meeting: Meeting;
+  readonly queue: RoomQueue;
+  readonly actor: RecordedActor;
+}
+
+export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000 } as const;
+
+export class WaitingRoomService {
+  private readonly queues = new Map<string, RoomQueue>();
+  private readonly limiter: AttemptLimiter;
+  private readonly listeners = new Set<(roomId: string) => void>();
+  private readonly staleAfterMs: number;
+  private readonly maxOpenRequests: number;
+
+  constructor(
+    private readonly deps: WaitingRoomDeps,
+    options: WaitingRoomOptions = {},
+  ) {
+    this.staleAfterMs = (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
+    this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
+    this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
+    // Last-seen times start afresh: the clients could not poll while the service was down.
+    const now = this.nowMs();
+    for (const meeting of deps.meetings.openMeetings()) {
+      const queue = new RoomQueue(meeting.meetingId);
+      for (const request of deps.store.pollableRequests(meeting.meetingId)) {
+        queue.add({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now });
+      }
+      this.queues.set(meeting.roomId, queue);
+    }
+    deps.meetings.attach({
+      openRequests: (meeting) => this.queueOf(meeting)?.waiting.size ?? 0,
+      moderatorArrived: (meeting) => this.moderatorArrived(meeting),
+      ending: (meeting, at) => this.ending(meeting, at),
+      forgotten: (meeting) => this.forgotten(meeting),
+      refusals: (meeting) =>
+        deps.store.refusedRequests(meeting.meetingId).map((r) => ({
+          requestId: r.requestId,
+          name: r.name,
+          refusedAt: r.decidedAt ?? r.knockedAt,
+          barred: r.state === 'barred',
+        })),
+    });
+  }
+
+  start(arrival: Arrival): StartResult {
+    const screened = this.screen(arrival, false);
+    return screened.wait ? { status: 'knock' } : this.enter(screened);
+  }
+
+  knock(arrival: Arrival): KnockResult {
+    const screened = this.screen(arrival, true);
+    if (!screened.wait) return this.enter(screened);
+    const roomId = screened.room.roomId;
+    const current = this.deps.meetings.current(roomId);
+    const existingQueue = current ? this.queueOf(current) : undefined;
+    const previous = screened.secretHash ? existingQueue?.bySecretHash(screened.secretHash) : undefined;
+    if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
+      previous.lastSeenMs = this.nowMs();
+      return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
+    }
+    // At the cap, first free the slots of requests that are due to expire or close anyway.
+    if (current && existingQueue && existingQueue.waiting.size >= this.maxOpenRequests) this.settle(current, existingQueue);
+    if ((existingQueue?.waiting.size ?? 0) >= this.maxOpenRequests) {
+      throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
+    }
+    const secret = newSecret();
+    const now = this.nowMs();
+    const knockedAt = new Date(now).toISOString();
+    const expiresAtMs = now + screened.room.waitingRoomTimeoutSecs * 1000;
+    const live = this.deps.meetings.atomically(() => {
+      const meeting = this.deps.meetings.ensure(roomId);
+      const request: WaitingRequest = {
+        requestId: randomId(),
+        meetingId: meeting.meetingId,
+        secretHash: hashSecret(secret),
+        name: screened.name,
+        note: screened.note,
+        state: 'waiting',
+        knockedAt,
+        expiresAt: new Date(expiresAtMs).toISOString(),
+        decidedAt: null,
+        participantId: null,
+      };
+      this.deps.store.insertRequest(request);
+      this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
+      const entry: LiveRequest = { request, expiresAtMs, lastSeenMs: now };
+      const queue = this.queueFor(meeting);
+      // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
+      if (previous) queue.remove(previous);
+      queue.add(entry);
+      return entry;
+    });
+    this.notify(roomId);
+    return { status: 'waiting', requestId: live.request.requestId, secret };
+  }
+
+  poll(roomId: string, secret: unknown): PollResult | null {
+    const found = this.findBySecret(roomId, secret);
+    if (!found) return null;
+    const { meeting, queue, live } = found;
+    const now = this.nowMs();
+    live.lastSeenMs = now;
+    if (live.request.state === 'waiting' && now >= live.expiresAtMs) {
+      this.expire(meeting, queue, live);
+      this.notify(roomId);
+    }
+    return this.answer(live);
+  }
+
+  withdraw(roomId: string, secret: unknown): boolean {
+    const found = this.findBySecret(roomId, secret);
+    if (!found) return false;
+    const { meeting, queue, live } = found;
+    const state = live.request.state;
+    if (state === 'waiting') {
+      this.close(meeting, queue, live, 'withdrawn');
+      this.notify(roomId);
+      return true;
+    }
+    // A bar must outlive the page, and an admitted person's page may beacon a leave on its way into the meeting.
+    if (state === 'refused' || state === 'expired') queue.remove(live);
+    return state !== 'barred' && state !== 'admitted';
+  }
+
+  list(roomId: string, actor: Actor): WaitingListItem[] {
+    const gesture = this.gesture(roomId, actor);
+    if (!gesture) return [];
+    this.settle(gesture.meeting, gesture.queue);
+    return [...gesture.queue.waiting.values()].map(({ request }) => ({
+      request_id: request.requestId,
+      name: request.name,
+      note: request.note,
+      knocked_at: request.knockedAt,
+    }));
+  }
+
+  admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
+    const gesture = this.gesture(roomId, actor);
+    const live = this.decidable(gesture, requestId);
+    if (!gesture || live === null) return { admitted: 0 };
+    this.deps.meetings.atomically(() => {
+      const participant = this.admitOne(gesture.meeting, gesture.queue, live);
+      this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, { ...subjectOf(live.request), participantId: participant.participantId });
+    });
+    this.notify(roomId);
+    return { admitted: 1 };
+  }
+
+  admitAll(roomId: string, actor: Actor): AdmitResult {
+    const gesture = this.gesture(roomId, actor);
+    if (!gesture) return { admitted: 0 };
+    this.settle(gesture.meeting, gesture.queue);
+    return { admitted: this.admitEveryone(gesture.meeting, gesture.queue, gesture.actor) };
+  }
+
+  refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {
+    const gesture = this.gesture(roomId, actor);
+    const live = this.decidable(gesture, requestId);
+    if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
+    const state: RequestState = bar ? 'barred' : 'refused';
+    this.deps.meetings.atomically(() => {
+      this.decide(gesture.queue, live, { state });
+      this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
+    });
+    this.notify(roomId);
+  }
+
+  disableWaitingRoom(roomId: string, actor: Actor): AdmitResult {
+    if (this.deps.policy.waitingRoom === 'forced') {
+      throw new EngineError('waiting_room_forced', 'this instance forces the waiting room; it cannot be disabled');
+    }
+    const gesture = this.gesture(roomId, actor);
+    if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
+    this.settle(gesture.meeting, gesture.queue);
+    return {
+      admitted: this.deps.meetings.atomically(() => {
+        const meeting = this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor);
+        return this.admitEveryone(meeting, gesture.queue, gesture.actor);
+      }),
+    };
+  }
+
+  /** Expiry, closed windows, then empty meetings. Call about once a second. */
+  sweep(): void {
+    for (const meeting of this.deps.meetings.openMeetings()) {
+      const queue = this.queueOf(meeting);
+      if (queue) this.settle(meeting, queue);
+    }
+    this.limiter.prune();
+    this.deps.meetings.sweep();
+  }
+
+  onWaitingListChange(listener: (roomId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Validation, then the access code, then a bar, then the admission decision; nothing is written. */
+  private screen(arrival: Arrival, knocking: boolean): Screened {
+    const room = this.deps.rooms.get(arrival.roomId);
+    if (!room) throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
+    const claims = arrival.claims;
+    const name = checkName(claims?.name ?? arrival.name);
+    const note = knocking ? checkNote(arrival.note) : '';
+    this.checkAccessCode(room, arrival);
+    const secretHash = plausibleSecret(arrival.secret) ? hashSecret(arrival.secret) : null;
+    const meeting = this.deps.meetings.current(room.roomId);
+    const queue = meeting ? this.queueOf(meeting) : undefined;
+    if (secretHash && !isModerator(claims) && queue?.bySecretHash(secretHash)?.request.state === 'barred') {
+      throw new EngineError('barred', 'you may not join this meeting');
+    }
+    const wait = mustWait({
+      scope: effectiveScope(this.deps.policy, room),
+      mode: effectiveMode(this.deps.policy, room),
+      claims,
+      subgroup: Boolean(arrival.parentRoomId),
+      waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
+      moderatorPresent: meeting ? this.deps.meetings.moderatorPresent(meeting) : false,
+    });
+    return { room, name, note, claims, secretHash, wait };
+  }
+
+  private checkAccessCode(room: Room, arrival: Arrival): void {
+    if (!needsAccessCode(room, arrival.claims)) return;
+    const key = `${room.roomId}\n${arrival.clientKey}`;
+    this.limiter.check(key);
+    const code = arrival.accessCode;
+    // An absent code is a form not filled in, not a guess: it does not count against the limit.
+    if (typeof code !== 'string' || code === '') {
+      throw new EngineError('access_code_invalid', 'this room needs its access code', 'access_code');
+    }
+    if (code.length > 256 || !accessCodeMatches(code, room.accessCodeHash!)) {
+      this.limiter.fail(key);
+      throw new EngineError('access_code_invalid', 'the access code is wrong', 'access_code');
+    }
+  }
+
+  private enter(screened: Screened): EntryResult {
+    const role = screened.claims?.role ?? 'participant';
+    const participant = this.deps.meetings.atomically(() =>
+      this.deps.meetings.join(this.deps.meetings.ensure(screened.room.roomId), role, screened.name),
+    );
+    return { status: 'joined', participant };
+  }
+
+  private findBySecret(roomId: string, secret: unknown): { meeting: Meeting; queue: RoomQueue; live: LiveRequest } | null {
+    if (!plausibleSecret(secret)) return null;
+    const meeting = this.deps.meetings.current(roomId);
+    const queue = meeting ? this.queueOf(meeting) : undefined;
+    const live = queue?.bySecretHash(hashSecret(secret));
+    return meeting && queue && live ? { meeting, queue, live } : null;
+  }
+
+  private answer(live: LiveRequest): PollResult | null {
+    switch (live.request.state) {
+      case 'waiting':
+        return { status: 'waiting' };
+      case 'admitted': {
+        const participant = live.request.participantId ? this.deps.meetings.participant(live.request.participantId) : null;
+        return participant ? { status: 'admitted', participant } : null;
+      }
+      case 'refused':
+        return { status: 'refused', retry: true };
+      case 'expired':
+        return { status: 'expired', retry: true };
+      case 'barred':
+        return { status: 'barred' };
+      default:
+        return null;
+    }
+  }
+
+  /** The meeting, queue and recorded actor of a gesture; null when an integration acts on a room with no meeting. */
+  private gesture(roomId: string, actor: Actor): Gesture | null {
+    const meeting = this.deps.meetings.current(roomId);
+    if (!meeting) {
+      if (actor.kind === 'participant') throw new EngineError('not_moderator', 'only a moderator of this meeting may do this');
+      return null;
+    }
+    const recorded = this.deps.meetings.moderator(meeting, actor);
+    return { meeting, queue: this.queueFor(meeting), actor: recorded };
+  }
+
+  /** The waiting request a moderator decides on; null when it was admitted already (a second click). */
+  private decidable(gesture: Gesture | null, requestId: string): LiveRequest | null {
+    if (!gesture) throw new EngineError('request_not_found', 'no such request is open in this room');
+    this.settle(gesture.meeting, gesture.queue);
+    const live = gesture.queue.byRequestId(requestId);
+    if (!live) throw new EngineError('request_not_found', 'no such request is open in this room');
+    if (live.request.state === 'admitted') return null;
+    if (live.request.state !== 'waiting') {
+      throw new EngineError('request_not_waiting', `this request is ${live.request.state} already`);
+    }
+    return live;
+  }
+
+  private admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Participant {
+    const participant = this.deps.meetings.join(meeting, 'participant', live.request.name);
+    this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
+    return participant;
+  }
+
+  private admitEveryone(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): number {
+    const waiting = [...queue.waiting.values()];
+    if (waiting.length === 0) return 0;
+    this.deps.meetings.atomically(() => {
+      for (const live of waiting) this.admitOne(meeting, queue, live);
+      this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
+    });
+    this.notify(meeting.roomId);
+    return waiting.length;
+  }
+
+  /** Timeouts and closed windows that are due in one room. */
+  private settle(meeting: Meeting, queue: RoomQueue): void {
+    const now = this.nowMs();
+    let changed = false;
+    for (const live of [...queue.waiting.values()]) {
+      if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
+      else if (now - live.lastSeenMs >= this.staleAfterMs) this.close(meeting, queue, live, 'window_closed');
+      else continue;
+      changed = true;
+    }
+    if (changed) this.notify(meeting.roomId);
+  }
+
+  private expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
+    this.deps.meetings.atomically(() => {
+      this.decide(queue, live, { state: 'expired' });
+      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+    });
+  }
+
+  /** The person is gone: the request leaves memory at once. */
+  private close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): void {
+    this.deps.meetings.atomically(() => {
+      this.decide(queue, live, { state });
+      this.deps.meetings.record(meeting, state === 'withdrawn' ? 'withdraw' : 'window_closed', null, subjectOf(live.request));
+    });
+    queue.remove(live);
+  }
+
+  private decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
+    const request: WaitingRequest = {
+      ...live.request,
+      state: change.state,
+      decidedAt: this.nowIso(),
+      participantId: change.participantId ?? live.request.participantId,
+    };
+    this.deps.store.updateRequest(request);
+    queue.replace(live, request);
+  }
+
+  private moderatorArrived(meeting: Meeting): void {
+    const room = this.deps.rooms.get(meeting.roomId);
+    const queue = this.queueOf(meeting);
+    if (!room || !queue || effectiveMode(this.deps.policy, room) !== 'until_moderator') return;
+    this.settle(meeting, queue);
+    this.admitEveryone(meeting, queue, null);
+  }
+
+  /** Requests still waiting when their meeting ends will never be answered: they expire with it. */
+  private ending(meeting: Meeting, at: string): void {
+    const queue = this.queueOf(meeting);
+    if (!queue) return;
+    for (const live of [...queue.waiting.values()]) {
+      this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
+      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+    }
+  }
+
+  /** Bars and all other requests belong to the meeting and go with it. */
+  private forgotten(meeting: Meeting): void {
+    if (this.queueOf(meeting)) {
+      this.queues.delete(meeting.roomId);
+      this.notify(meeting.roomId);
+    }
+  }
+
+  private queueOf(meeting: Meeting): RoomQueue | undefined {
+    const queue = this.queues.get(meeting.roomId);
+    return queue?.meetingId === meeting.meetingId ? queue : undefined;
+  }
+
+  private queueFor(meeting: Meeting): RoomQueue {
+    const existing = this.queueOf(meeting);
+    if (existing) return existing;
+    const queue = new RoomQueue(meeting.meetingId);
+    this.queues.set(meeting.roomId, queue);
+    return queue;
+  }
+
+  private notify(roomId: string): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(roomId);
+      } catch {
+        // The change is committed; a failing observer must not turn it into an error for the caller.
+      }
+    }
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  private nowIso(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+function subjectOf(request: WaitingRequest): TimelineSubject {
+  return { requestId: request.requestId, participantId: request.participantId, name: request.name };
+}

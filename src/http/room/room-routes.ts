@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../daemon/services.js';
+import type { JoinClaims } from '../../engine/tokens/token-service.js';
+import type { Arrival } from '../../engine/waiting/admission.js';
+import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
+import { barOf, bodyOf, requestId, type Body } from '../body.js';
+import { HttpError } from '../errors.js';
+import { requireSession, signSession } from './session.js';
+import { clearWaitingCookie, readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
+
+type WithId = { Params: { id: string } };
+
+/** A join token (`t`) names the room it was made for; any other room refuses it. */
+async function claimsOf(services: Services, roomId: string, body: Body): Promise<JoinClaims | null> {
+  if (body.t === undefined || body.t === null || body.t === '') return null;
+  const claims = typeof body.t === 'string' ? await services.tokens.verifyJoin(body.t) : null;
+  if (!claims || claims.room !== roomId) throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
+  return claims;
+}
+
+async function arrival(services: Services, request: FastifyRequest<WithId>): Promise<Arrival> {
+  const body = bodyOf(request);
+  const roomId = request.params.id;
+  return {
+    roomId,
+    name: body.name,
+    note: body.note,
+    accessCode: body.access_code,
+    claims: await claimsOf(services, roomId, body),
+    clientKey: request.ip,
+    secret: readWaitingCookie(request) ?? null,
+  };
+}
+
+async function joined(services: Services, result: EntryResult) {
+  return { status: 'joined', session: await signSession(services, result.participant), role: result.participant.role };
+}
+
+/** The addresses every arriving person calls, and the moderators' gestures with a session. */
+export function roomRoutes(services: Services) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get<WithId>('/room/:id/exists', async (request, reply) => {
+      const room = services.rooms.find(request.params.id);
+      if (!room) return reply.code(404).send({ exists: false });
+      return { exists: true, access_code: room.accessCodeHash !== null };
+    });
+
+    app.post<WithId>('/room/:id/start', async (request) => {
+      const result = services.waiting.start(await arrival(services, request));
+      return result.status === 'joined' ? joined(services, result) : { status: 'knock' };
+    });
+
+    app.post<WithId>('/room/:id/knock', async (request, reply) => {
+      const result = services.waiting.knock(await arrival(services, request));
+      if (result.status === 'joined') return joined(services, result);
+      setWaitingCookie(request, reply, request.params.id, result.secret);
+      return reply.code(202).send({ status: 'waiting' });
+    });
+
+    app.get<WithId>('/room/:id/waiting', async (request) => {
+      const secret = readWaitingCookie(request);
+      const result = secret ? services.waiting.poll(request.params.id, secret) : null;
+      if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
+      if (result.status === 'admitted') return { status: 'admitted', session: await signSession(services, result.participant) };
+      // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
+      return result;
+    });
+
+    const withdraw = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
+      const secret = readWaitingCookie(request);
+      if (secret) services.waiting.withdraw(request.params.id, secret);
+      clearWaitingCookie(reply, request.params.id);
+      return reply.code(204).send();
+    };
+    app.delete<WithId>('/room/:id/waiting', withdraw);
+    // navigator.sendBeacon can only POST.
+    app.post<WithId>('/room/:id/waiting/leave', withdraw);
+
+    app.get<WithId>('/room/:id/waiting-list', async (request) => {
+      const session = await requireSession(services, request, request.params.id);
+      return services.waiting.list(request.params.id, { kind: 'participant', participantId: session.participant });
+    });
+
+    app.post<WithId>('/room/:id/admit', async (request) => {
+      const session = await requireSession(services, request, request.params.id);
+      const actor = { kind: 'participant', participantId: session.participant } as const;
+      const body = bodyOf(request);
+      if (body.all === true) return services.waiting.admitAll(request.params.id, actor);
+      return services.waiting.admit(request.params.id, requestId(body), actor);
+    });
+
+    app.post<WithId>('/room/:id/refuse', async (request) => {
+      const session = await requireSession(services, request, request.params.id);
+      const body = bodyOf(request);
+      const bar = barOf(body);
+      services.waiting.refuse(request.params.id, requestId(body), bar, { kind: 'participant', participantId: session.participant });
+      return { refused: true, barred: bar };
+    });
+
+    app.post<WithId>('/room/:id/waiting-room/disable', async (request) => {
+      const session = await requireSession(services, request, request.params.id);
+      return services.waiting.disableWaitingRoom(request.params.id, { kind: 'participant', participantId: session.participant });
+    });
+
+    app.post<WithId>('/room/:id/leave', async (request, reply) => {
+      const session = await requireSession(services, request, request.params.id);
+      services.meetings.leave(session.participant);
+      return reply.code(204).send();
+    });
+  };
+}
+

@@ -1,0 +1,82 @@
+import { MeetingService, type MeetingOptions } from '../../../src/engine/meetings/meeting-service.js';
+import { hashAccessCode } from '../../../src/engine/rooms/access-code.js';
+import type { Room } from '../../../src/engine/rooms/room.js';
+import type { WaitingRoomPolicy } from '../../../src/engine/rooms/waiting-room-policy.js';
+import type { Arrival, JoinClaims } from '../../../src/engine/waiting/admission.js';
+import { WaitingRoomService, type KnockResult, type WaitingRoomOptions } from '../../../src/engine/waiting/waiting-room-service.js';
+import { FakeClock } from './fake-clock.js';
+import { MemoryStore } from './memory-store.js';
+
+export const optional: WaitingRoomPolicy = { waitingRoom: 'optional', waitingRoomMode: null };
+
+export interface FixtureOptions {
+  readonly policy?: WaitingRoomPolicy;
+  readonly meetings?: MeetingOptions;
+  readonly waiting?: WaitingRoomOptions;
+}
+
+/** The services over a memory store and a fake clock; `restart()` rebuilds them on the same store, as after kill -9. */
+export class Fixture {
+  readonly clock = new FakeClock();
+  readonly store = new MemoryStore();
+  meetings!: MeetingService;
+  waiting!: WaitingRoomService;
+
+  constructor(private readonly options: FixtureOptions = {}) {
+    this.restart();
+  }
+
+  restart(policy?: WaitingRoomPolicy): void {
+    this.meetings = new MeetingService(this.store, this.clock, this.options.meetings);
+    this.waiting = new WaitingRoomService(
+      { rooms: this.store, meetings: this.meetings, store: this.store, clock: this.clock, policy: policy ?? this.options.policy ?? optional },
+      this.options.waiting,
+    );
+  }
+
+  room(fields: Partial<Omit<Room, 'accessCodeHash'>> & { accessCode?: string } = {}): Room {
+    const { accessCode, ...rest } = fields;
+    const room: Room = {
+      roomId: 'r1',
+      name: 'Room one',
+      waitingRoom: 'all',
+      waitingRoomMode: 'approval',
+      waitingRoomTimeoutSecs: 600,
+      accessCodeHash: accessCode ? hashAccessCode(accessCode) : null,
+      createdAt: this.clock.now().toISOString(),
+      updatedAt: this.clock.now().toISOString(),
+      ...rest,
+    };
+    this.store.rooms.set(room.roomId, room);
+    return room;
+  }
+
+  /** A moderator present in the room; returns the participant. */
+  moderator(roomId = 'r1', name = 'Mod') {
+    const result = this.waiting.start(arrive(roomId, name, { claims: claims('moderator') }));
+    if (result.status !== 'joined') throw new Error('moderator did not join');
+    return result.participant;
+  }
+
+  /** A bare-link guest knocks and must wait; returns the request id and secret. */
+  knock(name = 'Guest', roomId = 'r1', extra: Partial<Arrival> = {}): { requestId: string; secret: string } {
+    const result: KnockResult = this.waiting.knock(arrive(roomId, name, extra));
+    if (result.status !== 'waiting') throw new Error(`expected to wait, got ${result.status}`);
+    return { requestId: result.requestId, secret: result.secret };
+  }
+
+  kinds(roomId = 'r1'): string[] {
+    return this.meetings.timeline(roomId).map((e) => e.kind);
+  }
+}
+
+export function claims(role: JoinClaims['role'], source: JoinClaims['source'] = 'link', name?: string): JoinClaims {
+  return { role, source, ...(name === undefined ? {} : { name }) };
+}
+
+export function arrive(roomId: string, name: string, extra: Partial<Arrival> = {}): Arrival {
+  return { roomId, name, clientKey: '203.0.113.7', ...extra };
+}
+
+export const api = (name = 'lms-integration') => ({ kind: 'api', name }) as const;
+export const by = (participantId: string) => ({ kind: 'participant', participantId }) as const;

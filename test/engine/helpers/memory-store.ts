@@ -1,0 +1,132 @@
+import type { Meeting, MeetingStore, Participant } from '../../../src/engine/meetings/meeting.js';
+import type { TimelineEntry } from '../../../src/engine/meetings/timeline.js';
+import type { Room, RoomStore } from '../../../src/engine/rooms/room.js';
+import { pollableStates, type WaitingRequest, type WaitingRequestStore } from '../../../src/engine/waiting/waiting-request.js';
+
+type ParticipantRow = Omit<Participant, 'roomId'> & { seq: number };
+
+/**
+ * Every table of the engine in plain maps. Records are copied in and out, as a database
+ * would, so a test sees what was written, not the service's live object. `reads` counts
+ * read calls so a test can assert the poll path touches no store.
+ */
+export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<RoomStore, 'get'> {
+  readonly rooms = new Map<string, Room>();
+  readonly meetings = new Map<string, Meeting>();
+  readonly participants = new Map<string, ParticipantRow>();
+  readonly requests = new Map<string, WaitingRequest & { seq: number }>();
+  readonly timeline: TimelineEntry[] = [];
+  reads = 0;
+  writes = 0;
+  private seq = 0;
+
+  transaction<T>(fn: () => T): T {
+    return fn();
+  }
+
+  get(roomId: string): Room | null {
+    this.reads++;
+    return this.rooms.get(roomId) ?? null;
+  }
+
+  insertMeeting(meeting: Meeting): void {
+    this.write();
+    if (this.meetings.has(meeting.meetingId)) throw new Error('duplicate meeting');
+    if ([...this.meetings.values()].some((m) => m.roomId === meeting.roomId && m.endedAt === null)) {
+      throw new Error('a second open meeting for one room');
+    }
+    this.meetings.set(meeting.meetingId, { ...meeting });
+  }
+
+  updateMeeting(meeting: Meeting): void {
+    this.write();
+    this.meetings.set(meeting.meetingId, { ...meeting });
+  }
+
+  openMeetings(): Meeting[] {
+    this.reads++;
+    return [...this.meetings.values()].filter((m) => m.endedAt === null).map((m) => ({ ...m }));
+  }
+
+  getMeeting(meetingId: string): Meeting | null {
+    this.reads++;
+    const m = this.meetings.get(meetingId);
+    return m ? { ...m } : null;
+  }
+
+  meetingsOf(roomId: string): Meeting[] {
+    this.reads++;
+    return [...this.meetings.values()].filter((m) => m.roomId === roomId).reverse().map((m) => ({ ...m }));
+  }
+
+  insertParticipant(p: Participant): void {
+    this.write();
+    const { roomId: _roomId, ...rest } = p;
+    this.participants.set(p.participantId, { ...rest, seq: this.seq++ });
+  }
+
+  updateParticipant(p: Participant): void {
+    this.write();
+    const row = this.participants.get(p.participantId);
+    if (row) this.participants.set(p.participantId, { ...row, leftAt: p.leftAt });
+  }
+
+  participantsOf(meetingId: string): Participant[] {
+    this.reads++;
+    const roomId = this.meetings.get(meetingId)?.roomId ?? '';
+    return [...this.participants.values()]
+      .filter((p) => p.meetingId === meetingId)
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ seq: _seq, ...p }) => ({ ...p, roomId }));
+  }
+
+  appendTimeline(entry: TimelineEntry): void {
+    this.write();
+    this.timeline.push(structuredClone(entry));
+  }
+
+  timelineOf(meetingId: string): TimelineEntry[] {
+    this.reads++;
+    return this.timeline.filter((e) => e.meetingId === meetingId).map((e) => structuredClone(e));
+  }
+
+  insertRequest(request: WaitingRequest): void {
+    this.write();
+    this.requests.set(request.requestId, { ...request, seq: this.seq++ });
+  }
+
+  updateRequest(request: WaitingRequest): void {
+    this.write();
+    const row = this.requests.get(request.requestId);
+    if (!row) throw new Error(`no request ${request.requestId}`);
+    this.requests.set(request.requestId, { ...row, state: request.state, decidedAt: request.decidedAt, participantId: request.participantId });
+  }
+
+  pollableRequests(meetingId: string): WaitingRequest[] {
+    this.reads++;
+    return this.requestRows(meetingId)
+      .filter((r) => pollableStates.includes(r.state))
+      .sort((a, b) => a.knockedAt.localeCompare(b.knockedAt) || a.seq - b.seq)
+      .map(strip);
+  }
+
+  refusedRequests(meetingId: string): WaitingRequest[] {
+    this.reads++;
+    return this.requestRows(meetingId)
+      .filter((r) => r.state === 'refused' || r.state === 'barred')
+      .sort((a, b) => (a.decidedAt ?? '').localeCompare(b.decidedAt ?? '') || a.seq - b.seq)
+      .map(strip);
+  }
+
+  private requestRows(meetingId: string): (WaitingRequest & { seq: number })[] {
+    return [...this.requests.values()].filter((r) => r.meetingId === meetingId);
+  }
+
+  private write(): void {
+    this.writes++;
+  }
+}
+
+function strip({ seq: _seq, ...request }: WaitingRequest & { seq: number }): WaitingRequest {
+  return { ...request, secretHash: Buffer.from(request.secretHash) };
+}

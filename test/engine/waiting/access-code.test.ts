@@ -1,0 +1,76 @@
+import t from 'tap';
+import { Fixture, arrive, claims } from '../helpers/fixture.js';
+
+t.test('a wrong code is refused and leaves no trace for moderators', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: 'open-sesame' });
+  const mod = f.moderator();
+  const writes = f.store.writes;
+  t.throws(() => f.waiting.knock(arrive('r1', 'Ann', { accessCode: 'wrong', note: 'hello' })), {
+    code: 'access_code_invalid',
+    field: 'access_code',
+  });
+  t.throws(() => f.waiting.knock(arrive('r1', 'Ann')), { code: 'access_code_invalid', field: 'access_code' }, 'no code at all');
+  t.throws(() => f.waiting.start(arrive('r1', 'Ann', { accessCode: 'wrong' })), { code: 'access_code_invalid' });
+  t.equal(f.store.writes, writes, 'nothing written');
+  t.equal(f.store.requests.size, 0);
+  t.same(f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId }), []);
+  t.same(f.kinds(), ['moderator_arrived']);
+});
+
+t.test('a wrong code does not start a meeting either', async (t) => {
+  const f = new Fixture();
+  f.room({ waitingRoom: 'off', accessCode: 'open-sesame' });
+  t.throws(() => f.waiting.start(arrive('r1', 'Ann', { accessCode: 'nope' })), { code: 'access_code_invalid' });
+  t.equal(f.meetings.current('r1'), null);
+});
+
+t.test('the right code leads on to the waiting room', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: 'open-sesame' });
+  const result = f.waiting.knock(arrive('r1', 'Ann', { accessCode: 'open-sesame' }));
+  t.equal(result.status, 'waiting');
+  t.equal(f.waiting.start(arrive('r1', 'Bob', { accessCode: 'open-sesame' })).status, 'knock');
+});
+
+t.test('moderators and platform arrivals are not asked for the code', async (t) => {
+  const f = new Fixture();
+  f.room({ waitingRoom: 'guests', accessCode: 'open-sesame' });
+  t.equal(f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator') })).status, 'joined');
+  t.equal(f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })).status, 'joined');
+  t.throws(() => f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })), { code: 'access_code_invalid' });
+});
+
+t.test('10 wrong codes per room and client in 10 minutes, then too_many_attempts with retry-after', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: 'open-sesame' });
+  f.room({ roomId: 'r2', accessCode: 'open-sesame' });
+  for (let i = 0; i < 10; i++) {
+    t.throws(() => f.waiting.knock(arrive('r1', 'Mallory', { accessCode: `guess-${i}` })), { code: 'access_code_invalid' });
+    f.clock.advance(1000);
+  }
+  t.throws(() => f.waiting.knock(arrive('r1', 'Mallory', { accessCode: 'open-sesame' })), { code: 'too_many_attempts', retryAfterSecs: 590 }, 'even the right code is held back');
+  t.throws(() => f.waiting.start(arrive('r1', 'Mallory', { accessCode: 'x' })), { code: 'too_many_attempts' });
+  t.equal(f.waiting.knock(arrive('r1', 'Ann', { accessCode: 'open-sesame', clientKey: '198.51.100.1' })).status, 'waiting', 'another client');
+  t.equal(f.waiting.knock(arrive('r2', 'Mallory', { accessCode: 'open-sesame' })).status, 'waiting', 'another room');
+  f.clock.advance(590_000);
+  t.equal(f.waiting.knock(arrive('r1', 'Mallory', { accessCode: 'open-sesame' })).status, 'waiting', 'free again');
+  t.equal(f.store.requests.size, 3, 'no request from any wrong attempt');
+});
+
+t.test('a missing code is not counted as a guess', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: 'open-sesame' });
+  for (let i = 0; i < 15; i++) t.throws(() => f.waiting.start(arrive('r1', 'Ann')), { code: 'access_code_invalid' });
+  t.equal(f.waiting.start(arrive('r1', 'Ann', { accessCode: 'open-sesame' })).status, 'knock');
+});
+
+t.test('the sweep forgets old failures', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: 'open-sesame' });
+  t.throws(() => f.waiting.start(arrive('r1', 'Ann', { accessCode: 'bad' })));
+  f.clock.advance(600_000);
+  f.waiting.sweep();
+  const limiter = (f.waiting as unknown as { limiter: { failures: Map<string, unknown> } }).limiter;
+  t.equal(limiter.failures.size, 0);
+});
