@@ -19,7 +19,8 @@ export type EngineErrorCode =
   | 'request_not_waiting'
   | 'not_moderator'
   | 'meeting_not_found'
-  | 'participant_not_found';
+  | 'participant_not_found'
+  | 'subgroup_closed';
 
 export class EngineError extends Error {
   override readonly name = 'EngineError';

@@ -24,6 +24,7 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   barred: 403,
   not_moderator: 403,
   join_token_invalid: 403,
+  subgroup_closed: 403,
   room_not_found: 404,
   token_not_found: 404,
   request_not_found: 404,

@@ -8,6 +8,7 @@ interface RoomRow {
   waiting_room_mode: Room['waitingRoomMode'];
   waiting_room_timeout_secs: number;
   access_code_hash: string | null;
+  parent_room_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -20,6 +21,7 @@ function toRoom(row: RoomRow): Room {
     waitingRoomMode: row.waiting_room_mode,
     waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
     accessCodeHash: row.access_code_hash,
+    parentRoomId: row.parent_room_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -33,6 +35,7 @@ function toRow(room: Room): RoomRow {
     waiting_room_mode: room.waitingRoomMode,
     waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
     access_code_hash: room.accessCodeHash,
+    parent_room_id: room.parentRoomId,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -44,8 +47,8 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
@@ -55,6 +58,7 @@ export class SqliteRoomStore implements RoomStore {
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),
+      children: db.prepare<[string], { room_id: string }>('SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id'),
       listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
       listAfter: db.prepare<[string, number], RoomRow>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
     };
@@ -75,6 +79,10 @@ export class SqliteRoomStore implements RoomStore {
 
   delete(roomId: string): boolean {
     return this.statements.delete.run(roomId).changes === 1;
+  }
+
+  children(roomId: string): string[] {
+    return this.statements.children.all(roomId).map((row) => row.room_id);
   }
 
   list(afterRoomId: string | null, limit: number): Room[] {

@@ -13,9 +13,11 @@ export interface RoomFields {
   readonly waiting_room_mode?: WaitingRoomMode;
   readonly waiting_room_timeout_secs?: number;
   readonly access_code?: string | null;
+  /** Create only: makes the room a sub-group of that room. */
+  readonly parent_room_id?: string;
 }
 
-const known = new Set(['room_id', 'name', 'waiting_room', 'waiting_room_mode', 'waiting_room_timeout_secs', 'access_code']);
+const known = new Set(['room_id', 'name', 'waiting_room', 'waiting_room_mode', 'waiting_room_timeout_secs', 'access_code', 'parent_room_id']);
 
 function stringWithin(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalidField(field, `${field} must be a string`);
@@ -69,6 +71,10 @@ export function checkRoomFields(body: unknown, kind: 'create' | 'update'): RoomF
       );
     }
     out.waiting_room_timeout_secs = value;
+  }
+  if (raw.parent_room_id !== undefined) {
+    if (kind === 'update') throw invalidField('parent_room_id', 'parent_room_id cannot be changed');
+    out.parent_room_id = checkRoomId(raw.parent_room_id, 'parent_room_id');
   }
   if (raw.access_code === null && kind === 'update') out.access_code = null;
   else if (raw.access_code !== undefined) out.access_code = stringWithin('access_code', raw.access_code, 4, 64);

@@ -23,14 +23,17 @@ export class RoomService {
 
   create(body: unknown): Room {
     const fields = checkRoomFields(body, 'create');
+    const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();
     const room: Room = {
       roomId: fields.room_id!,
       name: fields.name!,
-      waitingRoom: allowedScope(this.policy, fields.waiting_room, null),
-      waitingRoomMode: allowedMode(this.policy, fields.waiting_room_mode, null),
+      // A sub-group never waits whatever it says, so the instance policy has nothing to refuse there.
+      waitingRoom: parent ? (fields.waiting_room ?? 'off') : allowedScope(this.policy, fields.waiting_room, null),
+      waitingRoomMode: parent ? (fields.waiting_room_mode ?? 'approval') : allowedMode(this.policy, fields.waiting_room_mode, null),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
+      parentRoomId: parent?.roomId ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -38,6 +41,13 @@ export class RoomService {
       throw new EngineError('room_exists', `a room with room_id ${room.roomId} exists already`, 'room_id');
     }
     return room;
+  }
+
+  private parentOf(roomId: string): Room {
+    const parent = this.find(roomId);
+    if (!parent) throw invalidField('parent_room_id', `no room has room_id ${roomId}`);
+    if (parent.parentRoomId !== null) throw invalidField('parent_room_id', 'a sub-group cannot have sub-groups of its own');
+    return parent;
   }
 
   /** The room, or null: for callers to whom a missing room is an answer, not an error. */
@@ -57,11 +67,14 @@ export class RoomService {
     if (fields.room_id !== undefined && fields.room_id !== roomId) {
       throw invalidField('room_id', 'room_id cannot be changed');
     }
+    const subgroup = current.parentRoomId !== null;
     const room: Room = {
       ...current,
       name: fields.name ?? current.name,
-      waitingRoom: allowedScope(this.policy, fields.waiting_room, current.waitingRoom),
-      waitingRoomMode: allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
+      waitingRoom: subgroup ? (fields.waiting_room ?? current.waitingRoom) : allowedScope(this.policy, fields.waiting_room, current.waitingRoom),
+      waitingRoomMode: subgroup
+        ? (fields.waiting_room_mode ?? current.waitingRoomMode)
+        : allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
       accessCodeHash:
         fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
@@ -71,11 +84,13 @@ export class RoomService {
     return room;
   }
 
+  /** Deletes the room and, by cascade, its sub-groups; each one's live meeting is dropped too. */
   delete(roomId: string): void {
+    const children = checkRoomIdOrMissing(roomId) ? this.store.children(roomId) : [];
     if (!checkRoomIdOrMissing(roomId) || !this.store.delete(roomId)) {
       throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     }
-    this.onDeleted(roomId);
+    for (const id of [roomId, ...children]) this.onDeleted(id);
   }
 
   /** Keyset pagination by room id; the cursor is opaque to callers. */

@@ -12,6 +12,8 @@ export interface Room {
   readonly waitingRoomMode: WaitingRoomMode;
   readonly waitingRoomTimeoutSecs: number;
   readonly accessCodeHash: string | null;
+  /** Set for a sub-group (breakout) room: it is entered from the parent's meeting and never waits. */
+  readonly parentRoomId: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -22,6 +24,8 @@ export interface RoomStore {
   get(roomId: string): Room | null;
   update(room: Room): void;
   delete(roomId: string): boolean;
+  /** Ids of the room's sub-groups. */
+  children(roomId: string): string[];
   /** Rooms ordered by id, strictly after `afterRoomId` when given. */
   list(afterRoomId: string | null, limit: number): Room[];
 }

@@ -18,8 +18,11 @@ export interface Arrival {
   readonly note?: unknown;
   readonly accessCode?: unknown;
   readonly claims?: JoinClaims | null;
-  /** Set when the room is a sub-group (breakout) of another room: sub-groups never wait. */
-  readonly parentRoomId?: string | null;
+  /**
+   * The participant (of the parent room's open meeting) a person arrives as, taken from
+   * her verified session: the only way besides a moderator's token into a sub-group.
+   */
+  readonly fromParticipantId?: string | null;
   /** Who is guessing, for the wrong-code limiter: the client address as the proxy reports it. */
   readonly clientKey: string;
   /** The waiting cookie the browser already holds, if any. */

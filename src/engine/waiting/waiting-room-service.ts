@@ -305,9 +305,12 @@ export class WaitingRoomService {
     const room = this.deps.rooms.get(arrival.roomId);
     if (!room) throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
     const claims = arrival.claims;
-    const name = checkName(claims?.name ?? arrival.name);
+    const subgroup = room.parentRoomId !== null;
+    const member = subgroup ? this.parentMember(room, arrival) : null;
+    const name = checkName(member?.name ?? claims?.name ?? arrival.name);
     const note = knocking ? checkNote(arrival.note) : '';
-    this.checkAccessCode(room, arrival);
+    // Who comes from the parent's meeting passed its code and its waiting room already.
+    if (!member) this.checkAccessCode(room, arrival);
     const secretHash = plausibleSecret(arrival.secret) ? hashSecret(arrival.secret) : null;
     const meeting = this.deps.meetings.current(room.roomId);
     const queue = meeting ? this.queueOf(meeting) : undefined;
@@ -318,11 +321,25 @@ export class WaitingRoomService {
       scope: effectiveScope(this.deps.policy, room),
       mode: effectiveMode(this.deps.policy, room),
       claims,
-      subgroup: Boolean(arrival.parentRoomId),
+      subgroup,
       waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
       moderatorPresent: meeting ? this.deps.meetings.moderatorPresent(meeting) : false,
     });
     return { room, name, note, claims, secretHash, wait };
+  }
+
+  /**
+   * A sub-group has no waiting room, so it must not be a side door: only a moderator, or a
+   * participant present in the parent room's open meeting, enters it.
+   */
+  private parentMember(room: Room, arrival: Arrival): Participant | null {
+    if (isModerator(arrival.claims)) return null;
+    const member = arrival.fromParticipantId ? this.deps.meetings.participant(arrival.fromParticipantId) : null;
+    const parentMeeting = this.deps.meetings.current(room.parentRoomId!);
+    if (!member || !parentMeeting || member.meetingId !== parentMeeting.meetingId || member.leftAt !== null) {
+      throw new EngineError('subgroup_closed', 'a sub-group is entered from its meeting');
+    }
+    return member;
   }
 
   private checkAccessCode(room: Room, arrival: Arrival): void {

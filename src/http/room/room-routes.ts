@@ -5,7 +5,7 @@ import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
 import { barOf, bodyOf, requestId, type Body } from '../body.js';
 import { HttpError } from '../errors.js';
-import { requireSession, signSession } from './session.js';
+import { presentedSession, requireSession, signSession } from './session.js';
 import { clearWaitingCookie, readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
 
 type WithId = { Params: { id: string } };
@@ -27,6 +27,7 @@ async function arrival(services: Services, request: FastifyRequest<WithId>): Pro
     note: body.note,
     accessCode: body.access_code,
     claims: await claimsOf(services, roomId, body),
+    fromParticipantId: (await presentedSession(services, request))?.participant ?? null,
     clientKey: request.ip,
     secret: readWaitingCookie(request) ?? null,
   };

@@ -16,13 +16,18 @@ export function signSession(services: Pick<Services, 'tokens'>, participant: Par
   );
 }
 
+/** A valid session token sent as `Authorization: Bearer`, whichever room it is of; null otherwise. */
+export async function presentedSession(services: Pick<Services, 'tokens'>, request: FastifyRequest): Promise<SessionClaims | null> {
+  const presented = bearer.exec(request.headers.authorization ?? '')?.[1];
+  return presented ? services.tokens.verifySession(presented) : null;
+}
+
 /**
  * The session presented as `Authorization: Bearer`, checked for this room and for a
  * participant of the room's open meeting. The role comes from the token, never the URL.
  */
 export async function requireSession(services: Pick<Services, 'tokens' | 'meetings'>, request: FastifyRequest, roomId: string): Promise<SessionClaims> {
-  const presented = bearer.exec(request.headers.authorization ?? '')?.[1];
-  const claims = presented ? await services.tokens.verifySession(presented) : null;
+  const claims = await presentedSession(services, request);
   const participant = claims ? services.meetings.participant(claims.participant) : null;
   if (!claims || claims.room !== roomId || !participant || participant.meetingId !== claims.meeting) {
     throw new HttpError('unauthorized', 'an admitted session of this room is required');

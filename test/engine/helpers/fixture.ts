@@ -43,6 +43,7 @@ export class Fixture {
       waitingRoomMode: 'approval',
       waitingRoomTimeoutSecs: 600,
       accessCodeHash: accessCode ? hashAccessCode(accessCode) : null,
+      parentRoomId: null,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,

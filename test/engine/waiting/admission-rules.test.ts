@@ -10,6 +10,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   waitingRoomMode: 'approval',
   waitingRoomTimeoutSecs: 600,
   accessCodeHash: null,
+  parentRoomId: null,
   createdAt: '',
   updatedAt: '',
   ...fields,

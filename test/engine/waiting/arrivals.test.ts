@@ -70,12 +70,24 @@ t.test('policy mode: the instance mode overrides the room', async (t) => {
   t.equal(f.waiting.knock(arrive('r1', 'Guest')).status, 'joined', 'until_moderator in force');
 });
 
-t.test('sub-groups never wait, even under a forced policy', async (t) => {
+t.test('sub-groups never wait, even under a forced policy, but only the parent meeting enters them', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
-  f.room({ roomId: 'r1-breakout-1', waitingRoom: 'all' });
-  const result = f.waiting.knock(arrive('r1-breakout-1', 'Guest', { parentRoomId: 'r1' }));
-  t.equal(result.status, 'joined');
-  t.equal(f.store.requests.size, 0);
+  f.room({ waitingRoom: 'off' });
+  f.room({ roomId: 'r1-breakout-1', waitingRoom: 'all', parentRoomId: 'r1', accessCode: '4321' });
+  t.throws(() => f.waiting.knock(arrive('r1-breakout-1', 'Stranger')), { code: 'subgroup_closed' }, 'a bare link is no side door');
+  f.moderator();
+  f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
+  const inParent = f.waiting.knock(arrive('r1', 'Guest'));
+  t.equal(inParent.status, 'waiting', 'the parent room verifies her');
+  f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
+  const guest = f.meetings.present('r1').find((p) => p.name === 'Guest')!;
+  const result = f.waiting.knock(arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }));
+  t.equal(result.status, 'joined', 'no waiting and no code for someone moved from the meeting');
+  t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
+  t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
+  f.meetings.leave(guest.participantId);
+  t.throws(() => f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })), { code: 'subgroup_closed' }, 'not after leaving the meeting');
+  t.equal(f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') })).status, 'joined', 'a moderator enters');
 });
 
 t.test('unknown room', async (t) => {
