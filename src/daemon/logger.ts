@@ -1,7 +1,7 @@
 import type { LoggerOptions } from 'pino';
 
 // Tokens travel in query strings (join links ?t=, checksums, embed jwt): mask their values.
-const secretParams = /([?&](?:t|token|jwt|checksum|password|moderatorPW|attendeePW)=)[^&#]*/gi;
+const secretParams = /([?&](?:t|token|session|jwt|checksum|password|moderatorPW|attendeePW)=)[^&#]*/gi;
 
 export function maskUrl(url: string): string {
   return url.replace(secretParams, '$1***');

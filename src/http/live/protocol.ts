@@ -1,0 +1,84 @@
+/**
+ * Messages of the live connection (WebSocket `GET /room/{id}/live?session=<session token>`).
+ * Types only: the server and the browser client both import this file. Browsers cannot set
+ * an Authorization header on a WebSocket, hence the query parameter (masked in logs).
+ * Every field is snake_case JSON, like the HTTP APIs.
+ */
+
+export type Role = 'moderator' | 'participant';
+
+export interface ParticipantView {
+  readonly participant_id: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly audio: boolean;
+  readonly video: boolean;
+  readonly screen: boolean;
+}
+
+/** Lock settings apply to participants (viewers), never to moderators. */
+export interface Locks {
+  /** Microphones of participants are locked: no audio may be sent. */
+  readonly mic: boolean;
+  /** Cameras of participants are locked: no video may be sent. */
+  readonly cam: boolean;
+  /** Only moderators may send video ("webcams only for moderators"). */
+  readonly cams_moderators_only: boolean;
+}
+
+export interface ChatMessage {
+  readonly from: { readonly participant_id: string | null; readonly name: string };
+  readonly text: string;
+  readonly at: string;
+}
+
+export interface WaitingItem {
+  readonly request_id: string;
+  readonly name: string;
+  readonly note: string;
+  readonly knocked_at: string;
+}
+
+/** Opaque WebRTC signalling: an SDP description or an ICE candidate. */
+export type SignalData =
+  | { readonly description: { readonly type: 'offer' | 'answer' | 'pranswer' | 'rollback'; readonly sdp?: string } }
+  | { readonly candidate: unknown };
+
+export type ServerMessage =
+  | {
+      readonly type: 'welcome';
+      readonly self: ParticipantView;
+      readonly room_id: string;
+      readonly participants: readonly ParticipantView[];
+      readonly locks: Locks;
+      readonly chat: readonly ChatMessage[];
+      readonly subgroups: readonly string[];
+    }
+  | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
+  | { readonly type: 'participant_left'; readonly participant_id: string }
+  | { readonly type: 'state'; readonly participant: ParticipantView }
+  | { readonly type: 'speaking'; readonly participant_id: string; readonly speaking: boolean }
+  | { readonly type: 'chat'; readonly message: ChatMessage }
+  /** Moderators only: the whole waiting list whenever it changes. */
+  | { readonly type: 'waiting_list'; readonly requests: readonly WaitingItem[] }
+  | { readonly type: 'locks'; readonly locks: Locks }
+  | { readonly type: 'signal'; readonly from: string; readonly data: SignalData }
+  /** Go to another room of the same meeting family (sub-group or back to the parent). */
+  | { readonly type: 'move'; readonly room_id: string }
+  | { readonly type: 'subgroups'; readonly subgroups: readonly string[] }
+  | { readonly type: 'ended' }
+  | { readonly type: 'error'; readonly code: string; readonly message: string };
+
+export type ClientMessage =
+  | { readonly type: 'signal'; readonly to: string; readonly data: SignalData }
+  | { readonly type: 'state'; readonly audio: boolean; readonly video: boolean; readonly screen: boolean }
+  | { readonly type: 'speaking'; readonly speaking: boolean }
+  | { readonly type: 'chat'; readonly text: string }
+  /** Moderators only. */
+  | { readonly type: 'lock'; readonly locks: Locks }
+  | { readonly type: 'create_subgroups'; readonly count: number }
+  | { readonly type: 'move'; readonly participant_id: string; readonly room_id: string }
+  | { readonly type: 'bring_back' };
+
+/** WebSocket close codes the server uses (4000-4999 are the application's). */
+export const closeCodes = { unauthorized: 4401, ended: 4410, replaced: 4409 } as const;
