@@ -6,13 +6,19 @@ import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { webRoutes, type WebOptions } from './web/web-routes.js';
 
 export const bodyLimitBytes = 64 * 1024;
 
 /** Builds the engine listener without listening, so tests can drive it over a real socket or inject. */
-export async function buildEngineApp(services: Services, options: Pick<FastifyServerOptions, 'loggerInstance'> = {}): Promise<FastifyInstance> {
+export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInstance'> {
+  readonly web?: WebOptions;
+}
+
+export async function buildEngineApp(services: Services, options: EngineAppOptions = {}): Promise<FastifyInstance> {
+  const { web, ...fastifyOptions } = options;
   const app = Fastify({
-    ...options,
+    ...fastifyOptions,
     bodyLimit: bodyLimitBytes,
     trustProxy: '127.0.0.1',
     return503OnClosing: true,
@@ -34,5 +40,6 @@ export async function buildEngineApp(services: Services, options: Pick<FastifySe
   );
   await app.register(cookie);
   await app.register(roomRoutes(services));
+  await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }));
   return app;
 }

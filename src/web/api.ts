@@ -1,0 +1,76 @@
+/** The room addresses of the engine, as the page calls them. */
+
+export interface ApiError {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfter: number | null;
+}
+
+export type Result<T> = { ok: true; status: number; body: T } | { ok: false; error: ApiError };
+
+async function request<T>(method: string, path: string, body?: unknown, session?: string): Promise<Result<T>> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (session) headers.authorization = `Bearer ${session}`;
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  } catch {
+    return { ok: false, error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null } };
+  }
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as unknown) : null;
+  if (response.ok) return { ok: true, status: response.status, body: parsed as T };
+  const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
+  const retry = Number(response.headers.get('retry-after'));
+  return {
+    ok: false,
+    error: {
+      status: response.status,
+      code: error?.code ?? (parsed && typeof parsed === 'object' && 'exists' in parsed ? 'room_not_found' : 'unknown'),
+      message: error?.message ?? response.statusText,
+      retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+    },
+  };
+}
+
+const base = (roomId: string) => `/room/${encodeURIComponent(roomId)}`;
+
+export interface Joined {
+  readonly status: 'joined';
+  readonly session: string;
+  readonly role: 'moderator' | 'participant';
+}
+
+export type PollAnswer =
+  | { status: 'waiting' }
+  | { status: 'admitted'; session: string }
+  | { status: 'refused'; retry: true }
+  | { status: 'expired'; retry: true }
+  | { status: 'barred' };
+
+export interface WaitingItem {
+  readonly request_id: string;
+  readonly name: string;
+  readonly note: string;
+  readonly knocked_at: string;
+}
+
+export const roomApi = {
+  exists: (roomId: string) => request<{ exists: boolean; access_code: boolean }>('GET', `${base(roomId)}/exists`),
+  start: (roomId: string, body: { name: string; access_code?: string; t?: string }, session?: string) =>
+    request<Joined | { status: 'knock' }>('POST', `${base(roomId)}/start`, body, session),
+  knock: (roomId: string, body: { name: string; note: string; access_code?: string; t?: string }) =>
+    request<Joined | { status: 'waiting' }>('POST', `${base(roomId)}/knock`, body),
+  poll: (roomId: string) => request<PollAnswer>('GET', `${base(roomId)}/waiting`),
+  withdraw: (roomId: string) => request<null>('DELETE', `${base(roomId)}/waiting`),
+  /** For pagehide: a beacon outlives the page; it is sent without a body. */
+  leaveBeacon: (roomId: string) => navigator.sendBeacon(`${base(roomId)}/waiting/leave`),
+  admit: (roomId: string, session: string, requestId: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),
+  admitAll: (roomId: string, session: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
+  refuse: (roomId: string, session: string, requestId: string, bar: boolean) =>
+    request<unknown>('POST', `${base(roomId)}/refuse`, { request_id: requestId, bar }, session),
+  disableWaitingRoom: (roomId: string, session: string) => request<{ admitted: number }>('POST', `${base(roomId)}/waiting-room/disable`, {}, session),
+  leave: (roomId: string, session: string) => request<null>('POST', `${base(roomId)}/leave`, undefined, session),
+};

@@ -1,0 +1,78 @@
+import { announce } from './announce.js';
+import { roomApi, type Joined } from './api.js';
+import { el, field } from './dom.js';
+
+export interface ArrivalOutcome {
+  readonly joined: Joined | null;
+  /** What the person typed, for the knock that follows. */
+  readonly name: string;
+  readonly accessCode: string;
+}
+
+/**
+ * Name and (when the room has one) access code on one screen. The code is checked by the
+ * server before anything reaches a moderator; a wrong one is shown here.
+ */
+export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: string | null, done: (outcome: ArrivalOutcome) => void): HTMLElement {
+  const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64 });
+  const code = el('input', { name: 'access_code', type: 'password', autocomplete: 'off', required: true, maxlength: 64 });
+  const error = el('p', { class: 'error', role: 'alert', hidden: true });
+  const submit = el('button', { type: 'submit', text: 'Join' });
+  const form = el(
+    'form',
+    { 'aria-labelledby': 'arrival-heading' },
+    el('h1', { id: 'arrival-heading', text: 'Join the meeting' }),
+    field('Your name', name),
+    needsCode ? field('Access code', code) : null,
+    error,
+    submit,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.hidden = true;
+    const typed = name.value.trim();
+    if (!typed) {
+      error.textContent = 'Please enter your name.';
+      error.hidden = false;
+      name.focus();
+      return;
+    }
+    submit.disabled = true;
+    const result = await roomApi.start(roomId, {
+      name: typed,
+      ...(needsCode ? { access_code: code.value } : {}),
+      ...(joinToken ? { t: joinToken } : {}),
+    });
+    submit.disabled = false;
+    if (!result.ok) {
+      error.textContent = describe(result.error.code, result.error.retryAfter);
+      error.hidden = false;
+      (result.error.code === 'access_code_invalid' ? code : name).focus();
+      return;
+    }
+    announce(result.body.status === 'joined' ? 'Joining the meeting' : 'You need to ask to join');
+    done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
+  });
+  return form;
+}
+
+export function describe(code: string, retryAfter: number | null = null): string {
+  switch (code) {
+    case 'access_code_invalid':
+      return 'The access code is not correct.';
+    case 'too_many_attempts':
+      return `Too many wrong codes. Try again in ${retryAfter ?? 60} seconds.`;
+    case 'barred':
+      return 'You cannot join this meeting.';
+    case 'join_token_invalid':
+      return 'This link is not valid any more. Ask for a new one.';
+    case 'subgroup_closed':
+      return 'This group is entered from its meeting.';
+    case 'waiting_room_full':
+      return 'Too many people are waiting. Try again later.';
+    case 'invalid_field':
+      return 'Please check your name and note (name up to 64 characters, note up to 280).';
+    default:
+      return 'Something went wrong. Please try again.';
+  }
+}

@@ -1,0 +1,210 @@
+import { announce } from './announce.js';
+import { BackgroundProcessor, type Background } from './background.js';
+import { button, el, field } from './dom.js';
+
+const storageKey = 'meet.devices';
+
+interface Choices {
+  camera: string;
+  microphone: string;
+  speaker: string;
+  background: Background;
+}
+
+function savedChoices(): Choices {
+  try {
+    return { camera: '', microphone: '', speaker: '', background: 'none', ...JSON.parse(localStorage.getItem(storageKey) ?? '{}') };
+  } catch {
+    return { camera: '', microphone: '', speaker: '', background: 'none' };
+  }
+}
+
+/**
+ * The person's camera, microphone, speaker and background, chosen on the waiting screen and
+ * carried into the meeting: `outgoing` is what peers receive.
+ */
+export class Devices {
+  readonly choices: Choices = savedChoices();
+  /** Raw camera and microphone. */
+  raw: MediaStream | null = null;
+  /** What the meeting sends: the processed video (when a background is set) and the microphone. */
+  readonly outgoing = new MediaStream();
+  readonly preview = el('video', { class: 'preview', autoplay: true, muted: true, playsinline: true, 'aria-label': 'Your camera preview' });
+  private readonly rawVideo = el('video', { autoplay: true, muted: true, playsinline: true, hidden: true });
+  private processor: BackgroundProcessor | null = null;
+  private audioContext: AudioContext | null = null;
+  private meterTimer = 0;
+  private readonly meter = el('meter', { min: 0, max: 1, low: 0.25, high: 0.75, optimum: 0.5, value: 0 });
+  private readonly selects = {
+    camera: el('select'),
+    microphone: el('select'),
+    speaker: el('select'),
+  };
+  readonly problem = el('p', { class: 'error', role: 'alert', hidden: true });
+  private listeners = new Set<() => void>();
+
+  /** Told whenever `outgoing` changes tracks (device or background switched). */
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  async start(): Promise<void> {
+    await this.open();
+    await this.fillSelects();
+  }
+
+  private async open(): Promise<void> {
+    this.raw?.getTracks().forEach((track) => track.stop());
+    try {
+      this.raw = await navigator.mediaDevices.getUserMedia({
+        audio: this.choices.microphone ? { deviceId: { exact: this.choices.microphone } } : true,
+        video: this.choices.camera ? { deviceId: { exact: this.choices.camera } } : { width: 640, height: 480 },
+      });
+      this.problem.hidden = true;
+    } catch (err) {
+      this.raw = new MediaStream();
+      this.problem.textContent = `Camera or microphone unavailable: ${(err as Error).message}`;
+      this.problem.hidden = false;
+    }
+    this.rawVideo.srcObject = this.raw;
+    void this.rawVideo.play().catch(() => {});
+    this.startMeter();
+    await this.applyBackground();
+  }
+
+  private async fillSelects(): Promise<void> {
+    const devices = await navigator.mediaDevices.enumerateDevices();
+    const kinds: [keyof typeof this.selects, MediaDeviceKind][] = [['camera', 'videoinput'], ['microphone', 'audioinput'], ['speaker', 'audiooutput']];
+    for (const [name, kind] of kinds) {
+      const select = this.selects[name];
+      const options = devices.filter((d) => d.kind === kind).map((d, i) => el('option', { value: d.deviceId, text: d.label || `${name} ${i + 1}` }));
+      select.replaceChildren(...(options.length ? options : [el('option', { value: '', text: 'Default' })]));
+      if (this.choices[name]) select.value = this.choices[name];
+    }
+  }
+
+  private startMeter(): void {
+    window.clearInterval(this.meterTimer);
+    const track = this.raw?.getAudioTracks()[0];
+    if (!track) return;
+    this.audioContext ??= new AudioContext();
+    const analyser = this.audioContext.createAnalyser();
+    analyser.fftSize = 512;
+    this.audioContext.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+    const samples = new Float32Array(analyser.fftSize);
+    this.meterTimer = window.setInterval(() => {
+      analyser.getFloatTimeDomainData(samples);
+      let sum = 0;
+      for (const s of samples) sum += s * s;
+      this.meter.value = Math.min(1, Math.sqrt(sum / samples.length) * 4);
+    }, 100);
+  }
+
+  /** Level of the microphone, 0 to 1, for speaking detection in the meeting. */
+  level(): number {
+    return this.meter.value;
+  }
+
+  private async applyBackground(): Promise<void> {
+    const camera = this.raw?.getVideoTracks()[0] ?? null;
+    let video: MediaStreamTrack | null = camera;
+    const mode = this.choices.background;
+    if (camera && mode !== 'none') {
+      try {
+        if (!this.processor) {
+          this.processor = new BackgroundProcessor(this.rawVideo, mode);
+          video = await this.processor.start();
+        } else {
+          this.processor.setMode(mode);
+          video = this.outgoing.getVideoTracks()[0] ?? (await this.processor.start());
+        }
+      } catch (err) {
+        this.problem.textContent = `Background effects are unavailable: ${(err as Error).message}`;
+        this.problem.hidden = false;
+        await this.processor?.stop();
+        this.processor = null;
+        video = camera;
+      }
+    } else if (this.processor) {
+      await this.processor.stop();
+      this.processor = null;
+    }
+    for (const track of this.outgoing.getTracks()) this.outgoing.removeTrack(track);
+    for (const track of this.raw?.getAudioTracks() ?? []) this.outgoing.addTrack(track);
+    if (video) this.outgoing.addTrack(video);
+    this.preview.srcObject = video ? new MediaStream([video]) : null;
+    void this.preview.play().catch(() => {});
+    this.listeners.forEach((listener) => listener());
+  }
+
+  private save(): void {
+    localStorage.setItem(storageKey, JSON.stringify(this.choices));
+  }
+
+  private async playTestSound(): Promise<void> {
+    this.audioContext ??= new AudioContext();
+    const context = this.audioContext;
+    const destination = context.createMediaStreamDestination();
+    const oscillator = context.createOscillator();
+    oscillator.frequency.value = 660;
+    oscillator.connect(destination);
+    const player = new Audio();
+    player.srcObject = destination.stream;
+    const sink = player as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
+    if (this.choices.speaker && sink.setSinkId) await sink.setSinkId(this.choices.speaker).catch(() => {});
+    await player.play().catch(() => {});
+    oscillator.start();
+    oscillator.stop(context.currentTime + 0.6);
+    announce('Playing a test sound');
+  }
+
+  /** The "your devices" part of the waiting screen. */
+  render(): HTMLElement {
+    const { camera, microphone, speaker } = this.selects;
+    camera.addEventListener('change', () => void this.choose('camera', camera.value));
+    microphone.addEventListener('change', () => void this.choose('microphone', microphone.value));
+    speaker.addEventListener('change', () => {
+      this.choices.speaker = speaker.value;
+      this.save();
+    });
+    const backgrounds = el(
+      'fieldset',
+      {},
+      el('legend', { text: 'Background' }),
+      ...(['none', 'blur', 'image'] as const).map((value) => {
+        const input = el('input', { type: 'radio', name: 'background', value, checked: this.choices.background === value });
+        input.addEventListener('change', () => void this.choose('background', value));
+        return el('label', {}, input, ` ${value === 'none' ? 'None' : value === 'blur' ? 'Blur' : 'Image'}`);
+      }),
+    );
+    this.meter.setAttribute('aria-label', 'Microphone level');
+    return el(
+      'section',
+      { 'aria-labelledby': 'devices-heading' },
+      el('h2', { id: 'devices-heading', text: 'Your devices' }),
+      this.preview,
+      this.rawVideo,
+      this.problem,
+      el('div', { class: 'field' }, el('span', { text: 'Microphone level', 'aria-hidden': 'true' }), this.meter),
+      field('Camera', camera),
+      field('Microphone', microphone),
+      field('Speaker', speaker),
+      button('Play test sound', () => void this.playTestSound()),
+      backgrounds,
+    );
+  }
+
+  private async choose(what: keyof Choices, value: string): Promise<void> {
+    (this.choices as unknown as Record<string, string>)[what] = value;
+    this.save();
+    if (what === 'background') await this.applyBackground();
+    else await this.open();
+    announce(what === 'background' ? `Background: ${value}` : `${what} changed`);
+  }
+
+  stop(): void {
+    window.clearInterval(this.meterTimer);
+    void this.processor?.stop();
+    this.raw?.getTracks().forEach((track) => track.stop());
+  }
+}

@@ -1,0 +1,78 @@
+import { announce } from './announce.js';
+import { roomApi } from './api.js';
+import { arrivalScreen, describe } from './arrival.js';
+import { Devices } from './devices.js';
+import { el, show } from './dom.js';
+import { meetingView } from './meeting.js';
+import { waitingScreen } from './waiting.js';
+
+const app = document.getElementById('app')!;
+const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
+const joinToken = new URLSearchParams(location.search).get('t');
+const policyForced = document.body.dataset.waitingPolicy === 'forced';
+const devices = new Devices();
+const sessions = new Map<string, string>();
+let closeMeeting: (() => void) | null = null;
+
+function focusHeading(): void {
+  app.querySelector<HTMLElement>('h1, h2')?.setAttribute('tabindex', '-1');
+  app.querySelector<HTMLElement>('h1, h2')?.focus();
+}
+
+function message(text: string): void {
+  show(app, el('h1', { text }), el('p', {}, el('a', { href: location.pathname, text: 'Back to the start' })));
+  announce(text);
+  focusHeading();
+}
+
+function enterMeeting(room: string, session: string): void {
+  closeMeeting?.();
+  sessions.set(room, session);
+  if (room !== roomId) history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
+  const view = meetingView({
+    roomId: room,
+    session,
+    devices,
+    policyForced,
+    sessions,
+    switchTo: (next, nextSession) => enterMeeting(next, nextSession),
+    left: (text) => {
+      closeMeeting = null;
+      message(text);
+    },
+  });
+  closeMeeting = view.close;
+  show(app, view.element);
+}
+
+async function main(): Promise<void> {
+  const exists = await roomApi.exists(roomId);
+  if (!exists.ok) return message(exists.error.status === 404 ? 'This meeting room does not exist.' : 'The service cannot be reached.');
+  // A reload while waiting: the cookie still names her request.
+  const resumed = await roomApi.poll(roomId);
+  if (resumed.ok && resumed.body.status === 'admitted') {
+    await devices.start();
+    return enterMeeting(roomId, resumed.body.session);
+  }
+  if (resumed.ok && resumed.body.status === 'barred') return message(describe('barred'));
+  const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean) => {
+    show(app, waitingScreen({ roomId, name, accessCode, joinToken, devices, resumed: alreadyWaiting, admitted: (session) => enterMeeting(roomId, session) }));
+    void devices.start();
+    focusHeading();
+  };
+  if (resumed.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
+
+  show(
+    app,
+    arrivalScreen(roomId, exists.body.access_code, joinToken, (outcome) => {
+      if (outcome.joined) {
+        void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
+      } else {
+        waitFor(outcome.name, outcome.accessCode, false);
+      }
+    }),
+  );
+  focusHeading();
+}
+
+void main();

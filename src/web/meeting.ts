@@ -1,0 +1,351 @@
+import type { ChatMessage, ClientMessage, Locks, ParticipantView, ServerMessage } from '../http/live/protocol.js';
+import { announce } from './announce.js';
+import { roomApi } from './api.js';
+import type { Devices } from './devices.js';
+import { button, el, field } from './dom.js';
+import { Mesh } from './mesh.js';
+import { locksForm, WaitingPanel } from './moderator.js';
+
+export interface MeetingOptions {
+  readonly roomId: string;
+  readonly session: string;
+  readonly devices: Devices;
+  readonly policyForced: boolean;
+  /** Sessions of rooms of this meeting family, to come back from a sub-group. */
+  readonly sessions: Map<string, string>;
+  /** Called to switch to another room (sub-group or back). */
+  readonly switchTo: (roomId: string, session: string) => void;
+  readonly left: (message: string) => void;
+}
+
+const speakingThreshold = 0.08;
+
+/** The meeting: video tiles, microphone/camera/screen/leave, chat and the participants panel. */
+export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void } {
+  const { roomId, devices } = options;
+  let session = options.session;
+  let self: ParticipantView | null = null;
+  let locks: Locks = { mic: false, cam: false, cams_moderators_only: false };
+  const participants = new Map<string, ParticipantView>();
+  const tiles = new Map<string, HTMLElement>();
+  let audioOn = true;
+  let videoOn = true;
+  let screen: MediaStreamTrack | null = null;
+  let closed = false;
+
+  const tilesEl = el('div', { class: 'tiles', role: 'list', 'aria-label': 'Video of the participants' });
+  const peopleList = el('ul', { 'aria-label': 'Participants' });
+  const chatLog = el('ol', { class: 'chat-log', role: 'log', 'aria-label': 'Chat messages', 'aria-live': 'polite' });
+  const chatInput = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
+  const chatForm = el('form', {}, field('Message', chatInput), el('button', { type: 'submit', text: 'Send' }));
+  const moderatorTools = el('div');
+  const waiting = new WaitingPanel(roomId, () => session, options.policyForced);
+  const micButton = button('Mute microphone', () => toggleAudio(), { 'aria-pressed': 'false' });
+  const camButton = button('Turn camera off', () => toggleVideo(), { 'aria-pressed': 'false' });
+  const screenButton = button('Share screen', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  const leaveButton = button('Leave meeting', () => void leave());
+  const lockNotice = el('p', { class: 'hint', hidden: true });
+
+  const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`;
+  const socket = new WebSocket(socketUrl);
+  const send = (message: ClientMessage) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+  const mesh = new Mesh(
+    { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) },
+    devices.outgoing,
+  );
+  let meshReady: Mesh | null = null;
+
+  const isModerator = () => self?.role === 'moderator';
+  const mayAudio = () => isModerator() || !locks.mic;
+  const mayVideo = () => isModerator() || !(locks.cam || locks.cams_moderators_only);
+
+  function tileFor(p: ParticipantView): HTMLElement {
+    let tile = tiles.get(p.participant_id);
+    if (!tile) {
+      const video = el('video', { autoplay: true, playsinline: true, 'data-participant': p.participant_id });
+      if (p.participant_id === self?.participant_id) {
+        video.muted = true;
+        video.srcObject = devices.outgoing;
+      }
+      tile = el('figure', { class: 'tile', role: 'listitem' }, video, el('figcaption'));
+      tiles.set(p.participant_id, tile);
+      tilesEl.append(tile);
+    }
+    tile.querySelector('figcaption')!.textContent = `${p.name}${p.audio ? '' : ' (muted)'}${p.screen ? ' (sharing screen)' : ''}`;
+    tile.setAttribute('aria-label', p.name);
+    return tile;
+  }
+
+  function attachStream(id: string, stream: MediaStream): void {
+    const p = participants.get(id);
+    const tile = p ? tileFor(p) : null;
+    const video = tile?.querySelector('video');
+    if (video && video.srcObject !== stream) {
+      video.srcObject = stream;
+      void video.play().catch(() => {});
+    }
+  }
+
+  function renderPeople(): void {
+    const items = [...participants.values()].map((p) => {
+      const item = el('li', {}, el('span', { text: p.name }), p.role === 'moderator' ? el('span', { text: ' (moderator)' }) : null);
+      if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
+      return item;
+    });
+    peopleList.replaceChildren(...items);
+    waiting.setSharing([...participants.values()].some((p) => p.screen));
+  }
+
+  let subgroups: string[] = [];
+  function moveControl(p: ParticipantView): HTMLElement {
+    const select = el('select', { 'aria-label': `Sub-group for ${p.name}` }, ...subgroups.map((g) => el('option', { value: g, text: g })));
+    return el('span', {}, select, button('Move', () => send({ type: 'move', participant_id: p.participant_id, room_id: select.value }), { 'aria-label': `Move ${p.name}` }));
+  }
+
+  function renderModeratorTools(): void {
+    if (!isModerator()) {
+      moderatorTools.replaceChildren();
+      return;
+    }
+    const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
+    moderatorTools.replaceChildren(
+      locksForm(locks, (next) => send({ type: 'lock', locks: next })),
+      el(
+        'section',
+        { 'aria-labelledby': 'groups-heading' },
+        el('h3', { id: 'groups-heading', text: 'Sub-groups' }),
+        field('Number of sub-groups', count),
+        button('Create sub-groups', () => send({ type: 'create_subgroups', count: Number(count.value) })),
+        subgroups.length ? el('p', { text: `Sub-groups: ${subgroups.join(', ')}` }) : null,
+        subgroups.length ? button('Bring everyone back', () => send({ type: 'bring_back' })) : null,
+      ),
+    );
+  }
+
+  function showChat(message: ChatMessage): void {
+    const time = new Date(message.at).toLocaleTimeString();
+    chatLog.append(el('li', {}, el('strong', { text: message.from.name }), ` (${time}): `, el('span', { text: message.text })));
+    chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  function applyLocks(): void {
+    if (!mayAudio() && audioOn) setAudio(false);
+    if (!mayVideo() && videoOn) setVideo(false);
+    micButton.disabled = !mayAudio();
+    camButton.disabled = !mayVideo();
+    const notes = [!mayAudio() ? 'Your microphone is locked by a moderator.' : '', !mayVideo() ? 'Your camera is locked by a moderator.' : ''].filter(Boolean);
+    lockNotice.textContent = notes.join(' ');
+    lockNotice.hidden = notes.length === 0;
+    meshReady?.setAllowed(mayAudio(), mayVideo());
+  }
+
+  function publishState(): void {
+    send({ type: 'state', audio: audioOn, video: videoOn, screen: screen !== null });
+  }
+
+  function setAudio(on: boolean): void {
+    audioOn = on;
+    devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = on));
+    micButton.textContent = on ? 'Mute microphone' : 'Unmute microphone';
+    micButton.setAttribute('aria-pressed', String(!on));
+    publishState();
+  }
+
+  function setVideo(on: boolean): void {
+    videoOn = on;
+    devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = on));
+    camButton.textContent = on ? 'Turn camera off' : 'Turn camera on';
+    camButton.setAttribute('aria-pressed', String(!on));
+    publishState();
+  }
+
+  const toggleAudio = () => {
+    setAudio(!audioOn);
+    announce(audioOn ? 'Microphone on' : 'Microphone muted');
+  };
+  const toggleVideo = () => {
+    setVideo(!videoOn);
+    announce(videoOn ? 'Camera on' : 'Camera off');
+  };
+
+  async function toggleScreen(): Promise<void> {
+    if (screen) {
+      screen.stop();
+      screen = null;
+      meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+    } else {
+      try {
+        const display = await navigator.mediaDevices.getDisplayMedia({ video: true });
+        screen = display.getVideoTracks()[0] ?? null;
+        if (!screen) return;
+        screen.addEventListener('ended', () => void (screen && toggleScreen()));
+        meshReady?.replaceVideo(screen);
+      } catch {
+        announce('Screen sharing was not started');
+        return;
+      }
+    }
+    screenButton.textContent = screen ? 'Stop sharing screen' : 'Share screen';
+    screenButton.setAttribute('aria-pressed', String(screen !== null));
+    announce(screen ? 'You are sharing your screen' : 'Screen sharing stopped');
+    publishState();
+  }
+
+  chatForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = chatInput.value.trim();
+    if (!text) return;
+    send({ type: 'chat', text });
+    chatInput.value = '';
+  });
+
+  // Speaking activity from the microphone level, sent on change only.
+  let speaking = false;
+  const speakingTimer = window.setInterval(() => {
+    const now = audioOn && devices.level() > speakingThreshold;
+    if (now !== speaking) {
+      speaking = now;
+      send({ type: 'speaking', speaking });
+    }
+  }, 250);
+
+  async function move(target: string): Promise<void> {
+    const known = options.sessions.get(target);
+    if (known) return options.switchTo(target, known);
+    const result = await roomApi.start(target, { name: self?.name ?? '' }, session);
+    if (result.ok && result.body.status === 'joined') {
+      options.sessions.set(target, result.body.session);
+      options.switchTo(target, result.body.session);
+    } else {
+      announce('Moving to the sub-group did not work.');
+    }
+  }
+
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as ServerMessage;
+    switch (message.type) {
+      case 'welcome': {
+        self = message.self;
+        locks = message.locks;
+        subgroups = [...message.subgroups];
+        mesh.setSelf(self.participant_id);
+        meshReady = mesh;
+        for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
+        for (const p of participants.values()) tileFor(p);
+        for (const m of message.chat) showChat(m);
+        applyLocks();
+        mesh.setAllowed(mayAudio(), mayVideo());
+        for (const p of message.participants) if (p.participant_id !== self.participant_id) mesh.connect(p.participant_id);
+        if (isModerator()) peopleHeading.after(waiting.section);
+        renderModeratorTools();
+        renderPeople();
+        publishState();
+        announce('You are in the meeting');
+        break;
+      }
+      case 'participant_joined':
+        participants.set(message.participant.participant_id, message.participant);
+        tileFor(message.participant);
+        renderPeople();
+        announce(`${message.participant.name} joined`);
+        break;
+      case 'participant_left': {
+        const gone = participants.get(message.participant_id);
+        participants.delete(message.participant_id);
+        tiles.get(message.participant_id)?.remove();
+        tiles.delete(message.participant_id);
+        mesh.remove(message.participant_id);
+        renderPeople();
+        if (gone) announce(`${gone.name} left`);
+        break;
+      }
+      case 'state':
+        participants.set(message.participant.participant_id, message.participant);
+        tileFor(message.participant);
+        renderPeople();
+        break;
+      case 'speaking':
+        tiles.get(message.participant_id)?.classList.toggle('speaking', message.speaking);
+        break;
+      case 'chat':
+        showChat(message.message);
+        break;
+      case 'waiting_list':
+        waiting.update(message.requests);
+        break;
+      case 'locks':
+        locks = message.locks;
+        applyLocks();
+        renderModeratorTools();
+        announce('Lock settings changed');
+        break;
+      case 'signal':
+        void mesh.handle(message.from, message.data).catch(() => {});
+        break;
+      case 'subgroups':
+        subgroups = [...message.subgroups];
+        renderModeratorTools();
+        renderPeople();
+        break;
+      case 'move':
+        void move(message.room_id);
+        break;
+      case 'ended':
+        close();
+        options.left('The meeting has ended.');
+        break;
+      case 'error':
+        announce(message.message);
+        break;
+    }
+  });
+  socket.addEventListener('close', (event) => {
+    if (closed) return;
+    close();
+    options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.');
+  });
+
+  async function leave(): Promise<void> {
+    close();
+    await roomApi.leave(roomId, session);
+    options.left('You left the meeting.');
+  }
+
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    window.clearInterval(speakingTimer);
+    mesh.close();
+    screen?.stop();
+    socket.close();
+  }
+
+  devices.onChange(() => {
+    if (!screen) meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+  });
+
+  const peopleHeading = el('h2', { id: 'people-heading', text: 'Participants' });
+  const panel = el(
+    'aside',
+    { class: 'panel', 'aria-label': 'Meeting panel' },
+    el('section', { 'aria-labelledby': 'people-heading' }, peopleHeading, peopleList),
+    el('section', { 'aria-labelledby': 'chat-heading' }, el('h2', { id: 'chat-heading', text: 'Chat' }), chatLog, chatForm),
+    moderatorTools,
+  );
+  const element = el(
+    'div',
+    { class: 'meeting' },
+    el(
+      'section',
+      { 'aria-label': 'Meeting' },
+      waiting.notification,
+      tilesEl,
+      lockNotice,
+      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Meeting controls' }, micButton, camButton, screenButton, leaveButton),
+    ),
+    panel,
+  );
+  return { element, close };
+}

@@ -1,0 +1,141 @@
+import type { SignalData } from '../http/live/protocol.js';
+
+interface Peer {
+  readonly pc: RTCPeerConnection;
+  readonly polite: boolean;
+  makingOffer: boolean;
+  ignoreOffer: boolean;
+}
+
+export interface MeshOptions {
+  readonly send: (to: string, data: SignalData) => void;
+  readonly onStream: (participantId: string, stream: MediaStream) => void;
+}
+
+/**
+ * Browser-to-browser media: one RTCPeerConnection per other participant, negotiated with
+ * the "perfect negotiation" pattern so two sides offering at once settle by themselves.
+ * What it may send follows the locks: a locked microphone or camera is offered recvonly,
+ * which is also what the server checks before relaying.
+ */
+export class Mesh {
+  private readonly peers = new Map<string, Peer>();
+  private sendAudio = true;
+  private sendVideo = true;
+  private selfId = '';
+
+  constructor(
+    private readonly options: MeshOptions,
+    private stream: MediaStream,
+  ) {}
+
+  /** Our own id, known once the server welcomed us: it decides which side of a pair is polite. */
+  setSelf(participantId: string): void {
+    this.selfId = participantId;
+  }
+
+  has(participantId: string): boolean {
+    return this.peers.has(participantId);
+  }
+
+  connect(participantId: string): Peer {
+    const existing = this.peers.get(participantId);
+    if (existing) return existing;
+    const pc = new RTCPeerConnection({ iceServers: [] });
+    const peer: Peer = { pc, polite: this.selfId > participantId, makingOffer: false, ignoreOffer: false };
+    this.peers.set(participantId, peer);
+    pc.onnegotiationneeded = async () => {
+      try {
+        peer.makingOffer = true;
+        await pc.setLocalDescription();
+        if (pc.localDescription) this.options.send(participantId, { description: pc.localDescription.toJSON() });
+      } finally {
+        peer.makingOffer = false;
+      }
+    };
+    pc.onicecandidate = ({ candidate }) => {
+      if (candidate) this.options.send(participantId, { candidate: candidate.toJSON() });
+    };
+    pc.ontrack = ({ streams, track }) => this.options.onStream(participantId, streams[0] ?? new MediaStream([track]));
+    this.attach(pc);
+    return peer;
+  }
+
+  private attach(pc: RTCPeerConnection): void {
+    for (const kind of ['audio', 'video'] as const) {
+      const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];
+      const allowed = kind === 'audio' ? this.sendAudio : this.sendVideo;
+      if (track && allowed) pc.addTransceiver(track, { direction: 'sendrecv', streams: [this.stream] });
+      else pc.addTransceiver(kind, { direction: 'recvonly' });
+    }
+  }
+
+  async handle(from: string, data: SignalData): Promise<void> {
+    const peer = this.connect(from);
+    const { pc } = peer;
+    if ('description' in data) {
+      const description = data.description as RTCSessionDescriptionInit;
+      const collision = description.type === 'offer' && (peer.makingOffer || pc.signalingState !== 'stable');
+      peer.ignoreOffer = !peer.polite && collision;
+      if (peer.ignoreOffer) return;
+      await pc.setRemoteDescription(description);
+      if (description.type === 'offer') {
+        // A renegotiation by the other side must not turn a locked sender back into a sender.
+        this.applyDirections(pc);
+        await pc.setLocalDescription();
+        if (pc.localDescription) this.options.send(from, { description: pc.localDescription.toJSON() });
+      }
+    } else {
+      try {
+        await pc.addIceCandidate(data.candidate as RTCIceCandidateInit);
+      } catch (err) {
+        if (!peer.ignoreOffer) throw err;
+      }
+    }
+  }
+
+  private applyDirections(pc: RTCPeerConnection): void {
+    for (const transceiver of pc.getTransceivers()) {
+      const kind = transceiver.receiver.track.kind;
+      const allowed = kind === 'audio' ? this.sendAudio : this.sendVideo;
+      const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];
+      if (allowed && track) {
+        if (transceiver.sender.track !== track) void transceiver.sender.replaceTrack(track);
+        transceiver.direction = 'sendrecv';
+      } else {
+        void transceiver.sender.replaceTrack(null);
+        transceiver.direction = 'recvonly';
+      }
+    }
+  }
+
+  /** Locks changed: stop or resume sending, which renegotiates with everyone. */
+  setAllowed(audio: boolean, video: boolean): void {
+    if (audio === this.sendAudio && video === this.sendVideo) return;
+    this.sendAudio = audio;
+    this.sendVideo = video;
+    for (const { pc } of this.peers.values()) this.applyDirections(pc);
+  }
+
+  /** Swaps the outgoing video (camera, background-processed camera or screen) without renegotiating. */
+  replaceVideo(track: MediaStreamTrack | null): void {
+    for (const { pc } of this.peers.values()) {
+      const sender = pc.getTransceivers().find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendrecv')?.sender;
+      if (sender) void sender.replaceTrack(track);
+    }
+  }
+
+  setStream(stream: MediaStream): void {
+    this.stream = stream;
+    this.replaceVideo(stream.getVideoTracks()[0] ?? null);
+  }
+
+  remove(participantId: string): void {
+    this.peers.get(participantId)?.pc.close();
+    this.peers.delete(participantId);
+  }
+
+  close(): void {
+    for (const id of [...this.peers.keys()]) this.remove(id);
+  }
+}

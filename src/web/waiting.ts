@@ -1,0 +1,128 @@
+import { announce } from './announce.js';
+import { roomApi, type PollAnswer } from './api.js';
+import { describe } from './arrival.js';
+import type { Devices } from './devices.js';
+import { button, el, field } from './dom.js';
+
+const pollIntervalMs = 2000;
+
+const stateText: Record<PollAnswer['status'] | 'ready', string> = {
+  ready: 'Add a note if you like, then ask to join.',
+  waiting: 'Waiting for a moderator to let you in.',
+  admitted: 'You have been let in.',
+  refused: 'A moderator declined your request. You may ask again.',
+  barred: 'You cannot join this meeting.',
+  expired: 'Nobody answered your request in time. You may ask again.',
+};
+
+export interface WaitingOptions {
+  readonly roomId: string;
+  readonly name: string;
+  readonly accessCode: string;
+  readonly joinToken: string | null;
+  readonly devices: Devices;
+  /** Already knocked (a reload found the request still there). */
+  readonly resumed: boolean;
+  readonly admitted: (session: string) => void;
+}
+
+/**
+ * Two parts side by side: her devices, and her request. The page shows nothing of the
+ * meeting: no name, no moderators, no count. Polls every 2 s while waiting.
+ */
+export function waitingScreen(options: WaitingOptions): HTMLElement {
+  const { roomId, devices } = options;
+  const name = el('input', { name: 'name', value: options.name, maxlength: 64, required: true });
+  const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
+  const state = el('p', { class: 'state', text: stateText.ready });
+  const error = el('p', { class: 'error', role: 'alert', hidden: true });
+  const ask = button('Ask to join', () => void knock());
+  const askAgain = button('Ask again', () => void knock(), { hidden: true });
+  const leave = button('Leave', () => void withdraw());
+  let timer = 0;
+
+  const setState = (status: keyof typeof stateText) => {
+    state.textContent = stateText[status];
+    announce(stateText[status]);
+    const asked = status === 'waiting';
+    ask.hidden = status !== 'ready';
+    askAgain.hidden = status !== 'refused' && status !== 'expired';
+    name.disabled = asked || status === 'barred';
+    note.disabled = asked || status === 'barred';
+    leave.hidden = status === 'barred';
+  };
+
+  const stopPolling = () => window.clearTimeout(timer);
+
+  const poll = async () => {
+    const result = await roomApi.poll(roomId);
+    if (!result.ok) {
+      if (result.error.status === 404) setState('ready');
+      else timer = window.setTimeout(() => void poll(), pollIntervalMs);
+      return;
+    }
+    const answer = result.body;
+    if (answer.status === 'admitted') {
+      stopPolling();
+      window.removeEventListener('pagehide', onPageHide);
+      setState('admitted');
+      options.admitted(answer.session);
+      return;
+    }
+    if (answer.status === 'waiting') timer = window.setTimeout(() => void poll(), pollIntervalMs);
+    if (state.textContent !== stateText[answer.status]) setState(answer.status);
+  };
+
+  const knock = async () => {
+    error.hidden = true;
+    const result = await roomApi.knock(roomId, {
+      name: name.value.trim(),
+      note: note.value,
+      ...(options.accessCode ? { access_code: options.accessCode } : {}),
+      ...(options.joinToken ? { t: options.joinToken } : {}),
+    });
+    if (!result.ok) {
+      if (result.error.code === 'barred') return setState('barred');
+      error.textContent = describe(result.error.code, result.error.retryAfter);
+      error.hidden = false;
+      return;
+    }
+    if (result.body.status === 'joined') return options.admitted(result.body.session);
+    setState('waiting');
+    stopPolling();
+    timer = window.setTimeout(() => void poll(), pollIntervalMs);
+  };
+
+  const withdraw = async () => {
+    stopPolling();
+    await roomApi.withdraw(roomId);
+    setState('ready');
+  };
+
+  // A closed window frees its place at once; the server's sweep is the fallback.
+  const onPageHide = () => {
+    if (state.textContent === stateText.waiting) roomApi.leaveBeacon(roomId);
+  };
+  window.addEventListener('pagehide', onPageHide);
+
+  if (options.resumed) {
+    setState('waiting');
+    void poll();
+  }
+
+  return el(
+    'div',
+    { class: 'two-parts' },
+    devices.render(),
+    el(
+      'section',
+      { 'aria-labelledby': 'request-heading' },
+      el('h1', { id: 'request-heading', text: 'Your request to join' }),
+      field('Your name', name),
+      field('Note to the moderator (optional)', note, 'Up to 280 characters.'),
+      state,
+      error,
+      el('div', { class: 'toolbar' }, ask, askAgain, leave),
+    ),
+  );
+}
