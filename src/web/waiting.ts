@@ -32,8 +32,12 @@ export interface WaitingOptions {
  */
 export function waitingScreen(options: WaitingOptions): HTMLElement {
   const { roomId, devices } = options;
-  const name = el('input', { name: 'name', value: options.name, maxlength: 64, required: true });
+  // What she typed survives a reload of this tab, so "Ask again" works after one.
+  const memoryKey = `meet.request.${roomId}`;
+  const remembered = JSON.parse(sessionStorage.getItem(memoryKey) ?? '{}') as { name?: string; note?: string };
+  const name = el('input', { name: 'name', value: options.name || remembered.name || '', maxlength: 64, required: true });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
+  note.value = remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
   const error = el('p', { class: 'error', role: 'alert', hidden: true });
   const ask = button('Ask to join', () => void knock());
@@ -75,6 +79,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   const knock = async () => {
     error.hidden = true;
+    sessionStorage.setItem(memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value }));
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,

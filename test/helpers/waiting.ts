@@ -120,9 +120,13 @@ export class Browser {
 }
 
 /** The claims of a session (or join) token, decoded without verifying. */
-export function claimsOf(token: string): Record<string, unknown> {
-  const payload = token.split('.')[1] ?? '';
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+export function claimsOf(token: unknown): Record<string, unknown> {
+  const payload = typeof token === 'string' ? (token.split('.')[1] ?? '') : '';
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
 
 /** The join token (`t`) of a link made through the rooms API. */

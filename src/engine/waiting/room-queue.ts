@@ -5,6 +5,8 @@ export interface LiveRequest {
   readonly expiresAtMs: number;
   /** Memory only: a poll must not cost a write. */
   lastSeenMs: number;
+  /** Memory only: when her page said it was going away (a beacon), unless it polls again. */
+  leavingSinceMs?: number;
 }
 
 /** The pollable requests of one room's open meeting: the read path of every poll. */

@@ -20,6 +20,9 @@
  * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
  *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant.
  * - `withdraw(roomId, secret): boolean` — the person leaves; a waiting request is withdrawn at once.
+ * - `leaving(roomId, secret): boolean` — her page is going away (pagehide beacon): moderators stop
+ *   seeing the request at once and it is withdrawn after `leaveGraceMs` (2 s) unless the same
+ *   browser polls again, which is what a reload does, so a reload keeps her place.
  *
  * Moderator gestures (actor: a moderator participant of the open meeting, or `{kind:'api', name}`;
  * a participant who is not a moderator of the open meeting gets not_moderator):
@@ -107,7 +110,7 @@ interface Gesture {
   readonly actor: RecordedActor;
 }
 
-export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000 } as const;
+export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000, leaveGraceMs: 2000 } as const;
 
 export class WaitingRoomService {
   private readonly queues = new Map<string, RoomQueue>();
@@ -205,6 +208,10 @@ export class WaitingRoomService {
     const { meeting, queue, live } = found;
     const now = this.nowMs();
     live.lastSeenMs = now;
+    if (live.leavingSinceMs !== undefined) {
+      delete live.leavingSinceMs;
+      this.notify(roomId);
+    }
     if (live.request.state === 'waiting' && now >= live.expiresAtMs) {
       this.expire(meeting, queue, live);
       this.notify(roomId);
@@ -227,11 +234,20 @@ export class WaitingRoomService {
     return state !== 'barred' && state !== 'admitted';
   }
 
+  leaving(roomId: string, secret: unknown): boolean {
+    const found = this.findBySecret(roomId, secret);
+    if (!found || found.live.request.state !== 'waiting') return this.withdraw(roomId, secret);
+    found.live.leavingSinceMs = this.nowMs();
+    this.notify(roomId);
+    return true;
+  }
+
   list(roomId: string, actor: Actor): WaitingListItem[] {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return [];
     this.settle(gesture.meeting, gesture.queue);
-    return [...gesture.queue.waiting.values()].map(({ request }) => ({
+    const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
+    return present.map(({ request }) => ({
       request_id: request.requestId,
       name: request.name,
       note: request.note,
@@ -309,11 +325,13 @@ export class WaitingRoomService {
     const member = subgroup ? this.parentMember(room, arrival) : null;
     const name = checkName(member?.name ?? claims?.name ?? arrival.name);
     const note = knocking ? checkNote(arrival.note) : '';
-    // Who comes from the parent's meeting passed its code and its waiting room already.
-    if (!member) this.checkAccessCode(room, arrival);
     const secretHash = plausibleSecret(arrival.secret) ? hashSecret(arrival.secret) : null;
     const meeting = this.deps.meetings.current(room.roomId);
     const queue = meeting ? this.queueOf(meeting) : undefined;
+    // Who comes from the parent's meeting passed its code already; so did a browser whose
+    // cookie names a request of this meeting, since that cookie is only given after the code.
+    const knownBrowser = secretHash !== null && queue?.bySecretHash(secretHash) !== undefined;
+    if (!member && !knownBrowser) this.checkAccessCode(room, arrival);
     if (secretHash && !isModerator(claims) && queue?.bySecretHash(secretHash)?.request.state === 'barred') {
       throw new EngineError('barred', 'you may not join this meeting');
     }
@@ -439,6 +457,7 @@ export class WaitingRoomService {
     let changed = false;
     for (const live of [...queue.waiting.values()]) {
       if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
+      else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
       else if (now - live.lastSeenMs >= this.staleAfterMs) this.close(meeting, queue, live, 'window_closed');
       else continue;
       changed = true;

@@ -6,7 +6,7 @@ import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
 import { barOf, bodyOf, requestId, type Body } from '../body.js';
 import { HttpError } from '../errors.js';
 import { presentedSession, requireSession, signSession } from './session.js';
-import { clearWaitingCookie, readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
+import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
 
 type WithId = { Params: { id: string } };
 
@@ -67,15 +67,20 @@ export function roomRoutes(services: Services) {
       return result;
     });
 
-    const withdraw = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
+    // The Leave button: withdrawn at once. The cookie stays: for a barred browser it is the
+    // bar itself, and after a withdrawal it names nothing.
+    app.delete<WithId>('/room/:id/waiting', async (request, reply) => {
       const secret = readWaitingCookie(request);
       if (secret) services.waiting.withdraw(request.params.id, secret);
-      clearWaitingCookie(reply, request.params.id);
       return reply.code(204).send();
-    };
-    app.delete<WithId>('/room/:id/waiting', withdraw);
-    // navigator.sendBeacon can only POST.
-    app.post<WithId>('/room/:id/waiting/leave', withdraw);
+    });
+    // The pagehide beacon (sendBeacon can only POST): gone from the moderators' list at once,
+    // freed within 2 s, unless the same browser polls again because it was only a reload.
+    app.post<WithId>('/room/:id/waiting/leave', async (request, reply) => {
+      const secret = readWaitingCookie(request);
+      if (secret) services.waiting.leaving(request.params.id, secret);
+      return reply.code(204).send();
+    });
 
     app.get<WithId>('/room/:id/waiting-list', async (request) => {
       const session = await requireSession(services, request, request.params.id);

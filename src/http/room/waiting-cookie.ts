@@ -20,7 +20,3 @@ export function setWaitingCookie(request: FastifyRequest, reply: FastifyReply, r
     secure: request.protocol === 'https',
   });
 }
-
-export function clearWaitingCookie(reply: FastifyReply, roomId: string): void {
-  reply.clearCookie(waitingCookieName, { path: cookiePath(roomId) });
-}

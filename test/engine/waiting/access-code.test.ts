@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, claims } from '../helpers/fixture.js';
+import { Fixture, arrive, by, claims } from '../helpers/fixture.js';
 
 t.test('a wrong code is refused and leaves no trace for moderators', async (t) => {
   const f = new Fixture();
@@ -73,4 +73,15 @@ t.test('the sweep forgets old failures', async (t) => {
   f.waiting.sweep();
   const limiter = (f.waiting as unknown as { limiter: { failures: Map<string, unknown> } }).limiter;
   t.equal(limiter.failures.size, 0);
+});
+
+t.test('asking again with the cookie of a refused request needs no code again', async (t) => {
+  const f = new Fixture();
+  f.room({ accessCode: '2468' });
+  const mod = f.moderator();
+  const first = f.knock('Ann', 'r1', { accessCode: '2468' });
+  f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
+  const again = f.waiting.knock(arrive('r1', 'Ann', { secret: first.secret }));
+  t.equal(again.status, 'waiting', 'her cookie shows she passed the code in this meeting');
+  t.throws(() => f.waiting.knock(arrive('r1', 'Eve', { secret: 'x'.repeat(43) })), { code: 'access_code_invalid' }, 'an unknown cookie proves nothing');
 });
