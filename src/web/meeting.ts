@@ -37,7 +37,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const peopleList = el('ul', { 'aria-label': 'Participants' });
   const chatLog = el('ol', { class: 'chat-log', role: 'log', 'aria-label': 'Chat messages', 'aria-live': 'polite' });
   const chatInput = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
-  const chatForm = el('form', {}, field('Message', chatInput), el('button', { type: 'submit', text: 'Send' }));
+  const chatForm = el('form', {}, field('Chat message', chatInput), el('button', { type: 'submit', text: 'Send' }));
   const moderatorTools = el('div');
   const waiting = new WaitingPanel(roomId, () => session, options.policyForced);
   const micButton = button('Mute microphone', () => toggleAudio(), { 'aria-pressed': 'false' });

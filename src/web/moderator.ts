@@ -51,6 +51,11 @@ export class WaitingPanel {
     for (const r of fresh) this.seen.add(r.request_id);
     this.render(requests);
     if (fresh.length > 0) this.notify(fresh);
+    else if (requests.length === 0) {
+      // Everyone was answered: nothing left to announce.
+      this.notification.hidden = true;
+      this.group = null;
+    }
   }
 
   /** While anyone shares a screen the notification stays out of the way; the panel does not. */

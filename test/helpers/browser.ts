@@ -83,12 +83,17 @@ export async function countConnections(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => {
     const w = window as unknown as Record<string, unknown>;
     w.__meetCounts = { peerConnections: 0, webSockets: 0 };
+    w.__meetPeers = [];
+    w.__meetSocketUrls = [];
     const counts = w.__meetCounts as { peerConnections: number; webSockets: number };
+    const peers = w.__meetPeers as RTCPeerConnection[];
+    const socketUrls = w.__meetSocketUrls as string[];
     const PC = window.RTCPeerConnection;
     window.RTCPeerConnection = class extends PC {
       constructor(...args: ConstructorParameters<typeof RTCPeerConnection>) {
         super(...args);
         counts.peerConnections += 1;
+        peers.push(this);
       }
     } as typeof RTCPeerConnection;
     const WS = window.WebSocket;
@@ -96,6 +101,7 @@ export async function countConnections(context: BrowserContext): Promise<void> {
       constructor(...args: ConstructorParameters<typeof WebSocket>) {
         super(...args);
         counts.webSockets += 1;
+        socketUrls.push(String(args[0]));
       }
     } as typeof WebSocket;
   });
@@ -103,4 +109,21 @@ export async function countConnections(context: BrowserContext): Promise<void> {
 
 export function connectionCounts(page: Page): Promise<{ peerConnections: number; webSockets: number }> {
   return page.evaluate(() => (window as unknown as { __meetCounts: { peerConnections: number; webSockets: number } }).__meetCounts);
+}
+
+/** Sum of a stat over the page's inbound RTP streams of one kind (e.g. framesDecoded of video). */
+export function inboundTotal(page: Page, kind: 'audio' | 'video', stat: 'framesDecoded' | 'bytesReceived' | 'packetsReceived'): Promise<number> {
+  return page.evaluate(
+    async ([kind, stat]) => {
+      let total = 0;
+      for (const pc of (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers) {
+        if (pc.connectionState === 'closed') continue;
+        (await pc.getStats()).forEach((report: Record<string, unknown>) => {
+          if (report.type === 'inbound-rtp' && report.kind === kind) total += Number(report[stat] ?? 0);
+        });
+      }
+      return total;
+    },
+    [kind, stat] as const,
+  );
 }
