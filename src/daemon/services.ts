@@ -1,12 +1,17 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import type { Clock } from '../engine/clock.js';
+import { ChatLog } from '../engine/live/chat-log.js';
+import { MeetingLocks } from '../engine/live/meeting-locks.js';
+import { MeetingStats } from '../engine/stats/meeting-stats.js';
+import { LiveHub, type LiveOptions } from '../http/live/live-hub.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-tokens-repository.js';
 import { openDatabase } from '../store/database.js';
+import { SqliteLiveStore } from '../store/live-repository.js';
 import { SqliteMeetingStore } from '../store/meetings-repository.js';
 import { SqliteRoomStore } from '../store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../store/waiting-requests-repository.js';
@@ -24,6 +29,10 @@ export interface Services {
   readonly meetings: MeetingService;
   readonly waiting: WaitingRoomService;
   readonly tokens: TokenService;
+  /** Per participant and meeting: audio, video, talk time, webcam intervals, chat counts. */
+  readonly stats: MeetingStats;
+  /** The live connection of every room; also the LiveApi for the compat module. */
+  readonly live: LiveHub;
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
   close(): void;
@@ -31,19 +40,42 @@ export interface Services {
 
 export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs'>;
 
-export function openServices(config: ServicesConfig, clock: Clock = systemClock): Services {
+export interface ServicesOptions {
+  /** Grace periods and limits of the live connection (tests shorten them). */
+  readonly live?: LiveOptions;
+}
+
+export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
   const db = openDatabase(config.dataDir);
   const roomStore = new SqliteRoomStore(db);
   const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { emptyGraceMs: config.meetingEmptyGraceSecs * 1000 });
   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config });
+  const rooms = new RoomService(roomStore, clock, config, (roomId) => meetings.roomDeleted(roomId));
+  const liveStore = new SqliteLiveStore(db);
+  const stats = new MeetingStats(liveStore, clock);
+  const live = new LiveHub({
+    meetings,
+    waiting,
+    rooms,
+    subgroupsOf: (roomId) => roomStore.children(roomId),
+    chat: new ChatLog(liveStore, clock),
+    locks: new MeetingLocks(liveStore, clock),
+    stats,
+    clock,
+    ...(options.live ? { options: options.live } : {}),
+  });
   let timer: NodeJS.Timeout | null = null;
   return {
-    rooms: new RoomService(roomStore, clock, config, (roomId) => meetings.roomDeleted(roomId)),
+    rooms,
     accessTokens: new AccessTokenService(new SqliteAccessTokenStore(db), clock),
     meetings,
     waiting,
     tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
+    stats,
+    live,
     startSweeping(onError) {
+      // Serving starts: statistics left running by a crashed process end now.
+      stats.settleUnfinished();
       // A failing sweep must not take the daemon down; the next tick tries again.
       const sweep = () => {
         try {
@@ -57,6 +89,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock)
     },
     close() {
       if (timer) clearInterval(timer);
+      live.close();
       db.close();
     },
   };

@@ -1,4 +1,5 @@
 import cookie from '@fastify/cookie';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../daemon/services.js';
 import { bearerAuth } from './api/bearer-auth.js';
@@ -6,6 +7,7 @@ import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 
 export const bodyLimitBytes = 64 * 1024;
@@ -29,6 +31,8 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('actor', null);
+  // Before any route: it wraps every route so that only the live route accepts an upgrade.
+  await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
 
   await app.register(
     async (api) => {
@@ -40,6 +44,7 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
   );
   await app.register(cookie);
   await app.register(roomRoutes(services));
+  await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }));
   return app;
 }

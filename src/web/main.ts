@@ -28,13 +28,15 @@ function message(text: string): void {
 function enterMeeting(room: string, session: string): void {
   closeMeeting?.();
   sessions.set(room, session);
-  if (room !== roomId) history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
+  // The address names the room she is in, and no longer carries the join token.
+  history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
   const view = meetingView({
     roomId: room,
     session,
     devices,
     policyForced,
     sessions,
+    homeRoomId: roomId,
     switchTo: (next, nextSession) => enterMeeting(next, nextSession),
     left: (text) => {
       closeMeeting = null;

@@ -13,6 +13,8 @@ export interface MeetingOptions {
   readonly policyForced: boolean;
   /** Sessions of rooms of this meeting family, to come back from a sub-group. */
   readonly sessions: Map<string, string>;
+  /** The room the page was opened for: its session is the key to every sub-group. */
+  readonly homeRoomId: string;
   /** Called to switch to another room (sub-group or back). */
   readonly switchTo: (roomId: string, session: string) => void;
   readonly left: (message: string) => void;
@@ -214,7 +216,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   async function move(target: string): Promise<void> {
     const known = options.sessions.get(target);
     if (known) return options.switchTo(target, known);
-    const result = await roomApi.start(target, { name: self?.name ?? '' }, session);
+    const home = options.sessions.get(options.homeRoomId) ?? session;
+    const result = await roomApi.start(target, { name: self?.name ?? '' }, home);
     if (result.ok && result.body.status === 'joined') {
       options.sessions.set(target, result.body.session);
       options.switchTo(target, result.body.session);

@@ -94,6 +94,21 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await ann.getByRole('log', { name: 'Chat messages' }).getByText('Welcome, Ann').waitFor();
     t.pass('chat flows both ways');
 
+    // Sub-groups: create two, move Ann into one (no waiting room), bring everyone back.
+    await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
+    await mod.getByRole('button', { name: 'Create sub-groups' }).click();
+    await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
+    await mod.getByRole('combobox', { name: 'Sub-group for Ann' }).selectOption('lesson-g1');
+    await mod.getByRole('button', { name: 'Move Ann' }).click();
+    await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 10_000 });
+    await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
+    t.pass('Ann is in the sub-group without knocking');
+    t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
+    await mod.getByRole('button', { name: 'Bring everyone back' }).click();
+    await ann.waitForURL(/\/room\/lesson$/, { timeout: 10_000 });
+    await ann.getByRole('listitem', { name: 'Teacher' }).waitFor();
+    t.pass('everyone is back in the main room with the moderator');
+
     // Lock microphones: Ann's page stops sending audio, and the console cannot force it.
     await until('audio from Ann at the moderator', async () => (await inboundTotal(mod, 'audio', 'bytesReceived')) > 0);
     await mod.getByRole('checkbox', { name: 'Lock microphones' }).check();
@@ -121,6 +136,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       return messages.filter((m) => m.type === 'error').map((m) => m.code);
     });
     t.same(forced, ['locked'], 'an audio offer sent by hand from her console is refused as locked');
-    t.same(await (async () => browser.screenshot(mod, 'meeting-moderator-locked'))(), undefined);
+    await browser.screenshot(mod, 'meeting-moderator-locked');
+
   });
 }

@@ -59,6 +59,12 @@ interface LiveMeeting {
  * - `timeline(roomId, meetingId?): TimelineEntry[]` and `attendance(roomId, meetingId?): Attendance`
  *   — of the given meeting, else the open one, else the latest; `meeting_not_found`.
  * - `sweep(): void` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
+ * - `onEnded(listener): () => void` — told of every meeting that is over: ended (by `end` or
+ *   the sweep; `endedAt` set) or dropped with its room (`endedAt` null). Runs after the end is
+ *   committed and the meeting left memory. Returns an unsubscribe function.
+ * - `onLeft(listener): () => void` — told after a participant's presence ends through `leave`
+ *   (not when a meeting ends). Returns an unsubscribe function.
+ *   Listeners must not throw; if one does, the others still run and the first error is rethrown.
  *
  * The other public methods are for WaitingRoomService and are not meant for routes.
  */
@@ -67,6 +73,8 @@ export class MeetingService {
   private readonly byParticipant = new Map<string, LiveMeeting>();
   private hooks: MeetingHooks = noHooks;
   private readonly emptyGraceMs: number;
+  private readonly endedListeners = new Set<(meeting: Meeting) => void>();
+  private readonly leftListeners = new Set<(participant: Participant) => void>();
 
   constructor(
     private readonly store: MeetingStore,
@@ -86,6 +94,16 @@ export class MeetingService {
   attach(hooks: MeetingHooks): void {
     if (this.hooks !== noHooks) throw new Error('MeetingService already has hooks attached');
     this.hooks = hooks;
+  }
+
+  onEnded(listener: (meeting: Meeting) => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  onLeft(listener: (participant: Participant) => void): () => void {
+    this.leftListeners.add(listener);
+    return () => this.leftListeners.delete(listener);
   }
 
   atomically<T>(fn: () => T): T {
@@ -150,6 +168,7 @@ export class MeetingService {
     this.store.updateParticipant(left);
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
+    notify(this.leftListeners, left);
     return left;
   }
 
@@ -259,13 +278,14 @@ export class MeetingService {
       this.store.appendTimeline({ meetingId: live.meeting.meetingId, at, kind: 'meeting_ended', actor, subject: null, count: null });
       this.store.updateMeeting({ ...live.meeting, endedAt: at });
     });
-    this.forget(live);
+    this.forget(live, at);
   }
 
-  private forget(live: LiveMeeting): void {
+  private forget(live: LiveMeeting, endedAt: string | null = null): void {
     for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
     if (this.byRoom.get(live.meeting.roomId) === live) this.byRoom.delete(live.meeting.roomId);
     this.hooks.forgotten(live.meeting);
+    notify(this.endedListeners, { ...live.meeting, endedAt });
   }
 
   private live(meeting: Meeting): LiveMeeting {
@@ -288,4 +308,17 @@ export class MeetingService {
   private nowIso(): string {
     return this.clock.now().toISOString();
   }
+}
+
+/** Runs every listener even if one throws; the first error is rethrown afterwards. */
+function notify<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
+  let failure: { error: unknown } | null = null;
+  for (const listener of [...listeners]) {
+    try {
+      listener(value);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }

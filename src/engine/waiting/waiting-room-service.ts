@@ -100,6 +100,8 @@ interface Screened {
   readonly name: string;
   readonly note: string;
   readonly claims: JoinClaims | null | undefined;
+  /** Her participant in the parent meeting, when she moves into a sub-group. */
+  readonly member: Participant | null;
   readonly secretHash: Buffer | null;
   readonly wait: boolean;
 }
@@ -343,7 +345,7 @@ export class WaitingRoomService {
       waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
       moderatorPresent: meeting ? this.deps.meetings.moderatorPresent(meeting) : false,
     });
-    return { room, name, note, claims, secretHash, wait };
+    return { room, name, note, claims, member, secretHash, wait };
   }
 
   /**
@@ -376,7 +378,8 @@ export class WaitingRoomService {
   }
 
   private enter(screened: Screened): EntryResult {
-    const role = screened.claims?.role ?? 'participant';
+    // Moved in from the parent meeting: she keeps the role she has there.
+    const role = screened.member?.role ?? screened.claims?.role ?? 'participant';
     const participant = this.deps.meetings.atomically(() =>
       this.deps.meetings.join(this.deps.meetings.ensure(screened.room.roomId), role, screened.name),
     );

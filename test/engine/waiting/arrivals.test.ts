@@ -88,6 +88,9 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   f.meetings.leave(guest.participantId);
   t.throws(() => f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })), { code: 'subgroup_closed' }, 'not after leaving the meeting');
   t.equal(f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') })).status, 'joined', 'a moderator enters');
+  const teacher = f.meetings.present('r1').find((p) => p.role === 'moderator')!;
+  const moved = f.waiting.start(arrive('r1-breakout-1', 'x', { fromParticipantId: teacher.participantId }));
+  t.equal(moved.status === 'joined' && moved.participant.role, 'moderator', 'a moderator moved from the meeting stays a moderator');
 });
 
 t.test('unknown room', async (t) => {

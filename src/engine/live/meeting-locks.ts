@@ -1,0 +1,75 @@
+import type { Clock } from '../clock.js';
+import type { Role } from '../meetings/meeting.js';
+
+/** Lock settings of a meeting. They bind participants, never moderators. */
+export interface LockSettings {
+  /** Participants may not send audio. */
+  readonly mic: boolean;
+  /** Participants may not send video. */
+  readonly cam: boolean;
+  /** Only moderators may send video. */
+  readonly camsModeratorsOnly: boolean;
+}
+
+export const unlocked: LockSettings = { mic: false, cam: false, camsModeratorsOnly: false };
+
+export interface LockStore {
+  getLocks(meetingId: string): LockSettings | null;
+  saveLocks(meetingId: string, locks: LockSettings, at: string): void;
+}
+
+/** Where a meeting's first lock settings come from (e.g. the compat module's create call). */
+export type LockDefaults = (roomId: string) => Partial<LockSettings> | null;
+
+export function mayAudio(role: Role, locks: LockSettings): boolean {
+  return role === 'moderator' || !locks.mic;
+}
+
+/** Video includes screen sharing: both are video sections of the same connection. */
+export function mayVideo(role: Role, locks: LockSettings): boolean {
+  return role === 'moderator' || (!locks.cam && !locks.camsModeratorsOnly);
+}
+
+/**
+ * The lock settings of open meetings, written through to the store so that a restart
+ * does not unlock anyone; served from memory.
+ */
+export class MeetingLocks {
+  private readonly cache = new Map<string, LockSettings>();
+  private defaults: LockDefaults = () => null;
+
+  constructor(
+    private readonly store: LockStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Replaces the source of first settings; a meeting that has settings keeps them. */
+  setDefaults(defaults: LockDefaults): void {
+    this.defaults = defaults;
+  }
+
+  get(meeting: { readonly meetingId: string; readonly roomId: string }): LockSettings {
+    const cached = this.cache.get(meeting.meetingId);
+    if (cached) return cached;
+    const stored = this.store.getLocks(meeting.meetingId);
+    if (stored) {
+      this.cache.set(meeting.meetingId, stored);
+      return stored;
+    }
+    const given = this.defaults(meeting.roomId);
+    if (!given) return unlocked;
+    // The first settings are kept, so that a later change of the defaults does not move them.
+    return this.set(meeting.meetingId, { ...unlocked, ...given });
+  }
+
+  set(meetingId: string, locks: LockSettings): LockSettings {
+    const settings: LockSettings = { mic: locks.mic, cam: locks.cam, camsModeratorsOnly: locks.camsModeratorsOnly };
+    this.store.saveLocks(meetingId, settings, this.clock.now().toISOString());
+    this.cache.set(meetingId, settings);
+    return settings;
+  }
+
+  forget(meetingId: string): void {
+    this.cache.delete(meetingId);
+  }
+}

@@ -1,0 +1,205 @@
+import type { Clock } from '../clock.js';
+
+/**
+ * Per participant and meeting: audio and video on or off (now), talk time (the sum of
+ * speaking intervals), webcam intervals (each time video was on) and the number of chat
+ * messages. The live connection feeds it with what it observes (`state`, `speaking`,
+ * `chat`); totals reported by a client are never taken. Every change is written through.
+ *
+ * Reading (for the compat module's getMeetingInfo and learningDashboard):
+ *   `stats.of(meetingId): ParticipantStats[]` — participants who ever connected, in order of
+ *   first connection; times are ISO 8601; talk time includes a running interval up to now.
+ */
+export interface StatsRecord {
+  readonly participantId: string;
+  readonly meetingId: string;
+  readonly audio: boolean;
+  readonly video: boolean;
+  /** Milliseconds of closed speaking intervals. */
+  readonly talkMs: number;
+  /** Start of the running speaking interval, if any. */
+  readonly talkingSince: string | null;
+  readonly lastTalkAt: string | null;
+  readonly chatMessages: number;
+}
+
+export interface WebcamInterval {
+  readonly participantId: string;
+  readonly startedAt: string;
+  /** Null while the video is still on. */
+  readonly endedAt: string | null;
+}
+
+export interface StatsStore {
+  transaction<T>(fn: () => T): T;
+  getStats(participantId: string): StatsRecord | null;
+  /** Inserts or replaces the record of `record.participantId`. */
+  saveStats(record: StatsRecord): void;
+  /** Records of a meeting in order of creation. */
+  statsOf(meetingId: string): StatsRecord[];
+  /** Records with a running interval or media on, in any meeting (to settle after a restart). */
+  unsettledStats(): StatsRecord[];
+  openWebcam(meetingId: string, participantId: string, startedAt: string): void;
+  /** Ends the participant's running webcam interval, if any. */
+  closeWebcam(participantId: string, endedAt: string): void;
+  /** Intervals of a meeting in order of start. */
+  webcamsOf(meetingId: string): WebcamInterval[];
+}
+
+export interface ParticipantStats {
+  readonly participantId: string;
+  readonly audio: boolean;
+  readonly video: boolean;
+  readonly talking: boolean;
+  /** Talk time in milliseconds, a running interval included. */
+  readonly talkTimeMs: number;
+  readonly lastTalkAt: string | null;
+  readonly webcams: readonly { readonly startedAt: string; readonly endedAt: string | null }[];
+  readonly chatMessages: number;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class MeetingStats {
+  private readonly records = new Map<string, StatsRecord>();
+
+  /** Reads nothing and writes nothing until used: a CLI command may open it next to a running daemon. */
+  constructor(
+    private readonly store: StatsStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * For the serving daemon, once at start: intervals left running by a process that stopped
+   * without closing them (kill -9) end now, as their sockets are gone; the clients report
+   * afresh when they reconnect. Returns how many records were settled.
+   */
+  settleUnfinished(): number {
+    const now = this.nowIso();
+    return this.store.transaction(() => {
+      const unsettled = this.store.unsettledStats();
+      for (const record of unsettled) this.settle(record, now);
+      return unsettled.length;
+    });
+  }
+
+  /** A participant connected: their record exists from now on (media off until reported). */
+  joined(meetingId: string, participantId: string): void {
+    this.load(meetingId, participantId);
+  }
+
+  /** What the participant's page reports as on; a change of video opens or closes a webcam interval. */
+  state(meetingId: string, participantId: string, media: { readonly audio: boolean; readonly video: boolean }): void {
+    const current = this.load(meetingId, participantId);
+    if (current.audio === media.audio && current.video === media.video) return;
+    const now = this.nowIso();
+    this.store.transaction(() => {
+      const next: Mutable<StatsRecord> = { ...current, audio: media.audio, video: media.video };
+      // Without audio nobody is heard: a running speaking interval ends.
+      if (!media.audio && current.talkingSince !== null) this.endTalk(next, now);
+      if (media.video && !current.video) this.store.openWebcam(meetingId, participantId, now);
+      if (!media.video && current.video) this.store.closeWebcam(participantId, now);
+      this.save(next);
+    });
+  }
+
+  /**
+   * Speaking starts or stops. Speaking counts only while audio is on; returns whether the
+   * report was taken (false: audio is off, or nothing changed).
+   */
+  speaking(meetingId: string, participantId: string, speaking: boolean): boolean {
+    const current = this.load(meetingId, participantId);
+    const now = this.nowIso();
+    if (speaking) {
+      if (!current.audio || current.talkingSince !== null) return false;
+      this.save({ ...current, talkingSince: now, lastTalkAt: now });
+      return true;
+    }
+    if (current.talkingSince === null) return false;
+    const next: Mutable<StatsRecord> = { ...current };
+    this.endTalk(next, now);
+    this.save(next);
+    return true;
+  }
+
+  chat(meetingId: string, participantId: string): void {
+    const current = this.load(meetingId, participantId);
+    this.save({ ...current, chatMessages: current.chatMessages + 1 });
+  }
+
+  /** The participant's connection is gone: audio and video are off, intervals end. */
+  disconnected(meetingId: string, participantId: string): void {
+    const current = this.records.get(participantId) ?? this.store.getStats(participantId);
+    if (!current || current.meetingId !== meetingId) return;
+    this.store.transaction(() => this.settle(current, this.nowIso()));
+    this.records.delete(participantId);
+  }
+
+  /** Ends every running interval of the meeting and forgets it from memory. */
+  meetingEnded(meetingId: string): void {
+    const now = this.nowIso();
+    this.store.transaction(() => {
+      for (const stored of this.store.statsOf(meetingId)) {
+        this.settle(this.records.get(stored.participantId) ?? stored, now);
+        this.records.delete(stored.participantId);
+      }
+    });
+  }
+
+  of(meetingId: string): ParticipantStats[] {
+    const nowMs = this.clock.now().getTime();
+    const webcams = this.store.webcamsOf(meetingId);
+    return this.store.statsOf(meetingId).map((stored) => {
+      const record = this.records.get(stored.participantId) ?? stored;
+      const running = record.talkingSince === null ? 0 : Math.max(0, nowMs - Date.parse(record.talkingSince));
+      return {
+        participantId: record.participantId,
+        audio: record.audio,
+        video: record.video,
+        talking: record.talkingSince !== null,
+        talkTimeMs: record.talkMs + running,
+        lastTalkAt: record.lastTalkAt,
+        webcams: webcams.filter((w) => w.participantId === record.participantId).map(({ startedAt, endedAt }) => ({ startedAt, endedAt })),
+        chatMessages: record.chatMessages,
+      };
+    });
+  }
+
+  private settle(record: StatsRecord, now: string): void {
+    if (!record.audio && !record.video && record.talkingSince === null) return;
+    const next: Mutable<StatsRecord> = { ...record, audio: false, video: false };
+    if (record.talkingSince !== null) this.endTalk(next, now);
+    if (record.video) this.store.closeWebcam(record.participantId, now);
+    this.store.saveStats(next);
+    if (this.records.has(record.participantId)) this.records.set(record.participantId, next);
+  }
+
+  private endTalk(record: Mutable<StatsRecord>, now: string): void {
+    if (record.talkingSince === null) return;
+    record.talkMs += Math.max(0, Date.parse(now) - Date.parse(record.talkingSince));
+    record.talkingSince = null;
+    record.lastTalkAt = now;
+  }
+
+  private load(meetingId: string, participantId: string): StatsRecord {
+    const cached = this.records.get(participantId);
+    if (cached && cached.meetingId === meetingId) return cached;
+    const stored = this.store.getStats(participantId);
+    if (stored && stored.meetingId === meetingId) {
+      this.records.set(participantId, stored);
+      return stored;
+    }
+    const fresh: StatsRecord = { participantId, meetingId, audio: false, video: false, talkMs: 0, talkingSince: null, lastTalkAt: null, chatMessages: 0 };
+    this.save(fresh);
+    return fresh;
+  }
+
+  private save(record: StatsRecord): void {
+    this.store.saveStats(record);
+    this.records.set(record.participantId, record);
+  }
+
+  private nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+}

@@ -1,0 +1,67 @@
+import type { LockSettings } from '../../engine/live/meeting-locks.js';
+import type { ClientMessage } from './protocol.js';
+
+/** A message of the live connection as the server reads it, or why it cannot. */
+export type Parsed = { readonly ok: true; readonly message: ClientMessage } | { readonly ok: false; readonly message: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const bad = (message: string): Parsed => ({ ok: false, message });
+const good = (message: ClientMessage): Parsed => ({ ok: true, message });
+
+/** `{mic, cam, cams_moderators_only}`, three booleans, as the engine's settings; null otherwise. */
+export function lockSettingsOf(value: unknown): LockSettings | null {
+  if (!isObject(value)) return null;
+  const { mic, cam, cams_moderators_only: camsModeratorsOnly } = value;
+  if (typeof mic !== 'boolean' || typeof cam !== 'boolean' || typeof camsModeratorsOnly !== 'boolean') return null;
+  return { mic, cam, camsModeratorsOnly };
+}
+
+/**
+ * Reads one text frame of a client. Checks shapes only (types and presence); what a
+ * message may do (roles, locks, lengths of chat) is decided by the hub.
+ */
+export function parseClientMessage(raw: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return bad('a message must be a JSON object');
+  }
+  if (!isObject(value) || typeof value.type !== 'string') return bad('a message must be a JSON object with a string "type"');
+  switch (value.type) {
+    case 'signal':
+      if (typeof value.to !== 'string' || value.to === '') return bad('signal needs "to": a participant_id');
+      return good({ type: 'signal', to: value.to, data: value.data as never });
+    case 'state':
+      if (typeof value.audio !== 'boolean' || typeof value.video !== 'boolean' || typeof value.screen !== 'boolean') {
+        return bad('state needs "audio", "video" and "screen": booleans');
+      }
+      return good({ type: 'state', audio: value.audio, video: value.video, screen: value.screen });
+    case 'speaking':
+      if (typeof value.speaking !== 'boolean') return bad('speaking needs "speaking": a boolean');
+      return good({ type: 'speaking', speaking: value.speaking });
+    case 'chat':
+      if (typeof value.text !== 'string') return bad('chat needs "text": a string');
+      return good({ type: 'chat', text: value.text });
+    case 'lock': {
+      const locks = lockSettingsOf(value.locks);
+      if (!locks) return bad('lock needs "locks": {mic, cam, cams_moderators_only}, three booleans');
+      return good({ type: 'lock', locks: { mic: locks.mic, cam: locks.cam, cams_moderators_only: locks.camsModeratorsOnly } });
+    }
+    case 'create_subgroups':
+      if (typeof value.count !== 'number' || !Number.isInteger(value.count)) return bad('create_subgroups needs "count": an integer');
+      return good({ type: 'create_subgroups', count: value.count });
+    case 'move':
+      if (typeof value.participant_id !== 'string' || typeof value.room_id !== 'string') {
+        return bad('move needs "participant_id" and "room_id": strings');
+      }
+      return good({ type: 'move', participant_id: value.participant_id, room_id: value.room_id });
+    case 'bring_back':
+      return good({ type: 'bring_back' });
+    default:
+      return bad(`unknown message type ${JSON.stringify(value.type).slice(0, 40)}`);
+  }
+}

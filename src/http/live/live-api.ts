@@ -1,0 +1,42 @@
+import type { ChatMessage, Locks, Role } from './protocol.js';
+
+/** One person of a room's open meeting as the live connection knows them. */
+export interface LiveAttendee {
+  readonly participant_id: string;
+  readonly name: string;
+  readonly role: Role;
+  /** As last reported by the person's page (and allowed by the locks); false while not connected. */
+  readonly audio: boolean;
+  readonly video: boolean;
+  readonly screen: boolean;
+  /** A live connection is open now (false during the few seconds of a reload). */
+  readonly connected: boolean;
+}
+
+/**
+ * What other modules (the compat module) may ask of the live connection. Implemented by
+ * `LiveHub`; reach it as `services.live`. Statistics are `services.stats.of(meetingId)`.
+ */
+export interface LiveApi {
+  /**
+   * Posts a chat message in the name of 'System' to the room's open meeting: stored, then
+   * sent to everyone connected. Null when the room has no open meeting. Throws EngineError
+   * invalid_field (field `text`) unless the text is 1 to 2000 characters and not blank.
+   */
+  postSystemChat(roomId: string, text: string): ChatMessage | null;
+  /**
+   * Who is present in the room's open meeting (join order), with the media state their page
+   * reported; [] without an open meeting. People away in a sub-group are not listed.
+   */
+  attendees(roomId: string): LiveAttendee[];
+  /** The lock settings of the room's open meeting; null without one. */
+  locks(roomId: string): Locks | null;
+  /** Sets the lock settings of the room's open meeting, as a moderator would; false without one. */
+  setLocks(roomId: string, locks: Locks): boolean;
+  /**
+   * Where a meeting's first lock settings come from (for example a create call's
+   * lockSettingsDisableMic); consulted once per meeting, when its settings are first needed.
+   * Replaces the previous provider.
+   */
+  setLockDefaults(provider: (roomId: string) => Partial<Locks> | null): void;
+}

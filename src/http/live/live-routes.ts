@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { MeetingService } from '../../engine/meetings/meeting-service.js';
+import type { SessionClaims, TokenService } from '../../engine/tokens/token-service.js';
+import { sendError } from '../errors.js';
+import type { LiveHub } from './live-hub.js';
+import type { ServerMessage } from './protocol.js';
+
+type WithId = { Params: { id: string }; Querystring: { session?: string } };
+
+/** The largest text frame a client may send (a session description with many sections fits). */
+export const maxFrameBytes = 64 * 1024;
+
+/**
+ * A socket is pinged this often; one that has not answered the previous ping is cut, so a
+ * client gone without a close (lost Wi-Fi, sleeping laptop) leaves within about a minute.
+ */
+export const heartbeatMs = 25_000;
+
+const bearer = /^Bearer\s+(\S+)\s*$/i;
+
+export interface LiveRouteDeps {
+  readonly tokens: Pick<TokenService, 'verifySession'>;
+  readonly meetings: Pick<MeetingService, 'participant'>;
+  readonly live: LiveHub;
+}
+
+/**
+ * `GET /room/{id}/live?session=<session token>`: the live connection (WebSocket). The upgrade
+ * is refused with 401 and the engine's JSON error body unless the session verifies, names
+ * this room, and its participant is in the room's open meeting (present, or back from a
+ * reload). `Authorization: Bearer <session>` works too, for clients that can set headers.
+ * Needs @fastify/websocket registered on the app before any route.
+ */
+export function liveRoutes(deps: LiveRouteDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const verified = new WeakMap<FastifyRequest, SessionClaims>();
+    deps.live.reportErrorsTo((err, context) => app.log.error({ err, context }, `live connection: ${context} failed`));
+
+    const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
+      const query = typeof request.query.session === 'string' ? request.query.session : '';
+      const presented = query !== '' ? query : (bearer.exec(request.headers.authorization ?? '')?.[1] ?? '');
+      const claims = presented ? await deps.tokens.verifySession(presented) : null;
+      const participant = claims ? deps.meetings.participant(claims.participant) : null;
+      if (!claims || claims.room !== request.params.id || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room) {
+        return sendError(reply, 'unauthorized', 'an admitted session of this room is required');
+      }
+      verified.set(request, claims);
+      return undefined;
+    };
+
+    app.get<WithId>('/room/:id/live', { websocket: true, preValidation: authorize }, (socket: WebSocket, request) => {
+      const claims = verified.get(request);
+      if (!claims) {
+        socket.close(4401, 'unauthorized');
+        return;
+      }
+      const connection = {
+        send(message: ServerMessage) {
+          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+        },
+        close(code: number, reason: string) {
+          if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.close(code, reason);
+        },
+      };
+      // Handlers are attached before anything else runs, so no frame is missed.
+      let session: ReturnType<LiveHub['connect']> = null;
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) {
+          connection.send({ type: 'error', code: 'invalid_message', message: 'messages are JSON text frames' });
+          return;
+        }
+        session?.receive(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'));
+      });
+      let answered = true;
+      socket.on('pong', () => (answered = true));
+      const heartbeat = setInterval(() => {
+        if (!answered) {
+          socket.terminate();
+          return;
+        }
+        answered = false;
+        socket.ping();
+      }, heartbeatMs);
+      heartbeat.unref();
+      socket.on('close', () => {
+        clearInterval(heartbeat);
+        session?.closed();
+      });
+      try {
+        session = deps.live.connect(claims, connection);
+      } catch (err) {
+        request.log.error({ err }, 'live connection failed');
+        connection.close(1011, 'internal error');
+      }
+    });
+  };
+}

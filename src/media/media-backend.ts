@@ -1,0 +1,54 @@
+import type { LockSettings } from '../engine/live/meeting-locks.js';
+import type { Role } from '../engine/meetings/meeting.js';
+import type { ServerMessage } from '../http/live/protocol.js';
+
+/**
+ * The media side of a meeting, behind one interface so that an SFU adapter can replace the
+ * embedded browser-to-browser mesh. The live connection calls it; it never talks to sockets
+ * itself but through the `MediaContext` the live connection gives it.
+ */
+export interface MediaBackend {
+  readonly name: string;
+  /**
+   * Relays a signalling message (`ClientMessage` of type `signal`) from one participant to
+   * another, or refuses it. `data` is untrusted input straight from the socket.
+   */
+  relaySignal(from: string, to: string, data: unknown): RelayResult;
+  /** A participant's live connection opened or closed. */
+  connected(peer: MediaPeer): void;
+  disconnected(peer: MediaPeer): void;
+  /** The meeting's lock settings changed (an SFU would stop forwarding what is now locked). */
+  locksChanged(meetingId: string, locks: LockSettings): void;
+  meetingEnded(meetingId: string): void;
+}
+
+/** An admitted participant with a live connection, as the media side sees them. */
+export interface MediaPeer {
+  readonly participantId: string;
+  readonly roomId: string;
+  readonly meetingId: string;
+  readonly role: Role;
+}
+
+export interface MediaContext {
+  /**
+   * The participant when admitted: present in their room's open meeting, with a live
+   * connection. Null for anyone else (unknown, left, waiting, ended meeting).
+   */
+  peer(participantId: string): MediaPeer | null;
+  locks(peer: MediaPeer): LockSettings;
+  /** Sends a message over the participant's live connection; false if it has none. */
+  deliver(participantId: string, message: ServerMessage): boolean;
+}
+
+export type RelayRefusal =
+  /** Sender or receiver is not an admitted participant of the same meeting and room: dropped silently. */
+  | 'not_member'
+  /** The description would send audio or video the sender's locks forbid: the sender is told. */
+  | 'locked'
+  /** Not a description or candidate this service relays: the sender is told. */
+  | 'invalid_signal';
+
+export type RelayResult = { readonly ok: true } | { readonly ok: false; readonly code: RelayRefusal; readonly message: string };
+
+export type MediaBackendFactory = (context: MediaContext) => MediaBackend;

@@ -1,0 +1,161 @@
+import type { ChatEntry, ChatStore } from '../engine/live/chat-log.js';
+import type { LockSettings, LockStore } from '../engine/live/meeting-locks.js';
+import type { StatsRecord, StatsStore, WebcamInterval } from '../engine/stats/meeting-stats.js';
+import type { Db } from './database.js';
+
+interface ChatRow {
+  meeting_id: string;
+  at: string;
+  participant_id: string | null;
+  name: string;
+  text: string;
+}
+
+interface LocksRow {
+  mic: number;
+  cam: number;
+  cams_moderators_only: number;
+}
+
+interface StatsRow {
+  participant_id: string;
+  meeting_id: string;
+  audio: number;
+  video: number;
+  talk_ms: number;
+  talking_since: string | null;
+  last_talk_at: string | null;
+  chat_messages: number;
+}
+
+interface WebcamRow {
+  participant_id: string;
+  started_at: string;
+  ended_at: string | null;
+}
+
+const toChat = (row: ChatRow): ChatEntry => ({
+  meetingId: row.meeting_id,
+  at: row.at,
+  participantId: row.participant_id,
+  name: row.name,
+  text: row.text,
+});
+
+const toStats = (row: StatsRow): StatsRecord => ({
+  participantId: row.participant_id,
+  meetingId: row.meeting_id,
+  audio: row.audio === 1,
+  video: row.video === 1,
+  talkMs: row.talk_ms,
+  talkingSince: row.talking_since,
+  lastTalkAt: row.last_talk_at,
+  chatMessages: row.chat_messages,
+});
+
+const statsRow = (r: StatsRecord): StatsRow => ({
+  participant_id: r.participantId,
+  meeting_id: r.meetingId,
+  audio: r.audio ? 1 : 0,
+  video: r.video ? 1 : 0,
+  talk_ms: Math.round(r.talkMs),
+  talking_since: r.talkingSince,
+  last_talk_at: r.lastTalkAt,
+  chat_messages: r.chatMessages,
+});
+
+/** Chat, lock settings and statistics of the live connection (migration 004). */
+export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
+  private readonly statements;
+
+  constructor(private readonly db: Db) {
+    this.statements = {
+      appendChat: db.prepare<[ChatRow]>(
+        'INSERT INTO chat_messages (meeting_id, at, participant_id, name, text) VALUES (@meeting_id, @at, @participant_id, @name, @text)',
+      ),
+      recentChat: db.prepare<[string, number], ChatRow>(
+        `SELECT * FROM (SELECT seq, meeting_id, at, participant_id, name, text FROM chat_messages
+           WHERE meeting_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+      ),
+      getLocks: db.prepare<[string], LocksRow>('SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ?'),
+      saveLocks: db.prepare<[{ meeting_id: string; mic: number; cam: number; cams_moderators_only: number; updated_at: string }]>(
+        `INSERT INTO meeting_locks (meeting_id, mic, cam, cams_moderators_only, updated_at)
+         VALUES (@meeting_id, @mic, @cam, @cams_moderators_only, @updated_at)
+         ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
+           cams_moderators_only = excluded.cams_moderators_only, updated_at = excluded.updated_at`,
+      ),
+      getStats: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE participant_id = ?'),
+      saveStats: db.prepare<[StatsRow]>(
+        `INSERT INTO participant_stats (participant_id, meeting_id, audio, video, talk_ms, talking_since, last_talk_at, chat_messages)
+         VALUES (@participant_id, @meeting_id, @audio, @video, @talk_ms, @talking_since, @last_talk_at, @chat_messages)
+         ON CONFLICT (participant_id) DO UPDATE SET audio = excluded.audio, video = excluded.video, talk_ms = excluded.talk_ms,
+           talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at, chat_messages = excluded.chat_messages`,
+      ),
+      statsOf: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE meeting_id = ? ORDER BY rowid'),
+      unsettledStats: db.prepare<[], StatsRow>(
+        'SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid',
+      ),
+      openWebcam: db.prepare<[string, string, string]>('INSERT INTO webcam_intervals (meeting_id, participant_id, started_at) VALUES (?, ?, ?)'),
+      closeWebcam: db.prepare<[string, string]>('UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL'),
+      webcamsOf: db.prepare<[string], WebcamRow>(
+        'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
+      ),
+    };
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  appendChat(entry: ChatEntry): void {
+    this.statements.appendChat.run({ meeting_id: entry.meetingId, at: entry.at, participant_id: entry.participantId, name: entry.name, text: entry.text });
+  }
+
+  recentChat(meetingId: string, limit: number): ChatEntry[] {
+    return this.statements.recentChat.all(meetingId, limit).map(toChat);
+  }
+
+  getLocks(meetingId: string): LockSettings | null {
+    const row = this.statements.getLocks.get(meetingId);
+    return row ? { mic: row.mic === 1, cam: row.cam === 1, camsModeratorsOnly: row.cams_moderators_only === 1 } : null;
+  }
+
+  saveLocks(meetingId: string, locks: LockSettings, at: string): void {
+    this.statements.saveLocks.run({
+      meeting_id: meetingId,
+      mic: locks.mic ? 1 : 0,
+      cam: locks.cam ? 1 : 0,
+      cams_moderators_only: locks.camsModeratorsOnly ? 1 : 0,
+      updated_at: at,
+    });
+  }
+
+  getStats(participantId: string): StatsRecord | null {
+    const row = this.statements.getStats.get(participantId);
+    return row ? toStats(row) : null;
+  }
+
+  saveStats(record: StatsRecord): void {
+    this.statements.saveStats.run(statsRow(record));
+  }
+
+  statsOf(meetingId: string): StatsRecord[] {
+    return this.statements.statsOf.all(meetingId).map(toStats);
+  }
+
+  unsettledStats(): StatsRecord[] {
+    return this.statements.unsettledStats.all().map(toStats);
+  }
+
+  openWebcam(meetingId: string, participantId: string, startedAt: string): void {
+    this.statements.openWebcam.run(meetingId, participantId, startedAt);
+  }
+
+  closeWebcam(participantId: string, endedAt: string): void {
+    this.statements.closeWebcam.run(endedAt, participantId);
+  }
+
+  webcamsOf(meetingId: string): WebcamInterval[] {
+    return this.statements.webcamsOf.all(meetingId).map((row) => ({ participantId: row.participant_id, startedAt: row.started_at, endedAt: row.ended_at }));
+  }
+}

@@ -1,0 +1,234 @@
+import type { ChatEntry, ChatStore } from '../../src/engine/live/chat-log.js';
+import { ChatLog } from '../../src/engine/live/chat-log.js';
+import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
+import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
+import { EngineError } from '../../src/engine/errors.js';
+import type { Participant } from '../../src/engine/meetings/meeting.js';
+import type { Room } from '../../src/engine/rooms/room.js';
+import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
+import { LiveHub, type LiveConnection, type LiveOptions, type LiveSession, type Scheduler } from '../../src/http/live/live-hub.js';
+import type { ServerMessage } from '../../src/http/live/protocol.js';
+import type { MediaBackendFactory } from '../../src/media/media-backend.js';
+import type { FakeClock } from '../engine/helpers/fake-clock.js';
+import { arrive, claims, Fixture, type FixtureOptions } from '../engine/helpers/fixture.js';
+
+/** Chat, locks and statistics in plain arrays and maps, copied in and out like a database. */
+export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
+  readonly chat: ChatEntry[] = [];
+  readonly locks = new Map<string, LockSettings>();
+  readonly stats = new Map<string, StatsRecord>();
+  readonly webcams: (WebcamInterval & { meetingId: string })[] = [];
+  writes = 0;
+
+  transaction<T>(fn: () => T): T {
+    return fn();
+  }
+
+  appendChat(entry: ChatEntry): void {
+    this.writes++;
+    this.chat.push({ ...entry });
+  }
+
+  recentChat(meetingId: string, limit: number): ChatEntry[] {
+    return this.chat.filter((e) => e.meetingId === meetingId).slice(-limit).map((e) => ({ ...e }));
+  }
+
+  getLocks(meetingId: string): LockSettings | null {
+    const locks = this.locks.get(meetingId);
+    return locks ? { ...locks } : null;
+  }
+
+  saveLocks(meetingId: string, locks: LockSettings): void {
+    this.writes++;
+    this.locks.set(meetingId, { ...locks });
+  }
+
+  getStats(participantId: string): StatsRecord | null {
+    const record = this.stats.get(participantId);
+    return record ? { ...record } : null;
+  }
+
+  saveStats(record: StatsRecord): void {
+    this.writes++;
+    this.stats.set(record.participantId, { ...record });
+  }
+
+  statsOf(meetingId: string): StatsRecord[] {
+    return [...this.stats.values()].filter((r) => r.meetingId === meetingId).map((r) => ({ ...r }));
+  }
+
+  unsettledStats(): StatsRecord[] {
+    return [...this.stats.values()].filter((r) => r.audio || r.video || r.talkingSince !== null).map((r) => ({ ...r }));
+  }
+
+  openWebcam(meetingId: string, participantId: string, startedAt: string): void {
+    this.writes++;
+    this.webcams.push({ meetingId, participantId, startedAt, endedAt: null });
+  }
+
+  closeWebcam(participantId: string, endedAt: string): void {
+    for (const [i, w] of this.webcams.entries()) {
+      if (w.participantId === participantId && w.endedAt === null) this.webcams[i] = { ...w, endedAt };
+    }
+  }
+
+  webcamsOf(meetingId: string): WebcamInterval[] {
+    return this.webcams.filter((w) => w.meetingId === meetingId).map(({ participantId, startedAt, endedAt }) => ({ participantId, startedAt, endedAt }));
+  }
+}
+
+/** Timers that fire only when the test advances the fake clock through them. */
+export class FakeTimers implements Scheduler {
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+
+  constructor(private readonly clock: FakeClock) {}
+
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.clock.now().getTime() + ms, fn });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  get size(): number {
+    return this.timers.size;
+  }
+
+  /** Moves the clock forward by `ms`, running each timer that falls due, in order. */
+  advance(ms: number): void {
+    const end = this.clock.now().getTime() + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+      if (!due) break;
+      const [id, timer] = due;
+      this.clock.advance(Math.max(0, timer.at - this.clock.now().getTime()));
+      this.timers.delete(id);
+      timer.fn();
+    }
+    this.clock.advance(end - this.clock.now().getTime());
+  }
+}
+
+/** A socket as the hub sees it: what it was sent, and how it was closed. */
+export class FakeConnection implements LiveConnection {
+  readonly sent: ServerMessage[] = [];
+  closedWith: { code: number; reason: string } | null = null;
+  failing = false;
+
+  send(message: ServerMessage): void {
+    if (this.failing) throw new Error('socket broken');
+    if (this.closedWith) throw new Error(`send after close: ${message.type}`);
+    this.sent.push(JSON.parse(JSON.stringify(message)) as ServerMessage);
+  }
+
+  close(code: number, reason: string): void {
+    this.closedWith ??= { code, reason };
+  }
+
+  of<T extends ServerMessage['type']>(type: T): Extract<ServerMessage, { type: T }>[] {
+    return this.sent.filter((m) => m.type === type) as Extract<ServerMessage, { type: T }>[];
+  }
+
+  last<T extends ServerMessage['type']>(type: T): Extract<ServerMessage, { type: T }> | undefined {
+    return this.of(type).at(-1);
+  }
+
+  clear(): void {
+    this.sent.length = 0;
+  }
+}
+
+export interface Client {
+  readonly participant: Participant;
+  readonly conn: FakeConnection;
+  readonly session: LiveSession;
+  send(message: Record<string, unknown>): void;
+}
+
+export interface LiveFixtureOptions extends FixtureOptions {
+  readonly live?: LiveOptions;
+  readonly media?: MediaBackendFactory;
+}
+
+/**
+ * The hub over the engine's in-memory fixture: fake clock, fake timers, memory stores, fake
+ * sockets. Rooms default to r1 without a waiting room.
+ */
+export class LiveFixture {
+  readonly engine: Fixture;
+  readonly timers: FakeTimers;
+  readonly liveStore = new MemoryLiveStore();
+  readonly errors: { err: unknown; context: string }[] = [];
+  stats!: MeetingStats;
+  hub!: LiveHub;
+
+  constructor(private readonly options: LiveFixtureOptions = {}) {
+    this.engine = new Fixture(options);
+    this.timers = new FakeTimers(this.engine.clock);
+    this.engine.room({ waitingRoom: 'off' });
+    this.build();
+  }
+
+  /** (Re)creates the hub over the current engine services (after `engine.restart()`). */
+  build(): void {
+    const { engine } = this;
+    const store = engine.store;
+    this.stats = new MeetingStats(this.liveStore, engine.clock);
+    this.hub = new LiveHub({
+      meetings: engine.meetings,
+      waiting: engine.waiting,
+      rooms: {
+        find: (roomId) => store.rooms.get(roomId) ?? null,
+        create: (body) => {
+          const fields = body as { room_id: string; name: string; parent_room_id?: string };
+          if (store.rooms.has(fields.room_id)) throw new EngineError('room_exists', `room ${fields.room_id} exists`, 'room_id');
+          return engine.room({ roomId: fields.room_id, name: fields.name, waitingRoom: 'off', parentRoomId: fields.parent_room_id ?? null });
+        },
+      },
+      subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
+      chat: new ChatLog(this.liveStore, engine.clock),
+      locks: new MeetingLocks(this.liveStore, engine.clock),
+      stats: this.stats,
+      clock: engine.clock,
+      scheduler: this.timers,
+      onError: (err, context) => this.errors.push({ err, context }),
+      ...(this.options.live ? { options: this.options.live } : {}),
+      ...(this.options.media ? { media: this.options.media } : {}),
+    });
+  }
+
+  room(fields: Partial<Omit<Room, 'accessCodeHash'>> = {}): Room {
+    return this.engine.room({ waitingRoom: 'off', ...fields });
+  }
+
+  /** Someone enters the room (as moderator with `moderator: true`). */
+  enter(name: string, roomId = 'r1', moderator = false): Participant {
+    const result = this.engine.waiting.start(arrive(roomId, name, moderator ? { claims: claims('moderator') } : {}));
+    if (result.status !== 'joined') throw new Error(`${name} did not enter ${roomId}`);
+    return result.participant;
+  }
+
+  /** Opens a socket for the participant; throws if the hub refused it. */
+  connect(participant: Participant): Client {
+    const conn = new FakeConnection();
+    const session = this.hub.connect(
+      { room: participant.roomId, meeting: participant.meetingId, participant: participant.participantId, role: participant.role, name: participant.name },
+      conn,
+    );
+    if (!session) throw new Error(`connect refused: ${JSON.stringify(conn.closedWith)}`);
+    return { participant, conn, session, send: (message) => session.receive(JSON.stringify(message)) };
+  }
+
+  /** The client's socket closes (from either side). */
+  disconnect(client: Client): void {
+    client.session.closed();
+  }
+
+  leftAt(participant: Participant): string | null | undefined {
+    return this.engine.store.participants.get(participant.participantId)?.leftAt;
+  }
+}

@@ -1,0 +1,142 @@
+import WebSocket from 'ws';
+import type { ClientMessage, ServerMessage } from '../../src/http/live/protocol.js';
+import type { Daemon } from './daemon.js';
+
+type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;
+
+export const liveUrl = (daemon: Daemon, roomId: string, session?: string | null): string => {
+  const url = new URL(`/room/${encodeURIComponent(roomId)}/live`, daemon.url.replace(/^http/, 'ws'));
+  if (session) url.searchParams.set('session', session);
+  return url.toString();
+};
+
+/**
+ * A real `ws` client of the live connection. Every message received is kept; `next` takes
+ * the first one not taken yet that matches, waiting for it (bounded), so tests read the
+ * stream in order without losing what arrived early.
+ */
+export class LiveClient {
+  readonly received: ServerMessage[] = [];
+  private readonly taken = new Set<number>();
+  private readonly waiters = new Set<() => void>();
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      this.received.push(JSON.parse(String(data)) as ServerMessage);
+      for (const wake of [...this.waiters]) wake();
+    });
+    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  send(message: ClientMessage | Record<string, unknown>): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  sendRaw(text: string): void {
+    this.socket.send(text);
+  }
+
+  /** The first untaken message of `type` matching `where`; rejects after `timeoutMs`. */
+  next<T extends ServerMessage['type']>(type: T, where: (m: Of<T>) => boolean = () => true, timeoutMs = 5000): Promise<Of<T>> {
+    return new Promise((resolve, reject) => {
+      const look = (): boolean => {
+        const index = this.received.findIndex((m, i) => !this.taken.has(i) && m.type === type && where(m as Of<T>));
+        if (index < 0) return false;
+        this.taken.add(index);
+        resolve(this.received[index] as Of<T>);
+        return true;
+      };
+      if (look()) return;
+      const timer = setTimeout(() => {
+        this.waiters.delete(wake);
+        reject(new Error(`no ${type} message within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`));
+      }, timeoutMs);
+      const wake = () => {
+        if (look()) {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+        }
+      };
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Untaken messages of `type` received so far. */
+  pending<T extends ServerMessage['type']>(type: T): Of<T>[] {
+    return this.received.filter((m, i) => !this.taken.has(i) && m.type === type) as Of<T>[];
+  }
+
+  /** Every message of `type` received so far, taken or not. */
+  all<T extends ServerMessage['type']>(type: T): Of<T>[] {
+    return this.received.filter((m) => m.type === type) as Of<T>[];
+  }
+
+  close(): Promise<{ code: number; reason: string }> {
+    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(1000);
+    return this.closed;
+  }
+}
+
+/** Opens the live connection and waits for `welcome` (5 s at most). */
+export async function connectLive(daemon: Daemon, roomId: string, session: string): Promise<{ client: LiveClient; welcome: Of<'welcome'> }> {
+  const socket = new WebSocket(liveUrl(daemon, roomId, session));
+  const client = new LiveClient(socket);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('live socket did not open in 5 s')), 5000);
+    socket.once('open', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      reject(new Error(`upgrade refused with ${res.statusCode}`));
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+  const welcome = await client.next('welcome');
+  return { client, welcome };
+}
+
+export interface RefusedUpgrade {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly body: any;
+}
+
+/** Tries to open the live connection and expects the upgrade to be refused; resolves with the HTTP answer. */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<RefusedUpgrade> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers });
+    const timer = setTimeout(() => reject(new Error('no answer to the upgrade in 5 s')), 5000);
+    socket.once('open', () => {
+      clearTimeout(timer);
+      socket.close();
+      reject(new Error('the upgrade was accepted'));
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        let body: unknown = null;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body });
+      });
+    });
+    socket.once('error', () => {
+      // 'unexpected-response' handles refusals; other errors end in the timeout's message.
+    });
+  });
+}
+
+/** Resolves after `ms`; for "nothing arrives within" checks. */
+export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
