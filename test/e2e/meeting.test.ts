@@ -85,6 +85,22 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.pass('the moderator tile shows real frames (videoWidth > 0)');
     await browser.screenshot(ann, 'meeting-ann');
 
+    // The panel's other gestures: refuse (she may ask again), refuse and bar (a reload keeps the bar).
+    await waitingSection.getByRole('button', { name: 'Refuse Ben' }).click();
+    await ben.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 10_000 });
+    await ben.getByRole('button', { name: 'Ask again' }).click();
+    await waitingSection.getByRole('button', { name: 'Admit Ben' }).waitFor();
+    t.pass('after "Ask again" a new request reaches the panel');
+    await waitingSection.getByRole('button', { name: 'Refuse and bar Cy' }).click();
+    await cy.locator('main').getByText('You cannot join this meeting.').first().waitFor({ timeout: 10_000 });
+    await cy.reload();
+    await cy.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
+    t.notOk(await waitingSection.getByText('Cy').isVisible(), 'the barred request does not come back after her reload');
+    // Disable the waiting room: everyone still waiting enters.
+    await waitingSection.getByRole('button', { name: 'Disable waiting room' }).click();
+    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 10_000 });
+    t.pass('disabling the waiting room let Ben in');
+
     // Chat both ways, as text.
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
     await ann.getByRole('button', { name: 'Send' }).click();
@@ -138,5 +154,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.same(forced, ['locked'], 'an audio offer sent by hand from her console is refused as locked');
     await browser.screenshot(mod, 'meeting-moderator-locked');
 
+  });
+
+  t.test('an instance that forces the waiting room offers no way to disable it', async (t) => {
+    const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+    await rooms.create(d, { room_id: 'exam', name: 'Exam' });
+    const browser = await openBrowser(t);
+    const { page } = await browser.newPage('moderator');
+    const link = await call(d, '/api/rooms/exam/links', { method: 'POST', json: { role: 'moderator', name: 'Proctor' } });
+    await page.goto(`${d.url}${link.body.url}`);
+    await page.getByLabel('Your name').fill('Proctor');
+    await page.getByRole('button', { name: 'Join' }).click();
+    await page.getByRole('region', { name: 'Waiting' }).getByRole('button', { name: 'Admit all' }).waitFor();
+    t.equal(await page.getByRole('button', { name: 'Disable waiting room' }).count(), 0);
   });
 }
