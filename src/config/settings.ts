@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as p from './parsers.js';
 
 /**
@@ -34,6 +35,26 @@ export interface Config {
   readonly jitsiAcceptedIssuers: readonly string[];
   readonly jitsiAcceptedAudiences: readonly string[];
   readonly jitsiAllowAnonymous: boolean;
+  readonly compatEnabled: 'auto' | 'true' | 'false';
+  readonly compatDefaultRecord: boolean;
+  readonly compatDefaultGuestPolicy: 'ALWAYS_ACCEPT' | 'ASK_MODERATOR' | 'ALWAYS_DENY' | 'ALWAYS_ACCEPT_AUTH';
+  readonly compatCallbackAllow: readonly string[];
+}
+
+/** Callback targets let through the private-address guard: host, host:port, an IP address or a CIDR block. */
+function callbackAllowList(raw: unknown): string[] {
+  const entries = p.list(raw);
+  for (const entry of entries) {
+    const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+    if (cidr) {
+      const family = isIP(cidr[1]!);
+      if (family !== 0 && Number(cidr[2]) <= (family === 4 ? 32 : 128)) continue;
+    } else if (isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 || /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry)) {
+      continue;
+    }
+    throw new p.InvalidValue(`must list host, host:port, IP addresses or CIDR blocks such as 10.0.0.0/8 (got ${JSON.stringify(entry)})`);
+  }
+  return entries;
 }
 
 function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
@@ -125,6 +146,26 @@ export const settings = {
     env: 'COMPAT_JITSI_ALLOW_ANONYMOUS', toml: ['modules', 'compat', 'jitsi_allow_anonymous'], flag: '--compat-jitsi-allow-anonymous',
     fallback: 'false', parse: p.boolean,
     description: 'Admit arrivals without a token as participants (open rooms)',
+  }),
+  compatEnabled: setting({
+    env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',
+    fallback: 'auto', parse: p.oneOf('auto', 'true', 'false'),
+    description: 'Compat listener: auto starts it when a surface is active (COMPAT_API_SHARED_SECRET set); false never starts it',
+  }),
+  compatDefaultRecord: setting({
+    env: 'COMPAT_DEFAULT_RECORD', toml: ['modules', 'compat', 'default_record'], flag: '--compat-default-record',
+    fallback: 'false', parse: p.boolean,
+    description: 'Meeting API: record of a create call that does not say',
+  }),
+  compatDefaultGuestPolicy: setting({
+    env: 'COMPAT_DEFAULT_GUEST_POLICY', toml: ['modules', 'compat', 'default_guest_policy'], flag: '--compat-default-guest-policy',
+    fallback: 'ALWAYS_ACCEPT', parse: p.oneOf('ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH'),
+    description: 'Meeting API: guestPolicy of a create call that does not say (bare-link guests of the room)',
+  }),
+  compatCallbackAllow: setting({
+    env: 'COMPAT_CALLBACK_ALLOW', toml: ['modules', 'compat', 'callback_allow'], flag: '--compat-callback-allow',
+    fallback: '', parse: callbackAllowList,
+    description: 'Callback targets allowed despite a loopback, private or link-local address (host, host:port, IP or CIDR; comma-separated)',
   }),
 } satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
 

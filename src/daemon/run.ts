@@ -2,6 +2,7 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
+import { startCompat } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
 import { loggerOptions } from './logger.js';
 import { openServices, type Services } from './services.js';
@@ -42,11 +43,20 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   app.addHook('onClose', async () => services.close());
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
+  // The compat module (meeting API, later the embed gateway) runs in this process on its own listener; it stops first.
+  const compat = await startCompat(config, services, log).catch(async (err: unknown) => {
+    await app.close();
+    throw err;
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;
   const url = displayUrl(config.httpAddr.host, port);
   log.info({ url }, `engine listening on ${url}`);
-  return { url, log, stop: () => app.close() };
+  const stop = async () => {
+    await compat?.stop();
+    await app.close();
+  };
+  return { url, log, stop };
 }
 
 /** Stops accepting, lets in-flight requests finish, closes the database, then exits 0. */

@@ -74,7 +74,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Admit Ann: her page enters without a reload and decodes the moderator's video.
     await ann.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
     await waitingSection.getByRole('button', { name: 'Admit Ann' }).click();
-    await ann.getByRole('button', { name: 'Mute microphone' }).waitFor({ timeout: 10_000 });
+    await ann.getByRole('button', { name: 'Mute microphone' }).waitFor({ timeout: 30_000 });
     t.equal(await ann.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'no reload happened');
     await until('decoded video at Ann', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > 0);
     const first = await inboundTotal(ann, 'video', 'framesDecoded');
@@ -87,18 +87,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // The panel's other gestures: refuse (she may ask again), refuse and bar (a reload keeps the bar).
     await waitingSection.getByRole('button', { name: 'Refuse Ben' }).click();
-    await ben.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 10_000 });
+    await ben.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
     await ben.getByRole('button', { name: 'Ask again' }).click();
     await waitingSection.getByRole('button', { name: 'Admit Ben' }).waitFor();
     t.pass('after "Ask again" a new request reaches the panel');
     await waitingSection.getByRole('button', { name: 'Refuse and bar Cy' }).click();
-    await cy.locator('main').getByText('You cannot join this meeting.').first().waitFor({ timeout: 10_000 });
+    await cy.locator('main').getByText('You cannot join this meeting.').first().waitFor({ timeout: 30_000 });
     await cy.reload();
     await cy.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
     t.notOk(await waitingSection.getByText('Cy').isVisible(), 'the barred request does not come back after her reload');
     // Disable the waiting room: everyone still waiting enters.
     await waitingSection.getByRole('button', { name: 'Disable waiting room' }).click();
-    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 10_000 });
+    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 });
     t.pass('disabling the waiting room let Ben in');
 
     // Chat both ways, as text.
@@ -116,12 +116,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
     await mod.getByRole('combobox', { name: 'Sub-group for Ann' }).selectOption('lesson-g1');
     await mod.getByRole('button', { name: 'Move Ann' }).click();
-    await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 10_000 });
+    await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 30_000 });
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
     t.pass('Ann is in the sub-group without knocking');
     t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
     await mod.getByRole('button', { name: 'Bring everyone back' }).click();
-    await ann.waitForURL(/\/room\/lesson$/, { timeout: 10_000 });
+    await ann.waitForURL(/\/room\/lesson$/, { timeout: 30_000 });
     await ann.getByRole('listitem', { name: 'Teacher' }).waitFor();
     t.pass('everyone is back in the main room with the moderator');
 

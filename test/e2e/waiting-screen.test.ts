@@ -78,7 +78,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // Refused: she is told, may ask again, and a new request appears.
     await call(d, `/api/rooms/board/waiting/${waiting[0].request_id}/refuse`, { method: 'POST', json: { bar: false } });
-    await page.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 10_000 });
+    await page.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Ask again' }).click();
     await page.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
     const again = (await call(d, '/api/rooms/board/waiting')).body;
@@ -101,7 +101,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // Barred: reloading does not bring the request back.
     await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, { method: 'POST', json: { bar: true } });
-    await page.getByRole('heading', { name: 'You cannot join this meeting.' }).or(page.locator('main').getByText('You cannot join this meeting.')).first().waitFor({ timeout: 10_000 });
+    await page.getByRole('heading', { name: 'You cannot join this meeting.' }).or(page.locator('main').getByText('You cannot join this meeting.')).first().waitFor({ timeout: 30_000 });
     await page.reload();
     await page.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
     t.same((await call(d, '/api/rooms/board/waiting')).body, [], 'no request came back');

@@ -37,7 +37,7 @@ export async function startDaemon(options: { dataDir?: string; env?: Record<stri
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 15 s:\n${lines.join('\n')}\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 45 s:\n${lines.join('\n')}\n${stderr}`)), 45_000);
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -87,7 +87,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `meetctl ARGS` to completion (10 s at most) with only PATH and `env` in its environment.
+ * Runs `meetctl ARGS` to completion (60 s at most: the suite runs files in parallel on small machines) with only PATH and `env` in its environment.
  * `realBin` runs bin/meetctl itself, without tap's loader (so without coverage).
  */
 export function runMeetctl(args: readonly string[], env: Record<string, string> = {}, realBin = false): Promise<CliResult> {
@@ -95,7 +95,7 @@ export function runMeetctl(args: readonly string[], env: Record<string, string> 
     ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, meetctl, ...args]]
     : [process.execPath, [meetctl, ...args]];
   return new Promise((resolve) => {
-    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });

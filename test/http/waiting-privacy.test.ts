@@ -34,6 +34,8 @@ t.test('privacy and abuse under the default policy', async (t) => {
   const room = 'secret-room';
   await createRoom(t, d, { room_id: room, name: roomName, waiting_room: 'guests', access_code: code });
   await createRoom(t, d, { room_id: 'other-room', name: 'Other room', waiting_room: 'guests' });
+  // Guessing codes locks this client out of a room for ten minutes: guess in a room of its own.
+  await createRoom(t, d, { room_id: 'guess-room', name: roomName, waiting_room: 'guests', access_code: code });
   const mod: Session = await moderator(d, room, modName);
   const linked = await linkToken(d, room, { role: 'participant', name: participantName });
   const participantEntry = await new Browser(d, room).start({ name: 'whatever', t: linked });
@@ -77,7 +79,7 @@ t.test('privacy and abuse under the default policy', async (t) => {
     await keep('knock barred', nosy.knock({ name: 'Nosy Nora', access_code: code }), 403);
     await keep('start barred', nosy.start({ name: 'Nosy Nora', access_code: code }), 403);
     // Her cookie proves she passed the code, so guessing needs a browser without one.
-    const guesser = new Browser(d, room);
+    const guesser = new Browser(d, 'guess-room');
     for (let i = 0; i < 12; i++) await guesser.knock({ name: 'Nosy Nora', access_code: `wrong-${i}` });
     await keep('too many attempts', guesser.knock({ name: 'Nosy Nora', access_code: code }), 429);
 

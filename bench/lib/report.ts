@@ -1,0 +1,202 @@
+/**
+ * Pure helpers of the bench: ratios, the issue's targets, and the table. No I/O here, so
+ * test/bench/report.test.ts can run them without a daemon.
+ */
+
+/** One scenario as measured (after its warm-up). */
+export interface Measurement {
+  readonly id: string;
+  readonly label: string;
+  /** The process that answered: the bare Fastify server, or one of the two daemons. */
+  readonly server: 'baseline' | 'daemon-disk' | 'daemon-tmpfs';
+  readonly requestsPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Responses counted in the measured window. */
+  readonly requests: number;
+  /** Connection errors, timeouts, unexpected status codes and wrong bodies (FAILED, lost requests). */
+  readonly errors: number;
+  /** Highest VmRSS of the serving process seen during the measured window (MiB). */
+  readonly peakRssMb: number | null;
+  /** CPU time of the serving process over the window, in % of one core. */
+  readonly serverCpuPct: number | null;
+  /** CPU time of the load generator (this process) over the window, in % of one core. */
+  readonly clientCpuPct: number;
+  readonly notes?: readonly string[];
+}
+
+export type Verdict = 'met' | 'not met' | 'not measured';
+
+export interface TargetCheck {
+  readonly id: string;
+  /** The target as the issue states it. */
+  readonly rule: string;
+  /** What was measured, in words and numbers. */
+  readonly measured: string;
+  readonly verdict: Verdict;
+  /** The table rows this target is about (shown in their "target" cell). */
+  readonly rows: readonly string[];
+}
+
+/** Extra facts the targets need that are not a throughput. */
+export interface TargetFacts {
+  /** VmRSS with 10,000 open requests minus VmRSS with none, same daemon, both read at rest (MiB). */
+  readonly rssAddedBy10kMb: number | null;
+  /** Knocks answered 202 during the knock scenario (warm-up included). */
+  readonly knocksAcknowledged: number | null;
+  /** Of those, the requests found in the database after the daemon was killed with SIGKILL. */
+  readonly knocksOnDisk: number | null;
+}
+
+export const targets = {
+  pollVsBaseline: 0.7,
+  pollFlatness: 0.9,
+  knockVsBaseline: 0.25,
+  apiVsBaseline: 0.5,
+  apiTenantsVsSingle: 0.9,
+  rssPer10kMb: 50,
+} as const;
+
+/** value / reference; NaN when either is missing or the reference is not positive. */
+export function ratio(value: number | null | undefined, reference: number | null | undefined): number {
+  if (value === null || value === undefined || reference === null || reference === undefined) return Number.NaN;
+  if (!Number.isFinite(value) || !Number.isFinite(reference) || reference <= 0) return Number.NaN;
+  return value / reference;
+}
+
+export function percent(r: number): string {
+  return Number.isFinite(r) ? `${Math.round(r * 100)}%` : 'n/a';
+}
+
+export function mean(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v));
+  return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length;
+}
+
+/** Smallest over largest: 1 is perfectly flat. NaN when a value is missing. */
+export function flatness(values: readonly number[]): number {
+  if (values.length === 0 || values.some((v) => !Number.isFinite(v) || v <= 0)) return Number.NaN;
+  return Math.min(...values) / Math.max(...values);
+}
+
+function verdictOf(r: number, min: number): Verdict {
+  return Number.isFinite(r) ? (r >= min ? 'met' : 'not met') : 'not measured';
+}
+
+function all(verdicts: readonly Verdict[]): Verdict {
+  if (verdicts.includes('not measured')) return verdicts.includes('not met') ? 'not met' : 'not measured';
+  return verdicts.every((v) => v === 'met') ? 'met' : 'not met';
+}
+
+/**
+ * The targets of issue 6, point 3, judged on one run. `baselineRps` is the mean of the
+ * baseline runs of the same bench run.
+ */
+export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps: number, facts: TargetFacts): TargetCheck[] {
+  const rps = (id: string) => byId.get(id)?.requestsPerSec ?? Number.NaN;
+  const errorsOf = (id: string) => byId.get(id)?.errors ?? 0;
+  const checks: TargetCheck[] = [];
+
+  const polls = ['poll-1k', 'poll-10k', 'poll-50k'];
+  for (const id of polls) {
+    const r = ratio(rps(id), baselineRps);
+    // Lost requests (swept while the bench was polling them) mean the figure is not the one asked for.
+    const verdict = errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met' ? 'not met' : verdictOf(r, targets.pollVsBaseline);
+    checks.push({ id: `${id}-vs-baseline`, rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`, measured: `${percent(r)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`, verdict, rows: [id] });
+  }
+  const flat = flatness(polls.map(rps));
+  checks.push({
+    id: 'poll-flat',
+    rule: `poll flat within ${percent(1 - targets.pollFlatness)} from 1,000 to 50,000 open requests (slowest ≥ ${percent(targets.pollFlatness)} of fastest)`,
+    measured: `slowest/fastest = ${percent(flat)} (${polls.map((id) => Math.round(rps(id))).join(' / ')} req/s)`,
+    verdict: verdictOf(flat, targets.pollFlatness),
+    rows: polls,
+  });
+
+  const knock = ratio(rps('knock'), baselineRps);
+  checks.push({ id: 'knock-vs-baseline', rule: `knock ≥ ${percent(targets.knockVsBaseline)} of baseline`, measured: percent(knock), verdict: verdictOf(knock, targets.knockVsBaseline), rows: ['knock'] });
+  const { knocksAcknowledged: acked, knocksOnDisk: onDisk } = facts;
+  checks.push({
+    id: 'knock-durable',
+    rule: 'every acknowledged knock on disk (counted after SIGKILL)',
+    measured: acked === null || onDisk === null ? 'not counted' : `${onDisk} of ${acked} acknowledged knocks found`,
+    verdict: acked === null || onDisk === null ? 'not measured' : onDisk >= acked && acked > 0 ? 'met' : 'not met',
+    rows: ['knock'],
+  });
+
+  for (const call of ['info', 'running']) {
+    const single = ratio(rps(`${call}-1t`), baselineRps);
+    checks.push({
+      id: `${call}-1t-vs-baseline`,
+      rule: `meeting API on existing meetings ≥ ${percent(targets.apiVsBaseline)} of baseline`,
+      measured: percent(single),
+      verdict: verdictOf(single, targets.apiVsBaseline),
+      rows: [`${call}-1t`],
+    });
+    const many = ratio(rps(`${call}-1000t`), rps(`${call}-1t`));
+    checks.push({
+      id: `${call}-1000t-vs-1t`,
+      rule: `with 1,000 tenants ≥ ${percent(targets.apiTenantsVsSingle)} of its single-tenant figure`,
+      measured: percent(many),
+      verdict: verdictOf(many, targets.apiTenantsVsSingle),
+      rows: [`${call}-1000t`],
+    });
+  }
+
+  const added = facts.rssAddedBy10kMb;
+  checks.push({
+    id: 'rss-10k',
+    rule: `10,000 open waiting requests add < ${targets.rssPer10kMb} MB to the daemon's RSS`,
+    measured: added === null || !Number.isFinite(added) ? 'not measured' : `+${added.toFixed(1)} MiB`,
+    verdict: added === null || !Number.isFinite(added) ? 'not measured' : added < targets.rssPer10kMb ? 'met' : 'not met',
+    rows: ['poll-10k'],
+  });
+  return checks;
+}
+
+/** The verdict of every target that concerns one row, e.g. "≥70%: met". */
+export function targetCell(rowId: string, checks: readonly TargetCheck[]): string {
+  const mine = checks.filter((c) => c.rows.includes(rowId) && c.id !== 'poll-flat');
+  if (mine.length === 0) return '';
+  const short = (c: TargetCheck) => {
+    if (c.id === 'knock-durable') return `on disk: ${c.verdict}`;
+    if (c.id === 'rss-10k') return `RSS: ${c.verdict}`;
+    if (c.id.endsWith('-vs-1t')) return `≥90% of 1 tenant (${c.measured}): ${c.verdict}`;
+    const min = /≥ (\d+%)/.exec(c.rule)?.[1] ?? '';
+    return `≥${min}: ${c.verdict}`;
+  };
+  return mine.map(short).join('; ');
+}
+
+export function overall(checks: readonly TargetCheck[]): Verdict {
+  return all(checks.map((c) => c.verdict));
+}
+
+function fixed(value: number | null, digits: number): string {
+  return value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
+}
+
+/** The one table: a Markdown table whose columns are padded so that it also reads in a terminal. */
+export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[]): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'peak RSS MiB', 'target'];
+  const rows = measurements.map((m) => [
+    m.label,
+    fixed(m.requestsPerSec, 0),
+    fixed(m.p50Ms, 1),
+    fixed(m.p99Ms, 1),
+    String(m.errors),
+    percent(ratio(m.requestsPerSec, baselineRps)),
+    fixed(m.peakRssMb, 0),
+    targetCell(m.id, checks),
+  ]);
+  const right = [false, true, true, true, true, true, true, false];
+  return formatTable(header, rows, right);
+}
+
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[] = []): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const cell = (text: string, i: number) => (rightAligned[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
+  const line = (cells: readonly string[]) => `| ${widths.map((_, i) => cell(cells[i] ?? '', i)).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (rightAligned[i] ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}

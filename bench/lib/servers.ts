@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from './http.js';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const meetctl = join(repoRoot, 'bin', 'meetctl.js');
+const baselineServer = join(repoRoot, 'bench', 'baseline-server.mjs');
+
+/** A server process the bench started: the bare Fastify baseline or a `meetctl serve` daemon. */
+export interface Server {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly url: string;
+  readonly logFile: string;
+  /** Resolves with the exit code or signal once the process is gone. */
+  readonly exited: Promise<number | string>;
+  /** SIGTERM (graceful; the daemon closes its database) or SIGKILL; resolves once it is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export interface Daemon extends Server {
+  readonly dataDir: string;
+  readonly compatUrl: string | null;
+  readonly adminToken: string;
+}
+
+export interface ProcessSettings {
+  /** SERVICE_LOG_LEVEL of the daemon, and the same level for the baseline's logger. */
+  readonly logLevel: string;
+  /** When set, both servers run with --cpu-prof and write their profiles here. */
+  readonly cpuProfDir: string | null;
+}
+
+/** A port free on loopback now (the servers are told it; the race with other programs is accepted). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function nodeArgs(settings: ProcessSettings, name: string): string[] {
+  return settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
+
+function launch(name: string, script: string, args: string[], env: Record<string, string>, settings: ProcessSettings, logFile: string): { child: ChildProcess; exited: Promise<number | string> } {
+  const log = openSync(logFile, 'a');
+  // Same node binary, same flags and the same small environment for the baseline and the daemons.
+  const child = spawn(process.execPath, [...nodeArgs(settings, name), script, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, exited };
+}
+
+async function waitUntil(name: string, exited: Promise<number | string>, logFile: string, ready: () => Promise<boolean>): Promise<void> {
+  let gone: number | string | null = null;
+  void exited.then((code) => (gone = code));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (gone !== null) throw new Error(`${name} exited (${gone}) before it was ready; its log (${logFile}):\n${tail(logFile)}`);
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${name} was not ready in 30 s; its log (${logFile}):\n${tail(logFile)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-30).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function stopper(child: ChildProcess, exited: Promise<number | string>) {
+  return async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+}
+
+/** The bare Fastify server of the baseline scenario (bench/baseline-server.mjs). */
+export async function startBaseline(settings: ProcessSettings, workDir: string): Promise<Server> {
+  const port = await freePort();
+  const logFile = join(workDir, 'baseline.log');
+  const { child, exited } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}`, SERVICE_LOG_LEVEL: settings.logLevel }, settings, logFile);
+  const url = `http://127.0.0.1:${port}`;
+  const client = new Client(url, 1);
+  await waitUntil('baseline server', exited, logFile, async () => (await client.request('GET', '/baseline')).status === 200);
+  client.close();
+  return { name: 'baseline', child, pid: child.pid!, url, logFile, exited, stop: stopper(child, exited) };
+}
+
+/**
+ * `meetctl serve` on loopback with its own data directory, the compat listener on a second
+ * port when `compatSecret` is given. Ready once both listeners answer.
+ */
+export async function startDaemon(
+  name: string,
+  settings: ProcessSettings,
+  options: { dataDir: string; workDir: string; compatSecret?: string; tenantsFile?: string; env?: Record<string, string> },
+): Promise<Daemon> {
+  const port = await freePort();
+  const compatPort = options.compatSecret ? await freePort() : null;
+  const env: Record<string, string> = {
+    SERVICE_DATA_DIR: options.dataDir,
+    SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
+    SERVICE_LOG_LEVEL: settings.logLevel,
+    ...(compatPort !== null && options.compatSecret
+      ? { COMPAT_HTTP_ADDR: `127.0.0.1:${compatPort}`, COMPAT_API_SHARED_SECRET: options.compatSecret, COMPAT_FRONTEND_URL: `http://127.0.0.1:${port}` }
+      : {}),
+    ...(options.tenantsFile ? { SERVICE_TENANTS_FILE: options.tenantsFile } : {}),
+    ...options.env,
+  };
+  const logFile = join(options.workDir, `${name}.log`);
+  const { child, exited } = launch(name, meetctl, ['serve'], env, settings, logFile);
+  const url = `http://127.0.0.1:${port}`;
+  const compatUrl = compatPort !== null ? `http://127.0.0.1:${compatPort}` : null;
+  const engine = new Client(url, 1);
+  const compat = compatUrl ? new Client(compatUrl, 1) : null;
+  await waitUntil(name, exited, logFile, async () => {
+    if ((await engine.request('GET', '/room/bench-ready/exists')).status !== 404) return false;
+    return compat === null || (await compat.request('GET', '/confapi/api')).status === 200;
+  });
+  engine.close();
+  compat?.close();
+  const adminToken = readFileSync(join(options.dataDir, 'initial-admin-token'), 'utf8').trim();
+  return { name, child, pid: child.pid!, url, compatUrl, dataDir: options.dataDir, adminToken, logFile, exited, stop: stopper(child, exited) };
+}

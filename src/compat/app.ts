@@ -1,0 +1,37 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ConfapiDeps } from './confapi/context.js';
+import { apiPrefix, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
+import type { TenantRegistry } from './tenants/registry.js';
+
+export interface CompatSurfaces {
+  /** The meeting API, when COMPAT_API_SHARED_SECRET is set. */
+  readonly confapi: { readonly registry: TenantRegistry; readonly deps: ConfapiDeps } | null;
+}
+
+/**
+ * The compat module's listener (COMPAT_HTTP_ADDR): one Fastify instance for both surfaces.
+ * The meeting API is an encapsulated plugin under /confapi/api with its own body parsing
+ * and its own error handler (XML, HTTP 200); the embed gateway registers beside it.
+ */
+export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<FastifyServerOptions, 'loggerInstance'> = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...options,
+    bodyLimit: maxBodyBytes,
+    trustProxy: '127.0.0.1',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  if (surfaces.confapi) {
+    const { registry, deps } = surfaces.confapi;
+    await app.register(
+      async (api) => {
+        // Bodies arrive raw: the pipeline decides by call what a body may be (form or XML) and refuses the rest.
+        api.removeAllContentTypeParsers();
+        api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
+        await api.register(confapiRoutes(registry, deps));
+      },
+      { prefix: apiPrefix },
+    );
+  }
+  return app;
+}

@@ -1,0 +1,213 @@
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { SignJWT } from 'jose';
+import type { CallbackJob, CompatMeeting, CompatStore, NewCallbackJob } from './model.js';
+import { TargetGuard, TargetRefused, type ResolvedTarget } from './target-guard.js';
+
+/** Attempt times after the first failure: immediately, then 30 s, 1, 2 and 5 minutes. */
+export const defaultRetryDelaysMs: readonly number[] = [0, 30_000, 60_000, 120_000, 300_000];
+
+/** Connect plus answer, per attempt. */
+export const defaultCallbackTimeoutMs = 5_000;
+
+export interface CallbackLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface CallbackOptions {
+  readonly retryDelaysMs?: readonly number[];
+  readonly timeoutMs?: number;
+  readonly now?: () => number;
+}
+
+/** The metadata names (lowercased, without `meta_`) a recording-ready URL may come under, by priority. */
+export const recordingReadyKeys = ['confapi-recording-ready-url', 'bbb-recording-ready-url', 'bn-recording-ready-url', 'canvas-recording-ready-url'];
+
+export function metadataValue(meeting: CompatMeeting, key: string): string | null {
+  const found = meeting.metadata.find(([name]) => name === key);
+  return found && found[1] !== '' ? found[1] : null;
+}
+
+/**
+ * `url` with `meetingID` and `recordingmarks=false` added to its query. The query already
+ * there is kept byte for byte (re-serialising it could change how a receiver reads it).
+ */
+export function endCallbackUrl(url: string, meetingId: string): string {
+  const parsed = new URL(url);
+  const extra = new URLSearchParams([
+    ['meetingID', meetingId],
+    ['recordingmarks', 'false'],
+  ]).toString();
+  const search = parsed.search === '' || parsed.search === '?' ? '?' : `${parsed.search}&`;
+  return `${parsed.origin}${parsed.pathname}${search}${extra}`;
+}
+
+/** The form body of a recording-ready callback: `signed_parameters` = HS256 JWT {meeting_id, record_id}. */
+export async function recordingReadyBody(secret: string, meetingId: string, recordId: string): Promise<string> {
+  const jwt = await new SignJWT({ meeting_id: meetingId, record_id: recordId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(secret));
+  return new URLSearchParams([['signed_parameters', jwt]]).toString();
+}
+
+/**
+ * One attempt: a request pinned to the checked address, no redirect followed (a 3xx is a
+ * failure), a short timeout, the answer's body drained and ignored. Resolves to the status.
+ */
+function send(job: CallbackJob, url: URL, target: ResolvedTarget, timeoutMs: number, signal: AbortSignal): Promise<number> {
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) {
+      (callback as unknown as (err: null, list: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    } else {
+      callback(null, target.address, target.family);
+    }
+  };
+  const headers: Record<string, string> = { 'user-agent': 'meeting-service confapi callback' };
+  if (job.body !== null) {
+    headers['content-type'] = job.contentType ?? 'application/x-www-form-urlencoded';
+    headers['content-length'] = String(Buffer.byteLength(job.body));
+  }
+  const options: RequestOptions = { method: job.method, headers, lookup: pinned, timeout: timeoutMs, signal };
+  const requester = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const req = requester(url, options, (res: IncomingMessage) => {
+      res.resume();
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve(res.statusCode ?? 0);
+      });
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end(job.body ?? undefined);
+  });
+}
+
+/**
+ * The outbound callback queue. Jobs are written to the store before the API call that
+ * caused them answers, sent from a timer (never inside the API call), retried on failure by
+ * `retryDelaysMs`, and picked up again after a restart. A target the guard refuses is not
+ * retried: its address will not change into an allowed one by waiting.
+ */
+export class CallbackQueue {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly abort = new AbortController();
+  private stopped = false;
+  private readonly delays: readonly number[];
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: Pick<CompatStore, 'insertCallback' | 'updateCallback' | 'pendingCallbacks'>,
+    private readonly guard: TargetGuard,
+    private readonly log: CallbackLog,
+    options: CallbackOptions = {},
+  ) {
+    this.delays = options.retryDelaysMs ?? defaultRetryDelaysMs;
+    this.timeoutMs = options.timeoutMs ?? defaultCallbackTimeoutMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Schedules the jobs left pending by a previous run. */
+  start(): void {
+    this.schedule();
+  }
+
+  enqueue(job: Omit<NewCallbackJob, 'nextAt' | 'createdAt'>): CallbackJob {
+    const now = this.now();
+    const stored = this.store.insertCallback({ ...job, nextAt: now, createdAt: now });
+    this.schedule();
+    return stored;
+  }
+
+  /** Resolves when nothing is in flight (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const pending = this.store.pendingCallbacks().filter((job) => !this.inFlight.has(job.id));
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (pending.length === 0) return;
+    const next = Math.min(...pending.map((job) => job.nextAt));
+    this.timer = setTimeout(() => this.runDue(), Math.max(0, next - this.now()));
+    this.timer.unref();
+  }
+
+  private runDue(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    const now = this.now();
+    for (const job of this.store.pendingCallbacks()) {
+      if (job.nextAt > now || this.inFlight.has(job.id)) continue;
+      const attempt = this.attempt(job).finally(() => {
+        this.inFlight.delete(job.id);
+        this.schedule();
+      });
+      this.inFlight.set(job.id, attempt);
+    }
+    this.schedule();
+  }
+
+  private async attempt(job: CallbackJob): Promise<void> {
+    const attempts = job.attempts + 1;
+    const where = { callback: job.id, kind: job.kind, meeting: job.internalId, attempt: attempts };
+    let url: URL;
+    try {
+      url = new URL(job.url);
+      const target = await this.guard.resolve(url);
+      const status = await send(job, url, target, this.timeoutMs, this.abort.signal);
+      if (status >= 200 && status < 300) {
+        this.finish(job, attempts, 'delivered', null);
+        this.log.info({ ...where, status }, 'callback delivered');
+        return;
+      }
+      this.retry(job, attempts, `answered HTTP ${status}`);
+    } catch (err) {
+      if (err instanceof TargetRefused || err instanceof TypeError) {
+        this.finish(job, attempts, 'refused', err.message);
+        this.log.warn({ ...where, reason: err.message }, 'callback refused: target not allowed');
+        return;
+      }
+      if (this.stopped) return;
+      this.retry(job, attempts, (err as Error).message);
+    }
+  }
+
+  private retry(job: CallbackJob, attempts: number, reason: string): void {
+    if (this.stopped) return;
+    const delay = this.delays[attempts];
+    if (delay === undefined) {
+      this.finish(job, attempts, 'gave_up', reason);
+      this.log.warn({ callback: job.id, kind: job.kind, attempts, reason }, 'callback failed; giving up');
+      return;
+    }
+    this.store.updateCallback({ ...job, attempts, nextAt: this.now() + delay, lastError: reason });
+    this.log.warn({ callback: job.id, kind: job.kind, attempt: attempts, retryInMs: delay, reason }, 'callback failed; will retry');
+  }
+
+  private finish(job: CallbackJob, attempts: number, outcome: NonNullable<CallbackJob['outcome']>, error: string | null): void {
+    this.store.updateCallback({ ...job, attempts, doneAt: this.now(), outcome, lastError: error });
+  }
+}

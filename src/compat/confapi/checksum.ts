@@ -1,0 +1,59 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** The hash is chosen by the length of the hex checksum the client sent. */
+export const algorithmByLength: Readonly<Record<number, string>> = { 40: 'sha1', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
+
+const hex = /^[0-9a-fA-F]+$/;
+
+/** The algorithm for a checksum as received, or null when its length or alphabet cannot be one. */
+export function algorithmOf(checksum: string): string | null {
+  if (!hex.test(checksum)) return null;
+  return algorithmByLength[checksum.length] ?? null;
+}
+
+/**
+ * The raw query string with the one `checksum=` pair cut out as text: nothing is decoded or
+ * re-encoded, so `+` and `%20`, order, empty pairs and a leading `&` stay as signed. Cutting
+ * the pair with its separator gives what upstream's literal removal gives
+ * (`&checksum=c`, else `checksum=c&`, else `checksum=c`).
+ */
+export function queryWithoutChecksum(rawQuery: string): string {
+  const pairs = rawQuery.split('&');
+  const index = pairs.findIndex((pair) => pair === 'checksum' || pair.startsWith('checksum='));
+  if (index < 0) return rawQuery;
+  pairs.splice(index, 1);
+  return pairs.join('&');
+}
+
+/** `hex(HASH(callName + query + secret))`, the value a client signs with. */
+export function checksumOf(algorithm: string, callName: string, query: string, secret: string): string {
+  return createHash(algorithm).update(callName + query + secret, 'utf8').digest('hex');
+}
+
+/**
+ * Whether `checksum` (hex, either case) is HASH(callName + one of the candidate strings +
+ * secret). Compared in constant time over equal-length digests.
+ */
+export function checksumMatches(checksum: string, callName: string, candidates: readonly string[], secret: string): boolean {
+  const algorithm = algorithmOf(checksum);
+  if (!algorithm) return false;
+  const provided = Buffer.from(checksum, 'hex');
+  let matched = false;
+  for (const query of candidates) {
+    const expected = createHash(algorithm).update(callName + query + secret, 'utf8').digest();
+    // Every candidate is computed and compared: the time does not say which one matched.
+    if (expected.length === provided.length && timingSafeEqual(expected, provided)) matched = true;
+  }
+  return matched;
+}
+
+/**
+ * What a POST whose parameters are all in a form body may have been signed over: the empty
+ * query string (the documented rule) and the body's parameters sorted by name and
+ * form-encoded (what upstream's code rebuilds; URLSearchParams encodes as Java's URLEncoder).
+ */
+export function formBodyCandidates(pairs: readonly (readonly [string, string])[]): string[] {
+  const sorted = pairs.filter(([name]) => name !== 'checksum').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const encoded = new URLSearchParams(sorted.map(([k, v]): [string, string] => [k, v])).toString();
+  return encoded === '' ? [''] : ['', encoded];
+}

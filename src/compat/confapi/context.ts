@@ -1,0 +1,44 @@
+import type { Clock } from '../../engine/clock.js';
+import type { MeetingService } from '../../engine/meetings/meeting-service.js';
+import type { TokenService } from '../../engine/tokens/token-service.js';
+import type { MeetingLiveView } from '../live-view.js';
+import type { Tenant } from '../tenants/registry.js';
+import type { CompatMeetings } from './meetings.js';
+import type { CompatStore, GuestPolicy } from './model.js';
+import type { Params } from './params.js';
+
+/** Everything the call handlers use; built once by the module. */
+export interface ConfapiDeps {
+  readonly meetings: CompatMeetings;
+  readonly store: CompatStore;
+  readonly tokens: Pick<TokenService, 'signJoin'>;
+  readonly live: () => MeetingLiveView;
+  /** The engine's records of a meeting (attendance), for learningDashboard. */
+  readonly engineMeetings: Pick<MeetingService, 'attendance'>;
+  readonly clock: Clock;
+  /** COMPAT_FRONTEND_URL, without a trailing slash. */
+  readonly frontendUrl: string;
+  readonly defaultRecord: boolean;
+  readonly defaultGuestPolicy: GuestPolicy;
+  /** Lifetime of the join tokens join hands out. */
+  readonly joinTokenTtlSecs: number;
+}
+
+/** One verified call: the tenant whose secret matched and the call's parameters. */
+export interface CallContext {
+  readonly call: string;
+  readonly tenant: Tenant;
+  readonly params: Params;
+  /** An XML body sent with a POST (create's pre-uploaded presentations). */
+  readonly xmlBody: string | null;
+  readonly deps: ConfapiDeps;
+}
+
+export type Answer =
+  | { readonly kind: 'xml'; readonly body: string }
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'json'; readonly body: unknown };
+
+export type Handler = (ctx: CallContext) => Answer | Promise<Answer>;
+
+export const xml = (body: string): Answer => ({ kind: 'xml', body });

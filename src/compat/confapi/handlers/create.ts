@@ -1,0 +1,186 @@
+import { xml, type CallContext, type Answer } from '../context.js';
+import { failure } from '../errors.js';
+import { internalIdOf, randomVoiceBridge, roomIdFor } from '../meetings.js';
+import { guestPolicies, type CompatMeeting, type GuestPolicy, type MeetingSettings } from '../model.js';
+import { javaBoolean, meetingIdOf, nonNegativeInteger, strictBoolean, type Params } from '../params.js';
+import { parsePresentations } from '../presentations.js';
+import { javaDate, success } from '../xml.js';
+
+/** Metadata names kept: `meta_` then a letter, letters, digits and hyphens (upstream's rule). */
+const metaName = /^meta_([a-zA-Z][a-zA-Z0-9-]*)$/;
+
+/** Create parameters accepted and stored as sent, beyond those with their own column. */
+const extraParams = [
+  'moderatorOnlyMessage',
+  'bannerText',
+  'bannerColor',
+  'logo',
+  'copyright',
+  'loginURL',
+  'autoStartRecording',
+  'allowStartStopRecording',
+  'allowModsToUnmuteUsers',
+  'allowModsToEjectCameras',
+  'endWhenNoModerator',
+  'endWhenNoModeratorDelayInMinutes',
+  'meetingLayout',
+  'learningDashboardEnabled',
+  'learningDashboardCleanupDelayInMinutes',
+  'userCameraCap',
+  'meetingCameraCap',
+  'meetingExpireIfNoUserJoinedInMinutes',
+  'meetingExpireWhenLastUserLeftInMinutes',
+  'disabledFeatures',
+  'disabledFeaturesExclude',
+  'notifyRecordingIsOn',
+  'presentationUploadExternalUrl',
+  'presentationUploadExternalDescription',
+  'meetingEndedURL',
+  'preUploadedPresentation',
+  'preUploadedPresentationName',
+  'preUploadedPresentationOverrideDefault',
+];
+
+function bounded(name: string, value: string | undefined, max: number): string {
+  const text = value ?? '';
+  if ([...text].length > max) throw failure('sizeError', `${name} must be at most ${max} characters long`);
+  return text;
+}
+
+function password(name: string, value: string | undefined): string {
+  const text = value ?? '';
+  if ([...text].length > 64) throw failure('invalidPassword', `${name} must be at most 64 characters long`);
+  return text;
+}
+
+function guestPolicyOf(params: Params, fallback: GuestPolicy): GuestPolicy {
+  const raw = params.get('guestPolicy');
+  if (raw === undefined || raw === '') return fallback;
+  const upper = raw.toUpperCase();
+  if (!(guestPolicies as readonly string[]).includes(upper)) {
+    throw failure('validationError', `guestPolicy must be one of ${guestPolicies.join(', ')}`);
+  }
+  return upper as GuestPolicy;
+}
+
+function logoutUrlOf(params: Params): string {
+  const raw = bounded('logoutURL', params.get('logoutURL'), 2048);
+  if (raw === '') return '';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw failure('validationError', 'logoutURL must be an http or https URL');
+  return raw;
+}
+
+function settingsOf(params: Params): MeetingSettings {
+  const lockSettings: Record<string, boolean> = {};
+  const extra: Record<string, string> = {};
+  for (const [name, value] of params.entries()) {
+    if (name.startsWith('lockSettings')) lockSettings[name] = javaBoolean(value);
+  }
+  for (const name of extraParams) {
+    const value = params.get(name);
+    if (value !== undefined) extra[name] = bounded(name, value, 2048);
+  }
+  return {
+    welcome: bounded('welcome', params.get('welcome'), 5000),
+    logoutURL: logoutUrlOf(params),
+    muteOnStart: javaBoolean(params.get('muteOnStart')),
+    webcamsOnlyForModerator: javaBoolean(params.get('webcamsOnlyForModerator')),
+    lockSettings,
+    extra,
+  };
+}
+
+function metadataOf(params: Params): [string, string][] {
+  const out: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const [name, value] of params.entries()) {
+    const match = metaName.exec(name);
+    if (!match) continue;
+    const key = match[1]!.toLowerCase();
+    if (seen.has(key)) throw failure('validationError', `Metadata ${key} must not be sent more than once`);
+    seen.add(key);
+    out.push([key, bounded(name, value, 4096)]);
+  }
+  if (out.length > 100) throw failure('validationError', 'At most 100 metadata parameters are accepted');
+  return out;
+}
+
+/** The create answer (also for a duplicate), in upstream element order. */
+export function createAnswer(meeting: CompatMeeting, hasUserJoined: boolean, duplicate: boolean): string {
+  return success({
+    meetingID: meeting.meetingId,
+    internalMeetingID: meeting.internalId,
+    parentMeetingID: 'bbb-none',
+    attendeePW: meeting.attendeePw,
+    moderatorPW: meeting.moderatorPw,
+    createTime: meeting.createTime,
+    voiceBridge: meeting.voiceBridge,
+    dialNumber: meeting.dialNumber,
+    createDate: javaDate(meeting.createTime),
+    hasUserJoined,
+    duration: meeting.durationMin,
+    hasBeenForciblyEnded: meeting.forciblyEnded,
+    messageKey: duplicate ? 'duplicateWarning' : '',
+    message: duplicate ? 'This conference was already in existence and may currently be in progress.' : '',
+  });
+}
+
+export async function create(ctx: CallContext): Promise<Answer> {
+  const { params, tenant, deps } = ctx;
+  const meetingId = meetingIdOf(params);
+  // Everything is validated before anything is written, the body included.
+  const name = bounded('name', params.get('name'), 256) || meetingId;
+  const attendeePw = password('attendeePW', params.get('attendeePW'));
+  const moderatorPw = password('moderatorPW', params.get('moderatorPW'));
+  const record = strictBoolean('record', params.get('record'), deps.defaultRecord);
+  const maxParticipants = nonNegativeInteger('maxParticipants', params.get('maxParticipants'), 0);
+  const durationMin = nonNegativeInteger('duration', params.get('duration'), 0, 525_600);
+  const voiceBridgeParam = params.get('voiceBridge');
+  if (voiceBridgeParam !== undefined && voiceBridgeParam !== '' && !/^\d{1,20}$/.test(voiceBridgeParam)) {
+    throw failure('validationError', 'Voice bridge must be an integral value');
+  }
+  const guestPolicy = guestPolicyOf(params, deps.defaultGuestPolicy);
+  const settings = settingsOf(params);
+  const metadata = metadataOf(params);
+  const presentations = ctx.xmlBody === null ? [] : await parsePresentations(ctx.xmlBody);
+
+  // Idempotent: the meeting that exists is answered again, whatever this call says.
+  const existing = deps.meetings.open(tenant.id, meetingId);
+  if (existing) return xml(createAnswer(existing, existing.engineMeetingId !== null, true));
+
+  const roomId = roomIdFor(tenant.id, meetingId);
+  deps.meetings.prepareRoom(roomId, name, meetingId, guestPolicy);
+  const createTime = deps.meetings.nextCreateTime();
+  const meeting: CompatMeeting = {
+    internalId: internalIdOf(meetingId, createTime),
+    tenantId: tenant.id,
+    meetingId,
+    roomId,
+    name,
+    attendeePw,
+    moderatorPw,
+    createTime,
+    voiceBridge: voiceBridgeParam || randomVoiceBridge(),
+    dialNumber: bounded('dialNumber', params.get('dialNumber'), 64),
+    durationMin,
+    maxParticipants,
+    record,
+    guestPolicy,
+    settings,
+    metadata,
+    presentations,
+    engineMeetingId: null,
+    startTime: null,
+    endTime: null,
+    forciblyEnded: false,
+    endReason: null,
+  };
+  deps.meetings.insert(meeting);
+  return xml(createAnswer(meeting, false, false));
+}

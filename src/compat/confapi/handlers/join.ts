@@ -1,0 +1,106 @@
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import type { JoinClaims } from '../../../engine/tokens/token-service.js';
+import { xml, type Answer, type CallContext } from '../context.js';
+import { failure } from '../errors.js';
+import { endedVisibleMs } from '../meetings.js';
+import type { CompatMeeting } from '../model.js';
+import { meetingIdOf, type Params } from '../params.js';
+import { success } from '../xml.js';
+
+/** Equal in constant time (over digests, so lengths do not show either). */
+export function sameSecret(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
+}
+
+/**
+ * The role: a valid `role` wins; otherwise the password decides (moderator password first);
+ * an empty password of the meeting never matches. Without role and password, a meeting
+ * without passwords lets the person in as a viewer (the least privilege).
+ */
+function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'participant' {
+  const role = params.get('role')?.toUpperCase();
+  if (role === 'MODERATOR') return 'moderator';
+  if (role === 'VIEWER') return 'participant';
+  if (role !== undefined && role !== '') throw failure('validationError', 'role must be MODERATOR or VIEWER');
+  const given = params.get('password') ?? '';
+  const hasPasswords = meeting.moderatorPw !== '' || meeting.attendeePw !== '';
+  if (given === '') {
+    if (hasPasswords) throw failure('invalidPassword', 'You must send the role, or the password of the meeting.');
+    return 'participant';
+  }
+  if (meeting.moderatorPw !== '' && sameSecret(given, meeting.moderatorPw)) return 'moderator';
+  if (meeting.attendeePw !== '' && sameSecret(given, meeting.attendeePw)) return 'participant';
+  throw failure('invalidPassword');
+}
+
+/** The display name as the engine accepts it: no control characters, 1 to 64 characters. */
+function displayName(fullName: string): string {
+  const cleaned = fullName.replace(/[\p{Cc}\p{Cs}]/gu, ' ').replace(/\s+/g, ' ').trim();
+  return [...cleaned].slice(0, 64).join('').trim();
+}
+
+function optionalUrl(name: string, value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value.slice(0, 2048);
+  } catch {
+    // refused below
+  }
+  throw failure('validationError', `${name} must be an http or https URL`);
+}
+
+/**
+ * join: a join token of source `lms` for the meeting's room, handed over as a redirect to
+ * COMPAT_FRONTEND_URL/room/<room>?t=<token> (or, with redirect=false, as XML). The media
+ * server is not contacted and neither the waiting room nor guestPolicy applies: the token's
+ * source lets the person in directly (the room's scope is never `all`). Every failure is
+ * XML, never a redirect, so a join with a bad checksum cannot bounce anyone to a logoutURL.
+ */
+export async function join(ctx: CallContext): Promise<Answer> {
+  const { params, tenant, deps } = ctx;
+  const meetingId = meetingIdOf(params);
+  const fullName = displayName(params.get('fullName') ?? '');
+  const meeting = deps.meetings.open(tenant.id, meetingId);
+  if (!meeting) {
+    const latest = deps.meetings.latest(tenant.id, meetingId);
+    const now = deps.clock.now().getTime();
+    if (latest?.forciblyEnded && latest.endTime !== null && now - latest.endTime <= endedVisibleMs) throw failure('meetingForciblyEnded');
+    throw failure('invalidMeetingIdentifier');
+  }
+  if (fullName === '') throw failure('missingParamFullName');
+  const createTime = params.get('createTime');
+  if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime)) throw failure('mismatchCreateTimeParam');
+  const role = roleOf(params, meeting);
+  if (meeting.maxParticipants > 0 && deps.meetings.presentCount(meeting) >= meeting.maxParticipants) throw failure('maxParticipantsReached');
+
+  const userId = params.get('userID') ?? '';
+  const avatarUrl = optionalUrl('avatarURL', params.get('avatarURL'));
+  const claims: JoinClaims & { uid?: string; avatar?: string } = {
+    room: meeting.roomId,
+    role,
+    source: 'lms',
+    name: fullName,
+    ...(userId !== '' ? { uid: userId.slice(0, 256) } : {}),
+    ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
+  };
+  const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
+  const query = new URLSearchParams([['t', token]]);
+  if (meeting.settings.logoutURL !== '') query.append('logoutURL', meeting.settings.logoutURL);
+  const url = `${deps.frontendUrl}/room/${encodeURIComponent(meeting.roomId)}?${query.toString()}`;
+
+  const redirect = params.get('redirect');
+  if (redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true') return { kind: 'redirect', location: url };
+  return xml(
+    success({
+      messageKey: 'successfullyJoined',
+      message: 'You have joined successfully.',
+      meeting_id: meeting.internalId,
+      user_id: userId !== '' ? userId : `w_${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)}`,
+      guestStatus: 'ALLOW',
+      url,
+    }),
+  );
+}

@@ -1,0 +1,86 @@
+import { EngineError } from '../../../engine/errors.js';
+import type { AttendanceParticipant } from '../../../engine/meetings/attendance.js';
+import type { Answer, CallContext } from '../context.js';
+import { failure } from '../errors.js';
+import type { CompatMeeting } from '../model.js';
+import { meetingIdOf } from '../params.js';
+import type { LiveActivity } from '../../live-view.js';
+
+const noActivity: LiveActivity = { talkTimeMs: 0, webcams: [], messages: 0 };
+
+function ms(iso: string | null): number {
+  return iso === null ? 0 : Date.parse(iso);
+}
+
+function userEntry(p: AttendanceParticipant, activity: LiveActivity) {
+  const userKey = `${p.participantId}-1`;
+  return [
+    userKey,
+    {
+      userKey,
+      extId: p.participantId,
+      intIds: {
+        [p.participantId]: {
+          intId: p.participantId,
+          sessions: [{ registeredOn: ms(p.joinedAt), leftOn: ms(p.leftAt) }],
+          userLeftFlag: p.leftAt !== null,
+        },
+      },
+      name: p.name,
+      isModerator: p.role === 'moderator',
+      isDialIn: false,
+      currentIntId: p.participantId,
+      answers: {},
+      genericData: {},
+      talk: { totalTime: activity.talkTimeMs, lastTalkStartedOn: 0 },
+      reactions: [],
+      raiseHand: [],
+      away: [],
+      webcams: activity.webcams.map((w) => ({ startedOn: w.startedOn, stoppedOn: w.stoppedOn })),
+      totalOfMessages: activity.messages,
+      registeredInLadOn: ms(p.joinedAt),
+    },
+  ] as const;
+}
+
+/** The session data in the upstream learning-dashboard shape, from the engine's attendance and the live connection's activity. */
+export function dashboardData(ctx: CallContext, meeting: CompatMeeting): Record<string, unknown> {
+  const users: Record<string, unknown> = {};
+  if (meeting.engineMeetingId !== null) {
+    try {
+      const attendance = ctx.deps.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
+      const activity = ctx.deps.live().activity(meeting.roomId, meeting.engineMeetingId);
+      for (const p of attendance.participants) {
+        const [key, entry] = userEntry(p, activity.get(p.participantId) ?? noActivity);
+        users[key] = entry;
+      }
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+    }
+  }
+  return {
+    intId: meeting.internalId,
+    extId: meeting.meetingId,
+    name: meeting.name,
+    downloadSessionDataEnabled: true,
+    other: {},
+    users,
+    genericDataTitles: [],
+    polls: {},
+    screenshares: [],
+    presentationSlides: [],
+    createdOn: meeting.createTime,
+    endedOn: meeting.endTime ?? 0,
+  };
+}
+
+/**
+ * learningDashboard (an extension): the JSON the upstream dashboard reads, wrapped as the
+ * upstream call answers: {"response": {"returncode": "SUCCESS", "data": "<JSON text>"}}.
+ * The newest meeting of that meetingID counts, ended or not.
+ */
+export function learningDashboard(ctx: CallContext): Answer {
+  const meeting = ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
+  if (!meeting) throw failure('notFound');
+  return { kind: 'json', body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx, meeting)) } } };
+}

@@ -1,0 +1,90 @@
+import { xml, type Answer, type CallContext } from '../context.js';
+import { failure } from '../errors.js';
+import type { CompatMeetings } from '../meetings.js';
+import type { CompatMeeting } from '../model.js';
+import { meetingIdOf } from '../params.js';
+import { javaDate, renderResponse, success, type XmlElement } from '../xml.js';
+import { sameSecret } from './join.js';
+
+/** The elements of getMeetingInfo (and of each getMeetings entry), in upstream order. Passwords show as ***. */
+export function meetingElements(meetings: CompatMeetings, meeting: CompatMeeting): XmlElement {
+  const live = meetings.liveState(meeting);
+  const attendees = live.attendees;
+  const moderators = attendees.filter((a) => a.role === 'moderator').length;
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of meeting.metadata) metadata[name] = value;
+  return {
+    meetingName: meeting.name,
+    meetingID: meeting.meetingId,
+    internalMeetingID: meeting.internalId,
+    createTime: meeting.createTime,
+    createDate: javaDate(meeting.createTime),
+    voiceBridge: meeting.voiceBridge,
+    dialNumber: meeting.dialNumber,
+    attendeePW: '***',
+    moderatorPW: '***',
+    running: live.running,
+    duration: meeting.durationMin,
+    hasUserJoined: meeting.engineMeetingId !== null,
+    recording: false,
+    hasBeenForciblyEnded: meeting.forciblyEnded,
+    startTime: meeting.startTime ?? meeting.createTime,
+    endTime: meeting.endTime ?? 0,
+    participantCount: attendees.length,
+    listenerCount: 0,
+    voiceParticipantCount: attendees.filter((a) => a.audio).length,
+    videoCount: attendees.filter((a) => a.video).length,
+    maxUsers: meeting.maxParticipants,
+    moderatorCount: moderators,
+    attendees: {
+      attendee: attendees.map((a) => ({
+        userID: a.participantId,
+        fullName: a.name,
+        role: a.role === 'moderator' ? 'MODERATOR' : 'VIEWER',
+        isPresenter: false,
+        isListeningOnly: false,
+        hasJoinedVoice: a.audio,
+        hasVideo: a.video,
+        clientType: 'HTML5',
+      })),
+    },
+    metadata,
+    isBreakout: false,
+  };
+}
+
+export function isMeetingRunning(ctx: CallContext): Answer {
+  const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
+  return xml(success({ running: meeting ? ctx.deps.meetings.liveState(meeting).running : false }));
+}
+
+export function getMeetingInfo(ctx: CallContext): Answer {
+  const meeting = ctx.deps.meetings.visible(ctx.tenant.id, meetingIdOf(ctx.params));
+  if (!meeting) throw failure('notFound');
+  return xml(renderResponse({ returncode: 'SUCCESS', ...meetingElements(ctx.deps.meetings, meeting) }));
+}
+
+export function getMeetings(ctx: CallContext): Answer {
+  const open = ctx.deps.meetings.openOf(ctx.tenant.id);
+  if (open.length === 0) {
+    return xml(success({ meetings: '', messageKey: 'noMeetings', message: 'no meetings were found on this server' }));
+  }
+  return xml(success({ meetings: { meeting: open.map((m) => meetingElements(ctx.deps.meetings, m)) } }));
+}
+
+/** end: checks the moderator password when the meeting has one, then ends it everywhere. */
+export function end(ctx: CallContext): Answer {
+  const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
+  if (!meeting) throw failure('notFound');
+  if (meeting.moderatorPw !== '' && !sameSecret(ctx.params.get('password') ?? '', meeting.moderatorPw)) {
+    throw failure('invalidPassword', 'You must supply the moderator password for this call.');
+  }
+  ctx.deps.meetings.end(meeting, 'end', `confapi:${ctx.tenant.id}`);
+  return xml(
+    success({
+      messageKey: 'sentEndMeetingRequest',
+      message:
+        'A request to end the meeting was sent.  Please wait a few seconds, and then use the getMeetingInfo or isMeetingRunning API calls to verify that it was ended.',
+    }),
+  );
+}

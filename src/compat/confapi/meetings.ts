@@ -1,0 +1,231 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Clock } from '../../engine/clock.js';
+import type { MeetingService } from '../../engine/meetings/meeting-service.js';
+import type { RoomService } from '../../engine/rooms/room-service.js';
+import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
+import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
+import { endCallbackUrl, metadataValue, recordingReadyBody, recordingReadyKeys, type CallbackQueue } from './callbacks.js';
+import type { CompatMeeting, CompatStore, EndReason, GuestPolicy, RecordingRecord } from './model.js';
+
+/** A meeting nobody entered ends after this long (upstream: meetingExpireIfNoUserJoinedInMinutes). */
+export const defaultUnusedExpiryMs = 60 * 60_000;
+
+/** An ended meeting still answers getMeetingInfo (running false) this long, as upstream keeps it until removal. */
+export const endedVisibleMs = 5 * 60_000;
+
+export interface CompatMeetingsDeps {
+  readonly store: CompatStore;
+  readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  readonly meetings: Pick<MeetingService, 'current' | 'end' | 'present'>;
+  readonly clock: Clock;
+  readonly policy: WaitingRoomPolicy;
+  readonly callbacks: Pick<CallbackQueue, 'enqueue'>;
+  readonly live: () => MeetingLiveView;
+  /** The secret a tenant signs its recording-ready callbacks with (its current one). */
+  readonly tenantSecret: (tenantId: string) => string | null;
+  readonly unusedExpiryMs?: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+/** What a compat room's waiting room becomes for a guestPolicy, within the instance policy. */
+export function roomWaitingFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): { waiting_room: 'off' | 'guests'; waiting_room_mode?: 'approval' } {
+  if (policy.waitingRoom === 'off') return { waiting_room: 'off' };
+  // Only bare-link guests are concerned: joins through this API carry a platform token and enter directly under `guests`.
+  if (guestPolicy !== 'ALWAYS_ACCEPT') return policy.waitingRoomMode === null ? { waiting_room: 'guests', waiting_room_mode: 'approval' } : { waiting_room: 'guests' };
+  // A forced instance refuses `off`; `guests` is the nearest scope that still lets every platform arrival in.
+  return policy.waitingRoom === 'forced' ? { waiting_room: 'guests' } : { waiting_room: 'off' };
+}
+
+/** The engine room of a tenant's meetingID: stable across re-creates, distinct per tenant, a valid room id. */
+export function roomIdFor(tenantId: string, meetingId: string): string {
+  return `cf-${createHash('sha256').update(`${tenantId}\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
+function roomName(name: string, meetingId: string): string {
+  const clean = (s: string) => [...s.replace(/\p{Cc}/gu, ' ').trim()].slice(0, 200).join('').trim();
+  return clean(name) || clean(meetingId) || 'Meeting';
+}
+
+export interface LiveState {
+  readonly running: boolean;
+  readonly attendees: readonly LiveAttendee[];
+}
+
+/**
+ * The meeting API's meetings over the engine: a compat meeting owns an engine room (made on
+ * first create), is linked to the engine meeting that opens when somebody enters, and ends
+ * when `end` is called, its duration is over, nobody entered in time, or the engine meeting
+ * ended (emptied). Every end fires the meeting's end callback once.
+ */
+export class CompatMeetings {
+  private lastCreateTime = 0;
+  private readonly unusedExpiryMs: number;
+
+  constructor(private readonly deps: CompatMeetingsDeps) {
+    this.unusedExpiryMs = deps.unusedExpiryMs ?? defaultUnusedExpiryMs;
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** A creation time never used before in this process, so internal ids stay unique. */
+  nextCreateTime(): number {
+    this.lastCreateTime = Math.max(this.now(), this.lastCreateTime + 1);
+    return this.lastCreateTime;
+  }
+
+  /** Makes or updates the engine room for a meeting about to be created. */
+  prepareRoom(roomId: string, name: string, meetingId: string, guestPolicy: GuestPolicy): void {
+    const waiting = roomWaitingFor(this.deps.policy, guestPolicy);
+    const fields = { name: roomName(name, meetingId), ...waiting };
+    if (this.deps.rooms.find(roomId)) this.deps.rooms.update(roomId, fields);
+    else this.deps.rooms.create({ room_id: roomId, ...fields });
+  }
+
+  insert(meeting: CompatMeeting): void {
+    this.deps.store.insertMeeting(meeting);
+  }
+
+  /** The tenant's meeting not ended, brought up to date with the engine first. */
+  open(tenantId: string, meetingId: string): CompatMeeting | null {
+    const found = this.deps.store.openMeeting(tenantId, meetingId);
+    if (!found) return null;
+    const current = this.refresh(found);
+    return current.endTime === null ? current : null;
+  }
+
+  /** The tenant's newest meeting of that id (refreshed when open). */
+  latest(tenantId: string, meetingId: string): CompatMeeting | null {
+    const found = this.deps.store.latestMeeting(tenantId, meetingId);
+    return found && found.endTime === null ? this.refresh(found) : found;
+  }
+
+  /** Open, or ended within `endedVisibleMs`: what getMeetingInfo still describes. */
+  visible(tenantId: string, meetingId: string): CompatMeeting | null {
+    const latest = this.latest(tenantId, meetingId);
+    if (!latest) return null;
+    if (latest.endTime === null || this.now() - latest.endTime <= endedVisibleMs) return latest;
+    return null;
+  }
+
+  openOf(tenantId: string): CompatMeeting[] {
+    return this.deps.store
+      .openMeetingsOf(tenantId)
+      .map((m) => this.refresh(m))
+      .filter((m) => m.endTime === null);
+  }
+
+  owners(meetingId: string): string[] {
+    return this.deps.store.ownersOf(meetingId);
+  }
+
+  liveState(meeting: CompatMeeting): LiveState {
+    if (meeting.endTime !== null || meeting.engineMeetingId === null) return { running: false, attendees: [] };
+    const engine = this.deps.meetings.current(meeting.roomId);
+    if (!engine || engine.meetingId !== meeting.engineMeetingId) return { running: false, attendees: [] };
+    const attendees = this.deps.live().attendees(meeting.roomId);
+    return { running: attendees.length > 0, attendees };
+  }
+
+  presentCount(meeting: CompatMeeting): number {
+    return this.deps.meetings.present(meeting.roomId).length;
+  }
+
+  /**
+   * Follows the engine: links the engine meeting once somebody entered, and ends the compat
+   * meeting when that engine meeting is gone (emptied), its duration is over, or nobody came.
+   */
+  refresh(meeting: CompatMeeting): CompatMeeting {
+    if (meeting.endTime !== null) return meeting;
+    const now = this.now();
+    const engine = this.deps.meetings.current(meeting.roomId);
+    let current = meeting;
+    if (current.engineMeetingId === null && engine) {
+      current = { ...current, engineMeetingId: engine.meetingId, startTime: Date.parse(engine.startedAt) };
+      this.deps.store.updateMeeting(current);
+    }
+    if (current.engineMeetingId !== null && (!engine || engine.meetingId !== current.engineMeetingId)) {
+      return this.finish(current, 'empty', false);
+    }
+    if (current.durationMin > 0 && now >= current.createTime + current.durationMin * 60_000) {
+      return this.end(current, 'duration');
+    }
+    if (current.engineMeetingId === null && now - current.createTime >= this.unusedExpiryMs) {
+      return this.finish(current, 'expired', false);
+    }
+    return current;
+  }
+
+  /** Ends the meeting: the engine meeting is closed (everyone is out) and the end callback is queued. */
+  end(meeting: CompatMeeting, reason: EndReason, actorName = 'confapi'): CompatMeeting {
+    const engine = this.deps.meetings.current(meeting.roomId);
+    if (engine && (meeting.engineMeetingId === null || engine.meetingId === meeting.engineMeetingId)) {
+      this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
+    }
+    return this.finish(meeting, reason, reason === 'end');
+  }
+
+  private finish(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): CompatMeeting {
+    const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };
+    const url = metadataValue(meeting, 'endcallbackurl');
+    this.deps.store.transaction(() => {
+      this.deps.store.updateMeeting(ended);
+      if (url !== null) {
+        let target: string;
+        try {
+          target = endCallbackUrl(url, meeting.meetingId);
+        } catch {
+          target = url;
+        }
+        this.deps.callbacks.enqueue({ kind: 'meeting_ended', tenantId: meeting.tenantId, internalId: meeting.internalId, method: 'GET', url: target, body: null, contentType: null });
+      }
+    });
+    return ended;
+  }
+
+  /**
+   * A recording of `meeting` is ready: its metadata is stored and the recording-ready
+   * callback (if the meeting named one) is queued, signed with the owner's secret. Nothing
+   * calls this yet; a recording module will.
+   */
+  async recordingReady(meeting: CompatMeeting, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord> {
+    const record: RecordingRecord = { ...recording, tenantId: meeting.tenantId, meetingId: meeting.meetingId, internalId: meeting.internalId };
+    this.deps.store.insertRecording(record);
+    const url = recordingReadyKeys.map((key) => metadataValue(meeting, key)).find((v) => v !== null) ?? null;
+    const secret = this.deps.tenantSecret(meeting.tenantId);
+    if (url !== null && secret !== null) {
+      const body = await recordingReadyBody(secret, meeting.meetingId, record.recordId);
+      this.deps.callbacks.enqueue({
+        kind: 'recording_ready',
+        tenantId: meeting.tenantId,
+        internalId: meeting.internalId,
+        method: 'POST',
+        url,
+        body,
+        contentType: 'application/x-www-form-urlencoded',
+      });
+    }
+    return record;
+  }
+
+  /** Brings every open meeting up to date; the module runs it every second. */
+  sweep(): void {
+    for (const meeting of this.deps.store.openMeetings()) {
+      try {
+        this.refresh(meeting);
+      } catch (err) {
+        this.deps.onError?.(err);
+      }
+    }
+  }
+}
+
+export function internalIdOf(meetingId: string, createTime: number): string {
+  return `${createHash('sha1').update(meetingId, 'utf8').digest('hex')}-${createTime}`;
+}
+
+export function randomVoiceBridge(): string {
+  return String(randomInt(10_000, 100_000));
+}
+

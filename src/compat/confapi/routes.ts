@@ -1,0 +1,177 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TenantRegistry, Tenant } from '../tenants/registry.js';
+import { checksumMatches, formBodyCandidates, queryWithoutChecksum } from './checksum.js';
+import type { Answer, ConfapiDeps, Handler } from './context.js';
+import { ConfapiError, failure } from './errors.js';
+import { create } from './handlers/create.js';
+import { join } from './handlers/join.js';
+import { end, getMeetingInfo, getMeetings, isMeetingRunning } from './handlers/meetings.js';
+import { sendChatMessage } from './handlers/chat.js';
+import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } from './handlers/recordings.js';
+import { learningDashboard } from './handlers/learning-dashboard.js';
+import { Params } from './params.js';
+import { failed, success } from './xml.js';
+
+export const apiPrefix = '/confapi/api';
+
+/** Longest raw query string accepted (a create with its metadata fits easily). */
+export const maxQueryLength = 8 * 1024;
+
+/** Longest body accepted (a create's pre-upload XML of document references). */
+export const maxBodyBytes = 256 * 1024;
+
+const formType = 'application/x-www-form-urlencoded';
+const xmlTypes = ['application/xml', 'text/xml'];
+
+interface CallSpec {
+  readonly handler: Handler;
+  /** May a POST carry an XML body (create's pre-uploaded presentations)? */
+  readonly xmlBody?: boolean;
+  /** Answered as JSON rather than XML, errors included. */
+  readonly json?: boolean;
+}
+
+/** Every call the API implements. Anything else, known upstream or not, is unsupportedRequest. */
+export const calls: Readonly<Record<string, CallSpec>> = {
+  create: { handler: create, xmlBody: true },
+  join: { handler: join },
+  end: { handler: end },
+  isMeetingRunning: { handler: isMeetingRunning },
+  getMeetingInfo: { handler: getMeetingInfo },
+  getMeetings: { handler: getMeetings },
+  sendChatMessage: { handler: sendChatMessage },
+  getRecordings: { handler: getRecordings },
+  publishRecordings: { handler: publishRecordings },
+  deleteRecordings: { handler: deleteRecordings },
+  updateRecordings: { handler: updateRecordings },
+  learningDashboard: { handler: learningDashboard, json: true },
+};
+
+/** Named upstream calls this service does not implement (answered like unknown ones). */
+export const unsupportedCalls = [
+  'getDefaultConfigXML',
+  'setConfigXML',
+  'getRecordingTextTracks',
+  'putRecordingTextTrack',
+  'insertDocument',
+  'setPollXML',
+  'signOut',
+] as const;
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function rawQueryOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? '';
+  const mark = url.indexOf('?');
+  return mark < 0 ? '' : url.slice(mark + 1);
+}
+
+const jsonCalls = new Set(Object.entries(calls).filter(([, spec]) => spec.json).map(([name]) => name));
+
+function isJsonCall(request: FastifyRequest): boolean {
+  return jsonCalls.has((request.params as { call?: string } | undefined)?.call ?? '');
+}
+
+function sendFailure(request: FastifyRequest, reply: FastifyReply, messageKey: string, message: string): FastifyReply {
+  reply.code(200).header('cache-control', 'no-cache');
+  if (isJsonCall(request)) {
+    return reply.type('application/json; charset=utf-8').send({ response: { returncode: 'FAILED', messageKey, message } });
+  }
+  return reply.type('text/xml; charset=utf-8').send(failed(messageKey, message));
+}
+
+function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(200).header('cache-control', 'no-cache');
+  switch (answer.kind) {
+    case 'xml':
+      return reply.type('text/xml; charset=utf-8').send(answer.body);
+    case 'json':
+      return reply.type('application/json; charset=utf-8').send(answer.body);
+    case 'redirect':
+      return reply.redirect(answer.location, 302);
+  }
+}
+
+/**
+ * The tenant whose secret signed this call. The hash is picked from the checksum's length;
+ * for a call naming a meeting, the tenants owning a meeting of that id are tried first.
+ * Without SERVICE_TENANTS_FILE the registry holds the primary secret alone.
+ */
+function tenantOf(registry: TenantRegistry, deps: ConfapiDeps, call: string, checksum: string, candidates: readonly string[], meetingId: string | undefined): Tenant {
+  const tenants = registry.current().apiTenants;
+  const owners = meetingId === undefined ? [] : deps.meetings.owners(meetingId);
+  const ordered = owners.length === 0 ? tenants : [...tenants.filter((t) => owners.includes(t.id)), ...tenants.filter((t) => !owners.includes(t.id))];
+  for (const tenant of ordered) {
+    if (checksumMatches(checksum, call, candidates, tenant.apiSecret!)) return tenant;
+  }
+  throw failure('checksumError');
+}
+
+/**
+ * The meeting API: one route for every call under /confapi/api/. The pipeline, as in
+ * front of every call: size → call known → content type → checksum (which names the tenant)
+ * → parameters (duplicates refused) → handler. Every answer and every failure is HTTP 200.
+ */
+export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.setErrorHandler((err: FastifyError | ConfapiError, request, reply) => {
+      if (err instanceof ConfapiError) return sendFailure(request, reply, err.messageKey, err.message);
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(request, reply, 'requestTooLarge', 'The request is too large.');
+      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+        return sendFailure(request, reply, 'unsupportedContentType', 'POST request Content-Type is missing or unsupported');
+      }
+      request.log.error({ err }, 'confapi call failed');
+      return sendFailure(request, reply, 'internalError', 'An internal error occurred; it was logged.');
+    });
+    app.setNotFoundHandler((request, reply) => sendFailure(request, reply, 'unsupportedRequest', 'This request is not supported.'));
+
+    const version = async (_request: FastifyRequest, reply: FastifyReply) =>
+      sendAnswer(reply, { kind: 'xml', body: success({ version: '2.0', apiVersion: '2.0' }) });
+    app.route({ method: ['GET', 'POST'], url: '/', handler: version });
+
+    app.route<{ Params: { call: string } }>({
+      method: ['GET', 'POST'],
+      url: '/:call',
+      handler: async (request, reply) => {
+        const call = request.params.call;
+        const rawQuery = rawQueryOf(request);
+        if (rawQuery.length > maxQueryLength) throw failure('requestTooLarge', `The query string must be at most ${maxQueryLength} bytes`);
+        const spec = Object.hasOwn(calls, call) ? calls[call] : undefined;
+        if (!spec) throw failure('unsupportedRequest');
+
+        // Content type: only a POST with a body is concerned; create alone may send XML.
+        let formPairs: [string, string][] = [];
+        let xmlBody: string | null = null;
+        const body = request.body instanceof Buffer ? request.body : null;
+        if (request.method === 'POST' && body !== null && body.length > 0) {
+          const type = mediaType(request.headers['content-type']);
+          if (type === formType) formPairs = [...new URLSearchParams(body.toString('utf8'))];
+          else if (spec.xmlBody && xmlTypes.includes(type)) xmlBody = body.toString('utf8');
+          else throw failure('unsupportedContentType');
+        }
+
+        // Checksum: exactly one, over the raw query as received (or, for an all-in-the-body POST, over "" or the sorted body).
+        const queryPairs = [...new URLSearchParams(rawQuery)];
+        const checksums = [...queryPairs, ...formPairs].filter(([name]) => name === 'checksum');
+        if (checksums.length !== 1) throw failure('checksumError', checksums.length === 0 ? 'You must provide the checksum' : 'Checksums do not match');
+        const checksum = checksums[0]![1];
+        const signedQuery = queryWithoutChecksum(rawQuery);
+        const queryParams = queryPairs.filter(([name]) => name !== 'checksum');
+        const bodyParams = formPairs.filter(([name]) => name !== 'checksum');
+        const candidates = bodyParams.length > 0 && queryParams.length === 0 ? formBodyCandidates(bodyParams) : [signedQuery];
+        const hint = [...queryParams, ...bodyParams].find(([name]) => name === 'meetingID')?.[1];
+        const tenant = tenantOf(registry, deps, call, checksum, candidates, hint);
+
+        // Parameters the checksum does not cover are never used.
+        if (bodyParams.length > 0 && queryParams.length > 0) {
+          throw failure('validationError', 'Parameters must be sent either in the query string or in the body, not both');
+        }
+        const params = new Params(queryParams.length > 0 ? queryParams : bodyParams);
+        const answer = await spec.handler({ call, tenant, params, xmlBody, deps });
+        return sendAnswer(reply, answer);
+      },
+    });
+  };
+}

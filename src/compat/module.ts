@@ -1,0 +1,201 @@
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/config-error.js';
+import type { Config } from '../config/settings.js';
+import type { Services } from '../daemon/services.js';
+import type { Clock } from '../engine/clock.js';
+import type { Locks } from '../http/live/protocol.js';
+import { SqliteCompatStore } from '../store/compat/compat-store.js';
+import { buildCompatApp } from './app.js';
+import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
+import type { ConfapiDeps } from './confapi/context.js';
+import { CompatMeetings } from './confapi/meetings.js';
+import type { ChatRecord, CompatMeeting, RecordingRecord } from './confapi/model.js';
+import { TargetGuard } from './confapi/target-guard.js';
+import { isLiveConnection, isStats, liveConnectionView } from './live-adapter.js';
+import { engineLiveView, type MeetingLiveView } from './live-view.js';
+import { primaryOnly, RegistryError, TenantRegistry } from './tenants/registry.js';
+import { watchTenants, type TenantWatch } from './tenants/watch.js';
+
+/** Join tokens made by `join` live this long: the platform sends the browser on at once. */
+export const joinTokenTtlSecs = 15 * 60;
+
+/** How often open meetings are compared with the engine (emptied, duration over, unused). */
+const sweepIntervalMs = 1000;
+
+export type CompatConfig = Pick<
+  Config,
+  | 'compatEnabled'
+  | 'compatHttpAddr'
+  | 'compatFrontendUrl'
+  | 'compatApiSharedSecret'
+  | 'compatApiDataDir'
+  | 'compatDefaultRecord'
+  | 'compatDefaultGuestPolicy'
+  | 'compatCallbackAllow'
+  | 'tenantsFile'
+  | 'waitingRoom'
+  | 'waitingRoomMode'
+>;
+
+/** What the rest of the process may ask of the running module. */
+export interface CompatModule {
+  readonly url: string;
+  /** The tenant registry (the embed gateway reads app ids and secrets from it). */
+  readonly tenants: TenantRegistry | null;
+  /** Replaces the stand-in live view once the live connection exists. */
+  setLiveView(view: MeetingLiveView): void;
+  /** The lock settings a meeting-API meeting asked for in this room, or null when none lives there. */
+  locksFor(roomId: string): Locks | null;
+  /** What create said about the room's meeting beyond locks (mute on start, welcome). */
+  meetingIn(roomId: string): CompatMeeting | null;
+  /** The System chat messages posted through sendChatMessage in the room's current meeting. */
+  systemChat(roomId: string): ChatRecord[];
+  /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
+  recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
+  stop(): Promise<void>;
+}
+
+export interface CompatOptions {
+  readonly clock?: Clock;
+  readonly callbacks?: CallbackOptions;
+  readonly live?: MeetingLiveView;
+}
+
+function displayUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Whether the compat listener runs: COMPAT_ENABLED=auto starts it when a surface is active. */
+export function compatActive(config: CompatConfig): boolean {
+  if (config.compatEnabled === 'false') return false;
+  if (config.compatEnabled === 'true') return true;
+  return config.compatApiSharedSecret !== null;
+}
+
+/**
+ * Starts the compat module in the daemon's process: its store, the tenant registry (watched
+ * when SERVICE_TENANTS_FILE is set), the callback queue, the sweep and the listener on
+ * COMPAT_HTTP_ADDR. Returns null when the module is not active. A broken registry at start
+ * is a ConfigError (the daemon exits 2 naming the file, line and column).
+ */
+export async function startCompat(config: CompatConfig, services: Services, log: Logger, options: CompatOptions = {}): Promise<CompatModule | null> {
+  if (!compatActive(config)) return null;
+  const clock = options.clock ?? { now: () => new Date() };
+  const clog = log.child({ module: 'compat' });
+  const apiActive = config.compatApiSharedSecret !== null;
+
+  let watch: TenantWatch | null = null;
+  let registry: TenantRegistry | null = null;
+  if (apiActive) {
+    if (config.tenantsFile !== null) {
+      try {
+        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, clog);
+      } catch (err) {
+        if (err instanceof RegistryError) {
+          const where = err.line !== null ? `:${err.line}:${err.column}` : '';
+          throw new ConfigError(`SERVICE_TENANTS_FILE ${config.tenantsFile}${where}: ${err.message}`);
+        }
+        throw err;
+      }
+      registry = watch.registry;
+    } else {
+      registry = new TenantRegistry(primaryOnly(config.compatApiSharedSecret));
+    }
+  }
+
+  // The live connection, when the services carry one (`services.live`, `services.stats`), else the engine-only stand-in.
+  const { live: liveConnection, stats } = services as unknown as { live?: unknown; stats?: unknown };
+  let live: MeetingLiveView =
+    options.live ?? (isLiveConnection(liveConnection) ? liveConnectionView(liveConnection, isStats(stats) ? stats : null) : engineLiveView(services.meetings));
+  const store = apiActive ? new SqliteCompatStore(config.compatApiDataDir) : null;
+  const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), clog, options.callbacks) : null;
+  const meetings =
+    store && callbacks
+      ? new CompatMeetings({
+          store,
+          rooms: services.rooms,
+          meetings: services.meetings,
+          clock,
+          policy: config,
+          callbacks,
+          live: () => live,
+          tenantSecret: (tenantId) => registry?.current().byId.get(tenantId)?.apiSecret ?? null,
+          onError: (err) => clog.error({ err }, 'compat sweep failed'),
+        })
+      : null;
+
+  const deps: ConfapiDeps | null =
+    store && meetings
+      ? {
+          meetings,
+          store,
+          tokens: services.tokens,
+          live: () => live,
+          engineMeetings: services.meetings,
+          clock,
+          frontendUrl: config.compatFrontendUrl,
+          defaultRecord: config.compatDefaultRecord,
+          defaultGuestPolicy: config.compatDefaultGuestPolicy,
+          joinTokenTtlSecs,
+        }
+      : null;
+
+  let stopped = false;
+  const locksFor = (roomId: string): Locks | null => {
+    if (stopped) return null;
+    const meeting = store?.openMeetingInRoom(roomId);
+    if (!meeting) return null;
+    const locks = meeting.settings.lockSettings;
+    return { mic: locks.lockSettingsDisableMic === true, cam: locks.lockSettingsDisableCam === true, cams_moderators_only: meeting.settings.webcamsOnlyForModerator };
+  };
+  // A meeting's first lock settings come from its create call (the media side enforces them).
+  if (store && isLiveConnection(liveConnection)) liveConnection.setLockDefaults?.(locksFor);
+
+  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog });
+  const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
+  sweeper?.unref();
+  callbacks?.start();
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    if (sweeper) clearInterval(sweeper);
+    await app.close();
+    await callbacks?.stop();
+    await watch?.close();
+    store?.close();
+  };
+
+  try {
+    await app.listen({ host: config.compatHttpAddr.host, port: config.compatHttpAddr.port });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
+  const url = displayUrl(config.compatHttpAddr.host, port);
+  clog.info({ url, confapi: apiActive, tenants: registry?.current().tenants.length ?? 0 }, `compat listening on ${url}`);
+
+  return {
+    url,
+    tenants: registry,
+    setLiveView(view) {
+      live = view;
+    },
+    locksFor,
+    meetingIn(roomId) {
+      return stopped ? null : (store?.openMeetingInRoom(roomId) ?? null);
+    },
+    systemChat(roomId) {
+      const meeting = stopped ? null : store?.openMeetingInRoom(roomId);
+      return meeting && store ? store.chatOf(meeting.internalId) : [];
+    },
+    async recordingReady(internalMeetingId, recording) {
+      const meeting = store?.meeting(internalMeetingId) ?? null;
+      if (!meeting || !meetings) return null;
+      return meetings.recordingReady(meeting, recording);
+    },
+    stop,
+  };
+}

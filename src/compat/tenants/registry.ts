@@ -1,0 +1,145 @@
+import { parse as parseToml, TomlError } from 'smol-toml';
+
+/**
+ * The tenant registry (SERVICE_TENANTS_FILE), TOML:
+ *
+ *   [tenants.acme]                 # tenant id: 1-64 of A-Z a-z 0-9 . _ -
+ *   api_secret = "…"               # meeting-API (checksum) secret; optional
+ *   app_id = "acme-app"            # embed gateway application id (JWT iss); optional
+ *   app_secret = "…"               # embed gateway HS256 secret; required with app_id
+ *
+ * The primary tenant (`primary`) is COMPAT_API_SHARED_SECRET and is never listed in the file.
+ * A registry is refused as a whole when two tenants (the primary one included) share a
+ * meeting-API secret or an app id: a checksum must name exactly one owner.
+ */
+export interface Tenant {
+  readonly id: string;
+  readonly apiSecret: string | null;
+  readonly appId: string | null;
+  readonly appSecret: string | null;
+}
+
+/** An immutable snapshot: replaced as a whole on reload, never edited. */
+export interface TenantSnapshot {
+  readonly tenants: readonly Tenant[];
+  readonly byId: ReadonlyMap<string, Tenant>;
+  /** Tenants with a meeting-API secret, the primary tenant first. */
+  readonly apiTenants: readonly Tenant[];
+}
+
+export const primaryTenantId = 'primary';
+
+const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const knownKeys = new Set(['api_secret', 'app_id', 'app_secret']);
+
+/** A registry that cannot be used; `line` and `column` are set for a TOML syntax error. */
+export class RegistryError extends Error {
+  override readonly name = 'RegistryError';
+  constructor(
+    message: string,
+    readonly line: number | null = null,
+    readonly column: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function secretValue(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new RegistryError(`${where} must be a non-empty string`);
+  if (value !== value.trim()) throw new RegistryError(`${where} must not start or end with white space`);
+  return value;
+}
+
+export function snapshotOf(tenants: readonly Tenant[]): TenantSnapshot {
+  const frozen = Object.freeze(tenants.map((t) => Object.freeze({ ...t })));
+  return Object.freeze({
+    tenants: frozen,
+    byId: new Map(frozen.map((t) => [t.id, t])),
+    apiTenants: Object.freeze(frozen.filter((t) => t.apiSecret !== null)),
+  });
+}
+
+/** The primary tenant alone: the registry when SERVICE_TENANTS_FILE is unset. */
+export function primaryOnly(primarySecret: string | null): TenantSnapshot {
+  return snapshotOf(primarySecret === null ? [] : [{ id: primaryTenantId, apiSecret: primarySecret, appId: null, appSecret: null }]);
+}
+
+/**
+ * Parses and validates a registry file's text into a snapshot that starts with the primary
+ * tenant. Throws RegistryError naming the tenant and key, or the line and column of a
+ * TOML error; nothing is half-applied.
+ */
+export function parseRegistry(text: string, primarySecret: string | null): TenantSnapshot {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new RegistryError(`malformed TOML at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`, err.line, err.column);
+    }
+    throw new RegistryError((err as Error).message);
+  }
+  for (const key of Object.keys(doc)) {
+    if (key !== 'tenants') throw new RegistryError(`unknown key ${key} (the file holds [tenants.<id>] tables)`);
+  }
+  const table = doc.tenants ?? {};
+  if (!isTable(table)) throw new RegistryError('tenants must be a table of [tenants.<id>] tables');
+  const tenants: Tenant[] = [];
+  const primary = primaryOnly(primarySecret).tenants[0];
+  if (primary) tenants.push(primary);
+  const secrets = new Map<string, string>(primary?.apiSecret ? [[primary.apiSecret, primary.id]] : []);
+  const appIds = new Map<string, string>();
+  for (const [id, entry] of Object.entries(table)) {
+    if (!tenantIdPattern.test(id)) throw new RegistryError(`tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ -`);
+    if (id === primaryTenantId) throw new RegistryError(`tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET`);
+    if (!isTable(entry)) throw new RegistryError(`tenants.${id} must be a table`);
+    for (const key of Object.keys(entry)) {
+      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: api_secret, app_id, app_secret)`);
+    }
+    const apiSecret = entry.api_secret === undefined ? null : secretValue(entry.api_secret, `tenants.${id}.api_secret`);
+    const appId = entry.app_id === undefined ? null : secretValue(entry.app_id, `tenants.${id}.app_id`);
+    const appSecret = entry.app_secret === undefined ? null : secretValue(entry.app_secret, `tenants.${id}.app_secret`);
+    if ((appId === null) !== (appSecret === null)) throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
+    if (apiSecret === null && appId === null) throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
+    if (apiSecret !== null) {
+      const other = secrets.get(apiSecret);
+      if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same api_secret; every tenant needs its own`);
+      secrets.set(apiSecret, id);
+    }
+    if (appId !== null) {
+      const other = appIds.get(appId);
+      if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same app_id`);
+      appIds.set(appId, id);
+    }
+    tenants.push({ id, apiSecret, appId, appSecret });
+  }
+  return snapshotOf(tenants);
+}
+
+/** Holds the current snapshot; readers take `current()` once per request. */
+export class TenantRegistry {
+  private snapshot: TenantSnapshot;
+  private reloads = 0;
+
+  constructor(initial: TenantSnapshot) {
+    this.snapshot = initial;
+  }
+
+  current(): TenantSnapshot {
+    return this.snapshot;
+  }
+
+  replace(next: TenantSnapshot): void {
+    this.snapshot = next;
+    this.reloads += 1;
+  }
+
+  /** How many times a new registry was taken since start. */
+  reloadCount(): number {
+    return this.reloads;
+  }
+}

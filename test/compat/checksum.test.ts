@@ -1,0 +1,116 @@
+// Issue 5 point 2: the checksum over the raw query, as every real client signs it, and
+// everything that must fail with checksumError. Unit cases first, then a real daemon.
+import t from 'tap';
+import { algorithmOf, checksumMatches, formBodyCandidates, queryWithoutChecksum } from '../../src/compat/confapi/checksum.js';
+import { assertFailed, assertSuccess, buildQuery, compatDaemonFor, ConfapiClient, fetchAnswer, sign, type Algorithm, type Style } from '../helpers/compat.js';
+
+const secret = '639259d4-9dd8-4b25-bf01-95f9567eaf4b';
+
+t.test('unit: raw query handling and the algorithm by length', async (t) => {
+  t.equal(queryWithoutChecksum('a=1&checksum=x&b=2'), 'a=1&b=2', 'middle');
+  t.equal(queryWithoutChecksum('checksum=x&a=1'), 'a=1', 'first');
+  t.equal(queryWithoutChecksum('a=1&checksum=x'), 'a=1', 'last');
+  t.equal(queryWithoutChecksum('&checksum=x'), '', 'leading & with no parameters');
+  t.equal(queryWithoutChecksum('a=b+c&d=%20e&checksum=x'), 'a=b+c&d=%20e', 'nothing decoded or re-encoded');
+  t.equal(queryWithoutChecksum('xchecksum=1&a=2'), 'xchecksum=1&a=2', 'only the checksum pair itself');
+  t.equal(algorithmOf('a'.repeat(40)), 'sha1');
+  t.equal(algorithmOf('A'.repeat(64)), 'sha256');
+  t.equal(algorithmOf('a'.repeat(96)), 'sha384');
+  t.equal(algorithmOf('a'.repeat(128)), 'sha512');
+  for (const bad of ['a'.repeat(39), 'a'.repeat(41), 'a'.repeat(65), 'g'.repeat(40), '']) t.equal(algorithmOf(bad), null, `length ${bad.length} / not hex`);
+  // The upstream documentation's example.
+  const docQuery = 'name=Test+Meeting&meetingID=abc123&attendeePW=111222&moderatorPW=333444';
+  t.ok(checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery], secret), 'the documented SHA-1 example verifies');
+  t.ok(checksumMatches('1FCBB0C4FC1F039F73AA6D697D2DB9BA7F803F17', 'create', [docQuery], secret), 'uppercase hex too');
+  t.notOk(checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery.replace('+', '%20')], secret), '%20 instead of + is another string');
+  t.same(formBodyCandidates([['name', 'A b*~'], ['meetingID', 'm'], ['checksum', 'x']]), ['', 'meetingID=m&name=A+b*%7E'], 'form body: "" and sorted, Java-URLEncoder style');
+});
+
+t.test('a real daemon', async (t) => {
+  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const base = new ConfapiClient(d.compatUrl, secret);
+
+  t.test('every algorithm × every client style verifies; uppercase hex too', async (t) => {
+    const algorithms: Algorithm[] = ['sha1', 'sha256', 'sha384', 'sha512'];
+    const styles: Style[] = ['plus', 'percent', 'sorted'];
+    for (const algorithm of algorithms) {
+      for (const style of styles) {
+        const client = base.with({ algorithm, style });
+        const id = `sig ${algorithm} ${style}`;
+        const created = await client.get('create', [['name', 'Room with spaces & (parens) *~'], ['meetingID', id], ['record', 'false']]);
+        assertSuccess(t, created, `${algorithm}/${style}`);
+        t.equal(created.xml?.meetingID, id, `${algorithm}/${style}: meetingID decoded`);
+      }
+      const query = buildQuery([['meetingID', `sig ${algorithm} plus`]], 'plus');
+      const upper = sign('isMeetingRunning', query, secret, algorithm).toUpperCase();
+      assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?${query}&checksum=${upper}`), `${algorithm} uppercase hex`);
+    }
+  });
+
+  t.test('checksum first, in the middle, and a leading & with no parameters', async (t) => {
+    const query = 'meetingID=pos+test&name=Pos';
+    const sum = sign('create', query, secret, 'sha256');
+    assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/create?checksum=${sum}&${query}`), 'checksum first');
+    const sum2 = sign('isMeetingRunning', 'meetingID=pos+test&x=1', secret);
+    assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?meetingID=pos+test&checksum=${sum2}&x=1`), 'checksum in the middle');
+    const none = sign('getMeetings', '', secret);
+    const list = await fetchAnswer(`${d.compatUrl}/confapi/api/getMeetings?&checksum=${none}`);
+    assertSuccess(t, list, 'getMeetings?&checksum= (leading &, nothing else)');
+  });
+
+  t.test('anything else is checksumError', async (t) => {
+    const query = 'meetingID=chk&name=Chk+room';
+    const good = sign('create', query, secret);
+    const url = (q: string) => `${d.compatUrl}/confapi/api/create?${q}`;
+    const cases: [string, string][] = [
+      ['missing checksum', query],
+      ['empty checksum', `${query}&checksum=`],
+      ['wrong secret', `${query}&checksum=${sign('create', query, 'other-secret')}`],
+      ['other call name', `${query}&checksum=${sign('join', query, secret)}`],
+      ['39 hex digits', `${query}&checksum=${good.slice(0, 39)}`],
+      ['41 hex digits', `${query}&checksum=${good}a`],
+      ['65 hex digits', `${query}&checksum=${sign('create', query, secret, 'sha256')}0`],
+      ['not hex', `${query}&checksum=${'z'.repeat(40)}`],
+      ['+ re-encoded as %20 after signing', `${query.replace('+', '%20')}&checksum=${good}`],
+      ['parameters reordered after signing', `name=Chk+room&meetingID=chk&checksum=${good}`],
+      ['a parameter added after signing', `${query}&role=MODERATOR&checksum=${good}`],
+      ['checksum twice', `${query}&checksum=${good}&checksum=${good}`],
+      ['checksum twice, once empty', `${query}&checksum=&checksum=${good}`],
+    ];
+    for (const [what, q] of cases) assertFailed(t, await fetchAnswer(url(q)), 'checksumError', what);
+    assertSuccess(t, await fetchAnswer(url(`${query}&checksum=${good}`)), 'the good one still works');
+  });
+
+  t.test('POST: form body signed over "" or over the sorted body; XML body with a signed query', async (t) => {
+    const body = new URLSearchParams([['name', 'Posted room'], ['meetingID', 'posted 1']]).toString();
+    const overEmpty = sign('create', '', secret, 'sha256');
+    const a = await fetchAnswer(`${d.compatUrl}/confapi/api/create?checksum=${overEmpty}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    assertSuccess(t, a, 'form body, checksum over the empty query');
+    t.equal(a.xml.meetingID, 'posted 1');
+    const sorted = 'meetingID=posted+2&name=Posted+room';
+    const b = await fetchAnswer(`${d.compatUrl}/confapi/api/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+      body: `name=Posted+room&meetingID=posted+2&checksum=${sign('create', sorted, secret)}`,
+    });
+    assertSuccess(t, b, 'form body with its checksum, over the sorted body');
+    const c = await fetchAnswer(`${d.compatUrl}/confapi/api/create?checksum=${sign('create', 'meetingID=posted+3', secret)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'meetingID=posted+3&role=x',
+    });
+    assertFailed(t, c, 'checksumError', 'a body signed over something else');
+    const q = 'meetingID=posted+4&name=With+slides';
+    const slides = '<?xml version="1.0"?><modules><module name="presentation"><document url="https://example.org/a.pdf" filename="a.pdf"/></module></modules>';
+    const xmlPost = await fetchAnswer(`${d.compatUrl}/confapi/api/create?${q}&checksum=${sign('create', q, secret)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: slides,
+    });
+    assertSuccess(t, xmlPost, 'XML body (pre-uploaded presentations) with a signed query');
+  });
+});

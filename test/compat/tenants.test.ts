@@ -1,0 +1,145 @@
+// Issue 5 point 3: the tenant registry: parsing, isolation between tenants, hot reload
+// (a tenant added or removed while the daemon runs), a bad file keeping the last good one,
+// and a tenant secret failing when SERVICE_TENANTS_FILE is unset.
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import type { Tap } from '../helpers/api.js';
+import { parseRegistry, RegistryError } from '../../src/compat/tenants/registry.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
+
+const primary = 'primary-secret-aaaaaaaaaaaa';
+const secretA = 'tenant-a-secret-bbbbbbbbbbbb';
+const secretB = 'tenant-b-secret-cccccccccccc';
+const secretC = 'tenant-c-secret-dddddddddddd';
+
+function registryText(tenants: Record<string, string>): string {
+  return Object.entries(tenants)
+    .map(([id, secret]) => `[tenants.${id}]\napi_secret = "${secret}"\n`)
+    .join('\n');
+}
+
+/** Replaces the file atomically, the way `meetctl tenant` will: a temp file in the same directory, renamed over it. */
+function replaceFile(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, file);
+}
+
+async function eventually(t: Tap, what: string, check: () => Promise<boolean>, withinMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < withinMs) {
+    if (await check()) {
+      t.pass(`${what} within ${Date.now() - started} ms`);
+      return Date.now() - started;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.fail(`${what} within ${withinMs} ms`);
+  return withinMs;
+}
+
+
+t.test('unit: the registry format', async (t) => {
+  const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "x"\n`, 'p');
+  t.same(snap.tenants.map((x) => x.id), ['primary', 'a', 'b'], 'the primary tenant first');
+  t.same(snap.apiTenants.map((x) => x.id), ['primary', 'a'], 'only tenants with an api_secret check checksums');
+  t.equal(snap.byId.get('b')?.appId, 'app', 'gateway pairs are kept for the embed gateway');
+  const refuse = (text: string, pattern: RegExp, what: string) => t.throws(() => parseRegistry(text, 'p'), pattern, what);
+  refuse('[tenants.a]\napi_secret = "same"\n[tenants.b]\napi_secret = "same"\n', /same api_secret/, 'two tenants with the same secret');
+  refuse('[tenants.a]\napi_secret = "p"\n', /same api_secret/, 'a tenant with the primary secret');
+  refuse('[tenants.a]\napi_secret = "  "\n', /non-empty/, 'a blank secret');
+  refuse('[tenants.a]\napi_secret = "x"\ncolour = "red"\n', /unknown key colour/, 'an unknown key');
+  refuse('[tenants.primary]\napi_secret = "x"\n', /reserved/, 'the reserved id');
+  refuse('[tenants."a b"]\napi_secret = "x"\n', /tenant id/, 'a bad id');
+  refuse('[tenants.a]\napp_id = "x"\n', /go together/, 'app_id without app_secret');
+  refuse('[tenants.a]\n', /neither/, 'a tenant with no key');
+  refuse('[other]\n', /unknown key other/, 'an unknown table');
+  try {
+    parseRegistry('[tenants.a]\napi_secret = "x\n', 'p');
+    t.fail('malformed TOML must throw');
+  } catch (err) {
+    t.ok(err instanceof RegistryError);
+    t.equal((err as RegistryError).line, 2, 'the line of the error');
+    t.type((err as RegistryError).column, 'number', 'and its column');
+  }
+});
+
+t.test('two tenants and the primary one on a daemon, reloaded while it runs', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'tenants.toml');
+  writeFileSync(file, registryText({ a: secretA, b: secretB }));
+  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file });
+  const p = new ConfapiClient(d.compatUrl, primary);
+  const a = new ConfapiClient(d.compatUrl, secretA, 'sha256', 'sorted');
+  const b = new ConfapiClient(d.compatUrl, secretB, 'sha512', 'percent');
+  const c = new ConfapiClient(d.compatUrl, secretC);
+
+  t.test('each key sees and drives only its own meetings', async (t) => {
+    assertSuccess(t, await a.get('create', [['meetingID', 'shared-id'], ['name', 'A room'], ['moderatorPW', 'amp']]), 'a creates shared-id');
+    assertSuccess(t, await a.get('create', [['meetingID', 'only-a']]), 'a creates only-a');
+    const listB = await b.get('getMeetings');
+    assertSuccess(t, listB, 'b lists');
+    t.equal(listB.xml.messageKey, 'noMeetings', "b sees none of a's meetings");
+    assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "b: getMeetingInfo of a's meeting");
+    t.equal((await b.get('isMeetingRunning', [['meetingID', 'only-a']])).xml.running, 'false', 'b: isMeetingRunning false');
+    assertFailed(t, await b.get('end', [['meetingID', 'only-a']]), 'notFound', "b cannot end a's meeting");
+    assertFailed(t, await b.get('join', [['meetingID', 'only-a'], ['fullName', 'Spy'], ['role', 'MODERATOR']]), 'invalidMeetingIdentifier', "b cannot join a's meeting");
+    assertFailed(t, await b.get('sendChatMessage', [['meetingID', 'only-a'], ['message', 'hi']]), 'notFound', "b cannot post in a's meeting");
+    assertFailed(t, await p.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "the primary key does not see a's either");
+    const created = await b.get('create', [['meetingID', 'shared-id'], ['name', 'B room']]);
+    assertSuccess(t, created, 'b creates the same meetingID');
+    t.equal(created.xml.messageKey, '', 'a new meeting of its own, not a duplicate of a\'s');
+    const joinA = await a.get('join', [['meetingID', 'shared-id'], ['fullName', 'X'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    const joinB = await b.get('join', [['meetingID', 'shared-id'], ['fullName', 'X'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    t.not(new URL(joinA.xml.url).pathname, new URL(joinB.xml.url).pathname, 'different rooms');
+    const listA = await a.get('getMeetings');
+    const ids = [listA.xml.meetings.meeting].flat().map((m: { meetingID: string }) => m.meetingID).sort();
+    t.same(ids, ['only-a', 'shared-id'], 'a lists exactly its own');
+    t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'A room', "a's shared-id is a's");
+    t.equal((await b.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'B room', "b's shared-id is b's");
+    assertSuccess(t, await b.get('end', [['meetingID', 'shared-id']]), 'b ends its own');
+    t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.hasBeenForciblyEnded, 'false', "a's meeting of the same id lives on");
+  });
+
+  t.test('a tenant added to the file while running works within 2 s; removed, it stops', async (t) => {
+    assertFailed(t, await c.get('getMeetings'), 'checksumError', 'c is not registered yet');
+    replaceFile(file, registryText({ a: secretA, b: secretB, c: secretC }));
+    await eventually(t, 'c accepted', async () => (await c.get('getMeetings')).xml?.returncode === 'SUCCESS', 2000);
+    replaceFile(file, registryText({ a: secretA, c: secretC }));
+    await eventually(t, 'b refused after its removal', async () => (await b.get('getMeetings')).xml?.messageKey === 'checksumError', 2000);
+    assertSuccess(t, await a.get('getMeetings'), 'a still works');
+  });
+
+  t.test('a malformed or ambiguous file keeps the last good registry and logs line and column', async (t) => {
+    writeFileSync(file, '[tenants.a]\napi_secret = "unterminated\n');
+    const logged = await logMatch(d, /"line":2,"column":\d+[^\n]*tenant registry not reloaded/, 3000);
+    t.ok(logged, 'the error names line and column');
+    assertSuccess(t, await c.get('getMeetings'), 'c still works with the last good registry');
+    replaceFile(file, registryText({ a: secretA, c: secretA }));
+    await logMatch(d, /same api_secret/, 3000);
+    assertSuccess(t, await c.get('getMeetings'), 'two tenants with one secret: refused, c still works');
+    replaceFile(file, registryText({ a: secretA, b: secretB }));
+    await eventually(t, 'a good file is taken again', async () => (await b.get('getMeetings')).xml?.returncode === 'SUCCESS', 2000);
+  });
+});
+
+t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (t) => {
+  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: primary });
+  assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret');
+  assertFailed(t, await new ConfapiClient(d.compatUrl, secretA).get('getMeetings'), 'checksumError', "a tenant's correct secret");
+});
+
+t.test('a broken registry at start stops the daemon with exit code 2', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'tenants.toml');
+  writeFileSync(file, '[tenants.a]\napi_secret = ');
+  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
+  t.teardown(() => rmSync(data, { recursive: true, force: true }));
+  const started = startDaemon({ dataDir: data, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file } });
+  await t.rejects(started, /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'exit 2 naming the file, line and column');
+});
