@@ -1,14 +1,7 @@
-import type { ChatMessage, Locks, Role } from './protocol.js';
+import type { ChatMessage, Locks, ParticipantView } from './protocol.js';
 
 /** One person of a room's open meeting as the live connection knows them. */
-export interface LiveAttendee {
-  readonly participant_id: string;
-  readonly name: string;
-  readonly role: Role;
-  /** As last reported by the person's page (and allowed by the locks); false while not connected. */
-  readonly audio: boolean;
-  readonly video: boolean;
-  readonly screen: boolean;
+export interface LiveAttendee extends ParticipantView {
   /** A live connection is open now (false during the few seconds of a reload). */
   readonly connected: boolean;
 }

@@ -11,8 +11,7 @@ export function meetingElements(meetings: CompatMeetings, meeting: CompatMeeting
   const live = meetings.liveState(meeting);
   const attendees = live.attendees;
   const moderators = attendees.filter((a) => a.role === 'moderator').length;
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of meeting.metadata) metadata[name] = value;
+  const metadata: Record<string, string> = Object.fromEntries(meeting.metadata);
   return {
     meetingName: meeting.name,
     meetingID: meeting.meetingId,

@@ -11,8 +11,7 @@ import { success, type XmlElement } from '../xml.js';
  */
 
 function recordingElement(r: RecordingRecord): XmlElement {
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of r.metadata) metadata[name] = value;
+  const metadata: Record<string, string> = Object.fromEntries(r.metadata);
   return {
     recordID: r.recordId,
     meetingID: r.meetingId,
