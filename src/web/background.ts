@@ -18,6 +18,8 @@ declare global {
 }
 
 const vendor = '/assets/vendor/selfie/';
+/** Segmentation is the page's heaviest work: 10 frames a second keep polls and the UI responsive on small machines. */
+const frameIntervalMs = 100;
 let loading: Promise<void> | null = null;
 
 function loadSegmenterScript(): Promise<void> {
@@ -73,7 +75,7 @@ export class BackgroundProcessor {
     this.segmenter = segmenter;
     this.running = true;
     void this.loop();
-    const track = this.canvas.captureStream(15).getVideoTracks()[0];
+    const track = this.canvas.captureStream(1000 / frameIntervalMs).getVideoTracks()[0];
     if (!track) throw new Error('the canvas gave no video track');
     return track;
   }
@@ -81,7 +83,7 @@ export class BackgroundProcessor {
   private async loop(): Promise<void> {
     while (this.running && this.segmenter) {
       if (this.source.readyState >= 2) await this.segmenter.send({ image: this.source });
-      await new Promise((resolve) => setTimeout(resolve, 66));
+      await new Promise((resolve) => setTimeout(resolve, frameIntervalMs));
     }
   }
 

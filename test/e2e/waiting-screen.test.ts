@@ -77,7 +77,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal((await call(d, '/api/rooms/board/waiting')).body.length, 1, 'the same single request after the reload');
 
     // Refused: she is told, may ask again, and a new request appears.
-    await call(d, `/api/rooms/board/waiting/${waiting[0].request_id}/refuse`, { method: 'POST', json: { bar: false } });
+    t.equal((await call(d, `/api/rooms/board/waiting/${waiting[0].request_id}/refuse`, { method: 'POST', json: { bar: false } })).status, 200);
     await page.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Ask again' }).click();
     await page.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
@@ -93,6 +93,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const after = await backgroundDifference(page);
     await browser.screenshot(page, 'waiting-screen-blur');
     t.ok(after > before + 5, `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`);
+    await page.getByRole('radio', { name: 'None' }).check();
 
     // Nothing before admission: no peer connection, no live socket, no meeting name anywhere.
     t.same(await connectionCounts(page), { peerConnections: 0, webSockets: 0 }, 'no RTCPeerConnection and no WebSocket while waiting');
@@ -100,7 +101,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.notOk(bodies.some((body) => body.includes(meetingName)), 'no response she received names the meeting');
 
     // Barred: reloading does not bring the request back.
-    await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, { method: 'POST', json: { bar: true } });
+    const barred = await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, { method: 'POST', json: { bar: true } });
+    t.equal(barred.status, 200, `the bar was accepted (${barred.text}); a 409 means her page stopped polling`);
     await page.getByRole('heading', { name: 'You cannot join this meeting.' }).or(page.locator('main').getByText('You cannot join this meeting.')).first().waitFor({ timeout: 30_000 });
     await page.reload();
     await page.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
