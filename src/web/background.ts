@@ -18,7 +18,11 @@ declare global {
 }
 
 const vendor = '/assets/vendor/selfie/';
-/** Segmentation is the page's heaviest work: 10 frames a second keep polls and the UI responsive on small machines. */
+/**
+ * Segmentation is the page's heaviest work. At most 10 frames a second, and after each frame
+ * a pause at least as long as the frame took: a slow machine gets fewer frames, never a page
+ * too busy to poll (a waiting request that stops polling is taken for a closed window).
+ */
 const frameIntervalMs = 100;
 let loading: Promise<void> | null = null;
 
@@ -82,8 +86,10 @@ export class BackgroundProcessor {
 
   private async loop(): Promise<void> {
     while (this.running && this.segmenter) {
+      const started = performance.now();
       if (this.source.readyState >= 2) await this.segmenter.send({ image: this.source });
-      await new Promise((resolve) => setTimeout(resolve, frameIntervalMs));
+      const took = performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(frameIntervalMs, took)));
     }
   }
 

@@ -6,6 +6,19 @@ import { button, el, field } from './dom.js';
 
 const pollIntervalMs = 2000;
 
+/** Calls `tick` every `ms` from a worker (see ticker.ts), or from the page where workers are unavailable. */
+function everyInterval(ms: number, tick: () => void): { stop(): void } {
+  try {
+    const worker = new Worker('/assets/web/ticker.js');
+    worker.onmessage = () => tick();
+    worker.postMessage(ms);
+    return { stop: () => worker.terminate() };
+  } catch {
+    const timer = window.setInterval(tick, ms);
+    return { stop: () => window.clearInterval(timer) };
+  }
+}
+
 const stateText: Record<PollAnswer['status'] | 'ready', string> = {
   ready: 'Add a note if you like, then ask to join.',
   waiting: 'Waiting for a moderator to let you in.',
@@ -43,7 +56,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const ask = button('Ask to join', () => void knock());
   const askAgain = button('Ask again', () => void knock(), { hidden: true });
   const leave = button('Leave', () => void withdraw());
-  let timer = 0;
+  let ticker: { stop(): void } | null = null;
+  let polling = false;
 
   const setState = (status: keyof typeof stateText) => {
     state.textContent = stateText[status];
@@ -56,13 +70,25 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     leave.hidden = status === 'barred';
   };
 
-  const stopPolling = () => window.clearTimeout(timer);
+  const stopPolling = () => {
+    ticker?.stop();
+    ticker = null;
+  };
+  const startPolling = () => {
+    stopPolling();
+    ticker = everyInterval(pollIntervalMs, () => void poll());
+  };
 
   const poll = async () => {
-    const result = await roomApi.poll(roomId);
+    // One poll at a time: a slow answer must not pile up requests behind it.
+    if (polling) return;
+    polling = true;
+    const result = await roomApi.poll(roomId).finally(() => (polling = false));
     if (!result.ok) {
-      if (result.error.status === 404) setState('ready');
-      else timer = window.setTimeout(() => void poll(), pollIntervalMs);
+      if (result.error.status === 404) {
+        stopPolling();
+        setState('ready');
+      }
       return;
     }
     const answer = result.body;
@@ -73,7 +99,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
       options.admitted(answer.session);
       return;
     }
-    if (answer.status === 'waiting') timer = window.setTimeout(() => void poll(), pollIntervalMs);
+    if (answer.status !== 'waiting') stopPolling();
     if (state.textContent !== stateText[answer.status]) setState(answer.status);
   };
 
@@ -94,8 +120,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     }
     if (result.body.status === 'joined') return options.admitted(result.body.session);
     setState('waiting');
-    stopPolling();
-    timer = window.setTimeout(() => void poll(), pollIntervalMs);
+    startPolling();
   };
 
   const withdraw = async () => {
@@ -113,6 +138,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   if (options.resumed) {
     setState('waiting');
     void poll();
+    startPolling();
   }
 
   return el(

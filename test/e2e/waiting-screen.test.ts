@@ -85,15 +85,6 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(again.length, 1, 'a new request');
     t.not(again[0].request_id, waiting[0].request_id);
 
-    // Background: blur makes the preview differ from the raw camera in the background.
-    const before = await backgroundDifference(page);
-    await page.getByRole('radio', { name: 'Blur' }).check();
-    await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, { timeout: 20_000 });
-    await page.waitForTimeout(2500);
-    const after = await backgroundDifference(page);
-    await browser.screenshot(page, 'waiting-screen-blur');
-    t.ok(after > before + 5, `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`);
-    await page.getByRole('radio', { name: 'None' }).check();
 
     // Nothing before admission: no peer connection, no live socket, no meeting name anywhere.
     t.same(await connectionCounts(page), { peerConnections: 0, webSockets: 0 }, 'no RTCPeerConnection and no WebSocket while waiting');
@@ -107,6 +98,29 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.reload();
     await page.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
     t.same((await call(d, '/api/rooms/board/waiting')).body, [], 'no request came back');
+    t.same(errors, [], 'no script errors');
+  });
+
+  t.test('blur: the preview differs from the raw camera in the background', async (t) => {
+    const d = await daemonFor(t);
+    await rooms.create(d, { room_id: 'studio', name: 'Studio', waiting_room: 'all' });
+    const browser = await openBrowser(t);
+    const { page, errors } = await browser.newPage('guest');
+    await page.goto(`${d.url}/room/studio`);
+    await page.getByLabel('Your name').fill('Bea');
+    await page.getByRole('button', { name: 'Join' }).click();
+    await page.getByRole('button', { name: 'Ask to join' }).waitFor();
+    const before = await backgroundDifference(page);
+    await page.getByRole('radio', { name: 'Blur' }).check();
+    await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, { timeout: 30_000 });
+    await page.waitForTimeout(3000);
+    const after = await backgroundDifference(page);
+    await browser.screenshot(page, 'waiting-screen-blur');
+    t.ok(after > before + 5, `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`);
+    await page.getByRole('radio', { name: 'Image' }).check();
+    await page.waitForTimeout(2000);
+    const image = await backgroundDifference(page);
+    t.ok(image > before + 5, `an image background replaces the camera's background (difference ${image.toFixed(1)})`);
     t.same(errors, [], 'no script errors');
   });
 }
