@@ -17,6 +17,7 @@ export interface LiveConnectionLike {
     readonly video: boolean;
   }[];
   setLockDefaults?(provider: (roomId: string) => Partial<Locks> | null): void;
+  setMuteOnStart?(provider: (roomId: string) => boolean): void;
 }
 
 export interface StatsLike {

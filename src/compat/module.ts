@@ -149,7 +149,10 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     return { mic: locks.lockSettingsDisableMic === true, cam: locks.lockSettingsDisableCam === true, cams_moderators_only: meeting.settings.webcamsOnlyForModerator };
   };
   // A meeting's first lock settings come from its create call (the media side enforces them).
-  if (store && isLiveConnection(liveConnection)) liveConnection.setLockDefaults?.(locksFor);
+  if (store && isLiveConnection(liveConnection)) {
+    liveConnection.setLockDefaults?.(locksFor);
+    liveConnection.setMuteOnStart?.((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
+  }
 
   const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;

@@ -239,6 +239,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         for (const p of participants.values()) tileFor(p);
         for (const m of message.chat) showChat(m);
         applyLocks();
+        if (message.mute_on_start && audioOn) setAudio(false);
         mesh.setAllowed(mayAudio(), mayVideo());
         for (const p of message.participants) if (p.participant_id !== self.participant_id) mesh.connect(p.participant_id);
         if (isModerator()) peopleHeading.after(waiting.section);

@@ -54,7 +54,7 @@ async function connect(wsBase: string, roomId: string, session: string): Promise
 t.test('the meeting API over the live connection', { skip: existsSync(liveHub) ? false : 'the live connection is not in this tree' }, async (t) => {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256', 'sorted');
-  assertSuccess(t, await api.get('create', [['meetingID', 'live-1'], ['lockSettingsDisableMic', 'true'], ['webcamsOnlyForModerator', 'true']]), 'create with locks');
+  assertSuccess(t, await api.get('create', [['meetingID', 'live-1'], ['lockSettingsDisableMic', 'true'], ['webcamsOnlyForModerator', 'true'], ['muteOnStart', 'true']]), 'create with locks');
   const joined = await api.get('join', [['meetingID', 'live-1'], ['fullName', 'Teacher'], ['role', 'MODERATOR'], ['redirect', 'false']]);
   const { roomId, token } = roomAndToken(joined.xml.url);
   const entered = await startWithToken(d, roomId, token);
@@ -63,6 +63,7 @@ t.test('the meeting API over the live connection', { skip: existsSync(liveHub) ?
   t.teardown(() => socket.ws.close());
   const welcome = await socket.next('welcome');
   t.same(welcome.locks, { mic: true, cam: false, cams_moderators_only: true }, "the create call's lock settings are the meeting's first locks");
+  t.equal(welcome.mute_on_start, true, 'muteOnStart reaches arrivals');
 
   socket.ws.send(JSON.stringify({ type: 'state', audio: true, video: true, screen: false }));
   await socket.next('state', (m) => m.participant?.audio === true);

@@ -32,4 +32,6 @@ export interface LiveApi {
    * Replaces the previous provider.
    */
   setLockDefaults(provider: (roomId: string) => Partial<Locks> | null): void;
+  /** Whether arrivals in a room start muted (e.g. the meeting API's muteOnStart). */
+  setMuteOnStart(provider: (roomId: string) => boolean): void;
 }

@@ -167,6 +167,7 @@ export class LiveHub implements LiveApi {
   private readonly options: Required<LiveOptions>;
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
+  private muteOnStart: (roomId: string) => boolean = () => false;
   private reportError: ErrorReporter;
 
   constructor(private readonly deps: LiveHubDeps) {
@@ -239,6 +240,7 @@ export class LiveHub implements LiveApi {
       locks: wireLocks(this.locksOf(state)),
       chat: this.deps.chat.latest(state.meetingId).map(wireChat),
       subgroups: this.family(state).subgroups,
+      mute_on_start: this.muteOnStart(state.roomId),
     });
     this.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') this.pushWaitingList(state, [member]);
@@ -296,6 +298,10 @@ export class LiveHub implements LiveApi {
     if (!meeting || !settings) return false;
     this.applyLocks(this.stateFor(roomId, meeting.meetingId), settings);
     return true;
+  }
+
+  setMuteOnStart(provider: (roomId: string) => boolean): void {
+    this.muteOnStart = provider;
   }
 
   setLockDefaults(provider: (roomId: string) => Partial<Locks> | null): void {

@@ -53,6 +53,8 @@ export type ServerMessage =
       readonly locks: Locks;
       readonly chat: readonly ChatMessage[];
       readonly subgroups: readonly string[];
+      /** The meeting asks arrivals to start with the microphone off (they may turn it on). */
+      readonly mute_on_start?: boolean;
     }
   | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
   | { readonly type: 'participant_left'; readonly participant_id: string }
