@@ -25,13 +25,46 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system CPU seconds a process (all its threads) has used; null once it is gone. */
-export function cpuSecondsOf(pid: number): number | null {
+/** User and system CPU seconds a process (all its threads) has used; null once it is gone. */
+export function cpuTimesOf(pid: number): { user: number; system: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+    return { user: Number(fields[11]) / clockTicks(), system: Number(fields[12]) / clockTicks() };
+  } catch {
+    return null;
+  }
+}
+
+export function cpuSecondsOf(pid: number): number | null {
+  const times = cpuTimesOf(pid);
+  return times ? times.user + times.system : null;
+}
+
+/**
+ * The CPU other programs (not this process, not `pids`) take over `ms`, in % of one core.
+ * The bench waits for a quiet moment with it: a shared machine makes every figure noisy.
+ */
+export async function othersCpuPct(pids: readonly number[], ms = 1000): Promise<number | null> {
+  const ours = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  const busy0 = machineBusySeconds();
+  const ours0 = ours();
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const busy1 = machineBusySeconds();
+  const ours1 = ours();
+  const wall = (performance.now() - t0) / 1000;
+  if (busy0 === null || busy1 === null) return null;
+  return Math.max(0, ((busy1 - busy0 - (ours1 - ours0)) / wall) * 100);
+}
+
+/** CPU seconds all processors have spent busy since boot (/proc/stat), for the CPU others took. */
+export function machineBusySeconds(): number | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return (user + nice + system + irq + softirq + steal) / clockTicks();
   } catch {
     return null;
   }

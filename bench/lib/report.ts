@@ -7,8 +7,8 @@
 export interface Measurement {
   readonly id: string;
   readonly label: string;
-  /** The process that answered: the bare Fastify server, or one of the two daemons. */
-  readonly server: 'baseline' | 'daemon-disk' | 'daemon-tmpfs';
+  /** The process that answered: `baseline` (bare Fastify) or the name of a daemon (its CPU profile's name too). */
+  readonly server: string;
   readonly requestsPerSec: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -20,8 +20,14 @@ export interface Measurement {
   readonly peakRssMb: number | null;
   /** CPU time of the serving process over the window, in % of one core. */
   readonly serverCpuPct: number | null;
+  /** Of which system (kernel) time, in % of one core. */
+  readonly serverSysPct: number | null;
   /** CPU time of the load generator (this process) over the window, in % of one core. */
   readonly clientCpuPct: number;
+  /** CPU the rest of the machine (other programs) took over the window, in % of one core. */
+  readonly otherCpuPct: number | null;
+  /** The measured window (warm-up excluded), epoch ms: lines a CPU profile up with the scenario. */
+  readonly windowMs: readonly [number, number];
   readonly notes?: readonly string[];
 }
 
@@ -172,13 +178,19 @@ export function overall(checks: readonly TargetCheck[]): Verdict {
   return all(checks.map((c) => c.verdict));
 }
 
+/** CPU time the serving process spent per answered request (µs): unlike req/s, barely moved by other programs. */
+export function cpuPerRequestUs(m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec'>): number {
+  if (m.serverCpuPct === null || !(m.requestsPerSec > 0)) return Number.NaN;
+  return (m.serverCpuPct / 100 / m.requestsPerSec) * 1e6;
+}
+
 function fixed(value: number | null, digits: number): string {
   return value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 }
 
 /** The one table: a Markdown table whose columns are padded so that it also reads in a terminal. */
 export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'peak RSS MiB', 'target'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'server CPU µs/req', 'peak RSS MiB', 'others CPU', 'target'];
   const rows = measurements.map((m) => [
     m.label,
     fixed(m.requestsPerSec, 0),
@@ -186,10 +198,12 @@ export function resultTable(measurements: readonly Measurement[], baselineRps: n
     fixed(m.p99Ms, 1),
     String(m.errors),
     percent(ratio(m.requestsPerSec, baselineRps)),
+    fixed(cpuPerRequestUs(m), 0),
     fixed(m.peakRssMb, 0),
+    m.otherCpuPct === null ? 'n/a' : `${m.otherCpuPct.toFixed(0)}%`,
     targetCell(m.id, checks),
   ]);
-  const right = [false, true, true, true, true, true, true, false];
+  const right = [false, true, true, true, true, true, true, true, true, false];
   return formatTable(header, rows, right);
 }
 

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { Client } from './http.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const meetctl = join(repoRoot, 'bin', 'meetctl.js');
 const baselineServer = join(repoRoot, 'bench', 'baseline-server.mjs');
 
 /** A server process the bench started: the bare Fastify baseline or a `meetctl serve` daemon. */
@@ -16,6 +15,8 @@ export interface Server {
   readonly pid: number;
   readonly url: string;
   readonly logFile: string;
+  /** When it was spawned and when it exited (epoch ms): the span of its CPU profile. */
+  readonly life: { readonly spawnedAtMs: number; exitedAtMs: number | null };
   /** Resolves with the exit code or signal once the process is gone. */
   readonly exited: Promise<number | string>;
   /** SIGTERM (graceful; the daemon closes its database) or SIGKILL; resolves once it is gone. */
@@ -33,6 +34,8 @@ export interface ProcessSettings {
   readonly logLevel: string;
   /** When set, both servers run with --cpu-prof and write their profiles here. */
   readonly cpuProfDir: string | null;
+  /** The launcher to serve with (default bin/meetctl.js of this tree; another tree's for an A/B comparison). */
+  readonly meetctl: string;
 }
 
 /** A port free on loopback now (the servers are told it; the race with other programs is accepted). */
@@ -52,16 +55,28 @@ function nodeArgs(settings: ProcessSettings, name: string): string[] {
   return settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
 }
 
-function launch(name: string, script: string, args: string[], env: Record<string, string>, settings: ProcessSettings, logFile: string): { child: ChildProcess; exited: Promise<number | string> } {
+interface Launched {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | string>;
+  readonly life: { readonly spawnedAtMs: number; exitedAtMs: number | null };
+}
+
+function launch(name: string, script: string, args: string[], env: Record<string, string>, settings: ProcessSettings, logFile: string): Launched {
   const log = openSync(logFile, 'a');
+  const life: Launched['life'] = { spawnedAtMs: Date.now(), exitedAtMs: null };
   // Same node binary, same flags and the same small environment for the baseline and the daemons.
   const child = spawn(process.execPath, [...nodeArgs(settings, name), script, ...args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', log, log],
   });
   closeSync(log);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return { child, exited };
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      life.exitedAtMs = Date.now();
+      resolve(code ?? signal ?? -1);
+    }),
+  );
+  return { child, exited, life };
 }
 
 async function waitUntil(name: string, exited: Promise<number | string>, logFile: string, ready: () => Promise<boolean>): Promise<void> {
@@ -98,12 +113,12 @@ function stopper(child: ChildProcess, exited: Promise<number | string>) {
 export async function startBaseline(settings: ProcessSettings, workDir: string): Promise<Server> {
   const port = await freePort();
   const logFile = join(workDir, 'baseline.log');
-  const { child, exited } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}`, SERVICE_LOG_LEVEL: settings.logLevel }, settings, logFile);
+  const { child, exited, life } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}`, SERVICE_LOG_LEVEL: settings.logLevel }, settings, logFile);
   const url = `http://127.0.0.1:${port}`;
   const client = new Client(url, 1);
   await waitUntil('baseline server', exited, logFile, async () => (await client.request('GET', '/baseline')).status === 200);
   client.close();
-  return { name: 'baseline', child, pid: child.pid!, url, logFile, exited, stop: stopper(child, exited) };
+  return { name: 'baseline', child, pid: child.pid!, url, logFile, life, exited, stop: stopper(child, exited) };
 }
 
 /**
@@ -128,7 +143,7 @@ export async function startDaemon(
     ...options.env,
   };
   const logFile = join(options.workDir, `${name}.log`);
-  const { child, exited } = launch(name, meetctl, ['serve'], env, settings, logFile);
+  const { child, exited, life } = launch(name, settings.meetctl, ['serve'], env, settings, logFile);
   const url = `http://127.0.0.1:${port}`;
   const compatUrl = compatPort !== null ? `http://127.0.0.1:${compatPort}` : null;
   const engine = new Client(url, 1);
@@ -140,5 +155,5 @@ export async function startDaemon(
   engine.close();
   compat?.close();
   const adminToken = readFileSync(join(options.dataDir, 'initial-admin-token'), 'utf8').trim();
-  return { name, child, pid: child.pid!, url, compatUrl, dataDir: options.dataDir, adminToken, logFile, exited, stop: stopper(child, exited) };
+  return { name, child, pid: child.pid!, url, compatUrl, dataDir: options.dataDir, adminToken, logFile, life, exited, stop: stopper(child, exited) };
 }

@@ -1,0 +1,96 @@
+import autocannon, { type RequestParams } from 'autocannon';
+import { cpuTimesOf, machineBusySeconds, RssSampler } from './proc.js';
+import type { Measurement } from './report.js';
+
+export interface Timing {
+  readonly warmupSec: number;
+  readonly durationSec: number;
+  readonly connections: number;
+}
+
+export interface ScenarioSpec {
+  readonly id: string;
+  readonly label: string;
+  readonly server: Measurement['server'];
+  /** The serving process (for RSS and CPU). */
+  readonly pid: number;
+  readonly url: string;
+  readonly method?: 'GET' | 'POST';
+  /** Fills in each request (path, headers, body); called once per request. `context` travels to `check`. */
+  readonly next: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+  /** Judges each answer (warm-up included); false on a 2xx counts as an error. Without it only the status is judged. */
+  readonly check?: (status: number, body: string, headers: Record<string, string | string[]>, context: Record<string, unknown>) => boolean;
+  readonly notes?: readonly string[];
+  /** Overrides of the run's timing for this scenario. */
+  readonly timing?: Partial<Timing>;
+}
+
+async function fire(spec: ScenarioSpec, connections: number, durationSec: number, judge: boolean) {
+  let bad = 0;
+  const check = spec.check;
+  const result = await autocannon({
+    url: spec.url,
+    connections,
+    duration: durationSec,
+    timeout: 10,
+    requests: [
+      {
+        method: spec.method ?? 'GET',
+        setupRequest: (request, context) => spec.next(request, context),
+        ...(check
+          ? {
+              onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => {
+                // Called in the warm-up too (a check may collect what the answers carry); counted only when measured.
+                if (!check(status, body, headers, context) && judge && status >= 200 && status < 300) bad += 1;
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  return { result, bad };
+}
+
+/**
+ * Warm-up (not recorded, same load), then the measured window: throughput, latency
+ * percentiles, errors of every kind, the serving process's peak RSS and CPU, and the load
+ * generator's own CPU (to show when the client, not the server, was the limit).
+ */
+export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: RssSampler | null): Promise<Measurement> {
+  const timing = { ...runTiming, ...spec.timing };
+  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false);
+  sampler?.window();
+  const serverCpu0 = cpuTimesOf(spec.pid);
+  const clientCpu0 = process.cpuUsage();
+  const busy0 = machineBusySeconds();
+  const t0 = performance.now();
+  const windowStart = Date.now();
+  const { result, bad } = await fire(spec, timing.connections, timing.durationSec, true);
+  const wallSec = (performance.now() - t0) / 1000;
+  const windowEnd = Date.now();
+  const serverCpu1 = cpuTimesOf(spec.pid);
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const busy1 = machineBusySeconds();
+  const serverCpuPct = serverCpu0 && serverCpu1 ? ((serverCpu1.user + serverCpu1.system - serverCpu0.user - serverCpu0.system) / wallSec) * 100 : null;
+  const serverSysPct = serverCpu0 && serverCpu1 ? ((serverCpu1.system - serverCpu0.system) / wallSec) * 100 : null;
+  const clientCpuPct = ((clientCpu.user + clientCpu.system) / 1e6 / wallSec) * 100;
+  const machinePct = busy0 !== null && busy1 !== null ? ((busy1 - busy0) / wallSec) * 100 : null;
+  const answered = Object.values(result.statusCodeStats ?? {}).reduce((sum, s) => sum + Number(s.count), 0);
+  return {
+    id: spec.id,
+    label: spec.label,
+    server: spec.server,
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: answered,
+    errors: result.errors + result.non2xx + bad,
+    peakRssMb: sampler?.peakMb() ?? null,
+    serverCpuPct,
+    serverSysPct,
+    clientCpuPct,
+    otherCpuPct: machinePct !== null && serverCpuPct !== null ? Math.max(0, machinePct - serverCpuPct - clientCpuPct) : null,
+    windowMs: [windowStart, windowEnd],
+    ...(spec.notes ? { notes: spec.notes } : {}),
+  };
+}

@@ -1,0 +1,546 @@
+/**
+ * `npm run bench`: the issue-6 benchmark. Starts the bare-Fastify baseline and `meetctl serve`
+ * daemons on loopback with temporary data directories, runs every scenario for a fixed short
+ * time after a warm-up (autocannon, in this process), prints one table and writes
+ * bench/results.json. No scenario is a test; nothing here asserts a timing.
+ *
+ *   npm run bench -- [--duration 8] [--warmup 2] [--connections 10] [--log-level warn]
+ *                    [--open 1000,10000,50000] [--only list,poll,knock,api] [--wait-quiet 60]
+ *                    [--cpu-prof] [--daemon-env NAME=VALUE ...] [--meetctl path/to/bin/meetctl.js] [--keep]
+ *
+ * The baseline always runs (first and last). --cpu-prof writes bench/profiles/<server>.cpuprofile; `node bench/dist/profile.js` then shows
+ * where each scenario's server time went. --meetctl serves another build (an A/B comparison).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { cpus, freemem, totalmem, tmpdir } from 'node:os';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import type { RequestParams } from 'autocannon';
+import { Client, cookieFrom, inParallel } from './lib/http.js';
+import { Keeper, sleep, type Waiter } from './lib/keeper.js';
+import { measure, type ScenarioSpec, type Timing } from './lib/load.js';
+import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
+import { checkTargets, mean, overall, ratio, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
+import { repoRoot, startBaseline, startDaemon, type Daemon, type ProcessSettings, type Server } from './lib/servers.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+    'log-level': { type: 'string', default: 'warn' },
+    open: { type: 'string', default: '1000,10000,50000' },
+    only: { type: 'string', default: 'list,poll,knock,api' },
+    'cpu-prof': { type: 'boolean', default: false },
+    'daemon-env': { type: 'string', multiple: true, default: [] },
+    keep: { type: 'boolean', default: false },
+    meetctl: { type: 'string', default: join(repoRoot, 'bin', 'meetctl.js') },
+    'wait-quiet': { type: 'string', default: '60' },
+    out: { type: 'string', default: join(repoRoot, 'bench', 'results.json') },
+  },
+});
+
+const timing: Timing = { durationSec: Number(args.duration), warmupSec: Number(args.warmup), connections: Number(args.connections) };
+const openCounts = args.open.split(',').map(Number).filter((n) => n > 0);
+const only = new Set(args.only.split(','));
+const daemonEnv = Object.fromEntries(args['daemon-env'].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const rooms = 100;
+const listSize = 1000;
+const tenantCount = 1000;
+const existingMeetings = 1000;
+const setupConcurrency = 32;
+
+const startedAt = Date.now();
+const log = (message: string) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+
+const workDir = mkdtempSync(join(tmpdir(), 'meet-bench-'));
+/** Polls never touch the disk; tmpfs only makes the 50,000 setup knocks fast. Knocks and the meeting API run on disk. */
+const fastDir = (() => {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return mkdtempSync('/dev/shm/meet-bench-');
+  } catch {
+    return null;
+  }
+})();
+const cpuProfDir = args['cpu-prof'] ? join(repoRoot, 'bench', 'profiles') : null;
+if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
+const settings: ProcessSettings = { logLevel: args['log-level'], cpuProfDir, meetctl: args.meetctl };
+
+const measurements: Measurement[] = [];
+const notes: string[] = [];
+const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null };
+const memory: Record<string, number | null> = {};
+const servers: Server[] = [];
+
+function record(m: Measurement): void {
+  measurements.push(m);
+  const clientBound = m.clientCpuPct > 90 ? ', load generator CPU-bound' : '';
+  const contended = (m.otherCpuPct ?? 0) > 25;
+  if (contended) notes.push(`${m.label}: other programs took ${m.otherCpuPct!.toFixed(0)}% of a core during the window; its figure is low by about that much.`);
+  log(
+    `${m.label}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors, ` +
+      `CPU: server ${m.serverCpuPct?.toFixed(0) ?? '?'}%, client ${m.clientCpuPct.toFixed(0)}%${clientBound}, others ${m.otherCpuPct?.toFixed(0) ?? '?'}%`,
+  );
+}
+
+let quietBudgetMs = Number(args['wait-quiet']) * 1000;
+
+/**
+ * Before each scenario: wait while other programs take more than a quarter of a core (this
+ * machine may be shared), for at most --wait-quiet seconds over the whole run.
+ */
+async function quietMoment(label: string): Promise<void> {
+  const pids = servers.filter((s) => s.life.exitedAtMs === null).map((s) => s.pid);
+  let logged = false;
+  for (;;) {
+    const t0 = Date.now();
+    const others = await othersCpuPct(pids, 500);
+    if (others === null || others < 25 || quietBudgetMs <= 0) return;
+    quietBudgetMs -= Date.now() - t0;
+    if (!logged) log(`waiting for a quieter moment before "${label}": other programs take ${others.toFixed(0)}% of a core`);
+    logged = true;
+  }
+}
+
+async function measured(spec: ScenarioSpec, sampler: RssSampler | null): Promise<Measurement> {
+  await quietMoment(spec.label);
+  return measure(spec, timing, sampler);
+}
+
+const rssMb = (pid: number) => {
+  const m = memoryOf(pid);
+  return m ? m.rssKb / 1024 : null;
+};
+
+// ---------------------------------------------------------------- baseline
+
+async function baselineRun(server: Server, sampler: RssSampler, label: string, id: string): Promise<void> {
+  let i = 0;
+  record(
+    await measured(
+      {
+        id,
+        label,
+        server: 'baseline',
+        pid: server.pid,
+        url: server.url,
+        // Same request shape as a poll (a rotating cookie), so the load generator does the same work.
+        next: (request) => ({ ...request, path: '/baseline', headers: { cookie: `meet_wait=${(i++ % 50_000).toString().padStart(43, 'x')}` } }),
+      },
+      sampler,
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- engine setup helpers
+
+async function createRooms(client: Client, daemon: Daemon, ids: readonly string[]): Promise<void> {
+  await inParallel(ids.length, 8, async (i) => {
+    const answer = await client.request('POST', '/api/rooms', {
+      json: { room_id: ids[i], name: `Class ${ids[i]}`, waiting_room: 'all', waiting_room_mode: 'approval', waiting_room_timeout_secs: 3600 },
+      headers: { authorization: `Bearer ${daemon.adminToken}` },
+    });
+    if (answer.status !== 201) throw new Error(`creating room ${ids[i]}: ${answer.status} ${answer.text}`);
+  });
+}
+
+/** `count` knocks as fast as the daemon takes them, spread over `roomIds`; each new request goes to the keeper. */
+async function knockMany(client: Client, keeper: Keeper, roomIds: readonly string[], count: number, offset: number): Promise<void> {
+  await inParallel(count, setupConcurrency, async (k) => {
+    await keeper.whileBehind();
+    const i = offset + k;
+    const room = roomIds[i % roomIds.length]!;
+    const answer = await client.request('POST', `/room/${room}/knock`, { json: { name: `Pupil ${i}`, note: '' } });
+    const secret = cookieFrom(answer.headers['set-cookie'], 'meet_wait');
+    if (answer.status !== 202 || !secret) throw new Error(`knock ${i} in ${room}: ${answer.status} ${answer.text}`);
+    keeper.add(`/room/${room}/waiting`, `meet_wait=${secret}`);
+  });
+}
+
+// ---------------------------------------------------------------- waiting room: moderator list, then polls (tmpfs daemon)
+
+async function waitingScenarios(): Promise<void> {
+  const dataDir = join(fastDir ?? workDir, 'waiting');
+  if (!fastDir) notes.push('/dev/shm is not writable: the poll daemon ran on disk, so its 50,000 setup knocks were slow.');
+  const daemon = await startDaemon('daemon-waiting', settings, { dataDir, workDir, compatSecret: randomBytes(24).toString('hex'), env: daemonEnv });
+  servers.push(daemon);
+  const sampler = new RssSampler(daemon.pid).start();
+  const client = new Client(daemon.url, 64);
+  const pollRooms = Array.from({ length: rooms }, (_, i) => `poll-${String(i).padStart(3, '0')}`);
+  await createRooms(client, daemon, [...pollRooms, 'list-room']);
+  log(`daemon-waiting (data on ${fastDir ? 'tmpfs' : 'disk'}) ready, ${rooms + 1} rooms`);
+
+  if (only.has('list')) {
+    // The moderator enters with a moderator link; 1,000 people knock and keep polling every 3 s as their pages do.
+    const link = await client.request('POST', '/api/rooms/list-room/links', { json: { role: 'moderator' }, headers: { authorization: `Bearer ${daemon.adminToken}` } });
+    const t = new URL(JSON.parse(link.text).url as string, daemon.url).searchParams.get('t');
+    const started = await client.request('POST', '/room/list-room/start', { json: { name: 'Teacher', t } });
+    const session = JSON.parse(started.text).session as string | undefined;
+    if (!session) throw new Error(`moderator did not enter: ${started.status} ${started.text}`);
+    const keeper = new Keeper(daemon.url).start();
+    await knockMany(client, keeper, ['list-room'], listSize, 0);
+    const listed = await client.request('GET', '/room/list-room/waiting-list', { headers: { authorization: `Bearer ${session}` } });
+    const size = (JSON.parse(listed.text) as unknown[]).length;
+    if (size !== listSize) notes.push(`moderator list: the list held ${size} requests instead of ${listSize} before the scenario.`);
+    const header = { authorization: `Bearer ${session}` };
+    record(
+      await measured(
+        {
+          id: 'list-1k',
+          label: `moderator list, ${listSize.toLocaleString('en')} waiting`,
+          server: daemon.name,
+          pid: daemon.pid,
+          url: daemon.url,
+          next: (request) => ({ ...request, path: '/room/list-room/waiting-list', headers: header }),
+          notes: ['the 1,000 waiting people keep polling (each every 3 s, ~330 req/s) during the scenario, as their pages would'],
+        },
+        sampler,
+      ),
+    );
+    await keeper.stop();
+    if (keeper.lost > 0) notes.push(`moderator list: ${keeper.lost} of the ${listSize} waiting requests were lost (swept) during the scenario.`);
+    // They leave (Leave button), so the poll scenarios start from nobody waiting.
+    await inParallel(keeper.waiters.length, setupConcurrency, async (i) => {
+      const w = keeper.waiters[i]!;
+      await client.request('DELETE', w.path, { headers: { cookie: w.cookieHeader } });
+    });
+  }
+
+  if (only.has('poll')) {
+    await sleep(1500);
+    memory.waitingDaemonRssAt0OpenMb = rssMb(daemon.pid);
+    // 4.5 s between polls of one request: the sweep closes it at 6 s, and 50,000 every 2 s (as pages
+    // poll) would be 25,000 polls/s, more than one core answers.
+    const keeper = new Keeper(daemon.url, 4500).start();
+    let open = 0;
+
+    for (const target of openCounts) {
+      const t0 = Date.now();
+      try {
+        await knockMany(client, keeper, pollRooms, target - open, open);
+      } catch (err) {
+        notes.push(`poll, ${target.toLocaleString('en')} open: not measured: ${(err as Error).message}`);
+        log(`poll, ${target.toLocaleString('en')} open: setup failed: ${(err as Error).message}`);
+        break;
+      }
+      open = target;
+      log(`${open.toLocaleString('en')} open waiting requests (${((Date.now() - t0) / 1000).toFixed(1)} s of knocks), ${keeper.lost} lost so far`);
+      await sleep(1000);
+      memory[`waitingDaemonRssAt${target}OpenMb`] = rssMb(daemon.pid);
+      if (target === 10_000) {
+        const before = memory.waitingDaemonRssAt0OpenMb ?? null;
+        const after = memory.waitingDaemonRssAt10000OpenMb ?? null;
+        facts.rssAddedBy10kMb = before !== null && after !== null ? after - before : null;
+      }
+      // The keeper keeps running: while the scenario's own rotation polls everyone often enough it has
+      // nothing to do; when it does not, the keeper's polls keep the population alive and are reported.
+      const lostBefore = keeper.lost;
+      const keeperPollsBefore = keeper.polls;
+      const keeperT0 = Date.now();
+      const id = `poll-${target >= 1000 ? `${target / 1000}k` : target}`;
+      const scenarioNotes = [`${rooms} rooms, each request polled with its own cookie in round robin`];
+      const spec: ScenarioSpec = {
+        id,
+        label: `poll, ${target.toLocaleString('en')} open`,
+        server: daemon.name,
+        pid: daemon.pid,
+        url: daemon.url,
+        next: (request, context) => {
+          const w = keeper.next();
+          context.waiter = w;
+          return { ...request, path: w.path, headers: { cookie: w.cookieHeader } };
+        },
+        check: (status, body, _headers, context) => {
+          if (status === 404) keeper.markLost(context.waiter as Waiter);
+          return status === 200 && body.includes('"waiting"');
+        },
+        notes: scenarioNotes,
+      };
+      const m = await measured(spec, sampler);
+      const keeperRate = ((keeper.polls - keeperPollsBefore) / (Date.now() - keeperT0)) * 1000;
+      if (keeperRate >= 1) scenarioNotes.push(`the keeper added ${keeperRate.toFixed(0)} polls/s (not counted in req/s) to keep every request alive`);
+      // A request swept during the scenario answers 404 from then on: it shows in the errors.
+      await sleep(200);
+      if (keeper.lost > lostBefore) scenarioNotes.push(`${keeper.lost - lostBefore} requests lost (closed by the sweep)`);
+      record({ ...m, notes: scenarioNotes });
+    }
+    await keeper.stop();
+    if (keeper.lost > 0) {
+      notes.push(
+        `poll: ${keeper.lost} waiting requests were closed by the engine's 6 s closed-window sweep because the bench could not poll them in time ` +
+          `(N open requests need N/6 polls per second just to stay alive).`,
+      );
+    }
+  }
+  client.close();
+  sampler.stop();
+  await daemon.stop();
+}
+
+// ---------------------------------------------------------------- knock bursts (disk daemon, then SIGKILL and count)
+
+async function knockScenario(): Promise<void> {
+  const dataDir = join(workDir, 'knock');
+  const daemon = await startDaemon('daemon-knock', settings, { dataDir, workDir, compatSecret: randomBytes(24).toString('hex'), env: daemonEnv });
+  servers.push(daemon);
+  const sampler = new RssSampler(daemon.pid).start();
+  const client = new Client(daemon.url, 8);
+  const knockRooms = Array.from({ length: rooms }, (_, i) => `knock-${String(i).padStart(3, '0')}`);
+  await createRooms(client, daemon, knockRooms);
+  client.close();
+  log('daemon-knock (data on disk) ready');
+  let i = 0;
+  let acknowledged = 0;
+  // Warm-up and window together stay under the 6 s after which an unpolled request is swept
+  // (a sweep write per knock would be counted against the knocks).
+  const knockTiming = { warmupSec: Math.min(timing.warmupSec, 1), durationSec: Math.min(timing.durationSec, 4) };
+  record(
+    await measured(
+      {
+        id: 'knock',
+        label: 'knock (durable write)',
+        server: daemon.name,
+        pid: daemon.pid,
+        url: daemon.url,
+        method: 'POST',
+        next: (request) => {
+          const n = i++;
+          return { ...request, path: `/room/${knockRooms[n % rooms]}/knock`, headers: { 'content-type': 'application/json' }, body: `{"name":"Pupil ${n}","note":""}` };
+        },
+        check: (status, _body, headers) => {
+          const ok = status === 202 && cookieFrom(headers['set-cookie'] as string | string[] | undefined, 'meet_wait') !== null;
+          if (ok) acknowledged += 1;
+          return ok;
+        },
+        timing: knockTiming,
+        notes: [`${rooms} rooms, ${knockTiming.warmupSec} s warm-up + ${knockTiming.durationSec} s, nobody polls (all within the 6 s window)`],
+      },
+      sampler,
+    ),
+  );
+  // Power-cut stand-in: SIGKILL at once, then count what the database holds. (A profiled run
+  // stops gracefully instead: a killed process writes no CPU profile.)
+  sampler.stop();
+  const signal = settings.cpuProfDir ? 'SIGTERM' : 'SIGKILL';
+  if (signal === 'SIGTERM') notes.push('knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.');
+  await daemon.stop(signal);
+  const db = new Database(join(dataDir, 'meet.sqlite'), { readonly: true, fileMustExist: true });
+  const onDisk = (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n;
+  db.close();
+  facts.knocksAcknowledged = acknowledged;
+  facts.knocksOnDisk = onDisk;
+  log(`knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`);
+}
+
+// ---------------------------------------------------------------- meeting API (disk daemons, 1 tenant then 1,000 tenants)
+
+interface Tenant {
+  readonly id: string;
+  readonly secret: string;
+}
+
+function signed(call: string, query: string, secret: string): string {
+  const checksum = createHash('sha256').update(call + query + secret).digest('hex');
+  return `/confapi/api/${call}?${query}&checksum=${checksum}`;
+}
+
+const success = (_status: number, body: string) => body.includes('<returncode>SUCCESS</returncode>');
+
+function createQuery(meetingId: string): string {
+  // What Moodle's plugin sends, in its order and encoding.
+  return `name=${encodeURIComponent(`Lesson ${meetingId}`).replace(/%20/g, '+')}&meetingID=${meetingId}&attendeePW=ap-${meetingId}&moderatorPW=mp-${meetingId}&record=false&meta_bbb-origin=Moodle`;
+}
+
+async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): Promise<void> {
+  const dataDir = join(workDir, `api-${label}`);
+  mkdirSync(dataDir, { recursive: true });
+  let tenantsFile: string | undefined;
+  if (tenants.length > 1) {
+    tenantsFile = join(dataDir, 'tenants.toml');
+    const text = tenants
+      .slice(1)
+      .map((t) => `[tenants.${t.id}]\napi_secret = "${t.secret}"\n`)
+      .join('\n');
+    writeFileSync(`${tenantsFile}.tmp`, text);
+    renameSync(`${tenantsFile}.tmp`, tenantsFile);
+  }
+  const name = `daemon-api-${label}`;
+  const daemon = await startDaemon(name, settings, { dataDir, workDir, compatSecret: tenants[0]!.secret, ...(tenantsFile ? { tenantsFile } : {}), env: daemonEnv });
+  servers.push(daemon);
+  const sampler = new RssSampler(daemon.pid).start();
+  const compatUrl = daemon.compatUrl!;
+  const client = new Client(compatUrl, 16);
+  const owner = (k: number) => tenants[k % tenants.length]!;
+
+  // Existing meetings: 1,000 of them either way; with 1,000 tenants, one per tenant.
+  const ids = Array.from({ length: existingMeetings }, (_, k) => `lesson-${label}-${String(k).padStart(4, '0')}`);
+  const t0 = Date.now();
+  await inParallel(ids.length, 16, async (k) => {
+    const answer = await client.request('GET', signed('create', createQuery(ids[k]!), owner(k).secret));
+    if (!success(answer.status, answer.text)) throw new Error(`create ${ids[k]} as ${owner(k).id}: ${answer.text}`);
+  });
+  client.close();
+  log(`${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  const tenantsText = tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant';
+  const rotation = (call: string) => {
+    const paths = ids.map((id, k) => signed(call, `meetingID=${id}`, owner(k).secret));
+    let n = 0;
+    return (request: RequestParams) => ({ ...request, path: paths[n++ % paths.length]! });
+  };
+  for (const [call, short] of [
+    ['getMeetingInfo', 'info'],
+    ['isMeetingRunning', 'running'],
+  ] as const) {
+    record(
+      await measured(
+        {
+          id: `${short}-${label}`,
+          label: `${call}, ${tenantsText}`,
+          server: daemon.name,
+          pid: daemon.pid,
+          url: compatUrl,
+          next: rotation(call),
+          check: success,
+          notes: [`${ids.length} existing meetings (created, nobody joined), SHA-256 checksum, each call signed by the meeting's owner`],
+        },
+        sampler,
+      ),
+    );
+  }
+  let n = 0;
+  record(
+    await measured(
+      {
+        id: `create-${label}`,
+        label: `create (new meeting), ${tenantsText}`,
+        server: daemon.name,
+        pid: daemon.pid,
+        url: compatUrl,
+        next: (request) => {
+          const k = n++;
+          return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
+        },
+        check: success,
+        notes: [tenants.length > 1 ? 'each call signed by the next tenant in turn (the registry is searched for it)' : 'signed with the one secret'],
+      },
+      sampler,
+    ),
+  );
+  sampler.stop();
+  memory[`${name}HwmMb`] = (memoryOf(daemon.pid)?.hwmKb ?? Number.NaN) / 1024;
+  await daemon.stop();
+}
+
+// ---------------------------------------------------------------- main
+
+function machine() {
+  const cpuinfo = (() => {
+    try {
+      return readFileSync('/proc/cpuinfo', 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  return {
+    nproc: cpus().length,
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    freeMemoryGb: Math.round(freemem() / 2 ** 30),
+    loadAverageAtStart: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+  };
+}
+
+async function main(): Promise<void> {
+  const host = machine();
+  log(`machine: ${host.nproc} × ${host.cpuModel}, node ${host.node}, load average ${host.loadAverageAtStart}`);
+  log(`timing: ${timing.warmupSec} s warm-up + ${timing.durationSec} s per scenario, ${timing.connections} connections, log level ${settings.logLevel}`);
+  const baseline = await startBaseline(settings, workDir);
+  servers.push(baseline);
+  const baselineSampler = new RssSampler(baseline.pid).start();
+  await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), first', 'baseline-1');
+
+  if (only.has('poll') || only.has('list')) await waitingScenarios();
+  if (only.has('knock')) await knockScenario();
+  if (only.has('api')) {
+    const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
+    await apiScenarios('1t', [primary]);
+    const others = Array.from({ length: tenantCount - 1 }, (_, k): Tenant => ({ id: `lms-${String(k + 1).padStart(4, '0')}`, secret: randomBytes(24).toString('hex') }));
+    await apiScenarios('1000t', [primary, ...others]);
+  }
+
+  await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), last', 'baseline-2');
+  baselineSampler.stop();
+  await baseline.stop();
+
+  const baselineRps = mean(measurements.filter((m) => m.server === 'baseline').map((m) => m.requestsPerSec));
+  const byId = new Map(measurements.map((m) => [m.id, m]));
+  const checks = checkTargets(byId, baselineRps, facts);
+  const table = resultTable(measurements, baselineRps, checks);
+  const totalSec = (Date.now() - startedAt) / 1000;
+
+  console.log(`\n${table}\n`);
+  console.log(`baseline = mean of the two baseline runs = ${baselineRps.toFixed(0)} req/s; peak RSS is the serving process's highest VmRSS in the window`);
+  for (const c of checks) {
+    const verdict = c.verdict === 'met' ? 'met    ' : c.verdict === 'not met' ? 'NOT MET' : 'n/a    ';
+    console.log(`${verdict}  ${c.rule} [${c.rows.join(', ')}]: ${c.measured}`);
+  }
+  const rss = (n: number) => memory[`waitingDaemonRssAt${n}OpenMb`] ?? null;
+  if (rss(0) !== null && rss(10_000) !== null) {
+    const tail = rss(50_000) !== null ? `; 10,000 → 50,000 open: +${(rss(50_000)! - rss(10_000)!).toFixed(1)} MiB` : '';
+    console.log(`daemon RSS at rest: 0 → 10,000 open: +${(rss(10_000)! - rss(0)!).toFixed(1)} MiB${tail}`);
+  }
+  for (const note of notes) console.log(`note: ${note}`);
+  console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
+
+  const results = {
+    generatedAt: new Date(startedAt).toISOString(),
+    command: 'npm run bench',
+    machine: host,
+    settings: { ...timing, logLevel: settings.logLevel, meetctl: settings.meetctl, openCounts, rooms, tenants: tenantCount, pollDataOnTmpfs: fastDir !== null, daemonEnv, cpuProfiles: cpuProfDir },
+    baseline: { requestsPerSec: baselineRps, runs: measurements.filter((m) => m.server === 'baseline').map((m) => m.requestsPerSec) },
+    measurements: measurements.map((m) => ({ ...m, vsBaseline: ratio(m.requestsPerSec, baselineRps) })),
+    servers: servers.map((s) => ({ name: s.name, pid: s.pid, ...s.life })),
+    targets: checks,
+    facts,
+    memory,
+    notes,
+    totalSec,
+    table,
+  };
+  writeFileSync(args.out, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
+  console.log(`wrote ${args.out}${cpuProfDir ? `; CPU profiles in ${cpuProfDir}` : ''}`);
+}
+
+async function cleanup(): Promise<void> {
+  await Promise.all(servers.map((s) => s.stop('SIGKILL').catch(() => undefined)));
+  if (!args.keep) {
+    rmSync(workDir, { recursive: true, force: true });
+    if (fastDir) rmSync(fastDir, { recursive: true, force: true });
+  } else {
+    console.log(`kept ${workDir}${fastDir ? ` and ${fastDir}` : ''}`);
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`${signal}: stopping the servers and removing the temporary directories`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+main().then(
+  async () => {
+    await cleanup();
+    process.exit(0);
+  },
+  async (err: unknown) => {
+    console.error(err);
+    await cleanup();
+    process.exit(1);
+  },
+);
