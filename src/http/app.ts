@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../daemon/services.js';
@@ -42,7 +41,6 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
     },
     { prefix: '/api' },
   );
-  await app.register(cookie);
   await app.register(roomRoutes(services));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }));

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** The hash is chosen by the length of the hex checksum the client sent. */
 export const algorithmByLength: Readonly<Record<number, string>> = { 40: 'sha1', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
@@ -27,7 +27,7 @@ export function queryWithoutChecksum(rawQuery: string): string {
 
 /** `hex(HASH(callName + query + secret))`, the value a client signs with. */
 export function checksumOf(algorithm: string, callName: string, query: string, secret: string): string {
-  return createHash(algorithm).update(callName + query + secret, 'utf8').digest('hex');
+  return hash(algorithm, callName + query + secret, 'hex');
 }
 
 /**
@@ -40,7 +40,7 @@ export function checksumMatches(checksum: string, callName: string, candidates: 
   const provided = Buffer.from(checksum, 'hex');
   let matched = false;
   for (const query of candidates) {
-    const expected = createHash(algorithm).update(callName + query + secret, 'utf8').digest();
+    const expected = hash(algorithm, callName + query + secret, 'buffer');
     // Every candidate is computed and compared: the time does not say which one matched.
     if (expected.length === provided.length && timingSafeEqual(expected, provided)) matched = true;
   }

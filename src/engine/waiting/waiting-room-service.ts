@@ -457,15 +457,22 @@ export class WaitingRoomService {
   /** Timeouts and closed windows that are due in one room. */
   private settle(meeting: Meeting, queue: RoomQueue): void {
     const now = this.nowMs();
-    let changed = false;
-    for (const live of [...queue.waiting.values()]) {
-      if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
-      else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
-      else if (now - live.lastSeenMs >= this.staleAfterMs) this.close(meeting, queue, live, 'window_closed');
-      else continue;
-      changed = true;
-    }
-    if (changed) this.notify(meeting.roomId);
+    const due = (live: LiveRequest) =>
+      now >= live.expiresAtMs ||
+      (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) ||
+      now - live.lastSeenMs >= this.staleAfterMs;
+    const settled = [...queue.waiting.values()].filter(due);
+    if (settled.length === 0) return;
+    // One durable commit for the whole batch: closing thousands of windows one fsync each
+    // would starve the very polls that keep the others open.
+    this.deps.meetings.atomically(() => {
+      for (const live of settled) {
+        if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
+        else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
+        else this.close(meeting, queue, live, 'window_closed');
+      }
+    });
+    this.notify(meeting.roomId);
   }
 
   private expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
