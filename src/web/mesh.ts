@@ -34,10 +34,6 @@ export class Mesh {
     this.selfId = participantId;
   }
 
-  has(participantId: string): boolean {
-    return this.peers.has(participantId);
-  }
-
   connect(participantId: string): Peer {
     const existing = this.peers.get(participantId);
     if (existing) return existing;
