@@ -1,3 +1,4 @@
+import { hashSecret } from './request-secret.js';
 import type { WaitingRequest } from './waiting-request.js';
 
 export interface LiveRequest {
@@ -7,6 +8,8 @@ export interface LiveRequest {
   lastSeenMs: number;
   /** Memory only: when her page said it was going away (a beacon), unless it polls again. */
   leavingSinceMs?: number;
+  /** Memory only: her cookie once a hash matched it, so later polls skip hashing (see `bySecret`). */
+  cookie?: string;
 }
 
 /** The pollable requests of one room's open meeting: the read path of every poll. */
@@ -14,13 +17,16 @@ export class RoomQueue {
   /** Requests still waiting, in knock order (Map keeps insertion order). */
   readonly waiting = new Map<string, LiveRequest>();
   private readonly byId = new Map<string, LiveRequest>();
-  private readonly bySecret = new Map<string, LiveRequest>();
+  private readonly byHash = new Map<string, LiveRequest>();
+  /** Cookies already proven by their hash: a poll every 2 s from everyone waiting is the hottest path. */
+  private readonly byCookie = new Map<string, LiveRequest>();
 
   constructor(readonly meetingId: string) {}
 
   add(live: LiveRequest): void {
     this.byId.set(live.request.requestId, live);
-    this.bySecret.set(live.request.secretHash.toString('base64url'), live);
+    this.byHash.set(live.request.secretHash.toString('base64url'), live);
+    if (live.cookie !== undefined) this.byCookie.set(live.cookie, live);
     if (live.request.state === 'waiting') this.waiting.set(live.request.requestId, live);
   }
 
@@ -29,7 +35,22 @@ export class RoomQueue {
   }
 
   bySecretHash(hash: Buffer): LiveRequest | undefined {
-    return this.bySecret.get(hash.toString('base64url'));
+    return this.byHash.get(hash.toString('base64url'));
+  }
+
+  /**
+   * The request a cookie names. Only the hash is stored, so a cookie is hashed the first time;
+   * once it matched, memory keeps it (never the store) and its next polls are one map lookup.
+   */
+  bySecret(secret: string): LiveRequest | undefined {
+    const known = this.byCookie.get(secret);
+    if (known) return known;
+    const live = this.bySecretHash(hashSecret(secret));
+    if (live) {
+      live.cookie = secret;
+      this.byCookie.set(secret, live);
+    }
+    return live;
   }
 
   replace(live: LiveRequest, request: WaitingRequest): void {
@@ -39,7 +60,8 @@ export class RoomQueue {
 
   remove(live: LiveRequest): void {
     this.byId.delete(live.request.requestId);
-    this.bySecret.delete(live.request.secretHash.toString('base64url'));
+    this.byHash.delete(live.request.secretHash.toString('base64url'));
+    if (live.cookie !== undefined) this.byCookie.delete(live.cookie);
     this.waiting.delete(live.request.requestId);
   }
 }

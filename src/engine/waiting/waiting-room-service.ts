@@ -390,7 +390,7 @@ export class WaitingRoomService {
     if (!plausibleSecret(secret)) return null;
     const meeting = this.deps.meetings.current(roomId);
     const queue = meeting ? this.queueOf(meeting) : undefined;
-    const live = queue?.bySecretHash(hashSecret(secret));
+    const live = queue?.bySecret(secret);
     return meeting && queue && live ? { meeting, queue, live } : null;
   }
 

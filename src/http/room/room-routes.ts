@@ -58,13 +58,14 @@ export function roomRoutes(services: Services) {
       return reply.code(202).send({ status: 'waiting' });
     });
 
-    app.get<WithId>('/room/:id/waiting', async (request) => {
+    // Not async: everyone waiting polls every 2 s, and only the admitted answer has to wait (for signing).
+    app.get<WithId>('/room/:id/waiting', (request, reply) => {
       const secret = readWaitingCookie(request);
       const result = secret ? services.waiting.poll(request.params.id, secret) : null;
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
-      if (result.status === 'admitted') return { status: 'admitted', session: await signSession(services, result.participant) };
+      if (result.status === 'admitted') return signSession(services, result.participant).then((session) => ({ status: 'admitted', session }));
       // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
-      return result;
+      reply.send(result);
     });
 
     // The Leave button: withdrawn at once. The cookie stays: for a barred browser it is the
