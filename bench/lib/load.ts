@@ -51,6 +51,11 @@ async function fire(spec: ScenarioSpec, connections: number, durationSec: number
   return { result, bad };
 }
 
+/** Load that is not measured: brings the serving process to its busy state before a reading. */
+export async function warmOnly(spec: ScenarioSpec, connections: number, seconds: number): Promise<void> {
+  await fire(spec, connections, seconds, false);
+}
+
 /**
  * Warm-up (not recorded, same load), then the measured window: throughput, latency
  * percentiles, errors of every kind, the serving process's peak RSS and CPU, and the load

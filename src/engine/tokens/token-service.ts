@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.js';
 
@@ -37,14 +38,15 @@ function isString(value: unknown): value is string {
 }
 
 export class TokenService {
-  private readonly key: Uint8Array;
+  // A key object made once: given raw bytes, every sign and verify would import the key again.
+  private readonly key: KeyObject;
 
   constructor(
     key: Uint8Array,
     private readonly clock: Clock,
   ) {
     if (key.length < 32) throw new Error('the signing key must hold at least 32 bytes');
-    this.key = key;
+    this.key = createSecretKey(key);
   }
 
   private sign(type: string, claims: JWTPayload, ttlSecs: number): Promise<string> {
