@@ -139,3 +139,20 @@ t.test('a rolled-back write never reaches memory; a committed one does, after th
   t.teardown(() => file.close());
   t.same(openView(store, keys), openView(file, keys), 'memory and the file agree');
 });
+
+t.test('a record read from memory cannot be changed in place (its identity is its version)', async (t) => {
+  const store = new CachedCompatStore(new SqliteCompatStore(dataDir(t)));
+  t.teardown(() => store.close());
+  store.insertMeeting(meeting('a', 'frozen', 1000, { metadata: [['origin', 'Moodle']] }));
+  const read = store.openMeeting('a', 'frozen')!;
+  t.throws(() => {
+    (read as { name: string }).name = 'changed';
+  }, TypeError, 'a field');
+  t.throws(() => {
+    (read.metadata as [string, string][]).push(['x', 'y']);
+  }, TypeError, 'the metadata list');
+  t.throws(() => {
+    (read.settings.lockSettings as Record<string, boolean>).lockSettingsDisableMic = true;
+  }, TypeError, 'a nested setting');
+  t.equal(store.openMeeting('a', 'frozen')!.name, 'frozen', 'unchanged');
+});

@@ -8,6 +8,17 @@ import type { CompatMeeting } from './model.js';
  * Each record is stored as the immutable object it was written as, so an unchanged meeting is
  * the same object from one read to the next (answers built from it can be cached by identity).
  */
+/**
+ * Freezes a record and everything in it. The record read is shared by every call and its
+ * identity stands for its version (answer-cache.ts): a change made in place would leave a
+ * stale answer behind, so it must fail loudly instead (ES modules are strict: a TypeError).
+ */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
 export class OpenMeetings {
   /** Oldest first: insertion order is create order (the store loads them in that order). */
   private readonly byInternalId = new Map<string, CompatMeeting>();
@@ -28,6 +39,7 @@ export class OpenMeetings {
 
   /** Records the meeting as written: added or replaced while open, removed once ended. */
   put(meeting: CompatMeeting): void {
+    deepFreeze(meeting);
     const previous = this.byInternalId.get(meeting.internalId);
     // The identity fields never change on update; if they did, the old entries must go first.
     const moved = previous !== undefined && (previous.tenantId !== meeting.tenantId || previous.meetingId !== meeting.meetingId || previous.roomId !== meeting.roomId);
