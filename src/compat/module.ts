@@ -6,6 +6,8 @@ import type { Clock } from '../engine/clock.js';
 import type { Locks } from '../http/live/protocol.js';
 import { SqliteCompatStore } from '../store/compat/compat-store.js';
 import { buildCompatApp } from './app.js';
+import { MeetingAnswerCache } from './confapi/answer-cache.js';
+import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
 import type { ConfapiDeps } from './confapi/context.js';
 import { CompatMeetings } from './confapi/meetings.js';
@@ -107,7 +109,8 @@ export async function startCompat(config: CompatConfig, services: Services, log:
   const { live: liveConnection, stats } = services as unknown as { live?: unknown; stats?: unknown };
   let live: MeetingLiveView =
     options.live ?? (isLiveConnection(liveConnection) ? liveConnectionView(liveConnection, isStats(stats) ? stats : null) : engineLiveView(services.meetings));
-  const store = apiActive ? new SqliteCompatStore(config.compatApiDataDir) : null;
+  // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
+  const store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
   const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), clog, options.callbacks) : null;
   const meetings =
     store && callbacks
@@ -129,6 +132,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       ? {
           meetings,
           store,
+          infoAnswers: new MeetingAnswerCache(),
           tokens: services.tokens,
           live: () => live,
           engineMeetings: services.meetings,
@@ -178,7 +182,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
   const url = displayUrl(config.compatHttpAddr.host, port);
-  clog.info({ url, confapi: apiActive, tenants: registry?.current().tenants.length ?? 0 }, `compat listening on ${url}`);
+  clog.info({ url, confapi: apiActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }, `compat listening on ${url}`);
 
   return {
     url,

@@ -35,9 +35,11 @@ export function checksumOf(algorithm: string, callName: string, query: string, s
  * secret). Compared in constant time over equal-length digests.
  */
 export function checksumMatches(checksum: string, callName: string, candidates: readonly string[], secret: string): boolean {
-  const algorithm = algorithmOf(checksum);
+  const algorithm = algorithmByLength[checksum.length];
   if (!algorithm) return false;
+  // Buffer.from stops at the first character that is not hex: a shorter buffer is what algorithmOf's pattern refuses.
   const provided = Buffer.from(checksum, 'hex');
+  if (provided.length * 2 !== checksum.length) return false;
   let matched = false;
   for (const query of candidates) {
     const expected = hash(algorithm, callName + query + secret, 'buffer');

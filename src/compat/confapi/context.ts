@@ -3,6 +3,7 @@ import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { TokenService } from '../../engine/tokens/token-service.js';
 import type { MeetingLiveView } from '../live-view.js';
 import type { Tenant } from '../tenants/registry.js';
+import type { MeetingAnswerCache } from './answer-cache.js';
 import type { CompatMeetings } from './meetings.js';
 import type { CompatStore, GuestPolicy } from './model.js';
 import type { Params } from './params.js';
@@ -11,6 +12,8 @@ import type { Params } from './params.js';
 export interface ConfapiDeps {
   readonly meetings: CompatMeetings;
   readonly store: CompatStore;
+  /** getMeetingInfo answers kept per meeting version (answer-cache.ts). */
+  readonly infoAnswers: MeetingAnswerCache;
   readonly tokens: Pick<TokenService, 'signJoin'>;
   readonly live: () => MeetingLiveView;
   /** The engine's records of a meeting (attendance), for learningDashboard. */

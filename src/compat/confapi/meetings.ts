@@ -116,7 +116,7 @@ export class CompatMeetings {
       .filter((m) => m.endTime === null);
   }
 
-  owners(meetingId: string): string[] {
+  owners(meetingId: string): readonly string[] {
     return this.deps.store.ownersOf(meetingId);
   }
 

@@ -118,7 +118,7 @@ export interface CompatStore {
   /** The meeting not ended that lives in this engine room. */
   openMeetingInRoom(roomId: string): CompatMeeting | null;
   /** Tenants holding a meeting not ended with this meetingID. */
-  ownersOf(meetingId: string): string[];
+  ownersOf(meetingId: string): readonly string[];
   appendChat(record: ChatRecord): void;
   chatOf(internalId: string): ChatRecord[];
   insertCallback(job: NewCallbackJob): CallbackJob;

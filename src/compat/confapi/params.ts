@@ -60,7 +60,8 @@ export function meetingIdOf(params: Params): string {
   const id = params.get('meetingID');
   if (id === undefined || id === '') throw failure('missingParamMeetingID');
   if (forbiddenInMeetingId.test(id)) throw failure('invalidMeetingIdentifier', "Meeting ID must not contain '/', '?' or '#'");
-  if ([...id].length > 256) throw failure('sizeError', 'Meeting ID must be between 1 and 256 characters');
+  // Counted in code points; a string of at most 256 UTF-16 units cannot hold more, so most ids skip the count.
+  if (id.length > 256 && [...id].length > 256) throw failure('sizeError', 'Meeting ID must be between 1 and 256 characters');
   if (id.includes(',')) throw failure('validationError', "Meeting ID cannot contain ','");
   if (/\p{Cc}/u.test(id) || id !== id.trim() || /\p{Cs}/u.test(id)) throw failure('validationError', 'Invalid meeting ID');
   return id;

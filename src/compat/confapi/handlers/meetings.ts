@@ -1,14 +1,14 @@
 import { xml, type Answer, type CallContext } from '../context.js';
 import { failure } from '../errors.js';
-import type { CompatMeetings } from '../meetings.js';
+import { liveKey } from '../answer-cache.js';
+import type { LiveState } from '../meetings.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf } from '../params.js';
 import { javaDate, renderResponse, success, type XmlElement } from '../xml.js';
 import { sameSecret } from './join.js';
 
 /** The elements of getMeetingInfo (and of each getMeetings entry), in upstream order. Passwords show as ***. */
-export function meetingElements(meetings: CompatMeetings, meeting: CompatMeeting): XmlElement {
-  const live = meetings.liveState(meeting);
+export function meetingElements(meeting: CompatMeeting, live: LiveState): XmlElement {
   const attendees = live.attendees;
   const moderators = attendees.filter((a) => a.role === 'moderator').length;
   const metadata: Record<string, string> = Object.fromEntries(meeting.metadata);
@@ -52,23 +52,33 @@ export function meetingElements(meetings: CompatMeetings, meeting: CompatMeeting
   };
 }
 
+// The answers that never vary are built once (by xml2js, like every answer).
+const runningAnswer = success({ running: true });
+const notRunningAnswer = success({ running: false });
+const noMeetingsAnswer = success({ meetings: '', messageKey: 'noMeetings', message: 'no meetings were found on this server' });
+const endAnswer = success({
+  messageKey: 'sentEndMeetingRequest',
+  message:
+    'A request to end the meeting was sent.  Please wait a few seconds, and then use the getMeetingInfo or isMeetingRunning API calls to verify that it was ended.',
+});
+
 export function isMeetingRunning(ctx: CallContext): Answer {
   const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
-  return xml(success({ running: meeting ? ctx.deps.meetings.liveState(meeting).running : false }));
+  return xml(meeting && ctx.deps.meetings.liveState(meeting).running ? runningAnswer : notRunningAnswer);
 }
 
 export function getMeetingInfo(ctx: CallContext): Answer {
   const meeting = ctx.deps.meetings.visible(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
-  return xml(renderResponse({ returncode: 'SUCCESS', ...meetingElements(ctx.deps.meetings, meeting) }));
+  const live = ctx.deps.meetings.liveState(meeting);
+  // Built again only when the meeting or who is in it changed since the last answer.
+  return xml(ctx.deps.infoAnswers.answer(meeting, liveKey(live.attendees), () => renderResponse({ returncode: 'SUCCESS', ...meetingElements(meeting, live) })));
 }
 
 export function getMeetings(ctx: CallContext): Answer {
   const open = ctx.deps.meetings.openOf(ctx.tenant.id);
-  if (open.length === 0) {
-    return xml(success({ meetings: '', messageKey: 'noMeetings', message: 'no meetings were found on this server' }));
-  }
-  return xml(success({ meetings: { meeting: open.map((m) => meetingElements(ctx.deps.meetings, m)) } }));
+  if (open.length === 0) return xml(noMeetingsAnswer);
+  return xml(success({ meetings: { meeting: open.map((m) => meetingElements(m, ctx.deps.meetings.liveState(m))) } }));
 }
 
 /** end: checks the moderator password when the meeting has one, then ends it everywhere. */
@@ -79,11 +89,5 @@ export function end(ctx: CallContext): Answer {
     throw failure('invalidPassword', 'You must supply the moderator password for this call.');
   }
   ctx.deps.meetings.end(meeting, 'end', `confapi:${ctx.tenant.id}`);
-  return xml(
-    success({
-      messageKey: 'sentEndMeetingRequest',
-      message:
-        'A request to end the meeting was sent.  Please wait a few seconds, and then use the getMeetingInfo or isMeetingRunning API calls to verify that it was ended.',
-    }),
-  );
+  return xml(endAnswer);
 }
