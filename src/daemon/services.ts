@@ -48,9 +48,16 @@ export interface ServicesOptions {
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
   const db = openDatabase(config.dataDir);
   const roomStore = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { emptyGraceMs: config.meetingEmptyGraceSecs * 1000 });
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, {
+    emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
+    // Group commit: the knocks that arrived while the previous commit ran share the next one.
+    defer: (run) => setImmediate(run),
+  });
   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config });
-  const rooms = new RoomService(roomStore, clock, config, (roomId) => meetings.roomDeleted(roomId));
+  const rooms = new RoomService(roomStore, clock, config, (roomId) => {
+    waiting.roomDeleted(roomId);
+    meetings.roomDeleted(roomId);
+  });
   const liveStore = new SqliteLiveStore(db);
   const stats = new MeetingStats(liveStore, clock);
   const live = new LiveHub({
@@ -89,6 +96,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     },
     close() {
       if (timer) clearInterval(timer);
+      // Knocks queued but not yet committed are written (and answered) before the database closes.
+      meetings.flushGrouped();
       live.close();
       db.close();
     },

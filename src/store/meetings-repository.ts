@@ -88,8 +88,11 @@ const participantColumns = 'p.participant_id, p.meeting_id, m.room_id, p.role, p
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
+  /** Built once: db.transaction() compiles a wrapper, too costly to repeat on every write. */
+  private readonly inTransaction: (fn: () => unknown) => unknown;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.statements = {
       insertMeeting: db.prepare<[MeetingRow]>(
         `INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled)
@@ -121,7 +124,7 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.inTransaction(fn) as T;
   }
 
   insertMeeting(meeting: Meeting): void {

@@ -43,6 +43,12 @@ function toRow(room: Room): RoomRow {
 
 export class SqliteRoomStore implements RoomStore {
   private readonly statements;
+  /**
+   * Rooms read so far, by id: every knock and poll-free arrival reads its room, and the rooms
+   * table is written only through this object (one process owns the database), so the copy
+   * stays true. Only rooms that exist are kept, so unknown ids cannot grow it.
+   */
+  private readonly known = new Map<string, Room>();
 
   constructor(db: Db) {
     this.statements = {
@@ -65,19 +71,28 @@ export class SqliteRoomStore implements RoomStore {
   }
 
   insert(room: Room): boolean {
+    this.known.delete(room.roomId);
     return this.statements.insert.run(toRow(room)).changes === 1;
   }
 
   get(roomId: string): Room | null {
+    const cached = this.known.get(roomId);
+    if (cached) return cached;
     const row = this.statements.get.get(roomId);
-    return row ? toRoom(row) : null;
+    if (!row) return null;
+    const room = toRoom(row);
+    this.known.set(roomId, room);
+    return room;
   }
 
   update(room: Room): void {
+    this.known.delete(room.roomId);
     this.statements.update.run(toRow(room));
   }
 
   delete(roomId: string): boolean {
+    // The delete cascades to sub-groups: forget them all rather than track the family.
+    this.known.clear();
     return this.statements.delete.run(roomId).changes === 1;
   }
 

@@ -26,9 +26,19 @@ export function tempDataDir(prefix = 'meet-test-'): string {
  * Starts the built daemon (`meetctl serve`) on 127.0.0.1:0 with its own data directory and
  * resolves once it logs where it listens. The caller stops it (SIGTERM or SIGKILL).
  */
-export async function startDaemon(options: { dataDir?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<Daemon> {
+export async function startDaemon(
+  options: {
+    dataDir?: string;
+    env?: Record<string, string>;
+    args?: string[];
+    /** Runs the daemon through another program (e.g. unshare) that ends by exec-ing `command`. */
+    launcher?: (command: readonly string[]) => readonly string[];
+  } = {},
+): Promise<Daemon> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const child = spawn(process.execPath, [meetctl, 'serve', ...(options.args ?? [])], {
+  const command = [process.execPath, meetctl, 'serve', ...(options.args ?? [])];
+  const [file, ...argv] = options.launcher ? options.launcher(command) : command;
+  const child = spawn(file!, argv, {
     env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -293,21 +293,23 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   const mod = f.enter('Mod', 'w', true);
   const m = f.connect(mod);
   const m2 = f.connect(f.enter('Second moderator', 'w', true));
-  const guest = f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
+  const guest = await f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
   t.equal(guest.status, 'waiting', 'scope all: even an lms arrival waits');
   t.same(f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
   const p = f.connect(f.engine.meetings.present('w').find((x) => x.name === 'Guest')!);
   m.conn.clear();
   m2.conn.clear();
-  const knock = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
-  t.equal(knock.status, 'waiting');
+  const knocking = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
+  f.engine.meetings.flushGrouped();
   t.equal(m.conn.of('waiting_list').length, 0, 'not pushed inside the change itself');
-  await Promise.resolve();
+  t.equal((await knocking).status, 'waiting');
   t.same(m.conn.last('waiting_list')?.requests.map((r) => [r.name, r.note]), [['Wendy', 'hello']]);
   t.same(m2.conn.last('waiting_list')?.requests.map((r) => r.name), ['Wendy']);
   t.equal(p.conn.of('waiting_list').length, 0, 'the admitted participant gets nothing');
-  f.engine.waiting.knock(arrive('w', 'Vic', { clientKey: '203.0.113.8' }));
-  f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '203.0.113.9' }));
+  await Promise.all([
+    f.engine.waiting.knock(arrive('w', 'Vic', { clientKey: '203.0.113.8' })),
+    f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '203.0.113.9' })),
+  ]);
   await Promise.resolve();
   t.equal(m.conn.of('waiting_list').length, 2, 'two knocks in one tick: one push');
   t.same(m.conn.last('waiting_list')?.requests.map((r) => r.name), ['Wendy', 'Vic', 'Zoe']);

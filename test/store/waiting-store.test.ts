@@ -51,14 +51,14 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   s.rooms.insert(room('r1'));
   const joined = s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const mod = joined.status === 'joined' ? joined.participant : null;
-  const knock = (name: string) => {
-    const result = s.waiting.knock(arrival(name, { note: `note of ${name}` }));
+  const knock = async (name: string) => {
+    const result = await s.waiting.knock(arrival(name, { note: `note of ${name}` }));
     if (result.status !== 'waiting') throw new Error('expected to wait');
     return result;
   };
-  const admitted = knock('Admitted');
-  const barred = knock('Barred');
-  const waiting = knock('<b>Waiting</b>');
+  const admitted = await knock('Admitted');
+  const barred = await knock('Barred');
+  const waiting = await knock('<b>Waiting</b>');
   s.waiting.admit('r1', admitted.requestId, { kind: 'participant', participantId: mod!.participantId });
   s.waiting.refuse('r1', barred.requestId, true, { kind: 'api', name: 'moodle' });
   const admittedPoll = s.waiting.poll('r1', admitted.secret);
@@ -74,7 +74,7 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   t.same(s.waiting.poll('r1', barred.secret), { status: 'barred' });
   t.same(s.waiting.poll('r1', admitted.secret), admittedPoll);
   t.equal(admittedPoll?.status, 'admitted');
-  t.throws(() => s.waiting.knock(arrival('Barred', { secret: barred.secret })), { code: 'barred' });
+  await t.rejects(s.waiting.knock(arrival('Barred', { secret: barred.secret })), { code: 'barred' });
   t.same(s.meetings.timeline('r1'), timeline, 'the timeline is whole');
   t.same(
     timeline.map((e) => e.kind),
@@ -99,9 +99,9 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   s.rooms.insert(room('r1'));
   const joined = s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const modId = joined.status === 'joined' ? joined.participant.participantId : '';
-  const ann = s.waiting.knock(arrival('Ann'));
-  const bob = s.waiting.knock(arrival('Bob'));
-  const cy = s.waiting.knock(arrival('Cy'));
+  const ann = await s.waiting.knock(arrival('Ann'));
+  const bob = await s.waiting.knock(arrival('Bob'));
+  const cy = await s.waiting.knock(arrival('Cy'));
   if (ann.status !== 'waiting' || bob.status !== 'waiting' || cy.status !== 'waiting') throw new Error('expected to wait');
   clock.advance(1000);
   s.waiting.admit('r1', ann.requestId, { kind: 'participant', participantId: modId });

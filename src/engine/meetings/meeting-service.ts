@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
+import { GroupCommit, type Defer, type QueuedWrite } from '../group-commit.js';
 import type { Attendance, Refusal } from './attendance.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { randomId } from './random-id.js';
@@ -10,7 +11,15 @@ export const defaultEmptyGraceMs = 5 * 60_000;
 export interface MeetingOptions {
   /** How long a meeting stays open with nobody present and nobody waiting. */
   readonly emptyGraceMs?: number;
+  /**
+   * When a group of queued writes is committed (`commitGrouped`). The daemon passes setImmediate:
+   * it runs after every I/O callback that is ready, so whatever arrived during the previous
+   * commit joins the next one. Tests pass queueMicrotask or a hand-driven queue.
+   */
+  readonly defer?: Defer;
 }
+
+const immediately: Defer = (run) => run();
 
 /**
  * What the waiting room adds to a meeting; attached once by WaitingRoomService. Kept as a
@@ -75,6 +84,9 @@ export class MeetingService {
   private readonly emptyGraceMs: number;
   private readonly endedListeners = new Set<(meeting: Meeting) => void>();
   private readonly leftListeners = new Set<(participant: Participant) => void>();
+  private readonly group: GroupCommit;
+  /** Memory changes to take back if the transaction under way fails; null outside one. */
+  private undo: (() => void)[] | null = null;
 
   constructor(
     private readonly store: MeetingStore,
@@ -82,6 +94,7 @@ export class MeetingService {
     options: MeetingOptions = {},
   ) {
     this.emptyGraceMs = options.emptyGraceMs ?? defaultEmptyGraceMs;
+    this.group = new GroupCommit((fn) => this.transaction(fn), options.defer ?? immediately);
     // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
     const now = this.nowMs();
     for (const meeting of store.openMeetings()) {
@@ -106,8 +119,27 @@ export class MeetingService {
     return () => this.leftListeners.delete(listener);
   }
 
+  /**
+   * Runs `fn` in one transaction. Writes queued by `commitGrouped` are committed first, so no
+   * write overtakes a queued one (ending a meeting sees the knocks acknowledged before it).
+   */
   atomically<T>(fn: () => T): T {
-    return this.store.transaction(fn);
+    if (this.undo) return this.store.transaction(fn);
+    this.group.flush();
+    return this.transaction(fn);
+  }
+
+  /**
+   * Queues store writes to be committed together with the others queued in this turn of the
+   * event loop: one durable commit for the group. Resolves once they are on disk; see GroupCommit.
+   */
+  commitGrouped<T>(queued: QueuedWrite<T>): Promise<T> {
+    return this.group.add(queued);
+  }
+
+  /** Commits the queued writes now. */
+  flushGrouped(): void {
+    this.group.flush();
   }
 
   current(roomId: string): Meeting | null {
@@ -137,7 +169,12 @@ export class MeetingService {
     if (existing) return existing.meeting;
     const meeting: Meeting = { meetingId: randomId(), roomId, startedAt: this.nowIso(), endedAt: null, waitingDisabled: false };
     this.store.insertMeeting(meeting);
-    this.byRoom.set(roomId, { meeting, participants: new Map(), lastChangeMs: this.nowMs() });
+    const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
+    this.byRoom.set(roomId, live);
+    // A meeting whose row was rolled back must not stay open in memory.
+    this.undo?.push(() => {
+      if (this.byRoom.get(roomId) === live) this.byRoom.delete(roomId);
+    });
     return meeting;
   }
 
@@ -227,6 +264,7 @@ export class MeetingService {
   }
 
   sweep(): void {
+    this.group.flush();
     const now = this.nowMs();
     for (const live of [...this.byRoom.values()]) {
       const empty = ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
@@ -252,6 +290,20 @@ export class MeetingService {
       leftAt,
     }));
     return { meeting, participants, refused: this.hooks.refusals(meeting) };
+  }
+
+  /** The outermost transaction; on failure, memory changes registered in `undo` are taken back. */
+  private transaction<T>(fn: () => T): T {
+    const undo: (() => void)[] = [];
+    this.undo = undo;
+    try {
+      return this.store.transaction(fn);
+    } catch (error) {
+      for (const step of undo.reverse()) step();
+      throw error;
+    } finally {
+      this.undo = null;
+    }
   }
 
   private find(roomId: string, meetingId: string | undefined): Meeting {

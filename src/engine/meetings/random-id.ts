@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBase64url } from '../random-text.js';
 
 /** 128 random bits, URL-safe: ids that are shown or sent must not be guessable or enumerable. */
 export function randomId(): string {
-  return randomBytes(16).toString('base64url');
+  return randomBase64url(16);
 }

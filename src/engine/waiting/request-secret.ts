@@ -1,8 +1,9 @@
-import { hash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { randomBase64url } from '../random-text.js';
 
 /** The cookie value that names a request: 256 random bits, never stored in clear. */
 export function newSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase64url(32);
 }
 
 export function hashSecret(secret: string): Buffer {

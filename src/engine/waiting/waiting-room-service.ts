@@ -11,9 +11,13 @@
  * Arrivals (errors are EngineError with `code`; `field` is set for the invalid_field / access_code ones):
  * - `start(arrival): StartResult` — `{status:'joined', participant}` (a participant was created:
  *   sign a session for it) or `{status:'knock'}` (nothing was created; the client must knock).
- * - `knock(arrival): KnockResult` — `{status:'joined', participant}` when no waiting is needed, else
+ * - `knock(arrival): Promise<KnockResult>` — `{status:'joined', participant}` when no waiting is needed, else
  *   `{status:'waiting', requestId, secret}`: set `secret` as the request cookie. Knocking again with
  *   a cookie whose request is still waiting returns that same request (and the same secret).
+ *   A new request is written with the other knocks of the same turn in one transaction (group
+ *   commit, see MeetingService.commitGrouped) and resolves only once that is durable; it reaches
+ *   memory, polls and the moderators' list only then. A failed commit rejects every knock of the
+ *   group with the store's error and leaves nothing of them in memory.
  *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: waiting_room_full (1,000 waiting).
@@ -106,6 +110,12 @@ interface Screened {
   readonly wait: boolean;
 }
 
+/** A knock queued for the next group commit. */
+interface PendingKnock {
+  /** Its room was deleted before the commit. */
+  cancelled: boolean;
+}
+
 interface Gesture {
   readonly meeting: Meeting;
   readonly queue: RoomQueue;
@@ -116,6 +126,8 @@ export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRe
 
 export class WaitingRoomService {
   private readonly queues = new Map<string, RoomQueue>();
+  /** Knocks queued for the group commit, by room: they hold a slot, but nobody sees them yet. */
+  private readonly pending = new Map<string, Set<PendingKnock>>();
   private readonly limiter: AttemptLimiter;
   private readonly listeners = new Set<(roomId: string) => void>();
   private readonly staleAfterMs: number;
@@ -138,7 +150,7 @@ export class WaitingRoomService {
       this.queues.set(meeting.roomId, queue);
     }
     deps.meetings.attach({
-      openRequests: (meeting) => this.queueOf(meeting)?.waiting.size ?? 0,
+      openRequests: (meeting) => this.openIn(meeting.roomId, this.queueOf(meeting)),
       moderatorArrived: (meeting) => this.moderatorArrived(meeting),
       ending: (meeting, at) => this.ending(meeting, at),
       forgotten: (meeting) => this.forgotten(meeting),
@@ -157,7 +169,7 @@ export class WaitingRoomService {
     return screened.wait ? { status: 'knock' } : this.enter(screened);
   }
 
-  knock(arrival: Arrival): KnockResult {
+  async knock(arrival: Arrival): Promise<KnockResult> {
     const screened = this.screen(arrival, true);
     if (!screened.wait) return this.enter(screened);
     const roomId = screened.room.roomId;
@@ -169,39 +181,59 @@ export class WaitingRoomService {
       return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
     }
     // At the cap, first free the slots of requests that are due to expire or close anyway.
-    if (current && existingQueue && existingQueue.waiting.size >= this.maxOpenRequests) this.settle(current, existingQueue);
-    if ((existingQueue?.waiting.size ?? 0) >= this.maxOpenRequests) {
+    if (current && existingQueue && this.openIn(roomId, existingQueue) >= this.maxOpenRequests) this.settle(current, existingQueue);
+    if (this.openIn(roomId, existingQueue) >= this.maxOpenRequests) {
       throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
     }
     const secret = newSecret();
     const now = this.nowMs();
     const knockedAt = new Date(now).toISOString();
     const expiresAtMs = now + screened.room.waitingRoomTimeoutSecs * 1000;
-    const live = this.deps.meetings.atomically(() => {
-      const meeting = this.deps.meetings.ensure(roomId);
-      const request: WaitingRequest = {
-        requestId: randomId(),
-        meetingId: meeting.meetingId,
-        secretHash: hashSecret(secret),
-        name: screened.name,
-        note: screened.note,
-        state: 'waiting',
-        knockedAt,
-        expiresAt: new Date(expiresAtMs).toISOString(),
-        decidedAt: null,
-        participantId: null,
-      };
-      this.deps.store.insertRequest(request);
-      this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
-      const entry: LiveRequest = { request, expiresAtMs, lastSeenMs: now };
-      const queue = this.queueFor(meeting);
-      // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
-      if (previous) queue.remove(previous);
-      queue.add(entry);
-      return entry;
+    const pending: PendingKnock = { cancelled: false };
+    this.track(roomId, pending);
+    // Written with the other knocks of this turn in one commit; she is told "waiting" only once
+    // it is durable, and moderators see her only then (memory is updated after the commit).
+    const written = await this.deps.meetings.commitGrouped({
+      write: () => {
+        if (pending.cancelled) return null;
+        const meeting = this.deps.meetings.ensure(roomId);
+        const request: WaitingRequest = {
+          requestId: randomId(),
+          meetingId: meeting.meetingId,
+          secretHash: hashSecret(secret),
+          name: screened.name,
+          note: screened.note,
+          state: 'waiting',
+          knockedAt,
+          expiresAt: new Date(expiresAtMs).toISOString(),
+          decidedAt: null,
+          participantId: null,
+        };
+        this.deps.store.insertRequest(request);
+        this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
+        return { meeting, entry: { request, expiresAtMs, lastSeenMs: now } satisfies LiveRequest };
+      },
+      committed: (done) => {
+        this.untrack(roomId, pending);
+        if (!done) return;
+        const queue = this.queueFor(done.meeting);
+        // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
+        if (previous) queue.remove(previous);
+        queue.add(done.entry);
+        this.notify(roomId);
+      },
+      failed: () => this.untrack(roomId, pending),
     });
-    this.notify(roomId);
-    return { status: 'waiting', requestId: live.request.requestId, secret };
+    if (!written) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+    return { status: 'waiting', requestId: written.entry.request.requestId, secret };
+  }
+
+  /**
+   * The room was deleted: knocks queued for it are not written (their meeting row could not
+   * exist any more) and are answered room_not_found. The composition root calls this.
+   */
+  roomDeleted(roomId: string): void {
+    for (const pending of this.pending.get(roomId) ?? []) pending.cancelled = true;
   }
 
   poll(roomId: string, secret: unknown): PollResult | null {
@@ -305,6 +337,8 @@ export class WaitingRoomService {
 
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
   sweep(): void {
+    // Knocks queued before the sweep are on disk and in memory before it judges anything.
+    this.deps.meetings.flushGrouped();
     for (const meeting of this.deps.meetings.openMeetings()) {
       const queue = this.queueOf(meeting);
       if (queue) this.settle(meeting, queue);
@@ -526,6 +560,22 @@ export class WaitingRoomService {
       this.queues.delete(meeting.roomId);
       this.notify(meeting.roomId);
     }
+  }
+
+  /** Requests that hold a slot in a room: waiting ones and knocks not committed yet. */
+  private openIn(roomId: string, queue: RoomQueue | undefined): number {
+    return (queue?.waiting.size ?? 0) + (this.pending.get(roomId)?.size ?? 0);
+  }
+
+  private track(roomId: string, pending: PendingKnock): void {
+    const set = this.pending.get(roomId);
+    if (set) set.add(pending);
+    else this.pending.set(roomId, new Set([pending]));
+  }
+
+  private untrack(roomId: string, pending: PendingKnock): void {
+    const set = this.pending.get(roomId);
+    if (set?.delete(pending) && set.size === 0) this.pending.delete(roomId);
   }
 
   private queueOf(meeting: Meeting): RoomQueue | undefined {

@@ -52,7 +52,7 @@ export function roomRoutes(services: Services) {
     });
 
     app.post<WithId>('/room/:id/knock', async (request, reply) => {
-      const result = services.waiting.knock(await arrival(services, request));
+      const result = await services.waiting.knock(await arrival(services, request));
       if (result.status === 'joined') return joined(services, result);
       setWaitingCookie(request, reply, request.params.id, result.secret);
       return reply.code(202).send({ status: 'waiting' });

@@ -27,7 +27,8 @@ export class Fixture {
   }
 
   restart(policy?: WaitingRoomPolicy): void {
-    this.meetings = new MeetingService(this.store, this.clock, this.options.meetings);
+    // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
+    this.meetings = new MeetingService(this.store, this.clock, { defer: queueMicrotask, ...this.options.meetings });
     this.waiting = new WaitingRoomService(
       { rooms: this.store, meetings: this.meetings, store: this.store, clock: this.clock, policy: policy ?? this.options.policy ?? optional },
       this.options.waiting,
@@ -60,8 +61,8 @@ export class Fixture {
   }
 
   /** A bare-link guest knocks and must wait; returns the request id and secret. */
-  knock(name = 'Guest', roomId = 'r1', extra: Partial<Arrival> = {}): { requestId: string; secret: string } {
-    const result: KnockResult = this.waiting.knock(arrive(roomId, name, extra));
+  async knock(name = 'Guest', roomId = 'r1', extra: Partial<Arrival> = {}): Promise<{ requestId: string; secret: string }> {
+    const result: KnockResult = await this.waiting.knock(arrive(roomId, name, extra));
     if (result.status !== 'waiting') throw new Error(`expected to wait, got ${result.status}`);
     return { requestId: result.requestId, secret: result.secret };
   }

@@ -18,10 +18,51 @@ export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<Room
   readonly timeline: TimelineEntry[] = [];
   reads = 0;
   writes = 0;
+  /** Outermost transactions committed: what a durable commit (an fsync) costs on disk. */
+  commits = 0;
+  /** Set to make every commit fail from now on, as a full disk would (the writes are rolled back). */
+  commitError: Error | null = null;
   private seq = 0;
+  private depth = 0;
 
   transaction<T>(fn: () => T): T {
-    return fn();
+    if (this.depth > 0) return fn();
+    const before = this.snapshot();
+    this.depth++;
+    try {
+      const result = fn();
+      if (this.commitError) throw this.commitError;
+      this.commits++;
+      return result;
+    } catch (error) {
+      this.restore(before);
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private snapshot() {
+    return {
+      meetings: new Map(this.meetings),
+      participants: new Map(this.participants),
+      requests: new Map(this.requests),
+      timeline: [...this.timeline],
+      seq: this.seq,
+    };
+  }
+
+  private restore(saved: ReturnType<MemoryStore['snapshot']>): void {
+    for (const [table, rows] of [
+      [this.meetings, saved.meetings],
+      [this.participants, saved.participants],
+      [this.requests, saved.requests],
+    ] as const) {
+      (table as Map<string, unknown>).clear();
+      for (const [key, row] of rows) (table as Map<string, unknown>).set(key, row);
+    }
+    this.timeline.splice(0, this.timeline.length, ...saved.timeline);
+    this.seq = saved.seq;
   }
 
   get(roomId: string): Room | null {

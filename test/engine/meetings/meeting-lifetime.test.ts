@@ -42,7 +42,7 @@ t.test('a meeting with someone present or waiting is not empty', async (t) => {
 
   const g = new Fixture({ waiting: { missedPolls: 1_000_000 } });
   g.room({ waitingRoomTimeoutSecs: 3600 });
-  g.knock('Ann');
+  await g.knock('Ann');
   g.clock.advance(grace * 2);
   g.waiting.sweep();
   t.ok(g.meetings.current('r1'), 'someone is waiting');
@@ -58,7 +58,7 @@ t.test('the end of a meeting ends its bars; the next meeting starts clean', asyn
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const eve = f.knock('Eve');
+  const eve = await f.knock('Eve');
   f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
   const first = f.meetings.current('r1')!.meetingId;
   f.meetings.leave(mod.participantId);
@@ -66,7 +66,7 @@ t.test('the end of a meeting ends its bars; the next meeting starts clean', asyn
   f.waiting.sweep();
   t.equal(f.meetings.current('r1'), null);
   t.equal(f.waiting.poll('r1', eve.secret), null, 'the barred cookie names nothing in the next meeting');
-  const again = f.waiting.knock(arrive('r1', 'Eve', { secret: eve.secret }));
+  const again = await f.waiting.knock(arrive('r1', 'Eve', { secret: eve.secret }));
   t.equal(again.status, 'waiting', 'she may knock in the next meeting');
   t.not(f.meetings.current('r1')!.meetingId, first, 'a new meeting');
   t.same(
@@ -81,8 +81,8 @@ t.test('end: explicit, by a moderator or an integration; waiting requests expire
   const f = new Fixture();
   f.room();
   const mod = f.moderator('r1', 'Maria');
-  const ann = f.knock('Ann');
-  const bob = f.knock('Bob');
+  const ann = await f.knock('Ann');
+  const bob = await f.knock('Bob');
   f.waiting.admit('r1', bob.requestId, by(mod.participantId));
   const bobId = f.meetings.present('r1').find((p) => p.name === 'Bob')!.participantId;
   t.throws(() => f.meetings.end('r1', by(bobId)), { code: 'not_moderator' });
@@ -127,7 +127,7 @@ t.test('leave and rejoin', async (t) => {
 t.test('roomDeleted forgets the meeting and its requests without writing', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   const writes = f.store.writes;
   f.meetings.roomDeleted('r1');
   t.equal(f.meetings.current('r1'), null);

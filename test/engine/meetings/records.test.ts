@@ -6,22 +6,22 @@ t.test('the timeline records every transition with time, actor and subject', asy
   const f = new Fixture();
   f.room({ waitingRoomTimeoutSecs: 30 });
   const mod = f.moderator('r1', 'Maria');
-  const a = f.knock('A');
-  const b = f.knock('B');
-  const c = f.knock('C');
-  const d = f.knock('D');
-  const e = f.knock('E');
+  const a = await f.knock('A');
+  const b = await f.knock('B');
+  const c = await f.knock('C');
+  const d = await f.knock('D');
+  const e = await f.knock('E');
   f.waiting.admit('r1', a.requestId, by(mod.participantId));
   f.waiting.refuse('r1', b.requestId, false, by(mod.participantId));
   f.waiting.refuse('r1', c.requestId, true, api('moodle'));
   f.waiting.withdraw('r1', d.secret);
   f.clock.advance(6000); // E stops polling
   f.waiting.sweep();
-  const g = f.knock('G');
+  const g = await f.knock('G');
   f.clock.advance(2000);
   f.waiting.poll('r1', g.secret);
   f.waiting.admitAll('r1', by(mod.participantId));
-  const h = f.knock('H');
+  const h = await f.knock('H');
   for (let i = 0; i < 15; i++) {
     f.clock.advance(2000);
     f.waiting.poll('r1', h.secret);
@@ -59,10 +59,10 @@ t.test('attendance: participants with join and leave, then refused people; the n
   const f = new Fixture();
   f.room();
   const mod = f.moderator('r1', 'Maria');
-  const ann = f.knock('Ann');
-  const bob = f.knock('Bob');
-  const eve = f.knock('=HYPERLINK("http://evil")');
-  f.knock('Withdrawn').secret;
+  const ann = await f.knock('Ann');
+  const bob = await f.knock('Bob');
+  const eve = await f.knock('=HYPERLINK("http://evil")');
+  (await f.knock('Withdrawn')).secret;
   f.clock.advance(1000);
   f.waiting.admit('r1', ann.requestId, by(mod.participantId));
   f.waiting.refuse('r1', bob.requestId, false, by(mod.participantId));

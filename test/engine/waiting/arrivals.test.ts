@@ -6,7 +6,7 @@ t.test('scope off: nobody waits, start and knock both join', async (t) => {
   f.room({ waitingRoom: 'off' });
   const started = f.waiting.start(arrive('r1', 'Ann'));
   t.equal(started.status, 'joined');
-  const knocked = f.waiting.knock(arrive('r1', 'Bob', { note: 'hi' }));
+  const knocked = await f.waiting.knock(arrive('r1', 'Bob', { note: 'hi' }));
   t.equal(knocked.status, 'joined');
   t.same(
     f.meetings.present('r1').map((p) => [p.name, p.role]),
@@ -24,7 +24,7 @@ t.test('scope guests: bare-link and link-token guests wait; lms and integration 
   t.same(f.waiting.start(arrive('r1', 'Guest')), { status: 'knock' }, 'bare link');
   t.same(f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })), { status: 'knock' }, 'link token');
   t.equal(f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })).status, 'joined');
-  t.equal(f.waiting.knock(arrive('r1', 'App user', { claims: claims('participant', 'integration') })).status, 'joined');
+  t.equal((await f.waiting.knock(arrive('r1', 'App user', { claims: claims('participant', 'integration') }))).status, 'joined');
   t.equal(f.store.requests.size, 0, 'start never creates a request');
 });
 
@@ -39,7 +39,7 @@ t.test('scope all: everyone but moderators waits', async (t) => {
 t.test('a moderator never waits and knock returns joined for her', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room({ waitingRoom: 'all' });
-  const result = f.waiting.knock(arrive('r1', 'Mod', { claims: claims('moderator') }));
+  const result = await f.waiting.knock(arrive('r1', 'Mod', { claims: claims('moderator') }));
   t.equal(result.status, 'joined');
   t.equal(result.status === 'joined' && result.participant.role, 'moderator');
 });
@@ -60,28 +60,28 @@ t.test('policy forced: a room stored as off verifies everyone', async (t) => {
 t.test('policy off: nobody waits even in a room stored as all', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
   f.room({ waitingRoom: 'all' });
-  t.equal(f.waiting.knock(arrive('r1', 'Guest')).status, 'joined');
+  t.equal((await f.waiting.knock(arrive('r1', 'Guest'))).status, 'joined');
 });
 
 t.test('policy mode: the instance mode overrides the room', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'optional', waitingRoomMode: 'until_moderator' } });
   f.room({ waitingRoom: 'all', waitingRoomMode: 'approval' });
   f.moderator();
-  t.equal(f.waiting.knock(arrive('r1', 'Guest')).status, 'joined', 'until_moderator in force');
+  t.equal((await f.waiting.knock(arrive('r1', 'Guest'))).status, 'joined', 'until_moderator in force');
 });
 
 t.test('sub-groups never wait, even under a forced policy, but only the parent meeting enters them', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room({ waitingRoom: 'off' });
   f.room({ roomId: 'r1-breakout-1', waitingRoom: 'all', parentRoomId: 'r1', accessCode: '4321' });
-  t.throws(() => f.waiting.knock(arrive('r1-breakout-1', 'Stranger')), { code: 'subgroup_closed' }, 'a bare link is no side door');
+  await t.rejects(f.waiting.knock(arrive('r1-breakout-1', 'Stranger')), { code: 'subgroup_closed' }, 'a bare link is no side door');
   f.moderator();
   f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
-  const inParent = f.waiting.knock(arrive('r1', 'Guest'));
+  const inParent = await f.waiting.knock(arrive('r1', 'Guest'));
   t.equal(inParent.status, 'waiting', 'the parent room verifies her');
   f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const guest = f.meetings.present('r1').find((p) => p.name === 'Guest')!;
-  const result = f.waiting.knock(arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }));
+  const result = await f.waiting.knock(arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }));
   t.equal(result.status, 'joined', 'no waiting and no code for someone moved from the meeting');
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
@@ -96,16 +96,16 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
 t.test('unknown room', async (t) => {
   const f = new Fixture();
   t.throws(() => f.waiting.start(arrive('nope', 'Ann')), { code: 'room_not_found' });
-  t.throws(() => f.waiting.knock(arrive('nope', 'Ann')), { code: 'room_not_found' });
+  await t.rejects(f.waiting.knock(arrive('nope', 'Ann')), { code: 'room_not_found' });
   t.equal(f.waiting.poll('nope', 'x'.repeat(43)), null);
 });
 
 t.test('name and note bounds are checked before anything is written', async (t) => {
   const f = new Fixture();
   f.room();
-  t.throws(() => f.waiting.knock(arrive('r1', '')), { code: 'invalid_field', field: 'name' });
-  t.throws(() => f.waiting.knock(arrive('r1', 'x'.repeat(65))), { code: 'invalid_field', field: 'name' });
-  t.throws(() => f.waiting.knock(arrive('r1', 'Ann', { note: 'n'.repeat(281) })), { code: 'invalid_field', field: 'note' });
+  await t.rejects(f.waiting.knock(arrive('r1', '')), { code: 'invalid_field', field: 'name' });
+  await t.rejects(f.waiting.knock(arrive('r1', 'x'.repeat(65))), { code: 'invalid_field', field: 'name' });
+  await t.rejects(f.waiting.knock(arrive('r1', 'Ann', { note: 'n'.repeat(281) })), { code: 'invalid_field', field: 'note' });
   t.throws(() => f.waiting.start(arrive('r1', '   ')), { code: 'invalid_field', field: 'name' });
   t.equal(f.store.writes, 0);
 });
@@ -114,7 +114,7 @@ t.test('markup in name and note is stored and listed as typed', async (t) => {
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  f.knock('<img src=x onerror=alert(1)>', 'r1', { note: '<b>let me in</b>' });
+  await f.knock('<img src=x onerror=alert(1)>', 'r1', { note: '<b>let me in</b>' });
   const [item] = f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId });
   t.equal(item?.name, '<img src=x onerror=alert(1)>');
   t.equal(item?.note, '<b>let me in</b>');
@@ -126,7 +126,7 @@ t.test('the first arrival starts the meeting; a knock alone starts it too', asyn
   t.equal(f.meetings.current('r1'), null);
   f.waiting.start(arrive('r1', 'Guest'));
   t.equal(f.meetings.current('r1'), null, 'start answering knock creates nothing');
-  f.knock();
+  await f.knock();
   const meeting = f.meetings.current('r1');
   t.ok(meeting);
   t.equal(meeting?.startedAt, f.clock.now().toISOString());

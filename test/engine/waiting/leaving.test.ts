@@ -5,7 +5,7 @@ t.test('a pagehide beacon hides the request at once and frees it within 2 s', as
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   t.ok(f.waiting.leaving('r1', ann.secret));
   t.same(f.waiting.list('r1', by(mod.participantId)), [], 'moderators stop seeing her at once');
   f.clock.advance(1999);
@@ -22,8 +22,8 @@ t.test('a reload polls again within the grace and keeps her place', async (t) =>
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
-  f.knock('Bob');
+  const ann = await f.knock('Ann');
+  await f.knock('Bob');
   f.waiting.leaving('r1', ann.secret);
   f.clock.advance(800);
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
@@ -39,7 +39,7 @@ t.test('a beacon for a request that is no longer waiting acts like a withdrawal'
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId));
   f.waiting.leaving('r1', ann.secret);
   t.same(f.waiting.poll('r1', ann.secret), { status: 'barred' }, 'a bar outlives the page');

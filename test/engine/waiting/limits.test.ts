@@ -5,30 +5,30 @@ t.test('at most 1,000 open requests per room', async (t) => {
   const f = new Fixture();
   f.room();
   f.room({ roomId: 'r2' });
-  const first = f.knock('Person 0');
-  for (let i = 1; i < 1000; i++) f.knock(`Person ${i}`);
+  const first = await f.knock('Person 0');
+  for (let i = 1; i < 1000; i++) await f.knock(`Person ${i}`);
   t.equal(f.waiting.list('r1', api()).length, 1000);
-  t.throws(() => f.waiting.knock(arrive('r1', 'One too many')), { code: 'waiting_room_full' });
-  t.equal(f.waiting.knock(arrive('r2', 'Elsewhere')).status, 'waiting', 'other rooms are not affected');
+  await t.rejects(f.waiting.knock(arrive('r1', 'One too many')), { code: 'waiting_room_full' });
+  t.equal((await f.waiting.knock(arrive('r2', 'Elsewhere'))).status, 'waiting', 'other rooms are not affected');
   f.waiting.withdraw('r1', first.secret);
-  t.equal(f.waiting.knock(arrive('r1', 'Now there is room')).status, 'waiting', 'a freed slot can be taken');
+  t.equal((await f.waiting.knock(arrive('r1', 'Now there is room'))).status, 'waiting', 'a freed slot can be taken');
 });
 
 t.test('the cap is configurable and counts only waiting requests', async (t) => {
   const f = new Fixture({ waiting: { maxOpenRequests: 2 } });
   f.room();
-  const a = f.knock('A');
-  f.knock('B');
-  t.throws(() => f.waiting.knock(arrive('r1', 'C')), { code: 'waiting_room_full' });
+  const a = await f.knock('A');
+  await f.knock('B');
+  await t.rejects(f.waiting.knock(arrive('r1', 'C')), { code: 'waiting_room_full' });
   f.waiting.refuse('r1', a.requestId, true, api());
-  t.equal(f.waiting.knock(arrive('r1', 'C')).status, 'waiting', 'a barred request holds no slot');
+  t.equal((await f.waiting.knock(arrive('r1', 'C'))).status, 'waiting', 'a barred request holds no slot');
 });
 
 t.test('at the cap, requests whose windows closed free their slots before the knock is refused', async (t) => {
   const f = new Fixture({ waiting: { maxOpenRequests: 2 } });
   f.room();
-  f.knock('A');
-  f.knock('B');
+  await f.knock('A');
+  await f.knock('B');
   f.clock.advance(6000);
-  t.equal(f.waiting.knock(arrive('r1', 'C')).status, 'waiting');
+  t.equal((await f.waiting.knock(arrive('r1', 'C'))).status, 'waiting');
 });

@@ -6,10 +6,10 @@ t.test('after a restart: waiting still waits, barred still barred, admitted stil
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const admitted = f.knock('Admitted');
-  const barred = f.knock('Barred');
-  const waiting = f.knock('Waiting');
-  const refused = f.knock('Refused');
+  const admitted = await f.knock('Admitted');
+  const barred = await f.knock('Barred');
+  const waiting = await f.knock('Waiting');
+  const refused = await f.knock('Refused');
   f.waiting.admit('r1', admitted.requestId, by(mod.participantId));
   f.waiting.refuse('r1', barred.requestId, true, by(mod.participantId));
   f.waiting.refuse('r1', refused.requestId, false, by(mod.participantId));
@@ -27,7 +27,7 @@ t.test('after a restart: waiting still waits, barred still barred, admitted stil
   t.same(f.waiting.poll('r1', admitted.secret), participant);
   const admittedId = participant?.status === 'admitted' ? participant.participant.participantId : '';
   t.match(f.meetings.participant(admittedId), { name: 'Admitted', leftAt: null });
-  t.throws(() => f.waiting.knock(arrive('r1', 'Barred', { secret: barred.secret })), { code: 'barred' });
+  await t.rejects(f.waiting.knock(arrive('r1', 'Barred', { secret: barred.secret })), { code: 'barred' });
   t.same(f.meetings.timeline('r1'), before, 'the timeline is whole');
   t.same(
     f.waiting.list('r1', by(mod.participantId)).map((r) => r.name),
@@ -39,7 +39,7 @@ t.test('after a restart: waiting still waits, barred still barred, admitted stil
 t.test('a restart gives last-seen times a fresh start', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.clock.advance(60_000); // the service was down for a minute: nobody could poll
   f.restart();
   f.waiting.sweep();
@@ -52,7 +52,7 @@ t.test('a restart gives last-seen times a fresh start', async (t) => {
 t.test('a restart keeps the expiry time of each request', async (t) => {
   const f = new Fixture({ waiting: { missedPolls: 1_000_000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.clock.advance(20_000);
   f.restart();
   f.clock.advance(9_999);
@@ -82,13 +82,13 @@ t.test('a disabled waiting room stays disabled after a restart', async (t) => {
   f.moderator();
   f.waiting.disableWaitingRoom('r1', api());
   f.restart();
-  t.equal(f.waiting.knock(arrive('r1', 'Ann')).status, 'joined');
+  t.equal((await f.waiting.knock(arrive('r1', 'Ann'))).status, 'joined');
 });
 
 t.test('an ended meeting is not reloaded, and neither are its bars', async (t) => {
   const f = new Fixture();
   f.room();
-  const eve = f.knock('Eve');
+  const eve = await f.knock('Eve');
   f.waiting.refuse('r1', eve.requestId, true, api());
   f.meetings.end('r1');
   f.restart();

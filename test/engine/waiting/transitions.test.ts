@@ -6,9 +6,9 @@ t.test('knock → waiting, listed for moderators in knock order', async (t) => {
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann', 'r1', { note: 'from sales' });
+  const ann = await f.knock('Ann', 'r1', { note: 'from sales' });
   f.clock.advance(10);
-  const bob = f.knock('Bob');
+  const bob = await f.knock('Bob');
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   t.same(f.waiting.list('r1', by(mod.participantId)), [
     { request_id: ann.requestId, name: 'Ann', note: 'from sales', knocked_at: '2030-01-01T09:00:00.000Z' },
@@ -21,7 +21,7 @@ t.test('admit one: the poll carries the participant, the timeline names the mode
   const f = new Fixture();
   f.room();
   const mod = f.moderator('r1', 'Maria');
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   t.same(f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { admitted: 1 });
   const poll = f.waiting.poll('r1', ann.secret);
   t.equal(poll?.status, 'admitted');
@@ -43,9 +43,9 @@ t.test('admit one: the poll carries the participant, the timeline names the mode
 t.test('admit all: everyone waiting, one timeline entry with the count', async (t) => {
   const f = new Fixture();
   f.room();
-  f.knock('Ann');
-  f.knock('Bob');
-  const cy = f.knock('Cy');
+  await f.knock('Ann');
+  await f.knock('Bob');
+  const cy = await f.knock('Cy');
   t.same(f.waiting.admitAll('r1', api('moodle')), { admitted: 3 }, 'an integration may admit');
   t.equal(f.waiting.poll('r1', cy.secret)?.status, 'admitted');
   t.same(f.meetings.present('r1').map((p) => p.name), ['Ann', 'Bob', 'Cy']);
@@ -58,12 +58,12 @@ t.test('refuse: refused with retry; a new knock from that browser is a new reque
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.waiting.refuse('r1', ann.requestId, false, by(mod.participantId));
   t.same(f.waiting.poll('r1', ann.secret), { status: 'refused', retry: true });
   t.throws(() => f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId)), { code: 'request_not_waiting' });
   t.throws(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
-  const again = f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }));
+  const again = await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }));
   t.equal(again.status, 'waiting');
   t.not(again.status === 'waiting' && again.requestId, ann.requestId, 'a new request');
   t.not(again.status === 'waiting' && again.secret, ann.secret, 'with a new secret');
@@ -75,21 +75,21 @@ t.test('refuse and bar: barred on poll, on re-knock and on start with the same c
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const eve = f.knock('Eve');
+  const eve = await f.knock('Eve');
   f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
   t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' });
-  t.throws(() => f.waiting.knock(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
+  await t.rejects(f.waiting.knock(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
   t.throws(() => f.waiting.start(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
   t.notOk(f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
   t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
-  t.equal(f.waiting.knock(arrive('r1', 'Someone else')).status, 'waiting', 'another browser may knock');
+  t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
   t.match(f.meetings.timeline('r1').find((e) => e.kind === 'bar'), { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } });
 });
 
 t.test('expiry happens exactly at the timeout, not one millisecond before', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomTimeoutSecs: 30 });
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   for (let elapsed = 2000; elapsed < 30_000; elapsed += 2000) {
     f.clock.advance(2000);
     t.equal(f.waiting.poll('r1', ann.secret)?.status, 'waiting', `at ${elapsed} ms`);
@@ -100,14 +100,14 @@ t.test('expiry happens exactly at the timeout, not one millisecond before', asyn
   f.clock.advance(1); // 30,000 ms
   t.same(f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
   t.match(f.meetings.timeline('r1').at(-1), { kind: 'expire', actor: null, subject: { requestId: ann.requestId }, at: '2030-01-01T09:00:30.000Z' });
-  t.equal(f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret })).status, 'waiting', 'she may knock again');
+  t.equal((await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }))).status, 'waiting', 'she may knock again');
 });
 
 t.test('the sweep expires a request at exactly the timeout', async (t) => {
   const f = new Fixture({ waiting: { missedPolls: 1000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
   const mod = f.moderator();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.clock.advance(29_999);
   f.waiting.sweep();
   t.equal(f.waiting.list('r1', by(mod.participantId)).length, 1);
@@ -122,7 +122,7 @@ t.test('a moderator cannot admit a request whose time is up', async (t) => {
   const f = new Fixture({ waiting: { missedPolls: 1000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
   const mod = f.moderator();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.clock.advance(30_000);
   t.throws(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
 });
@@ -131,8 +131,8 @@ t.test('a closed window: not polled for 3 intervals (6 s), the sweep removes it'
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
-  const bob = f.knock('Bob');
+  const ann = await f.knock('Ann');
+  const bob = await f.knock('Bob');
   f.clock.advance(4000);
   f.waiting.poll('r1', bob.secret);
   f.clock.advance(1999); // 5,999 ms since Ann's knock
@@ -153,7 +153,7 @@ t.test('a closed window: not polled for 3 intervals (6 s), the sweep removes it'
 t.test('the closed-window delay follows the poll interval', async (t) => {
   const f = new Fixture({ waiting: { pollIntervalMs: 1000, missedPolls: 3 } });
   f.room();
-  f.knock('Ann');
+  await f.knock('Ann');
   f.clock.advance(3000);
   f.waiting.sweep();
   t.same(f.waiting.list('r1', api()), []);
@@ -162,7 +162,7 @@ t.test('the closed-window delay follows the poll interval', async (t) => {
 t.test('the moderator list drops a closed window even between sweeps', async (t) => {
   const f = new Fixture();
   f.room();
-  f.knock('Ann');
+  await f.knock('Ann');
   f.clock.advance(6000);
   t.same(f.waiting.list('r1', api()), []);
 });
@@ -170,7 +170,7 @@ t.test('the moderator list drops a closed window even between sweeps', async (t)
 t.test('withdraw: removed at once', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   t.ok(f.waiting.withdraw('r1', ann.secret));
   t.same(f.waiting.list('r1', api()), []);
   t.equal(f.waiting.poll('r1', ann.secret), null);
@@ -183,7 +183,7 @@ t.test('withdraw: removed at once', async (t) => {
 t.test('an admitted person leaving the waiting page keeps her admission', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.waiting.admitAll('r1', api());
   f.waiting.withdraw('r1', ann.secret);
   t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
@@ -192,8 +192,8 @@ t.test('an admitted person leaving the waiting page keeps her admission', async 
 t.test('knocking again with a cookie still waiting is the same request', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
-  const again = f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }));
+  const ann = await f.knock('Ann');
+  const again = await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }));
   t.same(again, { status: 'waiting', requestId: ann.requestId, secret: ann.secret });
   t.equal(f.store.requests.size, 1);
 });
@@ -202,12 +202,12 @@ t.test('disable the waiting room: everyone waiting enters, later arrivals do not
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  const ann = f.knock('Ann');
-  f.knock('Bob');
+  const ann = await f.knock('Ann');
+  await f.knock('Bob');
   t.same(f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 2 });
   t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
   t.equal(f.meetings.current('r1')?.waitingDisabled, true);
-  t.equal(f.waiting.knock(arrive('r1', 'Late')).status, 'joined');
+  t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'joined');
   t.match(f.meetings.timeline('r1').slice(-2), [
     { kind: 'waiting_room_disabled', actor: { name: 'Mod' } },
     { kind: 'admit_all', actor: { name: 'Mod' }, count: 2 },
@@ -220,7 +220,7 @@ t.test('disable is refused under a forced policy, and needs a meeting', async (t
   const forced = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   forced.room();
   const mod = forced.moderator();
-  forced.knock('Ann');
+  await forced.knock('Ann');
   t.throws(() => forced.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
   t.equal(forced.waiting.list('r1', api()).length, 1, 'still waiting');
 
@@ -235,7 +235,7 @@ t.test('a disable recorded before the instance was forced does not hold under fo
   f.moderator();
   f.waiting.disableWaitingRoom('r1', api());
   f.restart({ waitingRoom: 'forced', waitingRoomMode: null });
-  t.equal(f.waiting.knock(arrive('r1', 'Ann')).status, 'waiting');
+  t.equal((await f.waiting.knock(arrive('r1', 'Ann'))).status, 'waiting');
 });
 
 t.test('gestures are for moderators of the open meeting', async (t) => {
@@ -244,7 +244,7 @@ t.test('gestures are for moderators of the open meeting', async (t) => {
   f.moderator();
   const student = f.waiting.start(arrive('r1', 'Student', { claims: { role: 'participant', source: 'lms' } }));
   const participantId = student.status === 'joined' ? student.participant.participantId : '';
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   const notMod = { code: 'not_moderator' };
   t.throws(() => f.waiting.list('r1', by(participantId)), notMod);
   t.throws(() => f.waiting.admit('r1', ann.requestId, by(participantId)), notMod);
@@ -273,9 +273,9 @@ t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped t
   const f = new Fixture();
   f.room({ roomId: 'a' });
   f.room({ roomId: 'b' });
-  const one = f.knock('Ann', 'a');
-  const two = f.knock('Bob', 'a');
-  f.knock('Cy', 'b');
+  const one = await f.knock('Ann', 'a');
+  const two = await f.knock('Bob', 'a');
+  await f.knock('Cy', 'b');
   t.match(one.secret, /^[A-Za-z0-9_-]{43}$/);
   t.not(one.secret, two.secret);
   t.not(one.requestId, two.requestId);
@@ -293,7 +293,7 @@ t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped t
 t.test('the poll is served from memory: no store read, no store write', async (t) => {
   const f = new Fixture();
   f.room();
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   const reads = f.store.reads;
   const writes = f.store.writes;
   for (let i = 0; i < 20; i++) {
@@ -312,9 +312,9 @@ t.test('listeners hear which room changed', async (t) => {
   f.waiting.onWaitingListChange(() => {
     throw new Error('a broken listener');
   });
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   f.waiting.admit('r1', ann.requestId, api());
   stop();
-  f.knock('Bob');
+  await f.knock('Bob');
   t.same(heard, ['r1', 'r1']);
 });

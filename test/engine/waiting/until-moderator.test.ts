@@ -4,8 +4,8 @@ import { Fixture, arrive, by } from '../helpers/fixture.js';
 t.test('until_moderator: waiting ends for everyone when a moderator arrives', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomMode: 'until_moderator' });
-  const ann = f.knock('Ann');
-  const bob = f.knock('Bob');
+  const ann = await f.knock('Ann');
+  const bob = await f.knock('Bob');
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   const mod = f.moderator('r1', 'Maria');
   t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
@@ -21,17 +21,17 @@ t.test('until_moderator: while a moderator is present arrivals enter; after the 
   f.room({ waitingRoomMode: 'until_moderator' });
   const first = f.moderator('r1', 'First');
   const second = f.moderator('r1', 'Second');
-  const early = f.waiting.knock(arrive('r1', 'Early'));
+  const early = await f.waiting.knock(arrive('r1', 'Early'));
   t.equal(early.status, 'joined');
   f.meetings.leave(first.participantId);
-  t.equal(f.waiting.knock(arrive('r1', 'Still')).status, 'joined', 'one moderator is still present');
+  t.equal((await f.waiting.knock(arrive('r1', 'Still'))).status, 'joined', 'one moderator is still present');
   f.meetings.leave(second.participantId);
   t.same(
     f.meetings.present('r1').map((p) => p.name),
     ['Early', 'Still'],
     'those present stay',
   );
-  const late = f.knock('Late');
+  const late = await f.knock('Late');
   t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
   t.same(f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
 
@@ -42,7 +42,7 @@ t.test('until_moderator: while a moderator is present arrivals enter; after the 
 t.test('approval: a moderator arriving admits nobody', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomMode: 'approval' });
-  const ann = f.knock('Ann');
+  const ann = await f.knock('Ann');
   const mod = f.moderator();
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   t.equal(f.waiting.list('r1', by(mod.participantId)).length, 1);
@@ -52,7 +52,7 @@ t.test('approval: a moderator arriving admits nobody', async (t) => {
 t.test('until_moderator: a request whose window closed is not admitted by the arrival', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomMode: 'until_moderator' });
-  const gone = f.knock('Gone');
+  const gone = await f.knock('Gone');
   f.clock.advance(6000);
   f.moderator();
   t.equal(f.waiting.poll('r1', gone.secret), null);

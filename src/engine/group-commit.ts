@@ -1,0 +1,89 @@
+/**
+ * Group commit: writes queued in the same turn of the event loop are committed in ONE
+ * transaction, so one durable commit (one fsync under synchronous=FULL) serves them all.
+ * A burst of knocks would otherwise pay a commit each, and the commit is most of a knock's cost.
+ *
+ *   const group = new GroupCommit((fn) => store.transaction(fn), (run) => setImmediate(run));
+ *   const value = await group.add({ write: () => ..., committed: (value) => ..., failed: () => ... });
+ *
+ * Each queued write runs inside the shared transaction; after the COMMIT returned, every
+ * `committed` runs synchronously, in queue order and before any other code, so memory follows
+ * the disk before anyone can read it; then the promises resolve. When the transaction fails
+ * (disk full, I/O error), nothing of the group is on disk: every `failed` runs and every
+ * promise rejects with that error.
+ *
+ * `flush()` commits the queue at once. Whoever writes anything else must flush first, so a
+ * write never overtakes a queued one that it could depend on (MeetingService.atomically does).
+ */
+export interface QueuedWrite<T> {
+  /** Store writes only; runs inside the group's transaction. */
+  write(): T;
+  /** The group is durable: apply the change to memory. Must not throw or write. */
+  committed?(value: T): void;
+  /** The group's transaction failed; nothing of `write` is on disk. */
+  failed?(error: unknown): void;
+}
+
+/** Runs `run` later, once the I/O callbacks that are ready now have run (setImmediate). */
+export type Defer = (run: () => void) => void;
+
+interface Entry {
+  readonly queued: QueuedWrite<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class GroupCommit {
+  private queue: Entry[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly transaction: <T>(fn: () => T) => T,
+    private readonly defer: Defer,
+  ) {}
+
+  /** Writes waiting for their group's commit. */
+  get size(): number {
+    return this.queue.length;
+  }
+
+  add<T>(queued: QueuedWrite<T>): Promise<T> {
+    const promise = new Promise<T>((resolve, reject) => {
+      this.queue.push({ queued: queued as QueuedWrite<unknown>, resolve: resolve as (value: unknown) => void, reject });
+    });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      this.defer(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+    return promise;
+  }
+
+  flush(): void {
+    if (this.queue.length === 0) return;
+    // Taken before the transaction: whatever a callback queues belongs to the next group.
+    const group = this.queue;
+    this.queue = [];
+    let values: unknown[];
+    try {
+      values = this.transaction(() => group.map((entry) => entry.queued.write()));
+    } catch (error) {
+      for (const entry of group) {
+        entry.queued.failed?.(error);
+        entry.reject(error);
+      }
+      return;
+    }
+    group.forEach((entry, i) => {
+      try {
+        entry.queued.committed?.(values[i]);
+        entry.resolve(values[i]);
+      } catch (error) {
+        // A bug in one callback must not leave the rest of the group unanswered.
+        entry.reject(error);
+      }
+    });
+  }
+}

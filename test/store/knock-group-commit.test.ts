@@ -1,0 +1,107 @@
+// Group commit on a real SQLite file: concurrent knocks are one durable commit (counted in the
+// write-ahead log), and a full database fails the whole group without leaving memory behind.
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
+import type { Room } from '../../src/engine/rooms/room.js';
+import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
+import { databaseFileName, openDatabase, type Db } from '../../src/store/database.js';
+import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
+import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
+import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
+import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { walCommits } from '../helpers/wal.js';
+
+const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
+const api = { kind: 'api', name: 'test' } as const;
+
+function room(roomId: string): Room {
+  return {
+    roomId,
+    name: `Room ${roomId}`,
+    waitingRoom: 'all',
+    waitingRoomMode: 'approval',
+    waitingRoomTimeoutSecs: 600,
+    accessCodeHash: null,
+    parentRoomId: null,
+    createdAt: '2030-01-01T00:00:00.000Z',
+    updatedAt: '2030-01-01T00:00:00.000Z',
+  };
+}
+
+/** Wired as the daemon wires them: queued writes are committed on setImmediate. */
+function services(db: Db) {
+  const clock = new FakeClock();
+  const rooms = new SqliteRoomStore(db);
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { defer: (run) => setImmediate(run) });
+  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy });
+  return { rooms, meetings, waiting };
+}
+
+function tempDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-group-commit-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const arrival = (name: string, roomId = 'r1') => ({ roomId, name, note: `${name} would like to join`, clientKey: '192.0.2.1' });
+const count = (db: Db, table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+
+t.test('twenty concurrent knocks are one durable commit; knocks one after another are one each', async (t) => {
+  const dir = tempDir(t);
+  const db = openDatabase(dir);
+  const file = join(dir, databaseFileName);
+  const s = services(db);
+  s.rooms.insert(room('r1'));
+  s.rooms.insert(room('r2'));
+  const before = walCommits(file);
+
+  const names = Array.from({ length: 20 }, (_, i) => `Pupil ${i}`);
+  const results = await Promise.all(names.map((name, i) => s.waiting.knock(arrival(name, i % 2 ? 'r2' : 'r1'))));
+  t.ok(results.every((r) => r.status === 'waiting'), 'all twenty wait');
+  const afterBurst = walCommits(file);
+  t.equal(afterBurst.generation, before.generation, 'the log was not restarted in between');
+  t.equal(afterBurst.commits - before.commits, 1, 'one commit in the log for the twenty knocks (two rooms, two new meetings)');
+
+  for (const name of ['Late 1', 'Late 2', 'Late 3']) await s.waiting.knock(arrival(name));
+  t.equal(walCommits(file).commits - afterBurst.commits, 3, 'knocks that do not meet are a commit each');
+
+  // What a kill -9 leaves: another connection sees every acknowledged knock.
+  const reader = openDatabase(dir);
+  t.equal(count(reader, 'waiting_requests'), 23, 'every answered knock is on disk');
+  t.equal(count(reader, 'timeline_entries'), 23, 'with its timeline entry');
+  reader.close();
+  db.close();
+});
+
+t.test('a full database fails the whole group: every knock gets the error, memory holds none of it', async (t) => {
+  const dir = tempDir(t);
+  const db = openDatabase(dir);
+  const s = services(db);
+  s.rooms.insert(room('r1'));
+  const changes: string[] = [];
+  s.waiting.onWaitingListChange((roomId) => changes.push(roomId));
+  // The file may not grow by a single page: SQLite answers SQLITE_FULL, as on a full disk.
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  db.pragma(`max_page_count = ${pages}`);
+
+  const knocks = Array.from({ length: 30 }, (_, i) => s.waiting.knock(arrival(`Pupil ${i} ${'x'.repeat(50)}`)));
+  const settled = await Promise.allSettled(knocks);
+  t.ok(
+    settled.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SQLITE_FULL'),
+    'every knock of the group is rejected with SQLITE_FULL',
+  );
+  t.equal(s.meetings.current('r1'), null, 'the meeting the group would have started is not open');
+  t.same(s.waiting.list('r1', api), []);
+  t.same(changes, [], 'no waiting-list change was announced');
+  t.equal(count(db, 'waiting_requests') + count(db, 'meetings') + count(db, 'timeline_entries'), 0, 'nothing on disk');
+
+  db.pragma('max_page_count = 1073741823');
+  const ok = await s.waiting.knock(arrival('After the disk was freed'));
+  t.equal(ok.status, 'waiting', 'the service goes on once there is room');
+  t.same(s.waiting.list('r1', api).map((i) => i.name), ['After the disk was freed']);
+  t.equal(count(db, 'waiting_requests'), 1);
+  db.close();
+});
