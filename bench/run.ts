@@ -20,9 +20,10 @@ import Database from 'better-sqlite3';
 import type { RequestParams } from 'autocannon';
 import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
+import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { measure, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
-import { checkTargets, mean, overall, ratio, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
+import { checkTargets, mean, overall, percent, ratio, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
 import { repoRoot, startBaseline, startDaemon, type Daemon, type ProcessSettings, type Server } from './lib/servers.js';
 
 const { values: args } = parseArgs({
@@ -340,7 +341,12 @@ async function knockScenario(): Promise<void> {
   facts.knocksAcknowledged = acknowledged;
   facts.knocksOnDisk = onDisk;
   log(`knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`);
+  knockFloor = await measureKnockFloor(dataDir, knockTiming.durationSec, timing.connections);
+  log(`knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`);
 }
+
+/** The knock's durable write without HTTP or engine (bench/lib/knock-floor.ts): the knock's ceiling. */
+let knockFloor: KnockFloor | null = null;
 
 // ---------------------------------------------------------------- meeting API (disk daemons, 1 tenant then 1,000 tenants)
 
@@ -501,6 +507,12 @@ async function main(): Promise<void> {
     const tail = rss(50_000) !== null ? `; 10,000 → 50,000 open: +${(rss(50_000)! - rss(10_000)!).toFixed(1)} MiB` : '';
     console.log(`daemon RSS at rest: 0 → 10,000 open: +${(rss(10_000)! - rss(0)!).toFixed(1)} MiB${tail}`);
   }
+  if (knockFloor) {
+    console.log(
+      `knock ceiling: its durable write alone (${knockFloor.batch} knocks per synced commit, no HTTP) ran ${knockFloor.knocksPerSec.toFixed(0)} knocks/s ` +
+        `= ${percent(ratio(knockFloor.knocksPerSec, baselineRps))} of baseline, ${knockFloor.usPerKnock.toFixed(0)} µs per knock of the request thread`,
+    );
+  }
   for (const note of notes) console.log(`note: ${note}`);
   console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
 
@@ -514,6 +526,7 @@ async function main(): Promise<void> {
     servers: servers.map((s) => ({ name: s.name, pid: s.pid, ...s.life })),
     targets: checks,
     facts,
+    knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, baselineRps) } : null,
     memory,
     notes,
     totalSec,

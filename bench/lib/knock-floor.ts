@@ -1,0 +1,83 @@
+/**
+ * The knock's durable write alone: the rows one knock writes (its request and its timeline
+ * entry), through the daemon's own repositories and pragmas, in transactions of `batch` knocks
+ * (what group commit achieves at best with that many connections), one synced commit each, on
+ * the same disk as the knock scenario, with no HTTP and no engine. Its rate is a ceiling no
+ * knock over HTTP can pass while the commit runs on the request thread.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from './servers.js';
+
+export interface KnockFloor {
+  readonly knocksPerSec: number;
+  readonly usPerKnock: number;
+  readonly batch: number;
+  readonly commits: number;
+}
+
+interface Repositories {
+  transaction<T>(fn: () => T): T;
+  insertRequest(request: unknown): void;
+  appendTimeline(entry: unknown): void;
+  close(): void;
+  openMeetings(): { meetingId: string }[];
+}
+
+// The built daemon's modules (bench/ compiles on its own, so they are loaded at run time).
+async function repositories(dataDir: string): Promise<Repositories> {
+  const load = (path: string) => import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+  const { openDatabase } = await load('store/database.js');
+  const { SqliteMeetingStore } = await load('store/meetings-repository.js');
+  const { SqliteWaitingRequestStore } = await load('store/waiting-requests-repository.js');
+  const db = openDatabase(dataDir);
+  const meetings = new SqliteMeetingStore(db);
+  const requests = new SqliteWaitingRequestStore(db);
+  return {
+    transaction: (fn) => meetings.transaction(fn),
+    insertRequest: (r) => requests.insertRequest(r),
+    appendTimeline: (e) => meetings.appendTimeline(e),
+    close: () => db.close(),
+    openMeetings: () => db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as { meetingId: string }[],
+  };
+}
+
+/** Writes knocks for `seconds` into the database of `dataDir` (its open meetings must exist). */
+export async function measureKnockFloor(dataDir: string, seconds: number, batch: number): Promise<KnockFloor> {
+  const repos = await repositories(dataDir);
+  const meetings = repos.openMeetings().map((m) => m.meetingId);
+  if (meetings.length === 0) throw new Error('the knock floor needs the open meetings of the knock scenario');
+  let n = 0;
+  let commits = 0;
+  const knock = () => {
+    const meetingId = meetings[n % meetings.length]!;
+    const requestId = randomBytes(16).toString('base64url');
+    const now = new Date();
+    const name = `Floor ${n++}`;
+    repos.insertRequest({
+      requestId,
+      meetingId,
+      secretHash: randomBytes(32),
+      name,
+      note: '',
+      state: 'waiting',
+      knockedAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+      decidedAt: null,
+      participantId: null,
+    });
+    repos.appendTimeline({ meetingId, at: now.toISOString(), kind: 'knock', actor: null, subject: { requestId, participantId: null, name }, count: null });
+  };
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  while (performance.now() < end) {
+    repos.transaction(() => {
+      for (let k = 0; k < batch; k++) knock();
+    });
+    commits += 1;
+  }
+  const elapsedMs = performance.now() - t0;
+  repos.close();
+  return { knocksPerSec: (n / elapsedMs) * 1000, usPerKnock: (elapsedMs * 1000) / n, batch, commits };
+}
