@@ -21,9 +21,9 @@ import type { RequestParams } from 'autocannon';
 import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
-import { measure, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
+import { measure, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
-import { checkTargets, mean, overall, percent, ratio, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
+import { checkTargets, mean, overall, percent, ratio, referenceOf, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
 import { repoRoot, startBaseline, startDaemon, type Daemon, type ProcessSettings, type Server } from './lib/servers.js';
 
 const { values: args } = parseArgs({
@@ -106,9 +106,20 @@ async function quietMoment(label: string): Promise<void> {
   }
 }
 
-async function measured(spec: ScenarioSpec, sampler: RssSampler | null): Promise<Measurement> {
+/** The baseline server, once started: every scenario is measured in alternation with it. */
+let baselineServer: Server | null = null;
+
+async function measured(spec: ScenarioSpec, sampler: RssSampler | null, paired = true): Promise<Measurement> {
   await quietMoment(spec.label);
-  return measure(spec, timing, sampler);
+  if (!paired || !baselineServer || spec.server === 'baseline') return measure(spec, timing, sampler);
+  return measurePaired(spec, baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), timing, sampler);
+}
+
+/** A short baseline window on its own, for a scenario that cannot be cut into slices (the knock's). */
+async function referenceWindow(): Promise<number> {
+  if (!baselineServer) return Number.NaN;
+  const m = await measure(baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), { ...timing, warmupSec: 0, durationSec: 2 }, null);
+  return m.requestsPerSec;
 }
 
 const rssMb = (pid: number) => {
@@ -118,22 +129,21 @@ const rssMb = (pid: number) => {
 
 // ---------------------------------------------------------------- baseline
 
-async function baselineRun(server: Server, sampler: RssSampler, label: string, id: string): Promise<void> {
+function baselineSpec(server: Server, id: string, label: string): ScenarioSpec {
   let i = 0;
-  record(
-    await measured(
-      {
-        id,
-        label,
-        server: 'baseline',
-        pid: server.pid,
-        url: server.url,
-        // Same request shape as a poll (a rotating cookie), so the load generator does the same work.
-        next: (request) => ({ ...request, path: '/baseline', headers: { cookie: `meet_wait=${(i++ % 50_000).toString().padStart(43, 'x')}` } }),
-      },
-      sampler,
-    ),
-  );
+  return {
+    id,
+    label,
+    server: 'baseline',
+    pid: server.pid,
+    url: server.url,
+    // Same request shape as a poll (a rotating cookie), so the load generator does the same work.
+    next: (request) => ({ ...request, path: '/baseline', headers: { cookie: `meet_wait=${(i++ % 50_000).toString().padStart(43, 'x')}` } }),
+  };
+}
+
+async function baselineRun(server: Server, sampler: RssSampler, label: string, id: string): Promise<void> {
+  record(await measured(baselineSpec(server, id, label), sampler));
 }
 
 // ---------------------------------------------------------------- engine setup helpers
@@ -305,29 +315,30 @@ async function knockScenario(): Promise<void> {
   // Warm-up and window together stay under the 6 s after which an unpolled request is swept
   // (a sweep write per knock would be counted against the knocks).
   const knockTiming = { warmupSec: Math.min(timing.warmupSec, 1), durationSec: Math.min(timing.durationSec, 4) };
-  record(
-    await measured(
-      {
-        id: 'knock',
-        label: 'knock (durable write)',
-        server: daemon.name,
-        pid: daemon.pid,
-        url: daemon.url,
-        method: 'POST',
-        next: (request) => {
-          const n = i++;
-          return { ...request, path: `/room/${knockRooms[n % rooms]}/knock`, headers: { 'content-type': 'application/json' }, body: `{"name":"Pupil ${n}","note":""}` };
-        },
-        check: (status, _body, headers) => {
-          const ok = status === 202 && cookieFrom(headers['set-cookie'] as string | string[] | undefined, 'meet_wait') !== null;
-          if (ok) acknowledged += 1;
-          return ok;
-        },
-        timing: knockTiming,
-        notes: [`${rooms} rooms, ${knockTiming.warmupSec} s warm-up + ${knockTiming.durationSec} s, nobody polls (all within the 6 s window)`],
+  // Slices would stretch the knocks past the 6 s sweep, so the baseline is measured just before and just after.
+  const referenceBefore = await referenceWindow();
+  const knock = await measured(
+    {
+      id: 'knock',
+      label: 'knock (durable write)',
+      server: daemon.name,
+      pid: daemon.pid,
+      url: daemon.url,
+      method: 'POST',
+      next: (request) => {
+        const n = i++;
+        return { ...request, path: `/room/${knockRooms[n % rooms]}/knock`, headers: { 'content-type': 'application/json' }, body: `{"name":"Pupil ${n}","note":""}` };
       },
-      sampler,
-    ),
+      check: (status, _body, headers) => {
+        const ok = status === 202 && cookieFrom(headers['set-cookie'] as string | string[] | undefined, 'meet_wait') !== null;
+        if (ok) acknowledged += 1;
+        return ok;
+      },
+      timing: knockTiming,
+      notes: [`${rooms} rooms, ${knockTiming.warmupSec} s warm-up + ${knockTiming.durationSec} s, nobody polls (all within the 6 s window)`],
+    },
+    sampler,
+    false,
   );
   // Power-cut stand-in: SIGKILL at once, then count what the database holds. (A profiled run
   // stops gracefully instead: a killed process writes no CPU profile.)
@@ -341,6 +352,8 @@ async function knockScenario(): Promise<void> {
   facts.knocksAcknowledged = acknowledged;
   facts.knocksOnDisk = onDisk;
   log(`knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`);
+  const referenceAfter = await referenceWindow();
+  record({ ...knock, referenceRps: mean([referenceBefore, referenceAfter]) });
   knockFloor = await measureKnockFloor(dataDir, knockTiming.durationSec, timing.connections);
   log(`knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`);
 }
@@ -473,6 +486,7 @@ async function main(): Promise<void> {
   log(`machine: ${host.nproc} × ${host.cpuModel}, node ${host.node}, load average ${host.loadAverageAtStart}`);
   log(`timing: ${timing.warmupSec} s warm-up + ${timing.durationSec} s per scenario, ${timing.connections} connections, log level ${settings.logLevel}`);
   const baseline = await startBaseline(settings, workDir);
+  baselineServer = baseline;
   servers.push(baseline);
   const baselineSampler = new RssSampler(baseline.pid).start();
   await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), first', 'baseline-1');
@@ -510,7 +524,7 @@ async function main(): Promise<void> {
   if (knockFloor) {
     console.log(
       `knock ceiling: its durable write alone (${knockFloor.batch} knocks per synced commit, no HTTP) ran ${knockFloor.knocksPerSec.toFixed(0)} knocks/s ` +
-        `= ${percent(ratio(knockFloor.knocksPerSec, baselineRps))} of baseline, ${knockFloor.usPerKnock.toFixed(0)} µs per knock of the request thread`,
+        `= ${percent(ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps))} of baseline, ${knockFloor.usPerKnock.toFixed(0)} µs per knock of the request thread`,
     );
   }
   for (const note of notes) console.log(`note: ${note}`);
@@ -522,11 +536,11 @@ async function main(): Promise<void> {
     machine: host,
     settings: { ...timing, logLevel: settings.logLevel, meetctl: settings.meetctl, openCounts, rooms, tenants: tenantCount, pollDataOnTmpfs: fastDir !== null, daemonEnv, cpuProfiles: cpuProfDir },
     baseline: { requestsPerSec: baselineRps, runs: measurements.filter((m) => m.server === 'baseline').map((m) => m.requestsPerSec) },
-    measurements: measurements.map((m) => ({ ...m, vsBaseline: ratio(m.requestsPerSec, baselineRps) })),
+    measurements: measurements.map((m) => ({ ...m, vsBaseline: ratio(m.requestsPerSec, referenceOf(m, baselineRps)) })),
     servers: servers.map((s) => ({ name: s.name, pid: s.pid, ...s.life })),
     targets: checks,
     facts,
-    knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, baselineRps) } : null,
+    knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps) } : null,
     memory,
     notes,
     totalSec,

@@ -99,3 +99,55 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
     ...(spec.notes ? { notes: spec.notes } : {}),
   };
 }
+
+/** A measurement with the baseline measured beside it, in alternation (see `measurePaired`). */
+export interface PairedMeasurement extends Measurement {
+  readonly referenceRps: number;
+}
+
+/** Several short windows of one scenario as one: totals, time-weighted means, the worst p99. */
+export function combine(parts: readonly Measurement[]): Measurement {
+  const first = parts[0]!;
+  const seconds = parts.map((p) => (p.windowMs[1] - p.windowMs[0]) / 1000);
+  const total = seconds.reduce((a, b) => a + b, 0);
+  const weighted = (pick: (m: Measurement) => number | null) => {
+    if (parts.some((p) => pick(p) === null)) return null;
+    return parts.reduce((sum, p, i) => sum + pick(p)! * seconds[i]!, 0) / total;
+  };
+  const rssValues = parts.map((p) => p.peakRssMb).filter((v): v is number => v !== null);
+  return {
+    ...first,
+    requestsPerSec: parts.reduce((sum, p, i) => sum + p.requestsPerSec * seconds[i]!, 0) / total,
+    p50Ms: weighted((m) => m.p50Ms)!,
+    p99Ms: Math.max(...parts.map((p) => p.p99Ms)),
+    requests: parts.reduce((sum, p) => sum + p.requests, 0),
+    errors: parts.reduce((sum, p) => sum + p.errors, 0),
+    peakRssMb: rssValues.length > 0 ? Math.max(...rssValues) : null,
+    serverCpuPct: weighted((m) => m.serverCpuPct),
+    serverSysPct: weighted((m) => m.serverSysPct),
+    clientCpuPct: weighted((m) => m.clientCpuPct)!,
+    otherCpuPct: weighted((m) => m.otherCpuPct),
+    windowMs: [first.windowMs[0], parts.at(-1)!.windowMs[1]],
+  };
+}
+
+/**
+ * The scenario's window cut into `slices`, each preceded by a one-second window of the
+ * baseline, and one more baseline window at the end. On a virtual machine whose speed drifts by
+ * a third within minutes (seen here), a ratio to a baseline measured minutes earlier says more
+ * about the host than about the code; alternating every few seconds cancels the drift.
+ */
+export async function measurePaired(spec: ScenarioSpec, baseline: ScenarioSpec, runTiming: Timing, sampler: RssSampler | null, slices = 4): Promise<PairedMeasurement> {
+  const timing = { ...runTiming, ...spec.timing };
+  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false);
+  const slice = { ...timing, warmupSec: 0, durationSec: Math.max(1, Math.round(timing.durationSec / slices)) };
+  const reference = { ...timing, warmupSec: 0, durationSec: 1 };
+  const parts: Measurement[] = [];
+  const references: Measurement[] = [];
+  for (let k = 0; k < slices; k++) {
+    references.push(await measure(baseline, reference, null));
+    parts.push(await measure(spec, slice, sampler));
+  }
+  references.push(await measure(baseline, reference, null));
+  return { ...combine(parts), referenceRps: combine(references).requestsPerSec };
+}

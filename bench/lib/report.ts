@@ -29,6 +29,13 @@ export interface Measurement {
   /** The measured window (warm-up excluded), epoch ms: lines a CPU profile up with the scenario. */
   readonly windowMs: readonly [number, number];
   readonly notes?: readonly string[];
+  /** The baseline's throughput measured in alternation with this scenario, when it was (bench/lib/load.ts). */
+  readonly referenceRps?: number;
+}
+
+/** What a scenario is compared with: the baseline measured beside it, else the run's baseline mean. */
+export function referenceOf(m: Pick<Measurement, 'referenceRps'> | undefined, baselineRps: number): number {
+  return m?.referenceRps ?? baselineRps;
 }
 
 export type Verdict = 'met' | 'not met' | 'not measured';
@@ -100,26 +107,28 @@ function all(verdicts: readonly Verdict[]): Verdict {
  */
 export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps: number, facts: TargetFacts): TargetCheck[] {
   const rps = (id: string) => byId.get(id)?.requestsPerSec ?? Number.NaN;
+  const vs = (id: string) => ratio(rps(id), referenceOf(byId.get(id), baselineRps));
   const errorsOf = (id: string) => byId.get(id)?.errors ?? 0;
   const checks: TargetCheck[] = [];
 
   const polls = ['poll-1k', 'poll-10k', 'poll-50k'];
   for (const id of polls) {
-    const r = ratio(rps(id), baselineRps);
+    const r = vs(id);
     // Lost requests (swept while the bench was polling them) mean the figure is not the one asked for.
     const verdict = errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met' ? 'not met' : verdictOf(r, targets.pollVsBaseline);
     checks.push({ id: `${id}-vs-baseline`, rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`, measured: `${percent(r)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`, verdict, rows: [id] });
   }
-  const flat = flatness(polls.map(rps));
+  // Compared as ratios to the baseline beside each, so that the host's drift between scenarios cancels.
+  const flat = flatness(polls.map(vs));
   checks.push({
     id: 'poll-flat',
     rule: `poll flat within ${percent(1 - targets.pollFlatness)} from 1,000 to 50,000 open requests (slowest ≥ ${percent(targets.pollFlatness)} of fastest)`,
-    measured: `slowest/fastest = ${percent(flat)} (${polls.map((id) => Math.round(rps(id))).join(' / ')} req/s)`,
+    measured: `slowest/fastest = ${percent(flat)} (${polls.map((id) => percent(vs(id))).join(' / ')} of baseline)`,
     verdict: verdictOf(flat, targets.pollFlatness),
     rows: polls,
   });
 
-  const knock = ratio(rps('knock'), baselineRps);
+  const knock = vs('knock');
   checks.push({ id: 'knock-vs-baseline', rule: `knock ≥ ${percent(targets.knockVsBaseline)} of baseline`, measured: percent(knock), verdict: verdictOf(knock, targets.knockVsBaseline), rows: ['knock'] });
   const { knocksAcknowledged: acked, knocksOnDisk: onDisk } = facts;
   checks.push({
@@ -131,7 +140,7 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
   });
 
   for (const call of ['info', 'running']) {
-    const single = ratio(rps(`${call}-1t`), baselineRps);
+    const single = vs(`${call}-1t`);
     checks.push({
       id: `${call}-1t-vs-baseline`,
       rule: `meeting API on existing meetings ≥ ${percent(targets.apiVsBaseline)} of baseline`,
@@ -139,7 +148,7 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
       verdict: verdictOf(single, targets.apiVsBaseline),
       rows: [`${call}-1t`],
     });
-    const many = ratio(rps(`${call}-1000t`), rps(`${call}-1t`));
+    const many = ratio(vs(`${call}-1000t`), vs(`${call}-1t`));
     checks.push({
       id: `${call}-1000t-vs-1t`,
       rule: `with 1,000 tenants ≥ ${percent(targets.apiTenantsVsSingle)} of its single-tenant figure`,
@@ -197,7 +206,7 @@ export function resultTable(measurements: readonly Measurement[], baselineRps: n
     fixed(m.p50Ms, 1),
     fixed(m.p99Ms, 1),
     String(m.errors),
-    percent(ratio(m.requestsPerSec, baselineRps)),
+    percent(ratio(m.requestsPerSec, referenceOf(m, baselineRps))),
     fixed(cpuPerRequestUs(m), 0),
     fixed(m.peakRssMb, 0),
     m.otherCpuPct === null ? 'n/a' : `${m.otherCpuPct.toFixed(0)}%`,

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { checkTargets, cpuPerRequestUs, flatness, formatTable, percent, ratio, resultTable, targetCell, type Measurement } from '../../bench/lib/report.js';
+import { combine } from '../../bench/lib/load.js';
 
 function m(id: string, requestsPerSec: number, extra: Partial<Measurement> = {}): Measurement {
   return {
@@ -61,4 +62,36 @@ t.test('the table is Markdown with padded columns', async (t) => {
   t.equal(lines.length, 4);
   t.ok(lines.every((line) => line.length === lines[0]!.length), 'every row as wide as the header');
   t.match(lines[3]!, /\| poll-1k .*\|\s+70% \|/);
+});
+
+t.test('a scenario measured beside its own baseline is judged against that baseline', async (t) => {
+  // The host slowed down by a third between the first poll scenario and the last.
+  const byId = new Map(
+    [
+      m('poll-1k', 14_000, { referenceRps: 20_000 }),
+      m('poll-10k', 12_000, { referenceRps: 17_000 }),
+      m('poll-50k', 9_500, { referenceRps: 13_500 }),
+      m('info-1t', 10_000, { referenceRps: 20_000 }),
+      m('info-1000t', 6_600, { referenceRps: 13_000 }),
+    ].map((x) => [x.id, x]),
+  );
+  const checks = checkTargets(byId, 16_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null });
+  const check = (id: string) => checks.find((c) => c.id === id);
+  t.equal(check('poll-50k-vs-baseline')?.measured, '70%', '9,500 of the 13,500 beside it, not of the run mean');
+  t.equal(check('poll-flat')?.verdict, 'met', 'the drift of the host cancels: 70-71% of baseline at every size');
+  t.ok(flatness([14_000, 12_000, 9_500]) < 0.9, 'raw req/s would have failed it');
+  t.equal(check('info-1000t-vs-1t')?.measured, '102%', 'tenants compared as ratios to their own baselines');
+  t.match(resultTable([...byId.values()], 16_000, checks), /poll-50k\s+\|\s+9500 \|.*\|\s+70% \|/);
+});
+
+t.test('slices of one scenario combine into one measurement', async (t) => {
+  const a = m('poll-1k', 10_000, { windowMs: [0, 2000], requests: 20_000, p99Ms: 2, peakRssMb: 100, serverCpuPct: 90 });
+  const b = m('poll-1k', 20_000, { windowMs: [3000, 5000], requests: 40_000, p99Ms: 5, peakRssMb: 120, serverCpuPct: 100 });
+  const c = combine([a, b]);
+  t.equal(c.requestsPerSec, 15_000, 'time-weighted');
+  t.equal(c.requests, 60_000);
+  t.equal(c.p99Ms, 5, 'the worst p99 of the slices');
+  t.equal(c.peakRssMb, 120);
+  t.equal(c.serverCpuPct, 95);
+  t.same(c.windowMs, [0, 5000], 'from the first slice to the last');
 });
