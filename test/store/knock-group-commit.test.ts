@@ -5,31 +5,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
-import type { Room } from '../../src/engine/rooms/room.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
 import { databaseFileName, openDatabase, type Db } from '../../src/store/database.js';
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
 import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import { walCommits } from '../helpers/wal.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const api = { kind: 'api', name: 'test' } as const;
 
-function room(roomId: string): Room {
-  return {
-    roomId,
-    name: `Room ${roomId}`,
-    waitingRoom: 'all',
-    waitingRoomMode: 'approval',
-    waitingRoomTimeoutSecs: 600,
-    accessCodeHash: null,
-    parentRoomId: null,
-    createdAt: '2030-01-01T00:00:00.000Z',
-    updatedAt: '2030-01-01T00:00:00.000Z',
-  };
-}
 
 /** Wired as the daemon wires them: queued writes are committed on setImmediate. */
 function services(db: Db) {

@@ -1,0 +1,16 @@
+import type { Room } from '../../src/engine/rooms/room.js';
+
+/** A room where everyone waits for approval, as the store tests write it straight into SQLite. */
+export function waitingRoomFixture(roomId: string): Room {
+  return {
+    roomId,
+    name: `Room ${roomId}`,
+    waitingRoom: 'all',
+    waitingRoomMode: 'approval',
+    waitingRoomTimeoutSecs: 600,
+    accessCodeHash: null,
+    parentRoomId: null,
+    createdAt: '2030-01-01T00:00:00.000Z',
+    updatedAt: '2030-01-01T00:00:00.000Z',
+  };
+}
