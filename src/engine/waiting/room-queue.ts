@@ -8,7 +8,7 @@ export interface LiveRequest {
   lastSeenMs: number;
   /** Memory only: when her page said it was going away (a beacon), unless it polls again. */
   leavingSinceMs?: number;
-  /** Memory only: her cookie once a hash matched it, so later polls skip hashing (see `bySecret`). */
+  /** Memory only: her cookie, known from her knock or once a hash matched it, so polls skip hashing (see `bySecret`). */
   cookie?: string;
 }
 

@@ -211,7 +211,7 @@ export class WaitingRoomService {
         };
         this.deps.store.insertRequest(request);
         this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
-        return { meeting, entry: { request, expiresAtMs, lastSeenMs: now } satisfies LiveRequest };
+        return { meeting, entry: { request, expiresAtMs, lastSeenMs: now, cookie: secret } satisfies LiveRequest };
       },
       committed: (done) => {
         this.untrack(roomId, pending);

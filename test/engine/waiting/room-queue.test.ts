@@ -64,3 +64,13 @@ t.test('a request replaced by a new knock of the same browser answers under the 
   t.equal(queue.bySecret(first), undefined);
   t.equal(queue.bySecret(second), fresh);
 });
+
+t.test('a request added with its cookie (a knock that just made it) is found by it, and forgotten with it', async (t) => {
+  const queue = new RoomQueue('m1');
+  const secret = newSecret();
+  const entry = { ...live(secret), cookie: secret };
+  queue.add(entry);
+  t.equal(queue.bySecret(secret), entry);
+  queue.remove(entry);
+  t.equal(queue.bySecret(secret), undefined);
+});
