@@ -23,6 +23,7 @@ interface Repositories {
   appendTimeline(entry: unknown): void;
   close(): void;
   openMeetings(): { meetingId: string }[];
+  newRequestId(nowMs: number): string;
 }
 
 // The built daemon's modules (bench/ compiles on its own, so they are loaded at run time).
@@ -31,6 +32,8 @@ async function repositories(dataDir: string): Promise<Repositories> {
   const { openDatabase } = await load('store/database.js');
   const { SqliteMeetingStore } = await load('store/meetings-repository.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-requests-repository.js');
+  // The daemon's own request ids: their form decides where the primary-key entry lands.
+  const { newRequestId } = await load('engine/waiting/request-id.js');
   const db = openDatabase(dataDir);
   const meetings = new SqliteMeetingStore(db);
   const requests = new SqliteWaitingRequestStore(db);
@@ -39,6 +42,7 @@ async function repositories(dataDir: string): Promise<Repositories> {
     insertRequest: (r) => requests.insertRequest(r),
     appendTimeline: (e) => meetings.appendTimeline(e),
     close: () => db.close(),
+    newRequestId: (nowMs) => newRequestId(nowMs),
     openMeetings: () => db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as { meetingId: string }[],
   };
 }
@@ -52,8 +56,8 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
   let commits = 0;
   const knock = () => {
     const meetingId = meetings[n % meetings.length]!;
-    const requestId = randomBytes(16).toString('base64url');
     const now = new Date();
+    const requestId = repos.newRequestId(now.getTime());
     const name = `Floor ${n++}`;
     repos.insertRequest({
       requestId,

@@ -48,13 +48,13 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Actor, Meeting, Participant } from '../meetings/meeting.js';
-import { randomId } from '../meetings/random-id.js';
 import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { Room, RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
 import { AttemptLimiter, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
 import { checkName, checkNote } from './knock-fields.js';
+import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
 import { RoomQueue, type LiveRequest } from './room-queue.js';
 import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
@@ -198,7 +198,7 @@ export class WaitingRoomService {
         if (pending.cancelled) return null;
         const meeting = this.deps.meetings.ensure(roomId);
         const request: WaitingRequest = {
-          requestId: randomId(),
+          requestId: newRequestId(now),
           meetingId: meeting.meetingId,
           secretHash: hashSecret(secret),
           name: screened.name,
