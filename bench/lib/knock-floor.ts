@@ -1,6 +1,6 @@
 /**
- * The knock's durable write alone: the rows one knock writes (its request and its timeline
- * entry), through the daemon's own repositories and pragmas, in transactions of `batch` knocks
+ * The knock's durable write alone: what one knock writes (its request row, which also holds its
+ * timeline entry), through the daemon's own repositories and pragmas, in transactions of `batch` knocks
  * (what group commit achieves at best with that many connections), one synced commit each, on
  * the same disk as the knock scenario, with no HTTP and no engine. Its rate is a ceiling no
  * knock over HTTP can pass while the commit runs on the request thread.
@@ -19,8 +19,7 @@ export interface KnockFloor {
 
 interface Repositories {
   transaction<T>(fn: () => T): T;
-  insertRequest(request: unknown): void;
-  appendTimeline(entry: unknown): void;
+  insertKnock(request: unknown): void;
   close(): void;
   openMeetings(): { meetingId: string }[];
   newRequestId(nowMs: number): string;
@@ -39,8 +38,7 @@ async function repositories(dataDir: string): Promise<Repositories> {
   const requests = new SqliteWaitingRequestStore(db);
   return {
     transaction: (fn) => meetings.transaction(fn),
-    insertRequest: (r) => requests.insertRequest(r),
-    appendTimeline: (e) => meetings.appendTimeline(e),
+    insertKnock: (r) => requests.insertKnock(r),
     close: () => db.close(),
     newRequestId: (nowMs) => newRequestId(nowMs),
     openMeetings: () => db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as { meetingId: string }[],
@@ -59,7 +57,7 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
     const now = new Date();
     const requestId = repos.newRequestId(now.getTime());
     const name = `Floor ${n++}`;
-    repos.insertRequest({
+    repos.insertKnock({
       requestId,
       meetingId,
       secretHash: randomBytes(32),
@@ -71,7 +69,6 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
       decidedAt: null,
       participantId: null,
     });
-    repos.appendTimeline({ meetingId, at: now.toISOString(), kind: 'knock', actor: null, subject: { requestId, participantId: null, name }, count: null });
   };
   const t0 = performance.now();
   const end = t0 + seconds * 1000;

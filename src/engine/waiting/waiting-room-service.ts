@@ -186,9 +186,7 @@ export class WaitingRoomService {
       throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
     }
     const secret = newSecret();
-    const now = this.nowMs();
-    const knockedAt = new Date(now).toISOString();
-    const expiresAtMs = now + screened.room.waitingRoomTimeoutSecs * 1000;
+    const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
     const pending: PendingKnock = { cancelled: false };
     this.track(roomId, pending);
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
@@ -197,6 +195,11 @@ export class WaitingRoomService {
       write: () => {
         if (pending.cancelled) return null;
         const meeting = this.deps.meetings.ensure(roomId);
+        // The knock's time is when it is written: the request and its timeline entry (which the
+        // store derives from the request) share it, as the entry used to take the time of its write.
+        const now = this.nowMs();
+        const knockedAt = new Date(now).toISOString();
+        const expiresAtMs = now + timeoutMs;
         const request: WaitingRequest = {
           requestId: newRequestId(now),
           meetingId: meeting.meetingId,
@@ -209,8 +212,8 @@ export class WaitingRoomService {
           decidedAt: null,
           participantId: null,
         };
-        this.deps.store.insertRequest(request);
-        this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
+        this.deps.store.insertKnock(request);
+        this.deps.meetings.knocked(meeting);
         return { meeting, entry: { request, expiresAtMs, lastSeenMs: now } satisfies LiveRequest };
       },
       committed: (done) => {
