@@ -1,6 +1,6 @@
 /**
- * The knock's durable write alone: the rows one knock writes (its request and its timeline
- * entry), through the daemon's own repositories and pragmas, in transactions of `batch` knocks
+ * The knock's durable write alone: what one knock writes (its request row, which also holds its
+ * timeline entry), through the daemon's own repositories and pragmas, in transactions of `batch` knocks
  * (what group commit achieves at best with that many connections), one synced commit each, on
  * the same disk as the knock scenario, with no HTTP and no engine. Its rate is a ceiling no
  * knock over HTTP can pass while the commit runs on the request thread.
@@ -19,10 +19,10 @@ export interface KnockFloor {
 
 interface Repositories {
   transaction<T>(fn: () => T): T;
-  insertRequest(request: unknown): void;
-  appendTimeline(entry: unknown): void;
+  insertKnock(request: unknown): void;
   close(): void;
   openMeetings(): { meetingId: string }[];
+  newRequestId(nowMs: number): string;
 }
 
 // The built daemon's modules (bench/ compiles on its own, so they are loaded at run time).
@@ -31,14 +31,16 @@ async function repositories(dataDir: string): Promise<Repositories> {
   const { openDatabase } = await load('store/database.js');
   const { SqliteMeetingStore } = await load('store/meetings-repository.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-requests-repository.js');
+  // The daemon's own request ids: their form decides where the primary-key entry lands.
+  const { newRequestId } = await load('engine/waiting/request-id.js');
   const db = openDatabase(dataDir);
   const meetings = new SqliteMeetingStore(db);
   const requests = new SqliteWaitingRequestStore(db);
   return {
     transaction: (fn) => meetings.transaction(fn),
-    insertRequest: (r) => requests.insertRequest(r),
-    appendTimeline: (e) => meetings.appendTimeline(e),
+    insertKnock: (r) => requests.insertKnock(r),
     close: () => db.close(),
+    newRequestId: (nowMs) => newRequestId(nowMs),
     openMeetings: () => db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as { meetingId: string }[],
   };
 }
@@ -52,10 +54,10 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
   let commits = 0;
   const knock = () => {
     const meetingId = meetings[n % meetings.length]!;
-    const requestId = randomBytes(16).toString('base64url');
     const now = new Date();
+    const requestId = repos.newRequestId(now.getTime());
     const name = `Floor ${n++}`;
-    repos.insertRequest({
+    repos.insertKnock({
       requestId,
       meetingId,
       secretHash: randomBytes(32),
@@ -67,7 +69,6 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
       decidedAt: null,
       participantId: null,
     });
-    repos.appendTimeline({ meetingId, at: now.toISOString(), kind: 'knock', actor: null, subject: { requestId, participantId: null, name }, count: null });
   };
   const t0 = performance.now();
   const end = t0 + seconds * 1000;

@@ -119,7 +119,18 @@ export class SqliteMeetingStore implements MeetingStore {
          VALUES (@meeting_id, @at, @kind, @actor_kind, @actor_participant_id, @actor_name,
            @subject_request_id, @subject_participant_id, @subject_name, @count)`,
       ),
-      timelineOf: db.prepare<[string], TimelineRow>('SELECT * FROM timeline_entries WHERE meeting_id = ? ORDER BY seq'),
+      // The entries of timeline_entries, and the knocks kept in their request rows (migration 006),
+      // each right after the entry it followed when it was written; among knocks after the same
+      // entry, in the order they were written (rowid).
+      timelineOf: db.prepare<[string, string], TimelineRow>(
+        `SELECT seq AS after, 0 AS knock, 0 AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
+           subject_request_id, subject_participant_id, subject_name, count
+         FROM timeline_entries WHERE meeting_id = ?
+         UNION ALL
+         SELECT knock_after_seq, 1, rowid, meeting_id, knocked_at, 'knock', NULL, NULL, NULL, request_id, NULL, name, NULL
+         FROM waiting_requests WHERE meeting_id = ? AND knock_after_seq IS NOT NULL
+         ORDER BY 1, 2, 3`,
+      ),
     };
   }
 
@@ -172,6 +183,6 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   timelineOf(meetingId: string): TimelineEntry[] {
-    return this.statements.timelineOf.all(meetingId).map(toEntry);
+    return this.statements.timelineOf.all(meetingId, meetingId).map(toEntry);
   }
 }

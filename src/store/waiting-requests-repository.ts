@@ -45,9 +45,15 @@ export class SqliteWaitingRequestStore implements WaitingRequestStore {
 
   constructor(db: Db) {
     this.statements = {
-      insert: db.prepare<[RequestRow]>(
-        `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id)
-         VALUES (@request_id, @meeting_id, @secret_hash, @name, @note, @state, @knocked_at, @expires_at, @decided_at, @participant_id)`,
+      // The knock's timeline entry is this row (migration 006): it goes after the meeting's latest
+      // entry, read from the end of timeline_entries_by_meeting (a read; that page is not written).
+      // The meeting's, not the table's: deleting a room deletes the table's newest entries with it
+      // and SQLite then hands their seq numbers out again, to entries that must sort after this knock.
+      insertKnock: db.prepare<[RequestRow]>(
+        `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id,
+           knock_after_seq)
+         VALUES (@request_id, @meeting_id, @secret_hash, @name, @note, @state, @knocked_at, @expires_at, @decided_at, @participant_id,
+           coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = @meeting_id ORDER BY seq DESC LIMIT 1), 0))`,
       ),
       update: db.prepare<[RequestRow]>(
         `UPDATE waiting_requests SET state = @state, decided_at = @decided_at, participant_id = @participant_id
@@ -64,8 +70,8 @@ export class SqliteWaitingRequestStore implements WaitingRequestStore {
     };
   }
 
-  insertRequest(request: WaitingRequest): void {
-    this.statements.insert.run(toRow(request));
+  insertKnock(request: WaitingRequest): void {
+    this.statements.insertKnock.run(toRow(request));
   }
 
   updateRequest(request: WaitingRequest): void {

@@ -241,6 +241,14 @@ export class MeetingService {
     live.lastChangeMs = this.nowMs();
   }
 
+  /**
+   * A knock was written (WaitingRequestStore.insertKnock records its timeline entry with the
+   * request): the meeting changed, as with any entry `record` writes.
+   */
+  knocked(meeting: Meeting): void {
+    this.live(meeting).lastChangeMs = this.nowMs();
+  }
+
   disableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
     const live = this.live(meeting);
     if (live.meeting.waitingDisabled) return live.meeting;

@@ -44,6 +44,6 @@ export interface MeetingStore {
   /** Participants of a meeting in join order. */
   participantsOf(meetingId: string): Participant[];
   appendTimeline(entry: TimelineEntry): void;
-  /** Entries in the order appended. */
+  /** Entries in the order appended, the knocks WaitingRequestStore.insertKnock recorded among them. */
   timelineOf(meetingId: string): TimelineEntry[];
 }

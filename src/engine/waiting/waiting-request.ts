@@ -27,7 +27,14 @@ export interface WaitingRequest {
 }
 
 export interface WaitingRequestStore {
-  insertRequest(request: WaitingRequest): void;
+  /**
+   * A knock: inserts the request AND records its knock in the meeting's timeline, as the entry
+   * { kind 'knock', at knockedAt, actor null, subject { requestId, participantId null, name },
+   * count null } placed after every entry recorded before it. The SQLite store keeps that entry
+   * as part of the request row (a separate row would cost each knock a random page of the
+   * timeline's meeting index); timelineOf returns it all the same.
+   */
+  insertKnock(request: WaitingRequest): void;
   /** Writes state, decidedAt and participantId. */
   updateRequest(request: WaitingRequest): void;
   /** Requests of a meeting in a pollable state, in knock order. */

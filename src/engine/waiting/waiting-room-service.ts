@@ -48,13 +48,13 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Actor, Meeting, Participant } from '../meetings/meeting.js';
-import { randomId } from '../meetings/random-id.js';
 import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { Room, RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
 import { AttemptLimiter, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
 import { checkName, checkNote } from './knock-fields.js';
+import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
 import { RoomQueue, type LiveRequest } from './room-queue.js';
 import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
@@ -186,9 +186,7 @@ export class WaitingRoomService {
       throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
     }
     const secret = newSecret();
-    const now = this.nowMs();
-    const knockedAt = new Date(now).toISOString();
-    const expiresAtMs = now + screened.room.waitingRoomTimeoutSecs * 1000;
+    const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
     const pending: PendingKnock = { cancelled: false };
     this.track(roomId, pending);
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
@@ -197,8 +195,13 @@ export class WaitingRoomService {
       write: () => {
         if (pending.cancelled) return null;
         const meeting = this.deps.meetings.ensure(roomId);
+        // The knock's time is when it is written: the request and its timeline entry (which the
+        // store derives from the request) share it, as the entry used to take the time of its write.
+        const now = this.nowMs();
+        const knockedAt = new Date(now).toISOString();
+        const expiresAtMs = now + timeoutMs;
         const request: WaitingRequest = {
-          requestId: randomId(),
+          requestId: newRequestId(now),
           meetingId: meeting.meetingId,
           secretHash: hashSecret(secret),
           name: screened.name,
@@ -209,8 +212,8 @@ export class WaitingRoomService {
           decidedAt: null,
           participantId: null,
         };
-        this.deps.store.insertRequest(request);
-        this.deps.meetings.record(meeting, 'knock', null, subjectOf(request));
+        this.deps.store.insertKnock(request);
+        this.deps.meetings.knocked(meeting);
         return { meeting, entry: { request, expiresAtMs, lastSeenMs: now, cookie: secret } satisfies LiveRequest };
       },
       committed: (done) => {

@@ -131,9 +131,18 @@ export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<Room
     return this.timeline.filter((e) => e.meetingId === meetingId).map((e) => structuredClone(e));
   }
 
-  insertRequest(request: WaitingRequest): void {
+  /** The request, and its knock as a timeline entry of its own (the SQLite store derives it from the row instead). */
+  insertKnock(request: WaitingRequest): void {
     this.write();
     this.requests.set(request.requestId, { ...request, seq: this.seq++ });
+    this.timeline.push({
+      meetingId: request.meetingId,
+      at: request.knockedAt,
+      kind: 'knock',
+      actor: null,
+      subject: { requestId: request.requestId, participantId: null, name: request.name },
+      count: null,
+    });
   }
 
   updateRequest(request: WaitingRequest): void {
