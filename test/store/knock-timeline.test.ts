@@ -16,6 +16,7 @@ import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
 import { FakeClock } from '../engine/helpers/fake-clock.js';
 import { MemoryStore } from '../engine/helpers/memory-store.js';
+import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import type { Tap } from '../helpers/api.js';
 
 /**
@@ -27,20 +28,6 @@ import type { Tap } from '../helpers/api.js';
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const mod = (name: string) => ({ roomId: '', name, clientKey: '192.0.2.1', claims: { role: 'moderator' as const, source: 'link' as const } });
 
-function room(roomId: string, clock: FakeClock): Room {
-  const at = clock.now().toISOString();
-  return {
-    roomId,
-    name: roomId,
-    waitingRoom: 'all',
-    waitingRoomMode: 'approval',
-    waitingRoomTimeoutSecs: 600,
-    accessCodeHash: null,
-    parentRoomId: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
 
 interface Stores {
   rooms: RoomStore & { insert(room: Room): unknown; delete(roomId: string): unknown };
@@ -90,9 +77,9 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
     return result;
   };
   const group = async (roomId: string, names: string[]) => Promise.all(names.map((name) => knock(roomId, name)));
-  stores.rooms.insert(room('r1', clock));
-  stores.rooms.insert(room('r2', clock));
-  stores.rooms.insert(room('r3', clock));
+  stores.rooms.insert(room('r1'));
+  stores.rooms.insert(room('r2'));
+  stores.rooms.insert(room('r3'));
 
   await knock('r1', 'Early'); // starts the meeting: no entry before it
   const joined = waiting.start({ ...mod('Maria'), roomId: 'r1' });

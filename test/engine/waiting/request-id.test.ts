@@ -11,6 +11,7 @@ import { SqliteRoomStore } from '../../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../../src/store/waiting-requests-repository.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { Fixture } from '../helpers/fixture.js';
+import { waitingRoomFixture } from '../../helpers/room-fixture.js';
 
 // SQLite compares TEXT keys bytewise, and so does this.
 const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -73,20 +74,7 @@ t.test('in SQLite the primary-key order of requests is their knock order', async
     clock,
     policy: { waitingRoom: 'optional', waitingRoomMode: null },
   });
-  const now = clock.now().toISOString();
-  for (const roomId of ['a', 'b']) {
-    rooms.insert({
-      roomId,
-      name: roomId,
-      waitingRoom: 'all',
-      waitingRoomMode: 'approval',
-      waitingRoomTimeoutSecs: 600,
-      accessCodeHash: null,
-      parentRoomId: null,
-      createdAt: now,
-      updatedAt: now,
-    });
-  }
+  for (const roomId of ['a', 'b']) rooms.insert(waitingRoomFixture(roomId));
   const knocked: string[] = [];
   for (let i = 0; i < 40; i++) {
     const result = await waiting.knock({ roomId: i % 2 ? 'a' : 'b', name: `P${i}`, clientKey: `192.0.2.${i}` });
