@@ -139,15 +139,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const socket = new WebSocket(url);
       const messages: { type: string; code?: string; participants?: { participant_id: string; role: string }[] }[] = [];
       socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+      // Waits for what the server says rather than a fixed time: the suite runs two files at once on two cores.
+      const until = async (seen: () => boolean) => {
+        for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      };
       await new Promise((resolve) => (socket.onopen = resolve));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await until(() => messages.some((m) => m.type === 'welcome'));
       const moderatorId = messages.find((m) => m.type === 'welcome')!.participants!.find((p) => p.role === 'moderator')!.participant_id;
       const pc = new RTCPeerConnection();
       const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
       pc.addTrack(stream.getAudioTracks()[0]!, stream);
       await pc.setLocalDescription(await pc.createOffer());
       socket.send(JSON.stringify({ type: 'signal', to: moderatorId, data: { description: pc.localDescription!.toJSON() } }));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await until(() => messages.some((m) => m.type === 'error'));
       socket.close();
       return messages.filter((m) => m.type === 'error').map((m) => m.code);
     });
