@@ -1,23 +1,30 @@
 // Issue 5 point 2: the checksum over the raw query, as every real client signs it, and
 // everything that must fail with checksumError. Unit cases first, then a real daemon.
 import t from 'tap';
-import { algorithmOf, checksumMatches, formBodyCandidates, queryWithoutChecksum } from '../../src/compat/confapi/checksum.js';
+import { checksumMatches, checksumOf, formBodyCandidates } from '../../src/compat/confapi/checksum.js';
+import { readQuery } from '../../src/compat/confapi/query.js';
 import { assertFailed, assertSuccess, buildQuery, compatDaemonFor, ConfapiClient, fetchAnswer, sign, type Algorithm, type Style } from '../helpers/compat.js';
 
 const secret = '639259d4-9dd8-4b25-bf01-95f9567eaf4b';
 
 t.test('unit: raw query handling and the algorithm by length', async (t) => {
-  t.equal(queryWithoutChecksum('a=1&checksum=x&b=2'), 'a=1&b=2', 'middle');
-  t.equal(queryWithoutChecksum('checksum=x&a=1'), 'a=1', 'first');
-  t.equal(queryWithoutChecksum('a=1&checksum=x'), 'a=1', 'last');
-  t.equal(queryWithoutChecksum('&checksum=x'), '', 'leading & with no parameters');
-  t.equal(queryWithoutChecksum('a=b+c&d=%20e&checksum=x'), 'a=b+c&d=%20e', 'nothing decoded or re-encoded');
-  t.equal(queryWithoutChecksum('xchecksum=1&a=2'), 'xchecksum=1&a=2', 'only the checksum pair itself');
-  t.equal(algorithmOf('a'.repeat(40)), 'sha1');
-  t.equal(algorithmOf('A'.repeat(64)), 'sha256');
-  t.equal(algorithmOf('a'.repeat(96)), 'sha384');
-  t.equal(algorithmOf('a'.repeat(128)), 'sha512');
-  for (const bad of ['a'.repeat(39), 'a'.repeat(41), 'a'.repeat(65), 'g'.repeat(40), '']) t.equal(algorithmOf(bad), null, `length ${bad.length} / not hex`);
+  const signed = (raw: string) => readQuery(raw).signed;
+  t.equal(signed('a=1&checksum=x&b=2'), 'a=1&b=2', 'middle');
+  t.equal(signed('checksum=x&a=1'), 'a=1', 'first');
+  t.equal(signed('a=1&checksum=x'), 'a=1', 'last');
+  t.equal(signed('&checksum=x'), '', 'leading & with no parameters');
+  t.equal(signed('a=b+c&d=%20e&checksum=x'), 'a=b+c&d=%20e', 'nothing decoded or re-encoded');
+  t.equal(signed('xchecksum=1&a=2'), 'xchecksum=1&a=2', 'only the checksum pair itself');
+  // The algorithm is chosen by the checksum's length; anything else of that length never matches.
+  for (const algorithm of ['sha1', 'sha256', 'sha384', 'sha512']) {
+    const good = checksumOf(algorithm, 'create', 'a=1', secret);
+    t.ok(checksumMatches(good, 'create', ['a=1'], secret), `${algorithm} (${good.length} hex digits)`);
+    t.ok(checksumMatches(good.toUpperCase(), 'create', ['a=1'], secret), `${algorithm} in uppercase`);
+    t.notOk(checksumMatches(`${good.slice(0, -1)}g`, 'create', ['a=1'], secret), `${algorithm} with a character that is not hex`);
+    t.notOk(checksumMatches(good.slice(0, -1), 'create', ['a=1'], secret), `${algorithm} one digit short`);
+    t.notOk(checksumMatches(`${good}0`, 'create', ['a=1'], secret), `${algorithm} one digit long`);
+  }
+  t.notOk(checksumMatches('', 'create', ['a=1'], secret), 'an empty checksum');
   // The upstream documentation's example.
   const docQuery = 'name=Test+Meeting&meetingID=abc123&attendeePW=111222&moderatorPW=333444';
   t.ok(checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery], secret), 'the documented SHA-1 example verifies');

@@ -3,28 +3,6 @@ import { hash, timingSafeEqual } from 'node:crypto';
 /** The hash is chosen by the length of the hex checksum the client sent. */
 export const algorithmByLength: Readonly<Record<number, string>> = { 40: 'sha1', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
 
-const hex = /^[0-9a-fA-F]+$/;
-
-/** The algorithm for a checksum as received, or null when its length or alphabet cannot be one. */
-export function algorithmOf(checksum: string): string | null {
-  if (!hex.test(checksum)) return null;
-  return algorithmByLength[checksum.length] ?? null;
-}
-
-/**
- * The raw query string with the one `checksum=` pair cut out as text: nothing is decoded or
- * re-encoded, so `+` and `%20`, order, empty pairs and a leading `&` stay as signed. Cutting
- * the pair with its separator gives what upstream's literal removal gives
- * (`&checksum=c`, else `checksum=c&`, else `checksum=c`).
- */
-export function queryWithoutChecksum(rawQuery: string): string {
-  const pairs = rawQuery.split('&');
-  const index = pairs.findIndex((pair) => pair === 'checksum' || pair.startsWith('checksum='));
-  if (index < 0) return rawQuery;
-  pairs.splice(index, 1);
-  return pairs.join('&');
-}
-
 /** `hex(HASH(callName + query + secret))`, the value a client signs with. */
 export function checksumOf(algorithm: string, callName: string, query: string, secret: string): string {
   return hash(algorithm, callName + query + secret, 'hex');
@@ -37,7 +15,7 @@ export function checksumOf(algorithm: string, callName: string, query: string, s
 export function checksumMatches(checksum: string, callName: string, candidates: readonly string[], secret: string): boolean {
   const algorithm = algorithmByLength[checksum.length];
   if (!algorithm) return false;
-  // Buffer.from stops at the first character that is not hex: a shorter buffer is what algorithmOf's pattern refuses.
+  // Buffer.from stops at the first character that is not hex, so a checksum with one decodes short.
   const provided = Buffer.from(checksum, 'hex');
   if (provided.length * 2 !== checksum.length) return false;
   let matched = false;

@@ -1,9 +1,11 @@
 /**
  * A call's raw query string read in one pass: its parameters decoded exactly as
- * `URLSearchParams` decodes them, and the text the client signed (the raw string with the one
- * `checksum=` pair cut out, as `queryWithoutChecksum` in checksum.ts defines it). Every call
- * of the API needs both; building a URLSearchParams, copying it and splitting the string again
- * cost more than the rest of a getMeetingInfo.
+ * `URLSearchParams` decodes them, and the text the client signed: the raw string with the
+ * first `checksum` pair cut out with its separator, nothing decoded or re-encoded, so `+` and
+ * `%20`, order, empty pairs and a leading `&` stay as signed (what upstream's literal removal
+ * of `&checksum=c`, else `checksum=c&`, else `checksum=c` gives). Every call of the API needs
+ * both; building a URLSearchParams, copying it and splitting the string again cost more than
+ * the rest of a getMeetingInfo.
  */
 export interface ReadQuery {
   /** Every parameter but `checksum`, in the order sent. */
@@ -36,7 +38,7 @@ export function readQuery(raw: string): ReadQuery {
   while (start <= raw.length) {
     let end = raw.indexOf('&', start);
     if (end < 0) end = raw.length;
-    // The signed text is cut on the raw segment (a leading `?` stays part of it, as in queryWithoutChecksum).
+    // The signed text is cut on the raw segment (a leading `?` stays part of it).
     if (!cut && (raw.startsWith('checksum=', start) || (end - start === 8 && raw.startsWith('checksum', start)))) {
       cut = true;
       signed = start > 0 ? raw.slice(0, start - 1) + raw.slice(end) : raw.slice(end + 1);

@@ -106,7 +106,8 @@ interface Screened {
   readonly claims: JoinClaims | null | undefined;
   /** Her participant in the parent meeting, when she moves into a sub-group. */
   readonly member: Participant | null;
-  readonly secretHash: Buffer | null;
+  /** The request of the open meeting her cookie names, if any. */
+  readonly known: LiveRequest | undefined;
   readonly wait: boolean;
 }
 
@@ -175,7 +176,7 @@ export class WaitingRoomService {
     const roomId = screened.room.roomId;
     const current = this.deps.meetings.current(roomId);
     const existingQueue = current ? this.queueOf(current) : undefined;
-    const previous = screened.secretHash ? existingQueue?.bySecretHash(screened.secretHash) : undefined;
+    const previous = screened.known;
     if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
       previous.lastSeenMs = this.nowMs();
       return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
@@ -364,14 +365,13 @@ export class WaitingRoomService {
     const member = subgroup ? this.parentMember(room, arrival) : null;
     const name = checkName(member?.name ?? claims?.name ?? arrival.name);
     const note = knocking ? checkNote(arrival.note) : '';
-    const secretHash = plausibleSecret(arrival.secret) ? hashSecret(arrival.secret) : null;
     const meeting = this.deps.meetings.current(room.roomId);
     const queue = meeting ? this.queueOf(meeting) : undefined;
+    const known = queue && plausibleSecret(arrival.secret) ? queue.bySecret(arrival.secret) : undefined;
     // Who comes from the parent's meeting passed its code already; so did a browser whose
     // cookie names a request of this meeting, since that cookie is only given after the code.
-    const knownBrowser = secretHash !== null && queue?.bySecretHash(secretHash) !== undefined;
-    if (!member && !knownBrowser) this.checkAccessCode(room, arrival);
-    if (secretHash && !isModerator(claims) && queue?.bySecretHash(secretHash)?.request.state === 'barred') {
+    if (!member && !known) this.checkAccessCode(room, arrival);
+    if (known?.request.state === 'barred' && !isModerator(claims)) {
       throw new EngineError('barred', 'you may not join this meeting');
     }
     const wait = mustWait({
@@ -382,7 +382,7 @@ export class WaitingRoomService {
       waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
       moderatorPresent: meeting ? this.deps.meetings.moderatorPresent(meeting) : false,
     });
-    return { room, name, note, claims, member, secretHash, wait };
+    return { room, name, note, claims, member, known, wait };
   }
 
   /**
