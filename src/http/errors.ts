@@ -24,6 +24,7 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   barred: 403,
   not_moderator: 403,
   join_token_invalid: 403,
+  guest_denied: 403,
   subgroup_closed: 403,
   room_not_found: 404,
   token_not_found: 404,
@@ -39,6 +40,8 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   body_too_large: 413,
   unsupported_media_type: 415,
   too_many_attempts: 429,
+  too_many_knocks: 429,
+  too_many_waiting: 429,
   waiting_room_full: 429,
   internal_error: 500,
 };

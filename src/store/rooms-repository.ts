@@ -9,6 +9,8 @@ interface RoomRow {
   waiting_room_timeout_secs: number;
   access_code_hash: string | null;
   parent_room_id: string | null;
+  entry: Room['entry'];
+  unlisted: number;
   created_at: string;
   updated_at: string;
 }
@@ -22,6 +24,8 @@ function toRoom(row: RoomRow): Room {
     waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
     accessCodeHash: row.access_code_hash,
     parentRoomId: row.parent_room_id,
+    entry: row.entry,
+    unlisted: row.unlisted === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -36,6 +40,8 @@ function toRow(room: Room): RoomRow {
     waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
     access_code_hash: room.accessCodeHash,
     parent_room_id: room.parentRoomId,
+    entry: room.entry,
+    unlisted: room.unlisted ? 1 : 0,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -53,14 +59,15 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
-           waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash, updated_at = @updated_at
+           waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash,
+           entry = @entry, unlisted = @unlisted, updated_at = @updated_at
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),

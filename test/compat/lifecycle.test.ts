@@ -43,8 +43,8 @@ async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
   return { clock, services, compat, api: new ConfapiClient(compat.url, secret) };
 }
 
-function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
-  const result = services.waiting.start({ roomId, name, claims: { role, source: 'lms', name }, clientKey: 'test' });
+async function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
+  const result = await services.waiting.start({ roomId, name, claims: { role, source: 'lms', name }, clientKey: 'test' });
   if (result.status !== 'joined') throw new Error(`${name} did not enter: ${result.status}`);
   return result.participant;
 }
@@ -57,7 +57,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
 
   t.test('duration', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]), 'create duration=1');
-    enter(services, roomOf('dur'), 'moderator', 'Mia');
+    await enter(services, roomOf('dur'), 'moderator', 'Mia');
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
     clock.advance(59_000);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'still running after 59 s');
@@ -70,7 +70,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
 
   t.test('emptying', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
-    const p = enter(services, roomOf('empty'), 'participant', 'Pat');
+    const p = await enter(services, roomOf('empty'), 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
     services.meetings.leave(p.participantId);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running, 'false', 'nobody present: not running');
@@ -102,11 +102,11 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
     const { services, api } = await rig(t);
     assertSuccess(t, await api.get('create', [['meetingID', 'open'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'ALWAYS_ACCEPT');
     t.match(services.rooms.get(roomIdFor('primary', 'open')), { waitingRoom: 'off' }, 'nobody waits');
-    t.equal(services.waiting.start({ roomId: roomIdFor('primary', 'open'), name: 'Bare', clientKey: 'x' }).status, 'joined', 'a bare-link guest enters');
+    t.equal((await services.waiting.start({ roomId: roomIdFor('primary', 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
     assertSuccess(t, await api.get('create', [['meetingID', 'ask'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR');
     t.match(services.rooms.get(roomIdFor('primary', 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
-    t.equal(services.waiting.start({ roomId: roomIdFor('primary', 'ask'), name: 'Bare', clientKey: 'x' }).status, 'knock', 'a bare-link guest waits');
-    enter(services, roomIdFor('primary', 'ask'), 'participant', 'Platform user');
+    t.equal((await services.waiting.start({ roomId: roomIdFor('primary', 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
+    await enter(services, roomIdFor('primary', 'ask'), 'participant', 'Platform user');
     t.pass('a platform arrival enters directly');
   });
 
@@ -121,7 +121,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'forced'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'create');
     t.match(services.rooms.get(roomIdFor('primary', 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
     assertSuccess(t, await api.get('create', [['meetingID', 'forced2'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR under a fixed mode');
-    enter(services, roomIdFor('primary', 'forced'), 'participant', 'Viewer');
+    await enter(services, roomIdFor('primary', 'forced'), 'participant', 'Viewer');
     t.pass('a viewer with a join token enters without a moderator present');
   });
 
@@ -142,8 +142,8 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
     'create with locks',
   );
   const roomId = roomIdFor('primary', 'live');
-  const mod = enter(services, roomId, 'moderator', 'Mod');
-  const viewer = enter(services, roomId, 'participant', 'Vi');
+  const mod = await enter(services, roomId, 'moderator', 'Mod');
+  const viewer = await enter(services, roomId, 'participant', 'Vi');
   const view: MeetingLiveView = {
     attendees: (room) =>
       services.meetings.present(room).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: p.role === 'moderator', video: true })),

@@ -10,7 +10,7 @@ import { LiveHub, type LiveConnection, type LiveOptions, type LiveSession, type 
 import type { ServerMessage } from '../../src/http/live/protocol.js';
 import type { MediaBackendFactory } from '../../src/media/media-backend.js';
 import type { FakeClock } from '../engine/helpers/fake-clock.js';
-import { arrive, claims, Fixture, type FixtureOptions } from '../engine/helpers/fixture.js';
+import { Fixture, type FixtureOptions } from '../engine/helpers/fixture.js';
 
 /** Chat, locks and statistics in plain arrays and maps, copied in and out like a database. */
 export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
@@ -207,9 +207,9 @@ export class LiveFixture {
 
   /** Someone enters the room (as moderator with `moderator: true`). */
   enter(name: string, roomId = 'r1', moderator = false): Participant {
-    const result = this.engine.waiting.start(arrive(roomId, name, moderator ? { claims: claims('moderator') } : {}));
-    if (result.status !== 'joined') throw new Error(`${name} did not enter ${roomId}`);
-    return result.participant;
+    // As `start` lets her into a room without a waiting room, but synchronously for the scene.
+    const meetings = this.engine.meetings;
+    return meetings.atomically(() => meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name));
   }
 
   /** Opens a socket for the participant; throws if the hub refused it. */

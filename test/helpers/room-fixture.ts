@@ -10,6 +10,8 @@ export function waitingRoomFixture(roomId: string): Room {
     waitingRoomTimeoutSecs: 600,
     accessCodeHash: null,
     parentRoomId: null,
+    entry: 'open',
+    unlisted: false,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
   };

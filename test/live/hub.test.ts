@@ -69,12 +69,12 @@ t.test('until_moderator: the last moderator leaving after the grace period makes
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomMode: 'until_moderator' });
   const mod = f.enter('Mod', 'r2', true);
   const m = f.connect(mod);
-  t.equal(f.engine.waiting.start(arrive('r2', 'Early')).status, 'joined', 'enters directly while a moderator is present');
+  t.equal((await f.engine.waiting.start(arrive('r2', 'Early'))).status, 'joined', 'enters directly while a moderator is present');
   f.disconnect(m);
   f.timers.advance(4_000);
-  t.equal(f.engine.waiting.start(arrive('r2', 'Reload')).status, 'joined', 'a reload of the moderator is not an absence');
+  t.equal((await f.engine.waiting.start(arrive('r2', 'Reload'))).status, 'joined', 'a reload of the moderator is not an absence');
   f.timers.advance(1_000);
-  t.equal(f.engine.waiting.start(arrive('r2', 'Late')).status, 'knock', 'after the grace period arrivals wait');
+  t.equal((await f.engine.waiting.start(arrive('r2', 'Late'))).status, 'knock', 'after the grace period arrivals wait');
 });
 
 t.test('a second socket of the same participant replaces the first', async (t) => {
@@ -342,7 +342,7 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   t.equal(m.conn.last('error')?.code, 'invalid_message', 'not into the room she is in');
 
   // Ann goes: her class session opens the sub-group; her class socket closes.
-  const annG1 = f.engine.waiting.start(arrive('r1-g1', 'ignored', { fromParticipantId: ann.participantId }));
+  const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'ignored', { fromParticipantId: ann.participantId }));
   t.equal(annG1.status, 'joined');
   f.disconnect(a);
   const ag = f.connect(annG1.status === 'joined' ? annG1.participant : ann);
@@ -377,7 +377,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   const a = f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
-  const inGroup = f.engine.waiting.start(arrive('r1-g1', 'x', { fromParticipantId: ann.participantId }));
+  const inGroup = await f.engine.waiting.start(arrive('r1-g1', 'x', { fromParticipantId: ann.participantId }));
   f.disconnect(a);
   t.equal(inGroup.status, 'joined');
   f.engine.meetings.end('r1-g1');
@@ -399,9 +399,9 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   const m = f.connect(mod);
   m.send({ type: 'create_subgroups', count: 2 });
   // (With a moderator's join token: entering with the class session alone makes a participant of the sub-group.)
-  const modG1 = f.engine.waiting.start(arrive('r1-g1', 'Mod', { claims: claims('moderator') }));
+  const modG1 = await f.engine.waiting.start(arrive('r1-g1', 'Mod', { claims: claims('moderator') }));
   const annClass = f.enter('Ann');
-  const annG1 = f.engine.waiting.start(arrive('r1-g1', 'Ann', { fromParticipantId: annClass.participantId }));
+  const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'Ann', { fromParticipantId: annClass.participantId }));
   if (modG1.status !== 'joined' || annG1.status !== 'joined') throw new Error('not joined');
   const mg = f.connect(modG1.participant);
   const ag = f.connect(annG1.participant);

@@ -10,7 +10,7 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
   const left: Participant[] = [];
   const offEnded = f.meetings.onEnded((m) => ended.push(m));
   f.meetings.onLeft((p) => left.push(p));
-  const joined = f.waiting.start(arrive('r1', 'Ann'));
+  const joined = await f.waiting.start(arrive('r1', 'Ann'));
   if (joined.status !== 'joined') throw new Error('not joined');
   f.meetings.leave(joined.participant.participantId);
   f.meetings.leave(joined.participant.participantId);
@@ -22,12 +22,12 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
   t.match(ended[0], { roomId: 'r1', endedAt: f.clock.now().toISOString() }, 'an ended meeting carries its end time');
   t.equal(f.meetings.current('r1'), null, 'listeners run once the meeting left memory');
 
-  f.waiting.start(arrive('r2', 'Bob'));
+  await f.waiting.start(arrive('r2', 'Bob'));
   f.meetings.roomDeleted('r2');
   t.match(ended[1], { roomId: 'r2', endedAt: null }, 'a meeting dropped with its room has no end time');
 
   offEnded();
-  f.waiting.start(arrive('r1', 'Cid'));
+  await f.waiting.start(arrive('r1', 'Cid'));
   f.meetings.end('r1');
   t.equal(ended.length, 2, 'unsubscribed');
 });
@@ -40,7 +40,7 @@ t.test('a failing listener does not stop the others; its error surfaces afterwar
     throw new Error('boom');
   });
   f.meetings.onEnded(() => seen.push('second'));
-  f.waiting.start(arrive('r1', 'Ann'));
+  await f.waiting.start(arrive('r1', 'Ann'));
   t.throws(() => f.meetings.end('r1'), /boom/);
   t.same(seen, ['second']);
   t.equal(f.meetings.current('r1'), null, 'the meeting ended anyway');

@@ -82,7 +82,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
   stores.rooms.insert(room('r3'));
 
   await knock('r1', 'Early'); // starts the meeting: no entry before it
-  const joined = waiting.start({ ...mod('Maria'), roomId: 'r1' });
+  const joined = await waiting.start({ ...mod('Maria'), roomId: 'r1' });
   if (joined.status !== 'joined') throw new Error('the moderator should join');
   const maria = { kind: 'participant' as const, participantId: joined.participant.participantId };
   const [ann, bob] = await group('r1', ['Ann', 'Bob']);
@@ -96,7 +96,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
 
   // Room 2 writes the newest entries of the table, then room 1 knocks, then room 2 is deleted.
   await knock('r2', 'Xavier');
-  const joined2 = waiting.start({ ...mod('Rex'), roomId: 'r2' });
+  const joined2 = await waiting.start({ ...mod('Rex'), roomId: 'r2' });
   if (joined2.status !== 'joined') throw new Error('the moderator should join');
   waiting.admitAll('r2', { kind: 'participant', participantId: joined2.participant.participantId });
   await knock('r3', 'Yolanda');
@@ -205,7 +205,7 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
 
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  t.equal(db.pragma('user_version', { simple: true }), 6);
+  t.equal(db.pragma('user_version', { simple: true }), 7);
   t.same(db.prepare('SELECT request_id, knock_after_seq FROM waiting_requests').all(), [
     { request_id: 'old-a', knock_after_seq: null },
     { request_id: 'old-b', knock_after_seq: null },

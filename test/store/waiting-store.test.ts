@@ -37,7 +37,7 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   let db = openDatabase(dir);
   let s = services(db, clock);
   s.rooms.insert(room('r1'));
-  const joined = s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
+  const joined = await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const mod = joined.status === 'joined' ? joined.participant : null;
   const knock = async (name: string) => {
     const result = await s.waiting.knock(arrival(name, { note: `note of ${name}` }));
@@ -85,7 +85,7 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   t.teardown(() => db.close());
   const s = services(db, clock);
   s.rooms.insert(room('r1'));
-  const joined = s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
+  const joined = await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const modId = joined.status === 'joined' ? joined.participant.participantId : '';
   const ann = await s.waiting.knock(arrival('Ann'));
   const bob = await s.waiting.knock(arrival('Bob'));
@@ -111,7 +111,7 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   t.equal(s.meetings.list('r1').length, 1);
 
   // A second meeting of the room may start; two open at once may not.
-  s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
+  await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   t.throws(
     () =>
       db

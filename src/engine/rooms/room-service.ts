@@ -1,13 +1,22 @@
 import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
-import type { Room, RoomStore } from './room.js';
+import type { Room, RoomEntry, RoomStore } from './room.js';
 import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds } from './room-fields.js';
 import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
 
 export interface RoomPage {
   readonly rooms: Room[];
   readonly nextCursor: string | null;
+}
+
+/**
+ * How a room is reached, set by the code that owns the room (the meeting API), never by a
+ * rooms-API body: rooms made through the rooms API are open and listed.
+ */
+export interface RoomReach {
+  readonly entry?: RoomEntry;
+  readonly unlisted?: boolean;
 }
 
 export const pageBounds = { fallback: 50, max: 200 } as const;
@@ -21,7 +30,7 @@ export class RoomService {
     private readonly onDeleted: (roomId: string) => void = () => {},
   ) {}
 
-  create(body: unknown): Room {
+  create(body: unknown, reach: RoomReach = {}): Room {
     const fields = checkRoomFields(body, 'create');
     const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();
@@ -34,6 +43,8 @@ export class RoomService {
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
       parentRoomId: parent?.roomId ?? null,
+      entry: reach.entry ?? 'open',
+      unlisted: reach.unlisted ?? false,
       createdAt: now,
       updatedAt: now,
     };
@@ -61,7 +72,7 @@ export class RoomService {
     return room;
   }
 
-  update(roomId: string, body: unknown): Room {
+  update(roomId: string, body: unknown, reach: RoomReach = {}): Room {
     const current = this.get(roomId);
     const fields = checkRoomFields(body, 'update');
     if (fields.room_id !== undefined && fields.room_id !== roomId) {
@@ -78,6 +89,8 @@ export class RoomService {
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
       accessCodeHash:
         fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
+      entry: reach.entry ?? current.entry,
+      unlisted: reach.unlisted ?? current.unlisted,
       updatedAt: this.clock.now().toISOString(),
     };
     this.store.update(room);

@@ -1,6 +1,14 @@
 export const waitingRoomScopes = ['off', 'guests', 'all'] as const;
 export const waitingRoomModes = ['until_moderator', 'approval'] as const;
 
+/**
+ * Who may arrive at a room at all, before the waiting room: everyone who has its address
+ * (`open`), only holders of a join token signed for it (`token`: a platform's room that does
+ * not take bare-link guests), or nobody (`closed`: its meeting ended for good).
+ */
+export const roomEntries = ['open', 'token', 'closed'] as const;
+export type RoomEntry = (typeof roomEntries)[number];
+
 export type WaitingRoomScope = (typeof waitingRoomScopes)[number];
 export type WaitingRoomMode = (typeof waitingRoomModes)[number];
 
@@ -14,6 +22,9 @@ export interface Room {
   readonly accessCodeHash: string | null;
   /** Set for a sub-group (breakout) room: it is entered from the parent's meeting and never waits. */
   readonly parentRoomId: string | null;
+  readonly entry: RoomEntry;
+  /** `exists` tells a caller without a join token for it nothing (as for a missing room). */
+  readonly unlisted: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

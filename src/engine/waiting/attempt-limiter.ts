@@ -8,23 +8,37 @@ export interface AttemptLimits {
 
 export const defaultCodeAttemptLimits: AttemptLimits = { limit: 10, windowMs: 10 * 60_000 };
 
+export type RateLimitCode = 'too_many_attempts' | 'too_many_knocks' | 'too_many_waiting';
+
+const messages: Readonly<Record<RateLimitCode, (secs: number) => string>> = {
+  too_many_attempts: (secs) => `too many wrong access codes; try again in ${secs} s`,
+  too_many_knocks: (secs) => `too many requests to join this room from your network; try again in ${secs} s`,
+  too_many_waiting: (secs) => `too many people from your network are waiting in this room; try again in ${secs} s`,
+};
+
+/** A refusal that tells when to come back (HTTP 429 with Retry-After). */
 export class TooManyAttemptsError extends EngineError {
-  constructor(readonly retryAfterSecs: number) {
-    super('too_many_attempts', `too many wrong access codes; try again in ${retryAfterSecs} s`);
+  constructor(
+    readonly retryAfterSecs: number,
+    code: RateLimitCode = 'too_many_attempts',
+  ) {
+    super(code, messages[code](retryAfterSecs));
   }
 }
 
 /**
- * Failed attempts per key in a sliding window. Once `limit` failures lie inside the window,
- * every attempt is refused (a right guess too, or guessing would simply continue) until the
+ * Attempts per key in a sliding window. Once `limit` attempts lie inside the window, every
+ * attempt is refused (a right guess too, or guessing would simply continue) until the
  * oldest leaves it.
  */
 export class AttemptLimiter {
   private readonly failures = new Map<string, number[]>();
+  private readonly inFlight = new Map<string, { count: number; readonly settled: (() => void)[] }>();
 
   constructor(
     private readonly clock: Clock,
     private readonly limits: AttemptLimits = defaultCodeAttemptLimits,
+    private readonly code: RateLimitCode = 'too_many_attempts',
   ) {}
 
   /** Throws TooManyAttemptsError while `key` is blocked. */
@@ -33,7 +47,7 @@ export class AttemptLimiter {
     const recent = this.recent(key, now);
     const oldest = recent[0];
     if (oldest !== undefined && recent.length >= this.limits.limit) {
-      throw new TooManyAttemptsError(Math.max(1, Math.ceil((oldest + this.limits.windowMs - now) / 1000)));
+      throw new TooManyAttemptsError(Math.max(1, Math.ceil((oldest + this.limits.windowMs - now) / 1000)), this.code);
     }
   }
 
@@ -42,6 +56,31 @@ export class AttemptLimiter {
     const recent = this.recent(key, now);
     recent.push(now);
     this.failures.set(key, recent.slice(-this.limits.limit));
+  }
+
+  /**
+   * For an attempt whose outcome takes a while (an access code hashed off the event loop):
+   * attempts in flight count against the limit, so guesses sent at once cannot all pass
+   * `check` before the first one failed; those beyond it wait for one to finish instead of
+   * being refused, so a class typing the right code at once is not turned away. Call the
+   * returned function with the outcome.
+   */
+  async begin(key: string): Promise<(succeeded: boolean) => void> {
+    for (;;) {
+      this.check(key);
+      const flight = this.inFlight.get(key) ?? { count: 0, settled: [] };
+      if (this.recent(key, this.clock.now().getTime()).length + flight.count < this.limits.limit) {
+        flight.count++;
+        this.inFlight.set(key, flight);
+        return (succeeded) => {
+          if (!succeeded) this.fail(key);
+          flight.count--;
+          if (flight.count === 0) this.inFlight.delete(key);
+          for (const wake of flight.settled.splice(0)) wake();
+        };
+      }
+      await new Promise<void>((resolve) => flight.settled.push(resolve));
+    }
   }
 
   /** Forgets keys with no failure left in the window, so memory follows only active guessers. */

@@ -10,6 +10,8 @@ export interface LiveRequest {
   leavingSinceMs?: number;
   /** Memory only: her cookie, known from her knock or once a hash matched it, so polls skip hashing (see `bySecret`). */
   cookie?: string;
+  /** Memory only: room and client address that knocked, for the per-client limit (absent after a restart). */
+  readonly clientSlot?: string;
 }
 
 /** The pollable requests of one room's open meeting: the read path of every poll. */

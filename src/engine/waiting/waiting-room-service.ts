@@ -52,7 +52,7 @@ import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { Room, RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
-import { AttemptLimiter, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
+import { AttemptLimiter, TooManyAttemptsError, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
 import { checkName, checkNote } from './knock-fields.js';
 import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
@@ -74,6 +74,10 @@ export interface WaitingRoomOptions {
   readonly missedPolls?: number;
   readonly maxOpenRequests?: number;
   readonly codeAttempts?: AttemptLimits;
+  /** New requests one client address may make in one room per window. */
+  readonly knocksPerClient?: AttemptLimits;
+  /** Requests one client address may have waiting (or being written) in one room at once. */
+  readonly maxOpenPerClient?: number;
 }
 
 export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
@@ -115,6 +119,7 @@ interface Screened {
 interface PendingKnock {
   /** Its room was deleted before the commit. */
   cancelled: boolean;
+  readonly clientSlot: string;
 }
 
 interface Gesture {
@@ -123,6 +128,14 @@ interface Gesture {
   readonly actor: RecordedActor;
 }
 
+/**
+ * Per-client limits. A whole class shares a school's address, so one address may hold 100
+ * waiting requests in a room (a class of 30 three times over, or a lecture hall arriving before
+ * its lecturer) and make 120 new ones a minute (everyone knocking at the bell, some twice);
+ * a single address can then fill at most a tenth of the room's 1,000 places.
+ */
+export const clientDefaults = { knocksPerClient: { limit: 120, windowMs: 60_000 }, maxOpenPerClient: 100, retryAfterSecs: 30 } as const;
+
 export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000, leaveGraceMs: 2000 } as const;
 
 export class WaitingRoomService {
@@ -130,6 +143,11 @@ export class WaitingRoomService {
   /** Knocks queued for the group commit, by room: they hold a slot, but nobody sees them yet. */
   private readonly pending = new Map<string, Set<PendingKnock>>();
   private readonly limiter: AttemptLimiter;
+  private readonly knockLimiter: AttemptLimiter;
+  /** Waiting and uncommitted requests per room and client address (memory only: not reloaded after a restart). */
+  private readonly clientSlots = new Map<string, number>();
+  private readonly maxOpenPerClient: number;
+  private readonly clientRetryAfterSecs = clientDefaults.retryAfterSecs;
   private readonly listeners = new Set<(roomId: string) => void>();
   private readonly staleAfterMs: number;
   private readonly maxOpenRequests: number;
@@ -141,6 +159,8 @@ export class WaitingRoomService {
     this.staleAfterMs = (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
     this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
+    this.knockLimiter = new AttemptLimiter(deps.clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
+    this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
     // Last-seen times start afresh: the clients could not poll while the service was down.
     const now = this.nowMs();
     for (const meeting of deps.meetings.openMeetings()) {
@@ -165,13 +185,16 @@ export class WaitingRoomService {
     });
   }
 
-  start(arrival: Arrival): StartResult {
-    const screened = this.screen(arrival, false);
-    return screened.wait ? { status: 'knock' } : this.enter(screened);
+  start(arrival: Arrival): Promise<StartResult> {
+    return this.screen(arrival, false, (screened) => (screened.wait ? { status: 'knock' } : this.enter(screened)));
   }
 
-  async knock(arrival: Arrival): Promise<KnockResult> {
-    const screened = this.screen(arrival, true);
+  knock(arrival: Arrival): Promise<KnockResult> {
+    return this.screen(arrival, true, (screened) => this.queueKnock(arrival, screened));
+  }
+
+  /** Her request, queued for the group commit in this very turn (no await before it). */
+  private async queueKnock(arrival: Arrival, screened: Screened): Promise<KnockResult> {
     if (!screened.wait) return this.enter(screened);
     const roomId = screened.room.roomId;
     const current = this.deps.meetings.current(roomId);
@@ -181,14 +204,18 @@ export class WaitingRoomService {
       previous.lastSeenMs = this.nowMs();
       return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
     }
+    const clientSlot = `${roomId}\n${arrival.clientKey}`;
+    this.knockLimiter.check(clientSlot);
+    if ((this.clientSlots.get(clientSlot) ?? 0) >= this.maxOpenPerClient) throw new TooManyAttemptsError(this.clientRetryAfterSecs, 'too_many_waiting');
     // At the cap, first free the slots of requests that are due to expire or close anyway.
     if (current && existingQueue && this.openIn(roomId, existingQueue) >= this.maxOpenRequests) this.settle(current, existingQueue);
     if (this.openIn(roomId, existingQueue) >= this.maxOpenRequests) {
       throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
     }
+    this.knockLimiter.fail(clientSlot);
     const secret = newSecret();
     const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
-    const pending: PendingKnock = { cancelled: false };
+    const pending: PendingKnock = { cancelled: false, clientSlot };
     this.track(roomId, pending);
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
     // it is durable, and moderators see her only then (memory is updated after the commit).
@@ -215,18 +242,21 @@ export class WaitingRoomService {
         };
         this.deps.store.insertKnock(request);
         this.deps.meetings.knocked(meeting);
-        return { meeting, entry: { request, expiresAtMs, lastSeenMs: now, cookie: secret } satisfies LiveRequest };
+        return { meeting, entry: { request, expiresAtMs, lastSeenMs: now, cookie: secret, clientSlot } satisfies LiveRequest };
       },
       committed: (done) => {
         this.untrack(roomId, pending);
-        if (!done) return;
+        if (!done) return this.releaseSlot(clientSlot);
         const queue = this.queueFor(done.meeting);
         // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
         if (previous) queue.remove(previous);
         queue.add(done.entry);
         this.notify(roomId);
       },
-      failed: () => this.untrack(roomId, pending),
+      failed: () => {
+        this.untrack(roomId, pending);
+        this.releaseSlot(clientSlot);
+      },
     });
     if (!written) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     return { status: 'waiting', requestId: written.entry.request.requestId, secret };
@@ -348,6 +378,7 @@ export class WaitingRoomService {
       if (queue) this.settle(meeting, queue);
     }
     this.limiter.prune();
+    this.knockLimiter.prune();
     this.deps.meetings.sweep();
   }
 
@@ -356,10 +387,26 @@ export class WaitingRoomService {
     return () => this.listeners.delete(listener);
   }
 
-  /** Validation, then the access code, then a bar, then the admission decision; nothing is written. */
-  private screen(arrival: Arrival, knocking: boolean): Screened {
+  /**
+   * Entry, validation, then the access code, then a bar, then the admission decision; nothing
+   * is written. Only a code makes it wait (for scrypt off the loop); then everything is read
+   * again, since the meeting may have changed meanwhile.
+   */
+  private screen<T>(arrival: Arrival, knocking: boolean, next: (screened: Screened) => T | Promise<T>): Promise<T> {
+    try {
+      // Synchronous unless a code must be hashed: knocks of one turn must share its group commit.
+      const first = this.screenNow(arrival, knocking, false);
+      if (first !== 'code') return Promise.resolve(next(first));
+      return this.checkAccessCode(this.deps.rooms.get(arrival.roomId)!, arrival).then(() => next(this.screenNow(arrival, knocking, true) as Screened));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private screenNow(arrival: Arrival, knocking: boolean, codePassed: boolean): Screened | 'code' {
     const room = this.deps.rooms.get(arrival.roomId);
-    if (!room) throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
+    // A closed room (its meeting ended for good) looks like no room at all.
+    if (!room || room.entry === 'closed') throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
     const claims = arrival.claims;
     const subgroup = room.parentRoomId !== null;
     const member = subgroup ? this.parentMember(room, arrival) : null;
@@ -368,9 +415,12 @@ export class WaitingRoomService {
     const meeting = this.deps.meetings.current(room.roomId);
     const queue = meeting ? this.queueOf(meeting) : undefined;
     const known = queue && plausibleSecret(arrival.secret) ? queue.bySecret(arrival.secret) : undefined;
+    if (room.entry === 'token' && !claims && !known) {
+      throw new EngineError('guest_denied', 'this meeting admits only people its platform invited; use the link you were given');
+    }
     // Who comes from the parent's meeting passed its code already; so did a browser whose
     // cookie names a request of this meeting, since that cookie is only given after the code.
-    if (!member && !known) this.checkAccessCode(room, arrival);
+    if (!member && !known && !codePassed && needsAccessCode(room, claims)) return 'code';
     if (known?.request.state === 'barred' && !isModerator(claims)) {
       throw new EngineError('barred', 'you may not join this meeting');
     }
@@ -399,8 +449,7 @@ export class WaitingRoomService {
     return member;
   }
 
-  private checkAccessCode(room: Room, arrival: Arrival): void {
-    if (!needsAccessCode(room, arrival.claims)) return;
+  private async checkAccessCode(room: Room, arrival: Arrival): Promise<void> {
     const key = `${room.roomId}\n${arrival.clientKey}`;
     this.limiter.check(key);
     const code = arrival.accessCode;
@@ -408,10 +457,14 @@ export class WaitingRoomService {
     if (typeof code !== 'string' || code === '') {
       throw new EngineError('access_code_invalid', 'this room needs its access code', 'access_code');
     }
-    if (code.length > 256 || !accessCodeMatches(code, room.accessCodeHash!)) {
-      this.limiter.fail(key);
-      throw new EngineError('access_code_invalid', 'the access code is wrong', 'access_code');
+    const settle = await this.limiter.begin(key);
+    let right = false;
+    try {
+      right = code.length <= 256 && (await accessCodeMatches(code, room.accessCodeHash!));
+    } finally {
+      settle(right);
     }
+    if (!right) throw new EngineError('access_code_invalid', 'the access code is wrong', 'access_code');
   }
 
   private enter(screened: Screened): EntryResult {
@@ -529,6 +582,7 @@ export class WaitingRoomService {
   }
 
   private decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
+    if (live.request.state === 'waiting' && change.state !== 'waiting') this.releaseSlot(live.clientSlot);
     const request: WaitingRequest = {
       ...live.request,
       state: change.state,
@@ -552,6 +606,7 @@ export class WaitingRoomService {
     const queue = this.queueOf(meeting);
     if (!queue) return;
     for (const live of [...queue.waiting.values()]) {
+      this.releaseSlot(live.clientSlot);
       this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
       this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     }
@@ -574,6 +629,15 @@ export class WaitingRoomService {
     const set = this.pending.get(roomId);
     if (set) set.add(pending);
     else this.pending.set(roomId, new Set([pending]));
+    this.clientSlots.set(pending.clientSlot, (this.clientSlots.get(pending.clientSlot) ?? 0) + 1);
+  }
+
+  /** A request of this client stopped waiting (or was never written): its slot is free again. */
+  private releaseSlot(clientSlot: string | undefined): void {
+    if (clientSlot === undefined) return;
+    const held = (this.clientSlots.get(clientSlot) ?? 0) - 1;
+    if (held > 0) this.clientSlots.set(clientSlot, held);
+    else this.clientSlots.delete(clientSlot);
   }
 
   private untrack(roomId: string, pending: PendingKnock): void {

@@ -47,7 +47,7 @@ export function roomRoutes(services: Services) {
     });
 
     app.post<WithId>('/room/:id/start', async (request) => {
-      const result = services.waiting.start(await arrival(services, request));
+      const result = await services.waiting.start(await arrival(services, request));
       return result.status === 'joined' ? joined(services, result) : { status: 'knock' };
     });
 

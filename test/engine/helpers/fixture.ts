@@ -45,6 +45,8 @@ export class Fixture {
       waitingRoomTimeoutSecs: 600,
       accessCodeHash: accessCode ? hashAccessCode(accessCode) : null,
       parentRoomId: null,
+    entry: 'open',
+    unlisted: false,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,
@@ -53,11 +55,12 @@ export class Fixture {
     return room;
   }
 
-  /** A moderator present in the room; returns the participant. */
+  /**
+   * A moderator present in the room; returns the participant. She enters as `start` lets a
+   * moderator in (never waiting, no code), without its promise, so tests set scenes synchronously.
+   */
   moderator(roomId = 'r1', name = 'Mod') {
-    const result = this.waiting.start(arrive(roomId, name, { claims: claims('moderator') }));
-    if (result.status !== 'joined') throw new Error('moderator did not join');
-    return result.participant;
+    return this.meetings.atomically(() => this.meetings.join(this.meetings.ensure(roomId), 'moderator', name));
   }
 
   /** A bare-link guest knocks and must wait; returns the request id and secret. */

@@ -6,7 +6,7 @@ const grace = 5 * 60_000;
 t.test('a meeting ends after being empty for the grace period (default 5 minutes)', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const joined = f.waiting.start(arrive('r1', 'Ann'));
+  const joined = await f.waiting.start(arrive('r1', 'Ann'));
   const ann = joined.status === 'joined' ? joined.participant : null;
   const meetingId = f.meetings.current('r1')?.meetingId;
   f.clock.advance(60_000);
@@ -25,7 +25,7 @@ t.test('a meeting ends after being empty for the grace period (default 5 minutes
 t.test('the grace period is an option', async (t) => {
   const f = new Fixture({ meetings: { emptyGraceMs: 10_000 } });
   f.room({ waitingRoom: 'off' });
-  const joined = f.waiting.start(arrive('r1', 'Ann'));
+  const joined = await f.waiting.start(arrive('r1', 'Ann'));
   f.meetings.leave(joined.status === 'joined' ? joined.participant.participantId : '');
   f.clock.advance(10_000);
   f.waiting.sweep();
@@ -109,7 +109,7 @@ t.test('end: explicit, by a moderator or an integration; waiting requests expire
 t.test('leave and rejoin', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const joined = f.waiting.start(arrive('r1', 'Ann'));
+  const joined = await f.waiting.start(arrive('r1', 'Ann'));
   const id = joined.status === 'joined' ? joined.participant.participantId : '';
   f.clock.advance(1000);
   const left = f.meetings.leave(id);

@@ -108,7 +108,7 @@ t.test('attendance: participants with join and leave, then refused people; the n
 t.test('attendance of an ended meeting is kept', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  f.waiting.start(arrive('r1', 'Ann'));
+  await f.waiting.start(arrive('r1', 'Ann'));
   const meetingId = f.meetings.current('r1')!.meetingId;
   f.meetings.end('r1');
   t.same(

@@ -11,6 +11,8 @@ const room = (fields: Partial<Room> = {}): Room => ({
   waitingRoomTimeoutSecs: 600,
   accessCodeHash: null,
   parentRoomId: null,
+  entry: 'open',
+  unlisted: false,
   createdAt: '',
   updatedAt: '',
   ...fields,

@@ -4,7 +4,7 @@ import { Fixture, arrive, claims } from '../helpers/fixture.js';
 t.test('scope off: nobody waits, start and knock both join', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const started = f.waiting.start(arrive('r1', 'Ann'));
+  const started = await f.waiting.start(arrive('r1', 'Ann'));
   t.equal(started.status, 'joined');
   const knocked = await f.waiting.knock(arrive('r1', 'Bob', { note: 'hi' }));
   t.equal(knocked.status, 'joined');
@@ -21,9 +21,9 @@ t.test('scope off: nobody waits, start and knock both join', async (t) => {
 t.test('scope guests: bare-link and link-token guests wait; lms and integration enter', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'guests' });
-  t.same(f.waiting.start(arrive('r1', 'Guest')), { status: 'knock' }, 'bare link');
-  t.same(f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })), { status: 'knock' }, 'link token');
-  t.equal(f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })).status, 'joined');
+  t.same(await f.waiting.start(arrive('r1', 'Guest')), { status: 'knock' }, 'bare link');
+  t.same(await f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })), { status: 'knock' }, 'link token');
+  t.equal((await f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') }))).status, 'joined');
   t.equal((await f.waiting.knock(arrive('r1', 'App user', { claims: claims('participant', 'integration') }))).status, 'joined');
   t.equal(f.store.requests.size, 0, 'start never creates a request');
 });
@@ -31,9 +31,9 @@ t.test('scope guests: bare-link and link-token guests wait; lms and integration 
 t.test('scope all: everyone but moderators waits', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'all' });
-  t.same(f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })), { status: 'knock' });
-  t.same(f.waiting.start(arrive('r1', 'App', { claims: claims('participant', 'integration') })), { status: 'knock' });
-  t.equal(f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator', 'lms') })).status, 'joined');
+  t.same(await f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })), { status: 'knock' });
+  t.same(await f.waiting.start(arrive('r1', 'App', { claims: claims('participant', 'integration') })), { status: 'knock' });
+  t.equal((await f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator', 'lms') }))).status, 'joined');
 });
 
 t.test('a moderator never waits and knock returns joined for her', async (t) => {
@@ -47,14 +47,14 @@ t.test('a moderator never waits and knock returns joined for her', async (t) => 
 t.test('the name in the token wins over the typed one', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const result = f.waiting.start(arrive('r1', 'typed', { claims: claims('participant', 'lms', 'From LMS') }));
+  const result = await f.waiting.start(arrive('r1', 'typed', { claims: claims('participant', 'lms', 'From LMS') }));
   t.equal(result.status === 'joined' && result.participant.name, 'From LMS');
 });
 
 t.test('policy forced: a room stored as off verifies everyone', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room({ waitingRoom: 'off' });
-  t.same(f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })), { status: 'knock' });
+  t.same(await f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })), { status: 'knock' });
 });
 
 t.test('policy off: nobody waits even in a room stored as all', async (t) => {
@@ -86,16 +86,16 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
   f.meetings.leave(guest.participantId);
-  t.throws(() => f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })), { code: 'subgroup_closed' }, 'not after leaving the meeting');
-  t.equal(f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') })).status, 'joined', 'a moderator enters');
+  await t.rejects(f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })), { code: 'subgroup_closed' }, 'not after leaving the meeting');
+  t.equal((await f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') }))).status, 'joined', 'a moderator enters');
   const teacher = f.meetings.present('r1').find((p) => p.role === 'moderator')!;
-  const moved = f.waiting.start(arrive('r1-breakout-1', 'x', { fromParticipantId: teacher.participantId }));
+  const moved = await f.waiting.start(arrive('r1-breakout-1', 'x', { fromParticipantId: teacher.participantId }));
   t.equal(moved.status === 'joined' && moved.participant.role, 'moderator', 'a moderator moved from the meeting stays a moderator');
 });
 
 t.test('unknown room', async (t) => {
   const f = new Fixture();
-  t.throws(() => f.waiting.start(arrive('nope', 'Ann')), { code: 'room_not_found' });
+  await t.rejects(f.waiting.start(arrive('nope', 'Ann')), { code: 'room_not_found' });
   await t.rejects(f.waiting.knock(arrive('nope', 'Ann')), { code: 'room_not_found' });
   t.equal(f.waiting.poll('nope', 'x'.repeat(43)), null);
 });
@@ -106,7 +106,7 @@ t.test('name and note bounds are checked before anything is written', async (t) 
   await t.rejects(f.waiting.knock(arrive('r1', '')), { code: 'invalid_field', field: 'name' });
   await t.rejects(f.waiting.knock(arrive('r1', 'x'.repeat(65))), { code: 'invalid_field', field: 'name' });
   await t.rejects(f.waiting.knock(arrive('r1', 'Ann', { note: 'n'.repeat(281) })), { code: 'invalid_field', field: 'note' });
-  t.throws(() => f.waiting.start(arrive('r1', '   ')), { code: 'invalid_field', field: 'name' });
+  await t.rejects(f.waiting.start(arrive('r1', '   ')), { code: 'invalid_field', field: 'name' });
   t.equal(f.store.writes, 0);
 });
 
@@ -124,7 +124,7 @@ t.test('the first arrival starts the meeting; a knock alone starts it too', asyn
   const f = new Fixture();
   f.room();
   t.equal(f.meetings.current('r1'), null);
-  f.waiting.start(arrive('r1', 'Guest'));
+  await f.waiting.start(arrive('r1', 'Guest'));
   t.equal(f.meetings.current('r1'), null, 'start answering knock creates nothing');
   await f.knock();
   const meeting = f.meetings.current('r1');

@@ -127,7 +127,7 @@ t.test('a moderator arriving in until_moderator mode admits the knocks queued be
   const { f, endTurn } = handDriven();
   f.room({ waitingRoomMode: 'until_moderator' });
   const ann = watch(f.waiting.knock(arrive('r1', 'Ann')));
-  f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator') }));
+  await f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator') }));
   await tick();
   t.equal(ann.value?.status, 'waiting', 'her knock was answered');
   const secret = ann.value?.status === 'waiting' ? ann.value.secret : '';

@@ -64,7 +64,7 @@ t.test('a restart keeps the expiry time of each request', async (t) => {
 t.test('a restart gives an empty meeting a fresh grace period', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const joined = f.waiting.start(arrive('r1', 'Ann'));
+  const joined = await f.waiting.start(arrive('r1', 'Ann'));
   f.meetings.leave(joined.status === 'joined' ? joined.participant.participantId : '');
   f.clock.advance(4 * 60_000);
   f.restart();

@@ -33,7 +33,7 @@ t.test('until_moderator: while a moderator is present arrivals enter; after the 
   );
   const late = await f.knock('Late');
   t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
-  t.same(f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
+  t.same(await f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
 
   f.meetings.rejoin(second.participantId);
   t.equal(f.waiting.poll('r1', late.secret)?.status, 'admitted', "a moderator's return counts as an arrival");
@@ -46,7 +46,7 @@ t.test('approval: a moderator arriving admits nobody', async (t) => {
   const mod = f.moderator();
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   t.equal(f.waiting.list('r1', by(mod.participantId)).length, 1);
-  t.same(f.waiting.start(arrive('r1', 'Bob')), { status: 'knock' }, 'presence does not matter in approval mode');
+  t.same(await f.waiting.start(arrive('r1', 'Bob')), { status: 'knock' }, 'presence does not matter in approval mode');
 });
 
 t.test('until_moderator: a request whose window closed is not admitted by the arrival', async (t) => {
