@@ -25,6 +25,7 @@ export interface Config {
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
   readonly embedAncestors: readonly string[];
+  readonly trustedProxies: readonly string[];
   readonly tenantsFile: string | null;
   readonly compatHttpAddr: p.ListenAddress;
   readonly compatFrontendUrl: string;
@@ -41,20 +42,31 @@ export interface Config {
   readonly compatCallbackAllow: readonly string[];
 }
 
+/** An IP address or a CIDR block such as 10.0.0.0/8; null when it is neither. */
+function ipOrCidr(entry: string): boolean | null {
+  const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+  if (!cidr) return isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 ? true : null;
+  const family = isIP(cidr[1]!);
+  return family !== 0 && Number(cidr[2]) <= (family === 4 ? 32 : 128) ? true : null;
+}
+
 /** Callback targets let through the private-address guard: host, host:port, an IP address or a CIDR block. */
 function callbackAllowList(raw: unknown): string[] {
   const entries = p.list(raw);
   for (const entry of entries) {
-    const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
-    if (cidr) {
-      const family = isIP(cidr[1]!);
-      if (family !== 0 && Number(cidr[2]) <= (family === 4 ? 32 : 128)) continue;
-    } else if (isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 || /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry)) {
-      continue;
-    }
+    if (ipOrCidr(entry) || (!entry.includes('/') && /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry))) continue;
     throw new p.InvalidValue(`must list host, host:port, IP addresses or CIDR blocks such as 10.0.0.0/8 (got ${JSON.stringify(entry)})`);
   }
   return entries;
+}
+
+/** Proxies whose X-Forwarded-For is believed: IP addresses or CIDR blocks only (a name could be re-pointed). */
+function proxyList(raw: unknown): string[] {
+  const entries = p.list(raw);
+  for (const entry of entries) {
+    if (!ipOrCidr(entry)) throw new p.InvalidValue(`must list IP addresses or CIDR blocks such as 10.0.0.0/8 (got ${JSON.stringify(entry)})`);
+  }
+  return entries.map((entry) => entry.replace(/^\[(.*)\]$/, '$1'));
 }
 
 function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
@@ -96,6 +108,11 @@ export const settings = {
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',
     fallback: '', parse: p.originList,
     description: 'Origins allowed to embed the web client (comma-separated)',
+  }),
+  trustedProxies: setting({
+    env: 'SERVICE_TRUSTED_PROXIES', toml: ['service', 'trusted_proxies'], flag: '--trusted-proxies',
+    fallback: '127.0.0.1,::1', parse: proxyList,
+    description: 'Reverse proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, comma-separated); per-client limits key on that address',
   }),
   tenantsFile: setting({
     env: 'SERVICE_TENANTS_FILE', toml: ['service', 'tenants_file'], flag: '--tenants-file',

@@ -39,7 +39,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     const file = join(config.dataDir, initialTokenFileName);
     log.info({ file }, `first admin access token written to ${file}`);
   }
-  const app = await buildEngineApp(services, { loggerInstance: log, web: config });
+  const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies });
   app.addHook('onClose', async () => services.close());
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });

@@ -14,14 +14,16 @@ export const bodyLimitBytes = 64 * 1024;
 /** Builds the engine listener without listening, so tests can drive it over a real socket or inject. */
 export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInstance'> {
   readonly web?: WebOptions;
+  /** Proxies whose X-Forwarded-For is believed (request.ip is then the client they name). */
+  readonly trustedProxies?: readonly string[];
 }
 
 export async function buildEngineApp(services: Services, options: EngineAppOptions = {}): Promise<FastifyInstance> {
-  const { web, ...fastifyOptions } = options;
+  const { web, trustedProxies, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
     bodyLimit: bodyLimitBytes,
-    trustProxy: '127.0.0.1',
+    trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

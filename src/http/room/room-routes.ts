@@ -4,6 +4,7 @@ import type { JoinClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
 import { barOf, bodyOf, requestId, type Body } from '../body.js';
+import { clientKey } from '../client-key.js';
 import { HttpError } from '../errors.js';
 import { presentedSession, requireSession, signSession } from './session.js';
 import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
@@ -28,7 +29,7 @@ async function arrival(services: Services, request: FastifyRequest<WithId>): Pro
     accessCode: body.access_code,
     claims: await claimsOf(services, roomId, body),
     fromParticipantId: (await presentedSession(services, request))?.participant ?? null,
-    clientKey: request.ip,
+    clientKey: clientKey(request.ip),
     secret: readWaitingCookie(request) ?? null,
   };
 }

@@ -1,0 +1,104 @@
+// Issue 11, points 2 and 3 against a real daemon: one client cannot fill a waiting room (per
+// address, through the trusted proxy too), and wrong access codes do not stall the event loop.
+import t from 'tap';
+import { assertError, call, daemonFor, type ApiResult } from '../helpers/api.js';
+import { Browser, createRoom } from '../helpers/waiting.js';
+
+const perClient = 100;
+
+/** `count` knocks from fresh browsers (no cookie), `batch` at a time. */
+async function flood(make: (i: number) => Browser, count: number, batch = 50): Promise<ApiResult[]> {
+  const results: ApiResult[] = [];
+  for (let i = 0; i < count; i += batch) {
+    results.push(...(await Promise.all(Array.from({ length: Math.min(batch, count - i) }, (_, j) => make(i + j).knock({ name: `Flood ${i + j}` })))));
+  }
+  return results;
+}
+
+function tally(results: ApiResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of results) {
+    const key = r.status === 202 ? 'waiting' : `${r.status} ${r.body?.error?.code}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+t.test('a knock flood from one address is held at 100 waiting requests; others still knock', async (t) => {
+  const d = await daemonFor(t);
+  await createRoom(t, d, { room_id: 'flooded', name: 'Flooded', waiting_room: 'all' });
+
+  t.test('direct connection', async (t) => {
+    const results = await flood(() => new Browser(d, 'flooded'), 300);
+    t.same(tally(results), { waiting: perClient, '429 too_many_waiting': 300 - perClient });
+    const refused = results.find((r) => r.status === 429)!;
+    assertError(t, refused, 429, 'too_many_waiting');
+    t.match(refused.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After says when');
+    t.equal(refused.headers.getSetCookie().length, 0, 'a refused knock gets no cookie');
+    const other = await new Browser(d, 'flooded', { forwardedFor: '203.0.113.50' }).knock({ name: 'Real guest' });
+    t.equal(other.status, 202, 'another client still knocks');
+  });
+
+  t.test('through the trusted proxy: X-Forwarded-For names the client', async (t) => {
+    const results = await flood(() => new Browser(d, 'flooded', { forwardedFor: '198.51.100.7' }), 150);
+    t.same(tally(results), { waiting: perClient, '429 too_many_waiting': 50 });
+    const neighbour = await new Browser(d, 'flooded', { forwardedFor: '198.51.100.8' }).knock({ name: 'Neighbour' });
+    t.equal(neighbour.status, 202, 'the next address of the same network is another client');
+    const v6 = await flood((i) => new Browser(d, 'flooded', { forwardedFor: `2001:db8:1:2::${(i + 1).toString(16)}` }), 120);
+    t.same(tally(v6), { waiting: perClient, '429 too_many_waiting': 20 }, 'IPv6 addresses of one /64 are one client');
+  });
+});
+
+t.test('an untrusted peer cannot pick its address with X-Forwarded-For', async (t) => {
+  const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: '10.9.9.9' } });
+  await createRoom(t, d, { room_id: 'spoofed', name: 'Spoofed', waiting_room: 'all' });
+  const results = await flood((i) => new Browser(d, 'spoofed', { forwardedFor: `203.0.113.${i % 250}` }), 150);
+  t.same(tally(results), { waiting: perClient, '429 too_many_waiting': 50 }, 'every knock counted against the real peer');
+});
+
+t.test('knocks per minute: withdrawing and knocking again is limited too', async (t) => {
+  const d = await daemonFor(t);
+  await createRoom(t, d, { room_id: 'churn', name: 'Churn', waiting_room: 'all' });
+  const outcomes: number[] = [];
+  for (let i = 0; i < 130; i++) {
+    const browser = new Browser(d, 'churn', { forwardedFor: '198.51.100.77' });
+    const knocked = await browser.knock({ name: `Churn ${i}` });
+    outcomes.push(knocked.status);
+    if (knocked.status === 202) await browser.withdraw();
+    else {
+      assertError(t, knocked, 429, 'too_many_knocks');
+      t.match(knocked.headers.get('retry-after'), /^[1-9]\d*$/);
+      break;
+    }
+  }
+  t.equal(outcomes.filter((s) => s === 202).length, 120, '120 in the minute, then 429');
+});
+
+t.test('ten wrong access codes do not stall other requests', async (t) => {
+  const d = await daemonFor(t);
+  await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'all', access_code: 'correct-horse' });
+  await createRoom(t, d, { room_id: 'other', name: 'Other', waiting_room: 'off' });
+  let guessesDone = 0;
+  const guesses = Array.from({ length: 10 }, (_, i) =>
+    new Browser(d, 'coded', { forwardedFor: '203.0.113.66' }).start({ name: 'Guesser', access_code: `wrong-${i}` }).then((r) => {
+      guessesDone++;
+      return r;
+    }),
+  );
+  // Pings while the guesses are being hashed: each is answered at once, before the guesses end.
+  const latencies: number[] = [];
+  let pingsBeforeEnd = 0;
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const pong = await call(d, '/room/other/exists', { token: null });
+    latencies.push(performance.now() - started);
+    t.equal(pong.status, 200);
+    if (guessesDone < 10) pingsBeforeEnd++;
+  }
+  const answers = await Promise.all(guesses);
+  for (const answer of answers) assertError(t, answer, 403, 'access_code_invalid', 'access_code');
+  latencies.sort((a, b) => a - b);
+  t.ok(pingsBeforeEnd >= 3, `other requests were answered while the codes were checked (${pingsBeforeEnd} of 5)`);
+  t.ok(latencies[2]! < 50, `another request is answered within 50 ms (median ${latencies[2]!.toFixed(1)} ms)`);
+});
