@@ -1,4 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import type { ReadQuery } from './query.js';
 
 /** The hash is chosen by the length of the hex checksum the client sent. */
 export const algorithmByLength: Readonly<Record<number, string>> = { 40: 'sha1', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
@@ -28,12 +29,22 @@ export function checksumMatches(checksum: string, callName: string, candidates: 
 }
 
 /**
- * What a POST whose parameters are all in a form body may have been signed over: the empty
- * query string (the documented rule) and the body's parameters sorted by name and
- * form-encoded (what upstream's code rebuilds; URLSearchParams encodes as Java's URLEncoder).
+ * The texts a call's checksum may be over; it must match one. The rule: the checksum covers
+ * the parameters the call uses, wherever they were sent.
+ * - Parameters in the query string (every GET, and a create POSTing XML, whose body upstream
+ *   never signs): the raw query minus its checksum pair.
+ * - Parameters in a form body, the query holding at most the checksum: the raw body minus its
+ *   checksum pair (what a client that POSTs the string it would have put in the URL signed),
+ *   or the body's pairs sorted by name and form-encoded as Java's URLEncoder does (upstream's
+ *   older POST rule; it is over decoded pairs, so a re-encoded body with the same pairs still
+ *   matches). Never the empty query: a checksum over "" is one string per call name, valid
+ *   forever, and would authorise any body.
+ * - Parameters in both: the query's text; the call is then refused, the body being unsigned.
+ * The route has already required exactly one checksum, sent under its literal name.
  */
-export function formBodyCandidates(pairs: readonly (readonly [string, string])[]): string[] {
-  const sorted = pairs.filter(([name]) => name !== 'checksum').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const encoded = new URLSearchParams(sorted.map(([k, v]): [string, string] => [k, v])).toString();
-  return encoded === '' ? [''] : ['', encoded];
+export function signedTexts(query: ReadQuery, body: ReadQuery | null): string[] {
+  if (body === null || body.params.length === 0 || query.params.length > 0) return [query.signed];
+  const sorted = [...body.params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const encoded = new URLSearchParams(sorted).toString();
+  return encoded === body.signed ? [body.signed] : [body.signed, encoded];
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantRegistry, Tenant } from '../tenants/registry.js';
-import { checksumMatches, formBodyCandidates } from './checksum.js';
+import { checksumMatches, signedTexts } from './checksum.js';
 import type { Answer, ConfapiDeps, Handler } from './context.js';
 import { ConfapiError, failure } from './errors.js';
 import { create } from './handlers/create.js';
@@ -10,7 +10,7 @@ import { sendChatMessage } from './handlers/chat.js';
 import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } from './handlers/recordings.js';
 import { learningDashboard } from './handlers/learning-dashboard.js';
 import { Params } from './params.js';
-import { readQuery } from './query.js';
+import { readQuery, type ReadQuery } from './query.js';
 import { failed, success } from './xml.js';
 
 export const apiPrefix = '/confapi/api';
@@ -146,26 +146,36 @@ export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
         if (!spec) throw failure('unsupportedRequest');
 
         // Content type: only a POST with a body is concerned; create alone may send XML.
-        let formPairs: [string, string][] = [];
+        let form: ReadQuery | null = null;
+        let formText = '';
         let xmlBody: string | null = null;
         const body = request.body instanceof Buffer ? request.body : null;
         if (request.method === 'POST' && body !== null && body.length > 0) {
           const type = mediaType(request.headers['content-type']);
-          if (type === formType) formPairs = [...new URLSearchParams(body.toString('utf8'))];
-          else if (spec.xmlBody && xmlTypes.includes(type)) xmlBody = body.toString('utf8');
-          else throw failure('unsupportedContentType');
+          if (type === formType) {
+            formText = body.toString('utf8');
+            form = readQuery(formText);
+          } else if (spec.xmlBody && xmlTypes.includes(type)) {
+            xmlBody = body.toString('utf8');
+          } else {
+            throw failure('unsupportedContentType');
+          }
         }
 
-        // Checksum: exactly one, over the raw query as received (or, for an all-in-the-body POST, over "" or the sorted body).
+        // Checksum: exactly one, in the query or the form body, over what signedTexts says.
         const query = readQuery(rawQuery);
         const queryParams = query.params;
-        const bodyParams = formPairs.filter(([name]) => name !== 'checksum');
-        const checksumCount = query.checksums.length + formPairs.length - bodyParams.length;
-        if (checksumCount !== 1) throw failure('checksumError', checksumCount === 0 ? 'You must provide the checksum' : 'Checksums do not match');
-        const checksum = query.checksums[0] ?? formPairs.find(([name]) => name === 'checksum')![1];
-        const candidates = bodyParams.length > 0 && queryParams.length === 0 ? formBodyCandidates(bodyParams) : [query.signed];
+        const bodyParams = form?.params ?? [];
+        const checksums = form === null ? query.checksums : [...query.checksums, ...form.checksums];
+        if (checksums.length === 0) throw failure('checksumError', 'You must provide the checksum');
+        if (checksums.length > 1) throw failure('checksumError', 'The checksum must be sent once, in the query string or in the body');
+        // Upstream finds the checksum by its literal name. One sent as `checksu%6D=` stays in the
+        // raw text (the cut makes it shorter) and must not be trusted through the sorted-body text.
+        if (query.checksums.length === 1 ? query.signed.length === rawQuery.length : form!.signed.length === formText.length) {
+          throw failure('checksumError', 'The checksum must be sent as checksum=…');
+        }
         const hint = (queryParams.find(([name]) => name === 'meetingID') ?? bodyParams.find(([name]) => name === 'meetingID'))?.[1];
-        const tenant = tenantOf(registry, deps, call, checksum, candidates, hint);
+        const tenant = tenantOf(registry, deps, call, checksums[0]!, signedTexts(query, form), hint);
 
         // Parameters the checksum does not cover are never used.
         if (bodyParams.length > 0 && queryParams.length > 0) {

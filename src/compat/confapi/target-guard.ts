@@ -40,10 +40,17 @@ const deniedV4: readonly [string, number][] = [
   ['240.0.0.0', 4],
 ];
 
+/**
+ * IPv6 ranges refused whole. Three of them embed an IPv4 address yet are refused whatever it
+ * is: IPv4-compatible `::/96` (deprecated by RFC 4291; `::` and `::1` are inside it),
+ * IPv4-translated `::ffff:0:0:0/96` (SIIT, obsolete) and 6to4 `2002::/16` (deprecated by RFC
+ * 7526): no legitimate callback target uses them, and a stack that still routes one would
+ * reach the embedded address. NAT64's local-use `64:ff9b:1::/48` puts the IPv4 address at an
+ * offset the operator chose, so it cannot be read back and is refused whole too.
+ */
 const deniedV6: readonly [string, number][] = [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001::', 23],
@@ -55,33 +62,26 @@ const deniedV6: readonly [string, number][] = [
   ['ff00::', 8],
 ];
 
-const denied = new BlockList();
-for (const [net, prefix] of deniedV4) denied.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of deniedV6) denied.addSubnet(net, prefix, 'ipv6');
+/**
+ * /96 prefixes whose last 32 bits are the IPv4 address a connection really reaches:
+ * IPv4-mapped (a dual-stack socket connects to the IPv4 address) and NAT64's well-known
+ * prefix (the translator does). Each IPv4 rule is repeated under them, so the IPv4 rules
+ * decide, in every spelling BlockList parses (`::ffff:7f00:1`, `0:0:0:0:0:ffff:127.0.0.1`, …).
+ */
+const v4Carriers = ['::ffff:', '64:ff9b::'];
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (`::ffff:a.b.c.d`, `::ffff:7f00:1`). */
-function embeddedV4(v6: string): string | null {
-  const lower = v6.toLowerCase();
-  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hexed = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hexed) {
-    const hi = parseInt(hexed[1]!, 16);
-    const lo = parseInt(hexed[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return null;
+const denied = new BlockList();
+for (const [net, prefix] of deniedV4) {
+  denied.addSubnet(net, prefix, 'ipv4');
+  for (const carrier of v4Carriers) denied.addSubnet(`${carrier}${net}`, 96 + prefix, 'ipv6');
 }
+for (const [net, prefix] of deniedV6) denied.addSubnet(net, prefix, 'ipv6');
 
 /** Whether an address is one a callback must not reach (without an allow-list entry). */
 export function isInternalAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return denied.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedV4(address);
-    if (v4 !== null) return denied.check(v4, 'ipv4');
-    return denied.check(address, 'ipv6');
-  }
+  if (family === 6) return denied.check(address, 'ipv6');
   return true;
 }
 
