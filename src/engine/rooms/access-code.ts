@@ -12,15 +12,31 @@ export function hashAccessCode(code: string): string {
 }
 
 /**
- * Checked on the libuv pool, not the event loop: a guesser sends codes for free, and each
- * costs tens of milliseconds of scrypt that every other request would otherwise wait for.
+ * Checks codes on the libuv pool, not the event loop: a guesser sends codes for free, and each
+ * costs tens of milliseconds of scrypt that every other request would otherwise wait for. At
+ * most `concurrency` hashes run at once (one by default), so guesses cannot take every core
+ * from the loop either; the rest queue.
  */
-export async function accessCodeMatches(code: string, stored: string): Promise<boolean> {
-  const [scheme, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(code, Buffer.from(salt, 'base64url'), expected.length, (err, key) => (err ? reject(err) : resolve(key))),
-  );
-  return timingSafeEqual(actual, expected);
+export class AccessCodeChecker {
+  private running = 0;
+  private readonly queued: (() => void)[] = [];
+
+  constructor(private readonly concurrency = 1) {}
+
+  async matches(code: string, stored: string): Promise<boolean> {
+    const [scheme, salt, hash] = stored.split('$');
+    if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
+    const expected = Buffer.from(hash, 'base64url');
+    if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queued.push(resolve));
+    this.running++;
+    try {
+      const actual = await new Promise<Buffer>((resolve, reject) =>
+        scrypt(code, Buffer.from(salt, 'base64url'), expected.length, (err, key) => (err ? reject(err) : resolve(key))),
+      );
+      return timingSafeEqual(actual, expected);
+    } finally {
+      this.running--;
+      this.queued.shift()?.();
+    }
+  }
 }

@@ -43,7 +43,7 @@
  * unsubscribe function). Listeners run synchronously once memory holds the change; they should only
  * schedule a push (e.g. re-read `list`) and must not throw.
  */
-import { accessCodeMatches } from '../rooms/access-code.js';
+import { AccessCodeChecker } from '../rooms/access-code.js';
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
@@ -78,6 +78,8 @@ export interface WaitingRoomOptions {
   readonly knocksPerClient?: AttemptLimits;
   /** Requests one client address may have waiting (or being written) in one room at once. */
   readonly maxOpenPerClient?: number;
+  /** Access codes hashed at once (1: the event loop keeps a core to itself while codes are checked). */
+  readonly codeHashConcurrency?: number;
 }
 
 export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
@@ -144,6 +146,7 @@ export class WaitingRoomService {
   private readonly pending = new Map<string, Set<PendingKnock>>();
   private readonly limiter: AttemptLimiter;
   private readonly knockLimiter: AttemptLimiter;
+  private readonly codes: AccessCodeChecker;
   /** Waiting and uncommitted requests per room and client address (memory only: not reloaded after a restart). */
   private readonly clientSlots = new Map<string, number>();
   private readonly maxOpenPerClient: number;
@@ -161,6 +164,7 @@ export class WaitingRoomService {
     this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
     this.knockLimiter = new AttemptLimiter(deps.clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
     this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
+    this.codes = new AccessCodeChecker(options.codeHashConcurrency);
     // Last-seen times start afresh: the clients could not poll while the service was down.
     const now = this.nowMs();
     for (const meeting of deps.meetings.openMeetings()) {
@@ -460,7 +464,7 @@ export class WaitingRoomService {
     const settle = await this.limiter.begin(key);
     let right = false;
     try {
-      right = code.length <= 256 && (await accessCodeMatches(code, room.accessCodeHash!));
+      right = code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!));
     } finally {
       settle(right);
     }
