@@ -158,6 +158,8 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     liveConnection.setMuteOnStart?.((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
   }
 
+  // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
+  meetings?.reconcileRooms();
   const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();

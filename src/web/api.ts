@@ -58,7 +58,9 @@ export interface WaitingItem {
 }
 
 export const roomApi = {
-  exists: (roomId: string) => request<{ exists: boolean; access_code: boolean }>('GET', `${base(roomId)}/exists`),
+  /** A meeting API's room is shown only to its join token (`t`). */
+  exists: (roomId: string, joinToken: string | null) =>
+    request<{ exists: boolean; access_code: boolean }>('GET', `${base(roomId)}/exists${joinToken ? `?t=${encodeURIComponent(joinToken)}` : ''}`),
   start: (roomId: string, body: { name: string; access_code?: string; t?: string }, session?: string) =>
     request<Joined | { status: 'knock' }>('POST', `${base(roomId)}/start`, body, session),
   knock: (roomId: string, body: { name: string; note: string; access_code?: string; t?: string }) =>

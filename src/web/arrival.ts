@@ -70,6 +70,13 @@ export function describe(code: string, retryAfter: number | null = null): string
       return 'This group is entered from its meeting.';
     case 'waiting_room_full':
       return 'Too many people are waiting. Try again later.';
+    case 'too_many_knocks':
+    case 'too_many_waiting':
+      return `Many people on your network are asking to join right now. Try again in ${retryAfter ?? 30} seconds.`;
+    case 'room_not_found':
+      return 'This meeting room does not exist, or its meeting has ended.';
+    case 'guest_denied':
+      return 'This meeting admits only people invited through its platform. Use the link you were given.';
     case 'invalid_field':
       return 'Please check your name and note (name up to 64 characters, note up to 280).';
     default:

@@ -48,8 +48,11 @@ function enterMeeting(room: string, session: string): void {
 }
 
 async function main(): Promise<void> {
-  const exists = await roomApi.exists(roomId);
-  if (!exists.ok) return message(exists.error.status === 404 ? 'This meeting room does not exist.' : 'The service cannot be reached.');
+  const exists = await roomApi.exists(roomId, joinToken);
+  // Not found may still be a room that shows itself only to its invitation (a platform's
+  // meeting someone shared the address of): the arrival answers for it, or says it is not there.
+  if (!exists.ok && exists.error.status !== 404) return message('The service cannot be reached.');
+  const needsCode = exists.ok && exists.body.access_code;
   // A reload while waiting: the cookie still names her request.
   const resumed = await roomApi.poll(roomId);
   if (resumed.ok && resumed.body.status === 'admitted') {
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
 
   show(
     app,
-    arrivalScreen(roomId, exists.body.access_code, joinToken, (outcome) => {
+    arrivalScreen(roomId, needsCode, joinToken, (outcome) => {
       if (outcome.joined) {
         void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
       } else {

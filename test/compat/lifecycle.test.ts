@@ -8,7 +8,6 @@ import { jwtVerify } from 'jose';
 import { pino } from 'pino';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { roomIdFor } from '../../src/compat/confapi/meetings.js';
 import type { MeetingLiveView } from '../../src/compat/live-view.js';
 import { startCompat, type CompatModule } from '../../src/compat/module.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -43,6 +42,12 @@ async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
   return { clock, services, compat, api: new ConfapiClient(compat.url, secret) };
 }
 
+/** The engine room of an open meeting, as its join link names it. */
+async function roomOf(api: ConfapiClient, meetingId: string): Promise<string> {
+  const joined = await api.get('join', [['meetingID', meetingId], ['fullName', 'Probe'], ['role', 'VIEWER'], ['redirect', 'false']]);
+  return decodeURIComponent(new URL(String(joined.xml.url)).pathname.split('/')[2]!);
+}
+
 async function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
   const result = await services.waiting.start({ roomId, name, claims: { role, source: 'lms', name }, clientKey: 'test' });
   if (result.status !== 'joined') throw new Error(`${name} did not enter: ${result.status}`);
@@ -52,25 +57,25 @@ async function enter(services: Services, roomId: string, role: 'moderator' | 'pa
 t.test('a meeting ends by duration, by emptying, or unused; each end fires the callback once', async (t) => {
   const receiver = await receiverFor(t);
   const { clock, services, api } = await rig(t);
-  const roomOf = (id: string) => roomIdFor('primary', id);
   const endUrl = (id: string) => ['meta_endCallbackUrl', `${receiver.url}/end/${id}`] as [string, string];
 
   t.test('duration', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]), 'create duration=1');
-    await enter(services, roomOf('dur'), 'moderator', 'Mia');
+    const room = await roomOf(api, 'dur');
+    await enter(services, room, 'moderator', 'Mia');
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
     clock.advance(59_000);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'still running after 59 s');
     clock.advance(2_000);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'false', 'over after a minute');
-    t.equal(services.meetings.current(roomOf('dur')), null, 'the engine meeting was ended: everyone is out');
+    t.equal(services.meetings.current(room), null, 'the engine meeting was ended: everyone is out');
     const callback = await receiver.next();
     t.equal(new URL(callback.url, receiver.url).searchParams.get('meetingID'), 'dur', 'the end callback names the meeting');
   });
 
   t.test('emptying', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
-    const p = await enter(services, roomOf('empty'), 'participant', 'Pat');
+    const p = await enter(services, await roomOf(api, 'empty'), 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
     services.meetings.leave(p.participantId);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running, 'false', 'nobody present: not running');
@@ -101,34 +106,43 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   t.test('instance optional', async (t) => {
     const { services, api } = await rig(t);
     assertSuccess(t, await api.get('create', [['meetingID', 'open'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'ALWAYS_ACCEPT');
-    t.match(services.rooms.get(roomIdFor('primary', 'open')), { waitingRoom: 'off' }, 'nobody waits');
-    t.equal((await services.waiting.start({ roomId: roomIdFor('primary', 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
+    t.match(services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
     assertSuccess(t, await api.get('create', [['meetingID', 'ask'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR');
-    t.match(services.rooms.get(roomIdFor('primary', 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
-    t.equal((await services.waiting.start({ roomId: roomIdFor('primary', 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
-    await enter(services, roomIdFor('primary', 'ask'), 'participant', 'Platform user');
+    t.match(services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
+    await enter(services, await roomOf(api, 'ask'), 'participant', 'Platform user');
     t.pass('a platform arrival enters directly');
+    assertSuccess(t, await api.get('create', [['meetingID', 'deny'], ['guestPolicy', 'ALWAYS_DENY']]), 'ALWAYS_DENY');
+    const denied = await roomOf(api, 'deny');
+    t.match(services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
+    await t.rejects(services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' }, 'a bare-link guest is refused');
+    await enter(services, denied, 'participant', 'Platform user');
+    assertSuccess(t, await api.get('create', [['meetingID', 'auth'], ['guestPolicy', 'ALWAYS_ACCEPT_AUTH']]), 'ALWAYS_ACCEPT_AUTH');
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'auth'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest asks');
   });
 
   t.test('the default comes from [modules.compat] default_guest_policy', async (t) => {
     const { services, api } = await rig(t, { COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR' });
     assertSuccess(t, await api.get('create', [['meetingID', 'dflt']]), 'create without guestPolicy');
-    t.match(services.rooms.get(roomIdFor('primary', 'dflt')), { waitingRoom: 'guests' });
+    t.match(services.rooms.get(await roomOf(api, 'dflt')), { waitingRoom: 'guests' });
   });
 
   t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
     const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'forced', SERVICE_WAITING_ROOM_MODE: 'until_moderator' });
     assertSuccess(t, await api.get('create', [['meetingID', 'forced'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'create');
-    t.match(services.rooms.get(roomIdFor('primary', 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
+    t.match(services.rooms.get(await roomOf(api, 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
     assertSuccess(t, await api.get('create', [['meetingID', 'forced2'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR under a fixed mode');
-    await enter(services, roomIdFor('primary', 'forced'), 'participant', 'Viewer');
+    await enter(services, await roomOf(api, 'forced'), 'participant', 'Viewer');
     t.pass('a viewer with a join token enters without a moderator present');
   });
 
-  t.test('instance off: no waiting room, whatever the policy', async (t) => {
+  t.test('instance off: no waiting room, so a guest who would have to ask is refused', async (t) => {
     const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'off' });
     assertSuccess(t, await api.get('create', [['meetingID', 'off'], ['guestPolicy', 'ASK_MODERATOR']]), 'create');
-    t.match(services.rooms.get(roomIdFor('primary', 'off')), { waitingRoom: 'off' });
+    const room = await roomOf(api, 'off');
+    t.match(services.rooms.get(room), { waitingRoom: 'off', entry: 'token' });
+    await t.rejects(services.waiting.start({ roomId: room, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' });
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'off']])).xml.returncode, 'SUCCESS');
   });
 });
@@ -141,7 +155,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
     await api.get('create', [['meetingID', 'live'], ['lockSettingsDisableMic', 'true'], ['webcamsOnlyForModerator', 'true'], ['muteOnStart', 'true']]),
     'create with locks',
   );
-  const roomId = roomIdFor('primary', 'live');
+  const roomId = await roomOf(api, 'live');
   const mod = await enter(services, roomId, 'moderator', 'Mod');
   const viewer = await enter(services, roomId, 'participant', 'Vi');
   const view: MeetingLiveView = {

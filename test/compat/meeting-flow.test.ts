@@ -213,14 +213,14 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(list.xml.messageKey, 'noMeetings', 'getMeetings: noMeetings');
   });
 
-  t.test('create after end makes a new meeting in the same room', async (t) => {
+  t.test('create after end makes a new meeting in a new room', async (t) => {
     const again = await api.get('create', [['meetingID', meetingID]]);
     assertSuccess(t, again, 're-create after end');
     t.equal(again.xml.messageKey, '', 'not a duplicate');
     t.not(again.xml.internalMeetingID, created.xml.internalMeetingID, 'a new internal id');
     t.equal(again.xml.name ?? meetingID, meetingID);
     const joinUrl = await api.get('join', [['fullName', 'Bo'], ['meetingID', meetingID], ['role', 'VIEWER'], ['redirect', 'false']]);
-    t.equal(roomAndToken(joinUrl.xml.url).roomId, roomId, 'the same engine room');
+    t.not(roomAndToken(joinUrl.xml.url).roomId, roomId, 'a new engine room: the ended one stays closed');
     assertFailed(t, await api.get('join', [['fullName', 'Bo'], ['meetingID', meetingID], ['createTime', createTime]]), 'mismatchCreateTimeParam', 'old createTime');
   });
 });

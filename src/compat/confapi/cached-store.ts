@@ -92,6 +92,7 @@ export class CachedCompatStore implements CompatStore {
     return this.open.ownersOf(meetingId);
   }
 
+  endedRoomIds: CompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
   appendChat: CompatStore['appendChat'] = (record) => this.inner.appendChat(record);
   chatOf: CompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
   insertCallback: CompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);

@@ -1,6 +1,7 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Clock } from '../../engine/clock.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
+import type { RoomEntry } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
@@ -27,18 +28,46 @@ export interface CompatMeetingsDeps {
   readonly onError?: (err: unknown) => void;
 }
 
-/** What a compat room's waiting room becomes for a guestPolicy, within the instance policy. */
-export function roomWaitingFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): { waiting_room: 'off' | 'guests'; waiting_room_mode?: 'approval' } {
-  if (policy.waitingRoom === 'off') return { waiting_room: 'off' };
-  // Only bare-link guests are concerned: joins through this API carry a platform token and enter directly under `guests`.
-  if (guestPolicy !== 'ALWAYS_ACCEPT') return policy.waitingRoomMode === null ? { waiting_room: 'guests', waiting_room_mode: 'approval' } : { waiting_room: 'guests' };
-  // A forced instance refuses `off`; `guests` is the nearest scope that still lets every platform arrival in.
-  return policy.waitingRoom === 'forced' ? { waiting_room: 'guests' } : { waiting_room: 'off' };
+/**
+ * What a meeting's guestPolicy does with a bare-link guest: someone the platform did not
+ * authenticate (no join token the API signed, or a `guest=true` join). Upstream's rules:
+ * ALWAYS_ACCEPT lets her in, ALWAYS_DENY refuses her, ASK_MODERATOR and ALWAYS_ACCEPT_AUTH
+ * (only authenticated users pass unasked) make her ask a moderator.
+ */
+export type GuestDecision = 'accept' | 'wait' | 'deny';
+
+export function guestDecision(guestPolicy: GuestPolicy): GuestDecision {
+  if (guestPolicy === 'ALWAYS_ACCEPT') return 'accept';
+  if (guestPolicy === 'ALWAYS_DENY') return 'deny';
+  return 'wait';
 }
 
-/** The engine room of a tenant's meetingID: stable across re-creates, distinct per tenant, a valid room id. */
-export function roomIdFor(tenantId: string, meetingId: string): string {
-  return `cf-${createHash('sha256').update(`${tenantId}\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
+/** The engine room of a meeting: platform arrivals enter, bare-link guests meet the guest policy. */
+export interface CompatRoomAccess {
+  readonly waiting_room: 'off' | 'guests';
+  readonly waiting_room_mode?: 'approval';
+  /** `token`: bare-link arrivals are refused (the policy denies them, or nobody could admit them). */
+  readonly entry: 'open' | 'token';
+}
+
+/** The room for a guestPolicy, within the instance's waiting-room policy. */
+export function roomAccessFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): CompatRoomAccess {
+  const decision = guestDecision(guestPolicy);
+  // A forced instance refuses `off`; `guests` is the nearest scope that still lets every platform arrival in.
+  const nobodyWaits = { waiting_room: policy.waitingRoom === 'forced' ? 'guests' : 'off' } as const;
+  if (decision === 'deny') return { ...nobodyWaits, entry: 'token' };
+  // Without a waiting room on the instance nobody can be asked about, so a guest who must ask is refused.
+  if (decision === 'wait' && policy.waitingRoom === 'off') return { waiting_room: 'off', entry: 'token' };
+  if (decision === 'wait') return { waiting_room: 'guests', ...(policy.waitingRoomMode === null ? { waiting_room_mode: 'approval' } : {}), entry: 'open' };
+  return { ...nobodyWaits, entry: 'open' };
+}
+
+/**
+ * A new engine room id for each meeting: 128 random bits, never derived from the meetingID
+ * (platforms' meeting ids are often predictable), so only people given a link can find it.
+ */
+export function newRoomId(): string {
+  return `cf-${randomBytes(16).toString('hex')}`;
 }
 
 function roomName(name: string, meetingId: string): string {
@@ -75,12 +104,29 @@ export class CompatMeetings {
     return this.lastCreateTime;
   }
 
-  /** Makes or updates the engine room for a meeting about to be created. */
+  /** Makes the engine room of a meeting about to be created: unlisted, reached by its links only. */
   prepareRoom(roomId: string, name: string, meetingId: string, guestPolicy: GuestPolicy): void {
-    const waiting = roomWaitingFor(this.deps.policy, guestPolicy);
-    const fields = { name: roomName(name, meetingId), ...waiting };
-    if (this.deps.rooms.find(roomId)) this.deps.rooms.update(roomId, fields);
-    else this.deps.rooms.create({ room_id: roomId, ...fields });
+    const { entry, ...waiting } = roomAccessFor(this.deps.policy, guestPolicy);
+    this.deps.rooms.create({ room_id: roomId, name: roomName(name, meetingId), ...waiting }, { entry, unlisted: true });
+  }
+
+  /**
+   * Brings the engine rooms in line with the meetings when the module starts: the room of an
+   * open meeting is unlisted and follows its guest policy, a room whose meetings all ended is
+   * closed. Rooms made by earlier versions (ids derived from the meetingID) are covered too.
+   */
+  reconcileRooms(): void {
+    const open = new Set<string>();
+    for (const meeting of this.deps.store.openMeetings()) {
+      open.add(meeting.roomId);
+      this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
+    }
+    for (const roomId of this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
+  }
+
+  private setEntry(roomId: string, entry: RoomEntry): void {
+    const room = this.deps.rooms.find(roomId);
+    if (room && (room.entry !== entry || !room.unlisted)) this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
   }
 
   insert(meeting: CompatMeeting): void {
@@ -167,6 +213,8 @@ export class CompatMeetings {
   }
 
   private finish(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): CompatMeeting {
+    // Closed first: from now on nobody enters, not even with a join link issued before the end.
+    this.setEntry(meeting.roomId, 'closed');
     const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };
     const url = metadataValue(meeting, 'endcallbackurl');
     this.deps.store.transaction(() => {

@@ -117,6 +117,8 @@ export interface CompatStore {
   openMeetingsOf(tenantId: string): CompatMeeting[];
   /** The meeting not ended that lives in this engine room. */
   openMeetingInRoom(roomId: string): CompatMeeting | null;
+  /** Engine rooms of meetings that ended (a room may hold an open meeting too, under an older version). */
+  endedRoomIds(): string[];
   /** Tenants holding a meeting not ended with this meetingID. */
   ownersOf(meetingId: string): readonly string[];
   appendChat(record: ChatRecord): void;

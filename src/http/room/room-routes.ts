@@ -19,6 +19,12 @@ async function claimsOf(services: Services, roomId: string, body: Body): Promise
   return claims;
 }
 
+/** Whether `t` is a valid join token for this room (a wrong or absent one is simply no). */
+async function tokenFor(services: Services, roomId: string, t: unknown): Promise<boolean> {
+  const claims = typeof t === 'string' && t !== '' ? await services.tokens.verifyJoin(t) : null;
+  return claims?.room === roomId;
+}
+
 async function arrival(services: Services, request: FastifyRequest<WithId>): Promise<Arrival> {
   const body = bodyOf(request);
   const roomId = request.params.id;
@@ -41,9 +47,12 @@ async function joined(services: Services, result: EntryResult) {
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
 export function roomRoutes(services: Services) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get<WithId>('/room/:id/exists', async (request, reply) => {
+    // An unlisted room (a meeting API's) shows itself only to a join token made for it, and a
+    // closed one to nobody: for everyone else the answer is that of a room that does not exist.
+    app.get<WithId & { Querystring: { t?: unknown } }>('/room/:id/exists', async (request, reply) => {
       const room = services.rooms.find(request.params.id);
-      if (!room) return reply.code(404).send({ exists: false });
+      const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || (await tokenFor(services, room.roomId, request.query.t)));
+      if (!shown) return reply.code(404).send({ exists: false });
       return { exists: true, access_code: room.accessCodeHash !== null };
     });
 

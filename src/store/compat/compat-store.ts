@@ -217,6 +217,7 @@ export class SqliteCompatStore implements CompatStore {
       openMeetingsOf: db.prepare('SELECT * FROM compat_meetings WHERE tenant_id = ? AND end_time IS NULL ORDER BY create_time, rowid'),
       openMeetingInRoom: db.prepare('SELECT * FROM compat_meetings WHERE room_id = ? AND end_time IS NULL ORDER BY create_time DESC LIMIT 1'),
       ownersOf: db.prepare('SELECT DISTINCT tenant_id FROM compat_meetings WHERE meeting_id = ? AND end_time IS NULL'),
+      endedRoomIds: db.prepare('SELECT DISTINCT room_id FROM compat_meetings WHERE end_time IS NOT NULL'),
       appendChat: db.prepare('INSERT INTO compat_chat (internal_id, at, sender, text, delivered) VALUES (@internal_id, @at, @sender, @text, @delivered)'),
       chatOf: db.prepare('SELECT * FROM compat_chat WHERE internal_id = ? ORDER BY seq'),
       insertCallback: db.prepare(
@@ -279,6 +280,10 @@ export class SqliteCompatStore implements CompatStore {
   openMeetingInRoom(roomId: string): CompatMeeting | null {
     const row = this.stmts.openMeetingInRoom.get(roomId) as MeetingRow | undefined;
     return row ? toMeeting(row) : null;
+  }
+
+  endedRoomIds(): string[] {
+    return (this.stmts.endedRoomIds.all() as { room_id: string }[]).map((r) => r.room_id);
   }
 
   ownersOf(meetingId: string): string[] {

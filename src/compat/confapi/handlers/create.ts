@@ -1,6 +1,6 @@
 import { xml, type CallContext, type Answer } from '../context.js';
 import { failure } from '../errors.js';
-import { internalIdOf, randomVoiceBridge, roomIdFor } from '../meetings.js';
+import { internalIdOf, newRoomId, randomVoiceBridge } from '../meetings.js';
 import { guestPolicies, type CompatMeeting, type GuestPolicy, type MeetingSettings } from '../model.js';
 import { javaBoolean, meetingIdOf, nonNegativeInteger, strictBoolean, type Params } from '../params.js';
 import { parsePresentations } from '../presentations.js';
@@ -154,7 +154,7 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const existing = deps.meetings.open(tenant.id, meetingId);
   if (existing) return xml(createAnswer(existing, existing.engineMeetingId !== null, true));
 
-  const roomId = roomIdFor(tenant.id, meetingId);
+  const roomId = newRoomId();
   deps.meetings.prepareRoom(roomId, name, meetingId, guestPolicy);
   const createTime = deps.meetings.nextCreateTime();
   const meeting: CompatMeeting = {
