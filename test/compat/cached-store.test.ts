@@ -8,35 +8,8 @@ import t from 'tap';
 import type { Tap } from '../helpers/api.js';
 import { CachedCompatStore } from '../../src/compat/confapi/cached-store.js';
 import type { CompatMeeting, CompatStore } from '../../src/compat/confapi/model.js';
+import { meeting } from '../helpers/compat-meeting.js';
 import { SqliteCompatStore } from '../../src/store/compat/compat-store.js';
-
-function meeting(tenantId: string, meetingId: string, createTime: number, fields: Partial<CompatMeeting> = {}): CompatMeeting {
-  return {
-    internalId: `${tenantId}-${meetingId}-${createTime}`,
-    tenantId,
-    meetingId,
-    roomId: `cf-${tenantId}-${meetingId}`,
-    name: meetingId,
-    attendeePw: '',
-    moderatorPw: '',
-    createTime,
-    voiceBridge: '70000',
-    dialNumber: '',
-    durationMin: 0,
-    maxParticipants: 0,
-    record: false,
-    guestPolicy: 'ALWAYS_ACCEPT',
-    settings: { welcome: '', logoutURL: '', muteOnStart: false, webcamsOnlyForModerator: false, lockSettings: {}, extra: {} },
-    metadata: [],
-    presentations: [],
-    engineMeetingId: null,
-    startTime: null,
-    endTime: null,
-    forciblyEnded: false,
-    endReason: null,
-    ...fields,
-  };
-}
 
 function dataDir(t: Tap): string {
   const dir = mkdtempSync(join(tmpdir(), 'meet-cached-store-'));
