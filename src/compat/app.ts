@@ -21,6 +21,10 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<Fas
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
   if (surfaces.confapi) {
     const { registry, deps } = surfaces.confapi;
     await app.register(

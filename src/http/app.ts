@@ -29,6 +29,10 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Every answer, JSON and errors included: a browser must never sniff a body into HTML or script.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
   app.decorateRequest('actor', null);
   // Before any route: it wraps every route so that only the live route accepts an upgrade.
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
