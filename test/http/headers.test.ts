@@ -33,6 +33,7 @@ t.test('the page connects only to its own origin; every answer of both listeners
     ['/room/x/exists', '/room/x/exists', { token: null }],
     ['/room/y/exists (404)', '/room/y/exists', { token: null }],
     ['a static asset', '/assets/web/main.js', { token: null }],
+    ['a URL that cannot be decoded', '/room/%zz', { token: null }],
   ];
   for (const [what, path, init] of engine) {
     const answer = await d.api(path, init);
@@ -43,6 +44,7 @@ t.test('the page connects only to its own origin; every answer of both listeners
     ['a meeting-API answer', '/confapi/api/getMeetings?checksum=0000000000000000000000000000000000000000'],
     ['the meeting API version', '/confapi/api'],
     ['a 404 of the compat listener', '/no/such/address'],
+    ['a URL that cannot be decoded', '/confapi/api/%zz'],
   ] as const) {
     const answer = await fetch(`${d.compatUrl}${path}`);
     await answer.arrayBuffer();
