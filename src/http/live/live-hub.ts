@@ -193,7 +193,7 @@ export class LiveHub implements LiveApi {
 
   /**
    * A socket opened with a verified session. Null (and the socket closed with 4401) when its
-   * participant is no longer in the room's open meeting.
+   * participant is no longer present in the room's open meeting (left, or the meeting ended).
    */
   connect(claims: SessionClaims, conn: LiveConnection): LiveSession | null {
     const participant = this.deps.meetings.participant(claims.participant);
