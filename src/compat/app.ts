@@ -1,7 +1,12 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ConfapiDeps } from './confapi/context.js';
 import { apiPrefix, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
 import type { TenantRegistry } from './tenants/registry.js';
+
+/** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
+function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(400).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send('Bad Request');
+}
 
 export interface CompatSurfaces {
   /** The meeting API, when COMPAT_API_SHARED_SECRET is set. */
@@ -20,6 +25,12 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<Fas
     trustProxy: '127.0.0.1',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
+    frameworkErrors: badUrl,
+  });
+  // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
   });
   if (surfaces.confapi) {
     const { registry, deps } = surfaces.confapi;

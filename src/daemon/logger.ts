@@ -1,12 +1,10 @@
 import type { LoggerOptions } from 'pino';
+import { maskUrl } from './mask-url.js';
 
-// Tokens travel in query strings (join links ?t=, checksums, embed jwt): mask their values.
-const secretParams = /([?&](?:t|token|session|jwt|checksum|password|moderatorPW|attendeePW)=)[^&#]*/gi;
-
-export function maskUrl(url: string): string {
-  return url.replace(secretParams, '$1***');
-}
-
+/**
+ * The one logger of the process: the engine listener uses it and the compat listener a child
+ * of it, so both log requests through the same serializer and the same `maskUrl`.
+ */
 export function loggerOptions(level: string, pretty: boolean): LoggerOptions {
   return {
     level,

@@ -26,11 +26,17 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply.header('x-content-type-options', 'nosniff')),
   });
   // Only JSON bodies are part of the API; anything else is answered with 415.
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Every answer, JSON and errors included: a browser must never sniff a body into HTML or script.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
   app.decorateRequest('actor', null);
   // Before any route: it wraps every route so that only the live route accepts an upgrade.
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });

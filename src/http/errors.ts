@@ -5,8 +5,12 @@ import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
 /** Failures that only the HTTP surface knows (framing, authentication). */
 export type HttpErrorCode =
   | 'invalid_json'
+  | 'bad_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
+  | 'precondition_failed'
+  | 'range_not_satisfiable'
   | 'body_too_large'
   | 'unsupported_media_type'
   | 'join_token_invalid'
@@ -18,6 +22,7 @@ export type ErrorCode = EngineErrorCode | HttpErrorCode;
 export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   invalid_field: 400,
   invalid_json: 400,
+  bad_request: 400,
   unauthorized: 401,
   participant_not_found: 401,
   access_code_invalid: 403,
@@ -26,6 +31,7 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   join_token_invalid: 403,
   guest_denied: 403,
   subgroup_closed: 403,
+  forbidden: 403,
   room_not_found: 404,
   token_not_found: 404,
   request_not_found: 404,
@@ -37,8 +43,10 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   waiting_room_forced: 409,
   waiting_room_unavailable: 409,
   waiting_room_mode_fixed: 409,
+  precondition_failed: 412,
   body_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   too_many_attempts: 429,
   too_many_knocks: 429,
   too_many_waiting: 429,
@@ -73,16 +81,47 @@ const fastifyMessages: Readonly<Partial<Record<HttpErrorCode, string>>> = {
   body_too_large: 'the body is larger than 64 KiB',
   unsupported_media_type: 'Content-Type must be application/json',
   invalid_json: 'the body is not valid JSON',
+  bad_request: 'the request cannot be served',
+  forbidden: 'this path is not served',
+  not_found: 'nothing is served at this path',
+  precondition_failed: 'a precondition of the request does not hold',
+  range_not_satisfiable: 'the requested range lies outside the file',
 };
 
-function classify(error: FastifyError | Error): { code: ErrorCode; message: string; field?: string } {
+/**
+ * Client errors that plugins raise with an HTTP status (the static files: a path that leaves
+ * the root or holds a NUL is 403, a directory 403, a bad Range 416, a failed If-Match 412).
+ * They are the client's doing, so they must not be answered 500 nor logged as errors: anyone
+ * could flood the log with stack traces.
+ */
+const clientCodes: Readonly<Record<number, HttpErrorCode>> = {
+  403: 'forbidden',
+  404: 'not_found',
+  412: 'precondition_failed',
+  416: 'range_not_satisfiable',
+};
+
+function clientStatus(error: Error): number | null {
+  const status = 'statusCode' in error ? error.statusCode : 'status' in error ? error.status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+function classify(error: FastifyError | Error): { code: ErrorCode; message: string; field?: string; client?: true } {
   if (error instanceof EngineError || error instanceof HttpError) {
     return { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
   const fastifyCode = 'code' in error && typeof error.code === 'string' ? fastifyCodes[error.code] : undefined;
   const isJsonSyntax = error instanceof SyntaxError && 'statusCode' in error && error.statusCode === 400;
-  const code = fastifyCode ?? (isJsonSyntax ? 'invalid_json' : 'internal_error');
-  return { code, message: fastifyMessages[code] ?? 'internal error; the log has the details' };
+  if (fastifyCode !== undefined || isJsonSyntax) {
+    const code = fastifyCode ?? 'invalid_json';
+    return { code, message: fastifyMessages[code]! };
+  }
+  const status = clientStatus(error);
+  if (status !== null) {
+    const code = clientCodes[status] ?? 'bad_request';
+    return { code, message: fastifyMessages[code]!, client: true };
+  }
+  return { code: 'internal_error', message: 'internal error; the log has the details' };
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, field?: string): FastifyReply {
@@ -92,9 +131,11 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { code, message, field } = classify(error);
+  const { code, message, field, client } = classify(error);
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSecs));
   if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
+  // No stack and no URL: one short line, and only when debugging.
+  else if (client) request.log.debug({ code, reason: error.message }, 'request refused');
   return sendError(reply, code, message, field);
 }
 

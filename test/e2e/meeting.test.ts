@@ -30,6 +30,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const browser = await openBrowser(t);
     const { page: mod, context: modContext } = await browser.newPage('moderator');
     await countConnections(modContext);
+    // connect-src is 'self' (audit issue 11, point 10): the live socket must still pass it.
+    const violations: string[] = [];
+    mod.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
     const link = await call(d, '/api/rooms/lesson/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
     await mod.goto(`${d.url}${link.body.url}`);
     await mod.getByLabel('Your name').fill('Teacher');
@@ -157,6 +162,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     });
     t.same(forced, ['locked'], 'an audio offer sent by hand from her console is refused as locked');
     await browser.screenshot(mod, 'meeting-moderator-locked');
+    const socketUrls = await mod.evaluate(() => (window as unknown as { __meetSocketUrls: string[] }).__meetSocketUrls);
+    t.ok(socketUrls.length > 0 && socketUrls.every((url) => url.startsWith(`${d.url.replace(/^http/, 'ws')}/`)), `the live socket went to the page's own host: ${socketUrls.map((url) => url.split('?')[0]).join(' ')}`);
+    t.same(violations, [], "under connect-src 'self' the page reported no CSP violation");
 
   });
 

@@ -50,10 +50,12 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
   t.match(f.leftAt(ann), /^\d{4}-/, 'left after 5 s');
   t.equal(f.engine.meetings.present('r1').length, 1);
 
-  // Coming back with the same session later makes her present again.
-  f.connect(ann);
-  t.equal(f.leftAt(ann), null, 'rejoined');
-  t.equal(f.engine.meetings.present('r1').length, 2);
+  // Once left, the session is over: it opens no socket, and she stays left.
+  const late = new FakeConnection();
+  t.equal(f.hub.connect({ room: 'r1', meeting: ann.meetingId, participant: ann.participantId, role: 'participant', name: 'Ann' }, late), null);
+  t.equal(late.closedWith?.code, closeCodes.unauthorized, 'a session whose participant left is closed with 4401');
+  t.match(f.leftAt(ann), /^\d{4}-/, 'still left');
+  t.equal(f.engine.meetings.present('r1').length, 1);
 });
 
 t.test('the grace period is an option', async (t) => {

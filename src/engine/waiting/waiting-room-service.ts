@@ -22,7 +22,8 @@
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: waiting_room_full (1,000 waiting).
  * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
- *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant.
+ *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant
+ *   while present: once she left, the admission is spent (null), so a kept cookie mints no session.
  * - `withdraw(roomId, secret): boolean` — the person leaves; a waiting request is withdrawn at once.
  * - `leaving(roomId, secret): boolean` — her page is going away (pagehide beacon): moderators stop
  *   seeing the request at once and it is withdrawn after `leaveGraceMs` (2 s) unless the same
@@ -494,7 +495,8 @@ export class WaitingRoomService {
         return { status: 'waiting' };
       case 'admitted': {
         const participant = live.request.participantId ? this.deps.meetings.participant(live.request.participantId) : null;
-        return participant ? { status: 'admitted', participant } : null;
+        // Leaving ends what the admission gave: the page arrives again instead of getting a dead session.
+        return participant && participant.leftAt === null ? { status: 'admitted', participant } : null;
       }
       case 'refused':
         return { status: 'refused', retry: true };

@@ -151,9 +151,9 @@ function byGroupNumber(a: string, b: string): number {
  * holds no module-level state: the daemon creates one per process (a node of a future
  * cluster would own the rooms pinned to it).
  *
- * Presence: a socket that opens makes its participant present again (`rejoin`); one that
- * closes makes them leave the meeting only after `leaveGraceMs`, so a reload is not a
- * leave. `participant_left` is broadcast when the socket closes (its media is gone), and
+ * Presence: a socket that closes makes its participant leave the meeting only after
+ * `leaveGraceMs`, so a reload (a new socket within that time) is not a leave; once left, the
+ * session opens no socket any more (the person arrives again through the door). `participant_left` is broadcast when the socket closes (its media is gone), and
  * `participant_joined` when one opens. A second socket of the same participant replaces the
  * first (closed with 4409).
  */
@@ -193,18 +193,19 @@ export class LiveHub implements LiveApi {
 
   /**
    * A socket opened with a verified session. Null (and the socket closed with 4401) when its
-   * participant is no longer in the room's open meeting.
+   * participant is no longer present in the room's open meeting (left, or the meeting ended).
    */
   connect(claims: SessionClaims, conn: LiveConnection): LiveSession | null {
     const participant = this.deps.meetings.participant(claims.participant);
-    if (this.closedHub || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room) {
+    // Who left (POST /leave, or the grace period ran out) has no session any more; the route
+    // checked this too, but a leave can land between its check and this call.
+    if (this.closedHub || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) {
       conn.close(closeCodes.unauthorized, 'an admitted session of this room is required');
       return null;
     }
     const pid = participant.participantId;
     this.cancel(this.pendingLeaves, pid);
     this.cancel(this.awayDeadlines, pid);
-    if (participant.leftAt !== null) this.deps.meetings.rejoin(pid);
     const state = this.stateFor(participant.roomId, participant.meetingId);
     state.away.delete(pid);
 

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { SessionClaims, TokenService } from '../../engine/tokens/token-service.js';
 import { sendError } from '../errors.js';
+import { sessionHolder } from '../room/session.js';
 import type { LiveHub } from './live-hub.js';
 import type { ServerMessage } from './protocol.js';
 
@@ -28,8 +29,9 @@ export interface LiveRouteDeps {
 /**
  * `GET /room/{id}/live?session=<session token>`: the live connection (WebSocket). The upgrade
  * is refused with 401 and the engine's JSON error body unless the session verifies, names
- * this room, and its participant is in the room's open meeting (present, or back from a
- * reload). `Authorization: Bearer <session>` works too, for clients that can set headers.
+ * this room, and its participant is present in the room's open meeting (`sessionHolder`: a
+ * reload within the grace period still is; who left is not). `Authorization: Bearer <session>`
+ * works too, for clients that can set headers.
  * Needs @fastify/websocket registered on the app before any route.
  */
 export function liveRoutes(deps: LiveRouteDeps) {
@@ -41,8 +43,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
       const query = typeof request.query.session === 'string' ? request.query.session : '';
       const presented = query !== '' ? query : (bearer.exec(request.headers.authorization ?? '')?.[1] ?? '');
       const claims = presented ? await deps.tokens.verifySession(presented) : null;
-      const participant = claims ? deps.meetings.participant(claims.participant) : null;
-      if (!claims || claims.room !== request.params.id || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room) {
+      if (!claims || !sessionHolder(deps.meetings, claims, request.params.id)) {
         return sendError(reply, 'unauthorized', 'an admitted session of this room is required');
       }
       verified.set(request, claims);

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { Participant } from '../../engine/meetings/meeting.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
 import type { Services } from '../../daemon/services.js';
@@ -23,13 +24,26 @@ export async function presentedSession(services: Pick<Services, 'tokens'>, reque
 }
 
 /**
- * The session presented as `Authorization: Bearer`, checked for this room and for a
- * participant of the room's open meeting. The role comes from the token, never the URL.
+ * The participant a session stands for, when it still holds one: the token names this room,
+ * and its participant is present in the room's open meeting. Leaving ends a session: who left
+ * (POST /leave, or a closed socket not reopened within the live grace period) is no longer a
+ * holder, so a copied or kept token cannot read the waiting list, admit or reopen the socket.
+ * A reload within the grace period, or a move into a sub-group, keeps `leftAt` null.
+ */
+export function sessionHolder(meetings: Pick<MeetingService, 'participant'>, claims: SessionClaims | null, roomId: string): Participant | null {
+  const participant = claims ? meetings.participant(claims.participant) : null;
+  if (!claims || !participant || claims.room !== roomId) return null;
+  if (participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) return null;
+  return participant;
+}
+
+/**
+ * The session presented as `Authorization: Bearer`, checked with `sessionHolder`. The role
+ * comes from the token, never the URL.
  */
 export async function requireSession(services: Pick<Services, 'tokens' | 'meetings'>, request: FastifyRequest, roomId: string): Promise<SessionClaims> {
   const claims = await presentedSession(services, request);
-  const participant = claims ? services.meetings.participant(claims.participant) : null;
-  if (!claims || claims.room !== roomId || !participant || participant.meetingId !== claims.meeting) {
+  if (!claims || !sessionHolder(services.meetings, claims, roomId)) {
     throw new HttpError('unauthorized', 'an admitted session of this room is required');
   }
   return claims;

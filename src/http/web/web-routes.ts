@@ -14,7 +14,9 @@ const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapi
 /**
  * The page's policy: scripts only from here (plus compiling the segmentation model's wasm),
  * media from the camera and peers, sockets back to this host, framing only by the origins
- * the operator allowed.
+ * the operator allowed. `connect-src 'self'` covers the live socket: in CSP Level 3 'self'
+ * also matches ws:/wss: of the page's own host and port, whereas bare `ws: wss:` would let an
+ * injected script send the meeting to any host.
  */
 export function contentSecurityPolicy(embedAncestors: readonly string[]): string {
   return [
@@ -23,7 +25,7 @@ export function contentSecurityPolicy(embedAncestors: readonly string[]): string
     "style-src 'self'",
     "img-src 'self' data: blob:",
     "media-src 'self' blob: mediastream:",
-    "connect-src 'self' ws: wss:",
+    "connect-src 'self'",
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'none'",
@@ -44,7 +46,6 @@ export function webRoutes(options: WebOptions) {
       reply
         .type('text/html; charset=utf-8')
         .header('content-security-policy', csp)
-        .header('x-content-type-options', 'nosniff')
         .header('referrer-policy', 'no-referrer')
         .header('cache-control', 'no-store')
         .send(page),
