@@ -5,6 +5,8 @@ export interface ApiError {
   readonly code: string;
   readonly message: string;
   readonly retryAfter: number | null;
+  /** The field an invalid_field names. */
+  readonly field: string | null;
 }
 
 export type Result<T> = { ok: true; status: number; body: T } | { ok: false; error: ApiError };
@@ -17,12 +19,12 @@ async function request<T>(method: string, path: string, body?: unknown, session?
   try {
     response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   } catch {
-    return { ok: false, error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null } };
+    return { ok: false, error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null, field: null } };
   }
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
   if (response.ok) return { ok: true, status: response.status, body: parsed as T };
-  const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
+  const error = (parsed as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
   const retry = Number(response.headers.get('retry-after'));
   return {
     ok: false,
@@ -31,6 +33,7 @@ async function request<T>(method: string, path: string, body?: unknown, session?
       code: error?.code ?? (parsed && typeof parsed === 'object' && 'exists' in parsed ? 'room_not_found' : 'unknown'),
       message: error?.message ?? response.statusText,
       retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+      field: typeof error?.field === 'string' ? error.field : null,
     },
   };
 }

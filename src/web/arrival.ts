@@ -1,6 +1,7 @@
 import { announce } from './announce.js';
 import { roomApi, type Joined } from './api.js';
 import { el, field } from './dom.js';
+import { nameAdvice } from './name-advice.js';
 
 export interface ArrivalOutcome {
   readonly joined: Joined | null;
@@ -16,7 +17,7 @@ export interface ArrivalOutcome {
 export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: string | null, done: (outcome: ArrivalOutcome) => void): HTMLElement {
   const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64 });
   const code = el('input', { name: 'access_code', type: 'password', autocomplete: 'off', required: true, maxlength: 64 });
-  const error = el('p', { class: 'error', role: 'alert', hidden: true });
+  const error = el('p', { class: 'error', role: 'alert', id: 'arrival-error', hidden: true });
   const submit = el('button', { type: 'submit', text: 'Join' });
   const form = el(
     'form',
@@ -30,6 +31,7 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.hidden = true;
+    for (const input of [name, code]) input.removeAttribute('aria-invalid');
     const typed = name.value.trim();
     if (!typed) {
       error.textContent = 'Please enter your name.';
@@ -45,9 +47,13 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
     });
     submit.disabled = false;
     if (!result.ok) {
-      error.textContent = describe(result.error.code, result.error.retryAfter);
+      error.textContent = describe(result.error.code, { retryAfter: result.error.retryAfter, field: result.error.field, name: typed });
       error.hidden = false;
-      (result.error.code === 'access_code_invalid' ? code : name).focus();
+      const wrong = result.error.code === 'access_code_invalid' ? code : name;
+      // The field that was refused says so, and its description is the sentence above.
+      wrong.setAttribute('aria-invalid', 'true');
+      wrong.setAttribute('aria-errormessage', error.id);
+      wrong.focus();
       return;
     }
     announce(result.body.status === 'joined' ? 'Joining the meeting' : 'You need to ask to join');
@@ -56,7 +62,15 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
   return form;
 }
 
-export function describe(code: string, retryAfter: number | null = null): string {
+export interface ErrorDetail {
+  readonly retryAfter?: number | null;
+  /** The field the server named (invalid_field). */
+  readonly field?: string | null;
+  /** The name that was sent, to say what is wrong with it. */
+  readonly name?: string;
+}
+
+export function describe(code: string, { retryAfter = null, field = null, name = '' }: ErrorDetail = {}): string {
   switch (code) {
     case 'access_code_invalid':
       return 'The access code is not correct.';
@@ -78,6 +92,8 @@ export function describe(code: string, retryAfter: number | null = null): string
     case 'guest_denied':
       return 'This meeting admits only people invited through its platform. Use the link you were given.';
     case 'invalid_field':
+      if (field === 'name') return nameAdvice(name);
+      if (field === 'note') return 'Your note can be at most 280 characters long, without text-direction control characters.';
       return 'Please check your name and note (name up to 64 characters, note up to 280).';
     default:
       return 'Something went wrong. Please try again.';

@@ -30,6 +30,15 @@ export function field(label: string, control: HTMLInputElement | HTMLSelectEleme
   return wrapper;
 }
 
+/**
+ * A role or state marker (Moderator, System, Muted): drawn by the client from a field of the
+ * message, in an element of its own beside the name, never appended to the name's text, so
+ * no name can look like one.
+ */
+export function badge(label: string, kind = 'role'): HTMLElement {
+  return el('span', { class: `badge ${kind}`, text: label });
+}
+
 export function button(label: string, onClick: (event: MouseEvent) => void, attrs: Attrs = {}): HTMLButtonElement {
   const b = el('button', { type: 'button', ...attrs, text: label });
   b.addEventListener('click', onClick);

@@ -2,7 +2,7 @@ import type { ChatMessage, ClientMessage, Locks, ParticipantView, ServerMessage 
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import type { Devices } from './devices.js';
-import { button, el, field } from './dom.js';
+import { badge, button, el, field } from './dom.js';
 import { Mesh } from './mesh.js';
 import { locksForm, WaitingPanel } from './moderator.js';
 
@@ -75,7 +75,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       tiles.set(p.participant_id, tile);
       tilesEl.append(tile);
     }
-    tile.querySelector('figcaption')!.textContent = `${p.name}${p.audio ? '' : ' (muted)'}${p.screen ? ' (sharing screen)' : ''}`;
+    const marks = [p.role === 'moderator' ? badge('Moderator') : null, p.audio ? null : badge('Muted', 'state'), p.screen ? badge('Sharing screen', 'state') : null];
+    tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
     tile.setAttribute('aria-label', p.name);
     return tile;
   }
@@ -92,7 +93,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
 
   function renderPeople(): void {
     const items = [...participants.values()].map((p) => {
-      const item = el('li', {}, el('span', { text: p.name }), p.role === 'moderator' ? el('span', { text: ' (moderator)' }) : null);
+      const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
       if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
       return item;
     });
@@ -128,7 +129,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
 
   function showChat(message: ChatMessage): void {
     const time = new Date(message.at).toLocaleTimeString();
-    chatLog.append(el('li', {}, el('strong', { text: message.from.name }), ` (${time}): `, el('span', { text: message.text })));
+    // The service's own messages carry `system`, not a name: the badge is the sender.
+    const sender = message.from.system
+      ? [badge('System', 'system')]
+      : [el('strong', { class: 'name', text: message.from.name }), message.from.role === 'moderator' ? badge('Moderator') : null];
+    chatLog.append(el('li', { class: message.from.system ? 'from-system' : undefined }, ...sender, ` (${time}): `, el('span', { text: message.text })));
     chatLog.scrollTop = chatLog.scrollHeight;
   }
 

@@ -114,7 +114,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     });
     if (!result.ok) {
       if (result.error.code === 'barred') return setState('barred');
-      error.textContent = describe(result.error.code, result.error.retryAfter);
+      error.textContent = describe(result.error.code, { retryAfter: result.error.retryAfter, field: result.error.field, name: name.value });
       error.hidden = false;
       return;
     }

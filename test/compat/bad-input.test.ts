@@ -102,6 +102,22 @@ t.test('a real daemon', async (t) => {
     t.equal(String(claimsOf(roomAndToken(long.xml.url).token).name).length, 64, 'a long name is cut to what the engine accepts');
   });
 
+  t.test('join: fullName is cleaned of invisible characters; an impersonation is refused', async (t) => {
+    assertSuccess(t, await api.get('create', [['meetingID', 'names']]), 'create names');
+    const joined = await api.get('join', [['meetingID', 'names'], ['fullName', '\u2067Eve\u202Egnp.exe\u2069\u200B'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    assertSuccess(t, joined, 'a fullName with bidi controls joins');
+    const { roomId, token } = roomAndToken(joined.xml.url);
+    t.equal(claimsOf(token).name, 'Evegnp.exe', 'the join token carries the cleaned name');
+    t.match((await startWithToken(d, roomId, token)).body, { status: 'joined' }, 'the room accepts it');
+    t.same(attendeesOf((await api.get('getMeetingInfo', [['meetingID', 'names']])).xml).map((a) => a.fullName), ['Evegnp.exe'], 'listed clean');
+    const family = 'Ada \u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    const emoji = await api.get('join', [['meetingID', 'names'], ['fullName', family], ['role', 'VIEWER'], ['redirect', 'false']]);
+    t.equal(claimsOf(roomAndToken(emoji.xml.url).token).name, family, 'a ZWJ emoji survives the cleaning');
+    for (const fullName of ['System', 'Sys\u200Btem', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (moderator)', 'Bob (\u202EModerator) ']) {
+      assertFailed(t, await api.get('join', [['meetingID', 'names'], ['fullName', fullName], ['role', 'VIEWER']]), 'validationError', JSON.stringify(fullName));
+    }
+  });
+
   t.test('maxParticipants is enforced at join', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'small'], ['maxParticipants', '1']]), 'create max 1');
     const first = await api.get('join', [['meetingID', 'small'], ['fullName', 'One'], ['role', 'VIEWER'], ['redirect', 'false']]);

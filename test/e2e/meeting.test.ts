@@ -41,8 +41,20 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('button', { name: 'Join' }).click();
     await mod.getByRole('button', { name: 'Mute microphone' }).waitFor();
 
-    // Three guests knock within two seconds: one notification counts them.
+    // A refused name is explained in plain words, in an alert, on the arrival screen.
     const roomUrl = `${d.url}/room/lesson`;
+    const { page: eve } = await browser.newPage('eve');
+    await eve.goto(roomUrl);
+    for (const [typed, advice] of [['Eve\u202Egnp.exe', /invisible characters/], ['Eve (Moderator)', /leave out the role in brackets/], ['ＳＹＳＴＥＭ', /"System" is kept for messages from the service/]] as const) {
+      await eve.getByLabel('Your name').fill(typed);
+      await eve.getByRole('button', { name: 'Join' }).click();
+      await until(`the alert for ${JSON.stringify(typed)}`, async () => advice.test(await eve.getByRole('alert').innerText()));
+      t.equal(await eve.getByLabel('Your name').getAttribute('aria-invalid'), 'true', `${JSON.stringify(typed)}: the name field is marked invalid`);
+    }
+    t.pass('refused names are explained in an alert');
+    await eve.close();
+
+    // Three guests knock within two seconds: one notification counts them.
     const [ann, ben, cy] = [await guest(browser, roomUrl, 'Ann', 'Back from the dentist'), await guest(browser, roomUrl, 'Ben'), await guest(browser, roomUrl, 'Cy')];
     await Promise.all([ann, ben, cy].map((p) => p.getByRole('button', { name: 'Ask to join' }).click()));
     const waitingSection = mod.getByRole('region', { name: 'Waiting' });
@@ -58,7 +70,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('button', { name: 'Share screen' }).click();
     const sharing = await mod.getByRole('button', { name: 'Stop sharing screen' }).waitFor({ timeout: 5000 }).then(() => true, () => false);
     if (sharing) {
-      await until('the share to reach the moderator\'s own view', async () => (await mod.getByText('(sharing screen)').count()) > 0);
+      await until('the share to reach the moderator\'s own view', async () => (await mod.locator('figcaption .badge', { hasText: 'Sharing screen' }).count()) > 0);
       const dee = await guest(browser, roomUrl, 'Dee');
       await dee.getByRole('button', { name: 'Ask to join' }).click();
       await waitingSection.getByRole('button', { name: 'Admit Dee' }).waitFor();
@@ -90,6 +102,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.pass('the moderator tile shows real frames (videoWidth > 0)');
     await browser.screenshot(ann, 'meeting-ann');
 
+    // Roles are badges the page draws from the role field, beside the name, never in its text.
+    const people = ann.getByRole('list', { name: 'Participants', exact: true });
+    const teacherRow = people.getByRole('listitem').filter({ hasText: 'Teacher' });
+    await teacherRow.locator('.badge').waitFor();
+    t.same(await teacherRow.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's row has one badge: Moderator");
+    t.equal(await teacherRow.locator('.name').innerText(), 'Teacher', 'the name element holds the name alone');
+    t.notMatch(await people.innerText(), /\(moderator\)/i, 'no "(moderator)" text anywhere in the list');
+    t.equal(await people.getByRole('listitem').filter({ hasText: 'Ann' }).locator('.badge').count(), 0, 'a participant has no badge');
+    t.equal(await ann.getByRole('listitem', { name: 'Teacher' }).locator('figcaption .badge', { hasText: 'Moderator' }).count(), 1, "the moderator's tile has the badge too");
+    await browser.screenshot(ann, 'meeting-participants-badge');
+
     // The panel's other gestures: refuse (she may ask again), refuse and bar (a reload keeps the bar).
     await waitingSection.getByRole('button', { name: 'Refuse Ben' }).click();
     await ben.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
@@ -114,6 +137,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('button', { name: 'Send' }).click();
     await ann.getByRole('log', { name: 'Chat messages' }).getByText('Welcome, Ann').waitFor();
     t.pass('chat flows both ways');
+    const fromTeacher = ann.getByRole('log', { name: 'Chat messages' }).getByRole('listitem').filter({ hasText: 'Welcome, Ann' });
+    t.same(await fromTeacher.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's message carries the badge");
+    t.equal(await fromTeacher.locator('.name').innerText(), 'Teacher', 'beside the name, not in it');
 
     // Sub-groups: create two, move Ann into one (no waiting room), bring everyone back.
     await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');

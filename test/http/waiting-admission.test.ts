@@ -1,7 +1,7 @@
 // Issue 3, behaviour 1-4 and 8 against a real daemon: who waits under each scope and mode,
 // admission by a moderator, the access code before the waiting room, join tokens, disabling.
 import t from 'tap';
-import { assertError, daemonFor, type Tap } from '../helpers/api.js';
+import { assertError, call, daemonFor, type Tap } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
 import {
   Browser,
@@ -178,6 +178,22 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
 
     await moderator(d, room, 'Mod Three');
     t.match((await fay.poll()).body, { status: 'admitted' }, 'a returning moderator admits Fay');
+  });
+
+  t.test('names that hide text or pass for the service or a role: 400 invalid_field (name)', async (t) => {
+    const room = 'names';
+    await createRoom(t, d, { room_id: room, name: 'Names room', waiting_room: 'all' });
+    const mod = await moderator(d, room);
+    for (const name of ['Bob\u202Eredmo', '\u2067Eve\u2069', 'Ada\u200B', 'System', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (Moderator) ']) {
+      const browser = new Browser(d, room);
+      assertError(t, await browser.start({ name }), 400, 'invalid_field', 'name');
+      assertError(t, await browser.knock({ name }), 400, 'invalid_field', 'name');
+      t.equal(browser.cookie, null, `${JSON.stringify(name)}: no waiting cookie`);
+    }
+    assertError(t, await new Browser(d, room).knock({ name: 'Ann', note: 'late \u202Etoday' }), 400, 'invalid_field', 'note');
+    t.same(names(await asSession.list(d, room, mod.session)), [], 'nothing reached the moderator');
+    assertError(t, await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role: 'participant', name: 'Bob (moderator)' } }), 400, 'invalid_field', 'name');
+    await mustKnock(t, new Browser(d, room), { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' }, 'a ZWJ emoji between visible characters');
   });
 
   t.test('access code first, waiting room second', async (t) => {

@@ -156,6 +156,23 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   t.equal(f.stats.of(mod.meetingId).find((s) => s.participantId === mod.participantId)?.chatMessages, 4, 'System messages count for nobody');
 });
 
+t.test('chat: who sent a message travels as fields (system, role), never in the name', async (t) => {
+  const f = new LiveFixture();
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  const ann = f.connect(f.enter('Ann'));
+  m.send({ type: 'chat', text: 'from the moderator' });
+  ann.send({ type: 'chat', text: 'from Ann' });
+  f.hub.postSystemChat('r1', 'from the service');
+  const expected = [
+    { participant_id: String, name: 'Mod', role: 'moderator', system: false },
+    { participant_id: String, name: 'Ann', role: 'participant', system: false },
+    { participant_id: null, name: 'System', role: null, system: true },
+  ];
+  t.match(ann.conn.of('chat').map((c) => c.message.from), expected, 'as they are posted');
+  const late = f.connect(f.enter('Late'));
+  t.match(late.conn.last('welcome')?.chat.map((c) => c.from), expected, 'and in the history a late arrival is given');
+});
+
 t.test('malformed and unknown messages get an error, never an exception', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 12, windowMs: 1_000 } } });
   const a = f.connect(f.enter('Ann'));

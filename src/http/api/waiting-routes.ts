@@ -4,6 +4,7 @@ import { attendanceCsv } from '../../engine/meetings/attendance.js';
 import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import type { Role } from '../../engine/tokens/token-service.js';
 import { invalidField } from '../../engine/errors.js';
+import { checkName } from '../../engine/waiting/knock-fields.js';
 import { barOf, bodyOf } from '../body.js';
 
 type WithId = { Params: { id: string } };
@@ -30,14 +31,13 @@ function actorOf(request: FastifyRequest) {
 function linkFields(body: unknown): { role: Role; name?: string; ttlSecs: number } {
   const raw = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (raw.role !== 'moderator' && raw.role !== 'participant') throw invalidField('role', 'role must be one of moderator, participant');
-  if (raw.name !== undefined && (typeof raw.name !== 'string' || raw.name.length < 1 || raw.name.length > 64)) {
-    throw invalidField('name', 'name must be 1 to 64 characters long');
-  }
+  // The same rule as a typed name, so a link can never carry a name its room would refuse.
+  const name = raw.name === undefined ? undefined : checkName(raw.name);
   const ttl = raw.ttl_secs ?? linkTtl.fallback;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 60 || ttl > linkTtl.max) {
     throw invalidField('ttl_secs', `ttl_secs must be an integer from 60 to ${linkTtl.max}`);
   }
-  return { role: raw.role, ...(typeof raw.name === 'string' ? { name: raw.name } : {}), ttlSecs: ttl };
+  return { role: raw.role, ...(name !== undefined ? { name } : {}), ttlSecs: ttl };
 }
 
 /** The rooms API's side of the waiting room: links, the moderators' gestures for integrations, records. */

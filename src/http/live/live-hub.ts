@@ -1,5 +1,6 @@
 import type { Clock } from '../../engine/clock.js';
 import { EngineError } from '../../engine/errors.js';
+import { systemName } from '../../engine/display-name.js';
 import type { ChatEntry, ChatLog } from '../../engine/live/chat-log.js';
 import { mayAudio, mayVideo, type LockSettings, type MeetingLocks } from '../../engine/live/meeting-locks.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
@@ -12,7 +13,7 @@ import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from 
 import { MeshSignallingRelay } from '../../media/mesh-relay.js';
 import { lockSettingsOf, parseClientMessage } from './client-messages.js';
 import type { LiveApi, LiveAttendee } from './live-api.js';
-import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from './protocol.js';
+import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type Role, type ServerMessage } from './protocol.js';
 
 /** One open socket, as the hub needs it (the route adapts a `ws` WebSocket). */
 export interface LiveConnection {
@@ -133,7 +134,16 @@ const viewOf = (m: Member): ParticipantView => ({
 
 const wireLocks = (l: LockSettings): Locks => ({ mic: l.mic, cam: l.cam, cams_moderators_only: l.camsModeratorsOnly });
 
-const wireChat = (entry: ChatEntry): ChatMessage => ({ from: { participant_id: entry.participantId, name: entry.name }, text: entry.text, at: entry.at });
+/**
+ * A chat message on the wire. The sender's marker travels as fields (`system`, `role`) so the
+ * client draws it as a badge; nothing about who sent it is ever put into `name` or `text`.
+ * The role is the author's in this meeting now (a moderator's old messages show the badge).
+ */
+function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Role | undefined): ChatMessage {
+  const system = entry.participantId === null;
+  const role = system ? null : (roleOf(entry.participantId!) ?? 'participant');
+  return { from: { participant_id: entry.participantId, name: entry.name, role, system }, text: entry.text, at: entry.at };
+}
 
 const error = (code: string, message: string): ServerMessage => ({ type: 'error', code, message });
 
@@ -239,7 +249,7 @@ export class LiveHub implements LiveApi {
       room_id: state.roomId,
       participants: [...state.members.values()].map(viewOf),
       locks: wireLocks(this.locksOf(state)),
-      chat: this.deps.chat.latest(state.meetingId).map(wireChat),
+      chat: this.deps.chat.latest(state.meetingId).map((entry) => this.wireChat(entry)),
       subgroups: this.family(state).subgroups,
       mute_on_start: this.muteOnStart(state.roomId),
     });
@@ -259,8 +269,8 @@ export class LiveHub implements LiveApi {
   postSystemChat(roomId: string, text: string): ChatMessage | null {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return null;
-    const entry = this.deps.chat.post(meeting.meetingId, { participantId: null, name: 'System' }, text);
-    const message = wireChat(entry);
+    const entry = this.deps.chat.post(meeting.meetingId, { participantId: null, name: systemName }, text);
+    const message = this.wireChat(entry);
     const state = this.states.get(roomId);
     if (state && state.meetingId === meeting.meetingId) this.broadcast(state, { type: 'chat', message });
     return message;
@@ -395,6 +405,10 @@ export class LiveHub implements LiveApi {
     this.broadcast(state, { type: 'speaking', participant_id: member.participantId, speaking }, member.participantId);
   }
 
+  private wireChat(entry: ChatEntry): ChatMessage {
+    return wireChat(entry, (id) => this.deps.meetings.participant(id)?.role);
+  }
+
   private chat(state: RoomState, member: Member, text: string): void {
     if (!this.within(member.chats, this.options.chatLimit)) {
       member.conn.send(error('rate_limited', 'too many chat messages; wait a few seconds'));
@@ -414,7 +428,7 @@ export class LiveHub implements LiveApi {
       }
       throw err;
     }
-    this.broadcast(state, { type: 'chat', message: wireChat(entry) });
+    this.broadcast(state, { type: 'chat', message: this.wireChat(entry) });
   }
 
   private moderate(state: RoomState, member: Member, message: Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'chat' }>): void {

@@ -27,7 +27,12 @@ export interface Locks {
 }
 
 export interface ChatMessage {
-  readonly from: { readonly participant_id: string | null; readonly name: string };
+  /**
+   * `system` is true (and participant_id and role null) for what the service itself posts,
+   * such as the meeting API's sendChatMessage; `role` is the author's. Clients draw both as
+   * badges from these fields, never from `name`: a person's name cannot carry either.
+   */
+  readonly from: { readonly participant_id: string | null; readonly name: string; readonly role: Role | null; readonly system: boolean };
   readonly text: string;
   readonly at: string;
 }

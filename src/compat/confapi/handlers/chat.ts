@@ -1,9 +1,11 @@
+import { systemName } from '../../../engine/display-name.js';
 import { xml, type Answer, type CallContext } from '../context.js';
 import { failure } from '../errors.js';
 import { meetingIdOf } from '../params.js';
 import { success } from '../xml.js';
 
-export const systemSender = 'System';
+/** The engine's reserved name: no participant may be called that (engine/display-name.ts). */
+export const systemSender = systemName;
 /** The live chat takes up to 2000 characters. */
 export const maxChatMessageLength = 2000;
 

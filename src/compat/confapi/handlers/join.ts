@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { cleanName, describeNameProblem, nameProblem } from '../../../engine/display-name.js';
 import type { JoinClaims } from '../../../engine/tokens/token-service.js';
 import { xml, type Answer, type CallContext } from '../context.js';
 import { failure } from '../errors.js';
@@ -35,10 +36,16 @@ function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'particip
   throw failure('invalidPassword');
 }
 
-/** The display name as the engine accepts it: no control characters, 1 to 64 characters. */
-function displayName(fullName: string): string {
-  const cleaned = fullName.replace(/[\p{Cc}\p{Cs}]/gu, ' ').replace(/\s+/g, ' ').trim();
-  return [...cleaned].slice(0, 64).join('').trim();
+/**
+ * fullName obeys the engine's display-name rule (engine/display-name.ts), but the platform,
+ * not the person, sent it: invisible and text-direction characters are removed (cleanName)
+ * and a long name is cut, rather than refused. A cleaned name that still passes for the
+ * service or a role ("System", "Bob (moderator)") is refused with validationError: renaming
+ * it silently would hide the platform's mistake, and the room would refuse it on arrival.
+ */
+function refuseImpersonation(name: string): void {
+  const problem = nameProblem(name);
+  if (problem) throw failure('validationError', `fullName ${describeNameProblem(problem)}`);
 }
 
 function optionalUrl(name: string, value: string | undefined): string | null {
@@ -62,7 +69,7 @@ function optionalUrl(name: string, value: string | undefined): string | null {
 export async function join(ctx: CallContext): Promise<Answer> {
   const { params, tenant, deps } = ctx;
   const meetingId = meetingIdOf(params);
-  const fullName = displayName(params.get('fullName') ?? '');
+  const fullName = cleanName(params.get('fullName') ?? '', 64);
   const meeting = deps.meetings.open(tenant.id, meetingId);
   if (!meeting) {
     const latest = deps.meetings.latest(tenant.id, meetingId);
@@ -71,6 +78,7 @@ export async function join(ctx: CallContext): Promise<Answer> {
     throw failure('invalidMeetingIdentifier');
   }
   if (fullName === '') throw failure('missingParamFullName');
+  refuseImpersonation(fullName);
   const createTime = params.get('createTime');
   if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime)) throw failure('mismatchCreateTimeParam');
   const role = roleOf(params, meeting);

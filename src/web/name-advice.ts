@@ -1,0 +1,31 @@
+/**
+ * Plain words for a name the server refused (400 invalid_field, field `name`). The server's
+ * rule (engine/display-name.ts) decides; the page cannot import it, so this only guesses which
+ * part was broken to choose the sentence, and falls back to one naming every part.
+ */
+
+// Invisible characters of the rule; a joiner (U+200C/U+200D) counts only at an end or next to a space.
+const hidden = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u{E0000}-\u{E007F}\u115F\u1160\u3164\uFFA0]/u;
+const joiner = /[\u200C\u200D]/u;
+const roleAtEnd = /[([{]\s*[\p{L}-]+\s*[)\]}][\s\p{P}]*$/u;
+
+function hasHidden(name: string): boolean {
+  const chars = [...name];
+  return chars.some((ch, i) => {
+    if (!joiner.test(ch)) return hidden.test(ch);
+    const around = [chars[i - 1], chars[i + 1]];
+    return around.some((c) => c === undefined || /\s/u.test(c) || hidden.test(c));
+  });
+}
+
+export function nameAdvice(typed: string): string {
+  const name = typed.trim();
+  const folded = name.normalize('NFKC').toLowerCase();
+  if (hasHidden(name)) {
+    return 'Your name contains invisible characters, such as text-direction marks, which often come along when a name is copied and pasted. Please type your name again.';
+  }
+  if (folded.replace(/[^\p{L}\p{N}]/gu, '') === 'system') return '"System" is kept for messages from the service. Please use your own name.';
+  if (roleAtEnd.test(folded)) return 'Please leave out the role in brackets, such as "(moderator)": the meeting shows each person\'s role beside their name.';
+  if ([...name].length > 64) return 'Your name can be at most 64 characters long.';
+  return 'This name cannot be used. Please type your own name, without invisible characters and without a role in brackets such as "(moderator)".';
+}
