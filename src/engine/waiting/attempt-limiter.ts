@@ -51,7 +51,8 @@ export class AttemptLimiter {
     }
   }
 
-  fail(key: string): void {
+  /** Counts an attempt now (a wrong code, a new request). */
+  record(key: string): void {
     const now = this.clock.now().getTime();
     const recent = this.recent(key, now);
     recent.push(now);
@@ -73,7 +74,7 @@ export class AttemptLimiter {
         flight.count++;
         this.inFlight.set(key, flight);
         return (succeeded) => {
-          if (!succeeded) this.fail(key);
+          if (!succeeded) this.record(key);
           flight.count--;
           if (flight.count === 0) this.inFlight.delete(key);
           for (const wake of flight.settled.splice(0)) wake();

@@ -217,7 +217,7 @@ export class WaitingRoomService {
     if (this.openIn(roomId, existingQueue) >= this.maxOpenRequests) {
       throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
     }
-    this.knockLimiter.fail(clientSlot);
+    this.knockLimiter.record(clientSlot);
     const secret = newSecret();
     const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
     const pending: PendingKnock = { cancelled: false, clientSlot };

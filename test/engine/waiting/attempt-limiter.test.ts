@@ -7,7 +7,7 @@ t.test('10 failures in 10 minutes block the key until the oldest leaves the wind
   const limiter = new AttemptLimiter(clock);
   for (let i = 0; i < 10; i++) {
     limiter.check('k');
-    limiter.fail('k');
+    limiter.record('k');
     clock.advance(1000);
   }
   // first failure at 0 s, now 10 s: it leaves the window at 600 s
@@ -34,7 +34,7 @@ t.test('10 failures in 10 minutes block the key until the oldest leaves the wind
 t.test('retry-after is at least one second', async (t) => {
   const clock = new FakeClock();
   const limiter = new AttemptLimiter(clock, { limit: 1, windowMs: 500 });
-  limiter.fail('k');
+  limiter.record('k');
   clock.advance(499);
   t.throws(() => limiter.check('k'), new TooManyAttemptsError(1));
 });
@@ -42,8 +42,8 @@ t.test('retry-after is at least one second', async (t) => {
 t.test('prune forgets keys with nothing in the window', async (t) => {
   const clock = new FakeClock();
   const limiter = new AttemptLimiter(clock, { limit: 2, windowMs: 1000 });
-  limiter.fail('a');
-  limiter.fail('a');
+  limiter.record('a');
+  limiter.record('a');
   clock.advance(1000);
   limiter.prune();
   t.equal((limiter as unknown as { failures: Map<string, number[]> }).failures.size, 0);

@@ -1,0 +1,43 @@
+// Issue 11 point 1 in a real browser: a meeting-API room shows itself only to its join link.
+// The link enters; the same address without it meets the guest policy (here: refused); an
+// address that names no room says so after the name, exactly as the unlisted one would.
+import t from 'tap';
+import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
+import { ConfapiClient, compatDaemonFor, roomAndToken } from '../helpers/compat.js';
+
+const secret = 'invitation-rooms-secret-91';
+
+if (!inLoopbackNamespace(t, import.meta.url)) {
+  t.test('the join link enters, the bare address is refused, a missing room is named as such', async (t) => {
+    const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://frontend.invalid' });
+    const api = new ConfapiClient(d.compatUrl, secret);
+    await api.get('create', [['meetingID', 'course-7'], ['guestPolicy', 'ALWAYS_DENY']]);
+    const joined = await api.get('join', [['meetingID', 'course-7'], ['fullName', 'Pupil Pia'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    const { roomId, token } = roomAndToken(String(joined.xml.url));
+    const browser = await openBrowser(t);
+
+    const invited = await browser.newPage('invited');
+    await invited.page.goto(`${d.url}/room/${roomId}?t=${encodeURIComponent(token)}`);
+    await invited.page.getByLabel('Your name').fill('Typed');
+    await invited.page.getByRole('button', { name: 'Join' }).click();
+    await invited.page.waitForURL(new RegExp(`/room/${roomId}$`));
+    t.pass('the join link enters the meeting');
+
+    const stranger = await browser.newPage('stranger');
+    await stranger.page.goto(`${d.url}/room/${roomId}`);
+    t.equal(await stranger.page.getByLabel('Access code').count(), 0, 'nothing is asked but the name');
+    await stranger.page.getByLabel('Your name').fill('Stranger');
+    await stranger.page.getByRole('button', { name: 'Join' }).click();
+    await stranger.page.getByRole('alert').filter({ hasText: 'admits only people invited through its platform' }).waitFor();
+    t.pass('the bare address is refused in plain words');
+    await browser.screenshot(stranger.page, 'invitation-refused');
+
+    const lost = await browser.newPage('lost');
+    await lost.page.goto(`${d.url}/room/cf-00000000000000000000000000000000`);
+    await lost.page.getByLabel('Your name').fill('Lost');
+    await lost.page.getByRole('button', { name: 'Join' }).click();
+    await lost.page.getByRole('alert').filter({ hasText: 'does not exist' }).waitFor();
+    t.pass('a missing room says so');
+    t.same([...invited.errors, ...stranger.errors, ...lost.errors], [], 'no page errors');
+  });
+}
