@@ -97,14 +97,27 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
       return item;
     });
+    // The list is redrawn whenever someone's media state changes: the control that had the
+    // focus gets it back, so a moderator choosing a sub-group is not thrown out of the list.
+    const focused = peopleList.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
     peopleList.replaceChildren(...items);
+    if (focused) [...peopleList.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === focused)?.focus();
     waiting.setSharing([...participants.values()].some((p) => p.screen));
   }
 
   let subgroups: string[] = [];
+  /** The sub-group chosen for each participant, kept across redraws until the move is sent. */
+  const moveChoices = new Map<string, string>();
   function moveControl(p: ParticipantView): HTMLElement {
     const select = el('select', { 'aria-label': `Sub-group for ${p.name}` }, ...subgroups.map((g) => el('option', { value: g, text: g })));
-    return el('span', {}, select, button('Move', () => send({ type: 'move', participant_id: p.participant_id, room_id: select.value }), { 'aria-label': `Move ${p.name}` }));
+    const chosen = moveChoices.get(p.participant_id);
+    if (chosen !== undefined && subgroups.includes(chosen)) select.value = chosen;
+    select.addEventListener('change', () => moveChoices.set(p.participant_id, select.value));
+    const move = () => {
+      moveChoices.delete(p.participant_id);
+      send({ type: 'move', participant_id: p.participant_id, room_id: select.value });
+    };
+    return el('span', {}, select, button('Move', move, { 'aria-label': `Move ${p.name}` }));
   }
 
   function renderModeratorTools(): void {

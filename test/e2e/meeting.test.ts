@@ -149,7 +149,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
     await mod.getByRole('button', { name: 'Create sub-groups' }).click();
     await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
-    await mod.getByRole('combobox', { name: 'Sub-group for Ann' }).selectOption('lesson-g1');
+    const choice = mod.getByRole('combobox', { name: 'Sub-group for Ann' });
+    await choice.selectOption('lesson-g1');
+    // Ann's camera changes while the moderator chooses: the list is redrawn, the choice stays.
+    await mod.evaluate(() => {
+      const w = window as unknown as { __redraws: number };
+      w.__redraws = 0;
+      new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, { childList: true });
+    });
+    await ann.getByRole('button', { name: 'Turn camera off' }).click();
+    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0);
+    t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
+    t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
+    await ann.getByRole('button', { name: 'Turn camera on' }).click();
     await mod.getByRole('button', { name: 'Move Ann' }).click();
     await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 30_000 });
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
