@@ -40,7 +40,9 @@ export interface CallContext {
 export type Answer =
   | { readonly kind: 'xml'; readonly body: string }
   | { readonly kind: 'redirect'; readonly location: string }
-  | { readonly kind: 'json'; readonly body: unknown };
+  | { readonly kind: 'json'; readonly body: unknown }
+  /** A short page for a person's browser (a join that cannot go on), never built from input. */
+  | { readonly kind: 'page'; readonly status: number; readonly title: string; readonly text: string };
 
 export type Handler = (ctx: CallContext) => Answer | Promise<Answer>;
 

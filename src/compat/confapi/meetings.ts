@@ -50,16 +50,29 @@ export interface CompatRoomAccess {
   readonly entry: 'open' | 'token';
 }
 
+/** What a bare-link guest (or a `guest=true` join) meets, as the meeting API reports it. */
+export type GuestStatus = 'ALLOW' | 'WAIT' | 'DENY';
+
+/**
+ * The guest policy as this instance can carry it out: a forced waiting room makes even
+ * accepted guests wait, and without a waiting room nobody could admit a guest who must ask,
+ * so she is refused. The one decision both the room and `join` follow.
+ */
+export function guestStatusFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): GuestStatus {
+  const decision = guestDecision(guestPolicy);
+  if (decision === 'deny' || (decision === 'wait' && policy.waitingRoom === 'off')) return 'DENY';
+  return decision === 'wait' || policy.waitingRoom === 'forced' ? 'WAIT' : 'ALLOW';
+}
+
 /** The room for a guestPolicy, within the instance's waiting-room policy. */
 export function roomAccessFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): CompatRoomAccess {
-  const decision = guestDecision(guestPolicy);
+  const status = guestStatusFor(policy, guestPolicy);
   // A forced instance refuses `off`; `guests` is the nearest scope that still lets every platform arrival in.
-  const nobodyWaits = { waiting_room: policy.waitingRoom === 'forced' ? 'guests' : 'off' } as const;
-  if (decision === 'deny') return { ...nobodyWaits, entry: 'token' };
-  // Without a waiting room on the instance nobody can be asked about, so a guest who must ask is refused.
-  if (decision === 'wait' && policy.waitingRoom === 'off') return { waiting_room: 'off', entry: 'token' };
-  if (decision === 'wait') return { waiting_room: 'guests', ...(policy.waitingRoomMode === null ? { waiting_room_mode: 'approval' } : {}), entry: 'open' };
-  return { ...nobodyWaits, entry: 'open' };
+  if (status === 'DENY') return { waiting_room: policy.waitingRoom === 'forced' ? 'guests' : 'off', entry: 'token' };
+  if (status === 'ALLOW') return { waiting_room: 'off', entry: 'open' };
+  // Asking guests are decided one by one unless the instance fixes the mode.
+  const approval = guestDecision(guestPolicy) === 'wait' && policy.waitingRoomMode === null;
+  return { waiting_room: 'guests', ...(approval ? { waiting_room_mode: 'approval' } : {}), entry: 'open' };
 }
 
 /**
@@ -127,6 +140,11 @@ export class CompatMeetings {
   private setEntry(roomId: string, entry: RoomEntry): void {
     const room = this.deps.rooms.find(roomId);
     if (room && (room.entry !== entry || !room.unlisted)) this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
+  }
+
+  /** What a `guest=true` join of this meeting meets. */
+  guestStatus(meeting: CompatMeeting): GuestStatus {
+    return guestStatusFor(this.deps.policy, meeting.guestPolicy);
   }
 
   insert(meeting: CompatMeeting): void {

@@ -83,6 +83,12 @@ function sendFailure(request: FastifyRequest, reply: FastifyReply, messageKey: s
   return reply.type('text/xml; charset=utf-8').send(failed(messageKey, message));
 }
 
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, text: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font:1.1rem/1.5 system-ui,sans-serif;max-width:36rem;margin:15vh auto;padding:0 1rem}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
+}
+
 function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   reply.code(200).header('cache-control', 'no-cache');
   switch (answer.kind) {
@@ -92,6 +98,12 @@ function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
       return reply.type('application/json; charset=utf-8').send(answer.body);
     case 'redirect':
       return reply.redirect(answer.location, 302);
+    case 'page':
+      return reply
+        .code(answer.status)
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        .type('text/html; charset=utf-8')
+        .send(page(answer.title, answer.text));
   }
 }
 

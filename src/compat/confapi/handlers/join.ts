@@ -5,7 +5,7 @@ import { xml, type Answer, type CallContext } from '../context.js';
 import { failure } from '../errors.js';
 import { endedVisibleMs } from '../meetings.js';
 import type { CompatMeeting } from '../model.js';
-import { meetingIdOf, type Params } from '../params.js';
+import { meetingIdOf, strictBoolean, type Params } from '../params.js';
 import { success } from '../xml.js';
 
 /** Equal in constant time (over digests, so lengths do not show either). */
@@ -82,14 +82,25 @@ export async function join(ctx: CallContext): Promise<Answer> {
   const createTime = params.get('createTime');
   if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime)) throw failure('mismatchCreateTimeParam');
   const role = roleOf(params, meeting);
+  // A guest is someone the platform did not authenticate: the meeting's guest policy decides
+  // for her as for a bare-link arrival. Moderators are never guests (upstream: always ALLOW).
+  const guest = strictBoolean('guest', params.get('guest'), false) && role !== 'moderator';
+  const guestStatus = guest ? deps.meetings.guestStatus(meeting) : 'ALLOW';
+  const redirect = params.get('redirect');
+  const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
+  const userId = params.get('userID') ?? '';
+  if (guestStatus === 'DENY') {
+    if (redirecting) return { kind: 'page', status: 403, title: 'You cannot join this meeting', text: 'This meeting does not admit guests. Ask whoever invited you for a link through the platform.' };
+    return xml(success({ messageKey: 'guestDeny', message: 'Guest denied to join meeting.', meeting_id: meeting.internalId, user_id: userId || internalUserId(), guestStatus, url: meeting.settings.logoutURL }));
+  }
   if (meeting.maxParticipants > 0 && deps.meetings.presentCount(meeting) >= meeting.maxParticipants) throw failure('maxParticipantsReached');
 
-  const userId = params.get('userID') ?? '';
   const avatarUrl = optionalUrl('avatarURL', params.get('avatarURL'));
   const claims: JoinClaims & { uid?: string; avatar?: string } = {
     room: meeting.roomId,
     role,
-    source: 'lms',
+    // A guest's link is a bare-link guest's: the room's waiting room applies to it.
+    source: guest ? 'link' : 'lms',
     name: fullName,
     ...(userId !== '' ? { uid: userId.slice(0, 256) } : {}),
     ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
@@ -99,16 +110,21 @@ export async function join(ctx: CallContext): Promise<Answer> {
   if (meeting.settings.logoutURL !== '') query.append('logoutURL', meeting.settings.logoutURL);
   const url = `${deps.frontendUrl}/room/${encodeURIComponent(meeting.roomId)}?${query.toString()}`;
 
-  const redirect = params.get('redirect');
-  if (redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true') return { kind: 'redirect', location: url };
+  if (redirecting) return { kind: 'redirect', location: url };
+  const waits = guestStatus === 'WAIT';
   return xml(
     success({
-      messageKey: 'successfullyJoined',
-      message: 'You have joined successfully.',
+      messageKey: waits ? 'guestWait' : 'successfullyJoined',
+      message: waits ? 'Guest waiting for approval to join meeting.' : 'You have joined successfully.',
       meeting_id: meeting.internalId,
-      user_id: userId !== '' ? userId : `w_${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)}`,
-      guestStatus: 'ALLOW',
+      user_id: userId !== '' ? userId : internalUserId(),
+      guestStatus,
       url,
     }),
   );
+}
+
+/** Upstream's internal user id: `w_` and 12 lowercase letters or digits. */
+function internalUserId(): string {
+  return `w_${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)}`;
 }
