@@ -111,7 +111,8 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     options.live ?? (isLiveConnection(liveConnection) ? liveConnectionView(liveConnection, isStats(stats) ? stats : null) : engineLiveView(services.meetings));
   // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
   const store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
-  const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), clog, options.callbacks) : null;
+  const tenantSecret = (tenantId: string): string | null => registry?.current().byId.get(tenantId)?.apiSecret ?? null;
+  const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), clog, options.callbacks, tenantSecret) : null;
   const meetings =
     store && callbacks
       ? new CompatMeetings({
@@ -122,7 +123,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
           policy: config,
           callbacks,
           live: () => live,
-          tenantSecret: (tenantId) => registry?.current().byId.get(tenantId)?.apiSecret ?? null,
+          tenantSecret,
           onError: (err) => clog.error({ err }, 'compat sweep failed'),
         })
       : null;

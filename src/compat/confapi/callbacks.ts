@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { SignJWT } from 'jose';
+import { analyticsAuthorization, analyticsUserAgent } from './analytics.js';
 import type { CallbackJob, CompatMeeting, CompatStore, NewCallbackJob } from './model.js';
 import { TargetGuard, TargetRefused, type ResolvedTarget } from './target-guard.js';
 
@@ -21,6 +22,9 @@ export interface CallbackOptions {
   readonly timeoutMs?: number;
   readonly now?: () => number;
 }
+
+/** The secret a tenant signs with now; null when the tenant is gone. */
+export type SecretOf = (tenantId: string) => string | null;
 
 /** The metadata names (lowercased, without `meta_`) a recording-ready URL may come under, by priority. */
 export const recordingReadyKeys = ['confapi-recording-ready-url', 'bbb-recording-ready-url', 'bn-recording-ready-url', 'canvas-recording-ready-url'];
@@ -56,7 +60,7 @@ export async function recordingReadyBody(secret: string, meetingId: string, reco
  * One attempt: a request pinned to the checked address, no redirect followed (a 3xx is a
  * failure), a short timeout, the answer's body drained and ignored. Resolves to the status.
  */
-function send(job: CallbackJob, url: URL, target: ResolvedTarget, timeoutMs: number, signal: AbortSignal): Promise<number> {
+function send(job: CallbackJob, url: URL, target: ResolvedTarget, extra: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<number> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) {
       (callback as unknown as (err: null, list: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
@@ -64,7 +68,7 @@ function send(job: CallbackJob, url: URL, target: ResolvedTarget, timeoutMs: num
       callback(null, target.address, target.family);
     }
   };
-  const headers: Record<string, string> = { 'user-agent': 'meeting-service confapi callback' };
+  const headers: Record<string, string> = { 'user-agent': 'meeting-service confapi callback', ...extra };
   if (job.body !== null) {
     headers['content-type'] = job.contentType ?? 'application/x-www-form-urlencoded';
     headers['content-length'] = String(Buffer.byteLength(job.body));
@@ -93,6 +97,20 @@ function send(job: CallbackJob, url: URL, target: ResolvedTarget, timeoutMs: num
   });
 }
 
+/** A job that cannot be signed: its tenant was removed before it was sent. Not retried. */
+class Unsignable extends Error {}
+
+/**
+ * Headers a kind adds when sent. The analytics callback's Bearer token is made here, at send
+ * time, from the tenant's current secret (see analytics.ts): it is never stored nor logged.
+ */
+async function headersFor(job: CallbackJob, secretOf: SecretOf, now: number): Promise<Record<string, string>> {
+  if (job.kind !== 'analytics') return {};
+  const secret = secretOf(job.tenantId);
+  if (secret === null) throw new Unsignable(`tenant ${job.tenantId} has no secret any more`);
+  return { 'user-agent': analyticsUserAgent, authorization: await analyticsAuthorization(secret, now) };
+}
+
 /**
  * The outbound callback queue. Jobs are written to the store before the API call that
  * caused them answers, sent from a timer (never inside the API call), retried on failure by
@@ -113,6 +131,7 @@ export class CallbackQueue {
     private readonly guard: TargetGuard,
     private readonly log: CallbackLog,
     options: CallbackOptions = {},
+    private readonly secretOf: SecretOf = () => null,
   ) {
     this.delays = options.retryDelaysMs ?? defaultRetryDelaysMs;
     this.timeoutMs = options.timeoutMs ?? defaultCallbackTimeoutMs;
@@ -177,7 +196,8 @@ export class CallbackQueue {
     try {
       url = new URL(job.url);
       const target = await this.guard.resolve(url);
-      const status = await send(job, url, target, this.timeoutMs, this.abort.signal);
+      const extra = await headersFor(job, this.secretOf, this.now());
+      const status = await send(job, url, target, extra, this.timeoutMs, this.abort.signal);
       if (status >= 200 && status < 300) {
         this.finish(job, attempts, 'delivered', null);
         this.log.info({ ...where, status }, 'callback delivered');
@@ -188,6 +208,11 @@ export class CallbackQueue {
       if (err instanceof TargetRefused || err instanceof TypeError) {
         this.finish(job, attempts, 'refused', err.message);
         this.log.warn({ ...where, reason: err.message }, 'callback refused: target not allowed');
+        return;
+      }
+      if (err instanceof Unsignable) {
+        this.finish(job, attempts, 'gave_up', err.message);
+        this.log.warn({ ...where, reason: err.message }, 'callback not sent: cannot be signed');
         return;
       }
       if (this.stopped) return;

@@ -5,6 +5,7 @@ import type { RoomEntry } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
+import { analyticsBody, analyticsCallbackKey } from './analytics.js';
 import { endCallbackUrl, metadataValue, recordingReadyBody, recordingReadyKeys, type CallbackQueue } from './callbacks.js';
 import type { CompatMeeting, CompatStore, EndReason, GuestPolicy, RecordingRecord } from './model.js';
 
@@ -17,12 +18,12 @@ export const endedVisibleMs = 5 * 60_000;
 export interface CompatMeetingsDeps {
   readonly store: CompatStore;
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
-  readonly meetings: Pick<MeetingService, 'current' | 'end' | 'present'>;
+  readonly meetings: Pick<MeetingService, 'current' | 'end' | 'present' | 'attendance'>;
   readonly clock: Clock;
   readonly policy: WaitingRoomPolicy;
   readonly callbacks: Pick<CallbackQueue, 'enqueue'>;
   readonly live: () => MeetingLiveView;
-  /** The secret a tenant signs its recording-ready callbacks with (its current one). */
+  /** The secret a tenant signs its recording-ready callbacks with (its current one; analytics ones are signed by the queue). */
   readonly tenantSecret: (tenantId: string) => string | null;
   readonly unusedExpiryMs?: number;
   readonly onError?: (err: unknown) => void;
@@ -97,7 +98,8 @@ export interface LiveState {
  * The meeting API's meetings over the engine: a compat meeting owns an engine room (made on
  * first create), is linked to the engine meeting that opens when somebody enters, and ends
  * when `end` is called, its duration is over, nobody entered in time, or the engine meeting
- * ended (emptied). Every end fires the meeting's end callback once.
+ * ended (emptied). Every end fires the meeting's end callback once, and its analytics
+ * callback once when somebody entered.
  */
 export class CompatMeetings {
   private lastCreateTime = 0;
@@ -235,6 +237,9 @@ export class CompatMeetings {
     this.setEntry(meeting.roomId, 'closed');
     const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };
     const url = metadataValue(meeting, 'endcallbackurl');
+    const analyticsUrl = metadataValue(meeting, analyticsCallbackKey);
+    // Built now, from the engine's records, and stored with the job: a restart before delivery still sends it.
+    const analytics = analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
     this.deps.store.transaction(() => {
       this.deps.store.updateMeeting(ended);
       if (url !== null) {
@@ -245,6 +250,9 @@ export class CompatMeetings {
           target = url;
         }
         this.deps.callbacks.enqueue({ kind: 'meeting_ended', tenantId: meeting.tenantId, internalId: meeting.internalId, method: 'GET', url: target, body: null, contentType: null });
+      }
+      if (analyticsUrl !== null && analytics !== null) {
+        this.deps.callbacks.enqueue({ kind: 'analytics', tenantId: meeting.tenantId, internalId: meeting.internalId, method: 'POST', url: analyticsUrl, body: analytics, contentType: 'application/json' });
       }
     });
     return ended;

@@ -67,7 +67,8 @@ export interface ChatRecord {
   readonly delivered: boolean;
 }
 
-export type CallbackKind = 'meeting_ended' | 'recording_ready';
+/** The kind also decides the headers a job is sent with (callbacks.ts headersFor): none are stored. */
+export type CallbackKind = 'meeting_ended' | 'recording_ready' | 'analytics';
 
 export interface CallbackJob {
   readonly id: number;

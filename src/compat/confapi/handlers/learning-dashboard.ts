@@ -4,7 +4,8 @@ import type { Answer, CallContext } from '../context.js';
 import { failure } from '../errors.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf } from '../params.js';
-import type { LiveActivity } from '../../live-view.js';
+import type { MeetingService } from '../../../engine/meetings/meeting-service.js';
+import type { LiveActivity, MeetingLiveView } from '../../live-view.js';
 
 const noActivity: LiveActivity = { talkTimeMs: 0, webcams: [], messages: 0 };
 
@@ -43,20 +44,40 @@ function userEntry(p: AttendanceParticipant, activity: LiveActivity) {
   ] as const;
 }
 
+/** Where a meeting's attendance and activity are read from (the call deps, or CompatMeetings at an end). */
+export interface AttendanceSource {
+  readonly engineMeetings: Pick<MeetingService, 'attendance'>;
+  readonly live: () => MeetingLiveView;
+}
+
+export interface AttendeeRecord {
+  readonly participant: AttendanceParticipant;
+  readonly activity: LiveActivity;
+}
+
+/**
+ * Everyone who entered the meeting's engine meeting, in join order, with what the live
+ * connection measured of them. Empty when nobody entered or the engine no longer knows it.
+ * learningDashboard and the analytics callback both read it, so they never disagree.
+ */
+export function attendeeRecords(source: AttendanceSource, meeting: CompatMeeting): AttendeeRecord[] {
+  if (meeting.engineMeetingId === null) return [];
+  try {
+    const attendance = source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
+    const activity = source.live().activity(meeting.roomId, meeting.engineMeetingId);
+    return attendance.participants.map((participant) => ({ participant, activity: activity.get(participant.participantId) ?? noActivity }));
+  } catch (err) {
+    if (!(err instanceof EngineError)) throw err;
+    return [];
+  }
+}
+
 /** The session data in the upstream learning-dashboard shape, from the engine's attendance and the live connection's activity. */
-export function dashboardData(ctx: CallContext, meeting: CompatMeeting): Record<string, unknown> {
+export function dashboardData(source: AttendanceSource, meeting: CompatMeeting): Record<string, unknown> {
   const users: Record<string, unknown> = {};
-  if (meeting.engineMeetingId !== null) {
-    try {
-      const attendance = ctx.deps.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
-      const activity = ctx.deps.live().activity(meeting.roomId, meeting.engineMeetingId);
-      for (const p of attendance.participants) {
-        const [key, entry] = userEntry(p, activity.get(p.participantId) ?? noActivity);
-        users[key] = entry;
-      }
-    } catch (err) {
-      if (!(err instanceof EngineError)) throw err;
-    }
+  for (const { participant, activity } of attendeeRecords(source, meeting)) {
+    const [key, entry] = userEntry(participant, activity);
+    users[key] = entry;
   }
   return {
     intId: meeting.internalId,
@@ -82,5 +103,5 @@ export function dashboardData(ctx: CallContext, meeting: CompatMeeting): Record<
 export function learningDashboard(ctx: CallContext): Answer {
   const meeting = ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
-  return { kind: 'json', body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx, meeting)) } } };
+  return { kind: 'json', body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx.deps, meeting)) } } };
 }
