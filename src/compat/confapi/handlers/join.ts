@@ -17,8 +17,9 @@ export function sameSecret(a: string, b: string): boolean {
 
 /**
  * The role: a valid `role` wins; otherwise the password decides (moderator password first);
- * an empty password of the meeting never matches. Without role and password, a meeting
- * without passwords lets the person in as a viewer (the least privilege).
+ * an empty password of the meeting never matches. Without a role a password is required, as
+ * upstream: create generates both passwords when the platform sends none, so every meeting it
+ * makes has them (a record from before that has none admits by `role` only).
  */
 function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'participant' {
   const role = params.get('role')?.toUpperCase();
@@ -26,11 +27,7 @@ function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'particip
   if (role === 'VIEWER') return 'participant';
   if (role !== undefined && role !== '') throw failure('validationError', 'role must be MODERATOR or VIEWER');
   const given = params.get('password') ?? '';
-  const hasPasswords = meeting.moderatorPw !== '' || meeting.attendeePw !== '';
-  if (given === '') {
-    if (hasPasswords) throw failure('invalidPassword', 'You must send the role, or the password of the meeting.');
-    return 'participant';
-  }
+  if (given === '') throw failure('invalidPassword', 'You must send the role, or the password of the meeting.');
   if (meeting.moderatorPw !== '' && sameSecret(given, meeting.moderatorPw)) return 'moderator';
   if (meeting.attendeePw !== '' && sameSecret(given, meeting.attendeePw)) return 'participant';
   throw failure('invalidPassword');
