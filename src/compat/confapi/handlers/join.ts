@@ -34,6 +34,14 @@ function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'particip
 }
 
 /**
+ * An opaque per-join value for the `redirect=false` answer (`auth_token`, `session_token`):
+ * 128 bits from node:crypto. Clients only read them back; what admits is the signed `t`.
+ */
+function joinToken(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
  * fullName obeys the engine's display-name rule (engine/display-name.ts), but the platform,
  * not the person, sent it: invisible and text-direction characters are removed (cleanName)
  * and a long name is cut, rather than refused. A cleaned name that still passes for the
@@ -98,14 +106,20 @@ export async function join(ctx: CallContext): Promise<Answer> {
 
   const redirect = params.get('redirect');
   if (redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true') return { kind: 'redirect', location: url };
+  // Upstream's answer carries both tokens and repeats session_token in the client URL as
+  // sessionToken=; here too, so the answer and its URL belong together. Neither is stored
+  // or checked: the page ignores sessionToken and enters with `t`.
+  const sessionToken = joinToken();
   return xml(
     success({
       messageKey: 'successfullyJoined',
       message: 'You have joined successfully.',
       meeting_id: meeting.internalId,
       user_id: userId !== '' ? userId : `w_${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)}`,
+      auth_token: joinToken(),
+      session_token: sessionToken,
       guestStatus: 'ALLOW',
-      url,
+      url: `${url}&${new URLSearchParams([['sessionToken', sessionToken]]).toString()}`,
     }),
   );
 }
