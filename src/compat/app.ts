@@ -25,6 +25,9 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<Fas
     bodyLimit: maxBodyBytes,
     trustProxy: '127.0.0.1',
     return503OnClosing: true,
+    // The Ruby gem (Greenlight) builds `${endpoint}/${call}`, and an endpoint entered as
+    // `…/api/` gives `…/api//create`; upstream's nginx merges the slashes, so do we.
+    ignoreDuplicateSlashes: true,
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: badUrl,

@@ -78,6 +78,15 @@ t.test('both paths: the root and every call', async (t) => {
     for (const path of paths) assertSuccess(t, await fetchAnswer(`${d.compatUrl}${path}/${signed}`), path);
   });
 
+  // The Ruby gem builds endpoint + '/' + call; Greenlight keeps an endpoint that ends in `api/` as it is.
+  t.test('the Ruby gem (Greenlight) with an endpoint ending in a slash: two slashes before the call', async (t) => {
+    for (const endpoint of [`${d.compatUrl}/bigbluebutton/api/`, `${d.compatUrl}/confapi/api/`]) {
+      const query = 'meetingID=gl-room&name=Greenlight';
+      const answer = await fetchAnswer(`${endpoint}/create?${query}&checksum=${sign('create', query, secret)}`);
+      t.equal(answer.xml?.returncode, 'SUCCESS', `${endpoint}/create (${answer.status} ${answer.text.slice(0, 80)})`);
+    }
+  });
+
   t.test('a Moodle-style signer reaches the API when given …/bigbluebutton/', async (t) => {
     for (const configured of [`${d.compatUrl}/bigbluebutton/`, `${d.compatUrl}/bigbluebutton/api`]) {
       const base = moodleApiBase(configured);
