@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ConfapiDeps } from './confapi/context.js';
-import { apiPrefix, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
+import { apiPrefixes, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
 import type { TenantRegistry } from './tenants/registry.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
@@ -15,8 +15,9 @@ export interface CompatSurfaces {
 
 /**
  * The compat module's listener (COMPAT_HTTP_ADDR): one Fastify instance for both surfaces.
- * The meeting API is an encapsulated plugin under /confapi/api with its own body parsing
- * and its own error handler (XML, HTTP 200); the embed gateway registers beside it.
+ * The meeting API is an encapsulated plugin under each of its paths (/confapi/api and the
+ * upstream /bigbluebutton/api), with its own body parsing and its own error handler (XML,
+ * HTTP 200); the embed gateway registers beside it.
  */
 export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<FastifyServerOptions, 'loggerInstance'> = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -24,6 +25,9 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<Fas
     bodyLimit: maxBodyBytes,
     trustProxy: '127.0.0.1',
     return503OnClosing: true,
+    // The Ruby gem (Greenlight) builds `${endpoint}/${call}`, and an endpoint entered as
+    // `…/api/` gives `…/api//create`; upstream's nginx merges the slashes, so do we.
+    ignoreDuplicateSlashes: true,
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: badUrl,
@@ -34,15 +38,18 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<Fas
   });
   if (surfaces.confapi) {
     const { registry, deps } = surfaces.confapi;
-    await app.register(
-      async (api) => {
-        // Bodies arrive raw: the pipeline decides by call what a body may be (form or XML) and refuses the rest.
-        api.removeAllContentTypeParsers();
-        api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
-        await api.register(confapiRoutes(registry, deps));
-      },
-      { prefix: apiPrefix },
-    );
+    // One plugin per path: the same pipeline, registry and state, only the URL differs.
+    for (const prefix of apiPrefixes) {
+      await app.register(
+        async (api) => {
+          // Bodies arrive raw: the pipeline decides by call what a body may be (form or XML) and refuses the rest.
+          api.removeAllContentTypeParsers();
+          api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
+          await api.register(confapiRoutes(registry, deps));
+        },
+        { prefix },
+      );
+    }
   }
   return app;
 }

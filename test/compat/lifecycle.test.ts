@@ -203,7 +203,7 @@ t.test('recordings: local metadata only, and the recording-ready callback', asyn
 
   const created = await api.get('create', [['meetingID', 'rec'], ['meta_bbb-recording-ready-url', `${receiver.url}/ready`]]);
   const internalId = created.xml.internalMeetingID as string;
-  await api.get('end', [['meetingID', 'rec']]);
+  assertSuccess(t, await api.get('end', [['meetingID', 'rec'], ['password', created.xml.moderatorPW]]), 'end');
   const recording = await compat.recordingReady(internalId, {
     recordId: internalId,
     name: 'rec',

@@ -107,8 +107,9 @@ t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => 
   const api1 = new ConfapiClient(d1.compatUrl, secret, 'sha256', 'percent');
   const kept = await api1.get('create', [['meetingID', 'kept [1]'], ['name', 'Kept & <well>'], ['meta_bbb-origin', 'Moodle'], ['duration', '600']]);
   assertSuccess(t, kept, 'create kept');
-  assertSuccess(t, await api1.get('create', [['meetingID', 'gone']]), 'create gone');
-  assertSuccess(t, await api1.get('end', [['meetingID', 'gone']]), 'end gone');
+  const gone = await api1.get('create', [['meetingID', 'gone']]);
+  assertSuccess(t, gone, 'create gone');
+  assertSuccess(t, await api1.get('end', [['meetingID', 'gone'], ['password', gone.xml.moderatorPW]]), 'end gone');
   const before = {
     kept: (await api1.get('getMeetingInfo', [['meetingID', 'kept [1]']])).text,
     gone: (await api1.get('getMeetingInfo', [['meetingID', 'gone']])).text,
@@ -161,7 +162,7 @@ t.test('a kept answer never crosses tenants', async (t) => {
   t.equal(infoB.xml.internalMeetingID, createdB.xml.internalMeetingID);
   t.not(infoB.xml.internalMeetingID, createdA.xml.internalMeetingID);
   t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName, 'A only', "and a still reads a's");
-  assertSuccess(t, await b.get('end', [['meetingID', 'same-id']]), 'b ends its own');
+  assertSuccess(t, await b.get('end', [['meetingID', 'same-id'], ['password', createdB.xml.moderatorPW]]), 'b ends its own');
   t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.endTime, '0', "a's meeting of the same id is not ended");
   t.equal((await b.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.hasBeenForciblyEnded, 'true', "b's is");
 });

@@ -84,11 +84,12 @@ t.test('a bare arrival meets the guest policy', async (t) => {
 t.test('end closes the room to every arrival, for good; a new create makes a new room', async (t) => {
   const dataDir = dataDirFor(t);
   let { d, api } = await rig(t, dataDir);
-  assertSuccess(t, await api.get('create', [['meetingID', 'lecture']]), 'create');
+  const created = await api.get('create', [['meetingID', 'lecture']]);
+  assertSuccess(t, created, 'create');
   const mod = await joinLink(api, 'lecture', 'MODERATOR');
   const early = await joinLink(api, 'lecture');
   t.equal((await startWithToken(d, mod.roomId, mod.token)).status, 200, 'the moderator is in');
-  assertSuccess(t, await api.get('end', [['meetingID', 'lecture']]), 'end');
+  assertSuccess(t, await api.get('end', [['meetingID', 'lecture'], ['password', created.xml.moderatorPW]]), 'end');
   t.equal((await api.get('isMeetingRunning', [['meetingID', 'lecture']])).xml.running, 'false');
 
   t.equal((await bare(d, mod.roomId)).status, 404, 'a bare arrival after end: no such room');

@@ -101,7 +101,7 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     t.same(ids, ['only-a', 'shared-id'], 'a lists exactly its own');
     t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'A room', "a's shared-id is a's");
     t.equal((await b.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'B room', "b's shared-id is b's");
-    assertSuccess(t, await b.get('end', [['meetingID', 'shared-id']]), 'b ends its own');
+    assertSuccess(t, await b.get('end', [['meetingID', 'shared-id'], ['password', created.xml.moderatorPW]]), 'b ends its own');
     t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.hasBeenForciblyEnded, 'false', "a's meeting of the same id lives on");
   });
 

@@ -73,24 +73,25 @@ export async function parseXml(text: string): Promise<any> {
   }
 }
 
-/** A client that signs the way LMS integrations do. */
+/** A client that signs the way LMS integrations do; `path` is where it thinks the API is. */
 export class ConfapiClient {
   constructor(
     readonly base: string,
     readonly secret: string,
     readonly algorithm: Algorithm = 'sha1',
     readonly style: Style = 'plus',
+    readonly path = '/confapi/api',
   ) {}
 
-  with(options: { secret?: string; algorithm?: Algorithm; style?: Style }): ConfapiClient {
-    return new ConfapiClient(this.base, options.secret ?? this.secret, options.algorithm ?? this.algorithm, options.style ?? this.style);
+  with(options: { secret?: string; algorithm?: Algorithm; style?: Style; path?: string }): ConfapiClient {
+    return new ConfapiClient(this.base, options.secret ?? this.secret, options.algorithm ?? this.algorithm, options.style ?? this.style, options.path ?? this.path);
   }
 
   /** The signed URL; no parameters gives `call?&checksum=…` like bigbluebutton-api-php. */
   url(call: string, pairs: Pairs = []): string {
     const query = buildQuery(pairs, this.style);
     const checksum = sign(call, query, this.secret, this.algorithm);
-    return `${this.base}/confapi/api/${call}?${query}&checksum=${checksum}`;
+    return `${this.base}${this.path}/${call}?${query}&checksum=${checksum}`;
   }
 
   async get(call: string, pairs: Pairs = [], init: RequestInit = {}): Promise<ConfapiAnswer> {

@@ -13,7 +13,13 @@ import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
 import { failed, success } from './xml.js';
 
-export const apiPrefix = '/confapi/api';
+/**
+ * Where the API answers, each with every call and the version root. `/bigbluebutton/api` is
+ * the upstream path, which some clients (Canvas) hard-code and others (Moodle, after trimming
+ * `/api` off the configured URL) end up at. The path is never signed (the call name is), so
+ * one signature is good under either.
+ */
+export const apiPrefixes = ['/confapi/api', '/bigbluebutton/api'] as const;
 
 /** Longest raw query string accepted (a create with its metadata fits easily). */
 export const maxQueryLength = 8 * 1024;
@@ -126,7 +132,7 @@ function tenantOf(registry: TenantRegistry, deps: ConfapiDeps, call: string, che
 }
 
 /**
- * The meeting API: one route for every call under /confapi/api/. The pipeline, as in
+ * The meeting API: one route for every call under one of apiPrefixes. The pipeline, as in
  * front of every call: size → call known → content type → checksum (which names the tenant)
  * → parameters (duplicates refused) → handler. Every answer and every failure is HTTP 200.
  */

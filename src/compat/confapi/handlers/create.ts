@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { xml, type CallContext, type Answer } from '../context.js';
 import { failure } from '../errors.js';
 import { internalIdOf, newRoomId, randomVoiceBridge } from '../meetings.js';
@@ -51,6 +52,28 @@ function password(name: string, value: string | undefined): string {
   const text = value ?? '';
   if ([...text].length > 64) throw failure('invalidPassword', `${name} must be at most 64 characters long`);
   return text;
+}
+
+/** Lower-case base32 (RFC 4648 letters, digits 2-7): nothing to escape in a URL, a form or XML. */
+const passwordAlphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/**
+ * A password for a role create left out: 12 characters (60 bits) from node:crypto. Upstream
+ * generates one too, and clients join with `password=<moderatorPW>` from the create answer,
+ * so an empty one would let nobody in as moderator by password. 256 is a multiple of 32, so
+ * `byte % 32` is unbiased.
+ */
+function generatedPassword(): string {
+  return [...randomBytes(12)].map((byte) => passwordAlphabet[byte % 32]).join('');
+}
+
+/** The given password, or a generated one that differs from `other` (so the roles stay apart). */
+function passwordOrGenerated(given: string, other: string): string {
+  if (given !== '') return given;
+  for (;;) {
+    const made = generatedPassword();
+    if (made !== other) return made;
+  }
 }
 
 function guestPolicyOf(params: Params, fallback: GuestPolicy): GuestPolicy {
@@ -136,8 +159,8 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const meetingId = meetingIdOf(params);
   // Everything is validated before anything is written, the body included.
   const name = bounded('name', params.get('name'), 256) || meetingId;
-  const attendeePw = password('attendeePW', params.get('attendeePW'));
-  const moderatorPw = password('moderatorPW', params.get('moderatorPW'));
+  const givenAttendeePw = password('attendeePW', params.get('attendeePW'));
+  const givenModeratorPw = password('moderatorPW', params.get('moderatorPW'));
   const record = strictBoolean('record', params.get('record'), deps.defaultRecord);
   const maxParticipants = nonNegativeInteger('maxParticipants', params.get('maxParticipants'), 0);
   const durationMin = nonNegativeInteger('duration', params.get('duration'), 0, 525_600);
@@ -154,6 +177,9 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const existing = deps.meetings.open(tenant.id, meetingId);
   if (existing) return xml(createAnswer(existing, existing.engineMeetingId !== null, true));
 
+  // Generated only for a new meeting: a duplicate answers the passwords it already has.
+  const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
+  const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
   const roomId = newRoomId();
   deps.meetings.prepareRoom(roomId, name, meetingId, guestPolicy);
   const createTime = deps.meetings.nextCreateTime();

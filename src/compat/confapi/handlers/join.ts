@@ -17,8 +17,9 @@ export function sameSecret(a: string, b: string): boolean {
 
 /**
  * The role: a valid `role` wins; otherwise the password decides (moderator password first);
- * an empty password of the meeting never matches. Without role and password, a meeting
- * without passwords lets the person in as a viewer (the least privilege).
+ * an empty password of the meeting never matches. Without a role a password is required, as
+ * upstream: create generates both passwords when the platform sends none, so every meeting it
+ * makes has them (a record from before that has none admits by `role` only).
  */
 function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'participant' {
   const role = params.get('role')?.toUpperCase();
@@ -26,14 +27,18 @@ function roleOf(params: Params, meeting: CompatMeeting): 'moderator' | 'particip
   if (role === 'VIEWER') return 'participant';
   if (role !== undefined && role !== '') throw failure('validationError', 'role must be MODERATOR or VIEWER');
   const given = params.get('password') ?? '';
-  const hasPasswords = meeting.moderatorPw !== '' || meeting.attendeePw !== '';
-  if (given === '') {
-    if (hasPasswords) throw failure('invalidPassword', 'You must send the role, or the password of the meeting.');
-    return 'participant';
-  }
+  if (given === '') throw failure('invalidPassword', 'You must send the role, or the password of the meeting.');
   if (meeting.moderatorPw !== '' && sameSecret(given, meeting.moderatorPw)) return 'moderator';
   if (meeting.attendeePw !== '' && sameSecret(given, meeting.attendeePw)) return 'participant';
   throw failure('invalidPassword');
+}
+
+/**
+ * An opaque per-join value for the `redirect=false` answer (`auth_token`, `session_token`):
+ * 128 bits from node:crypto. Clients only read them back; what admits is the signed `t`.
+ */
+function joinToken(): string {
+  return randomBytes(16).toString('base64url');
 }
 
 /**
@@ -60,11 +65,12 @@ function optionalUrl(name: string, value: string | undefined): string | null {
 }
 
 /**
- * join: a join token of source `lms` for the meeting's room, handed over as a redirect to
+ * join: a join token for the meeting's room, handed over as a redirect to
  * COMPAT_FRONTEND_URL/room/<room>?t=<token> (or, with redirect=false, as XML). The media
- * server is not contacted and neither the waiting room nor guestPolicy applies: the token's
- * source lets the person in directly (the room's scope is never `all`). Every failure is
- * XML, never a redirect, so a join with a bad checksum cannot bounce anyone to a logoutURL.
+ * server is not contacted. A platform user's token (source `lms`) enters directly (the room's
+ * scope is never `all`); a `guest=true` join is a bare-link guest, so the guest policy decides
+ * (source `link` waits where guests wait; DENY gets no token). Every failure is XML, never a
+ * redirect, so a join with a bad checksum cannot bounce anyone to a logoutURL.
  */
 export async function join(ctx: CallContext): Promise<Answer> {
   const { params, tenant, deps } = ctx;
@@ -81,17 +87,30 @@ export async function join(ctx: CallContext): Promise<Answer> {
   refuseImpersonation(fullName);
   const createTime = params.get('createTime');
   if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime)) throw failure('mismatchCreateTimeParam');
+  const asGuest = strictBoolean('guest', params.get('guest'), false);
   const role = roleOf(params, meeting);
   // A guest is someone the platform did not authenticate: the meeting's guest policy decides
   // for her as for a bare-link arrival. Moderators are never guests (upstream: always ALLOW).
-  const guest = strictBoolean('guest', params.get('guest'), false) && role !== 'moderator';
+  const guest = asGuest && role !== 'moderator';
   const guestStatus = guest ? deps.meetings.guestStatus(meeting) : 'ALLOW';
   const redirect = params.get('redirect');
   const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
   const userId = params.get('userID') ?? '';
   if (guestStatus === 'DENY') {
     if (redirecting) return { kind: 'page', status: 403, title: 'You cannot join this meeting', text: 'This meeting does not admit guests. Ask whoever invited you for a link through the platform.' };
-    return xml(success({ messageKey: 'guestDeny', message: 'Guest denied to join meeting.', meeting_id: meeting.internalId, user_id: userId || internalUserId(), guestStatus, url: meeting.settings.logoutURL }));
+    // Upstream's element order, with tokens that open nothing and the logout URL as `url`: no join link.
+    return xml(
+      success({
+        messageKey: 'guestDeny',
+        message: 'Guest denied to join meeting.',
+        meeting_id: meeting.internalId,
+        user_id: userId || internalUserId(),
+        auth_token: joinToken(),
+        session_token: joinToken(),
+        guestStatus,
+        url: meeting.settings.logoutURL,
+      }),
+    );
   }
   if (meeting.maxParticipants > 0 && deps.meetings.presentCount(meeting) >= meeting.maxParticipants) throw failure('maxParticipantsReached');
 
@@ -112,14 +131,20 @@ export async function join(ctx: CallContext): Promise<Answer> {
 
   if (redirecting) return { kind: 'redirect', location: url };
   const waits = guestStatus === 'WAIT';
+  // Upstream's answer carries both tokens and repeats session_token in the client URL as
+  // sessionToken=; here too, so the answer and its URL belong together. Neither is stored
+  // or checked: the page ignores sessionToken and enters with `t`.
+  const sessionToken = joinToken();
   return xml(
     success({
       messageKey: waits ? 'guestWait' : 'successfullyJoined',
       message: waits ? 'Guest waiting for approval to join meeting.' : 'You have joined successfully.',
       meeting_id: meeting.internalId,
       user_id: userId !== '' ? userId : internalUserId(),
+      auth_token: joinToken(),
+      session_token: sessionToken,
       guestStatus,
-      url,
+      url: `${url}&${new URLSearchParams([['sessionToken', sessionToken]]).toString()}`,
     }),
   );
 }
