@@ -151,6 +151,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
     const choice = mod.getByRole('combobox', { name: 'Sub-group for Ann' });
     await choice.selectOption('lesson-g1');
+    await choice.focus();
     // Ann's camera changes while the moderator chooses: the list is redrawn, the choice stays.
     await mod.evaluate(() => {
       const w = window as unknown as { __redraws: number };
