@@ -18,6 +18,7 @@ interface ParticipantRow {
   name: string;
   joined_at: string;
   left_at: string | null;
+  external_id: string | null;
 }
 
 interface TimelineRow {
@@ -57,6 +58,7 @@ const toParticipant = (row: ParticipantRow): Participant => ({
   name: row.name,
   joinedAt: row.joined_at,
   leftAt: row.left_at,
+  ...(row.external_id !== null ? { externalId: row.external_id } : {}),
 });
 
 const toEntry = (row: TimelineRow): TimelineEntry => ({
@@ -84,7 +86,7 @@ const entryRow = (e: TimelineEntry): TimelineRow => ({
   count: e.count,
 });
 
-const participantColumns = 'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at';
+const participantColumns = 'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
@@ -105,8 +107,8 @@ export class SqliteMeetingStore implements MeetingStore {
       getMeeting: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE meeting_id = ?'),
       meetingsOf: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE room_id = ? ORDER BY started_at DESC, rowid DESC'),
       insertParticipant: db.prepare<[Omit<ParticipantRow, 'room_id'>]>(
-        `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at)
-         VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at)`,
+        `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
+         VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
       updateParticipant: db.prepare<[string | null, string]>('UPDATE participants SET left_at = ? WHERE participant_id = ?'),
       participantsOf: db.prepare<[string], ParticipantRow>(
@@ -167,6 +169,7 @@ export class SqliteMeetingStore implements MeetingStore {
       name: p.name,
       joined_at: p.joinedAt,
       left_at: p.leftAt,
+      external_id: p.externalId ?? null,
     });
   }
 

@@ -65,7 +65,8 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   t.same(attendees.map((a) => [a.name, a.moderator]), [['Mia', true], ['Vic', false]], 'both attendees, in join order, with their role');
   for (const a of attendees) {
     t.notOk('id' in a, `${a.name}: no internal id, as upstream`);
-    t.equal(typeof a.ext_user_id, 'string', `${a.name}: ext_user_id present`);
+    t.equal(a.ext_user_id, `lms-${a.name}`, `${a.name}: ext_user_id is the userID her join gave, so the platform finds its user`);
+    t.equal(a.sessions[0].joins[0].ext_userid, `lms-${a.name}`);
     t.ok(Date.parse(a.joins[0]) <= Date.parse(a.leaves[0]), `${a.name}: joined before leaving`);
     t.match(a.engagement, { chats: Number, talk_time: Number }, `${a.name}: chat count and talk time`);
   }

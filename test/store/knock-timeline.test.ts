@@ -205,7 +205,7 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
 
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  t.equal(db.pragma('user_version', { simple: true }), 7);
+  t.equal(db.pragma('user_version', { simple: true }), 8);
   t.same(db.prepare('SELECT request_id, knock_after_seq FROM waiting_requests').all(), [
     { request_id: 'old-a', knock_after_seq: null },
     { request_id: 'old-b', knock_after_seq: null },

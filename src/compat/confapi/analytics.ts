@@ -16,15 +16,15 @@ const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
 
 /**
  * One attendee as bbbevents' Attendee#to_h, minus `id` (upstream's callback drops it).
- * ext_user_id is empty: the engine does not keep the join's userID per participant (the
- * join token's `uid` is not read on entry), and an id we made up would not match the
- * platform's users. talks/raisehand/emojis/poll_votes are not measured here: 0.
+ * ext_user_id is the join's `userID` (kept with the participant when her join link named
+ * one; platforms match their users by it), else empty: an id we made up would match nobody.
+ * talks/raisehand/emojis/poll_votes are not measured here: 0.
  */
 function attendee({ participant: p, activity }: AttendeeRecord, finish: number) {
   const joined = Date.parse(p.joinedAt);
   const left = p.leftAt === null ? finish : Date.parse(p.leftAt);
   return {
-    ext_user_id: '',
+    ext_user_id: p.externalId ?? '',
     name: p.name,
     moderator: p.role === 'moderator',
     joins: [iso(joined)],
@@ -32,7 +32,7 @@ function attendee({ participant: p, activity }: AttendeeRecord, finish: number) 
     duration: seconds(left - joined),
     recent_talking_time: 0,
     engagement: { chats: activity.messages, talks: 0, raisehand: 0, emojis: 0, poll_votes: 0, talk_time: seconds(activity.talkTimeMs) },
-    sessions: [{ joins: [{ timestamp: iso(joined), userid: p.participantId, ext_userid: '', event: 'join' }], lefts: [{ timestamp: iso(left), userid: p.participantId, ext_userid: '', event: 'left' }] }],
+    sessions: [{ joins: [{ timestamp: iso(joined), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'join' }], lefts: [{ timestamp: iso(left), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'left' }] }],
   };
 }
 

@@ -6,6 +6,7 @@ export interface AttendanceParticipant {
   readonly role: Role;
   readonly joinedAt: string;
   readonly leftAt: string | null;
+  readonly externalId?: string;
 }
 
 /** A request a moderator refused (barred or not). The person was never admitted through it. */

@@ -178,7 +178,7 @@ export class MeetingService {
     return meeting;
   }
 
-  join(meeting: Meeting, role: Role, name: string): Participant {
+  join(meeting: Meeting, role: Role, name: string, externalId?: string): Participant {
     const live = this.live(meeting);
     const participant: Participant = {
       participantId: randomId(),
@@ -188,6 +188,7 @@ export class MeetingService {
       name,
       joinedAt: this.nowIso(),
       leftAt: null,
+      ...(externalId ? { externalId } : {}),
     };
     this.store.insertParticipant(participant);
     this.index(live, participant);
@@ -290,12 +291,13 @@ export class MeetingService {
 
   attendance(roomId: string, meetingId?: string): Attendance {
     const meeting = this.find(roomId, meetingId);
-    const participants = this.store.participantsOf(meeting.meetingId).map(({ participantId, name, role, joinedAt, leftAt }) => ({
+    const participants = this.store.participantsOf(meeting.meetingId).map(({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
       participantId,
       name,
       role,
       joinedAt,
       leftAt,
+      ...(externalId ? { externalId } : {}),
     }));
     return { meeting, participants, refused: this.hooks.refusals(meeting) };
   }

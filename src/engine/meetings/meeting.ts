@@ -21,6 +21,8 @@ export interface Participant {
   readonly joinedAt: string;
   /** Null while present. */
   readonly leftAt: string | null;
+  /** The platform's id of this person (the meeting API's `userID`), when her join link named one. */
+  readonly externalId?: string;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface JoinClaims {
   readonly role: Role;
   readonly source: ArrivalSource;
   readonly name?: string;
+  /** The platform's id of the person (the meeting API's `userID`). */
+  readonly uid?: string;
 }
 
 export interface SessionClaims {
@@ -77,7 +79,13 @@ export class TokenService {
   async verifyJoin(token: string): Promise<JoinClaims | null> {
     const p = await this.verify(token, tokenTypes.join);
     if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string)) return null;
-    return { room: p.room, role: p.role as Role, source: p.source as ArrivalSource, ...(isString(p.name) ? { name: p.name } : {}) };
+    return {
+      room: p.room,
+      role: p.role as Role,
+      source: p.source as ArrivalSource,
+      ...(isString(p.name) ? { name: p.name } : {}),
+      ...(isString(p.uid) && p.uid.length <= 256 ? { uid: p.uid } : {}),
+    };
   }
 
   signSession(claims: SessionClaims, ttlSecs: number): Promise<string> {

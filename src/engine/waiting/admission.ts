@@ -7,6 +7,8 @@ export interface JoinClaims {
   readonly role: Role;
   readonly source: 'link' | 'lms' | 'integration';
   readonly name?: string;
+  /** The platform's id of the person, kept with her participant (analytics `ext_user_id`). */
+  readonly uid?: string;
 }
 
 /** Someone arriving at a room address (`/room/{id}/start` or `/knock`). */

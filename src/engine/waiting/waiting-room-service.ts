@@ -476,7 +476,7 @@ export class WaitingRoomService {
     // Moved in from the parent meeting: she keeps the role she has there.
     const role = screened.member?.role ?? screened.claims?.role ?? 'participant';
     const participant = this.deps.meetings.atomically(() =>
-      this.deps.meetings.join(this.deps.meetings.ensure(screened.room.roomId), role, screened.name),
+      this.deps.meetings.join(this.deps.meetings.ensure(screened.room.roomId), role, screened.name, screened.claims?.uid),
     );
     return { status: 'joined', participant };
   }
