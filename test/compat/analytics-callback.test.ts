@@ -4,10 +4,10 @@
 import { jwtVerify, SignJWT } from 'jose';
 import t from 'tap';
 import { CallbackQueue } from '../../src/compat/confapi/callbacks.js';
-import type { CallbackJob, CompatStore, NewCallbackJob } from '../../src/compat/confapi/model.js';
 import { TargetGuard } from '../../src/compat/confapi/target-guard.js';
 import type { Tap } from '../helpers/api.js';
 import { assertSuccess, compatDaemonFor, ConfapiClient, logMatch, receiverFor, roomAndToken, startWithToken, type CompatDaemon } from '../helpers/compat.js';
+import { MemoryCallbacks, settled } from '../helpers/memory-callbacks.js';
 
 const secret = 'analytics-tenant-secret-4b9e21';
 const key = new TextEncoder().encode(secret);
@@ -88,32 +88,6 @@ t.test('a private address without allow-listing gets nothing: the guard refuses 
   await new Promise((r) => setTimeout(r, 300));
   t.equal(receiver.received.length, 0, 'nothing reached the receiver');
 });
-
-/** The callback part of the store, in memory (a job left pending by a previous run). */
-class MemoryCallbacks implements Pick<CompatStore, 'insertCallback' | 'updateCallback' | 'pendingCallbacks'> {
-  readonly jobs = new Map<number, CallbackJob>();
-  private next = 1;
-  insertCallback(job: NewCallbackJob): CallbackJob {
-    const stored: CallbackJob = { ...job, id: this.next++, attempts: 0, doneAt: null, outcome: null, lastError: null };
-    this.jobs.set(stored.id, stored);
-    return stored;
-  }
-  updateCallback(job: CallbackJob): void {
-    this.jobs.set(job.id, job);
-  }
-  pendingCallbacks(): CallbackJob[] {
-    return [...this.jobs.values()].filter((j) => j.doneAt === null);
-  }
-}
-
-async function settled(store: MemoryCallbacks, id: number): Promise<CallbackJob> {
-  for (let i = 0; i < 250; i++) {
-    const job = store.jobs.get(id)!;
-    if (job.doneAt !== null) return job;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`callback ${id} not settled`);
-}
 
 t.test('a queued analytics job is signed when sent: after a restart, and not at all once the tenant is gone', async (t) => {
   const receiver = await receiverFor(t);

@@ -3,38 +3,11 @@
 import { jwtVerify } from 'jose';
 import t from 'tap';
 import { CallbackQueue, endCallbackUrl, recordingReadyBody } from '../../src/compat/confapi/callbacks.js';
-import type { CallbackJob, CompatStore, NewCallbackJob } from '../../src/compat/confapi/model.js';
 import { isInternalAddress, TargetGuard, TargetRefused, type Resolver } from '../../src/compat/confapi/target-guard.js';
 import { assertSuccess, compatDaemonFor, ConfapiClient, logMatch, receiverFor } from '../helpers/compat.js';
+import { MemoryCallbacks, settled } from '../helpers/memory-callbacks.js';
 
 const quiet = { info: () => {}, warn: () => {} };
-
-/** The callback part of the store, in memory. */
-class MemoryCallbacks implements Pick<CompatStore, 'insertCallback' | 'updateCallback' | 'pendingCallbacks'> {
-  readonly jobs = new Map<number, CallbackJob>();
-  private next = 1;
-  insertCallback(job: NewCallbackJob): CallbackJob {
-    const stored: CallbackJob = { ...job, id: this.next++, attempts: 0, doneAt: null, outcome: null, lastError: null };
-    this.jobs.set(stored.id, stored);
-    return stored;
-  }
-  updateCallback(job: CallbackJob): void {
-    this.jobs.set(job.id, job);
-  }
-  pendingCallbacks(): CallbackJob[] {
-    return [...this.jobs.values()].filter((j) => j.doneAt === null);
-  }
-}
-
-async function settled(store: MemoryCallbacks, id: number, withinMs = 5000): Promise<CallbackJob> {
-  const started = Date.now();
-  while (Date.now() - started < withinMs) {
-    const job = store.jobs.get(id)!;
-    if (job.doneAt !== null) return job;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`callback ${id} not settled in ${withinMs} ms`);
-}
 
 const job = (url: string, method: 'GET' | 'POST' = 'GET', body: string | null = null) =>
   ({ kind: 'meeting_ended', tenantId: 'primary', internalId: 'int-1', method, url, body, contentType: body === null ? null : 'application/x-www-form-urlencoded' }) as const;
