@@ -164,7 +164,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
     await mod.getByRole('button', { name: 'Move Ann' }).click();
-    await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 30_000 });
+    await ann.waitForURL(/\/room\/lesson-g1$/, { timeout: 30_000 }).catch(async (err: Error) => {
+      // What both pages last said, so a failure here tells where the move stopped.
+      const said = async (page: typeof ann) => page.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
+      throw new Error(`${err.message.split('\n')[0]}; Ann's page said "${await said(ann)}", the moderator's "${await said(mod)}", Ann is at ${ann.url()}`);
+    });
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
     t.pass('Ann is in the sub-group without knocking');
     t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
