@@ -59,8 +59,6 @@ interface LiveMeeting {
  *   (present or left); null once the meeting ended. Use it to check a session is still good.
  * - `present(roomId): Participant[]` — who is in the room now, in join order.
  * - `leave(participantId): Participant | null` — presence ends; idempotent; null if unknown.
- * - `rejoin(participantId): Participant` — presence resumes (reconnect with a valid session);
- *   a moderator's return counts as a moderator arrival. Throws `participant_not_found`.
  * - `end(roomId, actor?): boolean` — ends the open meeting; false when none. A participant
  *   actor must be a moderator (`not_moderator`).
  * - `roomDeleted(roomId): void` — forget a room's meeting after its rows were cascaded away.
@@ -208,22 +206,6 @@ export class MeetingService {
     live.lastChangeMs = this.nowMs();
     notify(this.leftListeners, left);
     return left;
-  }
-
-  rejoin(participantId: string): Participant {
-    const live = this.byParticipant.get(participantId);
-    const current = live?.participants.get(participantId);
-    if (!live || !current) throw new EngineError('participant_not_found', 'this participant is not in an open meeting');
-    if (current.leftAt === null) return current;
-    // Attendance keeps the first join; only the leave time is reopened.
-    const back: Participant = { ...current, leftAt: null };
-    this.atomically(() => {
-      this.store.updateParticipant(back);
-      live.participants.set(participantId, back);
-      live.lastChangeMs = this.nowMs();
-      if (back.role === 'moderator') this.moderatorArrived(live, back);
-    });
-    return back;
   }
 
   /** The recorded form of `actor`, who must be allowed to moderate `meeting`. */

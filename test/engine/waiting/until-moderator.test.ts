@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, by } from '../helpers/fixture.js';
+import { Fixture, arrive, by, claims } from '../helpers/fixture.js';
 
 t.test('until_moderator: waiting ends for everyone when a moderator arrives', async (t) => {
   const f = new Fixture();
@@ -35,7 +35,8 @@ t.test('until_moderator: while a moderator is present arrivals enter; after the 
   t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
   t.same(await f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
 
-  f.meetings.rejoin(second.participantId);
+  // Who left comes back through the door (a left session opens nothing): a new arrival.
+  await f.waiting.start(arrive('r1', 'Second again', { claims: claims('moderator') }));
   t.equal(f.waiting.poll('r1', late.secret)?.status, 'admitted', "a moderator's return counts as an arrival");
 });
 
