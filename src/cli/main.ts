@@ -1,42 +1,70 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { EngineError } from '../engine/errors.js';
+import { doctorCommand } from './doctor.js';
+import { CliError, cliErrorKinds, renderCliError } from './errors.js';
+import { installCommands } from './install.js';
 import { processIo, type CliIo } from './io.js';
+import { licenseCommands } from './license.js';
+import { nginxCommand } from './nginx.js';
 import { serveCommand } from './serve.js';
+import { tenantCommands } from './tenant.js';
 import { tokenCommands } from './token.js';
+
+/** Subcommands inherit neither exitOverride nor output settings unless copied down. */
+function configureTree(command: Command, io: CliIo): void {
+  command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  for (const sub of command.commands) configureTree(sub, io);
+}
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('meetctl')
     .description('install, configure and run the meeting service')
-    .showHelpAfterError()
-    .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err });
+    .showHelpAfterError();
+  // The operator's path, in order: install → nginx → tenant → serve; then doctor, token, license.
+  installCommands(program, io);
+  nginxCommand(program, io);
+  tenantCommands(program, io);
   serveCommand(program, io);
+  doctorCommand(program, io);
   tokenCommands(program, io);
-  // Subcommands inherit neither exitOverride nor output settings unless copied down.
-  for (const command of program.commands) {
-    command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-    for (const sub of command.commands) sub.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-  }
+  licenseCommands(program, io);
+  configureTree(program, io);
   return program;
 }
 
-/** Runs meetctl and returns the exit code: 0 done, 1 refused, 2 bad configuration. */
+/** commander's own exits that are not failures: --help, --version, help of a command group. */
+const commanderSuccess = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version', 'commander.executeSubCommandAsync']);
+
+/** Runs meetctl and returns the exit code (see cliErrorKinds: 0 done, 1 refused, 2 configuration, 64 usage, 69 environment, 70 internal). */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
     await buildProgram(io).parseAsync(argv as string[]);
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof CommanderError) {
+      // commander has printed the usage problem and the help already.
+      return commanderSuccess.has(err.code) || err.exitCode === 0 ? 0 : cliErrorKinds.usage.exitCode;
+    }
+    if (err instanceof CliError) {
+      io.err(renderCliError(err));
+      return err.exitCode;
+    }
     if (err instanceof ConfigError) {
-      io.err(`meetctl: configuration error:\n${err.message}\n`);
+      io.err(`meetctl: configuration error:\n${err.message}\n  hint: ${cliErrorKinds.config.hint}\n`);
       return err.exitCode;
     }
     if (err instanceof EngineError) {
       io.err(`meetctl: ${err.message}\n`);
-      return 1;
+      return cliErrorKinds.refused.exitCode;
     }
-    io.err(`meetctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
+    // A system call that failed (port taken, permission, missing file) is the machine's problem, not a bug.
+    const errno = (err as NodeJS.ErrnoException | null)?.code;
+    if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
+      io.err(`meetctl: ${(err as Error).message}\n  hint: ${cliErrorKinds.environment.hint}\n`);
+      return cliErrorKinds.environment.exitCode;
+    }
+    io.err(`meetctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n  hint: ${cliErrorKinds.internal.hint}\n`);
+    return cliErrorKinds.internal.exitCode;
   }
 }

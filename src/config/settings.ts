@@ -1,3 +1,5 @@
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import * as p from './parsers.js';
 
@@ -27,6 +29,8 @@ export interface Config {
   readonly embedAncestors: readonly string[];
   readonly trustedProxies: readonly string[];
   readonly tenantsFile: string | null;
+  readonly configDir: string;
+  readonly licensePublicKey: string | null;
   readonly compatHttpAddr: p.ListenAddress;
   readonly compatFrontendUrl: string;
   readonly compatApiSharedSecret: string | null;
@@ -67,6 +71,27 @@ function proxyList(raw: unknown): string[] {
     if (!ipOrCidr(entry)) throw new p.InvalidValue(`must list IP addresses or CIDR blocks such as 10.0.0.0/8 (got ${JSON.stringify(entry)})`);
   }
   return entries.map((entry) => entry.replace(/^\[(.*)\]$/, '$1'));
+}
+
+/** An Ed25519 public key in PEM, given inline or as @path; returns the PEM text. */
+function ed25519PublicKey(raw: unknown): string {
+  const value = p.plainString(raw);
+  let pem = value;
+  if (value.startsWith('@')) {
+    try {
+      pem = readFileSync(value.slice(1), 'utf8');
+    } catch (err) {
+      throw new p.InvalidValue(`names a file that cannot be read: ${value.slice(1)} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  let type: string | undefined;
+  try {
+    type = createPublicKey(pem).asymmetricKeyType;
+  } catch {
+    throw new p.InvalidValue('must be a public key in PEM (-----BEGIN PUBLIC KEY-----), inline or as @path');
+  }
+  if (type !== 'ed25519') throw new p.InvalidValue(`must be an Ed25519 public key (got ${type ?? 'unknown'})`);
+  return pem;
 }
 
 function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
@@ -118,6 +143,16 @@ export const settings = {
     env: 'SERVICE_TENANTS_FILE', toml: ['service', 'tenants_file'], flag: '--tenants-file',
     fallback: null, parse: p.path,
     description: 'Tenant registry (TOML); unset means one tenant, the primary secret',
+  }),
+  configDir: setting({
+    env: 'SERVICE_CONFIG_DIR', toml: ['service', 'config_dir'], flag: '--config-dir',
+    fallback: '/etc/meet', parse: p.path,
+    description: 'Configuration directory: env file, room-defaults.toml and tenants file written by meetctl',
+  }),
+  licensePublicKey: setting({
+    env: 'SERVICE_LICENSE_PUBLIC_KEY', toml: ['service', 'license_public_key'],
+    fallback: null, parse: ed25519PublicKey,
+    description: 'Public key (PEM, or @path) that verifies server keys, for a private licence authority; unset: the key built into the product',
   }),
   compatHttpAddr: setting({
     env: 'COMPAT_HTTP_ADDR', toml: ['modules', 'compat', 'http_addr'], flag: '--compat-http-addr',

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Replaces a file so that a reader (or a crash) sees the old bytes or the new ones, never a
+ * mix: a temp file in the same directory, fsync, rename over the target, fsync of the
+ * directory so the rename itself is durable. The file is born with `mode` (never briefly wider).
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): void {
+  const dir = dirname(file);
+  const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** The file's text, or null when it does not exist. */
+export function readIfExists(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+export class LockTimeout extends Error {
+  override readonly name = 'LockTimeout';
+  constructor(
+    readonly lockFile: string,
+    readonly holder: number | null,
+  ) {
+    super(`${lockFile} is held${holder ? ` by process ${holder}` : ''}`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function holderOf(lockFile: string): number | null {
+  const pid = Number.parseInt(readIfExists(lockFile) ?? '', 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * Runs `work` while holding `lockFile` (created with O_EXCL, holding our pid). A second
+ * invocation waits for the first up to `waitMs`, then throws LockTimeout; a lock left by a
+ * process that no longer exists is taken over. Read-modify-write of a shared file under
+ * this lock never loses the other writer's change.
+ */
+export async function withFileLock<T>(lockFile: string, work: () => T | Promise<T>, waitMs = 10_000): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = openSync(lockFile, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = holderOf(lockFile);
+      if (holder !== null && !alive(holder)) {
+        rmSync(lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() >= deadline) throw new LockTimeout(lockFile, holder);
+      await sleep(25);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    try {
+      unlinkSync(lockFile);
+    } catch {
+      // already gone: nothing to release
+    }
+  }
+}
