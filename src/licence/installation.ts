@@ -1,0 +1,78 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
+import { builtInLicencePublicKey, LicenceError, licencePublicKey, verifyServerKey, type Licence } from './server-key.js';
+
+/**
+ * A module's installation, recorded in the data directory by `meetctl install`: the server
+ * key itself (re-verified at every start, so editing the record grants nothing) and, for
+ * people reading the file, what it grants.
+ */
+export interface InstallationRecord {
+  readonly module: string;
+  readonly key: string;
+  readonly customer: string;
+  readonly modules: readonly string[];
+  readonly issued_at: string;
+  readonly expires_at: string;
+}
+
+export type InstalledLicence =
+  | { readonly status: 'absent' }
+  | { readonly status: 'valid'; readonly licence: Licence }
+  | { readonly status: 'invalid'; readonly error: LicenceError };
+
+export function installationFile(dataDir: string, module: string): string {
+  return join(dataDir, 'modules', `${module}.json`);
+}
+
+/** The record as JSON text; the same licence always gives the same bytes (a second install changes nothing). */
+export function installationText(module: string, key: string, licence: Licence): string {
+  const record: InstallationRecord = {
+    module,
+    key: key.trim(),
+    customer: licence.customer,
+    modules: licence.modules,
+    issued_at: licence.issuedAt.toISOString(),
+    expires_at: licence.expiresAt.toISOString(),
+  };
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+export function writeInstallation(dataDir: string, module: string, key: string, licence: Licence): void {
+  mkdirSync(join(dataDir, 'modules'), { recursive: true, mode: 0o700 });
+  writeFileAtomic(installationFile(dataDir, module), installationText(module, key, licence), 0o600);
+}
+
+export function removeInstallation(dataDir: string, module: string): boolean {
+  const file = installationFile(dataDir, module);
+  if (readIfExists(file) === null) return false;
+  rmSync(file);
+  return true;
+}
+
+/** The public key that verifies server keys: SERVICE_LICENSE_PUBLIC_KEY's PEM, or the built-in one. */
+export function publicKeyFor(configuredPem: string | null) {
+  return licencePublicKey(configuredPem ?? builtInLicencePublicKey);
+}
+
+/** Reads and re-verifies the recorded installation of `module`. */
+export async function installedLicence(dataDir: string, module: string, configuredPem: string | null, now: Date): Promise<InstalledLicence> {
+  const text = readIfExists(installationFile(dataDir, module));
+  if (text === null) return { status: 'absent' };
+  let key: unknown;
+  try {
+    key = (JSON.parse(text) as Partial<InstallationRecord>).key;
+  } catch {
+    key = undefined;
+  }
+  if (typeof key !== 'string') {
+    return { status: 'invalid', error: new LicenceError('malformed', `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`) };
+  }
+  try {
+    return { status: 'valid', licence: await verifyServerKey(key, publicKeyFor(configuredPem), module, now) };
+  } catch (err) {
+    if (err instanceof LicenceError) return { status: 'invalid', error: err };
+    throw err;
+  }
+}
