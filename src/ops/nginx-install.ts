@@ -121,20 +121,25 @@ export async function installSite(location: SiteLocation, content: string, force
       if (link !== null && replaced) replaced(link);
     };
 
-    const test = await steps.step('testing the nginx configuration (nginx -t)', () => runNginx(nginx, ['-t']));
-    if (test.missing) {
-      undo();
-      throw new InstallFailure('no-nginx', `cannot run ${nginx.bin}: ${test.missing.code ?? test.missing.message}`);
-    }
-    if (!test.ok) {
-      undo();
-      const restored = before === null ? `${siteFile} removed again` : `${siteFile} restored to its previous content`;
-      throw new InstallFailure('test-failed', `nginx -t failed; ${restored}, nginx not reloaded:\n${test.output}`, test.output);
-    }
-    const reload = await steps.step('reloading nginx (nginx -s reload)', () => runNginx(nginx, ['-s', 'reload']));
-    if (!reload.ok) {
-      throw new InstallFailure('reload-failed', `nginx -t passed and ${siteFile} is in place, but nginx -s reload failed:\n${reload.output}`, reload.output);
-    }
+    // A failure inside a step marks that step failed (✗) before the error is reported.
+    await steps.step('testing the nginx configuration (nginx -t)', async () => {
+      const test = await runNginx(nginx, ['-t']);
+      if (test.missing) {
+        undo();
+        throw new InstallFailure('no-nginx', `cannot run ${nginx.bin}: ${test.missing.code ?? test.missing.message}`);
+      }
+      if (!test.ok) {
+        undo();
+        const restored = before === null ? `${siteFile} removed again` : `${siteFile} restored to its previous content`;
+        throw new InstallFailure('test-failed', `nginx -t failed; ${restored}, nginx not reloaded:\n${test.output}`, test.output);
+      }
+    });
+    await steps.step('reloading nginx (nginx -s reload)', async () => {
+      const reload = await runNginx(nginx, ['-s', 'reload']);
+      if (!reload.ok) {
+        throw new InstallFailure('reload-failed', `nginx -t passed and ${siteFile} is in place, but nginx -s reload failed:\n${reload.output}`, reload.output);
+      }
+    });
     return 'installed';
   });
 }

@@ -39,15 +39,15 @@ export interface TestNginx {
 }
 
 /**
- * A prefix under /tmp with an nginx.conf that includes `siteName` (in `includeDir`, by default
- * the prefix itself) and, when `extra` is true, every file of `<prefix>/extra/` (so a test can
- * break the configuration beside the site file).
+ * A prefix under /tmp with an nginx.conf that includes the site file and every file of
+ * `<prefix>/extra/` (so a test can break the configuration beside the site file). With
+ * `debian`, the site file is `<prefix>/sites-available/meet.conf` and nginx includes
+ * `<prefix>/sites-enabled/*`, Debian's layout; otherwise it includes `<prefix>/meet.conf`.
  */
-export function nginxPrefixFor(t: Tap, options: { includeDir?: string; siteName?: string } = {}): TestNginx {
+export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): TestNginx {
   const prefix = mkdtempSync(join(tmpdir(), 'meet-nginx-'));
-  for (const dir of ['logs', 'tmp', 'extra']) mkdirSync(join(prefix, dir));
-  const includeDir = options.includeDir ?? prefix;
-  const site = join(includeDir, options.siteName ?? 'meet.conf');
+  for (const dir of ['logs', 'tmp', 'extra', 'sites-available', 'sites-enabled']) mkdirSync(join(prefix, dir));
+  const site = options.debian ? join(prefix, 'sites-available', 'meet.conf') : join(prefix, 'meet.conf');
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(
     conf,
@@ -59,7 +59,7 @@ export function nginxPrefixFor(t: Tap, options: { includeDir?: string; siteName?
       'http {',
       `    access_log ${prefix}/logs/access.log;`,
       ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${prefix}/tmp/${kind};`),
-      `    include ${options.includeDir ? `${includeDir}/*.conf` : site};`,
+      `    include ${options.debian ? `${prefix}/sites-enabled/*` : site};`,
       `    include ${prefix}/extra/*.conf;`,
       '}',
       '',
@@ -74,7 +74,6 @@ export function nginxPrefixFor(t: Tap, options: { includeDir?: string; siteName?
       if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) give(join(path, entry));
     };
     give(prefix);
-    if (options.includeDir) give(options.includeDir);
   };
   const args = ['-p', prefix, '-c', conf];
   const nginx: TestNginx = {
