@@ -9,6 +9,9 @@ import { freePort, nginxBin, nginxPrefixFor } from '../helpers/nginx.js';
 
 const secret = 'compat-secret-of-the-nginx-install-test';
 
+// Every meetctl run starts a Node process; on a loaded two-core machine the file needs more than the default.
+t.setTimeout(300_000);
+
 t.test('--install: test, then reload; a failed test leaves the old file and nginx as they were', async (t) => {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const nginx = nginxPrefixFor(t, { debian: true });

@@ -85,6 +85,9 @@ function codes(answers: readonly Answer[]): string[] {
 const invalid = '403 access_code_invalid';
 const blocked = '429 too_many_attempts';
 
+// Every meetctl run starts a Node process; on a loaded two-core machine the file needs more than the default.
+t.setTimeout(300_000);
+
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
   const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const { url } = await nginxFor(t, d, () => ['--http-only', '--legacy-api-path']);
