@@ -1,5 +1,140 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { readIfExists, writeFileAtomic, LockTimeout } from '../ops/atomic-file.js';
+import { NginxInputError, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
+import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
+import { checkTlsPair } from '../ops/tls-files.js';
+import { addConfigOptions, configFromOptions } from './config-options.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { paint, step } from './ui.js';
 
-/** Placeholder: the nginx command group is being written. */
-export function nginxCommand(_program: Command, _io: CliIo): void {}
+interface NginxOptions {
+  serverName?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  httpOnly?: boolean;
+  listen?: string;
+  redirectListen?: string;
+  legacyApiPath?: boolean;
+  out?: string;
+  force?: boolean;
+  install?: boolean;
+  siteFile: string;
+  enabledDir: string;
+  nginxBin?: string;
+  nginxPrefix?: string;
+  nginxConf?: string;
+}
+
+const forceHint = 'pass --force to replace it (compare first: meetctl nginx <same flags> | diff <file> -)';
+
+/** The site described by the flags and the loaded configuration; usage mistakes are exit 64, bad values exit 2. */
+function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
+  if (options.serverName === undefined) throw new CliError('usage', '--server-name is required', 'pass the host name browsers use, e.g. --server-name meet.example.org');
+  const tlsGiven = options.tlsCert !== undefined || options.tlsKey !== undefined;
+  if (tlsGiven && options.httpOnly) throw new CliError('usage', '--http-only cannot be combined with --tls-cert/--tls-key', 'choose TLS (both files) or --http-only');
+  if (tlsGiven && (options.tlsCert === undefined || options.tlsKey === undefined)) {
+    throw new CliError('usage', `${options.tlsCert === undefined ? '--tls-cert' : '--tls-key'} is missing: TLS needs both --tls-cert and --tls-key`, 'pass the certificate chain and its private key');
+  }
+  if (!tlsGiven && !options.httpOnly) throw new CliError('usage', 'pass --tls-cert and --tls-key, or --http-only', 'TLS is the default for a public site; --http-only is for a site behind another TLS terminator or a test');
+  if (options.redirectListen !== undefined && !tlsGiven) throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
+  const config = configFromOptions(options as unknown as Record<string, unknown>, io);
+  return {
+    serverName: options.serverName,
+    engineAddr: config.httpAddr,
+    compatAddr: config.compatHttpAddr,
+    trustedProxies: config.trustedProxies,
+    tls: tlsGiven ? { cert: resolve(options.tlsCert!), key: resolve(options.tlsKey!) } : null,
+    listen: options.listen ?? null,
+    redirectListen: options.redirectListen ?? null,
+    legacyApiPath: options.legacyApiPath === true,
+  };
+}
+
+function nginxCommandOf(options: NginxOptions, io: CliIo): NginxCommand {
+  const args: string[] = [];
+  if (options.nginxPrefix !== undefined) args.push('-p', resolve(options.nginxPrefix));
+  if (options.nginxConf !== undefined) args.push('-c', resolve(options.nginxConf));
+  return { bin: options.nginxBin ?? io.env.MEET_NGINX_BIN ?? 'nginx', args };
+}
+
+function warn(io: CliIo, text: string): void {
+  io.err(`${paint(io, 'yellow', 'meetctl: warning:')} ${text}\n`);
+}
+
+/** --out: the same bytes are left alone, different ones only replaced with --force. */
+function writeOut(file: string, text: string, force: boolean, io: CliIo): void {
+  const path = resolve(file);
+  const before = readIfExists(path);
+  if (before === text) {
+    io.out(`${path} unchanged\n`);
+    return;
+  }
+  if (before !== null && !force) throw new CliError('refused', `${path} exists and differs from the generated configuration`, forceHint);
+  writeFileAtomic(path, text, 0o644);
+  io.out(`wrote ${path}\n`);
+}
+
+async function install(options: NginxOptions, text: string, io: CliIo): Promise<void> {
+  const location = { siteFile: options.siteFile, enabledDir: options.enabledDir };
+  const nginx = nginxCommandOf(options, io);
+  try {
+    const outcome = await installSite(location, text, options.force === true, nginx, { step: (title, work) => step(io, title, work) });
+    io.out(outcome === 'unchanged' ? `${resolve(options.siteFile)} unchanged; nginx not reloaded\n` : `installed ${resolve(options.siteFile)}; nginx reloaded\n`);
+  } catch (err) {
+    if (err instanceof LockTimeout) throw new CliError('environment', `another meetctl nginx --install is running (${err.message})`, 'wait for it to finish, or remove the lock file if no meetctl runs');
+    if (!(err instanceof InstallFailure)) throw err;
+    switch (err.reason) {
+      case 'differs':
+      case 'link-taken':
+        throw new CliError('refused', err.message, forceHint);
+      case 'no-nginx':
+        throw new CliError('environment', err.message, 'install nginx (apt install nginx) or pass --nginx-bin / MEET_NGINX_BIN');
+      case 'test-failed':
+        throw new CliError('environment', err.message, 'fix what nginx names above (the site file was not left in place)');
+      case 'reload-failed':
+        throw new CliError('environment', err.message, 'is nginx running? start it (systemctl start nginx); the new site is used from its next start');
+    }
+  }
+}
+
+export function nginxCommand(program: Command, io: CliIo): void {
+  const command = program
+    .command('nginx')
+    .description('render the nginx site for this service (room limits, compat paths, live WebSocket, TLS); print it, write it (--out) or install it (--install)')
+    .option('--server-name <name>', 'host name browsers use (required), e.g. meet.example.org')
+    .option('--tls-cert <file>', 'TLS certificate chain (PEM); with --tls-key')
+    .option('--tls-key <file>', 'private key of --tls-cert (PEM)')
+    .option('--http-only', 'no TLS (behind another TLS terminator, or for a test)')
+    .option('--listen <addr>', 'where the site listens: PORT, HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only; IPv4 and IPv6)')
+    .option('--redirect-listen <addr>', 'TLS only: where the HTTP→HTTPS redirect listens (default 80, IPv4 and IPv6)')
+    .option('--legacy-api-path', 'also answer the meeting API at /bigbluebutton/api/ (for clients that hard-code it)')
+    .option('--out <file>', 'write the site file here instead of standard output')
+    .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')
+    .option('--install', 'write --site-file, link it into --enabled-dir, run nginx -t and reload nginx only when the test passed')
+    .option('--site-file <file>', 'with --install: the site file', '/etc/nginx/sites-available/meet.conf')
+    .option('--enabled-dir <dir>', 'with --install: the directory nginx includes, where the site file is linked (its own directory: no link)', '/etc/nginx/sites-enabled')
+    .option('--nginx-bin <path>', 'with --install: the nginx program [MEET_NGINX_BIN] (default nginx)')
+    .option('--nginx-prefix <dir>', 'with --install: passed to nginx as -p (a non-system nginx)')
+    .option('--nginx-conf <file>', 'with --install: passed to nginx as -c (a non-system nginx)')
+    .action(async (options: NginxOptions) => {
+      if (options.out !== undefined && options.install) throw new CliError('usage', '--out and --install exclude each other', '--install writes --site-file');
+      let text: string;
+      try {
+        const site = siteFrom(options, io);
+        text = renderNginxSite(loadTemplate(), site);
+        const warnings = site.tls ? checkTlsPair(site.tls.cert, site.tls.key, site.serverName, new Date()) : [];
+        const trust = trustWarning(site);
+        if (trust) warnings.push(trust);
+        for (const warning of warnings) warn(io, warning);
+      } catch (err) {
+        if (err instanceof NginxInputError) throw new CliError('config', err.message);
+        throw err;
+      }
+      if (options.install) await install(options, text, io);
+      else if (options.out !== undefined) writeOut(options.out, text, options.force === true, io);
+      else io.out(text);
+    });
+  addConfigOptions(command, ['httpAddr', 'compatHttpAddr', 'trustedProxies']);
+}

@@ -19,11 +19,17 @@ export interface CompatSurfaces {
  * upstream /bigbluebutton/api), with its own body parsing and its own error handler (XML,
  * HTTP 200); the embed gateway registers beside it.
  */
-export async function buildCompatApp(surfaces: CompatSurfaces, options: Pick<FastifyServerOptions, 'loggerInstance'> = {}): Promise<FastifyInstance> {
+export interface CompatAppOptions extends Pick<FastifyServerOptions, 'loggerInstance'> {
+  /** Proxies whose X-Forwarded-For is believed (SERVICE_TRUSTED_PROXIES, the same list as the engine listener's). */
+  readonly trustedProxies?: readonly string[];
+}
+
+export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAppOptions = {}): Promise<FastifyInstance> {
+  const { trustedProxies, ...fastifyOptions } = options;
   const app = Fastify({
-    ...options,
+    ...fastifyOptions,
     bodyLimit: maxBodyBytes,
-    trustProxy: '127.0.0.1',
+    trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
     // The Ruby gem (Greenlight) builds `${endpoint}/${call}`, and an endpoint entered as
     // `…/api/` gives `…/api//create`; upstream's nginx merges the slashes, so do we.

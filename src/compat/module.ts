@@ -37,6 +37,7 @@ export type CompatConfig = Pick<
   | 'tenantsFile'
   | 'waitingRoom'
   | 'waitingRoomMode'
+  | 'trustedProxies'
 >;
 
 /** What the rest of the process may ask of the running module. */
@@ -161,7 +162,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
   meetings?.reconcileRooms();
-  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog });
+  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog, trustedProxies: config.trustedProxies });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();

@@ -64,8 +64,12 @@ function callbackAllowList(raw: unknown): string[] {
   return entries;
 }
 
-/** Proxies whose X-Forwarded-For is believed: IP addresses or CIDR blocks only (a name could be re-pointed). */
+/**
+ * Proxies whose X-Forwarded-For is believed: IP addresses or CIDR blocks only (a name could be
+ * re-pointed). `none` trusts nobody: an empty environment variable means "unset" to the loader.
+ */
 function proxyList(raw: unknown): string[] {
+  if (typeof raw === 'string' && raw.trim().toLowerCase() === 'none') return [];
   const entries = p.list(raw);
   for (const entry of entries) {
     if (!ipOrCidr(entry)) throw new p.InvalidValue(`must list IP addresses or CIDR blocks such as 10.0.0.0/8 (got ${JSON.stringify(entry)})`);
@@ -137,7 +141,7 @@ export const settings = {
   trustedProxies: setting({
     env: 'SERVICE_TRUSTED_PROXIES', toml: ['service', 'trusted_proxies'], flag: '--trusted-proxies',
     fallback: '127.0.0.1,::1', parse: proxyList,
-    description: 'Reverse proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, comma-separated); per-client limits key on that address',
+    description: 'Reverse proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, comma-separated; none: trust nobody); per-client limits key on that address; both listeners',
   }),
   tenantsFile: setting({
     env: 'SERVICE_TENANTS_FILE', toml: ['service', 'tenants_file'], flag: '--tenants-file',
