@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -7,13 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * Replaces a file so that a reader (or a crash) sees the old bytes or the new ones, never a
  * mix: a temp file in the same directory, fsync, rename over the target, fsync of the
  * directory so the rename itself is durable. The file is born with `mode` (never briefly wider).
+ * `owner`, when given, is set on the temp file before the rename, so a file that root rewrites
+ * for a service user is never briefly unreadable to that user.
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600, owner: { uid: number; gid: number } | null = null): void {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    if (owner !== null) fchownSync(fd, owner.uid, owner.gid);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
