@@ -15,8 +15,9 @@ import type { CliIo } from './io.js';
  * the installer wrote (`<config dir>/meet.env`, or --env-file), then `<config dir>/tenants.toml`.
  */
 export interface TenantContext extends TenantsFile {
-  /** Where each primary credential came from, for messages. */
   readonly envFile: string;
+  /** The file is only the default: the service, which reads an explicitly set SERVICE_TENANTS_FILE only, does not read it. */
+  readonly unnamed: boolean;
 }
 
 const defaultLockWaitMs = 10_000;
@@ -54,8 +55,9 @@ export function tenantContext(options: Record<string, unknown>, io: CliIo): Tena
     appId: nonEmpty(config.jitsiAppId) ?? nonEmpty(values.COMPAT_JITSI_APP_ID),
     appSecret: config.jitsiAppSecret ?? nonEmpty(values.COMPAT_JITSI_APP_SECRET),
   };
-  const file = resolve(config.tenantsFile ?? nonEmpty(values.SERVICE_TENANTS_FILE) ?? join(config.configDir, 'tenants.toml'));
-  return { file, primary, envFile, lockWaitMs: lockWait(io), owner: ownerToKeep(file, envFile) };
+  const named = config.tenantsFile ?? nonEmpty(values.SERVICE_TENANTS_FILE);
+  const file = resolve(named ?? join(config.configDir, 'tenants.toml'));
+  return { file, primary, envFile, unnamed: named === null, lockWaitMs: lockWait(io), owner: ownerToKeep(file, envFile) };
 }
 
 /** 32 random bytes, base64url: a meeting-API or app secret. */
@@ -93,3 +95,10 @@ export function secretFromFile(path: string, flag: string): string {
 
 /** Secrets shorter than this are accepted (a migrated platform's) but warned about. */
 export const shortSecret = 32;
+
+/** Said after a change to a file the service is not told to read. */
+export function unnamedWarning(context: TenantContext): string {
+  return context.unnamed
+    ? `warning: SERVICE_TENANTS_FILE is set neither in the environment nor in ${context.envFile}, and the service reads a tenants file only when it is; add SERVICE_TENANTS_FILE=${context.file} to ${context.envFile} (\`meetctl install\` does) and restart the service once\n`
+    : '';
+}

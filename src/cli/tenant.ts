@@ -15,7 +15,7 @@ import { editTenants, loadTenants, TenantsFileProblem } from '../ops/tenants-upd
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
-import { checkedValue, generatedAppId, generatedSecret, secretFromFile, shortSecret, tenantContext, type TenantContext } from './tenant-context.js';
+import { checkedValue, generatedAppId, generatedSecret, secretFromFile, shortSecret, tenantContext, unnamedWarning } from './tenant-context.js';
 
 const masked = '***';
 
@@ -55,9 +55,20 @@ function checkedId(id: string): string {
   return id;
 }
 
+const fileHelp = `
+The tenants file: --tenants-file, else SERVICE_TENANTS_FILE (environment, room-defaults.toml
+or the env file), else <config dir>/tenants.toml. It is changed in place (comments and other
+tenants kept), checked with the service's own parser, written atomically with mode 0600 under
+<file>.lock (MEET_LOCK_WAIT_MS, default 10000, is how long a second invocation waits), and a
+running service picks the change up within a second.
+Secrets given with --api-secret or --app-secret are visible to other users of the machine in
+the process list: prefer --api-secret-file / --app-secret-file (- reads standard input), or
+let meetctl generate them.`;
+
 function withFileOptions(command: Command): Command {
   addConfigOptions(command, ['tenantsFile', 'configDir']);
   command.addOption(new Option('--env-file <path>', 'env file holding the primary tenant (COMPAT_API_SHARED_SECRET) and SERVICE_TENANTS_FILE (default <config dir>/meet.env)'));
+  command.addHelpText('after', fileHelp);
   return command;
 }
 
@@ -141,7 +152,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
         });
         printGenerated(io, generated);
         const has = [wanted.api !== null ? 'a meeting-API secret' : null, wanted.appId !== null ? 'an embed app' : null].filter(Boolean).join(' and ');
-        io.err(`Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n`);
+        io.err(`Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`);
         for (const [flag, value] of [['--api-secret', wanted.api], ['--app-secret', wanted.appSecret]] as const) {
           if (value !== null && value !== 'generate' && value.length < shortSecret) io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
         }
@@ -157,6 +168,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
       mapped(() => {
         const context = tenantContext(options, io);
         const { snapshot } = loadTenants(context.file, context.primary);
+        io.err(unnamedWarning(context));
         const primary = primaryTenant(context.primary);
         const views = [...(primary ? [viewOf(primary, 'env', false)] : []), ...fileTenants(snapshot).map((t) => viewOf(t, 'file', false))];
         if (options.json) {
@@ -211,7 +223,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return { text: removeTenantText(current.text, id, context.file), expected: fileTenants(current.snapshot).filter((t) => t.id !== id) };
         });
         io.out(`removed ${id}\n`);
-        io.err(`Tenant ${id} removed from ${context.file}; a running service stops accepting its secrets within a second.\n`);
+        io.err(`Tenant ${id} removed from ${context.file}; a running service stops accepting its secrets within a second.\n${unnamedWarning(context)}`);
       }),
     );
   withFileOptions(remove);
@@ -250,7 +262,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return { text, expected: fileTenants(current.snapshot).map((t) => (t.id === id ? next : t)) };
         });
         printGenerated(io, generated);
-        io.err(`Tenant ${id}: ${generated.map(([key]) => key).join(' and ')} replaced in ${context.file}. The old value stops working within a second; give the new one (shown only this once) to the platform now.\n`);
+        io.err(`Tenant ${id}: ${generated.map(([key]) => key).join(' and ')} replaced in ${context.file}. The old value stops working within a second; give the new one (shown only this once) to the platform now.\n${unnamedWarning(context)}`);
       }),
     );
   withFileOptions(rotate);
