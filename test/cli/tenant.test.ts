@@ -202,3 +202,20 @@ t.test('the file keeps its owner when root rewrites it, and takes the env file\'
   t.same([statSync(fresh.file).uid, statSync(fresh.file).gid], [4331, 4332], 'a new file belongs to the env file\'s owner');
   assertMode(t, fresh.file, 'a new file');
 });
+
+t.test('a file of 10,000 tenants: add, list, rotate and remove still work (no timing asserted)', async (t) => {
+  const blocks: string[] = ['# a large instance'];
+  for (let i = 0; i < 10_000; i++) blocks.push(`[tenants.t${i}]\napi_secret = "T${i}-${'k'.repeat(40)}"\n`);
+  const big = blocks.join('\n');
+  const s = setup(t, big);
+  const started = Date.now();
+  const added = await tenant(s, ['add', 'newcomer']);
+  t.equal(added.code, 0, added.stderr);
+  t.ok(readFileSync(s.file, 'utf8').startsWith(big), 'the 10,000 tenants are kept byte for byte');
+  const list = await tenant(s, ['list', '--json']);
+  t.equal(JSON.parse(list.stdout).length, 10_001, 'list sees all of them');
+  t.equal((await tenant(s, ['rotate', 't5000'])).code, 0, 'rotate one in the middle');
+  t.equal((await tenant(s, ['remove', 't0'])).code, 0, 'remove the first');
+  t.equal(parseRegistry(readFileSync(s.file, 'utf8'), null).tenants.length, 10_000);
+  t.comment(`add + list + rotate + remove on 10,000 tenants: ${Date.now() - started} ms`);
+});
