@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { primaryTenantId, type Tenant } from '../compat/tenants/registry.js';
+import { primaryTenantId, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
 import {
   appendTenantText,
   fileTenants,
@@ -106,8 +106,9 @@ function credentialsOf(options: Record<string, unknown>): { api: string | 'gener
   return { api, appId, appSecret };
 }
 
-function refuseHeld(value: string, what: string, snapshot: Parameters<typeof holderOf>[1], primary: PrimaryCredentials, except?: { id: string; key: TenantKey }): void {
-  const holder = holderOf(value, snapshot, primary, except);
+/** A value another tenant (the primary one included) already uses, as any kind of credential, is refused. */
+function refuseHeld(value: string, what: string, snapshot: TenantSnapshot, primary: PrimaryCredentials): void {
+  const holder = holderOf(value, snapshot, primary);
   if (holder !== null) throw new CliError('refused', `${what} is already used by ${holder}; every tenant needs its own`, 'give another value, or let meetctl generate one');
 }
 
