@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -7,13 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * Replaces a file so that a reader (or a crash) sees the old bytes or the new ones, never a
  * mix: a temp file in the same directory, fsync, rename over the target, fsync of the
  * directory so the rename itself is durable. The file is born with `mode` (never briefly wider).
+ * `owner`, when given, is set on the temp file before the rename, so a file that root rewrites
+ * for a service user is never briefly unreadable to that user.
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600, owner: { uid: number; gid: number } | null = null): void {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    if (owner !== null) fchownSync(fd, owner.uid, owner.gid);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -64,9 +67,37 @@ function alive(pid: number): boolean {
   }
 }
 
-function holderOf(lockFile: string): number | null {
-  const pid = Number.parseInt(readIfExists(lockFile) ?? '', 10);
+function holderOf(lockText: string | null): number | null {
+  const pid = Number.parseInt(lockText ?? '', 10);
   return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * Removes a lock whose holder has ended (true), or leaves that to the waiter already doing
+ * it (false). It holds `<lock>.break` meanwhile and removes the lock only if it still holds
+ * what was seen: two waiters that both saw the dead holder must not both remove "the" lock,
+ * or the slower one would remove the lock the faster one just took and both would run.
+ * A `.break` file older than 5 s was left by a waiter that died in between.
+ */
+function breakStaleLock(lockFile: string, seen: string): boolean {
+  const breaker = `${lockFile}.break`;
+  try {
+    closeSync(openSync(breaker, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (statSync(breaker).mtimeMs < Date.now() - 5000) rmSync(breaker, { force: true });
+    } catch {
+      // gone meanwhile: the other waiter finished
+    }
+    return false;
+  }
+  try {
+    if (readIfExists(lockFile) === seen) rmSync(lockFile, { force: true });
+  } finally {
+    rmSync(breaker, { force: true });
+  }
+  return true;
 }
 
 /**
@@ -85,12 +116,11 @@ export async function withFileLock<T>(lockFile: string, work: () => T | Promise<
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = holderOf(lockFile);
-      if (holder !== null && !alive(holder)) {
-        rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() >= deadline) throw new LockTimeout(lockFile, holder);
+      const seen = readIfExists(lockFile);
+      const holder = holderOf(seen);
+      // Another waiter breaking the same stale lock: wait for it like for a live holder.
+      if (holder !== null && !alive(holder) && breakStaleLock(lockFile, seen!)) continue;
+      if (Date.now() >= deadline) throw new LockTimeout(lockFile, holderOf(readIfExists(lockFile)));
       await sleep(25);
     }
   }

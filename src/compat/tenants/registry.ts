@@ -29,7 +29,8 @@ export interface TenantSnapshot {
 
 export const primaryTenantId = 'primary';
 
-const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit. */
+export const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const knownKeys = new Set(['api_secret', 'app_id', 'app_secret']);
 
 /** A registry that cannot be used; `line` and `column` are set for a TOML syntax error. */

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { TenantSnapshot } from '../compat/tenants/registry.js';
+import { parseEnvFile } from '../ops/env-file.js';
+import { holderOf, valueProblem, type PrimaryCredentials } from '../ops/tenants-file.js';
+import { ownerToKeep, type TenantsFile } from '../ops/tenants-update.js';
+import { configFromOptions } from './config-options.js';
+import { CliError } from './errors.js';
+import type { CliIo } from './io.js';
+
+/**
+ * Where `meetctl tenant` finds the tenants file and the primary tenant's credentials, the way
+ * the installed service will: flags < environment < room-defaults.toml, then the env file
+ * the installer wrote (`<config dir>/meet.env`, or --env-file), then `<config dir>/tenants.toml`.
+ */
+export interface TenantContext extends TenantsFile {
+  readonly envFile: string;
+  /** The file is only the default: the service, which reads an explicitly set SERVICE_TENANTS_FILE only, does not read it. */
+  readonly unnamed: boolean;
+}
+
+const defaultLockWaitMs = 10_000;
+
+function readEnvFile(file: string, explicit: boolean): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    if (code === 'ENOENT' && !explicit) return {};
+    if (code === 'ENOENT') throw new CliError('config', `--env-file ${file} does not exist`);
+    // Without it the primary tenant's secret cannot be compared: refuse rather than risk a duplicate.
+    throw new CliError('environment', `cannot read the env file ${file} (${code}), which holds the primary tenant's secret`, 'run meetctl as root or as the service user, or name another file with --env-file');
+  }
+  return parseEnvFile(text);
+}
+
+function lockWait(io: CliIo): number {
+  const raw = io.env.MEET_LOCK_WAIT_MS;
+  if (raw === undefined || raw === '') return defaultLockWaitMs;
+  if (!/^\d{1,7}$/.test(raw)) throw new CliError('config', `MEET_LOCK_WAIT_MS must be a whole number of milliseconds (0 to 9999999), got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+const nonEmpty = (value: string | null | undefined): string | null => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
+
+export function tenantContext(options: Record<string, unknown>, io: CliIo): TenantContext {
+  const config = configFromOptions(options, io);
+  const explicit = typeof options.envFile === 'string';
+  const envFile = resolve(explicit ? String(options.envFile) : join(config.configDir, 'meet.env'));
+  const values = readEnvFile(envFile, explicit);
+  const primary: PrimaryCredentials = {
+    apiSecret: config.compatApiSharedSecret ?? nonEmpty(values.COMPAT_API_SHARED_SECRET),
+    appId: nonEmpty(config.jitsiAppId) ?? nonEmpty(values.COMPAT_JITSI_APP_ID),
+    appSecret: config.jitsiAppSecret ?? nonEmpty(values.COMPAT_JITSI_APP_SECRET),
+  };
+  const named = config.tenantsFile ?? nonEmpty(values.SERVICE_TENANTS_FILE);
+  const file = resolve(named ?? join(config.configDir, 'tenants.toml'));
+  return { file, primary, envFile, unnamed: named === null, lockWaitMs: lockWait(io), owner: ownerToKeep(file, envFile) };
+}
+
+/** 32 random bytes, base64url: a meeting-API or app secret. */
+export function generatedSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** `<id>-<8 hex>`: readable, and not one any tenant (the primary one included) uses. */
+export function generatedAppId(id: string, snapshot: TenantSnapshot, primary: PrimaryCredentials): string {
+  for (;;) {
+    const candidate = `${id}-${randomBytes(4).toString('hex')}`;
+    if (holderOf(candidate, snapshot, primary) === null) return candidate;
+  }
+}
+
+/** A value given on the command line or in a file, checked; the message names the flag, never the value. */
+export function checkedValue(value: string, flag: string): string {
+  const problem = valueProblem(value);
+  if (problem !== null) throw new CliError('usage', `${flag} ${problem}`, 'secrets are written as TOML strings: use printable characters without quotes or backslashes (or let --generate make one)');
+  return value;
+}
+
+/** The content of --api-secret-file / --app-secret-file (`-` is standard input), its final newline dropped. */
+export function secretFromFile(path: string, flag: string): string {
+  let text: string;
+  try {
+    if (path !== '-' && statSync(path).size > 65_536) throw new CliError('usage', `${flag} ${path} is larger than 64 KiB; it should hold one secret`);
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError('config', `${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
+/** Secrets shorter than this are accepted (a migrated platform's) but warned about. */
+export const shortSecret = 32;
+
+/** Said after a change to a file the service is not told to read. */
+export function unnamedWarning(context: TenantContext): string {
+  return context.unnamed
+    ? `warning: SERVICE_TENANTS_FILE is set neither in the environment nor in ${context.envFile}, and the service reads a tenants file only when it is; add SERVICE_TENANTS_FILE=${context.file} to ${context.envFile} (\`meetctl install\` does) and restart the service once\n`
+    : '';
+}
