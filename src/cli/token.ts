@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { openServices, type Services } from '../daemon/services.js';
+import type { Services } from '../daemon/services.js';
 import { addConfigOptions, configFromOptions } from './config-options.js';
 import type { CliIo } from './io.js';
 
-function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): T {
+async function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): Promise<T> {
   const config = configFromOptions(options, io);
+  // Loaded here, not at the top: commands that open no database start without SQLite.
+  const { openServices } = await import('../daemon/services.js');
   const services = openServices(config);
   try {
     return work(services);
@@ -20,8 +22,8 @@ export function tokenCommands(program: Command, io: CliIo): void {
     .command('create')
     .description('create a token and print it once; only its hash is kept')
     .requiredOption('--name <name>', 'name of the token (1-64 of A-Z a-z 0-9 . _ -), recorded as the actor of its calls')
-    .action((options: Record<string, unknown>) => {
-      const issued = withServices(options, io, (s) => s.accessTokens.create(String(options.name)));
+    .action(async (options: Record<string, unknown>) => {
+      const issued = await withServices(options, io, (s) => s.accessTokens.create(String(options.name)));
       io.out(`${issued.token}\n`);
       io.err(`Token "${issued.name}" created. It is shown only this once: store it now.\n`);
     });
@@ -31,8 +33,8 @@ export function tokenCommands(program: Command, io: CliIo): void {
     .command('list')
     .description('list tokens: name, creation time, last use (never the token)')
     .option('--json', 'print JSON instead of a table')
-    .action((options: Record<string, unknown>) => {
-      const tokens = withServices(options, io, (s) => s.accessTokens.list());
+    .action(async (options: Record<string, unknown>) => {
+      const tokens = await withServices(options, io, (s) => s.accessTokens.list());
       const rows = tokens.map((t) => ({ name: t.name, created_at: t.createdAt, last_used_at: t.lastUsedAt }));
       if (options.json) {
         io.out(`${JSON.stringify(rows, null, 2)}\n`);
@@ -48,8 +50,8 @@ export function tokenCommands(program: Command, io: CliIo): void {
     .command('revoke')
     .description('revoke a token: calls made with it are refused from now on')
     .argument('<name>', 'name of the token')
-    .action((name: string, options: Record<string, unknown>) => {
-      withServices(options, io, (s) => s.accessTokens.revoke(name));
+    .action(async (name: string, options: Record<string, unknown>) => {
+      await withServices(options, io, (s) => s.accessTokens.revoke(name));
       io.out(`revoked ${name}\n`);
     });
   addConfigOptions(revoke, ['dataDir']);
