@@ -54,6 +54,10 @@ export interface CompatModule {
   systemChat(roomId: string): ChatRecord[];
   /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
   recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
+  /** Whether the listener accepts connections (for /readyz). */
+  listening(): boolean;
+  /** Cuts the connections a graceful stop is still waiting for (the shutdown grace is over). */
+  closeConnections(): void;
   stop(): Promise<void>;
 }
 
@@ -206,6 +210,8 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       if (!meeting || !meetings) return null;
       return meetings.recordingReady(meeting, recording);
     },
+    listening: () => app.server.listening,
+    closeConnections: () => app.server.closeAllConnections(),
     stop,
   };
 }
