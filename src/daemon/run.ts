@@ -119,4 +119,7 @@ export function stopOnSignals(daemon: RunningDaemon): void {
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // `systemctl reload` sends SIGHUP (the tenants watch re-reads on it); without a listener
+  // Node would die of it, and systemd counts SIGHUP as a clean exit, so nothing restarts it.
+  process.on('SIGHUP', () => daemon.log.info('SIGHUP: the tenants file, when configured, is read again'));
 }
