@@ -56,8 +56,8 @@ export interface CompatModule {
   recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
   /** Whether the listener accepts connections (for /readyz). */
   listening(): boolean;
-  /** Cuts the connections a graceful stop is still waiting for (the shutdown grace is over). */
-  closeConnections(): void;
+  /** Closes keep-alive connections with no request (`idle`), or every connection (`all`: the shutdown grace is over). */
+  closeConnections(which: 'idle' | 'all'): void;
   stop(): Promise<void>;
 }
 
@@ -211,7 +211,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       return meetings.recordingReady(meeting, recording);
     },
     listening: () => app.server.listening,
-    closeConnections: () => app.server.closeAllConnections(),
+    closeConnections: (which) => (which === 'all' ? app.server.closeAllConnections() : app.server.closeIdleConnections()),
     stop,
   };
 }

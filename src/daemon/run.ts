@@ -10,6 +10,9 @@ import { shutdownBackstopSecs } from './shutdown.js';
 
 export const initialTokenFileName = 'initial-admin-token';
 
+/** While stopping, how often keep-alive connections that finished their request are closed. */
+const idleSweepMs = 100;
+
 export interface RunningDaemon {
   readonly url: string;
   readonly log: Logger;
@@ -71,17 +74,23 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   log.info({ url }, `engine listening on ${url}`);
   const graceSecs = config.shutdownGraceSecs;
   const stop = async () => {
+    // A connection that answered its last request while we stop would otherwise idle (keep-alive) until the grace ends.
+    const idle = setInterval(() => {
+      app.server.closeIdleConnections();
+      running?.closeConnections('idle');
+    }, idleSweepMs);
     const cut = setTimeout(() => {
       log.warn({ graceSecs }, 'shutdown grace over: closing the connections still open');
       app.server.closeAllConnections();
       // Upgraded sockets are no longer the HTTP server's; a peer that never answers the close frame would hold the stop.
       for (const client of app.websocketServer.clients) client.terminate();
-      running?.closeConnections();
+      running?.closeConnections('all');
     }, graceSecs * 1000);
     try {
       // Both listeners stop accepting at once; the services they share close after both.
       await Promise.all([running?.stop(), app.close()]);
     } finally {
+      clearInterval(idle);
       clearTimeout(cut);
       services.close();
     }
