@@ -86,11 +86,7 @@ function canMountPrivateTmpfs(): boolean {
   }
 }
 
-t.test('/readyz answers 503 when the data directory is full', async (t) => {
-  if (!canMountPrivateTmpfs()) {
-    t.skip('needs root and unshare to give the daemon a filesystem of its own');
-    return;
-  }
+t.test('/readyz answers 503 when the data directory is full', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a filesystem of its own' }, async (t) => {
   const dataDir = dataDirFor(t);
   // The data directory is a private tmpfs (seen only by the daemon) that goes read-only under it.
   const daemon = await daemonFor(t, {
