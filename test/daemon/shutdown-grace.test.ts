@@ -137,3 +137,12 @@ t.test('a stop that hangs even after the cut: the backstop exits 0 before the su
   t.ok(ms >= shutdownBackstopSecs * 1000 - 100 && ms < stopTimeoutSecs(0) * 1000, `after the backstop, before the stop timeout (${ms} ms)`);
   t.match(out, /stop still unfinished after the grace and the backstop/);
 });
+
+t.test('SIGHUP (the unit\'s ExecReload) does not stop a daemon without a tenants file', async (t) => {
+  const daemon = await daemonFor(t);
+  daemon.child.kill('SIGHUP');
+  await sleep(500);
+  t.equal(daemon.child.exitCode, null, 'still running');
+  t.equal((await fetch(`${daemon.url}/readyz`)).status, 200);
+  t.ok(logRecords(daemon).some((r) => /^SIGHUP/.test(String(r.msg))), 'the signal is logged');
+});
