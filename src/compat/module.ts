@@ -55,6 +55,10 @@ export interface CompatModule {
   systemChat(roomId: string): ChatRecord[];
   /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
   recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
+  /** Whether the listener accepts connections (for /readyz). */
+  listening(): boolean;
+  /** Closes keep-alive connections with no request (`idle`), or every connection (`all`: the shutdown grace is over). */
+  closeConnections(which: 'idle' | 'all'): void;
   stop(): Promise<void>;
 }
 
@@ -207,6 +211,8 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       if (!meeting || !meetings) return null;
       return meetings.recordingReady(meeting, recording);
     },
+    listening: () => app.server.listening,
+    closeConnections: (which) => (which === 'all' ? app.server.closeAllConnections() : app.server.closeIdleConnections()),
     stop,
   };
 }

@@ -26,6 +26,7 @@ export interface Config {
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
+  readonly shutdownGraceSecs: number;
   readonly embedAncestors: readonly string[];
   readonly trustedProxies: readonly string[];
   readonly tenantsFile: string | null;
@@ -132,6 +133,11 @@ export const settings = {
     env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',
     fallback: '300', parse: p.integerBetween(0, 86_400),
     description: 'A meeting ends after being empty this long (seconds); its bars end with it',
+  }),
+  shutdownGraceSecs: setting({
+    env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',
+    fallback: '10', parse: p.integerBetween(0, 3600),
+    description: 'On SIGTERM, requests in flight get this long to finish (seconds); then the remaining connections are closed and the process exits 0',
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',

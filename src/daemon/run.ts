@@ -2,16 +2,23 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
-import { startCompat } from '../compat/module.js';
+import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
 import { loggerOptions } from './logger.js';
 import { openServices, type Services } from './services.js';
+import { shutdownBackstopSecs } from './shutdown.js';
 
 export const initialTokenFileName = 'initial-admin-token';
+
+/** While stopping, how often keep-alive connections that finished their request are closed. */
+const idleSweepMs = 100;
 
 export interface RunningDaemon {
   readonly url: string;
   readonly log: Logger;
+  /** SERVICE_SHUTDOWN_GRACE_SECS: how long stop() lets requests in flight finish. */
+  readonly shutdownGraceSecs: number;
+  /** Stops accepting, gives requests in flight the grace, cuts what remains, closes the database. */
   stop(): Promise<void>;
 }
 
@@ -39,33 +46,74 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     const file = join(config.dataDir, initialTokenFileName);
     log.info({ file }, `first admin access token written to ${file}`);
   }
-  const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies });
-  app.addHook('onClose', async () => services.close());
-  services.startSweeping((err) => log.error({ err }, 'sweep failed'));
-  await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
-  // The compat module (meeting API, later the embed gateway) runs in this process on its own listener; it stops first.
-  const compat = await startCompat(config, services, log).catch(async (err: unknown) => {
-    await app.close();
-    throw err;
+  // The compat listener counts for readiness once the daemon means to run it; until it
+  // listens (or when it was not started after all) /readyz says so.
+  const compatExpected = compatActive(config);
+  let compat: CompatModule | null | 'starting' = 'starting';
+  const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
+  const app = await buildEngineApp(services, {
+    loggerInstance: log,
+    web: config,
+    trustedProxies: config.trustedProxies,
+    readinessChecks: [{ name: 'compat_listener', check: compatCheck }],
   });
+  services.startSweeping((err) => log.error({ err }, 'sweep failed'));
+  try {
+    await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
+    // The compat module (meeting API, later the embed gateway) runs in this process on its own listener.
+    compat = await startCompat(config, services, log);
+  } catch (err) {
+    await app.close();
+    services.close();
+    throw err;
+  }
+  const running = compat;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;
   const url = displayUrl(config.httpAddr.host, port);
   log.info({ url }, `engine listening on ${url}`);
+  const graceSecs = config.shutdownGraceSecs;
   const stop = async () => {
-    await compat?.stop();
-    await app.close();
+    // A connection that answered its last request while we stop would otherwise idle (keep-alive) until the grace ends.
+    const idle = setInterval(() => {
+      app.server.closeIdleConnections();
+      running?.closeConnections('idle');
+    }, idleSweepMs);
+    const cut = setTimeout(() => {
+      log.warn({ graceSecs }, 'shutdown grace over: closing the connections still open');
+      app.server.closeAllConnections();
+      // Upgraded sockets are no longer the HTTP server's; a peer that never answers the close frame would hold the stop.
+      for (const client of app.websocketServer.clients) client.terminate();
+      running?.closeConnections('all');
+    }, graceSecs * 1000);
+    try {
+      // Both listeners stop accepting at once; the services they share close after both.
+      await Promise.all([running?.stop(), app.close()]);
+    } finally {
+      clearInterval(idle);
+      clearTimeout(cut);
+      services.close();
+    }
   };
-  return { url, log, stop };
+  return { url, log, shutdownGraceSecs: graceSecs, stop };
 }
 
-/** Stops accepting, lets in-flight requests finish, closes the database, then exits 0. */
+/**
+ * Stops accepting, lets in-flight requests finish within the shutdown grace, closes the
+ * database, then exits 0. A stop that hangs past the grace and the backstop exits 0 anyway:
+ * the supervisor's timeout (rendered from the same grace) must never be what ends it.
+ */
 export function stopOnSignals(daemon: RunningDaemon): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    daemon.log.info({ signal }, 'stopping');
+    daemon.log.info({ signal, graceSecs: daemon.shutdownGraceSecs }, 'stopping');
+    setTimeout(() => {
+      daemon.log.warn('stop still unfinished after the grace and the backstop: exiting');
+      daemon.log.flush?.();
+      process.exit(0);
+    }, (daemon.shutdownGraceSecs + shutdownBackstopSecs) * 1000).unref();
     daemon.stop().then(
       () => {
         daemon.log.info('stopped');
@@ -80,4 +128,7 @@ export function stopOnSignals(daemon: RunningDaemon): void {
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // `systemctl reload` sends SIGHUP (the tenants watch re-reads on it); without a listener
+  // Node would die of it, and systemd counts SIGHUP as a clean exit, so nothing restarts it.
+  process.on('SIGHUP', () => daemon.log.info('SIGHUP: the tenants file, when configured, is read again'));
 }

@@ -15,6 +15,8 @@ import { SqliteLiveStore } from '../store/live-repository.js';
 import { SqliteMeetingStore } from '../store/meetings-repository.js';
 import { SqliteRoomStore } from '../store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../store/waiting-requests-repository.js';
+import { SqliteWriteProbe } from '../store/write-probe.js';
+import type { WriteProbe } from '../engine/health/readiness.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -33,6 +35,8 @@ export interface Services {
   readonly stats: MeetingStats;
   /** The live connection of every room; also the LiveApi for the compat module. */
   readonly live: LiveHub;
+  /** A real committed write to the database, for /readyz. */
+  readonly database: WriteProbe;
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
   close(): void;
@@ -80,6 +84,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
     stats,
     live,
+    database: new SqliteWriteProbe(db),
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
       stats.settleUnfinished();

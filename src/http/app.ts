@@ -6,20 +6,27 @@ import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { healthRoutes } from './health/health-routes.js';
+import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 
 export const bodyLimitBytes = 64 * 1024;
+
+/** How long a database write probe answers /readyz before the next one runs. */
+export const readinessProbeReuseMs = 1000;
 
 /** Builds the engine listener without listening, so tests can drive it over a real socket or inject. */
 export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInstance'> {
   readonly web?: WebOptions;
   /** Proxies whose X-Forwarded-For is believed (request.ip is then the client they name). */
   readonly trustedProxies?: readonly string[];
+  /** Checks /readyz adds to the database write probe and this listener (the compat listener). */
+  readonly readinessChecks?: readonly ReadinessCheck[];
 }
 
 export async function buildEngineApp(services: Services, options: EngineAppOptions = {}): Promise<FastifyInstance> {
-  const { web, trustedProxies, ...fastifyOptions } = options;
+  const { web, trustedProxies, readinessChecks, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
     bodyLimit: bodyLimitBytes,
@@ -49,6 +56,17 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
     },
     { prefix: '/api' },
   );
+  const readiness = new Readiness(
+    [
+      // At most one probe write a second, however often /readyz is asked.
+      { name: 'database', check: () => (services.database.probeWrite(), true), reuseMs: readinessProbeReuseMs },
+      { name: 'engine_listener', check: () => app.server.listening },
+      ...(readinessChecks ?? []),
+    ],
+    { now: () => new Date() },
+    (name, err) => app.log.warn({ err, check: name }, `readiness check ${name} failing`),
+  );
+  await app.register(healthRoutes(() => readiness.report()));
   await app.register(roomRoutes(services));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }));

@@ -1,9 +1,14 @@
 import type { ListenAddress } from '../config/parsers.js';
+import { settings as settingsTable } from '../config/settings.js';
+import { containerFiles, containerNextSteps } from './container-files.js';
+import { RuntimeSettingsError } from './runtime-checks.js';
+import { nativeNextSteps, systemdUnit } from './systemd-unit.js';
+
+export { RuntimeSettingsError } from './runtime-checks.js';
 
 /**
  * The files that run the service under a runtime: a systemd unit (native) or a Dockerfile
  * and compose.yaml (container). `meetctl install --runtime` writes what this returns.
- * (Interface first; the rendering is being written.)
  */
 export type Runtime = 'native' | 'container';
 
@@ -21,6 +26,11 @@ export interface RuntimeSettings {
   readonly node: string;
   /** The user the service runs as (native). */
   readonly user: string;
+  /**
+   * SERVICE_SHUTDOWN_GRACE_SECS (default: the settings table's). The files pass it to
+   * `meetctl serve` as a flag and size the supervisor's stop timeout from it, so both agree.
+   */
+  readonly shutdownGraceSecs?: number;
 }
 
 export interface RuntimeFile {
@@ -29,12 +39,42 @@ export interface RuntimeFile {
   readonly mode: number;
 }
 
-/** The files to write into `outDir` (native: meet.service; container: Dockerfile, compose.yaml). */
-export function runtimeFiles(_settings: RuntimeSettings, _outDir: string): RuntimeFile[] {
-  return [];
+function graceOf(settings: RuntimeSettings): number {
+  const grace = settings.shutdownGraceSecs ?? settingsTable.shutdownGraceSecs.parse(settingsTable.shutdownGraceSecs.fallback);
+  try {
+    return settingsTable.shutdownGraceSecs.parse(grace);
+  } catch (err) {
+    throw new RuntimeSettingsError('shutdownGraceSecs', (err as Error).message);
+  }
+}
+
+/**
+ * The files to write into `outDir` (native: meet.service; container: Dockerfile, its
+ * .dockerignore, compose.yaml). Throws RuntimeSettingsError naming the field that cannot be
+ * written into them (a path with spaces or `%`, a privileged port, root as the user...).
+ */
+export function runtimeFiles(settings: RuntimeSettings, outDir: string): RuntimeFile[] {
+  const grace = graceOf(settings);
+  switch (settings.runtime) {
+    case 'native':
+      return [systemdUnit(settings, grace, outDir)];
+    case 'container':
+      return containerFiles(settings, grace, outDir);
+    default:
+      throw new RuntimeSettingsError('runtime', `must be native or container (got ${JSON.stringify(settings.runtime)})`);
+  }
 }
 
 /** What the operator runs next (systemctl or docker compose commands), one per line. */
-export function runtimeNextSteps(_settings: RuntimeSettings, _files: readonly RuntimeFile[]): string[] {
-  return [];
+export function runtimeNextSteps(settings: RuntimeSettings, files: readonly RuntimeFile[]): string[] {
+  switch (settings.runtime) {
+    case 'native': {
+      const unit = files.find((file) => file.path.endsWith('.service'));
+      return unit ? nativeNextSteps(settings, unit) : [];
+    }
+    case 'container':
+      return containerNextSteps(settings, files);
+    default:
+      return [];
+  }
 }
