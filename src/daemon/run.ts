@@ -2,8 +2,9 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
-import { startCompat } from '../compat/module.js';
+import { compatActive, startCompat } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
+import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { loggerOptions } from './logger.js';
 import { openServices, type Services } from './services.js';
 
@@ -43,16 +44,22 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   app.addHook('onClose', async () => services.close());
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
-  // The compat module (meeting API, later the embed gateway) runs in this process on its own listener; it stops first.
-  const compat = await startCompat(config, services, log).catch(async (err: unknown) => {
-    await app.close();
-    throw err;
-  });
+  // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
+  // installed with a valid server key (checked at start; see licence-gate.ts); it stops first.
+  const licensed = compatActive(config) && (await licensedAtStart('compat', config, log, new Date()));
+  const compat = licensed
+    ? await startCompat(config, services, log).catch(async (err: unknown) => {
+        await app.close();
+        throw err;
+      })
+    : null;
+  const stopWatching = compat ? watchLicence('compat', config, log, () => new Date()) : () => undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;
   const url = displayUrl(config.httpAddr.host, port);
   log.info({ url }, `engine listening on ${url}`);
   const stop = async () => {
+    stopWatching();
     await compat?.stop();
     await app.close();
   };
