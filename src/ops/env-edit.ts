@@ -38,7 +38,8 @@ export function setEnvValues(text: string, values: Readonly<Record<string, strin
     const line = `${name}=${value}`;
     const active = lines.findIndex((l) => activeLine(name).test(l));
     if (active >= 0) {
-      if (lines[active]!.replace(/\r$/, '').trim() !== line) lines[active] = line;
+      const current = lines[active]!;
+      if (current.slice(current.indexOf('=') + 1).trim() !== value) lines[active] = line;
       // Later duplicates would win in systemd; they go, so the file says one thing.
       for (let i = lines.length - 1; i > active; i--) if (activeLine(name).test(lines[i]!)) lines.splice(i, 1);
       continue;
