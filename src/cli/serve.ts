@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { startDaemon, stopOnSignals } from '../daemon/run.js';
 import { addConfigOptions, configFromOptions } from './config-options.js';
 import type { CliIo } from './io.js';
 
@@ -9,6 +8,9 @@ export function serveCommand(program: Command, io: CliIo): void {
     .description('start the daemon in the foreground: engine listener, store migrations, JSON log on standard output')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options, io);
+      // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
+      // most of meetctl's start-up time, and the other commands need none of them.
+      const { startDaemon, stopOnSignals } = await import('../daemon/run.js');
       const daemon = await startDaemon(config);
       stopOnSignals(daemon);
     });

@@ -33,5 +33,6 @@ t.test('a forged key that is also expired is reported forged', async (t) => {
   const key = await testServerKey({ days: 1 }, new Date(Date.now() - 5 * 86_400_000));
   const [header, payload] = key.split('.');
   const forged = `${header}.${payload}.${Buffer.alloc(64, 1).toString('base64url')}`;
-  await t.rejects(verifyServerKey(forged, publicKey(), 'compat', new Date()), { fault: 'forged' });
+  const err = await verifyServerKey(forged, publicKey(), 'compat', new Date()).catch((e: unknown) => e);
+  t.equal((err as LicenceError).fault, 'forged');
 });
