@@ -256,8 +256,8 @@ export function installCommands(program: Command, io: CliIo): void {
   for (const row of rows) {
     const question = row.install.confirm;
     if (question) {
-      installCommand.option(question.flag, `${question.question} yes [${row.env}]`);
-      installCommand.option(`--no-${question.flag.slice(2)}`, `${question.question} no`);
+      installCommand.option(question.flag, `answer yes to "${question.question}" [${row.env}=true]`);
+      installCommand.option(`--no-${question.flag.slice(2)}`, `answer no to it [${row.env}=false]; without either, asked on a terminal or kept from an earlier install`);
     } else if (row.install.file === 'room-defaults') {
       addSettingOption(installCommand, row.key as SettingKey);
     }

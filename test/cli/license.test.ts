@@ -8,6 +8,8 @@ import t from 'tap';
 import { licencePublicKey, verifyServerKey } from '../../src/licence/server-key.js';
 import type { Tap } from '../helpers/api.js';
 import { runMeetctl } from '../helpers/daemon.js';
+import { world } from '../helpers/install-world.js';
+import { testServerKey } from '../helpers/licence.js';
 
 function tempDir(t: Tap): string {
   const dir = mkdtempSync(join(tmpdir(), 'meet-license-'));
@@ -85,4 +87,28 @@ t.test('every flag of issue is checked and named', async (t) => {
     t.match(result.stderr, message, `${what}: ${message}`);
     t.equal(result.stdout, '', `${what}: nothing on standard output`);
   }
+});
+
+t.test('license show: the installed licence, or why there is none', async (t) => {
+  const w = world(t);
+  const where = ['--config-dir', w.etc, '--data-dir', w.data];
+  const absent = await runMeetctl(['license', 'show', ...where, '--json'], w.env);
+  t.equal(absent.code, 1, 'not installed: exit 1');
+  t.match(JSON.parse(absent.stdout), { module: 'compat', status: 'absent' });
+  t.match(absent.stderr, /compat is not installed in .*\n  hint: run meetctl install compat/);
+
+  t.equal((await w.install(['--key', await testServerKey({ customer: 'Lycée Bleu', days: 45 }), '--no-open-rooms'])).code, 0);
+  const shown = await runMeetctl(['license', 'show', ...where, '--json'], w.env);
+  t.equal(shown.code, 0, shown.stderr);
+  t.match(JSON.parse(shown.stdout), { module: 'compat', status: 'valid', customer: 'Lycée Bleu', modules: ['compat'], daysLeft: 44 });
+  // Without --data-dir: the env file install wrote names the data directory.
+  const plain = await runMeetctl(['license', 'show', '--config-dir', w.etc], w.env);
+  t.equal(plain.code, 0, plain.stderr);
+  t.match(plain.stdout, /customer: Lycée Bleu[\s\S]*44 days left/);
+
+  const record = join(w.data, 'modules', 'compat.json');
+  writeFileSync(record, readFileSync(record, 'utf8').replace('Lycée Bleu', 'Lycée Rouge'));
+  const tampered = await runMeetctl(['license', 'show', ...where], w.env);
+  t.equal(tampered.code, 2, 'an edited record: exit 2');
+  t.match(tampered.stderr, /not valid: .*was edited/);
 });
