@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from './http.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -121,6 +121,28 @@ export async function startBaseline(settings: ProcessSettings, workDir: string):
   return { name: 'baseline', child, pid: child.pid!, url, logFile, life, exited, stop: stopper(child, exited) };
 }
 
+interface LicenceApi {
+  licenceKeyPair(): { privateKeyPem: string; publicKeyPem: string };
+  issueServerKey(privatePem: string, grant: { customer: string; modules: string[]; days: number }, now: Date): Promise<string>;
+  verifyServerKey(key: string, publicKey: unknown, module: string, now: Date): Promise<unknown>;
+  licencePublicKey(pem: string): unknown;
+}
+
+/**
+ * Installs a compat licence of a throw-away authority in `dataDir`, through this tree's built
+ * code (the bench builds it first), and returns the environment that makes the daemon trust it.
+ */
+async function installBenchLicence(dataDir: string): Promise<Record<string, string>> {
+  const dist = (file: string) => pathToFileURL(join(repoRoot, 'dist', 'licence', file)).href;
+  const keys = (await import(dist('server-key.js'))) as LicenceApi;
+  const installation = (await import(dist('installation.js'))) as { writeInstallation(dataDir: string, module: string, key: string, licence: unknown): void };
+  const pair = keys.licenceKeyPair();
+  const now = new Date();
+  const key = await keys.issueServerKey(pair.privateKeyPem, { customer: 'bench', modules: ['compat'], days: 365 }, now);
+  installation.writeInstallation(dataDir, 'compat', key, await keys.verifyServerKey(key, keys.licencePublicKey(pair.publicKeyPem), 'compat', now));
+  return { SERVICE_LICENSE_PUBLIC_KEY: pair.publicKeyPem };
+}
+
 /**
  * `meetctl serve` on loopback with its own data directory, the compat listener on a second
  * port when `compatSecret` is given. Ready once both listeners answer.
@@ -132,7 +154,10 @@ export async function startDaemon(
 ): Promise<Daemon> {
   const port = await freePort();
   const compatPort = options.compatSecret ? await freePort() : null;
+  // serve starts the compat module only when it is installed with a valid server key.
+  const licence = options.compatSecret ? await installBenchLicence(options.dataDir) : {};
   const env: Record<string, string> = {
+    ...licence,
     SERVICE_DATA_DIR: options.dataDir,
     SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
     SERVICE_LOG_LEVEL: settings.logLevel,

@@ -8,7 +8,8 @@ export function serveCommand(program: Command, io: CliIo): void {
     .description('start the daemon in the foreground: engine listener, store migrations, JSON log on standard output')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options, io);
-      // Loaded here, not at the top: every other command starts without the daemon's code.
+      // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
+      // most of meetctl's start-up time, and the other commands need none of them.
       const { startDaemon, stopOnSignals } = await import('../daemon/run.js');
       const daemon = await startDaemon(config);
       stopOnSignals(daemon);

@@ -17,6 +17,22 @@ export interface Setting<T> {
   /** Raw default, fed through `parse` like any other source; null means unset. */
   readonly fallback: string | null | ((resolved: Partial<Config>) => unknown);
   readonly parse: (raw: unknown) => T;
+  /** How `meetctl install <module>` fills this setting; absent: install leaves it alone. */
+  readonly install?: InstallSpec;
+}
+
+/**
+ * A setting that `meetctl install` writes. The command's flags, its question and what it
+ * generates all come from these descriptors, so the table stays the one list of options.
+ */
+export interface InstallSpec {
+  readonly module: 'compat';
+  /** env: the environment file (secrets, and what the daemon must see); room-defaults: the module's section of room-defaults.toml (flag: the row's own). */
+  readonly file: 'env' | 'room-defaults';
+  /** Generated when neither the environment nor an earlier install gives it: this many random bytes, base64url. */
+  readonly generateBytes?: number;
+  /** A yes/no question asked on a terminal when neither the flag (and its --no- form) nor an earlier install answered it. */
+  readonly confirm?: { readonly question: string; readonly flag: string };
 }
 
 export interface Config {
@@ -178,6 +194,7 @@ export const settings = {
     env: 'COMPAT_API_SHARED_SECRET', toml: ['modules', 'compat', 'api_shared_secret'], secret: true,
     fallback: null, parse: p.secret,
     description: 'Checksum secret of the primary tenant; setting it turns the meeting API on',
+    install: { module: 'compat', file: 'env', generateBytes: 32 },
   }),
   compatApiDataDir: setting({
     env: 'COMPAT_API_DATA_DIR', toml: ['modules', 'compat', 'api_data_dir'], flag: '--compat-api-data-dir',
@@ -188,11 +205,13 @@ export const settings = {
     env: 'COMPAT_JITSI_APP_ID', toml: ['modules', 'compat', 'jitsi_app_id'], flag: '--compat-jitsi-app-id',
     fallback: '', parse: p.plainString,
     description: 'Application id of the embed gateway (the tokens\' iss)',
+    install: { module: 'compat', file: 'env', generateBytes: 32 },
   }),
   jitsiAppSecret: setting({
     env: 'COMPAT_JITSI_APP_SECRET', toml: ['modules', 'compat', 'jitsi_app_secret'], secret: true,
     fallback: null, parse: p.secret,
     description: 'HS256 secret of the embed gateway; setting it turns the gateway on',
+    install: { module: 'compat', file: 'env', generateBytes: 32 },
   }),
   jitsiAcceptedIssuers: setting({
     env: 'COMPAT_JITSI_ACCEPTED_ISSUERS', toml: ['modules', 'compat', 'jitsi_accepted_issuers'], flag: '--compat-jitsi-accepted-issuers',
@@ -208,6 +227,7 @@ export const settings = {
     env: 'COMPAT_JITSI_ALLOW_ANONYMOUS', toml: ['modules', 'compat', 'jitsi_allow_anonymous'], flag: '--compat-jitsi-allow-anonymous',
     fallback: 'false', parse: p.boolean,
     description: 'Admit arrivals without a token as participants (open rooms)',
+    install: { module: 'compat', file: 'env', confirm: { question: 'Allow open rooms (arrivals without a token)?', flag: '--open-rooms' } },
   }),
   compatEnabled: setting({
     env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',
@@ -218,11 +238,13 @@ export const settings = {
     env: 'COMPAT_DEFAULT_RECORD', toml: ['modules', 'compat', 'default_record'], flag: '--compat-default-record',
     fallback: 'false', parse: p.boolean,
     description: 'Meeting API: record of a create call that does not say',
+    install: { module: 'compat', file: 'room-defaults' },
   }),
   compatDefaultGuestPolicy: setting({
     env: 'COMPAT_DEFAULT_GUEST_POLICY', toml: ['modules', 'compat', 'default_guest_policy'], flag: '--compat-default-guest-policy',
     fallback: 'ALWAYS_ACCEPT', parse: p.oneOf('ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH'),
     description: 'Meeting API: guestPolicy of a create call that does not say (bare-link guests of the room)',
+    install: { module: 'compat', file: 'room-defaults' },
   }),
   compatCallbackAllow: setting({
     env: 'COMPAT_CALLBACK_ALLOW', toml: ['modules', 'compat', 'callback_allow'], flag: '--compat-callback-allow',

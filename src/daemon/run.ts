@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
+import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { loggerOptions } from './logger.js';
 import { openServices, type Services } from './services.js';
 import { shutdownBackstopSecs } from './shutdown.js';
@@ -60,20 +61,24 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   try {
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
-    // The compat module (meeting API, later the embed gateway) runs in this process on its own listener.
-    compat = await startCompat(config, services, log);
+    // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
+    // installed with a valid server key (checked at start; see licence-gate.ts).
+    const licensed = compatExpected && (await licensedAtStart('compat', config, log, new Date()));
+    compat = licensed ? await startCompat(config, services, log) : null;
   } catch (err) {
     await app.close();
     services.close();
     throw err;
   }
   const running = compat;
+  const stopWatching = running ? watchLicence('compat', config, log, () => new Date()) : () => undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;
   const url = displayUrl(config.httpAddr.host, port);
   log.info({ url }, `engine listening on ${url}`);
   const graceSecs = config.shutdownGraceSecs;
   const stop = async () => {
+    stopWatching();
     // A connection that answered its last request while we stop would otherwise idle (keep-alive) until the grace ends.
     const idle = setInterval(() => {
       app.server.closeIdleConnections();

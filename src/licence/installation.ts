@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
 import { builtInLicencePublicKey, LicenceError, licencePublicKey, verifyServerKey, type Licence } from './server-key.js';
 
@@ -60,17 +61,23 @@ export function publicKeyFor(configuredPem: string | null) {
 export async function installedLicence(dataDir: string, module: string, configuredPem: string | null, now: Date): Promise<InstalledLicence> {
   const text = readIfExists(installationFile(dataDir, module));
   if (text === null) return { status: 'absent' };
-  let key: unknown;
+  let record: Partial<InstallationRecord> = {};
   try {
-    key = (JSON.parse(text) as Partial<InstallationRecord>).key;
+    record = (JSON.parse(text) as Partial<InstallationRecord> | null) ?? {};
   } catch {
-    key = undefined;
+    record = {};
   }
+  const key: unknown = record.key;
   if (typeof key !== 'string') {
     return { status: 'invalid', error: new LicenceError('malformed', `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`) };
   }
   try {
-    return { status: 'valid', licence: await verifyServerKey(key, publicKeyFor(configuredPem), module, now) };
+    const licence = await verifyServerKey(key, publicKeyFor(configuredPem), module, now);
+    // The record's readable fields must say what its key says: an edited record is refused, not silently corrected.
+    if (!isDeepStrictEqual(JSON.parse(installationText(module, key, licence)), { ...record, key: key.trim() })) {
+      return { status: 'invalid', error: new LicenceError('forged', `${installationFile(dataDir, module)} was edited: its fields no longer match its server key; run meetctl install ${module} again`) };
+    }
+    return { status: 'valid', licence };
   } catch (err) {
     if (err instanceof LicenceError) return { status: 'invalid', error: err };
     throw err;

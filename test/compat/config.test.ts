@@ -7,6 +7,8 @@ import { compatActive } from '../../src/compat/module.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { logRecords } from '../helpers/api.js';
+import { installTestLicence } from '../helpers/licence.js';
+import { tempDataDir } from '../helpers/daemon.js';
 
 const load = (env: Record<string, string>) => loadConfig({ env, configFile: null });
 
@@ -54,7 +56,9 @@ t.test('a daemon without the secret opens no compat listener; with it, one that 
   t.equal(await plain.exited, 0);
   t.notOk(logRecords(plain).some((r) => /compat listening/.test(String(r.msg))), 'no compat listener');
 
-  const on = await startDaemon({ env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'x-secret' } });
+  const onData = tempDataDir();
+  const licence = await installTestLicence(onData);
+  const on = await startDaemon({ dataDir: onData, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'x-secret', ...licence } });
   t.teardown(() => rmSync(on.dataDir, { recursive: true, force: true }));
   const line = logRecords(on).find((r) => /compat listening/.test(String(r.msg)));
   t.ok(line, 'compat listening logged before the engine line');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { dataDirFor, daemonFor, type Tap } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
+import { installTestLicence } from '../helpers/licence.js';
 import {
   assertFailed,
   assertSuccess,
@@ -22,7 +23,8 @@ const secret = 'read-model-secret-5d1f0a9b';
 
 /** A compat daemon on a data directory the caller keeps (so a second daemon can start on it). */
 async function compatDaemonOn(t: Tap, dataDir: string, env: Record<string, string> = {}): Promise<CompatDaemon> {
-  const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, ...env } });
+  const licence = await installTestLicence(dataDir);
+  const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, ...licence, ...env } });
   const match = await logMatch(daemon, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/);
   return Object.assign(daemon, { compatUrl: match[1]! });
 }

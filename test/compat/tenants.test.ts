@@ -8,6 +8,7 @@ import t from 'tap';
 import type { Tap } from '../helpers/api.js';
 import { parseRegistry, RegistryError } from '../../src/compat/tenants/registry.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { installTestLicence } from '../helpers/licence.js';
 import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
 
 const primary = 'primary-secret-aaaaaaaaaaaa';
@@ -140,6 +141,8 @@ t.test('a broken registry at start stops the daemon with exit code 2', async (t)
   writeFileSync(file, '[tenants.a]\napi_secret = ');
   const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
   t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  const started = startDaemon({ dataDir: data, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file } });
+  // Licensed, so the module starts and reads the registry (an unlicensed one would not get that far).
+  const licence = await installTestLicence(data);
+  const started = startDaemon({ dataDir: data, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence } });
   await t.rejects(started, /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'exit 2 naming the file, line and column');
 });

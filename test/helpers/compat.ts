@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import xml2js from 'xml2js';
 import { daemonFor, type Tap } from './api.js';
-import type { Daemon } from './daemon.js';
+import { tempDataDir, type Daemon } from './daemon.js';
+import { installTestLicence } from './licence.js';
 
 /** A daemon with the compat listener; `compatUrl` is where the meeting API answers. */
 export interface CompatDaemon extends Daemon {
@@ -23,9 +25,16 @@ export async function logMatch(daemon: Daemon, pattern: RegExp, timeoutMs = 5000
   }
 }
 
-/** Starts a daemon with the compat module on 127.0.0.1:0 (stopped at teardown). */
+/**
+ * Starts a daemon with the compat module on 127.0.0.1:0 (stopped at teardown), installed
+ * first with a valid licence of the test authority, as `meetctl install compat` would.
+ */
 export async function compatDaemonFor(t: Tap, env: Record<string, string> = {}): Promise<CompatDaemon> {
-  const daemon = await daemonFor(t, { env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...env } });
+  const dataDir = env.SERVICE_DATA_DIR ?? tempDataDir();
+  const licence = await installTestLicence(dataDir);
+  const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence, ...env } });
+  // After daemonFor's own teardown (which stops the daemon), as daemonFor does for the directories it makes.
+  if (env.SERVICE_DATA_DIR === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const match = await logMatch(daemon, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/);
   return Object.assign(daemon, { compatUrl: match[1]! });
 }

@@ -1,0 +1,26 @@
+import { writeInstallation } from '../../src/licence/installation.js';
+import { issueServerKey, licenceKeyPair, verifyServerKey, licencePublicKey } from '../../src/licence/server-key.js';
+
+/** One licence authority per test process: a pair is cheap, but one is enough. */
+let pair: { privateKeyPem: string; publicKeyPem: string } | null = null;
+
+export function testAuthority(): { privateKeyPem: string; publicKeyPem: string } {
+  pair ??= licenceKeyPair();
+  return pair;
+}
+
+/** A server key of the test authority (compat, a year, unless told otherwise). */
+export function testServerKey(grant: { customer?: string; modules?: readonly string[]; days?: number } = {}, now = new Date()): Promise<string> {
+  return issueServerKey(testAuthority().privateKeyPem, { customer: grant.customer ?? 'Test customer', modules: grant.modules ?? ['compat'], days: grant.days ?? 365 }, now);
+}
+
+/**
+ * Installs a valid compat licence of the test authority in `dataDir` (what `meetctl install
+ * compat` records) and returns the environment a daemon needs to trust it.
+ */
+export async function installTestLicence(dataDir: string, grant: Parameters<typeof testServerKey>[0] = {}): Promise<{ SERVICE_LICENSE_PUBLIC_KEY: string }> {
+  const key = await testServerKey(grant);
+  const { publicKeyPem } = testAuthority();
+  writeInstallation(dataDir, 'compat', key, await verifyServerKey(key, licencePublicKey(publicKeyPem), 'compat', new Date()));
+  return { SERVICE_LICENSE_PUBLIC_KEY: publicKeyPem };
+}
