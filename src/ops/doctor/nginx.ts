@@ -130,11 +130,12 @@ async function confDirOf(nginx: string, env: DoctorContext['env']): Promise<stri
 }
 
 /**
- * `nginx -t` on the site alone, wrapped in a configuration of its own in a temporary prefix:
- * it needs no root (pid, logs and temp paths are in the prefix) and tests this file rather
- * than whatever else the system's nginx.conf includes. Entries of nginx's configuration
- * directory are linked into the prefix, so the site's relative includes resolve as they do
- * for the real nginx.
+ * `nginx -t` on the site alone, wrapped in a configuration of its own in a temporary
+ * directory: it needs no root (pid, logs and temp paths are in that directory) and tests
+ * this file rather than whatever else the system's nginx.conf includes. Entries of nginx's
+ * configuration directory are linked beside the wrapper, so the site's relative includes
+ * resolve as they do for the real nginx; the prefix stays nginx's own, so do the dynamic
+ * modules that modules-enabled loads.
  */
 export async function testSite(nginx: string, site: string, env: DoctorContext['env']) {
   const confDir = await confDirOf(nginx, env);
@@ -157,7 +158,7 @@ export async function testSite(nginx: string, site: string, env: DoctorContext['
         ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${prefix}/${kind};\n`).join('') +
         `  access_log off;\n  include ${JSON.stringify(resolve(site))};\n}\n`,
     );
-    return await runProgram(nginx, ['-t', '-q', '-p', `${prefix}/`, '-c', conf, '-e', `${prefix}/error.log`], env, 20_000);
+    return await runProgram(nginx, ['-t', '-q', '-c', conf, '-e', `${prefix}/error.log`], env, 20_000);
   } finally {
     rmSync(prefix, { recursive: true, force: true });
   }
