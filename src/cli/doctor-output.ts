@@ -15,8 +15,13 @@ export function tally(results: readonly CheckResult[]): Record<CheckStatus, numb
   return counts;
 }
 
-/** One line per check, its hint beneath a warning or a failure, and a count at the end. */
-export function renderText(io: CliIo, results: readonly CheckResult[]): string {
+/**
+ * One line per check, its hint beneath a warning or a failure, and a count at the end. The
+ * report goes to standard output, so it is coloured only when that is a terminal too
+ * (`meetctl doctor | less` from a terminal stays plain).
+ */
+export function renderText(terminal: CliIo, results: readonly CheckResult[]): string {
+  const io = { ...terminal, colour: terminal.colour && terminal.interactive };
   const lines: string[] = [];
   for (const r of results) {
     const { mark, colour } = marks[r.status];

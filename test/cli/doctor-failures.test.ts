@@ -6,7 +6,7 @@ import { writeInstallation } from '../../src/licence/installation.js';
 import { doctorJson, expectFailure, healthy, jitsiSecret, lineOf, tenantApi } from '../helpers/doctor.js';
 
 t.test('licence: expired, forged, malformed, expiring soon', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   const long = new Date(Date.now() - 400 * 86_400_000);
   const record = (key: string) =>
     writeInstallation(s.dataDir, 'compat', key, { customer: 'Test School', modules: ['compat'], issuedAt: long, expiresAt: long } satisfies Licence);
@@ -31,7 +31,7 @@ t.test('licence: expired, forged, malformed, expiring soon', async (t) => {
 });
 
 t.test('tenants file: readable by others, broken, a directory', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   chmodSync(s.tenantsFile, 0o644);
   await expectFailure(t, s, 'Tenants file', /is mode 0644: other users can read it/, new RegExp(`chmod 600 ${s.tenantsFile}`));
 
@@ -52,7 +52,7 @@ t.test('tenants file: readable by others, broken, a directory', async (t) => {
 });
 
 t.test('short secrets are named, never shown', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   const shortTenant = 'tiny-tenant-secret';
   const shortPrimary = 'short-primary';
   writeFileSync(s.tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}"\n\n[tenants.school-2]\napi_secret = "${shortTenant}"\n`, { mode: 0o600 });

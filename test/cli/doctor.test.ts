@@ -37,16 +37,24 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
 });
 
 t.test('a bad configuration value: that line fails, the checks needing it say so', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   s.env({ SERVICE_WAITING_ROOM: 'sometimes' });
   const result = await expectFailure(t, s, 'Configuration', /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/, /fix the value named above \(in .*meet\.env/);
   t.match(lineOf(result.stdout, 'Data directory')[0], /^- Data directory: the configuration is invalid/);
   const flag = await expectFailure(t, s, 'Configuration', /SERVICE_HTTP_ADDR must be host:port.*\[from flag --http-addr\]/, /fix/, ['--http-addr', 'nowhere']);
   t.match(flag.stdout, /^✓ Environment file/m);
+
+  // The daemon under systemd reads <config dir>/room-defaults.toml: so does doctor, unless --config names another.
+  s.env();
+  writeFileSync(join(s.configDir, 'room-defaults.toml'), '[service]\nmeeting_empty_grace_secs = -1\n');
+  await expectFailure(t, s, 'Configuration', /SERVICE_MEETING_EMPTY_GRACE_SECS .*\[from .*etc\/room-defaults\.toml service\.meeting_empty_grace_secs\]/, /room-defaults\.toml/);
+  writeFileSync(join(s.root, 'other.toml'), '');
+  const other = await doctorJson(t, s, ['--config', join(s.root, 'other.toml')]);
+  t.equal(other.result.code, 0, '--config names another defaults file');
 });
 
 t.test('the data directory: missing, read-only, in memory', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   s.env({ SERVICE_DATA_DIR: join(s.root, 'nope') });
   await expectFailure(t, s, 'Data directory', /nope does not exist \(SERVICE_DATA_DIR\)/, /install -d -m 0700/);
 
@@ -93,7 +101,7 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
 });
 
 t.test('ports: a foreign program fails naming the port; a server answering our /healthz is this service', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   const foreign = createServer((socket) => socket.end('SSH-2.0-not-us\r\n'));
   const port = await listening(foreign);
   t.teardown(() => foreign.close());
@@ -118,7 +126,7 @@ t.test('ports: a foreign program fails naming the port; a server answering our /
 });
 
 t.test('a port held by the running daemon is "held by this service"', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   const port = await freePort();
   const daemon = await daemonFor(t, { env: { SERVICE_HTTP_ADDR: `127.0.0.1:${port}` } });
   const health = await fetch(`${daemon.url}/healthz`);
@@ -141,10 +149,15 @@ t.test('colours on a terminal only', async (t) => {
     execFile('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 }, (_e, stdout) => resolve(stdout)),
   );
   t.match(tty, /\u001b\[32m✓\u001b\[0m Configuration/, 'on a terminal the marks are coloured');
+  const piped = await new Promise<string>((resolve) =>
+    execFile('script', ['-qec', `${command} | cat`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 }, (_e, stdout) => resolve(stdout)),
+  );
+  t.match(piped, /✓ Configuration/);
+  t.notMatch(piped, /\u001b\[3\dm/, 'standard output piped from a terminal: plain');
 });
 
 t.test('abuse: garbage and huge env files, an env file that is a directory', async (t) => {
-  const s = await healthy(t);
+  const s = await healthy(t, { light: true });
   const secretOnBadLine = 'hunter2-hunter2-hunter2-hunter2-hunter2';
   const hugeSecret = 'S'.repeat(1024 * 1024);
   writeFileSync(

@@ -73,8 +73,12 @@ export interface Setup {
   args(...more: string[]): string[];
 }
 
-/** A healthy installation in a temp directory: licence, env file, tenants, nginx site, systemd unit. */
-export async function healthy(t: Tap): Promise<Setup> {
+/**
+ * A healthy installation in a temp directory: licence, env file, tenants, nginx site, systemd unit.
+ * `light`: nginx -t and systemd-analyze are not run (their checks skip), for the tests about
+ * other checks: each costs two programs per doctor run on a small, shared machine.
+ */
+export async function healthy(t: Tap, options: { light?: boolean } = {}): Promise<Setup> {
   const root = mkdtempSync(join(tmpdir(), 'meet-doctor-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const configDir = join(root, 'etc');
@@ -113,7 +117,11 @@ export async function healthy(t: Tap): Promise<Setup> {
   writeFileSync(unitFile, unitText);
   return {
     root, configDir, dataDir, envFile, tenantsFile, nginxFile, unitFile, enginePort, compatPort, privateKeyPem, publicKeyFile, env,
-    args: (...more) => ['doctor', '--config-dir', configDir, '--nginx-file', nginxFile, '--unit-file', unitFile, ...more],
+    args: (...more) => [
+      'doctor', '--config-dir', configDir, '--nginx-file', nginxFile,
+      ...(options.light ? ['--nginx-bin', join(root, 'no-nginx'), '--unit-file', join(root, 'absent.service')] : ['--unit-file', unitFile]),
+      ...more,
+    ],
   };
 }
 
