@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { check, configMissing, fail, ok, reason, warn } from './check.js';
 
 /** statfs f_type of filesystems held in memory: what they hold is gone at the next boot. */
@@ -67,31 +67,33 @@ export function probeWritable(dir: string): { step: string; code: string } | nul
 
 export const dataDirCheck = check('data-dir', 'Data directory', (ctx) => {
   if (ctx.config === null) return configMissing;
-  const dir = ctx.config.dataDir;
+  // A relative SERVICE_DATA_DIR is the daemon's working directory's business: show where it lands from here.
+  const shown = isAbsolute(ctx.config.dataDir) ? ctx.config.dataDir : `${ctx.config.dataDir} (${resolve(ctx.config.dataDir)})`;
+  const path = ctx.config.dataDir;
   let stat;
   try {
-    stat = statSync(dir, { throwIfNoEntry: false });
+    stat = statSync(path, { throwIfNoEntry: false });
   } catch (err) {
-    return fail(`${dir} cannot be read: ${reason(err)}`, 'run meetctl doctor as the service\'s user, or fix the permissions of the directories above it');
+    return fail(`${shown} cannot be read: ${reason(err)}`, 'run meetctl doctor as the service\'s user, or fix the permissions of the directories above it');
   }
   if (stat === undefined) {
-    return fail(`${dir} does not exist (SERVICE_DATA_DIR)`, `create it for the service's user (install -d -m 0700 -o meet ${dir}), or set SERVICE_DATA_DIR to an existing directory`);
+    return fail(`${shown} does not exist (SERVICE_DATA_DIR)`, `create it for the service's user (install -d -m 0700 -o meet ${resolve(path)}), or set SERVICE_DATA_DIR to an existing directory`);
   }
-  if (!stat.isDirectory()) return fail(`${dir} is not a directory (SERVICE_DATA_DIR)`, 'set SERVICE_DATA_DIR to a directory');
-  const problem = probeWritable(dir);
+  if (!stat.isDirectory()) return fail(`${shown} is not a directory (SERVICE_DATA_DIR)`, 'set SERVICE_DATA_DIR to a directory');
+  const problem = probeWritable(path);
   if (problem) {
     const why = advice[problem.code] ?? problem.code;
-    return fail(`${dir}: cannot ${problem.step}: ${why} (${problem.code})`, `the service's user must be able to write ${dir} on a writable, disk-backed filesystem (chown, or set SERVICE_DATA_DIR)`);
+    return fail(`${shown}: cannot ${problem.step}: ${why} (${problem.code})`, `the service's user must be able to write ${resolve(path)} on a writable, disk-backed filesystem (chown, or set SERVICE_DATA_DIR)`);
   }
-  const type = Number(statfsSync(dir).type);
+  const type = Number(statfsSync(path).type);
   const memory = memoryFilesystems[type];
   if (memory) {
     // A failure, not a warning: the service promises that an acknowledged write survives a power
     // cut (synchronous=FULL), and this directory also holds the signing key and the licence record.
-    return fail(`${dir} is on ${memory}: its contents vanish at the next reboot`, 'set SERVICE_DATA_DIR to a directory on a disk (e.g. /var/lib/meet)');
+    return fail(`${shown} is on ${memory}: its contents vanish at the next reboot`, 'set SERVICE_DATA_DIR to a directory on a disk (e.g. /var/lib/meet)');
   }
   if (type === overlayFs) {
-    return warn(`${dir} is on a container's overlay filesystem: it is gone with the container`, 'mount a volume at the data directory');
+    return warn(`${shown} is on a container's overlay filesystem: it is gone with the container`, 'mount a volume at the data directory');
   }
-  return ok(`${dir} is writable and fsync works`);
+  return ok(`${shown} is writable and fsync works`);
 });
