@@ -1,5 +1,71 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { ConfigError } from '../config/config-error.js';
+import type { Config } from '../config/settings.js';
+import type { DoctorContext } from '../ops/doctor/check.js';
+import { readEnvFile } from '../ops/doctor/env-file.js';
+import { doctorChecks } from '../ops/doctor/index.js';
+import { defaultNginxFile } from '../ops/doctor/nginx.js';
+import { failed, runChecks } from '../ops/doctor/runner.js';
+import { defaultUnitFile } from '../ops/doctor/systemd.js';
+import { addConfigOptions, configFromOptions } from './config-options.js';
+import { renderJson, renderText } from './doctor-output.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 
-/** Placeholder: the doctor command group is being written. */
-export function doctorCommand(_program: Command, _io: CliIo): void {}
+const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * Gathers what the checks look at, the way the daemon under systemd would see it: the env
+ * file beneath the caller's environment, and room-defaults.toml from the configuration
+ * directory when no other defaults file is named.
+ */
+export function doctorContext(options: Record<string, unknown>, io: CliIo): DoctorContext {
+  const configDir = str(options.configDir) ?? str(io.env.SERVICE_CONFIG_DIR) ?? '/etc/meet';
+  const envFile = readEnvFile(str(options.envFile) ?? join(configDir, 'meet.env'));
+  const env = { ...envFile.values, ...io.env };
+  const installedDefaults = join(configDir, 'room-defaults.toml');
+  const configFile = str(options.config) ?? str(env.SERVICE_CONFIG_FILE) ?? (existsSync(installedDefaults) ? installedDefaults : null);
+  let config: Config | null = null;
+  let configError: string | null = null;
+  try {
+    config = configFromOptions({ ...options, config: configFile ?? undefined }, { ...io, env });
+  } catch (err) {
+    // Any refusal to load is this check's finding, never a crash of doctor.
+    configError = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+  }
+  return {
+    env,
+    config,
+    configError,
+    configFile,
+    configDir,
+    envFile: envFile.state,
+    nginxFile: str(options.nginxFile) ?? defaultNginxFile,
+    unitFile: str(options.unitFile) ?? defaultUnitFile,
+    nginxBin: str(options.nginxBin),
+    nodeVersion: process.versions.node,
+    now: new Date(),
+  };
+}
+
+export function doctorCommand(program: Command, io: CliIo): void {
+  const command = program
+    .command('doctor')
+    .description('check the machine and the configuration: one line per check, a hint for each problem; exit 1 when a check fails')
+    .option('--json', 'print the checks as JSON ({status, counts, checks: [{id, title, status, detail, hint?}]})')
+    .option('--env-file <path>', 'environment file the service reads (default <config dir>/meet.env)')
+    .option('--nginx-file <path>', `nginx site to check (default ${defaultNginxFile})`)
+    .option('--nginx-bin <path>', 'nginx binary for nginx -t [MEET_NGINX_BIN] (default: nginx on PATH or in /usr/sbin)')
+    .option('--unit-file <path>', `systemd unit to verify (default ${defaultUnitFile})`)
+    .action(async (options: Record<string, unknown>) => {
+      const results = await runChecks(doctorChecks, doctorContext(options, io));
+      io.out(options.json ? renderJson(results) : renderText(io, results));
+      const failures = failed(results);
+      if (failures.length > 0) {
+        throw new CliError('refused', `${failures.length} check${failures.length === 1 ? '' : 's'} failed: ${failures.map((f) => f.id).join(', ')}`, 'follow the hint under each failed check, then run meetctl doctor again');
+      }
+    });
+  addConfigOptions(command);
+}

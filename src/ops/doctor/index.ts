@@ -1,0 +1,27 @@
+import type { DoctorCheck } from './check.js';
+import { configCheck } from './config.js';
+import { dataDirCheck } from './data-dir.js';
+import { envFileCheck } from './env-file.js';
+import { licenceCheck } from './licence.js';
+import { nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
+import { nodeVersionCheck } from './node-version.js';
+import { compatPortCheck, enginePortCheck } from './ports.js';
+import { unitCheck } from './systemd.js';
+import { secretsCheck, tenantsCheck } from './tenants.js';
+
+/** Every check of `meetctl doctor`, in the order they are printed. */
+export const doctorChecks: readonly DoctorCheck[] = [
+  nodeVersionCheck,
+  envFileCheck,
+  configCheck,
+  dataDirCheck,
+  enginePortCheck,
+  compatPortCheck,
+  licenceCheck,
+  tenantsCheck,
+  secretsCheck,
+  nginxFileCheck,
+  nginxTestCheck,
+  nginxLinesCheck,
+  unitCheck,
+];

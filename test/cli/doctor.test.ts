@@ -1,0 +1,141 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import t from 'tap';
+import { daemonFor } from '../helpers/api.js';
+import { meetctl, runMeetctl, type CliResult } from '../helpers/daemon.js';
+import { apiSecret, checkIds, doctorJson, expectFailure, freePort, healthy, jitsiSecret, lineOf, listening, nodeMajor, tenantApi, tenantApp } from '../helpers/doctor.js';
+
+
+t.test('a healthy installation: every check ok or skipped, exit 0', async (t) => {
+  const s = await healthy(t);
+  const text = await runMeetctl(s.args());
+  t.equal(text.code, 0, text.stdout + text.stderr);
+  const lines = text.stdout.split('\n').filter((l) => /^[✓!✗-] /.test(l));
+  t.equal(lines.length, checkIds.length, 'one line per check');
+  for (const line of lines) {
+    if (line.startsWith('! Node version') && nodeMajor === 20) continue; // Node 20 is past its end of life: a warning
+    t.match(line, /^[✓-] /, line);
+  }
+  t.notMatch(text.stdout, /\u001b\[/, 'no colour when standard output is not a terminal');
+  t.equal(text.stderr, '');
+
+  const { result, report, byId } = await doctorJson(t, s);
+  t.equal(result.code, 0);
+  t.same(report.checks.map((c) => c.id), checkIds, '--json lists every check');
+  for (const id of ['env-file', 'config', 'data-dir', 'engine-port', 'compat-port', 'licence', 'tenants', 'secrets', 'nginx-file', 'nginx-test', 'nginx-lines', 'systemd-unit']) {
+    t.equal(byId.get(id)?.status, 'ok', `${id}: ${byId.get(id)?.detail}`);
+  }
+  t.match(byId.get('licence')?.detail, /valid for Test School, expires \d{4}-\d\d-\d\d \((364|365) days left\)/);
+  t.match(byId.get('tenants')?.detail, /1 tenant, mode 0600/);
+  t.match(byId.get('secrets')?.detail, /4 secrets, each at least 32 bytes/);
+  for (const output of [text.stdout, result.stdout]) {
+    for (const secret of [apiSecret, jitsiSecret, tenantApi, tenantApp]) t.notOk(output.includes(secret), 'no secret printed');
+  }
+});
+
+t.test('a bad configuration value: that line fails, the checks needing it say so', async (t) => {
+  const s = await healthy(t, { light: true });
+  s.env({ SERVICE_WAITING_ROOM: 'sometimes' });
+  const result = await expectFailure(t, s, 'Configuration', /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/, /fix the value named above \(in .*meet\.env/);
+  t.match(lineOf(result.stdout, 'Data directory')[0], /^- Data directory: the configuration is invalid/);
+  const flag = await expectFailure(t, s, 'Configuration', /SERVICE_HTTP_ADDR must be host:port.*\[from flag --http-addr\]/, /fix/, ['--http-addr', 'nowhere']);
+  t.match(flag.stdout, /^✓ Environment file/m);
+
+  // The daemon under systemd reads <config dir>/room-defaults.toml: so does doctor, unless --config names another.
+  s.env();
+  writeFileSync(join(s.configDir, 'room-defaults.toml'), '[service]\nmeeting_empty_grace_secs = -1\n');
+  await expectFailure(t, s, 'Configuration', /SERVICE_MEETING_EMPTY_GRACE_SECS .*\[from .*etc\/room-defaults\.toml service\.meeting_empty_grace_secs\]/, /room-defaults\.toml/);
+  writeFileSync(join(s.root, 'other.toml'), '');
+  const other = await doctorJson(t, s, ['--config', join(s.root, 'other.toml')]);
+  t.equal(other.result.code, 0, '--config names another defaults file');
+});
+
+t.test('the data directory: missing, read-only, in memory', async (t) => {
+  const s = await healthy(t, { light: true });
+  s.env({ SERVICE_DATA_DIR: join(s.root, 'nope') });
+  await expectFailure(t, s, 'Data directory', /nope does not exist \(SERVICE_DATA_DIR\)/, /install -d -m 0700/);
+
+  s.env();
+  await t.test('read-only', async (t) => {
+    const args = s.args();
+    let result: CliResult;
+    if (process.getuid?.() === 0) {
+      // Root writes through any mode: give doctor a mount namespace where the directory is a read-only mount.
+      try {
+        execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
+      } catch {
+        t.skip('needs unshare to make a read-only mount as root');
+        return;
+      }
+      result = await new Promise((resolve) => {
+        execFile(
+          'unshare',
+          ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"', s.dataDir, process.execPath, meetctl, ...args],
+          { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 },
+          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+        );
+      });
+    } else {
+      chmodSync(s.dataDir, 0o500);
+      t.teardown(() => chmodSync(s.dataDir, 0o700));
+      result = await runMeetctl(args);
+    }
+    t.equal(result.code, 1, result.stderr);
+    const [line, hint] = lineOf(result.stdout, 'Data directory');
+    t.match(line, /^✗ Data directory: .*cannot create a file: (the filesystem is mounted read-only \(EROFS\)|permission denied \(EACCES\))/);
+    t.match(hint, /hint: the service's user must be able to write/);
+  });
+
+  const shm = '/dev/shm';
+  if (!existsSync(shm) || Number(statfsSync(shm).type) !== 0x01021994) {
+    t.skip('no tmpfs at /dev/shm');
+    return;
+  }
+  const memory = mkdtempSync(join(shm, 'meet-doctor-'));
+  t.teardown(() => rmSync(memory, { recursive: true, force: true }));
+  s.env({ SERVICE_DATA_DIR: memory });
+  await expectFailure(t, s, 'Data directory', /is on tmpfs: its contents vanish at the next reboot/, /disk/);
+});
+
+t.test('ports: a foreign program fails naming the port; a server answering our /healthz is this service', async (t) => {
+  const s = await healthy(t, { light: true });
+  const foreign = createServer((socket) => socket.end('SSH-2.0-not-us\r\n'));
+  const port = await listening(foreign);
+  t.teardown(() => foreign.close());
+  s.env({ SERVICE_HTTP_ADDR: `127.0.0.1:${port}` });
+  await expectFailure(t, s, 'Engine port', new RegExp(`port ${port} \\(SERVICE_HTTP_ADDR 127\\.0\\.0\\.1:${port}\\) is in use by another program`), /set SERVICE_HTTP_ADDR to a free port/);
+
+  const ours = createHttpServer((req, res) => {
+    if (req.url === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');
+    else res.writeHead(404).end();
+  });
+  const oursPort = await listening(ours);
+  t.teardown(() => ours.close());
+  s.env({ COMPAT_HTTP_ADDR: `127.0.0.1:${oursPort}` });
+  const { result, byId } = await doctorJson(t, s);
+  t.equal(result.code, 0, result.stdout);
+  t.equal(byId.get('compat-port')?.status, 'ok');
+  t.match(byId.get('compat-port')?.detail, /held by this service/);
+
+  s.env({ COMPAT_API_SHARED_SECRET: null, COMPAT_JITSI_APP_SECRET: null, COMPAT_HTTP_ADDR: `127.0.0.1:${port}` });
+  const off = await doctorJson(t, s);
+  t.equal(off.byId.get('compat-port')?.status, 'skip', 'no compat surface: its port is not checked');
+});
+
+t.test('a port held by the running daemon is "held by this service"', async (t) => {
+  const s = await healthy(t, { light: true });
+  const port = await freePort();
+  const daemon = await daemonFor(t, { env: { SERVICE_HTTP_ADDR: `127.0.0.1:${port}` } });
+  const health = await fetch(`${daemon.url}/healthz`);
+  if (health.status === 404) {
+    t.skip('the engine answers no GET /healthz on this branch yet (issue 13, point 4)');
+    return;
+  }
+  s.env({ SERVICE_HTTP_ADDR: `127.0.0.1:${port}` });
+  const { result, byId } = await doctorJson(t, s);
+  t.equal(result.code, 0, result.stdout);
+  t.match(byId.get('engine-port'), { status: 'ok', detail: /held by this service/ });
+});
