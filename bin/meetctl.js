@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 import { main } from '../dist/cli/main.js';
 
 process.exitCode = await main(process.argv);
