@@ -1,15 +1,14 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { issueServerKey, licenceKeyPair, type Licence } from '../../src/licence/server-key.js';
-import { writeInstallation } from '../../src/licence/installation.js';
+import { issueServerKey, licenceKeyPair } from '../../src/licence/server-key.js';
+import { recordServerKey } from '../helpers/licence.js';
 import { doctorJson, expectFailure, healthy, jitsiSecret, lineOf, tenantApi } from '../helpers/doctor.js';
 
 t.test('licence: expired, forged, malformed, expiring soon', async (t) => {
   const s = await healthy(t, { light: true });
   const long = new Date(Date.now() - 400 * 86_400_000);
-  const record = (key: string) =>
-    writeInstallation(s.dataDir, 'compat', key, { customer: 'Test School', modules: ['compat'], issuedAt: long, expiresAt: long } satisfies Licence);
+  const record = (key: string) => recordServerKey(s.dataDir, key);
 
   record(await issueServerKey(s.privateKeyPem, { customer: 'Test School', modules: ['compat'], days: 30 }, long));
   await expectFailure(t, s, 'Compat licence', /expired: the server key expired on/, /ask for a new server key/);

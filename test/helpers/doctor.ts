@@ -4,9 +4,9 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueServerKey, licenceKeyPair, type Licence } from '../../src/licence/server-key.js';
-import { writeInstallation } from '../../src/licence/installation.js';
+import { issueServerKey, licenceKeyPair } from '../../src/licence/server-key.js';
 import type { Tap } from './api.js';
+import { recordServerKey } from './licence.js';
 import { meetctl, runMeetctl, type CliResult } from './daemon.js';
 
 export const checkIds = ['node', 'env-file', 'config', 'data-dir', 'engine-port', 'compat-port', 'licence', 'tenants', 'secrets', 'nginx-file', 'nginx-test', 'nginx-lines', 'systemd-unit'];
@@ -90,7 +90,7 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   writeFileSync(publicKeyFile, publicKeyPem);
   const now = new Date();
   const key = await issueServerKey(privateKeyPem, { customer: 'Test School', modules: ['compat'], days: 365 }, now);
-  writeInstallation(dataDir, 'compat', key, { customer: 'Test School', modules: ['compat'], issuedAt: now, expiresAt: new Date(now.getTime() + 365 * 86_400_000) } satisfies Licence);
+  recordServerKey(dataDir, key);
   const [enginePort, compatPort] = [await freePort(), await freePort()];
   const envFile = join(configDir, 'meet.env');
   const base: Record<string, string> = {

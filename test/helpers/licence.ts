@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { writeInstallation } from '../../src/licence/installation.js';
 import { issueServerKey, licenceKeyPair, verifyServerKey, licencePublicKey } from '../../src/licence/server-key.js';
 
@@ -23,4 +24,13 @@ export async function installTestLicence(dataDir: string, grant: Parameters<type
   const { publicKeyPem } = testAuthority();
   writeInstallation(dataDir, 'compat', key, await verifyServerKey(key, licencePublicKey(publicKeyPem), 'compat', new Date()));
   return { SERVICE_LICENSE_PUBLIC_KEY: publicKeyPem };
+}
+
+/**
+ * Records any key (valid, expired, forged...) as `meetctl install` would, with the readable
+ * fields copied from the key's own claims, so the record itself is never "edited".
+ */
+export function recordServerKey(dataDir: string, key: string): void {
+  const claims = decodeJwt(key) as { sub: string; modules: string[]; iat: number; exp: number };
+  writeInstallation(dataDir, 'compat', key, { customer: claims.sub, modules: claims.modules, issuedAt: new Date(claims.iat * 1000), expiresAt: new Date(claims.exp * 1000) });
 }
