@@ -14,6 +14,7 @@ import { withFileLock, LockTimeout } from '../ops/atomic-file.js';
 import { compatInstallFiles, compatModule, compatUninstallFiles, installRows, resolveGenerated, roomDefaultsValues, type InstallRow, type ResolvedValue } from '../ops/compat-install.js';
 import { EnvValueError } from '../ops/env-edit.js';
 import { applyFile, type FileOutcome, type PlannedFile } from '../ops/planned-files.js';
+import { RuntimeSettingsError } from '../ops/runtime-checks.js';
 import { runtimeFiles, runtimeNextSteps, type Runtime, type RuntimeSettings } from '../ops/runtime-files.js';
 import { TomlEditError } from '../ops/toml-section.js';
 import { CliError } from './errors.js';
@@ -117,7 +118,30 @@ function runtimeOf(options: Record<string, unknown>, context: InstallContext): R
     installDir: packageRoot.replace(/\/$/, ''),
     node: process.execPath,
     user,
+    shutdownGraceSecs: context.config.shutdownGraceSecs,
   };
+}
+
+/** Which flag or setting feeds each field of RuntimeSettings, for an error the operator can act on. */
+const runtimeFieldSource: Record<string, string> = {
+  configDir: '--config-dir',
+  envFile: '--env-file',
+  dataDir: '--data-dir',
+  engineAddr: 'SERVICE_HTTP_ADDR',
+  compatAddr: 'COMPAT_HTTP_ADDR',
+  installDir: 'the package location',
+  node: 'the node binary',
+  user: '--service-user',
+  shutdownGraceSecs: 'SERVICE_SHUTDOWN_GRACE_SECS',
+};
+
+function renderRuntime(runtime: RuntimeSettings, outDir: string) {
+  try {
+    return runtimeFiles(runtime, outDir).map((file) => ({ ...file, path: resolve(outDir, file.path) }));
+  } catch (err) {
+    if (!(err instanceof RuntimeSettingsError)) throw err;
+    throw new CliError('config', `--runtime ${runtime.runtime}: ${err.message} (from ${runtimeFieldSource[err.field] ?? err.field})`, 'nothing was written; fix the value named above and run install again');
+  }
 }
 
 function runtimeDirOf(options: Record<string, unknown>, runtime: RuntimeSettings): string {
@@ -166,6 +190,8 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
       throw err;
     }
   });
+  // The runtime's settings are checked now too, so a value no unit can hold stops before the config dir exists.
+  if (runtime !== null) renderRuntime(runtime, runtimeDirOf(options, runtime));
   const rows = installRows(module);
   const answers = await answerQuestions(rows, options, first, io);
 
@@ -192,7 +218,7 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
     let nextSteps: string[] = [];
     if (runtime !== null) {
       const outDir = runtimeDirOf(options, runtime);
-      const rendered = runtimeFiles(runtime, outDir).map((file) => ({ ...file, path: resolve(outDir, file.path) }));
+      const rendered = renderRuntime(runtime, outDir);
       const extra = rendered.map((file): PlannedFile => ({ path: file.path, content: file.content, mode: file.mode }));
       // Before the record (the last file): the module counts as installed only once everything else is in place.
       files.splice(files.length - 1, 0, ...extra);

@@ -2,15 +2,15 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
 import { runtimeFiles, runtimeNextSteps, RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from '../../src/ops/runtime-files.js';
 import { daemonFor, type Tap } from '../helpers/api.js';
+import { hasSystemdAnalyze, packageRootForUnit, verifyUnit as verify } from '../helpers/runtime.js';
 
-/** The repository root: it holds bin/meetctl.js, so systemd-analyze finds what ExecStart runs. */
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+/** The package as a unit may name it (a link when the checkout is under a home directory). */
+const repoRoot = packageRootForUnit();
 
 function base(overrides: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return {
@@ -37,19 +37,6 @@ function write(files: readonly RuntimeFile[]): void {
   for (const file of files) writeFileSync(file.path, file.content, { mode: file.mode });
 }
 
-/** `systemd-analyze verify FILE`: its exit code and the output lines that name our unit (it may talk about the host's units too). */
-function verify(file: string): Promise<{ code: number; ours: string[]; all: string }> {
-  return new Promise((resolve) => {
-    // Console logging forced: by default its warnings (unknown keys...) may go to the journal instead.
-    const env = { ...process.env, SYSTEMD_LOG_TARGET: 'console', SYSTEMD_LOG_LEVEL: 'info' };
-    execFile('systemd-analyze', ['verify', file], { encoding: 'utf8', timeout: 60_000, env }, (error, stdout, stderr) => {
-      const all = `${stdout}${stderr}`;
-      const ours = all.split('\n').filter((line) => line.includes(file) || line.includes(basename(file)));
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, ours, all });
-    });
-  });
-}
-
 /** Directive → values, in order; continuation lines joined. */
 function directives(unit: string): Map<string, string[]> {
   const map = new Map<string, string[]>();
@@ -60,8 +47,6 @@ function directives(unit: string): Map<string, string[]> {
   }
   return map;
 }
-
-const hasSystemdAnalyze = existsSync('/usr/bin/systemd-analyze') || existsSync('/bin/systemd-analyze');
 
 t.test('native: the unit passes systemd-analyze verify without a word about it', { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' }, async (t) => {
   const out = outDirFor(t);
