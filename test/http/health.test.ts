@@ -9,6 +9,7 @@ import { writeProbeKey } from '../../src/store/write-probe.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
+import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
 
 async function get(daemon: Daemon, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${daemon.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
@@ -75,16 +76,6 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   const recovered = await get(daemon, '/readyz');
   t.equal(recovered.status, 200, 'ready again once the lock is gone');
 });
-
-/** Root with unshare: the daemon can get a small private tmpfs as its data directory. */
-function canMountPrivateTmpfs(): boolean {
-  try {
-    execFileSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 t.test('/readyz answers 503 when the data directory is full', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a filesystem of its own' }, async (t) => {
   const dataDir = dataDirFor(t);

@@ -11,6 +11,7 @@ import { assertError, daemonFor, dataDirFor } from '../helpers/api.js';
 import { stopDaemon, type Daemon } from '../helpers/daemon.js';
 import { asSession, createRoom, moderator, names, withAdminToken } from '../helpers/waiting.js';
 import { walCommits } from '../helpers/wal.js';
+import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
 
 interface RawAnswer {
   readonly status: number;
@@ -97,16 +98,6 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
   const missing = cookies.filter((c) => c !== null && !stored.has(sha256(c).toString('hex')));
   t.same(missing, [], 'every acknowledged request is on disk after SIGKILL');
 });
-
-/** Root with unshare: the daemon can get a small private tmpfs as its data directory. */
-function canMountPrivateTmpfs(): boolean {
-  try {
-    execFileSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs `script` inside the daemon's mount namespace (where its tmpfs is). */
 function inDaemonNamespace(daemon: Daemon, script: string): string {
