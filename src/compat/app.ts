@@ -2,6 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { ConfapiDeps } from './confapi/context.js';
 import { apiPrefixes, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
 import type { TenantRegistry } from './tenants/registry.js';
+import { scriptRoutes } from './videoconf/script-routes.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
 function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -22,10 +23,12 @@ export interface CompatSurfaces {
 export interface CompatAppOptions extends Pick<FastifyServerOptions, 'loggerInstance'> {
   /** Proxies whose X-Forwarded-For is believed (SERVICE_TRUSTED_PROXIES, the same list as the engine listener's). */
   readonly trustedProxies?: readonly string[];
+  /** COMPAT_FRONTEND_URL: where the meeting pages are, written into external_api.js. */
+  readonly frontendUrl: string;
 }
 
-export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAppOptions = {}): Promise<FastifyInstance> {
-  const { trustedProxies, ...fastifyOptions } = options;
+export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAppOptions): Promise<FastifyInstance> {
+  const { trustedProxies, frontendUrl, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
     bodyLimit: maxBodyBytes,
@@ -42,6 +45,8 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
   });
+  // The embedding script is public and the same for every surface: served whenever the listener runs.
+  await app.register(scriptRoutes(frontendUrl));
   if (surfaces.confapi) {
     const { registry, deps } = surfaces.confapi;
     // One plugin per path: the same pipeline, registry and state, only the URL differs.

@@ -166,7 +166,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
   meetings?.reconcileRooms();
-  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog, trustedProxies: config.trustedProxies });
+  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();

@@ -2,6 +2,7 @@ import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { arrivalScreen, describe } from './arrival.js';
 import { Devices } from './devices.js';
+import { embedBridge } from './embed-bridge.js';
 import { el, show } from './dom.js';
 import { meetingView } from './meeting.js';
 import { waitingScreen } from './waiting.js';
@@ -10,6 +11,8 @@ const app = document.getElementById('app')!;
 const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 const joinToken = new URLSearchParams(location.search).get('t');
 const policyForced = document.body.dataset.waitingPolicy === 'forced';
+// Read before the address is rewritten: the fragment names the embedding page.
+const embed = embedBridge(roomId);
 const devices = new Devices();
 const sessions = new Map<string, string>();
 let closeMeeting: (() => void) | null = null;
@@ -42,7 +45,9 @@ function enterMeeting(room: string, session: string): void {
       closeMeeting = null;
       message(text);
     },
+    hooks: embed?.hooks,
   });
+  embed?.attach(room, view.actions);
   closeMeeting = view.close;
   show(app, view.element);
 }
@@ -66,6 +71,13 @@ async function main(): Promise<void> {
     focusHeading();
   };
   if (resumed.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
+  // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
+  const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
+  if (arrived && 'joined' in arrived) {
+    await devices.start();
+    return enterMeeting(roomId, arrived.joined.session);
+  }
+  if (arrived) return waitFor(arrived.waiting, '', true);
 
   show(
     app,

@@ -2,6 +2,7 @@ import type { ChatMessage, ClientMessage, Locks, ParticipantView, ServerMessage 
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import type { Devices } from './devices.js';
+import type { MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { badge, button, el, field } from './dom.js';
 import { Mesh } from './mesh.js';
 import { locksForm, WaitingPanel } from './moderator.js';
@@ -18,12 +19,14 @@ export interface MeetingOptions {
   /** Called to switch to another room (sub-group or back). */
   readonly switchTo: (roomId: string, session: string) => void;
   readonly left: (message: string) => void;
+  /** Told what happens, for an embedding page (embed-bridge.ts). */
+  readonly hooks?: MeetingHooks | undefined;
 }
 
 const speakingThreshold = 0.08;
 
 /** The meeting: video tiles, microphone/camera/screen/leave, chat and the participants panel. */
-export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void } {
+export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
   const { roomId, devices } = options;
   let session = options.session;
   let self: ParticipantView | null = null;
@@ -163,6 +166,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
 
   function publishState(): void {
     send({ type: 'state', audio: audioOn, video: videoOn, screen: screen !== null });
+    options.hooks?.localState({ audio: audioOn, video: videoOn, screen: screen !== null });
   }
 
   function setAudio(on: boolean): void {
@@ -317,22 +321,26 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       case 'ended':
         close();
         options.left('The meeting has ended.');
+        options.hooks?.leaving('ended');
         break;
       case 'error':
         announce(message.message);
         break;
     }
+    options.hooks?.message(message);
   });
   socket.addEventListener('close', (event) => {
     if (closed) return;
     close();
     options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.');
+    options.hooks?.leaving('lost');
   });
 
   async function leave(): Promise<void> {
     close();
     await roomApi.leave(roomId, session);
     options.left('You left the meeting.');
+    options.hooks?.leaving('hangup');
   }
 
   function close(): void {
@@ -369,5 +377,17 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     ),
     panel,
   );
-  return { element, close };
+  // What an embedding page may ask for: the person's own buttons (a disabled one, such as a
+  // locked microphone, does nothing), her chat, and her session for the moderator gestures.
+  const actions: MeetingActions = {
+    toggleAudio: () => micButton.click(),
+    toggleVideo: () => camButton.click(),
+    toggleScreen: () => screenButton.click(),
+    leave: () => leaveButton.click(),
+    sendChat: (text) => send({ type: 'chat', text }),
+    local: () => ({ audio: audioOn, video: videoOn, screen: screen !== null }),
+    session: () => session,
+    isModerator,
+  };
+  return { element, close, actions };
 }

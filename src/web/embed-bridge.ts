@@ -1,0 +1,350 @@
+import type { ParticipantView, ServerMessage } from '../http/live/protocol.js';
+import { roomApi, type Joined } from './api.js';
+
+/**
+ * The page's side of external_api.js (src/web/embed/external-api.ts holds the envelope):
+ * when the page was opened with `embed=1` inside a frame, it tells the embedding page what
+ * happens in the meeting and carries out its commands as the local person would. Nothing a
+ * message says raises a role: every gesture goes through the session the person already has,
+ * and the server decides.
+ */
+
+const envelope = 'v1';
+const maxChatLength = 2000;
+
+/** What the meeting view lets the bridge do: its own buttons and its chat. */
+export interface MeetingActions {
+  readonly toggleAudio: () => void;
+  readonly toggleVideo: () => void;
+  readonly toggleScreen: () => void;
+  readonly leave: () => void;
+  readonly sendChat: (text: string) => void;
+  readonly local: () => LocalState;
+  readonly session: () => string;
+  readonly isModerator: () => boolean;
+}
+
+export interface LocalState {
+  readonly audio: boolean;
+  readonly video: boolean;
+  readonly screen: boolean;
+}
+
+export type LeaveReason = 'hangup' | 'ended' | 'lost';
+
+/** What meeting.ts tells whoever listens (only the bridge, today). */
+export interface MeetingHooks {
+  /** Every message of the live connection, after the page has handled it. */
+  readonly message: (message: ServerMessage) => void;
+  /** The person's own microphone/camera/screen, whenever the page publishes it. */
+  readonly localState: (state: LocalState) => void;
+  readonly leaving: (reason: LeaveReason) => void;
+}
+
+type Settings = Record<string, unknown>;
+
+/** `prefix.key=<JSON>` pairs of the fragment; keys that could reach a prototype are dropped. */
+export function readFragment(hash: string): Settings {
+  const settings: Settings = Object.create(null) as Settings;
+  for (const pair of hash.replace(/^#/, '').split('&')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      const key = decodeURIComponent(pair.slice(0, at));
+      if (/__proto__|constructor|prototype/.test(key)) continue;
+      settings[key] = JSON.parse(decodeURIComponent(pair.slice(at + 1))) as unknown;
+    } catch {
+      // a malformed pair is skipped, not fatal
+    }
+  }
+  return settings;
+}
+
+/** The name in the service's own join token (its payload is not secret; the server checks it). */
+function nameInJoinToken(token: string | null): string {
+  try {
+    const payload = JSON.parse(atob((token ?? '').split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { name?: unknown };
+    return typeof payload.name === 'string' ? payload.name : '';
+  } catch {
+    return '';
+  }
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+
+export class EmbedBridge {
+  readonly hooks: MeetingHooks;
+  private readonly settings: Settings;
+  private readonly roomName: string;
+  private actions: MeetingActions | null = null;
+  private roomId = '';
+  private joined = false;
+  private selfId = '';
+  private readonly participants = new Map<string, ParticipantView>();
+  private local: LocalState = { audio: true, video: true, screen: false };
+  private dominant = '';
+  private readonly knocks = new Set<string>();
+  private queued: { name: string; args: unknown[] }[] = [];
+  private name: string;
+  private closing = false;
+
+  constructor(
+    private readonly parentOrigin: string,
+    private readonly homeRoomId: string,
+    hash: string,
+  ) {
+    this.settings = readFragment(hash);
+    this.roomName = text(this.settings['embed.roomName']) || homeRoomId;
+    this.name = text(this.settings['userInfo.displayName']);
+    this.hooks = {
+      message: (message) => this.onServer(message),
+      localState: (state) => this.onLocal(state),
+      leaving: (reason) => this.onLeaving(reason),
+    };
+    window.addEventListener('message', (event) => this.onParent(event));
+    this.post({ videomeet: envelope, kind: 'ready' });
+  }
+
+  private post(message: object): void {
+    // Only to the origin the page was given, which the browser enforces: never "*".
+    window.parent.postMessage(message, this.parentOrigin);
+  }
+
+  private emit(name: string, data: object): void {
+    this.post({ videomeet: envelope, kind: 'event', name, data });
+  }
+
+  /**
+   * The arrival without the arrival screen: the name from the embedding page, or the one the
+   * gateway put in the join token (the server prefers the token's anyway). Null when the
+   * person must still type something (no name known, an access code), or on any refusal,
+   * which the arrival screen then explains.
+   */
+  async arrive(roomId: string, joinToken: string | null, needsCode: boolean): Promise<{ joined: Joined } | { waiting: string } | null> {
+    const name = this.name || nameInJoinToken(joinToken);
+    if (!name || needsCode) return null;
+    const body = { name, ...(joinToken ? { t: joinToken } : {}) };
+    const started = await roomApi.start(roomId, body);
+    if (!started.ok) return null;
+    if (started.body.status === 'joined') return { joined: started.body };
+    // The waiting room: she knocks at once (her name is known); her parent page hears
+    // nothing of the meeting until she is admitted.
+    const knocked = await roomApi.knock(roomId, { ...body, note: '' });
+    if (!knocked.ok) return null;
+    return knocked.body.status === 'joined' ? { joined: knocked.body } : { waiting: name };
+  }
+
+  /** A meeting view of room `roomId` is on screen (the home room or a sub-group). */
+  attach(roomId: string, actions: MeetingActions): void {
+    if (this.joined) this.left();
+    this.roomId = roomId;
+    this.actions = actions;
+    this.closing = false;
+  }
+
+  private left(): void {
+    if (!this.joined) return;
+    this.joined = false;
+    this.emit('videoConferenceLeft', { roomName: this.roomName });
+  }
+
+  private onLeaving(reason: LeaveReason): void {
+    this.left();
+    this.actions = null;
+    if (reason === 'lost') this.emit('errorOccurred', { error: { name: 'conference.connectionError', message: 'The connection to the meeting was lost.', isFatal: true } });
+    else this.emit('readyToClose', {});
+  }
+
+  private onLocal(state: LocalState): void {
+    const before = this.local;
+    this.local = state;
+    if (!this.joined) return;
+    if (before.audio !== state.audio) this.emit('audioMuteStatusChanged', { muted: !state.audio });
+    if (before.video !== state.video) this.emit('videoMuteStatusChanged', { muted: !state.video });
+    if (before.screen !== state.screen) this.emit('screenSharingStatusChanged', { on: state.screen, details: state.screen ? { sourceType: 'screen' } : {} });
+  }
+
+  private onServer(message: ServerMessage): void {
+    switch (message.type) {
+      case 'welcome': {
+        this.participants.clear();
+        this.selfId = message.self.participant_id;
+        for (const p of [message.self, ...message.participants]) this.participants.set(p.participant_id, p);
+        this.joined = true;
+        if (this.actions) this.local = this.actions.local();
+        this.emit('videoConferenceJoined', {
+          roomName: this.roomName,
+          id: message.self.participant_id,
+          displayName: message.self.name,
+          avatarURL: '',
+          breakoutRoom: this.roomId !== this.homeRoomId,
+        });
+        // configOverwrite's start muted, as the person would mute at once.
+        if (this.settings['config.startWithAudioMuted'] === true && this.local.audio) this.actions?.toggleAudio();
+        if (this.settings['config.startWithVideoMuted'] === true && this.local.video) this.actions?.toggleVideo();
+        const queued = this.queued;
+        this.queued = [];
+        for (const command of queued) this.command(command.name, command.args);
+        break;
+      }
+      case 'participant_joined':
+      case 'state': {
+        const p = message.participant;
+        const known = this.participants.get(p.participant_id);
+        this.participants.set(p.participant_id, p);
+        if (p.participant_id === this.selfId) break;
+        if (!known && message.type === 'participant_joined') this.emit('participantJoined', { id: p.participant_id, displayName: p.name });
+        else if (known && known.name !== p.name) this.emit('displayNameChange', { id: p.participant_id, displayname: p.name });
+        break;
+      }
+      case 'participant_left':
+        if (this.participants.delete(message.participant_id)) this.emit('participantLeft', { id: message.participant_id });
+        break;
+      case 'speaking':
+        if (message.speaking && message.participant_id !== this.dominant) {
+          this.dominant = message.participant_id;
+          this.emit('dominantSpeakerChanged', { id: message.participant_id });
+        }
+        break;
+      case 'chat': {
+        const { from, text: body } = message.message;
+        if (from.system) break;
+        if (from.participant_id === this.selfId) this.emit('outgoingMessage', { message: body, privateMessage: false });
+        else this.emit('incomingMessage', { from: from.participant_id, nick: from.name, privateMessage: false, message: body });
+        break;
+      }
+      case 'waiting_list':
+        for (const r of message.requests) {
+          if (this.knocks.has(r.request_id)) continue;
+          this.knocks.add(r.request_id);
+          this.emit('knockingParticipant', { participant: { id: r.request_id, name: r.name } });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private onParent(event: MessageEvent): void {
+    // Only the page that framed us, from the origin it was given.
+    if (event.source !== window.parent || event.origin !== this.parentOrigin) return;
+    const data: unknown = event.data;
+    if (typeof data !== 'object' || data === null) return;
+    const m = data as { videomeet?: unknown; kind?: unknown; name?: unknown; args?: unknown; id?: unknown };
+    if (m.videomeet !== envelope || typeof m.name !== 'string') return;
+    const args = Array.isArray(m.args) ? (m.args as unknown[]) : [];
+    if (m.kind === 'command') this.command(m.name, args);
+    else if (m.kind === 'request' && typeof m.id === 'number' && Number.isSafeInteger(m.id)) {
+      const answer = this.answer(m.name, args);
+      this.post({ videomeet: envelope, kind: 'response', id: m.id, ...answer });
+    }
+  }
+
+  private answer(name: string, args: unknown[]): { result: unknown } | { error: string } {
+    const people = [...this.participants.values()];
+    const self = this.participants.get(this.selfId);
+    const inMeeting = this.joined ? people : [];
+    switch (name) {
+      case 'getNumberOfParticipants':
+        return { result: inMeeting.length };
+      case 'getParticipantsInfo':
+        return { result: inMeeting.map((p) => ({ participantId: p.participant_id, displayName: p.name, formattedDisplayName: p.name })) };
+      case 'getRoomsInfo': {
+        const ordered = self && this.joined ? [self, ...inMeeting.filter((p) => p !== self)] : [];
+        const participants = ordered.map((p) => ({ jid: p.participant_id, role: p.role, displayName: p.name, avatarUrl: '', id: p.participant_id }));
+        return { result: { rooms: this.joined ? [{ isMainRoom: this.roomId === this.homeRoomId, id: this.roomId, jid: this.selfId, participants }] : [] } };
+      }
+      case 'isAudioMuted':
+        return { result: !this.local.audio };
+      case 'isVideoMuted':
+        return { result: !this.local.video };
+      case 'isSharingScreen':
+        return { result: this.local.screen };
+      case 'getDisplayName':
+        return { result: typeof args[0] === 'string' ? this.participants.get(args[0])?.name : undefined };
+      default:
+        return { error: `${name} is not something this meeting can answer.` };
+    }
+  }
+
+  private command(name: string, args: unknown[]): void {
+    const actions = this.actions;
+    // Before the meeting is on screen, its commands wait for it; leaving and naming do not.
+    const needsMeeting = ['toggleAudio', 'toggleVideo', 'toggleShareScreen', 'sendChatMessage', 'toggleLobby', 'answerKnockingParticipant'];
+    if ((!actions || !this.joined) && needsMeeting.includes(name)) {
+      if (this.queued.length < 50) this.queued.push({ name, args });
+      return;
+    }
+    switch (name) {
+      case 'toggleAudio':
+        return actions!.toggleAudio();
+      case 'toggleVideo':
+        return actions!.toggleVideo();
+      case 'toggleShareScreen':
+        return actions!.toggleScreen();
+      case 'hangup':
+        if (actions) return actions.leave();
+        // Still waiting (or on the arrival screen): her request is withdrawn, and she is done.
+        if (!this.closing) {
+          this.closing = true;
+          void roomApi.withdraw(this.homeRoomId).finally(() => this.emit('readyToClose', {}));
+        }
+        return;
+      case 'sendChatMessage': {
+        const body = text(args[0]);
+        if (text(args[1]) !== '') return console.warn('sendChatMessage: private messages are not supported here; nothing was sent.');
+        if (body === '' || body.length > maxChatLength) return console.warn(`sendChatMessage: the message must hold 1 to ${maxChatLength} characters; nothing was sent.`);
+        return actions!.sendChat(body);
+      }
+      case 'setDisplayName':
+      case 'displayName': {
+        const next = text(Array.isArray(args[0]) ? args[0][0] : args[0]);
+        if (!this.joined && !actions && next !== '') {
+          this.name = next.slice(0, 64);
+          return;
+        }
+        return console.warn(`${name}: a name cannot be changed during a meeting here; it is set when joining.`);
+      }
+      case 'subject':
+        return console.warn('subject: meetings here have no subject line; nothing was changed.');
+      case 'setTileView':
+        // The meeting always shows everyone as tiles: there is no other layout to switch to.
+        return;
+      case 'toggleLobby':
+        if (args[0] === false) return void this.moderate(() => roomApi.disableWaitingRoom(this.roomId, actions!.session()));
+        return console.warn('toggleLobby: the waiting room can be turned off here, not on; set it on the room.');
+      case 'answerKnockingParticipant': {
+        const id = text(args[0]);
+        if (id === '') return;
+        const session = actions!.session();
+        return void this.moderate(() => (args[1] === true ? roomApi.admit(this.roomId, session, id) : roomApi.refuse(this.roomId, session, id, false)));
+      }
+      default:
+        return console.warn(`"${name}" is not a supported command; nothing was done.`);
+    }
+  }
+
+  /** A moderator's gesture: the server checks the session's role, as for her own clicks. */
+  private async moderate(call: () => Promise<{ ok: boolean }>): Promise<void> {
+    if (!this.actions?.isModerator()) return console.warn('Only a moderator can answer the waiting room.');
+    const result = await call();
+    if (!result.ok) console.warn('The waiting room did not accept that answer.');
+  }
+}
+
+/** The bridge when the page was opened with `embed=1` inside a frame and told its parent's origin. */
+export function embedBridge(homeRoomId: string): EmbedBridge | null {
+  if (new URLSearchParams(location.search).get('embed') !== '1' || window.parent === window) return null;
+  const parentOrigin = readFragment(location.hash)['embed.parentOrigin'];
+  if (typeof parentOrigin !== 'string') return null;
+  let origin: string;
+  try {
+    origin = new URL(parentOrigin).origin;
+  } catch {
+    return null;
+  }
+  // The origin the fragment names must be the page that actually frames us, where the browser says.
+  const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
+  if (origin === 'null' || (ancestors && ancestors.length > 0 && ancestors[0] !== origin)) return null;
+  return new EmbedBridge(origin, homeRoomId, location.hash);
+}
