@@ -1,0 +1,268 @@
+// Issue 14, points 2-5 in real Chromium: a host page on another origin loads external_api.js
+// from the compat listener, and its iframe reaches the real room page with embed=1.
+//
+// The gateway route (/videoconf/{room}?jwt=) is another branch's: here `domain` is the host's
+// own small server, whose /videoconf/{room} answers as the gateway does (302 to the page with
+// a join token and embed=1, the fragment kept), with a join token the rooms API made standing
+// in for the application's JWT. Everything the browser side does is the product's own code.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { call, rooms } from '../helpers/api.js';
+import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { compatDaemonFor, type CompatDaemon } from '../helpers/compat.js';
+
+t.setTimeout(240_000);
+
+type Event = { name: string; data: any };
+
+const until = async (what: string, check: () => Promise<boolean>, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The application's page, plus a gateway stand-in and a foreign page under `localhost`. */
+function hostServer(engineUrl: () => string, compatUrl: () => string): Server {
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    const port = (req.socket.address() as AddressInfo).port;
+    if (url.pathname === '/host.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><body>
+<div id="meet"></div>
+<script src="${compatUrl()}/external_api.js"></script>
+<script>
+  window.events = []; window.loaded = 0; window.warnings = [];
+  const warn = console.warn; console.warn = (...a) => { window.warnings.push(a.join(' ')); warn(...a); };
+  window.start = (domain, options) => {
+    const api = new JitsiMeetExternalAPI(domain, { ...options, parentNode: document.getElementById('meet'), onload: () => { window.loaded += 1; } });
+    for (const name of api.getSupportedEvents()) api.addListener(name, (data) => window.events.push({ name, data }));
+    window.api = api;
+    return api.getIFrame().src;
+  };
+</script></body></html>`);
+      return;
+    }
+    const gateway = /^\/videoconf\/([^/]+)$/.exec(url.pathname);
+    if (gateway && gateway[1] === 'evil') {
+      res.writeHead(302, { location: `http://localhost:${port}/evil.html` }).end();
+      return;
+    }
+    if (gateway) {
+      const room = decodeURIComponent(gateway[1]!);
+      const location = `${engineUrl()}/room/${encodeURIComponent(room)}?${new URLSearchParams({ t: url.searchParams.get('jwt') ?? '', embed: '1' })}`;
+      res.writeHead(302, { location }).end();
+      return;
+    }
+    if (url.pathname === '/evil.html') {
+      // Right window, wrong origin: it claims to be ready and to have joined, again and again.
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<script>
+  setInterval(() => {
+    parent.postMessage({ videomeet: 'v1', kind: 'ready' }, '*');
+    parent.postMessage({ videomeet: 'v1', kind: 'event', name: 'videoConferenceJoined', data: { roomName: 'evil' } }, '*');
+  }, 100);
+</script>`);
+      return;
+    }
+    if (url.pathname === '/sibling.html') {
+      // Another origin's frame on the host page: it speaks the envelope to the meeting frame and to the host.
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<script>
+  setInterval(() => {
+    parent.frames[0].postMessage({ videomeet: 'v1', kind: 'command', name: 'sendChatMessage', args: ['from a stranger'] }, '*');
+    parent.postMessage({ videomeet: 'v1', kind: 'event', name: 'participantLeft', data: { id: 'forged' } }, '*');
+  }, 100);
+</script>`);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+}
+
+const eventsOf = (page: Page): Promise<Event[]> => page.evaluate(() => (window as any).events as Event[]);
+const waitEvent = async (page: Page, name: string, match: (data: any) => boolean = () => true): Promise<any> => {
+  let found: Event | undefined;
+  await until(`${name} on the host page`, async () => {
+    found = (await eventsOf(page)).find((e) => e.name === name && match(e.data));
+    return found !== undefined;
+  });
+  return found!.data;
+};
+
+async function link(d: CompatDaemon, room: string, role: 'moderator' | 'participant', name: string): Promise<string> {
+  const made = await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role, name } });
+  return new URL(made.body.url, d.url).searchParams.get('t')!;
+}
+
+if (!inLoopbackNamespace(t, import.meta.url)) {
+  t.test('a host page on another origin drives the meeting through external_api.js', async (t) => {
+    let engineUrl = '';
+    let compatUrl = '';
+    const host = hostServer(() => engineUrl, () => compatUrl);
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => host.close(() => resolve())));
+    const hostPort = (host.address() as AddressInfo).port;
+    const hostOrigin = `http://127.0.0.1:${hostPort}`;
+    const domain = `127.0.0.1:${hostPort}`;
+    const enginePort = await freePort();
+    const d = await compatDaemonFor(t, {
+      SERVICE_HTTP_ADDR: `127.0.0.1:${enginePort}`,
+      COMPAT_FRONTEND_URL: `http://127.0.0.1:${enginePort}`,
+      COMPAT_API_SHARED_SECRET: 'embed-bridge-test-secret-0123456789abcdef',
+      SERVICE_EMBED_ANCESTORS: hostOrigin,
+    });
+    engineUrl = d.url;
+    compatUrl = d.compatUrl;
+    await rooms.create(d, { room_id: 'open-room', name: 'Open', waiting_room: 'off' });
+    await rooms.create(d, { room_id: 'guarded', name: 'Guarded', waiting_room: 'all' });
+    const browser: BrowserSession = await openBrowser(t);
+    const pageErrors: string[] = [];
+    const hostPage = async (name: string) => {
+      const { page } = await browser.newPage(name);
+      const consoleLines: string[] = [];
+      page.on('console', (m) => consoleLines.push(m.text()));
+      await page.goto(`${hostOrigin}/host.html`);
+      page.on('pageerror', (err) => pageErrors.push(`${name}: ${String(err)}`));
+      return { page, consoleLines };
+    };
+
+    // The constructor: both forms, the iframe's attributes and address.
+    const { page: probe } = await hostPage('probe');
+    const built = await probe.evaluate((domain) => {
+      const W = window as any;
+      const a = new W.JitsiMeetExternalAPI(domain, { roomName: 'Team Room', jwt: 'a.b.c', width: 800, height: '60vh', lang: 'de', userInfo: { displayName: 'Zoë', email: 'z@example.org' }, configOverwrite: { startWithAudioMuted: true } });
+      const b = new W.VideoMeetExternalAPI(domain, 'acme/Maths', 640, 'nonsense', document.getElementById('meet'), { prejoinPageEnabled: false }, {}, false, 'x.y.z');
+      const frames = [a, b].map((api: any) => {
+        const f = api.getIFrame();
+        return { src: f.src, name: f.name, id: f.id, allow: f.allow, width: f.style.width, height: f.style.height, parent: f.parentElement === document.body ? 'BODY' : f.parentElement?.id };
+      });
+      a.dispose();
+      b.dispose();
+      return { frames, left: document.querySelectorAll('iframe').length, same: W.JitsiMeetExternalAPI === W.VideoMeetExternalAPI };
+    }, domain);
+    const [a, b] = built.frames;
+    const srcA = new URL(a!.src);
+    t.equal(srcA.origin, hostOrigin, "the script's scheme (http here) and the domain");
+    t.equal(srcA.pathname, '/videoconf/Team%20Room', 'the room under /videoconf');
+    t.equal(srcA.searchParams.get('jwt'), 'a.b.c', 'the token in the query');
+    t.equal(srcA.searchParams.get('lang'), 'de', 'the language');
+    const hash = decodeURIComponent(srcA.hash);
+    t.match(hash, `embed.parentOrigin="${hostOrigin}"`, 'the parent origin in the fragment');
+    t.match(hash, 'userInfo.displayName="Zoë"', 'the display name in the fragment');
+    t.match(hash, 'config.startWithAudioMuted=true', 'the config in the fragment');
+    t.notMatch(hash, 'a.b.c', 'the token is not in the fragment');
+    t.equal(a!.allow, 'camera; microphone; display-capture; autoplay; clipboard-write; fullscreen', 'the allow list');
+    t.equal(a!.name, 'jitsiConferenceFrame0', 'named like upstream');
+    t.equal(a!.id, 'jitsiConferenceFrame0');
+    t.same([a!.width, a!.height, a!.parent], ['800px', '60vh', 'BODY'], 'sizes, and document.body by default');
+    t.equal(new URL(b!.src).pathname, '/acme/videoconf/Maths', 'the positional form, with a tenant/room name');
+    t.equal(new URL(b!.src).searchParams.get('jwt'), 'x.y.z', 'the positional jwt');
+    t.same([b!.name, b!.width, b!.height, b!.parent], ['jitsiConferenceFrame1', '640px', '100%', 'meet'], 'numbers in px, a nonsense size ignored, the given parent');
+    t.equal(built.left, 0, 'dispose removes the iframes');
+    t.ok(built.same, 'one constructor under both names');
+    await probe.close();
+
+    // Ann (moderator) and Bob (participant) join through the script.
+    const ann = await hostPage('ann');
+    await ann.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }), [domain, await link(d, 'open-room', 'moderator', 'Ann')]);
+    const annJoined = await waitEvent(ann.page, 'videoConferenceJoined');
+    t.equal(await ann.page.evaluate(() => (window as any).loaded), 1, 'onload fired once, on the page saying it is ready');
+    t.match(annJoined, { roomName: 'open-room', displayName: 'Ann', breakoutRoom: false, avatarURL: '' }, 'videoConferenceJoined');
+    t.match(annJoined.id, /\S/, 'with her participant id');
+    const bob = await hostPage('bob');
+    await bob.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }), [domain, await link(d, 'open-room', 'participant', 'Bob')]);
+    const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
+    t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
+    t.match(await waitEvent(ann.page, 'participantJoined'), { id: bobJoined.id, displayName: 'Bob' }, 'Ann sees participantJoined for Bob');
+    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'getNumberOfParticipants: 2 at Ann');
+    t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'and at Bob');
+    t.equal(await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id), 'Bob', 'getDisplayName');
+    const info = await ann.page.evaluate(() => (window as any).api.getParticipantsInfo());
+    t.same(info.map((p: any) => p.displayName).sort(), ['Ann', 'Bob'], 'getParticipantsInfo');
+    const roomsInfo = await ann.page.evaluate(() => (window as any).api.getRoomsInfo());
+    t.match(roomsInfo, { rooms: [{ isMainRoom: true, id: 'open-room', participants: [{ displayName: 'Ann', role: 'moderator' }, { displayName: 'Bob', role: 'participant' }] }] }, 'getRoomsInfo: the local person first');
+
+    // Chat both ways.
+    await ann.page.evaluate(() => (window as any).api.executeCommand('sendChatMessage', 'hello Bob'));
+    t.same(await waitEvent(ann.page, 'outgoingMessage'), { message: 'hello Bob', privateMessage: false }, 'outgoingMessage at Ann');
+    t.same(await waitEvent(bob.page, 'incomingMessage'), { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello Bob' }, 'incomingMessage at Bob');
+
+    // toggleAudio, and the accessors follow.
+    t.equal(await bob.page.evaluate(() => (window as any).api.isAudioMuted()), false, 'isAudioMuted false at first');
+    await bob.page.evaluate(() => (window as any).api.executeCommands({ toggleAudio: [] }));
+    t.same(await waitEvent(bob.page, 'audioMuteStatusChanged'), { muted: true }, 'audioMuteStatusChanged {muted: true}');
+    t.equal(await bob.page.evaluate(() => (window as any).api.isAudioMuted()), true, 'isAudioMuted resolves true');
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleVideo'));
+    t.same(await waitEvent(bob.page, 'videoMuteStatusChanged'), { muted: true }, 'videoMuteStatusChanged {muted: true}');
+    t.equal(await bob.page.evaluate(() => (window as any).api.isVideoMuted()), true, 'isVideoMuted resolves true');
+    t.equal(await bob.page.evaluate(() => (window as any).api.isSharingScreen()), false, 'isSharingScreen false');
+
+    // Unknown commands: a warning, nothing sent (the script) or done (the page, spoken to directly).
+    await bob.page.evaluate(() => (window as any).api.executeCommand('selfDestruct', 1));
+    t.match(await bob.page.evaluate(() => (window as any).warnings), [/"selfDestruct" is not a supported command; nothing was sent/], 'the script warns');
+    await bob.page.evaluate((origin) => document.querySelector('iframe')!.contentWindow!.postMessage({ videomeet: 'v1', kind: 'command', name: 'formatDisk', args: [] }, origin), engineUrl);
+    await until('the page to warn', async () => bob.consoleLines.some((l) => /"formatDisk" is not a supported command/.test(l)));
+    t.pass('the page warns about an unknown command too');
+
+    // Foreign messages: a sibling frame of another origin speaks the envelope to both sides, and
+    // the host page posts a forged event to itself. Nothing of it counts.
+    await bob.page.evaluate((url) => {
+      const f = document.createElement('iframe');
+      f.src = url;
+      document.body.append(f);
+      window.postMessage({ videomeet: 'v1', kind: 'event', name: 'participantLeft', data: { id: 'self-forged' } }, '*');
+    }, `http://localhost:${hostPort}/sibling.html`);
+    await bob.page.waitForTimeout(2000);
+    t.notOk((await eventsOf(bob.page)).some((e) => e.name === 'participantLeft'), 'forged events reach no listener');
+    t.notOk((await eventsOf(ann.page)).some((e) => e.name === 'incomingMessage' && e.data.message === 'from a stranger'), "a stranger's command sends no chat");
+
+    // An iframe that ends up on another origin than the service's is not believed.
+    const eve = await hostPage('eve');
+    await eve.page.evaluate((domain) => (window as any).start(domain, { roomName: 'evil' }), domain);
+    await eve.page.waitForTimeout(2000);
+    t.equal(await eve.page.evaluate(() => (window as any).loaded), 0, 'no onload from a foreign origin in our own iframe');
+    t.same(await eventsOf(eve.page), [], 'and no events');
+
+    // The waiting room from the moderator's parent page.
+    const mo = await hostPage('mo');
+    await mo.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt }), [domain, await link(d, 'guarded', 'moderator', 'Mo')]);
+    await waitEvent(mo.page, 'videoConferenceJoined');
+    const cy = await hostPage('cy');
+    await cy.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt, userInfo: { displayName: 'Cy' } }), [domain, await link(d, 'guarded', 'participant', 'Cy')]);
+    const knock = await waitEvent(mo.page, 'knockingParticipant');
+    t.equal(knock.participant.name, 'Cy', 'knockingParticipant to the moderator');
+    await until('Cy to be ready', async () => (await cy.page.evaluate(() => (window as any).loaded)) === 1);
+    t.notOk((await eventsOf(cy.page)).some((e) => e.name === 'videoConferenceJoined'), 'a waiting person gets no videoConferenceJoined');
+    await mo.page.evaluate((id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true), knock.participant.id);
+    t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
+    t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
+
+    // hangup: left, then ready to close.
+    await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
+    await waitEvent(bob.page, 'readyToClose');
+    const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
+    t.same(tail, [{ name: 'videoConferenceLeft', data: { roomName: 'open-room' } }, { name: 'readyToClose', data: {} }], 'videoConferenceLeft then readyToClose');
+    t.same(await waitEvent(ann.page, 'participantLeft'), { id: bobJoined.id }, 'Ann sees participantLeft');
+    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 1, 'one left');
+
+    // dispose: the iframe goes, and with it the listeners.
+    const disposed = await ann.page.evaluate(() => {
+      const api = (window as any).api;
+      api.dispose();
+      return { frames: document.querySelectorAll('iframe').length, listeners: api.listenerCount('participantLeft') };
+    });
+    t.same(disposed, { frames: 0, listeners: 0 }, 'dispose removes the iframe and the listeners');
+    t.same(pageErrors, [], 'no page errors on any host page');
+  });
+}
