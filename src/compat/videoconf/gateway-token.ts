@@ -99,11 +99,12 @@ function httpUrl(value: unknown): string | null {
 export async function verifyGatewayToken(token: string, roomName: string, rules: TokenRules): Promise<GatewayIdentity> {
   if (token.length > maxTokenChars) throw new GatewayRefusal('token_too_large');
   const parts = token.split('.');
-  if (parts.length !== 3 || parts[2] === '') throw new GatewayRefusal('token_malformed');
+  if (parts.length !== 3) throw new GatewayRefusal('token_malformed');
   const header = decodedJson(parts[0]!);
   if (header.alg !== 'HS256') throw new GatewayRefusal('algorithm_refused');
   // Extensions change how a JWS is read (b64:false signs the raw payload): none is understood here.
   if ('crit' in header || 'b64' in header) throw new GatewayRefusal('algorithm_refused');
+  if (parts[2] === '') throw new GatewayRefusal('signature_invalid');
   if (header.typ !== undefined && header.typ !== 'JWT') throw new GatewayRefusal('token_malformed');
   const claims = decodedJson(parts[1]!);
 
