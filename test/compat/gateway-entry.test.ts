@@ -267,6 +267,11 @@ t.test('short secrets are refused at start and at reload', async (t) => {
     /exited \(2\)[\s\S]*COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
     'COMPAT_JITSI_APP_SECRET of 31 bytes: exit 2 naming the variable',
   );
+  await t.rejects(
+    startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_SECRET: mainSecret } }),
+    /exited \(2\)[\s\S]*COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET/,
+    'a secret with no issuer to accept: exit 2 naming COMPAT_JITSI_APP_ID',
+  );
   const shortFile = tenantsFile(t, `[tenants.shorty]\napp_id = "s"\napp_secret = "too-short"\n`);
   await t.rejects(
     startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, SERVICE_TENANTS_FILE: shortFile } }),

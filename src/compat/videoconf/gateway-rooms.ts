@@ -12,7 +12,10 @@ import { GatewayRefusal } from './refusals.js';
  * entered only with a join token (`entry: token`, unlisted): knowing the id opens nothing.
  */
 export function engineRoomId(tenantId: string, namespace: string, room: string): string {
-  const digest = createHash('sha256').update(`videoconf\0${tenantId}\0${canonicalRoom(namespace)}\0${canonicalRoom(room)}`, 'utf8').digest('hex');
+  // A JSON array, so no part can slide into the next whatever characters it holds.
+  const digest = createHash('sha256')
+    .update(JSON.stringify(['videoconf', tenantId, canonicalRoom(namespace), canonicalRoom(room)]), 'utf8')
+    .digest('hex');
   return `vc-${digest.slice(0, 32)}`;
 }
 
