@@ -2,6 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { ConfapiDeps } from './confapi/context.js';
 import { apiPrefixes, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
 import type { TenantRegistry } from './tenants/registry.js';
+import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
@@ -12,6 +13,8 @@ function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyRe
 export interface CompatSurfaces {
   /** The meeting API, when COMPAT_API_SHARED_SECRET is set. */
   readonly confapi: { readonly registry: TenantRegistry; readonly deps: ConfapiDeps } | null;
+  /** The embed gateway (/videoconf/{room}), when COMPAT_JITSI_APP_SECRET is set or open rooms are allowed. */
+  readonly videoconf?: GatewayDeps | null;
 }
 
 /**
@@ -40,6 +43,8 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: badUrl,
+    // Gateway room names are up to 200 characters, percent-encoded in the path (up to 9 bytes each).
+    maxParamLength: 2048,
   });
   // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
   app.addHook('onSend', async (_request, reply) => {
@@ -62,5 +67,6 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
       );
     }
   }
+  if (surfaces.videoconf) await app.register(gatewayRoutes(surfaces.videoconf));
   return app;
 }

@@ -17,6 +17,7 @@ import { isLiveConnection, isStats, liveConnectionView } from './live-adapter.js
 import { engineLiveView, type MeetingLiveView } from './live-view.js';
 import { primaryOnly, RegistryError, TenantRegistry } from './tenants/registry.js';
 import { watchTenants, type TenantWatch } from './tenants/watch.js';
+import { checkGatewayConfig, GatewayKeys, gatewayActive, primaryAppIdOf } from './videoconf/gateway-keys.js';
 
 /** Join tokens made by `join` live this long: the platform sends the browser on at once. */
 export const joinTokenTtlSecs = 15 * 60;
@@ -34,6 +35,11 @@ export type CompatConfig = Pick<
   | 'compatDefaultRecord'
   | 'compatDefaultGuestPolicy'
   | 'compatCallbackAllow'
+  | 'jitsiAppId'
+  | 'jitsiAppSecret'
+  | 'jitsiAcceptedIssuers'
+  | 'jitsiAcceptedAudiences'
+  | 'jitsiAllowAnonymous'
   | 'tenantsFile'
   | 'waitingRoom'
   | 'waitingRoomMode'
@@ -76,7 +82,7 @@ function displayUrl(host: string, port: number): string {
 export function compatActive(config: CompatConfig): boolean {
   if (config.compatEnabled === 'false') return false;
   if (config.compatEnabled === 'true') return true;
-  return config.compatApiSharedSecret !== null;
+  return config.compatApiSharedSecret !== null || gatewayActive(config);
 }
 
 /**
@@ -90,13 +96,15 @@ export async function startCompat(config: CompatConfig, services: Services, log:
   const clock = options.clock ?? { now: () => new Date() };
   const clog = log.child({ module: 'compat' });
   const apiActive = config.compatApiSharedSecret !== null;
+  const videoconfActive = gatewayActive(config);
+  if (videoconfActive) checkGatewayConfig(config);
 
   let watch: TenantWatch | null = null;
   let registry: TenantRegistry | null = null;
-  if (apiActive) {
+  if (apiActive || videoconfActive) {
     if (config.tenantsFile !== null) {
       try {
-        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, clog);
+        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, clog, primaryAppIdOf(config));
       } catch (err) {
         if (err instanceof RegistryError) {
           const where = err.line !== null ? `:${err.line}:${err.column}` : '';
@@ -166,7 +174,18 @@ export async function startCompat(config: CompatConfig, services: Services, log:
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
   meetings?.reconcileRooms();
-  const app = await buildCompatApp({ confapi: registry && deps ? { registry, deps } : null }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl });
+  const videoconf = videoconfActive
+    ? {
+        keys: new GatewayKeys(config, registry),
+        rooms: services.rooms,
+        tokens: services.tokens,
+        clock,
+        frontendUrl: config.compatFrontendUrl,
+        allowAnonymous: config.jitsiAllowAnonymous,
+        joinTokenTtlSecs,
+      }
+    : null;
+  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();
@@ -190,7 +209,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
   const url = displayUrl(config.compatHttpAddr.host, port);
-  clog.info({ url, confapi: apiActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }, `compat listening on ${url}`);
+  clog.info({ url, confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }, `compat listening on ${url}`);
 
   return {
     url,

@@ -115,6 +115,16 @@ function ed25519PublicKey(raw: unknown): string {
   return pem;
 }
 
+/**
+ * The gateway's HS256 secret: 32 bytes or more (RFC 7518 §3.2: a key at least as long as the
+ * hash). A shorter one can be recovered offline from a single token an application handed out.
+ */
+function appSecret(raw: unknown): string {
+  const value = p.secret(raw);
+  if (Buffer.byteLength(value, 'utf8') < 32) throw new p.InvalidValue('must hold at least 32 bytes (HS256 with a shorter secret can be guessed offline from one token)');
+  return value;
+}
+
 function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
   return { secret: false, flag: null, ...row };
 }
@@ -209,7 +219,7 @@ export const settings = {
   }),
   jitsiAppSecret: setting({
     env: 'COMPAT_JITSI_APP_SECRET', toml: ['modules', 'compat', 'jitsi_app_secret'], secret: true,
-    fallback: null, parse: p.secret,
+    fallback: null, parse: appSecret,
     description: 'HS256 secret of the embed gateway; setting it turns the gateway on',
     install: { module: 'compat', file: 'env', generateBytes: 32 },
   }),
@@ -232,7 +242,7 @@ export const settings = {
   compatEnabled: setting({
     env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',
     fallback: 'auto', parse: p.oneOf('auto', 'true', 'false'),
-    description: 'Compat listener: auto starts it when a surface is active (COMPAT_API_SHARED_SECRET set); false never starts it',
+    description: 'Compat listener: auto starts it when a surface is active (COMPAT_API_SHARED_SECRET set, or the embed gateway: COMPAT_JITSI_APP_SECRET set or COMPAT_JITSI_ALLOW_ANONYMOUS=true); false never starts it',
   }),
   compatDefaultRecord: setting({
     env: 'COMPAT_DEFAULT_RECORD', toml: ['modules', 'compat', 'default_record'], flag: '--compat-default-record',

@@ -69,6 +69,6 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
   await app.register(healthRoutes(() => readiness.report()));
   await app.register(roomRoutes(services));
   await app.register(liveRoutes(services));
-  await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }));
+  await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
   return app;
 }

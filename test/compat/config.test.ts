@@ -47,6 +47,10 @@ t.test('the listener runs when the meeting API is active, or when forced on', as
   t.equal(compatActive(load({ COMPAT_API_SHARED_SECRET: 'x' })), true, 'secret: on');
   t.equal(compatActive(load({ COMPAT_API_SHARED_SECRET: 'x', COMPAT_ENABLED: 'false' })), false, 'switched off');
   t.equal(compatActive(load({ COMPAT_ENABLED: 'true' })), true, 'switched on without a surface');
+  t.equal(compatActive(load({ COMPAT_JITSI_APP_ID: 'app', COMPAT_JITSI_APP_SECRET: 'a-gateway-secret-of-32-bytes-xxxx' })), true, 'the embed gateway alone: on');
+  t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true' })), true, 'open rooms alone: on');
+  t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_ENABLED: 'false' })), false, 'switched off still wins');
+  t.throws(() => load({ COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' }), /COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/, 'a short gateway secret names the variable');
 });
 
 t.test('a daemon without the secret opens no compat listener; with it, one that stops with the daemon', async (t) => {

@@ -44,7 +44,8 @@ async function eventually(t: Tap, what: string, check: () => Promise<boolean>, w
 
 
 t.test('unit: the registry format', async (t) => {
-  const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "x"\n`, 'p');
+  // An app secret holds 32 bytes or more (HS256); api secrets keep their own rules.
+  const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "app-secret-of-tenant-b-0123456789ab"\n`, 'p');
   t.same(snap.tenants.map((x) => x.id), ['primary', 'a', 'b'], 'the primary tenant first');
   t.same(snap.apiTenants.map((x) => x.id), ['primary', 'a'], 'only tenants with an api_secret check checksums');
   t.equal(snap.byId.get('b')?.appId, 'app', 'gateway pairs are kept for the embed gateway');
@@ -56,6 +57,19 @@ t.test('unit: the registry format', async (t) => {
   refuse('[tenants.primary]\napi_secret = "x"\n', /reserved/, 'the reserved id');
   refuse('[tenants."a b"]\napi_secret = "x"\n', /tenant id/, 'a bad id');
   refuse('[tenants.a]\napp_id = "x"\n', /go together/, 'app_id without app_secret');
+  t.equal(snap.byAppId.get('app')?.id, 'b', 'a gateway pair is found by its app id');
+  refuse('[tenants.short]\napp_id = "x"\napp_secret = "only-31-bytes-long-xxxxxxxxxxxx"\n', /tenants\.short\.app_secret must hold at least 32 bytes/, 'a short app secret, naming the tenant');
+  t.equal(parseRegistry('[tenants.ok]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null).byId.get('ok')?.appSecret?.length, 32, '32 bytes are enough');
+  t.same(
+    parseRegistry('[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ["https://app.example.org", "http://127.0.0.1:8080"]\n', null).byId.get('e')?.embedOrigins,
+    ['https://app.example.org', 'http://127.0.0.1:8080'],
+    'embed_origins kept',
+  );
+  for (const [value, what] of [['"https://a.example"', 'a string'], ['[]', 'an empty list'], ['["https://a.example/path"]', 'a path'], ['["https://a.example; script-src *"]', 'a directive'], ['["*"]', 'a star'], ['[1]', 'a number']]) {
+    refuse(`[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ${value}\n`, /tenants\.e\.embed_origins must/, `embed_origins: ${what}`);
+  }
+  refuse('[tenants.e]\napi_secret = "x"\nembed_origins = ["https://a.example"]\n', /embed_origins needs app_id/, 'embed_origins without a gateway pair');
+  t.throws(() => parseRegistry('[tenants.e]\napp_id = "main"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null, 'main'), /same app_id/, 'the primary app id is taken');
   refuse('[tenants.a]\n', /neither/, 'a tenant with no key');
   refuse('[other]\n', /unknown key other/, 'an unknown table');
   try {

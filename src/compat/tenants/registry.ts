@@ -6,7 +6,8 @@ import { parse as parseToml, TomlError } from 'smol-toml';
  *   [tenants.acme]                 # tenant id: 1-64 of A-Z a-z 0-9 . _ -
  *   api_secret = "…"               # meeting-API (checksum) secret; optional
  *   app_id = "acme-app"            # embed gateway application id (JWT iss); optional
- *   app_secret = "…"               # embed gateway HS256 secret; required with app_id
+ *   app_secret = "…"               # embed gateway HS256 secret (32 bytes or more); required with app_id
+ *   embed_origins = ["https://…"]  # origins that may frame its gateway pages; optional (default: any)
  *
  * The primary tenant (`primary`) is COMPAT_API_SHARED_SECRET and is never listed in the file.
  * A registry is refused as a whole when two tenants (the primary one included) share a
@@ -17,6 +18,8 @@ export interface Tenant {
   readonly apiSecret: string | null;
   readonly appId: string | null;
   readonly appSecret: string | null;
+  /** Origins that may frame this tenant's gateway pages; absent: any (its token proves the app embeds it). */
+  readonly embedOrigins?: readonly string[];
 }
 
 /** An immutable snapshot: replaced as a whole on reload, never edited. */
@@ -25,13 +28,24 @@ export interface TenantSnapshot {
   readonly byId: ReadonlyMap<string, Tenant>;
   /** Tenants with a meeting-API secret, the primary tenant first. */
   readonly apiTenants: readonly Tenant[];
+  /** Tenants with a gateway pair by app id: a token's `iss` finds its secret in one lookup. */
+  readonly byAppId: ReadonlyMap<string, Tenant>;
 }
 
 export const primaryTenantId = 'primary';
 
 /** 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit. */
 export const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const knownKeys = new Set(['api_secret', 'app_id', 'app_secret']);
+const knownKeys = new Set(['api_secret', 'app_id', 'app_secret', 'embed_origins']);
+
+/**
+ * An HS256 secret shorter than this is refused: a token signed with it can be brute-forced
+ * offline from one captured token (RFC 7518 §3.2 asks for a key at least as long as the hash).
+ */
+export const minAppSecretBytes = 32;
+
+/** An http(s) origin, as a frame-ancestors source: no path, nothing that could end the directive. */
+const originPattern = /^https?:\/\/[A-Za-z0-9.*-]+(:\d{1,5})?$/;
 
 /** A registry that cannot be used; `line` and `column` are set for a TOML syntax error. */
 export class RegistryError extends Error {
@@ -55,12 +69,31 @@ function secretValue(value: unknown, where: string): string {
   return value;
 }
 
+function appSecretValue(value: unknown, where: string): string {
+  const secret = secretValue(value, where);
+  if (Buffer.byteLength(secret, 'utf8') < minAppSecretBytes) {
+    throw new RegistryError(`${where} must hold at least ${minAppSecretBytes} bytes (HS256 with a shorter secret can be guessed offline)`);
+  }
+  return secret;
+}
+
+function originsValue(value: unknown, where: string): readonly string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 32) throw new RegistryError(`${where} must be a list of 1 to 32 origins such as ["https://app.example.org"]`);
+  for (const origin of value) {
+    if (typeof origin !== 'string' || !originPattern.test(origin)) {
+      throw new RegistryError(`${where} must list origins such as "https://app.example.org" (got ${JSON.stringify(origin)})`);
+    }
+  }
+  return Object.freeze([...(value as string[])]);
+}
+
 export function snapshotOf(tenants: readonly Tenant[]): TenantSnapshot {
   const frozen = Object.freeze(tenants.map((t) => Object.freeze({ ...t })));
   return Object.freeze({
     tenants: frozen,
     byId: new Map(frozen.map((t) => [t.id, t])),
     apiTenants: Object.freeze(frozen.filter((t) => t.apiSecret !== null)),
+    byAppId: new Map(frozen.flatMap((t): [string, Tenant][] => (t.appId !== null && t.appSecret !== null ? [[t.appId, t]] : []))),
   });
 }
 
@@ -74,7 +107,7 @@ export function primaryOnly(primarySecret: string | null): TenantSnapshot {
  * tenant. Throws RegistryError naming the tenant and key, or the line and column of a
  * TOML error; nothing is half-applied.
  */
-export function parseRegistry(text: string, primarySecret: string | null): TenantSnapshot {
+export function parseRegistry(text: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]) as Record<string, unknown>;
@@ -93,17 +126,20 @@ export function parseRegistry(text: string, primarySecret: string | null): Tenan
   const primary = primaryOnly(primarySecret).tenants[0];
   if (primary) tenants.push(primary);
   const secrets = new Map<string, string>(primary?.apiSecret ? [[primary.apiSecret, primary.id]] : []);
-  const appIds = new Map<string, string>();
+  // The primary pair (COMPAT_JITSI_APP_ID) is not listed in the file, but its app id is taken.
+  const appIds = new Map<string, string>(primaryAppId ? [[primaryAppId, primaryTenantId]] : []);
   for (const [id, entry] of Object.entries(table)) {
     if (!tenantIdPattern.test(id)) throw new RegistryError(`tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ -`);
     if (id === primaryTenantId) throw new RegistryError(`tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET`);
     if (!isTable(entry)) throw new RegistryError(`tenants.${id} must be a table`);
     for (const key of Object.keys(entry)) {
-      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: api_secret, app_id, app_secret)`);
+      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: api_secret, app_id, app_secret, embed_origins)`);
     }
     const apiSecret = entry.api_secret === undefined ? null : secretValue(entry.api_secret, `tenants.${id}.api_secret`);
     const appId = entry.app_id === undefined ? null : secretValue(entry.app_id, `tenants.${id}.app_id`);
-    const appSecret = entry.app_secret === undefined ? null : secretValue(entry.app_secret, `tenants.${id}.app_secret`);
+    const appSecret = entry.app_secret === undefined ? null : appSecretValue(entry.app_secret, `tenants.${id}.app_secret`);
+    const embedOrigins = entry.embed_origins === undefined ? null : originsValue(entry.embed_origins, `tenants.${id}.embed_origins`);
+    if (embedOrigins !== null && appId === null) throw new RegistryError(`tenants.${id}: embed_origins needs app_id and app_secret (it applies to gateway pages)`);
     if ((appId === null) !== (appSecret === null)) throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
     if (apiSecret === null && appId === null) throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
     if (apiSecret !== null) {
@@ -116,7 +152,7 @@ export function parseRegistry(text: string, primarySecret: string | null): Tenan
       if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same app_id`);
       appIds.set(appId, id);
     }
-    tenants.push({ id, apiSecret, appId, appSecret });
+    tenants.push({ id, apiSecret, appId, appSecret, ...(embedOrigins !== null ? { embedOrigins } : {}) });
   }
   return snapshotOf(tenants);
 }

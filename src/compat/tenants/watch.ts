@@ -24,7 +24,7 @@ export const reloadDebounceMs = 150;
  * so `meetctl tenant add` may create it later. Throws RegistryError for a file that exists
  * but cannot be used.
  */
-export function readRegistryFile(file: string, primarySecret: string | null): TenantSnapshot {
+export function readRegistryFile(file: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -32,7 +32,7 @@ export function readRegistryFile(file: string, primarySecret: string | null): Te
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return primaryOnly(primarySecret);
     throw new RegistryError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return parseRegistry(text, primarySecret);
+  return parseRegistry(text, primarySecret, primaryAppId);
 }
 
 /**
@@ -42,14 +42,14 @@ export function readRegistryFile(file: string, primarySecret: string | null): Te
  * bad file keeps the last good registry and logs why, with line and column for TOML errors.
  * The first read throws RegistryError: a daemon does not start on a broken registry.
  */
-export async function watchTenants(fileArg: string, primarySecret: string | null, log: RegistryLog): Promise<TenantWatch> {
+export async function watchTenants(fileArg: string, primarySecret: string | null, log: RegistryLog, primaryAppId: string | null = null): Promise<TenantWatch> {
   const file = resolve(fileArg);
-  const registry = new TenantRegistry(readRegistryFile(file, primarySecret));
+  const registry = new TenantRegistry(readRegistryFile(file, primarySecret, primaryAppId));
   log.info({ file, tenants: registry.current().tenants.map((t) => t.id) }, 'tenant registry loaded');
 
   const reload = () => {
     try {
-      const next = readRegistryFile(file, primarySecret);
+      const next = readRegistryFile(file, primarySecret, primaryAppId);
       registry.replace(next);
       log.info({ file, tenants: next.tenants.map((t) => t.id) }, 'tenant registry reloaded');
     } catch (err) {

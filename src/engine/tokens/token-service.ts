@@ -22,6 +22,12 @@ export interface JoinClaims {
   readonly name?: string;
   /** The platform's id of the person (the meeting API's `userID`). */
   readonly uid?: string;
+  /**
+   * Origins that may frame the room page this token opens (`*`: any): set only by the embed
+   * gateway after it verified the application's token, so framing follows something signed,
+   * never a query parameter.
+   */
+  readonly embed?: readonly string[];
 }
 
 export interface SessionClaims {
@@ -37,6 +43,14 @@ const sources: readonly string[] = ['link', 'lms', 'integration'];
 
 function isString(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0;
+}
+
+/** `*` or an http(s) origin: what a frame-ancestors list may hold, nothing that could end the directive. */
+const embedOrigin = /^(\*|https?:\/\/[A-Za-z0-9.*-]+(:\d{1,5})?)$/;
+
+function embedList(value: unknown): readonly string[] | null {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 32) return null;
+  return value.every((origin) => typeof origin === 'string' && embedOrigin.test(origin)) ? (value as string[]) : null;
 }
 
 export class TokenService {
@@ -79,12 +93,14 @@ export class TokenService {
   async verifyJoin(token: string): Promise<JoinClaims | null> {
     const p = await this.verify(token, tokenTypes.join);
     if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string)) return null;
+    const embed = embedList(p.embed);
     return {
       room: p.room,
       role: p.role as Role,
       source: p.source as ArrivalSource,
       ...(isString(p.name) ? { name: p.name } : {}),
       ...(isString(p.uid) && p.uid.length <= 256 ? { uid: p.uid } : {}),
+      ...(embed ? { embed } : {}),
     };
   }
 

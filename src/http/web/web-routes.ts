@@ -5,8 +5,14 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/settings.js';
+import type { JoinClaims } from '../../engine/tokens/token-service.js';
 
 export type WebOptions = Pick<Config, 'waitingRoom' | 'embedAncestors'>;
+
+/** Reads a join token (the embed gateway's carries the origins that may frame its page). */
+export interface JoinVerifier {
+  verifyJoin(token: string): Promise<JoinClaims | null>;
+}
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
 const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapipe/selfie_segmentation/package.json'));
@@ -19,6 +25,7 @@ const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapi
  * injected script send the meeting to any host.
  */
 export function contentSecurityPolicy(embedAncestors: readonly string[]): string {
+  const ancestors = embedAncestors.includes('*') ? ['*'] : ["'self'", ...embedAncestors];
   return [
     "default-src 'self'",
     "script-src 'self' 'wasm-unsafe-eval'",
@@ -30,22 +37,34 @@ export function contentSecurityPolicy(embedAncestors: readonly string[]): string
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    `frame-ancestors ${["'self'", ...embedAncestors].join(' ')}`,
+    `frame-ancestors ${ancestors.join(' ')}`,
   ].join('; ');
 }
 
-/** The browser client: one page for arrival, waiting and meeting, and its assets. */
-export function webRoutes(options: WebOptions) {
+/**
+ * The browser client: one page for arrival, waiting and meeting, and its assets. A plain page
+ * may be framed by itself and SERVICE_EMBED_ANCESTORS only. A page opened with a join token of
+ * the embed gateway for this room (`embed` claim, signed by this service after it verified the
+ * application's token) may also be framed by the origins the claim names: the query's
+ * `embed=1` alone decides nothing.
+ */
+export function webRoutes(options: WebOptions, tokens: JoinVerifier | null = null) {
   // The page is the same for every room; it names no meeting. Only the instance policy is filled in.
   const page = readFileSync(`${webDir}/static/page.html`, 'utf8').replace('{{waiting_policy}}', options.waitingRoom);
   const csp = contentSecurityPolicy(options.embedAncestors);
+  const policyFor = async (roomId: string, t: unknown): Promise<string> => {
+    if (!tokens || typeof t !== 'string' || t === '' || t.length > 8192) return csp;
+    const claims = await tokens.verifyJoin(t);
+    if (!claims?.embed || claims.room !== roomId) return csp;
+    return contentSecurityPolicy([...options.embedAncestors, ...claims.embed]);
+  };
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(fastifyStatic, { root: webDir, prefix: '/assets/web/', decorateReply: false, index: false });
     await app.register(fastifyStatic, { root: segmentationDir, prefix: '/assets/vendor/selfie/', decorateReply: false, index: false });
-    app.get<{ Params: { id: string } }>('/room/:id', async (_request, reply) =>
+    app.get<{ Params: { id: string }; Querystring: { t?: unknown } }>('/room/:id', async (request, reply) =>
       reply
         .type('text/html; charset=utf-8')
-        .header('content-security-policy', csp)
+        .header('content-security-policy', await policyFor(request.params.id, request.query.t))
         .header('referrer-policy', 'no-referrer')
         .header('cache-control', 'no-store')
         .send(page),
