@@ -28,7 +28,7 @@ t.test('the rendered site: one limited location for the four room addresses, com
   t.match(text, /school/i, 'the numbers come with the school-NAT caveat');
   t.match(text, /upstream meet_engine \{ server 127\.0\.0\.1:3000;/, '0.0.0.0 is reached on loopback');
   t.match(text, /upstream meet_compat \{ server \[::1\]:8088;/, ':: is reached on IPv6 loopback');
-  for (const path of ['location ^~ /confapi/ { proxy_pass http://meet_compat; }', 'location ^~ /videoconf/ { proxy_pass http://meet_compat; }', 'location = /external_api.js { proxy_pass http://meet_compat; }', 'location ~ ^/[^/]+/external_api\\.js$ { proxy_pass http://meet_compat; }']) {
+  for (const path of ['location ^~ /confapi/ { proxy_pass http://meet_compat; }', 'location ^~ /videoconf/ { proxy_pass http://meet_compat; }', 'location ~ ^/[^/]+/videoconf/ { proxy_pass http://meet_compat; }', 'location = /external_api.js { proxy_pass http://meet_compat; }', 'location ~ ^/[^/]+/external_api\\.js$ { proxy_pass http://meet_compat; }']) {
     t.ok(text.includes(path), path);
   }
   t.match(text, /location ~ \^\/room\/\[\^\/\]\+\/live\$ \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_set_header Connection \$meet_connection_upgrade;/);
