@@ -12,27 +12,13 @@ import type { Page } from 'playwright-core';
 import { call, rooms } from '../helpers/api.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { compatDaemonFor, type CompatDaemon } from '../helpers/compat.js';
+import { freePort, until as untilEvery } from '../helpers/net.js';
+
+const until = (what: string, check: () => Promise<boolean>, ms = 20_000) => untilEvery(what, check, ms, 200);
 
 t.setTimeout(240_000);
 
 type Event = { name: string; data: any };
-
-const until = async (what: string, check: () => Promise<boolean>, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The application's page, plus a gateway stand-in and a foreign page under `localhost`. */
 function hostServer(engineUrl: () => string, compatUrl: () => string): Server {

@@ -1,16 +1,8 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { call, daemonFor, rooms } from '../helpers/api.js';
+import { until } from '../helpers/net.js';
 import { connectionCounts, countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
-
-const until = async (what: string, check: () => Promise<boolean>, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 async function guest(browser: BrowserSession, url: string, name: string, note = ''): Promise<Page> {
   const { page, context } = await browser.newPage(name);

@@ -21,12 +21,9 @@ export function listening(server: Server | ReturnType<typeof createHttpServer>):
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  const port = await listening(server);
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort } from './net.js';
+
+export { freePort };
 
 export const siteText = (enginePort: number) => `# the room addresses' limit
 limit_req_zone $binary_remote_addr zone=meet_rooms:10m rate=10r/s;
