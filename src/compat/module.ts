@@ -18,6 +18,7 @@ import { engineLiveView, type MeetingLiveView } from './live-view.js';
 import { primaryOnly, RegistryError, TenantRegistry } from './tenants/registry.js';
 import { watchTenants, type TenantWatch } from './tenants/watch.js';
 import { checkGatewayConfig, GatewayKeys, gatewayActive, primaryAppIdOf } from './videoconf/gateway-keys.js';
+import { gatewayScope } from './videoconf/gateway-rooms.js';
 
 /** Join tokens made by `join` live this long: the platform sends the browser on at once. */
 export const joinTokenTtlSecs = 15 * 60;
@@ -40,6 +41,7 @@ export type CompatConfig = Pick<
   | 'jitsiAcceptedIssuers'
   | 'jitsiAcceptedAudiences'
   | 'jitsiAllowAnonymous'
+  | 'jitsiWaitingRoom'
   | 'tenantsFile'
   | 'waitingRoom'
   | 'waitingRoomMode'
@@ -182,6 +184,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
         clock,
         frontendUrl: config.compatFrontendUrl,
         allowAnonymous: config.jitsiAllowAnonymous,
+        waitingRoom: gatewayScope(config.jitsiWaitingRoom, config.waitingRoom),
         joinTokenTtlSecs,
       }
     : null;

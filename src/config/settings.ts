@@ -57,6 +57,7 @@ export interface Config {
   readonly jitsiAcceptedIssuers: readonly string[];
   readonly jitsiAcceptedAudiences: readonly string[];
   readonly jitsiAllowAnonymous: boolean;
+  readonly jitsiWaitingRoom: 'off' | 'guests' | 'all';
   readonly compatEnabled: 'auto' | 'true' | 'false';
   readonly compatDefaultRecord: boolean;
   readonly compatDefaultGuestPolicy: 'ALWAYS_ACCEPT' | 'ASK_MODERATOR' | 'ALWAYS_DENY' | 'ALWAYS_ACCEPT_AUTH';
@@ -238,6 +239,11 @@ export const settings = {
     fallback: 'false', parse: p.boolean,
     description: 'Admit arrivals without a token as participants (open rooms)',
     install: { module: 'compat', file: 'env', confirm: { question: 'Allow open rooms (arrivals without a token)?', flag: '--open-rooms' } },
+  }),
+  jitsiWaitingRoom: setting({
+    env: 'COMPAT_JITSI_WAITING_ROOM', toml: ['modules', 'compat', 'jitsi_waiting_room'], flag: '--compat-jitsi-waiting-room',
+    fallback: 'off', parse: p.oneOf('off', 'guests', 'all'),
+    description: 'Embed gateway: waiting room of its rooms (guests: arrivals without a token wait; all: everyone but moderators waits); SERVICE_WAITING_ROOM still rules',
   }),
   compatEnabled: setting({
     env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',

@@ -11,6 +11,7 @@ interface RoomRow {
   parent_room_id: string | null;
   entry: Room['entry'];
   unlisted: number;
+  moderator_succession: number;
   created_at: string;
   updated_at: string;
 }
@@ -26,6 +27,7 @@ function toRoom(row: RoomRow): Room {
     parentRoomId: row.parent_room_id,
     entry: row.entry,
     unlisted: row.unlisted === 1,
+    moderatorSuccession: row.moderator_succession === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -42,6 +44,7 @@ function toRow(room: Room): RoomRow {
     parent_room_id: room.parentRoomId,
     entry: room.entry,
     unlisted: room.unlisted ? 1 : 0,
+    moderator_succession: room.moderatorSuccession ? 1 : 0,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -59,15 +62,15 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
            waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash,
-           entry = @entry, unlisted = @unlisted, updated_at = @updated_at
+           entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, updated_at = @updated_at
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),

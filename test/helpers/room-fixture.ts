@@ -12,6 +12,7 @@ export function waitingRoomFixture(roomId: string): Room {
     parentRoomId: null,
     entry: 'open',
     unlisted: false,
+    moderatorSuccession: false,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
   };

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { WaitingRoomScope } from '../../engine/rooms/room.js';
+import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import { canonicalRoom } from './gateway-token.js';
 import { GatewayRefusal } from './refusals.js';
@@ -27,12 +29,36 @@ export function checkRoomName(room: string): string {
   return name;
 }
 
-/** Makes the engine room on first arrival (no management API); later arrivals find it. */
-export function ensureRoom(rooms: RoomService, roomId: string, name: string): void {
+/** What the deployment's settings make of a gateway room (COMPAT_JITSI_WAITING_ROOM, open rooms). */
+export interface GatewayRoomRules {
+  readonly waitingRoom: WaitingRoomScope;
+  /** Open rooms (anonymous arrivals allowed) are never left without a moderator. */
+  readonly moderatorSuccession: boolean;
+}
+
+/**
+ * The scope gateway rooms are given: COMPAT_JITSI_WAITING_ROOM as far as the instance's
+ * SERVICE_WAITING_ROOM allows it (forced turns `off` into `all`; off allows only `off`).
+ */
+export function gatewayScope(requested: WaitingRoomScope, policy: WaitingRoomPolicy['waitingRoom']): WaitingRoomScope {
+  if (policy === 'off') return 'off';
+  if (policy === 'forced' && requested === 'off') return 'all';
+  return requested;
+}
+
+/**
+ * Makes the engine room on first arrival (no management API); later arrivals find it, and a
+ * room made under other settings takes the current ones, since only the settings describe
+ * these rooms (the instance's SERVICE_WAITING_ROOM still decides what a scope may be).
+ */
+export function ensureRoom(rooms: RoomService, roomId: string, name: string, rules: GatewayRoomRules): void {
   const room = rooms.find(roomId);
-  if (room) {
-    if (room.entry === 'closed') throw new GatewayRefusal('room_unavailable');
+  if (!room) {
+    rooms.create({ room_id: roomId, name, waiting_room: rules.waitingRoom }, { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession });
     return;
   }
-  rooms.create({ room_id: roomId, name }, { entry: 'token', unlisted: true });
+  if (room.entry === 'closed') throw new GatewayRefusal('room_unavailable');
+  if (room.waitingRoom !== rules.waitingRoom || room.moderatorSuccession !== rules.moderatorSuccession) {
+    rooms.update(roomId, { waiting_room: rules.waitingRoom }, { moderatorSuccession: rules.moderatorSuccession });
+  }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../../engine/clock.js';
 import { cleanName, nameProblem } from '../../engine/display-name.js';
+import type { WaitingRoomScope } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { JoinClaims, TokenService } from '../../engine/tokens/token-service.js';
 import { primaryTenantId } from '../tenants/registry.js';
@@ -17,6 +18,7 @@ export interface GatewayDeps {
   readonly clock: Clock;
   readonly frontendUrl: string;
   readonly allowAnonymous: boolean;
+  readonly waitingRoom: WaitingRoomScope;
   readonly joinTokenTtlSecs: number;
 }
 
@@ -64,7 +66,8 @@ export function gatewayRoutes(deps: GatewayDeps) {
       // A prefix that names no tenant is a namespace of its own, as on stock deployments.
       const roomId = engineRoomId(tenantId, prefix !== null && owner === null ? prefix : '', name);
       const displayName = (identity && signedName(identity)) ?? typedName(query.displayName);
-      ensureRoom(deps.rooms, roomId, name);
+      // Open rooms are those an arrival without a token may enter: the primary tenant's.
+      ensureRoom(deps.rooms, roomId, name, { waitingRoom: deps.waitingRoom, moderatorSuccession: deps.allowAnonymous && tenantId === primaryTenantId });
       const claims: JoinClaims & { avatar?: string; email?: string } = {
         room: roomId,
         role: identity?.moderator ? 'moderator' : 'participant',

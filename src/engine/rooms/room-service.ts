@@ -17,6 +17,7 @@ export interface RoomPage {
 export interface RoomReach {
   readonly entry?: RoomEntry;
   readonly unlisted?: boolean;
+  readonly moderatorSuccession?: boolean;
 }
 
 export const pageBounds = { fallback: 50, max: 200 } as const;
@@ -45,6 +46,7 @@ export class RoomService {
       parentRoomId: parent?.roomId ?? null,
       entry: reach.entry ?? 'open',
       unlisted: reach.unlisted ?? false,
+      moderatorSuccession: reach.moderatorSuccession ?? false,
       createdAt: now,
       updatedAt: now,
     };
@@ -91,6 +93,7 @@ export class RoomService {
         fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
       entry: reach.entry ?? current.entry,
       unlisted: reach.unlisted ?? current.unlisted,
+      moderatorSuccession: reach.moderatorSuccession ?? current.moderatorSuccession,
       updatedAt: this.clock.now().toISOString(),
     };
     this.store.update(room);

@@ -25,6 +25,12 @@ export interface Room {
   readonly entry: RoomEntry;
   /** `exists` tells a caller without a join token for it nothing (as for a missing room). */
   readonly unlisted: boolean;
+  /**
+   * Never left without a moderator (the gateway's open rooms): with no moderator present, the
+   * next person to enter becomes one, and when the last moderator leaves, the person present
+   * longest does.
+   */
+  readonly moderatorSuccession: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

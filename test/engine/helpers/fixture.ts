@@ -47,6 +47,7 @@ export class Fixture {
       parentRoomId: null,
     entry: 'open',
     unlisted: false,
+    moderatorSuccession: false,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,

@@ -13,6 +13,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   parentRoomId: null,
   entry: 'open',
   unlisted: false,
+  moderatorSuccession: false,
   createdAt: '',
   updatedAt: '',
   ...fields,
