@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { migrate, readMigrations } from './migrate.js';
+import { openDurable } from './pragma.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -17,10 +18,7 @@ export const databaseFileName = 'meet.sqlite';
  */
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, databaseFileName), { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  const db = openDurable(join(dataDir, databaseFileName));
   migrate(db, readMigrations(migrationsDir));
   return db;
 }

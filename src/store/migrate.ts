@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { readPragma, setPragma } from './pragma.js';
 
 export interface Migration {
   readonly version: number;
@@ -22,11 +23,11 @@ export function readMigrations(dir: string): Migration[] {
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[]): number[] {
   const run = db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
+    const current = readPragma(db, 'user_version') as number;
     const pending = migrations.filter((m) => m.version > current);
     for (const migration of pending) {
       db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
+      setPragma(db, 'user_version', migration.version);
     }
     return pending.map((m) => m.version);
   });

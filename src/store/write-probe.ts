@@ -1,5 +1,6 @@
 import type { WriteProbe } from '../engine/health/readiness.js';
 import type { Db } from './database.js';
+import { readPragma, setPragma } from './pragma.js';
 
 /** The instance_meta row the probe rewrites: how many write probes this database has taken. */
 export const writeProbeKey = 'readiness_write_probes';
@@ -25,12 +26,12 @@ export class SqliteWriteProbe implements WriteProbe {
 
   probeWrite(): void {
     // better-sqlite3 is synchronous: the shorter wait cannot leak into another statement.
-    const previous = Number(this.db.pragma('busy_timeout', { simple: true }));
-    this.db.pragma(`busy_timeout = ${this.busyMs}`);
+    const previous = Number(readPragma(this.db, 'busy_timeout'));
+    setPragma(this.db, 'busy_timeout', this.busyMs);
     try {
       this.db.transaction(() => this.bump.run(writeProbeKey)).immediate();
     } finally {
-      this.db.pragma(`busy_timeout = ${previous}`);
+      setPragma(this.db, 'busy_timeout', previous);
     }
   }
 }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDurable } from '../pragma.js';
 import type {
   CallbackJob,
   ChatRecord,
@@ -200,10 +201,7 @@ export class SqliteCompatStore implements CompatStore {
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.db = new Database(join(dataDir, compatDatabaseFileName), { timeout: 5000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('foreign_keys = ON');
+    this.db = openDurable(join(dataDir, compatDatabaseFileName));
     migrate(this.db, readMigrations(migrationsDir));
     const db = this.db;
     const set = meetingColumns.filter((c) => c !== 'internal_id').map((c) => `${c} = @${c}`).join(', ');
