@@ -6,6 +6,7 @@ import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
 import { LiveHub, type LiveOptions } from '../http/live/live-hub.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
+import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js';
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
@@ -75,6 +76,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     clock,
     ...(options.live ? { options: options.live } : {}),
   });
+  // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
+  const succession = new ModeratorSuccession(meetings, roomStore);
   let timer: NodeJS.Timeout | null = null;
   return {
     rooms,
@@ -88,6 +91,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
       stats.settleUnfinished();
+      succession.settleAll();
       // A failing sweep must not take the daemon down; the next tick tries again.
       const sweep = () => {
         try {
@@ -103,6 +107,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       if (timer) clearInterval(timer);
       // Knocks queued but not yet committed are written (and answered) before the database closes.
       meetings.flushGrouped();
+      succession.close();
       live.close();
       db.close();
     },

@@ -110,7 +110,7 @@ export class SqliteMeetingStore implements MeetingStore {
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
-      updateParticipant: db.prepare<[string | null, string]>('UPDATE participants SET left_at = ? WHERE participant_id = ?'),
+      updateParticipant: db.prepare<[string | null, string, string]>('UPDATE participants SET left_at = ?, role = ? WHERE participant_id = ?'),
       participantsOf: db.prepare<[string], ParticipantRow>(
         `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,
@@ -174,7 +174,7 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   updateParticipant(p: Participant): void {
-    this.statements.updateParticipant.run(p.leftAt, p.participantId);
+    this.statements.updateParticipant.run(p.leftAt, p.role, p.participantId);
   }
 
   participantsOf(meetingId: string): Participant[] {

@@ -213,6 +213,12 @@ export class EmbedBridge {
         else this.emit('incomingMessage', { from: from.participant_id, nick: from.name, privateMessage: false, message: body });
         break;
       }
+      case 'role': {
+        const known = this.participants.get(message.participant_id);
+        if (known) this.participants.set(message.participant_id, { ...known, role: message.role });
+        this.emit('participantRoleChanged', { id: message.participant_id, role: message.role });
+        break;
+      }
       case 'waiting_list':
         for (const r of message.requests) {
           if (this.knocks.has(r.request_id)) continue;

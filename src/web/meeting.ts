@@ -307,6 +307,24 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         renderModeratorTools();
         announce('Lock settings changed');
         break;
+      case 'role': {
+        const known = participants.get(message.participant_id);
+        if (known) {
+          participants.set(message.participant_id, { ...known, role: message.role });
+          tileFor(participants.get(message.participant_id)!);
+        }
+        if (self && message.participant_id === self.participant_id && self.role !== message.role) {
+          self = { ...self, role: message.role };
+          // As welcome does for a moderator: the waiting section and tools, and locks no longer bind her.
+          if (isModerator()) peopleHeading.after(waiting.section);
+          else waiting.section.remove();
+          applyLocks();
+          renderModeratorTools();
+          if (isModerator()) announce('You are now a moderator');
+        }
+        renderPeople();
+        break;
+      }
       case 'signal':
         void mesh.handle(message.from, message.data).catch(() => {});
         break;

@@ -248,7 +248,7 @@ t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async 
   t.equal(join.role, 'participant', 'as a participant');
   t.equal(join.source, 'link', 'a bare-link guest of the room');
   t.equal(join.name, 'Walk In', 'named as the page asked');
-  t.equal((await startWithToken(daemon, roomId, token)).body?.role, 'participant');
+  t.equal((await startWithToken(daemon, roomId, token)).body?.role, 'moderator', 'the first arrival of an open room becomes its moderator (gateway-succession.test.ts)');
   const impostor = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'System' });
   t.equal(claimsOf(roomAndToken(impostor.location!).token).name, undefined, 'an impersonating typed name is dropped (the page asks for one)');
   const jwt = mint(claims('open room'));

@@ -71,6 +71,10 @@ interface LiveMeeting {
  *   committed and the meeting left memory. Returns an unsubscribe function.
  * - `onLeft(listener): () => void` — told after a participant's presence ends through `leave`
  *   (not when a meeting ends). Returns an unsubscribe function.
+ * - `promote(participantId): Participant | null` — a present participant becomes a moderator
+ *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
+ *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
+ * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
  *   Listeners must not throw; if one does, the others still run and the first error is rethrown.
  *
  * The other public methods are for WaitingRoomService and are not meant for routes.
@@ -82,6 +86,7 @@ export class MeetingService {
   private readonly emptyGraceMs: number;
   private readonly endedListeners = new Set<(meeting: Meeting) => void>();
   private readonly leftListeners = new Set<(participant: Participant) => void>();
+  private readonly roleListeners = new Set<(participant: Participant) => void>();
   private readonly group: GroupCommit;
   /** Memory changes to take back if the transaction under way fails; null outside one. */
   private undo: (() => void)[] | null = null;
@@ -115,6 +120,11 @@ export class MeetingService {
   onLeft(listener: (participant: Participant) => void): () => void {
     this.leftListeners.add(listener);
     return () => this.leftListeners.delete(listener);
+  }
+
+  onRoleChanged(listener: (participant: Participant) => void): () => void {
+    this.roleListeners.add(listener);
+    return () => this.roleListeners.delete(listener);
   }
 
   /**
@@ -206,6 +216,27 @@ export class MeetingService {
     live.lastChangeMs = this.nowMs();
     notify(this.leftListeners, left);
     return left;
+  }
+
+  promote(participantId: string): Participant | null {
+    const live = this.byParticipant.get(participantId);
+    const current = live?.participants.get(participantId);
+    if (!live || !current || current.leftAt !== null) return null;
+    if (current.role === 'moderator') return current;
+    const promoted: Participant = { ...current, role: 'moderator' };
+    // The role is on disk before anyone is told: a kill -9 right after keeps the new moderator.
+    this.atomically(() => {
+      this.store.updateParticipant(promoted);
+      live.participants.set(participantId, promoted);
+      this.undo?.push(() => {
+        if (live.participants.get(participantId) === promoted) live.participants.set(participantId, current);
+      });
+      this.record(live.meeting, 'moderator_promoted', null, { requestId: null, participantId, name: promoted.name });
+      // Those waiting until a moderator is present enter now, as when one arrives.
+      this.hooks.moderatorArrived(live.meeting);
+    });
+    notify(this.roleListeners, promoted);
+    return promoted;
   }
 
   /** The recorded form of `actor`, who must be allowed to moderate `meeting`. */

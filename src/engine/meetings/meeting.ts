@@ -42,6 +42,7 @@ export interface MeetingStore {
   /** Meetings of a room, newest first. */
   meetingsOf(roomId: string): Meeting[];
   insertParticipant(participant: Participant): void;
+  /** Writes what may change of a participant: `leftAt` and `role` (a promotion). */
   updateParticipant(participant: Participant): void;
   /** Participants of a meeting in join order. */
   participantsOf(meetingId: string): Participant[];

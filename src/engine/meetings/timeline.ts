@@ -9,6 +9,8 @@ export const timelineKinds = [
   'window_closed',
   'waiting_room_disabled',
   'moderator_arrived',
+  /** A present participant became the moderator of a room that is never left without one. */
+  'moderator_promoted',
   'meeting_ended',
 ] as const;
 

@@ -67,11 +67,14 @@ export interface AdmissionContext {
   /** Disabled for this meeting by a moderator (never in force under a forced policy). */
   readonly waitingDisabled: boolean;
   readonly moderatorPresent: boolean;
+  /** The room is never left without a moderator and has none present: this arrival becomes it. */
+  readonly entersAsModerator: boolean;
 }
 
 /** Whether this arrival knocks and waits instead of entering. */
 export function mustWait(context: AdmissionContext): boolean {
-  if (context.subgroup || isModerator(context.claims)) return false;
+  // A room's next moderator cannot wait: nobody would be there to admit her.
+  if (context.subgroup || isModerator(context.claims) || context.entersAsModerator) return false;
   if (context.scope === 'off' || context.waitingDisabled) return false;
   if (context.scope === 'guests' && isVouchedFor(context.claims)) return false;
   if (context.mode === 'until_moderator' && context.moderatorPresent) return false;

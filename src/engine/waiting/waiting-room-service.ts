@@ -48,6 +48,7 @@ import { AccessCodeChecker } from '../rooms/access-code.js';
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
+import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting, Participant } from '../meetings/meeting.js';
 import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { Room, RoomStore } from '../rooms/room.js';
@@ -429,13 +430,15 @@ export class WaitingRoomService {
     if (known?.request.state === 'barred' && !isModerator(claims)) {
       throw new EngineError('barred', 'you may not join this meeting');
     }
+    const moderatorPresent = meeting ? this.deps.meetings.moderatorPresent(meeting) : false;
     const wait = mustWait({
       scope: effectiveScope(this.deps.policy, room),
       mode: effectiveMode(this.deps.policy, room),
       claims,
       subgroup,
       waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
-      moderatorPresent: meeting ? this.deps.meetings.moderatorPresent(meeting) : false,
+      moderatorPresent,
+      entersAsModerator: entersAsModerator(room, moderatorPresent),
     });
     return { room, name, note, claims, member, known, wait };
   }
@@ -473,11 +476,16 @@ export class WaitingRoomService {
   }
 
   private enter(screened: Screened): EntryResult {
-    // Moved in from the parent meeting: she keeps the role she has there.
-    const role = screened.member?.role ?? screened.claims?.role ?? 'participant';
-    const participant = this.deps.meetings.atomically(() =>
-      this.deps.meetings.join(this.deps.meetings.ensure(screened.room.roomId), role, screened.name, screened.claims?.uid),
-    );
+    const participant = this.deps.meetings.atomically(() => {
+      const meeting = this.deps.meetings.ensure(screened.room.roomId);
+      // Moved in from the parent meeting: she keeps the role she has there. In a room never left
+      // without a moderator, the role is decided here, in the same synchronous stretch as the
+      // join: of two arrivals at once, the first to get here is the moderator, the second is not.
+      const role =
+        screened.member?.role ??
+        (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting)) ? 'moderator' : (screened.claims?.role ?? 'participant'));
+      return this.deps.meetings.join(meeting, role, screened.name, screened.claims?.uid);
+    });
     return { status: 'joined', participant };
   }
 

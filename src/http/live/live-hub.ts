@@ -94,7 +94,8 @@ interface Window {
 interface Member {
   readonly participantId: string;
   readonly name: string;
-  readonly role: Participant['role'];
+  /** A copy of the participant record's role, kept in step by MeetingService.onRoleChanged. */
+  role: Participant['role'];
   readonly conn: LiveConnection;
   audio: boolean;
   video: boolean;
@@ -188,6 +189,7 @@ export class LiveHub implements LiveApi {
     this.unsubscribe.push(
       deps.meetings.onEnded((meeting) => this.guard('meeting ended', () => this.meetingEnded(meeting))),
       deps.meetings.onLeft((participant) => this.guard('participant left', () => this.participantLeft(participant))),
+      deps.meetings.onRoleChanged((participant) => this.guard('role changed', () => this.roleChanged(participant))),
       deps.waiting.onWaitingListChange((roomId) => this.scheduleWaitingPush(roomId)),
     );
   }
@@ -584,6 +586,17 @@ export class LiveHub implements LiveApi {
     if (!member) return;
     this.drop(state, member);
     member.conn.close(1000, 'left the meeting');
+  }
+
+  /** The record changed (a promotion): locks and gestures follow the new role from now on. */
+  private roleChanged(participant: Participant): void {
+    const state = this.states.get(participant.roomId);
+    if (!state || state.meetingId !== participant.meetingId) return;
+    const member = state.members.get(participant.participantId);
+    if (member) member.role = participant.role;
+    this.broadcast(state, { type: 'role', participant_id: participant.participantId, role: participant.role });
+    // Not connected now: she gets the role and the list in her welcome when she reconnects.
+    if (member?.role === 'moderator') this.pushWaitingList(state, [member]);
   }
 
   private meetingEnded(meeting: Meeting): void {

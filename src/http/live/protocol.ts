@@ -69,6 +69,11 @@ export type ServerMessage =
   /** Moderators only: the whole waiting list whenever it changes. */
   | { readonly type: 'waiting_list'; readonly requests: readonly WaitingItem[] }
   | { readonly type: 'locks'; readonly locks: Locks }
+  /**
+   * A participant's role changed (a room that is never left without a moderator promoted the
+   * one present longest). To everyone in the room; the new moderator gets the waiting list next.
+   */
+  | { readonly type: 'role'; readonly participant_id: string; readonly role: Role }
   | { readonly type: 'signal'; readonly from: string; readonly data: SignalData }
   /** Go to another room of the same meeting family (sub-group or back to the parent). */
   | { readonly type: 'move'; readonly room_id: string }

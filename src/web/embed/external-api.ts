@@ -67,6 +67,7 @@
     'readyToClose',
     'participantJoined',
     'participantLeft',
+    'participantRoleChanged',
     'displayNameChange',
     'audioMuteStatusChanged',
     'videoMuteStatusChanged',

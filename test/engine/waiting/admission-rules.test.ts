@@ -26,6 +26,7 @@ const base: AdmissionContext = {
   subgroup: false,
   waitingDisabled: false,
   moderatorPresent: false,
+  entersAsModerator: false,
 };
 
 t.test('scope decides who waits', async (t) => {
@@ -68,6 +69,12 @@ t.test('until_moderator: direct entry only while a moderator is present', async 
   t.ok(mustWait({ ...base, mode: 'until_moderator', moderatorPresent: false }));
   t.notOk(mustWait({ ...base, mode: 'until_moderator', moderatorPresent: true }));
   t.ok(mustWait({ ...base, mode: 'approval', moderatorPresent: true }), 'approval ignores presence');
+});
+
+t.test("a room's next moderator (moderator succession) never waits, whatever the scope and mode", async (t) => {
+  for (const scope of ['guests', 'all'] as const) {
+    for (const mode of ['approval', 'until_moderator'] as const) t.notOk(mustWait({ ...base, scope, mode, entersAsModerator: true }), `${scope} / ${mode}`);
+  }
 });
 
 t.test('a disabled waiting room lets everyone in', async (t) => {
