@@ -93,7 +93,7 @@ export function installAccessLog(app: FastifyInstance, options: AccessLogOptions
       ms: Math.round(elapsedMs * 100) / 100,
       req: request,
     };
-    if (kind === 'error') reply.log.error(line, 'request failed');
+    if (kind === 'error') reply.log.error(line, 'server error');
     else if (note) reply.log.info(line, note.event);
     else if (kind === 'refused') reply.log.info(line, 'request refused');
     else if (kind === 'slow') reply.log.warn(line, 'slow request');
