@@ -1,6 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { cachedFamilies, installAccessLog, type AccessLogOptions } from '../http/access-log.js';
 import type { ConfapiDeps } from './confapi/context.js';
-import { apiPrefixes, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
+import { apiPrefixes, calls, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
 import type { TenantRegistry } from './tenants/registry.js';
 import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
@@ -28,12 +29,30 @@ export interface CompatAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly trustedProxies?: readonly string[];
   /** COMPAT_FRONTEND_URL: where the meeting pages are, written into external_api.js. */
   readonly frontendUrl: string;
+  /** The request log policy and where requests are counted, shared with the engine listener. */
+  readonly accessLog?: AccessLogOptions;
 }
 
+/** One family per implemented call (a fixed set), so an unknown name cannot grow the summary. */
+const callFamilies = new Map(Object.keys(calls).map((call) => [call, `confapi.${call}`]));
+
+/** confapi.<call> (confapi.other for calls it does not implement), confapi.version, videoconf, static. */
+const compatFamily = cachedFamilies(
+  (route) => {
+    if (route?.endsWith('/:call')) return null;
+    if (route?.endsWith('/external_api.js')) return 'static';
+    if (route?.includes('/videoconf/')) return 'videoconf';
+    return 'confapi.version';
+  },
+  (request) => callFamilies.get((request.params as { call?: string }).call ?? '') ?? 'confapi.other',
+);
+
 export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAppOptions): Promise<FastifyInstance> {
-  const { trustedProxies, frontendUrl, ...fastifyOptions } = options;
+  const { trustedProxies, frontendUrl, accessLog, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
+    // Fastify's two lines per request are replaced by the shared access log (http/access-log.ts).
+    disableRequestLogging: true,
     bodyLimit: maxBodyBytes,
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
@@ -46,6 +65,7 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
     // Gateway room names are up to 200 characters, percent-encoded in the path (up to 9 bytes each).
     maxParamLength: 2048,
   });
+  if (accessLog) installAccessLog(app, accessLog, compatFamily);
   // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');

@@ -6,6 +6,7 @@ import type { Clock } from '../engine/clock.js';
 import type { Locks } from '../http/live/protocol.js';
 import { SqliteCompatStore } from '../store/compat/compat-store.js';
 import { buildCompatApp } from './app.js';
+import type { AccessLogOptions } from '../http/access-log.js';
 import { MeetingAnswerCache } from './confapi/answer-cache.js';
 import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
@@ -74,6 +75,8 @@ export interface CompatOptions {
   readonly clock?: Clock;
   readonly callbacks?: CallbackOptions;
   readonly live?: MeetingLiveView;
+  /** The daemon's request log policy and summary, shared with the engine listener. */
+  readonly accessLog?: AccessLogOptions;
 }
 
 function displayUrl(host: string, port: number): string {
@@ -188,7 +191,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
         joinTokenTtlSecs,
       }
     : null;
-  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl });
+  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl, ...(options.accessLog ? { accessLog: options.accessLog } : {}) });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();

@@ -39,6 +39,9 @@ export interface Config {
   readonly httpAddr: p.ListenAddress;
   readonly dataDir: string;
   readonly logLevel: string;
+  readonly accessLog: 'errors' | 'all';
+  readonly slowRequestMs: number;
+  readonly requestSummarySecs: number;
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
@@ -145,6 +148,21 @@ export const settings = {
     env: 'SERVICE_LOG_LEVEL', toml: ['service', 'log_level'], flag: '--log-level',
     fallback: 'info', parse: p.oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     description: 'Log level of the JSON log on standard output',
+  }),
+  accessLog: setting({
+    env: 'SERVICE_ACCESS_LOG', toml: ['service', 'access_log'], flag: '--access-log',
+    fallback: 'errors', parse: p.oneOf('errors', 'all'),
+    description: 'errors: a line only for failed (except the expected refusals), slow and state-changing requests, plus a summary a minute; all: also one line for every request',
+  }),
+  slowRequestMs: setting({
+    env: 'SERVICE_SLOW_REQUEST_MS', toml: ['service', 'slow_request_ms'], flag: '--slow-request-ms',
+    fallback: '1000', parse: p.integerBetween(0, 3_600_000),
+    description: 'A request that takes this many milliseconds or more is logged as slow (warn), whatever SERVICE_ACCESS_LOG says',
+  }),
+  requestSummarySecs: setting({
+    env: 'SERVICE_REQUEST_SUMMARY_SECS', toml: ['service', 'request_summary_secs'], flag: '--request-summary-secs',
+    fallback: '60', parse: p.integerBetween(1, 86_400),
+    description: 'How often the summary line (requests, 4xx, 5xx and latency percentiles per route family) is written; none when no request came',
   }),
   waitingRoom: setting({
     env: 'SERVICE_WAITING_ROOM', toml: ['service', 'waiting_room'], flag: '--waiting-room',

@@ -10,8 +10,11 @@
  * thought of: a JWT, an `mt_` access token, a hex checksum.
  */
 
-/** Normalised names whose value is secret (`t` is the join token, `pw` ends BBB's passwords). */
-const secretName = /^t$|token|session|jwt|checksum|passw|secret|pw$|code$/;
+/**
+ * Normalised names whose value is secret (`t` is the join token, `pw` ends BBB's passwords,
+ * `meetwait` is the waiting cookie's name should a client ever put it in a URL).
+ */
+const secretName = /^t$|token|session|jwt|checksum|passw|secret|pw$|code$|cookie|meetwait/;
 
 const secretShapes: readonly RegExp[] = [
   // A JWT: its header is base64url JSON, so it starts with `eyJ` (`{"`), then a dot.

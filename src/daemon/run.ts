@@ -6,7 +6,8 @@ import { compatActive, startCompat, type CompatModule } from '../compat/module.j
 import { buildEngineApp } from '../http/app.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { loggerOptions } from './logger.js';
-import { openServices, type Services } from './services.js';
+import { RequestSummary, summarizeEvery } from './request-summary.js';
+import { openServices, systemClock, type Services } from './services.js';
 import { shutdownBackstopSecs } from './shutdown.js';
 
 export const initialTokenFileName = 'initial-admin-token';
@@ -51,12 +52,19 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   // listens (or when it was not started after all) /readyz says so.
   const compatExpected = compatActive(config);
   let compat: CompatModule | null | 'starting' = 'starting';
+  // Both listeners count into one summary; a line per request only where access-log.ts says.
+  const summary = new RequestSummary(systemClock);
+  const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
+  const stopSummary = summarizeEvery(summary, config.requestSummarySecs * 1000, (line) => log.info(line, 'requests'));
+  // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
+  services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
   const app = await buildEngineApp(services, {
     loggerInstance: log,
     web: config,
     trustedProxies: config.trustedProxies,
     readinessChecks: [{ name: 'compat_listener', check: compatCheck }],
+    accessLog,
   });
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   try {
@@ -64,8 +72,9 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
     // installed with a valid server key (checked at start; see licence-gate.ts).
     const licensed = compatExpected && (await licensedAtStart('compat', config, log, new Date()));
-    compat = licensed ? await startCompat(config, services, log) : null;
+    compat = licensed ? await startCompat(config, services, log, { accessLog }) : null;
   } catch (err) {
+    stopSummary();
     await app.close();
     services.close();
     throw err;
@@ -97,6 +106,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     } finally {
       clearInterval(idle);
       clearTimeout(cut);
+      stopSummary();
       services.close();
     }
   };

@@ -78,6 +78,8 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     COMPAT_JITSI_APP_SECRET: mainSecret,
     COMPAT_FRONTEND_URL: frontend,
     SERVICE_TENANTS_FILE: file,
+    // A line per request, so the masking of every token in a URL is seen.
+    SERVICE_ACCESS_LOG: 'all',
   });
   const tokens: string[] = [];
   const keep = (token: string) => (tokens.push(token), token);

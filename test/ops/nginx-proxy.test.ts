@@ -89,7 +89,7 @@ const blocked = '429 too_many_attempts';
 t.setTimeout(300_000);
 
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
-  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_ACCESS_LOG: 'all' });
   const { url } = await nginxFor(t, d, () => ['--http-only', '--legacy-api-path']);
   const viaNginx: Daemon = { ...d, url };
 

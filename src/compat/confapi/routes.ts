@@ -9,6 +9,7 @@ import { end, getMeetingInfo, getMeetings, isMeetingRunning } from './handlers/m
 import { sendChatMessage } from './handlers/chat.js';
 import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } from './handlers/recordings.js';
 import { learningDashboard } from './handlers/learning-dashboard.js';
+import { noteEvent } from '../../http/access-log.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
 import { failed, success } from './xml.js';
@@ -202,7 +203,10 @@ export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
         const params = new Params(queryParams.length > 0 ? queryParams : bodyParams);
         const answer = spec.handler({ call, tenant, params, xmlBody, deps });
         // Most calls answer synchronously; awaiting only a promise saves a microtask turn per call.
-        return sendAnswer(reply, answer instanceof Promise ? await answer : answer);
+        const settled = answer instanceof Promise ? await answer : answer;
+        // A state change gets its line (ids only); a meeting's end is logged when the engine ends it.
+        if (call === 'create') noteEvent(request, 'create', { tenant: tenant.id });
+        return sendAnswer(reply, settled);
       },
     });
   };

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoomService } from '../../engine/rooms/room-service.js';
+import { noteEvent } from '../access-log.js';
 import { HttpError } from '../errors.js';
 import { roomView } from './room-view.js';
 
@@ -13,7 +14,11 @@ function jsonBody(request: FastifyRequest): unknown {
 
 export function roomsRoutes(rooms: RoomService) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/rooms', async (request, reply) => reply.code(201).send(roomView(rooms.create(jsonBody(request)))));
+    app.post('/rooms', async (request, reply) => {
+      const room = rooms.create(jsonBody(request));
+      noteEvent(request, 'create', { room: room.roomId });
+      return reply.code(201).send(roomView(room));
+    });
 
     app.get<{ Querystring: { limit?: string; cursor?: string } }>('/rooms', async (request) => {
       const page = rooms.list(request.query);
@@ -26,6 +31,7 @@ export function roomsRoutes(rooms: RoomService) {
 
     app.delete<WithId>('/rooms/:id', async (request, reply) => {
       rooms.delete(request.params.id);
+      noteEvent(request, 'delete', { room: request.params.id });
       return reply.code(204).send();
     });
   };

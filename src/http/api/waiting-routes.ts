@@ -5,6 +5,7 @@ import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import type { Role } from '../../engine/tokens/token-service.js';
 import { invalidField } from '../../engine/errors.js';
 import { checkName } from '../../engine/waiting/knock-fields.js';
+import { noteEvent } from '../access-log.js';
 import { barOf, bodyOf } from '../body.js';
 
 type WithId = { Params: { id: string } };
@@ -56,15 +57,22 @@ export function waitingApiRoutes(services: Services) {
       return services.waiting.list(request.params.id, actorOf(request));
     });
 
-    app.post<WithRequest>('/rooms/:id/waiting/:request_id/admit', async (request) =>
-      services.waiting.admit(request.params.id, request.params.request_id, actorOf(request)),
-    );
+    app.post<WithRequest>('/rooms/:id/waiting/:request_id/admit', async (request) => {
+      const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
+      noteEvent(request, 'admit', { room: request.params.id, request: request.params.request_id, admitted: result.admitted });
+      return result;
+    });
 
-    app.post<WithId>('/rooms/:id/waiting/admit-all', async (request) => services.waiting.admitAll(request.params.id, actorOf(request)));
+    app.post<WithId>('/rooms/:id/waiting/admit-all', async (request) => {
+      const result = services.waiting.admitAll(request.params.id, actorOf(request));
+      noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
+      return result;
+    });
 
     app.post<WithRequest>('/rooms/:id/waiting/:request_id/refuse', async (request) => {
       const bar = barOf(bodyOf(request));
       services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
+      noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: request.params.request_id });
       return { refused: true, barred: bar };
     });
 

@@ -3,6 +3,7 @@ import type { Services } from '../../daemon/services.js';
 import type { JoinClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
+import { noteEvent } from '../access-log.js';
 import { barOf, bodyOf, requestId, type Body } from '../body.js';
 import { clientKey } from '../client-key.js';
 import { HttpError } from '../errors.js';
@@ -65,6 +66,7 @@ export function roomRoutes(services: Services) {
       const result = await services.waiting.knock(await arrival(services, request));
       if (result.status === 'joined') return joined(services, result);
       setWaitingCookie(request, reply, request.params.id, result.secret);
+      noteEvent(request, 'knock', { room: request.params.id, request: result.requestId });
       return reply.code(202).send({ status: 'waiting' });
     });
 
@@ -102,15 +104,20 @@ export function roomRoutes(services: Services) {
       const session = await requireSession(services, request, request.params.id);
       const actor = { kind: 'participant', participantId: session.participant } as const;
       const body = bodyOf(request);
-      if (body.all === true) return services.waiting.admitAll(request.params.id, actor);
-      return services.waiting.admit(request.params.id, requestId(body), actor);
+      const all = body.all === true;
+      const id = all ? null : requestId(body);
+      const result = id === null ? services.waiting.admitAll(request.params.id, actor) : services.waiting.admit(request.params.id, id, actor);
+      noteEvent(request, 'admit', { room: request.params.id, ...(id === null ? { all: true } : { request: id }), admitted: result.admitted, by: session.participant });
+      return result;
     });
 
     app.post<WithId>('/room/:id/refuse', async (request) => {
       const session = await requireSession(services, request, request.params.id);
       const body = bodyOf(request);
       const bar = barOf(body);
-      services.waiting.refuse(request.params.id, requestId(body), bar, { kind: 'participant', participantId: session.participant });
+      const id = requestId(body);
+      services.waiting.refuse(request.params.id, id, bar, { kind: 'participant', participantId: session.participant });
+      noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: id, by: session.participant });
       return { refused: true, barred: bar };
     });
 
