@@ -1,6 +1,7 @@
 import { announce } from './announce.js';
 import { BackgroundProcessor, type Background } from './background.js';
 import { button, el, field } from './dom.js';
+import { storedGet, storedSet } from './stored.js';
 
 const storageKey = 'meet.devices';
 
@@ -13,7 +14,7 @@ interface Choices {
 
 function savedChoices(): Choices {
   try {
-    return { camera: '', microphone: '', speaker: '', background: 'none', ...JSON.parse(localStorage.getItem(storageKey) ?? '{}') };
+    return { camera: '', microphone: '', speaker: '', background: 'none', ...JSON.parse(storedGet('local', storageKey) ?? '{}') };
   } catch {
     return { camera: '', microphone: '', speaker: '', background: 'none' };
   }
@@ -138,7 +139,7 @@ export class Devices {
   }
 
   private save(): void {
-    localStorage.setItem(storageKey, JSON.stringify(this.choices));
+    storedSet('local', storageKey, JSON.stringify(this.choices));
   }
 
   private async playTestSound(): Promise<void> {

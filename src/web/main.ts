@@ -31,8 +31,11 @@ function message(text: string): void {
 function enterMeeting(room: string, session: string): void {
   closeMeeting?.();
   sessions.set(room, session);
-  // The address names the room she is in, and no longer carries the join token.
-  history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
+  // The address names the room she is in, and no longer carries the join token. Not inside
+  // an embedding page's frame: there a reload needs the token (it is what lets that page frame
+  // this one, frame-ancestors) and the fragment (the parent's origin), and nobody sees the
+  // frame's address; a reload there comes back to the home room.
+  if (!embed) history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
   const view = meetingView({
     roomId: room,
     session,

@@ -3,6 +3,7 @@ import { roomApi, type PollAnswer } from './api.js';
 import { describe } from './arrival.js';
 import type { Devices } from './devices.js';
 import { button, el, field } from './dom.js';
+import { storedGet, storedSet } from './stored.js';
 
 const pollIntervalMs = 2000;
 
@@ -47,7 +48,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const { roomId, devices } = options;
   // What she typed survives a reload of this tab, so "Ask again" works after one.
   const memoryKey = `meet.request.${roomId}`;
-  const remembered = JSON.parse(sessionStorage.getItem(memoryKey) ?? '{}') as { name?: string; note?: string };
+  const remembered = JSON.parse(storedGet('session', memoryKey) ?? '{}') as { name?: string; note?: string };
   const name = el('input', { name: 'name', value: options.name || remembered.name || '', maxlength: 64, required: true });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
   note.value = remembered.note ?? '';
@@ -105,7 +106,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   const knock = async () => {
     error.hidden = true;
-    sessionStorage.setItem(memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value }));
+    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value }));
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,

@@ -55,9 +55,12 @@ export interface BrowserSession {
   screenshot(page: Page, name: string): Promise<void>;
 }
 
-/** One Chromium for the test; each person gets a context of her own (own cookies, own camera). */
-export async function openBrowser(t: Test): Promise<BrowserSession> {
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+/**
+ * One Chromium for the test; each person gets a context of her own (own cookies, own camera).
+ * `extraArgs` adds switches (e.g. --ignore-certificate-errors behind a self-signed TLS proxy).
+ */
+export async function openBrowser(t: Test, extraArgs: readonly string[] = []): Promise<BrowserSession> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs, ...extraArgs] });
   t.teardown(() => browser.close());
   mkdirSync(artifactsDir, { recursive: true });
   return {

@@ -44,7 +44,7 @@ function isDeletion(cookie: ParsedCookie): boolean {
  * One browser at one room's addresses: it keeps the `meet_wait` cookie the way a browser
  * does (set, overwritten, cleared; sent only under its path) and never sends the admin token.
  * `forwardedFor` makes it a distinct client for the wrong-code limiter (the daemon trusts
- * X-Forwarded-For from 127.0.0.1).
+ * X-Forwarded-For from 127.0.0.1); `forwardedProto` is what a TLS proxy in front would say.
  */
 export class Browser {
   private jar: StoredCookie | null = null;
@@ -56,7 +56,7 @@ export class Browser {
   constructor(
     readonly daemon: Daemon,
     readonly roomId: string,
-    readonly options: { forwardedFor?: string } = {},
+    readonly options: { forwardedFor?: string; forwardedProto?: string } = {},
   ) {}
 
   /** The cookie value held now (null when none). */
@@ -75,6 +75,7 @@ export class Browser {
     const headers: Record<string, string> = {};
     if (this.jar && (path === this.jar.path || path.startsWith(`${this.jar.path}/`))) headers.cookie = `${waitingCookie}=${this.jar.value}`;
     if (this.options.forwardedFor) headers['x-forwarded-for'] = this.options.forwardedFor;
+    if (this.options.forwardedProto) headers['x-forwarded-proto'] = this.options.forwardedProto;
     const result = await call(this.daemon, path, {
       method,
       headers,
