@@ -75,10 +75,10 @@ export class TokenService {
       .sign(this.key);
   }
 
-  /** The payload when the token is ours, of this kind, unexpired; null for anything else. */
-  private async verify(token: string, type: string): Promise<JWTPayload | null> {
+  /** The payload when the token is ours, of this kind, unexpired (or expired less than `graceSecs` ago); null for anything else. */
+  private async verify(token: string, type: string, graceSecs = 0): Promise<JWTPayload | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms, typ: type, issuer, currentDate: this.clock.now() });
+      const { payload } = await jwtVerify(token, this.key, { algorithms, typ: type, issuer, currentDate: this.clock.now(), clockTolerance: graceSecs });
       return payload;
     } catch (err) {
       if (err instanceof errors.JOSEError) return null;
@@ -102,6 +102,18 @@ export class TokenService {
       ...(isString(p.uid) && p.uid.length <= 256 ? { uid: p.uid } : {}),
       ...(embed ? { embed } : {}),
     };
+  }
+
+  /**
+   * The room and the framing origins of a join token of the embed gateway, for the page's
+   * `frame-ancestors` only: still read up to `graceSecs` after the token expired, because a
+   * reload inside the frame presents the token the frame was opened with, and the page must
+   * stay framable for the meeting's length. It admits nobody (`verifyJoin` refuses it then).
+   */
+  async framingOf(token: string, graceSecs: number): Promise<{ readonly room: string; readonly embed: readonly string[] } | null> {
+    const p = await this.verify(token, tokenTypes.join, graceSecs);
+    const embed = p ? embedList(p.embed) : null;
+    return p && isString(p.room) && embed ? { room: p.room, embed } : null;
   }
 
   signSession(claims: SessionClaims, ttlSecs: number): Promise<string> {

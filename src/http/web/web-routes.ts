@@ -5,14 +5,21 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/settings.js';
-import type { JoinClaims } from '../../engine/tokens/token-service.js';
+import { sessionTtlSecs } from '../room/session.js';
 
 export type WebOptions = Pick<Config, 'waitingRoom' | 'embedAncestors'>;
 
-/** Reads a join token (the embed gateway's carries the origins that may frame its page). */
-export interface JoinVerifier {
-  verifyJoin(token: string): Promise<JoinClaims | null>;
+/** Reads the framing origins of a join token of the embed gateway. */
+export interface FramingReader {
+  framingOf(token: string, graceSecs: number): Promise<{ readonly room: string; readonly embed: readonly string[] } | null>;
 }
+
+/**
+ * How long after its join token expired an embedded page may still be framed by the origins
+ * it names: a reload inside the frame shows the token the frame was opened with, for as long
+ * as a session lasts (sessionTtlSecs).
+ */
+const framingGraceSecs = sessionTtlSecs;
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
 const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapipe/selfie_segmentation/package.json'));
@@ -48,14 +55,14 @@ export function contentSecurityPolicy(embedAncestors: readonly string[]): string
  * application's token) may also be framed by the origins the claim names: the query's
  * `embed=1` alone decides nothing.
  */
-export function webRoutes(options: WebOptions, tokens: JoinVerifier | null = null) {
+export function webRoutes(options: WebOptions, tokens: FramingReader | null = null) {
   // The page is the same for every room; it names no meeting. Only the instance policy is filled in.
   const page = readFileSync(`${webDir}/static/page.html`, 'utf8').replace('{{waiting_policy}}', options.waitingRoom);
   const csp = contentSecurityPolicy(options.embedAncestors);
   const policyFor = async (roomId: string, t: unknown): Promise<string> => {
     if (!tokens || typeof t !== 'string' || t === '' || t.length > 8192) return csp;
-    const claims = await tokens.verifyJoin(t);
-    if (!claims?.embed || claims.room !== roomId) return csp;
+    const claims = await tokens.framingOf(t, framingGraceSecs);
+    if (!claims || claims.room !== roomId) return csp;
     return contentSecurityPolicy([...options.embedAncestors, ...claims.embed]);
   };
   return async (app: FastifyInstance): Promise<void> => {
