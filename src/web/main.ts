@@ -3,7 +3,7 @@ import { roomApi } from './api.js';
 import { arrivalScreen, describe } from './arrival.js';
 import { Devices } from './devices.js';
 import { embedBridge } from './embed-bridge.js';
-import { el, show } from './dom.js';
+import { button, el, show } from './dom.js';
 import { meetingView } from './meeting.js';
 import { waitingScreen } from './waiting.js';
 
@@ -23,7 +23,10 @@ function focusHeading(): void {
 }
 
 function message(text: string): void {
-  show(app, el('h1', { text }), el('p', {}, el('a', { href: location.pathname, text: 'Back to the start' })));
+  // Inside a frame the address keeps the join token and the fragment (see enterMeeting): the
+  // way back reloads it, since a link to the bare path could no longer be framed.
+  const back = embed ? button('Back to the start', () => location.reload()) : el('a', { href: location.pathname, text: 'Back to the start' });
+  show(app, el('h1', { text }), el('p', {}, back));
   announce(text);
   focusHeading();
 }

@@ -215,6 +215,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await waitEvent(bob.page, 'readyToClose');
     const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
     t.same(tail, [{ name: 'videoConferenceLeft', data: { roomName: roomName.toLowerCase() } }, { name: 'readyToClose', data: {} }], 'videoConferenceLeft then readyToClose');
+    // The plain page keeps its frame: the way back inside it reloads a page that may still be framed.
+    const back = meetingFrame(bob.page)!.getByRole('button', { name: 'Back to the start' });
+    await back.waitFor({ timeout: 60_000 });
+    const bobBefore = bob.documents.length;
+    await back.click();
+    await until('Bob’s frame to reload', async () => bob.documents.length > bobBefore);
+    t.match(bob.documents.at(-1), { status: 200, csp: /frame-ancestors \*/ }, 'inside the frame, “Back to the start” reloads the page, still frameable by the app');
     await ann.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await until('the SDK’s onReadyToClose', async () => (await ann.page.evaluate(() => (window as any).readyToCloseCalls)) === 1);
     t.pass('JitsiMeeting’s onReadyToClose was called');
