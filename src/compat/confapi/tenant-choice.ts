@@ -19,13 +19,14 @@ export interface TenantClues {
 /**
  * The tenant label of `host` under `suffix` (COMPAT_TENANT_HOST_SUFFIX, e.g. `.example.org`):
  * `moodle.example.org:443` → `moodle`. Undefined when the host names no tenant: no suffix
- * set, another domain, an IP address, or the bare suffix. Host names are case-insensitive,
+ * set, another domain, an IP address, or the bare suffix. A trailing dot is ignored. Host names are case-insensitive,
  * so the label is lower-cased.
  */
 export function hostTenantLabel(host: string, suffix: string): string | undefined {
   if (suffix === '' || host.startsWith('[')) return undefined;
   const colon = host.indexOf(':');
-  const name = (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+  // A fully qualified name may end with a dot (t1.example.org.): the same host.
+  const name = (colon < 0 ? host : host.slice(0, colon)).toLowerCase().replace(/\.$/, '');
   if (name.length <= suffix.length || !name.endsWith(suffix)) return undefined;
   return name.slice(0, -suffix.length);
 }
