@@ -41,9 +41,9 @@ export function hostTenantLabel(host: string, suffix: string): string | undefine
  *    secret would match are all checksumError, with the same message and about the same time
  *    (an unknown tenant is checked against a decoy secret), so the answer never tells which
  *    tenants exist.
- * 2. Otherwise the secrets are searched: the tenant this client address last signed with (a
- *    hint, verified like any other), the owners of the call's meetingID, then every tenant,
- *    the signed text hashed once for all of them (SignedCall).
+ * 2. Otherwise the secrets are searched: the owners of the call's meetingID, the tenant this
+ *    client address last signed with (a hint, verified like any other), then every tenant,
+ *    the signed text hashed once for all of them when it is long (SignedCall).
  */
 export class TenantChooser {
   private readonly decoySecret = randomBytes(32).toString('base64url');
@@ -85,15 +85,19 @@ export class TenantChooser {
       tried.add(tenant);
       return signed.matches(tenant.apiSecret);
     };
-    const hinted = snapshot.byId.get(this.hints.get(clues.client) ?? '');
-    let found: Tenant | undefined = attempt(hinted) ? hinted : undefined;
-    // Owners by id next: the call of a known meeting costs one or two hashes, not a scan.
-    for (const id of found || clues.meetingId === undefined ? [] : this.ownersOf(clues.meetingId)) {
+    let found: Tenant | undefined;
+    // Owners of the meetingID first: the call of a known meeting costs one or two hashes, not a scan.
+    for (const id of clues.meetingId === undefined ? [] : this.ownersOf(clues.meetingId)) {
       const owner = snapshot.byId.get(id);
       if (attempt(owner)) {
         found = owner;
         break;
       }
+    }
+    // Then the hint, for the calls no owner narrows (create, getMeetings): one more hash at worst.
+    if (!found) {
+      const hinted = snapshot.byId.get(this.hints.get(clues.client) ?? '');
+      if (attempt(hinted)) found = hinted;
     }
     if (!found) found = snapshot.apiTenants.find((tenant) => attempt(tenant));
     if (!found) throw failure('checksumError');
