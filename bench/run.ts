@@ -380,9 +380,10 @@ interface Tenant {
   readonly secret: string;
 }
 
-function signed(call: string, query: string, secret: string): string {
+/** A signed path; `tenant` names the tenant in it (`/confapi/{tenant}/api/…`), else the secrets are searched. */
+function signed(call: string, query: string, secret: string, tenant?: string): string {
   const checksum = createHash('sha256').update(call + query + secret).digest('hex');
-  return `/confapi/api/${call}?${query}&checksum=${checksum}`;
+  return `/confapi/${tenant === undefined ? '' : `${tenant}/`}api/${call}?${query}&checksum=${checksum}`;
 }
 
 const success = (_status: number, body: string) => body.includes('<returncode>SUCCESS</returncode>');
@@ -463,7 +464,27 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
           return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
         },
         check: success,
-        notes: [tenants.length > 1 ? 'each call signed by the next tenant in turn (the registry is searched for it)' : 'signed with the one secret'],
+        notes: [tenants.length > 1 ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret'],
+      },
+      sampler,
+    ),
+  );
+  // The design deployments use: the tenant named in the path, its secret the only one tried.
+  let m = 0;
+  record(
+    await measured(
+      {
+        id: `create-path-${label}`,
+        label: `create (new meeting) via /confapi/{tenant}/api, ${tenantsText}`,
+        server: daemon.name,
+        pid: daemon.pid,
+        url: compatUrl,
+        next: (request) => {
+          const k = m++;
+          return { ...request, path: signed('create', createQuery(`path-${label}-${k}`), owner(k).secret, owner(k).id) };
+        },
+        check: success,
+        notes: ['each call signed by the next tenant in turn, the tenant named in the path'],
       },
       sampler,
     ),

@@ -158,6 +158,17 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
     });
   }
 
+  // create names a new meeting, so no owner narrows the search: with the tenant in the path it
+  // is one secret whatever the number of tenants (the search without it is reported, not a target).
+  const createMany = ratio(vs('create-path-1000t'), vs('create-path-1t'));
+  checks.push({
+    id: 'create-path-1000t-vs-1t',
+    rule: `create via /confapi/{tenant}/api with 1,000 tenants ≥ ${percent(targets.apiTenantsVsSingle)} of its single-tenant figure`,
+    measured: percent(createMany),
+    verdict: verdictOf(createMany, targets.apiTenantsVsSingle),
+    rows: ['create-path-1000t'],
+  });
+
   const added = facts.rssAddedBy10kMb;
   checks.push({
     id: 'rss-10k',

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { cachedFamilies, installAccessLog, type AccessLogOptions } from '../http/access-log.js';
 import type { ConfapiDeps } from './confapi/context.js';
-import { apiPrefixes, calls, confapiRoutes, maxBodyBytes } from './confapi/routes.js';
+import { apiPrefixes, calls, confapiRoutes, maxBodyBytes, tenantApiPrefixes } from './confapi/routes.js';
+import { TenantChooser } from './confapi/tenant-choice.js';
 import type { TenantRegistry } from './tenants/registry.js';
 import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
@@ -13,7 +14,12 @@ function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyRe
 
 export interface CompatSurfaces {
   /** The meeting API, when COMPAT_API_SHARED_SECRET is set. */
-  readonly confapi: { readonly registry: TenantRegistry; readonly deps: ConfapiDeps } | null;
+  readonly confapi: {
+    readonly registry: TenantRegistry;
+    readonly deps: ConfapiDeps;
+    /** COMPAT_TENANT_HOST_SUFFIX: `{tenant}` + this host name names the tenant; '' when hosts name none. */
+    readonly tenantHostSuffix?: string;
+  } | null;
   /** The embed gateway (/videoconf/{room}), when COMPAT_JITSI_APP_SECRET is set or open rooms are allowed. */
   readonly videoconf?: GatewayDeps | null;
 }
@@ -73,15 +79,17 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   // The embedding script is public and the same for every surface: served whenever the listener runs.
   await app.register(scriptRoutes(frontendUrl));
   if (surfaces.confapi) {
-    const { registry, deps } = surfaces.confapi;
+    const { registry, deps, tenantHostSuffix = '' } = surfaces.confapi;
+    // One chooser for every path, so a client's remembered tenant holds whichever path it uses.
+    const tenants = new TenantChooser(registry, (meetingId) => deps.meetings.owners(meetingId), tenantHostSuffix.toLowerCase());
     // One plugin per path: the same pipeline, registry and state, only the URL differs.
-    for (const prefix of apiPrefixes) {
+    for (const prefix of [...apiPrefixes, ...tenantApiPrefixes]) {
       await app.register(
         async (api) => {
           // Bodies arrive raw: the pipeline decides by call what a body may be (form or XML) and refuses the rest.
           api.removeAllContentTypeParsers();
           api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
-          await api.register(confapiRoutes(registry, deps));
+          await api.register(confapiRoutes(tenants, deps));
         },
         { prefix },
       );

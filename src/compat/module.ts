@@ -37,6 +37,7 @@ export type CompatConfig = Pick<
   | 'compatDefaultRecord'
   | 'compatDefaultGuestPolicy'
   | 'compatCallbackAllow'
+  | 'compatTenantHostSuffix'
   | 'jitsiAppId'
   | 'jitsiAppSecret'
   | 'jitsiAcceptedIssuers'
@@ -191,7 +192,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
         joinTokenTtlSecs,
       }
     : null;
-  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl, ...(options.accessLog ? { accessLog: options.accessLog } : {}) });
+  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl, ...(options.accessLog ? { accessLog: options.accessLog } : {}) });
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();

@@ -65,6 +65,7 @@ export interface Config {
   readonly compatDefaultRecord: boolean;
   readonly compatDefaultGuestPolicy: 'ALWAYS_ACCEPT' | 'ASK_MODERATOR' | 'ALWAYS_DENY' | 'ALWAYS_ACCEPT_AUTH';
   readonly compatCallbackAllow: readonly string[];
+  readonly compatTenantHostSuffix: string;
 }
 
 /** An IP address or a CIDR block such as 10.0.0.0/8; null when it is neither. */
@@ -73,6 +74,13 @@ function ipOrCidr(entry: string): boolean | null {
   if (!cidr) return isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 ? true : null;
   const family = isIP(cidr[1]!);
   return family !== 0 && Number(cidr[2]) <= (family === 4 ? 32 : 128) ? true : null;
+}
+
+/** '' (hosts name no tenant) or a host-name suffix starting with a dot, lower-cased: `.example.org`. */
+function hostSuffix(raw: unknown): string {
+  const value = p.plainString(raw).toLowerCase();
+  if (value === '' || /^(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(value)) return value;
+  throw new p.InvalidValue(`must be empty or a host-name suffix starting with a dot, such as .meet.example.org (got ${JSON.stringify(value)})`);
 }
 
 /** Callback targets let through the private-address guard: host, host:port, an IP address or a CIDR block. */
@@ -284,6 +292,11 @@ export const settings = {
     env: 'COMPAT_CALLBACK_ALLOW', toml: ['modules', 'compat', 'callback_allow'], flag: '--compat-callback-allow',
     fallback: '', parse: callbackAllowList,
     description: 'Callback targets allowed despite a loopback, private or link-local address (host, host:port, IP or CIDR; comma-separated)',
+  }),
+  compatTenantHostSuffix: setting({
+    env: 'COMPAT_TENANT_HOST_SUFFIX', toml: ['modules', 'compat', 'tenant_host_suffix'], flag: '--compat-tenant-host-suffix',
+    fallback: '', parse: hostSuffix,
+    description: 'Meeting API: a request to {tenant} + this suffix (e.g. .meet.example.org) is that tenant\'s alone; empty: the host names no tenant',
   }),
 } satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
 

@@ -181,9 +181,11 @@ export function renderNginxSite(template: string, site: NginxSite): string {
   const legacyApi = site.legacyApiPath
     ? [
         '',
-        '    # --legacy-api-path: clients that hard-code /bigbluebutton/api/. The compat listener answers',
-        '    # that path itself with the same pipeline as /confapi/api/, so the request passes unchanged.',
+        '    # --legacy-api-path: clients that hard-code /bigbluebutton/api/ (and /bigbluebutton/{tenant}/api/).',
+        '    # The compat listener answers those paths itself with the same pipeline as /confapi/api/,',
+        '    # so the request passes unchanged.',
         '    location ^~ /bigbluebutton/api/ { proxy_pass http://meet_compat; }',
+        '    location ~ ^/bigbluebutton/[^/]+/api/ { proxy_pass http://meet_compat; }',
         '',
       ].join('\n')
     : '';

@@ -27,6 +27,7 @@ t.test('targets are judged on the run’s own figures', async (t) => {
       m('knock', 2000),
       m('info-1t', 6000), m('info-1000t', 5500),
       m('running-1t', 4000), m('running-1000t', 3000),
+      m('create-path-1t', 2000), m('create-path-1000t', 1900),
     ].map((x) => [x.id, x]),
   );
   const checks = checkTargets(byId, 10_000, { rssAddedBy10kMb: 40, knocksAcknowledged: 100, knocksOnDisk: 100 });
@@ -41,6 +42,8 @@ t.test('targets are judged on the run’s own figures', async (t) => {
   t.equal(verdict('running-1t-vs-baseline'), 'not met');
   t.equal(verdict('running-1000t-vs-1t'), 'not met', '75% of its single-tenant figure');
   t.equal(verdict('rss-10k'), 'met');
+  t.equal(verdict('create-path-1000t-vs-1t'), 'met', 'create with the tenant in the path: 1900/2000 = 95%');
+  t.equal(targetCell('create-path-1000t', checks), '≥90% of 1 tenant (95%): met');
   t.equal(targetCell('info-1000t', checks), '≥90% of 1 tenant (92%): met');
   t.equal(targetCell('knock', checks), '≥25%: not met; on disk: met');
 });
@@ -53,6 +56,7 @@ t.test('lost requests and missing figures are never "met"', async (t) => {
   t.equal(verdict('poll-10k-vs-baseline'), 'not measured');
   t.equal(verdict('knock-durable'), 'not met', 'one acknowledged knock missing');
   t.equal(verdict('rss-10k'), 'not measured');
+  t.equal(verdict('create-path-1000t-vs-1t'), 'not measured');
 });
 
 t.test('the table is Markdown with padded columns', async (t) => {

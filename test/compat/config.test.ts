@@ -28,6 +28,11 @@ t.test('defaults and parsing', async (t) => {
   t.throws(() => load({ COMPAT_ENABLED: 'yes' }), /COMPAT_ENABLED must be one of auto, true, false/);
   t.throws(() => load({ COMPAT_API_SHARED_SECRET: '   ' }), /COMPAT_API_SHARED_SECRET must not be empty/, 'a blank secret is an error, never "security off"');
   t.throws(() => load({ COMPAT_API_SHARED_SECRET: '' }), /COMPAT_API_SHARED_SECRET must not be empty/, 'an empty one too');
+  t.equal(config.compatTenantHostSuffix, '', 'by default the host names no tenant');
+  t.equal(load({ COMPAT_TENANT_HOST_SUFFIX: ' .Meet.Example.org ' }).compatTenantHostSuffix, '.meet.example.org', 'lower-cased, trimmed');
+  for (const bad of ['meet.example.org', '.', '..example.org', '.example.org.', '.exa mple.org', '.-a.org', '.a-.org', '.*.example.org', '.example.org:443', `.${'a'.repeat(64)}.org`]) {
+    t.throws(() => load({ COMPAT_TENANT_HOST_SUFFIX: bad }), /COMPAT_TENANT_HOST_SUFFIX must be empty or a host-name suffix starting with a dot/, JSON.stringify(bad));
+  }
 });
 
 t.test('[modules.compat] in the defaults file', async (t) => {

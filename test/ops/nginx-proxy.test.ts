@@ -89,7 +89,7 @@ const blocked = '429 too_many_attempts';
 t.setTimeout(300_000);
 
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
-  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_ACCESS_LOG: 'all' });
+  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_TENANT_HOST_SUFFIX: '.meet.test', SERVICE_ACCESS_LOG: 'all' });
   const { url } = await nginxFor(t, d, () => ['--http-only', '--legacy-api-path']);
   const viaNginx: Daemon = { ...d, url };
 
@@ -125,6 +125,26 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     t.equal(legacy.xml?.returncode, 'SUCCESS', `the legacy path: ${legacy.text}`);
     const forged = await client.with({ secret: 'not-the-secret' }).get('getMeetings');
     t.equal(forged.xml?.messageKey, 'checksumError', 'checked by the compat listener, not answered by nginx');
+  });
+
+  await t.test('a tenant in the path or the host reaches the compat listener; the host is the one nginx saw', async (t) => {
+    const client = new ConfapiClient(url, secret);
+    const byPath = await client.with({ path: '/confapi/primary/api' }).get('getMeetings');
+    t.equal(byPath.xml?.returncode, 'SUCCESS', `/confapi/{tenant}/api through nginx: ${byPath.text}`);
+    const legacy = await client.with({ path: '/bigbluebutton/primary/api' }).get('getMeetings');
+    t.equal(legacy.xml?.returncode, 'SUCCESS', `/bigbluebutton/{tenant}/api through nginx (--legacy-api-path): ${legacy.text}`);
+    const unknown = await client.with({ path: '/confapi/nobody/api' }).get('getMeetings');
+    t.equal(unknown.xml?.messageKey, 'checksumError', 'an unknown tenant is refused by the compat listener');
+    const path = new URL(client.url('getMeetings')).pathname + new URL(client.url('getMeetings')).search;
+    const byHost = await send(`${url}${path}`, { headers: { host: 'primary.meet.test' } });
+    t.match(byHost.text, /<returncode>SUCCESS<\/returncode>/, 'Host primary.meet.test names the primary tenant');
+    const wrongHost = await send(`${url}${path}`, { headers: { host: 'nobody.meet.test' } });
+    t.match(wrongHost.text, /<messageKey>checksumError<\/messageKey>/, 'Host nobody.meet.test names an unknown tenant');
+    // The client's own X-Forwarded-Host is replaced by the host nginx saw: it cannot name another tenant.
+    const forged = await send(`${url}${path}`, { headers: { host: 'nobody.meet.test', 'x-forwarded-host': 'primary.meet.test' } });
+    t.match(forged.text, /<messageKey>checksumError<\/messageKey>/, 'a forged X-Forwarded-Host is not believed through nginx');
+    const forgedOut = await send(`${url}${path}`, { headers: { host: 'primary.meet.test', 'x-forwarded-host': 'nobody.meet.test' } });
+    t.match(forgedOut.text, /<returncode>SUCCESS<\/returncode>/, 'nor can it take a call away from the tenant its host names');
   });
 
   await t.test('the live WebSocket upgrades through nginx', async (t) => {

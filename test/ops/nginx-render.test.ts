@@ -34,10 +34,24 @@ t.test('the rendered site: one limited location for the four room addresses, com
   t.match(text, /location ~ \^\/room\/\[\^\/\]\+\/live\$ \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_set_header Connection \$meet_connection_upgrade;/);
   t.match(text, /proxy_set_header X-Forwarded-For \$remote_addr;/, 'the client\'s own X-Forwarded-For is replaced, not appended to');
   t.match(text, /proxy_set_header X-Forwarded-Proto \$scheme;/);
+  t.equal(text.match(/proxy_set_header X-Forwarded-Host \$host;/g)?.length, 2, 'the host the client asked for replaces its own X-Forwarded-Host, on every location (the live one sets its own headers)');
   t.notMatch(text, /bigbluebutton/, 'no legacy path unless asked');
   t.notMatch(text, /ssl|Strict-Transport/, 'http-only has no TLS');
   t.notMatch(text, /include /, 'self-contained: no snippet to install beside it');
   t.match(text, /nginx connects to them from 127\.0\.0\.1\. The daemon believes X-Forwarded-For only from\n# SERVICE_TRUSTED_PROXIES \(now: 127\.0\.0\.1,::1\)/, 'the header states where nginx connects from and what the daemon trusts');
+});
+
+t.test('meeting-API paths with a tenant: /confapi/{tenant}/api/ always, /bigbluebutton/{tenant}/api/ with the legacy path', async (t) => {
+  const text = renderNginxSite(loadTemplate(), site);
+  t.ok(text.includes('location ^~ /confapi/ { proxy_pass http://meet_compat; }'), 'every /confapi/ path, the tenant ones included, goes to the compat listener');
+  const legacy = renderNginxSite(loadTemplate(), { ...site, legacyApiPath: true });
+  t.ok(legacy.includes('location ^~ /bigbluebutton/api/ { proxy_pass http://meet_compat; }'), 'the legacy path');
+  const tenantLine = /location ~ (\^\/bigbluebutton\/\[\^\/\]\+\/api\/) \{ proxy_pass http:\/\/meet_compat; \}/.exec(legacy);
+  t.ok(tenantLine, 'the legacy path with a tenant');
+  // nginx matches locations on the decoded, normalised path: the same regex, in JavaScript.
+  const pattern = new RegExp(tenantLine![1]!);
+  for (const path of ['/bigbluebutton/moodle/api/create', '/bigbluebutton/lms-0777/api/', '/bigbluebutton/a.b_c/api/getMeetings']) t.ok(pattern.test(path), `${path} goes to the compat listener`);
+  for (const path of ['/bigbluebutton/moodle/create', '/bigbluebutton//api/create', '/bigbluebutton/a/b/api/create', '/room/x/bigbluebutton/t/api/']) t.notOk(pattern.test(path), `${path} does not`);
 });
 
 t.test('TLS: modern protocols only, HSTS, and a redirect server that keeps a non-default port', async (t) => {

@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual, type Hash } from 'node:crypto';
 import type { ReadQuery } from './query.js';
 
 /** The hash is chosen by the length of the hex checksum the client sent. */
@@ -26,6 +26,63 @@ export function checksumMatches(checksum: string, callName: string, candidates: 
     if (expected.length === provided.length && timingSafeEqual(expected, provided)) matched = true;
   }
   return matched;
+}
+
+/**
+ * Below this many characters of signed text, hashing `call + text + secret` in one call is cheaper
+ * than copying a prepared hash state (a Hash object costs about 2 µs to copy, measured on
+ * Node 20; one SHA block of 64 bytes far less). From here on, the copy wins and keeps winning:
+ * the text is hashed once, not once per secret.
+ */
+export const prefixCopyFromBytes = 512;
+
+/**
+ * One call's checksum, read once and then tried against secrets one at a time: the hex is
+ * decoded once, and the signed text (call name + query) is hashed once into a prefix state
+ * that each secret copies and finishes, so trying 1,000 secrets hashes the query once.
+ * Gives the same answers as checksumMatches for every secret.
+ */
+export class SignedCall {
+  private readonly algorithm: string | undefined;
+  private readonly provided: Buffer | null;
+  private readonly texts: readonly string[];
+  private prefixes: Hash[] | null = null;
+
+  constructor(checksum: string, callName: string, candidates: readonly string[]) {
+    this.algorithm = algorithmByLength[checksum.length];
+    const provided = this.algorithm ? Buffer.from(checksum, 'hex') : null;
+    // Buffer.from stops at the first character that is not hex, so a checksum with one decodes short.
+    this.provided = provided && provided.length * 2 === checksum.length ? provided : null;
+    this.texts = candidates.map((query) => callName + query);
+  }
+
+  /** Whether `secret` signed this call (over one of the candidate texts). */
+  matches(secret: string): boolean {
+    const provided = this.provided;
+    if (provided === null) return false;
+    let matched = false;
+    const prefixes = this.prefixStates();
+    for (let i = 0; i < this.texts.length; i++) {
+      const prefix = prefixes?.[i];
+      const expected = prefix ? prefix.copy().update(secret).digest() : hash(this.algorithm!, this.texts[i]! + secret, 'buffer');
+      // Every candidate is computed and compared: the time does not say which one matched.
+      if (timingSafeEqual(expected, provided)) matched = true;
+    }
+    return matched;
+  }
+
+  /** Whether the checksum could match any secret at all (a known length of hex digits). */
+  get wellFormed(): boolean {
+    return this.provided !== null;
+  }
+
+  /** The prepared states, made on first use when the texts are long enough to repay them. */
+  private prefixStates(): Hash[] | null {
+    if (this.prefixes === null && this.texts.some((text) => text.length >= prefixCopyFromBytes)) {
+      this.prefixes = this.texts.map((text) => createHash(this.algorithm!).update(text));
+    }
+    return this.prefixes;
+  }
 }
 
 /**

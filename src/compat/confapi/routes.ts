@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TenantRegistry, Tenant } from '../tenants/registry.js';
-import { checksumMatches, signedTexts } from './checksum.js';
+import { SignedCall, signedTexts } from './checksum.js';
 import type { Answer, ConfapiDeps, Handler } from './context.js';
 import { ConfapiError, failure } from './errors.js';
 import { create } from './handlers/create.js';
@@ -12,6 +11,7 @@ import { learningDashboard } from './handlers/learning-dashboard.js';
 import { noteEvent } from '../../http/access-log.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
+import type { TenantChooser } from './tenant-choice.js';
 import { failed, success } from './xml.js';
 
 /**
@@ -21,6 +21,12 @@ import { failed, success } from './xml.js';
  * one signature is good under either.
  */
 export const apiPrefixes = ['/confapi/api', '/bigbluebutton/api'] as const;
+
+/**
+ * The same two paths with the tenant named in them (`/confapi/{tenant}/api/{call}`): the call
+ * is checked with that tenant's secret alone (tenant-choice.ts).
+ */
+export const tenantApiPrefixes = ['/confapi/:tenant/api', '/bigbluebutton/:tenant/api'] as const;
 
 /** Longest raw query string accepted (a create with its metadata fits easily). */
 export const maxQueryLength = 8 * 1024;
@@ -115,29 +121,12 @@ function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
 }
 
 /**
- * The tenant whose secret signed this call. The hash is picked from the checksum's length;
- * for a call naming a meeting, the tenants owning a meeting of that id are tried first.
- * Without SERVICE_TENANTS_FILE the registry holds the primary secret alone.
+ * The meeting API: one route for every call under one of apiPrefixes or tenantApiPrefixes.
+ * The pipeline, as in front of every call: size → call known → content type → checksum and
+ * tenant (the one the path or host names, else the one whose secret matches) → parameters
+ * (duplicates refused) → handler. Every answer and every failure is HTTP 200.
  */
-function tenantOf(registry: TenantRegistry, deps: ConfapiDeps, call: string, checksum: string, candidates: readonly string[], meetingId: string | undefined): Tenant {
-  const snapshot = registry.current();
-  // Owners by id first: with many tenants, the call of a known meeting costs one or two hashes, not a scan.
-  for (const id of meetingId === undefined ? [] : deps.meetings.owners(meetingId)) {
-    const owner = snapshot.byId.get(id);
-    if (owner?.apiSecret && checksumMatches(checksum, call, candidates, owner.apiSecret)) return owner;
-  }
-  for (const tenant of snapshot.apiTenants) {
-    if (checksumMatches(checksum, call, candidates, tenant.apiSecret!)) return tenant;
-  }
-  throw failure('checksumError');
-}
-
-/**
- * The meeting API: one route for every call under one of apiPrefixes. The pipeline, as in
- * front of every call: size → call known → content type → checksum (which names the tenant)
- * → parameters (duplicates refused) → handler. Every answer and every failure is HTTP 200.
- */
-export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
+export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     app.setErrorHandler((err: FastifyError | ConfapiError, request, reply) => {
       if (err instanceof ConfapiError) return sendFailure(request, reply, err.messageKey, err.message);
@@ -154,7 +143,7 @@ export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
     const version = async (_request: FastifyRequest, reply: FastifyReply) => sendAnswer(reply, versionAnswer);
     app.route({ method: ['GET', 'POST'], url: '/', handler: version });
 
-    app.route<{ Params: { call: string } }>({
+    app.route<{ Params: { call: string; tenant?: string } }>({
       method: ['GET', 'POST'],
       url: '/:call',
       handler: async (request, reply) => {
@@ -194,7 +183,12 @@ export function confapiRoutes(registry: TenantRegistry, deps: ConfapiDeps) {
           throw failure('checksumError', 'The checksum must be sent as checksum=…');
         }
         const hint = (queryParams.find(([name]) => name === 'meetingID') ?? bodyParams.find(([name]) => name === 'meetingID'))?.[1];
-        const tenant = tenantOf(registry, deps, call, checksums[0]!, signedTexts(query, form), hint);
+        const tenant = tenants.choose(new SignedCall(checksums[0]!, call, signedTexts(query, form)), {
+          pathTenant: request.params.tenant,
+          host: request.host,
+          client: request.ip,
+          meetingId: hint,
+        });
 
         // Parameters the checksum does not cover are never used.
         if (bodyParams.length > 0 && queryParams.length > 0) {

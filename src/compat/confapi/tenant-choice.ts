@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import type { Tenant, TenantRegistry, TenantSnapshot } from '../tenants/registry.js';
+import type { SignedCall } from './checksum.js';
+import { ClientHints } from './client-hints.js';
+import { failure } from './errors.js';
+
+/** What a call says about its tenant besides its checksum. */
+export interface TenantClues {
+  /** The `{tenant}` of `/confapi/{tenant}/api/…` (decoded), when the call came that way. */
+  readonly pathTenant: string | undefined;
+  /** The host the client asked for (Host, or X-Forwarded-Host from a trusted proxy), port included. */
+  readonly host: string;
+  /** The client's address as the trusted proxy reports it (the key of the hint). */
+  readonly client: string;
+  /** The call's meetingID, when it names one: its owners are tried early by the fallback. */
+  readonly meetingId: string | undefined;
+}
+
+/**
+ * The tenant label of `host` under `suffix` (COMPAT_TENANT_HOST_SUFFIX, e.g. `.example.org`):
+ * `moodle.example.org:443` → `moodle`. Undefined when the host names no tenant: no suffix
+ * set, another domain, an IP address, or the bare suffix. A trailing dot is ignored. Host names are case-insensitive,
+ * so the label is lower-cased.
+ */
+export function hostTenantLabel(host: string, suffix: string): string | undefined {
+  if (suffix === '' || host.startsWith('[')) return undefined;
+  const colon = host.indexOf(':');
+  // A fully qualified name may end with a dot (t1.example.org.): the same host.
+  const name = (colon < 0 ? host : host.slice(0, colon)).toLowerCase().replace(/\.$/, '');
+  if (name.length <= suffix.length || !name.endsWith(suffix)) return undefined;
+  return name.slice(0, -suffix.length);
+}
+
+/**
+ * Finds the tenant whose secret signed a call, in the order real deployments name it:
+ *
+ * 1. A call that names its tenant, by path (`/confapi/{tenant}/api/…`) or by host
+ *    (`{tenant}` + COMPAT_TENANT_HOST_SUFFIX), is that tenant's alone: its secret is the only
+ *    one tried (one hash, whatever the number of tenants). An unknown tenant, a tenant without
+ *    an API secret, path and host naming two different tenants, or a checksum another tenant's
+ *    secret would match are all checksumError, with the same message and about the same time
+ *    (an unknown tenant is checked against a decoy secret), so the answer never tells which
+ *    tenants exist.
+ * 2. Otherwise the secrets are searched: the owners of the call's meetingID, the tenant this
+ *    client address last signed with (a hint, verified like any other), then every tenant,
+ *    the signed text hashed once for all of them when it is long (SignedCall).
+ */
+export class TenantChooser {
+  private readonly decoySecret = randomBytes(32).toString('base64url');
+  private hostIndex: { readonly of: TenantSnapshot; readonly byLabel: ReadonlyMap<string, Tenant | null> } | null = null;
+
+  constructor(
+    private readonly registry: TenantRegistry,
+    private readonly ownersOf: (meetingId: string) => readonly string[],
+    /** COMPAT_TENANT_HOST_SUFFIX, lower-case, starting with a dot; '' when hosts name no tenant. */
+    private readonly hostSuffix: string,
+    readonly hints = new ClientHints(),
+  ) {}
+
+  choose(signed: SignedCall, clues: TenantClues): Tenant {
+    const snapshot = this.registry.current();
+    const hostLabel = hostTenantLabel(clues.host, this.hostSuffix);
+    if (clues.pathTenant !== undefined || hostLabel !== undefined) return this.named(snapshot, signed, clues.pathTenant, hostLabel);
+    return this.search(snapshot, signed, clues);
+  }
+
+  private named(snapshot: TenantSnapshot, signed: SignedCall, pathTenant: string | undefined, hostLabel: string | undefined): Tenant {
+    const byPath = pathTenant === undefined ? undefined : snapshot.byId.get(pathTenant);
+    const byHost = hostLabel === undefined ? undefined : this.byHostLabel(snapshot).get(hostLabel);
+    // Both given: they must name the same tenant (a tenant unknown to either is no tenant).
+    const tenant = pathTenant !== undefined && hostLabel !== undefined ? (byPath !== undefined && byPath === byHost ? byPath : undefined) : (byPath ?? byHost ?? undefined);
+    if (!tenant?.apiSecret) {
+      signed.matches(this.decoySecret);
+      throw failure('checksumError');
+    }
+    if (!signed.matches(tenant.apiSecret)) throw failure('checksumError');
+    return tenant;
+  }
+
+  private search(snapshot: TenantSnapshot, signed: SignedCall, clues: TenantClues): Tenant {
+    if (!signed.wellFormed) throw failure('checksumError');
+    const tried = new Set<Tenant>();
+    const attempt = (tenant: Tenant | undefined): boolean => {
+      if (!tenant?.apiSecret || tried.has(tenant)) return false;
+      tried.add(tenant);
+      return signed.matches(tenant.apiSecret);
+    };
+    let found: Tenant | undefined;
+    // Owners of the meetingID first: the call of a known meeting costs one or two hashes, not a scan.
+    for (const id of clues.meetingId === undefined ? [] : this.ownersOf(clues.meetingId)) {
+      const owner = snapshot.byId.get(id);
+      if (attempt(owner)) {
+        found = owner;
+        break;
+      }
+    }
+    // Then the hint, for the calls no owner narrows (create, getMeetings): one more hash at worst.
+    if (!found) {
+      const hinted = snapshot.byId.get(this.hints.get(clues.client) ?? '');
+      if (attempt(hinted)) found = hinted;
+    }
+    if (!found) found = snapshot.apiTenants.find((tenant) => attempt(tenant));
+    if (!found) throw failure('checksumError');
+    this.hints.remember(clues.client, found.id);
+    return found;
+  }
+
+  /** Tenants by lower-cased id, built once per registry snapshot; ids equal but for case name nobody (null). */
+  private byHostLabel(snapshot: TenantSnapshot): ReadonlyMap<string, Tenant | null> {
+    if (this.hostIndex?.of !== snapshot) {
+      const byLabel = new Map<string, Tenant | null>();
+      for (const tenant of snapshot.tenants) {
+        const label = tenant.id.toLowerCase();
+        byLabel.set(label, byLabel.has(label) ? null : tenant);
+      }
+      this.hostIndex = { of: snapshot, byLabel };
+    }
+    return this.hostIndex.byLabel;
+  }
+}
