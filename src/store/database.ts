@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { migrate, readMigrations } from './migrate.js';
-import { openDurable } from './pragma.js';
+import { openDurable } from './sqlite.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 

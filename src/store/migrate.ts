@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { readPragma, setPragma } from './pragma.js';
+import { readPragma, setPragma } from './sqlite.js';
 
 export interface Migration {
   readonly version: number;

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { readinessProbeReuseMs } from '../../src/http/app.js';
 import { databaseFileName } from '../../src/store/database.js';
 import { writeProbeKey } from '../../src/store/write-probe.js';
+import { openSqlite } from '../../src/store/sqlite.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
@@ -19,7 +19,7 @@ async function get(daemon: Daemon, path: string, headers: Record<string, string>
 
 /** How many write probes the daemon's database has taken (read from another connection). */
 function probesOf(daemon: Daemon): number {
-  const db = new Database(join(daemon.dataDir, databaseFileName), { readonly: true });
+  const db = openSqlite(join(daemon.dataDir, databaseFileName), { readonly: true });
   try {
     const row = db.prepare('SELECT value FROM instance_meta WHERE key = ?').get(writeProbeKey) as { value: string } | undefined;
     return Number(row?.value ?? 0);
@@ -56,7 +56,7 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   const daemon = await daemonFor(t);
   t.equal((await get(daemon, '/readyz')).status, 200);
   // Another process holds SQLite's write lock: every write of the daemon would wait, then fail.
-  const blocker = new Database(join(daemon.dataDir, databaseFileName));
+  const blocker = openSqlite(join(daemon.dataDir, databaseFileName));
   t.teardown(() => blocker.close());
   blocker.exec('BEGIN IMMEDIATE');
   await pastReuse();

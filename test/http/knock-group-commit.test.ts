@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { assertError, daemonFor, dataDirFor } from '../helpers/api.js';
 import { stopDaemon, type Daemon } from '../helpers/daemon.js';
 import { asSession, createRoom, moderator, names, withAdminToken } from '../helpers/waiting.js';
 import { walCommits } from '../helpers/wal.js';
 import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
+import { openSqlite } from '../../src/store/sqlite.js';
 
 interface RawAnswer {
   readonly status: number;
@@ -90,7 +90,7 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
   const commits = after.commits - before.commits;
   t.ok(commits >= 1 && commits <= count / 4, `the ${count} knocks took ${commits} commits, not one each`);
 
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   const stored = new Set(
     (db.prepare("SELECT secret_hash FROM waiting_requests WHERE state = 'waiting'").pluck().all() as Buffer[]).map((b) => b.toString('hex')),
   );

@@ -10,6 +10,7 @@ import { databaseFileName, openDatabase, type Db } from '../../src/store/databas
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
+import { readPragma, setPragma } from '../../src/store/sqlite.js';
 import { FakeClock } from '../engine/helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import { walCommits } from '../helpers/wal.js';
@@ -77,8 +78,8 @@ t.test('a full database fails the whole group: every knock gets the error, memor
   // The file may not grow by a single page: SQLite answers SQLITE_FULL, as on a full disk.
   // VACUUM first: the pages a migration's table rebuild freed (005) would take the group without growing the file.
   db.exec('VACUUM');
-  const pages = db.pragma('page_count', { simple: true }) as number;
-  db.pragma(`max_page_count = ${pages}`);
+  const pages = readPragma(db, 'page_count') as number;
+  setPragma(db, 'max_page_count', pages);
 
   const knocks = Array.from({ length: 30 }, (_, i) => s.waiting.knock(arrival(`Pupil ${i} ${'x'.repeat(50)}`)));
   const settled = await Promise.allSettled(knocks);
@@ -91,7 +92,7 @@ t.test('a full database fails the whole group: every knock gets the error, memor
   t.same(changes, [], 'no waiting-list change was announced');
   t.equal(count(db, 'waiting_requests') + count(db, 'meetings') + count(db, 'timeline_entries'), 0, 'nothing on disk');
 
-  db.pragma('max_page_count = 1073741823');
+  setPragma(db, 'max_page_count', 1073741823);
   const ok = await s.waiting.knock(arrival('After the disk was freed'));
   t.equal(ok.status, 'waiting', 'the service goes on once there is room');
   t.same(s.waiting.list('r1', api).map((i) => i.name), ['After the disk was freed']);

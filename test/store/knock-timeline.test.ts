@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
 import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
@@ -11,6 +10,7 @@ import type { WaitingRequestStore } from '../../src/engine/waiting/waiting-reque
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
 import { databaseFileName, openDatabase, type Db } from '../../src/store/database.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
@@ -184,9 +184,9 @@ t.test('the timeline of knocks kept in request rows reads as if each had its own
 
 t.test('a database with knocks as timeline rows (schema 5) keeps them, in order, beside the new ones', async (t) => {
   const dir = tempDir(t);
-  const old = new Database(join(dir, databaseFileName));
-  old.pragma('journal_mode = WAL');
-  old.pragma('foreign_keys = ON');
+  const old = openSqlite(join(dir, databaseFileName));
+  setPragma(old, 'journal_mode', 'WAL');
+  setPragma(old, 'foreign_keys', 'ON');
   migrate(old, readMigrations(fileURLToPath(new URL('../../src/store/migrations', import.meta.url))).filter((m) => m.version <= 5));
   const at = (s: number) => `2030-01-01T08:00:0${s}.000Z`;
   old.exec(`
@@ -206,7 +206,7 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   const db = openDatabase(dir);
   t.teardown(() => db.close());
   const latest = Math.max(...readMigrations(fileURLToPath(new URL('../../src/store/migrations', import.meta.url))).map((m) => m.version));
-  t.equal(db.pragma('user_version', { simple: true }), latest, 'brought up to the latest migration');
+  t.equal(readPragma(db, 'user_version'), latest, 'brought up to the latest migration');
   t.same(db.prepare('SELECT request_id, knock_after_seq FROM waiting_requests').all(), [
     { request_id: 'old-a', knock_after_seq: null },
     { request_id: 'old-b', knock_after_seq: null },

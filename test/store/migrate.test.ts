@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { describeSchema, openDatabase, type Db } from '../../src/store/database.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { readPragma } from '../../src/store/sqlite.js';
 import type { Tap } from '../helpers/api.js';
 
 const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import.meta.url));
@@ -25,7 +26,7 @@ function open(t: Tap, dataDir?: string): { db: Db; dataDir: string } {
   return { db, dataDir: dir };
 }
 
-const userVersion = (db: Db) => db.pragma('user_version', { simple: true });
+const userVersion = (db: Db) => readPragma(db, 'user_version');
 
 /** What the golden file holds: the schema version, then SQLite's own listing of the schema. */
 const schemaListing = (db: Db) => [`user_version ${String(userVersion(db))}`, ...describeSchema(db)].join('\n') + '\n';
@@ -41,9 +42,9 @@ t.test('a fresh data directory is migrated to the latest version', async (t) => 
   t.equal(userVersion(db), latest, `user_version is ${latest}`);
   const tables = describeSchema(db).filter((line) => line.startsWith('table ')).map((line) => line.split(':')[0]);
   for (const table of ['rooms', 'access_tokens', 'instance_meta']) t.ok(tables.includes(`table ${table}`), `table ${table} exists`);
-  t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-  t.equal(db.pragma('foreign_keys', { simple: true }), 1);
-  t.equal(db.pragma('synchronous', { simple: true }), 2, 'synchronous=FULL');
+  t.equal(readPragma(db, 'journal_mode'), 'wal');
+  t.equal(readPragma(db, 'foreign_keys'), 1);
+  t.equal(readPragma(db, 'synchronous'), 2, 'synchronous=FULL');
 });
 
 t.test('migrating again is a no-op', async (t) => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { databaseFileName, describeSchema, openDatabase } from '../../src/store/database.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
 import type { Tap } from '../helpers/api.js';
 
 const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import.meta.url));
@@ -14,10 +14,10 @@ const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import
 function databaseAt4(t: Tap): { dir: string; db: Database.Database } {
   const dir = mkdtempSync(join(tmpdir(), 'meet-migration-005-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const db = new Database(join(dir, databaseFileName));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  const db = openSqlite(join(dir, databaseFileName));
+  setPragma(db, 'journal_mode', 'WAL');
+  setPragma(db, 'synchronous', 'FULL');
+  setPragma(db, 'foreign_keys', 'ON');
   t.same(migrate(db, readMigrations(migrationsDir).filter((m) => m.version <= 4)), [1, 2, 3, 4]);
   return { dir, db };
 }
@@ -76,11 +76,11 @@ t.test('migration 005 keeps every row of a schema-4 database, with its rowid, an
 
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  t.ok((db.pragma('user_version', { simple: true }) as number) >= 5, 'migrated past 005');
+  t.ok((readPragma(db, 'user_version') as number) >= 5, 'migrated past 005');
   t.same(everyRequest(db), before, 'every request, every column, same rowids, same order');
   t.same(db.prepare('SELECT * FROM timeline_entries ORDER BY seq').all(), timelineBefore, 'the timeline is untouched');
-  t.same(db.pragma('foreign_key_check'), [], 'no foreign key is broken');
-  t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+  t.same(db.prepare('PRAGMA foreign_key_check').all(), [], 'no foreign key is broken');
+  t.same(db.prepare('PRAGMA integrity_check').all(), [{ integrity_check: 'ok' }]);
 
   const schema = describeSchema(db).join('\n');
   t.notMatch(schema, /waiting_requests_new/, 'no trace of the rebuild');

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { openDurable } from '../pragma.js';
+import { openDurable } from '../sqlite.js';
 import type {
   CallbackJob,
   ChatRecord,
