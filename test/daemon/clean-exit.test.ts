@@ -81,7 +81,8 @@ for (const count of [1, 50]) {
     const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
     const slow = [];
     for (let i = 0; i < count; i += 1) slow.push(await slowRequest(daemon.url, '/room/any/knock', 'application/json', 0));
-    await until('the daemon holds every request', async () => daemon.lines.filter((l) => /"msg":"incoming request"/.test(l)).length >= count, 10_000, 25);
+    // Headers parsed, body pending: nothing outside the daemon shows it, so give it a generous moment.
+    await sleep(1000);
     const { code, ms } = await signalled(daemon);
     t.equal(code, 1, 'exit code 1');
     t.ok(ms < stopTimeoutSecs(grace) * 1000, `exited (${ms} ms) before grace + margin, where a supervisor would SIGKILL`);
@@ -137,7 +138,7 @@ t.test('knocks acknowledged right before SIGTERM, and knocks in flight during it
       return { name, socket, body, closed, received: () => received };
     }),
   );
-  await sleep(300);
+  await sleep(1000);
   first.child.kill('SIGTERM');
   await sleep(200);
   for (const knock of inFlight) knock.socket.write(knock.body.slice(-1));
