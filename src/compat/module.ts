@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
@@ -67,6 +68,8 @@ export interface CompatModule {
   recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
   /** Whether the listener accepts connections (for /readyz). */
   listening(): boolean;
+  /** The listener's server, for counting what it still holds when the daemon must exit. */
+  readonly server: Server;
   /** Closes keep-alive connections with no request (`idle`), or every connection (`all`: the shutdown grace is over). */
   closeConnections(which: 'idle' | 'all'): void;
   stop(): Promise<void>;
@@ -238,6 +241,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       return meetings.recordingReady(meeting, recording);
     },
     listening: () => app.server.listening,
+    server: app.server,
     closeConnections: (which) => (which === 'all' ? app.server.closeAllConnections() : app.server.closeIdleConnections()),
     stop,
   };

@@ -190,7 +190,7 @@ export const settings = {
   shutdownGraceSecs: setting({
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',
     fallback: '10', parse: p.integerBetween(0, 3600),
-    description: 'On SIGTERM, requests in flight get this long to finish (seconds); then the remaining connections are closed and the process exits 0',
+    description: 'On SIGTERM or SIGINT, the stop (live sockets closed with 4503, requests in flight answered, writes committed) gets this long (seconds); a stop unfinished then, or a second signal, cuts what is open and exits 1',
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',

@@ -5,23 +5,38 @@ import type { Config } from '../config/settings.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
-import { loggerOptions } from './logger.js';
+import { closeCodes } from '../http/live/protocol.js';
+import { endLog, loggerOptions } from './logger.js';
+import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
 import { openServices, systemClock, type Services } from './services.js';
-import { shutdownBackstopSecs } from './shutdown.js';
 
 export const initialTokenFileName = 'initial-admin-token';
 
 /** While stopping, how often keep-alive connections that finished their request are closed. */
 const idleSweepMs = 100;
 
+/** How long an exit waits for the log's last lines: a clean stop (within the grace), a forced one. */
+const cleanLogWithinMs = 1000;
+const forcedLogWithinMs = 250;
+
+/** What a forced exit logs as still open: counts only, nothing a client sent. */
+export interface OpenWork {
+  readonly engine: { readonly connections: number; readonly requests: number; readonly liveSockets: number };
+  readonly compat?: { readonly connections: number; readonly requests: number };
+}
+
 export interface RunningDaemon {
   readonly url: string;
   readonly log: Logger;
-  /** SERVICE_SHUTDOWN_GRACE_SECS: how long stop() lets requests in flight finish. */
+  /** SERVICE_SHUTDOWN_GRACE_SECS: how long a signal lets stop() take before the process exits anyway. */
   readonly shutdownGraceSecs: number;
-  /** Stops accepting, gives requests in flight the grace, cuts what remains, closes the database. */
+  /** Stops accepting, closes live sockets (4503), waits for requests in flight, commits queued writes, closes the database. */
   stop(): Promise<void>;
+  /** Connections, requests in flight and live sockets still open, per listener. */
+  openWork(): OpenWork;
+  /** For an exit that cannot wait: every connection cut, queued writes committed, the database closed. Synchronous. */
+  abort(): void;
 }
 
 function writeInitialToken(dataDir: string, token: string): string {
@@ -86,63 +101,98 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   const url = displayUrl(config.httpAddr.host, port);
   log.info({ url }, `engine listening on ${url}`);
   const graceSecs = config.shutdownGraceSecs;
+  const engineWork = countOpenWork(app.server);
+  const compatWork = running ? countOpenWork(running.server) : null;
   const stop = async () => {
     stopWatching();
-    // A connection that answered its last request while we stop would otherwise idle (keep-alive) until the grace ends.
+    // Live sockets first, with the code the page reads as "the service restarts" (it comes back by itself);
+    // @fastify/websocket would close them with no code at all.
+    for (const client of app.websocketServer.clients) client.close(closeCodes.restarting, 'service restarting');
+    // A connection that answered its last request while we stop would otherwise idle (keep-alive) until the deadline.
     const idle = setInterval(() => {
       app.server.closeIdleConnections();
+      engineWork.closeUnused();
       running?.closeConnections('idle');
+      compatWork?.closeUnused();
     }, idleSweepMs);
-    const cut = setTimeout(() => {
-      log.warn({ graceSecs }, 'shutdown grace over: closing the connections still open');
-      app.server.closeAllConnections();
-      // Upgraded sockets are no longer the HTTP server's; a peer that never answers the close frame would hold the stop.
-      for (const client of app.websocketServer.clients) client.terminate();
-      running?.closeConnections('all');
-    }, graceSecs * 1000);
     try {
-      // Both listeners stop accepting at once; the services they share close after both.
+      // Both listeners stop accepting at once and wait for their requests in flight; the services they share close after both.
       await Promise.all([running?.stop(), app.close()]);
     } finally {
       clearInterval(idle);
-      clearTimeout(cut);
       stopSummary();
+      // Knocks queued for the group commit are written, then the database closes.
       services.close();
     }
   };
-  return { url, log, shutdownGraceSecs: graceSecs, stop };
+  const openWork = (): OpenWork => ({
+    engine: { connections: engineWork.connections(), requests: engineWork.requests(), liveSockets: app.websocketServer.clients.size },
+    ...(compatWork ? { compat: { connections: compatWork.connections(), requests: compatWork.requests() } } : {}),
+  });
+  const abort = () => {
+    app.server.closeAllConnections();
+    // Upgraded sockets are no longer the HTTP server's.
+    for (const client of app.websocketServer.clients) client.terminate();
+    running?.closeConnections('all');
+    services.close();
+  };
+  return { url, log, shutdownGraceSecs: graceSecs, stop, openWork, abort };
 }
 
 /**
- * Stops accepting, lets in-flight requests finish within the shutdown grace, closes the
- * database, then exits 0. A stop that hangs past the grace and the backstop exits 0 anyway:
- * the supervisor's timeout (rendered from the same grace) must never be what ends it.
+ * SIGTERM and SIGINT: stop() (stop accepting, live sockets closed with 4503, requests in flight
+ * answered, queued writes committed, database closed), then exit 0. The process never outlives
+ * the grace: at SERVICE_SHUTDOWN_GRACE_SECS, or at a second signal, it logs what was still open
+ * (counts only), cuts every connection, commits and closes the database and exits 1. Exits go
+ * through endLog, never a bare process.exit (see there why).
  */
 export function stopOnSignals(daemon: RunningDaemon): void {
   let stopping = false;
+  let exiting = false;
+  let deadlineAt = 0;
+  const exit = (code: number, logWithinMs: number) => {
+    exiting = true;
+    void endLog(daemon.log, logWithinMs).then(() => process.exit(code));
+  };
+  const forced = (msg: string, fields: Record<string, unknown>) => {
+    if (exiting) return;
+    daemon.log.error({ ...fields, open: daemon.openWork() }, msg);
+    try {
+      daemon.abort();
+    } catch (err) {
+      daemon.log.error({ err }, 'closing the database failed');
+    }
+    exit(1, forcedLogWithinMs);
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      forced(`${signal} while stopping: exiting now with work still open`, { signal });
+      return;
+    }
     stopping = true;
+    const graceMs = daemon.shutdownGraceSecs * 1000;
+    deadlineAt = Date.now() + graceMs;
     daemon.log.info({ signal, graceSecs: daemon.shutdownGraceSecs }, 'stopping');
-    setTimeout(() => {
-      daemon.log.warn('stop still unfinished after the grace and the backstop: exiting');
-      daemon.log.flush?.();
-      process.exit(0);
-    }, (daemon.shutdownGraceSecs + shutdownBackstopSecs) * 1000).unref();
+    // Ref'd on purpose: a stop waiting on something that keeps no handle open must still end here, not vanish.
+    const deadline = setTimeout(() => forced('shutdown grace over: exiting with work still open', { graceSecs: daemon.shutdownGraceSecs }), graceMs);
+    const remaining = () => Math.min(cleanLogWithinMs, Math.max(forcedLogWithinMs, deadlineAt - Date.now()));
     daemon.stop().then(
       () => {
+        clearTimeout(deadline);
+        if (exiting) return;
         daemon.log.info('stopped');
-        daemon.log.flush?.();
-        process.exit(0);
+        exit(0, remaining());
       },
       (err: unknown) => {
+        clearTimeout(deadline);
+        if (exiting) return;
         daemon.log.error({ err }, 'stop failed');
-        process.exit(1);
+        exit(1, remaining());
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   // `systemctl reload` sends SIGHUP (the tenants watch re-reads on it); without a listener
   // Node would die of it, and systemd counts SIGHUP as a clean exit, so nothing restarts it.
   process.on('SIGHUP', () => daemon.log.info('SIGHUP: the tenants file, when configured, is read again'));

@@ -79,6 +79,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
   const succession = new ModeratorSuccession(meetings, roomStore);
   let timer: NodeJS.Timeout | null = null;
+  let closed = false;
   return {
     rooms,
     accessTokens: new AccessTokenService(new SqliteAccessTokenStore(db), clock),
@@ -104,6 +105,9 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       timer.unref();
     },
     close() {
+      // Twice is once: a forced exit closes while a stop may still be on its way to closing.
+      if (closed) return;
+      closed = true;
       if (timer) clearInterval(timer);
       // Knocks queued but not yet committed are written (and answered) before the database closes.
       meetings.flushGrouped();

@@ -350,6 +350,20 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   socket.addEventListener('close', (event) => {
     if (closed) return;
     close();
+    // closeCodes.restarting of protocol.ts (the type keeps the two equal): the daemon is stopping.
+    const restartingCode: (typeof import('../http/live/protocol.js').closeCodes)['restarting'] = 4503;
+    if (event.code === restartingCode) {
+      options.left('The service is restarting. This page comes back by itself in a few seconds.');
+      options.hooks?.leaving('lost');
+      // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
+      const comeBack = (): void => {
+        void fetch('/healthz', { cache: 'no-store' })
+          .then((answer) => answer.ok, () => false)
+          .then((up) => (up ? location.reload() : void window.setTimeout(comeBack, 2000)));
+      };
+      window.setTimeout(comeBack, 2000);
+      return;
+    }
     options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.');
     options.hooks?.leaving('lost');
   });

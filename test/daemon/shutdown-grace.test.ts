@@ -1,31 +1,15 @@
 import { spawn } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { shutdownBackstopSecs, stopTimeoutSecs } from '../../src/daemon/shutdown.js';
+import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
 import { daemonFor, logRecords } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
+import { slowRequest as hangingRequest } from '../helpers/slow-client.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
-
-/**
- * A request that never ends by itself: its headers promise a body of 1000 bytes and only a
- * few arrive. Resolves once the server has the headers (the request is in flight).
- */
-async function hangingRequest(base: string, path: string, contentType = 'application/json'): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
-  const url = new URL(base);
-  const socket = connect(Number(url.port), url.hostname);
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  socket.on('error', () => {});
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n{"name":`);
-  await sleep(300);
-  return { socket, received: () => received, closed };
-}
 
 /** SIGTERM, then the exit code and how long the process took to go. */
 async function terminate(daemon: Daemon): Promise<{ code: number | string; ms: number }> {
@@ -35,20 +19,20 @@ async function terminate(daemon: Daemon): Promise<{ code: number | string; ms: n
   return { code, ms: Date.now() - started };
 }
 
-t.test('a request that never finishes is cut after the grace; the daemon exits 0 well within the stop timeout', async (t) => {
+t.test('a request that never finishes: at the grace the daemon logs what was open, cuts it and exits 1', async (t) => {
   const grace = 1;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
   const hanging = await hangingRequest(daemon.url, '/room/any/knock');
   const { code, ms } = await terminate(daemon);
-  t.equal(code, 0, 'exit code 0');
+  t.equal(code, 1, 'exit code 1: the stop did not finish');
   t.ok(ms >= grace * 1000 - 100, `the request had its grace (${ms} ms)`);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `before a supervisor would SIGKILL (${ms} ms)`);
   await hanging.closed;
   t.pass('the hanging connection was closed by the daemon');
   const records = logRecords(daemon);
-  t.ok(records.some((r) => r.msg === 'shutdown grace over: closing the connections still open' && r.graceSecs === grace), 'the cut is logged');
-  t.ok(records.some((r) => r.msg === 'stopped'), 'and the stop finished (database closed), not the backstop');
-  t.notOk(records.some((r) => /backstop/.test(String(r.msg))), 'the backstop did not fire');
+  const over = records.find((r) => r.msg === 'shutdown grace over: exiting with work still open');
+  t.match(over, { graceSecs: grace, open: { engine: { requests: 1, connections: 1, liveSockets: 0 } } }, 'the forced exit names what was open, as counts');
+  t.notOk(records.some((r) => r.msg === 'stopped'), 'no "stopped": the stop was cut, not finished');
 });
 
 t.test('a request in flight that completes within the grace is answered, and the stop does not wait for the rest of it', async (t) => {
@@ -74,7 +58,7 @@ t.test('a request in flight that completes within the grace is answered, and the
   t.ok(ms < grace * 1000, `exited once nothing was in flight (${ms} ms), not after the ${grace} s grace`);
 });
 
-t.test('a live socket whose peer never answers the close is cut after the grace', async (t) => {
+t.test('a live socket whose peer never answers the close is cut at the grace (exit 1), not after ws\'s 30 s close timeout', async (t) => {
   const grace = 1;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
   await createRoom(t, daemon, { room_id: 'stuck', name: 'Stuck', waiting_room: 'off' });
@@ -83,20 +67,20 @@ t.test('a live socket whose peer never answers the close is cut after the grace'
   // The client stops reading: the server's close frame is never answered (ws would wait 30 s).
   (client.socket as unknown as { _socket: Socket })._socket.pause();
   const { code, ms } = await terminate(daemon);
-  t.equal(code, 0);
+  t.equal(code, 1);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms), not after ws's 30 s close timeout`);
-  t.ok(logRecords(daemon).some((r) => r.msg === 'stopped'), 'the stop finished, not the backstop');
+  t.match(logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'), { open: { engine: { liveSockets: 1 } } }, 'the socket is named as open');
 });
 
-t.test('the compat listener: a hanging meeting-API request is cut after the grace too', async (t) => {
+t.test('the compat listener: a hanging meeting-API request is cut at the grace too', async (t) => {
   const grace = 1;
   const daemon = await compatDaemonFor(t, { SERVICE_SHUTDOWN_GRACE_SECS: String(grace), COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-grace-test' });
   const hanging = await hangingRequest(daemon.compatUrl, '/confapi/api/create', 'application/x-www-form-urlencoded');
   const { code, ms } = await terminate(daemon);
-  t.equal(code, 0);
+  t.equal(code, 1);
   t.ok(ms >= grace * 1000 - 100, `the request had its grace (${ms} ms)`);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms)`);
-  t.ok(logRecords(daemon).some((r) => r.msg === 'stopped'), 'the stop finished, not the backstop');
+  t.match(logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'), { open: { engine: { requests: 0 }, compat: { requests: 1 } } }, 'the compat request is named as open');
   await hanging.closed;
 });
 
@@ -114,13 +98,19 @@ t.test('a bad grace is refused at start, naming the variable', async (t) => {
   }
 });
 
-t.test('a stop that hangs even after the cut: the backstop exits 0 before the supervisor would kill', async (t) => {
+t.test('a stop that never finishes, with a handle that keeps the process alive: the deadline still exits 1', async (t) => {
   // A real process running stopOnSignals around a daemon whose stop never ends.
   const run = new URL('../../dist/daemon/run.js', import.meta.url).href;
   const script = `
     import { pino } from 'pino';
     import { stopOnSignals } from ${JSON.stringify(run)};
-    stopOnSignals({ url: '', log: pino(), shutdownGraceSecs: 0, stop: () => new Promise(() => {}) });
+    let aborted = false;
+    stopOnSignals({
+      url: '', log: pino(), shutdownGraceSecs: 1, stop: () => new Promise(() => {}),
+      openWork: () => ({ engine: { connections: 3, requests: 2, liveSockets: 1 } }),
+      abort: () => { aborted = true; },
+    });
+    process.on('exit', () => console.log(aborted ? 'aborted' : 'not aborted'));
     setInterval(() => {}, 1000);
     console.log('armed');
   `;
@@ -133,9 +123,10 @@ t.test('a stop that hangs even after the cut: the backstop exits 0 before the su
   child.kill('SIGTERM');
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   const ms = Date.now() - started;
-  t.equal(code, 0, 'exit 0 anyway');
-  t.ok(ms >= shutdownBackstopSecs * 1000 - 100 && ms < stopTimeoutSecs(0) * 1000, `after the backstop, before the stop timeout (${ms} ms)`);
-  t.match(out, /stop still unfinished after the grace and the backstop/);
+  t.equal(code, 1, 'exit 1');
+  t.ok(ms >= 900 && ms < stopTimeoutSecs(1) * 1000, `at the grace, before the stop timeout (${ms} ms)`);
+  t.match(out, /"open":\{"engine":\{"connections":3,"requests":2,"liveSockets":1\}\},"msg":"shutdown grace over: exiting with work still open"/);
+  t.match(out, /aborted\n/, 'the connections were cut and the database closed before the exit');
 });
 
 t.test('SIGHUP (the unit\'s ExecReload) does not stop a daemon without a tenants file', async (t) => {

@@ -92,5 +92,8 @@ export type ClientMessage =
   | { readonly type: 'move'; readonly participant_id: string; readonly room_id: string }
   | { readonly type: 'bring_back' };
 
-/** WebSocket close codes the server uses (4000-4999 are the application's). */
-export const closeCodes = { unauthorized: 4401, ended: 4410, replaced: 4409 } as const;
+/**
+ * WebSocket close codes the server uses (4000-4999 are the application's). `restarting`: the
+ * daemon is stopping (SIGTERM/SIGINT); the page says so and comes back once the service answers.
+ */
+export const closeCodes = { unauthorized: 4401, ended: 4410, replaced: 4409, restarting: 4503 } as const;

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A client whose request never ends by itself, and what it saw. */
+export interface SlowClient {
+  readonly socket: Socket;
+  /** Everything the server sent so far. */
+  received(): string;
+  /** Resolves once the connection is closed (by either side). */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * A request that never ends by itself: its headers promise a body of 1000 bytes and only the
+ * first few arrive. Resolves once the bytes are written and `settleMs` passed, so the server
+ * holds the request in flight.
+ */
+export async function slowRequest(base: string, path: string, contentType = 'application/json', settleMs = 300): Promise<SlowClient> {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n{"name":`);
+  if (settleMs > 0) await sleep(settleMs);
+  return { socket, received: () => received, closed };
+}
+
+/** Whether a process (not our child) still runs: a zombie left for a reaper counts as gone. */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..."; the state follows the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
