@@ -43,7 +43,8 @@ t.test('refused static paths answer 4xx in the error shape and log no error', as
   const cases: [string, string, Record<string, string>, number, string][] = [
     ['traversal out of the web root', '/assets/web/../../package.json', {}, 403, 'forbidden'],
     ['traversal out of the vendor root', '/assets/vendor/selfie/../../../package.json', {}, 403, 'forbidden'],
-    ['a NUL in the path', '/assets/web/%00', {}, 403, 'forbidden'],
+    // A NUL is a malformed path, not a forbidden one: the static plugin answers 400.
+    ['a NUL in the path', '/assets/web/%00', {}, 400, 'bad_request'],
     ['a directory', '/assets/web/static/', {}, 403, 'forbidden'],
     ['a range beyond the file', script, { range: 'bytes=99999999-' }, 416, 'range_not_satisfiable'],
     ['a failed If-Match', script, { 'if-match': '"not-this-one"' }, 412, 'precondition_failed'],
