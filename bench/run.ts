@@ -380,7 +380,7 @@ async function moderatorsScenario(): Promise<void> {
   const daemon = await startDaemon('daemon-moderators', settings, { dataDir, workDir, env: daemonEnv });
   servers.push(daemon);
   await quietMoment('moderators');
-  const f = await moderatorScenario(daemon, { windowSec: timing.durationSec, log });
+  const f = await moderatorScenario(daemon, { windowSec: 2 * timing.durationSec, log });
   moderatorFigures = f;
   log(
     `moderators: ${f.changes} changes in ${f.windowSec.toFixed(1)} s; daemon CPU ${f.restCpuPct.toFixed(1)}% at rest, ${f.busyCpuPct.toFixed(1)}% busy ` +

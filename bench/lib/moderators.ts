@@ -22,7 +22,7 @@ export interface ModeratorFigures {
   /** Daemon CPU (% of one core) with only the waiting people's polls, then with the changes too. */
   readonly restCpuPct: number;
   readonly busyCpuPct: number;
-  /** (busy − rest CPU) / changes: a change's whole cost (its HTTP request, durable write, and the pushes to 5 moderators). */
+  /** (busy − rest CPU rate) × busy time / changes: a change's whole cost (its HTTP request, durable write, and the pushes to 5 moderators). */
   readonly cpuMsPerChange: number;
   /** Bytes and messages one moderator's socket received in the window (mean of the 5). */
   readonly bytesPerModerator: number;
@@ -32,7 +32,7 @@ export interface ModeratorFigures {
   readonly wholeListsPerModerator: number;
   /** The list the first moderator held at the end (from the messages) equals GET /waiting-list. */
   readonly consistent: boolean | null;
-  /** Other programs' CPU during the busy window (% of one core): the figure is noisy by about that much. */
+  /** Other programs' CPU during the busy slices (% of one core, mean): the figure is noisy by about that much. */
   readonly otherCpuPct: number | null;
   readonly errors: number;
 }
@@ -140,46 +140,65 @@ export async function moderatorScenario(daemon: Daemon, options: { windowSec: nu
   options.log(`moderators: ${decider.list.size} waiting, ${moderatorCount} moderators connected`);
   await sleep(1000);
 
-  // At rest: only the polls.
-  const rest0 = cpuSecondsOf(daemon.pid) ?? 0;
-  const restT0 = performance.now();
-  await sleep(options.windowSec * 1000);
-  const restCpuPct = (((cpuSecondsOf(daemon.pid) ?? 0) - rest0) / ((performance.now() - restT0) / 1000)) * 100;
-
-  // Busy: every 100 ms a knock, then the first moderator refuses the oldest request she holds.
+  // Slices at rest (only the polls) alternate with busy slices (every 100 ms a knock, then the
+  // first moderator refuses the oldest request she holds), so that drift of this shared virtual
+  // machine falls on both alike.
   const before = sockets.map((s) => ({ bytes: s.bytes, messages: s.messages, wholeLists: s.wholeLists }));
-  const othersPromise = othersCpuPct([daemon.pid], options.windowSec * 1000);
-  const busy0 = cpuSecondsOf(daemon.pid) ?? 0;
-  const busyT0 = performance.now();
-  let changes = 0;
+  const slices = 4;
+  const sliceMs = (options.windowSec * 1000) / slices;
   const tickMs = 1000 / knocksPerSec;
-  const ticks = Math.round(options.windowSec * knocksPerSec);
-  const inFlight: Promise<void>[] = [];
-  for (let k = 0; k < ticks; k++) {
-    const due = busyT0 + k * tickMs;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    inFlight.push(
-      (async () => {
-        if (await knock()) changes += 1;
-        else errors += 1;
-        const oldest = decider.oldest();
-        if (!oldest) return;
-        decider.list.delete(oldest);
-        const refused = await client.request('POST', `/room/${roomId}/refuse`, {
-          json: { request_id: oldest },
-          headers: { authorization: `Bearer ${sessions[0]!}` },
-        });
-        if (refused.status === 200) changes += 1;
-        else errors += 1;
-      })(),
-    );
+  let restCpu = 0;
+  let restSec = 0;
+  let busyCpu = 0;
+  let busySec = 0;
+  let changes = 0;
+  let otherSum = 0;
+  let otherCount = 0;
+  const cpu = () => cpuSecondsOf(daemon.pid) ?? 0;
+  for (let slice = 0; slice < slices; slice++) {
+    const rest0 = cpu();
+    const restT0 = performance.now();
+    await sleep(sliceMs);
+    restCpu += cpu() - rest0;
+    restSec += (performance.now() - restT0) / 1000;
+
+    const othersPromise = othersCpuPct([daemon.pid], sliceMs);
+    const busy0 = cpu();
+    const busyT0 = performance.now();
+    const inFlight: Promise<void>[] = [];
+    for (let k = 0; k < Math.round((sliceMs / 1000) * knocksPerSec); k++) {
+      const wait = busyT0 + k * tickMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      inFlight.push(
+        (async () => {
+          if (await knock()) changes += 1;
+          else errors += 1;
+          const oldest = decider.oldest();
+          if (!oldest) return;
+          decider.list.delete(oldest);
+          const refused = await client.request('POST', `/room/${roomId}/refuse`, {
+            json: { request_id: oldest },
+            headers: { authorization: `Bearer ${sessions[0]!}` },
+          });
+          if (refused.status === 200) changes += 1;
+          else errors += 1;
+        })(),
+      );
+    }
+    await Promise.all(inFlight);
+    // The last pushes leave after the last answer.
+    await sleep(50);
+    busyCpu += cpu() - busy0;
+    busySec += (performance.now() - busyT0) / 1000;
+    const others = await othersPromise;
+    if (others !== null) {
+      otherSum += others;
+      otherCount += 1;
+    }
   }
-  await Promise.all(inFlight);
-  await sleep(100);
-  const busySec = (performance.now() - busyT0) / 1000;
-  const busyCpuPct = (((cpuSecondsOf(daemon.pid) ?? 0) - busy0) / busySec) * 100;
-  const otherCpuPct = await othersPromise;
+  const restCpuPct = (restCpu / restSec) * 100;
+  const busyCpuPct = (busyCpu / busySec) * 100;
+  const otherCpuPct = otherCount > 0 ? otherSum / otherCount : null;
   const received = sockets.map((s, i) => ({ bytes: s.bytes - before[i]!.bytes, messages: s.messages - before[i]!.messages, wholeLists: s.wholeLists - before[i]!.wholeLists }));
 
   const listed = await client.request('GET', `/room/${roomId}/waiting-list`, { headers: { authorization: `Bearer ${sessions[1]!}` } });
