@@ -5,7 +5,7 @@
  * bench/results.json. No scenario is a test; nothing here asserts a timing.
  *
  *   npm run bench -- [--duration 8] [--warmup 2] [--connections 10] [--log-level warn]
- *                    [--open 1000,10000,50000] [--only list,poll,knock,api] [--wait-quiet 60]
+ *                    [--open 1000,10000,50000] [--only list,poll,knock,api,moderators] [--wait-quiet 60]
  *                    [--cpu-prof] [--daemon-env NAME=VALUE ...] [--meetctl path/to/bin/meetctl.js] [--keep]
  *
  * The baseline always runs (first and last). --cpu-prof writes bench/profiles/<server>.cpuprofile; `node bench/dist/profile.js` then shows
@@ -21,6 +21,7 @@ import type { RequestParams } from 'autocannon';
 import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
+import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
 import { measure, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
 import { checkTargets, mean, overall, percent, ratio, referenceOf, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
@@ -33,7 +34,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     'log-level': { type: 'string', default: 'warn' },
     open: { type: 'string', default: '1000,10000,50000' },
-    only: { type: 'string', default: 'list,poll,knock,api' },
+    only: { type: 'string', default: 'list,poll,knock,api,moderators' },
     'cpu-prof': { type: 'boolean', default: false },
     'daemon-env': { type: 'string', multiple: true, default: [] },
     keep: { type: 'boolean', default: false },
@@ -370,6 +371,24 @@ async function knockScenario(): Promise<void> {
   log(`knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`);
 }
 
+// ---------------------------------------------------------------- moderators' live waiting list (bench/lib/moderators.ts)
+
+let moderatorFigures: ModeratorFigures | null = null;
+
+async function moderatorsScenario(): Promise<void> {
+  const dataDir = join(fastDir ?? workDir, 'moderators');
+  const daemon = await startDaemon('daemon-moderators', settings, { dataDir, workDir, env: daemonEnv });
+  servers.push(daemon);
+  await quietMoment('moderators');
+  const f = await moderatorScenario(daemon, { windowSec: 2 * timing.durationSec, log });
+  moderatorFigures = f;
+  log(
+    `moderators: ${f.changes} changes in ${f.windowSec.toFixed(1)} s; daemon CPU ${f.restCpuPct.toFixed(1)}% at rest, ${f.busyCpuPct.toFixed(1)}% busy ` +
+      `= ${f.cpuMsPerChange.toFixed(2)} ms per change; per moderator ${(f.bytesPerModerator / 1024).toFixed(1)} KiB in ${f.messagesPerModerator.toFixed(0)} messages`,
+  );
+  await daemon.stop();
+}
+
 /** The knock's durable write without HTTP or engine (bench/lib/knock-floor.ts): the knock's ceiling. */
 let knockFloor: KnockFloor | null = null;
 
@@ -526,6 +545,7 @@ async function main(): Promise<void> {
 
   if (only.has('poll') || only.has('list')) await waitingScenarios();
   if (only.has('knock')) await knockScenario();
+  if (only.has('moderators')) await moderatorsScenario();
   if (only.has('api')) {
     const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
     await apiScenarios('1t', [primary]);
@@ -560,6 +580,16 @@ async function main(): Promise<void> {
         `= ${percent(ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps))} of baseline, ${knockFloor.usPerKnock.toFixed(0)} µs per knock of the request thread`,
     );
   }
+  if (moderatorFigures) {
+    const f = moderatorFigures;
+    console.log(
+      `moderators' list: ${f.waiting.toLocaleString('en')} waiting, ${f.knocksPerSec} knocks/s each followed by a refusal, ${f.moderators} moderators connected: ` +
+        `${f.cpuMsPerChange.toFixed(2)} ms of daemon CPU per change (${f.busyCpuPct.toFixed(1)}% busy vs ${f.restCpuPct.toFixed(1)}% with the polls alone), ` +
+        `${Math.round(f.bytesPerModeratorPerChange)} bytes per change per moderator (${(f.bytesPerModerator / 1024).toFixed(1)} KiB in ${f.windowSec.toFixed(1)} s, ` +
+        `${f.wholeListsPerModerator} whole lists), lists consistent with GET /waiting-list: ${f.consistent ?? 'not checked'}${f.errors > 0 ? `, ${f.errors} errors` : ''}`,
+    );
+    if ((f.otherCpuPct ?? 0) > 25) notes.push(`moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`);
+  }
   for (const note of notes) console.log(`note: ${note}`);
   console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
 
@@ -575,6 +605,7 @@ async function main(): Promise<void> {
     facts,
     knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps) } : null,
     memory,
+    moderators: moderatorFigures,
     notes,
     totalSec,
     table,

@@ -220,7 +220,9 @@ export class EmbedBridge {
         break;
       }
       case 'waiting_list':
-        for (const r of message.requests) {
+      case 'waiting_changes':
+        // Who is new to this page knocks, whether she arrives in the whole list or in a change.
+        for (const r of message.type === 'waiting_list' ? message.requests : message.added) {
           if (this.knocks.has(r.request_id)) continue;
           this.knocks.add(r.request_id);
           this.emit('knockingParticipant', { participant: { id: r.request_id, name: r.name } });

@@ -299,7 +299,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         showChat(message.message);
         break;
       case 'waiting_list':
-        waiting.update(message.requests);
+        waiting.replace(message.requests, message.seq);
+        break;
+      case 'waiting_changes':
+        if (waiting.apply(message) === 'gap') send({ type: 'waiting_resync' });
         break;
       case 'locks':
         locks = message.locks;

@@ -1,4 +1,4 @@
-import type { Locks, WaitingItem } from '../http/live/protocol.js';
+import type { Locks, ServerMessage, WaitingItem } from '../http/live/protocol.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { button, el } from './dom.js';
@@ -6,14 +6,28 @@ import { button, el } from './dom.js';
 /** Arrivals this close together make one notification that counts them. */
 const groupWindowMs = 4000;
 
+type WaitingChanges = Extract<ServerMessage, { type: 'waiting_changes' }>;
+
+/** What became of a change: applied, older than the list held (ignored), or after a gap (ask for the whole list). */
+export type ChangeOutcome = 'applied' | 'stale' | 'gap';
+
 /**
  * The moderator's "Waiting" section (top of the participants panel) and the grouped
  * notification above the video, hidden while a screen share is active.
+ *
+ * The server sends the whole list once (`waiting_list`) and then its changes in sequence
+ * (`waiting_changes`); each change touches only its own rows, so a knock costs one row with
+ * 1,000 people waiting, and a button that has the focus keeps it.
  */
 export class WaitingPanel {
   readonly section = el('section', { 'aria-labelledby': 'waiting-heading' });
   readonly notification = el('div', { class: 'notification', role: 'status', hidden: true });
   private readonly list = el('ul');
+  private readonly empty = el('li', { text: 'Nobody is waiting.' });
+  /** The rows shown, by request id; the list element holds them in knock order. */
+  private readonly rows = new Map<string, { readonly item: WaitingItem; readonly row: HTMLElement }>();
+  /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
+  private seq: number | null = null;
   private readonly seen = new Set<string>();
   private group: { count: number; firstName: string; lastAt: number } | null = null;
   private sharing = false;
@@ -38,7 +52,7 @@ export class WaitingPanel {
       this.list,
       el('div', { class: 'toolbar' }, admitAll, disable, muteSound),
     );
-    this.render([]);
+    this.list.replaceChildren(this.empty);
   }
 
   private async act(call: () => Promise<{ ok: boolean }>, done: string): Promise<void> {
@@ -46,16 +60,70 @@ export class WaitingPanel {
     announce(result.ok ? done : 'That did not work. Please try again.');
   }
 
-  update(requests: readonly WaitingItem[]): void {
-    const fresh = requests.filter((r) => !this.seen.has(r.request_id));
+  /** The whole list at `seq` (on connect, on becoming a moderator, after a resync). */
+  replace(requests: readonly WaitingItem[], seq: number): void {
+    this.seq = seq;
+    this.rows.clear();
+    this.list.replaceChildren();
+    for (const r of requests) this.insert(r);
+    this.settled(requests);
+  }
+
+  /**
+   * One change, if it is the next in sequence. On a gap the list held is no longer the server's:
+   * the caller asks for the whole list (`waiting_resync`), and changes are ignored until it comes.
+   */
+  apply(change: WaitingChanges): ChangeOutcome {
+    if (this.seq === null) return 'stale';
+    if (change.seq <= this.seq) return 'stale';
+    if (change.seq !== this.seq + 1) {
+      this.seq = null;
+      return 'gap';
+    }
+    this.seq = change.seq;
+    for (const id of change.removed) {
+      this.rows.get(id)?.row.remove();
+      this.rows.delete(id);
+    }
+    for (const r of change.added) this.insert(r);
+    for (const r of change.updated) {
+      const held = this.rows.get(r.request_id);
+      if (!held) continue;
+      const row = this.rowOf(r);
+      held.row.replaceWith(row);
+      this.rows.set(r.request_id, { item: r, row });
+    }
+    this.settled(change.added);
+    return 'applied';
+  }
+
+  /** After a change: announce who is new, or clear the notification when nobody waits any more. */
+  private settled(added: readonly WaitingItem[]): void {
+    if (this.rows.size === 0) this.list.replaceChildren(this.empty);
+    else this.empty.remove();
+    const fresh = added.filter((r) => this.rows.has(r.request_id) && !this.seen.has(r.request_id));
     for (const r of fresh) this.seen.add(r.request_id);
-    this.render(requests);
     if (fresh.length > 0) this.notify(fresh);
-    else if (requests.length === 0) {
+    else if (this.rows.size === 0) {
       // Everyone was answered: nothing left to announce.
       this.notification.hidden = true;
       this.group = null;
     }
+  }
+
+  /** Adds (or replaces) a row in knock order. Knocks arrive in order, so this nearly always appends. */
+  private insert(r: WaitingItem): void {
+    this.rows.get(r.request_id)?.row.remove();
+    const row = this.rowOf(r);
+    this.rows.set(r.request_id, { item: r, row });
+    let before: Element | null = null;
+    for (let node = this.list.lastElementChild; node && node !== this.empty; node = node.previousElementSibling) {
+      const id = (node as HTMLElement).dataset.requestId;
+      const held = id === undefined ? undefined : this.rows.get(id);
+      if (!held || held.item.knocked_at <= r.knocked_at) break;
+      before = node;
+    }
+    this.list.insertBefore(row, before);
   }
 
   /** While anyone shares a screen the notification stays out of the way; the panel does not. */
@@ -98,32 +166,24 @@ export class WaitingPanel {
     }
   }
 
-  private render(requests: readonly WaitingItem[]): void {
-    if (requests.length === 0) {
-      this.list.replaceChildren(el('li', { text: 'Nobody is waiting.' }));
-      return;
-    }
-    this.list.replaceChildren(
-      ...requests.map((r) =>
-        el(
-          'li',
-          { class: 'waiting-item' },
-          el('strong', { text: r.name }),
-          r.note ? el('span', { class: 'note', text: r.note }) : null,
-          el(
-            'div',
-            { class: 'actions' },
-            button('Admit', () => void this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), `${r.name} was let in`), {
-              'aria-label': `Admit ${r.name}`,
-            }),
-            button('Refuse', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), `${r.name} was refused`), {
-              'aria-label': `Refuse ${r.name}`,
-            }),
-            button('Refuse and bar', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, true), `${r.name} was barred`), {
-              'aria-label': `Refuse and bar ${r.name}`,
-            }),
-          ),
-        ),
+  private rowOf(r: WaitingItem): HTMLElement {
+    return el(
+      'li',
+      { class: 'waiting-item', 'data-request-id': r.request_id },
+      el('strong', { text: r.name }),
+      r.note ? el('span', { class: 'note', text: r.note }) : null,
+      el(
+        'div',
+        { class: 'actions' },
+        button('Admit', () => void this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), `${r.name} was let in`), {
+          'aria-label': `Admit ${r.name}`,
+        }),
+        button('Refuse', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), `${r.name} was refused`), {
+          'aria-label': `Refuse ${r.name}`,
+        }),
+        button('Refuse and bar', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, true), `${r.name} was barred`), {
+          'aria-label': `Refuse and bar ${r.name}`,
+        }),
       ),
     );
   }

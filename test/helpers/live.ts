@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { ClientMessage, ServerMessage } from '../../src/http/live/protocol.js';
+import type { ClientMessage, ServerMessage, WaitingItem } from '../../src/http/live/protocol.js';
 import type { Daemon } from './daemon.js';
 
 type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;
@@ -17,12 +17,15 @@ export const liveUrl = (daemon: Daemon, roomId: string, session?: string | null)
  */
 export class LiveClient {
   readonly received: ServerMessage[] = [];
+  /** Bytes of every message received (the payload of its frames). */
+  bytes = 0;
   private readonly taken = new Set<number>();
   private readonly waiters = new Set<() => void>();
   readonly closed: Promise<{ code: number; reason: string }>;
 
   constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
+      this.bytes += Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
       this.received.push(JSON.parse(String(data)) as ServerMessage);
       for (const wake of [...this.waiters]) wake();
     });
@@ -57,6 +60,34 @@ export class LiveClient {
           clearTimeout(timer);
           this.waiters.delete(wake);
         }
+      };
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Resolves with what `look` finds in the messages received, once it finds something; rejects after `timeoutMs`. */
+  until<T>(look: () => T | undefined, what: string, timeoutMs = 5000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const found = look();
+      if (found !== undefined) return resolve(found);
+      const timer = setTimeout(() => {
+        this.waiters.delete(wake);
+        reject(new Error(`${what}: not within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`));
+      }, timeoutMs);
+      const wake = () => {
+        let value: T | undefined;
+        try {
+          value = look();
+        } catch (err) {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          reject(err as Error);
+          return;
+        }
+        if (value === undefined) return;
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(value);
       };
       this.waiters.add(wake);
     });
@@ -140,3 +171,51 @@ export function refusedUpgrade(url: string, headers: Record<string, string> = {}
 
 /** Resolves after `ms`; for "nothing arrives within" checks. */
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface WaitingView {
+  readonly seq: number;
+  readonly requests: WaitingItem[];
+  /** How many waiting_list and waiting_changes messages made it. */
+  readonly messages: number;
+}
+
+/**
+ * The moderator's waiting list as a page holds it: the last whole list, with every change after
+ * it applied in order (removed, added, updated). Throws on a change out of sequence, as a page
+ * would ask for the list again. Null before the first whole list.
+ */
+export function waitingView(client: LiveClient): WaitingView | null {
+  let seq = -1;
+  let held: Map<string, WaitingItem> | null = null;
+  let messages = 0;
+  for (const m of client.received) {
+    if (m.type === 'waiting_list') {
+      seq = m.seq;
+      held = new Map(m.requests.map((r) => [r.request_id, r]));
+      messages++;
+    } else if (m.type === 'waiting_changes') {
+      if (!held) throw new Error(`waiting_changes seq ${m.seq} before any waiting_list`);
+      if (m.seq !== seq + 1) throw new Error(`waiting_changes seq ${m.seq} after seq ${seq}: a gap`);
+      seq = m.seq;
+      for (const id of m.removed) held.delete(id);
+      for (const r of m.added) held.set(r.request_id, r);
+      for (const r of m.updated) if (held.has(r.request_id)) held.set(r.request_id, r);
+      messages++;
+    }
+  }
+  if (!held) return null;
+  const requests = [...held.values()].sort((a, b) => (a.knocked_at < b.knocked_at ? -1 : a.knocked_at > b.knocked_at ? 1 : 0));
+  return { seq, requests, messages };
+}
+
+/** Waits until the moderator's list (see `waitingView`) satisfies `where`. */
+export function waitingUntil(client: LiveClient, where: (view: WaitingView) => boolean, timeoutMs = 5000): Promise<WaitingView> {
+  return client.until(
+    () => {
+      const view = waitingView(client);
+      return view && where(view) ? view : undefined;
+    },
+    'waiting list',
+    timeoutMs,
+  );
+}

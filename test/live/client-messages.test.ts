@@ -11,6 +11,7 @@ t.test('every client message of the protocol is read', async (t) => {
     [{ type: 'create_subgroups', count: 3 }, { type: 'create_subgroups', count: 3 }],
     [{ type: 'move', participant_id: 'p', room_id: 'r-g1' }, { type: 'move', participant_id: 'p', room_id: 'r-g1' }],
     [{ type: 'bring_back' }, { type: 'bring_back' }],
+    [{ type: 'waiting_resync', seq: 4 }, { type: 'waiting_resync' }],
   ];
   for (const [input, expected] of cases) t.same(parseClientMessage(JSON.stringify(input)), { ok: true, message: expected });
 });

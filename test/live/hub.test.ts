@@ -13,7 +13,7 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
   const m = f.connect(mod);
   const welcome = m.conn.last('welcome');
   t.match(welcome, { room_id: 'r1', self: { participant_id: mod.participantId, role: 'moderator' }, chat: [], subgroups: [] });
-  t.same(m.conn.last('waiting_list'), { type: 'waiting_list', requests: [] }, 'a moderator gets the waiting list after the welcome');
+  t.same(m.conn.last('waiting_list'), { type: 'waiting_list', seq: 0, requests: [] }, 'a moderator gets the waiting list after the welcome');
   const a = f.connect(ann);
   t.equal(a.conn.of('waiting_list').length, 0, 'a participant does not');
   t.same(m.conn.last('participant_joined')?.participant.participant_id, ann.participantId);
@@ -320,18 +320,18 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   m2.conn.clear();
   const knocking = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
   f.engine.meetings.flushGrouped();
-  t.equal(m.conn.of('waiting_list').length, 0, 'not pushed inside the change itself');
+  t.equal(m.conn.of('waiting_changes').length, 0, 'not pushed inside the change itself');
   t.equal((await knocking).status, 'waiting');
-  t.same(m.conn.last('waiting_list')?.requests.map((r) => [r.name, r.note]), [['Wendy', 'hello']]);
-  t.same(m2.conn.last('waiting_list')?.requests.map((r) => r.name), ['Wendy']);
-  t.equal(p.conn.of('waiting_list').length, 0, 'the admitted participant gets nothing');
+  t.same(m.conn.last('waiting_changes')?.added.map((r) => [r.name, r.note]), [['Wendy', 'hello']]);
+  t.same(m2.conn.last('waiting_changes')?.added.map((r) => r.name), ['Wendy']);
+  t.equal(p.conn.of('waiting_list').length + p.conn.of('waiting_changes').length, 0, 'the admitted participant gets nothing');
   await Promise.all([
     f.engine.waiting.knock(arrive('w', 'Vic', { clientKey: '203.0.113.8' })),
     f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '203.0.113.9' })),
   ]);
   await Promise.resolve();
-  t.equal(m.conn.of('waiting_list').length, 2, 'two knocks in one tick: one push');
-  t.same(m.conn.last('waiting_list')?.requests.map((r) => r.name), ['Wendy', 'Vic', 'Zoe']);
+  t.equal(m.conn.of('waiting_changes').length, 2, 'two knocks in one tick: one push');
+  t.same(m.conn.last('waiting_changes')?.added.map((r) => r.name), ['Vic', 'Zoe']);
 });
 
 t.test('sub-groups: create, move, away presence, bring back', async (t) => {

@@ -1,7 +1,8 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import t from 'tap';
-import { call, daemonFor, rooms } from '../helpers/api.js';
-import { connectLive, liveUrl, pause, refusedUpgrade, type RefusedUpgrade } from '../helpers/live.js';
-import { admittedSession, attendanceRows, Browser, createRoom, linkToken, moderator, type Session } from '../helpers/waiting.js';
+import { call, daemonFor, dataDirFor, rooms } from '../helpers/api.js';
+import { connectLive, liveUrl, pause, refusedUpgrade, waitingUntil, type RefusedUpgrade } from '../helpers/live.js';
+import { admittedSession, asSession, attendanceRows, Browser, createRoom, linkToken, moderator, type Session } from '../helpers/waiting.js';
 import type { Tap } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { audioOnlyOffer, recvonlyOffer, sendrecvOffer, videoOnlyOffer } from '../media/sdp-samples.js';
@@ -154,7 +155,7 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
   await m.client.close();
 });
 
-t.test('moderators get the waiting list pushed; participants never do', async (t) => {
+t.test('moderators get the whole waiting list, then its changes in sequence; participants never do', async (t) => {
   const d = await daemonFor(t);
   await createRoom(t, d, { room_id: 'class', name: 'Class', waiting_room: 'guests' });
   const mod = await moderator(d, 'class');
@@ -162,33 +163,101 @@ t.test('moderators get the waiting list pushed; participants never do', async (t
   const pupil = admittedSession(await call(d, '/room/class/start', { method: 'POST', token: null, json: { t: pupilToken } }), 'Pupil');
   const m = await connectLive(d, 'class', mod.session);
   const p = await connectLive(d, 'class', pupil.session);
-  t.same((await m.client.next('waiting_list')).requests, [], 'the moderator starts with the (empty) list');
+  t.same(await m.client.next('waiting_list'), { type: 'waiting_list', seq: 0, requests: [] }, 'the moderator starts with the (empty) list at seq 0');
 
   const wendy = new Browser(d, 'class', { forwardedFor: '198.51.100.1' });
   t.equal((await wendy.knock({ name: 'Wendy', note: 'I am <i>late</i>' })).status, 202);
-  const pushed = await m.client.next('waiting_list', (x) => x.requests.length === 1);
-  t.match(pushed.requests[0], { name: 'Wendy', note: 'I am <i>late</i>' });
-  t.match(pushed.requests[0]?.knocked_at, /^\d{4}-/);
+  const knocked = await m.client.next('waiting_changes');
+  t.match(knocked, { seq: 1, updated: [], removed: [] }, 'a knock is a change with seq 1');
+  t.match(knocked.added, [{ name: 'Wendy', note: 'I am <i>late</i>', knocked_at: /^\d{4}-/ }]);
+  const wendyId = knocked.added[0]!.request_id;
 
   const vic = new Browser(d, 'class', { forwardedFor: '198.51.100.2' });
   await vic.knock({ name: 'Vic', note: '' });
-  t.same((await m.client.next('waiting_list', (x) => x.requests.length === 2)).requests.map((r) => r.name), ['Wendy', 'Vic']);
+  t.same((await m.client.next('waiting_changes')).added.map((r) => r.name), ['Vic'], 'the next knock carries only Vic');
 
   await vic.withdraw();
-  t.same((await m.client.next('waiting_list', (x) => x.requests.length === 1)).requests.map((r) => r.name), ['Wendy']);
+  const withdrawn = await m.client.next('waiting_changes');
+  t.match(withdrawn, { seq: 3, added: [], removed: [/./] }, 'a withdrawal carries only the id');
+  t.same((await waitingUntil(m.client, (w) => w.seq === 3)).requests.map((r) => r.name), ['Wendy']);
 
   // Round trip through the pupil's socket, then check nothing about waiting reached her.
+  p.client.send({ type: 'waiting_resync' });
+  t.equal((await p.client.next('error')).code, 'not_moderator', 'a participant cannot ask for the list');
   p.client.send({ type: 'chat', text: 'sync' });
   await p.client.next('chat');
-  t.equal(p.client.all('waiting_list').length, 0, 'a participant receives no waiting list');
+  t.equal(p.client.all('waiting_list').length + p.client.all('waiting_changes').length, 0, 'a participant receives no waiting list');
   t.ok(p.client.received.every((msg) => !JSON.stringify(msg).includes('Wendy')), 'nothing names the waiting person to a participant');
 
+  // A resync answers the whole list at the current seq.
+  m.client.send({ type: 'waiting_resync' });
+  const resent = await m.client.next('waiting_list');
+  t.equal(resent.seq, 3, 'at the seq of the last change');
+  t.same(resent.requests.map((r) => r.request_id), [wendyId]);
+
   // Admission moves the person out of the list.
-  const admitted = await call(d, '/room/class/admit', { method: 'POST', token: mod.session, json: { request_id: pushed.requests[0]!.request_id } });
+  const admitted = await call(d, '/room/class/admit', { method: 'POST', token: mod.session, json: { request_id: wendyId } });
   t.same(admitted.body, { admitted: 1 });
-  await m.client.next('waiting_list', (x) => x.requests.length === 0);
+  t.match(await m.client.next('waiting_changes'), { seq: 4, added: [], removed: [wendyId] });
   await m.client.close();
   await p.client.close();
+});
+
+t.test('two moderators, 400 knocks in a row: both hold the same list as the HTTP list, in bytes linear in the knocks', async (t) => {
+  // Durability is not what is measured here: on tmpfs, 400 knocks one after another take seconds, not a minute.
+  const dataDir = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/meet-live-') : dataDirFor(t);
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const d = await daemonFor(t, { dataDir });
+  await createRoom(t, d, { room_id: 'hall', name: 'Hall', waiting_room: 'all', waiting_room_timeout_secs: 3600 });
+  const first = await moderator(d, 'hall', 'First');
+  const second = await moderator(d, 'hall', 'Second');
+  const a = await connectLive(d, 'hall', first.session);
+  const b = await connectLive(d, 'hall', second.session);
+  await waitingUntil(a.client, () => true);
+  await waitingUntil(b.client, () => true);
+  const bytesBefore = { a: a.client.bytes, b: b.client.bytes };
+
+  const knocks = 400;
+  const browsers: Browser[] = [];
+  const keepAlive = async () => {
+    // Pages poll every 2 s; a request unpolled for 6 s is closed. Poll them all now and then.
+    for (let i = 0; i < browsers.length; i += 50) await Promise.all(browsers.slice(i, i + 50).map((browser) => browser.poll()));
+  };
+  let lastKeep = Date.now();
+  for (let i = 0; i < knocks; i++) {
+    const browser = new Browser(d, 'hall', { forwardedFor: `198.51.${100 + (i >> 8)}.${i & 255}` });
+    const knocked = await browser.knock({ name: `Pupil ${i}`, note: 'in a row' });
+    if (knocked.status !== 202) throw new Error(`knock ${i}: ${knocked.status} ${knocked.text}`);
+    browsers.push(browser);
+    if (Date.now() - lastKeep > 2000) {
+      await keepAlive();
+      lastKeep = Date.now();
+    }
+  }
+  const full = await waitingUntil(a.client, (w) => w.requests.length === knocks, 15_000);
+  await waitingUntil(b.client, (w) => w.seq === full.seq, 15_000);
+  const bytes = { a: a.client.bytes - bytesBefore.a, b: b.client.bytes - bytesBefore.b };
+  t.ok(bytes.a < knocks * 2048 && bytes.b < knocks * 2048, `each moderator received ${bytes.a} and ${bytes.b} bytes for ${knocks} knocks (< ${knocks} × 2 KiB)`);
+  // The whole list after every knock would have been about knocks²/2 items of ~130 bytes.
+  t.ok(bytes.a < (knocks * knocks * 130) / 2 / 20, 'not the O(n²) of a whole list per knock');
+
+  // Decisions from both moderators: one admits, the other refuses and bars.
+  const ids = full.requests.map((r) => r.request_id);
+  t.equal((await asSession.admit(d, 'hall', first.session, { request_id: ids[0] })).status, 200);
+  t.equal((await asSession.refuse(d, 'hall', second.session, { request_id: ids[1], bar: false })).status, 200);
+  t.equal((await asSession.refuse(d, 'hall', first.session, { request_id: ids[2], bar: true })).status, 200);
+  await keepAlive();
+  const listed = await asSession.list(d, 'hall', first.session);
+  const expected = (listed.body as { request_id: string }[]).map((r) => r.request_id);
+  t.equal(expected.length, knocks - 3, 'the HTTP list lost the three decided');
+  const viewA = await waitingUntil(a.client, (w) => w.requests.length === knocks - 3);
+  const viewB = await waitingUntil(b.client, (w) => w.seq === viewA.seq);
+  t.same(viewA.requests.map((r) => r.request_id), expected, 'the first moderator holds the HTTP list, in knock order');
+  t.same(viewB.requests.map((r) => r.request_id), expected, 'and so does the second');
+  t.same(viewA.requests, listed.body, 'item for item');
+  t.equal(a.client.all('waiting_list').length, 1, 'one whole list (on connect), the rest were changes');
+  await a.client.close();
+  await b.client.close();
 });
 
 t.test('locks: only moderators set them, and the relay enforces them on what it relays', async (t) => {

@@ -40,9 +40,12 @@
  * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
  *   meeting do not wait; waiting_room_forced under a forced policy; meeting_not_found without a meeting.
  *
- * `onWaitingListChange(listener)` tells the live connection which room's list changed (returns an
- * unsubscribe function). Listeners run synchronously once memory holds the change; they should only
- * schedule a push (e.g. re-read `list`) and must not throw.
+ * `onWaitingListChange(listener)` tells the live connection what changed in a room's list, as the
+ * moderators see it: requests added and removed (`WaitingListChange`), or `reset` when the meeting's
+ * list is gone. Returns an unsubscribe function. Listeners run synchronously once memory holds the
+ * change (several times in one turn for a burst); they should only collect and schedule a push, and
+ * must not throw. The change is told where it happens, so an observer never re-reads the whole list
+ * to find it: with 1,000 waiting, a knock is one item, not 1,000.
  */
 import { AccessCodeChecker } from '../rooms/access-code.js';
 import type { Clock } from '../clock.js';
@@ -103,6 +106,24 @@ export interface WaitingListItem {
   readonly knocked_at: string;
 }
 
+/**
+ * One change of a room's waiting list as moderators see it (`list`). Applying `removed`, then
+ * `added`, to the list before the change gives the list after it; both are idempotent (an id
+ * removed that is not there, or an item added that is), so a change that reaches an observer who
+ * has read the list since is harmless.
+ */
+export interface WaitingListChange {
+  readonly meetingId: string;
+  /** Requests moderators now see: a knock was committed, or a page that said it was leaving polled again. */
+  readonly added: readonly WaitingListItem[];
+  /** Request ids moderators no longer see: admitted, refused, barred, expired, withdrawn, closed, or leaving. */
+  readonly removed: readonly string[];
+  /** The meeting's list is gone (the meeting was forgotten): read it again rather than apply a change. */
+  readonly reset: boolean;
+}
+
+export type WaitingListListener = (roomId: string, change: WaitingListChange) => void;
+
 export interface AdmitResult {
   readonly admitted: number;
 }
@@ -153,7 +174,7 @@ export class WaitingRoomService {
   private readonly clientSlots = new Map<string, number>();
   private readonly maxOpenPerClient: number;
   private readonly clientRetryAfterSecs = clientDefaults.retryAfterSecs;
-  private readonly listeners = new Set<(roomId: string) => void>();
+  private readonly listeners = new Set<WaitingListListener>();
   private readonly staleAfterMs: number;
   private readonly maxOpenRequests: number;
 
@@ -257,7 +278,7 @@ export class WaitingRoomService {
         // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
         if (previous) queue.remove(previous);
         queue.add(done.entry);
-        this.notify(roomId);
+        this.notify(roomId, done.meeting, [done.entry.request], []);
       },
       failed: () => {
         this.untrack(roomId, pending);
@@ -284,11 +305,12 @@ export class WaitingRoomService {
     live.lastSeenMs = now;
     if (live.leavingSinceMs !== undefined) {
       delete live.leavingSinceMs;
-      this.notify(roomId);
+      // Her page came back (a reload): moderators see her again.
+      if (live.request.state === 'waiting') this.notify(roomId, meeting, [live.request], []);
     }
     if (live.request.state === 'waiting' && now >= live.expiresAtMs) {
       this.expire(meeting, queue, live);
-      this.notify(roomId);
+      this.notify(roomId, meeting, [], [live.request.requestId]);
     }
     return this.answer(live);
   }
@@ -300,7 +322,7 @@ export class WaitingRoomService {
     const state = live.request.state;
     if (state === 'waiting') {
       this.close(meeting, queue, live, 'withdrawn');
-      this.notify(roomId);
+      this.notify(roomId, meeting, [], [live.request.requestId]);
       return true;
     }
     // A bar must outlive the page, and an admitted person's page may beacon a leave on its way into the meeting.
@@ -312,7 +334,7 @@ export class WaitingRoomService {
     const found = this.findBySecret(roomId, secret);
     if (!found || found.live.request.state !== 'waiting') return this.withdraw(roomId, secret);
     found.live.leavingSinceMs = this.nowMs();
-    this.notify(roomId);
+    this.notify(roomId, found.meeting, [], [found.live.request.requestId]);
     return true;
   }
 
@@ -321,12 +343,7 @@ export class WaitingRoomService {
     if (!gesture) return [];
     this.settle(gesture.meeting, gesture.queue);
     const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map(({ request }) => ({
-      request_id: request.requestId,
-      name: request.name,
-      note: request.note,
-      knocked_at: request.knockedAt,
-    }));
+    return present.map(({ request }) => itemOf(request));
   }
 
   admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
@@ -337,7 +354,7 @@ export class WaitingRoomService {
       const participant = this.admitOne(gesture.meeting, gesture.queue, live);
       this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, { ...subjectOf(live.request), participantId: participant.participantId });
     });
-    this.notify(roomId);
+    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
     return { admitted: 1 };
   }
 
@@ -357,7 +374,7 @@ export class WaitingRoomService {
       this.decide(gesture.queue, live, { state });
       this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
     });
-    this.notify(roomId);
+    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
   }
 
   disableWaitingRoom(roomId: string, actor: Actor): AdmitResult {
@@ -388,7 +405,7 @@ export class WaitingRoomService {
     this.deps.meetings.sweep();
   }
 
-  onWaitingListChange(listener: (roomId: string) => void): () => void {
+  onWaitingListChange(listener: WaitingListListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -554,7 +571,7 @@ export class WaitingRoomService {
       for (const live of waiting) this.admitOne(meeting, queue, live);
       this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
     });
-    this.notify(meeting.roomId);
+    this.notify(meeting.roomId, meeting, [], waiting.map((live) => live.request.requestId));
     return waiting.length;
   }
 
@@ -576,7 +593,7 @@ export class WaitingRoomService {
         else this.close(meeting, queue, live, 'window_closed');
       }
     });
-    this.notify(meeting.roomId);
+    this.notify(meeting.roomId, meeting, [], settled.map((live) => live.request.requestId));
   }
 
   private expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
@@ -630,7 +647,7 @@ export class WaitingRoomService {
   private forgotten(meeting: Meeting): void {
     if (this.queueOf(meeting)) {
       this.queues.delete(meeting.roomId);
-      this.notify(meeting.roomId);
+      this.tell(meeting.roomId, { meetingId: meeting.meetingId, added: [], removed: [], reset: true });
     }
   }
 
@@ -672,10 +689,16 @@ export class WaitingRoomService {
     return queue;
   }
 
-  private notify(roomId: string): void {
+  /** Tells the listeners what moderators now see and no longer see; `added` are waiting requests in knock order. */
+  private notify(roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]): void {
+    if (this.listeners.size === 0 || (added.length === 0 && removed.length === 0)) return;
+    this.tell(roomId, { meetingId: meeting.meetingId, added: added.map(itemOf), removed, reset: false });
+  }
+
+  private tell(roomId: string, change: WaitingListChange): void {
     for (const listener of this.listeners) {
       try {
-        listener(roomId);
+        listener(roomId, change);
       } catch {
         // The change is committed; a failing observer must not turn it into an error for the caller.
       }
@@ -689,6 +712,11 @@ export class WaitingRoomService {
   private nowIso(): string {
     return this.deps.clock.now().toISOString();
   }
+}
+
+/** A request as the moderators' list shows it. */
+function itemOf(request: WaitingRequest): WaitingListItem {
+  return { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };
 }
 
 function subjectOf(request: WaitingRequest): TimelineSubject {

@@ -61,6 +61,8 @@ export function parseClientMessage(raw: string): Parsed {
       return good({ type: 'move', participant_id: value.participant_id, room_id: value.room_id });
     case 'bring_back':
       return good({ type: 'bring_back' });
+    case 'waiting_resync':
+      return good({ type: 'waiting_resync' });
     default:
       return bad(`unknown message type ${JSON.stringify(value.type).slice(0, 40)}`);
   }

@@ -8,12 +8,21 @@ import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { MeetingStats } from '../../engine/stats/meeting-stats.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
-import type { WaitingRoomService } from '../../engine/waiting/waiting-room-service.js';
+import type { WaitingListChange, WaitingRoomService } from '../../engine/waiting/waiting-room-service.js';
 import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from '../../media/media-backend.js';
 import { MeshSignallingRelay } from '../../media/mesh-relay.js';
 import { lockSettingsOf, parseClientMessage } from './client-messages.js';
 import type { LiveApi, LiveAttendee } from './live-api.js';
-import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type Role, type ServerMessage } from './protocol.js';
+import {
+  closeCodes,
+  type ChatMessage,
+  type ClientMessage,
+  type Locks,
+  type ParticipantView,
+  type Role,
+  type ServerMessage,
+  type WaitingItem,
+} from './protocol.js';
 
 /** One open socket, as the hub needs it (the route adapts a `ws` WebSocket). */
 export interface LiveConnection {
@@ -57,6 +66,10 @@ export interface LiveOptions {
   readonly chatLimit?: { readonly count: number; readonly windowMs: number };
   /** Messages of any kind per socket per window. */
   readonly messageLimit?: { readonly count: number; readonly windowMs: number };
+  /** Whole waiting lists a moderator may ask for (`waiting_resync`) per window: each costs the list's size. */
+  readonly resyncLimit?: { readonly count: number; readonly windowMs: number };
+  /** A turn's waiting-list changes above this many go out as the whole list when that is shorter (admit all). */
+  readonly waitingFullListAbove?: number;
 }
 
 export const liveDefaults = {
@@ -65,6 +78,8 @@ export const liveDefaults = {
   maxSubgroups: 20,
   chatLimit: { count: 10, windowMs: 10_000 },
   messageLimit: { count: 1_000, windowMs: 10_000 },
+  resyncLimit: { count: 5, windowMs: 10_000 },
+  waitingFullListAbove: 64,
 } as const;
 
 export interface LiveHubDeps {
@@ -107,6 +122,14 @@ interface Member {
   gone: boolean;
   readonly messages: Window;
   readonly chats: Window;
+  readonly resyncs: Window;
+}
+
+/** Waiting-list changes of one turn, merged (see `waitingChanged`), until the push. */
+interface PendingWaiting {
+  readonly added: Map<string, WaitingItem>;
+  readonly removed: Set<string>;
+  reset: boolean;
 }
 
 interface RoomState {
@@ -117,6 +140,9 @@ interface RoomState {
   /** Participants of this room who went into one of its sub-groups: still present here. */
   readonly away: Set<string>;
   waitingPushScheduled: boolean;
+  /** The sequence number of the last waiting-list message this room's moderators were sent. */
+  waitingSeq: number;
+  waitingPending: PendingWaiting | null;
 }
 
 interface Pending {
@@ -190,7 +216,7 @@ export class LiveHub implements LiveApi {
       deps.meetings.onEnded((meeting) => this.guard('meeting ended', () => this.meetingEnded(meeting))),
       deps.meetings.onLeft((participant) => this.guard('participant left', () => this.participantLeft(participant))),
       deps.meetings.onRoleChanged((participant) => this.guard('role changed', () => this.roleChanged(participant))),
-      deps.waiting.onWaitingListChange((roomId) => this.scheduleWaitingPush(roomId)),
+      deps.waiting.onWaitingListChange((roomId, change) => this.waitingChanged(roomId, change)),
     );
   }
 
@@ -240,6 +266,7 @@ export class LiveHub implements LiveApi {
       gone: false,
       messages: { startMs: now, count: 0 },
       chats: { startMs: now, count: 0 },
+      resyncs: { startMs: now, count: 0 },
     };
     state.members.set(pid, member);
     this.connected.set(pid, { state, member });
@@ -256,7 +283,7 @@ export class LiveHub implements LiveApi {
       mute_on_start: this.muteOnStart(state.roomId),
     });
     this.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
-    if (member.role === 'moderator') this.pushWaitingList(state, [member]);
+    if (member.role === 'moderator') this.sendWaitingList(state, member);
     this.media.connected(this.peerOf(state, member));
 
     return {
@@ -450,6 +477,12 @@ export class LiveHub implements LiveApi {
         return this.move(state, member, message.participant_id, message.room_id);
       case 'bring_back':
         return this.bringBack(state);
+      case 'waiting_resync':
+        if (!this.within(member.resyncs, this.options.resyncLimit)) {
+          member.conn.send(error('rate_limited', 'the waiting list was sent again a moment ago; wait a few seconds'));
+          return;
+        }
+        return this.sendWaitingList(state, member);
     }
   }
 
@@ -596,7 +629,7 @@ export class LiveHub implements LiveApi {
     if (member) member.role = participant.role;
     this.broadcast(state, { type: 'role', participant_id: participant.participantId, role: participant.role });
     // Not connected now: she gets the role and the list in her welcome when she reconnects.
-    if (member?.role === 'moderator') this.pushWaitingList(state, [member]);
+    if (member?.role === 'moderator') this.sendWaitingList(state, member);
   }
 
   private meetingEnded(meeting: Meeting): void {
@@ -635,25 +668,70 @@ export class LiveHub implements LiveApi {
 
   // ---- waiting list ----------------------------------------------------------------------
 
-  private scheduleWaitingPush(roomId: string): void {
+  /**
+   * The engine tells each change where it happens (a knock is one item), so the hub never
+   * re-reads and compares the whole list to find it: at 1,000 waiting that would cost every
+   * change a 1,000-item read and diff. Changes of one turn are merged and pushed once, after it.
+   */
+  private waitingChanged(roomId: string, change: WaitingListChange): void {
     const state = this.states.get(roomId);
-    if (!state || state.waitingPushScheduled) return;
+    if (!state || state.meetingId !== change.meetingId) return;
+    const pending = (state.waitingPending ??= { added: new Map(), removed: new Set(), reset: false });
+    if (change.reset) pending.reset = true;
+    // Removed-then-added in one turn is there (upserted); added-then-removed is gone.
+    for (const id of change.removed) {
+      pending.added.delete(id);
+      pending.removed.add(id);
+    }
+    for (const item of change.added) {
+      pending.removed.delete(item.request_id);
+      pending.added.set(item.request_id, item);
+    }
+    if (state.waitingPushScheduled) return;
     state.waitingPushScheduled = true;
-    // Listeners run inside the waiting room's change: read the list once it is done.
+    // Listeners run inside the waiting room's change: push once the turn's changes are all in.
     queueMicrotask(() =>
       this.guard('waiting list push', () => {
         state.waitingPushScheduled = false;
-        if (this.states.get(roomId) !== state) return;
-        this.pushWaitingList(state, [...state.members.values()].filter((m) => m.role === 'moderator'));
+        if (this.states.get(roomId) === state) this.flushWaiting(state);
       }),
     );
   }
 
-  private pushWaitingList(state: RoomState, moderators: readonly Member[]): void {
-    const first = moderators[0];
-    if (!first) return;
-    const requests = this.deps.waiting.list(state.roomId, { kind: 'participant', participantId: first.participantId });
-    for (const moderator of moderators) moderator.conn.send({ type: 'waiting_list', requests });
+  /** Sends the changes collected so far to the room's moderators (but `except`) as the next `seq`. */
+  private flushWaiting(state: RoomState, except?: Member): void {
+    const pending = state.waitingPending;
+    state.waitingPending = null;
+    if (!pending) return;
+    const moderators = this.moderatorsOf(state).filter((m) => m !== except);
+    // Nobody to tell: whoever becomes a moderator or connects reads the whole list.
+    if (moderators.length === 0) return;
+    const count = pending.added.size + pending.removed.size;
+    let message: ServerMessage | null = null;
+    if (pending.reset || count > this.options.waitingFullListAbove) {
+      const requests = this.listFor(state, moderators[0]!);
+      if (pending.reset || requests.length < count) message = { type: 'waiting_list', seq: state.waitingSeq + 1, requests };
+    }
+    message ??= { type: 'waiting_changes', seq: state.waitingSeq + 1, added: [...pending.added.values()], updated: [], removed: [...pending.removed] };
+    state.waitingSeq = message.seq;
+    for (const moderator of moderators) moderator.conn.send(message);
+  }
+
+  /** The whole list to one moderator, at the room's current `seq` (changes not pushed yet go to the others first). */
+  private sendWaitingList(state: RoomState, member: Member): void {
+    this.flushWaiting(state, member);
+    const requests = this.listFor(state, member);
+    member.conn.send({ type: 'waiting_list', seq: state.waitingSeq, requests });
+  }
+
+  private listFor(state: RoomState, moderator: Member): WaitingItem[] {
+    return this.deps.waiting.list(state.roomId, { kind: 'participant', participantId: moderator.participantId });
+  }
+
+  private moderatorsOf(state: RoomState): Member[] {
+    const moderators: Member[] = [];
+    for (const member of state.members.values()) if (member.role === 'moderator') moderators.push(member);
+    return moderators;
   }
 
   // ---- helpers ---------------------------------------------------------------------------
@@ -668,6 +746,8 @@ export class LiveHub implements LiveApi {
       members: new Map(),
       away: new Set(),
       waitingPushScheduled: false,
+      waitingSeq: 0,
+      waitingPending: null,
     };
     this.states.set(roomId, state);
     return state;

@@ -37,6 +37,17 @@ export interface LiveRouteDeps {
 export function liveRoutes(deps: LiveRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     const verified = new WeakMap<FastifyRequest, SessionClaims>();
+    // The hub sends one message object to every socket it concerns (a room's broadcast, the
+    // moderators' waiting-list change): it is serialised once, not once per socket.
+    const encoded = new WeakMap<ServerMessage, string>();
+    const encode = (message: ServerMessage): string => {
+      let text = encoded.get(message);
+      if (text === undefined) {
+        text = JSON.stringify(message);
+        encoded.set(message, text);
+      }
+      return text;
+    };
     deps.live.reportErrorsTo((err, context) => app.log.error({ err, context }, `live connection: ${context} failed`));
 
     const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
@@ -58,7 +69,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
       }
       const connection = {
         send(message: ServerMessage) {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+          if (socket.readyState === socket.OPEN) socket.send(encode(message));
         },
         close(code: number, reason: string) {
           if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.close(code, reason);

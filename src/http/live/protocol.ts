@@ -66,12 +66,31 @@ export type ServerMessage =
   | { readonly type: 'state'; readonly participant: ParticipantView }
   | { readonly type: 'speaking'; readonly participant_id: string; readonly speaking: boolean }
   | { readonly type: 'chat'; readonly message: ChatMessage }
-  /** Moderators only: the whole waiting list whenever it changes. */
-  | { readonly type: 'waiting_list'; readonly requests: readonly WaitingItem[] }
+  /**
+   * Moderators only: the whole waiting list, in knock order, as it stands at `seq`. Sent when the
+   * socket opens, when its participant becomes a moderator, on `waiting_resync`, and instead of
+   * a change that would be larger than the list (admit all). The list then follows by
+   * `waiting_changes`.
+   */
+  | { readonly type: 'waiting_list'; readonly seq: number; readonly requests: readonly WaitingItem[] }
+  /**
+   * Moderators only: what changed since `seq - 1` (one message for everything that changed in one
+   * turn of the server). Apply `removed`, then `added` (insert in knock order: by `knocked_at`),
+   * then `updated` (replace in place); every part is idempotent. A `seq` other than the last one
+   * plus 1 is a gap: ask with `waiting_resync` and ignore changes until the `waiting_list`.
+   * `updated` carries requests whose shown fields changed; no transition changes them today.
+   */
+  | {
+      readonly type: 'waiting_changes';
+      readonly seq: number;
+      readonly added: readonly WaitingItem[];
+      readonly updated: readonly WaitingItem[];
+      readonly removed: readonly string[];
+    }
   | { readonly type: 'locks'; readonly locks: Locks }
   /**
    * A participant's role changed (a room that is never left without a moderator promoted the
-   * one present longest). To everyone in the room; the new moderator gets the waiting list next.
+   * one present longest). To everyone in the room; the new moderator gets the whole waiting list next.
    */
   | { readonly type: 'role'; readonly participant_id: string; readonly role: Role }
   | { readonly type: 'signal'; readonly from: string; readonly data: SignalData }
@@ -90,7 +109,9 @@ export type ClientMessage =
   | { readonly type: 'lock'; readonly locks: Locks }
   | { readonly type: 'create_subgroups'; readonly count: number }
   | { readonly type: 'move'; readonly participant_id: string; readonly room_id: string }
-  | { readonly type: 'bring_back' };
+  | { readonly type: 'bring_back' }
+  /** Moderators only: send me the whole waiting list again (the client saw a gap in `seq`). */
+  | { readonly type: 'waiting_resync' };
 
 /**
  * WebSocket close codes the server uses (4000-4999 are the application's). `restarting`: the

@@ -318,3 +318,56 @@ t.test('listeners hear which room changed', async (t) => {
   await f.knock('Bob');
   t.same(heard, ['r1', 'r1']);
 });
+
+t.test('listeners hear what moderators now see and no longer see, at every transition', async (t) => {
+  const f = new Fixture();
+  f.room({ waitingRoomTimeoutSecs: 60 });
+  const mod = f.moderator();
+  const heard: { added: string[]; removed: string[]; reset: boolean }[] = [];
+  const names = new Map<string, string>();
+  f.waiting.onWaitingListChange((roomId, change) => {
+    t.equal(roomId, 'r1');
+    t.equal(change.meetingId, f.meetings.current('r1')?.meetingId ?? change.meetingId);
+    for (const item of change.added) names.set(item.request_id, item.name);
+    heard.push({ added: change.added.map((i) => i.name), removed: change.removed.map((id) => names.get(id) ?? id), reset: change.reset });
+  });
+  const take = () => heard.splice(0);
+  const knocks = {} as Record<string, { requestId: string; secret: string }>;
+  for (const name of ['Ann', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay']) knocks[name] = await f.knock(name, 'r1', { clientKey: `198.51.100.${name.length + Object.keys(knocks).length}` });
+  t.same(take().map((c) => c.added), [['Ann'], ['Bob'], ['Cy'], ['Dee'], ['Eve'], ['Fay']], 'each knock: its item, once committed');
+  t.match(f.waiting.list('r1', by(mod.participantId))[0], { request_id: knocks.Ann!.requestId, name: 'Ann', note: '', knocked_at: /^\d{4}-/ }, 'items as the list shows them');
+
+  f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId));
+  f.waiting.refuse('r1', knocks.Bob!.requestId, false, by(mod.participantId));
+  f.waiting.refuse('r1', knocks.Cy!.requestId, true, by(mod.participantId));
+  f.waiting.withdraw('r1', knocks.Dee!.secret);
+  t.same(take(), [
+    { added: [], removed: ['Ann'], reset: false },
+    { added: [], removed: ['Bob'], reset: false },
+    { added: [], removed: ['Cy'], reset: false },
+    { added: [], removed: ['Dee'], reset: false },
+  ], 'admit, refuse, bar, withdraw: the id only');
+  t.same(f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId)), { admitted: 0 });
+  t.same(take(), [], 'a second admission changes nothing, and says nothing');
+
+  f.waiting.leaving('r1', knocks.Eve!.secret);
+  f.waiting.poll('r1', knocks.Eve!.secret);
+  t.same(take(), [
+    { added: [], removed: ['Eve'], reset: false },
+    { added: ['Eve'], removed: [], reset: false },
+  ], 'leaving hides her, her next poll shows her again');
+
+  f.clock.advance(5_000);
+  f.waiting.poll('r1', knocks.Fay!.secret);
+  f.clock.advance(2_000);
+  f.waiting.sweep();
+  t.same(take(), [{ added: [], removed: ['Eve'], reset: false }], 'the sweep: a closed window');
+  f.clock.advance(60_000);
+  t.equal(f.waiting.poll('r1', knocks.Fay!.secret)?.status, 'expired');
+  t.same(take(), [{ added: [], removed: ['Fay'], reset: false }], 'an expiry');
+
+  await f.knock('Gil', 'r1', { clientKey: '198.51.100.99' });
+  take();
+  t.ok(f.meetings.end('r1'));
+  t.same(take(), [{ added: [], removed: [], reset: true }], "the meeting's end drops its list: reset, read it again");
+});
