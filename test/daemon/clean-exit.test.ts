@@ -2,7 +2,6 @@
 // the clients hold open, and lose nothing that was acknowledged.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
@@ -11,16 +10,8 @@ import { daemonFor, dataDirFor, logRecords } from '../helpers/api.js';
 import { meetctl, tempDataDir, type Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
-import { processRuns, slowRequest } from '../helpers/slow-client.js';
+import { partialRequest, processRuns, signalled, slowRequest } from '../helpers/slow-client.js';
 import { Browser, createRoom, moderator, waitingApi, withAdminToken } from '../helpers/waiting.js';
-
-/** Sends `signal` and resolves with the exit code and how long the process took to go. */
-async function signalled(daemon: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | string; ms: number }> {
-  const started = Date.now();
-  daemon.child.kill(signal);
-  const code = await daemon.exited;
-  return { code, ms: Date.now() - started };
-}
 
 const forcedMsg = 'shutdown grace over: exiting with work still open';
 
@@ -47,21 +38,11 @@ t.test('waiting polls: a keep-alive connection left by a poll does not hold the 
   t.equal((await guest.knock({ name: 'Guest' })).status, 202);
   const url = new URL(daemon.url);
   const pollBytes = `GET /room/polls/waiting HTTP/1.1\r\nHost: ${url.host}\r\nCookie: meet_wait=${guest.cookie}\r\n\r\n`;
-  const open = () => {
-    const socket = connect(Number(url.port), url.hostname);
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    socket.on('error', () => {});
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    return { socket, received: () => received, closed };
-  };
   // One poll answered, its connection kept alive and idle.
-  const kept = open();
-  kept.socket.write(pollBytes);
+  const kept = await partialRequest(daemon.url, pollBytes, '');
   await until('the first poll is answered', async () => /"status":"waiting"/.test(kept.received()), 10_000, 25);
   // One poll whose headers are half sent when the signal comes.
-  const late = open();
-  late.socket.write(pollBytes.slice(0, 30));
+  const late = await partialRequest(daemon.url, pollBytes.slice(0, 30), '');
   await sleep(200);
   const started = Date.now();
   daemon.child.kill('SIGTERM');
@@ -125,17 +106,10 @@ t.test('knocks acknowledged right before SIGTERM, and knocks in flight during it
     Array.from({ length: 10 }, async (_, i) => {
       const name = `In flight ${i}`;
       const body = JSON.stringify({ name });
-      const socket = connect(Number(url.port), url.hostname);
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-      socket.on('error', () => {});
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-      socket.write(
+      const head =
         `POST /room/durable-stop/knock HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-          `X-Forwarded-For: 203.0.113.${i + 1}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, -1)}`,
-      );
-      return { name, socket, body, closed, received: () => received };
+        `X-Forwarded-For: 203.0.113.${i + 1}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+      return { name, body, ...(await partialRequest(first.url, head, body.slice(0, -1))) };
     }),
   );
   await sleep(1000);

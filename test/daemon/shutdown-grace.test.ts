@@ -8,22 +8,14 @@ import { daemonFor, logRecords } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
-import { slowRequest as hangingRequest } from '../helpers/slow-client.js';
+import { slowRequest as hangingRequest, signalled } from '../helpers/slow-client.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
-
-/** SIGTERM, then the exit code and how long the process took to go. */
-async function terminate(daemon: Daemon): Promise<{ code: number | string; ms: number }> {
-  const started = Date.now();
-  daemon.child.kill('SIGTERM');
-  const code = await daemon.exited;
-  return { code, ms: Date.now() - started };
-}
 
 t.test('a request that never finishes: at the grace the daemon logs what was open, cuts it and exits 1', async (t) => {
   const grace = 1;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
   const hanging = await hangingRequest(daemon.url, '/room/any/knock');
-  const { code, ms } = await terminate(daemon);
+  const { code, ms } = await signalled(daemon);
   t.equal(code, 1, 'exit code 1: the stop did not finish');
   t.ok(ms >= grace * 1000 - 100, `the request had its grace (${ms} ms)`);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `before a supervisor would SIGKILL (${ms} ms)`);
@@ -66,7 +58,7 @@ t.test('a live socket whose peer never answers the close is cut at the grace (ex
   const { client } = await connectLive(daemon, 'stuck', mod.session);
   // The client stops reading: the server's close frame is never answered (ws would wait 30 s).
   (client.socket as unknown as { _socket: Socket })._socket.pause();
-  const { code, ms } = await terminate(daemon);
+  const { code, ms } = await signalled(daemon);
   t.equal(code, 1);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms), not after ws's 30 s close timeout`);
   t.match(logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'), { open: { engine: { liveSockets: 1 } } }, 'the socket is named as open');
@@ -76,7 +68,7 @@ t.test('the compat listener: a hanging meeting-API request is cut at the grace t
   const grace = 1;
   const daemon = await compatDaemonFor(t, { SERVICE_SHUTDOWN_GRACE_SECS: String(grace), COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-grace-test' });
   const hanging = await hangingRequest(daemon.compatUrl, '/confapi/api/create', 'application/x-www-form-urlencoded');
-  const { code, ms } = await terminate(daemon);
+  const { code, ms } = await signalled(daemon);
   t.equal(code, 1);
   t.ok(ms >= grace * 1000 - 100, `the request had its grace (${ms} ms)`);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms)`);
@@ -87,7 +79,7 @@ t.test('the compat listener: a hanging meeting-API request is cut at the grace t
 t.test('without anything in flight the stop is immediate', async (t) => {
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: '30' } });
   t.equal((await fetch(`${daemon.url}/healthz`)).status, 200);
-  const { code, ms } = await terminate(daemon);
+  const { code, ms } = await signalled(daemon);
   t.equal(code, 0);
   t.ok(ms < 10_000, `${ms} ms, the grace (30 s) is an upper bound, not a wait`);
 });

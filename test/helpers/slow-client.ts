@@ -12,11 +12,11 @@ export interface SlowClient {
 }
 
 /**
- * A request that never ends by itself: its headers promise a body of 1000 bytes and only the
- * first few arrive. Resolves once the bytes are written and `settleMs` passed, so the server
- * holds the request in flight.
+ * Opens a connection and writes `head` (request line and headers, ending in a blank line) and
+ * `bodyPart`, the start of a body its headers promise more of: the server holds the request
+ * in flight until the rest comes (`socket.write`) or the connection is cut.
  */
-export async function slowRequest(base: string, path: string, contentType = 'application/json', settleMs = 300): Promise<SlowClient> {
+export async function partialRequest(base: string, head: string, bodyPart: string): Promise<SlowClient> {
   const url = new URL(base);
   const socket = connect(Number(url.port), url.hostname);
   let received = '';
@@ -24,9 +24,28 @@ export async function slowRequest(base: string, path: string, contentType = 'app
   socket.on('error', () => {});
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n{"name":`);
-  if (settleMs > 0) await sleep(settleMs);
+  socket.write(head + bodyPart);
   return { socket, received: () => received, closed };
+}
+
+/**
+ * A request that never ends by itself: its headers promise a body of 1000 bytes and only the
+ * first few arrive. Resolves once the bytes are written and `settleMs` passed, so the server
+ * holds the request in flight.
+ */
+export async function slowRequest(base: string, path: string, contentType = 'application/json', settleMs = 300): Promise<SlowClient> {
+  const host = new URL(base).host;
+  const client = await partialRequest(base, `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n`, '{"name":');
+  if (settleMs > 0) await sleep(settleMs);
+  return client;
+}
+
+/** Sends `signal` to a daemon and resolves with its exit code and how long it took to go. */
+export async function signalled(daemon: { readonly child: { kill(signal: NodeJS.Signals): boolean }; readonly exited: Promise<number | string> }, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | string; ms: number }> {
+  const started = Date.now();
+  daemon.child.kill(signal);
+  const code = await daemon.exited;
+  return { code, ms: Date.now() - started };
 }
 
 /** Whether a process (not our child) still runs: a zombie left for a reaper counts as gone. */
