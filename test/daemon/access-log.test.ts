@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { call, daemonFor, dataDirFor, logRecords, rooms, type Tap } from '../helpers/api.js';
 import { compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { claims, mainAppId, mainSecret, mint } from '../helpers/gateway.js';
 import { until } from '../helpers/net.js';
-import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
+import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 import { asSession, Browser, createRoom, moderator, waitingApi, withAdminToken } from '../helpers/waiting.js';
 
 // Issue 15, point 1: a line per request only where an operator needs one, a summary a minute
@@ -180,11 +179,6 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
   }
 });
 
-/** Runs `script` inside the daemon's mount namespace (where its tmpfs is). */
-function inDaemonNamespace(daemon: Daemon, script: string): string {
-  return execFileSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'sh', '-c', script], { stdio: 'pipe', encoding: 'utf8' });
-}
-
 t.test('a 500 from a real failure (a full disk) gets its line at the default policy', async (t: Tap) => {
   if (!canMountPrivateTmpfs()) {
     t.skip('needs root and unshare to give the daemon a small tmpfs of its own');
@@ -194,7 +188,7 @@ t.test('a 500 from a real failure (a full disk) gets its line at the default pol
   const started = await daemonFor(t, {
     dataDir,
     env: { SERVICE_LOG_LEVEL: 'info' },
-    launcher: (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"', dataDir, ...command],
+    launcher: privateTmpfsLauncher(dataDir, '4m'),
   });
   const d = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
   await createRoom(t, d, { room_id: 'full', name: 'Full', waiting_room: 'all' });

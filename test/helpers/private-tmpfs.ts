@@ -9,3 +9,13 @@ export function canMountPrivateTmpfs(): boolean {
     return false;
   }
 }
+
+/** A daemon launcher whose data directory becomes a tmpfs of `size` seen only by the daemon (gone with it). */
+export function privateTmpfsLauncher(dataDir: string, size: string): (command: string[]) => string[] {
+  return (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${size} tmpfs "$0" && exec "$@"`, dataDir, ...command];
+}
+
+/** Runs `script` inside a daemon's mount namespace (where its private tmpfs is). */
+export function inDaemonNamespace(daemon: { readonly child: { readonly pid?: number | undefined } }, script: string): string {
+  return execFileSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'sh', '-c', script], { stdio: 'pipe', encoding: 'utf8' });
+}

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
@@ -9,7 +8,7 @@ import { openSqlite } from '../../src/store/sqlite.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
-import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
+import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 
 async function get(daemon: Daemon, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${daemon.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
@@ -82,10 +81,10 @@ t.test('/readyz answers 503 when the data directory is full', { skip: !canMountP
   // The data directory is a private tmpfs (seen only by the daemon) that goes read-only under it.
   const daemon = await daemonFor(t, {
     dataDir,
-    launcher: (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=8m tmpfs "$0" && exec "$@"', dataDir, ...command],
+    launcher: privateTmpfsLauncher(dataDir, '8m'),
   });
   t.equal((await get(daemon, '/readyz')).status, 200);
-  const inNamespace = (script: string) => execFileSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'sh', '-c', script], { stdio: 'pipe', encoding: 'utf8' });
+  const inNamespace = (script: string) => inDaemonNamespace(daemon, script);
   inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
   const states: number[] = [];
   for (let i = 0; i < 5; i++) {

@@ -3,14 +3,13 @@
 // every knock of the group with 500 and leaves nobody in the moderators' list.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { assertError, daemonFor, dataDirFor } from '../helpers/api.js';
 import { stopDaemon, type Daemon } from '../helpers/daemon.js';
 import { asSession, createRoom, moderator, names, withAdminToken } from '../helpers/waiting.js';
 import { walCommits } from '../helpers/wal.js';
-import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
+import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 import { openSqlite } from '../../src/store/sqlite.js';
 
 interface RawAnswer {
@@ -99,11 +98,6 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
   t.same(missing, [], 'every acknowledged request is on disk after SIGKILL');
 });
 
-/** Runs `script` inside the daemon's mount namespace (where its tmpfs is). */
-function inDaemonNamespace(daemon: Daemon, script: string): string {
-  return execFileSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'sh', '-c', script], { stdio: 'pipe', encoding: 'utf8' });
-}
-
 t.test('a full disk: every knock of the group is answered 500 after the failed commit; nobody is listed; service goes on', async (t) => {
   if (!canMountPrivateTmpfs()) {
     t.skip('needs root and unshare to give the daemon a small tmpfs of its own');
@@ -113,17 +107,7 @@ t.test('a full disk: every knock of the group is answered 500 after the failed c
   // The data directory becomes a 4 MiB tmpfs seen only by the daemon (gone with it).
   const started = await daemonFor(t, {
     dataDir,
-    launcher: (command) => [
-      'unshare',
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"',
-      dataDir,
-      ...command,
-    ],
+    launcher: privateTmpfsLauncher(dataDir, '4m'),
   });
   // Its first admin token is on that tmpfs too.
   const daemon = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
