@@ -121,9 +121,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await cy.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
     t.notOk(await waitingSection.getByText('Cy').isVisible(), 'the barred request does not come back after her reload');
     // Disable the waiting room: everyone still waiting enters.
-    await waitingSection.getByRole('button', { name: 'Disable waiting room' }).click();
+    const waitingSwitch = waitingSection.getByRole('button', { name: 'Waiting room for later arrivals' });
+    t.equal(await waitingSwitch.getAttribute('aria-pressed'), 'true', 'the toggle says the waiting room is on');
+    await waitingSwitch.click();
     await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 });
     t.pass('disabling the waiting room let Ben in');
+    await waitingSection.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    t.pass('the toggle says off once the server switched it');
 
     // Chat both ways, as text.
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
@@ -228,6 +232,6 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByLabel('Your name').fill('Proctor');
     await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('region', { name: 'Waiting' }).getByRole('button', { name: 'Admit all' }).waitFor();
-    t.equal(await page.getByRole('button', { name: 'Disable waiting room' }).count(), 0);
+    t.equal(await page.getByRole('button', { name: 'Waiting room for later arrivals' }).count(), 0);
   });
 }
