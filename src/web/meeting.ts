@@ -120,7 +120,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const items = [...participants.values()].map((p) => {
       const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
       if (p.participant_id === self?.participant_id) {
-        item.append(' ', badge('You', 'state'), button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }));
+        item.append(' ', button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }));
       }
       if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
       return item;

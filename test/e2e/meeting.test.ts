@@ -124,10 +124,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const waitingSwitch = waitingSection.getByRole('button', { name: 'Waiting room for later arrivals' });
     t.equal(await waitingSwitch.getAttribute('aria-pressed'), 'true', 'the toggle says the waiting room is on');
     await waitingSwitch.click();
-    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 });
-    t.pass('disabling the waiting room let Ben in');
     await waitingSection.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
     t.pass('the toggle says off once the server switched it');
+    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 });
+    t.pass('disabling the waiting room let Ben in');
 
     // Chat both ways, as text.
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
