@@ -344,8 +344,13 @@ export class EmbedBridge {
         // Waiting, she is known by the name she knocked with until a moderator answers.
         if (this.waiting) return console.warn(`${name}: the name cannot change while waiting to be admitted; nothing was changed.`);
         // Before the meeting it is the name she joins with; during it, a rename the server checks and tells everyone.
-        if (!this.joined || !actions) {
+        if (!actions) {
           this.name = next;
+          return;
+        }
+        // The meeting is on screen but not joined yet: the rename waits for the welcome.
+        if (!this.joined) {
+          if (this.queued.length < 50) this.queued.push({ name, args: [next] });
           return;
         }
         actions.rename(next);
