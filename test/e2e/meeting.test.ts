@@ -126,7 +126,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await waitingSwitch.click();
     await waitingSection.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
     t.pass('the toggle says off once the server switched it');
-    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 });
+    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
+      // Where Ben was when the switch went off: a request whose page stopped polling (a starved tab) is closed, not admitted.
+      throw new Error(`${err.message.split('\n')[0]}; Ben's page shows "${(await ben.locator('main').innerText()).slice(0, 200)}"`);
+    });
     t.pass('disabling the waiting room let Ben in');
 
     // Chat both ways, as text.
