@@ -8,6 +8,7 @@ interface MeetingRow {
   started_at: string;
   ended_at: string | null;
   waiting_disabled: number;
+  subject: string;
 }
 
 interface ParticipantRow {
@@ -40,6 +41,7 @@ const toMeeting = (row: MeetingRow): Meeting => ({
   startedAt: row.started_at,
   endedAt: row.ended_at,
   waitingDisabled: row.waiting_disabled === 1,
+  subject: row.subject,
 });
 
 const meetingRow = (m: Meeting): MeetingRow => ({
@@ -48,6 +50,7 @@ const meetingRow = (m: Meeting): MeetingRow => ({
   started_at: m.startedAt,
   ended_at: m.endedAt,
   waiting_disabled: m.waitingDisabled ? 1 : 0,
+  subject: m.subject,
 });
 
 const toParticipant = (row: ParticipantRow): Participant => ({
@@ -97,11 +100,11 @@ export class SqliteMeetingStore implements MeetingStore {
     this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.statements = {
       insertMeeting: db.prepare<[MeetingRow]>(
-        `INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled)
-         VALUES (@meeting_id, @room_id, @started_at, @ended_at, @waiting_disabled)`,
+        `INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
+         VALUES (@meeting_id, @room_id, @started_at, @ended_at, @waiting_disabled, @subject)`,
       ),
       updateMeeting: db.prepare<[MeetingRow]>(
-        'UPDATE meetings SET ended_at = @ended_at, waiting_disabled = @waiting_disabled WHERE meeting_id = @meeting_id',
+        'UPDATE meetings SET ended_at = @ended_at, waiting_disabled = @waiting_disabled, subject = @subject WHERE meeting_id = @meeting_id',
       ),
       openMeetings: db.prepare<[], MeetingRow>('SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at, rowid'),
       getMeeting: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE meeting_id = ?'),
@@ -110,7 +113,7 @@ export class SqliteMeetingStore implements MeetingStore {
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
-      updateParticipant: db.prepare<[string | null, string, string]>('UPDATE participants SET left_at = ?, role = ? WHERE participant_id = ?'),
+      updateParticipant: db.prepare<[string | null, string, string, string]>('UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?'),
       participantsOf: db.prepare<[string], ParticipantRow>(
         `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,
@@ -174,7 +177,7 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   updateParticipant(p: Participant): void {
-    this.statements.updateParticipant.run(p.leftAt, p.role, p.participantId);
+    this.statements.updateParticipant.run(p.leftAt, p.role, p.name, p.participantId);
   }
 
   participantsOf(meetingId: string): Participant[] {

@@ -11,6 +11,9 @@ import { roomApi, type Joined } from './api.js';
 
 const envelope = 'v1';
 const maxChatLength = 2000;
+/** The server's limits for a name and a subject, checked here to warn at once; the server decides. */
+const maxNameLength = 64;
+const maxSubjectLength = 128;
 
 /** What the meeting view lets the bridge do: its own buttons and its chat. */
 export interface MeetingActions {
@@ -19,6 +22,12 @@ export interface MeetingActions {
   readonly toggleScreen: () => void;
   readonly leave: () => void;
   readonly sendChat: (text: string) => void;
+  /** Her own name during the meeting; false when the page refused it before sending (empty, too long). */
+  readonly rename: (name: string) => boolean;
+  /** Moderators: the meeting's subject (the server refuses anyone else). */
+  readonly setSubject: (text: string) => void;
+  /** Moderators: the waiting room on or off for later arrivals. */
+  readonly setWaitingRoom: (enabled: boolean) => void;
   readonly local: () => LocalState;
   readonly session: () => string;
   readonly isModerator: () => boolean;
@@ -87,6 +96,10 @@ export class EmbedBridge {
   private queued: { name: string; args: unknown[] }[] = [];
   private name: string;
   private closing = false;
+  /** She knocked and waits: her name is the one the moderators see, and it stays so. */
+  private waiting = false;
+  /** The waiting-room toggle as the server last told this (moderator's) page; null before it did. */
+  private waitingRoom: { enabled: boolean; switchable: boolean } | null = null;
 
   constructor(
     private readonly parentOrigin: string,
@@ -131,7 +144,9 @@ export class EmbedBridge {
     // nothing of the meeting until she is admitted.
     const knocked = await roomApi.knock(roomId, { ...body, note: '' });
     if (!knocked.ok) return null;
-    return knocked.body.status === 'joined' ? { joined: knocked.body } : { waiting: name };
+    if (knocked.body.status === 'joined') return { joined: knocked.body };
+    this.waiting = true;
+    return { waiting: name };
   }
 
   /** A meeting view of room `roomId` is on screen (the home room or a sub-group). */
@@ -140,6 +155,8 @@ export class EmbedBridge {
     this.roomId = roomId;
     this.actions = actions;
     this.closing = false;
+    this.waiting = false;
+    this.waitingRoom = null;
   }
 
   private left(): void {
@@ -180,6 +197,8 @@ export class EmbedBridge {
           breakoutRoom: this.roomId !== this.homeRoomId,
         });
         // configOverwrite's start muted, as the person would mute at once.
+        // Upstream tells the subject of the conference joined, when it has one.
+        if (message.subject !== '') this.emit('subjectChange', { subject: message.subject });
         if (this.settings['config.startWithAudioMuted'] === true && this.local.audio) this.actions?.toggleAudio();
         if (this.settings['config.startWithVideoMuted'] === true && this.local.video) this.actions?.toggleVideo();
         const queued = this.queued;
@@ -192,11 +211,25 @@ export class EmbedBridge {
         const p = message.participant;
         const known = this.participants.get(p.participant_id);
         this.participants.set(p.participant_id, p);
-        if (p.participant_id === this.selfId) break;
+        // A rename reaches everyone as `state`, her own page too: upstream tells the local one as well.
+        if (known && known.name !== p.name) this.emit('displayNameChange', { id: p.participant_id, displayname: p.name });
+        if (p.participant_id === this.selfId) {
+          this.name = p.name;
+          break;
+        }
         if (!known && message.type === 'participant_joined') this.emit('participantJoined', { id: p.participant_id, displayName: p.name });
-        else if (known && known.name !== p.name) this.emit('displayNameChange', { id: p.participant_id, displayname: p.name });
         break;
       }
+      case 'subject':
+        this.emit('subjectChange', { subject: message.subject });
+        break;
+      case 'waiting_room':
+        this.waitingRoom = { enabled: message.enabled, switchable: message.switchable };
+        break;
+      case 'error':
+        // What the server refused of a command (or of the person's own gesture) is said where the embedding developer looks.
+        console.warn(`The meeting refused a request (${message.code}): ${message.message}`);
+        break;
       case 'participant_left':
         if (this.participants.delete(message.participant_id)) this.emit('participantLeft', { id: message.participant_id });
         break;
@@ -278,7 +311,7 @@ export class EmbedBridge {
   private command(name: string, args: unknown[]): void {
     const actions = this.actions;
     // Before the meeting is on screen, its commands wait for it; leaving and naming do not.
-    const needsMeeting = ['toggleAudio', 'toggleVideo', 'toggleShareScreen', 'sendChatMessage', 'toggleLobby', 'answerKnockingParticipant'];
+    const needsMeeting = ['toggleAudio', 'toggleVideo', 'toggleShareScreen', 'sendChatMessage', 'subject', 'toggleLobby', 'answerKnockingParticipant'];
     if ((!actions || !this.joined) && needsMeeting.includes(name)) {
       if (this.queued.length < 50) this.queued.push({ name, args });
       return;
@@ -307,20 +340,39 @@ export class EmbedBridge {
       case 'setDisplayName':
       case 'displayName': {
         const next = text(Array.isArray(args[0]) ? args[0][0] : args[0]);
-        if (!this.joined && !actions && next !== '') {
-          this.name = next.slice(0, 64);
+        if (next === '' || [...next].length > maxNameLength) return console.warn(`${name}: a name must hold 1 to ${maxNameLength} characters; nothing was changed.`);
+        // Waiting, she is known by the name she knocked with until a moderator answers.
+        if (this.waiting) return console.warn(`${name}: the name cannot change while waiting to be admitted; nothing was changed.`);
+        // Before the meeting it is the name she joins with; during it, a rename the server checks and tells everyone.
+        if (!actions) {
+          this.name = next;
           return;
         }
-        return console.warn(`${name}: a name cannot be changed during a meeting here; it is set when joining.`);
+        // The meeting is on screen but not joined yet: the rename waits for the welcome.
+        if (!this.joined) {
+          if (this.queued.length < 50) this.queued.push({ name, args: [next] });
+          return;
+        }
+        actions.rename(next);
+        return;
       }
-      case 'subject':
-        return console.warn('subject: meetings here have no subject line; nothing was changed.');
+      case 'subject': {
+        if (!actions!.isModerator()) return console.warn('subject: only a moderator can set the subject; nothing was sent.');
+        const subject = text(args[0]);
+        if ([...subject].length > maxSubjectLength) return console.warn(`subject: a subject holds at most ${maxSubjectLength} characters; nothing was sent.`);
+        return actions!.setSubject(subject);
+      }
       case 'setTileView':
         // The meeting always shows everyone as tiles: there is no other layout to switch to.
         return;
-      case 'toggleLobby':
-        if (args[0] === false) return void this.moderate(() => roomApi.disableWaitingRoom(this.roomId, actions!.session()));
-        return console.warn('toggleLobby: the waiting room can be turned off here, not on; set it on the room.');
+      case 'toggleLobby': {
+        if (typeof args[0] !== 'boolean') return console.warn('toggleLobby: pass true or false; nothing was sent.');
+        if (!actions!.isModerator()) return console.warn('toggleLobby: only a moderator can turn the waiting room on or off; nothing was sent.');
+        if (this.waitingRoom && !this.waitingRoom.switchable) {
+          return console.warn('toggleLobby: the waiting room of this meeting cannot be switched here (the room has none, or the service always uses it); nothing was sent.');
+        }
+        return actions!.setWaitingRoom(args[0]);
+      }
       case 'answerKnockingParticipant': {
         const id = text(args[0]);
         if (id === '') return;

@@ -10,7 +10,6 @@ import { waitingScreen } from './waiting.js';
 const app = document.getElementById('app')!;
 const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 const joinToken = new URLSearchParams(location.search).get('t');
-const policyForced = document.body.dataset.waitingPolicy === 'forced';
 // Read before the address is rewritten: the fragment names the embedding page.
 const embed = embedBridge(roomId);
 const devices = new Devices();
@@ -43,7 +42,6 @@ function enterMeeting(room: string, session: string): void {
     roomId: room,
     session,
     devices,
-    policyForced,
     sessions,
     homeRoomId: roomId,
     switchTo: (next, nextSession) => enterMeeting(next, nextSession),

@@ -6,12 +6,12 @@ import type { MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { badge, button, el, field } from './dom.js';
 import { Mesh } from './mesh.js';
 import { locksForm, WaitingPanel } from './moderator.js';
+import { nameAdvice } from './name-advice.js';
 
 export interface MeetingOptions {
   readonly roomId: string;
   readonly session: string;
   readonly devices: Devices;
-  readonly policyForced: boolean;
   /** Sessions of rooms of this meeting family, to come back from a sub-group. */
   readonly sessions: Map<string, string>;
   /** The room the page was opened for: its session is the key to every sub-group. */
@@ -24,6 +24,9 @@ export interface MeetingOptions {
 }
 
 const speakingThreshold = 0.08;
+/** The server's limits (engine/waiting/knock-fields.ts, engine/meetings/subject.ts), checked here first to say why at once. */
+const nameMax = 64;
+const subjectMax = 128;
 
 /** The meeting: video tiles, microphone/camera/screen/leave, chat and the participants panel. */
 export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
@@ -44,7 +47,25 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const chatInput = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
   const chatForm = el('form', {}, field('Chat message', chatInput), el('button', { type: 'submit', text: 'Send' }));
   const moderatorTools = el('div');
-  const waiting = new WaitingPanel(roomId, () => session, options.policyForced);
+  const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
+  const renameInput = el('input', { name: 'name', maxlength: nameMax, autocomplete: 'name' });
+  const renameHint = el('p', { class: 'hint', 'aria-live': 'polite' });
+  const renameForm = el(
+    'form',
+    { class: 'rename', hidden: true, 'aria-label': 'Change your name' },
+    field('Your name', renameInput),
+    renameHint,
+    el('button', { type: 'submit', text: 'Save name' }),
+    button('Cancel', () => closeRename()),
+  );
+  const subjectInput = el('input', { name: 'subject', maxlength: subjectMax, autocomplete: 'off' });
+  const subjectForm = el(
+    'form',
+    { 'aria-label': 'Meeting subject' },
+    field('Meeting subject', subjectInput, 'Shown to everyone as the title of the meeting. Leave empty to remove it.'),
+    el('button', { type: 'submit', text: 'Set subject' }),
+  );
+  let renaming = false;
   const micButton = button('Mute microphone', () => toggleAudio(), { 'aria-pressed': 'false' });
   const camButton = button('Turn camera off', () => toggleVideo(), { 'aria-pressed': 'false' });
   const screenButton = button('Share screen', () => void toggleScreen(), { 'aria-pressed': 'false' });
@@ -56,6 +77,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const send = (message: ClientMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
   };
+  const waiting = new WaitingPanel(roomId, () => session, (enabled) => send({ type: 'waiting_room', enabled }));
   const mesh = new Mesh(
     { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) },
     devices.outgoing,
@@ -97,6 +119,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   function renderPeople(): void {
     const items = [...participants.values()].map((p) => {
       const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
+      if (p.participant_id === self?.participant_id) {
+        item.append(' ', button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }));
+      }
       if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
       return item;
     });
@@ -106,6 +131,53 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     peopleList.replaceChildren(...items);
     if (focused) [...peopleList.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === focused)?.focus();
     waiting.setSharing([...participants.values()].some((p) => p.screen));
+  }
+
+  function openRename(): void {
+    renameInput.value = self?.name ?? '';
+    renameHint.textContent = '';
+    renameForm.hidden = false;
+    renderPeople();
+    renameInput.focus();
+  }
+
+  function closeRename(): void {
+    renameForm.hidden = true;
+    renaming = false;
+    renderPeople();
+    peopleList.querySelector<HTMLElement>('[aria-label="Change your name"]')?.focus();
+  }
+
+  function rename(name: string): boolean {
+    const next = name.trim();
+    // The length is checked here to say why at once; the rest of the rule is the server's.
+    if (next === '' || [...next].length > nameMax) return false;
+    if (next === self?.name) return true;
+    renaming = true;
+    send({ type: 'rename', name: next });
+    return true;
+  }
+
+  renameForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!rename(renameInput.value)) {
+      renameHint.textContent = renameInput.value.trim() === '' ? 'Please type a name.' : nameAdvice(renameInput.value);
+      return;
+    }
+    if (renameInput.value.trim() === self?.name) closeRename();
+  });
+
+  subjectForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    send({ type: 'subject', subject: subjectInput.value.trim().slice(0, subjectMax) });
+  });
+
+  /** The subject is the page's heading and title; it is text, never markup. */
+  function showSubject(next: string, announced: boolean): void {
+    title.textContent = next || 'Meeting';
+    document.title = next ? `${next} – Meeting` : 'Meeting';
+    if (document.activeElement !== subjectInput) subjectInput.value = next;
+    if (announced) announce(next ? `The meeting's subject is now: ${next}` : "The meeting's subject was removed");
   }
 
   let subgroups: string[] = [];
@@ -130,6 +202,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     }
     const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
     moderatorTools.replaceChildren(
+      el('section', { 'aria-labelledby': 'subject-heading' }, el('h3', { id: 'subject-heading', text: 'Subject' }), subjectForm),
       locksForm(locks, (next) => send({ type: 'lock', locks: next })),
       el(
         'section',
@@ -260,6 +333,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
         for (const p of participants.values()) tileFor(p);
         for (const m of message.chat) showChat(m);
+        showSubject(message.subject, false);
         applyLocks();
         if (message.mute_on_start && audioOn) setAudio(false);
         mesh.setAllowed(mayAudio(), mayVideo());
@@ -287,10 +361,24 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         if (gone) announce(`${gone.name} left`);
         break;
       }
-      case 'state':
+      case 'state': {
+        const before = participants.get(message.participant.participant_id);
         participants.set(message.participant.participant_id, message.participant);
+        const mine = message.participant.participant_id === self?.participant_id;
+        if (mine && self) self = { ...self, name: message.participant.name };
+        if (before && before.name !== message.participant.name) {
+          if (mine && renaming) closeRename();
+          announce(mine ? `Your name is now ${message.participant.name}` : `${before.name} is now called ${message.participant.name}`);
+        }
         tileFor(message.participant);
         renderPeople();
+        break;
+      }
+      case 'subject':
+        showSubject(message.subject, true);
+        break;
+      case 'waiting_room':
+        waiting.setSwitch(message.enabled, message.switchable);
         break;
       case 'speaking':
         tiles.get(message.participant_id)?.classList.toggle('speaking', message.speaking);
@@ -345,6 +433,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         options.hooks?.leaving('ended');
         break;
       case 'error':
+        // A refused name is said where it was typed, in the page's plain words.
+        if (renaming && message.code === 'invalid_field' && message.message.startsWith('name')) {
+          renaming = false;
+          renameHint.textContent = nameAdvice(renameInput.value);
+        } else if (renaming && message.code === 'rate_limited') {
+          renaming = false;
+          renameHint.textContent = message.message;
+        }
         announce(message.message);
         break;
     }
@@ -395,7 +491,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const panel = el(
     'aside',
     { class: 'panel', 'aria-label': 'Meeting panel' },
-    el('section', { 'aria-labelledby': 'people-heading' }, peopleHeading, peopleList),
+    el('section', { 'aria-labelledby': 'people-heading' }, peopleHeading, peopleList, renameForm),
     el('section', { 'aria-labelledby': 'chat-heading' }, el('h2', { id: 'chat-heading', text: 'Chat' }), chatLog, chatForm),
     moderatorTools,
   );
@@ -405,6 +501,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     el(
       'section',
       { 'aria-label': 'Meeting' },
+      title,
       waiting.notification,
       tilesEl,
       lockNotice,
@@ -420,6 +517,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     toggleScreen: () => screenButton.click(),
     leave: () => leaveButton.click(),
     sendChat: (text) => send({ type: 'chat', text }),
+    rename: (name) => rename(name),
+    setSubject: (text) => send({ type: 'subject', subject: text }),
+    setWaitingRoom: (enabled) => send({ type: 'waiting_room', enabled }),
     local: () => ({ audio: audioOn, video: videoOn, screen: screen !== null }),
     session: () => session,
     isModerator,

@@ -34,25 +34,45 @@ export class WaitingPanel {
   private soundMuted = false;
   private audio: AudioContext | null = null;
 
+  /** Turns the waiting room of this meeting on or off for later arrivals: shown once the server says a moderator may. */
+  private readonly switchButton: HTMLButtonElement;
+  private readonly switchState = el('span', { class: 'hint', 'aria-hidden': 'true' });
+  private switchKnown: boolean | null = null;
+
   constructor(
     private readonly roomId: string,
     private readonly session: () => string,
-    private readonly policyForced: boolean,
+    switchTo: (enabled: boolean) => void,
   ) {
     const muteSound = button('Mute notification sound', () => {
       this.soundMuted = !this.soundMuted;
       muteSound.setAttribute('aria-pressed', String(this.soundMuted));
     }, { 'aria-pressed': 'false' });
     const admitAll = button('Admit all', () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), 'Everyone waiting was let in'));
-    const disable = this.policyForced
-      ? null
-      : button('Disable waiting room', () => void this.act(() => roomApi.disableWaitingRoom(this.roomId, this.session()), 'Waiting room disabled for this meeting'));
+    // A toggle: its name stays, aria-pressed says on or off (the words beside it say so to the eye).
+    this.switchButton = button('Waiting room for later arrivals', () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
+      'aria-pressed': 'true',
+      hidden: true,
+    });
+    this.switchState.hidden = true;
     this.section.append(
       el('h3', { id: 'waiting-heading', text: 'Waiting' }),
       this.list,
-      el('div', { class: 'toolbar' }, admitAll, disable, muteSound),
+      el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound),
     );
     this.list.replaceChildren(this.empty);
+  }
+
+  /** The server's word on the toggle (`waiting_room`): hidden where a moderator cannot switch it; a change is announced. */
+  setSwitch(enabled: boolean, switchable: boolean): void {
+    this.switchButton.hidden = !switchable;
+    this.switchState.hidden = !switchable;
+    this.switchButton.setAttribute('aria-pressed', String(enabled));
+    this.switchState.textContent = enabled ? 'On: later arrivals wait' : 'Off: later arrivals enter directly';
+    if (this.switchKnown !== null && this.switchKnown !== enabled) {
+      announce(enabled ? 'Waiting room on: people who arrive from now on wait to be admitted' : 'Waiting room off: people who arrive from now on enter directly');
+    }
+    this.switchKnown = enabled;
   }
 
   private async act(call: () => Promise<{ ok: boolean }>, done: string): Promise<void> {

@@ -210,6 +210,62 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await until('Ann to count two again', async () => (await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants())) === 2);
     t.pass('and the reloaded page answers the SDK’s accessors');
 
+    // A rename during the meeting (upstream's command name): the other host page hears displayNameChange.
+    await bob.page.evaluate(() => (window as any).api.executeCommand('displayName', 'Bobby'));
+    t.same(await waitEvent(ann.page, 'displayNameChange'), { id: bobJoined.id, displayname: 'Bobby' }, 'displayNameChange at Ann’s SDK page');
+    t.same(await waitEvent(bob.page, 'displayNameChange'), { id: bobJoined.id, displayname: 'Bobby' }, 'and at Bob’s own page, as upstream tells the local one');
+    t.equal(await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id), 'Bobby', 'getDisplayName answers the new name');
+    t.ok(
+      (await ann.page.evaluate(() => (window as any).api.getParticipantsInfo())).some((p: any) => p.participantId === bobJoined.id && p.displayName === 'Bobby'),
+      'getParticipantsInfo too',
+    );
+    await meetingFrame(ann.page)!.getByRole('list', { name: 'Participants', exact: true }).getByText('Bobby').waitFor();
+    t.pass('Ann’s meeting page lists Bobby');
+
+    // subject: a participant's is refused in her own frame, with a warning; the moderator's reaches both pages, as text.
+    await bob.page.evaluate(() => (window as any).api.executeCommand('subject', 'Taken over'));
+    await until('the warning in Bob’s frame', async () => bob.consoleLines.some((l) => l.startsWith('subject: only a moderator')));
+    t.pass('a participant’s subject: a console warning, nothing sent');
+    const subject = '<img src=x onerror="window.__pwned=1">Algebra';
+    await ann.page.evaluate((text) => (window as any).api.executeCommand('subject', text), subject);
+    t.same(await waitEvent(ann.page, 'subjectChange'), { subject }, 'subjectChange at Ann');
+    t.same(await waitEvent(bob.page, 'subjectChange'), { subject }, 'subjectChange at Bob');
+    t.equal(await count(bob.page, 'subjectChange'), 1, 'Bob’s refused subject was never told to anyone');
+    const bobFrame = meetingFrame(bob.page)!;
+    await bobFrame.getByRole('heading', { level: 1, name: subject }).waitFor();
+    t.same(
+      await bobFrame.evaluate(() => ({ title: document.title, images: document.querySelectorAll('h1 img').length, pwned: (window as any).__pwned ?? null })),
+      { title: `${subject} – Meeting`, images: 0, pwned: null },
+      'the subject is the heading and the page title, drawn as text',
+    );
+
+    // toggleLobby: off, a new arrival enters; on again, the next one waits (nobody inside leaves).
+    await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', false));
+    await meetingFrame(ann.page)!.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    t.pass('the moderator’s page shows the waiting room off');
+    const cy = await open('cy', `${appOrigin}/plain.html`);
+    await cy.page.evaluate(
+      ([domain, roomName, jwt]) => (window as any).start(domain, { roomName, jwt, userInfo: { displayName: 'Cy' } }),
+      [domain, roomName, await mint(appSecret, appId, roomName, 'Cy', false)],
+    );
+    t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'with the waiting room off, Cy enters directly');
+    await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', true));
+    await meetingFrame(ann.page)!.locator('button[aria-pressed="true"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    t.pass('the moderator’s page shows it on again');
+    const dan = await open('dan', `${appOrigin}/plain.html`);
+    await dan.page.evaluate(
+      ([domain, roomName, jwt]) => (window as any).start(domain, { roomName, jwt, userInfo: { displayName: 'Dan' } }),
+      [domain, roomName, await mint(appSecret, appId, roomName, 'Dan', false)],
+    );
+    t.equal((await waitEvent(ann.page, 'knockingParticipant', 2)).participant.name, 'Dan', 'after toggleLobby(true), Dan knocks');
+    await until('Dan’s page to be ready', async () => (await dan.page.evaluate(() => (window as any).loaded)) === 1);
+    t.equal(await count(dan.page, 'videoConferenceJoined'), 0, 'and waits');
+    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 3, 'Ann, Bob and Cy are still in: nobody was pushed out');
+    await dan.page.evaluate(() => (window as any).api.executeCommand('hangup'));
+    await waitEvent(dan.page, 'readyToClose');
+    await cy.page.evaluate(() => (window as any).api.executeCommand('hangup'));
+    await waitEvent(cy.page, 'readyToClose');
+
     // hangup: left, then ready to close (the plain page, then the SDK's onReadyToClose).
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');

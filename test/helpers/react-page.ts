@@ -13,6 +13,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const sdkEvents = [
   'ready', 'videoConferenceJoined', 'videoConferenceLeft', 'readyToClose', 'participantJoined', 'participantLeft',
   'audioMuteStatusChanged', 'videoMuteStatusChanged', 'incomingMessage', 'outgoingMessage', 'knockingParticipant', 'errorOccurred',
+  'displayNameChange', 'subjectChange',
 ];
 
 // window.start(props) renders <JitsiMeeting {...props}>; onApiReady keeps the API in window.api.

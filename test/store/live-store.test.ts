@@ -23,7 +23,7 @@ function open(t: Tap, dir?: string): { db: Db; dir: string } {
 function seed(db: Db): void {
   db.prepare("INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at) VALUES ('r1', 'R', 'off', 'approval', 600, 'x', 'x')").run();
   const meetings = new SqliteMeetingStore(db);
-  meetings.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T09:00:00.000Z', endedAt: null, waitingDisabled: false });
+  meetings.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T09:00:00.000Z', endedAt: null, waitingDisabled: false, subject: '' });
   for (const id of ['ann', 'bob']) {
     meetings.insertParticipant({ participantId: id, meetingId: 'm1', roomId: 'r1', role: 'participant', name: id, joinedAt: '2030-01-01T09:00:00.000Z', leftAt: null });
   }

@@ -3,7 +3,9 @@ import { EngineError } from '../errors.js';
 import { GroupCommit, type Defer, type QueuedWrite } from '../group-commit.js';
 import type { Attendance, Refusal } from './attendance.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
+import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
+import { checkSubject } from './subject.js';
 import type { RecordedActor, TimelineEntry, TimelineKind, TimelineSubject } from './timeline.js';
 
 export const defaultEmptyGraceMs = 5 * 60_000;
@@ -75,6 +77,11 @@ interface LiveMeeting {
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
  *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
  * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
+ * - `rename(participantId, name): {participant, changed}` — a present participant's own new name,
+ *   checked by the rule of every arrival (checkName: invalid_field); written before it returns, so
+ *   a kill -9 keeps it; participant_not_found once she left.
+ * - `setSubject(roomId, actor, subject): {meeting, changed}` — the open meeting's subject (a
+ *   moderator's; checkSubject: 0-128 characters, one line), written with a `subject_changed` entry.
  *   Listeners must not throw; if one does, the others still run and the first error is rethrown.
  *
  * The other public methods are for WaitingRoomService and are not meant for routes.
@@ -175,7 +182,7 @@ export class MeetingService {
   ensure(roomId: string): Meeting {
     const existing = this.byRoom.get(roomId);
     if (existing) return existing.meeting;
-    const meeting: Meeting = { meetingId: randomId(), roomId, startedAt: this.nowIso(), endedAt: null, waitingDisabled: false };
+    const meeting: Meeting = { meetingId: randomId(), roomId, startedAt: this.nowIso(), endedAt: null, waitingDisabled: false, subject: '' };
     this.store.insertMeeting(meeting);
     const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
     this.byRoom.set(roomId, live);
@@ -271,6 +278,57 @@ export class MeetingService {
     live.meeting = disabled;
     this.record(disabled, 'waiting_room_disabled', actor, null);
     return disabled;
+  }
+
+  /** The mirror of `disableWaiting`: later arrivals of this meeting wait again (nobody present is touched). */
+  enableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
+    const live = this.live(meeting);
+    const before = live.meeting;
+    if (!before.waitingDisabled) return before;
+    const enabled: Meeting = { ...before, waitingDisabled: false };
+    this.store.updateMeeting(enabled);
+    live.meeting = enabled;
+    this.undo?.push(() => {
+      if (live.meeting === enabled) live.meeting = before;
+    });
+    this.record(enabled, 'waiting_room_enabled', actor, null);
+    return enabled;
+  }
+
+  rename(participantId: string, name: unknown): { participant: Participant; changed: boolean } {
+    const checked = checkName(name);
+    const live = this.byParticipant.get(participantId);
+    const current = live?.participants.get(participantId);
+    if (!live || !current || current.leftAt !== null) throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
+    if (current.name === checked) return { participant: current, changed: false };
+    const renamed: Participant = { ...current, name: checked };
+    this.atomically(() => {
+      this.store.updateParticipant(renamed);
+      live.participants.set(participantId, renamed);
+      this.undo?.push(() => {
+        if (live.participants.get(participantId) === renamed) live.participants.set(participantId, current);
+      });
+    });
+    return { participant: renamed, changed: true };
+  }
+
+  setSubject(roomId: string, actor: Actor, subject: unknown): { meeting: Meeting; changed: boolean } {
+    const live = this.byRoom.get(roomId);
+    if (!live) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
+    const recorded = this.moderator(live.meeting, actor);
+    const checked = checkSubject(subject);
+    if (live.meeting.subject === checked) return { meeting: live.meeting, changed: false };
+    const before = live.meeting;
+    const titled: Meeting = { ...before, subject: checked };
+    this.atomically(() => {
+      this.store.updateMeeting(titled);
+      live.meeting = titled;
+      this.undo?.push(() => {
+        if (live.meeting === titled) live.meeting = before;
+      });
+      this.record(titled, 'subject_changed', recorded, null);
+    });
+    return { meeting: titled, changed: true };
   }
 
   end(roomId: string, actor: Actor | null = null): boolean {

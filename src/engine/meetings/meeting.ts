@@ -10,6 +10,8 @@ export interface Meeting {
   readonly endedAt: string | null;
   /** A moderator turned the waiting room off for the rest of this meeting. */
   readonly waitingDisabled: boolean;
+  /** The meeting's title a moderator set ('' for none): shown as the page's heading to everyone admitted. */
+  readonly subject: string;
 }
 
 export interface Participant {
@@ -42,7 +44,7 @@ export interface MeetingStore {
   /** Meetings of a room, newest first. */
   meetingsOf(roomId: string): Meeting[];
   insertParticipant(participant: Participant): void;
-  /** Writes what may change of a participant: `leftAt` and `role` (a promotion). */
+  /** Writes what may change of a participant: `leftAt`, `role` (a promotion) and `name` (a rename). */
   updateParticipant(participant: Participant): void;
   /** Participants of a meeting in join order. */
   participantsOf(meetingId: string): Participant[];

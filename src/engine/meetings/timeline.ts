@@ -8,6 +8,10 @@ export const timelineKinds = [
   'withdraw',
   'window_closed',
   'waiting_room_disabled',
+  /** A moderator turned the waiting room back on for later arrivals of this meeting. */
+  'waiting_room_enabled',
+  /** A moderator set (or cleared) the meeting's subject. */
+  'subject_changed',
   'moderator_arrived',
   /** A present participant became the moderator of a room that is never left without one. */
   'moderator_promoted',

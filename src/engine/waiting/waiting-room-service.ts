@@ -39,6 +39,15 @@
  *   meeting; request_not_found, request_not_waiting.
  * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
  *   meeting do not wait; waiting_room_forced under a forced policy; meeting_not_found without a meeting.
+ * - `enableWaitingRoom(roomId, actor): {enabled}` — the mirror: later arrivals of this meeting wait
+ *   again as the room's scope says; nobody present is moved out. waiting_room_unavailable when the
+ *   room has no waiting room to turn on (its scope in force is `off`: the room's or the instance's
+ *   choice, or a sub-group); meeting_not_found without a meeting.
+ * - `switchState(roomId): {enabled, switchable}` — what a moderator's toggle shows: whether later
+ *   arrivals would wait (as the scope allows), and whether a moderator may turn it on or off.
+ *
+ * `onWaitingRoomSwitched(listener)` is told `(roomId, meetingId)` after either switch is committed
+ * (the live connection tells the moderators' pages). Returns an unsubscribe function.
  *
  * `onWaitingListChange(listener)` tells the live connection what changed in a room's list, as the
  * moderators see it: requests added and removed (`WaitingListChange`), or `reset` when the meeting's
@@ -124,6 +133,16 @@ export interface WaitingListChange {
 
 export type WaitingListListener = (roomId: string, change: WaitingListChange) => void;
 
+export type SwitchListener = (roomId: string, meetingId: string) => void;
+
+/** The moderators' waiting-room toggle. */
+export interface SwitchState {
+  /** Later arrivals of the open meeting wait as the room's scope says. */
+  readonly enabled: boolean;
+  /** A moderator may turn it on or off here (not under a forced policy, not without a waiting room). */
+  readonly switchable: boolean;
+}
+
 export interface AdmitResult {
   readonly admitted: number;
 }
@@ -175,6 +194,7 @@ export class WaitingRoomService {
   private readonly maxOpenPerClient: number;
   private readonly clientRetryAfterSecs = clientDefaults.retryAfterSecs;
   private readonly listeners = new Set<WaitingListListener>();
+  private readonly switchListeners = new Set<SwitchListener>();
   private readonly staleAfterMs: number;
   private readonly maxOpenRequests: number;
 
@@ -384,12 +404,54 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     this.settle(gesture.meeting, gesture.queue);
-    return {
-      admitted: this.deps.meetings.atomically(() => {
-        const meeting = this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor);
-        return this.admitEveryone(meeting, gesture.queue, gesture.actor);
-      }),
-    };
+    const wasDisabled = gesture.meeting.waitingDisabled;
+    const admitted = this.deps.meetings.atomically(() => {
+      const meeting = this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor);
+      return this.admitEveryone(meeting, gesture.queue, gesture.actor);
+    });
+    if (!wasDisabled) this.switched(roomId, gesture.meeting);
+    return { admitted };
+  }
+
+  enableWaitingRoom(roomId: string, actor: Actor): { enabled: true } {
+    const gesture = this.gesture(roomId, actor);
+    if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
+    // The moderator is checked first: who may not moderate learns nothing of the room's settings.
+    const room = this.deps.rooms.get(roomId);
+    if (!room || !this.hasWaitingRoom(room)) {
+      throw new EngineError('waiting_room_unavailable', 'this room has no waiting room to turn on: its waiting room setting is off');
+    }
+    if (!gesture.meeting.waitingDisabled) return { enabled: true };
+    this.deps.meetings.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
+    this.switched(roomId, gesture.meeting);
+    return { enabled: true };
+  }
+
+  switchState(roomId: string): SwitchState {
+    const room = this.deps.rooms.get(roomId);
+    if (!room || !this.hasWaitingRoom(room)) return { enabled: false, switchable: false };
+    if (this.deps.policy.waitingRoom === 'forced') return { enabled: true, switchable: false };
+    return { enabled: !(this.deps.meetings.current(roomId)?.waitingDisabled ?? false), switchable: true };
+  }
+
+  onWaitingRoomSwitched(listener: SwitchListener): () => void {
+    this.switchListeners.add(listener);
+    return () => this.switchListeners.delete(listener);
+  }
+
+  /** Sub-groups never wait; otherwise the scope in force (the room's, or the instance's policy) decides. */
+  private hasWaitingRoom(room: Room): boolean {
+    return room.parentRoomId === null && effectiveScope(this.deps.policy, room) !== 'off';
+  }
+
+  private switched(roomId: string, meeting: Meeting): void {
+    for (const listener of this.switchListeners) {
+      try {
+        listener(roomId, meeting.meetingId);
+      } catch {
+        // Committed already: an observer's failure is not the gesture's.
+      }
+    }
   }
 
   /** Expiry, closed windows, then empty meetings. Call about once a second. */

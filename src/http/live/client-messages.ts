@@ -46,6 +46,15 @@ export function parseClientMessage(raw: string): Parsed {
     case 'chat':
       if (typeof value.text !== 'string') return bad('chat needs "text": a string');
       return good({ type: 'chat', text: value.text });
+    case 'rename':
+      if (typeof value.name !== 'string') return bad('rename needs "name": a string');
+      return good({ type: 'rename', name: value.name });
+    case 'subject':
+      if (typeof value.subject !== 'string') return bad('subject needs "subject": a string');
+      return good({ type: 'subject', subject: value.subject });
+    case 'waiting_room':
+      if (typeof value.enabled !== 'boolean') return bad('waiting_room needs "enabled": a boolean');
+      return good({ type: 'waiting_room', enabled: value.enabled });
     case 'lock': {
       const locks = lockSettingsOf(value.locks);
       if (!locks) return bad('lock needs "locks": {mic, cam, cams_moderators_only}, three booleans');

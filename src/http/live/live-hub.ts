@@ -68,6 +68,10 @@ export interface LiveOptions {
   readonly messageLimit?: { readonly count: number; readonly windowMs: number };
   /** Whole waiting lists a moderator may ask for (`waiting_resync`) per window: each costs the list's size. */
   readonly resyncLimit?: { readonly count: number; readonly windowMs: number };
+  /** Renames per participant per window: each is a durable write and a message to everyone. */
+  readonly renameLimit?: { readonly count: number; readonly windowMs: number };
+  /** A moderator's meeting settings (subject, waiting room on/off) per window: durable writes told to everyone. */
+  readonly settingsLimit?: { readonly count: number; readonly windowMs: number };
   /** A turn's waiting-list changes above this many go out as the whole list when that is shorter (admit all). */
   readonly waitingFullListAbove?: number;
 }
@@ -79,12 +83,17 @@ export const liveDefaults = {
   chatLimit: { count: 10, windowMs: 10_000 },
   messageLimit: { count: 1_000, windowMs: 10_000 },
   resyncLimit: { count: 5, windowMs: 10_000 },
+  renameLimit: { count: 5, windowMs: 10_000 },
+  settingsLimit: { count: 10, windowMs: 10_000 },
   waitingFullListAbove: 64,
 } as const;
 
 export interface LiveHubDeps {
   readonly meetings: MeetingService;
-  readonly waiting: Pick<WaitingRoomService, 'list' | 'onWaitingListChange'>;
+  readonly waiting: Pick<
+    WaitingRoomService,
+    'list' | 'onWaitingListChange' | 'switchState' | 'onWaitingRoomSwitched' | 'enableWaitingRoom' | 'disableWaitingRoom'
+  >;
   readonly rooms: Pick<RoomService, 'find' | 'create'>;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
@@ -108,7 +117,8 @@ interface Window {
 
 interface Member {
   readonly participantId: string;
-  readonly name: string;
+  /** A copy of the participant record's name, kept in step by a rename. */
+  name: string;
   /** A copy of the participant record's role, kept in step by MeetingService.onRoleChanged. */
   role: Participant['role'];
   readonly conn: LiveConnection;
@@ -123,6 +133,8 @@ interface Member {
   readonly messages: Window;
   readonly chats: Window;
   readonly resyncs: Window;
+  readonly renames: Window;
+  readonly settings: Window;
 }
 
 /** Waiting-list changes of one turn, merged (see `waitingChanged`), until the push. */
@@ -217,6 +229,7 @@ export class LiveHub implements LiveApi {
       deps.meetings.onLeft((participant) => this.guard('participant left', () => this.participantLeft(participant))),
       deps.meetings.onRoleChanged((participant) => this.guard('role changed', () => this.roleChanged(participant))),
       deps.waiting.onWaitingListChange((roomId, change) => this.waitingChanged(roomId, change)),
+      deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.guard('waiting room switched', () => this.waitingSwitched(roomId, meetingId))),
     );
   }
 
@@ -267,6 +280,8 @@ export class LiveHub implements LiveApi {
       messages: { startMs: now, count: 0 },
       chats: { startMs: now, count: 0 },
       resyncs: { startMs: now, count: 0 },
+      renames: { startMs: now, count: 0 },
+      settings: { startMs: now, count: 0 },
     };
     state.members.set(pid, member);
     this.connected.set(pid, { state, member });
@@ -281,9 +296,13 @@ export class LiveHub implements LiveApi {
       chat: this.deps.chat.latest(state.meetingId).map((entry) => this.wireChat(entry)),
       subgroups: this.family(state).subgroups,
       mute_on_start: this.muteOnStart(state.roomId),
+      subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
     });
     this.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
-    if (member.role === 'moderator') this.sendWaitingList(state, member);
+    if (member.role === 'moderator') {
+      this.sendWaitingList(state, member);
+      conn.send(this.waitingRoomMessage(state));
+    }
     this.media.connected(this.peerOf(state, member));
 
     return {
@@ -399,6 +418,8 @@ export class LiveHub implements LiveApi {
         return this.speaking(state, member, message.speaking);
       case 'chat':
         return this.chat(state, member, message.text);
+      case 'rename':
+        return this.rename(state, member, message.name);
       default:
         return this.moderate(state, member, message);
     }
@@ -460,7 +481,70 @@ export class LiveHub implements LiveApi {
     this.broadcast(state, { type: 'chat', message: this.wireChat(entry) });
   }
 
-  private moderate(state: RoomState, member: Member, message: Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'chat' }>): void {
+  /**
+   * Her own name, by the rule of every arrival, on disk before anyone is told. A flood is cut by
+   * its own window (`renameLimit`): beyond it nothing is written or sent to anyone but her.
+   */
+  private rename(state: RoomState, member: Member, name: string): void {
+    if (!this.within(member.renames, this.options.renameLimit)) {
+      member.conn.send(error('rate_limited', 'too many name changes; wait a few seconds'));
+      return;
+    }
+    const result = this.engineCall(member, () => this.deps.meetings.rename(member.participantId, name));
+    if (!result?.changed) return;
+    member.name = result.participant.name;
+    this.broadcast(state, { type: 'state', participant: viewOf(member) });
+  }
+
+  private setSubject(state: RoomState, member: Member, subject: string): void {
+    if (!this.within(member.settings, this.options.settingsLimit)) {
+      member.conn.send(error('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+      return;
+    }
+    const actor = { kind: 'participant', participantId: member.participantId } as const;
+    const result = this.engineCall(member, () => this.deps.meetings.setSubject(state.roomId, actor, subject));
+    if (result?.changed) this.broadcast(state, { type: 'subject', subject: result.meeting.subject });
+  }
+
+  /** On or off for later arrivals; the moderators hear of it from the engine (`waitingSwitched`), as for a switch over HTTP. */
+  private switchWaitingRoom(state: RoomState, member: Member, enabled: boolean): void {
+    if (!this.within(member.settings, this.options.settingsLimit)) {
+      member.conn.send(error('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+      return;
+    }
+    const actor = { kind: 'participant', participantId: member.participantId } as const;
+    const before = this.deps.waiting.switchState(state.roomId);
+    const done = this.engineCall(member, () =>
+      enabled ? this.deps.waiting.enableWaitingRoom(state.roomId, actor) : this.deps.waiting.disableWaitingRoom(state.roomId, actor),
+    );
+    // A switch that changed nothing tells nobody else; she is sent the state as it stands (her toggle may be stale).
+    if (done && this.deps.waiting.switchState(state.roomId).enabled === before.enabled) member.conn.send(this.waitingRoomMessage(state));
+  }
+
+  /** Runs an engine call for a member; its refusal goes back to her as a live error (code and words), never further. */
+  private engineCall<T>(member: Member, fn: () => T): T | null {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      member.conn.send(error(err.code, err.message));
+      return null;
+    }
+  }
+
+  private waitingRoomMessage(state: RoomState): ServerMessage {
+    const { enabled, switchable } = this.deps.waiting.switchState(state.roomId);
+    return { type: 'waiting_room', enabled, switchable };
+  }
+
+  private waitingSwitched(roomId: string, meetingId: string): void {
+    const state = this.states.get(roomId);
+    if (!state || state.meetingId !== meetingId) return;
+    const message = this.waitingRoomMessage(state);
+    for (const moderator of this.moderatorsOf(state)) moderator.conn.send(message);
+  }
+
+  private moderate(state: RoomState, member: Member, message: Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'chat' | 'rename' }>): void {
     if (member.role !== 'moderator') {
       member.conn.send(error('not_moderator', 'only a moderator may do this'));
       return;
@@ -477,6 +561,10 @@ export class LiveHub implements LiveApi {
         return this.move(state, member, message.participant_id, message.room_id);
       case 'bring_back':
         return this.bringBack(state);
+      case 'subject':
+        return this.setSubject(state, member, message.subject);
+      case 'waiting_room':
+        return this.switchWaitingRoom(state, member, message.enabled);
       case 'waiting_resync':
         if (!this.within(member.resyncs, this.options.resyncLimit)) {
           member.conn.send(error('rate_limited', 'the waiting list was sent again a moment ago; wait a few seconds'));
@@ -629,7 +717,10 @@ export class LiveHub implements LiveApi {
     if (member) member.role = participant.role;
     this.broadcast(state, { type: 'role', participant_id: participant.participantId, role: participant.role });
     // Not connected now: she gets the role and the list in her welcome when she reconnects.
-    if (member?.role === 'moderator') this.sendWaitingList(state, member);
+    if (member?.role === 'moderator') {
+      this.sendWaitingList(state, member);
+      member.conn.send(this.waitingRoomMessage(state));
+    }
   }
 
   private meetingEnded(meeting: Meeting): void {

@@ -60,9 +60,12 @@ export type ServerMessage =
       readonly subgroups: readonly string[];
       /** The meeting asks arrivals to start with the microphone off (they may turn it on). */
       readonly mute_on_start?: boolean;
+      /** The meeting's title a moderator set; '' for none. Plain text: render it as text. */
+      readonly subject: string;
     }
   | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
   | { readonly type: 'participant_left'; readonly participant_id: string }
+  /** A participant's whole view again, after her media state or her name changed (a rename: to everyone, her too). */
   | { readonly type: 'state'; readonly participant: ParticipantView }
   | { readonly type: 'speaking'; readonly participant_id: string; readonly speaking: boolean }
   | { readonly type: 'chat'; readonly message: ChatMessage }
@@ -88,6 +91,15 @@ export type ServerMessage =
       readonly removed: readonly string[];
     }
   | { readonly type: 'locks'; readonly locks: Locks }
+  /** A moderator set the meeting's subject ('' cleared it): to everyone in the room (nobody waiting has a socket). */
+  | { readonly type: 'subject'; readonly subject: string }
+  /**
+   * Moderators only: the waiting room of this meeting as their toggle shows it. `enabled`: later
+   * arrivals wait as the room's scope says; `switchable`: a moderator may turn it on or off (false
+   * under an instance that forces it, and in a room without a waiting room). Sent when the socket
+   * opens, when its participant becomes a moderator, and after every switch.
+   */
+  | { readonly type: 'waiting_room'; readonly enabled: boolean; readonly switchable: boolean }
   /**
    * A participant's role changed (a room that is never left without a moderator promoted the
    * one present longest). To everyone in the room; the new moderator gets the whole waiting list next.
@@ -105,6 +117,12 @@ export type ClientMessage =
   | { readonly type: 'state'; readonly audio: boolean; readonly video: boolean; readonly screen: boolean }
   | { readonly type: 'speaking'; readonly speaking: boolean }
   | { readonly type: 'chat'; readonly text: string }
+  /** My own new name (the rule of every arrival; a few per 10 s): `state` with it goes to everyone. */
+  | { readonly type: 'rename'; readonly name: string }
+  /** Moderators only: the meeting's subject, 0-128 characters, one line ('' clears it). */
+  | { readonly type: 'subject'; readonly subject: string }
+  /** Moderators only: turn the waiting room of this meeting on or off for later arrivals. */
+  | { readonly type: 'waiting_room'; readonly enabled: boolean }
   /** Moderators only. */
   | { readonly type: 'lock'; readonly locks: Locks }
   | { readonly type: 'create_subgroups'; readonly count: number }

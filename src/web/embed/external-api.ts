@@ -69,6 +69,7 @@
     'participantLeft',
     'participantRoleChanged',
     'displayNameChange',
+    'subjectChange',
     'audioMuteStatusChanged',
     'videoMuteStatusChanged',
     'screenSharingStatusChanged',

@@ -109,7 +109,7 @@ export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<Room
   updateParticipant(p: Participant): void {
     this.write();
     const row = this.participants.get(p.participantId);
-    if (row) this.participants.set(p.participantId, { ...row, leftAt: p.leftAt, role: p.role });
+    if (row) this.participants.set(p.participantId, { ...row, leftAt: p.leftAt, role: p.role, name: p.name });
   }
 
   participantsOf(meetingId: string): Participant[] {
