@@ -1,4 +1,5 @@
 /** The room addresses of the engine, as the page calls them. */
+import { forgetRequest, rememberRequest } from './request-memory.js';
 
 export interface ApiError {
   readonly status: number;
@@ -66,10 +67,25 @@ export const roomApi = {
     request<{ exists: boolean; access_code: boolean }>('GET', `${base(roomId)}/exists${joinToken ? `?t=${encodeURIComponent(joinToken)}` : ''}`),
   start: (roomId: string, body: { name: string; access_code?: string; t?: string }, session?: string) =>
     request<Joined | { status: 'knock' }>('POST', `${base(roomId)}/start`, body, session),
-  knock: (roomId: string, body: { name: string; note: string; access_code?: string; t?: string }) =>
-    request<Joined | { status: 'waiting' }>('POST', `${base(roomId)}/knock`, body),
-  poll: (roomId: string) => request<PollAnswer>('GET', `${base(roomId)}/waiting`),
-  withdraw: (roomId: string) => request<null>('DELETE', `${base(roomId)}/waiting`),
+  /** A knock that waits is remembered by this tab, and only then is its request polled (request-memory.ts). */
+  knock: async (roomId: string, body: { name: string; note: string; access_code?: string; t?: string }) => {
+    const result = await request<Joined | { status: 'waiting' }>('POST', `${base(roomId)}/knock`, body);
+    if (result.ok && result.body.status === 'waiting') rememberRequest(roomId);
+    return result;
+  },
+  /** Call only for a request this tab made (madeRequest): without one the server answers 404. */
+  poll: async (roomId: string) => {
+    const result = await request<PollAnswer>('GET', `${base(roomId)}/waiting`);
+    // Refused, expired or gone: a reload has nothing to come back to. Waiting, admitted (a
+    // reload goes back into the meeting) and barred (a reload stays barred) are kept.
+    const over = result.ok ? result.body.status === 'refused' || result.body.status === 'expired' : result.error.status === 404;
+    if (over) forgetRequest(roomId);
+    return result;
+  },
+  withdraw: (roomId: string) => {
+    forgetRequest(roomId);
+    return request<null>('DELETE', `${base(roomId)}/waiting`);
+  },
   /** For pagehide: a beacon outlives the page; it is sent without a body. */
   leaveBeacon: (roomId: string) => navigator.sendBeacon(`${base(roomId)}/waiting/leave`),
   admit: (roomId: string, session: string, requestId: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),

@@ -5,6 +5,7 @@ import { Devices } from './devices.js';
 import { embedBridge } from './embed-bridge.js';
 import { button, el, show } from './dom.js';
 import { meetingView } from './meeting.js';
+import { forgetRequest, madeRequest } from './request-memory.js';
 import { waitingScreen } from './waiting.js';
 
 const app = document.getElementById('app')!;
@@ -45,8 +46,11 @@ function enterMeeting(room: string, session: string): void {
     sessions,
     homeRoomId: roomId,
     switchTo: (next, nextSession) => enterMeeting(next, nextSession),
-    left: (text) => {
+    left: (text, reason) => {
       closeMeeting = null;
+      // Her admission is spent once she hung up or the meeting ended; a lost connection or a
+      // restart keeps it, since the page then reloads back into the meeting.
+      if (reason !== 'lost') forgetRequest(roomId);
       message(text);
     },
     hooks: embed?.hooks,
@@ -62,19 +66,20 @@ async function main(): Promise<void> {
   // meeting someone shared the address of): the arrival answers for it, or says it is not there.
   if (!exists.ok && exists.error.status !== 404) return message('The service cannot be reached.');
   const needsCode = exists.ok && exists.body.access_code;
-  // A reload while waiting: the cookie still names her request.
-  const resumed = await roomApi.poll(roomId);
-  if (resumed.ok && resumed.body.status === 'admitted') {
+  // A reload while waiting (or in the meeting she was let into): the cookie still names her
+  // request. Asked only when this tab knocked here: otherwise there is nothing to ask about.
+  const resumed = madeRequest(roomId) ? await roomApi.poll(roomId) : null;
+  if (resumed?.ok && resumed.body.status === 'admitted') {
     await devices.start();
     return enterMeeting(roomId, resumed.body.session);
   }
-  if (resumed.ok && resumed.body.status === 'barred') return message(describe('barred'));
+  if (resumed?.ok && resumed.body.status === 'barred') return message(describe('barred'));
   const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean) => {
     show(app, waitingScreen({ roomId, name, accessCode, joinToken, devices, resumed: alreadyWaiting, admitted: (session) => enterMeeting(roomId, session) }));
     void devices.start();
     focusHeading();
   };
-  if (resumed.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
+  if (resumed?.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
   // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
   const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
   if (arrived && 'joined' in arrived) {

@@ -2,7 +2,7 @@ import type { ChatMessage, ClientMessage, Locks, ParticipantView, ServerMessage 
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import type { Devices } from './devices.js';
-import type { MeetingActions, MeetingHooks } from './embed-bridge.js';
+import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { badge, button, el, field } from './dom.js';
 import { Mesh } from './mesh.js';
 import { locksForm, WaitingPanel } from './moderator.js';
@@ -18,7 +18,8 @@ export interface MeetingOptions {
   readonly homeRoomId: string;
   /** Called to switch to another room (sub-group or back). */
   readonly switchTo: (roomId: string, session: string) => void;
-  readonly left: (message: string) => void;
+  /** The meeting view is gone: what to tell her, and why (an embedding page hears the same reason). */
+  readonly left: (message: string, reason: LeaveReason) => void;
   /** Told what happens, for an embedding page (embed-bridge.ts). */
   readonly hooks?: MeetingHooks | undefined;
 }
@@ -429,7 +430,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       case 'ended':
         close();
-        options.left('The meeting has ended.');
+        options.left('The meeting has ended.', 'ended');
         options.hooks?.leaving('ended');
         break;
       case 'error':
@@ -452,7 +453,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     // closeCodes.restarting of protocol.ts (the type keeps the two equal): the daemon is stopping.
     const restartingCode: (typeof import('../http/live/protocol.js').closeCodes)['restarting'] = 4503;
     if (event.code === restartingCode) {
-      options.left('The service is restarting. This page comes back by itself in a few seconds.');
+      options.left('The service is restarting. This page comes back by itself in a few seconds.', 'lost');
       options.hooks?.leaving('lost');
       // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
       const comeBack = (): void => {
@@ -463,14 +464,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       window.setTimeout(comeBack, 2000);
       return;
     }
-    options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.');
+    options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.', 'lost');
     options.hooks?.leaving('lost');
   });
 
   async function leave(): Promise<void> {
     close();
     await roomApi.leave(roomId, session);
-    options.left('You left the meeting.');
+    options.left('You left the meeting.', 'hangup');
     options.hooks?.leaving('hangup');
   }
 

@@ -26,3 +26,11 @@ export function storedSet(kind: Kind, key: string, value: string): void {
     // not remembered: see above
   }
 }
+
+export function storedRemove(kind: Kind, key: string): void {
+  try {
+    storage(kind).removeItem(key);
+  } catch {
+    // refused storage held nothing to remove
+  }
+}

@@ -26,7 +26,7 @@ function hostServer(engineUrl: () => string, compatUrl: () => string): Server {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const port = (req.socket.address() as AddressInfo).port;
     if (url.pathname === '/host.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><body>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body>
 <div id="meet"></div>
 <script src="${compatUrl()}/external_api.js"></script>
 <script>
@@ -148,7 +148,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.match(hash, 'userInfo.displayName="Zoë"', 'the display name in the fragment');
     t.match(hash, 'config.startWithAudioMuted=true', 'the config in the fragment');
     t.notMatch(hash, 'a.b.c', 'the token is not in the fragment');
-    t.equal(a!.allow, 'camera; microphone; display-capture; autoplay; clipboard-write; fullscreen', 'the allow list');
+    const granted = `'src' ${hostOrigin} ${new URL(d.url).origin}`;
+    t.equal(a!.allow, ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} ${granted}`).join('; '), 'the allow list, for the gateway and the page it redirects to');
     t.equal(a!.name, 'jitsiConferenceFrame0', 'named like upstream');
     t.equal(a!.id, 'jitsiConferenceFrame0');
     t.same([a!.width, a!.height, a!.parent], ['800px', '60vh', 'BODY'], 'sizes, and document.body by default');

@@ -136,6 +136,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     });
 
     const browser: BrowserSession = await openBrowser(t, ['--ignore-certificate-errors']);
+    browser.expectConsoleErrors(/status of 404 \(Not Found\) \(http:\/\/(localhost|127\.0\.0\.1):\d+\/favicon\.ico\)$/, "this test's host page (not the service) has no icon");
+    browser.expectConsoleErrors(/^stranger: console error: Framing '\S+' violates the following Content Security Policy directive: "frame-ancestors /, 'the stranger origin is refused by frame-ancestors on purpose');
     const pageErrors: string[] = [];
     const open = async (name: string, url: string) => {
       const { page } = await browser.newPage(name);

@@ -15,6 +15,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const joined = await api.get('join', [['meetingID', 'course-7'], ['fullName', 'Pupil Pia'], ['role', 'VIEWER'], ['redirect', 'false']]);
     const { roomId, token } = roomAndToken(String(joined.xml.url));
     const browser = await openBrowser(t);
+    // Refusals this test provokes: the unlisted room hides itself from the stranger without
+    // her join link (404 like a missing room) and refuses her name (403 guest_denied); the lost
+    // guest's address names no room at all.
+    browser.expectConsoleErrors(/^stranger: 404 GET \S+\/exists$/, 'an unlisted room answers a bare address as a missing room');
+    browser.expectConsoleErrors(/^stranger: 403 POST \S+\/start$/, 'the bare address of an invitation-only room is refused on purpose');
+    browser.expectConsoleErrors(/^lost: 404 (GET \S+\/exists|POST \S+\/start)$/, 'the lost guest opens a room that does not exist on purpose');
 
     const invited = await browser.newPage('invited');
     await invited.page.goto(`${d.url}/room/${roomId}?t=${encodeURIComponent(token)}`);

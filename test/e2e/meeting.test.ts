@@ -39,6 +39,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // A refused name is explained in plain words, in an alert, on the arrival screen.
     const roomUrl = `${d.url}/room/lesson`;
+    browser.expectConsoleErrors(/^eve: 400 POST \S+\/room\/lesson\/start$/, 'eve types names the service refuses on purpose (400 invalid_field)');
     const { page: eve } = await browser.newPage('eve');
     await eve.goto(roomUrl);
     for (const [typed, advice] of [['Eve\u202Egnp.exe', /invisible characters/], ['Eve (Moderator)', /leave out the role in brackets/], ['ＳＹＳＴＥＭ', /"System" is kept for messages from the service/]] as const) {

@@ -31,7 +31,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     let compatUrl = '';
     const host = createServer((req, res) => {
       if (req.url !== '/host.html') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><body><div id="meet"></div>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="meet"></div>
 <script src="${compatUrl}/external_api.js"></script>
 <script>
   window.events = [];

@@ -35,6 +35,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const d = await daemonFor(t);
     await rooms.create(d, { room_id: 'board', name: meetingName, waiting_room: 'all', access_code: '2468' });
     const browser = await openBrowser(t);
+    browser.expectConsoleErrors(/ 403 POST \S+\/room\/board\/start$/, 'the test types a wrong access code on purpose: the server refuses it with 403');
     const { page, context, errors } = await browser.newPage('guest');
     await countConnections(context);
     const bodies: string[] = [];

@@ -53,20 +53,110 @@ export interface BrowserSession {
   readonly browser: Browser;
   newPage(name: string): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
   screenshot(page: Page, name: string): Promise<void>;
+  /**
+   * Declares an error this test provokes on purpose (a refused token, a barred person, a
+   * frame the CSP forbids...): console errors, uncaught exceptions and failed responses whose
+   * line matches `pattern` no longer fail the test. `why` says why they are expected.
+   */
+  expectConsoleErrors(pattern: RegExp, why: string): void;
+}
+
+/** One console error, uncaught exception or failed response seen in the browser. */
+interface Fault {
+  readonly line: string;
+  /** A failed response's address; for a console line, the address it echoes (see below). */
+  readonly url?: string;
+  readonly echo?: boolean;
+}
+
+interface Allowance {
+  readonly pattern: RegExp;
+  readonly why: string;
+  used: number;
+}
+
+/**
+ * Records what a page should never produce in normal use: console messages of type error
+ * (Chromium logs every failed load there too), uncaught exceptions, and responses of 400 or
+ * more. Every context of the browser is watched, frames and pop-ups included.
+ */
+function watchContext(context: BrowserContext, name: string, faults: Fault[]): void {
+  context.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const at = message.location().url;
+    const text = message.text();
+    // Chromium repeats every failed load as a console error; the response's own line (with its
+    // method) stands for both, so the echo is left out when that line is there.
+    const echo = text.startsWith('Failed to load resource: the server responded with a status of');
+    faults.push({ line: `${name}: console error: ${text}${at ? ` (${at})` : ''}`, url: at, echo });
+  });
+  context.on('weberror', (error) => faults.push({ line: `${name}: uncaught: ${String(error.error())}` }));
+  context.on('response', (response) => {
+    if (response.status() < 400 || !/^https?:/.test(response.url())) return;
+    faults.push({ line: `${name}: ${response.status()} ${response.request().method()} ${response.url()}`, url: response.url() });
+  });
+}
+
+/**
+ * Fails the test, when it ends, with every fault no allowance matches. It runs as the test is
+ * about to end (tap's onbeforeend, the plugins' extension point that t.emits uses too), where
+ * an assertion still belongs to the test; a teardown would come too late for one.
+ */
+function checkAtEnd(t: Test, faults: readonly Fault[], allowances: readonly Allowance[]): void {
+  const base = t.t;
+  const before = base.onbeforeend;
+  base.onbeforeend = () => {
+    const unexpected: string[] = [];
+    const failedUrls = new Set(faults.filter((f) => !f.echo && f.url).map((f) => f.url));
+    for (const fault of faults) {
+      if (fault.echo && failedUrls.has(fault.url)) continue;
+      const allowance = allowances.find((a) => a.pattern.test(fault.line));
+      if (allowance) allowance.used += 1;
+      else unexpected.push(fault.line);
+    }
+    if (unexpected.length > 0) {
+      t.fail(`the browser logged ${unexpected.length} error(s) or failed request(s) this test does not expect (under found)`, {
+        found: unexpected,
+        hint: 'fix the page, or declare an error the test provokes on purpose with browser.expectConsoleErrors(pattern, why)',
+      });
+    } else {
+      const expected = allowances.reduce((sum, a) => sum + a.used, 0);
+      t.pass(`the browser logged no error and no failed request${expected > 0 ? ` beyond the ${expected} this test provokes` : ''}`);
+    }
+    for (const allowance of allowances) {
+      if (allowance.used === 0) t.comment(`expected but not seen: ${allowance.pattern} (${allowance.why})`);
+    }
+    return before.call(base);
+  };
 }
 
 /**
  * One Chromium for the test; each person gets a context of her own (own cookies, own camera).
  * `extraArgs` adds switches (e.g. --ignore-certificate-errors behind a self-signed TLS proxy).
+ * Every page the browser opens is watched: a console error, an uncaught exception or a
+ * response of 400 or more fails the test at its end unless expectConsoleErrors declared it.
  */
 export async function openBrowser(t: Test, extraArgs: readonly string[] = []): Promise<BrowserSession> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs, ...extraArgs] });
   t.teardown(() => browser.close());
   mkdirSync(artifactsDir, { recursive: true });
+  const faults: Fault[] = [];
+  const allowances: Allowance[] = [];
+  checkAtEnd(t, faults, allowances);
+  // Contexts a test opens itself (browser.newContext, browser.newPage) are watched too.
+  const newContext = browser.newContext.bind(browser);
+  let unnamed = 0;
+  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
+    const context = await newContext(...args);
+    unnamed += 1;
+    watchContext(context, `context ${unnamed}`, faults);
+    return context;
+  };
   return {
     browser,
     async newPage(name) {
-      const context = await browser.newContext({ permissions: ['camera', 'microphone'] });
+      const context = await newContext({ permissions: ['camera', 'microphone'] });
+      watchContext(context, name, faults);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(`${name}: ${String(err)}`));
@@ -74,6 +164,9 @@ export async function openBrowser(t: Test, extraArgs: readonly string[] = []): P
     },
     async screenshot(page, name) {
       await page.screenshot({ path: `${artifactsDir}${name}.png`, fullPage: true }).catch(() => {});
+    },
+    expectConsoleErrors(pattern, why) {
+      allowances.push({ pattern, why, used: 0 });
     },
   };
 }

@@ -163,7 +163,11 @@
       const iframe = document.createElement('iframe');
       iframe.name = `jitsiConferenceFrame${id}`;
       iframe.id = `jitsiConferenceFrame${id}`;
-      iframe.allow = 'camera; microphone; display-capture; autoplay; clipboard-write; fullscreen';
+      // The frame opens the gateway, which redirects to the meeting page's origin (the baked
+      // COMPAT_FRONTEND_URL): a bare feature name would grant the gateway's origin alone, and
+      // the page, on another origin, would find camera and microphone refused.
+      const origins = [...this.allowed].join(' ');
+      iframe.allow = ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} 'src' ${origins}`).join('; ');
       iframe.setAttribute('allowfullscreen', 'true');
       iframe.style.border = '0';
       iframe.style.width = size(options.width) ?? '100%';
