@@ -1,6 +1,6 @@
 import autocannon, { type RequestParams } from 'autocannon';
 import { cpuTimesOf, machineBusySeconds, RssSampler } from './proc.js';
-import type { Measurement } from './report.js';
+import { cpuPerRequestUs, type Measurement } from './report.js';
 
 export interface Timing {
   readonly warmupSec: number;
@@ -103,6 +103,7 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
 /** A measurement with the baseline measured beside it, in alternation (see `measurePaired`). */
 export interface PairedMeasurement extends Measurement {
   readonly referenceRps: number;
+  readonly referenceCpuUs: number;
 }
 
 /** Several short windows of one scenario as one: totals, time-weighted means, the worst p99. */
@@ -149,5 +150,6 @@ export async function measurePaired(spec: ScenarioSpec, baseline: ScenarioSpec, 
     parts.push(await measure(spec, slice, sampler));
   }
   references.push(await measure(baseline, reference, null));
-  return { ...combine(parts), referenceRps: combine(references).requestsPerSec };
+  const beside = combine(references);
+  return { ...combine(parts), referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) };
 }

@@ -31,11 +31,23 @@ export interface Measurement {
   readonly notes?: readonly string[];
   /** The baseline's throughput measured in alternation with this scenario, when it was (bench/lib/load.ts). */
   readonly referenceRps?: number;
+  /** The baseline's server CPU per request (µs) in those same windows. */
+  readonly referenceCpuUs?: number;
 }
 
 /** What a scenario is compared with: the baseline measured beside it, else the run's baseline mean. */
 export function referenceOf(m: Pick<Measurement, 'referenceRps'> | undefined, baselineRps: number): number {
   return m?.referenceRps ?? baselineRps;
+}
+
+/** The scenario's server CPU per request over the baseline's beside it (else the run's baseline figure): 1.3 means 30% more. */
+export function cpuRatioOf(m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec' | 'referenceCpuUs'> | undefined, baselineCpuUs: number): number {
+  if (!m) return Number.NaN;
+  return ratio(cpuPerRequestUs(m), m.referenceCpuUs ?? baselineCpuUs);
+}
+
+export function times(r: number): string {
+  return Number.isFinite(r) ? `${r.toFixed(2)}×` : 'n/a';
 }
 
 export type Verdict = 'met' | 'not met' | 'not measured';
@@ -63,6 +75,8 @@ export interface TargetFacts {
 
 export const targets = {
   pollVsBaseline: 0.7,
+  /** Server CPU per poll at most this many times the bare route's. */
+  pollCpuVsBaseline: 1.45,
   pollFlatness: 0.9,
   knockVsBaseline: 0.25,
   apiVsBaseline: 0.5,
@@ -102,10 +116,11 @@ function all(verdicts: readonly Verdict[]): Verdict {
 }
 
 /**
- * The targets of issue 6, point 3, judged on one run. `baselineRps` is the mean of the
- * baseline runs of the same bench run.
+ * The targets of issue 6, point 3 and issue 15, point 2, judged on one run. `baselineRps` and
+ * `baselineCpuUs` are the baseline runs' of the same bench run, used for a scenario that was not
+ * measured beside the baseline.
  */
-export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps: number, facts: TargetFacts): TargetCheck[] {
+export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps: number, facts: TargetFacts, baselineCpuUs = Number.NaN): TargetCheck[] {
   const rps = (id: string) => byId.get(id)?.requestsPerSec ?? Number.NaN;
   const vs = (id: string) => ratio(rps(id), referenceOf(byId.get(id), baselineRps));
   const errorsOf = (id: string) => byId.get(id)?.errors ?? 0;
@@ -117,6 +132,15 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
     // Lost requests (swept while the bench was polling them) mean the figure is not the one asked for.
     const verdict = errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met' ? 'not met' : verdictOf(r, targets.pollVsBaseline);
     checks.push({ id: `${id}-vs-baseline`, rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`, measured: `${percent(r)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`, verdict, rows: [id] });
+    const cpu = cpuRatioOf(byId.get(id), baselineCpuUs);
+    const cpuVerdict: Verdict = !Number.isFinite(cpu) ? 'not measured' : cpu <= targets.pollCpuVsBaseline && errorsOf(id) === 0 ? 'met' : 'not met';
+    checks.push({
+      id: `${id}-cpu`,
+      rule: `poll's server CPU per request ≤ ${times(targets.pollCpuVsBaseline)} the baseline's`,
+      measured: `${times(cpu)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`,
+      verdict: cpuVerdict,
+      rows: [id],
+    });
   }
   // Compared as ratios to the baseline beside each, so that the host's drift between scenarios cancels.
   const flat = flatness(polls.map(vs));
@@ -187,6 +211,7 @@ export function targetCell(rowId: string, checks: readonly TargetCheck[]): strin
   const short = (c: TargetCheck) => {
     if (c.id === 'knock-durable') return `on disk: ${c.verdict}`;
     if (c.id === 'rss-10k') return `RSS: ${c.verdict}`;
+    if (c.id.endsWith('-cpu')) return `CPU ≤${times(targets.pollCpuVsBaseline)}: ${c.verdict}`;
     if (c.id.endsWith('-vs-1t')) return `≥90% of 1 tenant (${c.measured}): ${c.verdict}`;
     const min = /≥ (\d+%)/.exec(c.rule)?.[1] ?? '';
     return `≥${min}: ${c.verdict}`;
@@ -209,8 +234,8 @@ function fixed(value: number | null, digits: number): string {
 }
 
 /** The one table: a Markdown table whose columns are padded so that it also reads in a terminal. */
-export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'server CPU µs/req', 'peak RSS MiB', 'others CPU', 'target'];
+export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[], baselineCpuUs = Number.NaN): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'server CPU µs/req', 'CPU/req vs baseline', 'peak RSS MiB', 'others CPU', 'target'];
   const rows = measurements.map((m) => [
     m.label,
     fixed(m.requestsPerSec, 0),
@@ -219,11 +244,12 @@ export function resultTable(measurements: readonly Measurement[], baselineRps: n
     String(m.errors),
     percent(ratio(m.requestsPerSec, referenceOf(m, baselineRps))),
     fixed(cpuPerRequestUs(m), 0),
+    m.server === 'baseline' ? '' : times(cpuRatioOf(m, baselineCpuUs)),
     fixed(m.peakRssMb, 0),
     m.otherCpuPct === null ? 'n/a' : `${m.otherCpuPct.toFixed(0)}%`,
     targetCell(m.id, checks),
   ]);
-  const right = [false, true, true, true, true, true, true, true, true, false];
+  const right = [false, true, true, true, true, true, true, true, true, true, false];
   return formatTable(header, rows, right);
 }
 

@@ -30,8 +30,11 @@ export interface Daemon extends Server {
 }
 
 export interface ProcessSettings {
-  /** SERVICE_LOG_LEVEL of the daemon, and the same level for the baseline's logger. */
-  readonly logLevel: string;
+  /**
+   * SERVICE_LOG_LEVEL of the daemons when --log-level is given; null: not set, so the daemon
+   * runs at its default (info, with the default access log). The baseline has no logger either way.
+   */
+  readonly logLevel: string | null;
   /** When set, both servers run with --cpu-prof and write their profiles here. */
   readonly cpuProfDir: string | null;
   /** The launcher to serve with (default bin/meetctl.js of this tree; another tree's for an A/B comparison). */
@@ -109,11 +112,11 @@ function stopper(child: ChildProcess, exited: Promise<number | string>) {
   };
 }
 
-/** The bare Fastify server of the baseline scenario (bench/baseline-server.mjs). */
+/** The bare Fastify server of the baseline scenario (bench/baseline-server.mjs): no logger, no options. */
 export async function startBaseline(settings: ProcessSettings, workDir: string): Promise<Server> {
   const port = await freePort();
   const logFile = join(workDir, 'baseline.log');
-  const { child, exited, life } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}`, SERVICE_LOG_LEVEL: settings.logLevel }, settings, logFile);
+  const { child, exited, life } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}` }, settings, logFile);
   const url = `http://127.0.0.1:${port}`;
   const client = new Client(url, 1);
   await waitUntil('baseline server', exited, logFile, async () => (await client.request('GET', '/baseline')).status === 200);
@@ -146,6 +149,11 @@ async function installBenchLicence(dataDir: string): Promise<Record<string, stri
 /**
  * `meetctl serve` on loopback with its own data directory, the compat listener on a second
  * port when `compatSecret` is given. Ready once both listeners answer.
+ *
+ * The daemon runs at its default configuration: it is given only what it cannot do without
+ * (its data directory and loopback address; for the meeting API its secret, listener, link base
+ * and the bench's licence; the tenants file when there is one), then `options.env` (the
+ * scenario's own settings and --daemon-env) and SERVICE_LOG_LEVEL only when --log-level says.
  */
 export async function startDaemon(
   name: string,
@@ -160,7 +168,7 @@ export async function startDaemon(
     ...licence,
     SERVICE_DATA_DIR: options.dataDir,
     SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
-    SERVICE_LOG_LEVEL: settings.logLevel,
+    ...(settings.logLevel !== null ? { SERVICE_LOG_LEVEL: settings.logLevel } : {}),
     ...(compatPort !== null && options.compatSecret
       ? { COMPAT_HTTP_ADDR: `127.0.0.1:${compatPort}`, COMPAT_API_SHARED_SECRET: options.compatSecret, COMPAT_FRONTEND_URL: `http://127.0.0.1:${port}` }
       : {}),

@@ -6,6 +6,7 @@ import { TenantChooser } from './confapi/tenant-choice.js';
 import type { TenantRegistry } from './tenants/registry.js';
 import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
+import { lazyRequestLogger } from '../http/request-logger.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
 function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -59,6 +60,8 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
     ...fastifyOptions,
     // Fastify's two lines per request are replaced by the shared access log (http/access-log.ts).
     disableRequestLogging: true,
+    // The request's child logger is made only when it writes a line (nearly never at the default access log).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: maxBodyBytes,
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
@@ -73,8 +76,10 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   });
   if (accessLog) installAccessLog(app, accessLog, compatFamily);
   // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
-  app.addHook('onSend', async (_request, reply) => {
+  // A callback hook, not async: no promise per request.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
   // The embedding script is public and the same for every surface: served whenever the listener runs.
   await app.register(scriptRoutes(frontendUrl));

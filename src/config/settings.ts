@@ -45,6 +45,7 @@ export interface Config {
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
+  readonly waitingClosedWindowSecs: number;
   readonly shutdownGraceSecs: number;
   readonly embedAncestors: readonly string[];
   readonly trustedProxies: readonly string[];
@@ -186,6 +187,12 @@ export const settings = {
     env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',
     fallback: '300', parse: p.integerBetween(0, 86_400),
     description: 'A meeting ends after being empty this long (seconds); its bars end with it',
+  }),
+  waitingClosedWindowSecs: setting({
+    env: 'SERVICE_WAITING_CLOSED_WINDOW_SECS', toml: ['service', 'waiting_closed_window_secs'], flag: '--waiting-closed-window-secs',
+    // At least two of the page's 2 s polls: one late poll must not close a request.
+    fallback: '6', parse: p.integerBetween(4, 3600),
+    description: 'A waiting request whose page has not polled for this many seconds counts as a closed window and is removed (the page polls every 2 s); raise it for pages that may be paused longer, such as phones that freeze a page in the background',
   }),
   shutdownGraceSecs: setting({
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',

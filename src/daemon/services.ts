@@ -43,7 +43,7 @@ export interface Services {
   close(): void;
 }
 
-export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs'>;
+export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs' | 'waitingClosedWindowSecs'>;
 
 export interface ServicesOptions {
   /** Grace periods and limits of the live connection (tests shorten them). */
@@ -58,7 +58,10 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     // Group commit: the knocks that arrived while the previous commit ran share the next one.
     defer: (run) => setImmediate(run),
   });
-  const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config });
+  const waiting = new WaitingRoomService(
+    { rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config },
+    { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
+  );
   const rooms = new RoomService(roomStore, clock, config, (roomId) => {
     waiting.roomDeleted(roomId);
     meetings.roomDeleted(roomId);

@@ -11,6 +11,7 @@ import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';
+import { lazyRequestLogger } from './request-logger.js';
 
 export const bodyLimitBytes = 64 * 1024;
 
@@ -34,6 +35,8 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
     ...fastifyOptions,
     // Two lines per request (every waiting poll) halved throughput; access-log.ts decides instead.
     disableRequestLogging: true,
+    // The request's child logger is made only when it writes a line (nearly never at the default access log).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
@@ -46,8 +49,10 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   // Every answer, JSON and errors included: a browser must never sniff a body into HTML or script.
-  app.addHook('onSend', async (_request, reply) => {
+  // A callback hook, not async: no promise per request.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
   app.decorateRequest('actor', null);
   if (accessLog) installAccessLog(app, accessLog, engineFamily);

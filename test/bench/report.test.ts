@@ -99,3 +99,32 @@ t.test('slices of one scenario combine into one measurement', async (t) => {
   t.equal(c.serverCpuPct, 95);
   t.same(c.windowMs, [0, 5000], 'from the first slice to the last');
 });
+
+t.test("the poll's server CPU per request is judged against the baseline's beside it (≤ 1.45×)", async (t) => {
+  // serverCpuPct 100 at 10,000 req/s = 100 µs per request.
+  const byId = new Map(
+    [
+      m('poll-1k', 10_000, { referenceCpuUs: 80 }),
+      m('poll-10k', 10_000, { referenceCpuUs: 60 }),
+      m('poll-50k', 10_000, { referenceCpuUs: 75, errors: 3 }),
+    ].map((x) => [x.id, x]),
+  );
+  const checks = checkTargets(byId, 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }, 50);
+  const check = (id: string) => checks.find((c) => c.id === id);
+  t.equal(check('poll-1k-cpu')?.measured, '1.25×', '100 µs against the 80 µs of the baseline beside it');
+  t.equal(check('poll-1k-cpu')?.verdict, 'met');
+  t.equal(check('poll-10k-cpu')?.verdict, 'not met', '100 µs against 60 µs is 1.67×');
+  t.equal(check('poll-50k-cpu')?.verdict, 'not met', 'lost requests spoil a cheap figure');
+  t.equal(targetCell('poll-1k', checks), '≥70%: met; CPU ≤1.45×: met');
+  t.match(resultTable([...byId.values()], 12_000, checks, 50), /poll-1k .*\|\s+100 \|\s+1\.25× \|/, 'the ratio is a column of the table');
+
+  const unpaired = checkTargets(new Map([['poll-1k', m('poll-1k', 10_000)]]), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }, 80);
+  t.equal(unpaired.find((c) => c.id === 'poll-1k-cpu')?.measured, '1.25×', "without a baseline beside it, the run's baseline figure");
+  t.equal(checkTargets(new Map(), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }).find((c) => c.id === 'poll-1k-cpu')?.verdict, 'not measured');
+});
+
+t.test('paired slices carry the baseline’s CPU per request beside them', async (t) => {
+  const a = m('baseline', 20_000, { windowMs: [0, 1000], serverCpuPct: 80 });
+  const b = m('baseline', 20_000, { windowMs: [2000, 3000], serverCpuPct: 100 });
+  t.equal(cpuPerRequestUs(combine([a, b])), 45, 'total CPU over total requests: 0.9 core at 20,000 req/s');
+});

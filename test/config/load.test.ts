@@ -16,6 +16,7 @@ t.test('precedence: default < file < environment < flag', async (t) => {
   const none = loadConfig({ configFile: file(t, '') });
   t.equal(none.waitingRoom, 'optional', 'built-in default');
   t.same(none.httpAddr, { host: '0.0.0.0', port: 3000 });
+  t.equal(none.waitingClosedWindowSecs, 6, 'a silent waiting page is a closed window after 6 s by default');
   t.equal(none.dataDir, './data');
 
   const fromFile = loadConfig({ configFile });
@@ -56,6 +57,9 @@ const invalid: [string, string, RegExp][] = [
   ['COMPAT_API_SHARED_SECRET', '', /^COMPAT_API_SHARED_SECRET must not be empty or white space/m],
   ['COMPAT_API_SHARED_SECRET', '   ', /^COMPAT_API_SHARED_SECRET must not be empty or white space/m],
   ['COMPAT_JITSI_APP_SECRET', ' ', /^COMPAT_JITSI_APP_SECRET must not be empty or white space/m],
+  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', '2', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600 \(got "2"\)/m],
+  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', 'forever', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m],
+  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', '7.5', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m],
   ['COMPAT_JITSI_ALLOW_ANONYMOUS', 'maybe', /^COMPAT_JITSI_ALLOW_ANONYMOUS must be one of true, false/m],
 ];
 

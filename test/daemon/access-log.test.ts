@@ -175,6 +175,10 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
       t.equal(lines.length, 12, 'twelve polls, twelve lines');
       t.same(lines.map((line) => (line.req as { url: string }).url), Array.from({ length: 12 }, (_, i) => `/room/each/waiting?poll=${i}`), 'one each, in order');
       t.ok(lines.every((line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number'), `each: ${msg}, status and ms`);
+      // The request's logger is made lazily (http/request-logger.ts): its lines still name their request.
+      const ids = lines.map((line) => line.reqId);
+      t.ok(ids.every((id) => typeof id === 'string' && id !== ''), 'each line carries its request id');
+      t.equal(new Set(ids).size, 12, 'a different id for each request');
     });
   }
 });

@@ -86,6 +86,8 @@ export interface WaitingRoomOptions {
   readonly pollIntervalMs?: number;
   /** Polls missed before a request counts as a closed window (3, so 6 s). */
   readonly missedPolls?: number;
+  /** When set, how long without a poll a request counts as a closed window, instead of pollIntervalMs × missedPolls (SERVICE_WAITING_CLOSED_WINDOW_SECS). */
+  readonly closedWindowMs?: number;
   readonly maxOpenRequests?: number;
   readonly codeAttempts?: AttemptLimits;
   /** New requests one client address may make in one room per window. */
@@ -202,7 +204,7 @@ export class WaitingRoomService {
     private readonly deps: WaitingRoomDeps,
     options: WaitingRoomOptions = {},
   ) {
-    this.staleAfterMs = (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
+    this.staleAfterMs = options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
     this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
     this.knockLimiter = new AttemptLimiter(deps.clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');

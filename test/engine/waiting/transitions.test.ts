@@ -371,3 +371,16 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
   t.ok(f.meetings.end('r1'));
   t.same(take(), [{ added: [], removed: [], reset: true }], "the meeting's end drops its list: reset, read it again");
 });
+
+t.test('a closed-window delay set on its own (SERVICE_WAITING_CLOSED_WINDOW_SECS) replaces the three missed polls', async (t) => {
+  const f = new Fixture({ waiting: { closedWindowMs: 30_000 } });
+  f.room();
+  const ann = await f.knock('Ann');
+  f.clock.advance(29_000);
+  f.waiting.sweep();
+  t.same(f.waiting.list('r1', api()).map((i) => i.name), ['Ann'], 'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)');
+  f.clock.advance(1000);
+  f.waiting.sweep();
+  t.same(f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');
+  t.equal(f.waiting.poll('r1', ann.secret), null);
+});
