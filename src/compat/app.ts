@@ -8,8 +8,8 @@ import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
-function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return reply.code(400).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send('Bad Request');
+function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(400).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send('Bad Request');
 }
 
 export interface CompatSurfaces {
