@@ -17,7 +17,6 @@ declare module 'bigbluebutton-js' {
   }
   const bbb: {
     api(url: string, secret: string): Api;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed XML whose fields differ per call
     http(url: CallUrl): Promise<Record<string, any>>;
   };
   export default bbb;
