@@ -203,9 +203,9 @@ async function waitingScenarios(): Promise<void> {
   if (only.has('list')) {
     // The moderator enters with a moderator link; 1,000 people knock and keep polling every 3 s as their pages do.
     const link = await client.request('POST', '/api/rooms/list-room/links', { json: { role: 'moderator' }, headers: { authorization: `Bearer ${daemon.adminToken}` } });
-    const t = new URL(JSON.parse(link.text).url as string, daemon.url).searchParams.get('t');
+    const t = new URL((JSON.parse(link.text) as { url: string }).url, daemon.url).searchParams.get('t');
     const started = await client.request('POST', '/room/list-room/start', { json: { name: 'Teacher', t } });
-    const session = JSON.parse(started.text).session as string | undefined;
+    const session = (JSON.parse(started.text) as { session?: string }).session;
     if (!session) throw new Error(`moderator did not enter: ${started.status} ${started.text}`);
     const keeper = new Keeper(daemon.url).start();
     await knockMany(client, keeper, ['list-room'], listSize, 0);
@@ -352,7 +352,7 @@ async function knockScenario(): Promise<void> {
         };
       },
       check: (status, _body, headers) => {
-        const ok = status === 202 && cookieFrom(headers['set-cookie'] as string | string[] | undefined, 'meet_wait') !== null;
+        const ok = status === 202 && cookieFrom(headers['set-cookie'], 'meet_wait') !== null;
         if (ok) acknowledged += 1;
         return ok;
       },

@@ -25,9 +25,21 @@ interface Repositories {
   newRequestId(nowMs: number): string;
 }
 
-// The built daemon's modules (bench/ compiles on its own, so they are loaded at run time).
+// What the bench uses of the built daemon's modules, described here: bench/ compiles on its
+// own (src/ is outside its rootDir), so they are loaded at run time.
+interface Db {
+  prepare(sql: string): { all(): unknown[] };
+  close(): void;
+}
+interface DaemonModules {
+  'store/database.js': { openDatabase: (dataDir: string) => Db };
+  'store/meetings-repository.js': { SqliteMeetingStore: new (db: Db) => { transaction<T>(fn: () => T): T } };
+  'store/waiting-requests-repository.js': { SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void } };
+  'engine/waiting/request-id.js': { newRequestId: (nowMs: number) => string };
+}
+
 async function repositories(dataDir: string): Promise<Repositories> {
-  const load = (path: string) => import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+  const load = async <P extends keyof DaemonModules>(path: P) => (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
   const { openDatabase } = await load('store/database.js');
   const { SqliteMeetingStore } = await load('store/meetings-repository.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-requests-repository.js');

@@ -107,7 +107,7 @@ export async function moderatorScenario(daemon: Daemon, options: { windowSec: nu
   const sessions: string[] = [];
   for (let i = 0; i < moderatorCount; i++) {
     const link = await client.request('POST', `/api/rooms/${roomId}/links`, { json: { role: 'moderator' }, headers: admin });
-    const t = new URL(JSON.parse(link.text).url as string, daemon.url).searchParams.get('t');
+    const t = new URL((JSON.parse(link.text) as { url: string }).url, daemon.url).searchParams.get('t');
     const started = await client.request('POST', `/room/${roomId}/start`, { json: { name: `Teacher ${i + 1}`, t } });
     const session = (JSON.parse(started.text) as { session?: string }).session;
     if (!session) throw new Error(`moderator ${i + 1} did not enter: ${started.status} ${started.text}`);

@@ -83,11 +83,12 @@ function launch(name: string, script: string, args: string[], env: Record<string
 }
 
 async function waitUntil(name: string, exited: Promise<number | string>, logFile: string, ready: () => Promise<boolean>): Promise<void> {
-  let gone: number | string | null = null;
-  void exited.then((code) => (gone = code));
+  // A holder, not a local: the callback's write is invisible to the narrowing of a local.
+  const gone: { code: number | string | null } = { code: null };
+  void exited.then((code) => (gone.code = code));
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (gone !== null) throw new Error(`${name} exited (${gone}) before it was ready; its log (${logFile}):\n${tail(logFile)}`);
+    if (gone.code !== null) throw new Error(`${name} exited (${gone.code}) before it was ready; its log (${logFile}):\n${tail(logFile)}`);
     if (await ready().catch(() => false)) return;
     if (Date.now() > deadline) throw new Error(`${name} was not ready in 30 s; its log (${logFile}):\n${tail(logFile)}`);
     await new Promise((r) => setTimeout(r, 50));

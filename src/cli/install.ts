@@ -6,7 +6,7 @@ import { confirm } from '@inquirer/prompts';
 import { Option, type Command } from 'commander';
 import { packagedDefaultsFile } from '../config/load.js';
 import { InvalidValue } from '../config/parsers.js';
-import { settings, type SettingKey } from '../config/settings.js';
+import { settings } from '../config/settings.js';
 import { publicKeyFor } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { LicenceError, verifyServerKey, type Licence } from '../licence/server-key.js';
@@ -15,7 +15,7 @@ import { compatInstallFiles, compatModule, compatUninstallFiles, installRows, re
 import { EnvValueError } from '../ops/env-edit.js';
 import { applyFile, type FileOutcome, type PlannedFile } from '../ops/planned-files.js';
 import { RuntimeSettingsError } from '../ops/runtime-checks.js';
-import { runtimeFiles, runtimeNextSteps, type Runtime, type RuntimeSettings } from '../ops/runtime-files.js';
+import { runtimeFiles, runtimeNextSteps, type RuntimeSettings } from '../ops/runtime-files.js';
 import { TomlEditError } from '../ops/toml-section.js';
 import { CliError } from './errors.js';
 import { addLocationOptions, addSettingOption, installContext, type InstallContext } from './install-context.js';
@@ -65,7 +65,10 @@ async function answerQuestions(rows: readonly InstallRow[], options: Record<stri
     const earlier = context.existingEnvValues[row.env];
     if (earlier !== undefined && earlier !== '') {
       try {
-        answers.set(row.env, { value: String(settings[row.key].parse(earlier)), source: 'kept' });
+        const kept = settings[row.key].parse(earlier);
+        // Questions are asked only of yes/no rows, whose parser gives a boolean.
+        if (typeof kept !== 'boolean') throw new Error(`${row.env} has a yes/no question but its value is not yes or no`);
+        answers.set(row.env, { value: String(kept), source: 'kept' });
         continue;
       } catch (err) {
         if (!(err instanceof InvalidValue)) throw err;
@@ -109,7 +112,7 @@ function runtimeOf(options: Record<string, unknown>, context: InstallContext): R
   const user = typeof options.serviceUser === 'string' ? options.serviceUser : 'meet';
   if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) throw new CliError('usage', `--service-user must be a system user name (got ${JSON.stringify(user)})`);
   return {
-    runtime: runtime as Runtime,
+    runtime,
     configDir: context.paths.configDir,
     envFile: context.paths.envFile,
     dataDir: context.paths.dataDir,
@@ -285,7 +288,7 @@ export function installCommands(program: Command, io: CliIo): void {
       installCommand.option(question.flag, `answer yes to "${question.question}" [${row.env}=true]`);
       installCommand.option(`--no-${question.flag.slice(2)}`, `answer no to it [${row.env}=false]; without either, asked on a terminal or kept from an earlier install`);
     } else if (row.install.file === 'room-defaults') {
-      addSettingOption(installCommand, row.key as SettingKey);
+      addSettingOption(installCommand, row.key);
     }
   }
   addLocationOptions(installCommand);

@@ -39,7 +39,7 @@ const commanderSuccess = new Set(['commander.helpDisplayed', 'commander.help', '
 /** Runs meetctl and returns the exit code (see cliErrorKinds: 0 done, 1 refused, 2 configuration, 64 usage, 69 environment, 70 internal). */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
-    await buildProgram(io).parseAsync(argv as string[]);
+    await buildProgram(io).parseAsync(argv);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

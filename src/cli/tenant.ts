@@ -79,8 +79,12 @@ function table(rows: readonly (readonly string[])[]): string {
 
 const picked = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** A credential meetctl makes: a marker no given value can equal (`--app-id generate` is an id). */
+const generate = Symbol('generate');
+type Wanted = string | typeof generate | null;
+
 /** The credentials `tenant add` writes, from flags, files or the generator. */
-function credentialsOf(options: Record<string, unknown>): { api: string | 'generate' | null; appId: string | 'generate' | null; appSecret: string | 'generate' | null } {
+function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: Wanted; appSecret: Wanted } {
   const apiGiven = [picked(options.apiSecret) !== null, picked(options.apiSecretFile) !== null, options.generate === true].filter(Boolean).length;
   if (apiGiven > 1) throw new CliError('usage', 'give only one of --api-secret, --api-secret-file and --generate');
   const appSecretGiven = [picked(options.appSecret) !== null, picked(options.appSecretFile) !== null].filter(Boolean).length;
@@ -92,17 +96,17 @@ function credentialsOf(options: Record<string, unknown>): { api: string | 'gener
   if (!generateApp && (appIdGiven === null) !== (appSecretGiven === 0)) {
     throw new CliError('usage', appIdGiven === null ? '--app-secret needs --app-id (the pair names the embedding application)' : '--app-id needs --app-secret or --app-secret-file (or --generate-app)');
   }
-  let api: string | 'generate' | null = null;
-  if (options.generate === true) api = 'generate';
+  let api: Wanted = null;
+  if (options.generate === true) api = generate;
   else if (picked(options.apiSecret) !== null) api = checkedValue(String(options.apiSecret), '--api-secret');
   else if (picked(options.apiSecretFile) !== null) api = checkedValue(secretFromFile(String(options.apiSecretFile), '--api-secret-file'), '--api-secret-file');
-  let appId: string | 'generate' | null = appIdGiven === null ? (generateApp ? 'generate' : null) : checkedValue(appIdGiven, '--app-id');
-  let appSecret: string | 'generate' | null = generateApp ? 'generate' : null;
+  const appId: Wanted = appIdGiven === null ? (generateApp ? generate : null) : checkedValue(appIdGiven, '--app-id');
+  let appSecret: Wanted = generateApp ? generate : null;
   if (picked(options.appSecret) !== null) appSecret = checkedValue(String(options.appSecret), '--app-secret');
   else if (picked(options.appSecretFile) !== null) appSecret = checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file');
   // Nothing asked for: a meeting-API secret is what almost every tenant needs.
-  if (api === null && appId === null) api = 'generate';
-  if (appId === 'generate' && appSecret === null) appSecret = 'generate';
+  if (api === null && appId === null) api = generate;
+  if (appId === generate && appSecret === null) appSecret = generate;
   return { api, appId, appSecret };
 }
 
@@ -142,11 +146,11 @@ export function tenantCommands(program: Command, io: CliIo): void {
           if (current.snapshot.byId.has(id)) throw new CliError('refused', `tenant ${id} already exists in ${context.file}`, `rotate its secrets with \`meetctl tenant rotate ${id}\`, or remove it first`);
           generated.length = 0;
           const next = { id, apiSecret: null as string | null, appId: null as string | null, appSecret: null as string | null };
-          if (wanted.api === 'generate') generated.push(['api_secret', (next.apiSecret = generatedSecret())]);
+          if (wanted.api === generate) generated.push(['api_secret', (next.apiSecret = generatedSecret())]);
           else if (wanted.api !== null) refuseHeld((next.apiSecret = wanted.api), 'the meeting-API secret given', current.snapshot, context.primary);
-          if (wanted.appId === 'generate') generated.push(['app_id', (next.appId = generatedAppId(id, current.snapshot, context.primary))]);
+          if (wanted.appId === generate) generated.push(['app_id', (next.appId = generatedAppId(id, current.snapshot, context.primary))]);
           else if (wanted.appId !== null) refuseHeld((next.appId = wanted.appId), `app id ${JSON.stringify(wanted.appId)}`, current.snapshot, context.primary);
-          if (wanted.appSecret === 'generate') generated.push(['app_secret', (next.appSecret = generatedSecret())]);
+          if (wanted.appSecret === generate) generated.push(['app_secret', (next.appSecret = generatedSecret())]);
           else if (wanted.appSecret !== null) refuseHeld((next.appSecret = wanted.appSecret), 'the app secret given', current.snapshot, context.primary);
           if (next.apiSecret !== null && next.apiSecret === next.appSecret) throw new CliError('refused', 'the meeting-API secret and the app secret must differ');
           return { text: appendTenantText(current.text, next), expected: [...fileTenants(current.snapshot), next] };
@@ -155,7 +159,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
         const has = [wanted.api !== null ? 'a meeting-API secret' : null, wanted.appId !== null ? 'an embed app' : null].filter(Boolean).join(' and ');
         io.err(`Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`);
         for (const [flag, value] of [['--api-secret', wanted.api], ['--app-secret', wanted.appSecret]] as const) {
-          if (value !== null && value !== 'generate' && value.length < shortSecret) io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
+          if (value !== null && value !== generate && value.length < shortSecret) io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
         }
       }),
     );

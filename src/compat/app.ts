@@ -9,8 +9,8 @@ import { scriptRoutes } from './videoconf/script-routes.js';
 import { lazyRequestLogger } from '../http/request-logger.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
-function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return reply.code(400).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send('Bad Request');
+function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(400).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send('Bad Request');
 }
 
 export interface CompatSurfaces {

@@ -30,7 +30,7 @@ function readDefaultsFile(file: string): Table {
     throw new ConfigError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   try {
-    return parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]) as Table;
+    return parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]);
   } catch (err) {
     if (err instanceof TomlError) {
       const reason = err.message.split('\n')[0];

@@ -142,6 +142,8 @@ function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolea
   return { secret: false, flag: null, ...row };
 }
 
+// A table laid out by hand (where, default and parser of a row on one line each): prettier would put every key on its own line.
+// prettier-ignore
 export const settings = {
   httpAddr: setting({
     env: 'SERVICE_HTTP_ADDR', toml: ['service', 'http_addr'], flag: '--http-addr',

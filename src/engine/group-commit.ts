@@ -49,7 +49,7 @@ export class GroupCommit {
 
   add<T>(queued: QueuedWrite<T>): Promise<T> {
     const promise = new Promise<T>((resolve, reject) => {
-      this.queue.push({ queued: queued as QueuedWrite<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ queued, resolve: resolve as (value: unknown) => void, reject });
     });
     if (!this.scheduled) {
       this.scheduled = true;

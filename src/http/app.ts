@@ -42,7 +42,9 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
-    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply.header('x-content-type-options', 'nosniff')),
+    frameworkErrors: (error, request, reply) => {
+      errorHandler(error, request, reply.header('x-content-type-options', 'nosniff'));
+    },
   });
   // Only JSON bodies are part of the API; anything else is answered with 415.
   app.removeContentTypeParser('text/plain');

@@ -38,7 +38,7 @@ function commentedKey(key: string): RegExp {
 
 function parsed(text: string, name: string): Table {
   try {
-    return parseToml(text) as Table;
+    return parseToml(text);
   } catch (err) {
     if (err instanceof TomlError) throw new TomlEditError(`${name}:${err.line}:${err.column}: malformed TOML: ${err.message.split('\n')[0]}`);
     throw err;

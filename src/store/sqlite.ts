@@ -35,7 +35,7 @@ const kept = new WeakMap<Db, Map<string, Database.Statement>>();
 /** The value of `PRAGMA name` (a name from this code, never from input). */
 export function readPragma(db: Db, name: string): unknown {
   let statements = kept.get(db);
-  if (!statements) kept.set(db, (statements = new Map()));
+  if (!statements) kept.set(db, (statements = new Map<string, Database.Statement>()));
   let statement = statements.get(name);
   if (!statement) statements.set(name, (statement = db.prepare(`PRAGMA ${name}`).pluck()));
   return statement.get();

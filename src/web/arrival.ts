@@ -28,8 +28,16 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
     error,
     submit,
   );
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
+    // Refusals come back as results; anything thrown beyond them still gets a message and a usable button.
+    send().catch(() => {
+      submit.disabled = false;
+      error.textContent = describe('unexpected');
+      error.hidden = false;
+    });
+  });
+  async function send(): Promise<void> {
     error.hidden = true;
     for (const input of [name, code]) input.removeAttribute('aria-invalid');
     const typed = name.value.trim();
@@ -58,7 +66,7 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
     }
     announce(result.body.status === 'joined' ? 'Joining the meeting' : 'You need to ask to join');
     done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
-  });
+  }
   return form;
 }
 

@@ -12,12 +12,26 @@ interface Choices {
   background: Background;
 }
 
+const backgrounds: readonly Background[] = ['none', 'blur', 'image'];
+
+/** What an earlier visit stored; a field that is missing or not what this page writes is the default. */
 function savedChoices(): Choices {
+  const choices: Choices = { camera: '', microphone: '', speaker: '', background: 'none' };
+  let saved: unknown;
   try {
-    return { camera: '', microphone: '', speaker: '', background: 'none', ...JSON.parse(storedGet('local', storageKey) ?? '{}') };
+    saved = JSON.parse(storedGet('local', storageKey) ?? '{}');
   } catch {
-    return { camera: '', microphone: '', speaker: '', background: 'none' };
+    return choices;
   }
+  if (typeof saved !== 'object' || saved === null) return choices;
+  const fields = saved as Record<string, unknown>;
+  for (const key of ['camera', 'microphone', 'speaker'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string') choices[key] = value;
+  }
+  const background = backgrounds.find((b) => b === fields.background);
+  if (background) choices.background = background;
+  return choices;
 }
 
 /**

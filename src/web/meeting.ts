@@ -32,7 +32,7 @@ const subjectMax = 128;
 /** The meeting: video tiles, microphone/camera/screen/leave, chat and the participants panel. */
 export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
   const { roomId, devices } = options;
-  let session = options.session;
+  const session = options.session;
   let self: ParticipantView | null = null;
   let locks: Locks = { mic: false, cam: false, cams_moderators_only: false };
   const participants = new Map<string, ParticipantView>();

@@ -59,17 +59,12 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
   await expectFailure(t, s, 'Data directory', /nope does not exist \(SERVICE_DATA_DIR\)/, /install -d -m 0700/);
 
   s.env();
-  await t.test('read-only', async (t) => {
+  // Root writes through any mode: doctor then gets a mount namespace where the directory is a read-only mount.
+  const asRoot = process.getuid?.() === 0;
+  await t.test('read-only', { skip: asRoot && !canUnshareMount() && 'needs unshare to make a read-only mount as root' }, async (t) => {
     const args = s.args();
     let result: CliResult;
-    if (process.getuid?.() === 0) {
-      // Root writes through any mode: give doctor a mount namespace where the directory is a read-only mount.
-      try {
-        execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
-      } catch {
-        t.skip('needs unshare to make a read-only mount as root');
-        return;
-      }
+    if (asRoot) {
       result = await new Promise((resolve) => {
         execFile(
           'unshare',
@@ -90,15 +85,23 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
   });
 
   const shm = '/dev/shm';
-  if (!existsSync(shm) || Number(statfsSync(shm).type) !== 0x01021994) {
-    t.skip('no tmpfs at /dev/shm');
-    return;
-  }
-  const memory = mkdtempSync(join(shm, 'meet-doctor-'));
-  t.teardown(() => rmSync(memory, { recursive: true, force: true }));
-  s.env({ SERVICE_DATA_DIR: memory });
-  await expectFailure(t, s, 'Data directory', /is on tmpfs: its contents vanish at the next reboot/, /disk/);
+  const tmpfsAtShm = existsSync(shm) && Number(statfsSync(shm).type) === 0x01021994;
+  await t.test('in memory', { skip: !tmpfsAtShm && 'no tmpfs at /dev/shm' }, async (t) => {
+    const memory = mkdtempSync(join(shm, 'meet-doctor-'));
+    t.teardown(() => rmSync(memory, { recursive: true, force: true }));
+    s.env({ SERVICE_DATA_DIR: memory });
+    await expectFailure(t, s, 'Data directory', /is on tmpfs: its contents vanish at the next reboot/, /disk/);
+  });
 });
+
+function canUnshareMount(): boolean {
+  try {
+    execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 t.test('ports: a foreign program fails naming the port; a server answering our /healthz is this service', async (t) => {
   const s = await healthy(t, { light: true });

@@ -51,33 +51,33 @@ t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => 
     w.install(['--open-rooms']),
     runMeetctl(['install', 'recording', '--key', key], w.env),
   ]);
-  t.equal(big!.code, 2);
-  t.match(big!.stderr, /server key is malformed: --key-file .* holds more than 16384 bytes/);
-  t.equal(bigEnv!.code, 2);
-  t.match(bigEnv!.stderr, /server key is malformed: it is \d+ bytes long/);
-  t.equal(isDir!.code, 2);
-  t.match(isDir!.stderr, /--key-file .* is a directory, not a file/);
-  t.equal(missing!.code, 2);
-  t.match(missing!.stderr, /--key-file .* does not exist/);
-  for (const [what, result] of [['a zero-width space', zeroWidth!], ['a full-width dot', fullwidthDot!]] as const) {
+  t.equal(big.code, 2);
+  t.match(big.stderr, /server key is malformed: --key-file .* holds more than 16384 bytes/);
+  t.equal(bigEnv.code, 2);
+  t.match(bigEnv.stderr, /server key is malformed: it is \d+ bytes long/);
+  t.equal(isDir.code, 2);
+  t.match(isDir.stderr, /--key-file .* is a directory, not a file/);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /--key-file .* does not exist/);
+  for (const [what, result] of [['a zero-width space', zeroWidth], ['a full-width dot', fullwidthDot]] as const) {
     t.equal(result.code, 2, `${what}: exit 2`);
     t.match(result.stderr, /server key is malformed/, `${what}: malformed`);
   }
-  t.equal(both!.code, 64);
-  t.match(both!.stderr, /--key and --key-file exclude each other/);
-  t.equal(none!.code, 64);
-  t.match(none!.stderr, /a server key is required: --key KEY, --key-file PATH or SERVICE_SERVER_KEY/);
-  t.equal(module!.code, 64);
-  t.match(module!.stderr, /unknown module "recording"/);
+  t.equal(both.code, 64);
+  t.match(both.stderr, /--key and --key-file exclude each other/);
+  t.equal(none.code, 64);
+  t.match(none.stderr, /a server key is required: --key KEY, --key-file PATH or SERVICE_SERVER_KEY/);
+  t.equal(module.code, 64);
+  t.match(module.stderr, /unknown module "recording"/);
   t.same(snapshot(w.root), {}, 'none of them wrote anything');
 
   // A key wrapped by a mail client, with spaces and CRLFs inside, is the same key.
   const wrapped = `  ${key.slice(0, 40)}\r\n ${key.slice(40, 120)}\n\t${key.slice(120)}\n`;
   const [a, b] = await Promise.all([w.install(['--key-file', w.keyFile(wrapped), '--no-open-rooms']), w.install(['--no-open-rooms'], { SERVICE_SERVER_KEY: key })]);
-  t.equal(a!.code, 0, `wrapped key file: ${a!.stderr}`);
-  t.equal(b!.code, 0, `concurrent install through SERVICE_SERVER_KEY: ${b!.stderr}`);
+  t.equal(a.code, 0, `wrapped key file: ${a.stderr}`);
+  t.equal(b.code, 0, `concurrent install through SERVICE_SERVER_KEY: ${b.stderr}`);
   const statuses = (r: CliResult) => r.stdout.split('\n').filter((l) => /^\s+(created|changed|unchanged)/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
-  t.same([statuses(a!), statuses(b!)].sort(), [['created', 'created', 'created'], ['unchanged', 'unchanged', 'unchanged']].sort(), 'one created, the other (after the lock) found it done');
+  t.same([statuses(a), statuses(b)].sort(), [['created', 'created', 'created'], ['unchanged', 'unchanged', 'unchanged']].sort(), 'one created, the other (after the lock) found it done');
   const before = snapshot(w.root);
   t.equal((await w.install(['--key', key])).code, 0);
   t.same(snapshot(w.root), before, 'one consistent installation');

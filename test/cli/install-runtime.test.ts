@@ -46,7 +46,7 @@ t.test('--runtime container writes Dockerfile and compose.yaml with the config a
   t.equal(result.code, 0, result.stderr);
   t.same(readdirSync(out).sort(), ['Dockerfile', 'Dockerfile.dockerignore', 'compose.yaml']);
   const compose = parseYaml(readFileSync(join(out, 'compose.yaml'), 'utf8'));
-  const [service] = Object.values(compose.services) as Record<string, any>[];
+  const [service] = Object.values<Record<string, any>>(compose.services);
   t.ok(service, 'one service');
   const volumes = (service!.volumes as unknown[]).map((v) => (typeof v === 'string' ? v : `${(v as any).source}:${(v as any).target}`));
   t.ok(volumes.some((v) => v.startsWith(`${w.data}:`)), `the data directory is a volume (${volumes.join(', ')})`);

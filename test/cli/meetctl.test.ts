@@ -16,25 +16,25 @@ t.test('help', async (t) => {
     runMeetctl(['no-such-command']),
     ...subcommands.map((sub) => runMeetctl(['token', sub, '--help'])),
   ]);
-  for (const [help, what] of [[top!, 'meetctl --help'], [real!, 'bin/meetctl --help itself']] as const) {
+  for (const [help, what] of [[top, 'meetctl --help'], [real, 'bin/meetctl --help itself']] as const) {
     t.equal(help.code, 0, `${what} exits 0`);
     t.match(help.stdout, /Usage: meetctl/);
     t.match(help.stdout, /^\s+serve\b/m, 'lists serve');
     t.match(help.stdout, /^\s+token\b/m, 'lists token');
   }
-  t.equal(serve!.code, 0);
-  t.match(serve!.stdout, /Usage: meetctl serve/);
-  t.match(serve!.stdout, /--data-dir <value>.*SERVICE_DATA_DIR/s, 'names the flag and its variable');
-  t.match(serve!.stdout, /--waiting-room <value>.*SERVICE_WAITING_ROOM/s);
-  t.match(serve!.stdout, /--config <file>/);
-  t.equal(token!.code, 0);
+  t.equal(serve.code, 0);
+  t.match(serve.stdout, /Usage: meetctl serve/);
+  t.match(serve.stdout, /--data-dir <value>.*SERVICE_DATA_DIR/s, 'names the flag and its variable');
+  t.match(serve.stdout, /--waiting-room <value>.*SERVICE_WAITING_ROOM/s);
+  t.match(serve.stdout, /--config <file>/);
+  t.equal(token.code, 0);
   subcommands.forEach((sub, i) => {
-    t.match(token!.stdout, new RegExp(`^\\s+${sub}\\b`, 'm'), `token --help lists ${sub}`);
+    t.match(token.stdout, new RegExp(`^\\s+${sub}\\b`, 'm'), `token --help lists ${sub}`);
     t.equal(subs[i]!.code, 0, `token ${sub} --help exits 0`);
     t.match(subs[i]!.stdout, new RegExp(`Usage: meetctl token ${sub}`));
   });
   t.match(subs[0]!.stdout, /--name <name>/);
-  t.not(unknown!.code, 0, 'an unknown command fails');
+  t.not(unknown.code, 0, 'an unknown command fails');
 });
 
 t.test('token create, list, revoke', async (t) => {

@@ -111,6 +111,17 @@ t.test('duplicates are refused, the primary tenant included; the file is untouch
   }
 });
 
+t.test('a credential spelled "generate" is the value given, not a request to generate one', async (t) => {
+  const s = setup(t);
+  writeFileSync(s.file, sample, { mode: 0o600 });
+  const appSecret = 'literal-app-secret-kkkkkkkkkkkkkkkkkkkkkk';
+  const added = await tenant(s, ['add', 'literal', '--api-secret', 'generate', '--app-id', 'generate', '--app-secret', appSecret]);
+  t.equal(added.code, 0, added.stderr);
+  t.equal(added.stdout, '', 'nothing generated, so nothing printed');
+  const block = readFileSync(s.file, 'utf8').slice(sample.length);
+  t.equal(block, `\n[tenants.literal]\napi_secret = "generate"\napp_id = "generate"\napp_secret = "${appSecret}"\n`, 'the three values as given');
+});
+
 t.test('a hand-broken file is reported with line and column and never made worse', async (t) => {
   const broken = `${sample}[tenants.oops]\napi_secret = "never-closed-${'w'.repeat(30)}\n`;
   const s = setup(t, broken);

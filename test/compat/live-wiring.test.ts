@@ -4,6 +4,7 @@
 import WebSocket from 'ws';
 import t from 'tap';
 import { assertSuccess, attendeesOf, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken } from '../helpers/compat.js';
+import { textOf } from '../helpers/live.js';
 
 const secret = 'live-wiring-secret-91ab';
 
@@ -18,7 +19,7 @@ class Socket {
   private wake: (() => void) | null = null;
   constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      this.received.push(JSON.parse(String(data)) as Message);
+      this.received.push(JSON.parse(textOf(data)) as Message);
       this.wake?.();
     });
     this.closed = new Promise((resolve) => ws.once('close', (code) => resolve(code)));

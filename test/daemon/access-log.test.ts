@@ -183,11 +183,7 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
   }
 });
 
-t.test('a 500 from a real failure (a full disk) gets its line at the default policy', async (t: Tap) => {
-  if (!canMountPrivateTmpfs()) {
-    t.skip('needs root and unshare to give the daemon a small tmpfs of its own');
-    return;
-  }
+t.test('a 500 from a real failure (a full disk) gets its line at the default policy', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' }, async (t: Tap) => {
   const dataDir = dataDirFor(t);
   const started = await daemonFor(t, {
     dataDir,

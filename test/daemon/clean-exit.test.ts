@@ -7,7 +7,7 @@ import t from 'tap';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
 import { closeCodes } from '../../src/http/live/protocol.js';
 import { daemonFor, dataDirFor, logRecords } from '../helpers/api.js';
-import { meetctl, tempDataDir, type Daemon } from '../helpers/daemon.js';
+import { meetctl, tempDataDir } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
 import { partialRequest, processRuns, signalled, slowRequest } from '../helpers/slow-client.js';
@@ -159,7 +159,7 @@ t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
   `;
   const parent = spawn(process.execPath, ['-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
   let said = '';
-  parent.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  parent.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
   let pid = 0;
   await until('the daemon listens', async () => ((pid = Number(/daemon (\d+)/.exec(said)?.[1] ?? 0)), pid > 0), 45_000, 50);
   t.teardown(() => {

@@ -6,7 +6,6 @@ import t from 'tap';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
 import { daemonFor, logRecords } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
-import type { Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
 import { slowRequest as hangingRequest, signalled } from '../helpers/slow-client.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
@@ -109,7 +108,7 @@ t.test('a stop that never finishes, with a handle that keeps the process alive: 
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   while (!out.includes('armed')) await sleep(25);
   const started = Date.now();
   child.kill('SIGTERM');

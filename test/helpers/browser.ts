@@ -43,7 +43,8 @@ export function inLoopbackNamespace(t: Test, testFile: string): boolean {
   t.teardown(() => {
     execFileSync('ip', ['netns', 'del', name], { stdio: 'pipe' });
   });
-  t.spawn('ip', ['netns', 'exec', name, process.execPath, ...process.execArgv, fileURLToPath(testFile)], {
+  // A subtest: tap waits for it and reports its result; nothing here needs its end.
+  void t.spawn('ip', ['netns', 'exec', name, process.execPath, ...process.execArgv, fileURLToPath(testFile)], {
     env: { ...process.env, [netnsVariable]: name },
   }, 'inside a loopback-only network namespace');
   return true;
@@ -191,7 +192,7 @@ export async function countConnections(context: BrowserContext): Promise<void> {
         counts.peerConnections += 1;
         peers.push(this);
       }
-    } as typeof RTCPeerConnection;
+    };
     const WS = window.WebSocket;
     window.WebSocket = class extends WS {
       constructor(...args: ConstructorParameters<typeof WebSocket>) {
@@ -199,7 +200,7 @@ export async function countConnections(context: BrowserContext): Promise<void> {
         counts.webSockets += 1;
         socketUrls.push(String(args[0]));
       }
-    } as typeof WebSocket;
+    };
   });
 }
 

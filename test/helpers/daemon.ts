@@ -48,8 +48,8 @@ export async function startDaemon(
     let buffer = '';
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`daemon did not start in 45 s:\n${lines.join('\n')}\n${stderr}`)), 45_000);
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {

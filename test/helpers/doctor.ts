@@ -1,7 +1,7 @@
 /** A healthy installation in temp directories for `meetctl doctor`, and the assertions its tests share. */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueServerKey, licenceKeyPair } from '../../src/licence/server-key.js';

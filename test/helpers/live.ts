@@ -15,6 +15,12 @@ export const liveUrl = (daemon: Daemon, roomId: string, session?: string | null)
  * the first one not taken yet that matches, waiting for it (bounded), so tests read the
  * stream in order without losing what arrived early.
  */
+/** The text of a received message, whichever form ws delivered it in. */
+export function textOf(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString();
+  return Array.isArray(data) ? Buffer.concat(data).toString() : Buffer.from(data).toString();
+}
+
 export class LiveClient {
   readonly received: ServerMessage[] = [];
   /** Bytes of every message received (the payload of its frames). */
@@ -26,7 +32,7 @@ export class LiveClient {
   constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
       this.bytes += Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
-      this.received.push(JSON.parse(String(data)) as ServerMessage);
+      this.received.push(JSON.parse(textOf(data)) as ServerMessage);
       for (const wake of [...this.waiters]) wake();
     });
     this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
@@ -81,7 +87,7 @@ export class LiveClient {
         } catch (err) {
           clearTimeout(timer);
           this.waiters.delete(wake);
-          reject(err as Error);
+          reject(err);
           return;
         }
         if (value === undefined) return;

@@ -87,7 +87,7 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
       const started = spawn(file!, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
       child = started;
       let stderr = '';
-      started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      started.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
       const deadline = Date.now() + 10_000;
       for (;;) {

@@ -11,7 +11,7 @@ export function canMountPrivateTmpfs(): boolean {
 }
 
 /** A daemon launcher whose data directory becomes a tmpfs of `size` seen only by the daemon (gone with it). */
-export function privateTmpfsLauncher(dataDir: string, size: string): (command: string[]) => string[] {
+export function privateTmpfsLauncher(dataDir: string, size: string): (command: readonly string[]) => readonly string[] {
   return (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${size} tmpfs "$0" && exec "$@"`, dataDir, ...command];
 }
 

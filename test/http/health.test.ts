@@ -13,7 +13,7 @@ import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '.
 async function get(daemon: Daemon, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${daemon.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as any };
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
 }
 
 /** How many write probes the daemon's database has taken (read from another connection). */

@@ -98,11 +98,7 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
   t.same(missing, [], 'every acknowledged request is on disk after SIGKILL');
 });
 
-t.test('a full disk: every knock of the group is answered 500 after the failed commit; nobody is listed; service goes on', async (t) => {
-  if (!canMountPrivateTmpfs()) {
-    t.skip('needs root and unshare to give the daemon a small tmpfs of its own');
-    return;
-  }
+t.test('a full disk: every knock of the group is answered 500 after the failed commit; nobody is listed; service goes on', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' }, async (t) => {
   const dataDir = dataDirFor(t);
   // The data directory becomes a 4 MiB tmpfs seen only by the daemon (gone with it).
   const started = await daemonFor(t, {

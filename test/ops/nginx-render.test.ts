@@ -70,18 +70,18 @@ t.test('server names: host names only, so nothing can become nginx syntax', asyn
   t.equal(checkServerName('Meet.Example.org.'), 'meet.example.org');
   t.equal(checkServerName('xn--mnchen-3ya.de'), 'xn--mnchen-3ya.de');
   for (const bad of ['a;b', 'meet.example.org; include /etc/passwd', 'a{b', 'a}b', 'a\nb', 'a b', 'a\tb', 'münchen.de', '"meet"', "'meet'", 'a$host', 'a#b', '', '-a.org', 'a-.org', 'a..org', `${'a'.repeat(64)}.org`, '\u202eevil.org', 'a\u0000b']) {
-    t.throws(() => checkServerName(bad), { field: '--server-name' }, JSON.stringify(bad));
+    t.throws(() => checkServerName(bad), { name: 'NginxInputError', field: '--server-name' }, JSON.stringify(bad));
   }
 });
 
 t.test('listen addresses and file paths: what nginx reads as one word, nothing more', async (t) => {
   for (const good of ['443', '127.0.0.1:8443', '[::1]:443', 'localhost:80']) t.equal(checkListen(good, '--listen'), good);
   for (const bad of ['0', '65536', '80 ssl', '80;', '[::1', '[zz]:80', ':80', '1.2.3.4:', 'a b:80', '80\n']) {
-    t.throws(() => checkListen(bad, '--listen'), { field: '--listen' }, JSON.stringify(bad));
+    t.throws(() => checkListen(bad, '--listen'), { name: 'NginxInputError', field: '--listen' }, JSON.stringify(bad));
   }
   t.equal(checkNginxPath('/etc/ssl/meet.example.org/fullchain.pem', '--tls-cert'), '/etc/ssl/meet.example.org/fullchain.pem');
   for (const bad of ['relative.pem', '/a b.pem', '/a;b', '/a{b', '/a"b', "/a'b", '/$ssl', '/a#b', '/a\\b', '/a\nb', '/ä.pem']) {
-    t.throws(() => checkNginxPath(bad, '--tls-cert'), { field: '--tls-cert' }, JSON.stringify(bad));
+    t.throws(() => checkNginxPath(bad, '--tls-cert'), { name: 'NginxInputError', field: '--tls-cert' }, JSON.stringify(bad));
   }
 });
 

@@ -311,7 +311,7 @@ t.test('container: the HEALTHCHECK command, run for real, passes against a ready
   const run = () =>
     new Promise<number>((resolve) => execFile(process.execPath, args, { timeout: 20_000 }, (error) => resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0)));
   t.equal(await run(), 0, 'healthy while /readyz answers 200');
-  await daemon.child.kill('SIGTERM');
+  daemon.child.kill('SIGTERM');
   await daemon.exited;
   t.equal(await run(), 1, 'unhealthy when nothing answers');
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { databaseFileName, describeSchema, openDatabase } from '../../src/store/database.js';
+import { databaseFileName, describeSchema, openDatabase, type Db } from '../../src/store/database.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
 import type { Tap } from '../helpers/api.js';
@@ -11,7 +11,7 @@ import type { Tap } from '../helpers/api.js';
 const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import.meta.url));
 
 /** A data directory whose database stopped at schema 4, as the daemon left it (same pragmas). */
-function databaseAt4(t: Tap): { dir: string; db: Database.Database } {
+function databaseAt4(t: Tap): { dir: string; db: Db } {
   const dir = mkdtempSync(join(tmpdir(), 'meet-migration-005-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const db = openSqlite(join(dir, databaseFileName));
@@ -25,7 +25,7 @@ function databaseAt4(t: Tap): { dir: string; db: Database.Database } {
 const at = '2030-01-01T00:00:00.000Z';
 const hash = (n: number) => Buffer.alloc(32, n);
 
-function fill(db: Database.Database): void {
+function fill(db: Db): void {
   const room = db.prepare(
     `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at) VALUES (?, ?, 'all', 'approval', 600, ?, ?)`,
   );
@@ -55,7 +55,7 @@ function fill(db: Database.Database): void {
 }
 
 // The columns of schema 4 (later migrations may add some).
-const everyRequest = (db: Database.Database) =>
+const everyRequest = (db: Db) =>
   db
     .prepare(
       'SELECT rowid, request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id FROM waiting_requests ORDER BY rowid',

@@ -50,7 +50,7 @@ export class OpenMeetings {
     this.byKey.set(OpenMeetings.key(meeting.tenantId, meeting.meetingId), meeting);
     this.byRoom.set(meeting.roomId, meeting);
     let ofTenant = this.byTenant.get(meeting.tenantId);
-    if (!ofTenant) this.byTenant.set(meeting.tenantId, (ofTenant = new Map()));
+    if (!ofTenant) this.byTenant.set(meeting.tenantId, (ofTenant = new Map<string, CompatMeeting>()));
     ofTenant.set(meeting.internalId, meeting);
     const owners = this.owners.get(meeting.meetingId);
     if (!owners) this.owners.set(meeting.meetingId, [meeting.tenantId]);

@@ -19,12 +19,17 @@ export function xmlSafe(text: string): string {
   return text.replace(notXmlChar, '');
 }
 
+// Array.isArray narrows a readonly array to any[]; this keeps the element type.
+function isList(value: XmlValue): value is readonly XmlElement[] {
+  return Array.isArray(value);
+}
+
 function clean(value: XmlValue): unknown {
   if (typeof value === 'string') return xmlSafe(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.map((item) => clean(item));
+  if (isList(value)) return value.map((item) => clean(item));
   const out: Record<string, unknown> = {};
-  for (const [name, inner] of Object.entries(value as XmlElement)) out[name] = clean(inner);
+  for (const [name, inner] of Object.entries(value)) out[name] = clean(inner);
   return out;
 }
 

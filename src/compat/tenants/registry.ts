@@ -110,7 +110,7 @@ export function primaryOnly(primarySecret: string | null): TenantSnapshot {
 export function parseRegistry(text: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]) as Record<string, unknown>;
+    doc = parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]);
   } catch (err) {
     if (err instanceof TomlError) {
       throw new RegistryError(`malformed TOML at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`, err.line, err.column);

@@ -24,7 +24,6 @@ export function engineRoomId(tenantId: string, namespace: string, room: string):
 /** A room name from the path: 1 to 200 characters, none of them a control character. */
 export function checkRoomName(room: string): string {
   const name = room.normalize('NFC');
-  // eslint-disable-next-line no-control-regex
   if (name.length === 0 || name.length > 200 || name.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new GatewayRefusal('room_name_invalid');
   return name;
 }

@@ -133,7 +133,7 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (typeof claims.sub !== 'string' || claims.sub === '') throw new GatewayRefusal('token_malformed');
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (audiences.length === 0 || !audiences.every((a) => typeof a === 'string')) throw new GatewayRefusal('token_malformed');
-  if (!(audiences as string[]).some((a) => accepts(rules.acceptedAudiences, a))) throw new GatewayRefusal('audience_not_accepted');
+  if (!audiences.some((a) => accepts(rules.acceptedAudiences, a))) throw new GatewayRefusal('audience_not_accepted');
   if (typeof claims.room !== 'string') throw new GatewayRefusal('token_malformed');
   if (claims.room !== '*' && canonicalRoom(claims.room) !== canonicalRoom(roomName)) throw new GatewayRefusal('wrong_room');
 

@@ -180,7 +180,7 @@ const wireLocks = (l: LockSettings): Locks => ({ mic: l.mic, cam: l.cam, cams_mo
  */
 function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Role | undefined): ChatMessage {
   const system = entry.participantId === null;
-  const role = system ? null : (roleOf(entry.participantId!) ?? 'participant');
+  const role = system ? null : (roleOf(entry.participantId) ?? 'participant');
   return { from: { participant_id: entry.participantId, name: entry.name, role, system }, text: entry.text, at: entry.at };
 }
 

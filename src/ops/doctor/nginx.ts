@@ -91,13 +91,13 @@ export function judgeSiteLines(statements: readonly string[]) {
   return { missing, differing };
 }
 
-function fileState(file: string): 'file' | 'absent' | 'other' | string {
+function fileState(file: string): 'file' | 'absent' | 'other' | { readonly unreadable: string } {
   try {
     const stat = statSync(file, { throwIfNoEntry: false });
     if (stat === undefined) return 'absent';
     return stat.isFile() ? 'file' : 'other';
   } catch (err) {
-    return reason(err);
+    return { unreadable: reason(err) };
   }
 }
 
@@ -105,7 +105,7 @@ export const nginxFileCheck = check('nginx-file', 'nginx site', (ctx) => {
   const state = fileState(ctx.nginxFile);
   if (state === 'file') return ok(`${ctx.nginxFile} present`);
   if (state === 'other') return fail(`${ctx.nginxFile} is not a regular file`, 'pass --nginx-file with the site file nginx loads');
-  if (state !== 'absent') return fail(`cannot read ${ctx.nginxFile}: ${state}`, 'run meetctl doctor as root');
+  if (typeof state === 'object') return fail(`cannot read ${ctx.nginxFile}: ${state.unreadable}`, 'run meetctl doctor as root');
   const hint = 'write it with meetctl nginx --install (or pass --nginx-file PATH if it lives elsewhere)';
   // Without nginx on this machine the proxy may live elsewhere (a container, another host).
   if (nginxBinary(ctx) === null) return warn(`${ctx.nginxFile} not found and nginx is not installed: the room limits need a proxy in front`, hint);
