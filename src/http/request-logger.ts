@@ -63,11 +63,11 @@ class LazyRequestLogger {
 
   private write(method: Method, args: unknown[]): void {
     const logger = this.real();
-    (logger[method] as (...a: unknown[]) => void).apply(logger, args);
+    Reflect.apply(logger[method], logger, args);
   }
 }
 
 /** Fastify's `childLoggerFactory` for both listeners. */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
-  return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+  return new LazyRequestLogger(logger, bindings, options);
 }

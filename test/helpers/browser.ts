@@ -105,7 +105,7 @@ function watchContext(context: BrowserContext, name: string, faults: Fault[]): v
  */
 function checkAtEnd(t: Test, faults: readonly Fault[], allowances: readonly Allowance[]): void {
   const base = t.t;
-  const before = base.onbeforeend;
+  const before = base.onbeforeend.bind(base);
   base.onbeforeend = () => {
     const unexpected: string[] = [];
     const failedUrls = new Set(faults.filter((f) => !f.echo && f.url).map((f) => f.url));
@@ -127,7 +127,7 @@ function checkAtEnd(t: Test, faults: readonly Fault[], allowances: readonly Allo
     for (const allowance of allowances) {
       if (allowance.used === 0) t.comment(`expected but not seen: ${allowance.pattern} (${allowance.why})`);
     }
-    return before.call(base);
+    return before();
   };
 }
 
