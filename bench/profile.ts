@@ -43,7 +43,10 @@ const top = Number(values.top);
 const only = new Set(values.only.split(',').filter(Boolean));
 
 function frameName(frame: CallFrame): string {
-  const url = frame.url.replace(/^file:\/\//, '').replace(repoRoot, '').replace(/^.*\/node_modules\//, 'node_modules/');
+  const url = frame.url
+    .replace(/^file:\/\//, '')
+    .replace(repoRoot, '')
+    .replace(/^.*\/node_modules\//, 'node_modules/');
   return `${frame.functionName || '(anonymous)'} ${url ? `${url}:${frame.lineNumber + 1}` : ''}`.trim();
 }
 

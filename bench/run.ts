@@ -25,7 +25,19 @@ import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
 import { measure, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
-import { checkTargets, cpuPerRequestUs, cpuRatioOf, mean, overall, percent, ratio, referenceOf, resultTable, type Measurement, type TargetFacts } from './lib/report.js';
+import {
+  checkTargets,
+  cpuPerRequestUs,
+  cpuRatioOf,
+  mean,
+  overall,
+  percent,
+  ratio,
+  referenceOf,
+  resultTable,
+  type Measurement,
+  type TargetFacts,
+} from './lib/report.js';
 import { repoRoot, startBaseline, startDaemon, type Daemon, type ProcessSettings, type Server } from './lib/servers.js';
 
 const { values: args } = parseArgs({
@@ -46,7 +58,10 @@ const { values: args } = parseArgs({
 });
 
 const timing: Timing = { durationSec: Number(args.duration), warmupSec: Number(args.warmup), connections: Number(args.connections) };
-const openCounts = args.open.split(',').map(Number).filter((n) => n > 0);
+const openCounts = args.open
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const only = new Set(args.only.split(','));
 const daemonEnv = Object.fromEntries(args['daemon-env'].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const rooms = 100;
@@ -179,7 +194,10 @@ async function knockMany(client: Client, keeper: Keeper, roomIds: readonly strin
     await keeper.whileBehind();
     const i = offset + k;
     const room = roomIds[i % roomIds.length]!;
-    const answer = await client.request('POST', `/room/${room}/knock`, { json: { name: `Pupil ${i}`, note: '' }, headers: { 'x-forwarded-for': pupilAddress(i) } });
+    const answer = await client.request('POST', `/room/${room}/knock`, {
+      json: { name: `Pupil ${i}`, note: '' },
+      headers: { 'x-forwarded-for': pupilAddress(i) },
+    });
     const secret = cookieFrom(answer.headers['set-cookie'], 'meet_wait');
     if (answer.status !== 202 || !secret) throw new Error(`knock ${i} in ${room}: ${answer.status} ${answer.text}`);
     keeper.add(`/room/${room}/waiting`, `meet_wait=${secret}`);
@@ -192,7 +210,11 @@ async function waitingScenarios(): Promise<void> {
   const dataDir = join(fastDir ?? workDir, 'waiting');
   if (!fastDir) notes.push('/dev/shm is not writable: the poll daemon ran on disk, so its 50,000 setup knocks were slow.');
   // The only setting beyond the required ones: a longer closed window, so that the keeper needs fewer polls.
-  const daemon = await startDaemon('daemon-waiting', settings, { dataDir, workDir, env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: String(pollClosedWindowSecs), ...daemonEnv } });
+  const daemon = await startDaemon('daemon-waiting', settings, {
+    dataDir,
+    workDir,
+    env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: String(pollClosedWindowSecs), ...daemonEnv },
+  });
   servers.push(daemon);
   const sampler = new RssSampler(daemon.pid).start();
   const client = new Client(daemon.url, 64);
@@ -202,7 +224,10 @@ async function waitingScenarios(): Promise<void> {
 
   if (only.has('list')) {
     // The moderator enters with a moderator link; 1,000 people knock and keep polling every 3 s as their pages do.
-    const link = await client.request('POST', '/api/rooms/list-room/links', { json: { role: 'moderator' }, headers: { authorization: `Bearer ${daemon.adminToken}` } });
+    const link = await client.request('POST', '/api/rooms/list-room/links', {
+      json: { role: 'moderator' },
+      headers: { authorization: `Bearer ${daemon.adminToken}` },
+    });
     const t = new URL((JSON.parse(link.text) as { url: string }).url, daemon.url).searchParams.get('t');
     const started = await client.request('POST', '/room/list-room/start', { json: { name: 'Teacher', t } });
     const session = (JSON.parse(started.text) as { session?: string }).session;
@@ -240,7 +265,14 @@ async function waitingScenarios(): Promise<void> {
     // The reference is read warm: under load a daemon's young heap grows whatever it holds, and
     // that growth is not what open requests cost. So polls with a cookie naming nothing (404) first.
     await warmOnly(
-      { id: 'warm', label: 'warm-up', server: daemon.name, pid: daemon.pid, url: daemon.url, next: (request) => ({ ...request, path: `/room/${pollRooms[0]}/waiting`, headers: { cookie: `meet_wait=${'x'.repeat(43)}` } }) },
+      {
+        id: 'warm',
+        label: 'warm-up',
+        server: daemon.name,
+        pid: daemon.pid,
+        url: daemon.url,
+        next: (request) => ({ ...request, path: `/room/${pollRooms[0]}/waiting`, headers: { cookie: `meet_wait=${'x'.repeat(43)}` } }),
+      },
       timing.connections,
       timing.warmupSec + timing.durationSec / 2,
     );
@@ -366,7 +398,8 @@ async function knockScenario(): Promise<void> {
   // stops gracefully instead: a killed process writes no CPU profile.)
   sampler.stop();
   const signal = settings.cpuProfDir ? 'SIGTERM' : 'SIGKILL';
-  if (signal === 'SIGTERM') notes.push('knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.');
+  if (signal === 'SIGTERM')
+    notes.push('knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.');
   await daemon.stop(signal);
   const db = new Database(join(dataDir, 'meet.sqlite'), { readonly: true, fileMustExist: true });
   const onDisk = (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n;
@@ -378,7 +411,9 @@ async function knockScenario(): Promise<void> {
   const beside = [referenceBefore, referenceAfter].filter((r): r is Measurement => r !== null);
   record({ ...knock, referenceRps: mean(beside.map((r) => r.requestsPerSec)), referenceCpuUs: mean(beside.map(cpuPerRequestUs)) });
   knockFloor = await measureKnockFloor(dataDir, knockTiming.durationSec, timing.connections);
-  log(`knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`);
+  log(
+    `knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`,
+  );
 }
 
 // ---------------------------------------------------------------- moderators' live waiting list (bench/lib/moderators.ts)
@@ -411,7 +446,9 @@ interface Tenant {
 
 /** A signed path; `tenant` names the tenant in it (`/confapi/{tenant}/api/…`), else the secrets are searched. */
 function signed(call: string, query: string, secret: string, tenant?: string): string {
-  const checksum = createHash('sha256').update(call + query + secret).digest('hex');
+  const checksum = createHash('sha256')
+    .update(call + query + secret)
+    .digest('hex');
   return `/confapi/${tenant === undefined ? '' : `${tenant}/`}api/${call}?${query}&checksum=${checksum}`;
 }
 
@@ -436,7 +473,13 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
     renameSync(`${tenantsFile}.tmp`, tenantsFile);
   }
   const name = `daemon-api-${label}`;
-  const daemon = await startDaemon(name, settings, { dataDir, workDir, compatSecret: tenants[0]!.secret, ...(tenantsFile ? { tenantsFile } : {}), env: daemonEnv });
+  const daemon = await startDaemon(name, settings, {
+    dataDir,
+    workDir,
+    compatSecret: tenants[0]!.secret,
+    ...(tenantsFile ? { tenantsFile } : {}),
+    env: daemonEnv,
+  });
   servers.push(daemon);
   const sampler = new RssSampler(daemon.pid).start();
   const compatUrl = daemon.compatUrl!;
@@ -451,7 +494,9 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
     if (!success(answer.status, answer.text)) throw new Error(`create ${ids[k]} as ${owner(k).id}: ${answer.text}`);
   });
   client.close();
-  log(`${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const tenantsText = tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant';
   const rotation = (call: string) => {
@@ -493,7 +538,9 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
           return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
         },
         check: success,
-        notes: [tenants.length > 1 ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret'],
+        notes: [
+          tenants.length > 1 ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret',
+        ],
       },
       sampler,
     ),
@@ -562,7 +609,10 @@ async function main(): Promise<void> {
   if (only.has('api')) {
     const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
     await apiScenarios('1t', [primary]);
-    const others = Array.from({ length: tenantCount - 1 }, (_, k): Tenant => ({ id: `lms-${String(k + 1).padStart(4, '0')}`, secret: randomBytes(24).toString('hex') }));
+    const others = Array.from({ length: tenantCount - 1 }, (_, k): Tenant => ({
+      id: `lms-${String(k + 1).padStart(4, '0')}`,
+      secret: randomBytes(24).toString('hex'),
+    }));
     await apiScenarios('1000t', [primary, ...others]);
   }
 
@@ -605,7 +655,8 @@ async function main(): Promise<void> {
         `${Math.round(f.bytesPerModeratorPerChange)} bytes per change per moderator (${(f.bytesPerModerator / 1024).toFixed(1)} KiB in ${f.windowSec.toFixed(1)} s, ` +
         `${f.wholeListsPerModerator} whole lists), lists consistent with GET /waiting-list: ${f.consistent ?? 'not checked'}${f.errors > 0 ? `, ${f.errors} errors` : ''}`,
     );
-    if ((f.otherCpuPct ?? 0) > 25) notes.push(`moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`);
+    if ((f.otherCpuPct ?? 0) > 25)
+      notes.push(`moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`);
   }
   for (const note of notes) console.log(`note: ${note}`);
   console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
@@ -614,8 +665,24 @@ async function main(): Promise<void> {
     generatedAt: new Date(startedAt).toISOString(),
     command: 'npm run bench',
     machine: host,
-    settings: { ...timing, logLevel: settings.logLevel ?? 'default', pollClosedWindowSecs, pollKeeperPeriodMs, meetctl: settings.meetctl, openCounts, rooms, tenants: tenantCount, pollDataOnTmpfs: fastDir !== null, daemonEnv, cpuProfiles: cpuProfDir },
-    baseline: { requestsPerSec: baselineRps, cpuUsPerRequest: baselineCpuUs, runs: measurements.filter((m) => m.server === 'baseline').map((m) => m.requestsPerSec) },
+    settings: {
+      ...timing,
+      logLevel: settings.logLevel ?? 'default',
+      pollClosedWindowSecs,
+      pollKeeperPeriodMs,
+      meetctl: settings.meetctl,
+      openCounts,
+      rooms,
+      tenants: tenantCount,
+      pollDataOnTmpfs: fastDir !== null,
+      daemonEnv,
+      cpuProfiles: cpuProfDir,
+    },
+    baseline: {
+      requestsPerSec: baselineRps,
+      cpuUsPerRequest: baselineCpuUs,
+      runs: measurements.filter((m) => m.server === 'baseline').map((m) => m.requestsPerSec),
+    },
     measurements: measurements.map((m) => ({
       ...m,
       vsBaseline: ratio(m.requestsPerSec, referenceOf(m, baselineRps)),

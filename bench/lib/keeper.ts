@@ -70,7 +70,9 @@ export class Keeper {
     const since = Date.now();
     while (this.running && this.headAgeMs() > this.periodMs) {
       if (Date.now() - since > giveUpMs) {
-        throw new Error(`the keeper stayed behind for ${giveUpMs / 1000} s with ${this.alive} requests open: the daemon cannot poll them every ${this.periodMs / 1000} s`);
+        throw new Error(
+          `the keeper stayed behind for ${giveUpMs / 1000} s with ${this.alive} requests open: the daemon cannot poll them every ${this.periodMs / 1000} s`,
+        );
       }
       await sleep(10);
     }

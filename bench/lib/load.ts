@@ -138,7 +138,13 @@ export function combine(parts: readonly Measurement[]): Measurement {
  * a third within minutes (seen here), a ratio to a baseline measured minutes earlier says more
  * about the host than about the code; alternating every few seconds cancels the drift.
  */
-export async function measurePaired(spec: ScenarioSpec, baseline: ScenarioSpec, runTiming: Timing, sampler: RssSampler | null, slices = 4): Promise<PairedMeasurement> {
+export async function measurePaired(
+  spec: ScenarioSpec,
+  baseline: ScenarioSpec,
+  runTiming: Timing,
+  sampler: RssSampler | null,
+  slices = 4,
+): Promise<PairedMeasurement> {
   const timing = { ...runTiming, ...spec.timing };
   if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false);
   const slice = { ...timing, warmupSec: 0, durationSec: Math.max(1, Math.round(timing.durationSec / slices)) };

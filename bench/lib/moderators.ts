@@ -91,7 +91,10 @@ class ModeratorSocket {
 
 const address = (n: number) => `10.${200 + ((n >>> 16) & 15)}.${(n >>> 8) & 255}.${n & 255}`;
 
-export async function moderatorScenario(daemon: Daemon, options: { windowSec: number; waiting?: number; moderators?: number; knocksPerSec?: number; log: (m: string) => void }): Promise<ModeratorFigures> {
+export async function moderatorScenario(
+  daemon: Daemon,
+  options: { windowSec: number; waiting?: number; moderators?: number; knocksPerSec?: number; log: (m: string) => void },
+): Promise<ModeratorFigures> {
   const waiting = options.waiting ?? 1000;
   const moderatorCount = options.moderators ?? 5;
   const knocksPerSec = options.knocksPerSec ?? 10;
@@ -123,7 +126,10 @@ export async function moderatorScenario(daemon: Daemon, options: { windowSec: nu
   let errors = 0;
   const knock = async (): Promise<boolean> => {
     const i = n++;
-    const answer = await client.request('POST', `/room/${roomId}/knock`, { json: { name: `Student ${i}`, note: '' }, headers: { 'x-forwarded-for': address(i) } });
+    const answer = await client.request('POST', `/room/${roomId}/knock`, {
+      json: { name: `Student ${i}`, note: '' },
+      headers: { 'x-forwarded-for': address(i) },
+    });
     const secret = cookieFrom(answer.headers['set-cookie'], 'meet_wait');
     if (answer.status !== 202 || !secret) return false;
     keeper.add(`/room/${roomId}/waiting`, `meet_wait=${secret}`);
@@ -199,7 +205,11 @@ export async function moderatorScenario(daemon: Daemon, options: { windowSec: nu
   const restCpuPct = (restCpu / restSec) * 100;
   const busyCpuPct = (busyCpu / busySec) * 100;
   const otherCpuPct = otherCount > 0 ? otherSum / otherCount : null;
-  const received = sockets.map((s, i) => ({ bytes: s.bytes - before[i]!.bytes, messages: s.messages - before[i]!.messages, wholeLists: s.wholeLists - before[i]!.wholeLists }));
+  const received = sockets.map((s, i) => ({
+    bytes: s.bytes - before[i]!.bytes,
+    messages: s.messages - before[i]!.messages,
+    wholeLists: s.wholeLists - before[i]!.wholeLists,
+  }));
 
   const listed = await client.request('GET', `/room/${roomId}/waiting-list`, { headers: { authorization: `Bearer ${sessions[1]!}` } });
   await sleep(200);

@@ -131,7 +131,13 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
     const r = vs(id);
     // Lost requests (swept while the bench was polling them) mean the figure is not the one asked for.
     const verdict = errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met' ? 'not met' : verdictOf(r, targets.pollVsBaseline);
-    checks.push({ id: `${id}-vs-baseline`, rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`, measured: `${percent(r)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`, verdict, rows: [id] });
+    checks.push({
+      id: `${id}-vs-baseline`,
+      rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`,
+      measured: `${percent(r)}${errorsOf(id) > 0 ? `, ${errorsOf(id)} errors` : ''}`,
+      verdict,
+      rows: [id],
+    });
     const cpu = cpuRatioOf(byId.get(id), baselineCpuUs);
     const cpuVerdict: Verdict = !Number.isFinite(cpu) ? 'not measured' : cpu <= targets.pollCpuVsBaseline && errorsOf(id) === 0 ? 'met' : 'not met';
     checks.push({
@@ -153,7 +159,13 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
   });
 
   const knock = vs('knock');
-  checks.push({ id: 'knock-vs-baseline', rule: `knock ≥ ${percent(targets.knockVsBaseline)} of baseline`, measured: percent(knock), verdict: verdictOf(knock, targets.knockVsBaseline), rows: ['knock'] });
+  checks.push({
+    id: 'knock-vs-baseline',
+    rule: `knock ≥ ${percent(targets.knockVsBaseline)} of baseline`,
+    measured: percent(knock),
+    verdict: verdictOf(knock, targets.knockVsBaseline),
+    rows: ['knock'],
+  });
   const { knocksAcknowledged: acked, knocksOnDisk: onDisk } = facts;
   checks.push({
     id: 'knock-durable',
@@ -235,7 +247,19 @@ function fixed(value: number | null, digits: number): string {
 
 /** The one table: a Markdown table whose columns are padded so that it also reads in a terminal. */
 export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[], baselineCpuUs = Number.NaN): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline', 'server CPU µs/req', 'CPU/req vs baseline', 'peak RSS MiB', 'others CPU', 'target'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'vs baseline',
+    'server CPU µs/req',
+    'CPU/req vs baseline',
+    'peak RSS MiB',
+    'others CPU',
+    'target',
+  ];
   const rows = measurements.map((m) => [
     m.label,
     fixed(m.requestsPerSec, 0),

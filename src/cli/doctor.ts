@@ -64,7 +64,11 @@ export function doctorCommand(program: Command, io: CliIo): void {
       io.out(options.json ? renderJson(results) : renderText(io, results));
       const failures = failed(results);
       if (failures.length > 0) {
-        throw new CliError('refused', `${failures.length} check${failures.length === 1 ? '' : 's'} failed: ${failures.map((f) => f.id).join(', ')}`, 'follow the hint under each failed check, then run meetctl doctor again');
+        throw new CliError(
+          'refused',
+          `${failures.length} check${failures.length === 1 ? '' : 's'} failed: ${failures.map((f) => f.id).join(', ')}`,
+          'follow the hint under each failed check, then run meetctl doctor again',
+        );
       }
     });
   addConfigOptions(command);

@@ -7,7 +7,7 @@
  */
 export const cliErrorKinds = {
   /** The command line is wrong: an unknown flag, a missing flag, a required answer that cannot be prompted. */
-  usage: { exitCode: 64, hint: 'see the command\'s --help for its flags' },
+  usage: { exitCode: 64, hint: "see the command's --help for its flags" },
   /** A setting, a file the operator wrote, or a server key is wrong; nothing was written. */
   config: { exitCode: 2, hint: 'fix the value named above and run the command again' },
   /** The request is understood but refused: a duplicate, a file that differs, a failed check. */

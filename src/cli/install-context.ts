@@ -38,7 +38,12 @@ export function addSettingOption(command: Command, key: SettingKey): Command {
 
 /** Adds --data-dir, --config-dir and --env-file. */
 export function addLocationOptions(command: Command): Command {
-  command.addOption(new Option(`${settings.dataDir.flag} <value>`, `${settings.dataDir.description} [${settings.dataDir.env}] (default: the env file's ${settings.dataDir.env}, else ${installDataDirDefault})`));
+  command.addOption(
+    new Option(
+      `${settings.dataDir.flag} <value>`,
+      `${settings.dataDir.description} [${settings.dataDir.env}] (default: the env file's ${settings.dataDir.env}, else ${installDataDirDefault})`,
+    ),
+  );
   addSettingOption(command, 'configDir');
   return command.option('--env-file <path>', 'environment file of the service (default <config dir>/meet.env)');
 }

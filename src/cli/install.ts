@@ -11,7 +11,16 @@ import { publicKeyFor } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { LicenceError, verifyServerKey, type Licence } from '../licence/server-key.js';
 import { withFileLock, LockTimeout } from '../ops/atomic-file.js';
-import { compatInstallFiles, compatModule, compatUninstallFiles, installRows, resolveGenerated, roomDefaultsValues, type InstallRow, type ResolvedValue } from '../ops/compat-install.js';
+import {
+  compatInstallFiles,
+  compatModule,
+  compatUninstallFiles,
+  installRows,
+  resolveGenerated,
+  roomDefaultsValues,
+  type InstallRow,
+  type ResolvedValue,
+} from '../ops/compat-install.js';
 import { EnvValueError } from '../ops/env-edit.js';
 import { applyFile, type FileOutcome, type PlannedFile } from '../ops/planned-files.js';
 import { RuntimeSettingsError } from '../ops/runtime-checks.js';
@@ -46,13 +55,23 @@ async function underInstallLock<T>(configDir: string, work: () => T | Promise<T>
   try {
     return await withFileLock(lockFileOf(configDir), work);
   } catch (err) {
-    if (err instanceof LockTimeout) throw new CliError('environment', `another meetctl install or uninstall holds ${err.lockFile}${err.holder ? ` (process ${err.holder})` : ''}`, 'wait for it to finish and run the command again');
+    if (err instanceof LockTimeout)
+      throw new CliError(
+        'environment',
+        `another meetctl install or uninstall holds ${err.lockFile}${err.holder ? ` (process ${err.holder})` : ''}`,
+        'wait for it to finish and run the command again',
+      );
     throw err;
   }
 }
 
 /** The answers to the yes/no questions of the module's rows: the flag, else an earlier install's env file, else asked. */
-async function answerQuestions(rows: readonly InstallRow[], options: Record<string, unknown>, context: InstallContext, io: CliIo): Promise<Map<string, { value: string; source: 'answered' | 'kept' }>> {
+async function answerQuestions(
+  rows: readonly InstallRow[],
+  options: Record<string, unknown>,
+  context: InstallContext,
+  io: CliIo,
+): Promise<Map<string, { value: string; source: 'answered' | 'kept' }>> {
   const answers = new Map<string, { value: string; source: 'answered' | 'kept' }>();
   for (const row of rows) {
     const question = row.install.confirm;
@@ -72,7 +91,11 @@ async function answerQuestions(rows: readonly InstallRow[], options: Record<stri
         continue;
       } catch (err) {
         if (!(err instanceof InvalidValue)) throw err;
-        throw new CliError('config', `${row.env} in ${context.paths.envFile} ${err.message}`, `fix the line, or answer with ${question.flag} / --no-${question.flag.slice(2)}`);
+        throw new CliError(
+          'config',
+          `${row.env} in ${context.paths.envFile} ${err.message}`,
+          `fix the line, or answer with ${question.flag} / --no-${question.flag.slice(2)}`,
+        );
       }
     }
     if (!mayPrompt(io, options)) throw unansweredError(`${question.flag} or --no-${question.flag.slice(2)}`, question.question);
@@ -143,7 +166,11 @@ function renderRuntime(runtime: RuntimeSettings, outDir: string) {
     return runtimeFiles(runtime, outDir).map((file) => ({ ...file, path: resolve(outDir, file.path) }));
   } catch (err) {
     if (!(err instanceof RuntimeSettingsError)) throw err;
-    throw new CliError('config', `--runtime ${runtime.runtime}: ${err.message} (from ${runtimeFieldSource[err.field] ?? err.field})`, 'nothing was written; fix the value named above and run install again');
+    throw new CliError(
+      'config',
+      `--runtime ${runtime.runtime}: ${err.message} (from ${runtimeFieldSource[err.field] ?? err.field})`,
+      'nothing was written; fix the value named above and run install again',
+    );
   }
 }
 
@@ -160,7 +187,8 @@ function planned<T>(work: () => T): T {
   try {
     return work();
   } catch (err) {
-    if (err instanceof TomlEditError || err instanceof EnvValueError) throw new CliError('config', err.message, 'nothing was written; fix the file or the value named above and run install again');
+    if (err instanceof TomlEditError || err instanceof EnvValueError)
+      throw new CliError('config', err.message, 'nothing was written; fix the file or the value named above and run install again');
     throw err;
   }
 }
@@ -257,7 +285,9 @@ async function uninstall(module: string, options: Record<string, unknown>, io: C
   const context = installContext(options, io);
   const files = await underInstallLock(context.paths.configDir, async () => {
     const fresh = installContext(options, io);
-    const plannedFiles = planned(() => compatUninstallFiles({ paths: fresh.paths, existingEnv: fresh.existingEnv, existingRoomDefaults: fresh.existingRoomDefaults }));
+    const plannedFiles = planned(() =>
+      compatUninstallFiles({ paths: fresh.paths, existingEnv: fresh.existingEnv, existingRoomDefaults: fresh.existingRoomDefaults }),
+    );
     return writeAll(io, plannedFiles);
   });
   const changed = files.some((file) => file.status !== 'unchanged' && file.status !== 'absent');
@@ -274,7 +304,9 @@ export function installCommands(program: Command, io: CliIo): void {
   const installCommand = program
     .command('install')
     .argument('<module>', `module to install (${knownModules.join(', ')})`)
-    .description('install a module with its server key: verify the key offline, write the env file, room-defaults.toml and the installation record (nothing is written when the key is refused)')
+    .description(
+      'install a module with its server key: verify the key offline, write the env file, room-defaults.toml and the installation record (nothing is written when the key is refused)',
+    )
     .option('--key <key>', 'the server key issued by the licence authority (or --key-file, or SERVICE_SERVER_KEY)')
     .option('--key-file <path>', 'file holding the server key')
     .addOption(new Option('--runtime <runtime>', 'also write the files that run the service').choices(['native', 'container']))
@@ -286,7 +318,10 @@ export function installCommands(program: Command, io: CliIo): void {
     const question = row.install.confirm;
     if (question) {
       installCommand.option(question.flag, `answer yes to "${question.question}" [${row.env}=true]`);
-      installCommand.option(`--no-${question.flag.slice(2)}`, `answer no to it [${row.env}=false]; without either, asked on a terminal or kept from an earlier install`);
+      installCommand.option(
+        `--no-${question.flag.slice(2)}`,
+        `answer no to it [${row.env}=false]; without either, asked on a terminal or kept from an earlier install`,
+      );
     } else if (row.install.file === 'room-defaults') {
       addSettingOption(installCommand, row.key);
     }
@@ -297,7 +332,7 @@ export function installCommands(program: Command, io: CliIo): void {
   const uninstallCommand = program
     .command('uninstall')
     .argument('<module>', `module to uninstall (${knownModules.join(', ')})`)
-    .description('remove a module\'s installation record, its env-file secrets and its room-defaults values; its data is kept')
+    .description("remove a module's installation record, its env-file secrets and its room-defaults values; its data is kept")
     .option('--json', 'print a JSON summary on standard output');
   addLocationOptions(uninstallCommand);
   uninstallCommand.action((module: string, options: Record<string, unknown>) => uninstall(module, options, io));

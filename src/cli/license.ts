@@ -26,7 +26,11 @@ function keygen(options: { out?: string; force?: boolean }, io: CliIo): void {
   const publicFile = join(dir, publicKeyFileName);
   const present = [privateFile, publicFile].filter((file) => existsSync(file));
   if (present.length > 0 && options.force !== true) {
-    throw new CliError('refused', `${present.join(' and ')} already exist${present.length === 1 ? 's' : ''}; a new pair would orphan every key issued with the old one`, 'pass --force to replace them, or choose another --out');
+    throw new CliError(
+      'refused',
+      `${present.join(' and ')} already exist${present.length === 1 ? 's' : ''}; a new pair would orphan every key issued with the old one`,
+      'pass --force to replace them, or choose another --out',
+    );
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const pair = licenceKeyPair();
@@ -54,16 +58,21 @@ function parseCustomer(raw: unknown): string {
 }
 
 function parseModules(raw: unknown): string[] {
-  const modules = (typeof raw === 'string' ? raw : '').split(',').map((m) => m.trim()).filter((m) => m !== '');
+  const modules = (typeof raw === 'string' ? raw : '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
   if (modules.length === 0) throw new CliError('usage', '--modules must list at least one module, e.g. --modules compat');
   for (const module of modules) {
-    if (!/^[a-z][a-z0-9-]{0,31}$/.test(module)) throw new CliError('usage', `--modules: ${JSON.stringify(module)} is not a module name (lower-case letters, digits and -)`);
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(module))
+      throw new CliError('usage', `--modules: ${JSON.stringify(module)} is not a module name (lower-case letters, digits and -)`);
   }
   return [...new Set(modules)];
 }
 
 function readPrivateKey(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new CliError('usage', '--private-key PATH is required (the authority\'s Ed25519 private key, from license keygen)');
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw new CliError('usage', "--private-key PATH is required (the authority's Ed25519 private key, from license keygen)");
   let pem: string;
   try {
     if (statSync(raw).isDirectory()) throw new CliError('config', `--private-key ${raw} is a directory, not a file`);
@@ -79,7 +88,8 @@ function readPrivateKey(raw: unknown): string {
   } catch {
     throw new CliError('config', `--private-key ${raw} is not a private key in PEM`);
   }
-  if (type !== 'ed25519') throw new CliError('config', `--private-key ${raw} is a ${type ?? 'unknown'} key; the licence authority signs with Ed25519 (license keygen makes one)`);
+  if (type !== 'ed25519')
+    throw new CliError('config', `--private-key ${raw} is a ${type ?? 'unknown'} key; the licence authority signs with Ed25519 (license keygen makes one)`);
   return pem;
 }
 
@@ -101,7 +111,9 @@ async function show(module: string, options: Record<string, unknown>, io: CliIo)
     if (options.json === true) {
       io.out(`${JSON.stringify({ module, status: 'valid', ...summary }, null, 2)}\n`);
     } else {
-      io.out(`${module}: ${paint(io, 'green', 'valid')}\n  customer: ${summary.customer}\n  modules:  ${summary.modules.join(', ')}\n  expires:  ${summary.expiresAt} (${summary.daysLeft} days left)\n`);
+      io.out(
+        `${module}: ${paint(io, 'green', 'valid')}\n  customer: ${summary.customer}\n  modules:  ${summary.modules.join(', ')}\n  expires:  ${summary.expiresAt} (${summary.daysLeft} days left)\n`,
+      );
     }
     return;
   }
@@ -109,22 +121,23 @@ async function show(module: string, options: Record<string, unknown>, io: CliIo)
     const detail = installed.status === 'invalid' ? { fault: installed.error.fault, message: installed.error.message } : {};
     io.out(`${JSON.stringify({ module, status: installed.status, ...detail }, null, 2)}\n`);
   }
-  if (installed.status === 'absent') throw new CliError('refused', `${module} is not installed in ${context.paths.dataDir}`, `run meetctl install ${module} --key KEY`);
+  if (installed.status === 'absent')
+    throw new CliError('refused', `${module} is not installed in ${context.paths.dataDir}`, `run meetctl install ${module} --key KEY`);
   throw new CliError('config', `the installed ${module} licence is not valid: ${installed.error.message}`, `run meetctl install ${module} with a valid key`);
 }
 
 export function licenseCommands(program: Command, io: CliIo): void {
-  const license = program.command('license').description('the licence authority\'s side (keygen, issue) and the installed licence (show)');
+  const license = program.command('license').description("the licence authority's side (keygen, issue) and the installed licence (show)");
   license
     .command('keygen')
-    .description('make the authority\'s Ed25519 key pair: licence.key (private, 0600) and licence.pub (public, 0644)')
+    .description("make the authority's Ed25519 key pair: licence.key (private, 0600) and licence.pub (public, 0644)")
     .option('--out <dir>', 'directory to write the pair into')
     .option('--force', 'replace an existing pair (keys issued with it stop verifying)')
     .action((options: { out?: string; force?: boolean }) => keygen(options, io));
   license
     .command('issue')
     .description('sign a server key; prints it on standard output and nothing else')
-    .option('--private-key <path>', 'the authority\'s private key (from license keygen)')
+    .option('--private-key <path>', "the authority's private key (from license keygen)")
     .option('--customer <name>', 'who the key is for (shown by install, serve and doctor)')
     .option('--modules <list>', 'modules it unlocks, comma-separated (e.g. compat)')
     .option('--days <n>', `how long it is valid, in days (1 to ${maxLicenceDays})`)

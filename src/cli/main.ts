@@ -18,9 +18,7 @@ function configureTree(command: Command, io: CliIo): void {
 }
 
 export function buildProgram(io: CliIo): Command {
-  const program = new Command('meetctl')
-    .description('install, configure and run the meeting service')
-    .showHelpAfterError();
+  const program = new Command('meetctl').description('install, configure and run the meeting service').showHelpAfterError();
   // The operator's path, in order: install → nginx → tenant → serve; then doctor, token, license.
   installCommands(program, io);
   nginxCommand(program, io);

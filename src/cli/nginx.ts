@@ -31,13 +31,24 @@ const forceHint = 'pass --force to replace it (compare first: meetctl nginx <sam
 
 /** The site described by the flags and the loaded configuration; usage mistakes are exit 64, bad values exit 2. */
 function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
-  if (options.serverName === undefined) throw new CliError('usage', '--server-name is required', 'pass the host name browsers use, e.g. --server-name meet.example.org');
+  if (options.serverName === undefined)
+    throw new CliError('usage', '--server-name is required', 'pass the host name browsers use, e.g. --server-name meet.example.org');
   const tlsGiven = options.tlsCert !== undefined || options.tlsKey !== undefined;
-  if (tlsGiven && options.httpOnly) throw new CliError('usage', '--http-only cannot be combined with --tls-cert/--tls-key', 'choose TLS (both files) or --http-only');
+  if (tlsGiven && options.httpOnly)
+    throw new CliError('usage', '--http-only cannot be combined with --tls-cert/--tls-key', 'choose TLS (both files) or --http-only');
   if (tlsGiven && (options.tlsCert === undefined || options.tlsKey === undefined)) {
-    throw new CliError('usage', `${options.tlsCert === undefined ? '--tls-cert' : '--tls-key'} is missing: TLS needs both --tls-cert and --tls-key`, 'pass the certificate chain and its private key');
+    throw new CliError(
+      'usage',
+      `${options.tlsCert === undefined ? '--tls-cert' : '--tls-key'} is missing: TLS needs both --tls-cert and --tls-key`,
+      'pass the certificate chain and its private key',
+    );
   }
-  if (!tlsGiven && !options.httpOnly) throw new CliError('usage', 'pass --tls-cert and --tls-key, or --http-only', 'TLS is the default for a public site; --http-only is for a site behind another TLS terminator or a test');
+  if (!tlsGiven && !options.httpOnly)
+    throw new CliError(
+      'usage',
+      'pass --tls-cert and --tls-key, or --http-only',
+      'TLS is the default for a public site; --http-only is for a site behind another TLS terminator or a test',
+    );
   if (options.redirectListen !== undefined && !tlsGiven) throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
   const config = configFromOptions(options as unknown as Record<string, unknown>, io);
   return {
@@ -81,9 +92,16 @@ async function install(options: NginxOptions, text: string, io: CliIo): Promise<
   const nginx = nginxCommandOf(options, io);
   try {
     const outcome = await installSite(location, text, options.force === true, nginx, { step: (title, work) => step(io, title, work) });
-    io.out(outcome === 'unchanged' ? `${resolve(options.siteFile)} unchanged; nginx not reloaded\n` : `installed ${resolve(options.siteFile)}; nginx reloaded\n`);
+    io.out(
+      outcome === 'unchanged' ? `${resolve(options.siteFile)} unchanged; nginx not reloaded\n` : `installed ${resolve(options.siteFile)}; nginx reloaded\n`,
+    );
   } catch (err) {
-    if (err instanceof LockTimeout) throw new CliError('environment', `another meetctl nginx --install is running (${err.message})`, 'wait for it to finish, or remove the lock file if no meetctl runs');
+    if (err instanceof LockTimeout)
+      throw new CliError(
+        'environment',
+        `another meetctl nginx --install is running (${err.message})`,
+        'wait for it to finish, or remove the lock file if no meetctl runs',
+      );
     if (!(err instanceof InstallFailure)) throw err;
     switch (err.reason) {
       case 'differs':
@@ -102,7 +120,9 @@ async function install(options: NginxOptions, text: string, io: CliIo): Promise<
 export function nginxCommand(program: Command, io: CliIo): void {
   const command = program
     .command('nginx')
-    .description('render the nginx site for this service (room limits, compat paths, live WebSocket, TLS); print it, write it (--out) or install it (--install)')
+    .description(
+      'render the nginx site for this service (room limits, compat paths, live WebSocket, TLS); print it, write it (--out) or install it (--install)',
+    )
     .option('--server-name <name>', 'host name browsers use (required), e.g. meet.example.org')
     .option('--tls-cert <file>', 'TLS certificate chain (PEM); with --tls-key')
     .option('--tls-key <file>', 'private key of --tls-cert (PEM)')
@@ -114,7 +134,11 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')
     .option('--install', 'write --site-file, link it into --enabled-dir, run nginx -t and reload nginx only when the test passed')
     .option('--site-file <file>', 'with --install: the site file', '/etc/nginx/sites-available/meet.conf')
-    .option('--enabled-dir <dir>', 'with --install: the directory nginx includes, where the site file is linked (its own directory: no link)', '/etc/nginx/sites-enabled')
+    .option(
+      '--enabled-dir <dir>',
+      'with --install: the directory nginx includes, where the site file is linked (its own directory: no link)',
+      '/etc/nginx/sites-enabled',
+    )
     .option('--nginx-bin <path>', 'with --install: the nginx program [MEET_NGINX_BIN] (default nginx)')
     .option('--nginx-prefix <dir>', 'with --install: passed to nginx as -p (a non-system nginx)')
     .option('--nginx-conf <file>', 'with --install: passed to nginx as -c (a non-system nginx)')

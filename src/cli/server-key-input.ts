@@ -63,7 +63,12 @@ export function serverKeyFrom(options: { key?: unknown; keyFile?: unknown }, io:
   if (flagKey !== null) raw = flagKey;
   else if (keyFile !== null) raw = readKeyFile(keyFile);
   else if (io.env.SERVICE_SERVER_KEY !== undefined && io.env.SERVICE_SERVER_KEY !== '') raw = io.env.SERVICE_SERVER_KEY;
-  else throw new CliError('usage', 'a server key is required: --key KEY, --key-file PATH or SERVICE_SERVER_KEY', 'the licence authority issues keys with meetctl license issue');
+  else
+    throw new CliError(
+      'usage',
+      'a server key is required: --key KEY, --key-file PATH or SERVICE_SERVER_KEY',
+      'the licence authority issues keys with meetctl license issue',
+    );
   if (Buffer.byteLength(raw, 'utf8') > maxKeyBytes) throw malformed(`it is ${Buffer.byteLength(raw, 'utf8')} bytes long; a server key is a few hundred`);
   const key = raw.replace(/\s+/g, '');
   if (key === '') throw malformed('it is empty');

@@ -31,7 +31,11 @@ function readEnvFile(file: string, explicit: boolean): Record<string, string> {
     if (code === 'ENOENT' && !explicit) return {};
     if (code === 'ENOENT') throw new CliError('config', `--env-file ${file} does not exist`);
     // Without it the primary tenant's secret cannot be compared: refuse rather than risk a duplicate.
-    throw new CliError('environment', `cannot read the env file ${file} (${code}), which holds the primary tenant's secret`, 'run meetctl as root or as the service user, or name another file with --env-file');
+    throw new CliError(
+      'environment',
+      `cannot read the env file ${file} (${code}), which holds the primary tenant's secret`,
+      'run meetctl as root or as the service user, or name another file with --env-file',
+    );
   }
   return parseEnvFile(text);
 }
@@ -39,7 +43,8 @@ function readEnvFile(file: string, explicit: boolean): Record<string, string> {
 function lockWait(io: CliIo): number {
   const raw = io.env.MEET_LOCK_WAIT_MS;
   if (raw === undefined || raw === '') return defaultLockWaitMs;
-  if (!/^\d{1,7}$/.test(raw)) throw new CliError('config', `MEET_LOCK_WAIT_MS must be a whole number of milliseconds (0 to 9999999), got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,7}$/.test(raw))
+    throw new CliError('config', `MEET_LOCK_WAIT_MS must be a whole number of milliseconds (0 to 9999999), got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -76,7 +81,12 @@ export function generatedAppId(id: string, snapshot: TenantSnapshot, primary: Pr
 /** A value given on the command line or in a file, checked; the message names the flag, never the value. */
 export function checkedValue(value: string, flag: string): string {
   const problem = valueProblem(value);
-  if (problem !== null) throw new CliError('usage', `${flag} ${problem}`, 'secrets are written as TOML strings: use printable characters without quotes or backslashes (or let --generate make one)');
+  if (problem !== null)
+    throw new CliError(
+      'usage',
+      `${flag} ${problem}`,
+      'secrets are written as TOML strings: use printable characters without quotes or backslashes (or let --generate make one)',
+    );
   return value;
 }
 

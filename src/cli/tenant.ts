@@ -67,7 +67,9 @@ let meetctl generate them.`;
 
 function withFileOptions(command: Command): Command {
   addConfigOptions(command, ['tenantsFile', 'configDir']);
-  command.addOption(new Option('--env-file <path>', 'env file holding the primary tenant (COMPAT_API_SHARED_SECRET) and SERVICE_TENANTS_FILE (default <config dir>/meet.env)'));
+  command.addOption(
+    new Option('--env-file <path>', 'env file holding the primary tenant (COMPAT_API_SHARED_SECRET) and SERVICE_TENANTS_FILE (default <config dir>/meet.env)'),
+  );
   command.addHelpText('after', fileHelp);
   return command;
 }
@@ -89,12 +91,19 @@ function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: 
   if (apiGiven > 1) throw new CliError('usage', 'give only one of --api-secret, --api-secret-file and --generate');
   const appSecretGiven = [picked(options.appSecret) !== null, picked(options.appSecretFile) !== null].filter(Boolean).length;
   if (appSecretGiven > 1) throw new CliError('usage', 'give only one of --app-secret and --app-secret-file');
-  if (options.apiSecretFile === '-' && options.appSecretFile === '-') throw new CliError('usage', 'only one of --api-secret-file and --app-secret-file can be - (standard input)');
+  if (options.apiSecretFile === '-' && options.appSecretFile === '-')
+    throw new CliError('usage', 'only one of --api-secret-file and --app-secret-file can be - (standard input)');
   const generateApp = options.generateApp === true;
-  if (generateApp && appSecretGiven > 0) throw new CliError('usage', '--generate-app makes the app secret: give --app-secret/--app-secret-file or --generate-app, not both');
+  if (generateApp && appSecretGiven > 0)
+    throw new CliError('usage', '--generate-app makes the app secret: give --app-secret/--app-secret-file or --generate-app, not both');
   const appIdGiven = picked(options.appId);
   if (!generateApp && (appIdGiven === null) !== (appSecretGiven === 0)) {
-    throw new CliError('usage', appIdGiven === null ? '--app-secret needs --app-id (the pair names the embedding application)' : '--app-id needs --app-secret or --app-secret-file (or --generate-app)');
+    throw new CliError(
+      'usage',
+      appIdGiven === null
+        ? '--app-secret needs --app-id (the pair names the embedding application)'
+        : '--app-id needs --app-secret or --app-secret-file (or --generate-app)',
+    );
   }
   let api: Wanted = null;
   if (options.generate === true) api = generate;
@@ -103,7 +112,8 @@ function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: 
   const appId: Wanted = appIdGiven === null ? (generateApp ? generate : null) : checkedValue(appIdGiven, '--app-id');
   let appSecret: Wanted = generateApp ? generate : null;
   if (picked(options.appSecret) !== null) appSecret = checkedValue(String(options.appSecret), '--app-secret');
-  else if (picked(options.appSecretFile) !== null) appSecret = checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file');
+  else if (picked(options.appSecretFile) !== null)
+    appSecret = checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file');
   // Nothing asked for: a meeting-API secret is what almost every tenant needs.
   if (api === null && appId === null) api = generate;
   if (appId === generate && appSecret === null) appSecret = generate;
@@ -113,7 +123,8 @@ function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: 
 /** A value another tenant (the primary one included) already uses, as any kind of credential, is refused. */
 function refuseHeld(value: string, what: string, snapshot: TenantSnapshot, primary: PrimaryCredentials): void {
   const holder = holderOf(value, snapshot, primary);
-  if (holder !== null) throw new CliError('refused', `${what} is already used by ${holder}; every tenant needs its own`, 'give another value, or let meetctl generate one');
+  if (holder !== null)
+    throw new CliError('refused', `${what} is already used by ${holder}; every tenant needs its own`, 'give another value, or let meetctl generate one');
 }
 
 function printGenerated(io: CliIo, generated: readonly [TenantKey, string][]): void {
@@ -132,7 +143,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
     .option('--api-secret <secret>', 'its meeting-API (checksum) secret; visible to other users in the process list, prefer --api-secret-file')
     .option('--api-secret-file <path>', 'read the meeting-API secret from a file (- for standard input)')
     .option('--generate', 'generate the meeting-API secret (32 random bytes, base64url); the default when no credential is given')
-    .option('--app-id <id>', 'its embed gateway application id (the tokens\' iss)')
+    .option('--app-id <id>', "its embed gateway application id (the tokens' iss)")
     .option('--app-secret <secret>', 'its embed gateway HS256 secret; visible in the process list, prefer --app-secret-file')
     .option('--app-secret-file <path>', 'read the app secret from a file (- for standard input)')
     .option('--generate-app', 'generate the app secret, and the app id unless --app-id gives it')
@@ -143,7 +154,12 @@ export function tenantCommands(program: Command, io: CliIo): void {
         const context = tenantContext(options, io);
         const generated: [TenantKey, string][] = [];
         await editTenants(context, (current) => {
-          if (current.snapshot.byId.has(id)) throw new CliError('refused', `tenant ${id} already exists in ${context.file}`, `rotate its secrets with \`meetctl tenant rotate ${id}\`, or remove it first`);
+          if (current.snapshot.byId.has(id))
+            throw new CliError(
+              'refused',
+              `tenant ${id} already exists in ${context.file}`,
+              `rotate its secrets with \`meetctl tenant rotate ${id}\`, or remove it first`,
+            );
           generated.length = 0;
           const next = { id, apiSecret: null as string | null, appId: null as string | null, appSecret: null as string | null };
           if (wanted.api === generate) generated.push(['api_secret', (next.apiSecret = generatedSecret())]);
@@ -152,14 +168,21 @@ export function tenantCommands(program: Command, io: CliIo): void {
           else if (wanted.appId !== null) refuseHeld((next.appId = wanted.appId), `app id ${JSON.stringify(wanted.appId)}`, current.snapshot, context.primary);
           if (wanted.appSecret === generate) generated.push(['app_secret', (next.appSecret = generatedSecret())]);
           else if (wanted.appSecret !== null) refuseHeld((next.appSecret = wanted.appSecret), 'the app secret given', current.snapshot, context.primary);
-          if (next.apiSecret !== null && next.apiSecret === next.appSecret) throw new CliError('refused', 'the meeting-API secret and the app secret must differ');
+          if (next.apiSecret !== null && next.apiSecret === next.appSecret)
+            throw new CliError('refused', 'the meeting-API secret and the app secret must differ');
           return { text: appendTenantText(current.text, next), expected: [...fileTenants(current.snapshot), next] };
         });
         printGenerated(io, generated);
         const has = [wanted.api !== null ? 'a meeting-API secret' : null, wanted.appId !== null ? 'an embed app' : null].filter(Boolean).join(' and ');
-        io.err(`Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`);
-        for (const [flag, value] of [['--api-secret', wanted.api], ['--app-secret', wanted.appSecret]] as const) {
-          if (value !== null && value !== generate && value.length < shortSecret) io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
+        io.err(
+          `Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`,
+        );
+        for (const [flag, value] of [
+          ['--api-secret', wanted.api],
+          ['--app-secret', wanted.appSecret],
+        ] as const) {
+          if (value !== null && value !== generate && value.length < shortSecret)
+            io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
         }
       }),
     );
@@ -185,7 +208,12 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return;
         }
         const has = (value: string | null) => (value === null ? '-' : masked);
-        io.out(table([['ID', 'SOURCE', 'API SECRET', 'APP ID', 'APP SECRET'], ...views.map((v) => [v.id, v.source === 'env' ? 'env file' : 'tenants file', has(v.api_secret), v.app_id ?? '-', has(v.app_secret)])]));
+        io.out(
+          table([
+            ['ID', 'SOURCE', 'API SECRET', 'APP ID', 'APP SECRET'],
+            ...views.map((v) => [v.id, v.source === 'env' ? 'env file' : 'tenants file', has(v.api_secret), v.app_id ?? '-', has(v.app_secret)]),
+          ]),
+        );
       }),
     );
   withFileOptions(list);
@@ -193,7 +221,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
   const show = tenant
     .command('show')
     .description('show one tenant, its secrets masked unless --reveal')
-    .argument('<id>', 'tenant id (primary: the env file\'s COMPAT_* credentials)')
+    .argument('<id>', "tenant id (primary: the env file's COMPAT_* credentials)")
     .option('--reveal', 'print the secrets themselves')
     .option('--json', 'print JSON')
     .action((id: string, options: Record<string, unknown>) =>
@@ -209,7 +237,15 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return;
         }
         const from = view.source === 'env' ? context.envFile : context.file;
-        io.out(table([['id', view.id], ['file', from], ['api_secret', view.api_secret ?? '-'], ['app_id', view.app_id ?? '-'], ['app_secret', view.app_secret ?? '-']]));
+        io.out(
+          table([
+            ['id', view.id],
+            ['file', from],
+            ['api_secret', view.api_secret ?? '-'],
+            ['app_id', view.app_id ?? '-'],
+            ['app_secret', view.app_secret ?? '-'],
+          ]),
+        );
       }),
     );
   withFileOptions(show);
@@ -220,7 +256,12 @@ export function tenantCommands(program: Command, io: CliIo): void {
     .argument('<id>', 'tenant id')
     .action((id: string, options: Record<string, unknown>) =>
       mapped(async () => {
-        if (id === primaryTenantId) throw new CliError('refused', 'the primary tenant is COMPAT_API_SHARED_SECRET in the env file, not an entry of the tenants file', 'edit the env file (or `meetctl uninstall compat`) to change it');
+        if (id === primaryTenantId)
+          throw new CliError(
+            'refused',
+            'the primary tenant is COMPAT_API_SHARED_SECRET in the env file, not an entry of the tenants file',
+            'edit the env file (or `meetctl uninstall compat`) to change it',
+          );
         checkedId(id);
         const context = tenantContext(options, io);
         await editTenants(context, (current) => {
@@ -235,13 +276,18 @@ export function tenantCommands(program: Command, io: CliIo): void {
 
   const rotate = tenant
     .command('rotate')
-    .description('replace a tenant\'s secret(s) with generated ones, printed once on standard output as key=value lines')
+    .description("replace a tenant's secret(s) with generated ones, printed once on standard output as key=value lines")
     .argument('<id>', 'tenant id')
     .option('--api', 'only the meeting-API secret')
     .option('--app', 'only the app secret (the app id stays)')
     .action((id: string, options: Record<string, unknown>) =>
       mapped(async () => {
-        if (id === primaryTenantId) throw new CliError('refused', 'the primary tenant\'s secret is COMPAT_API_SHARED_SECRET in the env file; meetctl tenant does not rewrite it', 'edit the env file and restart the service');
+        if (id === primaryTenantId)
+          throw new CliError(
+            'refused',
+            "the primary tenant's secret is COMPAT_API_SHARED_SECRET in the env file; meetctl tenant does not rewrite it",
+            'edit the env file and restart the service',
+          );
         checkedId(id);
         const context = tenantContext(options, io);
         const generated: [TenantKey, string][] = [];
@@ -267,7 +313,9 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return { text, expected: fileTenants(current.snapshot).map((t) => (t.id === id ? next : t)) };
         });
         printGenerated(io, generated);
-        io.err(`Tenant ${id}: ${generated.map(([key]) => key).join(' and ')} replaced in ${context.file}. The old value stops working within a second; give the new one (shown only this once) to the platform now.\n${unnamedWarning(context)}`);
+        io.err(
+          `Tenant ${id}: ${generated.map(([key]) => key).join(' and ')} replaced in ${context.file}. The old value stops working within a second; give the new one (shown only this once) to the platform now.\n${unnamedWarning(context)}`,
+        );
       }),
     );
   withFileOptions(rotate);

@@ -41,8 +41,7 @@ export function isStats(value: unknown): value is StatsLike {
 /** The meeting API's view of the live connection: attendees with media state, System chat, activity. */
 export function liveConnectionView(live: LiveConnectionLike, stats: StatsLike | null): MeetingLiveView {
   return {
-    attendees: (roomId) =>
-      live.attendees(roomId).map((a) => ({ participantId: a.participant_id, name: a.name, role: a.role, audio: a.audio, video: a.video })),
+    attendees: (roomId) => live.attendees(roomId).map((a) => ({ participantId: a.participant_id, name: a.name, role: a.role, audio: a.audio, video: a.video })),
     postSystemChat: (roomId, text) => {
       try {
         return live.postSystemChat(roomId, text) !== null;

@@ -40,8 +40,7 @@ export interface MeetingLiveView {
 /** The stand-in until the live connection exists: presence from the engine, no media state, no delivery. */
 export function engineLiveView(meetings: Pick<MeetingService, 'present'>): MeetingLiveView {
   return {
-    attendees: (roomId) =>
-      meetings.present(roomId).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: false, video: false })),
+    attendees: (roomId) => meetings.present(roomId).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: false, video: false })),
     postSystemChat: () => false,
     activity: () => new Map(),
   };

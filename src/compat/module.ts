@@ -173,7 +173,11 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     const meeting = store?.openMeetingInRoom(roomId);
     if (!meeting) return null;
     const locks = meeting.settings.lockSettings;
-    return { mic: locks.lockSettingsDisableMic === true, cam: locks.lockSettingsDisableCam === true, cams_moderators_only: meeting.settings.webcamsOnlyForModerator };
+    return {
+      mic: locks.lockSettingsDisableMic === true,
+      cam: locks.lockSettingsDisableCam === true,
+      cams_moderators_only: meeting.settings.webcamsOnlyForModerator,
+    };
   };
   // A meeting's first lock settings come from its create call (the media side enforces them).
   if (store && isLiveConnection(liveConnection)) {
@@ -195,7 +199,15 @@ export async function startCompat(config: CompatConfig, services: Services, log:
         joinTokenTtlSecs,
       }
     : null;
-  const app = await buildCompatApp({ confapi: apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null, videoconf }, { loggerInstance: clog, trustedProxies: config.trustedProxies, frontendUrl: config.compatFrontendUrl, ...(options.accessLog ? { accessLog: options.accessLog } : {}) });
+  const app = await buildCompatApp(
+    { confapi: apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null, videoconf },
+    {
+      loggerInstance: clog,
+      trustedProxies: config.trustedProxies,
+      frontendUrl: config.compatFrontendUrl,
+      ...(options.accessLog ? { accessLog: options.accessLog } : {}),
+    },
+  );
   const sweeper = meetings ? setInterval(() => meetings.sweep(), sweepIntervalMs) : null;
   sweeper?.unref();
   callbacks?.start();
@@ -219,7 +231,10 @@ export async function startCompat(config: CompatConfig, services: Services, log:
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
   const url = displayUrl(config.compatHttpAddr.host, port);
-  clog.info({ url, confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }, `compat listening on ${url}`);
+  clog.info(
+    { url, confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 },
+    `compat listening on ${url}`,
+  );
 
   return {
     url,

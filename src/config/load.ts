@@ -84,7 +84,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
 
   const rows = Object.entries(settings) as [SettingKey, Setting<unknown>][];
   const problems: string[] = [];
-  const unknown = unknownKeys(table, rows.map(([, row]) => row.toml));
+  const unknown = unknownKeys(
+    table,
+    rows.map(([, row]) => row.toml),
+  );
   for (const key of unknown) problems.push(`${file}: unknown key ${key}`);
 
   const resolved: Partial<Record<SettingKey, unknown>> = {};

@@ -134,7 +134,8 @@ function ed25519PublicKey(raw: unknown): string {
  */
 function appSecret(raw: unknown): string {
   const value = p.secret(raw);
-  if (Buffer.byteLength(value, 'utf8') < 32) throw new p.InvalidValue('must hold at least 32 bytes (HS256 with a shorter secret can be guessed offline from one token)');
+  if (Buffer.byteLength(value, 'utf8') < 32)
+    throw new p.InvalidValue('must hold at least 32 bytes (HS256 with a shorter secret can be guessed offline from one token)');
   return value;
 }
 

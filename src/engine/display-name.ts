@@ -63,9 +63,7 @@ function folded(name: string): string {
 }
 
 export type NameProblem =
-  | { readonly kind: 'hidden_character'; readonly character: string }
-  | { readonly kind: 'impersonates_system' }
-  | { readonly kind: 'role_suffix' };
+  { readonly kind: 'hidden_character'; readonly character: string } | { readonly kind: 'impersonates_system' } | { readonly kind: 'role_suffix' };
 
 /** Why a (trimmed, non-empty) name may not be shown, or null when it may. Length is the caller's. */
 export function nameProblem(name: string): NameProblem | null {

@@ -103,7 +103,10 @@ export function installAccessLog(app: FastifyInstance, options: AccessLogOptions
 }
 
 /** Families from the route pattern, computed once per route. */
-export function cachedFamilies(familyOfRoute: (route: string | undefined, request: FastifyRequest) => string | null, fallback: (request: FastifyRequest) => string): FamilyOf {
+export function cachedFamilies(
+  familyOfRoute: (route: string | undefined, request: FastifyRequest) => string | null,
+  fallback: (request: FastifyRequest) => string,
+): FamilyOf {
   const byRoute = new Map<string, string>();
   return (request) => {
     const route = request.routeOptions.url;

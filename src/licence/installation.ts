@@ -19,9 +19,7 @@ export interface InstallationRecord {
 }
 
 export type InstalledLicence =
-  | { readonly status: 'absent' }
-  | { readonly status: 'valid'; readonly licence: Licence }
-  | { readonly status: 'invalid'; readonly error: LicenceError };
+  { readonly status: 'absent' } | { readonly status: 'valid'; readonly licence: Licence } | { readonly status: 'invalid'; readonly error: LicenceError };
 
 export function installationFile(dataDir: string, module: string): string {
   return join(dataDir, 'modules', `${module}.json`);
@@ -69,13 +67,22 @@ export async function installedLicence(dataDir: string, module: string, configur
   }
   const key: unknown = record.key;
   if (typeof key !== 'string') {
-    return { status: 'invalid', error: new LicenceError('malformed', `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`) };
+    return {
+      status: 'invalid',
+      error: new LicenceError('malformed', `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`),
+    };
   }
   try {
     const licence = await verifyServerKey(key, publicKeyFor(configuredPem), module, now);
     // The record's readable fields must say what its key says: an edited record is refused, not silently corrected.
     if (!isDeepStrictEqual(JSON.parse(installationText(module, key, licence)), { ...record, key: key.trim() })) {
-      return { status: 'invalid', error: new LicenceError('forged', `${installationFile(dataDir, module)} was edited: its fields no longer match its server key; run meetctl install ${module} again`) };
+      return {
+        status: 'invalid',
+        error: new LicenceError(
+          'forged',
+          `${installationFile(dataDir, module)} was edited: its fields no longer match its server key; run meetctl install ${module} again`,
+        ),
+      };
     }
     return { status: 'valid', licence };
   } catch (err) {

@@ -56,7 +56,10 @@ function claimsOf(key: string): { sub: string; modules: string[]; iat: number; e
     throw new LicenceError('malformed', 'the server key is malformed: it is not a signed key (three base64url parts with JSON inside)');
   }
   if (header.alg !== licenceAlgorithm) {
-    throw new LicenceError('forged', `the server key is forged: it is signed with ${JSON.stringify(header.alg ?? null)}, and only ${licenceAlgorithm} keys of the licence authority are accepted`);
+    throw new LicenceError(
+      'forged',
+      `the server key is forged: it is signed with ${JSON.stringify(header.alg ?? null)}, and only ${licenceAlgorithm} keys of the licence authority are accepted`,
+    );
   }
   const { sub, modules, iat, exp } = payload as Record<string, unknown>;
   const problems: string[] = [];
@@ -84,12 +87,15 @@ export async function verifyServerKey(key: string, publicKey: KeyObject, module:
       throw new LicenceError('expired', `the server key expired on ${new Date(claims.exp * 1000).toISOString()}; ask for a new one`);
     }
     if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JOSEAlgNotAllowed) {
-      throw new LicenceError('forged', 'the server key is forged: its signature does not match the licence authority\'s public key');
+      throw new LicenceError('forged', "the server key is forged: its signature does not match the licence authority's public key");
     }
     throw new LicenceError('malformed', `the server key is malformed: ${(err as Error).message}`);
   }
   if (!claims.modules.includes(module)) {
-    throw new LicenceError('module', `the server key does not include the ${module} module (it grants: ${claims.modules.length > 0 ? claims.modules.join(', ') : 'no module'})`);
+    throw new LicenceError(
+      'module',
+      `the server key does not include the ${module} module (it grants: ${claims.modules.length > 0 ? claims.modules.join(', ') : 'no module'})`,
+    );
   }
   return Object.freeze({
     customer: claims.sub,

@@ -55,7 +55,12 @@ export interface ResolvedValue {
  * The env-file value of each generated setting: given in the environment, else kept from
  * the existing env file (a second install keeps the same bytes), else generated.
  */
-export function resolveGenerated(rows: readonly InstallRow[], given: Readonly<Record<string, string | undefined>>, existing: Readonly<Record<string, string>>, random: (bytes: number) => string): Map<string, ResolvedValue> {
+export function resolveGenerated(
+  rows: readonly InstallRow[],
+  given: Readonly<Record<string, string | undefined>>,
+  existing: Readonly<Record<string, string>>,
+  random: (bytes: number) => string,
+): Map<string, ResolvedValue> {
   const values = new Map<string, ResolvedValue>();
   for (const row of rows) {
     const bytes = row.install.generateBytes;
@@ -129,11 +134,23 @@ export interface CompatInstallInput {
  */
 export function compatInstallFiles(input: CompatInstallInput): PlannedFile[] {
   const { paths } = input;
-  const roomDefaults = setSectionKeys(input.existingRoomDefaults ?? input.packagedRoomDefaults, compatSection, input.roomDefaults, paths.roomDefaultsFile, roomDefaultsMarker);
+  const roomDefaults = setSectionKeys(
+    input.existingRoomDefaults ?? input.packagedRoomDefaults,
+    compatSection,
+    input.roomDefaults,
+    paths.roomDefaultsFile,
+    roomDefaultsMarker,
+  );
   return [
     { path: paths.roomDefaultsFile, content: roomDefaults, mode: modeOr(paths.roomDefaultsFile, 0o644) },
     { path: paths.envFile, content: envFileText(input.existingEnv, input.envTemplate, input.envValues, paths), mode: 0o600, enforceMode: true },
-    { path: installationFile(paths.dataDir, compatModule), content: installationText(compatModule, input.key, input.licence), mode: 0o600, enforceMode: true, dirMode: 0o700 },
+    {
+      path: installationFile(paths.dataDir, compatModule),
+      content: installationText(compatModule, input.key, input.licence),
+      mode: 0o600,
+      enforceMode: true,
+      dirMode: 0o700,
+    },
   ];
 }
 
@@ -158,7 +175,11 @@ export function compatUninstallFiles(input: CompatUninstallInput): PlannedFile[]
   }
   if (input.existingRoomDefaults !== null) {
     const keys = rows.filter((row) => row.install.file === 'room-defaults').map((row) => row.tomlKey);
-    files.push({ path: paths.roomDefaultsFile, content: removeSectionKeys(input.existingRoomDefaults, compatSection, keys, paths.roomDefaultsFile), mode: modeOr(paths.roomDefaultsFile, 0o644) });
+    files.push({
+      path: paths.roomDefaultsFile,
+      content: removeSectionKeys(input.existingRoomDefaults, compatSection, keys, paths.roomDefaultsFile),
+      mode: modeOr(paths.roomDefaultsFile, 0o644),
+    });
   }
   return files;
 }

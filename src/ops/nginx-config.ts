@@ -40,7 +40,10 @@ export const templateFile = new URL('../../nginx/meet.conf.template', import.met
 export function checkServerName(name: string): string {
   if (name === '') throw new NginxInputError('--server-name', 'is empty');
   if (/[^\x21-\x7e]/.test(name)) {
-    throw new NginxInputError('--server-name', `must be an ASCII host name without spaces or control characters (got ${JSON.stringify(name)}); write an international name in its xn-- form`);
+    throw new NginxInputError(
+      '--server-name',
+      `must be an ASCII host name without spaces or control characters (got ${JSON.stringify(name)}); write an international name in its xn-- form`,
+    );
   }
   const bare = name.endsWith('.') ? name.slice(0, -1) : name;
   const label = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;

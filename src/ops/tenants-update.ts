@@ -58,8 +58,18 @@ export function readTenantsText(file: string): string | null {
       'point SERVICE_TENANTS_FILE (or --tenants-file) at the file itself',
     );
   }
-  if (kind.isDirectory()) throw new TenantsFileProblem('config', `the tenants file ${file} is a directory`, 'point SERVICE_TENANTS_FILE (or --tenants-file) at a file, e.g. tenants.toml in that directory');
-  if (!kind.isFile()) throw new TenantsFileProblem('config', `the tenants file ${file} is not a regular file`, 'point SERVICE_TENANTS_FILE (or --tenants-file) at a regular file');
+  if (kind.isDirectory())
+    throw new TenantsFileProblem(
+      'config',
+      `the tenants file ${file} is a directory`,
+      'point SERVICE_TENANTS_FILE (or --tenants-file) at a file, e.g. tenants.toml in that directory',
+    );
+  if (!kind.isFile())
+    throw new TenantsFileProblem(
+      'config',
+      `the tenants file ${file} is not a regular file`,
+      'point SERVICE_TENANTS_FILE (or --tenants-file) at a regular file',
+    );
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
@@ -141,10 +151,18 @@ export async function editTenants(target: TenantsFile, edit: (current: TenantsTe
     }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !(err instanceof TenantsFileProblem)) {
-      throw new TenantsFileProblem('environment', `the directory ${dirname(file)} of the tenants file does not exist`, 'run `meetctl install` first, or name another file with --tenants-file');
+      throw new TenantsFileProblem(
+        'environment',
+        `the directory ${dirname(file)} of the tenants file does not exist`,
+        'run `meetctl install` first, or name another file with --tenants-file',
+      );
     }
     if ((code === 'EACCES' || code === 'EPERM' || code === 'EROFS') && !(err instanceof TenantsFileProblem)) {
-      throw new TenantsFileProblem('environment', `cannot write the tenants file ${file} or its lock file: ${code}`, 'run meetctl as root or as the service user');
+      throw new TenantsFileProblem(
+        'environment',
+        `cannot write the tenants file ${file} or its lock file: ${code}`,
+        'run meetctl as root or as the service user',
+      );
     }
     throw err;
   }

@@ -40,7 +40,8 @@ export function checkTlsPair(certPath: string, keyPath: string, serverName: stri
   }
   if (!cert.checkPrivateKey(key)) throw new NginxInputError('--tls-key', `is not the private key of the certificate ${certPath}`);
   const warnings: string[] = [];
-  if (cert.checkHost(serverName) === undefined) warnings.push(`the certificate ${certPath} does not name ${serverName} (${cert.subjectAltName ?? cert.subject})`);
+  if (cert.checkHost(serverName) === undefined)
+    warnings.push(`the certificate ${certPath} does not name ${serverName} (${cert.subjectAltName ?? cert.subject})`);
   if (new Date(cert.validTo).getTime() < now.getTime()) warnings.push(`the certificate ${certPath} expired on ${cert.validTo}`);
   return warnings;
 }

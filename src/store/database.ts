@@ -25,8 +25,10 @@ export function openDatabase(dataDir: string): Db {
 
 /** The schema as SQLite itself describes it, one line per object, for golden comparisons. */
 export function describeSchema(db: Db): string[] {
-  const rows = db
-    .prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
-    .all() as { type: string; name: string; sql: string | null }[];
+  const rows = db.prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+    type: string;
+    name: string;
+    sql: string | null;
+  }[];
   return rows.map((row) => `${row.type} ${row.name}: ${(row.sql ?? '').replace(/\s+/g, ' ').trim()}`);
 }

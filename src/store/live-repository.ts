@@ -92,14 +92,10 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
            talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at, chat_messages = excluded.chat_messages`,
       ),
       statsOf: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE meeting_id = ? ORDER BY rowid'),
-      unsettledStats: db.prepare<[], StatsRow>(
-        'SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid',
-      ),
+      unsettledStats: db.prepare<[], StatsRow>('SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid'),
       openWebcam: db.prepare<[string, string, string]>('INSERT INTO webcam_intervals (meeting_id, participant_id, started_at) VALUES (?, ?, ?)'),
       closeWebcam: db.prepare<[string, string]>('UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL'),
-      webcamsOf: db.prepare<[string], WebcamRow>(
-        'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
-      ),
+      webcamsOf: db.prepare<[string], WebcamRow>('SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq'),
     };
   }
 

@@ -69,10 +69,7 @@ const toEntry = (row: TimelineRow): TimelineEntry => ({
   at: row.at,
   kind: row.kind,
   actor: row.actor_kind === null ? null : { kind: row.actor_kind, participantId: row.actor_participant_id, name: row.actor_name ?? '' },
-  subject:
-    row.subject_name === null
-      ? null
-      : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
+  subject: row.subject_name === null ? null : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
   count: row.count,
 });
 
@@ -113,7 +110,9 @@ export class SqliteMeetingStore implements MeetingStore {
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
-      updateParticipant: db.prepare<[string | null, string, string, string]>('UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?'),
+      updateParticipant: db.prepare<[string | null, string, string, string]>(
+        'UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?',
+      ),
       participantsOf: db.prepare<[string], ParticipantRow>(
         `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,

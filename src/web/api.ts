@@ -88,7 +88,8 @@ export const roomApi = {
   },
   /** For pagehide: a beacon outlives the page; it is sent without a body. */
   leaveBeacon: (roomId: string) => navigator.sendBeacon(`${base(roomId)}/waiting/leave`),
-  admit: (roomId: string, session: string, requestId: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),
+  admit: (roomId: string, session: string, requestId: string) =>
+    request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),
   admitAll: (roomId: string, session: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
   refuse: (roomId: string, session: string, requestId: string, bar: boolean) =>
     request<unknown>('POST', `${base(roomId)}/refuse`, { request_id: requestId, bar }, session),

@@ -89,7 +89,11 @@ export class Devices {
 
   private async fillSelects(): Promise<void> {
     const devices = await navigator.mediaDevices.enumerateDevices();
-    const kinds: [keyof typeof this.selects, MediaDeviceKind][] = [['camera', 'videoinput'], ['microphone', 'audioinput'], ['speaker', 'audiooutput']];
+    const kinds: [keyof typeof this.selects, MediaDeviceKind][] = [
+      ['camera', 'videoinput'],
+      ['microphone', 'audioinput'],
+      ['speaker', 'audiooutput'],
+    ];
     for (const [name, kind] of kinds) {
       const select = this.selects[name];
       const options = devices.filter((d) => d.kind === kind).map((d, i) => el('option', { value: d.deviceId, text: d.label || `${name} ${i + 1}` }));

@@ -168,7 +168,8 @@ export class EmbedBridge {
   private onLeaving(reason: LeaveReason): void {
     this.left();
     this.actions = null;
-    if (reason === 'lost') this.emit('errorOccurred', { error: { name: 'conference.connectionError', message: 'The connection to the meeting was lost.', isFatal: true } });
+    if (reason === 'lost')
+      this.emit('errorOccurred', { error: { name: 'conference.connectionError', message: 'The connection to the meeting was lost.', isFatal: true } });
     else this.emit('readyToClose', {});
   }
 
@@ -334,13 +335,15 @@ export class EmbedBridge {
       case 'sendChatMessage': {
         const body = text(args[0]);
         if (text(args[1]) !== '') return console.warn('sendChatMessage: private messages are not supported here; nothing was sent.');
-        if (body === '' || body.length > maxChatLength) return console.warn(`sendChatMessage: the message must hold 1 to ${maxChatLength} characters; nothing was sent.`);
+        if (body === '' || body.length > maxChatLength)
+          return console.warn(`sendChatMessage: the message must hold 1 to ${maxChatLength} characters; nothing was sent.`);
         return actions!.sendChat(body);
       }
       case 'setDisplayName':
       case 'displayName': {
         const next = text(Array.isArray(args[0]) ? args[0][0] : args[0]);
-        if (next === '' || [...next].length > maxNameLength) return console.warn(`${name}: a name must hold 1 to ${maxNameLength} characters; nothing was changed.`);
+        if (next === '' || [...next].length > maxNameLength)
+          return console.warn(`${name}: a name must hold 1 to ${maxNameLength} characters; nothing was changed.`);
         // Waiting, she is known by the name she knocked with until a moderator answers.
         if (this.waiting) return console.warn(`${name}: the name cannot change while waiting to be admitted; nothing was changed.`);
         // Before the meeting it is the name she joins with; during it, a rename the server checks and tells everyone.
@@ -369,7 +372,9 @@ export class EmbedBridge {
         if (typeof args[0] !== 'boolean') return console.warn('toggleLobby: pass true or false; nothing was sent.');
         if (!actions!.isModerator()) return console.warn('toggleLobby: only a moderator can turn the waiting room on or off; nothing was sent.');
         if (this.waitingRoom && !this.waitingRoom.switchable) {
-          return console.warn('toggleLobby: the waiting room of this meeting cannot be switched here (the room has none, or the service always uses it); nothing was sent.');
+          return console.warn(
+            'toggleLobby: the waiting room of this meeting cannot be switched here (the room has none, or the service always uses it); nothing was sent.',
+          );
         }
         return actions!.setWaitingRoom(args[0]);
       }

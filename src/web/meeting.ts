@@ -78,11 +78,12 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const send = (message: ClientMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
   };
-  const waiting = new WaitingPanel(roomId, () => session, (enabled) => send({ type: 'waiting_room', enabled }));
-  const mesh = new Mesh(
-    { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) },
-    devices.outgoing,
+  const waiting = new WaitingPanel(
+    roomId,
+    () => session,
+    (enabled) => send({ type: 'waiting_room', enabled }),
   );
+  const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) }, devices.outgoing);
   let meshReady: Mesh | null = null;
 
   const isModerator = () => self?.role === 'moderator';
@@ -101,7 +102,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       tiles.set(p.participant_id, tile);
       tilesEl.append(tile);
     }
-    const marks = [p.role === 'moderator' ? badge('Moderator') : null, p.audio ? null : badge('Muted', 'state'), p.screen ? badge('Sharing screen', 'state') : null];
+    const marks = [
+      p.role === 'moderator' ? badge('Moderator') : null,
+      p.audio ? null : badge('Muted', 'state'),
+      p.screen ? badge('Sharing screen', 'state') : null,
+    ];
     tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
     tile.setAttribute('aria-label', p.name);
     return tile;
@@ -121,7 +126,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const items = [...participants.values()].map((p) => {
       const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
       if (p.participant_id === self?.participant_id) {
-        item.append(' ', button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }));
+        item.append(
+          ' ',
+          button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }),
+        );
       }
       if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
       return item;
@@ -458,7 +466,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
       const comeBack = (): void => {
         void fetch('/healthz', { cache: 'no-store' })
-          .then((answer) => answer.ok, () => false)
+          .then(
+            (answer) => answer.ok,
+            () => false,
+          )
           .then((up) => (up ? location.reload() : void window.setTimeout(comeBack, 2000)));
       };
       window.setTimeout(comeBack, 2000);

@@ -44,10 +44,14 @@ export class WaitingPanel {
     private readonly session: () => string,
     switchTo: (enabled: boolean) => void,
   ) {
-    const muteSound = button('Mute notification sound', () => {
-      this.soundMuted = !this.soundMuted;
-      muteSound.setAttribute('aria-pressed', String(this.soundMuted));
-    }, { 'aria-pressed': 'false' });
+    const muteSound = button(
+      'Mute notification sound',
+      () => {
+        this.soundMuted = !this.soundMuted;
+        muteSound.setAttribute('aria-pressed', String(this.soundMuted));
+      },
+      { 'aria-pressed': 'false' },
+    );
     const admitAll = button('Admit all', () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), 'Everyone waiting was let in'));
     // A toggle: its name stays, aria-pressed says on or off (the words beside it say so to the eye).
     this.switchButton = button('Waiting room for later arrivals', () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
@@ -70,7 +74,9 @@ export class WaitingPanel {
     this.switchButton.setAttribute('aria-pressed', String(enabled));
     this.switchState.textContent = enabled ? 'On: later arrivals wait' : 'Off: later arrivals enter directly';
     if (this.switchKnown !== null && this.switchKnown !== enabled) {
-      announce(enabled ? 'Waiting room on: people who arrive from now on wait to be admitted' : 'Waiting room off: people who arrive from now on enter directly');
+      announce(
+        enabled ? 'Waiting room on: people who arrive from now on wait to be admitted' : 'Waiting room off: people who arrive from now on enter directly',
+      );
     }
     this.switchKnown = enabled;
   }

@@ -4,8 +4,21 @@ import { combine } from '../../bench/lib/load.js';
 
 function m(id: string, requestsPerSec: number, extra: Partial<Measurement> = {}): Measurement {
   return {
-    id, label: id, server: 'daemon', requestsPerSec, p50Ms: 1, p99Ms: 2, requests: requestsPerSec * 8, errors: 0,
-    peakRssMb: 100, serverCpuPct: 100, serverSysPct: 10, clientCpuPct: 50, otherCpuPct: 0, windowMs: [0, 8000], ...extra,
+    id,
+    label: id,
+    server: 'daemon',
+    requestsPerSec,
+    p50Ms: 1,
+    p99Ms: 2,
+    requests: requestsPerSec * 8,
+    errors: 0,
+    peakRssMb: 100,
+    serverCpuPct: 100,
+    serverSysPct: 10,
+    clientCpuPct: 50,
+    otherCpuPct: 0,
+    windowMs: [0, 8000],
+    ...extra,
   };
 }
 
@@ -23,11 +36,16 @@ t.test('ratio, percent and flatness', async (t) => {
 t.test('targets are judged on the run’s own figures', async (t) => {
   const byId = new Map(
     [
-      m('poll-1k', 7100), m('poll-10k', 7000), m('poll-50k', 6500),
+      m('poll-1k', 7100),
+      m('poll-10k', 7000),
+      m('poll-50k', 6500),
       m('knock', 2000),
-      m('info-1t', 6000), m('info-1000t', 5500),
-      m('running-1t', 4000), m('running-1000t', 3000),
-      m('create-path-1t', 2000), m('create-path-1000t', 1900),
+      m('info-1t', 6000),
+      m('info-1000t', 5500),
+      m('running-1t', 4000),
+      m('running-1000t', 3000),
+      m('create-path-1t', 2000),
+      m('create-path-1000t', 1900),
     ].map((x) => [x.id, x]),
   );
   const checks = checkTargets(byId, 10_000, { rssAddedBy10kMb: 40, knocksAcknowledged: 100, knocksOnDisk: 100 });
@@ -60,11 +78,24 @@ t.test('lost requests and missing figures are never "met"', async (t) => {
 });
 
 t.test('the table is Markdown with padded columns', async (t) => {
-  t.equal(formatTable(['a', 'bb'], [['xyz', '1'], ['q', '22']], [false, true]), ['| a   | bb |', '|-----|---:|', '| xyz |  1 |', '| q   | 22 |'].join('\n'));
+  t.equal(
+    formatTable(
+      ['a', 'bb'],
+      [
+        ['xyz', '1'],
+        ['q', '22'],
+      ],
+      [false, true],
+    ),
+    ['| a   | bb |', '|-----|---:|', '| xyz |  1 |', '| q   | 22 |'].join('\n'),
+  );
   const table = resultTable([m('baseline-1', 10_000, { server: 'baseline' }), m('poll-1k', 7000)], 10_000, []);
   const lines = table.split('\n');
   t.equal(lines.length, 4);
-  t.ok(lines.every((line) => line.length === lines[0]!.length), 'every row as wide as the header');
+  t.ok(
+    lines.every((line) => line.length === lines[0]!.length),
+    'every row as wide as the header',
+  );
   t.match(lines[3]!, /\| poll-1k .*\|\s+70% \|/);
 });
 
@@ -103,11 +134,9 @@ t.test('slices of one scenario combine into one measurement', async (t) => {
 t.test("the poll's server CPU per request is judged against the baseline's beside it (≤ 1.45×)", async (t) => {
   // serverCpuPct 100 at 10,000 req/s = 100 µs per request.
   const byId = new Map(
-    [
-      m('poll-1k', 10_000, { referenceCpuUs: 80 }),
-      m('poll-10k', 10_000, { referenceCpuUs: 60 }),
-      m('poll-50k', 10_000, { referenceCpuUs: 75, errors: 3 }),
-    ].map((x) => [x.id, x]),
+    [m('poll-1k', 10_000, { referenceCpuUs: 80 }), m('poll-10k', 10_000, { referenceCpuUs: 60 }), m('poll-50k', 10_000, { referenceCpuUs: 75, errors: 3 })].map(
+      (x) => [x.id, x],
+    ),
   );
   const checks = checkTargets(byId, 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }, 50);
   const check = (id: string) => checks.find((c) => c.id === id);
@@ -118,9 +147,17 @@ t.test("the poll's server CPU per request is judged against the baseline's besid
   t.equal(targetCell('poll-1k', checks), '≥70%: met; CPU ≤1.45×: met');
   t.match(resultTable([...byId.values()], 12_000, checks, 50), /poll-1k .*\|\s+100 \|\s+1\.25× \|/, 'the ratio is a column of the table');
 
-  const unpaired = checkTargets(new Map([['poll-1k', m('poll-1k', 10_000)]]), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }, 80);
+  const unpaired = checkTargets(
+    new Map([['poll-1k', m('poll-1k', 10_000)]]),
+    12_000,
+    { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null },
+    80,
+  );
   t.equal(unpaired.find((c) => c.id === 'poll-1k-cpu')?.measured, '1.25×', "without a baseline beside it, the run's baseline figure");
-  t.equal(checkTargets(new Map(), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }).find((c) => c.id === 'poll-1k-cpu')?.verdict, 'not measured');
+  t.equal(
+    checkTargets(new Map(), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }).find((c) => c.id === 'poll-1k-cpu')?.verdict,
+    'not measured',
+  );
 });
 
 t.test('paired slices carry the baseline’s CPU per request beside them', async (t) => {

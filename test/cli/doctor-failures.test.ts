@@ -56,7 +56,13 @@ t.test('short secrets are named, never shown', async (t) => {
   const shortPrimary = 'short-primary';
   writeFileSync(s.tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}"\n\n[tenants.school-2]\napi_secret = "${shortTenant}"\n`, { mode: 0o600 });
   s.env({ COMPAT_API_SHARED_SECRET: shortPrimary });
-  const result = await expectFailure(t, s, 'Secrets', /shorter than 32 bytes: COMPAT_API_SHARED_SECRET \(13 bytes\), tenant school-2 api_secret \(18 bytes\)/, /openssl rand -base64 32.*meetctl tenant rotate ID/);
+  const result = await expectFailure(
+    t,
+    s,
+    'Secrets',
+    /shorter than 32 bytes: COMPAT_API_SHARED_SECRET \(13 bytes\), tenant school-2 api_secret \(18 bytes\)/,
+    /openssl rand -base64 32.*meetctl tenant rotate ID/,
+  );
   const json = await doctorJson(t, s);
   for (const output of [result.stdout, result.stderr, json.result.stdout, json.result.stderr]) {
     t.notOk(output.includes(shortTenant), 'the tenant secret is not printed');

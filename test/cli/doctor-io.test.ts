@@ -12,11 +12,21 @@ t.test('colours on a terminal only', async (t) => {
   t.notMatch(plain.stdout, /\u001b\[/, 'piped: no escape sequences');
   const command = [process.execPath, meetctl, ...s.args()].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const tty = await new Promise<string>((resolve) =>
-    execFile('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 }, (_e, stdout) => resolve(stdout)),
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 },
+      (_e, stdout) => resolve(stdout),
+    ),
   );
   t.match(tty, /\u001b\[32m✓\u001b\[0m Configuration/, 'on a terminal the marks are coloured');
   const piped = await new Promise<string>((resolve) =>
-    execFile('script', ['-qec', `${command} | cat`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 }, (_e, stdout) => resolve(stdout)),
+    execFile(
+      'script',
+      ['-qec', `${command} | cat`, '/dev/null'],
+      { env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, encoding: 'utf8', timeout: 60_000 },
+      (_e, stdout) => resolve(stdout),
+    ),
   );
   t.match(piped, /✓ Configuration/);
   t.notMatch(piped, /\u001b\[3\dm/, 'standard output piped from a terminal: plain');
@@ -73,6 +83,9 @@ t.test('abuse: garbage and huge env files, an env file that is a directory', asy
   t.teardown(() => rmSync(bare, { recursive: true, force: true }));
   const alone = await runMeetctl(['doctor', '--json', '--config-dir', bare, '--nginx-file', s.nginxFile, '--unit-file', s.unitFile], onlyEnv);
   const report = JSON.parse(alone.stdout) as Report;
-  t.match(report.checks.find((c) => c.id === 'env-file'), { status: 'skip', detail: /meet\.env does not exist; doctor reads the environment alone/ });
+  t.match(
+    report.checks.find((c) => c.id === 'env-file'),
+    { status: 'skip', detail: /meet\.env does not exist; doctor reads the environment alone/ },
+  );
   t.equal(alone.code, 0, alone.stdout);
 });

@@ -6,8 +6,20 @@ import { join } from 'node:path';
 import t from 'tap';
 import { daemonFor } from '../helpers/api.js';
 import { meetctl, runMeetctl, type CliResult } from '../helpers/daemon.js';
-import { apiSecret, checkIds, doctorJson, expectFailure, freePort, healthy, jitsiSecret, lineOf, listening, nodeMajor, tenantApi, tenantApp } from '../helpers/doctor.js';
-
+import {
+  apiSecret,
+  checkIds,
+  doctorJson,
+  expectFailure,
+  freePort,
+  healthy,
+  jitsiSecret,
+  lineOf,
+  listening,
+  nodeMajor,
+  tenantApi,
+  tenantApp,
+} from '../helpers/doctor.js';
 
 t.test('a healthy installation: every check ok or skipped, exit 0', async (t) => {
   const s = await healthy(t);
@@ -24,8 +36,25 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
 
   const { result, report, byId } = await doctorJson(t, s);
   t.equal(result.code, 0);
-  t.same(report.checks.map((c) => c.id), checkIds, '--json lists every check');
-  for (const id of ['env-file', 'config', 'data-dir', 'engine-port', 'compat-port', 'licence', 'tenants', 'secrets', 'nginx-file', 'nginx-test', 'nginx-lines', 'systemd-unit']) {
+  t.same(
+    report.checks.map((c) => c.id),
+    checkIds,
+    '--json lists every check',
+  );
+  for (const id of [
+    'env-file',
+    'config',
+    'data-dir',
+    'engine-port',
+    'compat-port',
+    'licence',
+    'tenants',
+    'secrets',
+    'nginx-file',
+    'nginx-test',
+    'nginx-lines',
+    'systemd-unit',
+  ]) {
     t.equal(byId.get(id)?.status, 'ok', `${id}: ${byId.get(id)?.detail}`);
   }
   t.match(byId.get('licence')?.detail, /valid for Test School, expires \d{4}-\d\d-\d\d \((364|365) days left\)/);
@@ -39,7 +68,13 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
 t.test('a bad configuration value: that line fails, the checks needing it say so', async (t) => {
   const s = await healthy(t, { light: true });
   s.env({ SERVICE_WAITING_ROOM: 'sometimes' });
-  const result = await expectFailure(t, s, 'Configuration', /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/, /fix the value named above \(in .*meet\.env/);
+  const result = await expectFailure(
+    t,
+    s,
+    'Configuration',
+    /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/,
+    /fix the value named above \(in .*meet\.env/,
+  );
   t.match(lineOf(result.stdout, 'Data directory')[0], /^- Data directory: the configuration is invalid/);
   const flag = await expectFailure(t, s, 'Configuration', /SERVICE_HTTP_ADDR must be host:port.*\[from flag --http-addr\]/, /fix/, ['--http-addr', 'nowhere']);
   t.match(flag.stdout, /^✓ Environment file/m);
@@ -47,7 +82,13 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
   // The daemon under systemd reads <config dir>/room-defaults.toml: so does doctor, unless --config names another.
   s.env();
   writeFileSync(join(s.configDir, 'room-defaults.toml'), '[service]\nmeeting_empty_grace_secs = -1\n');
-  await expectFailure(t, s, 'Configuration', /SERVICE_MEETING_EMPTY_GRACE_SECS .*\[from .*etc\/room-defaults\.toml service\.meeting_empty_grace_secs\]/, /room-defaults\.toml/);
+  await expectFailure(
+    t,
+    s,
+    'Configuration',
+    /SERVICE_MEETING_EMPTY_GRACE_SECS .*\[from .*etc\/room-defaults\.toml service\.meeting_empty_grace_secs\]/,
+    /room-defaults\.toml/,
+  );
   writeFileSync(join(s.root, 'other.toml'), '');
   const other = await doctorJson(t, s, ['--config', join(s.root, 'other.toml')]);
   t.equal(other.result.code, 0, '--config names another defaults file');
@@ -68,7 +109,18 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
       result = await new Promise((resolve) => {
         execFile(
           'unshare',
-          ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"', s.dataDir, process.execPath, meetctl, ...args],
+          [
+            '--mount',
+            '--propagation',
+            'private',
+            'sh',
+            '-c',
+            'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"',
+            s.dataDir,
+            process.execPath,
+            meetctl,
+            ...args,
+          ],
           { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 },
           (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
         );
@@ -109,7 +161,13 @@ t.test('ports: a foreign program fails naming the port; a server answering our /
   const port = await listening(foreign);
   t.teardown(() => foreign.close());
   s.env({ SERVICE_HTTP_ADDR: `127.0.0.1:${port}` });
-  await expectFailure(t, s, 'Engine port', new RegExp(`port ${port} \\(SERVICE_HTTP_ADDR 127\\.0\\.0\\.1:${port}\\) is in use by another program`), /set SERVICE_HTTP_ADDR to a free port/);
+  await expectFailure(
+    t,
+    s,
+    'Engine port',
+    new RegExp(`port ${port} \\(SERVICE_HTTP_ADDR 127\\.0\\.0\\.1:${port}\\) is in use by another program`),
+    /set SERVICE_HTTP_ADDR to a free port/,
+  );
 
   const ours = createHttpServer((req, res) => {
     if (req.url === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');

@@ -18,7 +18,13 @@ function io(): CliIo & { outText: () => string; errText: () => string } {
 }
 
 t.test('the table: one exit code and a hint per kind', async (t) => {
-  t.same(Object.fromEntries(Object.entries(cliErrorKinds).map(([k, v]) => [k, v.exitCode])), { usage: 64, config: 2, refused: 1, environment: 69, internal: 70 });
+  t.same(Object.fromEntries(Object.entries(cliErrorKinds).map(([k, v]) => [k, v.exitCode])), {
+    usage: 64,
+    config: 2,
+    refused: 1,
+    environment: 69,
+    internal: 70,
+  });
   for (const kind of Object.values(cliErrorKinds)) t.match(kind.hint, /\S/);
   const err = new CliError('environment', 'nginx is not installed', 'apt-get install nginx');
   t.equal(err.exitCode, 69);
@@ -36,7 +42,7 @@ t.test('main maps commander usage errors to 64 and help to 0', async (t) => {
   t.equal(await main(['node', 'meetctl', '--help'], help), 0);
   t.match(help.outText(), /Usage: meetctl/);
   for (const group of ['install', 'nginx', 'tenant', 'serve', 'doctor', 'token', 'license']) {
-    t.match(help.outText(), new RegExp(`^ {2}${group}\\b`, "m"), `--help lists ${group}`);
+    t.match(help.outText(), new RegExp(`^ {2}${group}\\b`, 'm'), `--help lists ${group}`);
   }
 });
 
@@ -47,7 +53,7 @@ t.test('a configuration error exits 2 with the hint, a system error 69', async (
   t.match(bad.errText(), /hint: /);
   const dir = t.testdir({ file: 'not a directory' });
   const env = io();
-  t.equal(await main(['node', 'meetctl', 'token', 'list', '--data-dir', `${dir}/file/sub`], env), 69, 'a data dir under a file is the machine\'s problem');
+  t.equal(await main(['node', 'meetctl', 'token', 'list', '--data-dir', `${dir}/file/sub`], env), 69, "a data dir under a file is the machine's problem");
   t.match(env.errText(), /hint: run `meetctl doctor`/);
 });
 
@@ -56,8 +62,11 @@ t.test('the launcher hides --env-file from node itself (nodejs/node#54232 would 
   const { meetctl } = await import('../helpers/daemon.js');
   const dir = t.testdir({});
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(meetctl, ['doctor', '--json', '--config-dir', dir, '--env-file', `${dir}/missing.env`], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    execFile(
+      meetctl,
+      ['doctor', '--json', '--config-dir', dir, '--env-file', `${dir}/missing.env`],
+      { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
   t.not(result.code, 9, `node did not take the flag (${result.stderr})`);

@@ -15,7 +15,10 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 /** Runs install on a pseudo-terminal; `answer` is typed once `waitFor` appears (null: type nothing). */
 function onTerminal(w: World, args: readonly string[], waitFor: RegExp | null, answer: string): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, meetctl, 'install', 'compat', '--config-dir', w.etc, '--data-dir', w.data, ...args].map(quote).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...w.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...w.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let screen = '';
   let typed = false;
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);

@@ -31,7 +31,10 @@ t.test('refused keys: exit 2 naming the fault, and nothing created or changed', 
   await check('fresh machine', all);
   t.equal((await w.install(['--key', await testServerKey(), '--no-open-rooms'])).code, 0, 'a valid install');
   // One of each fault is enough once installed: the path to the refusal is the same.
-  await check('installed machine', ['malformed', 'forged', 'expired', 'module'].map((fault) => all.find((b) => b.fault === fault)!));
+  await check(
+    'installed machine',
+    ['malformed', 'forged', 'expired', 'module'].map((fault) => all.find((b) => b.fault === fault)!),
+  );
 });
 
 t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => {
@@ -59,7 +62,10 @@ t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => 
   t.match(isDir.stderr, /--key-file .* is a directory, not a file/);
   t.equal(missing.code, 2);
   t.match(missing.stderr, /--key-file .* does not exist/);
-  for (const [what, result] of [['a zero-width space', zeroWidth], ['a full-width dot', fullwidthDot]] as const) {
+  for (const [what, result] of [
+    ['a zero-width space', zeroWidth],
+    ['a full-width dot', fullwidthDot],
+  ] as const) {
     t.equal(result.code, 2, `${what}: exit 2`);
     t.match(result.stderr, /server key is malformed/, `${what}: malformed`);
   }
@@ -73,11 +79,25 @@ t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => 
 
   // A key wrapped by a mail client, with spaces and CRLFs inside, is the same key.
   const wrapped = `  ${key.slice(0, 40)}\r\n ${key.slice(40, 120)}\n\t${key.slice(120)}\n`;
-  const [a, b] = await Promise.all([w.install(['--key-file', w.keyFile(wrapped), '--no-open-rooms']), w.install(['--no-open-rooms'], { SERVICE_SERVER_KEY: key })]);
+  const [a, b] = await Promise.all([
+    w.install(['--key-file', w.keyFile(wrapped), '--no-open-rooms']),
+    w.install(['--no-open-rooms'], { SERVICE_SERVER_KEY: key }),
+  ]);
   t.equal(a.code, 0, `wrapped key file: ${a.stderr}`);
   t.equal(b.code, 0, `concurrent install through SERVICE_SERVER_KEY: ${b.stderr}`);
-  const statuses = (r: CliResult) => r.stdout.split('\n').filter((l) => /^\s+(created|changed|unchanged)/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
-  t.same([statuses(a), statuses(b)].sort(), [['created', 'created', 'created'], ['unchanged', 'unchanged', 'unchanged']].sort(), 'one created, the other (after the lock) found it done');
+  const statuses = (r: CliResult) =>
+    r.stdout
+      .split('\n')
+      .filter((l) => /^\s+(created|changed|unchanged)/.test(l))
+      .map((l) => l.trim().split(/\s+/)[0]);
+  t.same(
+    [statuses(a), statuses(b)].sort(),
+    [
+      ['created', 'created', 'created'],
+      ['unchanged', 'unchanged', 'unchanged'],
+    ].sort(),
+    'one created, the other (after the lock) found it done',
+  );
   const before = snapshot(w.root);
   t.equal((await w.install(['--key', key])).code, 0);
   t.same(snapshot(w.root), before, 'one consistent installation');
@@ -89,7 +109,15 @@ t.test('--runtime is checked; install with it still verifies first', async (t) =
   const wrong = await w.install(['--key', await testServerKey(), '--no-open-rooms', '--runtime', 'docker']);
   t.equal(wrong.code, 64);
   t.match(wrong.stderr, /--runtime/);
-  const forged = await w.install(['--key', (await badKeys()).find((b) => b.fault === 'forged')!.key, '--no-open-rooms', '--runtime', 'container', '--runtime-dir', join(w.root, 'rt')]);
+  const forged = await w.install([
+    '--key',
+    (await badKeys()).find((b) => b.fault === 'forged')!.key,
+    '--no-open-rooms',
+    '--runtime',
+    'container',
+    '--runtime-dir',
+    join(w.root, 'rt'),
+  ]);
   t.equal(forged.code, 2);
   t.same(snapshot(w.root), {}, 'nothing written');
   const ok = await w.install(['--key', await testServerKey(), '--no-open-rooms', '--runtime', 'container', '--runtime-dir', join(w.root, 'rt')]);

@@ -39,7 +39,11 @@ t.test('a valid key installs: record, env file, room-defaults section; a second 
   t.equal(env.SERVICE_CONFIG_FILE, join(w.etc, 'room-defaults.toml'));
 
   const roomDefaults = readFileSync(join(w.etc, 'room-defaults.toml'), 'utf8');
-  t.same(roomDefaults.split('\n').filter((line) => !line.includes('# set by meetctl install compat')), packaged.split('\n'), 'created from the packaged file, every line of it kept');
+  t.same(
+    roomDefaults.split('\n').filter((line) => !line.includes('# set by meetctl install compat')),
+    packaged.split('\n'),
+    'created from the packaged file, every line of it kept',
+  );
   t.match(roomDefaults, /^default_guest_policy = "ASK_MODERATOR"  # set by meetctl install compat$/m);
   t.match(roomDefaults, /^default_record = false  # set by meetctl install compat$/m);
 
@@ -56,8 +60,15 @@ t.test('a valid key installs: record, env file, room-defaults section; a second 
   t.same(snapshot(w.root), before, 'second run: same bytes, modes and modification times');
   const summary = JSON.parse(second.stdout);
   t.match(summary, { module: 'compat', installed: true, customer: 'Collège Sud', modules: ['compat'] });
-  t.same(summary.files.map((f: { status: string }) => f.status), ['unchanged', 'unchanged', 'unchanged']);
-  t.same(Object.values(summary.secrets), secretNames.map(() => ({ source: 'kept', value: '***' })), 'secrets kept and masked');
+  t.same(
+    summary.files.map((f: { status: string }) => f.status),
+    ['unchanged', 'unchanged', 'unchanged'],
+  );
+  t.same(
+    Object.values(summary.secrets),
+    secretNames.map(() => ({ source: 'kept', value: '***' })),
+    'secrets kept and masked',
+  );
   t.same(summary.answers.COMPAT_JITSI_ALLOW_ANONYMOUS, { source: 'kept', value: false }, 'the open-rooms answer reused without a question');
   assertNoSecretPrinted(t, w, first, second);
 });
@@ -65,7 +76,8 @@ t.test('a valid key installs: record, env file, room-defaults section; a second 
 t.test("the operator's files: other lines and comments kept byte for byte, a given secret kept", async (t) => {
   const w = world(t);
   mkdirSync(w.etc, { recursive: true });
-  const operatorToml = '# Our instance, do not touch\n[service]\nlog_level = "debug"   # noisy on purpose\n\n[modules.compat]\n# our LMS wants recordings\ndefault_record = true   # decided 2024-03\nframe = 1\n';
+  const operatorToml =
+    '# Our instance, do not touch\n[service]\nlog_level = "debug"   # noisy on purpose\n\n[modules.compat]\n# our LMS wants recordings\ndefault_record = true   # decided 2024-03\nframe = 1\n';
   // frame is not a known key: refused by the loader, so install refuses too and writes nothing.
   writeFileSync(join(w.etc, 'room-defaults.toml'), operatorToml);
   const bad = await w.install(['--key', await testServerKey(), '--open-rooms']);
@@ -81,7 +93,11 @@ t.test("the operator's files: other lines and comments kept byte for byte, a giv
   const result = await w.install(['--key', await testServerKey(), '--open-rooms', '--compat-default-guest-policy', 'ALWAYS_DENY']);
   t.equal(result.code, 0, result.stderr);
   const after = readFileSync(join(w.etc, 'room-defaults.toml'), 'utf8');
-  t.equal(after, toml.replace('# the end\n', '# the end\ndefault_guest_policy = "ALWAYS_DENY"  # set by meetctl install compat\n'), 'only the new key added; the operator\'s default_record line (same value) untouched');
+  t.equal(
+    after,
+    toml.replace('# the end\n', '# the end\ndefault_guest_policy = "ALWAYS_DENY"  # set by meetctl install compat\n'),
+    "only the new key added; the operator's default_record line (same value) untouched",
+  );
   t.equal(statSync(join(w.etc, 'room-defaults.toml')).mode & 0o777, 0o640, 'its mode kept');
   const envText = readFileSync(join(w.etc, 'meet.env'), 'utf8');
   t.ok(envText.startsWith(env), "the operator's env lines first, unchanged, the secret kept");
@@ -96,7 +112,10 @@ t.test('the open-rooms answer: never asked without a terminal, then the flag is 
   for (const args of [[], ['--yes']]) {
     const result = await w.install(['--key', key, ...args]);
     t.equal(result.code, 64, `${args.join(' ') || 'no terminal'}: exit 64`);
-    t.match(result.stderr, /--open-rooms or --no-open-rooms is required without a terminal or with --yes \(it answers "Allow open rooms \(arrivals without a token\)\?"\)/);
+    t.match(
+      result.stderr,
+      /--open-rooms or --no-open-rooms is required without a terminal or with --yes \(it answers "Allow open rooms \(arrivals without a token\)\?"\)/,
+    );
   }
   t.same(snapshot(w.root), {}, 'nothing written');
 });

@@ -45,7 +45,18 @@ t.test('keygen writes the pair with the right modes and never overwrites without
 t.test('issue prints one verifiable key and nothing else on standard output', async (t) => {
   const dir = tempDir(t);
   t.equal((await runMeetctl(['license', 'keygen', '--out', dir])).code, 0);
-  const issued = await runMeetctl(['license', 'issue', '--private-key', join(dir, 'licence.key'), '--customer', '  École Nord  ', '--modules', 'compat,recording,compat', '--days', '30']);
+  const issued = await runMeetctl([
+    'license',
+    'issue',
+    '--private-key',
+    join(dir, 'licence.key'),
+    '--customer',
+    '  École Nord  ',
+    '--modules',
+    'compat,recording,compat',
+    '--days',
+    '30',
+  ]);
   t.equal(issued.code, 0, issued.stderr);
   t.match(issued.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/, 'the key, one line');
   const licence = await verifyServerKey(issued.stdout, licencePublicKey(readFileSync(join(dir, 'licence.pub'), 'utf8')), 'compat', new Date());

@@ -16,7 +16,10 @@ t.test('help', async (t) => {
     runMeetctl(['no-such-command']),
     ...subcommands.map((sub) => runMeetctl(['token', sub, '--help'])),
   ]);
-  for (const [help, what] of [[top, 'meetctl --help'], [real, 'bin/meetctl --help itself']] as const) {
+  for (const [help, what] of [
+    [top, 'meetctl --help'],
+    [real, 'bin/meetctl --help itself'],
+  ] as const) {
     t.equal(help.code, 0, `${what} exits 0`);
     t.match(help.stdout, /Usage: meetctl/);
     t.match(help.stdout, /^\s+serve\b/m, 'lists serve');
@@ -69,7 +72,13 @@ t.test('token create, list, revoke', async (t) => {
   const json = await runMeetctl(['token', 'list', '--json'], env);
   t.equal(json.code, 0);
   const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
-  t.same(listed.map((row) => Object.keys(row).sort()), [['created_at', 'last_used_at', 'name'], ['created_at', 'last_used_at', 'name']]);
+  t.same(
+    listed.map((row) => Object.keys(row).sort()),
+    [
+      ['created_at', 'last_used_at', 'name'],
+      ['created_at', 'last_used_at', 'name'],
+    ],
+  );
   t.same(listed.map((row) => row.name).sort(), ['ci', 'other']);
   t.ok(listed.every((row) => Number.isFinite(Date.parse(String(row.created_at))) && row.last_used_at === null));
   for (const output of [table.stdout, table.stderr, json.stdout, json.stderr]) {
@@ -81,7 +90,10 @@ t.test('token create, list, revoke', async (t) => {
   t.equal((await call(daemon, '/api/rooms', { token: ciToken })).status, 200, 'the daemon accepts a created token');
   t.equal((await call(daemon, '/api/rooms', { token: otherToken })).status, 200);
   const used = JSON.parse((await runMeetctl(['token', 'list', '--json'], env)).stdout) as Record<string, unknown>[];
-  t.ok(used.every((row) => Number.isFinite(Date.parse(String(row.last_used_at)))), 'list shows the last use');
+  t.ok(
+    used.every((row) => Number.isFinite(Date.parse(String(row.last_used_at)))),
+    'list shows the last use',
+  );
 
   const revoked = await runMeetctl(['token', 'revoke', 'ci'], env);
   t.equal(revoked.code, 0, revoked.stderr);

@@ -19,7 +19,7 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   const added = await tenantProcess(s, ['add', 'acme']);
   t.equal(added.code, 0, added.stderr);
   const acme = generated(added.stdout).api_secret!;
-  await eventually(t, 'the new tenant\'s secret validates', works(acme));
+  await eventually(t, "the new tenant's secret validates", works(acme));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, acme, 'sha256').get('create', [['meetingID', 'acme-1']]), 'acme creates a meeting');
 
   const rotated = await tenantProcess(s, ['rotate', 'acme', '--api']);
@@ -27,10 +27,14 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   const acme2 = generated(rotated.stdout).api_secret!;
   await eventually(t, 'the rotated-out secret stops', refused(acme));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, acme2).get('getMeetings'), 'the new secret works');
-  assertSuccess(t, await new ConfapiClient(d.compatUrl, acme2).get('getMeetingInfo', [['meetingID', 'acme-1']]), 'and still owns the meeting made with the old one');
+  assertSuccess(
+    t,
+    await new ConfapiClient(d.compatUrl, acme2).get('getMeetingInfo', [['meetingID', 'acme-1']]),
+    'and still owns the meeting made with the old one',
+  );
 
   t.equal((await tenantProcess(s, ['remove', 'acme'])).code, 0);
-  await eventually(t, 'the removed tenant\'s secret stops', refused(acme2));
+  await eventually(t, "the removed tenant's secret stops", refused(acme2));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret still works');
 
   writeFileSync(s.file, `${readFileSync(s.file, 'utf8')}[tenants.garbage\nnot toml at all\n`);
@@ -41,5 +45,5 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   const refusedEdit = await tenantProcess(s, ['add', 'later']);
   t.equal(refusedEdit.code, 2, 'meetctl refuses to edit the broken file');
   const leaking = d.lines.filter((line) => [acme, acme2, moodleSecret, primary].some((secret) => line.includes(secret)));
-  t.same(leaking, [], 'no secret in the daemon\'s log');
+  t.same(leaking, [], "no secret in the daemon's log");
 });

@@ -10,11 +10,15 @@ t.test('concurrent invocations never lose a change', async (t) => {
   const s = setup(t);
   for (let round = 0; round < 3; round++) {
     const results = await Promise.all([tenantProcess(s, ['add', `left${round}`]), tenantProcess(s, ['add', `right${round}`])]);
-    t.same(results.map((r) => r.code), [0, 0], `round ${round}: both succeed`);
+    t.same(
+      results.map((r) => r.code),
+      [0, 0],
+      `round ${round}: both succeed`,
+    );
   }
   const ids = [...parseRegistry(readFileSync(s.file, 'utf8'), null).byId.keys()];
   for (let round = 0; round < 3; round++) t.ok(ids.includes(`left${round}`) && ids.includes(`right${round}`), `round ${round}: both present`);
-  t.ok(readFileSync(s.file, 'utf8').startsWith(sample), 'the original text is still the file\'s start');
+  t.ok(readFileSync(s.file, 'utf8').startsWith(sample), "the original text is still the file's start");
   t.notOk(existsSync(`${s.file}.lock`), 'no lock left behind');
 
   // A lock left by a process that has ended is taken over.
@@ -31,9 +35,16 @@ t.test('concurrent invocations never lose a change', async (t) => {
     writeFileSync(`${s.file}.lock`, `${dead}\n`);
     const ids = [0, 1, 2].map((i) => `stale${round}-${i}`);
     const results = await Promise.all(ids.map((id) => tenantProcess(s, ['add', id], { MEET_LOCK_WAIT_MS: '20000' })));
-    t.same(results.map((r) => r.code), [0, 0, 0], `stale round ${round}: all three succeed`);
+    t.same(
+      results.map((r) => r.code),
+      [0, 0, 0],
+      `stale round ${round}: all three succeed`,
+    );
     const present = parseRegistry(readFileSync(s.file, 'utf8'), null).byId;
-    t.ok(ids.every((id) => present.has(id)), `stale round ${round}: all three present`);
+    t.ok(
+      ids.every((id) => present.has(id)),
+      `stale round ${round}: all three present`,
+    );
     t.notOk(existsSync(`${s.file}.lock`) || existsSync(`${s.file}.lock.break`), 'no lock or break file left behind');
   }
 
@@ -42,7 +53,11 @@ t.test('concurrent invocations never lose a change', async (t) => {
   const before = readFileSync(s.file, 'utf8');
   const timedOut = await tenantProcess(s, ['add', 'blocked'], { MEET_LOCK_WAIT_MS: '300' });
   t.equal(timedOut.code, 69, 'a held lock: environment error after the wait');
-  t.match(timedOut.stderr, new RegExp(`locked by process ${process.pid} \\(lock file .*tenants\\.toml\\.lock\\); waited 300 ms`), 'naming the lock file and its holder');
+  t.match(
+    timedOut.stderr,
+    new RegExp(`locked by process ${process.pid} \\(lock file .*tenants\\.toml\\.lock\\); waited 300 ms`),
+    'naming the lock file and its holder',
+  );
   t.equal(readFileSync(s.file, 'utf8'), before, 'nothing written');
   t.ok(existsSync(`${s.file}.lock`), "the holder's lock is not taken");
   // ...or succeeds once the holder lets go.

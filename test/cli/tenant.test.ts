@@ -19,7 +19,11 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.match(acme.api_secret, /^[A-Za-z0-9_-]{43}$/, 'a generated secret: 32 random bytes, base64url, printed once');
   s.secrets.add(acme.api_secret!);
   t.match(added.stderr, /Tenant acme added to .*tenants\.toml/, 'stderr says where');
-  t.match(added.stderr, /warning: SERVICE_TENANTS_FILE is set neither in the environment nor in .*meet\.env/, 'and that the service is not told to read the default file');
+  t.match(
+    added.stderr,
+    /warning: SERVICE_TENANTS_FILE is set neither in the environment nor in .*meet\.env/,
+    'and that the service is not told to read the default file',
+  );
   const named = await tenant(s, ['list'], { SERVICE_TENANTS_FILE: s.file });
   t.notMatch(named.stderr, /warning/, 'no warning when the file is named');
   assertNoSecret(t, s, added.stderr, 'add stderr');
@@ -44,23 +48,35 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.match(list.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*/, 'which credentials each tenant has');
   assertNoSecret(t, s, list.stdout + list.stderr, 'list');
   const json = await tenant(s, ['list', '--json'], { COMPAT_API_SHARED_SECRET: primary });
-  t.same(JSON.parse(json.stdout), [
-    { id: 'primary', source: 'env', api_secret: '***', app_id: null, app_secret: null },
-    { id: 'moodle', source: 'file', api_secret: '***', app_id: null, app_secret: null },
-    { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: '***' },
-    { id: 'acme', source: 'file', api_secret: '***', app_id: null, app_secret: null },
-    { id: 'portal.v2', source: 'file', api_secret: null, app_id: portal.app_id, app_secret: '***' },
-  ], 'list --json: masked');
+  t.same(
+    JSON.parse(json.stdout),
+    [
+      { id: 'primary', source: 'env', api_secret: '***', app_id: null, app_secret: null },
+      { id: 'moodle', source: 'file', api_secret: '***', app_id: null, app_secret: null },
+      { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: '***' },
+      { id: 'acme', source: 'file', api_secret: '***', app_id: null, app_secret: null },
+      { id: 'portal.v2', source: 'file', api_secret: null, app_id: portal.app_id, app_secret: '***' },
+    ],
+    'list --json: masked',
+  );
   assertNoSecret(t, s, json.stdout + json.stderr, 'list --json');
 
-  for (const args of [['show', 'school'], ['show', 'school', '--json'], ['show', 'primary']]) {
+  for (const args of [
+    ['show', 'school'],
+    ['show', 'school', '--json'],
+    ['show', 'primary'],
+  ]) {
     const shown = await tenant(s, args, { COMPAT_API_SHARED_SECRET: primary });
     t.equal(shown.code, 0, `${args.join(' ')}: ${shown.stderr}`);
     t.match(shown.stdout, /\*\*\*/, `${args.join(' ')}: masked`);
     assertNoSecret(t, s, shown.stdout + shown.stderr, args.join(' '));
   }
   const revealed = await tenant(s, ['show', 'school', '--reveal', '--json']);
-  t.same(JSON.parse(revealed.stdout), { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: schoolAppSecret }, 'show --reveal prints the secret');
+  t.same(
+    JSON.parse(revealed.stdout),
+    { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: schoolAppSecret },
+    'show --reveal prints the secret',
+  );
   const missing = await tenant(s, ['show', 'nobody']);
   t.equal(missing.code, 1, 'show of an unknown tenant: refused');
 
@@ -76,12 +92,16 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   const appOnly = await tenant(s, ['rotate', 'school', '--app']);
   t.same(Object.keys(generated(appOnly.stdout)), ['app_secret'], 'rotate --app: the app secret only (the app id stays)');
   t.equal((await tenant(s, ['rotate', 'school', '--api'])).code, 1, 'rotate --api of a tenant without one: refused');
-  t.equal((await tenant(s, ['rotate', 'primary'])).code, 1, 'the primary tenant is the env file\'s, not rotated here');
+  t.equal((await tenant(s, ['rotate', 'primary'])).code, 1, "the primary tenant is the env file's, not rotated here");
 
   const beforeRemove = readFileSync(s.file, 'utf8');
   const removed = await tenant(s, ['remove', 'school']);
   t.equal(removed.code, 0, removed.stderr);
-  t.equal(readFileSync(s.file, 'utf8'), beforeRemove.replace(/\[tenants\.school\]\napp_id = "school-app"\napp_secret = "[^"]+"\n\n/, ''), 'exactly that block; the comment above it stays');
+  t.equal(
+    readFileSync(s.file, 'utf8'),
+    beforeRemove.replace(/\[tenants\.school\]\napp_id = "school-app"\napp_secret = "[^"]+"\n\n/, ''),
+    'exactly that block; the comment above it stays',
+  );
   assertMode(t, s.file, 'after remove');
   t.equal((await tenant(s, ['remove', 'school'])).code, 1, 'removing it again: refused');
   t.equal((await tenant(s, ['remove', 'primary'])).code, 1, 'the primary tenant cannot be removed here');
@@ -94,11 +114,26 @@ t.test('duplicates are refused, the primary tenant included; the file is untouch
     [['add', 'moodle'], {}, /tenant moodle already exists/, 'an existing id'],
     [['add', 'x', '--api-secret', moodleSecret], {}, /already used by tenant moodle/, "another tenant's api secret"],
     [['add', 'x', '--api-secret', schoolAppSecret], {}, /already used by tenant school \(app_secret\)/, "another tenant's app secret as api secret"],
-    [['add', 'x', '--api-secret', primary], {}, /already used by the primary tenant/, "the primary secret (from the env file)"],
+    [['add', 'x', '--api-secret', primary], {}, /already used by the primary tenant/, 'the primary secret (from the env file)'],
     [['add', 'x', '--app-id', 'school-app', '--generate-app'], {}, /app id "school-app" is already used by tenant school/, "another tenant's app id"],
-    [['add', 'x', '--app-id', 'main-app', '--app-secret', 'fresh-app-secret-zzzzzzzzzzzzzzzzzzzzzz'], {}, /already used by the primary tenant \(app_id\)/, "the primary app id (env file)"],
-    [['add', 'x', '--api-secret', 'env-primary-eeeeeeeeeeeeeeeeeeeeeeeeeeee'], { COMPAT_API_SHARED_SECRET: 'env-primary-eeeeeeeeeeeeeeeeeeeeeeeeeeee' }, /already used by the primary tenant/, 'the primary secret (from the environment)'],
-    [['add', 'x', '--api-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq', '--app-id', 'a', '--app-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq'], {}, /must differ/, 'one value for both secrets'],
+    [
+      ['add', 'x', '--app-id', 'main-app', '--app-secret', 'fresh-app-secret-zzzzzzzzzzzzzzzzzzzzzz'],
+      {},
+      /already used by the primary tenant \(app_id\)/,
+      'the primary app id (env file)',
+    ],
+    [
+      ['add', 'x', '--api-secret', 'env-primary-eeeeeeeeeeeeeeeeeeeeeeeeeeee'],
+      { COMPAT_API_SHARED_SECRET: 'env-primary-eeeeeeeeeeeeeeeeeeeeeeeeeeee' },
+      /already used by the primary tenant/,
+      'the primary secret (from the environment)',
+    ],
+    [
+      ['add', 'x', '--api-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq', '--app-id', 'a', '--app-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq'],
+      {},
+      /must differ/,
+      'one value for both secrets',
+    ],
   ];
   s.secrets.add('env-primary-eeeeeeeeeeeeeeeeeeeeeeeeeeee');
   for (const [args, env, message, what] of cases) {
@@ -130,7 +165,11 @@ t.test('a hand-broken file is reported with line and column and never made worse
   for (const args of [['add', 'new'], ['rotate', 'moodle'], ['remove', 'moodle'], ['list'], ['show', 'moodle']]) {
     const result = await tenant(s, args);
     t.equal(result.code, 2, `${args[0]}: exit 2`);
-    t.match(result.stderr, new RegExp(`tenants\\.toml:${line}:\\d+ is not valid: malformed TOML at line ${line}, column \\d+`), `${args[0]}: names file, line and column`);
+    t.match(
+      result.stderr,
+      new RegExp(`tenants\\.toml:${line}:\\d+ is not valid: malformed TOML at line ${line}, column \\d+`),
+      `${args[0]}: names file, line and column`,
+    );
     assertNoSecret(t, s, result.stdout + result.stderr, `${args[0]} on a broken file`);
     t.equal(readFileSync(s.file, 'utf8'), broken, `${args[0]}: the file is untouched`);
   }
@@ -170,10 +209,17 @@ t.test('abuse: ids, values, the file itself', async (t) => {
   const fromFile = await tenant(s, ['add', 'filed', '--api-secret-file', secretFile]);
   t.equal(fromFile.code, 0, fromFile.stderr);
   t.equal(fromFile.stdout, '', 'a given secret is not echoed');
-  t.equal(parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('filed')?.apiSecret, 'from-file-secret-ffffffffffffffffffffff', '--api-secret-file: its final newline dropped');
+  t.equal(
+    parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('filed')?.apiSecret,
+    'from-file-secret-ffffffffffffffffffffff',
+    '--api-secret-file: its final newline dropped',
+  );
   const piped = await new Promise<CliResult>((resolve) => {
-    const child = execFile(process.execPath, [meetctl, 'tenant', 'add', 'piped', '--app-id', 'piped-app', '--app-secret-file', '-'], { env: { PATH: process.env.PATH ?? '', ...s.env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [meetctl, 'tenant', 'add', 'piped', '--app-id', 'piped-app', '--app-secret-file', '-'],
+      { env: { PATH: process.env.PATH ?? '', ...s.env } },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
     child.stdin!.end('piped-app-secret-gggggggggggggggggggggg\n');
   });
@@ -201,18 +247,22 @@ t.test('abuse: ids, values, the file itself', async (t) => {
   t.match(noDir.stderr, /directory .*missing of the tenants file does not exist/);
 });
 
-t.test('the file keeps its owner when root rewrites it, and takes the env file\'s when new', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, async (t) => {
-  const s = setup(t);
-  chownSync(s.file, 4321, 4322);
-  t.equal((await tenant(s, ['add', 'owned'])).code, 0);
-  t.same([statSync(s.file).uid, statSync(s.file).gid], [4321, 4322], 'the service user still owns it');
-  const fresh = setup(t, null);
-  writeFileSync(join(fresh.dir, 'meet.env'), '# installer\n', { mode: 0o600 });
-  chownSync(join(fresh.dir, 'meet.env'), 4331, 4332);
-  t.equal((await tenant(fresh, ['add', 'first'])).code, 0);
-  t.same([statSync(fresh.file).uid, statSync(fresh.file).gid], [4331, 4332], 'a new file belongs to the env file\'s owner');
-  assertMode(t, fresh.file, 'a new file');
-});
+t.test(
+  "the file keeps its owner when root rewrites it, and takes the env file's when new",
+  { skip: process.getuid?.() !== 0 ? 'needs root' : false },
+  async (t) => {
+    const s = setup(t);
+    chownSync(s.file, 4321, 4322);
+    t.equal((await tenant(s, ['add', 'owned'])).code, 0);
+    t.same([statSync(s.file).uid, statSync(s.file).gid], [4321, 4322], 'the service user still owns it');
+    const fresh = setup(t, null);
+    writeFileSync(join(fresh.dir, 'meet.env'), '# installer\n', { mode: 0o600 });
+    chownSync(join(fresh.dir, 'meet.env'), 4331, 4332);
+    t.equal((await tenant(fresh, ['add', 'first'])).code, 0);
+    t.same([statSync(fresh.file).uid, statSync(fresh.file).gid], [4331, 4332], "a new file belongs to the env file's owner");
+    assertMode(t, fresh.file, 'a new file');
+  },
+);
 
 t.test('a file of 10,000 tenants: add, list, rotate and remove still work (no timing asserted)', async (t) => {
   const blocks: string[] = ['# a large instance'];

@@ -14,7 +14,13 @@ const key = new TextEncoder().encode(secret);
 
 /** Joins through the API and enters the room with the join link, as a browser does. */
 async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingId: string, fullName: string, password: string): Promise<void> {
-  const joined = await api.get('join', [['meetingID', meetingId], ['fullName', fullName], ['password', password], ['userID', `lms-${fullName}`], ['redirect', 'false']]);
+  const joined = await api.get('join', [
+    ['meetingID', meetingId],
+    ['fullName', fullName],
+    ['password', password],
+    ['userID', `lms-${fullName}`],
+    ['redirect', 'false'],
+  ]);
   assertSuccess(t, joined, `join ${fullName}`);
   const { roomId, token } = roomAndToken(String(joined.xml.url));
   t.match((await startWithToken(d, roomId, token)).body, { status: 'joined' }, `${fullName} entered`);
@@ -26,8 +32,23 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   const api = new ConfapiClient(d.compatUrl, secret);
 
   // Nobody enters this one: upstream sends analytics only for meetings that ran.
-  assertSuccess(t, await api.get('create', [['meetingID', 'unused'], ['moderatorPW', 'mp'], ['meta_analytics-callback-url', `${receiver.url}/unused`]]), 'create unused');
-  assertSuccess(t, await api.get('end', [['meetingID', 'unused'], ['password', 'mp']]), 'end unused');
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'unused'],
+      ['moderatorPW', 'mp'],
+      ['meta_analytics-callback-url', `${receiver.url}/unused`],
+    ]),
+    'create unused',
+  );
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'unused'],
+      ['password', 'mp'],
+    ]),
+    'end unused',
+  );
 
   const created = await api.get('create', [
     ['meetingID', 'course-7'],
@@ -40,7 +61,14 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   await enter(t, d, api, 'course-7', 'Mia', 'mp');
   await enter(t, d, api, 'course-7', 'Vic', 'ap');
   const before = Math.floor(Date.now() / 1000);
-  assertSuccess(t, await api.get('end', [['meetingID', 'course-7'], ['password', 'mp']]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'course-7'],
+      ['password', 'mp'],
+    ]),
+    'end',
+  );
 
   const got = await receiver.next();
   t.equal(got.method, 'POST');
@@ -62,7 +90,14 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   t.match(body, { version: '1.0', meeting_id: 'course-7', internal_meeting_id: created.xml.internalMeetingID });
   t.equal(body.data.metadata.meeting_name, 'Course 7');
   const attendees = body.data.attendees as any[];
-  t.same(attendees.map((a) => [a.name, a.moderator]), [['Mia', true], ['Vic', false]], 'both attendees, in join order, with their role');
+  t.same(
+    attendees.map((a) => [a.name, a.moderator]),
+    [
+      ['Mia', true],
+      ['Vic', false],
+    ],
+    'both attendees, in join order, with their role',
+  );
   for (const a of attendees) {
     t.notOk('id' in a, `${a.name}: no internal id, as upstream`);
     t.equal(a.ext_user_id, `lms-${a.name}`, `${a.name}: ext_user_id is the userID her join gave, so the platform finds its user`);
@@ -73,17 +108,39 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   t.ok(Date.parse(body.data.start) <= Date.parse(body.data.finish), 'start and finish');
 
   await new Promise((r) => setTimeout(r, 400));
-  t.same(receiver.received.map((r) => r.url), ['/analytics?course=7'], 'exactly one POST; none for the meeting nobody entered');
-  t.notOk(d.lines.some((line) => line.includes(jwt) || /authorization/i.test(line)), 'the Authorization header is never logged');
+  t.same(
+    receiver.received.map((r) => r.url),
+    ['/analytics?course=7'],
+    'exactly one POST; none for the meeting nobody entered',
+  );
+  t.notOk(
+    d.lines.some((line) => line.includes(jwt) || /authorization/i.test(line)),
+    'the Authorization header is never logged',
+  );
 });
 
 t.test('a private address without allow-listing gets nothing: the guard refuses it', async (t) => {
   const receiver = await receiverFor(t);
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const api = new ConfapiClient(d.compatUrl, secret);
-  assertSuccess(t, await api.get('create', [['meetingID', 'private'], ['moderatorPW', 'mp'], ['meta_analytics-callback-url', `${receiver.url}/analytics`]]), 'create');
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'private'],
+      ['moderatorPW', 'mp'],
+      ['meta_analytics-callback-url', `${receiver.url}/analytics`],
+    ]),
+    'create',
+  );
   await enter(t, d, api, 'private', 'Mia', 'mp');
-  assertSuccess(t, await api.get('end', [['meetingID', 'private'], ['password', 'mp']]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'private'],
+      ['password', 'mp'],
+    ]),
+    'end',
+  );
   await logMatch(d, /"kind":"analytics"[^\n]*"reason":"127\.0\.0\.1 resolves to 127\.0\.0\.1, an internal address[^"]*","msg":"callback refused/);
   await new Promise((r) => setTimeout(r, 300));
   t.equal(receiver.received.length, 0, 'nothing reached the receiver');
@@ -93,15 +150,31 @@ t.test('a queued analytics job is signed when sent: after a restart, and not at 
   const receiver = await receiverFor(t);
   const store = new MemoryCallbacks();
   const job = (tenantId: string) =>
-    store.insertCallback({ kind: 'analytics', tenantId, internalId: 'int-1', method: 'POST', url: `${receiver.url}/a/${tenantId}`, body: '{"version":"1.0"}', contentType: 'application/json', nextAt: Date.now(), createdAt: Date.now() });
+    store.insertCallback({
+      kind: 'analytics',
+      tenantId,
+      internalId: 'int-1',
+      method: 'POST',
+      url: `${receiver.url}/a/${tenantId}`,
+      body: '{"version":"1.0"}',
+      contentType: 'application/json',
+      nextAt: Date.now(),
+      createdAt: Date.now(),
+    });
   const kept = job('kept');
   const removed = job('removed');
-  const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), { info: () => {}, warn: () => {} }, {}, (tenant) => (tenant === 'kept' ? secret : null));
+  const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), { info: () => {}, warn: () => {} }, {}, (tenant) =>
+    tenant === 'kept' ? secret : null,
+  );
   t.teardown(() => queue.stop());
   queue.start();
   t.match(await settled(store, kept.id), { outcome: 'delivered' });
   t.match(await settled(store, removed.id), { outcome: 'gave_up', lastError: /no secret/ });
-  t.same(receiver.received.map((r) => r.url), ['/a/kept'], 'only the job that could be signed was sent');
+  t.same(
+    receiver.received.map((r) => r.url),
+    ['/a/kept'],
+    'only the job that could be signed was sent',
+  );
   const jwt = String(receiver.received[0]?.headers.authorization).replace(/^Bearer /, '');
   t.ok((await jwtVerify(jwt, key, { algorithms: ['HS512'] })).payload.exp, 'signed at send time with the current secret');
   t.equal(receiver.received[0]?.body, '{"version":"1.0"}', 'the body stored at the end, unchanged');

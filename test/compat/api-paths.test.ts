@@ -52,19 +52,48 @@ t.test('both paths: the root and every call', async (t) => {
         assertSuccess(t, a, `${path}: create`);
         moderatorPW = a.xml?.moderatorPW ?? '';
       });
-      await check('join', [['meetingID', meetingID], ['fullName', 'Ann'], ['role', 'VIEWER']], (a) => t.equal(a.status, 302, `${path}: join redirects`));
+      await check(
+        'join',
+        [
+          ['meetingID', meetingID],
+          ['fullName', 'Ann'],
+          ['role', 'VIEWER'],
+        ],
+        (a) => t.equal(a.status, 302, `${path}: join redirects`),
+      );
       await check('isMeetingRunning', [['meetingID', meetingID]], (a) => t.equal(a.xml?.running, 'false', `${path}: isMeetingRunning`));
       await check('getMeetingInfo', [['meetingID', meetingID]], (a) => t.equal(a.xml?.meetingID, meetingID, `${path}: getMeetingInfo`));
       await check('getMeetings', [], (a) => assertSuccess(t, a, `${path}: getMeetings`));
-      await check('sendChatMessage', [['meetingID', meetingID], ['message', 'hi']], (a) => assertSuccess(t, a, `${path}: sendChatMessage`));
+      await check(
+        'sendChatMessage',
+        [
+          ['meetingID', meetingID],
+          ['message', 'hi'],
+        ],
+        (a) => assertSuccess(t, a, `${path}: sendChatMessage`),
+      );
       await check('getRecordings', [['meetingID', meetingID]], (a) => t.equal(a.xml?.messageKey, 'noRecordings', `${path}: getRecordings`));
-      await check('publishRecordings', [['recordID', 'r1'], ['publish', 'true']], (a) => assertFailed(t, a, 'notFound', `${path}: publishRecordings`));
+      await check(
+        'publishRecordings',
+        [
+          ['recordID', 'r1'],
+          ['publish', 'true'],
+        ],
+        (a) => assertFailed(t, a, 'notFound', `${path}: publishRecordings`),
+      );
       await check('updateRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: updateRecordings`));
       await check('deleteRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: deleteRecordings`));
       seen.add('learningDashboard');
       const dashboard = await fetch(api.url('learningDashboard', [['meetingID', meetingID]]));
       t.equal(((await dashboard.json()) as { response: { returncode: string } }).response.returncode, 'SUCCESS', `${path}: learningDashboard`);
-      await check('end', [['meetingID', meetingID], ['password', moderatorPW]], (a) => assertSuccess(t, a, `${path}: end`));
+      await check(
+        'end',
+        [
+          ['meetingID', meetingID],
+          ['password', moderatorPW],
+        ],
+        (a) => assertSuccess(t, a, `${path}: end`),
+      );
       t.same([...seen].sort(), Object.keys(calls).sort(), `${path}: every call was tried`);
 
       assertFailed(t, await api.get('signOut'), 'unsupportedRequest', `${path}: an unsupported call is the API's answer`);
@@ -93,7 +122,12 @@ t.test('both paths: the root and every call', async (t) => {
       // Moodle's probe: the root with a checksum of the secret alone (the root needs none).
       const probe = await fetchAnswer(`${base}?&checksum=${sign('', '', secret)}`);
       t.equal(probe.xml?.version, '2.0', `${configured}: the version probe`);
-      const query = new URLSearchParams([['meetingID', 'abc-1-2[3]'], ['name', 'Moodle room'], ['moderatorPW', 'mp'], ['attendeePW', 'ap']]).toString();
+      const query = new URLSearchParams([
+        ['meetingID', 'abc-1-2[3]'],
+        ['name', 'Moodle room'],
+        ['moderatorPW', 'mp'],
+        ['attendeePW', 'ap'],
+      ]).toString();
       assertSuccess(t, await fetchAnswer(`${base}create?${query}&checksum=${sign('create', query, secret)}`), `${configured}: create`);
       const info = `meetingID=${encodeURIComponent('abc-1-2[3]')}`;
       const answer = await fetchAnswer(`${base}getMeetingInfo?${info}&checksum=${sign('getMeetingInfo', info, secret)}`);

@@ -31,7 +31,11 @@ function openView(store: CompatStore, keys: readonly (readonly [string, string])
 
 t.test('memory answers what the file holds, through inserts, updates, ends and a restart', async (t) => {
   const dir = dataDir(t);
-  const keys = [['a', 'm1'], ['b', 'm1'], ['a', 'm2']] as const;
+  const keys = [
+    ['a', 'm1'],
+    ['b', 'm1'],
+    ['a', 'm2'],
+  ] as const;
   const store = new CachedCompatStore(new SqliteCompatStore(dir));
   const a1 = meeting('a', 'm1', 1000);
   const b1 = meeting('b', 'm1', 2000);
@@ -45,8 +49,16 @@ t.test('memory answers what the file holds, through inserts, updates, ends and a
   const a1Joined = { ...a1, engineMeetingId: 'em-1', startTime: 1500 };
   store.updateMeeting(a1Joined);
   t.equal(store.openMeeting('a', 'm1'), a1Joined, 'an update replaces the record');
-  t.same(store.openMeetings().map((m) => m.internalId), [a1.internalId, b1.internalId, a2.internalId], 'an update keeps create order');
-  t.same(store.openMeetingsOf('a').map((m) => m.internalId), [a1.internalId, a2.internalId], "and the tenant's order");
+  t.same(
+    store.openMeetings().map((m) => m.internalId),
+    [a1.internalId, b1.internalId, a2.internalId],
+    'an update keeps create order',
+  );
+  t.same(
+    store.openMeetingsOf('a').map((m) => m.internalId),
+    [a1.internalId, a2.internalId],
+    "and the tenant's order",
+  );
 
   const b1Ended = { ...b1, endTime: 4000, endReason: 'end' as const, forciblyEnded: true };
   store.updateMeeting(b1Ended);
@@ -74,7 +86,10 @@ t.test('a rolled-back write never reaches memory; a committed one does, after th
   const dir = dataDir(t);
   const store = new CachedCompatStore(new SqliteCompatStore(dir));
   t.teardown(() => store.close());
-  const keys = [['a', 'x'], ['a', 'y']] as const;
+  const keys = [
+    ['a', 'x'],
+    ['a', 'y'],
+  ] as const;
   const x = meeting('a', 'x', 1000);
   const y = meeting('a', 'y', 2000);
   store.insertMeeting(x);
@@ -118,14 +133,26 @@ t.test('a record read from memory cannot be changed in place (its identity is it
   t.teardown(() => store.close());
   store.insertMeeting(meeting('a', 'frozen', 1000, { metadata: [['origin', 'Moodle']] }));
   const read = store.openMeeting('a', 'frozen')!;
-  t.throws(() => {
-    (read as { name: string }).name = 'changed';
-  }, TypeError, 'a field');
-  t.throws(() => {
-    (read.metadata as [string, string][]).push(['x', 'y']);
-  }, TypeError, 'the metadata list');
-  t.throws(() => {
-    (read.settings.lockSettings as Record<string, boolean>).lockSettingsDisableMic = true;
-  }, TypeError, 'a nested setting');
+  t.throws(
+    () => {
+      (read as { name: string }).name = 'changed';
+    },
+    TypeError,
+    'a field',
+  );
+  t.throws(
+    () => {
+      (read.metadata as [string, string][]).push(['x', 'y']);
+    },
+    TypeError,
+    'the metadata list',
+  );
+  t.throws(
+    () => {
+      (read.settings.lockSettings as Record<string, boolean>).lockSettingsDisableMic = true;
+    },
+    TypeError,
+    'a nested setting',
+  );
   t.equal(store.openMeeting('a', 'frozen')!.name, 'frozen', 'unchanged');
 });

@@ -10,10 +10,37 @@ import { MemoryCallbacks, settled } from '../helpers/memory-callbacks.js';
 const quiet = { info: () => {}, warn: () => {} };
 
 const job = (url: string, method: 'GET' | 'POST' = 'GET', body: string | null = null) =>
-  ({ kind: 'meeting_ended', tenantId: 'primary', internalId: 'int-1', method, url, body, contentType: body === null ? null : 'application/x-www-form-urlencoded' }) as const;
+  ({
+    kind: 'meeting_ended',
+    tenantId: 'primary',
+    internalId: 'int-1',
+    method,
+    url,
+    body,
+    contentType: body === null ? null : 'application/x-www-form-urlencoded',
+  }) as const;
 
 t.test('internal addresses', async (t) => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1']) {
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    'fc00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::7f00:1',
+  ]) {
     t.ok(isInternalAddress(address), `${address} is internal`);
   }
   for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
@@ -59,15 +86,17 @@ t.test('IPv6 forms embedding an IPv4 address follow the IPv4 rules or are refuse
 });
 
 t.test('the guard resolves names and checks every address', async (t) => {
-  const dns = (map: Record<string, string[]>): Resolver => async (hostname) => {
-    const list = map[hostname];
-    if (!list) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
+  const dns =
+    (map: Record<string, string[]>): Resolver =>
+    async (hostname) => {
+      const list = map[hostname];
+      if (!list) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
   const resolver = dns({
     'public.example': ['93.184.216.34'],
     'rebind.example': ['93.184.216.34', '10.0.0.5'],
-    'localhost': ['127.0.0.1'],
+    localhost: ['127.0.0.1'],
     'v6.example': ['::1'],
     'intranet.example': ['10.9.9.9'],
     'compat.example': ['93.184.216.34', '::7f00:1'],
@@ -106,7 +135,11 @@ t.test('the guard resolves names and checks every address', async (t) => {
   await t.rejects(allowed.resolve(new URL('http://192.168.0.1/x')), TargetRefused, 'outside the allow-list');
   // An allowed IPv4 address covers its IPv4-mapped spelling (the socket reaches that address),
   // not the forms a stack would route elsewhere or not at all.
-  t.same(await allowed.resolve(new URL('http://[::ffff:127.0.0.2]/x')), { address: '::ffff:7f00:2', family: 6 }, 'the IPv4-mapped spelling of an allow-listed IP');
+  t.same(
+    await allowed.resolve(new URL('http://[::ffff:127.0.0.2]/x')),
+    { address: '::ffff:7f00:2', family: 6 },
+    'the IPv4-mapped spelling of an allow-listed IP',
+  );
   await t.rejects(allowed.resolve(new URL('http://[::127.0.0.2]/x')), TargetRefused, 'the IPv4-compatible spelling of an allow-listed IP');
   await t.rejects(allowed.resolve(new URL('http://[::ffff:0:127.0.0.2]/x')), TargetRefused, 'the IPv4-translated spelling of an allow-listed IP');
   await t.rejects(allowed.resolve(new URL('http://[64:ff9b::127.0.0.2]/x')), TargetRefused, 'the NAT64 spelling of an allow-listed IP');
@@ -223,16 +256,43 @@ t.test('a real daemon: an IPv6 spelling of an allow-listed loopback receiver get
     ['translated', `http://[::ffff:0:127.0.0.1]:${receiver.port}/translated`],
   ];
   for (const [id, url] of targets) {
-    assertSuccess(t, await api.get('create', [['meetingID', id], ['moderatorPW', 'mp'], ['meta_endCallbackUrl', url]]), `create ${id}`);
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', id],
+        ['moderatorPW', 'mp'],
+        ['meta_endCallbackUrl', url],
+      ]),
+      `create ${id}`,
+    );
   }
   // The refused ones end first: had either been sent, it would arrive before the allowed one.
-  for (const [id] of targets.slice(1)) assertSuccess(t, await api.get('end', [['meetingID', id], ['password', 'mp']]), `end ${id}`);
+  for (const [id] of targets.slice(1))
+    assertSuccess(
+      t,
+      await api.get('end', [
+        ['meetingID', id],
+        ['password', 'mp'],
+      ]),
+      `end ${id}`,
+    );
   await logMatch(d, /"reason":"::7f00:1 resolves to ::7f00:1, an internal address[^"]*","msg":"callback refused/);
   await logMatch(d, /"reason":"::ffff:0:7f00:1 resolves to ::ffff:0:7f00:1, an internal address[^"]*","msg":"callback refused/);
   t.pass('both IPv6 spellings of 127.0.0.1 refused by the guard (not merely unreachable)');
-  assertSuccess(t, await api.get('end', [['meetingID', 'allowed'], ['password', 'mp']]), 'end allowed');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'allowed'],
+      ['password', 'mp'],
+    ]),
+    'end allowed',
+  );
   const arrived = await receiver.next();
   t.match(arrived.url, /^\/allowed\?meetingID=allowed&/, 'the allow-listed receiver got its end callback');
   await new Promise((r) => setTimeout(r, 300));
-  t.same(receiver.received.map((r) => r.url.split('?')[0]), ['/allowed'], 'nothing else reached the receiver');
+  t.same(
+    receiver.received.map((r) => r.url.split('?')[0]),
+    ['/allowed'],
+    'nothing else reached the receiver',
+  );
 });

@@ -43,7 +43,11 @@ t.test('a real daemon', async (t) => {
       for (const style of styles) {
         const client = base.with({ algorithm, style });
         const id = `sig ${algorithm} ${style}`;
-        const created = await client.get('create', [['name', 'Room with spaces & (parens) *~'], ['meetingID', id], ['record', 'false']]);
+        const created = await client.get('create', [
+          ['name', 'Room with spaces & (parens) *~'],
+          ['meetingID', id],
+          ['record', 'false'],
+        ]);
         assertSuccess(t, created, `${algorithm}/${style}`);
         t.equal(created.xml?.meetingID, id, `${algorithm}/${style}: meetingID decoded`);
       }

@@ -29,7 +29,10 @@ t.test('bigbluebutton-js drives a meeting from create to end under /bigbluebutto
       const info = await bbb.http(api.monitoring.getMeetingInfo(meetingID));
       t.equal(info.meetingName, 'Algebra');
       const list = await bbb.http(api.monitoring.getMeetings());
-      t.ok(list.meetings.some((m: { meetingID: string }) => m.meetingID === meetingID), 'listed by getMeetings');
+      t.ok(
+        list.meetings.some((m: { meetingID: string }) => m.meetingID === meetingID),
+        'listed by getMeetings',
+      );
 
       const ended = await bbb.http(api.administration.end(meetingID, String(created.moderatorPW)));
       t.equal(ended.returncode, 'SUCCESS', 'end with the moderator password');

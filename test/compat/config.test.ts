@@ -18,7 +18,11 @@ t.test('defaults and parsing', async (t) => {
   t.equal(config.compatDefaultRecord, false);
   t.equal(config.compatDefaultGuestPolicy, 'ALWAYS_ACCEPT');
   t.same(config.compatCallbackAllow, []);
-  const set = load({ COMPAT_DEFAULT_RECORD: 'true', COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR', COMPAT_CALLBACK_ALLOW: '127.0.0.1, lms.local:8443,10.0.0.0/8,[::1],fd00::/8' });
+  const set = load({
+    COMPAT_DEFAULT_RECORD: 'true',
+    COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR',
+    COMPAT_CALLBACK_ALLOW: '127.0.0.1, lms.local:8443,10.0.0.0/8,[::1],fd00::/8',
+  });
   t.equal(set.compatDefaultRecord, true);
   t.equal(set.compatDefaultGuestPolicy, 'ASK_MODERATOR');
   t.same(set.compatCallbackAllow, ['127.0.0.1', 'lms.local:8443', '10.0.0.0/8', '[::1]', 'fd00::/8']);
@@ -30,8 +34,23 @@ t.test('defaults and parsing', async (t) => {
   t.throws(() => load({ COMPAT_API_SHARED_SECRET: '' }), /COMPAT_API_SHARED_SECRET must not be empty/, 'an empty one too');
   t.equal(config.compatTenantHostSuffix, '', 'by default the host names no tenant');
   t.equal(load({ COMPAT_TENANT_HOST_SUFFIX: ' .Meet.Example.org ' }).compatTenantHostSuffix, '.meet.example.org', 'lower-cased, trimmed');
-  for (const bad of ['meet.example.org', '.', '..example.org', '.example.org.', '.exa mple.org', '.-a.org', '.a-.org', '.*.example.org', '.example.org:443', `.${'a'.repeat(64)}.org`]) {
-    t.throws(() => load({ COMPAT_TENANT_HOST_SUFFIX: bad }), /COMPAT_TENANT_HOST_SUFFIX must be empty or a host-name suffix starting with a dot/, JSON.stringify(bad));
+  for (const bad of [
+    'meet.example.org',
+    '.',
+    '..example.org',
+    '.example.org.',
+    '.exa mple.org',
+    '.-a.org',
+    '.a-.org',
+    '.*.example.org',
+    '.example.org:443',
+    `.${'a'.repeat(64)}.org`,
+  ]) {
+    t.throws(
+      () => load({ COMPAT_TENANT_HOST_SUFFIX: bad }),
+      /COMPAT_TENANT_HOST_SUFFIX must be empty or a host-name suffix starting with a dot/,
+      JSON.stringify(bad),
+    );
   }
 });
 
@@ -52,10 +71,18 @@ t.test('the listener runs when the meeting API is active, or when forced on', as
   t.equal(compatActive(load({ COMPAT_API_SHARED_SECRET: 'x' })), true, 'secret: on');
   t.equal(compatActive(load({ COMPAT_API_SHARED_SECRET: 'x', COMPAT_ENABLED: 'false' })), false, 'switched off');
   t.equal(compatActive(load({ COMPAT_ENABLED: 'true' })), true, 'switched on without a surface');
-  t.equal(compatActive(load({ COMPAT_JITSI_APP_ID: 'app', COMPAT_JITSI_APP_SECRET: 'a-gateway-secret-of-32-bytes-xxxx' })), true, 'the embed gateway alone: on');
+  t.equal(
+    compatActive(load({ COMPAT_JITSI_APP_ID: 'app', COMPAT_JITSI_APP_SECRET: 'a-gateway-secret-of-32-bytes-xxxx' })),
+    true,
+    'the embed gateway alone: on',
+  );
   t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true' })), true, 'open rooms alone: on');
   t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_ENABLED: 'false' })), false, 'switched off still wins');
-  t.throws(() => load({ COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' }), /COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/, 'a short gateway secret names the variable');
+  t.throws(
+    () => load({ COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' }),
+    /COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
+    'a short gateway secret names the variable',
+  );
 });
 
 t.test('a daemon without the secret opens no compat listener; with it, one that stops with the daemon', async (t) => {
@@ -63,7 +90,10 @@ t.test('a daemon without the secret opens no compat listener; with it, one that 
   t.teardown(() => rmSync(plain.dataDir, { recursive: true, force: true }));
   plain.child.kill('SIGTERM');
   t.equal(await plain.exited, 0);
-  t.notOk(logRecords(plain).some((r) => /compat listening/.test(String(r.msg))), 'no compat listener');
+  t.notOk(
+    logRecords(plain).some((r) => /compat listening/.test(String(r.msg))),
+    'no compat listener',
+  );
 
   const onData = tempDataDir();
   const licence = await installTestLicence(onData);

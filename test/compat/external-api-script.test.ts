@@ -38,7 +38,12 @@ t.test('one cacheable script under both paths', async (t) => {
     t.equal(other.headers.get('x-content-type-options'), 'nosniff', `/${tenant}: nosniff`);
   }
 
-  for (const [what, header] of [['the ETag', etag], ['a list holding it', `"other", ${etag}`], ['its weak form', `W/${etag}`], ['*', '*']] as const) {
+  for (const [what, header] of [
+    ['the ETag', etag],
+    ['a list holding it', `"other", ${etag}`],
+    ['its weak form', `W/${etag}`],
+    ['*', '*'],
+  ] as const) {
     const again = await get(`${d.compatUrl}/acme/external_api.js`, { 'if-none-match': header });
     t.equal(again.status, 304, `If-None-Match with ${what}: 304`);
     t.equal(await again.text(), '', `${what}: no body`);
@@ -65,7 +70,12 @@ t.test('abuse: what the path may carry', async (t) => {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789' });
   const reference = await (await get(`${d.compatUrl}/external_api.js`)).text();
   // Traversal and odd segments never reach a file: the script or a 404, nothing else.
-  for (const path of ['/..%2F..%2Fetc%2Fpasswd/external_api.js', '/%2e%2e/external_api.js', `/${'a'.repeat(2000)}/external_api.js`, '/<script>/external_api.js']) {
+  for (const path of [
+    '/..%2F..%2Fetc%2Fpasswd/external_api.js',
+    '/%2e%2e/external_api.js',
+    `/${'a'.repeat(2000)}/external_api.js`,
+    '/<script>/external_api.js',
+  ]) {
     const answer = await get(`${d.compatUrl}${path}`);
     const text = await answer.text();
     t.ok(answer.status === 200 ? text === reference : [400, 404, 414].includes(answer.status), `${path.slice(0, 40)}: ${answer.status}`);

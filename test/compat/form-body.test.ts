@@ -11,7 +11,11 @@ const secret = 'form-body-secret-0c7e41';
 t.test('unit: the texts a checksum may be over', async (t) => {
   const texts = (query: string, body: string | null) => signedTexts(readQuery(query), body === null ? null : readQuery(body));
   t.same(texts('a=1&checksum=x', null), ['a=1'], 'a GET: the raw query minus the checksum pair');
-  t.same(texts('checksum=x', 'name=A+b*~&meetingID=m'), ['name=A+b*~&meetingID=m', 'meetingID=m&name=A+b*%7E'], 'a form body: raw, or sorted and form-encoded; never ""');
+  t.same(
+    texts('checksum=x', 'name=A+b*~&meetingID=m'),
+    ['name=A+b*~&meetingID=m', 'meetingID=m&name=A+b*%7E'],
+    'a form body: raw, or sorted and form-encoded; never ""',
+  );
   t.same(texts('', 'meetingID=m&checksum=x&name=n'), ['meetingID=m&name=n'], 'the checksum in the body: cut from the raw body (already sorted: one text)');
   t.same(texts('meetingID=m', 'checksum=x'), ['meetingID=m'], 'a body holding only the checksum: the query is what is used and signed');
   t.same(texts('meetingID=m&checksum=x', 'role=MODERATOR'), ['meetingID=m'], 'parameters in both: the query (the call is refused later)');
@@ -40,15 +44,38 @@ t.test('a real daemon', async (t) => {
     fetchAnswer(`${d.compatUrl}/confapi/api/${call}${query === '' ? '' : `?${query}`}`, { method: 'POST', headers: { 'content-type': type }, body });
   const notCreated = async (id: string) => assertFailed(t, await api.get('getMeetingInfo', [['meetingID', id]]), 'notFound', `${id} was not created`);
 
-  assertSuccess(t, await api.get('create', [['meetingID', 'held'], ['moderatorPW', 'mp'], ['attendeePW', 'ap']]), 'create held (GET, unchanged)');
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'held'],
+      ['moderatorPW', 'mp'],
+      ['attendeePW', 'ap'],
+    ]),
+    'create held (GET, unchanged)',
+  );
 
   t.test('a checksum over the empty string authorises no form body', async (t) => {
-    assertFailed(t, await post('create', `checksum=${overEmpty('create')}`, 'meetingID=fb-empty&name=Posted'), 'checksumError', 'create, checksum in the query');
-    assertFailed(t, await post('create', '', `meetingID=fb-empty&name=Posted&checksum=${overEmpty('create')}`), 'checksumError', 'create, checksum in the body');
+    assertFailed(
+      t,
+      await post('create', `checksum=${overEmpty('create')}`, 'meetingID=fb-empty&name=Posted'),
+      'checksumError',
+      'create, checksum in the query',
+    );
+    assertFailed(
+      t,
+      await post('create', '', `meetingID=fb-empty&name=Posted&checksum=${overEmpty('create')}`),
+      'checksumError',
+      'create, checksum in the body',
+    );
     assertFailed(t, await post('create', `checksum=${overEmpty('create').toUpperCase()}`, 'meetingID=fb-empty'), 'checksumError', 'create, uppercase hex');
     assertFailed(t, await post('create', `checksum=${sign('create', '', secret, 'sha512')}`, 'meetingID=fb-empty'), 'checksumError', 'create, SHA-512');
     await notCreated('fb-empty');
-    assertFailed(t, await post('join', `checksum=${overEmpty('join')}`, 'meetingID=held&fullName=Mallory&role=MODERATOR&redirect=false'), 'checksumError', 'join as moderator');
+    assertFailed(
+      t,
+      await post('join', `checksum=${overEmpty('join')}`, 'meetingID=held&fullName=Mallory&role=MODERATOR&redirect=false'),
+      'checksumError',
+      'join as moderator',
+    );
     assertFailed(t, await post('end', `checksum=${overEmpty('end')}`, 'meetingID=held&password=mp'), 'checksumError', 'end');
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'held']])).xml?.returncode, 'SUCCESS');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'held']])).xml?.hasBeenForciblyEnded, 'false', 'held was not ended');
@@ -66,8 +93,13 @@ t.test('a real daemon', async (t) => {
     ] as const) {
       assertSuccess(t, await post('create', '', sent.replace('C', sign('create', signed, secret))), `checksum ${where} in the body, over the rest of the body`);
     }
-    const sorted = await post('create', '', `name=Posted+room&meetingID=posted+5&checksum=${sign('create', 'meetingID=posted+5&name=Posted+room', secret)}`, 'application/x-www-form-urlencoded; charset=UTF-8');
-    assertSuccess(t, sorted, 'over the body sorted by name (upstream\'s older POST rule), with a charset');
+    const sorted = await post(
+      'create',
+      '',
+      `name=Posted+room&meetingID=posted+5&checksum=${sign('create', 'meetingID=posted+5&name=Posted+room', secret)}`,
+      'application/x-www-form-urlencoded; charset=UTF-8',
+    );
+    assertSuccess(t, sorted, "over the body sorted by name (upstream's older POST rule), with a charset");
     const encoded = 'meeting%49D=enc+1&na%6De=Enc%20room';
     const named = await post('create', `checksum=${sign('create', encoded, secret)}`, encoded);
     assertSuccess(t, named, 'percent-encoded names, signed as sent');
@@ -89,12 +121,22 @@ t.test('a real daemon', async (t) => {
       ['the checksum twice in the body', '', `${body}&checksum=${good}&checksum=${good}`, 'checksumError'],
       ['a percent-encoded checksum name in the body', '', `${body}&checksu%6D=${good}`, 'checksumError'],
       ['a percent-encoded checksum name in the query', `checksu%6D=${good}`, body, 'checksumError'],
-      ['a percent-encoded checksum name, the body sorted', '', `meetingID=odd+1&name=Odd&checksu%6D=${sign('create', 'meetingID=odd+1&name=Odd', secret)}`, 'checksumError'],
+      [
+        'a percent-encoded checksum name, the body sorted',
+        '',
+        `meetingID=odd+1&name=Odd&checksu%6D=${sign('create', 'meetingID=odd+1&name=Odd', secret)}`,
+        'checksumError',
+      ],
       ['a checksum with no value in the body', `checksum=${good}`, `${body}&checksum`, 'checksumError'],
       ['no checksum anywhere', '', body, 'checksumError'],
       ['parameters in both, the query signed', `meetingID=odd+1&checksum=${sign('create', 'meetingID=odd+1', secret)}`, 'name=Odd', 'validationError'],
       ['parameters in both, the checksum in the body', 'meetingID=odd+1', `name=Odd&checksum=${sign('create', 'meetingID=odd+1', secret)}`, 'validationError'],
-      ['a duplicated parameter, signed', `checksum=${sign('create', 'meetingID=odd+1&meetingID=odd+2', secret)}`, 'meetingID=odd+1&meetingID=odd+2', 'validationError'],
+      [
+        'a duplicated parameter, signed',
+        `checksum=${sign('create', 'meetingID=odd+1&meetingID=odd+2', secret)}`,
+        'meetingID=odd+1&meetingID=odd+2',
+        'validationError',
+      ],
     ];
     for (const [what, query, sent, key] of cases) {
       const answer = await post('create', query, sent);
@@ -113,8 +155,20 @@ t.test('a real daemon', async (t) => {
     assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/getMeetings?checksum=${overEmpty('getMeetings')}`), 'GET getMeetings over ""');
     const q = 'meetingID=slides&name=With+slides';
     const slides = '<?xml version="1.0"?><modules><module name="presentation"><document url="https://example.org/a.pdf" filename="a.pdf"/></module></modules>';
-    assertSuccess(t, await post('create', `${q}&checksum=${sign('create', q, secret)}`, slides, 'application/xml'), 'create with an XML body: the query signed, the body not');
-    assertSuccess(t, await post('isMeetingRunning', `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`, ''), 'a POST with an empty body reads the query');
-    assertSuccess(t, await post('isMeetingRunning', 'meetingID=held', `checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`), 'the checksum alone in the body covers the query');
+    assertSuccess(
+      t,
+      await post('create', `${q}&checksum=${sign('create', q, secret)}`, slides, 'application/xml'),
+      'create with an XML body: the query signed, the body not',
+    );
+    assertSuccess(
+      t,
+      await post('isMeetingRunning', `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`, ''),
+      'a POST with an empty body reads the query',
+    );
+    assertSuccess(
+      t,
+      await post('isMeetingRunning', 'meetingID=held', `checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`),
+      'the checksum alone in the body covers the query',
+    );
   });
 });

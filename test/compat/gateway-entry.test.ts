@@ -50,7 +50,14 @@ async function enter(daemon: CompatDaemon, path: string, query: Record<string, s
 /** Enters with a token and exchanges the join token at /start: the role the engine gives. */
 async function roleOf(t: Tap, daemon: CompatDaemon, path: string, jwt: string, what: string): Promise<{ role: string; roomId: string; join: string }> {
   const entry = await enter(daemon, path, { jwt });
-  t.equal(entry.status, 302, `${what}: 302 (${entry.text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200)})`);
+  t.equal(
+    entry.status,
+    302,
+    `${what}: 302 (${entry.text
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .slice(0, 200)})`,
+  );
   const { roomId, token, url } = roomAndToken(entry.location ?? 'http://x/');
   t.equal(`${url.origin}`, frontend, `${what}: to COMPAT_FRONTEND_URL`);
   t.equal(url.searchParams.get('embed'), '1', `${what}: embed=1`);
@@ -84,8 +91,16 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
   const tokens: string[] = [];
   const keep = (token: string) => (tokens.push(token), token);
 
-  await t.test('valid tokens: the role is the engine\'s, the room is made on first arrival', async (t) => {
-    const moderator = await roleOf(t, daemon, '/videoconf/Math', keep(mint(claims('Math', { context: { user: { name: 'Mia Moderator', moderator: true, avatar: 'https://img.example/m.png', email: 'mia@example.org' } } }))), 'moderator');
+  await t.test("valid tokens: the role is the engine's, the room is made on first arrival", async (t) => {
+    const moderator = await roleOf(
+      t,
+      daemon,
+      '/videoconf/Math',
+      keep(
+        mint(claims('Math', { context: { user: { name: 'Mia Moderator', moderator: true, avatar: 'https://img.example/m.png', email: 'mia@example.org' } } })),
+      ),
+      'moderator',
+    );
     t.equal(moderator.role, 'moderator');
     t.match(moderator.roomId, /^vc-[0-9a-f]{32}$/, 'an engine room vc-…');
     const join = claimsOf(moderator.join);
@@ -97,8 +112,20 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     const participant = await roleOf(t, daemon, '/videoconf/math', keep(mint(claims('math'))), 'participant');
     t.equal(participant.role, 'participant');
     t.equal(participant.roomId, moderator.roomId, 'Math and math are one room');
-    for (const [value, role] of [['true', 'moderator'], ['yes', 'participant'], [1, 'participant'], ['false', 'participant'], [null, 'participant']] as const) {
-      const got = await roleOf(t, daemon, '/videoconf/roles', keep(mint(claims('roles', { context: { user: { name: 'Role Test', moderator: value } } }))), `moderator ${JSON.stringify(value)}`);
+    for (const [value, role] of [
+      ['true', 'moderator'],
+      ['yes', 'participant'],
+      [1, 'participant'],
+      ['false', 'participant'],
+      [null, 'participant'],
+    ] as const) {
+      const got = await roleOf(
+        t,
+        daemon,
+        '/videoconf/roles',
+        keep(mint(claims('roles', { context: { user: { name: 'Role Test', moderator: value } } }))),
+        `moderator ${JSON.stringify(value)}`,
+      );
       t.equal(got.role, role, `moderator ${JSON.stringify(value)} gives a ${role}`);
     }
     const star = await roleOf(t, daemon, '/videoconf/Any%20Room', keep(mint(claims('*'))), 'room *');
@@ -106,7 +133,7 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     const cased = await roleOf(t, daemon, '/videoconf/%C3%89cole', keep(mint(claims('e\u0301COLE'))), 'room in another case and another Unicode form');
     t.equal(cased.role, 'participant');
     const nameless = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { context: {} }))), displayName: 'Typed By Page' });
-    t.equal(claimsOf(roomAndToken(nameless.location ?? 'http://x/').token).name, 'Typed By Page', 'no name in the token: the page\'s displayName');
+    t.equal(claimsOf(roomAndToken(nameless.location ?? 'http://x/').token).name, 'Typed By Page', "no name in the token: the page's displayName");
     const inside = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { nbf: now() + 20 }))) });
     t.equal(inside.status, 302, 'nbf 20 s ahead: within the 30 s tolerance');
     const shortLife = await enter(daemon, '/videoconf/math', { jwt: keep(mint(without(claims('math', { exp: now() + 23 * 3600 }), 'iat'))) });
@@ -118,7 +145,11 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
   await t.test('each rule refuses on its own, with a sentence saying why', async (t) => {
     const base = claims('math');
     const cases: [string, string, RegExp][] = [
-      ...(['iss', 'aud', 'sub', 'room', 'exp'] as const).map((claim): [string, string, RegExp] => [`${claim} missing`, mint(without(base, claim)), claim === 'iss' ? /lacks a required detail/ : /lacks a required detail/]),
+      ...(['iss', 'aud', 'sub', 'room', 'exp'] as const).map((claim): [string, string, RegExp] => [
+        `${claim} missing`,
+        mint(without(base, claim)),
+        claim === 'iss' ? /lacks a required detail/ : /lacks a required detail/,
+      ]),
       ['iss of nobody', mint({ ...base, iss: 'other-app' }), /application this service does not accept/],
       ['aud wrong', mint({ ...base, aud: 'other' }), /made for another service/],
       ['aud an empty list', mint({ ...base, aud: [] }), /damaged/],
@@ -145,7 +176,11 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       ['typ of another kind', mint(base, { header: '{"alg":"HS256","typ":"meet-join+jwt"}' }), /damaged/],
       ['duplicate claim', mint(JSON.stringify(base).replace('{', '{"room":"*",')), /same detail twice/],
       ['duplicate claim, escaped', mint(JSON.stringify(base).replace('{', '{"\\u0072oom":"*",')), /same detail twice/],
-      ['duplicate nested claim', mint(JSON.stringify({ ...base, context: { user: { moderator: false } } }).replace('"moderator":false', '"moderator":false,"moderator":true')), /same detail twice/],
+      [
+        'duplicate nested claim',
+        mint(JSON.stringify({ ...base, context: { user: { moderator: false } } }).replace('"moderator":false', '"moderator":false,"moderator":true')),
+        /same detail twice/,
+      ],
       ['duplicate header name', mint(base, { header: '{"alg":"none","alg":"HS256"}' }), /same detail twice/],
       ['9 KiB token', mint({ ...base, pad: 'x'.repeat(9 * 1024) }), /too long to be a valid one/],
       ['not three parts', 'abc.def', /damaged/],
@@ -175,15 +210,29 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.not(acmeMath.roomId, primary.roomId, "acme's math is not the primary app's");
     t.not(acmeMath.roomId, betaMath.roomId, "acme's math is not beta's");
     t.same(claimsOf(acmeMath.join).embed, ['https://acme.example'], "acme's pages: its embed_origins");
-    t.equal((await roleOf(t, daemon, `/${acmeAppId}/videoconf/math`, acme('math'), 'under the app id')).roomId, acmeMath.roomId, '/{app id}/videoconf/math is the same room');
+    t.equal(
+      (await roleOf(t, daemon, `/${acmeAppId}/videoconf/math`, acme('math'), 'under the app id')).roomId,
+      acmeMath.roomId,
+      '/{app id}/videoconf/math is the same room',
+    );
     t.equal((await roleOf(t, daemon, '/acme/videoconf/MATH', acme('math'), 'under the tenant id')).roomId, acmeMath.roomId, '/{tenant id}/videoconf/MATH too');
-    t.equal((await roleOf(t, daemon, `/${mainAppId}/videoconf/math`, keep(mint(claims('math'))), 'primary under its app id')).roomId, primary.roomId, 'the primary app id as prefix');
+    t.equal(
+      (await roleOf(t, daemon, `/${mainAppId}/videoconf/math`, keep(mint(claims('math'))), 'primary under its app id')).roomId,
+      primary.roomId,
+      'the primary app id as prefix',
+    );
     const namespaced = await roleOf(t, daemon, '/team-7/videoconf/math', keep(mint(claims('math'))), 'a prefix that names no tenant');
     t.not(namespaced.roomId, primary.roomId, 'a prefix that names no tenant is a namespace of its own');
     const wrong = acme('math');
     refused(t, await enter(daemon, `/${betaAppId}/videoconf/math`, { jwt: wrong }), /belongs to another application/, "acme's token under beta's path", wrong);
     const primaryUnderAcme = keep(mint(claims('math')));
-    refused(t, await enter(daemon, '/acme/videoconf/math', { jwt: primaryUnderAcme }), /belongs to another application/, "the primary app's token under acme's path", primaryUnderAcme);
+    refused(
+      t,
+      await enter(daemon, '/acme/videoconf/math', { jwt: primaryUnderAcme }),
+      /belongs to another application/,
+      "the primary app's token under acme's path",
+      primaryUnderAcme,
+    );
     const issOnly = keep(mint(claims('math', { iss: acmeAppId, aud: 'elsewhere' }), { secret: acmeSecret }));
     refused(t, await enter(daemon, '/videoconf/math', { jwt: issOnly }), /made for another service/, "a tenant's token keeps the audience rule", issOnly);
     const page = await enter(daemon, '/acme/videoconf/math');
@@ -200,7 +249,11 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.ok(nonce, 'one script, allowed by a nonce');
     t.match(page.text, new RegExp(`<script nonce="${nonce!.replace(/[+/]/g, '\\$&')}">`), 'the script carries it');
     t.equal(frameAncestors(page.headers), '*', 'framable, so the embedding page hears why');
-    t.match(page.text, /window\.parent\.postMessage\(\{ type: 'errorOccurred', error: \{ name: d\.errorName, message: d\.errorMessage, isFatal: true \} \}, '\*'\)/, 'posts errorOccurred, isFatal true');
+    t.match(
+      page.text,
+      /window\.parent\.postMessage\(\{ type: 'errorOccurred', error: \{ name: d\.errorName, message: d\.errorMessage, isFatal: true \} \}, '\*'\)/,
+      'posts errorOccurred, isFatal true',
+    );
     t.match(page.text, /data-error-name="conference\.tokenExpired"/, 'the error name');
     t.equal((page.text.match(/<script/g) ?? []).length, 1, 'one script');
     t.notMatch(page.text, /\son[a-z]+=|<style|<img|<link|<iframe/i, 'no handlers, styles or other resources');
@@ -224,7 +277,12 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.equal(frameAncestors(await page(`/room/${roomId}?t=${token.slice(0, -4)}AAAA&embed=1`)), "'self'", 'a forged join token: plain');
     const bare = await fetch(`${daemon.url}/room/${roomId}/exists`, { signal: AbortSignal.timeout(10_000) });
     t.equal(bare.status, 404, 'the derived room id shows nothing without a join token');
-    const start = await fetch(`${daemon.url}/room/${roomId}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Sneaky' }), signal: AbortSignal.timeout(10_000) });
+    const start = await fetch(`${daemon.url}/room/${roomId}/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Sneaky' }),
+      signal: AbortSignal.timeout(10_000),
+    });
     t.equal(start.status, 403, 'and admits nobody without one');
   });
 
@@ -234,10 +292,18 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     // Whole tokens, their signatures (long enough to mean something), the secrets, anything shaped like a JWT.
     const signatures = tokens.map((jwt) => jwt.split('.')[2] ?? '').filter((signature) => signature.length >= 16);
     const leaks = daemon.lines.filter(
-      (line) => tokens.some((jwt) => line.includes(jwt)) || signatures.some((s) => line.includes(s)) || line.includes(mainSecret) || line.includes(acmeSecret) || /eyJ[\w-]+\.[\w-]+/.test(line),
+      (line) =>
+        tokens.some((jwt) => line.includes(jwt)) ||
+        signatures.some((s) => line.includes(s)) ||
+        line.includes(mainSecret) ||
+        line.includes(acmeSecret) ||
+        /eyJ[\w-]+\.[\w-]+/.test(line),
     );
     t.same(leaks, [], 'nothing leaked');
-    t.ok(daemon.lines.some((line) => /"url":"\/videoconf\/math\?jwt=\*\*\*/.test(line)), 'the request log shows the URL with the token masked');
+    t.ok(
+      daemon.lines.some((line) => /"url":"\/videoconf\/math\?jwt=\*\*\*/.test(line)),
+      'the request log shows the URL with the token masked',
+    );
   });
 });
 
@@ -250,7 +316,11 @@ t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async 
   t.equal(join.role, 'participant', 'as a participant');
   t.equal(join.source, 'link', 'a bare-link guest of the room');
   t.equal(join.name, 'Walk In', 'named as the page asked');
-  t.equal((await startWithToken(daemon, roomId, token)).body?.role, 'moderator', 'the first arrival of an open room becomes its moderator (gateway-succession.test.ts)');
+  t.equal(
+    (await startWithToken(daemon, roomId, token)).body?.role,
+    'moderator',
+    'the first arrival of an open room becomes its moderator (gateway-succession.test.ts)',
+  );
   const impostor = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'System' });
   t.equal(claimsOf(roomAndToken(impostor.location!).token).name, undefined, 'an impersonating typed name is dropped (the page asks for one)');
   const jwt = mint(claims('open room'));
@@ -282,7 +352,12 @@ t.test('short secrets are refused at start and at reload', async (t) => {
   );
 
   const file = tenantsFile(t, registry);
-  const daemon = await compatDaemonFor(t, { COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, COMPAT_FRONTEND_URL: frontend, SERVICE_TENANTS_FILE: file });
+  const daemon = await compatDaemonFor(t, {
+    COMPAT_JITSI_APP_ID: mainAppId,
+    COMPAT_JITSI_APP_SECRET: mainSecret,
+    COMPAT_FRONTEND_URL: frontend,
+    SERVICE_TENANTS_FILE: file,
+  });
   const temp = `${file}.tmp`;
   writeFileSync(temp, registry.replace(acmeSecret, 'short-acme-secret'));
   renameSync(temp, file);
@@ -290,5 +365,8 @@ t.test('short secrets are refused at start and at reload', async (t) => {
   t.pass('the reload is refused, naming the tenant');
   const entry = await enter(daemon, '/videoconf/math', { jwt: mint(claims('math', { iss: acmeAppId }), { secret: acmeSecret }) });
   t.equal(entry.status, 302, 'the last good registry stays: acme still enters with its secret');
-  t.notOk(daemon.lines.some((line) => line.includes('short-acme-secret')), 'the refused secret is not logged');
+  t.notOk(
+    daemon.lines.some((line) => line.includes('short-acme-secret')),
+    'the refused secret is not logged',
+  );
 });

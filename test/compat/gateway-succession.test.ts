@@ -53,14 +53,17 @@ t.test('open room: first moderator, second a guest who waits; the first leaves a
   t.same((await bobBrowser.start({ name: 'Bob', t: b.token })).body, { status: 'knock' }, 'the second arrival must knock');
   t.equal((await bobBrowser.knock({ name: 'Bob', note: '', t: b.token })).status, 202, 'and waits');
   const list = await waitingUntil(annLive.client, (w) => w.requests.length === 1);
-  t.equal(list.requests[0]!.name, 'Bob', "Ann sees him in her waiting list");
+  t.equal(list.requests[0]!.name, 'Bob', 'Ann sees him in her waiting list');
   t.equal((await asSession.admit(daemon, a.roomId, ann.session, { request_id: list.requests[0]!.request_id })).status, 200, 'Ann admits him');
   const polled = await bobBrowser.poll();
   t.equal(polled.body?.status, 'admitted');
   const bob: Session = admittedSession(polled, 'Bob');
   const bobLive = await connectLive(daemon, b.roomId, bob.session);
   t.equal(bobLive.welcome.self.role, 'participant', 'the second arrival is not a moderator');
-  t.match(bobLive.welcome.participants.find((p) => p.participant_id === ann.participantId), { role: 'moderator' });
+  t.match(
+    bobLive.welcome.participants.find((p) => p.participant_id === ann.participantId),
+    { role: 'moderator' },
+  );
 
   // Before: Bob's moderator gestures are refused, whatever he sends.
   const refusedList = await asSession.list(daemon, b.roomId, bob.session);
@@ -109,7 +112,11 @@ t.test('open room: first moderator, second a guest who waits; the first leaves a
   const cid = admittedSession(await cidBrowser.poll(), 'Cid');
   const cidLive = await connectLive(daemon, c.roomId, cid.session);
   t.equal(cidLive.welcome.self.role, 'participant');
-  t.match(cidLive.welcome.participants.find((p) => p.participant_id === bob.participantId), { role: 'moderator' }, 'Cid sees Bob as moderator');
+  t.match(
+    cidLive.welcome.participants.find((p) => p.participant_id === bob.participantId),
+    { role: 'moderator' },
+    'Cid sees Bob as moderator',
+  );
 
   const timeline = await waitingApi.timeline(daemon, a.roomId);
   t.match(

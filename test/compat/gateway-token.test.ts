@@ -63,7 +63,11 @@ t.test('time rules at their edges', async (t) => {
   t.equal(await outcome({ nbf: null }), 'token_malformed', 'nbf not a number');
   const star = { ...rules, acceptedAudiences: ['*'] };
   t.equal((await verifyGatewayToken(mint(claims('r', { aud: 'anything' }, at)), 'r', star)).pair, pair, 'aud * accepts any audience');
-  await t.rejects(verifyGatewayToken(mint(claims('r', { aud: 'anything', iss: 'x' }, at)), 'r', { ...star, pairFor: () => null }), { code: 'issuer_not_accepted' }, 'no pair: issuer refused');
+  await t.rejects(
+    verifyGatewayToken(mint(claims('r', { aud: 'anything', iss: 'x' }, at)), 'r', { ...star, pairFor: () => null }),
+    { code: 'issuer_not_accepted' },
+    'no pair: issuer refused',
+  );
   const anyIssuer = { ...rules, pairFor: () => ({ ...pair, acceptedIssuers: ['*'] }) };
   t.equal((await verifyGatewayToken(mint(claims('r', { iss: 'whoever' }, at)), 'r', anyIssuer)).moderator, false, 'iss * accepts any issuer');
 });

@@ -18,9 +18,19 @@ t.test('guest=true under each guestPolicy', async (t) => {
   const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const api = new ConfapiClient(d.compatUrl, secret);
   for (const policy of ['ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH']) {
-    assertSuccess(t, await api.get('create', [['meetingID', policy], ['guestPolicy', policy]]), `create ${policy}`);
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', policy],
+        ['guestPolicy', policy],
+      ]),
+      `create ${policy}`,
+    );
   }
-  const guest: [string, string][] = [['guest', 'true'], ['role', 'VIEWER']];
+  const guest: [string, string][] = [
+    ['guest', 'true'],
+    ['role', 'VIEWER'],
+  ];
 
   t.test('ALWAYS_ACCEPT: ALLOW, she enters', async (t) => {
     const answer = await joinAs(t, api, 'ALWAYS_ACCEPT', guest);
@@ -40,11 +50,24 @@ t.test('guest=true under each guestPolicy', async (t) => {
     t.same((await browser.start({ name: 'typed', t: token })).body, { status: 'knock' }, 'the link leads to the waiting room');
     t.equal((await browser.knock({ name: 'typed', note: '', t: token })).status, 202);
 
-    const modLink = roomAndToken(String((await joinAs(t, api, 'ASK_MODERATOR', [['role', 'MODERATOR'], ['guest', 'true']])).xml.url));
+    const modLink = roomAndToken(
+      String(
+        (
+          await joinAs(t, api, 'ASK_MODERATOR', [
+            ['role', 'MODERATOR'],
+            ['guest', 'true'],
+          ])
+        ).xml.url,
+      ),
+    );
     const mod = await startWithToken(d, roomId, modLink.token, 'Teacher');
     t.match(mod.body, { status: 'joined', role: 'moderator' }, 'a moderator is never a guest');
     const list = await asSession.list(d, roomId, mod.body.session);
-    t.same(list.body.map((r: { name: string }) => r.name), ['Gina Guest'], 'the waiting list shows her fullName');
+    t.same(
+      list.body.map((r: { name: string }) => r.name),
+      ['Gina Guest'],
+      'the waiting list shows her fullName',
+    );
     t.equal((await asSession.admit(d, roomId, mod.body.session, { request_id: list.body[0].request_id })).status, 200);
     const polled = await browser.poll();
     t.match(polled.body, { status: 'admitted', session: String }, 'admitted, she enters');
@@ -67,7 +90,15 @@ t.test('guest=true under each guestPolicy', async (t) => {
     t.equal(answer.xml.guestStatus, 'DENY');
     t.equal(answer.xml.messageKey, 'guestDeny');
     t.notMatch(answer.text, /[?&]t=/, 'no join token is handed out');
-    const page = await fetch(api.url('join', [['meetingID', 'ALWAYS_DENY'], ['fullName', 'Gina'], ['guest', 'true'], ['role', 'VIEWER']]), { redirect: 'manual' });
+    const page = await fetch(
+      api.url('join', [
+        ['meetingID', 'ALWAYS_DENY'],
+        ['fullName', 'Gina'],
+        ['guest', 'true'],
+        ['role', 'VIEWER'],
+      ]),
+      { redirect: 'manual' },
+    );
     t.equal(page.status, 403, 'not a redirect');
     t.match(page.headers.get('content-type'), /^text\/html/);
     t.match(await page.text(), /You cannot join this meeting/);
@@ -79,6 +110,16 @@ t.test('guest=true under each guestPolicy', async (t) => {
   });
 
   t.test('guest must be a boolean', async (t) => {
-    assertFailed(t, await api.get('join', [['meetingID', 'ALWAYS_ACCEPT'], ['fullName', 'G'], ['guest', 'maybe'], ['redirect', 'false']]), 'validationError', 'guest=maybe');
+    assertFailed(
+      t,
+      await api.get('join', [
+        ['meetingID', 'ALWAYS_ACCEPT'],
+        ['fullName', 'G'],
+        ['guest', 'maybe'],
+        ['redirect', 'false'],
+      ]),
+      'validationError',
+      'guest=maybe',
+    );
   });
 });

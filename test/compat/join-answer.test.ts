@@ -16,7 +16,10 @@ t.test('generated passwords and join tokens', async (t) => {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha1', 'sorted');
 
-  const created = await api.get('create', [['meetingID', 'no-passwords'], ['name', 'Greenlight room']]);
+  const created = await api.get('create', [
+    ['meetingID', 'no-passwords'],
+    ['name', 'Greenlight room'],
+  ]);
   assertSuccess(t, created, 'create without passwords');
   const { attendeePW, moderatorPW } = created.xml as { attendeePW: string; moderatorPW: string };
 
@@ -27,7 +30,10 @@ t.test('generated passwords and join tokens', async (t) => {
     const again = await api.get('create', [['meetingID', 'no-passwords']]);
     t.equal(again.xml?.messageKey, 'duplicateWarning');
     t.same([again.xml?.attendeePW, again.xml?.moderatorPW], [attendeePW, moderatorPW], 'a duplicate create answers the same ones');
-    const other = await api.get('create', [['meetingID', 'other'], ['attendeePW', 'given-ap']]);
+    const other = await api.get('create', [
+      ['meetingID', 'other'],
+      ['attendeePW', 'given-ap'],
+    ]);
     t.equal(other.xml?.attendeePW, 'given-ap', 'a given password is kept');
     t.match(other.xml?.moderatorPW, /^[a-z2-7]{12}$/, 'the missing one is generated');
     t.not(other.xml?.moderatorPW, moderatorPW, 'another meeting, another password');
@@ -39,22 +45,52 @@ t.test('generated passwords and join tokens', async (t) => {
       ['Mod Erator', moderatorPW, 'moderator', 'MODERATOR'],
       ['Vi Ewer', attendeePW, 'participant', 'VIEWER'],
     ] as const) {
-      const joined = await api.get('join', [['meetingID', 'no-passwords'], ['fullName', name], ['password', password]]);
+      const joined = await api.get('join', [
+        ['meetingID', 'no-passwords'],
+        ['fullName', name],
+        ['password', password],
+      ]);
       t.equal(joined.status, 302, `${name}: redirected`);
       const link = roomAndToken(joined.headers.get('location') ?? '');
       roomId = link.roomId;
       t.match(claimsOf(link.token), { role }, `${name}: token role ${role}`);
       t.match((await startWithToken(d, link.roomId, link.token, name)).body, { status: 'joined', role }, `${name}: enters as ${role}`);
       const info = await api.get('getMeetingInfo', [['meetingID', 'no-passwords']]);
-      t.match(attendeesOf(info.xml).find((a) => a.fullName === name), { role: shown }, `${name}: ${shown} in getMeetingInfo`);
+      t.match(
+        attendeesOf(info.xml).find((a) => a.fullName === name),
+        { role: shown },
+        `${name}: ${shown} in getMeetingInfo`,
+      );
     }
     t.ok(roomId !== '');
-    assertFailed(t, await api.get('join', [['meetingID', 'no-passwords'], ['fullName', 'Nobody']]), 'invalidPassword', 'neither role nor password');
-    assertFailed(t, await api.get('join', [['meetingID', 'no-passwords'], ['fullName', 'Nobody'], ['password', '']]), 'invalidPassword', 'an empty password');
+    assertFailed(
+      t,
+      await api.get('join', [
+        ['meetingID', 'no-passwords'],
+        ['fullName', 'Nobody'],
+      ]),
+      'invalidPassword',
+      'neither role nor password',
+    );
+    assertFailed(
+      t,
+      await api.get('join', [
+        ['meetingID', 'no-passwords'],
+        ['fullName', 'Nobody'],
+        ['password', ''],
+      ]),
+      'invalidPassword',
+      'an empty password',
+    );
   });
 
   t.test('join with redirect=false: the upstream elements in order, fresh tokens each time', async (t) => {
-    const pairs: [string, string][] = [['meetingID', 'no-passwords'], ['fullName', 'Api User'], ['role', 'VIEWER'], ['redirect', 'false']];
+    const pairs: [string, string][] = [
+      ['meetingID', 'no-passwords'],
+      ['fullName', 'Api User'],
+      ['role', 'VIEWER'],
+      ['redirect', 'false'],
+    ];
     const first = await api.get('join', pairs);
     const second = await api.get('join', pairs);
     assertSuccess(t, first, 'first join');
@@ -79,7 +115,22 @@ t.test('generated passwords and join tokens', async (t) => {
 
   t.test('end needs the generated moderator password', async (t) => {
     assertFailed(t, await api.get('end', [['meetingID', 'no-passwords']]), 'invalidPassword', 'without it');
-    assertFailed(t, await api.get('end', [['meetingID', 'no-passwords'], ['password', attendeePW]]), 'invalidPassword', 'with the attendee one');
-    assertSuccess(t, await api.get('end', [['meetingID', 'no-passwords'], ['password', moderatorPW]]), 'with it');
+    assertFailed(
+      t,
+      await api.get('end', [
+        ['meetingID', 'no-passwords'],
+        ['password', attendeePW],
+      ]),
+      'invalidPassword',
+      'with the attendee one',
+    );
+    assertSuccess(
+      t,
+      await api.get('end', [
+        ['meetingID', 'no-passwords'],
+        ['password', moderatorPW],
+      ]),
+      'with it',
+    );
   });
 });

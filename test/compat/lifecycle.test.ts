@@ -44,7 +44,12 @@ async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
 
 /** The engine room of an open meeting, as its join link names it. */
 async function roomOf(api: ConfapiClient, meetingId: string): Promise<string> {
-  const joined = await api.get('join', [['meetingID', meetingId], ['fullName', 'Probe'], ['role', 'VIEWER'], ['redirect', 'false']]);
+  const joined = await api.get('join', [
+    ['meetingID', meetingId],
+    ['fullName', 'Probe'],
+    ['role', 'VIEWER'],
+    ['redirect', 'false'],
+  ]);
   return decodeURIComponent(new URL(String(joined.xml.url)).pathname.split('/')[2]!);
 }
 
@@ -105,20 +110,48 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
 t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   t.test('instance optional', async (t) => {
     const { services, api } = await rig(t);
-    assertSuccess(t, await api.get('create', [['meetingID', 'open'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'ALWAYS_ACCEPT');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'open'],
+        ['guestPolicy', 'ALWAYS_ACCEPT'],
+      ]),
+      'ALWAYS_ACCEPT',
+    );
     t.match(services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
     t.equal((await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
-    assertSuccess(t, await api.get('create', [['meetingID', 'ask'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'ask'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'ASK_MODERATOR',
+    );
     t.match(services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
     t.equal((await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
     await enter(services, await roomOf(api, 'ask'), 'participant', 'Platform user');
     t.pass('a platform arrival enters directly');
-    assertSuccess(t, await api.get('create', [['meetingID', 'deny'], ['guestPolicy', 'ALWAYS_DENY']]), 'ALWAYS_DENY');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'deny'],
+        ['guestPolicy', 'ALWAYS_DENY'],
+      ]),
+      'ALWAYS_DENY',
+    );
     const denied = await roomOf(api, 'deny');
     t.match(services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
     await t.rejects(services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' }, 'a bare-link guest is refused');
     await enter(services, denied, 'participant', 'Platform user');
-    assertSuccess(t, await api.get('create', [['meetingID', 'auth'], ['guestPolicy', 'ALWAYS_ACCEPT_AUTH']]), 'ALWAYS_ACCEPT_AUTH');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'auth'],
+        ['guestPolicy', 'ALWAYS_ACCEPT_AUTH'],
+      ]),
+      'ALWAYS_ACCEPT_AUTH',
+    );
     t.equal((await services.waiting.start({ roomId: await roomOf(api, 'auth'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest asks');
   });
 
@@ -130,16 +163,37 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
 
   t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
     const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'forced', SERVICE_WAITING_ROOM_MODE: 'until_moderator' });
-    assertSuccess(t, await api.get('create', [['meetingID', 'forced'], ['guestPolicy', 'ALWAYS_ACCEPT']]), 'create');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'forced'],
+        ['guestPolicy', 'ALWAYS_ACCEPT'],
+      ]),
+      'create',
+    );
     t.match(services.rooms.get(await roomOf(api, 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
-    assertSuccess(t, await api.get('create', [['meetingID', 'forced2'], ['guestPolicy', 'ASK_MODERATOR']]), 'ASK_MODERATOR under a fixed mode');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'forced2'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'ASK_MODERATOR under a fixed mode',
+    );
     await enter(services, await roomOf(api, 'forced'), 'participant', 'Viewer');
     t.pass('a viewer with a join token enters without a moderator present');
   });
 
   t.test('instance off: no waiting room, so a guest who would have to ask is refused', async (t) => {
     const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'off' });
-    assertSuccess(t, await api.get('create', [['meetingID', 'off'], ['guestPolicy', 'ASK_MODERATOR']]), 'create');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'off'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'create',
+    );
     const room = await roomOf(api, 'off');
     t.match(services.rooms.get(room), { waitingRoom: 'off', entry: 'token' });
     await t.rejects(services.waiting.start({ roomId: room, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' });
@@ -152,7 +206,12 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   const posted: [string, string][] = [];
   assertSuccess(
     t,
-    await api.get('create', [['meetingID', 'live'], ['lockSettingsDisableMic', 'true'], ['webcamsOnlyForModerator', 'true'], ['muteOnStart', 'true']]),
+    await api.get('create', [
+      ['meetingID', 'live'],
+      ['lockSettingsDisableMic', 'true'],
+      ['webcamsOnlyForModerator', 'true'],
+      ['muteOnStart', 'true'],
+    ]),
     'create with locks',
   );
   const roomId = await roomOf(api, 'live');
@@ -176,7 +235,14 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   const byName = Object.fromEntries(attendeesOf(info).map((a) => [a.fullName, a]));
   t.match(byName.Mod, { role: 'MODERATOR', hasJoinedVoice: 'true', hasVideo: 'true' });
   t.match(byName.Vi, { role: 'VIEWER', hasJoinedVoice: 'false', hasVideo: 'true' });
-  assertSuccess(t, await api.get('sendChatMessage', [['meetingID', 'live'], ['message', 'Hello all']]), 'sendChatMessage');
+  assertSuccess(
+    t,
+    await api.get('sendChatMessage', [
+      ['meetingID', 'live'],
+      ['message', 'Hello all'],
+    ]),
+    'sendChatMessage',
+  );
   t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
   t.match(compat.systemChat(roomId), [{ sender: 'System', text: 'Hello all', delivered: true }], 'and the module kept it');
   t.same(compat.locksFor(roomId), { mic: true, cam: false, cams_moderators_only: true }, 'locks for the media side');
@@ -184,7 +250,11 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   t.equal(compat.locksFor('no-such-room'), null);
   const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then((r) => r.json() as Promise<{ response: { data: string } }>);
   const users = Object.values(JSON.parse(dashboard.response.data).users as Record<string, any>);
-  t.match(users.find((u) => u.name === 'Vi'), { talk: { totalTime: 4200 }, webcams: [{ startedOn: 1, stoppedOn: 2 }], totalOfMessages: 3 }, 'activity in the dashboard');
+  t.match(
+    users.find((u) => u.name === 'Vi'),
+    { talk: { totalTime: 4200 }, webcams: [{ startedOn: 1, stoppedOn: 2 }], totalOfMessages: 3 },
+    'activity in the dashboard',
+  );
   t.equal(users.length, 2);
   void mod;
 });
@@ -197,13 +267,31 @@ t.test('recordings: local metadata only, and the recording-ready callback', asyn
   t.equal(empty.xml.messageKey, 'noRecordings', 'an empty list with noRecordings');
   assertFailed(t, await api.get('publishRecordings', [['publish', 'true']]), 'missingParamRecordID', 'publish without recordID');
   assertFailed(t, await api.get('publishRecordings', [['recordID', 'x']]), 'missingParamPublish', 'publish without publish');
-  assertFailed(t, await api.get('publishRecordings', [['recordID', 'x'], ['publish', 'true']]), 'notFound', 'publish an unknown recording');
+  assertFailed(
+    t,
+    await api.get('publishRecordings', [
+      ['recordID', 'x'],
+      ['publish', 'true'],
+    ]),
+    'notFound',
+    'publish an unknown recording',
+  );
   assertFailed(t, await api.get('deleteRecordings', [['recordID', 'x']]), 'notFound', 'delete an unknown recording');
   assertFailed(t, await api.get('updateRecordings', [['recordID', 'x']]), 'notFound', 'update an unknown recording');
 
-  const created = await api.get('create', [['meetingID', 'rec'], ['meta_bbb-recording-ready-url', `${receiver.url}/ready`]]);
+  const created = await api.get('create', [
+    ['meetingID', 'rec'],
+    ['meta_bbb-recording-ready-url', `${receiver.url}/ready`],
+  ]);
   const internalId = created.xml.internalMeetingID as string;
-  assertSuccess(t, await api.get('end', [['meetingID', 'rec'], ['password', created.xml.moderatorPW]]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'rec'],
+      ['password', created.xml.moderatorPW],
+    ]),
+    'end',
+  );
   const recording = await compat.recordingReady(internalId, {
     recordId: internalId,
     name: 'rec',
@@ -220,13 +308,30 @@ t.test('recordings: local metadata only, and the recording-ready callback', asyn
   t.equal(ready.url, '/ready');
   const jwt = new URLSearchParams(ready.body).get('signed_parameters') ?? '';
   const { payload } = await jwtVerify(jwt, new TextEncoder().encode(secret), { algorithms: ['HS256'] });
-  t.same(payload, { meeting_id: 'rec', record_id: internalId }, 'signed with the owning tenant\'s secret');
+  t.same(payload, { meeting_id: 'rec', record_id: internalId }, "signed with the owning tenant's secret");
 
   const listed = await api.get('getRecordings', [['meetingID', 'rec,other']]);
   t.equal(listed.xml.recordings.recording.recordID, internalId, 'getRecordings lists the local entry');
-  t.equal((await api.get('publishRecordings', [['recordID', internalId], ['publish', 'false']])).xml.published, 'false');
+  t.equal(
+    (
+      await api.get('publishRecordings', [
+        ['recordID', internalId],
+        ['publish', 'false'],
+      ])
+    ).xml.published,
+    'false',
+  );
   t.equal((await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording.published, 'false', 'unpublished');
-  assertSuccess(t, await api.get('updateRecordings', [['recordID', internalId], ['meta_gl-listed', 'true'], ['meta_name', ''], ['protect', 'true']]), 'update');
+  assertSuccess(
+    t,
+    await api.get('updateRecordings', [
+      ['recordID', internalId],
+      ['meta_gl-listed', 'true'],
+      ['meta_name', ''],
+      ['protect', 'true'],
+    ]),
+    'update',
+  );
   const updated = (await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording;
   t.equal(updated.metadata['gl-listed'], 'true');
   t.equal(updated.protected, 'true');

@@ -51,9 +51,19 @@ async function connect(wsBase: string, roomId: string, session: string): Promise
 t.test('the meeting API over the live connection', async (t) => {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256', 'sorted');
-  const created = await api.get('create', [['meetingID', 'live-1'], ['lockSettingsDisableMic', 'true'], ['webcamsOnlyForModerator', 'true'], ['muteOnStart', 'true']]);
+  const created = await api.get('create', [
+    ['meetingID', 'live-1'],
+    ['lockSettingsDisableMic', 'true'],
+    ['webcamsOnlyForModerator', 'true'],
+    ['muteOnStart', 'true'],
+  ]);
   assertSuccess(t, created, 'create with locks');
-  const joined = await api.get('join', [['meetingID', 'live-1'], ['fullName', 'Teacher'], ['role', 'MODERATOR'], ['redirect', 'false']]);
+  const joined = await api.get('join', [
+    ['meetingID', 'live-1'],
+    ['fullName', 'Teacher'],
+    ['role', 'MODERATOR'],
+    ['redirect', 'false'],
+  ]);
   const { roomId, token } = roomAndToken(joined.xml.url);
   const entered = await startWithToken(d, roomId, token);
   t.match(entered.body, { status: 'joined', role: 'moderator' });
@@ -70,11 +80,25 @@ t.test('the meeting API over the live connection', async (t) => {
   t.equal(info.voiceParticipantCount, '1');
   t.equal(info.videoCount, '1');
 
-  assertSuccess(t, await api.get('sendChatMessage', [['meetingID', 'live-1'], ['message', 'Welcome <all>']]), 'sendChatMessage');
+  assertSuccess(
+    t,
+    await api.get('sendChatMessage', [
+      ['meetingID', 'live-1'],
+      ['message', 'Welcome <all>'],
+    ]),
+    'sendChatMessage',
+  );
   const chat = await socket.next('chat');
   t.match(chat.message, { from: { participant_id: null, name: 'System' }, text: 'Welcome <all>' }, 'the connected client receives it from System');
 
-  assertSuccess(t, await api.get('end', [['meetingID', 'live-1'], ['password', created.xml.moderatorPW]]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'live-1'],
+      ['password', created.xml.moderatorPW],
+    ]),
+    'end',
+  );
   await socket.next('ended');
   t.equal(await socket.closed, 4410, 'the live connection is closed: everyone is out');
 });

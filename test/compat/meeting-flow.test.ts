@@ -67,7 +67,23 @@ t.test('the meeting API end to end', async (t) => {
   assertSuccess(t, created, 'create');
   t.same(
     elementOrder(created.text),
-    ['returncode', 'meetingID', 'internalMeetingID', 'parentMeetingID', 'attendeePW', 'moderatorPW', 'createTime', 'voiceBridge', 'dialNumber', 'createDate', 'hasUserJoined', 'duration', 'hasBeenForciblyEnded', 'messageKey', 'message'],
+    [
+      'returncode',
+      'meetingID',
+      'internalMeetingID',
+      'parentMeetingID',
+      'attendeePW',
+      'moderatorPW',
+      'createTime',
+      'voiceBridge',
+      'dialNumber',
+      'createDate',
+      'hasUserJoined',
+      'duration',
+      'hasBeenForciblyEnded',
+      'messageKey',
+      'message',
+    ],
     'create answers the upstream elements in order',
   );
   t.equal(created.xml.meetingID, meetingID, 'meetingID echoed');
@@ -104,7 +120,11 @@ t.test('the meeting API end to end', async (t) => {
     const parsed = roomAndToken(location);
     roomId = parsed.roomId;
     viewerToken = parsed.token;
-    t.match(claimsOf(viewerToken), { room: roomId, role: 'participant', source: 'lms', name: 'Alice Example', uid: 'moodle-user-7' }, 'the token names room, role, source lms, name');
+    t.match(
+      claimsOf(viewerToken),
+      { room: roomId, role: 'participant', source: 'lms', name: 'Alice Example', uid: 'moodle-user-7' },
+      'the token names room, role, source lms, name',
+    );
   });
 
   t.test('join with redirect=false answers the URL in XML', async (t) => {
@@ -141,7 +161,34 @@ t.test('the meeting API end to end', async (t) => {
     assertSuccess(t, info, 'getMeetingInfo');
     t.same(
       elementOrder(info.text),
-      ['returncode', 'meetingName', 'meetingID', 'internalMeetingID', 'createTime', 'createDate', 'voiceBridge', 'dialNumber', 'attendeePW', 'moderatorPW', 'running', 'duration', 'hasUserJoined', 'recording', 'hasBeenForciblyEnded', 'startTime', 'endTime', 'participantCount', 'listenerCount', 'voiceParticipantCount', 'videoCount', 'maxUsers', 'moderatorCount', 'attendees', 'metadata', 'isBreakout'],
+      [
+        'returncode',
+        'meetingName',
+        'meetingID',
+        'internalMeetingID',
+        'createTime',
+        'createDate',
+        'voiceBridge',
+        'dialNumber',
+        'attendeePW',
+        'moderatorPW',
+        'running',
+        'duration',
+        'hasUserJoined',
+        'recording',
+        'hasBeenForciblyEnded',
+        'startTime',
+        'endTime',
+        'participantCount',
+        'listenerCount',
+        'voiceParticipantCount',
+        'videoCount',
+        'maxUsers',
+        'moderatorCount',
+        'attendees',
+        'metadata',
+        'isBreakout',
+      ],
       'upstream element order',
     );
     t.equal(info.xml.meetingName, 'Algebra & <Co> "ü"', 'the name round-trips through XML escaping');
@@ -154,7 +201,11 @@ t.test('the meeting API end to end', async (t) => {
     const attendees = attendeesOf(info.xml);
     t.equal(attendees.length, 1, 'one attendee');
     t.match(attendees[0], { fullName: 'Alice Example', role: 'VIEWER', hasJoinedVoice: 'false', hasVideo: 'false' }, 'role, audio and video');
-    t.same(info.xml.metadata, { endcallbackurl: `${receiver.url}/ended?token=abc%20def`, 'bbb-origin': 'Moodle' }, 'metadata without prefix, lowercased; bad names dropped');
+    t.same(
+      info.xml.metadata,
+      { endcallbackurl: `${receiver.url}/ended?token=abc%20def`, 'bbb-origin': 'Moodle' },
+      'metadata without prefix, lowercased; bad names dropped',
+    );
     const running = await api.get('isMeetingRunning', [['meetingID', meetingID]]);
     t.equal(running.xml.running, 'true', 'isMeetingRunning true');
     const list = await api.get('getMeetings');
@@ -162,10 +213,21 @@ t.test('the meeting API end to end', async (t) => {
   });
 
   t.test('sendChatMessage posts in the name of System', async (t) => {
-    const sent = await api.get('sendChatMessage', [['meetingID', meetingID], ['message', 'Class ends in 5 minutes <b>now</b>']]);
+    const sent = await api.get('sendChatMessage', [
+      ['meetingID', meetingID],
+      ['message', 'Class ends in 5 minutes <b>now</b>'],
+    ]);
     assertSuccess(t, sent, 'sendChatMessage');
     assertFailed(t, await api.get('sendChatMessage', [['meetingID', meetingID]]), 'missingParamMessage', 'no message');
-    assertFailed(t, await api.get('sendChatMessage', [['meetingID', 'nope'], ['message', 'x']]), 'notFound', 'unknown meeting');
+    assertFailed(
+      t,
+      await api.get('sendChatMessage', [
+        ['meetingID', 'nope'],
+        ['message', 'x'],
+      ]),
+      'notFound',
+      'unknown meeting',
+    );
     const store = new SqliteCompatStore(join(d.dataDir, 'compat-api'));
     t.teardown(() => store.close());
     const chat = store.chatOf(created.xml.internalMeetingID);
@@ -186,9 +248,20 @@ t.test('the meeting API end to end', async (t) => {
   });
 
   t.test('end: wrong password refused, right one ends; the callback arrives; running false', async (t) => {
-    assertFailed(t, await api.get('end', [['meetingID', meetingID], ['password', 'ap-secret']]), 'invalidPassword', 'attendee password');
+    assertFailed(
+      t,
+      await api.get('end', [
+        ['meetingID', meetingID],
+        ['password', 'ap-secret'],
+      ]),
+      'invalidPassword',
+      'attendee password',
+    );
     assertFailed(t, await api.get('end', [['meetingID', meetingID]]), 'invalidPassword', 'no password');
-    const ended = await api.get('end', [['meetingID', meetingID], ['password', 'mp-secret']]);
+    const ended = await api.get('end', [
+      ['meetingID', meetingID],
+      ['password', 'mp-secret'],
+    ]);
     assertSuccess(t, ended, 'end');
     t.equal(ended.xml.messageKey, 'sentEndMeetingRequest');
     const callback = await receiver.next();
@@ -205,7 +278,11 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(info.xml.running, 'false');
     assertFailed(
       t,
-      await api.get('join', [['fullName', 'Late'], ['meetingID', meetingID], ['role', 'VIEWER']]),
+      await api.get('join', [
+        ['fullName', 'Late'],
+        ['meetingID', meetingID],
+        ['role', 'VIEWER'],
+      ]),
       'meetingForciblyEnded',
       'join after end',
     );
@@ -219,8 +296,22 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(again.xml.messageKey, '', 'not a duplicate');
     t.not(again.xml.internalMeetingID, created.xml.internalMeetingID, 'a new internal id');
     t.equal(again.xml.name ?? meetingID, meetingID);
-    const joinUrl = await api.get('join', [['fullName', 'Bo'], ['meetingID', meetingID], ['role', 'VIEWER'], ['redirect', 'false']]);
+    const joinUrl = await api.get('join', [
+      ['fullName', 'Bo'],
+      ['meetingID', meetingID],
+      ['role', 'VIEWER'],
+      ['redirect', 'false'],
+    ]);
     t.not(roomAndToken(joinUrl.xml.url).roomId, roomId, 'a new engine room: the ended one stays closed');
-    assertFailed(t, await api.get('join', [['fullName', 'Bo'], ['meetingID', meetingID], ['createTime', createTime]]), 'mismatchCreateTimeParam', 'old createTime');
+    assertFailed(
+      t,
+      await api.get('join', [
+        ['fullName', 'Bo'],
+        ['meetingID', meetingID],
+        ['createTime', createTime],
+      ]),
+      'mismatchCreateTimeParam',
+      'old createTime',
+    );
   });
 });

@@ -8,16 +8,7 @@ import t from 'tap';
 import { dataDirFor, daemonFor, type Tap } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
 import { installTestLicence } from '../helpers/licence.js';
-import {
-  assertFailed,
-  assertSuccess,
-  attendeesOf,
-  type CompatDaemon,
-  ConfapiClient,
-  logMatch,
-  roomAndToken,
-  startWithToken,
-} from '../helpers/compat.js';
+import { assertFailed, assertSuccess, attendeesOf, type CompatDaemon, ConfapiClient, logMatch, roomAndToken, startWithToken } from '../helpers/compat.js';
 
 const secret = 'read-model-secret-5d1f0a9b';
 
@@ -31,7 +22,12 @@ async function compatDaemonOn(t: Tap, dataDir: string, env: Record<string, strin
 
 /** Joins through the API and enters the room with the token, as the browser would. */
 async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingID: string, fullName: string): Promise<{ roomId: string; session: string }> {
-  const joined = await api.get('join', [['meetingID', meetingID], ['fullName', fullName], ['role', 'VIEWER'], ['redirect', 'false']]);
+  const joined = await api.get('join', [
+    ['meetingID', meetingID],
+    ['fullName', fullName],
+    ['role', 'VIEWER'],
+    ['redirect', 'false'],
+  ]);
   assertSuccess(t, joined, `join ${fullName}`);
   const { roomId, token } = roomAndToken(joined.xml.url);
   const entered = await startWithToken(d, roomId, token, fullName);
@@ -44,7 +40,15 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256');
   const info = () => api.get('getMeetingInfo', [['meetingID', 'follow']]);
 
-  assertSuccess(t, await api.get('create', [['meetingID', 'follow'], ['name', 'First'], ['moderatorPW', 'mp']]), 'create');
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'follow'],
+      ['name', 'First'],
+      ['moderatorPW', 'mp'],
+    ]),
+    'create',
+  );
   const first = await info();
   t.equal(first.xml.hasUserJoined, 'false', 'nobody joined yet');
   t.equal(first.xml.participantCount, '0');
@@ -68,7 +72,14 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
   t.equal(afterLeave.xml.participantCount, '1', 'her leaving shows');
   t.match(attendeesOf(afterLeave.xml), [{ fullName: 'Bo' }]);
 
-  assertSuccess(t, await api.get('end', [['meetingID', 'follow'], ['password', 'mp']]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'follow'],
+      ['password', 'mp'],
+    ]),
+    'end',
+  );
   const ended = await info();
   t.equal(ended.xml.running, 'false', 'not running once ended');
   t.equal(ended.xml.hasBeenForciblyEnded, 'true');
@@ -76,7 +87,10 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
   t.equal(ended.xml.participantCount, '0', 'everyone is out');
   t.equal((await api.get('isMeetingRunning', [['meetingID', 'follow']])).xml.running, 'false');
 
-  const again = await api.get('create', [['meetingID', 'follow'], ['name', 'Second']]);
+  const again = await api.get('create', [
+    ['meetingID', 'follow'],
+    ['name', 'Second'],
+  ]);
   t.equal(again.xml.messageKey, '', 're-create after end: a new meeting');
   const second = await info();
   t.equal(second.xml.meetingName, 'Second', 'getMeetingInfo describes the new meeting');
@@ -100,18 +114,39 @@ t.test('a meeting ended by another path (its room deleted through the rooms API)
   t.not(info.xml.endTime, '0', 'and ended');
   t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not by end');
   t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'no longer listed');
-  assertFailed(t, await api.get('join', [['meetingID', 'elsewhere'], ['fullName', 'Late'], ['role', 'VIEWER']]), 'invalidMeetingIdentifier', 'join refused');
+  assertFailed(
+    t,
+    await api.get('join', [
+      ['meetingID', 'elsewhere'],
+      ['fullName', 'Late'],
+      ['role', 'VIEWER'],
+    ]),
+    'invalidMeetingIdentifier',
+    'join refused',
+  );
 });
 
 t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => {
   const dataDir = dataDirFor(t);
   const d1 = await compatDaemonOn(t, dataDir);
   const api1 = new ConfapiClient(d1.compatUrl, secret, 'sha256', 'percent');
-  const kept = await api1.get('create', [['meetingID', 'kept [1]'], ['name', 'Kept & <well>'], ['meta_bbb-origin', 'Moodle'], ['duration', '600']]);
+  const kept = await api1.get('create', [
+    ['meetingID', 'kept [1]'],
+    ['name', 'Kept & <well>'],
+    ['meta_bbb-origin', 'Moodle'],
+    ['duration', '600'],
+  ]);
   assertSuccess(t, kept, 'create kept');
   const gone = await api1.get('create', [['meetingID', 'gone']]);
   assertSuccess(t, gone, 'create gone');
-  assertSuccess(t, await api1.get('end', [['meetingID', 'gone'], ['password', gone.xml.moderatorPW]]), 'end gone');
+  assertSuccess(
+    t,
+    await api1.get('end', [
+      ['meetingID', 'gone'],
+      ['password', gone.xml.moderatorPW],
+    ]),
+    'end gone',
+  );
   const before = {
     kept: (await api1.get('getMeetingInfo', [['meetingID', 'kept [1]']])).text,
     gone: (await api1.get('getMeetingInfo', [['meetingID', 'gone']])).text,
@@ -120,7 +155,10 @@ t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => 
   t.equal(await stopDaemon(d1, 'SIGKILL'), 'SIGKILL', 'killed, nothing flushed on exit');
 
   const d2 = await compatDaemonOn(t, dataDir);
-  t.ok(d2.lines.some((line) => /"openMeetings":1[,}][^\n]*compat listening/.test(line)), 'the restarted module loaded the one open meeting');
+  t.ok(
+    d2.lines.some((line) => /"openMeetings":1[,}][^\n]*compat listening/.test(line)),
+    'the restarted module loaded the one open meeting',
+  );
   const api2 = new ConfapiClient(d2.compatUrl, secret, 'sha256', 'percent');
   t.equal((await api2.get('getMeetingInfo', [['meetingID', 'kept [1]']])).text, before.kept, 'getMeetingInfo of the open meeting: the same answer');
   t.equal((await api2.get('getMeetingInfo', [['meetingID', 'gone']])).text, before.gone, 'getMeetingInfo of the ended meeting: the same answer');
@@ -129,9 +167,23 @@ t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => 
   const again = await api2.get('create', [['meetingID', 'kept [1]']]);
   t.equal(again.xml.messageKey, 'duplicateWarning', 'create finds the open meeting');
   t.equal(again.xml.internalMeetingID, kept.xml.internalMeetingID, 'the same meeting');
-  const joined = await api2.get('join', [['meetingID', 'kept [1]'], ['fullName', 'Di'], ['role', 'VIEWER'], ['redirect', 'false']]);
+  const joined = await api2.get('join', [
+    ['meetingID', 'kept [1]'],
+    ['fullName', 'Di'],
+    ['role', 'VIEWER'],
+    ['redirect', 'false'],
+  ]);
   assertSuccess(t, joined, 'join works on the loaded meeting');
-  assertFailed(t, await api2.get('join', [['meetingID', 'gone'], ['fullName', 'Di'], ['role', 'VIEWER']]), 'meetingForciblyEnded', 'the ended one refuses joins');
+  assertFailed(
+    t,
+    await api2.get('join', [
+      ['meetingID', 'gone'],
+      ['fullName', 'Di'],
+      ['role', 'VIEWER'],
+    ]),
+    'meetingForciblyEnded',
+    'the ended one refuses joins',
+  );
 });
 
 t.test('a kept answer never crosses tenants', async (t) => {
@@ -144,7 +196,10 @@ t.test('a kept answer never crosses tenants', async (t) => {
   const a = new ConfapiClient(d.compatUrl, secretA, 'sha256');
   const b = new ConfapiClient(d.compatUrl, secretB, 'sha1', 'sorted');
 
-  const createdA = await a.get('create', [['meetingID', 'same-id'], ['name', 'A only']]);
+  const createdA = await a.get('create', [
+    ['meetingID', 'same-id'],
+    ['name', 'A only'],
+  ]);
   assertSuccess(t, createdA, 'a creates same-id');
   assertSuccess(t, await a.get('create', [['meetingID', 'a-only']]), 'a creates a-only');
   await enter(t, d, a, 'a-only', 'Ann');
@@ -157,14 +212,24 @@ t.test('a kept answer never crosses tenants', async (t) => {
   assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'a-only']]), 'notFound', "b does not see a's running meeting");
   t.equal((await b.get('isMeetingRunning', [['meetingID', 'a-only']])).xml.running, 'false', "a's meeting is not running for b");
 
-  const createdB = await b.get('create', [['meetingID', 'same-id'], ['name', 'B only']]);
+  const createdB = await b.get('create', [
+    ['meetingID', 'same-id'],
+    ['name', 'B only'],
+  ]);
   t.equal(createdB.xml.messageKey, '', "b's create is a new meeting, not a's");
   const infoB = await b.get('getMeetingInfo', [['meetingID', 'same-id']]);
   t.equal(infoB.xml.meetingName, 'B only', "b reads b's meeting");
   t.equal(infoB.xml.internalMeetingID, createdB.xml.internalMeetingID);
   t.not(infoB.xml.internalMeetingID, createdA.xml.internalMeetingID);
   t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName, 'A only', "and a still reads a's");
-  assertSuccess(t, await b.get('end', [['meetingID', 'same-id'], ['password', createdB.xml.moderatorPW]]), 'b ends its own');
+  assertSuccess(
+    t,
+    await b.get('end', [
+      ['meetingID', 'same-id'],
+      ['password', createdB.xml.moderatorPW],
+    ]),
+    'b ends its own',
+  );
   t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.endTime, '0', "a's meeting of the same id is not ended");
   t.equal((await b.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.hasBeenForciblyEnded, 'true', "b's is");
 });

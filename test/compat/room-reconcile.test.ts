@@ -14,7 +14,10 @@ import { meeting } from '../helpers/compat-meeting.js';
 t.test('at start, rooms of ended meetings close and rooms of open ones follow their guest policy, unlisted', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'meet-reconcile-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'reconcile-secret' }, configFile: null });
+  const config = loadConfig({
+    env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'reconcile-secret' },
+    configFile: null,
+  });
 
   // What an earlier version left: three rooms, open and listed, and the meetings in them.
   const before = openServices(config);

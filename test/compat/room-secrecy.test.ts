@@ -28,7 +28,12 @@ async function exists(d: CompatDaemon, roomId: string, token?: string): Promise<
 }
 
 async function joinLink(api: ConfapiClient, meetingId: string, role: 'VIEWER' | 'MODERATOR' = 'VIEWER') {
-  const answer = await api.get('join', [['meetingID', meetingId], ['fullName', `A ${role.toLowerCase()}`], ['role', role], ['redirect', 'false']]);
+  const answer = await api.get('join', [
+    ['meetingID', meetingId],
+    ['fullName', `A ${role.toLowerCase()}`],
+    ['role', role],
+    ['redirect', 'false'],
+  ]);
   assertSuccess(t, answer, `join ${meetingId}`);
   return roomAndToken(String(answer.xml.url));
 }
@@ -40,7 +45,14 @@ async function rig(t: Tap, dataDir = dataDirFor(t)) {
 
 t.test('the room of a meeting is random and reached only through its links', async (t) => {
   const { d, api } = await rig(t);
-  assertSuccess(t, await api.get('create', [['meetingID', 'course-101'], ['maxParticipants', '2']]), 'create (default guestPolicy ALWAYS_ACCEPT)');
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'course-101'],
+      ['maxParticipants', '2'],
+    ]),
+    'create (default guestPolicy ALWAYS_ACCEPT)',
+  );
   const { roomId, token } = await joinLink(api, 'course-101');
   t.match(roomId, /^cf-[0-9a-f]{32}$/, '128 random bits');
   t.not(roomId, derived('course-101'), 'not derived from the meetingID');
@@ -58,7 +70,11 @@ t.test('the room of a meeting is random and reached only through its links', asy
   t.equal((await startWithToken(d, roomId, token)).status, 200, 'the platform user enters');
   const second = await joinLink(api, 'course-101');
   t.equal((await startWithToken(d, roomId, second.token)).status, 200, 'and the second of maxParticipants=2');
-  const full = await api.get('join', [['meetingID', 'course-101'], ['fullName', 'Third'], ['role', 'VIEWER']]);
+  const full = await api.get('join', [
+    ['meetingID', 'course-101'],
+    ['fullName', 'Third'],
+    ['role', 'VIEWER'],
+  ]);
   t.equal(full.xml.messageKey, 'maxParticipantsReached', 'only the platform filled the meeting');
 });
 
@@ -66,7 +82,14 @@ t.test('a bare arrival meets the guest policy', async (t) => {
   const { d, api } = await rig(t);
   const rooms: Record<string, string> = {};
   for (const policy of ['ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_ACCEPT_AUTH', 'ALWAYS_DENY']) {
-    assertSuccess(t, await api.get('create', [['meetingID', policy], ['guestPolicy', policy]]), policy);
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', policy],
+        ['guestPolicy', policy],
+      ]),
+      policy,
+    );
     rooms[policy] = (await joinLink(api, policy)).roomId;
   }
   t.match((await bare(d, rooms.ALWAYS_ACCEPT!)).body, { status: 'joined' }, 'ALWAYS_ACCEPT: in (knowing the random id is the key)');
@@ -89,7 +112,14 @@ t.test('end closes the room to every arrival, for good; a new create makes a new
   const mod = await joinLink(api, 'lecture', 'MODERATOR');
   const early = await joinLink(api, 'lecture');
   t.equal((await startWithToken(d, mod.roomId, mod.token)).status, 200, 'the moderator is in');
-  assertSuccess(t, await api.get('end', [['meetingID', 'lecture'], ['password', created.xml.moderatorPW]]), 'end');
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'lecture'],
+      ['password', created.xml.moderatorPW],
+    ]),
+    'end',
+  );
   t.equal((await api.get('isMeetingRunning', [['meetingID', 'lecture']])).xml.running, 'false');
 
   t.equal((await bare(d, mod.roomId)).status, 404, 'a bare arrival after end: no such room');

@@ -10,7 +10,10 @@ import { hostTenantLabel, TenantChooser } from '../../src/compat/confapi/tenant-
 import { parseRegistry, TenantRegistry } from '../../src/compat/tenants/registry.js';
 
 /** The rule written out once more, as the upstream documentation states it. */
-const plain = (algorithm: string, text: string, secret: string) => createHash(algorithm).update(text + secret).digest('hex');
+const plain = (algorithm: string, text: string, secret: string) =>
+  createHash(algorithm)
+    .update(text + secret)
+    .digest('hex');
 
 t.test('SignedCall gives the plain rule’s answer for every secret, SHA-1 and SHA-256, short and long texts', async (t) => {
   const secrets = Array.from({ length: 40 }, (_, k) => `secret-${k}-${'s'.repeat(k)}`);
@@ -18,13 +21,20 @@ t.test('SignedCall gives the plain rule’s answer for every secret, SHA-1 and S
   const long = `name=Lesson&meetingID=long&${Array.from({ length: 40 }, (_, k) => `meta_key${k}=${'v'.repeat(20)}`).join('&')}`;
   t.ok(short.length + 6 < prefixCopyFromBytes && long.length > prefixCopyFromBytes, 'one text under the copy threshold, one over it: both paths run');
   for (const algorithm of ['sha1', 'sha256', 'sha384', 'sha512']) {
-    for (const [textName, text] of [['short', short], ['long', long]] as const) {
+    for (const [textName, text] of [
+      ['short', short],
+      ['long', long],
+    ] as const) {
       for (const signer of [0, 17, 39]) {
         const checksum = plain(algorithm, `create${text}`, secrets[signer]!);
         const call = new SignedCall(checksum, 'create', [text]);
         const matching = secrets.filter((secret) => call.matches(secret));
         t.same(matching, [secrets[signer]], `${algorithm}, ${textName} text: exactly the signer's secret matches`);
-        t.same(secrets.map((secret) => checksumMatches(checksum, 'create', [text], secret)), secrets.map((secret) => call.matches(secret)), `${algorithm}, ${textName}: same answers as checksumMatches`);
+        t.same(
+          secrets.map((secret) => checksumMatches(checksum, 'create', [text], secret)),
+          secrets.map((secret) => call.matches(secret)),
+          `${algorithm}, ${textName}: same answers as checksumMatches`,
+        );
         t.ok(new SignedCall(checksum.toUpperCase(), 'create', [text]).matches(secrets[signer]!), `${algorithm}, ${textName}: uppercase hex`);
       }
       // Two candidate texts (a form body as sent, and sorted): either may be the signed one.
@@ -34,13 +44,22 @@ t.test('SignedCall gives the plain rule’s answer for every secret, SHA-1 and S
     }
   }
   const good = plain('sha256', `create${short}`, secrets[0]!);
-  for (const [bad, what] of [[`${good.slice(0, -1)}g`, 'a character that is not hex'], [good.slice(0, -1), 'one digit short'], ['', 'empty'], ['z'.repeat(40), 'forty non-hex characters']] as const) {
+  for (const [bad, what] of [
+    [`${good.slice(0, -1)}g`, 'a character that is not hex'],
+    [good.slice(0, -1), 'one digit short'],
+    ['', 'empty'],
+    ['z'.repeat(40), 'forty non-hex characters'],
+  ] as const) {
     const call = new SignedCall(bad, 'create', [short]);
     t.notOk(call.wellFormed, `${what}: not well formed`);
     t.notOk(call.matches(secrets[0]!), `${what}: never matches`);
   }
   const longCall = new SignedCall(plain('sha1', `create${long}`, secrets[5]!), 'create', [long]);
-  t.same([longCall.matches(secrets[5]!), longCall.matches(secrets[6]!), longCall.matches(secrets[5]!)], [true, false, true], 'the prepared state is copied, never consumed');
+  t.same(
+    [longCall.matches(secrets[5]!), longCall.matches(secrets[6]!), longCall.matches(secrets[5]!)],
+    [true, false, true],
+    'the prepared state is copied, never consumed',
+  );
 });
 
 t.test('the tenant label of a host', async (t) => {
@@ -99,7 +118,10 @@ t.test('the chooser: named tenants alone, the search with its hint, never a bypa
 
   t.equal(chooser.choose(signedBy('t42'), clues).id, 't42', 'the search finds the signer');
   t.equal(chooser.hints.get('192.0.2.1'), 't42', 'and remembers it for this client');
-  refused(() => chooser.choose(new SignedCall('0'.repeat(64), 'create', ['meetingID=m']), clues), 'the hint is no bypass: a wrong checksum from the same client');
+  refused(
+    () => chooser.choose(new SignedCall('0'.repeat(64), 'create', ['meetingID=m']), clues),
+    'the hint is no bypass: a wrong checksum from the same client',
+  );
   t.equal(chooser.choose(signedBy('t3'), clues).id, 't3', 'another tenant from the same client is still found');
   t.equal(chooser.hints.get('192.0.2.1'), 't3', 'and becomes the hint');
 

@@ -7,7 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { assertFailed, assertSuccess, buildQuery, compatDaemonFor, ConfapiClient, parseXml, sign, type Algorithm, type ConfapiAnswer, type Pairs } from '../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  buildQuery,
+  compatDaemonFor,
+  ConfapiClient,
+  parseXml,
+  sign,
+  type Algorithm,
+  type ConfapiAnswer,
+  type Pairs,
+} from '../helpers/compat.js';
 
 const tenantCount = 1000;
 const primarySecret = 'primary-secret-of-the-routing-test-0000';
@@ -61,9 +72,24 @@ t.test('1,000 tenants on a daemon', async (t) => {
   const api = d.compatUrl;
 
   await t.test('create via the path prefix with tenant 777’s secret: the meeting is 777’s', async (t) => {
-    const created = await raw(api, signedPath('/confapi/t777/api', 'create', [['meetingID', 'by-path'], ['name', 'Path room']], t777));
+    const created = await raw(
+      api,
+      signedPath(
+        '/confapi/t777/api',
+        'create',
+        [
+          ['meetingID', 'by-path'],
+          ['name', 'Path room'],
+        ],
+        t777,
+      ),
+    );
     assertSuccess(t, created, 'create under /confapi/t777/api');
-    assertSuccess(t, await raw(api, signedPath('/confapi/t777/api', 'getMeetingInfo', [['meetingID', 'by-path']], t777, 'sha256')), 'its getMeetingInfo, SHA-256');
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/confapi/t777/api', 'getMeetingInfo', [['meetingID', 'by-path']], t777, 'sha256')),
+      'its getMeetingInfo, SHA-256',
+    );
     t.same(meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))), ['by-path'], '777 lists it');
     const other = await raw(api, signedPath('/confapi/t778/api', 'getMeetings', [], t778));
     assertSuccess(t, other, '778 lists');
@@ -74,24 +100,44 @@ t.test('1,000 tenants on a daemon', async (t) => {
 
   await t.test('the legacy path with a tenant, and the primary tenant by name', async (t) => {
     assertSuccess(t, await raw(api, signedPath('/bigbluebutton/t777/api', 'getMeetings', [], t777)), '/bigbluebutton/t777/api');
-    assertSuccess(t, await raw(api, signedPath('/confapi/primary/api', 'getMeetings', [], primarySecret)), '/confapi/primary/api with COMPAT_API_SHARED_SECRET');
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/confapi/primary/api', 'getMeetings', [], primarySecret)),
+      '/confapi/primary/api with COMPAT_API_SHARED_SECRET',
+    );
     assertSuccess(t, await raw(api, '/confapi/t777/api'), 'the version root answers under a tenant path (no checksum, nothing about the tenant)');
   });
 
   await t.test('create via the host name: {tenant}.meet.test', async (t) => {
     const created = await raw(api, signedPath('/confapi/api', 'create', [['meetingID', 'by-host']], t777, 'sha256'), { host: 't777.meet.test' });
     assertSuccess(t, created, 'create with Host t777.meet.test');
-    t.same(meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'T777.Meet.Test:8443' })), ['by-host', 'by-path'], 'host names are case-insensitive, the port ignored');
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'T777.Meet.Test:8443' })),
+      ['by-host', 'by-path'],
+      'host names are case-insensitive, the port ignored',
+    );
     t.same(meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t778), { host: 't778.meet.test' })), [], '778 sees none of them');
     // 127.0.0.1 is a trusted proxy by default: its X-Forwarded-Host is the host the client asked for.
-    assertSuccess(t, await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 't778.meet.test', 'x-forwarded-host': 't777.meet.test' }), 'X-Forwarded-Host from the trusted proxy names the tenant, not Host');
-    assertSuccess(t, await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'meet.test' }), 'the bare name names no tenant: the fallback finds 777');
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 't778.meet.test', 'x-forwarded-host': 't777.meet.test' }),
+      'X-Forwarded-Host from the trusted proxy names the tenant, not Host',
+    );
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'meet.test' }),
+      'the bare name names no tenant: the fallback finds 777',
+    );
     assertSuccess(t, await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777), { host: 't777.meet.test' }), 'path and host agreeing');
   });
 
   await t.test('create via the fallback (no tenant named): the signer owns it', async (t) => {
     const secret500 = secretOf(500);
-    assertSuccess(t, await new ConfapiClient(api, secret500, 'sha256').get('create', [['meetingID', 'by-search']]), 'create under /confapi/api with tenant 500’s secret');
+    assertSuccess(
+      t,
+      await new ConfapiClient(api, secret500, 'sha256').get('create', [['meetingID', 'by-search']]),
+      'create under /confapi/api with tenant 500’s secret',
+    );
     t.same(meetingIds(await raw(api, signedPath('/confapi/t500/api', 'getMeetings', [], secret500))), ['by-search'], '500 owns it');
     t.same(meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))), ['by-host', 'by-path'], '777 does not see it');
     assertFailed(t, await new ConfapiClient(api, 'nobody-has-this-secret').get('getMeetings'), 'checksumError', 'a secret of no tenant');
@@ -100,13 +146,33 @@ t.test('1,000 tenants on a daemon', async (t) => {
   await t.test('a call that names a tenant is that tenant’s alone', async (t) => {
     const wrong = await raw(api, signedPath('/confapi/t777/api', 'create', [['meetingID', 'stolen']], t778));
     assertFailed(t, wrong, 'checksumError', '/confapi/t777 signed with 778’s secret (valid for 778)');
-    assertFailed(t, await raw(api, signedPath('/confapi/api', 'create', [['meetingID', 'stolen']], t778), { host: 't777.meet.test' }), 'checksumError', 'host t777 signed with 778’s secret');
-    assertFailed(t, await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777), { host: 't778.meet.test' }), 'checksumError', 'path and host naming two tenants');
-    assertFailed(t, await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], primarySecret)), 'checksumError', 'the primary secret under another tenant’s path');
+    assertFailed(
+      t,
+      await raw(api, signedPath('/confapi/api', 'create', [['meetingID', 'stolen']], t778), { host: 't777.meet.test' }),
+      'checksumError',
+      'host t777 signed with 778’s secret',
+    );
+    assertFailed(
+      t,
+      await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777), { host: 't778.meet.test' }),
+      'checksumError',
+      'path and host naming two tenants',
+    );
+    assertFailed(
+      t,
+      await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], primarySecret)),
+      'checksumError',
+      'the primary secret under another tenant’s path',
+    );
     const unknown = await raw(api, signedPath('/confapi/t5000/api', 'getMeetings', [], t777));
     assertFailed(t, unknown, 'checksumError', 'an unknown tenant');
     t.equal(unknown.text, wrong.text, 'an unknown tenant answers exactly like a wrong secret');
-    assertFailed(t, await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'nobody.meet.test' }), 'checksumError', 'an unknown tenant by host');
+    assertFailed(
+      t,
+      await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'nobody.meet.test' }),
+      'checksumError',
+      'an unknown tenant by host',
+    );
     t.same(meetingIds(await raw(api, signedPath('/confapi/t778/api', 'getMeetings', [], t778))), [], 'nothing was created for 778');
   });
 

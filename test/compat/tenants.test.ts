@@ -42,12 +42,19 @@ async function eventually(t: Tap, what: string, check: () => Promise<boolean>, w
   return withinMs;
 }
 
-
 t.test('unit: the registry format', async (t) => {
   // An app secret holds 32 bytes or more (HS256); api secrets keep their own rules.
   const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "app-secret-of-tenant-b-0123456789ab"\n`, 'p');
-  t.same(snap.tenants.map((x) => x.id), ['primary', 'a', 'b'], 'the primary tenant first');
-  t.same(snap.apiTenants.map((x) => x.id), ['primary', 'a'], 'only tenants with an api_secret check checksums');
+  t.same(
+    snap.tenants.map((x) => x.id),
+    ['primary', 'a', 'b'],
+    'the primary tenant first',
+  );
+  t.same(
+    snap.apiTenants.map((x) => x.id),
+    ['primary', 'a'],
+    'only tenants with an api_secret check checksums',
+  );
   t.equal(snap.byId.get('b')?.appId, 'app', 'gateway pairs are kept for the embed gateway');
   const refuse = (text: string, pattern: RegExp, what: string) => t.throws(() => parseRegistry(text, 'p'), pattern, what);
   refuse('[tenants.a]\napi_secret = "same"\n[tenants.b]\napi_secret = "same"\n', /same api_secret/, 'two tenants with the same secret');
@@ -58,18 +65,44 @@ t.test('unit: the registry format', async (t) => {
   refuse('[tenants."a b"]\napi_secret = "x"\n', /tenant id/, 'a bad id');
   refuse('[tenants.a]\napp_id = "x"\n', /go together/, 'app_id without app_secret');
   t.equal(snap.byAppId.get('app')?.id, 'b', 'a gateway pair is found by its app id');
-  refuse('[tenants.short]\napp_id = "x"\napp_secret = "only-31-bytes-long-xxxxxxxxxxxx"\n', /tenants\.short\.app_secret must hold at least 32 bytes/, 'a short app secret, naming the tenant');
-  t.equal(parseRegistry('[tenants.ok]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null).byId.get('ok')?.appSecret?.length, 32, '32 bytes are enough');
+  refuse(
+    '[tenants.short]\napp_id = "x"\napp_secret = "only-31-bytes-long-xxxxxxxxxxxx"\n',
+    /tenants\.short\.app_secret must hold at least 32 bytes/,
+    'a short app secret, naming the tenant',
+  );
+  t.equal(
+    parseRegistry('[tenants.ok]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null).byId.get('ok')?.appSecret?.length,
+    32,
+    '32 bytes are enough',
+  );
   t.same(
-    parseRegistry('[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ["https://app.example.org", "http://127.0.0.1:8080"]\n', null).byId.get('e')?.embedOrigins,
+    parseRegistry(
+      '[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ["https://app.example.org", "http://127.0.0.1:8080"]\n',
+      null,
+    ).byId.get('e')?.embedOrigins,
     ['https://app.example.org', 'http://127.0.0.1:8080'],
     'embed_origins kept',
   );
-  for (const [value, what] of [['"https://a.example"', 'a string'], ['[]', 'an empty list'], ['["https://a.example/path"]', 'a path'], ['["https://a.example; script-src *"]', 'a directive'], ['["*"]', 'a star'], ['[1]', 'a number']]) {
-    refuse(`[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ${value}\n`, /tenants\.e\.embed_origins must/, `embed_origins: ${what}`);
+  for (const [value, what] of [
+    ['"https://a.example"', 'a string'],
+    ['[]', 'an empty list'],
+    ['["https://a.example/path"]', 'a path'],
+    ['["https://a.example; script-src *"]', 'a directive'],
+    ['["*"]', 'a star'],
+    ['[1]', 'a number'],
+  ]) {
+    refuse(
+      `[tenants.e]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\nembed_origins = ${value}\n`,
+      /tenants\.e\.embed_origins must/,
+      `embed_origins: ${what}`,
+    );
   }
   refuse('[tenants.e]\napi_secret = "x"\nembed_origins = ["https://a.example"]\n', /embed_origins needs app_id/, 'embed_origins without a gateway pair');
-  t.throws(() => parseRegistry('[tenants.e]\napp_id = "main"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null, 'main'), /same app_id/, 'the primary app id is taken');
+  t.throws(
+    () => parseRegistry('[tenants.e]\napp_id = "main"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null, 'main'),
+    /same app_id/,
+    'the primary app id is taken',
+  );
   refuse('[tenants.a]\n', /neither/, 'a tenant with no key');
   refuse('[other]\n', /unknown key other/, 'an unknown table');
   try {
@@ -94,7 +127,15 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
   const c = new ConfapiClient(d.compatUrl, secretC);
 
   t.test('each key sees and drives only its own meetings', async (t) => {
-    assertSuccess(t, await a.get('create', [['meetingID', 'shared-id'], ['name', 'A room'], ['moderatorPW', 'amp']]), 'a creates shared-id');
+    assertSuccess(
+      t,
+      await a.get('create', [
+        ['meetingID', 'shared-id'],
+        ['name', 'A room'],
+        ['moderatorPW', 'amp'],
+      ]),
+      'a creates shared-id',
+    );
     assertSuccess(t, await a.get('create', [['meetingID', 'only-a']]), 'a creates only-a');
     const listB = await b.get('getMeetings');
     assertSuccess(t, listB, 'b lists');
@@ -102,21 +143,61 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "b: getMeetingInfo of a's meeting");
     t.equal((await b.get('isMeetingRunning', [['meetingID', 'only-a']])).xml.running, 'false', 'b: isMeetingRunning false');
     assertFailed(t, await b.get('end', [['meetingID', 'only-a']]), 'notFound', "b cannot end a's meeting");
-    assertFailed(t, await b.get('join', [['meetingID', 'only-a'], ['fullName', 'Spy'], ['role', 'MODERATOR']]), 'invalidMeetingIdentifier', "b cannot join a's meeting");
-    assertFailed(t, await b.get('sendChatMessage', [['meetingID', 'only-a'], ['message', 'hi']]), 'notFound', "b cannot post in a's meeting");
+    assertFailed(
+      t,
+      await b.get('join', [
+        ['meetingID', 'only-a'],
+        ['fullName', 'Spy'],
+        ['role', 'MODERATOR'],
+      ]),
+      'invalidMeetingIdentifier',
+      "b cannot join a's meeting",
+    );
+    assertFailed(
+      t,
+      await b.get('sendChatMessage', [
+        ['meetingID', 'only-a'],
+        ['message', 'hi'],
+      ]),
+      'notFound',
+      "b cannot post in a's meeting",
+    );
     assertFailed(t, await p.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "the primary key does not see a's either");
-    const created = await b.get('create', [['meetingID', 'shared-id'], ['name', 'B room']]);
+    const created = await b.get('create', [
+      ['meetingID', 'shared-id'],
+      ['name', 'B room'],
+    ]);
     assertSuccess(t, created, 'b creates the same meetingID');
-    t.equal(created.xml.messageKey, '', 'a new meeting of its own, not a duplicate of a\'s');
-    const joinA = await a.get('join', [['meetingID', 'shared-id'], ['fullName', 'X'], ['role', 'VIEWER'], ['redirect', 'false']]);
-    const joinB = await b.get('join', [['meetingID', 'shared-id'], ['fullName', 'X'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    t.equal(created.xml.messageKey, '', "a new meeting of its own, not a duplicate of a's");
+    const joinA = await a.get('join', [
+      ['meetingID', 'shared-id'],
+      ['fullName', 'X'],
+      ['role', 'VIEWER'],
+      ['redirect', 'false'],
+    ]);
+    const joinB = await b.get('join', [
+      ['meetingID', 'shared-id'],
+      ['fullName', 'X'],
+      ['role', 'VIEWER'],
+      ['redirect', 'false'],
+    ]);
     t.not(new URL(joinA.xml.url).pathname, new URL(joinB.xml.url).pathname, 'different rooms');
     const listA = await a.get('getMeetings');
-    const ids = [listA.xml.meetings.meeting].flat().map((m: { meetingID: string }) => m.meetingID).sort();
+    const ids = [listA.xml.meetings.meeting]
+      .flat()
+      .map((m: { meetingID: string }) => m.meetingID)
+      .sort();
     t.same(ids, ['only-a', 'shared-id'], 'a lists exactly its own');
     t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'A room', "a's shared-id is a's");
     t.equal((await b.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'B room', "b's shared-id is b's");
-    assertSuccess(t, await b.get('end', [['meetingID', 'shared-id'], ['password', created.xml.moderatorPW]]), 'b ends its own');
+    assertSuccess(
+      t,
+      await b.get('end', [
+        ['meetingID', 'shared-id'],
+        ['password', created.xml.moderatorPW],
+      ]),
+      'b ends its own',
+    );
     t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.hasBeenForciblyEnded, 'false', "a's meeting of the same id lives on");
   });
 
@@ -157,6 +238,9 @@ t.test('a broken registry at start stops the daemon with exit code 2', async (t)
   t.teardown(() => rmSync(data, { recursive: true, force: true }));
   // Licensed, so the module starts and reads the registry (an unlicensed one would not get that far).
   const licence = await installTestLicence(data);
-  const started = startDaemon({ dataDir: data, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence } });
+  const started = startDaemon({
+    dataDir: data,
+    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
+  });
   await t.rejects(started, /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'exit 2 naming the file, line and column');
 });

@@ -85,7 +85,9 @@ t.test('every problem is reported at once', async (t) => {
 
 t.test('a bad value in the file names the variable and where it came from', async (t) => {
   const configFile = file(t, '[service]\nwaiting_room = "maybe"\n');
-  t.throws(() => loadConfig({ configFile }), { message: /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "maybe"\) \[from .*service\.waiting_room\]/ });
+  t.throws(() => loadConfig({ configFile }), {
+    message: /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "maybe"\) \[from .*service\.waiting_room\]/,
+  });
 });
 
 t.test('a malformed defaults file names the line and column', async (t) => {

@@ -24,15 +24,20 @@ function stderrOf(d: Daemon): string[] {
 /** Waits for a summary line whose family `family` counts at least `n` requests; returns that family's figures. */
 async function summaryOf(d: Daemon, family: string, n: number): Promise<Record<string, number>> {
   let found: Record<string, number> | undefined;
-  await until(`a summary counting ${n} ${family}`, async () => {
-    const total = summaries(d)
-      .map((line) => (line.families as Record<string, Record<string, number>>)[family])
-      .filter((figures) => figures !== undefined);
-    const n4xx = total.reduce((sum, figures) => sum + figures['4xx']!, 0);
-    const count = total.reduce((sum, figures) => sum + figures.n!, 0);
-    found = { count, '4xx': n4xx };
-    return count >= n;
-  }, 10_000, 100);
+  await until(
+    `a summary counting ${n} ${family}`,
+    async () => {
+      const total = summaries(d)
+        .map((line) => (line.families as Record<string, Record<string, number>>)[family])
+        .filter((figures) => figures !== undefined);
+      const n4xx = total.reduce((sum, figures) => sum + figures['4xx']!, 0);
+      const count = total.reduce((sum, figures) => sum + figures.n!, 0);
+      found = { count, '4xx': n4xx };
+      return count >= n;
+    },
+    10_000,
+    100,
+  );
   return found!;
 }
 
@@ -72,7 +77,11 @@ t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on b
 
   // Compat listener: the meeting API's checksum (signed with the shared secret) and the gateway's JWT.
   const confapi = new ConfapiClient(d.compatUrl, shared);
-  const createUrl = confapi.url('create', [['meetingID', 'm1'], ['name', 'Course'], ['moderatorPW', 'mod-pw-secret-1']]);
+  const createUrl = confapi.url('create', [
+    ['meetingID', 'm1'],
+    ['name', 'Course'],
+    ['moderatorPW', 'mod-pw-secret-1'],
+  ]);
   const checksum = new URL(createUrl).searchParams.get('checksum')!;
   t.equal((await fetch(createUrl)).status, 200, 'create with its checksum');
   const badChecksum = confapi.with({ secret: 'wrong-secret' }).url('getMeetings');
@@ -105,9 +114,18 @@ t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on b
     t.notOk(out.includes(value), `${what} is not on standard output`);
     t.notOk(err.includes(value), `${what} is not on standard error`);
   }
-  t.ok(logRecords(d).some((line) => line.family === 'confapi.create' && line.msg === 'create'), 'the create was logged (as its state change)');
-  t.ok(logRecords(d).some((line) => line.family === 'videoconf' && line.status === 302), 'the gateway request was logged');
-  t.ok(logRecords(d).some((line) => line.family === 'room.waiting' && line.status === 404), 'the failing polls were logged');
+  t.ok(
+    logRecords(d).some((line) => line.family === 'confapi.create' && line.msg === 'create'),
+    'the create was logged (as its state change)',
+  );
+  t.ok(
+    logRecords(d).some((line) => line.family === 'videoconf' && line.status === 302),
+    'the gateway request was logged',
+  );
+  t.ok(
+    logRecords(d).some((line) => line.family === 'room.waiting' && line.status === 404),
+    'the failing polls were logged',
+  );
 });
 
 t.test('the default policy: polls are counted, not logged; refusals, state changes and the summary are', async (t) => {
@@ -142,20 +160,53 @@ t.test('the default policy: polls are counted, not logged; refusals, state chang
   // A line is written once its answer went out: the client may read the answer first.
   await logMatch(d, /"event":"bar"/);
   const events = logRecords(d).filter((line) => typeof line.event === 'string');
-  t.same(events.filter((e) => e.event === 'knock').map((e) => [e.room, e.status]), [['busy', 202], ['busy', 202], ['busy', 202]], 'one line per knock');
-  t.ok(events.every((e) => e.event !== 'knock' || typeof e.request === 'string'), 'each knock names its request id');
-  t.match(events.find((e) => e.event === 'admit'), { room: 'busy', request: ids[0], admitted: 1, by: mod.participantId, level: 30 });
-  t.match(events.find((e) => e.event === 'refuse'), { room: 'busy', request: ids[1] });
-  t.match(events.find((e) => e.event === 'bar'), { room: 'busy', request: ids[2] });
-  t.ok(events.some((e) => e.event === 'create' && e.room === 'busy'), 'the room creation');
-  t.notOk(d.lines.some((line) => line.includes('Guest Person')), 'no name in any line');
+  t.same(
+    events.filter((e) => e.event === 'knock').map((e) => [e.room, e.status]),
+    [
+      ['busy', 202],
+      ['busy', 202],
+      ['busy', 202],
+    ],
+    'one line per knock',
+  );
+  t.ok(
+    events.every((e) => e.event !== 'knock' || typeof e.request === 'string'),
+    'each knock names its request id',
+  );
+  t.match(
+    events.find((e) => e.event === 'admit'),
+    { room: 'busy', request: ids[0], admitted: 1, by: mod.participantId, level: 30 },
+  );
+  t.match(
+    events.find((e) => e.event === 'refuse'),
+    { room: 'busy', request: ids[1] },
+  );
+  t.match(
+    events.find((e) => e.event === 'bar'),
+    { room: 'busy', request: ids[2] },
+  );
+  t.ok(
+    events.some((e) => e.event === 'create' && e.room === 'busy'),
+    'the room creation',
+  );
+  t.notOk(
+    d.lines.some((line) => line.includes('Guest Person')),
+    'no name in any line',
+  );
 
   // The meeting ends once everyone left (grace 0, the sweep ends it): one line, ids only.
   await asSession.leave(d, 'busy', mod.session);
   await asSession.leave(d, 'busy', (await guests[0]!.poll()).body.session);
   await logMatch(d, /"event":"end"/, 10_000);
-  t.match(logRecords(d).filter((line) => line.event === 'end'), [{ level: 30, msg: 'end', room: 'busy', meeting: String }], 'one line for the end');
-  t.notOk(d.lines.some((line) => /incoming request|request completed/.test(line)), "none of Fastify's own request lines");
+  t.match(
+    logRecords(d).filter((line) => line.event === 'end'),
+    [{ level: 30, msg: 'end', room: 'busy', meeting: String }],
+    'one line for the end',
+  );
+  t.notOk(
+    d.lines.some((line) => /incoming request|request completed/.test(line)),
+    "none of Fastify's own request lines",
+  );
 });
 
 t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUEST_MS=0: every request is slow', async (t) => {
@@ -173,32 +224,49 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
       await new Promise((resolve) => setTimeout(resolve, 300));
       const lines = accessLines(d, 'room.waiting');
       t.equal(lines.length, 12, 'twelve polls, twelve lines');
-      t.same(lines.map((line) => (line.req as { url: string }).url), Array.from({ length: 12 }, (_, i) => `/room/each/waiting?poll=${i}`), 'one each, in order');
-      t.ok(lines.every((line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number'), `each: ${msg}, status and ms`);
+      t.same(
+        lines.map((line) => (line.req as { url: string }).url),
+        Array.from({ length: 12 }, (_, i) => `/room/each/waiting?poll=${i}`),
+        'one each, in order',
+      );
+      t.ok(
+        lines.every((line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number'),
+        `each: ${msg}, status and ms`,
+      );
       // The request's logger is made lazily (http/request-logger.ts): its lines still name their request.
       const ids = lines.map((line) => line.reqId);
-      t.ok(ids.every((id) => typeof id === 'string' && id !== ''), 'each line carries its request id');
+      t.ok(
+        ids.every((id) => typeof id === 'string' && id !== ''),
+        'each line carries its request id',
+      );
       t.equal(new Set(ids).size, 12, 'a different id for each request');
     });
   }
 });
 
-t.test('a 500 from a real failure (a full disk) gets its line at the default policy', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' }, async (t: Tap) => {
-  const dataDir = dataDirFor(t);
-  const started = await daemonFor(t, {
-    dataDir,
-    env: { SERVICE_LOG_LEVEL: 'info' },
-    launcher: privateTmpfsLauncher(dataDir, '4m'),
-  });
-  const d = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
-  await createRoom(t, d, { room_id: 'full', name: 'Full', waiting_room: 'all' });
-  await moderator(d, 'full');
-  inDaemonNamespace(d, `cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
-  const knock = await new Browser(d, 'full').knock({ name: 'Nobody', note: 'n'.repeat(280) });
-  t.equal(knock.status, 500, 'the knock fails for real');
-  const failed = await logMatch(d, /"family":"room\.knock"[^\n]*"status":500/);
-  t.ok(failed, 'its access line');
-  const line = logRecords(d).find((record) => record.family === 'room.knock' && record.status === 500)!;
-  t.match(line, { level: 50, msg: 'server error', route: '/room/:id/knock', req: { method: 'POST', url: '/room/full/knock' } });
-  t.notOk(d.lines.some((l) => l.includes('Nobody')), 'the name is not logged');
-});
+t.test(
+  'a 500 from a real failure (a full disk) gets its line at the default policy',
+  { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' },
+  async (t: Tap) => {
+    const dataDir = dataDirFor(t);
+    const started = await daemonFor(t, {
+      dataDir,
+      env: { SERVICE_LOG_LEVEL: 'info' },
+      launcher: privateTmpfsLauncher(dataDir, '4m'),
+    });
+    const d = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
+    await createRoom(t, d, { room_id: 'full', name: 'Full', waiting_room: 'all' });
+    await moderator(d, 'full');
+    inDaemonNamespace(d, `cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
+    const knock = await new Browser(d, 'full').knock({ name: 'Nobody', note: 'n'.repeat(280) });
+    t.equal(knock.status, 500, 'the knock fails for real');
+    const failed = await logMatch(d, /"family":"room\.knock"[^\n]*"status":500/);
+    t.ok(failed, 'its access line');
+    const line = logRecords(d).find((record) => record.family === 'room.knock' && record.status === 500)!;
+    t.match(line, { level: 50, msg: 'server error', route: '/room/:id/knock', req: { method: 'POST', url: '/room/full/knock' } });
+    t.notOk(
+      d.lines.some((l) => l.includes('Nobody')),
+      'the name is not logged',
+    );
+  },
+);

@@ -69,7 +69,10 @@ for (const count of [1, 50]) {
     t.ok(ms < stopTimeoutSecs(grace) * 1000, `exited (${ms} ms) before grace + margin, where a supervisor would SIGKILL`);
     await Promise.all(slow.map((c) => c.closed));
     t.pass('every slow connection was closed by the daemon');
-    t.match(logRecords(daemon).find((r) => r.msg === forcedMsg), { level: 50, graceSecs: grace, open: { engine: { requests: count, connections: count } } });
+    t.match(
+      logRecords(daemon).find((r) => r.msg === forcedMsg),
+      { level: 50, graceSecs: grace, open: { engine: { requests: count, connections: count } } },
+    );
   });
 }
 
@@ -84,7 +87,12 @@ t.test('a second signal exits at once with code 1, logging what was still open',
   t.ok(ms < grace * 1000, `exited (${ms} ms) long before the ${grace} s grace`);
   const line = daemon.lines.find((l) => l.includes('SIGTERM while stopping'));
   t.ok(line, 'one line says why');
-  t.match(JSON.parse(line ?? '{}'), { level: 50, signal: 'SIGTERM', open: { engine: { requests: 1, connections: 1, liveSockets: 0 } }, msg: 'SIGTERM while stopping: exiting now with work still open' });
+  t.match(JSON.parse(line ?? '{}'), {
+    level: 50,
+    signal: 'SIGTERM',
+    open: { engine: { requests: 1, connections: 1, liveSockets: 0 } },
+    msg: 'SIGTERM while stopping: exiting now with work still open',
+  });
   await slow.closed;
 });
 

@@ -47,7 +47,10 @@ t.test('the decision, without a daemon', async (t) => {
   t.match(gateDecision('compat', { status: 'invalid', error: expired }, now), { start: false, level: 'error', fields: { fault: 'expired' } });
   t.equal(runningCheck('compat', { status: 'valid', licence }, now), null, 'far from expiry the daily check says nothing');
   t.match(runningCheck('compat', { status: 'valid', licence: soon }, now), { level: 'warn' });
-  t.match(runningCheck('compat', { status: 'invalid', error: expired }, now), { level: 'error', message: /keeps serving until this process stops, and will not start again/ });
+  t.match(runningCheck('compat', { status: 'invalid', error: expired }, now), {
+    level: 'error',
+    message: /keeps serving until this process stops, and will not start again/,
+  });
 });
 
 t.test('a newcomer without compat settings: the engine alone, no licence talk', async (t) => {
@@ -72,7 +75,13 @@ t.test('a valid licence: compat listens, the log names customer and expiry', asy
   const url = compatUrl(d);
   t.ok(url, 'compat listening');
   t.equal((await fetch(`${url}/confapi/api`)).status, 200, 'it answers');
-  t.match(licenceLine(d), { level: 30, licence: 'valid', customer: 'Académie Ouest', expiresAt: /^\d{4}-\d\d-\d\dT/, msg: /compat licence of Académie Ouest, valid until \d{4}-.*\((399|400) days left\)/ });
+  t.match(licenceLine(d), {
+    level: 30,
+    licence: 'valid',
+    customer: 'Académie Ouest',
+    expiresAt: /^\d{4}-\d\d-\d\dT/,
+    msg: /compat licence of Académie Ouest, valid until \d{4}-.*\((399|400) days left\)/,
+  });
   t.notOk(d.lines.join('\n').includes(key), 'the key itself is not logged');
   t.notOk(d.lines.join('\n').includes(secret), 'nor the secret');
 });
@@ -91,7 +100,12 @@ t.test('an expired licence: refused with a message, the engine serves', async (t
   const d = await serve(t, dataDir);
   await engineServes(t, d);
   t.equal(compatUrl(d), undefined, 'no compat listener');
-  t.match(licenceLine(d), { level: 50, licence: 'invalid', fault: 'expired', msg: /compat module refused to start: the server key expired on \d{4}-.*the engine still serves/ });
+  t.match(licenceLine(d), {
+    level: 50,
+    licence: 'invalid',
+    fault: 'expired',
+    msg: /compat module refused to start: the server key expired on \d{4}-.*the engine still serves/,
+  });
 });
 
 t.test('a tampered record: refused', async (t) => {

@@ -17,7 +17,11 @@ t.test('the log holds no token, cookie or secret', async (t) => {
   t.ok(session, 'a session was issued');
   // A plain GET of the live address: only so that a URL carrying the session gets logged.
   await fetch(`${d.url}/room/logged/live?session=${session}`);
-  const knock = await fetch(`${d.url}/room/logged/knock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Guest' }) });
+  const knock = await fetch(`${d.url}/room/logged/knock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Guest' }),
+  });
   const cookie = knock.headers.get('set-cookie')!.split(';')[0]!;
   await fetch(`${d.url}/room/logged/waiting`, { headers: { cookie } });
   await call(d, '/room/logged/waiting-list', { token: session });

@@ -40,12 +40,20 @@ t.test('percentiles per family over a window, from plain data and an injected cl
   t.equal(polls['4xx'], 2, 'expected refusals are counted');
   t.equal(polls['5xx'], 1);
   t.equal(polls.max, 100);
-  for (const [name, exact] of [['p50', 50], ['p95', 95], ['p99', 99]] as const) {
+  for (const [name, exact] of [
+    ['p50', 50],
+    ['p95', 95],
+    ['p99', 99],
+  ] as const) {
     const value = polls[name];
     t.ok(value >= exact && value <= exact * 1.125, `${name} ${value} is within 12.5% above ${exact}`);
   }
   const knocks = line!.families['room.knock']!;
-  t.same({ p50: knocks.p50, p95: knocks.p95, p99: knocks.p99, max: knocks.max }, { p50: 5, p95: 5, p99: 5, max: 5 }, 'all equal: every percentile is that value (never above the largest seen)');
+  t.same(
+    { p50: knocks.p50, p95: knocks.p95, p99: knocks.p99, max: knocks.max },
+    { p50: 5, p95: 5, p99: 5, max: 5 },
+    'all equal: every percentile is that value (never above the largest seen)',
+  );
 
   clock.advance(60_000);
   t.equal(summary.take(), null, 'a quiet window after a busy one: no line');
@@ -68,7 +76,15 @@ t.test('the policy: which finished request gets a line', async (t) => {
   t.equal(lineFor('errors', 1000, 'room.knock', 503, 1, false), 'error');
   t.equal(lineFor('errors', 1000, 'api.rooms', 404, 1, false), 'refused', 'an unexpected 4xx');
   t.equal(lineFor('errors', 1000, 'room.admit', 403, 1, false), 'refused');
-  for (const [family, status] of [['room.waiting', 404], ['room.waiting', 401], ['room.exists', 404], ['live', 401], ['videoconf', 403], ['room.knock', 429], ['room.start', 429]] as const) {
+  for (const [family, status] of [
+    ['room.waiting', 404],
+    ['room.waiting', 401],
+    ['room.exists', 404],
+    ['live', 401],
+    ['videoconf', 403],
+    ['room.knock', 429],
+    ['room.start', 429],
+  ] as const) {
     t.ok(isExpectedRefusal(family, status), `${family} ${status} is expected`);
     t.equal(lineFor('errors', 1000, family, status, 1, false), null, `${family} ${status}: counted, not logged`);
   }

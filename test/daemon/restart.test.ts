@@ -29,7 +29,11 @@ t.test('rooms survive a SIGKILL and a restart on the same data directory', async
   t.equal(after.status, 200);
   t.same(after.body.rooms, before, 'every room is there with the same fields, the deleted one is still gone');
   for (const room of before) t.same((await call(second, `/api/rooms/${room.room_id}`, { token })).body, room, `GET ${room.room_id}`);
-  t.match(before.find((r: { room_id: string }) => r.room_id === 'alpha'), { name: 'Alpha renamed', waiting_room_timeout_secs: 45 }, 'the PATCH survived');
+  t.match(
+    before.find((r: { room_id: string }) => r.room_id === 'alpha'),
+    { name: 'Alpha renamed', waiting_room_timeout_secs: 45 },
+    'the PATCH survived',
+  );
   t.equal(before.find((r: { room_id: string }) => r.room_id === 'gamma.1').access_code_set, true, 'the access code survived');
 });
 
@@ -59,7 +63,10 @@ t.test('the initial admin token', async (t) => {
   const again = statSync(file);
   t.equal(readFileSync(file, 'utf8').trim(), first.adminToken, 'the file still holds the first token');
   t.same([again.ino, again.mtimeMs, again.mode & 0o777], [written.ino, written.mtimeMs, 0o600], 'the file was not rewritten');
-  t.notOk(logRecords(second).some((record) => 'file' in record || /token written/.test(String(record.msg))), 'no new token is issued on a restart');
+  t.notOk(
+    logRecords(second).some((record) => 'file' in record || /token written/.test(String(record.msg))),
+    'no new token is issued on a restart',
+  );
 
   t.equal((await call(second, '/api/rooms', { token: first.adminToken })).status, 200, 'the initial token works after the restart');
   const wrongToken = first.adminToken.slice(0, -1) + (first.adminToken.endsWith('A') ? 'B' : 'A');

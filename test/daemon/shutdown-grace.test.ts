@@ -23,7 +23,10 @@ t.test('a request that never finishes: at the grace the daemon logs what was ope
   const records = logRecords(daemon);
   const over = records.find((r) => r.msg === 'shutdown grace over: exiting with work still open');
   t.match(over, { graceSecs: grace, open: { engine: { requests: 1, connections: 1, liveSockets: 0 } } }, 'the forced exit names what was open, as counts');
-  t.notOk(records.some((r) => r.msg === 'stopped'), 'no "stopped": the stop was cut, not finished');
+  t.notOk(
+    records.some((r) => r.msg === 'stopped'),
+    'no "stopped": the stop was cut, not finished',
+  );
 });
 
 t.test('a request in flight that completes within the grace is answered, and the stop does not wait for the rest of it', async (t) => {
@@ -49,7 +52,7 @@ t.test('a request in flight that completes within the grace is answered, and the
   t.ok(ms < grace * 1000, `exited once nothing was in flight (${ms} ms), not after the ${grace} s grace`);
 });
 
-t.test('a live socket whose peer never answers the close is cut at the grace (exit 1), not after ws\'s 30 s close timeout', async (t) => {
+t.test("a live socket whose peer never answers the close is cut at the grace (exit 1), not after ws's 30 s close timeout", async (t) => {
   const grace = 1;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
   await createRoom(t, daemon, { room_id: 'stuck', name: 'Stuck', waiting_room: 'off' });
@@ -60,7 +63,11 @@ t.test('a live socket whose peer never answers the close is cut at the grace (ex
   const { code, ms } = await signalled(daemon);
   t.equal(code, 1);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms), not after ws's 30 s close timeout`);
-  t.match(logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'), { open: { engine: { liveSockets: 1 } } }, 'the socket is named as open');
+  t.match(
+    logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'),
+    { open: { engine: { liveSockets: 1 } } },
+    'the socket is named as open',
+  );
 });
 
 t.test('the compat listener: a hanging meeting-API request is cut at the grace too', async (t) => {
@@ -71,7 +78,11 @@ t.test('the compat listener: a hanging meeting-API request is cut at the grace t
   t.equal(code, 1);
   t.ok(ms >= grace * 1000 - 100, `the request had its grace (${ms} ms)`);
   t.ok(ms < stopTimeoutSecs(grace) * 1000, `cut at the grace (${ms} ms)`);
-  t.match(logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'), { open: { engine: { requests: 0 }, compat: { requests: 1 } } }, 'the compat request is named as open');
+  t.match(
+    logRecords(daemon).find((r) => r.msg === 'shutdown grace over: exiting with work still open'),
+    { open: { engine: { requests: 0 }, compat: { requests: 1 } } },
+    'the compat request is named as open',
+  );
   await hanging.closed;
 });
 
@@ -105,7 +116,10 @@ t.test('a stop that never finishes, with a handle that keeps the process alive: 
     setInterval(() => {}, 1000);
     console.log('armed');
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -120,11 +134,14 @@ t.test('a stop that never finishes, with a handle that keeps the process alive: 
   t.match(out, /aborted\n/, 'the connections were cut and the database closed before the exit');
 });
 
-t.test('SIGHUP (the unit\'s ExecReload) does not stop a daemon without a tenants file', async (t) => {
+t.test("SIGHUP (the unit's ExecReload) does not stop a daemon without a tenants file", async (t) => {
   const daemon = await daemonFor(t);
   daemon.child.kill('SIGHUP');
   await sleep(500);
   t.equal(daemon.child.exitCode, null, 'still running');
   t.equal((await fetch(`${daemon.url}/readyz`)).status, 200);
-  t.ok(logRecords(daemon).some((r) => /^SIGHUP/.test(String(r.msg))), 'the signal is logged');
+  t.ok(
+    logRecords(daemon).some((r) => /^SIGHUP/.test(String(r.msg))),
+    'the signal is logged',
+  );
 });

@@ -24,14 +24,21 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test("a page's console error, uncaught exception and failed request fail its test, unless declared", async (t) => {
     const fixture = fileURLToPath(new URL('./fixtures/console-faults.ts', import.meta.url));
     const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      execFile(process.execPath, [...process.execArgv, fixture], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TAP: '0' } }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: unknown }).code as number | null) : 0, out: `${stdout}${stderr}` }),
+      execFile(
+        process.execPath,
+        [...process.execArgv, fixture],
+        { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TAP: '0' } },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: unknown }).code as number | null) : 0, out: `${stdout}${stderr}` }),
       );
     });
     const out = run.out;
     t.not(run.code, 0, 'the fixture file fails');
     const undeclared = out.slice(out.indexOf('# Subtest: undeclared faults'), out.indexOf('# Subtest: declared faults'));
-    t.match(undeclared, /not ok \d+ - the browser logged 3 error\(s\) or failed request\(s\) this test does not expect/, 'the undeclared test fails at its end');
+    t.match(
+      undeclared,
+      /not ok \d+ - the browser logged 3 error\(s\) or failed request\(s\) this test does not expect/,
+      'the undeclared test fails at its end',
+    );
     t.match(undeclared, /visitor: console error: deliberate console error/, 'naming the console error');
     t.match(undeclared, /visitor: uncaught: Error: deliberate uncaught error/, 'the uncaught exception');
     t.match(undeclared, /visitor: 404 GET http:\/\/127\.0\.0\.1:\d+\/missing/, 'and the failed request (once: its console echo is folded into it)');

@@ -95,7 +95,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('a host page on another origin drives the meeting through external_api.js', async (t) => {
     let engineUrl = '';
     let compatUrl = '';
-    const host = hostServer(() => engineUrl, () => compatUrl);
+    const host = hostServer(
+      () => engineUrl,
+      () => compatUrl,
+    );
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     t.teardown(() => new Promise<void>((resolve) => host.close(() => resolve())));
     const hostPort = (host.address() as AddressInfo).port;
@@ -127,11 +130,37 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const { page: probe } = await hostPage('probe');
     const built = await probe.evaluate((domain) => {
       const W = window as any;
-      const a = new W.JitsiMeetExternalAPI(domain, { roomName: 'Team Room', jwt: 'a.b.c', width: 800, height: '60vh', lang: 'de', userInfo: { displayName: 'Zoë', email: 'z@example.org' }, configOverwrite: { startWithAudioMuted: true } });
-      const b = new W.VideoMeetExternalAPI(domain, 'acme/Maths', 640, 'nonsense', document.getElementById('meet'), { prejoinPageEnabled: false }, {}, false, 'x.y.z');
+      const a = new W.JitsiMeetExternalAPI(domain, {
+        roomName: 'Team Room',
+        jwt: 'a.b.c',
+        width: 800,
+        height: '60vh',
+        lang: 'de',
+        userInfo: { displayName: 'Zoë', email: 'z@example.org' },
+        configOverwrite: { startWithAudioMuted: true },
+      });
+      const b = new W.VideoMeetExternalAPI(
+        domain,
+        'acme/Maths',
+        640,
+        'nonsense',
+        document.getElementById('meet'),
+        { prejoinPageEnabled: false },
+        {},
+        false,
+        'x.y.z',
+      );
       const frames = [a, b].map((api: any) => {
         const f = api.getIFrame();
-        return { src: f.src, name: f.name, id: f.id, allow: f.allow, width: f.style.width, height: f.style.height, parent: f.parentElement === document.body ? 'BODY' : f.parentElement?.id };
+        return {
+          src: f.src,
+          name: f.name,
+          id: f.id,
+          allow: f.allow,
+          width: f.style.width,
+          height: f.style.height,
+          parent: f.parentElement === document.body ? 'BODY' : f.parentElement?.id,
+        };
       });
       a.dispose();
       b.dispose();
@@ -149,26 +178,40 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.match(hash, 'config.startWithAudioMuted=true', 'the config in the fragment');
     t.notMatch(hash, 'a.b.c', 'the token is not in the fragment');
     const granted = `'src' ${hostOrigin} ${new URL(d.url).origin}`;
-    t.equal(a!.allow, ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} ${granted}`).join('; '), 'the allow list, for the gateway and the page it redirects to');
+    t.equal(
+      a!.allow,
+      ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} ${granted}`).join('; '),
+      'the allow list, for the gateway and the page it redirects to',
+    );
     t.equal(a!.name, 'jitsiConferenceFrame0', 'named like upstream');
     t.equal(a!.id, 'jitsiConferenceFrame0');
     t.same([a!.width, a!.height, a!.parent], ['800px', '60vh', 'BODY'], 'sizes, and document.body by default');
     t.equal(new URL(b!.src).pathname, '/acme/videoconf/Maths', 'the positional form, with a tenant/room name');
     t.equal(new URL(b!.src).searchParams.get('jwt'), 'x.y.z', 'the positional jwt');
-    t.same([b!.name, b!.width, b!.height, b!.parent], ['jitsiConferenceFrame1', '640px', '100%', 'meet'], 'numbers in px, a nonsense size ignored, the given parent');
+    t.same(
+      [b!.name, b!.width, b!.height, b!.parent],
+      ['jitsiConferenceFrame1', '640px', '100%', 'meet'],
+      'numbers in px, a nonsense size ignored, the given parent',
+    );
     t.equal(built.left, 0, 'dispose removes the iframes');
     t.ok(built.same, 'one constructor under both names');
     await probe.close();
 
     // Ann (moderator) and Bob (participant) join through the script.
     const ann = await hostPage('ann');
-    await ann.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }), [domain, await link(d, 'open-room', 'moderator', 'Ann')]);
+    await ann.page.evaluate(
+      ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }),
+      [domain, await link(d, 'open-room', 'moderator', 'Ann')],
+    );
     const annJoined = await waitEvent(ann.page, 'videoConferenceJoined');
     t.equal(await ann.page.evaluate(() => (window as any).loaded), 1, 'onload fired once, on the page saying it is ready');
     t.match(annJoined, { roomName: 'open-room', displayName: 'Ann', breakoutRoom: false, avatarURL: '' }, 'videoConferenceJoined');
     t.match(annJoined.id, /\S/, 'with her participant id');
     const bob = await hostPage('bob');
-    await bob.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }), [domain, await link(d, 'open-room', 'participant', 'Bob')]);
+    await bob.page.evaluate(
+      ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }),
+      [domain, await link(d, 'open-room', 'participant', 'Bob')],
+    );
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
     t.match(await waitEvent(ann.page, 'participantJoined'), { id: bobJoined.id, displayName: 'Bob' }, 'Ann sees participantJoined for Bob');
@@ -178,12 +221,31 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const info = await ann.page.evaluate(() => (window as any).api.getParticipantsInfo());
     t.same(info.map((p: any) => p.displayName).sort(), ['Ann', 'Bob'], 'getParticipantsInfo');
     const roomsInfo = await ann.page.evaluate(() => (window as any).api.getRoomsInfo());
-    t.match(roomsInfo, { rooms: [{ isMainRoom: true, id: 'open-room', participants: [{ displayName: 'Ann', role: 'moderator' }, { displayName: 'Bob', role: 'participant' }] }] }, 'getRoomsInfo: the local person first');
+    t.match(
+      roomsInfo,
+      {
+        rooms: [
+          {
+            isMainRoom: true,
+            id: 'open-room',
+            participants: [
+              { displayName: 'Ann', role: 'moderator' },
+              { displayName: 'Bob', role: 'participant' },
+            ],
+          },
+        ],
+      },
+      'getRoomsInfo: the local person first',
+    );
 
     // Chat both ways.
     await ann.page.evaluate(() => (window as any).api.executeCommand('sendChatMessage', 'hello Bob'));
     t.same(await waitEvent(ann.page, 'outgoingMessage'), { message: 'hello Bob', privateMessage: false }, 'outgoingMessage at Ann');
-    t.same(await waitEvent(bob.page, 'incomingMessage'), { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello Bob' }, 'incomingMessage at Bob');
+    t.same(
+      await waitEvent(bob.page, 'incomingMessage'),
+      { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello Bob' },
+      'incomingMessage at Bob',
+    );
 
     // toggleAudio, and the accessors follow.
     t.equal(await bob.page.evaluate(() => (window as any).api.isAudioMuted()), false, 'isAudioMuted false at first');
@@ -198,7 +260,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Unknown commands: a warning, nothing sent (the script) or done (the page, spoken to directly).
     await bob.page.evaluate(() => (window as any).api.executeCommand('selfDestruct', 1));
     t.match(await bob.page.evaluate(() => (window as any).warnings), [/"selfDestruct" is not a supported command; nothing was sent/], 'the script warns');
-    await bob.page.evaluate((origin) => document.querySelector('iframe')!.contentWindow!.postMessage({ videomeet: 'v1', kind: 'command', name: 'formatDisk', args: [] }, origin), engineUrl);
+    await bob.page.evaluate(
+      (origin) => document.querySelector('iframe')!.contentWindow!.postMessage({ videomeet: 'v1', kind: 'command', name: 'formatDisk', args: [] }, origin),
+      engineUrl,
+    );
     await until('the page to warn', async () => bob.consoleLines.some((l) => /"formatDisk" is not a supported command/.test(l)));
     t.pass('the page warns about an unknown command too');
 
@@ -211,8 +276,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       window.postMessage({ videomeet: 'v1', kind: 'event', name: 'participantLeft', data: { id: 'self-forged' } }, '*');
     }, `http://localhost:${hostPort}/sibling.html`);
     await bob.page.waitForTimeout(2000);
-    t.notOk((await eventsOf(bob.page)).some((e) => e.name === 'participantLeft'), 'forged events reach no listener');
-    t.notOk((await eventsOf(ann.page)).some((e) => e.name === 'incomingMessage' && e.data.message === 'from a stranger'), "a stranger's command sends no chat");
+    t.notOk(
+      (await eventsOf(bob.page)).some((e) => e.name === 'participantLeft'),
+      'forged events reach no listener',
+    );
+    t.notOk(
+      (await eventsOf(ann.page)).some((e) => e.name === 'incomingMessage' && e.data.message === 'from a stranger'),
+      "a stranger's command sends no chat",
+    );
 
     // An iframe that ends up on another origin than the service's is not believed.
     const eve = await hostPage('eve');
@@ -223,14 +294,23 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // The waiting room from the moderator's parent page.
     const mo = await hostPage('mo');
-    await mo.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt }), [domain, await link(d, 'guarded', 'moderator', 'Mo')]);
+    await mo.page.evaluate(
+      ([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt }),
+      [domain, await link(d, 'guarded', 'moderator', 'Mo')],
+    );
     await waitEvent(mo.page, 'videoConferenceJoined');
     const cy = await hostPage('cy');
-    await cy.page.evaluate(([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt, userInfo: { displayName: 'Cy' } }), [domain, await link(d, 'guarded', 'participant', 'Cy')]);
+    await cy.page.evaluate(
+      ([domain, jwt]) => (window as any).start(domain, { roomName: 'guarded', jwt, userInfo: { displayName: 'Cy' } }),
+      [domain, await link(d, 'guarded', 'participant', 'Cy')],
+    );
     const knock = await waitEvent(mo.page, 'knockingParticipant');
     t.equal(knock.participant.name, 'Cy', 'knockingParticipant to the moderator');
     await until('Cy to be ready', async () => (await cy.page.evaluate(() => (window as any).loaded)) === 1);
-    t.notOk((await eventsOf(cy.page)).some((e) => e.name === 'videoConferenceJoined'), 'a waiting person gets no videoConferenceJoined');
+    t.notOk(
+      (await eventsOf(cy.page)).some((e) => e.name === 'videoConferenceJoined'),
+      'a waiting person gets no videoConferenceJoined',
+    );
     await mo.page.evaluate((id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true), knock.participant.id);
     t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
     t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
@@ -239,7 +319,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');
     const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
-    t.same(tail, [{ name: 'videoConferenceLeft', data: { roomName: 'open-room' } }, { name: 'readyToClose', data: {} }], 'videoConferenceLeft then readyToClose');
+    t.same(
+      tail,
+      [
+        { name: 'videoConferenceLeft', data: { roomName: 'open-room' } },
+        { name: 'readyToClose', data: {} },
+      ],
+      'videoConferenceLeft then readyToClose',
+    );
     t.same(await waitEvent(ann.page, 'participantLeft'), { id: bobJoined.id }, 'Ann sees participantLeft');
     t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 1, 'one left');
 

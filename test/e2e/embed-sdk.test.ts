@@ -49,7 +49,9 @@ function hostServer(serviceUrl: string, reactScript: string): Server {
   return createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://host.invalid').pathname;
     if (path === '/react.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><body><div id="root"></div><script src="/react-page.js"></script></body></html>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><html><body><div id="root"></div><script src="/react-page.js"></script></body></html>');
     } else if (path === '/react-page.js') {
       res.writeHead(200, { 'content-type': 'application/javascript; charset=utf-8' }).end(reactScript);
     } else if (path === '/plain.html') {
@@ -108,7 +110,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const domain = `127.0.0.1:${proxyPort}`;
     const host = hostServer(serviceUrl, reactScript);
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
-    t.teardown(() => new Promise<void>((resolve) => { host.closeAllConnections(); host.close(() => resolve()); }));
+    t.teardown(
+      () =>
+        new Promise<void>((resolve) => {
+          host.closeAllConnections();
+          host.close(() => resolve());
+        }),
+    );
     const hostPort = (host.address() as { port: number }).port;
     // Another site than the service: another host name (localhost vs 127.0.0.1) and scheme.
     const appOrigin = `http://localhost:${hostPort}`;
@@ -118,7 +126,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const configDir = mkdtempSync(join(tmpdir(), 'meet-embed-sdk-'));
     t.teardown(() => rmSync(configDir, { recursive: true, force: true }));
     const tenantsFile = join(configDir, 'tenants.toml');
-    writeFileSync(tenantsFile, `[tenants.school]\napp_id = "${schoolAppId}"\napp_secret = "${schoolSecret}"\nembed_origins = ["${appOrigin}"]\n`, { mode: 0o600 });
+    writeFileSync(tenantsFile, `[tenants.school]\napp_id = "${schoolAppId}"\napp_secret = "${schoolSecret}"\nembed_origins = ["${appOrigin}"]\n`, {
+      mode: 0o600,
+    });
 
     const d = await compatDaemonFor(t, {
       COMPAT_FRONTEND_URL: serviceUrl,
@@ -136,8 +146,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     });
 
     const browser: BrowserSession = await openBrowser(t, ['--ignore-certificate-errors']);
-    browser.expectConsoleErrors(/status of 404 \(Not Found\) \(http:\/\/(localhost|127\.0\.0\.1):\d+\/favicon\.ico\)$/, "this test's host page (not the service) has no icon");
-    browser.expectConsoleErrors(/^stranger: console error: Framing '\S+' violates the following Content Security Policy directive: "frame-ancestors /, 'the stranger origin is refused by frame-ancestors on purpose');
+    browser.expectConsoleErrors(
+      /status of 404 \(Not Found\) \(http:\/\/(localhost|127\.0\.0\.1):\d+\/favicon\.ico\)$/,
+      "this test's host page (not the service) has no icon",
+    );
+    browser.expectConsoleErrors(
+      /^stranger: console error: Framing '\S+' violates the following Content Security Policy directive: "frame-ancestors /,
+      'the stranger origin is refused by frame-ancestors on purpose',
+    );
     const pageErrors: string[] = [];
     const open = async (name: string, url: string) => {
       const { page } = await browser.newPage(name);
@@ -176,11 +192,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await until('Bob’s page to be ready', async () => (await bob.page.evaluate(() => (window as any).loaded)) === 1);
     // Partitioned (CHIPS): kept under the embedding site, which is why it survives third-party cookie blocking.
     const cookie = (await bob.page.context().cookies()).find((c) => c.name === 'meet_wait');
-    t.match(cookie, { domain: '127.0.0.1', sameSite: 'None', secure: true, httpOnly: true, partitionKey: 'http://localhost' }, 'the waiting cookie was stored in the cross-site frame, partitioned under the app’s site');
+    t.match(
+      cookie,
+      { domain: '127.0.0.1', sameSite: 'None', secure: true, httpOnly: true, partitionKey: 'http://localhost' },
+      'the waiting cookie was stored in the cross-site frame, partitioned under the app’s site',
+    );
     // She is waiting: her frame shows the waiting screen, her parent page hears no join.
     await bob.page.waitForTimeout(3000);
     t.equal(await count(bob.page, 'videoConferenceJoined'), 0, 'no videoConferenceJoined while waiting');
-    t.match(await meetingFrame(bob.page)?.evaluate(() => document.body.innerText), /Waiting for a moderator to let you in/, 'our waiting screen inside the iframe');
+    t.match(
+      await meetingFrame(bob.page)?.evaluate(() => document.body.innerText),
+      /Waiting for a moderator to let you in/,
+      'our waiting screen inside the iframe',
+    );
     await ann.page.evaluate((id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true), knock.participant.id);
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
     t.equal(bobJoined.displayName, 'Bob', 'admitted from the parent page: videoConferenceJoined (her poll carried the cookie)');
@@ -189,7 +213,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Chat both ways through the SDK's API object.
     await ann.page.evaluate(() => (window as any).api.executeCommand('sendChatMessage', 'hello from React'));
     t.same(await waitEvent(ann.page, 'outgoingMessage'), { message: 'hello from React', privateMessage: false }, 'outgoingMessage at Ann');
-    t.same(await waitEvent(bob.page, 'incomingMessage'), { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello from React' }, 'incomingMessage at Bob');
+    t.same(
+      await waitEvent(bob.page, 'incomingMessage'),
+      { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello from React' },
+      'incomingMessage at Bob',
+    );
 
     // toggleAudio, and the accessors.
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleAudio'));
@@ -215,10 +243,16 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // A rename during the meeting (upstream's command name): the other host page hears displayNameChange.
     await bob.page.evaluate(() => (window as any).api.executeCommand('displayName', 'Bobby'));
     t.same(await waitEvent(ann.page, 'displayNameChange'), { id: bobJoined.id, displayname: 'Bobby' }, 'displayNameChange at Ann’s SDK page');
-    t.same(await waitEvent(bob.page, 'displayNameChange'), { id: bobJoined.id, displayname: 'Bobby' }, 'and at Bob’s own page, as upstream tells the local one');
+    t.same(
+      await waitEvent(bob.page, 'displayNameChange'),
+      { id: bobJoined.id, displayname: 'Bobby' },
+      'and at Bob’s own page, as upstream tells the local one',
+    );
     t.equal(await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id), 'Bobby', 'getDisplayName answers the new name');
     t.ok(
-      (await ann.page.evaluate(() => (window as any).api.getParticipantsInfo())).some((p: any) => p.participantId === bobJoined.id && p.displayName === 'Bobby'),
+      (await ann.page.evaluate(() => (window as any).api.getParticipantsInfo())).some(
+        (p: any) => p.participantId === bobJoined.id && p.displayName === 'Bobby',
+      ),
       'getParticipantsInfo too',
     );
     await meetingFrame(ann.page)!.getByRole('list', { name: 'Participants', exact: true }).getByText('Bobby').waitFor();
@@ -272,14 +306,25 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');
     const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
-    t.same(tail, [{ name: 'videoConferenceLeft', data: { roomName: roomName.toLowerCase() } }, { name: 'readyToClose', data: {} }], 'videoConferenceLeft then readyToClose');
+    t.same(
+      tail,
+      [
+        { name: 'videoConferenceLeft', data: { roomName: roomName.toLowerCase() } },
+        { name: 'readyToClose', data: {} },
+      ],
+      'videoConferenceLeft then readyToClose',
+    );
     // The plain page keeps its frame: the way back inside it reloads a page that may still be framed.
     const back = meetingFrame(bob.page)!.getByRole('button', { name: 'Back to the start' });
     await back.waitFor({ timeout: 60_000 });
     const bobBefore = bob.documents.length;
     await back.click();
     await until('Bob’s frame to reload', async () => bob.documents.length > bobBefore);
-    t.match(bob.documents.at(-1), { status: 200, csp: /frame-ancestors \*/ }, 'inside the frame, “Back to the start” reloads the page, still frameable by the app');
+    t.match(
+      bob.documents.at(-1),
+      { status: 200, csp: /frame-ancestors \*/ },
+      'inside the frame, “Back to the start” reloads the page, still frameable by the app',
+    );
     await ann.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await until('the SDK’s onReadyToClose', async () => (await ann.page.evaluate(() => (window as any).readyToCloseCalls)) === 1);
     t.pass('JitsiMeeting’s onReadyToClose was called');

@@ -11,8 +11,16 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the join link enters, the bare address is refused, a missing room is named as such', async (t) => {
     const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://frontend.invalid' });
     const api = new ConfapiClient(d.compatUrl, secret);
-    await api.get('create', [['meetingID', 'course-7'], ['guestPolicy', 'ALWAYS_DENY']]);
-    const joined = await api.get('join', [['meetingID', 'course-7'], ['fullName', 'Pupil Pia'], ['role', 'VIEWER'], ['redirect', 'false']]);
+    await api.get('create', [
+      ['meetingID', 'course-7'],
+      ['guestPolicy', 'ALWAYS_DENY'],
+    ]);
+    const joined = await api.get('join', [
+      ['meetingID', 'course-7'],
+      ['fullName', 'Pupil Pia'],
+      ['role', 'VIEWER'],
+      ['redirect', 'false'],
+    ]);
     const { roomId, token } = roomAndToken(String(joined.xml.url));
     const browser = await openBrowser(t);
     // Refusals this test provokes: the unlisted room hides itself from the stranger without

@@ -42,7 +42,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     browser.expectConsoleErrors(/^eve: 400 POST \S+\/room\/lesson\/start$/, 'eve types names the service refuses on purpose (400 invalid_field)');
     const { page: eve } = await browser.newPage('eve');
     await eve.goto(roomUrl);
-    for (const [typed, advice] of [['Eve\u202Egnp.exe', /invisible characters/], ['Eve (Moderator)', /leave out the role in brackets/], ['ＳＹＳＴＥＭ', /"System" is kept for messages from the service/]] as const) {
+    for (const [typed, advice] of [
+      ['Eve\u202Egnp.exe', /invisible characters/],
+      ['Eve (Moderator)', /leave out the role in brackets/],
+      ['ＳＹＳＴＥＭ', /"System" is kept for messages from the service/],
+    ] as const) {
       await eve.getByLabel('Your name').fill(typed);
       await eve.getByRole('button', { name: 'Join' }).click();
       await until(`the alert for ${JSON.stringify(typed)}`, async () => advice.test(await eve.getByRole('alert').innerText()));
@@ -52,7 +56,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await eve.close();
 
     // Three guests knock within two seconds: one notification counts them.
-    const [ann, ben, cy] = [await guest(browser, roomUrl, 'Ann', 'Back from the dentist'), await guest(browser, roomUrl, 'Ben'), await guest(browser, roomUrl, 'Cy')];
+    const [ann, ben, cy] = [
+      await guest(browser, roomUrl, 'Ann', 'Back from the dentist'),
+      await guest(browser, roomUrl, 'Ben'),
+      await guest(browser, roomUrl, 'Cy'),
+    ];
     await Promise.all([ann, ben, cy].map((p) => p.getByRole('button', { name: 'Ask to join' }).click()));
     const waitingSection = mod.getByRole('region', { name: 'Waiting' });
     for (const name of ['Ann', 'Ben', 'Cy']) await waitingSection.getByRole('button', { name: `Admit ${name}` }).waitFor();
@@ -65,9 +73,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // A screen share hides the notification; the panel still lists arrivals.
     await mod.getByRole('button', { name: 'Dismiss notification' }).click();
     await mod.getByRole('button', { name: 'Share screen' }).click();
-    const sharing = await mod.getByRole('button', { name: 'Stop sharing screen' }).waitFor({ timeout: 5000 }).then(() => true, () => false);
+    const sharing = await mod
+      .getByRole('button', { name: 'Stop sharing screen' })
+      .waitFor({ timeout: 5000 })
+      .then(
+        () => true,
+        () => false,
+      );
     if (sharing) {
-      await until('the share to reach the moderator\'s own view', async () => (await mod.locator('figcaption .badge', { hasText: 'Sharing screen' }).count()) > 0);
+      await until(
+        "the share to reach the moderator's own view",
+        async () => (await mod.locator('figcaption .badge', { hasText: 'Sharing screen' }).count()) > 0,
+      );
       const dee = await guest(browser, roomUrl, 'Dee');
       await dee.getByRole('button', { name: 'Ask to join' }).click();
       await waitingSection.getByRole('button', { name: 'Admit Dee' }).waitFor();
@@ -107,7 +124,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await teacherRow.locator('.name').innerText(), 'Teacher', 'the name element holds the name alone');
     t.notMatch(await people.innerText(), /\(moderator\)/i, 'no "(moderator)" text anywhere in the list');
     t.equal(await people.getByRole('listitem').filter({ hasText: 'Ann' }).locator('.badge').count(), 0, 'a participant has no badge');
-    t.equal(await ann.getByRole('listitem', { name: 'Teacher' }).locator('figcaption .badge', { hasText: 'Moderator' }).count(), 1, "the moderator's tile has the badge too");
+    t.equal(
+      await ann.getByRole('listitem', { name: 'Teacher' }).locator('figcaption .badge', { hasText: 'Moderator' }).count(),
+      1,
+      "the moderator's tile has the badge too",
+    );
     await browser.screenshot(ann, 'meeting-participants-badge');
 
     // The panel's other gestures: refuse (she may ask again), refuse and bar (a reload keeps the bar).
@@ -127,10 +148,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await waitingSwitch.click();
     await waitingSection.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
     t.pass('the toggle says off once the server switched it');
-    await ben.getByRole('toolbar', { name: 'Meeting controls' }).waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
-      // Where Ben was when the switch went off: a request whose page stopped polling (a starved tab) is closed, not admitted.
-      throw new Error(`${err.message.split('\n')[0]}; Ben's page shows "${(await ben.locator('main').innerText()).slice(0, 200)}"`);
-    });
+    await ben
+      .getByRole('toolbar', { name: 'Meeting controls' })
+      .waitFor({ timeout: 30_000 })
+      .catch(async (err: Error) => {
+        // Where Ben was when the switch went off: a request whose page stopped polling (a starved tab) is closed, not admitted.
+        throw new Error(`${err.message.split('\n')[0]}; Ben's page shows "${(await ben.locator('main').innerText()).slice(0, 200)}"`);
+      });
     t.pass('disabling the waiting room let Ben in');
 
     // Chat both ways, as text.
@@ -186,13 +210,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Her page renegotiates on `locks`; on a loaded machine that takes a while, so wait until the
     // bytes stop rising (they never would if the lock were not honoured), then watch them stay put.
     let lastAudio = -1;
-    await until('audio from Ann to stop at the moderator', async () => {
-      const now = await inboundTotal(mod, 'audio', 'bytesReceived');
-      const still = now === lastAudio;
-      lastAudio = now;
-      if (!still) await mod.waitForTimeout(750);
-      return still;
-    }, 60_000);
+    await until(
+      'audio from Ann to stop at the moderator',
+      async () => {
+        const now = await inboundTotal(mod, 'audio', 'bytesReceived');
+        const still = now === lastAudio;
+        lastAudio = now;
+        if (!still) await mod.waitForTimeout(750);
+        return still;
+      },
+      60_000,
+    );
     const audioBefore = await inboundTotal(mod, 'audio', 'bytesReceived');
     await mod.waitForTimeout(2000);
     t.equal(await inboundTotal(mod, 'audio', 'bytesReceived'), audioBefore, 'no audio from a locked microphone reaches the moderator');
@@ -204,7 +232,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
       // Waits for what the server says rather than a fixed time: the suite runs two files at once on two cores.
       const until = async (seen: () => boolean) => {
-        for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+        for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
       };
       await new Promise((resolve) => (socket.onopen = resolve));
       await until(() => messages.some((m) => m.type === 'welcome'));
@@ -221,9 +249,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.same(forced, ['locked'], 'an audio offer sent by hand from her console is refused as locked');
     await browser.screenshot(mod, 'meeting-moderator-locked');
     const socketUrls = await mod.evaluate(() => (window as unknown as { __meetSocketUrls: string[] }).__meetSocketUrls);
-    t.ok(socketUrls.length > 0 && socketUrls.every((url) => url.startsWith(`${d.url.replace(/^http/, 'ws')}/`)), `the live socket went to the page's own host: ${socketUrls.map((url) => url.split('?')[0]).join(' ')}`);
+    t.ok(
+      socketUrls.length > 0 && socketUrls.every((url) => url.startsWith(`${d.url.replace(/^http/, 'ws')}/`)),
+      `the live socket went to the page's own host: ${socketUrls.map((url) => url.split('?')[0]).join(' ')}`,
+    );
     t.same(violations, [], "under connect-src 'self' the page reported no CSP violation");
-
   });
 
   t.test('an instance that forces the waiting room offers no way to disable it', async (t) => {

@@ -31,7 +31,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     let compatUrl = '';
     const host = createServer((req, res) => {
       if (req.url !== '/host.html') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="meet"></div>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="meet"></div>
 <script src="${compatUrl}/external_api.js"></script>
 <script>
   window.events = [];
@@ -70,7 +71,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const rooms = await bob.page.evaluate(() => (window as any).api.getRoomsInfo());
     t.match(
       rooms.rooms[0].participants,
-      [{ displayName: 'Bob', role: 'participant' }, { displayName: 'Ann', role: 'moderator' }],
+      [
+        { displayName: 'Bob', role: 'participant' },
+        { displayName: 'Ann', role: 'moderator' },
+      ],
       'Ann, first, is the moderator; Bob is not',
     );
     await t.resolves(ann.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }), "Ann's page shows the waiting section");

@@ -77,7 +77,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // From the panel: admit Ben; the change removes his row only.
     await section.getByRole('button', { name: 'Admit Ben' }).click();
     await until('Ben gone from the panel', async () => (await section.getByRole('button', { name: 'Admit Ben' }).count()) === 0);
-    t.same((await section.locator('li').allInnerTexts()).map((text) => text.split('\n')[0]), ['Ann', 'Cy']);
+    t.same(
+      (await section.locator('li').allInnerTexts()).map((text) => text.split('\n')[0]),
+      ['Ann', 'Cy'],
+    );
     t.equal((await guests[1]!.poll()).body?.status, 'admitted', 'Ben was let in');
 
     // Everyone leaves the list: the panel says so.

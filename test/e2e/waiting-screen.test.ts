@@ -41,7 +41,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const bodies: string[] = [];
     page.on('response', (response) => {
       if (response.url().startsWith(d.url) && !response.url().includes('/assets/')) bodies.push(response.url());
-      void response.text().then((text) => bodies.push(text)).catch(() => {});
+      void response
+        .text()
+        .then((text) => bodies.push(text))
+        .catch(() => {});
     });
 
     await page.goto(`${d.url}/room/board`);
@@ -86,16 +89,22 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(again.length, 1, 'a new request');
     t.not(again[0].request_id, waiting[0].request_id);
 
-
     // Nothing before admission: no peer connection, no live socket, no meeting name anywhere.
     t.same(await connectionCounts(page), { peerConnections: 0, webSockets: 0 }, 'no RTCPeerConnection and no WebSocket while waiting');
     t.notMatch(await page.locator('body').innerText(), meetingName, 'the screen does not name the meeting');
-    t.notOk(bodies.some((body) => body.includes(meetingName)), 'no response she received names the meeting');
+    t.notOk(
+      bodies.some((body) => body.includes(meetingName)),
+      'no response she received names the meeting',
+    );
 
     // Barred: reloading does not bring the request back.
     const barred = await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, { method: 'POST', json: { bar: true } });
     t.equal(barred.status, 200, `the bar was accepted (${barred.text}); a 409 means her page stopped polling`);
-    await page.getByRole('heading', { name: 'You cannot join this meeting.' }).or(page.locator('main').getByText('You cannot join this meeting.')).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('heading', { name: 'You cannot join this meeting.' })
+      .or(page.locator('main').getByText('You cannot join this meeting.'))
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.reload();
     await page.getByRole('heading', { name: 'You cannot join this meeting.' }).waitFor();
     t.same((await call(d, '/api/rooms/board/waiting')).body, [], 'no request came back');
@@ -113,7 +122,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('button', { name: 'Ask to join' }).waitFor();
     const before = await backgroundDifference(page);
     await page.getByRole('radio', { name: 'Blur' }).check();
-    await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, {
+      timeout: 30_000,
+    });
     await page.waitForTimeout(3000);
     const after = await backgroundDifference(page);
     await browser.screenshot(page, 'waiting-screen-blur');

@@ -7,7 +7,11 @@ t.test('cleanName removes what a typed name may not contain, and keeps the rest'
   t.equal(cleanName('\u2066Bob\u2069 \u200B(\u200Eteacher)\u00AD', 64), 'Bob (teacher)', 'isolates, zero-width space, LRM, soft hyphen');
   t.equal(cleanName('A\u{E0041}\u{E0042}da', 64), 'Ada', 'tag characters');
   t.equal(cleanName('Ada\u0000\nLovelace\u2028 ', 64), 'Ada Lovelace', 'controls and separators become one space');
-  t.equal(cleanName('\u200DAda \u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D', 64), 'Ada \u{1F468}\u200D\u{1F469}\u200D\u{1F467}', 'joiners kept only between visible characters');
+  t.equal(
+    cleanName('\u200DAda \u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D', 64),
+    'Ada \u{1F468}\u200D\u{1F469}\u200D\u{1F467}',
+    'joiners kept only between visible characters',
+  );
   t.equal(cleanName(`${'x'.repeat(63)}\u{1F468}\u200D\u{1F469}`, 64), `${'x'.repeat(63)}\u{1F468}`, 'a cut never leaves a joiner at the end');
   t.equal(cleanName('\u202E\u200B', 64), '', 'nothing visible: empty');
   for (const raw of ['Eve\u202Egnp.exe', 'A\u{E0041}da', 'x'.repeat(70), ' \u2066Bob\u2069 ']) {

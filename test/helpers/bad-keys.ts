@@ -27,14 +27,31 @@ export async function badKeys(): Promise<{ name: string; key: string; fault: Lic
     { name: 'missing sub', key: await signedRaw({ modules: ['compat'], iat: now, exp: now + 86_400 }), fault: 'malformed' },
     { name: 'missing exp', key: await signedRaw({ sub: 'x', modules: ['compat'], iat: now }), fault: 'malformed' },
     { name: 'modules not a list', key: await signedRaw({ sub: 'x', modules: 'compat', iat: now, exp: now + 86_400 }), fault: 'malformed' },
-    { name: 'signed by another pair', key: await issueServerKey(other.privateKeyPem, { customer: 'Mallory', modules: ['compat'], days: 365 }, new Date()), fault: 'forged' },
     {
-      name: 'HS256 with the public key as secret',
-      key: await new SignJWT({ modules: ['compat'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('Mallory').setIssuedAt(now).setExpirationTime(now + 86_400).sign(Buffer.from(testAuthority().publicKeyPem)),
+      name: 'signed by another pair',
+      key: await issueServerKey(other.privateKeyPem, { customer: 'Mallory', modules: ['compat'], days: 365 }, new Date()),
       fault: 'forged',
     },
-    { name: 'alg none', key: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'Mallory', modules: ['compat'], iat: now, exp: now + 86_400 })}.`, fault: 'forged' },
-    { name: 'payload swapped under a real signature', key: `${header}.${b64({ sub: 'Mallory', modules: ['compat'], iat: now, exp: now + 10 * 365 * 86_400 })}.${signature}`, fault: 'forged' },
+    {
+      name: 'HS256 with the public key as secret',
+      key: await new SignJWT({ modules: ['compat'] })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('Mallory')
+        .setIssuedAt(now)
+        .setExpirationTime(now + 86_400)
+        .sign(Buffer.from(testAuthority().publicKeyPem)),
+      fault: 'forged',
+    },
+    {
+      name: 'alg none',
+      key: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'Mallory', modules: ['compat'], iat: now, exp: now + 86_400 })}.`,
+      fault: 'forged',
+    },
+    {
+      name: 'payload swapped under a real signature',
+      key: `${header}.${b64({ sub: 'Mallory', modules: ['compat'], iat: now, exp: now + 10 * 365 * 86_400 })}.${signature}`,
+      fault: 'forged',
+    },
     { name: 'expired', key: await testServerKey({ days: 1 }, new Date(Date.now() - 3 * 86_400_000)), fault: 'expired' },
     { name: 'another module only', key: await testServerKey({ modules: ['recording'] }), fault: 'module' },
     { name: 'no module at all', key: await testServerKey({ modules: [] }), fault: 'module' },

@@ -44,9 +44,14 @@ export function inLoopbackNamespace(t: Test, testFile: string): boolean {
     execFileSync('ip', ['netns', 'del', name], { stdio: 'pipe' });
   });
   // A subtest: tap waits for it and reports its result; nothing here needs its end.
-  void t.spawn('ip', ['netns', 'exec', name, process.execPath, ...process.execArgv, fileURLToPath(testFile)], {
-    env: { ...process.env, [netnsVariable]: name },
-  }, 'inside a loopback-only network namespace');
+  void t.spawn(
+    'ip',
+    ['netns', 'exec', name, process.execPath, ...process.execArgv, fileURLToPath(testFile)],
+    {
+      env: { ...process.env, [netnsVariable]: name },
+    },
+    'inside a loopback-only network namespace',
+  );
   return true;
 }
 

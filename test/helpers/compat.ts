@@ -62,7 +62,9 @@ export function buildQuery(pairs: Pairs, style: Style): string {
 }
 
 export function sign(call: string, query: string, secret: string, algorithm: Algorithm = 'sha1'): string {
-  return createHash(algorithm).update(call + query + secret).digest('hex');
+  return createHash(algorithm)
+    .update(call + query + secret)
+    .digest('hex');
 }
 
 export interface ConfapiAnswer {
@@ -93,7 +95,13 @@ export class ConfapiClient {
   ) {}
 
   with(options: { secret?: string; algorithm?: Algorithm; style?: Style; path?: string }): ConfapiClient {
-    return new ConfapiClient(this.base, options.secret ?? this.secret, options.algorithm ?? this.algorithm, options.style ?? this.style, options.path ?? this.path);
+    return new ConfapiClient(
+      this.base,
+      options.secret ?? this.secret,
+      options.algorithm ?? this.algorithm,
+      options.style ?? this.style,
+      options.path ?? this.path,
+    );
   }
 
   /** The signed URL; no parameters gives `call?&checksum=…` like bigbluebutton-api-php. */

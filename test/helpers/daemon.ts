@@ -101,9 +101,7 @@ export interface CliResult {
  * `realBin` runs bin/meetctl itself, without tap's loader (so without coverage).
  */
 export function runMeetctl(args: readonly string[], env: Record<string, string> = {}, realBin = false): Promise<CliResult> {
-  const [file, argv] = realBin
-    ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, '--', meetctl, ...args]]
-    : [process.execPath, ['--', meetctl, ...args]];
+  const [file, argv] = realBin ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, '--', meetctl, ...args]] : [process.execPath, ['--', meetctl, ...args]];
   return new Promise((resolve) => {
     execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;

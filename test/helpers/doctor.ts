@@ -9,7 +9,21 @@ import type { Tap } from './api.js';
 import { recordServerKey } from './licence.js';
 import { meetctl, runMeetctl, type CliResult } from './daemon.js';
 
-export const checkIds = ['node', 'env-file', 'config', 'data-dir', 'engine-port', 'compat-port', 'licence', 'tenants', 'secrets', 'nginx-file', 'nginx-test', 'nginx-lines', 'systemd-unit'];
+export const checkIds = [
+  'node',
+  'env-file',
+  'config',
+  'data-dir',
+  'engine-port',
+  'compat-port',
+  'licence',
+  'tenants',
+  'secrets',
+  'nginx-file',
+  'nginx-test',
+  'nginx-lines',
+  'systemd-unit',
+];
 export const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 export const apiSecret = 'PrimaryApiSecret-0123456789abcdefghijklmnop';
@@ -101,7 +115,9 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   };
   const env = (over: Record<string, string | null> = {}) => {
     const values = { ...base, ...over };
-    const lines = Object.entries(values).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${v}`);
+    const lines = Object.entries(values)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => `${k}=${v}`);
     writeFileSync(envFile, `# written by the doctor test\n${lines.join('\n')}\n`, { mode: 0o600 });
     chmodSync(envFile, 0o600);
   };
@@ -113,9 +129,24 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   const unitFile = join(root, 'meet.service');
   writeFileSync(unitFile, unitText);
   return {
-    root, configDir, dataDir, envFile, tenantsFile, nginxFile, unitFile, enginePort, compatPort, privateKeyPem, publicKeyFile, env,
+    root,
+    configDir,
+    dataDir,
+    envFile,
+    tenantsFile,
+    nginxFile,
+    unitFile,
+    enginePort,
+    compatPort,
+    privateKeyPem,
+    publicKeyFile,
+    env,
     args: (...more) => [
-      'doctor', '--config-dir', configDir, '--nginx-file', nginxFile,
+      'doctor',
+      '--config-dir',
+      configDir,
+      '--nginx-file',
+      nginxFile,
       ...(options.light ? ['--nginx-bin', join(root, 'no-nginx'), '--unit-file', join(root, 'absent.service')] : ['--unit-file', unitFile]),
       ...more,
     ],
@@ -127,7 +158,12 @@ export interface Report {
   readonly checks: { id: string; title: string; status: string; detail: string; hint?: string }[];
 }
 
-export async function doctorJson(t: Tap, s: Setup, more: string[] = [], env: Record<string, string> = {}): Promise<{ result: CliResult; report: Report; byId: Map<string, Report['checks'][number]> }> {
+export async function doctorJson(
+  t: Tap,
+  s: Setup,
+  more: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ result: CliResult; report: Report; byId: Map<string, Report['checks'][number]> }> {
   const result = await runMeetctl(s.args('--json', ...more), env);
   let report: Report = { status: 'unparsed', checks: [] };
   try {
@@ -146,7 +182,15 @@ export function lineOf(stdout: string, title: string): [string, string] {
 }
 
 /** Runs doctor in text mode and asserts exit 1, a ✗ line for `title` matching `detail`, and a hint under it. */
-export async function expectFailure(t: Tap, s: Setup, title: string, detail: RegExp, hint: RegExp, more: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
+export async function expectFailure(
+  t: Tap,
+  s: Setup,
+  title: string,
+  detail: RegExp,
+  hint: RegExp,
+  more: string[] = [],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   const result = await runMeetctl(s.args(...more), env);
   t.equal(result.code, 1, `exit 1 (${title})`);
   const [line, next] = lineOf(result.stdout, title);
@@ -157,4 +201,3 @@ export async function expectFailure(t: Tap, s: Setup, title: string, detail: Reg
   t.match(result.stderr, /meetctl: \d+ checks? failed/);
   return result;
 }
-

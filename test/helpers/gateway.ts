@@ -40,7 +40,16 @@ export function mintRs256(payload: Record<string, unknown>): string {
 
 /** A valid payload of the primary app for `room`, valid for an hour. */
 export function claims(room: string, extra: Record<string, unknown> = {}, now = Math.floor(Date.now() / 1000)): Record<string, unknown> {
-  return { iss: mainAppId, aud: 'jitsi', sub: 'meet.example.org', room, iat: now, exp: now + 3600, context: { user: { name: 'Ann Example', moderator: false } }, ...extra };
+  return {
+    iss: mainAppId,
+    aud: 'jitsi',
+    sub: 'meet.example.org',
+    room,
+    iat: now,
+    exp: now + 3600,
+    context: { user: { name: 'Ann Example', moderator: false } },
+    ...extra,
+  };
 }
 
 export function without(payload: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -51,9 +51,7 @@ export function world(t: Tap): World {
   };
 }
 
-
 export function assertNoSecretPrinted(t: Tap, w: World, ...results: CliResult[]): void {
   const values = secretNames.map((name) => w.envFile()[name]!);
   for (const result of results) for (const value of values) t.notOk(`${result.stdout}${result.stderr}`.includes(value), 'no secret printed');
 }
-

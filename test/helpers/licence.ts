@@ -12,7 +12,11 @@ export function testAuthority(): { privateKeyPem: string; publicKeyPem: string }
 
 /** A server key of the test authority (compat, a year, unless told otherwise). */
 export function testServerKey(grant: { customer?: string; modules?: readonly string[]; days?: number } = {}, now = new Date()): Promise<string> {
-  return issueServerKey(testAuthority().privateKeyPem, { customer: grant.customer ?? 'Test customer', modules: grant.modules ?? ['compat'], days: grant.days ?? 365 }, now);
+  return issueServerKey(
+    testAuthority().privateKeyPem,
+    { customer: grant.customer ?? 'Test customer', modules: grant.modules ?? ['compat'], days: grant.days ?? 365 },
+    now,
+  );
 }
 
 /**
@@ -32,5 +36,10 @@ export async function installTestLicence(dataDir: string, grant: Parameters<type
  */
 export function recordServerKey(dataDir: string, key: string): void {
   const claims = decodeJwt(key) as { sub: string; modules: string[]; iat: number; exp: number };
-  writeInstallation(dataDir, 'compat', key, { customer: claims.sub, modules: claims.modules, issuedAt: new Date(claims.iat * 1000), expiresAt: new Date(claims.exp * 1000) });
+  writeInstallation(dataDir, 'compat', key, {
+    customer: claims.sub,
+    modules: claims.modules,
+    issuedAt: new Date(claims.iat * 1000),
+    expiresAt: new Date(claims.exp * 1000),
+  });
 }

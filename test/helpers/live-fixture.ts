@@ -30,7 +30,10 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   }
 
   recentChat(meetingId: string, limit: number): ChatEntry[] {
-    return this.chat.filter((e) => e.meetingId === meetingId).slice(-limit).map((e) => ({ ...e }));
+    return this.chat
+      .filter((e) => e.meetingId === meetingId)
+      .slice(-limit)
+      .map((e) => ({ ...e }));
   }
 
   getLocks(meetingId: string): LockSettings | null {

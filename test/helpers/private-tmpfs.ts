@@ -12,7 +12,17 @@ export function canMountPrivateTmpfs(): boolean {
 
 /** A daemon launcher whose data directory becomes a tmpfs of `size` seen only by the daemon (gone with it). */
 export function privateTmpfsLauncher(dataDir: string, size: string): (command: readonly string[]) => readonly string[] {
-  return (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${size} tmpfs "$0" && exec "$@"`, dataDir, ...command];
+  return (command) => [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    `mount -t tmpfs -o size=${size} tmpfs "$0" && exec "$@"`,
+    dataDir,
+    ...command,
+  ];
 }
 
 /** Runs `script` inside a daemon's mount namespace (where its private tmpfs is). */

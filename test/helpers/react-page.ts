@@ -11,9 +11,20 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Events an application would listen to; each lands in window.events as {name, data}. */
 export const sdkEvents = [
-  'ready', 'videoConferenceJoined', 'videoConferenceLeft', 'readyToClose', 'participantJoined', 'participantLeft',
-  'audioMuteStatusChanged', 'videoMuteStatusChanged', 'incomingMessage', 'outgoingMessage', 'knockingParticipant', 'errorOccurred',
-  'displayNameChange', 'subjectChange',
+  'ready',
+  'videoConferenceJoined',
+  'videoConferenceLeft',
+  'readyToClose',
+  'participantJoined',
+  'participantLeft',
+  'audioMuteStatusChanged',
+  'videoMuteStatusChanged',
+  'incomingMessage',
+  'outgoingMessage',
+  'knockingParticipant',
+  'errorOccurred',
+  'displayNameChange',
+  'subjectChange',
 ];
 
 // window.start(props) renders <JitsiMeeting {...props}>; onApiReady keeps the API in window.api.

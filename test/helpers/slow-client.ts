@@ -35,13 +35,20 @@ export async function partialRequest(base: string, head: string, bodyPart: strin
  */
 export async function slowRequest(base: string, path: string, contentType = 'application/json', settleMs = 300): Promise<SlowClient> {
   const host = new URL(base).host;
-  const client = await partialRequest(base, `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n`, '{"name":');
+  const client = await partialRequest(
+    base,
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n`,
+    '{"name":',
+  );
   if (settleMs > 0) await sleep(settleMs);
   return client;
 }
 
 /** Sends `signal` to a daemon and resolves with its exit code and how long it took to go. */
-export async function signalled(daemon: { readonly child: { kill(signal: NodeJS.Signals): boolean }; readonly exited: Promise<number | string> }, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | string; ms: number }> {
+export async function signalled(
+  daemon: { readonly child: { kill(signal: NodeJS.Signals): boolean }; readonly exited: Promise<number | string> },
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<{ code: number | string; ms: number }> {
   const started = Date.now();
   daemon.child.kill(signal);
   const code = await daemon.exited;

@@ -69,7 +69,13 @@ export function assertNoSecret(t: Tap, s: Setup, text: string, what: string): vo
 }
 
 export function generated(stdout: string): Record<string, string> {
-  return Object.fromEntries(stdout.trim().split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 export function assertMode(t: Tap, file: string, what: string): void {

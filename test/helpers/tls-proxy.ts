@@ -22,11 +22,29 @@ export function selfSignedCertificate(t: Tap): { key: Buffer; cert: Buffer } {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'pipe' },
+  );
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
@@ -53,10 +71,7 @@ function forwardedHeaders(req: IncomingMessage): IncomingHttpHeaders {
  * Listens on https://127.0.0.1:`port` and sends each request to `compat` when `toCompat`
  * says so for its path, else to `engine` (the WebSocket upgrade included). Closed at teardown.
  */
-export async function startTlsProxy(
-  t: Tap,
-  options: { port: number; engine: string; compat: string; toCompat: (path: string) => boolean },
-): Promise<TlsProxy> {
+export async function startTlsProxy(t: Tap, options: { port: number; engine: string; compat: string; toCompat: (path: string) => boolean }): Promise<TlsProxy> {
   const engine = targetOf(options.engine);
   const compat = targetOf(options.compat);
   const pick = (url: string | undefined): Target => (options.toCompat(new URL(url ?? '/', 'https://proxy.invalid').pathname) ? compat : engine);
@@ -80,7 +95,8 @@ export async function startTlsProxy(
     const upstream = connect(target.port, target.host, () => {
       const headers = forwardedHeaders(req);
       const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`, 'Connection: Upgrade', `Upgrade: ${req.headers.upgrade ?? 'websocket'}`];
-      for (const [name, value] of Object.entries(headers)) for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
+      for (const [name, value] of Object.entries(headers))
+        for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
       socket.pipe(upstream).pipe(socket);

@@ -131,7 +131,11 @@ export function claimsOf(token: unknown): Record<string, unknown> {
 }
 
 /** The join token (`t`) of a link made through the rooms API. */
-export async function linkToken(daemon: Daemon, roomId: string, json: { role: 'moderator' | 'participant'; name?: string; ttl_secs?: number }): Promise<string> {
+export async function linkToken(
+  daemon: Daemon,
+  roomId: string,
+  json: { role: 'moderator' | 'participant'; name?: string; ttl_secs?: number },
+): Promise<string> {
   const made = await call(daemon, `/api/rooms/${encodeURIComponent(roomId)}/links`, { method: 'POST', json });
   if (made.status !== 201) throw new Error(`POST links answered ${made.status}: ${made.text}`);
   const t = new URL(made.body.url as string, 'http://x').searchParams.get('t');
@@ -172,7 +176,8 @@ export const asSession = {
   list: (d: Daemon, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/waiting-list`, { token: session }),
   admit: (d: Daemon, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/admit`, { method: 'POST', token: session, json }),
   refuse: (d: Daemon, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/refuse`, { method: 'POST', token: session, json }),
-  disable: (d: Daemon, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/waiting-room/disable`, { method: 'POST', token: session, json: {} }),
+  disable: (d: Daemon, roomId: string, session: string | null) =>
+    call(d, `${roomPath(roomId)}/waiting-room/disable`, { method: 'POST', token: session, json: {} }),
   leave: (d: Daemon, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
 };
 

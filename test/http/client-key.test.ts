@@ -9,7 +9,13 @@ t.test('an IPv4 address is one client; its IPv4-mapped IPv6 form is the same cli
 
 t.test('an IPv6 host is its /64, however the address is written', async (t) => {
   const key = '2001:db8:1:2::/64';
-  for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:0000:0000:0000:0001', '2001:DB8:1:2::abcd', '2001:db8:1:2::1%eth0']) {
+  for (const ip of [
+    '2001:db8:1:2::1',
+    '2001:db8:1:2:ffff:ffff:ffff:ffff',
+    '2001:0db8:0001:0002:0000:0000:0000:0001',
+    '2001:DB8:1:2::abcd',
+    '2001:db8:1:2::1%eth0',
+  ]) {
     t.equal(clientKey(ip), key, ip);
   }
   t.equal(clientKey('2001:db8:1:3::1'), '2001:db8:1:3::/64', 'the next /64 is another client');

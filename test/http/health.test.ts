@@ -76,27 +76,31 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   t.equal(recovered.status, 200, 'ready again once the lock is gone');
 });
 
-t.test('/readyz answers 503 when the data directory is full', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a filesystem of its own' }, async (t) => {
-  const dataDir = dataDirFor(t);
-  // The data directory is a private tmpfs (seen only by the daemon) that goes read-only under it.
-  const daemon = await daemonFor(t, {
-    dataDir,
-    launcher: privateTmpfsLauncher(dataDir, '8m'),
-  });
-  t.equal((await get(daemon, '/readyz')).status, 200);
-  const inNamespace = (script: string) => inDaemonNamespace(daemon, script);
-  inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
-  const states: number[] = [];
-  for (let i = 0; i < 5; i++) {
+t.test(
+  '/readyz answers 503 when the data directory is full',
+  { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a filesystem of its own' },
+  async (t) => {
+    const dataDir = dataDirFor(t);
+    // The data directory is a private tmpfs (seen only by the daemon) that goes read-only under it.
+    const daemon = await daemonFor(t, {
+      dataDir,
+      launcher: privateTmpfsLauncher(dataDir, '8m'),
+    });
+    t.equal((await get(daemon, '/readyz')).status, 200);
+    const inNamespace = (script: string) => inDaemonNamespace(daemon, script);
+    inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
+    const states: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await pastReuse();
+      states.push((await get(daemon, '/readyz')).status);
+    }
+    t.comment(inNamespace(`ls -la "${dataDir}"; df "${dataDir}"`));
+    t.same(states, [503, 503, 503, 503, 503]);
+    inNamespace(`rm -f "${dataDir}/filler"`);
     await pastReuse();
-    states.push((await get(daemon, '/readyz')).status);
-  }
-  t.comment(inNamespace(`ls -la "${dataDir}"; df "${dataDir}"`));
-  t.same(states, [503, 503, 503, 503, 503]);
-  inNamespace(`rm -f "${dataDir}/filler"`);
-  await pastReuse();
-  t.equal((await get(daemon, '/readyz')).status, 200, 'ready again once there is room');
-});
+    t.equal((await get(daemon, '/readyz')).status, 200, 'ready again once there is room');
+  },
+);
 
 t.test('a flood of /readyz costs at most one probe write a second', async (t) => {
   const daemon = await daemonFor(t);

@@ -82,7 +82,10 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
     answers.every((a) => a.status === 202),
     `every knock acknowledged (${answers.map((a) => a.status).join(',')})`,
   );
-  t.ok(cookies.every((c) => c !== null), 'each with its cookie');
+  t.ok(
+    cookies.every((c) => c !== null),
+    'each with its cookie',
+  );
 
   const after = walCommits(file);
   t.equal(after.generation, before.generation, 'the log was not restarted during the burst');
@@ -98,41 +101,45 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
   t.same(missing, [], 'every acknowledged request is on disk after SIGKILL');
 });
 
-t.test('a full disk: every knock of the group is answered 500 after the failed commit; nobody is listed; service goes on', { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' }, async (t) => {
-  const dataDir = dataDirFor(t);
-  // The data directory becomes a 4 MiB tmpfs seen only by the daemon (gone with it).
-  const started = await daemonFor(t, {
-    dataDir,
-    launcher: privateTmpfsLauncher(dataDir, '4m'),
-  });
-  // Its first admin token is on that tmpfs too.
-  const daemon = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
-  await createRoom(t, daemon, { room_id: 'full', name: 'Full disk', waiting_room: 'all' });
-  const mod = await moderator(daemon, 'full');
-  const first = await pipelinedKnocks(daemon, 'full', [{ name: 'Before', note: '' }]);
-  t.equal(first[0]!.status, 202, 'a knock while there is room');
+t.test(
+  'a full disk: every knock of the group is answered 500 after the failed commit; nobody is listed; service goes on',
+  { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a small tmpfs of its own' },
+  async (t) => {
+    const dataDir = dataDirFor(t);
+    // The data directory becomes a 4 MiB tmpfs seen only by the daemon (gone with it).
+    const started = await daemonFor(t, {
+      dataDir,
+      launcher: privateTmpfsLauncher(dataDir, '4m'),
+    });
+    // Its first admin token is on that tmpfs too.
+    const daemon = withAdminToken(started, inDaemonNamespace(started, `cat "${dataDir}/initial-admin-token"`).trim());
+    await createRoom(t, daemon, { room_id: 'full', name: 'Full disk', waiting_room: 'all' });
+    const mod = await moderator(daemon, 'full');
+    const first = await pipelinedKnocks(daemon, 'full', [{ name: 'Before', note: '' }]);
+    t.equal(first[0]!.status, 202, 'a knock while there is room');
 
-  inDaemonNamespace(daemon, `cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
-  const failed = await pipelinedKnocks(
-    daemon,
-    'full',
-    Array.from({ length: 10 }, (_, i) => ({ name: `Pupil ${i}`, note: 'n'.repeat(280) })),
-  );
-  t.same(
-    failed.map((a) => a.status),
-    Array(10).fill(500),
-    'every knock of the group answered 500',
-  );
-  for (const answer of failed) {
-    t.same(JSON.parse(answer.body), { error: { code: 'internal_error', message: 'internal error; the log has the details' } }, 'the stable error shape');
-    t.equal(cookieOf(answer), null, 'and no cookie');
-  }
-  const list = await asSession.list(daemon, 'full', mod.session);
-  t.same(names(list), ['Before'], 'the moderators see none of them');
+    inDaemonNamespace(daemon, `cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
+    const failed = await pipelinedKnocks(
+      daemon,
+      'full',
+      Array.from({ length: 10 }, (_, i) => ({ name: `Pupil ${i}`, note: 'n'.repeat(280) })),
+    );
+    t.same(
+      failed.map((a) => a.status),
+      Array(10).fill(500),
+      'every knock of the group answered 500',
+    );
+    for (const answer of failed) {
+      t.same(JSON.parse(answer.body), { error: { code: 'internal_error', message: 'internal error; the log has the details' } }, 'the stable error shape');
+      t.equal(cookieOf(answer), null, 'and no cookie');
+    }
+    const list = await asSession.list(daemon, 'full', mod.session);
+    t.same(names(list), ['Before'], 'the moderators see none of them');
 
-  inDaemonNamespace(daemon, `rm -f "${dataDir}/filler"`);
-  const after = await pipelinedKnocks(daemon, 'full', [{ name: 'After', note: '' }]);
-  t.equal(after[0]!.status, 202, 'the daemon goes on once the disk has room');
-  t.same(names(await asSession.list(daemon, 'full', mod.session)), ['Before', 'After']);
-  assertError(t, await asSession.list(daemon, 'full', null), 401, 'unauthorized');
-});
+    inDaemonNamespace(daemon, `rm -f "${dataDir}/filler"`);
+    const after = await pipelinedKnocks(daemon, 'full', [{ name: 'After', note: '' }]);
+    t.equal(after[0]!.status, 202, 'the daemon goes on once the disk has room');
+    t.same(names(await asSession.list(daemon, 'full', mod.session)), ['Before', 'After']);
+    assertError(t, await asSession.list(daemon, 'full', null), 401, 'unauthorized');
+  },
+);

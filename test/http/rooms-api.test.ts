@@ -8,11 +8,23 @@ t.test('rooms API under the default policy', async (t) => {
   const d: Daemon = await daemonFor(t);
 
   t.test('create, get, list, patch, delete', async (t) => {
-    const created = await rooms.create(d, { room_id: 'crud-1', name: 'Board meeting', waiting_room: 'guests', waiting_room_mode: 'until_moderator', waiting_room_timeout_secs: 120 });
+    const created = await rooms.create(d, {
+      room_id: 'crud-1',
+      name: 'Board meeting',
+      waiting_room: 'guests',
+      waiting_room_mode: 'until_moderator',
+      waiting_room_timeout_secs: 120,
+    });
     t.equal(created.status, 201);
     t.match(created.body, {
-      room_id: 'crud-1', name: 'Board meeting', waiting_room: 'guests', waiting_room_mode: 'until_moderator',
-      waiting_room_timeout_secs: 120, access_code_set: false, created_at: String, updated_at: String,
+      room_id: 'crud-1',
+      name: 'Board meeting',
+      waiting_room: 'guests',
+      waiting_room_mode: 'until_moderator',
+      waiting_room_timeout_secs: 120,
+      access_code_set: false,
+      created_at: String,
+      updated_at: String,
     });
     t.ok(Number.isFinite(Date.parse(created.body.created_at)), 'created_at is a timestamp');
 
@@ -22,7 +34,11 @@ t.test('rooms API under the default policy', async (t) => {
 
     const listed = await rooms.list(d);
     t.equal(listed.status, 200);
-    t.same(listed.body.rooms.find((r: { room_id: string }) => r.room_id === 'crud-1'), created.body, 'list holds the record');
+    t.same(
+      listed.body.rooms.find((r: { room_id: string }) => r.room_id === 'crud-1'),
+      created.body,
+      'list holds the record',
+    );
 
     const patched = await rooms.patch(d, 'crud-1', { name: 'Renamed', waiting_room: 'all', waiting_room_timeout_secs: 3600 });
     t.equal(patched.status, 200);
@@ -45,7 +61,15 @@ t.test('rooms API under the default policy', async (t) => {
   });
 
   t.test('waiting_room_timeout_secs bounds', async (t) => {
-    for (const [value, ok] of [[30, true], [3600, true], [29, false], [3601, false], [30.5, false], ['600', false], [null, false]] as const) {
+    for (const [value, ok] of [
+      [30, true],
+      [3600, true],
+      [29, false],
+      [3601, false],
+      [30.5, false],
+      ['600', false],
+      [null, false],
+    ] as const) {
       const id = `timeout-${String(value).replace(/\W/g, '_')}`;
       const created = await rooms.create(d, { room_id: id, name: 'Timeout', waiting_room_timeout_secs: value });
       if (ok) {
@@ -126,7 +150,12 @@ t.test('rooms API under the default policy', async (t) => {
     const big = JSON.stringify({ ...base, room_id: 'big', name: 'x'.repeat(65 * 1024) });
     assertError(t, await post(big), 413, 'body_too_large');
     assertError(t, await post(JSON.stringify(base), { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
-    assertError(t, await call(d, '/api/rooms/standup', { method: 'PATCH', body: '{}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+    assertError(
+      t,
+      await call(d, '/api/rooms/standup', { method: 'PATCH', body: '{}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_media_type',
+    );
     t.equal((await rooms.get(d, 'big')).status, 404, 'nothing was created');
   });
 
@@ -137,7 +166,11 @@ t.test('rooms API under the default policy', async (t) => {
       ['a malformed header', { token: null, headers: { authorization: 'Basic dXNlcjpwdw==' } }, /^Bearer\b/],
     ];
     for (const [what, init, challenge] of cases) {
-      for (const [method, path, json] of [['GET', '/api/rooms', undefined], ['POST', '/api/rooms', base], ['DELETE', '/api/rooms/standup', undefined]] as const) {
+      for (const [method, path, json] of [
+        ['GET', '/api/rooms', undefined],
+        ['POST', '/api/rooms', base],
+        ['DELETE', '/api/rooms/standup', undefined],
+      ] as const) {
         const result = await call(d, path, { method, ...init, ...(json ? { json } : {}) });
         assertError(t, result, 401, 'unauthorized');
         t.match(result.headers.get('www-authenticate'), challenge, `${what}, ${method}: WWW-Authenticate`);

@@ -64,6 +64,12 @@ t.test('refused static paths answer 4xx in the error shape and log no error', as
   await new Promise((resolve) => setTimeout(resolve, 200));
   const loud = d.lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
   t.same(loud, [], 'no warning or error in the log');
-  t.notOk(d.lines.some((line) => line.includes('"stack"')), 'no stack trace in the log');
-  t.ok(d.lines.some((line) => line.includes('"msg":"request refused"') && line.includes('"level":20')), 'refusals are logged at debug');
+  t.notOk(
+    d.lines.some((line) => line.includes('"stack"')),
+    'no stack trace in the log',
+  );
+  t.ok(
+    d.lines.some((line) => line.includes('"msg":"request refused"') && line.includes('"level":20')),
+    'refusals are logged at debug',
+  );
 });

@@ -3,18 +3,7 @@
 import t from 'tap';
 import { assertError, call, daemonFor, type Tap } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
-import {
-  Browser,
-  asSession,
-  claimsOf,
-  createRoom,
-  linkToken,
-  moderator,
-  names,
-  timeline,
-  waitingApi,
-  type Session,
-} from '../helpers/waiting.js';
+import { Browser, asSession, claimsOf, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../helpers/waiting.js';
 
 /** Start says knock, knock says 202 waiting and sets the cookie. */
 async function mustKnock(t: Tap, browser: Browser, json: Record<string, unknown>, what: string): Promise<void> {
@@ -28,7 +17,14 @@ async function mustKnock(t: Tap, browser: Browser, json: Record<string, unknown>
 }
 
 /** Start (or knock) enters directly: 200 joined with a session of this room and role. */
-async function mustJoin(t: Tap, browser: Browser, json: Record<string, unknown>, role: string, what: string, via: 'start' | 'knock' = 'start'): Promise<string> {
+async function mustJoin(
+  t: Tap,
+  browser: Browser,
+  json: Record<string, unknown>,
+  role: string,
+  what: string,
+  via: 'start' | 'knock' = 'start',
+): Promise<string> {
   const entered = via === 'start' ? await browser.start(json) : await browser.knock(json);
   t.equal(entered.status, 200, `${what}: ${via} 200 (${entered.text.slice(0, 80)})`);
   t.match(entered.body, { status: 'joined', session: String, role }, `${what}: ${via} answers joined as ${role}`);
@@ -131,7 +127,10 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     const all = await asSession.admit(d, room, mod.session, { all: true });
     t.equal(all.status, 200);
     t.same(all.body, { admitted: 2 });
-    for (const [who, browser] of [['Bob', bob], ['Cid', cid]] as const) {
+    for (const [who, browser] of [
+      ['Bob', bob],
+      ['Cid', cid],
+    ] as const) {
       const p = await browser.poll();
       t.equal(p.body?.status, 'admitted', `${who} admitted`);
       t.equal(claimsOf(p.body.session).name, who);
@@ -192,7 +191,13 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     }
     assertError(t, await new Browser(d, room).knock({ name: 'Ann', note: 'late \u202Etoday' }), 400, 'invalid_field', 'note');
     t.same(names(await asSession.list(d, room, mod.session)), [], 'nothing reached the moderator');
-    assertError(t, await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role: 'participant', name: 'Bob (moderator)' } }), 400, 'invalid_field', 'name');
+    assertError(
+      t,
+      await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role: 'participant', name: 'Bob (moderator)' } }),
+      400,
+      'invalid_field',
+      'name',
+    );
     await mustKnock(t, new Browser(d, room), { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' }, 'a ZWJ emoji between visible characters');
   });
 
@@ -210,7 +215,11 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     assertError(t, await guessing.start({ name: 'Guesser', access_code: 'wrong-2' }), 403, 'access_code_invalid', 'access_code');
     assertError(t, await guessing.knock({ name: 'Guesser' }), 403, 'access_code_invalid', 'access_code');
     t.same((await asSession.list(d, room, mod.session)).body, [], 'no moderator sees anything');
-    t.same((await timeline(d, room)).map((e) => e.kind), ['moderator_arrived'], 'the timeline has no knock');
+    t.same(
+      (await timeline(d, room)).map((e) => e.kind),
+      ['moderator_arrived'],
+      'the timeline has no knock',
+    );
 
     for (let i = 3; i <= 10; i++) {
       const attempt = await guessing.knock({ name: 'Guesser', access_code: `wrong-${i}` });
@@ -292,5 +301,8 @@ t.test('SERVICE_WAITING_ROOM=forced: the waiting room cannot be disabled', async
   assertError(t, await waitingApi.disable(d, 'forced'), 409, 'waiting_room_forced');
   t.same((await ann.poll()).body, { status: 'waiting' }, 'Ann still waits');
   await mustKnock(t, new Browser(d, 'forced'), { name: 'Bob' }, 'later arrivals still wait');
-  t.notOk((await timeline(d, 'forced')).some((e) => e.kind === 'waiting_room_disabled'), 'no disable was recorded');
+  t.notOk(
+    (await timeline(d, 'forced')).some((e) => e.kind === 'waiting_room_disabled'),
+    'no disable was recorded',
+  );
 });

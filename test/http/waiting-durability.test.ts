@@ -12,7 +12,12 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
   await createRoom(t, first, { room_id: room, name: 'Durable room', waiting_room: 'all' });
   const mod = await moderator(first, room, 'Mo Durable');
   const [ann, bob, cid, dee] = [new Browser(first, room), new Browser(first, room), new Browser(first, room), new Browser(first, room)];
-  for (const [name, browser] of [['Ann', ann], ['Bob', bob], ['Cid', cid], ['Dee', dee]] as const) {
+  for (const [name, browser] of [
+    ['Ann', ann],
+    ['Bob', bob],
+    ['Cid', cid],
+    ['Dee', dee],
+  ] as const) {
     t.equal((await browser.knock({ name, note: `${name}'s note` })).status, 202, `${name} knocks`);
   }
   const list = await asSession.list(first, room, mod.session);

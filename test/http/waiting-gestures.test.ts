@@ -3,18 +3,7 @@
 import t from 'tap';
 import { assertError, daemonFor, type Tap } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
-import {
-  Browser,
-  asSession,
-  attendanceRows,
-  claimsOf,
-  createRoom,
-  moderator,
-  names,
-  sleep,
-  timeline,
-  waitingApi,
-} from '../helpers/waiting.js';
+import { Browser, asSession, attendanceRows, claimsOf, createRoom, moderator, names, sleep, timeline, waitingApi } from '../helpers/waiting.js';
 
 async function knocked(t: Tap, browser: Browser, name: string, note?: string): Promise<void> {
   const result = await browser.knock({ name, ...(note === undefined ? {} : { note }) });
@@ -85,7 +74,10 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     t.same((await reloaded.poll()).body, { status: 'barred' }, 'a reload (same cookie) polls barred');
     assertError(t, await reloaded.knock({ name: 'Robert' }), 403, 'barred');
     t.same((await asSession.list(d, room, mod.session)).body, [], 'nothing reached the moderator');
-    t.notOk((await timeline(d, room)).some((e) => e.kind === 'knock' && e.subject?.name !== 'Bob Barred'), 'no new knock was recorded');
+    t.notOk(
+      (await timeline(d, room)).some((e) => e.kind === 'knock' && e.subject?.name !== 'Bob Barred'),
+      'no new knock was recorded',
+    );
 
     // The waiting page beacons a leave when it is closed; that must not undo the bar.
     t.equal((await bob.beacon()).status, 204, 'the page beacons its leave');
@@ -115,7 +107,10 @@ t.test('waiting-room gestures under the default policy', async (t) => {
       }
     }
     t.ok(early.length >= 10, `polled ${early.length} times before 29 s`);
-    t.ok(early.every((s) => s === 'waiting'), `waiting until the timeout: ${early.join(',')}`);
+    t.ok(
+      early.every((s) => s === 'waiting'),
+      `waiting until the timeout: ${early.join(',')}`,
+    );
     t.ok(sawListed, 'a polling request stays on the moderator list past 15 s');
     const expired = await ann.poll();
     t.equal(expired.status, 200);
@@ -160,7 +155,11 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     }
     t.ok(removedAfter !== null && removedAfter <= 10_000, `the closed window left the list within 10 s (after ${removedAfter} ms)`);
     assertError(t, await gone.poll(), 404, 'not_found');
-    t.match((await timeline(d, room)).find((e) => e.kind === 'window_closed'), { actor: null, subject: { name: 'Gone Gina' } }, 'recorded as window_closed');
+    t.match(
+      (await timeline(d, room)).find((e) => e.kind === 'window_closed'),
+      { actor: null, subject: { name: 'Gone Gina' } },
+      'recorded as window_closed',
+    );
 
     // Explicit leaves: DELETE and the sendBeacon POST.
     const [cid, dee] = [new Browser(d, room), new Browser(d, room)];
@@ -235,20 +234,27 @@ t.test('waiting-room gestures under the default policy', async (t) => {
       { kind: 'admit_all', actor: byMo, count: 1 },
     ]);
     const times = entries.map((e) => Date.parse(e.at));
-    t.ok(times.every((at, i) => Number.isFinite(at) && (i === 0 || at >= times[i - 1]!)), 'timestamps are in order');
+    t.ok(
+      times.every((at, i) => Number.isFinite(at) && (i === 0 || at >= times[i - 1]!)),
+      'timestamps are in order',
+    );
     const meetingId = (await waitingApi.timeline(d, room)).body.meeting_id;
     t.match(meetingId, /\S/, 'the timeline names its meeting');
 
     const rows = await attendanceRows(d, room);
     t.same(rows[0], ['name', 'role', 'status', 'joined_at', 'left_at', 'refused_at']);
-    t.same(rows.slice(1).map((r) => [r[0], r[1], r[2]]), [
-      ['Mo Moderator', 'moderator', 'Attended'],
-      ['Ann', 'participant', 'Attended'],
-      ['Fay', 'participant', 'Attended'],
-      ['Eve', 'participant', 'Attended'],
-      ['Bob', '', 'Refused'],
-      ['Cid', '', 'Refused'],
-    ], 'participants in join order, then the refused at the bottom; Dee, never admitted, nowhere');
+    t.same(
+      rows.slice(1).map((r) => [r[0], r[1], r[2]]),
+      [
+        ['Mo Moderator', 'moderator', 'Attended'],
+        ['Ann', 'participant', 'Attended'],
+        ['Fay', 'participant', 'Attended'],
+        ['Eve', 'participant', 'Attended'],
+        ['Bob', '', 'Refused'],
+        ['Cid', '', 'Refused'],
+      ],
+      'participants in join order, then the refused at the bottom; Dee, never admitted, nowhere',
+    );
     for (const row of rows.slice(1, 5)) t.match(row[3], /^\d{4}-\d\d-\d\dT/, `${row[0]} has a join time`);
     for (const row of rows.slice(5)) t.match(row[5], /^\d{4}-\d\d-\d\dT/, `${row[0]} has a refusal time`);
     const csv = await waitingApi.attendance(d, room);
@@ -305,14 +311,18 @@ t.test('waiting-room gestures under the default policy', async (t) => {
 
     const api = { kind: 'api', participant_id: null, name: 'initial-admin' };
     const decided = (await timeline(d, room)).filter((e) => e.kind !== 'knock');
-    t.match(decided, [
-      { kind: 'admit', actor: api, subject: { name: 'Ann' } },
-      { kind: 'refuse', actor: api, subject: { name: 'Bob' } },
-      { kind: 'bar', actor: api, subject: { name: 'Cid' } },
-      { kind: 'admit_all', actor: api, count: 1 },
-      { kind: 'waiting_room_disabled', actor: api },
-      { kind: 'admit_all', actor: api, count: 1 },
-    ], 'each gesture recorded with the token name initial-admin');
+    t.match(
+      decided,
+      [
+        { kind: 'admit', actor: api, subject: { name: 'Ann' } },
+        { kind: 'refuse', actor: api, subject: { name: 'Bob' } },
+        { kind: 'bar', actor: api, subject: { name: 'Cid' } },
+        { kind: 'admit_all', actor: api, count: 1 },
+        { kind: 'waiting_room_disabled', actor: api },
+        { kind: 'admit_all', actor: api, count: 1 },
+      ],
+      'each gesture recorded with the token name initial-admin',
+    );
     t.equal(decided.length, 6);
   });
 });

@@ -3,17 +3,7 @@
 import t from 'tap';
 import { assertError, daemonFor, type ApiResult } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
-import {
-  Browser,
-  asSession,
-  createRoom,
-  linkToken,
-  moderator,
-  names,
-  timeline,
-  waitingApi,
-  type Session,
-} from '../helpers/waiting.js';
+import { Browser, asSession, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../helpers/waiting.js';
 
 const roomName = 'Zebra Council Quarterly';
 const modName = 'Quixote Vane';
@@ -93,7 +83,10 @@ t.test('privacy and abuse under the default policy', async (t) => {
       }
       t.same(numbersIn(answer.body), [], `no number (count, position) in ${label}`);
       const allowed = answer.status >= 400 ? ['error', 'exists'] : ['status', 'retry', 'exists', 'access_code'];
-      t.ok(Object.keys(answer.body ?? {}).every((k) => allowed.includes(k)), `only ${allowed.join('/')} in ${label}`);
+      t.ok(
+        Object.keys(answer.body ?? {}).every((k) => allowed.includes(k)),
+        `only ${allowed.join('/')} in ${label}`,
+      );
     }
   });
 
@@ -121,8 +114,14 @@ t.test('privacy and abuse under the default policy', async (t) => {
     const emoji = '😀'.repeat(64);
     t.equal((await new Browser(d, room).knock({ name: emoji, access_code: code })).status, 202, '64 emoji are 64 characters');
     const list = (await waitingApi.list(d, room)).body as { name: string; note: string }[];
-    t.match(list.find((i) => i.name === longest), { note: 'y'.repeat(280) });
-    t.ok(list.some((i) => i.name === emoji), 'the emoji name is stored whole');
+    t.match(
+      list.find((i) => i.name === longest),
+      { note: 'y'.repeat(280) },
+    );
+    t.ok(
+      list.some((i) => i.name === emoji),
+      'the emoji name is stored whole',
+    );
   });
 
   t.test('markup in a name or note is stored and returned as plain text', async (t) => {
@@ -141,7 +140,10 @@ t.test('privacy and abuse under the default policy', async (t) => {
       [note],
       'the rooms API returns the same text',
     );
-    t.ok((await timeline(d, room)).some((e) => e.kind === 'knock' && e.subject?.name === name), 'the timeline keeps it as typed');
+    t.ok(
+      (await timeline(d, room)).some((e) => e.kind === 'knock' && e.subject?.name === name),
+      'the timeline keeps it as typed',
+    );
   });
 
   t.test('the cookie: HttpOnly, SameSite=Lax, scoped to the room, unguessable', async (t) => {
@@ -159,7 +161,10 @@ t.test('privacy and abuse under the default policy', async (t) => {
     t.ok(cookie.value.length >= 22, `at least 128 bits: ${cookie.value.length} characters`);
     t.not(a.cookie, b.cookie, 'two browsers, two cookies');
     const ids = (await waitingApi.list(d, room)).body.map((i: { request_id: string }) => i.request_id) as string[];
-    t.ok(ids.every((id) => /^[A-Za-z0-9_-]{22,}$/.test(id)), 'request ids are at least 128 bits too');
+    t.ok(
+      ids.every((id) => /^[A-Za-z0-9_-]{22,}$/.test(id)),
+      'request ids are at least 128 bits too',
+    );
     t.notOk(ids.includes(a.cookie!), 'the cookie is not the request id');
 
     // Room A's cookie means nothing in room B, even sent there by hand.
@@ -176,7 +181,7 @@ t.test('privacy and abuse under the default policy', async (t) => {
     assertError(t, await new Browser(d, room).poll(), 404, 'not_found');
   });
 
-  t.test('the moderators\' gestures need a moderator session of this room', async (t) => {
+  t.test("the moderators' gestures need a moderator session of this room", async (t) => {
     const target = new Browser(d, room);
     t.equal((await target.knock({ name: 'Target Tom', access_code: code })).status, 202);
     const targetId = (await waitingApi.list(d, room)).body.find((i: { name: string }) => i.name === 'Target Tom').request_id as string;
@@ -200,7 +205,10 @@ t.test('privacy and abuse under the default policy', async (t) => {
       assertError(t, await gesture(participantSession), 403, 'not_moderator');
     }
     t.same((await target.poll()).body, { status: 'waiting' }, 'none of that decided anything');
-    t.notOk((await timeline(d, room)).some((e) => e.kind === 'waiting_room_disabled'), 'the waiting room is still on');
+    t.notOk(
+      (await timeline(d, room)).some((e) => e.kind === 'waiting_room_disabled'),
+      'the waiting room is still on',
+    );
     t.same((await asSession.admit(d, room, mod.session, { request_id: targetId })).body, { admitted: 1 }, "the room's moderator may");
     t.same((await asSession.list(d, 'other-room', otherMod.session)).status, 200, 'and the other moderator in her own room');
   });

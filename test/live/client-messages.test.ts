@@ -3,13 +3,34 @@ import { lockSettingsOf, parseClientMessage } from '../../src/http/live/client-m
 
 t.test('every client message of the protocol is read', async (t) => {
   const cases: [unknown, unknown][] = [
-    [{ type: 'signal', to: 'p1', data: { candidate: null } }, { type: 'signal', to: 'p1', data: { candidate: null } }],
-    [{ type: 'state', audio: true, video: false, screen: false, extra: 1 }, { type: 'state', audio: true, video: false, screen: false }],
-    [{ type: 'speaking', speaking: false }, { type: 'speaking', speaking: false }],
-    [{ type: 'chat', text: 'hi' }, { type: 'chat', text: 'hi' }],
-    [{ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } }, { type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } }],
-    [{ type: 'create_subgroups', count: 3 }, { type: 'create_subgroups', count: 3 }],
-    [{ type: 'move', participant_id: 'p', room_id: 'r-g1' }, { type: 'move', participant_id: 'p', room_id: 'r-g1' }],
+    [
+      { type: 'signal', to: 'p1', data: { candidate: null } },
+      { type: 'signal', to: 'p1', data: { candidate: null } },
+    ],
+    [
+      { type: 'state', audio: true, video: false, screen: false, extra: 1 },
+      { type: 'state', audio: true, video: false, screen: false },
+    ],
+    [
+      { type: 'speaking', speaking: false },
+      { type: 'speaking', speaking: false },
+    ],
+    [
+      { type: 'chat', text: 'hi' },
+      { type: 'chat', text: 'hi' },
+    ],
+    [
+      { type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } },
+      { type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } },
+    ],
+    [
+      { type: 'create_subgroups', count: 3 },
+      { type: 'create_subgroups', count: 3 },
+    ],
+    [
+      { type: 'move', participant_id: 'p', room_id: 'r-g1' },
+      { type: 'move', participant_id: 'p', room_id: 'r-g1' },
+    ],
     [{ type: 'bring_back' }, { type: 'bring_back' }],
     [{ type: 'waiting_resync', seq: 4 }, { type: 'waiting_resync' }],
   ];
@@ -17,8 +38,20 @@ t.test('every client message of the protocol is read', async (t) => {
 });
 
 t.test('wrong shapes are named', async (t) => {
-  for (const raw of ['nope', '1', 'null', '{"type":null}', '{"type":"state","audio":1,"video":true,"screen":true}', '{"type":"signal"}',
-    '{"type":"lock","locks":[]}', '{"type":"create_subgroups","count":"2"}', '{"type":"move","participant_id":"p"}', '{"type":"speaking","speaking":"yes"}', '{"type":"chat","text":5}', '{"type":"__proto__"}']) {
+  for (const raw of [
+    'nope',
+    '1',
+    'null',
+    '{"type":null}',
+    '{"type":"state","audio":1,"video":true,"screen":true}',
+    '{"type":"signal"}',
+    '{"type":"lock","locks":[]}',
+    '{"type":"create_subgroups","count":"2"}',
+    '{"type":"move","participant_id":"p"}',
+    '{"type":"speaking","speaking":"yes"}',
+    '{"type":"chat","text":5}',
+    '{"type":"__proto__"}',
+  ]) {
     const parsed = parseClientMessage(raw);
     t.equal(parsed.ok, false, raw);
     if (!parsed.ok) t.match(parsed.message, /\S/);

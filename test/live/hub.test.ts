@@ -17,7 +17,10 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
   const a = f.connect(ann);
   t.equal(a.conn.of('waiting_list').length, 0, 'a participant does not');
   t.same(m.conn.last('participant_joined')?.participant.participant_id, ann.participantId);
-  t.same(a.conn.last('welcome')?.participants.map((p) => p.name), ['Mod', 'Ann']);
+  t.same(
+    a.conn.last('welcome')?.participants.map((p) => p.name),
+    ['Mod', 'Ann'],
+  );
 
   const refused = new FakeConnection();
   t.equal(f.hub.connect({ room: 'r1', meeting: 'nope', participant: ann.participantId, role: 'participant', name: 'Ann' }, refused), null);
@@ -139,7 +142,10 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   m.send({ type: 'chat', text: 'c' });
   m.send({ type: 'chat', text: 'd' });
   t.equal(m.conn.last('error')?.code, 'rate_limited', 'the fourth message in 10 s is refused');
-  t.same(m.conn.of('chat').map((c) => c.message.text), ['a', 'b', 'c']);
+  t.same(
+    m.conn.of('chat').map((c) => c.message.text),
+    ['a', 'b', 'c'],
+  );
   f.timers.advance(10_000);
   m.send({ type: 'chat', text: 'e' });
   t.equal(m.conn.last('chat')?.message.text, 'e', 'accepted again in the next window');
@@ -151,8 +157,15 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   t.equal(f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
   const ann = f.connect(f.enter('Ann'));
-  t.same(ann.conn.last('welcome')?.chat.map((c) => c.text), ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes']);
-  t.same(f.liveStore.chat.map((c) => c.text), ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'], 'written through');
+  t.same(
+    ann.conn.last('welcome')?.chat.map((c) => c.text),
+    ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
+  );
+  t.same(
+    f.liveStore.chat.map((c) => c.text),
+    ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
+    'written through',
+  );
   t.equal(f.stats.of(mod.meetingId).find((s) => s.participantId === mod.participantId)?.chatMessages, 4, 'System messages count for nobody');
 });
 
@@ -168,16 +181,35 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
     { participant_id: String, name: 'Ann', role: 'participant', system: false },
     { participant_id: null, name: 'System', role: null, system: true },
   ];
-  t.match(ann.conn.of('chat').map((c) => c.message.from), expected, 'as they are posted');
+  t.match(
+    ann.conn.of('chat').map((c) => c.message.from),
+    expected,
+    'as they are posted',
+  );
   const late = f.connect(f.enter('Late'));
-  t.match(late.conn.last('welcome')?.chat.map((c) => c.from), expected, 'and in the history a late arrival is given');
+  t.match(
+    late.conn.last('welcome')?.chat.map((c) => c.from),
+    expected,
+    'and in the history a late arrival is given',
+  );
 });
 
 t.test('malformed and unknown messages get an error, never an exception', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 12, windowMs: 1_000 } } });
   const a = f.connect(f.enter('Ann'));
-  const bad = ['', '[]', '{"type":1}', '{"type":"state","audio":"yes","video":false,"screen":false}', '{"type":"speaking"}', '{"type":"chat"}',
-    '{"type":"signal","to":""}', '{"type":"lock","locks":{"mic":true}}', '{"type":"create_subgroups","count":1.5}', '{"type":"move","participant_id":1}', '{"type":"x"}'];
+  const bad = [
+    '',
+    '[]',
+    '{"type":1}',
+    '{"type":"state","audio":"yes","video":false,"screen":false}',
+    '{"type":"speaking"}',
+    '{"type":"chat"}',
+    '{"type":"signal","to":""}',
+    '{"type":"lock","locks":{"mic":true}}',
+    '{"type":"create_subgroups","count":1.5}',
+    '{"type":"move","participant_id":1}',
+    '{"type":"x"}',
+  ];
   for (const raw of bad) a.session.receive(raw);
   t.equal(a.conn.of('error').length, bad.length);
   t.ok(a.conn.of('error').every((e) => e.code === 'invalid_message'));
@@ -203,7 +235,11 @@ t.test('locks: moderators set them, states follow, defaults come from the provid
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
   t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
   t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, audio: false, video: true, screen: true }, "Ann's microphone is off");
-  t.match(f.hub.attendees('r1').find((x) => x.participant_id === mod.participantId), { audio: true, video: true }, 'moderators are never locked');
+  t.match(
+    f.hub.attendees('r1').find((x) => x.participant_id === mod.participantId),
+    { audio: true, video: true },
+    'moderators are never locked',
+  );
 
   t.ok(f.hub.setLocks('r1', { mic: true, cam: true, cams_moderators_only: false }), 'the API sets locks like a moderator');
   t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, video: false, screen: false }, 'her camera and screen share are off');
@@ -288,7 +324,10 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   t.equal(f.timers.size, 0, "Bob's pending leave is dropped with the meeting");
   const stats = f.stats.of(ann.meetingId).find((s) => s.participantId === ann.participantId);
   t.match(stats, { talking: false, talkTimeMs: 1_000, audio: false, video: false });
-  t.ok(stats?.webcams.every((w) => w.endedAt !== null), 'intervals closed at the end');
+  t.ok(
+    stats?.webcams.every((w) => w.endedAt !== null),
+    'intervals closed at the end',
+  );
   f.disconnect(a);
   t.same(f.errors, [], 'the socket closing afterwards is harmless');
   t.same(f.hub.attendees('r1'), []);
@@ -322,8 +361,14 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   f.engine.meetings.flushGrouped();
   t.equal(m.conn.of('waiting_changes').length, 0, 'not pushed inside the change itself');
   t.equal((await knocking).status, 'waiting');
-  t.same(m.conn.last('waiting_changes')?.added.map((r) => [r.name, r.note]), [['Wendy', 'hello']]);
-  t.same(m2.conn.last('waiting_changes')?.added.map((r) => r.name), ['Wendy']);
+  t.same(
+    m.conn.last('waiting_changes')?.added.map((r) => [r.name, r.note]),
+    [['Wendy', 'hello']],
+  );
+  t.same(
+    m2.conn.last('waiting_changes')?.added.map((r) => r.name),
+    ['Wendy'],
+  );
   t.equal(p.conn.of('waiting_list').length + p.conn.of('waiting_changes').length, 0, 'the admitted participant gets nothing');
   await Promise.all([
     f.engine.waiting.knock(arrive('w', 'Vic', { clientKey: '203.0.113.8' })),
@@ -331,7 +376,10 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   ]);
   await Promise.resolve();
   t.equal(m.conn.of('waiting_changes').length, 2, 'two knocks in one tick: one push');
-  t.same(m.conn.last('waiting_changes')?.added.map((r) => r.name), ['Vic', 'Zoe']);
+  t.same(
+    m.conn.last('waiting_changes')?.added.map((r) => r.name),
+    ['Vic', 'Zoe'],
+  );
 });
 
 t.test('sub-groups: create, move, away presence, bring back', async (t) => {
@@ -369,7 +417,14 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   t.same(ag.conn.last('welcome')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3']);
   f.timers.advance(5_000);
   t.equal(f.leftAt(ann), null, 'away in a sub-group is still present in the class');
-  t.same(f.hub.attendees('r1').map((x) => x.name).sort(), ['Bob', 'Mod'], 'but not listed as an attendee of the class');
+  t.same(
+    f.hub
+      .attendees('r1')
+      .map((x) => x.name)
+      .sort(),
+    ['Bob', 'Mod'],
+    'but not listed as an attendee of the class',
+  );
   f.timers.advance(60_000);
   t.equal(f.leftAt(ann), null, 'still present while a sub-group meeting is open');
 
@@ -385,7 +440,11 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   f.timers.advance(60_000);
   t.equal(f.leftAt(ann), null, 'Ann came back');
   t.match(f.leftAt(bob), /^\d{4}-/, 'Bob, who did not, has left the class');
-  t.match(f.engine.store.participants.get(annG1.status === 'joined' ? annG1.participant.participantId : '')?.leftAt, /^\d{4}-/, "Ann's sub-group presence ended after its grace period");
+  t.match(
+    f.engine.store.participants.get(annG1.status === 'joined' ? annG1.participant.participantId : '')?.leftAt,
+    /^\d{4}-/,
+    "Ann's sub-group presence ended after its grace period",
+  );
 });
 
 t.test('away participants leave the class when the last sub-group meeting ends', async (t) => {

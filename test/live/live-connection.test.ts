@@ -174,12 +174,19 @@ t.test('moderators get the whole waiting list, then its changes in sequence; par
 
   const vic = new Browser(d, 'class', { forwardedFor: '198.51.100.2' });
   await vic.knock({ name: 'Vic', note: '' });
-  t.same((await m.client.next('waiting_changes')).added.map((r) => r.name), ['Vic'], 'the next knock carries only Vic');
+  t.same(
+    (await m.client.next('waiting_changes')).added.map((r) => r.name),
+    ['Vic'],
+    'the next knock carries only Vic',
+  );
 
   await vic.withdraw();
   const withdrawn = await m.client.next('waiting_changes');
   t.match(withdrawn, { seq: 3, added: [], removed: [/./] }, 'a withdrawal carries only the id');
-  t.same((await waitingUntil(m.client, (w) => w.seq === 3)).requests.map((r) => r.name), ['Wendy']);
+  t.same(
+    (await waitingUntil(m.client, (w) => w.seq === 3)).requests.map((r) => r.name),
+    ['Wendy'],
+  );
 
   // Round trip through the pupil's socket, then check nothing about waiting reached her.
   p.client.send({ type: 'waiting_resync' });
@@ -187,13 +194,19 @@ t.test('moderators get the whole waiting list, then its changes in sequence; par
   p.client.send({ type: 'chat', text: 'sync' });
   await p.client.next('chat');
   t.equal(p.client.all('waiting_list').length + p.client.all('waiting_changes').length, 0, 'a participant receives no waiting list');
-  t.ok(p.client.received.every((msg) => !JSON.stringify(msg).includes('Wendy')), 'nothing names the waiting person to a participant');
+  t.ok(
+    p.client.received.every((msg) => !JSON.stringify(msg).includes('Wendy')),
+    'nothing names the waiting person to a participant',
+  );
 
   // A resync answers the whole list at the current seq.
   m.client.send({ type: 'waiting_resync' });
   const resent = await m.client.next('waiting_list');
   t.equal(resent.seq, 3, 'at the seq of the last change');
-  t.same(resent.requests.map((r) => r.request_id), [wendyId]);
+  t.same(
+    resent.requests.map((r) => r.request_id),
+    [wendyId],
+  );
 
   // Admission moves the person out of the list.
   const admitted = await call(d, '/room/class/admit', { method: 'POST', token: mod.session, json: { request_id: wendyId } });
@@ -237,7 +250,10 @@ t.test('two moderators, 400 knocks in a row: both hold the same list as the HTTP
   const full = await waitingUntil(a.client, (w) => w.requests.length === knocks, 15_000);
   await waitingUntil(b.client, (w) => w.seq === full.seq, 15_000);
   const bytes = { a: a.client.bytes - bytesBefore.a, b: b.client.bytes - bytesBefore.b };
-  t.ok(bytes.a < knocks * 2048 && bytes.b < knocks * 2048, `each moderator received ${bytes.a} and ${bytes.b} bytes for ${knocks} knocks (< ${knocks} × 2 KiB)`);
+  t.ok(
+    bytes.a < knocks * 2048 && bytes.b < knocks * 2048,
+    `each moderator received ${bytes.a} and ${bytes.b} bytes for ${knocks} knocks (< ${knocks} × 2 KiB)`,
+  );
   // The whole list after every knock would have been about knocks²/2 items of ~130 bytes.
   t.ok(bytes.a < (knocks * knocks * 130) / 2 / 20, 'not the O(n²) of a whole list per knock');
 
@@ -252,8 +268,16 @@ t.test('two moderators, 400 knocks in a row: both hold the same list as the HTTP
   t.equal(expected.length, knocks - 3, 'the HTTP list lost the three decided');
   const viewA = await waitingUntil(a.client, (w) => w.requests.length === knocks - 3);
   const viewB = await waitingUntil(b.client, (w) => w.seq === viewA.seq);
-  t.same(viewA.requests.map((r) => r.request_id), expected, 'the first moderator holds the HTTP list, in knock order');
-  t.same(viewB.requests.map((r) => r.request_id), expected, 'and so does the second');
+  t.same(
+    viewA.requests.map((r) => r.request_id),
+    expected,
+    'the first moderator holds the HTTP list, in knock order',
+  );
+  t.same(
+    viewB.requests.map((r) => r.request_id),
+    expected,
+    'and so does the second',
+  );
   t.same(viewA.requests, listed.body, 'item for item');
   t.equal(a.client.all('waiting_list').length, 1, 'one whole list (on connect), the rest were changes');
   await a.client.close();
@@ -340,7 +364,11 @@ t.test('locks: only moderators set them, and the relay enforces them on what it 
   a.client.send({ type: 'signal', to: ann.participantId, data: { candidate } });
   a.client.send({ type: 'signal', to: bob.participantId, data: { description: { type: 'offer', sdp: recvonlyOffer }, extra: 1 } });
   t.equal((await a.client.next('error')).code, 'invalid_signal');
-  a.client.send({ type: 'signal', to: bob.participantId, data: { description: { type: 'offer', sdp: recvonlyOffer.replace('a=recvonly\r\n', 'a=recvonly\r\r\n') } } });
+  a.client.send({
+    type: 'signal',
+    to: bob.participantId,
+    data: { description: { type: 'offer', sdp: recvonlyOffer.replace('a=recvonly\r\n', 'a=recvonly\r\r\n') } },
+  });
   t.equal((await a.client.next('error')).code, 'invalid_signal', 'a stray carriage return is refused');
   a.client.send({ type: 'chat', text: 'sync' });
   await b.client.next('chat', (c) => c.message.text === 'sync');

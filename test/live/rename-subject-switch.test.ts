@@ -4,7 +4,18 @@ import t from 'tap';
 import { call, daemonFor, dataDirFor } from '../helpers/api.js';
 import { stopDaemon, type Daemon } from '../helpers/daemon.js';
 import { connectLive, liveUrl, pause, refusedUpgrade } from '../helpers/live.js';
-import { admittedSession, asSession, attendanceRows, Browser, createRoom, moderator, names, timeline, withAdminToken, type Session } from '../helpers/waiting.js';
+import {
+  admittedSession,
+  asSession,
+  attendanceRows,
+  Browser,
+  createRoom,
+  moderator,
+  names,
+  timeline,
+  withAdminToken,
+  type Session,
+} from '../helpers/waiting.js';
 
 /** Knocks with `name` and is admitted by the moderator: a participant's session. */
 async function admitted(d: Daemon, roomId: string, mod: Session, name: string): Promise<Session> {
@@ -35,7 +46,10 @@ t.test('a rename reaches everyone, is checked as at arrival, and survives kill -
   t.equal(seenByMod.participant.participant_id, ann.participantId, 'the moderator sees Ann renamed');
   await annLive.next('state', (m) => m.participant.participant_id === ann.participantId && m.participant.name === 'Ann Smith');
   t.pass('Ann sees her own new name');
-  t.notOk(modLive.all('state').some((m) => m.participant.participant_id === mod.participantId && m.participant.name !== 'Teacher'), "the moderator's name is untouched");
+  t.notOk(
+    modLive.all('state').some((m) => m.participant.participant_id === mod.participantId && m.participant.name !== 'Teacher'),
+    "the moderator's name is untouched",
+  );
 
   for (const [bad, code] of [
     ['System', 'invalid_field'],
@@ -63,7 +77,10 @@ t.test('a rename reaches everyone, is checked as at arrival, and survives kill -
   modLive.send({ type: 'subject', subject: markup });
   t.equal((await annLive.next('subject')).subject, markup, 'the participant is told the subject, as typed');
   t.equal((await modLive.next('subject')).subject, markup, 'the moderator too');
-  t.notOk(modLive.all('subject').some((m) => m.subject === 'Taken over'), 'the refused subject reached nobody');
+  t.notOk(
+    modLive.all('subject').some((m) => m.subject === 'Taken over'),
+    'the refused subject reached nobody',
+  );
   modLive.send({ type: 'subject', subject: 'y'.repeat(129) });
   const tooLong = await modLive.next('error');
   t.equal(tooLong.code, 'invalid_field');
@@ -73,7 +90,10 @@ t.test('a rename reaches everyone, is checked as at arrival, and survives kill -
 
   const sheet = (await attendanceRows(first, 'class')).flat();
   t.ok(sheet.includes('Ann Smith') && !sheet.includes('Ann'), `the attendance sheet has her new name: ${JSON.stringify(sheet)}`);
-  t.ok((await timeline(first, 'class')).some((e) => e.kind === 'subject_changed' && e.actor?.name === 'Teacher'), 'the subject is on the timeline');
+  t.ok(
+    (await timeline(first, 'class')).some((e) => e.kind === 'subject_changed' && e.actor?.name === 'Teacher'),
+    'the subject is on the timeline',
+  );
 
   t.equal(await stopDaemon(first, 'SIGKILL'), 'SIGKILL', 'killed with SIGKILL');
   const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
@@ -97,7 +117,10 @@ t.test('a flood of renames from one client reaches nobody beyond its window', as
   for (let i = 0; i < 200; i++) eveLive.send({ type: 'rename', name: `Eve ${i}` });
   await eveLive.until(() => (eveLive.all('error').filter((e) => e.code === 'rate_limited').length >= 195 ? true : undefined), 'rate_limited errors');
   await pause(300);
-  const renames = modLive.all('state').slice(before).filter((m) => m.participant.participant_id === eve.participantId);
+  const renames = modLive
+    .all('state')
+    .slice(before)
+    .filter((m) => m.participant.participant_id === eve.participantId);
   t.equal(renames.length, 5, 'the moderator saw 5 renames (the window), not 200');
   t.same(
     renames.map((m) => m.participant.name),
@@ -151,7 +174,11 @@ t.test('the waiting room switched off and on again from the live socket; refusal
   await pause(100);
   t.equal(annLive.all('participant_left').length, 0, 'nobody already in was pushed out');
   const kinds = (await timeline(d, 'lobby')).map((e) => e.kind);
-  t.same(kinds.filter((k) => k.startsWith('waiting_room')), ['waiting_room_disabled', 'waiting_room_enabled'], 'both on the timeline');
+  t.same(
+    kinds.filter((k) => k.startsWith('waiting_room')),
+    ['waiting_room_disabled', 'waiting_room_enabled'],
+    'both on the timeline',
+  );
   modLive.send({ type: 'waiting_room', enabled: true });
   t.same(await modLive.next('waiting_room'), { type: 'waiting_room', enabled: true, switchable: true }, 'a second "on" answers the state to her');
 

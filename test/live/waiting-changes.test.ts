@@ -82,7 +82,10 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   t.ok(burst.every((r) => r.status === 'waiting'));
   await Promise.resolve();
   t.equal(m.conn.of('waiting_changes').length, 1, 'four knocks committed together: one change');
-  t.same(m.conn.last('waiting_changes')?.added.map((r) => r.name), ['A', 'B', 'C', 'D']);
+  t.same(
+    m.conn.last('waiting_changes')?.added.map((r) => r.name),
+    ['A', 'B', 'C', 'D'],
+  );
 
   // Added then removed in the same turn: the change says removed only.
   const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
@@ -104,21 +107,25 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   t.same(held(m.conn), { seq: 4, names: [], ids: [] });
 });
 
-t.test('leaving hides a request from moderators, a poll shows it again; another room\'s changes are not sent', async (t) => {
+t.test("leaving hides a request from moderators, a poll shows it again; another room's changes are not sent", async (t) => {
   const { f, m, knock } = scene();
   f.room({ roomId: 'v', waitingRoom: 'all' });
   const elsewhere = f.connect(f.enter('Other moderator', 'v', true));
   await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
   await Promise.resolve();
-  t.equal(elsewhere.conn.of('waiting_changes').length, 1, 'the other room\'s moderator hears of its knock');
-  t.equal(m.conn.of('waiting_changes').length, 0, 'this room\'s does not');
+  t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
+  t.equal(m.conn.of('waiting_changes').length, 0, "this room's does not");
   const wendy = await knock('Wendy');
   f.engine.waiting.leaving('w', wendy.secret);
   await Promise.resolve();
   t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'her page said it was going');
   f.engine.waiting.poll('w', wendy.secret);
   await Promise.resolve();
-  t.same(m.conn.last('waiting_changes')?.added.map((r) => r.request_id), [wendy.requestId], 'her page came back (a reload)');
+  t.same(
+    m.conn.last('waiting_changes')?.added.map((r) => r.request_id),
+    [wendy.requestId],
+    'her page came back (a reload)',
+  );
   t.same(held(m.conn).names, ['Wendy']);
 
   // The closed-window sweep: unpolled for 6 s, she is removed.
@@ -163,7 +170,11 @@ t.test('waiting_resync returns the whole list at the current seq; others may not
 
   const p = f.connect(f.enter('Pupil', 'w'));
   p.send({ type: 'waiting_resync' });
-  t.same(p.conn.sent.filter((x) => x.type !== 'welcome'), [{ type: 'error', code: 'not_moderator', message: 'only a moderator may do this' }], 'a participant gets no list');
+  t.same(
+    p.conn.sent.filter((x) => x.type !== 'welcome'),
+    [{ type: 'error', code: 'not_moderator', message: 'only a moderator may do this' }],
+    'a participant gets no list',
+  );
   p.send({ type: 'waiting_resync', seq: 'x'.repeat(10_000) });
   t.equal(p.conn.of('waiting_list').length, 0, 'extra fields change nothing');
 });

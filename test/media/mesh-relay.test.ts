@@ -67,7 +67,10 @@ t.test('locks are enforced on offers, answers and provisional answers of partici
   t.same(relay.relaySignal('ann', 'bob', offer(videoOnlyOffer)), { ok: true }, 'video only passes');
   t.same(relay.relaySignal('ann', 'bob', offer(recvonlyOffer)), { ok: true }, 'recvonly passes');
   t.same(relay.relaySignal('mod', 'bob', offer(sendrecvOffer)), { ok: true }, 'a moderator is never locked');
-  const port0 = chromeSdp([{ kind: 'audio', direction: 'sendrecv', port: 0 }, { kind: 'video', direction: 'recvonly' }]);
+  const port0 = chromeSdp([
+    { kind: 'audio', direction: 'sendrecv', port: 0 },
+    { kind: 'video', direction: 'recvonly' },
+  ]);
   t.same(relay.relaySignal('ann', 'bob', offer(port0)), { ok: true }, 'a rejected audio section sends nothing');
 
   state.locks = { mic: false, cam: true, camsModeratorsOnly: false };
@@ -76,7 +79,11 @@ t.test('locks are enforced on offers, answers and provisional answers of partici
   state.locks = { mic: false, cam: false, camsModeratorsOnly: true };
   t.match(relay.relaySignal('bob', 'ann', offer(sendrecvOffer, 'answer')), { ok: false, code: 'locked' }, 'cameras for moderators only');
   t.same(relay.relaySignal('mod', 'ann', offer(sendrecvOffer)), { ok: true });
-  t.same(relay.relaySignal('ann', 'bob', { candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' } }), { ok: true }, 'candidates carry no media');
+  t.same(
+    relay.relaySignal('ann', 'bob', { candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' } }),
+    { ok: true },
+    'candidates carry no media',
+  );
   t.equal(delivered.filter((d) => d.to === 'bob' && 'description' in (d.message as { data: object }).data).length, 5, 'exactly the five that passed');
 });
 

@@ -93,7 +93,10 @@ export interface Section {
 
 /** A Chrome-like description with these sections (mids 0, 1, ...), CRLF line endings. */
 export function chromeSdp(sections: readonly Section[], sessionExtra: readonly string[] = []): string {
-  const body = sections.flatMap((s, i) => [...(s.kind === 'audio' ? audio(String(i), s.direction, s.port) : video(String(i), s.direction, s.port)), ...(s.extra ?? [])]);
+  const body = sections.flatMap((s, i) => [
+    ...(s.kind === 'audio' ? audio(String(i), s.direction, s.port) : video(String(i), s.direction, s.port)),
+    ...(s.extra ?? []),
+  ]);
   const bundle = `a=group:BUNDLE ${sections.map((_, i) => String(i)).join(' ')}`;
   return crlf([...session.map((line) => (line.startsWith('a=group:BUNDLE') ? bundle : line)), ...sessionExtra, ...body]);
 }

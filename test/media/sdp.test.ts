@@ -24,7 +24,10 @@ t.test('recvonly and inactive sections send nothing', async (t) => {
     { kind: 'video', direction: 'inactive' },
   ]);
   t.same(sending(inactive), { audio: false, video: false });
-  t.same(mediaSections(inactive).map((s) => s.direction), ['inactive', 'inactive']);
+  t.same(
+    mediaSections(inactive).map((s) => s.direction),
+    ['inactive', 'inactive'],
+  );
 });
 
 t.test('sendonly sends; no direction at all means sendrecv', async (t) => {
@@ -34,7 +37,10 @@ t.test('sendonly sends; no direction at all means sendrecv', async (t) => {
     { kind: 'video', direction: null },
   ]);
   t.same(sending(none), { audio: true, video: true });
-  t.same(mediaSections(none).map((s) => s.direction), ['sendrecv', 'sendrecv']);
+  t.same(
+    mediaSections(none).map((s) => s.direction),
+    ['sendrecv', 'sendrecv'],
+  );
 });
 
 t.test('a session-level direction applies to sections without their own', async (t) => {
@@ -46,7 +52,13 @@ t.test('a session-level direction applies to sections without their own', async 
     ['a=recvonly'],
   );
   t.same(sending(quiet), { audio: false, video: true }, 'section-level sendrecv overrides the session recvonly');
-  const loud = chromeSdp([{ kind: 'audio', direction: 'recvonly' }, { kind: 'video', direction: null }], ['a=sendonly']);
+  const loud = chromeSdp(
+    [
+      { kind: 'audio', direction: 'recvonly' },
+      { kind: 'video', direction: null },
+    ],
+    ['a=sendonly'],
+  );
   t.same(sending(loud), { audio: false, video: true }, 'section-level recvonly overrides the session sendonly');
 });
 

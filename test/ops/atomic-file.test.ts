@@ -48,7 +48,12 @@ t.test('withFileLock serialises read-modify-write: no change is lost', async (t)
 t.test('withFileLock releases the lock when the work throws', async (t) => {
   const dir = t.testdir({});
   const lock = join(dir, 'x.lock');
-  await t.rejects(withFileLock(lock, () => { throw new Error('boom'); }), /boom/);
+  await t.rejects(
+    withFileLock(lock, () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   t.equal(readIfExists(lock), null);
 });
 

@@ -120,7 +120,9 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
   t.same(await whoHolds({ host: '127.0.0.1', port: mutePort }, 300), { ours: false, what: 'another program (GET /healthz: no answer)' });
   t.ok(Date.now() - started < 2000);
 
-  const impostor = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"something-else"}'));
+  const impostor = createHttpServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"something-else"}'),
+  );
   const impostorPort = await listening(impostor);
   t.teardown(() => impostor.close());
   t.match((await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: impostorPort })).detail, /HTTP 200 for "something-else"/);
@@ -142,7 +144,11 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
   const sibling = await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: compatPort }, { host: '127.0.0.1', port: oursPort });
   t.equal(sibling.status, 'ok');
   t.match(sibling.detail, new RegExp(`engine listener on 127.0.0.1:${oursPort}`));
-  t.equal((await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: compatPort }, { host: '127.0.0.1', port: silentPort })).status, 'fail', 'not when the sibling is foreign');
+  t.equal(
+    (await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: compatPort }, { host: '127.0.0.1', port: silentPort })).status,
+    'fail',
+    'not when the sibling is foreign',
+  );
 
   t.equal((await judgePort('SERVICE_HTTP_ADDR', { host: '127.0.0.1', port: 0 })).status, 'skip');
   const elsewhere = await judgePort('SERVICE_HTTP_ADDR', { host: '192.0.2.1', port: freePort });
@@ -153,7 +159,11 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
 t.test('env file: garbage lines are counted by number, never shown; huge and odd files', async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'meet.env');
-  writeFileSync(file, 'SERVICE_LOG_LEVEL=debug\n# comment\n\nCOMPAT_API_SHARED_SECRET hunter2-not-shown\nexport X=1\n\u0000\u00ff=\nSERVICE_DATA_DIR = /srv/meet \n', { mode: 0o600 });
+  writeFileSync(
+    file,
+    'SERVICE_LOG_LEVEL=debug\n# comment\n\nCOMPAT_API_SHARED_SECRET hunter2-not-shown\nexport X=1\n\u0000\u00ff=\nSERVICE_DATA_DIR = /srv/meet \n',
+    { mode: 0o600 },
+  );
   const read = readEnvFile(file);
   t.equal(read.state.status, 'read');
   t.same(read.state.ignoredLines, [4, 5, 6]);

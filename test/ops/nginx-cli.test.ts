@@ -22,7 +22,23 @@ t.setTimeout(300_000);
 t.test('the command writes what nginx accepts (TLS)', async (t) => {
   const nginx = nginxPrefixFor(t);
   const { cert, key } = selfSigned(nginx.prefix, 'meet.test');
-  const run = await runMeetctl(['nginx', '--server-name', 'meet.test', ...addrs, '--tls-cert', cert, '--tls-key', key, '--listen', '127.0.0.1:18443', '--redirect-listen', '127.0.0.1:18080', '--legacy-api-path', '--out', nginx.site]);
+  const run = await runMeetctl([
+    'nginx',
+    '--server-name',
+    'meet.test',
+    ...addrs,
+    '--tls-cert',
+    cert,
+    '--tls-key',
+    key,
+    '--listen',
+    '127.0.0.1:18443',
+    '--redirect-listen',
+    '127.0.0.1:18080',
+    '--legacy-api-path',
+    '--out',
+    nginx.site,
+  ]);
   t.equal(run.code, 0, run.stderr);
   t.equal(run.stderr, '', 'no warning: loopback upstream, trusted by default');
   const verdict = nginx.test();
@@ -75,8 +91,18 @@ t.test('abuse: bad names, listen addresses, TLS files and flag combinations are 
     ['neither TLS nor --http-only', ['--server-name', 'a.org'], 64, /--tls-cert and --tls-key, or --http-only/],
     ['--tls-cert without --tls-key', ['--server-name', 'meet.test', '--tls-cert', cert], 64, /--tls-key is missing/],
     ['TLS and --http-only', ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', key, '--http-only'], 64, /--http-only cannot be combined/],
-    ['missing certificate', ['--server-name', 'meet.test', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', key], 2, /--tls-cert names a file that does not exist.*ENOENT/],
-    ['key of another certificate', ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', otherKey], 2, /--tls-key is not the private key of the certificate/],
+    [
+      'missing certificate',
+      ['--server-name', 'meet.test', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', key],
+      2,
+      /--tls-cert names a file that does not exist.*ENOENT/,
+    ],
+    [
+      'key of another certificate',
+      ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', otherKey],
+      2,
+      /--tls-key is not the private key of the certificate/,
+    ],
     ['--out and --install', ['--server-name', 'a.org', '--http-only', '--install'], 64, /--out and --install exclude each other/],
   ];
   // The flag checks themselves are unit-tested above; these runs show the CLI's exit codes and hints.
@@ -103,16 +129,24 @@ t.test('abuse: bad names, listen addresses, TLS files and flag combinations are 
 t.test('the generated file and the daemon agree on the proxy: a warning when the daemon would not trust nginx', async (t) => {
   const remote = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000', '--compat-http-addr', '10.1.2.3:8088']);
   t.equal(remote.code, 0, 'a warning, not a failure');
-  t.match(remote.stderr, /warning: the engine listener is not on loopback: nginx will connect from 10\.1\.2\.3, which SERVICE_TRUSTED_PROXIES \(127\.0\.0\.1,::1\) does not cover/);
+  t.match(
+    remote.stderr,
+    /warning: the engine listener is not on loopback: nginx will connect from 10\.1\.2\.3, which SERVICE_TRUSTED_PROXIES \(127\.0\.0\.1,::1\) does not cover/,
+  );
   t.match(remote.stdout, /nginx connects to them from 10\.1\.2\.3\./);
   t.match(remote.stdout, /upstream meet_engine \{ server 10\.1\.2\.3:3000;/);
 
-  const covered = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], { SERVICE_TRUSTED_PROXIES: '10.1.2.0/24' });
+  const covered = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], {
+    SERVICE_TRUSTED_PROXIES: '10.1.2.0/24',
+  });
   t.equal(covered.stderr, '', 'covered by a CIDR block: no warning');
   t.match(covered.stdout, /SERVICE_TRUSTED_PROXIES \(now: 10\.1\.2\.0\/24\)/);
 
   const none = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', ...addrs], { SERVICE_TRUSTED_PROXIES: 'none' });
-  t.match(none.stderr, /warning: the engine listener is on loopback: nginx will connect from 127\.0\.0\.1, which SERVICE_TRUSTED_PROXIES \(none\) does not cover/);
+  t.match(
+    none.stderr,
+    /warning: the engine listener is on loopback: nginx will connect from 127\.0\.0\.1, which SERVICE_TRUSTED_PROXIES \(none\) does not cover/,
+  );
 });
 
 t.test('an unreadable defaults file or a bad setting is a configuration error', async (t) => {

@@ -18,10 +18,27 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   const port = await freePort();
   const link = join(nginx.prefix, 'sites-enabled', 'meet.conf');
   const base = [
-    'nginx', '--server-name', 'meet.test', '--http-only', '--listen', `127.0.0.1:${port}`,
-    '--http-addr', `127.0.0.1:${new URL(d.url).port}`, '--compat-http-addr', `127.0.0.1:${new URL(d.compatUrl).port}`,
-    '--install', '--site-file', nginx.site, '--enabled-dir', join(nginx.prefix, 'sites-enabled'),
-    '--nginx-bin', nginxBin, '--nginx-prefix', nginx.prefix, '--nginx-conf', nginx.conf,
+    'nginx',
+    '--server-name',
+    'meet.test',
+    '--http-only',
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--http-addr',
+    `127.0.0.1:${new URL(d.url).port}`,
+    '--compat-http-addr',
+    `127.0.0.1:${new URL(d.compatUrl).port}`,
+    '--install',
+    '--site-file',
+    nginx.site,
+    '--enabled-dir',
+    join(nginx.prefix, 'sites-enabled'),
+    '--nginx-bin',
+    nginxBin,
+    '--nginx-prefix',
+    nginx.prefix,
+    '--nginx-conf',
+    nginx.conf,
   ];
   const legacy = new ConfapiClient(`http://127.0.0.1:${port}`, secret, 'sha1', 'plus', '/bigbluebutton/api');
 
@@ -38,7 +55,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
 
   await nginx.start(port);
   const before = await fetchAnswer(legacy.url('getMeetings'));
-  t.equal(before.status, 404, 'without --legacy-api-path the old path is the engine\'s 404');
+  t.equal(before.status, 404, "without --legacy-api-path the old path is the engine's 404");
 
   const again = await runMeetctl(base);
   t.equal(again.code, 0, again.stderr);
@@ -68,7 +85,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   const broken = await runMeetctl([...base, '--force']);
   t.equal(broken.code, 69, 'environment: nginx refused the configuration');
   t.match(broken.stderr, /✗ testing the nginx configuration/);
-  t.match(broken.stderr, /unknown directive "this_is_not_a_directive"/, 'nginx\'s own error text');
+  t.match(broken.stderr, /unknown directive "this_is_not_a_directive"/, "nginx's own error text");
   t.match(broken.stderr, /restored to its previous content, nginx not reloaded/);
   t.equal(readFileSync(nginx.site, 'utf8'), legacySite, 'the old file is back, byte for byte');
   t.equal(readlinkSync(link), nginx.site, 'the link is still there');
@@ -87,27 +104,45 @@ t.test('--install: a link that is not ours, a missing nginx, two installs at onc
   const nginx = nginxPrefixFor(t, { debian: true });
   const link = join(nginx.prefix, 'sites-enabled', 'meet.conf');
   const base = [
-    'nginx', '--server-name', 'meet.test', '--http-only', '--listen', `127.0.0.1:${await freePort()}`,
-    '--http-addr', '127.0.0.1:3000', '--compat-http-addr', '127.0.0.1:8088',
-    '--install', '--site-file', nginx.site, '--enabled-dir', join(nginx.prefix, 'sites-enabled'),
-    '--nginx-prefix', nginx.prefix, '--nginx-conf', nginx.conf,
+    'nginx',
+    '--server-name',
+    'meet.test',
+    '--http-only',
+    '--listen',
+    `127.0.0.1:${await freePort()}`,
+    '--http-addr',
+    '127.0.0.1:3000',
+    '--compat-http-addr',
+    '127.0.0.1:8088',
+    '--install',
+    '--site-file',
+    nginx.site,
+    '--enabled-dir',
+    join(nginx.prefix, 'sites-enabled'),
+    '--nginx-prefix',
+    nginx.prefix,
+    '--nginx-conf',
+    nginx.conf,
   ];
-  writeFileSync(link, '# the operator\'s own file\n');
+  writeFileSync(link, "# the operator's own file\n");
   const taken = await runMeetctl([...base, '--nginx-bin', nginxBin]);
   t.equal(taken.code, 1);
   t.match(taken.stderr, /meet\.conf exists and is not a link to/);
-  t.equal(readFileSync(link, 'utf8'), '# the operator\'s own file\n');
+  t.equal(readFileSync(link, 'utf8'), "# the operator's own file\n");
   t.notOk(existsSync(nginx.site), 'nothing written');
 
   const missing = await runMeetctl([...base, '--nginx-bin', join(nginx.prefix, 'no-nginx-here'), '--force']);
   t.equal(missing.code, 69);
   t.match(missing.stderr, /cannot run .*no-nginx-here: ENOENT/);
   t.match(missing.stderr, /hint: install nginx/);
-  t.equal(readFileSync(link, 'utf8'), '# the operator\'s own file\n', 'the operator\'s file is put back');
+  t.equal(readFileSync(link, 'utf8'), "# the operator's own file\n", "the operator's file is put back");
   t.notOk(existsSync(nginx.site), 'and the site file removed again');
 
   // Two installs at once (different sites): one after the other under the lock, each tested.
-  const [a, b] = await Promise.all([runMeetctl([...base, '--nginx-bin', nginxBin, '--force']), runMeetctl([...base, '--nginx-bin', nginxBin, '--force', '--legacy-api-path'])]);
+  const [a, b] = await Promise.all([
+    runMeetctl([...base, '--nginx-bin', nginxBin, '--force']),
+    runMeetctl([...base, '--nginx-bin', nginxBin, '--force', '--legacy-api-path']),
+  ]);
   t.match(a.stderr, /✓ testing the nginx configuration/, a.stderr);
   t.match(b.stderr, /✓ testing the nginx configuration/, b.stderr);
   const final = readFileSync(nginx.site, 'utf8');

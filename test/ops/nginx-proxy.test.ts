@@ -22,25 +22,32 @@ interface Answer {
 }
 
 /** One request on its own connection, from `localAddress` when given (another loopback client). */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; json?: unknown; localAddress?: string; ca?: string } = {}): Promise<Answer> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; json?: unknown; localAddress?: string; ca?: string } = {},
+): Promise<Answer> {
   const body = options.json === undefined ? undefined : JSON.stringify(options.json);
   const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
   const make = url.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = make(url, { method: options.method ?? 'GET', headers, agent: false, localAddress: options.localAddress, ca: options.ca, servername: 'meet.test', timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let parsed: unknown = null;
-        try {
-          parsed = text === '' ? null : JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
-      });
-    });
+    const req = make(
+      url,
+      { method: options.method ?? 'GET', headers, agent: false, localAddress: options.localAddress, ca: options.ca, servername: 'meet.test', timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let parsed: unknown = null;
+          try {
+            parsed = text === '' ? null : JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 10 s`)));
     req.on('error', reject);
     req.end(body);
@@ -52,11 +59,28 @@ function portOf(url: string): number {
 }
 
 /** Renders the site with `meetctl nginx` for this daemon and starts nginx with it; returns nginx's base URL. */
-async function nginxFor(t: Tap, d: Daemon & { compatUrl?: string }, flags: (nginx: TestNginx) => string[]): Promise<{ nginx: TestNginx; url: string; port: number }> {
+async function nginxFor(
+  t: Tap,
+  d: Daemon & { compatUrl?: string },
+  flags: (nginx: TestNginx) => string[],
+): Promise<{ nginx: TestNginx; url: string; port: number }> {
   const nginx = nginxPrefixFor(t);
   const port = await freePort();
   const compatPort = d.compatUrl ? portOf(d.compatUrl) : await freePort();
-  const run = await runMeetctl(['nginx', '--server-name', 'meet.test', '--http-addr', `127.0.0.1:${portOf(d.url)}`, '--compat-http-addr', `127.0.0.1:${compatPort}`, '--listen', `127.0.0.1:${port}`, ...flags(nginx), '--out', nginx.site]);
+  const run = await runMeetctl([
+    'nginx',
+    '--server-name',
+    'meet.test',
+    '--http-addr',
+    `127.0.0.1:${portOf(d.url)}`,
+    '--compat-http-addr',
+    `127.0.0.1:${compatPort}`,
+    '--listen',
+    `127.0.0.1:${port}`,
+    ...flags(nginx),
+    '--out',
+    nginx.site,
+  ]);
   if (run.code !== 0) throw new Error(`meetctl nginx failed (${run.code}): ${run.stderr}`);
   await nginx.start(port);
   return { nginx, url: `http://127.0.0.1:${port}`, port };
@@ -94,7 +118,12 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
   const viaNginx: Daemon = { ...d, url };
 
   await t.test('knock and waiting reach the engine exactly like start (and exists)', async (t) => {
-    for (const [method, sub, json] of [['POST', 'start', { name: 'Ann' }], ['POST', 'knock', { name: 'Ann' }], ['GET', 'waiting', undefined], ['GET', 'exists', undefined]] as const) {
+    for (const [method, sub, json] of [
+      ['POST', 'start', { name: 'Ann' }],
+      ['POST', 'knock', { name: 'Ann' }],
+      ['GET', 'waiting', undefined],
+      ['GET', 'exists', undefined],
+    ] as const) {
       const direct = await send(`${d.url}/room/nowhere/${sub}`, { method, json });
       const proxied = await send(`${url}/room/nowhere/${sub}`, { method, json });
       t.equal(proxied.status, direct.status, `${sub}: same status (${direct.status})`);
@@ -162,7 +191,10 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     const burst = await Promise.all(Array.from({ length: 130 }, () => send(`${url}/room/nowhere/exists`, from)));
     const elapsedSecs = (performance.now() - started) / 1000;
     const passed = burst.filter((a) => a.status !== 429);
-    t.ok(passed.every((a) => a.status === 404 && a.body?.exists === false), 'what passes is answered by the engine');
+    t.ok(
+      passed.every((a) => a.status === 404 && a.body?.exists === false),
+      'what passes is answered by the engine',
+    );
     // nginx lets the first request and a burst of 100 through at once; the rate adds 10 per second of the burst's own duration.
     t.ok(passed.length >= 100, `at least 100 pass (${passed.length} in ${elapsedSecs.toFixed(2)} s)`);
     t.ok(passed.length <= 101 + Math.ceil(10 * elapsedSecs) + 1, `then the limit holds (${passed.length} passed)`);
@@ -185,13 +217,29 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'off', access_code: 'correct-horse' });
     // Directly from an untrusted address: every guess counts against 127.0.0.5 whatever it claims.
     t.same(codes(await wrongCodes(d.url, 'coded', 10, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.9' })), Array(10).fill(invalid));
-    t.same(codes(await wrongCodes(d.url, 'coded', 1, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.10' })), [blocked], 'a new forged address does not escape the limit');
-    t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.9' })), [invalid], 'the forged address was never counted (asked as the trusted proxy)');
+    t.same(
+      codes(await wrongCodes(d.url, 'coded', 1, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.10' })),
+      [blocked],
+      'a new forged address does not escape the limit',
+    );
+    t.same(
+      codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.9' })),
+      [invalid],
+      'the forged address was never counted (asked as the trusted proxy)',
+    );
 
     // Through nginx: the client's own header is replaced by the address that connected.
     t.same(codes(await wrongCodes(url, 'coded', 10, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.20' })), Array(10).fill(invalid));
-    t.same(codes(await wrongCodes(url, 'coded', 1, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.21' })), [blocked], 'the real client is limited, whatever it claims');
-    t.same(codes(await wrongCodes(url, 'coded', 1, { localAddress: '127.0.0.7' })), [invalid], 'another real client is not: the key is not nginx\'s own address');
+    t.same(
+      codes(await wrongCodes(url, 'coded', 1, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.21' })),
+      [blocked],
+      'the real client is limited, whatever it claims',
+    );
+    t.same(
+      codes(await wrongCodes(url, 'coded', 1, { localAddress: '127.0.0.7' })),
+      [invalid],
+      "another real client is not: the key is not nginx's own address",
+    );
     t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '127.0.0.6' })), [blocked], 'the key was exactly the real address 127.0.0.6');
     t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.20' })), [invalid], 'and never the address the client claimed');
   });
@@ -242,11 +290,15 @@ t.test('TLS through nginx: the waiting cookie is Secure over HTTPS and not over 
   const plain = await send(`${d.url}/room/lobby/knock`, { method: 'POST', json: { name: 'Plain' } });
   t.equal(plain.status, 202);
   t.notMatch(String(plain.headers['set-cookie']?.[0] ?? ''), /Secure/i, 'no Secure over plain HTTP');
-  const spoofed = await send(`${d.url}/room/lobby/knock`, { method: 'POST', json: { name: 'Spoofed' }, localAddress: '127.0.0.5', headers: { 'x-forwarded-proto': 'https' } });
+  const spoofed = await send(`${d.url}/room/lobby/knock`, {
+    method: 'POST',
+    json: { name: 'Spoofed' },
+    localAddress: '127.0.0.5',
+    headers: { 'x-forwarded-proto': 'https' },
+  });
   t.notMatch(String(spoofed.headers['set-cookie']?.[0] ?? ''), /Secure/i, 'X-Forwarded-Proto from an untrusted peer is ignored too');
 
   const redirect = await send(`http://127.0.0.1:${redirectPort}/room/lobby?x=1`, { headers: { host: 'meet.test' } });
   t.equal(redirect.status, 301);
   t.equal(redirect.headers.location, `https://meet.test:${port}/room/lobby?x=1`, 'plain HTTP is sent to HTTPS, path and query kept');
-
 });

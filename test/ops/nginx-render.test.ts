@@ -28,34 +28,61 @@ t.test('the rendered site: one limited location for the four room addresses, com
   t.match(text, /school/i, 'the numbers come with the school-NAT caveat');
   t.match(text, /upstream meet_engine \{ server 127\.0\.0\.1:3000;/, '0.0.0.0 is reached on loopback');
   t.match(text, /upstream meet_compat \{ server \[::1\]:8088;/, ':: is reached on IPv6 loopback');
-  for (const path of ['location ^~ /confapi/ { proxy_pass http://meet_compat; }', 'location ^~ /videoconf/ { proxy_pass http://meet_compat; }', 'location ~ ^/[^/]+/videoconf/ { proxy_pass http://meet_compat; }', 'location = /external_api.js { proxy_pass http://meet_compat; }', 'location ~ ^/[^/]+/external_api\\.js$ { proxy_pass http://meet_compat; }']) {
+  for (const path of [
+    'location ^~ /confapi/ { proxy_pass http://meet_compat; }',
+    'location ^~ /videoconf/ { proxy_pass http://meet_compat; }',
+    'location ~ ^/[^/]+/videoconf/ { proxy_pass http://meet_compat; }',
+    'location = /external_api.js { proxy_pass http://meet_compat; }',
+    'location ~ ^/[^/]+/external_api\\.js$ { proxy_pass http://meet_compat; }',
+  ]) {
     t.ok(text.includes(path), path);
   }
-  t.match(text, /location ~ \^\/room\/\[\^\/\]\+\/live\$ \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_set_header Connection \$meet_connection_upgrade;/);
-  t.match(text, /proxy_set_header X-Forwarded-For \$remote_addr;/, 'the client\'s own X-Forwarded-For is replaced, not appended to');
+  t.match(
+    text,
+    /location ~ \^\/room\/\[\^\/\]\+\/live\$ \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_set_header Connection \$meet_connection_upgrade;/,
+  );
+  t.match(text, /proxy_set_header X-Forwarded-For \$remote_addr;/, "the client's own X-Forwarded-For is replaced, not appended to");
   t.match(text, /proxy_set_header X-Forwarded-Proto \$scheme;/);
-  t.equal(text.match(/proxy_set_header X-Forwarded-Host \$host;/g)?.length, 2, 'the host the client asked for replaces its own X-Forwarded-Host, on every location (the live one sets its own headers)');
+  t.equal(
+    text.match(/proxy_set_header X-Forwarded-Host \$host;/g)?.length,
+    2,
+    'the host the client asked for replaces its own X-Forwarded-Host, on every location (the live one sets its own headers)',
+  );
   t.notMatch(text, /bigbluebutton/, 'no legacy path unless asked');
   t.notMatch(text, /ssl|Strict-Transport/, 'http-only has no TLS');
   t.notMatch(text, /include /, 'self-contained: no snippet to install beside it');
-  t.match(text, /nginx connects to them from 127\.0\.0\.1\. The daemon believes X-Forwarded-For only from\n# SERVICE_TRUSTED_PROXIES \(now: 127\.0\.0\.1,::1\)/, 'the header states where nginx connects from and what the daemon trusts');
+  t.match(
+    text,
+    /nginx connects to them from 127\.0\.0\.1\. The daemon believes X-Forwarded-For only from\n# SERVICE_TRUSTED_PROXIES \(now: 127\.0\.0\.1,::1\)/,
+    'the header states where nginx connects from and what the daemon trusts',
+  );
 });
 
 t.test('meeting-API paths with a tenant: /confapi/{tenant}/api/ always, /bigbluebutton/{tenant}/api/ with the legacy path', async (t) => {
   const text = renderNginxSite(loadTemplate(), site);
-  t.ok(text.includes('location ^~ /confapi/ { proxy_pass http://meet_compat; }'), 'every /confapi/ path, the tenant ones included, goes to the compat listener');
+  t.ok(
+    text.includes('location ^~ /confapi/ { proxy_pass http://meet_compat; }'),
+    'every /confapi/ path, the tenant ones included, goes to the compat listener',
+  );
   const legacy = renderNginxSite(loadTemplate(), { ...site, legacyApiPath: true });
   t.ok(legacy.includes('location ^~ /bigbluebutton/api/ { proxy_pass http://meet_compat; }'), 'the legacy path');
   const tenantLine = /location ~ (\^\/bigbluebutton\/\[\^\/\]\+\/api\/) \{ proxy_pass http:\/\/meet_compat; \}/.exec(legacy);
   t.ok(tenantLine, 'the legacy path with a tenant');
   // nginx matches locations on the decoded, normalised path: the same regex, in JavaScript.
   const pattern = new RegExp(tenantLine![1]!);
-  for (const path of ['/bigbluebutton/moodle/api/create', '/bigbluebutton/lms-0777/api/', '/bigbluebutton/a.b_c/api/getMeetings']) t.ok(pattern.test(path), `${path} goes to the compat listener`);
-  for (const path of ['/bigbluebutton/moodle/create', '/bigbluebutton//api/create', '/bigbluebutton/a/b/api/create', '/room/x/bigbluebutton/t/api/']) t.notOk(pattern.test(path), `${path} does not`);
+  for (const path of ['/bigbluebutton/moodle/api/create', '/bigbluebutton/lms-0777/api/', '/bigbluebutton/a.b_c/api/getMeetings'])
+    t.ok(pattern.test(path), `${path} goes to the compat listener`);
+  for (const path of ['/bigbluebutton/moodle/create', '/bigbluebutton//api/create', '/bigbluebutton/a/b/api/create', '/room/x/bigbluebutton/t/api/'])
+    t.notOk(pattern.test(path), `${path} does not`);
 });
 
 t.test('TLS: modern protocols only, HSTS, and a redirect server that keeps a non-default port', async (t) => {
-  const text = renderNginxSite(loadTemplate(), { ...site, tls: { cert: '/etc/ssl/meet.pem', key: '/etc/ssl/meet.key' }, listen: '127.0.0.1:8443', redirectListen: '127.0.0.1:8080' });
+  const text = renderNginxSite(loadTemplate(), {
+    ...site,
+    tls: { cert: '/etc/ssl/meet.pem', key: '/etc/ssl/meet.key' },
+    listen: '127.0.0.1:8443',
+    redirectListen: '127.0.0.1:8080',
+  });
   t.match(text, /listen 127\.0\.0\.1:8443 ssl;/);
   t.match(text, /ssl_protocols TLSv1\.2 TLSv1\.3;/);
   t.notMatch(text, /TLSv1 |TLSv1\.1|SSLv3/);
@@ -69,7 +96,27 @@ t.test('TLS: modern protocols only, HSTS, and a redirect server that keeps a non
 t.test('server names: host names only, so nothing can become nginx syntax', async (t) => {
   t.equal(checkServerName('Meet.Example.org.'), 'meet.example.org');
   t.equal(checkServerName('xn--mnchen-3ya.de'), 'xn--mnchen-3ya.de');
-  for (const bad of ['a;b', 'meet.example.org; include /etc/passwd', 'a{b', 'a}b', 'a\nb', 'a b', 'a\tb', 'münchen.de', '"meet"', "'meet'", 'a$host', 'a#b', '', '-a.org', 'a-.org', 'a..org', `${'a'.repeat(64)}.org`, '\u202eevil.org', 'a\u0000b']) {
+  for (const bad of [
+    'a;b',
+    'meet.example.org; include /etc/passwd',
+    'a{b',
+    'a}b',
+    'a\nb',
+    'a b',
+    'a\tb',
+    'münchen.de',
+    '"meet"',
+    "'meet'",
+    'a$host',
+    'a#b',
+    '',
+    '-a.org',
+    'a-.org',
+    'a..org',
+    `${'a'.repeat(64)}.org`,
+    '\u202eevil.org',
+    'a\u0000b',
+  ]) {
     t.throws(() => checkServerName(bad), { name: 'NginxInputError', field: '--server-name' }, JSON.stringify(bad));
   }
 });

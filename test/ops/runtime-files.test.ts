@@ -48,25 +48,36 @@ function directives(unit: string): Map<string, string[]> {
   return map;
 }
 
-t.test('native: the unit passes systemd-analyze verify without a word about it', { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' }, async (t) => {
-  const out = outDirFor(t);
-  const files = runtimeFiles(base(), out);
-  t.same(files.map((f) => f.path), [join(out, 'meet.service')], 'one file: meet.service');
-  t.equal(files[0]!.mode, 0o644);
-  write(files);
-  const result = await verify(files[0]!.path);
-  t.same(result.ours, [], `no line about the unit:\n${result.all}`);
-  t.equal(result.code, 0, `verify exits 0:\n${result.all}`);
+t.test(
+  'native: the unit passes systemd-analyze verify without a word about it',
+  { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' },
+  async (t) => {
+    const out = outDirFor(t);
+    const files = runtimeFiles(base(), out);
+    t.same(
+      files.map((f) => f.path),
+      [join(out, 'meet.service')],
+      'one file: meet.service',
+    );
+    t.equal(files[0]!.mode, 0o644);
+    write(files);
+    const result = await verify(files[0]!.path);
+    t.same(result.ours, [], `no line about the unit:\n${result.all}`);
+    t.equal(result.code, 0, `verify exits 0:\n${result.all}`);
 
-  // The filter is not blind: broken copies of the same unit are reported.
-  const misspelt = join(out, 'misspelt.service');
-  writeFileSync(misspelt, files[0]!.content.replace(/^ReadWritePaths=/m, 'ReadWritePath='));
-  t.ok((await verify(misspelt)).ours.some((line) => /Unknown key 'ReadWritePath'/.test(line)), 'an unknown directive is named');
-  const noNode = join(out, 'no-node.service');
-  writeFileSync(noNode, files[0]!.content.replace(process.execPath, '/usr/bin/no-such-node'));
-  const missing = await verify(noNode);
-  t.ok(missing.ours.some((line) => /no-such-node/.test(line)) && missing.code !== 0, `a missing ExecStart binary fails:\n${missing.all}`);
-});
+    // The filter is not blind: broken copies of the same unit are reported.
+    const misspelt = join(out, 'misspelt.service');
+    writeFileSync(misspelt, files[0]!.content.replace(/^ReadWritePaths=/m, 'ReadWritePath='));
+    t.ok(
+      (await verify(misspelt)).ours.some((line) => /Unknown key 'ReadWritePath'/.test(line)),
+      'an unknown directive is named',
+    );
+    const noNode = join(out, 'no-node.service');
+    writeFileSync(noNode, files[0]!.content.replace(process.execPath, '/usr/bin/no-such-node'));
+    const missing = await verify(noNode);
+    t.ok(missing.ours.some((line) => /no-such-node/.test(line)) && missing.code !== 0, `a missing ExecStart binary fails:\n${missing.all}`);
+  },
+);
 
 t.test('native: the hardening, the paths and the stop timeout from the grace', async (t) => {
   const grace = 30;
@@ -97,7 +108,10 @@ t.test('native: the hardening, the paths and the stop timeout from the grace', a
   t.equal(timeout, stopTimeoutSecs(grace));
   const exec = one('ExecStart')!.split(/\s+/);
   t.equal(exec[0], process.execPath, 'the node binary');
-  t.equal(exec.find((arg) => arg.endsWith('/bin/meetctl.js')), `${repoRoot}/bin/meetctl.js`);
+  t.equal(
+    exec.find((arg) => arg.endsWith('/bin/meetctl.js')),
+    `${repoRoot}/bin/meetctl.js`,
+  );
   const flag = (name: string) => exec[exec.indexOf(name) + 1];
   t.ok(exec.includes('serve'));
   t.equal(flag('--config'), '/etc/meet/room-defaults.toml');
@@ -109,19 +123,23 @@ t.test('native: the hardening, the paths and the stop timeout from the grace', a
   t.equal(defaults.get('TimeoutStopSec')?.[0], String(stopTimeoutSecs(10)), 'default grace 10 s');
 });
 
-t.test('native: directories outside /var/lib and /etc still verify, without StateDirectory=', { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' }, async (t) => {
-  const out = outDirFor(t);
-  const files = runtimeFiles(base({ dataDir: '/srv/meet/data', configDir: '/srv/meet/config', envFile: '/srv/meet/config/meet.env' }), out);
-  write(files);
-  const d = directives(files[0]!.content);
-  t.notOk(d.has('StateDirectory'));
-  t.notOk(d.has('ConfigurationDirectory'));
-  t.same(d.get('ReadWritePaths'), ['/srv/meet/data /srv/meet/config']);
-  t.match(files[0]!.content, /# No StateDirectory=: \/srv\/meet\/data is outside \/var\/lib/);
-  const result = await verify(files[0]!.path);
-  t.same(result.ours, [], result.all);
-  t.match(runtimeNextSteps(base({ dataDir: '/srv/meet/data' }), files).join('\n'), /install -d -o meet -g meet -m 0700 \/srv\/meet\/data/);
-});
+t.test(
+  'native: directories outside /var/lib and /etc still verify, without StateDirectory=',
+  { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' },
+  async (t) => {
+    const out = outDirFor(t);
+    const files = runtimeFiles(base({ dataDir: '/srv/meet/data', configDir: '/srv/meet/config', envFile: '/srv/meet/config/meet.env' }), out);
+    write(files);
+    const d = directives(files[0]!.content);
+    t.notOk(d.has('StateDirectory'));
+    t.notOk(d.has('ConfigurationDirectory'));
+    t.same(d.get('ReadWritePaths'), ['/srv/meet/data /srv/meet/config']);
+    t.match(files[0]!.content, /# No StateDirectory=: \/srv\/meet\/data is outside \/var\/lib/);
+    const result = await verify(files[0]!.path);
+    t.same(result.ours, [], result.all);
+    t.match(runtimeNextSteps(base({ dataDir: '/srv/meet/data' }), files).join('\n'), /install -d -o meet -g meet -m 0700 \/srv\/meet\/data/);
+  },
+);
 
 t.test('native: the next steps are the systemctl commands', async (t) => {
   const out = outDirFor(t);
@@ -132,7 +150,10 @@ t.test('native: the next steps are the systemctl commands', async (t) => {
   t.ok(steps.includes('systemctl enable --now meet'));
   t.ok(steps.includes('journalctl -u meet -f'));
   t.ok(steps.indexOf('systemctl daemon-reload') < steps.indexOf('systemctl enable --now meet'), 'reload before enable');
-  t.notOk(runtimeNextSteps(settings, runtimeFiles(settings, '/etc/systemd/system')).some((s) => s.startsWith('install -m')), 'no copy when written in place');
+  t.notOk(
+    runtimeNextSteps(settings, runtimeFiles(settings, '/etc/systemd/system')).some((s) => s.startsWith('install -m')),
+    'no copy when written in place',
+  );
 });
 
 t.test('settings that cannot go into a unit or compose file are refused, naming the field', async (t) => {
@@ -187,7 +208,11 @@ function containerOf(t: Tap, overrides: Partial<RuntimeSettings> = {}) {
 
 t.test('container: compose.yaml parses with one service running meetctl serve', async (t) => {
   const grace = 20;
-  const { out, compose, files } = containerOf(t, { shutdownGraceSecs: grace, engineAddr: { host: '127.0.0.1', port: 3100 }, compatAddr: { host: '::1', port: 8100 } });
+  const { out, compose, files } = containerOf(t, {
+    shutdownGraceSecs: grace,
+    engineAddr: { host: '127.0.0.1', port: 3100 },
+    compatAddr: { host: '::1', port: 8100 },
+  });
   t.same(files.map((f) => basename(f.path)).sort(), ['Dockerfile', 'Dockerfile.dockerignore', 'compose.yaml']);
   t.ok(files.every((f) => f.mode === 0o644));
   t.same(Object.keys(compose.services), ['meet'], 'one service');
@@ -210,7 +235,10 @@ t.test('container: compose.yaml parses with one service running meetctl serve', 
     ],
     'the data and config directories, as directories',
   );
-  t.notOk(volumes.some((v) => /tenants/.test(v.source)), 'not the tenants file alone');
+  t.notOk(
+    volumes.some((v) => /tenants/.test(v.source)),
+    'not the tenants file alone',
+  );
   t.equal(flag('--data-dir'), volumes[0]!.target, 'the daemon writes into the data volume');
   t.equal(flag('--config-dir'), volumes[1]!.target, 'and reads the config volume');
 
@@ -253,11 +281,18 @@ t.test('container: the Dockerfile builds in one stage and runs slim, unprivilege
   t.equal(image, 'node:24-bookworm-slim');
   const froms = ops.filter((i) => i.op === 'FROM');
   t.equal(froms.length, 2, 'multi-stage');
-  t.ok(froms.every((f) => f.args.startsWith('${NODE_IMAGE}')), 'both stages from the same ARG');
+  t.ok(
+    froms.every((f) => f.args.startsWith('${NODE_IMAGE}')),
+    'both stages from the same ARG',
+  );
   t.match(froms[0]!.args, /AS build$/);
 
   const runs = ops.filter((i) => i.op === 'RUN').map((i) => i.args);
-  const buildRuns = ops.slice(ops.indexOf(froms[0]!), ops.indexOf(froms[1]!)).filter((i) => i.op === 'RUN').map((i) => i.args).join(' ');
+  const buildRuns = ops
+    .slice(ops.indexOf(froms[0]!), ops.indexOf(froms[1]!))
+    .filter((i) => i.op === 'RUN')
+    .map((i) => i.args)
+    .join(' ');
   t.match(buildRuns, /apt-get install .*python3 .*make .*g\+\+/, 'a toolchain for better-sqlite3');
   t.match(buildRuns, /npm ci/);
   t.match(buildRuns, /better-sqlite3 --build-from-source/);
@@ -271,7 +306,14 @@ t.test('container: the Dockerfile builds in one stage and runs slim, unprivilege
   t.notMatch(users[0]!.args, /^(root|0)(:|$)/, `USER ${users[0]!.args} is not root`);
   const user = users[0]!.args;
   t.ok(runtimeStage.findIndex((i) => i.op === 'USER') < runtimeStage.findIndex((i) => i.op === 'CMD'), 'USER before CMD');
-  t.match(runtimeStage.filter((i) => i.op === 'RUN').map((i) => i.args).join(' '), new RegExp(`useradd .*${user}`), 'the user is created');
+  t.match(
+    runtimeStage
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join(' '),
+    new RegExp(`useradd .*${user}`),
+    'the user is created',
+  );
 
   const health = runtimeStage.find((i) => i.op === 'HEALTHCHECK');
   t.ok(health, 'HEALTHCHECK');
@@ -309,7 +351,9 @@ t.test('container: the HEALTHCHECK command, run for real, passes against a ready
   const [, node, ...args] = compose.services.meet.healthcheck.test as string[];
   t.equal(node, 'node');
   const run = () =>
-    new Promise<number>((resolve) => execFile(process.execPath, args, { timeout: 20_000 }, (error) => resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0)));
+    new Promise<number>((resolve) =>
+      execFile(process.execPath, args, { timeout: 20_000 }, (error) => resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0)),
+    );
   t.equal(await run(), 0, 'healthy while /readyz answers 200');
   daemon.child.kill('SIGTERM');
   await daemon.exited;

@@ -15,20 +15,36 @@ t.test('the packaged file: values go after their commented example and come out 
   t.match(set, /^# default_guest_policy = [^\n]*\ndefault_guest_policy = "ASK_MODERATOR"  # by install$/m);
   t.equal(sectionValue(set, section, 'default_guest_policy', 'rd.toml'), 'ASK_MODERATOR');
   const lines = (text: string) => text.split('\n');
-  t.same(lines(set).filter((l) => !l.includes('# by install')), lines(packaged), 'every other line kept');
-  t.equal(setSectionKeys(set, section, { default_guest_policy: 'ASK_MODERATOR', default_record: true }, 'rd.toml', '# by install'), set, 'the same values: the same bytes');
+  t.same(
+    lines(set).filter((l) => !l.includes('# by install')),
+    lines(packaged),
+    'every other line kept',
+  );
+  t.equal(
+    setSectionKeys(set, section, { default_guest_policy: 'ASK_MODERATOR', default_record: true }, 'rd.toml', '# by install'),
+    set,
+    'the same values: the same bytes',
+  );
   t.equal(removeSectionKeys(set, section, ['default_guest_policy', 'default_record'], 'rd.toml'), packaged, 'removed: the packaged bytes again');
 });
 
 t.test("an operator's own line: kept when it already says the value, replaced in place otherwise", async (t) => {
-  const text = '# mine\n[service]\nlog_level = "debug" # keep\n\n[modules.compat]\ndefault_record = true   # we record\nhttp_addr = "127.0.0.1:8088"\n\n# trailing comment\n';
+  const text =
+    '# mine\n[service]\nlog_level = "debug" # keep\n\n[modules.compat]\ndefault_record = true   # we record\nhttp_addr = "127.0.0.1:8088"\n\n# trailing comment\n';
   t.equal(setSectionKeys(text, section, { default_record: true }, 'x'), text, 'same value: untouched, comment and all');
   const changed = setSectionKeys(text, section, { default_record: false, default_guest_policy: 'ALWAYS_DENY' }, 'x');
-  t.equal(changed, '# mine\n[service]\nlog_level = "debug" # keep\n\n[modules.compat]\ndefault_record = false\nhttp_addr = "127.0.0.1:8088"\n\n# trailing comment\ndefault_guest_policy = "ALWAYS_DENY"\n', 'replaced in place, the new key at the end of the table');
+  t.equal(
+    changed,
+    '# mine\n[service]\nlog_level = "debug" # keep\n\n[modules.compat]\ndefault_record = false\nhttp_addr = "127.0.0.1:8088"\n\n# trailing comment\ndefault_guest_policy = "ALWAYS_DENY"\n',
+    'replaced in place, the new key at the end of the table',
+  );
 });
 
 t.test('a missing table is appended; CRLF files and an empty file work', async (t) => {
-  t.equal(setSectionKeys('[service]\nlog_level = "info"', section, { default_record: false }, 'x'), '[service]\nlog_level = "info"\n\n[modules.compat]\ndefault_record = false\n');
+  t.equal(
+    setSectionKeys('[service]\nlog_level = "info"', section, { default_record: false }, 'x'),
+    '[service]\nlog_level = "info"\n\n[modules.compat]\ndefault_record = false\n',
+  );
   t.equal(setSectionKeys('', section, { default_record: false }, 'x'), '[modules.compat]\ndefault_record = false\n');
   const crlf = '[modules.compat]\r\ndefault_record = true\r\nenabled = "auto"\r\n';
   const edited = setSectionKeys(crlf, section, { default_record: false }, 'x');
@@ -38,7 +54,11 @@ t.test('a missing table is appended; CRLF files and an empty file work', async (
 
 t.test('layouts it cannot edit safely are refused, never half-edited', async (t) => {
   t.throws(() => setSectionKeys('[modules.compat\nx = 1\n', section, { default_record: false }, 'broken.toml'), TomlEditError, 'malformed TOML');
-  t.throws(() => setSectionKeys('[modules]\ncompat = { default_record = true }\n', section, { default_record: false }, 'inline.toml'), TomlEditError, 'an inline table');
+  t.throws(
+    () => setSectionKeys('[modules]\ncompat = { default_record = true }\n', section, { default_record: false }, 'inline.toml'),
+    TomlEditError,
+    'an inline table',
+  );
   t.throws(() => setSectionKeys('[modules.compat]\n[modules.compat]\n', section, { default_record: false }, 'twice.toml'), TomlEditError, 'the table twice');
   // A multi-line array whose line starts with "[" looks like a header to a line scanner.
   const tricky = '[modules.compat]\ncallback_allow = [\n["a"][0],\n]\n';

@@ -18,7 +18,6 @@ import { walCommits } from '../helpers/wal.js';
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const api = { kind: 'api', name: 'test' } as const;
 
-
 /** Wired as the daemon wires them: queued writes are committed on setImmediate. */
 function services(db: Db) {
   const clock = new FakeClock();
@@ -48,7 +47,10 @@ t.test('twenty concurrent knocks are one durable commit; knocks one after anothe
 
   const names = Array.from({ length: 20 }, (_, i) => `Pupil ${i}`);
   const results = await Promise.all(names.map((name, i) => s.waiting.knock(arrival(name, i % 2 ? 'r2' : 'r1'))));
-  t.ok(results.every((r) => r.status === 'waiting'), 'all twenty wait');
+  t.ok(
+    results.every((r) => r.status === 'waiting'),
+    'all twenty wait',
+  );
   const afterBurst = walCommits(file);
   t.equal(afterBurst.generation, before.generation, 'the log was not restarted in between');
   t.equal(afterBurst.commits - before.commits, 1, 'one commit in the log for the twenty knocks (two rooms, two new meetings)');
@@ -95,7 +97,10 @@ t.test('a full database fails the whole group: every knock gets the error, memor
   setPragma(db, 'max_page_count', 1073741823);
   const ok = await s.waiting.knock(arrival('After the disk was freed'));
   t.equal(ok.status, 'waiting', 'the service goes on once there is room');
-  t.same(s.waiting.list('r1', api).map((i) => i.name), ['After the disk was freed']);
+  t.same(
+    s.waiting.list('r1', api).map((i) => i.name),
+    ['After the disk was freed'],
+  );
   t.equal(count(db, 'waiting_requests'), 1);
   db.close();
 });

@@ -28,7 +28,6 @@ import type { Tap } from '../helpers/api.js';
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const mod = (name: string) => ({ roomId: '', name, clientKey: '192.0.2.1', claims: { role: 'moderator' as const, source: 'link' as const } });
 
-
 interface Stores {
   rooms: RoomStore & { insert(room: Room): unknown; delete(roomId: string): unknown };
   meetings: ConstructorParameters<typeof MeetingService>[0];
@@ -174,7 +173,14 @@ t.test('the timeline of knocks kept in request rows reads as if each had its own
     ['knock Yolanda', 'knock Zed'].slice(0, r3.length),
   );
   const knockOf = (name: string) => fromSqlite[0]!.find((e) => e.kind === 'knock' && e.subject?.name === name)!;
-  t.same(knockOf('Ann'), { meetingId: 'm0', at: '2030-01-01T09:00:00.000Z', kind: 'knock', actor: null, subject: { requestId: '#1', participantId: null, name: 'Ann' }, count: null });
+  t.same(knockOf('Ann'), {
+    meetingId: 'm0',
+    at: '2030-01-01T09:00:00.000Z',
+    kind: 'knock',
+    actor: null,
+    subject: { requestId: '#1', participantId: null, name: 'Ann' },
+    count: null,
+  });
   t.equal(knockOf('Ida').at, '2030-01-01T09:00:01.251Z');
 
   t.equal(db.prepare("SELECT count(*) FROM timeline_entries WHERE kind = 'knock'").pluck().get(), 0, 'no knock has a row of its own');
@@ -187,7 +193,10 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   const old = openSqlite(join(dir, databaseFileName));
   setPragma(old, 'journal_mode', 'WAL');
   setPragma(old, 'foreign_keys', 'ON');
-  migrate(old, readMigrations(fileURLToPath(new URL('../../src/store/migrations', import.meta.url))).filter((m) => m.version <= 5));
+  migrate(
+    old,
+    readMigrations(fileURLToPath(new URL('../../src/store/migrations', import.meta.url))).filter((m) => m.version <= 5),
+  );
   const at = (s: number) => `2030-01-01T08:00:0${s}.000Z`;
   old.exec(`
     INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at)
@@ -224,7 +233,13 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   waiting.refuse('r1', newA.requestId, false, { kind: 'api', name: 'lms' });
   await knock('New B');
   t.same(
-    meetings.timeline('r1').map((e) => [e.kind, e.subject?.requestId === newA.requestId ? 'new-a' : e.subject?.requestId?.startsWith('old') ? e.subject.requestId : e.subject?.name, e.at]),
+    meetings
+      .timeline('r1')
+      .map((e) => [
+        e.kind,
+        e.subject?.requestId === newA.requestId ? 'new-a' : e.subject?.requestId?.startsWith('old') ? e.subject.requestId : e.subject?.name,
+        e.at,
+      ]),
     [
       ['knock', 'old-a', at(1)],
       ['refuse', 'old-a', at(1)],

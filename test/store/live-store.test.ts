@@ -21,11 +21,21 @@ function open(t: Tap, dir?: string): { db: Db; dir: string } {
 
 /** A room, its meeting m1 and participants ann and bob, as the engine would write them. */
 function seed(db: Db): void {
-  db.prepare("INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at) VALUES ('r1', 'R', 'off', 'approval', 600, 'x', 'x')").run();
+  db.prepare(
+    "INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at) VALUES ('r1', 'R', 'off', 'approval', 600, 'x', 'x')",
+  ).run();
   const meetings = new SqliteMeetingStore(db);
   meetings.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T09:00:00.000Z', endedAt: null, waitingDisabled: false, subject: '' });
   for (const id of ['ann', 'bob']) {
-    meetings.insertParticipant({ participantId: id, meetingId: 'm1', roomId: 'r1', role: 'participant', name: id, joinedAt: '2030-01-01T09:00:00.000Z', leftAt: null });
+    meetings.insertParticipant({
+      participantId: id,
+      meetingId: 'm1',
+      roomId: 'r1',
+      role: 'participant',
+      name: id,
+      joinedAt: '2030-01-01T09:00:00.000Z',
+      leftAt: null,
+    });
   }
 }
 
@@ -52,10 +62,13 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   // Reopened as after kill -9: what was running ends at the restart.
   const second = open(t, first.dir);
   const reopened = new SqliteLiveStore(second.db);
-  t.same(new ChatLog(reopened, clock, 2).latest('m1').map((e) => [e.participantId, e.name, e.text]), [
-    [null, 'System', 'two'],
-    ['bob', 'Bob', 'three'],
-  ]);
+  t.same(
+    new ChatLog(reopened, clock, 2).latest('m1').map((e) => [e.participantId, e.name, e.text]),
+    [
+      [null, 'System', 'two'],
+      ['bob', 'Bob', 'three'],
+    ],
+  );
   t.same(new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), { mic: true, cam: false, camsModeratorsOnly: true });
   const restarted = new MeetingStats(reopened, clock);
   t.equal(restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');

@@ -33,14 +33,24 @@ const schemaListing = (db: Db) => [`user_version ${String(userVersion(db))}`, ..
 
 t.test('migration files are numbered 1..N without gaps', async (t) => {
   t.ok(versions.length > 0, 'there is at least one migration');
-  t.same([...versions].sort((a, b) => a - b), versions.map((_, i) => i + 1), `every file is NNN-name.sql: ${readdirSync(migrationsDir).join(', ')}`);
-  t.same(readMigrations(migrationsDir).map((m) => m.version), versions, 'readMigrations finds every file, in order');
+  t.same(
+    [...versions].sort((a, b) => a - b),
+    versions.map((_, i) => i + 1),
+    `every file is NNN-name.sql: ${readdirSync(migrationsDir).join(', ')}`,
+  );
+  t.same(
+    readMigrations(migrationsDir).map((m) => m.version),
+    versions,
+    'readMigrations finds every file, in order',
+  );
 });
 
 t.test('a fresh data directory is migrated to the latest version', async (t) => {
   const { db } = open(t);
   t.equal(userVersion(db), latest, `user_version is ${latest}`);
-  const tables = describeSchema(db).filter((line) => line.startsWith('table ')).map((line) => line.split(':')[0]);
+  const tables = describeSchema(db)
+    .filter((line) => line.startsWith('table '))
+    .map((line) => line.split(':')[0]);
   for (const table of ['rooms', 'access_tokens', 'instance_meta']) t.ok(tables.includes(`table ${table}`), `table ${table} exists`);
   t.equal(readPragma(db, 'journal_mode'), 'wal');
   t.equal(readPragma(db, 'foreign_keys'), 1);

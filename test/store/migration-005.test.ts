@@ -18,7 +18,13 @@ function databaseAt4(t: Tap): { dir: string; db: Db } {
   setPragma(db, 'journal_mode', 'WAL');
   setPragma(db, 'synchronous', 'FULL');
   setPragma(db, 'foreign_keys', 'ON');
-  t.same(migrate(db, readMigrations(migrationsDir).filter((m) => m.version <= 4)), [1, 2, 3, 4]);
+  t.same(
+    migrate(
+      db,
+      readMigrations(migrationsDir).filter((m) => m.version <= 4),
+    ),
+    [1, 2, 3, 4],
+  );
   return { dir, db };
 }
 
@@ -90,29 +96,36 @@ t.test('migration 005 keeps every row of a schema-4 database, with its rowid, an
   t.same(indexes, ['sqlite_autoindex_waiting_requests_1', 'waiting_requests_by_meeting'], 'the primary key and the meeting index, nothing on secret_hash');
 
   // The same secret hash twice is now accepted (nothing searches by it; 256-bit secrets do not collide).
-  db.prepare(`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`).run(hash(0), at, at);
+  db.prepare(
+    `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`,
+  ).run(hash(0), at, at);
   // The primary key and the foreign key still hold.
-  t.throws(() => db.prepare(`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`).run(hash(99), at, at), /UNIQUE|PRIMARY/);
   t.throws(
-    () => db.prepare(`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('orphan', 'no-such-meeting', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`).run(hash(98), at, at),
+    () =>
+      db
+        .prepare(
+          `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`,
+        )
+        .run(hash(99), at, at),
+    /UNIQUE|PRIMARY/,
+  );
+  t.throws(
+    () =>
+      db
+        .prepare(
+          `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id) VALUES ('orphan', 'no-such-meeting', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`,
+        )
+        .run(hash(98), at, at),
     /FOREIGN KEY/,
     'a request of an unknown meeting is refused',
   );
-  t.throws(
-    () => db.prepare(`UPDATE waiting_requests SET state = 'lost' WHERE request_id = 'dup'`).run(),
-    /CHECK/,
-    'the state CHECK survived',
-  );
+  t.throws(() => db.prepare(`UPDATE waiting_requests SET state = 'lost' WHERE request_id = 'dup'`).run(), /CHECK/, 'the state CHECK survived');
   // Deleting a room still takes its meetings' requests with it.
   const inRoom1 = (db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as { n: number }).n;
   t.ok(inRoom1 > 0);
   db.prepare("DELETE FROM rooms WHERE room_id = 'r1'").run();
   t.equal((db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as { n: number }).n, 0, 'cascade from the room');
-  t.equal(
-    (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n,
-    before.length + 1 - inRoom1,
-    "room 2's requests stay",
-  );
+  t.equal((db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n, before.length + 1 - inRoom1, "room 2's requests stay");
 });
 
 t.test('after the rebuild, reads by meeting and by id still use their indexes', async (t) => {

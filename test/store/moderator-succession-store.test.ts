@@ -49,10 +49,13 @@ t.test('a promotion is on disk when leave returns: a service rebuilt from the fi
   const bobAfter = after.meetings.participant(bob.participant.participantId);
   t.match(bobAfter, { role: 'moderator', leftAt: null });
   t.same(after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }), [], 'his gestures are allowed');
-  t.match(after.meetings.timeline('r1').map((e) => [e.kind, e.subject?.name ?? null]), [
-    ['moderator_arrived', 'Ann'],
-    ['moderator_promoted', 'Bob'],
-  ]);
+  t.match(
+    after.meetings.timeline('r1').map((e) => [e.kind, e.subject?.name ?? null]),
+    [
+      ['moderator_arrived', 'Ann'],
+      ['moderator_promoted', 'Bob'],
+    ],
+  );
   t.match(after.meetings.attendance('r1').participants, [
     { name: 'Ann', role: 'moderator' },
     { name: 'Bob', role: 'moderator', leftAt: null },

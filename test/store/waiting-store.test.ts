@@ -13,7 +13,6 @@ import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 
-
 function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
   const meetings = new MeetingService(new SqliteMeetingStore(db), clock);
@@ -72,7 +71,10 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   t.equal(list[0]?.name, '<b>Waiting</b>', 'plain text survives the round trip');
   t.equal(list[0]?.note, 'note of <b>Waiting</b>');
   const row = db.prepare('SELECT * FROM waiting_requests WHERE request_id = ?').get(waiting.requestId) as Record<string, unknown>;
-  t.notOk(Object.values(row).some((v) => v === waiting.secret), 'the secret is not stored');
+  t.notOk(
+    Object.values(row).some((v) => v === waiting.secret),
+    'the secret is not stored',
+  );
   t.equal((row.secret_hash as Buffer).length, 32, 'only its SHA-256');
   abandoned.close();
   db.close();
@@ -105,20 +107,17 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
       ['Ann', '2030-01-01T09:00:02.000Z'],
     ],
   );
-  t.same(attendance.refused.map((r) => r.name), ['Bob']);
+  t.same(
+    attendance.refused.map((r) => r.name),
+    ['Bob'],
+  );
   const state = db.prepare('SELECT state FROM waiting_requests WHERE request_id = ?').pluck().get(cy.requestId);
   t.equal(state, 'expired', 'nobody is left waiting in a closed meeting');
   t.equal(s.meetings.list('r1').length, 1);
 
   // A second meeting of the room may start; two open at once may not.
   await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
-  t.throws(
-    () =>
-      db
-        .prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('dup', 'r1', '2030-01-01T00:00:00.000Z')")
-        .run(),
-    /UNIQUE/,
-  );
+  t.throws(() => db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('dup', 'r1', '2030-01-01T00:00:00.000Z')").run(), /UNIQUE/);
 
   s.meetings.end('r1');
   s.rooms.delete('r1');
@@ -140,10 +139,7 @@ t.test('the tables are STRICT and checked', async (t) => {
   new SqliteRoomStore(db).insert(room('r1'));
   db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('m', 'r1', 'x')").run();
   t.throws(
-    () =>
-      db
-        .prepare("INSERT INTO participants (participant_id, meeting_id, role, name, joined_at) VALUES ('p', 'm', 'admin', 'n', 'x')")
-        .run(),
+    () => db.prepare("INSERT INTO participants (participant_id, meeting_id, role, name, joined_at) VALUES ('p', 'm', 'admin', 'n', 'x')").run(),
     /CHECK/,
   );
   t.throws(() => db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('m2', 'no-room', 'x')").run(), /FOREIGN KEY/);

@@ -32,7 +32,12 @@ function attendee({ participant: p, activity }: AttendeeRecord, finish: number) 
     duration: seconds(left - joined),
     recent_talking_time: 0,
     engagement: { chats: activity.messages, talks: 0, raisehand: 0, emojis: 0, poll_votes: 0, talk_time: seconds(activity.talkTimeMs) },
-    sessions: [{ joins: [{ timestamp: iso(joined), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'join' }], lefts: [{ timestamp: iso(left), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'left' }] }],
+    sessions: [
+      {
+        joins: [{ timestamp: iso(joined), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'join' }],
+        lefts: [{ timestamp: iso(left), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'left' }],
+      },
+    ],
   };
 }
 

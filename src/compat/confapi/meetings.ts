@@ -249,10 +249,26 @@ export class CompatMeetings {
         } catch {
           target = url;
         }
-        this.deps.callbacks.enqueue({ kind: 'meeting_ended', tenantId: meeting.tenantId, internalId: meeting.internalId, method: 'GET', url: target, body: null, contentType: null });
+        this.deps.callbacks.enqueue({
+          kind: 'meeting_ended',
+          tenantId: meeting.tenantId,
+          internalId: meeting.internalId,
+          method: 'GET',
+          url: target,
+          body: null,
+          contentType: null,
+        });
       }
       if (analyticsUrl !== null && analytics !== null) {
-        this.deps.callbacks.enqueue({ kind: 'analytics', tenantId: meeting.tenantId, internalId: meeting.internalId, method: 'POST', url: analyticsUrl, body: analytics, contentType: 'application/json' });
+        this.deps.callbacks.enqueue({
+          kind: 'analytics',
+          tenantId: meeting.tenantId,
+          internalId: meeting.internalId,
+          method: 'POST',
+          url: analyticsUrl,
+          body: analytics,
+          contentType: 'application/json',
+        });
       }
     });
     return ended;
@@ -302,4 +318,3 @@ export function internalIdOf(meetingId: string, createTime: number): string {
 export function randomVoiceBridge(): string {
   return String(randomInt(10_000, 100_000));
 }
-

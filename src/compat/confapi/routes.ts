@@ -82,7 +82,11 @@ function rawQueryOf(request: FastifyRequest): string {
   return mark < 0 ? '' : url.slice(mark + 1);
 }
 
-const jsonCalls = new Set(Object.entries(calls).filter(([, spec]) => spec.json).map(([name]) => name));
+const jsonCalls = new Set(
+  Object.entries(calls)
+    .filter(([, spec]) => spec.json)
+    .map(([name]) => name),
+);
 
 function isJsonCall(request: FastifyRequest): boolean {
   return jsonCalls.has((request.params as { call?: string } | undefined)?.call ?? '');

@@ -68,7 +68,8 @@ export class TenantChooser {
     const byPath = pathTenant === undefined ? undefined : snapshot.byId.get(pathTenant);
     const byHost = hostLabel === undefined ? undefined : this.byHostLabel(snapshot).get(hostLabel);
     // Both given: they must name the same tenant (a tenant unknown to either is no tenant).
-    const tenant = pathTenant !== undefined && hostLabel !== undefined ? (byPath !== undefined && byPath === byHost ? byPath : undefined) : (byPath ?? byHost ?? undefined);
+    const tenant =
+      pathTenant !== undefined && hostLabel !== undefined ? (byPath !== undefined && byPath === byHost ? byPath : undefined) : (byPath ?? byHost ?? undefined);
     if (!tenant?.apiSecret) {
       signed.matches(this.decoySecret);
       throw failure('checksumError');

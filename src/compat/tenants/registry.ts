@@ -78,7 +78,8 @@ function appSecretValue(value: unknown, where: string): string {
 }
 
 function originsValue(value: unknown, where: string): readonly string[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > 32) throw new RegistryError(`${where} must be a list of 1 to 32 origins such as ["https://app.example.org"]`);
+  if (!Array.isArray(value) || value.length === 0 || value.length > 32)
+    throw new RegistryError(`${where} must be a list of 1 to 32 origins such as ["https://app.example.org"]`);
   for (const origin of value) {
     if (typeof origin !== 'string' || !originPattern.test(origin)) {
       throw new RegistryError(`${where} must list origins such as "https://app.example.org" (got ${JSON.stringify(origin)})`);
@@ -139,7 +140,8 @@ export function parseRegistry(text: string, primarySecret: string | null, primar
     const appId = entry.app_id === undefined ? null : secretValue(entry.app_id, `tenants.${id}.app_id`);
     const appSecret = entry.app_secret === undefined ? null : appSecretValue(entry.app_secret, `tenants.${id}.app_secret`);
     const embedOrigins = entry.embed_origins === undefined ? null : originsValue(entry.embed_origins, `tenants.${id}.embed_origins`);
-    if (embedOrigins !== null && appId === null) throw new RegistryError(`tenants.${id}: embed_origins needs app_id and app_secret (it applies to gateway pages)`);
+    if (embedOrigins !== null && appId === null)
+      throw new RegistryError(`tenants.${id}: embed_origins needs app_id and app_secret (it applies to gateway pages)`);
     if ((appId === null) !== (appSecret === null)) throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
     if (apiSecret === null && appId === null) throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
     if (apiSecret !== null) {

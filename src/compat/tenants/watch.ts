@@ -54,7 +54,10 @@ export async function watchTenants(fileArg: string, primarySecret: string | null
       log.info({ file, tenants: next.tenants.map((t) => t.id) }, 'tenant registry reloaded');
     } catch (err) {
       const e = err as RegistryError;
-      log.error({ file, line: e.line ?? undefined, column: e.column ?? undefined, reason: e.message }, `tenant registry not reloaded, the last good one stays: ${e.message}`);
+      log.error(
+        { file, line: e.line ?? undefined, column: e.column ?? undefined, reason: e.message },
+        `tenant registry not reloaded, the last good one stays: ${e.message}`,
+      );
     }
   };
 

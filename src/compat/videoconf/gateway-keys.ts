@@ -21,7 +21,9 @@ export function primaryAppIdOf(config: GatewayConfig): string | null {
  */
 export function checkGatewayConfig(config: GatewayConfig): void {
   if (config.jitsiAppSecret !== null && config.jitsiAppId === '' && config.jitsiAcceptedIssuers.length === 0) {
-    throw new ConfigError('COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET: it is the iss of the tokens (or list them in COMPAT_JITSI_ACCEPTED_ISSUERS)');
+    throw new ConfigError(
+      'COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET: it is the iss of the tokens (or list them in COMPAT_JITSI_ACCEPTED_ISSUERS)',
+    );
   }
 }
 
@@ -70,7 +72,12 @@ export class GatewayKeys {
   private pairOf(tenant: Tenant): GatewayPair {
     let pair = this.pairs.get(tenant);
     if (!pair) {
-      pair = { tenantId: tenant.id, secret: Buffer.from(tenant.appSecret ?? '', 'utf8'), acceptedIssuers: [tenant.appId ?? ''], embedOrigins: tenant.embedOrigins ?? ['*'] };
+      pair = {
+        tenantId: tenant.id,
+        secret: Buffer.from(tenant.appSecret ?? '', 'utf8'),
+        acceptedIssuers: [tenant.appId ?? ''],
+        embedOrigins: tenant.embedOrigins ?? ['*'],
+      };
       this.pairs.set(tenant, pair);
     }
     return pair;

@@ -53,7 +53,10 @@ export function gatewayScope(requested: WaitingRoomScope, policy: WaitingRoomPol
 export function ensureRoom(rooms: RoomService, roomId: string, name: string, rules: GatewayRoomRules): void {
   const room = rooms.find(roomId);
   if (!room) {
-    rooms.create({ room_id: roomId, name, waiting_room: rules.waitingRoom }, { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession });
+    rooms.create(
+      { room_id: roomId, name, waiting_room: rules.waitingRoom },
+      { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession },
+    );
     return;
   }
   if (room.entry === 'closed') throw new GatewayRefusal('room_unavailable');

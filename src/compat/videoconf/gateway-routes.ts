@@ -59,7 +59,11 @@ export function gatewayRoutes(deps: GatewayDeps) {
         // Open rooms are the primary tenant's: a tenant's rooms are entered with its own tokens only.
         if (!deps.allowAnonymous || (owner !== null && owner.tenantId !== primaryTenantId)) throw new GatewayRefusal('token_required');
       } else {
-        identity = await verifyGatewayToken(jwt, name, { pairFor: (iss) => deps.keys.pairFor(iss), acceptedAudiences: deps.keys.acceptedAudiences, now: deps.clock.now() });
+        identity = await verifyGatewayToken(jwt, name, {
+          pairFor: (iss) => deps.keys.pairFor(iss),
+          acceptedAudiences: deps.keys.acceptedAudiences,
+          now: deps.clock.now(),
+        });
         if (owner !== null && owner.tenantId !== identity.pair.tenantId) throw new GatewayRefusal('wrong_tenant');
       }
       const tenantId = identity?.pair.tenantId ?? primaryTenantId;
@@ -81,7 +85,10 @@ export function gatewayRoutes(deps: GatewayDeps) {
         ...(identity?.email ? { email: identity.email } : {}),
       };
       const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
-      const location = `${deps.frontendUrl}/room/${encodeURIComponent(roomId)}?${new URLSearchParams([['t', token], ['embed', '1']]).toString()}`;
+      const location = `${deps.frontendUrl}/room/${encodeURIComponent(roomId)}?${new URLSearchParams([
+        ['t', token],
+        ['embed', '1'],
+      ]).toString()}`;
       return reply.code(302).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     } catch (err) {
       if (!(err instanceof GatewayRefusal)) throw err;

@@ -8,9 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * The compiled script: beside this module in dist/ (dist/web/embed/), or, when this module runs
  * from its TypeScript source (tests load src/ in process), in the build's dist/ of the same package.
  */
-const scriptFile = [new URL('../../web/embed/external-api.js', import.meta.url), new URL('../../../dist/web/embed/external-api.js', import.meta.url)]
-  .map((url) => fileURLToPath(url))
-  .find((file) => existsSync(file)) ?? fileURLToPath(new URL('../../web/embed/external-api.js', import.meta.url));
+const scriptFile =
+  [new URL('../../web/embed/external-api.js', import.meta.url), new URL('../../../dist/web/embed/external-api.js', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((file) => existsSync(file)) ?? fileURLToPath(new URL('../../web/embed/external-api.js', import.meta.url));
 const pageOriginMark = "'__VIDEOMEET_PAGE_ORIGIN__'";
 
 // An hour in browsers and proxies: a release changes the bytes, hence the ETag, and a

@@ -299,7 +299,8 @@ export class MeetingService {
     const checked = checkName(name);
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
-    if (!live || !current || current.leftAt !== null) throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
+    if (!live || !current || current.leftAt !== null)
+      throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
     if (current.name === checked) return { participant: current, changed: false };
     const renamed: Participant = { ...current, name: checked };
     this.atomically(() => {
@@ -389,9 +390,7 @@ export class MeetingService {
 
   private find(roomId: string, meetingId: string | undefined): Meeting {
     const meeting =
-      meetingId === undefined || meetingId === ''
-        ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null)
-        : this.store.getMeeting(meetingId);
+      meetingId === undefined || meetingId === '' ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null) : this.store.getMeeting(meetingId);
     if (!meeting || meeting.roomId !== roomId) throw new EngineError('meeting_not_found', `room ${roomId} has no such meeting`);
     return meeting;
   }

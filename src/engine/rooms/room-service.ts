@@ -89,8 +89,7 @@ export class RoomService {
         ? (fields.waiting_room_mode ?? current.waitingRoomMode)
         : allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
-      accessCodeHash:
-        fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
+      accessCodeHash: fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
       entry: reach.entry ?? current.entry,
       unlisted: reach.unlisted ?? current.unlisted,
       moderatorSuccession: reach.moderatorSuccession ?? current.moderatorSuccession,

@@ -204,7 +204,8 @@ export class WaitingRoomService {
     private readonly deps: WaitingRoomDeps,
     options: WaitingRoomOptions = {},
   ) {
-    this.staleAfterMs = options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
+    this.staleAfterMs =
+      options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
     this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
     this.knockLimiter = new AttemptLimiter(deps.clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
@@ -635,7 +636,12 @@ export class WaitingRoomService {
       for (const live of waiting) this.admitOne(meeting, queue, live);
       this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
     });
-    this.notify(meeting.roomId, meeting, [], waiting.map((live) => live.request.requestId));
+    this.notify(
+      meeting.roomId,
+      meeting,
+      [],
+      waiting.map((live) => live.request.requestId),
+    );
     return waiting.length;
   }
 
@@ -657,7 +663,12 @@ export class WaitingRoomService {
         else this.close(meeting, queue, live, 'window_closed');
       }
     });
-    this.notify(meeting.roomId, meeting, [], settled.map((live) => live.request.requestId));
+    this.notify(
+      meeting.roomId,
+      meeting,
+      [],
+      settled.map((live) => live.request.requestId),
+    );
   }
 
   private expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {

@@ -76,9 +76,7 @@ export function waitingApiRoutes(services: Services) {
       return { refused: true, barred: bar };
     });
 
-    app.post<WithId>('/rooms/:id/waiting-room/disable', async (request) =>
-      services.waiting.disableWaitingRoom(request.params.id, actorOf(request)),
-    );
+    app.post<WithId>('/rooms/:id/waiting-room/disable', async (request) => services.waiting.disableWaitingRoom(request.params.id, actorOf(request)));
 
     app.get<WithMeeting>('/rooms/:id/timeline', async (request) => {
       services.rooms.get(request.params.id);

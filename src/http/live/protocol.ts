@@ -46,8 +46,7 @@ export interface WaitingItem {
 
 /** Opaque WebRTC signalling: an SDP description or an ICE candidate. */
 export type SignalData =
-  | { readonly description: { readonly type: 'offer' | 'answer' | 'pranswer' | 'rollback'; readonly sdp?: string } }
-  | { readonly candidate: unknown };
+  { readonly description: { readonly type: 'offer' | 'answer' | 'pranswer' | 'rollback'; readonly sdp?: string } } | { readonly candidate: unknown };
 
 export type ServerMessage =
   | {

@@ -107,7 +107,12 @@ export function roomRoutes(services: Services) {
       const all = body.all === true;
       const id = all ? null : requestId(body);
       const result = id === null ? services.waiting.admitAll(request.params.id, actor) : services.waiting.admit(request.params.id, id, actor);
-      noteEvent(request, 'admit', { room: request.params.id, ...(id === null ? { all: true } : { request: id }), admitted: result.admitted, by: session.participant });
+      noteEvent(request, 'admit', {
+        room: request.params.id,
+        ...(id === null ? { all: true } : { request: id }),
+        admitted: result.admitted,
+        by: session.participant,
+      });
       return result;
     });
 
@@ -133,4 +138,3 @@ export function roomRoutes(services: Services) {
     });
   };
 }
-

@@ -74,16 +74,22 @@ export const dataDirCheck = check('data-dir', 'Data directory', (ctx) => {
   try {
     stat = statSync(path, { throwIfNoEntry: false });
   } catch (err) {
-    return fail(`${shown} cannot be read: ${reason(err)}`, 'run meetctl doctor as the service\'s user, or fix the permissions of the directories above it');
+    return fail(`${shown} cannot be read: ${reason(err)}`, "run meetctl doctor as the service's user, or fix the permissions of the directories above it");
   }
   if (stat === undefined) {
-    return fail(`${shown} does not exist (SERVICE_DATA_DIR)`, `create it for the service's user (install -d -m 0700 -o meet ${resolve(path)}), or set SERVICE_DATA_DIR to an existing directory`);
+    return fail(
+      `${shown} does not exist (SERVICE_DATA_DIR)`,
+      `create it for the service's user (install -d -m 0700 -o meet ${resolve(path)}), or set SERVICE_DATA_DIR to an existing directory`,
+    );
   }
   if (!stat.isDirectory()) return fail(`${shown} is not a directory (SERVICE_DATA_DIR)`, 'set SERVICE_DATA_DIR to a directory');
   const problem = probeWritable(path);
   if (problem) {
     const why = advice[problem.code] ?? problem.code;
-    return fail(`${shown}: cannot ${problem.step}: ${why} (${problem.code})`, `the service's user must be able to write ${resolve(path)} on a writable, disk-backed filesystem (chown, or set SERVICE_DATA_DIR)`);
+    return fail(
+      `${shown}: cannot ${problem.step}: ${why} (${problem.code})`,
+      `the service's user must be able to write ${resolve(path)} on a writable, disk-backed filesystem (chown, or set SERVICE_DATA_DIR)`,
+    );
   }
   const type = Number(statfsSync(path).type);
   const memory = memoryFilesystems[type];

@@ -19,7 +19,8 @@ export function readEnvFile(path: string): { state: EnvFileState; values: Record
     if (stat === undefined) return { state: { path, status: 'absent', ignoredLines: [], mode: null }, values: {} };
     mode = stat.mode & 0o777;
     if (!stat.isFile()) return { state: { path, status: 'unreadable', error: 'not a regular file', ignoredLines: [], mode }, values: {} };
-    if (stat.size > maxEnvFileBytes) return { state: { path, status: 'unreadable', error: `larger than ${maxEnvFileBytes / 1024 / 1024} MiB`, ignoredLines: [], mode }, values: {} };
+    if (stat.size > maxEnvFileBytes)
+      return { state: { path, status: 'unreadable', error: `larger than ${maxEnvFileBytes / 1024 / 1024} MiB`, ignoredLines: [], mode }, values: {} };
     text = readIfExists(path);
   } catch (err) {
     return { state: { path, status: 'unreadable', error: reason(err), ignoredLines: [], mode }, values: {} };
@@ -43,14 +44,20 @@ export const envFileCheck = check('env-file', 'Environment file', (ctx) => {
   const env = ctx.envFile;
   if (env.status === 'absent') return skip(`${env.path} does not exist; doctor reads the environment alone`);
   if (env.status === 'unreadable') {
-    return fail(`cannot read ${env.path}: ${env.error ?? 'unknown error'}; the results below may differ from what the service sees`, 'run meetctl doctor as root or as the service\'s user, or pass --env-file PATH');
+    return fail(
+      `cannot read ${env.path}: ${env.error ?? 'unknown error'}; the results below may differ from what the service sees`,
+      "run meetctl doctor as root or as the service's user, or pass --env-file PATH",
+    );
   }
   if (env.mode !== null && (env.mode & 0o077) !== 0) {
     return fail(`${env.path} holds secrets but is mode ${env.mode.toString(8).padStart(4, '0')}: other users can read it`, `chmod 600 ${env.path}`);
   }
   if (env.ignoredLines.length > 0) {
     // Line numbers only: the line itself may hold a secret.
-    return warn(`${env.path}: line ${lineList(env.ignoredLines)} is not KEY=value and is ignored`, 'each setting goes on its own line as NAME=value, without quotes or "export"');
+    return warn(
+      `${env.path}: line ${lineList(env.ignoredLines)} is not KEY=value and is ignored`,
+      'each setting goes on its own line as NAME=value, without quotes or "export"',
+    );
   }
   return ok(`${env.path} read`);
 });

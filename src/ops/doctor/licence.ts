@@ -8,7 +8,8 @@ export const renewalDays = 30;
 
 const faultHints: Record<LicenceFault, string> = {
   malformed: 'install the key again: meetctl install compat --key-file PATH',
-  forged: 'the key was not signed by the authority whose public key this machine uses (SERVICE_LICENSE_PUBLIC_KEY or the built-in one): install a key from that authority, or configure its public key',
+  forged:
+    'the key was not signed by the authority whose public key this machine uses (SERVICE_LICENSE_PUBLIC_KEY or the built-in one): install a key from that authority, or configure its public key',
   expired: 'ask for a new server key and run meetctl install compat --key-file PATH; meetings in progress go on, but the module will not start again',
   module: 'the key does not grant the compat module: ask for one that does',
 };

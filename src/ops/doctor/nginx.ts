@@ -72,10 +72,22 @@ interface Requirement {
 
 /** The room addresses' limit (burst 100, then 10 per second, per client address) and the forwarding headers. */
 export const requiredLines: readonly Requirement[] = [
-  { line: 'limit_req_zone $binary_remote_addr zone=…:… rate=10r/s;', present: /^limit_req_zone \$binary_remote_addr /, exact: /^limit_req_zone \$binary_remote_addr (?=.*\bzone=\S+:\S+)(?=.*\brate=10r\/s(\s|$)).*/ },
-  { line: 'limit_req zone=… burst=100 nodelay;', present: /^limit_req (?=.*\bzone=)/, exact: /^limit_req (?=.*\bzone=\S+)(?=.*\bburst=100(\s|$))(?=.*(^|\s)nodelay(\s|$)).*/ },
+  {
+    line: 'limit_req_zone $binary_remote_addr zone=…:… rate=10r/s;',
+    present: /^limit_req_zone \$binary_remote_addr /,
+    exact: /^limit_req_zone \$binary_remote_addr (?=.*\bzone=\S+:\S+)(?=.*\brate=10r\/s(\s|$)).*/,
+  },
+  {
+    line: 'limit_req zone=… burst=100 nodelay;',
+    present: /^limit_req (?=.*\bzone=)/,
+    exact: /^limit_req (?=.*\bzone=\S+)(?=.*\bburst=100(\s|$))(?=.*(^|\s)nodelay(\s|$)).*/,
+  },
   { line: 'limit_req_status 429;', present: /^limit_req_status /, exact: /^limit_req_status 429$/ },
-  { line: 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;', present: /^proxy_set_header x-forwarded-for /i, exact: /^proxy_set_header x-forwarded-for \S+$/i },
+  {
+    line: 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+    present: /^proxy_set_header x-forwarded-for /i,
+    exact: /^proxy_set_header x-forwarded-for \S+$/i,
+  },
   { line: 'proxy_set_header X-Forwarded-Proto $scheme;', present: /^proxy_set_header x-forwarded-proto /i, exact: /^proxy_set_header x-forwarded-proto \S+$/i },
 ];
 
@@ -118,7 +130,11 @@ export const nginxLinesCheck = check('nginx-lines', 'nginx limits and forwarding
   if (missing.length > 0) {
     return fail(`${ctx.nginxFile} lacks ${missing.join(' and ')}`, 'regenerate the site with meetctl nginx --install --force, or add the line(s) named above');
   }
-  if (differing.length > 0) return warn(`${ctx.nginxFile} differs from the recommended values: ${differing.join('; ')}`, 'the room addresses need burst=100 and 10r/s per address: a whole class often shares one school address');
+  if (differing.length > 0)
+    return warn(
+      `${ctx.nginxFile} differs from the recommended values: ${differing.join('; ')}`,
+      'the room addresses need burst=100 and 10r/s per address: a whole class often shares one school address',
+    );
   return ok('limit_req_zone 10r/s, limit_req burst=100 nodelay, limit_req_status 429, X-Forwarded-For and X-Forwarded-Proto present');
 });
 
@@ -166,15 +182,20 @@ export async function testSite(nginx: string, site: string, env: DoctorContext['
 
 export const nginxTestCheck = check('nginx-test', 'nginx -t', async (ctx) => {
   const nginx = nginxBinary(ctx);
-  if (nginx === null) return skip(ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN ? `nginx not found at ${ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN}` : 'nginx is not installed');
+  if (nginx === null)
+    return skip((ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN) ? `nginx not found at ${ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN}` : 'nginx is not installed');
   if (fileState(ctx.nginxFile) !== 'file') return skip('no nginx site file');
   const result = await testSite(nginx, ctx.nginxFile, ctx.env);
   if (result.error !== null && result.code === null) return fail(`${nginx} -t could not run: ${result.error}`, 'check the nginx installation');
   const messages = result.output.split('\n').filter((l) => /\[(emerg|alert|crit|error|warn)\]/.test(l));
   if (result.code !== 0) {
     const denied = /Permission denied/.test(result.output);
-    if (denied && process.getuid?.() !== 0) return skip(`nginx -t needs root to read what the site names: ${firstLines(messages.join('\n') || result.output, 1)}`);
-    return fail(`${ctx.nginxFile}: ${firstLines(messages.join('\n') || result.output, 2)}`, 'fix the line nginx names; meetctl nginx --force regenerates the site');
+    if (denied && process.getuid?.() !== 0)
+      return skip(`nginx -t needs root to read what the site names: ${firstLines(messages.join('\n') || result.output, 1)}`);
+    return fail(
+      `${ctx.nginxFile}: ${firstLines(messages.join('\n') || result.output, 2)}`,
+      'fix the line nginx names; meetctl nginx --force regenerates the site',
+    );
   }
   if (messages.length > 0) return warn(`${ctx.nginxFile} passes with warnings: ${firstLines(messages.join('\n'), 2)}`, 'nginx names the line to look at');
   return ok(`${ctx.nginxFile} passes (${nginx})`);

@@ -13,7 +13,10 @@ export function judgeNodeVersion(version: string, now: Date) {
   const [major, minor] = [Number(match[1]), Number(match[2])];
   const shown = `Node ${match[0].replace(/^v/, '')}`;
   if (major < 20 || (major === 20 && minor < 19) || major === 21) {
-    return fail(`${shown} is not supported (needs 20.19 or later, or 22 and later)`, 'install Node 22 or 24 (LTS), e.g. from the NodeSource or Debian packages');
+    return fail(
+      `${shown} is not supported (needs 20.19 or later, or 22 and later)`,
+      'install Node 22 or 24 (LTS), e.g. from the NodeSource or Debian packages',
+    );
   }
   const eol = endOfLife[major];
   if (eol !== undefined && now.getTime() >= Date.parse(eol)) {

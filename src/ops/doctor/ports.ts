@@ -44,7 +44,11 @@ export function whoHolds(addr: ListenAddress, timeoutMs = 2000): Promise<{ ours:
             service = undefined;
           }
           if (res.statusCode === 200 && service === serviceName) resolve({ ours: true });
-          else resolve({ ours: false, what: `another program (GET /healthz answered HTTP ${res.statusCode ?? '?'}${typeof service === 'string' ? ` for ${JSON.stringify(service.slice(0, 40))}` : ''})` });
+          else
+            resolve({
+              ours: false,
+              what: `another program (GET /healthz answered HTTP ${res.statusCode ?? '?'}${typeof service === 'string' ? ` for ${JSON.stringify(service.slice(0, 40))}` : ''})`,
+            });
         });
       },
     );
@@ -72,13 +76,22 @@ export async function judgePort(variable: string, addr: ListenAddress, sibling: 
     if (sibling !== null && sibling.port !== 0 && holder.what.includes('HTTP 404') && (await whoHolds(sibling)).ours) {
       return ok(`${shown(addr)} is held by this service (its engine listener on ${shown(sibling)} answers /healthz)`);
     }
-    return fail(`port ${addr.port} (${variable} ${shown(addr)}) is in use by ${holder.what}`, `stop the other program (ss -ltnp 'sport = :${addr.port}' names it), or set ${variable} to a free port`);
+    return fail(
+      `port ${addr.port} (${variable} ${shown(addr)}) is in use by ${holder.what}`,
+      `stop the other program (ss -ltnp 'sport = :${addr.port}' names it), or set ${variable} to a free port`,
+    );
   }
   if (error === 'EACCES') {
-    return fail(`port ${addr.port} (${variable}) needs privileges to listen on`, `the service runs without capabilities: use a port above 1023 (nginx listens on 80 and 443) in ${variable}`);
+    return fail(
+      `port ${addr.port} (${variable}) needs privileges to listen on`,
+      `the service runs without capabilities: use a port above 1023 (nginx listens on 80 and 443) in ${variable}`,
+    );
   }
   if (error === 'EADDRNOTAVAIL' || error === 'ENOTFOUND' || error === 'EAI_AGAIN') {
-    return fail(`${variable} ${shown(addr)}: ${addr.host} is not an address of this machine (${error})`, `set ${variable} to an address of this machine, e.g. 127.0.0.1:${addr.port} behind nginx`);
+    return fail(
+      `${variable} ${shown(addr)}: ${addr.host} is not an address of this machine (${error})`,
+      `set ${variable} to an address of this machine, e.g. 127.0.0.1:${addr.port} behind nginx`,
+    );
   }
   return fail(`${variable} ${shown(addr)}: cannot listen (${error})`, `set ${variable} to an address and port this machine can listen on`);
 }

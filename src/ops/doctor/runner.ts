@@ -26,7 +26,13 @@ export async function runChecks(checks: readonly DoctorCheck[], ctx: DoctorConte
         return clean(await c.run(ctx));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        return clean({ id: c.id, title: c.title, status: 'fail', detail: `the check itself failed: ${message}`, hint: 'this is a bug in meetctl doctor; please report it with the output above' });
+        return clean({
+          id: c.id,
+          title: c.title,
+          status: 'fail',
+          detail: `the check itself failed: ${message}`,
+          hint: 'this is a bug in meetctl doctor; please report it with the output above',
+        });
       }
     }),
   );

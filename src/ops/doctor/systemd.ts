@@ -19,7 +19,10 @@ export const unitCheck = check('systemd-unit', 'systemd unit', async (ctx) => {
   const result = await runProgram(analyze, ['verify', ctx.unitFile], ctx.env, 30_000);
   if (result.code === null) return fail(`systemd-analyze verify could not run: ${result.error ?? 'unknown error'}`, 'check the systemd installation');
   if (result.code !== 0) {
-    return fail(`${ctx.unitFile}: ${firstLines(result.output, 3)}`, 'fix the line systemd names (meetctl install --runtime native writes a unit that verifies), then systemctl daemon-reload');
+    return fail(
+      `${ctx.unitFile}: ${firstLines(result.output, 3)}`,
+      'fix the line systemd names (meetctl install --runtime native writes a unit that verifies), then systemctl daemon-reload',
+    );
   }
   if (result.output !== '') return warn(`${ctx.unitFile} verifies with warnings: ${firstLines(result.output, 3)}`, 'systemd names the line to look at');
   return ok(`${ctx.unitFile} verifies`);

@@ -35,7 +35,7 @@ export const tenantsCheck = check('tenants', 'Tenants file', (ctx: DoctorContext
     if (stat === undefined) return skip(`${file} does not exist (the primary tenant alone)`);
     mode = stat.mode & 0o777;
   } catch (err) {
-    return fail(`cannot read ${file}: ${reason(err)}`, 'run meetctl doctor as root or as the service\'s user');
+    return fail(`cannot read ${file}: ${reason(err)}`, "run meetctl doctor as root or as the service's user");
   }
   const loaded = loadTenants(ctx.config);
   if (loaded.status === 'broken') {
@@ -74,7 +74,10 @@ export const secretsCheck = check('secrets', 'Secrets', (ctx: DoctorContext) => 
   if (short.length > 0) {
     const names = short.map((s) => `${s.name} (${s.bytes} bytes)`).join(', ');
     const rotate = short.some((s) => s.name.startsWith('tenant ')) ? '; for a tenant: meetctl tenant rotate ID' : '';
-    return fail(`shorter than ${minSecretBytes} bytes: ${names}`, `replace with at least ${minSecretBytes} random bytes, e.g. openssl rand -base64 32 (then update the platforms that use it)${rotate}`);
+    return fail(
+      `shorter than ${minSecretBytes} bytes: ${names}`,
+      `replace with at least ${minSecretBytes} random bytes, e.g. openssl rand -base64 32 (then update the platforms that use it)${rotate}`,
+    );
   }
   return ok(`${secrets.length} secret${secrets.length === 1 ? '' : 's'}, each at least ${minSecretBytes} bytes${unread}`);
 });

@@ -184,10 +184,28 @@ const meetingColumns = Object.keys(meetingRow(sampleMeeting()));
 
 function sampleMeeting(): CompatMeeting {
   return {
-    internalId: '', tenantId: '', meetingId: '', roomId: '', name: '', attendeePw: '', moderatorPw: '', createTime: 0,
-    voiceBridge: '', dialNumber: '', durationMin: 0, maxParticipants: 0, record: false, guestPolicy: 'ALWAYS_ACCEPT',
+    internalId: '',
+    tenantId: '',
+    meetingId: '',
+    roomId: '',
+    name: '',
+    attendeePw: '',
+    moderatorPw: '',
+    createTime: 0,
+    voiceBridge: '',
+    dialNumber: '',
+    durationMin: 0,
+    maxParticipants: 0,
+    record: false,
+    guestPolicy: 'ALWAYS_ACCEPT',
     settings: { welcome: '', logoutURL: '', muteOnStart: false, webcamsOnlyForModerator: false, lockSettings: {}, extra: {} },
-    metadata: [], presentations: [], engineMeetingId: null, startTime: null, endTime: null, forciblyEnded: false, endReason: null,
+    metadata: [],
+    presentations: [],
+    engineMeetingId: null,
+    startTime: null,
+    endTime: null,
+    forciblyEnded: false,
+    endReason: null,
   };
 }
 
@@ -204,7 +222,10 @@ export class SqliteCompatStore implements CompatStore {
     this.db = openDurable(join(dataDir, compatDatabaseFileName));
     migrate(this.db, readMigrations(migrationsDir));
     const db = this.db;
-    const set = meetingColumns.filter((c) => c !== 'internal_id').map((c) => `${c} = @${c}`).join(', ');
+    const set = meetingColumns
+      .filter((c) => c !== 'internal_id')
+      .map((c) => `${c} = @${c}`)
+      .join(', ');
     this.stmts = {
       insertMeeting: db.prepare(`INSERT INTO compat_meetings (${meetingColumns.join(', ')}) VALUES (${meetingColumns.map((c) => `@${c}`).join(', ')})`),
       updateMeeting: db.prepare(`UPDATE compat_meetings SET ${set} WHERE internal_id = @internal_id`),

@@ -25,7 +25,14 @@ t.test('ready only when every check that applies is ok', async (t) => {
 t.test('a throwing check is failing; its error goes to onFailure, never into the report', async (t) => {
   const failures: [string, unknown][] = [];
   const readiness = new Readiness(
-    [{ name: 'database', check: () => { throw new Error('SQLITE_BUSY: database is locked at /var/lib/meet/meet.sqlite'); } }],
+    [
+      {
+        name: 'database',
+        check: () => {
+          throw new Error('SQLITE_BUSY: database is locked at /var/lib/meet/meet.sqlite');
+        },
+      },
+    ],
     fakeClock(),
     (name, err) => failures.push([name, err]),
   );

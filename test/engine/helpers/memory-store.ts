@@ -97,7 +97,10 @@ export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<Room
 
   meetingsOf(roomId: string): Meeting[] {
     this.reads++;
-    return [...this.meetings.values()].filter((m) => m.roomId === roomId).reverse().map((m) => ({ ...m }));
+    return [...this.meetings.values()]
+      .filter((m) => m.roomId === roomId)
+      .reverse()
+      .map((m) => ({ ...m }));
   }
 
   insertParticipant(p: Participant): void {

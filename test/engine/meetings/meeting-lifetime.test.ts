@@ -74,7 +74,10 @@ t.test('the end of a meeting ends its bars; the next meeting starts clean', asyn
     ['knock'],
     'the new meeting has its own timeline',
   );
-  t.ok(f.meetings.timeline('r1', first).some((e) => e.kind === 'bar'), 'the old timeline is kept');
+  t.ok(
+    f.meetings.timeline('r1', first).some((e) => e.kind === 'bar'),
+    'the old timeline is kept',
+  );
 });
 
 t.test('end: explicit, by a moderator or an integration; waiting requests expire with it', async (t) => {
@@ -93,12 +96,12 @@ t.test('end: explicit, by a moderator or an integration; waiting requests expire
   t.equal(f.meetings.current('r1'), null);
   t.equal(f.waiting.poll('r1', ann.secret), null);
   t.equal(f.store.requests.get(ann.requestId)?.state, 'expired', 'no request stays waiting in the store');
-  t.same(
-    f.store.meetings.get(meetingId)?.endedAt,
-    '2030-01-01T09:00:01.000Z',
-  );
+  t.same(f.store.meetings.get(meetingId)?.endedAt, '2030-01-01T09:00:01.000Z');
   const attendance = f.meetings.attendance('r1', meetingId);
-  t.ok(attendance.participants.every((p) => p.leftAt === '2030-01-01T09:00:01.000Z'), 'everyone present left at the end');
+  t.ok(
+    attendance.participants.every((p) => p.leftAt === '2030-01-01T09:00:01.000Z'),
+    'everyone present left at the end',
+  );
   t.match(f.meetings.timeline('r1', meetingId).slice(-2), [
     { kind: 'expire', subject: { name: 'Ann' } },
     { kind: 'meeting_ended', actor: { name: 'Maria' } },

@@ -32,7 +32,7 @@ t.test('the first anonymous arrival is the moderator, the second is not', async 
   t.equal(ann.role, 'moderator');
   t.equal(bob.role, 'participant');
   t.same(f.waiting.list('r1', by(ann.participantId)), [], 'her gestures are allowed');
-  t.throws(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, "his are not");
+  t.throws(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, 'his are not');
   t.same(f.kinds(), ['moderator_arrived']);
 });
 
@@ -50,10 +50,16 @@ t.test('the moderator leaves: the one present longest is promoted, durably, and 
   t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator', 'Bob joined before Cid: he takes over');
   t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
   t.same(f.waiting.list('r1', by(bob.participantId)), [], 'allowed now: authority is the record');
-  t.same(changes.map((p) => [p.name, p.role]), [['Bob', 'moderator']]);
+  t.same(
+    changes.map((p) => [p.name, p.role]),
+    [['Bob', 'moderator']],
+  );
   t.equal(f.store.participants.get(bob.participantId)?.role, 'moderator', 'written to the store');
   t.match(f.meetings.timeline('r1').at(-1), { kind: 'moderator_promoted', actor: null, subject: { participantId: bob.participantId, name: 'Bob' } });
-  t.match(f.meetings.attendance('r1').participants.find((p) => p.name === 'Bob'), { role: 'moderator' });
+  t.match(
+    f.meetings.attendance('r1').participants.find((p) => p.name === 'Bob'),
+    { role: 'moderator' },
+  );
 
   f.meetings.leave(cid.participantId);
   t.equal(changes.length, 1, 'a participant leaving while a moderator is present changes nobody');
@@ -74,7 +80,10 @@ t.test('a room without the flag is unchanged: roles come from the token only and
   const bob = joined(await f.waiting.start(anonymous('Bob')));
   f.meetings.leave(mod.participantId);
   t.same(changes, []);
-  t.same([ann, bob].map((p) => f.meetings.participant(p.participantId)?.role), ['participant', 'participant']);
+  t.same(
+    [ann, bob].map((p) => f.meetings.participant(p.participantId)?.role),
+    ['participant', 'participant'],
+  );
   t.notOk(f.meetings.timeline('r1').some((e) => e.kind === 'moderator_promoted'));
 });
 
@@ -91,20 +100,25 @@ t.test('a moderator by token keeps the room: anonymous arrivals stay participant
 t.test('simultaneous arrivals give exactly one moderator', async (t) => {
   const f = new Fixture();
   openRoom(f);
-  const results = await Promise.all(['A', 'B', 'C', 'D', 'E', 'F'].map((name, i) => (i % 2 ? f.waiting.knock(anonymous(name)) : f.waiting.start(anonymous(name)))));
+  const results = await Promise.all(
+    ['A', 'B', 'C', 'D', 'E', 'F'].map((name, i) => (i % 2 ? f.waiting.knock(anonymous(name)) : f.waiting.start(anonymous(name)))),
+  );
   const people = results.map(joined);
   t.equal(people.filter((p) => p.role === 'moderator').length, 1, 'one moderator');
   t.equal(people[0]!.role, 'moderator', 'the first to enter');
 });
 
-t.test("scope guests: the first enters as moderator without waiting; later anonymous arrivals are guests and wait", async (t) => {
+t.test('scope guests: the first enters as moderator without waiting; later anonymous arrivals are guests and wait', async (t) => {
   const f = new Fixture();
   openRoom(f, { waitingRoom: 'guests', waitingRoomMode: 'approval' });
   const ann = joined(await f.waiting.knock(anonymous('Ann')));
   t.equal(ann.role, 'moderator', 'nobody would be there to admit her');
   t.same(await f.waiting.start(anonymous('Bob')), { status: 'knock' }, 'a bare-link guest waits');
   const bob = await f.knock('Bob', 'r1', { claims: claims('participant', 'link') });
-  t.same(f.waiting.list('r1', by(ann.participantId)).map((r) => r.name), ['Bob']);
+  t.same(
+    f.waiting.list('r1', by(ann.participantId)).map((r) => r.name),
+    ['Bob'],
+  );
   const admittedByToken = joined(await f.waiting.start(arrive('r1', 'Ivy', { claims: claims('participant', 'integration') })));
   t.equal(admittedByToken.role, 'participant', 'a token holder enters directly as a participant');
   f.waiting.admit('r1', bob.requestId, by(ann.participantId));
@@ -187,7 +201,15 @@ t.test('after a restart: the promoted moderator is still one; a crash between le
 });
 
 t.test('successorAmong: nobody while a moderator is present, else the first in join order', async (t) => {
-  const p = (name: string, role: Participant['role']): Participant => ({ participantId: name, meetingId: 'm', roomId: 'r', role, name, joinedAt: '', leftAt: null });
+  const p = (name: string, role: Participant['role']): Participant => ({
+    participantId: name,
+    meetingId: 'm',
+    roomId: 'r',
+    role,
+    name,
+    joinedAt: '',
+    leftAt: null,
+  });
   t.equal(successorAmong([]), null);
   t.equal(successorAmong([p('a', 'participant'), p('b', 'moderator')]), null);
   t.equal(successorAmong([p('a', 'participant'), p('b', 'participant')])?.name, 'a');

@@ -49,7 +49,10 @@ t.test('the timeline records every transition with time, actor and subject', asy
       ['waiting_room_disabled', 'Maria', null],
     ],
   );
-  t.ok(timeline.every((x) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(x.at)), 'ISO times');
+  t.ok(
+    timeline.every((x) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(x.at)),
+    'ISO times',
+  );
   t.equal(timeline.find((x) => x.kind === 'window_closed')?.at, '2030-01-01T09:00:06.000Z');
   t.equal(timeline.find((x) => x.kind === 'admit_all')?.count, 1);
   t.notOk(JSON.stringify(timeline).includes(a.secret), 'no secret in the timeline');

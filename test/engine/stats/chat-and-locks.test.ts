@@ -21,13 +21,20 @@ t.test('the chat log keeps the latest messages per meeting and writes every one 
   const log = new ChatLog(store, clock, 3);
   for (const text of ['1', '2', '3', '4']) log.post('m1', { participantId: 'p', name: 'Ann' }, text);
   log.post('m2', { participantId: null, name: 'System' }, 'other');
-  t.same(log.latest('m1').map((e) => e.text), ['2', '3', '4']);
+  t.same(
+    log.latest('m1').map((e) => e.text),
+    ['2', '3', '4'],
+  );
   t.equal(store.chat.length, 5);
   t.throws(() => log.post('m1', { participantId: 'p', name: 'Ann' }, ''));
   t.equal(store.chat.length, 5, 'nothing stored for a refused text');
   log.forget('m1');
   const fresh = new ChatLog(store, clock, 3);
-  t.same(fresh.latest('m1').map((e) => e.text), ['2', '3', '4'], 'reloaded from the store');
+  t.same(
+    fresh.latest('m1').map((e) => e.text),
+    ['2', '3', '4'],
+    'reloaded from the store',
+  );
   t.match(fresh.latest('m2')[0], { participantId: null, name: 'System', at: clock.now().toISOString() });
 });
 

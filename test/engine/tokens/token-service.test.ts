@@ -77,6 +77,10 @@ t.test('framing outlives a join token by the grace it is given, and admits nobod
   const plain = await tokens.signJoin({ room: 'vc-1', role: 'participant', source: 'link' }, 900);
   t.equal(await tokens.framingOf(plain, 3600), null, 'a join token without origins frames nothing');
   t.equal(await tokens.framingOf(await tokens.signSession(session, 900), 3600), null, 'a session token is not a join token');
-  const forged = await new SignJWT({ room: 'vc-1', embed: ['*'] }).setProtectedHeader({ alg: 'HS256', typ: tokenTypes.join }).setIssuer('meet').setExpirationTime('1h').sign(randomBytes(32));
+  const forged = await new SignJWT({ room: 'vc-1', embed: ['*'] })
+    .setProtectedHeader({ alg: 'HS256', typ: tokenTypes.join })
+    .setIssuer('meet')
+    .setExpirationTime('1h')
+    .sign(randomBytes(32));
   t.equal(await tokens.framingOf(forged, 3600), null, 'another key');
 });

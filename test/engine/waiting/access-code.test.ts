@@ -49,7 +49,11 @@ t.test('10 wrong codes per room and client in 10 minutes, then too_many_attempts
     await t.rejects(f.waiting.knock(arrive('r1', 'Mallory', { accessCode: `guess-${i}` })), { code: 'access_code_invalid' });
     f.clock.advance(1000);
   }
-  await t.rejects(f.waiting.knock(arrive('r1', 'Mallory', { accessCode: 'open-sesame' })), { code: 'too_many_attempts', retryAfterSecs: 590 }, 'even the right code is held back');
+  await t.rejects(
+    f.waiting.knock(arrive('r1', 'Mallory', { accessCode: 'open-sesame' })),
+    { code: 'too_many_attempts', retryAfterSecs: 590 },
+    'even the right code is held back',
+  );
   await t.rejects(f.waiting.start(arrive('r1', 'Mallory', { accessCode: 'x' })), { code: 'too_many_attempts' });
   t.equal((await f.waiting.knock(arrive('r1', 'Ann', { accessCode: 'open-sesame', clientKey: '198.51.100.1' }))).status, 'waiting', 'another client');
   t.equal((await f.waiting.knock(arrive('r2', 'Mallory', { accessCode: 'open-sesame' }))).status, 'waiting', 'another room');
@@ -100,7 +104,10 @@ t.test('a right code takes its own attempt back, so a class typing it at once is
   f.room({ waitingRoom: 'off', accessCode: 'open-sesame' });
   const school = { clientKey: '198.51.100.20', accessCode: 'open-sesame' };
   const entered = await Promise.all(Array.from({ length: 30 }, (_, i) => f.waiting.start(arrive('r1', `Pupil ${i}`, school))));
-  t.ok(entered.every((r) => r.status === 'joined'), '30 pupils behind one address entered');
+  t.ok(
+    entered.every((r) => r.status === 'joined'),
+    '30 pupils behind one address entered',
+  );
   await t.rejects(f.waiting.start(arrive('r1', 'Typo', { ...school, accessCode: 'open-sesam' })), { code: 'access_code_invalid' });
   t.equal((await f.waiting.start(arrive('r1', 'Pupil 31', school))).status, 'joined');
 });

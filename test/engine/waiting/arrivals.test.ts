@@ -86,7 +86,11 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
   f.meetings.leave(guest.participantId);
-  await t.rejects(f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })), { code: 'subgroup_closed' }, 'not after leaving the meeting');
+  await t.rejects(
+    f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })),
+    { code: 'subgroup_closed' },
+    'not after leaving the meeting',
+  );
   t.equal((await f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') }))).status, 'joined', 'a moderator enters');
   const teacher = f.meetings.present('r1').find((p) => p.role === 'moderator')!;
   const moved = await f.waiting.start(arrive('r1-breakout-1', 'x', { fromParticipantId: teacher.participantId }));

@@ -33,7 +33,10 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
   const commitsBefore = f.store.commits;
   const knocks = ['Ann', 'Bob', 'Cy'].map((name) => watch(f.waiting.knock(arrive('r1', name, { note: `${name} here` }))));
   await tick();
-  t.ok(knocks.every((k) => !k.settled), 'no answer before the commit');
+  t.ok(
+    knocks.every((k) => !k.settled),
+    'no answer before the commit',
+  );
   t.equal(f.store.requests.size, 0, 'nothing written yet');
   t.same(f.waiting.list('r1', by(mod.participantId)), [], 'moderators see nobody yet');
   t.equal(f.store.commits, commitsBefore, 'no commit yet');
@@ -41,7 +44,10 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
   endTurn();
   await tick();
   t.equal(f.store.commits, commitsBefore + 1, 'one commit for the three knocks');
-  t.ok(knocks.every((k) => k.settled && k.error === undefined), 'all three answered after it');
+  t.ok(
+    knocks.every((k) => k.settled && k.error === undefined),
+    'all three answered after it',
+  );
   t.same(
     f.waiting.list('r1', by(mod.participantId)).map((i) => i.name),
     ['Ann', 'Bob', 'Cy'],
@@ -64,8 +70,14 @@ t.test('a failed commit answers every knock of the group with the error and leav
   const first = [watch(f.waiting.knock(arrive('r1', 'Ann'))), watch(f.waiting.knock(arrive('r2', 'Bob')))];
   endTurn();
   await tick();
-  t.ok(first.every((k) => k.settled), 'both answered');
-  t.ok(first.every((k) => (k.error as Error | undefined)?.message === 'database or disk is full'), 'both with the commit error');
+  t.ok(
+    first.every((k) => k.settled),
+    'both answered',
+  );
+  t.ok(
+    first.every((k) => (k.error as Error | undefined)?.message === 'database or disk is full'),
+    'both with the commit error',
+  );
   t.equal(f.store.requests.size + f.store.meetings.size + f.store.timeline.length, 0, 'nothing on "disk"');
   t.equal(f.meetings.current('r1'), null, 'the meeting the group started is gone from memory too');
   t.equal(f.meetings.current('r2'), null);
@@ -78,7 +90,10 @@ t.test('a failed commit answers every knock of the group with the error and leav
   endTurn();
   await tick();
   t.equal(again.value?.status, 'waiting');
-  t.same(f.waiting.list('r1', api()).map((i) => i.name), ['Cy']);
+  t.same(
+    f.waiting.list('r1', api()).map((i) => i.name),
+    ['Cy'],
+  );
   t.same(f.kinds(), ['knock']);
 });
 
@@ -94,10 +109,17 @@ t.test('a failed commit in an open meeting keeps the meeting and drops only the 
   const lost = [watch(f.waiting.knock(arrive('r1', 'Bob'))), watch(f.waiting.knock(arrive('r1', 'Cy')))];
   endTurn();
   await tick();
-  t.ok(lost.every((k) => k.error instanceof Error), 'both knocks of the group fail');
+  t.ok(
+    lost.every((k) => k.error instanceof Error),
+    'both knocks of the group fail',
+  );
   f.store.commitError = null;
   t.ok(f.meetings.current('r1'), 'the meeting is still open');
-  t.same(f.waiting.list('r1', by(mod.participantId)).map((i) => i.name), ['Ann'], 'the list holds only what was committed');
+  t.same(
+    f.waiting.list('r1', by(mod.participantId)).map((i) => i.name),
+    ['Ann'],
+    'the list holds only what was committed',
+  );
   t.equal([...f.store.requests.values()].length, 1);
 });
 
@@ -110,7 +132,10 @@ t.test('ending the meeting commits the queued knocks first: they expire with it'
   t.ok(f.meetings.end('r1', by(mod.participantId)));
   await tick();
   t.equal(f.store.commits, commits + 2, 'the queued group, then the end');
-  t.ok(knocks.every((k) => k.value?.status === 'waiting'), 'the knocks were committed and answered');
+  t.ok(
+    knocks.every((k) => k.value?.status === 'waiting'),
+    'the knocks were committed and answered',
+  );
   t.same(
     [...f.store.requests.values()].map((r) => [r.name, r.state]),
     [
@@ -119,7 +144,10 @@ t.test('ending the meeting commits the queued knocks first: they expire with it'
     ],
     'nobody is left waiting in the closed meeting',
   );
-  t.same(f.store.timeline.map((e) => e.kind), ['moderator_arrived', 'knock', 'knock', 'expire', 'expire', 'meeting_ended']);
+  t.same(
+    f.store.timeline.map((e) => e.kind),
+    ['moderator_arrived', 'knock', 'knock', 'expire', 'expire', 'meeting_ended'],
+  );
   endTurn();
 });
 
@@ -171,7 +199,10 @@ t.test('a knock whose room is deleted before the commit is answered room_not_fou
   endTurn();
   await t.rejects(doomed, { code: 'room_not_found' });
   t.equal((await other).status, 'waiting', 'the rest of the group is committed');
-  t.same([...f.store.requests.values()].map((r) => r.name), ['Bob']);
+  t.same(
+    [...f.store.requests.values()].map((r) => r.name),
+    ['Bob'],
+  );
   t.equal(f.meetings.current('r1'), null);
 });
 

@@ -43,7 +43,19 @@ t.test('name: other invisible format characters and controls are refused', async
     for (const ch of chars) t.throws(() => checkName(`Ad${ch}a`), invalid('name'), `${what}: ${hex(ch)}`);
   }
   t.throws(() => checkName('\u3164'), invalid('name'), 'a name that is only a filler');
-  const ordinary = ['Zoë Ångström', 'José Núñez-Iñárritu', 'Łukasz Żółć', '山田 太郎', '李小龙', '김민준', 'Ολυμπία', 'Сергей Иванов', 'अनुष्का शर्मा', 'Nguyễn Thị Minh Khai', 'O\'Brien'];
+  const ordinary = [
+    'Zoë Ångström',
+    'José Núñez-Iñárritu',
+    'Łukasz Żółć',
+    '山田 太郎',
+    '李小龙',
+    '김민준',
+    'Ολυμπία',
+    'Сергей Иванов',
+    'अनुष्का शर्मा',
+    'Nguyễn Thị Minh Khai',
+    "O'Brien",
+  ];
   for (const name of ordinary) t.equal(checkName(name), name, `${name}: accented, CJK, Hangul and Indic names are accepted as typed`);
 });
 
@@ -60,9 +72,32 @@ t.test('name: ZWJ and ZWNJ only between two visible characters', async (t) => {
 
 t.test('name: may not pass for the service or for a role', async (t) => {
   const impersonations = [
-    'System', 'system', 'SYSTEM', ' System ', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', '\uFF53\uFF59\uFF53\uFF54\uFF45\uFF4D', 'System:', '[System]', 'S y s t e m',
-    'Bob (moderator)', 'Bob (Moderator) ', 'Bob (MODERATOR)', 'Bob(moderator)', 'Bob ( moderator )', 'Bob (moderator).', 'Bob \uFF08moderator\uFF09',
-    'Eve (host)', 'Eve (Host)', 'Eve (co-host)', 'Eve (admin)', 'Eve (Administrator)', 'Eve [moderator]', 'Eve {host}', 'Eve (presenter)', 'Eve (system)', 'Eve (\uFF48\uFF4F\uFF53\uFF54)',
+    'System',
+    'system',
+    'SYSTEM',
+    ' System ',
+    '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D',
+    '\uFF53\uFF59\uFF53\uFF54\uFF45\uFF4D',
+    'System:',
+    '[System]',
+    'S y s t e m',
+    'Bob (moderator)',
+    'Bob (Moderator) ',
+    'Bob (MODERATOR)',
+    'Bob(moderator)',
+    'Bob ( moderator )',
+    'Bob (moderator).',
+    'Bob \uFF08moderator\uFF09',
+    'Eve (host)',
+    'Eve (Host)',
+    'Eve (co-host)',
+    'Eve (admin)',
+    'Eve (Administrator)',
+    'Eve [moderator]',
+    'Eve {host}',
+    'Eve (presenter)',
+    'Eve (system)',
+    'Eve (\uFF48\uFF4F\uFF53\uFF54)',
   ];
   for (const name of impersonations) t.throws(() => checkName(name), invalid('name'), JSON.stringify(name));
   t.throws(() => checkName('System'), { message: /must not be "System"/ });

@@ -31,7 +31,11 @@ t.test('a reload polls again within the grace and keeps her place', async (t) =>
   f.waiting.poll('r1', ann.secret);
   f.waiting.sweep();
   const list = f.waiting.list('r1', by(mod.participantId));
-  t.same(list.map((r) => r.name), ['Ann', 'Bob'], 'Ann is back, still first in line');
+  t.same(
+    list.map((r) => r.name),
+    ['Ann', 'Bob'],
+    'Ann is back, still first in line',
+  );
   t.equal(list[0]!.request_id, ann.requestId, 'with the same request');
 });
 

@@ -48,7 +48,10 @@ t.test('admit all: everyone waiting, one timeline entry with the count', async (
   const cy = await f.knock('Cy');
   t.same(f.waiting.admitAll('r1', api('moodle')), { admitted: 3 }, 'an integration may admit');
   t.equal(f.waiting.poll('r1', cy.secret)?.status, 'admitted');
-  t.same(f.meetings.present('r1').map((p) => p.name), ['Ann', 'Bob', 'Cy']);
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann', 'Bob', 'Cy'],
+  );
   t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', actor: { kind: 'api', participantId: null, name: 'moodle' }, count: 3 });
   t.same(f.waiting.admitAll('r1', api()), { admitted: 0 });
   t.equal(f.meetings.timeline('r1').filter((e) => e.kind === 'admit_all').length, 1, 'nothing recorded when nobody waited');
@@ -83,7 +86,10 @@ t.test('refuse and bar: barred on poll, on re-knock and on start with the same c
   t.notOk(f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
   t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
   t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
-  t.match(f.meetings.timeline('r1').find((e) => e.kind === 'bar'), { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } });
+  t.match(
+    f.meetings.timeline('r1').find((e) => e.kind === 'bar'),
+    { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } },
+  );
 });
 
 t.test('expiry happens exactly at the timeout, not one millisecond before', async (t) => {
@@ -333,29 +339,46 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
   });
   const take = () => heard.splice(0);
   const knocks = {} as Record<string, { requestId: string; secret: string }>;
-  for (const name of ['Ann', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay']) knocks[name] = await f.knock(name, 'r1', { clientKey: `198.51.100.${name.length + Object.keys(knocks).length}` });
-  t.same(take().map((c) => c.added), [['Ann'], ['Bob'], ['Cy'], ['Dee'], ['Eve'], ['Fay']], 'each knock: its item, once committed');
-  t.match(f.waiting.list('r1', by(mod.participantId))[0], { request_id: knocks.Ann!.requestId, name: 'Ann', note: '', knocked_at: /^\d{4}-/ }, 'items as the list shows them');
+  for (const name of ['Ann', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay'])
+    knocks[name] = await f.knock(name, 'r1', { clientKey: `198.51.100.${name.length + Object.keys(knocks).length}` });
+  t.same(
+    take().map((c) => c.added),
+    [['Ann'], ['Bob'], ['Cy'], ['Dee'], ['Eve'], ['Fay']],
+    'each knock: its item, once committed',
+  );
+  t.match(
+    f.waiting.list('r1', by(mod.participantId))[0],
+    { request_id: knocks.Ann!.requestId, name: 'Ann', note: '', knocked_at: /^\d{4}-/ },
+    'items as the list shows them',
+  );
 
   f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId));
   f.waiting.refuse('r1', knocks.Bob!.requestId, false, by(mod.participantId));
   f.waiting.refuse('r1', knocks.Cy!.requestId, true, by(mod.participantId));
   f.waiting.withdraw('r1', knocks.Dee!.secret);
-  t.same(take(), [
-    { added: [], removed: ['Ann'], reset: false },
-    { added: [], removed: ['Bob'], reset: false },
-    { added: [], removed: ['Cy'], reset: false },
-    { added: [], removed: ['Dee'], reset: false },
-  ], 'admit, refuse, bar, withdraw: the id only');
+  t.same(
+    take(),
+    [
+      { added: [], removed: ['Ann'], reset: false },
+      { added: [], removed: ['Bob'], reset: false },
+      { added: [], removed: ['Cy'], reset: false },
+      { added: [], removed: ['Dee'], reset: false },
+    ],
+    'admit, refuse, bar, withdraw: the id only',
+  );
   t.same(f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId)), { admitted: 0 });
   t.same(take(), [], 'a second admission changes nothing, and says nothing');
 
   f.waiting.leaving('r1', knocks.Eve!.secret);
   f.waiting.poll('r1', knocks.Eve!.secret);
-  t.same(take(), [
-    { added: [], removed: ['Eve'], reset: false },
-    { added: ['Eve'], removed: [], reset: false },
-  ], 'leaving hides her, her next poll shows her again');
+  t.same(
+    take(),
+    [
+      { added: [], removed: ['Eve'], reset: false },
+      { added: ['Eve'], removed: [], reset: false },
+    ],
+    'leaving hides her, her next poll shows her again',
+  );
 
   f.clock.advance(5_000);
   f.waiting.poll('r1', knocks.Fay!.secret);
@@ -378,7 +401,11 @@ t.test('a closed-window delay set on its own (SERVICE_WAITING_CLOSED_WINDOW_SECS
   const ann = await f.knock('Ann');
   f.clock.advance(29_000);
   f.waiting.sweep();
-  t.same(f.waiting.list('r1', api()).map((i) => i.name), ['Ann'], 'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)');
+  t.same(
+    f.waiting.list('r1', api()).map((i) => i.name),
+    ['Ann'],
+    'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)',
+  );
   f.clock.advance(1000);
   f.waiting.sweep();
   t.same(f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');

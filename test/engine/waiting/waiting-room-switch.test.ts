@@ -29,7 +29,10 @@ t.test('enable after disable: later arrivals wait again, nobody in is moved out,
     f.kinds().filter((k) => k.startsWith('waiting_room')),
     ['waiting_room_disabled', 'waiting_room_enabled'],
   );
-  t.match(f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'), { actor: { kind: 'participant', name: 'Mod' } });
+  t.match(
+    f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'),
+    { actor: { kind: 'participant', name: 'Mod' } },
+  );
 
   t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
   t.equal(f.kinds().filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');

@@ -17,7 +17,10 @@ export const maxChatMessageLength = 2000;
 export function sendChatMessage(ctx: CallContext): Answer {
   const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
-  const text = (ctx.params.get('message') ?? '').replace(/[^\P{Cc}\n\t]/gu, '').replace(/\p{Cs}/gu, '').trim();
+  const text = (ctx.params.get('message') ?? '')
+    .replace(/[^\P{Cc}\n\t]/gu, '')
+    .replace(/\p{Cs}/gu, '')
+    .trim();
   if (text === '') throw failure('missingParamMessage');
   if ([...text].length > maxChatMessageLength) throw failure('sizeError', `message must be at most ${maxChatMessageLength} characters long`);
   const delivered = ctx.deps.live().postSystemChat(meeting.roomId, text);

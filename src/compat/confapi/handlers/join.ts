@@ -97,7 +97,13 @@ export async function join(ctx: CallContext): Promise<Answer> {
   const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
   const userId = params.get('userID') ?? '';
   if (guestStatus === 'DENY') {
-    if (redirecting) return { kind: 'page', status: 403, title: 'You cannot join this meeting', text: 'This meeting does not admit guests. Ask whoever invited you for a link through the platform.' };
+    if (redirecting)
+      return {
+        kind: 'page',
+        status: 403,
+        title: 'You cannot join this meeting',
+        text: 'This meeting does not admit guests. Ask whoever invited you for a link through the platform.',
+      };
     // Upstream's element order, with tokens that open nothing and the logout URL as `url`: no join link.
     return xml(
       success({
@@ -151,5 +157,9 @@ export async function join(ctx: CallContext): Promise<Answer> {
 
 /** Upstream's internal user id: `w_` and 12 lowercase letters or digits. */
 function internalUserId(): string {
-  return `w_${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)}`;
+  return `w_${randomBytes(9)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
+    .slice(0, 12)}`;
 }
