@@ -236,9 +236,14 @@ export function describe(f: Finding): string {
 
 /** The table as ARCHITECTURE.md shows it. */
 export function renderLayerTable(table: readonly Layer[] = layers): string {
+  const cell = (t: string | Target): string => {
+    if (typeof t === 'string') return `\`${t}\``;
+    const said = [t.lazy ? 'lazily: `import type` or `import()`' : '', t.from ? `from \`${t.from}\` only` : '', t.note ?? ''].filter(Boolean);
+    return said.length ? `\`${t.path}\` (${said.join('; ')})` : `\`${t.path}\``;
+  };
   const rows = table.map((l) => {
-    const imports = l.mayImport.map((t) => `\`${describeTarget(t)}\``).join(', ') || 'nothing else';
+    const imports = l.mayImport.map(cell).join(', ') || 'nothing else';
     return `| \`${l.folder}\` | ${imports} | ${l.packages.map((p) => `\`${p}\``).join(', ') || 'none'} |`;
   });
-  return ['| Folder (bottom to top) | May import, besides itself | Packages |', '|---|---|---|', ...rows].join('\n');
+  return ['| Folder | May import, besides itself | Packages |', '|---|---|---|', ...rows].join('\n');
 }
