@@ -12,7 +12,7 @@ import type { MeetingLiveView } from '../../src/compat/live-view.js';
 import { startCompat, type CompatModule } from '../../src/compat/module.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openServices, type Services } from '../../src/daemon/services.js';
-import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { assertFailed, assertSuccess, attendeesOf, ConfapiClient, receiverFor } from '../helpers/compat.js';
 
 const secret = 'lifecycle-secret-77c1e0';

@@ -9,8 +9,8 @@ import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } 
 import { LiveHub, type LiveConnection, type LiveOptions, type LiveSession, type Scheduler } from '../../src/http/live/live-hub.js';
 import type { ServerMessage } from '../../src/http/live/protocol.js';
 import type { MediaBackendFactory } from '../../src/media/media-backend.js';
-import type { FakeClock } from '../engine/helpers/fake-clock.js';
-import { Fixture, type FixtureOptions } from '../engine/helpers/fixture.js';
+import type { FakeClock } from './fake-clock.js';
+import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
 /** Chat, locks and statistics in plain arrays and maps, copied in and out like a database. */
 export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {

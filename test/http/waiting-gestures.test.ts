@@ -1,5 +1,6 @@
-// Issue 3, behaviour 5-7 and 10 against a real daemon: refuse and bar, the timeout, closed
-// windows and explicit leaves, the timeline and the attendance sheet, and the rooms-API gestures.
+// Issue 3, behaviour 5-7 and 10 against a real daemon: refuse and bar, closed windows and
+// explicit leaves, the timeline and the attendance sheet, and the rooms-API gestures. The
+// timeout is waiting-expiry.test.ts (in-process, fake clock) and the engine's transitions test.
 import t from 'tap';
 import { assertError, daemonFor, type Tap } from '../helpers/api.js';
 import type { Daemon } from '../helpers/daemon.js';
@@ -85,41 +86,6 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     t.same(afterBeacon.body, { status: 'barred' }, 'still barred after the page beaconed its leave (cookie kept)');
     const retry = await bob.knock({ name: 'Bob After Beacon' });
     t.equal(retry.status, 403, 'knocking again after the beacon is still refused as barred');
-  });
-
-  t.test('timeout: the request expires after waiting_room_timeout_secs', async (t) => {
-    const room = 'timeout';
-    await createRoom(t, d, { room_id: room, name: 'Timeout room', waiting_room: 'all', waiting_room_timeout_secs: 30 });
-    const mod = await moderator(d, room);
-    const ann = new Browser(d, room);
-    const knockedAt = Date.now();
-    await knocked(t, ann, 'Ann Timeout');
-    let sawListed = false;
-    const early: string[] = [];
-    // Keep polling every 2 s as the waiting page does, so the closed-window sweep leaves her alone.
-    while (Date.now() - knockedAt < 31_000) {
-      await sleep(2000);
-      const poll = await ann.poll();
-      const elapsed = Date.now() - knockedAt;
-      if (elapsed < 29_000) early.push(String(poll.body?.status));
-      if (!sawListed && elapsed > 15_000 && elapsed < 29_000) {
-        sawListed = names(await asSession.list(d, room, mod.session)).includes('Ann Timeout');
-      }
-    }
-    t.ok(early.length >= 10, `polled ${early.length} times before 29 s`);
-    t.ok(
-      early.every((s) => s === 'waiting'),
-      `waiting until the timeout: ${early.join(',')}`,
-    );
-    t.ok(sawListed, 'a polling request stays on the moderator list past 15 s');
-    const expired = await ann.poll();
-    t.equal(expired.status, 200);
-    t.same(expired.body, { status: 'expired', retry: true }, 'after 31 s the poll says expired, retry');
-    t.same((await asSession.list(d, room, mod.session)).body, [], 'the moderator no longer sees her');
-    t.match((await timeline(d, room)).at(-1), { kind: 'expire', actor: null, subject: { name: 'Ann Timeout' } }, 'the expiry is recorded, decided by nobody');
-    const again = await ann.knock({ name: 'Ann Timeout' });
-    t.equal(again.status, 202, 'she may knock again');
-    t.same((await ann.poll()).body, { status: 'waiting' });
   });
 
   t.test('a closed window frees its slot; an explicit leave at once', async (t) => {

@@ -3,7 +3,7 @@ import { EngineError } from '../../src/engine/errors.js';
 import { closeCodes } from '../../src/http/live/protocol.js';
 import type { MediaBackend } from '../../src/media/media-backend.js';
 import { FakeConnection, LiveFixture } from '../helpers/live-fixture.js';
-import { arrive, claims } from '../engine/helpers/fixture.js';
+import { arrive, claims } from '../helpers/engine-fixture.js';
 import { recvonlyOffer, sendrecvOffer } from '../media/sdp-samples.js';
 
 t.test('connect: welcome, joined and left broadcasts; refused sessions are closed with 4401', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Meeting, Participant } from '../../src/engine/meetings/meeting.js';
-import { Fixture, arrive } from '../engine/helpers/fixture.js';
+import { Fixture, arrive } from '../helpers/engine-fixture.js';
 
 t.test('MeetingService tells listeners of ended meetings and of leaves', async (t) => {
   const f = new Fixture({ meetings: { emptyGraceMs: 0 } });

@@ -2,7 +2,7 @@
 // changes in sequence, so a knock costs each moderator one item however many are waiting.
 import t from 'tap';
 import type { ServerMessage, WaitingItem } from '../../src/http/live/protocol.js';
-import { arrive, by } from '../engine/helpers/fixture.js';
+import { arrive, by } from '../helpers/engine-fixture.js';
 import { LiveFixture, type FakeConnection } from '../helpers/live-fixture.js';
 
 type WaitingMessage = Extract<ServerMessage, { type: 'waiting_list' | 'waiting_changes' }>;

@@ -11,7 +11,7 @@ import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
 import { readPragma, setPragma } from '../../src/store/sqlite.js';
-import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import { walCommits } from '../helpers/wal.js';
 

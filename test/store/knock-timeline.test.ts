@@ -14,8 +14,8 @@ import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
-import { FakeClock } from '../engine/helpers/fake-clock.js';
-import { MemoryStore } from '../engine/helpers/memory-store.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { MemoryStore } from '../helpers/memory-store.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import type { Tap } from '../helpers/api.js';
 

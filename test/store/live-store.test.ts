@@ -8,7 +8,7 @@ import { MeetingStats } from '../../src/engine/stats/meeting-stats.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { SqliteLiveStore } from '../../src/store/live-repository.js';
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
-import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import type { Tap } from '../helpers/api.js';
 
 function open(t: Tap, dir?: string): { db: Db; dir: string } {

@@ -8,7 +8,7 @@ import { openDatabase, type Db } from '../../src/store/database.js';
 import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
-import { FakeClock } from '../engine/helpers/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;

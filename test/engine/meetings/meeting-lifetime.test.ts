@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, api, arrive, by } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by } from '../../helpers/engine-fixture.js';
 
 const grace = 5 * 60_000;
 

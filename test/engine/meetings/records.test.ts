@@ -1,6 +1,6 @@
 import t from 'tap';
 import { attendanceCsv } from '../../../src/engine/meetings/attendance.js';
-import { Fixture, api, arrive, by } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by } from '../../helpers/engine-fixture.js';
 
 t.test('the timeline records every transition with time, actor and subject', async (t) => {
   const f = new Fixture();

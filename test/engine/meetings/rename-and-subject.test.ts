@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, by } from '../helpers/fixture.js';
+import { Fixture, by } from '../../helpers/engine-fixture.js';
 
 /** A participant present in r1 (a room without a waiting room), as `start` lets her in. */
 function participant(f: Fixture, name: string) {

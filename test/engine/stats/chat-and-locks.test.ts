@@ -2,7 +2,7 @@ import t from 'tap';
 import { EngineError } from '../../../src/engine/errors.js';
 import { ChatLog, chatBounds, checkChatText } from '../../../src/engine/live/chat-log.js';
 import { MeetingLocks, mayAudio, mayVideo, unlocked } from '../../../src/engine/live/meeting-locks.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { MemoryLiveStore } from '../../helpers/live-fixture.js';
 
 t.test('chat text: 1 to 2000 characters, not blank, kept as typed', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { MemoryLiveStore } from '../../helpers/live-fixture.js';
 
 function setup() {

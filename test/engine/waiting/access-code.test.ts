@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, by, claims } from '../helpers/fixture.js';
+import { Fixture, arrive, by, claims } from '../../helpers/engine-fixture.js';
 
 t.test('a wrong code is refused and leaves no trace for moderators', async (t) => {
   const f = new Fixture();

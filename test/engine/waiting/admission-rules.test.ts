@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Room } from '../../../src/engine/rooms/room.js';
 import { effectiveMode, effectiveScope, mustWait, needsAccessCode, type AdmissionContext } from '../../../src/engine/waiting/admission.js';
-import { claims } from '../helpers/fixture.js';
+import { claims } from '../../helpers/engine-fixture.js';
 
 const room = (fields: Partial<Room> = {}): Room => ({
   roomId: 'r',

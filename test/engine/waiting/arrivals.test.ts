@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, claims } from '../helpers/fixture.js';
+import { Fixture, arrive, claims } from '../../helpers/engine-fixture.js';
 
 t.test('scope off: nobody waits, start and knock both join', async (t) => {
   const f = new Fixture();

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { AttemptLimiter, TooManyAttemptsError } from '../../../src/engine/waiting/attempt-limiter.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 
 t.test('10 failures in 10 minutes block the key until the oldest leaves the window', async (t) => {
   const clock = new FakeClock();

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { clientDefaults } from '../../../src/engine/waiting/waiting-room-service.js';
-import { Fixture, api, arrive } from '../helpers/fixture.js';
+import { Fixture, api, arrive } from '../../helpers/engine-fixture.js';
 
 const school = { clientKey: '198.51.100.20' };
 

@@ -2,7 +2,7 @@
 // before it, a failed commit takes everything of the group back, and every other write sees
 // the queued knocks first.
 import t from 'tap';
-import { Fixture, api, arrive, by, claims } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by, claims } from '../../helpers/engine-fixture.js';
 
 /** A fixture whose queued writes are committed only when the test says so. */
 function handDriven(options: ConstructorParameters<typeof Fixture>[0] = {}) {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { by, Fixture } from '../helpers/fixture.js';
+import { by, Fixture } from '../../helpers/engine-fixture.js';
 
 t.test('a pagehide beacon hides the request at once and frees it within 2 s', async (t) => {
   const f = new Fixture();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, api, arrive } from '../helpers/fixture.js';
+import { Fixture, api, arrive } from '../../helpers/engine-fixture.js';
 
 t.test('at most 1,000 open requests per room', async (t) => {
   const f = new Fixture();

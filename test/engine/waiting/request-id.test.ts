@@ -9,8 +9,8 @@ import { openDatabase } from '../../../src/store/database.js';
 import { SqliteMeetingStore } from '../../../src/store/meetings-repository.js';
 import { SqliteRoomStore } from '../../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../../src/store/waiting-requests-repository.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { Fixture } from '../helpers/fixture.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { Fixture } from '../../helpers/engine-fixture.js';
 import { waitingRoomFixture } from '../../helpers/room-fixture.js';
 
 // SQLite compares TEXT keys bytewise, and so does this.

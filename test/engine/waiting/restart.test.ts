@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, api, arrive, by } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by } from '../../helpers/engine-fixture.js';
 
 /** The durability scenario, against the memory store (the SQLite one is in test/store). */
 t.test('after a restart: waiting still waits, barred still barred, admitted still a participant, timeline whole', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, claims } from '../helpers/fixture.js';
+import { Fixture, arrive, claims } from '../../helpers/engine-fixture.js';
 
 t.test('a closed room answers every arrival as if it did not exist', async (t) => {
   const f = new Fixture();

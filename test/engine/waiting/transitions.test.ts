@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { Fixture, api, arrive, by } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by } from '../../helpers/engine-fixture.js';
 
 t.test('knock → waiting, listed for moderators in knock order', async (t) => {
   const f = new Fixture();

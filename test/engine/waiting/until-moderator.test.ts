@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, arrive, by, claims } from '../helpers/fixture.js';
+import { Fixture, arrive, by, claims } from '../../helpers/engine-fixture.js';
 
 t.test('until_moderator: waiting ends for everyone when a moderator arrives', async (t) => {
   const f = new Fixture();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fixture, api, arrive, by } from '../helpers/fixture.js';
+import { Fixture, api, arrive, by } from '../../helpers/engine-fixture.js';
 
 /** Records what the live connection is told: a switch, as (roomId, meetingId). */
 function switches(f: Fixture): string[] {

@@ -1,7 +1,7 @@
-import type { Meeting, MeetingStore, Participant } from '../../../src/engine/meetings/meeting.js';
-import type { TimelineEntry } from '../../../src/engine/meetings/timeline.js';
-import type { Room, RoomStore } from '../../../src/engine/rooms/room.js';
-import { pollableStates, type WaitingRequest, type WaitingRequestStore } from '../../../src/engine/waiting/waiting-request.js';
+import type { Meeting, MeetingStore, Participant } from '../../src/engine/meetings/meeting.js';
+import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
+import type { Room, RoomStore } from '../../src/engine/rooms/room.js';
+import { pollableStates, type WaitingRequest, type WaitingRequestStore } from '../../src/engine/waiting/waiting-request.js';
 
 type ParticipantRow = Omit<Participant, 'roomId'> & { seq: number };
 

@@ -1,9 +1,9 @@
-import { MeetingService, type MeetingOptions } from '../../../src/engine/meetings/meeting-service.js';
-import { hashAccessCode } from '../../../src/engine/rooms/access-code.js';
-import type { Room } from '../../../src/engine/rooms/room.js';
-import type { WaitingRoomPolicy } from '../../../src/engine/rooms/waiting-room-policy.js';
-import type { Arrival, JoinClaims } from '../../../src/engine/waiting/admission.js';
-import { WaitingRoomService, type KnockResult, type WaitingRoomOptions } from '../../../src/engine/waiting/waiting-room-service.js';
+import { MeetingService, type MeetingOptions } from '../../src/engine/meetings/meeting-service.js';
+import { hashAccessCode } from '../../src/engine/rooms/access-code.js';
+import type { Room } from '../../src/engine/rooms/room.js';
+import type { WaitingRoomPolicy } from '../../src/engine/rooms/waiting-room-policy.js';
+import type { Arrival, JoinClaims } from '../../src/engine/waiting/admission.js';
+import { WaitingRoomService, type KnockResult, type WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-service.js';
 import { FakeClock } from './fake-clock.js';
 import { MemoryStore } from './memory-store.js';
 

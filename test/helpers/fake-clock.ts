@@ -1,4 +1,4 @@
-import type { Clock } from '../../../src/engine/clock.js';
+import type { Clock } from '../../src/engine/clock.js';
 
 /** Time moves only when a test says so, to the millisecond. */
 export class FakeClock implements Clock {
