@@ -42,9 +42,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   let screen: MediaStreamTrack | null = null;
   let closed = false;
 
-  const tilesEl = el('div', { class: 'tiles', role: 'list', 'aria-label': 'Video of the participants' });
+  const tilesEl = el('ul', { class: 'tiles', 'aria-label': 'Video of the participants' });
   const peopleList = el('ul', { 'aria-label': 'Participants' });
-  const chatLog = el('ol', { class: 'chat-log', role: 'log', 'aria-label': 'Chat messages', 'aria-live': 'polite' });
+  // A log is not a role an <ol> may take: the list sits inside it. Focusable, so the keyboard can scroll it.
+  const chatList = el('ol', { class: 'chat-list' });
+  const chatLog = el('div', { class: 'chat-log', role: 'log', 'aria-label': 'Chat messages', tabindex: 0 }, chatList);
   const chatInput = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
   const chatForm = el('form', {}, field('Chat message', chatInput), el('button', { type: 'submit', text: 'Send' }));
   const moderatorTools = el('div');
@@ -98,7 +100,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         video.muted = true;
         video.srcObject = devices.outgoing;
       }
-      tile = el('figure', { class: 'tile', role: 'listitem' }, video, el('figcaption'));
+      // An item of the tiles list holding a figure: a figure cannot itself be a list item.
+      tile = el('li', { class: 'tile' }, el('figure', {}, video, el('figcaption')));
       tiles.set(p.participant_id, tile);
       tilesEl.append(tile);
     }
@@ -231,7 +234,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const sender = message.from.system
       ? [badge('System', 'system')]
       : [el('strong', { class: 'name', text: message.from.name }), message.from.role === 'moderator' ? badge('Moderator') : null];
-    chatLog.append(el('li', { class: message.from.system ? 'from-system' : undefined }, ...sender, ` (${time}): `, el('span', { text: message.text })));
+    chatList.append(el('li', { class: message.from.system ? 'from-system' : undefined }, ...sender, ` (${time}): `, el('span', { text: message.text })));
     chatLog.scrollTop = chatLog.scrollHeight;
   }
 

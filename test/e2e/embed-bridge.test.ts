@@ -207,6 +207,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await ann.page.evaluate(() => (window as any).loaded), 1, 'onload fired once, on the page saying it is ready');
     t.match(annJoined, { roomName: 'open-room', displayName: 'Ann', breakoutRoom: false, avatarURL: '' }, 'videoConferenceJoined');
     t.match(annJoined.id, /\S/, 'with her participant id');
+    await browser.checkAccessibility(ann.page.frame({ url: /\/room\/open-room/ })!, 'the embedded meeting page, inside the frame (moderator)');
     const bob = await hostPage('bob');
     await bob.page.evaluate(
       ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }),
@@ -214,6 +215,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
+    await browser.checkAccessibility(bob.page.frame({ url: /\/room\/open-room/ })!, 'the embedded meeting page, inside the frame (participant)');
     t.match(await waitEvent(ann.page, 'participantJoined'), { id: bobJoined.id, displayName: 'Bob' }, 'Ann sees participantJoined for Bob');
     t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'getNumberOfParticipants: 2 at Ann');
     t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'and at Bob');

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import type { Test } from 'tap';
+import { expectNoAxeViolations } from './accessibility.js';
 
 export const chromiumPath = '/usr/bin/chromium';
 export const artifactsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -65,6 +66,8 @@ export interface BrowserSession {
    * line matches `pattern` no longer fail the test. `why` says why they are expected.
    */
   expectConsoleErrors(pattern: RegExp, why: string): void;
+  /** Runs axe-core (WCAG 2 A/AA and best practices) on what the page or frame shows now; a violation fails the test (accessibility.ts). */
+  checkAccessibility(where: Page | Frame, label: string): Promise<void>;
 }
 
 /** One console error, uncaught exception or failed response seen in the browser. */
@@ -173,6 +176,9 @@ export async function openBrowser(t: Test, extraArgs: readonly string[] = []): P
     },
     expectConsoleErrors(pattern, why) {
       allowances.push({ pattern, why, used: 0 });
+    },
+    async checkAccessibility(where, label) {
+      await expectNoAxeViolations(t, where, label);
     },
   };
 }
