@@ -1,4 +1,4 @@
-import type { Locks } from '../http/live/protocol.js';
+import type { Locks } from '../protocol/live.js';
 import type { LiveActivity, MeetingLiveView } from './live-view.js';
 
 /**

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
 import type { Services } from '../daemon/services.js';
 import type { Clock } from '../engine/clock.js';
-import type { Locks } from '../http/live/protocol.js';
+import type { Locks } from '../protocol/live.js';
 import { SqliteCompatStore } from '../store/compat/compat-store.js';
 import { buildCompatApp } from './app.js';
 import type { AccessLogOptions } from '../http/access-log.js';

@@ -5,7 +5,7 @@ import type { Config } from '../config/settings.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
-import { closeCodes } from '../http/live/protocol.js';
+import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
@@ -57,7 +57,7 @@ function displayUrl(host: string, port: number): string {
 
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
 export async function startDaemon(config: Config, log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true))): Promise<RunningDaemon> {
-  const services: Services = openServices(config);
+  const services: Services = openServices(config, systemClock, { log });
   const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
   if (initial) {
     const file = join(config.dataDir, initialTokenFileName);

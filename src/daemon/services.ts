@@ -2,6 +2,7 @@ import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import type { Clock } from '../engine/clock.js';
 import { ChatLog } from '../engine/live/chat-log.js';
+import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
 import { LiveHub, type LiveOptions } from '../http/live/live-hub.js';
@@ -48,18 +49,26 @@ export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRo
 export interface ServicesOptions {
   /** Grace periods and limits of the live connection (tests shorten them). */
   readonly live?: LiveOptions;
+  /**
+   * Where the services log what they cannot hand back to a caller (a failing listener, a live
+   * connection's background work): the daemon passes its logger. Silent for a command that opens
+   * the services only to write (meetctl token) and for tests that do not look.
+   */
+  readonly log?: EngineLog;
 }
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
   const db = openDatabase(config.dataDir);
+  const log = options.log ?? silentLog;
   const roomStore = new SqliteRoomStore(db);
   const meetings = new MeetingService(new SqliteMeetingStore(db), clock, {
     emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
     // Group commit: the knocks that arrived while the previous commit ran share the next one.
     defer: (run) => setImmediate(run),
+    log,
   });
   const waiting = new WaitingRoomService(
-    { rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config },
+    { rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config, log },
     { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
   );
   const rooms = new RoomService(roomStore, clock, config, (roomId) => {
@@ -77,6 +86,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     locks: new MeetingLocks(liveStore, clock),
     stats,
     clock,
+    log,
     ...(options.live ? { options: options.live } : {}),
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).

@@ -1,6 +1,6 @@
 import type { LockSettings } from '../engine/live/meeting-locks.js';
 import type { Role } from '../engine/meetings/meeting.js';
-import type { ServerMessage } from '../http/live/protocol.js';
+import type { LiveErrorCode, ServerMessage } from '../protocol/live.js';
 
 /**
  * The media side of a meeting, behind one interface so that an SFU adapter can replace the
@@ -44,10 +44,11 @@ export interface MediaContext {
 export type RelayRefusal =
   /** Sender or receiver is not an admitted participant of the same meeting and room: dropped silently. */
   | 'not_member'
-  /** The description would send audio or video the sender's locks forbid: the sender is told. */
-  | 'locked'
-  /** Not a description or candidate this service relays: the sender is told. */
-  | 'invalid_signal';
+  /**
+   * Told to the sender as a live error: `locked` (the description would send audio or video the
+   * sender's locks forbid), `invalid_signal` (not a description or candidate this service relays).
+   */
+  | Extract<LiveErrorCode, 'locked' | 'invalid_signal'>;
 
 export type RelayResult = { readonly ok: true } | { readonly ok: false; readonly code: RelayRefusal; readonly message: string };
 

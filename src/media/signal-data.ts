@@ -1,4 +1,4 @@
-import type { SignalData } from '../http/live/protocol.js';
+import type { SignalData } from '../protocol/live.js';
 
 const descriptionTypes = ['offer', 'answer', 'pranswer', 'rollback'] as const;
 type DescriptionType = (typeof descriptionTypes)[number];

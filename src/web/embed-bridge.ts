@@ -1,4 +1,4 @@
-import type { ParticipantView, ServerMessage } from '../http/live/protocol.js';
+import type { ParticipantView, ServerMessage } from '../protocol/live.js';
 import { roomApi, type Joined } from './api.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatMessage, ClientMessage, Locks, ParticipantView, ServerMessage } from '../http/live/protocol.js';
+import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import type { Devices } from './devices.js';
@@ -461,9 +461,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   socket.addEventListener('close', (event) => {
     if (closed) return;
     close();
-    // closeCodes.restarting of protocol.ts (the type keeps the two equal): the daemon is stopping.
-    const restartingCode: (typeof import('../http/live/protocol.js').closeCodes)['restarting'] = 4503;
-    if (event.code === restartingCode) {
+    // The daemon is stopping.
+    if (event.code === closeCodes.restarting) {
       options.left('The service is restarting. This page comes back by itself in a few seconds.', 'lost');
       options.hooks?.leaving('lost');
       // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
@@ -478,7 +477,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       window.setTimeout(comeBack, 2000);
       return;
     }
-    options.left(event.code === 4409 ? 'You joined from another window.' : 'The connection to the meeting was lost.', 'lost');
+    options.left(event.code === closeCodes.replaced ? 'You joined from another window.' : 'The connection to the meeting was lost.', 'lost');
     options.hooks?.leaving('lost');
   });
 

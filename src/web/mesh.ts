@@ -1,4 +1,4 @@
-import type { SignalData } from '../http/live/protocol.js';
+import type { SignalData } from '../protocol/live.js';
 
 interface Peer {
   readonly pc: RTCPeerConnection;

@@ -1,4 +1,4 @@
-import type { Locks, ServerMessage, WaitingItem } from '../http/live/protocol.js';
+import type { Locks, ServerMessage, WaitingItem } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { button, el } from './dom.js';

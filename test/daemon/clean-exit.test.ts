@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
-import { closeCodes } from '../../src/http/live/protocol.js';
+import { closeCodes } from '../../src/protocol/live.js';
 import { daemonFor, dataDirFor, logRecords } from '../helpers/api.js';
 import { meetctl, tempDataDir } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';

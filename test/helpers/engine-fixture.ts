@@ -6,12 +6,13 @@ import type { Arrival, JoinClaims } from '../../src/engine/waiting/admission.js'
 import { WaitingRoomService, type KnockResult, type WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-service.js';
 import { FakeClock } from './fake-clock.js';
 import { MemoryStore } from './memory-store.js';
+import { RecordingLog } from './recording-log.js';
 
 export const optional: WaitingRoomPolicy = { waitingRoom: 'optional', waitingRoomMode: null };
 
 export interface FixtureOptions {
   readonly policy?: WaitingRoomPolicy;
-  readonly meetings?: MeetingOptions;
+  readonly meetings?: Partial<MeetingOptions>;
   readonly waiting?: WaitingRoomOptions;
 }
 
@@ -19,6 +20,8 @@ export interface FixtureOptions {
 export class Fixture {
   readonly clock = new FakeClock();
   readonly store = new MemoryStore();
+  /** What the services logged: a failing listener shows here, never as a thrown error. */
+  readonly log = new RecordingLog();
   meetings!: MeetingService;
   waiting!: WaitingRoomService;
 
@@ -28,9 +31,9 @@ export class Fixture {
 
   restart(policy?: WaitingRoomPolicy): void {
     // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
-    this.meetings = new MeetingService(this.store, this.clock, { defer: queueMicrotask, ...this.options.meetings });
+    this.meetings = new MeetingService(this.store, this.clock, { defer: queueMicrotask, log: this.log, ...this.options.meetings });
     this.waiting = new WaitingRoomService(
-      { rooms: this.store, meetings: this.meetings, store: this.store, clock: this.clock, policy: policy ?? this.options.policy ?? optional },
+      { rooms: this.store, meetings: this.meetings, store: this.store, clock: this.clock, policy: policy ?? this.options.policy ?? optional, log: this.log },
       this.options.waiting,
     );
   }

@@ -7,7 +7,7 @@ import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
 import { LiveHub, type LiveConnection, type LiveOptions, type LiveSession, type Scheduler } from '../../src/http/live/live-hub.js';
-import type { ServerMessage } from '../../src/http/live/protocol.js';
+import type { ServerMessage } from '../../src/protocol/live.js';
 import type { MediaBackendFactory } from '../../src/media/media-backend.js';
 import type { FakeClock } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
@@ -165,7 +165,10 @@ export class LiveFixture {
   readonly engine: Fixture;
   readonly timers: FakeTimers;
   readonly liveStore = new MemoryLiveStore();
-  readonly errors: { err: unknown; context: string }[] = [];
+  /** What the engine and the hub logged (a failing listener, timer or socket event), by event. */
+  get errors(): { err: unknown; context: string }[] {
+    return this.engine.log.entries.map((entry) => ({ err: entry.err, context: entry.event }));
+  }
   stats!: MeetingStats;
   hub!: LiveHub;
 
@@ -197,8 +200,8 @@ export class LiveFixture {
       locks: new MeetingLocks(this.liveStore, engine.clock),
       stats: this.stats,
       clock: engine.clock,
+      log: engine.log,
       scheduler: this.timers,
-      onError: (err, context) => this.errors.push({ err, context }),
       ...(this.options.live ? { options: this.options.live } : {}),
       ...(this.options.media ? { media: this.options.media } : {}),
     });

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { ClientMessage, ServerMessage, WaitingItem } from '../../src/http/live/protocol.js';
+import type { ClientMessage, ServerMessage, WaitingItem } from '../../src/protocol/live.js';
 import type { Daemon } from './daemon.js';
 
 type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;

@@ -39,10 +39,17 @@ t.test('refused static paths answer 4xx in the error shape and log no error', as
   const d = await daemonFor(t, { env: { SERVICE_LOG_LEVEL: 'debug' } });
   const script = '/assets/web/main.js';
   t.equal((await rawGet(d, script)).status, 200, 'an asset is served');
+  // The page imports the wire protocol as ../protocol/live.js: the same root rules hold there.
+  const protocol = await rawGet(d, '/assets/protocol/live.js');
+  t.equal(protocol.status, 200, 'the wire protocol module is served');
+  t.match(protocol.contentType, /javascript/, 'as a script');
+  t.match(protocol.body, /closeCodes/, 'with the close codes the page reads');
 
   const cases: [string, string, Record<string, string>, number, string][] = [
     ['traversal out of the web root', '/assets/web/../../package.json', {}, 403, 'forbidden'],
     ['traversal out of the vendor root', '/assets/vendor/selfie/../../../package.json', {}, 403, 'forbidden'],
+    ['traversal out of the protocol root', '/assets/protocol/../../package.json', {}, 403, 'forbidden'],
+    ['a server file beside the protocol', '/assets/protocol/../http/app.js', {}, 403, 'forbidden'],
     // A NUL is a malformed path, not a forbidden one: the static plugin answers 400.
     ['a NUL in the path', '/assets/web/%00', {}, 400, 'bad_request'],
     ['a directory', '/assets/web/static/', {}, 403, 'forbidden'],

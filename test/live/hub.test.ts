@@ -1,6 +1,6 @@
 import t from 'tap';
 import { EngineError } from '../../src/engine/errors.js';
-import { closeCodes } from '../../src/http/live/protocol.js';
+import { closeCodes } from '../../src/protocol/live.js';
 import type { MediaBackend } from '../../src/media/media-backend.js';
 import { FakeConnection, LiveFixture } from '../helpers/live-fixture.js';
 import { arrive, claims } from '../helpers/engine-fixture.js';

@@ -32,7 +32,7 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
   t.equal(ended.length, 2, 'unsubscribed');
 });
 
-t.test('a failing listener does not stop the others; its error surfaces afterwards', async (t) => {
+t.test('a failing listener does not stop the others; it is logged, never thrown into the caller', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
   const seen: string[] = [];
@@ -41,7 +41,8 @@ t.test('a failing listener does not stop the others; its error surfaces afterwar
   });
   f.meetings.onEnded(() => seen.push('second'));
   await f.waiting.start(arrive('r1', 'Ann'));
-  t.throws(() => f.meetings.end('r1'), /boom/);
+  t.equal(f.meetings.end('r1'), true);
   t.same(seen, ['second']);
   t.equal(f.meetings.current('r1'), null, 'the meeting ended anyway');
+  t.match(f.log.entries, [{ event: 'meeting ended', err: { message: 'boom' } }]);
 });

@@ -1,7 +1,7 @@
 // The moderators' waiting list over the live connection at the hub: the whole list once, then
 // changes in sequence, so a knock costs each moderator one item however many are waiting.
 import t from 'tap';
-import type { ServerMessage, WaitingItem } from '../../src/http/live/protocol.js';
+import type { ServerMessage, WaitingItem } from '../../src/protocol/live.js';
 import { arrive, by } from '../helpers/engine-fixture.js';
 import { LiveFixture, type FakeConnection } from '../helpers/live-fixture.js';
 

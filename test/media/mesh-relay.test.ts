@@ -1,6 +1,6 @@
 import t from 'tap';
 import { unlocked, type LockSettings } from '../../src/engine/live/meeting-locks.js';
-import type { ServerMessage } from '../../src/http/live/protocol.js';
+import type { ServerMessage } from '../../src/protocol/live.js';
 import type { MediaContext, MediaPeer } from '../../src/media/media-backend.js';
 import { MeshSignallingRelay } from '../../src/media/mesh-relay.js';
 import { canonicalSignal } from '../../src/media/signal-data.js';

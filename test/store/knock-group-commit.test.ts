@@ -14,6 +14,7 @@ import { readPragma, setPragma } from '../../src/store/sqlite.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import { walCommits } from '../helpers/wal.js';
+import { silentLog } from '../../src/engine/listeners.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const api = { kind: 'api', name: 'test' } as const;
@@ -22,8 +23,8 @@ const api = { kind: 'api', name: 'test' } as const;
 function services(db: Db) {
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { defer: (run) => setImmediate(run) });
-  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy });
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { defer: (run) => setImmediate(run), log: silentLog });
+  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
   return { rooms, meetings, waiting };
 }
 

@@ -18,6 +18,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { MemoryStore } from '../helpers/memory-store.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import type { Tap } from '../helpers/api.js';
+import { silentLog } from '../../src/engine/listeners.js';
 
 /**
  * In SQLite a knock's timeline entry is derived from its request row (migration 006); the memory
@@ -66,8 +67,8 @@ function memoryStores(): Stores {
  * Returns the timelines of both rooms' meetings with request ids replaced by their knock order.
  */
 async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][]> {
-  const meetings = new MeetingService(stores.meetings, clock);
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy });
+  const meetings = new MeetingService(stores.meetings, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy, log: silentLog });
   const ids: string[] = [];
   const knock = async (roomId: string, name: string) => {
     const result = await waiting.knock({ roomId, name, clientKey: `198.51.100.${ids.length}` });
@@ -222,8 +223,8 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   ]);
   const clock = new FakeClock();
   const stores = sqliteStores(db);
-  const meetings = new MeetingService(stores.meetings, clock);
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy });
+  const meetings = new MeetingService(stores.meetings, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy, log: silentLog });
   const knock = async (name: string) => {
     const result = await waiting.knock({ roomId: 'r1', name, clientKey: '192.0.2.9' });
     if (result.status !== 'waiting') throw new Error('expected to wait');

@@ -10,13 +10,14 @@ import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
+import { silentLog } from '../../src/engine/listeners.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 
 function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock);
-  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy });
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
   return { rooms, meetings, waiting };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import { GroupCommit, type Defer, type QueuedWrite } from '../group-commit.js';
+import { Listeners, type EngineLog } from '../listeners.js';
 import type { Attendance, Refusal } from './attendance.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { checkName } from '../waiting/knock-fields.js';
@@ -19,6 +20,8 @@ export interface MeetingOptions {
    * commit joins the next one. Tests pass queueMicrotask or a hand-driven queue.
    */
   readonly defer?: Defer;
+  /** Where a failing listener is logged (the daemon's logger). */
+  readonly log: EngineLog;
 }
 
 const immediately: Defer = (run) => run();
@@ -82,7 +85,8 @@ interface LiveMeeting {
  *   a kill -9 keeps it; participant_not_found once she left.
  * - `setSubject(roomId, actor, subject): {meeting, changed}` — the open meeting's subject (a
  *   moderator's; checkSubject: 0-128 characters, one line), written with a `subject_changed` entry.
- *   Listeners must not throw; if one does, the others still run and the first error is rethrown.
+ *   Listeners run after the change is committed: one that throws is logged with the event's name
+ *   (`options.log`), the others still run, and the caller that changed the state never sees it.
  *
  * The other public methods are for WaitingRoomService and are not meant for routes.
  */
@@ -91,9 +95,9 @@ export class MeetingService {
   private readonly byParticipant = new Map<string, LiveMeeting>();
   private hooks: MeetingHooks = noHooks;
   private readonly emptyGraceMs: number;
-  private readonly endedListeners = new Set<(meeting: Meeting) => void>();
-  private readonly leftListeners = new Set<(participant: Participant) => void>();
-  private readonly roleListeners = new Set<(participant: Participant) => void>();
+  private readonly endedListeners: Listeners<[meeting: Meeting]>;
+  private readonly leftListeners: Listeners<[participant: Participant]>;
+  private readonly roleListeners: Listeners<[participant: Participant]>;
   private readonly group: GroupCommit;
   /** Memory changes to take back if the transaction under way fails; null outside one. */
   private undo: (() => void)[] | null = null;
@@ -101,8 +105,11 @@ export class MeetingService {
   constructor(
     private readonly store: MeetingStore,
     private readonly clock: Clock,
-    options: MeetingOptions = {},
+    options: MeetingOptions,
   ) {
+    this.endedListeners = new Listeners('meeting ended', options.log);
+    this.leftListeners = new Listeners('participant left', options.log);
+    this.roleListeners = new Listeners('role changed', options.log);
     this.emptyGraceMs = options.emptyGraceMs ?? defaultEmptyGraceMs;
     this.group = new GroupCommit((fn) => this.transaction(fn), options.defer ?? immediately);
     // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
@@ -120,18 +127,15 @@ export class MeetingService {
   }
 
   onEnded(listener: (meeting: Meeting) => void): () => void {
-    this.endedListeners.add(listener);
-    return () => this.endedListeners.delete(listener);
+    return this.endedListeners.add(listener);
   }
 
   onLeft(listener: (participant: Participant) => void): () => void {
-    this.leftListeners.add(listener);
-    return () => this.leftListeners.delete(listener);
+    return this.leftListeners.add(listener);
   }
 
   onRoleChanged(listener: (participant: Participant) => void): () => void {
-    this.roleListeners.add(listener);
-    return () => this.roleListeners.delete(listener);
+    return this.roleListeners.add(listener);
   }
 
   /**
@@ -221,7 +225,7 @@ export class MeetingService {
     this.store.updateParticipant(left);
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
-    notify(this.leftListeners, left);
+    this.leftListeners.emit(left);
     return left;
   }
 
@@ -242,7 +246,7 @@ export class MeetingService {
       // Those waiting until a moderator is present enter now, as when one arrives.
       this.hooks.moderatorArrived(live.meeting);
     });
-    notify(this.roleListeners, promoted);
+    this.roleListeners.emit(promoted);
     return promoted;
   }
 
@@ -417,7 +421,7 @@ export class MeetingService {
     for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
     if (this.byRoom.get(live.meeting.roomId) === live) this.byRoom.delete(live.meeting.roomId);
     this.hooks.forgotten(live.meeting);
-    notify(this.endedListeners, { ...live.meeting, endedAt });
+    this.endedListeners.emit({ ...live.meeting, endedAt });
   }
 
   private live(meeting: Meeting): LiveMeeting {
@@ -440,17 +444,4 @@ export class MeetingService {
   private nowIso(): string {
     return this.clock.now().toISOString();
   }
-}
-
-/** Runs every listener even if one throws; the first error is rethrown afterwards. */
-function notify<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
-  let failure: { error: unknown } | null = null;
-  for (const listener of [...listeners]) {
-    try {
-      listener(value);
-    } catch (error) {
-      failure ??= { error };
-    }
-  }
-  if (failure) throw failure.error;
 }

@@ -48,16 +48,18 @@
  *
  * `onWaitingRoomSwitched(listener)` is told `(roomId, meetingId)` after either switch is committed
  * (the live connection tells the moderators' pages). Returns an unsubscribe function.
+ * A listener that throws is logged with the event's name (`deps.log`); the others still run and the
+ * gesture that changed the state never sees it.
  *
  * `onWaitingListChange(listener)` tells the live connection what changed in a room's list, as the
  * moderators see it: requests added and removed (`WaitingListChange`), or `reset` when the meeting's
  * list is gone. Returns an unsubscribe function. Listeners run synchronously once memory holds the
- * change (several times in one turn for a burst); they should only collect and schedule a push, and
- * must not throw. The change is told where it happens, so an observer never re-reads the whole list
+ * change (several times in one turn for a burst); they should only collect and schedule a push. The change is told where it happens, so an observer never re-reads the whole list
  * to find it: with 1,000 waiting, a knock is one item, not 1,000.
  */
 import { AccessCodeChecker } from '../rooms/access-code.js';
 import type { Clock } from '../clock.js';
+import { Listeners, type EngineLog } from '../listeners.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
@@ -79,6 +81,8 @@ export interface WaitingRoomDeps {
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
   readonly policy: WaitingRoomPolicy;
+  /** Where a failing listener is logged (the daemon's logger). */
+  readonly log: EngineLog;
 }
 
 export interface WaitingRoomOptions {
@@ -195,8 +199,8 @@ export class WaitingRoomService {
   private readonly clientSlots = new Map<string, number>();
   private readonly maxOpenPerClient: number;
   private readonly clientRetryAfterSecs = clientDefaults.retryAfterSecs;
-  private readonly listeners = new Set<WaitingListListener>();
-  private readonly switchListeners = new Set<SwitchListener>();
+  private readonly listeners: Listeners<Parameters<WaitingListListener>>;
+  private readonly switchListeners: Listeners<Parameters<SwitchListener>>;
   private readonly staleAfterMs: number;
   private readonly maxOpenRequests: number;
 
@@ -204,6 +208,8 @@ export class WaitingRoomService {
     private readonly deps: WaitingRoomDeps,
     options: WaitingRoomOptions = {},
   ) {
+    this.listeners = new Listeners('waiting list changed', deps.log);
+    this.switchListeners = new Listeners('waiting room switched', deps.log);
     this.staleAfterMs =
       options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
@@ -438,8 +444,7 @@ export class WaitingRoomService {
   }
 
   onWaitingRoomSwitched(listener: SwitchListener): () => void {
-    this.switchListeners.add(listener);
-    return () => this.switchListeners.delete(listener);
+    return this.switchListeners.add(listener);
   }
 
   /** Sub-groups never wait; otherwise the scope in force (the room's, or the instance's policy) decides. */
@@ -448,13 +453,7 @@ export class WaitingRoomService {
   }
 
   private switched(roomId: string, meeting: Meeting): void {
-    for (const listener of this.switchListeners) {
-      try {
-        listener(roomId, meeting.meetingId);
-      } catch {
-        // Committed already: an observer's failure is not the gesture's.
-      }
-    }
+    this.switchListeners.emit(roomId, meeting.meetingId);
   }
 
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
@@ -471,8 +470,7 @@ export class WaitingRoomService {
   }
 
   onWaitingListChange(listener: WaitingListListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /**
@@ -771,13 +769,7 @@ export class WaitingRoomService {
   }
 
   private tell(roomId: string, change: WaitingListChange): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(roomId, change);
-      } catch {
-        // The change is committed; a failing observer must not turn it into an error for the caller.
-      }
-    }
+    this.listeners.emit(roomId, change);
   }
 
   private nowMs(): number {

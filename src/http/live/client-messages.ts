@@ -1,5 +1,5 @@
 import type { LockSettings } from '../../engine/live/meeting-locks.js';
-import type { ClientMessage } from './protocol.js';
+import type { ClientMessage } from '../../protocol/live.js';
 
 /** A message of the live connection as the server reads it, or why it cannot. */
 export type Parsed = { readonly ok: true; readonly message: ClientMessage } | { readonly ok: false; readonly message: string };

@@ -1,4 +1,4 @@
-import type { ChatMessage, Locks, ParticipantView } from './protocol.js';
+import type { ChatMessage, Locks, ParticipantView } from '../../protocol/live.js';
 
 /** One person of a room's open meeting as the live connection knows them. */
 export interface LiveAttendee extends ParticipantView {

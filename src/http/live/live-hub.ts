@@ -1,4 +1,5 @@
 import type { Clock } from '../../engine/clock.js';
+import type { EngineLog } from '../../engine/listeners.js';
 import { EngineError } from '../../engine/errors.js';
 import { systemName } from '../../engine/display-name.js';
 import type { ChatEntry, ChatLog } from '../../engine/live/chat-log.js';
@@ -15,6 +16,8 @@ import { lockSettingsOf, parseClientMessage } from './client-messages.js';
 import type { LiveApi, LiveAttendee } from './live-api.js';
 import {
   closeCodes,
+  isLiveErrorCode,
+  type LiveErrorCode,
   type ChatMessage,
   type ClientMessage,
   type Locks,
@@ -22,7 +25,7 @@ import {
   type Role,
   type ServerMessage,
   type WaitingItem,
-} from './protocol.js';
+} from '../../protocol/live.js';
 
 /** One open socket, as the hub needs it (the route adapts a `ws` WebSocket). */
 export interface LiveConnection {
@@ -104,11 +107,9 @@ export interface LiveHubDeps {
   readonly scheduler?: Scheduler;
   readonly media?: MediaBackendFactory;
   readonly options?: LiveOptions;
-  /** Failures of background work (timers, listeners, socket events); see `reportErrorsTo`. */
-  readonly onError?: ErrorReporter;
+  /** Where failures of background work (timers, socket events, a waiting-list push) are logged: the daemon's logger. */
+  readonly log: EngineLog;
 }
-
-export type ErrorReporter = (err: unknown, context: string) => void;
 
 interface Window {
   startMs: number;
@@ -184,7 +185,17 @@ function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Role | un
   return { from: { participant_id: entry.participantId, name: entry.name, role, system }, text: entry.text, at: entry.at };
 }
 
-const error = (code: string, message: string): ServerMessage => ({ type: 'error', code, message });
+const error = (code: LiveErrorCode, message: string): ServerMessage => ({ type: 'error', code, message });
+
+/**
+ * The engine's refusal of a gesture, passed on to its sender with the engine's code and words.
+ * A code the live table does not list is a refusal this socket was never meant to meet: it goes
+ * to the error reporter (rethrown), not onto the wire as a code no client knows.
+ */
+function refusal(err: EngineError): ServerMessage {
+  if (!isLiveErrorCode(err.code)) throw err;
+  return error(err.code, err.message);
+}
 
 /** Sub-group ids in their natural order: g2 before g10. */
 function byGroupNumber(a: string, b: string): number {
@@ -217,29 +228,23 @@ export class LiveHub implements LiveApi {
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
   private muteOnStart: (roomId: string) => boolean = () => false;
-  private reportError: ErrorReporter;
 
   constructor(private readonly deps: LiveHubDeps) {
-    this.reportError = deps.onError ?? ((err, context) => console.error(`live connection: ${context} failed`, err));
     this.scheduler = deps.scheduler ?? realTimers;
     this.options = { ...liveDefaults, ...deps.options };
     this.media = (deps.media ?? ((context) => new MeshSignallingRelay(context)))(this.mediaContext());
     this.unsubscribe.push(
-      deps.meetings.onEnded((meeting) => this.guard('meeting ended', () => this.meetingEnded(meeting))),
-      deps.meetings.onLeft((participant) => this.guard('participant left', () => this.participantLeft(participant))),
-      deps.meetings.onRoleChanged((participant) => this.guard('role changed', () => this.roleChanged(participant))),
+      // The engine's listener sets log a failing listener under the event's name (engine/listeners.ts).
+      deps.meetings.onEnded((meeting) => this.meetingEnded(meeting)),
+      deps.meetings.onLeft((participant) => this.participantLeft(participant)),
+      deps.meetings.onRoleChanged((participant) => this.roleChanged(participant)),
       deps.waiting.onWaitingListChange((roomId, change) => this.waitingChanged(roomId, change)),
-      deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.guard('waiting room switched', () => this.waitingSwitched(roomId, meetingId))),
+      deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.waitingSwitched(roomId, meetingId)),
     );
   }
 
   get mediaBackend(): MediaBackend {
     return this.media;
-  }
-
-  /** Where failures of background work go (the routes plug in the request logger). They never escape to a socket's event loop. */
-  reportErrorsTo(reporter: ErrorReporter): void {
-    this.reportError = reporter;
   }
 
   /**
@@ -527,7 +532,7 @@ export class LiveHub implements LiveApi {
       return fn();
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
-      member.conn.send(error(err.code, err.message));
+      member.conn.send(refusal(err));
       return null;
     }
   }
@@ -603,7 +608,7 @@ export class LiveHub implements LiveApi {
       }
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
-      member.conn.send(error(err.code, err.message));
+      member.conn.send(refusal(err));
     }
     this.broadcastFamily(root, { type: 'subgroups', subgroups: this.subgroupsOf(root) });
   }
@@ -917,7 +922,7 @@ export class LiveHub implements LiveApi {
     try {
       fn();
     } catch (err) {
-      this.reportError(err, context);
+      this.deps.log.error({ err, event: context }, `live connection: ${context} failed`);
     }
   }
 

@@ -5,7 +5,7 @@ import type { SessionClaims, TokenService } from '../../engine/tokens/token-serv
 import { sendError } from '../errors.js';
 import { sessionHolder } from '../room/session.js';
 import type { LiveHub } from './live-hub.js';
-import type { ServerMessage } from './protocol.js';
+import { closeCodes, type ServerMessage } from '../../protocol/live.js';
 
 type WithId = { Params: { id: string }; Querystring: { session?: string } };
 
@@ -48,7 +48,6 @@ export function liveRoutes(deps: LiveRouteDeps) {
       }
       return text;
     };
-    deps.live.reportErrorsTo((err, context) => app.log.error({ err, context }, `live connection: ${context} failed`));
 
     const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
       const query = typeof request.query.session === 'string' ? request.query.session : '';
@@ -64,7 +63,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
     app.get<WithId>('/room/:id/live', { websocket: true, preValidation: authorize }, (socket: WebSocket, request) => {
       const claims = verified.get(request);
       if (!claims) {
-        socket.close(4401, 'unauthorized');
+        socket.close(closeCodes.unauthorized, 'unauthorized');
         return;
       }
       const connection = {

@@ -22,6 +22,8 @@ export interface FramingReader {
 const framingGraceSecs = sessionTtlSecs;
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
+// The page imports the wire protocol (dist/protocol) as ../protocol/live.js from /assets/web/: the URLs mirror dist.
+const protocolDir = fileURLToPath(new URL('../../protocol', import.meta.url));
 const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapipe/selfie_segmentation/package.json'));
 
 /**
@@ -67,6 +69,7 @@ export function webRoutes(options: WebOptions, tokens: FramingReader | null = nu
   };
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(fastifyStatic, { root: webDir, prefix: '/assets/web/', decorateReply: false, index: false });
+    await app.register(fastifyStatic, { root: protocolDir, prefix: '/assets/protocol/', decorateReply: false, index: false });
     await app.register(fastifyStatic, { root: segmentationDir, prefix: '/assets/vendor/selfie/', decorateReply: false, index: false });
     app.get<{ Params: { id: string }; Querystring: { t?: unknown } }>('/room/:id', async (request, reply) =>
       reply

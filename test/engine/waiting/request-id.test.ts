@@ -12,6 +12,7 @@ import { SqliteWaitingRequestStore } from '../../../src/store/waiting-requests-r
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { Fixture } from '../../helpers/engine-fixture.js';
 import { waitingRoomFixture } from '../../helpers/room-fixture.js';
+import { silentLog } from '../../../src/engine/listeners.js';
 
 // SQLite compares TEXT keys bytewise, and so does this.
 const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -66,13 +67,14 @@ t.test('in SQLite the primary-key order of requests is their knock order', async
   t.teardown(() => db.close());
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock);
+  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { log: silentLog });
   const waiting = new WaitingRoomService({
     rooms,
     meetings,
     store: new SqliteWaitingRequestStore(db),
     clock,
     policy: { waitingRoom: 'optional', waitingRoomMode: null },
+    log: silentLog,
   });
   for (const roomId of ['a', 'b']) rooms.insert(waitingRoomFixture(roomId));
   const knocked: string[] = [];

@@ -1,8 +1,10 @@
 /**
- * Messages of the live connection (WebSocket `GET /room/{id}/live?session=<session token>`).
- * Types only: the server and the browser client both import this file. Browsers cannot set
- * an Authorization header on a WebSocket, hence the query parameter (masked in logs).
- * Every field is snake_case JSON, like the HTTP APIs.
+ * The wire protocol of the live connection (WebSocket `GET /room/{id}/live?session=<session token>`):
+ * its messages both ways, its close codes and its error codes. The server and the browser client
+ * both import this file, so it holds only types and plain constants: no Node, no DOM, no imports
+ * (the page loads it as /assets/protocol/live.js). Browsers cannot set an Authorization header on
+ * a WebSocket, hence the query parameter (masked in logs). Every field is snake_case JSON, like
+ * the HTTP APIs.
  */
 
 export type Role = 'moderator' | 'participant';
@@ -109,7 +111,8 @@ export type ServerMessage =
   | { readonly type: 'move'; readonly room_id: string }
   | { readonly type: 'subgroups'; readonly subgroups: readonly string[] }
   | { readonly type: 'ended' }
-  | { readonly type: 'error'; readonly code: string; readonly message: string };
+  /** A message of this socket was refused; nothing else changed. `message` says why in plain words. */
+  | { readonly type: 'error'; readonly code: LiveErrorCode; readonly message: string };
 
 export type ClientMessage =
   | { readonly type: 'signal'; readonly to: string; readonly data: SignalData }
@@ -131,7 +134,32 @@ export type ClientMessage =
   | { readonly type: 'waiting_resync' };
 
 /**
+ * The one table of the `error` message's codes: code → when it is sent. A code not here does not
+ * compile on either side. Some are the engine's refusal of a gesture passed on with its own code
+ * and words (`isLiveErrorCode` decides which may pass).
+ */
+export const liveErrorCodes = {
+  invalid_message: 'the frame is not a message of this protocol, or a value in it is out of range',
+  rate_limited: 'too many messages of this kind in a short time; the message was dropped',
+  not_moderator: 'only a moderator may do this',
+  locked: 'a moderator locked the microphone or camera for participants',
+  invalid_signal: 'a signal that is not a session description or candidate this service relays',
+  participant_not_found: 'the participant named is not connected here, or the sender is no longer present',
+  invalid_field: 'a value the meeting refuses (a name, a subject, a sub-group room)',
+  room_exists: 'a sub-group room id is taken by a room that is not a sub-group of this one',
+  meeting_not_found: 'the room has no meeting in progress',
+  waiting_room_unavailable: 'this room has no waiting room to turn on',
+  waiting_room_forced: 'the instance forces the waiting room; it cannot be turned off',
+} as const satisfies Record<string, string>;
+
+export type LiveErrorCode = keyof typeof liveErrorCodes;
+
+export function isLiveErrorCode(code: string): code is LiveErrorCode {
+  return Object.hasOwn(liveErrorCodes, code);
+}
+
+/**
  * WebSocket close codes the server uses (4000-4999 are the application's). `restarting`: the
  * daemon is stopping (SIGTERM/SIGINT); the page says so and comes back once the service answers.
  */
-export const closeCodes = { unauthorized: 4401, ended: 4410, replaced: 4409, restarting: 4503 } as const;
+export const closeCodes = { unauthorized: 4401, replaced: 4409, ended: 4410, restarting: 4503 } as const;

@@ -1,0 +1,47 @@
+/**
+ * Where the engine reports what it cannot hand back to a caller. The daemon injects its pino
+ * logger (which fits this shape); tests pass `silentLog` or a recording fake.
+ */
+export interface EngineLog {
+  error(fields: { readonly err: unknown; readonly event: string }, message: string): void;
+}
+
+export const silentLog: EngineLog = { error: () => undefined };
+
+/**
+ * The listeners of one engine event (`meeting ended`, `participant left`, ...). A listener runs
+ * after the change it hears of is committed, so its failure is not the change's: `emit` runs
+ * every listener, logs a failing one under the event's name, and never throws into the caller
+ * that changed the state.
+ */
+export class Listeners<Args extends readonly unknown[]> {
+  private readonly listeners = new Set<(...args: Args) => void>();
+
+  constructor(
+    private readonly event: string,
+    private readonly log: EngineLog,
+  ) {}
+
+  /** Returns the function that unsubscribes this listener. */
+  add(listener: (...args: Args) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  emit(...args: Args): void {
+    // A copy: a listener may unsubscribe itself or another while the event is told.
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(...args);
+      } catch (err) {
+        this.log.error({ err, event: this.event }, `a listener of "${this.event}" failed`);
+      }
+    }
+  }
+}
