@@ -219,7 +219,17 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   const viewer = await enter(services, roomId, 'participant', 'Vi');
   const view: MeetingLiveView = {
     attendees: (room) =>
-      services.meetings.present(room).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: p.role === 'moderator', video: true })),
+      services.meetings
+        .present(room)
+        .map((p) => ({
+          participantId: p.participantId,
+          name: p.name,
+          role: p.role,
+          audio: p.role === 'moderator',
+          video: true,
+          screen: false,
+          connected: true,
+        })),
     postSystemChat: (room, text) => {
       posted.push([room, text]);
       return true;
@@ -245,7 +255,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   );
   t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
   t.match(compat.systemChat(roomId), [{ sender: 'System', text: 'Hello all', delivered: true }], 'and the module kept it');
-  t.same(compat.locksFor(roomId), { mic: true, cam: false, cams_moderators_only: true }, 'locks for the media side');
+  t.same(compat.locksFor(roomId), { mic: true, cam: false, camsModeratorsOnly: true }, 'locks for the media side');
   t.equal(compat.meetingIn(roomId)?.settings.muteOnStart, true, 'muteOnStart for the media side');
   t.equal(compat.locksFor('no-such-room'), null);
   const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then((r) => r.json() as Promise<{ response: { data: string } }>);
