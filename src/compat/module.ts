@@ -2,12 +2,12 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
-import type { Clock } from '../engine/clock.js';
 import type { LockSettings } from '../engine/live/meeting-locks.js';
 import type { EngineServices } from '../engine/services.js';
 import { SqliteCompatStore } from '../store/compat/compat-store.js';
 import { buildCompatApp } from './app.js';
 import type { AccessLogOptions } from '../http/access-log.js';
+import { listeningUrl } from '../http/listening-url.js';
 import { MeetingAnswerCache } from './confapi/answer-cache.js';
 import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
@@ -75,15 +75,10 @@ export interface CompatModule {
 }
 
 export interface CompatOptions {
-  readonly clock?: Clock;
   readonly callbacks?: CallbackOptions;
   readonly live?: MeetingLiveView;
   /** The daemon's request log policy and summary, shared with the engine listener. */
   readonly accessLog?: AccessLogOptions;
-}
-
-function displayUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Whether the compat listener runs: COMPAT_ENABLED=auto starts it when a surface is active. */
@@ -101,7 +96,7 @@ export function compatActive(config: CompatConfig): boolean {
  */
 export async function startCompat(config: CompatConfig, services: EngineServices, log: Logger, options: CompatOptions = {}): Promise<CompatModule | null> {
   if (!compatActive(config)) return null;
-  const clock = options.clock ?? { now: () => new Date() };
+  const clock = services.clock;
   const clog = log.child({ module: 'compat' });
   const apiActive = config.compatApiSharedSecret !== null;
   const videoconfActive = gatewayActive(config);
@@ -224,9 +219,7 @@ export async function startCompat(config: CompatConfig, services: EngineServices
     await stop();
     throw err;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
-  const url = displayUrl(config.compatHttpAddr.host, port);
+  const url = listeningUrl(app.server, config.compatHttpAddr);
   clog.info(
     { url, confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 },
     `compat listening on ${url}`,

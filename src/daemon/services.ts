@@ -81,6 +81,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     stats,
     live,
     database: new SqliteWriteProbe(db),
+    clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
       stats.settleUnfinished();

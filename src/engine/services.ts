@@ -1,4 +1,5 @@
 import type { AccessTokenService } from './access/access-token-service.js';
+import type { Clock } from './clock.js';
 import type { WriteProbe } from './health/readiness.js';
 import type { LiveApi } from './live/live-api.js';
 import type { MeetingService } from './meetings/meeting-service.js';
@@ -27,4 +28,6 @@ export interface EngineServices<Live extends LiveApi = LiveApi> {
   readonly live: Live;
   /** A real committed write to the database, for /readyz. */
   readonly database: WriteProbe;
+  /** The clock the services were wired with: the listeners read time from it too (tests pass a fake one). */
+  readonly clock: Clock;
 }

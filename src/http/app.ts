@@ -77,7 +77,7 @@ export async function buildEngineApp(services: EngineServices<LiveHub>, options:
       { name: 'engine_listener', check: () => app.server.listening },
       ...(readinessChecks ?? []),
     ],
-    { now: () => new Date() },
+    services.clock,
     (name, err) => app.log.warn({ err, check: name }, `readiness check ${name} failing`),
   );
   await app.register(healthRoutes(() => readiness.report()));

@@ -32,7 +32,7 @@ async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
   });
   const clock = new FakeClock();
   const services = openServices(config, clock);
-  const compat = await startCompat(config, services, pino({ level: 'silent' }), { clock, callbacks: { retryDelaysMs: [0, 50] } });
+  const compat = await startCompat(config, services, pino({ level: 'silent' }), { callbacks: { retryDelaysMs: [0, 50] } });
   if (!compat) throw new Error('compat did not start');
   t.teardown(async () => {
     await compat.stop();
@@ -219,17 +219,15 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   const viewer = await enter(services, roomId, 'participant', 'Vi');
   const view: MeetingLiveView = {
     attendees: (room) =>
-      services.meetings
-        .present(room)
-        .map((p) => ({
-          participantId: p.participantId,
-          name: p.name,
-          role: p.role,
-          audio: p.role === 'moderator',
-          video: true,
-          screen: false,
-          connected: true,
-        })),
+      services.meetings.present(room).map((p) => ({
+        participantId: p.participantId,
+        name: p.name,
+        role: p.role,
+        audio: p.role === 'moderator',
+        video: true,
+        screen: false,
+        connected: true,
+      })),
     postSystemChat: (room, text) => {
       posted.push([room, text]);
       return true;

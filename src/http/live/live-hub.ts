@@ -5,7 +5,7 @@ import type { ChatEntry, ChatLog } from '../../engine/live/chat-log.js';
 import type { LiveApi, LiveAttendee } from '../../engine/live/live-api.js';
 import { mayAudio, mayVideo, type LockDefaults, type LockSettings, type MeetingLocks } from '../../engine/live/meeting-locks.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
-import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
+import { presentIn, type Meeting, type Participant } from '../../engine/meetings/meeting.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { MeetingStats } from '../../engine/stats/meeting-stats.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
@@ -250,7 +250,7 @@ export class LiveHub implements LiveApi {
     const participant = this.deps.meetings.participant(claims.participant);
     // Who left (POST /leave, or the grace period ran out) has no session any more; the route
     // checked this too, but a leave can land between its check and this call.
-    if (this.closedHub || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) {
+    if (this.closedHub || !presentIn(participant, { meetingId: claims.meeting, roomId: claims.room })) {
       conn.close(closeCodes.unauthorized, 'an admitted session of this room is required');
       return null;
     }
@@ -871,7 +871,7 @@ export class LiveHub implements LiveApi {
         const entry = this.connected.get(participantId);
         if (!entry || entry.member.gone) return null;
         const participant = this.deps.meetings.participant(participantId);
-        if (!participant || participant.leftAt !== null || participant.meetingId !== entry.state.meetingId || participant.roomId !== entry.state.roomId) {
+        if (!presentIn(participant, entry.state)) {
           return null;
         }
         return this.peerOf(entry.state, entry.member);

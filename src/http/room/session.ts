@@ -1,14 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
-import type { Participant } from '../../engine/meetings/meeting.js';
+import { presentIn, type Participant } from '../../engine/meetings/meeting.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
 import type { EngineServices } from '../../engine/services.js';
+import { bearerToken } from '../bearer.js';
 import { HttpError } from '../errors.js';
 
 /** A session outlives a working day's meeting; it dies sooner with its meeting anyway. */
 export const sessionTtlSecs = 12 * 60 * 60;
-
-const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 export function signSession(services: Pick<EngineServices, 'tokens'>, participant: Participant): Promise<string> {
   return services.tokens.signSession(
@@ -19,7 +18,7 @@ export function signSession(services: Pick<EngineServices, 'tokens'>, participan
 
 /** A valid session token sent as `Authorization: Bearer`, whichever room it is of; null otherwise. */
 export async function presentedSession(services: Pick<EngineServices, 'tokens'>, request: FastifyRequest): Promise<SessionClaims | null> {
-  const presented = bearer.exec(request.headers.authorization ?? '')?.[1];
+  const presented = bearerToken(request.headers.authorization);
   return presented ? services.tokens.verifySession(presented) : null;
 }
 
@@ -31,10 +30,9 @@ export async function presentedSession(services: Pick<EngineServices, 'tokens'>,
  * A reload within the grace period, or a move into a sub-group, keeps `leftAt` null.
  */
 export function sessionHolder(meetings: Pick<MeetingService, 'participant'>, claims: SessionClaims | null, roomId: string): Participant | null {
-  const participant = claims ? meetings.participant(claims.participant) : null;
-  if (!claims || !participant || claims.room !== roomId) return null;
-  if (participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) return null;
-  return participant;
+  if (!claims || claims.room !== roomId) return null;
+  const participant = meetings.participant(claims.participant);
+  return presentIn(participant, { meetingId: claims.meeting, roomId }) ? participant : null;
 }
 
 /**
