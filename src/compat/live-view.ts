@@ -1,19 +1,7 @@
-import type { MeetingService } from '../engine/meetings/meeting-service.js';
+import type { LiveApi, LiveAttendee } from '../engine/live/live-api.js';
+import type { MeetingStats } from '../engine/stats/meeting-stats.js';
 
-/**
- * What the meeting API reads from, and posts to, the live connection (src/http/live/,
- * src/media/). The compat module depends only on this interface; until the live
- * connection provides it, `engineLiveView` derives what it can from MeetingService.
- */
-export interface LiveAttendee {
-  readonly participantId: string;
-  readonly name: string;
-  readonly role: 'moderator' | 'participant';
-  /** Sending audio (microphone on). */
-  readonly audio: boolean;
-  /** Sending video (camera on). */
-  readonly video: boolean;
-}
+export type { LiveAttendee };
 
 /** What the live connection measured of one participant during one engine meeting. */
 export interface LiveActivity {
@@ -25,9 +13,12 @@ export interface LiveActivity {
   readonly messages: number;
 }
 
-export interface MeetingLiveView {
-  /** Who is present in the room now, with audio and video state. */
-  attendees(roomId: string): LiveAttendee[];
+/**
+ * What the meeting API reads from, and posts to, the live connection: the engine's
+ * `LiveApi` (`services.live`) as the calls need it, with the statistics (`services.stats`)
+ * in the learning dashboard's units.
+ */
+export interface MeetingLiveView extends Pick<LiveApi, 'attendees'> {
   /**
    * Posts `text` in the room's chat in the name of `System` to everyone connected; true when
    * the live connection took it. The compat module records every message itself as well.
@@ -37,11 +28,27 @@ export interface MeetingLiveView {
   activity(roomId: string, engineMeetingId: string): ReadonlyMap<string, LiveActivity>;
 }
 
-/** The stand-in until the live connection exists: presence from the engine, no media state, no delivery. */
-export function engineLiveView(meetings: Pick<MeetingService, 'present'>): MeetingLiveView {
+export function meetingLiveView(live: LiveApi, stats: Pick<MeetingStats, 'of'>): MeetingLiveView {
   return {
-    attendees: (roomId) => meetings.present(roomId).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: false, video: false })),
-    postSystemChat: () => false,
-    activity: () => new Map(),
+    attendees: (roomId) => live.attendees(roomId),
+    postSystemChat: (roomId, text) => {
+      try {
+        return live.postSystemChat(roomId, text) !== null;
+      } catch {
+        // A text the chat refuses (e.g. over its length) is still kept by the module.
+        return false;
+      }
+    },
+    activity: (_roomId, engineMeetingId) => {
+      const out = new Map<string, LiveActivity>();
+      for (const s of stats.of(engineMeetingId)) {
+        out.set(s.participantId, {
+          talkTimeMs: s.talkTimeMs,
+          webcams: s.webcams.map((w) => ({ startedOn: Date.parse(w.startedAt), stoppedOn: w.endedAt === null ? 0 : Date.parse(w.endedAt) })),
+          messages: s.chatMessages,
+        });
+      }
+      return out;
+    },
   };
 }

@@ -2,12 +2,12 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
-import type { Services } from '../daemon/services.js';
-import type { Clock } from '../engine/clock.js';
-import type { Locks } from '../protocol/live.js';
+import type { LockSettings } from '../engine/live/meeting-locks.js';
+import type { EngineServices } from '../engine/services.js';
 import { SqliteCompatStore } from '../store/compat/compat-store.js';
 import { buildCompatApp } from './app.js';
 import type { AccessLogOptions } from '../http/access-log.js';
+import { listeningUrl } from '../http/listening-url.js';
 import { MeetingAnswerCache } from './confapi/answer-cache.js';
 import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
@@ -15,8 +15,7 @@ import type { ConfapiDeps } from './confapi/context.js';
 import { CompatMeetings } from './confapi/meetings.js';
 import type { ChatRecord, CompatMeeting, RecordingRecord } from './confapi/model.js';
 import { TargetGuard } from './confapi/target-guard.js';
-import { isLiveConnection, isStats, liveConnectionView } from './live-adapter.js';
-import { engineLiveView, type MeetingLiveView } from './live-view.js';
+import { meetingLiveView, type MeetingLiveView } from './live-view.js';
 import { primaryOnly, RegistryError, TenantRegistry } from './tenants/registry.js';
 import { watchTenants, type TenantWatch } from './tenants/watch.js';
 import { checkGatewayConfig, GatewayKeys, gatewayActive, primaryAppIdOf } from './videoconf/gateway-keys.js';
@@ -56,10 +55,10 @@ export interface CompatModule {
   readonly url: string;
   /** The tenant registry (the embed gateway reads app ids and secrets from it). */
   readonly tenants: TenantRegistry | null;
-  /** Replaces the stand-in live view once the live connection exists. */
+  /** Replaces the view of the live connection (tests give one whose media state they choose). */
   setLiveView(view: MeetingLiveView): void;
   /** The lock settings a meeting-API meeting asked for in this room, or null when none lives there. */
-  locksFor(roomId: string): Locks | null;
+  locksFor(roomId: string): LockSettings | null;
   /** What create said about the room's meeting beyond locks (mute on start, welcome). */
   meetingIn(roomId: string): CompatMeeting | null;
   /** The System chat messages posted through sendChatMessage in the room's current meeting. */
@@ -76,15 +75,10 @@ export interface CompatModule {
 }
 
 export interface CompatOptions {
-  readonly clock?: Clock;
   readonly callbacks?: CallbackOptions;
   readonly live?: MeetingLiveView;
   /** The daemon's request log policy and summary, shared with the engine listener. */
   readonly accessLog?: AccessLogOptions;
-}
-
-function displayUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Whether the compat listener runs: COMPAT_ENABLED=auto starts it when a surface is active. */
@@ -100,9 +94,9 @@ export function compatActive(config: CompatConfig): boolean {
  * COMPAT_HTTP_ADDR. Returns null when the module is not active. A broken registry at start
  * is a ConfigError (the daemon exits 2 naming the file, line and column).
  */
-export async function startCompat(config: CompatConfig, services: Services, log: Logger, options: CompatOptions = {}): Promise<CompatModule | null> {
+export async function startCompat(config: CompatConfig, services: EngineServices, log: Logger, options: CompatOptions = {}): Promise<CompatModule | null> {
   if (!compatActive(config)) return null;
-  const clock = options.clock ?? { now: () => new Date() };
+  const clock = services.clock;
   const clog = log.child({ module: 'compat' });
   const apiActive = config.compatApiSharedSecret !== null;
   const videoconfActive = gatewayActive(config);
@@ -127,10 +121,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     }
   }
 
-  // The live connection, when the services carry one (`services.live`, `services.stats`), else the engine-only stand-in.
-  const { live: liveConnection, stats } = services as unknown as { live?: unknown; stats?: unknown };
-  let live: MeetingLiveView =
-    options.live ?? (isLiveConnection(liveConnection) ? liveConnectionView(liveConnection, isStats(stats) ? stats : null) : engineLiveView(services.meetings));
+  let live: MeetingLiveView = options.live ?? meetingLiveView(services.live, services.stats);
   // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
   const store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
   const tenantSecret = (tenantId: string): string | null => registry?.current().byId.get(tenantId)?.apiSecret ?? null;
@@ -168,7 +159,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
       : null;
 
   let stopped = false;
-  const locksFor = (roomId: string): Locks | null => {
+  const locksFor = (roomId: string): LockSettings | null => {
     if (stopped) return null;
     const meeting = store?.openMeetingInRoom(roomId);
     if (!meeting) return null;
@@ -176,13 +167,13 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     return {
       mic: locks.lockSettingsDisableMic === true,
       cam: locks.lockSettingsDisableCam === true,
-      cams_moderators_only: meeting.settings.webcamsOnlyForModerator,
+      camsModeratorsOnly: meeting.settings.webcamsOnlyForModerator,
     };
   };
   // A meeting's first lock settings come from its create call (the media side enforces them).
-  if (store && isLiveConnection(liveConnection)) {
-    liveConnection.setLockDefaults?.(locksFor);
-    liveConnection.setMuteOnStart?.((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
+  if (store) {
+    services.live.setLockDefaults(locksFor);
+    services.live.setMuteOnStart((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
   }
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
@@ -228,9 +219,7 @@ export async function startCompat(config: CompatConfig, services: Services, log:
     await stop();
     throw err;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.compatHttpAddr.port;
-  const url = displayUrl(config.compatHttpAddr.host, port);
+  const url = listeningUrl(app.server, config.compatHttpAddr);
   clog.info(
     { url, confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 },
     `compat listening on ${url}`,

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { buildEngineApp } from '../http/app.js';
+import { listeningUrl } from '../http/listening-url.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
@@ -51,10 +52,6 @@ function writeInitialToken(dataDir: string, token: string): string {
   return file;
 }
 
-function displayUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
 export async function startDaemon(config: Config, log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true))): Promise<RunningDaemon> {
   const services: Services = openServices(config, systemClock, { log });
@@ -96,9 +93,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   }
   const running = compat;
   const stopWatching = running ? watchLicence('compat', config, log, () => new Date()) : () => undefined;
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.httpAddr.port;
-  const url = displayUrl(config.httpAddr.host, port);
+  const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
   const graceSecs = config.shutdownGraceSecs;
   const engineWork = countOpenWork(app.server);

@@ -1,5 +1,6 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
+import type { EngineServices } from '../engine/services.js';
 import type { Clock } from '../engine/clock.js';
 import { ChatLog } from '../engine/live/chat-log.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
@@ -18,7 +19,6 @@ import { SqliteMeetingStore } from '../store/meetings-repository.js';
 import { SqliteRoomStore } from '../store/rooms-repository.js';
 import { SqliteWaitingRequestStore } from '../store/waiting-requests-repository.js';
 import { SqliteWriteProbe } from '../store/write-probe.js';
-import type { WriteProbe } from '../engine/health/readiness.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -27,18 +27,7 @@ export const systemClock: Clock = { now: () => new Date() };
 const sweepIntervalMs = 1000;
 
 /** The engine's services, wired to the SQLite store; the one place that knows both sides. */
-export interface Services {
-  readonly rooms: RoomService;
-  readonly accessTokens: AccessTokenService;
-  readonly meetings: MeetingService;
-  readonly waiting: WaitingRoomService;
-  readonly tokens: TokenService;
-  /** Per participant and meeting: audio, video, talk time, webcam intervals, chat counts. */
-  readonly stats: MeetingStats;
-  /** The live connection of every room; also the LiveApi for the compat module. */
-  readonly live: LiveHub;
-  /** A real committed write to the database, for /readyz. */
-  readonly database: WriteProbe;
+export interface Services extends EngineServices<LiveHub> {
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
   close(): void;
@@ -102,6 +91,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     stats,
     live,
     database: new SqliteWriteProbe(db),
+    clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
       stats.settleUnfinished();

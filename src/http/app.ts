@@ -1,6 +1,6 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Services } from '../daemon/services.js';
+import type { EngineServices } from '../engine/services.js';
 import { bearerAuth } from './api/bearer-auth.js';
 import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
@@ -8,6 +8,7 @@ import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
 import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
+import type { LiveHub } from './live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';
@@ -29,7 +30,7 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly accessLog?: AccessLogOptions;
 }
 
-export async function buildEngineApp(services: Services, options: EngineAppOptions = {}): Promise<FastifyInstance> {
+export async function buildEngineApp(services: EngineServices<LiveHub>, options: EngineAppOptions = {}): Promise<FastifyInstance> {
   const { web, trustedProxies, readinessChecks, accessLog, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
@@ -76,7 +77,7 @@ export async function buildEngineApp(services: Services, options: EngineAppOptio
       { name: 'engine_listener', check: () => app.server.listening },
       ...(readinessChecks ?? []),
     ],
-    { now: () => new Date() },
+    services.clock,
     (name, err) => app.log.warn({ err, check: name }, `readiness check ${name} failing`),
   );
   await app.register(healthRoutes(() => readiness.report()));

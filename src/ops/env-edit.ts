@@ -1,3 +1,5 @@
+import { activeKeyLine, escapeRegExp } from './key-lines.js';
+
 /**
  * Edits KEY=value lines of an environment file (see env-file.ts) as text: the operator's
  * other lines and comments stay byte for byte, and a value that is already right leaves its
@@ -8,11 +10,6 @@ export class EnvValueError extends Error {
   override readonly name = 'EnvValueError';
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-const activeLine = (name: string) => new RegExp(`^\\s*${escapeRegExp(name)}\\s*=`);
 const commentedLine = (name: string) => new RegExp(`^\\s*#\\s*${escapeRegExp(name)}\\s*=\\s*\\r?$`);
 
 /**
@@ -37,12 +34,12 @@ export function setEnvValues(text: string, values: Readonly<Record<string, strin
   for (const [name, value] of Object.entries(values)) {
     checkEnvValue(name, value);
     const line = `${name}=${value}`;
-    const active = lines.findIndex((l) => activeLine(name).test(l));
+    const active = lines.findIndex((l) => activeKeyLine(name).test(l));
     if (active >= 0) {
       const current = lines[active]!;
       if (current.slice(current.indexOf('=') + 1).trim() !== value) lines[active] = line;
       // Later duplicates would win in systemd; they go, so the file says one thing.
-      for (let i = lines.length - 1; i > active; i--) if (activeLine(name).test(lines[i]!)) lines.splice(i, 1);
+      for (let i = lines.length - 1; i > active; i--) if (activeKeyLine(name).test(lines[i]!)) lines.splice(i, 1);
       continue;
     }
     const example = lines.findIndex((l) => commentedLine(name).test(l));
@@ -62,7 +59,7 @@ export function unsetEnvValues(text: string, names: readonly string[]): string {
   const seen = new Set<string>();
   const result: string[] = [];
   for (const line of lines) {
-    const name = names.find((n) => activeLine(n).test(line));
+    const name = names.find((n) => activeKeyLine(n).test(line));
     if (name === undefined) {
       result.push(line);
     } else if (!seen.has(name)) {

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { activeKeyLine, escapeRegExp } from './key-lines.js';
 
 /**
  * Edits the keys of one table of a TOML file as text, so every other line and comment of
@@ -17,20 +18,12 @@ export class TomlEditError extends Error {
 
 type Table = Record<string, unknown>;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function headerPattern(section: readonly string[]): RegExp {
   return new RegExp(`^\\s*\\[\\s*${section.map(escapeRegExp).join('\\s*\\.\\s*')}\\s*\\]\\s*(#.*)?\\r?$`);
 }
 
 /** Any table or array-of-tables header. */
 const anyHeader = /^\s*\[/;
-
-function activeKey(key: string): RegExp {
-  return new RegExp(`^\\s*${escapeRegExp(key)}\\s*=`);
-}
 
 function commentedKey(key: string): RegExp {
   return new RegExp(`^\\s*#\\s*${escapeRegExp(key)}\\s*=`);
@@ -119,7 +112,7 @@ export function setSectionKeys(text: string, section: readonly string[], values:
       for (let i = range!.first; i < range!.end; i++) if (pattern.test(lines[i]!)) return i;
       return -1;
     };
-    const active = inSection(activeKey(key));
+    const active = inSection(activeKeyLine(key));
     if (active >= 0) {
       lines[active] = line;
       continue;
@@ -140,7 +133,7 @@ export function removeSectionKeys(text: string, section: readonly string[], keys
   const range = sectionRange(lines, section, name);
   if (range === null) return check(before, text, name, () => undefined);
   const drop = new Set<number>();
-  for (let i = range.first; i < range.end; i++) if (keys.some((key) => activeKey(key).test(lines[i]!))) drop.add(i);
+  for (let i = range.first; i < range.end; i++) if (keys.some((key) => activeKeyLine(key).test(lines[i]!))) drop.add(i);
   const result = lines.filter((_, i) => !drop.has(i)).join('\n');
   return check(before, result, name, (doc) => {
     const table = tableAt(doc, section, false);

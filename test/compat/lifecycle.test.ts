@@ -32,7 +32,7 @@ async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
   });
   const clock = new FakeClock();
   const services = openServices(config, clock);
-  const compat = await startCompat(config, services, pino({ level: 'silent' }), { clock, callbacks: { retryDelaysMs: [0, 50] } });
+  const compat = await startCompat(config, services, pino({ level: 'silent' }), { callbacks: { retryDelaysMs: [0, 50] } });
   if (!compat) throw new Error('compat did not start');
   t.teardown(async () => {
     await compat.stop();
@@ -219,7 +219,15 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   const viewer = await enter(services, roomId, 'participant', 'Vi');
   const view: MeetingLiveView = {
     attendees: (room) =>
-      services.meetings.present(room).map((p) => ({ participantId: p.participantId, name: p.name, role: p.role, audio: p.role === 'moderator', video: true })),
+      services.meetings.present(room).map((p) => ({
+        participantId: p.participantId,
+        name: p.name,
+        role: p.role,
+        audio: p.role === 'moderator',
+        video: true,
+        screen: false,
+        connected: true,
+      })),
     postSystemChat: (room, text) => {
       posted.push([room, text]);
       return true;
@@ -245,7 +253,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   );
   t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
   t.match(compat.systemChat(roomId), [{ sender: 'System', text: 'Hello all', delivered: true }], 'and the module kept it');
-  t.same(compat.locksFor(roomId), { mic: true, cam: false, cams_moderators_only: true }, 'locks for the media side');
+  t.same(compat.locksFor(roomId), { mic: true, cam: false, camsModeratorsOnly: true }, 'locks for the media side');
   t.equal(compat.meetingIn(roomId)?.settings.muteOnStart, true, 'muteOnStart for the media side');
   t.equal(compat.locksFor('no-such-room'), null);
   const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then((r) => r.json() as Promise<{ response: { data: string } }>);

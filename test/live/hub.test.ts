@@ -151,8 +151,12 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   t.equal(m.conn.last('chat')?.message.text, 'e', 'accepted again in the next window');
 
   const posted = f.hub.postSystemChat('r1', 'The meeting ends in 5 minutes');
-  t.match(posted, { from: { participant_id: null, name: 'System' }, text: 'The meeting ends in 5 minutes' });
-  t.same(m.conn.last('chat')?.message, posted, 'System messages reach everyone');
+  t.match(posted, { participantId: null, name: 'System', text: 'The meeting ends in 5 minutes' });
+  t.match(
+    m.conn.last('chat')?.message,
+    { from: { participant_id: null, name: 'System', system: true }, text: posted?.text, at: posted?.at },
+    'System messages reach everyone',
+  );
   t.throws(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
   t.equal(f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
@@ -230,27 +234,27 @@ t.test('locks: moderators set them, states follow, defaults come from the provid
   m.send({ type: 'state', audio: true, video: true, screen: false });
   a.send({ type: 'lock', locks: { mic: true, cam: true, cams_moderators_only: false } });
   t.equal(a.conn.last('error')?.code, 'not_moderator');
-  t.same(f.hub.locks('r1'), { mic: false, cam: false, cams_moderators_only: false });
+  t.same(f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
 
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
   t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
   t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, audio: false, video: true, screen: true }, "Ann's microphone is off");
   t.match(
-    f.hub.attendees('r1').find((x) => x.participant_id === mod.participantId),
+    f.hub.attendees('r1').find((x) => x.participantId === mod.participantId),
     { audio: true, video: true },
     'moderators are never locked',
   );
 
-  t.ok(f.hub.setLocks('r1', { mic: true, cam: true, cams_moderators_only: false }), 'the API sets locks like a moderator');
+  t.ok(f.hub.setLocks('r1', { mic: true, cam: true, camsModeratorsOnly: false }), 'the API sets locks like a moderator');
   t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, video: false, screen: false }, 'her camera and screen share are off');
-  t.equal(f.hub.setLocks('nowhere', { mic: true, cam: true, cams_moderators_only: true }), false);
+  t.equal(f.hub.setLocks('nowhere', { mic: true, cam: true, camsModeratorsOnly: true }), false);
   t.equal(f.hub.locks('nowhere'), null);
   t.same(f.liveStore.locks.get(mod.meetingId), { mic: true, cam: true, camsModeratorsOnly: false }, 'written through');
 
   // A restart reloads the locks of the open meeting.
   f.engine.restart();
   f.build();
-  t.same(f.hub.locks('r1'), { mic: true, cam: true, cams_moderators_only: false }, 'still locked after a restart');
+  t.same(f.hub.locks('r1'), { mic: true, cam: true, camsModeratorsOnly: false }, 'still locked after a restart');
 
   // Defaults for a new meeting come from the provider (e.g. the compat module's create call).
   f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
@@ -258,14 +262,14 @@ t.test('locks: moderators set them, states follow, defaults come from the provid
   f.room({ roomId: 'r4' });
   f.enter('X', 'r3');
   f.enter('Y', 'r4');
-  t.same(f.hub.locks('r3'), { mic: true, cam: false, cams_moderators_only: false });
-  t.same(f.hub.locks('r4'), { mic: false, cam: false, cams_moderators_only: false });
+  t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
+  t.same(f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
   f.hub.setLockDefaults(() => ({ cam: true }));
-  t.same(f.hub.locks('r3'), { mic: true, cam: false, cams_moderators_only: false }, 'a meeting keeps its first settings');
-  f.hub.setLockDefaults(() => ({ cams_moderators_only: true }));
+  t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false }, 'a meeting keeps its first settings');
+  f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
   f.room({ roomId: 'r5' });
   f.enter('Z', 'r5');
-  t.same(f.hub.locks('r5'), { mic: false, cam: false, cams_moderators_only: true });
+  t.same(f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
 });
 
 t.test('signalling goes through the media backend; only admitted, connected members of one meeting', async (t) => {
@@ -501,8 +505,8 @@ t.test('attendees: present participants with their reported media', async (t) =>
   const ann = f.enter('Ann');
   f.connect(mod).send({ type: 'state', audio: true, video: false, screen: false });
   t.same(f.hub.attendees('r1'), [
-    { participant_id: mod.participantId, name: 'Mod', role: 'moderator', audio: true, video: false, screen: false, connected: true },
-    { participant_id: ann.participantId, name: 'Ann', role: 'participant', audio: false, video: false, screen: false, connected: false },
+    { participantId: mod.participantId, name: 'Mod', role: 'moderator', audio: true, video: false, screen: false, connected: true },
+    { participantId: ann.participantId, name: 'Ann', role: 'participant', audio: false, video: false, screen: false, connected: false },
   ]);
 });
 

@@ -28,6 +28,18 @@ export interface Participant {
 }
 
 /**
+ * The one rule of "is this person in that meeting": the participant record belongs to the
+ * meeting and its room, and she has not left. A session, a socket, a media peer and a
+ * sub-group's door all ask it.
+ */
+export function presentIn(
+  participant: Participant | null | undefined,
+  meeting: { readonly meetingId: string; readonly roomId: string },
+): participant is Participant {
+  return !!participant && participant.meetingId === meeting.meetingId && participant.roomId === meeting.roomId && participant.leftAt === null;
+}
+
+/**
  * Who asks for a gesture. A participant is checked to be a moderator of the room's open
  * meeting; an integration (rooms-API bearer token) is trusted and recorded under its name.
  */

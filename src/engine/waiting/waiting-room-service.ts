@@ -57,7 +57,6 @@
  * change (several times in one turn for a burst); they should only collect and schedule a push. The change is told where it happens, so an observer never re-reads the whole list
  * to find it: with 1,000 waiting, a knock is one item, not 1,000.
  */
-import { AccessCodeChecker } from '../rooms/access-code.js';
 import type { Clock } from '../clock.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import { EngineError } from '../errors.js';
@@ -68,7 +67,8 @@ import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { Room, RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
-import { AttemptLimiter, TooManyAttemptsError, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
+import { ArrivalScreening, type ArrivalScreeningOptions } from './arrival-screening.js';
+import { AttemptLimiter, TooManyAttemptsError, type AttemptLimits } from './attempt-limiter.js';
 import { checkName, checkNote } from './knock-fields.js';
 import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
@@ -85,7 +85,8 @@ export interface WaitingRoomDeps {
   readonly log: EngineLog;
 }
 
-export interface WaitingRoomOptions {
+/** The access code's limits (`codeAttempts`, `codeHashConcurrency`) are ArrivalScreening's. */
+export interface WaitingRoomOptions extends ArrivalScreeningOptions {
   /** How often the waiting client polls (2 s). */
   readonly pollIntervalMs?: number;
   /** Polls missed before a request counts as a closed window (3, so 6 s). */
@@ -93,13 +94,10 @@ export interface WaitingRoomOptions {
   /** When set, how long without a poll a request counts as a closed window, instead of pollIntervalMs × missedPolls (SERVICE_WAITING_CLOSED_WINDOW_SECS). */
   readonly closedWindowMs?: number;
   readonly maxOpenRequests?: number;
-  readonly codeAttempts?: AttemptLimits;
   /** New requests one client address may make in one room per window. */
   readonly knocksPerClient?: AttemptLimits;
   /** Requests one client address may have waiting (or being written) in one room at once. */
   readonly maxOpenPerClient?: number;
-  /** Access codes hashed at once (1: the event loop keeps a core to itself while codes are checked). */
-  readonly codeHashConcurrency?: number;
 }
 
 export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
@@ -192,9 +190,8 @@ export class WaitingRoomService {
   private readonly queues = new Map<string, RoomQueue>();
   /** Knocks queued for the group commit, by room: they hold a slot, but nobody sees them yet. */
   private readonly pending = new Map<string, Set<PendingKnock>>();
-  private readonly limiter: AttemptLimiter;
+  private readonly screening: ArrivalScreening;
   private readonly knockLimiter: AttemptLimiter;
-  private readonly codes: AccessCodeChecker;
   /** Waiting and uncommitted requests per room and client address (memory only: not reloaded after a restart). */
   private readonly clientSlots = new Map<string, number>();
   private readonly maxOpenPerClient: number;
@@ -213,10 +210,9 @@ export class WaitingRoomService {
     this.staleAfterMs =
       options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
-    this.limiter = new AttemptLimiter(deps.clock, options.codeAttempts ?? defaultCodeAttemptLimits);
+    this.screening = new ArrivalScreening(deps.meetings, deps.clock, options);
     this.knockLimiter = new AttemptLimiter(deps.clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
     this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
-    this.codes = new AccessCodeChecker(options.codeHashConcurrency);
     // Last-seen times start afresh: the clients could not poll while the service was down.
     const now = this.nowMs();
     for (const meeting of deps.meetings.openMeetings()) {
@@ -464,7 +460,7 @@ export class WaitingRoomService {
       const queue = this.queueOf(meeting);
       if (queue) this.settle(meeting, queue);
     }
-    this.limiter.prune();
+    this.screening.prune();
     this.knockLimiter.prune();
     this.deps.meetings.sweep();
   }
@@ -483,7 +479,9 @@ export class WaitingRoomService {
       // Synchronous unless a code must be hashed: knocks of one turn must share its group commit.
       const first = this.screenNow(arrival, knocking, false);
       if (first !== 'code') return Promise.resolve(next(first));
-      return this.checkAccessCode(this.deps.rooms.get(arrival.roomId)!, arrival).then(() => next(this.screenNow(arrival, knocking, true) as Screened));
+      return this.screening
+        .checkAccessCode(this.deps.rooms.get(arrival.roomId)!, arrival)
+        .then(() => next(this.screenNow(arrival, knocking, true) as Screened));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -495,7 +493,7 @@ export class WaitingRoomService {
     if (!room || room.entry === 'closed') throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
     const claims = arrival.claims;
     const subgroup = room.parentRoomId !== null;
-    const member = subgroup ? this.parentMember(room, arrival) : null;
+    const member = subgroup ? this.screening.parentMember(room, arrival) : null;
     const name = checkName(member?.name ?? claims?.name ?? arrival.name);
     const note = knocking ? checkNote(arrival.note) : '';
     const meeting = this.deps.meetings.current(room.roomId);
@@ -521,38 +519,6 @@ export class WaitingRoomService {
       entersAsModerator: entersAsModerator(room, moderatorPresent),
     });
     return { room, name, note, claims, member, known, wait };
-  }
-
-  /**
-   * A sub-group has no waiting room, so it must not be a side door: only a moderator, or a
-   * participant present in the parent room's open meeting, enters it.
-   */
-  private parentMember(room: Room, arrival: Arrival): Participant | null {
-    if (isModerator(arrival.claims)) return null;
-    const member = arrival.fromParticipantId ? this.deps.meetings.participant(arrival.fromParticipantId) : null;
-    const parentMeeting = this.deps.meetings.current(room.parentRoomId!);
-    if (!member || !parentMeeting || member.meetingId !== parentMeeting.meetingId || member.leftAt !== null) {
-      throw new EngineError('subgroup_closed', 'a sub-group is entered from its meeting');
-    }
-    return member;
-  }
-
-  private async checkAccessCode(room: Room, arrival: Arrival): Promise<void> {
-    const key = `${room.roomId}\n${arrival.clientKey}`;
-    this.limiter.check(key);
-    const code = arrival.accessCode;
-    // An absent code is a form not filled in, not a guess: it does not count against the limit.
-    if (typeof code !== 'string' || code === '') {
-      throw new EngineError('access_code_invalid', 'this room needs its access code', 'access_code');
-    }
-    const settle = await this.limiter.begin(key);
-    let right = false;
-    try {
-      right = code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!));
-    } finally {
-      settle(right);
-    }
-    if (!right) throw new EngineError('access_code_invalid', 'the access code is wrong', 'access_code');
   }
 
   private enter(screened: Screened): EntryResult {

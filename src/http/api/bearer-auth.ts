@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenService } from '../../engine/access/access-token-service.js';
+import { bearerToken } from '../bearer.js';
 import { sendError } from '../errors.js';
 
 declare module 'fastify' {
@@ -9,13 +10,11 @@ declare module 'fastify' {
   }
 }
 
-const bearer = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
-
 /** onRequest hook: runs before the body is read, so an unauthenticated caller learns nothing else. */
 export function bearerAuth(tokens: AccessTokenService) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = request.headers.authorization;
-    const presented = header ? bearer.exec(header)?.[1] : undefined;
+    const presented = bearerToken(header);
     const token = presented ? tokens.verify(presented) : null;
     if (!token) {
       reply.header('www-authenticate', header ? 'Bearer realm="meet", error="invalid_token"' : 'Bearer realm="meet"');

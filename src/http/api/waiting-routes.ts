@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../daemon/services.js';
+import type { EngineServices } from '../../engine/services.js';
 import { attendanceCsv } from '../../engine/meetings/attendance.js';
 import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import type { Role } from '../../engine/tokens/token-service.js';
@@ -42,7 +42,7 @@ function linkFields(body: unknown): { role: Role; name?: string; ttlSecs: number
 }
 
 /** The rooms API's side of the waiting room: links, the moderators' gestures for integrations, records. */
-export function waitingApiRoutes(services: Services) {
+export function waitingApiRoutes(services: EngineServices) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post<WithId>('/rooms/:id/links', async (request, reply) => {
       const room = services.rooms.get(request.params.id);

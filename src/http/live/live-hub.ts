@@ -3,9 +3,10 @@ import type { EngineLog } from '../../engine/listeners.js';
 import { EngineError } from '../../engine/errors.js';
 import { systemName } from '../../engine/display-name.js';
 import type { ChatEntry, ChatLog } from '../../engine/live/chat-log.js';
-import { mayAudio, mayVideo, type LockSettings, type MeetingLocks } from '../../engine/live/meeting-locks.js';
+import type { LiveApi, LiveAttendee } from '../../engine/live/live-api.js';
+import { mayAudio, mayVideo, type LockDefaults, type LockSettings, type MeetingLocks } from '../../engine/live/meeting-locks.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
-import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
+import { presentIn, type Meeting, type Participant } from '../../engine/meetings/meeting.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { MeetingStats } from '../../engine/stats/meeting-stats.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
@@ -13,7 +14,6 @@ import type { WaitingListChange, WaitingRoomService } from '../../engine/waiting
 import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from '../../media/media-backend.js';
 import { MeshSignallingRelay } from '../../media/mesh-relay.js';
 import { lockSettingsOf, parseClientMessage } from './client-messages.js';
-import type { LiveApi, LiveAttendee } from './live-api.js';
 import {
   closeCodes,
   isLiveErrorCode,
@@ -255,7 +255,7 @@ export class LiveHub implements LiveApi {
     const participant = this.deps.meetings.participant(claims.participant);
     // Who left (POST /leave, or the grace period ran out) has no session any more; the route
     // checked this too, but a leave can land between its check and this call.
-    if (this.closedHub || !participant || participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) {
+    if (this.closedHub || !presentIn(participant, { meetingId: claims.meeting, roomId: claims.room })) {
       conn.close(closeCodes.unauthorized, 'an admitted session of this room is required');
       return null;
     }
@@ -319,14 +319,13 @@ export class LiveHub implements LiveApi {
 
   // ---- LiveApi -------------------------------------------------------------------------
 
-  postSystemChat(roomId: string, text: string): ChatMessage | null {
+  postSystemChat(roomId: string, text: string): ChatEntry | null {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return null;
     const entry = this.deps.chat.post(meeting.meetingId, { participantId: null, name: systemName }, text);
-    const message = this.wireChat(entry);
     const state = this.states.get(roomId);
-    if (state && state.meetingId === meeting.meetingId) this.broadcast(state, { type: 'chat', message });
-    return message;
+    if (state && state.meetingId === meeting.meetingId) this.broadcast(state, { type: 'chat', message: this.wireChat(entry) });
+    return entry;
   }
 
   attendees(roomId: string): LiveAttendee[] {
@@ -340,7 +339,7 @@ export class LiveHub implements LiveApi {
       .map((p) => {
         const member = live?.members.get(p.participantId);
         return {
-          participant_id: p.participantId,
+          participantId: p.participantId,
           name: p.name,
           role: p.role,
           audio: member?.audio ?? false,
@@ -351,16 +350,15 @@ export class LiveHub implements LiveApi {
       });
   }
 
-  locks(roomId: string): Locks | null {
+  locks(roomId: string): LockSettings | null {
     const meeting = this.deps.meetings.current(roomId);
-    return meeting ? wireLocks(this.deps.locks.get(meeting)) : null;
+    return meeting ? this.deps.locks.get(meeting) : null;
   }
 
-  setLocks(roomId: string, locks: Locks): boolean {
+  setLocks(roomId: string, locks: LockSettings): boolean {
     const meeting = this.deps.meetings.current(roomId);
-    const settings = lockSettingsOf(locks);
-    if (!meeting || !settings) return false;
-    this.applyLocks(this.stateFor(roomId, meeting.meetingId), settings);
+    if (!meeting) return false;
+    this.applyLocks(this.stateFor(roomId, meeting.meetingId), locks);
     return true;
   }
 
@@ -368,16 +366,8 @@ export class LiveHub implements LiveApi {
     this.muteOnStart = provider;
   }
 
-  setLockDefaults(provider: (roomId: string) => Partial<Locks> | null): void {
-    this.deps.locks.setDefaults((roomId) => {
-      const given = provider(roomId);
-      if (!given) return null;
-      return {
-        ...(given.mic !== undefined ? { mic: given.mic } : {}),
-        ...(given.cam !== undefined ? { cam: given.cam } : {}),
-        ...(given.cams_moderators_only !== undefined ? { camsModeratorsOnly: given.cams_moderators_only } : {}),
-      };
-    });
+  setLockDefaults(provider: LockDefaults): void {
+    this.deps.locks.setDefaults(provider);
   }
 
   /** Stops timers and listeners. Running intervals of statistics end now; nobody leaves (clients reconnect). */
@@ -886,7 +876,7 @@ export class LiveHub implements LiveApi {
         const entry = this.connected.get(participantId);
         if (!entry || entry.member.gone) return null;
         const participant = this.deps.meetings.participant(participantId);
-        if (!participant || participant.leftAt !== null || participant.meetingId !== entry.state.meetingId || participant.roomId !== entry.state.roomId) {
+        if (!presentIn(participant, entry.state)) {
           return null;
         }
         return this.peerOf(entry.state, entry.member);

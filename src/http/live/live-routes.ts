@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { SessionClaims, TokenService } from '../../engine/tokens/token-service.js';
+import { bearerToken } from '../bearer.js';
 import { sendError } from '../errors.js';
 import { sessionHolder } from '../room/session.js';
 import type { LiveHub } from './live-hub.js';
@@ -17,8 +18,6 @@ export const maxFrameBytes = 64 * 1024;
  * client gone without a close (lost Wi-Fi, sleeping laptop) leaves within about a minute.
  */
 export const heartbeatMs = 25_000;
-
-const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 export interface LiveRouteDeps {
   readonly tokens: Pick<TokenService, 'verifySession'>;
@@ -51,7 +50,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
 
     const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
       const query = typeof request.query.session === 'string' ? request.query.session : '';
-      const presented = query !== '' ? query : (bearer.exec(request.headers.authorization ?? '')?.[1] ?? '');
+      const presented = query !== '' ? query : (bearerToken(request.headers.authorization) ?? '');
       const claims = presented ? await deps.tokens.verifySession(presented) : null;
       if (!claims || !sessionHolder(deps.meetings, claims, request.params.id)) {
         return sendError(reply, 'unauthorized', 'an admitted session of this room is required');

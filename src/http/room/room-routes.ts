@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../daemon/services.js';
+import type { EngineServices } from '../../engine/services.js';
 import type { JoinClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
@@ -13,7 +13,7 @@ import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
 type WithId = { Params: { id: string } };
 
 /** A join token (`t`) names the room it was made for; any other room refuses it. */
-async function claimsOf(services: Services, roomId: string, body: Body): Promise<JoinClaims | null> {
+async function claimsOf(services: EngineServices, roomId: string, body: Body): Promise<JoinClaims | null> {
   if (body.t === undefined || body.t === null || body.t === '') return null;
   const claims = typeof body.t === 'string' ? await services.tokens.verifyJoin(body.t) : null;
   if (!claims || claims.room !== roomId) throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
@@ -21,12 +21,12 @@ async function claimsOf(services: Services, roomId: string, body: Body): Promise
 }
 
 /** Whether `t` is a valid join token for this room (a wrong or absent one is simply no). */
-async function tokenFor(services: Services, roomId: string, t: unknown): Promise<boolean> {
+async function tokenFor(services: EngineServices, roomId: string, t: unknown): Promise<boolean> {
   const claims = typeof t === 'string' && t !== '' ? await services.tokens.verifyJoin(t) : null;
   return claims?.room === roomId;
 }
 
-async function arrival(services: Services, request: FastifyRequest<WithId>): Promise<Arrival> {
+async function arrival(services: EngineServices, request: FastifyRequest<WithId>): Promise<Arrival> {
   const body = bodyOf(request);
   const roomId = request.params.id;
   return {
@@ -41,12 +41,12 @@ async function arrival(services: Services, request: FastifyRequest<WithId>): Pro
   };
 }
 
-async function joined(services: Services, result: EntryResult) {
+async function joined(services: EngineServices, result: EntryResult) {
   return { status: 'joined', session: await signSession(services, result.participant), role: result.participant.role };
 }
 
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
-export function roomRoutes(services: Services) {
+export function roomRoutes(services: EngineServices) {
   return async (app: FastifyInstance): Promise<void> => {
     // An unlisted room (a meeting API's) shows itself only to a join token made for it, and a
     // closed one to nobody: for everyone else the answer is that of a room that does not exist.

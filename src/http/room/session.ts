@@ -1,16 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
-import type { Participant } from '../../engine/meetings/meeting.js';
+import { presentIn, type Participant } from '../../engine/meetings/meeting.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
-import type { Services } from '../../daemon/services.js';
+import type { EngineServices } from '../../engine/services.js';
+import { bearerToken } from '../bearer.js';
 import { HttpError } from '../errors.js';
 
 /** A session outlives a working day's meeting; it dies sooner with its meeting anyway. */
 export const sessionTtlSecs = 12 * 60 * 60;
 
-const bearer = /^Bearer\s+(\S+)\s*$/i;
-
-export function signSession(services: Pick<Services, 'tokens'>, participant: Participant): Promise<string> {
+export function signSession(services: Pick<EngineServices, 'tokens'>, participant: Participant): Promise<string> {
   return services.tokens.signSession(
     { room: participant.roomId, meeting: participant.meetingId, participant: participant.participantId, role: participant.role, name: participant.name },
     sessionTtlSecs,
@@ -18,8 +17,8 @@ export function signSession(services: Pick<Services, 'tokens'>, participant: Par
 }
 
 /** A valid session token sent as `Authorization: Bearer`, whichever room it is of; null otherwise. */
-export async function presentedSession(services: Pick<Services, 'tokens'>, request: FastifyRequest): Promise<SessionClaims | null> {
-  const presented = bearer.exec(request.headers.authorization ?? '')?.[1];
+export async function presentedSession(services: Pick<EngineServices, 'tokens'>, request: FastifyRequest): Promise<SessionClaims | null> {
+  const presented = bearerToken(request.headers.authorization);
   return presented ? services.tokens.verifySession(presented) : null;
 }
 
@@ -31,17 +30,16 @@ export async function presentedSession(services: Pick<Services, 'tokens'>, reque
  * A reload within the grace period, or a move into a sub-group, keeps `leftAt` null.
  */
 export function sessionHolder(meetings: Pick<MeetingService, 'participant'>, claims: SessionClaims | null, roomId: string): Participant | null {
-  const participant = claims ? meetings.participant(claims.participant) : null;
-  if (!claims || !participant || claims.room !== roomId) return null;
-  if (participant.meetingId !== claims.meeting || participant.roomId !== claims.room || participant.leftAt !== null) return null;
-  return participant;
+  if (!claims || claims.room !== roomId) return null;
+  const participant = meetings.participant(claims.participant);
+  return presentIn(participant, { meetingId: claims.meeting, roomId }) ? participant : null;
 }
 
 /**
  * The session presented as `Authorization: Bearer`, checked with `sessionHolder`. The role
  * comes from the token, never the URL.
  */
-export async function requireSession(services: Pick<Services, 'tokens' | 'meetings'>, request: FastifyRequest, roomId: string): Promise<SessionClaims> {
+export async function requireSession(services: Pick<EngineServices, 'tokens' | 'meetings'>, request: FastifyRequest, roomId: string): Promise<SessionClaims> {
   const claims = await presentedSession(services, request);
   if (!claims || !sessionHolder(services.meetings, claims, roomId)) {
     throw new HttpError('unauthorized', 'an admitted session of this room is required');

@@ -75,7 +75,7 @@ t.test('the sweep forgets old failures', async (t) => {
   await t.rejects(f.waiting.start(arrive('r1', 'Ann', { accessCode: 'bad' })));
   f.clock.advance(600_000);
   f.waiting.sweep();
-  const limiter = (f.waiting as unknown as { limiter: { failures: Map<string, unknown> } }).limiter;
+  const limiter = (f.waiting as unknown as { screening: { limiter: { failures: Map<string, unknown> } } }).screening.limiter;
   t.equal(limiter.failures.size, 0);
 });
 

@@ -1,14 +1,26 @@
-import type { ChatMessage, Locks, ParticipantView } from '../../protocol/live.js';
+import type { ChatEntry } from './chat-log.js';
+import type { LockDefaults, LockSettings } from './meeting-locks.js';
+import type { Role } from '../meetings/meeting.js';
 
 /** One person of a room's open meeting as the live connection knows them. */
-export interface LiveAttendee extends ParticipantView {
+export interface LiveAttendee {
+  readonly participantId: string;
+  readonly name: string;
+  readonly role: Role;
+  /** Sending audio (microphone on), as her page reported. */
+  readonly audio: boolean;
+  /** Sending video (camera on). */
+  readonly video: boolean;
+  /** Sharing her screen. */
+  readonly screen: boolean;
   /** A live connection is open now (false during the few seconds of a reload). */
   readonly connected: boolean;
 }
 
 /**
- * What other modules (the compat module) may ask of the live connection. Implemented by
- * `LiveHub`; reach it as `services.live`. Statistics are `services.stats.of(meetingId)`.
+ * What other modules (the compat module) may ask of the live connection: the one seam,
+ * camelCase like the rest of the engine (the wire's snake_case stays in the socket code).
+ * Statistics are `services.stats.of(meetingId)`.
  */
 export interface LiveApi {
   /**
@@ -16,22 +28,22 @@ export interface LiveApi {
    * sent to everyone connected. Null when the room has no open meeting. Throws EngineError
    * invalid_field (field `text`) unless the text is 1 to 2000 characters and not blank.
    */
-  postSystemChat(roomId: string, text: string): ChatMessage | null;
+  postSystemChat(roomId: string, text: string): ChatEntry | null;
   /**
    * Who is present in the room's open meeting (join order), with the media state their page
    * reported; [] without an open meeting. People away in a sub-group are not listed.
    */
   attendees(roomId: string): LiveAttendee[];
   /** The lock settings of the room's open meeting; null without one. */
-  locks(roomId: string): Locks | null;
+  locks(roomId: string): LockSettings | null;
   /** Sets the lock settings of the room's open meeting, as a moderator would; false without one. */
-  setLocks(roomId: string, locks: Locks): boolean;
+  setLocks(roomId: string, locks: LockSettings): boolean;
   /**
    * Where a meeting's first lock settings come from (for example a create call's
    * lockSettingsDisableMic); consulted once per meeting, when its settings are first needed.
    * Replaces the previous provider.
    */
-  setLockDefaults(provider: (roomId: string) => Partial<Locks> | null): void;
+  setLockDefaults(provider: LockDefaults): void;
   /** Whether arrivals in a room start muted (e.g. the meeting API's muteOnStart). */
   setMuteOnStart(provider: (roomId: string) => boolean): void;
 }
