@@ -190,7 +190,7 @@ const error = (code: LiveErrorCode, message: string): ServerMessage => ({ type: 
 /**
  * The engine's refusal of a gesture, passed on to its sender with the engine's code and words.
  * A code the live table does not list is a refusal this socket was never meant to meet: it goes
- * to the error reporter (rethrown), not onto the wire as a code no client knows.
+ * to the log (rethrown to the guard), not onto the wire as a code no client knows.
  */
 function refusal(err: EngineError): ServerMessage {
   if (!isLiveErrorCode(err.code)) throw err;
