@@ -61,6 +61,14 @@ export interface WaitingItem {
   readonly knocked_at: string;
 }
 
+/**
+ * Requests this page withdrew (the waiting screen's Leave, or an embedding app's hangup, which
+ * does not go through that screen): a poll scheduled before the withdrawal must not ask about
+ * them, since the server's honest answer would be a 404 in the console.
+ */
+const withdrawnHere = new Set<string>();
+const pollsInFlight = new Map<string, Promise<unknown>>();
+
 export const roomApi = {
   /** A meeting API's room is shown only to its join token (`t`). */
   exists: (roomId: string, joinToken: string | null) =>
@@ -70,20 +78,30 @@ export const roomApi = {
   /** A knock that waits is remembered by this tab, and only then is its request polled (request-memory.ts). */
   knock: async (roomId: string, body: { name: string; note: string; access_code?: string; t?: string }) => {
     const result = await request<Joined | { status: 'waiting' }>('POST', `${base(roomId)}/knock`, body);
-    if (result.ok && result.body.status === 'waiting') rememberRequest(roomId);
+    if (result.ok && result.body.status === 'waiting') {
+      rememberRequest(roomId);
+      withdrawnHere.delete(roomId);
+    }
     return result;
   },
   /** Call only for a request this tab made (madeRequest): without one the server answers 404. */
   poll: async (roomId: string) => {
-    const result = await request<PollAnswer>('GET', `${base(roomId)}/waiting`);
+    const answer = request<PollAnswer>('GET', `${base(roomId)}/waiting`);
+    pollsInFlight.set(roomId, answer);
+    const result = await answer.finally(() => pollsInFlight.delete(roomId));
     // Refused, expired or gone: a reload has nothing to come back to. Waiting, admitted (a
     // reload goes back into the meeting) and barred (a reload stays barred) are kept.
     const over = result.ok ? result.body.status === 'refused' || result.body.status === 'expired' : result.error.status === 404;
     if (over) forgetRequest(roomId);
     return result;
   },
-  withdraw: (roomId: string) => {
+  /** True once this page withdrew its request in the room, until it knocks again. */
+  withdrawn: (roomId: string) => withdrawnHere.has(roomId),
+  withdraw: async (roomId: string) => {
+    withdrawnHere.add(roomId);
     forgetRequest(roomId);
+    // A poll already on its way is let through first, so that it does not arrive after the request is gone.
+    await pollsInFlight.get(roomId)?.catch(() => undefined);
     return request<null>('DELETE', `${base(roomId)}/waiting`);
   },
   /** For pagehide: a beacon outlives the page; it is sent without a body. */

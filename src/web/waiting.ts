@@ -83,6 +83,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const poll = async () => {
     // One poll at a time: a slow answer must not pile up requests behind it.
     if (polling) return;
+    if (roomApi.withdrawn(roomId)) return stopPolling();
     polling = true;
     const result = await roomApi.poll(roomId).finally(() => (polling = false));
     if (!result.ok) {
