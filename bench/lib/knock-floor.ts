@@ -33,16 +33,16 @@ interface Db {
 }
 interface DaemonModules {
   'store/database.js': { openDatabase: (dataDir: string) => Db };
-  'store/meetings-repository.js': { SqliteMeetingStore: new (db: Db) => { transaction<T>(fn: () => T): T } };
-  'store/waiting-requests-repository.js': { SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void } };
+  'store/meeting-store.js': { SqliteMeetingStore: new (db: Db) => { transaction<T>(fn: () => T): T } };
+  'store/waiting-request-store.js': { SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void } };
   'engine/waiting/request-id.js': { newRequestId: (nowMs: number) => string };
 }
 
 async function repositories(dataDir: string): Promise<Repositories> {
   const load = async <P extends keyof DaemonModules>(path: P) => (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
   const { openDatabase } = await load('store/database.js');
-  const { SqliteMeetingStore } = await load('store/meetings-repository.js');
-  const { SqliteWaitingRequestStore } = await load('store/waiting-requests-repository.js');
+  const { SqliteMeetingStore } = await load('store/meeting-store.js');
+  const { SqliteWaitingRequestStore } = await load('store/waiting-request-store.js');
   // The daemon's own request ids: their form decides where the primary-key entry lands.
   const { newRequestId } = await load('engine/waiting/request-id.js');
   const db = openDatabase(dataDir);

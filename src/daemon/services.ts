@@ -12,12 +12,12 @@ import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js'
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
-import { SqliteAccessTokenStore } from '../store/access-tokens-repository.js';
+import { SqliteAccessTokenStore } from '../store/access-token-store.js';
 import { openDatabase } from '../store/database.js';
-import { SqliteLiveStore } from '../store/live-repository.js';
-import { SqliteMeetingStore } from '../store/meetings-repository.js';
-import { SqliteRoomStore } from '../store/rooms-repository.js';
-import { SqliteWaitingRequestStore } from '../store/waiting-requests-repository.js';
+import { SqliteLiveStore } from '../store/live-store.js';
+import { SqliteMeetingStore } from '../store/meeting-store.js';
+import { SqliteRoomStore } from '../store/room-store.js';
+import { SqliteWaitingRequestStore } from '../store/waiting-request-store.js';
 import { SqliteWriteProbe } from '../store/write-probe.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 

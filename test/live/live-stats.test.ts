@@ -1,7 +1,7 @@
 import t from 'tap';
 import { MeetingStats } from '../../src/engine/stats/meeting-stats.js';
 import { openDatabase } from '../../src/store/database.js';
-import { SqliteLiveStore } from '../../src/store/live-repository.js';
+import { SqliteLiveStore } from '../../src/store/live-store.js';
 import { call, daemonFor, dataDirFor, stopGracefully } from '../helpers/api.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { connectLive, pause } from '../helpers/live.js';

@@ -11,9 +11,9 @@ import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-servic
 import { databaseFileName, openDatabase, type Db } from '../../src/store/database.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
-import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
-import { SqliteRoomStore } from '../../src/store/rooms-repository.js';
-import { SqliteWaitingRequestStore } from '../../src/store/waiting-requests-repository.js';
+import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
+import { SqliteRoomStore } from '../../src/store/room-store.js';
+import { SqliteWaitingRequestStore } from '../../src/store/waiting-request-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { MemoryStore } from '../helpers/memory-store.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';

@@ -6,8 +6,8 @@ import { ChatLog } from '../../src/engine/live/chat-log.js';
 import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
 import { MeetingStats } from '../../src/engine/stats/meeting-stats.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
-import { SqliteLiveStore } from '../../src/store/live-repository.js';
-import { SqliteMeetingStore } from '../../src/store/meetings-repository.js';
+import { SqliteLiveStore } from '../../src/store/live-store.js';
+import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { Tap } from '../helpers/api.js';
 

@@ -6,9 +6,9 @@ import { MeetingService } from '../../../src/engine/meetings/meeting-service.js'
 import { newRequestId } from '../../../src/engine/waiting/request-id.js';
 import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase } from '../../../src/store/database.js';
-import { SqliteMeetingStore } from '../../../src/store/meetings-repository.js';
-import { SqliteRoomStore } from '../../../src/store/rooms-repository.js';
-import { SqliteWaitingRequestStore } from '../../../src/store/waiting-requests-repository.js';
+import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
+import { SqliteRoomStore } from '../../../src/store/room-store.js';
+import { SqliteWaitingRequestStore } from '../../../src/store/waiting-request-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { Fixture } from '../../helpers/engine-fixture.js';
 import { waitingRoomFixture } from '../../helpers/room-fixture.js';
