@@ -16,6 +16,8 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     pipelining?: number;
+    /** Requests per second over all connections together (a fixed offered load); without it, as fast as answers come. */
+    overallRate?: number;
     requests?: RequestSpec[];
   }
   export interface Histogram {

@@ -23,7 +23,7 @@ import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
-import { measure, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
+import { measure, measureAtEqualRate, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
 import {
   checkTargets,
@@ -106,7 +106,7 @@ function record(m: Measurement): void {
   const contended = (m.otherCpuPct ?? 0) > 25;
   if (contended) notes.push(`${m.label}: other programs took ${m.otherCpuPct!.toFixed(0)}% of a core during the window; its figure is low by about that much.`);
   log(
-    `${m.label}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors, ` +
+    `${m.label}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, ${m.errors} errors, ` +
       `CPU: server ${m.serverCpuPct?.toFixed(0) ?? '?'}%, client ${m.clientCpuPct.toFixed(0)}%${clientBound}, others ${m.otherCpuPct?.toFixed(0) ?? '?'}%`,
   );
 }
@@ -326,7 +326,12 @@ async function waitingScenarios(): Promise<void> {
         },
         notes: scenarioNotes,
       };
-      const m = await measured(spec, sampler);
+      const full = await measured(spec, sampler);
+      // The CPU comparison at one offered load for both, a little over half of what the slower side answered.
+      const rate = Math.floor(0.6 * Math.min(full.requestsPerSec, full.referenceRps ?? full.requestsPerSec));
+      const equalRate = baselineServer ? await measureAtEqualRate(spec, baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), timing, rate) : undefined;
+      if (equalRate) scenarioNotes.push(`CPU per request compared at an equal offered load of ${rate} req/s: ${equalRate.cpuUs.toFixed(1)} µs vs the baseline's ${equalRate.referenceCpuUs.toFixed(1)} µs`);
+      const m = equalRate ? { ...full, equalRate } : full;
       const keeperRate = ((keeper.polls - keeperPollsBefore) / (Date.now() - keeperT0)) * 1000;
       if (keeperRate >= 1) scenarioNotes.push(`the keeper added ${keeperRate.toFixed(0)} polls/s (not counted in req/s) to keep every request alive`);
       // A request swept during the scenario answers 404 from then on: it shows in the errors.

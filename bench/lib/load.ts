@@ -6,6 +6,8 @@ export interface Timing {
   readonly warmupSec: number;
   readonly durationSec: number;
   readonly connections: number;
+  /** A fixed offered load in requests per second (all connections together); without it, as fast as the server answers. */
+  readonly rate?: number;
 }
 
 export interface ScenarioSpec {
@@ -25,7 +27,7 @@ export interface ScenarioSpec {
   readonly timing?: Partial<Timing>;
 }
 
-async function fire(spec: ScenarioSpec, connections: number, durationSec: number, judge: boolean) {
+async function fire(spec: ScenarioSpec, connections: number, durationSec: number, judge: boolean, rate?: number) {
   let bad = 0;
   const check = spec.check;
   const result = await autocannon({
@@ -33,6 +35,7 @@ async function fire(spec: ScenarioSpec, connections: number, durationSec: number
     connections,
     duration: durationSec,
     timeout: 10,
+    ...(rate ? { overallRate: rate } : {}),
     requests: [
       {
         method: spec.method ?? 'GET',
@@ -63,14 +66,14 @@ export async function warmOnly(spec: ScenarioSpec, connections: number, seconds:
  */
 export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: RssSampler | null): Promise<Measurement> {
   const timing = { ...runTiming, ...spec.timing };
-  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false);
+  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false, timing.rate);
   sampler?.window();
   const serverCpu0 = cpuTimesOf(spec.pid);
   const clientCpu0 = process.cpuUsage();
   const busy0 = machineBusySeconds();
   const t0 = performance.now();
   const windowStart = Date.now();
-  const { result, bad } = await fire(spec, timing.connections, timing.durationSec, true);
+  const { result, bad } = await fire(spec, timing.connections, timing.durationSec, true, timing.rate);
   const wallSec = (performance.now() - t0) / 1000;
   const windowEnd = Date.now();
   const serverCpu1 = cpuTimesOf(spec.pid);
@@ -146,7 +149,7 @@ export async function measurePaired(
   slices = 4,
 ): Promise<PairedMeasurement> {
   const timing = { ...runTiming, ...spec.timing };
-  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false);
+  if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false, timing.rate);
   const slice = { ...timing, warmupSec: 0, durationSec: Math.max(1, Math.round(timing.durationSec / slices)) };
   const reference = { ...timing, warmupSec: 0, durationSec: 1 };
   const parts: Measurement[] = [];
@@ -158,4 +161,21 @@ export async function measurePaired(
   references.push(await measure(baseline, reference, null));
   const beside = combine(references);
   return { ...combine(parts), referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) };
+}
+
+/**
+ * Server CPU per request of a scenario and of the baseline at the same fixed offered load
+ * (`rate` requests per second, in alternation as in `measurePaired`). At full speed the two are
+ * not comparable on a small machine: the load generator shares the cores, the baseline answers
+ * faster, and a server answering more requests per event-loop turn spends less CPU on each
+ * (fewer wake-ups and system calls), so the faster side looks cheaper per request than it is.
+ */
+export async function measureAtEqualRate(
+  spec: ScenarioSpec,
+  baseline: ScenarioSpec,
+  runTiming: Timing,
+  rate: number,
+): Promise<NonNullable<Measurement['equalRate']>> {
+  const paired = await measurePaired(spec, baseline, { ...runTiming, warmupSec: 1, rate }, null);
+  return { rate, cpuUs: cpuPerRequestUs(paired), referenceCpuUs: paired.referenceCpuUs };
 }

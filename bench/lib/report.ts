@@ -33,6 +33,11 @@ export interface Measurement {
   readonly referenceRps?: number;
   /** The baseline's server CPU per request (µs) in those same windows. */
   readonly referenceCpuUs?: number;
+  /**
+   * Server CPU per request of the scenario and of the baseline, both at the same fixed offered
+   * load (bench/lib/load.ts, `measureAtEqualRate`), when it was measured: the CPU comparison.
+   */
+  readonly equalRate?: { readonly rate: number; readonly cpuUs: number; readonly referenceCpuUs: number };
 }
 
 /** What a scenario is compared with: the baseline measured beside it, else the run's baseline mean. */
@@ -40,9 +45,13 @@ export function referenceOf(m: Pick<Measurement, 'referenceRps'> | undefined, ba
   return m?.referenceRps ?? baselineRps;
 }
 
-/** The scenario's server CPU per request over the baseline's beside it (else the run's baseline figure): 1.3 means 30% more. */
-export function cpuRatioOf(m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec' | 'referenceCpuUs'> | undefined, baselineCpuUs: number): number {
+/**
+ * The scenario's server CPU per request over the baseline's: at an equal offered load when that
+ * was measured, else beside it at full speed (else the run's baseline figure). 1.3 means 30% more.
+ */
+export function cpuRatioOf(m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec' | 'referenceCpuUs' | 'equalRate'> | undefined, baselineCpuUs: number): number {
   if (!m) return Number.NaN;
+  if (m.equalRate) return ratio(m.equalRate.cpuUs, m.equalRate.referenceCpuUs);
   return ratio(cpuPerRequestUs(m), m.referenceCpuUs ?? baselineCpuUs);
 }
 
