@@ -18,12 +18,11 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import type { RequestParams } from 'autocannon';
 import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
-import { measure, measureAtEqualRate, measurePaired, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
+import { measure, measureAtEqualRate, measurePaired, measureRounds, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
 import {
   checkTargets,
@@ -329,8 +328,13 @@ async function waitingScenarios(): Promise<void> {
       const full = await measured(spec, sampler);
       // The CPU comparison at one offered load for both, a little over half of what the slower side answered.
       const rate = Math.floor(0.6 * Math.min(full.requestsPerSec, full.referenceRps ?? full.requestsPerSec));
-      const equalRate = baselineServer ? await measureAtEqualRate(spec, baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), timing, rate) : undefined;
-      if (equalRate) scenarioNotes.push(`CPU per request compared at an equal offered load of ${rate} req/s: ${equalRate.cpuUs.toFixed(1)} µs vs the baseline's ${equalRate.referenceCpuUs.toFixed(1)} µs`);
+      const equalRate = baselineServer
+        ? await measureAtEqualRate(spec, baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), timing, rate)
+        : undefined;
+      if (equalRate)
+        scenarioNotes.push(
+          `CPU per request compared at an equal offered load of ${rate} req/s: ${equalRate.cpuUs.toFixed(1)} µs vs the baseline's ${equalRate.referenceCpuUs.toFixed(1)} µs`,
+        );
       const m = equalRate ? { ...full, equalRate } : full;
       const keeperRate = ((keeper.polls - keeperPollsBefore) / (Date.now() - keeperT0)) * 1000;
       if (keeperRate >= 1) scenarioNotes.push(`the keeper added ${keeperRate.toFixed(0)} polls/s (not counted in req/s) to keep every request alive`);
@@ -464,7 +468,18 @@ function createQuery(meetingId: string): string {
   return `name=${encodeURIComponent(`Lesson ${meetingId}`).replace(/%20/g, '+')}&meetingID=${meetingId}&attendeePW=ap-${meetingId}&moderatorPW=mp-${meetingId}&record=false&meta_bbb-origin=Moodle`;
 }
 
-async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): Promise<void> {
+/** A meeting-API daemon with its existing meetings, ready to be measured. */
+interface ApiDaemon {
+  readonly label: '1t' | '1000t';
+  readonly daemon: Daemon;
+  readonly sampler: RssSampler;
+  readonly ids: readonly string[];
+  readonly owner: (k: number) => Tenant;
+  readonly tenantsText: string;
+  readonly manyTenants: boolean;
+}
+
+async function startApiDaemon(label: '1t' | '1000t', tenants: readonly Tenant[]): Promise<ApiDaemon> {
   const dataDir = join(workDir, `api-${label}`);
   mkdirSync(dataDir, { recursive: true });
   let tenantsFile: string | undefined;
@@ -487,8 +502,7 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
   });
   servers.push(daemon);
   const sampler = new RssSampler(daemon.pid).start();
-  const compatUrl = daemon.compatUrl!;
-  const client = new Client(compatUrl, 16);
+  const client = new Client(daemon.compatUrl!, 16);
   const owner = (k: number) => tenants[k % tenants.length]!;
 
   // Existing meetings: 1,000 of them either way; with 1,000 tenants, one per tenant.
@@ -502,77 +516,78 @@ async function apiScenarios(label: '1t' | '1000t', tenants: readonly Tenant[]): 
   log(
     `${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-
   const tenantsText = tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant';
-  const rotation = (call: string) => {
-    const paths = ids.map((id, k) => signed(call, `meetingID=${id}`, owner(k).secret));
-    let n = 0;
-    return (request: RequestParams) => ({ ...request, path: paths[n++ % paths.length]! });
-  };
-  for (const [call, short] of [
-    ['getMeetingInfo', 'info'],
-    ['isMeetingRunning', 'running'],
-  ] as const) {
-    record(
-      await measured(
-        {
-          id: `${short}-${label}`,
-          label: `${call}, ${tenantsText}`,
-          server: daemon.name,
-          pid: daemon.pid,
-          url: compatUrl,
-          next: rotation(call),
-          check: success,
-          notes: [`${ids.length} existing meetings (created, nobody joined), SHA-256 checksum, each call signed by the meeting's owner`],
-        },
-        sampler,
-      ),
-    );
-  }
+  return { label, daemon, sampler, ids, owner, tenantsText, manyTenants: tenants.length > 1 };
+}
+
+type ApiCall = 'info' | 'running' | 'create' | 'create-path';
+
+function apiSpec(api: ApiDaemon, call: ApiCall): ScenarioSpec {
+  const { daemon, ids, owner, label, tenantsText } = api;
+  const base = { server: daemon.name, pid: daemon.pid, url: daemon.compatUrl!, check: success };
   let n = 0;
-  record(
-    await measured(
-      {
-        id: `create-${label}`,
-        label: `create (new meeting), ${tenantsText}`,
-        server: daemon.name,
-        pid: daemon.pid,
-        url: compatUrl,
-        next: (request) => {
-          const k = n++;
-          return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
-        },
-        check: success,
-        notes: [
-          tenants.length > 1 ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret',
-        ],
+  if (call === 'info' || call === 'running') {
+    const name = call === 'info' ? 'getMeetingInfo' : 'isMeetingRunning';
+    const paths = ids.map((id, k) => signed(name, `meetingID=${id}`, owner(k).secret));
+    return {
+      ...base,
+      id: `${call}-${label}`,
+      label: `${name}, ${tenantsText}`,
+      next: (request) => ({ ...request, path: paths[n++ % paths.length]! }),
+      notes: [`${ids.length} existing meetings (created, nobody joined), SHA-256 checksum, each call signed by the meeting's owner`],
+    };
+  }
+  if (call === 'create') {
+    return {
+      ...base,
+      id: `create-${label}`,
+      label: `create (new meeting), ${tenantsText}`,
+      next: (request) => {
+        const k = n++;
+        return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
       },
-      sampler,
-    ),
-  );
+      notes: [
+        api.manyTenants ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret',
+      ],
+    };
+  }
   // The design deployments use: the tenant named in the path, its secret the only one tried.
-  let m = 0;
-  record(
-    await measured(
-      {
-        id: `create-path-${label}`,
-        label: `create (new meeting) via /confapi/{tenant}/api, ${tenantsText}`,
-        server: daemon.name,
-        pid: daemon.pid,
-        url: compatUrl,
-        next: (request) => {
-          const k = m++;
-          return { ...request, path: signed('create', createQuery(`path-${label}-${k}`), owner(k).secret, owner(k).id) };
-        },
-        check: success,
-        notes: ['each call signed by the next tenant in turn, the tenant named in the path'],
-      },
-      sampler,
-    ),
-  );
-  sampler.stop();
-  memory[`${name}HwmMb`] = (memoryOf(daemon.pid)?.hwmKb ?? Number.NaN) / 1024;
-  await daemon.stop();
+  return {
+    ...base,
+    id: `create-path-${label}`,
+    label: `create (new meeting) via /confapi/{tenant}/api, ${tenantsText}`,
+    next: (request) => {
+      const k = n++;
+      return { ...request, path: signed('create', createQuery(`path-${label}-${k}`), owner(k).secret, owner(k).id) };
+    },
+    notes: ['each call signed by the next tenant in turn, the tenant named in the path'],
+  };
+}
+
+/**
+ * The meeting API with one tenant and with 1,000, both daemons up at once: each call is measured
+ * in rounds that alternate the baseline, the one-tenant daemon and the 1,000-tenant daemon every
+ * couple of seconds, so the "1,000 tenants against one" ratio compares windows a few seconds
+ * apart, not minutes (this host's speed drifts by a third within minutes).
+ */
+async function apiScenarios(one: ApiDaemon, many: ApiDaemon): Promise<void> {
+  for (const call of ['info', 'running', 'create', 'create-path'] as const) {
+    const specs = [apiSpec(one, call), apiSpec(many, call)];
+    await quietMoment(specs[1]!.label);
+    const reference = baselineServer ? baselineSpec(baselineServer, 'reference', 'baseline beside a scenario') : null;
+    const rounds = await measureRounds(
+      reference ? [reference, ...specs] : specs,
+      timing,
+      reference ? [null, one.sampler, many.sampler] : [one.sampler, many.sampler],
+    );
+    const beside = reference ? rounds.shift()! : null;
+    for (const m of rounds) record(beside ? { ...m, referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) } : m);
+  }
+  for (const api of [one, many]) {
+    api.sampler.stop();
+    memory[`${api.daemon.name}HwmMb`] = (memoryOf(api.daemon.pid)?.hwmKb ?? Number.NaN) / 1024;
+    await api.daemon.stop();
+  }
 }
 
 // ---------------------------------------------------------------- main
@@ -613,12 +628,12 @@ async function main(): Promise<void> {
   if (only.has('moderators')) await moderatorsScenario();
   if (only.has('api')) {
     const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
-    await apiScenarios('1t', [primary]);
+    const one = await startApiDaemon('1t', [primary]);
     const others = Array.from({ length: tenantCount - 1 }, (_, k): Tenant => ({
       id: `lms-${String(k + 1).padStart(4, '0')}`,
       secret: randomBytes(24).toString('hex'),
     }));
-    await apiScenarios('1000t', [primary, ...others]);
+    await apiScenarios(one, await startApiDaemon('1000t', [primary, ...others]));
   }
 
   await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), last', 'baseline-2');

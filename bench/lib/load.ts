@@ -179,3 +179,33 @@ export async function measureAtEqualRate(
   const paired = await measurePaired(spec, baseline, { ...runTiming, warmupSec: 1, rate }, null);
   return { rate, cpuUs: cpuPerRequestUs(paired), referenceCpuUs: paired.referenceCpuUs };
 }
+
+/**
+ * Several scenarios measured in rounds: after a warm-up of each, `slices` rounds in which each
+ * scenario has a short window in turn (the order reversed every other round, so that none always
+ * follows the same one); each scenario's windows are combined. Ratios between them then compare
+ * windows seconds apart.
+ */
+export async function measureRounds(
+  specs: readonly ScenarioSpec[],
+  runTiming: Timing,
+  samplers: readonly (RssSampler | null)[],
+  slices = 4,
+): Promise<Measurement[]> {
+  const parts = specs.map((): Measurement[] => []);
+  for (const spec of specs) {
+    const timing = { ...runTiming, ...spec.timing };
+    if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false, timing.rate);
+  }
+  for (let k = 0; k < slices; k++) {
+    const order = [...specs.keys()];
+    if (k % 2 === 1) order.reverse();
+    for (const i of order) {
+      const spec = specs[i]!;
+      const timing = { ...runTiming, ...spec.timing };
+      const slice = { ...timing, warmupSec: 0, durationSec: Math.max(1, Math.round(timing.durationSec / slices)) };
+      parts[i]!.push(await measure(spec, slice, samplers[i] ?? null));
+    }
+  }
+  return parts.map(combine);
+}

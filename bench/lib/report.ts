@@ -49,7 +49,10 @@ export function referenceOf(m: Pick<Measurement, 'referenceRps'> | undefined, ba
  * The scenario's server CPU per request over the baseline's: at an equal offered load when that
  * was measured, else beside it at full speed (else the run's baseline figure). 1.3 means 30% more.
  */
-export function cpuRatioOf(m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec' | 'referenceCpuUs' | 'equalRate'> | undefined, baselineCpuUs: number): number {
+export function cpuRatioOf(
+  m: Pick<Measurement, 'serverCpuPct' | 'requestsPerSec' | 'referenceCpuUs' | 'equalRate'> | undefined,
+  baselineCpuUs: number,
+): number {
   if (!m) return Number.NaN;
   if (m.equalRate) return ratio(m.equalRate.cpuUs, m.equalRate.referenceCpuUs);
   return ratio(cpuPerRequestUs(m), m.referenceCpuUs ?? baselineCpuUs);
