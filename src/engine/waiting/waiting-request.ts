@@ -26,6 +26,27 @@ export interface WaitingRequest {
   readonly participantId: string | null;
 }
 
+/** A new request, knocked `nowMs` (when it is written) and expiring `timeoutMs` later. */
+export function newWaitingRequest(fields: {
+  readonly requestId: string;
+  readonly meetingId: string;
+  readonly secretHash: Buffer;
+  readonly name: string;
+  readonly note: string;
+  readonly nowMs: number;
+  readonly timeoutMs: number;
+}): WaitingRequest {
+  const { nowMs, timeoutMs, ...rest } = fields;
+  return {
+    ...rest,
+    state: 'waiting',
+    knockedAt: new Date(nowMs).toISOString(),
+    expiresAt: new Date(nowMs + timeoutMs).toISOString(),
+    decidedAt: null,
+    participantId: null,
+  };
+}
+
 export interface WaitingRequestStore {
   /**
    * A knock: inserts the request AND records its knock in the meeting's timeline, as the entry

@@ -10,7 +10,8 @@ import { presentIn, type Meeting, type Participant } from '../../engine/meetings
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { MeetingStats } from '../../engine/stats/meeting-stats.js';
 import type { SessionClaims } from '../../engine/tokens/token-service.js';
-import type { WaitingListChange, WaitingRoomService } from '../../engine/waiting/waiting-room-service.js';
+import type { WaitingRoomService } from '../../engine/waiting/waiting-room-service.js';
+import type { WaitingListChange } from '../../engine/waiting/waiting-room-types.js';
 import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from '../../media/media-backend.js';
 import { MeshSignallingRelay } from '../../media/mesh-relay.js';
 import { lockSettingsOf, parseClientMessage } from './client-messages.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EngineServices } from '../../engine/services.js';
 import type { JoinClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
-import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
+import type { EntryResult } from '../../engine/waiting/waiting-room-types.js';
 import { noteEvent } from '../access-log.js';
 import { barOf, bodyOf, requestId, type Body } from '../body.js';
 import { clientKey } from '../client-key.js';

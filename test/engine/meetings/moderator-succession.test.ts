@@ -2,7 +2,7 @@ import t from 'tap';
 import type { Participant } from '../../../src/engine/meetings/meeting.js';
 import { ModeratorSuccession, successorAmong } from '../../../src/engine/meetings/moderator-succession.js';
 import type { Room } from '../../../src/engine/rooms/room.js';
-import type { StartResult } from '../../../src/engine/waiting/waiting-room-service.js';
+import type { StartResult } from '../../../src/engine/waiting/waiting-room-types.js';
 import { Fixture, arrive, by, claims } from '../../helpers/engine-fixture.js';
 
 /** An open gateway room: entered with a join token (role participant, source link), never left without a moderator. */

@@ -75,7 +75,7 @@ t.test('the sweep forgets old failures', async (t) => {
   await t.rejects(f.waiting.start(arrive('r1', 'Ann', { accessCode: 'bad' })));
   f.clock.advance(600_000);
   f.waiting.sweep();
-  const limiter = (f.waiting as unknown as { screening: { limiter: { failures: Map<string, unknown> } } }).screening.limiter;
+  const limiter = (f.waiting as unknown as { gate: { screening: { limiter: { failures: Map<string, unknown> } } } }).gate.screening.limiter;
   t.equal(limiter.failures.size, 0);
 });
 

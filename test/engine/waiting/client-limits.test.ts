@@ -1,5 +1,5 @@
 import t from 'tap';
-import { clientDefaults } from '../../../src/engine/waiting/waiting-room-service.js';
+import { clientDefaults } from '../../../src/engine/waiting/waiting-room-types.js';
 import { Fixture, api, arrive } from '../../helpers/engine-fixture.js';
 
 const school = { clientKey: '198.51.100.20' };

@@ -1,0 +1,97 @@
+import type { Clock } from '../clock.js';
+import { EngineError } from '../errors.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import { entersAsModerator } from '../meetings/moderator-succession.js';
+import type { Participant } from '../meetings/meeting.js';
+import type { Room, RoomStore } from '../rooms/room.js';
+import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
+import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
+import { ArrivalScreening, type ArrivalScreeningOptions } from './arrival-screening.js';
+import { checkName, checkNote } from './knock-fields.js';
+import type { OpenRequests } from './open-requests.js';
+import { plausibleSecret } from './request-secret.js';
+import type { LiveRequest } from './room-queue.js';
+
+/** An arrival that passed every door, and whether she must wait. */
+export interface Screened {
+  readonly room: Room;
+  readonly name: string;
+  readonly note: string;
+  readonly claims: JoinClaims | null | undefined;
+  /** Her participant in the parent meeting, when she moves into a sub-group. */
+  readonly member: Participant | null;
+  /** The request of the open meeting her cookie names, if any. */
+  readonly known: LiveRequest | undefined;
+  readonly wait: boolean;
+}
+
+export interface ArrivalGateDeps {
+  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly meetings: MeetingService;
+  readonly policy: WaitingRoomPolicy;
+  readonly clock: Clock;
+  readonly requests: Pick<OpenRequests, 'queueOf'>;
+}
+
+/**
+ * Entry, validation, then the access code, then a bar, then the admission decision; nothing is
+ * written here. Only a code makes an arrival wait (for scrypt off the loop); then everything is
+ * read again, since the meeting may have changed meanwhile.
+ */
+export class ArrivalGate {
+  readonly screening: ArrivalScreening;
+
+  constructor(
+    private readonly deps: ArrivalGateDeps,
+    options: ArrivalScreeningOptions,
+  ) {
+    this.screening = new ArrivalScreening(deps.meetings, deps.clock, options);
+  }
+
+  screen<T>(arrival: Arrival, knocking: boolean, next: (screened: Screened) => T | Promise<T>): Promise<T> {
+    try {
+      // Synchronous unless a code must be hashed: knocks of one turn must share its group commit.
+      const first = this.screenNow(arrival, knocking, false);
+      if (first !== 'code') return Promise.resolve(next(first));
+      return this.screening
+        .checkAccessCode(this.deps.rooms.get(arrival.roomId)!, arrival)
+        .then(() => next(this.screenNow(arrival, knocking, true) as Screened));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private screenNow(arrival: Arrival, knocking: boolean, codePassed: boolean): Screened | 'code' {
+    const room = this.deps.rooms.get(arrival.roomId);
+    // A closed room (its meeting ended for good) looks like no room at all.
+    if (!room || room.entry === 'closed') throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
+    const claims = arrival.claims;
+    const subgroup = room.parentRoomId !== null;
+    const member = subgroup ? this.screening.parentMember(room, arrival) : null;
+    const name = checkName(member?.name ?? claims?.name ?? arrival.name);
+    const note = knocking ? checkNote(arrival.note) : '';
+    const meeting = this.deps.meetings.current(room.roomId);
+    const queue = meeting ? this.deps.requests.queueOf(meeting) : undefined;
+    const known = queue && plausibleSecret(arrival.secret) ? queue.bySecret(arrival.secret) : undefined;
+    if (room.entry === 'token' && !claims && !known) {
+      throw new EngineError('guest_denied', 'this meeting admits only people its platform invited; use the link you were given');
+    }
+    // Who comes from the parent's meeting passed its code already; so did a browser whose
+    // cookie names a request of this meeting, since that cookie is only given after the code.
+    if (!member && !known && !codePassed && needsAccessCode(room, claims)) return 'code';
+    if (known?.request.state === 'barred' && !isModerator(claims)) {
+      throw new EngineError('barred', 'you may not join this meeting');
+    }
+    const moderatorPresent = meeting ? this.deps.meetings.moderatorPresent(meeting) : false;
+    const wait = mustWait({
+      scope: effectiveScope(this.deps.policy, room),
+      mode: effectiveMode(this.deps.policy, room),
+      claims,
+      subgroup,
+      waitingDisabled: (meeting?.waitingDisabled ?? false) && this.deps.policy.waitingRoom !== 'forced',
+      moderatorPresent,
+      entersAsModerator: entersAsModerator(room, moderatorPresent),
+    });
+    return { room, name, note, claims, member, known, wait };
+  }
+}

@@ -1,0 +1,120 @@
+import type { Clock } from '../clock.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Meeting, Participant } from '../meetings/meeting.js';
+import type { RecordedActor } from '../meetings/timeline.js';
+import type { OpenRequests } from './open-requests.js';
+import type { LiveRequest, RoomQueue } from './room-queue.js';
+import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+import { subjectOf, waitingDefaults } from './waiting-room-types.js';
+
+export interface RequestDecisionsDeps {
+  readonly meetings: MeetingService;
+  readonly store: WaitingRequestStore;
+  readonly clock: Clock;
+  readonly requests: Pick<OpenRequests, 'releaseSlot'>;
+  /** How long without a poll a request counts as a closed window. */
+  readonly staleAfterMs: number;
+  /** Tells the moderators' lists what they now see and no longer see. */
+  readonly notify: (roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]) => void;
+}
+
+/**
+ * What happens to a waiting request: admitted, expired, closed (withdrawn, or its window closed),
+ * refused or barred; each written with its timeline entry in one transaction, then told.
+ */
+export class RequestDecisions {
+  constructor(private readonly deps: RequestDecisionsDeps) {}
+
+  admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Participant {
+    const participant = this.deps.meetings.join(meeting, 'participant', live.request.name);
+    this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
+    return participant;
+  }
+
+  admitEveryone(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): number {
+    const waiting = [...queue.waiting.values()];
+    if (waiting.length === 0) return 0;
+    this.deps.meetings.atomically(() => {
+      for (const live of waiting) this.admitOne(meeting, queue, live);
+      this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
+    });
+    this.deps.notify(
+      meeting.roomId,
+      meeting,
+      [],
+      waiting.map((live) => live.request.requestId),
+    );
+    return waiting.length;
+  }
+
+  /** Timeouts and closed windows that are due in one room. */
+  settle(meeting: Meeting, queue: RoomQueue): void {
+    const now = this.nowMs();
+    const due = (live: LiveRequest) =>
+      now >= live.expiresAtMs ||
+      (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) ||
+      now - live.lastSeenMs >= this.deps.staleAfterMs;
+    const settled = [...queue.waiting.values()].filter(due);
+    if (settled.length === 0) return;
+    // One durable commit for the whole batch: closing thousands of windows one fsync each
+    // would starve the very polls that keep the others open.
+    this.deps.meetings.atomically(() => {
+      for (const live of settled) {
+        if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
+        else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
+        else this.close(meeting, queue, live, 'window_closed');
+      }
+    });
+    this.deps.notify(
+      meeting.roomId,
+      meeting,
+      [],
+      settled.map((live) => live.request.requestId),
+    );
+  }
+
+  expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
+    this.deps.meetings.atomically(() => {
+      this.decide(queue, live, { state: 'expired' });
+      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+    });
+  }
+
+  /** The person is gone: the request leaves memory at once. */
+  close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): void {
+    this.deps.meetings.atomically(() => {
+      this.decide(queue, live, { state });
+      this.deps.meetings.record(meeting, state === 'withdrawn' ? 'withdraw' : 'window_closed', null, subjectOf(live.request));
+    });
+    queue.remove(live);
+  }
+
+  decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
+    if (live.request.state === 'waiting' && change.state !== 'waiting') this.deps.requests.releaseSlot(live.clientSlot);
+    const request: WaitingRequest = {
+      ...live.request,
+      state: change.state,
+      decidedAt: this.nowIso(),
+      participantId: change.participantId ?? live.request.participantId,
+    };
+    this.deps.store.updateRequest(request);
+    queue.replace(live, request);
+  }
+
+  /** Requests still waiting when their meeting ends will never be answered: they expire with it. */
+  expireAll(meeting: Meeting, queue: RoomQueue, at: string): void {
+    for (const live of [...queue.waiting.values()]) {
+      this.deps.requests.releaseSlot(live.clientSlot);
+      this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
+      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+    }
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  private nowIso(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * What the waiting room's service takes and answers (waiting-room-service.ts describes each call),
+ * its defaults, and the shapes moderators see. Kept apart so that the service file holds behaviour.
+ */
+import type { Clock } from '../clock.js';
+import type { EngineLog } from '../listeners.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Participant } from '../meetings/meeting.js';
+import type { LiveRequest } from './room-queue.js';
+import type { TimelineSubject } from '../meetings/timeline.js';
+import type { RoomStore } from '../rooms/room.js';
+import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
+import type { ArrivalScreeningOptions } from './arrival-screening.js';
+import type { AttemptLimits } from './attempt-limiter.js';
+import type { WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+
+export interface WaitingRoomDeps {
+  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly meetings: MeetingService;
+  readonly store: WaitingRequestStore;
+  readonly clock: Clock;
+  readonly policy: WaitingRoomPolicy;
+  /** Where a failing listener is logged (the daemon's logger). */
+  readonly log: EngineLog;
+}
+
+/** The access code's limits (`codeAttempts`, `codeHashConcurrency`) are ArrivalScreening's. */
+export interface WaitingRoomOptions extends ArrivalScreeningOptions {
+  /** How often the waiting client polls (2 s). */
+  readonly pollIntervalMs?: number;
+  /** Polls missed before a request counts as a closed window (3, so 6 s). */
+  readonly missedPolls?: number;
+  /** When set, how long without a poll a request counts as a closed window, instead of pollIntervalMs × missedPolls (SERVICE_WAITING_CLOSED_WINDOW_SECS). */
+  readonly closedWindowMs?: number;
+  readonly maxOpenRequests?: number;
+  /** New requests one client address may make in one room per window. */
+  readonly knocksPerClient?: AttemptLimits;
+  /** Requests one client address may have waiting (or being written) in one room at once. */
+  readonly maxOpenPerClient?: number;
+}
+
+export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
+export type StartResult = EntryResult | { readonly status: 'knock' };
+export type KnockResult = EntryResult | { readonly status: 'waiting'; readonly requestId: string; readonly secret: string };
+
+export type PollResult =
+  | { readonly status: 'waiting' }
+  | { readonly status: 'admitted'; readonly participant: Participant }
+  | { readonly status: 'refused'; readonly retry: true }
+  | { readonly status: 'expired'; readonly retry: true }
+  | { readonly status: 'barred' };
+
+/** Shaped as the moderators' list is sent. */
+export interface WaitingListItem {
+  readonly request_id: string;
+  readonly name: string;
+  readonly note: string;
+  readonly knocked_at: string;
+}
+
+/**
+ * One change of a room's waiting list as moderators see it (`list`). Applying `removed`, then
+ * `added`, to the list before the change gives the list after it; both are idempotent (an id
+ * removed that is not there, or an item added that is), so a change that reaches an observer who
+ * has read the list since is harmless.
+ */
+export interface WaitingListChange {
+  readonly meetingId: string;
+  /** Requests moderators now see: a knock was committed, or a page that said it was leaving polled again. */
+  readonly added: readonly WaitingListItem[];
+  /** Request ids moderators no longer see: admitted, refused, barred, expired, withdrawn, closed, or leaving. */
+  readonly removed: readonly string[];
+  /** The meeting's list is gone (the meeting was forgotten): read it again rather than apply a change. */
+  readonly reset: boolean;
+}
+
+export type WaitingListListener = (roomId: string, change: WaitingListChange) => void;
+
+export type SwitchListener = (roomId: string, meetingId: string) => void;
+
+/** The moderators' waiting-room toggle. */
+export interface SwitchState {
+  /** Later arrivals of the open meeting wait as the room's scope says. */
+  readonly enabled: boolean;
+  /** A moderator may turn it on or off here (not under a forced policy, not without a waiting room). */
+  readonly switchable: boolean;
+}
+
+export interface AdmitResult {
+  readonly admitted: number;
+}
+
+/**
+ * Per-client limits. A whole class shares a school's address, so one address may hold 100
+ * waiting requests in a room (a class of 30 three times over, or a lecture hall arriving before
+ * its lecturer) and make 120 new ones a minute (everyone knocking at the bell, some twice);
+ * a single address can then fill at most a tenth of the room's 1,000 places.
+ */
+export const clientDefaults = { knocksPerClient: { limit: 120, windowMs: 60_000 }, maxOpenPerClient: 100, retryAfterSecs: 30 } as const;
+
+export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000, leaveGraceMs: 2000 } as const;
+/** A request as the moderators' list shows it. */
+export function itemOf(request: WaitingRequest): WaitingListItem {
+  return { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };
+}
+
+export function subjectOf(request: WaitingRequest): TimelineSubject {
+  return { requestId: request.requestId, participantId: request.participantId, name: request.name };
+}
+
+/** What a poll answers for a request; null once an admission is spent (she left the meeting). */
+export function pollAnswer(live: LiveRequest, meetings: Pick<MeetingService, 'participant'>): PollResult | null {
+  switch (live.request.state) {
+    case 'waiting':
+      return { status: 'waiting' };
+    case 'admitted': {
+      const admitted = live.request.participantId ? meetings.participant(live.request.participantId) : null;
+      // Leaving ends what the admission gave: the page arrives again instead of getting a dead session.
+      return admitted && admitted.leftAt === null ? { status: 'admitted', participant: admitted } : null;
+    }
+    case 'refused':
+      return { status: 'refused', retry: true };
+    case 'expired':
+      return { status: 'expired', retry: true };
+    case 'barred':
+      return { status: 'barred' };
+    default:
+      return null;
+  }
+}
