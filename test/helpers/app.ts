@@ -14,6 +14,8 @@ export interface InProcess extends Server {
   readonly dataDir: string;
   /** Every line the engine logged so far (JSON), as a daemon's stdout would hold them. */
   readonly lines: string[];
+  /** Where it listens on 127.0.0.1, when built with `listen` (null otherwise). */
+  readonly url: string | null;
 }
 
 /** Statuses whose answer has no body: a fetch Response refuses one. */
@@ -25,9 +27,10 @@ const bodiless = new Set([101, 204, 205, 304]);
  * where time matters) instead of the system's. The periodic sweep does not run: a test that
  * needs it moves its clock and calls `services.waiting.sweep()`, as the daemon's timer would.
  * `api` answers like fetch against a daemon, so the helpers of api.ts and waiting.ts work on both.
- * Closed (app, then services) at teardown.
+ * `listen` also opens its listener on 127.0.0.1 (for what looks at the socket: /readyz's
+ * engine_listener check). Closed (app, then services) at teardown.
  */
-export async function appFor(t: Tap, options: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {}): Promise<InProcess> {
+export async function appFor(t: Tap, options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {}): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
   const lines: string[] = [];
@@ -51,6 +54,13 @@ export async function appFor(t: Tap, options: { env?: Record<string, string>; cl
   let adminToken = '';
   services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await app.ready();
+  let url: string | null = null;
+  if (options.listen) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error(`appFor: unexpected listening address ${String(address)}`);
+    url = `http://127.0.0.1:${address.port}`;
+  }
 
   const api: Server['api'] = async (path, init = {}) => {
     const { token, body, method, headers: given } = init;
@@ -68,5 +78,5 @@ export async function appFor(t: Tap, options: { env?: Record<string, string>; cl
     }
     return new Response(bodiless.has(answer.statusCode) ? null : new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers: responseHeaders });
   };
-  return { app, services, dataDir, lines, adminToken, api };
+  return { app, services, dataDir, lines, url, adminToken, api };
 }

@@ -2,11 +2,11 @@
 // counts as a closed window (default 6 s, three of the page's 2 s polls). Two engines side by
 // side, each built in-process as the daemon builds it, the same silence on a fake clock: the
 // default one closes the request, the one set to 10 s keeps it, and still closes it once the
-// longer silence has passed. That the daemon's own sweep timer runs is proven against the
-// spawned daemon in waiting-gestures.test.ts.
+// longer silence has passed. The last test proves, against the spawned daemon, what only a
+// process shows: its own sweep timer closes a silent request without anyone calling.
 import t from 'tap';
 import { appFor, type InProcess } from '../helpers/app.js';
-import { type Tap } from '../helpers/api.js';
+import { daemonFor, type Tap } from '../helpers/api.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { Browser, asSession, createRoom, moderator, names } from '../helpers/waiting.js';
 
@@ -37,4 +37,23 @@ t.test('a waiting page silent longer than the default 6 s but under the setting 
   silence(11_000);
   t.same(await b.list(), [], 'closed window of 10 s: 11 s of silence after her last poll close it');
   t.equal((await b.ann.poll()).status, 404);
+});
+
+t.test('the daemon sweeps by itself: a silent request leaves the list once the window is over', async (t) => {
+  const d = await daemonFor(t, { env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '4' } });
+  await createRoom(t, d, { room_id: 'swept', name: 'Swept', waiting_room: 'all' });
+  const mod = await moderator(d, 'swept', 'Mo Sweep');
+  const ann = new Browser(d, 'swept');
+  t.equal((await ann.knock({ name: 'Ann' })).status, 202, 'Ann knocks and never polls');
+  const knockedAt = Date.now();
+  let list = names(await asSession.list(d, 'swept', mod.session));
+  t.same(list, ['Ann'], 'listed at first');
+  while (list.length > 0 && Date.now() - knockedAt < 15_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    list = names(await asSession.list(d, 'swept', mod.session));
+  }
+  const after = Date.now() - knockedAt;
+  t.same(list, [], `gone from the moderator's list after ${after} ms`);
+  t.ok(after >= 3000, 'not before the window is (nearly) over');
+  t.equal((await ann.poll()).status, 404, 'her request was closed');
 });
