@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
-import { buildEngineApp } from '../http/app.js';
 import { listeningUrl } from '../http/listening-url.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
-import { openServices, systemClock, type Services } from './services.js';
+import { openEngine } from './engine.js';
+import { systemClock } from './services.js';
 
 export const initialTokenFileName = 'initial-admin-token';
 
@@ -54,12 +54,6 @@ function writeInitialToken(dataDir: string, token: string): string {
 
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
 export async function startDaemon(config: Config, log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true))): Promise<RunningDaemon> {
-  const services: Services = openServices(config, systemClock, { log });
-  const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
-  if (initial) {
-    const file = join(config.dataDir, initialTokenFileName);
-    log.info({ file }, `first admin access token written to ${file}`);
-  }
   // The compat listener counts for readiness once the daemon means to run it; until it
   // listens (or when it was not started after all) /readyz says so.
   const compatExpected = compatActive(config);
@@ -67,17 +61,17 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   // Both listeners count into one summary; a line per request only where access-log.ts says.
   const summary = new RequestSummary(systemClock);
   const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
-  const stopSummary = summarizeEvery(summary, config.requestSummarySecs * 1000, (line) => log.info(line, 'requests'));
-  // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
-  services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
-  const app = await buildEngineApp(services, {
-    loggerInstance: log,
-    web: config,
-    trustedProxies: config.trustedProxies,
+  const { services, app } = await openEngine(config, systemClock, log, {
     readinessChecks: [{ name: 'compat_listener', check: compatCheck }],
     accessLog,
   });
+  const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
+  if (initial) {
+    const file = join(config.dataDir, initialTokenFileName);
+    log.info({ file }, `first admin access token written to ${file}`);
+  }
+  const stopSummary = summarizeEvery(summary, config.requestSummarySecs * 1000, (line) => log.info(line, 'requests'));
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   try {
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });

@@ -5,6 +5,9 @@ import { startDaemon, stopDaemon, tempDataDir, type Daemon } from './daemon.js';
 /** A tap test, as the callbacks of t.test receive it. */
 export type Tap = Test;
 
+/** What the API helpers call: a spawned daemon (daemon.ts) or the engine in-process (app.ts). */
+export type Server = Pick<Daemon, 'api' | 'adminToken'>;
+
 /** A response read once: status, headers, the raw text and, when it parses, the JSON. */
 export interface ApiResult {
   readonly status: number;
@@ -15,9 +18,9 @@ export interface ApiResult {
 }
 
 /** Calls the API (admin token unless `token` says otherwise); `json` is sent as a JSON body. */
-export async function call(daemon: Daemon, path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<ApiResult> {
+export async function call(server: Server, path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<ApiResult> {
   const { json, ...rest } = init;
-  const response = await daemon.api(path, {
+  const response = await server.api(path, {
     signal: AbortSignal.timeout(10_000),
     ...rest,
     ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
@@ -34,11 +37,11 @@ export async function call(daemon: Daemon, path: string, init: RequestInit & { t
 
 /** The shorthands of the rooms API. */
 export const rooms = {
-  create: (d: Daemon, json: unknown) => call(d, '/api/rooms', { method: 'POST', json }),
-  get: (d: Daemon, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`),
-  patch: (d: Daemon, id: string, json: unknown) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'PATCH', json }),
-  delete: (d: Daemon, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  list: (d: Daemon, query = '') => call(d, `/api/rooms${query}`),
+  create: (d: Server, json: unknown) => call(d, '/api/rooms', { method: 'POST', json }),
+  get: (d: Server, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`),
+  patch: (d: Server, id: string, json: unknown) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'PATCH', json }),
+  delete: (d: Server, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  list: (d: Server, query = '') => call(d, `/api/rooms${query}`),
 };
 
 /**
@@ -84,8 +87,8 @@ export function dataDirFor(t: Tap): string {
   return dir;
 }
 
-/** The daemon's log lines that are JSON, parsed. */
-export function logRecords(daemon: Daemon): Record<string, unknown>[] {
+/** The log lines that are JSON, parsed (a daemon's stdout, or the in-process engine's log). */
+export function logRecords(daemon: Pick<Daemon, 'lines'>): Record<string, unknown>[] {
   return daemon.lines.flatMap((line) => {
     try {
       return [JSON.parse(line) as Record<string, unknown>];

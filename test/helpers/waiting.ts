@@ -1,4 +1,4 @@
-import type { Tap } from './api.js';
+import type { Server, Tap } from './api.js';
 import { call, rooms, type ApiResult } from './api.js';
 import type { Daemon } from './daemon.js';
 
@@ -54,7 +54,7 @@ export class Browser {
   lastSetCookie: ParsedCookie | null = null;
 
   constructor(
-    readonly daemon: Daemon,
+    readonly daemon: Server,
     readonly roomId: string,
     readonly options: { forwardedFor?: string; forwardedProto?: string } = {},
   ) {}
@@ -132,7 +132,7 @@ export function claimsOf(token: unknown): Record<string, unknown> {
 
 /** The join token (`t`) of a link made through the rooms API. */
 export async function linkToken(
-  daemon: Daemon,
+  daemon: Server,
   roomId: string,
   json: { role: 'moderator' | 'participant'; name?: string; ttl_secs?: number },
 ): Promise<string> {
@@ -159,7 +159,7 @@ function sessionOf(result: ApiResult, name: string): Session {
 }
 
 /** Enters a room with a moderator link from the rooms API; returns the moderator's session. */
-export async function moderator(daemon: Daemon, roomId: string, name = 'Moderator Mallory'): Promise<Session> {
+export async function moderator(daemon: Server, roomId: string, name = 'Moderator Mallory'): Promise<Session> {
   const t = await linkToken(daemon, roomId, { role: 'moderator' });
   const started = await call(daemon, `${roomPath(roomId)}/start`, { method: 'POST', token: null, json: { name, t } });
   if (started.status !== 200 || started.body?.status !== 'joined') throw new Error(`moderator start answered ${started.status}: ${started.text}`);
@@ -173,27 +173,27 @@ export function admittedSession(result: ApiResult, name: string): Session {
 
 /** The gestures of a person holding a session at the room addresses. */
 export const asSession = {
-  list: (d: Daemon, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/waiting-list`, { token: session }),
-  admit: (d: Daemon, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/admit`, { method: 'POST', token: session, json }),
-  refuse: (d: Daemon, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/refuse`, { method: 'POST', token: session, json }),
-  disable: (d: Daemon, roomId: string, session: string | null) =>
+  list: (d: Server, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/waiting-list`, { token: session }),
+  admit: (d: Server, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/admit`, { method: 'POST', token: session, json }),
+  refuse: (d: Server, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/refuse`, { method: 'POST', token: session, json }),
+  disable: (d: Server, roomId: string, session: string | null) =>
     call(d, `${roomPath(roomId)}/waiting-room/disable`, { method: 'POST', token: session, json: {} }),
-  leave: (d: Daemon, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
+  leave: (d: Server, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
 };
 
 const apiRoom = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;
 
 /** The rooms API's waiting-room gestures and records (admin token unless `token` says otherwise). */
 export const waitingApi = {
-  list: (d: Daemon, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting`, { token }),
-  admit: (d: Daemon, roomId: string, requestId: string, token?: string | null) =>
+  list: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting`, { token }),
+  admit: (d: Server, roomId: string, requestId: string, token?: string | null) =>
     call(d, `${apiRoom(roomId)}/waiting/${encodeURIComponent(requestId)}/admit`, { method: 'POST', token, json: {} }),
-  admitAll: (d: Daemon, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting/admit-all`, { method: 'POST', token, json: {} }),
-  refuse: (d: Daemon, roomId: string, requestId: string, bar: boolean, token?: string | null) =>
+  admitAll: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting/admit-all`, { method: 'POST', token, json: {} }),
+  refuse: (d: Server, roomId: string, requestId: string, bar: boolean, token?: string | null) =>
     call(d, `${apiRoom(roomId)}/waiting/${encodeURIComponent(requestId)}/refuse`, { method: 'POST', token, json: { bar } }),
-  disable: (d: Daemon, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting-room/disable`, { method: 'POST', token, json: {} }),
-  timeline: (d: Daemon, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/timeline`, { token }),
-  attendance: (d: Daemon, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/attendance.csv`, { token }),
+  disable: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting-room/disable`, { method: 'POST', token, json: {} }),
+  timeline: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/timeline`, { token }),
+  attendance: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/attendance.csv`, { token }),
 };
 
 export interface TimelineView {
@@ -205,14 +205,14 @@ export interface TimelineView {
 }
 
 /** The open (or latest) meeting's timeline entries. */
-export async function timeline(d: Daemon, roomId: string, token?: string | null): Promise<TimelineView[]> {
+export async function timeline(d: Server, roomId: string, token?: string | null): Promise<TimelineView[]> {
   const result = await waitingApi.timeline(d, roomId, token);
   if (result.status !== 200) throw new Error(`timeline answered ${result.status}: ${result.text}`);
   return result.body.entries as TimelineView[];
 }
 
 /** The attendance sheet as rows of cells (a simple CSV split; the test names hold no commas or quotes). */
-export async function attendanceRows(d: Daemon, roomId: string, token?: string | null): Promise<string[][]> {
+export async function attendanceRows(d: Server, roomId: string, token?: string | null): Promise<string[][]> {
   const result = await waitingApi.attendance(d, roomId, token);
   if (result.status !== 200) throw new Error(`attendance answered ${result.status}: ${result.text}`);
   return result.text
@@ -222,7 +222,7 @@ export async function attendanceRows(d: Daemon, roomId: string, token?: string |
 }
 
 /** Creates a room through the rooms API or fails the test. */
-export async function createRoom(t: Tap, d: Daemon, json: Record<string, unknown>): Promise<void> {
+export async function createRoom(t: Tap, d: Server, json: Record<string, unknown>): Promise<void> {
   const created = await rooms.create(d, json);
   if (created.status !== 201) t.fail(`room ${String(json.room_id)} not created: ${created.status} ${created.text}`);
 }

@@ -1,7 +1,8 @@
-// Issue 11, points 2 and 3 against a real daemon: one client cannot fill a waiting room (per
+// Issue 11, points 2 and 3 against the engine built in-process: one client cannot fill a waiting room (per
 // address, through the trusted proxy too), and wrong access codes do not stall the event loop.
 import t from 'tap';
-import { assertError, call, daemonFor, type ApiResult, type Tap } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
+import { assertError, call, type ApiResult, type Tap } from '../helpers/api.js';
 import { Browser, createRoom } from '../helpers/waiting.js';
 
 const perClient = 100;
@@ -25,7 +26,7 @@ function tally(results: ApiResult[]): Record<string, number> {
 }
 
 t.test('a knock flood from one address is held at 100 waiting requests; others still knock', async (t) => {
-  const d = await daemonFor(t);
+  const d = await appFor(t);
   await createRoom(t, d, { room_id: 'flooded', name: 'Flooded', waiting_room: 'all' });
 
   // Knocks nobody polls close after 6 s and free their slots, so each flood is measured in two
@@ -54,14 +55,14 @@ t.test('a knock flood from one address is held at 100 waiting requests; others s
 });
 
 t.test('an untrusted peer cannot pick its address with X-Forwarded-For', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: '10.9.9.9' } });
+  const d = await appFor(t, { env: { SERVICE_TRUSTED_PROXIES: '10.9.9.9' } });
   await createRoom(t, d, { room_id: 'spoofed', name: 'Spoofed', waiting_room: 'all' });
   const results = await flood((i) => new Browser(d, 'spoofed', { forwardedFor: `203.0.113.${i % 250}` }), perClient + 20);
   t.same(tally(results), { waiting: perClient, '429 too_many_waiting': 20 }, 'every knock counted against the real peer');
 });
 
 t.test('knocks per minute: withdrawing and knocking again is limited too', async (t) => {
-  const d = await daemonFor(t);
+  const d = await appFor(t);
   await createRoom(t, d, { room_id: 'churn', name: 'Churn', waiting_room: 'all' });
   const outcomes: number[] = [];
   for (let i = 0; i < 130; i++) {
@@ -79,7 +80,7 @@ t.test('knocks per minute: withdrawing and knocking again is limited too', async
 });
 
 t.test('ten wrong access codes do not stall other requests', async (t) => {
-  const d = await daemonFor(t);
+  const d = await appFor(t);
   await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'all', access_code: 'correct-horse' });
   await createRoom(t, d, { room_id: 'other', name: 'Other', waiting_room: 'off' });
   let guessesDone = 0;

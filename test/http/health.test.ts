@@ -1,23 +1,30 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { readinessProbeReuseMs } from '../../src/http/app.js';
 import { databaseFileName } from '../../src/store/database.js';
 import { writeProbeKey } from '../../src/store/write-probe.js';
 import { openSqlite } from '../../src/store/sqlite.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
 import { compatDaemonFor } from '../helpers/compat.js';
-import type { Daemon } from '../helpers/daemon.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 
-async function get(daemon: Daemon, path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${daemon.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+/** A daemon, or the engine built in-process and listening (the checks look at its socket). */
+interface Listening {
+  readonly url: string | null;
+  readonly dataDir: string;
+}
+
+async function get(daemon: Listening, path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${daemon.url!}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
 }
 
 /** How many write probes the daemon's database has taken (read from another connection). */
-function probesOf(daemon: Daemon): number {
+function probesOf(daemon: Listening): number {
   const db = openSqlite(join(daemon.dataDir, databaseFileName), { readonly: true });
   try {
     const row = db.prepare('SELECT value FROM instance_meta WHERE key = ?').get(writeProbeKey) as { value: string } | undefined;
@@ -27,10 +34,8 @@ function probesOf(daemon: Daemon): number {
   }
 }
 
-const pastReuse = () => sleep(readinessProbeReuseMs + 100);
-
 t.test('/healthz and /readyz answer without a token on the engine listener', async (t) => {
-  const daemon = await daemonFor(t);
+  const daemon = await appFor(t, { listen: true });
   const health = await get(daemon, '/healthz');
   t.equal(health.status, 200);
   t.same(health.body, { status: 'ok', service: 'meeting-service' });
@@ -48,17 +53,20 @@ t.test('/healthz and /readyz answer without a token on the engine listener', asy
   t.equal((await get(daemon, '/readyz', { authorization: 'Bearer mt_forged' })).status, 200);
   t.equal((await get(daemon, '/healthz?probe=1', { authorization: 'Bearer mt_forged' })).status, 200);
   // Not shadowed by the web client's routes, and nothing else answers there.
-  t.equal((await fetch(`${daemon.url}/readyz/extra`)).status, 404);
+  t.equal((await fetch(`${daemon.url!}/readyz/extra`)).status, 404);
 });
 
 t.test('/readyz answers 503 while the database cannot take a write, and recovers', async (t) => {
-  const daemon = await daemonFor(t);
+  const clock = new FakeClock();
+  const daemon = await appFor(t, { listen: true, clock });
+  // The last probe's answer is reused for readinessProbeReuseMs, by the engine's clock.
+  const pastReuse = () => clock.advance(readinessProbeReuseMs + 100);
   t.equal((await get(daemon, '/readyz')).status, 200);
   // Another process holds SQLite's write lock: every write of the daemon would wait, then fail.
   const blocker = openSqlite(join(daemon.dataDir, databaseFileName));
   t.teardown(() => blocker.close());
   blocker.exec('BEGIN IMMEDIATE');
-  await pastReuse();
+  pastReuse();
   const started = Date.now();
   const blocked = await get(daemon, '/readyz');
   t.equal(blocked.status, 503);
@@ -71,7 +79,7 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   t.match(JSON.stringify(warning), /SQLITE_BUSY/);
 
   blocker.exec('ROLLBACK');
-  await pastReuse();
+  pastReuse();
   const recovered = await get(daemon, '/readyz');
   t.equal(recovered.status, 200, 'ready again once the lock is gone');
 });
@@ -90,6 +98,7 @@ t.test(
     const inNamespace = (script: string) => inDaemonNamespace(daemon, script);
     inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
     const states: number[] = [];
+    const pastReuse = () => sleep(readinessProbeReuseMs + 100);
     for (let i = 0; i < 5; i++) {
       await pastReuse();
       states.push((await get(daemon, '/readyz')).status);
@@ -103,7 +112,7 @@ t.test(
 );
 
 t.test('a flood of /readyz costs at most one probe write a second', async (t) => {
-  const daemon = await daemonFor(t);
+  const daemon = await appFor(t, { listen: true });
   const before = probesOf(daemon);
   const started = Date.now();
   const answers = await Promise.all(Array.from({ length: 300 }, () => get(daemon, '/readyz')));

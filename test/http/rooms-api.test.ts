@@ -1,11 +1,11 @@
 import t from 'tap';
-import { assertError, call, daemonFor, rooms } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
+import { appFor, type InProcess } from '../helpers/app.js';
+import { assertError, call, rooms } from '../helpers/api.js';
 
 const base = { room_id: 'standup', name: 'Daily stand-up' };
 
 t.test('rooms API under the default policy', async (t) => {
-  const d: Daemon = await daemonFor(t);
+  const d: InProcess = await appFor(t);
 
   t.test('create, get, list, patch, delete', async (t) => {
     const created = await rooms.create(d, {
@@ -190,7 +190,7 @@ t.test('rooms API under the default policy', async (t) => {
 });
 
 t.test('pagination', async (t) => {
-  const d = await daemonFor(t);
+  const d = await appFor(t);
   const ids = ['p-e', 'p-a', 'p-d', 'p-b', 'p-c'];
   for (const id of ids) t.equal((await rooms.create(d, { room_id: id, name: id })).status, 201);
 
@@ -224,7 +224,7 @@ t.test('pagination', async (t) => {
 });
 
 t.test('SERVICE_WAITING_ROOM=optional: each room decides', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'optional' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'optional' } });
   t.equal((await rooms.create(d, base)).body.waiting_room, 'off', 'absent → off');
   for (const scope of ['off', 'guests', 'all']) {
     const created = await rooms.create(d, { room_id: `opt-${scope}`, name: 'x', waiting_room: scope });
@@ -235,7 +235,7 @@ t.test('SERVICE_WAITING_ROOM=optional: each room decides', async (t) => {
 });
 
 t.test('SERVICE_WAITING_ROOM=forced: every room verifies arrivals', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
   const created = await rooms.create(d, base);
   t.equal(created.status, 201);
   t.equal(created.body.waiting_room, 'all', 'absent → all');
@@ -250,7 +250,7 @@ t.test('SERVICE_WAITING_ROOM=forced: every room verifies arrivals', async (t) =>
 });
 
 t.test('SERVICE_WAITING_ROOM=off: the feature is unavailable', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'off' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'off' } });
   t.equal((await rooms.create(d, base)).body.waiting_room, 'off', 'absent → off');
   t.equal((await rooms.create(d, { room_id: 'off-off', name: 'x', waiting_room: 'off' })).status, 201, 'off is allowed');
   for (const scope of ['guests', 'all']) {
@@ -261,7 +261,7 @@ t.test('SERVICE_WAITING_ROOM=off: the feature is unavailable', async (t) => {
 });
 
 t.test('SERVICE_WAITING_ROOM_MODE=until_moderator fixes the mode', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM_MODE: 'until_moderator' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM_MODE: 'until_moderator' } });
   t.equal((await rooms.create(d, base)).body.waiting_room_mode, 'until_moderator', 'absent → until_moderator');
   t.equal((await rooms.create(d, { room_id: 'same-mode', name: 'x', waiting_room_mode: 'until_moderator' })).status, 201);
   assertError(t, await rooms.create(d, { room_id: 'approval', name: 'x', waiting_room_mode: 'approval' }), 409, 'waiting_room_mode_fixed', 'waiting_room_mode');

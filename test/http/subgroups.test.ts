@@ -1,10 +1,11 @@
 import t from 'tap';
-import { assertError, call, daemonFor, rooms } from '../helpers/api.js';
+import { assertError, call, rooms } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
 
 const json = (body: unknown) => ({ method: 'POST', json: body, token: null });
 
 t.test('a sub-group never waits, and is entered only from its meeting', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
   t.equal((await rooms.create(d, { room_id: 'class', name: 'Class 4B', waiting_room: 'all', access_code: '2468' })).status, 201);
   const group = await rooms.create(d, { room_id: 'class-g1', name: 'Group 1', waiting_room: 'all', parent_room_id: 'class' });
   t.equal(group.status, 201, 'forced policy has nothing to refuse on a sub-group');
@@ -20,18 +21,19 @@ t.test('a sub-group never waits, and is entered only from its meeting', async (t
 
   // The teacher enters the class; a pupil knocks (with the code) and is admitted.
   const link = await call(d, '/api/rooms/class/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
-  const teacherToken = new URL(link.body.url, d.url).searchParams.get('t');
+  const teacherToken = new URL(link.body.url, 'http://localhost').searchParams.get('t');
   const teacher = await call(d, '/room/class/start', json({ t: teacherToken }));
   t.equal(teacher.body.status, 'joined');
-  const knock = await fetch(`${d.url}/room/class/knock`, {
+  const knock = await d.api('/room/class/knock', {
     method: 'POST',
+    token: null,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Pupil', access_code: '2468' }),
   });
   t.equal(knock.status, 202);
   const cookie = knock.headers.get('set-cookie')!.split(';')[0]!;
   t.same((await call(d, '/room/class/admit', { method: 'POST', json: { all: true }, token: teacher.body.session })).body, { admitted: 1 });
-  const admitted = await (await fetch(`${d.url}/room/class/waiting`, { headers: { cookie } })).json();
+  const admitted = await (await d.api('/room/class/waiting', { token: null, headers: { cookie } })).json();
   t.equal(admitted.status, 'admitted');
 
   // Moving into the sub-group: her session of the class is the key; no code, no waiting, her own name.

@@ -1,8 +1,8 @@
 // Issue 3, behaviour 1-4 and 8 against a real daemon: who waits under each scope and mode,
 // admission by a moderator, the access code before the waiting room, join tokens, disabling.
 import t from 'tap';
-import { assertError, call, daemonFor, type Tap } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
+import { appFor, type InProcess } from '../helpers/app.js';
+import { assertError, call, type Tap } from '../helpers/api.js';
 import { Browser, asSession, claimsOf, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../helpers/waiting.js';
 
 /** Start says knock, knock says 202 waiting and sets the cookie. */
@@ -35,7 +35,7 @@ async function mustJoin(
 }
 
 t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
-  const d: Daemon = await daemonFor(t);
+  const d: InProcess = await appFor(t);
 
   t.test('scope off: nobody waits', async (t) => {
     await createRoom(t, d, { room_id: 'scope-off', name: 'Off room', waiting_room: 'off' });
@@ -291,7 +291,7 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
 });
 
 t.test('SERVICE_WAITING_ROOM=forced: the waiting room cannot be disabled', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
   await createRoom(t, d, { room_id: 'forced', name: 'Forced room' });
   const mod = await moderator(d, 'forced');
   t.equal(mod.role, 'moderator', 'a moderator enters directly under forced');

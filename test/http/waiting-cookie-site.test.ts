@@ -3,13 +3,13 @@
 // an embedding page of another site can still be admitted; over plain http it stays Lax, and a
 // client that is not a trusted proxy cannot make it change by saying https.
 import t from 'tap';
-import { daemonFor } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
 import { Browser, createRoom } from '../helpers/waiting.js';
 
 const room = 'cookie-room';
 
 t.test('behind a trusted TLS proxy: SameSite=None; Secure; Partitioned, and it still names the request', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: '127.0.0.1,::1' } });
+  const d = await appFor(t, { env: { SERVICE_TRUSTED_PROXIES: '127.0.0.1,::1' } });
   await createRoom(t, d, { room_id: room, name: 'Cookie room', waiting_room: 'all' });
   const viaTls = new Browser(d, room, { forwardedProto: 'https', forwardedFor: '203.0.113.7' });
   t.equal((await viaTls.knock({ name: 'Tess Proxy' })).status, 202, 'she waits');
@@ -35,7 +35,7 @@ t.test('behind a trusted TLS proxy: SameSite=None; Secure; Partitioned, and it s
 });
 
 t.test('X-Forwarded-Proto from a client that is not a trusted proxy changes nothing', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: 'none' } });
+  const d = await appFor(t, { env: { SERVICE_TRUSTED_PROXIES: 'none' } });
   await createRoom(t, d, { room_id: room, name: 'Cookie room', waiting_room: 'all' });
   const liar = new Browser(d, room, { forwardedProto: 'https' });
   t.equal((await liar.knock({ name: 'Lia Liar' })).status, 202);

@@ -1,10 +1,12 @@
-// Issue 3, behaviour 5-7 and 10 against a real daemon: refuse and bar, closed windows and
-// explicit leaves, the timeline and the attendance sheet, and the rooms-API gestures. The
-// timeout is waiting-expiry.test.ts (in-process, fake clock) and the engine's transitions test.
+// Issue 3, behaviour 5-7 and 10 against the engine built in-process, under a fake clock: refuse
+// and bar, closed windows and explicit leaves, the timeline and the attendance sheet, and the
+// rooms-API gestures. The timeout is waiting-expiry.test.ts and the engine's transitions test;
+// that the daemon's own sweep timer closes a silent request is waiting-closed-window.test.ts.
 import t from 'tap';
-import { assertError, daemonFor, type Tap } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
-import { Browser, asSession, attendanceRows, claimsOf, createRoom, moderator, names, sleep, timeline, waitingApi } from '../helpers/waiting.js';
+import { assertError, type Server, type Tap } from '../helpers/api.js';
+import { appFor, type InProcess } from '../helpers/app.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { Browser, asSession, attendanceRows, claimsOf, createRoom, moderator, names, timeline, waitingApi } from '../helpers/waiting.js';
 
 async function knocked(t: Tap, browser: Browser, name: string, note?: string): Promise<void> {
   const result = await browser.knock({ name, ...(note === undefined ? {} : { note }) });
@@ -12,7 +14,7 @@ async function knocked(t: Tap, browser: Browser, name: string, note?: string): P
 }
 
 /** The request id of `name` in the admin's view of the waiting list. */
-async function requestIdOf(d: Daemon, roomId: string, name: string): Promise<string> {
+async function requestIdOf(d: Server, roomId: string, name: string): Promise<string> {
   const list = await waitingApi.list(d, roomId);
   const item = (list.body as { request_id: string; name: string }[]).find((i) => i.name === name);
   if (!item) throw new Error(`${name} is not waiting in ${roomId}: ${list.text}`);
@@ -20,7 +22,17 @@ async function requestIdOf(d: Daemon, roomId: string, name: string): Promise<str
 }
 
 t.test('waiting-room gestures under the default policy', async (t) => {
-  const d: Daemon = await daemonFor(t);
+  const clock = new FakeClock();
+  const d: InProcess = await appFor(t, { clock });
+  /** Time passes, in half-second steps; the daemon's one-second sweep has run meanwhile. */
+  const sleep = async (ms: number) => {
+    for (let done = 0; done < ms; done += 500) {
+      clock.advance(Math.min(500, ms - done));
+      d.services.waiting.sweep();
+    }
+    await Promise.resolve();
+  };
+  const now = () => clock.now().getTime();
 
   t.test('refuse: refused with retry, may knock again, listed as Refused', async (t) => {
     const room = 'refuse';
@@ -93,22 +105,22 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     await createRoom(t, d, { room_id: room, name: 'Window room', waiting_room: 'all' });
     const mod = await moderator(d, room);
     const [gone, staying] = [new Browser(d, room), new Browser(d, room)];
-    const start = Date.now();
+    const start = now();
     await knocked(t, gone, 'Gone Gina');
     await knocked(t, staying, 'Staying Stan');
     t.same(names(await asSession.list(d, room, mod.session)), ['Gone Gina', 'Staying Stan'], 'both listed at first');
 
     let removedAfter: number | null = null;
     let checkedEarly = false;
-    let lastStanPoll = Date.now();
-    while (Date.now() - start < 10_000) {
+    let lastStanPoll = now();
+    while (now() - start < 10_000) {
       await sleep(500);
-      if (Date.now() - lastStanPoll >= 2000) {
-        lastStanPoll = Date.now();
+      if (now() - lastStanPoll >= 2000) {
+        lastStanPoll = now();
         t.same((await staying.poll()).body, { status: 'waiting' }, 'Stan keeps polling and waits');
       }
       const list = names(await asSession.list(d, room, mod.session));
-      const elapsed = Date.now() - start;
+      const elapsed = now() - start;
       if (!checkedEarly && elapsed >= 2000 && elapsed < 4000) {
         checkedEarly = true;
         t.ok(list.includes('Gone Gina'), `a request missing only one poll is still listed (${elapsed} ms)`);

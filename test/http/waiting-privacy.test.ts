@@ -1,8 +1,8 @@
 // Issue 3, behaviour 13 and the privacy paragraph against a real daemon: what a person who is
 // not admitted can learn, field bounds, markup kept as text, the cookie, and who may moderate.
 import t from 'tap';
-import { assertError, daemonFor, type ApiResult } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
+import { appFor, type InProcess } from '../helpers/app.js';
+import { assertError, type ApiResult } from '../helpers/api.js';
 import { Browser, asSession, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../helpers/waiting.js';
 
 const roomName = 'Zebra Council Quarterly';
@@ -20,7 +20,7 @@ function numbersIn(value: unknown): number[] {
 }
 
 t.test('privacy and abuse under the default policy', async (t) => {
-  const d: Daemon = await daemonFor(t);
+  const d: InProcess = await appFor(t);
   const room = 'secret-room';
   await createRoom(t, d, { room_id: room, name: roomName, waiting_room: 'guests', access_code: code });
   await createRoom(t, d, { room_id: 'other-room', name: 'Other room', waiting_room: 'guests' });

@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/settings.js';
+import type { Clock } from '../engine/clock.js';
+import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
+import { openServices, type Services } from './services.js';
+
+/** The engine's services and its listener's app, built from the config but not listening. */
+export interface Engine {
+  readonly services: Services;
+  readonly app: Awaited<ReturnType<typeof buildEngineApp>>;
+}
+
+/**
+ * Wires the engine as `meetctl serve` runs it: the services over the data directory's SQLite
+ * file, the app with the config's web and proxy settings, logging through `log`. The daemon
+ * adds the initial token, the sweep and the listeners; tests build the same engine in-process
+ * with their own clock and inject requests into it (test/helpers/app.ts).
+ */
+export async function openEngine(
+  config: Config,
+  clock: Clock,
+  log: Logger,
+  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> = {},
+): Promise<Engine> {
+  const services = openServices(config, clock, { log });
+  // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
+  services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
+  try {
+    const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies, ...options });
+    return { services, app };
+  } catch (err) {
+    services.close();
+    throw err;
+  }
+}

@@ -1,0 +1,82 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/load.js';
+import type { Clock } from '../../src/engine/clock.js';
+import { openEngine, type Engine } from '../../src/daemon/engine.js';
+import { loggerOptions } from '../../src/daemon/logger.js';
+import { systemClock } from '../../src/daemon/services.js';
+import { dataDirFor, type Server, type Tap } from './api.js';
+
+/** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
+export interface InProcess extends Server {
+  readonly app: Engine['app'];
+  readonly services: Engine['services'];
+  readonly dataDir: string;
+  /** Every line the engine logged so far (JSON), as a daemon's stdout would hold them. */
+  readonly lines: string[];
+  /** Where it listens on 127.0.0.1, when built with `listen` (null otherwise). */
+  readonly url: string | null;
+}
+
+/** Statuses whose answer has no body: a fetch Response refuses one. */
+const bodiless = new Set([101, 204, 205, 304]);
+
+/**
+ * Builds the engine the way `meetctl serve` does (src/daemon/engine.ts: the same config, store,
+ * services and app) on a real SQLite file in a fresh data directory, with `clock` (a FakeClock
+ * where time matters) instead of the system's. The periodic sweep does not run: a test that
+ * needs it moves its clock and calls `services.waiting.sweep()`, as the daemon's timer would.
+ * `api` answers like fetch against a daemon, so the helpers of api.ts and waiting.ts work on both.
+ * `listen` also opens its listener on 127.0.0.1 (for what looks at the socket: /readyz's
+ * engine_listener check). Closed (app, then services) at teardown.
+ */
+export async function appFor(t: Tap, options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {}): Promise<InProcess> {
+  const dataDir = options.dataDir ?? dataDirFor(t);
+  const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
+      done();
+    },
+  });
+  const log = pino(loggerOptions(config.logLevel, false), sink);
+  const { services, app } = await openEngine(config, options.clock ?? systemClock, log);
+  t.teardown(async () => {
+    await app.close();
+    services.close();
+  });
+  let adminToken = '';
+  services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
+  await app.ready();
+  let url: string | null = null;
+  if (options.listen) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error(`appFor: unexpected listening address ${String(address)}`);
+    url = `http://127.0.0.1:${address.port}`;
+  }
+
+  const api: Server['api'] = async (path, init = {}) => {
+    const { token, body, method, headers: given } = init;
+    const headers: Record<string, string> = {};
+    new Headers(given).forEach((value, name) => (headers[name] = value));
+    const bearer = token === undefined ? adminToken : token;
+    if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+    if (typeof body === 'string' && !('content-type' in headers)) headers['content-type'] = 'application/json';
+    if (body !== undefined && body !== null && typeof body !== 'string') throw new Error('appFor: only string bodies are supported');
+    const answer = await app.inject({ method: (method ?? 'GET') as 'GET', url: path, headers, ...(typeof body === 'string' ? { payload: body } : {}) });
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(one));
+    }
+    return new Response(bodiless.has(answer.statusCode) ? null : new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers: responseHeaders });
+  };
+  return { app, services, dataDir, lines, url, adminToken, api };
+}
