@@ -1,16 +1,18 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import type { EngineServices } from '../engine/services.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock, Scheduler } from '../engine/clock.js';
 import { ChatLog } from '../engine/live/chat-log.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
-import { LiveHub, type LiveOptions } from '../http/live/live-hub.js';
+import { LiveHub } from '../engine/live/live-hub.js';
+import type { LiveOptions } from '../engine/live/live-options.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
 import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js';
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
+import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-token-store.js';
 import { openDatabase } from '../store/database.js';
@@ -22,6 +24,18 @@ import { SqliteWriteProbe } from '../store/write-probe.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** Real timers that never hold the process open (a stop does not wait for a grace period). */
+export const systemScheduler: Scheduler = {
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms);
+    handle.unref();
+    return handle;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+};
 
 /** How often expiry, closed windows and empty meetings are checked. */
 const sweepIntervalMs = 1000;
@@ -75,6 +89,9 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     locks: new MeetingLocks(liveStore, clock),
     stats,
     clock,
+    scheduler: systemScheduler,
+    // The media backend is chosen here: the embedded mesh relay (an SFU adapter would be wired instead).
+    media: (context) => new MeshSignallingRelay(context),
     log,
     ...(options.live ? { options: options.live } : {}),
   });

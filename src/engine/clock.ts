@@ -2,3 +2,13 @@
 export interface Clock {
   now(): Date;
 }
+
+/**
+ * Timers, injected like the clock, so the grace periods and deadlines run under a fake clock in
+ * tests. The daemon passes real timers that do not hold the process open.
+ */
+export interface Scheduler {
+  /** Runs `fn` once, `ms` from now; the handle cancels it. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}

@@ -8,7 +8,7 @@ import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
 import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
-import type { LiveHub } from './live/live-hub.js';
+import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';

@@ -1,5 +1,5 @@
 import { mayAudio, mayVideo, type LockSettings } from '../engine/live/meeting-locks.js';
-import type { MediaBackend, MediaContext, MediaPeer, RelayResult } from './media-backend.js';
+import type { MediaBackend, MediaContext, MediaPeer, RelayResult } from '../engine/live/media-port.js';
 import { malformation, sending } from './sdp.js';
 import { canonicalSignal } from './signal-data.js';
 

@@ -1,4 +1,5 @@
 import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
+import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../protocol/locks.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import type { Devices } from './devices.js';
@@ -87,10 +88,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   );
   const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) }, devices.outgoing);
   let meshReady: Mesh | null = null;
-
   const isModerator = () => self?.role === 'moderator';
-  const mayAudio = () => isModerator() || !locks.mic;
-  const mayVideo = () => isModerator() || !(locks.cam || locks.cams_moderators_only);
+  const mayAudio = () => lockAllowsAudio(self?.role ?? 'participant', locks);
+  const mayVideo = () => lockAllowsVideo(self?.role ?? 'participant', locks);
 
   function tileFor(p: ParticipantView): HTMLElement {
     let tile = tiles.get(p.participant_id);

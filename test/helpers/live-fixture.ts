@@ -6,10 +6,14 @@ import { EngineError } from '../../src/engine/errors.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
-import { LiveHub, type LiveConnection, type LiveOptions, type LiveSession, type Scheduler } from '../../src/http/live/live-hub.js';
+import { LiveHub } from '../../src/engine/live/live-hub.js';
+import type { LiveOptions } from '../../src/engine/live/live-options.js';
+import type { LiveSession, Outbox } from '../../src/engine/live/outbox.js';
+import { parseClientMessage } from '../../src/http/live/client-messages.js';
+import { MeshSignallingRelay } from '../../src/media/mesh-relay.js';
 import type { ServerMessage } from '../../src/protocol/live.js';
-import type { MediaBackendFactory } from '../../src/media/media-backend.js';
-import type { FakeClock } from './fake-clock.js';
+import type { MediaBackendFactory } from '../../src/engine/live/media-port.js';
+import { FakeScheduler } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
 /** Chat, locks and statistics in plain arrays and maps, copied in and out like a database. */
@@ -80,44 +84,8 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   }
 }
 
-/** Timers that fire only when the test advances the fake clock through them. */
-export class FakeTimers implements Scheduler {
-  private seq = 0;
-  private readonly timers = new Map<number, { at: number; fn: () => void }>();
-
-  constructor(private readonly clock: FakeClock) {}
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.clock.now().getTime() + ms, fn });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-
-  get size(): number {
-    return this.timers.size;
-  }
-
-  /** Moves the clock forward by `ms`, running each timer that falls due, in order. */
-  advance(ms: number): void {
-    const end = this.clock.now().getTime() + ms;
-    for (;;) {
-      const due = [...this.timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
-      if (!due) break;
-      const [id, timer] = due;
-      this.clock.advance(Math.max(0, timer.at - this.clock.now().getTime()));
-      this.timers.delete(id);
-      timer.fn();
-    }
-    this.clock.advance(end - this.clock.now().getTime());
-  }
-}
-
-/** A socket as the hub sees it: what it was sent, and how it was closed. */
-export class FakeConnection implements LiveConnection {
+/** A connection's outbox as the hub sees it, recording what it was sent and how it was closed. */
+export class FakeConnection implements Outbox {
   readonly sent: ServerMessage[] = [];
   closedWith: { code: number; reason: string } | null = null;
   failing = false;
@@ -163,7 +131,7 @@ export interface LiveFixtureOptions extends FixtureOptions {
  */
 export class LiveFixture {
   readonly engine: Fixture;
-  readonly timers: FakeTimers;
+  readonly timers: FakeScheduler;
   readonly liveStore = new MemoryLiveStore();
   /** What the engine and the hub logged (a failing listener, timer or socket event), by event. */
   get errors(): { err: unknown; context: string }[] {
@@ -174,7 +142,7 @@ export class LiveFixture {
 
   constructor(private readonly options: LiveFixtureOptions = {}) {
     this.engine = new Fixture(options);
-    this.timers = new FakeTimers(this.engine.clock);
+    this.timers = new FakeScheduler(this.engine.clock);
     this.engine.room({ waitingRoom: 'off' });
     this.build();
   }
@@ -202,8 +170,9 @@ export class LiveFixture {
       clock: engine.clock,
       log: engine.log,
       scheduler: this.timers,
+      // As the daemon wires it, unless a test brings its own backend.
+      media: this.options.media ?? ((context) => new MeshSignallingRelay(context)),
       ...(this.options.live ? { options: this.options.live } : {}),
-      ...(this.options.media ? { media: this.options.media } : {}),
     });
   }
 
@@ -226,7 +195,7 @@ export class LiveFixture {
       conn,
     );
     if (!session) throw new Error(`connect refused: ${JSON.stringify(conn.closedWith)}`);
-    return { participant, conn, session, send: (message) => session.receive(JSON.stringify(message)) };
+    return { participant, conn, session, send: (message) => session.receive(parseClientMessage(JSON.stringify(message))) };
   }
 
   /** The client's socket closes (from either side). */

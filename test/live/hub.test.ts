@@ -1,7 +1,8 @@
 import t from 'tap';
 import { EngineError } from '../../src/engine/errors.js';
 import { closeCodes } from '../../src/protocol/live.js';
-import type { MediaBackend } from '../../src/media/media-backend.js';
+import { parseClientMessage } from '../../src/http/live/client-messages.js';
+import type { MediaBackend } from '../../src/engine/live/media-port.js';
 import { FakeConnection, LiveFixture } from '../helpers/live-fixture.js';
 import { arrive, claims } from '../helpers/engine-fixture.js';
 import { recvonlyOffer, sendrecvOffer } from '../media/sdp-samples.js';
@@ -214,12 +215,12 @@ t.test('malformed and unknown messages get an error, never an exception', async 
     '{"type":"move","participant_id":1}',
     '{"type":"x"}',
   ];
-  for (const raw of bad) a.session.receive(raw);
+  for (const raw of bad) a.session.receive(parseClientMessage(raw));
   t.equal(a.conn.of('error').length, bad.length);
   t.ok(a.conn.of('error').every((e) => e.code === 'invalid_message'));
-  a.session.receive('{"type":"bring_back"}');
+  a.session.receive(parseClientMessage('{"type":"bring_back"}'));
   t.equal(a.conn.last('error')?.code, 'not_moderator');
-  a.session.receive('{"type":"bring_back"}');
+  a.session.receive(parseClientMessage('{"type":"bring_back"}'));
   t.equal(a.conn.last('error')?.code, 'rate_limited', 'more than 12 messages a second are refused');
   t.same(f.errors, []);
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { unlocked, type LockSettings } from '../../src/engine/live/meeting-locks.js';
 import type { ServerMessage } from '../../src/protocol/live.js';
-import type { MediaContext, MediaPeer } from '../../src/media/media-backend.js';
+import type { MediaContext, MediaPeer } from '../../src/engine/live/media-port.js';
 import { MeshSignallingRelay } from '../../src/media/mesh-relay.js';
 import { canonicalSignal } from '../../src/media/signal-data.js';
 import { audioOnlyOffer, chromeSdp, recvonlyOffer, sendrecvOffer, videoOnlyOffer } from './sdp-samples.js';

@@ -1,3 +1,5 @@
+import { mayAudio as wireMayAudio, mayVideo as wireMayVideo } from '../../protocol/locks.js';
+import type { Locks } from '../../protocol/live.js';
 import type { Clock } from '../clock.js';
 import type { Role } from '../meetings/meeting.js';
 
@@ -21,13 +23,20 @@ export interface LockStore {
 /** Where a meeting's first lock settings come from (e.g. the compat module's create call). */
 export type LockDefaults = (roomId: string) => Partial<LockSettings> | null;
 
+/** The settings as the wire and the page name them. */
+export const locksOnWire = (l: LockSettings): Locks => ({ mic: l.mic, cam: l.cam, cams_moderators_only: l.camsModeratorsOnly });
+
+/** The wire's settings as the engine's. */
+export const locksFromWire = (l: Locks): LockSettings => ({ mic: l.mic, cam: l.cam, camsModeratorsOnly: l.cams_moderators_only });
+
+/** The one lock rule (src/protocol/locks.ts, shared with the page), over the engine's settings. */
 export function mayAudio(role: Role, locks: LockSettings): boolean {
-  return role === 'moderator' || !locks.mic;
+  return wireMayAudio(role, locksOnWire(locks));
 }
 
 /** Video includes screen sharing: both are video sections of the same connection. */
 export function mayVideo(role: Role, locks: LockSettings): boolean {
-  return role === 'moderator' || (!locks.cam && !locks.camsModeratorsOnly);
+  return wireMayVideo(role, locksOnWire(locks));
 }
 
 /**

@@ -1,15 +1,13 @@
 import type { LockSettings } from '../../engine/live/meeting-locks.js';
+import type { Incoming } from '../../engine/live/outbox.js';
 import type { ClientMessage } from '../../protocol/live.js';
-
-/** A message of the live connection as the server reads it, or why it cannot. */
-export type Parsed = { readonly ok: true; readonly message: ClientMessage } | { readonly ok: false; readonly message: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const bad = (message: string): Parsed => ({ ok: false, message });
-const good = (message: ClientMessage): Parsed => ({ ok: true, message });
+const bad = (message: string): Incoming => ({ ok: false, message });
+const good = (message: ClientMessage): Incoming => ({ ok: true, message });
 
 /** `{mic, cam, cams_moderators_only}`, three booleans, as the engine's settings; null otherwise. */
 export function lockSettingsOf(value: unknown): LockSettings | null {
@@ -21,9 +19,9 @@ export function lockSettingsOf(value: unknown): LockSettings | null {
 
 /**
  * Reads one text frame of a client. Checks shapes only (types and presence); what a
- * message may do (roles, locks, lengths of chat) is decided by the hub.
+ * message may do (roles, locks, lengths of chat) is decided by the engine's live meeting.
  */
-export function parseClientMessage(raw: string): Parsed {
+export function parseClientMessage(raw: string): Incoming {
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { SessionClaims, TokenService } from '../../engine/tokens/token-service.js';
+import type { LiveHub } from '../../engine/live/live-hub.js';
+import type { LiveSession, Outbox } from '../../engine/live/outbox.js';
 import { bearerToken } from '../bearer.js';
 import { sendError } from '../errors.js';
 import { sessionHolder } from '../room/session.js';
-import type { LiveHub } from './live-hub.js';
+import { parseClientMessage } from './client-messages.js';
 import { closeCodes, type ServerMessage } from '../../protocol/live.js';
 
 type WithId = { Params: { id: string }; Querystring: { session?: string } };
@@ -65,7 +67,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
         socket.close(closeCodes.unauthorized, 'unauthorized');
         return;
       }
-      const connection = {
+      const connection: Outbox = {
         send(message: ServerMessage) {
           if (socket.readyState === socket.OPEN) socket.send(encode(message));
         },
@@ -74,13 +76,14 @@ export function liveRoutes(deps: LiveRouteDeps) {
         },
       };
       // Handlers are attached before anything else runs, so no frame is missed.
-      let session: ReturnType<LiveHub['connect']> = null;
+      let session: LiveSession | null = null;
       socket.on('message', (data, isBinary) => {
         if (isBinary) {
           connection.send({ type: 'error', code: 'invalid_message', message: 'messages are JSON text frames' });
           return;
         }
-        session?.receive(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'));
+        if (!session) return;
+        session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
       });
       let answered = true;
       socket.on('pong', () => (answered = true));

@@ -1,11 +1,12 @@
-import type { LockSettings } from '../engine/live/meeting-locks.js';
-import type { Role } from '../engine/meetings/meeting.js';
-import type { LiveErrorCode, ServerMessage } from '../protocol/live.js';
+import type { LockSettings } from './meeting-locks.js';
+import type { Role } from '../meetings/meeting.js';
+import type { LiveErrorCode, ServerMessage } from '../../protocol/live.js';
 
 /**
  * The media side of a meeting, behind one interface so that an SFU adapter can replace the
- * embedded browser-to-browser mesh. The live connection calls it; it never talks to sockets
- * itself but through the `MediaContext` the live connection gives it.
+ * embedded browser-to-browser mesh (src/media/). The engine declares it and the daemon chooses
+ * the implementation (`MediaBackendFactory`); the live meeting calls it, and it never talks to
+ * sockets itself but through the `MediaContext` the live meeting gives it.
  */
 export interface MediaBackend {
   readonly name: string;

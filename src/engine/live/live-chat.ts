@@ -1,0 +1,79 @@
+import type { ChatMessage, Role } from '../../protocol/live.js';
+import { systemName } from '../display-name.js';
+import { EngineError } from '../errors.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { MeetingStats } from '../stats/meeting-stats.js';
+import type { ChatEntry, ChatLog } from './chat-log.js';
+import { liveError } from './live-errors.js';
+import type { RateLimit } from './rate-windows.js';
+import type { LiveRooms, Member, RoomState } from './room-state.js';
+
+/**
+ * A chat message on the wire. The sender's marker travels as fields (`system`, `role`) so the
+ * client draws it as a badge; nothing about who sent it is ever put into `name` or `text`.
+ * The role is the author's in this meeting now (a moderator's old messages show the badge).
+ */
+export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Role | undefined): ChatMessage {
+  const system = entry.participantId === null;
+  const role = system ? null : (roleOf(entry.participantId) ?? 'participant');
+  return { from: { participant_id: entry.participantId, name: entry.name, role, system }, text: entry.text, at: entry.at };
+}
+
+export interface LiveChatDeps {
+  readonly meetings: Pick<MeetingService, 'atomically' | 'participant' | 'current'>;
+  readonly chat: Pick<ChatLog, 'post' | 'latest'>;
+  readonly stats: Pick<MeetingStats, 'chat'>;
+  readonly chatLimit: RateLimit;
+}
+
+/**
+ * The meeting's chat on the live connection: a message is stored with its count in the
+ * statistics, in one transaction, before anyone is told; each member has her own rate window.
+ */
+export class LiveChat {
+  constructor(
+    private readonly rooms: LiveRooms,
+    private readonly deps: LiveChatDeps,
+  ) {}
+
+  /** The latest messages, for a welcome. */
+  latest(state: RoomState): ChatMessage[] {
+    return this.deps.chat.latest(state.meetingId).map((entry) => this.wire(entry));
+  }
+
+  post(state: RoomState, member: Member, text: string): void {
+    if (!member.windows.chats.admit(this.rooms.nowMs(), this.deps.chatLimit)) {
+      member.outbox.send(liveError('rate_limited', 'too many chat messages; wait a few seconds'));
+      return;
+    }
+    let entry: ChatEntry;
+    try {
+      entry = this.deps.meetings.atomically(() => {
+        const posted = this.deps.chat.post(state.meetingId, { participantId: member.participantId, name: member.name }, text);
+        this.deps.stats.chat(state.meetingId, member.participantId);
+        return posted;
+      });
+    } catch (err) {
+      if (err instanceof EngineError) {
+        member.outbox.send(liveError('invalid_message', err.message));
+        return;
+      }
+      throw err;
+    }
+    this.rooms.broadcast(state, { type: 'chat', message: this.wire(entry) });
+  }
+
+  /** In the name of 'System' to the room's open meeting (the compat module's sendChatMessage); null without one. */
+  system(roomId: string, text: string): ChatEntry | null {
+    const meeting = this.deps.meetings.current(roomId);
+    if (!meeting) return null;
+    const entry = this.deps.chat.post(meeting.meetingId, { participantId: null, name: systemName }, text);
+    const state = this.rooms.live(roomId, meeting.meetingId);
+    if (state) this.rooms.broadcast(state, { type: 'chat', message: this.wire(entry) });
+    return entry;
+  }
+
+  private wire(entry: ChatEntry): ChatMessage {
+    return wireChat(entry, (id) => this.deps.meetings.participant(id)?.role);
+  }
+}

@@ -1,0 +1,39 @@
+import { isLiveErrorCode, type LiveErrorCode, type ServerMessage } from '../../protocol/live.js';
+import { EngineError } from '../errors.js';
+import type { EngineLog } from '../listeners.js';
+import type { Outbox } from './outbox.js';
+
+export const liveError = (code: LiveErrorCode, message: string): ServerMessage => ({ type: 'error', code, message });
+
+/**
+ * The engine's refusal of a gesture, passed on to its sender with the engine's code and words.
+ * A code the live table does not list is a refusal this socket was never meant to meet: it goes
+ * to the log (rethrown to the guard), not onto the wire as a code no client knows.
+ */
+export function refusal(err: EngineError): ServerMessage {
+  if (!isLiveErrorCode(err.code)) throw err;
+  return liveError(err.code, err.message);
+}
+
+/** Runs an engine call for a member; its refusal goes back to her as a live error (code and words), never further. */
+export function engineCall<T>(outbox: Outbox, fn: () => T): T | null {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof EngineError)) throw err;
+    outbox.send(refusal(err));
+    return null;
+  }
+}
+
+/**
+ * Background work of the live meeting (a timer, a socket's event, a waiting-list push) has no
+ * caller to hand a failure to: it is logged under its name, like a failing engine listener.
+ */
+export function guarded(log: EngineLog, context: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    log.error({ err, event: context }, `live connection: ${context} failed`);
+  }
+}

@@ -1,0 +1,326 @@
+import { closeCodes, type ClientMessage } from '../../protocol/live.js';
+import type { Clock, Scheduler } from '../clock.js';
+import type { EngineLog } from '../listeners.js';
+import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { RoomService } from '../rooms/room-service.js';
+import type { MeetingStats } from '../stats/meeting-stats.js';
+import type { SessionClaims } from '../tokens/token-service.js';
+import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
+import type { ChatEntry, ChatLog } from './chat-log.js';
+import type { LiveApi, LiveAttendee } from './live-api.js';
+import { LiveChat } from './live-chat.js';
+import { engineCall, guarded, liveError } from './live-errors.js';
+import { liveDefaults, type LiveOptions } from './live-options.js';
+import { locksFromWire, locksOnWire, type LockDefaults, type LockSettings, type MeetingLocks } from './meeting-locks.js';
+import type { MediaBackend, MediaBackendFactory } from './media-port.js';
+import { MediaRules, peerOf } from './media-rules.js';
+import type { Incoming, LiveSession, Outbox } from './outbox.js';
+import { Presence } from './presence.js';
+import { LiveRooms, viewOf, type Member, type RoomState } from './room-state.js';
+import { Subgroups } from './subgroups.js';
+import { WaitingPush } from './waiting-push.js';
+
+export interface LiveHubDeps {
+  readonly meetings: MeetingService;
+  readonly waiting: Pick<
+    WaitingRoomService,
+    'list' | 'onWaitingListChange' | 'switchState' | 'onWaitingRoomSwitched' | 'enableWaitingRoom' | 'disableWaitingRoom'
+  >;
+  readonly rooms: Pick<RoomService, 'find' | 'create'>;
+  /** Ids of a room's sub-groups. */
+  readonly subgroupsOf: (roomId: string) => string[];
+  readonly chat: ChatLog;
+  readonly locks: MeetingLocks;
+  readonly stats: MeetingStats;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  /** The media backend, chosen by the daemon (the embedded mesh relay today). */
+  readonly media: MediaBackendFactory;
+  readonly options?: LiveOptions;
+  /** Where failures of background work (timers, socket events, a waiting-list push) are logged: the daemon's logger. */
+  readonly log: EngineLog;
+}
+
+type Moderation = Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'chat' | 'rename' }>;
+
+/**
+ * The live meeting of every room: who is connected, their media states, chat, speaking, lock
+ * settings, the moderators' waiting list, sub-groups and the end of the meeting. Plain engine
+ * code: it reaches connections through their `Outbox` and time through the injected clock and
+ * scheduler; the socket code (http/live/) upgrades, authenticates and parses, and calls
+ * `connect`. It holds no module-level state: the daemon creates one per process (a node of a
+ * future cluster would own the rooms pinned to it).
+ *
+ * A second connection of the same participant replaces the first (closed with 4409);
+ * `participant_joined` is broadcast when one opens, `participant_left` when it closes (its
+ * media is gone); leaving the meeting follows a grace (presence.ts).
+ */
+export class LiveHub implements LiveApi {
+  private readonly rooms: LiveRooms;
+  private readonly presence: Presence;
+  private readonly media: MediaRules;
+  private readonly chat: LiveChat;
+  private readonly subgroups: Subgroups;
+  private readonly waiting: WaitingPush;
+  private readonly options: Required<LiveOptions>;
+  private readonly unsubscribe: (() => void)[] = [];
+  private closedHub = false;
+  private muteOnStart: (roomId: string) => boolean = () => false;
+
+  constructor(private readonly deps: LiveHubDeps) {
+    const options = (this.options = { ...liveDefaults, ...deps.options });
+    const rooms = (this.rooms = new LiveRooms(deps));
+    this.media = new MediaRules(rooms, deps);
+    this.presence = new Presence(rooms, {
+      ...deps,
+      media: () => this.media.backend,
+      leaveGraceMs: options.leaveGraceMs,
+      awayGraceMs: options.awayGraceMs,
+      closing: () => this.closedHub,
+    });
+    this.chat = new LiveChat(rooms, { ...deps, chatLimit: options.chatLimit });
+    this.subgroups = new Subgroups(rooms, this.presence, { rooms: deps.rooms, maxSubgroups: options.maxSubgroups });
+    this.waiting = new WaitingPush(rooms, {
+      ...deps,
+      fullListAbove: options.waitingFullListAbove,
+      resyncLimit: options.resyncLimit,
+      settingsLimit: options.settingsLimit,
+    });
+    this.unsubscribe.push(
+      // The engine's listener sets log a failing listener under the event's name (engine/listeners.ts).
+      deps.meetings.onEnded((meeting) => this.meetingEnded(meeting)),
+      deps.meetings.onLeft((participant) => this.presence.participantLeft(participant)),
+      deps.meetings.onRoleChanged((participant) => this.roleChanged(participant)),
+      deps.waiting.onWaitingListChange((roomId, change) => this.waiting.changed(roomId, change)),
+      deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.waiting.switched(roomId, meetingId)),
+    );
+  }
+
+  get mediaBackend(): MediaBackend {
+    return this.media.backend;
+  }
+
+  /**
+   * A connection opened with a verified session. Null (and the connection closed with 4401) when
+   * its participant is no longer present in the room's open meeting (left, or the meeting ended).
+   */
+  connect(claims: SessionClaims, outbox: Outbox): LiveSession | null {
+    const participant = this.deps.meetings.participant(claims.participant);
+    // Who left (POST /leave, or the grace period ran out) has no session any more; the route
+    // checked this too, but a leave can land between its check and this call.
+    if (this.closedHub || !presentIn(participant, { meetingId: claims.meeting, roomId: claims.room })) {
+      outbox.close(closeCodes.unauthorized, 'an admitted session of this room is required');
+      return null;
+    }
+    const pid = participant.participantId;
+    const state = this.rooms.stateFor(participant.roomId, participant.meetingId);
+    this.presence.arrived(state, pid);
+
+    const previous = state.members.get(pid);
+    if (previous) {
+      this.presence.drop(state, previous);
+      previous.outbox.close(closeCodes.replaced, 'replaced by a newer connection of the same participant');
+    }
+    const member = this.rooms.add(state, participant, outbox);
+    this.deps.stats.joined(state.meetingId, pid);
+
+    outbox.send({
+      type: 'welcome',
+      self: viewOf(member),
+      room_id: state.roomId,
+      participants: [...state.members.values()].map(viewOf),
+      locks: locksOnWire(this.media.locksOf(state)),
+      chat: this.chat.latest(state),
+      subgroups: this.rooms.family(state).subgroups,
+      mute_on_start: this.muteOnStart(state.roomId),
+      subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
+    });
+    this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
+    if (member.role === 'moderator') {
+      this.waiting.sendList(state, member);
+      outbox.send(this.waiting.roomMessage(state));
+    }
+    this.media.backend.connected(peerOf(state, member));
+
+    return {
+      participantId: pid,
+      receive: (incoming) => guarded(this.deps.log, 'message', () => this.receive(state, member, incoming)),
+      closed: () => guarded(this.deps.log, 'socket closed', () => this.presence.socketClosed(state, member)),
+    };
+  }
+
+  // ---- LiveApi -------------------------------------------------------------------------
+
+  postSystemChat(roomId: string, text: string): ChatEntry | null {
+    return this.chat.system(roomId, text);
+  }
+
+  attendees(roomId: string): LiveAttendee[] {
+    const meeting = this.deps.meetings.current(roomId);
+    if (!meeting) return [];
+    const live = this.rooms.live(roomId, meeting.meetingId);
+    return this.deps.meetings
+      .present(roomId)
+      .filter((p) => !live?.away.has(p.participantId))
+      .map((p) => {
+        const member = live?.members.get(p.participantId);
+        return {
+          participantId: p.participantId,
+          name: p.name,
+          role: p.role,
+          audio: member?.audio ?? false,
+          video: member?.video ?? false,
+          screen: member?.screen ?? false,
+          connected: member !== undefined,
+        };
+      });
+  }
+
+  locks(roomId: string): LockSettings | null {
+    const meeting = this.deps.meetings.current(roomId);
+    return meeting ? this.deps.locks.get(meeting) : null;
+  }
+
+  setLocks(roomId: string, locks: LockSettings): boolean {
+    const meeting = this.deps.meetings.current(roomId);
+    if (!meeting) return false;
+    this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
+    return true;
+  }
+
+  setMuteOnStart(provider: (roomId: string) => boolean): void {
+    this.muteOnStart = provider;
+  }
+
+  setLockDefaults(provider: LockDefaults): void {
+    this.deps.locks.setDefaults(provider);
+  }
+
+  /** Stops timers and listeners. Running intervals of statistics end now; nobody leaves (clients reconnect). */
+  close(): void {
+    if (this.closedHub) return;
+    this.closedHub = true;
+    for (const off of this.unsubscribe) off();
+    this.presence.close();
+    for (const { state, member } of this.rooms.connected.values()) {
+      member.gone = true;
+      guarded(this.deps.log, 'closing', () => this.deps.stats.disconnected(state.meetingId, member.participantId));
+    }
+    this.rooms.connected.clear();
+    this.rooms.states.clear();
+  }
+
+  // ---- messages ------------------------------------------------------------------------
+
+  private receive(state: RoomState, member: Member, incoming: Incoming): void {
+    if (member.gone || this.closedHub) return;
+    if (!member.windows.messages.admit(this.rooms.nowMs(), this.options.messageLimit)) {
+      member.outbox.send(liveError('rate_limited', 'too many messages; slow down'));
+      return;
+    }
+    if (!incoming.ok) {
+      member.outbox.send(liveError('invalid_message', incoming.message));
+      return;
+    }
+    const message = incoming.message;
+    switch (message.type) {
+      case 'signal':
+        return this.media.relay(member, message.to, message.data);
+      case 'state':
+        return this.media.state(state, member, message);
+      case 'speaking':
+        return this.media.speaking(state, member, message.speaking);
+      case 'chat':
+        return this.chat.post(state, member, message.text);
+      case 'rename':
+        return this.rename(state, member, message.name);
+      default:
+        return this.moderate(state, member, message);
+    }
+  }
+
+  /**
+   * Her own name, by the rule of every arrival, on disk before anyone is told. A flood is cut by
+   * its own window (`renameLimit`): beyond it nothing is written or sent to anyone but her.
+   */
+  private rename(state: RoomState, member: Member, name: string): void {
+    if (!member.windows.renames.admit(this.rooms.nowMs(), this.options.renameLimit)) {
+      member.outbox.send(liveError('rate_limited', 'too many name changes; wait a few seconds'));
+      return;
+    }
+    const result = engineCall(member.outbox, () => this.deps.meetings.rename(member.participantId, name));
+    if (!result?.changed) return;
+    member.name = result.participant.name;
+    this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
+  }
+
+  private moderate(state: RoomState, member: Member, message: Moderation): void {
+    if (member.role !== 'moderator') {
+      member.outbox.send(liveError('not_moderator', 'only a moderator may do this'));
+      return;
+    }
+    switch (message.type) {
+      case 'lock':
+        return this.media.applyLocks(state, locksFromWire(message.locks));
+      case 'create_subgroups':
+        return this.subgroups.create(state, member, message.count);
+      case 'move':
+        return this.subgroups.move(state, member, message.participant_id, message.room_id);
+      case 'bring_back':
+        return this.subgroups.bringBack(state);
+      case 'subject':
+        return this.setSubject(state, member, message.subject);
+      case 'waiting_room':
+        return this.waiting.switch(state, member, message.enabled);
+      case 'waiting_resync':
+        return this.waiting.resync(state, member);
+    }
+  }
+
+  private setSubject(state: RoomState, member: Member, subject: string): void {
+    if (!member.windows.settings.admit(this.rooms.nowMs(), this.options.settingsLimit)) {
+      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+      return;
+    }
+    const actor = { kind: 'participant', participantId: member.participantId } as const;
+    const result = engineCall(member.outbox, () => this.deps.meetings.setSubject(state.roomId, actor, subject));
+    if (result?.changed) this.rooms.broadcast(state, { type: 'subject', subject: result.meeting.subject });
+  }
+
+  // ---- engine events -------------------------------------------------------------------
+
+  /** The record changed (a promotion): locks and gestures follow the new role from now on. */
+  private roleChanged(participant: Participant): void {
+    const state = this.rooms.live(participant.roomId, participant.meetingId);
+    if (!state) return;
+    const member = state.members.get(participant.participantId);
+    if (member) member.role = participant.role;
+    this.rooms.broadcast(state, { type: 'role', participant_id: participant.participantId, role: participant.role });
+    // Not connected now: she gets the role and the list in her welcome when she reconnects.
+    if (member?.role === 'moderator') {
+      this.waiting.sendList(state, member);
+      member.outbox.send(this.waiting.roomMessage(state));
+    }
+  }
+
+  private meetingEnded(meeting: Meeting): void {
+    const state = this.rooms.live(meeting.roomId, meeting.meetingId);
+    if (state) {
+      this.rooms.states.delete(meeting.roomId);
+      for (const member of state.members.values()) {
+        member.gone = true;
+        this.rooms.connected.delete(member.participantId);
+        member.outbox.send({ type: 'ended' });
+        member.outbox.close(closeCodes.ended, 'the meeting ended');
+      }
+    }
+    this.presence.meetingEnded(meeting.meetingId);
+    this.deps.stats.meetingEnded(meeting.meetingId);
+    this.deps.chat.forget(meeting.meetingId);
+    this.deps.locks.forget(meeting.meetingId);
+    this.media.backend.meetingEnded(meeting.meetingId);
+    // The last sub-group to end lets go of those still counted as away in the parent.
+    this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.rooms.find(meeting.roomId)?.parentRoomId ?? null);
+  }
+}

@@ -1,0 +1,33 @@
+import type { RateLimit } from './rate-windows.js';
+
+export interface LiveOptions {
+  /** A closed socket counts as leaving the meeting after this long (a reload does not). */
+  readonly leaveGraceMs?: number;
+  /** Who went into a sub-group stays present in the parent meeting; after `bring_back`, or while no sub-group has a meeting, this long at most. */
+  readonly awayGraceMs?: number;
+  readonly maxSubgroups?: number;
+  /** Chat messages per participant per window. */
+  readonly chatLimit?: RateLimit;
+  /** Messages of any kind per socket per window. */
+  readonly messageLimit?: RateLimit;
+  /** Whole waiting lists a moderator may ask for (`waiting_resync`) per window: each costs the list's size. */
+  readonly resyncLimit?: RateLimit;
+  /** Renames per participant per window: each is a durable write and a message to everyone. */
+  readonly renameLimit?: RateLimit;
+  /** A moderator's meeting settings (subject, waiting room on/off) per window: durable writes told to everyone. */
+  readonly settingsLimit?: RateLimit;
+  /** A turn's waiting-list changes above this many go out as the whole list when that is shorter (admit all). */
+  readonly waitingFullListAbove?: number;
+}
+
+export const liveDefaults = {
+  leaveGraceMs: 5_000,
+  awayGraceMs: 60_000,
+  maxSubgroups: 20,
+  chatLimit: { count: 10, windowMs: 10_000 },
+  messageLimit: { count: 1_000, windowMs: 10_000 },
+  resyncLimit: { count: 5, windowMs: 10_000 },
+  renameLimit: { count: 5, windowMs: 10_000 },
+  settingsLimit: { count: 10, windowMs: 10_000 },
+  waitingFullListAbove: 64,
+} as const;

@@ -1,0 +1,113 @@
+import { presentIn } from '../meetings/meeting.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { MeetingStats } from '../stats/meeting-stats.js';
+import { liveError } from './live-errors.js';
+import { locksOnWire, mayAudio, mayVideo, type LockSettings, type MeetingLocks } from './meeting-locks.js';
+import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from './media-port.js';
+import { viewOf, type LiveRooms, type Member, type RoomState } from './room-state.js';
+
+export interface MediaRulesDeps {
+  readonly meetings: Pick<MeetingService, 'participant'>;
+  readonly locks: Pick<MeetingLocks, 'get' | 'set'>;
+  readonly stats: Pick<MeetingStats, 'state' | 'speaking'>;
+  /** The media backend the daemon chose (the mesh relay, or an SFU adapter). */
+  readonly media: MediaBackendFactory;
+}
+
+type MediaState = { readonly audio: boolean; readonly video: boolean; readonly screen: boolean };
+
+export const peerOf = (state: RoomState, member: Member): MediaPeer => ({
+  participantId: member.participantId,
+  roomId: state.roomId,
+  meetingId: state.meetingId,
+  role: member.role,
+});
+
+/**
+ * What a member may send and says she sends: her media state under the meeting's locks, her
+ * speaking, the locks themselves, and her signalling through the media backend. Locks bind
+ * participants, never moderators (the rule is src/protocol/locks.ts, shared with the page).
+ */
+export class MediaRules {
+  readonly backend: MediaBackend;
+
+  constructor(
+    private readonly rooms: LiveRooms,
+    private readonly deps: MediaRulesDeps,
+  ) {
+    this.backend = deps.media(this.context());
+  }
+
+  locksOf(state: RoomState): LockSettings {
+    return this.deps.locks.get({ meetingId: state.meetingId, roomId: state.roomId });
+  }
+
+  /** Her page reports what it sends: what the locks forbid is turned off, and she is told. */
+  state(state: RoomState, member: Member, wanted: MediaState): void {
+    const locks = this.locksOf(state);
+    const audio = wanted.audio && mayAudio(member.role, locks);
+    const videoAllowed = mayVideo(member.role, locks);
+    const video = wanted.video && videoAllowed;
+    const screen = wanted.screen && videoAllowed;
+    if (audio !== wanted.audio || video !== wanted.video || screen !== wanted.screen) {
+      member.outbox.send(liveError('locked', 'a moderator locked this for participants'));
+    }
+    this.setMedia(state, member, { audio, video, screen }, true);
+  }
+
+  speaking(state: RoomState, member: Member, speaking: boolean): void {
+    if (speaking === member.speaking || (speaking && !member.audio)) return;
+    member.speaking = speaking;
+    this.deps.stats.speaking(state.meetingId, member.participantId, speaking);
+    this.rooms.broadcast(state, { type: 'speaking', participant_id: member.participantId, speaking }, member.participantId);
+  }
+
+  /** New settings, written first; everyone hears them, and what they now forbid is turned off for each member. */
+  applyLocks(state: RoomState, settings: LockSettings): void {
+    const locks = this.deps.locks.set(state.meetingId, settings);
+    this.rooms.broadcast(state, { type: 'locks', locks: locksOnWire(locks) });
+    for (const member of state.members.values()) {
+      const audio = member.audio && mayAudio(member.role, locks);
+      const videoAllowed = mayVideo(member.role, locks);
+      this.setMedia(state, member, { audio, video: member.video && videoAllowed, screen: member.screen && videoAllowed }, false);
+    }
+    this.backend.locksChanged(state.meetingId, locks);
+  }
+
+  /** A signal for another member, through the media backend (which checks it against the sender's locks). */
+  relay(member: Member, to: string, data: unknown): void {
+    const result = this.backend.relaySignal(member.participantId, to, data);
+    // A signal to someone who is not (or no longer) in the meeting is dropped without a word.
+    if (!result.ok && result.code !== 'not_member') member.outbox.send(liveError(result.code, result.message));
+  }
+
+  private setMedia(state: RoomState, member: Member, media: MediaState, always: boolean): void {
+    const changed = member.audio !== media.audio || member.video !== media.video || member.screen !== media.screen;
+    if (!changed && !always) return;
+    if (!media.audio && member.speaking) this.speaking(state, member, false);
+    member.audio = media.audio;
+    member.video = media.video;
+    member.screen = media.screen;
+    this.deps.stats.state(state.meetingId, member.participantId, { audio: media.audio, video: media.video });
+    this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
+  }
+
+  /** The media backend's view of the meeting: admitted peers only, and their connections. */
+  private context(): MediaContext {
+    return {
+      peer: (participantId) => {
+        const entry = this.rooms.connected.get(participantId);
+        if (!entry || entry.member.gone) return null;
+        if (!presentIn(this.deps.meetings.participant(participantId), entry.state)) return null;
+        return peerOf(entry.state, entry.member);
+      },
+      locks: (peer) => this.deps.locks.get(peer),
+      deliver: (participantId, message) => {
+        const entry = this.rooms.connected.get(participantId);
+        if (!entry || entry.member.gone) return false;
+        entry.member.outbox.send(message);
+        return true;
+      },
+    };
+  }
+}

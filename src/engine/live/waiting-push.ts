@@ -1,0 +1,120 @@
+import type { ServerMessage, WaitingItem } from '../../protocol/live.js';
+import type { EngineLog } from '../listeners.js';
+import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
+import type { WaitingListChange } from '../waiting/waiting-room-types.js';
+import { engineCall, guarded, liveError } from './live-errors.js';
+import type { RateLimit } from './rate-windows.js';
+import type { LiveRooms, Member, RoomState } from './room-state.js';
+
+export interface WaitingPushDeps {
+  readonly waiting: Pick<WaitingRoomService, 'list' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'>;
+  readonly log: EngineLog;
+  /** A turn's changes above this many go out as the whole list when that is shorter. */
+  readonly fullListAbove: number;
+  readonly resyncLimit: RateLimit;
+  readonly settingsLimit: RateLimit;
+}
+
+/**
+ * The moderators' waiting list and waiting-room switch on the live connection. The engine tells
+ * each change where it happens (a knock is one item), so this never re-reads and compares the
+ * whole list to find it: at 1,000 waiting that would cost every change a 1,000-item read and
+ * diff. Changes of one turn are merged and pushed once, after it, numbered per meeting (`seq`).
+ */
+export class WaitingPush {
+  constructor(
+    private readonly rooms: LiveRooms,
+    private readonly deps: WaitingPushDeps,
+  ) {}
+
+  changed(roomId: string, change: WaitingListChange): void {
+    const state = this.rooms.live(roomId, change.meetingId);
+    if (!state) return;
+    const pending = (state.waitingPending ??= { added: new Map(), removed: new Set(), reset: false });
+    if (change.reset) pending.reset = true;
+    // Removed-then-added in one turn is there (upserted); added-then-removed is gone.
+    for (const id of change.removed) {
+      pending.added.delete(id);
+      pending.removed.add(id);
+    }
+    for (const item of change.added) {
+      pending.removed.delete(item.request_id);
+      pending.added.set(item.request_id, item);
+    }
+    if (state.waitingPushScheduled) return;
+    state.waitingPushScheduled = true;
+    // Listeners run inside the waiting room's change: push once the turn's changes are all in.
+    queueMicrotask(() =>
+      guarded(this.deps.log, 'waiting list push', () => {
+        state.waitingPushScheduled = false;
+        if (this.rooms.states.get(roomId) === state) this.flush(state);
+      }),
+    );
+  }
+
+  /** The whole list to one moderator, at the room's current `seq` (changes not pushed yet go to the others first). */
+  sendList(state: RoomState, member: Member): void {
+    this.flush(state, member);
+    member.outbox.send({ type: 'waiting_list', seq: state.waitingSeq, requests: this.listFor(state, member) });
+  }
+
+  /** A moderator's `waiting_resync` (she saw a gap in `seq`): the whole list, within her window. */
+  resync(state: RoomState, member: Member): void {
+    if (!member.windows.resyncs.admit(this.rooms.nowMs(), this.deps.resyncLimit)) {
+      member.outbox.send(liveError('rate_limited', 'the waiting list was sent again a moment ago; wait a few seconds'));
+      return;
+    }
+    this.sendList(state, member);
+  }
+
+  /** What a moderator's switch shows: on or off, and whether she may change it. */
+  roomMessage(state: RoomState): ServerMessage {
+    const { enabled, switchable } = this.deps.waiting.switchState(state.roomId);
+    return { type: 'waiting_room', enabled, switchable };
+  }
+
+  /** The engine switched the waiting room (over HTTP or this socket): the moderators are told. */
+  switched(roomId: string, meetingId: string): void {
+    const state = this.rooms.live(roomId, meetingId);
+    if (!state) return;
+    const message = this.roomMessage(state);
+    for (const moderator of this.rooms.moderatorsOf(state)) moderator.outbox.send(message);
+  }
+
+  /** On or off for later arrivals; the moderators hear of it from the engine (`switched`), as for a switch over HTTP. */
+  switch(state: RoomState, member: Member, enabled: boolean): void {
+    if (!member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) {
+      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+      return;
+    }
+    const actor = { kind: 'participant', participantId: member.participantId } as const;
+    const waiting = this.deps.waiting;
+    const before = waiting.switchState(state.roomId);
+    const done = engineCall(member.outbox, () => (enabled ? waiting.enableWaitingRoom(state.roomId, actor) : waiting.disableWaitingRoom(state.roomId, actor)));
+    // A switch that changed nothing tells nobody else; she is sent the state as it stands (her toggle may be stale).
+    if (done && waiting.switchState(state.roomId).enabled === before.enabled) member.outbox.send(this.roomMessage(state));
+  }
+
+  /** Sends the changes collected so far to the room's moderators (but `except`) as the next `seq`. */
+  private flush(state: RoomState, except?: Member): void {
+    const pending = state.waitingPending;
+    state.waitingPending = null;
+    if (!pending) return;
+    const moderators = this.rooms.moderatorsOf(state).filter((m) => m !== except);
+    // Nobody to tell: whoever becomes a moderator or connects reads the whole list.
+    if (moderators.length === 0) return;
+    const count = pending.added.size + pending.removed.size;
+    let message: ServerMessage | null = null;
+    if (pending.reset || count > this.deps.fullListAbove) {
+      const requests = this.listFor(state, moderators[0]!);
+      if (pending.reset || requests.length < count) message = { type: 'waiting_list', seq: state.waitingSeq + 1, requests };
+    }
+    message ??= { type: 'waiting_changes', seq: state.waitingSeq + 1, added: [...pending.added.values()], updated: [], removed: [...pending.removed] };
+    state.waitingSeq = message.seq;
+    for (const moderator of moderators) moderator.outbox.send(message);
+  }
+
+  private listFor(state: RoomState, moderator: Member): WaitingItem[] {
+    return this.deps.waiting.list(state.roomId, { kind: 'participant', participantId: moderator.participantId });
+  }
+}
