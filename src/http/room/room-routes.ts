@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EngineServices } from '../../engine/services.js';
-import type { JoinClaims } from '../../engine/tokens/token-service.js';
+import type { JoinClaims, SessionClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-service.js';
 import { noteEvent } from '../access-log.js';
@@ -53,6 +53,17 @@ async function joined(services: EngineServices, result: EntryResult) {
 
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
 export function roomRoutes(services: EngineServices) {
+  // A moderator's gesture asks for the session before it reads the body, so who holds none is
+  // answered 401 whatever she sent, as before the bodies had schemas (validation runs after this).
+  const sessions = new WeakMap<FastifyRequest, SessionClaims>();
+  const sessionOf = (request: FastifyRequest): SessionClaims => sessions.get(request)!;
+  const withSessionAndBody = <B>(body: B) => ({
+    schema: { params: RoomParams, body },
+    preValidation: [
+      async (request: FastifyRequest<WithId>) => void sessions.set(request, await requireSession(services, request, request.params.id)),
+      absentBodyIsEmpty,
+    ],
+  });
   return async (app: FastifyInstance): Promise<void> => {
     // An unlisted room (a meeting API's) shows itself only to a join token made for it, and a
     // closed one to nobody: for everyone else the answer is that of a room that does not exist.
@@ -106,8 +117,8 @@ export function roomRoutes(services: EngineServices) {
       return services.waiting.list(request.params.id, { kind: 'participant', participantId: session.participant });
     });
 
-    app.post<WithBody<AdmitBody>>('/room/:id/admit', withBody(AdmitBody), async (request) => {
-      const session = await requireSession(services, request, request.params.id);
+    app.post<WithBody<AdmitBody>>('/room/:id/admit', withSessionAndBody(AdmitBody), async (request) => {
+      const session = sessionOf(request);
       const actor = { kind: 'participant', participantId: session.participant } as const;
       const { all, request_id: requestId } = request.body;
       // One request or all of them: which one is needed depends on the other field.
@@ -123,8 +134,8 @@ export function roomRoutes(services: EngineServices) {
       return result;
     });
 
-    app.post<WithBody<RefuseBody>>('/room/:id/refuse', withBody(RefuseBody), async (request) => {
-      const session = await requireSession(services, request, request.params.id);
+    app.post<WithBody<RefuseBody>>('/room/:id/refuse', withSessionAndBody(RefuseBody), async (request) => {
+      const session = sessionOf(request);
       const { request_id: id, bar = false } = request.body;
       services.waiting.refuse(request.params.id, id, bar, { kind: 'participant', participantId: session.participant });
       noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: id, by: session.participant });
