@@ -13,6 +13,7 @@ import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';
 import { lazyRequestLogger } from './request-logger.js';
+import { validatorOptions } from './validation.js';
 
 export const bodyLimitBytes = 64 * 1024;
 
@@ -41,6 +42,8 @@ export async function buildEngineApp(services: EngineServices<LiveHub>, options:
     bodyLimit: bodyLimitBytes,
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
+    // Routes declare their bodies and queries as schemas; a value is taken as sent or refused (validation.ts).
+    ajv: validatorOptions,
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: (error, request, reply) => {

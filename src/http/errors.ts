@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError, type EngineErrorCode } from '../engine/errors.js';
 import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
+import { refusalOf } from './validation.js';
 
 /** Failures that only the HTTP surface knows (framing, authentication). */
 export type HttpErrorCode =
@@ -106,9 +107,13 @@ function clientStatus(error: Error): number | null {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
 }
 
-function classify(error: FastifyError | Error): { code: ErrorCode; message: string; field?: string; client?: true } {
+function classify(error: FastifyError | Error, request: FastifyRequest): { code: ErrorCode; message: string; field?: string; client?: true } {
   if (error instanceof EngineError || error instanceof HttpError) {
     return { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) };
+  }
+  // A route's schema refused the request (validation.ts): the field and the refusal its schema names.
+  if ('validation' in error && Array.isArray(error.validation) && 'validationContext' in error && error.validationContext) {
+    return refusalOf(request, error.validationContext, error.validation);
   }
   const fastifyCode = 'code' in error && typeof error.code === 'string' ? fastifyCodes[error.code] : undefined;
   const isJsonSyntax = error instanceof SyntaxError && 'statusCode' in error && error.statusCode === 400;
@@ -131,7 +136,7 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { code, message, field, client } = classify(error);
+  const { code, message, field, client } = classify(error, request);
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSecs));
   if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
   // No stack and no URL: one short line, and only when debugging.

@@ -34,7 +34,7 @@ export const layers: readonly Layer[] = [
   {
     folder: 'http/',
     mayImport: ['protocol/', 'engine/', 'config/'],
-    packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', node],
+    packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', 'typebox', node],
   },
   {
     folder: 'compat/',

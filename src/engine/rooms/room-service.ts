@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
 import type { Room, RoomEntry, RoomStore } from './room.js';
-import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds } from './room-fields.js';
+import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds, type RoomFields } from './room-fields.js';
 import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
 
 export interface RoomPage {
@@ -31,7 +31,7 @@ export class RoomService {
     private readonly onDeleted: (roomId: string) => void = () => {},
   ) {}
 
-  create(body: unknown, reach: RoomReach = {}): Room {
+  create(body: RoomFields, reach: RoomReach = {}): Room {
     const fields = checkRoomFields(body, 'create');
     const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();
@@ -74,7 +74,7 @@ export class RoomService {
     return room;
   }
 
-  update(roomId: string, body: unknown, reach: RoomReach = {}): Room {
+  update(roomId: string, body: RoomFields, reach: RoomReach = {}): Room {
     const current = this.get(roomId);
     const fields = checkRoomFields(body, 'update');
     if (fields.room_id !== undefined && fields.room_id !== roomId) {
@@ -109,7 +109,7 @@ export class RoomService {
   }
 
   /** Keyset pagination by room id; the cursor is opaque to callers. */
-  list(query: { limit?: unknown; cursor?: unknown }): RoomPage {
+  list(query: { limit?: string; cursor?: string }): RoomPage {
     const limit = parseLimit(query.limit);
     const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
     const rooms = this.store.list(after, limit + 1);
@@ -123,17 +123,17 @@ function checkRoomIdOrMissing(roomId: string): boolean {
   return roomIdPattern.test(roomId);
 }
 
-function parseLimit(raw: unknown): number {
+function parseLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return pageBounds.fallback;
-  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < 1 || value > pageBounds.max) {
     throw invalidField('limit', `limit must be an integer from 1 to ${pageBounds.max}`);
   }
   return value;
 }
 
-function decodeCursor(raw: unknown): string {
-  const decoded = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString('utf8') : '';
+function decodeCursor(raw: string): string {
+  const decoded = Buffer.from(raw, 'base64url').toString('utf8');
   try {
     return checkRoomId(decoded, 'cursor');
   } catch {

@@ -1,40 +1,46 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EngineServices } from '../../engine/services.js';
-import type { JoinClaims } from '../../engine/tokens/token-service.js';
+import type { JoinClaims, SessionClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-types.js';
 import { noteEvent } from '../access-log.js';
-import { barOf, bodyOf, requestId, type Body } from '../body.js';
+import { invalidField } from '../../engine/errors.js';
 import { clientKey } from '../client-key.js';
 import { HttpError } from '../errors.js';
+import { absentBodyIsEmpty, RoomParams } from '../schemas.js';
+import { AdmitBody, ArrivalBody, ExistsQuery, RefuseBody } from './room-schemas.js';
 import { presentedSession, requireSession, signSession } from './session.js';
 import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
 
-type WithId = { Params: { id: string } };
+type WithId = { Params: RoomParams };
+type WithBody<B> = WithId & { Body: B };
+const withId = { schema: { params: RoomParams } };
+/** Routes whose body may be absent: no body is no fields (absentBodyIsEmpty). */
+const withBody = <B>(body: B) => ({ schema: { params: RoomParams, body }, preValidation: absentBodyIsEmpty });
 
 /** A join token (`t`) names the room it was made for; any other room refuses it. */
-async function claimsOf(services: EngineServices, roomId: string, body: Body): Promise<JoinClaims | null> {
-  if (body.t === undefined || body.t === null || body.t === '') return null;
-  const claims = typeof body.t === 'string' ? await services.tokens.verifyJoin(body.t) : null;
+async function claimsOf(services: EngineServices, roomId: string, t: string | null | undefined): Promise<JoinClaims | null> {
+  if (t === undefined || t === null || t === '') return null;
+  const claims = await services.tokens.verifyJoin(t);
   if (!claims || claims.room !== roomId) throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
   return claims;
 }
 
 /** Whether `t` is a valid join token for this room (a wrong or absent one is simply no). */
-async function tokenFor(services: EngineServices, roomId: string, t: unknown): Promise<boolean> {
-  const claims = typeof t === 'string' && t !== '' ? await services.tokens.verifyJoin(t) : null;
+async function tokenFor(services: EngineServices, roomId: string, t: string | undefined): Promise<boolean> {
+  const claims = t ? await services.tokens.verifyJoin(t) : null;
   return claims?.room === roomId;
 }
 
-async function arrival(services: EngineServices, request: FastifyRequest<WithId>): Promise<Arrival> {
-  const body = bodyOf(request);
+async function arrival(services: EngineServices, request: FastifyRequest<WithBody<ArrivalBody>>): Promise<Arrival> {
+  const body = request.body;
   const roomId = request.params.id;
   return {
     roomId,
     name: body.name,
     note: body.note,
     accessCode: body.access_code,
-    claims: await claimsOf(services, roomId, body),
+    claims: await claimsOf(services, roomId, body.t),
     fromParticipantId: (await presentedSession(services, request))?.participant ?? null,
     clientKey: clientKey(request.ip),
     secret: readWaitingCookie(request) ?? null,
@@ -47,22 +53,33 @@ async function joined(services: EngineServices, result: EntryResult) {
 
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
 export function roomRoutes(services: EngineServices) {
+  // A moderator's gesture asks for the session before it reads the body, so who holds none is
+  // answered 401 whatever she sent, as before the bodies had schemas (validation runs after this).
+  const sessions = new WeakMap<FastifyRequest, SessionClaims>();
+  const sessionOf = (request: FastifyRequest): SessionClaims => sessions.get(request)!;
+  const withSessionAndBody = <B>(body: B) => ({
+    schema: { params: RoomParams, body },
+    preValidation: [
+      async (request: FastifyRequest<WithId>) => void sessions.set(request, await requireSession(services, request, request.params.id)),
+      absentBodyIsEmpty,
+    ],
+  });
   return async (app: FastifyInstance): Promise<void> => {
     // An unlisted room (a meeting API's) shows itself only to a join token made for it, and a
     // closed one to nobody: for everyone else the answer is that of a room that does not exist.
-    app.get<WithId & { Querystring: { t?: unknown } }>('/room/:id/exists', async (request, reply) => {
+    app.get<WithId & { Querystring: ExistsQuery }>('/room/:id/exists', { schema: { params: RoomParams, querystring: ExistsQuery } }, async (request, reply) => {
       const room = services.rooms.find(request.params.id);
       const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || (await tokenFor(services, room.roomId, request.query.t)));
       if (!shown) return reply.code(404).send({ exists: false });
       return { exists: true, access_code: room.accessCodeHash !== null };
     });
 
-    app.post<WithId>('/room/:id/start', async (request) => {
+    app.post<WithBody<ArrivalBody>>('/room/:id/start', withBody(ArrivalBody), async (request) => {
       const result = await services.waiting.start(await arrival(services, request));
       return result.status === 'joined' ? joined(services, result) : { status: 'knock' };
     });
 
-    app.post<WithId>('/room/:id/knock', async (request, reply) => {
+    app.post<WithBody<ArrivalBody>>('/room/:id/knock', withBody(ArrivalBody), async (request, reply) => {
       const result = await services.waiting.knock(await arrival(services, request));
       if (result.status === 'joined') return joined(services, result);
       setWaitingCookie(request, reply, request.params.id, result.secret);
@@ -71,7 +88,7 @@ export function roomRoutes(services: EngineServices) {
     });
 
     // Not async: everyone waiting polls every 2 s, and only the admitted answer has to wait (for signing).
-    app.get<WithId>('/room/:id/waiting', (request, reply) => {
+    app.get<WithId>('/room/:id/waiting', withId, (request, reply) => {
       const secret = readWaitingCookie(request);
       const result = secret ? services.waiting.poll(request.params.id, secret) : null;
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
@@ -82,30 +99,31 @@ export function roomRoutes(services: EngineServices) {
 
     // The Leave button: withdrawn at once. The cookie stays: for a barred browser it is the
     // bar itself, and after a withdrawal it names nothing.
-    app.delete<WithId>('/room/:id/waiting', async (request, reply) => {
+    app.delete<WithId>('/room/:id/waiting', withId, async (request, reply) => {
       const secret = readWaitingCookie(request);
       if (secret) services.waiting.withdraw(request.params.id, secret);
       return reply.code(204).send();
     });
     // The pagehide beacon (sendBeacon can only POST): gone from the moderators' list at once,
     // freed within 2 s, unless the same browser polls again because it was only a reload.
-    app.post<WithId>('/room/:id/waiting/leave', async (request, reply) => {
+    app.post<WithId>('/room/:id/waiting/leave', withId, async (request, reply) => {
       const secret = readWaitingCookie(request);
       if (secret) services.waiting.leaving(request.params.id, secret);
       return reply.code(204).send();
     });
 
-    app.get<WithId>('/room/:id/waiting-list', async (request) => {
+    app.get<WithId>('/room/:id/waiting-list', withId, async (request) => {
       const session = await requireSession(services, request, request.params.id);
       return services.waiting.list(request.params.id, { kind: 'participant', participantId: session.participant });
     });
 
-    app.post<WithId>('/room/:id/admit', async (request) => {
-      const session = await requireSession(services, request, request.params.id);
+    app.post<WithBody<AdmitBody>>('/room/:id/admit', withSessionAndBody(AdmitBody), async (request) => {
+      const session = sessionOf(request);
       const actor = { kind: 'participant', participantId: session.participant } as const;
-      const body = bodyOf(request);
-      const all = body.all === true;
-      const id = all ? null : requestId(body);
+      const { all, request_id: requestId } = request.body;
+      // One request or all of them: which one is needed depends on the other field.
+      if (all !== true && requestId === undefined) throw invalidField('request_id', 'request_id is required');
+      const id = all === true ? null : requestId!;
       const result = id === null ? services.waiting.admitAll(request.params.id, actor) : services.waiting.admit(request.params.id, id, actor);
       noteEvent(request, 'admit', {
         room: request.params.id,
@@ -116,22 +134,20 @@ export function roomRoutes(services: EngineServices) {
       return result;
     });
 
-    app.post<WithId>('/room/:id/refuse', async (request) => {
-      const session = await requireSession(services, request, request.params.id);
-      const body = bodyOf(request);
-      const bar = barOf(body);
-      const id = requestId(body);
+    app.post<WithBody<RefuseBody>>('/room/:id/refuse', withSessionAndBody(RefuseBody), async (request) => {
+      const session = sessionOf(request);
+      const { request_id: id, bar = false } = request.body;
       services.waiting.refuse(request.params.id, id, bar, { kind: 'participant', participantId: session.participant });
       noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: id, by: session.participant });
       return { refused: true, barred: bar };
     });
 
-    app.post<WithId>('/room/:id/waiting-room/disable', async (request) => {
+    app.post<WithId>('/room/:id/waiting-room/disable', withId, async (request) => {
       const session = await requireSession(services, request, request.params.id);
       return services.waiting.disableWaitingRoom(request.params.id, { kind: 'participant', participantId: session.participant });
     });
 
-    app.post<WithId>('/room/:id/leave', async (request, reply) => {
+    app.post<WithId>('/room/:id/leave', withId, async (request, reply) => {
       const session = await requireSession(services, request, request.params.id);
       services.meetings.leave(session.participant);
       return reply.code(204).send();
