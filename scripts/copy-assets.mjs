@@ -2,4 +2,4 @@
 import { cpSync } from 'node:fs';
 cpSync('src/store/migrations', 'dist/store/migrations', { recursive: true });
 cpSync('src/web/static', 'dist/web/static', { recursive: true });
-cpSync('src/store/compat/migrations', 'dist/store/compat/migrations', { recursive: true });
+cpSync('src/compat/store/migrations', 'dist/compat/store/migrations', { recursive: true });

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
 import type { LockSettings } from '../engine/live/meeting-locks.js';
 import type { EngineServices } from '../engine/services.js';
-import { SqliteCompatStore } from '../store/compat/compat-store.js';
+import { SqliteCompatStore } from './store/compat-store.js';
 import { buildCompatApp } from './app.js';
 import type { AccessLogOptions } from '../http/access-log.js';
 import { listeningUrl } from '../http/listening-url.js';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { renderResponse, xmlSafe } from '../../src/compat/confapi/xml.js';
-import { SqliteCompatStore } from '../../src/store/compat/compat-store.js';
+import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 import {
   assertFailed,
   assertSuccess,

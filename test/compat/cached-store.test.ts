@@ -9,7 +9,7 @@ import type { Tap } from '../helpers/api.js';
 import { CachedCompatStore } from '../../src/compat/confapi/cached-store.js';
 import type { CompatMeeting, CompatStore } from '../../src/compat/confapi/model.js';
 import { meeting } from '../helpers/compat-meeting.js';
-import { SqliteCompatStore } from '../../src/store/compat/compat-store.js';
+import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 
 function dataDir(t: Tap): string {
   const dir = mkdtempSync(join(tmpdir(), 'meet-cached-store-'));

@@ -3,7 +3,7 @@
 // reaches an allow-listed local receiver → isMeetingRunning false.
 import { join } from 'node:path';
 import t from 'tap';
-import { SqliteCompatStore } from '../../src/store/compat/compat-store.js';
+import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 import {
   assertFailed,
   assertSuccess,

@@ -8,7 +8,7 @@ import t from 'tap';
 import { startCompat } from '../../src/compat/module.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openServices } from '../../src/daemon/services.js';
-import { SqliteCompatStore } from '../../src/store/compat/compat-store.js';
+import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 import { meeting } from '../helpers/compat-meeting.js';
 
 t.test('at start, rooms of ended meetings close and rooms of open ones follow their guest policy, unlisted', async (t) => {

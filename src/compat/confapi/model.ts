@@ -1,6 +1,6 @@
 /**
  * The meeting API's records and the store interface they are kept through. The SQLite
- * implementation lives in src/store/compat/; tests may pass an in-memory one.
+ * implementation lives in src/compat/store/; tests may pass an in-memory one.
  */
 
 export const guestPolicies = ['ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH'] as const;

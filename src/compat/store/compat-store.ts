@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { openDurable } from '../sqlite.js';
+import { openDurable } from '../../store/sqlite.js';
 import type {
   CallbackJob,
   ChatRecord,
@@ -12,8 +12,8 @@ import type {
   GuestPolicy,
   NewCallbackJob,
   RecordingRecord,
-} from '../../compat/confapi/model.js';
-import { migrate, readMigrations } from '../migrate.js';
+} from '../confapi/model.js';
+import { migrate, readMigrations } from '../../store/migrate.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 
