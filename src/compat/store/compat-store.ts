@@ -3,16 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { openDurable } from '../../store/sqlite.js';
-import type {
-  CallbackJob,
-  ChatRecord,
-  CompatMeeting,
-  CompatStore,
-  EndReason,
-  GuestPolicy,
-  NewCallbackJob,
-  RecordingRecord,
-} from '../confapi/model.js';
+import type { CallbackJob, ChatRecord, CompatMeeting, CompatStore, EndReason, GuestPolicy, NewCallbackJob, RecordingRecord } from '../confapi/model.js';
 import { migrate, readMigrations } from '../../store/migrate.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
