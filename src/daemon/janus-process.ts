@@ -79,7 +79,7 @@ export class JanusProcess {
       await this.launch();
     } catch (err) {
       this.current = 'stopped';
-      this.kill();
+      this.killChild();
       throw err;
     }
     this.current = 'up';
@@ -162,14 +162,14 @@ export class JanusProcess {
     try {
       await this.launch();
     } catch (err) {
-      this.kill();
+      this.killChild();
       this.options.log.error({ err }, 'janus failed to restart');
       if (this.child) this.exited(this.child, null, null);
       return;
     }
     // stop() may have run while the new process started.
     if (this.stopRequested()) {
-      this.kill();
+      this.killChild();
       return;
     }
     this.current = 'up';
@@ -185,7 +185,13 @@ export class JanusProcess {
     return this.current === 'stopped';
   }
 
-  private kill(): void {
+  /** For an exit that cannot wait: SIGKILL now, nothing restarted. */
+  kill(): void {
+    this.current = 'stopped';
+    this.killChild();
+  }
+
+  private killChild(): void {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
