@@ -49,6 +49,8 @@ function streamsOf(sdp: string): Member['streams'] {
 export class JanusBackend implements MediaBackend {
   readonly name = 'janus';
   private readonly members = new Map<string, Member>();
+  /** A leaving member's last request (her kick): her next join waits for it, or it would kick the new handle. */
+  private readonly leaving = new Map<string, Promise<void>>();
   private session: Promise<JanusSession> | null = null;
   private recovering = false;
   private closed = false;
@@ -108,7 +110,8 @@ export class JanusBackend implements MediaBackend {
   connected(peer: MediaPeer): void {
     const old = this.members.get(peer.participantId);
     if (old) this.leave(old);
-    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], queue: Promise.resolve(), gone: false };
+    const queue = this.leaving.get(peer.participantId) ?? Promise.resolve();
+    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], queue, gone: false };
     this.members.set(peer.participantId, member);
     this.enqueue(member, () => this.join(member));
   }
@@ -162,11 +165,17 @@ export class JanusBackend implements MediaBackend {
   private leave(member: Member, kick = true): void {
     member.gone = true;
     if (this.members.get(member.peer.participantId) === member) this.members.delete(member.peer.participantId);
-    const { publisher, subscriber } = member;
-    member.queue = member.queue.then(async () => {
-      if (kick && publisher) await this.options.rooms.kick(member.peer.meetingId, member.peer.participantId).catch(() => {});
+    const id = member.peer.participantId;
+    const done = member.queue.then(async () => {
+      const { publisher, subscriber } = member;
+      if (kick && publisher) await this.options.rooms.kick(member.peer.meetingId, id).catch(() => {});
       await publisher?.detach().catch(() => {});
       await subscriber?.detach().catch(() => {});
+    });
+    member.queue = done;
+    this.leaving.set(id, done);
+    void done.then(() => {
+      if (this.leaving.get(id) === done) this.leaving.delete(id);
     });
   }
 

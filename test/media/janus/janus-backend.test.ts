@@ -110,6 +110,13 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   t.same(rooms.moderated.filter((m) => m.startsWith('ann')).sort(), ['ann 0 forwarded', 'ann 1 forwarded'], 'a released lock lets her be heard again');
   t.same(warnings, [], 'Janus accepted every request');
 
+  // Bob's socket is replaced, then closes and opens again: he is in the room once, not kicked by his own leave.
+  backend.connected(peers.get('bob')!);
+  backend.disconnected(peers.get('bob')!);
+  backend.connected(peers.get('bob')!);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await until('bob to be back', async () => (await inRoom()).join() === 'ann,bob,mod', 5000, 50);
+
   backend.disconnected(peers.get('ann')!);
   await until('ann to be kicked', async () => (await inRoom()).join() === 'bob,mod', 5000, 50);
   t.match(backend.relaySignal('ann', 'sfu:publish', { candidate: null }), { ok: false, code: 'not_member' }, 'gone is gone');
