@@ -67,6 +67,44 @@ export interface Config {
   readonly compatDefaultGuestPolicy: 'ALWAYS_ACCEPT' | 'ASK_MODERATOR' | 'ALWAYS_DENY' | 'ALWAYS_ACCEPT_AUTH';
   readonly compatCallbackAllow: readonly string[];
   readonly compatTenantHostSuffix: string;
+  readonly media: 'mesh' | 'janus' | 'auto';
+  readonly janusBin: string;
+  readonly janusUrl: string | null;
+  readonly janusApiSecret: string | null;
+  readonly janusRoomAdminKey: string | null;
+  readonly rtpPorts: PortRange;
+  readonly publicIp: string | null;
+  readonly janusPublishers: number;
+}
+
+export interface PortRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Two UDP ports, low-high, both included, 1024 or above: the media ports Janus may use. */
+function portRange(raw: unknown): PortRange {
+  const value = p.plainString(raw).trim();
+  const match = /^(\d{4,5})-(\d{4,5})$/.exec(value);
+  const min = Number(match?.[1]);
+  const max = Number(match?.[2]);
+  if (!match || min < 1024 || max > 65535 || min > max) {
+    throw new p.InvalidValue(`must be two ports from 1024 to 65535, low-high, such as 40000-40999 (got ${JSON.stringify(value)})`);
+  }
+  return Object.freeze({ min, max });
+}
+
+function ipv4(raw: unknown): string {
+  const value = p.plainString(raw).trim();
+  if (isIP(value) !== 4) throw new p.InvalidValue(`must be an IPv4 address, such as 203.0.113.7 (got ${JSON.stringify(value)})`);
+  return value;
+}
+
+/** A shared secret with Janus: URL-safe text of 16 characters or more (it goes into Janus's configuration and requests). */
+function janusSecret(raw: unknown): string {
+  const value = p.secret(raw);
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(value)) throw new p.InvalidValue('must be 16 or more characters from A-Z, a-z, 0-9, _ and -');
+  return value;
 }
 
 /** An IP address or a CIDR block such as 10.0.0.0/8; null when it is neither. */
@@ -307,6 +345,47 @@ export const settings = {
     env: 'COMPAT_TENANT_HOST_SUFFIX', toml: ['modules', 'compat', 'tenant_host_suffix'], flag: '--compat-tenant-host-suffix',
     fallback: '', parse: hostSuffix,
     description: 'Meeting API: a request to {tenant} + this suffix (e.g. .meet.example.org) is that tenant\'s alone; empty: the host names no tenant',
+  }),
+  media: setting({
+    env: 'SERVICE_MEDIA', toml: ['media', 'backend'], flag: '--media',
+    // mesh until the web client's Janus path lands (issue 18 point 3); then auto.
+    fallback: 'mesh', parse: p.oneOf('mesh', 'janus', 'auto'),
+    description: 'How meetings carry audio and video: mesh (browser to browser, for a handful of people), janus (the Janus SFU: the daemon runs its own, or uses SERVICE_JANUS_URL; the daemon does not start without it), auto (Janus when it starts, else mesh with a warning); mesh by default until the page speaks Janus',
+  }),
+  janusBin: setting({
+    env: 'SERVICE_JANUS_BIN', toml: ['media', 'janus_bin'], flag: '--janus-bin',
+    fallback: '/usr/bin/janus', parse: p.path,
+    description: 'The Janus program the daemon runs for itself (Debian package janus), with a configuration it generates in <data dir>/janus, its API on 127.0.0.1 only',
+  }),
+  janusUrl: setting({
+    env: 'SERVICE_JANUS_URL', toml: ['media', 'janus_url'], flag: '--janus-url',
+    fallback: null, parse: p.httpUrl,
+    description: 'An external Janus (its HTTP API, such as http://10.0.0.5:8088/janus) instead of the daemon\'s own; needs SERVICE_JANUS_API_SECRET and SERVICE_JANUS_ROOM_ADMIN_KEY',
+  }),
+  janusApiSecret: setting({
+    env: 'SERVICE_JANUS_API_SECRET', toml: ['media', 'janus_api_secret'], secret: true,
+    fallback: null, parse: janusSecret,
+    description: 'The external Janus\'s api_secret (only with SERVICE_JANUS_URL; the daemon\'s own Janus gets a random one per start)',
+  }),
+  janusRoomAdminKey: setting({
+    env: 'SERVICE_JANUS_ROOM_ADMIN_KEY', toml: ['media', 'janus_room_admin_key'], secret: true,
+    fallback: null, parse: janusSecret,
+    description: 'The external Janus\'s VideoRoom admin_key (only with SERVICE_JANUS_URL)',
+  }),
+  rtpPorts: setting({
+    env: 'SERVICE_RTP_PORTS', toml: ['media', 'rtp_ports'], flag: '--rtp-ports',
+    fallback: '40000-40999', parse: portRange,
+    description: 'UDP ports the daemon\'s Janus sends and receives media on (low-high); open them in the firewall',
+  }),
+  publicIp: setting({
+    env: 'SERVICE_PUBLIC_IP', toml: ['media', 'public_ip'], flag: '--public-ip',
+    fallback: null, parse: ipv4,
+    description: 'The public IPv4 address of this machine when it sits behind a 1:1 NAT (cloud hosts): Janus announces it to browsers',
+  }),
+  janusPublishers: setting({
+    env: 'SERVICE_JANUS_PUBLISHERS', toml: ['media', 'janus_publishers'], flag: '--janus-publishers',
+    fallback: '100', parse: p.integerBetween(1, 1000),
+    description: 'With Janus: at most this many people of one meeting send audio or video at once',
   }),
 } satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
 

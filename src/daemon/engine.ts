@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
-import { openServices, type Services } from './services.js';
+import { openServices, type Services, type ServicesOptions } from './services.js';
 
 /** The engine's services and its listener's app, built from the config but not listening. */
 export interface Engine {
@@ -20,13 +20,14 @@ export async function openEngine(
   config: Config,
   clock: Clock,
   log: Logger,
-  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> = {},
+  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> & Pick<ServicesOptions, 'media'> = {},
 ): Promise<Engine> {
-  const services = openServices(config, clock, { log });
+  const { media, ...appOptions } = options;
+  const services = openServices(config, clock, { log, ...(media ? { media } : {}) });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   try {
-    const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies, ...options });
+    const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies, ...appOptions });
     return { services, app };
   } catch (err) {
     services.close();

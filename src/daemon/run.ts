@@ -10,6 +10,7 @@ import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
 import { openEngine } from './engine.js';
+import { startMedia } from './media-choice.js';
 import { systemClock } from './services.js';
 
 export const initialTokenFileName = 'initial-admin-token';
@@ -62,10 +63,20 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   const summary = new RequestSummary(systemClock);
   const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
-  const { services, app } = await openEngine(config, systemClock, log, {
-    readinessChecks: [{ name: 'compat_listener', check: compatCheck }],
-    accessLog,
-  });
+  // Janus (SERVICE_MEDIA) starts first: auto falls back to the mesh, janus refuses to start without it.
+  const media = await startMedia(config, log);
+  let opened: Awaited<ReturnType<typeof openEngine>>;
+  try {
+    opened = await openEngine(config, systemClock, log, {
+      readinessChecks: [{ name: 'compat_listener', check: compatCheck }, ...(media.readiness ? [media.readiness] : [])],
+      accessLog,
+      media: media.factory,
+    });
+  } catch (err) {
+    await media.close();
+    throw err;
+  }
+  const { services, app } = opened;
   const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
   if (initial) {
     const file = join(config.dataDir, initialTokenFileName);
@@ -83,6 +94,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     stopSummary();
     await app.close();
     services.close();
+    await media.close();
     throw err;
   }
   const running = compat;
@@ -112,6 +124,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
       stopSummary();
       // Knocks queued for the group commit are written, then the database closes.
       services.close();
+      await media.close();
     }
   };
   const openWork = (): OpenWork => ({
@@ -124,6 +137,8 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     for (const client of app.websocketServer.clients) client.terminate();
     running?.closeConnections('all');
     services.close();
+    // No time to wait: Janus gets its signal and dies with its configuration on the next start.
+    media.process?.kill();
   };
   return { url, log, shutdownGraceSecs: graceSecs, stop, openWork, abort };
 }

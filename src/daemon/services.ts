@@ -7,6 +7,7 @@ import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
 import { LiveHub } from '../engine/live/live-hub.js';
+import type { MediaBackendFactory } from '../engine/live/media-port.js';
 import type { LiveOptions } from '../engine/live/live-options.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
 import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js';
@@ -58,6 +59,8 @@ export interface ServicesOptions {
    * the services only to write (meetctl token) and for tests that do not look.
    */
   readonly log?: EngineLog;
+  /** The media backend (daemon/media-choice.ts); the embedded mesh relay when not given. */
+  readonly media?: MediaBackendFactory;
 }
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
@@ -90,8 +93,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     stats,
     clock,
     scheduler: systemScheduler,
-    // The media backend is chosen here: the embedded mesh relay (an SFU adapter would be wired instead).
-    media: (context) => new MeshSignallingRelay(context),
+    // The daemon chose the media backend (mesh, or Janus behind a router); in-process tests get the mesh.
+    media: options.media ?? ((context) => new MeshSignallingRelay(context)),
     log,
     ...(options.live ? { options: options.live } : {}),
   });

@@ -23,6 +23,10 @@ export class MeshSignallingRelay implements MediaBackend {
 
   constructor(private readonly context: MediaContext) {}
 
+  kindFor(_meetingId: string): 'mesh' {
+    return 'mesh';
+  }
+
   relaySignal(from: string, to: string, data: unknown): RelayResult {
     const sender = this.context.peer(from);
     const receiver = this.context.peer(to);

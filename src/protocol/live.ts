@@ -46,6 +46,17 @@ export interface WaitingItem {
   readonly knocked_at: string;
 }
 
+/**
+ * How a meeting carries media, chosen when it starts and kept until it ends. `mesh`: one
+ * RTCPeerConnection per other participant, signals addressed to her participant_id. `janus`:
+ * the server's SFU; the page keeps two connections, and addresses their signals to the pseudo
+ * participants of `sfuPeers` (it never talks to the SFU itself): it offers on `publish`
+ * (answered by the server), and answers the offers the server sends from `subscribe`.
+ */
+export type MediaKind = 'mesh' | 'janus';
+
+export const sfuPeers = { publish: 'sfu:publish', subscribe: 'sfu:subscribe' } as const;
+
 /** Opaque WebRTC signalling: an SDP description or an ICE candidate. */
 export type SignalData =
   { readonly description: { readonly type: 'offer' | 'answer' | 'pranswer' | 'rollback'; readonly sdp?: string } } | { readonly candidate: unknown };
@@ -63,6 +74,8 @@ export type ServerMessage =
       readonly mute_on_start?: boolean;
       /** The meeting's title a moderator set; '' for none. Plain text: render it as text. */
       readonly subject: string;
+      /** How this meeting carries media (see MediaKind). */
+      readonly media: MediaKind;
     }
   | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
   | { readonly type: 'participant_left'; readonly participant_id: string }

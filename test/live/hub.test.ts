@@ -515,6 +515,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   const calls: string[] = [];
   const backend: MediaBackend = {
     name: 'test',
+    kindFor: () => 'mesh',
     relaySignal: (from, to) => {
       calls.push(`relay ${from === to}`);
       return { ok: false, code: 'invalid_signal', message: 'no' };

@@ -135,6 +135,7 @@ export class LiveHub implements LiveApi {
       subgroups: this.rooms.family(state).subgroups,
       mute_on_start: this.muteOnStart(state.roomId),
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
+      media: this.media.backend.kindFor(state.meetingId),
     });
     this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') {

@@ -1,6 +1,6 @@
 import type { LockSettings } from './meeting-locks.js';
 import type { Role } from '../meetings/meeting.js';
-import type { LiveErrorCode, ServerMessage } from '../../protocol/live.js';
+import type { LiveErrorCode, MediaKind, ServerMessage } from '../../protocol/live.js';
 
 /**
  * The media side of a meeting, behind one interface so that an SFU adapter can replace the
@@ -10,6 +10,8 @@ import type { LiveErrorCode, ServerMessage } from '../../protocol/live.js';
  */
 export interface MediaBackend {
   readonly name: string;
+  /** How a meeting carries media: decided when it is first asked and kept until the meeting ends. */
+  kindFor(meetingId: string): MediaKind;
   /**
    * Relays a signalling message (`ClientMessage` of type `signal`) from one participant to
    * another, or refuses it. `data` is untrusted input straight from the socket.

@@ -40,6 +40,7 @@ t.test('the media backend is injected: signals, connections, locks and the end r
   let context: MediaContext | null = null;
   const backend: MediaBackend = {
     name: 'recording',
+    kindFor: () => 'janus',
     relaySignal: (from, to) => (calls.push(`signal ${from}→${to}`), { ok: false, code: 'invalid_signal', message: 'no' }),
     connected: (peer) => void calls.push(`connected ${peer.participantId}`),
     disconnected: (peer) => void calls.push(`disconnected ${peer.participantId}`),
@@ -55,6 +56,7 @@ t.test('the media backend is injected: signals, connections, locks and the end r
   const m = f.connect(f.enter('Mod', 'r1', true));
   const a = f.connect(f.enter('Ann'));
   t.equal(f.hub.mediaBackend, backend);
+  t.equal(a.conn.last('welcome')?.media, 'janus', "the welcome names the meeting's media as the backend decides it");
   a.send({ type: 'signal', to: m.participant.participantId, data: {} });
   t.same(a.conn.last('error'), { type: 'error', code: 'invalid_signal', message: 'no' }, "the backend's refusal reaches the sender");
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });

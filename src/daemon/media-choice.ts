@@ -1,0 +1,112 @@
+import path from 'node:path';
+import type { Config } from '../config/settings.js';
+import type { ReadinessCheck } from '../engine/health/readiness.js';
+import type { MediaBackendFactory } from '../engine/live/media-port.js';
+import { randomBase64url } from '../engine/random-text.js';
+import { JanusBackend } from '../media/janus/janus-backend.js';
+import { JanusRooms } from '../media/janus/janus-rooms.js';
+import { janusInfo, type JanusEndpoint } from '../media/janus/janus-session.js';
+import { MediaRouter } from '../media/media-router.js';
+import { MeshSignallingRelay } from '../media/mesh-relay.js';
+import { JanusProcess } from './janus-process.js';
+
+export type MediaConfig = Pick<
+  Config,
+  'dataDir' | 'media' | 'janusBin' | 'janusUrl' | 'janusApiSecret' | 'janusRoomAdminKey' | 'rtpPorts' | 'publicIp' | 'janusPublishers'
+>;
+
+export interface MediaLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** The media side the daemon runs with: the backend factory, its readiness, and its stop. */
+export interface MediaChoice {
+  /** 'mesh' when Janus is off or could not start; 'janus' when meetings go through it. */
+  readonly kind: 'mesh' | 'janus';
+  readonly factory: MediaBackendFactory;
+  /** /readyz: whether Janus answers (left out with the mesh). */
+  readonly readiness: ReadinessCheck | null;
+  /** The daemon's own Janus, when it runs one. */
+  readonly process: JanusProcess | null;
+  close(): Promise<void>;
+}
+
+const meshOnly: MediaChoice = {
+  kind: 'mesh',
+  factory: (context) => new MeshSignallingRelay(context),
+  readiness: null,
+  process: null,
+  close: async () => {},
+};
+
+/**
+ * SERVICE_MEDIA: `mesh` runs no SFU; `janus` needs one (an external SERVICE_JANUS_URL, or the
+ * daemon's own SERVICE_JANUS_BIN) and the daemon does not start without it; `auto` uses Janus
+ * when it answers and otherwise the mesh, saying so in the log.
+ */
+export async function startMedia(config: MediaConfig, log: MediaLog): Promise<MediaChoice> {
+  if (config.media === 'mesh') return meshOnly;
+  let endpoint: JanusEndpoint;
+  let adminKey: string;
+  let process: JanusProcess | null = null;
+  try {
+    if (config.janusUrl !== null) {
+      if (config.janusApiSecret === null || config.janusRoomAdminKey === null) {
+        throw new Error('SERVICE_JANUS_URL needs SERVICE_JANUS_API_SECRET and SERVICE_JANUS_ROOM_ADMIN_KEY');
+      }
+      endpoint = { url: config.janusUrl.replace(/\/+$/, ''), apiSecret: config.janusApiSecret };
+      adminKey = config.janusRoomAdminKey;
+      await janusInfo(endpoint);
+    } else {
+      process = new JanusProcess({
+        bin: config.janusBin,
+        configDir: path.join(config.dataDir, 'janus'),
+        rtpPorts: config.rtpPorts,
+        publicIp: config.publicIp,
+        log,
+      });
+      await process.start();
+      endpoint = process.endpoint;
+      adminKey = process.roomAdminKey;
+    }
+  } catch (err) {
+    if (config.media === 'janus') throw new Error(`SERVICE_MEDIA=janus but Janus is not available: ${(err as Error).message}`, { cause: err });
+    log.warn({ err: (err as Error).message }, 'Janus is not available: meetings use the browser-to-browser mesh (fine for a handful of people)');
+    return meshOnly;
+  }
+  const own = process;
+  // An external Janus is pinged in the background: /readyz reads the last answer.
+  let externalUp = true;
+  const ping = own
+    ? null
+    : setInterval(() => {
+        janusInfo({ ...endpoint, timeoutMs: 2000 }).then(
+          () => (externalUp = true),
+          () => (externalUp = false),
+        );
+      }, 5000);
+  ping?.unref();
+  const up = () => (own ? own.state === 'up' : externalUp);
+  const backends: JanusBackend[] = [];
+  log.info({ janus: own ? 'own' : 'external', pid: own?.pid ?? null }, 'meetings use the Janus SFU');
+  return {
+    kind: 'janus',
+    process: own,
+    factory: (context) => {
+      const rooms = new JanusRooms({ endpoint: () => endpoint, adminKey, publishers: config.janusPublishers, randomText: () => randomBase64url(18), log });
+      const janus = new JanusBackend(context, { rooms, endpoint: () => endpoint, log });
+      backends.push(janus);
+      // auto: a meeting that starts while Janus restarts runs on the mesh; janus: it waits for Janus.
+      const available = config.media === 'janus' ? () => true : up;
+      return new MediaRouter(new MeshSignallingRelay(context), janus, available, (id) => context.peer(id)?.meetingId ?? null);
+    },
+    readiness: { name: 'janus', check: up },
+    close: async () => {
+      if (ping) clearInterval(ping);
+      await Promise.all(backends.map((backend) => backend.close().catch(() => {})));
+      await own?.stop();
+    },
+  };
+}

@@ -1,0 +1,276 @@
+import { mayAudio, mayVideo, type LockSettings } from '../../engine/live/meeting-locks.js';
+import type { MediaBackend, MediaContext, MediaPeer, RelayResult } from '../../engine/live/media-port.js';
+import { sfuPeers, type ServerMessage } from '../../protocol/live.js';
+import { malformation, mediaSections, sending } from '../sdp.js';
+import { canonicalSignal } from '../signal-data.js';
+import type { JanusRooms } from './janus-rooms.js';
+import { JanusSession, janusInfo, type JanusEndpoint, type JanusEvent, type Jsep } from './janus-session.js';
+import { VideoRoomHandle, type Publisher } from './videoroom.js';
+
+export interface JanusBackendOptions {
+  readonly rooms: JanusRooms;
+  readonly endpoint: () => JanusEndpoint;
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+/** One admitted participant on the SFU: her publisher handle, her subscriber handle, what she sends. */
+interface Member {
+  readonly peer: MediaPeer;
+  publisher: VideoRoomHandle | null;
+  subscriber: VideoRoomHandle | null;
+  readonly feeds: Set<string>;
+  /** The m-lines of her last accepted offer: what a lock stops forwarding. */
+  streams: { readonly kind: 'audio' | 'video'; readonly mid: string }[];
+  /** Her Janus requests, one after the other (an offer before its candidates, a join before either). */
+  queue: Promise<void>;
+  gone: boolean;
+}
+
+const relayed: RelayResult = { ok: true };
+
+/** The m-lines of an offer with their mid (Chrome's unified plan names each one). */
+function streamsOf(sdp: string): Member['streams'] {
+  const mids = [...sdp.matchAll(/^a=mid:(\S+)\s*$/gm)].map((m) => m[1] ?? '');
+  return mediaSections(sdp).flatMap((section, i) =>
+    (section.kind === 'audio' || section.kind === 'video') && section.sends && mids[i] !== undefined ? [{ kind: section.kind, mid: mids[i] }] : [],
+  );
+}
+
+/**
+ * The SFU backend: every meeting is one VideoRoom of the Janus the daemon runs (or is given).
+ * Browsers never talk to Janus: the page sends its publisher offer and candidates to the
+ * pseudo participant `sfu:publish` and answers the offers that come from `sfu:subscribe`;
+ * this class turns them into VideoRoom requests for that participant's two handles. Locks
+ * are enforced twice: a forbidden offer is refused like the mesh does, and when a lock comes
+ * on, Janus is told to stop forwarding what she already sends (`moderate`), so a modified page
+ * that keeps sending is heard and seen by nobody. Leaving kicks her handles; the meeting's
+ * end destroys the room.
+ */
+export class JanusBackend implements MediaBackend {
+  readonly name = 'janus';
+  private readonly members = new Map<string, Member>();
+  /** A leaving member's last request (her kick): her next join waits for it, or it would kick the new handle. */
+  private readonly leaving = new Map<string, Promise<void>>();
+  private session: Promise<JanusSession> | null = null;
+  private recovering = false;
+  private closed = false;
+
+  constructor(
+    private readonly context: MediaContext,
+    private readonly options: JanusBackendOptions,
+  ) {}
+
+  kindFor(_meetingId: string): 'janus' {
+    return 'janus';
+  }
+
+  relaySignal(from: string, to: string, data: unknown): RelayResult {
+    const sender = this.context.peer(from);
+    const member = this.members.get(from);
+    if (!sender || !member || member.gone) return { ok: false, code: 'not_member', message: 'the sender is not in this meeting' };
+    if (to !== sfuPeers.publish && to !== sfuPeers.subscribe) {
+      return {
+        ok: false,
+        code: 'invalid_signal',
+        message: `media of this meeting goes through the server: address ${sfuPeers.publish} or ${sfuPeers.subscribe}`,
+      };
+    }
+    const signal = canonicalSignal(data);
+    if (!signal) return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
+    if ('candidate' in signal) {
+      this.enqueue(member, async () => {
+        const handle = to === sfuPeers.publish ? member.publisher : member.subscriber;
+        await handle?.trickle(signal.candidate);
+      });
+      return relayed;
+    }
+    const { type, sdp } = signal.description;
+    const wanted = to === sfuPeers.publish ? 'offer' : 'answer';
+    if (type !== wanted || sdp === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
+    const wrong = malformation(sdp);
+    if (wrong) return { ok: false, code: 'invalid_signal', message: `the session description holds ${wrong}` };
+    if (to === sfuPeers.subscribe) {
+      this.enqueue(member, async () => member.subscriber?.start({ type: 'answer', sdp }));
+      return relayed;
+    }
+    const locks = this.context.locks(sender);
+    const sends = sending(sdp);
+    if (sends.audio && !mayAudio(sender.role, locks))
+      return { ok: false, code: 'locked', message: 'microphones are locked: the description may not send audio' };
+    if (sends.video && !mayVideo(sender.role, locks)) return { ok: false, code: 'locked', message: 'cameras are locked: the description may not send video' };
+    this.enqueue(member, async () => {
+      if (!member.publisher) throw new Error('not joined to the room');
+      const answer = await member.publisher.publish({ type: 'offer', sdp });
+      member.streams = streamsOf(sdp);
+      this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'answer', sdp: answer.sdp } } });
+    });
+    return relayed;
+  }
+
+  connected(peer: MediaPeer): void {
+    const old = this.members.get(peer.participantId);
+    if (old) this.leave(old);
+    const queue = this.leaving.get(peer.participantId) ?? Promise.resolve();
+    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], queue, gone: false };
+    this.members.set(peer.participantId, member);
+    this.enqueue(member, () => this.join(member));
+  }
+
+  disconnected(peer: MediaPeer): void {
+    const member = this.members.get(peer.participantId);
+    if (member && member.peer.meetingId === peer.meetingId) this.leave(member);
+  }
+
+  locksChanged(meetingId: string, locks: LockSettings): void {
+    for (const member of this.members.values()) {
+      if (member.peer.meetingId !== meetingId || member.gone) continue;
+      // Her role now (she may have been promoted since she connected).
+      const role = this.context.peer(member.peer.participantId)?.role ?? member.peer.role;
+      const audio = mayAudio(role, locks);
+      const video = mayVideo(role, locks);
+      this.enqueue(member, async () => {
+        for (const stream of member.streams) {
+          const mute = stream.kind === 'audio' ? !audio : !video;
+          await this.options.rooms.moderate(meetingId, member.peer.participantId, stream.mid, mute);
+        }
+      });
+    }
+  }
+
+  meetingEnded(meetingId: string): void {
+    for (const member of [...this.members.values()]) if (member.peer.meetingId === meetingId) this.leave(member, false);
+    // Destroying the room closes every handle still in it.
+    this.options.rooms.destroy(meetingId).catch((err: unknown) => this.options.log.warn({ err, meetingId }, 'janus room could not be destroyed'));
+  }
+
+  /** Closes the control sessions (the daemon stops). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const member of this.members.values()) member.gone = true;
+    this.members.clear();
+    const session = this.session;
+    this.session = null;
+    await (await session?.catch(() => null))?.destroy();
+    await this.options.rooms.close();
+  }
+
+  private async join(member: Member): Promise<void> {
+    const spec = await this.options.rooms.ensure(member.peer.meetingId);
+    const session = await this.sessionNow();
+    member.publisher = await VideoRoomHandle.attach(session, '', (event) => this.publisherEvent(member, event));
+    const { publishers } = await member.publisher.joinPublisher(spec.room, spec.pin, member.peer.participantId, member.peer.participantId);
+    this.follow(member, publishers);
+  }
+
+  private leave(member: Member, kick = true): void {
+    member.gone = true;
+    if (this.members.get(member.peer.participantId) === member) this.members.delete(member.peer.participantId);
+    const id = member.peer.participantId;
+    const done = member.queue.then(async () => {
+      const { publisher, subscriber } = member;
+      if (kick && publisher) await this.options.rooms.kick(member.peer.meetingId, id).catch(() => {});
+      await publisher?.detach().catch(() => {});
+      await subscriber?.detach().catch(() => {});
+    });
+    member.queue = done;
+    this.leaving.set(id, done);
+    void done.then(() => {
+      if (this.leaving.get(id) === done) this.leaving.delete(id);
+    });
+  }
+
+  /** What Janus tells her publisher handle: others started publishing (subscribe her to them). */
+  private publisherEvent(member: Member, event: JanusEvent): void {
+    const data = event.plugindata?.data;
+    if (!data || member.gone) return;
+    const list = data['publishers'];
+    if (Array.isArray(list))
+      this.follow(
+        member,
+        (list as Publisher[]).map((p) => ({ id: String(p.id), streams: p.streams ?? [] })),
+      );
+  }
+
+  private follow(member: Member, publishers: readonly Publisher[]): void {
+    const fresh = publishers.map((p) => p.id).filter((id) => id !== member.peer.participantId && !member.feeds.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) member.feeds.add(id);
+    this.enqueue(member, async () => {
+      const spec = this.options.rooms.spec(member.peer.meetingId);
+      if (!spec) return;
+      let offer: Jsep | null;
+      if (member.subscriber) {
+        offer = await member.subscriber.addFeeds(fresh);
+      } else {
+        const session = await this.sessionNow();
+        member.subscriber = await VideoRoomHandle.attach(session, '', (event) => this.subscriberEvent(member, event));
+        offer = await member.subscriber.subscribe(spec.room, spec.pin, fresh);
+      }
+      if (offer) this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: offer.sdp } } });
+    });
+  }
+
+  /** Janus renegotiates a subscription by itself (a feed left): its new offer goes to the page. */
+  private subscriberEvent(member: Member, event: JanusEvent): void {
+    if (member.gone || event.jsep?.type !== 'offer') return;
+    this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: event.jsep.sdp } } });
+  }
+
+  private send(member: Member, message: ServerMessage): void {
+    if (!member.gone) this.context.deliver(member.peer.participantId, message);
+  }
+
+  private enqueue(member: Member, work: () => Promise<void>): void {
+    member.queue = member.queue.then(async () => {
+      if (member.gone) return;
+      try {
+        await work();
+      } catch (err) {
+        this.options.log.warn({ err, participant: member.peer.participantId }, 'janus request failed');
+        this.send(member, { type: 'error', code: 'invalid_signal', message: 'the media server refused this; try again' });
+      }
+    });
+  }
+
+  private sessionNow(): Promise<JanusSession> {
+    this.session ??= JanusSession.create(this.options.endpoint(), () => this.lost());
+    const session = this.session;
+    session.catch(() => {
+      if (this.session === session) this.session = null;
+    });
+    return session;
+  }
+
+  /**
+   * The session is gone (Janus restarted or died): once Janus answers again, the rooms are
+   * made again and every member joins anew; her page hears `rollback` from sfu:publish and
+   * offers again (her old connections are dead).
+   */
+  private lost(): void {
+    this.session = null;
+    if (this.recovering || this.closed) return;
+    this.recovering = true;
+    void (async () => {
+      while (
+        !(await janusInfo({ ...this.options.endpoint(), timeoutMs: 1000 }).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        if (this.closed) return;
+        await new Promise((resolve) => setTimeout(resolve, 500).unref());
+      }
+      if (this.closed) return;
+      await this.options.rooms.rebuild();
+      this.recovering = false;
+      for (const member of this.members.values()) {
+        member.publisher = null;
+        member.subscriber = null;
+        member.feeds.clear();
+        member.streams = [];
+        this.enqueue(member, () => this.join(member));
+        this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
+      }
+    })();
+  }
+}

@@ -1,0 +1,144 @@
+import type { JanusEvent, JanusSession, Jsep } from './janus-session.js';
+
+export const videoRoomPlugin = 'janus.plugin.videoroom';
+
+/** A room as the daemon creates it: private, its own secret (manage) and pin (join). */
+export interface RoomSpec {
+  readonly room: string;
+  readonly secret: string;
+  readonly pin: string;
+  /** At most this many publishers at once. */
+  readonly publishers: number;
+  readonly description?: string;
+}
+
+/** One published stream of a publisher, as Janus lists it. */
+export interface PublishedStream {
+  readonly type: 'audio' | 'video' | 'data';
+  readonly mid: string;
+}
+
+export interface Publisher {
+  readonly id: string;
+  readonly display?: string;
+  readonly streams: readonly PublishedStream[];
+}
+
+function publishersOf(data: Record<string, unknown>): Publisher[] {
+  const list = data['publishers'];
+  return Array.isArray(list)
+    ? (list as Publisher[]).map((p) => ({ id: String(p.id), ...(p.display ? { display: p.display } : {}), streams: p.streams ?? [] }))
+    : [];
+}
+
+/**
+ * A handle attached to the VideoRoom plugin, with the plugin's requests typed. The manage
+ * requests (create, destroy, kick, moderate) may go through any handle; a publisher or a
+ * subscriber is one handle each.
+ */
+export class VideoRoomHandle {
+  private constructor(
+    private readonly session: JanusSession,
+    readonly id: number,
+    private readonly adminKey: string,
+  ) {}
+
+  static async attach(session: JanusSession, adminKey: string, onEvent: (event: JanusEvent) => void = () => {}): Promise<VideoRoomHandle> {
+    return new VideoRoomHandle(session, await session.attach(videoRoomPlugin, onEvent), adminKey);
+  }
+
+  async createRoom(spec: RoomSpec): Promise<void> {
+    await this.session.sync(this.id, {
+      request: 'create',
+      admin_key: this.adminKey,
+      room: spec.room,
+      description: spec.description ?? spec.room,
+      secret: spec.secret,
+      pin: spec.pin,
+      is_private: true,
+      publishers: spec.publishers,
+      permanent: false,
+      // Audio levels let the server say who speaks (issue 18 point 6).
+      audiolevel_event: true,
+      notify_joining: false,
+    });
+  }
+
+  async destroyRoom(room: string, secret: string): Promise<void> {
+    await this.session.sync(this.id, { request: 'destroy', room, secret, permanent: false });
+  }
+
+  async exists(room: string): Promise<boolean> {
+    const data = await this.session.sync(this.id, { request: 'exists', room });
+    return data['exists'] === true;
+  }
+
+  async participants(room: string): Promise<{ id: string; publisher: boolean }[]> {
+    const data = await this.session.sync(this.id, { request: 'listparticipants', room });
+    const list = (data['participants'] as { id: unknown; publisher?: boolean }[] | undefined) ?? [];
+    return list.map((p) => ({ id: String(p.id), publisher: p.publisher === true }));
+  }
+
+  /** Joins as the publisher `id`; answers the publishers already in the room. */
+  async joinPublisher(room: string, pin: string, id: string, display: string): Promise<{ publishers: Publisher[] }> {
+    const event = await this.session.async(this.id, { request: 'join', ptype: 'publisher', room, pin, id, display });
+    return { publishers: publishersOf(event.plugindata?.data ?? {}) };
+  }
+
+  /** Publishes (or renegotiates) with the browser's offer; answers Janus's SDP answer. */
+  async publish(offer: Jsep): Promise<Jsep> {
+    const event = await this.session.async(this.id, { request: 'configure' }, offer);
+    if (!event.jsep) throw new Error('Janus answered the publish without a session description');
+    return event.jsep;
+  }
+
+  async unpublish(): Promise<void> {
+    await this.session.async(this.id, { request: 'unpublish' });
+  }
+
+  /** Joins as a subscriber to the given publishers' streams; answers Janus's SDP offer. */
+  async subscribe(room: string, pin: string, feeds: readonly string[]): Promise<Jsep> {
+    const event = await this.session.async(this.id, {
+      request: 'join',
+      ptype: 'subscriber',
+      room,
+      pin,
+      streams: feeds.map((feed) => ({ feed })),
+    });
+    if (!event.jsep) throw new Error('Janus answered the subscription without a session description');
+    return event.jsep;
+  }
+
+  /** Adds feeds to an existing subscription; Janus renegotiates (a new offer, if any changed). */
+  async addFeeds(feeds: readonly string[]): Promise<Jsep | null> {
+    const event = await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) });
+    return event.jsep ?? null;
+  }
+
+  async removeFeeds(feeds: readonly string[]): Promise<Jsep | null> {
+    const event = await this.session.async(this.id, { request: 'unsubscribe', streams: feeds.map((feed) => ({ feed })) });
+    return event.jsep ?? null;
+  }
+
+  /** The subscriber's answer to Janus's offer. */
+  async start(answer: Jsep): Promise<void> {
+    await this.session.async(this.id, { request: 'start' }, answer);
+  }
+
+  async trickle(candidate: unknown): Promise<void> {
+    await this.session.trickle(this.id, candidate);
+  }
+
+  /** Stops (or resumes) forwarding one published stream of a publisher to everyone: enforced by Janus. */
+  async moderate(room: string, secret: string, id: string, mid: string, mute: boolean): Promise<void> {
+    await this.session.sync(this.id, { request: 'moderate', room, secret, id, mid, mute });
+  }
+
+  async kick(room: string, secret: string, id: string): Promise<void> {
+    await this.session.sync(this.id, { request: 'kick', room, secret, id });
+  }
+
+  async detach(): Promise<void> {
+    await this.session.detach(this.id);
+  }
+}
