@@ -95,6 +95,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await pupil.getByRole('button', { name: 'Ask to join' }).click();
     await waitingSection.getByRole('button', { name: 'Admit Pia' }).click();
     await pupil.getByRole('button', { name: 'Mute microphone' }).waitFor({ timeout: 30_000 });
+    for (const page of [mod, pupil]) await page.getByRole('button', { name: 'Chat' }).click();
     await mod.getByRole('textbox', { name: 'Chat message' }).fill('Welcome, Pia');
     await mod.getByRole('button', { name: 'Send' }).click();
     await pupil.getByText('Welcome, Pia').waitFor();

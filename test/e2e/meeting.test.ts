@@ -157,7 +157,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       });
     t.pass('disabling the waiting room let Ben in');
 
-    // Chat both ways, as text.
+    // Chat both ways, as text: the side panel's Chat tab, opened from the toolbar.
+    for (const page of [ann, mod]) await page.getByRole('toolbar', { name: 'Meeting controls' }).getByRole('button', { name: 'Chat' }).click();
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
     await ann.getByRole('button', { name: 'Send' }).click();
     await mod.getByRole('log', { name: 'Chat messages' }).getByText('Hello <b>Sir</b>').waitFor();
@@ -169,10 +170,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.same(await fromTeacher.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's message carries the badge");
     t.equal(await fromTeacher.locator('.name').innerText(), 'Teacher', 'beside the name, not in it');
 
-    // Sub-groups: create two, move Ann into one (no waiting room), bring everyone back.
+    // Sub-groups: create two (Moderation tab), move Ann into one (People tab; no waiting room), bring everyone back.
+    await mod.getByRole('button', { name: 'Moderation' }).click();
     await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
     await mod.getByRole('button', { name: 'Create sub-groups' }).click();
     await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
+    await mod.getByRole('tab', { name: 'People' }).click();
     const choice = mod.getByRole('combobox', { name: 'Sub-group for Ann' });
     await choice.selectOption('lesson-g1');
     await choice.focus();
@@ -198,6 +201,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
     t.pass('Ann is in the sub-group without knocking');
     t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
+    await mod.getByRole('tab', { name: 'Moderation' }).click();
     await mod.getByRole('button', { name: 'Bring everyone back' }).click();
     await until('Ann to be back in the lesson', async () => /\/room\/lesson$/.test(ann.url()), 60_000);
     await ann.getByRole('listitem', { name: 'Teacher' }).waitFor();
