@@ -45,6 +45,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   let screen: MediaStreamTrack | null = null;
   let closed = false;
   let subgroups: string[] = [];
+  /** The room's name, from the welcome (the socket opens only once she is admitted). */
+  let roomName = '';
 
   const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`;
   const socket = new WebSocket(socketUrl);
@@ -63,6 +65,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     roomId,
     () => session,
     (enabled) => send({ type: 'waiting_room', enabled }),
+    () => panel.open('people'),
   );
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
   const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream) }, devices.outgoing);
@@ -113,10 +116,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     moderation.render(isModerator(), locks, subgroups);
   }
 
-  /** The subject is the page's heading and title; it is text, never markup. */
+  /**
+   * The page's heading and title: the room's name, or the subject a moderator set (an embedding
+   * app's meeting title). Text, never markup.
+   */
   function showSubject(next: string, announced: boolean): void {
-    title.textContent = next || 'Meeting';
-    document.title = next ? `${next} – Meeting` : 'Meeting';
+    title.textContent = next || roomName || 'Meeting';
+    document.title = next ? `${next} – Meeting` : roomName || 'Meeting';
     moderation.subject(next);
     if (announced) announce(next ? `The meeting's subject is now: ${next}` : "The meeting's subject was removed");
   }
@@ -213,6 +219,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     switch (message.type) {
       case 'welcome': {
         self = message.self;
+        roomName = message.room_name;
         locks = message.locks;
         subgroups = [...message.subgroups];
         mesh.setSelf(self.participant_id);

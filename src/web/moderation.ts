@@ -35,12 +35,12 @@ export class ModerationTools {
     }
     const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
     this.element.replaceChildren(
-      el('section', { 'aria-labelledby': 'subject-heading' }, el('h3', { id: 'subject-heading', text: 'Subject' }), this.subjectForm),
+      el('section', { 'aria-labelledby': 'subject-heading' }, el('h2', { id: 'subject-heading', text: 'Subject' }), this.subjectForm),
       locksForm(locks, (next) => this.send({ type: 'lock', locks: next })),
       el(
         'section',
         { 'aria-labelledby': 'groups-heading' },
-        el('h3', { id: 'groups-heading', text: 'Sub-groups' }),
+        el('h2', { id: 'groups-heading', text: 'Sub-groups' }),
         field('Number of sub-groups', count),
         button('Create sub-groups', () => this.send({ type: 'create_subgroups', count: Number(count.value) })),
         subgroups.length ? el('p', { text: `Sub-groups: ${subgroups.join(', ')}` }) : null,

@@ -33,7 +33,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     });
     const link = await call(d, '/api/rooms/lesson/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
     await mod.goto(`${d.url}${link.body.url}`);
-    await mod.getByLabel('Your name').fill('Teacher');
+    // The link names her: the page says so instead of asking.
+    await mod.getByText('Joining as Teacher').waitFor();
     await mod.getByRole('button', { name: 'Join' }).click();
     await mod.getByRole('button', { name: 'Mute microphone' }).waitFor();
 
@@ -186,7 +187,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, { childList: true });
     });
     await ann.getByRole('button', { name: 'Turn camera off' }).click();
-    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0);
+    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0).catch(
+      async (err: Error) => {
+        // Where the redraw stopped: Ann's own button, and what the moderator's page last said.
+        const pressed = await ann.getByRole('button', { name: /Turn camera/ }).getAttribute('aria-pressed');
+        const said = await mod.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
+        const lists = await mod.evaluate(() => document.querySelectorAll('ul[aria-label="Participants"]').length);
+        throw new Error(`${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`);
+      },
+    );
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
@@ -275,7 +284,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const { page } = await browser.newPage('moderator');
     const link = await call(d, '/api/rooms/exam/links', { method: 'POST', json: { role: 'moderator', name: 'Proctor' } });
     await page.goto(`${d.url}${link.body.url}`);
-    await page.getByLabel('Your name').fill('Proctor');
+    await page.getByText('Joining as Proctor').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('region', { name: 'Waiting' }).getByRole('button', { name: 'Admit all' }).waitFor();
     t.equal(await page.getByRole('button', { name: 'Waiting room for later arrivals' }).count(), 0);

@@ -296,6 +296,7 @@ export class LiveHub implements LiveApi {
       type: 'welcome',
       self: viewOf(member),
       room_id: state.roomId,
+      room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
       participants: [...state.members.values()].map(viewOf),
       locks: wireLocks(this.locksOf(state)),
       chat: this.deps.chat.latest(state.meetingId).map((entry) => this.wireChat(entry)),
