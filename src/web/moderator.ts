@@ -30,7 +30,11 @@ export class WaitingPanel {
   /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
   private seq: number | null = null;
   private readonly seen = new Set<string>();
-  private group: { count: number; first: WaitingItem; lastAt: number } | null = null;
+  /**
+   * Who the notification is about: arrivals close together, and any arriving while it is shown.
+   * Only those still waiting count, so an answer from the list shrinks it (or clears it).
+   */
+  private group: { members: Set<string>; lastAt: number } | null = null;
   /** Where the focus was before she acted on the notification: it goes back there when nobody is left to decide on. */
   private focusBefore: HTMLElement | null = null;
   private sharing = false;
@@ -132,13 +136,7 @@ export class WaitingPanel {
     const fresh = added.filter((r) => this.rows.has(r.request_id) && !this.seen.has(r.request_id));
     for (const r of fresh) this.seen.add(r.request_id);
     if (fresh.length > 0) this.notify(fresh);
-    else if (this.rows.size === 0 || (this.group?.count === 1 && !this.rows.has(this.group.first.request_id))) {
-      // Everyone was answered (or the one it named, from the list): nothing left to announce.
-      const focused = this.notification.contains(document.activeElement);
-      this.notification.hidden = true;
-      this.group = null;
-      if (focused) this.restoreFocus();
-    }
+    else if (this.group && !this.notification.hidden) this.drawNotification();
   }
 
   /**
@@ -181,16 +179,34 @@ export class WaitingPanel {
 
   private notify(fresh: readonly WaitingItem[]): void {
     const now = Date.now();
-    if (this.group && now - this.group.lastAt <= groupWindowMs) {
-      this.group.count += fresh.length;
+    const showing = this.group !== null && !this.notification.hidden;
+    if (this.group && (showing || now - this.group.lastAt <= groupWindowMs)) {
+      for (const r of fresh) this.group.members.add(r.request_id);
       this.group.lastAt = now;
     } else {
-      this.group = { count: fresh.length, first: fresh[0]!, lastAt: now };
+      this.group = { members: new Set(fresh.map((r) => r.request_id)), lastAt: now };
       this.beep();
     }
+    this.drawNotification();
+  }
+
+  /** The notification for those of the group still waiting; gone (focus kept off the body) when nobody is left. */
+  private drawNotification(): void {
+    const members = [...(this.group?.members ?? [])].flatMap((id) => {
+      const held = this.rows.get(id);
+      return held ? [held.item] : [];
+    });
+    const focusedLabel = this.notification.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+    if (members.length === 0) {
+      // Everyone it named was answered (here, from the list, or by another moderator).
+      this.notification.hidden = true;
+      this.group = null;
+      if (focusedLabel !== null && focusedLabel !== undefined) this.restoreFocus();
+      return;
+    }
     if (this.sharing) return;
-    const one = this.group.count === 1 ? this.group.first : null;
-    const text = one ? `${one.name} wants to join` : `${this.group.count} people want to join`;
+    const one = members.length === 1 ? members[0]! : null;
+    const text = one ? `${one.name} wants to join` : `${members.length} people want to join`;
     // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
     const actions = one
       ? [
@@ -207,6 +223,8 @@ export class WaitingPanel {
       button('Dismiss', () => this.dismiss(), { 'aria-label': 'Dismiss notification' }),
     );
     this.notification.hidden = false;
+    // Redrawn under her focus (the group changed): the same button keeps it.
+    if (focusedLabel) [...this.notification.querySelectorAll<HTMLElement>('button')].find((b) => b.getAttribute('aria-label') === focusedLabel)?.focus();
   }
 
   private dismiss(): void {

@@ -23,7 +23,7 @@ function focused(page: Page): Promise<string> {
   });
 }
 
-t.setTimeout(300_000);
+t.setTimeout(480_000);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   for (const [size, viewport] of Object.entries(sizes)) {
