@@ -66,6 +66,11 @@ export type ServerMessage =
       readonly type: 'welcome';
       readonly self: ParticipantView;
       readonly room_id: string;
+      /**
+       * The room's name: told only here, on the live socket, which opens once she is admitted.
+       * Nothing before admission names the meeting (the waiting screen's rule).
+       */
+      readonly room_name: string;
       readonly participants: readonly ParticipantView[];
       readonly locks: Locks;
       readonly chat: readonly ChatMessage[];

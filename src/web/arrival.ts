@@ -1,6 +1,7 @@
 import { announce } from './announce.js';
 import { roomApi, type Joined } from './api.js';
 import { el, field } from './dom.js';
+import { lastName, linkHint, rememberName } from './join-link.js';
 import { nameAdvice } from './name-advice.js';
 
 export interface ArrivalOutcome {
@@ -14,16 +15,22 @@ export interface ArrivalOutcome {
  * Name and (when the room has one) access code on one screen. The code is checked by the
  * server before anything reaches a moderator; a wrong one is shown here.
  */
-export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: string | null, done: (outcome: ArrivalOutcome) => void): HTMLElement {
-  const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64 });
+export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: string | null, done: (outcome: ArrivalOutcome) => void): HTMLElement {
+  const hint = linkHint(joinToken);
+  // A moderator's link enters without the code: asking for it would only block her (a required field).
+  const needsCode = roomHasCode && !hint.moderator;
+  // A bare link asks for a name and offers the one last typed on this device.
+  const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64, value: joinToken ? '' : lastName() });
+  // A link that names her: the server takes that name whatever is typed, so the page says it instead of asking.
+  const nameRow = hint.name ? joiningAs(hint.name) : field('Your name', name);
   const code = el('input', { name: 'access_code', type: 'password', autocomplete: 'off', required: true, maxlength: 64 });
   const error = el('p', { class: 'error', role: 'alert', id: 'arrival-error', hidden: true });
   const submit = el('button', { type: 'submit', text: 'Join' });
   const form = el(
     'form',
     { 'aria-labelledby': 'arrival-heading' },
-    el('h1', { id: 'arrival-heading', text: 'Join the meeting' }),
-    field('Your name', name),
+    el('h1', { id: 'arrival-heading', text: 'Join a meeting' }),
+    nameRow,
     needsCode ? field('Access code', code) : null,
     error,
     submit,
@@ -40,13 +47,14 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
   async function send(): Promise<void> {
     error.hidden = true;
     for (const input of [name, code]) input.removeAttribute('aria-invalid');
-    const typed = name.value.trim();
+    const typed = hint.name ?? name.value.trim();
     if (!typed) {
       error.textContent = 'Please enter your name.';
       error.hidden = false;
       name.focus();
       return;
     }
+    if (!joinToken) rememberName(typed);
     submit.disabled = true;
     const result = await roomApi.start(roomId, {
       name: typed,
@@ -68,6 +76,11 @@ export function arrivalScreen(roomId: string, needsCode: boolean, joinToken: str
     done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
   }
   return form;
+}
+
+/** "Joining as Ann": the name a join link carries, shown where a bare link asks for one. */
+export function joiningAs(who: string): HTMLElement {
+  return el('p', { class: 'joining-as' }, 'Joining as ', el('strong', { text: who }));
 }
 
 export interface ErrorDetail {

@@ -27,6 +27,8 @@ function message(text: string): void {
   // way back reloads it, since a link to the bare path could no longer be framed.
   const back = embed ? button('Back to the start', () => location.reload()) : el('a', { href: location.pathname, text: 'Back to the start' });
   show(app, el('h1', { text }), el('p', {}, back));
+  // Out of the meeting: the title no longer names its room.
+  document.title = text;
   announce(text);
   focusHeading();
 }

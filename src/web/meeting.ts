@@ -1,13 +1,18 @@
-import { closeCodes, type ChatMessage, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
+import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../protocol/locks.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
+import { ChatBox } from './chat.js';
 import type { Devices } from './devices.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
-import { badge, button, el, field } from './dom.js';
+import { el } from './dom.js';
 import { Mesh } from './mesh.js';
-import { locksForm, WaitingPanel } from './moderator.js';
-import { nameAdvice } from './name-advice.js';
+import { ModerationTools } from './moderation.js';
+import { WaitingPanel } from './moderator.js';
+import { PeopleList } from './people.js';
+import { SidePanel, type PanelTab } from './side-panel.js';
+import { Stage } from './stage.js';
+import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
 
 export interface MeetingOptions {
   readonly roomId: string;
@@ -26,223 +31,108 @@ export interface MeetingOptions {
 }
 
 const speakingThreshold = 0.08;
-/** The server's limits (engine/waiting/knock-fields.ts, engine/meetings/subject.ts), checked here first to say why at once. */
-const nameMax = 64;
-const subjectMax = 128;
+/** Wide enough for the stage and the panel side by side: the panel starts open there, closed on a phone. */
+const panelOpenQuery = '(min-width: 64rem)';
 
-/** The meeting: video tiles, microphone/camera/screen/leave, chat and the participants panel. */
+/** The meeting: the stage of video tiles, the bottom toolbar, and the side panel (people, chat, moderation). */
 export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
   const { roomId, devices } = options;
   const session = options.session;
   let self: ParticipantView | null = null;
   let locks: Locks = { mic: false, cam: false, cams_moderators_only: false };
   const participants = new Map<string, ParticipantView>();
-  const tiles = new Map<string, HTMLElement>();
   let audioOn = true;
   let videoOn = true;
   let screen: MediaStreamTrack | null = null;
   let closed = false;
-
-  const tilesEl = el('ul', { class: 'tiles', 'aria-label': 'Video of the participants' });
-  const peopleList = el('ul', { 'aria-label': 'Participants' });
-  // A log is not a role an <ol> may take: the list sits inside it. Focusable, so the keyboard can scroll it.
-  const chatList = el('ol', { class: 'chat-list' });
-  const chatLog = el('div', { class: 'chat-log', role: 'log', 'aria-label': 'Chat messages', tabindex: 0 }, chatList);
-  const chatInput = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
-  const chatForm = el('form', {}, field('Chat message', chatInput), el('button', { type: 'submit', text: 'Send' }));
-  const moderatorTools = el('div');
-  const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
-  const renameInput = el('input', { name: 'name', maxlength: nameMax, autocomplete: 'name' });
-  const renameHint = el('p', { class: 'hint', 'aria-live': 'polite' });
-  const renameForm = el(
-    'form',
-    { class: 'rename', hidden: true, 'aria-label': 'Change your name' },
-    field('Your name', renameInput),
-    renameHint,
-    el('button', { type: 'submit', text: 'Save name' }),
-    button('Cancel', () => closeRename()),
-  );
-  const subjectInput = el('input', { name: 'subject', maxlength: subjectMax, autocomplete: 'off' });
-  const subjectForm = el(
-    'form',
-    { 'aria-label': 'Meeting subject' },
-    field('Meeting subject', subjectInput, 'Shown to everyone as the title of the meeting. Leave empty to remove it.'),
-    el('button', { type: 'submit', text: 'Set subject' }),
-  );
-  let renaming = false;
-  const micButton = button('Mute microphone', () => toggleAudio(), { 'aria-pressed': 'false' });
-  const camButton = button('Turn camera off', () => toggleVideo(), { 'aria-pressed': 'false' });
-  const screenButton = button('Share screen', () => void toggleScreen(), { 'aria-pressed': 'false' });
-  const leaveButton = button('Leave meeting', () => void leave());
-  const lockNotice = el('p', { class: 'hint', hidden: true });
+  let subgroups: string[] = [];
+  /** The room's name, from the welcome (the socket opens only once she is admitted). */
+  let roomName = '';
 
   const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`;
   const socket = new WebSocket(socketUrl);
   const send = (message: ClientMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
   };
-  const waiting = new WaitingPanel(
-    roomId,
-    () => session,
-    (enabled) => send({ type: 'waiting_room', enabled }),
-  );
-  const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => attachStream(id, stream) }, devices.outgoing);
-  let meshReady: Mesh | null = null;
   const isModerator = () => self?.role === 'moderator';
   const mayAudio = () => lockAllowsAudio(self?.role ?? 'participant', locks);
   const mayVideo = () => lockAllowsVideo(self?.role ?? 'participant', locks);
 
-  function tileFor(p: ParticipantView): HTMLElement {
-    let tile = tiles.get(p.participant_id);
-    if (!tile) {
-      const video = el('video', { autoplay: true, playsinline: true, 'data-participant': p.participant_id });
-      if (p.participant_id === self?.participant_id) {
-        video.muted = true;
-        video.srcObject = devices.outgoing;
-      }
-      // An item of the tiles list holding a figure: a figure cannot itself be a list item.
-      tile = el('li', { class: 'tile' }, el('figure', {}, video, el('figcaption')));
-      tiles.set(p.participant_id, tile);
-      tilesEl.append(tile);
-    }
-    const marks = [
-      p.role === 'moderator' ? badge('Moderator') : null,
-      p.audio ? null : badge('Muted', 'state'),
-      p.screen ? badge('Sharing screen', 'state') : null,
-    ];
-    tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
-    tile.setAttribute('aria-label', p.name);
-    return tile;
-  }
+  const stage = new Stage(() => self?.participant_id, devices.outgoing);
+  const chat = new ChatBox((text) => send({ type: 'chat', text }));
+  const moderation = new ModerationTools(send);
+  const people = new PeopleList({ participants, self: () => self, isModerator, subgroups: () => subgroups, send });
+  const waiting = new WaitingPanel(
+    roomId,
+    () => session,
+    (enabled) => send({ type: 'waiting_room', enabled }),
+    () => panel.open('people'),
+  );
+  const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
+  const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream) }, devices.outgoing);
+  let meshReady: Mesh | null = null;
 
-  function attachStream(id: string, stream: MediaStream): void {
-    const p = participants.get(id);
-    const tile = p ? tileFor(p) : null;
-    const video = tile?.querySelector('video');
-    if (video && video.srcObject !== stream) {
-      video.srcObject = stream;
-      void video.play().catch(() => {});
-    }
-  }
+  const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
+  const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
+
+  const mic = tool('Mute microphone', 'mic', 'M', () => toggleAudio(), { class: 'tool media', 'aria-pressed': 'false' });
+  const cam = tool('Turn camera off', 'camera', 'V', () => toggleVideo(), { class: 'tool media', 'aria-pressed': 'false' });
+  const share = tool('Share screen', 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
+    people: tool('People', 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
+    chat: tool('Chat', 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
+    moderation: tool('Moderation', 'moderation', 'O', () => panel.toggle('moderation'), { 'aria-pressed': 'false', hidden: 'hidden' }),
+  };
+  const leaveTool = tool('Leave meeting', 'leave', 'L', () => void leave(), { class: 'tool leave' });
+  const shortcuts: ShortcutEntry[] = [
+    { what: 'Mute or unmute the microphone', key: 'M', run: () => mic.button.click() },
+    { what: 'Turn the camera off or on', key: 'V', run: () => cam.button.click() },
+    { what: 'Share the screen or stop sharing', key: 'S', run: () => share.button.click() },
+    { what: 'Show or hide the people', key: 'P', run: () => panelTools.people.button.click() },
+    { what: 'Show or hide the chat', key: 'C', run: () => panelTools.chat.button.click() },
+    { what: 'Show or hide the moderation tools (moderators)', key: 'O', run: () => panelTools.moderation.button.click() },
+    { what: 'Leave the meeting', key: 'L', run: () => leaveTool.button.click() },
+    { what: 'Show the keyboard shortcuts', key: '/', run: () => help.open() },
+  ];
+  const help = shortcutsDialog(shortcuts);
+  const helpTool = tool('Keyboard shortcuts', 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
+  const stopShortcuts = listenForShortcuts(shortcuts);
+
+  panel.onChange(() => {
+    for (const [name, t] of Object.entries(panelTools)) t.button.setAttribute('aria-pressed', String(panel.isOpen && panel.tab === name));
+    element.classList.toggle('panel-open', panel.isOpen);
+    if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
+  });
 
   function renderPeople(): void {
-    const items = [...participants.values()].map((p) => {
-      const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
-      if (p.participant_id === self?.participant_id) {
-        item.append(
-          ' ',
-          button('Change your name', () => openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!renameForm.hidden) }),
-        );
-      }
-      if (isModerator() && p.participant_id !== self?.participant_id && subgroups.length > 0) item.append(moveControl(p));
-      return item;
-    });
-    // The list is redrawn whenever someone's media state changes: the control that had the
-    // focus gets it back, so a moderator choosing a sub-group is not thrown out of the list.
-    const focused = peopleList.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
-    peopleList.replaceChildren(...items);
-    if (focused) [...peopleList.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === focused)?.focus();
+    people.render();
     waiting.setSharing([...participants.values()].some((p) => p.screen));
   }
 
-  function openRename(): void {
-    renameInput.value = self?.name ?? '';
-    renameHint.textContent = '';
-    renameForm.hidden = false;
-    renderPeople();
-    renameInput.focus();
+  /** What only moderators see: the Waiting section on top of People, and the Moderation tab. */
+  function renderRole(): void {
+    people.setWaiting(isModerator() ? waiting.section : null);
+    panelTools.moderation.button.hidden = !isModerator();
+    panel.setAvailable('moderation', isModerator());
+    moderation.render(isModerator(), locks, subgroups);
   }
 
-  function closeRename(): void {
-    renameForm.hidden = true;
-    renaming = false;
-    renderPeople();
-    peopleList.querySelector<HTMLElement>('[aria-label="Change your name"]')?.focus();
-  }
-
-  function rename(name: string): boolean {
-    const next = name.trim();
-    // The length is checked here to say why at once; the rest of the rule is the server's.
-    if (next === '' || [...next].length > nameMax) return false;
-    if (next === self?.name) return true;
-    renaming = true;
-    send({ type: 'rename', name: next });
-    return true;
-  }
-
-  renameForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (!rename(renameInput.value)) {
-      renameHint.textContent = renameInput.value.trim() === '' ? 'Please type a name.' : nameAdvice(renameInput.value);
-      return;
-    }
-    if (renameInput.value.trim() === self?.name) closeRename();
-  });
-
-  subjectForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    send({ type: 'subject', subject: subjectInput.value.trim().slice(0, subjectMax) });
-  });
-
-  /** The subject is the page's heading and title; it is text, never markup. */
+  /**
+   * The page's heading and title: the room's name, or the subject a moderator set (an embedding
+   * app's meeting title). Text, never markup.
+   */
   function showSubject(next: string, announced: boolean): void {
-    title.textContent = next || 'Meeting';
-    document.title = next ? `${next} – Meeting` : 'Meeting';
-    if (document.activeElement !== subjectInput) subjectInput.value = next;
+    title.textContent = next || roomName || 'Meeting';
+    document.title = next ? `${next} – Meeting` : roomName || 'Meeting';
+    moderation.subject(next);
     if (announced) announce(next ? `The meeting's subject is now: ${next}` : "The meeting's subject was removed");
-  }
-
-  let subgroups: string[] = [];
-  /** The sub-group chosen for each participant, kept across redraws until the move is sent. */
-  const moveChoices = new Map<string, string>();
-  function moveControl(p: ParticipantView): HTMLElement {
-    const select = el('select', { 'aria-label': `Sub-group for ${p.name}` }, ...subgroups.map((g) => el('option', { value: g, text: g })));
-    const chosen = moveChoices.get(p.participant_id);
-    if (chosen !== undefined && subgroups.includes(chosen)) select.value = chosen;
-    select.addEventListener('change', () => moveChoices.set(p.participant_id, select.value));
-    const move = () => {
-      moveChoices.delete(p.participant_id);
-      send({ type: 'move', participant_id: p.participant_id, room_id: select.value });
-    };
-    return el('span', {}, select, button('Move', move, { 'aria-label': `Move ${p.name}` }));
-  }
-
-  function renderModeratorTools(): void {
-    if (!isModerator()) {
-      moderatorTools.replaceChildren();
-      return;
-    }
-    const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
-    moderatorTools.replaceChildren(
-      el('section', { 'aria-labelledby': 'subject-heading' }, el('h3', { id: 'subject-heading', text: 'Subject' }), subjectForm),
-      locksForm(locks, (next) => send({ type: 'lock', locks: next })),
-      el(
-        'section',
-        { 'aria-labelledby': 'groups-heading' },
-        el('h3', { id: 'groups-heading', text: 'Sub-groups' }),
-        field('Number of sub-groups', count),
-        button('Create sub-groups', () => send({ type: 'create_subgroups', count: Number(count.value) })),
-        subgroups.length ? el('p', { text: `Sub-groups: ${subgroups.join(', ')}` }) : null,
-        subgroups.length ? button('Bring everyone back', () => send({ type: 'bring_back' })) : null,
-      ),
-    );
-  }
-
-  function showChat(message: ChatMessage): void {
-    const time = new Date(message.at).toLocaleTimeString();
-    // The service's own messages carry `system`, not a name: the badge is the sender.
-    const sender = message.from.system
-      ? [badge('System', 'system')]
-      : [el('strong', { class: 'name', text: message.from.name }), message.from.role === 'moderator' ? badge('Moderator') : null];
-    chatList.append(el('li', { class: message.from.system ? 'from-system' : undefined }, ...sender, ` (${time}): `, el('span', { text: message.text })));
-    chatLog.scrollTop = chatLog.scrollHeight;
   }
 
   function applyLocks(): void {
     if (!mayAudio() && audioOn) setAudio(false);
     if (!mayVideo() && videoOn) setVideo(false);
-    micButton.disabled = !mayAudio();
-    camButton.disabled = !mayVideo();
+    mic.button.disabled = !mayAudio();
+    cam.button.disabled = !mayVideo();
     const notes = [!mayAudio() ? 'Your microphone is locked by a moderator.' : '', !mayVideo() ? 'Your camera is locked by a moderator.' : ''].filter(Boolean);
     lockNotice.textContent = notes.join(' ');
     lockNotice.hidden = notes.length === 0;
@@ -257,16 +147,16 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   function setAudio(on: boolean): void {
     audioOn = on;
     devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = on));
-    micButton.textContent = on ? 'Mute microphone' : 'Unmute microphone';
-    micButton.setAttribute('aria-pressed', String(!on));
+    mic.set(on ? 'Mute microphone' : 'Unmute microphone', on ? 'mic' : 'micOff');
+    mic.button.setAttribute('aria-pressed', String(!on));
     publishState();
   }
 
   function setVideo(on: boolean): void {
     videoOn = on;
     devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = on));
-    camButton.textContent = on ? 'Turn camera off' : 'Turn camera on';
-    camButton.setAttribute('aria-pressed', String(!on));
+    cam.set(on ? 'Turn camera off' : 'Turn camera on', on ? 'camera' : 'cameraOff');
+    cam.button.setAttribute('aria-pressed', String(!on));
     publishState();
   }
 
@@ -296,19 +186,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         return;
       }
     }
-    screenButton.textContent = screen ? 'Stop sharing screen' : 'Share screen';
-    screenButton.setAttribute('aria-pressed', String(screen !== null));
+    share.set(screen ? 'Stop sharing screen' : 'Share screen', screen ? 'shareOff' : 'share');
+    share.button.setAttribute('aria-pressed', String(screen !== null));
     announce(screen ? 'You are sharing your screen' : 'Screen sharing stopped');
     publishState();
   }
-
-  chatForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const text = chatInput.value.trim();
-    if (!text) return;
-    send({ type: 'chat', text });
-    chatInput.value = '';
-  });
 
   // Speaking activity from the microphone level, sent on change only.
   let speaking = false;
@@ -338,20 +220,20 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     switch (message.type) {
       case 'welcome': {
         self = message.self;
+        roomName = message.room_name;
         locks = message.locks;
         subgroups = [...message.subgroups];
         mesh.setSelf(self.participant_id);
         meshReady = mesh;
         for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
-        for (const p of participants.values()) tileFor(p);
-        for (const m of message.chat) showChat(m);
+        for (const p of participants.values()) stage.show(p);
+        for (const m of message.chat) chat.show(m);
         showSubject(message.subject, false);
         applyLocks();
         if (message.mute_on_start && audioOn) setAudio(false);
         mesh.setAllowed(mayAudio(), mayVideo());
         for (const p of message.participants) if (p.participant_id !== self.participant_id) mesh.connect(p.participant_id);
-        if (isModerator()) peopleHeading.after(waiting.section);
-        renderModeratorTools();
+        renderRole();
         renderPeople();
         publishState();
         announce('You are in the meeting');
@@ -359,15 +241,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       }
       case 'participant_joined':
         participants.set(message.participant.participant_id, message.participant);
-        tileFor(message.participant);
+        stage.show(message.participant);
         renderPeople();
         announce(`${message.participant.name} joined`);
         break;
       case 'participant_left': {
         const gone = participants.get(message.participant_id);
         participants.delete(message.participant_id);
-        tiles.get(message.participant_id)?.remove();
-        tiles.delete(message.participant_id);
+        stage.remove(message.participant_id);
         mesh.remove(message.participant_id);
         renderPeople();
         if (gone) announce(`${gone.name} left`);
@@ -379,10 +260,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         const mine = message.participant.participant_id === self?.participant_id;
         if (mine && self) self = { ...self, name: message.participant.name };
         if (before && before.name !== message.participant.name) {
-          if (mine && renaming) closeRename();
+          if (mine && people.renaming) people.closeRename();
           announce(mine ? `Your name is now ${message.participant.name}` : `${before.name} is now called ${message.participant.name}`);
         }
-        tileFor(message.participant);
+        stage.show(message.participant);
         renderPeople();
         break;
       }
@@ -393,10 +274,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         waiting.setSwitch(message.enabled, message.switchable);
         break;
       case 'speaking':
-        tiles.get(message.participant_id)?.classList.toggle('speaking', message.speaking);
+        stage.speaking(message.participant_id, message.speaking);
         break;
       case 'chat':
-        showChat(message.message);
+        chat.show(message.message);
         break;
       case 'waiting_list':
         waiting.replace(message.requests, message.seq);
@@ -407,22 +288,20 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       case 'locks':
         locks = message.locks;
         applyLocks();
-        renderModeratorTools();
+        moderation.render(isModerator(), locks, subgroups);
         announce('Lock settings changed');
         break;
       case 'role': {
         const known = participants.get(message.participant_id);
         if (known) {
           participants.set(message.participant_id, { ...known, role: message.role });
-          tileFor(participants.get(message.participant_id)!);
+          stage.show(participants.get(message.participant_id)!);
         }
         if (self && message.participant_id === self.participant_id && self.role !== message.role) {
           self = { ...self, role: message.role };
           // As welcome does for a moderator: the waiting section and tools, and locks no longer bind her.
-          if (isModerator()) peopleHeading.after(waiting.section);
-          else waiting.section.remove();
+          renderRole();
           applyLocks();
-          renderModeratorTools();
           if (isModerator()) announce('You are now a moderator');
         }
         renderPeople();
@@ -433,7 +312,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       case 'subgroups':
         subgroups = [...message.subgroups];
-        renderModeratorTools();
+        moderation.render(isModerator(), locks, subgroups);
         renderPeople();
         break;
       case 'move':
@@ -446,13 +325,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       case 'error':
         // A refused name is said where it was typed, in the page's plain words.
-        if (renaming && message.code === 'invalid_field' && message.message.startsWith('name')) {
-          renaming = false;
-          renameHint.textContent = nameAdvice(renameInput.value);
-        } else if (renaming && message.code === 'rate_limited') {
-          renaming = false;
-          renameHint.textContent = message.message;
-        }
+        if (people.renaming && message.code === 'invalid_field' && message.message.startsWith('name')) people.refused(null);
+        else if (people.renaming && message.code === 'rate_limited') people.refused(message.message);
         announce(message.message);
         break;
     }
@@ -492,6 +366,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (closed) return;
     closed = true;
     window.clearInterval(speakingTimer);
+    stopShortcuts();
+    help.dialog.close();
     mesh.close();
     screen?.stop();
     socket.close();
@@ -501,37 +377,30 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (!screen) meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
   });
 
-  const peopleHeading = el('h2', { id: 'people-heading', text: 'Participants' });
-  const panel = el(
-    'aside',
-    { class: 'panel', 'aria-label': 'Meeting panel' },
-    el('section', { 'aria-labelledby': 'people-heading' }, peopleHeading, peopleList, renameForm),
-    el('section', { 'aria-labelledby': 'chat-heading' }, el('h2', { id: 'chat-heading', text: 'Chat' }), chatLog, chatForm),
-    moderatorTools,
-  );
   const element = el(
     'div',
     { class: 'meeting' },
+    el('section', { class: 'stage', 'aria-label': 'Meeting' }, el('header', { class: 'stage-head' }, title, lockNotice), waiting.notification, stage.element),
+    panel.element,
     el(
-      'section',
-      { 'aria-label': 'Meeting' },
-      title,
-      waiting.notification,
-      tilesEl,
-      lockNotice,
-      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Meeting controls' }, micButton, camButton, screenButton, leaveButton),
+      'div',
+      { class: 'toolbar', role: 'toolbar', 'aria-label': 'Meeting controls' },
+      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
+      el('div', { class: 'tool-group' }, panelTools.people.button, panelTools.chat.button, panelTools.moderation.button, helpTool.button),
+      leaveTool.button,
     ),
-    panel,
+    help.dialog,
   );
+  if (window.matchMedia(panelOpenQuery).matches) panel.open('people');
   // What an embedding page may ask for: the person's own buttons (a disabled one, such as a
   // locked microphone, does nothing), her chat, and her session for the moderator gestures.
   const actions: MeetingActions = {
-    toggleAudio: () => micButton.click(),
-    toggleVideo: () => camButton.click(),
-    toggleScreen: () => screenButton.click(),
-    leave: () => leaveButton.click(),
+    toggleAudio: () => mic.button.click(),
+    toggleVideo: () => cam.button.click(),
+    toggleScreen: () => share.button.click(),
+    leave: () => leaveTool.button.click(),
     sendChat: (text) => send({ type: 'chat', text }),
-    rename: (name) => rename(name),
+    rename: (name) => people.rename(name),
     setSubject: (text) => send({ type: 'subject', subject: text }),
     setWaitingRoom: (enabled) => send({ type: 'waiting_room', enabled }),
     local: () => ({ audio: audioOn, video: videoOn, screen: screen !== null }),

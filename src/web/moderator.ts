@@ -21,6 +21,7 @@ export type ChangeOutcome = 'applied' | 'stale' | 'gap';
  */
 export class WaitingPanel {
   readonly section = el('section', { 'aria-labelledby': 'waiting-heading' });
+  private readonly heading = el('h2', { id: 'waiting-heading', text: 'Waiting', tabindex: -1 });
   readonly notification = el('div', { class: 'notification', role: 'status', hidden: true });
   private readonly list = el('ul');
   private readonly empty = el('li', { text: 'Nobody is waiting.' });
@@ -29,7 +30,13 @@ export class WaitingPanel {
   /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
   private seq: number | null = null;
   private readonly seen = new Set<string>();
-  private group: { count: number; firstName: string; lastAt: number } | null = null;
+  /**
+   * Who the notification is about: arrivals close together, and any arriving while it is shown.
+   * Only those still waiting count, so an answer from the list shrinks it (or clears it).
+   */
+  private group: { members: Set<string>; lastAt: number } | null = null;
+  /** Where the focus was before she acted on the notification: it goes back there when nobody is left to decide on. */
+  private focusBefore: HTMLElement | null = null;
   private sharing = false;
   private soundMuted = false;
   private audio: AudioContext | null = null;
@@ -43,7 +50,13 @@ export class WaitingPanel {
     private readonly roomId: string,
     private readonly session: () => string,
     switchTo: (enabled: boolean) => void,
+    /** Shows the Waiting section (the People tab of the side panel). */
+    private readonly view: () => void = () => {},
   ) {
+    this.notification.addEventListener('focusin', (event) => {
+      const from = event.relatedTarget;
+      if (from instanceof HTMLElement && !this.notification.contains(from)) this.focusBefore = from;
+    });
     const muteSound = button(
       'Mute notification sound',
       () => {
@@ -59,11 +72,7 @@ export class WaitingPanel {
       hidden: true,
     });
     this.switchState.hidden = true;
-    this.section.append(
-      el('h3', { id: 'waiting-heading', text: 'Waiting' }),
-      this.list,
-      el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound),
-    );
+    this.section.append(this.heading, this.list, el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound));
     this.list.replaceChildren(this.empty);
   }
 
@@ -107,10 +116,7 @@ export class WaitingPanel {
       return 'gap';
     }
     this.seq = change.seq;
-    for (const id of change.removed) {
-      this.rows.get(id)?.row.remove();
-      this.rows.delete(id);
-    }
+    for (const id of change.removed) this.removeRow(id);
     for (const r of change.added) this.insert(r);
     for (const r of change.updated) {
       const held = this.rows.get(r.request_id);
@@ -130,11 +136,24 @@ export class WaitingPanel {
     const fresh = added.filter((r) => this.rows.has(r.request_id) && !this.seen.has(r.request_id));
     for (const r of fresh) this.seen.add(r.request_id);
     if (fresh.length > 0) this.notify(fresh);
-    else if (this.rows.size === 0) {
-      // Everyone was answered: nothing left to announce.
-      this.notification.hidden = true;
-      this.group = null;
-    }
+    else if (this.group && !this.notification.hidden) this.drawNotification();
+  }
+
+  /**
+   * A request answered (here, by another moderator, or withdrawn): its row goes. When the focus
+   * was in it (a keyboard Admit), it moves to the next person waiting, or to the section's
+   * heading when nobody is left, never to the page's body.
+   */
+  private removeRow(id: string): void {
+    const held = this.rows.get(id);
+    this.rows.delete(id);
+    if (!held) return;
+    const hadFocus = held.row.contains(document.activeElement);
+    const neighbour = [held.row.nextElementSibling, held.row.previousElementSibling].find((n) => n instanceof HTMLElement && n.dataset.requestId);
+    held.row.remove();
+    if (!hadFocus) return;
+    if (neighbour) neighbour.querySelector<HTMLElement>('button')?.focus();
+    else this.heading.focus();
   }
 
   /** Adds (or replaces) a row in knock order. Knocks arrive in order, so this nearly always appends. */
@@ -160,20 +179,85 @@ export class WaitingPanel {
 
   private notify(fresh: readonly WaitingItem[]): void {
     const now = Date.now();
-    if (this.group && now - this.group.lastAt <= groupWindowMs) {
-      this.group.count += fresh.length;
+    const showing = this.group !== null && !this.notification.hidden;
+    if (this.group && (showing || now - this.group.lastAt <= groupWindowMs)) {
+      for (const r of fresh) this.group.members.add(r.request_id);
       this.group.lastAt = now;
     } else {
-      this.group = { count: fresh.length, firstName: fresh[0]!.name, lastAt: now };
+      this.group = { members: new Set(fresh.map((r) => r.request_id)), lastAt: now };
       this.beep();
     }
+    this.drawNotification();
+  }
+
+  /** The notification for those of the group still waiting; gone (focus kept off the body) when nobody is left. */
+  private drawNotification(): void {
+    const members = [...(this.group?.members ?? [])].flatMap((id) => {
+      const held = this.rows.get(id);
+      return held ? [held.item] : [];
+    });
+    const focusedLabel = this.notification.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+    if (members.length === 0) {
+      // Everyone it named was answered (here, from the list, or by another moderator).
+      this.notification.hidden = true;
+      this.group = null;
+      if (focusedLabel !== null && focusedLabel !== undefined) this.restoreFocus();
+      return;
+    }
     if (this.sharing) return;
-    const text = this.group.count === 1 ? `${this.group.firstName} wants to join` : `${this.group.count} people want to join`;
+    const one = members.length === 1 ? members[0]! : null;
+    const text = one ? `${one.name} wants to join` : `${members.length} people want to join`;
+    // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
+    const actions = one
+      ? [
+          button('Admit', () => void this.decide(one, 'admit'), { class: 'primary', 'aria-label': `Admit ${one.name} from the notification` }),
+          button('Refuse', () => void this.decide(one, 'refuse'), { 'aria-label': `Refuse ${one.name} from the notification` }),
+        ]
+      : [
+          button('Admit all', () => void this.decideAll(), { class: 'primary', 'aria-label': 'Admit all from the notification' }),
+          button('View', () => this.viewList(), { 'aria-label': 'View the waiting list' }),
+        ];
     this.notification.replaceChildren(
-      el('span', { text }),
-      button('Dismiss', () => (this.notification.hidden = true), { 'aria-label': 'Dismiss notification' }),
+      el('span', { class: 'knock' }, el('strong', { text }), one?.note ? el('span', { class: 'note', text: one.note }) : null),
+      ...actions,
+      button('Dismiss', () => this.dismiss(), { 'aria-label': 'Dismiss notification' }),
     );
     this.notification.hidden = false;
+    // Redrawn under her focus (the group changed): the same button keeps it.
+    if (focusedLabel) [...this.notification.querySelectorAll<HTMLElement>('button')].find((b) => b.getAttribute('aria-label') === focusedLabel)?.focus();
+  }
+
+  private dismiss(): void {
+    this.notification.hidden = true;
+    this.restoreFocus();
+  }
+
+  /** After a decision: the next person waiting, or back where she was. */
+  private restoreFocus(): void {
+    const next = this.list.querySelector<HTMLElement>('.waiting-item button');
+    if (next && next.offsetParent !== null) next.focus();
+    else if (this.focusBefore?.isConnected) this.focusBefore.focus();
+    this.focusBefore = null;
+  }
+
+  private async decide(r: WaitingItem, how: 'admit' | 'refuse'): Promise<void> {
+    this.notification.hidden = true;
+    if (how === 'admit') await this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), `${r.name} was let in`);
+    else await this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), `${r.name} was refused`);
+    this.removeRow(r.request_id);
+    this.restoreFocus();
+  }
+
+  private async decideAll(): Promise<void> {
+    this.notification.hidden = true;
+    await this.act(() => roomApi.admitAll(this.roomId, this.session()), 'Everyone waiting was let in');
+    this.restoreFocus();
+  }
+
+  private viewList(): void {
+    this.notification.hidden = true;
+    this.view();
+    this.list.querySelector<HTMLElement>('.waiting-item button')?.focus();
   }
 
   private beep(): void {

@@ -1,8 +1,9 @@
 import { announce } from './announce.js';
 import { roomApi, type PollAnswer } from './api.js';
-import { describe } from './arrival.js';
+import { describe, joiningAs } from './arrival.js';
 import type { Devices } from './devices.js';
 import { button, el, field } from './dom.js';
+import { linkHint } from './join-link.js';
 import { storedGet, storedSet } from './stored.js';
 
 const pollIntervalMs = 2000;
@@ -29,6 +30,20 @@ const stateText: Record<PollAnswer['status'] | 'ready', string> = {
   expired: 'Nobody answered your request in time. You may ask again.',
 };
 
+/** The status card's words (kept together, for the catalogue to come). */
+const cardText = {
+  asking: 'Asking to join…',
+  waited: 'Time waited',
+  noteSent: 'Your note',
+  leave: 'Leave',
+};
+
+/** 0:07, 1:05, 12:40: minutes and seconds since she knocked. */
+function elapsed(sinceMs: number): string {
+  const seconds = Math.max(0, Math.floor((Date.now() - sinceMs) / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
 export interface WaitingOptions {
   readonly roomId: string;
   readonly name: string;
@@ -41,22 +56,45 @@ export interface WaitingOptions {
 }
 
 /**
- * Two parts side by side: her devices, and her request. The page shows nothing of the
- * meeting: no name, no moderators, no count. Polls every 2 s while waiting.
+ * Two parts: her request first (on a phone it is what she came for, above the devices), her
+ * devices beside it on a wide screen. Once she knocked, the request becomes a status card:
+ * "Asking to join…" with a live indicator, the time waited, the note she sent, and Leave.
+ * The page shows nothing of the meeting: no name, no moderators, no count. Polls every 2 s
+ * while waiting.
  */
 export function waitingScreen(options: WaitingOptions): HTMLElement {
   const { roomId, devices } = options;
   // What she typed survives a reload of this tab, so "Ask again" works after one.
   const memoryKey = `meet.request.${roomId}`;
-  const remembered = JSON.parse(storedGet('session', memoryKey) ?? '{}') as { name?: string; note?: string };
-  const name = el('input', { name: 'name', value: options.name || remembered.name || '', maxlength: 64, required: true });
+  const remembered = JSON.parse(storedGet('session', memoryKey) ?? '{}') as { name?: string; note?: string; at?: number };
+  // A link that names her is what she knocks as (the server takes that name): said, not asked.
+  const linkName = linkHint(options.joinToken).name;
+  const name = el('input', { name: 'name', value: linkName ?? (options.name || remembered.name || ''), maxlength: 64, required: true });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
   note.value = remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
   const error = el('p', { class: 'error', role: 'alert', hidden: true });
-  const ask = button('Ask to join', () => void knock());
-  const askAgain = button('Ask again', () => void knock(), { hidden: true });
-  const leave = button('Leave', () => void withdraw());
+  const ask = button('Ask to join', () => void knock(), { class: 'primary' });
+  const askAgain = button('Ask again', () => void knock(), { hidden: true, class: 'primary' });
+  const leave = button(cardText.leave, () => void withdraw());
+  // The status card: shown while her request waits, in place of the form.
+  const waited = el('span', { class: 'waited-time', text: '0:00' });
+  const noteSent = el('span', { class: 'note-sent' });
+  const noteRow = el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${cardText.noteSent}: ` }), noteSent);
+  const whoAsks = el('div');
+  const asking = el('p', { class: 'asking', tabindex: -1 }, el('span', { class: 'live-dot', 'aria-hidden': 'true' }), el('strong', { text: cardText.asking }));
+  const card = el(
+    'div',
+    { class: 'status-card', hidden: true },
+    asking,
+    whoAsks,
+    el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${cardText.waited}: ` }), waited),
+    noteRow,
+    el('div', { class: 'toolbar' }, leave),
+  );
+  const form = el('div', { class: 'request-form' });
+  let knockedAt = remembered.at ?? Date.now();
+  let clock: number | null = null;
   let ticker: { stop(): void } | null = null;
   let polling = false;
 
@@ -69,6 +107,20 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     name.disabled = asked || status === 'barred';
     note.disabled = asked || status === 'barred';
     leave.hidden = status === 'barred';
+    // Waiting: the card (with the sentence above its details); otherwise the form to ask (again).
+    card.hidden = !asked;
+    form.hidden = asked || status === 'barred';
+    if (asked) card.insertBefore(state, card.children[1] ?? null);
+    else form.before(state);
+    whoAsks.replaceChildren(joiningAs(linkName ?? name.value.trim()));
+    noteSent.textContent = note.value.trim();
+    noteRow.hidden = note.value.trim() === '';
+    if (clock !== null) window.clearInterval(clock);
+    clock = null;
+    if (asked) {
+      waited.textContent = elapsed(knockedAt);
+      clock = window.setInterval(() => (card.isConnected ? (waited.textContent = elapsed(knockedAt)) : window.clearInterval(clock ?? 0)), 1000);
+    }
   };
 
   const stopPolling = () => {
@@ -107,7 +159,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   const knock = async () => {
     error.hidden = true;
-    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value }));
+    knockedAt = Date.now();
+    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value, at: knockedAt }));
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,
@@ -122,6 +175,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     }
     if (result.body.status === 'joined') return options.admitted(result.body.session);
     setState('waiting');
+    // Her button is gone: the focus goes to the card that replaced it, not to the page's body.
+    asking.focus();
     startPolling();
   };
 
@@ -129,6 +184,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     stopPolling();
     await roomApi.withdraw(roomId);
     setState('ready');
+    ask.focus();
   };
 
   // A closed window frees its place at once; the server's sweep is the fallback.
@@ -137,25 +193,24 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   };
   window.addEventListener('pagehide', onPageHide);
 
+  form.append(
+    linkName ? joiningAs(linkName) : field('Your name', name),
+    field('Note to the moderator (optional)', note, 'Up to 280 characters.'),
+    el('div', { class: 'toolbar' }, ask, askAgain),
+  );
+  const request = el(
+    'section',
+    { class: 'request', 'aria-labelledby': 'request-heading' },
+    el('h1', { id: 'request-heading', text: 'Your request to join' }),
+    state,
+    form,
+    card,
+    error,
+  );
   if (options.resumed) {
     setState('waiting');
     void poll();
     startPolling();
   }
-
-  return el(
-    'div',
-    { class: 'two-parts' },
-    devices.render(),
-    el(
-      'section',
-      { 'aria-labelledby': 'request-heading' },
-      el('h1', { id: 'request-heading', text: 'Your request to join' }),
-      field('Your name', name),
-      field('Note to the moderator (optional)', note, 'Up to 280 characters.'),
-      state,
-      error,
-      el('div', { class: 'toolbar' }, ask, askAgain, leave),
-    ),
-  );
+  return el('div', { class: 'two-parts' }, request, devices.render());
 }

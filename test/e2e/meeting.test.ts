@@ -33,7 +33,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     });
     const link = await call(d, '/api/rooms/lesson/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
     await mod.goto(`${d.url}${link.body.url}`);
-    await mod.getByLabel('Your name').fill('Teacher');
+    // The link names her: the page says so instead of asking.
+    await mod.getByText('Joining as Teacher').waitFor();
     await mod.getByRole('button', { name: 'Join' }).click();
     await mod.getByRole('button', { name: 'Mute microphone' }).waitFor();
 
@@ -157,7 +158,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       });
     t.pass('disabling the waiting room let Ben in');
 
-    // Chat both ways, as text.
+    // Chat both ways, as text: the side panel's Chat tab, opened from the toolbar.
+    for (const page of [ann, mod]) await page.getByRole('toolbar', { name: 'Meeting controls' }).getByRole('button', { name: 'Chat' }).click();
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
     await ann.getByRole('button', { name: 'Send' }).click();
     await mod.getByRole('log', { name: 'Chat messages' }).getByText('Hello <b>Sir</b>').waitFor();
@@ -169,10 +171,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.same(await fromTeacher.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's message carries the badge");
     t.equal(await fromTeacher.locator('.name').innerText(), 'Teacher', 'beside the name, not in it');
 
-    // Sub-groups: create two, move Ann into one (no waiting room), bring everyone back.
+    // Sub-groups: create two (Moderation tab), move Ann into one (People tab; no waiting room), bring everyone back.
+    await mod.getByRole('button', { name: 'Moderation' }).click();
     await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
     await mod.getByRole('button', { name: 'Create sub-groups' }).click();
     await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
+    await mod.getByRole('tab', { name: 'People' }).click();
     const choice = mod.getByRole('combobox', { name: 'Sub-group for Ann' });
     await choice.selectOption('lesson-g1');
     await choice.focus();
@@ -183,7 +187,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, { childList: true });
     });
     await ann.getByRole('button', { name: 'Turn camera off' }).click();
-    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0);
+    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0).catch(
+      async (err: Error) => {
+        // Where the redraw stopped: Ann's own button, and what the moderator's page last said.
+        const pressed = await ann.getByRole('button', { name: /Turn camera/ }).getAttribute('aria-pressed');
+        const said = await mod.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
+        const lists = await mod.evaluate(() => document.querySelectorAll('ul[aria-label="Participants"]').length);
+        throw new Error(`${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`);
+      },
+    );
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
@@ -198,6 +210,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
     t.pass('Ann is in the sub-group without knocking');
     t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
+    await mod.getByRole('tab', { name: 'Moderation' }).click();
     await mod.getByRole('button', { name: 'Bring everyone back' }).click();
     await until('Ann to be back in the lesson', async () => /\/room\/lesson$/.test(ann.url()), 60_000);
     await ann.getByRole('listitem', { name: 'Teacher' }).waitFor();
@@ -271,7 +284,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const { page } = await browser.newPage('moderator');
     const link = await call(d, '/api/rooms/exam/links', { method: 'POST', json: { role: 'moderator', name: 'Proctor' } });
     await page.goto(`${d.url}${link.body.url}`);
-    await page.getByLabel('Your name').fill('Proctor');
+    await page.getByText('Joining as Proctor').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('region', { name: 'Waiting' }).getByRole('button', { name: 'Admit all' }).waitFor();
     t.equal(await page.getByRole('button', { name: 'Waiting room for later arrivals' }).count(), 0);

@@ -86,6 +86,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const changed = await waitEvent(bob.page, 'participantRoleChanged');
     t.same(changed, { id: bob.joined.id, role: 'moderator' }, "Bob's host page hears participantRoleChanged");
     await t.resolves(bob.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }), 'the waiting section appears');
+    // The tools sit in the side panel's Moderation tab, whose toolbar button only a moderator has.
+    await bob.frame.getByRole('button', { name: 'Moderation' }).click({ timeout: 10_000 });
     await t.resolves(bob.frame.getByRole('button', { name: 'Create sub-groups' }).waitFor({ timeout: 10_000 }), 'and the moderator tools');
     await until('the announcement', async () => (await bob.frame.locator('#announcer').textContent()) === 'You are now a moderator');
     t.equal(await bob.frame.locator('#announcer').getAttribute('role'), 'status', 'announced through the status live region');

@@ -38,7 +38,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     const link = await call(d, '/api/rooms/hall/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
     await page.goto(`${d.url}${link.body.url}`);
-    await page.getByLabel('Your name').fill('Teacher');
+    await page.getByText('Joining as Teacher').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();
     const section = page.getByRole('region', { name: 'Waiting' });
     await section.getByText('Nobody is waiting.').waitFor();

@@ -72,6 +72,7 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
   t.match(m.welcome, {
     type: 'welcome',
     room_id: 'room',
+    room_name: 'Room',
     self: { participant_id: mod.participantId, name: 'Mallory', role: 'moderator', audio: false, video: false, screen: false },
     locks: { mic: false, cam: false, cams_moderators_only: false },
     chat: [],

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Compiled from src/web/embed/external-api.ts by the web client's tsconfig. */
+/** Built from src/web/embed/external-api.ts by scripts/build-web.mjs (types stripped, not bundled). */
 /**
  * The compiled script: beside this module in dist/ (dist/web/embed/), or, when this module runs
  * from its TypeScript source (tests load src/ in process), in the build's dist/ of the same package.
@@ -12,7 +12,8 @@ const scriptFile =
   [new URL('../../web/embed/external-api.js', import.meta.url), new URL('../../../dist/web/embed/external-api.js', import.meta.url)]
     .map((url) => fileURLToPath(url))
     .find((file) => existsSync(file)) ?? fileURLToPath(new URL('../../web/embed/external-api.js', import.meta.url));
-const pageOriginMark = "'__VIDEOMEET_PAGE_ORIGIN__'";
+// The string literal as the build emits it (esbuild writes double quotes).
+const pageOriginMark = '"__VIDEOMEET_PAGE_ORIGIN__"';
 
 // An hour in browsers and proxies: a release changes the bytes, hence the ETag, and a
 // revalidation costs a 304. Not `immutable`: the URL carries no version.

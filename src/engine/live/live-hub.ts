@@ -129,6 +129,7 @@ export class LiveHub implements LiveApi {
       type: 'welcome',
       self: viewOf(member),
       room_id: state.roomId,
+      room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
       participants: [...state.members.values()].map(viewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),

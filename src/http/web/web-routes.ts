@@ -22,7 +22,7 @@ export interface FramingReader {
 const framingGraceSecs = sessionTtlSecs;
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
-// The page imports the wire protocol (dist/protocol) as ../protocol/live.js from /assets/web/: the URLs mirror dist.
+// The page bundles the wire protocol; dist/protocol stays served as /assets/protocol/live.js for other clients of it.
 const protocolDir = fileURLToPath(new URL('../../protocol', import.meta.url));
 const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapipe/selfie_segmentation/package.json'));
 

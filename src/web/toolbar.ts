@@ -1,0 +1,73 @@
+import { button, el } from './dom.js';
+import { icon, type IconName } from './icons.js';
+
+/** One control of the meeting's bottom bar: an icon, a name for assistive technology, a tooltip and a shortcut. */
+export interface Tool {
+  readonly button: HTMLButtonElement;
+  /** Changes the name, tooltip and icon together (Mute ↔ Unmute). */
+  set(label: string, iconName: IconName): void;
+}
+
+export interface ShortcutEntry {
+  /** What the help dialog says the keys do. */
+  readonly what: string;
+  /** Alt + this key (KeyboardEvent.code without "Key"), as aria-keyshortcuts names it. */
+  readonly key: string;
+  readonly run: () => void;
+}
+
+/**
+ * Shortcuts take Alt, never a bare letter: a single-character shortcut would fire while someone
+ * types (WCAG 2.1.4), and Alt+letter leaves the chat box and every field their own keys.
+ */
+export const keysOf = (key: string) => `Alt+${key}`;
+
+export function tool(label: string, iconName: IconName, shortcut: string | null, onClick: () => void, extra: Record<string, string> = {}): Tool {
+  const b = button('', () => onClick(), { class: 'tool', ...extra });
+  const tip = el('span', { class: 'tip', 'aria-hidden': 'true' });
+  const set = (next: string, nextIcon: IconName) => {
+    b.setAttribute('aria-label', next);
+    tip.textContent = shortcut ? `${next} (${keysOf(shortcut)})` : next;
+    b.replaceChildren(icon(nextIcon), tip);
+  };
+  if (shortcut) b.setAttribute('aria-keyshortcuts', keysOf(shortcut));
+  set(label, iconName);
+  return { button: b, set };
+}
+
+/** Listens for the meeting's shortcuts on the document; returns the way to stop. */
+export function listenForShortcuts(entries: readonly ShortcutEntry[]): () => void {
+  const onKey = (event: KeyboardEvent) => {
+    if (!event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.repeat) return;
+    // The physical key, so a layout or the Option key on a Mac (which types ø, µ...) still matches.
+    const entry = entries.find((e) => event.code === `Key${e.key}` || (e.key === '/' && event.code === 'Slash'));
+    if (!entry) return;
+    event.preventDefault();
+    entry.run();
+  };
+  document.addEventListener('keydown', onKey);
+  return () => document.removeEventListener('keydown', onKey);
+}
+
+/** The dialog that lists every shortcut; a native modal dialog: focus is kept inside, Escape closes it. */
+export function shortcutsDialog(entries: readonly ShortcutEntry[]): { dialog: HTMLDialogElement; open: () => void } {
+  const rows = entries.map((e) => el('tr', {}, el('th', { scope: 'row' }, el('kbd', { text: keysOf(e.key) })), el('td', { text: e.what })));
+  const dialog = el(
+    'dialog',
+    { class: 'help', 'aria-labelledby': 'help-heading' },
+    el('h2', { id: 'help-heading', text: 'Keyboard shortcuts' }),
+    el(
+      'table',
+      {},
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Keys' }), el('th', { scope: 'col', text: 'Action' }))),
+      el('tbody', {}, ...rows),
+    ),
+  );
+  dialog.append(button('Close', () => dialog.close(), { class: 'primary' }));
+  return {
+    dialog,
+    open: () => {
+      if (!dialog.open) dialog.showModal();
+    },
+  };
+}
