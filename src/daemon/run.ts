@@ -74,6 +74,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
   const app = await buildEngineApp(services, {
     loggerInstance: log,
     web: config,
+    ice: config,
     trustedProxies: config.trustedProxies,
     readinessChecks: [{ name: 'compat_listener', check: compatCheck }],
     accessLog,
