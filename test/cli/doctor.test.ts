@@ -97,7 +97,7 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
   t.equal(other.result.code, 0, '--config names another defaults file');
 });
 
-t.test('media network: a warning without TURN, a TURN address without its secret fails the configuration, the secret never shown', async (t) => {
+t.test('media network: a warning without TURN; a refused TURN secret fails the configuration and is not echoed', async (t) => {
   const s = await healthy(t, { light: true });
   s.env({ SERVICE_ICE_SERVERS: null, SERVICE_TURN_SECRET: null });
   const bare = await runMeetctl(s.args());
@@ -107,14 +107,10 @@ t.test('media network: a warning without TURN, a TURN address without its secret
   s.env({ SERVICE_ICE_SERVERS: 'stun:stun.example.org', SERVICE_TURN_SECRET: null });
   t.match(lineOf((await runMeetctl(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
 
-  s.env({ SERVICE_TURN_SECRET: null });
-  await expectFailure(t, s, 'Configuration', /SERVICE_ICE_SERVERS lists a TURN server, which needs SERVICE_TURN_SECRET/, /fix the value/);
   const shortSecret = 'short-turn-pw';
   s.env({ SERVICE_TURN_SECRET: shortSecret });
   const short = await expectFailure(t, s, 'Configuration', /SERVICE_TURN_SECRET must hold at least 16 bytes/, /fix the value/);
   t.notOk(short.stdout.includes(shortSecret) || short.stderr.includes(shortSecret), 'a refused secret is not echoed');
-  s.env({ SERVICE_ICE_SERVERS: 'turn:user:pw@turn.example.org' });
-  await expectFailure(t, s, 'Configuration', /SERVICE_ICE_SERVERS must list STUN or TURN servers .*got "turn:user:pw@turn\.example\.org"/, /fix the value/);
 });
 
 t.test('the data directory: missing, read-only, in memory', async (t) => {
