@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { ConfigError } from './config-error.js';
+import { iceProblems } from './ice-servers.js';
 import { InvalidValue } from './parsers.js';
 import { settings, type Config, type SettingKey, type Setting } from './settings.js';
 
@@ -117,6 +118,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       problems.push(`${row.env} ${err.message}${origin === 'environment' ? '' : ` [from ${origin}]`}`);
     }
   }
+  if (problems.length === 0) problems.push(...iceProblems(resolved.iceServers as string[], resolved.turnSecret as string | null));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);
 }

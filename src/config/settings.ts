@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { iceServerList, turnSecret } from './ice-servers.js';
 import * as p from './parsers.js';
 
 /**
@@ -47,6 +48,8 @@ export interface Config {
   readonly meetingEmptyGraceSecs: number;
   readonly waitingClosedWindowSecs: number;
   readonly shutdownGraceSecs: number;
+  readonly iceServers: readonly string[];
+  readonly turnSecret: string | null;
   readonly embedAncestors: readonly string[];
   readonly trustedProxies: readonly string[];
   readonly tenantsFile: string | null;
@@ -239,6 +242,16 @@ export const settings = {
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',
     fallback: '10', parse: p.integerBetween(0, 3600),
     description: 'On SIGTERM or SIGINT, the stop (live sockets closed with 4503, requests in flight answered, writes committed) gets this long (seconds); a stop unfinished then, or a second signal, cuts what is open and exits 1',
+  }),
+  iceServers: setting({
+    env: 'SERVICE_ICE_SERVERS', toml: ['service', 'ice_servers'], flag: '--ice-servers',
+    fallback: '', parse: iceServerList,
+    description: 'STUN and TURN servers handed to admitted pages for their media (comma-separated stun:, turn: or turns: addresses); a TURN server needs SERVICE_TURN_SECRET',
+  }),
+  turnSecret: setting({
+    env: 'SERVICE_TURN_SECRET', toml: ['service', 'turn_secret'], secret: true,
+    fallback: null, parse: turnSecret,
+    description: "Shared secret of the TURN server's REST credentials (coturn: use-auth-secret, static-auth-secret); each admitted page gets a user name and password valid 12 hours",
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',

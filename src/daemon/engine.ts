@@ -27,7 +27,7 @@ export async function openEngine(
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   try {
-    const app = await buildEngineApp(services, { loggerInstance: log, web: config, trustedProxies: config.trustedProxies, ...appOptions });
+    const app = await buildEngineApp(services, { loggerInstance: log, web: config, ice: config, trustedProxies: config.trustedProxies, ...appOptions });
     return { services, app };
   } catch (err) {
     services.close();

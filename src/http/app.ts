@@ -4,6 +4,7 @@ import type { EngineServices } from '../engine/services.js';
 import { bearerAuth } from './api/bearer-auth.js';
 import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
+import type { IceSettings } from './room/ice-servers.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -29,10 +30,12 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly readinessChecks?: readonly ReadinessCheck[];
   /** The request log policy and where requests are counted (absent: no request lines at all). */
   readonly accessLog?: AccessLogOptions;
+  /** The STUN/TURN servers admitted pages are handed (absent: none). */
+  readonly ice?: IceSettings;
 }
 
 export async function buildEngineApp(services: EngineServices<LiveHub>, options: EngineAppOptions = {}): Promise<FastifyInstance> {
-  const { web, trustedProxies, readinessChecks, accessLog, ...fastifyOptions } = options;
+  const { web, trustedProxies, readinessChecks, accessLog, ice, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
     // Two lines per request (every waiting poll) halved throughput; access-log.ts decides instead.
@@ -84,7 +87,7 @@ export async function buildEngineApp(services: EngineServices<LiveHub>, options:
     (name, err) => app.log.warn({ err, check: name }, `readiness check ${name} failing`),
   );
   await app.register(healthRoutes(() => readiness.report()));
-  await app.register(roomRoutes(services));
+  await app.register(roomRoutes(services, ice));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
   return app;

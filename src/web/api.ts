@@ -1,4 +1,5 @@
 /** The room addresses of the engine, as the page calls them. */
+import { rememberIceServers } from './ice.js';
 import { forgetRequest, rememberRequest } from './request-memory.js';
 
 export interface ApiError {
@@ -24,6 +25,8 @@ async function request<T>(method: string, path: string, body?: unknown, session?
   }
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
+  // Every admitted answer (joined, admitted) carries the servers her media uses.
+  if (response.ok && parsed && typeof parsed === 'object' && 'ice_servers' in parsed) rememberIceServers(parsed.ice_servers);
   if (response.ok) return { ok: true, status: response.status, body: parsed as T };
   const error = (parsed as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
   const retry = Number(response.headers.get('retry-after'));

@@ -21,6 +21,11 @@ export class ChatBox {
     this.element = el('div', { class: 'chat' }, this.log, form);
   }
 
+  /** Emptied before a new connection's welcome brings the history again. */
+  clear(): void {
+    this.list.replaceChildren();
+  }
+
   show(message: ChatMessage): void {
     const time = new Date(message.at).toLocaleTimeString();
     // The service's own messages carry `system`, not a name: the badge is the sender.

@@ -6,7 +6,7 @@ import { embedBridge } from './embed-bridge.js';
 import { button, el, show } from './dom.js';
 import { meetingView } from './meeting.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
-import { waitingScreen } from './waiting.js';
+import { rememberedRequest, waitingScreen } from './waiting.js';
 
 const app = document.getElementById('app')!;
 const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
@@ -76,12 +76,18 @@ async function main(): Promise<void> {
     return enterMeeting(roomId, resumed.body.session);
   }
   if (resumed?.ok && resumed.body.status === 'barred') return message(describe('barred'));
-  const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean) => {
-    show(app, waitingScreen({ roomId, name, accessCode, joinToken, devices, resumed: alreadyWaiting, admitted: (session) => enterMeeting(roomId, session) }));
+  const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean, lost = false) => {
+    show(
+      app,
+      waitingScreen({ roomId, name, accessCode, joinToken, devices, resumed: alreadyWaiting, lost, admitted: (session) => enterMeeting(roomId, session) }),
+    );
     void devices.start();
     focusHeading();
   };
   if (resumed?.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
+  // A reopened tab whose place the server let go meanwhile: "Ask again" with what she typed. Not
+  // where a code is needed, since the code is not kept: the arrival asks for it again.
+  if (resumed && !resumed.ok && resumed.error.status === 404 && !needsCode && !embed && rememberedRequest(roomId)?.name) return waitFor('', '', false, true);
   // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
   const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
   if (arrived && 'joined' in arrived) {

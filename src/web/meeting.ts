@@ -6,6 +6,8 @@ import { ChatBox } from './chat.js';
 import type { Devices } from './devices.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { el } from './dom.js';
+import { connectionBanner } from './connection-banner.js';
+import { givenUp, LiveLink } from './live-link.js';
 import { Mesh } from './mesh.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
@@ -50,10 +52,15 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   let roomName = '';
 
   const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`;
-  const socket = new WebSocket(socketUrl);
-  const send = (message: ClientMessage) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-  };
+  const connection = connectionBanner();
+  const link = new LiveLink({
+    url: socketUrl,
+    onMessage: (message) => received(message),
+    onStatus: (status) => connection.show(status),
+    onEnd: (code) => ended(code),
+    probe: () => publishState(),
+  });
+  const send = (message: ClientMessage) => link.send(JSON.stringify(message));
   const isModerator = () => self?.role === 'moderator';
   const mayAudio = () => lockAllowsAudio(self?.role ?? 'participant', locks);
   const mayVideo = () => lockAllowsVideo(self?.role ?? 'participant', locks);
@@ -215,10 +222,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     }
   }
 
-  socket.addEventListener('message', (event) => {
-    const message = JSON.parse(String(event.data)) as ServerMessage;
+  function received(message: ServerMessage): void {
     switch (message.type) {
       case 'welcome': {
+        // Back after a lost connection: the welcome is the whole state again, and media starts afresh with everyone.
+        if (self) forgetConnection();
         self = message.self;
         roomName = message.room_name;
         locks = message.locks;
@@ -331,12 +339,21 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
     }
     options.hooks?.message(message);
-  });
-  socket.addEventListener('close', (event) => {
+  }
+
+  /** What the previous connection built: tiles, peers, the people list and the chat come again with the new welcome. */
+  function forgetConnection(): void {
+    mesh.close();
+    for (const id of participants.keys()) stage.remove(id);
+    participants.clear();
+    chat.clear();
+  }
+
+  function ended(code: number): void {
     if (closed) return;
     close();
     // The daemon is stopping.
-    if (event.code === closeCodes.restarting) {
+    if (code === closeCodes.restarting) {
       options.left('The service is restarting. This page comes back by itself in a few seconds.', 'lost');
       options.hooks?.leaving('lost');
       // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
@@ -351,9 +368,15 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       window.setTimeout(comeBack, 2000);
       return;
     }
-    options.left(event.code === closeCodes.replaced ? 'You joined from another window.' : 'The connection to the meeting was lost.', 'lost');
+    const text =
+      code === closeCodes.replaced
+        ? 'You joined from another window.'
+        : code === givenUp
+          ? 'The connection to the meeting was lost for too long, and you are no longer in it.'
+          : 'The connection to the meeting was lost.';
+    options.left(text, 'lost');
     options.hooks?.leaving('lost');
-  });
+  }
 
   async function leave(): Promise<void> {
     close();
@@ -370,7 +393,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     help.dialog.close();
     mesh.close();
     screen?.stop();
-    socket.close();
+    link.close();
   }
 
   devices.onChange(() => {
@@ -380,7 +403,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const element = el(
     'div',
     { class: 'meeting' },
-    el('section', { class: 'stage', 'aria-label': 'Meeting' }, el('header', { class: 'stage-head' }, title, lockNotice), waiting.notification, stage.element),
+    el(
+      'section',
+      { class: 'stage', 'aria-label': 'Meeting' },
+      el('header', { class: 'stage-head' }, title, lockNotice),
+      connection.element,
+      waiting.notification,
+      stage.element,
+    ),
     panel.element,
     el(
       'div',

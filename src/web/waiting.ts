@@ -21,8 +21,11 @@ function everyInterval(ms: number, tick: () => void): { stop(): void } {
   }
 }
 
-const stateText: Record<PollAnswer['status'] | 'ready', string> = {
+const stateText: Record<PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost', string> = {
   ready: 'Add a note if you like, then ask to join.',
+  // The network dropped: polls go on, and the next answer says whether the place is still hers.
+  reconnecting: 'Connection lost. Reconnecting…',
+  lost: 'You lost your place. Your name and note are kept: you may ask again.',
   waiting: 'Waiting for a moderator to let you in.',
   admitted: 'You have been let in.',
   refused: 'A moderator declined your request. You may ask again.',
@@ -44,6 +47,26 @@ function elapsed(sinceMs: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
+const requestMemoryKey = (roomId: string) => `meet.request.${roomId}`;
+
+/** The name and note this tab last asked with in a room (kept for "Ask again", across a reload or a reopened tab). */
+export function rememberedRequest(roomId: string): { name?: string; note?: string; at?: number } | null {
+  const stored = storedGet('session', requestMemoryKey(roomId));
+  if (stored === null) return null;
+  try {
+    const parsed = JSON.parse(stored) as { name?: unknown; note?: unknown; at?: unknown } | null;
+    if (!parsed || typeof parsed !== 'object') return null;
+    // Only strings: whatever else the storage holds is not something she typed.
+    return {
+      ...(typeof parsed.name === 'string' ? { name: parsed.name } : {}),
+      ...(typeof parsed.note === 'string' ? { note: parsed.note } : {}),
+      ...(typeof parsed.at === 'number' ? { at: parsed.at } : {}),
+    };
+  } catch {
+    return null;
+  }
+}
+
 export interface WaitingOptions {
   readonly roomId: string;
   readonly name: string;
@@ -52,6 +75,8 @@ export interface WaitingOptions {
   readonly devices: Devices;
   /** Already knocked (a reload found the request still there). */
   readonly resumed: boolean;
+  /** This tab knocked, but the request is gone (a reopened tab, after the server let the place go). */
+  readonly lost?: boolean;
   readonly admitted: (session: string) => void;
 }
 
@@ -65,8 +90,8 @@ export interface WaitingOptions {
 export function waitingScreen(options: WaitingOptions): HTMLElement {
   const { roomId, devices } = options;
   // What she typed survives a reload of this tab, so "Ask again" works after one.
-  const memoryKey = `meet.request.${roomId}`;
-  const remembered = JSON.parse(storedGet('session', memoryKey) ?? '{}') as { name?: string; note?: string; at?: number };
+  const memoryKey = requestMemoryKey(roomId);
+  const remembered = rememberedRequest(roomId) ?? {};
   // A link that names her is what she knocks as (the server takes that name): said, not asked.
   const linkName = linkHint(options.joinToken).name;
   const name = el('input', { name: 'name', value: linkName ?? (options.name || remembered.name || ''), maxlength: 64, required: true });
@@ -101,9 +126,9 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const setState = (status: keyof typeof stateText) => {
     state.textContent = stateText[status];
     announce(stateText[status]);
-    const asked = status === 'waiting';
+    const asked = status === 'waiting' || status === 'reconnecting';
     ask.hidden = status !== 'ready';
-    askAgain.hidden = status !== 'refused' && status !== 'expired';
+    askAgain.hidden = status !== 'refused' && status !== 'expired' && status !== 'lost';
     name.disabled = asked || status === 'barred';
     note.disabled = asked || status === 'barred';
     leave.hidden = status === 'barred';
@@ -141,7 +166,9 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     if (!result.ok) {
       if (result.error.status === 404) {
         stopPolling();
-        setState('ready');
+        setState('lost');
+      } else if (result.error.status === 0 && state.textContent !== stateText.reconnecting) {
+        setState('reconnecting');
       }
       return;
     }
@@ -211,6 +238,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     setState('waiting');
     void poll();
     startPolling();
+  } else if (options.lost) {
+    setState('lost');
   }
   return el('div', { class: 'two-parts' }, request, devices.render());
 }

@@ -19,6 +19,7 @@ import {
   nodeMajor,
   tenantApi,
   tenantApp,
+  turnSecret,
 } from '../helpers/doctor.js';
 
 t.test('a healthy installation: every check ok or skipped, exit 0', async (t) => {
@@ -47,6 +48,7 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
     'data-dir',
     'engine-port',
     'compat-port',
+    'media-network',
     'licence',
     'tenants',
     'secrets',
@@ -59,9 +61,10 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
   }
   t.match(byId.get('licence')?.detail, /valid for Test School, expires \d{4}-\d\d-\d\d \((364|365) days left\)/);
   t.match(byId.get('tenants')?.detail, /1 tenant, mode 0600/);
+  t.match(byId.get('media-network')?.detail, /TURN configured \(1 TURN, 1 STUN address\(es\)\)/);
   t.match(byId.get('secrets')?.detail, /4 secrets, each at least 32 bytes/);
   for (const output of [text.stdout, result.stdout]) {
-    for (const secret of [apiSecret, jitsiSecret, tenantApi, tenantApp]) t.notOk(output.includes(secret), 'no secret printed');
+    for (const secret of [apiSecret, jitsiSecret, tenantApi, tenantApp, turnSecret]) t.notOk(output.includes(secret), 'no secret printed');
   }
 });
 
@@ -92,6 +95,22 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
   writeFileSync(join(s.root, 'other.toml'), '');
   const other = await doctorJson(t, s, ['--config', join(s.root, 'other.toml')]);
   t.equal(other.result.code, 0, '--config names another defaults file');
+});
+
+t.test('media network: a warning without TURN; a refused TURN secret fails the configuration and is not echoed', async (t) => {
+  const s = await healthy(t, { light: true });
+  s.env({ SERVICE_ICE_SERVERS: null, SERVICE_TURN_SECRET: null });
+  const bare = await runMeetctl(s.args());
+  t.equal(bare.code, 0, 'a warning, not a failure');
+  t.match(lineOf(bare.stdout, 'Media network')[0], /^! Media network: neither a public media address nor TURN is configured/);
+  t.match(lineOf(bare.stdout, 'Media network')[1], /hint: .*SERVICE_ICE_SERVERS=turn:.*SERVICE_TURN_SECRET/);
+  s.env({ SERVICE_ICE_SERVERS: 'stun:stun.example.org', SERVICE_TURN_SECRET: null });
+  t.match(lineOf((await runMeetctl(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
+
+  const shortSecret = 'short-turn-pw';
+  s.env({ SERVICE_TURN_SECRET: shortSecret });
+  const short = await expectFailure(t, s, 'Configuration', /SERVICE_TURN_SECRET must hold at least 16 bytes/, /fix the value/);
+  t.notOk(short.stdout.includes(shortSecret) || short.stderr.includes(shortSecret), 'a refused secret is not echoed');
 });
 
 t.test('the data directory: missing, read-only, in memory', async (t) => {

@@ -16,6 +16,7 @@ export const checkIds = [
   'data-dir',
   'engine-port',
   'compat-port',
+  'media-network',
   'licence',
   'tenants',
   'secrets',
@@ -30,6 +31,7 @@ export const apiSecret = 'PrimaryApiSecret-0123456789abcdefghijklmnop';
 export const jitsiSecret = 'JitsiAppSecret-0123456789abcdefghijklmnopqrs';
 export const tenantApi = 'AcmeApiSecret-0123456789abcdefghijklmnopqrstu';
 export const tenantApp = 'AcmeAppSecret-0123456789abcdefghijklmnopqrstu';
+export const turnSecret = 'TurnRestSecret-0123456789abcdefghijklmnopq';
 
 export function listening(server: Server | ReturnType<typeof createHttpServer>): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
@@ -112,6 +114,8 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
     COMPAT_API_SHARED_SECRET: apiSecret,
     COMPAT_JITSI_APP_ID: 'meet-app',
     COMPAT_JITSI_APP_SECRET: jitsiSecret,
+    SERVICE_ICE_SERVERS: 'stun:turn.example.org:3478,turns:turn.example.org:5349',
+    SERVICE_TURN_SECRET: turnSecret,
   };
   const env = (over: Record<string, string | null> = {}) => {
     const values = { ...base, ...over };

@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const limit = 450;
 
-const over: Record<string, { lines: number; removedBy: string }> = {
-};
+const over: Record<string, { lines: number; removedBy: string }> = {};
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Participant } from '../../engine/meetings/meeting.js';
 import type { EngineServices } from '../../engine/services.js';
 import type { JoinClaims, SessionClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
@@ -8,6 +9,7 @@ import { invalidField } from '../../engine/errors.js';
 import { clientKey } from '../client-key.js';
 import { HttpError } from '../errors.js';
 import { absentBodyIsEmpty, RoomParams } from '../schemas.js';
+import { iceServersFor, type IceSettings } from './ice-servers.js';
 import { AdmitBody, ArrivalBody, ExistsQuery, RefuseBody } from './room-schemas.js';
 import { presentedSession, requireSession, signSession } from './session.js';
 import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
@@ -47,12 +49,21 @@ async function arrival(services: EngineServices, request: FastifyRequest<WithBod
   };
 }
 
-async function joined(services: EngineServices, result: EntryResult) {
-  return { status: 'joined', session: await signSession(services, result.participant), role: result.participant.role };
+/**
+ * What an admitted person is handed: her session, and the STUN/TURN servers (with TURN
+ * credentials of her own) her media needs. Never with a waiting answer: a waiting person has
+ * no media, and a TURN credential would let her relay through the server.
+ */
+async function admittedAs(services: EngineServices, ice: IceSettings, participant: Participant) {
+  return { session: await signSession(services, participant), ice_servers: iceServersFor(ice, participant.participantId, services.clock) };
+}
+
+async function joined(services: EngineServices, ice: IceSettings, result: EntryResult) {
+  return { status: 'joined', ...(await admittedAs(services, ice, result.participant)), role: result.participant.role };
 }
 
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
-export function roomRoutes(services: EngineServices) {
+export function roomRoutes(services: EngineServices, ice: IceSettings = { iceServers: [], turnSecret: null }) {
   // A moderator's gesture asks for the session before it reads the body, so who holds none is
   // answered 401 whatever she sent, as before the bodies had schemas (validation runs after this).
   const sessions = new WeakMap<FastifyRequest, SessionClaims>();
@@ -76,12 +87,12 @@ export function roomRoutes(services: EngineServices) {
 
     app.post<WithBody<ArrivalBody>>('/room/:id/start', withBody(ArrivalBody), async (request) => {
       const result = await services.waiting.start(await arrival(services, request));
-      return result.status === 'joined' ? joined(services, result) : { status: 'knock' };
+      return result.status === 'joined' ? joined(services, ice, result) : { status: 'knock' };
     });
 
     app.post<WithBody<ArrivalBody>>('/room/:id/knock', withBody(ArrivalBody), async (request, reply) => {
       const result = await services.waiting.knock(await arrival(services, request));
-      if (result.status === 'joined') return joined(services, result);
+      if (result.status === 'joined') return joined(services, ice, result);
       setWaitingCookie(request, reply, request.params.id, result.secret);
       noteEvent(request, 'knock', { room: request.params.id, request: result.requestId });
       return reply.code(202).send({ status: 'waiting' });
@@ -92,7 +103,7 @@ export function roomRoutes(services: EngineServices) {
       const secret = readWaitingCookie(request);
       const result = secret ? services.waiting.poll(request.params.id, secret) : null;
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
-      if (result.status === 'admitted') return signSession(services, result.participant).then((session) => ({ status: 'admitted', session }));
+      if (result.status === 'admitted') return admittedAs(services, ice, result.participant).then((admitted) => ({ status: 'admitted', ...admitted }));
       // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
       reply.send(result);
     });

@@ -3,6 +3,7 @@ import { configCheck } from './config.js';
 import { dataDirCheck } from './data-dir.js';
 import { envFileCheck } from './env-file.js';
 import { licenceCheck } from './licence.js';
+import { mediaNetworkCheck } from './media-network.js';
 import { nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
 import { nodeVersionCheck } from './node-version.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
@@ -17,6 +18,7 @@ export const doctorChecks: readonly DoctorCheck[] = [
   dataDirCheck,
   enginePortCheck,
   compatPortCheck,
+  mediaNetworkCheck,
   licenceCheck,
   tenantsCheck,
   secretsCheck,
