@@ -127,6 +127,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     };
 
     // The constructor: both forms, the iframe's attributes and address.
+    browser.expectConsoleErrors(
+      /^probe: (404|401|403) GET .*\/videoconf\//,
+      "the constructor's frames carry made-up tokens and are disposed at once; a frame's request may be answered (refused) first",
+    );
     const { page: probe } = await hostPage('probe');
     const built = await probe.evaluate((domain) => {
       const W = window as any;
