@@ -6,7 +6,7 @@ import { TenantChooser } from './confapi/tenant-choice.js';
 import type { TenantRegistry } from './tenants/registry.js';
 import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
-import { lazyRequestLogger } from '../http/request-logger.js';
+import { lazyRequestLogger, withoutRequestLines } from '../http/request-logger.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
 function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
@@ -59,7 +59,7 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   const app = Fastify({
     ...fastifyOptions,
     // Fastify's two lines per request are replaced by the shared access log (http/access-log.ts).
-    disableRequestLogging: true,
+    logController: withoutRequestLines(),
     // The request's child logger is made only when it writes a line (nearly never at the default access log).
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: maxBodyBytes,

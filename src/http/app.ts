@@ -13,7 +13,7 @@ import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';
-import { lazyRequestLogger } from './request-logger.js';
+import { lazyRequestLogger, withoutRequestLines } from './request-logger.js';
 import { validatorOptions } from './validation.js';
 
 export const bodyLimitBytes = 64 * 1024;
@@ -39,7 +39,7 @@ export async function buildEngineApp(services: EngineServices<LiveHub>, options:
   const app = Fastify({
     ...fastifyOptions,
     // Two lines per request (every waiting poll) halved throughput; access-log.ts decides instead.
-    disableRequestLogging: true,
+    logController: withoutRequestLines(),
     // The request's child logger is made only when it writes a line (nearly never at the default access log).
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import { LogController, type FastifyBaseLogger } from 'fastify';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
@@ -70,4 +70,13 @@ class LazyRequestLogger {
 /** Fastify's `childLoggerFactory` for both listeners. */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
   return new LazyRequestLogger(logger, bindings, options);
+}
+
+/**
+ * Fastify's own request lines (incoming, completed) switched off: the access log (access-log.ts)
+ * writes the lines an operator reads. Fastify 5.12 takes this as a log controller; its
+ * top-level `disableRequestLogging` is deprecated and warned about at every start.
+ */
+export function withoutRequestLines(): LogController {
+  return new LogController({ disableRequestLogging: true });
 }
