@@ -59,6 +59,33 @@ export interface CompatMeeting {
   readonly endReason: EndReason | null;
 }
 
+/** The fields a new meeting is named by. */
+export type MeetingIdentity = Pick<CompatMeeting, 'internalId' | 'tenantId' | 'meetingId' | 'roomId' | 'name' | 'createTime'>;
+
+/** A meeting with every field beyond its identity at the value a bare `create` gives it. */
+export function plainMeeting(identity: MeetingIdentity, fields: Partial<CompatMeeting> = {}): CompatMeeting {
+  return {
+    ...identity,
+    attendeePw: '',
+    moderatorPw: '',
+    voiceBridge: '',
+    dialNumber: '',
+    durationMin: 0,
+    maxParticipants: 0,
+    record: false,
+    guestPolicy: 'ALWAYS_ACCEPT',
+    settings: { welcome: '', logoutURL: '', muteOnStart: false, webcamsOnlyForModerator: false, lockSettings: {}, extra: {} },
+    metadata: [],
+    presentations: [],
+    engineMeetingId: null,
+    startTime: null,
+    endTime: null,
+    forciblyEnded: false,
+    endReason: null,
+    ...fields,
+  };
+}
+
 export interface ChatRecord {
   readonly internalId: string;
   readonly at: number;

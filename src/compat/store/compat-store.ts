@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { openDurable } from '../../store/sqlite.js';
-import type { CallbackJob, ChatRecord, CompatMeeting, CompatStore, EndReason, GuestPolicy, NewCallbackJob, RecordingRecord } from '../confapi/model.js';
+import {
+  plainMeeting,
+  type CallbackJob,
+  type ChatRecord,
+  type CompatMeeting,
+  type CompatStore,
+  type EndReason,
+  type GuestPolicy,
+  type NewCallbackJob,
+  type RecordingRecord,
+} from '../confapi/model.js';
 import { migrate, readMigrations } from '../../store/migrate.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -171,34 +181,7 @@ const recordingRow = (r: RecordingRecord): RecordingRow => ({
   metadata_json: JSON.stringify(r.metadata),
 });
 
-const meetingColumns = Object.keys(meetingRow(sampleMeeting()));
-
-function sampleMeeting(): CompatMeeting {
-  return {
-    internalId: '',
-    tenantId: '',
-    meetingId: '',
-    roomId: '',
-    name: '',
-    attendeePw: '',
-    moderatorPw: '',
-    createTime: 0,
-    voiceBridge: '',
-    dialNumber: '',
-    durationMin: 0,
-    maxParticipants: 0,
-    record: false,
-    guestPolicy: 'ALWAYS_ACCEPT',
-    settings: { welcome: '', logoutURL: '', muteOnStart: false, webcamsOnlyForModerator: false, lockSettings: {}, extra: {} },
-    metadata: [],
-    presentations: [],
-    engineMeetingId: null,
-    startTime: null,
-    endTime: null,
-    forciblyEnded: false,
-    endReason: null,
-  };
-}
+const meetingColumns = Object.keys(meetingRow(plainMeeting({ internalId: '', tenantId: '', meetingId: '', roomId: '', name: '', createTime: 0 })));
 
 /**
  * The meeting API's SQLite database (`confapi.sqlite` in COMPAT_API_DATA_DIR), with its own
