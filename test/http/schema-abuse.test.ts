@@ -4,9 +4,8 @@
 // a coerced value. The engine listener is built in-process over a real SQLite file.
 import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildEngineApp } from '../../src/http/app.js';
-import { openServices } from '../../src/daemon/services.js';
-import { dataDirFor, type Tap } from '../helpers/api.js';
+import { type Tap } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 function refused(t: Tap, res: LightMyRequestResponse, status: number, code: string, field?: string): void {
@@ -19,15 +18,7 @@ function refused(t: Tap, res: LightMyRequestResponse, status: number, code: stri
 
 t.test('the JSON routes refuse what their schemas do not allow, naming the field', async (t) => {
   const clock = new FakeClock();
-  const services = openServices(
-    { dataDir: dataDirFor(t), waitingRoom: 'optional', waitingRoomMode: null, meetingEmptyGraceSecs: 300, waitingClosedWindowSecs: 6 },
-    clock,
-  );
-  const app = await buildEngineApp(services);
-  t.teardown(async () => {
-    await app.close();
-    services.close();
-  });
+  const { app, services } = await appFor(t, { clock });
   const admin = { authorization: `Bearer ${services.accessTokens.create('test').token}` };
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
     app.inject({ method, url, headers: admin, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });

@@ -3,22 +3,12 @@
 // millisecond, is test/engine/waiting/transitions.test.ts). It replaces a 31 s real-time loop
 // against the spawned daemon; the daemon's own sweep timer is proven by the closed-window tests.
 import t from 'tap';
-import { buildEngineApp } from '../../src/http/app.js';
-import { openServices } from '../../src/daemon/services.js';
-import { dataDirFor } from '../helpers/api.js';
+import { appFor } from '../helpers/app.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 t.test('a request polled every 2 s waits until waiting_room_timeout_secs, then expires; she may knock again', async (t) => {
   const clock = new FakeClock();
-  const services = openServices(
-    { dataDir: dataDirFor(t), waitingRoom: 'optional', waitingRoomMode: null, meetingEmptyGraceSecs: 300, waitingClosedWindowSecs: 6 },
-    clock,
-  );
-  const app = await buildEngineApp(services);
-  t.teardown(async () => {
-    await app.close();
-    services.close();
-  });
+  const { app, services } = await appFor(t, { clock });
   const admin = { authorization: `Bearer ${services.accessTokens.create('test').token}` };
   const created = await app.inject({
     method: 'POST',
