@@ -203,6 +203,20 @@ export class LiveFixture {
     client.session.closed();
   }
 
+  /**
+   * The scene of the away rules: Ann and a moderator in r1, one sub-group r1-g1, Ann moved to
+   * it, and her class socket closed as her page follows the move.
+   */
+  annMovedAway(): { ann: Participant; mod: Client } {
+    const ann = this.enter('Ann');
+    const mod = this.connect(this.enter('Mod', 'r1', true));
+    const a = this.connect(ann);
+    mod.send({ type: 'create_subgroups', count: 1 });
+    mod.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
+    this.disconnect(a);
+    return { ann, mod };
+  }
+
   leftAt(participant: Participant): string | null | undefined {
     return this.engine.store.participants.get(participant.participantId)?.leftAt;
   }

@@ -41,12 +41,7 @@ t.test('a leave the engine decides closes the socket with 1000, and no grace tim
 
 t.test('moved into a sub-group: away, not leaving, until the away grace finds no sub-group meeting', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 30_000 } });
-  const ann = f.enter('Ann');
-  const m = f.connect(f.enter('Mod', 'r1', true));
-  const a = f.connect(ann);
-  m.send({ type: 'create_subgroups', count: 1 });
-  m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
-  f.disconnect(a);
+  const { ann } = f.annMovedAway();
   f.timers.advance(29_999);
   t.equal(f.leftAt(ann), null, 'away, still present in the class');
   t.notOk(

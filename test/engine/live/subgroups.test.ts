@@ -47,12 +47,7 @@ t.test('a move names a room of the family and someone connected in this room', a
 
 t.test('bring back: who does not return within the away grace has left', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 10_000 } });
-  const ann = f.enter('Ann');
-  const m = f.connect(f.enter('Mod', 'r1', true));
-  const a = f.connect(ann);
-  m.send({ type: 'create_subgroups', count: 1 });
-  m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
-  f.disconnect(a);
+  const { ann, mod: m } = f.annMovedAway();
   f.timers.advance(5_000);
   m.send({ type: 'bring_back' });
   f.timers.advance(9_999);
