@@ -145,6 +145,7 @@ function runtimeOf(options: Record<string, unknown>, context: InstallContext): R
     node: process.execPath,
     user,
     shutdownGraceSecs: context.config.shutdownGraceSecs,
+    rtpPorts: context.config.rtpPorts,
   };
 }
 
@@ -159,6 +160,7 @@ const runtimeFieldSource: Record<string, string> = {
   node: 'the node binary',
   user: '--service-user',
   shutdownGraceSecs: 'SERVICE_SHUTDOWN_GRACE_SECS',
+  rtpPorts: 'SERVICE_RTP_PORTS',
 };
 
 function renderRuntime(runtime: RuntimeSettings, outDir: string) {

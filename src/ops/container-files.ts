@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopTimeoutSecs } from '../daemon/shutdown.js';
 import { checkPath, checkPort, hostPort } from './runtime-checks.js';
-import type { RuntimeFile, RuntimeSettings } from './runtime-files.js';
+import { rtpPortsOf, type RuntimeFile, type RuntimeSettings } from './runtime-files.js';
 import { renderTemplate } from './template.js';
 
 const template = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8');
@@ -19,7 +19,7 @@ export const composeSubnet = '172.30.57.0/24';
 export const composeGateway = '172.30.57.1';
 
 /** The serve command inside the container: paths, addresses and grace as flags, so the env file cannot move them. */
-function serveCommand(settings: RuntimeSettings, graceSecs: number): string[] {
+function serveCommand(settings: RuntimeSettings, graceSecs: number, rtpPorts: string): string[] {
   return [
     'node',
     'bin/meetctl.js',
@@ -38,6 +38,8 @@ function serveCommand(settings: RuntimeSettings, graceSecs: number): string[] {
     composeGateway,
     '--shutdown-grace-secs',
     String(graceSecs),
+    '--rtp-ports',
+    rtpPorts,
   ];
 }
 
@@ -45,6 +47,50 @@ function serveCommand(settings: RuntimeSettings, graceSecs: number): string[] {
 function healthcheck(port: number): string[] {
   const probe = `fetch('http://127.0.0.1:${port}/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`;
   return ['node', '-e', probe];
+}
+
+/** coturn's own image, for the optional `turn` service (Debian's `coturn` package is the native choice). */
+export const coturnImage = 'coturn/coturn:4.6';
+
+/**
+ * Where a relay must never go: TURN relays to any address a client names, so without these a
+ * guest could reach the host's loopback services and the private networks behind it.
+ */
+export const turnDeniedPeers = [
+  '0.0.0.0-0.255.255.255',
+  '10.0.0.0-10.255.255.255',
+  '100.64.0.0-100.127.255.255',
+  '127.0.0.0-127.255.255.255',
+  '169.254.0.0-169.254.255.255',
+  '172.16.0.0-172.31.255.255',
+  '192.0.0.0-192.0.0.255',
+  '192.168.0.0-192.168.255.255',
+  '198.18.0.0-198.19.255.255',
+  '::1',
+  '::ffff:0.0.0.0-::ffff:255.255.255.255',
+  'fc00::-fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  'fe80::-febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+];
+
+/**
+ * coturn with the REST credentials the daemon hands out (use-auth-secret: HMAC-SHA1 of the
+ * expiry-stamped user name with SERVICE_TURN_SECRET). `$$` is compose's escape: the container's
+ * shell reads the secret from the env file, so it is never written into compose.yaml.
+ */
+function turnCommand(): string {
+  const flags = [
+    '--no-cli',
+    '--fingerprint',
+    '--use-auth-secret',
+    '--static-auth-secret="$$SERVICE_TURN_SECRET"',
+    '--realm=meet',
+    '--listening-port=3478',
+    '--min-port=49160',
+    '--max-port=49359',
+    '--no-multicast-peers',
+    ...turnDeniedPeers.map((range) => `--denied-peer-ip=${range}`),
+  ];
+  return `test -n "$$SERVICE_TURN_SECRET" || { echo "SERVICE_TURN_SECRET is not set in the env file" >&2; exit 1; }; exec turnserver ${flags.join(' ')}`;
 }
 
 /** JSON is both a Dockerfile exec form and a YAML flow value, with nothing left to quote by hand. */
@@ -60,7 +106,9 @@ export function containerFiles(settings: RuntimeSettings, graceSecs: number, out
   const compatPort = checkPort('compatAddr', settings.compatAddr);
   const dockerfile = join(outDir, 'Dockerfile');
   const composeFile = join(outDir, 'compose.yaml');
-  const command = serveCommand(settings, graceSecs);
+  const range = rtpPortsOf(settings);
+  const rtpPorts = `${range.min}-${range.max}`;
+  const command = serveCommand(settings, graceSecs, rtpPorts);
   const timeout = String(stopTimeoutSecs(graceSecs));
 
   const dockerfileText = renderTemplate(
@@ -72,6 +120,7 @@ export function containerFiles(settings: RuntimeSettings, graceSecs: number, out
       uid: String(containerUid),
       engine_port: String(enginePort),
       compat_port: String(compatPort),
+      rtp_ports: rtpPorts,
       healthcheck_exec: json(healthcheck(enginePort)),
       timeout_stop_secs: timeout,
       command_exec: json(command),
@@ -91,10 +140,14 @@ export function containerFiles(settings: RuntimeSettings, graceSecs: number, out
       config_dir: json(settings.configDir),
       engine_port_mapping: json(`${hostPort(settings.engineAddr.host, enginePort)}:${enginePort}`),
       compat_port_mapping: json(`${hostPort(settings.compatAddr.host, compatPort)}:${compatPort}`),
+      // Browsers send media straight to Janus: on every host address, as UDP.
+      rtp_port_mapping: json(`${rtpPorts}:${rtpPorts}/udp`),
       healthcheck: json(['CMD', ...healthcheck(enginePort)]),
       timeout_stop_secs: timeout,
       subnet: json(composeSubnet),
       gateway: json(composeGateway),
+      coturn_image: json(coturnImage),
+      turn_command: json([turnCommand()]),
     },
     'templates/compose.yaml',
   );

@@ -1,5 +1,5 @@
 import type { ListenAddress } from '../config/parsers.js';
-import { settings as settingsTable } from '../config/settings.js';
+import { settings as settingsTable, type PortRange } from '../config/settings.js';
 import { containerFiles, containerNextSteps } from './container-files.js';
 import { RuntimeSettingsError } from './runtime-checks.js';
 import { nativeNextSteps, systemdUnit } from './systemd-unit.js';
@@ -31,6 +31,11 @@ export interface RuntimeSettings {
    * `meetctl serve` as a flag and size the supervisor's stop timeout from it, so both agree.
    */
   readonly shutdownGraceSecs?: number;
+  /**
+   * SERVICE_RTP_PORTS (default: the settings table's): the UDP ports the daemon's Janus uses.
+   * The container publishes exactly these and passes them to `meetctl serve` as a flag.
+   */
+  readonly rtpPorts?: PortRange;
 }
 
 export interface RuntimeFile {
@@ -45,6 +50,16 @@ function graceOf(settings: RuntimeSettings): number {
     return settingsTable.shutdownGraceSecs.parse(grace);
   } catch (err) {
     throw new RuntimeSettingsError('shutdownGraceSecs', (err as Error).message);
+  }
+}
+
+/** The RTP port range of the runtime files: the setting's parser checks a given one too. */
+export function rtpPortsOf(settings: RuntimeSettings): PortRange {
+  const given = settings.rtpPorts;
+  try {
+    return settingsTable.rtpPorts.parse(given ? `${given.min}-${given.max}` : settingsTable.rtpPorts.fallback);
+  } catch (err) {
+    throw new RuntimeSettingsError('rtpPorts', (err as Error).message);
   }
 }
 

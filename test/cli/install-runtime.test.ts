@@ -46,12 +46,16 @@ t.test(
 t.test('--runtime container writes Dockerfile and compose.yaml with the config and data directories as volumes', async (t) => {
   const w = world(t);
   const out = join(w.root, 'compose');
-  const result = await w.install(['--key', await testServerKey(), '--open-rooms', '--runtime', 'container', '--runtime-dir', out], ports);
+  const result = await w.install(['--key', await testServerKey(), '--open-rooms', '--runtime', 'container', '--runtime-dir', out], {
+    ...ports,
+    SERVICE_RTP_PORTS: '20000-20099',
+  });
   t.equal(result.code, 0, result.stderr);
   t.same(readdirSync(out).sort(), ['Dockerfile', 'Dockerfile.dockerignore', 'compose.yaml']);
   const compose = parseYaml(readFileSync(join(out, 'compose.yaml'), 'utf8'));
   const [service] = Object.values<Record<string, any>>(compose.services);
   t.ok(service, 'one service');
+  t.ok((service!.ports as string[]).includes('20000-20099:20000-20099/udp'), 'the RTP ports of the settings are published');
   const volumes = (service!.volumes as unknown[]).map((v) => (typeof v === 'string' ? v : `${(v as any).source}:${(v as any).target}`));
   t.ok(
     volumes.some((v) => v.startsWith(`${w.data}:`)),

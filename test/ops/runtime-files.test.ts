@@ -99,7 +99,7 @@ t.test('native: the hardening, the paths and the stop timeout from the grace', a
   t.equal(one('ProtectHome'), 'yes');
   t.equal(one('PrivateTmp'), 'yes');
   t.equal(one('CapabilityBoundingSet'), '', 'no capabilities at all');
-  t.equal(one('RestrictAddressFamilies'), 'AF_UNIX AF_INET AF_INET6');
+  t.equal(one('RestrictAddressFamilies'), 'AF_UNIX AF_INET AF_INET6 AF_NETLINK', "netlink: the daemon's Janus lists interfaces through it");
   t.equal(one('SystemCallFilter'), '@system-service');
   t.same(one('ReadWritePaths')?.split(' ').sort(), ['/etc/meet', '/var/lib/meet'], 'data and config directories writable');
   t.notOk(d.has('MemoryDenyWriteExecute'), 'no W^X: V8 needs it');
@@ -215,7 +215,8 @@ t.test('container: compose.yaml parses with one service running meetctl serve', 
   });
   t.same(files.map((f) => basename(f.path)).sort(), ['Dockerfile', 'Dockerfile.dockerignore', 'compose.yaml']);
   t.ok(files.every((f) => f.mode === 0o644));
-  t.same(Object.keys(compose.services), ['meet'], 'one service');
+  t.same(Object.keys(compose.services), ['meet', 'turn'], 'the service, and TURN');
+  t.same(compose.services.turn.profiles, ['turn'], 'TURN only when asked for (--profile turn)');
   const meet = compose.services.meet;
   const command: string[] = meet.command;
   t.same(command.slice(0, 3), ['node', 'bin/meetctl.js', 'serve']);
@@ -242,7 +243,12 @@ t.test('container: compose.yaml parses with one service running meetctl serve', 
   t.equal(flag('--data-dir'), volumes[0]!.target, 'the daemon writes into the data volume');
   t.equal(flag('--config-dir'), volumes[1]!.target, 'and reads the config volume');
 
-  t.same(meet.ports, ['127.0.0.1:3100:3100', '[::1]:8100:8100'], 'published on the configured host addresses');
+  t.same(
+    meet.ports,
+    ['127.0.0.1:3100:3100', '[::1]:8100:8100', '40000-40999:40000-40999/udp'],
+    'published on the configured host addresses; media on all, as UDP',
+  );
+  t.equal(flag('--rtp-ports'), '40000-40999', 'Janus inside uses the ports published');
   t.equal(flag('--http-addr'), '0.0.0.0:3100');
   t.equal(flag('--compat-http-addr'), '0.0.0.0:8100');
   const gateway = compose.networks.meet.ipam.config[0].gateway;
@@ -319,7 +325,15 @@ t.test('container: the Dockerfile builds in one stage and runs slim, unprivilege
   t.ok(health, 'HEALTHCHECK');
   t.match(health!.args, /CMD \["node","-e",".*\/readyz/);
   t.notMatch(ops.map((i) => `${i.op} ${i.args}`).join('\n'), /\bcurl\b|\bwget\b/, 'no curl or wget (not in slim images)');
-  t.same(runtimeStage.find((i) => i.op === 'EXPOSE')?.args.split(' '), ['3000', '8088']);
+  t.same(runtimeStage.find((i) => i.op === 'EXPOSE')?.args.split(' '), ['3000', '8088', '40000-40999/udp']);
+  t.match(
+    runtimeStage
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join(' '),
+    /apt-get install -y --no-install-recommends janus/,
+    "Debian's Janus in the image, for SERVICE_MEDIA janus or auto",
+  );
 
   // An init: compose runs it (init: true); a bare `docker run` is told to pass --init.
   t.equal(compose.services.meet.init, true);
@@ -327,6 +341,39 @@ t.test('container: the Dockerfile builds in one stage and runs slim, unprivilege
   const cmd = JSON.parse(runtimeStage.find((i) => i.op === 'CMD')!.args) as string[];
   t.same(cmd, compose.services.meet.command, 'the image runs what compose runs');
   t.ok(settings);
+});
+
+t.test('container: another RTP range is published and passed as one; a bad one is refused naming the field', async (t) => {
+  const { compose, dockerfile } = containerOf(t, { rtpPorts: { min: 20000, max: 20099 } });
+  const command: string[] = compose.services.meet.command;
+  t.equal(command[command.indexOf('--rtp-ports') + 1], '20000-20099');
+  t.ok((compose.services.meet.ports as string[]).includes('20000-20099:20000-20099/udp'));
+  t.match(dockerfile, /EXPOSE 3000 8088 20000-20099\/udp/);
+  t.throws(() => runtimeFiles(base({ runtime: 'container', rtpPorts: { min: 500, max: 600 } }), '/tmp/none'), {
+    name: 'RuntimeSettingsError',
+    field: 'rtpPorts',
+  });
+});
+
+t.test('container: the TURN service uses REST credentials from the env file and relays to no private address', async (t) => {
+  const { compose, settings } = containerOf(t);
+  const turn = compose.services.turn;
+  t.equal(turn.network_mode, 'host', 'relays need the host network (and its port range)');
+  t.same(turn.env_file, [settings.envFile], 'the env file the daemon reads: one secret for both');
+  const command = (turn.command as string[])[0]!;
+  t.match(command, /--use-auth-secret/);
+  t.match(command, /--static-auth-secret="\$\$SERVICE_TURN_SECRET"/, 'the secret from the container environment, escaped from compose');
+  for (const range of [
+    '10.0.0.0-10.255.255.255',
+    '127.0.0.0-127.255.255.255',
+    '169.254.0.0-169.254.255.255',
+    '172.16.0.0-172.31.255.255',
+    '192.168.0.0-192.168.255.255',
+    '::1',
+  ]) {
+    t.ok(command.includes(`--denied-peer-ip=${range}`), `no relay to ${range}`);
+  }
+  t.match(command, /--no-multicast-peers/);
 });
 
 t.test('container: every COPY of the runtime stage names something the build context or the build makes', async (t) => {
