@@ -51,7 +51,9 @@ export interface WaitingItem {
  * RTCPeerConnection per other participant, signals addressed to her participant_id. `janus`:
  * the server's SFU; the page keeps two connections, and addresses their signals to the pseudo
  * participants of `sfuPeers` (it never talks to the SFU itself): it offers on `publish`
- * (answered by the server), and answers the offers the server sends from `subscribe`.
+ * (answered by the server), and answers the offers the server sends from `subscribe`. Who
+ * speaks is then measured by the server from the audio levels Janus reports: a page's own
+ * `speaking` claims are ignored.
  */
 export type MediaKind = 'mesh' | 'janus';
 

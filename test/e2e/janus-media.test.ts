@@ -3,8 +3,10 @@
 // stops Janus forwarding her audio (what a modified page keeps sending reaches nobody). The
 // product page has no Janus path yet: the test plays the page's part with bare
 // RTCPeerConnections on a loopback origin; the backend is driven as the engine drives it.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { unlocked, type LockSettings } from '../../src/engine/live/meeting-locks.js';
@@ -22,6 +24,27 @@ const skip = janusMissing ?? (hasAddress ? false : 'no non-loopback IPv4 interfa
 
 type Window2 = { pc: RTCPeerConnection };
 
+/** A mono 16-bit 48 kHz WAV of a sine tone at half of full scale (about -6 dBFS). */
+function toneWav(hz: number, seconds: number): Buffer {
+  const rate = 48_000;
+  const samples = rate * seconds;
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / rate)), 44 + i * 2);
+  return wav;
+}
+
 t.test('a page publishes through Janus, another receives her, and a microphone lock silences her in Janus', { skip }, async (t) => {
   const { janus } = await janusFor(t, 43_600);
   const peers = new Map<string, MediaPeer>([
@@ -30,10 +53,13 @@ t.test('a page publishes through Janus, another receives her, and a microphone l
   ]);
   const delivered: { to: string; message: ServerMessage }[] = [];
   const locks: { now: LockSettings } = { now: unlocked };
+  /** What Janus measured (audiolevel_event), as the backend reports it. */
+  const spoken: string[] = [];
   const context: MediaContext = {
     peer: (id) => peers.get(id) ?? null,
     locks: () => locks.now,
     deliver: (to, message) => (delivered.push({ to, message }), true),
+    speaking: (id, speaking) => void spoken.push(`${id} ${speaking}`),
   };
   let n = 0;
   const log = { warn: (obj: object) => t.comment(JSON.stringify(obj)) };
@@ -53,7 +79,11 @@ t.test('a page publishes through Janus, another receives her, and a microphone l
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
   // Chromium hides host addresses behind mDNS names Janus cannot resolve.
-  const session = await openBrowser(t, ['--disable-features=WebRtcHideLocalIpsWithMdns']);
+  // Her microphone plays a continuous tone (Chromium loops the file): someone speaking up, whose
+  // level Janus measures. The default fake device only beeps briefly each second.
+  const voice = join(mkdtempSync(join(tmpdir(), 'meet-voice-')), 'voice.wav');
+  writeFileSync(voice, toneWav(440, 3));
+  const session = await openBrowser(t, ['--disable-features=WebRtcHideLocalIpsWithMdns', `--use-file-for-fake-audio-capture=${voice}`]);
   const { page } = await session.newPage('ann');
   await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   const sdp = await page.evaluate(async () => {
@@ -115,6 +145,11 @@ t.test('a page publishes through Janus, another receives her, and a microphone l
   };
   await until("bob to receive ann's audio and video", async () => (await received('audio')) > 20 && (await received('video')) > 20, 15_000, 200);
   t.ok((await growth('audio', 1000)) > 10, 'her audio flows to bob through Janus');
+  await until("Janus to measure that ann speaks (her page's fake microphone beeps)", async () => spoken.includes('ann true'), 15_000, 100);
+  t.notOk(
+    spoken.some((s) => s.startsWith('bob ')),
+    'bob publishes nothing: no measure about him',
+  );
 
   // A modified page would keep sending: the lock makes Janus stop forwarding her audio.
   locks.now = { mic: true, cam: false, camsModeratorsOnly: false };

@@ -20,6 +20,7 @@ function setup(locks: LockSettings = unlocked) {
   const context: MediaContext = {
     peer: (id) => peers.get(id) ?? null,
     locks: () => state.locks,
+    speaking: () => undefined,
     deliver: (to, message) => {
       if (offline.has(to)) return false;
       delivered.push({ to, message });

@@ -232,7 +232,7 @@ export class LiveHub implements LiveApi {
       case 'state':
         return this.media.state(state, member, message);
       case 'speaking':
-        return this.media.speaking(state, member, message.speaking);
+        return this.media.claimed(state, member, message.speaking);
       case 'chat':
         return this.chat.post(state, member, message.text);
       case 'rename':

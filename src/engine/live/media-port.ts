@@ -42,6 +42,11 @@ export interface MediaContext {
   locks(peer: MediaPeer): LockSettings;
   /** Sends a message over the participant's live connection; false if it has none. */
   deliver(participantId: string, message: ServerMessage): boolean;
+  /**
+   * What the backend measured of her audio (an SFU's audio levels): in a meeting whose media
+   * kind is `janus` who speaks comes from here, never from her page's claim.
+   */
+  speaking(participantId: string, speaking: boolean): void;
 }
 
 export type RelayRefusal =

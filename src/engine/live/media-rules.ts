@@ -55,6 +55,15 @@ export class MediaRules {
     this.setMedia(state, member, { audio, video, screen }, true);
   }
 
+  /**
+   * Her page says she speaks (its own level meter). Through an SFU the server measures it
+   * (MediaContext.speaking), so talk time and the dominant speaker do not rest on a page's claim.
+   */
+  claimed(state: RoomState, member: Member, speaking: boolean): void {
+    if (this.backend.kindFor(state.meetingId) === 'janus') return;
+    this.speaking(state, member, speaking);
+  }
+
   speaking(state: RoomState, member: Member, speaking: boolean): void {
     if (speaking === member.speaking || (speaking && !member.audio)) return;
     member.speaking = speaking;
@@ -107,6 +116,10 @@ export class MediaRules {
         if (!entry || entry.member.gone) return false;
         entry.member.outbox.send(message);
         return true;
+      },
+      speaking: (participantId, speaking) => {
+        const entry = this.rooms.connected.get(participantId);
+        if (entry && !entry.member.gone) this.speaking(entry.state, entry.member, speaking);
       },
     };
   }

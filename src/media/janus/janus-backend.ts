@@ -179,10 +179,20 @@ export class JanusBackend implements MediaBackend {
     });
   }
 
-  /** What Janus tells her publisher handle: others started publishing (subscribe her to them). */
+  /**
+   * What Janus tells her publisher handle: others started publishing (subscribe her to them),
+   * or her audio level crossed the room's threshold (audiolevel_event): `talking` and
+   * `stopped-talking` about her own id decide whether she speaks (the same events about others,
+   * which Janus sends every publisher, are left to their own handles).
+   */
   private publisherEvent(member: Member, event: JanusEvent): void {
     const data = event.plugindata?.data;
     if (!data || member.gone) return;
+    const talk = data['videoroom'];
+    if (talk === 'talking' || talk === 'stopped-talking') {
+      if (String(data['id']) === member.peer.participantId) this.context.speaking(member.peer.participantId, talk === 'talking');
+      return;
+    }
     const list = data['publishers'];
     if (Array.isArray(list))
       this.follow(

@@ -58,8 +58,12 @@ export class VideoRoomHandle {
       is_private: true,
       publishers: spec.publishers,
       permanent: false,
-      // Audio levels let the server say who speaks (issue 18 point 6).
+      // Audio levels let the server say who speaks (issue 18 point 6): averaged over 50 packets
+      // (1 s of Opus), louder than -40 dBov. Janus's default (100 packets, -25 dBov) reacts in
+      // 2 s and only to loud voices; below -40 dBov is room noise.
       audiolevel_event: true,
+      audio_active_packets: 50,
+      audio_level_average: 40,
       notify_joining: false,
     });
   }

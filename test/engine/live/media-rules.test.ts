@@ -76,3 +76,38 @@ t.test('the media backend is injected: signals, connections, locks and the end r
     'ended',
   ]);
 });
+
+t.test('through an SFU who speaks is measured by the server: a page claim is ignored, the backend decides', async (t) => {
+  let context: MediaContext | null = null;
+  let kind: 'mesh' | 'janus' = 'janus';
+  const quiet = () => undefined;
+  const backend: MediaBackend = {
+    name: 'measuring',
+    kindFor: () => kind,
+    relaySignal: () => ({ ok: true }),
+    connected: quiet,
+    disconnected: quiet,
+    locksChanged: quiet,
+    meetingEnded: quiet,
+  };
+  const f = new LiveFixture({ media: (given) => ((context = given), backend) });
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  const a = f.connect(f.enter('Ann'));
+  a.send({ type: 'state', audio: true, video: false, screen: false });
+  m.conn.clear();
+  a.send({ type: 'speaking', speaking: true });
+  t.same(m.conn.of('speaking'), [], "her page's claim moves nothing in a Janus meeting");
+  context!.speaking(a.participant.participantId, true);
+  t.same(
+    m.conn.last('speaking'),
+    { type: 'speaking', participant_id: a.participant.participantId, speaking: true },
+    "the server's measure is told to everyone",
+  );
+  context!.speaking(a.participant.participantId, false);
+  t.equal(m.conn.last('speaking')?.speaking, false);
+  context!.speaking('nobody', true);
+  t.equal(m.conn.of('speaking').length, 2, 'a measure about no member is dropped');
+  kind = 'mesh';
+  a.send({ type: 'speaking', speaking: true });
+  t.equal(m.conn.last('speaking')?.speaking, true, 'on the mesh the page is the only one that hears her, so its claim counts');
+});

@@ -37,6 +37,7 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   const context: MediaContext = {
     peer: (id) => peers.get(id) ?? null,
     locks: () => state.locks,
+    speaking: () => undefined,
     deliver: (to, message) => (delivered.push({ to, message }), true),
   };
   const warnings: unknown[] = [];
