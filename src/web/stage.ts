@@ -1,6 +1,7 @@
 import type { ParticipantView } from '../protocol/live.js';
 import { badge, el } from './dom.js';
 import { icon } from './icons.js';
+import { words } from './words/index.js';
 
 /** Columns for n tiles of camera video, as square as the count allows: 1 fills, 2 side by side, 3-4 two by two, 5-9 three across... */
 export function columnsFor(count: number): number {
@@ -16,7 +17,7 @@ export function columnsFor(count: number): number {
  * the others in a strip.
  */
 export class Stage {
-  readonly element = el('ul', { class: 'tiles', 'aria-label': 'Video of the participants', 'data-cols': '1' });
+  readonly element = el('ul', { class: 'tiles', 'aria-label': words.stage.label, 'data-cols': '1' });
   private readonly tiles = new Map<string, HTMLElement>();
 
   constructor(
@@ -37,8 +38,10 @@ export class Stage {
       this.tiles.set(p.participant_id, tile);
       this.element.append(tile);
     }
-    const muted = p.audio ? null : el('span', { class: 'badge state muted' }, icon('micOff'), el('span', { class: 'visually-hidden', text: 'Muted' }));
-    const marks = [p.role === 'moderator' ? badge('Moderator') : null, muted, p.screen ? badge('Sharing screen', 'state') : null];
+    const muted = p.audio
+      ? null
+      : el('span', { class: 'badge state muted' }, icon('micOff'), el('span', { class: 'visually-hidden', text: words.stage.muted }));
+    const marks = [p.role === 'moderator' ? badge(words.people.moderator) : null, muted, p.screen ? badge(words.stage.sharing, 'state') : null];
     tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
     tile.setAttribute('aria-label', p.name);
     tile.classList.toggle('featured', p.screen);
