@@ -409,6 +409,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       connection.element,
       waiting.notification,
       stage.element,
+      stage.pager,
     ),
     panel.element,
     el(

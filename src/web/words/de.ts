@@ -234,5 +234,9 @@ export const de: Words = {
     label: 'Video der Teilnehmenden',
     muted: 'Stummgeschaltet',
     sharing: 'Gibt Bildschirm frei',
+    pages: 'Videoseiten',
+    previous: 'Vorherige Videoseite',
+    next: 'Nächste Videoseite',
+    page: 'Seite {page} von {pages}',
   },
 };

@@ -241,6 +241,10 @@ export const en = {
     label: 'Video of the participants',
     muted: 'Muted',
     sharing: 'Sharing screen',
+    pages: 'Pages of video',
+    previous: 'Previous page of video',
+    next: 'Next page of video',
+    page: 'Page {page} of {pages}',
   },
 };
 
