@@ -49,7 +49,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await request.getByLabel('Nachricht an die Moderation (optional)').fill('Ich bin neu in der Klasse');
     await browser.checkAccessibility(guest, 'the waiting page in German, before knocking');
     await ask.click();
-    await request.getByText('Bitte um Teilnahme läuft …').waitFor();
+    await request.getByText('Sie bitten um Teilnahme …').waitFor();
     t.match(await request.innerText(), /Ihre Nachricht: Ich bin neu in der Klasse/, 'the status card in German, with her note');
     await browser.checkAccessibility(guest, 'the waiting card in German');
 
@@ -74,7 +74,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('listitem', { name: 'Noor' }).waitFor();
     await mod.getByRole('button', { name: 'Personen' }).click();
     await mod.getByRole('heading', { name: 'Teilnehmende' }).waitFor();
-    t.ok(await mod.getByRole('complementary', { name: 'Konferenzbereich' }).isVisible(), 'the side panel in German');
+    t.ok(await mod.getByRole('complementary', { name: 'Seitenleiste' }).isVisible(), 'the side panel in German');
     t.equal(await guest.title(), 'Klasse 7b', 'inside, the title is the room name');
     await browser.checkAccessibility(mod, "the moderator's meeting page in German");
     await browser.checkAccessibility(guest, "the guest's meeting page in German");
