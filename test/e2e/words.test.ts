@@ -72,7 +72,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.ok(await help.getByRole('cell', { name: 'Konferenz verlassen' }).isVisible(), 'the help dialog lists the shortcuts in German');
     await help.getByRole('button', { name: 'Schließen' }).click();
     await mod.getByRole('listitem', { name: 'Noor' }).waitFor();
-    await mod.getByRole('button', { name: 'Personen' }).click();
+    // A wide window opens the panel on People; the toolbar's button says so (pressed).
+    t.equal(await mod.getByRole('button', { name: 'Personen' }).getAttribute('aria-pressed'), 'true', 'the People button, in German, pressed');
     await mod.getByRole('heading', { name: 'Teilnehmende' }).waitFor();
     t.ok(await mod.getByRole('complementary', { name: 'Seitenleiste' }).isVisible(), 'the side panel in German');
     t.equal(await guest.title(), 'Klasse 7b', 'inside, the title is the room name');
