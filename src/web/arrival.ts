@@ -3,6 +3,7 @@ import { roomApi, type Joined } from './api.js';
 import { el, field } from './dom.js';
 import { lastName, linkHint, rememberName } from './join-link.js';
 import { nameAdvice } from './name-advice.js';
+import { fill, fillNode, words } from './words/index.js';
 
 export interface ArrivalOutcome {
   readonly joined: Joined | null;
@@ -22,16 +23,16 @@ export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: s
   // A bare link asks for a name and offers the one last typed on this device.
   const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64, value: joinToken ? '' : lastName() });
   // A link that names her: the server takes that name whatever is typed, so the page says it instead of asking.
-  const nameRow = hint.name ? joiningAs(hint.name) : field('Your name', name);
+  const nameRow = hint.name ? joiningAs(hint.name) : field(words.arrival.yourName, name);
   const code = el('input', { name: 'access_code', type: 'password', autocomplete: 'off', required: true, maxlength: 64 });
   const error = el('p', { class: 'error', role: 'alert', id: 'arrival-error', hidden: true });
-  const submit = el('button', { type: 'submit', text: 'Join' });
+  const submit = el('button', { type: 'submit', text: words.arrival.join });
   const form = el(
     'form',
     { 'aria-labelledby': 'arrival-heading' },
-    el('h1', { id: 'arrival-heading', text: 'Join a meeting' }),
+    el('h1', { id: 'arrival-heading', text: words.arrival.heading }),
     nameRow,
-    needsCode ? field('Access code', code) : null,
+    needsCode ? field(words.arrival.accessCode, code) : null,
     error,
     submit,
   );
@@ -49,7 +50,7 @@ export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: s
     for (const input of [name, code]) input.removeAttribute('aria-invalid');
     const typed = hint.name ?? name.value.trim();
     if (!typed) {
-      error.textContent = 'Please enter your name.';
+      error.textContent = words.arrival.enterName;
       error.hidden = false;
       name.focus();
       return;
@@ -72,7 +73,7 @@ export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: s
       wrong.focus();
       return;
     }
-    announce(result.body.status === 'joined' ? 'Joining the meeting' : 'You need to ask to join');
+    announce(result.body.status === 'joined' ? words.arrival.joining : words.arrival.mustAsk);
     done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
   }
   return form;
@@ -80,7 +81,7 @@ export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: s
 
 /** "Joining as Ann": the name a join link carries, shown where a bare link asks for one. */
 export function joiningAs(who: string): HTMLElement {
-  return el('p', { class: 'joining-as' }, 'Joining as ', el('strong', { text: who }));
+  return el('p', { class: 'joining-as' }, ...fillNode(words.arrival.joiningAs, 'name', el('strong', { text: who })));
 }
 
 export interface ErrorDetail {
@@ -92,31 +93,26 @@ export interface ErrorDetail {
 }
 
 export function describe(code: string, { retryAfter = null, field = null, name = '' }: ErrorDetail = {}): string {
+  const said = words.errors;
   switch (code) {
     case 'access_code_invalid':
-      return 'The access code is not correct.';
-    case 'too_many_attempts':
-      return `Too many wrong codes. Try again in ${retryAfter ?? 60} seconds.`;
     case 'barred':
-      return 'You cannot join this meeting.';
     case 'join_token_invalid':
-      return 'This link is not valid any more. Ask for a new one.';
     case 'subgroup_closed':
-      return 'This group is entered from its meeting.';
     case 'waiting_room_full':
-      return 'Too many people are waiting. Try again later.';
+    case 'room_not_found':
+    case 'guest_denied':
+      return said[code];
+    case 'too_many_attempts':
+      return fill(said.too_many_attempts, { seconds: retryAfter ?? 60 });
     case 'too_many_knocks':
     case 'too_many_waiting':
-      return `Many people on your network are asking to join right now. Try again in ${retryAfter ?? 30} seconds.`;
-    case 'room_not_found':
-      return 'This meeting room does not exist, or its meeting has ended.';
-    case 'guest_denied':
-      return 'This meeting admits only people invited through its platform. Use the link you were given.';
+      return fill(said.too_many_knocks, { seconds: retryAfter ?? 30 });
     case 'invalid_field':
       if (field === 'name') return nameAdvice(name);
-      if (field === 'note') return 'Your note can be at most 280 characters long, without text-direction control characters.';
-      return 'Please check your name and note (name up to 64 characters, note up to 280).';
+      if (field === 'note') return said.note_invalid;
+      return said.fields_invalid;
     default:
-      return 'Something went wrong. Please try again.';
+      return said.unexpected;
   }
 }

@@ -1,7 +1,8 @@
 import { el } from './dom.js';
+import { words } from './words/index.js';
 
-const lostText = 'Connection lost. Reconnecting…';
-const backText = 'Reconnected.';
+const lostText = words.meeting.reconnecting;
+const backText = words.meeting.reconnected;
 
 /**
  * The meeting's connection banner: a status region present from the start (a region that

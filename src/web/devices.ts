@@ -2,6 +2,9 @@ import { announce } from './announce.js';
 import { BackgroundProcessor, type Background } from './background.js';
 import { button, el, field } from './dom.js';
 import { storedGet, storedSet } from './stored.js';
+import { fill, words } from './words/index.js';
+
+const said = words.devices;
 
 const storageKey = 'meet.devices';
 
@@ -44,7 +47,7 @@ export class Devices {
   raw: MediaStream | null = null;
   /** What the meeting sends: the processed video (when a background is set) and the microphone. */
   readonly outgoing = new MediaStream();
-  readonly preview = el('video', { class: 'preview', autoplay: true, muted: true, playsinline: true, 'aria-label': 'Your camera preview' });
+  readonly preview = el('video', { class: 'preview', autoplay: true, muted: true, playsinline: true, 'aria-label': said.preview });
   private readonly rawVideo = el('video', { autoplay: true, muted: true, playsinline: true, hidden: true });
   private processor: BackgroundProcessor | null = null;
   private audioContext: AudioContext | null = null;
@@ -78,7 +81,7 @@ export class Devices {
       this.problem.hidden = true;
     } catch (err) {
       this.raw = new MediaStream();
-      this.problem.textContent = `Camera or microphone unavailable: ${(err as Error).message}`;
+      this.problem.textContent = fill(said.unavailable, { reason: (err as Error).message });
       this.problem.hidden = false;
     }
     this.rawVideo.srcObject = this.raw;
@@ -96,8 +99,10 @@ export class Devices {
     ];
     for (const [name, kind] of kinds) {
       const select = this.selects[name];
-      const options = devices.filter((d) => d.kind === kind).map((d, i) => el('option', { value: d.deviceId, text: d.label || `${name} ${i + 1}` }));
-      select.replaceChildren(...(options.length ? options : [el('option', { value: '', text: 'Default' })]));
+      const options = devices
+        .filter((d) => d.kind === kind)
+        .map((d, i) => el('option', { value: d.deviceId, text: d.label || fill(said[`${name}Number`], { number: i + 1 }) }));
+      select.replaceChildren(...(options.length ? options : [el('option', { value: '', text: said.default })]));
       if (this.choices[name]) select.value = this.choices[name];
     }
   }
@@ -137,8 +142,9 @@ export class Devices {
           this.processor.setMode(mode);
           video = this.outgoing.getVideoTracks()[0] ?? (await this.processor.start());
         }
-      } catch (err) {
-        this.problem.textContent = `Background effects are unavailable: ${(err as Error).message}`;
+      } catch {
+        // The reason is the page's own English (background.ts): she is told what is missing, in her language.
+        this.problem.textContent = said.effectsUnavailable;
         this.problem.hidden = false;
         await this.processor?.stop();
         this.processor = null;
@@ -174,7 +180,7 @@ export class Devices {
     await player.play().catch(() => {});
     oscillator.start();
     oscillator.stop(context.currentTime + 0.6);
-    announce('Playing a test sound');
+    announce(said.testSoundPlaying);
   }
 
   /** The "your devices" part of the waiting screen. */
@@ -189,26 +195,26 @@ export class Devices {
     const backgrounds = el(
       'fieldset',
       {},
-      el('legend', { text: 'Background' }),
+      el('legend', { text: said.background }),
       ...(['none', 'blur', 'image'] as const).map((value) => {
         const input = el('input', { type: 'radio', name: 'background', value, checked: this.choices.background === value });
         input.addEventListener('change', () => void this.choose('background', value));
-        return el('label', {}, input, ` ${value === 'none' ? 'None' : value === 'blur' ? 'Blur' : 'Image'}`);
+        return el('label', {}, input, ` ${said[value]}`);
       }),
     );
-    this.meter.setAttribute('aria-label', 'Microphone level');
+    this.meter.setAttribute('aria-label', said.level);
     return el(
       'section',
       { 'aria-labelledby': 'devices-heading' },
-      el('h2', { id: 'devices-heading', text: 'Your devices' }),
+      el('h2', { id: 'devices-heading', text: said.heading }),
       this.preview,
       this.rawVideo,
       this.problem,
-      el('div', { class: 'field' }, el('span', { text: 'Microphone level', 'aria-hidden': 'true' }), this.meter),
-      field('Camera', camera),
-      field('Microphone', microphone),
-      field('Speaker', speaker),
-      button('Play test sound', () => void this.playTestSound()),
+      el('div', { class: 'field' }, el('span', { text: said.level, 'aria-hidden': 'true' }), this.meter),
+      field(said.camera, camera),
+      field(said.microphone, microphone),
+      field(said.speaker, speaker),
+      button(said.playTestSound, () => void this.playTestSound()),
       backgrounds,
     );
   }
@@ -218,7 +224,9 @@ export class Devices {
     this.save();
     if (what === 'background') await this.applyBackground();
     else await this.open();
-    announce(what === 'background' ? `Background: ${value}` : `${what} changed`);
+    announce(
+      what === 'background' ? fill(said.backgroundChosen, { background: said[value as Background] }) : said[`${what as 'camera' | 'microphone'}Changed`],
+    );
   }
 
   stop(): void {

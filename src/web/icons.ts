@@ -1,5 +1,7 @@
 // Icons from lucide, imported one by one so the bundle holds only these (esbuild drops the rest).
 import {
+  ChevronLeft,
+  ChevronRight,
   CircleQuestionMark,
   createElement,
   Keyboard,
@@ -31,6 +33,8 @@ export const icons = {
   help: CircleQuestionMark,
   keyboard: Keyboard,
   close: X,
+  previous: ChevronLeft,
+  next: ChevronRight,
 } satisfies Record<string, IconNode>;
 
 export type IconName = keyof typeof icons;

@@ -7,8 +7,13 @@ import { button, el, show } from './dom.js';
 import { meetingView } from './meeting.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
 import { rememberedRequest, waitingScreen } from './waiting.js';
+import { language, withLanguage, words } from './words/index.js';
 
 const app = document.getElementById('app')!;
+// The HTML is the same for everyone; the page speaks the chosen language from its first script on.
+document.documentElement.lang = language;
+document.title = words.page.title;
+app.querySelector('p')?.replaceChildren(words.page.loading);
 const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 const joinToken = new URLSearchParams(location.search).get('t');
 // Read before the address is rewritten: the fragment names the embedding page.
@@ -25,7 +30,9 @@ function focusHeading(): void {
 function message(text: string): void {
   // Inside a frame the address keeps the join token and the fragment (see enterMeeting): the
   // way back reloads it, since a link to the bare path could no longer be framed.
-  const back = embed ? button('Back to the start', () => location.reload()) : el('a', { href: location.pathname, text: 'Back to the start' });
+  const back = embed
+    ? button(words.page.backToStart, () => location.reload())
+    : el('a', { href: withLanguage(location.pathname), text: words.page.backToStart });
   show(app, el('h1', { text }), el('p', {}, back));
   // Out of the meeting: the title no longer names its room.
   document.title = text;
@@ -40,7 +47,7 @@ function enterMeeting(room: string, session: string): void {
   // an embedding page's frame: there a reload needs the token (it is what lets that page frame
   // this one, frame-ancestors) and the fragment (the parent's origin), and nobody sees the
   // frame's address; a reload there comes back to the home room.
-  if (!embed) history.replaceState(null, '', `/room/${encodeURIComponent(room)}`);
+  if (!embed) history.replaceState(null, '', withLanguage(`/room/${encodeURIComponent(room)}`));
   const view = meetingView({
     roomId: room,
     session,
@@ -66,7 +73,7 @@ async function main(): Promise<void> {
   const exists = await roomApi.exists(roomId, joinToken);
   // Not found may still be a room that shows itself only to its invitation (a platform's
   // meeting someone shared the address of): the arrival answers for it, or says it is not there.
-  if (!exists.ok && exists.error.status !== 404) return message('The service cannot be reached.');
+  if (!exists.ok && exists.error.status !== 404) return message(words.page.unreachable);
   const needsCode = exists.ok && exists.body.access_code;
   // A reload while waiting (or in the meeting she was let into): the cookie still names her
   // request. Asked only when this tab knocked here: otherwise there is nothing to ask about.

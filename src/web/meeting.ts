@@ -15,6 +15,10 @@ import { PeopleList } from './people.js';
 import { SidePanel, type PanelTab } from './side-panel.js';
 import { Stage } from './stage.js';
 import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
+import { fill, words } from './words/index.js';
+
+const said = words.meeting;
+const tools = words.toolbar;
 
 export interface MeetingOptions {
   readonly roomId: string;
@@ -79,30 +83,30 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream) }, devices.outgoing);
   let meshReady: Mesh | null = null;
 
-  const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
+  const title = el('h1', { class: 'meeting-title', text: words.page.meeting });
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
 
-  const mic = tool('Mute microphone', 'mic', 'M', () => toggleAudio(), { class: 'tool media', 'aria-pressed': 'false' });
-  const cam = tool('Turn camera off', 'camera', 'V', () => toggleVideo(), { class: 'tool media', 'aria-pressed': 'false' });
-  const share = tool('Share screen', 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  const mic = tool(tools.mute, 'mic', 'M', () => toggleAudio(), { class: 'tool media', 'aria-pressed': 'false' });
+  const cam = tool(tools.cameraOff, 'camera', 'V', () => toggleVideo(), { class: 'tool media', 'aria-pressed': 'false' });
+  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
-    people: tool('People', 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
-    chat: tool('Chat', 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
-    moderation: tool('Moderation', 'moderation', 'O', () => panel.toggle('moderation'), { 'aria-pressed': 'false', hidden: 'hidden' }),
+    people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
+    chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
+    moderation: tool(tools.moderation, 'moderation', 'O', () => panel.toggle('moderation'), { 'aria-pressed': 'false', hidden: 'hidden' }),
   };
-  const leaveTool = tool('Leave meeting', 'leave', 'L', () => void leave(), { class: 'tool leave' });
+  const leaveTool = tool(tools.leave, 'leave', 'L', () => void leave(), { class: 'tool leave' });
   const shortcuts: ShortcutEntry[] = [
-    { what: 'Mute or unmute the microphone', key: 'M', run: () => mic.button.click() },
-    { what: 'Turn the camera off or on', key: 'V', run: () => cam.button.click() },
-    { what: 'Share the screen or stop sharing', key: 'S', run: () => share.button.click() },
-    { what: 'Show or hide the people', key: 'P', run: () => panelTools.people.button.click() },
-    { what: 'Show or hide the chat', key: 'C', run: () => panelTools.chat.button.click() },
-    { what: 'Show or hide the moderation tools (moderators)', key: 'O', run: () => panelTools.moderation.button.click() },
-    { what: 'Leave the meeting', key: 'L', run: () => leaveTool.button.click() },
-    { what: 'Show the keyboard shortcuts', key: '/', run: () => help.open() },
+    { what: words.help.mute, key: 'M', run: () => mic.button.click() },
+    { what: words.help.camera, key: 'V', run: () => cam.button.click() },
+    { what: words.help.share, key: 'S', run: () => share.button.click() },
+    { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
+    { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
+    { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
+    { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
+    { what: words.help.shortcuts, key: '/', run: () => help.open() },
   ];
   const help = shortcutsDialog(shortcuts);
-  const helpTool = tool('Keyboard shortcuts', 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
+  const helpTool = tool(tools.shortcuts, 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
   const stopShortcuts = listenForShortcuts(shortcuts);
 
   panel.onChange(() => {
@@ -129,10 +133,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
    * app's meeting title). Text, never markup.
    */
   function showSubject(next: string, announced: boolean): void {
-    title.textContent = next || roomName || 'Meeting';
-    document.title = next ? `${next} – Meeting` : roomName || 'Meeting';
+    title.textContent = next || roomName || words.page.meeting;
+    document.title = next ? fill(words.page.subjectTitle, { subject: next }) : roomName || words.page.meeting;
     moderation.subject(next);
-    if (announced) announce(next ? `The meeting's subject is now: ${next}` : "The meeting's subject was removed");
+    if (announced) announce(next ? fill(said.subjectIs, { subject: next }) : said.subjectRemoved);
   }
 
   function applyLocks(): void {
@@ -140,7 +144,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (!mayVideo() && videoOn) setVideo(false);
     mic.button.disabled = !mayAudio();
     cam.button.disabled = !mayVideo();
-    const notes = [!mayAudio() ? 'Your microphone is locked by a moderator.' : '', !mayVideo() ? 'Your camera is locked by a moderator.' : ''].filter(Boolean);
+    const notes = [!mayAudio() ? said.micLocked : '', !mayVideo() ? said.cameraLocked : ''].filter(Boolean);
     lockNotice.textContent = notes.join(' ');
     lockNotice.hidden = notes.length === 0;
     meshReady?.setAllowed(mayAudio(), mayVideo());
@@ -154,7 +158,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   function setAudio(on: boolean): void {
     audioOn = on;
     devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = on));
-    mic.set(on ? 'Mute microphone' : 'Unmute microphone', on ? 'mic' : 'micOff');
+    mic.set(on ? tools.mute : tools.unmute, on ? 'mic' : 'micOff');
     mic.button.setAttribute('aria-pressed', String(!on));
     publishState();
   }
@@ -162,18 +166,18 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   function setVideo(on: boolean): void {
     videoOn = on;
     devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = on));
-    cam.set(on ? 'Turn camera off' : 'Turn camera on', on ? 'camera' : 'cameraOff');
+    cam.set(on ? tools.cameraOff : tools.cameraOn, on ? 'camera' : 'cameraOff');
     cam.button.setAttribute('aria-pressed', String(!on));
     publishState();
   }
 
   const toggleAudio = () => {
     setAudio(!audioOn);
-    announce(audioOn ? 'Microphone on' : 'Microphone muted');
+    announce(audioOn ? said.micOn : said.micMuted);
   };
   const toggleVideo = () => {
     setVideo(!videoOn);
-    announce(videoOn ? 'Camera on' : 'Camera off');
+    announce(videoOn ? said.cameraOn : said.cameraOff);
   };
 
   async function toggleScreen(): Promise<void> {
@@ -189,13 +193,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         screen.addEventListener('ended', () => void (screen && toggleScreen()));
         meshReady?.replaceVideo(screen);
       } catch {
-        announce('Screen sharing was not started');
+        announce(said.shareNotStarted);
         return;
       }
     }
-    share.set(screen ? 'Stop sharing screen' : 'Share screen', screen ? 'shareOff' : 'share');
+    share.set(screen ? tools.stopSharing : tools.share, screen ? 'shareOff' : 'share');
     share.button.setAttribute('aria-pressed', String(screen !== null));
-    announce(screen ? 'You are sharing your screen' : 'Screen sharing stopped');
+    announce(screen ? said.sharing : said.shareStopped);
     publishState();
   }
 
@@ -218,7 +222,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       options.sessions.set(target, result.body.session);
       options.switchTo(target, result.body.session);
     } else {
-      announce('Moving to the sub-group did not work.');
+      announce(said.moveFailed);
     }
   }
 
@@ -244,14 +248,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         renderRole();
         renderPeople();
         publishState();
-        announce('You are in the meeting');
+        announce(said.welcome);
         break;
       }
       case 'participant_joined':
         participants.set(message.participant.participant_id, message.participant);
         stage.show(message.participant);
         renderPeople();
-        announce(`${message.participant.name} joined`);
+        announce(fill(said.joined, { name: message.participant.name }));
         break;
       case 'participant_left': {
         const gone = participants.get(message.participant_id);
@@ -259,7 +263,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         stage.remove(message.participant_id);
         mesh.remove(message.participant_id);
         renderPeople();
-        if (gone) announce(`${gone.name} left`);
+        if (gone) announce(fill(said.left, { name: gone.name }));
         break;
       }
       case 'state': {
@@ -269,7 +273,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         if (mine && self) self = { ...self, name: message.participant.name };
         if (before && before.name !== message.participant.name) {
           if (mine && people.renaming) people.closeRename();
-          announce(mine ? `Your name is now ${message.participant.name}` : `${before.name} is now called ${message.participant.name}`);
+          announce(fill(mine ? said.yourNameNow : said.renamed, { before: before.name, name: message.participant.name }));
         }
         stage.show(message.participant);
         renderPeople();
@@ -297,7 +301,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         locks = message.locks;
         applyLocks();
         moderation.render(isModerator(), locks, subgroups);
-        announce('Lock settings changed');
+        announce(said.locksChanged);
         break;
       case 'role': {
         const known = participants.get(message.participant_id);
@@ -310,7 +314,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
           // As welcome does for a moderator: the waiting section and tools, and locks no longer bind her.
           renderRole();
           applyLocks();
-          if (isModerator()) announce('You are now a moderator');
+          if (isModerator()) announce(said.nowModerator);
         }
         renderPeople();
         break;
@@ -328,14 +332,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       case 'ended':
         close();
-        options.left('The meeting has ended.', 'ended');
+        options.left(said.ended, 'ended');
         options.hooks?.leaving('ended');
         break;
       case 'error':
         // A refused name is said where it was typed, in the page's plain words.
         if (people.renaming && message.code === 'invalid_field' && message.message.startsWith('name')) people.refused(null);
-        else if (people.renaming && message.code === 'rate_limited') people.refused(message.message);
-        announce(message.message);
+        else if (people.renaming && message.code === 'rate_limited') people.refused(words.liveErrors.rate_limited);
+        announce(words.liveErrors[message.code]);
         break;
     }
     options.hooks?.message(message);
@@ -354,7 +358,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     close();
     // The daemon is stopping.
     if (code === closeCodes.restarting) {
-      options.left('The service is restarting. This page comes back by itself in a few seconds.', 'lost');
+      options.left(said.restarting, 'lost');
       options.hooks?.leaving('lost');
       // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
       const comeBack = (): void => {
@@ -368,12 +372,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       window.setTimeout(comeBack, 2000);
       return;
     }
-    const text =
-      code === closeCodes.replaced
-        ? 'You joined from another window.'
-        : code === givenUp
-          ? 'The connection to the meeting was lost for too long, and you are no longer in it.'
-          : 'The connection to the meeting was lost.';
+    const text = code === closeCodes.replaced ? said.replaced : code === givenUp ? said.givenUp : said.lost;
     options.left(text, 'lost');
     options.hooks?.leaving('lost');
   }
@@ -381,7 +380,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   async function leave(): Promise<void> {
     close();
     await roomApi.leave(roomId, session);
-    options.left('You left the meeting.', 'hangup');
+    options.left(said.youLeft, 'hangup');
     options.hooks?.leaving('hangup');
   }
 
@@ -405,16 +404,17 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     { class: 'meeting' },
     el(
       'section',
-      { class: 'stage', 'aria-label': 'Meeting' },
+      { class: 'stage', 'aria-label': said.stage },
       el('header', { class: 'stage-head' }, title, lockNotice),
       connection.element,
       waiting.notification,
       stage.element,
+      stage.pager,
     ),
     panel.element,
     el(
       'div',
-      { class: 'toolbar', role: 'toolbar', 'aria-label': 'Meeting controls' },
+      { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
       el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
       el('div', { class: 'tool-group' }, panelTools.people.button, panelTools.chat.button, panelTools.moderation.button, helpTool.button),
       leaveTool.button,

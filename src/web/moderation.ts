@@ -1,6 +1,9 @@
 import type { ClientMessage, Locks } from '../protocol/live.js';
 import { button, el, field } from './dom.js';
 import { locksForm } from './moderator.js';
+import { fill, words } from './words/index.js';
+
+const said = words.moderation;
 
 /** The server's limit (engine/meetings/subject.ts), checked here first. */
 const subjectMax = 128;
@@ -11,9 +14,9 @@ export class ModerationTools {
   private readonly subjectInput = el('input', { name: 'subject', maxlength: subjectMax, autocomplete: 'off' });
   private readonly subjectForm = el(
     'form',
-    { 'aria-label': 'Meeting subject' },
-    field('Meeting subject', this.subjectInput, 'Shown to everyone as the title of the meeting. Leave empty to remove it.'),
-    el('button', { type: 'submit', text: 'Set subject' }),
+    { 'aria-label': said.subjectForm },
+    field(said.subjectForm, this.subjectInput, said.subjectHint),
+    el('button', { type: 'submit', text: said.setSubject }),
   );
 
   constructor(private readonly send: (message: ClientMessage) => void) {
@@ -35,16 +38,16 @@ export class ModerationTools {
     }
     const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
     this.element.replaceChildren(
-      el('section', { 'aria-labelledby': 'subject-heading' }, el('h2', { id: 'subject-heading', text: 'Subject' }), this.subjectForm),
+      el('section', { 'aria-labelledby': 'subject-heading' }, el('h2', { id: 'subject-heading', text: said.subject }), this.subjectForm),
       locksForm(locks, (next) => this.send({ type: 'lock', locks: next })),
       el(
         'section',
         { 'aria-labelledby': 'groups-heading' },
-        el('h2', { id: 'groups-heading', text: 'Sub-groups' }),
-        field('Number of sub-groups', count),
-        button('Create sub-groups', () => this.send({ type: 'create_subgroups', count: Number(count.value) })),
-        subgroups.length ? el('p', { text: `Sub-groups: ${subgroups.join(', ')}` }) : null,
-        subgroups.length ? button('Bring everyone back', () => this.send({ type: 'bring_back' })) : null,
+        el('h2', { id: 'groups-heading', text: said.subgroups }),
+        field(said.count, count),
+        button(said.create, () => this.send({ type: 'create_subgroups', count: Number(count.value) })),
+        subgroups.length ? el('p', { text: fill(said.list, { names: subgroups.join(', ') }) }) : null,
+        subgroups.length ? button(said.bringBack, () => this.send({ type: 'bring_back' })) : null,
       ),
     );
   }

@@ -2,6 +2,9 @@ import type { Locks, ServerMessage, WaitingItem } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { button, el } from './dom.js';
+import { fill, words } from './words/index.js';
+
+const said = words.waitingList;
 
 /** Arrivals this close together make one notification that counts them. */
 const groupWindowMs = 4000;
@@ -21,10 +24,10 @@ export type ChangeOutcome = 'applied' | 'stale' | 'gap';
  */
 export class WaitingPanel {
   readonly section = el('section', { 'aria-labelledby': 'waiting-heading' });
-  private readonly heading = el('h2', { id: 'waiting-heading', text: 'Waiting', tabindex: -1 });
+  private readonly heading = el('h2', { id: 'waiting-heading', text: said.heading, tabindex: -1 });
   readonly notification = el('div', { class: 'notification', role: 'status', hidden: true });
   private readonly list = el('ul');
-  private readonly empty = el('li', { text: 'Nobody is waiting.' });
+  private readonly empty = el('li', { text: said.nobody });
   /** The rows shown, by request id; the list element holds them in knock order. */
   private readonly rows = new Map<string, { readonly item: WaitingItem; readonly row: HTMLElement }>();
   /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
@@ -58,16 +61,16 @@ export class WaitingPanel {
       if (from instanceof HTMLElement && !this.notification.contains(from)) this.focusBefore = from;
     });
     const muteSound = button(
-      'Mute notification sound',
+      said.muteSound,
       () => {
         this.soundMuted = !this.soundMuted;
         muteSound.setAttribute('aria-pressed', String(this.soundMuted));
       },
       { 'aria-pressed': 'false' },
     );
-    const admitAll = button('Admit all', () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), 'Everyone waiting was let in'));
+    const admitAll = button(said.admitAll, () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted));
     // A toggle: its name stays, aria-pressed says on or off (the words beside it say so to the eye).
-    this.switchButton = button('Waiting room for later arrivals', () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
+    this.switchButton = button(said.switch, () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
       'aria-pressed': 'true',
       hidden: true,
     });
@@ -81,18 +84,16 @@ export class WaitingPanel {
     this.switchButton.hidden = !switchable;
     this.switchState.hidden = !switchable;
     this.switchButton.setAttribute('aria-pressed', String(enabled));
-    this.switchState.textContent = enabled ? 'On: later arrivals wait' : 'Off: later arrivals enter directly';
+    this.switchState.textContent = enabled ? said.switchOn : said.switchOff;
     if (this.switchKnown !== null && this.switchKnown !== enabled) {
-      announce(
-        enabled ? 'Waiting room on: people who arrive from now on wait to be admitted' : 'Waiting room off: people who arrive from now on enter directly',
-      );
+      announce(enabled ? said.turnedOn : said.turnedOff);
     }
     this.switchKnown = enabled;
   }
 
   private async act(call: () => Promise<{ ok: boolean }>, done: string): Promise<void> {
     const result = await call();
-    announce(result.ok ? done : 'That did not work. Please try again.');
+    announce(result.ok ? done : said.failed);
   }
 
   /** The whole list at `seq` (on connect, on becoming a moderator, after a resync). */
@@ -206,21 +207,21 @@ export class WaitingPanel {
     }
     if (this.sharing) return;
     const one = members.length === 1 ? members[0]! : null;
-    const text = one ? `${one.name} wants to join` : `${members.length} people want to join`;
+    const text = one ? fill(said.oneWants, { name: one.name }) : fill(said.manyWant, { count: members.length });
     // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
     const actions = one
       ? [
-          button('Admit', () => void this.decide(one, 'admit'), { class: 'primary', 'aria-label': `Admit ${one.name} from the notification` }),
-          button('Refuse', () => void this.decide(one, 'refuse'), { 'aria-label': `Refuse ${one.name} from the notification` }),
+          button(said.admit, () => void this.decide(one, 'admit'), { class: 'primary', 'aria-label': fill(said.admitFromNotice, { name: one.name }) }),
+          button(said.refuse, () => void this.decide(one, 'refuse'), { 'aria-label': fill(said.refuseFromNotice, { name: one.name }) }),
         ]
       : [
-          button('Admit all', () => void this.decideAll(), { class: 'primary', 'aria-label': 'Admit all from the notification' }),
-          button('View', () => this.viewList(), { 'aria-label': 'View the waiting list' }),
+          button(said.admitAll, () => void this.decideAll(), { class: 'primary', 'aria-label': said.admitAllFromNotice }),
+          button(said.view, () => this.viewList(), { 'aria-label': said.viewList }),
         ];
     this.notification.replaceChildren(
       el('span', { class: 'knock' }, el('strong', { text }), one?.note ? el('span', { class: 'note', text: one.note }) : null),
       ...actions,
-      button('Dismiss', () => this.dismiss(), { 'aria-label': 'Dismiss notification' }),
+      button(said.dismiss, () => this.dismiss(), { 'aria-label': said.dismissNotice }),
     );
     this.notification.hidden = false;
     // Redrawn under her focus (the group changed): the same button keeps it.
@@ -242,15 +243,15 @@ export class WaitingPanel {
 
   private async decide(r: WaitingItem, how: 'admit' | 'refuse'): Promise<void> {
     this.notification.hidden = true;
-    if (how === 'admit') await this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), `${r.name} was let in`);
-    else await this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), `${r.name} was refused`);
+    if (how === 'admit') await this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), fill(said.letIn, { name: r.name }));
+    else await this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), fill(said.refused, { name: r.name }));
     this.removeRow(r.request_id);
     this.restoreFocus();
   }
 
   private async decideAll(): Promise<void> {
     this.notification.hidden = true;
-    await this.act(() => roomApi.admitAll(this.roomId, this.session()), 'Everyone waiting was let in');
+    await this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted);
     this.restoreFocus();
   }
 
@@ -285,15 +286,19 @@ export class WaitingPanel {
       el(
         'div',
         { class: 'actions' },
-        button('Admit', () => void this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), `${r.name} was let in`), {
-          'aria-label': `Admit ${r.name}`,
+        button(said.admit, () => void this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), fill(said.letIn, { name: r.name })), {
+          'aria-label': fill(said.admitName, { name: r.name }),
         }),
-        button('Refuse', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), `${r.name} was refused`), {
-          'aria-label': `Refuse ${r.name}`,
+        button(said.refuse, () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), fill(said.refused, { name: r.name })), {
+          'aria-label': fill(said.refuseName, { name: r.name }),
         }),
-        button('Refuse and bar', () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, true), `${r.name} was barred`), {
-          'aria-label': `Refuse and bar ${r.name}`,
-        }),
+        button(
+          said.refuseAndBar,
+          () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, true), fill(said.barred, { name: r.name })),
+          {
+            'aria-label': fill(said.refuseAndBarName, { name: r.name }),
+          },
+        ),
       ),
     );
   }
@@ -311,11 +316,11 @@ export function locksForm(locks: Locks, change: (locks: Locks) => void): HTMLEle
   return el(
     'fieldset',
     {},
-    el('legend', { text: 'Lock settings for participants' }),
-    el('label', {}, boxes.mic, ' Lock microphones'),
+    el('legend', { text: words.locks.legend }),
+    el('label', {}, boxes.mic, ` ${words.locks.mics}`),
     el('br'),
-    el('label', {}, boxes.cam, ' Lock cameras'),
+    el('label', {}, boxes.cam, ` ${words.locks.cameras}`),
     el('br'),
-    el('label', {}, boxes.cams_moderators_only, ' Cameras for moderators only'),
+    el('label', {}, boxes.cams_moderators_only, ` ${words.locks.camerasModeratorsOnly}`),
   );
 }

@@ -3,6 +3,7 @@
  * rule (engine/display-name.ts) decides; the page cannot import it, so this only guesses which
  * part was broken to choose the sentence, and falls back to one naming every part.
  */
+import { words } from './words/index.js';
 
 // Invisible characters of the rule; a joiner (U+200C/U+200D) counts only at an end or next to a space.
 const hidden = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u{E0000}-\u{E007F}\u115F\u1160\u3164\uFFA0]/u;
@@ -21,11 +22,9 @@ function hasHidden(name: string): boolean {
 export function nameAdvice(typed: string): string {
   const name = typed.trim();
   const folded = name.normalize('NFKC').toLowerCase();
-  if (hasHidden(name)) {
-    return 'Your name contains invisible characters, such as text-direction marks, which often come along when a name is copied and pasted. Please type your name again.';
-  }
-  if (folded.replace(/[^\p{L}\p{N}]/gu, '') === 'system') return '"System" is kept for messages from the service. Please use your own name.';
-  if (roleAtEnd.test(folded)) return 'Please leave out the role in brackets, such as "(moderator)": the meeting shows each person\'s role beside their name.';
-  if ([...name].length > 64) return 'Your name can be at most 64 characters long.';
-  return 'This name cannot be used. Please type your own name, without invisible characters and without a role in brackets such as "(moderator)".';
+  if (hasHidden(name)) return words.name.hidden;
+  if (folded.replace(/[^\p{L}\p{N}]/gu, '') === 'system') return words.name.system;
+  if (roleAtEnd.test(folded)) return words.name.role;
+  if ([...name].length > 64) return words.name.tooLong;
+  return words.name.other;
 }

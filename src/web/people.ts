@@ -1,6 +1,9 @@
 import type { ClientMessage, ParticipantView } from '../protocol/live.js';
 import { badge, button, el, field } from './dom.js';
 import { nameAdvice } from './name-advice.js';
+import { fill, words } from './words/index.js';
+
+const said = words.people;
 
 /** The server's limit (engine/waiting/knock-fields.ts), checked here first to say why at once. */
 const nameMax = 64;
@@ -15,8 +18,8 @@ export interface PeopleState {
 
 /** The People tab: the moderator's Waiting section on top, the participants, her own rename and the moves to sub-groups. */
 export class PeopleList {
-  private readonly list = el('ul', { 'aria-label': 'Participants' });
-  private readonly heading = el('h2', { id: 'people-heading', text: 'Participants' });
+  private readonly list = el('ul', { 'aria-label': said.heading });
+  private readonly heading = el('h2', { id: 'people-heading', text: said.heading });
   private readonly renameInput = el('input', { name: 'name', maxlength: nameMax, autocomplete: 'name' });
   private readonly renameHint = el('p', { class: 'hint', 'aria-live': 'polite' });
   private readonly renameForm: HTMLFormElement;
@@ -30,16 +33,16 @@ export class PeopleList {
   constructor(private readonly state: PeopleState) {
     this.renameForm = el(
       'form',
-      { class: 'rename', hidden: true, 'aria-label': 'Change your name' },
-      field('Your name', this.renameInput),
+      { class: 'rename', hidden: true, 'aria-label': said.changeName },
+      field(said.yourName, this.renameInput),
       this.renameHint,
-      el('button', { type: 'submit', text: 'Save name' }),
-      button('Cancel', () => this.closeRename()),
+      el('button', { type: 'submit', text: said.saveName }),
+      button(said.cancel, () => this.closeRename()),
     );
     this.renameForm.addEventListener('submit', (event) => {
       event.preventDefault();
       if (!this.rename(this.renameInput.value)) {
-        this.renameHint.textContent = this.renameInput.value.trim() === '' ? 'Please type a name.' : nameAdvice(this.renameInput.value);
+        this.renameHint.textContent = this.renameInput.value.trim() === '' ? said.typeName : nameAdvice(this.renameInput.value);
         return;
       }
       if (this.renameInput.value.trim() === state.self()?.name) this.closeRename();
@@ -56,11 +59,11 @@ export class PeopleList {
     const { participants, self, isModerator } = this.state;
     const me = self()?.participant_id;
     const items = [...participants.values()].map((p) => {
-      const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge('Moderator') : null);
+      const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge(said.moderator) : null);
       if (p.participant_id === me) {
         item.append(
           ' ',
-          button('Change your name', () => this.openRename(), { 'aria-label': 'Change your name', 'aria-expanded': String(!this.renameForm.hidden) }),
+          button(said.changeName, () => this.openRename(), { 'aria-label': said.changeName, 'aria-expanded': String(!this.renameForm.hidden) }),
         );
       }
       if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0) item.append(this.moveControl(p));
@@ -94,7 +97,7 @@ export class PeopleList {
     this.renameForm.hidden = true;
     this.renaming = false;
     this.render();
-    this.list.querySelector<HTMLElement>('[aria-label="Change your name"]')?.focus();
+    [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === said.changeName)?.focus();
   }
 
   private openRename(): void {
@@ -107,7 +110,7 @@ export class PeopleList {
 
   private moveControl(p: ParticipantView): HTMLElement {
     const subgroups = this.state.subgroups();
-    const select = el('select', { 'aria-label': `Sub-group for ${p.name}` }, ...subgroups.map((g) => el('option', { value: g, text: g })));
+    const select = el('select', { 'aria-label': fill(said.subgroupFor, { name: p.name }) }, ...subgroups.map((g) => el('option', { value: g, text: g })));
     const chosen = this.moveChoices.get(p.participant_id);
     if (chosen !== undefined && subgroups.includes(chosen)) select.value = chosen;
     select.addEventListener('change', () => this.moveChoices.set(p.participant_id, select.value));
@@ -115,6 +118,6 @@ export class PeopleList {
       this.moveChoices.delete(p.participant_id);
       this.state.send({ type: 'move', participant_id: p.participant_id, room_id: select.value });
     };
-    return el('span', {}, select, button('Move', move, { 'aria-label': `Move ${p.name}` }));
+    return el('span', {}, select, button(said.move, move, { 'aria-label': fill(said.moveName, { name: p.name }) }));
   }
 }

@@ -1,9 +1,10 @@
 import { button, el } from './dom.js';
 import { icon } from './icons.js';
+import { words } from './words/index.js';
 
 export type PanelTab = 'people' | 'chat' | 'moderation';
 
-const labels: Record<PanelTab, string> = { people: 'People', chat: 'Chat', moderation: 'Moderation' };
+const labels: Record<PanelTab, string> = { people: words.panel.people, chat: words.panel.chat, moderation: words.panel.moderation };
 
 /**
  * The side panel (a sheet from the bottom on a phone): tabs for People, Chat and Moderation, one
@@ -18,7 +19,7 @@ export class SidePanel {
   private readonly listeners = new Set<() => void>();
 
   constructor(contents: Record<PanelTab, HTMLElement>) {
-    const tablist = el('div', { role: 'tablist', 'aria-label': 'Meeting panel' });
+    const tablist = el('div', { role: 'tablist', 'aria-label': words.panel.label });
     const order = Object.keys(labels) as PanelTab[];
     for (const name of order) {
       const tab = el('button', { type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`, text: labels[name] });
@@ -38,11 +39,11 @@ export class SidePanel {
       const panel = el('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, class: 'tab-panel' }, contents[name]);
       this.panels.set(name, panel);
     }
-    const close = button('', () => this.close(), { class: 'tool close', 'aria-label': 'Close panel' });
+    const close = button('', () => this.close(), { class: 'tool close', 'aria-label': words.panel.close });
     close.append(icon('close'));
     this.element = el(
       'aside',
-      { class: 'panel', 'aria-label': 'Meeting panel', hidden: true },
+      { class: 'panel', 'aria-label': words.panel.label, hidden: true },
       el('div', { class: 'panel-head' }, tablist, close),
       ...this.panels.values(),
     );

@@ -1,5 +1,6 @@
 import { button, el } from './dom.js';
 import { icon, type IconName } from './icons.js';
+import { words } from './words/index.js';
 
 /** One control of the meeting's bottom bar: an icon, a name for assistive technology, a tooltip and a shortcut. */
 export interface Tool {
@@ -55,15 +56,15 @@ export function shortcutsDialog(entries: readonly ShortcutEntry[]): { dialog: HT
   const dialog = el(
     'dialog',
     { class: 'help', 'aria-labelledby': 'help-heading' },
-    el('h2', { id: 'help-heading', text: 'Keyboard shortcuts' }),
+    el('h2', { id: 'help-heading', text: words.help.heading }),
     el(
       'table',
       {},
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Keys' }), el('th', { scope: 'col', text: 'Action' }))),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: words.help.keys }), el('th', { scope: 'col', text: words.help.action }))),
       el('tbody', {}, ...rows),
     ),
   );
-  dialog.append(button('Close', () => dialog.close(), { class: 'primary' }));
+  dialog.append(button(words.help.close, () => dialog.close(), { class: 'primary' }));
   return {
     dialog,
     open: () => {

@@ -5,6 +5,7 @@ import type { Devices } from './devices.js';
 import { button, el, field } from './dom.js';
 import { linkHint } from './join-link.js';
 import { storedGet, storedSet } from './stored.js';
+import { words } from './words/index.js';
 
 const pollIntervalMs = 2000;
 
@@ -21,24 +22,18 @@ function everyInterval(ms: number, tick: () => void): { stop(): void } {
   }
 }
 
-const stateText: Record<PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost', string> = {
-  ready: 'Add a note if you like, then ask to join.',
-  // The network dropped: polls go on, and the next answer says whether the place is still hers.
-  reconnecting: 'Connection lost. Reconnecting…',
-  lost: 'You lost your place. Your name and note are kept: you may ask again.',
-  waiting: 'Waiting for a moderator to let you in.',
-  admitted: 'You have been let in.',
-  refused: 'A moderator declined your request. You may ask again.',
-  barred: 'You cannot join this meeting.',
-  expired: 'Nobody answered your request in time. You may ask again.',
-};
+const said = words.waiting;
 
-/** The status card's words (kept together, for the catalogue to come). */
-const cardText = {
-  asking: 'Asking to join…',
-  waited: 'Time waited',
-  noteSent: 'Your note',
-  leave: 'Leave',
+const stateText: Record<PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost', string> = {
+  ready: said.ready,
+  // The network dropped: polls go on, and the next answer says whether the place is still hers.
+  reconnecting: said.reconnecting,
+  lost: said.lost,
+  waiting: said.waiting,
+  admitted: said.admitted,
+  refused: said.refused,
+  barred: said.barred,
+  expired: said.expired,
 };
 
 /** 0:07, 1:05, 12:40: minutes and seconds since she knocked. */
@@ -99,21 +94,21 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   note.value = remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
   const error = el('p', { class: 'error', role: 'alert', hidden: true });
-  const ask = button('Ask to join', () => void knock(), { class: 'primary' });
-  const askAgain = button('Ask again', () => void knock(), { hidden: true, class: 'primary' });
-  const leave = button(cardText.leave, () => void withdraw());
+  const ask = button(said.ask, () => void knock(), { class: 'primary' });
+  const askAgain = button(said.askAgain, () => void knock(), { hidden: true, class: 'primary' });
+  const leave = button(said.leave, () => void withdraw());
   // The status card: shown while her request waits, in place of the form.
   const waited = el('span', { class: 'waited-time', text: '0:00' });
   const noteSent = el('span', { class: 'note-sent' });
-  const noteRow = el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${cardText.noteSent}: ` }), noteSent);
+  const noteRow = el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${said.noteSent}: ` }), noteSent);
   const whoAsks = el('div');
-  const asking = el('p', { class: 'asking', tabindex: -1 }, el('span', { class: 'live-dot', 'aria-hidden': 'true' }), el('strong', { text: cardText.asking }));
+  const asking = el('p', { class: 'asking', tabindex: -1 }, el('span', { class: 'live-dot', 'aria-hidden': 'true' }), el('strong', { text: said.asking }));
   const card = el(
     'div',
     { class: 'status-card', hidden: true },
     asking,
     whoAsks,
-    el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${cardText.waited}: ` }), waited),
+    el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${said.waited}: ` }), waited),
     noteRow,
     el('div', { class: 'toolbar' }, leave),
   );
@@ -221,14 +216,14 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   window.addEventListener('pagehide', onPageHide);
 
   form.append(
-    linkName ? joiningAs(linkName) : field('Your name', name),
-    field('Note to the moderator (optional)', note, 'Up to 280 characters.'),
+    linkName ? joiningAs(linkName) : field(words.arrival.yourName, name),
+    field(said.note, note, said.noteHint),
     el('div', { class: 'toolbar' }, ask, askAgain),
   );
   const request = el(
     'section',
     { class: 'request', 'aria-labelledby': 'request-heading' },
-    el('h1', { id: 'request-heading', text: 'Your request to join' }),
+    el('h1', { id: 'request-heading', text: said.heading }),
     state,
     form,
     card,

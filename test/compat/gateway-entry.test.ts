@@ -134,6 +134,12 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.equal(cased.role, 'participant');
     const nameless = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { context: {} }))), displayName: 'Typed By Page' });
     t.equal(claimsOf(roomAndToken(nameless.location ?? 'http://x/').token).name, 'Typed By Page', "no name in the token: the page's displayName");
+    // The embedding API's lang reaches the page (which chooses its words from it); what is no language tag does not.
+    const german = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math'))), lang: 'de' });
+    t.equal(new URL(german.location ?? 'http://x/').searchParams.get('lang'), 'de', 'lang=de is handed to the page');
+    const odd = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math'))), lang: 'de"><script>' });
+    t.equal(odd.status, 302, 'a lang that is no language tag refuses nothing');
+    t.equal(new URL(odd.location ?? 'http://x/').searchParams.get('lang'), null, 'and is not handed on');
     const inside = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { nbf: now() + 20 }))) });
     t.equal(inside.status, 302, 'nbf 20 s ahead: within the 30 s tolerance');
     const shortLife = await enter(daemon, '/videoconf/math', { jwt: keep(mint(without(claims('math', { exp: now() + 23 * 3600 }), 'iat'))) });

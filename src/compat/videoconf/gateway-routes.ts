@@ -22,7 +22,12 @@ export interface GatewayDeps {
   readonly joinTokenTtlSecs: number;
 }
 
-type Query = { jwt?: unknown; displayName?: unknown };
+type Query = { jwt?: unknown; displayName?: unknown; lang?: unknown };
+
+/** The embedding API's `lang` (its option, or configOverwrite.defaultLanguage), handed to the page when it is a language tag: the page speaks it if it ships it. */
+function languageTag(value: unknown): string | null {
+  return typeof value === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/.test(value) ? value : null;
+}
 
 /** A name the embedding page passed (`userInfo.displayName`): unsigned, so one that fails the name rule is dropped, not refused. */
 function typedName(value: unknown): string | null {
@@ -85,10 +90,13 @@ export function gatewayRoutes(deps: GatewayDeps) {
         ...(identity?.email ? { email: identity.email } : {}),
       };
       const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
-      const location = `${deps.frontendUrl}/room/${encodeURIComponent(roomId)}?${new URLSearchParams([
+      const search = new URLSearchParams([
         ['t', token],
         ['embed', '1'],
-      ]).toString()}`;
+      ]);
+      const lang = languageTag(query.lang);
+      if (lang !== null) search.set('lang', lang);
+      const location = `${deps.frontendUrl}/room/${encodeURIComponent(roomId)}?${search.toString()}`;
       return reply.code(302).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     } catch (err) {
       if (!(err instanceof GatewayRefusal)) throw err;
