@@ -1,4 +1,4 @@
-import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
+import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage, type SignalData } from '../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../protocol/locks.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
@@ -9,6 +9,7 @@ import { el } from './dom.js';
 import { connectionBanner } from './connection-banner.js';
 import { givenUp, LiveLink } from './live-link.js';
 import { Mesh } from './mesh.js';
+import { Sfu } from './sfu.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
@@ -76,8 +77,15 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     () => panel.open('people'),
   );
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
-  const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream) }, devices.outgoing);
-  let meshReady: Mesh | null = null;
+  /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
+  let media: Mesh | Sfu | null = null;
+  const mediaFor = (welcome: ServerMessage & { type: 'welcome' }): Mesh | Sfu => {
+    const signals = {
+      send: (to: string, data: SignalData) => send({ type: 'signal', to, data }),
+      onStream: (id: string, stream: MediaStream) => stage.attach(id, stream),
+    };
+    return welcome.media === 'janus' ? new Sfu({ ...signals, restarted: announce }, devices.outgoing) : new Mesh(signals, devices.outgoing);
+  };
 
   const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
@@ -143,7 +151,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const notes = [!mayAudio() ? 'Your microphone is locked by a moderator.' : '', !mayVideo() ? 'Your camera is locked by a moderator.' : ''].filter(Boolean);
     lockNotice.textContent = notes.join(' ');
     lockNotice.hidden = notes.length === 0;
-    meshReady?.setAllowed(mayAudio(), mayVideo());
+    media?.setAllowed(mayAudio(), mayVideo());
   }
 
   function publishState(): void {
@@ -180,14 +188,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (screen) {
       screen.stop();
       screen = null;
-      meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+      media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
     } else {
       try {
         const display = await navigator.mediaDevices.getDisplayMedia({ video: true });
         screen = display.getVideoTracks()[0] ?? null;
         if (!screen) return;
         screen.addEventListener('ended', () => void (screen && toggleScreen()));
-        meshReady?.replaceVideo(screen);
+        media?.replaceVideo(screen);
       } catch {
         announce('Screen sharing was not started');
         return;
@@ -231,16 +239,17 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         roomName = message.room_name;
         locks = message.locks;
         subgroups = [...message.subgroups];
-        mesh.setSelf(self.participant_id);
-        meshReady = mesh;
+        media = mediaFor(message);
+        media.setSelf(self.participant_id);
         for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
         for (const p of participants.values()) stage.show(p);
         for (const m of message.chat) chat.show(m);
         showSubject(message.subject, false);
         applyLocks();
         if (message.mute_on_start && audioOn) setAudio(false);
-        mesh.setAllowed(mayAudio(), mayVideo());
-        for (const p of message.participants) if (p.participant_id !== self.participant_id) mesh.connect(p.participant_id);
+        media.setAllowed(mayAudio(), mayVideo());
+        media.join(message.participants.map((p) => p.participant_id).filter((id) => id !== self?.participant_id));
+        if (screen) media.replaceVideo(screen);
         renderRole();
         renderPeople();
         publishState();
@@ -257,7 +266,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         const gone = participants.get(message.participant_id);
         participants.delete(message.participant_id);
         stage.remove(message.participant_id);
-        mesh.remove(message.participant_id);
+        media?.remove(message.participant_id);
         renderPeople();
         if (gone) announce(`${gone.name} left`);
         break;
@@ -316,7 +325,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       }
       case 'signal':
-        void mesh.handle(message.from, message.data).catch(() => {});
+        void media?.handle(message.from, message.data).catch(() => {});
         break;
       case 'subgroups':
         subgroups = [...message.subgroups];
@@ -343,7 +352,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
 
   /** What the previous connection built: tiles, peers, the people list and the chat come again with the new welcome. */
   function forgetConnection(): void {
-    mesh.close();
+    media?.close();
+    media = null;
     for (const id of participants.keys()) stage.remove(id);
     participants.clear();
     chat.clear();
@@ -391,13 +401,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     window.clearInterval(speakingTimer);
     stopShortcuts();
     help.dialog.close();
-    mesh.close();
+    media?.close();
     screen?.stop();
     link.close();
   }
 
   devices.onChange(() => {
-    if (!screen) meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+    if (!screen) media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
   });
 
   const element = el(
