@@ -103,4 +103,12 @@ t.test('three pages meet through Janus: everyone decodes the two others on two c
   t.ok(Date.now() - moved < 10_000, `Ben's media left the lesson within ${Date.now() - moved} ms`);
   t.ok(await plays(ann, 'Teacher'), "Ann still plays the teacher's video");
   t.equal((await connectionCounts(ann)).peerConnections, 2, 'and still on her two connections');
+
+  // Back from the sub-group, Ben is a publisher again: the others receive him anew.
+  await teacher.getByRole('tab', { name: 'Moderation' }).click();
+  await teacher.getByRole('button', { name: 'Bring everyone back' }).click();
+  await until('Ben to be back in the lesson', async () => /\/room\/lesson$/.test(ben.url()), 60_000);
+  await until("Ann to see Ben's video again", () => plays(ann, 'Ben'), 45_000, 250);
+  await until("Ben to see Ann's video again", () => plays(ben, 'Ann'), 45_000, 250);
+  t.pass('brought back, Ben is seen and sees again');
 });

@@ -183,6 +183,12 @@ export class JanusBackend implements MediaBackend {
   private publisherEvent(member: Member, event: JanusEvent): void {
     const data = event.plugindata?.data;
     if (!data || member.gone) return;
+    // Someone stopped publishing or left: Janus drops her from the subscription by itself; when
+    // she comes back (same participant id, e.g. back from a sub-group) she is a fresh feed.
+    for (const key of ['unpublished', 'leaving'] as const) {
+      const gone = data[key];
+      if (typeof gone === 'string' || typeof gone === 'number') member.feeds.delete(String(gone));
+    }
     const list = data['publishers'];
     if (Array.isArray(list))
       this.follow(
