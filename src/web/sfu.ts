@@ -12,11 +12,12 @@ export const sfuText = {
 const answerWaitMs = 8000;
 
 /**
- * Janus sends each subscribed stream with the msid `janus<feed>` when asked (`use_msid`); the
- * feed is the participant id the server joined her with. Anything else is not a participant.
+ * The participant a received stream belongs to. The server subscribes with `use_msid`, so Janus
+ * labels each stream `a=msid:<feed> <mid>`, and the feed is the participant id the server
+ * joined her with; without it Janus says `janus`, which is no one.
  */
 export function participantOfStream(streamId: string): string | null {
-  return streamId.startsWith('janus') && streamId.length > 'janus'.length ? streamId.slice('janus'.length) : null;
+  return streamId && streamId !== 'janus' ? streamId : null;
 }
 
 /**

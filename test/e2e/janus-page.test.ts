@@ -26,6 +26,21 @@ async function plays(page: Page, name: string): Promise<boolean> {
   return (await video.evaluate((v: HTMLVideoElement) => v.currentTime)) > first.time;
 }
 
+/** What a page's connections are doing, for a failure's message. */
+function connectionsOf(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    JSON.stringify(
+      (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.map((pc) => ({
+        connection: pc.connectionState,
+        ice: pc.iceConnectionState,
+        signaling: pc.signalingState,
+        msids: (pc.remoteDescription?.sdp ?? '').split('\r\n').filter((l) => l.startsWith('a=msid') || l.startsWith('m=') || l.startsWith('a=candidate')),
+        transceivers: pc.getTransceivers().map((tr) => `${tr.mid ?? '-'}:${tr.receiver.track.kind}:${tr.currentDirection ?? '-'}`),
+      })),
+    ),
+  );
+}
+
 /** Remote video streams the page's open connections still receive (transceivers not stopped or inactive). */
 function receivedVideos(page: Page): Promise<number> {
   return page.evaluate(
@@ -59,7 +74,9 @@ t.test('three pages meet through Janus: everyone decodes the two others on two c
 
   for (const [me, page] of Object.entries(pages)) {
     for (const other of Object.keys(pages).filter((n) => n !== me)) {
-      await until(`${me} to see ${other}'s video on her tile`, () => plays(page, other), 45_000, 250);
+      await until(`${me} to see ${other}'s video on her tile`, () => plays(page, other), 45_000, 250).catch(async (err: Error) => {
+        throw new Error(`${err.message}; ${me}'s connections: ${await connectionsOf(page)}`);
+      });
     }
   }
   t.pass("each page plays the two others' video, each on the right tile");
