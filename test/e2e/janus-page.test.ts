@@ -6,7 +6,7 @@ import { networkInterfaces } from 'node:os';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { call, daemonFor, rooms } from '../helpers/api.js';
-import { connectionCounts, countConnections, openBrowser } from '../helpers/browser.js';
+import { connectionCounts, countConnections, inboundTotal, openBrowser } from '../helpers/browser.js';
 import { janusMissing } from '../helpers/janus.js';
 import { until } from '../helpers/net.js';
 
@@ -94,8 +94,33 @@ t.test('three pages meet through Janus: everyone decodes the two others on two c
   }
   t.equal(await receivedVideos(ann), 2, 'Ann receives two video streams on her one receiving connection');
 
-  // The moderator moves Ben to a sub-group: his media in the lesson ends.
+  // A microphone lock: the participants' pages renegotiate their publisher without audio, the
+  // teacher stops hearing them; video goes on; the release brings their audio back.
+  const audioBytes = (page: Page) => inboundTotal(page, 'audio', 'bytesReceived');
+  const rising = async (page: Page, ms: number) => {
+    const before = await audioBytes(page);
+    await page.waitForTimeout(ms);
+    return (await audioBytes(page)) > before;
+  };
+  const sendingAudio = (page: Page) =>
+    page.evaluate(() =>
+      (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers
+        .filter((pc) => pc.connectionState !== 'closed')
+        .some((pc) => pc.getSenders().some((sender) => sender.track?.kind === 'audio')),
+    );
+  t.ok(await rising(teacher, 1000), 'the teacher hears the participants');
   await teacher.getByRole('button', { name: 'Moderation' }).click();
+  await teacher.getByRole('checkbox', { name: 'Lock microphones' }).check();
+  await until('Ann and Ben to stop handing audio to their publisher', async () => !(await sendingAudio(ann)) && !(await sendingAudio(ben)), 30_000, 200);
+  await until('the audio at the teacher to stop', async () => !(await rising(teacher, 1000)), 30_000, 0);
+  t.notOk(await rising(teacher, 2000), 'under the lock no audio of theirs reaches the teacher');
+  t.ok(await plays(teacher, 'Ann'), "Ann's video goes on through the renegotiation");
+  await teacher.getByRole('checkbox', { name: 'Lock microphones' }).uncheck();
+  await until('their audio to reach the teacher again', () => rising(teacher, 1000), 30_000, 0);
+  t.pass('released, they are heard again');
+
+  // The moderator moves Ben to a sub-group: his media in the lesson ends.
+  await teacher.getByRole('tab', { name: 'Moderation' }).click();
   await teacher.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
   await teacher.getByRole('button', { name: 'Create sub-groups' }).click();
   await teacher.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
