@@ -1,4 +1,4 @@
-import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage, type SignalData } from '../protocol/live.js';
+import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../protocol/locks.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
@@ -8,8 +8,8 @@ import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.j
 import { el } from './dom.js';
 import { connectionBanner } from './connection-banner.js';
 import { givenUp, LiveLink } from './live-link.js';
-import { Mesh } from './mesh.js';
-import { Sfu } from './sfu.js';
+import type { Mesh } from './mesh.js';
+import { pageMedia, type Sfu } from './sfu.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
@@ -79,13 +79,6 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
   /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
   let media: Mesh | Sfu | null = null;
-  const mediaFor = (welcome: ServerMessage & { type: 'welcome' }): Mesh | Sfu => {
-    const signals = {
-      send: (to: string, data: SignalData) => send({ type: 'signal', to, data }),
-      onStream: (id: string, stream: MediaStream) => stage.attach(id, stream),
-    };
-    return welcome.media === 'janus' ? new Sfu({ ...signals, restarted: announce }, devices.outgoing) : new Mesh(signals, devices.outgoing);
-  };
 
   const title = el('h1', { class: 'meeting-title', text: 'Meeting' });
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
@@ -239,7 +232,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         roomName = message.room_name;
         locks = message.locks;
         subgroups = [...message.subgroups];
-        media = mediaFor(message);
+        media = pageMedia(
+          message.media,
+          { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream), restarted: announce },
+          devices.outgoing,
+        );
         media.setSelf(self.participant_id);
         for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
         for (const p of participants.values()) stage.show(p);

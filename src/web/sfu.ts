@@ -1,6 +1,6 @@
-import { sfuPeers, type SignalData } from '../protocol/live.js';
+import { sfuPeers, type MediaKind, type SignalData } from '../protocol/live.js';
 import { iceServers } from './ice.js';
-import type { MeshOptions } from './mesh.js';
+import { Mesh, type MeshOptions } from './mesh.js';
 
 /** What this file says to the person (to move into the words catalogue). */
 export const sfuText = {
@@ -195,4 +195,9 @@ export class Sfu {
     this.closed = true;
     this.stop();
   }
+}
+
+/** The media path of a meeting, as its welcome says: the server's SFU or browser to browser. */
+export function pageMedia(kind: MediaKind, options: MeshOptions & { readonly restarted?: (text: string) => void }, stream: MediaStream): Mesh | Sfu {
+  return kind === 'janus' ? new Sfu(options, stream) : new Mesh(options, stream);
 }
