@@ -361,9 +361,8 @@ export const settings = {
   }),
   media: setting({
     env: 'SERVICE_MEDIA', toml: ['media', 'backend'], flag: '--media',
-    // mesh until the web client's Janus path lands (issue 18 point 3); then auto.
-    fallback: 'mesh', parse: p.oneOf('mesh', 'janus', 'auto'),
-    description: 'How meetings carry audio and video: mesh (browser to browser, for a handful of people), janus (the Janus SFU: the daemon runs its own, or uses SERVICE_JANUS_URL; the daemon does not start without it), auto (Janus when it starts, else mesh with a warning); mesh by default until the page speaks Janus',
+    fallback: 'auto', parse: p.oneOf('mesh', 'janus', 'auto'),
+    description: 'How meetings carry audio and video: mesh (browser to browser, for a handful of people), janus (the Janus SFU: the daemon runs its own, or uses SERVICE_JANUS_URL; the daemon does not start without it), auto (the default: Janus when its program is found and starts, else mesh with a warning)',
   }),
   janusBin: setting({
     env: 'SERVICE_JANUS_BIN', toml: ['media', 'janus_bin'], flag: '--janus-bin',

@@ -8,7 +8,8 @@ import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.j
 import { el } from './dom.js';
 import { connectionBanner } from './connection-banner.js';
 import { givenUp, LiveLink } from './live-link.js';
-import { Mesh } from './mesh.js';
+import type { Mesh } from './mesh.js';
+import { pageMedia, type Sfu } from './sfu.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
@@ -80,8 +81,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     () => panel.open('people'),
   );
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
-  const mesh = new Mesh({ send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream) }, devices.outgoing);
-  let meshReady: Mesh | null = null;
+  /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
+  let media: Mesh | Sfu | null = null;
 
   const title = el('h1', { class: 'meeting-title', text: words.page.meeting });
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
@@ -147,7 +148,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const notes = [!mayAudio() ? said.micLocked : '', !mayVideo() ? said.cameraLocked : ''].filter(Boolean);
     lockNotice.textContent = notes.join(' ');
     lockNotice.hidden = notes.length === 0;
-    meshReady?.setAllowed(mayAudio(), mayVideo());
+    media?.setAllowed(mayAudio(), mayVideo());
   }
 
   function publishState(): void {
@@ -184,14 +185,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (screen) {
       screen.stop();
       screen = null;
-      meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+      media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
     } else {
       try {
         const display = await navigator.mediaDevices.getDisplayMedia({ video: true });
         screen = display.getVideoTracks()[0] ?? null;
         if (!screen) return;
         screen.addEventListener('ended', () => void (screen && toggleScreen()));
-        meshReady?.replaceVideo(screen);
+        media?.replaceVideo(screen);
       } catch {
         announce(said.shareNotStarted);
         return;
@@ -235,16 +236,21 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         roomName = message.room_name;
         locks = message.locks;
         subgroups = [...message.subgroups];
-        mesh.setSelf(self.participant_id);
-        meshReady = mesh;
+        media = pageMedia(
+          message.media,
+          { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream), restarted: announce },
+          devices.outgoing,
+        );
+        media.setSelf(self.participant_id);
         for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
         for (const p of participants.values()) stage.show(p);
         for (const m of message.chat) chat.show(m);
         showSubject(message.subject, false);
         applyLocks();
         if (message.mute_on_start && audioOn) setAudio(false);
-        mesh.setAllowed(mayAudio(), mayVideo());
-        for (const p of message.participants) if (p.participant_id !== self.participant_id) mesh.connect(p.participant_id);
+        media.setAllowed(mayAudio(), mayVideo());
+        media.join(message.participants.map((p) => p.participant_id).filter((id) => id !== self?.participant_id));
+        if (screen) media.replaceVideo(screen);
         renderRole();
         renderPeople();
         publishState();
@@ -261,7 +267,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         const gone = participants.get(message.participant_id);
         participants.delete(message.participant_id);
         stage.remove(message.participant_id);
-        mesh.remove(message.participant_id);
+        media?.remove(message.participant_id);
         renderPeople();
         if (gone) announce(fill(said.left, { name: gone.name }));
         break;
@@ -320,7 +326,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         break;
       }
       case 'signal':
-        void mesh.handle(message.from, message.data).catch(() => {});
+        void media?.handle(message.from, message.data).catch(() => {});
         break;
       case 'subgroups':
         subgroups = [...message.subgroups];
@@ -347,7 +353,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
 
   /** What the previous connection built: tiles, peers, the people list and the chat come again with the new welcome. */
   function forgetConnection(): void {
-    mesh.close();
+    media?.close();
+    media = null;
     for (const id of participants.keys()) stage.remove(id);
     participants.clear();
     chat.clear();
@@ -390,13 +397,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     window.clearInterval(speakingTimer);
     stopShortcuts();
     help.dialog.close();
-    mesh.close();
+    media?.close();
     screen?.stop();
     link.close();
   }
 
   devices.onChange(() => {
-    if (!screen) meshReady?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+    if (!screen) media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
   });
 
   const element = el(

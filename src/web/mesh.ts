@@ -58,6 +58,11 @@ export class Mesh {
     return peer;
   }
 
+  /** The welcome: a connection to each participant already there (later arrivals offer to her). */
+  join(others: readonly string[]): void {
+    for (const id of others) this.connect(id);
+  }
+
   private attach(pc: RTCPeerConnection): void {
     for (const kind of ['audio', 'video'] as const) {
       const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { loadConfig, maskedConfig } from '../../src/config/load.js';
 
-t.test('media defaults: mesh (until the page speaks Janus), the Debian program, its own ports, no public IP', async (t) => {
+t.test('media defaults: auto (Janus when it starts, else the mesh), the Debian program, its own ports, no public IP', async (t) => {
   const config = loadConfig({ env: {} });
-  t.equal(config.media, 'mesh');
+  t.equal(config.media, 'auto');
   t.equal(config.janusBin, '/usr/bin/janus');
   t.equal(config.janusUrl, null);
   t.same(config.rtpPorts, { min: 40000, max: 40999 });

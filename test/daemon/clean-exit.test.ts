@@ -154,7 +154,7 @@ t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
   const parentScript = `
     const { spawn } = require('node:child_process');
     const daemon = spawn(process.execPath, [${JSON.stringify(meetctl)}, 'serve'], {
-      env: { PATH: process.env.PATH, SERVICE_DATA_DIR: ${JSON.stringify(dataDir)}, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_SHUTDOWN_GRACE_SECS: '5' },
+      env: { PATH: process.env.PATH, SERVICE_DATA_DIR: ${JSON.stringify(dataDir)}, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_SHUTDOWN_GRACE_SECS: '5', SERVICE_MEDIA: 'mesh' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -39,7 +39,9 @@ export async function startDaemon(
   const command = [process.execPath, meetctl, 'serve', ...(options.args ?? [])];
   const [file, ...argv] = options.launcher ? options.launcher(command) : command;
   const child = spawn(file!, argv, {
-    env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env },
+    // The mesh unless a test asks for Janus: the default (auto) would start a Janus per daemon,
+    // and pages in a loopback-only namespace get no media from it (Janus gathers no loopback candidates).
+    env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

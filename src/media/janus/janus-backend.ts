@@ -21,6 +21,11 @@ interface Member {
   readonly feeds: Set<string>;
   /** The m-lines of her last accepted offer: what a lock stops forwarding. */
   streams: { readonly kind: 'audio' | 'video'; readonly mid: string }[];
+  /**
+   * The streams a lock told Janus to stop forwarding (mid → kind). A mute outlives the offer
+   * that carried its stream (a locked page re-offers without it), so the release must find it here.
+   */
+  readonly muted: Map<string, 'audio' | 'video'>;
   /** Her Janus requests, one after the other (an offer before its candidates, a join before either). */
   queue: Promise<void>;
   gone: boolean;
@@ -103,6 +108,11 @@ export class JanusBackend implements MediaBackend {
       const answer = await member.publisher.publish({ type: 'offer', sdp });
       member.streams = streamsOf(sdp);
       this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'answer', sdp: answer.sdp } } });
+      // The offer passed the locks: what it sends may be forwarded again.
+      for (const stream of member.streams) {
+        if (!member.muted.delete(stream.mid)) continue;
+        await this.options.rooms.moderate(member.peer.meetingId, member.peer.participantId, stream.mid, false);
+      }
     });
     return relayed;
   }
@@ -111,7 +121,7 @@ export class JanusBackend implements MediaBackend {
     const old = this.members.get(peer.participantId);
     if (old) this.leave(old);
     const queue = this.leaving.get(peer.participantId) ?? Promise.resolve();
-    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], queue, gone: false };
+    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], muted: new Map(), queue, gone: false };
     this.members.set(peer.participantId, member);
     this.enqueue(member, () => this.join(member));
   }
@@ -129,9 +139,12 @@ export class JanusBackend implements MediaBackend {
       const audio = mayAudio(role, locks);
       const video = mayVideo(role, locks);
       this.enqueue(member, async () => {
-        for (const stream of member.streams) {
-          const mute = stream.kind === 'audio' ? !audio : !video;
-          await this.options.rooms.moderate(meetingId, member.peer.participantId, stream.mid, mute);
+        const streams = new Map<string, 'audio' | 'video'>([...member.muted, ...member.streams.map((s) => [s.mid, s.kind] as const)]);
+        for (const [mid, kind] of streams) {
+          const mute = kind === 'audio' ? !audio : !video;
+          await this.options.rooms.moderate(meetingId, member.peer.participantId, mid, mute);
+          if (mute) member.muted.set(mid, kind);
+          else member.muted.delete(mid);
         }
       });
     }
@@ -192,6 +205,12 @@ export class JanusBackend implements MediaBackend {
     if (talk === 'talking' || talk === 'stopped-talking') {
       if (String(data['id']) === member.peer.participantId) this.context.speaking(member.peer.participantId, talk === 'talking');
       return;
+    }
+    // Someone stopped publishing or left: Janus drops her from the subscription by itself; when
+    // she comes back (same participant id, e.g. back from a sub-group) she is a fresh feed.
+    for (const key of ['unpublished', 'leaving'] as const) {
+      const gone = data[key];
+      if (typeof gone === 'string' || typeof gone === 'number') member.feeds.delete(String(gone));
     }
     const list = data['publishers'];
     if (Array.isArray(list))
@@ -278,6 +297,7 @@ export class JanusBackend implements MediaBackend {
         member.subscriber = null;
         member.feeds.clear();
         member.streams = [];
+        member.muted.clear();
         this.enqueue(member, () => this.join(member));
         this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
       }

@@ -108,6 +108,8 @@ export class VideoRoomHandle {
       room,
       pin,
       streams: feeds.map((feed) => ({ feed })),
+      // Each stream's msid names its publisher, so the page can put it on her tile.
+      use_msid: true,
     });
     if (!event.jsep) throw new Error('Janus answered the subscription without a session description');
     return event.jsep;

@@ -115,6 +115,7 @@ export const de: Words = {
     shortcuts: 'Tastenkürzel anzeigen',
   },
   meeting: {
+    mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',
     stage: 'Konferenz',
     subjectIs: 'Das Thema der Konferenz lautet jetzt: {subject}',
     subjectRemoved: 'Das Thema der Konferenz wurde entfernt',

@@ -121,6 +121,7 @@ export const en = {
     shortcuts: 'Show the keyboard shortcuts',
   },
   meeting: {
+    mediaRestarted: 'The media connection restarts.',
     stage: 'Meeting',
     subjectIs: "The meeting's subject is now: {subject}",
     subjectRemoved: "The meeting's subject was removed",
