@@ -53,8 +53,19 @@ function writeInitialToken(dataDir: string, token: string): string {
   return file;
 }
 
+/** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily). */
+export interface DaemonOptions {
+  readonly now?: () => Date;
+  readonly licenceCheckMs?: number;
+}
+
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
-export async function startDaemon(config: Config, log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true))): Promise<RunningDaemon> {
+export async function startDaemon(
+  config: Config,
+  log: Logger = pino(loggerOptions(config.logLevel, process.stdout.isTTY === true)),
+  options: DaemonOptions = {},
+): Promise<RunningDaemon> {
+  const now = options.now ?? (() => new Date());
   // The compat listener counts for readiness once the daemon means to run it; until it
   // listens (or when it was not started after all) /readyz says so.
   const compatExpected = compatActive(config);
@@ -88,7 +99,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
     // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
     // installed with a valid server key (checked at start; see licence-gate.ts).
-    const licensed = compatExpected && (await licensedAtStart('compat', config, log, new Date()));
+    const licensed = compatExpected && (await licensedAtStart('compat', config, log, now()));
     compat = licensed ? await startCompat(config, services, log, { accessLog }) : null;
   } catch (err) {
     stopSummary();
@@ -98,7 +109,7 @@ export async function startDaemon(config: Config, log: Logger = pino(loggerOptio
     throw err;
   }
   const running = compat;
-  const stopWatching = running ? watchLicence('compat', config, log, () => new Date()) : () => undefined;
+  const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs) : () => undefined;
   const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
   const graceSecs = config.shutdownGraceSecs;

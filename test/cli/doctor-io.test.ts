@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { runCli } from '../helpers/cli.js';
 import { meetctl, runMeetctl } from '../helpers/daemon.js';
 import { doctorJson, expectFailure, healthy, type Report } from '../helpers/doctor.js';
 
@@ -81,7 +82,7 @@ t.test('abuse: garbage and huge env files, an env file that is a directory', asy
   // No env file in the configuration directory: doctor reads the environment alone.
   const bare = mkdtempSync(join(tmpdir(), 'meet-doctor-bare-'));
   t.teardown(() => rmSync(bare, { recursive: true, force: true }));
-  const alone = await runMeetctl(['doctor', '--json', '--config-dir', bare, '--nginx-file', s.nginxFile, '--unit-file', s.unitFile], onlyEnv);
+  const alone = await runCli(['doctor', '--json', '--config-dir', bare, '--nginx-file', s.nginxFile, '--unit-file', s.unitFile], onlyEnv);
   const report = JSON.parse(alone.stdout) as Report;
   t.match(
     report.checks.find((c) => c.id === 'env-file'),

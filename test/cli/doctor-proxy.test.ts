@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runMeetctl } from '../helpers/daemon.js';
+import { runCli } from '../helpers/cli.js';
 import { doctorJson, expectFailure, healthy, lineOf, siteText, unitText, type Report } from '../helpers/doctor.js';
 
 t.test('nginx: the limit lines missing, a commented line, a broken site, no site', async (t) => {
@@ -23,7 +23,7 @@ t.test('nginx: the limit lines missing, a commented line, a broken site, no site
   writeFileSync(s.nginxFile, site.replace('limit_req_status 429;', 'limit_req_status 429;\n        frobnicate on;'));
   await expectFailure(t, s, 'nginx -t', /unknown directive "frobnicate" in .*meet\.conf:8/, /fix the line nginx names/);
 
-  const bogus = await runMeetctl(s.args('--json', '--nginx-bin', join(s.root, 'no-nginx')));
+  const bogus = await runCli(s.args('--json', '--nginx-bin', join(s.root, 'no-nginx')));
   t.match(
     (JSON.parse(bogus.stdout) as Report).checks.find((c) => c.id === 'nginx-test'),
     { status: 'skip', detail: /nginx not found at/ },

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { daemonFor } from '../helpers/api.js';
-import { meetctl, runMeetctl, type CliResult } from '../helpers/daemon.js';
+import { runCli } from '../helpers/cli.js';
+import { meetctl, type CliResult } from '../helpers/daemon.js';
 import {
   apiSecret,
   checkIds,
@@ -24,7 +25,7 @@ import {
 
 t.test('a healthy installation: every check ok or skipped, exit 0', async (t) => {
   const s = await healthy(t);
-  const text = await runMeetctl(s.args());
+  const text = await runCli(s.args());
   t.equal(text.code, 0, text.stdout + text.stderr);
   const lines = text.stdout.split('\n').filter((l) => /^[✓!✗-] /.test(l));
   t.equal(lines.length, checkIds.length, 'one line per check');
@@ -32,7 +33,7 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
     if (line.startsWith('! Node version') && nodeMajor === 20) continue; // Node 20 is past its end of life: a warning
     t.match(line, /^[✓-] /, line);
   }
-  t.notMatch(text.stdout, /\u001b\[/, 'no colour when standard output is not a terminal');
+  t.notMatch(text.stdout, /\u001b\[/, 'no colour off a terminal (doctor-io.test.ts runs the binary piped and on a terminal)');
   t.equal(text.stderr, '');
 
   const { result, report, byId } = await doctorJson(t, s);
@@ -100,12 +101,12 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
 t.test('media network: a warning without TURN; a refused TURN secret fails the configuration and is not echoed', async (t) => {
   const s = await healthy(t, { light: true });
   s.env({ SERVICE_ICE_SERVERS: null, SERVICE_TURN_SECRET: null });
-  const bare = await runMeetctl(s.args());
+  const bare = await runCli(s.args());
   t.equal(bare.code, 0, 'a warning, not a failure');
   t.match(lineOf(bare.stdout, 'Media network')[0], /^! Media network: neither a public media address nor TURN is configured/);
   t.match(lineOf(bare.stdout, 'Media network')[1], /hint: .*SERVICE_ICE_SERVERS=turn:.*SERVICE_TURN_SECRET/);
   s.env({ SERVICE_ICE_SERVERS: 'stun:stun.example.org', SERVICE_TURN_SECRET: null });
-  t.match(lineOf((await runMeetctl(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
+  t.match(lineOf((await runCli(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
 
   const shortSecret = 'short-turn-pw';
   s.env({ SERVICE_TURN_SECRET: shortSecret });
@@ -147,7 +148,7 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
     } else {
       chmodSync(s.dataDir, 0o500);
       t.teardown(() => chmodSync(s.dataDir, 0o700));
-      result = await runMeetctl(args);
+      result = await runCli(args);
     }
     t.equal(result.code, 1, result.stderr);
     const [line, hint] = lineOf(result.stdout, 'Data directory');

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { badKeys, faultWords } from '../helpers/bad-keys.js';
-import { runMeetctl, type CliResult } from '../helpers/daemon.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/daemon.js';
 import { world } from '../helpers/install-world.js';
 import { testServerKey } from '../helpers/licence.js';
 import { snapshot } from '../helpers/tree.js';
@@ -52,7 +53,7 @@ t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => 
     w.install(['--key', key.replace('.', '\uff0e'), '--open-rooms']),
     w.install(['--key', key, '--key-file', huge, '--open-rooms']),
     w.install(['--open-rooms']),
-    runMeetctl(['install', 'recording', '--key', key], w.env),
+    runCli(['install', 'recording', '--key', key], w.env),
   ]);
   t.equal(big.code, 2);
   t.match(big.stderr, /server key is malformed: --key-file .* holds more than 16384 bytes/);
@@ -79,9 +80,10 @@ t.test('abuse: huge, odd and misplaced keys, concurrent installs', async (t) => 
 
   // A key wrapped by a mail client, with spaces and CRLFs inside, is the same key.
   const wrapped = `  ${key.slice(0, 40)}\r\n ${key.slice(40, 120)}\n\t${key.slice(120)}\n`;
+  // Two processes: the install lock is held by a pid, and another pid must wait for it.
   const [a, b] = await Promise.all([
-    w.install(['--key-file', w.keyFile(wrapped), '--no-open-rooms']),
-    w.install(['--no-open-rooms'], { SERVICE_SERVER_KEY: key }),
+    w.installProcess(['--key-file', w.keyFile(wrapped), '--no-open-rooms']),
+    w.installProcess(['--no-open-rooms'], { SERVICE_SERVER_KEY: key }),
   ]);
   t.equal(a.code, 0, `wrapped key file: ${a.stderr}`);
   t.equal(b.code, 0, `concurrent install through SERVICE_SERVER_KEY: ${b.stderr}`);

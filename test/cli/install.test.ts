@@ -110,7 +110,8 @@ t.test('the open-rooms answer: never asked without a terminal, then the flag is 
   const w = world(t);
   const key = await testServerKey();
   for (const args of [[], ['--yes']]) {
-    const result = await w.install(['--key', key, ...args]);
+    // Without --yes, its own process on pipes: processIo itself must see that there is no terminal.
+    const result = args.length === 0 ? await w.installProcess(['--key', key]) : await w.install(['--key', key, ...args]);
     t.equal(result.code, 64, `${args.join(' ') || 'no terminal'}: exit 64`);
     t.match(
       result.stderr,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { licencePublicKey, verifyServerKey } from '../../src/licence/server-key.js';
 import type { Tap } from '../helpers/api.js';
-import { runMeetctl } from '../helpers/daemon.js';
+import { runCli as runMeetctl } from '../helpers/cli.js';
 import { world } from '../helpers/install-world.js';
 import { testServerKey } from '../helpers/licence.js';
 

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
-import { eventually, generated, moodleSecret, primary, setup, tenantProcess } from '../helpers/tenants.js';
+import { eventually, generated, moodleSecret, primary, setup, tenant } from '../helpers/tenants.js';
 
 t.test('a running daemon picks up add, rotate, remove; a broken file leaves it on the last good registry', async (t) => {
   const s = setup(t);
@@ -16,13 +16,13 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   const refused = (secret: string) => async () => (await new ConfapiClient(d.compatUrl, secret).get('getMeetings')).xml?.messageKey === 'checksumError';
   assertSuccess(t, await new ConfapiClient(d.compatUrl, moodleSecret).get('getMeetings'), 'moodle works from the start');
 
-  const added = await tenantProcess(s, ['add', 'acme']);
+  const added = await tenant(s, ['add', 'acme']);
   t.equal(added.code, 0, added.stderr);
   const acme = generated(added.stdout).api_secret!;
   await eventually(t, "the new tenant's secret validates", works(acme));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, acme, 'sha256').get('create', [['meetingID', 'acme-1']]), 'acme creates a meeting');
 
-  const rotated = await tenantProcess(s, ['rotate', 'acme', '--api']);
+  const rotated = await tenant(s, ['rotate', 'acme', '--api']);
   t.equal(rotated.code, 0, rotated.stderr);
   const acme2 = generated(rotated.stdout).api_secret!;
   await eventually(t, 'the rotated-out secret stops', refused(acme));
@@ -33,7 +33,7 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
     'and still owns the meeting made with the old one',
   );
 
-  t.equal((await tenantProcess(s, ['remove', 'acme'])).code, 0);
+  t.equal((await tenant(s, ['remove', 'acme'])).code, 0);
   await eventually(t, "the removed tenant's secret stops", refused(acme2));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret still works');
 
@@ -42,7 +42,7 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   t.ok(logged, 'the daemon logs why, with line and column');
   assertSuccess(t, await new ConfapiClient(d.compatUrl, moodleSecret).get('getMeetings'), 'the last good registry stays');
   assertFailed(t, await new ConfapiClient(d.compatUrl, acme2).get('getMeetings'), 'checksumError', 'and the removed tenant stays removed');
-  const refusedEdit = await tenantProcess(s, ['add', 'later']);
+  const refusedEdit = await tenant(s, ['add', 'later']);
   t.equal(refusedEdit.code, 2, 'meetctl refuses to edit the broken file');
   const leaking = d.lines.filter((line) => [acme, acme2, moodleSecret, primary].some((secret) => line.includes(secret)));
   t.same(leaking, [], "no secret in the daemon's log");

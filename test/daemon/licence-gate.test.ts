@@ -2,15 +2,20 @@
 // point 1), against real daemons: absent → the engine alone and a warning naming the
 // command; valid → customer and expiry logged; expired, tampered or forged → refused with a
 // message while the engine serves; under 30 days → a warning; a licence that ends while the
-// daemon runs does not stop the module, but the next start refuses it.
+// daemon runs does not stop the module, but the next start refuses it. The daemon starts in
+// this process (its start is what decides and logs); one case runs the built binary, whose
+// standard output must hold neither the key nor the secret.
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { gateDecision, runningCheck } from '../../src/daemon/licence-gate.js';
 import { installationFile, writeInstallation } from '../../src/licence/installation.js';
 import { LicenceError, licencePublicKey, verifyServerKey } from '../../src/licence/server-key.js';
+import type { DaemonOptions } from '../../src/daemon/run.js';
 import { dataDirFor, logRecords, stopGracefully, type Tap } from '../helpers/api.js';
-import { startDaemon, type Daemon } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { testAuthority, testServerKey } from '../helpers/licence.js';
+import { until } from '../helpers/net.js';
 
 const secret = 'licence-gate-compat-secret';
 
@@ -20,19 +25,24 @@ async function install(dataDir: string, grant: Parameters<typeof testServerKey>[
   return key;
 }
 
-async function serve(t: Tap, dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
-  const daemon = await startDaemon({
-    dataDir,
-    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, SERVICE_LICENSE_PUBLIC_KEY: testAuthority().publicKeyPem, ...env },
-  });
-  t.teardown(() => stopGracefully(daemon));
-  return daemon;
+const compatEnv = (env: Record<string, string> = {}) => ({
+  COMPAT_HTTP_ADDR: '127.0.0.1:0',
+  COMPAT_API_SHARED_SECRET: secret,
+  SERVICE_LICENSE_PUBLIC_KEY: testAuthority().publicKeyPem,
+  ...env,
+});
+
+function serve(t: Tap, dataDir: string, env: Record<string, string> = {}, options: DaemonOptions = {}): Promise<InProcessDaemon> {
+  return inProcessDaemonFor(t, dataDir, compatEnv(env), options);
 }
 
-const compatUrl = (d: Daemon) => logRecords(d).find((r) => /^compat listening/.test(String(r.msg)))?.url as string | undefined;
-const licenceLine = (d: Daemon) => logRecords(d).find((r) => r.module === 'compat' && typeof r.licence === 'string');
+/** A started daemon, in this process or its own: where the engine listens and what it logged. */
+type Started = { readonly url: string; readonly lines: string[] };
 
-async function engineServes(t: Tap, d: Daemon): Promise<void> {
+const compatUrl = (d: Started) => logRecords(d).find((r) => /^compat listening/.test(String(r.msg)))?.url as string | undefined;
+const licenceLine = (d: Started) => logRecords(d).find((r) => r.module === 'compat' && typeof r.licence === 'string');
+
+async function engineServes(t: Tap, d: Started): Promise<void> {
   t.equal((await fetch(`${d.url}/room/nowhere/exists`)).status, 404, 'the engine serves');
 }
 
@@ -54,8 +64,7 @@ t.test('the decision, without a daemon', async (t) => {
 });
 
 t.test('a newcomer without compat settings: the engine alone, no licence talk', async (t) => {
-  const d = await startDaemon({ dataDir: dataDirFor(t), env: { COMPAT_HTTP_ADDR: '127.0.0.1:0' } });
-  t.teardown(() => stopGracefully(d));
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { COMPAT_HTTP_ADDR: '127.0.0.1:0' });
   await engineServes(t, d);
   t.equal(compatUrl(d), undefined);
   t.notMatch(d.lines.join('\n'), /licen[cs]e|not installed/i, 'nothing about a licence');
@@ -68,10 +77,11 @@ t.test('no licence: no compat listener, a warning naming meetctl install compat'
   t.match(licenceLine(d), { level: 40, licence: 'absent', msg: /compat module not installed.*meetctl install compat/ });
 });
 
-t.test('a valid licence: compat listens, the log names customer and expiry', async (t) => {
+t.test('a valid licence: compat listens, the log names customer and expiry (meetctl serve, its own process)', async (t) => {
   const dataDir = dataDirFor(t);
   const key = await install(dataDir, { customer: 'Académie Ouest', days: 400 });
-  const d = await serve(t, dataDir);
+  const d = await startDaemon({ dataDir, env: compatEnv() });
+  t.teardown(() => stopGracefully(d));
   const url = compatUrl(d);
   t.ok(url, 'compat listening');
   t.equal((await fetch(`${url}/confapi/api`)).status, 200, 'it answers');
@@ -138,18 +148,24 @@ t.test('a key of another authority (SERVICE_LICENSE_PUBLIC_KEY changed since ins
 
 t.test('a licence ending while the daemon runs: meetings keep being served; the next start refuses', async (t) => {
   const dataDir = dataDirFor(t);
-  // Valid for 8 seconds from now (issue takes days; a fraction of one is a few seconds).
-  await install(dataDir, { days: 8 / 86_400 });
-  const first = await serve(t, dataDir);
+  const issuedAt = new Date();
+  await install(dataDir, { days: 1 }, issuedAt);
+  // The gate's clock: an hour into the licence's last day, then past its end. Its check runs every 50 ms instead of daily.
+  let clock = issuedAt.getTime() + 3_600_000;
+  const now = () => new Date(clock);
+  const first = await serve(t, dataDir, {}, { now, licenceCheckMs: 50 });
   const url = compatUrl(first);
   t.ok(url, 'compat listening while valid');
   t.match(licenceLine(first), { level: 40, daysLeft: 0 });
   const expiresAt = new Date(String(licenceLine(first)?.expiresAt)).getTime();
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 1000));
+  clock = expiresAt + 1000;
+  const noLonger = () => logRecords(first).find((r) => /licence no longer valid/.test(String(r.msg)));
+  await until('the running check sees the licence ended', () => Promise.resolve(noLonger() !== undefined), 5000, 20);
+  t.match(noLonger(), { level: 50, fault: 'expired', msg: /keeps serving until this process stops, and will not start again/ });
   t.equal((await fetch(`${url}/confapi/api`)).status, 200, 'after expiry the running module still answers');
-  await stopGracefully(first);
+  await first.stop();
 
-  const second = await serve(t, dataDir);
+  const second = await serve(t, dataDir, {}, { now });
   t.equal(compatUrl(second), undefined, 'a restart does not start it');
   t.match(licenceLine(second), { level: 50, fault: 'expired', msg: /refused to start: the server key expired/ });
 });

@@ -95,9 +95,12 @@ t.test('without anything in flight the stop is immediate', async (t) => {
 });
 
 t.test('a bad grace is refused at start, naming the variable', async (t) => {
-  for (const value of ['-1', '1.5', 'ten', '3601']) {
-    await t.rejects(daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: value } }), /SERVICE_SHUTDOWN_GRACE_SECS/, `SERVICE_SHUTDOWN_GRACE_SECS=${value}`);
-  }
+  // Side by side: each refusal is its own process, and none of them gets to listen.
+  await Promise.all(
+    ['-1', '1.5', 'ten', '3601'].map((value) =>
+      t.rejects(daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: value } }), /SERVICE_SHUTDOWN_GRACE_SECS/, `SERVICE_SHUTDOWN_GRACE_SECS=${value}`),
+    ),
+  );
 });
 
 t.test('a stop that never finishes, with a handle that keeps the process alive: the deadline still exits 1', async (t) => {

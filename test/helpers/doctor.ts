@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { issueServerKey, licenceKeyPair } from '../../src/licence/server-key.js';
 import type { Tap } from './api.js';
 import { recordServerKey } from './licence.js';
-import { meetctl, runMeetctl, type CliResult } from './daemon.js';
+import { runCli } from './cli.js';
+import { meetctl, type CliResult } from './daemon.js';
 
 export const checkIds = [
   'node',
@@ -168,7 +169,7 @@ export async function doctorJson(
   more: string[] = [],
   env: Record<string, string> = {},
 ): Promise<{ result: CliResult; report: Report; byId: Map<string, Report['checks'][number]> }> {
-  const result = await runMeetctl(s.args('--json', ...more), env);
+  const result = await runCli(s.args('--json', ...more), env);
   let report: Report = { status: 'unparsed', checks: [] };
   try {
     report = JSON.parse(result.stdout) as Report;
@@ -195,7 +196,7 @@ export async function expectFailure(
   more: string[] = [],
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  const result = await runMeetctl(s.args(...more), env);
+  const result = await runCli(s.args(...more), env);
   t.equal(result.code, 1, `exit 1 (${title})`);
   const [line, next] = lineOf(result.stdout, title);
   t.match(line, new RegExp(`^✗ ${title}: `), `a ✗ line for ${title}`);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnvFile } from '../../src/ops/env-file.js';
 import type { Tap } from './api.js';
+import { runCli } from './cli.js';
 import { runMeetctl, type CliResult } from './daemon.js';
 import { testAuthority } from './licence.js';
 
@@ -16,7 +17,10 @@ export interface World {
   readonly data: string;
   readonly keys: string;
   readonly env: Record<string, string>;
+  /** `meetctl install compat` against this machine, in this process (runCli). */
   install(args: readonly string[], env?: Record<string, string>): Promise<CliResult>;
+  /** The same as its own process (bin/meetctl.js): for installs racing each other across processes. */
+  installProcess(args: readonly string[], env?: Record<string, string>): Promise<CliResult>;
   uninstall(args?: readonly string[]): Promise<CliResult>;
   keyFile(key: string): string;
   envFile(): Record<string, string>;
@@ -40,8 +44,9 @@ export function world(t: Tap): World {
     data,
     keys,
     env,
-    install: (args, extra = {}) => runMeetctl(['install', 'compat', ...where, ...args], { ...env, ...extra }),
-    uninstall: (args = []) => runMeetctl(['uninstall', 'compat', ...where, ...args], env),
+    install: (args, extra = {}) => runCli(['install', 'compat', ...where, ...args], { ...env, ...extra }),
+    installProcess: (args, extra = {}) => runMeetctl(['install', 'compat', ...where, ...args], { ...env, ...extra }),
+    uninstall: (args = []) => runCli(['uninstall', 'compat', ...where, ...args], env),
     keyFile(key) {
       const file = join(keys, `key-${n++}`);
       writeFileSync(file, key);

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tap } from './api.js';
-import type { CliIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { runCli } from './cli.js';
 import { runMeetctl, type CliResult } from './daemon.js';
 
 export const primary = 'PRI-4b9e27c1d05f83a6e2b7c9d14f60a8e3';
@@ -41,13 +40,9 @@ export function setup(t: Tap, text: string | null = sample, env: Record<string, 
   return { dir, file, env: { SERVICE_CONFIG_DIR: dir, ...env }, secrets: new Set([primary, moodleSecret, schoolAppSecret]) };
 }
 
-/** `meetctl tenant ARGS` in this process (main() with its own io): the same code the binary runs, without a node start per call. */
-export async function tenant(s: Setup, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { out: (text) => (stdout += text), err: (text) => (stderr += text), env: { ...s.env, ...env }, interactive: false, colour: false };
-  const code = await main(['node', 'meetctl', 'tenant', ...args], io);
-  return { code, stdout, stderr };
+/** `meetctl tenant ARGS` in this process (runCli): the same code the binary runs, without a node start per call. */
+export function tenant(s: Setup, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(['tenant', ...args], { ...s.env, ...env });
 }
 
 /** The same through the built binary, in its own process (for locks held by another pid, stdin, the daemon). */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { runMeetctl } from '../helpers/daemon.js';
+import { runCli } from '../helpers/cli.js';
 import { nginxPrefixFor, selfSigned } from '../helpers/nginx.js';
 
 const addrs = ['--http-addr', '127.0.0.1:3000', '--compat-http-addr', '127.0.0.1:8088'];
@@ -16,13 +16,10 @@ function tempDir(t: Tap): string {
   return dir;
 }
 
-// Every meetctl run starts a Node process; on a loaded two-core machine the file needs more than the default.
-t.setTimeout(300_000);
-
 t.test('the command writes what nginx accepts (TLS)', async (t) => {
   const nginx = nginxPrefixFor(t);
   const { cert, key } = selfSigned(nginx.prefix, 'meet.test');
-  const run = await runMeetctl([
+  const run = await runCli([
     'nginx',
     '--server-name',
     'meet.test',
@@ -49,29 +46,29 @@ t.test('--out: same bytes are left alone, different ones need --force', async (t
   const dir = tempDir(t);
   const out = join(dir, 'meet.conf');
   const base = ['nginx', '--server-name', 'meet.test', '--http-only', ...addrs, '--out', out];
-  const first = await runMeetctl(base);
+  const first = await runCli(base);
   t.equal(first.code, 0, first.stderr);
   t.match(first.stdout, `wrote ${out}`);
   t.equal((statSync(out).mode & 0o777).toString(8), '644', 'readable by nginx, like any site file');
   const written = readFileSync(out, 'utf8');
   const mtime = statSync(out).mtimeMs;
 
-  const again = await runMeetctl(base);
+  const again = await runCli(base);
   t.equal(again.code, 0);
   t.match(again.stdout, `${out} unchanged`);
   t.equal(statSync(out).mtimeMs, mtime, 'not even rewritten');
 
-  const differs = await runMeetctl([...base, '--legacy-api-path']);
+  const differs = await runCli([...base, '--legacy-api-path']);
   t.equal(differs.code, 1, 'refused');
   t.match(differs.stderr, /exists and differs/);
   t.match(differs.stderr, /hint: .*--force/);
   t.equal(readFileSync(out, 'utf8'), written, 'the file is untouched');
 
-  const forced = await runMeetctl([...base, '--legacy-api-path', '--force']);
+  const forced = await runCli([...base, '--legacy-api-path', '--force']);
   t.equal(forced.code, 0, forced.stderr);
   t.match(readFileSync(out, 'utf8'), /location \^~ \/bigbluebutton\/api\//);
 
-  const printed = await runMeetctl(base.slice(0, -2));
+  const printed = await runCli(base.slice(0, -2));
   t.equal(printed.code, 0);
   t.equal(printed.stdout, written, 'without --out the same text goes to standard output');
 });
@@ -108,7 +105,7 @@ t.test('abuse: bad names, listen addresses, TLS files and flag combinations are 
   // The flag checks themselves are unit-tested above; these runs show the CLI's exit codes and hints.
   const runs = [];
   for (let i = 0; i < cases.length; i += 4) {
-    runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([, flags]) => runMeetctl(['nginx', ...addrs, ...flags, '--out', out])))));
+    runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([, flags]) => runCli(['nginx', ...addrs, ...flags, '--out', out])))));
   }
   for (const [i, [name, , code, message]] of cases.entries()) {
     const run = runs[i]!;
@@ -118,16 +115,16 @@ t.test('abuse: bad names, listen addresses, TLS files and flag combinations are 
     t.notMatch(run.stderr, /BEGIN .*PRIVATE KEY|at .*\.js:\d+/, `${name}: no key material, no stack`);
     t.throws(() => statSync(out), `${name}: nothing written`);
   }
-  const engineOnPortZero = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '127.0.0.1:0']);
+  const engineOnPortZero = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '127.0.0.1:0']);
   t.equal(engineOnPortZero.code, 2);
   t.match(engineOnPortZero.stderr, /SERVICE_HTTP_ADDR has port 0/);
-  const wrongHost = await runMeetctl(['nginx', '--server-name', 'meet.example.org', ...addrs, '--tls-cert', cert, '--tls-key', key]);
+  const wrongHost = await runCli(['nginx', '--server-name', 'meet.example.org', ...addrs, '--tls-cert', cert, '--tls-key', key]);
   t.equal(wrongHost.code, 0, 'a certificate for another name is only a warning (it may be about to be replaced)');
   t.match(wrongHost.stderr, /warning: the certificate .* does not name meet\.example\.org/);
 });
 
 t.test('the generated file and the daemon agree on the proxy: a warning when the daemon would not trust nginx', async (t) => {
-  const remote = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000', '--compat-http-addr', '10.1.2.3:8088']);
+  const remote = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000', '--compat-http-addr', '10.1.2.3:8088']);
   t.equal(remote.code, 0, 'a warning, not a failure');
   t.match(
     remote.stderr,
@@ -136,13 +133,13 @@ t.test('the generated file and the daemon agree on the proxy: a warning when the
   t.match(remote.stdout, /nginx connects to them from 10\.1\.2\.3\./);
   t.match(remote.stdout, /upstream meet_engine \{ server 10\.1\.2\.3:3000;/);
 
-  const covered = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], {
+  const covered = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], {
     SERVICE_TRUSTED_PROXIES: '10.1.2.0/24',
   });
   t.equal(covered.stderr, '', 'covered by a CIDR block: no warning');
   t.match(covered.stdout, /SERVICE_TRUSTED_PROXIES \(now: 10\.1\.2\.0\/24\)/);
 
-  const none = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', ...addrs], { SERVICE_TRUSTED_PROXIES: 'none' });
+  const none = await runCli(['nginx', '--server-name', 'a.org', '--http-only', ...addrs], { SERVICE_TRUSTED_PROXIES: 'none' });
   t.match(
     none.stderr,
     /warning: the engine listener is on loopback: nginx will connect from 127\.0\.0\.1, which SERVICE_TRUSTED_PROXIES \(none\) does not cover/,
@@ -153,7 +150,7 @@ t.test('an unreadable defaults file or a bad setting is a configuration error', 
   const dir = tempDir(t);
   const bad = join(dir, 'bad.toml');
   writeFileSync(bad, '[service]\nhttp_addr = "nope"\n');
-  const run = await runMeetctl(['nginx', '--server-name', 'a.org', '--http-only', '--config', bad]);
+  const run = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--config', bad]);
   t.equal(run.code, 2);
   t.match(run.stderr, /SERVICE_HTTP_ADDR must be host:port/);
 });

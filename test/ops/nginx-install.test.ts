@@ -4,12 +4,13 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import t from 'tap';
 import { compatDaemonFor, fetchAnswer, ConfapiClient } from '../helpers/compat.js';
+import { runCli } from '../helpers/cli.js';
 import { runMeetctl } from '../helpers/daemon.js';
 import { freePort, nginxBin, nginxPrefixFor } from '../helpers/nginx.js';
 
 const secret = 'compat-secret-of-the-nginx-install-test';
 
-// Every meetctl run starts a Node process; on a loaded two-core machine the file needs more than the default.
+// nginx and a compat daemon start here; on a loaded two-core machine the file needs more than the default.
 t.setTimeout(300_000);
 
 t.test('--install: test, then reload; a failed test leaves the old file and nginx as they were', async (t) => {
@@ -43,7 +44,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   const legacy = new ConfapiClient(`http://127.0.0.1:${port}`, secret, 'sha1', 'plus', '/bigbluebutton/api');
 
   // nginx is not running yet: the test passes, the file stays, the reload fails (exit 69).
-  const first = await runMeetctl(base);
+  const first = await runCli(base);
   t.equal(first.code, 69, first.stderr);
   t.match(first.stderr, /✓ testing the nginx configuration \(nginx -t\)/, 'the test step is shown');
   t.match(first.stderr, /✗ reloading nginx/, 'and the failed reload');
@@ -57,17 +58,17 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   const before = await fetchAnswer(legacy.url('getMeetings'));
   t.equal(before.status, 404, "without --legacy-api-path the old path is the engine's 404");
 
-  const again = await runMeetctl(base);
+  const again = await runCli(base);
   t.equal(again.code, 0, again.stderr);
   t.match(again.stdout, /unchanged; nginx not reloaded/);
   t.notMatch(again.stderr, /nginx -t/, 'nothing to test for an unchanged file');
 
-  const refused = await runMeetctl([...base, '--legacy-api-path']);
+  const refused = await runCli([...base, '--legacy-api-path']);
   t.equal(refused.code, 1);
   t.match(refused.stderr, /exists and differs[\s\S]*hint: .*--force/);
   t.equal(readFileSync(nginx.site, 'utf8'), plainSite, 'untouched without --force');
 
-  const forced = await runMeetctl([...base, '--legacy-api-path', '--force']);
+  const forced = await runCli([...base, '--legacy-api-path', '--force']);
   t.equal(forced.code, 0, forced.stderr);
   t.match(forced.stderr, /✓ testing the nginx configuration[\s\S]*✓ reloading nginx \(nginx -s reload\)/);
   t.match(forced.stdout, /^installed .*meet\.conf; nginx reloaded$/m);
@@ -82,7 +83,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
 
   // Something else in nginx's configuration is broken: the new site is tested, refused, taken back.
   writeFileSync(join(nginx.prefix, 'extra', 'broken.conf'), 'this_is_not_a_directive on;\n');
-  const broken = await runMeetctl([...base, '--force']);
+  const broken = await runCli([...base, '--force']);
   t.equal(broken.code, 69, 'environment: nginx refused the configuration');
   t.match(broken.stderr, /✗ testing the nginx configuration/);
   t.match(broken.stderr, /unknown directive "this_is_not_a_directive"/, "nginx's own error text");
@@ -93,7 +94,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
 
   // A first install that fails leaves nothing behind.
   const otherSite = join(nginx.prefix, 'sites-available', 'other.conf');
-  const fresh = await runMeetctl([...base.map((arg) => (arg === nginx.site ? otherSite : arg))]);
+  const fresh = await runCli([...base.map((arg) => (arg === nginx.site ? otherSite : arg))]);
   t.equal(fresh.code, 69);
   t.match(fresh.stderr, /other\.conf removed again/);
   t.notOk(existsSync(otherSite), 'no site file');
@@ -125,20 +126,20 @@ t.test('--install: a link that is not ours, a missing nginx, two installs at onc
     nginx.conf,
   ];
   writeFileSync(link, "# the operator's own file\n");
-  const taken = await runMeetctl([...base, '--nginx-bin', nginxBin]);
+  const taken = await runCli([...base, '--nginx-bin', nginxBin]);
   t.equal(taken.code, 1);
   t.match(taken.stderr, /meet\.conf exists and is not a link to/);
   t.equal(readFileSync(link, 'utf8'), "# the operator's own file\n");
   t.notOk(existsSync(nginx.site), 'nothing written');
 
-  const missing = await runMeetctl([...base, '--nginx-bin', join(nginx.prefix, 'no-nginx-here'), '--force']);
+  const missing = await runCli([...base, '--nginx-bin', join(nginx.prefix, 'no-nginx-here'), '--force']);
   t.equal(missing.code, 69);
   t.match(missing.stderr, /cannot run .*no-nginx-here: ENOENT/);
   t.match(missing.stderr, /hint: install nginx/);
   t.equal(readFileSync(link, 'utf8'), "# the operator's own file\n", "the operator's file is put back");
   t.notOk(existsSync(nginx.site), 'and the site file removed again');
 
-  // Two installs at once (different sites): one after the other under the lock, each tested.
+  // Two installs at once (different sites), as two processes: one after the other under the lock, each tested.
   const [a, b] = await Promise.all([
     runMeetctl([...base, '--nginx-bin', nginxBin, '--force']),
     runMeetctl([...base, '--nginx-bin', nginxBin, '--force', '--legacy-api-path']),

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { daemonFor, type Tap } from '../helpers/api.js';
 import { ConfapiClient, compatDaemonFor, fetchAnswer, type CompatDaemon } from '../helpers/compat.js';
-import { runMeetctl, type Daemon } from '../helpers/daemon.js';
+import { runCli } from '../helpers/cli.js';
+import type { Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
 import { freePort, nginxPrefixFor, selfSigned, type TestNginx } from '../helpers/nginx.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
@@ -67,7 +68,7 @@ async function nginxFor(
   const nginx = nginxPrefixFor(t);
   const port = await freePort();
   const compatPort = d.compatUrl ? portOf(d.compatUrl) : await freePort();
-  const run = await runMeetctl([
+  const run = await runCli([
     'nginx',
     '--server-name',
     'meet.test',
@@ -109,7 +110,7 @@ function codes(answers: readonly Answer[]): string[] {
 const invalid = '403 access_code_invalid';
 const blocked = '429 too_many_attempts';
 
-// Every meetctl run starts a Node process; on a loaded two-core machine the file needs more than the default.
+// Daemons and nginx start here; on a loaded two-core machine the file needs more than the default.
 t.setTimeout(300_000);
 
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
