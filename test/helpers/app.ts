@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Clock } from '../../src/engine/clock.js';
@@ -6,6 +5,7 @@ import { openEngine, type Engine } from '../../src/daemon/engine.js';
 import { loggerOptions } from '../../src/daemon/logger.js';
 import { systemClock } from '../../src/daemon/services.js';
 import { dataDirFor, type Server, type Tap } from './api.js';
+import { memoryLog } from './memory-log.js';
 
 /** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
 export interface InProcess extends Server {
@@ -33,18 +33,7 @@ const bodiless = new Set([101, 204, 205, 304]);
 export async function appFor(t: Tap, options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {}): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(
-        ...chunk
-          .toString()
-          .split('\n')
-          .filter((line) => line !== ''),
-      );
-      done();
-    },
-  });
+  const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
   const { services, app } = await openEngine(config, options.clock ?? systemClock, log);
   t.teardown(async () => {

@@ -4,12 +4,12 @@
 // codes, stdout) stays with the spawned daemon of daemon.ts. It runs the built modules
 // (dist/, what `meetctl serve` runs), typed by their sources: loading them costs less than
 // transpiling the daemon's sources in the test process.
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { loadConfig as LoadConfig } from '../../src/config/load.js';
 import type { loggerOptions as LoggerOptions } from '../../src/daemon/logger.js';
 import type { DaemonOptions, RunningDaemon, startDaemon as StartDaemon } from '../../src/daemon/run.js';
 import type { Tap } from './api.js';
+import { memoryLog } from './memory-log.js';
 
 const built = (path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href);
 
@@ -31,18 +31,7 @@ export async function inProcessDaemonFor(t: Tap, dataDir: string, env: Record<st
     built('daemon/run.js'),
   ])) as [{ loadConfig: typeof LoadConfig }, { loggerOptions: typeof LoggerOptions }, { startDaemon: typeof StartDaemon }];
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...env } });
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(
-        ...chunk
-          .toString()
-          .split('\n')
-          .filter((line) => line !== ''),
-      );
-      done();
-    },
-  });
+  const { lines, sink } = memoryLog();
   const running = await startDaemon(config, pino(loggerOptions(config.logLevel, false), sink), options);
   let stopped: Promise<void> | null = null;
   const stop = () => (stopped ??= running.stop());
