@@ -187,15 +187,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, { childList: true });
     });
     await ann.getByRole('button', { name: 'Turn camera off' }).click();
-    await until('the participant list to be redrawn', async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0).catch(
-      async (err: Error) => {
-        // Where the redraw stopped: Ann's own button, and what the moderator's page last said.
-        const pressed = await ann.getByRole('button', { name: /Turn camera/ }).getAttribute('aria-pressed');
-        const said = await mod.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
-        const lists = await mod.evaluate(() => document.querySelectorAll('ul[aria-label="Participants"]').length);
-        throw new Error(`${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`);
-      },
-    );
+    // A loaded machine gets a minute, as for the moves below (CI saw this wait pass 15 s twice).
+    await until(
+      'the participant list to be redrawn',
+      async () => (await mod.evaluate(() => (window as unknown as { __redraws: number }).__redraws)) > 0,
+      60_000,
+    ).catch(async (err: Error) => {
+      // Where the redraw stopped: Ann's own button, and what the moderator's page last said.
+      const pressed = await ann.getByRole('button', { name: /Turn camera/ }).getAttribute('aria-pressed');
+      const said = await mod.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
+      const lists = await mod.evaluate(() => document.querySelectorAll('ul[aria-label="Participants"]').length);
+      throw new Error(`${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`);
+    });
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
