@@ -1,8 +1,9 @@
 // Media through the real Janus and the Janus backend: a Chromium page publishes its (fake)
 // camera and microphone, a second page subscribes and receives packets, and a microphone lock
-// stops Janus forwarding her audio (what a modified page keeps sending reaches nobody). The
-// product page has no Janus path yet: the test plays the page's part with bare
-// RTCPeerConnections on a loopback origin; the backend is driven as the engine drives it.
+// stops Janus forwarding her audio (what a modified page keeps sending reaches nobody), and
+// Janus's audio levels mark her as speaking. The test plays a modified page with bare
+// RTCPeerConnections on a loopback origin, driving the backend as the engine drives it; the
+// product page's Janus path is test/e2e/janus-page.test.ts.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';

@@ -13,6 +13,7 @@ import { type Tap } from '../helpers/api.js';
 import { appFor } from '../helpers/app.js';
 import { openBrowser } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
+import { runtimeSettings } from '../helpers/runtime.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
 
 const turnserver = '/usr/bin/turnserver';
@@ -25,20 +26,7 @@ t.setTimeout(120_000);
 function composeTurnCommand(t: Tap): string {
   const out = mkdtempSync(join(tmpdir(), 'meet-turn-'));
   t.teardown(() => rmSync(out, { recursive: true, force: true }));
-  const files = runtimeFiles(
-    {
-      runtime: 'container',
-      configDir: '/etc/meet',
-      envFile: '/etc/meet/meet.env',
-      dataDir: '/var/lib/meet',
-      engineAddr: { host: '127.0.0.1', port: 3000 },
-      compatAddr: { host: '127.0.0.1', port: 8088 },
-      installDir: '/opt/meet',
-      node: process.execPath,
-      user: 'meet',
-    },
-    out,
-  );
+  const files = runtimeFiles(runtimeSettings({ runtime: 'container' }), out);
   const compose = parseYaml(files.find((f) => f.path.endsWith('compose.yaml'))!.content) as { services: { turn: { command: string[] } } };
   return compose.services.turn.command[0]!.replaceAll('$$', '$');
 }

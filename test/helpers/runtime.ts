@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RuntimeSettings } from '../../src/ops/runtime-files.js';
 
 /** The checkout's root: it holds bin/meetctl.js, so systemd-analyze finds what ExecStart runs. */
 export const checkoutRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
@@ -39,4 +40,20 @@ export function verifyUnit(file: string): Promise<{ code: number; ours: string[]
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, ours, all });
     });
   });
+}
+
+/** The settings of an ordinary install (native unless overridden), for the runtime renderers. */
+export function runtimeSettings(overrides: Partial<RuntimeSettings> = {}): RuntimeSettings {
+  return {
+    runtime: 'native',
+    configDir: '/etc/meet',
+    envFile: '/etc/meet/meet.env',
+    dataDir: '/var/lib/meet',
+    engineAddr: { host: '127.0.0.1', port: 3000 },
+    compatAddr: { host: '127.0.0.1', port: 8088 },
+    installDir: packageRootForUnit(),
+    node: process.execPath,
+    user: 'meet',
+    ...overrides,
+  };
 }

@@ -7,25 +7,12 @@ import { parse as parseYaml } from 'yaml';
 import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
 import { runtimeFiles, runtimeNextSteps, RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from '../../src/ops/runtime-files.js';
 import { daemonFor, type Tap } from '../helpers/api.js';
-import { hasSystemdAnalyze, packageRootForUnit, verifyUnit as verify } from '../helpers/runtime.js';
+import { hasSystemdAnalyze, packageRootForUnit, runtimeSettings, verifyUnit as verify } from '../helpers/runtime.js';
 
 /** The package as a unit may name it (a link when the checkout is under a home directory). */
 const repoRoot = packageRootForUnit();
 
-function base(overrides: Partial<RuntimeSettings> = {}): RuntimeSettings {
-  return {
-    runtime: 'native',
-    configDir: '/etc/meet',
-    envFile: '/etc/meet/meet.env',
-    dataDir: '/var/lib/meet',
-    engineAddr: { host: '127.0.0.1', port: 3000 },
-    compatAddr: { host: '127.0.0.1', port: 8088 },
-    installDir: repoRoot,
-    node: process.execPath,
-    user: 'meet',
-    ...overrides,
-  };
-}
+const base = runtimeSettings;
 
 function outDirFor(t: Tap): string {
   const dir = mkdtempSync(join(tmpdir(), 'meet-runtime-'));
