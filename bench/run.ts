@@ -106,7 +106,7 @@ function record(m: Measurement): void {
   if (contended) notes.push(`${m.label}: other programs took ${m.otherCpuPct!.toFixed(0)}% of a core during the window; its figure is low by about that much.`);
   log(
     `${m.label}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, ${m.errors} errors, ` +
-      `CPU: server ${m.serverCpuPct?.toFixed(0) ?? '?'}%, client ${m.clientCpuPct.toFixed(0)}%${clientBound}, others ${m.otherCpuPct?.toFixed(0) ?? '?'}%`,
+      `CPU: server ${m.serverCpuPct?.toFixed(0) ?? '?'}% (main thread ${m.serverMainPct?.toFixed(0) ?? '?'}%, kernel ${m.serverSysPct?.toFixed(0) ?? '?'}%), client ${m.clientCpuPct.toFixed(0)}%${clientBound}, others ${m.otherCpuPct?.toFixed(0) ?? '?'}%`,
   );
 }
 

@@ -69,6 +69,7 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false, timing.rate);
   sampler?.window();
   const serverCpu0 = cpuTimesOf(spec.pid);
+  const mainCpu0 = cpuTimesOf(spec.pid, true);
   const clientCpu0 = process.cpuUsage();
   const busy0 = machineBusySeconds();
   const t0 = performance.now();
@@ -77,10 +78,12 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   const wallSec = (performance.now() - t0) / 1000;
   const windowEnd = Date.now();
   const serverCpu1 = cpuTimesOf(spec.pid);
+  const mainCpu1 = cpuTimesOf(spec.pid, true);
   const clientCpu = process.cpuUsage(clientCpu0);
   const busy1 = machineBusySeconds();
   const serverCpuPct = serverCpu0 && serverCpu1 ? ((serverCpu1.user + serverCpu1.system - serverCpu0.user - serverCpu0.system) / wallSec) * 100 : null;
   const serverSysPct = serverCpu0 && serverCpu1 ? ((serverCpu1.system - serverCpu0.system) / wallSec) * 100 : null;
+  const serverMainPct = mainCpu0 && mainCpu1 ? ((mainCpu1.user + mainCpu1.system - mainCpu0.user - mainCpu0.system) / wallSec) * 100 : null;
   const clientCpuPct = ((clientCpu.user + clientCpu.system) / 1e6 / wallSec) * 100;
   const machinePct = busy0 !== null && busy1 !== null ? ((busy1 - busy0) / wallSec) * 100 : null;
   const answered = Object.values(result.statusCodeStats ?? {}).reduce((sum, s) => sum + Number(s.count), 0);
@@ -96,6 +99,7 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
     peakRssMb: sampler?.peakMb() ?? null,
     serverCpuPct,
     serverSysPct,
+    serverMainPct,
     clientCpuPct,
     otherCpuPct: machinePct !== null && serverCpuPct !== null ? Math.max(0, machinePct - serverCpuPct - clientCpuPct) : null,
     windowMs: [windowStart, windowEnd],
@@ -129,6 +133,7 @@ export function combine(parts: readonly Measurement[]): Measurement {
     peakRssMb: rssValues.length > 0 ? Math.max(...rssValues) : null,
     serverCpuPct: weighted((m) => m.serverCpuPct),
     serverSysPct: weighted((m) => m.serverSysPct),
+    serverMainPct: weighted((m) => m.serverMainPct ?? null),
     clientCpuPct: weighted((m) => m.clientCpuPct)!,
     otherCpuPct: weighted((m) => m.otherCpuPct),
     windowMs: [first.windowMs[0], parts.at(-1)!.windowMs[1]],

@@ -25,10 +25,14 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User and system CPU seconds a process (all its threads) has used; null once it is gone. */
-export function cpuTimesOf(pid: number): { user: number; system: number } | null {
+/**
+ * User and system CPU seconds a process (all its threads) has used; null once it is gone.
+ * `mainThreadOnly` reads its main thread alone: JavaScript and the event loop's system calls,
+ * without V8's garbage-collection helpers and libuv's pool.
+ */
+export function cpuTimesOf(pid: number, mainThreadOnly = false): { user: number; system: number } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { user: Number(fields[11]) / clockTicks(), system: Number(fields[12]) / clockTicks() };

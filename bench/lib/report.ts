@@ -22,6 +22,8 @@ export interface Measurement {
   readonly serverCpuPct: number | null;
   /** Of which system (kernel) time, in % of one core. */
   readonly serverSysPct: number | null;
+  /** Of which the main thread's (JavaScript and the event loop's system calls), in % of one core. */
+  readonly serverMainPct?: number | null;
   /** CPU time of the load generator (this process) over the window, in % of one core. */
   readonly clientCpuPct: number;
   /** CPU the rest of the machine (other programs) took over the window, in % of one core. */
