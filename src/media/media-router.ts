@@ -1,5 +1,5 @@
 import type { LockSettings } from '../engine/live/meeting-locks.js';
-import type { MediaBackend, MediaPeer, RelayResult } from '../engine/live/media-port.js';
+import type { MediaBackend, MediaPeer, RelayResult, VideoView } from '../engine/live/media-port.js';
 import type { MediaKind } from '../protocol/live.js';
 
 /**
@@ -40,6 +40,10 @@ export class MediaRouter implements MediaBackend {
 
   disconnected(peer: MediaPeer): void {
     this.of(peer.meetingId).disconnected(peer);
+  }
+
+  view(peer: MediaPeer, view: VideoView): void {
+    this.of(peer.meetingId).view?.(peer, view);
   }
 
   locksChanged(meetingId: string, locks: LockSettings): void {

@@ -1,5 +1,5 @@
 import { mayAudio, mayVideo, type LockSettings } from '../engine/live/meeting-locks.js';
-import type { MediaBackend, MediaContext, MediaPeer, RelayResult } from '../engine/live/media-port.js';
+import type { MediaBackend, MediaContext, MediaPeer, RelayResult, VideoView } from '../engine/live/media-port.js';
 import { malformation, sending } from './sdp.js';
 import { canonicalSignal } from './signal-data.js';
 
@@ -57,6 +57,13 @@ export class MeshSignallingRelay implements MediaBackend {
   connected(_peer: MediaPeer): void {}
 
   disconnected(_peer: MediaPeer): void {}
+
+  /**
+   * `view` is ignored: each peer connection carries one person's video straight from her
+   * browser, and what a page does not show costs the server nothing (the page may stop
+   * rendering it; the upload is the sender's).
+   */
+  view(_peer: MediaPeer, _view: VideoView): void {}
 
   locksChanged(_meetingId: string, _locks: LockSettings): void {}
 

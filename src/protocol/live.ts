@@ -57,6 +57,9 @@ export interface WaitingItem {
  */
 export type MediaKind = 'mesh' | 'janus';
 
+/** The most ids one `view` may name: a page of the grid (25) and then some. */
+export const viewLimit = 64;
+
 export const sfuPeers = { publish: 'sfu:publish', subscribe: 'sfu:subscribe' } as const;
 
 /** Opaque WebRTC signalling: an SDP description or an ICE candidate. */
@@ -138,6 +141,14 @@ export type ClientMessage =
   | { readonly type: 'signal'; readonly to: string; readonly data: SignalData }
   | { readonly type: 'state'; readonly audio: boolean; readonly video: boolean; readonly screen: boolean }
   | { readonly type: 'speaking'; readonly speaking: boolean }
+  /**
+   * The participants whose video her page shows now (the tiles on screen), and the one shown
+   * large. Through the SFU she receives only their video (audio from everyone), `large` in the
+   * high simulcast layer and the others in the low one; before her first `view` she receives
+   * all of it. Ids not in the meeting are ignored; at most `viewLimit` ids; a few per second.
+   * The mesh ignores it (each peer connection carries its own video).
+   */
+  | { readonly type: 'view'; readonly video: readonly string[]; readonly large?: string }
   | { readonly type: 'chat'; readonly text: string }
   /** My own new name (the rule of every arrival; a few per 10 s): `state` with it goes to everyone. */
   | { readonly type: 'rename'; readonly name: string }

@@ -70,7 +70,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const mayAudio = () => lockAllowsAudio(self?.role ?? 'participant', locks);
   const mayVideo = () => lockAllowsVideo(self?.role ?? 'participant', locks);
 
-  const stage = new Stage(() => self?.participant_id, devices.outgoing);
+  const stage = new Stage(() => self?.participant_id, devices.outgoing, send);
   const chat = new ChatBox((text) => send({ type: 'chat', text }));
   const moderation = new ModerationTools(send);
   const people = new PeopleList({ participants, self: () => self, isModerator, subgroups: () => subgroups, send });
@@ -416,7 +416,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       connection.element,
       waiting.notification,
       stage.element,
-      stage.pager,
+      stage.controls,
     ),
     panel.element,
     el(

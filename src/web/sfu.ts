@@ -8,6 +8,21 @@ import { Mesh, type MeshOptions } from './mesh.js';
 const answerWaitMs = 8000;
 
 /**
+ * Simulcast layers of the camera (rids high, medium, low; Janus calls them substreams 2, 1, 0):
+ * the server forwards the high one to whoever shows her large and the low one to the small
+ * tiles of a grid or strip. Only when the camera gives more than one small tile's worth of
+ * pixels (360 lines or more); Chrome leaves out a layer too small to be worth sending.
+ */
+export function simulcastLayers(track: MediaStreamTrack): RTCRtpEncodingParameters[] | undefined {
+  if ((track.getSettings().height ?? 0) < 360) return undefined;
+  return [
+    { rid: 'h', maxBitrate: 900_000 },
+    { rid: 'm', maxBitrate: 300_000, scaleResolutionDownBy: 2 },
+    { rid: 'l', maxBitrate: 100_000, scaleResolutionDownBy: 4 },
+  ];
+}
+
+/**
  * The participant a received stream belongs to. The server subscribes with `use_msid`, so Janus
  * labels each stream `a=msid:<feed> <mid>`, and the feed is the participant id the server
  * joined her with; without it Janus says `janus`, which is no one.
@@ -56,7 +71,8 @@ export class Sfu {
     this.publisher = pc;
     for (const kind of ['audio', 'video'] as const) {
       const track = this.track(kind);
-      if (track && this.allowed(kind)) pc.addTransceiver(track, { direction: 'sendonly', streams: [this.stream] });
+      const sendEncodings = kind === 'video' && track ? simulcastLayers(track) : undefined;
+      if (track && this.allowed(kind)) pc.addTransceiver(track, { direction: 'sendonly', streams: [this.stream], ...(sendEncodings ? { sendEncodings } : {}) });
       else pc.addTransceiver(kind, { direction: 'inactive', streams: [this.stream] });
     }
     pc.onnegotiationneeded = () => void this.offer(pc);

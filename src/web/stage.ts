@@ -1,12 +1,18 @@
-import type { ParticipantView } from '../protocol/live.js';
+import type { ClientMessage, ParticipantView } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { badge, button, el } from './dom.js';
 import { icon } from './icons.js';
+import { layoutSwitch, storedLayout } from './stage-layout.js';
+import { arrange, viewOf, type LayoutMode } from './tile-arrangement.js';
 import { fill, words } from './words/index.js';
 
 /** A phone (the style sheet's breakpoint): the tiles come a page at a time, two by two. */
 const phoneQuery = '(max-width: 48rem)';
-const tilesPerPhonePage = 4;
+/** The server hears the tiles on screen once they settle: paging quickly sends one view, not one per page. */
+const viewSettleMs = 400;
+
+/** Whose video the page shows now, for the server (`view`): it forwards only that video. */
+export type ViewListener = (message: Extract<ClientMessage, { type: 'view' }>) => void;
 
 /** Columns for n tiles of camera video, as square as the count allows: 1 fills, 2 side by side, 3-4 two by two, 5-9 three across... */
 export function columnsFor(count: number): number {
@@ -18,8 +24,9 @@ export function columnsFor(count: number): number {
 /**
  * The stage: one tile per participant (an `li` of the tiles list holding a `figure`: a figure
  * cannot itself be a list item). The list's data attributes choose the layout in the style
- * sheet: a grid sized for the count, or, while someone shares a screen, that tile large and
- * the others in a strip.
+ * sheet: a grid sized for the count, or one tile large (a shared screen, or the speaker in
+ * speaker view) and the others in a strip. Tiles off the current page are hidden, and the
+ * server is told which video is on screen (stage-layout.ts decides what is).
  */
 export class Stage {
   readonly element = el('ul', { class: 'tiles', 'aria-label': words.stage.label, 'data-cols': '1' });
@@ -32,12 +39,26 @@ export class Stage {
   private page = 0;
   private pages = 1;
   private readonly phone = window.matchMedia(phoneQuery);
+  private mode: LayoutMode = storedLayout();
+  /** Who spoke last, from the server's `speaking`: the large tile of speaker view. */
+  private speaker: string | null = null;
+  /** The layout buttons and the pager, under the tiles. */
+  readonly controls: HTMLElement;
+  private viewTimer = 0;
+  private lastView = '';
 
   constructor(
     private readonly selfId: () => string | undefined,
     private readonly ownStream: MediaStream,
+    private readonly onView: ViewListener = () => {},
   ) {
     this.pager = el('div', { class: 'pager', role: 'group', 'aria-label': words.stage.pages, hidden: true }, this.previous, this.pageText, this.next);
+    const modes = layoutSwitch(this.mode, (mode) => {
+      this.mode = mode;
+      this.page = 0;
+      this.layout();
+    });
+    this.controls = el('div', { class: 'stage-controls' }, modes.element, this.pager);
     this.phone.addEventListener('change', () => this.layout());
   }
 
@@ -75,7 +96,7 @@ export class Stage {
     const marks = [p.role === 'moderator' ? badge(words.people.moderator) : null, muted, p.screen ? badge(words.stage.sharing, 'state') : null];
     tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
     tile.setAttribute('aria-label', p.name);
-    tile.classList.toggle('featured', p.screen);
+    tile.dataset.screen = String(p.screen);
     this.layout();
     return tile;
   }
@@ -83,11 +104,19 @@ export class Stage {
   remove(id: string): void {
     this.tiles.get(id)?.remove();
     this.tiles.delete(id);
+    if (this.speaker === id) this.speaker = null;
+    // Every tile gone (the connection is made again): the next view goes out even if it is the same.
+    if (this.tiles.size === 0) this.lastView = '';
     this.layout();
   }
 
   speaking(id: string, on: boolean): void {
-    this.tiles.get(id)?.classList.toggle('speaking', on);
+    const tile = this.tiles.get(id);
+    tile?.classList.toggle('speaking', on);
+    // Her own voice does not take the large tile: she knows what she looks like.
+    if (!tile || !on || this.speaker === id || id === this.selfId()) return;
+    this.speaker = id;
+    if (this.mode === 'speaker') this.layout();
   }
 
   attach(id: string, stream: MediaStream): void {
@@ -99,20 +128,43 @@ export class Stage {
   }
 
   private layout(): void {
-    const sharing = [...this.tiles.values()].some((t) => t.classList.contains('featured'));
-    this.element.dataset.layout = sharing ? 'share' : 'grid';
-    // On a phone a page holds four tiles (two by two, each large enough to see a face); a shared screen keeps its own layout.
-    const tiles = [...this.element.children].filter((c): c is HTMLElement => c instanceof HTMLElement);
-    const perPage = this.phone.matches && !sharing ? tilesPerPhonePage : Math.max(1, tiles.length);
-    this.pages = Math.max(1, Math.ceil(tiles.length / perPage));
-    this.page = Math.min(this.page, this.pages - 1);
-    tiles.forEach((tile, i) => (tile.hidden = Math.floor(i / perPage) !== this.page));
+    const self = this.selfId();
+    const ids = [...this.tiles.keys()];
+    const arrangement = arrange({
+      ids,
+      mode: this.mode,
+      phone: this.phone.matches,
+      self,
+      speaker: this.speaker,
+      sharing: ids.find((id) => this.tiles.get(id)?.dataset.screen === 'true') ?? null,
+      page: this.page,
+    });
+    const { large, shown } = arrangement;
+    this.page = arrangement.page;
+    this.pages = arrangement.pages;
+    for (const [id, tile] of this.tiles) {
+      tile.hidden = id !== large && !shown.includes(id);
+      tile.classList.toggle('featured', id === large);
+    }
+    this.element.dataset.layout = large !== null ? 'share' : 'grid';
+    this.element.dataset.mode = this.mode;
     this.pager.hidden = this.pages <= 1;
     this.pageText.textContent = fill(words.stage.page, { page: this.page + 1, pages: this.pages });
     this.previous.setAttribute('aria-disabled', String(this.page === 0));
     this.next.setAttribute('aria-disabled', String(this.page === this.pages - 1));
-    const shown = Math.min(perPage, tiles.length - this.page * perPage);
-    this.element.dataset.cols = String(columnsFor(shown));
-    this.element.dataset.count = String(shown);
+    this.element.dataset.cols = String(columnsFor(shown.length));
+    this.element.dataset.count = String(shown.length);
+    this.tellView(JSON.stringify(viewOf(arrangement, self)));
+  }
+
+  /** The view once it settles, and only when it changed. */
+  private tellView(view: string): void {
+    window.clearTimeout(this.viewTimer);
+    if (this.tiles.size === 0) return;
+    this.viewTimer = window.setTimeout(() => {
+      if (view === this.lastView) return;
+      this.lastView = view;
+      this.onView({ type: 'view', ...(JSON.parse(view) as { video: string[]; large?: string }) });
+    }, viewSettleMs);
   }
 }

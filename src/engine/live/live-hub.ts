@@ -42,7 +42,7 @@ export interface LiveHubDeps {
   readonly log: EngineLog;
 }
 
-type Moderation = Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'chat' | 'rename' }>;
+type Moderation = Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'view' | 'chat' | 'rename' }>;
 
 /**
  * The live meeting of every room: who is connected, their media states, chat, speaking, lock
@@ -233,6 +233,8 @@ export class LiveHub implements LiveApi {
         return this.media.state(state, member, message);
       case 'speaking':
         return this.media.claimed(state, member, message.speaking);
+      case 'view':
+        return this.media.view(state, member, message.video, message.large, this.options.viewLimit);
       case 'chat':
         return this.chat.post(state, member, message.text);
       case 'rename':

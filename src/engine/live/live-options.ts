@@ -16,6 +16,8 @@ export interface LiveOptions {
   readonly renameLimit?: RateLimit;
   /** A moderator's meeting settings (subject, waiting room on/off) per window: durable writes told to everyone. */
   readonly settingsLimit?: RateLimit;
+  /** `view` messages (which video her page shows) per participant per window: each may re-plan her SFU subscription. */
+  readonly viewLimit?: RateLimit;
   /** A turn's waiting-list changes above this many go out as the whole list when that is shorter (admit all). */
   readonly waitingFullListAbove?: number;
 }
@@ -29,5 +31,6 @@ export const liveDefaults = {
   resyncLimit: { count: 5, windowMs: 10_000 },
   renameLimit: { count: 5, windowMs: 10_000 },
   settingsLimit: { count: 10, windowMs: 10_000 },
+  viewLimit: { count: 30, windowMs: 10_000 },
   waitingFullListAbove: 64,
 } as const;

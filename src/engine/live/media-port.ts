@@ -20,9 +20,22 @@ export interface MediaBackend {
   /** A participant's live connection opened or closed. */
   connected(peer: MediaPeer): void;
   disconnected(peer: MediaPeer): void;
+  /**
+   * Whose video her page shows now (ids of admitted members of her meeting, never her own) and
+   * which one large: an SFU forwards her only that video (audio from everyone), the large one in
+   * its high simulcast layer. Until her first view she receives every video. Optional: the mesh
+   * has nothing to choose (each peer connection carries one person's video).
+   */
+  view?(peer: MediaPeer, view: VideoView): void;
   /** The meeting's lock settings changed (an SFU would stop forwarding what is now locked). */
   locksChanged(meetingId: string, locks: LockSettings): void;
   meetingEnded(meetingId: string): void;
+}
+
+/** The video a page shows: the participants on screen, and the one large (null: none). */
+export interface VideoView {
+  readonly video: readonly string[];
+  readonly large: string | null;
 }
 
 /** An admitted participant with a live connection, as the media side sees them. */

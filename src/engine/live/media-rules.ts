@@ -4,6 +4,7 @@ import type { MeetingStats } from '../stats/meeting-stats.js';
 import { liveError } from './live-errors.js';
 import { locksOnWire, mayAudio, mayVideo, type LockSettings, type MeetingLocks } from './meeting-locks.js';
 import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from './media-port.js';
+import type { RateLimit } from './rate-windows.js';
 import { viewOf, type LiveRooms, type Member, type RoomState } from './room-state.js';
 
 export interface MediaRulesDeps {
@@ -81,6 +82,23 @@ export class MediaRules {
       this.setMedia(state, member, { audio, video: member.video && videoAllowed, screen: member.screen && videoAllowed }, false);
     }
     this.backend.locksChanged(state.meetingId, locks);
+  }
+
+  /**
+   * Which participants' video her page shows (`view`): ids of members of her room's meeting
+   * only (others, and her own, are dropped), handed to the backend. A flood is cut by its own
+   * window: each view may re-plan her subscription on the SFU.
+   */
+  view(state: RoomState, member: Member, video: readonly string[], large: string | undefined, limit: RateLimit): void {
+    if (!member.windows.views.admit(this.rooms.nowMs(), limit)) {
+      member.outbox.send(liveError('rate_limited', 'too many view changes; wait a few seconds'));
+      return;
+    }
+    const shown = (id: string) => id !== member.participantId && state.members.has(id);
+    const big = large !== undefined && shown(large) ? large : null;
+    const ids = new Set(video.filter(shown));
+    if (big !== null) ids.add(big);
+    this.backend.view?.(peerOf(state, member), { video: [...ids], large: big });
   }
 
   /** A signal for another member, through the media backend (which checks it against the sender's locks). */

@@ -27,6 +27,7 @@ export interface Member {
     readonly resyncs: RateWindow;
     readonly renames: RateWindow;
     readonly settings: RateWindow;
+    readonly views: RateWindow;
   };
 }
 
@@ -135,6 +136,7 @@ export class LiveRooms {
         resyncs: new RateWindow(now),
         renames: new RateWindow(now),
         settings: new RateWindow(now),
+        views: new RateWindow(now),
       },
     };
     state.members.set(member.participantId, member);

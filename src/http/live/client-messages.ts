@@ -1,6 +1,6 @@
 import type { LockSettings } from '../../engine/live/meeting-locks.js';
 import type { Incoming } from '../../engine/live/outbox.js';
-import type { ClientMessage } from '../../protocol/live.js';
+import { viewLimit, type ClientMessage } from '../../protocol/live.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -41,6 +41,13 @@ export function parseClientMessage(raw: string): Incoming {
     case 'speaking':
       if (typeof value.speaking !== 'boolean') return bad('speaking needs "speaking": a boolean');
       return good({ type: 'speaking', speaking: value.speaking });
+    case 'view': {
+      const { video, large } = value;
+      const ids = Array.isArray(video) && video.length <= viewLimit && video.every((id) => typeof id === 'string' && id.length <= 128);
+      if (!ids) return bad(`view needs "video": at most ${viewLimit} participant ids`);
+      if (large !== undefined && (typeof large !== 'string' || large.length > 128)) return bad('view\'s "large" must be a participant id');
+      return good({ type: 'view', video: video as string[], ...(large === undefined ? {} : { large }) });
+    }
     case 'chat':
       if (typeof value.text !== 'string') return bad('chat needs "text": a string');
       return good({ type: 'chat', text: value.text });

@@ -1,11 +1,11 @@
 import { mayAudio, mayVideo, type LockSettings } from '../../engine/live/meeting-locks.js';
-import type { MediaBackend, MediaContext, MediaPeer, RelayResult } from '../../engine/live/media-port.js';
+import type { MediaBackend, MediaContext, MediaPeer, RelayResult, VideoView } from '../../engine/live/media-port.js';
 import { sfuPeers, type ServerMessage } from '../../protocol/live.js';
 import { malformation, mediaSections, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
 import type { JanusRooms } from './janus-rooms.js';
 import { JanusSession, janusInfo, type JanusEndpoint, type JanusEvent, type Jsep } from './janus-session.js';
-import { VideoRoomHandle, type Publisher } from './videoroom.js';
+import { subscribedStreams, VideoRoomHandle, type Publisher, type StreamSetting, type SubscribedStream } from './videoroom.js';
 
 export interface JanusBackendOptions {
   readonly rooms: JanusRooms;
@@ -26,6 +26,12 @@ interface Member {
    * that carried its stream (a locked page re-offers without it), so the release must find it here.
    */
   readonly muted: Map<string, 'audio' | 'video'>;
+  /** The video her page shows (`view`); null until it first says: then she gets every video. */
+  view: VideoView | null;
+  /** The video streams of her subscription (the mids on her subscriber connection, by feed). */
+  video: SubscribedStream[];
+  /** What Janus was last told of each of those streams (`mid/feed` → `send:substream`). */
+  readonly applied: Map<string, string>;
   /** Her Janus requests, one after the other (an offer before its candidates, a join before either). */
   queue: Promise<void>;
   gone: boolean;
@@ -121,7 +127,19 @@ export class JanusBackend implements MediaBackend {
     const old = this.members.get(peer.participantId);
     if (old) this.leave(old);
     const queue = this.leaving.get(peer.participantId) ?? Promise.resolve();
-    const member: Member = { peer, publisher: null, subscriber: null, feeds: new Set(), streams: [], muted: new Map(), queue, gone: false };
+    const member: Member = {
+      peer,
+      publisher: null,
+      subscriber: null,
+      feeds: new Set(),
+      streams: [],
+      muted: new Map(),
+      view: null,
+      video: [],
+      applied: new Map(),
+      queue,
+      gone: false,
+    };
     this.members.set(peer.participantId, member);
     this.enqueue(member, () => this.join(member));
   }
@@ -129,6 +147,41 @@ export class JanusBackend implements MediaBackend {
   disconnected(peer: MediaPeer): void {
     const member = this.members.get(peer.participantId);
     if (member && member.peer.meetingId === peer.meetingId) this.leave(member);
+  }
+
+  /**
+   * Her page shows these participants' video: Janus forwards her only theirs (audio stays on for
+   * everyone), the large one in the high simulcast layer and the rest in the low one.
+   */
+  view(peer: MediaPeer, view: VideoView): void {
+    const member = this.members.get(peer.participantId);
+    if (!member || member.gone || member.peer.meetingId !== peer.meetingId) return;
+    member.view = view;
+    this.enqueue(member, () => this.applyView(member));
+  }
+
+  /** Tells Janus what changed of her video streams' forwarding since it was last told. */
+  private async applyView(member: Member): Promise<void> {
+    const { view, subscriber } = member;
+    if (!view || !subscriber) return;
+    const changes: StreamSetting[] = [];
+    for (const { mid, feed } of member.video) {
+      const setting = { mid, send: view.video.includes(feed), substream: view.large === feed ? 2 : 0 };
+      const key = `${mid}/${feed}`;
+      const value = `${setting.send}:${setting.substream}`;
+      if (member.applied.get(key) === value) continue;
+      member.applied.set(key, value);
+      changes.push(setting);
+    }
+    if (changes.length > 0) await subscriber.configureStreams(changes);
+  }
+
+  /** Janus listed her subscription's streams: keep its video ones; a mid given to another feed starts afresh. */
+  private subscribed(member: Member, streams: readonly SubscribedStream[] | null): void {
+    if (!streams) return;
+    member.video = streams.filter((s) => s.type === 'video');
+    const current = new Set(member.video.map((s) => `${s.mid}/${s.feed}`));
+    for (const key of member.applied.keys()) if (!current.has(key)) member.applied.delete(key);
   }
 
   locksChanged(meetingId: string, locks: LockSettings): void {
@@ -229,19 +282,27 @@ export class JanusBackend implements MediaBackend {
       if (!spec) return;
       let offer: Jsep | null;
       if (member.subscriber) {
-        offer = await member.subscriber.addFeeds(fresh);
+        const added = await member.subscriber.addFeeds(fresh);
+        offer = added.jsep;
+        this.subscribed(member, added.streams);
       } else {
         const session = await this.sessionNow();
         member.subscriber = await VideoRoomHandle.attach(session, '', (event) => this.subscriberEvent(member, event));
-        offer = await member.subscriber.subscribe(spec.room, spec.pin, fresh);
+        const made = await member.subscriber.subscribe(spec.room, spec.pin, fresh);
+        offer = made.jsep;
+        this.subscribed(member, made.streams);
       }
       if (offer) this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: offer.sdp } } });
+      // New feeds come forwarded (Janus's default): those her page does not show stop now.
+      await this.applyView(member);
     });
   }
 
   /** Janus renegotiates a subscription by itself (a feed left): its new offer goes to the page. */
   private subscriberEvent(member: Member, event: JanusEvent): void {
-    if (member.gone || event.jsep?.type !== 'offer') return;
+    if (member.gone) return;
+    this.subscribed(member, subscribedStreams(event.plugindata?.data ?? {}));
+    if (event.jsep?.type !== 'offer') return;
     this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: event.jsep.sdp } } });
   }
 
@@ -298,6 +359,8 @@ export class JanusBackend implements MediaBackend {
         member.feeds.clear();
         member.streams = [];
         member.muted.clear();
+        member.video = [];
+        member.applied.clear();
         this.enqueue(member, () => this.join(member));
         this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
       }

@@ -24,6 +24,41 @@ export interface Publisher {
   readonly streams: readonly PublishedStream[];
 }
 
+/** One stream of a subscription: its mid on the subscriber's connection, whose feed it carries. */
+export interface SubscribedStream {
+  readonly mid: string;
+  readonly feed: string;
+  readonly type: string;
+}
+
+/** What Janus answers a subscription request: its offer (when the streams changed) and the streams it now holds. */
+export interface Subscription {
+  readonly jsep: Jsep | null;
+  /** Null when the answer does not list them. */
+  readonly streams: SubscribedStream[] | null;
+}
+
+/** How one stream of a subscription is forwarded: at all, and which simulcast layer (0 lowest, 2 highest). */
+export interface StreamSetting {
+  readonly mid: string;
+  readonly send: boolean;
+  readonly substream: number;
+}
+
+/** The `streams` list of a subscriber's event (attached, updated), active ones with a feed only. */
+export function subscribedStreams(data: Record<string, unknown>): SubscribedStream[] | null {
+  const list = data['streams'];
+  if (!Array.isArray(list)) return null;
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null);
+  return (list as { mid?: unknown; feed_id?: unknown; type?: unknown; active?: unknown }[]).flatMap((s) => {
+    const mid = text(s.mid);
+    const feed = text(s.feed_id);
+    return s.active !== false && mid !== null && feed !== null ? [{ mid, feed, type: text(s.type) ?? '' }] : [];
+  });
+}
+
+const subscription = (event: JanusEvent): Subscription => ({ jsep: event.jsep ?? null, streams: subscribedStreams(event.plugindata?.data ?? {}) });
+
 function publishersOf(data: Record<string, unknown>): Publisher[] {
   const list = data['publishers'];
   return Array.isArray(list)
@@ -101,7 +136,7 @@ export class VideoRoomHandle {
   }
 
   /** Joins as a subscriber to the given publishers' streams; answers Janus's SDP offer. */
-  async subscribe(room: string, pin: string, feeds: readonly string[]): Promise<Jsep> {
+  async subscribe(room: string, pin: string, feeds: readonly string[]): Promise<Subscription & { readonly jsep: Jsep }> {
     const event = await this.session.async(this.id, {
       request: 'join',
       ptype: 'subscriber',
@@ -112,18 +147,25 @@ export class VideoRoomHandle {
       use_msid: true,
     });
     if (!event.jsep) throw new Error('Janus answered the subscription without a session description');
-    return event.jsep;
+    return { jsep: event.jsep, streams: subscribedStreams(event.plugindata?.data ?? {}) };
   }
 
   /** Adds feeds to an existing subscription; Janus renegotiates (a new offer, if any changed). */
-  async addFeeds(feeds: readonly string[]): Promise<Jsep | null> {
-    const event = await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) });
-    return event.jsep ?? null;
+  async addFeeds(feeds: readonly string[]): Promise<Subscription> {
+    return subscription(await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) }));
   }
 
-  async removeFeeds(feeds: readonly string[]): Promise<Jsep | null> {
-    const event = await this.session.async(this.id, { request: 'unsubscribe', streams: feeds.map((feed) => ({ feed })) });
-    return event.jsep ?? null;
+  async removeFeeds(feeds: readonly string[]): Promise<Subscription> {
+    return subscription(await this.session.async(this.id, { request: 'unsubscribe', streams: feeds.map((feed) => ({ feed })) }));
+  }
+
+  /**
+   * Forwards (or stops forwarding) streams of this subscription, and picks their simulcast
+   * layer: no renegotiation, the m-line stays and its RTP stops. Janus ignores the layer of a
+   * stream its publisher does not simulcast.
+   */
+  async configureStreams(settings: readonly StreamSetting[]): Promise<void> {
+    await this.session.async(this.id, { request: 'configure', streams: settings.map((s) => ({ mid: s.mid, send: s.send, substream: s.substream })) });
   }
 
   /** The subscriber's answer to Janus's offer. */

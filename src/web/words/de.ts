@@ -239,5 +239,8 @@ export const de: Words = {
     previous: 'Vorherige Videoseite',
     next: 'Nächste Videoseite',
     page: 'Seite {page} von {pages}',
+    layout: 'Ansicht',
+    speakerView: 'Sprecheransicht',
+    grid: 'Raster',
   },
 };

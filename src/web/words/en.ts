@@ -246,6 +246,9 @@ export const en = {
     previous: 'Previous page of video',
     next: 'Next page of video',
     page: 'Page {page} of {pages}',
+    layout: 'Layout',
+    speakerView: 'Speaker view',
+    grid: 'Grid',
   },
 };
 
