@@ -88,7 +88,7 @@ async function enter(client: Client, path: string, json: unknown): Promise<Enter
 }
 
 export async function sfuScenario(
-  daemon: Daemon,
+  daemon: Pick<Daemon, 'url' | 'adminToken' | 'pid'>,
   options: { steps: readonly number[]; windowSec: number; settleSec?: number; camera?: CameraShape; log: (m: string) => void },
 ): Promise<SfuFigures> {
   const t0 = Date.now();
