@@ -19,7 +19,7 @@ import { classroomCamera, LiveSocket, SyntheticPublisher, SyntheticSubscriber, t
 /** The daemon's settings for this scenario: Janus required (not auto), its own UDP ports away from the tests'. */
 export const sfuDaemonEnv = { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '46000-47999' } as const;
 
-export const defaultSfuSteps = [5, 10, 20, 30, 40, 60, 80, 100];
+export const defaultSfuSteps = [5, 10, 20, 30, 40, 60, 80, 100, 150, 200];
 /** A step holds when every pupil lost less than this share of the teacher's video packets. */
 export const lossLimitPct = 2;
 export const holdRule =
@@ -53,9 +53,11 @@ export interface SfuFigures {
   readonly rule: string;
   readonly lossLimitPct: number;
   readonly steps: readonly SfuStep[];
-  /** The largest N that held, and subscribers per core of Janus CPU at that step. */
+  /** The largest N that held, and subscribers per core of Janus CPU at that step (its fixed cost included). */
   readonly largestHolding: number | null;
   readonly subscribersPerJanusCore: number | null;
+  /** What one more subscriber costs Janus, in % of a core: the slope of its CPU over the steps that held (two at least). */
+  readonly janusCpuPctPerSubscriber: number | null;
   readonly stoppedBecause: string;
   readonly totalSec: number;
 }
@@ -108,7 +110,7 @@ export async function sfuScenario(
 
   const pupils: SyntheticSubscriber[] = [];
   const steps: SfuStep[] = [];
-  let stoppedBecause = `every step held, up to ${options.steps.at(-1)} subscribers (the largest asked)`;
+  let stoppedBecause = `every step held up to ${options.steps.at(-1)} subscribers, the largest asked: the limit is higher`;
   try {
     for (const n of options.steps) {
       const joinT0 = Date.now();
@@ -141,7 +143,8 @@ export async function sfuScenario(
     await publisher.close().catch(() => undefined);
     client.close();
   }
-  const held = steps.filter((s) => s.holds).at(-1) ?? null;
+  const holding = steps.filter((s) => s.holds);
+  const held = holding.at(-1) ?? null;
   return {
     camera,
     rule: holdRule,
@@ -149,9 +152,20 @@ export async function sfuScenario(
     steps,
     largestHolding: held?.subscribers ?? null,
     subscribersPerJanusCore: held?.janusCpuPct ? (held.subscribers * 100) / held.janusCpuPct : null,
+    janusCpuPctPerSubscriber: slope(holding.flatMap((s) => (s.janusCpuPct === null ? [] : [[s.subscribers, s.janusCpuPct] as const]))),
     stoppedBecause,
     totalSec: (Date.now() - t0) / 1000,
   };
+}
+
+/** Least-squares slope of y over x; null with fewer than two distinct x. */
+export function slope(points: readonly (readonly [number, number])[]): number | null {
+  if (new Set(points.map(([x]) => x)).size < 2) return null;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / points.length;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
+  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  return sxy / sxx;
 }
 
 const fmt = (n: number | null) => (n === null ? '?' : n.toFixed(0));
@@ -255,7 +269,8 @@ export function sfuSummary(f: SfuFigures): string[] {
   return [
     `sfu: 1 publisher (werift, synthetic VP8 ${c.fps} fps ${c.videoKbps} kbit/s, keyframe every ${c.keyframeEvery} frames${c.audioBytes > 0 ? ', Opus 50 packets/s' : ''}) and N werift subscribers through the daemon's own Janus; CPU in % of one core over each window`,
     `sfu rule: ${f.rule}`,
-    `sfu: largest N that held: ${f.largestHolding ?? 'none'}${f.subscribersPerJanusCore !== null ? `, i.e. about ${Math.floor(f.subscribersPerJanusCore)} subscribers per core of Janus CPU at that step` : ''}; ${f.stoppedBecause}; ${f.totalSec.toFixed(0)} s`,
+    `sfu: largest N that held: ${f.largestHolding ?? 'none'}${f.subscribersPerJanusCore !== null ? `, i.e. ${Math.floor(f.subscribersPerJanusCore)} subscribers per core of Janus CPU at that step` : ''}` +
+      `${f.janusCpuPctPerSubscriber !== null ? `; each subscriber adds ${f.janusCpuPctPerSubscriber.toFixed(2)}% of a core to Janus (slope over the steps that held)` : ''}; ${f.stoppedBecause}; ${f.totalSec.toFixed(0)} s`,
     ...f.steps.flatMap((s) => (s.notes.length > 0 ? [`sfu, ${s.subscribers} subscribers: ${s.notes.join('; ')}`] : [])),
   ];
 }

@@ -3,7 +3,7 @@
 // does. No timing is asserted; the point is that the synthetic peers are real (packets arrive).
 import { networkInterfaces } from 'node:os';
 import t from 'tap';
-import { sfuDaemonEnv, sfuScenario, sfuTable } from '../../bench/lib/sfu.js';
+import { sfuDaemonEnv, sfuScenario, sfuTable, slope } from '../../bench/lib/sfu.js';
 import { RtpCount, vp8Frame } from '../../bench/lib/synthetic-peer.js';
 import { daemonFor } from '../helpers/api.js';
 import { janusMissing } from '../helpers/janus.js';
@@ -50,4 +50,14 @@ t.test('the RTP count tells lost packets across the 16-bit wrap', async (t) => {
   t.same(count.snapshot(), { received: 7, expected: 7 }, 'a late packet fills its gap; the wrap goes on counting');
   count.add(10);
   t.same(count.snapshot(), { received: 8, expected: 14 }, '4 to 9 are missing');
+});
+
+t.test('what one more subscriber costs is the slope over the steps that held', async (t) => {
+  const points = [
+    [10, 12],
+    [20, 20],
+    [40, 36],
+  ] as const;
+  t.ok(Math.abs(slope(points)! - 0.8) < 1e-9, '0.8% of a core per subscriber');
+  t.equal(slope([[10, 12]]), null, 'one step tells no slope');
 });
