@@ -24,7 +24,7 @@ export const defaultSfuSteps = [5, 10, 20, 30, 40, 60, 80, 100, 150, 200];
 export const lossLimitPct = 2;
 export const holdRule =
   `a step holds when every subscriber received video, each lost under ${lossLimitPct}% of the video packets sent in the window ` +
-  '(RTP sequence gaps), and Janus used under 100% of one core; the first step that does not hold ends the run';
+  '(RTP sequence gaps), and Janus and the daemon each used under 100% of one core; the first step that does not hold ends the run';
 
 export interface SfuStep {
   readonly subscribers: number;
@@ -213,6 +213,7 @@ async function measureStep(
   if (silent > 0) notes.push(`${silent} subscriber(s) received no video in the window`);
   if (video.worst >= lossLimitPct) notes.push(`a subscriber lost ${video.worst.toFixed(1)}% of the video (limit ${lossLimitPct}%)`);
   if (janusCpuPct !== null && janusCpuPct >= 100) notes.push(`Janus used ${janusCpuPct.toFixed(0)}% of a core`);
+  if (daemonCpuPct !== null && daemonCpuPct >= 100) notes.push(`the daemon used ${daemonCpuPct.toFixed(0)}% of a core`);
   const holds = notes.length === 0;
   const stalls = publisher.sent.stalls - sent0.stalls;
   if (stalls > 0) notes.push(`the publisher was not scheduled for over 100 ms ${stalls} time(s) (a loaded machine) and skipped those frames`);
