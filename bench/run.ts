@@ -8,9 +8,12 @@
  *   npm run bench -- [--duration 8] [--warmup 2] [--connections 10] [--log-level warn]
  *                    [--open 1000,10000,50000] [--only list,poll,knock,api,moderators] [--wait-quiet 60]
  *                    [--cpu-prof] [--daemon-env NAME=VALUE ...] [--meetctl path/to/bin/meetctl.js] [--keep]
+ *                    [--sfu-steps 5,10,20,30,40,60,80,100] [--sfu-window 10]
  *
  * The baseline always runs (first and last). --cpu-prof writes bench/profiles/<server>.cpuprofile; `node bench/dist/profile.js` then shows
  * where each scenario's server time went. --meetctl serves another build (an A/B comparison).
+ * `--only sfu` (not in the default list: it needs Janus and takes a few minutes) is the class-size
+ * load test of bench/lib/sfu.ts: one publisher, N subscribers per --sfu-steps, --sfu-window s each.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
@@ -24,6 +27,7 @@ import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
 import { measure, measureAtEqualRate, measurePaired, measureRounds, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
+import { defaultSfuSteps, sfuDaemonEnv, sfuScenario, sfuSummary, sfuTable, type SfuFigures } from './lib/sfu.js';
 import {
   checkTargets,
   cpuPerRequestUs,
@@ -53,6 +57,8 @@ const { values: args } = parseArgs({
     meetctl: { type: 'string', default: join(repoRoot, 'bin', 'meetctl.js') },
     'wait-quiet': { type: 'string', default: '60' },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results.json') },
+    'sfu-steps': { type: 'string', default: defaultSfuSteps.join(',') },
+    'sfu-window': { type: 'string', default: '10' },
   },
 });
 
@@ -443,6 +449,27 @@ async function moderatorsScenario(): Promise<void> {
   await daemon.stop();
 }
 
+// ---------------------------------------------------------------- class through Janus (bench/lib/sfu.ts)
+
+let sfuFigures: SfuFigures | null = null;
+
+async function sfuRun(): Promise<void> {
+  const env = { ...sfuDaemonEnv, ...daemonEnv };
+  const daemon = await startDaemon('daemon-sfu', settings, { dataDir: join(workDir, 'sfu'), workDir, env }).catch((err: Error) => {
+    notes.push(`sfu: not measured, a daemon with SERVICE_MEDIA=janus did not start (is the janus package installed?): ${err.message.split('\n')[0]}`);
+    return null;
+  });
+  if (!daemon) return;
+  servers.push(daemon);
+  await quietMoment('sfu');
+  const steps = args['sfu-steps']
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
+  sfuFigures = await sfuScenario(daemon, { steps, windowSec: Number(args['sfu-window']), log });
+  await daemon.stop();
+}
+
 /** The knock's durable write without HTTP or engine (bench/lib/knock-floor.ts): the knock's ceiling. */
 let knockFloor: KnockFloor | null = null;
 
@@ -626,6 +653,7 @@ async function main(): Promise<void> {
   if (only.has('poll') || only.has('list')) await waitingScenarios();
   if (only.has('knock')) await knockScenario();
   if (only.has('moderators')) await moderatorsScenario();
+  if (only.has('sfu')) await sfuRun();
   if (only.has('api')) {
     const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
     const one = await startApiDaemon('1t', [primary]);
@@ -678,6 +706,7 @@ async function main(): Promise<void> {
     if ((f.otherCpuPct ?? 0) > 25)
       notes.push(`moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`);
   }
+  if (sfuFigures) console.log(`${sfuTable(sfuFigures)}\n${sfuSummary(sfuFigures).join('\n')}`);
   for (const note of notes) console.log(`note: ${note}`);
   console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
 
@@ -715,6 +744,7 @@ async function main(): Promise<void> {
     knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps) } : null,
     memory,
     moderators: moderatorFigures,
+    sfu: sfuFigures ? { ...sfuFigures, table: sfuTable(sfuFigures) } : null,
     notes,
     totalSec,
     table,
