@@ -20,10 +20,10 @@ export async function openEngine(
   config: Config,
   clock: Clock,
   log: Logger,
-  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> & Pick<ServicesOptions, 'media'> = {},
+  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> & Pick<ServicesOptions, 'media' | 'scheduler'> = {},
 ): Promise<Engine> {
-  const { media, ...appOptions } = options;
-  const services = openServices(config, clock, { log, ...(media ? { media } : {}) });
+  const { media, scheduler, ...appOptions } = options;
+  const services = openServices(config, clock, { log, ...(media ? { media } : {}), ...(scheduler ? { scheduler } : {}) });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   try {

@@ -12,6 +12,7 @@ import { RequestSummary, summarizeEvery } from './request-summary.js';
 import { openEngine } from './engine.js';
 import { startMedia } from './media-choice.js';
 import { systemClock } from './services.js';
+import type { Scheduler } from '../engine/clock.js';
 
 export const initialTokenFileName = 'initial-admin-token';
 
@@ -53,10 +54,11 @@ function writeInitialToken(dataDir: string, token: string): string {
   return file;
 }
 
-/** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily). */
+/** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily), the live meeting's timers. */
 export interface DaemonOptions {
   readonly now?: () => Date;
   readonly licenceCheckMs?: number;
+  readonly scheduler?: Scheduler;
 }
 
 /** Opens the store, starts the engine listener and returns a handle that stops it gracefully. */
@@ -82,6 +84,7 @@ export async function startDaemon(
       readinessChecks: [{ name: 'compat_listener', check: compatCheck }, ...(media.readiness ? [media.readiness] : [])],
       accessLog,
       media: media.factory,
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   } catch (err) {
     await media.close();

@@ -61,6 +61,8 @@ export interface ServicesOptions {
   readonly log?: EngineLog;
   /** The media backend (daemon/media-choice.ts); the embedded mesh relay when not given. */
   readonly media?: MediaBackendFactory;
+  /** The live meeting's timers (grace periods); real ones unless a test moves them by hand. */
+  readonly scheduler?: Scheduler;
 }
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
@@ -92,7 +94,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     locks: new MeetingLocks(liveStore, clock),
     stats,
     clock,
-    scheduler: systemScheduler,
+    scheduler: options.scheduler ?? systemScheduler,
     // The daemon chose the media backend (mesh, or Janus behind a router); in-process tests get the mesh.
     media: options.media ?? ((context) => new MeshSignallingRelay(context)),
     log,

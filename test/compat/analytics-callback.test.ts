@@ -6,14 +6,14 @@ import t from 'tap';
 import { CallbackQueue } from '../../src/compat/confapi/callbacks.js';
 import { TargetGuard } from '../../src/compat/confapi/target-guard.js';
 import type { Tap } from '../helpers/api.js';
-import { assertSuccess, compatDaemonFor, ConfapiClient, logMatch, receiverFor, roomAndToken, startWithToken, type CompatDaemon } from '../helpers/compat.js';
+import { assertSuccess, compatInProcessFor, ConfapiClient, logMatch, receiverFor, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
 import { MemoryCallbacks, settled } from '../helpers/memory-callbacks.js';
 
 const secret = 'analytics-tenant-secret-4b9e21';
 const key = new TextEncoder().encode(secret);
 
 /** Joins through the API and enters the room with the join link, as a browser does. */
-async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingId: string, fullName: string, password: string): Promise<void> {
+async function enter(t: Tap, d: CompatServer, api: ConfapiClient, meetingId: string, fullName: string, password: string): Promise<void> {
   const joined = await api.get('join', [
     ['meetingID', meetingId],
     ['fullName', fullName],
@@ -28,7 +28,7 @@ async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingId: str
 
 t.test('a meeting that ran sends one analytics POST at its end, signed HS512 with the tenant secret', async (t) => {
   const receiver = await receiverFor(t, 202);
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1' });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1' });
   const api = new ConfapiClient(d.compatUrl, secret);
 
   // Nobody enters this one: upstream sends analytics only for meetings that ran.
@@ -121,7 +121,7 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
 
 t.test('a private address without allow-listing gets nothing: the guard refuses it', async (t) => {
   const receiver = await receiverFor(t);
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const api = new ConfapiClient(d.compatUrl, secret);
   assertSuccess(
     t,

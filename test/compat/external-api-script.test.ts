@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 
 const frontend = 'https://meet.example.org:8443/base';
 
@@ -12,7 +12,7 @@ const get = (url: string, headers: Record<string, string> = {}, method = 'GET') 
 
 t.test('one cacheable script under both paths', async (t) => {
   // The listener runs with the meeting API on; the script does not depend on which surface is active.
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789', COMPAT_FRONTEND_URL: frontend });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789', COMPAT_FRONTEND_URL: frontend });
   const plain = await get(`${d.compatUrl}/external_api.js`);
   const body = await plain.text();
   t.equal(plain.status, 200, 'served');
@@ -67,7 +67,7 @@ t.test('one cacheable script under both paths', async (t) => {
 });
 
 t.test('abuse: what the path may carry', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789' });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789' });
   const reference = await (await get(`${d.compatUrl}/external_api.js`)).text();
   // Traversal and odd segments never reach a file: the script or a 404, nothing else.
   for (const path of [

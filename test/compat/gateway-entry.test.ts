@@ -1,4 +1,4 @@
-// Issue 14 points 1, 6, 7, 10, 11: the embed gateway's conference entry against a real daemon.
+// Issue 14 points 1, 6, 7, 10, 11: the embed gateway's conference entry against the daemon (in this process; its exit codes spawned).
 // The token matrix (every rule of point 6, each on its own), tenants and their namespaces, open
 // rooms, the 403 page, framing of plain and embed pages, short secrets, and no JWT in the log.
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { claimsOf, compatDaemonFor, logMatch, roomAndToken, startWithToken, type CompatDaemon } from '../helpers/compat.js';
+import { claimsOf, compatInProcessFor, logMatch, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { acmeAppId, acmeSecret, betaAppId, betaSecret, claims, mainAppId, mainSecret, mint, mintRs256, without } from '../helpers/gateway.js';
 import { installTestLicence } from '../helpers/licence.js';
@@ -41,14 +41,14 @@ interface Entry {
   readonly text: string;
 }
 
-async function enter(daemon: CompatDaemon, path: string, query: Record<string, string> | string = {}): Promise<Entry> {
+async function enter(daemon: CompatServer, path: string, query: Record<string, string> | string = {}): Promise<Entry> {
   const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
   const response = await fetch(`${daemon.compatUrl}${path}${search ? `?${search}` : ''}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   return { status: response.status, location: response.headers.get('location'), headers: response.headers, text: await response.text() };
 }
 
 /** Enters with a token and exchanges the join token at /start: the role the engine gives. */
-async function roleOf(t: Tap, daemon: CompatDaemon, path: string, jwt: string, what: string): Promise<{ role: string; roomId: string; join: string }> {
+async function roleOf(t: Tap, daemon: CompatServer, path: string, jwt: string, what: string): Promise<{ role: string; roomId: string; join: string }> {
   const entry = await enter(daemon, path, { jwt });
   t.equal(
     entry.status,
@@ -80,7 +80,7 @@ const frameAncestors = (headers: Headers) => /frame-ancestors ([^;]*)/.exec(head
 
 t.test('the token matrix, tenants, the 403 page and framing, against a daemon', async (t) => {
   const file = tenantsFile(t, registry);
-  const daemon = await compatDaemonFor(t, {
+  const daemon = await compatInProcessFor(t, {
     COMPAT_JITSI_APP_ID: mainAppId,
     COMPAT_JITSI_APP_SECRET: mainSecret,
     COMPAT_FRONTEND_URL: frontend,
@@ -314,7 +314,7 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
 });
 
 t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async (t) => {
-  const daemon = await compatDaemonFor(t, { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend });
+  const daemon = await compatInProcessFor(t, { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend });
   const entry = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'Walk In' });
   t.equal(entry.status, 302, 'no token: admitted');
   const { roomId, token } = roomAndToken(entry.location!);
@@ -358,7 +358,7 @@ t.test('short secrets are refused at start and at reload', async (t) => {
   );
 
   const file = tenantsFile(t, registry);
-  const daemon = await compatDaemonFor(t, {
+  const daemon = await compatInProcessFor(t, {
     COMPAT_JITSI_APP_ID: mainAppId,
     COMPAT_JITSI_APP_SECRET: mainSecret,
     COMPAT_FRONTEND_URL: frontend,

@@ -1,18 +1,35 @@
 // Issue 6: open meetings are served from memory and getMeetingInfo answers are kept per
-// meeting version. Against real daemons (real SQLite file, real sockets): every change a
-// client makes or another path makes shows in the next answer, a daemon killed with SIGKILL
-// serves the same answers when it starts again, and a kept answer never crosses tenants.
+// meeting version. Against the real daemon (real SQLite file, real sockets; in this process
+// unless the process itself is killed): every change a client makes or another path makes shows
+// in the next answer, a daemon killed with SIGKILL serves the same answers when it starts again,
+// and a kept answer never crosses tenants.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { dataDirFor, daemonFor, type Tap } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
 import { installTestLicence } from '../helpers/licence.js';
-import { assertFailed, assertSuccess, attendeesOf, type CompatDaemon, ConfapiClient, logMatch, roomAndToken, startWithToken } from '../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  attendeesOf,
+  compatInProcessFor,
+  type CompatDaemon,
+  type CompatServer,
+  ConfapiClient,
+  logMatch,
+  roomAndToken,
+  startWithToken,
+} from '../helpers/compat.js';
 
 const secret = 'read-model-secret-5d1f0a9b';
 
-/** A compat daemon on a data directory the caller keeps (so a second daemon can start on it). */
+/** The daemon with the compat listener, in this process, on a data directory the caller keeps. */
+function compatOn(t: Tap, dataDir: string, env: Record<string, string> = {}): Promise<CompatServer> {
+  return compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_DATA_DIR: dataDir, ...env });
+}
+
+/** A spawned compat daemon on a data directory the caller keeps (to kill it and start another on it). */
 async function compatDaemonOn(t: Tap, dataDir: string, env: Record<string, string> = {}): Promise<CompatDaemon> {
   const licence = await installTestLicence(dataDir);
   const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, ...licence, ...env } });
@@ -21,7 +38,7 @@ async function compatDaemonOn(t: Tap, dataDir: string, env: Record<string, strin
 }
 
 /** Joins through the API and enters the room with the token, as the browser would. */
-async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingID: string, fullName: string): Promise<{ roomId: string; session: string }> {
+async function enter(t: Tap, d: CompatServer, api: ConfapiClient, meetingID: string, fullName: string): Promise<{ roomId: string; session: string }> {
   const joined = await api.get('join', [
     ['meetingID', meetingID],
     ['fullName', fullName],
@@ -36,7 +53,7 @@ async function enter(t: Tap, d: CompatDaemon, api: ConfapiClient, meetingID: str
 }
 
 t.test('getMeetingInfo follows create, join, leave and end: a kept answer is never stale', async (t) => {
-  const d = await compatDaemonOn(t, dataDirFor(t));
+  const d = await compatOn(t, dataDirFor(t));
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256');
   const info = () => api.get('getMeetingInfo', [['meetingID', 'follow']]);
 
@@ -99,7 +116,7 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
 });
 
 t.test('a meeting ended by another path (its room deleted through the rooms API) is not reported running', async (t) => {
-  const d = await compatDaemonOn(t, dataDirFor(t));
+  const d = await compatOn(t, dataDirFor(t));
   const api = new ConfapiClient(d.compatUrl, secret);
   assertSuccess(t, await api.get('create', [['meetingID', 'elsewhere']]), 'create');
   const { roomId } = await enter(t, d, api, 'elsewhere', 'Cy');
@@ -154,7 +171,7 @@ t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => 
   };
   t.equal(await stopDaemon(d1, 'SIGKILL'), 'SIGKILL', 'killed, nothing flushed on exit');
 
-  const d2 = await compatDaemonOn(t, dataDir);
+  const d2 = await compatOn(t, dataDir);
   t.ok(
     d2.lines.some((line) => /"openMeetings":1[,}][^\n]*compat listening/.test(line)),
     'the restarted module loaded the one open meeting',
@@ -192,7 +209,7 @@ t.test('a kept answer never crosses tenants', async (t) => {
   const secretB = 'tenant-b-secret-read-model-2';
   const file = join(dataDir, 'tenants.toml');
   writeFileSync(file, `[tenants.a]\napi_secret = "${secretA}"\n\n[tenants.b]\napi_secret = "${secretB}"\n`);
-  const d = await compatDaemonOn(t, dataDir, { SERVICE_TENANTS_FILE: file });
+  const d = await compatOn(t, dataDir, { SERVICE_TENANTS_FILE: file });
   const a = new ConfapiClient(d.compatUrl, secretA, 'sha256');
   const b = new ConfapiClient(d.compatUrl, secretB, 'sha1', 'sorted');
 

@@ -1,4 +1,4 @@
-// Issue 11 point 1 against a real daemon: a meeting-API meeting cannot be entered by someone
+// Issue 11 point 1 against the real daemon (in this process, spawned where it is killed): a meeting-API meeting cannot be entered by someone
 // who only knows its meetingID. Its engine room id is random, a bare arrival meets the guest
 // policy, `end` closes the room for good (join links issued before included), a re-create
 // makes a new room, and /exists tells a caller without a token nothing.
@@ -6,14 +6,14 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { dataDirFor, type Tap } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
-import { assertSuccess, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken, type CompatDaemon } from '../helpers/compat.js';
+import { assertSuccess, compatDaemonFor, compatInProcessFor, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
 
 const secret = 'room-secrecy-secret-5b2e';
 
 /** The id an attacker derives from public data: what rooms were named before. */
 const derived = (meetingId: string) => `cf-${createHash('sha256').update(`primary\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
 
-async function bare(d: CompatDaemon, roomId: string, path: 'start' | 'knock' = 'start'): Promise<{ status: number; body: any }> {
+async function bare(d: CompatServer, roomId: string, path: 'start' | 'knock' = 'start'): Promise<{ status: number; body: any }> {
   const response = await fetch(`${d.url}/room/${encodeURIComponent(roomId)}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -22,7 +22,7 @@ async function bare(d: CompatDaemon, roomId: string, path: 'start' | 'knock' = '
   return { status: response.status, body: await response.json() };
 }
 
-async function exists(d: CompatDaemon, roomId: string, token?: string): Promise<{ status: number; text: string }> {
+async function exists(d: CompatServer, roomId: string, token?: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`${d.url}/room/${encodeURIComponent(roomId)}/exists${token ? `?t=${encodeURIComponent(token)}` : ''}`);
   return { status: response.status, text: await response.text() };
 }
@@ -39,6 +39,12 @@ async function joinLink(api: ConfapiClient, meetingId: string, role: 'VIEWER' | 
 }
 
 async function rig(t: Tap, dataDir = dataDirFor(t)) {
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_DATA_DIR: dataDir });
+  return { d, api: new ConfapiClient(d.compatUrl, secret) };
+}
+
+/** The same, spawned: for the daemon the test kills. */
+async function spawnedRig(t: Tap, dataDir: string) {
   const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_DATA_DIR: dataDir });
   return { d, api: new ConfapiClient(d.compatUrl, secret) };
 }
@@ -106,7 +112,7 @@ t.test('a bare arrival meets the guest policy', async (t) => {
 
 t.test('end closes the room to every arrival, for good; a new create makes a new room', async (t) => {
   const dataDir = dataDirFor(t);
-  let { d, api } = await rig(t, dataDir);
+  const { d, api } = await spawnedRig(t, dataDir);
   const created = await api.get('create', [['meetingID', 'lecture']]);
   assertSuccess(t, created, 'create');
   const mod = await joinLink(api, 'lecture', 'MODERATOR');
@@ -134,7 +140,7 @@ t.test('end closes the room to every arrival, for good; a new create makes a new
 
   // The closed room stays closed across kill -9: it is a fact of the engine's own database.
   await stopDaemon(d, 'SIGKILL');
-  ({ d, api } = await rig(t, dataDir));
-  t.equal((await startWithToken(d, mod.roomId, early.token)).status, 404, 'still closed after kill -9');
-  t.equal((await bare(d, mod.roomId)).status, 404);
+  const restarted = (await rig(t, dataDir)).d;
+  t.equal((await startWithToken(restarted, mod.roomId, early.token)).status, 404, 'still closed after kill -9');
+  t.equal((await bare(restarted, mod.roomId)).status, 404);
 });

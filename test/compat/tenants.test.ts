@@ -9,7 +9,7 @@ import type { Tap } from '../helpers/api.js';
 import { parseRegistry, RegistryError } from '../../src/compat/tenants/registry.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { installTestLicence } from '../helpers/licence.js';
-import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, compatInProcessFor, ConfapiClient, logMatch } from '../helpers/compat.js';
 
 const primary = 'primary-secret-aaaaaaaaaaaa';
 const secretA = 'tenant-a-secret-bbbbbbbbbbbb';
@@ -120,7 +120,7 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
   writeFileSync(file, registryText({ a: secretA, b: secretB }));
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file });
   const p = new ConfapiClient(d.compatUrl, primary);
   const a = new ConfapiClient(d.compatUrl, secretA, 'sha256', 'sorted');
   const b = new ConfapiClient(d.compatUrl, secretB, 'sha512', 'percent');
@@ -224,7 +224,7 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
 });
 
 t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: primary });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: primary });
   assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret');
   assertFailed(t, await new ConfapiClient(d.compatUrl, secretA).get('getMeetings'), 'checksumError', "a tenant's correct secret");
 });

@@ -2,17 +2,23 @@ import t from 'tap';
 import { call, daemonFor, dataDirFor, logRecords, rooms, type Tap } from '../helpers/api.js';
 import { compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { claims, mainAppId, mainSecret, mint } from '../helpers/gateway.js';
 import { until } from '../helpers/net.js';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 import { asSession, Browser, createRoom, moderator, waitingApi, withAdminToken } from '../helpers/waiting.js';
 
 // Issue 15, point 1: a line per request only where an operator needs one, a summary a minute
-// for the rest, and no secret in any line whatever the policy.
+// for the rest, and no secret in any line whatever the policy. The daemon runs in the test's
+// process (the same start, listeners and logger as `meetctl serve`) except where its standard
+// output and error are read, or its data directory must fill up in a namespace of its own.
 
 type Line = Record<string, unknown>;
-const accessLines = (d: Daemon, family: string): Line[] => logRecords(d).filter((line) => line.family === family);
-const summaries = (d: Daemon): Line[] => logRecords(d).filter((line) => line.msg === 'requests');
+const accessLines = (d: Logged, family: string): Line[] => logRecords(d).filter((line) => line.family === family);
+const summaries = (d: Logged): Line[] => logRecords(d).filter((line) => line.msg === 'requests');
+
+/** What the log checks read of a daemon, spawned or in this process. */
+type Logged = Pick<Daemon, 'lines'>;
 
 /** Everything the daemon wrote to standard error from now on. */
 function stderrOf(d: Daemon): string[] {
@@ -22,7 +28,7 @@ function stderrOf(d: Daemon): string[] {
 }
 
 /** Waits for a summary line whose family `family` counts at least `n` requests; returns that family's figures. */
-async function summaryOf(d: Daemon, family: string, n: number): Promise<Record<string, number>> {
+async function summaryOf(d: Logged, family: string, n: number): Promise<Record<string, number>> {
   let found: Record<string, number> | undefined;
   await until(
     `a summary counting ${n} ${family}`,
@@ -129,7 +135,7 @@ t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on b
 });
 
 t.test('the default policy: polls are counted, not logged; refusals, state changes and the summary are', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_LOG_LEVEL: 'info', SERVICE_REQUEST_SUMMARY_SECS: '1', SERVICE_MEETING_EMPTY_GRACE_SECS: '0' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'info', SERVICE_REQUEST_SUMMARY_SECS: '1', SERVICE_MEETING_EMPTY_GRACE_SECS: '0' });
   await createRoom(t, d, { room_id: 'busy', name: 'Busy', waiting_room: 'all' });
   const mod = await moderator(d, 'busy');
   const guests = [new Browser(d, 'busy'), new Browser(d, 'busy'), new Browser(d, 'busy')];
@@ -215,7 +221,7 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
     [{ SERVICE_SLOW_REQUEST_MS: '0' }, 'slow request', 40],
   ] as const) {
     await t.test(`${JSON.stringify(env)}`, async (t) => {
-      const d = await daemonFor(t, { env: { SERVICE_LOG_LEVEL: 'info', ...env } });
+      const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'info', ...env });
       await rooms.create(d, { room_id: 'each', name: 'Each', waiting_room: 'all' });
       const guest = new Browser(d, 'each');
       await guest.knock({ name: 'Polly' });

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { call, rooms } from '../helpers/api.js';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 
 // Tokens travel in query strings (join links, the live socket) and headers; the JSON log
 // on standard output must carry none of them, nor a configured secret.
 t.test('the log holds no token, cookie or secret', async (t) => {
   const secret = 'compat-secret-that-must-not-be-logged';
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
   await rooms.create(d, { room_id: 'logged', name: 'Logged room', waiting_room: 'all' });
   const link = await call(d, '/api/rooms/logged/links', { method: 'POST', json: { role: 'moderator' } });
   const joinToken = new URL(link.body.url, d.url).searchParams.get('t')!;
@@ -47,7 +47,7 @@ t.test('the log holds no token, cookie or secret', async (t) => {
 // listener logs through the same function.
 t.test('odd spellings of secret parameters and token-shaped values are masked on both listeners', async (t) => {
   const secret = 'compat-secret-for-the-odd-names-test';
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
   const compatUrl = d.compatUrl;
   await rooms.create(d, { room_id: 'rc', name: 'Logged room', waiting_room: 'off' });
   const link = await call(d, '/api/rooms/rc/links', { method: 'POST', json: { role: 'moderator' } });

@@ -6,14 +6,19 @@ import xml2js from 'xml2js';
 import { daemonFor, type Tap } from './api.js';
 import { tempDataDir, type Daemon } from './daemon.js';
 import { installTestLicence } from './licence.js';
+import { inProcessDaemonFor, type InProcessDaemon } from './in-process-daemon.js';
+import type { DaemonOptions } from '../../src/daemon/run.js';
 
-/** A daemon with the compat listener; `compatUrl` is where the meeting API answers. */
-export interface CompatDaemon extends Daemon {
+/** A daemon with the compat listener, spawned or in this process; `compatUrl` is where the meeting API answers. */
+export interface CompatServer extends Pick<Daemon, 'url' | 'dataDir' | 'lines' | 'adminToken' | 'api'> {
   readonly compatUrl: string;
 }
 
+/** A spawned daemon with the compat listener (for what only the process shows: kill -9, exit codes, its output). */
+export interface CompatDaemon extends Daemon, CompatServer {}
+
 /** Waits (up to 5 s) for a log line matching `pattern` and returns its match. */
-export async function logMatch(daemon: Daemon, pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
+export async function logMatch(daemon: Pick<Daemon, 'lines'>, pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const line of daemon.lines) {
@@ -35,7 +40,24 @@ export async function compatDaemonFor(t: Tap, env: Record<string, string> = {}):
   const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence, ...env } });
   // After daemonFor's own teardown (which stops the daemon), as daemonFor does for the directories it makes.
   if (env.SERVICE_DATA_DIR === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const match = await logMatch(daemon, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/);
+  const match = await logMatch(daemon, compatListening);
+  return Object.assign(daemon, { compatUrl: match[1]! });
+}
+
+const compatListening = /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/;
+
+/**
+ * The same daemon (src/daemon/run.ts startDaemon, licence installed first, both listeners on
+ * real sockets) started in this process: for what the daemon answers and logs, without the
+ * cost of a process. Stopped, and its data directory removed unless given, at teardown.
+ */
+export async function compatInProcessFor(t: Tap, env: Record<string, string> = {}, options: DaemonOptions = {}): Promise<CompatServer & InProcessDaemon> {
+  const dataDir = env.SERVICE_DATA_DIR ?? tempDataDir();
+  const licence = await installTestLicence(dataDir);
+  const daemon = await inProcessDaemonFor(t, dataDir, { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence, ...env }, options);
+  // After the daemon's own teardown (which stops it), as compatDaemonFor does.
+  if (env.SERVICE_DATA_DIR === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const match = await logMatch(daemon, compatListening);
   return Object.assign(daemon, { compatUrl: match[1]! });
 }
 
@@ -185,7 +207,7 @@ export async function receiverFor(t: Tap, status = 200): Promise<{ url: string; 
 }
 
 /** Enters a room on the engine listener with a join token (what the web client does first). */
-export async function startWithToken(daemon: Daemon, roomId: string, token: string, name = 'Typed name'): Promise<{ status: number; body: any }> {
+export async function startWithToken(daemon: Pick<Daemon, 'url'>, roomId: string, token: string, name = 'Typed name'): Promise<{ status: number; body: any }> {
   const response = await fetch(`${daemon.url}/room/${encodeURIComponent(roomId)}/start`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

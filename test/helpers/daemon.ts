@@ -70,13 +70,22 @@ export async function startDaemon(
       reject(new Error(`daemon exited (${code}) before listening:\n${lines.join('\n')}\n${stderr}`));
     });
   });
-  let adminToken = '';
+  const adminToken = initialAdminToken(dataDir);
+  return { url, dataDir, child, lines, adminToken, api: apiOf(url, adminToken), exited };
+}
+
+/** The admin token a first start wrote into the data directory ('' on a restart, which writes none). */
+export function initialAdminToken(dataDir: string): string {
   try {
-    adminToken = readFileSync(join(dataDir, 'initial-admin-token'), 'utf8').trim();
+    return readFileSync(join(dataDir, 'initial-admin-token'), 'utf8').trim();
   } catch {
-    // a restart on an existing data directory writes no new token
+    return '';
   }
-  const api = (path: string, init: RequestInit & { token?: string | null } = {}) => {
+}
+
+/** Daemon['api'] for a daemon listening at `url`: the admin token unless `token` says otherwise, JSON for string bodies. */
+export function apiOf(url: string, adminToken: string): Daemon['api'] {
+  return (path, init = {}) => {
     const { token, ...rest } = init;
     const headers = new Headers(rest.headers);
     const bearer = token === undefined ? adminToken : token;
@@ -84,7 +93,6 @@ export async function startDaemon(
     if (typeof rest.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
     return fetch(`${url}${path}`, { ...rest, headers });
   };
-  return { url, dataDir, child, lines, adminToken, api, exited };
 }
 
 export async function stopDaemon(daemon: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {

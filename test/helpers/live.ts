@@ -4,7 +4,7 @@ import type { Daemon } from './daemon.js';
 
 type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;
 
-export const liveUrl = (daemon: Daemon, roomId: string, session?: string | null): string => {
+export const liveUrl = (daemon: Pick<Daemon, 'url'>, roomId: string, session?: string | null): string => {
   const url = new URL(`/room/${encodeURIComponent(roomId)}/live`, daemon.url.replace(/^http/, 'ws'));
   if (session) url.searchParams.set('session', session);
   return url.toString();
@@ -116,7 +116,7 @@ export class LiveClient {
 }
 
 /** Opens the live connection and waits for `welcome` (5 s at most). */
-export async function connectLive(daemon: Daemon, roomId: string, session: string): Promise<{ client: LiveClient; welcome: Of<'welcome'> }> {
+export async function connectLive(daemon: Pick<Daemon, 'url'>, roomId: string, session: string): Promise<{ client: LiveClient; welcome: Of<'welcome'> }> {
   const socket = new WebSocket(liveUrl(daemon, roomId, session));
   const client = new LiveClient(socket);
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type { Server, Tap } from './api.js';
 import { call, rooms, type ApiResult } from './api.js';
-import type { Daemon } from './daemon.js';
+import { apiOf, type Daemon } from './daemon.js';
 
 /** The cookie that names a waiting request. */
 export const waitingCookie = 'meet_wait';
@@ -235,17 +235,9 @@ export function names(list: ApiResult): string[] {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * A Daemon handle whose API calls default to `adminToken`: after a restart on the same data
- * directory no new token file is written, so the first daemon's token is the one that works.
+ * A daemon handle (spawned or in this process) whose API calls default to `adminToken`: after a restart on
+ * the same data directory no new token file is written, so the first daemon's token is the one that works.
  */
-export function withAdminToken(d: Daemon, adminToken: string): Daemon {
-  const api: Daemon['api'] = (path, init = {}) => {
-    const { token, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    const bearer = token === undefined ? adminToken : token;
-    if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`);
-    if (typeof rest.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    return fetch(`${d.url}${path}`, { ...rest, headers });
-  };
-  return { ...d, adminToken, api };
+export function withAdminToken<D extends Pick<Daemon, 'url' | 'adminToken' | 'api'>>(d: D, adminToken: string): D {
+  return { ...d, adminToken, api: apiOf(d.url, adminToken) };
 }

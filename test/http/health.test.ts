@@ -6,7 +6,7 @@ import { writeProbeKey } from '../../src/store/write-probe.js';
 import { openSqlite } from '../../src/store/sqlite.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
 import { appFor } from '../helpers/app.js';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
@@ -123,7 +123,7 @@ t.test('a flood of /readyz costs at most one probe write a second', async (t) =>
 });
 
 t.test('with the compat module, /readyz reports its listener', async (t: Tap) => {
-  const daemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-readiness-test' });
+  const daemon = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-readiness-test' });
   const ready = await get(daemon, '/readyz');
   t.equal(ready.status, 200);
   t.same(ready.body, { status: 'ready', checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok' } });

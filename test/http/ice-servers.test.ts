@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { turnCredential } from '../../src/http/room/ice-servers.js';
 import { sessionTtlSecs } from '../../src/http/room/session.js';
-import { daemonFor } from '../helpers/api.js';
+import { dataDirFor } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { Browser, asSession, claimsOf, createRoom, moderator } from '../helpers/waiting.js';
 
 const secret = 'coturn-static-auth-secret-0123456789';
@@ -25,7 +26,7 @@ t.test('the credential is what coturn use-auth-secret expects', async (t) => {
 });
 
 t.test('on a daemon: admitted answers carry the servers with her own credential, waiting answers never', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_ICE_SERVERS: servers, SERVICE_TURN_SECRET: secret } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_ICE_SERVERS: servers, SERVICE_TURN_SECRET: secret });
   const room = 'ice-room';
   await createRoom(t, d, { room_id: room, name: 'Ice room', waiting_room: 'guests' });
   const mod = await moderator(d, room);
@@ -60,7 +61,7 @@ t.test('on a daemon: admitted answers carry the servers with her own credential,
 });
 
 t.test('without settings the admitted page gets an empty list', async (t) => {
-  const d = await daemonFor(t);
+  const d = await inProcessDaemonFor(t, dataDirFor(t));
   await createRoom(t, d, { room_id: 'plain-room', name: 'Plain', waiting_room: 'off' });
   const started = await new Browser(d, 'plain-room').start({ name: 'Olga Open' });
   t.equal(started.body.status, 'joined');

@@ -1,12 +1,15 @@
 import t from 'tap';
-import { assertError, daemonFor } from '../helpers/api.js';
-import { connectLive, liveUrl, pause, refusedUpgrade } from '../helpers/live.js';
+import { assertError, dataDirFor } from '../helpers/api.js';
+import { FakeClock, FakeScheduler } from '../helpers/fake-clock.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
+import { connectLive, liveUrl, refusedUpgrade } from '../helpers/live.js';
 import { admittedSession, asSession, Browser, createRoom, moderator } from '../helpers/waiting.js';
 
 // Audit issue 11, point 6: a session is a stateless JWT valid for hours; leaving the meeting
 // must end what it grants (waiting list, admitting, the live socket), not only presence.
+// The daemon runs in the test's process (real sockets); the leave grace on a scheduler the test moves.
 t.test('after POST /leave the session reads no waiting list, admits nobody and opens no socket', async (t) => {
-  const d = await daemonFor(t);
+  const d = await inProcessDaemonFor(t, dataDirFor(t));
   await createRoom(t, d, { room_id: 'class', name: 'Class', waiting_room: 'all' });
   const mallory = await moderator(d, 'class', 'Mallory');
   // A second moderator keeps the meeting open after Mallory leaves.
@@ -37,7 +40,9 @@ t.test('after POST /leave the session reads no waiting list, admits nobody and o
 });
 
 t.test('a reload within the grace period keeps the session; once the grace is over it is ended', async (t) => {
-  const d = await daemonFor(t);
+  const scheduler = new FakeScheduler(new FakeClock());
+  const d = await inProcessDaemonFor(t, dataDirFor(t), {}, { scheduler });
+  const leftBy = (pid: string) => (m: { participant_id: string }) => m.participant_id === pid;
   await createRoom(t, d, { room_id: 'room', name: 'Room', waiting_room: 'all' });
   const mod = await moderator(d, 'room', 'Mod');
   const pia = new Browser(d, 'room');
@@ -55,6 +60,8 @@ t.test('a reload within the grace period keeps the session; once the grace is ov
   // Pia's page reloads too: her cookie still gives her the session of the same participant.
   const p = await connectLive(d, 'room', pupil.session);
   await p.client.close();
+  // The server took the close (its grace timer runs from there) once the moderator hears of it.
+  await reloaded.client.next('participant_left', leftBy(pupil.participantId));
   const again = admittedSession(await pia.poll(), 'Pia');
   t.equal(again.participantId, pupil.participantId, 'a reload within the grace period is the same participant');
   const p2 = await connectLive(d, 'room', again.session);
@@ -62,7 +69,8 @@ t.test('a reload within the grace period keeps the session; once the grace is ov
   // Pia closes the tab: after the grace period she has left, and neither the session nor the
   // cookie brings her back without passing the door again.
   await p2.client.close();
-  await pause(5_500);
+  await reloaded.client.next('participant_left', leftBy(pupil.participantId));
+  scheduler.advance(5_500);
   const upgrade = await refusedUpgrade(liveUrl(d, 'room', pupil.session));
   t.equal(upgrade.status, 401, 'a session whose participant left after the grace period opens no socket');
   assertError(t, await pia.poll(), 404, 'not_found');

@@ -1,14 +1,24 @@
+// The live connection over a real socket of the whole daemon (src/daemon/run.ts), started in
+// the test's process: the upgrade and its refusals, the messages both ways, the relay's locks.
+// The leave grace runs on a fake scheduler the test moves; the rest of the daemon keeps real time.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import t from 'tap';
-import { call, daemonFor, dataDirFor, rooms } from '../helpers/api.js';
-import { connectLive, liveUrl, pause, refusedUpgrade, waitingUntil, type RefusedUpgrade } from '../helpers/live.js';
+import type { DaemonOptions } from '../../src/daemon/run.js';
+import { call, dataDirFor, rooms, type Server } from '../helpers/api.js';
+import { FakeClock, FakeScheduler } from '../helpers/fake-clock.js';
+import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
+import { connectLive, liveUrl, refusedUpgrade, waitingUntil, type RefusedUpgrade } from '../helpers/live.js';
 import { admittedSession, asSession, attendanceRows, Browser, createRoom, linkToken, moderator, type Session } from '../helpers/waiting.js';
 import type { Tap } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
 import { audioOnlyOffer, recvonlyOffer, sendrecvOffer, videoOnlyOffer } from '../media/sdp-samples.js';
 
+/** The daemon with its own data directory (or `dataDir`), stopped at teardown. */
+function serve(t: Tap, dataDir = dataDirFor(t), options: DaemonOptions = {}): Promise<InProcessDaemon> {
+  return inProcessDaemonFor(t, dataDir, {}, options);
+}
+
 /** A participant entering a room without a waiting room. */
-async function guest(d: Daemon, roomId: string, name: string): Promise<Session> {
+async function guest(d: Server, roomId: string, name: string): Promise<Session> {
   const started = await call(d, `/room/${roomId}/start`, { method: 'POST', token: null, json: { name } });
   return admittedSession(started, name);
 }
@@ -21,7 +31,7 @@ function assertUnauthorized(t: Tap, refused: RefusedUpgrade, why: string): void 
 }
 
 t.test('the upgrade is refused with 401 unless the session is an admitted one of this room', async (t) => {
-  const d = await daemonFor(t);
+  const d = await serve(t);
   await createRoom(t, d, { room_id: 'class', name: 'Class', waiting_room: 'all' });
   await createRoom(t, d, { room_id: 'other', name: 'Other', waiting_room: 'off' });
   const teacher = await moderator(d, 'class');
@@ -63,7 +73,9 @@ t.test('the upgrade is refused with 401 unless the session is an admitted one of
 });
 
 t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not a leave', async (t) => {
-  const d = await daemonFor(t);
+  // The leave grace (5 s) passes when the test says so.
+  const scheduler = new FakeScheduler(new FakeClock());
+  const d = await serve(t, undefined, { scheduler });
   await createRoom(t, d, { room_id: 'room', name: 'Room', waiting_room: 'off' });
   const mod = await moderator(d, 'room', 'Mallory');
   const ann = await guest(d, 'room', 'Ann');
@@ -136,7 +148,7 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
   t.equal((await m.client.next('participant_left', (x) => x.participant_id === bob.participantId)).type, 'participant_left');
   const again = await connectLive(d, 'room', bob.session);
   await m.client.next('participant_joined', (x) => x.participant.participant_id === bob.participantId);
-  await pause(5_500);
+  scheduler.advance(5_500);
   const leftAt = async (name: string) => (await attendanceRows(d, 'room')).find((row) => row[0] === name)?.[4];
   t.equal(await leftAt('Bob'), '', 'a reload within the grace period records no leave');
 
@@ -149,7 +161,9 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
   await twin.client.close();
   await m.client.next('participant_left', (x) => x.participant_id === bob.participantId);
   t.equal(await leftAt('Bob'), '', 'not yet left right after the socket closed');
-  await pause(5_500);
+  scheduler.advance(4_900);
+  t.equal(await leftAt('Bob'), '', 'not yet left just before the grace period is over');
+  scheduler.advance(600);
   t.match(await leftAt('Bob'), /^\d{4}-\d\d-\d\dT/, 'Bob left once the grace period was over');
 
   await a.client.close();
@@ -157,7 +171,7 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
 });
 
 t.test('moderators get the whole waiting list, then its changes in sequence; participants never do', async (t) => {
-  const d = await daemonFor(t);
+  const d = await serve(t);
   await createRoom(t, d, { room_id: 'class', name: 'Class', waiting_room: 'guests' });
   const mod = await moderator(d, 'class');
   const pupilToken = await linkToken(d, 'class', { role: 'participant', name: 'Pupil' });
@@ -221,7 +235,7 @@ t.test('two moderators, 400 knocks in a row: both hold the same list as the HTTP
   // Durability is not what is measured here: on tmpfs, 400 knocks one after another take seconds, not a minute.
   const dataDir = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/meet-live-') : dataDirFor(t);
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const d = await daemonFor(t, { dataDir });
+  const d = await serve(t, dataDir);
   await createRoom(t, d, { room_id: 'hall', name: 'Hall', waiting_room: 'all', waiting_room_timeout_secs: 3600 });
   const first = await moderator(d, 'hall', 'First');
   const second = await moderator(d, 'hall', 'Second');
@@ -286,7 +300,7 @@ t.test('two moderators, 400 knocks in a row: both hold the same list as the HTTP
 });
 
 t.test('locks: only moderators set them, and the relay enforces them on what it relays', async (t) => {
-  const d = await daemonFor(t);
+  const d = await serve(t);
   await createRoom(t, d, { room_id: 'room', name: 'Room', waiting_room: 'off' });
   const mod = await moderator(d, 'room');
   const ann = await guest(d, 'room', 'Ann');
@@ -390,7 +404,7 @@ t.test('locks: only moderators set them, and the relay enforces them on what it 
 });
 
 t.test('the end of a meeting reaches everyone connected', async (t) => {
-  const d = await daemonFor(t);
+  const d = await serve(t);
   await createRoom(t, d, { room_id: 'room', name: 'Room', waiting_room: 'off' });
   const mod = await moderator(d, 'room');
   const ann = await guest(d, 'room', 'Ann');

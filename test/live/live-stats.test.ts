@@ -2,10 +2,14 @@ import t from 'tap';
 import { MeetingStats } from '../../src/engine/stats/meeting-stats.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteLiveStore } from '../../src/store/live-store.js';
-import { call, daemonFor, dataDirFor, stopGracefully } from '../helpers/api.js';
+import { call, dataDirFor, stopGracefully } from '../helpers/api.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectLive, pause } from '../helpers/live.js';
 import { admittedSession, claimsOf, createRoom, moderator, withAdminToken } from '../helpers/waiting.js';
+
+// The daemon runs in the test's process (its start and stop are run.ts's, as SIGTERM runs them),
+// except the one killed with SIGKILL.
 
 /** Reads the statistics of a meeting straight from the data directory of a stopped daemon. */
 function statsIn(dataDir: string, meetingId: string) {
@@ -19,7 +23,7 @@ function statsIn(dataDir: string, meetingId: string) {
 
 t.test('the server derives audio, video, talk time, webcam intervals and chat counts, and keeps them across a restart', async (t) => {
   const dataDir = dataDirFor(t);
-  const first = await daemonFor(t, { dataDir });
+  const first = await inProcessDaemonFor(t, dataDir);
   await createRoom(t, first, { room_id: 'room', name: 'Room', waiting_room: 'off' });
   const mod = await moderator(first, 'room', 'Mallory');
   const ann = admittedSession(await call(first, '/room/room/start', { method: 'POST', token: null, json: { name: 'Ann' } }), 'Ann');
@@ -59,11 +63,11 @@ t.test('the server derives audio, video, talk time, webcam intervals and chat co
   await m.client.next('chat', (c) => c.message.text === 'sync');
   t.equal(a.client.all('speaking').length, 0, 'speaking without audio is not even broadcast');
 
-  t.equal(await stopGracefully(first), 0, 'first daemon stopped');
+  await first.stop();
+  t.pass('first daemon stopped');
 
   // After a restart Ann reconnects with the same session and goes on.
-  const second = withAdminToken(await startDaemon({ dataDir }), first.adminToken);
-  t.teardown(() => stopGracefully(second));
+  const second = withAdminToken(await inProcessDaemonFor(t, dataDir), first.adminToken);
   const a2 = await connectLive(second, 'room', ann.session);
   t.same(
     a2.welcome.chat.map((c) => c.text),
@@ -75,7 +79,8 @@ t.test('the server derives audio, video, talk time, webcam intervals and chat co
   a2.client.send({ type: 'chat', text: 'four' });
   await a2.client.next('chat');
   await a2.client.close();
-  t.equal(await stopGracefully(second), 0, 'second daemon stopped');
+  await second.stop();
+  t.pass('second daemon stopped');
 
   const stats = statsIn(dataDir, meetingId);
   const annStats = stats.find((s) => s.participantId === ann.participantId);
@@ -109,10 +114,10 @@ t.test('after kill -9, what was running ends when the daemon serves again', asyn
   first.child.kill('SIGKILL');
   await first.exited;
 
-  const second = withAdminToken(await startDaemon({ dataDir }), first.adminToken);
-  t.teardown(() => stopGracefully(second));
+  const second = await inProcessDaemonFor(t, dataDir);
   const restartedAt = Date.now();
-  t.equal(await stopGracefully(second), 0);
+  await second.stop();
+  t.pass('the restarted daemon stopped');
   const [annStats] = statsIn(dataDir, String(claimsOf(ann.session).meeting));
   t.match(annStats, { audio: false, video: false, talking: false, chatMessages: 1 });
   const endedAt = Date.parse(annStats?.webcams[0]?.endedAt ?? '');

@@ -1,8 +1,10 @@
 // Issue 14 point 3 over a real daemon's live socket: a participant's own rename, the meeting's
 // subject and the waiting room switched off and on again; what each refuses, what survives kill -9.
+// The daemon runs in the test's process, except the one killed with SIGKILL.
 import t from 'tap';
-import { call, daemonFor, dataDirFor } from '../helpers/api.js';
-import { stopDaemon, type Daemon } from '../helpers/daemon.js';
+import { call, daemonFor, dataDirFor, type Server } from '../helpers/api.js';
+import { stopDaemon } from '../helpers/daemon.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectLive, liveUrl, pause, refusedUpgrade } from '../helpers/live.js';
 import {
   admittedSession,
@@ -18,7 +20,7 @@ import {
 } from '../helpers/waiting.js';
 
 /** Knocks with `name` and is admitted by the moderator: a participant's session. */
-async function admitted(d: Daemon, roomId: string, mod: Session, name: string): Promise<Session> {
+async function admitted(d: Server, roomId: string, mod: Session, name: string): Promise<Session> {
   const browser = new Browser(d, roomId);
   const knocked = await browser.knock({ name });
   if (knocked.status !== 202) throw new Error(`${name} knock answered ${knocked.status}`);
@@ -96,7 +98,7 @@ t.test('a rename reaches everyone, is checked as at arrival, and survives kill -
   );
 
   t.equal(await stopDaemon(first, 'SIGKILL'), 'SIGKILL', 'killed with SIGKILL');
-  const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
+  const second = withAdminToken(await inProcessDaemonFor(t, dataDir), first.adminToken);
   const { client: annAgain, welcome: annWelcome } = await connectLive(second, 'class', ann.session);
   t.equal(annWelcome.self.name, 'Ann Smith', 'her name after the restart');
   t.equal(annWelcome.subject, markup, 'the subject after the restart');
@@ -106,7 +108,7 @@ t.test('a rename reaches everyone, is checked as at arrival, and survives kill -
 });
 
 t.test('a flood of renames from one client reaches nobody beyond its window', async (t) => {
-  const d = await daemonFor(t);
+  const d = await inProcessDaemonFor(t, dataDirFor(t));
   await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'all' });
   const mod = await moderator(d, 'flood', 'Teacher');
   const eve = await admitted(d, 'flood', mod, 'Eve');
@@ -135,7 +137,7 @@ t.test('a flood of renames from one client reaches nobody beyond its window', as
 });
 
 t.test('the waiting room switched off and on again from the live socket; refusals', async (t) => {
-  const d = await daemonFor(t);
+  const d = await inProcessDaemonFor(t, dataDirFor(t));
   await createRoom(t, d, { room_id: 'lobby', name: 'Lobby', waiting_room: 'all' });
   await createRoom(t, d, { room_id: 'open', name: 'Open', waiting_room: 'off' });
   const mod = await moderator(d, 'lobby', 'Teacher');
@@ -198,7 +200,7 @@ t.test('the waiting room switched off and on again from the live socket; refusal
 });
 
 t.test('under a forced instance the switch is on and not switchable', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_ROOM: 'forced' });
   await createRoom(t, d, { room_id: 'exam', name: 'Exam' });
   const mod = await moderator(d, 'exam', 'Proctor');
   const { client } = await connectLive(d, 'exam', mod.session);
