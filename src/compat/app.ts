@@ -65,14 +65,16 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
     bodyLimit: maxBodyBytes,
     trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
     return503OnClosing: true,
-    // The Ruby gem (Greenlight) builds `${endpoint}/${call}`, and an endpoint entered as
-    // `…/api/` gives `…/api//create`; upstream's nginx merges the slashes, so do we.
-    ignoreDuplicateSlashes: true,
+    routerOptions: {
+      // The Ruby gem (Greenlight) builds `${endpoint}/${call}`, and an endpoint entered as
+      // `…/api/` gives `…/api//create`; upstream's nginx merges the slashes, so do we.
+      ignoreDuplicateSlashes: true,
+      // Gateway room names are up to 200 characters, percent-encoded in the path (up to 9 bytes each).
+      maxParamLength: 2048,
+    },
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: badUrl,
-    // Gateway room names are up to 200 characters, percent-encoded in the path (up to 9 bytes each).
-    maxParamLength: 2048,
   });
   if (accessLog) installAccessLog(app, accessLog, compatFamily);
   // Every answer (XML, redirects, errors): a browser must never sniff a body into HTML or script.
