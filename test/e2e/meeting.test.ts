@@ -202,7 +202,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
-    await mod.getByRole('button', { name: 'Move Ann' }).click();
+    await mod.getByRole('button', { name: 'Move Ann', exact: true }).click();
     // The move is a same-document switch (history API), so the address itself is polled rather
     // than waiting for a load event; a loaded machine gets a minute.
     await until('Ann to arrive in the sub-group', async () => /\/room\/lesson-g1$/.test(ann.url()), 60_000).catch(async (err: Error) => {
