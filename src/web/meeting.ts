@@ -338,8 +338,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         void move(message.room_id);
         break;
       case 'removed':
-        heardRemoval(message, self?.participant_id, participants);
-        break;
+        if (!heardRemoval(message, self?.participant_id, participants)) break;
+        options.hooks?.message(message);
+        return ended(closeCodes.removed);
       case 'ended':
         close();
         options.left(said.ended, 'ended');

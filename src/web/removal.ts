@@ -55,19 +55,22 @@ export class RemoveConfirm {
 }
 
 /**
- * A `removed` message on the page. Her own: nothing yet, the close (closeCodes.removed) that
- * follows ends the view (endOf). Someone else's: the others hear who was removed, and not, a
+ * A `removed` message on the page: true when it is her own (the page ends the view at once, as
+ * the close with closeCodes.removed that follows would: her media stops without waiting for the
+ * socket's closing handshake). Someone else's: the others hear who was removed, and not, a
  * moment later, that she left (her participant_left then finds nobody to announce).
  */
 export function heardRemoval(
   message: Extract<ServerMessage, { type: 'removed' }>,
   selfId: string | undefined,
   participants: Map<string, ParticipantView>,
-): void {
+): boolean {
+  if (message.participant_id === selfId) return true;
   const name = participants.get(message.participant_id)?.name;
-  if (message.participant_id === selfId || name === undefined) return;
+  if (name === undefined) return false;
   announce(fill(words.meeting.removed, { name }));
   participants.delete(message.participant_id);
+  return false;
 }
 
 /** What the page says when the live link ends with `code`, and why (an embedding page hears the same reason). */

@@ -174,28 +174,32 @@ if (!inPrivateNetwork(t, import.meta.url)) {
         .locator('video')
         .evaluate((v: HTMLVideoElement) => (v.srcObject as MediaStream).getTracks().map((track) => track.id));
     const receivers = { Teacher: { page: teacher, tracks: await tracksOfBen(teacher) }, Ann: { page: ann, tracks: await tracksOfBen(ann) } };
-    // Watched inside the pages, so that no round trip of the test's own is measured: every 25 ms
-    // the watched pages note when Ben's inbound bytes last grew (his receivers on their open
-    // connections), and Ben's page when all its RTCPeerConnections were closed. Times are the
-    // machine's clock, shared by the test and the browser.
+    // Watched inside the pages, so that no round trip of the test's own is measured: Ben's page
+    // notes when its last open RTCPeerConnection was closed (each close() wrapped), and every
+    // 100 ms the watched pages note when Ben's inbound bytes last grew (his receivers on their
+    // open connections). Times are the machine's clock, shared by the test and the browser.
     type Watch = { lastGrowth: number; bytes: number; closedAt: number };
     const watch = (page: Page, tracks: string[] | null) =>
       page.evaluate((ids) => {
         const w = window as unknown as { __meetPeers: RTCPeerConnection[]; __watch: Watch };
         w.__watch = { lastGrowth: 0, bytes: -1, closedAt: 0 };
+        for (const pc of w.__meetPeers) {
+          const close = pc.close.bind(pc);
+          pc.close = () => {
+            close();
+            if (w.__watch.closedAt === 0 && w.__meetPeers.every((p) => p.connectionState === 'closed')) w.__watch.closedAt = Date.now();
+          };
+        }
+        if (!ids) return;
         const tick = async () => {
-          const open = w.__meetPeers.filter((pc) => pc.connectionState !== 'closed');
-          if (open.length === 0 && w.__watch.closedAt === 0) w.__watch.closedAt = Date.now();
-          if (ids) {
-            let bytes = 0;
-            for (const pc of open)
-              (await pc.getStats()).forEach((s: { type: string; trackIdentifier?: string; bytesReceived?: number }) => {
-                if (s.type === 'inbound-rtp' && ids.includes(s.trackIdentifier ?? '')) bytes += s.bytesReceived ?? 0;
-              });
-            if (w.__watch.bytes >= 0 && bytes > w.__watch.bytes) w.__watch.lastGrowth = Date.now();
-            w.__watch.bytes = bytes;
-          }
-          setTimeout(() => void tick(), 25);
+          let bytes = 0;
+          for (const pc of w.__meetPeers.filter((p) => p.connectionState !== 'closed'))
+            (await pc.getStats()).forEach((s: { type: string; trackIdentifier?: string; bytesReceived?: number }) => {
+              if (s.type === 'inbound-rtp' && ids.includes(s.trackIdentifier ?? '')) bytes += s.bytesReceived ?? 0;
+            });
+          if (w.__watch.bytes >= 0 && bytes > w.__watch.bytes) w.__watch.lastGrowth = Date.now();
+          w.__watch.bytes = bytes;
+          setTimeout(() => void tick(), 100);
         };
         void tick();
       }, tracks);
