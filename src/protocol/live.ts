@@ -134,6 +134,12 @@ export type ServerMessage =
   | { readonly type: 'move'; readonly room_id: string }
   | { readonly type: 'subgroups'; readonly subgroups: readonly string[] }
   | { readonly type: 'ended' }
+  /**
+   * A moderator removed `participant_id` from the meeting (`by`: her participant_id; null for the
+   * service or an integration). To everyone in the room, her too, just before her socket closes
+   * with `closeCodes.removed`: her session is spent, and she comes back only by arriving again.
+   */
+  | { readonly type: 'removed'; readonly participant_id: string; readonly by: string | null }
   /** A message of this socket was refused; nothing else changed. `message` says why in plain words. */
   | { readonly type: 'error'; readonly code: LiveErrorCode; readonly message: string };
 
@@ -161,6 +167,8 @@ export type ClientMessage =
   | { readonly type: 'create_subgroups'; readonly count: number }
   | { readonly type: 'move'; readonly participant_id: string; readonly room_id: string }
   | { readonly type: 'bring_back' }
+  /** Moderators only: take someone else out of the meeting (her session is spent; she may knock again). */
+  | { readonly type: 'remove'; readonly participant_id: string }
   /** Moderators only: send me the whole waiting list again (the client saw a gap in `seq`). */
   | { readonly type: 'waiting_resync' };
 
@@ -176,7 +184,7 @@ export const liveErrorCodes = {
   locked: 'a moderator locked the microphone or camera for participants',
   invalid_signal: 'a signal that is not a session description or candidate this service relays',
   participant_not_found: 'the participant named is not connected here, or the sender is no longer present',
-  invalid_field: 'a value the meeting refuses (a name, a subject, a sub-group room)',
+  invalid_field: 'a value the meeting refuses (a name, a subject, a sub-group room, herself as the one to remove)',
   room_exists: 'a sub-group room id is taken by a room that is not a sub-group of this one',
   meeting_not_found: 'the room has no meeting in progress',
   waiting_room_unavailable: 'this room has no waiting room to turn on',
@@ -192,5 +200,6 @@ export function isLiveErrorCode(code: string): code is LiveErrorCode {
 /**
  * WebSocket close codes the server uses (4000-4999 are the application's). `restarting`: the
  * daemon is stopping (SIGTERM/SIGINT); the page says so and comes back once the service answers.
+ * `removed`: a moderator removed her (after the `removed` message); the page must not reconnect.
  */
-export const closeCodes = { unauthorized: 4401, replaced: 4409, ended: 4410, restarting: 4503 } as const;
+export const closeCodes = { unauthorized: 4401, removed: 4403, replaced: 4409, ended: 4410, restarting: 4503 } as const;

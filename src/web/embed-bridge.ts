@@ -28,6 +28,8 @@ export interface MeetingActions {
   readonly setSubject: (text: string) => void;
   /** Moderators: the waiting room on or off for later arrivals. */
   readonly setWaitingRoom: (enabled: boolean) => void;
+  /** Moderators: someone else out of the meeting (the server refuses anyone else). */
+  readonly remove: (participantId: string) => void;
   readonly local: () => LocalState;
   readonly session: () => string;
   readonly isModerator: () => boolean;
@@ -39,7 +41,8 @@ export interface LocalState {
   readonly screen: boolean;
 }
 
-export type LeaveReason = 'hangup' | 'ended' | 'lost';
+/** `removed`: a moderator removed her (the page offers to ask again: no readyToClose). */
+export type LeaveReason = 'hangup' | 'ended' | 'lost' | 'removed';
 
 /** What meeting.ts tells whoever listens (only the bridge, today). */
 export interface MeetingHooks {
@@ -170,7 +173,7 @@ export class EmbedBridge {
     this.actions = null;
     if (reason === 'lost')
       this.emit('errorOccurred', { error: { name: 'conference.connectionError', message: 'The connection to the meeting was lost.', isFatal: true } });
-    else this.emit('readyToClose', {});
+    else if (reason !== 'removed') this.emit('readyToClose', {});
   }
 
   private onLocal(state: LocalState): void {
@@ -231,6 +234,12 @@ export class EmbedBridge {
         // What the server refused of a command (or of the person's own gesture) is said where the embedding developer looks.
         console.warn(`The meeting refused a request (${message.code}): ${message.message}`);
         break;
+      case 'removed': {
+        // Upstream's payload, on every page: the removed one's (local: true) and the others'.
+        const person = (id: string | null) => ({ id: id ?? '', local: id === this.selfId, name: id === null ? '' : (this.participants.get(id)?.name ?? '') });
+        this.emit('participantKickedOut', { kicked: person(message.participant_id), kicker: person(message.by) });
+        break;
+      }
       case 'participant_left':
         if (this.participants.delete(message.participant_id)) this.emit('participantLeft', { id: message.participant_id });
         break;
@@ -312,7 +321,16 @@ export class EmbedBridge {
   private command(name: string, args: unknown[]): void {
     const actions = this.actions;
     // Before the meeting is on screen, its commands wait for it; leaving and naming do not.
-    const needsMeeting = ['toggleAudio', 'toggleVideo', 'toggleShareScreen', 'sendChatMessage', 'subject', 'toggleLobby', 'answerKnockingParticipant'];
+    const needsMeeting = [
+      'toggleAudio',
+      'toggleVideo',
+      'toggleShareScreen',
+      'sendChatMessage',
+      'subject',
+      'toggleLobby',
+      'answerKnockingParticipant',
+      'kickParticipant',
+    ];
     if ((!actions || !this.joined) && needsMeeting.includes(name)) {
       if (this.queued.length < 50) this.queued.push({ name, args });
       return;
@@ -377,6 +395,13 @@ export class EmbedBridge {
           );
         }
         return actions!.setWaitingRoom(args[0]);
+      }
+      case 'kickParticipant': {
+        const id = text(args[0]);
+        if (id === '') return console.warn('kickParticipant: pass the participant id to remove; nothing was sent.');
+        if (!actions!.isModerator()) return console.warn('kickParticipant: only a moderator can remove someone; nothing was sent.');
+        if (id === this.selfId) return console.warn('kickParticipant: a moderator cannot remove herself (hangup leaves); nothing was sent.');
+        return actions!.remove(id);
       }
       case 'answerKnockingParticipant': {
         const id = text(args[0]);

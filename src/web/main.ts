@@ -27,12 +27,11 @@ function focusHeading(): void {
   app.querySelector<HTMLElement>('h1, h2')?.focus();
 }
 
-function message(text: string): void {
+function message(text: string, again = false): void {
   // Inside a frame the address keeps the join token and the fragment (see enterMeeting): the
   // way back reloads it, since a link to the bare path could no longer be framed.
-  const back = embed
-    ? button(words.page.backToStart, () => location.reload())
-    : el('a', { href: withLanguage(location.pathname), text: words.page.backToStart });
+  const label = again ? words.page.askToJoinAgain : words.page.backToStart;
+  const back = embed ? button(label, () => location.reload()) : el('a', { href: withLanguage(location.pathname), text: label });
   show(app, el('h1', { text }), el('p', {}, back));
   // Out of the meeting: the title no longer names its room.
   document.title = text;
@@ -60,7 +59,8 @@ function enterMeeting(room: string, session: string): void {
       // Her admission is spent once she hung up or the meeting ended; a lost connection or a
       // restart keeps it, since the page then reloads back into the meeting.
       if (reason !== 'lost') forgetRequest(roomId);
-      message(text);
+      // Removed: her session is spent; the way back is the arrival, where she asks again.
+      message(text, reason === 'removed');
     },
     hooks: embed?.hooks,
   });

@@ -7,12 +7,13 @@ import type { Devices } from './devices.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { el } from './dom.js';
 import { connectionBanner } from './connection-banner.js';
-import { givenUp, LiveLink } from './live-link.js';
+import { LiveLink } from './live-link.js';
 import type { Mesh } from './mesh.js';
 import { pageMedia, type Sfu } from './sfu.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
+import { comeBackWhenUp, endOf, heardRemoval } from './removal.js';
 import { SidePanel, type PanelTab } from './side-panel.js';
 import { Stage } from './stage.js';
 import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
@@ -336,6 +337,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       case 'move':
         void move(message.room_id);
         break;
+      case 'removed':
+        if (!heardRemoval(message, self?.participant_id, participants)) break;
+        options.hooks?.message(message);
+        return ended(closeCodes.removed);
       case 'ended':
         close();
         options.left(said.ended, 'ended');
@@ -363,25 +368,10 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   function ended(code: number): void {
     if (closed) return;
     close();
-    // The daemon is stopping.
-    if (code === closeCodes.restarting) {
-      options.left(said.restarting, 'lost');
-      options.hooks?.leaving('lost');
-      // Once the service answers again the page loads afresh: back in the meeting, or at the arrival.
-      const comeBack = (): void => {
-        void fetch('/healthz', { cache: 'no-store' })
-          .then(
-            (answer) => answer.ok,
-            () => false,
-          )
-          .then((up) => (up ? location.reload() : void window.setTimeout(comeBack, 2000)));
-      };
-      window.setTimeout(comeBack, 2000);
-      return;
-    }
-    const text = code === closeCodes.replaced ? said.replaced : code === givenUp ? said.givenUp : said.lost;
-    options.left(text, 'lost');
-    options.hooks?.leaving('lost');
+    const end = endOf(code);
+    options.left(end.text, end.reason);
+    options.hooks?.leaving(end.reason);
+    if (code === closeCodes.restarting) comeBackWhenUp();
   }
 
   async function leave(): Promise<void> {
@@ -440,6 +430,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     rename: (name) => people.rename(name),
     setSubject: (text) => send({ type: 'subject', subject: text }),
     setWaitingRoom: (enabled) => send({ type: 'waiting_room', enabled }),
+    remove: (participantId) => send({ type: 'remove', participant_id: participantId }),
     local: () => ({ audio: audioOn, video: videoOn, screen: screen !== null }),
     session: () => session,
     isModerator,

@@ -1,6 +1,7 @@
 import type { ClientMessage, ParticipantView } from '../protocol/live.js';
 import { badge, button, el, field } from './dom.js';
 import { nameAdvice } from './name-advice.js';
+import { RemoveConfirm } from './removal.js';
 import { fill, words } from './words/index.js';
 
 const said = words.people;
@@ -29,6 +30,7 @@ export class PeopleList {
   renaming = false;
   /** The sub-group chosen for each participant, kept across redraws until the move is sent. */
   private readonly moveChoices = new Map<string, string>();
+  private readonly confirm = new RemoveConfirm();
 
   constructor(private readonly state: PeopleState) {
     this.renameForm = el(
@@ -47,7 +49,13 @@ export class PeopleList {
       }
       if (this.renameInput.value.trim() === state.self()?.name) this.closeRename();
     });
-    this.element = el('div', {}, this.waitingSlot, el('section', { 'aria-labelledby': 'people-heading' }, this.heading, this.list, this.renameForm));
+    this.element = el(
+      'div',
+      {},
+      this.waitingSlot,
+      el('section', { 'aria-labelledby': 'people-heading' }, this.heading, this.list, this.renameForm),
+      this.confirm.dialog,
+    );
   }
 
   /** The Waiting section, on top for a moderator; gone for the others. */
@@ -67,6 +75,7 @@ export class PeopleList {
         );
       }
       if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0) item.append(this.moveControl(p));
+      if (isModerator() && p.participant_id !== me) item.append(' ', this.removeButton(p));
       return item;
     });
     // The list is redrawn whenever someone's media state changes: the control that had the
@@ -106,6 +115,19 @@ export class PeopleList {
     this.renameForm.hidden = false;
     this.render();
     this.renameInput.focus();
+  }
+
+  /** Asks first (RemoveConfirm); the server decides whether she may. Focus: her button after a cancel, the heading after a removal. */
+  private removeButton(p: ParticipantView): HTMLButtonElement {
+    const label = fill(said.removeName, { name: p.name });
+    const find = () => [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === label) ?? null;
+    const remove = () => this.state.send({ type: 'remove', participant_id: p.participant_id });
+    return button(said.remove, () => this.confirm.ask(p, remove, (removed) => (removed ? this.focusHeading() : find())), { 'aria-label': label });
+  }
+
+  private focusHeading(): HTMLElement {
+    this.heading.tabIndex = -1;
+    return this.heading;
   }
 
   private moveControl(p: ParticipantView): HTMLElement {

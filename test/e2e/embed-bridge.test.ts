@@ -321,6 +321,29 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
     t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
 
+    // kickParticipant: refused to a participant (nothing is sent), done for the moderator;
+    // participantKickedOut on both sides with upstream's payload.
+    const cyId = String((await waitEvent(cy.page, 'videoConferenceJoined')).id);
+    const moId = String((await waitEvent(mo.page, 'videoConferenceJoined')).id);
+    await cy.page.evaluate((id) => (window as any).api.executeCommand('kickParticipant', id), moId);
+    await mo.page.evaluate((id) => (window as any).api.executeCommand('kickParticipant', id), cyId);
+    t.same(
+      await waitEvent(mo.page, 'participantKickedOut'),
+      { kicked: { id: cyId, local: false, name: 'Cy' }, kicker: { id: moId, local: true, name: 'Mo' } },
+      "the moderator's page: participantKickedOut",
+    );
+    t.same(
+      await waitEvent(cy.page, 'participantKickedOut'),
+      { kicked: { id: cyId, local: true, name: 'Cy' }, kicker: { id: moId, local: false, name: 'Mo' } },
+      "the removed page's too",
+    );
+    t.equal((await eventsOf(mo.page)).filter((e) => e.name === 'participantKickedOut').length, 1, "the participant's kick did nothing");
+    await waitEvent(cy.page, 'videoConferenceLeft');
+    t.notOk(
+      (await eventsOf(cy.page)).some((e) => e.name === 'readyToClose'),
+      'removed: no readyToClose, her frame offers to ask again',
+    );
+
     // hangup: left, then ready to close.
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');

@@ -213,7 +213,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
     t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
-    await mod.getByRole('button', { name: 'Move Ann' }).click();
+    await mod.getByRole('button', { name: 'Move Ann', exact: true }).click();
     // The move is a same-document switch (history API), so the address itself is polled rather
     // than waiting for a load event; a loaded machine gets a minute.
     await until('Ann to arrive in the sub-group', async () => /\/room\/lesson-g1$/.test(ann.url()), 60_000).catch(async (err: Error) => {
@@ -289,6 +289,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       `the live socket went to the page's own host: ${socketUrls.map((url) => url.split('?')[0]).join(' ')}`,
     );
     t.same(violations, [], "under connect-src 'self' the page reported no CSP violation");
+
+    // A removal on the mesh: the moderator removes Ben from People; his page closes every
+    // connection and says why, and the moderator's connection to him closes too.
+    await mod.getByRole('tab', { name: 'People' }).click();
+    const openToBen = () =>
+      mod.evaluate(() => (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.filter((pc) => pc.connectionState !== 'closed').length);
+    const before = await openToBen();
+    await mod.getByRole('button', { name: 'Remove Ben', exact: true }).click();
+    await mod.getByRole('dialog', { name: 'Remove Ben from the meeting?' }).getByRole('button', { name: 'Remove', exact: true }).click();
+    await until(
+      "Ben's connections to close",
+      () => ben.evaluate(() => (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.every((pc) => pc.connectionState === 'closed')),
+      10_000,
+      50,
+    );
+    await until("the moderator's connection to Ben to close", async () => (await openToBen()) === before - 1, 10_000, 50);
+    await ben.getByRole('heading', { name: 'A moderator removed you from the meeting.' }).waitFor();
+    t.equal(await ben.getByRole('link', { name: 'Ask to join again' }).count(), 1, 'removed on the mesh: told, with the way to ask again');
   });
 
   t.test('an instance that forces the waiting room offers no way to disable it', async (t) => {

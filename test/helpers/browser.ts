@@ -32,18 +32,44 @@ const netnsVariable = 'MEET_E2E_NETNS';
  * Where namespaces cannot be made (no root), the file runs in place and says so.
  */
 export function inLoopbackNamespace(t: Test, testFile: string): boolean {
+  return inPrivateNamespace(t, testFile, false);
+}
+
+/** The private addresses the namespace of `inPrivateNetwork` gives its veth pair (both ends its own). */
+export const privatePair = { inside: '10.200.0.1', outside: '10.200.0.2', prefix: 30 } as const;
+
+/**
+ * As inLoopbackNamespace, and the namespace also owns both ends of a veth pair with private
+ * addresses (privatePair, a /30), up: a program that gathers no loopback candidates (Janus 1.1.2)
+ * finds an interface with an address, and still no packet can leave, since nothing outside the
+ * namespace is attached to either end.
+ */
+export function inPrivateNetwork(t: Test, testFile: string): boolean {
+  return inPrivateNamespace(t, testFile, true);
+}
+
+function inPrivateNamespace(t: Test, testFile: string, veth: boolean): boolean {
   if (process.env[netnsVariable]) return false;
   const name = `meet-e2e-${process.pid}`;
+  const inside = (...args: string[]) => execFileSync('ip', ['netns', 'exec', name, 'ip', ...args], { stdio: 'pipe' });
   try {
     execFileSync('ip', ['netns', 'add', name], { stdio: 'pipe' });
-    execFileSync('ip', ['netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up'], { stdio: 'pipe' });
   } catch (err) {
-    t.comment(`no network namespace (${(err as Error).message.split('\n')[0]}); running on the host's loopback`);
+    t.comment(`no network namespace (${(err as Error).message.split('\n')[0]}); running on the host's network`);
     return false;
   }
   t.teardown(() => {
+    // Deleting the namespace deletes the veth pair that lives in it.
     execFileSync('ip', ['netns', 'del', name], { stdio: 'pipe' });
   });
+  inside('link', 'set', 'lo', 'up');
+  if (veth) {
+    inside('link', 'add', 'meet0', 'type', 'veth', 'peer', 'name', 'meet1');
+    inside('addr', 'add', `${privatePair.inside}/${privatePair.prefix}`, 'dev', 'meet0');
+    inside('addr', 'add', `${privatePair.outside}/${privatePair.prefix}`, 'dev', 'meet1');
+    inside('link', 'set', 'meet0', 'up');
+    inside('link', 'set', 'meet1', 'up');
+  }
   // A subtest: tap waits for it and reports its result; nothing here needs its end.
   void t.spawn(
     'ip',
@@ -51,7 +77,7 @@ export function inLoopbackNamespace(t: Test, testFile: string): boolean {
     {
       env: { ...process.env, [netnsVariable]: name },
     },
-    'inside a loopback-only network namespace',
+    veth ? 'inside a network namespace of loopback and a private veth pair' : 'inside a loopback-only network namespace',
   );
   return true;
 }

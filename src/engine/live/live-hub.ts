@@ -17,6 +17,7 @@ import type { MediaBackend, MediaBackendFactory } from './media-port.js';
 import { MediaRules, peerOf } from './media-rules.js';
 import type { Incoming, LiveSession, Outbox } from './outbox.js';
 import { Presence } from './presence.js';
+import { removeParticipant } from './removal.js';
 import { LiveRooms, viewOf, type Member, type RoomState } from './room-state.js';
 import { Subgroups } from './subgroups.js';
 import { WaitingPush } from './waiting-push.js';
@@ -90,7 +91,7 @@ export class LiveHub implements LiveApi {
     this.unsubscribe.push(
       // The engine's listener sets log a failing listener under the event's name (engine/listeners.ts).
       deps.meetings.onEnded((meeting) => this.meetingEnded(meeting)),
-      deps.meetings.onLeft((participant) => this.presence.participantLeft(participant)),
+      deps.meetings.onLeft((participant, removedBy) => this.presence.participantLeft(participant, removedBy)),
       deps.meetings.onRoleChanged((participant) => this.roleChanged(participant)),
       deps.waiting.onWaitingListChange((roomId, change) => this.waiting.changed(roomId, change)),
       deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.waiting.switched(roomId, meetingId)),
@@ -279,6 +280,14 @@ export class LiveHub implements LiveApi {
         return this.waiting.switch(state, member, message.enabled);
       case 'waiting_resync':
         return this.waiting.resync(state, member);
+      case 'remove':
+        return removeParticipant(
+          this.rooms,
+          { meetings: this.deps.meetings, settingsLimit: this.options.settingsLimit },
+          state,
+          member,
+          message.participant_id,
+        );
     }
   }
 

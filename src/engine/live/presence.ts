@@ -1,6 +1,8 @@
+import { closeCodes } from '../../protocol/live.js';
 import type { Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import type { Participant } from '../meetings/meeting.js';
+import type { RecordedActor } from '../meetings/timeline.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Room } from '../rooms/room.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
@@ -106,16 +108,24 @@ export class Presence {
     return this.rooms.subgroupsOf(roomId).some((id) => this.deps.meetings.current(id) !== null);
   }
 
-  /** The engine says she left (POST /leave, a grace ran out, a moderator's gesture): her socket closes. */
-  participantLeft(participant: Participant): void {
+  /**
+   * The engine says she left (POST /leave, a grace ran out, a moderator's gesture): her socket
+   * closes. A removal (`removedBy`) is told to everyone in the room, her too, before her media
+   * and her socket go: the others' pages announce it, hers stops reconnecting (closeCodes.removed).
+   */
+  participantLeft(participant: Participant, removedBy: RecordedActor | null = null): void {
     const state = this.rooms.live(participant.roomId, participant.meetingId);
     if (!state) return;
-    state.away.delete(participant.participantId);
-    this.cancel(this.awayDeadlines, participant.participantId);
-    const member = state.members.get(participant.participantId);
+    const pid = participant.participantId;
+    state.away.delete(pid);
+    this.cancel(this.awayDeadlines, pid);
+    this.cancel(this.pendingLeaves, pid);
+    if (removedBy) this.rooms.broadcast(state, { type: 'removed', participant_id: pid, by: removedBy.participantId });
+    const member = state.members.get(pid);
     if (!member) return;
     this.drop(state, member);
-    member.outbox.close(1000, 'left the meeting');
+    if (removedBy) member.outbox.close(closeCodes.removed, 'a moderator removed you from the meeting');
+    else member.outbox.close(1000, 'left the meeting');
   }
 
   /** A meeting ended: its pending leaves and away deadlines go. */

@@ -60,12 +60,11 @@ interface LiveMeeting {
  *
  * Public API (for routes and the live connection):
  * - `current(roomId): Meeting | null` — the room's open meeting.
- * - `participant(participantId): Participant | null` — a participant of an OPEN meeting
- *   (present or left); null once the meeting ended. Use it to check a session is still good.
+ * - `participant(participantId): Participant | null` — of an OPEN meeting (present or left); null once it ended.
  * - `present(roomId): Participant[]` — who is in the room now, in join order.
- * - `leave(participantId): Participant | null` — presence ends; idempotent; null if unknown.
- * - `end(roomId, actor?): boolean` — ends the open meeting; false when none. A participant
- *   actor must be a moderator (`not_moderator`).
+ * - `leave(participantId, removedBy?): Participant | null` — presence ends; idempotent; null if unknown. A moderator's
+ *   removal (`removedBy`, see live/removal.ts) is written with its `participant_removed` entry: her session is spent.
+ * - `end(roomId, actor?): boolean` — ends the open meeting; false when none. A participant actor must be a moderator.
  * - `roomDeleted(roomId): void` — forget a room's meeting after its rows were cascaded away.
  * - `list(roomId): Meeting[]` — the room's meetings, newest first (from the store).
  * - `timeline(roomId, meetingId?): TimelineEntry[]` and `attendance(roomId, meetingId?): Attendance`
@@ -74,8 +73,7 @@ interface LiveMeeting {
  * - `onEnded(listener): () => void` — told of every meeting that is over: ended (by `end` or
  *   the sweep; `endedAt` set) or dropped with its room (`endedAt` null). Runs after the end is
  *   committed and the meeting left memory. Returns an unsubscribe function.
- * - `onLeft(listener): () => void` — told after a participant's presence ends through `leave`
- *   (not when a meeting ends). Returns an unsubscribe function.
+ * - `onLeft(listener): () => void` — told after a presence ends through `leave` (not when a meeting ends), with the remover.
  * - `promote(participantId): Participant | null` — a present participant becomes a moderator
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
  *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
@@ -96,7 +94,7 @@ export class MeetingService {
   private hooks: MeetingHooks = noHooks;
   private readonly emptyGraceMs: number;
   private readonly endedListeners: Listeners<[meeting: Meeting]>;
-  private readonly leftListeners: Listeners<[participant: Participant]>;
+  private readonly leftListeners: Listeners<[participant: Participant, removedBy: RecordedActor | null]>;
   private readonly roleListeners: Listeners<[participant: Participant]>;
   private readonly group: GroupCommit;
   /** Memory changes to take back if the transaction under way fails; null outside one. */
@@ -130,7 +128,7 @@ export class MeetingService {
     return this.endedListeners.add(listener);
   }
 
-  onLeft(listener: (participant: Participant) => void): () => void {
+  onLeft(listener: (participant: Participant, removedBy: RecordedActor | null) => void): () => void {
     return this.leftListeners.add(listener);
   }
 
@@ -216,16 +214,21 @@ export class MeetingService {
     return participant;
   }
 
-  leave(participantId: string): Participant | null {
+  leave(participantId: string, removedBy: RecordedActor | null = null): Participant | null {
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current) return null;
     if (current.leftAt !== null) return current;
     const left: Participant = { ...current, leftAt: this.nowIso() };
-    this.store.updateParticipant(left);
+    if (!removedBy) this.store.updateParticipant(left);
+    else
+      this.atomically(() => {
+        this.store.updateParticipant(left);
+        this.record(live.meeting, 'participant_removed', removedBy, { requestId: null, participantId, name: left.name });
+      });
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
-    this.leftListeners.emit(left);
+    this.leftListeners.emit(left, removedBy);
     return left;
   }
 

@@ -15,6 +15,8 @@ export const timelineKinds = [
   'moderator_arrived',
   /** A present participant became the moderator of a room that is never left without one. */
   'moderator_promoted',
+  /** A moderator removed a present participant (subject): her session is spent; she may knock again. */
+  'participant_removed',
   'meeting_ended',
 ] as const;
 

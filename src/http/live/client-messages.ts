@@ -75,6 +75,9 @@ export function parseClientMessage(raw: string): Incoming {
       return good({ type: 'move', participant_id: value.participant_id, room_id: value.room_id });
     case 'bring_back':
       return good({ type: 'bring_back' });
+    case 'remove':
+      if (typeof value.participant_id !== 'string' || value.participant_id === '') return bad('remove needs "participant_id": a participant_id');
+      return good({ type: 'remove', participant_id: value.participant_id });
     case 'waiting_resync':
       return good({ type: 'waiting_resync' });
     default:

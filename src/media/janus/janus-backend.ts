@@ -232,9 +232,13 @@ export class JanusBackend implements MediaBackend {
     member.gone = true;
     if (this.members.get(member.peer.participantId) === member) this.members.delete(member.peer.participantId);
     const id = member.peer.participantId;
+    // Joined already: kicked now, not after the work queued for her (a renegotiation may be under
+    // way), so that nobody receives her a moment longer (a moderator's removal, a move).
+    const kickedNow = kick && member.publisher ? this.options.rooms.kick(member.peer.meetingId, id).catch(() => {}) : null;
     const done = member.queue.then(async () => {
       const { publisher, subscriber } = member;
-      if (kick && publisher) await this.options.rooms.kick(member.peer.meetingId, id).catch(() => {});
+      if (kickedNow) await kickedNow;
+      else if (kick && publisher) await this.options.rooms.kick(member.peer.meetingId, id).catch(() => {});
       await publisher?.detach().catch(() => {});
       await subscriber?.detach().catch(() => {});
     });

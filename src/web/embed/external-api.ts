@@ -59,6 +59,7 @@
     setTileView: true,
     toggleLobby: true,
     answerKnockingParticipant: true,
+    kickParticipant: true,
   };
   const events = [
     'ready',
@@ -67,6 +68,7 @@
     'readyToClose',
     'participantJoined',
     'participantLeft',
+    'participantKickedOut',
     'participantRoleChanged',
     'displayNameChange',
     'subjectChange',

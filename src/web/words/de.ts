@@ -8,6 +8,7 @@ export const de: Words = {
     meeting: 'Konferenz',
     subjectTitle: '{subject} – Konferenz',
     backToStart: 'Zurück zum Anfang',
+    askToJoinAgain: 'Erneut um Zutritt bitten',
     unreachable: 'Der Dienst ist nicht erreichbar.',
   },
   arrival: {
@@ -142,6 +143,8 @@ export const de: Words = {
     givenUp: 'Die Verbindung zur Konferenz war zu lange unterbrochen, und Sie sind nicht mehr in ihr.',
     lost: 'Die Verbindung zur Konferenz wurde unterbrochen.',
     youLeft: 'Sie haben die Konferenz verlassen.',
+    removedYou: 'Die Moderation hat Sie aus der Konferenz entfernt.',
+    removed: '{name} wurde aus der Konferenz entfernt',
     reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
     reconnected: 'Wieder verbunden.',
   },
@@ -206,6 +209,11 @@ export const de: Words = {
     subgroupFor: 'Untergruppe für {name}',
     move: 'Verschieben',
     moveName: '{name} verschieben',
+    remove: 'Entfernen',
+    removeName: '{name} entfernen',
+    removeQuestion: '{name} aus der Konferenz entfernen?',
+    removeExplained:
+      '{name} verlässt die Konferenz sofort und kann erneut um Zutritt bitten. Um jemanden fernzuhalten, lehnen Sie die nächste Anfrage ab und sperren die Person.',
   },
   chat: {
     log: 'Chatnachrichten',

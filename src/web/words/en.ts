@@ -14,6 +14,8 @@ export const en = {
     /** The document's title while a subject is set. */
     subjectTitle: '{subject} – Meeting',
     backToStart: 'Back to the start',
+    /** The way back after a moderator removed her: the arrival, where she asks again. */
+    askToJoinAgain: 'Ask to join again',
     unreachable: 'The service cannot be reached.',
   },
   arrival: {
@@ -148,6 +150,8 @@ export const en = {
     givenUp: 'The connection to the meeting was lost for too long, and you are no longer in it.',
     lost: 'The connection to the meeting was lost.',
     youLeft: 'You left the meeting.',
+    removedYou: 'A moderator removed you from the meeting.',
+    removed: '{name} was removed from the meeting',
     reconnecting: 'Connection lost. Reconnecting…',
     reconnected: 'Reconnected.',
   },
@@ -213,6 +217,10 @@ export const en = {
     subgroupFor: 'Sub-group for {name}',
     move: 'Move',
     moveName: 'Move {name}',
+    remove: 'Remove',
+    removeName: 'Remove {name}',
+    removeQuestion: 'Remove {name} from the meeting?',
+    removeExplained: '{name} leaves the meeting at once and can ask to join again. To keep someone out, refuse and bar them when they knock again.',
   },
   chat: {
     log: 'Chat messages',
