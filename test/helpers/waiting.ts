@@ -181,6 +181,17 @@ export const asSession = {
   leave: (d: Server, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
 };
 
+/** Knocks as `name` and is admitted by the moderator: her browser (it holds the cookie) and her session. */
+export async function knockAndAdmit(d: Server, roomId: string, mod: Session, name: string): Promise<{ browser: Browser; session: Session }> {
+  const browser = new Browser(d, roomId);
+  const knocked = await browser.knock({ name });
+  if (knocked.status !== 202) throw new Error(`${name} knock answered ${knocked.status}`);
+  const list = await asSession.list(d, roomId, mod.session);
+  const item = (list.body as { request_id: string; name: string }[]).find((i) => i.name === name);
+  await asSession.admit(d, roomId, mod.session, { request_id: item!.request_id });
+  return { browser, session: admittedSession(await browser.poll(), name) };
+}
+
 const apiRoom = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;
 
 /** The rooms API's waiting-room gestures and records (admin token unless `token` says otherwise). */

@@ -4,28 +4,17 @@
 import t from 'tap';
 import { closeCodes } from '../../src/protocol/live.js';
 import { daemonFor, dataDirFor } from '../helpers/api.js';
-import { stopDaemon, type Daemon } from '../helpers/daemon.js';
+import { stopDaemon } from '../helpers/daemon.js';
 import { connectLive, liveUrl, refusedUpgrade } from '../helpers/live.js';
-import { admittedSession, asSession, Browser, createRoom, moderator, timeline, withAdminToken, type Session } from '../helpers/waiting.js';
-
-/** Knocks with `name` and is admitted by the moderator: her browser (cookie) and session. */
-async function admitted(d: Daemon, roomId: string, mod: Session, name: string): Promise<{ browser: Browser; session: Session }> {
-  const browser = new Browser(d, roomId);
-  const knocked = await browser.knock({ name });
-  if (knocked.status !== 202) throw new Error(`${name} knock answered ${knocked.status}`);
-  const list = await asSession.list(d, roomId, mod.session);
-  const item = (list.body as { request_id: string; name: string }[]).find((i) => i.name === name);
-  await asSession.admit(d, roomId, mod.session, { request_id: item!.request_id });
-  return { browser, session: admittedSession(await browser.poll(), name) };
-}
+import { Browser, createRoom, knockAndAdmit, moderator, timeline, withAdminToken } from '../helpers/waiting.js';
 
 t.test('removed: closed with 4403, her session and cookie spent across kill -9, she knocks again', async (t) => {
   const dataDir = dataDirFor(t);
   const first = await daemonFor(t, { dataDir });
   await createRoom(t, first, { room_id: 'class', name: 'Class', waiting_room: 'all' });
   const mod = await moderator(first, 'class', 'Teacher');
-  const ann = await admitted(first, 'class', mod, 'Ann');
-  const ben = await admitted(first, 'class', mod, 'Ben');
+  const ann = await knockAndAdmit(first, 'class', mod, 'Ann');
+  const ben = await knockAndAdmit(first, 'class', mod, 'Ben');
   const { client: modLive } = await connectLive(first, 'class', mod.session);
   const { client: annLive } = await connectLive(first, 'class', ann.session.session);
   const { client: benLive } = await connectLive(first, 'class', ben.session.session);

@@ -2,41 +2,18 @@
 // subject and the waiting room switched off and on again; what each refuses, what survives kill -9.
 // The daemon runs in the test's process, except the one killed with SIGKILL.
 import t from 'tap';
-import { call, daemonFor, dataDirFor, type Server } from '../helpers/api.js';
+import { call, daemonFor, dataDirFor } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectLive, liveUrl, pause, refusedUpgrade } from '../helpers/live.js';
-import {
-  admittedSession,
-  asSession,
-  attendanceRows,
-  Browser,
-  createRoom,
-  moderator,
-  names,
-  timeline,
-  withAdminToken,
-  type Session,
-} from '../helpers/waiting.js';
-
-/** Knocks with `name` and is admitted by the moderator: a participant's session. */
-async function admitted(d: Server, roomId: string, mod: Session, name: string): Promise<Session> {
-  const browser = new Browser(d, roomId);
-  const knocked = await browser.knock({ name });
-  if (knocked.status !== 202) throw new Error(`${name} knock answered ${knocked.status}`);
-  const list = await asSession.list(d, roomId, mod.session);
-  const item = (list.body as { request_id: string; name: string }[]).find((i) => i.name === name);
-  await asSession.admit(d, roomId, mod.session, { request_id: item!.request_id });
-  const poll = await browser.poll();
-  return admittedSession(poll, name);
-}
+import { asSession, attendanceRows, Browser, createRoom, knockAndAdmit, moderator, names, timeline, withAdminToken } from '../helpers/waiting.js';
 
 t.test('a rename reaches everyone, is checked as at arrival, and survives kill -9; so does the subject', async (t) => {
   const dataDir = dataDirFor(t);
   const first = await daemonFor(t, { dataDir });
   await createRoom(t, first, { room_id: 'class', name: 'Class', waiting_room: 'all' });
   const mod = await moderator(first, 'class', 'Teacher');
-  const ann = await admitted(first, 'class', mod, 'Ann');
+  const ann = (await knockAndAdmit(first, 'class', mod, 'Ann')).session;
   const { client: modLive, welcome: modWelcome } = await connectLive(first, 'class', mod.session);
   t.equal(modWelcome.subject, '', 'no subject at first');
   const { client: annLive } = await connectLive(first, 'class', ann.session);
@@ -111,7 +88,7 @@ t.test('a flood of renames from one client reaches nobody beyond its window', as
   const d = await inProcessDaemonFor(t, dataDirFor(t));
   await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'all' });
   const mod = await moderator(d, 'flood', 'Teacher');
-  const eve = await admitted(d, 'flood', mod, 'Eve');
+  const eve = (await knockAndAdmit(d, 'flood', mod, 'Eve')).session;
   const { client: modLive } = await connectLive(d, 'flood', mod.session);
   const { client: eveLive } = await connectLive(d, 'flood', eve.session);
   await modLive.next('participant_joined');
@@ -141,7 +118,7 @@ t.test('the waiting room switched off and on again from the live socket; refusal
   await createRoom(t, d, { room_id: 'lobby', name: 'Lobby', waiting_room: 'all' });
   await createRoom(t, d, { room_id: 'open', name: 'Open', waiting_room: 'off' });
   const mod = await moderator(d, 'lobby', 'Teacher');
-  const ann = await admitted(d, 'lobby', mod, 'Ann');
+  const ann = (await knockAndAdmit(d, 'lobby', mod, 'Ann')).session;
   const { client: modLive } = await connectLive(d, 'lobby', mod.session);
   t.same(await modLive.next('waiting_room'), { type: 'waiting_room', enabled: true, switchable: true }, 'the moderator is told the switch on connect');
   const { client: annLive } = await connectLive(d, 'lobby', ann.session);
