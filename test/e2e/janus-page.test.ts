@@ -2,10 +2,11 @@
 // room, each sees and hears the two others through the SFU with two RTCPeerConnections whatever
 // the count (not one per person as in the mesh), and when the moderator moves one of them out,
 // her media in this meeting ends: her connections close and the others lose her tile and stream.
-// Then the moderator removes one from the People list: within a second of the gesture her
-// connections are closed and the others receive nothing more of her. It runs inside a network
-// namespace the test makes, with a veth pair of private addresses (Janus gathers no loopback
-// candidates), so no packet leaves the machine.
+// A page modified to keep sending its microphone under a lock is heard by nobody: Janus stops
+// forwarding it. Then the moderator removes one from the People list: within a second of the
+// gesture her connections are closed and the others receive nothing more of her. It runs inside
+// a network namespace the test makes, with a veth pair of private addresses (Janus gathers no
+// loopback candidates), so no packet leaves the machine.
 import { networkInterfaces } from 'node:os';
 import t from 'tap';
 import type { Page } from 'playwright-core';
@@ -123,6 +124,56 @@ if (!inPrivateNetwork(t, import.meta.url)) {
     await teacher.getByRole('checkbox', { name: 'Lock microphones' }).uncheck();
     await until('their audio to reach the teacher again', () => rising(teacher, 1000), 30_000, 0);
     t.pass('released, they are heard again');
+
+    // A modified page: Ann's console keeps her microphone on and her publisher sending whatever
+    // the lock says (the track cannot be disabled, the transceiver's direction and track cannot be
+    // changed, so her page never renegotiates). Janus, told by the daemon, forwards none of it.
+    await ann.evaluate(() => {
+      const enabled = Object.getOwnPropertyDescriptor(MediaStreamTrack.prototype, 'enabled')!;
+      Object.defineProperty(MediaStreamTrack.prototype, 'enabled', {
+        configurable: true,
+        get(this: MediaStreamTrack) {
+          return enabled.get!.call(this) as boolean;
+        },
+        set(this: MediaStreamTrack) {
+          enabled.set!.call(this, true);
+        },
+      });
+      const direction = Object.getOwnPropertyDescriptor(RTCRtpTransceiver.prototype, 'direction')!;
+      Object.defineProperty(RTCRtpTransceiver.prototype, 'direction', {
+        configurable: true,
+        get(this: RTCRtpTransceiver) {
+          return direction.get!.call(this) as RTCRtpTransceiverDirection;
+        },
+        set() {},
+      });
+      const replaceTrack = Object.getOwnPropertyDescriptor(RTCRtpSender.prototype, 'replaceTrack')!.value as (
+        this: RTCRtpSender,
+        track: MediaStreamTrack | null,
+      ) => Promise<void>;
+      RTCRtpSender.prototype.replaceTrack = function (this: RTCRtpSender, track: MediaStreamTrack | null) {
+        return track ? replaceTrack.call(this, track) : Promise.resolve();
+      };
+    });
+    const audioSent = (page: Page) =>
+      page.evaluate(async () => {
+        let bytes = 0;
+        for (const pc of (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.filter((c) => c.connectionState !== 'closed'))
+          (await pc.getStats()).forEach((s: { type: string; kind?: string; bytesSent?: number }) => {
+            if (s.type === 'outbound-rtp' && s.kind === 'audio') bytes += s.bytesSent ?? 0;
+          });
+        return bytes;
+      });
+    await teacher.getByRole('checkbox', { name: 'Lock microphones' }).check();
+    await until('Ben to stop handing audio to his publisher', async () => !(await sendingAudio(ben)), 30_000, 200);
+    await until('the audio at the teacher to stop', async () => !(await rising(teacher, 1000)), 30_000, 0);
+    const sentBefore = await audioSent(ann);
+    t.notOk(await rising(teacher, 2000), "under the lock nothing of Ann's forced microphone reaches the teacher");
+    t.ok((await audioSent(ann)) > sentBefore, 'while her page kept sending audio to the server all along');
+    t.ok(await sendingAudio(ann), 'her publisher still holds her microphone');
+    await teacher.getByRole('checkbox', { name: 'Lock microphones' }).uncheck();
+    await until("Ann's audio to reach the teacher again", () => rising(teacher, 1000), 30_000, 0);
+    t.pass('released, her forwarding resumes');
 
     // The moderator moves Ben to a sub-group: his media in the lesson ends.
     await teacher.getByRole('tab', { name: 'Moderation' }).click();
