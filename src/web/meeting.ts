@@ -96,6 +96,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
     moderation: tool(tools.moderation, 'moderation', 'O', () => panel.toggle('moderation'), { 'aria-pressed': 'false', hidden: 'hidden' }),
   };
+  panel.focusOnClose = (tab) => panelTools[tab].button.focus();
   const leaveTool = tool(tools.leave, 'leave', 'L', () => void leave(), { class: 'tool leave' });
   const shortcuts: ShortcutEntry[] = [
     { what: words.help.mute, key: 'M', run: () => mic.button.click() },

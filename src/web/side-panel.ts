@@ -17,6 +17,8 @@ export class SidePanel {
   private readonly panels = new Map<PanelTab, HTMLElement>();
   private current: PanelTab = 'people';
   private readonly listeners = new Set<() => void>();
+  /** Where the focus goes when the panel closes under it (its Close button, Escape): the toolbar's tool for the tab. */
+  focusOnClose: ((tab: PanelTab) => void) | null = null;
 
   constructor(contents: Record<PanelTab, HTMLElement>) {
     const tablist = el('div', { role: 'tablist', 'aria-label': words.panel.label });
@@ -83,8 +85,11 @@ export class SidePanel {
   }
 
   close(): void {
+    // A hidden element cannot keep the focus: left there, it would fall to the body.
+    const hadFocus = this.element.contains(document.activeElement);
     this.element.hidden = true;
     this.changed();
+    if (hadFocus) this.focusOnClose?.(this.current);
   }
 
   private select(name: PanelTab): void {

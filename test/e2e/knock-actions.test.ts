@@ -107,6 +107,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
       // Admit all from the notification.
       await mod.getByRole('button', { name: 'Close panel' }).click();
+      t.equal(await focused(mod), 'People', "closing the panel puts the focus on the toolbar's People button, not the body");
       const dee = await arrive('Dee');
       await dee.getByRole('button', { name: 'Ask to join' }).click();
       await cy.getByRole('button', { name: 'Ask again' }).click();
