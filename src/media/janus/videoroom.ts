@@ -147,16 +147,12 @@ export class VideoRoomHandle {
       use_msid: true,
     });
     if (!event.jsep) throw new Error('Janus answered the subscription without a session description');
-    return { jsep: event.jsep, streams: subscribedStreams(event.plugindata?.data ?? {}) };
+    return { ...subscription(event), jsep: event.jsep };
   }
 
   /** Adds feeds to an existing subscription; Janus renegotiates (a new offer, if any changed). */
   async addFeeds(feeds: readonly string[]): Promise<Subscription> {
     return subscription(await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) }));
-  }
-
-  async removeFeeds(feeds: readonly string[]): Promise<Subscription> {
-    return subscription(await this.session.async(this.id, { request: 'unsubscribe', streams: feeds.map((feed) => ({ feed })) }));
   }
 
   /**
