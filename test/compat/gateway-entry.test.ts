@@ -340,22 +340,25 @@ t.test('short secrets are refused at start and at reload', async (t) => {
   t.teardown(() => rmSync(data, { recursive: true, force: true }));
   const licence = await installTestLicence(data);
   const base = { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence };
-  await t.rejects(
-    startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' } }),
-    /exited \(2\)[\s\S]*COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
-    'COMPAT_JITSI_APP_SECRET of 31 bytes: exit 2 naming the variable',
-  );
-  await t.rejects(
-    startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_SECRET: mainSecret } }),
-    /exited \(2\)[\s\S]*COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET/,
-    'a secret with no issuer to accept: exit 2 naming COMPAT_JITSI_APP_ID',
-  );
   const shortFile = tenantsFile(t, `[tenants.shorty]\napp_id = "s"\napp_secret = "too-short"\n`);
-  await t.rejects(
-    startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, SERVICE_TENANTS_FILE: shortFile } }),
-    /exited \(2\)[\s\S]*tenants\.shorty\.app_secret must hold at least 32 bytes/,
-    "a tenant's short app_secret: exit 2 naming the tenant",
-  );
+  // Side by side: each refusal is its own process that stops before it listens.
+  await Promise.all([
+    t.rejects(
+      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' } }),
+      /exited \(2\)[\s\S]*COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
+      'COMPAT_JITSI_APP_SECRET of 31 bytes: exit 2 naming the variable',
+    ),
+    t.rejects(
+      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_SECRET: mainSecret } }),
+      /exited \(2\)[\s\S]*COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET/,
+      'a secret with no issuer to accept: exit 2 naming COMPAT_JITSI_APP_ID',
+    ),
+    t.rejects(
+      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, SERVICE_TENANTS_FILE: shortFile } }),
+      /exited \(2\)[\s\S]*tenants\.shorty\.app_secret must hold at least 32 bytes/,
+      "a tenant's short app_secret: exit 2 naming the tenant",
+    ),
+  ]);
 
   const file = tenantsFile(t, registry);
   const daemon = await compatInProcessFor(t, {

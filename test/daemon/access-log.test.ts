@@ -47,6 +47,8 @@ async function summaryOf(d: Logged, family: string, n: number): Promise<Record<s
   return found!;
 }
 
+// Every case runs its own daemon process and mostly waits on it: two at a time.
+t.jobs = 2;
 t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on both listeners', async (t) => {
   const shared = 'shared-secret-of-the-access-log-test';
   const d = await compatDaemonFor(t, {

@@ -15,6 +15,9 @@ import { Browser, createRoom, moderator, waitingApi, withAdminToken } from '../h
 
 const forcedMsg = 'shutdown grace over: exiting with work still open';
 
+// Every case runs its own daemon process and waits mostly on its signals and graces: two at a time.
+t.jobs = 2;
+
 t.test('a live connection is closed with 4503 (service restarting) and the daemon exits 0 without waiting for the grace', async (t) => {
   const grace = 30;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });

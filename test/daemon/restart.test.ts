@@ -6,6 +6,8 @@ import { stopDaemon } from '../helpers/daemon.js';
 
 const tokenFile = (dataDir: string) => join(dataDir, 'initial-admin-token');
 
+// Every case runs its own daemon process and mostly waits on it: two at a time.
+t.jobs = 2;
 t.test('rooms survive a SIGKILL and a restart on the same data directory', async (t) => {
   const dataDir = dataDirFor(t);
   const first = await daemonFor(t, { dataDir });

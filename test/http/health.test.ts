@@ -99,12 +99,13 @@ t.test(
     inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
     const states: number[] = [];
     const pastReuse = () => sleep(readinessProbeReuseMs + 100);
-    for (let i = 0; i < 5; i++) {
+    // Past the probe's reuse each time: a fresh write is refused every time, not once.
+    for (let i = 0; i < 3; i++) {
       await pastReuse();
       states.push((await get(daemon, '/readyz')).status);
     }
     t.comment(inNamespace(`ls -la "${dataDir}"; df "${dataDir}"`));
-    t.same(states, [503, 503, 503, 503, 503]);
+    t.same(states, [503, 503, 503]);
     inNamespace(`rm -f "${dataDir}/filler"`);
     await pastReuse();
     t.equal((await get(daemon, '/readyz')).status, 200, 'ready again once there is room');
