@@ -339,7 +339,8 @@ async function waitingScenarios(): Promise<void> {
         : undefined;
       if (equalRate)
         scenarioNotes.push(
-          `CPU per request compared at an equal offered load of ${rate} req/s: ${equalRate.cpuUs.toFixed(1)} µs vs the baseline's ${equalRate.referenceCpuUs.toFixed(1)} µs`,
+          `CPU per request compared at an equal offered load of ${rate} req/s in ${equalRate.rounds} alternating rounds: median ${equalRate.cpuUs.toFixed(1)} µs vs the baseline's ${equalRate.referenceCpuUs.toFixed(1)} µs; ` +
+            `median of the rounds' ratios ${equalRate.ratio?.toFixed(2)}× (rounds from ${equalRate.spread?.[0].toFixed(2)}× to ${equalRate.spread?.[1].toFixed(2)}×)`,
         );
       const m = equalRate ? { ...full, equalRate } : full;
       const keeperRate = ((keeper.polls - keeperPollsBefore) / (Date.now() - keeperT0)) * 1000;

@@ -39,7 +39,28 @@ export interface Measurement {
    * Server CPU per request of the scenario and of the baseline, both at the same fixed offered
    * load (bench/lib/load.ts, `measureAtEqualRate`), when it was measured: the CPU comparison.
    */
-  readonly equalRate?: { readonly rate: number; readonly cpuUs: number; readonly referenceCpuUs: number };
+  readonly equalRate?: EqualRateFigures;
+}
+
+/** `measureAtEqualRate`'s figures: medians over rounds of one window each, taken in alternation. */
+export interface EqualRateFigures {
+  readonly rate: number;
+  /** Median server CPU per request (µs) of the scenario's windows, and of the baseline's. */
+  readonly cpuUs: number;
+  readonly referenceCpuUs: number;
+  /** Median of the rounds' own ratios (each round: one window of each, seconds apart): the comparison. */
+  readonly ratio?: number;
+  /** Smallest and largest of those per-round ratios: the scatter of this run. */
+  readonly spread?: readonly [number, number];
+  readonly rounds?: number;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); NaN without finite values. */
+export function median(values: readonly number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** What a scenario is compared with: the baseline measured beside it, else the run's baseline mean. */
@@ -56,7 +77,7 @@ export function cpuRatioOf(
   baselineCpuUs: number,
 ): number {
   if (!m) return Number.NaN;
-  if (m.equalRate) return ratio(m.equalRate.cpuUs, m.equalRate.referenceCpuUs);
+  if (m.equalRate) return m.equalRate.ratio ?? ratio(m.equalRate.cpuUs, m.equalRate.referenceCpuUs);
   return ratio(cpuPerRequestUs(m), m.referenceCpuUs ?? baselineCpuUs);
 }
 

@@ -1,5 +1,17 @@
 import t from 'tap';
-import { checkTargets, cpuPerRequestUs, flatness, formatTable, percent, ratio, resultTable, targetCell, type Measurement } from '../../bench/lib/report.js';
+import {
+  checkTargets,
+  cpuPerRequestUs,
+  cpuRatioOf,
+  flatness,
+  formatTable,
+  median,
+  percent,
+  ratio,
+  resultTable,
+  targetCell,
+  type Measurement,
+} from '../../bench/lib/report.js';
 import { combine } from '../../bench/lib/load.js';
 
 function m(id: string, requestsPerSec: number, extra: Partial<Measurement> = {}): Measurement {
@@ -164,4 +176,19 @@ t.test('paired slices carry the baseline’s CPU per request beside them', async
   const a = m('baseline', 20_000, { windowMs: [0, 1000], serverCpuPct: 80 });
   const b = m('baseline', 20_000, { windowMs: [2000, 3000], serverCpuPct: 100 });
   t.equal(cpuPerRequestUs(combine([a, b])), 45, 'total CPU over total requests: 0.9 core at 20,000 req/s');
+});
+
+t.test('the CPU comparison at an equal load is the median of the rounds’ own ratios', async (t) => {
+  t.equal(median([3, 1, 2]), 2);
+  t.equal(median([4, 1, 3, 2]), 2.5, 'an even count: the mean of the two middle values');
+  t.equal(median([5, Number.NaN, 1]), 3, 'a window without a figure is left out');
+  t.ok(Number.isNaN(median([])), 'no figure, no median');
+  const burst = { rate: 8000, cpuUs: 60, referenceCpuUs: 40, ratio: 1.3, spread: [1.1, 2.4] as const, rounds: 10 };
+  t.equal(cpuRatioOf(m('poll-1k', 10_000, { equalRate: burst }), 30), 1.3, 'the rounds’ median, not the ratio of the pooled medians (1.5)');
+  t.equal(
+    cpuRatioOf(m('poll-1k', 10_000, { equalRate: { rate: 8000, cpuUs: 60, referenceCpuUs: 40 } }), 30),
+    1.5,
+    'figures without rounds: the ratio of the two',
+  );
+  t.equal(cpuRatioOf(m('poll-1k', 10_000, { referenceCpuUs: 50 }), 30), 2, 'no equal-load figures: beside it at full speed');
 });
