@@ -154,17 +154,18 @@ export class Stage {
     this.next.setAttribute('aria-disabled', String(this.page === this.pages - 1));
     this.element.dataset.cols = String(columnsFor(shown.length));
     this.element.dataset.count = String(shown.length);
-    this.tellView(JSON.stringify(viewOf(arrangement, self)));
+    this.tellView(viewOf(arrangement, self));
   }
 
   /** The view once it settles, and only when it changed. */
-  private tellView(view: string): void {
+  private tellView(view: ReturnType<typeof viewOf>): void {
     window.clearTimeout(this.viewTimer);
     if (this.tiles.size === 0) return;
+    const key = JSON.stringify(view);
     this.viewTimer = window.setTimeout(() => {
-      if (view === this.lastView) return;
-      this.lastView = view;
-      this.onView({ type: 'view', ...(JSON.parse(view) as { video: string[]; large?: string }) });
+      if (key === this.lastView) return;
+      this.lastView = key;
+      this.onView({ type: 'view', ...view });
     }, viewSettleMs);
   }
 }
