@@ -18,14 +18,20 @@ export interface JanusRoomsOptions {
  */
 export class JanusRooms {
   private readonly rooms = new Map<string, RoomSpec>();
+  /** Each room's creation, settled once Janus has it (or has refused it). */
+  private readonly made = new Map<string, Promise<RoomSpec>>();
   private control: Promise<{ session: JanusSession; handle: VideoRoomHandle }> | null = null;
 
   constructor(private readonly options: JanusRoomsOptions) {}
 
-  /** The room of a meeting, created on first use. */
-  async ensure(meetingId: string): Promise<RoomSpec> {
-    const known = this.rooms.get(meetingId);
-    if (known) return known;
+  /**
+   * The room of a meeting, created on first use. Everyone who asks while it is being made
+   * waits for the same creation: a meeting's first members join at once, and a join sent
+   * before the room exists is refused by Janus.
+   */
+  ensure(meetingId: string): Promise<RoomSpec> {
+    const pending = this.made.get(meetingId);
+    if (pending) return pending;
     const spec: RoomSpec = {
       room: `m-${meetingId}`,
       secret: this.options.randomText(),
@@ -33,13 +39,17 @@ export class JanusRooms {
       publishers: this.options.publishers,
     };
     this.rooms.set(meetingId, spec);
-    try {
+    const made = (async () => {
       await (await this.handle()).createRoom(spec);
-    } catch (err) {
+      return spec;
+    })();
+    this.made.set(meetingId, made);
+    made.catch(() => {
+      if (this.made.get(meetingId) !== made) return;
+      this.made.delete(meetingId);
       this.rooms.delete(meetingId);
-      throw err;
-    }
-    return spec;
+    });
+    return made;
   }
 
   spec(meetingId: string): RoomSpec | undefined {
@@ -52,8 +62,18 @@ export class JanusRooms {
 
   async destroy(meetingId: string): Promise<void> {
     const spec = this.rooms.get(meetingId);
-    if (!spec) return;
+    const made = this.made.get(meetingId);
+    if (!spec || !made) return;
     this.rooms.delete(meetingId);
+    this.made.delete(meetingId);
+    // A room still being made is destroyed once it exists, not before (Janus would not know it yet).
+    if (
+      !(await made.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     await (await this.handle()).destroyRoom(spec.room, spec.secret);
   }
 
