@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { janusConfigFiles } from '../media/janus/janus-config.js';
@@ -41,6 +41,19 @@ const secret = () => randomBytes(24).toString('base64url');
  * admin key are random for the life of this supervisor and never logged. `onRestarted` runs
  * after a restart answers, so the owner can rebuild the rooms of meetings in progress.
  */
+/** util-linux's setpriv (Debian installs it with the base system). */
+const setpriv = '/usr/bin/setpriv';
+
+/**
+ * The command run so that the kernel kills Janus when the daemon dies, SIGKILL included: a
+ * daemon killed outside systemd's control group would otherwise leave its Janus running.
+ * setpriv sets the parent-death signal and then becomes Janus (exec: same pid). Without setpriv,
+ * or for a program that does not exist (its start error stays spawn's own), Janus runs as given.
+ */
+export function withParentDeathSignal(command: readonly string[]): readonly string[] {
+  return existsSync(setpriv) && existsSync(command[0]!) ? [setpriv, '--pdeathsig', 'KILL', '--', ...command] : command;
+}
+
 export class JanusProcess {
   private child: ChildProcess | null = null;
   private current: JanusState = 'stopped';
@@ -112,9 +125,8 @@ export class JanusProcess {
     });
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(configDir, name), text, { mode: 0o600 });
     this.tail = [];
-    const child = spawn(this.options.bin, ['-F', configDir, '-C', path.join(configDir, 'janus.jcfg'), '-o', '-d', '3'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const [file, ...args] = withParentDeathSignal([this.options.bin, '-F', configDir, '-C', path.join(configDir, 'janus.jcfg'), '-o', '-d', '3']);
+    const child = spawn(file!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: Buffer) => {
       this.tail = [...this.tail, ...chunk.toString('utf8').split('\n').filter(Boolean)].slice(-20);

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { startDaemon } from '../helpers/daemon.js';
 import { janusBin, janusMissing } from '../helpers/janus.js';
@@ -82,4 +83,37 @@ t.test('the daemon with SERVICE_MEDIA=janus runs its own Janus, reports it in /r
   daemon.child.kill('SIGTERM');
   t.equal(await daemon.exited, 0);
   t.throws(() => process.kill(restarted, 0), 'Janus stopped with the daemon');
+});
+
+t.test('a daemon killed with SIGKILL takes its Janus with it', { skip: janusMissing ?? false }, async (t) => {
+  const daemon = await startDaemon({ env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '43500-43600' } });
+  t.teardown(() => {
+    if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL');
+  });
+  const janusPid = Number(
+    execFileSync('pgrep', ['-P', String(daemon.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
+  t.ok(janusPid > 0, "Janus runs as the daemon's child");
+  t.teardown(() => {
+    try {
+      process.kill(janusPid, 'SIGKILL');
+    } catch {
+      // Gone already, as it should be.
+    }
+  });
+  daemon.child.kill('SIGKILL');
+  t.equal(await daemon.exited, 'SIGKILL');
+  const alive = () => {
+    try {
+      process.kill(janusPid, 0);
+      // A zombie is gone too: it only waits for a parent that no longer exists to reap it.
+      return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${janusPid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  await until('Janus to be gone', async () => !alive(), 5000, 50);
+  t.pass('no Janus left behind');
 });
