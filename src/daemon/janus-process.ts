@@ -35,12 +35,6 @@ async function freeLoopbackPort(): Promise<number> {
 
 const secret = () => randomBytes(24).toString('base64url');
 
-/**
- * The daemon's own Janus: started with a configuration generated for it, watched, restarted
- * with growing pauses when it dies, stopped with the daemon. The API secret and the rooms'
- * admin key are random for the life of this supervisor and never logged. `onRestarted` runs
- * after a restart answers, so the owner can rebuild the rooms of meetings in progress.
- */
 /** util-linux's setpriv (Debian installs it with the base system). */
 const setpriv = '/usr/bin/setpriv';
 
@@ -54,6 +48,12 @@ export function withParentDeathSignal(command: readonly string[]): readonly stri
   return existsSync(setpriv) && existsSync(command[0]!) ? [setpriv, '--pdeathsig', 'KILL', '--', ...command] : command;
 }
 
+/**
+ * The daemon's own Janus: started with a configuration generated for it, watched, restarted
+ * with growing pauses when it dies, stopped with the daemon. The API secret and the rooms'
+ * admin key are random for the life of this supervisor and never logged. `onRestarted` runs
+ * after a restart answers, so the owner can rebuild the rooms of meetings in progress.
+ */
 export class JanusProcess {
   private child: ChildProcess | null = null;
   private current: JanusState = 'stopped';
