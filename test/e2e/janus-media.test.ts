@@ -16,7 +16,7 @@ import { JanusBackend } from '../../src/media/janus/janus-backend.js';
 import { JanusRooms } from '../../src/media/janus/janus-rooms.js';
 import type { ServerMessage } from '../../src/protocol/live.js';
 import { openBrowser } from '../helpers/browser.js';
-import { janusFor, janusMissing } from '../helpers/janus.js';
+import { janusFor, janusMissing, testRoomOptions } from '../helpers/janus.js';
 import { until } from '../helpers/net.js';
 
 // Janus 1.1.2 gathers no loopback candidates: media needs an interface with an address.
@@ -62,15 +62,8 @@ t.test('a page publishes through Janus, another receives her, and a microphone l
     deliver: (to, message) => (delivered.push({ to, message }), true),
     speaking: (id, speaking) => void spoken.push(`${id} ${speaking}`),
   };
-  let n = 0;
   const log = { warn: (obj: object) => t.comment(JSON.stringify(obj)) };
-  const rooms = new JanusRooms({
-    endpoint: () => janus.endpoint,
-    adminKey: janus.roomAdminKey,
-    publishers: 10,
-    randomText: () => `random-${String(n++).padStart(10, '0')}`,
-    log,
-  });
+  const rooms = new JanusRooms(testRoomOptions(janus, log.warn));
   const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log });
   t.teardown(() => backend.close());
   backend.connected(peers.get('ann')!);

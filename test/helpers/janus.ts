@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { JanusProcess } from '../../src/daemon/janus-process.js';
+import type { JanusRoomsOptions } from '../../src/media/janus/janus-rooms.js';
 
 /** Where Debian's `janus` package puts the program (`.ci/run` installs it when missing). */
 export const janusBin = process.env['SERVICE_JANUS_BIN'] ?? '/usr/bin/janus';
@@ -32,4 +33,16 @@ export async function janusFor(t: Test, rtpBase = 42_000): Promise<{ janus: Janu
   });
   await janus.start();
   return { janus, lines };
+}
+
+/** Room options of a test's JanusRooms: ten publishers, secrets and pins that count up, warnings to `warn`. */
+export function testRoomOptions(janus: JanusProcess, warn: JanusRoomsOptions['log']['warn']): JanusRoomsOptions {
+  let n = 0;
+  return {
+    endpoint: () => janus.endpoint,
+    adminKey: janus.roomAdminKey,
+    publishers: 10,
+    randomText: () => `random-${String(n++).padStart(10, '0')}`,
+    log: { warn },
+  };
 }

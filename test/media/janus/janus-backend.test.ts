@@ -6,7 +6,7 @@ import { JanusRooms } from '../../../src/media/janus/janus-rooms.js';
 import { JanusSession } from '../../../src/media/janus/janus-session.js';
 import { VideoRoomHandle } from '../../../src/media/janus/videoroom.js';
 import type { ServerMessage } from '../../../src/protocol/live.js';
-import { janusFor, janusMissing } from '../../helpers/janus.js';
+import { janusFor, janusMissing, testRoomOptions } from '../../helpers/janus.js';
 import { until } from '../../helpers/net.js';
 import { chromeSdp } from '../sdp-samples.js';
 
@@ -41,14 +41,7 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
     deliver: (to, message) => (delivered.push({ to, message }), true),
   };
   const warnings: unknown[] = [];
-  let n = 0;
-  const rooms = new NotingRooms({
-    endpoint: () => janus.endpoint,
-    adminKey: janus.roomAdminKey,
-    publishers: 10,
-    randomText: () => `random-${String(n++).padStart(10, '0')}`,
-    log: { warn: (obj) => warnings.push(obj) },
-  });
+  const rooms = new NotingRooms(testRoomOptions(janus, (obj) => warnings.push(obj)));
   const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log: { warn: (obj) => warnings.push(obj) } });
   t.teardown(() => backend.close());
   // The test's own view of Janus, through a session of its own (made again after Janus restarts).

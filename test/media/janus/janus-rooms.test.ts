@@ -2,19 +2,12 @@ import t from 'tap';
 import { JanusRooms } from '../../../src/media/janus/janus-rooms.js';
 import { JanusSession } from '../../../src/media/janus/janus-session.js';
 import { VideoRoomHandle } from '../../../src/media/janus/videoroom.js';
-import { janusFor, janusMissing } from '../../helpers/janus.js';
+import { janusFor, janusMissing, testRoomOptions } from '../../helpers/janus.js';
 
 t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false }, async (t) => {
   const { janus } = await janusFor(t, 43_900);
   const warnings: unknown[] = [];
-  let n = 0;
-  const rooms = new JanusRooms({
-    endpoint: () => janus.endpoint,
-    adminKey: janus.roomAdminKey,
-    publishers: 10,
-    randomText: () => `random-${String(n++).padStart(10, '0')}`,
-    log: { warn: (obj) => warnings.push(obj) },
-  });
+  const rooms = new JanusRooms(testRoomOptions(janus, (obj) => warnings.push(obj)));
   t.teardown(() => rooms.close());
   const session = await JanusSession.create(janus.endpoint);
   t.teardown(() => session.destroy());
@@ -29,7 +22,7 @@ t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false },
     specs.every((spec) => spec === second),
     'one room, one secret and pin for all',
   );
-  t.equal(n, 2, 'one secret and one pin drawn');
+  t.same([second.secret, second.pin], ['random-0000000000', 'random-0000000001'], 'one secret and one pin drawn, by the first to ask');
   const pin = second.pin;
   t.equal((await rooms.ensure('first')).pin, pin, 'asked again later: the same room');
 
@@ -42,13 +35,7 @@ t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false },
   t.same(rooms.meetings, ['first']);
 
   // Refused by Janus (a wrong admin key): not remembered, so the next ask tries again.
-  const refusing = new JanusRooms({
-    endpoint: () => janus.endpoint,
-    adminKey: 'not-the-admin-key-0000',
-    publishers: 10,
-    randomText: () => 'random-refused-00',
-    log: { warn: (obj) => warnings.push(obj) },
-  });
+  const refusing = new JanusRooms({ ...testRoomOptions(janus, (obj) => warnings.push(obj)), adminKey: 'not-the-admin-key-0000' });
   t.teardown(() => refusing.close());
   const both = await Promise.allSettled([refusing.ensure('x'), refusing.ensure('x')]);
   t.same(
