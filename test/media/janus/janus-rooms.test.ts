@@ -28,6 +28,7 @@ t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false },
 
   // Ended while still being made: destroyed once Janus has it, not left behind.
   const making = rooms.ensure('short');
+  t.equal(rooms.spec('short')?.secret, 'random-0000000002', 'the next room draws next: the first room drew only twice, however many asked');
   const destroyed = rooms.destroy('short');
   await making;
   await destroyed;
