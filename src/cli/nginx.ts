@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readIfExists, writeFileAtomic, LockTimeout } from '../ops/atomic-file.js';
-import { NginxInputError, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
+import { NginxInputError, defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
 import { checkTlsPair } from '../ops/tls-files.js';
 import { addConfigOptions, configFromOptions } from './config-options.js';
@@ -17,6 +17,7 @@ interface NginxOptions {
   listen?: string;
   redirectListen?: string;
   legacyApiPath?: boolean;
+  siteAccessLog: string;
   out?: string;
   force?: boolean;
   install?: boolean;
@@ -60,6 +61,7 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
     listen: options.listen ?? null,
     redirectListen: options.redirectListen ?? null,
     legacyApiPath: options.legacyApiPath === true,
+    accessLog: options.siteAccessLog === 'off' ? null : resolve(options.siteAccessLog),
   };
 }
 
@@ -130,6 +132,7 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .option('--listen <addr>', 'where the site listens: PORT, HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only; IPv4 and IPv6)')
     .option('--redirect-listen <addr>', 'TLS only: where the HTTP→HTTPS redirect listens (default 80, IPv4 and IPv6)')
     .option('--legacy-api-path', 'also answer the meeting API at /bigbluebutton/api/ (for clients that hard-code it)')
+    .option('--site-access-log <file>', 'access log of the site, written without query strings (format meet_noquery); off: none', defaultAccessLog)
     .option('--out <file>', 'write the site file here instead of standard output')
     .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')
     .option('--install', 'write --site-file, link it into --enabled-dir, run nginx -t and reload nginx only when the test passed')

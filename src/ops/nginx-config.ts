@@ -16,7 +16,12 @@ export interface NginxSite {
   /** TLS only: where the HTTP→HTTPS redirect listens; null: port 80, IPv4 and IPv6. */
   readonly redirectListen: string | null;
   readonly legacyApiPath: boolean;
+  /** Where both servers write their access log (format meet_noquery); null: no access log. Absolute. */
+  readonly accessLog: string | null;
 }
+
+/** Debian's log directory, rotated by its logrotate rule (`/var/log/nginx/*.log`). */
+export const defaultAccessLog = '/var/log/nginx/meet.access.log';
 
 /** A value that cannot go into the site file; `field` names the flag or setting at fault. */
 export class NginxInputError extends Error {
@@ -148,6 +153,8 @@ export function renderNginxSite(template: string, site: NginxSite): string {
   const serverName = checkServerName(site.serverName);
   if (site.listen !== null) checkListen(site.listen, '--listen');
   if (site.redirectListen !== null) checkListen(site.redirectListen, '--redirect-listen');
+  // The format is the point: a site that logged with nginx's default one would keep the tokens of every query string.
+  const accessLog = site.accessLog === null ? 'off' : `${checkNginxPath(site.accessLog, '--site-access-log')} meet_noquery`;
   const engineUpstream = upstreamOf(site.engineAddr, 'SERVICE_HTTP_ADDR');
   const compatUpstream = upstreamOf(site.compatAddr, 'COMPAT_HTTP_ADDR');
 
@@ -176,6 +183,7 @@ export function renderNginxSite(template: string, site: NginxSite): string {
       'server {',
       indent(listenLines(site.redirectListen, 80, '')),
       `    server_name ${serverName};`,
+      `    access_log ${accessLog};`,
       `    return 301 ${target}$request_uri;`,
       '}',
       '',
@@ -204,6 +212,7 @@ export function renderNginxSite(template: string, site: NginxSite): string {
       listen_lines: indent(listenLines(site.listen, site.tls ? 443 : 80, site.tls ? ' ssl' : '')),
       tls_lines: tlsLines,
       legacy_api: legacyApi,
+      access_log: accessLog,
     },
     'nginx/meet.conf.template',
   );

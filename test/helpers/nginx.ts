@@ -22,6 +22,8 @@ export interface TestNginx {
   readonly conf: string;
   /** The site file nginx.conf includes (what `meetctl nginx --out` or `--install` writes). */
   readonly site: string;
+  /** Where the site's own access log goes (`meetctl nginx --site-access-log`): in the prefix, writable by the user nginx runs as. */
+  readonly accessLog: string;
   /** Arguments that point nginx (and `meetctl nginx --install`) at this instance. */
   readonly args: readonly string[];
   /** Runs `nginx -t` against this instance: exit status and nginx's own words. */
@@ -75,6 +77,7 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
     prefix,
     conf,
     site,
+    accessLog: join(prefix, 'logs', 'meet.access.log'),
     args,
     test() {
       const run = spawnSync(nginxBin, [...args, '-t'], { encoding: 'utf8' });

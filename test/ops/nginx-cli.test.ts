@@ -33,6 +33,8 @@ t.test('the command writes what nginx accepts (TLS)', async (t) => {
     '--redirect-listen',
     '127.0.0.1:18080',
     '--legacy-api-path',
+    '--site-access-log',
+    nginx.accessLog,
     '--out',
     nginx.site,
   ]);

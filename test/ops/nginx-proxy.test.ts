@@ -79,6 +79,8 @@ async function nginxFor(
     '--listen',
     `127.0.0.1:${port}`,
     ...flags(nginx),
+    '--site-access-log',
+    nginx.accessLog,
     '--out',
     nginx.site,
   ]);

@@ -16,6 +16,7 @@ const site: NginxSite = {
   listen: null,
   redirectListen: null,
   legacyApiPath: false,
+  accessLog: '/var/log/nginx/meet.access.log',
 };
 
 t.test('the rendered site: one limited location for the four room addresses, compat paths, upgrade, forwarding headers', async (t) => {
@@ -24,14 +25,12 @@ t.test('the rendered site: one limited location for the four room addresses, com
   const limited = /location ~ \^\/room\/\.\+\/\(start\|exists\|knock\|waiting\)\$ \{\n([^}]*)\}/.exec(text);
   t.ok(limited, 'start, exists, knock and waiting share ONE location');
   t.match(limited?.[1], /limit_req zone=meet_rooms burst=100 nodelay;\n\s+limit_req_status 429;\n\s+proxy_pass http:\/\/meet_engine;/);
-  t.equal(text.match(/limit_req zone=/g)?.length, 1, 'no other location is limited');
+  t.equal(text.match(/limit_req zone=meet_rooms /g)?.length, 1, 'no other location shares the room limit');
   t.match(text, /school/i, 'the numbers come with the school-NAT caveat');
   t.match(text, /upstream meet_engine \{ server 127\.0\.0\.1:3000;/, '0.0.0.0 is reached on loopback');
   t.match(text, /upstream meet_compat \{ server \[::1\]:8088;/, ':: is reached on IPv6 loopback');
   for (const path of [
     'location ^~ /confapi/ { proxy_pass http://meet_compat; }',
-    'location ^~ /videoconf/ { proxy_pass http://meet_compat; }',
-    'location ~ ^/[^/]+/videoconf/ { proxy_pass http://meet_compat; }',
     'location = /external_api.js { proxy_pass http://meet_compat; }',
     'location ~ ^/[^/]+/external_api\\.js$ { proxy_pass http://meet_compat; }',
   ]) {
@@ -76,6 +75,41 @@ t.test('meeting-API paths with a tenant: /confapi/{tenant}/api/ always, /bigblue
     t.notOk(pattern.test(path), `${path} does not`);
 });
 
+// Issue 28, point 6: tokens, JWTs, passwords and checksums travel in query strings; the access log must not keep them.
+t.test('the access log: every server logs with meet_noquery, which holds the path without the query string', async (t) => {
+  for (const variant of [{}, { tls: { cert: '/c', key: '/k' } }, { legacyApiPath: true }] as Partial<NginxSite>[]) {
+    const text = renderNginxSite(loadTemplate(), { ...site, ...variant });
+    // Comments may name what is avoided; nginx reads only the statements.
+    const statements = text.replace(/#[^\n]*/g, '');
+    const format = /^log_format meet_noquery '([^']*)';$/m.exec(statements);
+    t.ok(format, 'one log format of its own, at http level');
+    t.match(format?.[1], /"\$request_method \$uri \$server_protocol"/, 'the request as method, path, protocol');
+    for (const variable of [/\$request\b(?!_)/, /\$request_uri/, /\$args/, /\$query_string/, /\$arg_/, /\$http_referer/, /\$request_body/])
+      t.notMatch(format?.[1], variable, `the format has no ${variable.source.replace(/\\/g, '')}`);
+    t.equal(statements.match(/^\s*log_format /gm)?.length, 1, 'no other format');
+    const servers = statements.match(/^\s*server \{/gm)?.length ?? 0;
+    const logs = statements.match(/^\s*access_log \/var\/log\/nginx\/meet\.access\.log meet_noquery;$/gm)?.length ?? 0;
+    t.equal(logs, servers, `each of the ${servers} server(s) logs with meet_noquery (the http-level default would use combined)`);
+    t.notMatch(statements, /access_log (?!\/var\/log\/nginx\/meet\.access\.log meet_noquery;)/, 'and no other access log');
+  }
+  t.match(renderNginxSite(loadTemplate(), site), /^# Access log: the path only, never the query string\./m, "the file's header says why");
+  t.match(renderNginxSite(loadTemplate(), { ...site, accessLog: null }), /^\s+access_log off;$/m, '--site-access-log off: none');
+  t.throws(() => renderNginxSite(loadTemplate(), { ...site, accessLog: '/var/log/a b.log' }), { name: 'NginxInputError', field: '--site-access-log' });
+});
+
+// Issue 28, point 9: with open rooms every new name under /videoconf/ makes a room; nginx limits the arrivals per client.
+t.test('the gateway locations share a limit of their own, 429 beyond it', async (t) => {
+  const text = renderNginxSite(loadTemplate(), site);
+  t.match(text, /^limit_req_zone \$binary_remote_addr zone=meet_gateway:10m rate=5r\/s;$/m);
+  for (const location of ['location ^~ /videoconf/ {', 'location ~ ^/[^/]+/videoconf/ {']) {
+    const at = text.indexOf(location);
+    t.ok(at >= 0, location);
+    const body = text.slice(at, text.indexOf('}', at));
+    t.match(body, /limit_req zone=meet_gateway burst=100 nodelay;\n\s+limit_req_status 429;\n\s+proxy_pass http:\/\/meet_compat;/, `${location} is limited`);
+  }
+  t.equal(text.match(/limit_req zone=meet_gateway /g)?.length, 2, 'only the gateway arrivals');
+});
+
 t.test('TLS: modern protocols only, HSTS, and a redirect server that keeps a non-default port', async (t) => {
   const text = renderNginxSite(loadTemplate(), {
     ...site,
@@ -87,10 +121,16 @@ t.test('TLS: modern protocols only, HSTS, and a redirect server that keeps a non
   t.match(text, /ssl_protocols TLSv1\.2 TLSv1\.3;/);
   t.notMatch(text, /TLSv1 |TLSv1\.1|SSLv3/);
   t.match(text, /add_header Strict-Transport-Security "max-age=63072000" always;/);
-  t.match(text, /server \{\n\s+listen 127\.0\.0\.1:8080;\n\s+server_name meet\.example\.org;\n\s+return 301 https:\/\/meet\.example\.org:8443\$request_uri;/);
+  t.match(
+    text,
+    /server \{\n\s+listen 127\.0\.0\.1:8080;\n\s+server_name meet\.example\.org;\n\s+access_log \/var\/log\/nginx\/meet\.access\.log meet_noquery;\n\s+return 301 https:\/\/meet\.example\.org:8443\$request_uri;/,
+  );
   const defaults = renderNginxSite(loadTemplate(), { ...site, tls: { cert: '/c', key: '/k' } });
   t.match(defaults, /listen 443 ssl;\n\s+listen \[::\]:443 ssl;/);
-  t.match(defaults, /listen 80;\n\s+listen \[::\]:80;\n\s+server_name meet\.example\.org;\n\s+return 301 https:\/\/meet\.example\.org\$request_uri;/);
+  t.match(
+    defaults,
+    /listen 80;\n\s+listen \[::\]:80;\n\s+server_name meet\.example\.org;\n\s+access_log \/var\/log\/nginx\/meet\.access\.log meet_noquery;\n\s+return 301 https:\/\/meet\.example\.org\$request_uri;/,
+  );
 });
 
 t.test('server names: host names only, so nothing can become nginx syntax', async (t) => {
@@ -150,7 +190,8 @@ t.test('the generated file passes nginx -t: http-only, TLS, legacy path', async 
   for (const [name, variant] of cases) {
     await t.test(name, async (t) => {
       const nginx = nginxPrefixFor(t);
-      writeFileSync(nginx.site, renderNginxSite(loadTemplate(), { ...site, ...variant(nginx.prefix) }));
+      const accessLog = join(nginx.prefix, 'logs', 'meet.access.log');
+      writeFileSync(nginx.site, renderNginxSite(loadTemplate(), { ...site, accessLog, ...variant(nginx.prefix) }));
       const verdict = nginx.test();
       t.ok(verdict.ok, verdict.output);
       t.match(verdict.output, /test is successful/);
