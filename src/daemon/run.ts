@@ -10,6 +10,7 @@ import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
 import { openEngine } from './engine.js';
+import { narrowDataModes } from './private-data.js';
 import { startMedia } from './media-choice.js';
 import { systemClock } from './services.js';
 import type { Scheduler } from '../engine/clock.js';
@@ -68,6 +69,8 @@ export async function startDaemon(
   options: DaemonOptions = {},
 ): Promise<RunningDaemon> {
   const now = options.now ?? (() => new Date());
+  // Before Janus, the stores or the signing key open anything in the data directory.
+  narrowDataModes(config, log);
   // The compat listener counts for readiness once the daemon means to run it; until it
   // listens (or when it was not started after all) /readyz says so.
   const compatExpected = compatActive(config);

@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { migrate, readMigrations } from './migrate.js';
+import { privateDirectory } from './private-files.js';
 import { openDurable } from './sqlite.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -17,7 +17,7 @@ export const databaseFileName = 'meet.sqlite';
  * a power cut, not only a crash of the process.
  */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  privateDirectory(dataDir);
   const db = openDurable(join(dataDir, databaseFileName));
   migrate(db, readMigrations(migrationsDir));
   return db;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { privateDatabase } from './private-files.js';
 
 type Db = Database.Database;
 
@@ -49,9 +50,11 @@ export function setPragma(db: Db, name: string, value: number | string): void {
 /**
  * A database file opened the way the service keeps every one: WAL, synchronous=FULL (a
  * transition acknowledged to a client survives a power cut, not only a crash of the process),
- * foreign keys on, and up to 5 s of waiting for another writer's lock.
+ * foreign keys on, and up to 5 s of waiting for another writer's lock. The file and its WAL
+ * and shm files are the owner's alone (0600), whatever the umask.
  */
 export function openDurable(file: string): Db {
+  privateDatabase(file);
   const db = openSqlite(file, { timeout: 5000 });
   setPragma(db, 'journal_mode', 'WAL');
   setPragma(db, 'synchronous', 'FULL');
