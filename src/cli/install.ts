@@ -22,6 +22,7 @@ import {
   type ResolvedValue,
 } from '../ops/compat-install.js';
 import { EnvValueError } from '../ops/env-edit.js';
+import { listenerKeys, loopbackDefault, resolveListeners, type ResolvedListener } from '../ops/listen-addresses.js';
 import { applyFile, type FileOutcome, type PlannedFile } from '../ops/planned-files.js';
 import { RuntimeSettingsError } from '../ops/runtime-checks.js';
 import { runtimeFiles, runtimeNextSteps, type RuntimeSettings } from '../ops/runtime-files.js';
@@ -125,7 +126,19 @@ function checkedSecrets(rows: readonly InstallRow[], resolved: Map<string, Resol
   }
 }
 
-function runtimeOf(options: Record<string, unknown>, context: InstallContext): RuntimeSettings | null {
+/** The listen addresses install writes: loopback unless a flag, the environment, an earlier install or room-defaults.toml names them. */
+function listenersOf(options: Record<string, unknown>, context: InstallContext, io: CliIo): ResolvedListener[] {
+  const flag = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return resolveListeners({
+    flags: { httpAddr: flag(options.httpAddr), compatHttpAddr: flag(options.compatHttpAddr) },
+    environment: io.env,
+    existingEnvValues: context.existingEnvValues,
+    existingRoomDefaults: context.existingRoomDefaults,
+    config: context.config,
+  });
+}
+
+function runtimeOf(options: Record<string, unknown>, context: InstallContext, listeners: readonly ResolvedListener[]): RuntimeSettings | null {
   const runtime = options.runtime;
   if (runtime === undefined) {
     if (options.runtimeDir !== undefined) throw new CliError('usage', '--runtime-dir needs --runtime native|container');
@@ -139,8 +152,8 @@ function runtimeOf(options: Record<string, unknown>, context: InstallContext): R
     configDir: context.paths.configDir,
     envFile: context.paths.envFile,
     dataDir: context.paths.dataDir,
-    engineAddr: context.config.httpAddr,
-    compatAddr: context.config.compatHttpAddr,
+    engineAddr: listeners[0]!.address,
+    compatAddr: listeners[1]!.address,
     installDir: packageRoot.replace(/\/$/, ''),
     node: process.execPath,
     user,
@@ -205,6 +218,7 @@ interface InstallResult {
   readonly licence: Licence;
   readonly files: FileOutcome[];
   readonly values: Map<string, { value: string; source: string }>;
+  readonly listeners: readonly ResolvedListener[];
   readonly nextSteps: string[];
 }
 
@@ -213,7 +227,7 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
   const now = new Date();
   const key = serverKeyFrom(options, io);
   const first = installContext(options, io);
-  const runtime = runtimeOf(options, first);
+  const runtime = runtimeOf(options, first, listenersOf(options, first, io));
   // The key is verified before anything is read for writing or asked: a bad key writes nothing.
   const licence = await step(io, 'verifying the server key', async () => {
     try {
@@ -235,12 +249,15 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
     checkedSecrets(rows, secrets, context);
     const values = new Map<string, { value: string; source: string }>([...secrets, ...answers]);
     const envValues = Object.fromEntries([...values].map(([name, v]) => [name, v.value]));
+    const listeners = listenersOf(options, context, io);
+    const listenerValues = Object.fromEntries(listeners.flatMap((l) => (l.value === null ? [] : [[l.env, l.value]])));
     const files = planned(() =>
       compatInstallFiles({
         paths: context.paths,
         key,
         licence,
         envValues,
+        listenerValues,
         roomDefaults: roomDefaultsValues(rows, context.config),
         existingEnv: context.existingEnv,
         existingRoomDefaults: context.existingRoomDefaults,
@@ -257,9 +274,14 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
       files.splice(files.length - 1, 0, ...extra);
       nextSteps = runtimeNextSteps(runtime, rendered);
     }
-    return { licence, files: await writeAll(io, files), values, nextSteps };
+    return { licence, files: await writeAll(io, files), values, listeners, nextSteps };
   });
   report(io, options.json === true, module, result, now);
+}
+
+function shownAddress(listener: ResolvedListener): string {
+  const { host, port } = listener.address;
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function report(io: CliIo, json: boolean, module: string, result: InstallResult, now: Date): void {
@@ -271,14 +293,18 @@ function report(io: CliIo, json: boolean, module: string, result: InstallResult,
       .filter((row) => row.install.confirm)
       .map((row) => [row.env, { source: result.values.get(row.env)?.source, value: result.values.get(row.env)?.value === 'true' }]),
   );
+  const listeners = Object.fromEntries(result.listeners.map((l) => [l.env, { source: l.source, value: shownAddress(l) }]));
   if (json) {
-    io.out(`${JSON.stringify({ module, installed: true, ...summary, answers, secrets, files: result.files, nextSteps: result.nextSteps }, null, 2)}\n`);
+    io.out(
+      `${JSON.stringify({ module, installed: true, ...summary, answers, secrets, listeners, files: result.files, nextSteps: result.nextSteps }, null, 2)}\n`,
+    );
     return;
   }
   io.out(`${paint(io, 'green', module)} installed for ${summary.customer}, valid until ${summary.expiresAt} (${summary.daysLeft} days)\n`);
   for (const file of result.files) io.out(`  ${file.status.padEnd(10)} ${file.path}\n`);
   for (const [name, secret] of Object.entries(secrets)) io.out(`  ${name}: *** (${secret.source})\n`);
   for (const [name, answer] of Object.entries(answers)) io.out(`  ${name}=${String(answer.value)} (${answer.source})\n`);
+  for (const [name, listener] of Object.entries(listeners)) io.out(`  ${name}=${listener.value} (${listener.source})\n`);
   for (const line of result.nextSteps) io.out(`next: ${line}\n`);
 }
 
@@ -327,6 +353,11 @@ export function installCommands(program: Command, io: CliIo): void {
     } else if (row.install.file === 'room-defaults') {
       addSettingOption(installCommand, row.key);
     }
+  }
+  // Loopback by default (nginx on this machine is the edge); these name other addresses.
+  for (const key of listenerKeys) {
+    const row = settings[key];
+    installCommand.option(`${row.flag} <host:port>`, `${row.description} [${row.env}] (default: ${loopbackDefault(key)}, behind nginx; kept on later runs)`);
   }
   addLocationOptions(installCommand);
   installCommand.action((module: string, options: Record<string, unknown>) => install(module, options, io));

@@ -83,16 +83,26 @@ function pathValues(paths: InstallPaths): Record<string, string> {
   };
 }
 
-/** The env file: rendered from the template the first time, edited in place afterwards. */
-export function envFileText(existing: string | null, template: string, values: Readonly<Record<string, string>>, paths: InstallPaths): string {
+/**
+ * The env file: rendered from the template the first time, edited in place afterwards.
+ * `listeners` (the listen addresses install decided) fill the template's empty examples, so
+ * they are set where the operator looks for them and need no placeholder when not written.
+ */
+export function envFileText(
+  existing: string | null,
+  template: string,
+  values: Readonly<Record<string, string>>,
+  paths: InstallPaths,
+  listeners: Readonly<Record<string, string>> = {},
+): string {
   const all = { ...pathValues(paths), ...values };
   if (existing === null) {
     const placeholders = Object.fromEntries(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value]));
     // The template's own check (every placeholder filled) does not see what setEnvValues refuses; run both.
     setEnvValues('', all);
-    return renderTemplate(template, placeholders, 'templates/meet.env');
+    return setEnvValues(renderTemplate(template, placeholders, 'templates/meet.env'), listeners);
   }
-  return setEnvValues(existing, all);
+  return setEnvValues(existing, { ...all, ...listeners });
 }
 
 /** The TOML value of a room-defaults setting as the config resolved it (flag, environment, the file, the default). */
@@ -121,6 +131,8 @@ export interface CompatInstallInput {
   readonly licence: Licence;
   /** Env-file values of the module's rows (secrets and answers), by variable. */
   readonly envValues: Readonly<Record<string, string>>;
+  /** The listen addresses install writes (ops/listen-addresses.ts), by variable. */
+  readonly listenerValues: Readonly<Record<string, string>>;
   readonly roomDefaults: Readonly<Record<string, TomlScalar>>;
   readonly existingEnv: string | null;
   readonly existingRoomDefaults: string | null;
@@ -143,7 +155,12 @@ export function compatInstallFiles(input: CompatInstallInput): PlannedFile[] {
   );
   return [
     { path: paths.roomDefaultsFile, content: roomDefaults, mode: modeOr(paths.roomDefaultsFile, 0o644) },
-    { path: paths.envFile, content: envFileText(input.existingEnv, input.envTemplate, input.envValues, paths), mode: 0o600, enforceMode: true },
+    {
+      path: paths.envFile,
+      content: envFileText(input.existingEnv, input.envTemplate, input.envValues, paths, input.listenerValues),
+      mode: 0o600,
+      enforceMode: true,
+    },
     {
       path: installationFile(paths.dataDir, compatModule),
       content: installationText(compatModule, input.key, input.licence),

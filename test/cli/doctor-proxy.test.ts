@@ -49,3 +49,37 @@ t.test('a broken systemd unit fails with what systemd-analyze says', async (t) =
   const noAnalyze = await doctorJson(t, s, [], { MEET_SYSTEMD_ANALYZE_BIN: join(s.root, 'no-such-program') });
   t.match(noAnalyze.byId.get('systemd-unit'), { status: 'skip', detail: /systemd-analyze is not installed/ });
 });
+
+// Issue 28, point 7: a listener on a public address beside an installed nginx site lets clients around nginx.
+t.test('listeners: loopback behind nginx is fine; a public listener is a warning while a site is installed', async (t) => {
+  const s = await healthy(t, { light: true });
+  const fine = await doctorJson(t, s);
+  t.match(fine.byId.get('listeners'), { status: 'ok', detail: /SERVICE_HTTP_ADDR 127\.0\.0\.1:\d+, COMPAT_HTTP_ADDR 127\.0\.0\.1:\d+: loopback/ });
+
+  s.env({ SERVICE_HTTP_ADDR: `0.0.0.0:${s.enginePort}`, COMPAT_HTTP_ADDR: `[::]:${s.compatPort}` });
+  const open = await doctorJson(t, s);
+  t.equal(open.result.code, 0, 'a warning, not a failure');
+  t.match(open.byId.get('listeners'), {
+    status: 'warn',
+    detail: new RegExp(
+      `SERVICE_HTTP_ADDR 0\\.0\\.0\\.0:${s.enginePort} and COMPAT_HTTP_ADDR \\[::\\]:${s.compatPort} are reachable from other machines while .*meet\\.conf is installed`,
+    ),
+    hint: new RegExp(`SERVICE_HTTP_ADDR=127\\.0\\.0\\.1:${s.enginePort} and COMPAT_HTTP_ADDR=127\\.0\\.0\\.1:${s.compatPort}`),
+  });
+  const text = await runCli(s.args());
+  t.match(lineOf(text.stdout, 'Listeners behind nginx')[0], /^! Listeners behind nginx: SERVICE_HTTP_ADDR 0\.0\.0\.0/, 'shown as a warning');
+
+  s.env({ SERVICE_HTTP_ADDR: `192.0.2.10:${s.enginePort}` });
+  t.match(
+    (await doctorJson(t, s)).byId.get('listeners'),
+    { status: 'warn', detail: /^SERVICE_HTTP_ADDR 192\.0\.2\.10:\d+ is reachable/ },
+    'an interface address too',
+  );
+
+  rmSync(s.nginxFile);
+  t.match(
+    (await doctorJson(t, s)).byId.get('listeners'),
+    { status: 'skip', detail: /no nginx site file/ },
+    'without a site, the daemon may face clients itself',
+  );
+});

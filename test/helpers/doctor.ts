@@ -24,6 +24,7 @@ export const checkIds = [
   'nginx-file',
   'nginx-test',
   'nginx-lines',
+  'listeners',
   'systemd-unit',
 ];
 export const nodeMajor = Number(process.versions.node.split('.')[0]);

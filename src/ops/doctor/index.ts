@@ -4,7 +4,7 @@ import { dataDirCheck } from './data-dir.js';
 import { envFileCheck } from './env-file.js';
 import { licenceCheck } from './licence.js';
 import { mediaNetworkCheck } from './media-network.js';
-import { nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
+import { listenersBehindNginxCheck, nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
 import { nodeVersionCheck } from './node-version.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
 import { unitCheck } from './systemd.js';
@@ -25,5 +25,6 @@ export const doctorChecks: readonly DoctorCheck[] = [
   nginxFileCheck,
   nginxTestCheck,
   nginxLinesCheck,
+  listenersBehindNginxCheck,
   unitCheck,
 ];

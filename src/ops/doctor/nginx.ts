@@ -1,7 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { check, fail, ok, reason, skip, warn, type DoctorContext } from './check.js';
+import type { ListenAddress } from '../../config/parsers.js';
+import { isPublicListener } from '../listen-addresses.js';
+import { check, configMissing, fail, ok, reason, skip, warn, type DoctorContext } from './check.js';
+import { compatListens } from './ports.js';
 import { findProgram, firstLines, runProgram } from './programs.js';
 
 /** Where `meetctl nginx --install` puts the site, and so where doctor looks unless told. */
@@ -199,4 +202,24 @@ export const nginxTestCheck = check('nginx-test', 'nginx -t', async (ctx) => {
   }
   if (messages.length > 0) return warn(`${ctx.nginxFile} passes with warnings: ${firstLines(messages.join('\n'), 2)}`, 'nginx names the line to look at');
   return ok(`${ctx.nginxFile} passes (${nginx})`);
+});
+
+const shownAddress = (addr: ListenAddress) => (addr.host.includes(':') ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`);
+
+/**
+ * With an nginx site in front, a listener on a public address lets clients reach the daemon
+ * directly, around nginx's TLS, its limits and the client address it vouches for.
+ */
+export const listenersBehindNginxCheck = check('listeners', 'Listeners behind nginx', (ctx) => {
+  if (ctx.config === null) return configMissing;
+  if (fileState(ctx.nginxFile) !== 'file') return skip('no nginx site file: nothing to go around');
+  const listeners: [string, ListenAddress][] = [['SERVICE_HTTP_ADDR', ctx.config.httpAddr]];
+  if (compatListens(ctx.config)) listeners.push(['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr]);
+  const open = listeners.filter(([, addr]) => isPublicListener(addr));
+  if (open.length === 0) return ok(`${listeners.map(([name, addr]) => `${name} ${shownAddress(addr)}`).join(', ')}: loopback, reached through nginx only`);
+  return warn(
+    `${open.map(([name, addr]) => `${name} ${shownAddress(addr)}`).join(' and ')} ${open.length === 1 ? 'is' : 'are'} reachable from other machines while ` +
+      `${ctx.nginxFile} is installed: clients can go around nginx's TLS and limits`,
+    `set ${open.map(([name, addr]) => `${name}=127.0.0.1:${addr.port}`).join(' and ')} in the env file (meetctl install writes loopback addresses), or firewall the port${open.length === 1 ? '' : 's'}`,
+  );
 });

@@ -1,0 +1,89 @@
+import { isIP } from 'node:net';
+import { parse as parseToml } from 'smol-toml';
+import type { ListenAddress } from '../config/parsers.js';
+import { settings, type Config } from '../config/settings.js';
+
+/**
+ * Where the two listeners bind after `meetctl install`. nginx runs on the same machine and is
+ * the edge (TLS, the room and gateway limits, the client's address): a listener on a public
+ * address lets clients go around all of that, so install writes loopback addresses unless the
+ * operator names others.
+ */
+
+export const listenerKeys = ['httpAddr', 'compatHttpAddr'] as const;
+export type ListenerKey = (typeof listenerKeys)[number];
+
+/** Loopback, on the port the setting's default listens on. */
+export function loopbackDefault(key: ListenerKey): string {
+  const fallback = settings[key].fallback;
+  if (typeof fallback !== 'string') throw new Error(`${settings[key].env} has no default address`);
+  return `127.0.0.1:${settings[key].parse(fallback).port}`;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./.test(bare);
+  return false;
+}
+
+/** Whatever is not loopback (0.0.0.0, ::, an interface address, a host name) is reached from outside. */
+export function isPublicListener(addr: ListenAddress): boolean {
+  return !isLoopbackHost(addr.host);
+}
+
+export type ListenerSource = 'flag' | 'environment' | 'kept' | 'room-defaults' | 'loopback';
+
+export interface ResolvedListener {
+  readonly env: string;
+  /** The env-file line's value; null: install leaves the env file without one (room-defaults.toml names it). */
+  readonly value: string | null;
+  readonly address: ListenAddress;
+  readonly source: ListenerSource;
+}
+
+export interface ListenerInput {
+  /** Flag values by setting (--http-addr, --compat-http-addr). */
+  readonly flags: Readonly<Partial<Record<ListenerKey, string>>>;
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  readonly existingEnvValues: Readonly<Record<string, string>>;
+  readonly existingRoomDefaults: string | null;
+  /** The configuration as loaded from all of the above. */
+  readonly config: Config;
+}
+
+function inRoomDefaults(text: string | null, path: readonly string[]): boolean {
+  if (text === null) return false;
+  let node: unknown;
+  try {
+    node = parseToml(text);
+  } catch {
+    return false; // the loader reported it already
+  }
+  for (const part of path) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node !== undefined;
+}
+
+/**
+ * Each listener: the flag, else the environment, else an earlier install's line (a second
+ * install changes nothing), else room-defaults.toml's value (left there, no env line), else
+ * loopback. Values are checked by the setting's own parser.
+ */
+export function resolveListeners(input: ListenerInput): ResolvedListener[] {
+  return listenerKeys.map((key) => {
+    const row = settings[key];
+    const given: [string | undefined, ListenerSource][] = [
+      [input.flags[key], 'flag'],
+      [input.environment[row.env], 'environment'],
+      [input.existingEnvValues[row.env], 'kept'],
+    ];
+    for (const [value, source] of given) {
+      if (value === undefined || value.trim() === '') continue;
+      return { env: row.env, value: value.trim(), address: row.parse(value), source };
+    }
+    if (inRoomDefaults(input.existingRoomDefaults, row.toml)) return { env: row.env, value: null, address: input.config[key], source: 'room-defaults' };
+    const loopback = loopbackDefault(key);
+    return { env: row.env, value: loopback, address: row.parse(loopback), source: 'loopback' };
+  });
+}
