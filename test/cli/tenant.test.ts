@@ -146,7 +146,7 @@ t.test('duplicates are refused, the primary tenant included; the file is untouch
   }
 });
 
-t.test('issue 28 point 10: a tenant cannot take another tenant\'s gateway path (/{id}/videoconf/)', async (t) => {
+t.test("issue 28 point 10: a tenant cannot take another tenant's gateway path (/{id}/videoconf/)", async (t) => {
   const s = setup(t);
   writeFileSync(join(s.dir, 'meet.env'), `COMPAT_API_SHARED_SECRET=${primary}\nCOMPAT_JITSI_APP_ID=main-app\n`);
   const cases: [string[], RegExp, string][] = [

@@ -230,7 +230,7 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
   });
 });
 
-t.test('issue 28 point 10: an app id that is another tenant\'s id stops the daemon at start, naming tenant and field', async (t) => {
+t.test("issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
