@@ -82,7 +82,8 @@ function signedName(identity: GatewayIdentity): string | null {
  * the embed gateway. A valid token (or, with open rooms, none) gets the engine room made on
  * first arrival and a 302 to the web client with a join token of our own carrying the role
  * and the origins that may frame the page. The application's JWT goes no further than this
- * request (it is masked in the request log); a refusal is a 403 page that says why.
+ * request (it is masked in the request log); a refusal is a page that says why (403, 404, or
+ * 429 with Retry-After when a client made too many open rooms).
  */
 export function gatewayRoutes(deps: GatewayDeps) {
   const creationBy = roomCreationLimit(deps);
@@ -139,7 +140,9 @@ export function gatewayRoutes(deps: GatewayDeps) {
       return reply.code(302).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     } catch (err) {
       if (!(err instanceof GatewayRefusal)) throw err;
-      reply.log.info({ refusal: err.code, tenant: owner?.tenantId }, `videoconf arrival refused: ${err.code}`);
+      // A limit's refusals come in floods: at debug, so they cannot flood the log.
+      const level = err.retryAfterSecs === null ? 'info' : 'debug';
+      reply.log[level]({ refusal: err.code, tenant: owner?.tenantId }, `videoconf arrival refused: ${err.code}`);
       const page = errorPage(err.code, owner?.embedOrigins ?? ['*']);
       if (err.retryAfterSecs !== null) reply.header('retry-after', String(err.retryAfterSecs));
       return reply.code(page.status).headers(page.headers).send(page.body);
