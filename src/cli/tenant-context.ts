@@ -70,11 +70,11 @@ export function generatedSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** `<id>-<8 hex>`: readable, and not one any tenant (the primary one included) uses. */
+/** `<id>-<8 hex>`: readable, and not one any tenant (the primary one included) uses, as a credential or as its id. */
 export function generatedAppId(id: string, snapshot: TenantSnapshot, primary: PrimaryCredentials): string {
   for (;;) {
     const candidate = `${id}-${randomBytes(4).toString('hex')}`;
-    if (holderOf(candidate, snapshot, primary) === null) return candidate;
+    if (holderOf(candidate, snapshot, primary) === null && !snapshot.byId.has(candidate)) return candidate;
   }
 }
 

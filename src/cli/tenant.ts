@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { primaryTenantId, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
+import { pathClash, primaryTenantId, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
 import {
   appendTenantText,
   fileTenants,
@@ -170,6 +170,8 @@ export function tenantCommands(program: Command, io: CliIo): void {
           else if (wanted.appSecret !== null) refuseHeld((next.appSecret = wanted.appSecret), 'the app secret given', current.snapshot, context.primary);
           if (next.apiSecret !== null && next.apiSecret === next.appSecret)
             throw new CliError('refused', 'the meeting-API secret and the app secret must differ');
+          const clash = pathClash([...fileTenants(current.snapshot), next], context.primary.appId);
+          if (clash !== null) throw new CliError('refused', clash, 'give another app id (or tenant id): a gateway path must name one tenant');
           return { text: appendTenantText(current.text, next), expected: [...fileTenants(current.snapshot), next] };
         });
         printGenerated(io, generated);

@@ -44,6 +44,7 @@ export type CompatConfig = Pick<
   | 'jitsiAcceptedAudiences'
   | 'jitsiAllowAnonymous'
   | 'jitsiWaitingRoom'
+  | 'jitsiOpenRoomsPerClient'
   | 'tenantsFile'
   | 'waitingRoom'
   | 'waitingRoomMode'
@@ -188,6 +189,7 @@ export async function startCompat(config: CompatConfig, services: EngineServices
         allowAnonymous: config.jitsiAllowAnonymous,
         waitingRoom: gatewayScope(config.jitsiWaitingRoom, config.waitingRoom),
         joinTokenTtlSecs,
+        openRoomsPerClient: config.jitsiOpenRoomsPerClient,
       }
     : null;
   const app = await buildCompatApp(

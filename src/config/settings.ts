@@ -65,6 +65,8 @@ export interface Config {
   readonly jitsiAcceptedAudiences: readonly string[];
   readonly jitsiAllowAnonymous: boolean;
   readonly jitsiWaitingRoom: 'off' | 'guests' | 'all';
+  readonly jitsiOpenRoomsPerClient: number;
+  readonly jitsiOpenRoomIdleSecs: number;
   readonly compatEnabled: 'auto' | 'true' | 'false';
   readonly compatDefaultRecord: boolean;
   readonly compatDefaultGuestPolicy: 'ALWAYS_ACCEPT' | 'ASK_MODERATOR' | 'ALWAYS_DENY' | 'ALWAYS_ACCEPT_AUTH';
@@ -331,6 +333,16 @@ export const settings = {
     env: 'COMPAT_JITSI_WAITING_ROOM', toml: ['modules', 'compat', 'jitsi_waiting_room'], flag: '--compat-jitsi-waiting-room',
     fallback: 'off', parse: p.oneOf('off', 'guests', 'all'),
     description: 'Embed gateway: waiting room of its rooms (guests: arrivals without a token wait; all: everyone but moderators waits); SERVICE_WAITING_ROOM still rules',
+  }),
+  jitsiOpenRoomsPerClient: setting({
+    env: 'COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT', toml: ['modules', 'compat', 'jitsi_open_rooms_per_client'], flag: '--compat-jitsi-open-rooms-per-client',
+    fallback: '20', parse: p.integerBetween(1, 10_000),
+    description: 'Open rooms: new rooms one client (an address, an IPv6 /56) may make in 10 minutes by arriving without a token; then 429 with Retry-After',
+  }),
+  jitsiOpenRoomIdleSecs: setting({
+    env: 'COMPAT_JITSI_OPEN_ROOM_IDLE_SECS', toml: ['modules', 'compat', 'jitsi_open_room_idle_secs'], flag: '--compat-jitsi-open-room-idle-secs',
+    fallback: '86400', parse: p.integerBetween(1, 31_536_000),
+    description: 'Open rooms made by an arrival without a token are deleted, with their records, once unused (no meeting, no arrival) this long',
   }),
   compatEnabled: setting({
     env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',

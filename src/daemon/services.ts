@@ -40,6 +40,8 @@ export const systemScheduler: Scheduler = {
 
 /** How often expiry, closed windows and empty meetings are checked. */
 const sweepIntervalMs = 1000;
+/** How often unused ephemeral rooms are looked for: a query, not a memory scan, so not every second. */
+const roomExpiryIntervalMs = 60_000;
 
 /** The engine's services, wired to the SQLite store; the one place that knows both sides. */
 export interface Services extends EngineServices<LiveHub> {
@@ -48,7 +50,10 @@ export interface Services extends EngineServices<LiveHub> {
   close(): void;
 }
 
-export type ServicesConfig = Pick<Config, 'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs' | 'waitingClosedWindowSecs'>;
+export type ServicesConfig = Pick<
+  Config,
+  'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs' | 'waitingClosedWindowSecs' | 'jitsiOpenRoomIdleSecs'
+>;
 
 export interface ServicesOptions {
   /** Grace periods and limits of the live connection (tests shorten them). */
@@ -118,10 +123,19 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       // Serving starts: statistics left running by a crashed process end now.
       stats.settleUnfinished();
       succession.settleAll();
+      // Rooms made by anonymous arrivals (the gateway's open rooms) go once unused; looked for
+      // at least once a minute, and as often as their idle time when that is shorter.
+      const idleMs = config.jitsiOpenRoomIdleSecs * 1000;
+      let nextExpiryMs = 0;
       // A failing sweep must not take the daemon down; the next tick tries again.
       const sweep = () => {
         try {
           waiting.sweep();
+          const now = clock.now().getTime();
+          if (now >= nextExpiryMs) {
+            nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
+            rooms.expireUnused(idleMs);
+          }
         } catch (err) {
           onError(err);
         }

@@ -266,7 +266,7 @@ export function fileTenants(snapshot: TenantSnapshot): Tenant[] {
  * parses into something else than intended.
  */
 export function checkEdit(text: string, primary: PrimaryCredentials, expected: readonly Tenant[], file: string): TenantSnapshot {
-  const snapshot = parseRegistry(text, primary.apiSecret);
+  const snapshot = parseRegistry(text, primary.apiSecret, primary.appId);
   const got = fileTenants(snapshot);
   if (got.length !== expected.length || got.some((t, i) => !sameTenant(t, expected[i]!))) {
     throw new TenantRefused(`the edit of ${file} did not give the intended registry, so nothing was written`, `edit ${file} by hand`);

@@ -87,7 +87,7 @@ export function brokenFile(file: string, err: RegistryError, what = 'is not vali
 export function loadTenants(file: string, primary: PrimaryCredentials): TenantsText {
   const text = readTenantsText(file);
   try {
-    return { text: text ?? '', exists: text !== null, snapshot: parseRegistry(text ?? '', primary.apiSecret) };
+    return { text: text ?? '', exists: text !== null, snapshot: parseRegistry(text ?? '', primary.apiSecret, primary.appId) };
   } catch (err) {
     if (err instanceof RegistryError) throw brokenFile(file, err);
     throw err;

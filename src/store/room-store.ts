@@ -12,6 +12,7 @@ interface RoomRow {
   entry: Room['entry'];
   unlisted: number;
   moderator_succession: number;
+  ephemeral: number;
   created_at: string;
   updated_at: string;
 }
@@ -28,6 +29,7 @@ function toRoom(row: RoomRow): Room {
     entry: row.entry,
     unlisted: row.unlisted === 1,
     moderatorSuccession: row.moderator_succession === 1,
+    ephemeral: row.ephemeral === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -45,6 +47,7 @@ function toRow(room: Room): RoomRow {
     entry: room.entry,
     unlisted: room.unlisted ? 1 : 0,
     moderator_succession: room.moderatorSuccession ? 1 : 0,
+    ephemeral: room.ephemeral ? 1 : 0,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -62,21 +65,28 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
            waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash,
-           entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, updated_at = @updated_at
+           entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, ephemeral = @ephemeral, updated_at = @updated_at
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),
       children: db.prepare<[string], { room_id: string }>('SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id'),
       listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
       listAfter: db.prepare<[string, number], RoomRow>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
+      // Through rooms_ephemeral_by_update, then meetings_by_room: no scan of other rooms.
+      unusedEphemeral: db.prepare<{ before: string; limit: number }, { room_id: string }>(
+        `SELECT r.room_id FROM rooms r
+         WHERE r.ephemeral = 1 AND r.updated_at < @before AND r.parent_room_id IS NULL
+           AND NOT EXISTS (SELECT 1 FROM meetings m WHERE m.room_id = r.room_id AND (m.ended_at IS NULL OR m.ended_at >= @before))
+         ORDER BY r.updated_at LIMIT @limit`,
+      ),
     };
   }
 
@@ -108,6 +118,10 @@ export class SqliteRoomStore implements RoomStore {
 
   children(roomId: string): string[] {
     return this.statements.children.all(roomId).map((row) => row.room_id);
+  }
+
+  unusedEphemeral(before: string, limit: number): string[] {
+    return this.statements.unusedEphemeral.all({ before, limit }).map((row) => row.room_id);
   }
 
   list(afterRoomId: string | null, limit: number): Room[] {

@@ -146,6 +146,25 @@ t.test('duplicates are refused, the primary tenant included; the file is untouch
   }
 });
 
+t.test("issue 28 point 10: a tenant cannot take another tenant's gateway path (/{id}/videoconf/)", async (t) => {
+  const s = setup(t);
+  writeFileSync(join(s.dir, 'meet.env'), `COMPAT_API_SHARED_SECRET=${primary}\nCOMPAT_JITSI_APP_ID=main-app\n`);
+  const cases: [string[], RegExp, string][] = [
+    [['add', 'x', '--app-id', 'moodle', '--generate-app'], /app_id "moodle" is the id of tenant moodle/, "an app id that is another tenant's id"],
+    [['add', 'school-app'], /tenants\.school\.app_id "school-app" is the id of tenant school-app/, "an id that is another tenant's app id"],
+    [['add', 'main-app'], /tenant id main-app is the primary app id \(COMPAT_JITSI_APP_ID\)/, 'an id that is the primary app id'],
+  ];
+  for (const [args, message, what] of cases) {
+    const result = await tenant(s, args);
+    t.equal(result.code, 1, `${what}: exit 1 (refused)`);
+    t.match(result.stderr, message, `${what}: ${result.stderr.split('\n')[0]}`);
+    t.equal(result.stdout, '', `${what}: nothing generated, nothing printed`);
+    t.equal(readFileSync(s.file, 'utf8'), sample, `${what}: the file is untouched`);
+  }
+  const own = await tenant(s, ['add', 'self', '--app-id', 'self', '--generate-app']);
+  t.equal(own.code, 0, `an app id equal to its own tenant id names that tenant only: ${own.stderr}`);
+});
+
 t.test('a credential spelled "generate" is the value given, not a request to generate one', async (t) => {
   const s = setup(t);
   writeFileSync(s.file, sample, { mode: 0o600 });

@@ -103,6 +103,13 @@ t.test('unit: the registry format', async (t) => {
     /same app_id/,
     'the primary app id is taken',
   );
+  // Issue 28 point 10: a gateway path prefix is an app id or a tenant id; one must not be the other's.
+  const pair = (id: string, appId: string) => `[tenants.${id}]\napp_id = "${appId}"\napp_secret = "exactly-32-bytes-long-${id.padEnd(10, 'x')}"\n`;
+  refuse(pair('a', 'a-app') + pair('b', 'a'), /tenants\.b\.app_id "a" is the id of tenant a/, "an app id that is an earlier tenant's id");
+  refuse(pair('b', 'a') + pair('a', 'a-app'), /tenants\.b\.app_id "a" is the id of tenant a/, "an app id that is a later tenant's id");
+  refuse(pair('b', 'a') + '[tenants.a]\napi_secret = "sa"\n', /tenants\.b\.app_id "a" is the id of tenant a/, 'a meeting-API tenant too');
+  t.throws(() => parseRegistry(pair('main', 'm'), null, 'main'), /tenant id main is the primary app id/, 'a tenant id that is the primary app id');
+  t.equal(parseRegistry(pair('self', 'self'), null).byAppId.get('self')?.id, 'self', 'an app id equal to its own tenant id is allowed');
   refuse('[tenants.a]\n', /neither/, 'a tenant with no key');
   refuse('[other]\n', /unknown key other/, 'an unknown table');
   try {
@@ -221,6 +228,21 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     replaceFile(file, registryText({ a: secretA, b: secretB }));
     await eventually(t, 'a good file is taken again', async () => (await b.get('getMeetings')).xml?.returncode === 'SUCCESS', 2000);
   });
+});
+
+t.test("issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'tenants.toml');
+  writeFileSync(file, `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`);
+  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
+  t.teardown(() => rmSync(data, { recursive: true, force: true }));
+  const licence = await installTestLicence(data);
+  const started = startDaemon({
+    dataDir: data,
+    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
+  });
+  await t.rejects(started, /exited \(2\)[\s\S]*tenants\.rogue\.app_id "acme" is the id of tenant acme/, 'exit 2 naming the tenant and its app_id');
 });
 
 t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (t) => {

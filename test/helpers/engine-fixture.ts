@@ -52,6 +52,7 @@ export class Fixture {
       entry: 'open',
       unlisted: false,
       moderatorSuccession: false,
+      ephemeral: false,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,

@@ -13,6 +13,7 @@ export function waitingRoomFixture(roomId: string): Room {
     entry: 'open',
     unlisted: false,
     moderatorSuccession: false,
+    ephemeral: false,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
   };

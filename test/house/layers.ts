@@ -47,6 +47,7 @@ export const layers: readonly Layer[] = [
       { path: 'http/access-log.ts', note: 'the request log of both listeners' },
       { path: 'http/request-logger.ts', note: 'the request logger of both listeners' },
       { path: 'http/listening-url.ts', note: 'the "listening on" URL of both listeners' },
+      { path: 'http/client-key.ts', note: 'who a request is for per-client limits on both listeners' },
     ],
     packages: ['fastify', 'jose', 'xml2js', 'chokidar', 'smol-toml', 'pino', 'better-sqlite3', node],
   },

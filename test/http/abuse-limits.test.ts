@@ -2,6 +2,7 @@
 // address, through the trusted proxy too), and wrong access codes do not stall the event loop.
 import t from 'tap';
 import { appFor } from '../helpers/app.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { assertError, call, type ApiResult, type Tap } from '../helpers/api.js';
 import { Browser, createRoom } from '../helpers/waiting.js';
 
@@ -51,6 +52,34 @@ t.test('a knock flood from one address is held at 100 waiting requests; others s
     const neighbour = await new Browser(d, 'flooded', { forwardedFor: '198.51.100.8' }).knock({ name: 'Neighbour' });
     t.equal(neighbour.status, 202, 'the next address of the same network is another client');
     await fillThenOverflow(t, (i) => new Browser(d, 'flooded', { forwardedFor: `2001:db8:1:2::${(i + 1).toString(16)}` }), 20);
+  });
+});
+
+// Issue 28 point 8. The clock stands still, so no knock closes its window while the room fills.
+t.test('the /64s of one IPv6 /56 share its 100 waiting places; the full room answers Retry-After', async (t) => {
+  const d = await appFor(t, { clock: new FakeClock() });
+
+  t.test('ten /64s of one /56', async (t) => {
+    await createRoom(t, d, { room_id: 'spread', name: 'Spread', waiting_room: 'all' });
+    // 2001:db8:5:100::/56 holds the /64s 2001:db8:5:100 to 2001:db8:5:1ff: ten of them, ten knocks each.
+    const from = (i: number) =>
+      new Browser(d, 'spread', { forwardedFor: `2001:db8:5:1${(i % 10).toString(16)}${(i % 10).toString(16)}::${(i + 1).toString(16)}` });
+    t.same(tally(await flood(from, perClient)), { waiting: perClient }, 'the first 100 of the /56 wait');
+    const over = await flood((i) => new Browser(d, 'spread', { forwardedFor: `2001:db8:5:1a${i.toString(16)}::1` }), 10);
+    t.same(tally(over), { '429 too_many_waiting': 10 }, 'a further /64 of the same /56 is refused');
+    t.match(over[0]!.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After says when');
+    const neighbour = await new Browser(d, 'spread', { forwardedFor: '2001:db8:5:200::1' }).knock({ name: 'Next /56' });
+    t.equal(neighbour.status, 202, 'the next /56 is another network');
+  });
+
+  t.test('ten IPv4 addresses fill the 1,000 places: waiting_room_full with Retry-After', async (t) => {
+    await createRoom(t, d, { room_id: 'crowded', name: 'Crowded', waiting_room: 'all' });
+    const crowd = await flood((i) => new Browser(d, 'crowded', { forwardedFor: `198.51.100.${100 + (i % 10)}` }), 10 * perClient, 100);
+    t.same(tally(crowd), { waiting: 10 * perClient }, '100 from each of ten addresses wait');
+    const late = await new Browser(d, 'crowded', { forwardedFor: '203.0.113.9' }).knock({ name: 'Late' });
+    assertError(t, late, 429, 'waiting_room_full');
+    t.match(late.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After says when to come back');
+    t.match(late.body.error.message, /try again in \d+ s/, 'and so does the message');
   });
 });
 

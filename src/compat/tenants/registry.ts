@@ -11,7 +11,8 @@ import { parse as parseToml, TomlError } from 'smol-toml';
  *
  * The primary tenant (`primary`) is COMPAT_API_SHARED_SECRET and is never listed in the file.
  * A registry is refused as a whole when two tenants (the primary one included) share a
- * meeting-API secret or an app id: a checksum must name exactly one owner.
+ * meeting-API secret or an app id: a checksum must name exactly one owner; and when one
+ * tenant's app id is another's id (`pathClash`): a gateway path must name exactly one owner.
  */
 export interface Tenant {
   readonly id: string;
@@ -88,6 +89,25 @@ function originsValue(value: unknown, where: string): readonly string[] {
   return Object.freeze([...(value as string[])]);
 }
 
+/**
+ * Why a gateway path prefix (`/{prefix}/videoconf/{room}`) would name two tenants, or null. A
+ * prefix is looked up as an app id first (the primary one, then the registry's) and as a
+ * tenant id second, so an app id equal to another tenant's id hands that tenant's rooms to
+ * the app id's owner. A tenant whose app id is its own id names itself, which is harmless.
+ */
+export function pathClash(tenants: readonly Pick<Tenant, 'id' | 'appId'>[], primaryAppId: string | null): string | null {
+  const ids = new Set(tenants.map((t) => t.id));
+  for (const tenant of tenants) {
+    if (tenant.id !== primaryTenantId && tenant.id === primaryAppId) {
+      return `tenant id ${tenant.id} is the primary app id (COMPAT_JITSI_APP_ID), which would take its /${tenant.id}/videoconf/ path`;
+    }
+    if (tenant.appId !== null && tenant.appId !== tenant.id && ids.has(tenant.appId)) {
+      return `tenants.${tenant.id}.app_id ${JSON.stringify(tenant.appId)} is the id of tenant ${tenant.appId}, whose /${tenant.appId}/videoconf/ path it would take`;
+    }
+  }
+  return null;
+}
+
 export function snapshotOf(tenants: readonly Tenant[]): TenantSnapshot {
   const frozen = Object.freeze(tenants.map((t) => Object.freeze({ ...t })));
   return Object.freeze({
@@ -156,6 +176,8 @@ export function parseRegistry(text: string, primarySecret: string | null, primar
     }
     tenants.push({ id, apiSecret, appId, appSecret, ...(embedOrigins !== null ? { embedOrigins } : {}) });
   }
+  const clash = pathClash(tenants, primaryAppId);
+  if (clash !== null) throw new RegistryError(clash);
   return snapshotOf(tenants);
 }
 

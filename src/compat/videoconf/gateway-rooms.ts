@@ -35,6 +35,21 @@ export interface GatewayRoomRules {
   readonly moderatorSuccession: boolean;
 }
 
+/** Who arrives, for what a room she makes or finds becomes. */
+export interface GatewayArrival {
+  /** No token: nobody vouches for her, so a room she makes is ephemeral and making one is limited. */
+  readonly anonymous: boolean;
+  /** Throws (too_many_rooms) when her client made too many rooms lately; counts one otherwise. */
+  readonly mayCreate: () => void;
+  readonly nowMs: number;
+}
+
+/**
+ * An anonymous arrival in an ephemeral room counts as its use, written at most once a minute:
+ * the room is then kept a full idle time after its last arrival, not only after its last meeting.
+ */
+const useRefreshMs = 60_000;
+
 /**
  * The scope gateway rooms are given: COMPAT_JITSI_WAITING_ROOM as far as the instance's
  * SERVICE_WAITING_ROOM allows it (forced turns `off` into `all`; off allows only `off`).
@@ -49,18 +64,23 @@ export function gatewayScope(requested: WaitingRoomScope, policy: WaitingRoomPol
  * Makes the engine room on first arrival (no management API); later arrivals find it, and a
  * room made under other settings takes the current ones, since only the settings describe
  * these rooms (the instance's SERVICE_WAITING_ROOM still decides what a scope may be).
+ * A room made by an anonymous arrival is ephemeral (the daemon's sweep deletes it once unused,
+ * COMPAT_JITSI_OPEN_ROOM_IDLE_SECS); a token holder's arrival makes it the application's, kept.
  */
-export function ensureRoom(rooms: RoomService, roomId: string, name: string, rules: GatewayRoomRules): void {
+export function ensureRoom(rooms: RoomService, roomId: string, name: string, rules: GatewayRoomRules, arrival: GatewayArrival): void {
   const room = rooms.find(roomId);
   if (!room) {
+    if (arrival.anonymous) arrival.mayCreate();
     rooms.create(
       { room_id: roomId, name, waiting_room: rules.waitingRoom },
-      { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession },
+      { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession, ephemeral: arrival.anonymous },
     );
     return;
   }
   if (room.entry === 'closed') throw new GatewayRefusal('room_unavailable');
-  if (room.waitingRoom !== rules.waitingRoom || room.moderatorSuccession !== rules.moderatorSuccession) {
-    rooms.update(roomId, { waiting_room: rules.waitingRoom }, { moderatorSuccession: rules.moderatorSuccession });
+  const adopted = room.ephemeral && !arrival.anonymous;
+  const used = room.ephemeral && arrival.anonymous && arrival.nowMs - Date.parse(room.updatedAt) >= useRefreshMs;
+  if (room.waitingRoom !== rules.waitingRoom || room.moderatorSuccession !== rules.moderatorSuccession || adopted || used) {
+    rooms.update(roomId, { waiting_room: rules.waitingRoom }, { moderatorSuccession: rules.moderatorSuccession, ...(adopted ? { ephemeral: false } : {}) });
   }
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../../engine/clock.js';
+import { AttemptLimiter, TooManyAttemptsError } from '../../engine/waiting/attempt-limiter.js';
+import { clientKey, clientNetwork } from '../../http/client-key.js';
 import { cleanName, nameProblem } from '../../engine/display-name.js';
 import type { WaitingRoomScope } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
@@ -20,6 +22,36 @@ export interface GatewayDeps {
   readonly allowAnonymous: boolean;
   readonly waitingRoom: WaitingRoomScope;
   readonly joinTokenTtlSecs: number;
+  /** New rooms one client may make by arriving without a token, per `openRoomWindowMs` (COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT). */
+  readonly openRoomsPerClient: number;
+}
+
+/** The window of COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT. */
+export const openRoomWindowMs = 10 * 60_000;
+
+/**
+ * New rooms per client (its address; for IPv6 its /56, one customer) made by arrivals without a
+ * token: each is a durable row, so one client must not make thousands by asking for new names.
+ */
+function roomCreationLimit(deps: GatewayDeps) {
+  const limiter = new AttemptLimiter(deps.clock, { limit: deps.openRoomsPerClient, windowMs: openRoomWindowMs });
+  let prunedAt = deps.clock.now().getTime();
+  return (ip: string) => () => {
+    const client = clientNetwork(ip) ?? clientKey(ip);
+    try {
+      limiter.check(client);
+    } catch (err) {
+      if (err instanceof TooManyAttemptsError) throw new GatewayRefusal('too_many_rooms', err.retryAfterSecs);
+      throw err;
+    }
+    limiter.record(client);
+    // Clients whose window has passed are forgotten once a window, so memory follows recent clients only.
+    const now = deps.clock.now().getTime();
+    if (now - prunedAt >= openRoomWindowMs) {
+      prunedAt = now;
+      limiter.prune();
+    }
+  };
 }
 
 type Query = { jwt?: unknown; displayName?: unknown; lang?: unknown };
@@ -50,10 +82,12 @@ function signedName(identity: GatewayIdentity): string | null {
  * the embed gateway. A valid token (or, with open rooms, none) gets the engine room made on
  * first arrival and a 302 to the web client with a join token of our own carrying the role
  * and the origins that may frame the page. The application's JWT goes no further than this
- * request (it is masked in the request log); a refusal is a 403 page that says why.
+ * request (it is masked in the request log); a refusal is a page that says why (403, 404, or
+ * 429 with Retry-After when a client made too many open rooms).
  */
 export function gatewayRoutes(deps: GatewayDeps) {
-  const enter = async (prefix: string | null, room: string, query: Query, reply: FastifyReply) => {
+  const creationBy = roomCreationLimit(deps);
+  const enter = async (prefix: string | null, room: string, query: Query, ip: string, reply: FastifyReply) => {
     const owner = prefix === null ? null : deps.keys.prefixOwner(prefix);
     try {
       const name = checkRoomName(room);
@@ -76,7 +110,13 @@ export function gatewayRoutes(deps: GatewayDeps) {
       const roomId = engineRoomId(tenantId, prefix !== null && owner === null ? prefix : '', name);
       const displayName = (identity && signedName(identity)) ?? typedName(query.displayName);
       // Open rooms are those an arrival without a token may enter: the primary tenant's.
-      ensureRoom(deps.rooms, roomId, name, { waitingRoom: deps.waitingRoom, moderatorSuccession: deps.allowAnonymous && tenantId === primaryTenantId });
+      ensureRoom(
+        deps.rooms,
+        roomId,
+        name,
+        { waitingRoom: deps.waitingRoom, moderatorSuccession: deps.allowAnonymous && tenantId === primaryTenantId },
+        { anonymous: identity === null, mayCreate: creationBy(ip), nowMs: deps.clock.now().getTime() },
+      );
       const claims: JoinClaims & { avatar?: string; email?: string } = {
         room: roomId,
         role: identity?.moderator ? 'moderator' : 'participant',
@@ -100,16 +140,21 @@ export function gatewayRoutes(deps: GatewayDeps) {
       return reply.code(302).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     } catch (err) {
       if (!(err instanceof GatewayRefusal)) throw err;
-      reply.log.info({ refusal: err.code, tenant: owner?.tenantId }, `videoconf arrival refused: ${err.code}`);
+      // A limit's refusals come in floods: at debug, so they cannot flood the log.
+      const level = err.retryAfterSecs === null ? 'info' : 'debug';
+      reply.log[level]({ refusal: err.code, tenant: owner?.tenantId }, `videoconf arrival refused: ${err.code}`);
       const page = errorPage(err.code, owner?.embedOrigins ?? ['*']);
+      if (err.retryAfterSecs !== null) reply.header('retry-after', String(err.retryAfterSecs));
       return reply.code(page.status).headers(page.headers).send(page.body);
     }
   };
 
   return async (app: FastifyInstance): Promise<void> => {
-    app.get<{ Params: { room: string }; Querystring: Query }>('/videoconf/:room', (request, reply) => enter(null, request.params.room, request.query, reply));
+    app.get<{ Params: { room: string }; Querystring: Query }>('/videoconf/:room', (request, reply) =>
+      enter(null, request.params.room, request.query, request.ip, reply),
+    );
     app.get<{ Params: { prefix: string; room: string }; Querystring: Query }>('/:prefix/videoconf/:room', (request, reply) =>
-      enter(request.params.prefix, request.params.room, request.query, reply),
+      enter(request.params.prefix, request.params.room, request.query, request.ip, reply),
     );
   };
 }

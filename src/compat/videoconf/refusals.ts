@@ -69,6 +69,11 @@ export const refusals = {
     text: 'This meeting address is not valid: a room name has 1 to 200 characters and no control characters.',
   },
   room_unavailable: { status: 404, name: 'conference.roomNotFound', text: 'This meeting room cannot be opened.' },
+  too_many_rooms: {
+    status: 429,
+    name: 'conference.tooManyRequests',
+    text: 'Too many new meeting rooms were opened from your network. Try again in a few minutes, or join a room that is already open.',
+  },
 } as const;
 
 export type RefusalCode = keyof typeof refusals;
@@ -76,7 +81,11 @@ export type RefusalCode = keyof typeof refusals;
 /** A refused arrival: thrown by the verification, answered by the route through the table. */
 export class GatewayRefusal extends Error {
   override readonly name = 'GatewayRefusal';
-  constructor(readonly code: RefusalCode) {
+  constructor(
+    readonly code: RefusalCode,
+    /** When to come back (a limit's refusal): answered as Retry-After. */
+    readonly retryAfterSecs: number | null = null,
+  ) {
     super(refusals[code].text);
   }
 }

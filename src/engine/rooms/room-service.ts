@@ -18,6 +18,8 @@ export interface RoomReach {
   readonly entry?: RoomEntry;
   readonly unlisted?: boolean;
   readonly moderatorSuccession?: boolean;
+  /** Deleted once unused (`expireUnused`): rooms made by anonymous arrivals. */
+  readonly ephemeral?: boolean;
 }
 
 export const pageBounds = { fallback: 50, max: 200 } as const;
@@ -47,6 +49,7 @@ export class RoomService {
       entry: reach.entry ?? 'open',
       unlisted: reach.unlisted ?? false,
       moderatorSuccession: reach.moderatorSuccession ?? false,
+      ephemeral: reach.ephemeral ?? false,
       createdAt: now,
       updatedAt: now,
     };
@@ -93,6 +96,7 @@ export class RoomService {
       entry: reach.entry ?? current.entry,
       unlisted: reach.unlisted ?? current.unlisted,
       moderatorSuccession: reach.moderatorSuccession ?? current.moderatorSuccession,
+      ephemeral: reach.ephemeral ?? current.ephemeral,
       updatedAt: this.clock.now().toISOString(),
     };
     this.store.update(room);
@@ -106,6 +110,20 @@ export class RoomService {
       throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     }
     for (const id of [roomId, ...children]) this.onDeleted(id);
+  }
+
+  /**
+   * Deletes ephemeral rooms (with their meetings' records) unused for `idleMs`: no change and no
+   * meeting in that time, none open now. At most `limit` a call, so a backlog is spread over
+   * several sweeps instead of holding the database in one long turn. Returns the ids deleted.
+   */
+  expireUnused(idleMs: number, limit = 200): string[] {
+    const before = new Date(this.clock.now().getTime() - idleMs).toISOString();
+    const expired = this.store.unusedEphemeral(before, limit);
+    for (const roomId of expired) {
+      if (this.store.delete(roomId)) this.onDeleted(roomId);
+    }
+    return expired;
   }
 
   /** Keyset pagination by room id; the cursor is opaque to callers. */

@@ -31,6 +31,11 @@ export interface Room {
    * longest does.
    */
   readonly moderatorSuccession: boolean;
+  /**
+   * Made by an arrival nobody vouched for (the gateway's open rooms): deleted once unused, so
+   * anonymous arrivals cannot pile up durable rooms. `updatedAt` counts as its last use too.
+   */
+  readonly ephemeral: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -45,4 +50,9 @@ export interface RoomStore {
   children(roomId: string): string[];
   /** Rooms ordered by id, strictly after `afterRoomId` when given. */
   list(afterRoomId: string | null, limit: number): Room[];
+  /**
+   * Up to `limit` ids of ephemeral top-level rooms unused since `before` (ISO time): not updated
+   * since, and no meeting open or ended since.
+   */
+  unusedEphemeral(before: string, limit: number): string[];
 }

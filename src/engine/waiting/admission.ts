@@ -27,6 +27,8 @@ export interface Arrival {
   readonly fromParticipantId?: string | null;
   /** Who is guessing, for the wrong-code limiter: the client address as the proxy reports it. */
   readonly clientKey: string;
+  /** An IPv6 client's /56, whose waiting requests are counted together as well; null or absent for IPv4. */
+  readonly clientNetwork?: string | null;
   /** The waiting cookie the browser already holds, if any. */
   readonly secret?: unknown;
 }

@@ -1,15 +1,23 @@
 import type { Clock } from '../clock.js';
-import { EngineError } from '../errors.js';
 import type { Meeting } from '../meetings/meeting.js';
 import { AttemptLimiter, TooManyAttemptsError } from './attempt-limiter.js';
 import { RoomQueue } from './room-queue.js';
 import { clientDefaults, waitingDefaults, type WaitingRoomOptions } from './waiting-room-types.js';
 
+/**
+ * The counts a waiting request holds in its room: its client's (an address, an IPv6 /64) and,
+ * for IPv6, its network's (the /56), so a client cannot spread its requests over the /64s it owns.
+ */
+export interface ClientSlot {
+  readonly client: string;
+  readonly network: string | null;
+}
+
 /** A knock queued for the next group commit. */
 export interface PendingKnock {
   /** Its room was deleted before the commit. */
   cancelled: boolean;
-  readonly clientSlot: string;
+  readonly clientSlot: ClientSlot;
 }
 
 /**
@@ -22,15 +30,17 @@ export class OpenRequests {
   private readonly queues = new Map<string, RoomQueue>();
   /** Knocks queued for the group commit, by room. */
   private readonly pending = new Map<string, Set<PendingKnock>>();
-  /** Waiting and uncommitted requests per room and client address. */
+  /** Waiting and uncommitted requests per room and client address, and per room and IPv6 /56 (keys differ in form). */
   private readonly clientSlots = new Map<string, number>();
   private readonly knockLimiter: AttemptLimiter;
   private readonly maxOpenPerClient: number;
+  private readonly maxOpenPerNetwork: number;
   readonly maxOpenRequests: number;
 
-  constructor(clock: Clock, options: Pick<WaitingRoomOptions, 'knocksPerClient' | 'maxOpenPerClient' | 'maxOpenRequests'>) {
+  constructor(clock: Clock, options: Pick<WaitingRoomOptions, 'knocksPerClient' | 'maxOpenPerClient' | 'maxOpenPerNetwork' | 'maxOpenRequests'>) {
     this.knockLimiter = new AttemptLimiter(clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
     this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
+    this.maxOpenPerNetwork = options.maxOpenPerNetwork ?? clientDefaults.maxOpenPerNetwork;
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
   }
 
@@ -64,27 +74,36 @@ export class OpenRequests {
     return this.openIn(roomId, queue) >= this.maxOpenRequests;
   }
 
-  /** The client's key for its places in a room; throws while it knocks too often or holds too many. */
-  checkClient(roomId: string, clientKey: string): string {
-    const clientSlot = `${roomId}\n${clientKey}`;
-    this.knockLimiter.check(clientSlot);
-    if ((this.clientSlots.get(clientSlot) ?? 0) >= this.maxOpenPerClient) throw new TooManyAttemptsError(clientDefaults.retryAfterSecs, 'too_many_waiting');
-    return clientSlot;
+  /**
+   * The client's keys for its places in a room; throws while it knocks too often, or it or its
+   * network (`clientNetwork`, an IPv6 /56) holds too many.
+   */
+  checkClient(roomId: string, clientKey: string, clientNetwork: string | null = null): ClientSlot {
+    const slot: ClientSlot = { client: `${roomId}\n${clientKey}`, network: clientNetwork === null ? null : `${roomId}\n${clientNetwork}` };
+    this.knockLimiter.check(slot.client);
+    const over = (key: string | null, max: number) => key !== null && (this.clientSlots.get(key) ?? 0) >= max;
+    if (over(slot.client, this.maxOpenPerClient) || over(slot.network, this.maxOpenPerNetwork)) {
+      throw new TooManyAttemptsError(clientDefaults.retryAfterSecs, 'too_many_waiting');
+    }
+    return slot;
   }
 
-  /** Throws waiting_room_full at the room's cap. */
+  /**
+   * Throws waiting_room_full at the room's cap, with the time to come back: places free as
+   * people are admitted, refused or close their window (6 s), so a knock a little later may fit.
+   */
   ensureRoom(roomId: string, queue: RoomQueue | undefined): void {
-    if (this.full(roomId, queue)) throw new EngineError('waiting_room_full', 'too many people are waiting in this room; try again later');
+    if (this.full(roomId, queue)) throw new TooManyAttemptsError(clientDefaults.retryAfterSecs, 'waiting_room_full');
   }
 
   /** A knock takes its place until its commit: counted against the room and the client. */
-  hold(roomId: string, clientSlot: string): PendingKnock {
-    this.knockLimiter.record(clientSlot);
+  hold(roomId: string, clientSlot: ClientSlot): PendingKnock {
+    this.knockLimiter.record(clientSlot.client);
     const pending: PendingKnock = { cancelled: false, clientSlot };
     const set = this.pending.get(roomId);
     if (set) set.add(pending);
     else this.pending.set(roomId, new Set([pending]));
-    this.clientSlots.set(clientSlot, (this.clientSlots.get(clientSlot) ?? 0) + 1);
+    for (const key of keysOf(clientSlot)) this.clientSlots.set(key, (this.clientSlots.get(key) ?? 0) + 1);
     return pending;
   }
 
@@ -101,15 +120,21 @@ export class OpenRequests {
   }
 
   /** A request of this client stopped waiting (or was never written): its place is free again. */
-  releaseSlot(clientSlot: string | undefined): void {
+  releaseSlot(clientSlot: ClientSlot | undefined): void {
     if (clientSlot === undefined) return;
-    const held = (this.clientSlots.get(clientSlot) ?? 0) - 1;
-    if (held > 0) this.clientSlots.set(clientSlot, held);
-    else this.clientSlots.delete(clientSlot);
+    for (const key of keysOf(clientSlot)) {
+      const held = (this.clientSlots.get(key) ?? 0) - 1;
+      if (held > 0) this.clientSlots.set(key, held);
+      else this.clientSlots.delete(key);
+    }
   }
 
   /** Forgets knock counts whose window has passed. */
   prune(): void {
     this.knockLimiter.prune();
   }
+}
+
+function keysOf(slot: ClientSlot): string[] {
+  return slot.network === null ? [slot.client] : [slot.client, slot.network];
 }

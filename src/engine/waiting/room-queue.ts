@@ -1,3 +1,4 @@
+import type { ClientSlot } from './open-requests.js';
 import { hashSecret } from './request-secret.js';
 import type { WaitingRequest } from './waiting-request.js';
 
@@ -10,8 +11,8 @@ export interface LiveRequest {
   leavingSinceMs?: number;
   /** Memory only: her cookie, known from her knock or once a hash matched it, so polls skip hashing (see `bySecret`). */
   cookie?: string;
-  /** Memory only: room and client address that knocked, for the per-client limit (absent after a restart). */
-  readonly clientSlot?: string;
+  /** Memory only: room and client (and IPv6 network) that knocked, for the per-client limits (absent after a restart). */
+  readonly clientSlot?: ClientSlot;
 }
 
 /** The pollable requests of one room's open meeting: the read path of every poll. */

@@ -20,7 +20,8 @@
  *   group with the store's error and leaves nothing of them in memory.
  *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
- *   cookie's request was barred in this meeting); knock only: waiting_room_full (1,000 waiting).
+ *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
+ *   waiting_room_full (1,000 waiting), each a TooManyAttemptsError with `.retryAfterSecs`.
  * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
  *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant
  *   while present: once she left, the admission is spent (null), so a kept cookie mints no session.
@@ -155,7 +156,7 @@ export class WaitingRoomService {
       previous.lastSeenMs = this.nowMs();
       return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
     }
-    const clientSlot = this.requests.checkClient(roomId, arrival.clientKey);
+    const clientSlot = this.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
     // At the cap, first free the places of requests that are due to expire or close anyway.
     if (current && existingQueue && this.requests.full(roomId, existingQueue)) this.decisions.settle(current, existingQueue);
     this.requests.ensureRoom(roomId, existingQueue);

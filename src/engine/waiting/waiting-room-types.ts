@@ -37,6 +37,8 @@ export interface WaitingRoomOptions extends ArrivalScreeningOptions {
   readonly knocksPerClient?: AttemptLimits;
   /** Requests one client address may have waiting (or being written) in one room at once. */
   readonly maxOpenPerClient?: number;
+  /** The same for all the clients of one IPv6 /56 (`Arrival.clientNetwork`) together. */
+  readonly maxOpenPerNetwork?: number;
 }
 
 export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
@@ -94,9 +96,16 @@ export interface AdmitResult {
  * Per-client limits. A whole class shares a school's address, so one address may hold 100
  * waiting requests in a room (a class of 30 three times over, or a lecture hall arriving before
  * its lecturer) and make 120 new ones a minute (everyone knocking at the bell, some twice);
- * a single address can then fill at most a tenth of the room's 1,000 places.
+ * a single address can then fill at most a tenth of the room's 1,000 places. An IPv6 client is
+ * its /64, but a home or a site is usually given a /56 (256 /64s): its /56 shares the same 100,
+ * as a school behind one IPv4 address does, so one customer's /64s cannot fill the room either.
  */
-export const clientDefaults = { knocksPerClient: { limit: 120, windowMs: 60_000 }, maxOpenPerClient: 100, retryAfterSecs: 30 } as const;
+export const clientDefaults = {
+  knocksPerClient: { limit: 120, windowMs: 60_000 },
+  maxOpenPerClient: 100,
+  maxOpenPerNetwork: 100,
+  retryAfterSecs: 30,
+} as const;
 
 export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000, leaveGraceMs: 2000 } as const;
 /** A request as the moderators' list shows it. */

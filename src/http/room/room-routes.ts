@@ -6,7 +6,7 @@ import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-types.js';
 import { noteEvent } from '../access-log.js';
 import { invalidField } from '../../engine/errors.js';
-import { clientKey } from '../client-key.js';
+import { clientKey, clientNetwork } from '../client-key.js';
 import { HttpError } from '../errors.js';
 import { absentBodyIsEmpty, RoomParams } from '../schemas.js';
 import { iceServersFor, type IceSettings } from './ice-servers.js';
@@ -45,6 +45,7 @@ async function arrival(services: EngineServices, request: FastifyRequest<WithBod
     claims: await claimsOf(services, roomId, body.t),
     fromParticipantId: (await presentedSession(services, request))?.participant ?? null,
     clientKey: clientKey(request.ip),
+    clientNetwork: clientNetwork(request.ip),
     secret: readWaitingCookie(request) ?? null,
   };
 }

@@ -14,6 +14,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   entry: 'open',
   unlisted: false,
   moderatorSuccession: false,
+  ephemeral: false,
   createdAt: '',
   updatedAt: '',
   ...fields,

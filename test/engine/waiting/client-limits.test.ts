@@ -72,3 +72,23 @@ t.test('a failed commit gives the slot back', async (t) => {
   f.store.commitError = null;
   t.equal((await f.waiting.knock(arrive('r1', 'Ann', school))).status, 'waiting');
 });
+
+t.test('issue 28 point 8: the clients of one IPv6 /56 share its count; each way out frees both counts', async (t) => {
+  const f = new Fixture({ waiting: { maxOpenPerClient: 2, maxOpenPerNetwork: 3 } });
+  f.room();
+  const from = (slash64: string, network = '2001:db8:1:100::/56') => ({ clientKey: `2001:db8:1:${slash64}::/64`, clientNetwork: network });
+  const first = await f.knock('A', 'r1', from('100'));
+  await f.knock('B', 'r1', from('100'));
+  await t.rejects(f.waiting.knock(arrive('r1', 'C', from('100'))), { code: 'too_many_waiting' }, 'the /64 holds its own 2');
+  await f.knock('C', 'r1', from('101'));
+  await t.rejects(
+    f.waiting.knock(arrive('r1', 'D', from('102'))),
+    { code: 'too_many_waiting', retryAfterSecs: clientDefaults.retryAfterSecs },
+    'a third /64 of the same /56: the /56 holds 3',
+  );
+  t.equal((await f.waiting.knock(arrive('r1', 'E', from('200', '2001:db8:1:200::/56')))).status, 'waiting', 'another /56 is another network');
+  t.equal((await f.waiting.knock(arrive('r1', 'F', { clientKey: '198.51.100.1' }))).status, 'waiting', 'an IPv4 client has no network count');
+  f.waiting.withdraw('r1', first.secret);
+  t.equal((await f.waiting.knock(arrive('r1', 'D', from('102')))).status, 'waiting', 'a withdrawn request frees its place in the /56 too');
+  t.equal(clientDefaults.maxOpenPerNetwork, clientDefaults.maxOpenPerClient, 'by default a /56 holds what one address holds');
+});
