@@ -50,6 +50,7 @@ export interface Config {
   readonly shutdownGraceSecs: number;
   readonly iceServers: readonly string[];
   readonly turnSecret: string | null;
+  readonly turnCredentialTtlSecs: number;
   readonly embedAncestors: readonly string[];
   readonly trustedProxies: readonly string[];
   readonly tenantsFile: string | null;
@@ -253,7 +254,13 @@ export const settings = {
   turnSecret: setting({
     env: 'SERVICE_TURN_SECRET', toml: ['service', 'turn_secret'], secret: true,
     fallback: null, parse: turnSecret,
-    description: "Shared secret of the TURN server's REST credentials (coturn: use-auth-secret, static-auth-secret); each admitted page gets a user name and password valid 12 hours",
+    description: "Shared secret of the TURN server's REST credentials (coturn: use-auth-secret, static-auth-secret); each admitted page gets a user name and password valid SERVICE_TURN_CREDENTIAL_TTL_SECS, renewed over its live connection while it stays",
+  }),
+  turnCredentialTtlSecs: setting({
+    env: 'SERVICE_TURN_CREDENTIAL_TTL_SECS', toml: ['service', 'turn_credential_ttl_secs'], flag: '--turn-credential-ttl-secs',
+    // Short: the TURN server cannot be told someone left, so a credential outlives her by up to this long.
+    fallback: '3600', parse: p.integerBetween(300, 43_200),
+    description: 'How long a TURN credential is valid (seconds); a participant connected to the meeting gets fresh ones at three quarters of it, one who left or was removed gets none, so hers lapse within this time',
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',

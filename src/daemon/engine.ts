@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
+import { iceCredentials } from '../http/room/ice-servers.js';
 import { openServices, type Services, type ServicesOptions } from './services.js';
 
 /** The engine's services and its listener's app, built from the config but not listening. */
@@ -23,7 +24,8 @@ export async function openEngine(
   options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> & Pick<ServicesOptions, 'media' | 'scheduler'> = {},
 ): Promise<Engine> {
   const { media, scheduler, ...appOptions } = options;
-  const services = openServices(config, clock, { log, ...(media ? { media } : {}), ...(scheduler ? { scheduler } : {}) });
+  const ice = iceCredentials(config, clock);
+  const services = openServices(config, clock, { log, ice, ...(media ? { media } : {}), ...(scheduler ? { scheduler } : {}) });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
   try {

@@ -6,6 +6,7 @@ import { ChatLog } from '../engine/live/chat-log.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
+import type { IceCredentials } from '../engine/live/ice-renewal.js';
 import { LiveHub } from '../engine/live/live-hub.js';
 import type { MediaBackendFactory } from '../engine/live/media-port.js';
 import type { LiveOptions } from '../engine/live/live-options.js';
@@ -68,6 +69,8 @@ export interface ServicesOptions {
   readonly media?: MediaBackendFactory;
   /** The live meeting's timers (grace periods); real ones unless a test moves them by hand. */
   readonly scheduler?: Scheduler;
+  /** Short-lived TURN credentials the live hub renews while a participant stays (the engine listener's settings). */
+  readonly ice?: IceCredentials;
 }
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
@@ -104,6 +107,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     media: options.media ?? ((context) => new MeshSignallingRelay(context)),
     log,
     ...(options.live ? { options: options.live } : {}),
+    ...(options.ice ? { ice: options.ice } : {}),
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
   const succession = new ModeratorSuccession(meetings, roomStore);

@@ -45,12 +45,48 @@ function hiddenCharacter(name: string): string | null {
 export const systemName = 'System';
 
 /**
- * Role words that must not end a name in brackets ("Bob (moderator)", "Eve [Host]"). The
- * service's own role is `moderator`; the others are what other meeting tools call it, and
- * `system` is the chat sender.
+ * Role words that must not stand in brackets anywhere in a name ("Bob (moderator)", "[Host]
+ * Eve", "Eve (Moderator) ✓"), in every language the page has. The service's own role is
+ * `moderator` (the page's badge: "Moderator", "Moderation"); the others are what other meeting
+ * tools and schools call it, and `system` is the chat sender. German words also match in their
+ * feminine and plural forms, however gendered ("Moderatorin", "Moderator*innen", "Gastgeber:in").
  */
-const roleWords = ['moderator', 'mod', 'host', 'co-host', 'cohost', 'admin', 'administrator', 'presenter', 'organizer', 'organiser', 'owner', 'system'];
-const roleSuffix = new RegExp(`[([{]\\s*(?:${roleWords.join('|')})\\s*[)\\]}][\\s\\p{P}]*$`, 'iu');
+const englishRoles = [
+  'moderator',
+  'moderation',
+  'mod',
+  'host',
+  'co-host',
+  'cohost',
+  'admin',
+  'administrator',
+  'presenter',
+  'organizer',
+  'organiser',
+  'owner',
+  'system',
+];
+const germanRoles = ['gastgeber', 'co-gastgeber', 'veranstalter', 'organisator', 'leitung', 'besitzer', 'eigentümer', 'präsentator', 'referent'];
+const roleWord = new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...englishRoles, ...germanRoles].join('|')})(?:[*:_/·]?in(?:nen)?|en|s)?(?![\\p{L}\\p{N}])`, 'u');
+/** Opening and closing brackets of every script (after NFKC, full-width ones are ASCII already), and angle brackets. */
+const bracket = /([\p{Ps}\p{Pe}<>])/u;
+const opening = /[\p{Ps}<]/u;
+const closing = /[\p{Pe}>]/u;
+
+/**
+ * Whether a role word stands inside brackets: in a stretch of the name that follows an opening
+ * bracket or precedes a closing one (an unclosed "(Host" counts, "Host Eve (2)" does not).
+ */
+function roleInBrackets(plain: string): boolean {
+  const parts = plain.split(bracket);
+  for (let i = 0; i < parts.length; i += 2) {
+    const before = parts[i - 1];
+    const after = parts[i + 1];
+    const inside = (before !== undefined && opening.test(before)) || (after !== undefined && closing.test(after));
+    if (inside && roleWord.test(parts[i]!)) return true;
+  }
+  return false;
+}
 
 /**
  * Compared after NFKC (full-width "ＳＹＳＴＥＭ" and "（host）" fold to ASCII) and in lower case.
@@ -63,7 +99,7 @@ function folded(name: string): string {
 }
 
 export type NameProblem =
-  { readonly kind: 'hidden_character'; readonly character: string } | { readonly kind: 'impersonates_system' } | { readonly kind: 'role_suffix' };
+  { readonly kind: 'hidden_character'; readonly character: string } | { readonly kind: 'impersonates_system' } | { readonly kind: 'role_in_brackets' };
 
 /** Why a (trimmed, non-empty) name may not be shown, or null when it may. Length is the caller's. */
 export function nameProblem(name: string): NameProblem | null {
@@ -71,7 +107,7 @@ export function nameProblem(name: string): NameProblem | null {
   if (character) return { kind: 'hidden_character', character };
   const plain = folded(name);
   if (plain.replace(/[^\p{L}\p{N}]/gu, '') === systemName.toLowerCase()) return { kind: 'impersonates_system' };
-  if (roleSuffix.test(plain)) return { kind: 'role_suffix' };
+  if (roleInBrackets(plain)) return { kind: 'role_in_brackets' };
   return null;
 }
 
@@ -81,8 +117,8 @@ export function describeNameProblem(problem: NameProblem): string {
       return `must not contain invisible or text-direction characters (found ${problem.character})`;
     case 'impersonates_system':
       return `must not be "${systemName}": the service posts under that name`;
-    case 'role_suffix':
-      return 'must not end in a role such as "(moderator)": the service shows roles itself';
+    case 'role_in_brackets':
+      return 'must not hold a role in brackets such as "(moderator)": the service shows roles itself';
   }
 }
 

@@ -57,6 +57,13 @@ export interface WaitingItem {
  */
 export type MediaKind = 'mesh' | 'janus';
 
+/** A STUN or TURN server for the page's RTCPeerConnection (RTCIceServer as JSON); TURN ones carry her own credential. */
+export interface IceServer {
+  readonly urls: readonly string[];
+  readonly username?: string;
+  readonly credential?: string;
+}
+
 /** The most ids one `view` may name: a page of the grid (25) and then some. */
 export const viewLimit = 64;
 
@@ -140,6 +147,12 @@ export type ServerMessage =
    * with `closeCodes.removed`: her session is spent, and she comes back only by arriving again.
    */
   | { readonly type: 'removed'; readonly participant_id: string; readonly by: string | null }
+  /**
+   * Fresh STUN/TURN servers for her next connections and ICE restarts: her TURN credential is
+   * short-lived, so while she stays the server sends new ones (when the socket opens and before
+   * the last ones expire). Who has left or was removed gets none, and hers lapse.
+   */
+  | { readonly type: 'ice_servers'; readonly ice_servers: readonly IceServer[] }
   /** A message of this socket was refused; nothing else changed. `message` says why in plain words. */
   | { readonly type: 'error'; readonly code: LiveErrorCode; readonly message: string };
 

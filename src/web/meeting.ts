@@ -6,6 +6,7 @@ import { ChatBox } from './chat.js';
 import type { Devices } from './devices.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
 import { el } from './dom.js';
+import { rememberIceServers } from './ice.js';
 import { connectionBanner } from './connection-banner.js';
 import { LiveLink } from './live-link.js';
 import type { Mesh } from './mesh.js';
@@ -329,6 +330,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       }
       case 'signal':
         void media?.handle(message.from, message.data).catch(() => {});
+        break;
+      case 'ice_servers':
+        rememberIceServers(message.ice_servers);
         break;
       case 'subgroups':
         subgroups = [...message.subgroups];

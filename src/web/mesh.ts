@@ -1,5 +1,5 @@
 import type { SignalData } from '../protocol/live.js';
-import { iceServers } from './ice.js';
+import { peerConnection } from './ice.js';
 
 interface Peer {
   readonly pc: RTCPeerConnection;
@@ -38,7 +38,7 @@ export class Mesh {
   connect(participantId: string): Peer {
     const existing = this.peers.get(participantId);
     if (existing) return existing;
-    const pc = new RTCPeerConnection({ iceServers: iceServers() });
+    const pc = peerConnection();
     const peer: Peer = { pc, polite: this.selfId > participantId, makingOffer: false, ignoreOffer: false };
     this.peers.set(participantId, peer);
     pc.onnegotiationneeded = async () => {

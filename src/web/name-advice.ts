@@ -8,7 +8,8 @@ import { words } from './words/index.js';
 // Invisible characters of the rule; a joiner (U+200C/U+200D) counts only at an end or next to a space.
 const hidden = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u{E0000}-\u{E007F}\u115F\u1160\u3164\uFFA0]/u;
 const joiner = /[\u200C\u200D]/u;
-const roleAtEnd = /[([{]\s*[\p{L}-]+\s*[)\]}][\s\p{P}]*$/u;
+// The server refuses a role word in brackets anywhere; any bracket is reason enough to say so.
+const bracketed = /[\p{Ps}\p{Pe}<>]/u;
 
 function hasHidden(name: string): boolean {
   const chars = [...name];
@@ -24,7 +25,7 @@ export function nameAdvice(typed: string): string {
   const folded = name.normalize('NFKC').toLowerCase();
   if (hasHidden(name)) return words.name.hidden;
   if (folded.replace(/[^\p{L}\p{N}]/gu, '') === 'system') return words.name.system;
-  if (roleAtEnd.test(folded)) return words.name.role;
+  if (bracketed.test(folded)) return words.name.role;
   if ([...name].length > 64) return words.name.tooLong;
   return words.name.other;
 }

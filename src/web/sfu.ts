@@ -1,5 +1,5 @@
 import { sfuPeers, type MediaKind, type SignalData } from '../protocol/live.js';
-import { iceServers } from './ice.js';
+import { peerConnection } from './ice.js';
 import { words } from './words/index.js';
 import { Mesh, type MeshOptions } from './mesh.js';
 
@@ -67,7 +67,7 @@ export class Sfu {
   }
 
   private publish(): void {
-    const pc = new RTCPeerConnection({ iceServers: iceServers() });
+    const pc = peerConnection();
     this.publisher = pc;
     for (const kind of ['audio', 'video'] as const) {
       const track = this.track(kind);
@@ -148,7 +148,7 @@ export class Sfu {
   }
 
   private receiving(): RTCPeerConnection {
-    const pc = new RTCPeerConnection({ iceServers: iceServers() });
+    const pc = peerConnection();
     pc.onicecandidate = ({ candidate }) => {
       if (candidate && this.subscriber === pc) this.options.send(sfuPeers.subscribe, { candidate: candidate.toJSON() });
     };

@@ -1,4 +1,4 @@
-// Issue 5 points 5, 6, 13 and 15: what the API refuses, how, and that refusals never act.
+// Issue 5 points 5, 6, 13 and 15: what the API refuses, how, and that refusals never act; issue 28 point 4 (names).
 import { join } from 'node:path';
 import t from 'tap';
 import { renderResponse, xmlSafe } from '../../src/compat/confapi/xml.js';
@@ -16,8 +16,12 @@ import {
   sign,
   startWithToken,
 } from '../helpers/compat.js';
+import { assertError } from '../helpers/api.js';
+import { Browser, createRoom } from '../helpers/waiting.js';
 
 const secret = 'bad-input-secret-5f2a9c';
+/** Names the probe of issue 28 got past the end-only rule, and their German twins. */
+const bracketedRoles = ['[Moderator] Eve', 'Eve (Moderator) \u2713', 'Eve (moderator) 2', 'Eve (Moderatorin) 2', '\uFF3BGastgeber\uFF3D Eve'];
 
 t.test('unit: XML escaping and stripping', async (t) => {
   const text = renderResponse({ returncode: 'SUCCESS', name: 'a<b>&c]]>d\u0001e\u0000f\ud800g\ufffeh\u{1F600}\ttab' });
@@ -341,7 +345,7 @@ t.test('a real daemon', async (t) => {
       ['redirect', 'false'],
     ]);
     t.equal(claimsOf(roomAndToken(emoji.xml.url).token).name, family, 'a ZWJ emoji survives the cleaning');
-    for (const fullName of ['System', 'Sys\u200Btem', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (moderator)', 'Bob (\u202EModerator) ']) {
+    for (const fullName of ['System', 'Sys\u200Btem', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (moderator)', 'Bob (\u202EModerator) ', ...bracketedRoles]) {
       assertFailed(
         t,
         await api.get('join', [
@@ -353,6 +357,17 @@ t.test('a real daemon', async (t) => {
         JSON.stringify(fullName),
       );
     }
+  });
+
+  // Issue 28 point 4: a role word in brackets anywhere, not only at the end, at a room's door too.
+  t.test('knock: a role word in brackets anywhere in the name is 400 invalid_field (name)', async (t) => {
+    await createRoom(t, d, { room_id: 'role-names', name: 'Role names', waiting_room: 'all' });
+    for (const name of bracketedRoles) {
+      const browser = new Browser(d, 'role-names');
+      assertError(t, await browser.knock({ name }), 400, 'invalid_field', 'name');
+      t.equal(browser.cookie, null, `${JSON.stringify(name)}: no waiting cookie`);
+    }
+    t.equal((await new Browser(d, 'role-names').knock({ name: 'Host Eve (2)' })).status, 202, 'a role word outside brackets is a name');
   });
 
   t.test('maxParticipants is enforced at join', async (t) => {

@@ -59,6 +59,10 @@ t.test('time rules at their edges', async (t) => {
   t.equal(await outcome({ iat: at, exp: at + maxLifetimeSecs }), 'ok', 'a lifetime of exactly 24 h');
   t.equal(await outcome({ iat: at, exp: at + maxLifetimeSecs + 1 }), 'lifetime_too_long', 'one second more');
   t.equal(await outcome({ iat: at - 3600, exp: at + maxLifetimeSecs - 3000 }), 'lifetime_too_long', 'measured from iat, not from now');
+  t.equal(await outcome({ iat: at + 30, exp: at + 3600 }), 'ok', 'iat 30 s ahead: within the clock skew');
+  t.equal(await outcome({ iat: at + 31, exp: at + 3600 }), 'issued_in_future', 'iat 31 s ahead: refused');
+  t.equal(await outcome({ iat: at + 30, exp: at + 30 + maxLifetimeSecs }), 'lifetime_too_long', 'a tolerated future iat does not stretch the lifetime');
+  t.equal(await outcome({ iat: at + 10 * 365 * 86_400, exp: at + 10 * 365 * 86_400 + 3600 }), 'issued_in_future', 'a ten-year token issued in the future');
   t.equal(await outcome({ iat: 'yesterday' }), 'token_malformed', 'iat not a number');
   t.equal(await outcome({ nbf: null }), 'token_malformed', 'nbf not a number');
   const star = { ...rules, acceptedAudiences: ['*'] };

@@ -21,5 +21,6 @@ t.test('cleanName removes what a typed name may not contain, and keeps the rest'
 
 t.test('a name that cleans to an impersonation is still one (the caller refuses it)', async (t) => {
   t.same(nameProblem(cleanName('Sys\u200Btem', 64)), { kind: 'impersonates_system' });
-  t.same(nameProblem(cleanName('Bob (\u202Emoderator)', 64)), { kind: 'role_suffix' });
+  t.same(nameProblem(cleanName('Bob (\u202Emoderator)', 64)), { kind: 'role_in_brackets' });
+  t.same(nameProblem(cleanName('[\u200BModerator] Eve', 64)), { kind: 'role_in_brackets' }, 'at the start too');
 });

@@ -6,6 +6,7 @@ import { EngineError } from '../../src/engine/errors.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
+import type { IceCredentials } from '../../src/engine/live/ice-renewal.js';
 import { LiveHub } from '../../src/engine/live/live-hub.js';
 import type { LiveOptions } from '../../src/engine/live/live-options.js';
 import type { LiveSession, Outbox } from '../../src/engine/live/outbox.js';
@@ -123,6 +124,7 @@ export interface Client {
 export interface LiveFixtureOptions extends FixtureOptions {
   readonly live?: LiveOptions;
   readonly media?: MediaBackendFactory;
+  readonly ice?: IceCredentials;
 }
 
 /**
@@ -173,6 +175,7 @@ export class LiveFixture {
       // As the daemon wires it, unless a test brings its own backend.
       media: this.options.media ?? ((context) => new MeshSignallingRelay(context)),
       ...(this.options.live ? { options: this.options.live } : {}),
+      ...(this.options.ice ? { ice: this.options.ice } : {}),
     });
   }
 

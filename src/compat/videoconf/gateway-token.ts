@@ -4,9 +4,12 @@ import { GatewayRefusal } from './refusals.js';
 
 /** A token longer than this is refused before anything of it is decoded. */
 export const maxTokenChars = 8 * 1024;
-/** `nbf` a little ahead of our clock is accepted: the application's clock may run fast. */
+/** `nbf` or `iat` a little ahead of our clock is accepted: the application's clock may run fast. */
 export const notBeforeToleranceSecs = 30;
-/** The longest validity a token may claim (exp − iat, or exp − now without iat). */
+/**
+ * The longest validity a token may claim, counted from now (and from `iat` when that lies in
+ * the past): an `iat` in the future would otherwise move the start of the count with it.
+ */
 export const maxLifetimeSecs = 24 * 60 * 60;
 
 /** An application's key: the primary pair (COMPAT_JITSI_*) or a registry tenant's. */
@@ -93,7 +96,7 @@ function httpUrl(value: unknown): string | null {
  * Verifies an application's token for `roomName`, upstream's HS256 rules made strict:
  * size first, then the header (HS256 exactly; `typ` absent or JWT; no `crit`, no `b64`),
  * no name twice in header or payload, the issuer's secret (one lookup), the signature (jose,
- * HS256 locked), then exp (required), nbf (30 s tolerance), the lifetime, sub, aud and room.
+ * HS256 locked), then exp (required), nbf and iat (30 s tolerance), the lifetime from now, sub, aud and room.
  * Throws GatewayRefusal with the code of the first failed rule.
  */
 export async function verifyGatewayToken(token: string, roomName: string, rules: TokenRules): Promise<GatewayIdentity> {
@@ -127,7 +130,9 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (exp === null) throw new GatewayRefusal('claim_missing');
   if (now >= exp) throw new GatewayRefusal('token_expired');
   if (nbf !== null && now + notBeforeToleranceSecs < nbf) throw new GatewayRefusal('token_not_yet_valid');
-  if (exp - (iat ?? now) > maxLifetimeSecs) throw new GatewayRefusal('lifetime_too_long');
+  // A token cannot have been issued later than now; beyond the clock skew, its iat is a lie.
+  if (iat !== null && now + notBeforeToleranceSecs < iat) throw new GatewayRefusal('issued_in_future');
+  if (exp - Math.min(iat ?? now, now) > maxLifetimeSecs) throw new GatewayRefusal('lifetime_too_long');
 
   if (claims.sub === undefined || claims.aud === undefined || claims.room === undefined) throw new GatewayRefusal('claim_missing');
   if (typeof claims.sub !== 'string' || claims.sub === '') throw new GatewayRefusal('token_malformed');

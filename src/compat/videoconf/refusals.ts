@@ -51,6 +51,11 @@ export const refusals = {
     name: 'conference.tokenNotYetValid',
     text: 'The sign-in link is not valid yet. Check the clock of the application that made it, or try again in a moment.',
   },
+  issued_in_future: {
+    status: 403,
+    name: 'conference.tokenInvalid',
+    text: 'The sign-in link says it was issued in the future. Check the clock of the application that made it.',
+  },
   lifetime_too_long: {
     status: 403,
     name: 'conference.tokenInvalid',

@@ -10,6 +10,7 @@ import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { ChatEntry, ChatLog } from './chat-log.js';
 import type { LiveApi, LiveAttendee } from './live-api.js';
 import { LiveChat } from './live-chat.js';
+import { IceRenewal, type IceCredentials } from './ice-renewal.js';
 import { engineCall, guarded, liveError } from './live-errors.js';
 import { liveDefaults, type LiveOptions } from './live-options.js';
 import { locksFromWire, locksOnWire, type LockDefaults, type LockSettings, type MeetingLocks } from './meeting-locks.js';
@@ -39,6 +40,8 @@ export interface LiveHubDeps {
   /** The media backend, chosen by the daemon (the embedded mesh relay today). */
   readonly media: MediaBackendFactory;
   readonly options?: LiveOptions;
+  /** Short-lived TURN credentials, renewed over the socket while she stays (none: nothing to renew). */
+  readonly ice?: IceCredentials;
   /** Where failures of background work (timers, socket events, a waiting-list push) are logged: the daemon's logger. */
   readonly log: EngineLog;
 }
@@ -64,6 +67,7 @@ export class LiveHub implements LiveApi {
   private readonly chat: LiveChat;
   private readonly subgroups: Subgroups;
   private readonly waiting: WaitingPush;
+  private readonly ice: IceRenewal;
   private readonly options: Required<LiveOptions>;
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
@@ -82,6 +86,7 @@ export class LiveHub implements LiveApi {
     });
     this.chat = new LiveChat(rooms, { ...deps, chatLimit: options.chatLimit });
     this.subgroups = new Subgroups(rooms, this.presence, { rooms: deps.rooms, maxSubgroups: options.maxSubgroups });
+    this.ice = new IceRenewal(deps);
     this.waiting = new WaitingPush(rooms, {
       ...deps,
       fullListAbove: options.waitingFullListAbove,
@@ -145,11 +150,16 @@ export class LiveHub implements LiveApi {
       outbox.send(this.waiting.roomMessage(state));
     }
     this.media.backend.connected(peerOf(state, member));
+    this.ice.connected(state, member);
 
     return {
       participantId: pid,
       receive: (incoming) => guarded(this.deps.log, 'message', () => this.receive(state, member, incoming)),
-      closed: () => guarded(this.deps.log, 'socket closed', () => this.presence.socketClosed(state, member)),
+      closed: () =>
+        guarded(this.deps.log, 'socket closed', () => {
+          this.ice.disconnected(member);
+          this.presence.socketClosed(state, member);
+        }),
     };
   }
 
@@ -206,6 +216,7 @@ export class LiveHub implements LiveApi {
     this.closedHub = true;
     for (const off of this.unsubscribe) off();
     this.presence.close();
+    this.ice.close();
     for (const { state, member } of this.rooms.connected.values()) {
       member.gone = true;
       guarded(this.deps.log, 'closing', () => this.deps.stats.disconnected(state.meetingId, member.participantId));

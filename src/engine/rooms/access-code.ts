@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { EngineError } from '../errors.js';
 
 // Codes are short (4+ characters), so a fast hash would fall to an offline guess; scrypt
 // with a per-room salt makes a leaked database much less useful.
@@ -11,32 +12,114 @@ export function hashAccessCode(code: string): string {
   return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
+/** The key derivation (scrypt on the libuv pool); a test gives its own to decide when each ends. */
+export type DeriveKey = (code: string, salt: Buffer, length: number) => Promise<Buffer>;
+
+const scryptOffLoop: DeriveKey = (code, salt, length) =>
+  new Promise((resolve, reject) => scrypt(code, salt, length, (err, key) => (err ? reject(err) : resolve(key))));
+
+export interface CodeCheckLimits {
+  /** Hashes running at once over all rooms (1: the event loop keeps a core to itself while codes are checked). */
+  readonly concurrency: number;
+  /** Checks one room may hold, running or waiting; more are refused (waiting_room_full) rather than queued. */
+  readonly perRoom: number;
+}
+
+export const defaultCodeCheckLimits: CodeCheckLimits = { concurrency: 1, perRoom: 500 };
+
 /**
  * Checks codes on the libuv pool, not the event loop: a guesser sends codes for free, and each
  * costs tens of milliseconds of scrypt that every other request would otherwise wait for. At
- * most `concurrency` hashes run at once (one by default), so guesses cannot take every core
- * from the loop either; the rest queue.
+ * most `concurrency` hashes run at once, so guesses cannot take every core from the loop either.
+ *
+ * The rest wait in fair turns, not in one line: rooms take turns, and inside a room its clients
+ * take turns. A room runs one hash at a time and rejoins the rotation at its back when it ends,
+ * so a room flooded with guesses holds up another room's code by at most the hashes already
+ * running; a flooding client likewise holds up another client of the same room by one hash per
+ * client waiting there. A room's line is bounded (`perRoom`), so a flood cannot grow it without end.
  */
 export class AccessCodeChecker {
+  private readonly limits: CodeCheckLimits;
   private running = 0;
-  private readonly queued: (() => void)[] = [];
+  /** Checks waiting for their turn: room → client → their starts, in arrival order. */
+  private readonly pending = new Map<string, Map<string, (() => void)[]>>();
+  /** Rooms with a check waiting and none running, in the order of their turns (a Set keeps insertion order). */
+  private readonly ready = new Set<string>();
+  /** Rooms with a hash running, each with the line of the client it runs for (out of the rotation until it ends). */
+  private readonly busy = new Map<string, { readonly client: string; readonly starts: (() => void)[] }>();
+  /** Checks per room, running or waiting. */
+  private readonly held = new Map<string, number>();
 
-  constructor(private readonly concurrency = 1) {}
+  constructor(
+    limits: Partial<CodeCheckLimits> = {},
+    private readonly derive: DeriveKey = scryptOffLoop,
+  ) {
+    this.limits = { ...defaultCodeCheckLimits, ...limits };
+  }
 
-  async matches(code: string, stored: string): Promise<boolean> {
+  /** Whether `code` is the one `stored` was made from; `room` and `client` choose its place in line. */
+  async matches(code: string, stored: string, room = '', client = ''): Promise<boolean> {
     const [scheme, salt, hash] = stored.split('$');
     if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
     const expected = Buffer.from(hash, 'base64url');
-    if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queued.push(resolve));
-    this.running++;
+    const held = this.held.get(room) ?? 0;
+    if (held >= this.limits.perRoom) {
+      throw new EngineError('waiting_room_full', 'too many access codes are waiting to be checked in this room; try again later');
+    }
+    this.held.set(room, held + 1);
     try {
-      const actual = await new Promise<Buffer>((resolve, reject) =>
-        scrypt(code, Buffer.from(salt, 'base64url'), expected.length, (err, key) => (err ? reject(err) : resolve(key))),
-      );
-      return timingSafeEqual(actual, expected);
+      await new Promise<void>((start) => this.enqueue(room, client, start));
+      try {
+        return timingSafeEqual(await this.derive(code, Buffer.from(salt, 'base64url'), expected.length), expected);
+      } finally {
+        this.finish(room);
+      }
     } finally {
-      this.running--;
-      this.queued.shift()?.();
+      const left = this.held.get(room)! - 1;
+      if (left === 0) this.held.delete(room);
+      else this.held.set(room, left);
+    }
+  }
+
+  private enqueue(room: string, client: string, start: () => void): void {
+    const serving = this.busy.get(room);
+    if (serving?.client === client) serving.starts.push(start);
+    else this.line(room, client).push(start);
+    if (!serving) this.ready.add(room);
+    this.next();
+  }
+
+  private line(room: string, client: string): (() => void)[] {
+    const clients = this.pending.get(room) ?? new Map<string, (() => void)[]>();
+    this.pending.set(room, clients);
+    const starts = clients.get(client) ?? [];
+    clients.set(client, starts);
+    return starts;
+  }
+
+  private finish(room: string): void {
+    this.running--;
+    const served = this.busy.get(room)!;
+    this.busy.delete(room);
+    // Back into the rotation behind everyone who arrived while it ran: the client in its room, the room among rooms.
+    if (served.starts.length > 0) this.line(room, served.client).push(...served.starts);
+    if (this.pending.has(room)) this.ready.add(room);
+    this.next();
+  }
+
+  private next(): void {
+    while (this.running < this.limits.concurrency) {
+      const room = this.ready.values().next().value;
+      if (room === undefined) return;
+      this.ready.delete(room);
+      const clients = this.pending.get(room)!;
+      const [client, starts] = clients.entries().next().value!;
+      const start = starts.shift()!;
+      clients.delete(client);
+      if (clients.size === 0) this.pending.delete(room);
+      this.running++;
+      this.busy.set(room, { client, starts });
+      start();
     }
   }
 }

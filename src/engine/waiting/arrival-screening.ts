@@ -2,17 +2,25 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import { presentIn, type Participant } from '../meetings/meeting.js';
-import { AccessCodeChecker } from '../rooms/access-code.js';
+import { AccessCodeChecker, type DeriveKey } from '../rooms/access-code.js';
 import type { Room } from '../rooms/room.js';
 import { isModerator, type Arrival } from './admission.js';
-import { AttemptLimiter, defaultCodeAttemptLimits, type AttemptLimits } from './attempt-limiter.js';
+import { AttemptLimiter, defaultCodeAttemptLimits, TooManyAttemptsError, type AttemptLimits } from './attempt-limiter.js';
 
 export interface ArrivalScreeningOptions {
   /** Wrong access codes allowed per room and client, and the window they are counted in. */
   readonly codeAttempts?: AttemptLimits;
   /** Access codes hashed at once (1: the event loop keeps a core to itself while codes are checked). */
   readonly codeHashConcurrency?: number;
+  /** Codes one room may have waiting to be checked or being checked (500); more are refused with waiting_room_full. */
+  readonly codeChecksPerRoom?: number;
+  /** Codes one client may have waiting or being checked in one room (100, as many as it may have waiting); more: too_many_knocks. */
+  readonly codeChecksPerClient?: number;
+  /** The key derivation, for tests that decide when each hash ends (scrypt by default). */
+  readonly deriveKey?: DeriveKey;
 }
+
+const defaultChecksPerClient = 100;
 
 /**
  * The two doors an arrival passes before the waiting room decides anything: a room's access
@@ -22,6 +30,9 @@ export interface ArrivalScreeningOptions {
 export class ArrivalScreening {
   private readonly limiter: AttemptLimiter;
   private readonly codes: AccessCodeChecker;
+  private readonly checksPerClient: number;
+  /** Codes per room and client that are waiting for the limiter or the hash, or being hashed. */
+  private readonly checking = new Map<string, number>();
 
   constructor(
     private readonly meetings: Pick<MeetingService, 'participant' | 'current'>,
@@ -29,7 +40,14 @@ export class ArrivalScreening {
     options: ArrivalScreeningOptions = {},
   ) {
     this.limiter = new AttemptLimiter(clock, options.codeAttempts ?? defaultCodeAttemptLimits);
-    this.codes = new AccessCodeChecker(options.codeHashConcurrency);
+    this.codes = new AccessCodeChecker(
+      {
+        ...(options.codeHashConcurrency !== undefined ? { concurrency: options.codeHashConcurrency } : {}),
+        ...(options.codeChecksPerRoom !== undefined ? { perRoom: options.codeChecksPerRoom } : {}),
+      },
+      options.deriveKey,
+    );
+    this.checksPerClient = options.codeChecksPerClient ?? defaultChecksPerClient;
   }
 
   /**
@@ -56,12 +74,23 @@ export class ArrivalScreening {
     if (typeof code !== 'string' || code === '') {
       throw new EngineError('access_code_invalid', 'this room needs its access code', 'access_code');
     }
-    const settle = await this.limiter.begin(key);
-    let right = false;
+    // Those beyond the limit wait for a guess to end (a class typing the code at once); the wait is bounded too.
+    const checking = this.checking.get(key) ?? 0;
+    if (checking >= this.checksPerClient) throw new TooManyAttemptsError(5, 'too_many_knocks');
+    this.checking.set(key, checking + 1);
+    let right: boolean | null = null;
     try {
-      right = code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!));
+      const settle = await this.limiter.begin(key);
+      try {
+        right = code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!, room.roomId, arrival.clientKey));
+      } finally {
+        // A code refused unchecked (its room's line full) was no guess: it takes its attempt back.
+        settle(right !== false);
+      }
     } finally {
-      settle(right);
+      const left = this.checking.get(key)! - 1;
+      if (left === 0) this.checking.delete(key);
+      else this.checking.set(key, left);
     }
     if (!right) throw new EngineError('access_code_invalid', 'the access code is wrong', 'access_code');
   }

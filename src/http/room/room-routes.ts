@@ -9,7 +9,7 @@ import { invalidField } from '../../engine/errors.js';
 import { clientKey, clientNetwork } from '../client-key.js';
 import { HttpError } from '../errors.js';
 import { absentBodyIsEmpty, RoomParams } from '../schemas.js';
-import { iceServersFor, type IceSettings } from './ice-servers.js';
+import { defaultTurnCredentialTtlSecs, iceServersFor, type IceSettings } from './ice-servers.js';
 import { AdmitBody, ArrivalBody, ExistsQuery, RefuseBody } from './room-schemas.js';
 import { presentedSession, requireSession, signSession } from './session.js';
 import { readWaitingCookie, setWaitingCookie } from './waiting-cookie.js';
@@ -64,7 +64,10 @@ async function joined(services: EngineServices, ice: IceSettings, result: EntryR
 }
 
 /** The addresses every arriving person calls, and the moderators' gestures with a session. */
-export function roomRoutes(services: EngineServices, ice: IceSettings = { iceServers: [], turnSecret: null }) {
+export function roomRoutes(
+  services: EngineServices,
+  ice: IceSettings = { iceServers: [], turnSecret: null, turnCredentialTtlSecs: defaultTurnCredentialTtlSecs },
+) {
   // A moderator's gesture asks for the session before it reads the body, so who holds none is
   // answered 401 whatever she sent, as before the bodies had schemas (validation runs after this).
   const sessions = new WeakMap<FastifyRequest, SessionClaims>();

@@ -9,10 +9,12 @@ import { check, configMissing, ok, warn } from './check.js';
  * networks) only a TURN relay gets through. This service has no public media address of its
  * own (the mesh relays no media), so TURN is the one answer.
  */
-export function judgeMediaNetwork(config: Pick<Config, 'iceServers' | 'turnSecret'>) {
+export function judgeMediaNetwork(config: Pick<Config, 'iceServers' | 'turnSecret' | 'turnCredentialTtlSecs'>) {
   const count = (scheme: string) => config.iceServers.filter((url) => url.startsWith(`${scheme}:`)).length;
   if (hasTurn(config.iceServers) && config.turnSecret !== null) {
-    return ok(`TURN configured (${count('turn') + count('turns')} TURN, ${count('stun')} STUN address(es)), credentials valid 12 hours per session`);
+    return ok(
+      `TURN configured (${count('turn') + count('turns')} TURN, ${count('stun')} STUN address(es)), credentials valid ${config.turnCredentialTtlSecs} s, renewed while a participant stays`,
+    );
   }
   const hint =
     'run a TURN server (coturn with use-auth-secret) and set SERVICE_ICE_SERVERS=turn:<host>:3478,turns:<host>:5349 and SERVICE_TURN_SECRET to its static-auth-secret';
