@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { EngineError } from '../errors.js';
+import { TooManyAttemptsError } from '../waiting/attempt-limiter.js';
 
 // Codes are short (4+ characters), so a fast hash would fall to an offline guess; scrypt
 // with a per-room salt makes a leaked database much less useful.
@@ -24,6 +24,9 @@ export interface CodeCheckLimits {
   /** Checks one room may hold, running or waiting; more are refused (waiting_room_full) rather than queued. */
   readonly perRoom: number;
 }
+
+/** Seconds a refused code is told to wait: a line of hundreds of hashes drains in seconds. */
+const fullLineRetrySecs = 5;
 
 export const defaultCodeCheckLimits: CodeCheckLimits = { concurrency: 1, perRoom: 500 };
 
@@ -63,9 +66,8 @@ export class AccessCodeChecker {
     if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
     const expected = Buffer.from(hash, 'base64url');
     const held = this.held.get(room) ?? 0;
-    if (held >= this.limits.perRoom) {
-      throw new EngineError('waiting_room_full', 'too many access codes are waiting to be checked in this room; try again later');
-    }
+    // A full line answers like a full waiting room (429 with Retry-After): the place frees within seconds.
+    if (held >= this.limits.perRoom) throw new TooManyAttemptsError(fullLineRetrySecs, 'waiting_room_full');
     this.held.set(room, held + 1);
     try {
       await new Promise<void>((start) => this.enqueue(room, client, start));

@@ -3,7 +3,7 @@
 // the test releases by hand stands in for scrypt, so the order of hashes is what is asserted.
 import { scryptSync } from 'node:crypto';
 import t from 'tap';
-import type { DeriveKey } from '../../../src/engine/rooms/access-code.js';
+import { AccessCodeChecker, hashAccessCode, type DeriveKey } from '../../../src/engine/rooms/access-code.js';
 import { Fixture, arrive } from '../../helpers/engine-fixture.js';
 
 const right = 'open-sesame';
@@ -119,4 +119,14 @@ t.test("a client's line is bounded: beyond it, too_many_knocks before any waitin
   t.equal(codes.filter((c) => c === 'too_many_knocks').length, 3, "beyond the client's 12: too_many_knocks at once");
   t.equal(codes.filter((c) => c === 'access_code_invalid').length, 10, 'ten guesses checked');
   t.equal(codes.filter((c) => c === 'too_many_attempts').length, 2, 'the two that waited meet the limit of ten');
+});
+
+t.test('a code refused by a full line is told when to come back (429 with Retry-After)', async (t) => {
+  const hashes = heldDerive();
+  const checker = new AccessCodeChecker({ perRoom: 1 }, hashes.derive);
+  const stored = hashAccessCode(right);
+  const first = checker.matches(right, stored, 'a', 'one');
+  await t.rejects(checker.matches('guess', stored, 'a', 'two'), { code: 'waiting_room_full', retryAfterSecs: 5 });
+  await hashes.releaseNext();
+  t.equal(await first, true);
 });
