@@ -42,6 +42,24 @@ async function eventually(t: Tap, what: string, check: () => Promise<boolean>, w
   return withinMs;
 }
 
+/**
+ * A spawned daemon whose tenants file holds `text`; licensed, so the module starts and reads
+ * the registry (an unlicensed one would not get that far).
+ */
+async function startWithTenantsFile(t: Tap, text: string): Promise<unknown> {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'tenants.toml');
+  writeFileSync(file, text);
+  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
+  t.teardown(() => rmSync(data, { recursive: true, force: true }));
+  const licence = await installTestLicence(data);
+  return startDaemon({
+    dataDir: data,
+    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
+  });
+}
+
 t.test('unit: the registry format', async (t) => {
   // An app secret holds 32 bytes or more (HS256); api secrets keep their own rules.
   const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "app-secret-of-tenant-b-0123456789ab"\n`, 'p');
@@ -231,17 +249,10 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
 });
 
 t.test("issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'tenants.toml');
-  writeFileSync(file, `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`);
-  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  const licence = await installTestLicence(data);
-  const started = startDaemon({
-    dataDir: data,
-    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
-  });
+  const started = startWithTenantsFile(
+    t,
+    `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`,
+  );
   await t.rejects(started, /exited \(2\)[\s\S]*tenants\.rogue\.app_id "acme" is the id of tenant acme/, 'exit 2 naming the tenant and its app_id');
 });
 
@@ -252,17 +263,6 @@ t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (
 });
 
 t.test('a broken registry at start stops the daemon with exit code 2', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'tenants.toml');
-  writeFileSync(file, '[tenants.a]\napi_secret = ');
-  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  // Licensed, so the module starts and reads the registry (an unlicensed one would not get that far).
-  const licence = await installTestLicence(data);
-  const started = startDaemon({
-    dataDir: data,
-    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
-  });
+  const started = startWithTenantsFile(t, '[tenants.a]\napi_secret = ');
   await t.rejects(started, /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'exit 2 naming the file, line and column');
 });

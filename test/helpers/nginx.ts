@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tap } from './api.js';
+import { runCli } from './cli.js';
 
 /** Debian's nginx; CI installs it when missing. */
 export const nginxBin = '/usr/sbin/nginx';
@@ -154,4 +155,36 @@ export function selfSigned(dir: string, host: string): { cert: string; key: stri
     { stdio: 'ignore' },
   );
   return { cert, key };
+}
+
+/**
+ * Renders the site with `meetctl nginx` for the two listeners at `engineHost` and `compatHost`
+ * (its access log in the test's prefix, plus `flags`) and starts a test nginx with it.
+ */
+export async function siteInNginx(
+  t: Tap,
+  hosts: { readonly engine: string; readonly compat: string },
+  flags: (nginx: TestNginx) => string[] = () => [],
+): Promise<{ nginx: TestNginx; url: string; port: number }> {
+  const nginx = nginxPrefixFor(t);
+  const port = await freePort();
+  const run = await runCli([
+    'nginx',
+    '--server-name',
+    'meet.test',
+    '--http-addr',
+    hosts.engine,
+    '--compat-http-addr',
+    hosts.compat,
+    '--listen',
+    `127.0.0.1:${port}`,
+    ...flags(nginx),
+    '--site-access-log',
+    nginx.accessLog,
+    '--out',
+    nginx.site,
+  ]);
+  if (run.code !== 0) throw new Error(`meetctl nginx failed (${run.code}): ${run.stderr}`);
+  await nginx.start(port);
+  return { nginx, url: `http://127.0.0.1:${port}`, port };
 }

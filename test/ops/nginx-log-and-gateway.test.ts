@@ -6,9 +6,8 @@ import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
 import { ConfapiClient, compatInProcessFor } from '../helpers/compat.js';
-import { freePort, nginxPrefixFor, type TestNginx } from '../helpers/nginx.js';
+import { siteInNginx, type TestNginx } from '../helpers/nginx.js';
 
 const apiSecret = 'compat-secret-of-the-nginx-log-test-0123456789';
 
@@ -33,28 +32,8 @@ function get(url: string, options: { headers?: Record<string, string>; localAddr
 }
 
 /** `meetctl nginx` for this daemon (http-only, its access log in nginx's prefix), then nginx started with it. */
-async function nginxFor(t: Tap, engineUrl: string, compatUrl: string): Promise<{ nginx: TestNginx; url: string }> {
-  const nginx = nginxPrefixFor(t);
-  const port = await freePort();
-  const run = await runCli([
-    'nginx',
-    '--server-name',
-    'meet.test',
-    '--http-only',
-    '--http-addr',
-    new URL(engineUrl).host,
-    '--compat-http-addr',
-    new URL(compatUrl).host,
-    '--listen',
-    `127.0.0.1:${port}`,
-    '--site-access-log',
-    nginx.accessLog,
-    '--out',
-    nginx.site,
-  ]);
-  if (run.code !== 0) throw new Error(`meetctl nginx failed (${run.code}): ${run.stderr}`);
-  await nginx.start(port);
-  return { nginx, url: `http://127.0.0.1:${port}` };
+function nginxFor(t: Tap, engineUrl: string, compatUrl: string): Promise<{ nginx: TestNginx; url: string }> {
+  return siteInNginx(t, { engine: new URL(engineUrl).host, compat: new URL(compatUrl).host }, () => ['--http-only']);
 }
 
 /** nginx's own refusal (its HTML page), as opposed to one the daemon answered. */

@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { daemonFor, type Tap } from '../helpers/api.js';
 import { ConfapiClient, compatDaemonFor, fetchAnswer, type CompatDaemon } from '../helpers/compat.js';
-import { runCli } from '../helpers/cli.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { connectLive } from '../helpers/live.js';
-import { freePort, nginxPrefixFor, selfSigned, type TestNginx } from '../helpers/nginx.js';
+import { freePort, selfSigned, siteInNginx, type TestNginx } from '../helpers/nginx.js';
 import { createRoom, moderator } from '../helpers/waiting.js';
 
 const secret = 'compat-secret-of-the-nginx-proxy-test';
@@ -65,28 +64,8 @@ async function nginxFor(
   d: Daemon & { compatUrl?: string },
   flags: (nginx: TestNginx) => string[],
 ): Promise<{ nginx: TestNginx; url: string; port: number }> {
-  const nginx = nginxPrefixFor(t);
-  const port = await freePort();
   const compatPort = d.compatUrl ? portOf(d.compatUrl) : await freePort();
-  const run = await runCli([
-    'nginx',
-    '--server-name',
-    'meet.test',
-    '--http-addr',
-    `127.0.0.1:${portOf(d.url)}`,
-    '--compat-http-addr',
-    `127.0.0.1:${compatPort}`,
-    '--listen',
-    `127.0.0.1:${port}`,
-    ...flags(nginx),
-    '--site-access-log',
-    nginx.accessLog,
-    '--out',
-    nginx.site,
-  ]);
-  if (run.code !== 0) throw new Error(`meetctl nginx failed (${run.code}): ${run.stderr}`);
-  await nginx.start(port);
-  return { nginx, url: `http://127.0.0.1:${port}`, port };
+  return siteInNginx(t, { engine: `127.0.0.1:${portOf(d.url)}`, compat: `127.0.0.1:${compatPort}` }, flags);
 }
 
 /** `count` wrong access codes for room `roomId` at `base`, from `localAddress` with `forwardedFor`. */
