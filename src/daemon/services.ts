@@ -84,7 +84,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     meetings.roomDeleted(roomId);
   });
   const liveStore = new SqliteLiveStore(db);
-  const stats = new MeetingStats(liveStore, clock);
+  // Statistics join the meetings' group commit: a burst of media changes is one durable commit, not one per toggle.
+  const stats = new MeetingStats(liveStore, clock, meetings);
   const live = new LiveHub({
     meetings,
     waiting,

@@ -203,3 +203,10 @@ export function isLiveErrorCode(code: string): code is LiveErrorCode {
  * `removed`: a moderator removed her (after the `removed` message); the page must not reconnect.
  */
 export const closeCodes = { unauthorized: 4401, removed: 4403, replaced: 4409, ended: 4410, restarting: 4503 } as const;
+
+/**
+ * A socket that kept sending far beyond its allowance (twice the count of a window, after
+ * `rate_limited`) is closed with the WebSocket's own "policy violation". It is not one of
+ * `closeCodes`, so the page treats it as a lost connection and comes back after its back-off.
+ */
+export const floodCloseCode = 1008;
