@@ -84,8 +84,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     meetings.roomDeleted(roomId);
   });
   const liveStore = new SqliteLiveStore(db);
-  // Statistics join the meetings' group commit: a burst of media changes is one durable commit, not one per toggle.
-  const stats = new MeetingStats(liveStore, clock, meetings);
+  // Group commit: the media changes of a turn (many members' flushes) are one durable commit, not one per toggle.
+  const stats = new MeetingStats(liveStore, clock, (run) => setImmediate(run));
   const live = new LiveHub({
     meetings,
     waiting,
@@ -139,6 +139,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       meetings.flushGrouped();
       succession.close();
       live.close();
+      stats.flush();
       db.close();
     },
   };

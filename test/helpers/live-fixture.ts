@@ -5,7 +5,8 @@ import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
 import { EngineError } from '../../src/engine/errors.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
-import { MeetingStats, type StatsCommit, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
+import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
+import type { Defer } from '../../src/engine/group-commit.js';
 import { LiveHub } from '../../src/engine/live/live-hub.js';
 import type { LiveOptions } from '../../src/engine/live/live-options.js';
 import type { LiveSession, Outbox } from '../../src/engine/live/outbox.js';
@@ -23,8 +24,10 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   readonly stats = new Map<string, StatsRecord>();
   readonly webcams: (WebcamInterval & { meetingId: string })[] = [];
   writes = 0;
+  transactions = 0;
 
   transaction<T>(fn: () => T): T {
+    this.transactions++;
     return fn();
   }
 
@@ -123,8 +126,8 @@ export interface Client {
 export interface LiveFixtureOptions extends FixtureOptions {
   readonly live?: LiveOptions;
   readonly media?: MediaBackendFactory;
-  /** The group commit statistics write through (the daemon's MeetingService); none: one transaction per change. */
-  readonly statsCommit?: StatsCommit;
+  /** When the statistics' group commit runs (the daemon's: setImmediate); none: one transaction per change. */
+  readonly statsDefer?: Defer;
 }
 
 /**
@@ -153,7 +156,7 @@ export class LiveFixture {
   build(): void {
     const { engine } = this;
     const store = engine.store;
-    this.stats = new MeetingStats(this.liveStore, engine.clock, this.options.statsCommit ?? null);
+    this.stats = new MeetingStats(this.liveStore, engine.clock, this.options.statsDefer);
     this.hub = new LiveHub({
       meetings: engine.meetings,
       waiting: engine.waiting,

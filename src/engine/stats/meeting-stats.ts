@@ -1,13 +1,15 @@
 import type { Clock } from '../clock.js';
-import type { QueuedWrite } from '../group-commit.js';
+import { GroupCommit, type Defer } from '../group-commit.js';
 
 /**
  * Per participant and meeting: audio and video on or off (now), talk time (the sum of
  * speaking intervals), webcam intervals (each time video was on) and the number of chat
  * messages. The live connection feeds it with what it observes (`state`, `speaking`,
  * `chat`); totals reported by a client are never taken. Every change is written through, in
- * the group commit when one is given (the daemon's: MeetingService's), so the changes of one
- * turn of the event loop share one transaction instead of paying a durable commit each.
+ * a group commit when the daemon gives a `defer` (setImmediate), so the changes of one turn of
+ * the event loop share one transaction instead of paying a durable commit each. Its own group,
+ * not MeetingService's: a read or a settling flushes it, and may do so inside a meeting's
+ * transaction (a savepoint then), which must not commit the knocks queued there.
  *
  * Reading (for the compat module's getMeetingInfo and learningDashboard):
  *   `stats.of(meetingId): ParticipantStats[]` — participants who ever connected, in order of
@@ -63,21 +65,22 @@ export interface ParticipantStats {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** The group commit the writes join (MeetingService's): whoever reads or writes outside it flushes first. */
-export interface StatsCommit {
-  commitGrouped<T>(queued: QueuedWrite<T>): Promise<T>;
-  flushGrouped(): void;
-}
-
 export class MeetingStats {
   private readonly records = new Map<string, StatsRecord>();
+  /** Writes waiting for their group's commit; whoever reads the store or writes outside it flushes first. */
+  private readonly group: GroupCommit | null;
 
-  /** Reads nothing and writes nothing until used: a CLI command may open it next to a running daemon. */
+  /**
+   * Reads nothing and writes nothing until used: a CLI command may open it next to a running
+   * daemon. Without `defer` every change is its own transaction.
+   */
   constructor(
     private readonly store: StatsStore,
     private readonly clock: Clock,
-    private readonly group: StatsCommit | null = null,
-  ) {}
+    defer?: Defer,
+  ) {
+    this.group = defer ? new GroupCommit((fn) => store.transaction(fn), defer) : null;
+  }
 
   /**
    * For the serving daemon, once at start: intervals left running by a process that stopped
@@ -85,7 +88,7 @@ export class MeetingStats {
    * afresh when they reconnect. Returns how many records were settled.
    */
   settleUnfinished(): number {
-    this.group?.flushGrouped();
+    this.group?.flush();
     const now = this.nowIso();
     return this.store.transaction(() => {
       const unsettled = this.store.unsettledStats();
@@ -139,7 +142,7 @@ export class MeetingStats {
 
   /** The participant's connection is gone: audio and video are off, intervals end. */
   disconnected(meetingId: string, participantId: string): void {
-    this.group?.flushGrouped();
+    this.group?.flush();
     const current = this.records.get(participantId) ?? this.store.getStats(participantId);
     if (!current || current.meetingId !== meetingId) return;
     this.store.transaction(() => this.settle(current, this.nowIso()));
@@ -148,7 +151,7 @@ export class MeetingStats {
 
   /** Ends every running interval of the meeting and forgets it from memory. */
   meetingEnded(meetingId: string): void {
-    this.group?.flushGrouped();
+    this.group?.flush();
     const now = this.nowIso();
     this.store.transaction(() => {
       for (const stored of this.store.statsOf(meetingId)) {
@@ -158,8 +161,13 @@ export class MeetingStats {
     });
   }
 
+  /** Commits the queued writes now (the daemon stops). */
+  flush(): void {
+    this.group?.flush();
+  }
+
   of(meetingId: string): ParticipantStats[] {
-    this.group?.flushGrouped();
+    this.group?.flush();
     const nowMs = this.clock.now().getTime();
     const webcams = this.store.webcamsOf(meetingId);
     return this.store.statsOf(meetingId).map((stored) => {
@@ -222,9 +230,9 @@ export class MeetingStats {
       // Memory must not stay ahead of a write that failed: the next use reads the disk again.
       if (this.records.get(record.participantId) === record) this.records.delete(record.participantId);
     };
-    // A failed group is the store's failure, reported by the writes that answer someone (knocks);
-    // statistics have nobody waiting on them, so the rejection is only kept from going unhandled.
-    this.group.commitGrouped({ write, failed: forget }).catch(() => undefined);
+    // A failed group is the store's failure, reported by the writes that answer someone (knocks,
+    // chat); statistics have nobody waiting on them, so the rejection is only kept from going unhandled.
+    this.group.add({ write, failed: forget }).catch(() => undefined);
   }
 
   private nowIso(): string {

@@ -3,7 +3,6 @@
 // allowance is told once and then closed, statistics go through the group commit, one message
 // object per broadcast, and a room's budget keeps one room's flood from the others.
 import t from 'tap';
-import { GroupCommit } from '../../../src/engine/group-commit.js';
 import { liveDefaults } from '../../../src/engine/live/live-options.js';
 import type { Outbox } from '../../../src/engine/live/outbox.js';
 import type { Participant } from '../../../src/engine/meetings/meeting.js';
@@ -110,35 +109,26 @@ t.test('the message window of every kind: told once, then closed at twice its co
 });
 
 t.test('statistics of media go through the group commit: one transaction for a flush of many members', async (t) => {
-  let transactions = 0;
   const deferred: (() => void)[] = [];
-  const group = new GroupCommit(
-    (fn) => {
-      transactions++;
-      return fn();
-    },
-    (run) => deferred.push(run),
-  );
-  const f = new LiveFixture({
-    live: roomy,
-    statsCommit: { commitGrouped: (queued) => group.add(queued), flushGrouped: () => group.flush() },
-  });
+  const runDeferred = () => deferred.splice(0).forEach((run) => run());
+  const f = new LiveFixture({ live: roomy, statsDefer: (run) => deferred.push(run) });
   const clients: Client[] = [];
   for (let i = 0; i < 20; i++) clients.push(f.connect(f.enter(`Member ${i}`)));
-  deferred.splice(0).forEach((run) => run());
-  transactions = 0;
+  runDeferred();
+  const store = f.liveStore;
+  store.transactions = 0;
 
   f.timers.advance(1_000);
   clients[0]!.send(video(true));
-  deferred.splice(0).forEach((run) => run());
-  t.equal(transactions, 1, 'the first change: one transaction');
+  runDeferred();
+  t.equal(store.transactions, 1, 'the first change: one transaction');
   for (const c of clients) for (let i = 0; i < 7; i++) c.send(video(i % 2 === 0));
-  t.equal(transactions, 1, 'nothing is written per toggle');
+  t.equal(store.transactions, 1, 'nothing is written per toggle');
   f.timers.advance(250);
-  t.equal(group.size, 19, 'the flush queued the latest state of each member whose state changed (all but the first)');
-  deferred.splice(0).forEach((run) => run());
-  t.equal(transactions, 2, '140 toggles of 20 members: one more transaction');
-  t.equal(f.liveStore.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
+  t.equal(deferred.length, 1, 'the flush queued the latest states in one group');
+  runDeferred();
+  t.equal(store.transactions, 2, '140 toggles of 20 members: one more transaction');
+  t.equal(store.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
   t.equal(
     f.stats.of(clients[5]!.participant.meetingId).filter((s) => s.video).length,
     20,
