@@ -124,7 +124,9 @@ t.test(`${members} members x ${toggles} toggles: /healthz stays fast and another
   const times = samples.map((s) => s.ms).sort((a, b) => a - b);
   const p95 = percentile(times, 0.95);
   const max = times.at(-1) ?? Infinity;
-  t.comment(`${samples.length} probes: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms; knock ${knockMs} ms; daemon CPU ${cpu} ms`);
+  t.comment(
+    `${samples.length} probes: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms; knock ${knockMs} ms; daemon CPU ${cpu} ms`,
+  );
   t.ok(
     samples.every((s) => s.status === 200),
     'every probe answered 200',
