@@ -89,7 +89,11 @@ export type ServerMessage =
     }
   | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
   | { readonly type: 'participant_left'; readonly participant_id: string }
-  /** A participant's whole view again, after her media state or her name changed (a rename: to everyone, her too). */
+  /**
+   * A participant's whole view again, after her media state or her name changed (to everyone, her
+   * too). Media states are coalesced: the latest per participant, at most every 250 ms or so, so
+   * a page keeps the last one it heard; `speaking` likewise.
+   */
   | { readonly type: 'state'; readonly participant: ParticipantView }
   | { readonly type: 'speaking'; readonly participant_id: string; readonly speaking: boolean }
   | { readonly type: 'chat'; readonly message: ChatMessage }
