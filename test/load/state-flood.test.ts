@@ -154,3 +154,21 @@ t.test(`${members} members x ${toggles} toggles: /healthz stays fast and another
     'each was told rate_limited once before',
   );
 });
+
+t.test('binary frames count against the allowance as well: told once, then closed', async (t) => {
+  const d = await daemonFor(t);
+  await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'off' });
+  const started = await call(d, '/room/flood/start', { method: 'POST', token: null, json: { name: 'Binary' } });
+  const member = await joinLive(liveUrl(d, 'flood', admittedSession(started, 'Binary').session));
+  t.teardown(() => member.socket.terminate());
+  // The message window is 1,000 per 10 s: at 2,001 the socket is closed.
+  for (let i = 0; i < 2_500; i++) member.socket.send(Buffer.from([1, 2, 3]));
+  const code = await Promise.race([member.closed, pause(10_000).then(() => 'still open')]);
+  t.equal(code, floodCloseCode, `closed with ${floodCloseCode}`);
+  t.equal(member.errors.filter((c) => c === 'invalid_message').length, 1_000, 'each binary frame within the window is refused in words');
+  t.same(
+    member.errors.filter((c) => c !== 'invalid_message'),
+    ['rate_limited'],
+    'then rate_limited once, and silence until the close',
+  );
+});

@@ -79,13 +79,11 @@ export function liveRoutes(deps: LiveRouteDeps) {
       // Handlers are attached before anything else runs, so no frame is missed.
       let session: LiveSession | null = null;
       socket.on('message', (data, isBinary) => {
-        if (isBinary) {
-          connection.send({ type: 'error', code: 'invalid_message', message: 'messages are JSON text frames' });
-          return;
-        }
         // A socket being closed (for a flood, say) reads no more: its frames are not even parsed.
         if (!session || socket.readyState !== socket.OPEN) return;
-        session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
+        // A binary frame is refused through the session too, so it counts against the socket's allowance.
+        if (isBinary) session.receive({ ok: false, message: 'messages are JSON text frames' });
+        else session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
       });
       let answered = true;
       socket.on('pong', () => (answered = true));
