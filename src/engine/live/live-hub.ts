@@ -19,7 +19,7 @@ import type { Incoming, LiveSession, Outbox } from './outbox.js';
 import type { Allowance } from './rate-windows.js';
 import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
-import { LiveRooms, viewOf, type Member, type RoomState } from './room-state.js';
+import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
 import { Subgroups } from './subgroups.js';
 import { WaitingPush } from './waiting-push.js';
 
@@ -136,7 +136,7 @@ export class LiveHub implements LiveApi {
       self: viewOf(member),
       room_id: state.roomId,
       room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
-      participants: [...state.members.values()].map(viewOf),
+      participants: [...state.members.values()].map(toldViewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
       subgroups: this.rooms.family(state).subgroups,

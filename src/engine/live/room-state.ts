@@ -70,6 +70,13 @@ export const viewOf = (m: Member): ParticipantView => ({
   screen: m.screen,
 });
 
+/**
+ * Her view as the room was last told it (media-flush.ts): what a welcome lists, so an arrival
+ * starts where the others are and the next flush brings her along with them, even when a
+ * change pending now is undone before it.
+ */
+export const toldViewOf = (m: Member): ParticipantView => ({ ...viewOf(m), audio: m.told.audio, video: m.told.video, screen: m.told.screen });
+
 /** Sub-group ids in their natural order: g2 before g10. */
 export function byGroupNumber(a: string, b: string): number {
   const na = Number(/-g(\d+)$/.exec(a)?.[1] ?? NaN);

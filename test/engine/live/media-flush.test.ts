@@ -214,3 +214,31 @@ t.test("a room's message budget: beyond it the room's messages are dropped, each
   crowd[0]!.send({ type: 'view', video: [] });
   t.equal(crowd[0]!.conn.of('error').length, 1, 'the next window lets the room speak again');
 });
+
+t.test('an arrival between a change and its flush starts where the room is, and converges with it', async (t) => {
+  const f = new LiveFixture({ live: roomy });
+  const a = f.connect(f.enter('Ann'));
+  const ann = a.participant.participantId;
+  /** What Bob's page believes of Ann's video: the last state he heard, else his welcome. */
+  const bobSees = (bob: Client) =>
+    (
+      bob.conn
+        .of('state')
+        .filter((m) => m.participant.participant_id === ann)
+        .at(-1)?.participant ?? bob.conn.last('welcome')?.participants.find((p) => p.participant_id === ann)
+    )?.video;
+  const actual = () => f.hub.attendees('r1').find((p) => p.participantId === ann)?.video;
+
+  a.send(video(true));
+  a.send(video(false));
+  const bob = f.connect(f.enter('Bob'));
+  t.equal(bobSees(bob), true, 'the welcome says what the room was told, not the change still pending');
+  a.send(video(true));
+  f.timers.advance(250);
+  t.equal(actual(), true);
+  t.equal(bobSees(bob), true, 'the change undone before the flush: Bob agrees with the room');
+
+  a.send(video(false));
+  f.timers.advance(250);
+  t.equal(bobSees(bob), false, 'and the next change reaches him like everyone');
+});
