@@ -92,7 +92,8 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
     meetings.roomDeleted(roomId);
   });
   const liveStore = new SqliteLiveStore(db);
-  const stats = new MeetingStats(liveStore, clock);
+  // Group commit: the media changes of a turn (many members' flushes) are one durable commit, not one per toggle.
+  const stats = new MeetingStats(liveStore, clock, (run) => setImmediate(run));
   const live = new LiveHub({
     meetings,
     waiting,
@@ -156,6 +157,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       meetings.flushGrouped();
       succession.close();
       live.close();
+      stats.flush();
       db.close();
     },
   };

@@ -96,7 +96,11 @@ export type ServerMessage =
     }
   | { readonly type: 'participant_joined'; readonly participant: ParticipantView }
   | { readonly type: 'participant_left'; readonly participant_id: string }
-  /** A participant's whole view again, after her media state or her name changed (a rename: to everyone, her too). */
+  /**
+   * A participant's whole view again, after her media state or her name changed (to everyone, her
+   * too). Media states are coalesced: the latest per participant, at most every 250 ms or so, so
+   * a page keeps the last one it heard; `speaking` likewise.
+   */
   | { readonly type: 'state'; readonly participant: ParticipantView }
   | { readonly type: 'speaking'; readonly participant_id: string; readonly speaking: boolean }
   | { readonly type: 'chat'; readonly message: ChatMessage }
@@ -216,3 +220,10 @@ export function isLiveErrorCode(code: string): code is LiveErrorCode {
  * `removed`: a moderator removed her (after the `removed` message); the page must not reconnect.
  */
 export const closeCodes = { unauthorized: 4401, removed: 4403, replaced: 4409, ended: 4410, restarting: 4503 } as const;
+
+/**
+ * A socket that kept sending far beyond its allowance (twice the count of a window, after
+ * `rate_limited`) is closed with the WebSocket's own "policy violation". It is not one of
+ * `closeCodes`, so the page treats it as a lost connection and comes back after its back-off.
+ */
+export const floodCloseCode = 1008;

@@ -7,6 +7,7 @@ import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
 import type { IceCredentials } from '../../src/engine/live/ice-renewal.js';
+import type { Defer } from '../../src/engine/group-commit.js';
 import { LiveHub } from '../../src/engine/live/live-hub.js';
 import type { LiveOptions } from '../../src/engine/live/live-options.js';
 import type { LiveSession, Outbox } from '../../src/engine/live/outbox.js';
@@ -24,8 +25,10 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   readonly stats = new Map<string, StatsRecord>();
   readonly webcams: (WebcamInterval & { meetingId: string })[] = [];
   writes = 0;
+  transactions = 0;
 
   transaction<T>(fn: () => T): T {
+    this.transactions++;
     return fn();
   }
 
@@ -125,6 +128,8 @@ export interface LiveFixtureOptions extends FixtureOptions {
   readonly live?: LiveOptions;
   readonly media?: MediaBackendFactory;
   readonly ice?: IceCredentials;
+  /** When the statistics' group commit runs (the daemon's: setImmediate); none: one transaction per change. */
+  readonly statsDefer?: Defer;
 }
 
 /**
@@ -153,7 +158,7 @@ export class LiveFixture {
   build(): void {
     const { engine } = this;
     const store = engine.store;
-    this.stats = new MeetingStats(this.liveStore, engine.clock);
+    this.stats = new MeetingStats(this.liveStore, engine.clock, this.options.statsDefer);
     this.hub = new LiveHub({
       meetings: engine.meetings,
       waiting: engine.waiting,

@@ -118,13 +118,16 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   t.match(a.conn.last('state')?.participant, { audio: true }, 'the sender gets its state back too');
   a.send({ type: 'speaking', speaking: true });
   a.send({ type: 'speaking', speaking: true });
+  // The room heard her state just now: the next change waits for the next flush, 250 ms on.
+  t.equal(m.conn.of('speaking').length, 0, 'coalesced until the next flush');
+  f.timers.advance(250);
   t.equal(m.conn.of('speaking').length, 1, 'only changes are broadcast');
   t.equal(a.conn.of('speaking').length, 0, 'not to the speaker');
   f.timers.advance(1_500);
   // Switching audio off ends speaking.
   a.send({ type: 'state', audio: false, video: true, screen: false });
   t.same(m.conn.last('speaking'), { type: 'speaking', participant_id: ann.participantId, speaking: false });
-  f.timers.advance(2_000);
+  f.timers.advance(1_750);
   a.send({ type: 'state', audio: false, video: false, screen: false });
   a.send({ type: 'chat', text: 'one' });
   a.send({ type: 'chat', text: 'two' });
@@ -319,6 +322,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   const a = f.connect(ann);
   f.disconnect(f.connect(bob));
   a.send({ type: 'state', audio: true, video: true, screen: false });
+  f.timers.advance(250);
   a.send({ type: 'speaking', speaking: true });
   f.timers.advance(1_000);
   t.ok(f.engine.meetings.end('r1', { kind: 'participant', participantId: mod.participantId }));

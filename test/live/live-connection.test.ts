@@ -7,7 +7,7 @@ import type { DaemonOptions } from '../../src/daemon/run.js';
 import { call, dataDirFor, rooms, type Server } from '../helpers/api.js';
 import { FakeClock, FakeScheduler } from '../helpers/fake-clock.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
-import { connectLive, liveUrl, refusedUpgrade, waitingUntil, type RefusedUpgrade } from '../helpers/live.js';
+import { connectLive, liveUrl, pause, refusedUpgrade, waitingUntil, type RefusedUpgrade } from '../helpers/live.js';
 import { admittedSession, asSession, attendanceRows, Browser, createRoom, linkToken, moderator, type Session } from '../helpers/waiting.js';
 import type { Tap } from '../helpers/api.js';
 import { audioOnlyOffer, recvonlyOffer, sendrecvOffer, videoOnlyOffer } from '../media/sdp-samples.js';
@@ -126,6 +126,9 @@ t.test('welcome, join and leave broadcasts, chat both ways, and a reload is not 
   // Audio, video and screen states reach everyone.
   a.client.send({ type: 'state', audio: true, video: true, screen: false });
   t.match((await m.client.next('state')).participant, { participant_id: ann.participantId, audio: true, video: true, screen: false });
+  // The room was told just now; a change after the flush interval (250 ms) goes out at once,
+  // with no timer of this test's fake scheduler to advance.
+  await pause(300);
   a.client.send({ type: 'speaking', speaking: true });
   t.same(await m.client.next('speaking'), { type: 'speaking', participant_id: ann.participantId, speaking: true });
 

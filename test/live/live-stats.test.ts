@@ -108,6 +108,8 @@ t.test('after kill -9, what was running ends when the daemon serves again', asyn
   a.client.send({ type: 'state', audio: true, video: true, screen: false });
   await a.client.next('state');
   a.client.send({ type: 'speaking', speaking: true });
+  // Speaking is recorded with the room's next flush, 250 ms after the state went out.
+  await pause(400);
   a.client.send({ type: 'chat', text: 'sync' });
   await a.client.next('chat');
   const killedAt = Date.now();

@@ -1,4 +1,4 @@
-import { closeCodes, type ClientMessage } from '../../protocol/live.js';
+import { closeCodes, floodCloseCode, type ClientMessage } from '../../protocol/live.js';
 import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
@@ -17,9 +17,10 @@ import { locksFromWire, locksOnWire, type LockDefaults, type LockSettings, type 
 import type { MediaBackend, MediaBackendFactory } from './media-port.js';
 import { MediaRules, peerOf } from './media-rules.js';
 import type { Incoming, LiveSession, Outbox } from './outbox.js';
+import type { Allowance } from './rate-windows.js';
 import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
-import { LiveRooms, viewOf, type Member, type RoomState } from './room-state.js';
+import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
 import { Subgroups } from './subgroups.js';
 import { WaitingPush } from './waiting-push.js';
 
@@ -76,7 +77,11 @@ export class LiveHub implements LiveApi {
   constructor(private readonly deps: LiveHubDeps) {
     const options = (this.options = { ...liveDefaults, ...deps.options });
     const rooms = (this.rooms = new LiveRooms(deps));
-    this.media = new MediaRules(rooms, deps);
+    this.media = new MediaRules(rooms, {
+      ...deps,
+      stateFlushMs: options.stateFlushMs,
+      roomSendsPerSecond: options.roomSendsPerSecond,
+    });
     this.presence = new Presence(rooms, {
       ...deps,
       media: () => this.media.backend,
@@ -136,7 +141,7 @@ export class LiveHub implements LiveApi {
       self: viewOf(member),
       room_id: state.roomId,
       room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
-      participants: [...state.members.values()].map(viewOf),
+      participants: [...state.members.values()].map(toldViewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
       subgroups: this.rooms.family(state).subgroups,
@@ -217,6 +222,7 @@ export class LiveHub implements LiveApi {
     for (const off of this.unsubscribe) off();
     this.presence.close();
     this.ice.close();
+    this.media.flush.close();
     for (const { state, member } of this.rooms.connected.values()) {
       member.gone = true;
       guarded(this.deps.log, 'closing', () => this.deps.stats.disconnected(state.meetingId, member.participantId));
@@ -229,15 +235,25 @@ export class LiveHub implements LiveApi {
 
   private receive(state: RoomState, member: Member, incoming: Incoming): void {
     if (member.gone || this.closedHub) return;
-    if (!member.windows.messages.admit(this.rooms.nowMs(), this.options.messageLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many messages; slow down'));
-      return;
-    }
+    const now = this.rooms.nowMs();
+    if (!this.allowed(member, member.windows.messages.allowance(now, this.options.messageLimit), 'too many messages; slow down')) return;
     if (!incoming.ok) {
       member.outbox.send(liveError('invalid_message', incoming.message));
       return;
     }
     const message = incoming.message;
+    if (message.type === 'state' || message.type === 'speaking') {
+      const allowance = member.windows.media.allowance(now, this.options.mediaLimit);
+      if (!this.allowed(member, allowance, 'too many microphone, camera or speaking changes; slow down')) return;
+    }
+    // The room's budget comes last, so a socket's own flood is cut by its own windows first.
+    if (!state.messages.admit(now, this.options.roomMessageLimit)) {
+      if (member.roomWarnedAt !== state.messages.openedAt) {
+        member.roomWarnedAt = state.messages.openedAt;
+        member.outbox.send(liveError('rate_limited', 'this room sends too many messages; wait a few seconds'));
+      }
+      return;
+    }
     switch (message.type) {
       case 'signal':
         return this.media.relay(member, message.to, message.data);
@@ -256,6 +272,14 @@ export class LiveHub implements LiveApi {
     }
   }
 
+  /** What a window's allowance means for the message and the socket: false when it is not handled. */
+  private allowed(member: Member, allowance: Allowance, words: string): boolean {
+    if (allowance === 'admit') return true;
+    if (allowance === 'warn') member.outbox.send(liveError('rate_limited', words));
+    if (allowance === 'close') member.outbox.close(floodCloseCode, 'too many messages');
+    return false;
+  }
+
   /**
    * Her own name, by the rule of every arrival, on disk before anyone is told. A flood is cut by
    * its own window (`renameLimit`): beyond it nothing is written or sent to anyone but her.
@@ -268,7 +292,7 @@ export class LiveHub implements LiveApi {
     const result = engineCall(member.outbox, () => this.deps.meetings.rename(member.participantId, name));
     if (!result?.changed) return;
     member.name = result.participant.name;
-    this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
+    this.media.flush.publish(state, member);
   }
 
   private moderate(state: RoomState, member: Member, message: Moderation): void {
@@ -331,6 +355,7 @@ export class LiveHub implements LiveApi {
   private meetingEnded(meeting: Meeting): void {
     const state = this.rooms.live(meeting.roomId, meeting.meetingId);
     if (state) {
+      this.media.flush.forget(state);
       this.rooms.states.delete(meeting.roomId);
       for (const member of state.members.values()) {
         member.gone = true;

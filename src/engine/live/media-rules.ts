@@ -1,8 +1,10 @@
+import type { Scheduler } from '../clock.js';
 import { presentIn } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
 import { liveError } from './live-errors.js';
 import { locksOnWire, mayAudio, mayVideo, type LockSettings, type MeetingLocks } from './meeting-locks.js';
+import { MediaFlush } from './media-flush.js';
 import type { MediaBackend, MediaBackendFactory, MediaContext, MediaPeer } from './media-port.js';
 import type { RateLimit } from './rate-windows.js';
 import { viewOf, type LiveRooms, type Member, type RoomState } from './room-state.js';
@@ -13,6 +15,10 @@ export interface MediaRulesDeps {
   readonly stats: Pick<MeetingStats, 'state' | 'speaking'>;
   /** The media backend the daemon chose (the mesh relay, or an SFU adapter). */
   readonly media: MediaBackendFactory;
+  readonly scheduler: Scheduler;
+  /** See LiveOptions.stateFlushMs and roomSendsPerSecond. */
+  readonly stateFlushMs: number;
+  readonly roomSendsPerSecond: number;
 }
 
 type MediaState = { readonly audio: boolean; readonly video: boolean; readonly screen: boolean };
@@ -31,29 +37,41 @@ export const peerOf = (state: RoomState, member: Member): MediaPeer => ({
  */
 export class MediaRules {
   readonly backend: MediaBackend;
+  /** How the room hears of media and speaking: coalesced (media-flush.ts). */
+  readonly flush: MediaFlush;
 
   constructor(
     private readonly rooms: LiveRooms,
     private readonly deps: MediaRulesDeps,
   ) {
     this.backend = deps.media(this.context());
+    this.flush = new MediaFlush(rooms, {
+      scheduler: deps.scheduler,
+      stats: deps.stats,
+      flushMs: deps.stateFlushMs,
+      sendsPerSecond: deps.roomSendsPerSecond,
+    });
   }
 
   locksOf(state: RoomState): LockSettings {
     return this.deps.locks.get({ meetingId: state.meetingId, roomId: state.roomId });
   }
 
-  /** Her page reports what it sends: what the locks forbid is turned off, and she is told. */
+  /**
+   * Her page reports what it sends: what the locks forbid is turned off, and she is told (her
+   * own view at once, the room at the next flush).
+   */
   state(state: RoomState, member: Member, wanted: MediaState): void {
     const locks = this.locksOf(state);
     const audio = wanted.audio && mayAudio(member.role, locks);
     const videoAllowed = mayVideo(member.role, locks);
     const video = wanted.video && videoAllowed;
     const screen = wanted.screen && videoAllowed;
+    this.setMedia(state, member, { audio, video, screen });
     if (audio !== wanted.audio || video !== wanted.video || screen !== wanted.screen) {
       member.outbox.send(liveError('locked', 'a moderator locked this for participants'));
+      member.outbox.send({ type: 'state', participant: viewOf(member) });
     }
-    this.setMedia(state, member, { audio, video, screen }, true);
   }
 
   /**
@@ -68,19 +86,19 @@ export class MediaRules {
   speaking(state: RoomState, member: Member, speaking: boolean): void {
     if (speaking === member.speaking || (speaking && !member.audio)) return;
     member.speaking = speaking;
-    this.deps.stats.speaking(state.meetingId, member.participantId, speaking);
-    this.rooms.broadcast(state, { type: 'speaking', participant_id: member.participantId, speaking }, member.participantId);
+    this.flush.changed(state, member);
   }
 
-  /** New settings, written first; everyone hears them, and what they now forbid is turned off for each member. */
+  /** New settings, written first; everyone hears them, and what they now forbid is turned off for each member, told at once. */
   applyLocks(state: RoomState, settings: LockSettings): void {
     const locks = this.deps.locks.set(state.meetingId, settings);
     this.rooms.broadcast(state, { type: 'locks', locks: locksOnWire(locks) });
     for (const member of state.members.values()) {
       const audio = member.audio && mayAudio(member.role, locks);
       const videoAllowed = mayVideo(member.role, locks);
-      this.setMedia(state, member, { audio, video: member.video && videoAllowed, screen: member.screen && videoAllowed }, false);
+      this.setMedia(state, member, { audio, video: member.video && videoAllowed, screen: member.screen && videoAllowed });
     }
+    this.flush.now(state);
     this.backend.locksChanged(state.meetingId, locks);
   }
 
@@ -108,15 +126,14 @@ export class MediaRules {
     if (!result.ok && result.code !== 'not_member') member.outbox.send(liveError(result.code, result.message));
   }
 
-  private setMedia(state: RoomState, member: Member, media: MediaState, always: boolean): void {
-    const changed = member.audio !== media.audio || member.video !== media.video || member.screen !== media.screen;
-    if (!changed && !always) return;
-    if (!media.audio && member.speaking) this.speaking(state, member, false);
+  /** Memory now (locks, attendees and the backend read it); the room hears it at the next flush. */
+  private setMedia(state: RoomState, member: Member, media: MediaState): void {
+    if (member.audio === media.audio && member.video === media.video && member.screen === media.screen) return;
+    if (!media.audio) member.speaking = false;
     member.audio = media.audio;
     member.video = media.video;
     member.screen = media.screen;
-    this.deps.stats.state(state.meetingId, member.participantId, { audio: media.audio, video: media.video });
-    this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
+    this.flush.changed(state, member);
   }
 
   /** The media backend's view of the meeting: admitted peers only, and their connections. */

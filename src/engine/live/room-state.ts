@@ -17,12 +17,17 @@ export interface Member {
   video: boolean;
   screen: boolean;
   speaking: boolean;
+  /** Her media and speaking as the room was last told (the coalesced flush sends only a difference). */
+  readonly told: { audio: boolean; video: boolean; screen: boolean; speaking: boolean };
+  /** The room window (RoomState.messages) in which she was last told `rate_limited` for the room's sake. */
+  roomWarnedAt: number;
   /** The room this participant was told to move to. */
   movingTo: string | null;
   /** Removed from the hub (replaced, left, ended): its socket's events are ignored. */
   gone: boolean;
   readonly windows: {
     readonly messages: RateWindow;
+    readonly media: RateWindow;
     readonly chats: RateWindow;
     readonly resyncs: RateWindow;
     readonly renames: RateWindow;
@@ -50,6 +55,10 @@ export interface RoomState {
   /** The sequence number of the last waiting-list message this room's moderators were sent. */
   waitingSeq: number;
   waitingPending: PendingWaiting | null;
+  /** Messages of all its sockets (LiveOptions.roomMessageLimit). */
+  readonly messages: RateWindow;
+  /** Members whose media or speaking changed since the room was last told; see media-flush.ts. */
+  readonly flush: { readonly dirty: Set<Member>; timer: unknown; earliestMs: number };
 }
 
 export const viewOf = (m: Member): ParticipantView => ({
@@ -60,6 +69,13 @@ export const viewOf = (m: Member): ParticipantView => ({
   video: m.video,
   screen: m.screen,
 });
+
+/**
+ * Her view as the room was last told it (media-flush.ts): what a welcome lists, so an arrival
+ * starts where the others are and the next flush brings her along with them, even when a
+ * change pending now is undone before it.
+ */
+export const toldViewOf = (m: Member): ParticipantView => ({ ...viewOf(m), audio: m.told.audio, video: m.told.video, screen: m.told.screen });
 
 /** Sub-group ids in their natural order: g2 before g10. */
 export function byGroupNumber(a: string, b: string): number {
@@ -111,6 +127,8 @@ export class LiveRooms {
       waitingPushScheduled: false,
       waitingSeq: 0,
       waitingPending: null,
+      messages: new RateWindow(this.nowMs()),
+      flush: { dirty: new Set(), timer: null, earliestMs: 0 },
     };
     this.states.set(roomId, state);
     return state;
@@ -128,10 +146,13 @@ export class LiveRooms {
       video: false,
       screen: false,
       speaking: false,
+      told: { audio: false, video: false, screen: false, speaking: false },
+      roomWarnedAt: -1,
       movingTo: null,
       gone: false,
       windows: {
         messages: new RateWindow(now),
+        media: new RateWindow(now),
         chats: new RateWindow(now),
         resyncs: new RateWindow(now),
         renames: new RateWindow(now),
@@ -167,11 +188,18 @@ export class LiveRooms {
     return moderators;
   }
 
-  /** One message object to every member of the room (the socket code serialises it once). */
-  broadcast(state: RoomState, message: ServerMessage, except?: string): void {
+  /**
+   * One message object to every member of the room: the same object to each, so the socket code
+   * serialises it once (http/live/live-routes.ts). Returns how many it was sent to.
+   */
+  broadcast(state: RoomState, message: ServerMessage, except?: string): number {
+    let sent = 0;
     for (const member of state.members.values()) {
-      if (member.participantId !== except) member.outbox.send(message);
+      if (member.participantId === except) continue;
+      member.outbox.send(message);
+      sent++;
     }
+    return sent;
   }
 
   /** To the main room and every sub-group of its family. */

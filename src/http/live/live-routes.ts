@@ -39,15 +39,16 @@ export function liveRoutes(deps: LiveRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     const verified = new WeakMap<FastifyRequest, SessionClaims>();
     // The hub sends one message object to every socket it concerns (a room's broadcast, the
-    // moderators' waiting-list change): it is serialised once, not once per socket.
-    const encoded = new WeakMap<ServerMessage, string>();
-    const encode = (message: ServerMessage): string => {
-      let text = encoded.get(message);
-      if (text === undefined) {
-        text = JSON.stringify(message);
-        encoded.set(message, text);
+    // moderators' waiting-list change): it is serialised once, to the bytes ws frames, not once
+    // per socket (a string would be encoded to UTF-8 again by every send).
+    const encoded = new WeakMap<ServerMessage, Buffer>();
+    const encode = (message: ServerMessage): Buffer => {
+      let bytes = encoded.get(message);
+      if (bytes === undefined) {
+        bytes = Buffer.from(JSON.stringify(message), 'utf8');
+        encoded.set(message, bytes);
       }
-      return text;
+      return bytes;
     };
 
     const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
@@ -69,7 +70,7 @@ export function liveRoutes(deps: LiveRouteDeps) {
       }
       const connection: Outbox = {
         send(message: ServerMessage) {
-          if (socket.readyState === socket.OPEN) socket.send(encode(message));
+          if (socket.readyState === socket.OPEN) socket.send(encode(message), { binary: false });
         },
         close(code: number, reason: string) {
           if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.close(code, reason);
@@ -78,12 +79,11 @@ export function liveRoutes(deps: LiveRouteDeps) {
       // Handlers are attached before anything else runs, so no frame is missed.
       let session: LiveSession | null = null;
       socket.on('message', (data, isBinary) => {
-        if (isBinary) {
-          connection.send({ type: 'error', code: 'invalid_message', message: 'messages are JSON text frames' });
-          return;
-        }
-        if (!session) return;
-        session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
+        // A socket being closed (for a flood, say) reads no more: its frames are not even parsed.
+        if (!session || socket.readyState !== socket.OPEN) return;
+        // A binary frame is refused through the session too, so it counts against the socket's allowance.
+        if (isBinary) session.receive({ ok: false, message: 'messages are JSON text frames' });
+        else session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
       });
       let answered = true;
       socket.on('pong', () => (answered = true));

@@ -23,6 +23,8 @@ t.test('a lock turns off what it forbids for participants, tells everyone, and k
   a.send({ type: 'state', audio: true, video: true, screen: true });
   m.send({ type: 'state', audio: true, video: true, screen: false });
   a.send({ type: 'speaking', speaking: true });
+  // A room hears media changes at most every 250 ms (media-flush.ts): let these go out.
+  f.timers.advance(250);
   m.conn.clear();
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } });
   t.same(m.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: true });
@@ -98,16 +100,19 @@ t.test('through an SFU who speaks is measured by the server: a page claim is ign
   a.send({ type: 'speaking', speaking: true });
   t.same(m.conn.of('speaking'), [], "her page's claim moves nothing in a Janus meeting");
   context!.speaking(a.participant.participantId, true);
+  f.timers.advance(250);
   t.same(
     m.conn.last('speaking'),
     { type: 'speaking', participant_id: a.participant.participantId, speaking: true },
     "the server's measure is told to everyone",
   );
   context!.speaking(a.participant.participantId, false);
+  f.timers.advance(250);
   t.equal(m.conn.last('speaking')?.speaking, false);
   context!.speaking('nobody', true);
   t.equal(m.conn.of('speaking').length, 2, 'a measure about no member is dropped');
   kind = 'mesh';
   a.send({ type: 'speaking', speaking: true });
+  f.timers.advance(250);
   t.equal(m.conn.last('speaking')?.speaking, true, 'on the mesh the page is the only one that hears her, so its claim counts');
 });

@@ -17,6 +17,15 @@ t.test('a window admits its count, refuses beyond it, and opens again once its t
   );
 });
 
+t.test("a socket's allowance: admit its count, warn once, drop, close once at twice the count", async (t) => {
+  const window = new RateWindow(0);
+  t.same(
+    Array.from({ length: 8 }, (_, i) => window.allowance(i, limit)),
+    ['admit', 'admit', 'admit', 'warn', 'drop', 'drop', 'close', 'drop'],
+  );
+  t.equal(window.allowance(1_000, limit), 'admit', 'a new window starts afresh');
+});
+
 t.test('the live meeting keeps a window per kind: a chat flood does not use up renames', async (t) => {
   const f = new LiveFixture({ live: { chatLimit: { count: 2, windowMs: 1_000 }, renameLimit: { count: 1, windowMs: 1_000 } } });
   const a = f.connect(f.enter('Ann'));
