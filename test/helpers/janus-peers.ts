@@ -64,13 +64,16 @@ export class RewritingPublisher {
   private timer: NodeJS.Timeout | null = null;
   sent = { audio: 0, video: 0 };
 
-  constructor(private readonly live: LiveClient) {
+  constructor(readonly live: LiveClient) {
     this.audio = this.pc.addTransceiver('audio', { direction: 'sendonly' }).sender;
     this.video = this.pc.addTransceiver('video', { direction: 'sendonly' }).sender;
   }
 
-  /** Offers the rewritten description; resolves with the server's answer, its error, or `unusable answer`. */
-  async offer(rewrite: (sdp: string) => string, timeoutMs = 15_000): Promise<{ answer: string } | { error: string }> {
+  /**
+   * Offers the rewritten description; resolves with the server's answer, its error, or `unusable
+   * answer`. Without `apply` the answer is not applied: she never checks Janus's candidates.
+   */
+  async offer(rewrite: (sdp: string) => string, timeoutMs = 15_000, apply = true): Promise<{ answer: string } | { error: string }> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
     if (this.pc.iceGatheringState !== 'complete') await this.pc.iceGatheringStateChange.watch((state) => state === 'complete');
     const sdp = rewrite(this.pc.localDescription?.sdp ?? '');
@@ -92,6 +95,7 @@ export class RewritingPublisher {
     if ('e' in first) return { error: `${first.e.code}: ${first.e.message}` };
     const data = first.m.data;
     const remote = 'description' in data ? (data.description.sdp ?? '') : '';
+    if (!apply) return { answer: remote };
     // An answer werift cannot apply (Janus rejected every codec of a section) leaves nothing to send on.
     const applied = await this.pc.setRemoteDescription({ type: 'answer', sdp: remote }).then(
       () => true,

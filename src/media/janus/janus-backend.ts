@@ -1,6 +1,7 @@
 import { mayAudio, mayVideo, type LockSettings } from '../../engine/live/meeting-locks.js';
 import type { MediaBackend, MediaContext, MediaPeer, RelayResult, VideoView } from '../../engine/live/media-port.js';
 import { sfuPeers, type ServerMessage } from '../../protocol/live.js';
+import { candidateAllowed, withoutRefusedCandidates } from '../candidates.js';
 import { malformation, mediaSections, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
 import type { JanusRooms } from './janus-rooms.js';
@@ -11,6 +12,8 @@ export interface JanusBackendOptions {
   readonly rooms: JanusRooms;
   readonly endpoint: () => JanusEndpoint;
   readonly log: { warn(obj: object, msg: string): void };
+  /** Her candidates on private ranges may reach Janus (SERVICE_MEDIA_PRIVATE_PEERS); loopback and link-local never do. */
+  readonly privatePeers?: boolean;
 }
 
 /** One admitted participant on the SFU: her publisher handle, her subscriber handle, what she sends. */
@@ -93,18 +96,23 @@ export class JanusBackend implements MediaBackend {
     }
     const signal = canonicalSignal(data);
     if (!signal) return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
+    const peers = { privatePeers: this.options.privatePeers === true };
     if ('candidate' in signal) {
+      // A candidate Janus may not check is dropped without a word: her connection does not need it.
+      const text = (signal.candidate as { candidate?: string } | null)?.candidate ?? '';
+      if (!candidateAllowed(text, peers)) return relayed;
       this.enqueue(member, async () => {
         const handle = to === sfuPeers.publish ? member.publisher : member.subscriber;
         await handle?.trickle(signal.candidate);
       });
       return relayed;
     }
-    const { type, sdp } = signal.description;
+    const { type, sdp: text } = signal.description;
     const wanted = to === sfuPeers.publish ? 'offer' : 'answer';
-    if (type !== wanted || sdp === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
-    const wrong = malformation(sdp);
+    if (type !== wanted || text === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
+    const wrong = malformation(text);
     if (wrong) return { ok: false, code: 'invalid_signal', message: `the session description holds ${wrong}` };
+    const sdp = withoutRefusedCandidates(text, peers);
     if (to === sfuPeers.subscribe) {
       this.enqueue(member, async () => member.subscriber?.start({ type: 'answer', sdp }));
       return relayed;
