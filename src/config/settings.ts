@@ -81,6 +81,7 @@ export interface Config {
   readonly rtpPorts: PortRange;
   readonly publicIp: string | null;
   readonly janusPublishers: number;
+  readonly mediaPrivatePeers: boolean;
 }
 
 export interface PortRange {
@@ -417,6 +418,11 @@ export const settings = {
     env: 'SERVICE_JANUS_PUBLISHERS', toml: ['media', 'janus_publishers'], flag: '--janus-publishers',
     fallback: '100', parse: p.integerBetween(1, 1000),
     description: 'With Janus: at most this many people of one meeting send audio or video at once',
+  }),
+  mediaPrivatePeers: setting({
+    env: 'SERVICE_MEDIA_PRIVATE_PEERS', toml: ['media', 'private_peers'], flag: '--media-private-peers',
+    fallback: 'false', parse: p.boolean,
+    description: 'With Janus: ICE candidates on private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) reach Janus, for pupils who reach the server over a school LAN; loopback and link-local ones never do',
   }),
 } satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
 

@@ -12,7 +12,7 @@ import { JanusProcess } from './janus-process.js';
 
 export type MediaConfig = Pick<
   Config,
-  'dataDir' | 'media' | 'janusBin' | 'janusUrl' | 'janusApiSecret' | 'janusRoomAdminKey' | 'rtpPorts' | 'publicIp' | 'janusPublishers'
+  'dataDir' | 'media' | 'janusBin' | 'janusUrl' | 'janusApiSecret' | 'janusRoomAdminKey' | 'rtpPorts' | 'publicIp' | 'janusPublishers' | 'mediaPrivatePeers'
 >;
 
 export interface MediaLog {
@@ -96,7 +96,7 @@ export async function startMedia(config: MediaConfig, log: MediaLog): Promise<Me
     process: own,
     factory: (context) => {
       const rooms = new JanusRooms({ endpoint: () => endpoint, adminKey, publishers: config.janusPublishers, randomText: () => randomBase64url(18), log });
-      const janus = new JanusBackend(context, { rooms, endpoint: () => endpoint, log });
+      const janus = new JanusBackend(context, { rooms, endpoint: () => endpoint, log, privatePeers: config.mediaPrivatePeers });
       backends.push(janus);
       // auto: a meeting that starts while Janus restarts runs on the mesh; janus: it waits for Janus.
       const available = config.media === 'janus' ? () => true : up;

@@ -3,10 +3,14 @@
  * the signalling relay uses them to enforce lock settings on offers and answers.
  *
  * The reading is deliberately conservative: whenever a section could be read as sending,
- * it is. A section sends media unless
+ * by any reader, it is. RFC 3264 §5.1 lets a session-level direction stand for the sections
+ * without their own, but Janus (sdp-utils) reads only the section's own attribute and takes
+ * sendrecv without one: a session-level `a=recvonly` over a bare audio section made the
+ * daemon see "not sending" while Janus forwarded the audio (issue 28 point 2). So a section
+ * sends media unless
  * - its port is 0 and it is not marked `a=bundle-only` (a rejected or stopped section), or
- * - its direction, or failing that the session-level direction, is exactly `recvonly` or
- *   `inactive`, and no `sendrecv`/`sendonly` attribute appears in that scope.
+ * - its OWN direction is exactly `recvonly` or `inactive`, and no `sendrecv`/`sendonly`
+ *   attribute appears in it. A session-level direction can make a section send, never quiet.
  * No direction attribute means sendrecv (RFC 4566 §6, RFC 8866 §6.7).
  */
 
@@ -16,12 +20,16 @@ export interface MediaSection {
   /** The media type of the `m=` line, lower-cased: audio, video, application, ... */
   readonly kind: string;
   readonly port: number;
-  /** The section-level direction, else the session-level one, else sendrecv. */
+  /** The section's `a=mid`, or null. */
+  readonly mid: string | null;
+  /** The section-level direction, else the session-level one, else sendrecv (RFC 3264 §5.1). */
   readonly direction: Direction;
   /** Port 0 without bundle-only: the section carries nothing. */
   readonly rejected: boolean;
-  /** The author of this description would send this kind of media through this section. */
+  /** The author of this description would send this kind of media through this section, by any reading. */
   readonly sends: boolean;
+  /** The author would take media in through this section (its direction is recvonly or sendrecv and it is not rejected). */
+  readonly receives: boolean;
 }
 
 export interface Sending {
@@ -30,32 +38,34 @@ export interface Sending {
 }
 
 interface Scope {
-  readonly sendish: boolean;
+  /** The last sending direction, leniently read, or null. */
+  readonly sendish: Direction | null;
   readonly quiet: Direction | null;
 }
 
 // Leniently read: anything that looks like a sending direction counts as one.
-const sendish = /^a\s*=\s*send(?:recv|only)\b/i;
+const sendish = /^a\s*=\s*(send(?:recv|only))\b/i;
 // Strictly read: only the exact attribute line makes a section quiet.
 const exactQuiet = /^a=(recvonly|inactive)$/;
 
 function scopeOf(lines: readonly string[]): Scope {
   let quiet: Direction | null = null;
-  let hasSend = false;
+  let send: Direction | null = null;
   for (const line of lines) {
-    if (sendish.test(line.trim())) hasSend = true;
+    const loud = sendish.exec(line.trim());
+    if (loud) send = (loud[1] ?? '').toLowerCase() as Direction;
     const match = exactQuiet.exec(line);
     if (match) quiet = match[1] as Direction;
   }
-  return { sendish: hasSend, quiet };
+  return { sendish: send, quiet };
 }
 
 function directionOf(section: Scope, session: Scope): { direction: Direction; quiet: boolean } {
-  if (section.sendish) return { direction: 'sendrecv', quiet: false };
+  if (section.sendish) return { direction: section.sendish, quiet: false };
   if (section.quiet) return { direction: section.quiet, quiet: true };
-  // No direction of its own: the session-level one applies.
-  if (session.sendish) return { direction: 'sendrecv', quiet: false };
-  if (session.quiet) return { direction: session.quiet, quiet: true };
+  // No direction of its own: RFC 3264 takes the session-level one, Janus takes sendrecv; it sends.
+  if (session.sendish) return { direction: session.sendish, quiet: false };
+  if (session.quiet) return { direction: session.quiet, quiet: false };
   return { direction: 'sendrecv', quiet: false };
 }
 
@@ -84,7 +94,9 @@ export function mediaSections(sdp: string): MediaSection[] {
     const bundleOnly = attributes.some((line) => /^a\s*=\s*bundle-only\b/i.test(line.trim()));
     const rejected = port === 0 && !bundleOnly;
     const { direction, quiet } = directionOf(scopeOf(attributes), sessionScope);
-    return { kind, port, direction, rejected, sends: !rejected && !quiet };
+    const mid = attributes.map((line) => /^a=mid:(\S+)\s*$/.exec(line)?.[1]).find((m) => m !== undefined) ?? null;
+    const receives = !rejected && (direction === 'sendrecv' || direction === 'recvonly');
+    return { kind, port, mid, direction, rejected, sends: !rejected && !quiet, receives };
   });
 }
 

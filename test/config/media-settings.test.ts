@@ -9,6 +9,7 @@ t.test('media defaults: auto (Janus when it starts, else the mesh), the Debian p
   t.same(config.rtpPorts, { min: 40000, max: 40999 });
   t.equal(config.publicIp, null);
   t.equal(config.janusPublishers, 100);
+  t.equal(config.mediaPrivatePeers, false, 'candidates on private ranges do not reach Janus unless asked (issue 28 point 11)');
 });
 
 t.test('media settings are read and checked, and the Janus secrets are masked', async (t) => {
@@ -38,4 +39,6 @@ t.test('wrong media settings name the variable and what is wrong', async (t) => 
   const refused = t.throws(() => loadConfig({ env: { SERVICE_JANUS_API_SECRET: 'short-secret!' } }), { message: /SERVICE_JANUS_API_SECRET must be 16/ });
   t.notMatch(String(refused), 'short-secret!', 'the refused secret is not repeated');
   t.throws(() => loadConfig({ env: { SERVICE_JANUS_PUBLISHERS: '0' } }), { message: /SERVICE_JANUS_PUBLISHERS/ });
+  t.throws(() => loadConfig({ env: { SERVICE_MEDIA_PRIVATE_PEERS: 'lan' } }), { message: /SERVICE_MEDIA_PRIVATE_PEERS must be one of true, false/ });
+  t.equal(loadConfig({ env: { SERVICE_MEDIA_PRIVATE_PEERS: 'true' } }).mediaPrivatePeers, true);
 });

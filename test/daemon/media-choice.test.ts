@@ -16,6 +16,7 @@ const base = (dataDir: string): MediaConfig => ({
   rtpPorts: { min: 43_200, max: 43_300 },
   publicIp: null,
   janusPublishers: 10,
+  mediaPrivatePeers: false,
 });
 
 function recordingLog() {

@@ -43,15 +43,34 @@ t.test('sendonly sends; no direction at all means sendrecv', async (t) => {
   );
 });
 
-t.test('a session-level direction applies to sections without their own', async (t) => {
+t.test('a session-level direction never makes a section quiet: Janus reads a bare section as sendrecv (issue 28 point 2)', async (t) => {
+  const bare = (session: string) =>
+    chromeSdp(
+      [
+        { kind: 'audio', direction: null },
+        { kind: 'video', direction: 'sendonly' },
+      ],
+      [session],
+    );
+  t.same(sending(bare('a=recvonly')), { audio: true, video: true }, 'session recvonly over a bare audio section: it sends');
+  t.same(sending(bare('a=inactive')), { audio: true, video: true }, 'session inactive over a bare audio section: it sends');
+  t.same(sending(bare('a=sendonly')), { audio: true, video: true }, 'session sendonly: it sends');
+  t.same(
+    mediaSections(bare('a=recvonly')).map((s) => [s.direction, s.sends]),
+    [
+      ['recvonly', true],
+      ['sendonly', true],
+    ],
+    'the RFC 3264 direction is still reported; only the verdict is conservative',
+  );
   const quiet = chromeSdp(
     [
-      { kind: 'audio', direction: null },
-      { kind: 'video', direction: 'sendrecv' },
+      { kind: 'audio', direction: 'recvonly' },
+      { kind: 'video', direction: 'inactive' },
     ],
-    ['a=recvonly'],
+    ['a=sendrecv'],
   );
-  t.same(sending(quiet), { audio: false, video: true }, 'section-level sendrecv overrides the session recvonly');
+  t.same(sending(quiet), { audio: false, video: false }, "a section's own recvonly or inactive overrides the session sendrecv");
   const loud = chromeSdp(
     [
       { kind: 'audio', direction: 'recvonly' },
@@ -60,6 +79,38 @@ t.test('a session-level direction applies to sections without their own', async 
     ['a=sendonly'],
   );
   t.same(sending(loud), { audio: false, video: true }, 'section-level recvonly overrides the session sendonly');
+  const twoAudio = chromeSdp(
+    [
+      { kind: 'audio', direction: 'recvonly' },
+      { kind: 'video', direction: 'recvonly' },
+      { kind: 'audio', direction: null },
+    ],
+    ['a=recvonly'],
+  );
+  t.same(sending(twoAudio), { audio: true, video: false }, 'a second, bare audio section under a session recvonly is found');
+  const rejectedBare = chromeSdp([{ kind: 'audio', direction: null, port: 0 }], ['a=recvonly']);
+  t.same(sending(rejectedBare), { audio: false, video: false }, 'a bare section with port 0 is still rejected');
+});
+
+t.test('mids and what the author receives', async (t) => {
+  const sdp = chromeSdp([
+    { kind: 'audio', direction: 'recvonly' },
+    { kind: 'video', direction: 'sendonly' },
+    { kind: 'audio', direction: 'inactive' },
+    { kind: 'video', direction: 'sendrecv', port: 0 },
+    { kind: 'video', direction: null },
+  ]);
+  t.same(
+    mediaSections(sdp).map((s) => [s.mid, s.receives]),
+    [
+      ['0', true],
+      ['1', false],
+      ['2', false],
+      ['3', false],
+      ['4', true],
+    ],
+  );
+  t.equal(mediaSections('v=0\r\nm=audio 9 RTP/AVP 0\r\n')[0]?.mid, null, 'no a=mid: null');
 });
 
 t.test('port 0 is a rejected section, unless bundle-only', async (t) => {

@@ -1,6 +1,7 @@
 import { mayAudio, mayVideo, type LockSettings } from '../../engine/live/meeting-locks.js';
 import type { MediaBackend, MediaContext, MediaPeer, RelayResult, VideoView } from '../../engine/live/media-port.js';
 import { sfuPeers, type ServerMessage } from '../../protocol/live.js';
+import { candidateAllowed, withoutRefusedCandidates } from '../candidates.js';
 import { malformation, mediaSections, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
 import type { JanusRooms } from './janus-rooms.js';
@@ -11,6 +12,8 @@ export interface JanusBackendOptions {
   readonly rooms: JanusRooms;
   readonly endpoint: () => JanusEndpoint;
   readonly log: { warn(obj: object, msg: string): void };
+  /** Her candidates on private ranges may reach Janus (SERVICE_MEDIA_PRIVATE_PEERS); loopback and link-local never do. */
+  readonly privatePeers?: boolean;
 }
 
 /** One admitted participant on the SFU: her publisher handle, her subscriber handle, what she sends. */
@@ -19,7 +22,7 @@ interface Member {
   publisher: VideoRoomHandle | null;
   subscriber: VideoRoomHandle | null;
   readonly feeds: Set<string>;
-  /** The m-lines of her last accepted offer: what a lock stops forwarding. */
+  /** The m-lines Janus took in from her last accepted offer: what a lock stops forwarding. */
   streams: { readonly kind: 'audio' | 'video'; readonly mid: string }[];
   /**
    * The streams a lock told Janus to stop forwarding (mid → kind). A mute outlives the offer
@@ -39,11 +42,14 @@ interface Member {
 
 const relayed: RelayResult = { ok: true };
 
-/** The m-lines of an offer with their mid (Chrome's unified plan names each one). */
-function streamsOf(sdp: string): Member['streams'] {
-  const mids = [...sdp.matchAll(/^a=mid:(\S+)\s*$/gm)].map((m) => m[1] ?? '');
-  return mediaSections(sdp).flatMap((section, i) =>
-    (section.kind === 'audio' || section.kind === 'video') && section.sends && mids[i] !== undefined ? [{ kind: section.kind, mid: mids[i] }] : [],
+/**
+ * The audio and video m-lines Janus takes in, read from Janus's own answer (it writes each
+ * section's direction), never from the offer: whatever an offer's text says about sending,
+ * what Janus receives is what a lock must stop.
+ */
+function streamsOf(answer: string): Member['streams'] {
+  return mediaSections(answer).flatMap((section) =>
+    (section.kind === 'audio' || section.kind === 'video') && section.receives && section.mid !== null ? [{ kind: section.kind, mid: section.mid }] : [],
   );
 }
 
@@ -52,9 +58,11 @@ function streamsOf(sdp: string): Member['streams'] {
  * Browsers never talk to Janus: the page sends its publisher offer and candidates to the
  * pseudo participant `sfu:publish` and answers the offers that come from `sfu:subscribe`;
  * this class turns them into VideoRoom requests for that participant's two handles. Locks
- * are enforced twice: a forbidden offer is refused like the mesh does, and when a lock comes
- * on, Janus is told to stop forwarding what she already sends (`moderate`), so a modified page
- * that keeps sending is heard and seen by nobody. Leaving kicks her handles; the meeting's
+ * are enforced twice: an offer that plainly sends what is locked is refused like the mesh
+ * does, and Janus itself is told not to forward her locked kinds (`moderate`): for every
+ * stream its answer takes in, before she has that answer, and when a lock comes on. An offer's
+ * text is never trusted to say what she sends (issue 28 point 2): a modified page that sends
+ * anyway is heard and seen by nobody. Leaving kicks her handles; the meeting's
  * end destroys the room.
  */
 export class JanusBackend implements MediaBackend {
@@ -88,18 +96,23 @@ export class JanusBackend implements MediaBackend {
     }
     const signal = canonicalSignal(data);
     if (!signal) return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
+    const peers = { privatePeers: this.options.privatePeers === true };
     if ('candidate' in signal) {
+      // A candidate Janus may not check is dropped without a word: her connection does not need it.
+      const text = (signal.candidate as { candidate?: string } | null)?.candidate ?? '';
+      if (!candidateAllowed(text, peers)) return relayed;
       this.enqueue(member, async () => {
         const handle = to === sfuPeers.publish ? member.publisher : member.subscriber;
         await handle?.trickle(signal.candidate);
       });
       return relayed;
     }
-    const { type, sdp } = signal.description;
+    const { type, sdp: text } = signal.description;
     const wanted = to === sfuPeers.publish ? 'offer' : 'answer';
-    if (type !== wanted || sdp === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
-    const wrong = malformation(sdp);
+    if (type !== wanted || text === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
+    const wrong = malformation(text);
     if (wrong) return { ok: false, code: 'invalid_signal', message: `the session description holds ${wrong}` };
+    const sdp = withoutRefusedCandidates(text, peers);
     if (to === sfuPeers.subscribe) {
       this.enqueue(member, async () => member.subscriber?.start({ type: 'answer', sdp }));
       return relayed;
@@ -110,17 +123,42 @@ export class JanusBackend implements MediaBackend {
       return { ok: false, code: 'locked', message: 'microphones are locked: the description may not send audio' };
     if (sends.video && !mayVideo(sender.role, locks)) return { ok: false, code: 'locked', message: 'cameras are locked: the description may not send video' };
     this.enqueue(member, async () => {
-      if (!member.publisher) throw new Error('not joined to the room');
-      const answer = await member.publisher.publish({ type: 'offer', sdp });
-      member.streams = streamsOf(sdp);
-      this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'answer', sdp: answer.sdp } } });
-      // The offer passed the locks: what it sends may be forwarded again.
-      for (const stream of member.streams) {
-        if (!member.muted.delete(stream.mid)) continue;
-        await this.options.rooms.moderate(member.peer.meetingId, member.peer.participantId, stream.mid, false);
+      const publisher = member.publisher;
+      if (!publisher) throw new Error('not joined to the room');
+      const answer = await publisher.publish({ type: 'offer', sdp });
+      member.streams = streamsOf(answer.sdp);
+      try {
+        await this.enforceLocks(member);
+      } catch (err) {
+        // A locked stream Janus would not mute must not flow: she is unpublished before she has
+        // the answer (without it her connection cannot come up).
+        await publisher.unpublish().catch(() => {});
+        throw err;
       }
+      this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'answer', sdp: answer.sdp } } });
     });
     return relayed;
+  }
+
+  /**
+   * After an offer, before its answer goes out: the streams the locks forbid her (as they are
+   * now, for her role now) are muted in Janus whatever the offer said, and those a lock had
+   * muted and no longer forbids are forwarded again. A renegotiation may give Janus a stream
+   * afresh under an old mid, so a locked one is muted again each time.
+   */
+  private async enforceLocks(member: Member): Promise<void> {
+    const peer = this.context.peer(member.peer.participantId) ?? member.peer;
+    const locks = this.context.locks(peer);
+    const allowed = { audio: mayAudio(peer.role, locks), video: mayVideo(peer.role, locks) };
+    const { meetingId, participantId } = member.peer;
+    for (const stream of member.streams) {
+      if (allowed[stream.kind]) {
+        if (member.muted.delete(stream.mid)) await this.options.rooms.moderate(meetingId, participantId, stream.mid, false);
+        continue;
+      }
+      await this.options.rooms.moderate(meetingId, participantId, stream.mid, true);
+      member.muted.set(stream.mid, stream.kind);
+    }
   }
 
   connected(peer: MediaPeer): void {
