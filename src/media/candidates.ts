@@ -2,7 +2,7 @@
  * Which remote ICE candidates may reach Janus (issue 28 point 11). Janus
  * sends STUN connectivity checks to every candidate a participant names, so a candidate is a
  * way to make the server send packets to an address she chose: loopback, link-local or the
- * server's own LAN. Pure functions, no dependencies (media/ imports no package).
+ * server's own LAN. Pure functions; the address ranges are node's BlockList, as the callbacks' guard's are.
  *
  * A candidate passes only when its address is an IP literal in canonical form that is not
  * - unspecified, loopback, link-local, multicast or reserved (0.0.0.0/8, 127.0.0.0/8,
@@ -16,69 +16,62 @@
  * does not cut a peer off: Janus still answers her own checks and learns her address from them
  * (a peer-reflexive candidate), so only the server's unsolicited checks are withheld.
  */
+import { BlockList, isIP } from 'node:net';
+
 export interface PeerAddressPolicy {
   /** Candidates on private ranges (RFC 1918, CGNAT, ULA) may reach Janus. */
   readonly privatePeers: boolean;
 }
 
-type Verdict = 'public' | 'private' | 'never';
+/** Never given to Janus, whatever the policy: 0/8, loopback, link-local, multicast and reserved. */
+const neverV4: readonly [string, number][] = [
+  ['0.0.0.0', 8],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['224.0.0.0', 3],
+];
+/** Private ranges: RFC 1918 and carrier-grade NAT. */
+const privateV4: readonly [string, number][] = [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+];
+/** IPv4-compatible ::/96 (which holds :: and ::1), link-local, multicast. */
+const neverV6: readonly [string, number][] = [
+  ['::', 96],
+  ['fe80::', 10],
+  ['ff00::', 8],
+];
+/** Unique-local and the old site-local. */
+const privateV6: readonly [string, number][] = [
+  ['fc00::', 7],
+  ['fec0::', 10],
+];
+/** /96 prefixes whose last 32 bits are the IPv4 address really reached (IPv4-mapped, NAT64): the IPv4 rules repeat under them. */
+const v4Carriers = ['::ffff:', '64:ff9b::'];
 
-function ipv4Octets(text: string): number[] | null {
-  const parts = text.split('.');
-  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p))) return null;
-  const octets = parts.map(Number);
-  return octets.every((o) => o <= 255) ? octets : null;
-}
-
-function judgeIpv4([a = 0, b = 0]: readonly number[]): Verdict {
-  if (a === 0 || a === 127 || (a === 169 && b === 254) || a >= 224) return 'never';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return 'private';
-  return 'public';
-}
-
-/** The eight 16-bit groups of an IPv6 literal (a zone `%eth0` allowed), or null. */
-function ipv6Groups(text: string): number[] | null {
-  const bare = text.replace(/%[\w.-]+$/, '');
-  let tail: number[] = [];
-  let head = bare;
-  const v4 = /(^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (v4) {
-    const octets = ipv4Octets(v4[2] ?? '');
-    if (!octets) return null;
-    tail = [((octets[0] ?? 0) << 8) | (octets[1] ?? 0), ((octets[2] ?? 0) << 8) | (octets[3] ?? 0)];
-    head = bare.slice(0, bare.length - (v4[2] ?? '').length);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
+function blockList(v4: readonly [string, number][], v6: readonly [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [net, prefix] of v4) {
+    list.addSubnet(net, prefix, 'ipv4');
+    for (const carrier of v4Carriers) list.addSubnet(`${carrier}${net}`, 96 + prefix, 'ipv6');
   }
-  const halves = head.split('::');
-  if (halves.length > 2) return null;
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const left = groups(halves[0] ?? '');
-  const right = halves.length === 2 ? groups(halves[1] ?? '') : [];
-  if (![...left, ...right].every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return null;
-  const known = left.length + right.length + tail.length;
-  if (halves.length === 1 ? known !== 8 : known > 7) return null;
-  const fill = new Array<string>(8 - known).fill('0');
-  return [...left, ...(halves.length === 2 ? fill : []), ...right].map((g) => parseInt(g, 16)).concat(tail);
+  for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
+  return list;
 }
 
-function judgeIpv6(g: readonly number[]): Verdict {
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
-  const carried = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff];
-  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeroTo(5) && g5 === 0xffff) return judgeIpv4(carried);
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return judgeIpv4(carried);
-  if (zeroTo(6)) return 'never';
-  if ((g0 & 0xffc0) === 0xfe80 || (g0 & 0xff00) === 0xff00) return 'never';
-  if ((g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfec0) return 'private';
-  return 'public';
-}
+const never = blockList(neverV4, neverV6);
+const privateRanges = blockList(privateV4, privateV6);
 
 /** Whether Janus may be given this address (an IP literal; a name never passes). */
 export function peerAddressAllowed(address: string, policy: PeerAddressPolicy): boolean {
-  const v4 = ipv4Octets(address);
-  const groups = v4 ? null : ipv6Groups(address.replace(/^\[(.*)\]$/, '$1'));
-  const verdict: Verdict = v4 ? judgeIpv4(v4) : groups ? judgeIpv6(groups) : 'never';
-  return verdict === 'public' || (verdict === 'private' && policy.privatePeers);
+  // Node's own parser: dotted quads only (no `127.1`, octal or hex spellings), IPv6 in every form.
+  const family = isIP(address);
+  if (family === 0) return false;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (never.check(address, type)) return false;
+  return policy.privatePeers || !privateRanges.check(address, type);
 }
 
 /**

@@ -29,7 +29,7 @@ export const layers: readonly Layer[] = [
   { folder: 'protocol/', mayImport: [], packages: [] },
   { folder: 'config/', mayImport: [], packages: ['smol-toml', node] },
   { folder: 'engine/', mayImport: ['protocol/'], packages: ['node:crypto', 'jose'] },
-  { folder: 'media/', mayImport: ['protocol/', 'engine/'], packages: [] },
+  { folder: 'media/', mayImport: ['protocol/', 'engine/'], packages: ['node:net'] },
   { folder: 'store/', mayImport: ['engine/'], packages: ['better-sqlite3', node] },
   {
     folder: 'http/',
