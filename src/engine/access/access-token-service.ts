@@ -26,10 +26,9 @@ export class AccessTokenService {
 
   create(name: string): IssuedToken {
     if (!namePattern.test(name)) throw invalidField('name', 'name must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
-    const token = `mt_${randomBytes(32).toString('base64url')}`;
-    const inserted = this.store.insert({ name, tokenHash: digest(token), createdAt: this.clock.now().toISOString(), lastUsedAt: null });
-    if (!inserted) throw new EngineError('token_exists', `a token named ${name} exists already`, 'name');
-    return { name, token };
+    const issued = this.insertNew(name);
+    if (!issued) throw new EngineError('token_exists', `a token named ${name} exists already`, 'name');
+    return issued;
   }
 
   /** The token's record when `presented` is a live token, else null. */
@@ -60,7 +59,9 @@ export class AccessTokenService {
    */
   issueInitialToken(deliver: (issued: IssuedToken) => void): IssuedToken | null {
     if (this.store.initialTokenIssued() || this.store.list().length > 0) return null;
-    const issued = this.create(initialTokenName);
+    // Another process starting on the same data directory may have issued it since the check: then it is theirs.
+    const issued = this.insertNew(initialTokenName);
+    if (!issued) return null;
     try {
       deliver(issued);
     } catch (err) {
@@ -69,5 +70,12 @@ export class AccessTokenService {
     }
     this.store.markInitialTokenIssued();
     return issued;
+  }
+
+  /** A fresh token stored under `name`; null when that name is taken. */
+  private insertNew(name: string): IssuedToken | null {
+    const token = `mt_${randomBytes(32).toString('base64url')}`;
+    const inserted = this.store.insert({ name, tokenHash: digest(token), createdAt: this.clock.now().toISOString(), lastUsedAt: null });
+    return inserted ? { name, token } : null;
   }
 }
