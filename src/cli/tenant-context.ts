@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { TenantSnapshot } from '../compat/tenants/registry.js';
+import { minSecretBytes, type TenantSnapshot } from '../compat/tenants/registry.js';
 import { parseEnvFile } from '../ops/env-file.js';
 import { holderOf, valueProblem, type PrimaryCredentials } from '../ops/tenants-file.js';
 import { ownerToKeep, type TenantsFile } from '../ops/tenants-update.js';
@@ -103,8 +103,26 @@ export function secretFromFile(path: string, flag: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
-/** Secrets shorter than this are accepted (a migrated platform's) but warned about. */
-export const shortSecret = 32;
+/**
+ * A given secret, refused under the floor `meetctl doctor` fails (one number for both, so what
+ * add accepts doctor passes); the message names the flag and the length, never the value.
+ */
+export function longEnough(value: string, flag: string): string {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes < minSecretBytes)
+    throw new CliError(
+      'usage',
+      `${flag} holds ${bytes} bytes; a secret needs at least ${minSecretBytes} (meetctl doctor fails a shorter one)`,
+      `let meetctl generate one (--generate, --generate-app), or give at least ${minSecretBytes} random bytes, e.g. openssl rand -base64 32`,
+    );
+  return value;
+}
+
+/** Characters a tenant id may hold that some platforms or host names change (case, dots, dashes, underscores). */
+export function idWarning(id: string): string {
+  if (/^[a-z0-9]+$/.test(id)) return '';
+  return `warning: tenant id ${id} holds characters other than a-z and 0-9; some platforms lower-case or strip them in the /confapi/${id}/ path, and a host name (COMPAT_TENANT_HOST_SUFFIX) is lower-case: an id of a-z and 0-9 only is safest\n`;
+}
 
 /** Said after a change to a file the service is not told to read. */
 export function unnamedWarning(context: TenantContext): string {

@@ -15,7 +15,7 @@ import { editTenants, loadTenants, TenantsFileProblem } from '../ops/tenants-upd
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
-import { checkedValue, generatedAppId, generatedSecret, secretFromFile, shortSecret, tenantContext, unnamedWarning } from './tenant-context.js';
+import { checkedValue, generatedAppId, generatedSecret, idWarning, longEnough, secretFromFile, tenantContext, unnamedWarning } from './tenant-context.js';
 
 const masked = '***';
 
@@ -107,13 +107,14 @@ function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: 
   }
   let api: Wanted = null;
   if (options.generate === true) api = generate;
-  else if (picked(options.apiSecret) !== null) api = checkedValue(String(options.apiSecret), '--api-secret');
-  else if (picked(options.apiSecretFile) !== null) api = checkedValue(secretFromFile(String(options.apiSecretFile), '--api-secret-file'), '--api-secret-file');
+  else if (picked(options.apiSecret) !== null) api = longEnough(checkedValue(String(options.apiSecret), '--api-secret'), '--api-secret');
+  else if (picked(options.apiSecretFile) !== null)
+    api = longEnough(checkedValue(secretFromFile(String(options.apiSecretFile), '--api-secret-file'), '--api-secret-file'), '--api-secret-file');
   const appId: Wanted = appIdGiven === null ? (generateApp ? generate : null) : checkedValue(appIdGiven, '--app-id');
   let appSecret: Wanted = generateApp ? generate : null;
-  if (picked(options.appSecret) !== null) appSecret = checkedValue(String(options.appSecret), '--app-secret');
+  if (picked(options.appSecret) !== null) appSecret = longEnough(checkedValue(String(options.appSecret), '--app-secret'), '--app-secret');
   else if (picked(options.appSecretFile) !== null)
-    appSecret = checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file');
+    appSecret = longEnough(checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file'), '--app-secret-file');
   // Nothing asked for: a meeting-API secret is what almost every tenant needs.
   if (api === null && appId === null) api = generate;
   if (appId === generate && appSecret === null) appSecret = generate;
@@ -177,15 +178,8 @@ export function tenantCommands(program: Command, io: CliIo): void {
         printGenerated(io, generated);
         const has = [wanted.api !== null ? 'a meeting-API secret' : null, wanted.appId !== null ? 'an embed app' : null].filter(Boolean).join(' and ');
         io.err(
-          `Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`,
+          `Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}${idWarning(id)}`,
         );
-        for (const [flag, value] of [
-          ['--api-secret', wanted.api],
-          ['--app-secret', wanted.appSecret],
-        ] as const) {
-          if (value !== null && value !== generate && value.length < shortSecret)
-            io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
-        }
       }),
     );
   withFileOptions(add);

@@ -40,10 +40,15 @@ export const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const knownKeys = new Set(['api_secret', 'app_id', 'app_secret', 'embed_origins']);
 
 /**
- * An HS256 secret shorter than this is refused: a token signed with it can be brute-forced
- * offline from one captured token (RFC 7518 §3.2 asks for a key at least as long as the hash).
+ * The one floor for every secret, in bytes: `meetctl tenant add` refuses a shorter one and
+ * `meetctl doctor` fails it, so what add accepts doctor passes. 32 bytes is what meetctl
+ * generates (256 bits); an HS256 secret shorter than the hash can be brute-forced offline from
+ * one captured token (RFC 7518 §3.2), and a checksum secret from one captured call.
  */
-export const minAppSecretBytes = 32;
+export const minSecretBytes = 32;
+
+/** The registry refuses a shorter app secret (HS256) at start and at reload. */
+export const minAppSecretBytes = minSecretBytes;
 
 /** An http(s) origin, as a frame-ancestors source: no path, nothing that could end the directive. */
 const originPattern = /^https?:\/\/[A-Za-z0-9.*-]+(:\d{1,5})?$/;
