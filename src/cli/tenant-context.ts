@@ -118,6 +118,24 @@ export function longEnough(value: string, flag: string): string {
   return value;
 }
 
+/** How long a rotated-out secret keeps working by default: a working day for someone to paste the new one. */
+export const defaultGraceMs = 24 * 3_600_000;
+/** The longest grace: a leaked secret that was rotated out must not go on working for months. */
+export const maxGraceMs = 30 * 24 * 3_600_000;
+const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 24 * 3_600_000 };
+
+/** `--grace`: `0`, or whole amounts with units such as `90s`, `30m`, `24h`, `7d`, `1h30m`; at most 30 days. */
+export function graceMs(raw: string): number {
+  const text = raw.trim();
+  if (text === '0') return 0;
+  if (!/^(\d{1,6}[smhd])+$/.test(text))
+    throw new CliError('usage', `--grace must be 0 or a duration such as 90s, 30m, 24h or 7d (got ${JSON.stringify(raw.slice(0, 40))})`);
+  let ms = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)([smhd])/g)) ms += Number(amount) * unitMs[unit!]!;
+  if (ms > maxGraceMs) throw new CliError('usage', `--grace is at most 30d (a rotated-out secret must not work for months), got ${text}`);
+  return ms;
+}
+
 /** Characters a tenant id may hold that some platforms or host names change (case, dots, dashes, underscores). */
 export function idWarning(id: string): string {
   if (/^[a-z0-9]+$/.test(id)) return '';

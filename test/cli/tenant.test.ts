@@ -81,7 +81,8 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.equal(missing.code, 1, 'show of an unknown tenant: refused');
 
   const beforeRotate = readFileSync(s.file, 'utf8');
-  const rotated = await tenant(s, ['rotate', 'moodle']);
+  // --grace 0: no previous secret is kept (tenant-grace.test.ts covers the grace).
+  const rotated = await tenant(s, ['rotate', 'moodle', '--grace', '0']);
   t.equal(rotated.code, 0, rotated.stderr);
   const newMoodle = generated(rotated.stdout).api_secret!;
   t.match(newMoodle, /^[A-Za-z0-9_-]{43}$/, 'the new secret, printed once');
@@ -89,7 +90,7 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   assertNoSecret(t, s, rotated.stderr, 'rotate stderr');
   s.secrets.add(newMoodle);
   assertMode(t, s.file, 'after rotate');
-  const appOnly = await tenant(s, ['rotate', 'school', '--app']);
+  const appOnly = await tenant(s, ['rotate', 'school', '--app', '--grace', '0']);
   t.same(Object.keys(generated(appOnly.stdout)), ['app_secret'], 'rotate --app: the app secret only (the app id stays)');
   t.equal((await tenant(s, ['rotate', 'school', '--api'])).code, 1, 'rotate --api of a tenant without one: refused');
   t.equal((await tenant(s, ['rotate', 'primary'])).code, 1, "the primary tenant is the env file's, not rotated here");
