@@ -314,9 +314,12 @@ export function tenantCommands(program: Command, io: CliIo): void {
     .argument('<id>', 'tenant id')
     .option('--api', 'only the meeting-API secret')
     .option('--app', 'only the app secret (the app id stays)')
-    .option('--grace <duration>', 'how long the replaced secret keeps working beside the new one: 0 (ends at once), 90s, 30m, 24h, 7d; at most 30d', '24h')
+    .option(
+      '--grace <duration>',
+      'how long the replaced secret keeps working beside the new one: 0 (ends at once), 90s, 30m, 24h, 7d; at most 30d (default: 24h)',
+    )
     .option('--finish', 'end the grace of the secret(s) a rotation replaced, now; no new secret is made')
-    .action((id: string, options: Record<string, unknown>, command: Command) =>
+    .action((id: string, options: Record<string, unknown>) =>
       mapped(async () => {
         if (id === primaryTenantId)
           throw new CliError(
@@ -326,7 +329,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
           );
         checkedId(id);
         const finish = options.finish === true;
-        if (finish && command.getOptionValueSource('grace') === 'cli') throw new CliError('usage', '--finish ends a grace now: give it without --grace');
+        if (finish && options.grace !== undefined) throw new CliError('usage', '--finish ends a grace now: give it without --grace');
         const grace = typeof options.grace === 'string' ? graceMs(options.grace) : defaultGraceMs;
         const context = tenantContext(options, io);
         const now = Date.now();
