@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { TenantSnapshot } from '../compat/tenants/registry.js';
+import { minSecretBytes, type TenantSnapshot } from '../compat/tenants/registry.js';
 import { parseEnvFile } from '../ops/env-file.js';
 import { holderOf, valueProblem, type PrimaryCredentials } from '../ops/tenants-file.js';
 import { ownerToKeep, type TenantsFile } from '../ops/tenants-update.js';
@@ -103,8 +103,44 @@ export function secretFromFile(path: string, flag: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
-/** Secrets shorter than this are accepted (a migrated platform's) but warned about. */
-export const shortSecret = 32;
+/**
+ * A given secret, refused under the floor `meetctl doctor` fails (one number for both, so what
+ * add accepts doctor passes); the message names the flag and the length, never the value.
+ */
+export function longEnough(value: string, flag: string): string {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes < minSecretBytes)
+    throw new CliError(
+      'usage',
+      `${flag} holds ${bytes} bytes; a secret needs at least ${minSecretBytes} (meetctl doctor fails a shorter one)`,
+      `let meetctl generate one (--generate, --generate-app), or give at least ${minSecretBytes} random bytes, e.g. openssl rand -base64 32`,
+    );
+  return value;
+}
+
+/** How long a rotated-out secret keeps working by default: a working day for someone to paste the new one. */
+export const defaultGraceMs = 24 * 3_600_000;
+/** The longest grace: a leaked secret that was rotated out must not go on working for months. */
+export const maxGraceMs = 30 * 24 * 3_600_000;
+const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 24 * 3_600_000 };
+
+/** `--grace`: `0`, or whole amounts with units such as `90s`, `30m`, `24h`, `7d`, `1h30m`; at most 30 days. */
+export function graceMs(raw: string): number {
+  const text = raw.trim();
+  if (text === '0') return 0;
+  if (!/^(\d{1,6}[smhd])+$/.test(text))
+    throw new CliError('usage', `--grace must be 0 or a duration such as 90s, 30m, 24h or 7d (got ${JSON.stringify(raw.slice(0, 40))})`);
+  let ms = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)([smhd])/g)) ms += Number(amount) * unitMs[unit!]!;
+  if (ms > maxGraceMs) throw new CliError('usage', `--grace is at most 30d (a rotated-out secret must not work for months), got ${text}`);
+  return ms;
+}
+
+/** Characters a tenant id may hold that some platforms or host names change (case, dots, dashes, underscores). */
+export function idWarning(id: string): string {
+  if (/^[a-z0-9]+$/.test(id)) return '';
+  return `warning: tenant id ${id} holds characters other than a-z and 0-9; some platforms lower-case or strip them in the /confapi/${id}/ path, and a host name (COMPAT_TENANT_HOST_SUFFIX) is lower-case: an id of a-z and 0-9 only is safest\n`;
+}
 
 /** Said after a change to a file the service is not told to read. */
 export function unnamedWarning(context: TenantContext): string {

@@ -1,13 +1,15 @@
 import { Option, type Command } from 'commander';
-import { pathClash, primaryTenantId, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
+import { inGrace, pathClash, primaryTenantId, type PreviousSecret, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
 import {
   appendTenantText,
   fileTenants,
   holderOf,
   removeTenantText,
+  setPreviousText,
   setTenantValueText,
   tenantIdProblem,
   TenantRefused,
+  untilText,
   type PrimaryCredentials,
   type TenantKey,
 } from '../ops/tenants-file.js';
@@ -15,7 +17,18 @@ import { editTenants, loadTenants, TenantsFileProblem } from '../ops/tenants-upd
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
-import { checkedValue, generatedAppId, generatedSecret, secretFromFile, shortSecret, tenantContext, unnamedWarning } from './tenant-context.js';
+import {
+  checkedValue,
+  defaultGraceMs,
+  generatedAppId,
+  generatedSecret,
+  graceMs,
+  idWarning,
+  longEnough,
+  secretFromFile,
+  tenantContext,
+  unnamedWarning,
+} from './tenant-context.js';
 
 const masked = '***';
 
@@ -107,13 +120,14 @@ function credentialsOf(options: Record<string, unknown>): { api: Wanted; appId: 
   }
   let api: Wanted = null;
   if (options.generate === true) api = generate;
-  else if (picked(options.apiSecret) !== null) api = checkedValue(String(options.apiSecret), '--api-secret');
-  else if (picked(options.apiSecretFile) !== null) api = checkedValue(secretFromFile(String(options.apiSecretFile), '--api-secret-file'), '--api-secret-file');
+  else if (picked(options.apiSecret) !== null) api = longEnough(checkedValue(String(options.apiSecret), '--api-secret'), '--api-secret');
+  else if (picked(options.apiSecretFile) !== null)
+    api = longEnough(checkedValue(secretFromFile(String(options.apiSecretFile), '--api-secret-file'), '--api-secret-file'), '--api-secret-file');
   const appId: Wanted = appIdGiven === null ? (generateApp ? generate : null) : checkedValue(appIdGiven, '--app-id');
   let appSecret: Wanted = generateApp ? generate : null;
-  if (picked(options.appSecret) !== null) appSecret = checkedValue(String(options.appSecret), '--app-secret');
+  if (picked(options.appSecret) !== null) appSecret = longEnough(checkedValue(String(options.appSecret), '--app-secret'), '--app-secret');
   else if (picked(options.appSecretFile) !== null)
-    appSecret = checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file');
+    appSecret = longEnough(checkedValue(secretFromFile(String(options.appSecretFile), '--app-secret-file'), '--app-secret-file'), '--app-secret-file');
   // Nothing asked for: a meeting-API secret is what almost every tenant needs.
   if (api === null && appId === null) api = generate;
   if (appId === generate && appSecret === null) appSecret = generate;
@@ -125,6 +139,21 @@ function refuseHeld(value: string, what: string, snapshot: TenantSnapshot, prima
   const holder = holderOf(value, snapshot, primary);
   if (holder !== null)
     throw new CliError('refused', `${what} is already used by ${holder}; every tenant needs its own`, 'give another value, or let meetctl generate one');
+}
+
+type Kind = 'api' | 'app';
+const previousKey = { api: 'previousApiSecret', app: 'previousAppSecret' } as const;
+
+/** The tenant with its previous secret of `kind` set, or gone (null). */
+function withPrevious(tenant: Tenant, kind: Kind, previous: PreviousSecret | null): Tenant {
+  const { [previousKey[kind]]: _dropped, ...rest } = tenant;
+  return previous === null ? rest : { ...rest, [previousKey[kind]]: previous };
+}
+
+/** A rotated-out secret as show prints it: masked unless revealed, with its end and whether it has come. */
+function previousView(previous: PreviousSecret | undefined, reveal: boolean, nowMs: number) {
+  if (previous === undefined) return null;
+  return { value: reveal ? previous.secret : masked, until: untilText(previous.until), active: inGrace(previous, nowMs) };
 }
 
 function printGenerated(io: CliIo, generated: readonly [TenantKey, string][]): void {
@@ -177,15 +206,8 @@ export function tenantCommands(program: Command, io: CliIo): void {
         printGenerated(io, generated);
         const has = [wanted.api !== null ? 'a meeting-API secret' : null, wanted.appId !== null ? 'an embed app' : null].filter(Boolean).join(' and ');
         io.err(
-          `Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}`,
+          `Tenant ${id} added to ${context.file} with ${has}.${generated.length > 0 ? ' Generated values are shown only this once: give them to the platform now.' : ''}\nA running service picks it up within a second.\n${unnamedWarning(context)}${idWarning(id)}`,
         );
-        for (const [flag, value] of [
-          ['--api-secret', wanted.api],
-          ['--app-secret', wanted.appSecret],
-        ] as const) {
-          if (value !== null && value !== generate && value.length < shortSecret)
-            io.err(`warning: the secret of ${flag} is shorter than ${shortSecret} characters; a generated one is safer\n`);
-        }
       }),
     );
   withFileOptions(add);
@@ -234,11 +256,20 @@ export function tenantCommands(program: Command, io: CliIo): void {
         const found = id === primaryTenantId ? primary : (fileTenants(snapshot).find((t) => t.id === id) ?? null);
         if (found === null) throw new CliError('refused', `no tenant ${JSON.stringify(id)} in ${context.file}`, 'see `meetctl tenant list`');
         const view = viewOf(found, id === primaryTenantId ? 'env' : 'file', options.reveal === true);
+        const now = Date.now();
+        const previous = {
+          previous_api_secret: previousView(found.previousApiSecret, options.reveal === true, now),
+          previous_app_secret: previousView(found.previousAppSecret, options.reveal === true, now),
+        };
         if (options.json) {
-          io.out(`${JSON.stringify(view, null, 2)}\n`);
+          const shown = Object.fromEntries(Object.entries(previous).filter(([, v]) => v !== null));
+          io.out(`${JSON.stringify({ ...view, ...shown }, null, 2)}\n`);
           return;
         }
         const from = view.source === 'env' ? context.envFile : context.file;
+        const graceRows = Object.entries(previous).flatMap(([key, v]) =>
+          v === null ? [] : [[key, `${v.value} ${v.active ? 'valid until' : 'ended'} ${v.until}`]],
+        );
         io.out(
           table([
             ['id', view.id],
@@ -246,6 +277,7 @@ export function tenantCommands(program: Command, io: CliIo): void {
             ['api_secret', view.api_secret ?? '-'],
             ['app_id', view.app_id ?? '-'],
             ['app_secret', view.app_secret ?? '-'],
+            ...graceRows,
           ]),
         );
       }),
@@ -278,10 +310,15 @@ export function tenantCommands(program: Command, io: CliIo): void {
 
   const rotate = tenant
     .command('rotate')
-    .description("replace a tenant's secret(s) with generated ones, printed once on standard output as key=value lines")
+    .description("replace a tenant's secret(s) with generated ones, printed once on standard output as key=value lines; the old ones keep working for a grace")
     .argument('<id>', 'tenant id')
     .option('--api', 'only the meeting-API secret')
     .option('--app', 'only the app secret (the app id stays)')
+    .option(
+      '--grace <duration>',
+      'how long the replaced secret keeps working beside the new one: 0 (ends at once), 90s, 30m, 24h, 7d; at most 30d (default: 24h)',
+    )
+    .option('--finish', 'end the grace of the secret(s) a rotation replaced, now; no new secret is made')
     .action((id: string, options: Record<string, unknown>) =>
       mapped(async () => {
         if (id === primaryTenantId)
@@ -291,33 +328,66 @@ export function tenantCommands(program: Command, io: CliIo): void {
             'edit the env file and restart the service',
           );
         checkedId(id);
+        const finish = options.finish === true;
+        if (finish && options.grace !== undefined) throw new CliError('usage', '--finish ends a grace now: give it without --grace');
+        const grace = typeof options.grace === 'string' ? graceMs(options.grace) : defaultGraceMs;
         const context = tenantContext(options, io);
+        const now = Date.now();
+        // Whole seconds in the file, rounded up: the grace is never shorter than asked.
+        const until = Math.ceil((now + grace) / 1000) * 1000;
         const generated: [TenantKey, string][] = [];
+        const ended: Kind[] = [];
+        const cut: Kind[] = [];
         await editTenants(context, (current) => {
           const old = current.snapshot.byId.get(id);
           if (old === undefined) throw new CliError('refused', `no tenant ${id} in ${context.file}`, 'see `meetctl tenant list`');
           const both = options.api !== true && options.app !== true;
           if (options.api === true && old.apiSecret === null) throw new CliError('refused', `tenant ${id} has no meeting-API secret to rotate`);
           if (options.app === true && old.appSecret === null) throw new CliError('refused', `tenant ${id} has no app secret to rotate`);
-          generated.length = 0;
+          const kinds = (['api', 'app'] as const).filter((k) => (both || options[k] === true) && (k === 'api' ? old.apiSecret : old.appSecret) !== null);
+          generated.length = ended.length = cut.length = 0;
           let text = current.text;
-          const next = { ...old };
-          if ((both || options.api === true) && old.apiSecret !== null) {
-            next.apiSecret = generatedSecret();
-            text = setTenantValueText(text, id, 'api_secret', next.apiSecret, context.file);
-            generated.push(['api_secret', next.apiSecret]);
+          let next: Tenant = old;
+          for (const kind of kinds) {
+            const previous = old[previousKey[kind]];
+            if (finish) {
+              if (previous === undefined) continue;
+              if (inGrace(previous, now)) ended.push(kind);
+              text = setPreviousText(text, id, kind, null, context.file);
+              next = withPrevious(next, kind, null);
+              continue;
+            }
+            if (inGrace(previous, now)) cut.push(kind);
+            const key = kind === 'api' ? 'api_secret' : 'app_secret';
+            const secret = generatedSecret();
+            const replaced = (kind === 'api' ? old.apiSecret : old.appSecret)!;
+            text = setTenantValueText(text, id, key, secret, context.file);
+            const kept = grace > 0 ? { secret: replaced, until } : null;
+            text = setPreviousText(text, id, kind, kept, context.file);
+            next = withPrevious(kind === 'api' ? { ...next, apiSecret: secret } : { ...next, appSecret: secret }, kind, kept);
+            generated.push([key, secret]);
           }
-          if ((both || options.app === true) && old.appSecret !== null) {
-            next.appSecret = generatedSecret();
-            text = setTenantValueText(text, id, 'app_secret', next.appSecret, context.file);
-            generated.push(['app_secret', next.appSecret]);
-          }
+          if (finish && next === old) throw new CliError('refused', `tenant ${id} has no replaced secret to end`, 'nothing was changed');
           return { text, expected: fileTenants(current.snapshot).map((t) => (t.id === id ? next : t)) };
         });
+        if (finish) {
+          io.out(`ended ${id}\n`);
+          io.err(
+            `Tenant ${id}: ${ended.length > 0 ? `the replaced ${ended.map((k) => `${k}_secret`).join(' and ')} stops working within a second` : 'the replaced secrets had already ended'}; removed from ${context.file}.\n${unnamedWarning(context)}`,
+          );
+          return;
+        }
         printGenerated(io, generated);
-        io.err(
-          `Tenant ${id}: ${generated.map(([key]) => key).join(' and ')} replaced in ${context.file}. The old value stops working within a second; give the new one (shown only this once) to the platform now.\n${unnamedWarning(context)}`,
-        );
+        const keys = generated.map(([key]) => key).join(' and ');
+        const old =
+          grace > 0
+            ? `The old value keeps working until ${untilText(until)}; give the new one (shown only this once) to the platform now, then end the old one with \`meetctl tenant rotate ${id} --finish\`.`
+            : 'The old value stops working within a second; give the new one (shown only this once) to the platform now.';
+        const dropped =
+          cut.length > 0
+            ? `warning: the ${cut.map((k) => `${k}_secret`).join(' and ')} an earlier rotation replaced was still in its grace; it stops working now\n`
+            : '';
+        io.err(`Tenant ${id}: ${keys} replaced in ${context.file}. ${old}\n${dropped}${unnamedWarning(context)}`);
       }),
     );
   withFileOptions(rotate);

@@ -108,7 +108,7 @@ export async function startCompat(config: CompatConfig, services: EngineServices
   if (apiActive || videoconfActive) {
     if (config.tenantsFile !== null) {
       try {
-        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, clog, primaryAppIdOf(config));
+        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, clog, clock, primaryAppIdOf(config));
       } catch (err) {
         if (err instanceof RegistryError) {
           const where = err.line !== null ? `:${err.line}:${err.column}` : '';
@@ -118,7 +118,7 @@ export async function startCompat(config: CompatConfig, services: EngineServices
       }
       registry = watch.registry;
     } else {
-      registry = new TenantRegistry(primaryOnly(config.compatApiSharedSecret));
+      registry = new TenantRegistry(primaryOnly(config.compatApiSharedSecret), clock);
     }
   }
 

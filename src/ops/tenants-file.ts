@@ -1,4 +1,12 @@
-import { parseRegistry, primaryTenantId, RegistryError, tenantIdPattern, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
+import {
+  parseRegistry,
+  primaryTenantId,
+  RegistryError,
+  tenantIdPattern,
+  type PreviousSecret,
+  type Tenant,
+  type TenantSnapshot,
+} from '../compat/tenants/registry.js';
 
 /**
  * Edits of the tenant registry's text (SERVICE_TENANTS_FILE), pure: the operator's comments,
@@ -249,10 +257,53 @@ export function setTenantValueText(text: string, id: string, key: TenantKey, val
   throw new TenantRefused(`tenants.${id} in ${file} has no ${key} line meetctl can replace`, `edit ${file} by hand`);
 }
 
+/** `2026-11-28T09:25:00Z`: a TOML offset date-time, to the second. */
+export function untilText(until: number): string {
+  return new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The text with the tenant's `previous_{kind}_secret` and its `_until` replaced by `previous`
+ * (two lines at the end of its block), or removed when `previous` is null. Other lines stay.
+ */
+export function setPreviousText(text: string, id: string, kind: 'api' | 'app', previous: PreviousSecret | null, file: string): string {
+  const key = `previous_${kind}_secret`;
+  const lines = linesOf(text);
+  const { from, to } = blockOf(lines, id, file);
+  const keyPattern = new RegExp(`^\\s*(?:${key}|"${key}"|'${key}'|${key}_until|"${key}_until"|'${key}_until')\\s*=`);
+  const drop: number[] = [];
+  for (let i = from + 1; i < to; i++) {
+    const line = lines[i]!;
+    if (line.inString || !keyPattern.test(line.body)) continue;
+    if (lines[i + 1]?.inString)
+      throw new TenantRefused(`tenants.${id}.${key} in ${file} is not a one-line value, so meetctl cannot replace it safely`, `edit ${file} by hand`);
+    drop.push(i);
+  }
+  const eol = endOfLine(text);
+  let insert = '';
+  if (previous !== null) insert = `${key} = ${basicString(previous.secret)}${eol}${key}_until = ${untilText(previous.until)}${eol}`;
+  const last = lines[to - 1]!;
+  if (insert !== '' && !text.slice(last.start, last.end).endsWith('\n')) insert = eol + insert;
+  let out = text.slice(0, last.end) + insert + text.slice(last.end);
+  for (const i of drop.reverse()) out = out.slice(0, lines[i]!.start) + out.slice(lines[i]!.end);
+  return out;
+}
+
 // ---------------------------------------------------------------- checks
 
+function samePrevious(a: PreviousSecret | undefined, b: PreviousSecret | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.secret === b.secret && a.until === b.until;
+}
+
 function sameTenant(a: Tenant, b: Tenant): boolean {
-  return a.id === b.id && a.apiSecret === b.apiSecret && a.appId === b.appId && a.appSecret === b.appSecret;
+  return (
+    a.id === b.id &&
+    a.apiSecret === b.apiSecret &&
+    a.appId === b.appId &&
+    a.appSecret === b.appSecret &&
+    samePrevious(a.previousApiSecret, b.previousApiSecret) &&
+    samePrevious(a.previousAppSecret, b.previousAppSecret)
+  );
 }
 
 /** Tenants of the file, the primary one left out. */
@@ -276,12 +327,16 @@ export function checkEdit(text: string, primary: PrimaryCredentials, expected: r
 
 /** Who already uses `value` as an api secret, app id or app secret (the primary tenant included), or null. */
 export function holderOf(value: string, snapshot: TenantSnapshot, primary: PrimaryCredentials, except?: { id: string; key: TenantKey }): string | null {
-  const owners: [string, TenantKey, string | null][] = [
+  const owners: [string, string, string | null][] = [
     [primaryTenantId, 'api_secret', primary.apiSecret],
     [primaryTenantId, 'app_id', primary.appId],
     [primaryTenantId, 'app_secret', primary.appSecret],
   ];
-  for (const t of fileTenants(snapshot)) owners.push([t.id, 'api_secret', t.apiSecret], [t.id, 'app_id', t.appId], [t.id, 'app_secret', t.appSecret]);
+  for (const t of fileTenants(snapshot)) {
+    owners.push([t.id, 'api_secret', t.apiSecret], [t.id, 'app_id', t.appId], [t.id, 'app_secret', t.appSecret]);
+    // A rotated-out secret may still be in its grace, and stays in the file after: never hand it out again.
+    owners.push([t.id, 'previous_api_secret', t.previousApiSecret?.secret ?? null], [t.id, 'previous_app_secret', t.previousAppSecret?.secret ?? null]);
+  }
   for (const [id, key, held] of owners) {
     if (held === null || held !== value) continue;
     if (except && except.id === id && except.key === key) continue;

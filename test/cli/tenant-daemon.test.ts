@@ -22,7 +22,8 @@ t.test('a running daemon picks up add, rotate, remove; a broken file leaves it o
   await eventually(t, "the new tenant's secret validates", works(acme));
   assertSuccess(t, await new ConfapiClient(d.compatUrl, acme, 'sha256').get('create', [['meetingID', 'acme-1']]), 'acme creates a meeting');
 
-  const rotated = await tenant(s, ['rotate', 'acme', '--api']);
+  // --grace 0: the old secret ends at once (tenant-grace-daemon.test.ts covers the grace).
+  const rotated = await tenant(s, ['rotate', 'acme', '--api', '--grace', '0']);
   t.equal(rotated.code, 0, rotated.stderr);
   const acme2 = generated(rotated.stdout).api_secret!;
   await eventually(t, 'the rotated-out secret stops', refused(acme));

@@ -81,7 +81,8 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.equal(missing.code, 1, 'show of an unknown tenant: refused');
 
   const beforeRotate = readFileSync(s.file, 'utf8');
-  const rotated = await tenant(s, ['rotate', 'moodle']);
+  // --grace 0: no previous secret is kept (tenant-grace.test.ts covers the grace).
+  const rotated = await tenant(s, ['rotate', 'moodle', '--grace', '0']);
   t.equal(rotated.code, 0, rotated.stderr);
   const newMoodle = generated(rotated.stdout).api_secret!;
   t.match(newMoodle, /^[A-Za-z0-9_-]{43}$/, 'the new secret, printed once');
@@ -89,7 +90,7 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   assertNoSecret(t, s, rotated.stderr, 'rotate stderr');
   s.secrets.add(newMoodle);
   assertMode(t, s.file, 'after rotate');
-  const appOnly = await tenant(s, ['rotate', 'school', '--app']);
+  const appOnly = await tenant(s, ['rotate', 'school', '--app', '--grace', '0']);
   t.same(Object.keys(generated(appOnly.stdout)), ['app_secret'], 'rotate --app: the app secret only (the app id stays)');
   t.equal((await tenant(s, ['rotate', 'school', '--api'])).code, 1, 'rotate --api of a tenant without one: refused');
   t.equal((await tenant(s, ['rotate', 'primary'])).code, 1, "the primary tenant is the env file's, not rotated here");
@@ -169,11 +170,15 @@ t.test('a credential spelled "generate" is the value given, not a request to gen
   const s = setup(t);
   writeFileSync(s.file, sample, { mode: 0o600 });
   const appSecret = 'literal-app-secret-kkkkkkkkkkkkkkkkkkkkkk';
-  const added = await tenant(s, ['add', 'literal', '--api-secret', 'generate', '--app-id', 'generate', '--app-secret', appSecret]);
+  // As a secret, "generate" is a value of 8 bytes, refused under the floor rather than generated.
+  const asSecret = await tenant(s, ['add', 'literal', '--api-secret', 'generate']);
+  t.equal(asSecret.code, 64, 'the 8-byte secret "generate" is refused, not generated');
+  t.match(asSecret.stderr, /--api-secret holds 8 bytes/);
+  const added = await tenant(s, ['add', 'literal', '--app-id', 'generate', '--app-secret', appSecret]);
   t.equal(added.code, 0, added.stderr);
   t.equal(added.stdout, '', 'nothing generated, so nothing printed');
   const block = readFileSync(s.file, 'utf8').slice(sample.length);
-  t.equal(block, `\n[tenants.literal]\napi_secret = "generate"\napp_id = "generate"\napp_secret = "${appSecret}"\n`, 'the three values as given');
+  t.equal(block, `\n[tenants.literal]\napp_id = "generate"\napp_secret = "${appSecret}"\n`, 'the values as given');
 });
 
 t.test('a hand-broken file is reported with line and column and never made worse', async (t) => {
@@ -245,8 +250,8 @@ t.test('abuse: ids, values, the file itself', async (t) => {
   t.equal(piped.code, 0, `--app-secret-file - reads standard input: ${piped.stderr}`);
   t.equal(parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('piped')?.appSecret, 'piped-app-secret-gggggggggggggggggggggg');
   const short = await tenant(s, ['add', 'short', '--api-secret', 'short-secret']);
-  t.equal(short.code, 0, 'a short given secret is accepted (a migrated platform may have one)');
-  t.match(short.stderr, /shorter than 32 characters/, 'but warned about');
+  t.equal(short.code, 64, "a short given secret is refused (doctor's floor, issue 29 point 18)");
+  t.match(short.stderr, /--api-secret holds 12 bytes; a secret needs at least 32/, 'naming the flag');
 
   const real = join(s.dir, 'real.toml');
   writeFileSync(real, sample, { mode: 0o600 });

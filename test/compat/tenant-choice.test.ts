@@ -97,7 +97,9 @@ t.test('client hints: bounded, least recently used first out', async (t) => {
 t.test('the chooser: named tenants alone, the search with its hint, never a bypass', async (t) => {
   const secret = (id: string) => `api-secret-of-${id}-0123456789`;
   const ids = Array.from({ length: 50 }, (_, k) => `t${k}`);
-  const registry = new TenantRegistry(parseRegistry(ids.map((id) => `[tenants.${id}]\napi_secret = "${secret(id)}"\n`).join('\n'), secret('primary')));
+  const registry = new TenantRegistry(parseRegistry(ids.map((id) => `[tenants.${id}]\napi_secret = "${secret(id)}"\n`).join('\n'), secret('primary')), {
+    now: () => new Date(),
+  });
   const chooser = new TenantChooser(registry, () => [], '.meet.test');
   const signedBy = (id: string, query = 'meetingID=m') => new SignedCall(plain('sha256', `create${query}`, secret(id)), 'create', [query]);
   const clues = { pathTenant: undefined, host: 'meet.test', client: '192.0.2.1', meetingId: undefined };

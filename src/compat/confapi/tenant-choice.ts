@@ -74,8 +74,18 @@ export class TenantChooser {
       signed.matches(this.decoySecret);
       throw failure('checksumError');
     }
-    if (!signed.matches(tenant.apiSecret)) throw failure('checksumError');
+    if (!this.signedBy(signed, tenant)) throw failure('checksumError');
     return tenant;
+  }
+
+  /**
+   * Whether one of the tenant's secrets signed the call: the current one, and during a
+   * rotation's grace the previous one. Both are always tried, so the time does not say which.
+   */
+  private signedBy(signed: SignedCall, tenant: Tenant): boolean {
+    let matched = false;
+    for (const secret of this.registry.apiSecretsOf(tenant)) if (signed.matches(secret)) matched = true;
+    return matched;
   }
 
   private search(snapshot: TenantSnapshot, signed: SignedCall, clues: TenantClues): Tenant {
@@ -84,7 +94,7 @@ export class TenantChooser {
     const attempt = (tenant: Tenant | undefined): boolean => {
       if (!tenant?.apiSecret || tried.has(tenant)) return false;
       tried.add(tenant);
-      return signed.matches(tenant.apiSecret);
+      return this.signedBy(signed, tenant);
     };
     let found: Tenant | undefined;
     // Owners of the meetingID first: the call of a known meeting costs one or two hashes, not a scan.

@@ -1,4 +1,4 @@
-import { parse as parseToml, TomlError } from 'smol-toml';
+import { parse as parseToml, TomlDate, TomlError } from 'smol-toml';
 
 /**
  * The tenant registry (SERVICE_TENANTS_FILE), TOML:
@@ -8,6 +8,10 @@ import { parse as parseToml, TomlError } from 'smol-toml';
  *   app_id = "acme-app"            # embed gateway application id (JWT iss); optional
  *   app_secret = "…"               # embed gateway HS256 secret (32 bytes or more); required with app_id
  *   embed_origins = ["https://…"]  # origins that may frame its gateway pages; optional (default: any)
+ *   previous_api_secret = "…"      # the secret `meetctl tenant rotate` replaced, still valid until:
+ *   previous_api_secret_until = 2026-11-28T09:25:00Z
+ *   previous_app_secret = "…"      # the same for the app secret
+ *   previous_app_secret_until = 2026-11-28T09:25:00Z
  *
  * The primary tenant (`primary`) is COMPAT_API_SHARED_SECRET and is never listed in the file.
  * A registry is refused as a whole when two tenants (the primary one included) share a
@@ -21,6 +25,26 @@ export interface Tenant {
   readonly appSecret: string | null;
   /** Origins that may frame this tenant's gateway pages; absent: any (its token proves the app embeds it). */
   readonly embedOrigins?: readonly string[];
+  /** The meeting-API secret a rotation replaced, accepted beside the current one until its end. */
+  readonly previousApiSecret?: PreviousSecret;
+  /** The app secret a rotation replaced, accepted beside the current one until its end. */
+  readonly previousAppSecret?: PreviousSecret;
+}
+
+/**
+ * A rotated-out secret in its grace: the platform keeps working until someone pastes the new
+ * one. The end is a time in the file, not a timer, so it survives restarts and ends without
+ * a reload (the registry compares it with its clock on every use).
+ */
+export interface PreviousSecret {
+  readonly secret: string;
+  /** Milliseconds since the epoch; accepted while now is before it. */
+  readonly until: number;
+}
+
+/** The registry's time, injected (the engine's Clock fits) so a grace's end is tested under a fake clock. */
+export interface RegistryClock {
+  now(): Date;
 }
 
 /** An immutable snapshot: replaced as a whole on reload, never edited. */
@@ -37,13 +61,46 @@ export const primaryTenantId = 'primary';
 
 /** 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit. */
 export const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const knownKeys = new Set(['api_secret', 'app_id', 'app_secret', 'embed_origins']);
+const knownKeys = new Set([
+  'api_secret',
+  'app_id',
+  'app_secret',
+  'embed_origins',
+  'previous_api_secret',
+  'previous_api_secret_until',
+  'previous_app_secret',
+  'previous_app_secret_until',
+]);
 
 /**
- * An HS256 secret shorter than this is refused: a token signed with it can be brute-forced
- * offline from one captured token (RFC 7518 §3.2 asks for a key at least as long as the hash).
+ * The one floor for every secret, in bytes: `meetctl tenant add` refuses a shorter one and
+ * `meetctl doctor` fails it, so what add accepts doctor passes. 32 bytes is what meetctl
+ * generates (256 bits); an HS256 secret shorter than the hash can be brute-forced offline from
+ * one captured token (RFC 7518 §3.2), and a checksum secret from one captured call.
  */
-export const minAppSecretBytes = 32;
+export const minSecretBytes = 32;
+
+/** The registry refuses a shorter app secret (HS256) at start and at reload. */
+export const minAppSecretBytes = minSecretBytes;
+
+/** A TOML offset date-time (`2026-11-28T09:25:00Z`): a local one would end at another hour on another machine. */
+function untilValue(value: unknown, where: string): number {
+  if (!(value instanceof TomlDate) || !value.isDateTime() || value.isLocal() || Number.isNaN(value.getTime()))
+    throw new RegistryError(`${where} must be a date-time with its offset, such as 2026-11-28T09:25:00Z`);
+  return value.getTime();
+}
+
+/** A rotated-out secret and its end, which go together and only beside a current secret of the same kind. */
+function previousValue(entry: Record<string, unknown>, id: string, kind: 'api' | 'app', current: string | null): PreviousSecret | null {
+  const key = `previous_${kind}_secret`;
+  const where = `tenants.${id}.${key}`;
+  if (entry[key] === undefined && entry[`${key}_until`] === undefined) return null;
+  if (entry[key] === undefined || entry[`${key}_until`] === undefined) throw new RegistryError(`tenants.${id}: ${key} and ${key}_until go together`);
+  if (current === null) throw new RegistryError(`tenants.${id}: ${key} needs a current ${kind}_secret`);
+  const secret = kind === 'app' ? appSecretValue(entry[key], where) : secretValue(entry[key], where);
+  if (secret === current) throw new RegistryError(`${where} is the current ${kind}_secret; a rotation makes a new one`);
+  return { secret, until: untilValue(entry[`${key}_until`], `${where}_until`) };
+}
 
 /** An http(s) origin, as a frame-ancestors source: no path, nothing that could end the directive. */
 const originPattern = /^https?:\/\/[A-Za-z0-9.*-]+(:\d{1,5})?$/;
@@ -154,7 +211,7 @@ export function parseRegistry(text: string, primarySecret: string | null, primar
     if (id === primaryTenantId) throw new RegistryError(`tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET`);
     if (!isTable(entry)) throw new RegistryError(`tenants.${id} must be a table`);
     for (const key of Object.keys(entry)) {
-      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: api_secret, app_id, app_secret, embed_origins)`);
+      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: ${[...knownKeys].join(', ')})`);
     }
     const apiSecret = entry.api_secret === undefined ? null : secretValue(entry.api_secret, `tenants.${id}.api_secret`);
     const appId = entry.app_id === undefined ? null : secretValue(entry.app_id, `tenants.${id}.app_id`);
@@ -164,21 +221,38 @@ export function parseRegistry(text: string, primarySecret: string | null, primar
       throw new RegistryError(`tenants.${id}: embed_origins needs app_id and app_secret (it applies to gateway pages)`);
     if ((appId === null) !== (appSecret === null)) throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
     if (apiSecret === null && appId === null) throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
-    if (apiSecret !== null) {
-      const other = secrets.get(apiSecret);
+    const previousApi = previousValue(entry, id, 'api', apiSecret);
+    const previousApp = previousValue(entry, id, 'app', appSecret);
+    // A previous secret still signs calls during its grace: it too must name one tenant only.
+    for (const secret of [apiSecret, previousApi?.secret ?? null]) {
+      if (secret === null) continue;
+      const other = secrets.get(secret);
       if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same api_secret; every tenant needs its own`);
-      secrets.set(apiSecret, id);
+      secrets.set(secret, id);
     }
     if (appId !== null) {
       const other = appIds.get(appId);
       if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same app_id`);
       appIds.set(appId, id);
     }
-    tenants.push({ id, apiSecret, appId, appSecret, ...(embedOrigins !== null ? { embedOrigins } : {}) });
+    tenants.push({
+      id,
+      apiSecret,
+      appId,
+      appSecret,
+      ...(embedOrigins !== null ? { embedOrigins } : {}),
+      ...(previousApi !== null ? { previousApiSecret: previousApi } : {}),
+      ...(previousApp !== null ? { previousAppSecret: previousApp } : {}),
+    });
   }
   const clash = pathClash(tenants, primaryAppId);
   if (clash !== null) throw new RegistryError(clash);
   return snapshotOf(tenants);
+}
+
+/** Whether a rotated-out secret is still in its grace at `nowMs`. */
+export function inGrace(previous: PreviousSecret | undefined, nowMs: number): previous is PreviousSecret {
+  return previous !== undefined && nowMs < previous.until;
 }
 
 /** Holds the current snapshot; readers take `current()` once per request. */
@@ -186,8 +260,17 @@ export class TenantRegistry {
   private snapshot: TenantSnapshot;
   private reloads = 0;
 
-  constructor(initial: TenantSnapshot) {
+  constructor(
+    initial: TenantSnapshot,
+    private readonly clock: RegistryClock,
+  ) {
     this.snapshot = initial;
+  }
+
+  /** The meeting-API secrets that sign for `tenant` now: its current one, and the previous one during its grace. */
+  apiSecretsOf(tenant: Tenant): readonly string[] {
+    if (tenant.apiSecret === null) return [];
+    return inGrace(tenant.previousApiSecret, this.clock.now().getTime()) ? [tenant.apiSecret, tenant.previousApiSecret.secret] : [tenant.apiSecret];
   }
 
   current(): TenantSnapshot {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { parseRegistry, primaryOnly, RegistryError, TenantRegistry, type TenantSnapshot } from './registry.js';
+import { parseRegistry, primaryOnly, RegistryError, TenantRegistry, type RegistryClock, type TenantSnapshot } from './registry.js';
 
 export interface RegistryLog {
   info(obj: object, msg: string): void;
@@ -42,9 +42,15 @@ export function readRegistryFile(file: string, primarySecret: string | null, pri
  * bad file keeps the last good registry and logs why, with line and column for TOML errors.
  * The first read throws RegistryError: a daemon does not start on a broken registry.
  */
-export async function watchTenants(fileArg: string, primarySecret: string | null, log: RegistryLog, primaryAppId: string | null = null): Promise<TenantWatch> {
+export async function watchTenants(
+  fileArg: string,
+  primarySecret: string | null,
+  log: RegistryLog,
+  clock: RegistryClock,
+  primaryAppId: string | null = null,
+): Promise<TenantWatch> {
   const file = resolve(fileArg);
-  const registry = new TenantRegistry(readRegistryFile(file, primarySecret, primaryAppId));
+  const registry = new TenantRegistry(readRegistryFile(file, primarySecret, primaryAppId), clock);
   log.info({ file, tenants: registry.current().tenants.map((t) => t.id) }, 'tenant registry loaded');
 
   const reload = () => {

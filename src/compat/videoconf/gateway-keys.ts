@@ -75,6 +75,9 @@ export class GatewayKeys {
       pair = {
         tenantId: tenant.id,
         secret: Buffer.from(tenant.appSecret ?? '', 'utf8'),
+        ...(tenant.previousAppSecret
+          ? { previous: { secret: Buffer.from(tenant.previousAppSecret.secret, 'utf8'), until: tenant.previousAppSecret.until } }
+          : {}),
         acceptedIssuers: [tenant.appId ?? ''],
         embedOrigins: tenant.embedOrigins ?? ['*'],
       };

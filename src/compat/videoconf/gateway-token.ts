@@ -16,6 +16,8 @@ export const maxLifetimeSecs = 24 * 60 * 60;
 export interface GatewayPair {
   readonly tenantId: string;
   readonly secret: Uint8Array;
+  /** The secret a rotation replaced, accepted beside `secret` until `until` (ms since the epoch). */
+  readonly previous?: { readonly secret: Uint8Array; readonly until: number };
   /** Issuers accepted with this secret; `*` accepts any. */
   readonly acceptedIssuers: readonly string[];
   /** Origins that may frame this application's pages; `*` any. */
@@ -115,13 +117,20 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (typeof claims.iss !== 'string') throw new GatewayRefusal('token_malformed');
   const pair = rules.pairFor(claims.iss);
   if (!pair || !accepts(pair.acceptedIssuers, claims.iss)) throw new GatewayRefusal('issuer_not_accepted');
-  try {
-    await compactVerify(token, pair.secret, { algorithms: ['HS256'] });
-  } catch (err) {
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw new GatewayRefusal('signature_invalid');
-    if (err instanceof errors.JOSEError) throw new GatewayRefusal('token_malformed');
-    throw err;
+  const previous = pair.previous !== undefined && rules.now.getTime() < pair.previous.until ? [pair.previous.secret] : [];
+  let signed = false;
+  // During a rotation's grace both secrets are always tried, so the time does not say which one signed.
+  for (const secret of [pair.secret, ...previous]) {
+    try {
+      await compactVerify(token, secret, { algorithms: ['HS256'] });
+      signed = true;
+    } catch (err) {
+      if (err instanceof errors.JWSSignatureVerificationFailed) continue;
+      if (err instanceof errors.JOSEError) throw new GatewayRefusal('token_malformed');
+      throw err;
+    }
   }
+  if (!signed) throw new GatewayRefusal('signature_invalid');
 
   const now = Math.floor(rules.now.getTime() / 1000);
   const exp = optionalNumber(claims.exp);

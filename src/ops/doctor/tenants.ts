@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config/settings.js';
-import { RegistryError, type TenantSnapshot } from '../../compat/tenants/registry.js';
+import { minSecretBytes, RegistryError, type TenantSnapshot } from '../../compat/tenants/registry.js';
 import { readRegistryFile } from '../../compat/tenants/watch.js';
 import { check, configMissing, fail, ok, reason, skip, type DoctorContext } from './check.js';
 
@@ -9,9 +9,6 @@ import { check, configMissing, fail, ok, reason, skip, type DoctorContext } from
 export function tenantsFileOf(config: Config): string {
   return config.tenantsFile ?? join(config.configDir, 'tenants.toml');
 }
-
-/** Secrets shorter than this are refused by doctor: 32 bytes is what meetctl generates (256 bits). */
-export const minSecretBytes = 32;
 
 /** The registry as the daemon would load it, or why it cannot; absent when the file does not exist. */
 export function loadTenants(config: Config): { status: 'absent' } | { status: 'read'; snapshot: TenantSnapshot } | { status: 'broken'; message: string } {
