@@ -76,7 +76,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
     t.pass('a reload in the meeting comes back into it');
     await page.getByRole('button', { name: 'Leave meeting' }).click();
-    await page.getByText('You left the meeting.').waitFor();
+    await page.getByRole('heading', { name: 'You left the meeting.' }).waitFor();
     const before = polls.length;
     await page.getByRole('link', { name: 'Back to the start' }).click();
     await page.getByRole('button', { name: 'Join' }).waitFor();
