@@ -79,12 +79,19 @@ export async function startDaemon(
   const summary = new RequestSummary(systemClock);
   const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
+  // A configured module the licence gate refused (absent, expired or forged key, unreadable
+  // record) leaves the platforms with 502 while the engine is fine: monitoring must see it.
+  const compatModuleCheck = () => (compatExpected ? compat !== null : null);
   // Janus (SERVICE_MEDIA) starts first: auto falls back to the mesh, janus refuses to start without it.
   const media = await startMedia(config, log);
   let opened: Awaited<ReturnType<typeof openEngine>>;
   try {
     opened = await openEngine(config, systemClock, log, {
-      readinessChecks: [{ name: 'compat_listener', check: compatCheck }, ...(media.readiness ? [media.readiness] : [])],
+      readinessChecks: [
+        { name: 'compat_listener', check: compatCheck },
+        { name: 'compat_module', check: compatModuleCheck },
+        ...(media.readiness ? [media.readiness] : []),
+      ],
       accessLog,
       media: media.factory,
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
