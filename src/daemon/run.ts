@@ -1,7 +1,10 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
+import { serviceVersion } from '../config/version.js';
+import { SchemaTooNewError } from '../store/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { listeningUrl } from '../http/listening-url.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
@@ -55,6 +58,11 @@ function writeInitialToken(dataDir: string, token: string): string {
   return file;
 }
 
+/** A database newer than this code is the operator's to fix (a downgrade): exit 2, naming both versions, as a bad setting does. */
+function refusingNewerSchema(err: unknown): unknown {
+  return err instanceof SchemaTooNewError ? new ConfigError(`${err.message} (this is meeting-service ${serviceVersion})`) : err;
+}
+
 /** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily), the live meeting's timers. */
 export interface DaemonOptions {
   readonly now?: () => Date;
@@ -69,6 +77,8 @@ export async function startDaemon(
   options: DaemonOptions = {},
 ): Promise<RunningDaemon> {
   const now = options.now ?? (() => new Date());
+  // First, so that even a start refused below says which release refused it.
+  log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
   // Before Janus, the stores or the signing key open anything in the data directory.
   narrowDataModes(config, log);
   // The compat listener counts for readiness once the daemon means to run it; until it
@@ -98,7 +108,7 @@ export async function startDaemon(
     });
   } catch (err) {
     await media.close();
-    throw err;
+    throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
   const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
@@ -119,7 +129,7 @@ export async function startDaemon(
     await app.close();
     services.close();
     await media.close();
-    throw err;
+    throw refusingNewerSchema(err);
   }
   const running = compat;
   const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs) : () => undefined;
