@@ -2,7 +2,7 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
-import type { Config } from '../config/settings.js';
+import { settings, type Config } from '../config/settings.js';
 import { serviceVersion } from '../config/version.js';
 import { SchemaTooNewError } from '../store/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
@@ -63,6 +63,16 @@ function refusingNewerSchema(err: unknown): unknown {
   return err instanceof SchemaTooNewError ? new ConfigError(`${err.message} (this is meeting-service ${serviceVersion})`) : err;
 }
 
+/**
+ * Where a person reaches the rooms: the public base the operator set (COMPAT_FRONTEND_URL, where
+ * join links lead), else the engine listener, a wildcard host shown as localhost (a browser
+ * cannot open 0.0.0.0).
+ */
+export function urlToOpen(config: Pick<Config, 'compatFrontendUrl'>, listening: string): string {
+  if (config.compatFrontendUrl !== settings.compatFrontendUrl.fallback) return config.compatFrontendUrl.replace(/\/+$/, '');
+  return listening.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
+}
+
 /** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily), the live meeting's timers. */
 export interface DaemonOptions {
   readonly now?: () => Date;
@@ -104,6 +114,7 @@ export async function startDaemon(
       ],
       accessLog,
       media: media.factory,
+      tenantOf: (roomId) => (compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   } catch (err) {
@@ -135,6 +146,8 @@ export async function startDaemon(
   const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs) : () => undefined;
   const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
+  const openUrl = urlToOpen(config, url);
+  log.info({ version: serviceVersion, openUrl }, `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`);
   const graceSecs = config.shutdownGraceSecs;
   const engineWork = countOpenWork(app.server);
   const compatWork = running ? countOpenWork(running.server) : null;
