@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
+import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
 import { doctorCommand } from './doctor.js';
 import { CliError, cliErrorKinds, renderCliError } from './errors.js';
@@ -18,7 +19,10 @@ function configureTree(command: Command, io: CliIo): void {
 }
 
 export function buildProgram(io: CliIo): Command {
-  const program = new Command('meetctl').description('install, configure and run the meeting service').showHelpAfterError();
+  const program = new Command('meetctl')
+    .description('install, configure and run the meeting service')
+    .version(serviceVersion, '-V, --version', 'print the version of the meeting service')
+    .showHelpAfterError();
   // The operator's path, in order: install → nginx → tenant → serve; then doctor, token, license.
   installCommands(program, io);
   nginxCommand(program, io);

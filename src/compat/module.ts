@@ -124,7 +124,14 @@ export async function startCompat(config: CompatConfig, services: EngineServices
 
   let live: MeetingLiveView = options.live ?? meetingLiveView(services.live, services.stats);
   // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
-  const store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
+  let store: CachedCompatStore | null;
+  try {
+    store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
+  } catch (err) {
+    // A database this code must not open (newer schema, unreadable): the tenants watch would keep the refused process alive.
+    await watch?.close();
+    throw err;
+  }
   const tenantSecret = (tenantId: string): string | null => registry?.current().byId.get(tenantId)?.apiSecret ?? null;
   const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), clog, options.callbacks, tenantSecret) : null;
   const meetings =

@@ -21,13 +21,21 @@ export async function openEngine(
   config: Config,
   clock: Clock,
   log: Logger,
-  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> & Pick<ServicesOptions, 'media' | 'scheduler'> = {},
+  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> &
+    Pick<ServicesOptions, 'media' | 'scheduler'> & {
+      /** The meeting-API tenant whose meeting a room holds, for the `end` line (the compat module starts after the engine). */
+      readonly tenantOf?: (roomId: string) => string | null;
+    } = {},
 ): Promise<Engine> {
-  const { media, scheduler, ...appOptions } = options;
+  const { media, scheduler, tenantOf, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
   const services = openServices(config, clock, { log, ice, ...(media ? { media } : {}), ...(scheduler ? { scheduler } : {}) });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
-  services.meetings.onEnded((meeting) => log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId }, 'end'));
+  // Asked before the compat module closes its meeting: the engine tells of the end first.
+  services.meetings.onEnded((meeting) => {
+    const tenant = tenantOf?.(meeting.roomId) ?? null;
+    log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId, ...(tenant !== null ? { tenant } : {}) }, 'end');
+  });
   try {
     const app = await buildEngineApp(services, { loggerInstance: log, web: config, ice: config, trustedProxies: config.trustedProxies, ...appOptions });
     return { services, app };

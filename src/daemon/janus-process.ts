@@ -185,7 +185,7 @@ export class JanusProcess {
       return;
     }
     this.current = 'up';
-    this.options.log.info({ pid: this.child?.pid, restarts: this.failures }, 'janus is up again');
+    this.options.log.info({ janusPid: this.child?.pid, restarts: this.failures }, 'janus is up again');
     // A Janus that stays up a minute starts the pauses from the shortest again.
     setTimeout(() => {
       if (this.current === 'up') this.failures = 0;

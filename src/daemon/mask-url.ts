@@ -16,6 +16,13 @@
  */
 const secretName = /^t$|token|session|jwt|checksum|passw|secret|pw$|code$|cookie|meetwait/;
 
+/**
+ * Normalised names whose value says who a person is: the meeting API's join (`fullName`,
+ * `userID`, `avatarURL`). Every join is logged, and the log is no place for the platform's
+ * users.
+ */
+const personalName = /^fullname$|^userid$|^avatarurl$/;
+
 const secretShapes: readonly RegExp[] = [
   // A JWT: its header is base64url JSON, so it starts with `eyJ` (`{"`), then a dot.
   /eyJ[\w-]*\.[\w-]/,
@@ -52,7 +59,7 @@ function maskPair(pair: string): string {
   const normalised = decoded(name)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '');
-  return secretName.test(normalised) || looksSecret(value) ? `${name}=***` : pair;
+  return secretName.test(normalised) || personalName.test(normalised) || looksSecret(value) ? `${name}=***` : pair;
 }
 
 export function maskUrl(url: string): string {

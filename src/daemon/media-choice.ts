@@ -90,7 +90,8 @@ export async function startMedia(config: MediaConfig, log: MediaLog): Promise<Me
   ping?.unref();
   const up = () => (own ? own.state === 'up' : externalUp);
   const backends: JanusBackend[] = [];
-  log.info({ janus: own ? 'own' : 'external', pid: own?.pid ?? null }, 'meetings use the Janus SFU');
+  // janusPid: pino already puts the daemon's own "pid" on every line, and a JSON line with two is read differently by each tool.
+  log.info({ janus: own ? 'own' : 'external', janusPid: own?.pid ?? null }, 'meetings use the Janus SFU');
   return {
     kind: 'janus',
     process: own,

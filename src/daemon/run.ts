@@ -1,7 +1,10 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { Config } from '../config/settings.js';
+import { ConfigError } from '../config/config-error.js';
+import { settings, type Config } from '../config/settings.js';
+import { serviceVersion } from '../config/version.js';
+import { SchemaTooNewError } from '../store/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { listeningUrl } from '../http/listening-url.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
@@ -55,6 +58,21 @@ function writeInitialToken(dataDir: string, token: string): string {
   return file;
 }
 
+/** A database newer than this code is the operator's to fix (a downgrade): exit 2, naming both versions, as a bad setting does. */
+function refusingNewerSchema(err: unknown): unknown {
+  return err instanceof SchemaTooNewError ? new ConfigError(`${err.message} (this is meeting-service ${serviceVersion})`) : err;
+}
+
+/**
+ * Where a person reaches the rooms: the public base the operator set (COMPAT_FRONTEND_URL, where
+ * join links lead), else the engine listener, a wildcard host shown as localhost (a browser
+ * cannot open 0.0.0.0).
+ */
+export function urlToOpen(config: Pick<Config, 'compatFrontendUrl'>, listening: string): string {
+  if (config.compatFrontendUrl !== settings.compatFrontendUrl.fallback) return config.compatFrontendUrl.replace(/\/+$/, '');
+  return listening.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
+}
+
 /** What a test may put in place of the real thing: the licence gate's clock and how often it re-checks (daily), the live meeting's timers. */
 export interface DaemonOptions {
   readonly now?: () => Date;
@@ -69,6 +87,8 @@ export async function startDaemon(
   options: DaemonOptions = {},
 ): Promise<RunningDaemon> {
   const now = options.now ?? (() => new Date());
+  // First, so that even a start refused below says which release refused it.
+  log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
   // Before Janus, the stores or the signing key open anything in the data directory.
   narrowDataModes(config, log);
   // The compat listener counts for readiness once the daemon means to run it; until it
@@ -79,19 +99,27 @@ export async function startDaemon(
   const summary = new RequestSummary(systemClock);
   const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
+  // A configured module the licence gate refused (absent, expired or forged key, unreadable
+  // record) leaves the platforms with 502 while the engine is fine: monitoring must see it.
+  const compatModuleCheck = () => (compatExpected ? compat !== null : null);
   // Janus (SERVICE_MEDIA) starts first: auto falls back to the mesh, janus refuses to start without it.
   const media = await startMedia(config, log);
   let opened: Awaited<ReturnType<typeof openEngine>>;
   try {
     opened = await openEngine(config, systemClock, log, {
-      readinessChecks: [{ name: 'compat_listener', check: compatCheck }, ...(media.readiness ? [media.readiness] : [])],
+      readinessChecks: [
+        { name: 'compat_listener', check: compatCheck },
+        { name: 'compat_module', check: compatModuleCheck },
+        ...(media.readiness ? [media.readiness] : []),
+      ],
       accessLog,
       media: media.factory,
+      tenantOf: (roomId) => (compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   } catch (err) {
     await media.close();
-    throw err;
+    throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
   const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
@@ -112,12 +140,14 @@ export async function startDaemon(
     await app.close();
     services.close();
     await media.close();
-    throw err;
+    throw refusingNewerSchema(err);
   }
   const running = compat;
   const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs) : () => undefined;
   const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
+  const openUrl = urlToOpen(config, url);
+  log.info({ version: serviceVersion, openUrl }, `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`);
   const graceSecs = config.shutdownGraceSecs;
   const engineWork = countOpenWork(app.server);
   const compatWork = running ? countOpenWork(running.server) : null;

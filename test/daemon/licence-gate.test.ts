@@ -5,7 +5,7 @@
 // daemon runs does not stop the module, but the next start refuses it. The daemon starts in
 // this process (its start is what decides and logs); one case runs the built binary, whose
 // standard output must hold neither the key nor the secret.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { gateDecision, runningCheck } from '../../src/daemon/licence-gate.js';
 import { installationFile, writeInstallation } from '../../src/licence/installation.js';
@@ -46,6 +46,22 @@ async function engineServes(t: Tap, d: Started): Promise<void> {
   t.equal((await fetch(`${d.url}/room/nowhere/exists`)).status, 404, 'the engine serves');
 }
 
+/** What /readyz answers (status and body). */
+async function readyz(d: Started): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
+  const response = await fetch(`${d.url}/readyz`);
+  return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, string> } };
+}
+
+/**
+ * Issue 29 point 5: a configured module the gate refused leaves the platforms with 502 from
+ * nginx while the engine is fine; /readyz must say so, naming the module.
+ */
+async function notReadyNamingCompat(t: Tap, d: Started): Promise<void> {
+  const ready = await readyz(d);
+  t.equal(ready.status, 503, '/readyz: not ready');
+  t.match(ready.body, { status: 'not_ready', checks: { database: 'ok', engine_listener: 'ok', compat_module: 'failing' } }, 'naming the compat module');
+}
+
 t.test('the decision, without a daemon', async (t) => {
   const now = new Date('2030-01-01T00:00:00Z');
   const licence = { customer: 'C', modules: ['compat'], issuedAt: now, expiresAt: new Date('2030-03-01T00:00:00Z') };
@@ -68,6 +84,7 @@ t.test('a newcomer without compat settings: the engine alone, no licence talk', 
   await engineServes(t, d);
   t.equal(compatUrl(d), undefined);
   t.notMatch(d.lines.join('\n'), /licen[cs]e|not installed/i, 'nothing about a licence');
+  t.same(await readyz(d), { status: 200, body: { status: 'ready', checks: { database: 'ok', engine_listener: 'ok' } } }, 'ready: no module was configured');
 });
 
 t.test('no licence: no compat listener, a warning naming meetctl install compat', async (t) => {
@@ -75,6 +92,7 @@ t.test('no licence: no compat listener, a warning naming meetctl install compat'
   await engineServes(t, d);
   t.equal(compatUrl(d), undefined, 'no compat listener');
   t.match(licenceLine(d), { level: 40, licence: 'absent', msg: /compat module not installed.*meetctl install compat/ });
+  await notReadyNamingCompat(t, d);
 });
 
 t.test('a valid licence: compat listens, the log names customer and expiry (meetctl serve, its own process)', async (t) => {
@@ -85,6 +103,11 @@ t.test('a valid licence: compat listens, the log names customer and expiry (meet
   const url = compatUrl(d);
   t.ok(url, 'compat listening');
   t.equal((await fetch(`${url}/confapi/api`)).status, 200, 'it answers');
+  t.same(
+    (await readyz(d)).body,
+    { status: 'ready', checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok', compat_module: 'ok' } },
+    'ready, the module serving',
+  );
   t.match(licenceLine(d), {
     level: 30,
     licence: 'valid',
@@ -116,6 +139,24 @@ t.test('an expired licence: refused with a message, the engine serves', async (t
     fault: 'expired',
     msg: /compat module refused to start: the server key expired on \d{4}-.*the engine still serves/,
   });
+  await notReadyNamingCompat(t, d);
+});
+
+t.test('an unreadable installation record: refused, the engine serves, /readyz names the module', async (t) => {
+  const dataDir = dataDirFor(t);
+  await install(dataDir, { days: 100 });
+  // A directory where the record should be: unreadable even for root, who reads any file's bytes.
+  const file = installationFile(dataDir, 'compat');
+  rmSync(file);
+  mkdirSync(file);
+  const d = await serve(t, dataDir);
+  await engineServes(t, d);
+  t.equal(compatUrl(d), undefined, 'no compat listener');
+  t.match(
+    logRecords(d).find((r) => r.module === 'compat' && /installation record cannot be read/.test(String(r.msg))),
+    { level: 50 },
+  );
+  await notReadyNamingCompat(t, d);
 });
 
 t.test('a tampered record: refused', async (t) => {
@@ -163,9 +204,11 @@ t.test('a licence ending while the daemon runs: meetings keep being served; the 
   await until('the running check sees the licence ended', () => Promise.resolve(noLonger() !== undefined), 5000, 20);
   t.match(noLonger(), { level: 50, fault: 'expired', msg: /keeps serving until this process stops, and will not start again/ });
   t.equal((await fetch(`${url}/confapi/api`)).status, 200, 'after expiry the running module still answers');
+  t.equal((await readyz(first)).status, 200, 'and /readyz stays ready: the module serves');
   await first.stop();
 
   const second = await serve(t, dataDir, {}, { now });
   t.equal(compatUrl(second), undefined, 'a restart does not start it');
   t.match(licenceLine(second), { level: 50, fault: 'expired', msg: /refused to start: the server key expired/ });
+  await notReadyNamingCompat(t, second);
 });

@@ -66,6 +66,13 @@ t.test('the daemon with SERVICE_MEDIA=janus runs its own Janus, reports it in /r
   t.ok(janusPid > 0, "Janus runs as the daemon's child");
   t.match(execFileSync('ps', ['-o', 'args=', '-p', String(janusPid)], { encoding: 'utf8' }), /janus -F .*\/janus -C/);
   t.notOk(daemon.lines.join('\n').match(/apisecret|api_secret|admin_key/i), 'no Janus secret in the log');
+  // Issue 29 point 16: pino puts the daemon's "pid" on every line; Janus's is its own key, not a second "pid".
+  const onePid = (msg: string) => {
+    const line = daemon.lines.find((l) => l.includes(`"msg":"${msg}"`));
+    t.equal(line?.match(/"pid":/g)?.length, 1, `${msg}: one "pid" key`);
+    t.match(JSON.parse(line ?? '{}'), { pid: daemon.child.pid, janusPid: Number(children()[0]) }, `${msg}: the daemon's pid and Janus's`);
+  };
+  onePid('meetings use the Janus SFU');
 
   process.kill(janusPid, 'SIGKILL');
   await until('/readyz to say janus is failing', async () => (await (await fetch(`${daemon.url}/readyz`)).json()).checks?.janus === 'failing', 5000, 20).catch(
@@ -80,6 +87,7 @@ t.test('the daemon with SERVICE_MEDIA=janus runs its own Janus, reports it in /r
   );
   const restarted = Number(children()[0]);
   t.not(restarted, janusPid, 'a new Janus');
+  onePid('janus is up again');
 
   daemon.child.kill('SIGTERM');
   t.equal(await daemon.exited, 0);

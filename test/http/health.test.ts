@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { readinessProbeReuseMs } from '../../src/http/app.js';
@@ -10,6 +11,8 @@ import { compatInProcessFor } from '../helpers/compat.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** A daemon, or the engine built in-process and listening (the checks look at its socket). */
 interface Listening {
@@ -38,7 +41,7 @@ t.test('/healthz and /readyz answer without a token on the engine listener', asy
   const daemon = await appFor(t, { listen: true });
   const health = await get(daemon, '/healthz');
   t.equal(health.status, 200);
-  t.same(health.body, { status: 'ok', service: 'meeting-service' });
+  t.same(health.body, { status: 'ok', service: 'meeting-service', version: packageVersion }, 'the version of the package (issue 29 point 9)');
   t.match(health.headers.get('content-type'), /^application\/json/);
   t.equal(health.headers.get('cache-control'), 'no-store');
 
@@ -127,6 +130,6 @@ t.test('with the compat module, /readyz reports its listener', async (t: Tap) =>
   const daemon = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-readiness-test' });
   const ready = await get(daemon, '/readyz');
   t.equal(ready.status, 200);
-  t.same(ready.body, { status: 'ready', checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok' } });
+  t.same(ready.body, { status: 'ready', checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok', compat_module: 'ok' } });
   t.equal((await fetch(`${daemon.compatUrl}/readyz`)).status, 404, 'on the engine listener only');
 });

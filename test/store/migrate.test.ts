@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { describeSchema, openDatabase, type Db } from '../../src/store/database.js';
-import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { migrate, readMigrations, SchemaTooNewError } from '../../src/store/migrate.js';
 import { readPragma } from '../../src/store/sqlite.js';
 import type { Tap } from '../helpers/api.js';
 
@@ -69,6 +69,23 @@ t.test('migrating again is a no-op', async (t) => {
   t.same(describeSchema(reopened), schema, 'reopening leaves the schema as it was');
   t.equal(userVersion(reopened), latest);
   t.same(migrate(reopened, readMigrations(migrationsDir)), []);
+});
+
+// Issue 29, point 9: a downgraded service migrated nothing and ran on tables it did not know.
+t.test('a schema newer than the code is refused, nothing written', async (t) => {
+  const { db } = open(t);
+  const schema = describeSchema(db);
+  db.pragma(`user_version = ${latest + 3}`);
+  const err = t.throws(() => migrate(db, readMigrations(migrationsDir))) as unknown;
+  t.ok(err instanceof SchemaTooNewError, 'a SchemaTooNewError');
+  t.match(err, {
+    file: 'meet.sqlite',
+    found: latest + 3,
+    known: latest,
+    message: `schema version ${latest + 3}, newer than this version of the service knows (up to ${latest})`,
+  });
+  t.equal(userVersion(db), latest + 3, 'user_version untouched');
+  t.same(describeSchema(db), schema, 'schema untouched');
 });
 
 t.test('a failing migration leaves the previous schema whole', async (t) => {

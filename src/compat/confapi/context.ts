@@ -35,6 +35,8 @@ export interface CallContext {
   /** An XML body sent with a POST (create's pre-uploaded presentations). */
   readonly xmlBody: string | null;
   readonly deps: ConfapiDeps;
+  /** Records the state change this call made for its request's log line (ids only, never a name or a password). */
+  readonly note?: (event: string, fields: Readonly<Record<string, string | number | boolean | null>>) => void;
 }
 
 export type Answer =

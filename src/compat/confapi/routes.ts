@@ -199,11 +199,13 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
           throw failure('validationError', 'Parameters must be sent either in the query string or in the body, not both');
         }
         const params = new Params(queryParams.length > 0 ? queryParams : bodyParams);
-        const answer = spec.handler({ call, tenant, params, xmlBody, deps });
+        const note = (event: string, fields: Readonly<Record<string, string | number | boolean | null>>) =>
+          noteEvent(request, event, { tenant: tenant.id, ...fields });
+        const answer = spec.handler({ call, tenant, params, xmlBody, deps, note });
         // Most calls answer synchronously; awaiting only a promise saves a microtask turn per call.
         const settled = answer instanceof Promise ? await answer : answer;
         // A state change gets its line (ids only); a meeting's end is logged when the engine ends it.
-        if (call === 'create') noteEvent(request, 'create', { tenant: tenant.id });
+        if (call === 'create') note('create', {});
         return sendAnswer(reply, settled);
       },
     });

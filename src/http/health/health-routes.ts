@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { serviceVersion } from '../../config/version.js';
 import type { ReadinessReport } from '../../engine/health/readiness.js';
 
 export const serviceName = 'meeting-service';
@@ -9,7 +10,9 @@ export const serviceName = 'meeting-service';
  */
 export function healthRoutes(readiness: () => ReadinessReport) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok', service: serviceName }));
+    app.get('/healthz', async (_request, reply) =>
+      reply.header('cache-control', 'no-store').send({ status: 'ok', service: serviceName, version: serviceVersion }),
+    );
     app.get('/readyz', async (_request, reply) => {
       const { ready, checks } = readiness();
       return reply

@@ -96,7 +96,10 @@ export async function join(ctx: CallContext): Promise<Answer> {
   const redirect = params.get('redirect');
   const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
   const userId = params.get('userID') ?? '';
+  // Who joined which room, as ids and choices: meetingID, fullName and userID are the platform's words, not ours to log.
+  const noteJoin = () => ctx.note?.('join', { room: meeting.roomId, role, guest, guestStatus });
   if (guestStatus === 'DENY') {
+    noteJoin();
     if (redirecting)
       return {
         kind: 'page',
@@ -131,6 +134,7 @@ export async function join(ctx: CallContext): Promise<Answer> {
     ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
   };
   const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
+  noteJoin();
   const query = new URLSearchParams([['t', token]]);
   if (meeting.settings.logoutURL !== '') query.append('logoutURL', meeting.settings.logoutURL);
   const url = `${deps.frontendUrl}/room/${encodeURIComponent(meeting.roomId)}?${query.toString()}`;
