@@ -194,18 +194,6 @@ function appSecret(raw: unknown): string {
   return value;
 }
 
-/**
- * Where people reach the service: an http(s) origin, perhaps with a path prefix, no query or
- * fragment (join links are built by appending /room/...).
- */
-function publicUrl(raw: unknown): string {
-  const value = p.httpUrl(raw);
-  const url = new URL(value);
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
-    throw new p.InvalidValue(`must be an address without user, query or fragment, such as https://meet.example.org (got ${JSON.stringify(value)})`);
-  return value;
-}
-
 function setting<T>(row: Omit<Setting<T>, 'secret' | 'flag'> & { secret?: boolean; flag?: string | null }): Setting<T> {
   return { secret: false, flag: null, ...row };
 }
@@ -313,7 +301,7 @@ export const settings = {
   }),
   publicUrl: setting({
     env: 'SERVICE_PUBLIC_URL', toml: ['service', 'public_url'], flag: '--public-url',
-    fallback: null, parse: publicUrl,
+    fallback: null, parse: p.publicUrl,
     description: 'The address people reach the service at, such as https://meet.example.org (nginx\'s site): meeting-API joins and external_api.js point there, and meetctl nginx takes its host as the default --server-name',
     install: { module: 'compat', file: 'env', ask: { question: 'Public address of the service (such as https://meet.example.org)?' } },
   }),
