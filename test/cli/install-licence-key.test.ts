@@ -5,7 +5,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { daemonFor, logRecords } from '../helpers/api.js';
+import { daemonFor, logRecords, type Tap } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { logMatch } from '../helpers/compat.js';
 import { world } from '../helpers/install-world.js';
@@ -23,7 +23,6 @@ async function installWithKeyFile(t: Tap) {
   t.equal(result.code, 0, result.stderr);
   return { w, pub, key, args, result };
 }
-type Tap = typeof t;
 
 t.test("the private authority's key is written to meet.env on one line, and a second run keeps it", async (t) => {
   const { w, pub, args, result } = await installWithKeyFile(t);
