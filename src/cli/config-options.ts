@@ -6,7 +6,7 @@ import type { CliIo } from './io.js';
 type Row = (typeof settings)[SettingKey];
 
 /** commander's camel-cased attribute name for a flag such as --compat-http-addr. */
-function attributeOf(flag: string): string {
+export function attributeOf(flag: string): string {
   return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 

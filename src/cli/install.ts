@@ -27,20 +27,17 @@ import { applyFile, type FileOutcome, type PlannedFile } from '../ops/planned-fi
 import { RuntimeSettingsError } from '../ops/runtime-checks.js';
 import { runtimeFiles, runtimeNextSteps, type RuntimeSettings } from '../ops/runtime-files.js';
 import { TomlEditError } from '../ops/toml-section.js';
+import { attributeOf } from './config-options.js';
 import { CliError } from './errors.js';
 import { addLocationOptions, addSettingOption, installContext, type InstallContext } from './install-context.js';
 import type { CliIo } from './io.js';
+import { askValues, serviceValuesOf, type ServiceValue } from './install-service-values.js';
 import { licenceCliError, serverKeyFrom } from './server-key-input.js';
 import { mayPrompt, paint, step, unansweredError } from './ui.js';
 
 const envTemplateFile = fileURLToPath(new URL('../../templates/meet.env', import.meta.url));
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 const knownModules = [compatModule];
-
-/** commander's attribute for a flag such as --open-rooms. */
-function attributeOf(flag: string): string {
-  return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
 
 function checkModule(module: string): void {
   if (!knownModules.includes(module)) throw new CliError('usage', `unknown module ${JSON.stringify(module)} (known: ${knownModules.join(', ')})`);
@@ -219,6 +216,7 @@ interface InstallResult {
   readonly files: FileOutcome[];
   readonly values: Map<string, { value: string; source: string }>;
   readonly listeners: readonly ResolvedListener[];
+  readonly service: readonly ServiceValue[];
   readonly nextSteps: string[];
 }
 
@@ -241,6 +239,7 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
   if (runtime !== null) renderRuntime(runtime, runtimeDirOf(options, runtime));
   const rows = installRows(module);
   const answers = await answerQuestions(rows, options, first, io);
+  const asked = await askValues(rows, options, first, io);
 
   const result = await underInstallLock(first.paths.configDir, async (): Promise<InstallResult> => {
     // Read again under the lock: another install may have finished while the question was open.
@@ -250,7 +249,8 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
     const values = new Map<string, { value: string; source: string }>([...secrets, ...answers]);
     const envValues = Object.fromEntries([...values].map(([name, v]) => [name, v.value]));
     const listeners = listenersOf(options, context, io);
-    const listenerValues = Object.fromEntries(listeners.flatMap((l) => (l.value === null ? [] : [[l.env, l.value]])));
+    const service = serviceValuesOf(rows, options, context, io, asked);
+    const listenerValues = Object.fromEntries([...listeners, ...service].flatMap((l): [string, string][] => (l.value === null ? [] : [[l.env, l.value]])));
     const files = planned(() =>
       compatInstallFiles({
         paths: context.paths,
@@ -274,7 +274,7 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
       files.splice(files.length - 1, 0, ...extra);
       nextSteps = runtimeNextSteps(runtime, rendered);
     }
-    return { licence, files: await writeAll(io, files), values, listeners, nextSteps };
+    return { licence, files: await writeAll(io, files), values, listeners, service, nextSteps };
   });
   report(io, options.json === true, module, result, now);
 }
@@ -294,9 +294,10 @@ function report(io: CliIo, json: boolean, module: string, result: InstallResult,
       .map((row) => [row.env, { source: result.values.get(row.env)?.source, value: result.values.get(row.env)?.value === 'true' }]),
   );
   const listeners = Object.fromEntries(result.listeners.map((l) => [l.env, { source: l.source, value: shownAddress(l) }]));
+  const service = Object.fromEntries(result.service.map((v) => [v.env, { source: v.source, value: v.shown }]));
   if (json) {
     io.out(
-      `${JSON.stringify({ module, installed: true, ...summary, answers, secrets, listeners, files: result.files, nextSteps: result.nextSteps }, null, 2)}\n`,
+      `${JSON.stringify({ module, installed: true, ...summary, answers, secrets, listeners, service, files: result.files, nextSteps: result.nextSteps }, null, 2)}\n`,
     );
     return;
   }
@@ -305,6 +306,7 @@ function report(io: CliIo, json: boolean, module: string, result: InstallResult,
   for (const [name, secret] of Object.entries(secrets)) io.out(`  ${name}: *** (${secret.source})\n`);
   for (const [name, answer] of Object.entries(answers)) io.out(`  ${name}=${String(answer.value)} (${answer.source})\n`);
   for (const [name, listener] of Object.entries(listeners)) io.out(`  ${name}=${listener.value} (${listener.source})\n`);
+  for (const [name, value] of Object.entries(service)) io.out(`  ${name}=${value.value} (${value.source})\n`);
   for (const line of result.nextSteps) io.out(`next: ${line}\n`);
 }
 
@@ -350,7 +352,7 @@ export function installCommands(program: Command, io: CliIo): void {
         `--no-${question.flag.slice(2)}`,
         `answer no to it [${row.env}=false]; without either, asked on a terminal or kept from an earlier install`,
       );
-    } else if (row.install.file === 'room-defaults') {
+    } else if (row.install.file === 'room-defaults' || (row.install.ask && row.flag !== null)) {
       addSettingOption(installCommand, row.key);
     }
   }

@@ -1,8 +1,10 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readIfExists, writeFileAtomic, LockTimeout } from '../ops/atomic-file.js';
 import { NginxInputError, defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
+import { readEnvFile } from '../ops/doctor/env-file.js';
 import { checkTlsPair } from '../ops/tls-files.js';
 import { addConfigOptions, configFromOptions } from './config-options.js';
 import { CliError } from './errors.js';
@@ -26,14 +28,39 @@ interface NginxOptions {
   nginxBin?: string;
   nginxPrefix?: string;
   nginxConf?: string;
+  envFile?: string;
+  config?: string;
 }
 
 const forceHint = 'pass --force to replace it (compare first: meetctl nginx <same flags> | diff <file> -)';
 
+/**
+ * The configuration the daemon runs with: the env file install wrote (what systemd hands the
+ * daemon) beneath this process's environment and the flags, so the site proxies to the
+ * listeners install chose and names the host of SERVICE_PUBLIC_URL.
+ */
+function serviceConfig(options: NginxOptions, io: CliIo) {
+  const configDir = io.env.SERVICE_CONFIG_DIR || '/etc/meet';
+  const envFile = readEnvFile(resolve(options.envFile ?? join(configDir, 'meet.env')));
+  if (options.envFile !== undefined && envFile.state.status !== 'read')
+    throw new CliError('config', `--env-file ${envFile.state.path} cannot be read (${envFile.state.error ?? 'absent'})`);
+  const env = { ...envFile.values, ...io.env };
+  const installedDefaults = join(configDir, 'room-defaults.toml');
+  const config = options.config ?? (env.SERVICE_CONFIG_FILE || (existsSync(installedDefaults) ? installedDefaults : undefined));
+  return configFromOptions({ ...(options as unknown as Record<string, unknown>), config }, { ...io, env });
+}
+
 /** The site described by the flags and the loaded configuration; usage mistakes are exit 64, bad values exit 2. */
 function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
-  if (options.serverName === undefined)
-    throw new CliError('usage', '--server-name is required', 'pass the host name browsers use, e.g. --server-name meet.example.org');
+  const config = serviceConfig(options, io);
+  // The public address names the site: browsers, LMS joins and external_api.js all go there.
+  const serverName = options.serverName ?? (config.publicUrl === null ? undefined : new URL(config.publicUrl).hostname);
+  if (serverName === undefined)
+    throw new CliError(
+      'usage',
+      '--server-name is required when SERVICE_PUBLIC_URL is not set',
+      'pass the host name browsers use, e.g. --server-name meet.example.org, or install with --public-url https://meet.example.org',
+    );
   const tlsGiven = options.tlsCert !== undefined || options.tlsKey !== undefined;
   if (tlsGiven && options.httpOnly)
     throw new CliError('usage', '--http-only cannot be combined with --tls-cert/--tls-key', 'choose TLS (both files) or --http-only');
@@ -51,9 +78,8 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
       'TLS is the default for a public site; --http-only is for a site behind another TLS terminator or a test',
     );
   if (options.redirectListen !== undefined && !tlsGiven) throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
-  const config = configFromOptions(options as unknown as Record<string, unknown>, io);
   return {
-    serverName: options.serverName,
+    serverName,
     engineAddr: config.httpAddr,
     compatAddr: config.compatHttpAddr,
     trustedProxies: config.trustedProxies,
@@ -125,7 +151,8 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .description(
       'render the nginx site for this service (room limits, compat paths, live WebSocket, TLS); print it, write it (--out) or install it (--install)',
     )
-    .option('--server-name <name>', 'host name browsers use (required), e.g. meet.example.org')
+    .option('--server-name <name>', "host name browsers use, e.g. meet.example.org (default: SERVICE_PUBLIC_URL's host)")
+    .option('--env-file <path>', 'environment file of the service, read beneath this environment (default <SERVICE_CONFIG_DIR or /etc/meet>/meet.env)')
     .option('--tls-cert <file>', 'TLS certificate chain (PEM); with --tls-key')
     .option('--tls-key <file>', 'private key of --tls-cert (PEM)')
     .option('--http-only', 'no TLS (behind another TLS terminator, or for a test)')
@@ -163,5 +190,5 @@ export function nginxCommand(program: Command, io: CliIo): void {
       else if (options.out !== undefined) writeOut(options.out, text, options.force === true, io);
       else io.out(text);
     });
-  addConfigOptions(command, ['httpAddr', 'compatHttpAddr', 'trustedProxies']);
+  addConfigOptions(command, ['httpAddr', 'compatHttpAddr', 'trustedProxies', 'publicUrl']);
 }

@@ -52,6 +52,18 @@ export function httpUrl(raw: unknown): string {
   return value.replace(/\/+$/, '');
 }
 
+/**
+ * Where people reach the service: an http(s) origin, perhaps with a path prefix, no query or
+ * fragment (join links are built by appending /room/...).
+ */
+export function publicUrl(raw: unknown): string {
+  const value = httpUrl(raw);
+  const url = new URL(value);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new InvalidValue(`must be an address without user, query or fragment, such as https://meet.example.org (got ${JSON.stringify(value)})`);
+  return value;
+}
+
 /** A secret may be absent (feature off), but a value that is set must hold more than white space. */
 export function secret(raw: unknown): string {
   const value = text(raw);

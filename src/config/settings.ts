@@ -34,6 +34,10 @@ export interface InstallSpec {
   readonly generateBytes?: number;
   /** A yes/no question asked on a terminal when neither the flag (and its --no- form) nor an earlier install answered it. */
   readonly confirm?: { readonly question: string; readonly flag: string };
+  /** A value asked on a terminal (the row's own flag answers it) when neither the flag, the environment, an earlier install nor room-defaults.toml gives it. */
+  readonly ask?: { readonly question: string };
+  /** Written to the env file whenever the environment puts one in force, so the daemon sees what install verified with. */
+  readonly recordInForce?: boolean;
 }
 
 export interface Config {
@@ -56,6 +60,7 @@ export interface Config {
   readonly tenantsFile: string | null;
   readonly configDir: string;
   readonly licensePublicKey: string | null;
+  readonly publicUrl: string | null;
   readonly compatHttpAddr: p.ListenAddress;
   readonly compatFrontendUrl: string;
   readonly compatApiSharedSecret: string | null;
@@ -152,10 +157,16 @@ function proxyList(raw: unknown): string[] {
   return entries.map((entry) => entry.replace(/^\[(.*)\]$/, '$1'));
 }
 
-/** An Ed25519 public key in PEM, given inline or as @path; returns the PEM text. */
+/**
+ * An Ed25519 public key in PEM, given inline, as @path, or as the PEM's base64 body on one
+ * line (what `meetctl install` writes: an env file holds one line per value, and the service
+ * user may not be able to read the file an operator named); returns the PEM text.
+ */
 function ed25519PublicKey(raw: unknown): string {
   const value = p.plainString(raw);
   let pem = value;
+  const oneLine = value.trim();
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(oneLine)) pem = `-----BEGIN PUBLIC KEY-----\n${oneLine}\n-----END PUBLIC KEY-----\n`;
   if (value.startsWith('@')) {
     try {
       pem = readFileSync(value.slice(1), 'utf8');
@@ -167,7 +178,7 @@ function ed25519PublicKey(raw: unknown): string {
   try {
     type = createPublicKey(pem).asymmetricKeyType;
   } catch {
-    throw new p.InvalidValue('must be a public key in PEM (-----BEGIN PUBLIC KEY-----), inline or as @path');
+    throw new p.InvalidValue('must be a public key in PEM (-----BEGIN PUBLIC KEY-----), inline, as @path or as its base64 body on one line');
   }
   if (type !== 'ed25519') throw new p.InvalidValue(`must be an Ed25519 public key (got ${type ?? 'unknown'})`);
   return pem;
@@ -286,7 +297,14 @@ export const settings = {
   licensePublicKey: setting({
     env: 'SERVICE_LICENSE_PUBLIC_KEY', toml: ['service', 'license_public_key'],
     fallback: null, parse: ed25519PublicKey,
-    description: 'Public key (PEM, or @path) that verifies server keys, for a private licence authority; unset: the key built into the product',
+    description: 'Public key (PEM, @path, or the PEM\'s base64 body on one line) that verifies server keys, for a private licence authority; unset: the key built into the product. meetctl install records the one in force in the env file',
+    install: { module: 'compat', file: 'env', recordInForce: true },
+  }),
+  publicUrl: setting({
+    env: 'SERVICE_PUBLIC_URL', toml: ['service', 'public_url'], flag: '--public-url',
+    fallback: null, parse: p.publicUrl,
+    description: 'The address people reach the service at, such as https://meet.example.org (nginx\'s site): meeting-API joins and external_api.js point there, and meetctl nginx takes its host as the default --server-name',
+    install: { module: 'compat', file: 'env', ask: { question: 'Public address of the service (such as https://meet.example.org)?' } },
   }),
   compatHttpAddr: setting({
     env: 'COMPAT_HTTP_ADDR', toml: ['modules', 'compat', 'http_addr'], flag: '--compat-http-addr',
@@ -295,8 +313,8 @@ export const settings = {
   }),
   compatFrontendUrl: setting({
     env: 'COMPAT_FRONTEND_URL', toml: ['modules', 'compat', 'frontend_url'], flag: '--compat-frontend-url',
-    fallback: 'http://localhost:3000', parse: p.httpUrl,
-    description: 'Base of the links join redirects to',
+    fallback: (c) => c.publicUrl ?? 'http://localhost:3000', parse: p.httpUrl,
+    description: 'Base of the links join redirects to (default: SERVICE_PUBLIC_URL, else http://localhost:3000)',
   }),
   compatApiSharedSecret: setting({
     env: 'COMPAT_API_SHARED_SECRET', toml: ['modules', 'compat', 'api_shared_secret'], secret: true,

@@ -86,7 +86,16 @@ export async function installedLicence(dataDir: string, module: string, configur
     }
     return { status: 'valid', licence };
   } catch (err) {
-    if (err instanceof LicenceError) return { status: 'invalid', error: err };
-    throw err;
+    if (!(err instanceof LicenceError)) throw err;
+    // Without a configured key a private authority's valid key reads as forged: say which key checked it.
+    if (err.fault === 'forged' && configuredPem === null)
+      return {
+        status: 'invalid',
+        error: new LicenceError(
+          'forged',
+          `${err.message} (checked against the built-in public key: SERVICE_LICENSE_PUBLIC_KEY is not set, so a key from a private licence authority reads as forged)`,
+        ),
+      };
+    return { status: 'invalid', error: err };
   }
 }

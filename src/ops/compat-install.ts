@@ -131,7 +131,7 @@ export interface CompatInstallInput {
   readonly licence: Licence;
   /** Env-file values of the module's rows (secrets and answers), by variable. */
   readonly envValues: Readonly<Record<string, string>>;
-  /** The listen addresses install writes (ops/listen-addresses.ts), by variable. */
+  /** Values install decided that fill the template's empty examples (listen addresses, public address, licence key), by variable. */
   readonly listenerValues: Readonly<Record<string, string>>;
   readonly roomDefaults: Readonly<Record<string, TomlScalar>>;
   readonly existingEnv: string | null;
@@ -187,7 +187,8 @@ export function compatUninstallFiles(input: CompatUninstallInput): PlannedFile[]
   const { paths } = input;
   const files: PlannedFile[] = [{ path: installationFile(paths.dataDir, compatModule), content: null, mode: 0o600 }];
   if (input.existingEnv !== null) {
-    const names = rows.filter((row) => row.install.file === 'env').map((row) => row.env);
+    // The public address and the licence authority's key are the service's, not the module's: they stay.
+    const names = rows.filter((row) => row.install.file === 'env' && !row.install.ask && !row.install.recordInForce).map((row) => row.env);
     files.push({ path: paths.envFile, content: unsetEnvValues(input.existingEnv, names), mode: 0o600, enforceMode: true });
   }
   if (input.existingRoomDefaults !== null) {

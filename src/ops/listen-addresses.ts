@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import { parse as parseToml } from 'smol-toml';
 import type { ListenAddress } from '../config/parsers.js';
 import { settings, type Config } from '../config/settings.js';
+import { givenValue, type GivenSource } from './given-values.js';
 
 /**
  * Where the two listeners bind after `meetctl install`. nginx runs on the same machine and is
@@ -33,7 +33,7 @@ export function isPublicListener(addr: ListenAddress): boolean {
   return !isLoopbackHost(addr.host);
 }
 
-export type ListenerSource = 'flag' | 'environment' | 'kept' | 'room-defaults' | 'loopback';
+export type ListenerSource = GivenSource | 'loopback';
 
 export interface ResolvedListener {
   readonly env: string;
@@ -53,18 +53,6 @@ export interface ListenerInput {
   readonly config: Config;
 }
 
-function inRoomDefaults(text: string | null, path: readonly string[]): boolean {
-  if (text === null) return false;
-  let node: unknown;
-  try {
-    node = parseToml(text);
-  } catch {
-    return false; // the loader reported it already
-  }
-  for (const part of path) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-  return node !== undefined;
-}
-
 /**
  * Each listener: the flag, else the environment, else an earlier install's line (a second
  * install changes nothing), else room-defaults.toml's value (left there, no env line), else
@@ -73,16 +61,9 @@ function inRoomDefaults(text: string | null, path: readonly string[]): boolean {
 export function resolveListeners(input: ListenerInput): ResolvedListener[] {
   return listenerKeys.map((key) => {
     const row = settings[key];
-    const given: [string | undefined, ListenerSource][] = [
-      [input.flags[key], 'flag'],
-      [input.environment[row.env], 'environment'],
-      [input.existingEnvValues[row.env], 'kept'],
-    ];
-    for (const [value, source] of given) {
-      if (value === undefined || value.trim() === '') continue;
-      return { env: row.env, value: value.trim(), address: row.parse(value), source };
-    }
-    if (inRoomDefaults(input.existingRoomDefaults, row.toml)) return { env: row.env, value: null, address: input.config[key], source: 'room-defaults' };
+    const given = givenValue(key, { ...input, flag: input.flags[key] });
+    if (given?.value === null) return { env: row.env, value: null, address: input.config[key], source: 'room-defaults' };
+    if (given) return { env: row.env, value: given.value, address: row.parse(given.value), source: given.source };
     const loopback = loopbackDefault(key);
     return { env: row.env, value: loopback, address: row.parse(loopback), source: 'loopback' };
   });

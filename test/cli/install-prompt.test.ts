@@ -42,7 +42,12 @@ function onTerminal(w: World, args: readonly string[], waitFor: RegExp | null, a
 async function answered(t: Tap, answer: string, expected: string): Promise<void> {
   const w = world(t);
   const key = w.keyFile(await testServerKey());
-  const result = await onTerminal(w, ['--key-file', key], /Allow open rooms \(arrivals without a token\)\?/, answer);
+  const result = await onTerminal(
+    w,
+    ['--key-file', key, '--public-url', 'https://meet.example.org'],
+    /Allow open rooms \(arrivals without a token\)\?/,
+    answer,
+  );
   t.equal(result.code, 0, `exit 0:\n${result.screen}`);
   t.equal(w.envFile().COMPAT_JITSI_ALLOW_ANONYMOUS, expected, `answered ${JSON.stringify(answer)}: COMPAT_JITSI_ALLOW_ANONYMOUS=${expected}`);
   // The answer is recorded: the next run on a terminal asks nothing and changes nothing.
@@ -66,9 +71,36 @@ t.test('--yes on a terminal never asks: the flag is required', async (t) => {
 
 t.test('Ctrl-C at the question writes nothing', async (t) => {
   const w = world(t);
-  const result = await onTerminal(w, ['--key-file', w.keyFile(await testServerKey())], /Allow open rooms/, '\u0003');
+  const result = await onTerminal(
+    w,
+    ['--key-file', w.keyFile(await testServerKey()), '--public-url', 'https://meet.example.org'],
+    /Allow open rooms/,
+    '\u0003',
+  );
   t.equal(result.code, 1, result.screen);
   t.match(result.screen, /install cancelled at the question; nothing was written/);
   t.notOk(existsSync(w.etc), 'no config directory either');
+  t.same(snapshot(w.root), {}, 'nothing written');
+});
+
+// Issue 29, point 1: the public address is asked the same way, checked as it is typed.
+t.test('the public address is asked on a terminal and recorded, normalised', async (t) => {
+  const w = world(t);
+  const key = w.keyFile(await testServerKey());
+  const result = await onTerminal(w, ['--key-file', key, '--no-open-rooms'], /Public address of the service/, 'https://meet.example.org/\r');
+  t.equal(result.code, 0, `exit 0:\n${result.screen}`);
+  t.equal(w.envFile().SERVICE_PUBLIC_URL, 'https://meet.example.org', 'the answer is written');
+  const before = snapshot(w.root);
+  const again = await onTerminal(w, ['--key-file', key], null, '');
+  t.equal(again.code, 0, again.screen);
+  t.notMatch(again.screen, /Public address of the service/, 'not asked again');
+  t.same(snapshot(w.root), before, 'nothing changed');
+});
+
+t.test('--yes on a terminal never asks the public address: --public-url is required', async (t) => {
+  const w = world(t);
+  const result = await onTerminal(w, ['--key-file', w.keyFile(await testServerKey()), '--no-open-rooms', '--yes'], null, '');
+  t.equal(result.code, 64, result.screen);
+  t.match(result.screen, /--public-url is required without a terminal or with --yes/);
   t.same(snapshot(w.root), {}, 'nothing written');
 });

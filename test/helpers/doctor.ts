@@ -25,6 +25,7 @@ export const checkIds = [
   'nginx-test',
   'nginx-lines',
   'listeners',
+  'public-url',
   'systemd-unit',
 ];
 export const nodeMajor = Number(process.versions.node.split('.')[0]);

@@ -10,6 +10,9 @@ import { testAuthority } from './licence.js';
 /** The generated secrets of the compat module's env lines. */
 export const secretNames = ['COMPAT_API_SHARED_SECRET', 'COMPAT_JITSI_APP_ID', 'COMPAT_JITSI_APP_SECRET'];
 
+/** The public address install is given unless a test names its own (--public-url or SERVICE_PUBLIC_URL). */
+export const examplePublicUrl = 'https://meet.example.org';
+
 /** A machine in a temporary directory (config dir etc/, data dir data/) and meetctl install run against it; keys live outside it. */
 export interface World {
   readonly root: string;
@@ -37,6 +40,9 @@ export function world(t: Tap): World {
   const data = join(root, 'data');
   const env = { SERVICE_LICENSE_PUBLIC_KEY: testAuthority().publicKeyPem };
   const where = ['--config-dir', etc, '--data-dir', data];
+  // Install asks for the public address; tests about something else answer it the way the README does.
+  const answered = (args: readonly string[], extra: Record<string, string>) =>
+    args.some((a) => a.startsWith('--public-url')) || 'SERVICE_PUBLIC_URL' in extra ? args : [...args, '--public-url', examplePublicUrl];
   let n = 0;
   return {
     root,
@@ -44,8 +50,8 @@ export function world(t: Tap): World {
     data,
     keys,
     env,
-    install: (args, extra = {}) => runCli(['install', 'compat', ...where, ...args], { ...env, ...extra }),
-    installProcess: (args, extra = {}) => runMeetctl(['install', 'compat', ...where, ...args], { ...env, ...extra }),
+    install: (args, extra = {}) => runCli(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
+    installProcess: (args, extra = {}) => runMeetctl(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
     uninstall: (args = []) => runCli(['uninstall', 'compat', ...where, ...args], env),
     keyFile(key) {
       const file = join(keys, `key-${n++}`);

@@ -7,6 +7,7 @@ import { mediaNetworkCheck } from './media-network.js';
 import { listenersBehindNginxCheck, nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
 import { nodeVersionCheck } from './node-version.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
+import { joinBaseCheck } from './public-url.js';
 import { unitCheck } from './systemd.js';
 import { secretsCheck, tenantsCheck } from './tenants.js';
 
@@ -26,5 +27,6 @@ export const doctorChecks: readonly DoctorCheck[] = [
   nginxTestCheck,
   nginxLinesCheck,
   listenersBehindNginxCheck,
+  joinBaseCheck,
   unitCheck,
 ];

@@ -14,11 +14,18 @@ const faultHints: Record<LicenceFault, string> = {
   module: 'the key does not grant the compat module: ask for one that does',
 };
 
+/** A forged verdict while no key is configured is, on a real machine, mostly a private authority's key checked against the built-in one. */
+const privateAuthorityHint =
+  "if the key comes from a private licence authority, set SERVICE_LICENSE_PUBLIC_KEY in the env file to that authority's public key (meetctl install compat records it when its environment names it); otherwise install a key from the vendor";
+
 export const licenceCheck = check('licence', 'Compat licence', async (ctx) => {
   if (ctx.config === null) return configMissing;
   const found = await installedLicence(ctx.config.dataDir, 'compat', ctx.config.licensePublicKey, ctx.now);
   if (found.status === 'absent') return skip('compat module not installed (the engine alone needs no key)');
-  if (found.status === 'invalid') return fail(`${found.error.fault}: ${found.error.message}`, faultHints[found.error.fault]);
+  if (found.status === 'invalid') {
+    const builtIn = found.error.fault === 'forged' && ctx.config.licensePublicKey === null;
+    return fail(`${found.error.fault}: ${found.error.message}`, builtIn ? privateAuthorityHint : faultHints[found.error.fault]);
+  }
   const { customer, expiresAt } = found.licence;
   const days = Math.floor((expiresAt.getTime() - ctx.now.getTime()) / dayMs);
   const detail = `valid for ${customer}, expires ${expiresAt.toISOString().slice(0, 10)} (${days} day${days === 1 ? '' : 's'} left)`;
