@@ -2,7 +2,7 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
-import { settings, type Config } from '../config/settings.js';
+import { localFrontendUrl, type Config } from '../config/settings.js';
 import { serviceVersion } from '../config/version.js';
 import { SchemaTooNewError } from '../store/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
@@ -69,7 +69,8 @@ function refusingNewerSchema(err: unknown): unknown {
  * cannot open 0.0.0.0).
  */
 export function urlToOpen(config: Pick<Config, 'compatFrontendUrl'>, listening: string): string {
-  if (config.compatFrontendUrl !== settings.compatFrontendUrl.fallback) return config.compatFrontendUrl.replace(/\/+$/, '');
+  // COMPAT_FRONTEND_URL is SERVICE_PUBLIC_URL unless set apart; only the built-in fallback says nothing of this machine.
+  if (config.compatFrontendUrl !== localFrontendUrl) return config.compatFrontendUrl.replace(/\/+$/, '');
   return listening.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
 }
 
