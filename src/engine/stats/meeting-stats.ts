@@ -135,9 +135,13 @@ export class MeetingStats {
     return true;
   }
 
+  /**
+   * Counted inside the caller's transaction (the chat message's), not in a later group: the
+   * message goes out to the room once that commits, so a kill -9 right after cannot lose the count.
+   */
   chat(meetingId: string, participantId: string): void {
     const current = this.load(meetingId, participantId);
-    this.save({ ...current, chatMessages: current.chatMessages + 1 });
+    this.save({ ...current, chatMessages: current.chatMessages + 1 }, undefined, 'now');
   }
 
   /** The participant's connection is gone: audio and video are off, intervals end. */
@@ -215,14 +219,19 @@ export class MeetingStats {
     return fresh;
   }
 
-  /** Memory now; the record (and `also`, interval rows) on disk in one transaction, the group's when there is one. */
-  private save(record: StatsRecord, also?: () => void): void {
+  /**
+   * Memory now; the record (and `also`, interval rows) on disk in one transaction, the group's
+   * when there is one, unless `when` is 'now': then the queued writes go first (an older copy of
+   * the record must not land after this one) and this one in a transaction of its own.
+   */
+  private save(record: StatsRecord, also?: () => void, when: 'grouped' | 'now' = 'grouped'): void {
     this.records.set(record.participantId, record);
     const write = () => {
       also?.();
       this.store.saveStats(record);
     };
-    if (!this.group) {
+    if (!this.group || when === 'now') {
+      this.group?.flush();
       this.store.transaction(write);
       return;
     }

@@ -98,3 +98,22 @@ t.test('a clock going backwards never makes talk time negative', async (t) => {
   stats.speaking('m1', 'ann', false);
   t.equal(stats.of('m1')[0]?.talkTimeMs, 0);
 });
+
+t.test("with a group commit, a chat message's count is on disk at once, after the writes queued before it", async (t) => {
+  const clock = new FakeClock();
+  const store = new MemoryLiveStore();
+  const queued: (() => void)[] = [];
+  // The group's turn never comes unless the test runs it: what is on disk is what was written now.
+  const stats = new MeetingStats(store, clock, (run) => void queued.push(run));
+  stats.joined('m1', 'ann');
+  stats.state('m1', 'ann', { audio: true, video: false });
+  t.equal(store.getStats('ann'), null, 'media state waits for the group');
+  stats.chat('m1', 'ann');
+  t.match(
+    store.getStats('ann'),
+    { chatMessages: 1, audio: true },
+    'the chat count commits now (the room hears the message next), with the state queued before it',
+  );
+  for (const run of queued.splice(0)) run();
+  t.match(store.getStats('ann'), { chatMessages: 1, audio: true }, 'the group, when it runs, writes no older copy over it');
+});
