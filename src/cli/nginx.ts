@@ -86,7 +86,8 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
     tls: tlsGiven ? { cert: resolve(options.tlsCert!), key: resolve(options.tlsKey!) } : null,
     listen: options.listen ?? null,
     redirectListen: options.redirectListen ?? null,
-    legacyApiPath: options.legacyApiPath === true,
+    // On unless --no-legacy-api-path: Moodle, Canvas and Greenlight call /bigbluebutton/api.
+    legacyApiPath: options.legacyApiPath !== false,
     accessLog: options.siteAccessLog === 'off' ? null : resolve(options.siteAccessLog),
   };
 }
@@ -156,9 +157,11 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .option('--tls-cert <file>', 'TLS certificate chain (PEM); with --tls-key')
     .option('--tls-key <file>', 'private key of --tls-cert (PEM)')
     .option('--http-only', 'no TLS (behind another TLS terminator, or for a test)')
-    .option('--listen <addr>', 'where the site listens: PORT, HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only; IPv4 and IPv6)')
-    .option('--redirect-listen <addr>', 'TLS only: where the HTTP→HTTPS redirect listens (default 80, IPv4 and IPv6)')
-    .option('--legacy-api-path', 'also answer the meeting API at /bigbluebutton/api/ (for clients that hard-code it)')
+    .option('--listen <addr>', 'where the site listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only)')
+    .option('--redirect-listen <addr>', 'TLS only: where the HTTP→HTTPS redirect listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 80)')
+    // Defined before its negation, so neither sets a value unless given (commander): the default is decided above.
+    .option('--legacy-api-path', 'the default, kept for old commands: the meeting API also at /bigbluebutton/api (Moodle, Canvas, Greenlight)')
+    .option('--no-legacy-api-path', 'leave /bigbluebutton/ out of the site (the meeting API only at /confapi/)')
     .option('--site-access-log <file>', 'access log of the site, written without query strings (format meet_noquery); off: none', defaultAccessLog)
     .option('--out <file>', 'write the site file here instead of standard output')
     .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')

@@ -11,10 +11,11 @@ export interface NginxSite {
   readonly trustedProxies: readonly string[];
   /** null: --http-only. Absolute paths. */
   readonly tls: { readonly cert: string; readonly key: string } | null;
-  /** Where the site listens; null: the defaults (443 or 80, IPv4 and IPv6). */
+  /** Where the site listens; null: the defaults (443 or 80); a bare port or null: IPv4 and IPv6. */
   readonly listen: string | null;
-  /** TLS only: where the HTTP→HTTPS redirect listens; null: port 80, IPv4 and IPv6. */
+  /** TLS only: where the HTTP→HTTPS redirect listens; null: port 80; a bare port or null: IPv4 and IPv6. */
   readonly redirectListen: string | null;
+  /** /bigbluebutton/ to the compat listener (the meeting API's upstream path); `meetctl nginx`'s default. */
   readonly legacyApiPath: boolean;
   /** Where both servers write their access log (format meet_noquery); null: no access log. Absolute. */
   readonly accessLog: string | null;
@@ -137,11 +138,15 @@ export function trustWarning(site: Pick<NginxSite, 'engineAddr' | 'trustedProxie
   );
 }
 
+const hsts = 'add_header Strict-Transport-Security "max-age=63072000" always;';
+
 const indent = (lines: readonly string[]) => lines.map((line) => `    ${line}`).join('\n');
 
+/** A bare port (or none: the default one) listens on both address families; nginx's `listen PORT` alone is IPv4 only. */
 function listenLines(listen: string | null, defaultPort: number, suffix: string): string[] {
-  if (listen !== null) return [`listen ${listen}${suffix};`];
-  return [`listen ${defaultPort}${suffix};`, `listen [::]:${defaultPort}${suffix};`];
+  if (listen !== null && !/^\d+$/.test(listen)) return [`listen ${listen}${suffix};`];
+  const port = listen ?? String(defaultPort);
+  return [`listen ${port}${suffix};`, `listen [::]:${port}${suffix};`];
 }
 
 function portOf(listen: string | null, fallback: number): number {
@@ -160,6 +165,7 @@ export function renderNginxSite(template: string, site: NginxSite): string {
 
   let tlsLines = '';
   let redirectServer = '';
+  let limitedHeaders = '';
   if (site.tls) {
     const cert = checkNginxPath(site.tls.cert, '--tls-cert');
     const key = checkNginxPath(site.tls.key, '--tls-key');
@@ -173,8 +179,10 @@ export function renderNginxSite(template: string, site: NginxSite): string {
       'ssl_session_timeout 1d;',
       'ssl_session_tickets off;',
       '# Browsers come back over HTTPS only, for two years (subdomains are left to their own sites).',
-      'add_header Strict-Transport-Security "max-age=63072000" always;',
+      hsts,
     ])}\n\n`;
+    // A location with add_header of its own inherits none of the server's.
+    limitedHeaders = `        ${hsts}\n`;
     const httpsPort = portOf(site.listen, 443);
     const target = httpsPort === 443 ? `https://${serverName}` : `https://${serverName}:${httpsPort}`;
     redirectServer = [
@@ -192,11 +200,12 @@ export function renderNginxSite(template: string, site: NginxSite): string {
   const legacyApi = site.legacyApiPath
     ? [
         '',
-        '    # --legacy-api-path: clients that hard-code /bigbluebutton/api/ (and /bigbluebutton/{tenant}/api/).',
-        '    # The compat listener answers those paths itself with the same pipeline as /confapi/api/,',
-        '    # so the request passes unchanged.',
-        '    location ^~ /bigbluebutton/api/ { proxy_pass http://meet_compat; }',
-        '    location ~ ^/bigbluebutton/[^/]+/api/ { proxy_pass http://meet_compat; }',
+        "    # The meeting API's upstream path, which Moodle, Canvas and Greenlight use: /bigbluebutton/api",
+        '    # and /bigbluebutton/{tenant}/api, with or without the slash (a prefix location ending in /api/',
+        '    # would answer /api with a 301 that clients do not follow). The compat listener answers these',
+        '    # paths itself with the same pipeline as /confapi/api/, so the request passes unchanged.',
+        '    # --no-legacy-api-path leaves it out.',
+        '    location ^~ /bigbluebutton/ { proxy_pass http://meet_compat; }',
         '',
       ].join('\n')
     : '';
@@ -213,6 +222,7 @@ export function renderNginxSite(template: string, site: NginxSite): string {
       tls_lines: tlsLines,
       legacy_api: legacyApi,
       access_log: accessLog,
+      limited_headers: limitedHeaders,
     },
     'nginx/meet.conf.template',
   );

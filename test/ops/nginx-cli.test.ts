@@ -60,15 +60,16 @@ t.test('--out: same bytes are left alone, different ones need --force', async (t
   t.match(again.stdout, `${out} unchanged`);
   t.equal(statSync(out).mtimeMs, mtime, 'not even rewritten');
 
-  const differs = await runCli([...base, '--legacy-api-path']);
+  const differs = await runCli([...base, '--no-legacy-api-path']);
   t.equal(differs.code, 1, 'refused');
   t.match(differs.stderr, /exists and differs/);
   t.match(differs.stderr, /hint: .*--force/);
   t.equal(readFileSync(out, 'utf8'), written, 'the file is untouched');
 
-  const forced = await runCli([...base, '--legacy-api-path', '--force']);
+  const forced = await runCli([...base, '--no-legacy-api-path', '--force']);
   t.equal(forced.code, 0, forced.stderr);
-  t.match(readFileSync(out, 'utf8'), /location \^~ \/bigbluebutton\/api\//);
+  t.notMatch(readFileSync(out, 'utf8'), /bigbluebutton/);
+  t.match(written, /location \^~ \/bigbluebutton\/ \{ proxy_pass http:\/\/meet_compat; \}/, 'the default routes the legacy path');
 
   const printed = await runCli(base.slice(0, -2));
   t.equal(printed.code, 0);

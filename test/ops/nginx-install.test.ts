@@ -31,6 +31,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
     `127.0.0.1:${new URL(d.compatUrl).port}`,
     '--site-access-log',
     nginx.accessLog,
+    '--no-legacy-api-path',
     '--install',
     '--site-file',
     nginx.site,
@@ -58,7 +59,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
 
   await nginx.start(port);
   const before = await fetchAnswer(legacy.url('getMeetings'));
-  t.equal(before.status, 404, "without --legacy-api-path the old path is the engine's 404");
+  t.equal(before.status, 404, "with --no-legacy-api-path the old path is the engine's 404");
 
   const again = await runCli(base);
   t.equal(again.code, 0, again.stderr);
@@ -75,7 +76,7 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   t.match(forced.stderr, /✓ testing the nginx configuration[\s\S]*✓ reloading nginx \(nginx -s reload\)/);
   t.match(forced.stdout, /^installed .*meet\.conf; nginx reloaded$/m);
   const legacySite = readFileSync(nginx.site, 'utf8');
-  t.match(legacySite, /location \^~ \/bigbluebutton\/api\//);
+  t.match(legacySite, /location \^~ \/bigbluebutton\/ /);
   let after = await fetchAnswer(legacy.url('getMeetings'));
   for (let i = 0; i < 100 && after.xml?.returncode !== 'SUCCESS'; i++) {
     await new Promise((r) => setTimeout(r, 50));
@@ -119,6 +120,7 @@ t.test('--install: a link that is not ours, a missing nginx, two installs at onc
     '127.0.0.1:8088',
     '--site-access-log',
     nginx.accessLog,
+    '--no-legacy-api-path',
     '--install',
     '--site-file',
     nginx.site,

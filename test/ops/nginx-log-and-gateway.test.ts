@@ -36,8 +36,8 @@ function nginxFor(t: Tap, engineUrl: string, compatUrl: string): Promise<{ nginx
   return siteInNginx(t, { engine: new URL(engineUrl).host, compat: new URL(compatUrl).host }, () => ['--http-only']);
 }
 
-/** nginx's own refusal (its HTML page), as opposed to one the daemon answered. */
-const refusedByNginx = (answer: Answer) => answer.status === 429 && /<center>nginx(\/[\d.]+)?<\/center>/.test(answer.text);
+/** nginx's own refusal (its JSON too_many_requests, issue 29 point 15), as opposed to one the daemon answered. */
+const refusedByNginx = (answer: Answer) => answer.status === 429 && answer.text.includes('"code":"too_many_requests"');
 
 t.setTimeout(180_000);
 
