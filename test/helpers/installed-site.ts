@@ -26,10 +26,7 @@ export interface InstalledSite {
  * site. `flags` replace the default `--http-only --listen 127.0.0.1:<port>`; with `start: false`
  * nginx is left for the test to start.
  */
-export async function installedSite(
-  t: Tap,
-  options: { flags?: (port: number, nginx: TestNginx) => string[]; start?: boolean } = {},
-): Promise<InstalledSite> {
+export async function installedSite(t: Tap, options: { flags?: (port: number, nginx: TestNginx) => string[]; start?: boolean } = {}): Promise<InstalledSite> {
   const w = world(t);
   const installed = await w.install([
     '--key',

@@ -45,14 +45,20 @@ t.test('by default the site routes /bigbluebutton/: the URLs the README gives ea
   const forged = await new ConfapiClient(site.url, 'not-the-secret-of-this-installation-0123', 'sha1', 'plus', '/bigbluebutton/api').get('getMeetings');
   t.equal(forged.xml?.messageKey, 'checksumError', 'checked by the compat listener, not answered by nginx');
 
-  const explicit = await runCli(['nginx', '--http-only', '--listen', `127.0.0.1:${site.port}`, '--site-access-log', site.nginx.accessLog, '--out', site.nginx.site], {
-    SERVICE_CONFIG_DIR: site.world.etc,
-  });
+  const explicit = await runCli(
+    ['nginx', '--http-only', '--listen', `127.0.0.1:${site.port}`, '--site-access-log', site.nginx.accessLog, '--out', site.nginx.site],
+    {
+      SERVICE_CONFIG_DIR: site.world.etc,
+    },
+  );
   t.equal(explicit.code, 0, explicit.stderr);
   t.match(explicit.stdout, /unchanged/, 'the old flag --legacy-api-path is still accepted and renders the same file as the default');
-  const old = await runCli(['nginx', '--http-only', '--legacy-api-path', '--listen', `127.0.0.1:${site.port}`, '--site-access-log', site.nginx.accessLog, '--out', site.nginx.site], {
-    SERVICE_CONFIG_DIR: site.world.etc,
-  });
+  const old = await runCli(
+    ['nginx', '--http-only', '--legacy-api-path', '--listen', `127.0.0.1:${site.port}`, '--site-access-log', site.nginx.accessLog, '--out', site.nginx.site],
+    {
+      SERVICE_CONFIG_DIR: site.world.etc,
+    },
+  );
   t.equal(old.code, 0, old.stderr);
   t.match(old.stdout, /unchanged/, '--legacy-api-path: the same file');
 });
@@ -67,8 +73,18 @@ t.test('--no-legacy-api-path leaves /bigbluebutton/ out; /confapi/ still answers
 });
 
 t.test('the API root answers with and without the slash, the tenant forms too: no 301', async (t) => {
-  const site = await installedSite(t);
-  for (const root of ['/bigbluebutton/api', '/bigbluebutton/api/', '/confapi/api', '/confapi/api/', '/bigbluebutton/primary/api', '/bigbluebutton/primary/api/', '/confapi/primary/api', '/confapi/primary/api/']) {
+  // With the old flag: its site answered /bigbluebutton/api (no slash) with nginx's 301.
+  const site = await installedSite(t, { flags: (port) => ['--http-only', '--legacy-api-path', '--listen', `127.0.0.1:${port}`] });
+  for (const root of [
+    '/bigbluebutton/api',
+    '/bigbluebutton/api/',
+    '/confapi/api',
+    '/confapi/api/',
+    '/bigbluebutton/primary/api',
+    '/bigbluebutton/primary/api/',
+    '/confapi/primary/api',
+    '/confapi/primary/api/',
+  ]) {
     const answer = await fetchAnswer(`${site.url}${root}`);
     t.equal(answer.status, 200, `${root}: 200, not nginx's redirect (${answer.status} ${answer.headers.get('location') ?? ''})`);
     t.equal(answer.xml?.returncode, 'SUCCESS', `${root}: the version answer`);

@@ -50,7 +50,7 @@ t.test("a limit's refusal is JSON in the service's error shape with Retry-After,
     const flood = await Promise.all(Array.from({ length: 160 }, (_, i) => get(`${site.url}${path(i)}`, { localAddress: from })));
     const refused = flood.filter((a) => a.status === 429);
     t.ok(refused.length >= 30, `${zone}: the flood is cut (${refused.length} of 160 refused)`);
-    const shapes = new Set(refused.map((a) => `${a.headers['content-type']} | ${a.headers['retry-after']} | ${a.headers['x-content-type-options']}`));
+    const shapes = new Set(refused.map((a) => [a.headers['content-type'], a.headers['retry-after'], a.headers['x-content-type-options']].join(' | ')));
     t.same([...shapes], ['application/json | 1 | nosniff'], `${zone}: every refusal is JSON with Retry-After: 1`);
     const bodies = new Set(refused.map((a) => JSON.stringify(Object.keys(jsonOf(a.text)?.error ?? {}))));
     t.same([...bodies], ['["code","message"]'], `${zone}: { "error": { "code", "message" } }`);
