@@ -107,6 +107,7 @@ export function describe(code: string, { retryAfter = null, field = null, name =
       return fill(said.too_many_attempts, { seconds: retryAfter ?? 60 });
     case 'too_many_knocks':
     case 'too_many_waiting':
+    case 'too_many_requests': // nginx's limit in front of the room addresses (its JSON 429)
       return fill(said.too_many_knocks, { seconds: retryAfter ?? 30 });
     case 'invalid_field':
       if (field === 'name') return nameAdvice(name);
