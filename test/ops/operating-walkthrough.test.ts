@@ -132,7 +132,7 @@ interface Row {
 
 const rows: readonly Row[] = [
   {
-    pattern: /^apt-get install -y nginx( |$)/,
+    pattern: /^apt-get install -y( [^ ]+)* nginx( |$)/,
     why: "the machine has the packages (CI installs nginx; better-sqlite3 is built); Debian's package starts nginx with its default site",
     run: async (_t, m) => {
       writeFileSync(join(m.nginx.prefix, 'sites-enabled', 'default'), `server { listen 127.0.0.1:${m.defaultSitePort} default_server; return 404; }\n`);
@@ -142,14 +142,14 @@ const rows: readonly Row[] = [
     },
   },
   {
-    pattern: /^npm install -g \.\/meeting-service-[^ ]+\.tgz$/,
+    pattern: /^npm install -g( --[^ ]+)* \.\/meeting-service-[^ ]+\.tgz$/,
     why: "the built tree's bin/meetctl.js stands for the package (the packed tarball has its own test)",
   },
   { pattern: /^useradd --system .* meet$/, why: 'no user is added to the test machine: the service user is nobody (as root) or the test user' },
   {
-    pattern: /^chown -R meet:meet \/[^ ]+$/,
-    why: 'the directory given to the service user',
-    run: async (_t, m, words) => giveToServiceUser(onMachine(m, words[3]!)),
+    pattern: /^chown -R meet:meet( \/[^ ]+)+$/,
+    why: 'the directories given to the service user',
+    run: async (_t, m, words) => words.slice(3).forEach((path) => giveToServiceUser(onMachine(m, path))),
   },
   { pattern: /^systemctl daemon-reload$/, why: 'no systemd here: the unit file is read as install wrote it' },
   { pattern: /^systemctl enable --now meet$/, why: "the unit's ExecStart run with its EnvironmentFile, as systemd would", run: startUnit },
