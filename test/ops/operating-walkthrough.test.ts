@@ -18,9 +18,9 @@ import { testAuthority, testServerKey } from '../helpers/licence.js';
 import { freePort, until } from '../helpers/net.js';
 import { nginxBin, nginxPrefixFor, selfSigned, type TestNginx } from '../helpers/nginx.js';
 import { checkoutVisibleToUnit } from '../helpers/runtime.js';
-import { operatingCommands, readmeFile, type ReadmeCommand } from '../helpers/readme-commands.js';
+import { commandsOf, operatingCommands, readmeFile, type ReadmeCommand } from '../helpers/readme-commands.js';
 
-// A real daemon, nginx and six meetctl processes on a loaded two-core machine.
+// A real daemon, nginx and four meetctl processes on a loaded two-core machine.
 t.setTimeout(300_000);
 
 const asRoot = process.getuid?.() === 0;
@@ -381,6 +381,16 @@ t.test("the README's Operating commands, in order, give a meeting through nginx 
 t.test('the README states how many commands lead from a fresh machine to a TLS meeting, and it is the block’s count', async (t) => {
   const readme = readFileSync(readmeFile, 'utf8');
   t.equal(statedCount(readme), operatingCommands(readme).length, 'the number in the README is the number of commands in its Operating block');
+});
+
+t.test('a block is read as the operator types it: continuations joined, comments dropped, each && a command; a shell feature refused', async (t) => {
+  const block = ['# a comment', 'sudo a --x "two words" \\', '  --y 1   # why', 'b && sudo -u meet c', ''].join('\n');
+  t.same(
+    commandsOf(block).map((c) => c.words),
+    [['sudo', 'a', '--x', 'two words', '--y', '1'], ['b'], ['sudo', '-u', 'meet', 'c']],
+  );
+  t.throws(() => commandsOf('a | b'), /uses "\|", which the walkthrough does not run/);
+  t.throws(() => commandsOf('a $HOME'), /uses "\$"/);
 });
 
 /** The command without `sudo` (root, which the test is or stands for) or `sudo -u meet` (the service user). */
