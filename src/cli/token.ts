@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Services } from '../daemon/services.js';
-import { databaseFileName } from '../store/database.js';
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -16,6 +15,8 @@ import { addServiceConfigOptions, loadServiceConfig, originOf } from './service-
 async function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): Promise<T> {
   const found = loadServiceConfig(options, io);
   const { config } = found;
+  // Loaded here, not at the top: commands that open no database start without SQLite.
+  const { databaseFileName, openServices } = await import('../daemon/services.js');
   const database = join(resolve(config.dataDir), databaseFileName);
   // ENOENT only: a data directory under a file or without permission is the machine's problem (exit 69), not a missing database.
   if (options.init !== true && statSync(database, { throwIfNoEntry: false }) === undefined) {
@@ -25,8 +26,6 @@ async function withServices<T>(options: Record<string, unknown>, io: CliIo, work
       "name the service's data directory (--data-dir, --env-file or --config-dir, as the service is started), or pass --init to create a new database there",
     );
   }
-  // Loaded here, not at the top: commands that open no database start without SQLite.
-  const { openServices } = await import('../daemon/services.js');
   const services = openServices(config);
   try {
     return work(services);
