@@ -10,6 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { logMatch } from '../helpers/compat.js';
 import type { Daemon } from '../helpers/daemon.js';
 import { world } from '../helpers/install-world.js';
+import { freePort, nginxPrefixFor } from '../helpers/nginx.js';
 import { testServerKey } from '../helpers/licence.js';
 
 const client = '203.0.113.9';
@@ -112,4 +113,42 @@ t.test('meetctl nginx and doctor find the env file through --config-dir, as serv
   const missing = await runCli(['nginx', '--http-only', '--env-file', join(w.etc, 'nope.env')]);
   t.equal(missing.code, 2);
   t.match(missing.stderr, /--env-file .*nope\.env cannot be read/);
+});
+
+t.test('a real nginx from `meetctl nginx --config-dir` reaches the daemon started from the same env file (no 502)', async (t) => {
+  const w = world(t);
+  const [engine, compat, site] = [await freePort(), await freePort(), await freePort()];
+  const installed = await w.install([
+    '--key',
+    await testServerKey(),
+    '--no-open-rooms',
+    '--yes',
+    '--http-addr',
+    `127.0.0.1:${engine}`,
+    '--compat-http-addr',
+    `127.0.0.1:${compat}`,
+  ]);
+  t.equal(installed.code, 0, installed.stderr);
+  const daemon = await daemonFor(t, { dataDir: w.data, env: w.envFile() });
+  await logMatch(daemon, /"msg":"compat listening/);
+  const nginx = nginxPrefixFor(t);
+  const rendered = await runCli([
+    'nginx',
+    '--config-dir',
+    w.etc,
+    '--http-only',
+    '--listen',
+    `127.0.0.1:${site}`,
+    '--site-access-log',
+    nginx.accessLog,
+    '--out',
+    nginx.site,
+  ]);
+  t.equal(rendered.code, 0, rendered.stderr);
+  await nginx.start(site);
+  const health = await fetch(`http://127.0.0.1:${site}/healthz`, { headers: { host: 'meet.example.org' } });
+  t.equal(health.status, 200, 'the engine listener install wrote answers through nginx');
+  const script = await fetch(`http://127.0.0.1:${site}/external_api.js`, { headers: { host: 'meet.example.org' } });
+  t.equal(script.status, 200, 'and the compat listener');
+  t.match(await script.text(), 'https://meet.example.org');
 });
