@@ -72,8 +72,10 @@ export function addServiceConfigOptions(command: Command): Command {
   );
 }
 
-function configDirOf(options: Record<string, unknown>, io: CliIo): string {
-  const raw = text(options.configDir) ?? text(io.env[settings.configDir.env]) ?? settings.configDir.fallback;
+/** --config-dir, else SERVICE_CONFIG_DIR, else /etc/meet, as an absolute path. */
+export function configDirOf(options: Record<string, unknown>, io: CliIo): string {
+  // A blank --config-dir is refused by the parser below, not taken for "unset" (it would silently mean /etc/meet).
+  const raw = typeof options.configDir === 'string' ? options.configDir : (text(io.env[settings.configDir.env]) ?? settings.configDir.fallback);
   try {
     return resolve(settings.configDir.parse(raw));
   } catch (err) {
