@@ -1,18 +1,16 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
 import type { DoctorContext } from '../ops/doctor/check.js';
-import { readEnvFile } from '../ops/doctor/env-file.js';
 import { doctorChecks } from '../ops/doctor/index.js';
 import { defaultNginxFile } from '../ops/doctor/nginx.js';
 import { failed, runChecks } from '../ops/doctor/runner.js';
 import { defaultUnitFile } from '../ops/doctor/systemd.js';
-import { addConfigOptions, configFromOptions } from './config-options.js';
+import { addConfigOptions } from './config-options.js';
 import { renderJson, renderText } from './doctor-output.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { configOf, serviceSources } from './service-config.js';
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
@@ -22,15 +20,13 @@ const str = (value: unknown): string | null => (typeof value === 'string' && val
  * directory when no other defaults file is named.
  */
 export function doctorContext(options: Record<string, unknown>, io: CliIo): DoctorContext {
-  const configDir = str(options.configDir) ?? str(io.env.SERVICE_CONFIG_DIR) ?? '/etc/meet';
-  const envFile = readEnvFile(str(options.envFile) ?? join(configDir, 'meet.env'));
-  const env = { ...envFile.values, ...io.env };
-  const installedDefaults = join(configDir, 'room-defaults.toml');
-  const configFile = str(options.config) ?? str(env.SERVICE_CONFIG_FILE) ?? (existsSync(installedDefaults) ? installedDefaults : null);
+  // A missing or unreadable env file is the env-file check's finding, not a refusal to check.
+  const sources = serviceSources(options, io, { reportOnly: true });
+  const { env, configFile, configDir, envFile } = sources;
   let config: Config | null = null;
   let configError: string | null = null;
   try {
-    config = configFromOptions({ ...options, config: configFile ?? undefined }, { ...io, env });
+    config = configOf(sources, options, io);
   } catch (err) {
     // Any refusal to load is this check's finding, never a crash of doctor.
     configError = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
@@ -41,7 +37,7 @@ export function doctorContext(options: Record<string, unknown>, io: CliIo): Doct
     configError,
     configFile,
     configDir,
-    envFile: envFile.state,
+    envFile,
     nginxFile: str(options.nginxFile) ?? defaultNginxFile,
     unitFile: str(options.unitFile) ?? defaultUnitFile,
     nginxBin: str(options.nginxBin),

@@ -2,13 +2,13 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { settings, type Config, type SettingKey } from '../config/settings.js';
-import { InvalidValue } from '../config/parsers.js';
 import { readIfExists } from '../ops/atomic-file.js';
 import { defaultPaths, type InstallPaths } from '../ops/compat-install.js';
 import { parseEnvFile } from '../ops/env-file.js';
 import { configFromOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { configDirOf } from './service-config.js';
 
 /**
  * Where install, uninstall and `license show` look: the config directory, the env file the
@@ -65,14 +65,8 @@ function readOperatorFile(file: string, flag: string): string | null {
 }
 
 export function installContext(options: Record<string, unknown>, io: CliIo): InstallContext {
-  let configDir: string;
-  const rawConfigDir = typeof options.configDir === 'string' ? options.configDir : (io.env[settings.configDir.env] ?? settings.configDir.fallback);
-  try {
-    configDir = resolve(settings.configDir.parse(rawConfigDir));
-  } catch (err) {
-    if (err instanceof InvalidValue) throw new CliError('usage', `--config-dir ${err.message}`);
-    throw err;
-  }
+  // The same directory every other command reads the service's files from (service-config.ts).
+  const configDir = configDirOf(options, io);
   const envFileFlag = typeof options.envFile === 'string' ? options.envFile : null;
   if (envFileFlag !== null && envFileFlag.trim() === '') throw new CliError('usage', '--env-file must be a non-empty path');
   const envFile = resolve(envFileFlag ?? join(configDir, 'meet.env'));

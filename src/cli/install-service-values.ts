@@ -1,8 +1,9 @@
 import { input } from '@inquirer/prompts';
 import { InvalidValue } from '../config/parsers.js';
-import { settings } from '../config/settings.js';
+import { settings, type SettingKey } from '../config/settings.js';
 import type { InstallRow } from '../ops/compat-install.js';
 import { givenValue, oneLinePublicKey, type GivenSource } from '../ops/given-values.js';
+import { listenerKeys } from '../ops/listen-addresses.js';
 import { attributeOf } from './config-options.js';
 import { CliError } from './errors.js';
 import type { InstallContext } from './install-context.js';
@@ -121,4 +122,25 @@ export function serviceValuesOf(
     }
   }
   return out;
+}
+
+/**
+ * The settings install takes as flags and writes to the env file as given (logging, proxies,
+ * media, ...): every flag of the table except the module's own rows, the listeners and the
+ * paths, which install decides itself. A flag given to install must reach the daemon systemd
+ * starts from that file, or the operator would have to repeat it by hand.
+ */
+export function asGivenKeys(rows: readonly InstallRow[]): SettingKey[] {
+  const decided = new Set<SettingKey>([...rows.map((row) => row.key), ...listenerKeys, 'dataDir', 'configDir', 'tenantsFile']);
+  return (Object.keys(settings) as SettingKey[]).filter((key) => settings[key].flag !== null && !settings[key].secret && !decided.has(key));
+}
+
+/** The env lines of the flags among `asGivenKeys` that were given (already checked by the config's loader, which read them too). */
+export function asGivenValues(keys: readonly SettingKey[], options: Record<string, unknown>): ServiceValue[] {
+  return keys.flatMap((key) => {
+    const row = settings[key];
+    const given = options[attributeOf(row.flag!)];
+    if (typeof given !== 'string' || given.trim() === '') return [];
+    return [{ env: row.env, value: given.trim(), shown: given.trim(), source: 'flag' as const }];
+  });
 }

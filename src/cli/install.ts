@@ -31,7 +31,7 @@ import { attributeOf } from './config-options.js';
 import { CliError } from './errors.js';
 import { addLocationOptions, addSettingOption, installContext, type InstallContext } from './install-context.js';
 import type { CliIo } from './io.js';
-import { askValues, serviceValuesOf, type ServiceValue } from './install-service-values.js';
+import { askValues, asGivenKeys, asGivenValues, serviceValuesOf, type ServiceValue } from './install-service-values.js';
 import { licenceCliError, serverKeyFrom } from './server-key-input.js';
 import { mayPrompt, paint, step, unansweredError } from './ui.js';
 
@@ -249,7 +249,7 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
     const values = new Map<string, { value: string; source: string }>([...secrets, ...answers]);
     const envValues = Object.fromEntries([...values].map(([name, v]) => [name, v.value]));
     const listeners = listenersOf(options, context, io);
-    const service = serviceValuesOf(rows, options, context, io, asked);
+    const service = [...serviceValuesOf(rows, options, context, io, asked), ...asGivenValues(asGivenKeys(rows), options)];
     const listenerValues = Object.fromEntries([...listeners, ...service].flatMap((l): [string, string][] => (l.value === null ? [] : [[l.env, l.value]])));
     const files = planned(() =>
       compatInstallFiles({
@@ -362,6 +362,7 @@ export function installCommands(program: Command, io: CliIo): void {
     installCommand.option(`${row.flag} <host:port>`, `${row.description} [${row.env}] (default: ${loopbackDefault(key)}, behind nginx; kept on later runs)`);
   }
   addLocationOptions(installCommand);
+  for (const key of asGivenKeys(rows)) addSettingOption(installCommand, key);
   installCommand.action((module: string, options: Record<string, unknown>) => install(module, options, io));
 
   const uninstallCommand = program

@@ -1,14 +1,13 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readIfExists, writeFileAtomic, LockTimeout } from '../ops/atomic-file.js';
 import { NginxInputError, defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
-import { readEnvFile } from '../ops/doctor/env-file.js';
 import { checkTlsPair } from '../ops/tls-files.js';
-import { addConfigOptions, configFromOptions } from './config-options.js';
+import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 import { paint, step } from './ui.js';
 
 interface NginxOptions {
@@ -29,30 +28,16 @@ interface NginxOptions {
   nginxPrefix?: string;
   nginxConf?: string;
   envFile?: string;
+  configDir?: string;
   config?: string;
 }
 
 const forceHint = 'pass --force to replace it (compare first: meetctl nginx <same flags> | diff <file> -)';
 
-/**
- * The configuration the daemon runs with: the env file install wrote (what systemd hands the
- * daemon) beneath this process's environment and the flags, so the site proxies to the
- * listeners install chose and names the host of SERVICE_PUBLIC_URL.
- */
-function serviceConfig(options: NginxOptions, io: CliIo) {
-  const configDir = io.env.SERVICE_CONFIG_DIR || '/etc/meet';
-  const envFile = readEnvFile(resolve(options.envFile ?? join(configDir, 'meet.env')));
-  if (options.envFile !== undefined && envFile.state.status !== 'read')
-    throw new CliError('config', `--env-file ${envFile.state.path} cannot be read (${envFile.state.error ?? 'absent'})`);
-  const env = { ...envFile.values, ...io.env };
-  const installedDefaults = join(configDir, 'room-defaults.toml');
-  const config = options.config ?? (env.SERVICE_CONFIG_FILE || (existsSync(installedDefaults) ? installedDefaults : undefined));
-  return configFromOptions({ ...(options as unknown as Record<string, unknown>), config }, { ...io, env });
-}
-
 /** The site described by the flags and the loaded configuration; usage mistakes are exit 64, bad values exit 2. */
 function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
-  const config = serviceConfig(options, io);
+  // The configuration the daemon runs with, so the site proxies to the listeners install chose and names SERVICE_PUBLIC_URL's host.
+  const { config } = loadServiceConfig(options as unknown as Record<string, unknown>, io);
   // The public address names the site: browsers, LMS joins and external_api.js all go there.
   const serverName = options.serverName ?? (config.publicUrl === null ? undefined : new URL(config.publicUrl).hostname);
   if (serverName === undefined)
@@ -194,4 +179,5 @@ export function nginxCommand(program: Command, io: CliIo): void {
       else io.out(text);
     });
   addConfigOptions(command, ['httpAddr', 'compatHttpAddr', 'trustedProxies', 'publicUrl']);
+  addServiceConfigOptions(command);
 }

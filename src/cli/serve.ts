@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addConfigOptions, configFromOptions } from './config-options.js';
+import { addConfigOptions } from './config-options.js';
+import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 import type { CliIo } from './io.js';
 
 export function serveCommand(program: Command, io: CliIo): void {
@@ -7,7 +8,9 @@ export function serveCommand(program: Command, io: CliIo): void {
     .command('serve')
     .description('start the daemon in the foreground: engine listener, store migrations, JSON log on standard output')
     .action(async (options: Record<string, unknown>) => {
-      const config = configFromOptions(options, io);
+      // Under systemd the unit's EnvironmentFile= already put the file's values in the
+      // environment, which wins over the file: an unreadable default file changes nothing then.
+      const { config } = loadServiceConfig(options, io, { unreadableDefault: 'ignore' });
       // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
       // most of meetctl's start-up time, and the other commands need none of them.
       const { startDaemon, stopOnSignals } = await import('../daemon/run.js');
@@ -15,4 +18,5 @@ export function serveCommand(program: Command, io: CliIo): void {
       stopOnSignals(daemon);
     });
   addConfigOptions(command);
+  addServiceConfigOptions(command);
 }

@@ -2,17 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { minSecretBytes, type TenantSnapshot } from '../compat/tenants/registry.js';
-import { parseEnvFile } from '../ops/env-file.js';
 import { holderOf, valueProblem, type PrimaryCredentials } from '../ops/tenants-file.js';
 import { ownerToKeep, type TenantsFile } from '../ops/tenants-update.js';
-import { configFromOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { loadServiceConfig } from './service-config.js';
 
 /**
  * Where `meetctl tenant` finds the tenants file and the primary tenant's credentials, the way
- * the installed service will: flags < environment < room-defaults.toml, then the env file
- * the installer wrote (`<config dir>/meet.env`, or --env-file), then `<config dir>/tenants.toml`.
+ * the installed service will (service-config.ts: room-defaults.toml < the env file install
+ * wrote < environment < flags), then `<config dir>/tenants.toml`.
  */
 export interface TenantContext extends TenantsFile {
   readonly envFile: string;
@@ -21,24 +20,6 @@ export interface TenantContext extends TenantsFile {
 }
 
 const defaultLockWaitMs = 10_000;
-
-function readEnvFile(file: string, explicit: boolean): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    if (code === 'ENOENT' && !explicit) return {};
-    if (code === 'ENOENT') throw new CliError('config', `--env-file ${file} does not exist`);
-    // Without it the primary tenant's secret cannot be compared: refuse rather than risk a duplicate.
-    throw new CliError(
-      'environment',
-      `cannot read the env file ${file} (${code}), which holds the primary tenant's secret`,
-      'run meetctl as root or as the service user, or name another file with --env-file',
-    );
-  }
-  return parseEnvFile(text);
-}
 
 function lockWait(io: CliIo): number {
   const raw = io.env.MEET_LOCK_WAIT_MS;
@@ -51,17 +32,16 @@ function lockWait(io: CliIo): number {
 const nonEmpty = (value: string | null | undefined): string | null => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
 
 export function tenantContext(options: Record<string, unknown>, io: CliIo): TenantContext {
-  const config = configFromOptions(options, io);
-  const explicit = typeof options.envFile === 'string';
-  const envFile = resolve(explicit ? String(options.envFile) : join(config.configDir, 'meet.env'));
-  const values = readEnvFile(envFile, explicit);
+  // Without the env file the primary tenant's secret cannot be compared: an unreadable one is refused, never skipped.
+  const { config, configDir, envFile: envState, envFileValues: values } = loadServiceConfig(options, io);
+  const envFile = envState.path;
   const primary: PrimaryCredentials = {
     apiSecret: config.compatApiSharedSecret ?? nonEmpty(values.COMPAT_API_SHARED_SECRET),
     appId: nonEmpty(config.jitsiAppId) ?? nonEmpty(values.COMPAT_JITSI_APP_ID),
     appSecret: config.jitsiAppSecret ?? nonEmpty(values.COMPAT_JITSI_APP_SECRET),
   };
   const named = config.tenantsFile ?? nonEmpty(values.SERVICE_TENANTS_FILE);
-  const file = resolve(named ?? join(config.configDir, 'tenants.toml'));
+  const file = resolve(named ?? join(configDir, 'tenants.toml'));
   return { file, primary, envFile, unnamed: named === null, lockWaitMs: lockWait(io), owner: ownerToKeep(file, envFile) };
 }
 

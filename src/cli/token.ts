@@ -1,18 +1,43 @@
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Services } from '../daemon/services.js';
-import { addConfigOptions, configFromOptions } from './config-options.js';
+import { addConfigOptions } from './config-options.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { addServiceConfigOptions, loadServiceConfig, originOf } from './service-config.js';
 
+/**
+ * Opens the service's database, found the way `serve` finds it (the env file included). A
+ * database that does not exist is refused unless --init: a token made in a new one would be
+ * printed, and then refused by the service, which reads another.
+ */
 async function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): Promise<T> {
-  const config = configFromOptions(options, io);
+  const found = loadServiceConfig(options, io);
+  const { config } = found;
   // Loaded here, not at the top: commands that open no database start without SQLite.
-  const { openServices } = await import('../daemon/services.js');
+  const { databaseFileName, openServices } = await import('../daemon/services.js');
+  const database = join(resolve(config.dataDir), databaseFileName);
+  // ENOENT only: a data directory under a file or without permission is the machine's problem (exit 69), not a missing database.
+  if (options.init !== true && statSync(database, { throwIfNoEntry: false }) === undefined) {
+    throw new CliError(
+      'refused',
+      `no database at ${database} (the data directory came from ${originOf('dataDir', found, options, io)})`,
+      "name the service's data directory (--data-dir, --env-file or --config-dir, as the service is started), or pass --init to create a new database there",
+    );
+  }
   const services = openServices(config);
   try {
     return work(services);
   } finally {
     services.close();
   }
+}
+
+function dataOptions(command: Command): void {
+  addConfigOptions(command, ['dataDir']);
+  addServiceConfigOptions(command);
+  command.option('--init', 'create the database when the data directory has none (a new installation)');
 }
 
 export function tokenCommands(program: Command, io: CliIo): void {
@@ -27,7 +52,7 @@ export function tokenCommands(program: Command, io: CliIo): void {
       io.out(`${issued.token}\n`);
       io.err(`Token "${issued.name}" created. It is shown only this once: store it now.\n`);
     });
-  addConfigOptions(create, ['dataDir']);
+  dataOptions(create);
 
   const list = token
     .command('list')
@@ -44,7 +69,7 @@ export function tokenCommands(program: Command, io: CliIo): void {
       const widths = [0, 1].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
       io.out(lines.map((l) => `${l[0]!.padEnd(widths[0]!)}  ${l[1]!.padEnd(widths[1]!)}  ${l[2]}`).join('\n') + '\n');
     });
-  addConfigOptions(list, ['dataDir']);
+  dataOptions(list);
 
   const revoke = token
     .command('revoke')
@@ -54,5 +79,5 @@ export function tokenCommands(program: Command, io: CliIo): void {
       await withServices(options, io, (s) => s.accessTokens.revoke(name));
       io.out(`revoked ${name}\n`);
     });
-  addConfigOptions(revoke, ['dataDir']);
+  dataOptions(revoke);
 }

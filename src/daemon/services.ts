@@ -17,7 +17,7 @@ import { TokenService } from '../engine/tokens/token-service.js';
 import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-token-store.js';
-import { openDatabase } from '../store/database.js';
+import { databaseFileName, openDatabase } from '../store/database.js';
 import { SqliteLiveStore } from '../store/live-store.js';
 import { SqliteMeetingStore } from '../store/meeting-store.js';
 import { SqliteRoomStore } from '../store/room-store.js';
@@ -72,6 +72,9 @@ export interface ServicesOptions {
   /** Short-lived TURN credentials the live hub renews while a participant stays (the engine listener's settings). */
   readonly ice?: IceCredentials;
 }
+
+/** The database file of a data directory, for meetctl commands that must not create one unasked. */
+export { databaseFileName };
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
   const db = openDatabase(config.dataDir);

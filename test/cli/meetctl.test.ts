@@ -46,7 +46,7 @@ t.test('token create, list, revoke', async (t) => {
   const dataDir = dataDirFor(t);
   const env = { SERVICE_DATA_DIR: dataDir };
 
-  const created = await runCli(['token', 'create', '--name', 'ci'], env);
+  const created = await runCli(['token', 'create', '--name', 'ci', '--init'], env);
   t.equal(created.code, 0, created.stderr);
   const ciToken = created.stdout.trim();
   t.match(ciToken, tokenPattern, 'prints a URL-safe token of at least 32 random bytes');
