@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addConfigOptions, configFromOptions } from './config-options.js';
 import type { CliIo } from './io.js';
+import { preflight } from './preflight.js';
 
 export function serveCommand(program: Command, io: CliIo): void {
   const command = program
@@ -8,6 +9,8 @@ export function serveCommand(program: Command, io: CliIo): void {
     .description('start the daemon in the foreground: engine listener, store migrations, JSON log on standard output')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options, io);
+      // Before the daemon's modules load: a clock years off or a full disk stops the start with doctor's hint (exit 69).
+      await preflight('serve', config, io, { quiet: true });
       // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
       // most of meetctl's start-up time, and the other commands need none of them.
       const { startDaemon, stopOnSignals } = await import('../daemon/run.js');
