@@ -116,7 +116,9 @@ export const nginxUpstreamsCheck = check('nginx-upstreams', 'nginx upstreams', (
   if (compatListens(ctx.config)) listeners.push(['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr]);
   const targets = proxyTargets(placedStatements(text));
   if (targets.length === 0) return warn(`${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`, regenerate);
-  const stale = targets.filter((t) => !listeners.some(([, addr]) => reaches(t, addr)));
+  // An engine-only install keeps the rendered compat upstream: 502 there is the module being off, not a stale site.
+  const known = compatListens(ctx.config) ? listeners : [...listeners, ['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr] as const];
+  const stale = targets.filter((t) => !known.some(([, addr]) => reaches(t, addr)));
   const unreached = listeners.filter(([, addr]) => !targets.some((t) => reaches(t, addr)));
   const listening = listeners.map(([name, addr]) => `${name} ${shown(addr)}`).join(', ');
   if (stale.length > 0 || unreached.length > 0) {
