@@ -121,6 +121,16 @@ t.test('nginx --install: an expired certificate stops it (exit 2) before the sit
   t.notMatch(refused.stderr, /nginx -t/, 'nginx was not run');
 
   const fresh = certificateBetween(w.keys, 'meet.example.org', new Date(Date.now() - dayMs), new Date(Date.now() + 90 * dayMs));
+  // Joins sent to a local address while the site serves a public name: doctor's Join address, before anything is written.
+  const local = await runCli([...args(fresh), '--server-name', 'meet.example.org'], { ...w.env, SERVICE_PUBLIC_URL: 'http://localhost:3000' });
+  t.equal(local.code, 2, local.stderr);
+  t.match(
+    refusal(local.stderr)[0],
+    /^meetctl: Join address: joins go to http:\/\/localhost:3000 .* serves meet\.example\.org: people's browsers cannot reach it$/,
+  );
+  t.match(refusal(local.stderr)[1], /set SERVICE_PUBLIC_URL=https:\/\/meet\.example\.org/);
+  t.notOk(existsSync(nginx.site), 'still no site file');
+
   const accepted = await runCli(args(fresh), w.env);
   t.match(accepted.stderr, /✓ testing the nginx configuration \(nginx -t\)/, 'past the preflight, nginx -t passes');
   t.equal(accepted.code, 69, 'and the reload fails only because this nginx is not running');

@@ -6,6 +6,7 @@ import { janusCheck } from './janus.js';
 import { nginxAccessLogCheck } from './nginx-access-log.js';
 import { nginxUpstreamsCheck } from './nginx-upstreams.js';
 import { nodeVersionCheck } from './node-version.js';
+import { joinBaseCheck } from './public-url.js';
 import { runChecks } from './runner.js';
 
 /** What a failed preflight check means to the command: the machine lacks something (environment) or a file or setting is wrong (config). */
@@ -34,6 +35,7 @@ export const preflights = {
     { check: nginxUpstreamsCheck, kind: 'config' },
     { check: nginxAccessLogCheck, kind: 'config' },
     { check: certificateCheck, kind: 'config' },
+    { check: joinBaseCheck, kind: 'config' },
   ],
   serve: [
     { check: clockCheck, kind: 'environment' },
