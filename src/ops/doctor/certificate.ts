@@ -48,8 +48,14 @@ const rank = { fail: 3, warn: 2, skip: 1, ok: 0 } as const;
 
 /** Every certificate of the site judged; the worst decides, and each is named. */
 export function judgeSiteCertificates(ctx: Pick<DoctorContext, 'nginxFile' | 'now'>): Outcome {
-  if (!statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
-  const files = siteCertificates(siteStatements(ctx.nginxFile));
+  let files: string[];
+  try {
+    if (!statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
+    files = siteCertificates(siteStatements(ctx.nginxFile));
+  } catch (err) {
+    // The nginx site check reports a site it cannot read.
+    return skip(`cannot read ${ctx.nginxFile}: ${reason(err)}`);
+  }
   if (files.length === 0) return skip(`${ctx.nginxFile} names no ssl_certificate (HTTP only)`);
   const judged = files.map((file) => judgeCertificate(file, ctx.now));
   const worst = judged.reduce((a, b) => (rank[b.status] > rank[a.status] ? b : a));

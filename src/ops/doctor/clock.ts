@@ -25,7 +25,7 @@ const rtcSlackMs = 86_400_000;
 export const buildInfoFile = new URL('../../build-info.json', import.meta.url);
 const rtcFile = '/sys/class/rtc/rtc0/since_epoch';
 
-const day = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const stamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const fixClock = 'set the clock (timedatectl set-ntp true, or date -s with the real UTC time), then run the command again';
 
 function dateOf(value: unknown): Date | null {
@@ -79,21 +79,21 @@ export function judgeClock(now: Date, evidence: ClockEvidence) {
   const ahead = evidence.past.filter((e) => e.at.getTime() - slackMs > now.getTime()).sort((a, b) => b.at.getTime() - a.at.getTime());
   if (ahead.length > 0) {
     const e = ahead[0]!;
-    return fail(`the clock reads ${day(now)}, but ${e.what} at ${day(e.at)}: the clock is behind`, fixClock);
+    return fail(`the clock reads ${stamp(now)}, but ${e.what} at ${stamp(e.at)}: the clock is behind`, fixClock);
   }
   if (evidence.rtc !== null && Math.abs(evidence.rtc.getTime() - now.getTime()) > rtcSlackMs) {
     return fail(
-      `the clock reads ${day(now)}, the hardware clock ${day(evidence.rtc)}: one of them is wrong`,
+      `the clock reads ${stamp(now)}, the hardware clock ${stamp(evidence.rtc)}: one of them is wrong`,
       `${fixClock}; hwclock --systohc then keeps the hardware clock`,
     );
   }
   if (evidence.licenceExpires !== null && evidence.licenceExpires.getTime() < now.getTime()) {
     return warn(
-      `the clock reads ${day(now)}, after the compat licence's end (${day(evidence.licenceExpires)}): if that is not today, the clock is ahead and the licence only looks expired`,
+      `the clock reads ${stamp(now)}, after the compat licence's end (${stamp(evidence.licenceExpires)}): if that is not today, the clock is ahead and the licence only looks expired`,
       `compare with a trusted clock (date -u); if it is wrong, ${fixClock}`,
     );
   }
-  return ok(`${day(now)}${evidence.past.length > 0 ? `, not before ${evidence.past.map((e) => e.what).join(', ')}` : ''}`);
+  return ok(`${stamp(now)}${evidence.past.length > 0 ? `, not before ${evidence.past.map((e) => e.what).join(', ')}` : ''}`);
 }
 
 export const clockCheck = check('clock', 'Clock', (ctx) => judgeClock(ctx.now, clockEvidence(ctx)));
