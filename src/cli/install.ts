@@ -33,6 +33,7 @@ import { addLocationOptions, addSettingOption, installContext, type InstallConte
 import type { CliIo } from './io.js';
 import { askValues, asGivenKeys, asGivenValues, serviceValuesOf, type ServiceValue } from './install-service-values.js';
 import { licenceCliError, serverKeyFrom } from './server-key-input.js';
+import { preflight } from './preflight.js';
 import { mayPrompt, paint, step, unansweredError } from './ui.js';
 
 const envTemplateFile = fileURLToPath(new URL('../../templates/meet.env', import.meta.url));
@@ -226,6 +227,8 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
   const key = serverKeyFrom(options, io);
   const first = installContext(options, io);
   const runtime = runtimeOf(options, first, listenersOf(options, first, io));
+  // Before the key is verified: a clock years ahead would call a valid key expired.
+  await preflight('install', { ...first.config, dataDir: first.paths.dataDir }, io);
   // The key is verified before anything is read for writing or asked: a bad key writes nothing.
   const licence = await step(io, 'verifying the server key', async () => {
     try {

@@ -8,6 +8,7 @@ import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
+import { preflight } from './preflight.js';
 import { paint, step } from './ui.js';
 
 interface NginxOptions {
@@ -174,8 +175,11 @@ export function nginxCommand(program: Command, io: CliIo): void {
         if (err instanceof NginxInputError) throw new CliError('config', err.message);
         throw err;
       }
-      if (options.install) await install(options, text, io);
-      else if (options.out !== undefined) writeOut(options.out, text, options.force === true, io);
+      if (options.install) {
+        // The site as it will be installed, judged by doctor's site checks before it replaces anything.
+        await preflight('nginxInstall', loadServiceConfig(options as unknown as Record<string, unknown>, io).config, io, { site: text });
+        await install(options, text, io);
+      } else if (options.out !== undefined) writeOut(options.out, text, options.force === true, io);
       else io.out(text);
     });
   addConfigOptions(command, ['httpAddr', 'compatHttpAddr', 'trustedProxies', 'publicUrl']);

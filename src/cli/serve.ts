@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addConfigOptions } from './config-options.js';
 import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 import type { CliIo } from './io.js';
+import { preflight } from './preflight.js';
 
 export function serveCommand(program: Command, io: CliIo): void {
   const command = program
@@ -11,6 +12,8 @@ export function serveCommand(program: Command, io: CliIo): void {
       // Under systemd the unit's EnvironmentFile= already put the file's values in the
       // environment, which wins over the file: an unreadable default file changes nothing then.
       const { config } = loadServiceConfig(options, io, { unreadableDefault: 'ignore' });
+      // Before the daemon's modules load: a clock years off or a full disk stops the start with doctor's hint (exit 69).
+      await preflight('serve', config, io, { quiet: true });
       // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
       // most of meetctl's start-up time, and the other commands need none of them.
       const { startDaemon, stopOnSignals } = await import('../daemon/run.js');

@@ -6,7 +6,7 @@ import { doctorJson, expectFailure, healthy, lineOf, siteText, unitText, type Re
 
 t.test('nginx: the limit lines missing, a commented line, a broken site, no site', async (t) => {
   const s = await healthy(t);
-  const site = siteText(s.enginePort);
+  const site = siteText(s.enginePort, s.compatPort);
   writeFileSync(s.nginxFile, site.replace(/^\s*limit_req zone.*\n/m, '').replace(/^\s*limit_req_status 429;/m, '        # limit_req_status 429;'));
   const result = await expectFailure(
     t,

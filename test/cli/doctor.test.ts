@@ -18,6 +18,7 @@ import {
   lineOf,
   listening,
   nodeMajor,
+  siteText,
   tenantApi,
   tenantApp,
   turnSecret,
@@ -196,6 +197,7 @@ t.test('ports: a foreign program fails naming the port; a server answering our /
   const oursPort = await listening(ours);
   t.teardown(() => ours.close());
   s.env({ COMPAT_HTTP_ADDR: `127.0.0.1:${oursPort}` });
+  writeFileSync(s.nginxFile, siteText(s.enginePort, oursPort));
   const { result, byId } = await doctorJson(t, s);
   t.equal(result.code, 0, result.stdout);
   t.equal(byId.get('compat-port')?.status, 'ok');
@@ -212,6 +214,7 @@ t.test('a port held by the running daemon is "held by this service"', async (t) 
   const daemon = await daemonFor(t, { env: { SERVICE_HTTP_ADDR: `127.0.0.1:${port}` } });
   t.equal((await fetch(`${daemon.url}/healthz`)).status, 200, 'the engine answers GET /healthz');
   s.env({ SERVICE_HTTP_ADDR: `127.0.0.1:${port}` });
+  writeFileSync(s.nginxFile, siteText(port, s.compatPort));
   const { result, byId } = await doctorJson(t, s);
   t.equal(result.code, 0, result.stdout);
   t.match(byId.get('engine-port'), { status: 'ok', detail: /held by this service/ });

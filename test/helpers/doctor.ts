@@ -15,9 +15,12 @@ export const checkIds = [
   'env-file',
   'config',
   'data-dir',
+  'disk-space',
+  'clock',
   'engine-port',
   'compat-port',
   'media-network',
+  'janus',
   'licence',
   'tenants',
   'secrets',
@@ -25,6 +28,9 @@ export const checkIds = [
   'nginx-test',
   'nginx-lines',
   'listeners',
+  'nginx-upstreams',
+  'nginx-log',
+  'certificate',
   'public-url',
   'systemd-unit',
 ];
@@ -44,7 +50,7 @@ import { freePort } from './net.js';
 
 export { freePort };
 
-export const siteText = (enginePort: number) => `# the room addresses' limit
+export const siteText = (enginePort: number, compatPort = enginePort + 2) => `# the room addresses' limit
 limit_req_zone $binary_remote_addr zone=meet_rooms:10m rate=10r/s;
 server {
     listen 127.0.0.1:${enginePort + 1};
@@ -55,6 +61,8 @@ server {
         proxy_set_header X-Forwarded-Proto $scheme;
         proxy_pass http://127.0.0.1:${enginePort};
     }
+    access_log off;
+    location /confapi/ { proxy_pass http://127.0.0.1:${compatPort}; }
 }
 `;
 
@@ -132,7 +140,7 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   const tenantsFile = join(configDir, 'tenants.toml');
   writeFileSync(tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}"\napp_id = "acme-app"\napp_secret = "${tenantApp}"\n`, { mode: 0o600 });
   const nginxFile = join(root, 'meet.conf');
-  writeFileSync(nginxFile, siteText(enginePort));
+  writeFileSync(nginxFile, siteText(enginePort, compatPort));
   const unitFile = join(root, 'meet.service');
   writeFileSync(unitFile, unitText);
   return {

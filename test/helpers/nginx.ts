@@ -158,6 +158,46 @@ export function selfSigned(dir: string, host: string): { cert: string; key: stri
 }
 
 /**
+ * A self-signed certificate for `host` valid only from `from` to `to` (openssl ca signs with
+ * explicit dates, which req -x509 cannot: an expired certificate, or one not yet valid).
+ */
+export function certificateBetween(dir: string, host: string, from: Date, to: Date): { cert: string; key: string } {
+  const work = mkdtempSync(join(dir, 'ca-'));
+  const cert = join(dir, `cert-${from.getTime()}-${to.getTime()}.pem`);
+  const key = join(dir, `key-${from.getTime()}-${to.getTime()}.pem`);
+  writeFileSync(join(work, 'index.txt'), '');
+  writeFileSync(join(work, 'serial'), '01\n');
+  mkdirSync(join(work, 'new'));
+  const cnf = join(work, 'ca.cnf');
+  writeFileSync(
+    cnf,
+    `[ca]\ndefault_ca = test\n[test]\ndatabase = ${work}/index.txt\nserial = ${work}/serial\nnew_certs_dir = ${work}/new\ndefault_md = sha256\npolicy = any\ncopy_extensions = copy\n[any]\ncommonName = supplied\n`,
+  );
+  const csr = join(work, 'req.csr');
+  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  openssl([
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    csr,
+    '-subj',
+    `/CN=${host}`,
+    '-addext',
+    `subjectAltName=DNS:${host}`,
+  ]);
+  const asn1 = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+  openssl(['ca', '-batch', '-config', cnf, '-selfsign', '-keyfile', key, '-in', csr, '-out', cert, '-startdate', asn1(from), '-enddate', asn1(to), '-notext']);
+  return { cert, key };
+}
+
+/**
  * Renders the site with `meetctl nginx` for the two listeners at `engineHost` and `compatHost`
  * (its access log in the test's prefix, plus `flags`) and starts a test nginx with it.
  */

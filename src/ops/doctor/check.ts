@@ -39,6 +39,8 @@ export interface DoctorContext {
   readonly nginxBin: string | null;
   readonly nodeVersion: string;
   readonly now: Date;
+  /** Free-space floors of the data directory's filesystem; absent: the built-in ones (tests raise them to see a real directory warn or fail). */
+  readonly freeSpace?: { readonly warnBytes: number; readonly failBytes: number };
 }
 
 export interface DoctorCheck {

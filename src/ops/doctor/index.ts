@@ -1,10 +1,16 @@
 import type { DoctorCheck } from './check.js';
+import { certificateCheck } from './certificate.js';
+import { clockCheck } from './clock.js';
 import { configCheck } from './config.js';
 import { dataDirCheck } from './data-dir.js';
+import { diskSpaceCheck } from './disk-space.js';
 import { envFileCheck } from './env-file.js';
 import { licenceCheck } from './licence.js';
+import { janusCheck } from './janus.js';
 import { mediaNetworkCheck } from './media-network.js';
 import { listenersBehindNginxCheck, nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
+import { nginxAccessLogCheck } from './nginx-access-log.js';
+import { nginxUpstreamsCheck } from './nginx-upstreams.js';
 import { nodeVersionCheck } from './node-version.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
 import { joinBaseCheck } from './public-url.js';
@@ -17,9 +23,12 @@ export const doctorChecks: readonly DoctorCheck[] = [
   envFileCheck,
   configCheck,
   dataDirCheck,
+  diskSpaceCheck,
+  clockCheck,
   enginePortCheck,
   compatPortCheck,
   mediaNetworkCheck,
+  janusCheck,
   licenceCheck,
   tenantsCheck,
   secretsCheck,
@@ -27,6 +36,9 @@ export const doctorChecks: readonly DoctorCheck[] = [
   nginxTestCheck,
   nginxLinesCheck,
   listenersBehindNginxCheck,
+  nginxUpstreamsCheck,
+  nginxAccessLogCheck,
+  certificateCheck,
   joinBaseCheck,
   unitCheck,
 ];
