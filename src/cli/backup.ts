@@ -47,7 +47,9 @@ export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): Ser
 }
 
 /** The daemon's backup modules, loaded when a command runs (they open SQLite); their refusals become the CLI's. */
-async function withBackupErrors<T>(work: (backup: typeof import('../daemon/backup.js'), restore: typeof import('../daemon/restore.js')) => Promise<T> | T): Promise<T> {
+async function withBackupErrors<T>(
+  work: (backup: typeof import('../daemon/backup.js'), restore: typeof import('../daemon/restore.js')) => Promise<T> | T,
+): Promise<T> {
   const [backup, restore, files] = await Promise.all([import('../daemon/backup.js'), import('../daemon/restore.js'), import('../daemon/backup-files.js')]);
   try {
     return await work(backup, restore);
@@ -71,7 +73,9 @@ function envFileNotes(written: readonly string[], dataDir: string): string[] {
 export function backupCommands(program: Command, io: CliIo): void {
   const backup = program
     .command('backup')
-    .description('back up the running service: both databases (SQLite online backup), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest')
+    .description(
+      'back up the running service: both databases (SQLite online backup), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest',
+    )
     .requiredOption('--out <dir>', 'a new (or empty) directory to write the backup into; created 0700, files 0600: it holds secrets')
     .option('--env-file <path>', 'the env file the service runs with (default <config dir>/meet.env)')
     .action(async (options: Record<string, unknown>) => {

@@ -94,7 +94,7 @@ export function writeNewFile(file: string, data: Uint8Array | string, mode: numb
   try {
     fchmodSync(fd, mode);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -22,7 +22,7 @@ import {
 import { initialTokenFileName } from './run.js';
 import { signingKeyFileName } from './signing-key.js';
 
-/** Where the service keeps what a backup takes; an operator's file that does not exist is null (nothing to take). */
+/** Where the service keeps what a backup takes; null (or a file not there): nothing to take. */
 export interface ServiceFiles {
   readonly dataDir: string;
   readonly compatApiDataDir: string;
@@ -81,8 +81,10 @@ function configFiles(files: ServiceFiles): Taken[] {
   ];
   const taken: Taken[] = [];
   for (const [role, source] of roles) {
-    if (source === null) continue;
-    if (!exists(source)) throw new BackupError('refused', `${source} (${role}) does not exist or is not a file`);
+    // Named but not made yet (install names tenants.toml before the first `tenant add`): nothing to keep.
+    const stat = source === null ? undefined : statSync(source, { throwIfNoEntry: false });
+    if (source === null || stat === undefined) continue;
+    if (!stat.isFile()) throw new BackupError('refused', `${source} (${role}) is not a file`);
     const path = `config/${basename(source)}`;
     const clash = taken.find((t) => t.path === path);
     if (clash) throw new BackupError('refused', `${source} and ${clash.source} have the same name; one backup directory cannot hold both`);
@@ -100,7 +102,11 @@ function configFiles(files: ServiceFiles): Taken[] {
 export async function takeBackup(files: ServiceFiles, out: string, now: Date): Promise<Manifest> {
   const engineDb = join(files.dataDir, databaseFileName);
   if (!exists(engineDb))
-    throw new BackupError('refused', `${engineDb} does not exist: no service data in ${files.dataDir}`, 'name the data directory with --data-dir or the env file with --env-file');
+    throw new BackupError(
+      'refused',
+      `${engineDb} does not exist: no service data in ${files.dataDir}`,
+      'name the data directory with --data-dir or the env file with --env-file',
+    );
   const compatDb = join(files.compatApiDataDir, compatDatabaseFileName);
   const plain = [...dataFiles(files.dataDir), ...configFiles(files)];
   prepareOut(out);

@@ -14,7 +14,6 @@ import {
   rolePaths,
   syncDirectory,
   writeNewFile,
-  type BackupRole,
   type Manifest,
   type ManifestEntry,
 } from './backup-files.js';
@@ -61,14 +60,15 @@ function readManifest(from: string): Manifest {
   const seen = new Set<string>();
   for (const entry of m.files as unknown[]) {
     const e = entry as Partial<ManifestEntry> | null;
-    const pattern = e && typeof e.role === 'string' ? rolePaths[e.role as BackupRole] : undefined;
+    // Own keys only: a role such as "constructor" is no role.
+    const pattern = e && typeof e.role === 'string' && Object.hasOwn(rolePaths, e.role) ? rolePaths[e.role] : undefined;
     if (!e || !pattern || typeof e.path !== 'string' || !pattern.test(e.path) || seen.has(e.path))
       throw corrupt(`${manifestFileName} lists an entry it should not (${JSON.stringify(e?.path ?? null)})`);
     if (typeof e.bytes !== 'number' || typeof e.sha256 !== 'string' || typeof e.mode !== 'string' || !/^[0-7]{3}$/.test(e.mode))
       throw corrupt(`${manifestFileName}'s entry ${e.path} lacks its size, SHA-256 or mode`);
     seen.add(e.path);
   }
-  if (!m.files.some((e) => e.role === 'engine-database')) throw corrupt(`${manifestFileName} lists no service database`);
+  if (!(m.files as readonly ManifestEntry[]).some((e) => e.role === 'engine-database')) throw corrupt(`${manifestFileName} lists no service database`);
   return m as Manifest;
 }
 

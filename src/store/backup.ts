@@ -25,7 +25,10 @@ export async function copyDatabaseOnline(source: string, destination: string): P
     await db.backup(destination, { progress: () => allPages });
   } finally {
     db.close();
-    keepOwner(source, sidecars.filter((file) => !existed.includes(file)));
+    keepOwner(
+      source,
+      sidecars.filter((file) => !existed.includes(file)),
+    );
   }
 }
 
