@@ -22,7 +22,8 @@ export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): Ser
   const configDir = resolve(str(options.configDir) ?? (io.env.SERVICE_CONFIG_DIR || '/etc/meet'));
   const envPath = resolve(str(options.envFile) ?? join(configDir, 'meet.env'));
   const envFile = readEnvFile(envPath);
-  if (envFile.state.status === 'unreadable' || (str(options.envFile) !== undefined && envFile.state.status !== 'read'))
+  if (str(options.envFile) !== undefined && envFile.state.status === 'absent') throw new CliError('config', `--env-file ${envPath} does not exist`);
+  if (envFile.state.status === 'unreadable')
     throw new CliError(
       'environment',
       `the env file ${envPath} cannot be read (${envFile.state.error ?? 'absent'})`,

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { compatDatabaseFileName, compatSchemaVersion } from '../compat/store/compat-store.js';
-import { schemaVersionOfFile } from '../store/backup.js';
+import { databaseInUse, schemaVersionOfFile } from '../store/backup.js';
 import { engineSchemaVersion } from '../store/database.js';
 import { databaseFiles, privateDirectory, privateFileMode } from '../store/private-files.js';
 import {
@@ -111,6 +111,10 @@ const nonEmpty = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDi
 const inside = (dir: string, parent: string) => !relative(resolve(parent), resolve(dir)).startsWith('..');
 
 function checkTargets(placed: readonly (readonly [ManifestEntry, string])[], target: RestoreTarget): void {
+  // Not even --force writes under a running service: it would go on with its own pages in memory and its WAL.
+  for (const [entry, file] of placed)
+    if (databaseRoles.includes(entry.role) && databaseInUse(file))
+      throw new BackupError('refused', `${file} is open in a running service; nothing was restored`, 'stop the service first (systemctl stop meet)');
   if (target.force) return;
   const hint = 'restore into a new, empty directory, or pass --force to write over what is there';
   for (const dir of [target.dataDir, ...(inside(target.compatApiDataDir, target.dataDir) ? [] : [target.compatApiDataDir])])

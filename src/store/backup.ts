@@ -61,3 +61,22 @@ export function schemaVersionOfFile(file: string): number | null {
   if (header.subarray(0, 16).toString('latin1') !== 'SQLite format 3\0') return null;
   return header.readUInt32BE(60);
 }
+
+/**
+ * Whether another process (a running service) has the database `file` open. A WAL connection
+ * holds a shared lock on the file as long as it is open, so asking for the exclusive lock,
+ * without waiting, fails exactly then. Absent or not a database: false.
+ */
+export function databaseInUse(file: string): boolean {
+  if (statSync(file, { throwIfNoEntry: false }) === undefined) return false;
+  let db: ReturnType<typeof openSqlite> | null = null;
+  try {
+    db = openSqlite(file, { fileMustExist: true, timeout: 0 });
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT');
+    return false;
+  } catch (err) {
+    return (err as { code?: unknown }).code === 'SQLITE_BUSY';
+  } finally {
+    db?.close();
+  }
+}

@@ -74,6 +74,9 @@ t.test('backup: a private directory, every file described by the manifest', asyn
   t.equal(nowhere.code, 1, 'a data directory without a database is refused');
   t.match(nowhere.stderr, /meet\.sqlite does not exist/);
   t.notOk(existsSync(join(w.root, 'none')), 'and no directory made');
+  const noEnv = await runCli(['backup', '--out', join(w.root, 'none'), '--env-file', join(w.etc, 'other.env')]);
+  t.equal(noEnv.code, 2, 'an --env-file that does not exist is refused');
+  t.match(noEnv.stderr, `--env-file ${join(w.etc, 'other.env')} does not exist`);
 });
 
 t.test('restore: into an empty directory; config files only with --config-dir; a non-empty one only with --force', async (t) => {

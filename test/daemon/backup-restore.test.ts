@@ -121,6 +121,11 @@ t.test('a backup taken while the service writes restores into a new data directo
   t.same(busy.sort(), Array.from({ length: busy.length }, (_, i) => `busy-${i}`).sort(), 'one moment of the service: every room up to the last, none missing');
   t.ok(busy.length <= during + 1, 'and nothing that was not made');
 
+  const underService = await runCli(['restore', '--from', out, '--data-dir', w.data, '--force']);
+  t.equal(underService.code, 1, 'not even --force restores under a running service');
+  t.match(underService.stderr, /\.sqlite is open in a running service; nothing was restored/);
+  t.equal((await rooms.create(d1, { room_id: 'after', name: 'After' })).status, 201, 'which goes on');
+
   await stopGracefully(d1);
   const env2 = {
     ...w.env,
