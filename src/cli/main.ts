@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
+import { backupCommands } from './backup.js';
 import { doctorCommand } from './doctor.js';
 import { CliError, cliErrorKinds, renderCliError } from './errors.js';
 import { installCommands } from './install.js';
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
   doctorCommand(program, io);
   tokenCommands(program, io);
   licenseCommands(program, io);
+  backupCommands(program, io);
   configureTree(program, io);
   return program;
 }

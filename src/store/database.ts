@@ -23,6 +23,11 @@ export function openDatabase(dataDir: string): Db {
   return db;
 }
 
+/** The schema version this code migrates the service database to (its last migration). */
+export function engineSchemaVersion(): number {
+  return Math.max(0, ...readMigrations(migrationsDir).map((m) => m.version));
+}
+
 /** The schema as SQLite itself describes it, one line per object, for golden comparisons. */
 export function describeSchema(db: Db): string[] {
   const rows = db.prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {

@@ -20,6 +20,11 @@ const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 
 export const compatDatabaseFileName = 'confapi.sqlite';
 
+/** The schema version this code migrates the meeting API's database to (its last migration). */
+export function compatSchemaVersion(): number {
+  return Math.max(0, ...readMigrations(migrationsDir).map((m) => m.version));
+}
+
 interface MeetingRow {
   internal_id: string;
   tenant_id: string;
