@@ -1,5 +1,44 @@
 // tsc only emits .js: the SQL migrations and the web client's static files ship beside the compiled code.
-import { cpSync } from 'node:fs';
-cpSync('src/store/migrations', 'dist/store/migrations', { recursive: true });
-cpSync('src/web/static', 'dist/web/static', { recursive: true });
-cpSync('src/compat/store/migrations', 'dist/compat/store/migrations', { recursive: true });
+// A file is written only when its bytes differ from the copy's, so an unchanged tree keeps its
+// copies (and their times) as they are and the build after it has nothing to do.
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * @param {string} from
+ * @param {string} to
+ * @returns {number} files written
+ */
+function mirror(from, to) {
+  let written = 0;
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) {
+      written += mirror(source, target);
+    } else if (!same(source, target)) {
+      copyFileSync(source, target);
+      written += 1;
+    }
+  }
+  return written;
+}
+
+/**
+ * @param {string} source
+ * @param {string} target
+ */
+function same(source, target) {
+  try {
+    return statSync(target).size === statSync(source).size && readFileSync(target).equals(readFileSync(source));
+  } catch {
+    return false;
+  }
+}
+
+const written =
+  mirror('src/store/migrations', 'dist/store/migrations') +
+  mirror('src/web/static', 'dist/web/static') +
+  mirror('src/compat/store/migrations', 'dist/compat/store/migrations');
+if (written > 0) console.log(`assets: ${written} file(s) copied into dist`);

@@ -73,9 +73,14 @@ t.test('the packed tarball installs on every promised Node line without npm warn
   // The tests run after the build (pretest): pack what is built, without building again under the other test files' feet.
   const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
   t.equal(packed.code, 0, said('npm pack', packed));
-  const [{ filename }] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as [{ filename: string }];
+  const [{ filename, files }] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   const tarball = join(work, filename);
   t.ok(existsSync(tarball), `npm pack wrote ${filename}`);
+  t.same(
+    files.map((file) => file.path).filter((path) => /\.tsbuildinfo$|\.inputs\.json$/.test(path)),
+    [],
+    "the build's own records (what it compiled and bundled from) are not shipped",
+  );
 
   for (const node of promised) t.ok(semver.satisfies(node, ownPackage.engines.node), `our own engines (${ownPackage.engines.node}) take Node ${node}`);
 
