@@ -156,6 +156,21 @@ function previousView(previous: PreviousSecret | undefined, reveal: boolean, now
   return { value: reveal ? previous.secret : masked, until: untilText(previous.until), active: inGrace(previous, nowMs) };
 }
 
+/** The secrets a rotation replaced that the tenant still lists, by their JSON key (absent ones left out). */
+function previousViews(tenant: Tenant, reveal: boolean, nowMs: number) {
+  const views = {
+    previous_api_secret: previousView(tenant.previousApiSecret, reveal, nowMs),
+    previous_app_secret: previousView(tenant.previousAppSecret, reveal, nowMs),
+  };
+  return Object.fromEntries(Object.entries(views).filter(([, v]) => v !== null)) as Partial<
+    Record<keyof typeof views, NonNullable<ReturnType<typeof previousView>>>
+  >;
+}
+
+/** "api_secret valid until …" (or "ended …") per replaced secret, for the tables. */
+const graceText = (previous: ReturnType<typeof previousViews>) =>
+  Object.entries(previous).map(([key, v]) => `${key.replace('previous_', '')} ${v.active ? 'valid until' : 'ended'} ${v.until}`);
+
 function printGenerated(io: CliIo, generated: readonly [TenantKey, string][]): void {
   for (const [key, value] of generated) io.out(`${key}=${value}\n`);
 }
@@ -222,9 +237,20 @@ export function tenantCommands(program: Command, io: CliIo): void {
         const { snapshot } = loadTenants(context.file, context.primary);
         io.err(unnamedWarning(context));
         const primary = primaryTenant(context.primary);
-        const views = [...(primary ? [viewOf(primary, 'env', false)] : []), ...fileTenants(snapshot).map((t) => viewOf(t, 'file', false))];
+        const now = Date.now();
+        // A secret a rotation replaced is listed with the end of its grace, so the operator sees which platforms still owe a switch.
+        const views = [
+          ...(primary ? [{ tenant: primary, source: 'env' as const }] : []),
+          ...fileTenants(snapshot).map((t) => ({ tenant: t, source: 'file' as const })),
+        ].map(({ tenant, source }) => ({ view: viewOf(tenant, source, false), previous: previousViews(tenant, false, now) }));
         if (options.json) {
-          io.out(`${JSON.stringify(views, null, 2)}\n`);
+          io.out(
+            `${JSON.stringify(
+              views.map(({ view, previous }) => ({ ...view, ...previous })),
+              null,
+              2,
+            )}\n`,
+          );
           return;
         }
         if (views.length === 0) {
@@ -232,10 +258,20 @@ export function tenantCommands(program: Command, io: CliIo): void {
           return;
         }
         const has = (value: string | null) => (value === null ? '-' : masked);
+        const graces = views.map(({ previous }) => graceText(previous));
+        // The column only when some tenant is in (or past) a rotation's grace: the usual table stays as narrow as before.
+        const withGrace = graces.some((g) => g.length > 0);
         io.out(
           table([
-            ['ID', 'SOURCE', 'API SECRET', 'APP ID', 'APP SECRET'],
-            ...views.map((v) => [v.id, v.source === 'env' ? 'env file' : 'tenants file', has(v.api_secret), v.app_id ?? '-', has(v.app_secret)]),
+            ['ID', 'SOURCE', 'API SECRET', 'APP ID', 'APP SECRET', ...(withGrace ? ['REPLACED SECRET'] : [])],
+            ...views.map(({ view: v }, i) => [
+              v.id,
+              v.source === 'env' ? 'env file' : 'tenants file',
+              has(v.api_secret),
+              v.app_id ?? '-',
+              has(v.app_secret),
+              ...(withGrace ? [graces[i]!.join(', ') || '-'] : []),
+            ]),
           ]),
         );
       }),
@@ -256,20 +292,13 @@ export function tenantCommands(program: Command, io: CliIo): void {
         const found = id === primaryTenantId ? primary : (fileTenants(snapshot).find((t) => t.id === id) ?? null);
         if (found === null) throw new CliError('refused', `no tenant ${JSON.stringify(id)} in ${context.file}`, 'see `meetctl tenant list`');
         const view = viewOf(found, id === primaryTenantId ? 'env' : 'file', options.reveal === true);
-        const now = Date.now();
-        const previous = {
-          previous_api_secret: previousView(found.previousApiSecret, options.reveal === true, now),
-          previous_app_secret: previousView(found.previousAppSecret, options.reveal === true, now),
-        };
+        const previous = previousViews(found, options.reveal === true, Date.now());
         if (options.json) {
-          const shown = Object.fromEntries(Object.entries(previous).filter(([, v]) => v !== null));
-          io.out(`${JSON.stringify({ ...view, ...shown }, null, 2)}\n`);
+          io.out(`${JSON.stringify({ ...view, ...previous }, null, 2)}\n`);
           return;
         }
         const from = view.source === 'env' ? context.envFile : context.file;
-        const graceRows = Object.entries(previous).flatMap(([key, v]) =>
-          v === null ? [] : [[key, `${v.value} ${v.active ? 'valid until' : 'ended'} ${v.until}`]],
-        );
+        const graceRows = Object.entries(previous).map(([key, v]) => [key, `${v.value} ${v.active ? 'valid until' : 'ended'} ${v.until}`]);
         io.out(
           table([
             ['id', view.id],

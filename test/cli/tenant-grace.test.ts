@@ -44,6 +44,21 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   t.same(json.previous_api_secret, { value: '***', until: new Date(until).toISOString().replace('.000Z', 'Z'), active: true }, 'show --json: masked, its end');
   t.equal(JSON.parse((await tenant(s, ['show', 'moodle', '--json', '--reveal'])).stdout).previous_api_secret.value, moodleSecret, '--reveal shows it');
 
+  const listed = await tenant(s, ['list']);
+  t.equal(listed.code, 0, listed.stderr);
+  t.match(listed.stdout, /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+REPLACED SECRET\n/, 'list has a column for the replaced secret');
+  const untilText = new Date(until).toISOString().replace('.000Z', 'Z');
+  t.match(
+    listed.stdout,
+    new RegExp(`moodle\\s+tenants file\\s+\\*\\*\\*\\s+-\\s+-\\s+api_secret valid until ${untilText}\n`),
+    'list names the end of its grace',
+  );
+  t.match(listed.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*\s+-\n/, 'a tenant without one shows -');
+  assertNoSecret(t, s, listed.stdout, 'list');
+  const listedJson = JSON.parse((await tenant(s, ['list', '--json'])).stdout) as { id: string; previous_api_secret?: unknown }[];
+  t.same(listedJson.find((v) => v.id === 'moodle')?.previous_api_secret, { value: '***', until: untilText, active: true }, 'list --json: masked, its end');
+  t.notOk('previous_api_secret' in listedJson.find((v) => v.id === 'school')!, 'none for a tenant that was not rotated');
+
   const again = await tenant(s, ['rotate', 'moodle', '--grace', '1h']);
   t.equal(again.code, 0, again.stderr);
   const third = generated(again.stdout).api_secret!;
