@@ -2,37 +2,22 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ServiceFiles } from '../daemon/backup.js';
-import { readEnvFile } from '../ops/doctor/env-file.js';
 import { parseEnvFile } from '../ops/env-file.js';
 import { readIfExists } from '../ops/atomic-file.js';
-import { addConfigOptions, configFromOptions } from './config-options.js';
+import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 import { step } from './ui.js';
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /**
  * Where the installed service keeps its files, as `serve` under systemd sees them: the env file
  * install wrote (`<config dir>/meet.env`, or --env-file) beneath this process's environment and
- * the flags. The one place backup asks this, so it can move to a shared resolution of meetctl's
- * configuration without touching the rest.
+ * the flags.
  */
 export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): ServiceFiles {
-  const configDir = resolve(str(options.configDir) ?? (io.env.SERVICE_CONFIG_DIR || '/etc/meet'));
-  const envPath = resolve(str(options.envFile) ?? join(configDir, 'meet.env'));
-  const envFile = readEnvFile(envPath);
-  if (str(options.envFile) !== undefined && envFile.state.status === 'absent') throw new CliError('config', `--env-file ${envPath} does not exist`);
-  if (envFile.state.status === 'unreadable')
-    throw new CliError(
-      'environment',
-      `the env file ${envPath} cannot be read (${envFile.state.error ?? 'absent'})`,
-      'run meetctl as root or as the service user, or name another file with --env-file',
-    );
-  const env = { ...envFile.values, ...io.env };
-  const installedDefaults = join(configDir, 'room-defaults.toml');
-  const roomDefaults = str(options.config) ?? (env.SERVICE_CONFIG_FILE || (existsSync(installedDefaults) ? installedDefaults : undefined));
-  const config = configFromOptions({ ...options, config: roomDefaults }, { ...io, env });
+  // The configuration the service runs with (env file beneath the environment, then flags), found as every command finds it.
+  const { config, configDir, envFile, env, configFile } = loadServiceConfig(options, io);
   const defaultTenants = join(configDir, 'tenants.toml');
   const tenantsFile = config.tenantsFile ?? (existsSync(defaultTenants) ? defaultTenants : null);
   // A key given inline lives in the env file, backed up with it; only an @path is a file of its own.
@@ -40,8 +25,8 @@ export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): Ser
   return {
     dataDir: resolve(config.dataDir),
     compatApiDataDir: resolve(config.compatApiDataDir),
-    envFile: envFile.state.status === 'read' ? envPath : null,
-    roomDefaults: roomDefaults === undefined ? null : resolve(roomDefaults),
+    envFile: envFile.status === 'read' ? envFile.path : null,
+    roomDefaults: configFile === null ? null : resolve(configFile),
     tenantsFile: tenantsFile === null ? null : resolve(tenantsFile),
     licencePublicKey: licenceKey?.startsWith('@') ? resolve(licenceKey.slice(1)) : null,
   };
@@ -78,7 +63,6 @@ export function backupCommands(program: Command, io: CliIo): void {
       'back up the running service: both databases (SQLite online backup), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest',
     )
     .requiredOption('--out <dir>', 'a new (or empty) directory to write the backup into; created 0700, files 0600: it holds secrets')
-    .option('--env-file <path>', 'the env file the service runs with (default <config dir>/meet.env)')
     .action(async (options: Record<string, unknown>) => {
       const files = serviceFilesOf(options, io);
       const out = resolve(String(options.out));
@@ -86,7 +70,8 @@ export function backupCommands(program: Command, io: CliIo): void {
       for (const entry of manifest.files) io.out(`${entry.path}  ${entry.bytes} bytes  (${entry.source})\n`);
       io.out(`backup written to ${out} (${manifest.files.length} files, manifest.json last)\n`);
     });
-  addConfigOptions(backup, ['dataDir', 'compatApiDataDir', 'configDir', 'tenantsFile']);
+  addConfigOptions(backup, ['dataDir', 'compatApiDataDir', 'tenantsFile']);
+  addServiceConfigOptions(backup);
 
   program
     .command('restore')

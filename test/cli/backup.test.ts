@@ -36,7 +36,7 @@ const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.
 async function backedUp(t: Tap): Promise<{ w: World; env: Record<string, string>; out: string; token: string }> {
   const w = world(t);
   t.equal((await w.install(['--key', await testServerKey(), '--no-open-rooms'])).code, 0);
-  const made = await runCli(['token', 'create', '--name', 'ops', '--data-dir', w.data]);
+  const made = await runCli(['token', 'create', '--name', 'ops', '--init', '--data-dir', w.data]);
   t.equal(made.code, 0, made.stderr);
   const keyFile = join(w.keys, 'licence.pub');
   writeFileSync(keyFile, testAuthority().publicKeyPem);
@@ -76,7 +76,7 @@ t.test('backup: a private directory, every file described by the manifest', asyn
   t.notOk(existsSync(join(w.root, 'none')), 'and no directory made');
   const noEnv = await runCli(['backup', '--out', join(w.root, 'none'), '--env-file', join(w.etc, 'other.env')]);
   t.equal(noEnv.code, 2, 'an --env-file that does not exist is refused');
-  t.match(noEnv.stderr, `--env-file ${join(w.etc, 'other.env')} does not exist`);
+  t.match(noEnv.stderr, `--env-file ${join(w.etc, 'other.env')} cannot be read (it does not exist)`);
 });
 
 t.test('restore: into an empty directory; config files only with --config-dir; a non-empty one only with --force', async (t) => {
