@@ -27,6 +27,7 @@ export const checkIds = [
   'listeners',
   'public-url',
   'systemd-unit',
+  'ownership',
 ];
 export const nodeMajor = Number(process.versions.node.split('.')[0]);
 

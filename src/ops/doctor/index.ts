@@ -6,6 +6,7 @@ import { licenceCheck } from './licence.js';
 import { mediaNetworkCheck } from './media-network.js';
 import { listenersBehindNginxCheck, nginxFileCheck, nginxLinesCheck, nginxTestCheck } from './nginx.js';
 import { nodeVersionCheck } from './node-version.js';
+import { ownershipCheck } from './ownership.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
 import { joinBaseCheck } from './public-url.js';
 import { unitCheck } from './systemd.js';
@@ -29,4 +30,5 @@ export const doctorChecks: readonly DoctorCheck[] = [
   listenersBehindNginxCheck,
   joinBaseCheck,
   unitCheck,
+  ownershipCheck,
 ];
