@@ -142,7 +142,11 @@ export class JanusProcess {
     child.stderr?.on('data', keep);
     let exited = false;
     const spawnError = new Promise<never>((_, reject) => {
-      child.once('error', (err) => reject(new Error(`Janus could not be started (${this.options.bin}): ${err.message}`)));
+      child.once('error', (err) => {
+        // No program to wait for: the start fails now, not at the end of the start time.
+        exited = true;
+        reject(new Error(`Janus could not be started (${this.options.bin}): ${err.message}`));
+      });
       child.once('exit', (code, signal) => {
         exited = true;
         reject(new Error(`Janus exited while starting (${signal ?? `code ${code}`}): ${this.tail.slice(-3).join(' | ')}`));
