@@ -14,7 +14,7 @@ import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
 function meetctlThrough(prefix: readonly string[], args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   const [file, ...argv] = ['env', '-u', 'NODE_OPTIONS', ...prefix, process.execPath, meetctl, ...args];
   return new Promise((resolve) => {
-    execFile(file!, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) =>
+    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
