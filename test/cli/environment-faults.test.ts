@@ -55,6 +55,22 @@ t.test('a read-only data directory: serve and meetctl commands exit 69 naming th
   assertEnvironment(t, tokens, new RegExp(`${dir}.*read-only`), /ReadWritePaths=/);
 });
 
+t.test('a full disk under the data directory: exit 69 naming it', { skip: roMount }, async (t) => {
+  const dir = dataDirFor(t);
+  const full = [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    'mount -t tmpfs -o size=64k tmpfs "$0" && dd if=/dev/zero of="$0/fill" bs=4k count=100 2>/dev/null; exec "$@"',
+    dir,
+  ];
+  const created = await meetctlThrough(full, ['token', 'create', '--name', 'ops', '--data-dir', dir], {});
+  assertEnvironment(t, created, new RegExp(`${dir}.*disk is full \\(ENOSPC\\)`), new RegExp(`the disk holding ${dir} is full`));
+});
+
 const otherUser = process.getuid?.() === 0 ? false : 'root is needed to run doctor as another user';
 
 t.test('doctor run by a user who may not read the data directory: the checks say so, none calls it a bug', { skip: otherUser }, async (t) => {
