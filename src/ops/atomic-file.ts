@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownerToKeep, type Owner } from '../store/file-owner.js';
+import { keepOwner, ownerToKeep, type Owner } from '../store/file-owner.js';
 
 export { makeDirectory } from '../store/file-owner.js';
 
@@ -20,7 +20,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 
   const fd = openSync(temp, 'wx', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    if (owner !== null) fchownSync(fd, owner.uid, owner.gid);
+    if (owner !== null) keepOwner(fd, owner);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

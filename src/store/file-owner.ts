@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, statSync } from 'node:fs';
+import { chownSync, fchownSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -17,6 +17,21 @@ export interface Owner {
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
+/**
+ * Sets `owner` on a path or an open file. Root in a user namespace (a container) may not give a
+ * file to an id the namespace does not map (EINVAL, EPERM): the file then stays as before this
+ * rule, rather than the write failing.
+ */
+export function keepOwner(target: string | number, owner: Owner): void {
+  try {
+    if (typeof target === 'number') fchownSync(target, owner.uid, owner.gid);
+    else chownSync(target, owner.uid, owner.gid);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EPERM') throw err;
+  }
+}
+
 function ownerOf(path: string): Owner | null {
   const stat = statSync(path, { throwIfNoEntry: false });
   return stat === undefined ? null : { uid: stat.uid, gid: stat.gid };
@@ -32,7 +47,7 @@ export function ownerToKeep(path: string): Owner | null {
 export function giveToDirectoryOwner(path: string): void {
   if (!isRoot()) return;
   const owner = ownerOf(dirname(resolve(path)));
-  if (owner !== null) chownSync(path, owner.uid, owner.gid);
+  if (owner !== null) keepOwner(path, owner);
 }
 
 /**
@@ -48,11 +63,11 @@ export function makeDirectory(dir: string, mode: number): void {
   const owner = ownerOf(dirname(first));
   if (owner === null) return;
   let path = first;
-  chownSync(path, owner.uid, owner.gid);
+  keepOwner(path, owner);
   for (const part of relative(first, resolve(dir))
     .split(sep)
     .filter((p) => p !== '')) {
     path = join(path, part);
-    chownSync(path, owner.uid, owner.gid);
+    keepOwner(path, owner);
   }
 }

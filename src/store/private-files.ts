@@ -1,6 +1,6 @@
-import { chmodSync, closeSync, fchmodSync, fchownSync, lstatSync, openSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, lstatSync, openSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDirectory, ownerToKeep } from './file-owner.js';
+import { keepOwner, makeDirectory, ownerToKeep } from './file-owner.js';
 
 /**
  * Modes of what the data directory holds (databases, the signing key, the server key): the
@@ -64,7 +64,7 @@ export function privateDatabase(file: string): Narrowed[] {
     const fd = openSync(file, 'wx', privateFileMode);
     try {
       fchmodSync(fd, privateFileMode);
-      if (owner !== null) fchownSync(fd, owner.uid, owner.gid);
+      if (owner !== null) keepOwner(fd, owner);
     } finally {
       closeSync(fd);
     }
