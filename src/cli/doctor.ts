@@ -40,6 +40,7 @@ export function doctorContext(options: Record<string, unknown>, io: CliIo): Doct
     envFile,
     nginxFile: str(options.nginxFile) ?? defaultNginxFile,
     unitFile: str(options.unitFile) ?? defaultUnitFile,
+    serviceUser: str(options.serviceUser),
     nginxBin: str(options.nginxBin),
     nodeVersion: process.versions.node,
     now: new Date(),
@@ -55,6 +56,7 @@ export function doctorCommand(program: Command, io: CliIo): void {
     .option('--nginx-file <path>', `nginx site to check (default ${defaultNginxFile})`)
     .option('--nginx-bin <path>', 'nginx binary for nginx -t [MEET_NGINX_BIN] (default: nginx on PATH or in /usr/sbin)')
     .option('--unit-file <path>', `systemd unit to verify (default ${defaultUnitFile})`)
+    .option('--service-user <name>', "user (or uid) that should own the service's files (default: the unit's User=)")
     .action(async (options: Record<string, unknown>) => {
       const results = await runChecks(doctorChecks, doctorContext(options, io));
       io.out(options.json ? renderJson(results) : renderText(io, results));

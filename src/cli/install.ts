@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { confirm } from '@inquirer/prompts';
@@ -10,7 +10,7 @@ import { settings } from '../config/settings.js';
 import { publicKeyFor } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { LicenceError, verifyServerKey, type Licence } from '../licence/server-key.js';
-import { withFileLock, LockTimeout } from '../ops/atomic-file.js';
+import { makeDirectory, withFileLock, LockTimeout } from '../ops/atomic-file.js';
 import {
   compatInstallFiles,
   compatModule,
@@ -50,7 +50,7 @@ function lockFileOf(configDir: string): string {
 
 /** Runs `work` holding the config directory's install lock, so two installs never interleave their reads and writes. */
 async function underInstallLock<T>(configDir: string, work: () => T | Promise<T>): Promise<T> {
-  mkdirSync(configDir, { recursive: true, mode: 0o755 });
+  makeDirectory(configDir, 0o755);
   try {
     return await withFileLock(lockFileOf(configDir), work);
   } catch (err) {

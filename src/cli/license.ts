@@ -1,8 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../ops/atomic-file.js';
+import { makeDirectory, writeFileAtomic } from '../ops/atomic-file.js';
 import { installedLicence } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { issueServerKey, licenceKeyPair } from '../licence/server-key.js';
@@ -32,7 +32,7 @@ function keygen(options: { out?: string; force?: boolean }, io: CliIo): void {
       'pass --force to replace them, or choose another --out',
     );
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir, 0o700);
   const pair = licenceKeyPair();
   writeFileAtomic(privateFile, pair.privateKeyPem, 0o600);
   writeFileAtomic(publicFile, pair.publicKeyPem, 0o644);

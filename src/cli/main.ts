@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config-error.js';
 import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
 import { backupCommands } from './backup.js';
+import { environmentFault } from '../ops/environment-faults.js';
 import { doctorCommand } from './doctor.js';
 import { CliError, cliErrorKinds, renderCliError } from './errors.js';
 import { installCommands } from './install.js';
@@ -62,10 +63,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`meetctl: ${err.message}\n`);
       return cliErrorKinds.refused.exitCode;
     }
-    // A system call that failed (port taken, permission, missing file) is the machine's problem, not a bug.
-    const errno = (err as NodeJS.ErrnoException | null)?.code;
-    if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
-      io.err(`meetctl: ${(err as Error).message}\n  hint: ${cliErrorKinds.environment.hint}\n`);
+    // A system call that failed (port taken, permission, read-only or full disk, a missing program), SQLite
+    // unable to write its files, Janus required but absent: the machine's problem, not a bug.
+    const fault = environmentFault(err);
+    if (fault) {
+      io.err(renderCliError(new CliError('environment', fault.message, fault.hint)));
       return cliErrorKinds.environment.exitCode;
     }
     io.err(`meetctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n  hint: ${cliErrorKinds.internal.hint}\n`);

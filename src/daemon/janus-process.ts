@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { janusConfigFiles } from '../media/janus/janus-config.js';
 import { janusInfo, type JanusEndpoint } from '../media/janus/janus-session.js';
+import { giveToDirectoryOwner, makeDirectory } from '../store/file-owner.js';
 
 export interface JanusProcessOptions {
   /** The program (`SERVICE_JANUS_BIN`). */
@@ -113,7 +114,9 @@ export class JanusProcess {
   private async launch(): Promise<void> {
     const { configDir } = this.options;
     rmSync(configDir, { recursive: true, force: true });
-    mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    // Owned as the data directory is: a root-owned folder left by a `serve` run as root would
+    // stop the service's own user from replacing it, and the service would fall back to the mesh.
+    makeDirectory(configDir, 0o700);
     const files = janusConfigFiles({
       configDir,
       httpPort: this.port,
@@ -123,7 +126,11 @@ export class JanusProcess {
       publicIp: this.options.publicIp,
       sessionTimeoutSecs: this.options.sessionTimeoutSecs ?? 60,
     });
-    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(configDir, name), text, { mode: 0o600 });
+    for (const [name, text] of Object.entries(files)) {
+      const file = path.join(configDir, name);
+      writeFileSync(file, text, { mode: 0o600 });
+      giveToDirectoryOwner(file);
+    }
     this.tail = [];
     const [file, ...args] = withParentDeathSignal([this.options.bin, '-F', configDir, '-C', path.join(configDir, 'janus.jcfg'), '-o', '-d', '3']);
     const child = spawn(file!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -135,7 +142,11 @@ export class JanusProcess {
     child.stderr?.on('data', keep);
     let exited = false;
     const spawnError = new Promise<never>((_, reject) => {
-      child.once('error', (err) => reject(new Error(`Janus could not be started (${this.options.bin}): ${err.message}`)));
+      child.once('error', (err) => {
+        // No program to wait for: the start fails now, not at the end of the start time.
+        exited = true;
+        reject(new Error(`Janus could not be started (${this.options.bin}): ${err.message}`));
+      });
       child.once('exit', (code, signal) => {
         exited = true;
         reject(new Error(`Janus exited while starting (${signal ?? `code ${code}`}): ${this.tail.slice(-3).join(' | ')}`));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { EnvironmentError } from '../config/environment-error.js';
 import type { Config } from '../config/settings.js';
 import type { ReadinessCheck } from '../engine/health/readiness.js';
 import type { MediaBackendFactory } from '../engine/live/media-port.js';
@@ -72,7 +73,15 @@ export async function startMedia(config: MediaConfig, log: MediaLog): Promise<Me
       adminKey = process.roomAdminKey;
     }
   } catch (err) {
-    if (config.media === 'janus') throw new Error(`SERVICE_MEDIA=janus but Janus is not available: ${(err as Error).message}`, { cause: err });
+    if (config.media === 'janus') {
+      throw new EnvironmentError(
+        `SERVICE_MEDIA=janus but Janus is not available: ${(err as Error).message}`,
+        config.janusUrl !== null
+          ? 'start the Janus at SERVICE_JANUS_URL (check its API secret and admin key), or set SERVICE_MEDIA=auto to start on the browser-to-browser mesh while it is down'
+          : `install Janus (apt install janus) or set SERVICE_JANUS_BIN to its program (now ${config.janusBin}), or set SERVICE_MEDIA=auto to start on the browser-to-browser mesh without it`,
+        { cause: err },
+      );
+    }
     log.warn({ err: (err as Error).message }, 'Janus is not available: meetings use the browser-to-browser mesh (fine for a handful of people)');
     return meshOnly;
   }

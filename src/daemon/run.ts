@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import { localFrontendUrl, type Config } from '../config/settings.js';
 import { serviceVersion } from '../config/version.js';
+import { giveToDirectoryOwner } from '../store/file-owner.js';
 import { SchemaTooNewError } from '../store/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
 import { listeningUrl } from '../http/listening-url.js';
@@ -55,6 +56,7 @@ function writeInitialToken(dataDir: string, token: string): string {
   }
   // 'wx' with mode: the file is born readable by the owner only, never briefly wider.
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  giveToDirectoryOwner(file);
   return file;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { giveToDirectoryOwner } from '../store/file-owner.js';
 
 export const signingKeyFileName = 'signing-key';
 
@@ -18,6 +19,7 @@ export function loadOrCreateSigningKey(dataDir: string): Uint8Array {
   const key = randomBytes(32);
   try {
     writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    giveToDirectoryOwner(file);
     return key;
   } catch (err) {
     // Another process won the race to create it: use theirs.

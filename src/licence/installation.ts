@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
+import { makeDirectory, readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
 import { builtInLicencePublicKey, LicenceError, licencePublicKey, verifyServerKey, type Licence } from './server-key.js';
 
 /**
@@ -39,7 +39,7 @@ export function installationText(module: string, key: string, licence: Licence):
 }
 
 export function writeInstallation(dataDir: string, module: string, key: string, licence: Licence): void {
-  mkdirSync(join(dataDir, 'modules'), { recursive: true, mode: 0o700 });
+  makeDirectory(join(dataDir, 'modules'), 0o700);
   writeFileAtomic(installationFile(dataDir, module), installationText(module, key, licence), 0o600);
 }
 

@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { readIfExists, writeFileAtomic } from './atomic-file.js';
+import { makeDirectory, readIfExists, writeFileAtomic } from './atomic-file.js';
 
 /** A file a command means to leave behind: its whole content, or null to remove it. */
 export interface PlannedFile {
@@ -37,7 +37,7 @@ export function outcomeOf(file: PlannedFile): FileStatus {
 export function applyFile(file: PlannedFile): FileOutcome {
   const status = outcomeOf(file);
   if (status === 'created' || status === 'changed') {
-    mkdirSync(dirname(file.path), { recursive: true, mode: file.dirMode ?? 0o755 });
+    makeDirectory(dirname(file.path), file.dirMode ?? 0o755);
     writeFileAtomic(file.path, file.content!, file.mode);
   } else if (status === 'mode fixed') {
     chmodSync(file.path, file.mode);

@@ -1,5 +1,6 @@
-import { chmodSync, closeSync, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, lstatSync, openSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { keepOwner, makeDirectory, ownerToKeep } from './file-owner.js';
 
 /**
  * Modes of what the data directory holds (databases, the signing key, the server key): the
@@ -38,9 +39,9 @@ export function narrow(path: string, mode: number): Narrowed | null {
   return { path, was, now: mode };
 }
 
-/** Creates `dir` (and missing parents) 0700, or narrows it when it exists wider. */
+/** Creates `dir` (and missing parents) 0700, owned as its parent is, or narrows it when it exists wider. */
 export function privateDirectory(dir: string): Narrowed | null {
-  mkdirSync(dir, { recursive: true, mode: privateDirMode });
+  makeDirectory(dir, privateDirMode);
   return narrow(dir, privateDirMode);
 }
 
@@ -53,13 +54,17 @@ export function databaseFiles(file: string): string[] {
  * Makes the database `file` 0600 before SQLite opens it: created empty when absent (SQLite
  * takes an empty file as a new database, and would create one 0644 itself), else narrowed
  * with its WAL and shared-memory files. SQLite gives the WAL and shm files it creates the
- * main file's mode, so they are born 0600 too.
+ * main file's mode, so they are born 0600 too, and, when it runs as root, the main file's owner:
+ * so a new file made by root takes its directory's owner (a `serve` run once as root must leave
+ * files the service's user can open).
  */
 export function privateDatabase(file: string): Narrowed[] {
   try {
+    const owner = ownerToKeep(file);
     const fd = openSync(file, 'wx', privateFileMode);
     try {
       fchmodSync(fd, privateFileMode);
+      if (owner !== null) keepOwner(fd, owner);
     } finally {
       closeSync(fd);
     }

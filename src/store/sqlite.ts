@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import { privateDatabase } from './private-files.js';
+import { dirname } from 'node:path';
+import { makeDirectory } from './file-owner.js';
+import { privateDatabase, privateDirMode } from './private-files.js';
 
 type Db = Database.Database;
 
@@ -51,13 +53,37 @@ export function setPragma(db: Db, name: string, value: number | string): void {
  * A database file opened the way the service keeps every one: WAL, synchronous=FULL (a
  * transition acknowledged to a client survives a power cut, not only a crash of the process),
  * foreign keys on, and up to 5 s of waiting for another writer's lock. The file and its WAL
- * and shm files are the owner's alone (0600), whatever the umask.
+ * and shm files are the owner's alone (0600), whatever the umask; its directory is made when
+ * absent, owned as its parent is.
  */
 export function openDurable(file: string): Db {
+  makeDirectory(dirname(file), privateDirMode);
   privateDatabase(file);
-  const db = openSqlite(file, { timeout: 5000 });
-  setPragma(db, 'journal_mode', 'WAL');
-  setPragma(db, 'synchronous', 'FULL');
-  setPragma(db, 'foreign_keys', 'ON');
-  return db;
+  try {
+    const db = openSqlite(file, { timeout: 5000 });
+    setPragma(db, 'journal_mode', 'WAL');
+    setPragma(db, 'synchronous', 'FULL');
+    setPragma(db, 'foreign_keys', 'ON');
+    return db;
+  } catch (err) {
+    if (err instanceof Database.SqliteError) throw new DatabaseFileError(file, err);
+    throw err;
+  }
+}
+
+/**
+ * A database SQLite could not open or set up (a read-only filesystem, a directory the user
+ * cannot write, for the -wal and -shm files beside it): SQLite's own message names no file.
+ * `code` stays SQLite's, so the CLI can tell the machine's fault from a bug.
+ */
+export class DatabaseFileError extends Error {
+  override readonly name = 'DatabaseFileError';
+  readonly code: string;
+  constructor(
+    readonly file: string,
+    cause: InstanceType<typeof Database.SqliteError>,
+  ) {
+    super(`cannot open the database ${file}: ${cause.message} (${cause.code})`, { cause });
+    this.code = cause.code;
+  }
 }

@@ -33,6 +33,7 @@ export const checkIds = [
   'certificate',
   'public-url',
   'systemd-unit',
+  'ownership',
 ];
 export const nodeMajor = Number(process.versions.node.split('.')[0]);
 

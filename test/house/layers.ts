@@ -59,6 +59,7 @@ export const layers: readonly Layer[] = [
       'licence/',
       { path: 'compat/tenants/', note: 'parsing the tenants file as the daemon does' },
       { path: 'daemon/shutdown.ts', note: 'the stop budget the runtime files size their timeouts from' },
+      { path: 'store/file-owner.ts', note: "what root writes keeps its owner, as the daemon's files do" },
     ],
     packages: ['smol-toml', node],
   },

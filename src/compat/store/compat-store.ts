@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
@@ -197,7 +196,6 @@ export class SqliteCompatStore implements CompatStore {
   private readonly stmts;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.db = openDurable(join(dataDir, compatDatabaseFileName));
     migrate(this.db, readMigrations(migrationsDir));
     const db = this.db;

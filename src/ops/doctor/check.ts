@@ -35,6 +35,8 @@ export interface DoctorContext {
   readonly envFile: EnvFileState;
   readonly nginxFile: string;
   readonly unitFile: string;
+  /** The user the daemon runs as (--service-user); null: the unit's User=. */
+  readonly serviceUser: string | null;
   /** nginx to run `nginx -t` with; null: look for it on PATH and in the sbin directories. */
   readonly nginxBin: string | null;
   readonly nodeVersion: string;

@@ -7,7 +7,8 @@ import { check, configMissing, fail, ok, reason, warn } from './check.js';
 const memoryFilesystems: Record<number, string> = { 0x01021994: 'tmpfs', 0x858458f6: 'ramfs' };
 const overlayFs = 0x794c7630;
 
-const advice: Record<string, string> = {
+/** What an errno of a write means, in words. */
+export const advice: Record<string, string> = {
   EROFS: 'the filesystem is mounted read-only',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',

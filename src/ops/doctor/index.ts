@@ -12,6 +12,7 @@ import { listenersBehindNginxCheck, nginxFileCheck, nginxLinesCheck, nginxTestCh
 import { nginxAccessLogCheck } from './nginx-access-log.js';
 import { nginxUpstreamsCheck } from './nginx-upstreams.js';
 import { nodeVersionCheck } from './node-version.js';
+import { ownershipCheck } from './ownership.js';
 import { compatPortCheck, enginePortCheck } from './ports.js';
 import { joinBaseCheck } from './public-url.js';
 import { unitCheck } from './systemd.js';
@@ -41,4 +42,5 @@ export const doctorChecks: readonly DoctorCheck[] = [
   certificateCheck,
   joinBaseCheck,
   unitCheck,
+  ownershipCheck,
 ];

@@ -1,3 +1,4 @@
+import { environmentFault } from '../environment-faults.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './check.js';
 
 /** One line of text, without control characters (a file name or a program's output could hold escapes). */
@@ -26,6 +27,9 @@ export async function runChecks(checks: readonly DoctorCheck[], ctx: DoctorConte
         return clean(await c.run(ctx));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        // A file doctor may not read (run as another user) or a full disk: the machine's, not a bug.
+        const fault = environmentFault(err);
+        if (fault) return clean({ id: c.id, title: c.title, status: 'fail', detail: `could not check: ${fault.message}`, hint: fault.hint });
         return clean({
           id: c.id,
           title: c.title,
