@@ -22,6 +22,7 @@ function contextOf(config: Config, io: CliIo, nginxFile = defaultNginxFile): Doc
     nginxFile,
     unitFile: defaultUnitFile,
     nginxBin: null,
+    serviceUser: null,
     nodeVersion: process.versions.node,
     now: new Date(),
   };

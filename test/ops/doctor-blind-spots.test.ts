@@ -38,6 +38,7 @@ function ctxOf(env: Record<string, string>, over: Partial<DoctorContext> = {}): 
     nginxFile: '/nonexistent/meet.conf',
     unitFile: '/nonexistent/meet.service',
     nginxBin: null,
+    serviceUser: null,
     nodeVersion: process.versions.node,
     now: new Date(),
     ...over,
