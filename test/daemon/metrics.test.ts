@@ -2,13 +2,16 @@
 // by default, loopback unless SERVICE_METRICS_ALLOW_REMOTE=true, never on the public listeners.
 // The daemon is `meetctl serve` started from the env file `meetctl install compat` wrote, as
 // systemd starts it. Counts are asserted, never timings.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { logRecords, rooms, stopGracefully, type Tap } from '../helpers/api.js';
 import { logMatch } from '../helpers/compat.js';
 import { runMeetctl, startDaemon, tempDataDir, type Daemon } from '../helpers/daemon.js';
 import { world } from '../helpers/install-world.js';
+import { janusMissing } from '../helpers/janus.js';
 import { testServerKey } from '../helpers/licence.js';
+import { until } from '../helpers/net.js';
 import { asSession, Browser, moderator } from '../helpers/waiting.js';
 
 /** One sample line's value, found by its name and labels as they appear in the text (`name{a="b"}`); null when absent. */
@@ -160,4 +163,30 @@ t.test('off by default, and refused off loopback unless allowed', async (t) => {
   t.match(url, /^http:\/\/0\.0\.0\.0:\d+\/metrics$/);
   const { status } = await scrape(url.replace('0.0.0.0', '127.0.0.1'));
   t.equal(status, 200, 'served where the operator allowed it');
+});
+
+t.test("with the daemon's own Janus: up, and its restart counted", { skip: janusMissing ?? false }, async (t) => {
+  const d = await startDaemon({ env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '44600-44700', SERVICE_METRICS_ADDR: '127.0.0.1:0' } });
+  t.teardown(() => stopGracefully(d));
+  const url = (await logMatch(d, /"url":"(http:[^"]+)"[^\n]*"msg":"metrics listening/))[1]!;
+  const first = (await scrape(url)).text;
+  t.equal(sample(first, 'meet_janus_up'), 1, 'Janus answers');
+  t.equal(sample(first, 'meet_janus_restarts_total'), 0, 'never restarted');
+  const janusPid = Number(
+    execFileSync('pgrep', ['-P', String(d.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
+  t.ok(janusPid > 0, "Janus runs as the daemon's child");
+  process.kill(janusPid, 'SIGKILL');
+  await until(
+    'the restart to be counted and Janus up again',
+    async () => {
+      const text = (await scrape(url)).text;
+      return sample(text, 'meet_janus_restarts_total') === 1 && sample(text, 'meet_janus_up') === 1;
+    },
+    15_000,
+    100,
+  );
+  t.pass('one restart counted, Janus up again');
 });
