@@ -121,6 +121,9 @@ t.test('an installed daemon with SERVICE_METRICS_ADDR: its own listener, counter
     logRecords(d).some((r) => r.level === 50),
     'nothing logged as an error',
   );
+  // A scraper's keep-alive connection is open while the daemon stops: the stop does not wait for it.
+  await scrape(metricsUrl);
+  t.equal(await stopGracefully(d), 0, 'a clean stop');
 });
 
 t.test('the sample Grafana dashboard only asks for metrics a real scrape has', async (t) => {
