@@ -59,7 +59,7 @@ export class RequestMetrics implements RequestRecorder {
   metrics(): Metric[] {
     const total = {
       name: 'meet_http_requests_total',
-      help: 'Requests answered by the engine and compat listeners, per route family and status class (live sockets counted when they close)',
+      help: 'Requests answered by the engine and compat listeners, per route family and status class',
       type: 'counter',
       aggregator: 'sum',
       get: async () => ({ ...total, values: this.totals() }),
@@ -67,7 +67,7 @@ export class RequestMetrics implements RequestRecorder {
     };
     const duration = {
       name: 'meet_http_request_duration_seconds',
-      help: 'How long requests took to answer, per route family and status class (live sockets not timed)',
+      help: "How long requests took to answer, per route family and status class (an upgraded live socket is not timed: its length is the connection's)",
       type: 'histogram',
       aggregator: 'sum',
       get: async () => ({ ...duration, values: this.durations() }),

@@ -10,6 +10,7 @@ import { logMatch } from '../helpers/compat.js';
 import { runMeetctl, startDaemon, tempDataDir, type Daemon } from '../helpers/daemon.js';
 import { world } from '../helpers/install-world.js';
 import { janusMissing } from '../helpers/janus.js';
+import { connectLive, liveUrl, refusedUpgrade } from '../helpers/live.js';
 import { testServerKey } from '../helpers/licence.js';
 import { until } from '../helpers/net.js';
 import { asSession, Browser, moderator } from '../helpers/waiting.js';
@@ -105,6 +106,15 @@ t.test('an installed daemon with SERVICE_METRICS_ADDR: its own listener, counter
   t.equal(sample(decided.text, 'meet_waiting_refusals_total{barred="false"}'), 1, 'one refusal');
   t.equal(sample(decided.text, 'meet_waiting_refusals_total{barred="true"}'), 1, 'one bar');
   t.equal(sample(decided.text, 'meet_waiting_requests'), 0, 'nobody waits any more');
+
+  const { client } = await connectLive(d, 'metered', mod.session);
+  t.equal(sample((await scrape(metricsUrl)).text, 'meet_live_connections'), 1, "the moderator's live connection");
+  await client.close();
+  await until('the closed connection to leave the gauge', async () => sample((await scrape(metricsUrl)).text, 'meet_live_connections') === 0, 5000, 50);
+  // A refused upgrade is an answer like any other; an open socket is the gauge's, never a latency.
+  t.equal((await refusedUpgrade(liveUrl(d, 'metered', 'not-a-session'))).status, 401);
+  const live = (await scrape(metricsUrl)).text;
+  t.equal(sample(live, 'meet_http_requests_total{family="live",status_class="4xx"}'), 1, 'the refused upgrade counted under live');
 
   // Requests per route family and status class: the three knocks (202), and the three /metrics 404s of the public listeners.
   t.equal(sample(decided.text, 'meet_http_requests_total{family="room.knock",status_class="2xx"}'), 3, 'knocks by family and class');

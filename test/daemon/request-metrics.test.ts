@@ -68,9 +68,9 @@ t.test('nothing recorded: the metrics are declared, with no series', async (t) =
   t.same(
     (await registry.metrics()).split('\n').filter((line) => line !== ''),
     [
-      '# HELP meet_http_requests_total Requests answered by the engine and compat listeners, per route family and status class (live sockets counted when they close)',
+      '# HELP meet_http_requests_total Requests answered by the engine and compat listeners, per route family and status class',
       '# TYPE meet_http_requests_total counter',
-      '# HELP meet_http_request_duration_seconds How long requests took to answer, per route family and status class (live sockets not timed)',
+      "# HELP meet_http_request_duration_seconds How long requests took to answer, per route family and status class (an upgraded live socket is not timed: its length is the connection's)",
       '# TYPE meet_http_request_duration_seconds histogram',
     ],
   );
