@@ -116,7 +116,7 @@ t.test('an installed daemon with SERVICE_METRICS_ADDR: its own listener, counter
   const live = (await scrape(metricsUrl)).text;
   t.equal(sample(live, 'meet_http_requests_total{family="live",status_class="4xx"}'), 1, 'the refused upgrade counted under live');
 
-  // Requests per route family and status class: the three knocks (202), and the three /metrics 404s of the public listeners.
+  // Requests per route family and status class: the three knocks (202), and the public listeners' two /metrics 404s.
   t.equal(sample(decided.text, 'meet_http_requests_total{family="room.knock",status_class="2xx"}'), 3, 'knocks by family and class');
   t.equal(sample(decided.text, 'meet_http_request_duration_seconds_count{family="room.knock",status_class="2xx"}'), 3, 'and timed');
   t.equal(sample(decided.text, 'meet_http_request_duration_seconds_bucket{family="room.knock",status_class="2xx",le="+Inf"}'), 3);
