@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { ConfigError } from './config-error.js';
 import { iceProblems } from './ice-servers.js';
-import { InvalidValue } from './parsers.js';
+import { metricsProblems } from './loopback.js';
+import { InvalidValue, type ListenAddress } from './parsers.js';
 import { settings, type Config, type SettingKey, type Setting } from './settings.js';
 
 /** The defaults file shipped at the package root, used when it exists and no other is named. */
@@ -119,6 +120,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     }
   }
   if (problems.length === 0) problems.push(...iceProblems(resolved.iceServers as string[], resolved.turnSecret as string | null));
+  if (problems.length === 0) problems.push(...metricsProblems(resolved.metricsAddr as ListenAddress | null, resolved.metricsAllowRemote as boolean));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);
 }

@@ -47,6 +47,8 @@ export interface Config {
   readonly accessLog: 'errors' | 'all';
   readonly slowRequestMs: number;
   readonly requestSummarySecs: number;
+  readonly metricsAddr: p.ListenAddress | null;
+  readonly metricsAllowRemote: boolean;
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
@@ -128,6 +130,16 @@ export const settings = {
     env: 'SERVICE_REQUEST_SUMMARY_SECS', toml: ['service', 'request_summary_secs'], flag: '--request-summary-secs',
     fallback: '60', parse: p.integerBetween(1, 86_400),
     description: 'How often the summary line (requests, 4xx, 5xx and latency percentiles per route family) is written; none when no request came',
+  }),
+  metricsAddr: setting({
+    env: 'SERVICE_METRICS_ADDR', toml: ['service', 'metrics_addr'], flag: '--metrics-addr',
+    fallback: null, parse: p.listenAddress,
+    description: 'Listener of the Prometheus metrics (GET /metrics, no token), e.g. 127.0.0.1:9464; unset: no metrics. Loopback only unless SERVICE_METRICS_ALLOW_REMOTE=true',
+  }),
+  metricsAllowRemote: setting({
+    env: 'SERVICE_METRICS_ALLOW_REMOTE', toml: ['service', 'metrics_allow_remote'], flag: '--metrics-allow-remote',
+    fallback: 'false', parse: p.boolean,
+    description: 'true: SERVICE_METRICS_ADDR may be an address other machines reach (keep it behind a firewall: the metrics answer anyone who asks)',
   }),
   waitingRoom: setting({
     env: 'SERVICE_WAITING_ROOM', toml: ['service', 'waiting_room'], flag: '--waiting-room',

@@ -22,14 +22,20 @@ export async function openEngine(
   clock: Clock,
   log: Logger,
   options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> &
-    Pick<ServicesOptions, 'media' | 'scheduler'> & {
+    Pick<ServicesOptions, 'media' | 'scheduler' | 'counting'> & {
       /** The meeting-API tenant whose meeting a room holds, for the `end` line (the compat module starts after the engine). */
       readonly tenantOf?: (roomId: string) => string | null;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, tenantOf, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
-  const services = openServices(config, clock, { log, ice, ...(media ? { media } : {}), ...(scheduler ? { scheduler } : {}) });
+  const services = openServices(config, clock, {
+    log,
+    ice,
+    ...(media ? { media } : {}),
+    ...(scheduler ? { scheduler } : {}),
+    ...(counting ? { counting } : {}),
+  });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   // Asked before the compat module closes its meeting: the engine tells of the end first.
   services.meetings.onEnded((meeting) => {

@@ -59,6 +59,8 @@ export class JanusProcess {
   private child: ChildProcess | null = null;
   private current: JanusState = 'stopped';
   private failures = 0;
+  /** Restarts since the start; unlike `failures` never set back, so the metrics' counter only rises. */
+  private restartCount = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private port = 0;
   private readonly restartedListeners: (() => void)[] = [];
@@ -71,6 +73,11 @@ export class JanusProcess {
 
   get state(): JanusState {
     return this.current;
+  }
+
+  /** How often Janus exited (or failed to come back) and a restart was scheduled. */
+  get restarts(): number {
+    return this.restartCount;
   }
 
   get pid(): number | null {
@@ -174,6 +181,7 @@ export class JanusProcess {
     if (child !== this.child || this.current === 'stopped') return;
     const pause = backoffMs[Math.min(this.failures, backoffMs.length - 1)] ?? 30_000;
     this.failures += 1;
+    this.restartCount += 1;
     this.current = 'restarting';
     this.options.log.error({ code, signal, restartInMs: pause, lastLines: this.tail.slice(-5) }, 'janus exited; restarting it');
     this.restartTimer = setTimeout(() => void this.restart(), pause);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { installedLicence, type InstalledLicence } from '../licence/installation.js';
 import { daysLeft, expiresSoon, expiryWarningDays } from '../licence/licence-status.js';
+import type { Licence } from '../licence/server-key.js';
 
 /**
  * Whether `meetctl serve` starts a licensed module, decided once at start from the
@@ -71,8 +72,11 @@ export interface LicenceSource {
   readonly licensePublicKey: string | null;
 }
 
+/** Told of each valid licence a check read (the metrics' days left). */
+export type LicenceSeen = (licence: Licence) => void;
+
 /** Reads the installation and logs the decision; true when the module may start. */
-export async function licensedAtStart(module: string, source: LicenceSource, log: Logger, now: Date): Promise<boolean> {
+export async function licensedAtStart(module: string, source: LicenceSource, log: Logger, now: Date, seen?: LicenceSeen): Promise<boolean> {
   let installed: InstalledLicence;
   try {
     installed = await installedLicence(source.dataDir, module, source.licensePublicKey, now);
@@ -83,15 +87,17 @@ export async function licensedAtStart(module: string, source: LicenceSource, log
   }
   const decision = gateDecision(module, installed, now);
   logDecision(log, decision);
+  if (decision.start && installed.status === 'valid') seen?.(installed.licence);
   return decision.start;
 }
 
 /** Re-checks every `intervalMs` (daily) and only logs; the timer never keeps the process alive. Returns its stop. */
-export function watchLicence(module: string, source: LicenceSource, log: Logger, now: () => Date, intervalMs = 86_400_000): () => void {
+export function watchLicence(module: string, source: LicenceSource, log: Logger, now: () => Date, intervalMs = 86_400_000, seen?: LicenceSeen): () => void {
   const timer = setInterval(() => {
     const at = now();
     installedLicence(source.dataDir, module, source.licensePublicKey, at).then(
       (installed) => {
+        if (installed.status === 'valid') seen?.(installed.licence);
         const decision = runningCheck(module, installed, at);
         if (decision) logDecision(log, decision);
       },

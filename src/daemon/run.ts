@@ -13,11 +13,14 @@ import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
+import { ServiceMetrics } from './metrics.js';
+import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 import { openEngine } from './engine.js';
 import { narrowDataModes } from './private-data.js';
 import { startMedia } from './media-choice.js';
 import { systemClock } from './services.js';
 import type { Scheduler } from '../engine/clock.js';
+import type { Licence } from '../licence/server-key.js';
 
 export const initialTokenFileName = 'initial-admin-token';
 
@@ -100,7 +103,9 @@ export async function startDaemon(
   let compat: CompatModule | null | 'starting' = 'starting';
   // Both listeners count into one summary; a line per request only where access-log.ts says.
   const summary = new RequestSummary(systemClock);
-  const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: summary };
+  // SERVICE_METRICS_ADDR unset: no registry, and a request costs what it did without metrics.
+  const metrics = config.metricsAddr ? new ServiceMetrics() : null;
+  const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: metrics ? metrics.recorderWith(summary) : summary };
   const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
   // A configured module the licence gate refused (absent, expired or forged key, unreadable
   // record) leaves the platforms with 502 while the engine is fine: monitoring must see it.
@@ -119,6 +124,7 @@ export async function startDaemon(
       media: media.factory,
       tenantOf: (roomId) => (compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(metrics ? { counting: { groupCommit: (group: 'knocks' | 'stats') => metrics.groupCommit(group), waiting: metrics.waiting } } : {}),
     });
   } catch (err) {
     await media.close();
@@ -132,21 +138,36 @@ export async function startDaemon(
   }
   const stopSummary = summarizeEvery(summary, config.requestSummarySecs * 1000, (line) => log.info(line, 'requests'));
   services.startSweeping((err) => log.error({ err }, 'sweep failed'));
+  const ownJanus = media.process;
+  metrics?.attach({
+    waitingRequests: () => services.waiting.waitingCount(),
+    liveConnections: () => app.websocketServer.clients.size,
+    meetingsRunning: () => services.meetings.openMeetings().length,
+    now,
+    ...(media.readiness ? { janus: { up: () => media.readiness?.check() === true, restarts: () => ownJanus?.restarts ?? 0 } } : {}),
+  });
+  const licenceSeen = metrics ? (licence: Licence) => metrics.licence('compat', licence) : undefined;
+  let metricsListener: MetricsListener | null = null;
   try {
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
+    if (metrics && config.metricsAddr) {
+      metricsListener = await listenMetrics(config.metricsAddr, metrics, log);
+      log.info({ url: metricsListener.url }, `metrics listening on ${metricsListener.url}`);
+    }
     // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
     // installed with a valid server key (checked at start; see licence-gate.ts).
-    const licensed = compatExpected && (await licensedAtStart('compat', config, log, now()));
+    const licensed = compatExpected && (await licensedAtStart('compat', config, log, now(), licenceSeen));
     compat = licensed ? await startCompat(config, services, log, { accessLog }) : null;
   } catch (err) {
     stopSummary();
+    await metricsListener?.close();
     await app.close();
     services.close();
     await media.close();
     throw refusingNewerSchema(err);
   }
   const running = compat;
-  const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs) : () => undefined;
+  const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs, licenceSeen) : () => undefined;
   const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
   const openUrl = urlToOpen(config, url);
@@ -168,7 +189,7 @@ export async function startDaemon(
     }, idleSweepMs);
     try {
       // Both listeners stop accepting at once and wait for their requests in flight; the services they share close after both.
-      await Promise.all([running?.stop(), app.close()]);
+      await Promise.all([running?.stop(), app.close(), metricsListener?.close()]);
     } finally {
       clearInterval(idle);
       stopSummary();
@@ -186,6 +207,7 @@ export async function startDaemon(
     // Upgraded sockets are no longer the HTTP server's.
     for (const client of app.websocketServer.clients) client.terminate();
     running?.closeConnections('all');
+    metricsListener?.closeNow();
     services.close();
     // No time to wait: Janus gets its signal and dies with its configuration on the next start.
     media.process?.kill();

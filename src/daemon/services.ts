@@ -2,6 +2,8 @@ import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import type { EngineServices } from '../engine/services.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
+import type { Defer } from '../engine/group-commit.js';
+import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
 import { ChatLog } from '../engine/live/chat-log.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
@@ -71,10 +73,20 @@ export interface ServicesOptions {
   readonly scheduler?: Scheduler;
   /** Short-lived TURN credentials the live hub renews while a participant stays (the engine listener's settings). */
   readonly ice?: IceCredentials;
+  /** The daemon's metrics (SERVICE_METRICS_ADDR): timed group commits and counted knocks and decisions. */
+  readonly counting?: ServicesCounting;
 }
 
 /** The database file of a data directory, for meetctl commands that must not create one unasked. */
 export { databaseFileName };
+
+export interface ServicesCounting {
+  /** How a group commit is scheduled (setImmediate, timed). */
+  groupCommit(group: 'knocks' | 'stats'): Defer;
+  readonly waiting: WaitingCounter;
+}
+
+const nextTurn: Defer = (run) => setImmediate(run);
 
 export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
   const db = openDatabase(config.dataDir);
@@ -83,11 +95,19 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
   const meetings = new MeetingService(new SqliteMeetingStore(db), clock, {
     emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
     // Group commit: the knocks that arrived while the previous commit ran share the next one.
-    defer: (run) => setImmediate(run),
+    defer: options.counting?.groupCommit('knocks') ?? nextTurn,
     log,
   });
   const waiting = new WaitingRoomService(
-    { rooms: roomStore, meetings, store: new SqliteWaitingRequestStore(db), clock, policy: config, log },
+    {
+      rooms: roomStore,
+      meetings,
+      store: new SqliteWaitingRequestStore(db),
+      clock,
+      policy: config,
+      log,
+      ...(options.counting ? { counter: options.counting.waiting } : {}),
+    },
     { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
   );
   const rooms = new RoomService(roomStore, clock, config, (roomId) => {
@@ -96,7 +116,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
   });
   const liveStore = new SqliteLiveStore(db);
   // Group commit: the media changes of a turn (many members' flushes) are one durable commit, not one per toggle.
-  const stats = new MeetingStats(liveStore, clock, (run) => setImmediate(run));
+  const stats = new MeetingStats(liveStore, clock, options.counting?.groupCommit('stats') ?? nextTurn);
   const live = new LiveHub({
     meetings,
     waiting,

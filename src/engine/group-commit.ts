@@ -24,8 +24,12 @@ export interface QueuedWrite<T> {
   failed?(error: unknown): void;
 }
 
-/** Runs `run` later, once the I/O callbacks that are ready now have run (setImmediate). */
-export type Defer = (run: () => void) => void;
+/**
+ * Runs `run` later, once the I/O callbacks that are ready now have run (setImmediate). `run`
+ * returns how many writes its group committed (0 when an earlier flush took them), so the
+ * daemon can time the commits of real groups for its metrics without the engine reading a clock.
+ */
+export type Defer = (run: () => number) => void;
 
 interface Entry {
   readonly queued: QueuedWrite<unknown>;
@@ -55,14 +59,15 @@ export class GroupCommit {
       this.scheduled = true;
       this.defer(() => {
         this.scheduled = false;
-        this.flush();
+        return this.flush();
       });
     }
     return promise;
   }
 
-  flush(): void {
-    if (this.queue.length === 0) return;
+  /** Commits the queue now; returns how many writes were committed (0 when none were queued or the transaction failed). */
+  flush(): number {
+    if (this.queue.length === 0) return 0;
     // Taken before the transaction: whatever a callback queues belongs to the next group.
     const group = this.queue;
     this.queue = [];
@@ -74,7 +79,7 @@ export class GroupCommit {
         entry.queued.failed?.(error);
         entry.reject(error);
       }
-      return;
+      return 0;
     }
     group.forEach((entry, i) => {
       try {
@@ -85,5 +90,6 @@ export class GroupCommit {
         entry.reject(error);
       }
     });
+    return group.length;
   }
 }

@@ -12,9 +12,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export type AccessLogPolicy = 'errors' | 'all';
 
-/** Where every request is counted (the daemon's RequestSummary). */
+/** Where every request is counted (the daemon's RequestSummary, and its metrics when on). */
 export interface RequestRecorder {
-  record(family: string, status: number, elapsedMs: number): void;
+  /** `upgraded`: a live socket, whose elapsed time is the connection's life, not a latency. */
+  record(family: string, status: number, elapsedMs: number, upgraded?: boolean): void;
 }
 
 export interface AccessLogOptions {
@@ -81,9 +82,10 @@ export function installAccessLog(app: FastifyInstance, options: AccessLogOptions
     const status = reply.statusCode;
     const elapsedMs = reply.elapsedTime;
     const family = familyOf(request);
-    recorder.record(family, status, elapsedMs);
+    const upgraded = (request as { ws?: boolean }).ws === true;
+    recorder.record(family, status, elapsedMs, upgraded);
     const note = notes.get(request);
-    const kind = lineFor(policy, slowMs, family, status, elapsedMs, (request as { ws?: boolean }).ws === true);
+    const kind = lineFor(policy, slowMs, family, status, elapsedMs, upgraded);
     if (note === undefined && kind === null) return done();
     const line = {
       ...(note ? { event: note.event, ...note.fields } : {}),

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../config/loopback.js';
 import type { ListenAddress } from '../config/parsers.js';
 import { settings, type Config } from '../config/settings.js';
 import { givenValue, type GivenSource } from './given-values.js';
@@ -18,14 +18,6 @@ export function loopbackDefault(key: ListenerKey): string {
   const fallback = settings[key].fallback;
   if (typeof fallback !== 'string') throw new Error(`${settings[key].env} has no default address`);
   return `127.0.0.1:${settings[key].parse(fallback).port}`;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./.test(bare);
-  return false;
 }
 
 /** Whatever is not loopback (0.0.0.0, ::, an interface address, a host name) is reached from outside. */

@@ -4,7 +4,7 @@ import type { Room } from '../../src/engine/rooms/room.js';
 import type { WaitingRoomPolicy } from '../../src/engine/rooms/waiting-room-policy.js';
 import type { Arrival, JoinClaims } from '../../src/engine/waiting/admission.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
-import type { KnockResult, WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-types.js';
+import type { KnockResult, WaitingCounter, WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-types.js';
 import { FakeClock } from './fake-clock.js';
 import { MemoryStore } from './memory-store.js';
 import { RecordingLog } from './recording-log.js';
@@ -15,6 +15,8 @@ export interface FixtureOptions {
   readonly policy?: WaitingRoomPolicy;
   readonly meetings?: Partial<MeetingOptions>;
   readonly waiting?: WaitingRoomOptions;
+  /** What the daemon's metrics count (knocks, decisions). */
+  readonly counter?: WaitingCounter;
 }
 
 /** The services over a memory store and a fake clock; `restart()` rebuilds them on the same store, as after kill -9. */
@@ -34,7 +36,15 @@ export class Fixture {
     // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
     this.meetings = new MeetingService(this.store, this.clock, { defer: queueMicrotask, log: this.log, ...this.options.meetings });
     this.waiting = new WaitingRoomService(
-      { rooms: this.store, meetings: this.meetings, store: this.store, clock: this.clock, policy: policy ?? this.options.policy ?? optional, log: this.log },
+      {
+        rooms: this.store,
+        meetings: this.meetings,
+        store: this.store,
+        clock: this.clock,
+        policy: policy ?? this.options.policy ?? optional,
+        log: this.log,
+        ...(this.options.counter ? { counter: this.options.counter } : {}),
+      },
       this.options.waiting,
     );
   }

@@ -66,7 +66,7 @@ export const layers: readonly Layer[] = [
   {
     folder: 'daemon/',
     mayImport: ['protocol/', 'config/', 'engine/', 'media/', 'store/', 'http/', 'compat/', 'licence/'],
-    packages: ['pino', node],
+    packages: ['pino', 'prom-client', node],
   },
   {
     folder: 'cli/',

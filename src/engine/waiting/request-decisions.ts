@@ -5,7 +5,7 @@ import type { RecordedActor } from '../meetings/timeline.js';
 import type { OpenRequests } from './open-requests.js';
 import type { LiveRequest, RoomQueue } from './room-queue.js';
 import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
-import { subjectOf, waitingDefaults } from './waiting-room-types.js';
+import { subjectOf, waitingDefaults, type WaitingCounter } from './waiting-room-types.js';
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
@@ -16,6 +16,7 @@ export interface RequestDecisionsDeps {
   readonly staleAfterMs: number;
   /** Tells the moderators' lists what they now see and no longer see. */
   readonly notify: (roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]) => void;
+  readonly counter?: WaitingCounter;
 }
 
 /**
@@ -90,7 +91,10 @@ export class RequestDecisions {
   }
 
   decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
-    if (live.request.state === 'waiting' && change.state !== 'waiting') this.deps.requests.releaseSlot(live.clientSlot);
+    if (live.request.state === 'waiting' && change.state !== 'waiting') {
+      this.deps.requests.releaseSlot(live.clientSlot);
+      this.deps.counter?.counted(change.state);
+    }
     const request: WaitingRequest = {
       ...live.request,
       state: change.state,
@@ -106,6 +110,7 @@ export class RequestDecisions {
     for (const live of [...queue.waiting.values()]) {
       this.deps.requests.releaseSlot(live.clientSlot);
       this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
+      this.deps.counter?.counted('expired');
       this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     }
   }

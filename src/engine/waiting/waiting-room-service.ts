@@ -192,6 +192,7 @@ export class WaitingRoomService {
         // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
         if (previous) queue.remove(previous);
         queue.add(done.entry);
+        this.deps.counter?.counted('knock');
         this.notify(roomId, done.meeting, [done.entry.request], []);
       },
       failed: () => this.requests.settled(roomId, pending, true),
@@ -349,6 +350,13 @@ export class WaitingRoomService {
     this.gate.screening.prune();
     this.requests.prune();
     this.deps.meetings.sweep();
+  }
+
+  /** Requests waiting now in every open meeting (the daemon's metrics read it at a scrape). */
+  waitingCount(): number {
+    let count = 0;
+    for (const meeting of this.deps.meetings.openMeetings()) count += this.requests.queueOf(meeting)?.waiting.size ?? 0;
+    return count;
   }
 
   onWaitingListChange(listener: WaitingListListener): () => void {

@@ -12,7 +12,7 @@ import type { RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import type { ArrivalScreeningOptions } from './arrival-screening.js';
 import type { AttemptLimits } from './attempt-limiter.js';
-import type { WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
 
 export interface WaitingRoomDeps {
   readonly rooms: Pick<RoomStore, 'get'>;
@@ -22,6 +22,17 @@ export interface WaitingRoomDeps {
   readonly policy: WaitingRoomPolicy;
   /** Where a failing listener is logged (the daemon's logger). */
   readonly log: EngineLog;
+  /** Told of knocks and decisions (the daemon's metrics count them); nobody when absent. */
+  readonly counter?: WaitingCounter;
+}
+
+/**
+ * What the waiting room tells an observer that counts: a knock once it is durable, and each
+ * request's way out of `waiting` (admitted, refused, barred, expired, withdrawn, window_closed)
+ * as it is written. Counting only: it must not throw or write.
+ */
+export interface WaitingCounter {
+  counted(outcome: 'knock' | Exclude<RequestState, 'waiting'>): void;
 }
 
 /** The access code's limits (`codeAttempts`, `codeHashConcurrency`) are ArrivalScreening's. */

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { settings } from '../../config/settings.js';
-import { isLoopbackHost } from '../listen-addresses.js';
+import { isLoopbackHost } from '../../config/loopback.js';
 import { check, configMissing, fail, ok, skip } from './check.js';
 import { siteStatements } from './nginx.js';
 import { compatListens } from './ports.js';
