@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { check, fail, ok, reason, skip, warn, type DoctorContext } from './check.js';
-import { siteStatements } from './nginx.js';
+import { readFileSync } from 'node:fs';
+import { check, fail, ok, reason, skip, warn, type DoctorContext, type Outcome } from './check.js';
+import { judgeSite, siteStatements } from './nginx.js';
 
 const dayMs = 86_400_000;
 /** Let's Encrypt renews 30 days ahead; under two weeks left, renewal has been failing for two weeks. */
@@ -15,8 +15,6 @@ export function siteCertificates(statements: readonly string[]): string[] {
   });
   return [...new Set(files)];
 }
-
-type Outcome = ReturnType<typeof ok>;
 
 /** One certificate file against the clock: expired or not yet valid fails, under two weeks warns. */
 export function judgeCertificate(file: string, now: Date): Outcome {
@@ -48,25 +46,23 @@ const rank = { fail: 3, warn: 2, skip: 1, ok: 0 } as const;
 
 /** Every certificate of the site judged; the worst decides, and each is named. */
 export function judgeSiteCertificates(ctx: Pick<DoctorContext, 'nginxFile' | 'now'>): Outcome {
-  let files: string[];
-  try {
-    if (!statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
-    files = siteCertificates(siteStatements(ctx.nginxFile));
-  } catch (err) {
-    // The nginx site check reports a site it cannot read.
-    return skip(`cannot read ${ctx.nginxFile}: ${reason(err)}`);
-  }
-  if (files.length === 0) return skip(`${ctx.nginxFile} names no ssl_certificate (HTTP only)`);
-  const judged = files.map((file) => judgeCertificate(file, ctx.now));
-  const worst = judged.reduce((a, b) => (rank[b.status] > rank[a.status] ? b : a));
-  if (worst.status === 'ok') return ok(judged.map((j) => j.detail).join('; '));
-  return {
-    ...worst,
-    detail: judged
-      .filter((j) => j.status === worst.status)
-      .map((j) => j.detail)
-      .join('; '),
-  };
+  return judgeSite(
+    ctx.nginxFile,
+    (file) => siteCertificates(siteStatements(file)),
+    (files) => {
+      if (files.length === 0) return skip(`${ctx.nginxFile} names no ssl_certificate (HTTP only)`);
+      const judged = files.map((file) => judgeCertificate(file, ctx.now));
+      const worst = judged.reduce((a, b) => (rank[b.status] > rank[a.status] ? b : a));
+      if (worst.status === 'ok') return ok(judged.map((j) => j.detail).join('; '));
+      return {
+        ...worst,
+        detail: judged
+          .filter((j) => j.status === worst.status)
+          .map((j) => j.detail)
+          .join('; '),
+      };
+    },
+  );
 }
 
 export const certificateCheck = check('certificate', 'TLS certificate', (ctx) => judgeSiteCertificates(ctx));

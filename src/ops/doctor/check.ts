@@ -51,7 +51,7 @@ export interface DoctorCheck {
   run(ctx: DoctorContext): CheckResult | Promise<CheckResult>;
 }
 
-type Outcome = Omit<CheckResult, 'id' | 'title'>;
+export type Outcome = Omit<CheckResult, 'id' | 'title'>;
 
 export const ok = (detail: string): Outcome => ({ status: 'ok', detail });
 export const warn = (detail: string, hint?: string): Outcome => ({ status: 'warn', detail, ...(hint ? { hint } : {}) });

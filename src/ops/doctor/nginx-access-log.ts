@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
-import { check, fail, ok, reason, skip, warn } from './check.js';
+import { readFileSync } from 'node:fs';
+import { check, fail, ok, warn } from './check.js';
+import { judgeSite } from './nginx.js';
 import { placedStatements, type Placed } from './nginx-upstreams.js';
 
 /** Variables that carry the query string (and a Referer carries a page's, token included). */
@@ -38,17 +39,16 @@ export function judgeAccessLog(placed: readonly Placed[]) {
   return [...new Set(problems)];
 }
 
-export const nginxAccessLogCheck = check('nginx-log', 'nginx access log', (ctx) => {
-  let text: string;
-  try {
-    if (!statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
-    text = readFileSync(ctx.nginxFile, 'utf8');
-  } catch (err) {
-    return skip(`cannot read ${ctx.nginxFile}: ${reason(err)}`);
-  }
-  const problems = judgeAccessLog(placedStatements(text));
-  if (problems.length === 0) return ok(`${ctx.nginxFile} logs paths without query strings`);
-  const unknown = problems.every((p) => p.includes('cannot tell'));
-  const detail = `${ctx.nginxFile}: ${problems.join('; ')}: session tokens, app JWTs and meeting-API checksums end up in the log`;
-  return unknown ? warn(`${ctx.nginxFile}: ${problems.join('; ')}`, forceHint) : fail(detail, forceHint);
-});
+export const nginxAccessLogCheck = check('nginx-log', 'nginx access log', (ctx) =>
+  judgeSite(
+    ctx.nginxFile,
+    (file) => readFileSync(file, 'utf8'),
+    (text) => {
+      const problems = judgeAccessLog(placedStatements(text));
+      if (problems.length === 0) return ok(`${ctx.nginxFile} logs paths without query strings`);
+      const unknown = problems.every((p) => p.includes('cannot tell'));
+      const detail = `${ctx.nginxFile}: ${problems.join('; ')}: session tokens, app JWTs and meeting-API checksums end up in the log`;
+      return unknown ? warn(`${ctx.nginxFile}: ${problems.join('; ')}`, forceHint) : fail(detail, forceHint);
+    },
+  ),
+);

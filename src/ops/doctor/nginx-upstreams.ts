@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { ListenAddress } from '../../config/parsers.js';
-import { check, configMissing, fail, ok, reason, skip, warn } from './check.js';
+import { check, configMissing, fail, ok, warn } from './check.js';
+import { judgeSite } from './nginx.js';
 import { compatListens } from './ports.js';
 
 /** One statement of an nginx file and the blocks around it, outermost first ("server", "location / "). */
@@ -105,28 +106,28 @@ const regenerate = 'regenerate the site from the env file: meetctl nginx --insta
  */
 export const nginxUpstreamsCheck = check('nginx-upstreams', 'nginx upstreams', (ctx) => {
   if (ctx.config === null) return configMissing;
-  let text: string;
-  try {
-    if (!statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
-    text = readFileSync(ctx.nginxFile, 'utf8');
-  } catch (err) {
-    return skip(`cannot read ${ctx.nginxFile}: ${reason(err)}`);
-  }
-  const listeners: [string, ListenAddress][] = [['SERVICE_HTTP_ADDR', ctx.config.httpAddr]];
-  if (compatListens(ctx.config)) listeners.push(['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr]);
-  const targets = proxyTargets(placedStatements(text));
-  if (targets.length === 0) return warn(`${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`, regenerate);
-  // An engine-only install keeps the rendered compat upstream: 502 there is the module being off, not a stale site.
-  const known = compatListens(ctx.config) ? listeners : [...listeners, ['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr] as const];
-  const stale = targets.filter((t) => !known.some(([, addr]) => reaches(t, addr)));
-  const unreached = listeners.filter(([, addr]) => !targets.some((t) => reaches(t, addr)));
-  const listening = listeners.map(([name, addr]) => `${name} ${shown(addr)}`).join(', ');
-  if (stale.length > 0 || unreached.length > 0) {
-    const parts = [
-      ...stale.map((t) => `proxies to ${shown(t)} (${t.via}), where the service does not listen`),
-      ...unreached.map(([name, addr]) => `never proxies to ${name} ${shown(addr)}`),
-    ];
-    return fail(`${ctx.nginxFile} ${parts.join(' and ')} (the service listens on ${listening}): nginx answers 502`, regenerate);
-  }
-  return ok(`${ctx.nginxFile} proxies to ${listening}`);
+  const config = ctx.config;
+  return judgeSite(
+    ctx.nginxFile,
+    (file) => readFileSync(file, 'utf8'),
+    (text) => {
+      const listeners: [string, ListenAddress][] = [['SERVICE_HTTP_ADDR', config.httpAddr]];
+      if (compatListens(config)) listeners.push(['COMPAT_HTTP_ADDR', config.compatHttpAddr]);
+      const targets = proxyTargets(placedStatements(text));
+      if (targets.length === 0) return warn(`${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`, regenerate);
+      // An engine-only install keeps the rendered compat upstream: 502 there is the module being off, not a stale site.
+      const known = compatListens(config) ? listeners : [...listeners, ['COMPAT_HTTP_ADDR', config.compatHttpAddr] as const];
+      const stale = targets.filter((t) => !known.some(([, addr]) => reaches(t, addr)));
+      const unreached = listeners.filter(([, addr]) => !targets.some((t) => reaches(t, addr)));
+      const listening = listeners.map(([name, addr]) => `${name} ${shown(addr)}`).join(', ');
+      if (stale.length > 0 || unreached.length > 0) {
+        const parts = [
+          ...stale.map((t) => `proxies to ${shown(t)} (${t.via}), where the service does not listen`),
+          ...unreached.map(([name, addr]) => `never proxies to ${name} ${shown(addr)}`),
+        ];
+        return fail(`${ctx.nginxFile} ${parts.join(' and ')} (the service listens on ${listening}): nginx answers 502`, regenerate);
+      }
+      return ok(`${ctx.nginxFile} proxies to ${listening}`);
+    },
+  );
 });

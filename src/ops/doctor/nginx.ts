@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ListenAddress } from '../../config/parsers.js';
 import { isPublicListener } from '../listen-addresses.js';
-import { check, configMissing, fail, ok, reason, skip, warn, type DoctorContext } from './check.js';
+import { check, configMissing, fail, ok, reason, skip, warn, type DoctorContext, type Outcome } from './check.js';
 import { compatListens } from './ports.js';
 import { findProgram, firstLines, runProgram } from './programs.js';
 
@@ -43,6 +43,21 @@ export function statementsOf(text: string): string[] {
     .split(/[;{}]/)
     .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => s !== '');
+}
+
+/**
+ * Reads the installed site with `read` and judges it; no site file, or one that cannot be read
+ * (the nginx site check reports that), is a skip: there is nothing to judge.
+ */
+export function judgeSite<T>(file: string, read: (file: string) => T, judge: (site: T) => Outcome): Outcome {
+  let site: T;
+  try {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return skip('no nginx site file');
+    site = read(file);
+  } catch (err) {
+    return skip(`cannot read ${file}: ${reason(err)}`);
+  }
+  return judge(site);
 }
 
 /** The site's statements and those of the files it includes (two levels; globs are not followed). */
