@@ -127,33 +127,16 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
   return nginx;
 }
 
+/** openssl req's arguments for a new P-256 key, unencrypted, written to `key`. */
+const newEcKey = (key: string): string[] => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key];
+
 /** A self-signed certificate for `host` (EC P-256) and its key, in `dir`. */
 export function selfSigned(dir: string, host: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${host}`,
-      '-addext',
-      `subjectAltName=DNS:${host}`,
-    ],
-    { stdio: 'ignore' },
-  );
+  execFileSync('openssl', ['req', '-x509', ...newEcKey(key), '-out', cert, '-days', '2', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], {
+    stdio: 'ignore',
+  });
   return { cert, key };
 }
 
@@ -175,23 +158,7 @@ export function certificateBetween(dir: string, host: string, from: Date, to: Da
   );
   const csr = join(work, 'req.csr');
   const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  openssl([
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    csr,
-    '-subj',
-    `/CN=${host}`,
-    '-addext',
-    `subjectAltName=DNS:${host}`,
-  ]);
+  openssl(['req', '-new', ...newEcKey(key), '-out', csr, '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`]);
   const asn1 = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
   openssl(['ca', '-batch', '-config', cnf, '-selfsign', '-keyfile', key, '-in', csr, '-out', cert, '-startdate', asn1(from), '-enddate', asn1(to), '-notext']);
   return { cert, key };
