@@ -101,16 +101,9 @@ t.test('nginx --install: an expired certificate stops it (exit 2) before the sit
     '--site-access-log',
     nginx.accessLog,
     '--install',
-    '--site-file',
-    nginx.site,
-    '--enabled-dir',
-    join(nginx.prefix, 'sites-enabled'),
+    ...nginx.siteArgs,
     '--nginx-bin',
     nginxBin,
-    '--nginx-prefix',
-    nginx.prefix,
-    '--nginx-conf',
-    nginx.conf,
   ];
   const refused = await runCli(args(expired), w.env);
   t.equal(refused.code, 2, refused.stderr);

@@ -27,6 +27,8 @@ export interface TestNginx {
   readonly accessLog: string;
   /** Arguments that point nginx (and `meetctl nginx --install`) at this instance. */
   readonly args: readonly string[];
+  /** `meetctl nginx --install`'s flags for this instance (the site file, its link, prefix and nginx.conf), all but --nginx-bin. */
+  readonly siteArgs: readonly string[];
   /** Runs `nginx -t` against this instance: exit status and nginx's own words. */
   test(): { ok: boolean; output: string };
   /** Starts nginx (daemon off, child of the test) and waits until `port` accepts; stopped at teardown. */
@@ -80,6 +82,7 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
     site,
     accessLog: join(prefix, 'logs', 'meet.access.log'),
     args,
+    siteArgs: ['--site-file', site, '--enabled-dir', join(prefix, 'sites-enabled'), '--nginx-prefix', prefix, '--nginx-conf', conf],
     test() {
       const run = spawnSync(nginxBin, [...args, '-t'], { encoding: 'utf8' });
       return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };

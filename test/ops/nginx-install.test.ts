@@ -33,16 +33,9 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
     nginx.accessLog,
     '--no-legacy-api-path',
     '--install',
-    '--site-file',
-    nginx.site,
-    '--enabled-dir',
-    join(nginx.prefix, 'sites-enabled'),
+    ...nginx.siteArgs,
     '--nginx-bin',
     nginxBin,
-    '--nginx-prefix',
-    nginx.prefix,
-    '--nginx-conf',
-    nginx.conf,
   ];
   const legacy = new ConfapiClient(`http://127.0.0.1:${port}`, secret, 'sha1', 'plus', '/bigbluebutton/api');
 
@@ -122,14 +115,7 @@ t.test('--install: a link that is not ours, a missing nginx, two installs at onc
     nginx.accessLog,
     '--no-legacy-api-path',
     '--install',
-    '--site-file',
-    nginx.site,
-    '--enabled-dir',
-    join(nginx.prefix, 'sites-enabled'),
-    '--nginx-prefix',
-    nginx.prefix,
-    '--nginx-conf',
-    nginx.conf,
+    ...nginx.siteArgs,
   ];
   writeFileSync(link, "# the operator's own file\n");
   const taken = await runCli([...base, '--nginx-bin', nginxBin]);

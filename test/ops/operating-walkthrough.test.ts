@@ -102,16 +102,9 @@ const meetctlExtras: Record<string, (m: Machine) => string[]> = {
     `127.0.0.1:${m.compatPort}`,
   ],
   nginx: (m) => [
-    '--site-file',
-    m.nginx.site,
-    '--enabled-dir',
-    join(m.nginx.prefix, 'sites-enabled'),
+    ...m.nginx.siteArgs,
     '--nginx-bin',
     nginxBin,
-    '--nginx-prefix',
-    m.nginx.prefix,
-    '--nginx-conf',
-    m.nginx.conf,
     '--listen',
     `127.0.0.1:${m.tlsPort}`,
     '--redirect-listen',
@@ -120,7 +113,17 @@ const meetctlExtras: Record<string, (m: Machine) => string[]> = {
     m.nginx.accessLog,
   ],
   tenant: () => [],
-  doctor: (m) => ['--nginx-file', m.nginx.site, '--nginx-bin', nginxBin, '--unit-file', join(m.unitDir, 'meet.service')],
+  // The unit names meet, whom the test machine does not have (useradd is skipped): nobody stands for her.
+  doctor: (m) => [
+    '--nginx-file',
+    m.nginx.site,
+    '--nginx-bin',
+    nginxBin,
+    '--unit-file',
+    join(m.unitDir, 'meet.service'),
+    '--service-user',
+    String(serviceUser ?? process.getuid?.() ?? 0),
+  ],
 };
 
 /** What a row does with a README command; a row without `run` skips the command for its `why`. */
