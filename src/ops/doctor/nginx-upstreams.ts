@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ListenAddress } from '../../config/parsers.js';
-import { check, configMissing, fail, ok, warn } from './check.js';
+import { check, configMissing, fail, ok, skip, warn } from './check.js';
 import { judgeSite } from './nginx.js';
 import { compatListens } from './ports.js';
 
@@ -113,6 +113,9 @@ export const nginxUpstreamsCheck = check('nginx-upstreams', 'nginx upstreams', (
     (text) => {
       const listeners: [string, ListenAddress][] = [['SERVICE_HTTP_ADDR', config.httpAddr]];
       if (compatListens(config)) listeners.push(['COMPAT_HTTP_ADDR', config.compatHttpAddr]);
+      // Port 0 is chosen by the system at each start: no site can name it, so there is nothing to compare.
+      const picked = listeners.find(([, addr]) => addr.port === 0);
+      if (picked) return skip(`${picked[0]} ${shown(picked[1])}: port 0, the system picks a free one`);
       const targets = proxyTargets(placedStatements(text));
       if (targets.length === 0) return warn(`${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`, regenerate);
       // An engine-only install keeps the rendered compat upstream: 502 there is the module being off, not a stale site.
