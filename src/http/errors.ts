@@ -1,23 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError, type EngineErrorCode } from '../engine/errors.js';
+import { EngineError } from '../engine/errors.js';
 import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
+import type { ErrorCode, HttpErrorCode } from './error-codes.js';
 import { refusalOf } from './validation.js';
 
-/** Failures that only the HTTP surface knows (framing, authentication). */
-export type HttpErrorCode =
-  | 'invalid_json'
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'precondition_failed'
-  | 'range_not_satisfiable'
-  | 'body_too_large'
-  | 'unsupported_media_type'
-  | 'join_token_invalid'
-  | 'internal_error';
-
-export type ErrorCode = EngineErrorCode | HttpErrorCode;
+// The codes live in error-codes.ts so validation.ts can name them without importing this file back.
+export type { ErrorCode, HttpErrorCode } from './error-codes.js';
 
 /** The one table of the engine listener: a code always answers with the same status. */
 export const statusByCode: Readonly<Record<ErrorCode, number>> = {

@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
-import type { ErrorCode } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 
 type AjvOptions = NonNullable<Extract<FastifyServerOptions['ajv'], { customOptions?: unknown }>['customOptions']>;
 

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopTimeoutSecs } from '../daemon/shutdown.js';
-import { checkPath, checkPort, hostPort } from './runtime-checks.js';
-import { rtpPortsOf, type RuntimeFile, type RuntimeSettings } from './runtime-files.js';
+import { checkPath, checkPort, hostPort, rtpPortsOf, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
 import { renderTemplate } from './template.js';
 
 const template = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8');

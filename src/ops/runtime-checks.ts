@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { ListenAddress } from '../config/parsers.js';
+import { settings as settingsTable, type PortRange } from '../config/settings.js';
 
 /** A runtime setting that cannot go into a unit or compose file; `field` names the RuntimeSettings key. */
 export class RuntimeSettingsError extends Error {
@@ -9,6 +10,54 @@ export class RuntimeSettingsError extends Error {
     message: string,
   ) {
     super(`${field}: ${message}`);
+  }
+}
+
+/**
+ * The files that run the service under a runtime: a systemd unit (native) or a Dockerfile
+ * and compose.yaml (container). `meetctl install --runtime` writes what this returns.
+ */
+export type Runtime = 'native' | 'container';
+
+export interface RuntimeSettings {
+  readonly runtime: Runtime;
+  /** Absolute paths. */
+  readonly configDir: string;
+  readonly envFile: string;
+  readonly dataDir: string;
+  readonly engineAddr: ListenAddress;
+  readonly compatAddr: ListenAddress;
+  /** The package root (holds bin/meetctl.js). */
+  readonly installDir: string;
+  /** Absolute path of the node binary the unit runs (native). */
+  readonly node: string;
+  /** The user the service runs as (native). */
+  readonly user: string;
+  /**
+   * SERVICE_SHUTDOWN_GRACE_SECS (default: the settings table's). The files pass it to
+   * `meetctl serve` as a flag and size the supervisor's stop timeout from it, so both agree.
+   */
+  readonly shutdownGraceSecs?: number;
+  /**
+   * SERVICE_RTP_PORTS (default: the settings table's): the UDP ports the daemon's Janus uses.
+   * The container publishes exactly these and passes them to `meetctl serve` as a flag.
+   */
+  readonly rtpPorts?: PortRange;
+}
+
+export interface RuntimeFile {
+  readonly path: string;
+  readonly content: string;
+  readonly mode: number;
+}
+
+/** The RTP port range of the runtime files: the setting's parser checks a given one too. */
+export function rtpPortsOf(settings: RuntimeSettings): PortRange {
+  const given = settings.rtpPorts;
+  try {
+    return settingsTable.rtpPorts.parse(given ? `${given.min}-${given.max}` : settingsTable.rtpPorts.fallback);
+  } catch (err) {
+    throw new RuntimeSettingsError('rtpPorts', (err as Error).message);
   }
 }
 

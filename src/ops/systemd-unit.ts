@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopTimeoutSecs } from '../daemon/shutdown.js';
-import { checkPath, checkPort, checkUser, checkVisibleToUnit, hostPort, loopbackFor, relativeUnder } from './runtime-checks.js';
-import type { RuntimeFile, RuntimeSettings } from './runtime-files.js';
+import {
+  checkPath,
+  checkPort,
+  checkUser,
+  checkVisibleToUnit,
+  hostPort,
+  loopbackFor,
+  relativeUnder,
+  type RuntimeFile,
+  type RuntimeSettings,
+} from './runtime-checks.js';
 import { renderTemplate } from './template.js';
 
 const template = () => readFileSync(new URL('../../templates/meet.service', import.meta.url), 'utf8');

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { attendeeRecords, type AttendanceSource, type AttendeeRecord } from './handlers/learning-dashboard.js';
+import { attendeeRecords, type AttendanceSource, type AttendeeRecord } from './attendees.js';
 import type { CompatMeeting } from './model.js';
 
 /** The metadata name (lowercased, without `meta_`) of the learning-analytics callback URL. */

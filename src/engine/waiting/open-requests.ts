@@ -1,17 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Meeting } from '../meetings/meeting.js';
 import { AttemptLimiter, TooManyAttemptsError } from './attempt-limiter.js';
-import { RoomQueue } from './room-queue.js';
+import { RoomQueue, type ClientSlot } from './room-queue.js';
 import { clientDefaults, waitingDefaults, type WaitingRoomOptions } from './waiting-room-types.js';
-
-/**
- * The counts a waiting request holds in its room: its client's (an address, an IPv6 /64) and,
- * for IPv6, its network's (the /56), so a client cannot spread its requests over the /64s it owns.
- */
-export interface ClientSlot {
-  readonly client: string;
-  readonly network: string | null;
-}
 
 /** A knock queued for the next group commit. */
 export interface PendingKnock {

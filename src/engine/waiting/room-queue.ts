@@ -1,6 +1,14 @@
-import type { ClientSlot } from './open-requests.js';
 import { hashSecret } from './request-secret.js';
 import type { WaitingRequest } from './waiting-request.js';
+
+/**
+ * The counts a waiting request holds in its room: its client's (an address, an IPv6 /64) and,
+ * for IPv6, its network's (the /56), so a client cannot spread its requests over the /64s it owns.
+ */
+export interface ClientSlot {
+  readonly client: string;
+  readonly network: string | null;
+}
 
 export interface LiveRequest {
   request: WaitingRequest;

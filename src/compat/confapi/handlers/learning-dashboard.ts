@@ -1,13 +1,10 @@
-import { EngineError } from '../../../engine/errors.js';
 import type { AttendanceParticipant } from '../../../engine/meetings/attendance.js';
+import { attendeeRecords, type AttendanceSource } from '../attendees.js';
 import type { Answer, CallContext } from '../context.js';
 import { failure } from '../errors.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf } from '../params.js';
-import type { MeetingService } from '../../../engine/meetings/meeting-service.js';
-import type { LiveActivity, MeetingLiveView } from '../../live-view.js';
-
-const noActivity: LiveActivity = { talkTimeMs: 0, webcams: [], messages: 0 };
+import type { LiveActivity } from '../../live-view.js';
 
 function ms(iso: string | null): number {
   return iso === null ? 0 : Date.parse(iso);
@@ -42,34 +39,6 @@ function userEntry(p: AttendanceParticipant, activity: LiveActivity) {
       registeredInLadOn: ms(p.joinedAt),
     },
   ] as const;
-}
-
-/** Where a meeting's attendance and activity are read from (the call deps, or CompatMeetings at an end). */
-export interface AttendanceSource {
-  readonly engineMeetings: Pick<MeetingService, 'attendance'>;
-  readonly live: () => MeetingLiveView;
-}
-
-export interface AttendeeRecord {
-  readonly participant: AttendanceParticipant;
-  readonly activity: LiveActivity;
-}
-
-/**
- * Everyone who entered the meeting's engine meeting, in join order, with what the live
- * connection measured of them. Empty when nobody entered or the engine no longer knows it.
- * learningDashboard and the analytics callback both read it, so they never disagree.
- */
-export function attendeeRecords(source: AttendanceSource, meeting: CompatMeeting): AttendeeRecord[] {
-  if (meeting.engineMeetingId === null) return [];
-  try {
-    const attendance = source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
-    const activity = source.live().activity(meeting.roomId, meeting.engineMeetingId);
-    return attendance.participants.map((participant) => ({ participant, activity: activity.get(participant.participantId) ?? noActivity }));
-  } catch (err) {
-    if (!(err instanceof EngineError)) throw err;
-    return [];
-  }
 }
 
 /** The session data in the upstream learning-dashboard shape, from the engine's attendance and the live connection's activity. */

@@ -1,0 +1,17 @@
+import type { EngineErrorCode } from '../engine/errors.js';
+
+/** Failures that only the HTTP surface knows (framing, authentication). */
+export type HttpErrorCode =
+  | 'invalid_json'
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'precondition_failed'
+  | 'range_not_satisfiable'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  | 'join_token_invalid'
+  | 'internal_error';
+
+export type ErrorCode = EngineErrorCode | HttpErrorCode;
