@@ -4,9 +4,6 @@ import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
 import type { ErrorCode, HttpErrorCode } from './error-codes.js';
 import { refusalOf } from './validation.js';
 
-// The codes live in error-codes.ts so validation.ts can name them without importing this file back.
-export type { ErrorCode, HttpErrorCode } from './error-codes.js';
-
 /** The one table of the engine listener: a code always answers with the same status. */
 export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   invalid_field: 400,

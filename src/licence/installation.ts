@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { makeDirectory, readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
@@ -41,13 +40,6 @@ export function installationText(module: string, key: string, licence: Licence):
 export function writeInstallation(dataDir: string, module: string, key: string, licence: Licence): void {
   makeDirectory(join(dataDir, 'modules'), 0o700);
   writeFileAtomic(installationFile(dataDir, module), installationText(module, key, licence), 0o600);
-}
-
-export function removeInstallation(dataDir: string, module: string): boolean {
-  const file = installationFile(dataDir, module);
-  if (readIfExists(file) === null) return false;
-  rmSync(file);
-  return true;
 }
 
 /** The public key that verifies server keys: SERVICE_LICENSE_PUBLIC_KEY's PEM, or the built-in one. */

@@ -4,7 +4,7 @@ import { RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from './
 import { nativeNextSteps, systemdUnit } from './systemd-unit.js';
 
 // The types live in runtime-checks.ts so the unit and container writers need not import this file back.
-export { RuntimeSettingsError, type Runtime, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
+export { RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
 
 function graceOf(settings: RuntimeSettings): number {
   const grace = settings.shutdownGraceSecs ?? settingsTable.shutdownGraceSecs.parse(settingsTable.shutdownGraceSecs.fallback);

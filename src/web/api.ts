@@ -57,13 +57,6 @@ export type PollAnswer =
   | { status: 'expired'; retry: true }
   | { status: 'barred' };
 
-export interface WaitingItem {
-  readonly request_id: string;
-  readonly name: string;
-  readonly note: string;
-  readonly knocked_at: string;
-}
-
 /**
  * Requests this page withdrew (the waiting screen's Leave, or an embedding app's hangup, which
  * does not go through that screen): a poll scheduled before the withdrawal must not ask about

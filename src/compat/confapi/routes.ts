@@ -61,17 +61,6 @@ export const calls: Readonly<Record<string, CallSpec>> = {
   learningDashboard: { handler: learningDashboard, json: true },
 };
 
-/** Named upstream calls this service does not implement (answered like unknown ones). */
-export const unsupportedCalls = [
-  'getDefaultConfigXML',
-  'setConfigXML',
-  'getRecordingTextTracks',
-  'putRecordingTextTrack',
-  'insertDocument',
-  'setPollXML',
-  'signOut',
-] as const;
-
 function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
