@@ -18,6 +18,8 @@ export interface Setting<T> {
   /** Raw default, fed through `parse` like any other source; null means unset. */
   readonly fallback: string | null | ((resolved: Partial<Config>) => unknown);
   readonly parse: (raw: unknown) => T;
+  /** The README's Default cell when the raw default does not say it (computed, or what unset means). */
+  readonly shownDefault?: string;
   /** How `meetctl install <module>` fills this setting; absent: install leaves it alone. */
   readonly install?: InstallSpec;
 }
@@ -114,12 +116,12 @@ export const settings = {
   logLevel: setting({
     env: 'SERVICE_LOG_LEVEL', toml: ['service', 'log_level'], flag: '--log-level',
     fallback: 'info', parse: p.oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
-    description: 'Log level of the JSON log on standard output',
+    description: 'Log level of the JSON log on standard output: fatal, error, warn, info, debug, trace or silent',
   }),
   accessLog: setting({
     env: 'SERVICE_ACCESS_LOG', toml: ['service', 'access_log'], flag: '--access-log',
     fallback: 'errors', parse: p.oneOf('errors', 'all'),
-    description: 'errors: a line only for failed (except the expected refusals), slow and state-changing requests, plus a summary a minute; all: also one line for every request',
+    description: 'errors: a line only for failed (except the expected refusals), slow and state-changing requests, plus the request summary; all: also one line for every request',
   }),
   slowRequestMs: setting({
     env: 'SERVICE_SLOW_REQUEST_MS', toml: ['service', 'slow_request_ms'], flag: '--slow-request-ms',
@@ -133,8 +135,8 @@ export const settings = {
   }),
   metricsAddr: setting({
     env: 'SERVICE_METRICS_ADDR', toml: ['service', 'metrics_addr'], flag: '--metrics-addr',
-    fallback: null, parse: p.listenAddress,
-    description: 'Listener of the Prometheus metrics (GET /metrics, no token), e.g. 127.0.0.1:9464; unset: no metrics. Loopback only unless SERVICE_METRICS_ALLOW_REMOTE=true',
+    fallback: null, parse: p.listenAddress, shownDefault: 'unset (no metrics)',
+    description: 'Listener of the Prometheus metrics (GET /metrics only, no token), e.g. 127.0.0.1:9464. A loopback address unless SERVICE_METRICS_ALLOW_REMOTE=true: any other stops the start (exit 2)',
   }),
   metricsAllowRemote: setting({
     env: 'SERVICE_METRICS_ALLOW_REMOTE', toml: ['service', 'metrics_allow_remote'], flag: '--metrics-allow-remote',
@@ -149,39 +151,39 @@ export const settings = {
   waitingRoomMode: setting({
     env: 'SERVICE_WAITING_ROOM_MODE', toml: ['service', 'waiting_room_mode'], flag: '--waiting-room-mode',
     fallback: null, parse: p.optionalOneOf('approval', 'until_moderator'),
-    description: 'When set, fixes the admission mode of every room',
+    description: 'When set (approval or until_moderator), fixes the admission mode of every room',
   }),
   meetingEmptyGraceSecs: setting({
     env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',
     fallback: '300', parse: p.integerBetween(0, 86_400),
-    description: 'A meeting ends after being empty this long (seconds); its bars end with it',
+    description: 'A meeting ends after being empty (nobody present, nobody waiting) this long (seconds); its bars end with it',
   }),
   waitingClosedWindowSecs: setting({
     env: 'SERVICE_WAITING_CLOSED_WINDOW_SECS', toml: ['service', 'waiting_closed_window_secs'], flag: '--waiting-closed-window-secs',
     // At least two of the page's 2 s polls: one late poll must not close a request.
     fallback: '6', parse: p.integerBetween(4, 3600),
-    description: 'A waiting request whose page has not polled for this many seconds counts as a closed window and is removed (the page polls every 2 s); raise it for pages that may be paused longer, such as phones that freeze a page in the background',
+    description: 'A waiting request whose page has not polled for this many seconds (4 to 3600; the page polls every 2 s) counts as a closed window and is removed; raise it for pages that may be paused longer, such as phones that freeze a page in the background (moderators then see a closed window for longer; closing the window normally sends a beacon that removes the request at once)',
   }),
   shutdownGraceSecs: setting({
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',
     fallback: '10', parse: p.integerBetween(0, 3600),
-    description: 'On SIGTERM or SIGINT, the stop (live sockets closed with 4503, requests in flight answered, writes committed) gets this long (seconds); a stop unfinished then, or a second signal, cuts what is open and exits 1',
+    description: "On SIGTERM or SIGINT, the stop (live sockets closed with 4503, requests in flight answered, writes committed, database closed) gets this long (seconds); a stop unfinished then, or a second signal, cuts what is open and exits 1. The unit's TimeoutStopSec and compose's stop_grace_period are rendered from it (+5 s)",
   }),
   iceServers: setting({
     env: 'SERVICE_ICE_SERVERS', toml: ['service', 'ice_servers'], flag: '--ice-servers',
     fallback: '', parse: iceServerList,
-    description: 'STUN and TURN servers handed to admitted pages for their media (comma-separated stun:, turn: or turns: addresses); a TURN server needs SERVICE_TURN_SECRET',
+    description: 'STUN and TURN servers handed to admitted pages for their media (comma-separated stun:, turn: or turns: addresses, such as stun:turn.example.org:3478,turn:turn.example.org:3478?transport=udp,turns:turn.example.org:5349; no user name, password or path); a TURN server needs SERVICE_TURN_SECRET',
   }),
   turnSecret: setting({
     env: 'SERVICE_TURN_SECRET', toml: ['service', 'turn_secret'], secret: true,
     fallback: null, parse: turnSecret,
-    description: "Shared secret of the TURN server's REST credentials (coturn: use-auth-secret, static-auth-secret); each admitted page gets a user name and password valid SERVICE_TURN_CREDENTIAL_TTL_SECS, renewed over its live connection while it stays",
+    description: "Shared secret of the TURN server's REST credentials (coturn: use-auth-secret, static-auth-secret), at least 16 bytes; each admitted page gets its own user name <expiry>:<participant id> and password base64(HMAC-SHA1(secret, user name)), valid SERVICE_TURN_CREDENTIAL_TTL_SECS, renewed over its live connection while it stays. Never logged or printed",
   }),
   turnCredentialTtlSecs: setting({
     env: 'SERVICE_TURN_CREDENTIAL_TTL_SECS', toml: ['service', 'turn_credential_ttl_secs'], flag: '--turn-credential-ttl-secs',
     // Short: the TURN server cannot be told someone left, so a credential outlives her by up to this long.
     fallback: '3600', parse: p.integerBetween(300, 43_200),
-    description: 'How long a TURN credential is valid (seconds); a participant connected to the meeting gets fresh ones at three quarters of it, one who left or was removed gets none, so hers lapse within this time',
+    description: 'How long a TURN credential is valid (300 to 43200 seconds); a participant connected to the meeting gets fresh ones over her live connection when it opens and at three quarters of it, one who left or was removed gets none, so hers lapse within this time (the TURN server cannot be told she left)',
   }),
   embedAncestors: setting({
     env: 'SERVICE_EMBED_ANCESTORS', toml: ['service', 'embed_ancestors'], flag: '--embed-ancestors',
@@ -191,49 +193,49 @@ export const settings = {
   trustedProxies: setting({
     env: 'SERVICE_TRUSTED_PROXIES', toml: ['service', 'trusted_proxies'], flag: '--trusted-proxies',
     fallback: '127.0.0.1,::1', parse: proxyList,
-    description: 'Reverse proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, comma-separated; none: trust nobody); per-client limits key on that address; both listeners',
+    description: 'Reverse proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, comma-separated; none: trust nobody); per-client limits and the cookie\'s Secure follow it, on both listeners',
   }),
   tenantsFile: setting({
     env: 'SERVICE_TENANTS_FILE', toml: ['service', 'tenants_file'], flag: '--tenants-file',
     fallback: null, parse: p.path,
-    description: 'Tenant registry (TOML); unset means one tenant, the primary secret',
+    description: 'Tenant registry of the compat module (TOML); unset: one tenant, the primary secret',
   }),
   configDir: setting({
     env: 'SERVICE_CONFIG_DIR', toml: ['service', 'config_dir'], flag: '--config-dir',
     fallback: '/etc/meet', parse: p.path,
-    description: 'Configuration directory: env file, room-defaults.toml and tenants file written by meetctl',
+    description: 'Configuration directory: meetctl writes the env file (meet.env), room-defaults.toml and the tenants file (tenants.toml) there',
   }),
   licensePublicKey: setting({
     env: 'SERVICE_LICENSE_PUBLIC_KEY', toml: ['service', 'license_public_key'],
-    fallback: null, parse: ed25519PublicKey,
-    description: 'Public key (PEM, @path, or the PEM\'s base64 body on one line) that verifies server keys, for a private licence authority; unset: the key built into the product. meetctl install records the one in force in the env file',
+    fallback: null, parse: ed25519PublicKey, shownDefault: 'the key built into the product',
+    description: 'Ed25519 public key (PEM inline, @path, or the PEM\'s base64 body on one line) that verifies server keys, for a private licence authority. meetctl install records the one its environment names in the env file, on one line, so the daemon verifies with the same key',
     install: { module: 'compat', file: 'env', recordInForce: true },
   }),
   publicUrl: setting({
     env: 'SERVICE_PUBLIC_URL', toml: ['service', 'public_url'], flag: '--public-url',
     fallback: null, parse: p.publicUrl,
-    description: 'The address people reach the service at, such as https://meet.example.org (nginx\'s site): meeting-API joins and external_api.js point there, and meetctl nginx takes its host as the default --server-name',
+    description: 'The address people reach the service at, such as https://meet.example.org, no query (nginx\'s site): meeting-API joins and external_api.js point there, and meetctl nginx takes its host as the default --server-name. meetctl install compat writes it (asked on a terminal)',
     install: { module: 'compat', file: 'env', ask: { question: 'Public address of the service (such as https://meet.example.org)?' } },
   }),
   compatHttpAddr: setting({
     env: 'COMPAT_HTTP_ADDR', toml: ['modules', 'compat', 'http_addr'], flag: '--compat-http-addr',
     fallback: '0.0.0.0:8088', parse: p.listenAddress,
-    description: 'Compat module listener (meeting API and video-conference gateway)',
+    description: 'Compat module listener (both surfaces: meeting API and embed gateway)',
   }),
   compatFrontendUrl: setting({
     env: 'COMPAT_FRONTEND_URL', toml: ['modules', 'compat', 'frontend_url'], flag: '--compat-frontend-url',
-    fallback: (c) => c.publicUrl ?? localFrontendUrl, parse: p.httpUrl,
-    description: 'Base of the links join redirects to (default: SERVICE_PUBLIC_URL, else http://localhost:3000)',
+    fallback: (c) => c.publicUrl ?? localFrontendUrl, parse: p.httpUrl, shownDefault: `SERVICE_PUBLIC_URL, else ${localFrontendUrl}`,
+    description: 'Base of join redirects and of the pages external_api.js opens (default: SERVICE_PUBLIC_URL, else http://localhost:3000); meetctl doctor fails when it is a loopback or localhost address while the nginx site serves a public name',
   }),
   compatApiSharedSecret: setting({
     env: 'COMPAT_API_SHARED_SECRET', toml: ['modules', 'compat', 'api_shared_secret'], secret: true,
     fallback: null, parse: p.secret,
-    description: 'Checksum secret of the primary tenant; setting it turns the meeting API on',
+    description: 'Checksum secret of the primary tenant; setting it turns the meeting API on. Set but empty or white space is an error',
     install: { module: 'compat', file: 'env', generateBytes: 32 },
   }),
   compatApiDataDir: setting({
     env: 'COMPAT_API_DATA_DIR', toml: ['modules', 'compat', 'api_data_dir'], flag: '--compat-api-data-dir',
-    fallback: (c) => `${c.dataDir}/compat-api`, parse: p.path,
+    fallback: (c) => `${c.dataDir}/compat-api`, parse: p.path, shownDefault: '<data dir>/compat-api',
     description: 'State directory of the meeting API (default: <data dir>/compat-api)',
   }),
   jitsiAppId: setting({
@@ -250,7 +252,7 @@ export const settings = {
   }),
   jitsiAcceptedIssuers: setting({
     env: 'COMPAT_JITSI_ACCEPTED_ISSUERS', toml: ['modules', 'compat', 'jitsi_accepted_issuers'], flag: '--compat-jitsi-accepted-issuers',
-    fallback: (c) => c.jitsiAppId ?? '', parse: p.list,
+    fallback: (c) => c.jitsiAppId ?? '', parse: p.list, shownDefault: 'the app id',
     description: 'Accepted token issuers, comma-separated, * for any (default: the app id)',
   }),
   jitsiAcceptedAudiences: setting({
@@ -282,7 +284,7 @@ export const settings = {
   compatEnabled: setting({
     env: 'COMPAT_ENABLED', toml: ['modules', 'compat', 'enabled'], flag: '--compat-enabled',
     fallback: 'auto', parse: p.oneOf('auto', 'true', 'false'),
-    description: 'Compat listener: auto starts it when a surface is active (COMPAT_API_SHARED_SECRET set, or the embed gateway: COMPAT_JITSI_APP_SECRET set or COMPAT_JITSI_ALLOW_ANONYMOUS=true); false never starts it',
+    description: 'Compat listener: auto starts it when a surface is active (COMPAT_API_SHARED_SECRET set, or the embed gateway: COMPAT_JITSI_APP_SECRET set or COMPAT_JITSI_ALLOW_ANONYMOUS=true) and the module is installed; true always starts it; false never does',
   }),
   compatDefaultRecord: setting({
     env: 'COMPAT_DEFAULT_RECORD', toml: ['modules', 'compat', 'default_record'], flag: '--compat-default-record',
@@ -293,7 +295,7 @@ export const settings = {
   compatDefaultGuestPolicy: setting({
     env: 'COMPAT_DEFAULT_GUEST_POLICY', toml: ['modules', 'compat', 'default_guest_policy'], flag: '--compat-default-guest-policy',
     fallback: 'ALWAYS_ACCEPT', parse: p.oneOf('ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH'),
-    description: 'Meeting API: guestPolicy of a create call that does not say (bare-link guests of the room)',
+    description: 'Meeting API: guestPolicy of a create call that does not say (ALWAYS_ACCEPT, ASK_MODERATOR, ALWAYS_DENY or ALWAYS_ACCEPT_AUTH; bare-link guests of the room)',
     install: { module: 'compat', file: 'room-defaults' },
   }),
   compatCallbackAllow: setting({
@@ -349,7 +351,7 @@ export const settings = {
   mediaPrivatePeers: setting({
     env: 'SERVICE_MEDIA_PRIVATE_PEERS', toml: ['media', 'private_peers'], flag: '--media-private-peers',
     fallback: 'false', parse: p.boolean,
-    description: 'With Janus: ICE candidates on private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) reach Janus, for pupils who reach the server over a school LAN; loopback and link-local ones never do',
+    description: 'With Janus: ICE candidates on private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) reach Janus, for pupils who reach the server over a school LAN; loopback and link-local ones, and host names, never do',
   }),
 } satisfies { [K in keyof Config]: Setting<NonNullable<Config[K]>> | Setting<Config[K]> };
 

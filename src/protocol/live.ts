@@ -2,7 +2,8 @@
  * The wire protocol of the live connection (WebSocket `GET /room/{id}/live?session=<session token>`):
  * its messages both ways, its close codes and its error codes. The server and the browser client
  * both import this file, so it holds only types and plain constants: no Node, no DOM, no imports
- * (the page loads it as /assets/protocol/live.js). Browsers cannot set an Authorization header on
+ * (the page's bundle compiles it in; dist/protocol is also served as /assets/protocol/ for other
+ * clients). Browsers cannot set an Authorization header on
  * a WebSocket, hence the query parameter (masked in logs). Every field is snake_case JSON, like
  * the HTTP APIs.
  */

@@ -1,8 +1,7 @@
 /**
  * The lock rule, applied by the server (the live meeting, the media relay) and by the page (its
  * buttons): what a role may send under a meeting's locks. Locks bind participants, never
- * moderators. No imports but the wire's types, like live.ts: the page loads it as
- * /assets/protocol/locks.js.
+ * moderators. No imports but the wire's types, like live.ts: the page's bundle compiles it in.
  */
 import type { Locks, Role } from './live.js';
 
