@@ -8,6 +8,21 @@ import type { CliIo } from './io.js';
 import { addServiceConfigOptions, loadServiceConfig, originOf } from './service-config.js';
 
 /**
+ * ENOENT only: a data directory under a file (ENOTDIR) or without permission is the machine's
+ * problem (exit 69), not a missing database. Not `throwIfNoEntry`: Node 22+ also swallows
+ * ENOTDIR there, Node 20 does not.
+ */
+function databaseExists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/**
  * Opens the service's database, found the way `serve` finds it (the env file included). A
  * database that does not exist is refused unless --init: a token made in a new one would be
  * printed, and then refused by the service, which reads another.
@@ -18,8 +33,7 @@ async function withServices<T>(options: Record<string, unknown>, io: CliIo, work
   // Loaded here, not at the top: commands that open no database start without SQLite.
   const { databaseFileName, openServices } = await import('../daemon/services.js');
   const database = join(resolve(config.dataDir), databaseFileName);
-  // ENOENT only: a data directory under a file or without permission is the machine's problem (exit 69), not a missing database.
-  if (options.init !== true && statSync(database, { throwIfNoEntry: false }) === undefined) {
+  if (options.init !== true && !databaseExists(database)) {
     throw new CliError(
       'refused',
       `no database at ${database} (the data directory came from ${originOf('dataDir', found, options, io)})`,
