@@ -8,7 +8,7 @@
 // command, which resolves the whole tree and says what it would warn about (engines and the
 // install-script review of npm 10.10+/11) without compiling better-sqlite3 (80 s and more);
 // then the same tree written with --ignore-scripts, whose packages' `engines` are checked
-// against every Node line the README promises, and whose `meetctl --version` must run.
+// against the Node that installed them (each CI leg: 20 and 24), and whose `meetctl --version` must run.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -103,11 +103,15 @@ t.test('the packed tarball installs on every promised Node line without npm warn
 
   const tree = installedPackages(join(prefix, 'lib', 'node_modules', ownPackage.name, 'node_modules'));
   t.ok(tree.length > 50, `the installed tree has its ${tree.length} packages`);
+  // npm picks, for each dependency, the newest version whose engines take the Node running the
+  // install (@inquirer's latest want ^24.15 on Node 24.21, its older ones take 20): the tree differs
+  // per Node, so each CI leg proves its own Node takes every package it installed.
+  const running = process.versions.node;
   const refusing = tree.flatMap((pkg) => {
     const range = pkg.engines?.node;
-    return range ? promised.filter((node) => !semver.satisfies(node, range)).map((node) => `${pkg.name}@${pkg.version} wants ${range}, not ${node}`) : [];
+    return range && !semver.satisfies(running, range) ? [`${pkg.name}@${pkg.version} wants ${range}, not ${running}`] : [];
   });
-  t.same(refusing, [], 'every installed package takes Node 20.19, 22.13 and 24');
+  t.same(refusing, [], `every installed package takes the Node that installed it (${running})`);
 
   const version = await new Promise<Run>((resolve) =>
     execFile(join(prefix, 'bin', 'meetctl'), ['--version'], (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
