@@ -1,22 +1,10 @@
 // Issue 30 point 6: no import cycle among the modules of src/ (test/house/cycles.ts).
 import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { cyclesOf } from './cycles.js';
-import type { SourceFile } from './layers.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function sources(): SourceFile[] {
-  return readdirSync(`${root}src`, { recursive: true, encoding: 'utf8' })
-    .filter((p) => /\.(ts|mts|cts|tsx)$/.test(p))
-    .map((p) => p.split('\\').join('/'))
-    .sort()
-    .map((p) => ({ path: p, text: readFileSync(`${root}src/${p}`, 'utf8') }));
-}
+import { sourcesOfSrc, type SourceFile } from './layers.js';
 
 t.test('no module of src/ imports itself back, directly or through others', async (t) => {
-  const files = sources();
+  const files = sourcesOfSrc();
   t.ok(files.length > 100, `read ${files.length} files of src/`);
   t.same(
     cyclesOf(files).map((c) => c.map((p) => `src/${p}`).join(' → ')),

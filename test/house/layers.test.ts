@@ -1,21 +1,13 @@
 // Issue 16, point 8: no import in src/ breaks the table of layers (test/house/layers.ts).
 import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { allowed, breach, check, describe, importsOf, layers, renderLayerTable, type Allowed, type SourceFile } from './layers.js';
+import { allowed, breach, check, describe, importsOf, layers, renderLayerTable, sourcesOfSrc, type Allowed, type SourceFile } from './layers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function sources(): SourceFile[] {
-  return readdirSync(`${root}src`, { recursive: true, encoding: 'utf8' })
-    .filter((p) => /\.(ts|mts|cts|tsx)$/.test(p))
-    .map((p) => p.split('\\').join('/'))
-    .sort()
-    .map((p) => ({ path: p, text: readFileSync(`${root}src/${p}`, 'utf8') }));
-}
-
 t.test('every import in src/ is one its layer may make', async (t) => {
-  const files = sources();
+  const files = sourcesOfSrc();
   t.ok(files.length > 100, `read ${files.length} files of src/`);
   t.ok(
     files.every((f) => layers.some((l) => f.path.startsWith(l.folder))),

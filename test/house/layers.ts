@@ -2,8 +2,10 @@
 // rendered by renderLayerTable(); layers.test.ts reads every import of src/ with the TypeScript
 // parser and fails on one this table does not allow. A rule changes here, on purpose, or not at all.
 import ts from 'typescript';
+import { readFileSync, readdirSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What a layer may import besides itself: a folder (`engine/`) or a file (`daemon/shutdown.ts`) of src/. */
 export interface Target {
@@ -225,4 +227,14 @@ export function renderLayerTable(table: readonly Layer[] = layers): string {
     return `| \`${l.folder}\` | ${imports} | ${l.packages.map((p) => `\`${p}\``).join(', ') || 'none'} |`;
   });
   return ['| Folder | May import, besides itself | Packages |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** Every TypeScript file of src/ with its text, in path order (what the house tests read). */
+export function sourcesOfSrc(): SourceFile[] {
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
+  return readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((p) => /\.(ts|mts|cts|tsx)$/.test(p))
+    .map((p) => p.split('\\').join('/'))
+    .sort()
+    .map((p) => ({ path: p, text: readFileSync(`${src}${p}`, 'utf8') }));
 }
