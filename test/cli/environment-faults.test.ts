@@ -8,7 +8,7 @@ import { dataDirFor, type Tap } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { meetctl, runMeetctl, type CliResult } from '../helpers/daemon.js';
 import { healthy, type Report } from '../helpers/doctor.js';
-import { canMountPrivateTmpfs } from '../helpers/private-tmpfs.js';
+import { canMountPrivateTmpfs, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 
 /** Runs meetctl through `prefix` (unshare, setpriv), without tap's loader: the run's user or mounts may not allow its files. */
 function meetctlThrough(prefix: readonly string[], args: readonly string[], env: Record<string, string>): Promise<CliResult> {
@@ -58,16 +58,7 @@ t.test('a read-only data directory: serve and meetctl commands exit 69 naming th
 
 t.test('a full disk under the data directory: exit 69 naming it', { skip: roMount }, async (t) => {
   const dir = dataDirFor(t);
-  const full = [
-    'unshare',
-    '--mount',
-    '--propagation',
-    'private',
-    'sh',
-    '-c',
-    'mount -t tmpfs -o size=64k tmpfs "$0" && dd if=/dev/zero of="$0/fill" bs=4k count=100 2>/dev/null; exec "$@"',
-    dir,
-  ];
+  const full = privateTmpfsLauncher(dir, '64k', 'dd if=/dev/zero of="$0/fill" bs=4k count=100 2>/dev/null')([]);
   const created = await meetctlThrough(full, ['token', 'create', '--name', 'ops', '--init', '--data-dir', dir], {});
   assertEnvironment(t, created, new RegExp(`${dir}.*disk is full \\(ENOSPC\\)`), new RegExp(`the disk holding ${dir} is full`));
 });

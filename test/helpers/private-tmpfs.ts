@@ -10,8 +10,11 @@ export function canMountPrivateTmpfs(): boolean {
   }
 }
 
-/** A daemon launcher whose data directory becomes a tmpfs of `size` seen only by the daemon (gone with it). */
-export function privateTmpfsLauncher(dataDir: string, size: string): (command: readonly string[]) => readonly string[] {
+/**
+ * A daemon launcher whose data directory becomes a tmpfs of `size` seen only by the daemon (gone
+ * with it); `prepare`, a shell line with the directory as $0, runs on the tmpfs first (to fill it).
+ */
+export function privateTmpfsLauncher(dataDir: string, size: string, prepare = ''): (command: readonly string[]) => readonly string[] {
   return (command) => [
     'unshare',
     '--mount',
@@ -19,7 +22,7 @@ export function privateTmpfsLauncher(dataDir: string, size: string): (command: r
     'private',
     'sh',
     '-c',
-    `mount -t tmpfs -o size=${size} tmpfs "$0" && exec "$@"`,
+    `mount -t tmpfs -o size=${size} tmpfs "$0" && ${prepare ? `${prepare}; ` : ''}exec "$@"`,
     dataDir,
     ...command,
   ];
