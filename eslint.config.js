@@ -2,7 +2,7 @@
 // floating or misused promise in the server is a real bug (an unhandled rejection ends the
 // process; a promise where a callback expects void swallows its error), so those two rules
 // are on everywhere, tests included. The rules turned off are listed, with why, in
-// ARCHITECTURE.md under "Lint and format".
+// docs/architecture.md under "Lint and format".
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 

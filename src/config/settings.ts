@@ -6,7 +6,7 @@ export type { PortRange } from './setting-parsers.js';
 
 /**
  * The one table of configuration. Each row drives the environment variable, the key in
- * room-defaults.toml, the `meetctl serve` flag, the README's list and validation.
+ * room-defaults.toml, the `meetctl serve` flag, the table of docs/configuration.md and validation.
  * Secrets have no flag: a command line is visible to every user of the machine.
  */
 export interface Setting<T> {
@@ -18,7 +18,7 @@ export interface Setting<T> {
   /** Raw default, fed through `parse` like any other source; null means unset. */
   readonly fallback: string | null | ((resolved: Partial<Config>) => unknown);
   readonly parse: (raw: unknown) => T;
-  /** The README's Default cell when the raw default does not say it (computed, or what unset means). */
+  /** The Default cell of docs/configuration.md's table when the raw default does not say it (computed, or what unset means). */
   readonly shownDefault?: string;
   /** How `meetctl install <module>` fills this setting; absent: install leaves it alone. */
   readonly install?: InstallSpec;

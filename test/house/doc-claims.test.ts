@@ -1,12 +1,20 @@
-// Issue 30 point 2: two kinds of stale claim the docs made. ARCHITECTURE.md described a
-// `nodeFor(meetingId)` seam that no code has; the README and ARCHITECTURE.md said the page loads the
-// wire protocol from /assets/protocol/, while the page's bundle compiles it in.
+// Issue 30 point 2: two kinds of stale claim the docs made. The architecture page described a
+// `nodeFor(meetingId)` seam that no code has; the README and the architecture page said the page loads
+// the wire protocol from /assets/protocol/, while the page's bundle compiles it in. Every document
+// is read: README.md, docs/**/*.md and bench/README.md.
 import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const docs = ['README.md', 'ARCHITECTURE.md'].map((file) => [file, readFileSync(`${root}${file}`, 'utf8')] as const);
+const docFiles = [
+  'README.md',
+  ...readdirSync(`${root}docs`, { recursive: true, encoding: 'utf8' })
+    .filter((p) => p.endsWith('.md'))
+    .map((p) => `docs/${p.split('\\').join('/')}`),
+  'bench/README.md',
+];
+const docs = docFiles.map((file) => [file, readFileSync(`${root}${file}`, 'utf8')] as const);
 
 /** Functions the docs name that are other programs', not ours: each with whose it is. */
 const foreign: Record<string, string> = {

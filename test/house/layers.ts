@@ -1,4 +1,4 @@
-// The one table of who may import whom in src/ (issue 16, point 8). ARCHITECTURE.md shows it
+// The one table of who may import whom in src/ (issue 16, point 8). docs/architecture.md shows it
 // rendered by renderLayerTable(); layers.test.ts reads every import of src/ with the TypeScript
 // parser and fails on one this table does not allow. A rule changes here, on purpose, or not at all.
 import ts from 'typescript';
@@ -161,7 +161,7 @@ function describeTarget(t: string | Target): string {
   return conditions.length ? `${t.path} (${conditions.join('; ')})` : t.path;
 }
 
-/** The rule of a layer in one line, for a failure message and for ARCHITECTURE.md. */
+/** The rule of a layer in one line, for a failure message and for docs/architecture.md. */
 export function ruleOf(layer: Layer): string {
   const imports = layer.mayImport.length ? layer.mayImport.map(describeTarget).join(', ') : 'nothing else of src/';
   const packages = layer.packages.length ? layer.packages.join(', ') : 'no package';
@@ -215,7 +215,7 @@ export function describe(f: Finding): string {
   return `src/${f.imp.file}:${f.imp.line} imports '${f.imp.specifier}' (${f.target}): ${f.rule}`;
 }
 
-/** The table as ARCHITECTURE.md shows it. */
+/** The table as docs/architecture.md shows it. */
 export function renderLayerTable(table: readonly Layer[] = layers): string {
   const cell = (t: string | Target): string => {
     if (typeof t === 'string') return `\`${t}\``;

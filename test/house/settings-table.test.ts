@@ -1,19 +1,26 @@
-// Issue 30 point 2: the README's Configuration table is rendered from src/config/settings.ts
-// (scripts/settings-table.mjs --write), so a setting added, renamed or re-described there and
-// not in the README fails here instead of leaving the README quietly wrong.
+// Issue 30 point 2: the Configuration table of docs/configuration.md is rendered from
+// src/config/settings.ts (scripts/settings-table.mjs --write), so a setting added, renamed or
+// re-described there and not in the document fails here instead of leaving the docs quietly wrong.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { settings } from '../../src/config/settings.js';
-import { readmeTableBlock, settingsTableBlock, settingsTableLines, withSettingsTable } from '../../src/config/settings-table.js';
+import { documentTableBlock, settingsTableBlock, settingsTableLines, withSettingsTable } from '../../src/config/settings-table.js';
 
+const doc = readFileSync(fileURLToPath(new URL('../../docs/configuration.md', import.meta.url)), 'utf8');
 const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 
-t.test("README.md's settings table is exactly the one rendered from settings.ts", async (t) => {
-  const block = readmeTableBlock(readme);
-  t.not(block, null, 'the README has the start and end markers of the generated table');
+t.test("docs/configuration.md's settings table is exactly the one rendered from settings.ts", async (t) => {
+  const block = documentTableBlock(doc);
+  t.not(block, null, 'the document has the start and end markers of the generated table');
   // Line by line, so a failure names the row that differs rather than one long string.
   t.same(block?.split('\n'), settingsTableBlock().split('\n'), 'run npm run build && node scripts/settings-table.mjs --write');
+});
+
+t.test('the table lives in one place: the README links to it and holds no copy', async (t) => {
+  t.equal(documentTableBlock(readme), null, 'no generated table in README.md');
+  t.notMatch(readme, /^\| `SERVICE_HTTP_ADDR` \|/m, 'no row of it either');
+  t.match(readme, '](docs/configuration.md)', 'the README links to docs/configuration.md');
 });
 
 t.test('every setting has its row, and the table is a well-formed five-column table', async (t) => {
@@ -26,8 +33,8 @@ t.test('every setting has its row, and the table is a well-formed five-column ta
   t.same([...new Set(cells)], [5]);
 });
 
-t.test('a description changed in settings.ts is a README that no longer matches', async (t) => {
-  const stale = readme.replace(settings.httpAddr.description, 'Engine listener of old');
-  t.not(readmeTableBlock(stale), settingsTableBlock());
-  t.equal(withSettingsTable(stale), readme, 'the script rewrites it back');
+t.test('a description changed in settings.ts is a document that no longer matches', async (t) => {
+  const stale = doc.replace(settings.httpAddr.description, 'Engine listener of old');
+  t.not(documentTableBlock(stale), settingsTableBlock());
+  t.equal(withSettingsTable(stale), doc, 'the script rewrites it back');
 });

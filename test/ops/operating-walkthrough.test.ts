@@ -1,9 +1,10 @@
-// Issue 29 ("Tests that show it", "Done when"): the README's Operating block, run in order on a
-// temporary machine. The commands are read from README.md, so the README and this test cannot
+// Issue 29 ("Tests that show it", "Done when"): the docs' whole operating path (docs/operating.md),
+// run in order on a temporary machine. The commands are read from the document, so the docs and this test cannot
 // drift: every command maps to one row below (run, rewritten into the temporary root, or
 // skipped for a stated reason), and a command no row knows fails the test. Then a meeting-API
 // create and join through nginx over TLS, whose join redirect points at the public URL given
-// to the README's install command, and the README's count of commands is this block's count.
+// to the docs' install command, and the docs' count of commands is this block's count. Issue 30
+// point 2: the README's five-command operator path is checked against that block (same commands, in order).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -18,7 +19,16 @@ import { testAuthority, testServerKey } from '../helpers/licence.js';
 import { freePort, until } from '../helpers/net.js';
 import { nginxBin, nginxPrefixFor, selfSigned, type TestNginx } from '../helpers/nginx.js';
 import { checkoutVisibleToUnit } from '../helpers/runtime.js';
-import { commandsOf, operatingCommands, readmeFile, type ReadmeCommand } from '../helpers/readme-commands.js';
+import {
+  commandsOf,
+  operatingCommands,
+  operatingFile,
+  operatorPathCommands,
+  operatorPathHeading,
+  readmeFile,
+  wholePathHeading,
+  type ReadmeCommand,
+} from '../helpers/readme-commands.js';
 
 // A real daemon, nginx and four meetctl processes on a loaded two-core machine.
 t.setTimeout(300_000);
@@ -26,7 +36,7 @@ t.setTimeout(300_000);
 const asRoot = process.getuid?.() === 0;
 const nobody = 65534;
 /**
- * The README's service user `meet`: as root, nobody (a user every Debian machine has, so the
+ * The docs' service user `meet`: as root, nobody (a user every Debian machine has, so the
  * test adds none), whom the unit's and `sudo -u meet` commands run as, so the files the
  * commands leave must really be readable and writable by the service; otherwise the test's user.
  */
@@ -54,11 +64,11 @@ function runMeetctl(args: readonly string[], env: Record<string, string>, asServ
   });
 }
 
-/** The README's host and public URL, and what they become here (a name only nginx's certificate knows, on a free port). */
+/** The docs' host and public URL, and what they become here (a name only nginx's certificate knows, on a free port). */
 const readmeHost = 'meet.example.org';
 const testHost = 'meet.test';
 
-/** The temporary machine: the README's absolute paths live under `root`, nginx in its own prefix. */
+/** The temporary machine: the docs' absolute paths live under `root`, nginx in its own prefix. */
 interface Machine {
   readonly root: string;
   /** The operator's home (~), where the commands are typed: 0700, as Debian 12 makes homes, so `sudo -u meet` runs in a directory it cannot read. */
@@ -80,7 +90,7 @@ interface Machine {
   daemon: { child: ChildProcess; exited: Promise<void> } | null;
 }
 
-/** A README path on this machine: /etc/... and /var/... under the root, ~/ in the root's home. */
+/** A path of the docs on this machine: /etc/... and /var/... under the root, ~/ in the root's home. */
 function onMachine(m: Machine, word: string): string {
   return word
     .replaceAll(`https://${readmeHost}`, m.publicUrl)
@@ -89,7 +99,7 @@ function onMachine(m: Machine, word: string): string {
     .replace(/^\/(etc|var)\//, `${m.root}/$1/`);
 }
 
-/** Flags each meetctl command needs here beyond the README's: the temporary root, free ports, the test nginx. */
+/** Flags each meetctl command needs here beyond the docs': the temporary root, free ports, the test nginx. */
 const meetctlExtras: Record<string, (m: Machine) => string[]> = {
   install: (m) => [
     '--data-dir',
@@ -126,7 +136,7 @@ const meetctlExtras: Record<string, (m: Machine) => string[]> = {
   ],
 };
 
-/** What a row does with a README command; a row without `run` skips the command for its `why`. */
+/** What a row does with a command of the docs; a row without `run` skips the command for its `why`. */
 interface Row {
   readonly pattern: RegExp;
   readonly why: string;
@@ -165,7 +175,7 @@ async function meetctl(t: Tap, m: Machine, words: readonly string[], asService: 
   if (!extras) throw new Error(`meetctl ${args[0]}: no row of meetctlExtras says how to run it on the test's machine`);
   const env: Record<string, string> = { SERVICE_CONFIG_DIR: m.configDir };
   if (args[0] === 'install') {
-    // A private authority's key, given in install's environment as the README's licence section says.
+    // A private authority's key, given in install's environment as the docs' licence section says (docs/operating.md).
     env.SERVICE_LICENSE_PUBLIC_KEY = testAuthority().publicKeyPem;
     const keyFile = args[args.indexOf('--key-file') + 1]!;
     mkdirSync(dirname(keyFile), { recursive: true });
@@ -178,7 +188,7 @@ async function meetctl(t: Tap, m: Machine, words: readonly string[], asService: 
   if (args[0] === 'tenant') m.tenantSecret = /^api_secret=(\S+)$/m.exec(result.stdout)?.[1] ?? null;
 }
 
-/** A self-signed certificate for the test's host where the README's command expects certbot's files. */
+/** A self-signed certificate for the test's host where the docs' command expects certbot's files. */
 function certificateFor(m: Machine, args: readonly string[]): void {
   const cert = args[args.indexOf('--tls-cert') + 1]!;
   const key = args[args.indexOf('--tls-key') + 1]!;
@@ -225,7 +235,7 @@ async function startUnit(t: Tap, m: Machine): Promise<void> {
   env.SERVICE_MEDIA = 'mesh';
   // User=meet: the service user. StateDirectory= would give systemd's data directory to it; here
   // (outside /var/lib) the unit has none and says to create it owned by the user, as this does.
-  t.match(unit.get('User')?.[0], 'meet', "the unit runs as the README's service user");
+  t.match(unit.get('User')?.[0], 'meet', "the unit runs as the docs' service user");
   mkdirSync(m.dataDir, { recursive: true, mode: 0o700 });
   giveToServiceUser(m.dataDir);
   const execStart = unit.get('ExecStart')?.[0];
@@ -313,22 +323,24 @@ async function machine(t: Tap): Promise<Machine> {
   return m;
 }
 
-/** The number the README's Operating section states before its block, as "**N commands**". */
-function statedCount(readme: string): number | null {
-  const section = readme.slice(readme.indexOf('\n## Operating\n'));
+/** The number a section states before its block, as "**N commands**". */
+function statedCount(markdown: string, heading: string): number | null {
+  const at = markdown.indexOf(`\n${heading}\n`);
+  if (at < 0) return null;
+  const section = markdown.slice(at);
   const stated = /\*\*(\d+) commands\*\*/.exec(section.slice(0, section.indexOf('```sh')));
   return stated ? Number(stated[1]) : null;
 }
 
 const unitHidden = !checkoutVisibleToUnit && 'this checkout is under a home directory, which the unit hides (install --runtime native refuses it)';
 
-t.test("the README's Operating commands, in order, give a meeting through nginx over TLS at the public URL", { skip: unitHidden }, async (t) => {
+t.test("docs/operating.md's whole path, in order, give a meeting through nginx over TLS at the public URL", { skip: unitHidden }, async (t) => {
   const commands = operatingCommands();
   const m = await machine(t);
   for (const command of commands) {
     const { words, asService } = withoutSudo(command);
     const row = rows.find((r) => r.pattern.test(words.join(' ')));
-    t.ok(row, `a row of the walkthrough knows the README command: ${command.text}`);
+    t.ok(row, `a row of the walkthrough knows the command of the docs: ${command.text}`);
     if (!row) return;
     if (row.run) await row.run(t, m, words, asService);
     t.comment(`${command.text}: ${row.run ? 'ran' : 'skipped'} (${row.why})`);
@@ -368,7 +380,7 @@ t.test("the README's Operating commands, in order, give a meeting through nginx 
     ]),
   );
   t.equal(joined.status, 302, 'join redirects', { answer: joined.text });
-  t.match(joined.location, new RegExp(`^${m.publicUrl.replaceAll('.', '\\.')}/room/[^/?]+\\?`), "to the public URL of the README's install command");
+  t.match(joined.location, new RegExp(`^${m.publicUrl.replaceAll('.', '\\.')}/room/[^/?]+\\?`), "to the public URL of the docs' install command");
   const page = await overTls(m, joined.location!);
   t.equal(page.status, 200, 'the join address opens the room page through nginx');
   t.match(page.text, /<html/i, 'an HTML page');
@@ -381,9 +393,24 @@ t.test("the README's Operating commands, in order, give a meeting through nginx 
   t.same(plainHttp, { status: 301, location: `${m.publicUrl}/room/x` }, 'plain HTTP to the site is sent to the public URL');
 });
 
-t.test('the README states how many commands lead from a fresh machine to a TLS meeting, and it is the block’s count', async (t) => {
+t.test('docs/operating.md states how many commands lead from a fresh machine to a TLS meeting, and it is the block’s count', async (t) => {
+  const doc = readFileSync(operatingFile, 'utf8');
+  t.equal(statedCount(doc, wholePathHeading), operatingCommands(doc).length, 'the number in the document is the number of commands in its block');
+});
+
+t.test("the README's operator path: its stated count is its block's, and its commands are the whole path's, in order", async (t) => {
   const readme = readFileSync(readmeFile, 'utf8');
-  t.equal(statedCount(readme), operatingCommands(readme).length, 'the number in the README is the number of commands in its Operating block');
+  const short = operatorPathCommands(readme);
+  t.equal(statedCount(readme, operatorPathHeading), short.length, 'the number in the README is the number of commands in its block');
+  t.equal(short.length, 5, 'five commands');
+  // Each of the README's commands is a command the walkthrough runs, word for word, and they come in the block's order.
+  const whole = operatingCommands().map((c) => c.words.join(' '));
+  let from = 0;
+  for (const command of short) {
+    const at = whole.indexOf(command.words.join(' '), from);
+    t.ok(at >= 0, `the whole path has, after the README's previous command: ${command.text}`);
+    if (at >= 0) from = at + 1;
+  }
 });
 
 t.test('a block is read as the operator types it: continuations joined, comments dropped, each && a command; a shell feature refused', async (t) => {
@@ -401,6 +428,6 @@ function withoutSudo(command: ReadmeCommand): { words: string[]; asService: bool
   const words = [...command.words];
   if (words[0] !== 'sudo') return { words, asService: false };
   if (words[1] !== '-u') return { words: words.slice(1), asService: false };
-  if (words[2] !== 'meet') throw new Error(`README command runs as ${words[2]}, not root or the service user meet: ${command.text}`);
+  if (words[2] !== 'meet') throw new Error(`command of the docs runs as ${words[2]}, not root or the service user meet: ${command.text}`);
   return { words: words.slice(3), asService: true };
 }
