@@ -1,7 +1,7 @@
 // Screenshots of the main screens, made from the current build (`npm run screenshots`, which
 // builds first): arrival, waiting, a meeting with three people, and a moderator with three
 // people waiting; on a desktop window (1280×800) and a phone (390×844), in the light and the
-// dark scheme, into docs/screenshots/<screen>-<size>-<scheme>.png. The README shows three.
+// dark scheme, into docs/screenshots/<screen>-<size>-<scheme>.png. docs/web-client.md shows three, the README one.
 //
 // It runs the real daemon (a throw-away data directory on the host's loopback) and Debian's
 // Chromium with a fake camera, as the browser tests do.
