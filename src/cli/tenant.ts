@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { inGrace, pathClash, primaryTenantId, type PreviousSecret, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
+import { inGrace, pathClash, primaryTenantId, type PreviousSecret, type Tenant, type TenantSnapshot } from '../compat/tenants/parse.js';
 import {
   appendTenantText,
   fileTenants,
