@@ -1,4 +1,12 @@
-import { parseRegistry, primaryTenantId, RegistryError, tenantIdPattern, type PreviousSecret, type Tenant, type TenantSnapshot } from '../compat/tenants/parse.js';
+import {
+  parseRegistry,
+  primaryTenantId,
+  RegistryError,
+  tenantIdPattern,
+  type PreviousSecret,
+  type Tenant,
+  type TenantSnapshot,
+} from '../compat/tenants/parse.js';
 
 /**
  * Edits of the tenant registry's text (SERVICE_TENANTS_FILE), pure: the operator's comments,
