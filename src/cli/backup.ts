@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ServiceFiles } from '../daemon/backup.js';
 import { parseEnvFile } from '../ops/env-file.js';
-import { readIfExists } from '../ops/atomic-file.js';
+import { readIfExists } from '../platform/atomic-file.js';
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { settings, type Config, type SettingKey } from '../config/settings.js';
-import { readIfExists } from '../ops/atomic-file.js';
+import { readIfExists } from '../platform/atomic-file.js';
 import { defaultPaths, type InstallPaths } from '../ops/compat-install.js';
 import { parseEnvFile } from '../ops/env-file.js';
 import { configFromOptions } from './config-options.js';

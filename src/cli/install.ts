@@ -10,7 +10,7 @@ import { settings } from '../config/settings.js';
 import { publicKeyFor } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { LicenceError, verifyServerKey, type Licence } from '../licence/server-key.js';
-import { makeDirectory, withFileLock, LockTimeout } from '../ops/atomic-file.js';
+import { makeDirectory, withFileLock, LockTimeout } from '../platform/atomic-file.js';
 import {
   compatInstallFiles,
   compatModule,

@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { makeDirectory, writeFileAtomic } from '../ops/atomic-file.js';
+import { makeDirectory, writeFileAtomic } from '../platform/atomic-file.js';
 import { installedLicence } from '../licence/installation.js';
 import { licenceSummary } from '../licence/licence-status.js';
 import { issueServerKey, licenceKeyPair } from '../licence/server-key.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { readIfExists, writeFileAtomic, LockTimeout } from '../ops/atomic-file.js';
+import { readIfExists, writeFileAtomic, LockTimeout } from '../platform/atomic-file.js';
 import { NginxInputError, defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
 import { checkTlsPair } from '../ops/tls-files.js';

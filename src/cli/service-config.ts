@@ -7,7 +7,7 @@ import { settings, type Config } from '../config/settings.js';
 import type { EnvFileState } from '../ops/doctor/check.js';
 import { readEnvFile } from '../ops/doctor/env-file.js';
 import { inRoomDefaults } from '../ops/given-values.js';
-import { readIfExists } from '../ops/atomic-file.js';
+import { readIfExists } from '../platform/atomic-file.js';
 import { attributeOf, configFromOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';

@@ -1,12 +1,12 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { cachedFamilies, installAccessLog, type AccessLogOptions } from '../http/access-log.js';
+import { cachedFamilies, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import type { ConfapiDeps } from './confapi/context.js';
 import { apiPrefixes, calls, confapiRoutes, maxBodyBytes, tenantApiPrefixes } from './confapi/routes.js';
 import { TenantChooser } from './confapi/tenant-choice.js';
 import type { TenantRegistry } from './tenants/registry.js';
 import { gatewayRoutes, type GatewayDeps } from './videoconf/gateway-routes.js';
 import { scriptRoutes } from './videoconf/script-routes.js';
-import { lazyRequestLogger, withoutRequestLines } from '../http/request-logger.js';
+import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 
 /** Fastify's framework errors (a URL that cannot be decoded, an over-long parameter): the client's. */
 function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
@@ -58,7 +58,7 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   const { trustedProxies, frontendUrl, accessLog, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,
-    // Fastify's two lines per request are replaced by the shared access log (http/access-log.ts).
+    // Fastify's two lines per request are replaced by the shared access log (platform/access-log.ts).
     logController: withoutRequestLines(),
     // The request's child logger is made only when it writes a line (nearly never at the default access log).
     childLoggerFactory: lazyRequestLogger,

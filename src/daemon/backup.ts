@@ -5,7 +5,7 @@ import { serviceVersion } from '../config/version.js';
 import { installationFile } from '../licence/installation.js';
 import { copyDatabaseOnline, schemaVersionOfFile } from '../store/backup.js';
 import { databaseFileName } from '../store/database.js';
-import { privateDirMode, privateFileMode } from '../store/private-files.js';
+import { privateDirMode, privateFileMode } from '../platform/private-files.js';
 import {
   BackupError,
   backupFormat,

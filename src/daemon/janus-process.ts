@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { janusConfigFiles } from '../media/janus/janus-config.js';
 import { janusInfo, type JanusEndpoint } from '../media/janus/janus-session.js';
-import { giveToDirectoryOwner, makeDirectory } from '../store/file-owner.js';
+import { giveToDirectoryOwner, makeDirectory } from '../platform/file-owner.js';
 
 export interface JanusProcessOptions {
   /** The program (`SERVICE_JANUS_BIN`). */

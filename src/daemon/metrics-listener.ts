@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ListenAddress } from '../config/parsers.js';
-import { listeningUrl } from '../http/listening-url.js';
+import { listeningUrl } from '../platform/listening-url.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /**

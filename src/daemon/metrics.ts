@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Defer } from '../engine/group-commit.js';
 import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
-import type { RequestRecorder } from '../http/access-log.js';
+import type { RequestRecorder } from '../platform/access-log.js';
 import { daysLeft } from '../licence/licence-status.js';
 import type { Licence } from '../licence/server-key.js';
 import { RequestMetrics } from './request-metrics.js';

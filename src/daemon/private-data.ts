@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
-import { narrowTree, type Narrowed } from '../store/private-files.js';
+import { narrowTree, type Narrowed } from '../platform/private-files.js';
 
 /** Lines beyond this many become one count, so a large tree cannot flood the log at start. */
 const namedAtMost = 20;

@@ -1,5 +1,5 @@
 import type { Counter, Histogram, Metric } from 'prom-client';
-import type { RequestRecorder } from '../http/access-log.js';
+import type { RequestRecorder } from '../platform/access-log.js';
 
 /**
  * meet_http_requests_total and meet_http_request_duration_seconds, per route family and status

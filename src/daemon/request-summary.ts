@@ -1,5 +1,5 @@
 import type { Clock } from '../engine/clock.js';
-import type { RequestRecorder } from '../http/access-log.js';
+import type { RequestRecorder } from '../platform/access-log.js';
 
 /**
  * Requests per route family over a window, for the one summary line a minute that replaces

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { compatDatabaseFileName, compatSchemaVersion } from '../compat/store/compat-store.js';
 import { databaseInUse, schemaVersionOfFile } from '../store/backup.js';
 import { engineSchemaVersion } from '../store/database.js';
-import { databaseFiles, privateDirectory, privateFileMode } from '../store/private-files.js';
+import { databaseFiles, privateDirectory, privateFileMode } from '../platform/private-files.js';
 import {
   BackupError,
   backupFormat,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { giveToDirectoryOwner } from '../store/file-owner.js';
+import { giveToDirectoryOwner } from '../platform/file-owner.js';
 
 export const signingKeyFileName = 'signing-key';
 

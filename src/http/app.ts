@@ -12,8 +12,8 @@ import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
-import { engineFamily, installAccessLog, type AccessLogOptions } from './access-log.js';
-import { lazyRequestLogger, withoutRequestLines } from './request-logger.js';
+import { engineFamily, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
+import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 import { validatorOptions } from './validation.js';
 
 export const bodyLimitBytes = 64 * 1024;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { makeDirectory, readIfExists, writeFileAtomic } from '../ops/atomic-file.js';
+import { makeDirectory, readIfExists, writeFileAtomic } from '../platform/atomic-file.js';
 import { builtInLicencePublicKey, LicenceError, licencePublicKey, verifyServerKey, type Licence } from './server-key.js';
 
 /**

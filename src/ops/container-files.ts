@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stopTimeoutSecs } from '../daemon/shutdown.js';
+import { stopTimeoutSecs } from '../platform/stop-budget.js';
 import { checkPath, checkPort, hostPort, rtpPortsOf, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
 import { renderTemplate } from './template.js';
 

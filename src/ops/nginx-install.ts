@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { readIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
+import { readIfExists, withFileLock, writeFileAtomic } from '../platform/atomic-file.js';
 
 /** How meetctl runs nginx: the binary and the arguments that pick its prefix and main file. */
 export interface NginxCommand {

@@ -1,6 +1,6 @@
 import { chmodSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeDirectory, readIfExists, writeFileAtomic } from './atomic-file.js';
+import { makeDirectory, readIfExists, writeFileAtomic } from '../platform/atomic-file.js';
 
 /** A file a command means to leave behind: its whole content, or null to remove it. */
 export interface PlannedFile {

@@ -6,7 +6,7 @@ import {
   type PreviousSecret,
   type Tenant,
   type TenantSnapshot,
-} from '../compat/tenants/registry.js';
+} from '../compat/tenants/parse.js';
 
 /**
  * Edits of the tenant registry's text (SERVICE_TENANTS_FILE), pure: the operator's comments,

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseRegistry, RegistryError, type Tenant, type TenantSnapshot } from '../compat/tenants/registry.js';
-import { LockTimeout, withFileLock, writeFileAtomic } from './atomic-file.js';
+import { parseRegistry, RegistryError, type Tenant, type TenantSnapshot } from '../compat/tenants/parse.js';
+import { LockTimeout, withFileLock, writeFileAtomic } from '../platform/atomic-file.js';
 import { checkEdit, type PrimaryCredentials } from './tenants-file.js';
 
 /**

@@ -1,6 +1,6 @@
 import { chownSync, closeSync, fchmodSync, openSync, readSync, statSync } from 'node:fs';
-import { databaseFiles, privateFileMode } from './private-files.js';
-import { openSqlite } from './sqlite.js';
+import { databaseFiles, privateFileMode } from '../platform/private-files.js';
+import { openSqlite } from '../platform/sqlite.js';
 
 /** sqlite3_backup_step's page count that copies every page in one step (better-sqlite3 caps the rate at 2^31-1). */
 const allPages = 0x7fffffff;

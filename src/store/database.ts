@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { migrate, readMigrations } from './migrate.js';
-import { privateDirectory } from './private-files.js';
-import { openDurable } from './sqlite.js';
+import { migrate, readMigrations } from '../platform/migrate.js';
+import { privateDirectory } from '../platform/private-files.js';
+import { openDurable } from '../platform/sqlite.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 

@@ -1,6 +1,6 @@
 import type { WriteProbe } from '../engine/health/readiness.js';
 import type { Db } from './database.js';
-import { readPragma, setPragma } from './sqlite.js';
+import { readPragma, setPragma } from '../platform/sqlite.js';
 
 /** The instance_meta row the probe rewrites: how many write probes this database has taken. */
 export const writeProbeKey = 'readiness_write_probes';

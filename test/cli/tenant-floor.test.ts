@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { minSecretBytes } from '../../src/compat/tenants/registry.js';
+import { minSecretBytes } from '../../src/compat/tenants/parse.js';
 import { runCli } from '../helpers/cli.js';
 import { doctorJson, healthy } from '../helpers/doctor.js';
 

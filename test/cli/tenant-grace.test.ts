@@ -3,7 +3,7 @@
 // file; `tenant show` lists it with its end; `rotate --finish` ends it early.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { parseRegistry } from '../../src/compat/tenants/registry.js';
+import { parseRegistry } from '../../src/compat/tenants/parse.js';
 import { assertMode, assertNoSecret, generated, moodleSecret, sample, schoolAppSecret, setup, tenant } from '../helpers/tenants.js';
 
 const hour = 3_600_000;

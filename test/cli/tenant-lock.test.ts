@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import t from 'tap';
-import { parseRegistry } from '../../src/compat/tenants/registry.js';
+import { parseRegistry } from '../../src/compat/tenants/parse.js';
 import { sample, setup, tenant, tenantProcess } from '../helpers/tenants.js';
 
 t.test('concurrent invocations never lose a change', async (t) => {

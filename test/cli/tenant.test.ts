@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { chownSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseRegistry } from '../../src/compat/tenants/registry.js';
+import { parseRegistry } from '../../src/compat/tenants/parse.js';
 import { meetctl, type CliResult } from '../helpers/daemon.js';
 import { assertMode, assertNoSecret, generated, moodleSecret, primary, sample, schoolAppSecret, setup, tenant } from '../helpers/tenants.js';
 

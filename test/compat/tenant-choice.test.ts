@@ -7,7 +7,8 @@ import { checksumMatches, prefixCopyFromBytes, SignedCall } from '../../src/comp
 import { ClientHints } from '../../src/compat/confapi/client-hints.js';
 import { ConfapiError } from '../../src/compat/confapi/errors.js';
 import { hostTenantLabel, TenantChooser } from '../../src/compat/confapi/tenant-choice.js';
-import { parseRegistry, TenantRegistry } from '../../src/compat/tenants/registry.js';
+import { parseRegistry } from '../../src/compat/tenants/parse.js';
+import { TenantRegistry } from '../../src/compat/tenants/registry.js';
 
 /** The rule written out once more, as the upstream documentation states it. */
 const plain = (algorithm: string, text: string, secret: string) =>

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { parseRegistry, RegistryError } from '../../src/compat/tenants/registry.js';
+import { parseRegistry, RegistryError } from '../../src/compat/tenants/parse.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { installTestLicence } from '../helpers/licence.js';
 import { assertFailed, assertSuccess, compatInProcessFor, ConfapiClient, logMatch } from '../helpers/compat.js';

@@ -241,7 +241,7 @@ t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUE
         lines.every((line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number'),
         `each: ${msg}, status and ms`,
       );
-      // The request's logger is made lazily (http/request-logger.ts): its lines still name their request.
+      // The request's logger is made lazily (platform/request-logger.ts): its lines still name their request.
       const ids = lines.map((line) => line.reqId);
       t.ok(
         ids.every((id) => typeof id === 'string' && id !== ''),

@@ -9,7 +9,7 @@ import t from 'tap';
 import { compatDatabaseFileName } from '../../src/compat/store/compat-store.js';
 import { parseEnvFile } from '../../src/ops/env-file.js';
 import { databaseFileName } from '../../src/store/database.js';
-import { openSqlite } from '../../src/store/sqlite.js';
+import { openSqlite } from '../../src/platform/sqlite.js';
 import { call, rooms, stopGracefully } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { ConfapiClient, assertSuccess, logMatch, roomAndToken, startWithToken } from '../helpers/compat.js';

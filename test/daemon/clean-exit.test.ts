@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
+import { stopTimeoutSecs } from '../../src/platform/stop-budget.js';
 import { closeCodes } from '../../src/protocol/live.js';
 import { daemonFor, dataDirFor, logRecords } from '../helpers/api.js';
 import { meetctl, tempDataDir } from '../helpers/daemon.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { bucketOf, bucketTop, RequestSummary } from '../../src/daemon/request-summary.js';
-import { isExpectedRefusal, lineFor } from '../../src/http/access-log.js';
+import { isExpectedRefusal, lineFor } from '../../src/platform/access-log.js';
 
 function clockAt(start: number) {
   let now = start;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
+import { stopTimeoutSecs } from '../../src/platform/stop-budget.js';
 import { daemonFor, logRecords } from '../helpers/api.js';
 import { compatDaemonFor } from '../helpers/compat.js';
 import { connectLive } from '../helpers/live.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { compatDatabaseFileName } from '../../src/compat/store/compat-store.js';
 import { databaseFileName } from '../../src/store/database.js';
-import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
+import { openSqlite, readPragma, setPragma } from '../../src/platform/sqlite.js';
 import { logRecords, stopGracefully, type Tap } from '../helpers/api.js';
 import { runMeetctl, startDaemon } from '../helpers/daemon.js';
 import { world, type World } from '../helpers/install-world.js';

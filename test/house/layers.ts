@@ -26,57 +26,53 @@ export interface Layer {
 
 const node = 'node:*';
 
+/**
+ * Shared infrastructure of the process (atomic file writes, file owners and modes, the SQLite
+ * opener and migrator, the request log and logger of both listeners, their "listening on" URL and
+ * client key, the stop budget): the bottom of the house, importing no other layer of src/, so the
+ * layers above share it without arrows between neighbours. Every layer may import it except those
+ * that must stay free of I/O: protocol/ and web/ run in the browser, engine/ is plain TypeScript
+ * behind its ports (no SQLite, no files).
+ */
+const platform = 'platform/';
+
 /** Listed from the bottom of the house up; the few arrows between neighbours are files, each with its reason. */
 export const layers: readonly Layer[] = [
+  { folder: 'platform/', mayImport: [], packages: ['better-sqlite3', 'fastify', node] },
   { folder: 'protocol/', mayImport: [], packages: [] },
-  { folder: 'config/', mayImport: [], packages: ['smol-toml', node] },
+  { folder: 'config/', mayImport: [platform], packages: ['smol-toml', node] },
   { folder: 'engine/', mayImport: ['protocol/'], packages: ['node:crypto', 'jose'] },
-  { folder: 'media/', mayImport: ['protocol/', 'engine/'], packages: ['node:net'] },
-  { folder: 'store/', mayImport: ['engine/'], packages: ['better-sqlite3', node] },
+  { folder: 'media/', mayImport: [platform, 'protocol/', 'engine/'], packages: ['node:net'] },
+  { folder: 'store/', mayImport: [platform, 'engine/'], packages: ['better-sqlite3', node] },
   {
     folder: 'http/',
-    mayImport: ['protocol/', 'engine/', 'config/'],
+    mayImport: [platform, 'protocol/', 'engine/', 'config/'],
     packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', 'typebox', node],
   },
   {
     folder: 'compat/',
-    mayImport: [
-      'protocol/',
-      'engine/',
-      'config/',
-      { path: 'store/sqlite.ts', from: 'compat/store/', note: 'its own database, opened as every database is' },
-      { path: 'store/migrate.ts', from: 'compat/store/', note: 'and migrated as every database is' },
-      { path: 'http/access-log.ts', note: 'the request log of both listeners' },
-      { path: 'http/request-logger.ts', note: 'the request logger of both listeners' },
-      { path: 'http/listening-url.ts', note: 'the "listening on" URL of both listeners' },
-      { path: 'http/client-key.ts', note: 'who a request is for per-client limits on both listeners' },
-    ],
+    mayImport: [platform, 'protocol/', 'engine/', 'config/'],
     packages: ['fastify', 'jose', 'xml2js', 'chokidar', 'smol-toml', 'pino', 'better-sqlite3', node],
   },
-  { folder: 'licence/', mayImport: [{ path: 'ops/atomic-file.ts', note: 'the installation record is written atomically' }], packages: ['jose', node] },
+  { folder: 'licence/', mayImport: [platform], packages: ['jose', node] },
   {
     folder: 'ops/',
-    mayImport: [
-      'config/',
-      'licence/',
-      { path: 'compat/tenants/', note: 'parsing the tenants file as the daemon does' },
-      { path: 'daemon/shutdown.ts', note: 'the stop budget the runtime files size their timeouts from' },
-      { path: 'store/file-owner.ts', note: "what root writes keeps its owner, as the daemon's files do" },
-    ],
+    mayImport: [platform, 'config/', 'licence/', { path: 'compat/tenants/parse.ts', note: 'reading the tenants file as the daemon does, without its watcher' }],
     packages: ['smol-toml', node],
   },
   {
     folder: 'daemon/',
-    mayImport: ['protocol/', 'config/', 'engine/', 'media/', 'store/', 'http/', 'compat/', 'licence/'],
+    mayImport: [platform, 'protocol/', 'config/', 'engine/', 'media/', 'store/', 'http/', 'compat/', 'licence/'],
     packages: ['pino', 'prom-client', node],
   },
   {
     folder: 'cli/',
     mayImport: [
+      platform,
       'config/',
       'ops/',
       'licence/',
-      { path: 'compat/tenants/', note: 'parsing the tenants file' },
+      { path: 'compat/tenants/parse.ts', note: 'reading the tenants file, without its watcher' },
       { path: 'engine/errors.ts', note: 'naming an engine failure' },
       { path: 'daemon/', lazy: true, note: 'so the other commands start fast' },
     ],

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { clientKey, clientNetwork } from '../../src/http/client-key.js';
+import { clientKey, clientNetwork } from '../../src/platform/client-key.js';
 
 t.test('an IPv4 address is one client; its IPv4-mapped IPv6 form is the same client', async (t) => {
   t.equal(clientKey('203.0.113.7'), '203.0.113.7');

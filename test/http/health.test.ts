@@ -4,7 +4,7 @@ import t from 'tap';
 import { readinessProbeReuseMs } from '../../src/http/app.js';
 import { databaseFileName } from '../../src/store/database.js';
 import { writeProbeKey } from '../../src/store/write-probe.js';
-import { openSqlite } from '../../src/store/sqlite.js';
+import { openSqlite } from '../../src/platform/sqlite.js';
 import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
 import { appFor } from '../helpers/app.js';
 import { compatInProcessFor } from '../helpers/compat.js';

@@ -10,7 +10,7 @@ import { stopDaemon, type Daemon } from '../helpers/daemon.js';
 import { asSession, createRoom, moderator, names, withAdminToken } from '../helpers/waiting.js';
 import { walCommits } from '../helpers/wal.js';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
-import { openSqlite } from '../../src/store/sqlite.js';
+import { openSqlite } from '../../src/platform/sqlite.js';
 
 interface RawAnswer {
   readonly status: number;

@@ -2,7 +2,7 @@ import t from 'tap';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { lazyRequestLogger } from '../../src/http/request-logger.js';
+import { lazyRequestLogger } from '../../src/platform/request-logger.js';
 
 /** A real pino logger writing into an array, and how many children were made of it. */
 function rootLogger(level = 'info') {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { LockTimeout, readIfExists, withFileLock, writeFileAtomic } from '../../src/ops/atomic-file.js';
+import { LockTimeout, readIfExists, withFileLock, writeFileAtomic } from '../../src/platform/atomic-file.js';
 
 t.test('writeFileAtomic replaces the bytes, with the mode, and leaves no temp file', async (t) => {
   const dir = t.testdir({ 'a.toml': 'old\n' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { stopTimeoutSecs } from '../../src/daemon/shutdown.js';
+import { stopTimeoutSecs } from '../../src/platform/stop-budget.js';
 import { runtimeFiles, runtimeNextSteps, RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from '../../src/ops/runtime-files.js';
 import { daemonFor, type Tap } from '../helpers/api.js';
 import { hasSystemdAnalyze, packageRootForUnit, runtimeSettings, verifyUnit as verify } from '../helpers/runtime.js';

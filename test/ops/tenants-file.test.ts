@@ -1,7 +1,7 @@
 // Issue 13 point 3: the text edits behind `meetctl tenant` keep the operator's comments and
 // other tenants byte for byte, and every edit is re-parsed with the daemon's parser.
 import t from 'tap';
-import { parseRegistry, RegistryError } from '../../src/compat/tenants/registry.js';
+import { parseRegistry, RegistryError } from '../../src/compat/tenants/parse.js';
 import {
   appendTenantText,
   checkEdit,

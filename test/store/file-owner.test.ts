@@ -2,9 +2,9 @@
 import { chownSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { writeFileAtomic } from '../../src/ops/atomic-file.js';
-import { makeDirectory } from '../../src/store/file-owner.js';
-import { privateDatabase } from '../../src/store/private-files.js';
+import { writeFileAtomic } from '../../src/platform/atomic-file.js';
+import { makeDirectory } from '../../src/platform/file-owner.js';
+import { privateDatabase } from '../../src/platform/private-files.js';
 
 const needsRoot = process.getuid?.() === 0 ? false : 'only root can hand files to another user';
 const owner = (path: string) => `${statSync(path).uid}:${statSync(path).gid}`;

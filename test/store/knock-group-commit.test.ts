@@ -10,7 +10,7 @@ import { databaseFileName, openDatabase, type Db } from '../../src/store/databas
 import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../src/store/room-store.js';
 import { SqliteWaitingRequestStore } from '../../src/store/waiting-request-store.js';
-import { readPragma, setPragma } from '../../src/store/sqlite.js';
+import { readPragma, setPragma } from '../../src/platform/sqlite.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../helpers/room-fixture.js';
 import { walCommits } from '../helpers/wal.js';

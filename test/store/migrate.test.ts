@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { describeSchema, openDatabase, type Db } from '../../src/store/database.js';
-import { migrate, readMigrations, SchemaTooNewError } from '../../src/store/migrate.js';
-import { readPragma } from '../../src/store/sqlite.js';
+import { migrate, readMigrations, SchemaTooNewError } from '../../src/platform/migrate.js';
+import { readPragma } from '../../src/platform/sqlite.js';
 import type { Tap } from '../helpers/api.js';
 
 const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import.meta.url));

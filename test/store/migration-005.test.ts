@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { databaseFileName, describeSchema, openDatabase, type Db } from '../../src/store/database.js';
-import { migrate, readMigrations } from '../../src/store/migrate.js';
-import { openSqlite, readPragma, setPragma } from '../../src/store/sqlite.js';
+import { migrate, readMigrations } from '../../src/platform/migrate.js';
+import { openSqlite, readPragma, setPragma } from '../../src/platform/sqlite.js';
 import type { Tap } from '../helpers/api.js';
 
 const migrationsDir = fileURLToPath(new URL('../../src/store/migrations', import.meta.url));

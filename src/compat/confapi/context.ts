@@ -2,7 +2,7 @@ import type { Clock } from '../../engine/clock.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { TokenService } from '../../engine/tokens/token-service.js';
 import type { MeetingLiveView } from '../live-view.js';
-import type { Tenant } from '../tenants/registry.js';
+import type { Tenant } from '../tenants/parse.js';
 import type { MeetingAnswerCache } from './answer-cache.js';
 import type { CompatMeetings } from './meetings.js';
 import type { CompatStore, GuestPolicy } from './model.js';

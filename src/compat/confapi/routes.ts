@@ -8,7 +8,7 @@ import { end, getMeetingInfo, getMeetings, isMeetingRunning } from './handlers/m
 import { sendChatMessage } from './handlers/chat.js';
 import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } from './handlers/recordings.js';
 import { learningDashboard } from './handlers/learning-dashboard.js';
-import { noteEvent } from '../../http/access-log.js';
+import { noteEvent } from '../../platform/access-log.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
 import type { TenantChooser } from './tenant-choice.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Tenant, TenantRegistry, TenantSnapshot } from '../tenants/registry.js';
+import type { Tenant, TenantSnapshot } from '../tenants/parse.js';
+import type { TenantRegistry } from '../tenants/registry.js';
 import type { SignedCall } from './checksum.js';
 import { ClientHints } from './client-hints.js';
 import { failure } from './errors.js';

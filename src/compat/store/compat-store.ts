@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { openDurable } from '../../store/sqlite.js';
+import { openDurable } from '../../platform/sqlite.js';
 import {
   plainMeeting,
   type CallbackJob,
@@ -13,7 +13,7 @@ import {
   type NewCallbackJob,
   type RecordingRecord,
 } from '../confapi/model.js';
-import { migrate, readMigrations } from '../../store/migrate.js';
+import { migrate, readMigrations } from '../../platform/migrate.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url));
 

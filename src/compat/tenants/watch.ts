@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { parseRegistry, primaryOnly, RegistryError, TenantRegistry, type RegistryClock, type TenantSnapshot } from './registry.js';
+import { readRegistryFile, type RegistryError } from './parse.js';
+import { TenantRegistry, type RegistryClock } from './registry.js';
 
 export interface RegistryLog {
   info(obj: object, msg: string): void;
@@ -18,22 +18,6 @@ export interface TenantWatch {
 
 /** How long the file must be quiet before it is re-read: an editor's save or a rename is one change. */
 export const reloadDebounceMs = 150;
-
-/**
- * Reads the registry file: a missing file is an empty registry (the primary tenant alone),
- * so `meetctl tenant add` may create it later. Throws RegistryError for a file that exists
- * but cannot be used.
- */
-export function readRegistryFile(file: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return primaryOnly(primarySecret);
-    throw new RegistryError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  return parseRegistry(text, primarySecret, primaryAppId);
-}
 
 /**
  * Loads the registry and keeps it current: chokidar watches the file's directory (an atomic

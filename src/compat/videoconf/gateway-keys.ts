@@ -1,6 +1,7 @@
 import { ConfigError } from '../../config/config-error.js';
 import type { Config } from '../../config/settings.js';
-import { primaryTenantId, type Tenant, type TenantRegistry } from '../tenants/registry.js';
+import { primaryTenantId, type Tenant } from '../tenants/parse.js';
+import type { TenantRegistry } from '../tenants/registry.js';
 import type { GatewayPair } from './gateway-token.js';
 
 export type GatewayConfig = Pick<Config, 'jitsiAppId' | 'jitsiAppSecret' | 'jitsiAcceptedIssuers' | 'jitsiAcceptedAudiences' | 'jitsiAllowAnonymous'>;

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../../engine/clock.js';
 import { AttemptLimiter, TooManyAttemptsError } from '../../engine/waiting/attempt-limiter.js';
-import { clientKey, clientNetwork } from '../../http/client-key.js';
+import { clientKey, clientNetwork } from '../../platform/client-key.js';
 import { cleanName, nameProblem } from '../../engine/display-name.js';
 import type { WaitingRoomScope } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { JoinClaims, TokenService } from '../../engine/tokens/token-service.js';
-import { primaryTenantId } from '../tenants/registry.js';
+import { primaryTenantId } from '../tenants/parse.js';
 import { errorPage } from './error-page.js';
 import type { GatewayKeys } from './gateway-keys.js';
 import { checkRoomName, engineRoomId, ensureRoom } from './gateway-rooms.js';

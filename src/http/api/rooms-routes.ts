@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoomService } from '../../engine/rooms/room-service.js';
-import { noteEvent } from '../access-log.js';
+import { noteEvent } from '../../platform/access-log.js';
 import { HttpError } from '../errors.js';
 import { RoomParams } from '../schemas.js';
 import { CreateRoomBody, RoomListQuery, UpdateRoomBody } from './rooms-schemas.js';

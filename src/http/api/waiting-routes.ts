@@ -3,7 +3,7 @@ import type { EngineServices } from '../../engine/services.js';
 import { attendanceCsv } from '../../engine/meetings/attendance.js';
 import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import { checkName } from '../../engine/waiting/knock-fields.js';
-import { noteEvent } from '../access-log.js';
+import { noteEvent } from '../../platform/access-log.js';
 import { absentBodyIsEmpty, RequestParams, RoomParams } from '../schemas.js';
 import { ApiRefuseBody, LinkBody, linkTtl, MeetingQuery } from './waiting-schemas.js';
 

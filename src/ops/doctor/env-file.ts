@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { readIfExists } from '../atomic-file.js';
+import { readIfExists } from '../../platform/atomic-file.js';
 import { parseEnvFile } from '../env-file.js';
 import { check, fail, ok, reason, skip, warn, type EnvFileState } from './check.js';
 

@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config/settings.js';
-import { minSecretBytes, RegistryError, type TenantSnapshot } from '../../compat/tenants/registry.js';
-import { readRegistryFile } from '../../compat/tenants/watch.js';
+import { minSecretBytes, readRegistryFile, RegistryError, type TenantSnapshot } from '../../compat/tenants/parse.js';
 import { check, configMissing, fail, ok, reason, skip, type DoctorContext } from './check.js';
 
 /** The registry file: SERVICE_TENANTS_FILE, or tenants.toml in the configuration directory. */

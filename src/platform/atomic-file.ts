@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keepOwner, ownerToKeep, type Owner } from '../store/file-owner.js';
+import { keepOwner, ownerToKeep, type Owner } from './file-owner.js';
 
-export { makeDirectory } from '../store/file-owner.js';
+export { makeDirectory } from './file-owner.js';
 
 /**
  * Replaces a file so that a reader (or a crash) sees the old bytes or the new ones, never a
  * mix: a temp file in the same directory, fsync, rename over the target, fsync of the
  * directory so the rename itself is durable. The file is born with `mode` (never briefly wider).
  * `owner` is set on the temp file before the rename, so a file that root rewrites for a service
- * user is never briefly unreadable to that user; by default (see store/file-owner.ts) the file
+ * user is never briefly unreadable to that user; by default (see file-owner.ts) the file
  * keeps the owner of the file it replaces, or takes its directory's when new.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600, owner: Owner | null = ownerToKeep(file)): void {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { minSecretBytes, type TenantSnapshot } from '../compat/tenants/registry.js';
-import { holderOf, valueProblem, type PrimaryCredentials } from '../ops/tenants-file.js';
-import { ownerToKeep, type TenantsFile } from '../ops/tenants-update.js';
-import { CliError } from './errors.js';
-import type { CliIo } from './io.js';
-import { loadServiceConfig } from './service-config.js';
+import { minSecretBytes, type TenantSnapshot } from '../../compat/tenants/parse.js';
+import { holderOf, valueProblem, type PrimaryCredentials } from '../../ops/tenants-file.js';
+import { ownerToKeep, type TenantsFile } from '../../ops/tenants-update.js';
+import { CliError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { loadServiceConfig } from '../service-config.js';
 
 /**
  * Where `meetctl tenant` finds the tenants file and the primary tenant's credentials, the way

@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
-import type { ListenAddress } from '../config/parsers.js';
 
 /**
  * The address a listener is reachable at, for the "listening on" log line of both listeners:
  * the configured host (an IPv6 one bracketed) and the port the server really bound (port 0
- * picks one).
+ * picks one). `configured` is config's ListenAddress, spelled out because platform/ imports no layer above it.
  */
-export function listeningUrl(server: Server, configured: ListenAddress): string {
+export function listeningUrl(server: Server, configured: { readonly host: string; readonly port: number }): string {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : configured.port;
   const host = configured.host.includes(':') ? `[${configured.host}]` : configured.host;
