@@ -2,12 +2,14 @@
 // counts as a closed window (default 6 s, three of the page's 2 s polls). Two engines side by
 // side, each built in-process as the daemon builds it, the same silence on a fake clock: the
 // default one closes the request, the one set to 10 s keeps it, and still closes it once the
-// longer silence has passed. The last test proves, against the spawned daemon, what only a
-// process shows: its own sweep timer closes a silent request without anyone calling.
+// longer silence has passed. The last test proves, against the whole daemon (run.ts's start, in
+// the test's process, on the system clock), that its own sweep timer closes a silent request
+// without anyone calling.
 import t from 'tap';
 import { appFor, type InProcess } from '../helpers/app.js';
-import { daemonFor, type Tap } from '../helpers/api.js';
+import { dataDirFor, type Tap } from '../helpers/api.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { Browser, asSession, createRoom, moderator, names } from '../helpers/waiting.js';
 
 async function oneWaiting(t: Tap, engine: InProcess) {
@@ -40,7 +42,7 @@ t.test('a waiting page silent longer than the default 6 s but under the setting 
 });
 
 t.test('the daemon sweeps by itself: a silent request leaves the list once the window is over', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '4' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '4' });
   await createRoom(t, d, { room_id: 'swept', name: 'Swept', waiting_room: 'all' });
   const mod = await moderator(d, 'swept', 'Mo Sweep');
   const ann = new Browser(d, 'swept');
