@@ -1,17 +1,18 @@
 // Issue 13 point 3: `meetctl tenant` while the daemon runs: add, rotate and remove take
 // effect within 2 seconds without a restart, and a hand-broken file leaves the daemon on the
-// last good registry (and meetctl refuses to edit it).
+// last good registry (and meetctl refuses to edit it). The daemon runs in the test's process
+// (run.ts's start: its file watcher, real sockets and SQLite); meetctl edits the file beside it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, logMatch } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, compatInProcessFor, ConfapiClient, logMatch } from '../helpers/compat.js';
 import { eventually, generated, moodleSecret, primary, setup, tenant } from '../helpers/tenants.js';
 
 t.test('a running daemon picks up add, rotate, remove; a broken file leaves it on the last good registry', async (t) => {
   const s = setup(t);
   // What the installer writes: the primary secret and the file's name in the env file.
   writeFileSync(join(s.dir, 'meet.env'), `COMPAT_API_SHARED_SECRET=${primary}\nSERVICE_TENANTS_FILE=${s.file}\n`, { mode: 0o600 });
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: s.file });
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: s.file });
   const works = (secret: string) => async () => (await new ConfapiClient(d.compatUrl, secret).get('getMeetings')).xml?.returncode === 'SUCCESS';
   const refused = (secret: string) => async () => (await new ConfapiClient(d.compatUrl, secret).get('getMeetings')).xml?.messageKey === 'checksumError';
   assertSuccess(t, await new ConfapiClient(d.compatUrl, moodleSecret).get('getMeetings'), 'moodle works from the start');

@@ -1,11 +1,12 @@
-// Issue 29 point 11 against a real daemon (`meetctl serve`, real sockets and SQLite): after
+// Issue 29 point 11 against a real daemon (run.ts's start in the test's process, its file
+// watcher, real sockets and SQLite; stopped and started again as SIGTERM and systemd would): after
 // `meetctl tenant rotate` the platform's old secret keeps working for the grace, also after
 // a restart (the end is in the file), and stops at its end without any change to the file,
 // or at once on `rotate --finish`.
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { assertSuccess, compatDaemonFor, ConfapiClient } from '../helpers/compat.js';
+import { assertSuccess, compatInProcessFor, ConfapiClient } from '../helpers/compat.js';
 import { claims, mainAppId, mainSecret, mint } from '../helpers/gateway.js';
 import { eventually, generated, moodleSecret, primary, schoolAppSecret, setup, tenant } from '../helpers/tenants.js';
 
@@ -13,7 +14,7 @@ t.test('the old secret works during the grace and after a restart; --finish ends
   const s = setup(t);
   writeFileSync(join(s.dir, 'meet.env'), `COMPAT_API_SHARED_SECRET=${primary}\nSERVICE_TENANTS_FILE=${s.file}\n`, { mode: 0o600 });
   const env = { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: s.file, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret };
-  let d = await compatDaemonFor(t, env);
+  let d = await compatInProcessFor(t, env);
   const answer = async (secret: string, path = '/confapi/api') =>
     (await new ConfapiClient(d.compatUrl, secret, 'sha1', 'plus', path).get('getMeetings')).xml?.returncode === 'SUCCESS' ? 'works' : 'refused';
   assertSuccess(t, await new ConfapiClient(d.compatUrl, moodleSecret, 'sha256').get('create', [['meetingID', 'lesson-1']]), 'moodle makes a meeting');
@@ -34,9 +35,8 @@ t.test('the old secret works during the grace and after a restart; --finish ends
   const shown = await tenant(s, ['show', 'moodle']);
   t.match(shown.stdout, /previous_api_secret\s+\*\*\* valid until \d{4}-/, 'tenant show lists it with its end');
 
-  d.child.kill('SIGTERM');
-  await d.exited;
-  d = await compatDaemonFor(t, env);
+  await d.stop();
+  d = await compatInProcessFor(t, env);
   t.equal(await answer(moodleSecret), 'works', 'after a restart the old secret still works: its end is in the file');
   t.equal(await answer(fresh), 'works', 'and so does the new one');
 

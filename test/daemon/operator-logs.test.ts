@@ -1,12 +1,12 @@
 // Issue 29, point 16: what an operator reads in the log. The start says once, at info, the URL
 // to open; a meeting-API join gets its line (ids and choices, never the name, the password or
-// the platform's user id); a meeting's end names its tenant. The daemon is `meetctl serve`
-// started from the env file `meetctl install compat` wrote, as systemd starts it. (The Janus
+// the platform's user id); a meeting's end names its tenant. The daemon is started from the env
+// file `meetctl install compat` wrote, as systemd starts it, in the test's process (run.ts's
+// start and its log, real sockets and SQLite). (The Janus
 // start line's single "pid" is checked with a real Janus in media-choice.test.ts.)
 import t from 'tap';
-import { call, logRecords, stopGracefully } from '../helpers/api.js';
+import { call, logRecords } from '../helpers/api.js';
 import { ConfapiClient, logMatch } from '../helpers/compat.js';
-import { startDaemon } from '../helpers/daemon.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { world } from '../helpers/install-world.js';
 import { testServerKey } from '../helpers/licence.js';
@@ -28,8 +28,7 @@ t.test('an installed service: the URL to open once, joins logged without names o
     SERVICE_HTTP_ADDR: '127.0.0.1:0',
     COMPAT_HTTP_ADDR: '127.0.0.1:0',
   };
-  const d = await startDaemon({ dataDir: fromFile.SERVICE_DATA_DIR!, env });
-  t.teardown(() => stopGracefully(d));
+  const d = await inProcessDaemonFor(t, fromFile.SERVICE_DATA_DIR!, env);
   const compatUrl = (await logMatch(d, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/))[1]!;
 
   t.match(

@@ -2,8 +2,9 @@
 // newer release. `meetctl --version` prints the package's version, `serve` logs it first and
 // /healthz reports it (test/http/health.test.ts); a database whose schema is newer than the
 // code (the engine's and the meeting API's alike) refuses the start with exit 2, naming both
-// versions, before anything is written. Against `meetctl serve` processes started from the env
-// file `meetctl install compat` wrote, as systemd starts them.
+// versions, before anything is written. From the env file `meetctl install compat` wrote, as
+// systemd starts the service: the refused starts are `meetctl serve` processes (their exit code
+// and output are the point); the starts that succeed run the daemon in the test's process.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,9 @@ import t from 'tap';
 import { compatDatabaseFileName } from '../../src/compat/store/compat-store.js';
 import { databaseFileName } from '../../src/store/database.js';
 import { openSqlite, readPragma, setPragma } from '../../src/platform/sqlite.js';
-import { logRecords, stopGracefully, type Tap } from '../helpers/api.js';
-import { runMeetctl, startDaemon } from '../helpers/daemon.js';
+import { logRecords, type Tap } from '../helpers/api.js';
+import { runMeetctl } from '../helpers/daemon.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { world, type World } from '../helpers/install-world.js';
 import { testServerKey } from '../helpers/licence.js';
 
@@ -67,14 +69,15 @@ t.test('serve logs its version first; a database newer than the code is refused 
   const dataDir = env.SERVICE_DATA_DIR!;
   t.equal(dataDir, w.data, 'the env file names the data directory install made');
 
-  const first = await startDaemon({ dataDir, env });
+  const first = await inProcessDaemonFor(t, dataDir, env);
   const records = logRecords(first);
   t.match(records[0], { level: 30, version: packageVersion, msg: `meeting-service ${packageVersion} starting` }, 'the first line names the version');
   t.ok(
     records.some((r) => /^compat listening/.test(String(r.msg))),
     'the installed module runs',
   );
-  t.equal(await stopGracefully(first), 0);
+  // Stopped as SIGTERM stops it, before the refused starts open the same databases.
+  await first.stop();
 
   for (const [what, file, known] of [
     ['the engine database', join(dataDir, databaseFileName), knownVersion('../../src/store/migrations')],
@@ -100,7 +103,7 @@ t.test('serve logs its version first; a database newer than the code is refused 
     });
   }
 
-  const again = await startDaemon({ dataDir, env });
+  const again = await inProcessDaemonFor(t, dataDir, env);
   t.ok(again.url, 'with the schema it knows the service starts again');
-  t.equal(await stopGracefully(again), 0);
+  await again.stop();
 });

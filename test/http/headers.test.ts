@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call } from '../helpers/api.js';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 
 /** The sources of one directive of a Content-Security-Policy header. */
 function sources(policy: string, directive: string): string[] {
@@ -14,7 +14,8 @@ function sources(policy: string, directive: string): string[] {
 // Audit issue 11, point 10: the page let scripts open sockets to any host (`connect-src ws:
 // wss:`), and JSON answers had no `X-Content-Type-Options: nosniff`.
 t.test('the page connects only to its own origin; every answer of both listeners says nosniff', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-headers-test' });
+  // Both listeners on real sockets, the daemon in the test's process: headers are what it answers.
+  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-headers-test' });
   t.equal((await call(d, '/api/rooms', { method: 'POST', json: { room_id: 'x', name: 'X', waiting_room: 'off' } })).status, 201);
 
   const page = await fetch(`${d.url}/room/x`);

@@ -5,16 +5,15 @@ import { readinessProbeReuseMs } from '../../src/http/app.js';
 import { databaseFileName } from '../../src/store/database.js';
 import { writeProbeKey } from '../../src/store/write-probe.js';
 import { openSqlite } from '../../src/platform/sqlite.js';
-import { daemonFor, dataDirFor, logRecords, type Tap } from '../helpers/api.js';
+import { logRecords, type Tap } from '../helpers/api.js';
 import { appFor } from '../helpers/app.js';
 import { compatInProcessFor } from '../helpers/compat.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../helpers/private-tmpfs.js';
 
+// The full data directory needs a daemon in a filesystem of its own: health-full-disk.test.ts.
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** A daemon, or the engine built in-process and listening (the checks look at its socket). */
+/** The engine built in-process and listening (the checks look at its socket), or the whole daemon. */
 interface Listening {
   readonly url: string | null;
   readonly dataDir: string;
@@ -86,34 +85,6 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   const recovered = await get(daemon, '/readyz');
   t.equal(recovered.status, 200, 'ready again once the lock is gone');
 });
-
-t.test(
-  '/readyz answers 503 when the data directory is full',
-  { skip: !canMountPrivateTmpfs() && 'needs root and unshare to give the daemon a filesystem of its own' },
-  async (t) => {
-    const dataDir = dataDirFor(t);
-    // The data directory is a private tmpfs (seen only by the daemon) that goes read-only under it.
-    const daemon = await daemonFor(t, {
-      dataDir,
-      launcher: privateTmpfsLauncher(dataDir, '8m'),
-    });
-    t.equal((await get(daemon, '/readyz')).status, 200);
-    const inNamespace = (script: string) => inDaemonNamespace(daemon, script);
-    inNamespace(`cat /dev/zero > "${dataDir}/filler" 2>/dev/null; true`);
-    const states: number[] = [];
-    const pastReuse = () => sleep(readinessProbeReuseMs + 100);
-    // Past the probe's reuse each time: a fresh write is refused every time, not once.
-    for (let i = 0; i < 3; i++) {
-      await pastReuse();
-      states.push((await get(daemon, '/readyz')).status);
-    }
-    t.comment(inNamespace(`ls -la "${dataDir}"; df "${dataDir}"`));
-    t.same(states, [503, 503, 503]);
-    inNamespace(`rm -f "${dataDir}/filler"`);
-    await pastReuse();
-    t.equal((await get(daemon, '/readyz')).status, 200, 'ready again once there is room');
-  },
-);
 
 t.test('a flood of /readyz costs at most one probe write a second', async (t) => {
   const daemon = await appFor(t, { listen: true });

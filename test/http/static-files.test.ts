@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import t from 'tap';
-import { daemonFor } from '../helpers/api.js';
-import type { Daemon } from '../helpers/daemon.js';
+import { dataDirFor } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 
 interface RawAnswer {
   readonly status: number;
@@ -10,7 +10,7 @@ interface RawAnswer {
 }
 
 /** GET with the path sent exactly as written (like curl --path-as-is): fetch would normalise `..`. */
-function rawGet(d: Daemon, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+function rawGet(d: { readonly url: string }, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
   const { hostname, port } = new URL(d.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method: 'GET', headers }, (res) => {
@@ -35,8 +35,9 @@ function rawGet(d: Daemon, path: string, headers: Record<string, string> = {}): 
 
 // Audit issue 11, point 7: a path the static-file plugin refuses answered 500 and logged an
 // error with a stack trace, so anyone could flood the log. They are the client's mistakes.
+// The daemon runs in the test's process: real socket (the raw paths need one), the daemon's own log.
 t.test('refused static paths answer 4xx in the error shape and log no error', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_LOG_LEVEL: 'debug' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'debug' });
   const script = '/assets/web/main.js';
   t.equal((await rawGet(d, script)).status, 200, 'an asset is served');
   // The page imports the wire protocol as ../protocol/live.js: the same root rules hold there.

@@ -1,10 +1,15 @@
 import t from 'tap';
-import { call, daemonFor, rooms } from '../helpers/api.js';
-import { connectLive, pause } from '../helpers/live.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { FakeClock, FakeScheduler } from '../helpers/fake-clock.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
+import { connectLive } from '../helpers/live.js';
 import { admittedSession, attendanceRows, Browser, claimsOf, createRoom, moderator } from '../helpers/waiting.js';
 
+// The daemon runs in the test's process on real sockets; the leave grace runs on a fake
+// scheduler the test moves, the rest of the daemon keeps real time.
 t.test('sub-groups: create, move into one without waiting, bring everyone back', async (t) => {
-  const d = await daemonFor(t);
+  const scheduler = new FakeScheduler(new FakeClock());
+  const d = await inProcessDaemonFor(t, dataDirFor(t), {}, { scheduler });
   await createRoom(t, d, { room_id: 'class', name: 'Class 4B', waiting_room: 'all' });
   const teacher = await moderator(d, 'class', 'Teacher');
   const pia = new Browser(d, 'class');
@@ -52,7 +57,8 @@ t.test('sub-groups: create, move into one without waiting, bring everyone back',
   t.same(inGroup.welcome.subgroups, ['class-g1', 'class-g2'], 'the family of sub-groups, from inside one');
 
   // Away in a sub-group is not leaving the class: after the grace period she is still present there.
-  await pause(5_500);
+  t.ok(scheduler.size > 0, 'her closed class socket started a leave grace');
+  scheduler.advance(5_500);
   const pia1 = (await attendanceRows(d, 'class')).find((row) => row[0] === 'Pia');
   t.equal(pia1?.[4], '', 'still present in the class while in the sub-group');
   const second = await call(d, '/room/class-g2/start', { method: 'POST', token: pupil.session, json: {} });
