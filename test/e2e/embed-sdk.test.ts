@@ -15,7 +15,7 @@ import { SignJWT } from 'jose';
 import t from 'tap';
 import type { Frame, Page } from 'playwright-core';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 import { freePort, until as untilEvery } from '../helpers/net.js';
 import { reactPageScript } from '../helpers/react-page.js';
 import { startTlsProxy } from '../helpers/tls-proxy.js';
@@ -130,7 +130,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       mode: 0o600,
     });
 
-    const d = await compatDaemonFor(t, {
+    const d = await compatInProcessFor(t, {
       COMPAT_FRONTEND_URL: serviceUrl,
       COMPAT_JITSI_APP_ID: appId,
       COMPAT_JITSI_APP_SECRET: appSecret,

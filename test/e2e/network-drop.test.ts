@@ -4,7 +4,8 @@
 // STUN/TURN servers with a TURN credential of her own.
 import t from 'tap';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { cutProxy } from '../helpers/cut-proxy.js';
 import { until } from '../helpers/net.js';
@@ -40,7 +41,7 @@ async function knockAs(browser: BrowserSession, url: string, name: string, note:
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('while waiting: "Reconnecting…", then her place kept, or lost with "Ask again" and what she typed', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all' });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(
@@ -94,8 +95,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('in the meeting: a banner, a reconnection with back-off, media back without a reload; the ICE servers reach the mesh', async (t) => {
-    const d = await daemonFor(t, {
-      env: { SERVICE_ICE_SERVERS: 'stun:127.0.0.1:3478,turn:127.0.0.1:3478?transport=udp', SERVICE_TURN_SECRET: turnSecret },
+    const d = await inProcessDaemonFor(t, dataDirFor(t), {
+      SERVICE_ICE_SERVERS: 'stun:127.0.0.1:3478,turn:127.0.0.1:3478?transport=udp',
+      SERVICE_TURN_SECRET: turnSecret,
     });
     await rooms.create(d, { room_id: 'class', name: 'Class 4B', waiting_room: 'off' });
     const proxy = await cutProxy(t, d.url);

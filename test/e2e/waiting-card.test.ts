@@ -5,7 +5,8 @@
 // Still nothing of the meeting on the screen.
 import t from 'tap';
 import type { Locator, Page } from 'playwright-core';
-import { daemonFor, rooms } from '../helpers/api.js';
+import { dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const roomName = 'Staff Meeting Room';
@@ -30,7 +31,7 @@ t.setTimeout(240_000);
 if (!inLoopbackNamespace(t, import.meta.url)) {
   for (const [size, viewport] of Object.entries(sizes)) {
     t.test(`the waiting screen: request first, then a status card (${size} ${viewport.width}×${viewport.height})`, async (t) => {
-      const d = await daemonFor(t);
+      const d = await inProcessDaemonFor(t, dataDirFor(t));
       await rooms.create(d, { room_id: 'staff', name: roomName, waiting_room: 'all' });
       const browser = await openBrowser(t);
       const { page } = await browser.newPage('guest');

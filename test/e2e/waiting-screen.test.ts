@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectionCounts, countConnections, inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const meetingName = 'Quarterly Board Review';
@@ -32,7 +33,7 @@ function backgroundDifference(page: Page): Promise<number> {
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('a guest knocks, waits, is refused, asks again, is barred, in a real browser', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'board', name: meetingName, waiting_room: 'all', access_code: '2468' });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(/ 403 POST \S+\/room\/board\/start$/, 'the test types a wrong access code on purpose: the server refuses it with 403');
@@ -112,7 +113,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('blur: the preview differs from the raw camera in the background', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'studio', name: 'Studio', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const { page, errors } = await browser.newPage('guest');
