@@ -9,6 +9,7 @@ import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { cutProxy } from '../helpers/cut-proxy.js';
 import { until } from '../helpers/net.js';
+import { timeline } from '../helpers/waiting.js';
 
 t.setTimeout(300_000);
 
@@ -83,8 +84,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.goto(`${d.url}/room/desk`);
     await page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor();
     t.same(await listed(), ['Wanda Waiting/Back from lunch'], 'a tab reopened at once keeps her place');
+    const withdrawals = async () => (await timeline(d, 'desk')).filter((e) => e.kind === 'withdraw').length;
+    const withdrawnBefore = await withdrawals();
     await page.goto('about:blank');
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // The server lets a leaving page's place go after its grace (2 s) at its next sweep: waited
+    // for on the meeting's timeline rather than for a fixed 5 s.
+    await until('the server to withdraw her request', async () => (await withdrawals()) > withdrawnBefore, 15_000);
     await page.goto(`${d.url}/room/desk`);
     await page.locator('#app').getByText('You lost your place. Your name and note are kept: you may ask again.').waitFor();
     t.equal(await page.getByLabel('Your name').inputValue(), 'Wanda Waiting', 'name kept after the reopened tab');
