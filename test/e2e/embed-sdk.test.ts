@@ -344,7 +344,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await until('the room page to be answered', async () => stranger.documents.length > 0);
     t.match(stranger.documents[0]!.csp, `frame-ancestors 'self' ${appOrigin}`, 'the page names only the allowed ancestors');
     t.notMatch(stranger.documents[0]!.csp, strangerOrigin, 'not the stranger’s origin');
-    await stranger.page.waitForTimeout(5000);
+    // Chromium reports the block once it refused the frame; a second more for anything that would
+    // still come of it (a ready, an onload), instead of a fixed 5 s from the start.
+    await until('Chromium to report the block', async () => stranger.consoleLines.some((l) => /frame-ancestors/.test(l) && /blocked/.test(l)), 30_000).catch(
+      () => {},
+    );
+    await stranger.page.waitForTimeout(1000);
     t.same(await eventsOf(stranger.page), [], 'no ready, no event: the frame never loaded the meeting');
     t.equal(await stranger.page.evaluate(() => (window as any).loaded), 0, 'onload never fired');
     t.ok(

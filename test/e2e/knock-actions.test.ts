@@ -98,6 +98,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       } else {
         t.ok(sheet && sheet.x > viewport.width / 2, 'the panel sits on the right of the stage');
       }
+      // Ann and Ben have played their part: their pages leave, so the mesh that admits two more
+      // below is three pages, not five, each encoding a camera for every other.
+      await Promise.all([ann.close(), ben.close()]);
       // Refusing the last one: the focus goes to the section's heading, not to the body.
       await section.getByRole('button', { name: 'Refuse Cy' }).focus();
       await mod.keyboard.press('Enter');

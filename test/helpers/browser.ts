@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import tap, { type Test } from 'tap';
 import { expectNoAxeViolations } from './accessibility.js';
 
@@ -177,7 +177,9 @@ function sharedChromium(args: readonly string[]): Promise<Browser> {
   const key = args.join('\n');
   let browser = launched.get(key);
   if (!browser) {
-    browser = chromium.launch({ executablePath: chromiumPath, args: [...args] });
+    // Loaded here, not at the top: a file that re-runs itself in a namespace (inLoopbackNamespace)
+    // loads its imports twice, and the parent, which only relays the child's TAP, needs no Playwright.
+    browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: chromiumPath, args: [...args] }));
     launched.set(key, browser);
     const closing = browser;
     tap.teardown(async () => (await closing).close());
