@@ -5,7 +5,8 @@
 // Waiting section and its notification) and as participant.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 
 const desktop = { width: 1280, height: 800 };
@@ -34,7 +35,7 @@ t.setTimeout(300_000);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the main screens pass axe-core in light and dark, on desktop and phone', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'a11y', name: 'Biology 2C', waiting_room: 'all', access_code: '1357' });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(/ 403 POST \S+\/room\/a11y\/start$/, 'the test types a wrong access code on purpose, to show the error text');

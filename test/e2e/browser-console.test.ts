@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 /** GETs of the room's poll address this page made, with their statuses. */
@@ -49,7 +50,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('an arrival polls no request before knocking; a reload polls the one it made', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'quiet', name: 'Quiet Room', waiting_room: 'all', waiting_room_mode: 'approval' });
     const browser = await openBrowser(t);
     const { page, errors } = await browser.newPage('guest');

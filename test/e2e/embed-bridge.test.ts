@@ -11,7 +11,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { call, rooms } from '../helpers/api.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
-import { compatDaemonFor, type CompatDaemon } from '../helpers/compat.js';
+import { compatInProcessFor, type CompatServer } from '../helpers/compat.js';
 import { freePort, until as untilEvery } from '../helpers/net.js';
 
 const until = (what: string, check: () => Promise<boolean>, ms = 20_000) => untilEvery(what, check, ms, 200);
@@ -86,7 +86,7 @@ const waitEvent = async (page: Page, name: string, match: (data: any) => boolean
   return found!.data;
 };
 
-async function link(d: CompatDaemon, room: string, role: 'moderator' | 'participant', name: string): Promise<string> {
+async function link(d: CompatServer, room: string, role: 'moderator' | 'participant', name: string): Promise<string> {
   const made = await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role, name } });
   return new URL(made.body.url, d.url).searchParams.get('t')!;
 }
@@ -105,7 +105,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const hostOrigin = `http://127.0.0.1:${hostPort}`;
     const domain = `127.0.0.1:${hostPort}`;
     const enginePort = await freePort();
-    const d = await compatDaemonFor(t, {
+    const d = await compatInProcessFor(t, {
       SERVICE_HTTP_ADDR: `127.0.0.1:${enginePort}`,
       COMPAT_FRONTEND_URL: `http://127.0.0.1:${enginePort}`,
       COMPAT_API_SHARED_SECRET: 'embed-bridge-test-secret-0123456789abcdef',

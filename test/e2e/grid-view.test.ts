@@ -6,9 +6,9 @@
 import { networkInterfaces } from 'node:os';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms, type Tap } from '../helpers/api.js';
+import { call, dataDirFor, rooms, type Tap } from '../helpers/api.js';
+import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { countConnections, openBrowser } from '../helpers/browser.js';
-import type { Daemon } from '../helpers/daemon.js';
 import { janusMissing } from '../helpers/janus.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
@@ -21,7 +21,7 @@ const tileNames = (page: Page) => tiles(page).evaluateAll((items) => items.map((
 const announced = (page: Page) => page.locator('#announcer').textContent();
 
 /** People who join over the live socket alone, named Pupil 01, Pupil 02, ... */
-async function crowd(t: Tap, d: Daemon, roomId: string, count: number): Promise<LiveClient[]> {
+async function crowd(t: Tap, d: InProcessDaemon, roomId: string, count: number): Promise<LiveClient[]> {
   const clients: LiveClient[] = [];
   t.teardown(() => clients.forEach((c) => c.socket.close()));
   for (let i = 1; i <= count; i++) {
@@ -39,7 +39,7 @@ async function enter(page: Page, url: string, name?: string): Promise<void> {
 }
 
 t.test('27 people: a grid of 25 and a second page by keyboard; a phone pages by four; speaker view makes the speaker large', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_MEDIA: 'mesh' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_MEDIA: 'mesh' });
   await rooms.create(d, { room_id: 'hall', name: 'Assembly hall', waiting_room: 'off' });
   const browser = await openBrowser(t);
   const { page } = await browser.newPage('Ada');
@@ -133,7 +133,7 @@ function inboundVideo(page: Page): Promise<{ packets: number; width: number }> {
 }
 
 t.test('through Janus the page receives only the video on screen: off the page it stops, back on it flows', { skip }, async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '44100-44300' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '44100-44300' });
   await rooms.create(d, { room_id: 'class', name: 'Class', waiting_room: 'off' });
   const browser = await openBrowser(t);
   const { page: ada, context } = await browser.newPage('Ada');

@@ -3,13 +3,13 @@
 // address that names no room says so after the name, exactly as the unlisted one would.
 import t from 'tap';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
-import { ConfapiClient, compatDaemonFor, roomAndToken } from '../helpers/compat.js';
+import { ConfapiClient, compatInProcessFor, roomAndToken } from '../helpers/compat.js';
 
 const secret = 'invitation-rooms-secret-91';
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the join link enters, the bare address is refused, a missing room is named as such', async (t) => {
-    const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://frontend.invalid' });
+    const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://frontend.invalid' });
     const api = new ConfapiClient(d.compatUrl, secret);
     await api.get('create', [
       ['meetingID', 'course-7'],

@@ -10,7 +10,8 @@
 import { networkInterfaces } from 'node:os';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectionCounts, countConnections, inboundTotal, inPrivateNetwork, openBrowser } from '../helpers/browser.js';
 import { janusMissing } from '../helpers/janus.js';
 import { until } from '../helpers/net.js';
@@ -59,7 +60,7 @@ if (!inPrivateNetwork(t, import.meta.url)) {
   const skip = janusMissing ?? (hasAddress ? false : 'no non-loopback IPv4 interface for Janus to gather candidates on');
 
   t.test('three pages meet through Janus: everyone decodes the two others on two connections, a moved person leaves no stream behind', { skip }, async (t) => {
-    const d = await daemonFor(t, { env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '43700-43900' } });
+    const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '43700-43900' });
     await rooms.create(d, { room_id: 'lesson', name: 'Biology 2C', waiting_room: 'off' });
     const browser = await openBrowser(t);
 

@@ -5,7 +5,8 @@
 // inside the title and the first heading are the room's name.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const roomName = 'Physics 3A';
@@ -21,7 +22,7 @@ t.setTimeout(240_000);
 if (!inLoopbackNamespace(t, import.meta.url)) {
   for (const [size, viewport] of Object.entries(sizes)) {
     t.test(`join links just work (${size} ${viewport.width}×${viewport.height})`, async (t) => {
-      const d = await daemonFor(t);
+      const d = await inProcessDaemonFor(t, dataDirFor(t));
       await rooms.create(d, { room_id: 'physics', name: roomName, waiting_room: 'all', access_code: '8642' });
       const browser = await openBrowser(t);
 

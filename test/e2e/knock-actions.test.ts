@@ -5,7 +5,8 @@
 // where it was, never to the page's body.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 
 const sizes = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -31,7 +32,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       // This test is about the notification's actions, not the closed-window rule (tested under a
       // fake clock and in waiting-closed-window): on two busy cores a guest page's first poll came
       // after the default 6 s and her request was swept before the moderator could act on it.
-      const d = await daemonFor(t, { env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' } });
+      const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
       await rooms.create(d, { room_id: 'clinic', name: 'Clinic', waiting_room: 'all' });
       const browser = await openBrowser(t);
       const { page: mod } = await browser.newPage('moderator');
@@ -97,6 +98,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       } else {
         t.ok(sheet && sheet.x > viewport.width / 2, 'the panel sits on the right of the stage');
       }
+      // Ann and Ben have played their part: their pages leave, so the mesh that admits two more
+      // below is three pages, not five, each encoding a camera for every other.
+      await Promise.all([ann.close(), ben.close()]);
       // Refusing the last one: the focus goes to the section's heading, not to the body.
       await section.getByRole('button', { name: 'Refuse Cy' }).focus();
       await mod.keyboard.press('Enter');

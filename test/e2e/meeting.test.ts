@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { until } from '../helpers/net.js';
 import { connectionCounts, countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 
@@ -27,7 +28,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('a moderator lets guests in; media, chat and locks between admitted people', async (t) => {
     // Five camera pages on two cores: a waiting page's poll can come late, so the closed window
     // is widened as in the knock-actions test (the window's own rule has its own tests).
-    const d = await daemonFor(t, { env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' } });
+    const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
     await rooms.create(d, { room_id: 'lesson', name: 'Chemistry 4B', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const { page: mod, context: modContext } = await browser.newPage('moderator');
@@ -120,7 +121,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await ann.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'no reload happened');
     await until('decoded video at Ann', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > 0);
     const first = await inboundTotal(ann, 'video', 'framesDecoded');
-    await ann.waitForTimeout(1500);
+    await until('framesDecoded to rise', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > first).catch(() => {});
     t.ok((await inboundTotal(ann, 'video', 'framesDecoded')) > first, 'framesDecoded keeps rising');
     const teacherTile = ann.getByRole('listitem', { name: 'Teacher' }).locator('video');
     await until('the teacher tile to play', async () => (await teacherTile.evaluate((v: HTMLVideoElement) => v.videoWidth)) > 0);
@@ -310,7 +311,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('an instance that forces the waiting room offers no way to disable it', async (t) => {
-    const d = await daemonFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+    const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_ROOM: 'forced' });
     await rooms.create(d, { room_id: 'exam', name: 'Exam' });
     const browser = await openBrowser(t);
     const { page } = await browser.newPage('moderator');

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatInProcessFor } from '../helpers/compat.js';
 import { freePort, until as untilEvery } from '../helpers/net.js';
 
 const until = (what: string, check: () => Promise<boolean>, ms = 30_000) => untilEvery(what, check, ms, 200);
@@ -47,7 +47,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.teardown(() => new Promise<void>((resolve) => host.close(() => resolve())));
     const hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
     const enginePort = await freePort();
-    const d = await compatDaemonFor(t, {
+    const d = await compatInProcessFor(t, {
       SERVICE_HTTP_ADDR: `127.0.0.1:${enginePort}`,
       COMPAT_FRONTEND_URL: `http://127.0.0.1:${enginePort}`,
       COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',

@@ -4,10 +4,12 @@
 // STUN/TURN servers with a TURN credential of her own.
 import t from 'tap';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { cutProxy } from '../helpers/cut-proxy.js';
 import { until } from '../helpers/net.js';
+import { timeline } from '../helpers/waiting.js';
 
 t.setTimeout(300_000);
 
@@ -40,7 +42,7 @@ async function knockAs(browser: BrowserSession, url: string, name: string, note:
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('while waiting: "Reconnecting…", then her place kept, or lost with "Ask again" and what she typed', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all' });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(
@@ -82,8 +84,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.goto(`${d.url}/room/desk`);
     await page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor();
     t.same(await listed(), ['Wanda Waiting/Back from lunch'], 'a tab reopened at once keeps her place');
+    const withdrawals = async () => (await timeline(d, 'desk')).filter((e) => e.kind === 'withdraw').length;
+    const withdrawnBefore = await withdrawals();
     await page.goto('about:blank');
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // The server lets a leaving page's place go after its grace (2 s) at its next sweep: waited
+    // for on the meeting's timeline rather than for a fixed 5 s.
+    await until('the server to withdraw her request', async () => (await withdrawals()) > withdrawnBefore, 15_000);
     await page.goto(`${d.url}/room/desk`);
     await page.locator('#app').getByText('You lost your place. Your name and note are kept: you may ask again.').waitFor();
     t.equal(await page.getByLabel('Your name').inputValue(), 'Wanda Waiting', 'name kept after the reopened tab');
@@ -94,8 +100,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('in the meeting: a banner, a reconnection with back-off, media back without a reload; the ICE servers reach the mesh', async (t) => {
-    const d = await daemonFor(t, {
-      env: { SERVICE_ICE_SERVERS: 'stun:127.0.0.1:3478,turn:127.0.0.1:3478?transport=udp', SERVICE_TURN_SECRET: turnSecret },
+    const d = await inProcessDaemonFor(t, dataDirFor(t), {
+      SERVICE_ICE_SERVERS: 'stun:127.0.0.1:3478,turn:127.0.0.1:3478?transport=udp',
+      SERVICE_TURN_SECRET: turnSecret,
     });
     await rooms.create(d, { room_id: 'class', name: 'Class 4B', waiting_room: 'off' });
     const proxy = await cutProxy(t, d.url);

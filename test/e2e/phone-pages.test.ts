@@ -5,7 +5,8 @@
 // is about the page's layout, and five browsers with cameras would starve two cores.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { asSession, moderator } from '../helpers/waiting.js';
@@ -17,7 +18,7 @@ t.setTimeout(180_000);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('five people on a phone: four tiles a page, Previous and Next, "Page 1 of 2"', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'pages', name: 'Pages', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const { page } = await browser.newPage('phone');

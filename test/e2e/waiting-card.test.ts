@@ -5,7 +5,8 @@
 // Still nothing of the meeting on the screen.
 import t from 'tap';
 import type { Locator, Page } from 'playwright-core';
-import { daemonFor, rooms } from '../helpers/api.js';
+import { dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const roomName = 'Staff Meeting Room';
@@ -30,11 +31,13 @@ t.setTimeout(240_000);
 if (!inLoopbackNamespace(t, import.meta.url)) {
   for (const [size, viewport] of Object.entries(sizes)) {
     t.test(`the waiting screen: request first, then a status card (${size} ${viewport.width}×${viewport.height})`, async (t) => {
-      const d = await daemonFor(t);
+      const d = await inProcessDaemonFor(t, dataDirFor(t));
       await rooms.create(d, { room_id: 'staff', name: roomName, waiting_room: 'all' });
       const browser = await openBrowser(t);
       const { page } = await browser.newPage('guest');
       await page.setViewportSize(viewport);
+      // The page's clock, so the time waited can be moved on rather than waited for.
+      await page.clock.install();
       await page.goto(`${d.url}/room/staff`);
       await page.getByLabel('Your name').fill('Noor');
       await page.getByRole('button', { name: 'Join' }).click();
@@ -59,7 +62,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const waited = request.locator('.waited-time');
       const before = await waited.innerText();
       t.match(before, /^0:0\d$/, 'the time waited, in minutes and seconds');
-      await page.waitForTimeout(2200);
+      await page.clock.fastForward(2200);
       t.not(await waited.innerText(), before, 'the time waited keeps counting');
       const leave = request.getByRole('button', { name: 'Leave' });
       t.ok(onScreen(await box(leave), viewport), 'Leave is visible without scrolling');

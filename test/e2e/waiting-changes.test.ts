@@ -2,7 +2,8 @@
 // list and then changes in sequence. A change lost on the way (dropped here by a WebSocket route
 // between page and daemon) leaves a gap: the page asks for the whole list once, and shows it.
 import t from 'tap';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { until as untilEvery } from '../helpers/net.js';
 import { Browser } from '../helpers/waiting.js';
@@ -13,7 +14,7 @@ t.setTimeout(180_000);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the page applies changes in order and asks for the whole list on a gap', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'hall', name: 'Hall', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const { page, errors } = await browser.newPage('moderator');

@@ -1,7 +1,9 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { connectionCounts, countConnections, inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
+import { until } from '../helpers/net.js';
 
 const meetingName = 'Quarterly Board Review';
 
@@ -32,7 +34,7 @@ function backgroundDifference(page: Page): Promise<number> {
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('a guest knocks, waits, is refused, asks again, is barred, in a real browser', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'board', name: meetingName, waiting_room: 'all', access_code: '2468' });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(/ 403 POST \S+\/room\/board\/start$/, 'the test types a wrong access code on purpose: the server refuses it with 403');
@@ -112,7 +114,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('blur: the preview differs from the raw camera in the background', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'studio', name: 'Studio', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const { page, errors } = await browser.newPage('guest');
@@ -125,10 +127,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, {
       timeout: 30_000,
     });
-    await page.waitForTimeout(3000);
-    const after = await backgroundDifference(page);
+    // The effect takes a moment to load its model and draw: measured until it shows (30 s at most on a loaded machine), not after a fixed pause.
+    let after = before;
+    await until('the blurred preview', async () => (after = await backgroundDifference(page)) > before + 5, 30_000, 200).catch(() => {});
     await browser.screenshot(page, 'waiting-screen-blur');
     t.ok(after > before + 5, `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`);
+    // A fixed pause here, not a wait for the condition: the blur's frames would meet it at once,
+    // and the pause is what lets the image replace them before the measure.
     await page.getByRole('radio', { name: 'Image' }).check();
     await page.waitForTimeout(2000);
     const image = await backgroundDifference(page);

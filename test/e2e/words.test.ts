@@ -5,7 +5,8 @@
 // axe-core finds nothing on the arrival, waiting and meeting screens.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { call, daemonFor, rooms } from '../helpers/api.js';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const htmlLang = (page: Page) => page.evaluate(() => document.documentElement.lang);
@@ -15,7 +16,7 @@ t.setTimeout(240_000);
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('German from ?lang=de and from a German browser: knock, admit, meet', async (t) => {
     // The waiting guest is what is tested, not the closed-window rule: a slow first poll on two busy cores must not sweep her.
-    const d = await daemonFor(t, { env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' } });
+    const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
     await rooms.create(d, { room_id: 'klasse', name: 'Klasse 7b', waiting_room: 'all' });
     const browser = await openBrowser(t);
 
@@ -86,7 +87,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('a language the page does not ship: English', async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'salle', name: 'Salle', waiting_room: 'all' });
     const browser = await openBrowser(t);
     const context = await browser.browser.newContext({ locale: 'fr-FR' });

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
-import type { Test } from 'tap';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import tap, { type Test } from 'tap';
 import { expectNoAxeViolations } from './accessibility.js';
 
 export const chromiumPath = '/usr/bin/chromium';
@@ -166,32 +166,66 @@ function checkAtEnd(t: Test, faults: readonly Fault[], allowances: readonly Allo
 }
 
 /**
- * One Chromium for the test; each person gets a context of her own (own cookies, own camera).
- * `extraArgs` adds switches (e.g. --ignore-certificate-errors behind a self-signed TLS proxy).
+ * One Chromium per test file and set of switches, launched at the first openBrowser and closed
+ * when the file's root test ends: a launch costs one to three seconds of two shared cores, and a
+ * file opens a browser in every test. What a test must not inherit from another it still gets
+ * fresh: its own contexts (cookies, storage, camera), closed when it ends, and its own watch.
+ */
+const launched = new Map<string, Promise<Browser>>();
+
+function sharedChromium(args: readonly string[]): Promise<Browser> {
+  const key = args.join('\n');
+  let browser = launched.get(key);
+  if (!browser) {
+    // Loaded here, not at the top: a file that re-runs itself in a namespace (inLoopbackNamespace)
+    // loads its imports twice, and the parent, which only relays the child's TAP, needs no Playwright.
+    browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: chromiumPath, args: [...args] }));
+    launched.set(key, browser);
+    const closing = browser;
+    tap.teardown(async () => (await closing).close());
+  }
+  return browser;
+}
+
+/**
+ * Chromium for the test (shared by the file, see sharedChromium); each person gets a context of
+ * her own (own cookies, own camera), closed at the test's end. `extraArgs` adds switches (e.g.
+ * --ignore-certificate-errors behind a self-signed TLS proxy).
  * Every page the browser opens is watched: a console error, an uncaught exception or a
  * response of 400 or more fails the test at its end unless expectConsoleErrors declared it.
  */
 export async function openBrowser(t: Test, extraArgs: readonly string[] = []): Promise<BrowserSession> {
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs, ...extraArgs] });
-  t.teardown(() => browser.close());
+  const shared = await sharedChromium([...chromiumArgs, ...extraArgs]);
   mkdirSync(artifactsDir, { recursive: true });
   const faults: Fault[] = [];
   const allowances: Allowance[] = [];
   checkAtEnd(t, faults, allowances);
-  // Contexts a test opens itself (browser.newContext, browser.newPage) are watched too.
-  const newContext = browser.newContext.bind(browser);
-  let unnamed = 0;
-  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
-    const context = await newContext(...args);
-    unnamed += 1;
-    watchContext(context, `context ${unnamed}`, faults);
+  const contexts = new Set<BrowserContext>();
+  // A page left open would go on drawing and polling through the next test of the file.
+  t.teardown(() => Promise.all([...contexts].map((context) => context.close().catch(() => {}))));
+  const newContext = async (options: Parameters<Browser['newContext']>[0], name: string) => {
+    const context = await shared.newContext(options);
+    contexts.add(context);
+    context.once('close', () => contexts.delete(context));
+    watchContext(context, name, faults);
     return context;
   };
+  // Contexts a test opens itself (browser.newContext) are watched and closed too.
+  let unnamed = 0;
+  const browser = new Proxy(shared, {
+    get(target, property) {
+      if (property === 'newContext') return (options?: Parameters<Browser['newContext']>[0]) => newContext(options, `context ${(unnamed += 1)}`);
+      if (property === 'newPage') {
+        return async (options?: Parameters<Browser['newContext']>[0]) => (await newContext(options, `context ${(unnamed += 1)}`)).newPage();
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
   return {
     browser,
     async newPage(name) {
-      const context = await newContext({ permissions: ['camera', 'microphone'] });
-      watchContext(context, name, faults);
+      const context = await newContext({ permissions: ['camera', 'microphone'] }, name);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(`${name}: ${String(err)}`));
