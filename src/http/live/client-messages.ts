@@ -27,7 +27,7 @@ const needs: Readonly<Record<ClientType, string>> = {
 
 // Compiled once, at load: a frame is checked by generated code, not by walking the schema.
 // A Map, so a "type" such as "__proto__" or "constructor" finds nothing.
-const validators = new Map(clientMessageSchema.anyOf.map((schema) => [schema.properties.type.const as ClientType, Compile(schema)]));
+const validators = new Map(clientMessageSchema.anyOf.map((schema) => [schema.properties.type.const, Compile(schema)]));
 
 /** A name a client chose, quoted and cut short: it goes back in a sentence, never 1 MB of it. */
 const quoted = (name: string): string => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
