@@ -4,7 +4,8 @@
  * both import this file. The messages are defined once, as JSON Schemas in live-schemas.ts (the
  * server validates client frames with them); the types here are derived from those schemas and
  * imported as types only, so the page's bundle compiles in the plain constants of
- * live-constants.ts and nothing of typebox. Browsers cannot set an Authorization header on a
+ * live-constants.ts and nothing of typebox (so does dist/protocol/live.js, served as
+ * /assets/protocol/live.js for other clients). Browsers cannot set an Authorization header on a
  * WebSocket, hence the query parameter (masked in logs). Every field is snake_case JSON, like the
  * HTTP APIs.
  */

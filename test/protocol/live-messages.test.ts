@@ -167,4 +167,7 @@ t.test("the page's bundle takes types from the schemas, not typebox", async (t) 
   const bundle = readFileSync(new URL('../../dist/web/main.js', import.meta.url), 'utf8');
   t.notMatch(bundle, /additionalProperties|typebox/, 'no schema and no validator in the page');
   t.match(bundle, /waiting_resync/, 'but the protocol is there');
+  // Other clients load dist/protocol as /assets/protocol/live.js: it must not need typebox either.
+  const served = readFileSync(new URL('../../dist/protocol/live.js', import.meta.url), 'utf8');
+  t.notMatch(served, /typebox|live-schemas/, '/assets/protocol/live.js imports the constants only');
 });
