@@ -94,6 +94,13 @@ t.test('the refusal names the field at fault', async (t) => {
   t.match(said(attacks[10]![1]), /^unknown message type "x{40}…"$/, 'a 1 MB type is cut short in the answer');
   t.match(said(attacks[11]![1]), /^speaking: "x{40}…" is not a field of this message$/, 'and so is a 1 MB field name');
   t.equal(said('{"type":"__proto__"}'), 'unknown message type "__proto__"');
+  // The sentences of the hand-written checks they replace, word for word.
+  t.equal(said('{"type":"signal","to":""}'), 'signal needs "to": a participant_id');
+  t.equal(said(attacks[9]![1]), 'view needs "video": at most 64 participant ids');
+  t.equal(said('{"type":"view","video":[],"large":5}'), 'view\'s "large" must be a participant id');
+  t.equal(said('{"type":"create_subgroups","count":"2"}'), 'create_subgroups needs "count": an integer');
+  t.equal(said('nope'), 'a message must be a JSON object');
+  t.equal(said('{"type":1}'), 'a message must be a JSON object with a string "type"');
 });
 
 t.test('through the live meeting, each refusal is an invalid_message error to the sender only', async (t) => {

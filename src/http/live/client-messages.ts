@@ -9,10 +9,10 @@ const bad = (message: string): Incoming => ({ ok: false, message });
 
 /** What each message needs, said when a frame of its type is not of its shape (the wording clients have always had). */
 const needs: Readonly<Record<ClientType, string>> = {
-  signal: 'signal needs "to": a participant_id, and "data"',
+  signal: 'signal needs "to": a participant_id',
   state: 'state needs "audio", "video" and "screen": booleans',
   speaking: 'speaking needs "speaking": a boolean',
-  view: `view needs "video": at most ${viewLimit} participant ids, and "large", if any, a participant id`,
+  view: `view needs "video": at most ${viewLimit} participant ids`,
   chat: 'chat needs "text": a string',
   rename: 'rename needs "name": a string',
   subject: 'subject needs "subject": a string',
@@ -53,12 +53,14 @@ export function parseClientMessage(raw: string): Incoming {
   const validator = validators.get(type);
   if (!validator) return bad(`unknown message type ${quoted(value.type)}`);
   if (validator.Check(value)) return { ok: true, message: value as ClientMessage };
-  const unknown = validator.Errors(value).find((e) => e.keyword === 'additionalProperties');
+  const errors = validator.Errors(value);
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties');
   const names = unknown?.params as { additionalProperties?: string[] } | undefined;
   const extra = names?.additionalProperties?.[0];
   if (unknown && extra !== undefined) {
     const path = [...unknown.instancePath.split('/').slice(1), extra].join('.');
     return bad(`${type}: ${quoted(path)} is not a field of this message`);
   }
+  if (type === 'view' && errors.some((e) => e.instancePath === '/large')) return bad('view\'s "large" must be a participant id');
   return bad(needs[type]);
 }
