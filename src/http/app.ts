@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { EngineServices } from '../engine/services.js';
 import { bearerAuth } from './api/bearer-auth.js';
+import { ApiRouteTable, openApiRoute } from './api/openapi.js';
 import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import type { IceSettings } from './room/ice-servers.js';
@@ -68,14 +69,18 @@ export async function buildEngineApp(services: EngineServices<LiveHub>, options:
   // Before any route: it wraps every route so that only the live route accepts an upgrade.
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
 
+  const apiRoutes = new ApiRouteTable();
   await app.register(
     async (api) => {
+      apiRoutes.watch(api);
       api.addHook('onRequest', bearerAuth(services.accessTokens));
       await api.register(roomsRoutes(services.rooms));
       await api.register(waitingApiRoutes(services));
     },
     { prefix: '/api' },
   );
+  // Outside the token's scope: the document of the API is public, made from the routes above.
+  await app.register(openApiRoute(apiRoutes));
   const readiness = new Readiness(
     [
       // At most one probe write a second, however often /readyz is asked.

@@ -39,7 +39,7 @@ const platform = 'platform/';
 /** Listed from the bottom of the house up; the few arrows between neighbours are files, each with its reason. */
 export const layers: readonly Layer[] = [
   { folder: 'platform/', mayImport: [], packages: ['better-sqlite3', 'fastify', node] },
-  { folder: 'protocol/', mayImport: [], packages: [] },
+  { folder: 'protocol/', mayImport: [], packages: ['typebox'] },
   { folder: 'config/', mayImport: [platform], packages: ['smol-toml', node] },
   { folder: 'engine/', mayImport: ['protocol/'], packages: ['node:crypto', 'jose'] },
   { folder: 'media/', mayImport: [platform, 'protocol/', 'engine/'], packages: ['node:net'] },

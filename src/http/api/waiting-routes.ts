@@ -5,14 +5,16 @@ import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import { checkName } from '../../engine/waiting/knock-fields.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { absentBodyIsEmpty, RequestParams, RoomParams } from '../schemas.js';
+import { AdmitAnswer, answers, AttendanceCsv, bodyCodes, LinkAnswer, RefuseAnswer, TimelineAnswer, WaitingListAnswer } from './answers.js';
 import { ApiRefuseBody, LinkBody, linkTtl, MeetingQuery } from './waiting-schemas.js';
 
 type WithId = { Params: RoomParams };
 type WithRequest = { Params: RequestParams };
 type WithMeeting = WithId & { Querystring: MeetingQuery };
-const withId = { schema: { params: RoomParams } };
-const withRequest = { schema: { params: RequestParams } };
-const withMeeting = { schema: { params: RoomParams, querystring: MeetingQuery } };
+const gesture = ['room_not_found', 'meeting_not_found', 'request_not_found', 'request_not_waiting'] as const;
+const withMeeting = (ok: Parameters<typeof answers>[0]) => ({
+  schema: { params: RoomParams, querystring: MeetingQuery, response: answers(ok, ['room_not_found', 'meeting_not_found']) },
+});
 
 function timelineView(entry: TimelineEntry) {
   const { actor, subject } = entry;
@@ -34,7 +36,10 @@ export function waitingApiRoutes(services: EngineServices) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post<WithId & { Body: LinkBody }>(
       '/rooms/:id/links',
-      { schema: { params: RoomParams, body: LinkBody }, preValidation: absentBodyIsEmpty },
+      {
+        schema: { params: RoomParams, body: LinkBody, response: answers({ 201: LinkAnswer }, [...bodyCodes, 'room_not_found']) },
+        preValidation: absentBodyIsEmpty,
+      },
       async (request, reply) => {
         const room = services.rooms.get(request.params.id);
         const { role, ttl_secs: ttlSecs = linkTtl.fallback } = request.body;
@@ -46,24 +51,39 @@ export function waitingApiRoutes(services: EngineServices) {
       },
     );
 
-    app.get<WithId>('/rooms/:id/waiting', withId, async (request) => {
-      services.rooms.get(request.params.id);
-      return services.waiting.list(request.params.id, actorOf(request));
-    });
+    app.get<WithId>(
+      '/rooms/:id/waiting',
+      { schema: { params: RoomParams, response: answers({ 200: WaitingListAnswer }, ['room_not_found']) } },
+      async (request) => {
+        services.rooms.get(request.params.id);
+        return services.waiting.list(request.params.id, actorOf(request));
+      },
+    );
 
-    app.post<WithRequest>('/rooms/:id/waiting/:request_id/admit', withRequest, async (request) => {
-      const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
-      noteEvent(request, 'admit', { room: request.params.id, request: request.params.request_id, admitted: result.admitted });
-      return result;
-    });
+    app.post<WithRequest>(
+      '/rooms/:id/waiting/:request_id/admit',
+      { schema: { params: RequestParams, response: answers({ 200: AdmitAnswer }, gesture) } },
+      async (request) => {
+        const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
+        noteEvent(request, 'admit', { room: request.params.id, request: request.params.request_id, admitted: result.admitted });
+        return result;
+      },
+    );
 
-    app.post<WithId>('/rooms/:id/waiting/admit-all', withId, async (request) => {
-      const result = services.waiting.admitAll(request.params.id, actorOf(request));
-      noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
-      return result;
-    });
+    app.post<WithId>(
+      '/rooms/:id/waiting/admit-all',
+      { schema: { params: RoomParams, response: answers({ 200: AdmitAnswer }, ['room_not_found', 'meeting_not_found']) } },
+      async (request) => {
+        const result = services.waiting.admitAll(request.params.id, actorOf(request));
+        noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
+        return result;
+      },
+    );
 
-    const refuse = { schema: { params: RequestParams, body: ApiRefuseBody }, preValidation: absentBodyIsEmpty };
+    const refuse = {
+      schema: { params: RequestParams, body: ApiRefuseBody, response: answers({ 200: RefuseAnswer }, [...bodyCodes, ...gesture]) },
+      preValidation: absentBodyIsEmpty,
+    };
     app.post<WithRequest & { Body: ApiRefuseBody }>('/rooms/:id/waiting/:request_id/refuse', refuse, async (request) => {
       const bar = request.body.bar ?? false;
       services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
@@ -71,16 +91,19 @@ export function waitingApiRoutes(services: EngineServices) {
       return { refused: true, barred: bar };
     });
 
-    app.post<WithId>('/rooms/:id/waiting-room/disable', withId, async (request) => services.waiting.disableWaitingRoom(request.params.id, actorOf(request)));
+    const disable = answers({ 200: AdmitAnswer }, ['room_not_found', 'meeting_not_found', 'waiting_room_forced', 'waiting_room_unavailable']);
+    app.post<WithId>('/rooms/:id/waiting-room/disable', { schema: { params: RoomParams, response: disable } }, async (request) =>
+      services.waiting.disableWaitingRoom(request.params.id, actorOf(request)),
+    );
 
-    app.get<WithMeeting>('/rooms/:id/timeline', withMeeting, async (request) => {
+    app.get<WithMeeting>('/rooms/:id/timeline', withMeeting({ 200: TimelineAnswer }), async (request) => {
       services.rooms.get(request.params.id);
       const meeting = request.query.meeting || undefined;
       const entries = services.meetings.timeline(request.params.id, meeting);
       return { meeting_id: entries[0]?.meetingId ?? meeting ?? null, entries: entries.map(timelineView) };
     });
 
-    app.get<WithMeeting>('/rooms/:id/attendance.csv', withMeeting, async (request, reply) => {
+    app.get<WithMeeting>('/rooms/:id/attendance.csv', withMeeting({ 200: AttendanceCsv }), async (request, reply) => {
       services.rooms.get(request.params.id);
       const attendance = services.meetings.attendance(request.params.id, request.query.meeting || undefined);
       return reply

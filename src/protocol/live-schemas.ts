@@ -1,0 +1,195 @@
+/**
+ * The live socket's messages as JSON Schemas (typebox): the one definition of the wire. The
+ * server compiles `ClientMessage` once and checks every frame with it (http/live/client-messages.ts);
+ * live.ts derives every message type from these schemas, and the page imports those types only,
+ * so typebox never reaches its bundle. Objects refuse unknown fields: a misspelt field silently
+ * ignored would be a gesture the sender believes was made. Every field is snake_case JSON.
+ */
+import { Type, type TProperties } from 'typebox';
+import { liveErrorCodes, viewIdMaxLength, viewLimit, type LiveErrorCode } from './live-constants.js';
+
+const closed = { additionalProperties: false } as const;
+const record = <P extends TProperties>(properties: P) => Type.Object(properties, closed);
+const message = <T extends string, P extends TProperties>(type: T, properties: P) => Type.Object({ type: Type.Literal(type), ...properties }, closed);
+const participantId = Type.String({ minLength: 1 });
+
+export const Role = Type.Union([Type.Literal('moderator'), Type.Literal('participant')]);
+
+export const ParticipantView = record({
+  participant_id: Type.String(),
+  name: Type.String(),
+  role: Role,
+  audio: Type.Boolean(),
+  video: Type.Boolean(),
+  screen: Type.Boolean(),
+});
+
+/** Lock settings apply to participants (viewers), never to moderators. */
+export const Locks = record({
+  /** Microphones of participants are locked: no audio may be sent. */
+  mic: Type.Boolean(),
+  /** Cameras of participants are locked: no video may be sent. */
+  cam: Type.Boolean(),
+  /** Only moderators may send video ("webcams only for moderators"). */
+  cams_moderators_only: Type.Boolean(),
+});
+
+/**
+ * `system` is true (and participant_id and role null) for what the service itself posts, such as
+ * the meeting API's sendChatMessage; `role` is the author's. Clients draw both as badges from
+ * these fields, never from `name`: a person's name cannot carry either.
+ */
+export const ChatMessage = record({
+  from: record({
+    participant_id: Type.Union([Type.String(), Type.Null()]),
+    name: Type.String(),
+    role: Type.Union([Role, Type.Null()]),
+    system: Type.Boolean(),
+  }),
+  text: Type.String(),
+  at: Type.String(),
+});
+
+export const WaitingItem = record({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() });
+
+/**
+ * How a meeting carries media, chosen when it starts and kept until it ends. `mesh`: one
+ * RTCPeerConnection per other participant, signals addressed to her participant_id. `janus`:
+ * the server's SFU; the page keeps two connections, and addresses their signals to the pseudo
+ * participants of `sfuPeers` (it never talks to the SFU itself): it offers on `publish`
+ * (answered by the server), and answers the offers the server sends from `subscribe`. Who
+ * speaks is then measured by the server from the audio levels Janus reports: a page's own
+ * `speaking` claims are ignored.
+ */
+export const MediaKind = Type.Union([Type.Literal('mesh'), Type.Literal('janus')]);
+
+/** A STUN or TURN server for the page's RTCPeerConnection (RTCIceServer as JSON); TURN ones carry her own credential. */
+export const IceServer = record({ urls: Type.Array(Type.String()), username: Type.Optional(Type.String()), credential: Type.Optional(Type.String()) });
+
+/** Opaque WebRTC signalling: an SDP description or an ICE candidate (media/signal-data.ts rebuilds it from these fields). */
+export const SignalData = Type.Union([
+  record({
+    description: record({
+      type: Type.Union([Type.Literal('offer'), Type.Literal('answer'), Type.Literal('pranswer'), Type.Literal('rollback')]),
+      sdp: Type.Optional(Type.String()),
+    }),
+  }),
+  record({ candidate: Type.Unknown() }),
+]);
+
+const errorCodes = Object.keys(liveErrorCodes) as LiveErrorCode[];
+
+// ---- server → client -------------------------------------------------------------------
+
+export const ServerMessage = Type.Union([
+  message('welcome', {
+    self: ParticipantView,
+    room_id: Type.String(),
+    /** The room's name: told only here, on the live socket, which opens once she is admitted. Nothing before admission names the meeting. */
+    room_name: Type.String(),
+    participants: Type.Array(ParticipantView),
+    locks: Locks,
+    chat: Type.Array(ChatMessage),
+    subgroups: Type.Array(Type.String()),
+    /** The meeting asks arrivals to start with the microphone off (they may turn it on). */
+    mute_on_start: Type.Optional(Type.Boolean()),
+    /** The meeting's title a moderator set; '' for none. Plain text: render it as text. */
+    subject: Type.String(),
+    media: MediaKind,
+  }),
+  message('participant_joined', { participant: ParticipantView }),
+  message('participant_left', { participant_id: Type.String() }),
+  /**
+   * A participant's whole view again, after her media state or her name changed (to everyone, her
+   * too). Media states are coalesced: the latest per participant, at most every 250 ms or so, so a
+   * page keeps the last one it heard; `speaking` likewise.
+   */
+  message('state', { participant: ParticipantView }),
+  message('speaking', { participant_id: Type.String(), speaking: Type.Boolean() }),
+  message('chat', { message: ChatMessage }),
+  /**
+   * Moderators only: the whole waiting list, in knock order, as it stands at `seq`. Sent when the
+   * socket opens, when its participant becomes a moderator, on `waiting_resync`, and instead of a
+   * change that would be larger than the list (admit all). The list then follows by `waiting_changes`.
+   */
+  message('waiting_list', { seq: Type.Integer(), requests: Type.Array(WaitingItem) }),
+  /**
+   * Moderators only: what changed since `seq - 1` (one message for everything that changed in one
+   * turn of the server). Apply `removed`, then `added` (insert in knock order: by `knocked_at`),
+   * then `updated` (replace in place); every part is idempotent. A `seq` other than the last one
+   * plus 1 is a gap: ask with `waiting_resync` and ignore changes until the `waiting_list`.
+   * `updated` carries requests whose shown fields changed; no transition changes them today.
+   */
+  message('waiting_changes', { seq: Type.Integer(), added: Type.Array(WaitingItem), updated: Type.Array(WaitingItem), removed: Type.Array(Type.String()) }),
+  message('locks', { locks: Locks }),
+  /** A moderator set the meeting's subject ('' cleared it): to everyone in the room (nobody waiting has a socket). */
+  message('subject', { subject: Type.String() }),
+  /**
+   * Moderators only: the waiting room of this meeting as their toggle shows it. `enabled`: later
+   * arrivals wait as the room's scope says; `switchable`: a moderator may turn it on or off (false
+   * under an instance that forces it, and in a room without a waiting room). Sent when the socket
+   * opens, when its participant becomes a moderator, and after every switch.
+   */
+  message('waiting_room', { enabled: Type.Boolean(), switchable: Type.Boolean() }),
+  /**
+   * A participant's role changed (a room that is never left without a moderator promoted the one
+   * present longest). To everyone in the room; the new moderator gets the whole waiting list next.
+   */
+  message('role', { participant_id: Type.String(), role: Role }),
+  message('signal', { from: Type.String(), data: SignalData }),
+  /** Go to another room of the same meeting family (sub-group or back to the parent). */
+  message('move', { room_id: Type.String() }),
+  message('subgroups', { subgroups: Type.Array(Type.String()) }),
+  message('ended', {}),
+  /**
+   * A moderator removed `participant_id` from the meeting (`by`: her participant_id; null for the
+   * service or an integration). To everyone in the room, her too, just before her socket closes
+   * with `closeCodes.removed`: her session is spent, and she comes back only by arriving again.
+   */
+  message('removed', { participant_id: Type.String(), by: Type.Union([Type.String(), Type.Null()]) }),
+  /**
+   * Fresh STUN/TURN servers for her next connections and ICE restarts: her TURN credential is
+   * short-lived, so while she stays the server sends new ones (when the socket opens and before
+   * the last ones expire). Who has left or was removed gets none, and hers lapse.
+   */
+  message('ice_servers', { ice_servers: Type.Array(IceServer) }),
+  /** A message of this socket was refused; nothing else changed. `message` says why in plain words. */
+  message('error', { code: Type.Enum(errorCodes), message: Type.String() }),
+]);
+
+// ---- client → server -------------------------------------------------------------------
+// Shapes only: what a message may do (roles, locks, lengths of chat and names) is the engine's
+// live meeting's to decide, with its own error codes.
+
+export const ClientMessage = Type.Union([
+  /** `data` is checked by the media backend, which refuses it as `invalid_signal` (media/signal-data.ts). */
+  message('signal', { to: participantId, data: Type.Unknown() }),
+  message('state', { audio: Type.Boolean(), video: Type.Boolean(), screen: Type.Boolean() }),
+  message('speaking', { speaking: Type.Boolean() }),
+  /**
+   * The participants whose video her page shows now (the tiles on screen), and the one shown
+   * large. Through the SFU she receives only their video (audio from everyone), `large` in the
+   * high simulcast layer and the others in the low one; before her first `view` she receives all
+   * of it. Ids not in the meeting are ignored; a few per second. The mesh ignores it.
+   */
+  message('view', {
+    video: Type.Array(Type.String({ maxLength: viewIdMaxLength }), { maxItems: viewLimit }),
+    large: Type.Optional(Type.String({ maxLength: viewIdMaxLength })),
+  }),
+  message('chat', { text: Type.String() }),
+  /** My own new name (the rule of every arrival; a few per 10 s): `state` with it goes to everyone. */
+  message('rename', { name: Type.String() }),
+  /** Moderators only: the meeting's subject, 0-128 characters, one line ('' clears it). */
+  message('subject', { subject: Type.String() }),
+  /** Moderators only: turn the waiting room of this meeting on or off for later arrivals. */
+  message('waiting_room', { enabled: Type.Boolean() }),
+  /** Moderators only. */
+  message('lock', { locks: Locks }),
+  message('create_subgroups', { count: Type.Integer() }),
+  message('move', { participant_id: Type.String(), room_id: Type.String() }),
+  message('bring_back', {}),
+  /** Moderators only: take someone else out of the meeting (her session is spent; she may knock again). */
+  message('remove', { participant_id: participantId }),
+  /** Moderators only: send me the whole waiting list again (the client saw a gap in `seq`). */
+  message('waiting_resync', {}),
+]);
