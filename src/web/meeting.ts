@@ -1,5 +1,4 @@
-import { closeCodes, type ClientMessage, type Locks, type ParticipantView, type ServerMessage } from '../protocol/live.js';
-import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../protocol/locks.js';
+import { closeCodes, type ClientMessage, type ServerMessage } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
@@ -14,9 +13,24 @@ import { pageMedia, type Sfu } from './sfu.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
-import { comeBackWhenUp, endOf, heardRemoval } from './removal.js';
+import { comeBackWhenUp, endOf } from './removal.js';
 import { SidePanel, type PanelTab } from './side-panel.js';
 import { Stage } from './stage.js';
+import {
+  anyoneSharing,
+  initialMeeting,
+  isModerator as moderatorIn,
+  mayAudio as audioAllowed,
+  mayVideo as videoAllowed,
+  receive,
+  shareScreen,
+  toggleAudio as audioToggled,
+  toggleVideo as videoToggled,
+  type MeetingEffect,
+  type MeetingState,
+  type Said,
+  type Step,
+} from './state/meeting.js';
 import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
 import { fill, words } from './words/index.js';
 
@@ -40,6 +54,25 @@ export interface MeetingOptions {
 }
 
 const speakingThreshold = 0.08;
+
+/** The sentence for what the reducer says. */
+function sentence(s: Said): string {
+  switch (s.key) {
+    case 'joined':
+    case 'left':
+    case 'removed':
+      return fill(said[s.key], { name: s.name });
+    case 'renamed':
+    case 'yourNameNow':
+      return fill(said[s.key], { before: s.before, name: s.name });
+    case 'subjectIs':
+      return fill(said.subjectIs, { subject: s.subject });
+    case 'liveError':
+      return words.liveErrors[s.code];
+    default:
+      return said[s.key];
+  }
+}
 /** Wide enough for the stage and the panel side by side: the panel starts open there, closed on a phone. */
 const panelOpenQuery = '(min-width: 64rem)';
 
@@ -47,16 +80,11 @@ const panelOpenQuery = '(min-width: 64rem)';
 export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
   const { roomId, devices } = options;
   const session = options.session;
-  let self: ParticipantView | null = null;
-  let locks: Locks = { mic: false, cam: false, cams_moderators_only: false };
-  const participants = new Map<string, ParticipantView>();
-  let audioOn = true;
-  let videoOn = true;
+  /** The meeting as the page knows it (state/meeting.ts); the view below draws it and does its effects. */
+  let state: MeetingState = initialMeeting;
+  /** Her shared screen's track, while state.screen. */
   let screen: MediaStreamTrack | null = null;
   let closed = false;
-  let subgroups: string[] = [];
-  /** The room's name, from the welcome (the socket opens only once she is admitted). */
-  let roomName = '';
 
   const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`;
   const connection = connectionBanner();
@@ -68,18 +96,17 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     probe: () => publishState(),
   });
   const send = (message: ClientMessage) => link.send(JSON.stringify(message));
-  const isModerator = () => self?.role === 'moderator';
-  const mayAudio = () => lockAllowsAudio(self?.role ?? 'participant', locks);
-  const mayVideo = () => lockAllowsVideo(self?.role ?? 'participant', locks);
+  const isModerator = () => moderatorIn(state);
 
-  const stage = new Stage(() => self?.participant_id, devices.outgoing, send);
+  const stage = new Stage(() => state.self?.participant_id, devices.outgoing, send);
   const chat = new ChatBox((text) => send({ type: 'chat', text }));
   const moderation = new ModerationTools(send);
-  const people = new PeopleList({ participants, self: () => self, isModerator, subgroups: () => subgroups, send });
+  const people = new PeopleList({ participants: () => state.participants, self: () => state.self, isModerator, subgroups: () => state.subgroups, send });
   const waiting = new WaitingPanel(
     roomId,
     () => session,
     (enabled) => send({ type: 'waiting_room', enabled }),
+    () => send({ type: 'waiting_resync' }),
     () => panel.open('people'),
   );
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
@@ -119,70 +146,123 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
   });
 
-  function renderPeople(): void {
-    people.render();
-    waiting.setSharing([...participants.values()].some((p) => p.screen));
+  /** One step of the reducer: the new state drawn where it changed, then its effects done in order. */
+  function apply(step: Step, message?: ServerMessage): void {
+    const before = state;
+    state = step.state;
+    draw(before, message?.type === 'welcome');
+    for (const effect of step.effects) perform(effect, message);
   }
 
-  /** What only moderators see: the Waiting section on top of People, and the Moderation tab. */
-  function renderRole(): void {
-    people.setWaiting(isModerator() ? waiting.section : null);
-    panelTools.moderation.button.hidden = !isModerator();
-    panel.setAvailable('moderation', isModerator());
-    moderation.render(isModerator(), locks, subgroups);
+  /** Draws what changed between two states (all of it on a welcome). */
+  function draw(before: MeetingState, welcomed: boolean): void {
+    const { self, locks, subgroups } = state;
+    if (welcomed || state.audio !== before.audio) {
+      devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
+      mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
+      mic.button.setAttribute('aria-pressed', String(!state.audio));
+    }
+    if (welcomed || state.video !== before.video) {
+      devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = state.video));
+      cam.set(state.video ? tools.cameraOff : tools.cameraOn, state.video ? 'camera' : 'cameraOff');
+      cam.button.setAttribute('aria-pressed', String(!state.video));
+    }
+    if (state.screen !== before.screen) {
+      share.set(state.screen ? tools.stopSharing : tools.share, state.screen ? 'shareOff' : 'share');
+      share.button.setAttribute('aria-pressed', String(state.screen));
+    }
+    if (welcomed || state.subject !== before.subject || state.roomName !== before.roomName) {
+      // The room's name, or the subject a moderator set (an embedding app's meeting title). Text, never markup.
+      title.textContent = state.subject || state.roomName || words.page.meeting;
+      document.title = state.subject ? fill(words.page.subjectTitle, { subject: state.subject }) : state.roomName || words.page.meeting;
+      moderation.subject(state.subject);
+    }
+    const roleChanged = self?.role !== before.self?.role;
+    if (welcomed || roleChanged || locks !== before.locks) {
+      const audio = audioAllowed(state);
+      const video = videoAllowed(state);
+      mic.button.disabled = !audio;
+      cam.button.disabled = !video;
+      const notes = [!audio ? said.micLocked : '', !video ? said.cameraLocked : ''].filter(Boolean);
+      lockNotice.textContent = notes.join(' ');
+      lockNotice.hidden = notes.length === 0;
+      media?.setAllowed(audio, video);
+    }
+    // What only moderators see: the Waiting section on top of People, and the Moderation tab.
+    if (welcomed || roleChanged) {
+      people.setWaiting(isModerator() ? waiting.section : null);
+      panelTools.moderation.button.hidden = !isModerator();
+      panel.setAvailable('moderation', isModerator());
+    }
+    if (welcomed || roleChanged || locks !== before.locks || subgroups !== before.subgroups) moderation.render(isModerator(), locks, subgroups);
+    if (welcomed || state.participants !== before.participants || self !== before.self || subgroups !== before.subgroups) {
+      people.render();
+      waiting.setSharing(anyoneSharing(state));
+    }
   }
 
-  /**
-   * The page's heading and title: the room's name, or the subject a moderator set (an embedding
-   * app's meeting title). Text, never markup.
-   */
-  function showSubject(next: string, announced: boolean): void {
-    title.textContent = next || roomName || words.page.meeting;
-    document.title = next ? fill(words.page.subjectTitle, { subject: next }) : roomName || words.page.meeting;
-    moderation.subject(next);
-    if (announced) announce(next ? fill(said.subjectIs, { subject: next }) : said.subjectRemoved);
-  }
-
-  function applyLocks(): void {
-    if (!mayAudio() && audioOn) setAudio(false);
-    if (!mayVideo() && videoOn) setVideo(false);
-    mic.button.disabled = !mayAudio();
-    cam.button.disabled = !mayVideo();
-    const notes = [!mayAudio() ? said.micLocked : '', !mayVideo() ? said.cameraLocked : ''].filter(Boolean);
-    lockNotice.textContent = notes.join(' ');
-    lockNotice.hidden = notes.length === 0;
-    media?.setAllowed(mayAudio(), mayVideo());
+  function perform(effect: MeetingEffect, message: ServerMessage | undefined): void {
+    switch (effect.do) {
+      case 'forget':
+        // Back after a lost connection: the welcome is the whole state again, and media starts afresh with everyone.
+        return forgetConnection(effect.tiles);
+      case 'media':
+        media = pageMedia(
+          effect.media,
+          { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream), restarted: announce },
+          devices.outgoing,
+        );
+        media.setSelf(effect.self);
+        media.setAllowed(effect.audio, effect.video);
+        media.join(effect.peers);
+        if (screen) media.replaceVideo(screen);
+        return;
+      case 'tile':
+        stage.show(effect.participant);
+        return;
+      case 'untile':
+        stage.remove(effect.participant_id);
+        return media?.remove(effect.participant_id);
+      case 'chat':
+        return chat.show(effect.message);
+      case 'speaking':
+        return stage.speaking(effect.participant_id, effect.speaking);
+      case 'signal':
+        return void media?.handle(effect.from, effect.data).catch(() => {});
+      case 'ice':
+        return rememberIceServers(effect.servers);
+      case 'move':
+        return void move(effect.room_id);
+      case 'waiting':
+        return waiting.receive(effect.message);
+      case 'renamed':
+        if (people.renaming) people.closeRename();
+        return;
+      case 'renameRefused':
+        if (people.renaming) people.refused(effect.why === 'name' ? null : words.liveErrors.rate_limited);
+        return;
+      case 'publish':
+        return publishState();
+      case 'announce':
+        return announce(sentence(effect.said));
+      case 'end':
+        if (effect.reason === 'removed') {
+          if (message) options.hooks?.message(message);
+          return ended(closeCodes.removed);
+        }
+        close();
+        options.left(said.ended, 'ended');
+        return options.hooks?.leaving('ended');
+    }
   }
 
   function publishState(): void {
-    send({ type: 'state', audio: audioOn, video: videoOn, screen: screen !== null });
-    options.hooks?.localState({ audio: audioOn, video: videoOn, screen: screen !== null });
+    send({ type: 'state', audio: state.audio, video: state.video, screen: state.screen });
+    options.hooks?.localState({ audio: state.audio, video: state.video, screen: state.screen });
   }
 
-  function setAudio(on: boolean): void {
-    audioOn = on;
-    devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = on));
-    mic.set(on ? tools.mute : tools.unmute, on ? 'mic' : 'micOff');
-    mic.button.setAttribute('aria-pressed', String(!on));
-    publishState();
-  }
-
-  function setVideo(on: boolean): void {
-    videoOn = on;
-    devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = on));
-    cam.set(on ? tools.cameraOff : tools.cameraOn, on ? 'camera' : 'cameraOff');
-    cam.button.setAttribute('aria-pressed', String(!on));
-    publishState();
-  }
-
-  const toggleAudio = () => {
-    setAudio(!audioOn);
-    announce(audioOn ? said.micOn : said.micMuted);
-  };
-  const toggleVideo = () => {
-    setVideo(!videoOn);
-    announce(videoOn ? said.cameraOn : said.cameraOff);
-  };
+  const toggleAudio = () => apply(audioToggled(state));
+  const toggleVideo = () => apply(videoToggled(state));
 
   async function toggleScreen(): Promise<void> {
     if (screen) {
@@ -201,16 +281,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
         return;
       }
     }
-    share.set(screen ? tools.stopSharing : tools.share, screen ? 'shareOff' : 'share');
-    share.button.setAttribute('aria-pressed', String(screen !== null));
-    announce(screen ? said.sharing : said.shareStopped);
-    publishState();
+    apply(shareScreen(state, screen !== null));
   }
 
   // Speaking activity from the microphone level, sent on change only.
   let speaking = false;
   const speakingTimer = window.setInterval(() => {
-    const now = audioOn && devices.level() > speakingThreshold;
+    const now = state.audio && devices.level() > speakingThreshold;
     if (now !== speaking) {
       speaking = now;
       send({ type: 'speaking', speaking });
@@ -221,7 +298,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     const known = options.sessions.get(target);
     if (known) return options.switchTo(target, known);
     const home = options.sessions.get(options.homeRoomId) ?? session;
-    const result = await roomApi.start(target, { name: self?.name ?? '' }, home);
+    const result = await roomApi.start(target, { name: state.self?.name ?? '' }, home);
     if (result.ok && result.body.status === 'joined') {
       options.sessions.set(target, result.body.session);
       options.switchTo(target, result.body.session);
@@ -231,142 +308,17 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   }
 
   function received(message: ServerMessage): void {
-    switch (message.type) {
-      case 'welcome': {
-        // Back after a lost connection: the welcome is the whole state again, and media starts afresh with everyone.
-        if (self) forgetConnection();
-        self = message.self;
-        roomName = message.room_name;
-        locks = message.locks;
-        subgroups = [...message.subgroups];
-        media = pageMedia(
-          message.media,
-          { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream), restarted: announce },
-          devices.outgoing,
-        );
-        media.setSelf(self.participant_id);
-        for (const p of [self, ...message.participants]) participants.set(p.participant_id, p);
-        for (const p of participants.values()) stage.show(p);
-        for (const m of message.chat) chat.show(m);
-        showSubject(message.subject, false);
-        applyLocks();
-        if (message.mute_on_start && audioOn) setAudio(false);
-        media.setAllowed(mayAudio(), mayVideo());
-        media.join(message.participants.map((p) => p.participant_id).filter((id) => id !== self?.participant_id));
-        if (screen) media.replaceVideo(screen);
-        renderRole();
-        renderPeople();
-        publishState();
-        announce(said.welcome);
-        break;
-      }
-      case 'participant_joined':
-        participants.set(message.participant.participant_id, message.participant);
-        stage.show(message.participant);
-        renderPeople();
-        announce(fill(said.joined, { name: message.participant.name }));
-        break;
-      case 'participant_left': {
-        const gone = participants.get(message.participant_id);
-        participants.delete(message.participant_id);
-        stage.remove(message.participant_id);
-        media?.remove(message.participant_id);
-        renderPeople();
-        if (gone) announce(fill(said.left, { name: gone.name }));
-        break;
-      }
-      case 'state': {
-        const before = participants.get(message.participant.participant_id);
-        participants.set(message.participant.participant_id, message.participant);
-        const mine = message.participant.participant_id === self?.participant_id;
-        if (mine && self) self = { ...self, name: message.participant.name };
-        if (before && before.name !== message.participant.name) {
-          if (mine && people.renaming) people.closeRename();
-          announce(fill(mine ? said.yourNameNow : said.renamed, { before: before.name, name: message.participant.name }));
-        }
-        stage.show(message.participant);
-        renderPeople();
-        break;
-      }
-      case 'subject':
-        showSubject(message.subject, true);
-        break;
-      case 'waiting_room':
-        waiting.setSwitch(message.enabled, message.switchable);
-        break;
-      case 'speaking':
-        stage.speaking(message.participant_id, message.speaking);
-        break;
-      case 'chat':
-        chat.show(message.message);
-        break;
-      case 'waiting_list':
-        waiting.replace(message.requests, message.seq);
-        break;
-      case 'waiting_changes':
-        if (waiting.apply(message) === 'gap') send({ type: 'waiting_resync' });
-        break;
-      case 'locks':
-        locks = message.locks;
-        applyLocks();
-        moderation.render(isModerator(), locks, subgroups);
-        announce(said.locksChanged);
-        break;
-      case 'role': {
-        const known = participants.get(message.participant_id);
-        if (known) {
-          participants.set(message.participant_id, { ...known, role: message.role });
-          stage.show(participants.get(message.participant_id)!);
-        }
-        if (self && message.participant_id === self.participant_id && self.role !== message.role) {
-          self = { ...self, role: message.role };
-          // As welcome does for a moderator: the waiting section and tools, and locks no longer bind her.
-          renderRole();
-          applyLocks();
-          if (isModerator()) announce(said.nowModerator);
-        }
-        renderPeople();
-        break;
-      }
-      case 'signal':
-        void media?.handle(message.from, message.data).catch(() => {});
-        break;
-      case 'ice_servers':
-        rememberIceServers(message.ice_servers);
-        break;
-      case 'subgroups':
-        subgroups = [...message.subgroups];
-        moderation.render(isModerator(), locks, subgroups);
-        renderPeople();
-        break;
-      case 'move':
-        void move(message.room_id);
-        break;
-      case 'removed':
-        if (!heardRemoval(message, self?.participant_id, participants)) break;
-        options.hooks?.message(message);
-        return ended(closeCodes.removed);
-      case 'ended':
-        close();
-        options.left(said.ended, 'ended');
-        options.hooks?.leaving('ended');
-        break;
-      case 'error':
-        // A refused name is said where it was typed, in the page's plain words.
-        if (people.renaming && message.code === 'invalid_field' && message.message.startsWith('name')) people.refused(null);
-        else if (people.renaming && message.code === 'rate_limited') people.refused(words.liveErrors.rate_limited);
-        announce(words.liveErrors[message.code]);
-        break;
-    }
-    options.hooks?.message(message);
+    const step = receive(state, message);
+    apply(step, message);
+    // Her own removal told the embedding page before it ended the view.
+    if (!step.effects.some((e) => e.do === 'end' && e.reason === 'removed')) options.hooks?.message(message);
   }
 
   /** What the previous connection built: tiles, peers, the people list and the chat come again with the new welcome. */
-  function forgetConnection(): void {
+  function forgetConnection(tiles: readonly string[]): void {
     media?.close();
     media = null;
-    for (const id of participants.keys()) stage.remove(id);
-    participants.clear();
+    for (const id of tiles) stage.remove(id);
     chat.clear();
   }
 
@@ -436,7 +388,7 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     setSubject: (text) => send({ type: 'subject', subject: text }),
     setWaitingRoom: (enabled) => send({ type: 'waiting_room', enabled }),
     remove: (participantId) => send({ type: 'remove', participant_id: participantId }),
-    local: () => ({ audio: audioOn, video: videoOn, screen: screen !== null }),
+    local: () => ({ audio: state.audio, video: state.video, screen: state.screen }),
     session: () => session,
     isModerator,
   };

@@ -1,26 +1,28 @@
-import type { Locks, ServerMessage, WaitingItem } from '../protocol/live.js';
+import type { Locks, WaitingItem } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { button, el } from './dom.js';
+import {
+  answered,
+  hideNotice,
+  initialWaitingList,
+  receiveWaiting,
+  setSharing,
+  type WaitingListEffect,
+  type WaitingListState,
+  type WaitingListStep,
+} from './state/waiting-list.js';
 import { fill, words } from './words/index.js';
 
 const said = words.waitingList;
-
-/** Arrivals this close together make one notification that counts them. */
-const groupWindowMs = 4000;
-
-type WaitingChanges = Extract<ServerMessage, { type: 'waiting_changes' }>;
-
-/** What became of a change: applied, older than the list held (ignored), or after a gap (ask for the whole list). */
-export type ChangeOutcome = 'applied' | 'stale' | 'gap';
 
 /**
  * The moderator's "Waiting" section (top of the participants panel) and the grouped
  * notification above the video, hidden while a screen share is active.
  *
- * The server sends the whole list once (`waiting_list`) and then its changes in sequence
- * (`waiting_changes`); each change touches only its own rows, so a knock costs one row with
- * 1,000 people waiting, and a button that has the focus keeps it.
+ * What is held and in which order, the sequence and gap rules and who the notification names are
+ * the reducer's (state/waiting-list.ts); this view does its row-by-row edits, so a knock costs one
+ * row with 1,000 people waiting, and a button that has the focus keeps it.
  */
 export class WaitingPanel {
   readonly section = el('section', { 'aria-labelledby': 'waiting-heading' });
@@ -29,30 +31,23 @@ export class WaitingPanel {
   private readonly list = el('ul');
   private readonly empty = el('li', { text: said.nobody });
   /** The rows shown, by request id; the list element holds them in knock order. */
-  private readonly rows = new Map<string, { readonly item: WaitingItem; readonly row: HTMLElement }>();
-  /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
-  private seq: number | null = null;
-  private readonly seen = new Set<string>();
-  /**
-   * Who the notification is about: arrivals close together, and any arriving while it is shown.
-   * Only those still waiting count, so an answer from the list shrinks it (or clears it).
-   */
-  private group: { members: Set<string>; lastAt: number } | null = null;
+  private readonly rows = new Map<string, HTMLElement>();
+  private state: WaitingListState = initialWaitingList;
   /** Where the focus was before she acted on the notification: it goes back there when nobody is left to decide on. */
   private focusBefore: HTMLElement | null = null;
-  private sharing = false;
   private soundMuted = false;
   private audio: AudioContext | null = null;
 
   /** Turns the waiting room of this meeting on or off for later arrivals: shown once the server says a moderator may. */
   private readonly switchButton: HTMLButtonElement;
   private readonly switchState = el('span', { class: 'hint', 'aria-hidden': 'true' });
-  private switchKnown: boolean | null = null;
 
   constructor(
     private readonly roomId: string,
     private readonly session: () => string,
     switchTo: (enabled: boolean) => void,
+    /** Asks the server for the whole list again (`waiting_resync`). */
+    private readonly resync: () => void,
     /** Shows the Waiting section (the People tab of the side panel). */
     private readonly view: () => void = () => {},
   ) {
@@ -79,16 +74,71 @@ export class WaitingPanel {
     this.list.replaceChildren(this.empty);
   }
 
-  /** The server's word on the toggle (`waiting_room`): hidden where a moderator cannot switch it; a change is announced. */
-  setSwitch(enabled: boolean, switchable: boolean): void {
-    this.switchButton.hidden = !switchable;
-    this.switchState.hidden = !switchable;
-    this.switchButton.setAttribute('aria-pressed', String(enabled));
-    this.switchState.textContent = enabled ? said.switchOn : said.switchOff;
-    if (this.switchKnown !== null && this.switchKnown !== enabled) {
-      announce(enabled ? said.turnedOn : said.turnedOff);
+  /** A message for the Waiting section: the whole list, a change, or the switch. */
+  receive(message: Parameters<typeof receiveWaiting>[1]): void {
+    this.step(receiveWaiting(this.state, message, Date.now()));
+  }
+
+  /** While anyone shares a screen the notification stays out of the way; the panel does not. */
+  setSharing(sharing: boolean): void {
+    if (sharing === this.state.sharing) return;
+    this.state = setSharing(this.state, sharing);
+    this.draw();
+  }
+
+  private step(step: WaitingListStep): void {
+    this.state = step.state;
+    for (const effect of step.effects) this.perform(effect);
+    this.draw();
+  }
+
+  private perform(effect: WaitingListEffect): void {
+    switch (effect.do) {
+      case 'resync':
+        return this.resync();
+      case 'rebuild':
+        this.rows.clear();
+        this.list.replaceChildren();
+        for (const r of this.state.items) this.list.append(this.rowFor(r));
+        return;
+      case 'removeRow':
+        return this.removeRow(effect.id, effect.focusTo);
+      case 'insertRow': {
+        this.rows.get(effect.item.request_id)?.remove();
+        const before = effect.before === null ? null : (this.rows.get(effect.before) ?? null);
+        this.list.insertBefore(this.rowFor(effect.item), before);
+        return;
+      }
+      case 'replaceRow':
+        return this.rows.get(effect.item.request_id)?.replaceWith(this.rowFor(effect.item));
+      case 'beep':
+        return this.beep();
+      case 'notice':
+        return this.drawNotification(effect.members);
+      case 'noticeGone': {
+        // Everyone it named was answered (here, from the list, or by another moderator).
+        const focused = this.notification.contains(document.activeElement) && document.activeElement?.getAttribute('aria-label');
+        this.notification.hidden = true;
+        if (typeof focused === 'string') this.restoreFocus();
+        return;
+      }
+      case 'announce':
+        return announce(effect.said === 'turnedOn' ? said.turnedOn : said.turnedOff);
     }
-    this.switchKnown = enabled;
+  }
+
+  /** What follows the state as a whole: the empty list's line, the switch, a notification put away. */
+  private draw(): void {
+    if (this.state.items.length === 0) this.list.replaceChildren(this.empty);
+    else this.empty.remove();
+    if (!this.state.noticeShown) this.notification.hidden = true;
+    const known = this.state.switch;
+    if (known) {
+      this.switchButton.hidden = !known.switchable;
+      this.switchState.hidden = !known.switchable;
+      this.switchButton.setAttribute('aria-pressed', String(known.enabled));
+      this.switchState.textContent = known.enabled ? said.switchOn : said.switchOff;
+    }
   }
 
   private async act(call: () => Promise<{ ok: boolean }>, done: string): Promise<void> {
@@ -96,116 +146,32 @@ export class WaitingPanel {
     announce(result.ok ? done : said.failed);
   }
 
-  /** The whole list at `seq` (on connect, on becoming a moderator, after a resync). */
-  replace(requests: readonly WaitingItem[], seq: number): void {
-    this.seq = seq;
-    this.rows.clear();
-    this.list.replaceChildren();
-    for (const r of requests) this.insert(r);
-    this.settled(requests);
-  }
-
-  /**
-   * One change, if it is the next in sequence. On a gap the list held is no longer the server's:
-   * the caller asks for the whole list (`waiting_resync`), and changes are ignored until it comes.
-   */
-  apply(change: WaitingChanges): ChangeOutcome {
-    if (this.seq === null) return 'stale';
-    if (change.seq <= this.seq) return 'stale';
-    if (change.seq !== this.seq + 1) {
-      this.seq = null;
-      return 'gap';
-    }
-    this.seq = change.seq;
-    for (const id of change.removed) this.removeRow(id);
-    for (const r of change.added) this.insert(r);
-    for (const r of change.updated) {
-      const held = this.rows.get(r.request_id);
-      if (!held) continue;
-      const row = this.rowOf(r);
-      held.row.replaceWith(row);
-      this.rows.set(r.request_id, { item: r, row });
-    }
-    this.settled(change.added);
-    return 'applied';
-  }
-
-  /** After a change: announce who is new, or clear the notification when nobody waits any more. */
-  private settled(added: readonly WaitingItem[]): void {
-    if (this.rows.size === 0) this.list.replaceChildren(this.empty);
-    else this.empty.remove();
-    const fresh = added.filter((r) => this.rows.has(r.request_id) && !this.seen.has(r.request_id));
-    for (const r of fresh) this.seen.add(r.request_id);
-    if (fresh.length > 0) this.notify(fresh);
-    else if (this.group && !this.notification.hidden) this.drawNotification();
-  }
-
   /**
    * A request answered (here, by another moderator, or withdrawn): its row goes. When the focus
    * was in it (a keyboard Admit), it moves to the next person waiting, or to the section's
    * heading when nobody is left, never to the page's body.
    */
-  private removeRow(id: string): void {
-    const held = this.rows.get(id);
+  private removeRow(id: string, focusTo: string | null): void {
+    const row = this.rows.get(id);
     this.rows.delete(id);
-    if (!held) return;
-    const hadFocus = held.row.contains(document.activeElement);
-    const neighbour = [held.row.nextElementSibling, held.row.previousElementSibling].find((n) => n instanceof HTMLElement && n.dataset.requestId);
-    held.row.remove();
+    if (!row) return;
+    const hadFocus = row.contains(document.activeElement);
+    row.remove();
     if (!hadFocus) return;
+    const neighbour = focusTo === null ? undefined : this.rows.get(focusTo);
     if (neighbour) neighbour.querySelector<HTMLElement>('button')?.focus();
     else this.heading.focus();
   }
 
-  /** Adds (or replaces) a row in knock order. Knocks arrive in order, so this nearly always appends. */
-  private insert(r: WaitingItem): void {
-    this.rows.get(r.request_id)?.row.remove();
+  private rowFor(r: WaitingItem): HTMLElement {
     const row = this.rowOf(r);
-    this.rows.set(r.request_id, { item: r, row });
-    let before: Element | null = null;
-    for (let node = this.list.lastElementChild; node && node !== this.empty; node = node.previousElementSibling) {
-      const id = (node as HTMLElement).dataset.requestId;
-      const held = id === undefined ? undefined : this.rows.get(id);
-      if (!held || held.item.knocked_at <= r.knocked_at) break;
-      before = node;
-    }
-    this.list.insertBefore(row, before);
+    this.rows.set(r.request_id, row);
+    return row;
   }
 
-  /** While anyone shares a screen the notification stays out of the way; the panel does not. */
-  setSharing(sharing: boolean): void {
-    this.sharing = sharing;
-    if (sharing) this.notification.hidden = true;
-  }
-
-  private notify(fresh: readonly WaitingItem[]): void {
-    const now = Date.now();
-    const showing = this.group !== null && !this.notification.hidden;
-    if (this.group && (showing || now - this.group.lastAt <= groupWindowMs)) {
-      for (const r of fresh) this.group.members.add(r.request_id);
-      this.group.lastAt = now;
-    } else {
-      this.group = { members: new Set(fresh.map((r) => r.request_id)), lastAt: now };
-      this.beep();
-    }
-    this.drawNotification();
-  }
-
-  /** The notification for those of the group still waiting; gone (focus kept off the body) when nobody is left. */
-  private drawNotification(): void {
-    const members = [...(this.group?.members ?? [])].flatMap((id) => {
-      const held = this.rows.get(id);
-      return held ? [held.item] : [];
-    });
+  /** The notification for those of the group still waiting (focus kept on the button she was on). */
+  private drawNotification(members: readonly WaitingItem[]): void {
     const focusedLabel = this.notification.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
-    if (members.length === 0) {
-      // Everyone it named was answered (here, from the list, or by another moderator).
-      this.notification.hidden = true;
-      this.group = null;
-      if (focusedLabel !== null && focusedLabel !== undefined) this.restoreFocus();
-      return;
-    }
-    if (this.sharing) return;
     const one = members.length === 1 ? members[0]! : null;
     const text = one ? fill(said.oneWants, { name: one.name }) : fill(said.manyWant, { count: members.length });
     // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
@@ -228,8 +194,14 @@ export class WaitingPanel {
     if (focusedLabel) [...this.notification.querySelectorAll<HTMLElement>('button')].find((b) => b.getAttribute('aria-label') === focusedLabel)?.focus();
   }
 
-  private dismiss(): void {
+  /** The notification is put away (she dismissed it, or acted on it). */
+  private putAway(): void {
+    this.state = hideNotice(this.state);
     this.notification.hidden = true;
+  }
+
+  private dismiss(): void {
+    this.putAway();
     this.restoreFocus();
   }
 
@@ -242,21 +214,21 @@ export class WaitingPanel {
   }
 
   private async decide(r: WaitingItem, how: 'admit' | 'refuse'): Promise<void> {
-    this.notification.hidden = true;
+    this.putAway();
     if (how === 'admit') await this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), fill(said.letIn, { name: r.name }));
     else await this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), fill(said.refused, { name: r.name }));
-    this.removeRow(r.request_id);
+    this.step(answered(this.state, r.request_id));
     this.restoreFocus();
   }
 
   private async decideAll(): Promise<void> {
-    this.notification.hidden = true;
+    this.putAway();
     await this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted);
     this.restoreFocus();
   }
 
   private viewList(): void {
-    this.notification.hidden = true;
+    this.putAway();
     this.view();
     this.list.querySelector<HTMLElement>('.waiting-item button')?.focus();
   }

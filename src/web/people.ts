@@ -10,7 +10,7 @@ const said = words.people;
 const nameMax = 64;
 
 export interface PeopleState {
-  readonly participants: ReadonlyMap<string, ParticipantView>;
+  readonly participants: () => ReadonlyMap<string, ParticipantView>;
   readonly self: () => ParticipantView | null;
   readonly isModerator: () => boolean;
   readonly subgroups: () => readonly string[];
@@ -66,7 +66,7 @@ export class PeopleList {
   render(): void {
     const { participants, self, isModerator } = this.state;
     const me = self()?.participant_id;
-    const items = [...participants.values()].map((p) => {
+    const items = [...participants().values()].map((p) => {
       const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge(said.moderator) : null);
       if (p.participant_id === me) {
         item.append(

@@ -1,5 +1,4 @@
-import { closeCodes, type ParticipantView, type ServerMessage } from '../protocol/live.js';
-import { announce } from './announce.js';
+import { closeCodes, type ParticipantView } from '../protocol/live.js';
 import { button, el } from './dom.js';
 import type { LeaveReason } from './embed-bridge.js';
 import { givenUp } from './live-link.js';
@@ -52,25 +51,6 @@ export class RemoveConfirm {
     if (!this.dialog.open) this.dialog.showModal();
     this.dialog.querySelector('button')?.focus();
   }
-}
-
-/**
- * A `removed` message on the page: true when it is her own (the page ends the view at once, as
- * the close with closeCodes.removed that follows would: her media stops without waiting for the
- * socket's closing handshake). Someone else's: the others hear who was removed, and not, a
- * moment later, that she left (her participant_left then finds nobody to announce).
- */
-export function heardRemoval(
-  message: Extract<ServerMessage, { type: 'removed' }>,
-  selfId: string | undefined,
-  participants: Map<string, ParticipantView>,
-): boolean {
-  if (message.participant_id === selfId) return true;
-  const name = participants.get(message.participant_id)?.name;
-  if (name === undefined) return false;
-  announce(fill(words.meeting.removed, { name }));
-  participants.delete(message.participant_id);
-  return false;
 }
 
 /** What the page says when the live link ends with `code`, and why (an embedding page hears the same reason). */

@@ -1,9 +1,22 @@
 import { announce } from './announce.js';
-import { roomApi, type PollAnswer } from './api.js';
+import { roomApi } from './api.js';
 import { describe, joiningAs } from './arrival.js';
 import type { Devices } from './devices.js';
 import { button, el, field } from './dom.js';
 import { linkHint } from './join-link.js';
+import {
+  elapsed,
+  knockAnswered,
+  knocked,
+  openScreen,
+  polled,
+  pollsEnd,
+  screenOf,
+  withdrawn,
+  type WaitingScreenState,
+  type WaitingScreenStep,
+  type WaitingStatus,
+} from './state/waiting-screen.js';
 import { storedGet, storedSet } from './stored.js';
 import { words } from './words/index.js';
 
@@ -24,7 +37,7 @@ function everyInterval(ms: number, tick: () => void): { stop(): void } {
 
 const said = words.waiting;
 
-const stateText: Record<PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost', string> = {
+const stateText: Record<WaitingStatus, string> = {
   ready: said.ready,
   // The network dropped: polls go on, and the next answer says whether the place is still hers.
   reconnecting: said.reconnecting,
@@ -35,12 +48,6 @@ const stateText: Record<PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost'
   barred: said.barred,
   expired: said.expired,
 };
-
-/** 0:07, 1:05, 12:40: minutes and seconds since she knocked. */
-function elapsed(sinceMs: number): string {
-  const seconds = Math.max(0, Math.floor((Date.now() - sinceMs) / 1000));
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
-}
 
 const requestMemoryKey = (roomId: string) => `meet.request.${roomId}`;
 
@@ -113,105 +120,97 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     el('div', { class: 'toolbar' }, leave),
   );
   const form = el('div', { class: 'request-form' });
-  let knockedAt = remembered.at ?? Date.now();
+  /** Her request as the screen knows it (state/waiting-screen.ts); the view draws it and does its effects. */
+  let screen: WaitingScreenState = openScreen('fresh', remembered.at ?? Date.now()).state;
   let clock: number | null = null;
   let ticker: { stop(): void } | null = null;
-  let polling = false;
+  let inFlight = false;
 
-  const setState = (status: keyof typeof stateText) => {
-    state.textContent = stateText[status];
-    announce(stateText[status]);
-    const asked = status === 'waiting' || status === 'reconnecting';
-    ask.hidden = status !== 'ready';
-    askAgain.hidden = status !== 'refused' && status !== 'expired' && status !== 'lost';
-    name.disabled = asked || status === 'barred';
-    note.disabled = asked || status === 'barred';
-    leave.hidden = status === 'barred';
-    // Waiting: the card (with the sentence above its details); otherwise the form to ask (again).
-    card.hidden = !asked;
-    form.hidden = asked || status === 'barred';
-    if (asked) card.insertBefore(state, card.children[1] ?? null);
+  /** Draws the status: the card while she waits (the sentence above its details), otherwise the form to ask (again). */
+  const draw = () => {
+    const shows = screenOf(screen.status);
+    state.textContent = stateText[screen.status];
+    ask.hidden = !shows.ask;
+    askAgain.hidden = !shows.askAgain;
+    name.disabled = !shows.editable;
+    note.disabled = !shows.editable;
+    leave.hidden = !shows.leave;
+    card.hidden = !shows.asked;
+    form.hidden = !shows.form;
+    if (shows.asked) card.insertBefore(state, card.children[1] ?? null);
     else form.before(state);
     whoAsks.replaceChildren(joiningAs(linkName ?? name.value.trim()));
     noteSent.textContent = note.value.trim();
     noteRow.hidden = note.value.trim() === '';
     if (clock !== null) window.clearInterval(clock);
     clock = null;
-    if (asked) {
-      waited.textContent = elapsed(knockedAt);
-      clock = window.setInterval(() => (card.isConnected ? (waited.textContent = elapsed(knockedAt)) : window.clearInterval(clock ?? 0)), 1000);
+    if (shows.asked) {
+      const since = screen.knockedAt;
+      waited.textContent = elapsed(since, Date.now());
+      clock = window.setInterval(() => (card.isConnected ? (waited.textContent = elapsed(since, Date.now())) : window.clearInterval(clock ?? 0)), 1000);
     }
   };
 
-  const stopPolling = () => {
-    ticker?.stop();
-    ticker = null;
+  /** The 2 s poll follows state.polling: started when it turns on, stopped when it turns off. */
+  const followPolling = (was: boolean) => {
+    if (screen.polling && !was) ticker = everyInterval(pollIntervalMs, () => void poll());
+    if (!screen.polling) {
+      ticker?.stop();
+      ticker = null;
+    }
   };
-  const startPolling = () => {
-    stopPolling();
-    ticker = everyInterval(pollIntervalMs, () => void poll());
+
+  const apply = (step: WaitingScreenStep) => {
+    const was = screen.polling && ticker !== null;
+    screen = step.state;
+    followPolling(was);
+    for (const effect of step.effects) {
+      if (effect.do === 'status') {
+        draw();
+        announce(stateText[screen.status]);
+      } else if (effect.do === 'focus') {
+        (effect.on === 'card' ? asking : ask).focus();
+      } else if (effect.do === 'error') {
+        error.textContent = describe(effect.code, { retryAfter: effect.retryAfter, field: effect.field, name: name.value });
+        error.hidden = false;
+      } else {
+        window.removeEventListener('pagehide', onPageHide);
+        options.admitted(effect.session);
+      }
+    }
   };
 
   const poll = async () => {
     // One poll at a time: a slow answer must not pile up requests behind it.
-    if (polling) return;
-    if (roomApi.withdrawn(roomId)) return stopPolling();
-    polling = true;
-    const result = await roomApi.poll(roomId).finally(() => (polling = false));
-    if (!result.ok) {
-      if (result.error.status === 404) {
-        stopPolling();
-        setState('lost');
-      } else if (result.error.status === 0 && state.textContent !== stateText.reconnecting) {
-        setState('reconnecting');
-      }
-      return;
-    }
-    const answer = result.body;
-    if (answer.status === 'admitted') {
-      stopPolling();
-      window.removeEventListener('pagehide', onPageHide);
-      setState('admitted');
-      options.admitted(answer.session);
-      return;
-    }
-    if (answer.status !== 'waiting') stopPolling();
-    if (state.textContent !== stateText[answer.status]) setState(answer.status);
+    if (inFlight) return;
+    if (roomApi.withdrawn(roomId)) return apply({ state: pollsEnd(screen), effects: [] });
+    inFlight = true;
+    const result = await roomApi.poll(roomId).finally(() => (inFlight = false));
+    apply(polled(screen, result));
   };
 
   const knock = async () => {
     error.hidden = true;
-    knockedAt = Date.now();
-    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value, at: knockedAt }));
+    screen = knocked(screen, Date.now());
+    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value, at: screen.knockedAt }));
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,
       ...(options.accessCode ? { access_code: options.accessCode } : {}),
       ...(options.joinToken ? { t: options.joinToken } : {}),
     });
-    if (!result.ok) {
-      if (result.error.code === 'barred') return setState('barred');
-      error.textContent = describe(result.error.code, { retryAfter: result.error.retryAfter, field: result.error.field, name: name.value });
-      error.hidden = false;
-      return;
-    }
-    if (result.body.status === 'joined') return options.admitted(result.body.session);
-    setState('waiting');
-    // Her button is gone: the focus goes to the card that replaced it, not to the page's body.
-    asking.focus();
-    startPolling();
+    apply(knockAnswered(screen, result));
   };
 
   const withdraw = async () => {
-    stopPolling();
+    apply({ state: pollsEnd(screen), effects: [] });
     await roomApi.withdraw(roomId);
-    setState('ready');
-    ask.focus();
+    apply(withdrawn(screen));
   };
 
   // A closed window frees its place at once; the server's sweep is the fallback.
   const onPageHide = () => {
-    if (state.textContent === stateText.waiting) roomApi.leaveBeacon(roomId);
+    if (screen.status === 'waiting') roomApi.leaveBeacon(roomId);
   };
   window.addEventListener('pagehide', onPageHide);
 
@@ -229,12 +228,9 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     card,
     error,
   );
-  if (options.resumed) {
-    setState('waiting');
-    void poll();
-    startPolling();
-  } else if (options.lost) {
-    setState('lost');
+  if (options.resumed || options.lost) {
+    apply(openScreen(options.resumed ? 'resumed' : 'lost', screen.knockedAt));
+    if (options.resumed) void poll();
   }
   return el('div', { class: 'two-parts' }, request, devices.render());
 }
