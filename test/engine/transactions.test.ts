@@ -95,12 +95,28 @@ t.test('the waiting room reaches transactions through the shared port, not throu
   f.waiting.admit('r1', requestId, api());
   t.equal(f.store.commits, commits + 2, 'her admission (participant, request, timeline): one more');
   t.same(f.kinds(), ['knock', 'admit']);
-  // A failing unit of work leaves nothing of the gesture on disk.
+  // A failing unit of work leaves nothing of the gesture, on disk or in memory.
   await f.knock('Bob');
   f.store.commitError = new Error('disk full');
   t.throws(() => f.waiting.admitAll('r1', api()), /disk full/);
   f.store.commitError = null;
   t.same(f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
+  t.same(
+    f.waiting.list('r1', api()).map((item) => item.name),
+    ['Bob'],
+    'nor in memory: Bob still waits',
+  );
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann'],
+    'and only Ann is present',
+  );
+  f.waiting.admitAll('r1', api());
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann', 'Bob'],
+    'once the disk is back, Bob is admitted once',
+  );
 });
 
 /** An asynchronous store (as PostgreSQL's adapter will be): the work awaits its writes, `run` resolves after COMMIT. */

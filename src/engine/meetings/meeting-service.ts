@@ -176,6 +176,11 @@ export class MeetingService {
     };
     this.store.insertParticipant(participant);
     this.index(live, participant);
+    // A participant whose row was rolled back is not present (nor a moderator who lets others in).
+    this.transactions.onRollback(() => {
+      live.participants.delete(participant.participantId);
+      this.byParticipant.delete(participant.participantId);
+    });
     live.lastChangeMs = this.nowMs();
     if (role === 'moderator') this.moderatorArrived(live, participant);
     return participant;

@@ -10,10 +10,10 @@ import { subjectOf, waitingDefaults, type WaitingCounter } from './waiting-room-
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
-  readonly transactions: Pick<Transactions, 'atomically'>;
+  readonly transactions: Pick<Transactions, 'atomically' | 'onRollback'>;
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
-  readonly requests: Pick<OpenRequests, 'releaseSlot'>;
+  readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
   /** How long without a poll a request counts as a closed window. */
   readonly staleAfterMs: number;
   /** Tells the moderators' lists what they now see and no longer see. */
@@ -93,7 +93,10 @@ export class RequestDecisions {
   }
 
   decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
-    if (live.request.state === 'waiting' && change.state !== 'waiting') {
+    const before = live.request;
+    let released = false;
+    if (before.state === 'waiting' && change.state !== 'waiting') {
+      released = true;
       this.deps.requests.releaseSlot(live.clientSlot);
       this.deps.counter?.counted(change.state);
     }
@@ -105,6 +108,11 @@ export class RequestDecisions {
     };
     this.deps.store.updateRequest(request);
     queue.replace(live, request);
+    // A failed commit must leave her waiting in memory as she is on disk, in her place.
+    this.deps.transactions.onRollback(() => {
+      queue.restore(live, before);
+      if (released) this.deps.requests.retakeSlot(live.clientSlot);
+    });
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */
