@@ -13,6 +13,7 @@ import { LiveHub } from '../engine/live/live-hub.js';
 import type { MediaBackendFactory } from '../engine/live/media-port.js';
 import type { LiveOptions } from '../engine/live/live-options.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
+import { Transactions } from '../engine/transactions.js';
 import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js';
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
@@ -23,6 +24,7 @@ import { databaseFileName, openDatabase } from '../store/database.js';
 import { SqliteLiveStore } from '../store/live-store.js';
 import { SqliteMeetingStore } from '../store/meeting-store.js';
 import { SqliteRoomStore } from '../store/room-store.js';
+import { SqliteUnitOfWork } from '../store/unit-of-work.js';
 import { SqliteWaitingRequestStore } from '../store/waiting-request-store.js';
 import { SqliteWriteProbe } from '../store/write-probe.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
@@ -92,16 +94,17 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
   const db = openDatabase(config.dataDir);
   const log = options.log ?? silentLog;
   const roomStore = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, {
+  // Group commit: the knocks that arrived while the previous commit ran share the next one.
+  const transactions = new Transactions(new SqliteUnitOfWork(db), options.counting?.groupCommit('knocks') ?? nextTurn);
+  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, {
     emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
-    // Group commit: the knocks that arrived while the previous commit ran share the next one.
-    defer: options.counting?.groupCommit('knocks') ?? nextTurn,
     log,
   });
   const waiting = new WaitingRoomService(
     {
       rooms: roomStore,
       meetings,
+      transactions,
       store: new SqliteWaitingRequestStore(db),
       clock,
       policy: config,
@@ -119,6 +122,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
   const stats = new MeetingStats(liveStore, clock, options.counting?.groupCommit('stats') ?? nextTurn);
   const live = new LiveHub({
     meetings,
+    transactions,
     waiting,
     rooms,
     subgroupsOf: (roomId) => roomStore.children(roomId),
@@ -177,7 +181,7 @@ export function openServices(config: ServicesConfig, clock: Clock = systemClock,
       closed = true;
       if (timer) clearInterval(timer);
       // Knocks queued but not yet committed are written (and answered) before the database closes.
-      meetings.flushGrouped();
+      transactions.flushGrouped();
       succession.close();
       live.close();
       stats.flush();

@@ -3,7 +3,7 @@
  * transaction, so one durable commit (one fsync under synchronous=FULL) serves them all.
  * A burst of knocks would otherwise pay a commit each, and the commit is most of a knock's cost.
  *
- *   const group = new GroupCommit((fn) => store.transaction(fn), (run) => setImmediate(run));
+ *   const group = new GroupCommit((fn) => unitOfWork.run(fn), (run) => setImmediate(run));
  *   const value = await group.add({ write: () => ..., committed: (value) => ..., failed: () => ... });
  *
  * Each queued write runs inside the shared transaction; after the COMMIT returned, every
@@ -13,7 +13,7 @@
  * promise rejects with that error.
  *
  * `flush()` commits the queue at once. Whoever writes anything else must flush first, so a
- * write never overtakes a queued one that it could depend on (MeetingService.atomically does).
+ * write never overtakes a queued one that it could depend on (Transactions.atomically does).
  */
 export interface QueuedWrite<T> {
   /** Store writes only; runs inside the group's transaction. */

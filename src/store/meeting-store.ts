@@ -90,11 +90,8 @@ const participantColumns = 'p.participant_id, p.meeting_id, m.room_id, p.role, p
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
-  /** Built once: db.transaction() compiles a wrapper, too costly to repeat on every write. */
-  private readonly inTransaction: (fn: () => unknown) => unknown;
 
   constructor(db: Db) {
-    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.statements = {
       insertMeeting: db.prepare<[MeetingRow]>(
         `INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
@@ -136,10 +133,6 @@ export class SqliteMeetingStore implements MeetingStore {
          ORDER BY 1, 2, 3`,
       ),
     };
-  }
-
-  transaction<T>(fn: () => T): T {
-    return this.inTransaction(fn) as T;
   }
 
   insertMeeting(meeting: Meeting): void {

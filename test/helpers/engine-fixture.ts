@@ -1,7 +1,9 @@
+import type { Defer } from '../../src/engine/group-commit.js';
 import { MeetingService, type MeetingOptions } from '../../src/engine/meetings/meeting-service.js';
 import { hashAccessCode } from '../../src/engine/rooms/access-code.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import type { WaitingRoomPolicy } from '../../src/engine/rooms/waiting-room-policy.js';
+import { Transactions } from '../../src/engine/transactions.js';
 import type { Arrival, JoinClaims } from '../../src/engine/waiting/admission.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
 import type { KnockResult, WaitingCounter, WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-types.js';
@@ -14,6 +16,8 @@ export const optional: WaitingRoomPolicy = { waitingRoom: 'optional', waitingRoo
 export interface FixtureOptions {
   readonly policy?: WaitingRoomPolicy;
   readonly meetings?: Partial<MeetingOptions>;
+  /** When queued writes are committed (the group commit); queueMicrotask unless a test drives it. */
+  readonly defer?: Defer;
   readonly waiting?: WaitingRoomOptions;
   /** What the daemon's metrics count (knocks, decisions). */
   readonly counter?: WaitingCounter;
@@ -25,6 +29,7 @@ export class Fixture {
   readonly store = new MemoryStore();
   /** What the services logged: a failing listener shows here, never as a thrown error. */
   readonly log = new RecordingLog();
+  transactions!: Transactions;
   meetings!: MeetingService;
   waiting!: WaitingRoomService;
 
@@ -34,11 +39,13 @@ export class Fixture {
 
   restart(policy?: WaitingRoomPolicy): void {
     // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
-    this.meetings = new MeetingService(this.store, this.clock, { defer: queueMicrotask, log: this.log, ...this.options.meetings });
+    this.transactions = new Transactions(this.store, this.options.defer ?? queueMicrotask);
+    this.meetings = new MeetingService(this.store, this.transactions, this.clock, { log: this.log, ...this.options.meetings });
     this.waiting = new WaitingRoomService(
       {
         rooms: this.store,
         meetings: this.meetings,
+        transactions: this.transactions,
         store: this.store,
         clock: this.clock,
         policy: policy ?? this.options.policy ?? optional,
@@ -76,7 +83,7 @@ export class Fixture {
    * moderator in (never waiting, no code), without its promise, so tests set scenes synchronously.
    */
   moderator(roomId = 'r1', name = 'Mod') {
-    return this.meetings.atomically(() => this.meetings.join(this.meetings.ensure(roomId), 'moderator', name));
+    return this.transactions.atomically(() => this.meetings.join(this.meetings.ensure(roomId), 'moderator', name));
   }
 
   /** A bare-link guest knocks and must wait; returns the request id and secret. */

@@ -161,6 +161,7 @@ export class LiveFixture {
     this.stats = new MeetingStats(this.liveStore, engine.clock, this.options.statsDefer);
     this.hub = new LiveHub({
       meetings: engine.meetings,
+      transactions: engine.transactions,
       waiting: engine.waiting,
       rooms: {
         find: (roomId) => store.rooms.get(roomId) ?? null,
@@ -192,7 +193,7 @@ export class LiveFixture {
   enter(name: string, roomId = 'r1', moderator = false): Participant {
     // As `start` lets her into a room without a waiting room, but synchronously for the scene.
     const meetings = this.engine.meetings;
-    return meetings.atomically(() => meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name));
+    return this.engine.transactions.atomically(() => meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name));
   }
 
   /** Opens a socket for the participant; throws if the hub refused it. */

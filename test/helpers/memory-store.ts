@@ -1,5 +1,6 @@
 import type { Meeting, MeetingStore, Participant } from '../../src/engine/meetings/meeting.js';
 import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
+import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Room, RoomStore } from '../../src/engine/rooms/room.js';
 import { pollableStates, type WaitingRequest, type WaitingRequestStore } from '../../src/engine/waiting/waiting-request.js';
 
@@ -10,7 +11,7 @@ type ParticipantRow = Omit<Participant, 'roomId'> & { seq: number };
  * would, so a test sees what was written, not the service's live object. `reads` counts
  * read calls so a test can assert the poll path touches no store.
  */
-export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<RoomStore, 'get'> {
+export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStore, Pick<RoomStore, 'get'> {
   readonly rooms = new Map<string, Room>();
   readonly meetings = new Map<string, Meeting>();
   readonly participants = new Map<string, ParticipantRow>();
@@ -25,7 +26,8 @@ export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<Room
   private seq = 0;
   private depth = 0;
 
-  transaction<T>(fn: () => T): T {
+  /** The unit of work: a nested run is part of the outer one; a failed outer run restores every table. */
+  run<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
     const before = this.snapshot();
     this.depth++;

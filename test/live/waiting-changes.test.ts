@@ -90,7 +90,7 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   // Added then removed in the same turn: the change says removed only.
   const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
   // flushGrouped commits now, in this turn; the admission follows in the same turn, before the push.
-  f.engine.meetings.flushGrouped();
+  f.engine.transactions.flushGrouped();
   const eId = f.engine.waiting.list('w', by(mod.participantId)).find((r) => r.name === 'E')!.request_id;
   f.engine.waiting.admit('w', eId, by(mod.participantId));
   t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed inside the turn');
@@ -150,7 +150,7 @@ t.test('waiting_resync returns the whole list at the current seq; others may not
 
   // A change not pushed yet goes first, so the list's seq follows every change (no gap, no repeat).
   const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
-  f.engine.meetings.flushGrouped();
+  f.engine.transactions.flushGrouped();
   await zoe;
   const m2 = f.connect(f.enter('Second', 'w', true));
   t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');

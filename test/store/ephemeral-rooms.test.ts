@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLog } from '../../src/engine/listeners.js';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
+import { Transactions } from '../../src/engine/transactions.js';
+import { SqliteUnitOfWork } from '../../src/store/unit-of-work.js';
 import { RoomService } from '../../src/engine/rooms/room-service.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
@@ -28,7 +30,7 @@ function fixture(t: Tap) {
   const store = new SqliteRoomStore(db);
   const deleted: string[] = [];
   const rooms = new RoomService(store, clock, { waitingRoom: 'optional', waitingRoomMode: null }, (roomId) => deleted.push(roomId));
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { log: silentLog });
+  const meetings = new MeetingService(new SqliteMeetingStore(db), new Transactions(new SqliteUnitOfWork(db)), clock, { log: silentLog });
   const make = (roomId: string, ephemeral: boolean) => rooms.create({ room_id: roomId, name: roomId, waiting_room: 'off' }, { ephemeral });
   return { clock, store, rooms, meetings, deleted, make };
 }

@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
+import { Transactions } from '../../src/engine/transactions.js';
+import { SqliteUnitOfWork } from '../../src/store/unit-of-work.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
 import { databaseFileName, openDatabase, type Db } from '../../src/store/database.js';
 import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
@@ -23,8 +25,9 @@ const api = { kind: 'api', name: 'test' } as const;
 function services(db: Db) {
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { defer: (run) => setImmediate(run), log: silentLog });
-  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
+  const transactions = new Transactions(new SqliteUnitOfWork(db), (run) => setImmediate(run));
+  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms, meetings, transactions, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
   return { rooms, meetings, waiting };
 }
 

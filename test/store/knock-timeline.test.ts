@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
+import { Transactions } from '../../src/engine/transactions.js';
+import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
+import { SqliteUnitOfWork } from '../../src/store/unit-of-work.js';
 import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
 import type { Room, RoomStore } from '../../src/engine/rooms/room.js';
 import type { WaitingRequestStore } from '../../src/engine/waiting/waiting-request.js';
@@ -32,6 +35,7 @@ const mod = (name: string) => ({ roomId: '', name, clientKey: '192.0.2.1', claim
 interface Stores {
   rooms: RoomStore & { insert(room: Room): unknown; delete(roomId: string): unknown };
   meetings: ConstructorParameters<typeof MeetingService>[0];
+  unit: UnitOfWork;
   requests: WaitingRequestStore;
 }
 
@@ -42,7 +46,7 @@ function tempDir(t: Tap): string {
 }
 
 function sqliteStores(db: Db): Stores {
-  return { rooms: new SqliteRoomStore(db), meetings: new SqliteMeetingStore(db), requests: new SqliteWaitingRequestStore(db) };
+  return { rooms: new SqliteRoomStore(db), meetings: new SqliteMeetingStore(db), unit: new SqliteUnitOfWork(db), requests: new SqliteWaitingRequestStore(db) };
 }
 
 function memoryStores(): Stores {
@@ -57,7 +61,7 @@ function memoryStores(): Stores {
       return true;
     },
   });
-  return { rooms: rooms as unknown as Stores['rooms'], meetings: store, requests: store };
+  return { rooms: rooms as unknown as Stores['rooms'], meetings: store, unit: store, requests: store };
 }
 
 /**
@@ -67,8 +71,9 @@ function memoryStores(): Stores {
  * Returns the timelines of both rooms' meetings with request ids replaced by their knock order.
  */
 async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][]> {
-  const meetings = new MeetingService(stores.meetings, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy, log: silentLog });
+  const transactions = new Transactions(stores.unit);
+  const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, transactions, store: stores.requests, clock, policy, log: silentLog });
   const ids: string[] = [];
   const knock = async (roomId: string, name: string) => {
     const result = await waiting.knock({ roomId, name, clientKey: `198.51.100.${ids.length}` });
@@ -223,8 +228,9 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   ]);
   const clock = new FakeClock();
   const stores = sqliteStores(db);
-  const meetings = new MeetingService(stores.meetings, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, store: stores.requests, clock, policy, log: silentLog });
+  const transactions = new Transactions(stores.unit);
+  const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, transactions, store: stores.requests, clock, policy, log: silentLog });
   const knock = async (name: string) => {
     const result = await waiting.knock({ roomId: 'r1', name, clientKey: '192.0.2.9' });
     if (result.status !== 'waiting') throw new Error('expected to wait');

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeetingService } from '../../src/engine/meetings/meeting-service.js';
+import { Transactions } from '../../src/engine/transactions.js';
+import { SqliteUnitOfWork } from '../../src/store/unit-of-work.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { SqliteMeetingStore } from '../../src/store/meeting-store.js';
@@ -16,8 +18,9 @@ const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 
 function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms, meetings, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
+  const transactions = new Transactions(new SqliteUnitOfWork(db));
+  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
+  const waiting = new WaitingRoomService({ rooms, meetings, transactions, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
   return { rooms, meetings, waiting };
 }
 

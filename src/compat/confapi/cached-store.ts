@@ -58,6 +58,11 @@ export class CachedCompatStore implements CompatStore {
     this.afterCommit(() => this.open.put(meeting));
   }
 
+  deleteMeeting(internalId: string): void {
+    this.inner.deleteMeeting(internalId);
+    this.afterCommit(() => this.open.drop(internalId));
+  }
+
   updateMeeting(meeting: CompatMeeting): void {
     this.inner.updateMeeting(meeting);
     this.afterCommit(() => this.open.put(meeting));

@@ -119,24 +119,62 @@ export class CompatMeetings {
     return this.lastCreateTime;
   }
 
-  /** Makes the engine room of a meeting about to be created: unlisted, reached by its links only. */
-  prepareRoom(roomId: string, name: string, meetingId: string, guestPolicy: GuestPolicy): void {
-    const { entry, ...waiting } = roomAccessFor(this.deps.policy, guestPolicy);
-    this.deps.rooms.create({ room_id: roomId, name: roomName(name, meetingId), ...waiting }, { entry, unlisted: true });
+  /**
+   * Creates a meeting: its row in the meeting API's database and its engine room in the engine's,
+   * as one unit of work. No transaction spans the two files: SQLite could ATTACH one to the
+   * other's connection, but in WAL mode a transaction over attached files is atomic per file
+   * only (a crash during COMMIT may keep one file's half), and the room is the engine's, written
+   * through its services, never through its tables. So the row goes first and records the intent:
+   * - the room cannot be made (disk full, a refused write): the row is taken back and the error
+   *   goes to the caller, so neither is left;
+   * - the row cannot be written: nothing was made;
+   * - the process dies between the two (kill -9): the row is there without its room, nobody was
+   *   answered, and `reconcileRooms` makes the room at the next start (roll forward), so a retried
+   *   create answers the meeting as a duplicate with a room that exists.
+   */
+  create(meeting: CompatMeeting): void {
+    this.deps.store.insertMeeting(meeting);
+    try {
+      this.makeRoom(meeting);
+    } catch (err) {
+      try {
+        this.deps.store.deleteMeeting(meeting.internalId);
+      } catch {
+        // The row stays, as after a kill -9 between the writes: the next start makes its room.
+      }
+      throw err;
+    }
+  }
+
+  /** The engine room of a meeting: unlisted, reached by its links only. */
+  private makeRoom(meeting: CompatMeeting): void {
+    const { entry, ...waiting } = roomAccessFor(this.deps.policy, meeting.guestPolicy);
+    this.deps.rooms.create({ room_id: meeting.roomId, name: roomName(meeting.name, meeting.meetingId), ...waiting }, { entry, unlisted: true });
   }
 
   /**
    * Brings the engine rooms in line with the meetings when the module starts: the room of an
-   * open meeting is unlisted and follows its guest policy, a room whose meetings all ended is
-   * closed. Rooms made by earlier versions (ids derived from the meetingID) are covered too.
+   * open meeting is unlisted and follows its guest policy (and is made if a create died before
+   * making it, see `create`), a room whose meetings all ended is closed. Rooms made by earlier
+   * versions (ids derived from the meetingID) are covered too.
    */
   reconcileRooms(): void {
     const open = new Set<string>();
     for (const meeting of this.deps.store.openMeetings()) {
       open.add(meeting.roomId);
-      this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
+      if (this.deps.rooms.find(meeting.roomId) === null) this.completeCreate(meeting);
+      else this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
     }
     for (const roomId of this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
+  }
+
+  /** A start must not fail on one meeting's room: the meeting stays without it, and the failure is logged. */
+  private completeCreate(meeting: CompatMeeting): void {
+    try {
+      this.makeRoom(meeting);
+    } catch (err) {
+      this.deps.onError?.(err);
+    }
   }
 
   private setEntry(roomId: string, entry: RoomEntry): void {
@@ -147,10 +185,6 @@ export class CompatMeetings {
   /** What a `guest=true` join of this meeting meets. */
   guestStatus(meeting: CompatMeeting): GuestStatus {
     return guestStatusFor(this.deps.policy, meeting.guestPolicy);
-  }
-
-  insert(meeting: CompatMeeting): void {
-    this.deps.store.insertMeeting(meeting);
   }
 
   /** The tenant's meeting not ended, brought up to date with the engine first. */

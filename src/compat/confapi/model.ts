@@ -133,6 +133,8 @@ export interface RecordingRecord {
 export interface CompatStore {
   transaction<T>(fn: () => T): T;
   insertMeeting(meeting: CompatMeeting): void;
+  /** Takes back a meeting whose creation failed (CompatMeetings.create): its chat and callbacks go with it. */
+  deleteMeeting(internalId: string): void;
   updateMeeting(meeting: CompatMeeting): void;
   meeting(internalId: string): CompatMeeting | null;
   /** The tenant's meeting of that meetingID that has not ended. */

@@ -58,6 +58,12 @@ export class OpenMeetings {
     else if (!owners.includes(meeting.tenantId)) owners.push(meeting.tenantId);
   }
 
+  /** Forgets a meeting that was taken back (its creation failed). */
+  drop(internalId: string): void {
+    const meeting = this.byInternalId.get(internalId);
+    if (meeting) this.remove(meeting);
+  }
+
   private remove(meeting: CompatMeeting): void {
     this.byInternalId.delete(meeting.internalId);
     const key = OpenMeetings.key(meeting.tenantId, meeting.meetingId);

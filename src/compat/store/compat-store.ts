@@ -205,6 +205,7 @@ export class SqliteCompatStore implements CompatStore {
       .join(', ');
     this.stmts = {
       insertMeeting: db.prepare(`INSERT INTO compat_meetings (${meetingColumns.join(', ')}) VALUES (${meetingColumns.map((c) => `@${c}`).join(', ')})`),
+      deleteMeeting: db.prepare('DELETE FROM compat_meetings WHERE internal_id = ?'),
       updateMeeting: db.prepare(`UPDATE compat_meetings SET ${set} WHERE internal_id = @internal_id`),
       meeting: db.prepare('SELECT * FROM compat_meetings WHERE internal_id = ?'),
       openMeeting: db.prepare('SELECT * FROM compat_meetings WHERE tenant_id = ? AND meeting_id = ? AND end_time IS NULL'),
@@ -244,6 +245,10 @@ export class SqliteCompatStore implements CompatStore {
 
   insertMeeting(meeting: CompatMeeting): void {
     this.stmts.insertMeeting.run(meetingRow(meeting));
+  }
+
+  deleteMeeting(internalId: string): void {
+    this.stmts.deleteMeeting.run(internalId);
   }
 
   updateMeeting(meeting: CompatMeeting): void {

@@ -3,6 +3,7 @@ import { systemName } from '../display-name.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
+import type { Transactions } from '../transactions.js';
 import type { ChatEntry, ChatLog } from './chat-log.js';
 import { liveError } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
@@ -20,7 +21,8 @@ export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Ro
 }
 
 export interface LiveChatDeps {
-  readonly meetings: Pick<MeetingService, 'atomically' | 'participant' | 'current'>;
+  readonly meetings: Pick<MeetingService, 'participant' | 'current'>;
+  readonly transactions: Pick<Transactions, 'atomically'>;
   readonly chat: Pick<ChatLog, 'post' | 'latest'>;
   readonly stats: Pick<MeetingStats, 'chat'>;
   readonly chatLimit: RateLimit;
@@ -48,7 +50,7 @@ export class LiveChat {
     }
     let entry: ChatEntry;
     try {
-      entry = this.deps.meetings.atomically(() => {
+      entry = this.deps.transactions.atomically(() => {
         const posted = this.deps.chat.post(state.meetingId, { participantId: member.participantId, name: member.name }, text);
         this.deps.stats.chat(state.meetingId, member.participantId);
         return posted;

@@ -3,6 +3,7 @@ import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Transactions } from '../transactions.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
 import type { SessionClaims } from '../tokens/token-service.js';
@@ -26,6 +27,8 @@ import { WaitingPush } from './waiting-push.js';
 
 export interface LiveHubDeps {
   readonly meetings: MeetingService;
+  /** The engine's transactions: a chat message and its count commit together. */
+  readonly transactions: Pick<Transactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
     'list' | 'onWaitingListChange' | 'switchState' | 'onWaitingRoomSwitched' | 'enableWaitingRoom' | 'disableWaitingRoom'

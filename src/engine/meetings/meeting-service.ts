@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
-import { GroupCommit, type Defer, type QueuedWrite } from '../group-commit.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { Attendance, Refusal } from './attendance.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
 import { checkSubject } from './subject.js';
+import type { Transactions } from '../transactions.js';
 import type { RecordedActor, TimelineEntry, TimelineKind, TimelineSubject } from './timeline.js';
 
 export const defaultEmptyGraceMs = 5 * 60_000;
@@ -14,17 +14,9 @@ export const defaultEmptyGraceMs = 5 * 60_000;
 export interface MeetingOptions {
   /** How long a meeting stays open with nobody present and nobody waiting. */
   readonly emptyGraceMs?: number;
-  /**
-   * When a group of queued writes is committed (`commitGrouped`). The daemon passes setImmediate:
-   * it runs after every I/O callback that is ready, so whatever arrived during the previous
-   * commit joins the next one. Tests pass queueMicrotask or a hand-driven queue.
-   */
-  readonly defer?: Defer;
   /** Where a failing listener is logged (the daemon's logger). */
   readonly log: EngineLog;
 }
-
-const immediately: Defer = (run) => run();
 
 /**
  * What the waiting room adds to a meeting; attached once by WaitingRoomService. Kept as a
@@ -96,12 +88,11 @@ export class MeetingService {
   private readonly endedListeners: Listeners<[meeting: Meeting]>;
   private readonly leftListeners: Listeners<[participant: Participant, removedBy: RecordedActor | null]>;
   private readonly roleListeners: Listeners<[participant: Participant]>;
-  private readonly group: GroupCommit;
-  /** Memory changes to take back if the transaction under way fails; null outside one. */
-  private undo: (() => void)[] | null = null;
 
   constructor(
     private readonly store: MeetingStore,
+    /** Shared with the waiting room: memory changed here is taken back when its transaction fails. */
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
     options: MeetingOptions,
   ) {
@@ -109,7 +100,6 @@ export class MeetingService {
     this.leftListeners = new Listeners('participant left', options.log);
     this.roleListeners = new Listeners('role changed', options.log);
     this.emptyGraceMs = options.emptyGraceMs ?? defaultEmptyGraceMs;
-    this.group = new GroupCommit((fn) => this.transaction(fn), options.defer ?? immediately);
     // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
     const now = this.nowMs();
     for (const meeting of store.openMeetings()) {
@@ -134,29 +124,6 @@ export class MeetingService {
 
   onRoleChanged(listener: (participant: Participant) => void): () => void {
     return this.roleListeners.add(listener);
-  }
-
-  /**
-   * Runs `fn` in one transaction. Writes queued by `commitGrouped` are committed first, so no
-   * write overtakes a queued one (ending a meeting sees the knocks acknowledged before it).
-   */
-  atomically<T>(fn: () => T): T {
-    if (this.undo) return this.store.transaction(fn);
-    this.group.flush();
-    return this.transaction(fn);
-  }
-
-  /**
-   * Queues store writes to be committed together with the others queued in this turn of the
-   * event loop: one durable commit for the group. Resolves once they are on disk; see GroupCommit.
-   */
-  commitGrouped<T>(queued: QueuedWrite<T>): Promise<T> {
-    return this.group.add(queued);
-  }
-
-  /** Commits the queued writes now. */
-  flushGrouped(): void {
-    this.group.flush();
   }
 
   current(roomId: string): Meeting | null {
@@ -189,7 +156,7 @@ export class MeetingService {
     const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
     this.byRoom.set(roomId, live);
     // A meeting whose row was rolled back must not stay open in memory.
-    this.undo?.push(() => {
+    this.transactions.onRollback(() => {
       if (this.byRoom.get(roomId) === live) this.byRoom.delete(roomId);
     });
     return meeting;
@@ -209,6 +176,11 @@ export class MeetingService {
     };
     this.store.insertParticipant(participant);
     this.index(live, participant);
+    // A participant whose row was rolled back is not present (nor a moderator who lets others in).
+    this.transactions.onRollback(() => {
+      live.participants.delete(participant.participantId);
+      this.byParticipant.delete(participant.participantId);
+    });
     live.lastChangeMs = this.nowMs();
     if (role === 'moderator') this.moderatorArrived(live, participant);
     return participant;
@@ -222,7 +194,7 @@ export class MeetingService {
     const left: Participant = { ...current, leftAt: this.nowIso() };
     if (!removedBy) this.store.updateParticipant(left);
     else
-      this.atomically(() => {
+      this.transactions.atomically(() => {
         this.store.updateParticipant(left);
         this.record(live.meeting, 'participant_removed', removedBy, { requestId: null, participantId, name: left.name });
       });
@@ -239,10 +211,10 @@ export class MeetingService {
     if (current.role === 'moderator') return current;
     const promoted: Participant = { ...current, role: 'moderator' };
     // The role is on disk before anyone is told: a kill -9 right after keeps the new moderator.
-    this.atomically(() => {
+    this.transactions.atomically(() => {
       this.store.updateParticipant(promoted);
       live.participants.set(participantId, promoted);
-      this.undo?.push(() => {
+      this.transactions.onRollback(() => {
         if (live.participants.get(participantId) === promoted) live.participants.set(participantId, current);
       });
       this.record(live.meeting, 'moderator_promoted', null, { requestId: null, participantId, name: promoted.name });
@@ -295,7 +267,7 @@ export class MeetingService {
     const enabled: Meeting = { ...before, waitingDisabled: false };
     this.store.updateMeeting(enabled);
     live.meeting = enabled;
-    this.undo?.push(() => {
+    this.transactions.onRollback(() => {
       if (live.meeting === enabled) live.meeting = before;
     });
     this.record(enabled, 'waiting_room_enabled', actor, null);
@@ -310,10 +282,10 @@ export class MeetingService {
       throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
     if (current.name === checked) return { participant: current, changed: false };
     const renamed: Participant = { ...current, name: checked };
-    this.atomically(() => {
+    this.transactions.atomically(() => {
       this.store.updateParticipant(renamed);
       live.participants.set(participantId, renamed);
-      this.undo?.push(() => {
+      this.transactions.onRollback(() => {
         if (live.participants.get(participantId) === renamed) live.participants.set(participantId, current);
       });
     });
@@ -328,10 +300,10 @@ export class MeetingService {
     if (live.meeting.subject === checked) return { meeting: live.meeting, changed: false };
     const before = live.meeting;
     const titled: Meeting = { ...before, subject: checked };
-    this.atomically(() => {
+    this.transactions.atomically(() => {
       this.store.updateMeeting(titled);
       live.meeting = titled;
-      this.undo?.push(() => {
+      this.transactions.onRollback(() => {
         if (live.meeting === titled) live.meeting = before;
       });
       this.record(titled, 'subject_changed', recorded, null);
@@ -352,7 +324,7 @@ export class MeetingService {
   }
 
   sweep(): void {
-    this.group.flush();
+    this.transactions.flushGrouped();
     const now = this.nowMs();
     for (const live of [...this.byRoom.values()]) {
       const empty = ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
@@ -381,20 +353,6 @@ export class MeetingService {
     return { meeting, participants, refused: this.hooks.refusals(meeting) };
   }
 
-  /** The outermost transaction; on failure, memory changes registered in `undo` are taken back. */
-  private transaction<T>(fn: () => T): T {
-    const undo: (() => void)[] = [];
-    this.undo = undo;
-    try {
-      return this.store.transaction(fn);
-    } catch (error) {
-      for (const step of undo.reverse()) step();
-      throw error;
-    } finally {
-      this.undo = null;
-    }
-  }
-
   private find(roomId: string, meetingId: string | undefined): Meeting {
     const meeting =
       meetingId === undefined || meetingId === '' ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null) : this.store.getMeeting(meetingId);
@@ -409,7 +367,7 @@ export class MeetingService {
 
   private close(live: LiveMeeting, actor: RecordedActor | null): void {
     const at = this.nowIso();
-    this.atomically(() => {
+    this.transactions.atomically(() => {
       for (const participant of live.participants.values()) {
         if (participant.leftAt === null) this.store.updateParticipant({ ...participant, leftAt: at });
       }

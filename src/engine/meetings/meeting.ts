@@ -45,9 +45,8 @@ export function presentIn(
  */
 export type Actor = { readonly kind: 'participant'; readonly participantId: string } | { readonly kind: 'api'; readonly name: string };
 
+/** Its writes are committed as the engine's unit of work (unit-of-work.ts) says, never on their own. */
 export interface MeetingStore {
-  /** Runs `fn` so that its writes are committed together or not at all. */
-  transaction<T>(fn: () => T): T;
   insertMeeting(meeting: Meeting): void;
   updateMeeting(meeting: Meeting): void;
   /** Meetings not ended, oldest first. */

@@ -120,6 +120,12 @@ export class OpenRequests {
     }
   }
 
+  /** The decision that released it was rolled back: the request waits again and holds its place. */
+  retakeSlot(clientSlot: ClientSlot | undefined): void {
+    if (clientSlot === undefined) return;
+    for (const key of keysOf(clientSlot)) this.clientSlots.set(key, (this.clientSlots.get(key) ?? 0) + 1);
+  }
+
   /** Forgets knock counts whose window has passed. */
   prune(): void {
     this.knockLimiter.prune();

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Transactions } from '../transactions.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { RecordedActor } from '../meetings/timeline.js';
 import type { OpenRequests } from './open-requests.js';
@@ -9,9 +10,10 @@ import { subjectOf, waitingDefaults, type WaitingCounter } from './waiting-room-
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
+  readonly transactions: Pick<Transactions, 'atomically' | 'onRollback'>;
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
-  readonly requests: Pick<OpenRequests, 'releaseSlot'>;
+  readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
   /** How long without a poll a request counts as a closed window. */
   readonly staleAfterMs: number;
   /** Tells the moderators' lists what they now see and no longer see. */
@@ -35,7 +37,7 @@ export class RequestDecisions {
   admitEveryone(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): number {
     const waiting = [...queue.waiting.values()];
     if (waiting.length === 0) return 0;
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       for (const live of waiting) this.admitOne(meeting, queue, live);
       this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
     });
@@ -59,7 +61,7 @@ export class RequestDecisions {
     if (settled.length === 0) return;
     // One durable commit for the whole batch: closing thousands of windows one fsync each
     // would starve the very polls that keep the others open.
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       for (const live of settled) {
         if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
         else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
@@ -75,7 +77,7 @@ export class RequestDecisions {
   }
 
   expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       this.decide(queue, live, { state: 'expired' });
       this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     });
@@ -83,7 +85,7 @@ export class RequestDecisions {
 
   /** The person is gone: the request leaves memory at once. */
   close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): void {
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       this.decide(queue, live, { state });
       this.deps.meetings.record(meeting, state === 'withdrawn' ? 'withdraw' : 'window_closed', null, subjectOf(live.request));
     });
@@ -91,7 +93,10 @@ export class RequestDecisions {
   }
 
   decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
-    if (live.request.state === 'waiting' && change.state !== 'waiting') {
+    const before = live.request;
+    let released = false;
+    if (before.state === 'waiting' && change.state !== 'waiting') {
+      released = true;
       this.deps.requests.releaseSlot(live.clientSlot);
       this.deps.counter?.counted(change.state);
     }
@@ -103,6 +108,11 @@ export class RequestDecisions {
     };
     this.deps.store.updateRequest(request);
     queue.replace(live, request);
+    // A failed commit must leave her waiting in memory as she is on disk, in her place.
+    this.deps.transactions.onRollback(() => {
+      queue.restore(live, before);
+      if (released) this.deps.requests.retakeSlot(live.clientSlot);
+    });
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */

@@ -69,6 +69,15 @@ export class RoomQueue {
     if (request.state !== 'waiting') this.waiting.delete(request.requestId);
   }
 
+  /** Takes back a `replace` whose transaction failed: a request waiting again regains its place in knock order (request ids sort in it). */
+  restore(live: LiveRequest, request: WaitingRequest): void {
+    live.request = request;
+    if (request.state !== 'waiting' || this.waiting.has(request.requestId)) return;
+    const ordered = [...this.waiting.values(), live].sort((a, b) => (a.request.requestId < b.request.requestId ? -1 : 1));
+    this.waiting.clear();
+    for (const entry of ordered) this.waiting.set(entry.request.requestId, entry);
+  }
+
   remove(live: LiveRequest): void {
     this.byId.delete(live.request.requestId);
     this.byHash.delete(live.request.secretHash.toString('base64url'));

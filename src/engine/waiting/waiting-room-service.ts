@@ -1,8 +1,9 @@
 /**
  * Admission of arrivals and the waiting-request state machine.
  *
- *   const meetings = new MeetingService(meetingStore, clock, { emptyGraceMs? });
- *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, store: requestStore, clock, policy }, options?);
+ *   const transactions = new Transactions(unitOfWork, defer);
+ *   const meetings = new MeetingService(meetingStore, transactions, clock, { emptyGraceMs?, log });
+ *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, transactions, store: requestStore, clock, policy, log }, options?);
  *   setInterval(() => waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
  *
  * Construct MeetingService first, then WaitingRoomService (it attaches itself to the meetings and
@@ -15,7 +16,7 @@
  *   `{status:'waiting', requestId, secret}`: set `secret` as the request cookie. Knocking again with
  *   a cookie whose request is still waiting returns that same request (and the same secret).
  *   A new request is written with the other knocks of the same turn in one transaction (group
- *   commit, see MeetingService.commitGrouped) and resolves only once that is durable; it reaches
+ *   commit, see Transactions.commitGrouped) and resolves only once that is durable; it reaches
  *   memory, polls and the moderators' list only then. A failed commit rejects every knock of the
  *   group with the store's error and leaves nothing of them in memory.
  *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
@@ -165,7 +166,7 @@ export class WaitingRoomService {
     const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
     // it is durable, and moderators see her only then (memory is updated after the commit).
-    const written = await this.deps.meetings.commitGrouped({
+    const written = await this.deps.transactions.commitGrouped({
       write: () => {
         if (pending.cancelled) return null;
         const meeting = this.deps.meetings.ensure(roomId);
@@ -262,7 +263,7 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     const live = this.decidable(gesture, requestId);
     if (!gesture || live === null) return { admitted: 0 };
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       const participant = this.decisions.admitOne(gesture.meeting, gesture.queue, live);
       this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, { ...subjectOf(live.request), participantId: participant.participantId });
     });
@@ -282,7 +283,7 @@ export class WaitingRoomService {
     const live = this.decidable(gesture, requestId);
     if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
     const state: RequestState = bar ? 'barred' : 'refused';
-    this.deps.meetings.atomically(() => {
+    this.deps.transactions.atomically(() => {
       this.decisions.decide(gesture.queue, live, { state });
       this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
     });
@@ -297,7 +298,7 @@ export class WaitingRoomService {
     if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     this.decisions.settle(gesture.meeting, gesture.queue);
     const wasDisabled = gesture.meeting.waitingDisabled;
-    const admitted = this.deps.meetings.atomically(() => {
+    const admitted = this.deps.transactions.atomically(() => {
       const meeting = this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor);
       return this.decisions.admitEveryone(meeting, gesture.queue, gesture.actor);
     });
@@ -314,7 +315,7 @@ export class WaitingRoomService {
       throw new EngineError('waiting_room_unavailable', 'this room has no waiting room to turn on: its waiting room setting is off');
     }
     if (!gesture.meeting.waitingDisabled) return { enabled: true };
-    this.deps.meetings.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
+    this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
     this.switched(roomId, gesture.meeting);
     return { enabled: true };
   }
@@ -342,7 +343,7 @@ export class WaitingRoomService {
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
   sweep(): void {
     // Knocks queued before the sweep are on disk and in memory before it judges anything.
-    this.deps.meetings.flushGrouped();
+    this.deps.transactions.flushGrouped();
     for (const meeting of this.deps.meetings.openMeetings()) {
       const queue = this.requests.queueOf(meeting);
       if (queue) this.decisions.settle(meeting, queue);
@@ -364,7 +365,7 @@ export class WaitingRoomService {
   }
 
   private enter(screened: Screened): EntryResult {
-    const participant = this.deps.meetings.atomically(() => {
+    const participant = this.deps.transactions.atomically(() => {
       const meeting = this.deps.meetings.ensure(screened.room.roomId);
       // Moved in from the parent meeting: she keeps the role she has there. In a room never left
       // without a moderator, the role is decided here, in the same synchronous stretch as the

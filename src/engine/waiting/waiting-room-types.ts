@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Transactions } from '../transactions.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { LiveRequest } from './room-queue.js';
 import type { TimelineSubject } from '../meetings/timeline.js';
@@ -17,6 +18,8 @@ import type { RequestState, WaitingRequest, WaitingRequestStore } from './waitin
 export interface WaitingRoomDeps {
   readonly rooms: Pick<RoomStore, 'get'>;
   readonly meetings: MeetingService;
+  /** The same transactions as the meetings': a knock's meeting and request commit together. */
+  readonly transactions: Transactions;
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
   readonly policy: WaitingRoomPolicy;

@@ -3,7 +3,7 @@ import { Fixture, by } from '../../helpers/engine-fixture.js';
 
 /** A participant present in r1 (a room without a waiting room), as `start` lets her in. */
 function participant(f: Fixture, name: string) {
-  return f.meetings.atomically(() => f.meetings.join(f.meetings.ensure('r1'), 'participant', name));
+  return f.transactions.atomically(() => f.meetings.join(f.meetings.ensure('r1'), 'participant', name));
 }
 
 t.test('a rename is checked by the rule of every arrival, written, and survives a restart', async (t) => {

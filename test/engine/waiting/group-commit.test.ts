@@ -7,7 +7,7 @@ import { Fixture, api, arrive, by, claims } from '../../helpers/engine-fixture.j
 /** A fixture whose queued writes are committed only when the test says so. */
 function handDriven(options: ConstructorParameters<typeof Fixture>[0] = {}) {
   const turns: (() => void)[] = [];
-  const f = new Fixture({ ...options, meetings: { ...options.meetings, defer: (run) => turns.push(run) } });
+  const f = new Fixture({ ...options, defer: (run) => turns.push(run) });
   const endTurn = () => {
     for (const run of turns.splice(0)) run();
   };

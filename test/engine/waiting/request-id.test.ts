@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
+import { Transactions } from '../../../src/engine/transactions.js';
+import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { newRequestId } from '../../../src/engine/waiting/request-id.js';
 import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase } from '../../../src/store/database.js';
@@ -67,10 +69,12 @@ t.test('in SQLite the primary-key order of requests is their knock order', async
   t.teardown(() => db.close());
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), clock, { log: silentLog });
+  const transactions = new Transactions(new SqliteUnitOfWork(db));
+  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
   const waiting = new WaitingRoomService({
     rooms,
     meetings,
+    transactions,
     store: new SqliteWaitingRequestStore(db),
     clock,
     policy: { waitingRoom: 'optional', waitingRoomMode: null },

@@ -181,7 +181,6 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
   const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
   const roomId = newRoomId();
-  deps.meetings.prepareRoom(roomId, name, meetingId, guestPolicy);
   const createTime = deps.meetings.nextCreateTime();
   const meeting: CompatMeeting = {
     internalId: internalIdOf(meetingId, createTime),
@@ -207,6 +206,7 @@ export async function create(ctx: CallContext): Promise<Answer> {
     forciblyEnded: false,
     endReason: null,
   };
-  deps.meetings.insert(meeting);
+  // Its row and its engine room, both or neither (see CompatMeetings.create).
+  deps.meetings.create(meeting);
   return xml(createAnswer(meeting, false, false));
 }
