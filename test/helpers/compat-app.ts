@@ -68,7 +68,7 @@ export interface CompatAppOptions {
    * system clock and both sweeps run as in the daemon.
    */
   readonly clock?: Clock;
-  /** Kept by the caller (not removed at teardown), e.g. to build again on the same files. */
+  /** Kept by the caller (not removed at teardown), e.g. to build again on the same files; SERVICE_DATA_DIR in `env` counts as given. */
   readonly dataDir?: string;
   readonly compat?: CompatOptions;
   /**
@@ -92,8 +92,9 @@ async function listenOnLoopback(app: FastifyInstance): Promise<string> {
  */
 export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Promise<CompatApp> {
   const { buildCompat, compatActive, loadConfig, openEngine, licensedAtStart, loggerOptions, RequestSummary, systemClock } = await modules();
-  const dataDir = options.dataDir ?? tempDataDir('meet-compat-app-');
-  if (options.dataDir === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const given = options.dataDir ?? options.env?.SERVICE_DATA_DIR;
+  const dataDir = given ?? tempDataDir('meet-compat-app-');
+  if (given === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const licence = await installTestLicence(dataDir);
   const config = loadConfig({
     env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', COMPAT_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...licence, ...options.env },
