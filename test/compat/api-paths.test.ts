@@ -3,8 +3,10 @@
 // call name is signed, never the path), and a Moodle-style signer, which trims the configured
 // URL with PHP's character-set rtrim before appending /api/, reaches it.
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { injectFetch } from '../helpers/inject-fetch.js';
 import { calls } from '../../src/compat/confapi/routes.js';
-import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, fetchAnswer, sign } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, ConfapiClient, fetchAnswer, sign } from '../helpers/compat.js';
 
 const secret = 'paths-secret-0123456789abcdef';
 const paths = ['/confapi/api', '/bigbluebutton/api'] as const;
@@ -29,7 +31,7 @@ t.test('rtrim with a character set, as Moodle applies it', async (t) => {
 });
 
 t.test('both paths: the root and every call', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' } });
 
   for (const path of paths) {
     t.test(path, async (t) => {
@@ -84,7 +86,7 @@ t.test('both paths: the root and every call', async (t) => {
       await check('updateRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: updateRecordings`));
       await check('deleteRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: deleteRecordings`));
       seen.add('learningDashboard');
-      const dashboard = await fetch(api.url('learningDashboard', [['meetingID', meetingID]]));
+      const dashboard = await injectFetch(api.url('learningDashboard', [['meetingID', meetingID]]));
       t.equal(((await dashboard.json()) as { response: { returncode: string } }).response.returncode, 'SUCCESS', `${path}: learningDashboard`);
       await check(
         'end',

@@ -1,6 +1,7 @@
 // Issue 5 points 5, 6, 13 and 15: what the API refuses, how, and that refusals never act; issue 28 point 4 (names).
 import { join } from 'node:path';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
 import { renderResponse, xmlSafe } from '../../src/compat/confapi/xml.js';
 import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 import {
@@ -8,7 +9,6 @@ import {
   assertSuccess,
   attendeesOf,
   claimsOf,
-  compatDaemonFor,
   ConfapiClient,
   fetchAnswer,
   parseXml,
@@ -35,7 +35,7 @@ t.test('unit: XML escaping and stripping', async (t) => {
 });
 
 t.test('a real daemon', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret } });
   const api = new ConfapiClient(d.compatUrl, secret);
   const raw = (call: string, query: string, init: RequestInit = {}) =>
     fetchAnswer(`${d.compatUrl}/confapi/api/${call}?${query}&checksum=${sign(call, query, secret)}`, init);

@@ -2,9 +2,10 @@
 // the queue's retries, no redirects, timeouts, and the recording-ready sender's JWT.
 import { jwtVerify } from 'jose';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
 import { CallbackQueue, endCallbackUrl, recordingReadyBody } from '../../src/compat/confapi/callbacks.js';
 import { isInternalAddress, TargetGuard, TargetRefused, type Resolver } from '../../src/compat/confapi/target-guard.js';
-import { assertSuccess, compatDaemonFor, ConfapiClient, logMatch, receiverFor } from '../helpers/compat.js';
+import { assertSuccess, ConfapiClient, logMatch, receiverFor } from '../helpers/compat.js';
 import { MemoryCallbacks, settled } from '../helpers/memory-callbacks.js';
 
 const quiet = { info: () => {}, warn: () => {} };
@@ -248,7 +249,7 @@ t.test('recording-ready: signed_parameters is an HS256 JWT of meeting_id and rec
 t.test('a real daemon: an IPv6 spelling of an allow-listed loopback receiver gets nothing after end', async (t) => {
   const secret = 'callback-targets-secret-5d1f0a';
   const receiver = await receiverFor(t);
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1' });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1' } });
   const api = new ConfapiClient(d.compatUrl, secret);
   const targets: [string, string][] = [
     ['allowed', `http://127.0.0.1:${receiver.port}/allowed`],

@@ -1,9 +1,10 @@
 // Issue 5 point 2: the checksum over the raw query, as every real client signs it, and
 // everything that must fail with checksumError. Unit cases first, then a real daemon.
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
 import { checksumMatches, checksumOf } from '../../src/compat/confapi/checksum.js';
 import { readQuery } from '../../src/compat/confapi/query.js';
-import { assertFailed, assertSuccess, buildQuery, compatDaemonFor, ConfapiClient, fetchAnswer, sign, type Algorithm, type Style } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, buildQuery, ConfapiClient, fetchAnswer, sign, type Algorithm, type Style } from '../helpers/compat.js';
 
 const secret = '639259d4-9dd8-4b25-bf01-95f9567eaf4b';
 
@@ -33,7 +34,7 @@ t.test('unit: raw query handling and the algorithm by length', async (t) => {
 });
 
 t.test('a real daemon', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret } });
   const base = new ConfapiClient(d.compatUrl, secret);
 
   t.test('every algorithm × every client style verifies; uppercase hex too', async (t) => {

@@ -3,12 +3,13 @@
 // the generated passwords and join tokens it reads.
 import bbb from 'bigbluebutton-js';
 import t from 'tap';
-import { compatDaemonFor } from '../helpers/compat.js';
+import { compatAppFor } from '../helpers/compat-app.js';
 
 const secret = 'client-library-secret-7a3f';
 
 t.test('bigbluebutton-js drives a meeting from create to end under /bigbluebutton and /confapi', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  // Listening: the library sends its requests with its own HTTP client (axios).
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret }, listen: true });
   for (const base of ['/bigbluebutton', '/confapi']) {
     t.test(base, async (t) => {
       const api = bbb.api(`${d.compatUrl}${base}`, secret);

@@ -2,9 +2,10 @@
 // over the empty query (one string per call name) used to authorise any body.
 import { randomInt } from 'node:crypto';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
 import { signedTexts } from '../../src/compat/confapi/checksum.js';
 import { readQuery } from '../../src/compat/confapi/query.js';
-import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient, fetchAnswer, sign } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, ConfapiClient, fetchAnswer, sign } from '../helpers/compat.js';
 
 const secret = 'form-body-secret-0c7e41';
 
@@ -37,7 +38,7 @@ t.test('unit: the texts a checksum may be over', async (t) => {
 });
 
 t.test('a real daemon', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret } });
   const api = new ConfapiClient(d.compatUrl, secret);
   const overEmpty = (call: string) => sign(call, '', secret);
   const post = (call: string, query: string, body: string, type = 'application/x-www-form-urlencoded') =>

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
-import { claimsOf, compatInProcessFor, logMatch, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
-import { startDaemon } from '../helpers/daemon.js';
+import type * as ConfigErrors from '../../src/config/config-error.js';
+import { claimsOf, logMatch, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
+import { builtModule, compatAppFor } from '../helpers/compat-app.js';
+import { injectFetch } from '../helpers/inject-fetch.js';
 import { acmeAppId, acmeSecret, betaAppId, betaSecret, claims, mainAppId, mainSecret, mint, mintRs256, without } from '../helpers/gateway.js';
-import { installTestLicence } from '../helpers/licence.js';
 
 const frontend = 'http://frontend.test';
 const now = () => Math.floor(Date.now() / 1000);
@@ -43,7 +44,7 @@ interface Entry {
 
 async function enter(daemon: CompatServer, path: string, query: Record<string, string> | string = {}): Promise<Entry> {
   const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
-  const response = await fetch(`${daemon.compatUrl}${path}${search ? `?${search}` : ''}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const response = await injectFetch(`${daemon.compatUrl}${path}${search ? `?${search}` : ''}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   return { status: response.status, location: response.headers.get('location'), headers: response.headers, text: await response.text() };
 }
 
@@ -80,13 +81,15 @@ const frameAncestors = (headers: Headers) => /frame-ancestors ([^;]*)/.exec(head
 
 t.test('the token matrix, tenants, the 403 page and framing, against a daemon', async (t) => {
   const file = tenantsFile(t, registry);
-  const daemon = await compatInProcessFor(t, {
-    COMPAT_JITSI_APP_ID: mainAppId,
-    COMPAT_JITSI_APP_SECRET: mainSecret,
-    COMPAT_FRONTEND_URL: frontend,
-    SERVICE_TENANTS_FILE: file,
-    // A line per request, so the masking of every token in a URL is seen.
-    SERVICE_ACCESS_LOG: 'all',
+  const daemon = await compatAppFor(t, {
+    env: {
+      COMPAT_JITSI_APP_ID: mainAppId,
+      COMPAT_JITSI_APP_SECRET: mainSecret,
+      COMPAT_FRONTEND_URL: frontend,
+      SERVICE_TENANTS_FILE: file,
+      // A line per request, so the masking of every token in a URL is seen.
+      SERVICE_ACCESS_LOG: 'all',
+    },
   });
   const tokens: string[] = [];
   const keep = (token: string) => (tokens.push(token), token);
@@ -273,7 +276,7 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
   });
 
   await t.test('framing: a plain room page only by itself, an embed page by what its signed token names', async (t) => {
-    const page = async (path: string) => (await fetch(`${daemon.url}${path}`, { signal: AbortSignal.timeout(10_000) })).headers;
+    const page = async (path: string) => (await injectFetch(`${daemon.url}${path}`, { signal: AbortSignal.timeout(10_000) })).headers;
     const primaryEntry = await enter(daemon, '/videoconf/framing', { jwt: keep(mint(claims('framing'))) });
     const { roomId, token } = roomAndToken(primaryEntry.location!);
     const acmeEntry = await enter(daemon, '/videoconf/framing', { jwt: keep(mint(claims('framing', { iss: acmeAppId }), { secret: acmeSecret })) });
@@ -284,9 +287,9 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.equal(frameAncestors(await page(`/room/${acme.roomId}?t=${acme.token}&embed=1`)), "'self' https://acme.example", "acme's embed page: its embed_origins");
     t.equal(frameAncestors(await page(`/room/${acme.roomId}?t=${token}&embed=1`)), "'self'", "another room's join token: plain");
     t.equal(frameAncestors(await page(`/room/${roomId}?t=${token.slice(0, -4)}AAAA&embed=1`)), "'self'", 'a forged join token: plain');
-    const bare = await fetch(`${daemon.url}/room/${roomId}/exists`, { signal: AbortSignal.timeout(10_000) });
+    const bare = await injectFetch(`${daemon.url}/room/${roomId}/exists`, { signal: AbortSignal.timeout(10_000) });
     t.equal(bare.status, 404, 'the derived room id shows nothing without a join token');
-    const start = await fetch(`${daemon.url}/room/${roomId}/start`, {
+    const start = await injectFetch(`${daemon.url}/room/${roomId}/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Sneaky' }),
@@ -317,7 +320,7 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
 });
 
 t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async (t) => {
-  const daemon = await compatInProcessFor(t, { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend });
+  const daemon = await compatAppFor(t, { env: { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend } });
   const entry = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'Walk In' });
   t.equal(entry.status, 302, 'no token: admitted');
   const { roomId, token } = roomAndToken(entry.location!);
@@ -334,41 +337,46 @@ t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async 
   t.equal(claimsOf(roomAndToken(impostor.location!).token).name, undefined, 'an impersonating typed name is dropped (the page asks for one)');
   const jwt = mint(claims('open room'));
   refused(t, await enter(daemon, '/videoconf/Open%20Room', { jwt }), /application this service does not accept/, 'a token without any pair configured', jwt);
-  const api = await fetch(`${daemon.compatUrl}/confapi/api/getMeetings?checksum=x`, { signal: AbortSignal.timeout(10_000) });
+  const api = await injectFetch(`${daemon.compatUrl}/confapi/api/getMeetings?checksum=x`, { signal: AbortSignal.timeout(10_000) });
   t.equal(api.status, 404, 'the meeting API is not served without its secret');
 });
 
 t.test('short secrets are refused at start and at reload', async (t) => {
-  const data = mkdtempSync(join(tmpdir(), 'meet-gw-data-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  const licence = await installTestLicence(data);
-  const base = { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence };
   const shortFile = tenantsFile(t, `[tenants.shorty]\napp_id = "s"\napp_secret = "too-short"\n`);
-  // Side by side: each refusal is its own process that stops before it listens.
-  await Promise.all([
-    t.rejects(
-      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' } }),
-      /exited \(2\)[\s\S]*COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
-      'COMPAT_JITSI_APP_SECRET of 31 bytes: exit 2 naming the variable',
-    ),
-    t.rejects(
-      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_SECRET: mainSecret } }),
-      /exited \(2\)[\s\S]*COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET/,
-      'a secret with no issuer to accept: exit 2 naming COMPAT_JITSI_APP_ID',
-    ),
-    t.rejects(
-      startDaemon({ dataDir: data, env: { ...base, COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, SERVICE_TENANTS_FILE: shortFile } }),
-      /exited \(2\)[\s\S]*tenants\.shorty\.app_secret must hold at least 32 bytes/,
-      "a tenant's short app_secret: exit 2 naming the tenant",
-    ),
-  ]);
+  // A ConfigError at start is what `meetctl serve` exits 2 with, naming it (cli/main.ts; test/cli covers the exit).
+  const { ConfigError } = await builtModule<typeof ConfigErrors>('config/config-error.js');
+  const refusedAtStart = async (env: Record<string, string>, words: RegExp, what: string) => {
+    const err: unknown = await compatAppFor(t, { env }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    t.ok(err instanceof ConfigError, `${what}: a ConfigError (exit 2)`);
+    t.match(err instanceof Error ? err.message : String(err), words, `${what}: naming it`);
+  };
+  await refusedAtStart(
+    { COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' },
+    /COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
+    'COMPAT_JITSI_APP_SECRET of 31 bytes',
+  );
+  await refusedAtStart(
+    { COMPAT_JITSI_APP_SECRET: mainSecret },
+    /COMPAT_JITSI_APP_ID must be set with COMPAT_JITSI_APP_SECRET/,
+    'a secret with no issuer to accept',
+  );
+  await refusedAtStart(
+    { COMPAT_JITSI_APP_ID: mainAppId, COMPAT_JITSI_APP_SECRET: mainSecret, SERVICE_TENANTS_FILE: shortFile },
+    /tenants\.shorty\.app_secret must hold at least 32 bytes/,
+    "a tenant's short app_secret",
+  );
 
   const file = tenantsFile(t, registry);
-  const daemon = await compatInProcessFor(t, {
-    COMPAT_JITSI_APP_ID: mainAppId,
-    COMPAT_JITSI_APP_SECRET: mainSecret,
-    COMPAT_FRONTEND_URL: frontend,
-    SERVICE_TENANTS_FILE: file,
+  const daemon = await compatAppFor(t, {
+    env: {
+      COMPAT_JITSI_APP_ID: mainAppId,
+      COMPAT_JITSI_APP_SECRET: mainSecret,
+      COMPAT_FRONTEND_URL: frontend,
+      SERVICE_TENANTS_FILE: file,
+    },
   });
   const temp = `${file}.tmp`;
   writeFileSync(temp, registry.replace(acmeSecret, 'short-acme-secret'));

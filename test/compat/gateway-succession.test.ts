@@ -4,9 +4,10 @@
 // participant sends (a session token claiming a role, a live message) makes her a moderator.
 import { rmSync } from 'node:fs';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
 import { loadOrCreateSigningKey } from '../../src/daemon/signing-key.js';
 import { TokenService } from '../../src/engine/tokens/token-service.js';
-import { compatDaemonFor, roomAndToken, type CompatDaemon } from '../helpers/compat.js';
+import { roomAndToken, type CompatServer } from '../helpers/compat.js';
 import { tempDataDir } from '../helpers/daemon.js';
 import { connectLive, waitingUntil } from '../helpers/live.js';
 import { admittedSession, asSession, Browser, claimsOf, waitingApi, type Session } from '../helpers/waiting.js';
@@ -14,7 +15,7 @@ import { admittedSession, asSession, Browser, claimsOf, waitingApi, type Session
 const frontend = 'http://frontend.test';
 
 /** GET /videoconf/{room} without a token, following the 302 to the join token `t`. */
-async function arrive(daemon: CompatDaemon, room: string, displayName: string): Promise<{ roomId: string; token: string }> {
+async function arrive(daemon: CompatServer, room: string, displayName: string): Promise<{ roomId: string; token: string }> {
   const response = await fetch(`${daemon.compatUrl}/videoconf/${encodeURIComponent(room)}?${new URLSearchParams({ displayName })}`, {
     redirect: 'manual',
     signal: AbortSignal.timeout(10_000),
@@ -26,12 +27,15 @@ async function arrive(daemon: CompatDaemon, room: string, displayName: string): 
 
 t.test('open room: first moderator, second a guest who waits; the first leaves and the second takes over', async (t) => {
   const dataDir = tempDataDir('meet-succession-');
-  const daemon = await compatDaemonFor(t, {
-    SERVICE_DATA_DIR: dataDir,
-    COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
-    // Anonymous arrivals count as guests: with a moderator present they wait.
-    COMPAT_JITSI_WAITING_ROOM: 'guests',
-    COMPAT_FRONTEND_URL: frontend,
+  const daemon = await compatAppFor(t, {
+    env: {
+      SERVICE_DATA_DIR: dataDir,
+      COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
+      // Anonymous arrivals count as guests: with a moderator present they wait.
+      COMPAT_JITSI_WAITING_ROOM: 'guests',
+      COMPAT_FRONTEND_URL: frontend,
+    },
+    listen: true,
   });
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -2,8 +2,10 @@
 // meeting's guestPolicy decides for her (ALLOW, WAIT for a moderator, DENY); joins without it
 // and moderators enter directly whatever the policy.
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { injectFetch } from '../helpers/inject-fetch.js';
 import type { Tap } from '../helpers/api.js';
-import { assertFailed, assertSuccess, claimsOf, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken, type CompatDaemon } from '../helpers/compat.js';
+import { assertFailed, assertSuccess, claimsOf, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
 import { asSession, Browser } from '../helpers/waiting.js';
 
 const secret = 'guest-joins-secret-40d1';
@@ -15,7 +17,7 @@ async function joinAs(t: Tap, api: ConfapiClient, meetingId: string, extra: [str
 }
 
 t.test('guest=true under each guestPolicy', async (t) => {
-  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d: CompatServer = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret } });
   const api = new ConfapiClient(d.compatUrl, secret);
   for (const policy of ['ALWAYS_ACCEPT', 'ASK_MODERATOR', 'ALWAYS_DENY', 'ALWAYS_ACCEPT_AUTH']) {
     assertSuccess(
@@ -90,7 +92,7 @@ t.test('guest=true under each guestPolicy', async (t) => {
     t.equal(answer.xml.guestStatus, 'DENY');
     t.equal(answer.xml.messageKey, 'guestDeny');
     t.notMatch(answer.text, /[?&]t=/, 'no join token is handed out');
-    const page = await fetch(
+    const page = await injectFetch(
       api.url('join', [
         ['meetingID', 'ALWAYS_DENY'],
         ['fullName', 'Gina'],

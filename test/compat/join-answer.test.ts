@@ -3,7 +3,8 @@
 // moderator (getMeetingInfo), the attendee one a viewer; join with redirect=false carries
 // auth_token and session_token in upstream order, new ones for every join.
 import t from 'tap';
-import { assertFailed, assertSuccess, attendeesOf, claimsOf, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken } from '../helpers/compat.js';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { assertFailed, assertSuccess, attendeesOf, claimsOf, ConfapiClient, roomAndToken, startWithToken } from '../helpers/compat.js';
 
 const secret = 'join-answer-secret-0123456789';
 
@@ -13,7 +14,7 @@ function elementOrder(text: string): string[] {
 }
 
 t.test('generated passwords and join tokens', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' } });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha1', 'sorted');
 
   const created = await api.get('create', [

@@ -3,7 +3,8 @@
 // connected clients as System, end disconnects everyone.
 import WebSocket from 'ws';
 import t from 'tap';
-import { assertSuccess, attendeesOf, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken } from '../helpers/compat.js';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { assertSuccess, attendeesOf, ConfapiClient, roomAndToken, startWithToken } from '../helpers/compat.js';
 import { textOf } from '../helpers/live.js';
 
 const secret = 'live-wiring-secret-91ab';
@@ -49,7 +50,7 @@ async function connect(wsBase: string, roomId: string, session: string): Promise
 }
 
 t.test('the meeting API over the live connection', async (t) => {
-  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret }, listen: true });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256', 'sorted');
   const created = await api.get('create', [
     ['meetingID', 'live-1'],

@@ -3,13 +3,14 @@
 // reaches an allow-listed local receiver → isMeetingRunning false.
 import { join } from 'node:path';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { injectFetch } from '../helpers/inject-fetch.js';
 import { SqliteCompatStore } from '../../src/compat/store/compat-store.js';
 import {
   assertFailed,
   assertSuccess,
   attendeesOf,
   claimsOf,
-  compatDaemonFor,
   ConfapiClient,
   fetchAnswer,
   receiverFor,
@@ -37,10 +38,12 @@ function elementOrder(text: string): string[] {
 
 t.test('the meeting API end to end', async (t) => {
   const receiver = await receiverFor(t);
-  const d = await compatDaemonFor(t, {
-    COMPAT_API_SHARED_SECRET: secret,
-    COMPAT_FRONTEND_URL: frontend,
-    COMPAT_CALLBACK_ALLOW: '127.0.0.1',
+  const d = await compatAppFor(t, {
+    env: {
+      COMPAT_API_SHARED_SECRET: secret,
+      COMPAT_FRONTEND_URL: frontend,
+      COMPAT_CALLBACK_ALLOW: '127.0.0.1',
+    },
   });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha256', 'percent');
   const meetingID = 'course-42 [group 7]';
@@ -145,7 +148,7 @@ t.test('the meeting API end to end', async (t) => {
   t.test('the room makes bare-link guests wait (guestPolicy ASK_MODERATOR) but the join link enters directly', async (t) => {
     const room = await d.api(`/api/rooms/${roomId}`).then((r) => r.json());
     t.match(room, { waiting_room: 'guests', waiting_room_mode: 'approval' }, 'ASK_MODERATOR maps to guests with approval');
-    const bare = await fetch(`${d.url}/room/${roomId}/start`, {
+    const bare = await injectFetch(`${d.url}/room/${roomId}/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Bare guest' }),
@@ -235,7 +238,7 @@ t.test('the meeting API end to end', async (t) => {
   });
 
   t.test('learningDashboard: JSON session data with her attendance', async (t) => {
-    const response = await fetch(api.url('learningDashboard', [['meetingID', meetingID]]));
+    const response = await injectFetch(api.url('learningDashboard', [['meetingID', meetingID]]));
     t.match(response.headers.get('content-type'), /^application\/json/);
     const body = (await response.json()) as { response: { returncode: string; data: string } };
     t.equal(body.response.returncode, 'SUCCESS');

@@ -1,12 +1,14 @@
-// Issue 11 point 1 against the real daemon (in this process, spawned where it is killed): a meeting-API meeting cannot be entered by someone
+// Issue 11 point 1 against the engine and module built in this process (spawned where it is killed): a meeting-API meeting cannot be entered by someone
 // who only knows its meetingID. Its engine room id is random, a bare arrival meets the guest
 // policy, `end` closes the room for good (join links issued before included), a re-create
 // makes a new room, and /exists tells a caller without a token nothing.
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { compatAppFor } from '../helpers/compat-app.js';
+import { injectFetch } from '../helpers/inject-fetch.js';
 import { dataDirFor, type Tap } from '../helpers/api.js';
 import { stopDaemon } from '../helpers/daemon.js';
-import { assertSuccess, compatDaemonFor, compatInProcessFor, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
+import { assertSuccess, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../helpers/compat.js';
 
 const secret = 'room-secrecy-secret-5b2e';
 
@@ -14,7 +16,7 @@ const secret = 'room-secrecy-secret-5b2e';
 const derived = (meetingId: string) => `cf-${createHash('sha256').update(`primary\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
 
 async function bare(d: CompatServer, roomId: string, path: 'start' | 'knock' = 'start'): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${d.url}/room/${encodeURIComponent(roomId)}/${path}`, {
+  const response = await injectFetch(`${d.url}/room/${encodeURIComponent(roomId)}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Intruder' }),
@@ -23,7 +25,7 @@ async function bare(d: CompatServer, roomId: string, path: 'start' | 'knock' = '
 }
 
 async function exists(d: CompatServer, roomId: string, token?: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${d.url}/room/${encodeURIComponent(roomId)}/exists${token ? `?t=${encodeURIComponent(token)}` : ''}`);
+  const response = await injectFetch(`${d.url}/room/${encodeURIComponent(roomId)}/exists${token ? `?t=${encodeURIComponent(token)}` : ''}`);
   return { status: response.status, text: await response.text() };
 }
 
@@ -39,7 +41,7 @@ async function joinLink(api: ConfapiClient, meetingId: string, role: 'VIEWER' | 
 }
 
 async function rig(t: Tap, dataDir = dataDirFor(t)) {
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_DATA_DIR: dataDir });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret }, dataDir });
   return { d, api: new ConfapiClient(d.compatUrl, secret) };
 }
 

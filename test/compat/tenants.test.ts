@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Tap } from '../helpers/api.js';
 import { parseRegistry, RegistryError } from '../../src/compat/tenants/parse.js';
-import { startDaemon } from '../helpers/daemon.js';
-import { installTestLicence } from '../helpers/licence.js';
-import { assertFailed, assertSuccess, compatInProcessFor, ConfapiClient, logMatch } from '../helpers/compat.js';
+import type * as ConfigErrors from '../../src/config/config-error.js';
+import { assertFailed, assertSuccess, ConfapiClient, logMatch } from '../helpers/compat.js';
+import { builtModule, compatAppFor } from '../helpers/compat-app.js';
 
 const primary = 'primary-secret-aaaaaaaaaaaa';
 const secretA = 'tenant-a-secret-bbbbbbbbbbbb';
@@ -43,21 +43,21 @@ async function eventually(t: Tap, what: string, check: () => Promise<boolean>, w
 }
 
 /**
- * A spawned daemon whose tenants file holds `text`; licensed, so the module starts and reads
- * the registry (an unlicensed one would not get that far).
+ * What building the module (as the daemon starts it) throws when its tenants file holds `text`;
+ * licensed, so the module starts and reads the registry (an unlicensed one would not get that
+ * far). A ConfigError is what `meetctl serve` exits 2 with (start-refused.test.ts runs that process).
  */
-async function startWithTenantsFile(t: Tap, text: string): Promise<unknown> {
+async function startWithTenantsFile(t: Tap, text: string): Promise<{ configError: boolean; message: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'meet-tenants-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
   writeFileSync(file, text);
-  const data = mkdtempSync(join(tmpdir(), 'meet-data-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  const licence = await installTestLicence(data);
-  return startDaemon({
-    dataDir: data,
-    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file, ...licence },
-  });
+  const { ConfigError } = await builtModule<typeof ConfigErrors>('config/config-error.js');
+  const err: unknown = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file } }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  return { configError: err instanceof ConfigError, message: err instanceof Error ? err.message : String(err) };
 }
 
 t.test('unit: the registry format', async (t) => {
@@ -145,7 +145,7 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
   writeFileSync(file, registryText({ a: secretA, b: secretB }));
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file } });
   const p = new ConfapiClient(d.compatUrl, primary);
   const a = new ConfapiClient(d.compatUrl, secretA, 'sha256', 'sorted');
   const b = new ConfapiClient(d.compatUrl, secretB, 'sha512', 'percent');
@@ -249,20 +249,22 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
 });
 
 t.test("issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field", async (t) => {
-  const started = startWithTenantsFile(
+  const started = await startWithTenantsFile(
     t,
     `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`,
   );
-  await t.rejects(started, /exited \(2\)[\s\S]*tenants\.rogue\.app_id "acme" is the id of tenant acme/, 'exit 2 naming the tenant and its app_id');
+  t.ok(started.configError, 'a ConfigError: exit 2');
+  t.match(started.message, /tenants\.rogue\.app_id "acme" is the id of tenant acme/, 'naming the tenant and its app_id');
 });
 
 t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (t) => {
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: primary });
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: primary } });
   assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret');
   assertFailed(t, await new ConfapiClient(d.compatUrl, secretA).get('getMeetings'), 'checksumError', "a tenant's correct secret");
 });
 
 t.test('a broken registry at start stops the daemon with exit code 2', async (t) => {
-  const started = startWithTenantsFile(t, '[tenants.a]\napi_secret = ');
-  await t.rejects(started, /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'exit 2 naming the file, line and column');
+  const started = await startWithTenantsFile(t, '[tenants.a]\napi_secret = ');
+  t.ok(started.configError, 'a ConfigError: exit 2');
+  t.match(started.message, /SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/, 'naming the file, line and column');
 });

@@ -7,6 +7,7 @@ import { daemonFor, type Tap } from './api.js';
 import { tempDataDir, type Daemon } from './daemon.js';
 import { installTestLicence } from './licence.js';
 import { inProcessDaemonFor, type InProcessDaemon } from './in-process-daemon.js';
+import { injectFetch } from './inject-fetch.js';
 import type { DaemonOptions } from '../../src/daemon/run.js';
 
 /** A daemon with the compat listener, spawned or in this process; `compatUrl` is where the meeting API answers. */
@@ -139,7 +140,7 @@ export class ConfapiClient {
 }
 
 export async function fetchAnswer(url: string, init: RequestInit = {}): Promise<ConfapiAnswer> {
-  const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000), ...init });
+  const response = await injectFetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000), ...init });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, xml: await parseXml(text) };
 }
@@ -208,7 +209,7 @@ export async function receiverFor(t: Tap, status = 200): Promise<{ url: string; 
 
 /** Enters a room on the engine listener with a join token (what the web client does first). */
 export async function startWithToken(daemon: Pick<Daemon, 'url'>, roomId: string, token: string, name = 'Typed name'): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${daemon.url}/room/${encodeURIComponent(roomId)}/start`, {
+  const response = await injectFetch(`${daemon.url}/room/${encodeURIComponent(roomId)}/start`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name, t: token }),

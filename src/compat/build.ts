@@ -1,0 +1,250 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/config-error.js';
+import type { Config } from '../config/settings.js';
+import type { LockSettings } from '../engine/live/meeting-locks.js';
+import type { EngineServices } from '../engine/services.js';
+import type { AccessLogOptions } from '../platform/access-log.js';
+import { buildCompatApp } from './app.js';
+import { MeetingAnswerCache } from './confapi/answer-cache.js';
+import { CachedCompatStore } from './confapi/cached-store.js';
+import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
+import type { ConfapiDeps } from './confapi/context.js';
+import { CompatMeetings } from './confapi/meetings.js';
+import type { ChatRecord, CompatMeeting, RecordingRecord } from './confapi/model.js';
+import { TargetGuard } from './confapi/target-guard.js';
+import { meetingLiveView, type MeetingLiveView } from './live-view.js';
+import { SqliteCompatStore } from './store/compat-store.js';
+import { primaryOnly, RegistryError } from './tenants/parse.js';
+import { TenantRegistry } from './tenants/registry.js';
+import { watchTenants, type TenantWatch } from './tenants/watch.js';
+import { checkGatewayConfig, GatewayKeys, gatewayActive, primaryAppIdOf } from './videoconf/gateway-keys.js';
+import { gatewayScope } from './videoconf/gateway-rooms.js';
+
+/** Join tokens made by `join` live this long: the platform sends the browser on at once. */
+export const joinTokenTtlSecs = 15 * 60;
+
+/** How often open meetings are compared with the engine (emptied, duration over, unused). */
+const sweepIntervalMs = 1000;
+
+export type CompatConfig = Pick<
+  Config,
+  | 'compatEnabled'
+  | 'compatHttpAddr'
+  | 'compatFrontendUrl'
+  | 'compatApiSharedSecret'
+  | 'compatApiDataDir'
+  | 'compatDefaultRecord'
+  | 'compatDefaultGuestPolicy'
+  | 'compatCallbackAllow'
+  | 'compatTenantHostSuffix'
+  | 'jitsiAppId'
+  | 'jitsiAppSecret'
+  | 'jitsiAcceptedIssuers'
+  | 'jitsiAcceptedAudiences'
+  | 'jitsiAllowAnonymous'
+  | 'jitsiWaitingRoom'
+  | 'jitsiOpenRoomsPerClient'
+  | 'tenantsFile'
+  | 'waitingRoom'
+  | 'waitingRoomMode'
+  | 'trustedProxies'
+>;
+
+export interface CompatOptions {
+  readonly callbacks?: CallbackOptions;
+  readonly live?: MeetingLiveView;
+  /** The daemon's request log policy and summary, shared with the engine listener. */
+  readonly accessLog?: AccessLogOptions;
+}
+
+/** What the module offers the rest of the process whether or not it listens. */
+export interface CompatParts {
+  /** The tenant registry (the embed gateway reads app ids and secrets from it). */
+  readonly tenants: TenantRegistry | null;
+  /** Replaces the view of the live connection (tests give one whose media state they choose). */
+  setLiveView(view: MeetingLiveView): void;
+  /** The lock settings a meeting-API meeting asked for in this room, or null when none lives there. */
+  locksFor(roomId: string): LockSettings | null;
+  /** What create said about the room's meeting beyond locks (mute on start, welcome). */
+  meetingIn(roomId: string): CompatMeeting | null;
+  /** The System chat messages posted through sendChatMessage in the room's current meeting. */
+  systemChat(roomId: string): ChatRecord[];
+  /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
+  recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
+  stop(): Promise<void>;
+}
+
+/** The module built and not listening: its app answers `inject`, and nothing runs until `run()`. */
+export interface BuiltCompat extends CompatParts {
+  readonly app: FastifyInstance;
+  /** One comparison of open meetings with the engine, what the running module does every second. */
+  sweep(): void;
+  /** Starts the timed work: the sweep every second and the callback queue. */
+  run(): void;
+  /** What the listener's start line reports. */
+  summary(): { confapi: boolean; videoconf: boolean; tenants: number; openMeetings: number };
+}
+
+function tenantsFileError(file: string, err: unknown): unknown {
+  if (!(err instanceof RegistryError)) return err;
+  const where = err.line !== null ? `:${err.line}:${err.column}` : '';
+  return new ConfigError(`SERVICE_TENANTS_FILE ${file}${where}: ${err.message}`);
+}
+
+/**
+ * Builds the compat module on the engine's services and clock, without listening: its store,
+ * the tenant registry (watched when SERVICE_TENANTS_FILE is set), the callback queue and the
+ * app for both surfaces; rooms of ended meetings are closed and open ones unlisted before it
+ * returns. A broken registry is a ConfigError (the daemon exits 2 naming the file, line and
+ * column). The caller decides whether the module is active (module.ts compatActive).
+ */
+export async function buildCompat(config: CompatConfig, services: EngineServices, log: Logger, options: CompatOptions = {}): Promise<BuiltCompat> {
+  const clock = services.clock;
+  const apiActive = config.compatApiSharedSecret !== null;
+  const videoconfActive = gatewayActive(config);
+  if (videoconfActive) checkGatewayConfig(config);
+
+  let watch: TenantWatch | null = null;
+  let registry: TenantRegistry | null = null;
+  if (apiActive || videoconfActive) {
+    if (config.tenantsFile !== null) {
+      try {
+        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, log, clock, primaryAppIdOf(config));
+      } catch (err) {
+        throw tenantsFileError(config.tenantsFile, err);
+      }
+      registry = watch.registry;
+    } else {
+      registry = new TenantRegistry(primaryOnly(config.compatApiSharedSecret), clock);
+    }
+  }
+
+  let live: MeetingLiveView = options.live ?? meetingLiveView(services.live, services.stats);
+  // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
+  let store: CachedCompatStore | null;
+  try {
+    store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
+  } catch (err) {
+    // A database this code must not open (newer schema, unreadable): the tenants watch would keep the refused process alive.
+    await watch?.close();
+    throw err;
+  }
+  const tenantSecret = (tenantId: string): string | null => registry?.current().byId.get(tenantId)?.apiSecret ?? null;
+  const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), log, options.callbacks, tenantSecret) : null;
+  const meetings =
+    store && callbacks
+      ? new CompatMeetings({
+          store,
+          rooms: services.rooms,
+          meetings: services.meetings,
+          clock,
+          policy: config,
+          callbacks,
+          live: () => live,
+          tenantSecret,
+          onError: (err) => log.error({ err }, 'compat sweep failed'),
+        })
+      : null;
+
+  const deps: ConfapiDeps | null =
+    store && meetings
+      ? {
+          meetings,
+          store,
+          infoAnswers: new MeetingAnswerCache(),
+          tokens: services.tokens,
+          live: () => live,
+          engineMeetings: services.meetings,
+          clock,
+          frontendUrl: config.compatFrontendUrl,
+          defaultRecord: config.compatDefaultRecord,
+          defaultGuestPolicy: config.compatDefaultGuestPolicy,
+          joinTokenTtlSecs,
+        }
+      : null;
+
+  let stopped = false;
+  const locksFor = (roomId: string): LockSettings | null => {
+    if (stopped) return null;
+    const meeting = store?.openMeetingInRoom(roomId);
+    if (!meeting) return null;
+    const locks = meeting.settings.lockSettings;
+    return {
+      mic: locks.lockSettingsDisableMic === true,
+      cam: locks.lockSettingsDisableCam === true,
+      camsModeratorsOnly: meeting.settings.webcamsOnlyForModerator,
+    };
+  };
+  // A meeting's first lock settings come from its create call (the media side enforces them).
+  if (store) {
+    services.live.setLockDefaults(locksFor);
+    services.live.setMuteOnStart((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
+  }
+
+  // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
+  meetings?.reconcileRooms();
+  const videoconf = videoconfActive
+    ? {
+        keys: new GatewayKeys(config, registry),
+        rooms: services.rooms,
+        tokens: services.tokens,
+        clock,
+        frontendUrl: config.compatFrontendUrl,
+        allowAnonymous: config.jitsiAllowAnonymous,
+        waitingRoom: gatewayScope(config.jitsiWaitingRoom, config.waitingRoom),
+        joinTokenTtlSecs,
+        openRoomsPerClient: config.jitsiOpenRoomsPerClient,
+      }
+    : null;
+  const app = await buildCompatApp(
+    { confapi: apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null, videoconf },
+    {
+      loggerInstance: log,
+      trustedProxies: config.trustedProxies,
+      frontendUrl: config.compatFrontendUrl,
+      ...(options.accessLog ? { accessLog: options.accessLog } : {}),
+    },
+  );
+  let sweeper: NodeJS.Timeout | null = null;
+
+  return {
+    app,
+    tenants: registry,
+    sweep: () => meetings?.sweep(),
+    run() {
+      if (stopped || sweeper) return;
+      if (meetings) {
+        sweeper = setInterval(() => meetings.sweep(), sweepIntervalMs);
+        sweeper.unref();
+      }
+      callbacks?.start();
+    },
+    summary: () => ({ confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }),
+    setLiveView(view) {
+      live = view;
+    },
+    locksFor,
+    meetingIn(roomId) {
+      return stopped ? null : (store?.openMeetingInRoom(roomId) ?? null);
+    },
+    systemChat(roomId) {
+      const meeting = stopped ? null : store?.openMeetingInRoom(roomId);
+      return meeting && store ? store.chatOf(meeting.internalId) : [];
+    },
+    async recordingReady(internalMeetingId, recording) {
+      const meeting = store?.meeting(internalMeetingId) ?? null;
+      if (!meeting || !meetings) return null;
+      return meetings.recordingReady(meeting, recording);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (sweeper) clearInterval(sweeper);
+      await app.close();
+      await callbacks?.stop();
+      await watch?.close();
+      store?.close();
+    },
+  };
+}
