@@ -1,7 +1,7 @@
 // The settings table of docs/configuration.md, rendered from src/config/settings.ts (through the
 // build in dist/, so run `npm run build` first). Without an argument it prints the table; --write
 // puts it in docs/configuration.md between its markers; --check exits 1 when that copy differs
-// (the house test test/house/settings-table.test.ts makes the same comparison).
+// (the house test test/unit/house/settings-table.test.ts makes the same comparison).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

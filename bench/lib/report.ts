@@ -1,6 +1,6 @@
 /**
  * Pure helpers of the bench: ratios, the issue's targets, and the table. No I/O here, so
- * test/bench/report.test.ts can run them without a daemon.
+ * test/unit/bench/report.test.ts can run them without a daemon.
  */
 
 /** One scenario as measured (after its warm-up). */

@@ -2,7 +2,7 @@
  * The meeting as the page knows it, kept by a reducer: the live socket's messages and her own
  * gestures in, the next state and what the view must do out. No DOM, no timers, no words: an
  * announcement is named (`Said`) and the view finds its sentence in the catalogue, so this runs
- * and is tested in Node (test/web/state/meeting.test.ts).
+ * and is tested in Node (test/unit/web/state/meeting.test.ts).
  */
 import type { ChatMessage, IceServer, LiveErrorCode, Locks, MediaKind, ParticipantView, ServerMessage, SignalData } from '../../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../../protocol/locks.js';

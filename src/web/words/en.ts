@@ -3,7 +3,7 @@ import type { LiveErrorCode } from '../../protocol/live.js';
 /**
  * Every word the page shows or speaks, in English: the shape every other catalogue must have
  * (de.ts is typed `Words`, so a missing or extra key does not compile). A `{name}` in a text is
- * filled by `fill` (words/index.ts); test/web/words.test.ts holds each language to the same
+ * filled by `fill` (words/index.ts); test/unit/web/words.test.ts holds each language to the same
  * placeholders per key.
  */
 export const en = {

@@ -1,0 +1,348 @@
+// Issue 5 points 5, 7, 9-12, 14 in one process under a fake clock: duration, emptying and
+// unused meetings end and fire the end callback; guestPolicy under each instance policy; the
+// live-view seam (audio/video, System chat, locks); recordings and the recording-ready sender.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jwtVerify } from 'jose';
+import { pino } from 'pino';
+import t from 'tap';
+import type { Tap } from '../../helpers/api.js';
+import type { MeetingLiveView } from '../../../src/compat/live-view.js';
+import { startCompat, type CompatModule } from '../../../src/compat/module.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { openServices, type Services } from '../../../src/daemon/services.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { assertFailed, assertSuccess, attendeesOf, ConfapiClient, receiverFor } from '../../helpers/compat.js';
+
+const secret = 'lifecycle-secret-77c1e0';
+
+interface Rig {
+  readonly clock: FakeClock;
+  readonly services: Services;
+  readonly compat: CompatModule;
+  readonly api: ConfapiClient;
+}
+
+async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'meet-compat-'));
+  const config = loadConfig({
+    env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1', ...env },
+    configFile: null,
+  });
+  const clock = new FakeClock();
+  const services = openServices(config, clock);
+  const compat = await startCompat(config, services, pino({ level: 'silent' }), { callbacks: { retryDelaysMs: [0, 50] } });
+  if (!compat) throw new Error('compat did not start');
+  t.teardown(async () => {
+    await compat.stop();
+    services.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { clock, services, compat, api: new ConfapiClient(compat.url, secret) };
+}
+
+/** The engine room of an open meeting, as its join link names it. */
+async function roomOf(api: ConfapiClient, meetingId: string): Promise<string> {
+  const joined = await api.get('join', [
+    ['meetingID', meetingId],
+    ['fullName', 'Probe'],
+    ['role', 'VIEWER'],
+    ['redirect', 'false'],
+  ]);
+  return decodeURIComponent(new URL(String(joined.xml.url)).pathname.split('/')[2]!);
+}
+
+async function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
+  const result = await services.waiting.start({ roomId, name, claims: { role, source: 'lms', name }, clientKey: 'test' });
+  if (result.status !== 'joined') throw new Error(`${name} did not enter: ${result.status}`);
+  return result.participant;
+}
+
+t.test('a meeting ends by duration, by emptying, or unused; each end fires the callback once', async (t) => {
+  const receiver = await receiverFor(t);
+  const { clock, services, api } = await rig(t);
+  const endUrl = (id: string) => ['meta_endCallbackUrl', `${receiver.url}/end/${id}`] as [string, string];
+
+  t.test('duration', async (t) => {
+    assertSuccess(t, await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]), 'create duration=1');
+    const room = await roomOf(api, 'dur');
+    await enter(services, room, 'moderator', 'Mia');
+    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
+    clock.advance(59_000);
+    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'still running after 59 s');
+    clock.advance(2_000);
+    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'false', 'over after a minute');
+    t.equal(services.meetings.current(room), null, 'the engine meeting was ended: everyone is out');
+    const callback = await receiver.next();
+    t.equal(new URL(callback.url, receiver.url).searchParams.get('meetingID'), 'dur', 'the end callback names the meeting');
+  });
+
+  t.test('emptying', async (t) => {
+    assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
+    const p = await enter(services, await roomOf(api, 'empty'), 'participant', 'Pat');
+    t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
+    services.meetings.leave(p.participantId);
+    t.equal((await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running, 'false', 'nobody present: not running');
+    assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'empty']]), 'but it exists');
+    clock.advance(301_000);
+    services.waiting.sweep();
+    const info = await api.get('getMeetingInfo', [['meetingID', 'empty']]);
+    t.not(info.xml.endTime, '0', 'ended once the engine closed the emptied meeting');
+    t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not forcibly');
+    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings');
+    const callback = await receiver.next();
+    t.match(callback.url, /^\/end\/empty\?meetingID=empty&recordingmarks=false$/);
+  });
+
+  t.test('unused', async (t) => {
+    assertSuccess(t, await api.get('create', [['meetingID', 'unused'], endUrl('unused')]), 'create');
+    clock.advance(59 * 60_000);
+    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'unused', 'listed after 59 minutes');
+    clock.advance(2 * 60_000);
+    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after an hour nobody came');
+    t.match((await receiver.next()).url, /^\/end\/unused\?/);
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(receiver.received.length, 3, 'one callback per end, no more');
+  });
+});
+
+t.test('guestPolicy maps to the room; join links never wait', async (t) => {
+  t.test('instance optional', async (t) => {
+    const { services, api } = await rig(t);
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'open'],
+        ['guestPolicy', 'ALWAYS_ACCEPT'],
+      ]),
+      'ALWAYS_ACCEPT',
+    );
+    t.match(services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'ask'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'ASK_MODERATOR',
+    );
+    t.match(services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
+    await enter(services, await roomOf(api, 'ask'), 'participant', 'Platform user');
+    t.pass('a platform arrival enters directly');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'deny'],
+        ['guestPolicy', 'ALWAYS_DENY'],
+      ]),
+      'ALWAYS_DENY',
+    );
+    const denied = await roomOf(api, 'deny');
+    t.match(services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
+    await t.rejects(services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' }, 'a bare-link guest is refused');
+    await enter(services, denied, 'participant', 'Platform user');
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'auth'],
+        ['guestPolicy', 'ALWAYS_ACCEPT_AUTH'],
+      ]),
+      'ALWAYS_ACCEPT_AUTH',
+    );
+    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'auth'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest asks');
+  });
+
+  t.test('the default comes from [modules.compat] default_guest_policy', async (t) => {
+    const { services, api } = await rig(t, { COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR' });
+    assertSuccess(t, await api.get('create', [['meetingID', 'dflt']]), 'create without guestPolicy');
+    t.match(services.rooms.get(await roomOf(api, 'dflt')), { waitingRoom: 'guests' });
+  });
+
+  t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
+    const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'forced', SERVICE_WAITING_ROOM_MODE: 'until_moderator' });
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'forced'],
+        ['guestPolicy', 'ALWAYS_ACCEPT'],
+      ]),
+      'create',
+    );
+    t.match(services.rooms.get(await roomOf(api, 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'forced2'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'ASK_MODERATOR under a fixed mode',
+    );
+    await enter(services, await roomOf(api, 'forced'), 'participant', 'Viewer');
+    t.pass('a viewer with a join token enters without a moderator present');
+  });
+
+  t.test('instance off: no waiting room, so a guest who would have to ask is refused', async (t) => {
+    const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'off' });
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'off'],
+        ['guestPolicy', 'ASK_MODERATOR'],
+      ]),
+      'create',
+    );
+    const room = await roomOf(api, 'off');
+    t.match(services.rooms.get(room), { waitingRoom: 'off', entry: 'token' });
+    await t.rejects(services.waiting.start({ roomId: room, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' });
+    t.equal((await api.get('getMeetingInfo', [['meetingID', 'off']])).xml.returncode, 'SUCCESS');
+  });
+});
+
+t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async (t) => {
+  const { services, compat, api } = await rig(t);
+  const posted: [string, string][] = [];
+  assertSuccess(
+    t,
+    await api.get('create', [
+      ['meetingID', 'live'],
+      ['lockSettingsDisableMic', 'true'],
+      ['webcamsOnlyForModerator', 'true'],
+      ['muteOnStart', 'true'],
+    ]),
+    'create with locks',
+  );
+  const roomId = await roomOf(api, 'live');
+  const mod = await enter(services, roomId, 'moderator', 'Mod');
+  const viewer = await enter(services, roomId, 'participant', 'Vi');
+  const view: MeetingLiveView = {
+    attendees: (room) =>
+      services.meetings.present(room).map((p) => ({
+        participantId: p.participantId,
+        name: p.name,
+        role: p.role,
+        audio: p.role === 'moderator',
+        video: true,
+        screen: false,
+        connected: true,
+      })),
+    postSystemChat: (room, text) => {
+      posted.push([room, text]);
+      return true;
+    },
+    activity: () => new Map([[viewer.participantId, { talkTimeMs: 4200, webcams: [{ startedOn: 1, stoppedOn: 2 }], messages: 3 }]]),
+  };
+  compat.setLiveView(view);
+  const info = (await api.get('getMeetingInfo', [['meetingID', 'live']])).xml;
+  t.equal(info.participantCount, '2');
+  t.equal(info.moderatorCount, '1');
+  t.equal(info.voiceParticipantCount, '1');
+  t.equal(info.videoCount, '2');
+  const byName = Object.fromEntries(attendeesOf(info).map((a) => [a.fullName, a]));
+  t.match(byName.Mod, { role: 'MODERATOR', hasJoinedVoice: 'true', hasVideo: 'true' });
+  t.match(byName.Vi, { role: 'VIEWER', hasJoinedVoice: 'false', hasVideo: 'true' });
+  assertSuccess(
+    t,
+    await api.get('sendChatMessage', [
+      ['meetingID', 'live'],
+      ['message', 'Hello all'],
+    ]),
+    'sendChatMessage',
+  );
+  t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
+  t.match(compat.systemChat(roomId), [{ sender: 'System', text: 'Hello all', delivered: true }], 'and the module kept it');
+  t.same(compat.locksFor(roomId), { mic: true, cam: false, camsModeratorsOnly: true }, 'locks for the media side');
+  t.equal(compat.meetingIn(roomId)?.settings.muteOnStart, true, 'muteOnStart for the media side');
+  t.equal(compat.locksFor('no-such-room'), null);
+  const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then((r) => r.json() as Promise<{ response: { data: string } }>);
+  const users = Object.values(JSON.parse(dashboard.response.data).users as Record<string, any>);
+  t.match(
+    users.find((u) => u.name === 'Vi'),
+    { talk: { totalTime: 4200 }, webcams: [{ startedOn: 1, stoppedOn: 2 }], totalOfMessages: 3 },
+    'activity in the dashboard',
+  );
+  t.equal(users.length, 2);
+  void mod;
+});
+
+t.test('recordings: local metadata only, and the recording-ready callback', async (t) => {
+  const receiver = await receiverFor(t, 202);
+  const { compat, api } = await rig(t);
+  const empty = await api.get('getRecordings', [['meetingID', 'rec']]);
+  assertSuccess(t, empty, 'getRecordings');
+  t.equal(empty.xml.messageKey, 'noRecordings', 'an empty list with noRecordings');
+  assertFailed(t, await api.get('publishRecordings', [['publish', 'true']]), 'missingParamRecordID', 'publish without recordID');
+  assertFailed(t, await api.get('publishRecordings', [['recordID', 'x']]), 'missingParamPublish', 'publish without publish');
+  assertFailed(
+    t,
+    await api.get('publishRecordings', [
+      ['recordID', 'x'],
+      ['publish', 'true'],
+    ]),
+    'notFound',
+    'publish an unknown recording',
+  );
+  assertFailed(t, await api.get('deleteRecordings', [['recordID', 'x']]), 'notFound', 'delete an unknown recording');
+  assertFailed(t, await api.get('updateRecordings', [['recordID', 'x']]), 'notFound', 'update an unknown recording');
+
+  const created = await api.get('create', [
+    ['meetingID', 'rec'],
+    ['meta_bbb-recording-ready-url', `${receiver.url}/ready`],
+  ]);
+  const internalId = created.xml.internalMeetingID as string;
+  assertSuccess(
+    t,
+    await api.get('end', [
+      ['meetingID', 'rec'],
+      ['password', created.xml.moderatorPW],
+    ]),
+    'end',
+  );
+  const recording = await compat.recordingReady(internalId, {
+    recordId: internalId,
+    name: 'rec',
+    published: true,
+    protected: false,
+    startTime: 1,
+    endTime: 2,
+    participants: 1,
+    metadata: [['gl-listed', 'false']],
+  });
+  t.ok(recording, 'recorded for an ended meeting');
+  const ready = await receiver.next();
+  t.equal(ready.method, 'POST');
+  t.equal(ready.url, '/ready');
+  const jwt = new URLSearchParams(ready.body).get('signed_parameters') ?? '';
+  const { payload } = await jwtVerify(jwt, new TextEncoder().encode(secret), { algorithms: ['HS256'] });
+  t.same(payload, { meeting_id: 'rec', record_id: internalId }, "signed with the owning tenant's secret");
+
+  const listed = await api.get('getRecordings', [['meetingID', 'rec,other']]);
+  t.equal(listed.xml.recordings.recording.recordID, internalId, 'getRecordings lists the local entry');
+  t.equal(
+    (
+      await api.get('publishRecordings', [
+        ['recordID', internalId],
+        ['publish', 'false'],
+      ])
+    ).xml.published,
+    'false',
+  );
+  t.equal((await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording.published, 'false', 'unpublished');
+  assertSuccess(
+    t,
+    await api.get('updateRecordings', [
+      ['recordID', internalId],
+      ['meta_gl-listed', 'true'],
+      ['meta_name', ''],
+      ['protect', 'true'],
+    ]),
+    'update',
+  );
+  const updated = (await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording;
+  t.equal(updated.metadata['gl-listed'], 'true');
+  t.equal(updated.protected, 'true');
+  t.equal((await api.get('deleteRecordings', [['recordID', internalId]])).xml.deleted, 'true');
+  t.equal((await api.get('getRecordings', [])).xml.messageKey, 'noRecordings', 'the entry is gone');
+});

@@ -1,0 +1,63 @@
+import t from 'tap';
+import { EngineError } from '../../../../src/engine/errors.js';
+import { ChatLog, chatBounds, checkChatText } from '../../../../src/engine/live/chat-log.js';
+import { MeetingLocks, mayAudio, mayVideo, unlocked } from '../../../../src/engine/live/meeting-locks.js';
+import { FakeClock } from '../../../helpers/fake-clock.js';
+import { MemoryLiveStore } from '../../../helpers/live-fixture.js';
+
+t.test('chat text: 1 to 2000 characters, not blank, kept as typed', async (t) => {
+  t.equal(checkChatText('<img src=x onerror=alert(1)>'), '<img src=x onerror=alert(1)>');
+  t.equal(checkChatText('😀'.repeat(2000)), '😀'.repeat(2000), 'characters, not UTF-16 units');
+  for (const bad of ['', ' \n\t', 'x'.repeat(2001), 42, null]) {
+    t.throws(() => checkChatText(bad), { code: 'invalid_field', field: 'text' }, JSON.stringify(bad)?.slice(0, 20));
+    t.throws(() => checkChatText(bad), EngineError);
+  }
+  t.equal(chatBounds.maxLength, 2000);
+});
+
+t.test('the chat log keeps the latest messages per meeting and writes every one through', async (t) => {
+  const store = new MemoryLiveStore();
+  const clock = new FakeClock();
+  const log = new ChatLog(store, clock, 3);
+  for (const text of ['1', '2', '3', '4']) log.post('m1', { participantId: 'p', name: 'Ann' }, text);
+  log.post('m2', { participantId: null, name: 'System' }, 'other');
+  t.same(
+    log.latest('m1').map((e) => e.text),
+    ['2', '3', '4'],
+  );
+  t.equal(store.chat.length, 5);
+  t.throws(() => log.post('m1', { participantId: 'p', name: 'Ann' }, ''));
+  t.equal(store.chat.length, 5, 'nothing stored for a refused text');
+  log.forget('m1');
+  const fresh = new ChatLog(store, clock, 3);
+  t.same(
+    fresh.latest('m1').map((e) => e.text),
+    ['2', '3', '4'],
+    'reloaded from the store',
+  );
+  t.match(fresh.latest('m2')[0], { participantId: null, name: 'System', at: clock.now().toISOString() });
+});
+
+t.test('locks bind participants only; video locks cover screen sharing', async (t) => {
+  const mic = { ...unlocked, mic: true };
+  t.equal(mayAudio('participant', mic), false);
+  t.equal(mayAudio('moderator', mic), true);
+  t.equal(mayVideo('participant', mic), true);
+  t.equal(mayVideo('participant', { ...unlocked, cam: true }), false);
+  t.equal(mayVideo('participant', { ...unlocked, camsModeratorsOnly: true }), false);
+  t.equal(mayVideo('moderator', { mic: true, cam: true, camsModeratorsOnly: true }), true);
+});
+
+t.test('meeting locks are stored, cached and defaulted once', async (t) => {
+  const store = new MemoryLiveStore();
+  const locks = new MeetingLocks(store, new FakeClock());
+  const meeting = { meetingId: 'm1', roomId: 'r1' };
+  t.same(locks.get(meeting), unlocked);
+  t.equal(store.locks.size, 0, 'nothing stored for the default');
+  locks.setDefaults(() => ({ cam: true }));
+  t.same(locks.get({ meetingId: 'm2', roomId: 'r2' }), { ...unlocked, cam: true });
+  t.same(store.locks.get('m2'), { ...unlocked, cam: true }, 'the first settings are stored');
+  locks.set('m1', { mic: true, cam: false, camsModeratorsOnly: false });
+  locks.forget('m1');
+  t.same(new MeetingLocks(store, new FakeClock()).get(meeting), { mic: true, cam: false, camsModeratorsOnly: false });
+});

@@ -1,0 +1,174 @@
+// The engine's transactions over the store's unit of work (issue 30 point 4): the waiting room
+// and the meetings share them instead of reaching them through MeetingService, queued writes
+// keep their place before any other transaction, memory follows a failed commit back, and the
+// port takes an asynchronous store (PostgreSQL's, next) as well as SQLite's.
+import t from 'tap';
+import { Transactions } from '../../../src/engine/transactions.js';
+import type { UnitOfWork } from '../../../src/engine/unit-of-work.js';
+import { Fixture, api } from '../../helpers/engine-fixture.js';
+import { MemoryStore } from '../../helpers/memory-store.js';
+
+/** A unit of work that records what each commit held, in order. */
+class Journal implements UnitOfWork {
+  readonly commits: string[][] = [];
+  private open: string[] | null = null;
+  failNext = false;
+
+  run<T>(work: () => T): T {
+    if (this.open) return work();
+    const writes: string[] = [];
+    this.open = writes;
+    try {
+      const value = work();
+      if (this.failNext) {
+        this.failNext = false;
+        throw new Error('disk full');
+      }
+      this.commits.push(writes);
+      return value;
+    } finally {
+      this.open = null;
+    }
+  }
+
+  write(what: string): void {
+    if (!this.open) throw new Error(`${what} written outside a unit of work`);
+    this.open.push(what);
+  }
+}
+
+t.test('a queued write is committed before any later transaction, in its own commit', async (t) => {
+  const journal = new Journal();
+  const turns: (() => number)[] = [];
+  const tx = new Transactions(journal, (run) => turns.push(run));
+  const knock = tx.commitGrouped({ write: () => journal.write('knock') });
+  t.same(journal.commits, [], 'queued, not yet committed');
+  tx.atomically(() => journal.write('admit'));
+  t.same(journal.commits, [['knock'], ['admit']], 'the queued knock first: the admission cannot overtake it');
+  await knock;
+  t.equal(
+    turns.splice(0).reduce((n, run) => n + run(), 0),
+    0,
+    'the scheduled group found nothing left to commit',
+  );
+});
+
+t.test('a nested transaction is part of the outer one: one commit', async (t) => {
+  const journal = new Journal();
+  const tx = new Transactions(journal);
+  tx.atomically(() => {
+    journal.write('a');
+    tx.atomically(() => journal.write('b'));
+  });
+  t.same(journal.commits, [['a', 'b']]);
+});
+
+t.test('a failed commit takes back the memory changes registered in it, newest first', async (t) => {
+  const journal = new Journal();
+  const tx = new Transactions(journal);
+  const memory: string[] = ['before'];
+  tx.onRollback(() => memory.push('outside a transaction: never'));
+  journal.failNext = true;
+  t.throws(
+    () =>
+      tx.atomically(() => {
+        memory.push('one');
+        tx.onRollback(() => t.same(memory.pop(), 'one', 'the older change is undone last'));
+        memory.push('two');
+        tx.onRollback(() => t.same(memory.pop(), 'two', 'the newer change is undone first'));
+      }),
+    /disk full/,
+  );
+  t.same(memory, ['before'], 'memory is as it was');
+  tx.atomically(() => journal.write('next'));
+  t.same(journal.commits, [['next']], 'the next transaction commits alone, nothing left over');
+  t.same(memory, ['before'], 'no undo step of the failed transaction ran again');
+});
+
+t.test('the waiting room reaches transactions through the shared port, not through MeetingService', async (t) => {
+  const f = new Fixture({ defer: (run) => run() });
+  t.notOk('atomically' in f.meetings || 'commitGrouped' in f.meetings, 'MeetingService no longer hands out transactions');
+  f.room();
+  const commits = f.store.commits;
+  const { requestId } = await f.knock('Ann');
+  t.equal(f.store.commits, commits + 1, 'the knock: one commit of the unit of work');
+  f.waiting.admit('r1', requestId, api());
+  t.equal(f.store.commits, commits + 2, 'her admission (participant, request, timeline): one more');
+  t.same(f.kinds(), ['knock', 'admit']);
+  // A failing unit of work leaves nothing of the gesture, on disk or in memory.
+  await f.knock('Bob');
+  f.store.commitError = new Error('disk full');
+  t.throws(() => f.waiting.admitAll('r1', api()), /disk full/);
+  f.store.commitError = null;
+  t.same(f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
+  t.same(
+    f.waiting.list('r1', api()).map((item) => item.name),
+    ['Bob'],
+    'nor in memory: Bob still waits',
+  );
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann'],
+    'and only Ann is present',
+  );
+  f.waiting.admitAll('r1', api());
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann', 'Bob'],
+    'once the disk is back, Bob is admitted once',
+  );
+});
+
+/** An asynchronous store (as PostgreSQL's adapter will be): the work awaits its writes, `run` resolves after COMMIT. */
+class AsyncMemoryUnit implements UnitOfWork<'async'> {
+  readonly rows: string[] = [];
+  private pending: string[] | null = null;
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.pending) return work();
+    this.pending = [];
+    try {
+      const value = await work();
+      await Promise.resolve(); // the COMMIT's round trip
+      this.rows.push(...this.pending);
+      return value;
+    } finally {
+      this.pending = null;
+    }
+  }
+
+  async insert(row: string): Promise<void> {
+    await Promise.resolve();
+    this.pending?.push(row);
+  }
+}
+
+t.test('the port takes an asynchronous store: committed on resolve, nothing of a rejected unit', async (t) => {
+  const unit = new AsyncMemoryUnit();
+  const value = await unit.run(async () => {
+    await unit.insert('meeting');
+    await unit.run(async () => unit.insert('participant'));
+    return 42;
+  });
+  t.equal(value, 42);
+  t.same(unit.rows, ['meeting', 'participant']);
+  await t.rejects(
+    unit.run(async () => {
+      await unit.insert('half');
+      throw new Error('lost connection');
+    }),
+    /lost connection/,
+  );
+  t.same(unit.rows, ['meeting', 'participant'], 'nothing of the failed unit');
+});
+
+t.test('the memory store of the engine tests is a unit of work: a failed run restores every table', async (t) => {
+  const store = new MemoryStore();
+  store.commitError = new Error('disk full');
+  t.throws(() =>
+    store.run(() =>
+      store.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T00:00:00.000Z', endedAt: null, waitingDisabled: false, subject: '' }),
+    ),
+  );
+  t.same(store.openMeetings(), []);
+});

@@ -1,0 +1,44 @@
+import t from 'tap';
+import { configString, janusConfigFiles, type JanusConfigOptions } from '../../../../src/media/janus/janus-config.js';
+
+const base: JanusConfigOptions = {
+  configDir: '/var/lib/meet/janus',
+  httpPort: 18088,
+  apiSecret: 'a'.repeat(24),
+  roomAdminKey: 'b'.repeat(24),
+  rtpPorts: { min: 40000, max: 40999 },
+  publicIp: '203.0.113.7',
+  sessionTimeoutSecs: 60,
+};
+
+t.test('only VideoRoom and HTTP on loopback, a secret on every request, no admin API, no rooms', async (t) => {
+  const files = janusConfigFiles(base);
+  t.same(Object.keys(files).sort(), ['janus.jcfg', 'janus.plugin.videoroom.jcfg', 'janus.transport.http.jcfg']);
+  const main = files['janus.jcfg'] ?? '';
+  t.match(main, `api_secret = "${'a'.repeat(24)}"`);
+  t.match(main, 'rtp_port_range = "40000-40999"');
+  t.match(main, 'nat_1_1_mapping = "203.0.113.7"');
+  t.match(main, 'session_timeout = 60');
+  t.notMatch(main, 'libjanus_videoroom.so', 'the VideoRoom plugin is not in the disabled list');
+  t.match(main, 'libjanus_streaming.so', 'other plugins are disabled');
+  t.match(main, 'libjanus_websockets.so', 'the WebSocket transport is disabled');
+  const http = files['janus.transport.http.jcfg'] ?? '';
+  t.match(http, 'ip = "127.0.0.1"');
+  t.match(http, 'port = 18088');
+  t.match(http, 'admin_http = false');
+  const room = files['janus.plugin.videoroom.jcfg'] ?? '';
+  t.match(room, `admin_key = "${'b'.repeat(24)}"`);
+  t.notMatch(room, /room-\d+/, 'no demo rooms');
+  t.notMatch(janusConfigFiles({ ...base, publicIp: null })['janus.jcfg'] ?? '', 'nat_1_1_mapping');
+});
+
+t.test('values that would break or widen the configuration are refused', async (t) => {
+  t.throws(() => janusConfigFiles({ ...base, httpPort: 70000 }), /HTTP port/);
+  t.throws(() => janusConfigFiles({ ...base, rtpPorts: { min: 5000, max: 4000 } }), /RTP port range/);
+  t.throws(() => janusConfigFiles({ ...base, apiSecret: 'short' }), /API secret/);
+  t.throws(() => janusConfigFiles({ ...base, apiSecret: 'a'.repeat(20) + '"\nadmin_http = true' }), /API secret/);
+  t.throws(() => janusConfigFiles({ ...base, publicIp: '1.2.3.4"\nx' }), /public IP/);
+  t.throws(() => janusConfigFiles({ ...base, sessionTimeoutSecs: 0 }), /session timeout/);
+  t.throws(() => configString('a\nb'), /control characters/);
+  t.equal(configString('a"b\\c'), '"a\\"b\\\\c"');
+});
