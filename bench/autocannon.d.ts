@@ -7,8 +7,16 @@ declare module 'autocannon' {
     body?: string | Buffer;
   }
   export interface RequestSpec extends RequestParams {
-    setupRequest?: (request: RequestParams & Record<string, unknown>, context: Record<string, unknown>) => RequestParams | null | undefined;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
+    setupRequest?: (
+      request: RequestParams & Record<string, unknown>,
+      context: Record<string, unknown>,
+    ) => RequestParams | null | undefined;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string | string[]>,
+    ) => void;
   }
   export interface Options extends RequestParams {
     url: string;

@@ -29,8 +29,17 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 interface Results {
-  readonly measurements: readonly { readonly id: string; readonly label: string; readonly server: string; readonly windowMs: readonly [number, number] }[];
-  readonly servers: readonly { readonly name: string; readonly spawnedAtMs: number; readonly exitedAtMs: number | null }[];
+  readonly measurements: readonly {
+    readonly id: string;
+    readonly label: string;
+    readonly server: string;
+    readonly windowMs: readonly [number, number];
+  }[];
+  readonly servers: readonly {
+    readonly name: string;
+    readonly spawnedAtMs: number;
+    readonly exitedAtMs: number | null;
+  }[];
 }
 
 const { values, positionals } = parseArgs({
@@ -105,7 +114,9 @@ for (const m of results.measurements) {
   const at = (ms: number) => profile.startTime + (ms - server.spawnedAtMs) * scale;
   const { total, idle, self, inclusive } = analyse(profile, at(m.windowMs[0]), at(m.windowMs[1]));
   const busy = total - idle;
-  console.log(`\n${m.label} [${m.id}] — ${m.server}: ${(busy / 1e6).toFixed(2)} s busy of ${(total / 1e6).toFixed(2)} s sampled (% of busy time)`);
+  console.log(
+    `\n${m.label} [${m.id}] — ${m.server}: ${(busy / 1e6).toFixed(2)} s busy of ${(total / 1e6).toFixed(2)} s sampled (% of busy time)`,
+  );
   print('self time', self, busy);
   print('inclusive, project code (dist/)', inclusive, busy);
 }

@@ -17,7 +17,16 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -25,7 +34,15 @@ import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
-import { measure, measureAtEqualRate, measurePaired, measureRounds, warmOnly, type ScenarioSpec, type Timing } from './lib/load.js';
+import {
+  measure,
+  measureAtEqualRate,
+  measurePaired,
+  measureRounds,
+  warmOnly,
+  type ScenarioSpec,
+  type Timing,
+} from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
 import { defaultSfuSteps, sfuDaemonEnv, sfuScenario, sfuSummary, sfuTable, type SfuFigures } from './lib/sfu.js';
 import {
@@ -62,13 +79,19 @@ const { values: args } = parseArgs({
   },
 });
 
-const timing: Timing = { durationSec: Number(args.duration), warmupSec: Number(args.warmup), connections: Number(args.connections) };
+const timing: Timing = {
+  durationSec: Number(args.duration),
+  warmupSec: Number(args.warmup),
+  connections: Number(args.connections),
+};
 const openCounts = args.open
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
 const only = new Set(args.only.split(','));
-const daemonEnv = Object.fromEntries(args['daemon-env'].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const daemonEnv = Object.fromEntries(
+  args['daemon-env'].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const rooms = 100;
 const listSize = 1000;
 const tenantCount = 1000;
@@ -76,7 +99,8 @@ const existingMeetings = 1000;
 const setupConcurrency = 32;
 
 const startedAt = Date.now();
-const log = (message: string) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+const log = (message: string) =>
+  console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
 
 const workDir = mkdtempSync(join(tmpdir(), 'meet-bench-'));
 /** Polls never touch the disk; tmpfs only makes the 50,000 setup knocks fast. Knocks and the meeting API run on disk. */
@@ -101,7 +125,11 @@ const pollKeeperPeriodMs = pollClosedWindowSecs * 750;
 
 const measurements: Measurement[] = [];
 const notes: string[] = [];
-const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null };
+const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {
+  rssAddedBy10kMb: null,
+  knocksAcknowledged: null,
+  knocksOnDisk: null,
+};
 const memory: Record<string, number | null> = {};
 const servers: Server[] = [];
 
@@ -109,7 +137,10 @@ function record(m: Measurement): void {
   measurements.push(m);
   const clientBound = m.clientCpuPct > 90 ? ', load generator CPU-bound' : '';
   const contended = (m.otherCpuPct ?? 0) > 25;
-  if (contended) notes.push(`${m.label}: other programs took ${m.otherCpuPct!.toFixed(0)}% of a core during the window; its figure is low by about that much.`);
+  if (contended)
+    notes.push(
+      `${m.label}: other programs took ${m.otherCpuPct!.toFixed(0)}% of a core during the window; its figure is low by about that much.`,
+    );
   log(
     `${m.label}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, ${m.errors} errors, ` +
       `CPU: server ${m.serverCpuPct?.toFixed(0) ?? '?'}% (main thread ${m.serverMainPct?.toFixed(0) ?? '?'}%, kernel ${m.serverSysPct?.toFixed(0) ?? '?'}%), client ${m.clientCpuPct.toFixed(0)}%${clientBound}, others ${m.otherCpuPct?.toFixed(0) ?? '?'}%`,
@@ -130,7 +161,8 @@ async function quietMoment(label: string): Promise<void> {
     const others = await othersCpuPct(pids, 500);
     if (others === null || others < 25 || quietBudgetMs <= 0) return;
     quietBudgetMs -= Date.now() - t0;
-    if (!logged) log(`waiting for a quieter moment before "${label}": other programs take ${others.toFixed(0)}% of a core`);
+    if (!logged)
+      log(`waiting for a quieter moment before "${label}": other programs take ${others.toFixed(0)}% of a core`);
     logged = true;
   }
 }
@@ -147,7 +179,11 @@ async function measured(spec: ScenarioSpec, sampler: RssSampler | null, paired =
 /** A short baseline window on its own, for a scenario that cannot be cut into slices (the knock's). */
 async function referenceWindow(): Promise<Measurement | null> {
   if (!baselineServer) return null;
-  return measure(baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), { ...timing, warmupSec: 0, durationSec: 2 }, null);
+  return measure(
+    baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'),
+    { ...timing, warmupSec: 0, durationSec: 2 },
+    null,
+  );
 }
 
 const rssMb = (pid: number) => {
@@ -166,7 +202,11 @@ function baselineSpec(server: Server, id: string, label: string): ScenarioSpec {
     pid: server.pid,
     url: server.url,
     // Same request shape as a poll (a rotating cookie), so the load generator does the same work.
-    next: (request) => ({ ...request, path: '/baseline', headers: { cookie: `meet_wait=${(i++ % 50_000).toString().padStart(43, 'x')}` } }),
+    next: (request) => ({
+      ...request,
+      path: '/baseline',
+      headers: { cookie: `meet_wait=${(i++ % 50_000).toString().padStart(43, 'x')}` },
+    }),
   };
 }
 
@@ -179,7 +219,13 @@ async function baselineRun(server: Server, sampler: RssSampler, label: string, i
 async function createRooms(client: Client, daemon: Daemon, ids: readonly string[]): Promise<void> {
   await inParallel(ids.length, 8, async (i) => {
     const answer = await client.request('POST', '/api/rooms', {
-      json: { room_id: ids[i], name: `Class ${ids[i]}`, waiting_room: 'all', waiting_room_mode: 'approval', waiting_room_timeout_secs: 3600 },
+      json: {
+        room_id: ids[i],
+        name: `Class ${ids[i]}`,
+        waiting_room: 'all',
+        waiting_room_mode: 'approval',
+        waiting_room_timeout_secs: 3600,
+      },
       headers: { authorization: `Bearer ${daemon.adminToken}` },
     });
     if (answer.status !== 201) throw new Error(`creating room ${ids[i]}: ${answer.status} ${answer.text}`);
@@ -194,7 +240,13 @@ async function createRooms(client: Client, daemon: Daemon, ids: readonly string[
 const pupilAddress = (n: number) => `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 
 /** `count` knocks as fast as the daemon takes them, spread over `roomIds`; each new request goes to the keeper. */
-async function knockMany(client: Client, keeper: Keeper, roomIds: readonly string[], count: number, offset: number): Promise<void> {
+async function knockMany(
+  client: Client,
+  keeper: Keeper,
+  roomIds: readonly string[],
+  count: number,
+  offset: number,
+): Promise<void> {
   await inParallel(count, setupConcurrency, async (k) => {
     await keeper.whileBehind();
     const i = offset + k;
@@ -213,7 +265,8 @@ async function knockMany(client: Client, keeper: Keeper, roomIds: readonly strin
 
 async function waitingScenarios(): Promise<void> {
   const dataDir = join(fastDir ?? workDir, 'waiting');
-  if (!fastDir) notes.push('/dev/shm is not writable: the poll daemon ran on disk, so its 50,000 setup knocks were slow.');
+  if (!fastDir)
+    notes.push('/dev/shm is not writable: the poll daemon ran on disk, so its 50,000 setup knocks were slow.');
   // The only setting beyond the required ones: a longer closed window, so that the keeper needs fewer polls.
   const daemon = await startDaemon('daemon-waiting', settings, {
     dataDir,
@@ -239,9 +292,12 @@ async function waitingScenarios(): Promise<void> {
     if (!session) throw new Error(`moderator did not enter: ${started.status} ${started.text}`);
     const keeper = new Keeper(daemon.url).start();
     await knockMany(client, keeper, ['list-room'], listSize, 0);
-    const listed = await client.request('GET', '/room/list-room/waiting-list', { headers: { authorization: `Bearer ${session}` } });
+    const listed = await client.request('GET', '/room/list-room/waiting-list', {
+      headers: { authorization: `Bearer ${session}` },
+    });
     const size = (JSON.parse(listed.text) as unknown[]).length;
-    if (size !== listSize) notes.push(`moderator list: the list held ${size} requests instead of ${listSize} before the scenario.`);
+    if (size !== listSize)
+      notes.push(`moderator list: the list held ${size} requests instead of ${listSize} before the scenario.`);
     const header = { authorization: `Bearer ${session}` };
     record(
       await measured(
@@ -252,13 +308,18 @@ async function waitingScenarios(): Promise<void> {
           pid: daemon.pid,
           url: daemon.url,
           next: (request) => ({ ...request, path: '/room/list-room/waiting-list', headers: header }),
-          notes: ['the 1,000 waiting people keep polling (each every 3 s, ~330 req/s) during the scenario, as their pages would'],
+          notes: [
+            'the 1,000 waiting people keep polling (each every 3 s, ~330 req/s) during the scenario, as their pages would',
+          ],
         },
         sampler,
       ),
     );
     await keeper.stop();
-    if (keeper.lost > 0) notes.push(`moderator list: ${keeper.lost} of the ${listSize} waiting requests were lost (swept) during the scenario.`);
+    if (keeper.lost > 0)
+      notes.push(
+        `moderator list: ${keeper.lost} of the ${listSize} waiting requests were lost (swept) during the scenario.`,
+      );
     // They leave (Leave button), so the poll scenarios start from nobody waiting.
     await inParallel(keeper.waiters.length, setupConcurrency, async (i) => {
       const w = keeper.waiters[i]!;
@@ -276,7 +337,11 @@ async function waitingScenarios(): Promise<void> {
         server: daemon.name,
         pid: daemon.pid,
         url: daemon.url,
-        next: (request) => ({ ...request, path: `/room/${pollRooms[0]}/waiting`, headers: { cookie: `meet_wait=${'x'.repeat(43)}` } }),
+        next: (request) => ({
+          ...request,
+          path: `/room/${pollRooms[0]}/waiting`,
+          headers: { cookie: `meet_wait=${'x'.repeat(43)}` },
+        }),
       },
       timing.connections,
       timing.warmupSec + timing.durationSec / 2,
@@ -299,7 +364,9 @@ async function waitingScenarios(): Promise<void> {
         break;
       }
       open = target;
-      log(`${open.toLocaleString('en')} open waiting requests (${((Date.now() - t0) / 1000).toFixed(1)} s of knocks), ${keeper.lost} lost so far`);
+      log(
+        `${open.toLocaleString('en')} open waiting requests (${((Date.now() - t0) / 1000).toFixed(1)} s of knocks), ${keeper.lost} lost so far`,
+      );
       await sleep(1000);
       memory[`waitingDaemonRssAt${target}OpenMb`] = rssMb(daemon.pid);
       if (target === 10_000) {
@@ -335,7 +402,12 @@ async function waitingScenarios(): Promise<void> {
       // The CPU comparison at one offered load for both, a little over half of what the slower side answered.
       const rate = Math.floor(0.6 * Math.min(full.requestsPerSec, full.referenceRps ?? full.requestsPerSec));
       const equalRate = baselineServer
-        ? await measureAtEqualRate(spec, baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'), timing, rate)
+        ? await measureAtEqualRate(
+            spec,
+            baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'),
+            timing,
+            rate,
+          )
         : undefined;
       if (equalRate)
         scenarioNotes.push(
@@ -344,10 +416,14 @@ async function waitingScenarios(): Promise<void> {
         );
       const m = equalRate ? { ...full, equalRate } : full;
       const keeperRate = ((keeper.polls - keeperPollsBefore) / (Date.now() - keeperT0)) * 1000;
-      if (keeperRate >= 1) scenarioNotes.push(`the keeper added ${keeperRate.toFixed(0)} polls/s (not counted in req/s) to keep every request alive`);
+      if (keeperRate >= 1)
+        scenarioNotes.push(
+          `the keeper added ${keeperRate.toFixed(0)} polls/s (not counted in req/s) to keep every request alive`,
+        );
       // A request swept during the scenario answers 404 from then on: it shows in the errors.
       await sleep(200);
-      if (keeper.lost > lostBefore) scenarioNotes.push(`${keeper.lost - lostBefore} requests lost (closed by the sweep)`);
+      if (keeper.lost > lostBefore)
+        scenarioNotes.push(`${keeper.lost - lostBefore} requests lost (closed by the sweep)`);
       record({ ...m, notes: scenarioNotes });
     }
     await keeper.stop();
@@ -405,7 +481,9 @@ async function knockScenario(): Promise<void> {
         return ok;
       },
       timing: knockTiming,
-      notes: [`${rooms} rooms, ${knockTiming.warmupSec} s warm-up + ${knockTiming.durationSec} s, nobody polls (all within the 6 s window)`],
+      notes: [
+        `${rooms} rooms, ${knockTiming.warmupSec} s warm-up + ${knockTiming.durationSec} s, nobody polls (all within the 6 s window)`,
+      ],
     },
     sampler,
     false,
@@ -415,17 +493,25 @@ async function knockScenario(): Promise<void> {
   sampler.stop();
   const signal = settings.cpuProfDir ? 'SIGTERM' : 'SIGKILL';
   if (signal === 'SIGTERM')
-    notes.push('knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.');
+    notes.push(
+      'knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.',
+    );
   await daemon.stop(signal);
   const db = new Database(join(dataDir, 'meet.sqlite'), { readonly: true, fileMustExist: true });
   const onDisk = (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n;
   db.close();
   facts.knocksAcknowledged = acknowledged;
   facts.knocksOnDisk = onDisk;
-  log(`knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`);
+  log(
+    `knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`,
+  );
   const referenceAfter = await referenceWindow();
   const beside = [referenceBefore, referenceAfter].filter((r): r is Measurement => r !== null);
-  record({ ...knock, referenceRps: mean(beside.map((r) => r.requestsPerSec)), referenceCpuUs: mean(beside.map(cpuPerRequestUs)) });
+  record({
+    ...knock,
+    referenceRps: mean(beside.map((r) => r.requestsPerSec)),
+    referenceCpuUs: mean(beside.map(cpuPerRequestUs)),
+  });
   knockFloor = await measureKnockFloor(dataDir, knockTiming.durationSec, timing.connections);
   log(
     `knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`,
@@ -456,10 +542,14 @@ let sfuFigures: SfuFigures | null = null;
 
 async function sfuRun(): Promise<void> {
   const env = { ...sfuDaemonEnv, ...daemonEnv };
-  const daemon = await startDaemon('daemon-sfu', settings, { dataDir: join(workDir, 'sfu'), workDir, env }).catch((err: Error) => {
-    notes.push(`sfu: not measured, a daemon with SERVICE_MEDIA=janus did not start (is the janus package installed?): ${err.message.split('\n')[0]}`);
-    return null;
-  });
+  const daemon = await startDaemon('daemon-sfu', settings, { dataDir: join(workDir, 'sfu'), workDir, env }).catch(
+    (err: Error) => {
+      notes.push(
+        `sfu: not measured, a daemon with SERVICE_MEDIA=janus did not start (is the janus package installed?): ${err.message.split('\n')[0]}`,
+      );
+      return null;
+    },
+  );
   if (!daemon) return;
   servers.push(daemon);
   await quietMoment('sfu');
@@ -562,7 +652,9 @@ function apiSpec(api: ApiDaemon, call: ApiCall): ScenarioSpec {
       id: `${call}-${label}`,
       label: `${name}, ${tenantsText}`,
       next: (request) => ({ ...request, path: paths[n++ % paths.length]! }),
-      notes: [`${ids.length} existing meetings (created, nobody joined), SHA-256 checksum, each call signed by the meeting's owner`],
+      notes: [
+        `${ids.length} existing meetings (created, nobody joined), SHA-256 checksum, each call signed by the meeting's owner`,
+      ],
     };
   }
   if (call === 'create') {
@@ -575,7 +667,9 @@ function apiSpec(api: ApiDaemon, call: ApiCall): ScenarioSpec {
         return { ...request, path: signed('create', createQuery(`new-${label}-${k}`), owner(k).secret) };
       },
       notes: [
-        api.manyTenants ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)' : 'signed with the one secret',
+        api.manyTenants
+          ? 'each call signed by the next tenant in turn, no tenant named (the registry is searched for it)'
+          : 'signed with the one secret',
       ],
     };
   }
@@ -609,7 +703,8 @@ async function apiScenarios(one: ApiDaemon, many: ApiDaemon): Promise<void> {
       reference ? [null, one.sampler, many.sampler] : [one.sampler, many.sampler],
     );
     const beside = reference ? rounds.shift()! : null;
-    for (const m of rounds) record(beside ? { ...m, referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) } : m);
+    for (const m of rounds)
+      record(beside ? { ...m, referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) } : m);
   }
   for (const api of [one, many]) {
     api.sampler.stop();
@@ -705,7 +800,9 @@ async function main(): Promise<void> {
         `${f.wholeListsPerModerator} whole lists), lists consistent with GET /waiting-list: ${f.consistent ?? 'not checked'}${f.errors > 0 ? `, ${f.errors} errors` : ''}`,
     );
     if ((f.otherCpuPct ?? 0) > 25)
-      notes.push(`moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`);
+      notes.push(
+        `moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`,
+      );
   }
   if (sfuFigures) console.log(`${sfuTable(sfuFigures)}\n${sfuSummary(sfuFigures).join('\n')}`);
   for (const note of notes) console.log(`note: ${note}`);
@@ -742,7 +839,9 @@ async function main(): Promise<void> {
     servers: servers.map((s) => ({ name: s.name, pid: s.pid, ...s.life })),
     targets: checks,
     facts,
-    knockFloor: knockFloor ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps) } : null,
+    knockFloor: knockFloor
+      ? { ...knockFloor, vsBaseline: ratio(knockFloor.knocksPerSec, byId.get('knock')?.referenceRps ?? baselineRps) }
+      : null,
     memory,
     moderators: moderatorFigures,
     sfu: sfuFigures ? { ...sfuFigures, table: sfuTable(sfuFigures) } : null,
@@ -750,7 +849,10 @@ async function main(): Promise<void> {
     totalSec,
     table,
   };
-  writeFileSync(args.out, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
+  writeFileSync(
+    args.out,
+    `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`,
+  );
   console.log(`wrote ${args.out}${cpuProfDir ? `; CPU profiles in ${cpuProfDir}` : ''}`);
 }
 

@@ -90,7 +90,9 @@ async function bundle() {
   const size = (file) => gzipSync(readFileSync(file)).length;
   const total = size('dist/web/main.js') + size('dist/web/ticker.js');
   writeFileSync('dist/web/bundle-size.json', `${JSON.stringify({ gzipBytes: total, budgetBytes })}\n`);
-  console.log(`web client: ${(total / 1024).toFixed(1)} KB of JavaScript gzip-compressed (budget ${budgetBytes / 1024} KB)`);
+  console.log(
+    `web client: ${(total / 1024).toFixed(1)} KB of JavaScript gzip-compressed (budget ${budgetBytes / 1024} KB)`,
+  );
   if (total > budgetBytes) {
     console.error('web client: over the budget');
     process.exit(1);

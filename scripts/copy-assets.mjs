@@ -45,4 +45,5 @@ if (written > 0) console.log(`assets: ${written} file(s) copied into dist`);
 // The build's date: `meetctl doctor` knows a clock reading earlier than it is behind (offline
 // evidence, no NTP needed). Written once per dist/, so an unchanged tree's build writes nothing;
 // an older date only makes that evidence weaker, never wrong.
-if (!existsSync('dist/build-info.json')) writeFileSync('dist/build-info.json', `${JSON.stringify({ builtAt: new Date().toISOString() })}\n`);
+if (!existsSync('dist/build-info.json'))
+  writeFileSync('dist/build-info.json', `${JSON.stringify({ builtAt: new Date().toISOString() })}\n`);

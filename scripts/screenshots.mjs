@@ -24,7 +24,12 @@ async function startDaemon() {
     // Six pages with live cameras starve two cores: a guest's first poll can come later than the
     // 6 s closed window, and the picture would show "You lost your place". This is a camera, not a
     // test of that rule (the browser tests hold it), so the window is wider here.
-    env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_WAITING_CLOSED_WINDOW_SECS: '120' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_HTTP_ADDR: '127.0.0.1:0',
+      SERVICE_WAITING_CLOSED_WINDOW_SECS: '120',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   /** @type {string} */
@@ -57,7 +62,10 @@ async function startDaemon() {
  * @param {RequestInit} [init]
  */
 function api(daemon, path, init = {}) {
-  return fetch(`${daemon.url}${path}`, { ...init, headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' } });
+  return fetch(`${daemon.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+  });
 }
 
 /**
@@ -148,7 +156,9 @@ async function main() {
     const [amira, ben] = await Promise.all([arrive('Amira'), arrive('Ben')]);
     for (const page of [amira, ben]) {
       await knock(page);
-      const waitingNow = /** @type {{ request_id: string }[]} */ (await (await api(daemon, '/api/rooms/biology/waiting')).json());
+      const waitingNow = /** @type {{ request_id: string }[]} */ (
+        await (await api(daemon, '/api/rooms/biology/waiting')).json()
+      );
       for (const r of waitingNow) await post(daemon, `/api/rooms/biology/waiting/${r.request_id}/admit`, {});
       await page.getByRole('button', { name: 'Mute microphone' }).waitFor();
     }
@@ -157,7 +167,11 @@ async function main() {
     await amira.waitForTimeout(3000);
 
     // Three people waiting; the moderator's notification counts them, the Waiting section lists them.
-    const [chen, dana, eli] = await Promise.all([arrive('Chen', 'Sorry, my bus was late'), arrive('Dana'), arrive('Eli')]);
+    const [chen, dana, eli] = await Promise.all([
+      arrive('Chen', 'Sorry, my bus was late'),
+      arrive('Dana'),
+      arrive('Eli'),
+    ]);
     await Promise.all([chen, dana, eli].map(knock));
     // Their rows and the notification (on a loaded machine the last knock may take a moment):
     // a picture of fewer than three would show something else than it says, so it stops here.

@@ -20,7 +20,9 @@ if (mode === undefined) {
   const next = table.withSettingsTable(doc);
   if (next !== doc) writeFileSync(docFile, next);
   process.stdout.write(
-    next === doc ? 'docs/configuration.md: the settings table is up to date\n' : 'docs/configuration.md: the settings table was rewritten\n',
+    next === doc
+      ? 'docs/configuration.md: the settings table is up to date\n'
+      : 'docs/configuration.md: the settings table was rewritten\n',
   );
 } else if (mode === '--check') {
   const block = table.documentTableBlock(readFileSync(docFile, 'utf8'));

@@ -38,8 +38,11 @@ runs.forEach((run, i) => {
       restFiles++;
     }
   }
-  console.log(`run ${i + 1}: ${run.size} files; non-browser ${seconds(rest)} s in ${restFiles} files; browser (test/e2e) ${seconds(browser)} s`);
+  console.log(
+    `run ${i + 1}: ${run.size} files; non-browser ${seconds(rest)} s in ${restFiles} files; browser (test/e2e) ${seconds(browser)} s`,
+  );
   if (flag === '--files') {
-    for (const [file, ms] of [...run].sort((a, b) => b[1] - a[1])) console.log(`  ${seconds(ms).padStart(7)} s  ${file}`);
+    for (const [file, ms] of [...run].sort((a, b) => b[1] - a[1]))
+      console.log(`  ${seconds(ms).padStart(7)} s  ${file}`);
   }
 });

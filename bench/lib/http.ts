@@ -17,17 +17,28 @@ export class Client {
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
   }
 
-  request(method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  request(
+    method: string,
+    path: string,
+    options: { json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
     const body = options.json === undefined ? undefined : JSON.stringify(options.json);
-    const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+    const headers: Record<string, string> = {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    };
     return new Promise((resolve, reject) => {
-      const req = http.request(`${this.base}${path}`, { method, agent: this.agent, headers, timeout: 30_000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        `${this.base}${path}`,
+        { method, agent: this.agent, headers, timeout: 30_000 },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)));
       req.on('error', reject);
       req.end(body);
@@ -50,7 +61,11 @@ export function cookieFrom(setCookie: string | readonly string[] | undefined, na
 }
 
 /** Runs `task(i)` for i in [0, count) with at most `concurrency` at a time; rejects on the first failure. */
-export async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+export async function inParallel(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     for (;;) {

@@ -34,12 +34,15 @@ interface Db {
 interface DaemonModules {
   'store/database.js': { openDatabase: (dataDir: string) => Db };
   'store/meeting-store.js': { SqliteMeetingStore: new (db: Db) => { transaction<T>(fn: () => T): T } };
-  'store/waiting-request-store.js': { SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void } };
+  'store/waiting-request-store.js': {
+    SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void };
+  };
   'engine/waiting/request-id.js': { newRequestId: (nowMs: number) => string };
 }
 
 async function repositories(dataDir: string): Promise<Repositories> {
-  const load = async <P extends keyof DaemonModules>(path: P) => (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
+  const load = async <P extends keyof DaemonModules>(path: P) =>
+    (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
   const { openDatabase } = await load('store/database.js');
   const { SqliteMeetingStore } = await load('store/meeting-store.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-request-store.js');
@@ -53,7 +56,10 @@ async function repositories(dataDir: string): Promise<Repositories> {
     insertKnock: (r) => requests.insertKnock(r),
     close: () => db.close(),
     newRequestId: (nowMs) => newRequestId(nowMs),
-    openMeetings: () => db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as { meetingId: string }[],
+    openMeetings: () =>
+      db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as {
+        meetingId: string;
+      }[],
   };
 }
 

@@ -21,7 +21,12 @@ export interface ScenarioSpec {
   /** Fills in each request (path, headers, body); called once per request. `context` travels to `check`. */
   readonly next: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
   /** Judges each answer (warm-up included); false on a 2xx counts as an error. Without it only the status is judged. */
-  readonly check?: (status: number, body: string, headers: Record<string, string | string[]>, context: Record<string, unknown>) => boolean;
+  readonly check?: (
+    status: number,
+    body: string,
+    headers: Record<string, string | string[]>,
+    context: Record<string, unknown>,
+  ) => boolean;
   readonly notes?: readonly string[];
   /** Overrides of the run's timing for this scenario. */
   readonly timing?: Partial<Timing>;
@@ -42,7 +47,12 @@ async function fire(spec: ScenarioSpec, connections: number, durationSec: number
         setupRequest: (request, context) => spec.next(request, context),
         ...(check
           ? {
-              onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => {
+              onResponse: (
+                status: number,
+                body: string,
+                context: Record<string, unknown>,
+                headers: Record<string, string | string[]>,
+              ) => {
                 // Called in the warm-up too (a check may collect what the answers carry); counted only when measured.
                 if (!check(status, body, headers, context) && judge && status >= 200 && status < 300) bad += 1;
               },
@@ -81,9 +91,13 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   const mainCpu1 = cpuTimesOf(spec.pid, true);
   const clientCpu = process.cpuUsage(clientCpu0);
   const busy1 = machineBusySeconds();
-  const serverCpuPct = serverCpu0 && serverCpu1 ? ((serverCpu1.user + serverCpu1.system - serverCpu0.user - serverCpu0.system) / wallSec) * 100 : null;
+  const serverCpuPct =
+    serverCpu0 && serverCpu1
+      ? ((serverCpu1.user + serverCpu1.system - serverCpu0.user - serverCpu0.system) / wallSec) * 100
+      : null;
   const serverSysPct = serverCpu0 && serverCpu1 ? ((serverCpu1.system - serverCpu0.system) / wallSec) * 100 : null;
-  const serverMainPct = mainCpu0 && mainCpu1 ? ((mainCpu1.user + mainCpu1.system - mainCpu0.user - mainCpu0.system) / wallSec) * 100 : null;
+  const serverMainPct =
+    mainCpu0 && mainCpu1 ? ((mainCpu1.user + mainCpu1.system - mainCpu0.user - mainCpu0.system) / wallSec) * 100 : null;
   const clientCpuPct = ((clientCpu.user + clientCpu.system) / 1e6 / wallSec) * 100;
   const machinePct = busy0 !== null && busy1 !== null ? ((busy1 - busy0) / wallSec) * 100 : null;
   const answered = Object.values(result.statusCodeStats ?? {}).reduce((sum, s) => sum + Number(s.count), 0);
@@ -101,7 +115,8 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
     serverSysPct,
     serverMainPct,
     clientCpuPct,
-    otherCpuPct: machinePct !== null && serverCpuPct !== null ? Math.max(0, machinePct - serverCpuPct - clientCpuPct) : null,
+    otherCpuPct:
+      machinePct !== null && serverCpuPct !== null ? Math.max(0, machinePct - serverCpuPct - clientCpuPct) : null,
     windowMs: [windowStart, windowEnd],
     ...(spec.notes ? { notes: spec.notes } : {}),
   };
@@ -181,7 +196,13 @@ export async function measurePaired(
  * pooled mean. Each round's own ratio compares windows a second apart, and the median of those
  * ratios ignores the few rounds such a burst hits; the smallest and largest are kept as the scatter.
  */
-export async function measureAtEqualRate(spec: ScenarioSpec, baseline: ScenarioSpec, runTiming: Timing, rate: number, rounds = 10): Promise<EqualRateFigures> {
+export async function measureAtEqualRate(
+  spec: ScenarioSpec,
+  baseline: ScenarioSpec,
+  runTiming: Timing,
+  rate: number,
+  rounds = 10,
+): Promise<EqualRateFigures> {
   const timing = { ...runTiming, ...spec.timing, rate };
   const window = { ...timing, warmupSec: 0, durationSec: 1 };
   await fire(spec, timing.connections, 1, false, rate);

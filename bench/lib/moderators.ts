@@ -62,7 +62,13 @@ class ModeratorSocket {
     this.socket.on('message', (data: Buffer) => {
       this.bytes += data.length;
       this.messages += 1;
-      const m = JSON.parse(data.toString('utf8')) as { type: string; seq?: number; requests?: Item[]; added?: Item[]; removed?: string[] };
+      const m = JSON.parse(data.toString('utf8')) as {
+        type: string;
+        seq?: number;
+        requests?: Item[];
+        added?: Item[];
+        removed?: string[];
+      };
       if (m.type === 'waiting_list') {
         this.wholeLists += 1;
         this.seq = m.seq!;
@@ -93,7 +99,13 @@ const address = (n: number) => `10.${200 + ((n >>> 16) & 15)}.${(n >>> 8) & 255}
 
 export async function moderatorScenario(
   daemon: Daemon,
-  options: { windowSec: number; waiting?: number; moderators?: number; knocksPerSec?: number; log: (m: string) => void },
+  options: {
+    windowSec: number;
+    waiting?: number;
+    moderators?: number;
+    knocksPerSec?: number;
+    log: (m: string) => void;
+  },
 ): Promise<ModeratorFigures> {
   const waiting = options.waiting ?? 1000;
   const moderatorCount = options.moderators ?? 5;
@@ -102,14 +114,23 @@ export async function moderatorScenario(
   const client = new Client(daemon.url, 32);
   const admin = { authorization: `Bearer ${daemon.adminToken}` };
   const created = await client.request('POST', '/api/rooms', {
-    json: { room_id: roomId, name: 'Lecture hall', waiting_room: 'all', waiting_room_mode: 'approval', waiting_room_timeout_secs: 3600 },
+    json: {
+      room_id: roomId,
+      name: 'Lecture hall',
+      waiting_room: 'all',
+      waiting_room_mode: 'approval',
+      waiting_room_timeout_secs: 3600,
+    },
     headers: admin,
   });
   if (created.status !== 201) throw new Error(`creating ${roomId}: ${created.status} ${created.text}`);
 
   const sessions: string[] = [];
   for (let i = 0; i < moderatorCount; i++) {
-    const link = await client.request('POST', `/api/rooms/${roomId}/links`, { json: { role: 'moderator' }, headers: admin });
+    const link = await client.request('POST', `/api/rooms/${roomId}/links`, {
+      json: { role: 'moderator' },
+      headers: admin,
+    });
     const t = new URL((JSON.parse(link.text) as { url: string }).url, daemon.url).searchParams.get('t');
     const started = await client.request('POST', `/room/${roomId}/start`, { json: { name: `Teacher ${i + 1}`, t } });
     const session = (JSON.parse(started.text) as { session?: string }).session;
@@ -117,7 +138,9 @@ export async function moderatorScenario(
     sessions.push(session);
   }
   const wsBase = daemon.url.replace(/^http/, 'ws');
-  const sockets = sessions.map((s) => new ModeratorSocket(`${wsBase}/room/${roomId}/live?session=${encodeURIComponent(s)}`));
+  const sockets = sessions.map(
+    (s) => new ModeratorSocket(`${wsBase}/room/${roomId}/live?session=${encodeURIComponent(s)}`),
+  );
   await Promise.all(sockets.map((s) => s.opened));
 
   // The waiting people, kept alive by their pages' polls (one every 4.5 s each; the sweep closes a request at 6 s).
@@ -211,16 +234,22 @@ export async function moderatorScenario(
     wholeLists: s.wholeLists - before[i]!.wholeLists,
   }));
 
-  const listed = await client.request('GET', `/room/${roomId}/waiting-list`, { headers: { authorization: `Bearer ${sessions[1]!}` } });
+  const listed = await client.request('GET', `/room/${roomId}/waiting-list`, {
+    headers: { authorization: `Bearer ${sessions[1]!}` },
+  });
   await sleep(200);
   const httpIds = (JSON.parse(listed.text) as Item[]).map((r) => r.request_id).sort();
   const heldIds = [...sockets[1]!.list.keys()].sort();
-  const consistent = listed.status === 200 ? JSON.stringify(httpIds) === JSON.stringify(heldIds) && sockets.every((s) => s.gaps === 0) : null;
+  const consistent =
+    listed.status === 200
+      ? JSON.stringify(httpIds) === JSON.stringify(heldIds) && sockets.every((s) => s.gaps === 0)
+      : null;
 
   for (const s of sockets) s.close();
   await keeper.stop();
   client.close();
-  const mean = (pick: (r: (typeof received)[number]) => number) => received.reduce((sum, r) => sum + pick(r), 0) / received.length;
+  const mean = (pick: (r: (typeof received)[number]) => number) =>
+    received.reduce((sum, r) => sum + pick(r), 0) / received.length;
   const bytesPerModerator = mean((r) => r.bytes);
   const extraCpuSec = ((busyCpuPct - restCpuPct) / 100) * busySec;
   return {

@@ -51,7 +51,9 @@ export function cpuSecondsOf(pid: number): number | null {
  * The bench waits for a quiet moment with it: a shared machine makes every figure noisy.
  */
 export async function othersCpuPct(pids: readonly number[], ms = 1000): Promise<number | null> {
-  const ours = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  const ours = () =>
+    pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0) +
+    (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
   const busy0 = machineBusySeconds();
   const ours0 = ours();
   const t0 = performance.now();

@@ -155,7 +155,12 @@ function all(verdicts: readonly Verdict[]): Verdict {
  * `baselineCpuUs` are the baseline runs' of the same bench run, used for a scenario that was not
  * measured beside the baseline.
  */
-export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps: number, facts: TargetFacts, baselineCpuUs = Number.NaN): TargetCheck[] {
+export function checkTargets(
+  byId: ReadonlyMap<string, Measurement>,
+  baselineRps: number,
+  facts: TargetFacts,
+  baselineCpuUs = Number.NaN,
+): TargetCheck[] {
   const rps = (id: string) => byId.get(id)?.requestsPerSec ?? Number.NaN;
   const vs = (id: string) => ratio(rps(id), referenceOf(byId.get(id), baselineRps));
   const errorsOf = (id: string) => byId.get(id)?.errors ?? 0;
@@ -165,7 +170,10 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
   for (const id of polls) {
     const r = vs(id);
     // Lost requests (swept while the bench was polling them) mean the figure is not the one asked for.
-    const verdict = errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met' ? 'not met' : verdictOf(r, targets.pollVsBaseline);
+    const verdict =
+      errorsOf(id) > 0 && verdictOf(r, targets.pollVsBaseline) === 'met'
+        ? 'not met'
+        : verdictOf(r, targets.pollVsBaseline);
     checks.push({
       id: `${id}-vs-baseline`,
       rule: `poll ≥ ${percent(targets.pollVsBaseline)} of baseline`,
@@ -174,7 +182,11 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
       rows: [id],
     });
     const cpu = cpuRatioOf(byId.get(id), baselineCpuUs);
-    const cpuVerdict: Verdict = !Number.isFinite(cpu) ? 'not measured' : cpu <= targets.pollCpuVsBaseline && errorsOf(id) === 0 ? 'met' : 'not met';
+    const cpuVerdict: Verdict = !Number.isFinite(cpu)
+      ? 'not measured'
+      : cpu <= targets.pollCpuVsBaseline && errorsOf(id) === 0
+        ? 'met'
+        : 'not met';
     checks.push({
       id: `${id}-cpu`,
       rule: `poll's server CPU per request ≤ ${times(targets.pollCpuVsBaseline)} the baseline's`,
@@ -245,7 +257,8 @@ export function checkTargets(byId: ReadonlyMap<string, Measurement>, baselineRps
     id: 'rss-10k',
     rule: `10,000 open waiting requests add < ${targets.rssPer10kMb} MB to the daemon's RSS`,
     measured: added === null || !Number.isFinite(added) ? 'not measured' : `+${added.toFixed(1)} MiB`,
-    verdict: added === null || !Number.isFinite(added) ? 'not measured' : added < targets.rssPer10kMb ? 'met' : 'not met',
+    verdict:
+      added === null || !Number.isFinite(added) ? 'not measured' : added < targets.rssPer10kMb ? 'met' : 'not met',
     rows: ['poll-10k'],
   });
   return checks;
@@ -281,7 +294,12 @@ function fixed(value: number | null, digits: number): string {
 }
 
 /** The one table: a Markdown table whose columns are padded so that it also reads in a terminal. */
-export function resultTable(measurements: readonly Measurement[], baselineRps: number, checks: readonly TargetCheck[], baselineCpuUs = Number.NaN): string {
+export function resultTable(
+  measurements: readonly Measurement[],
+  baselineRps: number,
+  checks: readonly TargetCheck[],
+  baselineCpuUs = Number.NaN,
+): string {
   const header = [
     'scenario',
     'req/s',
@@ -312,7 +330,11 @@ export function resultTable(measurements: readonly Measurement[], baselineRps: n
   return formatTable(header, rows, right);
 }
 
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[] = []): string {
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: readonly boolean[] = [],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const cell = (text: string, i: number) => (rightAligned[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
   const line = (cells: readonly string[]) => `| ${widths.map((_, i) => cell(cells[i] ?? '', i)).join(' | ')} |`;

@@ -55,7 +55,9 @@ export function freePort(): Promise<number> {
 }
 
 function nodeArgs(settings: ProcessSettings, name: string): string[] {
-  return settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  return settings.cpuProfDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
 }
 
 interface Launched {
@@ -64,7 +66,14 @@ interface Launched {
   readonly life: { readonly spawnedAtMs: number; exitedAtMs: number | null };
 }
 
-function launch(name: string, script: string, args: string[], env: Record<string, string>, settings: ProcessSettings, logFile: string): Launched {
+function launch(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  settings: ProcessSettings,
+  logFile: string,
+): Launched {
   const log = openSync(logFile, 'a');
   const life: Launched['life'] = { spawnedAtMs: Date.now(), exitedAtMs: null };
   // Same node binary, same flags and the same small environment for the baseline and the daemons.
@@ -82,15 +91,22 @@ function launch(name: string, script: string, args: string[], env: Record<string
   return { child, exited, life };
 }
 
-async function waitUntil(name: string, exited: Promise<number | string>, logFile: string, ready: () => Promise<boolean>): Promise<void> {
+async function waitUntil(
+  name: string,
+  exited: Promise<number | string>,
+  logFile: string,
+  ready: () => Promise<boolean>,
+): Promise<void> {
   // A holder, not a local: the callback's write is invisible to the narrowing of a local.
   const gone: { code: number | string | null } = { code: null };
   void exited.then((code) => (gone.code = code));
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (gone.code !== null) throw new Error(`${name} exited (${gone.code}) before it was ready; its log (${logFile}):\n${tail(logFile)}`);
+    if (gone.code !== null)
+      throw new Error(`${name} exited (${gone.code}) before it was ready; its log (${logFile}):\n${tail(logFile)}`);
     if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${name} was not ready in 30 s; its log (${logFile}):\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${name} was not ready in 30 s; its log (${logFile}):\n${tail(logFile)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -117,17 +133,33 @@ function stopper(child: ChildProcess, exited: Promise<number | string>) {
 export async function startBaseline(settings: ProcessSettings, workDir: string): Promise<Server> {
   const port = await freePort();
   const logFile = join(workDir, 'baseline.log');
-  const { child, exited, life } = launch('baseline', baselineServer, [], { BASELINE_ADDR: `127.0.0.1:${port}` }, settings, logFile);
+  const { child, exited, life } = launch(
+    'baseline',
+    baselineServer,
+    [],
+    { BASELINE_ADDR: `127.0.0.1:${port}` },
+    settings,
+    logFile,
+  );
   const url = `http://127.0.0.1:${port}`;
   const client = new Client(url, 1);
-  await waitUntil('baseline server', exited, logFile, async () => (await client.request('GET', '/baseline')).status === 200);
+  await waitUntil(
+    'baseline server',
+    exited,
+    logFile,
+    async () => (await client.request('GET', '/baseline')).status === 200,
+  );
   client.close();
   return { name: 'baseline', child, pid: child.pid!, url, logFile, life, exited, stop: stopper(child, exited) };
 }
 
 interface LicenceApi {
   licenceKeyPair(): { privateKeyPem: string; publicKeyPem: string };
-  issueServerKey(privatePem: string, grant: { customer: string; modules: string[]; days: number }, now: Date): Promise<string>;
+  issueServerKey(
+    privatePem: string,
+    grant: { customer: string; modules: string[]; days: number },
+    now: Date,
+  ): Promise<string>;
   verifyServerKey(key: string, publicKey: unknown, module: string, now: Date): Promise<unknown>;
   licencePublicKey(pem: string): unknown;
 }
@@ -139,11 +171,18 @@ interface LicenceApi {
 async function installBenchLicence(dataDir: string): Promise<Record<string, string>> {
   const dist = (file: string) => pathToFileURL(join(repoRoot, 'dist', 'licence', file)).href;
   const keys = (await import(dist('server-key.js'))) as LicenceApi;
-  const installation = (await import(dist('installation.js'))) as { writeInstallation(dataDir: string, module: string, key: string, licence: unknown): void };
+  const installation = (await import(dist('installation.js'))) as {
+    writeInstallation(dataDir: string, module: string, key: string, licence: unknown): void;
+  };
   const pair = keys.licenceKeyPair();
   const now = new Date();
   const key = await keys.issueServerKey(pair.privateKeyPem, { customer: 'bench', modules: ['compat'], days: 365 }, now);
-  installation.writeInstallation(dataDir, 'compat', key, await keys.verifyServerKey(key, keys.licencePublicKey(pair.publicKeyPem), 'compat', now));
+  installation.writeInstallation(
+    dataDir,
+    'compat',
+    key,
+    await keys.verifyServerKey(key, keys.licencePublicKey(pair.publicKeyPem), 'compat', now),
+  );
   return { SERVICE_LICENSE_PUBLIC_KEY: pair.publicKeyPem };
 }
 
@@ -159,7 +198,13 @@ async function installBenchLicence(dataDir: string): Promise<Record<string, stri
 export async function startDaemon(
   name: string,
   settings: ProcessSettings,
-  options: { dataDir: string; workDir: string; compatSecret?: string; tenantsFile?: string; env?: Record<string, string> },
+  options: {
+    dataDir: string;
+    workDir: string;
+    compatSecret?: string;
+    tenantsFile?: string;
+    env?: Record<string, string>;
+  },
 ): Promise<Daemon> {
   const port = await freePort();
   const compatPort = options.compatSecret ? await freePort() : null;
@@ -171,7 +216,11 @@ export async function startDaemon(
     SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
     ...(settings.logLevel !== null ? { SERVICE_LOG_LEVEL: settings.logLevel } : {}),
     ...(compatPort !== null && options.compatSecret
-      ? { COMPAT_HTTP_ADDR: `127.0.0.1:${compatPort}`, COMPAT_API_SHARED_SECRET: options.compatSecret, COMPAT_FRONTEND_URL: `http://127.0.0.1:${port}` }
+      ? {
+          COMPAT_HTTP_ADDR: `127.0.0.1:${compatPort}`,
+          COMPAT_API_SHARED_SECRET: options.compatSecret,
+          COMPAT_FRONTEND_URL: `http://127.0.0.1:${port}`,
+        }
       : {}),
     ...(options.tenantsFile ? { SERVICE_TENANTS_FILE: options.tenantsFile } : {}),
     ...options.env,
@@ -189,5 +238,17 @@ export async function startDaemon(
   engine.close();
   compat?.close();
   const adminToken = readFileSync(join(options.dataDir, 'initial-admin-token'), 'utf8').trim();
-  return { name, child, pid: child.pid!, url, compatUrl, dataDir: options.dataDir, adminToken, logFile, life, exited, stop: stopper(child, exited) };
+  return {
+    name,
+    child,
+    pid: child.pid!,
+    url,
+    compatUrl,
+    dataDir: options.dataDir,
+    adminToken,
+    logFile,
+    life,
+    exited,
+    stop: stopper(child, exited),
+  };
 }

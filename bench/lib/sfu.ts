@@ -4,7 +4,13 @@ import { sleep } from './keeper.js';
 import { cpuSecondsOf, machineBusySeconds, memoryOf } from './proc.js';
 import { formatTable } from './report.js';
 import type { Daemon } from './servers.js';
-import { classroomCamera, LiveSocket, SyntheticPublisher, SyntheticSubscriber, type CameraShape } from './synthetic-peer.js';
+import {
+  classroomCamera,
+  LiveSocket,
+  SyntheticPublisher,
+  SyntheticSubscriber,
+  type CameraShape,
+} from './synthetic-peer.js';
 
 /**
  * The `sfu` scenario (issue 18): one teacher publishing a camera and a microphone through the
@@ -91,16 +97,28 @@ async function enter(client: Client, path: string, json: unknown): Promise<Enter
 
 export async function sfuScenario(
   daemon: Pick<Daemon, 'url' | 'adminToken' | 'pid'>,
-  options: { steps: readonly number[]; windowSec: number; settleSec?: number; camera?: CameraShape; log: (m: string) => void },
+  options: {
+    steps: readonly number[];
+    windowSec: number;
+    settleSec?: number;
+    camera?: CameraShape;
+    log: (m: string) => void;
+  },
 ): Promise<SfuFigures> {
   const t0 = Date.now();
   const camera = options.camera ?? classroomCamera;
   const roomId = 'sfu-class';
   const client = new Client(daemon.url, 4);
   const admin = { authorization: `Bearer ${daemon.adminToken}` };
-  const created = await client.request('POST', '/api/rooms', { json: { room_id: roomId, name: 'Class 9B', waiting_room: 'off' }, headers: admin });
+  const created = await client.request('POST', '/api/rooms', {
+    json: { room_id: roomId, name: 'Class 9B', waiting_room: 'off' },
+    headers: admin,
+  });
   if (created.status !== 201) throw new Error(`creating ${roomId}: ${created.status} ${created.text}`);
-  const link = await client.request('POST', `/api/rooms/${roomId}/links`, { json: { role: 'moderator' }, headers: admin });
+  const link = await client.request('POST', `/api/rooms/${roomId}/links`, {
+    json: { role: 'moderator' },
+    headers: admin,
+  });
   const t = new URL((JSON.parse(link.text) as { url: string }).url, daemon.url).searchParams.get('t');
   const teacher = await enter(client, `/room/${roomId}/start`, { name: 'Teacher', t });
   const publisher = new SyntheticPublisher(await LiveSocket.open(daemon.url, roomId, teacher.session), camera);
@@ -152,7 +170,9 @@ export async function sfuScenario(
     steps,
     largestHolding: held?.subscribers ?? null,
     subscribersPerJanusCore: held?.janusCpuPct ? (held.subscribers * 100) / held.janusCpuPct : null,
-    janusCpuPctPerSubscriber: slope(holding.flatMap((s) => (s.janusCpuPct === null ? [] : [[s.subscribers, s.janusCpuPct] as const]))),
+    janusCpuPctPerSubscriber: slope(
+      holding.flatMap((s) => (s.janusCpuPct === null ? [] : [[s.subscribers, s.janusCpuPct] as const])),
+    ),
     stoppedBecause,
     totalSec: (Date.now() - t0) / 1000,
   };
@@ -181,7 +201,12 @@ async function measureStep(
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;
   };
-  const cpu = () => ({ janus: janusPid === null ? null : cpuSecondsOf(janusPid), daemon: cpuSecondsOf(daemonPid), bench: bench(), busy: machineBusySeconds() });
+  const cpu = () => ({
+    janus: janusPid === null ? null : cpuSecondsOf(janusPid),
+    daemon: cpuSecondsOf(daemonPid),
+    bench: bench(),
+    busy: machineBusySeconds(),
+  });
   const counts = () => pupils.map((p) => ({ video: p.video.snapshot(), audio: p.audio.snapshot() }));
   const sent0 = publisher.sent;
   const before = { cpu: cpu(), counts: counts(), at: performance.now() };
@@ -193,7 +218,8 @@ async function measureStep(
   const daemonCpuPct = pct(before.cpu.daemon, after.cpu.daemon);
   const benchCpuPct = pct(before.cpu.bench, after.cpu.bench) ?? 0;
   const busyPct = pct(before.cpu.busy, after.cpu.busy);
-  const otherCpuPct = busyPct === null ? null : Math.max(0, busyPct - (janusCpuPct ?? 0) - (daemonCpuPct ?? 0) - benchCpuPct);
+  const otherCpuPct =
+    busyPct === null ? null : Math.max(0, busyPct - (janusCpuPct ?? 0) - (daemonCpuPct ?? 0) - benchCpuPct);
 
   const loss = (kind: 'video' | 'audio') => {
     const per = pupils.map((_, i) => {
@@ -204,20 +230,31 @@ async function measureStep(
     const received = per.reduce((s, p) => s + p.received, 0);
     const expected = per.reduce((s, p) => s + p.expected, 0);
     const lossOf = (r: number, e: number) => (e <= 0 ? 100 : Math.max(0, (1 - r / e) * 100));
-    return { all: expected === 0 ? null : lossOf(received, expected), worst: Math.max(...per.map((p) => lossOf(p.received, p.expected))), received };
+    return {
+      all: expected === 0 ? null : lossOf(received, expected),
+      worst: Math.max(...per.map((p) => lossOf(p.received, p.expected))),
+      received,
+    };
   };
   const video = loss('video');
   const audio = loss('audio');
   const notes: string[] = [];
-  const silent = before.counts.filter((_, i) => after.counts[i]!.video.received === before.counts[i]!.video.received).length;
+  const silent = before.counts.filter(
+    (_, i) => after.counts[i]!.video.received === before.counts[i]!.video.received,
+  ).length;
   if (silent > 0) notes.push(`${silent} subscriber(s) received no video in the window`);
-  if (video.worst >= lossLimitPct) notes.push(`a subscriber lost ${video.worst.toFixed(1)}% of the video (limit ${lossLimitPct}%)`);
+  if (video.worst >= lossLimitPct)
+    notes.push(`a subscriber lost ${video.worst.toFixed(1)}% of the video (limit ${lossLimitPct}%)`);
   if (janusCpuPct !== null && janusCpuPct >= 100) notes.push(`Janus used ${janusCpuPct.toFixed(0)}% of a core`);
   if (daemonCpuPct !== null && daemonCpuPct >= 100) notes.push(`the daemon used ${daemonCpuPct.toFixed(0)}% of a core`);
   const holds = notes.length === 0;
   const stalls = publisher.sent.stalls - sent0.stalls;
-  if (stalls > 0) notes.push(`the publisher was not scheduled for over 100 ms ${stalls} time(s) (a loaded machine) and skipped those frames`);
-  if (benchCpuPct > 90) notes.push(`the load generator (this process) used ${benchCpuPct.toFixed(0)}% of a core: a loss may be its own`);
+  if (stalls > 0)
+    notes.push(
+      `the publisher was not scheduled for over 100 ms ${stalls} time(s) (a loaded machine) and skipped those frames`,
+    );
+  if (benchCpuPct > 90)
+    notes.push(`the load generator (this process) used ${benchCpuPct.toFixed(0)}% of a core: a loss may be its own`);
   return {
     subscribers: pupils.length,
     windowSec: wall,

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { RTCPeerConnection, RtpHeader, RtpPacket, useOPUS, useVP8, type MediaStreamTrack, type RTCRtpSender } from 'werift';
+import {
+  RTCPeerConnection,
+  RtpHeader,
+  RtpPacket,
+  useOPUS,
+  useVP8,
+  type MediaStreamTrack,
+  type RTCRtpSender,
+} from 'werift';
 import WebSocket from 'ws';
 
 /**
@@ -45,9 +53,15 @@ export class LiveSocket {
     url.searchParams.set('session', session);
     const live = new LiveSocket(url.toString());
     const welcome = await new Promise<Message & { media?: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no welcome on the live socket of ${roomId} in ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no welcome on the live socket of ${roomId} in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       live.socket.once('error', (err) => (clearTimeout(timer), reject(err)));
-      live.socket.once('unexpected-response', (_req, res) => (clearTimeout(timer), reject(new Error(`live socket refused: ${res.statusCode}`))));
+      live.socket.once(
+        'unexpected-response',
+        (_req, res) => (clearTimeout(timer), reject(new Error(`live socket refused: ${res.statusCode}`))),
+      );
       const first = (raw: Buffer) => {
         const m = JSON.parse(raw.toString('utf8')) as Message & { media?: string };
         if (m.type !== 'welcome') return;
@@ -98,7 +112,13 @@ export interface CameraShape {
 }
 
 /** Roughly what a browser sends for a 640×360 camera and a voice: 30 fps, 600 kbit/s, a keyframe every 2 s; Opus at 32 kbit/s. */
-export const classroomCamera: CameraShape = { fps: 30, videoKbps: 600, keyframeEvery: 60, keyframeWeight: 8, audioBytes: 80 };
+export const classroomCamera: CameraShape = {
+  fps: 30,
+  videoKbps: 600,
+  keyframeEvery: 60,
+  keyframeWeight: 8,
+  audioBytes: 80,
+};
 
 const maxPayload = 1100;
 /** How far behind its clock the synthetic camera may fall before it skips ahead. */
@@ -120,7 +140,12 @@ export function vp8Frame(pictureId: number, key: boolean, bytes: number, noise: 
   const body = Buffer.concat([header, noise.subarray(0, Math.max(0, bytes - header.length))]);
   const packets: Buffer[] = [];
   for (let offset = 0; offset < body.length; offset += maxPayload) {
-    const descriptor = Buffer.from([offset === 0 ? 0x90 : 0x80, 0x80, 0x80 | ((pictureId >> 8) & 0x7f), pictureId & 0xff]);
+    const descriptor = Buffer.from([
+      offset === 0 ? 0x90 : 0x80,
+      0x80,
+      0x80 | ((pictureId >> 8) & 0x7f),
+      pictureId & 0xff,
+    ]);
     packets.push(Buffer.concat([descriptor, body.subarray(offset, offset + maxPayload)]));
   }
   return packets;
@@ -179,7 +204,11 @@ class SyntheticCamera {
       );
       const timestamp = (this.frames * (90_000 / s.fps)) >>> 0;
       packets.forEach((payload, i) => {
-        const header = new RtpHeader({ sequenceNumber: this.videoSeq++ & 0xffff, timestamp, marker: i === packets.length - 1 });
+        const header = new RtpHeader({
+          sequenceNumber: this.videoSeq++ & 0xffff,
+          timestamp,
+          marker: i === packets.length - 1,
+        });
         void this.video.sendRtp(new RtpPacket(header, payload));
         this.videoPackets += 1;
       });
@@ -187,8 +216,13 @@ class SyntheticCamera {
     }
     if (!this.audio || s.audioBytes <= 0) return;
     while (this.audioFrames < dueAudio) {
-      const header = new RtpHeader({ sequenceNumber: this.audioSeq++ & 0xffff, timestamp: (this.audioFrames * 960) >>> 0 });
-      void this.audio.sendRtp(new RtpPacket(header, this.noise.subarray(this.audioFrames % 1000, (this.audioFrames % 1000) + s.audioBytes)));
+      const header = new RtpHeader({
+        sequenceNumber: this.audioSeq++ & 0xffff,
+        timestamp: (this.audioFrames * 960) >>> 0,
+      });
+      void this.audio.sendRtp(
+        new RtpPacket(header, this.noise.subarray(this.audioFrames % 1000, (this.audioFrames % 1000) + s.audioBytes)),
+      );
       this.audioPackets += 1;
       this.audioFrames += 1;
     }
@@ -217,14 +251,22 @@ export class SyntheticPublisher {
     });
     await this.pc.setLocalDescription(await this.pc.createOffer());
     this.live.signal('sfu:publish', { description: { type: 'offer', sdp: await gathered(this.pc) } });
-    await withTimeout(answered, timeoutMs, `the server's answer to the publisher (${this.live.errors.join('; ') || 'no error from the server'})`);
+    await withTimeout(
+      answered,
+      timeoutMs,
+      `the server's answer to the publisher (${this.live.errors.join('; ') || 'no error from the server'})`,
+    );
     await withTimeout(connected(this.pc), timeoutMs, 'the publisher to connect to Janus (ICE and DTLS)');
     this.camera = new SyntheticCamera(this.shape, video.sender, audio?.sender ?? null);
     this.camera.start();
   }
 
   get sent(): { video: number; audio: number; stalls: number } {
-    return { video: this.camera?.videoPackets ?? 0, audio: this.camera?.audioPackets ?? 0, stalls: this.camera?.stalls ?? 0 };
+    return {
+      video: this.camera?.videoPackets ?? 0,
+      audio: this.camera?.audioPackets ?? 0,
+      stalls: this.camera?.stalls ?? 0,
+    };
   }
 
   async close(): Promise<void> {
@@ -259,7 +301,10 @@ export class RtpCount {
 
   /** Packets received and the span of sequence numbers they came from (since the first). */
   snapshot(): { received: number; expected: number } {
-    return { received: this.received, expected: this.highest === null || this.first === null ? 0 : this.highest - this.first + 1 };
+    return {
+      received: this.received,
+      expected: this.highest === null || this.first === null ? 0 : this.highest - this.first + 1,
+    };
   }
 }
 
@@ -282,7 +327,9 @@ export class SyntheticSubscriber {
       if (from !== 'sfu:subscribe' || !('description' in data) || data.description.type !== 'offer') return;
       const sdp = data.description.sdp ?? '';
       this.offers += 1;
-      this.queue = this.queue.then(() => this.answer(sdp)).catch((err: unknown) => void this.live.errors.push(`answering: ${(err as Error).message}`));
+      this.queue = this.queue
+        .then(() => this.answer(sdp))
+        .catch((err: unknown) => void this.live.errors.push(`answering: ${(err as Error).message}`));
     });
   }
 
@@ -324,7 +371,9 @@ function connected(pc: RTCPeerConnection): Promise<void> {
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what}`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what}`)), ms)),
+  );
   try {
     return await Promise.race([promise, late]);
   } finally {

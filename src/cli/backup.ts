@@ -34,9 +34,16 @@ export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): Ser
 
 /** The daemon's backup modules, loaded when a command runs (they open SQLite); their refusals become the CLI's. */
 async function withBackupErrors<T>(
-  work: (backup: typeof import('../daemon/backup.js'), restore: typeof import('../daemon/restore.js')) => Promise<T> | T,
+  work: (
+    backup: typeof import('../daemon/backup.js'),
+    restore: typeof import('../daemon/restore.js'),
+  ) => Promise<T> | T,
 ): Promise<T> {
-  const [backup, restore, files] = await Promise.all([import('../daemon/backup.js'), import('../daemon/restore.js'), import('../daemon/backup-files.js')]);
+  const [backup, restore, files] = await Promise.all([
+    import('../daemon/backup.js'),
+    import('../daemon/restore.js'),
+    import('../daemon/backup-files.js'),
+  ]);
   try {
     return await work(backup, restore);
   } catch (err) {
@@ -51,7 +58,9 @@ function envFileNotes(written: readonly string[], dataDir: string): string[] {
   for (const file of written.filter((f) => f.endsWith('.env'))) {
     const named = parseEnvFile(readIfExists(file) ?? '').SERVICE_DATA_DIR;
     if (named !== undefined && resolve(named) !== resolve(dataDir))
-      notes.push(`${file} names SERVICE_DATA_DIR=${named}, but the data went to ${dataDir}: change that line before starting the service`);
+      notes.push(
+        `${file} names SERVICE_DATA_DIR=${named}, but the data went to ${dataDir}: change that line before starting the service`,
+      );
   }
   return notes;
 }
@@ -62,11 +71,16 @@ export function backupCommands(program: Command, io: CliIo): void {
     .description(
       'back up the running service: both databases (SQLite online backup), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest',
     )
-    .requiredOption('--out <dir>', 'a new (or empty) directory to write the backup into; created 0700, files 0600: it holds secrets')
+    .requiredOption(
+      '--out <dir>',
+      'a new (or empty) directory to write the backup into; created 0700, files 0600: it holds secrets',
+    )
     .action(async (options: Record<string, unknown>) => {
       const files = serviceFilesOf(options, io);
       const out = resolve(String(options.out));
-      const manifest = await withBackupErrors((b) => step(io, `backing up ${files.dataDir} into ${out}`, () => b.takeBackup(files, out, new Date())));
+      const manifest = await withBackupErrors((b) =>
+        step(io, `backing up ${files.dataDir} into ${out}`, () => b.takeBackup(files, out, new Date())),
+      );
       for (const entry of manifest.files) io.out(`${entry.path}  ${entry.bytes} bytes  (${entry.source})\n`);
       io.out(`backup written to ${out} (${manifest.files.length} files, manifest.json last)\n`);
     });
@@ -75,26 +89,45 @@ export function backupCommands(program: Command, io: CliIo): void {
 
   program
     .command('restore')
-    .description('restore a backup into an empty data directory (the service stopped); checks every file against the manifest first')
+    .description(
+      'restore a backup into an empty data directory (the service stopped); checks every file against the manifest first',
+    )
     .requiredOption('--from <dir>', 'the directory meetctl backup --out wrote')
     .requiredOption('--data-dir <dir>', 'the data directory to restore into (must be empty unless --force)')
     .option('--compat-api-data-dir <dir>', "the meeting API's directory (default <data dir>/compat-api)")
-    .option('--config-dir <dir>', 'also restore the env file, room-defaults.toml, tenants file and licence key into this directory')
+    .option(
+      '--config-dir <dir>',
+      'also restore the env file, room-defaults.toml, tenants file and licence key into this directory',
+    )
     .option('--force', 'restore into a non-empty data directory, replacing the files the backup holds')
-    .action(async (options: { from: string; dataDir: string; compatApiDataDir?: string; configDir?: string; force?: boolean }) => {
-      const dataDir = resolve(options.dataDir);
-      const target = {
-        dataDir,
-        compatApiDataDir: resolve(options.compatApiDataDir ?? join(dataDir, 'compat-api')),
-        configDir: options.configDir === undefined ? null : resolve(options.configDir),
-        force: options.force === true,
-      };
-      const from = resolve(options.from);
-      const restored = await withBackupErrors((_, r) => step(io, `restoring ${from} into ${dataDir}`, () => r.restoreBackup(from, target)));
-      for (const file of restored.written) io.out(`restored ${file}\n`);
-      if (restored.skipped.length > 0)
-        io.err(`not restored (pass --config-dir to put them back): ${restored.skipped.map((e) => e.path.slice('config/'.length)).join(', ')}\n`);
-      for (const note of envFileNotes(restored.written, dataDir)) io.err(`meetctl: warning: ${note}\n`);
-      io.out(`restored the backup of ${restored.manifest.created_at} (meeting-service ${restored.manifest.product_version}) into ${dataDir}\n`);
-    });
+    .action(
+      async (options: {
+        from: string;
+        dataDir: string;
+        compatApiDataDir?: string;
+        configDir?: string;
+        force?: boolean;
+      }) => {
+        const dataDir = resolve(options.dataDir);
+        const target = {
+          dataDir,
+          compatApiDataDir: resolve(options.compatApiDataDir ?? join(dataDir, 'compat-api')),
+          configDir: options.configDir === undefined ? null : resolve(options.configDir),
+          force: options.force === true,
+        };
+        const from = resolve(options.from);
+        const restored = await withBackupErrors((_, r) =>
+          step(io, `restoring ${from} into ${dataDir}`, () => r.restoreBackup(from, target)),
+        );
+        for (const file of restored.written) io.out(`restored ${file}\n`);
+        if (restored.skipped.length > 0)
+          io.err(
+            `not restored (pass --config-dir to put them back): ${restored.skipped.map((e) => e.path.slice('config/'.length)).join(', ')}\n`,
+          );
+        for (const note of envFileNotes(restored.written, dataDir)) io.err(`meetctl: warning: ${note}\n`);
+        io.out(
+          `restored the backup of ${restored.manifest.created_at} (meeting-service ${restored.manifest.product_version}) into ${dataDir}\n`,
+        );
+      },
+    );
 }

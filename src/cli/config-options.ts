@@ -11,8 +11,16 @@ export function attributeOf(flag: string): string {
 }
 
 /** Adds --config and one flag per setting of the table (secrets excepted), help naming the variable. */
-export function addConfigOptions(command: Command, keys: readonly SettingKey[] = Object.keys(settings) as SettingKey[]): Command {
-  command.addOption(new Option('--config <file>', 'defaults file (TOML) to read instead of the packaged room-defaults.toml [SERVICE_CONFIG_FILE]'));
+export function addConfigOptions(
+  command: Command,
+  keys: readonly SettingKey[] = Object.keys(settings) as SettingKey[],
+): Command {
+  command.addOption(
+    new Option(
+      '--config <file>',
+      'defaults file (TOML) to read instead of the packaged room-defaults.toml [SERVICE_CONFIG_FILE]',
+    ),
+  );
   for (const key of keys) {
     const row: Row = settings[key];
     if (row.flag === null) continue;

@@ -50,7 +50,9 @@ export function doctorContext(options: Record<string, unknown>, io: CliIo): Doct
 export function doctorCommand(program: Command, io: CliIo): void {
   const command = program
     .command('doctor')
-    .description('check the machine and the configuration: one line per check, a hint for each problem; exit 1 when a check fails')
+    .description(
+      'check the machine and the configuration: one line per check, a hint for each problem; exit 1 when a check fails',
+    )
     .option('--json', 'print the checks as JSON ({status, counts, checks: [{id, title, status, detail, hint?}]})')
     .option('--env-file <path>', 'environment file the service reads (default <config dir>/meet.env)')
     .option('--nginx-file <path>', `nginx site to check (default ${defaultNginxFile})`)

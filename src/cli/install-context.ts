@@ -55,12 +55,18 @@ function readOperatorFile(file: string, flag: string): string | null {
   } catch (err) {
     if (err instanceof CliError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new CliError('environment', `${flag} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new CliError(
+      'environment',
+      `${flag} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
   try {
     return readIfExists(file);
   } catch (err) {
-    throw new CliError('environment', `${flag} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new CliError(
+      'environment',
+      `${flag} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
 }
 
@@ -68,17 +74,30 @@ export function installContext(options: Record<string, unknown>, io: CliIo): Ins
   // The same directory every other command reads the service's files from (service-config.ts).
   const configDir = configDirOf(options, io);
   const envFileFlag = typeof options.envFile === 'string' ? options.envFile : null;
-  if (envFileFlag !== null && envFileFlag.trim() === '') throw new CliError('usage', '--env-file must be a non-empty path');
+  if (envFileFlag !== null && envFileFlag.trim() === '')
+    throw new CliError('usage', '--env-file must be a non-empty path');
   const envFile = resolve(envFileFlag ?? join(configDir, 'meet.env'));
   const existingEnv = readOperatorFile(envFile, '--env-file');
   const existingEnvValues = existingEnv === null ? {} : parseEnvFile(existingEnv);
   const roomDefaultsFile = join(configDir, 'room-defaults.toml');
   const existingRoomDefaults = readOperatorFile(roomDefaultsFile, 'room-defaults.toml in --config-dir');
 
-  const env: Record<string, string | undefined> = { [settings.dataDir.env]: installDataDirDefault, ...existingEnvValues, ...io.env };
+  const env: Record<string, string | undefined> = {
+    [settings.dataDir.env]: installDataDirDefault,
+    ...existingEnvValues,
+    ...io.env,
+  };
   // The file install edits is the one the daemon reads; another named elsewhere would be ignored by it.
   delete env.SERVICE_CONFIG_FILE;
-  const config = configFromOptions({ ...options, config: existingRoomDefaults !== null ? roomDefaultsFile : undefined }, { ...io, env });
-  const paths = defaultPaths(configDir, resolve(config.dataDir), envFile, config.tenantsFile === null ? null : resolve(config.tenantsFile));
+  const config = configFromOptions(
+    { ...options, config: existingRoomDefaults !== null ? roomDefaultsFile : undefined },
+    { ...io, env },
+  );
+  const paths = defaultPaths(
+    configDir,
+    resolve(config.dataDir),
+    envFile,
+    config.tenantsFile === null ? null : resolve(config.tenantsFile),
+  );
   return { paths, config, existingEnv, existingEnvValues, existingRoomDefaults };
 }

@@ -24,7 +24,12 @@ function asText(env: string, value: unknown): string {
 }
 
 /** Each value asked on a terminal (a row with `ask`) that nothing gives: the flag, the environment, an earlier install, room-defaults.toml. */
-function unanswered(rows: readonly InstallRow[], options: Record<string, unknown>, context: InstallContext, io: CliIo): InstallRow[] {
+function unanswered(
+  rows: readonly InstallRow[],
+  options: Record<string, unknown>,
+  context: InstallContext,
+  io: CliIo,
+): InstallRow[] {
   return rows.filter((row) => row.install.ask && givenOf(row, options, context, io) === null);
 }
 
@@ -39,7 +44,11 @@ function givenOf(row: InstallRow, options: Record<string, unknown>, context: Ins
     });
   } catch (err) {
     if (!(err instanceof InvalidValue)) throw err;
-    throw new CliError('config', `${row.flag ?? row.env} ${err.message}`, 'nothing was written; fix the value and run install again');
+    throw new CliError(
+      'config',
+      `${row.flag ?? row.env} ${err.message}`,
+      'nothing was written; fix the value and run install again',
+    );
   }
 }
 
@@ -72,7 +81,8 @@ export async function askValues(
       );
       answers.set(row.env, asText(row.env, parse(answer)));
     } catch (err) {
-      if ((err as Error).name === 'ExitPromptError') throw new CliError('refused', 'install cancelled at the question; nothing was written');
+      if ((err as Error).name === 'ExitPromptError')
+        throw new CliError('refused', 'install cancelled at the question; nothing was written');
       throw err;
     }
   }
@@ -110,15 +120,26 @@ export function serviceValuesOf(
         continue;
       }
       // An earlier install's line is kept byte for byte; a new value is written as the parser normalises it.
-      const value = given.value === null ? null : given.source === 'kept' ? given.value : asText(row.env, settings[row.key].parse(given.value));
+      const value =
+        given.value === null
+          ? null
+          : given.source === 'kept'
+            ? given.value
+            : asText(row.env, settings[row.key].parse(given.value));
       out.push({ env: row.env, value, shown: asText(row.env, context.config[row.key]), source: given.source });
     } else if (row.install.recordInForce) {
       const given = givenOf(row, options, context, io);
       if (given === null) continue;
       const inForce = context.config[row.key];
       // The only such row is the licence authority's key: verified with now, so the daemon must see the same.
-      const value = given.source === 'environment' && typeof inForce === 'string' ? oneLinePublicKey(inForce) : given.value;
-      out.push({ env: row.env, value, shown: given.source === 'room-defaults' ? 'room-defaults.toml' : 'recorded', source: given.source });
+      const value =
+        given.source === 'environment' && typeof inForce === 'string' ? oneLinePublicKey(inForce) : given.value;
+      out.push({
+        env: row.env,
+        value,
+        shown: given.source === 'room-defaults' ? 'room-defaults.toml' : 'recorded',
+        source: given.source,
+      });
     }
   }
   return out;
@@ -131,8 +152,16 @@ export function serviceValuesOf(
  * starts from that file, or the operator would have to repeat it by hand.
  */
 export function asGivenKeys(rows: readonly InstallRow[]): SettingKey[] {
-  const decided = new Set<SettingKey>([...rows.map((row) => row.key), ...listenerKeys, 'dataDir', 'configDir', 'tenantsFile']);
-  return (Object.keys(settings) as SettingKey[]).filter((key) => settings[key].flag !== null && !settings[key].secret && !decided.has(key));
+  const decided = new Set<SettingKey>([
+    ...rows.map((row) => row.key),
+    ...listenerKeys,
+    'dataDir',
+    'configDir',
+    'tenantsFile',
+  ]);
+  return (Object.keys(settings) as SettingKey[]).filter(
+    (key) => settings[key].flag !== null && !settings[key].secret && !decided.has(key),
+  );
 }
 
 /** The env lines of the flags among `asGivenKeys` that were given (already checked by the config's loader, which read them too). */

@@ -41,7 +41,8 @@ const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 const knownModules = [compatModule];
 
 function checkModule(module: string): void {
-  if (!knownModules.includes(module)) throw new CliError('usage', `unknown module ${JSON.stringify(module)} (known: ${knownModules.join(', ')})`);
+  if (!knownModules.includes(module))
+    throw new CliError('usage', `unknown module ${JSON.stringify(module)} (known: ${knownModules.join(', ')})`);
 }
 
 function lockFileOf(configDir: string): string {
@@ -85,7 +86,8 @@ async function answerQuestions(
       try {
         const kept = settings[row.key].parse(earlier);
         // Questions are asked only of yes/no rows, whose parser gives a boolean.
-        if (typeof kept !== 'boolean') throw new Error(`${row.env} has a yes/no question but its value is not yes or no`);
+        if (typeof kept !== 'boolean')
+          throw new Error(`${row.env} has a yes/no question but its value is not yes or no`);
         answers.set(row.env, { value: String(kept), source: 'kept' });
         continue;
       } catch (err) {
@@ -97,12 +99,14 @@ async function answerQuestions(
         );
       }
     }
-    if (!mayPrompt(io, options)) throw unansweredError(`${question.flag} or --no-${question.flag.slice(2)}`, question.question);
+    if (!mayPrompt(io, options))
+      throw unansweredError(`${question.flag} or --no-${question.flag.slice(2)}`, question.question);
     let yes: boolean;
     try {
       yes = await confirm({ message: question.question, default: false }, { output: process.stderr });
     } catch (err) {
-      if ((err as Error).name === 'ExitPromptError') throw new CliError('refused', 'install cancelled at the question; nothing was written');
+      if ((err as Error).name === 'ExitPromptError')
+        throw new CliError('refused', 'install cancelled at the question; nothing was written');
       throw err;
     }
     answers.set(row.env, { value: String(yes), source: 'answered' });
@@ -110,7 +114,11 @@ async function answerQuestions(
   return answers;
 }
 
-function checkedSecrets(rows: readonly InstallRow[], resolved: Map<string, ResolvedValue>, context: InstallContext): void {
+function checkedSecrets(
+  rows: readonly InstallRow[],
+  resolved: Map<string, ResolvedValue>,
+  context: InstallContext,
+): void {
   for (const row of rows) {
     const value = resolved.get(row.env);
     if (!value) continue;
@@ -118,7 +126,12 @@ function checkedSecrets(rows: readonly InstallRow[], resolved: Map<string, Resol
       settings[row.key].parse(value.value);
     } catch (err) {
       if (!(err instanceof InvalidValue)) throw err;
-      const where = value.source === 'kept' ? ` in ${context.paths.envFile}` : value.source === 'environment' ? ' in the environment' : '';
+      const where =
+        value.source === 'kept'
+          ? ` in ${context.paths.envFile}`
+          : value.source === 'environment'
+            ? ' in the environment'
+            : '';
       throw new CliError('config', `${row.env}${where} ${err.message}`);
     }
   }
@@ -136,15 +149,21 @@ function listenersOf(options: Record<string, unknown>, context: InstallContext, 
   });
 }
 
-function runtimeOf(options: Record<string, unknown>, context: InstallContext, listeners: readonly ResolvedListener[]): RuntimeSettings | null {
+function runtimeOf(
+  options: Record<string, unknown>,
+  context: InstallContext,
+  listeners: readonly ResolvedListener[],
+): RuntimeSettings | null {
   const runtime = options.runtime;
   if (runtime === undefined) {
     if (options.runtimeDir !== undefined) throw new CliError('usage', '--runtime-dir needs --runtime native|container');
     return null;
   }
-  if (runtime !== 'native' && runtime !== 'container') throw new CliError('usage', `--runtime must be native or container (got ${JSON.stringify(runtime)})`);
+  if (runtime !== 'native' && runtime !== 'container')
+    throw new CliError('usage', `--runtime must be native or container (got ${JSON.stringify(runtime)})`);
   const user = typeof options.serviceUser === 'string' ? options.serviceUser : 'meet';
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) throw new CliError('usage', `--service-user must be a system user name (got ${JSON.stringify(user)})`);
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user))
+    throw new CliError('usage', `--service-user must be a system user name (got ${JSON.stringify(user)})`);
   return {
     runtime,
     configDir: context.paths.configDir,
@@ -201,14 +220,21 @@ function planned<T>(work: () => T): T {
     return work();
   } catch (err) {
     if (err instanceof TomlEditError || err instanceof EnvValueError)
-      throw new CliError('config', err.message, 'nothing was written; fix the file or the value named above and run install again');
+      throw new CliError(
+        'config',
+        err.message,
+        'nothing was written; fix the file or the value named above and run install again',
+      );
     throw err;
   }
 }
 
 async function writeAll(io: CliIo, files: readonly PlannedFile[]): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
-  for (const file of files) outcomes.push(await step(io, `${file.content === null ? 'removing' : 'writing'} ${file.path}`, () => applyFile(file)));
+  for (const file of files)
+    outcomes.push(
+      await step(io, `${file.content === null ? 'removing' : 'writing'} ${file.path}`, () => applyFile(file)),
+    );
   return outcomes;
 }
 
@@ -247,13 +273,20 @@ async function install(module: string, options: Record<string, unknown>, io: Cli
   const result = await underInstallLock(first.paths.configDir, async (): Promise<InstallResult> => {
     // Read again under the lock: another install may have finished while the question was open.
     const context = installContext(options, io);
-    const secrets = resolveGenerated(rows, io.env, context.existingEnvValues, (bytes) => randomBytes(bytes).toString('base64url'));
+    const secrets = resolveGenerated(rows, io.env, context.existingEnvValues, (bytes) =>
+      randomBytes(bytes).toString('base64url'),
+    );
     checkedSecrets(rows, secrets, context);
     const values = new Map<string, { value: string; source: string }>([...secrets, ...answers]);
     const envValues = Object.fromEntries([...values].map(([name, v]) => [name, v.value]));
     const listeners = listenersOf(options, context, io);
-    const service = [...serviceValuesOf(rows, options, context, io, asked), ...asGivenValues(asGivenKeys(rows), options)];
-    const listenerValues = Object.fromEntries([...listeners, ...service].flatMap((l): [string, string][] => (l.value === null ? [] : [[l.env, l.value]])));
+    const service = [
+      ...serviceValuesOf(rows, options, context, io, asked),
+      ...asGivenValues(asGivenKeys(rows), options),
+    ];
+    const listenerValues = Object.fromEntries(
+      [...listeners, ...service].flatMap((l): [string, string][] => (l.value === null ? [] : [[l.env, l.value]])),
+    );
     const files = planned(() =>
       compatInstallFiles({
         paths: context.paths,
@@ -289,14 +322,23 @@ function shownAddress(listener: ResolvedListener): string {
 
 function report(io: CliIo, json: boolean, module: string, result: InstallResult, now: Date): void {
   const summary = licenceSummary(result.licence, now);
-  const secretRows = installRows(module).filter((row) => settings[row.key].secret || row.install.generateBytes !== undefined);
-  const secrets = Object.fromEntries(secretRows.map((row) => [row.env, { source: result.values.get(row.env)?.source ?? 'unset', value: '***' }]));
+  const secretRows = installRows(module).filter(
+    (row) => settings[row.key].secret || row.install.generateBytes !== undefined,
+  );
+  const secrets = Object.fromEntries(
+    secretRows.map((row) => [row.env, { source: result.values.get(row.env)?.source ?? 'unset', value: '***' }]),
+  );
   const answers = Object.fromEntries(
     installRows(module)
       .filter((row) => row.install.confirm)
-      .map((row) => [row.env, { source: result.values.get(row.env)?.source, value: result.values.get(row.env)?.value === 'true' }]),
+      .map((row) => [
+        row.env,
+        { source: result.values.get(row.env)?.source, value: result.values.get(row.env)?.value === 'true' },
+      ]),
   );
-  const listeners = Object.fromEntries(result.listeners.map((l) => [l.env, { source: l.source, value: shownAddress(l) }]));
+  const listeners = Object.fromEntries(
+    result.listeners.map((l) => [l.env, { source: l.source, value: shownAddress(l) }]),
+  );
   const service = Object.fromEntries(result.service.map((v) => [v.env, { source: v.source, value: v.shown }]));
   if (json) {
     io.out(
@@ -304,11 +346,15 @@ function report(io: CliIo, json: boolean, module: string, result: InstallResult,
     );
     return;
   }
-  io.out(`${paint(io, 'green', module)} installed for ${summary.customer}, valid until ${summary.expiresAt} (${summary.daysLeft} days)\n`);
+  io.out(
+    `${paint(io, 'green', module)} installed for ${summary.customer}, valid until ${summary.expiresAt} (${summary.daysLeft} days)\n`,
+  );
   for (const file of result.files) io.out(`  ${file.status.padEnd(10)} ${file.path}\n`);
   for (const [name, secret] of Object.entries(secrets)) io.out(`  ${name}: *** (${secret.source})\n`);
-  for (const [name, answer] of Object.entries(answers)) io.out(`  ${name}=${String(answer.value)} (${answer.source})\n`);
-  for (const [name, listener] of Object.entries(listeners)) io.out(`  ${name}=${listener.value} (${listener.source})\n`);
+  for (const [name, answer] of Object.entries(answers))
+    io.out(`  ${name}=${String(answer.value)} (${answer.source})\n`);
+  for (const [name, listener] of Object.entries(listeners))
+    io.out(`  ${name}=${listener.value} (${listener.source})\n`);
   for (const [name, value] of Object.entries(service)) io.out(`  ${name}=${value.value} (${value.source})\n`);
   for (const line of result.nextSteps) io.out(`next: ${line}\n`);
 }
@@ -319,7 +365,11 @@ async function uninstall(module: string, options: Record<string, unknown>, io: C
   const files = await underInstallLock(context.paths.configDir, async () => {
     const fresh = installContext(options, io);
     const plannedFiles = planned(() =>
-      compatUninstallFiles({ paths: fresh.paths, existingEnv: fresh.existingEnv, existingRoomDefaults: fresh.existingRoomDefaults }),
+      compatUninstallFiles({
+        paths: fresh.paths,
+        existingEnv: fresh.existingEnv,
+        existingRoomDefaults: fresh.existingRoomDefaults,
+      }),
     );
     return writeAll(io, plannedFiles);
   });
@@ -328,7 +378,11 @@ async function uninstall(module: string, options: Record<string, unknown>, io: C
     io.out(`${JSON.stringify({ module, installed: false, changed, files, kept: [context.paths.dataDir] }, null, 2)}\n`);
     return;
   }
-  io.out(changed ? `${module} uninstalled; the data in ${context.paths.dataDir} is kept\n` : `${module} was not installed; nothing changed\n`);
+  io.out(
+    changed
+      ? `${module} uninstalled; the data in ${context.paths.dataDir} is kept\n`
+      : `${module} was not installed; nothing changed\n`,
+  );
   for (const file of files) io.out(`  ${file.status.padEnd(10)} ${file.path}\n`);
 }
 
@@ -342,8 +396,13 @@ export function installCommands(program: Command, io: CliIo): void {
     )
     .option('--key <key>', 'the server key issued by the licence authority (or --key-file, or SERVICE_SERVER_KEY)')
     .option('--key-file <path>', 'file holding the server key')
-    .addOption(new Option('--runtime <runtime>', 'also write the files that run the service').choices(['native', 'container']))
-    .option('--runtime-dir <dir>', 'where the runtime files go (default: /etc/systemd/system for native, the config directory for container)')
+    .addOption(
+      new Option('--runtime <runtime>', 'also write the files that run the service').choices(['native', 'container']),
+    )
+    .option(
+      '--runtime-dir <dir>',
+      'where the runtime files go (default: /etc/systemd/system for native, the config directory for container)',
+    )
     .option('--service-user <name>', 'user the native service runs as (default meet)')
     .option('-y, --yes', 'never prompt: a question no flag answered is an error naming the flag')
     .option('--json', 'print a JSON summary (secrets masked) on standard output');
@@ -362,7 +421,10 @@ export function installCommands(program: Command, io: CliIo): void {
   // Loopback by default (nginx on this machine is the edge); these name other addresses.
   for (const key of listenerKeys) {
     const row = settings[key];
-    installCommand.option(`${row.flag} <host:port>`, `${row.description} [${row.env}] (default: ${loopbackDefault(key)}, behind nginx; kept on later runs)`);
+    installCommand.option(
+      `${row.flag} <host:port>`,
+      `${row.description} [${row.env}] (default: ${loopbackDefault(key)}, behind nginx; kept on later runs)`,
+    );
   }
   addLocationOptions(installCommand);
   for (const key of asGivenKeys(rows)) addSettingOption(installCommand, key);
@@ -371,7 +433,9 @@ export function installCommands(program: Command, io: CliIo): void {
   const uninstallCommand = program
     .command('uninstall')
     .argument('<module>', `module to uninstall (${knownModules.join(', ')})`)
-    .description("remove a module's installation record, its env-file secrets and its room-defaults values; its data is kept")
+    .description(
+      "remove a module's installation record, its env-file secrets and its room-defaults values; its data is kept",
+    )
     .option('--json', 'print a JSON summary on standard output');
   addLocationOptions(uninstallCommand);
   uninstallCommand.action((module: string, options: Record<string, unknown>) => uninstall(module, options, io));

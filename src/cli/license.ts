@@ -19,9 +19,11 @@ export const publicKeyFileName = 'licence.pub';
 export const maxLicenceDays = 3660;
 
 function keygen(options: { out?: string; force?: boolean }, io: CliIo): void {
-  if (typeof options.out !== 'string' || options.out.trim() === '') throw new CliError('usage', '--out DIR is required (where the key pair is written)');
+  if (typeof options.out !== 'string' || options.out.trim() === '')
+    throw new CliError('usage', '--out DIR is required (where the key pair is written)');
   const dir = resolve(options.out);
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CliError('config', `--out ${dir} exists and is not a directory`);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new CliError('config', `--out ${dir} exists and is not a directory`);
   const privateFile = join(dir, privateKeyFileName);
   const publicFile = join(dir, publicKeyFileName);
   const present = [privateFile, publicFile].filter((file) => existsSync(file));
@@ -43,7 +45,10 @@ function keygen(options: { out?: string; force?: boolean }, io: CliIo): void {
 function parseDays(raw: unknown): number {
   const text = typeof raw === 'string' ? raw.trim() : '';
   if (!/^[0-9]+$/.test(text) || Number(text) < 1 || Number(text) > maxLicenceDays) {
-    throw new CliError('usage', `--days must be a whole number of days from 1 to ${maxLicenceDays} (got ${JSON.stringify(raw ?? null)})`);
+    throw new CliError(
+      'usage',
+      `--days must be a whole number of days from 1 to ${maxLicenceDays} (got ${JSON.stringify(raw ?? null)})`,
+    );
   }
   return Number(text);
 }
@@ -52,7 +57,8 @@ function parseCustomer(raw: unknown): string {
   const customer = typeof raw === 'string' ? raw.trim() : '';
   if (customer === '') throw new CliError('usage', '--customer must name the customer (non-empty)');
   // The name is logged by every daemon that runs the key: no control or invisible characters to forge log lines with.
-  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(customer)) throw new CliError('usage', '--customer must not contain control or invisible characters');
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(customer))
+    throw new CliError('usage', '--customer must not contain control or invisible characters');
   if (customer.length > 200) throw new CliError('usage', '--customer is longer than 200 characters');
   return customer;
 }
@@ -62,17 +68,24 @@ function parseModules(raw: unknown): string[] {
     .split(',')
     .map((m) => m.trim())
     .filter((m) => m !== '');
-  if (modules.length === 0) throw new CliError('usage', '--modules must list at least one module, e.g. --modules compat');
+  if (modules.length === 0)
+    throw new CliError('usage', '--modules must list at least one module, e.g. --modules compat');
   for (const module of modules) {
     if (!/^[a-z][a-z0-9-]{0,31}$/.test(module))
-      throw new CliError('usage', `--modules: ${JSON.stringify(module)} is not a module name (lower-case letters, digits and -)`);
+      throw new CliError(
+        'usage',
+        `--modules: ${JSON.stringify(module)} is not a module name (lower-case letters, digits and -)`,
+      );
   }
   return [...new Set(modules)];
 }
 
 function readPrivateKey(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '')
-    throw new CliError('usage', "--private-key PATH is required (the authority's Ed25519 private key, from license keygen)");
+    throw new CliError(
+      'usage',
+      "--private-key PATH is required (the authority's Ed25519 private key, from license keygen)",
+    );
   let pem: string;
   try {
     if (statSync(raw).isDirectory()) throw new CliError('config', `--private-key ${raw} is a directory, not a file`);
@@ -89,7 +102,10 @@ function readPrivateKey(raw: unknown): string {
     throw new CliError('config', `--private-key ${raw} is not a private key in PEM`);
   }
   if (type !== 'ed25519')
-    throw new CliError('config', `--private-key ${raw} is a ${type ?? 'unknown'} key; the licence authority signs with Ed25519 (license keygen makes one)`);
+    throw new CliError(
+      'config',
+      `--private-key ${raw} is a ${type ?? 'unknown'} key; the licence authority signs with Ed25519 (license keygen makes one)`,
+    );
   return pem;
 }
 
@@ -118,16 +134,27 @@ async function show(module: string, options: Record<string, unknown>, io: CliIo)
     return;
   }
   if (options.json === true) {
-    const detail = installed.status === 'invalid' ? { fault: installed.error.fault, message: installed.error.message } : {};
+    const detail =
+      installed.status === 'invalid' ? { fault: installed.error.fault, message: installed.error.message } : {};
     io.out(`${JSON.stringify({ module, status: installed.status, ...detail }, null, 2)}\n`);
   }
   if (installed.status === 'absent')
-    throw new CliError('refused', `${module} is not installed in ${context.paths.dataDir}`, `run meetctl install ${module} --key KEY`);
-  throw new CliError('config', `the installed ${module} licence is not valid: ${installed.error.message}`, `run meetctl install ${module} with a valid key`);
+    throw new CliError(
+      'refused',
+      `${module} is not installed in ${context.paths.dataDir}`,
+      `run meetctl install ${module} --key KEY`,
+    );
+  throw new CliError(
+    'config',
+    `the installed ${module} licence is not valid: ${installed.error.message}`,
+    `run meetctl install ${module} with a valid key`,
+  );
 }
 
 export function licenseCommands(program: Command, io: CliIo): void {
-  const license = program.command('license').description("the licence authority's side (keygen, issue) and the installed licence (show)");
+  const license = program
+    .command('license')
+    .description("the licence authority's side (keygen, issue) and the installed licence (show)");
   license
     .command('keygen')
     .description("make the authority's Ed25519 key pair: licence.key (private, 0600) and licence.pub (public, 0644)")
@@ -144,7 +171,9 @@ export function licenseCommands(program: Command, io: CliIo): void {
     .action((options: Record<string, unknown>) => issue(options, io));
   const showCommand = license
     .command('show')
-    .description('the installed licence of a module: customer, modules, expiry, days left (exit 1 when not installed, 2 when not valid)')
+    .description(
+      'the installed licence of a module: customer, modules, expiry, days left (exit 1 when not installed, 2 when not valid)',
+    )
     .argument('[module]', 'module', 'compat')
     .option('--json', 'print it as JSON');
   addLocationOptions(showCommand);

@@ -39,7 +39,12 @@ export function buildProgram(io: CliIo): Command {
 }
 
 /** commander's own exits that are not failures: --help, --version, help of a command group. */
-const commanderSuccess = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version', 'commander.executeSubCommandAsync']);
+const commanderSuccess = new Set([
+  'commander.helpDisplayed',
+  'commander.help',
+  'commander.version',
+  'commander.executeSubCommandAsync',
+]);
 
 /** Runs meetctl and returns the exit code (see cliErrorKinds: 0 done, 1 refused, 2 configuration, 64 usage, 69 environment, 70 internal). */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -70,7 +75,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(renderCliError(new CliError('environment', fault.message, fault.hint)));
       return cliErrorKinds.environment.exitCode;
     }
-    io.err(`meetctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n  hint: ${cliErrorKinds.internal.hint}\n`);
+    io.err(
+      `meetctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n  hint: ${cliErrorKinds.internal.hint}\n`,
+    );
     return cliErrorKinds.internal.exitCode;
   }
 }

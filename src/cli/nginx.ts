@@ -1,7 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readIfExists, writeFileAtomic, LockTimeout } from '../platform/atomic-file.js';
-import { NginxInputError, defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
+import {
+  NginxInputError,
+  defaultAccessLog,
+  loadTemplate,
+  renderNginxSite,
+  trustWarning,
+  type NginxSite,
+} from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
 import { checkTlsPair } from '../ops/tls-files.js';
 import { addConfigOptions } from './config-options.js';
@@ -49,7 +56,11 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
     );
   const tlsGiven = options.tlsCert !== undefined || options.tlsKey !== undefined;
   if (tlsGiven && options.httpOnly)
-    throw new CliError('usage', '--http-only cannot be combined with --tls-cert/--tls-key', 'choose TLS (both files) or --http-only');
+    throw new CliError(
+      'usage',
+      '--http-only cannot be combined with --tls-cert/--tls-key',
+      'choose TLS (both files) or --http-only',
+    );
   if (tlsGiven && (options.tlsCert === undefined || options.tlsKey === undefined)) {
     throw new CliError(
       'usage',
@@ -63,7 +74,8 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
       'pass --tls-cert and --tls-key, or --http-only',
       'TLS is the default for a public site; --http-only is for a site behind another TLS terminator or a test',
     );
-  if (options.redirectListen !== undefined && !tlsGiven) throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
+  if (options.redirectListen !== undefined && !tlsGiven)
+    throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
   return {
     serverName,
     engineAddr: config.httpAddr,
@@ -97,7 +109,8 @@ function writeOut(file: string, text: string, force: boolean, io: CliIo): void {
     io.out(`${path} unchanged\n`);
     return;
   }
-  if (before !== null && !force) throw new CliError('refused', `${path} exists and differs from the generated configuration`, forceHint);
+  if (before !== null && !force)
+    throw new CliError('refused', `${path} exists and differs from the generated configuration`, forceHint);
   writeFileAtomic(path, text, 0o644);
   io.out(`wrote ${path}\n`);
 }
@@ -106,9 +119,13 @@ async function install(options: NginxOptions, text: string, io: CliIo): Promise<
   const location = { siteFile: options.siteFile, enabledDir: options.enabledDir };
   const nginx = nginxCommandOf(options, io);
   try {
-    const outcome = await installSite(location, text, options.force === true, nginx, { step: (title, work) => step(io, title, work) });
+    const outcome = await installSite(location, text, options.force === true, nginx, {
+      step: (title, work) => step(io, title, work),
+    });
     io.out(
-      outcome === 'unchanged' ? `${resolve(options.siteFile)} unchanged; nginx not reloaded\n` : `installed ${resolve(options.siteFile)}; nginx reloaded\n`,
+      outcome === 'unchanged'
+        ? `${resolve(options.siteFile)} unchanged; nginx not reloaded\n`
+        : `installed ${resolve(options.siteFile)}; nginx reloaded\n`,
     );
   } catch (err) {
     if (err instanceof LockTimeout)
@@ -123,11 +140,23 @@ async function install(options: NginxOptions, text: string, io: CliIo): Promise<
       case 'link-taken':
         throw new CliError('refused', err.message, forceHint);
       case 'no-nginx':
-        throw new CliError('environment', err.message, 'install nginx (apt install nginx) or pass --nginx-bin / MEET_NGINX_BIN');
+        throw new CliError(
+          'environment',
+          err.message,
+          'install nginx (apt install nginx) or pass --nginx-bin / MEET_NGINX_BIN',
+        );
       case 'test-failed':
-        throw new CliError('environment', err.message, 'fix what nginx names above (the site file was not left in place)');
+        throw new CliError(
+          'environment',
+          err.message,
+          'fix what nginx names above (the site file was not left in place)',
+        );
       case 'reload-failed':
-        throw new CliError('environment', err.message, 'is nginx running? start it (systemctl start nginx); the new site is used from its next start');
+        throw new CliError(
+          'environment',
+          err.message,
+          'is nginx running? start it (systemctl start nginx); the new site is used from its next start',
+        );
     }
   }
 }
@@ -138,20 +167,42 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .description(
       'render the nginx site for this service (room limits, compat paths, live WebSocket, TLS); print it, write it (--out) or install it (--install)',
     )
-    .option('--server-name <name>', "host name browsers use, e.g. meet.example.org (default: SERVICE_PUBLIC_URL's host)")
-    .option('--env-file <path>', 'environment file of the service, read beneath this environment (default <SERVICE_CONFIG_DIR or /etc/meet>/meet.env)')
+    .option(
+      '--server-name <name>',
+      "host name browsers use, e.g. meet.example.org (default: SERVICE_PUBLIC_URL's host)",
+    )
+    .option(
+      '--env-file <path>',
+      'environment file of the service, read beneath this environment (default <SERVICE_CONFIG_DIR or /etc/meet>/meet.env)',
+    )
     .option('--tls-cert <file>', 'TLS certificate chain (PEM); with --tls-key')
     .option('--tls-key <file>', 'private key of --tls-cert (PEM)')
     .option('--http-only', 'no TLS (behind another TLS terminator, or for a test)')
-    .option('--listen <addr>', 'where the site listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only)')
-    .option('--redirect-listen <addr>', 'TLS only: where the HTTP→HTTPS redirect listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 80)')
+    .option(
+      '--listen <addr>',
+      'where the site listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 443, or 80 with --http-only)',
+    )
+    .option(
+      '--redirect-listen <addr>',
+      'TLS only: where the HTTP→HTTPS redirect listens: PORT (IPv4 and IPv6), HOST:PORT or [IPv6]:PORT (default 80)',
+    )
     // Defined before its negation, so neither sets a value unless given (commander): the default is decided above.
-    .option('--legacy-api-path', 'the default, kept for old commands: the meeting API also at /bigbluebutton/api (Moodle, Canvas, Greenlight)')
+    .option(
+      '--legacy-api-path',
+      'the default, kept for old commands: the meeting API also at /bigbluebutton/api (Moodle, Canvas, Greenlight)',
+    )
     .option('--no-legacy-api-path', 'leave /bigbluebutton/ out of the site (the meeting API only at /confapi/)')
-    .option('--site-access-log <file>', 'access log of the site, written without query strings (format meet_noquery); off: none', defaultAccessLog)
+    .option(
+      '--site-access-log <file>',
+      'access log of the site, written without query strings (format meet_noquery); off: none',
+      defaultAccessLog,
+    )
     .option('--out <file>', 'write the site file here instead of standard output')
     .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')
-    .option('--install', 'write --site-file, link it into --enabled-dir, run nginx -t and reload nginx only when the test passed')
+    .option(
+      '--install',
+      'write --site-file, link it into --enabled-dir, run nginx -t and reload nginx only when the test passed',
+    )
     .option('--site-file <file>', 'with --install: the site file', '/etc/nginx/sites-available/meet.conf')
     .option(
       '--enabled-dir <dir>',
@@ -162,7 +213,8 @@ export function nginxCommand(program: Command, io: CliIo): void {
     .option('--nginx-prefix <dir>', 'with --install: passed to nginx as -p (a non-system nginx)')
     .option('--nginx-conf <file>', 'with --install: passed to nginx as -c (a non-system nginx)')
     .action(async (options: NginxOptions) => {
-      if (options.out !== undefined && options.install) throw new CliError('usage', '--out and --install exclude each other', '--install writes --site-file');
+      if (options.out !== undefined && options.install)
+        throw new CliError('usage', '--out and --install exclude each other', '--install writes --site-file');
       let text: string;
       try {
         const site = siteFrom(options, io);
@@ -177,7 +229,12 @@ export function nginxCommand(program: Command, io: CliIo): void {
       }
       if (options.install) {
         // The site as it will be installed, judged by doctor's site checks before it replaces anything.
-        await preflight('nginxInstall', loadServiceConfig(options as unknown as Record<string, unknown>, io).config, io, { site: text });
+        await preflight(
+          'nginxInstall',
+          loadServiceConfig(options as unknown as Record<string, unknown>, io).config,
+          io,
+          { site: text },
+        );
         await install(options, text, io);
       } else if (options.out !== undefined) writeOut(options.out, text, options.force === true, io);
       else io.out(text);

@@ -32,7 +32,12 @@ function contextOf(config: Config, io: CliIo, nginxFile = defaultNginxFile): Doc
  * Runs the command's preflight checks: a failure stops it before it changes anything, with
  * doctor's own line and hint and the exit code of its kind; warnings are printed and it goes on.
  */
-export async function preflight(command: keyof typeof preflights, config: Config, io: CliIo, options: { site?: string; quiet?: boolean } = {}): Promise<void> {
+export async function preflight(
+  command: keyof typeof preflights,
+  config: Config,
+  io: CliIo,
+  options: { site?: string; quiet?: boolean } = {},
+): Promise<void> {
   let dir: string | null = null;
   let nginxFile: string | undefined;
   if (options.site !== undefined) {
@@ -44,7 +49,10 @@ export async function preflight(command: keyof typeof preflights, config: Config
   try {
     const { failure, warnings } = await runPreflight(preflights[command], contextOf(config, io, nginxFile));
     if (!options.quiet)
-      for (const w of warnings) io.err(`${paint(io, 'yellow', 'meetctl: warning:')} ${w.title}: ${w.detail}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`);
+      for (const w of warnings)
+        io.err(
+          `${paint(io, 'yellow', 'meetctl: warning:')} ${w.title}: ${w.detail}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
+        );
     if (failure !== null) throw new CliError(failure.kind, `${failure.title}: ${failure.detail}`, failure.hint);
   } finally {
     if (dir !== null) rmSync(dir, { recursive: true, force: true });

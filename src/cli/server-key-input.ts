@@ -9,7 +9,8 @@ export const maxKeyBytes = 16 * 1024;
 /** What the operator does next for each of the four faults. */
 const faultHints: Record<LicenceFault, string> = {
   malformed: 'copy the whole key as it was issued: three base64url parts separated by dots',
-  forged: 'use a key issued by the licence authority this installation trusts (the built-in key, or SERVICE_LICENSE_PUBLIC_KEY for a private authority)',
+  forged:
+    'use a key issued by the licence authority this installation trusts (the built-in key, or SERVICE_LICENSE_PUBLIC_KEY for a private authority)',
   expired: 'ask the licence authority for a new key, then run meetctl install compat again',
   module: 'ask the licence authority for a key that includes this module',
 };
@@ -42,7 +43,8 @@ function readKeyFile(file: string): string {
       const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
       length += n;
-      if (length > maxKeyBytes) throw malformed(`--key-file ${file} holds more than ${maxKeyBytes} bytes; a server key is a few hundred`);
+      if (length > maxKeyBytes)
+        throw malformed(`--key-file ${file} holds more than ${maxKeyBytes} bytes; a server key is a few hundred`);
     }
     return buffer.subarray(0, length).toString('utf8');
   } finally {
@@ -58,7 +60,8 @@ function readKeyFile(file: string): string {
 export function serverKeyFrom(options: { key?: unknown; keyFile?: unknown }, io: CliIo): string {
   const flagKey = typeof options.key === 'string' ? options.key : null;
   const keyFile = typeof options.keyFile === 'string' ? options.keyFile : null;
-  if (flagKey !== null && keyFile !== null) throw new CliError('usage', '--key and --key-file exclude each other; give one', 'pass the key once');
+  if (flagKey !== null && keyFile !== null)
+    throw new CliError('usage', '--key and --key-file exclude each other; give one', 'pass the key once');
   let raw: string;
   if (flagKey !== null) raw = flagKey;
   else if (keyFile !== null) raw = readKeyFile(keyFile);
@@ -69,7 +72,8 @@ export function serverKeyFrom(options: { key?: unknown; keyFile?: unknown }, io:
       'a server key is required: --key KEY, --key-file PATH or SERVICE_SERVER_KEY',
       'the licence authority issues keys with meetctl license issue',
     );
-  if (Buffer.byteLength(raw, 'utf8') > maxKeyBytes) throw malformed(`it is ${Buffer.byteLength(raw, 'utf8')} bytes long; a server key is a few hundred`);
+  if (Buffer.byteLength(raw, 'utf8') > maxKeyBytes)
+    throw malformed(`it is ${Buffer.byteLength(raw, 'utf8')} bytes long; a server key is a few hundred`);
   const key = raw.replace(/\s+/g, '');
   if (key === '') throw malformed('it is empty');
   return key;

@@ -63,19 +63,28 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export function addServiceConfigOptions(command: Command): Command {
   if (!command.options.some((o) => o.long === settings.configDir.flag)) {
     command.addOption(
-      new Option(`${settings.configDir.flag} <dir>`, `where meet.env and room-defaults.toml are [${settings.configDir.env}] (default /etc/meet)`),
+      new Option(
+        `${settings.configDir.flag} <dir>`,
+        `where meet.env and room-defaults.toml are [${settings.configDir.env}] (default /etc/meet)`,
+      ),
     );
   }
   if (command.options.some((o) => o.long === '--env-file')) return command;
   return command.addOption(
-    new Option('--env-file <path>', 'environment file of the service, read beneath this environment (default <config dir>/meet.env, when it exists)'),
+    new Option(
+      '--env-file <path>',
+      'environment file of the service, read beneath this environment (default <config dir>/meet.env, when it exists)',
+    ),
   );
 }
 
 /** --config-dir, else SERVICE_CONFIG_DIR, else /etc/meet, as an absolute path. */
 export function configDirOf(options: Record<string, unknown>, io: CliIo): string {
   // A blank --config-dir is refused by the parser below, not taken for "unset" (it would silently mean /etc/meet).
-  const raw = typeof options.configDir === 'string' ? options.configDir : (text(io.env[settings.configDir.env]) ?? settings.configDir.fallback);
+  const raw =
+    typeof options.configDir === 'string'
+      ? options.configDir
+      : (text(io.env[settings.configDir.env]) ?? settings.configDir.fallback);
   try {
     return resolve(settings.configDir.parse(raw));
   } catch (err) {
@@ -87,11 +96,16 @@ export function configDirOf(options: Record<string, unknown>, io: CliIo): string
 /** Finds the config directory, the env file and the defaults file; throws only on a named file that is missing, or as `rules` say. */
 export function serviceSources(options: Record<string, unknown>, io: CliIo, rules: SourceRules = {}): ServiceSources {
   const configDir = configDirOf(options, io);
-  if (options.envFile !== undefined && text(options.envFile) === null) throw new CliError('usage', '--env-file must be a non-empty path');
+  if (options.envFile !== undefined && text(options.envFile) === null)
+    throw new CliError('usage', '--env-file must be a non-empty path');
   const named = text(options.envFile);
   const { state, values } = readEnvFile(resolve(named ?? join(configDir, envFileName)));
   if (named !== null && state.status !== 'read' && rules.reportOnly !== true)
-    throw new CliError('config', `--env-file ${state.path} cannot be read (${state.error ?? 'it does not exist'})`, 'name the env file install wrote');
+    throw new CliError(
+      'config',
+      `--env-file ${state.path} cannot be read (${state.error ?? 'it does not exist'})`,
+      'name the env file install wrote',
+    );
   if (state.status === 'unreadable' && (rules.unreadableDefault ?? 'fail') === 'fail' && rules.reportOnly !== true)
     throw new CliError(
       'environment',
@@ -100,7 +114,8 @@ export function serviceSources(options: Record<string, unknown>, io: CliIo, rule
     );
   const env = { ...rules.beneath, ...values, ...io.env };
   const installed = join(configDir, roomDefaultsFileName);
-  const configFile = text(options.config) ?? text(env.SERVICE_CONFIG_FILE) ?? (existsSync(installed) ? installed : null);
+  const configFile =
+    text(options.config) ?? text(env.SERVICE_CONFIG_FILE) ?? (existsSync(installed) ? installed : null);
   return { configDir, envFile: state, envFileValues: values, env, configFile };
 }
 
@@ -124,7 +139,12 @@ function readable(file: string): string | null {
 }
 
 /** Which source named a setting's value, for a message the operator can act on. */
-export function originOf(key: keyof typeof settings, sources: ServiceSources, options: Record<string, unknown>, io: CliIo): string {
+export function originOf(
+  key: keyof typeof settings,
+  sources: ServiceSources,
+  options: Record<string, unknown>,
+  io: CliIo,
+): string {
   const row = settings[key];
   if (row.flag !== null && text(options[attributeOf(row.flag)]) !== null) return row.flag;
   if (text(io.env[row.env]) !== null) return `${row.env} in the environment`;

@@ -10,7 +10,9 @@ import { tenantShow } from './tenant/show.js';
 export function tenantCommands(program: Command, io: CliIo): void {
   const tenant = program
     .command('tenant')
-    .description('manage the tenants of the compat module (their own meeting-API secret or embed app); the running service picks changes up');
+    .description(
+      'manage the tenants of the compat module (their own meeting-API secret or embed app); the running service picks changes up',
+    );
   tenantAdd(tenant, io);
   tenantList(tenant, io);
   tenantShow(tenant, io);

@@ -27,7 +27,11 @@ function databaseExists(file: string): boolean {
  * database that does not exist is refused unless --init: a token made in a new one would be
  * printed, and then refused by the service, which reads another.
  */
-async function withServices<T>(options: Record<string, unknown>, io: CliIo, work: (services: Services) => T): Promise<T> {
+async function withServices<T>(
+  options: Record<string, unknown>,
+  io: CliIo,
+  work: (services: Services) => T,
+): Promise<T> {
   const found = loadServiceConfig(options, io);
   const { config } = found;
   // Loaded here, not at the top: commands that open no database start without SQLite.
@@ -60,7 +64,10 @@ export function tokenCommands(program: Command, io: CliIo): void {
   const create = token
     .command('create')
     .description('create a token and print it once; only its hash is kept')
-    .requiredOption('--name <name>', 'name of the token (1-64 of A-Z a-z 0-9 . _ -), recorded as the actor of its calls')
+    .requiredOption(
+      '--name <name>',
+      'name of the token (1-64 of A-Z a-z 0-9 . _ -), recorded as the actor of its calls',
+    )
     .action(async (options: Record<string, unknown>) => {
       const issued = await withServices(options, io, (s) => s.accessTokens.create(String(options.name)));
       io.out(`${issued.token}\n`);
@@ -79,7 +86,10 @@ export function tokenCommands(program: Command, io: CliIo): void {
         io.out(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      const lines = [['NAME', 'CREATED', 'LAST USED'], ...rows.map((r) => [r.name, r.created_at, r.last_used_at ?? 'never'])];
+      const lines = [
+        ['NAME', 'CREATED', 'LAST USED'],
+        ...rows.map((r) => [r.name, r.created_at, r.last_used_at ?? 'never']),
+      ];
       const widths = [0, 1].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
       io.out(lines.map((l) => `${l[0]!.padEnd(widths[0]!)}  ${l[1]!.padEnd(widths[1]!)}  ${l[2]}`).join('\n') + '\n');
     });

@@ -35,5 +35,9 @@ export function mayPrompt(io: CliIo, options: { yes?: unknown }): boolean {
 }
 
 export function unansweredError(flag: string, question: string): CliError {
-  return new CliError('usage', `${flag} is required without a terminal or with --yes (it answers "${question}")`, `pass ${flag} on the command line`);
+  return new CliError(
+    'usage',
+    `${flag} is required without a terminal or with --yes (it answers "${question}")`,
+    `pass ${flag} on the command line`,
+  );
 }

@@ -1,4 +1,10 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { cachedFamilies, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import type { ConfapiDeps } from './confapi/context.js';
 import { apiPrefixes, calls, confapiRoutes, maxBodyBytes, tenantApiPrefixes } from './confapi/routes.js';
@@ -88,14 +94,20 @@ export async function buildCompatApp(surfaces: CompatSurfaces, options: CompatAp
   if (surfaces.confapi) {
     const { registry, deps, tenantHostSuffix = '' } = surfaces.confapi;
     // One chooser for every path, so a client's remembered tenant holds whichever path it uses.
-    const tenants = new TenantChooser(registry, (meetingId) => deps.meetings.owners(meetingId), tenantHostSuffix.toLowerCase());
+    const tenants = new TenantChooser(
+      registry,
+      (meetingId) => deps.meetings.owners(meetingId),
+      tenantHostSuffix.toLowerCase(),
+    );
     // One plugin per path: the same pipeline, registry and state, only the URL differs.
     for (const prefix of [...apiPrefixes, ...tenantApiPrefixes]) {
       await app.register(
         async (api) => {
           // Bodies arrive raw: the pipeline decides by call what a body may be (form or XML) and refuses the rest.
           api.removeAllContentTypeParsers();
-          api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
+          api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) =>
+            done(null, body),
+          );
           await api.register(confapiRoutes(tenants, deps));
         },
         { prefix },

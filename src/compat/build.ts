@@ -71,7 +71,10 @@ export interface CompatParts {
   /** The System chat messages posted through sendChatMessage in the room's current meeting. */
   systemChat(roomId: string): ChatRecord[];
   /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
-  recordingReady(internalMeetingId: string, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord | null>;
+  recordingReady(
+    internalMeetingId: string,
+    recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>,
+  ): Promise<RecordingRecord | null>;
   stop(): Promise<void>;
 }
 
@@ -99,7 +102,12 @@ function tenantsFileError(file: string, err: unknown): unknown {
  * returns. A broken registry is a ConfigError (the daemon exits 2 naming the file, line and
  * column). The caller decides whether the module is active (module.ts compatActive).
  */
-export async function buildCompat(config: CompatConfig, services: EngineServices, log: Logger, options: CompatOptions = {}): Promise<BuiltCompat> {
+export async function buildCompat(
+  config: CompatConfig,
+  services: EngineServices,
+  log: Logger,
+  options: CompatOptions = {},
+): Promise<BuiltCompat> {
   const clock = services.clock;
   const apiActive = config.compatApiSharedSecret !== null;
   const videoconfActive = gatewayActive(config);
@@ -110,7 +118,13 @@ export async function buildCompat(config: CompatConfig, services: EngineServices
   if (apiActive || videoconfActive) {
     if (config.tenantsFile !== null) {
       try {
-        watch = await watchTenants(config.tenantsFile, config.compatApiSharedSecret, log, clock, primaryAppIdOf(config));
+        watch = await watchTenants(
+          config.tenantsFile,
+          config.compatApiSharedSecret,
+          log,
+          clock,
+          primaryAppIdOf(config),
+        );
       } catch (err) {
         throw tenantsFileError(config.tenantsFile, err);
       }
@@ -131,7 +145,9 @@ export async function buildCompat(config: CompatConfig, services: EngineServices
     throw err;
   }
   const tenantSecret = (tenantId: string): string | null => registry?.current().byId.get(tenantId)?.apiSecret ?? null;
-  const callbacks = store ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), log, options.callbacks, tenantSecret) : null;
+  const callbacks = store
+    ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), log, options.callbacks, tenantSecret)
+    : null;
   const meetings =
     store && callbacks
       ? new CompatMeetings({
@@ -179,7 +195,9 @@ export async function buildCompat(config: CompatConfig, services: EngineServices
   // A meeting's first lock settings come from its create call (the media side enforces them).
   if (store) {
     services.live.setLockDefaults(locksFor);
-    services.live.setMuteOnStart((roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true);
+    services.live.setMuteOnStart(
+      (roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true,
+    );
   }
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
@@ -198,7 +216,11 @@ export async function buildCompat(config: CompatConfig, services: EngineServices
       }
     : null;
   const app = await buildCompatApp(
-    { confapi: apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null, videoconf },
+    {
+      confapi:
+        apiActive && registry && deps ? { registry, deps, tenantHostSuffix: config.compatTenantHostSuffix } : null,
+      videoconf,
+    },
     {
       loggerInstance: log,
       trustedProxies: config.trustedProxies,
@@ -220,7 +242,12 @@ export async function buildCompat(config: CompatConfig, services: EngineServices
       }
       callbacks?.start();
     },
-    summary: () => ({ confapi: apiActive, videoconf: videoconfActive, tenants: registry?.current().tenants.length ?? 0, openMeetings: store?.openCount ?? 0 }),
+    summary: () => ({
+      confapi: apiActive,
+      videoconf: videoconfActive,
+      tenants: registry?.current().tenants.length ?? 0,
+      openMeetings: store?.openCount ?? 0,
+    }),
     setLiveView(view) {
       live = view;
     },

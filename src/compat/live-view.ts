@@ -44,7 +44,10 @@ export function meetingLiveView(live: LiveApi, stats: Pick<MeetingStats, 'of'>):
       for (const s of stats.of(engineMeetingId)) {
         out.set(s.participantId, {
           talkTimeMs: s.talkTimeMs,
-          webcams: s.webcams.map((w) => ({ startedOn: Date.parse(w.startedAt), stoppedOn: w.endedAt === null ? 0 : Date.parse(w.endedAt) })),
+          webcams: s.webcams.map((w) => ({
+            startedOn: Date.parse(w.startedAt),
+            stoppedOn: w.endedAt === null ? 0 : Date.parse(w.endedAt),
+          })),
           messages: s.chatMessages,
         });
       }

@@ -27,7 +27,12 @@ export function compatActive(config: CompatConfig): boolean {
  * Starts the compat module in the daemon's process: builds it (build.ts), starts its sweep and
  * callback queue, and listens on COMPAT_HTTP_ADDR. Returns null when the module is not active.
  */
-export async function startCompat(config: CompatConfig, services: EngineServices, log: Logger, options: CompatOptions = {}): Promise<CompatModule | null> {
+export async function startCompat(
+  config: CompatConfig,
+  services: EngineServices,
+  log: Logger,
+  options: CompatOptions = {},
+): Promise<CompatModule | null> {
   if (!compatActive(config)) return null;
   const clog = log.child({ module: 'compat' });
   const built = await buildCompat(config, services, clog, options);
@@ -52,7 +57,8 @@ export async function startCompat(config: CompatConfig, services: EngineServices
     recordingReady: (internalMeetingId, recording) => built.recordingReady(internalMeetingId, recording),
     listening: () => app.server.listening,
     server: app.server,
-    closeConnections: (which) => (which === 'all' ? app.server.closeAllConnections() : app.server.closeIdleConnections()),
+    closeConnections: (which) =>
+      which === 'all' ? app.server.closeAllConnections() : app.server.closeIdleConnections(),
     stop: () => built.stop(),
   };
 }

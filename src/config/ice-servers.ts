@@ -21,8 +21,10 @@ export function iceServerList(raw: unknown): string[] {
       );
     }
     const port = match[3] === undefined ? null : Number(match[3]);
-    if (port !== null && (port < 1 || port > 65535)) throw new InvalidValue(`must use ports from 1 to 65535 (got ${shown})`);
-    if (match[1] === 'stun' && match[4] !== undefined) throw new InvalidValue(`must not give a transport for a stun: address (got ${shown})`);
+    if (port !== null && (port < 1 || port > 65535))
+      throw new InvalidValue(`must use ports from 1 to 65535 (got ${shown})`);
+    if (match[1] === 'stun' && match[4] !== undefined)
+      throw new InvalidValue(`must not give a transport for a stun: address (got ${shown})`);
   }
   return [...new Set(entries)];
 }
@@ -33,18 +35,23 @@ export function iceServerList(raw: unknown): string[] {
  */
 export function turnSecret(raw: unknown): string {
   const value = secret(raw);
-  if (Buffer.byteLength(value, 'utf8') < 16) throw new InvalidValue('must hold at least 16 bytes (it is what lets anyone relay through the TURN server)');
+  if (Buffer.byteLength(value, 'utf8') < 16)
+    throw new InvalidValue('must hold at least 16 bytes (it is what lets anyone relay through the TURN server)');
   return value;
 }
 
 /** Whether a list holds a TURN server (turn: or turns:), which needs credentials. */
-export const hasTurn = (servers: readonly string[]): boolean => servers.some((url) => url.startsWith('turn:') || url.startsWith('turns:'));
+export const hasTurn = (servers: readonly string[]): boolean =>
+  servers.some((url) => url.startsWith('turn:') || url.startsWith('turns:'));
 
 /** The rule across the two settings: a browser refuses a TURN server without credentials, and a secret alone serves nothing. */
 export function iceProblems(servers: readonly string[], secretValue: string | null): string[] {
   if (hasTurn(servers) && secretValue === null) {
-    return ['SERVICE_ICE_SERVERS lists a TURN server, which needs SERVICE_TURN_SECRET (the static-auth-secret of its use-auth-secret) to hand out credentials'];
+    return [
+      'SERVICE_ICE_SERVERS lists a TURN server, which needs SERVICE_TURN_SECRET (the static-auth-secret of its use-auth-secret) to hand out credentials',
+    ];
   }
-  if (!hasTurn(servers) && secretValue !== null) return ['SERVICE_TURN_SECRET is set, but SERVICE_ICE_SERVERS lists no turn: or turns: server to use it with'];
+  if (!hasTurn(servers) && secretValue !== null)
+    return ['SERVICE_TURN_SECRET is set, but SERVICE_ICE_SERVERS lists no turn: or turns: server to use it with'];
   return [];
 }

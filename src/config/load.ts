@@ -36,7 +36,9 @@ function readDefaultsFile(file: string): Table {
   } catch (err) {
     if (err instanceof TomlError) {
       const reason = err.message.split('\n')[0];
-      throw new ConfigError(`${file}:${err.line}:${err.column}: malformed TOML at line ${err.line}, column ${err.column}: ${reason}`);
+      throw new ConfigError(
+        `${file}:${err.line}:${err.column}: malformed TOML at line ${err.line}, column ${err.column}: ${reason}`,
+      );
     }
     throw new ConfigError(`${file}: ${(err as Error).message}`);
   }
@@ -119,8 +121,12 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       problems.push(`${row.env} ${err.message}${origin === 'environment' ? '' : ` [from ${origin}]`}`);
     }
   }
-  if (problems.length === 0) problems.push(...iceProblems(resolved.iceServers as string[], resolved.turnSecret as string | null));
-  if (problems.length === 0) problems.push(...metricsProblems(resolved.metricsAddr as ListenAddress | null, resolved.metricsAllowRemote as boolean));
+  if (problems.length === 0)
+    problems.push(...iceProblems(resolved.iceServers as string[], resolved.turnSecret as string | null));
+  if (problems.length === 0)
+    problems.push(
+      ...metricsProblems(resolved.metricsAddr as ListenAddress | null, resolved.metricsAllowRemote as boolean),
+    );
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);
 }

@@ -32,7 +32,9 @@ export function listenAddress(raw: unknown): ListenAddress {
   const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535) {
-    throw new InvalidValue(`must be host:port with a port from 0 to 65535, e.g. 0.0.0.0:3000 (got ${JSON.stringify(value)})`);
+    throw new InvalidValue(
+      `must be host:port with a port from 0 to 65535, e.g. 0.0.0.0:3000 (got ${JSON.stringify(value)})`,
+    );
   }
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
   return Object.freeze({ host, port });
@@ -60,14 +62,17 @@ export function publicUrl(raw: unknown): string {
   const value = httpUrl(raw);
   const url = new URL(value);
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
-    throw new InvalidValue(`must be an address without user, query or fragment, such as https://meet.example.org (got ${JSON.stringify(value)})`);
+    throw new InvalidValue(
+      `must be an address without user, query or fragment, such as https://meet.example.org (got ${JSON.stringify(value)})`,
+    );
   return value;
 }
 
 /** A secret may be absent (feature off), but a value that is set must hold more than white space. */
 export function secret(raw: unknown): string {
   const value = text(raw);
-  if (value.trim() === '') throw new InvalidValue('must not be empty or white space when set; leave it unset to turn the feature off');
+  if (value.trim() === '')
+    throw new InvalidValue('must not be empty or white space when set; leave it unset to turn the feature off');
   if (value !== value.trim()) throw new InvalidValue('must not start or end with white space');
   return value;
 }

@@ -1,6 +1,16 @@
 import { iceServerList, turnSecret } from './ice-servers.js';
 import * as p from './parsers.js';
-import { appSecret, callbackAllowList, ed25519PublicKey, hostSuffix, ipv4, janusSecret, portRange, proxyList, type PortRange } from './setting-parsers.js';
+import {
+  appSecret,
+  callbackAllowList,
+  ed25519PublicKey,
+  hostSuffix,
+  ipv4,
+  janusSecret,
+  portRange,
+  proxyList,
+  type PortRange,
+} from './setting-parsers.js';
 
 export type { PortRange } from './setting-parsers.js';
 

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
  */
 function readVersion(): string {
   try {
-    const parsed = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const parsed = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
     return typeof parsed.version === 'string' ? parsed.version : 'unknown';
   } catch {
     return 'unknown';

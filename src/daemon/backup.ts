@@ -43,7 +43,8 @@ const exists = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFi
 /** The output directory: created 0700, or an empty one narrowed to 0700; a non-empty one is refused (two backups never mix). */
 function prepareOut(out: string): void {
   const stat = statSync(out, { throwIfNoEntry: false });
-  if (stat !== undefined && !stat.isDirectory()) throw new BackupError('refused', `${out} exists and is not a directory`);
+  if (stat !== undefined && !stat.isDirectory())
+    throw new BackupError('refused', `${out} exists and is not a directory`);
   if (stat !== undefined && readdirSync(out).length > 0)
     throw new BackupError('refused', `${out} is not empty`, 'give --out a new directory (each backup gets its own)');
   mkdirSync(out, { recursive: true, mode: privateDirMode });
@@ -61,7 +62,8 @@ function dataFiles(dataDir: string): Taken[] {
     ['signing-key', signingKeyFileName],
     ['initial-admin-token', initialTokenFileName],
   ] as const;
-  for (const [role, name] of plain) if (exists(join(dataDir, name))) taken.push({ role, path: `data/${name}`, source: join(dataDir, name) });
+  for (const [role, name] of plain)
+    if (exists(join(dataDir, name))) taken.push({ role, path: `data/${name}`, source: join(dataDir, name) });
   const modulesDir = dirname(installationFile(dataDir, 'compat'));
   const modules = statSync(modulesDir, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(modulesDir) : [];
   for (const name of modules.filter((n) => /^[a-z0-9-]+\.json$/.test(n)).sort()) {
@@ -87,7 +89,11 @@ function configFiles(files: ServiceFiles): Taken[] {
     if (!stat.isFile()) throw new BackupError('refused', `${source} (${role}) is not a file`);
     const path = `config/${basename(source)}`;
     const clash = taken.find((t) => t.path === path);
-    if (clash) throw new BackupError('refused', `${source} and ${clash.source} have the same name; one backup directory cannot hold both`);
+    if (clash)
+      throw new BackupError(
+        'refused',
+        `${source} and ${clash.source} have the same name; one backup directory cannot hold both`,
+      );
     taken.push({ role, path, source });
   }
   return taken;
@@ -132,7 +138,8 @@ export async function takeBackup(files: ServiceFiles, out: string, now: Date): P
       source: file.source,
     }));
     const schemas: Record<string, number> = {};
-    for (const entry of entries.filter((e) => databaseRoles.includes(e.role))) schemas[entry.path] = schemaVersionOfFile(join(out, entry.path)) ?? 0;
+    for (const entry of entries.filter((e) => databaseRoles.includes(e.role)))
+      schemas[entry.path] = schemaVersionOfFile(join(out, entry.path)) ?? 0;
     const manifest: Manifest = {
       format: backupFormat,
       format_version: backupFormatVersion,

@@ -40,10 +40,19 @@ export async function openEngine(
   // Asked before the compat module closes its meeting: the engine tells of the end first.
   services.meetings.onEnded((meeting) => {
     const tenant = tenantOf?.(meeting.roomId) ?? null;
-    log.info({ event: 'end', room: meeting.roomId, meeting: meeting.meetingId, ...(tenant !== null ? { tenant } : {}) }, 'end');
+    log.info(
+      { event: 'end', room: meeting.roomId, meeting: meeting.meetingId, ...(tenant !== null ? { tenant } : {}) },
+      'end',
+    );
   });
   try {
-    const app = await buildEngineApp(services, { loggerInstance: log, web: config, ice: config, trustedProxies: config.trustedProxies, ...appOptions });
+    const app = await buildEngineApp(services, {
+      loggerInstance: log,
+      web: config,
+      ice: config,
+      trustedProxies: config.trustedProxies,
+      ...appOptions,
+    });
     return { services, app };
   } catch (err) {
     services.close();

@@ -19,7 +19,11 @@ export interface JanusProcessOptions {
   readonly sessionTimeoutSecs?: number;
   /** How long a start may take before it counts as failed. */
   readonly startTimeoutMs?: number;
-  readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  readonly log: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
 }
 
 export type JanusState = 'starting' | 'up' | 'restarting' | 'stopped';
@@ -139,7 +143,16 @@ export class JanusProcess {
       giveToDirectoryOwner(file);
     }
     this.tail = [];
-    const [file, ...args] = withParentDeathSignal([this.options.bin, '-F', configDir, '-C', path.join(configDir, 'janus.jcfg'), '-o', '-d', '3']);
+    const [file, ...args] = withParentDeathSignal([
+      this.options.bin,
+      '-F',
+      configDir,
+      '-C',
+      path.join(configDir, 'janus.jcfg'),
+      '-o',
+      '-d',
+      '3',
+    ]);
     const child = spawn(file!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: Buffer) => {
@@ -156,7 +169,9 @@ export class JanusProcess {
       });
       child.once('exit', (code, signal) => {
         exited = true;
-        reject(new Error(`Janus exited while starting (${signal ?? `code ${code}`}): ${this.tail.slice(-3).join(' | ')}`));
+        reject(
+          new Error(`Janus exited while starting (${signal ?? `code ${code}`}): ${this.tail.slice(-3).join(' | ')}`),
+        );
       });
     });
     spawnError.catch(() => {});
@@ -171,7 +186,8 @@ export class JanusProcess {
         await janusInfo({ ...this.endpoint, timeoutMs: 1000 });
         return;
       } catch {
-        if (Date.now() > deadline) throw new Error(`Janus did not answer on 127.0.0.1:${this.port} within the start time`);
+        if (Date.now() > deadline)
+          throw new Error(`Janus did not answer on 127.0.0.1:${this.port} within the start time`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -183,7 +199,10 @@ export class JanusProcess {
     this.failures += 1;
     this.restartCount += 1;
     this.current = 'restarting';
-    this.options.log.error({ code, signal, restartInMs: pause, lastLines: this.tail.slice(-5) }, 'janus exited; restarting it');
+    this.options.log.error(
+      { code, signal, restartInMs: pause, lastLines: this.tail.slice(-5) },
+      'janus exited; restarting it',
+    );
     this.restartTimer = setTimeout(() => void this.restart(), pause);
     this.restartTimer.unref();
   }

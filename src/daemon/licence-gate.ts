@@ -36,7 +36,13 @@ export function gateDecision(module: string, installed: InstalledLicence, now: D
   }
   const { licence } = installed;
   const days = daysLeft(licence, now);
-  const fields = { module, licence: 'valid', customer: licence.customer, expiresAt: licence.expiresAt.toISOString(), daysLeft: days };
+  const fields = {
+    module,
+    licence: 'valid',
+    customer: licence.customer,
+    expiresAt: licence.expiresAt.toISOString(),
+    daysLeft: days,
+  };
   if (expiresSoon(licence, now)) {
     return {
       start: true,
@@ -45,7 +51,12 @@ export function gateDecision(module: string, installed: InstalledLicence, now: D
       fields,
     };
   }
-  return { start: true, level: 'info', message: `${module} licence of ${licence.customer}, valid until ${fields.expiresAt} (${days} days left)`, fields };
+  return {
+    start: true,
+    level: 'info',
+    message: `${module} licence of ${licence.customer}, valid until ${fields.expiresAt} (${days} days left)`,
+    fields,
+  };
 }
 
 /** What the daily check says while the module runs: nothing while far from expiry, a warning near it, an error after. */
@@ -59,7 +70,11 @@ export function runningCheck(module: string, installed: InstalledLicence, now: D
     start: false,
     level: 'error',
     message: `${module} licence no longer valid: ${why}; the running ${module} module keeps serving until this process stops, and will not start again`,
-    fields: { module, licence: installed.status, ...(installed.status === 'invalid' ? { fault: installed.error.fault } : {}) },
+    fields: {
+      module,
+      licence: installed.status,
+      ...(installed.status === 'invalid' ? { fault: installed.error.fault } : {}),
+    },
   };
 }
 
@@ -76,13 +91,22 @@ export interface LicenceSource {
 export type LicenceSeen = (licence: Licence) => void;
 
 /** Reads the installation and logs the decision; true when the module may start. */
-export async function licensedAtStart(module: string, source: LicenceSource, log: Logger, now: Date, seen?: LicenceSeen): Promise<boolean> {
+export async function licensedAtStart(
+  module: string,
+  source: LicenceSource,
+  log: Logger,
+  now: Date,
+  seen?: LicenceSeen,
+): Promise<boolean> {
   let installed: InstalledLicence;
   try {
     installed = await installedLicence(source.dataDir, module, source.licensePublicKey, now);
   } catch (err) {
     // An unreadable record (permissions, I/O) refuses the module, never the engine.
-    log.error({ err, module }, `${module} module refused to start: its installation record cannot be read (the engine still serves)`);
+    log.error(
+      { err, module },
+      `${module} module refused to start: its installation record cannot be read (the engine still serves)`,
+    );
     return false;
   }
   const decision = gateDecision(module, installed, now);
@@ -92,7 +116,14 @@ export async function licensedAtStart(module: string, source: LicenceSource, log
 }
 
 /** Re-checks every `intervalMs` (daily) and only logs; the timer never keeps the process alive. Returns its stop. */
-export function watchLicence(module: string, source: LicenceSource, log: Logger, now: () => Date, intervalMs = 86_400_000, seen?: LicenceSeen): () => void {
+export function watchLicence(
+  module: string,
+  source: LicenceSource,
+  log: Logger,
+  now: () => Date,
+  intervalMs = 86_400_000,
+  seen?: LicenceSeen,
+): () => void {
   const timer = setInterval(() => {
     const at = now();
     installedLicence(source.dataDir, module, source.licensePublicKey, at).then(

@@ -9,7 +9,14 @@ export function loggerOptions(level: string, pretty: boolean): LoggerOptions {
   return {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.secret', '*.token', '*.access_code'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.secret',
+        '*.token',
+        '*.access_code',
+      ],
       censor: '***',
     },
     serializers: {
@@ -20,7 +27,9 @@ export function loggerOptions(level: string, pretty: boolean): LoggerOptions {
         remoteAddress: req.ip,
       }),
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:standard' } } } : {}),
+    ...(pretty
+      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:standard' } } }
+      : {}),
   };
 }
 
@@ -40,7 +49,8 @@ interface EndableStream {
  * which drops its last lines rather than hanging the exit.
  */
 export function endLog(log: Logger, withinMs: number): Promise<void> {
-  const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Partial<EndableStream> | undefined;
+  const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    Partial<EndableStream> | undefined;
   if (!stream || typeof stream.end !== 'function' || typeof stream.once !== 'function') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

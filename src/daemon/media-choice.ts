@@ -13,7 +13,16 @@ import { JanusProcess } from './janus-process.js';
 
 export type MediaConfig = Pick<
   Config,
-  'dataDir' | 'media' | 'janusBin' | 'janusUrl' | 'janusApiSecret' | 'janusRoomAdminKey' | 'rtpPorts' | 'publicIp' | 'janusPublishers' | 'mediaPrivatePeers'
+  | 'dataDir'
+  | 'media'
+  | 'janusBin'
+  | 'janusUrl'
+  | 'janusApiSecret'
+  | 'janusRoomAdminKey'
+  | 'rtpPorts'
+  | 'publicIp'
+  | 'janusPublishers'
+  | 'mediaPrivatePeers'
 >;
 
 export interface MediaLog {
@@ -82,7 +91,10 @@ export async function startMedia(config: MediaConfig, log: MediaLog): Promise<Me
         { cause: err },
       );
     }
-    log.warn({ err: (err as Error).message }, 'Janus is not available: meetings use the browser-to-browser mesh (fine for a handful of people)');
+    log.warn(
+      { err: (err as Error).message },
+      'Janus is not available: meetings use the browser-to-browser mesh (fine for a handful of people)',
+    );
     return meshOnly;
   }
   const own = process;
@@ -105,12 +117,28 @@ export async function startMedia(config: MediaConfig, log: MediaLog): Promise<Me
     kind: 'janus',
     process: own,
     factory: (context) => {
-      const rooms = new JanusRooms({ endpoint: () => endpoint, adminKey, publishers: config.janusPublishers, randomText: () => randomBase64url(18), log });
-      const janus = new JanusBackend(context, { rooms, endpoint: () => endpoint, log, privatePeers: config.mediaPrivatePeers });
+      const rooms = new JanusRooms({
+        endpoint: () => endpoint,
+        adminKey,
+        publishers: config.janusPublishers,
+        randomText: () => randomBase64url(18),
+        log,
+      });
+      const janus = new JanusBackend(context, {
+        rooms,
+        endpoint: () => endpoint,
+        log,
+        privatePeers: config.mediaPrivatePeers,
+      });
       backends.push(janus);
       // auto: a meeting that starts while Janus restarts runs on the mesh; janus: it waits for Janus.
       const available = config.media === 'janus' ? () => true : up;
-      return new MediaRouter(new MeshSignallingRelay(context), janus, available, (id) => context.peer(id)?.meetingId ?? null);
+      return new MediaRouter(
+        new MeshSignallingRelay(context),
+        janus,
+        available,
+        (id) => context.peer(id)?.meetingId ?? null,
+      );
     },
     readiness: { name: 'janus', check: up },
     close: async () => {

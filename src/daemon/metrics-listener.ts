@@ -21,15 +21,25 @@ export interface MetricsLog {
 }
 
 function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }
 
-export async function listenMetrics(addr: ListenAddress, metrics: ServiceMetrics, log: MetricsLog): Promise<MetricsListener> {
+export async function listenMetrics(
+  addr: ListenAddress,
+  metrics: ServiceMetrics,
+  log: MetricsLog,
+): Promise<MetricsListener> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') return answer(res, 404, 'not found: the metrics are at /metrics\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, 'method not allowed: GET /metrics\n', { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return answer(res, 405, 'method not allowed: GET /metrics\n', { Allow: 'GET, HEAD' });
     metrics.registry.metrics().then(
       (text) => answer(res, 200, req.method === 'HEAD' ? '' : text, { 'Content-Type': metrics.registry.contentType }),
       (err: unknown) => {

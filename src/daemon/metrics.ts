@@ -70,8 +70,16 @@ export class ServiceMetrics {
         read(this, (s) => s.meetingsRunning());
       },
     });
-    this.knocks = new Counter({ name: 'meet_waiting_knocks_total', help: 'Knocks written (a new waiting request)', registers });
-    this.admissions = new Counter({ name: 'meet_waiting_admissions_total', help: 'Waiting requests admitted', registers });
+    this.knocks = new Counter({
+      name: 'meet_waiting_knocks_total',
+      help: 'Knocks written (a new waiting request)',
+      registers,
+    });
+    this.admissions = new Counter({
+      name: 'meet_waiting_admissions_total',
+      help: 'Waiting requests admitted',
+      registers,
+    });
     this.refusals = new Counter({
       name: 'meet_waiting_refusals_total',
       help: 'Waiting requests refused by a moderator (barred="true": barred for the meeting)',
@@ -165,7 +173,8 @@ export class ServiceMetrics {
     counted: (outcome) => {
       if (outcome === 'knock') this.knocks.inc();
       else if (outcome === 'admitted') this.admissions.inc();
-      else if (outcome === 'refused' || outcome === 'barred') this.refusals.inc({ barred: String(outcome === 'barred') });
+      else if (outcome === 'refused' || outcome === 'barred')
+        this.refusals.inc({ barred: String(outcome === 'barred') });
       else this.closed.inc({ reason: outcome });
     },
   };

@@ -19,7 +19,8 @@ export function narrowDataModes(config: Pick<Config, 'dataDir' | 'compatApiDataD
   const roots = [config.dataDir];
   const inside = relative(config.dataDir, config.compatApiDataDir);
   // Elsewhere, it is looked at only once the module made it.
-  if ((inside.startsWith('..') || isAbsolute(inside)) && existsSync(config.compatApiDataDir)) roots.push(config.compatApiDataDir);
+  if ((inside.startsWith('..') || isAbsolute(inside)) && existsSync(config.compatApiDataDir))
+    roots.push(config.compatApiDataDir);
   const narrowed: Narrowed[] = roots.flatMap((root) => narrowTree(root));
   for (const item of narrowed.slice(0, namedAtMost)) {
     if (item.refused !== undefined) {
@@ -35,5 +36,8 @@ export function narrowDataModes(config: Pick<Config, 'dataDir' | 'compatApiDataD
     );
   }
   if (narrowed.length > namedAtMost)
-    log.warn({ count: narrowed.length - namedAtMost }, `narrowed the modes of ${narrowed.length - namedAtMost} more paths in the data directory`);
+    log.warn(
+      { count: narrowed.length - namedAtMost },
+      `narrowed the modes of ${narrowed.length - namedAtMost} more paths in the data directory`,
+    );
 }

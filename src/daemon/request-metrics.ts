@@ -97,9 +97,17 @@ export class RequestMetrics implements RequestRecorder {
       let cumulative = 0;
       requestBuckets.forEach((le, bucket) => {
         cumulative += counts.buckets[cls * requestBuckets.length + bucket]!;
-        values.push({ metricName: 'meet_http_request_duration_seconds_bucket', labels: { ...labels, le }, value: cumulative });
+        values.push({
+          metricName: 'meet_http_request_duration_seconds_bucket',
+          labels: { ...labels, le },
+          value: cumulative,
+        });
       });
-      values.push({ metricName: 'meet_http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: counts.timed[cls]! });
+      values.push({
+        metricName: 'meet_http_request_duration_seconds_bucket',
+        labels: { ...labels, le: '+Inf' },
+        value: counts.timed[cls]!,
+      });
       values.push({ metricName: 'meet_http_request_duration_seconds_sum', labels, value: counts.seconds[cls]! });
       values.push({ metricName: 'meet_http_request_duration_seconds_count', labels, value: counts.timed[cls]! });
     }

@@ -127,7 +127,11 @@ export class RequestSummary implements RequestRecorder {
 }
 
 /** Writes the summary every `intervalMs` (skipped when nothing happened); returns the stop. */
-export function summarizeEvery(summary: RequestSummary, intervalMs: number, write: (line: SummaryLine) => void): () => void {
+export function summarizeEvery(
+  summary: RequestSummary,
+  intervalMs: number,
+  write: (line: SummaryLine) => void,
+): () => void {
   const timer = setInterval(() => {
     const line = summary.take();
     if (line) write(line);

@@ -34,7 +34,11 @@ export interface Restored {
 }
 
 const corrupt = (what: string) =>
-  new BackupError('refused', `the backup is damaged: ${what}; nothing was restored`, 'restore another backup, or take a new one with meetctl backup');
+  new BackupError(
+    'refused',
+    `the backup is damaged: ${what}; nothing was restored`,
+    'restore another backup, or take a new one with meetctl backup',
+  );
 
 function readManifest(from: string): Manifest {
   let text: string;
@@ -55,7 +59,13 @@ function readManifest(from: string): Manifest {
     throw corrupt(`${manifestFileName} is not JSON`);
   }
   const m = parsed as Partial<Manifest> | null;
-  if (m === null || typeof m !== 'object' || m.format !== backupFormat || m.format_version !== backupFormatVersion || !Array.isArray(m.files))
+  if (
+    m === null ||
+    typeof m !== 'object' ||
+    m.format !== backupFormat ||
+    m.format_version !== backupFormatVersion ||
+    !Array.isArray(m.files)
+  )
     throw corrupt(`${manifestFileName} is not a manifest of format ${backupFormat} ${backupFormatVersion}`);
   const seen = new Set<string>();
   for (const entry of m.files as unknown[]) {
@@ -64,11 +74,17 @@ function readManifest(from: string): Manifest {
     const pattern = e && typeof e.role === 'string' && Object.hasOwn(rolePaths, e.role) ? rolePaths[e.role] : undefined;
     if (!e || !pattern || typeof e.path !== 'string' || !pattern.test(e.path) || seen.has(e.path))
       throw corrupt(`${manifestFileName} lists an entry it should not (${JSON.stringify(e?.path ?? null)})`);
-    if (typeof e.bytes !== 'number' || typeof e.sha256 !== 'string' || typeof e.mode !== 'string' || !/^[0-7]{3}$/.test(e.mode))
+    if (
+      typeof e.bytes !== 'number' ||
+      typeof e.sha256 !== 'string' ||
+      typeof e.mode !== 'string' ||
+      !/^[0-7]{3}$/.test(e.mode)
+    )
       throw corrupt(`${manifestFileName}'s entry ${e.path} lacks its size, SHA-256 or mode`);
     seen.add(e.path);
   }
-  if (!(m.files as readonly ManifestEntry[]).some((e) => e.role === 'engine-database')) throw corrupt(`${manifestFileName} lists no service database`);
+  if (!(m.files as readonly ManifestEntry[]).some((e) => e.role === 'engine-database'))
+    throw corrupt(`${manifestFileName} lists no service database`);
   return m as Manifest;
 }
 
@@ -79,13 +95,17 @@ function verifyFiles(from: string, manifest: Manifest): void {
     const stat = lstatSync(file, { throwIfNoEntry: false });
     if (stat === undefined || !stat.isFile()) throw corrupt(`${entry.path} is missing`);
     const found = digestOf(file);
-    if (found.bytes !== entry.bytes || found.sha256 !== entry.sha256) throw corrupt(`${entry.path} differs from manifest.json (size or SHA-256)`);
+    if (found.bytes !== entry.bytes || found.sha256 !== entry.sha256)
+      throw corrupt(`${entry.path} differs from manifest.json (size or SHA-256)`);
   }
 }
 
 /** A database written by a newer release would be refused by this release's daemon at start (exit 2): refused here, before it is put in place. */
 function checkSchemas(from: string, manifest: Manifest): void {
-  const known: Record<string, number> = { 'engine-database': engineSchemaVersion(), 'compat-database': compatSchemaVersion() };
+  const known: Record<string, number> = {
+    'engine-database': engineSchemaVersion(),
+    'compat-database': compatSchemaVersion(),
+  };
   for (const entry of manifest.files.filter((e) => databaseRoles.includes(e.role))) {
     const found = schemaVersionOfFile(join(from, entry.path));
     if (found === null) throw corrupt(`${entry.path} is not an SQLite database`);
@@ -107,20 +127,29 @@ function targetOf(entry: ManifestEntry, target: RestoreTarget): string | null {
   return target.configDir === null ? null : join(target.configDir, ...rest);
 }
 
-const nonEmpty = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true && readdirSync(dir).length > 0;
+const nonEmpty = (dir: string) =>
+  statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true && readdirSync(dir).length > 0;
 const inside = (dir: string, parent: string) => !relative(resolve(parent), resolve(dir)).startsWith('..');
 
 function checkTargets(placed: readonly (readonly [ManifestEntry, string])[], target: RestoreTarget): void {
   // Not even --force writes under a running service: it would go on with its own pages in memory and its WAL.
   for (const [entry, file] of placed)
     if (databaseRoles.includes(entry.role) && databaseInUse(file))
-      throw new BackupError('refused', `${file} is open in a running service; nothing was restored`, 'stop the service first (systemctl stop meet)');
+      throw new BackupError(
+        'refused',
+        `${file} is open in a running service; nothing was restored`,
+        'stop the service first (systemctl stop meet)',
+      );
   if (target.force) return;
   const hint = 'restore into a new, empty directory, or pass --force to write over what is there';
-  for (const dir of [target.dataDir, ...(inside(target.compatApiDataDir, target.dataDir) ? [] : [target.compatApiDataDir])])
+  for (const dir of [
+    target.dataDir,
+    ...(inside(target.compatApiDataDir, target.dataDir) ? [] : [target.compatApiDataDir]),
+  ])
     if (nonEmpty(dir)) throw new BackupError('refused', `${dir} is not empty; nothing was restored`, hint);
   for (const [, file] of placed)
-    if (statSync(file, { throwIfNoEntry: false }) !== undefined) throw new BackupError('refused', `${file} exists; nothing was restored`, hint);
+    if (statSync(file, { throwIfNoEntry: false }) !== undefined)
+      throw new BackupError('refused', `${file} exists; nothing was restored`, hint);
 }
 
 /** Writes beside the target and renames over it: a restore cut short leaves whole files only. */
@@ -160,7 +189,9 @@ export function restoreBackup(from: string, target: RestoreTarget): Restored {
   checkTargets(placed, target);
   privateDirectory(target.dataDir);
   // The engine's database last: until it is in place the directory cannot be mistaken for a whole data directory.
-  const ordered = [...placed].sort(([a], [b]) => Number(a.role === 'engine-database') - Number(b.role === 'engine-database'));
+  const ordered = [...placed].sort(
+    ([a], [b]) => Number(a.role === 'engine-database') - Number(b.role === 'engine-database'),
+  );
   for (const [entry, file] of ordered) put(from, entry, file);
   return { manifest, written: ordered.map(([, file]) => file), skipped };
 }

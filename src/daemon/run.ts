@@ -65,7 +65,9 @@ function writeInitialToken(dataDir: string, token: string): string {
 
 /** A database newer than this code is the operator's to fix (a downgrade): exit 2, naming both versions, as a bad setting does. */
 function refusingNewerSchema(err: unknown): unknown {
-  return err instanceof SchemaTooNewError ? new ConfigError(`${err.message} (this is meeting-service ${serviceVersion})`) : err;
+  return err instanceof SchemaTooNewError
+    ? new ConfigError(`${err.message} (this is meeting-service ${serviceVersion})`)
+    : err;
 }
 
 /**
@@ -105,8 +107,13 @@ export async function startDaemon(
   const summary = new RequestSummary(systemClock);
   // SERVICE_METRICS_ADDR unset: no registry, and a request costs what it did without metrics.
   const metrics = config.metricsAddr ? new ServiceMetrics() : null;
-  const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: metrics ? metrics.recorderWith(summary) : summary };
-  const compatCheck = () => (compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null);
+  const accessLog = {
+    policy: config.accessLog,
+    slowMs: config.slowRequestMs,
+    recorder: metrics ? metrics.recorderWith(summary) : summary,
+  };
+  const compatCheck = () =>
+    compat === 'starting' ? (compatExpected ? false : null) : compat ? compat.listening() : null;
   // A configured module the licence gate refused (absent, expired or forged key, unreadable
   // record) leaves the platforms with 502 while the engine is fine: monitoring must see it.
   const compatModuleCheck = () => (compatExpected ? compat !== null : null);
@@ -122,9 +129,17 @@ export async function startDaemon(
       ],
       accessLog,
       media: media.factory,
-      tenantOf: (roomId) => (compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null),
+      tenantOf: (roomId) =>
+        compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null,
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      ...(metrics ? { counting: { groupCommit: (group: 'knocks' | 'stats') => metrics.groupCommit(group), waiting: metrics.waiting } } : {}),
+      ...(metrics
+        ? {
+            counting: {
+              groupCommit: (group: 'knocks' | 'stats') => metrics.groupCommit(group),
+              waiting: metrics.waiting,
+            },
+          }
+        : {}),
     });
   } catch (err) {
     await media.close();
@@ -144,7 +159,9 @@ export async function startDaemon(
     liveConnections: () => app.websocketServer.clients.size,
     meetingsRunning: () => services.meetings.openMeetings().length,
     now,
-    ...(media.readiness ? { janus: { up: () => media.readiness?.check() === true, restarts: () => ownJanus?.restarts ?? 0 } } : {}),
+    ...(media.readiness
+      ? { janus: { up: () => media.readiness?.check() === true, restarts: () => ownJanus?.restarts ?? 0 } }
+      : {}),
   });
   const licenceSeen = metrics ? (licence: Licence) => metrics.licence('compat', licence) : undefined;
   let metricsListener: MetricsListener | null = null;
@@ -167,11 +184,16 @@ export async function startDaemon(
     throw refusingNewerSchema(err);
   }
   const running = compat;
-  const stopWatching = running ? watchLicence('compat', config, log, now, options.licenceCheckMs, licenceSeen) : () => undefined;
+  const stopWatching = running
+    ? watchLicence('compat', config, log, now, options.licenceCheckMs, licenceSeen)
+    : () => undefined;
   const url = listeningUrl(app.server, config.httpAddr);
   log.info({ url }, `engine listening on ${url}`);
   const openUrl = urlToOpen(config, url);
-  log.info({ version: serviceVersion, openUrl }, `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`);
+  log.info(
+    { version: serviceVersion, openUrl },
+    `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`,
+  );
   const graceSecs = config.shutdownGraceSecs;
   const engineWork = countOpenWork(app.server);
   const compatWork = running ? countOpenWork(running.server) : null;
@@ -199,7 +221,11 @@ export async function startDaemon(
     }
   };
   const openWork = (): OpenWork => ({
-    engine: { connections: engineWork.connections(), requests: engineWork.requests(), liveSockets: app.websocketServer.clients.size },
+    engine: {
+      connections: engineWork.connections(),
+      requests: engineWork.requests(),
+      liveSockets: app.websocketServer.clients.size,
+    },
     ...(compatWork ? { compat: { connections: compatWork.connections(), requests: compatWork.requests() } } : {}),
   });
   const abort = () => {
@@ -250,7 +276,10 @@ export function stopOnSignals(daemon: RunningDaemon): void {
     deadlineAt = Date.now() + graceMs;
     daemon.log.info({ signal, graceSecs: daemon.shutdownGraceSecs }, 'stopping');
     // Ref'd on purpose: a stop waiting on something that keeps no handle open must still end here, not vanish.
-    const deadline = setTimeout(() => forced('shutdown grace over: exiting with work still open', { graceSecs: daemon.shutdownGraceSecs }), graceMs);
+    const deadline = setTimeout(
+      () => forced('shutdown grace over: exiting with work still open', { graceSecs: daemon.shutdownGraceSecs }),
+      graceMs,
+    );
     const remaining = () => Math.min(cleanLogWithinMs, Math.max(forcedLogWithinMs, deadlineAt - Date.now()));
     daemon.stop().then(
       () => {

@@ -57,7 +57,12 @@ export interface Services extends EngineServices<LiveHub> {
 
 export type ServicesConfig = Pick<
   Config,
-  'dataDir' | 'waitingRoom' | 'waitingRoomMode' | 'meetingEmptyGraceSecs' | 'waitingClosedWindowSecs' | 'jitsiOpenRoomIdleSecs'
+  | 'dataDir'
+  | 'waitingRoom'
+  | 'waitingRoomMode'
+  | 'meetingEmptyGraceSecs'
+  | 'waitingClosedWindowSecs'
+  | 'jitsiOpenRoomIdleSecs'
 >;
 
 export interface ServicesOptions {
@@ -90,7 +95,11 @@ export interface ServicesCounting {
 
 const nextTurn: Defer = (run) => setImmediate(run);
 
-export function openServices(config: ServicesConfig, clock: Clock = systemClock, options: ServicesOptions = {}): Services {
+export function openServices(
+  config: ServicesConfig,
+  clock: Clock = systemClock,
+  options: ServicesOptions = {},
+): Services {
   const db = openDatabase(config.dataDir);
   const log = options.log ?? silentLog;
   const roomStore = new SqliteRoomStore(db);

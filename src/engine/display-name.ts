@@ -66,8 +66,21 @@ const englishRoles = [
   'owner',
   'system',
 ];
-const germanRoles = ['gastgeber', 'co-gastgeber', 'veranstalter', 'organisator', 'leitung', 'besitzer', 'eigentümer', 'präsentator', 'referent'];
-const roleWord = new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...englishRoles, ...germanRoles].join('|')})(?:[*:_/·]?in(?:nen)?|en|s)?(?![\\p{L}\\p{N}])`, 'u');
+const germanRoles = [
+  'gastgeber',
+  'co-gastgeber',
+  'veranstalter',
+  'organisator',
+  'leitung',
+  'besitzer',
+  'eigentümer',
+  'präsentator',
+  'referent',
+];
+const roleWord = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${[...englishRoles, ...germanRoles].join('|')})(?:[*:_/·]?in(?:nen)?|en|s)?(?![\\p{L}\\p{N}])`,
+  'u',
+);
 /** Opening and closing brackets of every script (after NFKC, full-width ones are ASCII already), and angle brackets. */
 const bracket = /([\p{Ps}\p{Pe}<>])/u;
 const opening = /[\p{Ps}<]/u;
@@ -99,7 +112,9 @@ function folded(name: string): string {
 }
 
 export type NameProblem =
-  { readonly kind: 'hidden_character'; readonly character: string } | { readonly kind: 'impersonates_system' } | { readonly kind: 'role_in_brackets' };
+  | { readonly kind: 'hidden_character'; readonly character: string }
+  | { readonly kind: 'impersonates_system' }
+  | { readonly kind: 'role_in_brackets' };
 
 /** Why a (trimmed, non-empty) name may not be shown, or null when it may. Length is the caller's. */
 export function nameProblem(name: string): NameProblem | null {
@@ -133,7 +148,9 @@ export function cleanName(raw: string, max: number): string {
   const spaced = raw.replace(/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/gu, ' ');
   const dropHidden = (text: string): string => {
     const chars = [...text];
-    return chars.filter((ch, i) => (isJoiner(ch) ? isVisible(chars[i - 1]) && isVisible(chars[i + 1]) : !invisible.test(ch))).join('');
+    return chars
+      .filter((ch, i) => (isJoiner(ch) ? isVisible(chars[i - 1]) && isVisible(chars[i + 1]) : !invisible.test(ch)))
+      .join('');
   };
   const once = dropHidden(spaced).replace(/\s+/gu, ' ').trim();
   // Cutting may leave a joiner at the end: drop it again after the cut.

@@ -35,7 +35,10 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly ice?: IceSettings;
 }
 
-export async function buildEngineApp(services: EngineServices<LiveHub>, options: EngineAppOptions = {}): Promise<FastifyInstance> {
+export async function buildEngineApp(
+  services: EngineServices<LiveHub>,
+  options: EngineAppOptions = {},
+): Promise<FastifyInstance> {
   const { web, trustedProxies, readinessChecks, accessLog, ice, ...fastifyOptions } = options;
   const app = Fastify({
     ...fastifyOptions,

@@ -92,12 +92,20 @@ function clientStatus(error: Error): number | null {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
 }
 
-function classify(error: FastifyError | Error, request: FastifyRequest): { code: ErrorCode; message: string; field?: string; client?: true } {
+function classify(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+): { code: ErrorCode; message: string; field?: string; client?: true } {
   if (error instanceof EngineError || error instanceof HttpError) {
     return { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
   // A route's schema refused the request (validation.ts): the field and the refusal its schema names.
-  if ('validation' in error && Array.isArray(error.validation) && 'validationContext' in error && error.validationContext) {
+  if (
+    'validation' in error &&
+    Array.isArray(error.validation) &&
+    'validationContext' in error &&
+    error.validationContext
+  ) {
     return refusalOf(request, error.validationContext, error.validation);
   }
   const fastifyCode = 'code' in error && typeof error.code === 'string' ? fastifyCodes[error.code] : undefined;
@@ -115,7 +123,8 @@ function classify(error: FastifyError | Error, request: FastifyRequest): { code:
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, field?: string): FastifyReply {
-  if (statusByCode[code] === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="meet"');
+  if (statusByCode[code] === 401 && !reply.hasHeader('www-authenticate'))
+    reply.header('www-authenticate', 'Bearer realm="meet"');
   const body: ErrorBody = { error: { code, message, ...(field ? { field } : {}) } };
   return reply.code(statusByCode[code]).type('application/json; charset=utf-8').send(body);
 }

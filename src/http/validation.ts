@@ -85,15 +85,26 @@ function schemaOf(request: FastifyRequest, part: Part): SchemaNode | undefined {
  * Maps ajv's first error onto the one error table: the field at fault and the refusal its
  * schema names, else `invalid_field` with a sentence made from the schema.
  */
-export function refusalOf(request: FastifyRequest, part: Part, errors: readonly FastifySchemaValidationError[]): FieldRefusal {
+export function refusalOf(
+  request: FastifyRequest,
+  part: Part,
+  errors: readonly FastifySchemaValidationError[],
+): FieldRefusal {
   const root = schemaOf(request, part);
   const first = errors[0];
   const params = (first?.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
   if (first?.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
     const field = params.additionalProperty;
-    return { code: 'invalid_field', message: `${field} is not ${root?.refusal?.unknownOf ? `a field of ${root.refusal.unknownOf}` : 'a known field'}`, field };
+    return {
+      code: 'invalid_field',
+      message: `${field} is not ${root?.refusal?.unknownOf ? `a field of ${root.refusal.unknownOf}` : 'a known field'}`,
+      field,
+    };
   }
-  const field = first?.keyword === 'required' && params.missingProperty !== undefined ? params.missingProperty : firstSegment(first?.instancePath ?? '');
+  const field =
+    first?.keyword === 'required' && params.missingProperty !== undefined
+      ? params.missingProperty
+      : firstSegment(first?.instancePath ?? '');
   if (field === '') {
     const own = root?.refusal;
     return {
@@ -104,6 +115,8 @@ export function refusalOf(request: FastifyRequest, part: Part, errors: readonly 
   }
   const node = root?.properties?.[field];
   const own = node?.refusal;
-  const message = own?.message ?? (first?.keyword === 'required' || !node ? `${field} is required` : `${field} must be ${describe(node)}`);
+  const message =
+    own?.message ??
+    (first?.keyword === 'required' || !node ? `${field} is required` : `${field} must be ${describe(node)}`);
   return { code: own?.code ?? 'invalid_field', message, field };
 }

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { makeDirectory, readIfExists, writeFileAtomic } from '../platform/atomic-file.js';
-import { builtInLicencePublicKey, LicenceError, licencePublicKey, verifyServerKey, type Licence } from './server-key.js';
+import {
+  builtInLicencePublicKey,
+  LicenceError,
+  licencePublicKey,
+  verifyServerKey,
+  type Licence,
+} from './server-key.js';
 
 /**
  * A module's installation, recorded in the data directory by `meetctl install`: the server
@@ -18,7 +24,9 @@ export interface InstallationRecord {
 }
 
 export type InstalledLicence =
-  { readonly status: 'absent' } | { readonly status: 'valid'; readonly licence: Licence } | { readonly status: 'invalid'; readonly error: LicenceError };
+  | { readonly status: 'absent' }
+  | { readonly status: 'valid'; readonly licence: Licence }
+  | { readonly status: 'invalid'; readonly error: LicenceError };
 
 export function installationFile(dataDir: string, module: string): string {
   return join(dataDir, 'modules', `${module}.json`);
@@ -48,7 +56,12 @@ export function publicKeyFor(configuredPem: string | null) {
 }
 
 /** Reads and re-verifies the recorded installation of `module`. */
-export async function installedLicence(dataDir: string, module: string, configuredPem: string | null, now: Date): Promise<InstalledLicence> {
+export async function installedLicence(
+  dataDir: string,
+  module: string,
+  configuredPem: string | null,
+  now: Date,
+): Promise<InstalledLicence> {
   const text = readIfExists(installationFile(dataDir, module));
   if (text === null) return { status: 'absent' };
   let record: Partial<InstallationRecord> = {};
@@ -61,7 +74,10 @@ export async function installedLicence(dataDir: string, module: string, configur
   if (typeof key !== 'string') {
     return {
       status: 'invalid',
-      error: new LicenceError('malformed', `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`),
+      error: new LicenceError(
+        'malformed',
+        `${installationFile(dataDir, module)} holds no server key; run meetctl install ${module} again`,
+      ),
     };
   }
   try {

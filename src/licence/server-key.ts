@@ -42,7 +42,8 @@ export interface Licence {
 /** An Ed25519 public key from PEM; throws when the PEM is not one. */
 export function licencePublicKey(pem: string): KeyObject {
   const key = createPublicKey(pem);
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the licence public key must be Ed25519 (got ${key.asymmetricKeyType ?? 'unknown'})`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the licence public key must be Ed25519 (got ${key.asymmetricKeyType ?? 'unknown'})`);
   return key;
 }
 
@@ -53,7 +54,10 @@ function claimsOf(key: string): { sub: string; modules: string[]; iat: number; e
     header = decodeProtectedHeader(key);
     payload = decodeJwt(key);
   } catch {
-    throw new LicenceError('malformed', 'the server key is malformed: it is not a signed key (three base64url parts with JSON inside)');
+    throw new LicenceError(
+      'malformed',
+      'the server key is malformed: it is not a signed key (three base64url parts with JSON inside)',
+    );
   }
   if (header.alg !== licenceAlgorithm) {
     throw new LicenceError(
@@ -64,7 +68,8 @@ function claimsOf(key: string): { sub: string; modules: string[]; iat: number; e
   const { sub, modules, iat, exp } = payload as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof sub !== 'string' || sub.trim() === '') problems.push('sub (the customer) is missing');
-  if (!Array.isArray(modules) || !modules.every((m) => typeof m === 'string')) problems.push('modules is not a list of module names');
+  if (!Array.isArray(modules) || !modules.every((m) => typeof m === 'string'))
+    problems.push('modules is not a list of module names');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) problems.push('iat is missing');
   if (typeof exp !== 'number' || !Number.isFinite(exp)) problems.push('exp is missing');
   if (problems.length > 0) throw new LicenceError('malformed', `the server key is malformed: ${problems.join(', ')}`);
@@ -84,10 +89,16 @@ export async function verifyServerKey(key: string, publicKey: KeyObject, module:
     await jwtVerify(trimmed, publicKey, { algorithms: [licenceAlgorithm], currentDate: now, clockTolerance: 0 });
   } catch (err) {
     if (err instanceof errors.JWTExpired) {
-      throw new LicenceError('expired', `the server key expired on ${new Date(claims.exp * 1000).toISOString()}; ask for a new one`);
+      throw new LicenceError(
+        'expired',
+        `the server key expired on ${new Date(claims.exp * 1000).toISOString()}; ask for a new one`,
+      );
     }
     if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JOSEAlgNotAllowed) {
-      throw new LicenceError('forged', "the server key is forged: its signature does not match the licence authority's public key");
+      throw new LicenceError(
+        'forged',
+        "the server key is forged: its signature does not match the licence authority's public key",
+      );
     }
     throw new LicenceError('malformed', `the server key is malformed: ${(err as Error).message}`);
   }
@@ -115,9 +126,14 @@ export function licenceKeyPair(): { privateKeyPem: string; publicKeyPem: string 
 }
 
 /** The authority's side: signs a server key for `customer` granting `modules` for `days`. */
-export async function issueServerKey(privateKeyPem: string, grant: { customer: string; modules: readonly string[]; days: number }, now: Date): Promise<string> {
+export async function issueServerKey(
+  privateKeyPem: string,
+  grant: { customer: string; modules: readonly string[]; days: number },
+  now: Date,
+): Promise<string> {
   const privateKey = createPrivateKey(privateKeyPem);
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`the private key must be Ed25519 (got ${privateKey.asymmetricKeyType ?? 'unknown'})`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the private key must be Ed25519 (got ${privateKey.asymmetricKeyType ?? 'unknown'})`);
   const iat = Math.floor(now.getTime() / 1000);
   return new SignJWT({ modules: [...grant.modules] })
     .setProtectedHeader({ alg: licenceAlgorithm, typ: 'JWT' })

@@ -30,11 +30,18 @@ export class MeshSignallingRelay implements MediaBackend {
   relaySignal(from: string, to: string, data: unknown): RelayResult {
     const sender = this.context.peer(from);
     const receiver = this.context.peer(to);
-    if (!sender || !receiver || from === to || sender.roomId !== receiver.roomId || sender.meetingId !== receiver.meetingId) {
+    if (
+      !sender ||
+      !receiver ||
+      from === to ||
+      sender.roomId !== receiver.roomId ||
+      sender.meetingId !== receiver.meetingId
+    ) {
       return { ok: false, code: 'not_member', message: 'the receiver is not in this meeting' };
     }
     const signal = canonicalSignal(data);
-    if (!signal) return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
+    if (!signal)
+      return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
     if ('description' in signal && signal.description.sdp !== undefined) {
       const wrong = malformation(signal.description.sdp);
       if (wrong) return { ok: false, code: 'invalid_signal', message: `the session description holds ${wrong}` };

@@ -32,7 +32,9 @@ export interface InstallRow {
 export function installRows(module: string): InstallRow[] {
   return (Object.entries(settings) as [SettingKey, (typeof settings)[SettingKey]][]).flatMap(([key, row]) => {
     const install = (row as { install?: InstallSpec }).install;
-    return install && install.module === module ? [{ key, env: row.env, tomlKey: row.toml[row.toml.length - 1]!, flag: row.flag, install }] : [];
+    return install && install.module === module
+      ? [{ key, env: row.env, tomlKey: row.toml[row.toml.length - 1]!, flag: row.flag, install }]
+      : [];
   });
 }
 
@@ -111,7 +113,8 @@ export function roomDefaultsValues(rows: readonly InstallRow[], config: Config):
   for (const row of rows) {
     if (row.install.file !== 'room-defaults') continue;
     const value = config[row.key];
-    if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') throw new Error(`${row.env}: install writes scalars only`);
+    if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number')
+      throw new Error(`${row.env}: install writes scalars only`);
     values[row.tomlKey] = value;
   }
   return values;
@@ -188,8 +191,15 @@ export function compatUninstallFiles(input: CompatUninstallInput): PlannedFile[]
   const files: PlannedFile[] = [{ path: installationFile(paths.dataDir, compatModule), content: null, mode: 0o600 }];
   if (input.existingEnv !== null) {
     // The public address and the licence authority's key are the service's, not the module's: they stay.
-    const names = rows.filter((row) => row.install.file === 'env' && !row.install.ask && !row.install.recordInForce).map((row) => row.env);
-    files.push({ path: paths.envFile, content: unsetEnvValues(input.existingEnv, names), mode: 0o600, enforceMode: true });
+    const names = rows
+      .filter((row) => row.install.file === 'env' && !row.install.ask && !row.install.recordInForce)
+      .map((row) => row.env);
+    files.push({
+      path: paths.envFile,
+      content: unsetEnvValues(input.existingEnv, names),
+      mode: 0o600,
+      enforceMode: true,
+    });
   }
   if (input.existingRoomDefaults !== null) {
     const keys = rows.filter((row) => row.install.file === 'room-defaults').map((row) => row.tomlKey);
@@ -202,7 +212,12 @@ export function compatUninstallFiles(input: CompatUninstallInput): PlannedFile[]
   return files;
 }
 
-export function defaultPaths(configDir: string, dataDir: string, envFile: string | null, tenantsFile: string | null): InstallPaths {
+export function defaultPaths(
+  configDir: string,
+  dataDir: string,
+  envFile: string | null,
+  tenantsFile: string | null,
+): InstallPaths {
   return {
     configDir,
     dataDir,

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopTimeoutSecs } from '../platform/stop-budget.js';
-import { checkPath, checkPort, hostPort, rtpPortsOf, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
+import {
+  checkPath,
+  checkPort,
+  hostPort,
+  rtpPortsOf,
+  type RuntimeFile,
+  type RuntimeSettings,
+} from './runtime-checks.js';
 import { renderTemplate } from './template.js';
 
 const template = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8');

@@ -20,7 +20,9 @@ const commentedLine = (name: string) => new RegExp(`^\\s*#\\s*${escapeRegExp(nam
 export function checkEnvValue(name: string, value: string): void {
   if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new EnvValueError(`${name} is not an environment variable name`);
   if (/[\r\n\0"'\\$`]/.test(value))
-    throw new EnvValueError(`${name} holds a line break, quote, backslash or $, which an environment file cannot carry the same way for systemd and compose`);
+    throw new EnvValueError(
+      `${name} holds a line break, quote, backslash or $, which an environment file cannot carry the same way for systemd and compose`,
+    );
   if (value !== value.trim()) throw new EnvValueError(`${name} starts or ends with white space`);
 }
 

@@ -23,7 +23,8 @@ function errnoHint(code: string, path: string | null, syscall: string | null): s
     case 'EDQUOT':
       return `the disk holding ${where} is full: free space (df -h) and run it again`;
     case 'ENOENT':
-      if (syscall?.startsWith('spawn')) return `the program ${where} is not installed: install it, or name the right path in its setting`;
+      if (syscall?.startsWith('spawn'))
+        return `the program ${where} is not installed: install it, or name the right path in its setting`;
       return `${where} does not exist: create it, or name another path (run \`meetctl doctor\`)`;
     case 'EADDRINUSE':
       return 'another process listens on that address: stop it (ss -ltnp shows which), or set SERVICE_HTTP_ADDR / COMPAT_HTTP_ADDR to a free port';
@@ -37,9 +38,18 @@ function errnoHint(code: string, path: string | null, syscall: string | null): s
 /** SQLite's codes for the machine's faults; the others (SQL errors, constraints, misuse) are bugs. */
 const sqliteFaults: readonly [RegExp, string][] = [
   [/^SQLITE_FULL/, 'the disk holding the data directory is full: free space (df -h) and start again'],
-  [/^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/, "the service's user must be able to write the data directory, on a writable disk: run `meetctl doctor`"],
-  [/^SQLITE_(BUSY|LOCKED)/, 'another process holds the database locked: is a second daemon running on the same data directory?'],
-  [/^SQLITE_(CORRUPT|NOTADB)/, 'the database file is damaged or not a database: restore the data directory from a backup'],
+  [
+    /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/,
+    "the service's user must be able to write the data directory, on a writable disk: run `meetctl doctor`",
+  ],
+  [
+    /^SQLITE_(BUSY|LOCKED)/,
+    'another process holds the database locked: is a second daemon running on the same data directory?',
+  ],
+  [
+    /^SQLITE_(CORRUPT|NOTADB)/,
+    'the database file is damaged or not a database: restore the data directory from a backup',
+  ],
 ];
 
 /**
@@ -50,10 +60,18 @@ const sqliteFaults: readonly [RegExp, string][] = [
 export function environmentFault(err: unknown): EnvironmentFault | null {
   if (err instanceof EnvironmentError) return { message: err.message, hint: err.hint };
   if (!(err instanceof Error)) return null;
-  const { code, path, syscall, file } = err as Error & { code?: unknown; path?: unknown; syscall?: unknown; file?: unknown };
+  const { code, path, syscall, file } = err as Error & {
+    code?: unknown;
+    path?: unknown;
+    syscall?: unknown;
+    file?: unknown;
+  };
   if (typeof code !== 'string') return null;
   if (/^E[A-Z]+$/.test(code))
-    return { message: err.message, hint: errnoHint(code, typeof path === 'string' ? path : null, typeof syscall === 'string' ? syscall : null) };
+    return {
+      message: err.message,
+      hint: errnoHint(code, typeof path === 'string' ? path : null, typeof syscall === 'string' ? syscall : null),
+    };
   const known = sqliteFaults.find(([pattern]) => pattern.test(code));
   if (!known) return null;
   // SQLite says "unable to open database file"; what the directory refuses says why.

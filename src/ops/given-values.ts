@@ -33,7 +33,8 @@ export function inRoomDefaults(text: string | null, path: readonly string[]): bo
   } catch {
     return false; // the loader reported it already
   }
-  for (const part of path) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path)
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   return node !== undefined;
 }
 

@@ -54,7 +54,8 @@ export function resolveListeners(input: ListenerInput): ResolvedListener[] {
   return listenerKeys.map((key) => {
     const row = settings[key];
     const given = givenValue(key, { ...input, flag: input.flags[key] });
-    if (given?.value === null) return { env: row.env, value: null, address: input.config[key], source: 'room-defaults' };
+    if (given?.value === null)
+      return { env: row.env, value: null, address: input.config[key], source: 'room-defaults' };
     if (given) return { env: row.env, value: given.value, address: row.parse(given.value), source: given.source };
     const loopback = loopbackDefault(key);
     return { env: row.env, value: loopback, address: row.parse(loopback), source: 'loopback' };

@@ -54,19 +54,27 @@ export function checkServerName(name: string): string {
   const bare = name.endsWith('.') ? name.slice(0, -1) : name;
   const label = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
   if (bare.length > 253 || !bare.split('.').every((part) => label.test(part))) {
-    throw new NginxInputError('--server-name', `must be a host name such as meet.example.org: letters, digits, hyphens and dots (got ${JSON.stringify(name)})`);
+    throw new NginxInputError(
+      '--server-name',
+      `must be a host name such as meet.example.org: letters, digits, hyphens and dots (got ${JSON.stringify(name)})`,
+    );
   }
   return bare.toLowerCase();
 }
 
 /** `port`, `host:port` or `[v6]:port`, as nginx's `listen` takes it. */
 export function checkListen(value: string, flag: string): string {
-  const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*):)?(\d{1,5})$/.exec(value);
+  const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*):)?(\d{1,5})$/.exec(
+    value,
+  );
   const port = match ? Number(match[2]) : NaN;
   const host = match?.[1]?.replace(/^\[(.*)\]$/, '$1');
   const badHost = host !== undefined && host.includes(':') && isIP(host) !== 6;
   if (!match || port < 1 || port > 65535 || badHost) {
-    throw new NginxInputError(flag, `must be PORT, HOST:PORT or [IPv6]:PORT with a port from 1 to 65535 (got ${JSON.stringify(value)})`);
+    throw new NginxInputError(
+      flag,
+      `must be PORT, HOST:PORT or [IPv6]:PORT with a port from 1 to 65535 (got ${JSON.stringify(value)})`,
+    );
   }
   return value;
 }
@@ -77,7 +85,10 @@ export function checkListen(value: string, flag: string): string {
  */
 export function checkNginxPath(path: string, flag: string): string {
   if (!path.startsWith('/') || /[\s"'`;{}$#\\]|[^\x20-\x7e]/.test(path)) {
-    throw new NginxInputError(flag, `must be an absolute path without spaces, quotes, ;, braces, $, # or \\ (got ${JSON.stringify(path)})`);
+    throw new NginxInputError(
+      flag,
+      `must be an absolute path without spaces, quotes, ;, braces, $, # or \\ (got ${JSON.stringify(path)})`,
+    );
   }
   return path;
 }
@@ -88,7 +99,8 @@ function hostPort(host: string, port: number): string {
 
 /** Where nginx reaches a listener: a wildcard listen address is reached on loopback. */
 export function upstreamOf(addr: ListenAddress, setting: string): string {
-  if (addr.port === 0) throw new NginxInputError(setting, 'has port 0 (any free port): nginx needs the fixed port the daemon listens on');
+  if (addr.port === 0)
+    throw new NginxInputError(setting, 'has port 0 (any free port): nginx needs the fixed port the daemon listens on');
   const host = addr.host === '0.0.0.0' ? '127.0.0.1' : addr.host === '::' ? '::1' : addr.host;
   return hostPort(host, addr.port);
 }
@@ -159,7 +171,8 @@ export function renderNginxSite(template: string, site: NginxSite): string {
   if (site.listen !== null) checkListen(site.listen, '--listen');
   if (site.redirectListen !== null) checkListen(site.redirectListen, '--redirect-listen');
   // The format is the point: a site that logged with nginx's default one would keep the tokens of every query string.
-  const accessLog = site.accessLog === null ? 'off' : `${checkNginxPath(site.accessLog, '--site-access-log')} meet_noquery`;
+  const accessLog =
+    site.accessLog === null ? 'off' : `${checkNginxPath(site.accessLog, '--site-access-log')} meet_noquery`;
   const engineUpstream = upstreamOf(site.engineAddr, 'SERVICE_HTTP_ADDR');
   const compatUpstream = upstreamOf(site.compatAddr, 'COMPAT_HTTP_ADDR');
 

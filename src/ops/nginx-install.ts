@@ -21,7 +21,8 @@ export interface NginxRun {
 export function runNginx(nginx: NginxCommand, extra: readonly string[]): Promise<NginxRun> {
   return new Promise((done) => {
     execFile(nginx.bin, [...nginx.args, ...extra], { encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
-      const missing = error && typeof (error as NodeJS.ErrnoException).code === 'string' ? (error as NodeJS.ErrnoException) : null;
+      const missing =
+        error && typeof (error as NodeJS.ErrnoException).code === 'string' ? (error as NodeJS.ErrnoException) : null;
       done({ ok: error === null, output: `${stdout}${stderr}`.trim(), missing });
     });
   });
@@ -93,7 +94,13 @@ export interface InstallSteps {
  * or no file and no link), so the running nginx and its next restart see the old site.
  * One install at a time per site file (a lock file beside it).
  */
-export async function installSite(location: SiteLocation, content: string, force: boolean, nginx: NginxCommand, steps: InstallSteps): Promise<InstallOutcome> {
+export async function installSite(
+  location: SiteLocation,
+  content: string,
+  force: boolean,
+  nginx: NginxCommand,
+  steps: InstallSteps,
+): Promise<InstallOutcome> {
   const siteFile = resolve(location.siteFile);
   return withFileLock(`${siteFile}.lock`, async () => {
     const before = readIfExists(siteFile);
@@ -131,13 +138,21 @@ export async function installSite(location: SiteLocation, content: string, force
       if (!test.ok) {
         undo();
         const restored = before === null ? `${siteFile} removed again` : `${siteFile} restored to its previous content`;
-        throw new InstallFailure('test-failed', `nginx -t failed; ${restored}, nginx not reloaded:\n${test.output}`, test.output);
+        throw new InstallFailure(
+          'test-failed',
+          `nginx -t failed; ${restored}, nginx not reloaded:\n${test.output}`,
+          test.output,
+        );
       }
     });
     await steps.step('reloading nginx (nginx -s reload)', async () => {
       const reload = await runNginx(nginx, ['-s', 'reload']);
       if (!reload.ok) {
-        throw new InstallFailure('reload-failed', `nginx -t passed and ${siteFile} is in place, but nginx -s reload failed:\n${reload.output}`, reload.output);
+        throw new InstallFailure(
+          'reload-failed',
+          `nginx -t passed and ${siteFile} is in place, but nginx -s reload failed:\n${reload.output}`,
+          reload.output,
+        );
       }
     });
     return 'installed';

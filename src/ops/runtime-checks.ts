@@ -70,10 +70,16 @@ const plainPath = /^\/[A-Za-z0-9._@+\/-]*$/;
 
 export function checkPath(field: string, value: string): string {
   if (!plainPath.test(value)) {
-    throw new RuntimeSettingsError(field, `must be an absolute path of letters, digits and . _ @ + - / only (got ${JSON.stringify(value)})`);
+    throw new RuntimeSettingsError(
+      field,
+      `must be an absolute path of letters, digits and . _ @ + - / only (got ${JSON.stringify(value)})`,
+    );
   }
   if (value === '/' || posix.normalize(value) !== value || value.endsWith('/')) {
-    throw new RuntimeSettingsError(field, `must be a normalized absolute path other than / (got ${JSON.stringify(value)})`);
+    throw new RuntimeSettingsError(
+      field,
+      `must be a normalized absolute path other than / (got ${JSON.stringify(value)})`,
+    );
   }
   return value;
 }
@@ -84,21 +90,30 @@ const hiddenByProtectHome = ['/home', '/root', '/run/user'];
 export function checkVisibleToUnit(field: string, value: string): string {
   checkPath(field, value);
   const under = hiddenByProtectHome.find((dir) => value === dir || value.startsWith(`${dir}/`));
-  if (under) throw new RuntimeSettingsError(field, `${value} is under ${under}, which the unit hides (ProtectHome=yes); use /opt, /srv, /var/lib or /etc`);
+  if (under)
+    throw new RuntimeSettingsError(
+      field,
+      `${value} is under ${under}, which the unit hides (ProtectHome=yes); use /opt, /srv, /var/lib or /etc`,
+    );
   return value;
 }
 
 /** Debian's NAME_REGEX; root is refused: the service never needs it. */
 export function checkUser(value: string): string {
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(value)) throw new RuntimeSettingsError('user', `must be a system user name such as meet (got ${JSON.stringify(value)})`);
-  if (value === 'root') throw new RuntimeSettingsError('user', 'the service does not run as root; use a system user such as meet');
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(value))
+    throw new RuntimeSettingsError('user', `must be a system user name such as meet (got ${JSON.stringify(value)})`);
+  if (value === 'root')
+    throw new RuntimeSettingsError('user', 'the service does not run as root; use a system user such as meet');
   return value;
 }
 
 /** The unit drops every capability (no CAP_NET_BIND_SERVICE), and a random port cannot be proxied to. */
 export function checkPort(field: string, address: ListenAddress): number {
   if (!Number.isInteger(address.port) || address.port < 1024 || address.port > 65535) {
-    throw new RuntimeSettingsError(field, `port must be from 1024 to 65535: the service runs without privileges behind nginx (got ${address.port})`);
+    throw new RuntimeSettingsError(
+      field,
+      `port must be from 1024 to 65535: the service runs without privileges behind nginx (got ${address.port})`,
+    );
   }
   return address.port;
 }

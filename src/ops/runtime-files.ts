@@ -7,7 +7,8 @@ import { nativeNextSteps, systemdUnit } from './systemd-unit.js';
 export { RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from './runtime-checks.js';
 
 function graceOf(settings: RuntimeSettings): number {
-  const grace = settings.shutdownGraceSecs ?? settingsTable.shutdownGraceSecs.parse(settingsTable.shutdownGraceSecs.fallback);
+  const grace =
+    settings.shutdownGraceSecs ?? settingsTable.shutdownGraceSecs.parse(settingsTable.shutdownGraceSecs.fallback);
   try {
     return settingsTable.shutdownGraceSecs.parse(grace);
   } catch (err) {
@@ -28,7 +29,10 @@ export function runtimeFiles(settings: RuntimeSettings, outDir: string): Runtime
     case 'container':
       return containerFiles(settings, grace, outDir);
     default:
-      throw new RuntimeSettingsError('runtime', `must be native or container (got ${JSON.stringify(settings.runtime)})`);
+      throw new RuntimeSettingsError(
+        'runtime',
+        `must be native or container (got ${JSON.stringify(settings.runtime)})`,
+      );
   }
 }
 

@@ -61,7 +61,9 @@ export function nativeNextSteps(settings: RuntimeSettings, unit: RuntimeFile): s
   const ready = `http://${hostPort(loopbackFor(settings.engineAddr.host), settings.engineAddr.port)}/readyz`;
   return [
     ...(unit.path === installed ? [] : [`install -m 0644 ${unit.path} ${installed}`]),
-    ...(relativeUnder('/var/lib', settings.dataDir) ? [] : [`install -d -o ${settings.user} -g ${settings.user} -m 0700 ${settings.dataDir}`]),
+    ...(relativeUnder('/var/lib', settings.dataDir)
+      ? []
+      : [`install -d -o ${settings.user} -g ${settings.user} -m 0700 ${settings.dataDir}`]),
     `chown -R ${settings.user}:${settings.user} ${settings.configDir}`,
     'systemctl daemon-reload',
     `systemctl enable --now ${unitName}`,

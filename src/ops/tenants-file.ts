@@ -39,8 +39,10 @@ export interface PrimaryCredentials {
 
 /** Why `id` cannot be a tenant id, or null when it can. */
 export function tenantIdProblem(id: string): string | null {
-  if (id === primaryTenantId) return `tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET (the env file)`;
-  if (!tenantIdPattern.test(id)) return `tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ - (starting with a letter or digit)`;
+  if (id === primaryTenantId)
+    return `tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET (the env file)`;
+  if (!tenantIdPattern.test(id))
+    return `tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ - (starting with a letter or digit)`;
   return null;
 }
 
@@ -229,7 +231,8 @@ export function removeTenantText(text: string, id: string, file: string): string
   let end = lines[to - 1]!.end;
   // Take one blank line along so removals do not pile up empty lines.
   if (to < lines.length && /^\s*$/.test(lines[to]!.body)) end = lines[to]!.end;
-  else if (from > 0 && /^\s*$/.test(lines[from - 1]!.body) && !lines[from - 1]!.inString) start = lines[from - 1]!.start;
+  else if (from > 0 && /^\s*$/.test(lines[from - 1]!.body) && !lines[from - 1]!.inString)
+    start = lines[from - 1]!.start;
   return text.slice(0, start) + text.slice(end);
 }
 
@@ -247,7 +250,10 @@ export function setTenantValueText(text: string, id: string, key: TenantKey, val
     if (!match) continue;
     const current = valuePattern.exec(match[2]!);
     if (!current || current[1]!.startsWith('"""') || current[1]!.startsWith("'''")) {
-      throw new TenantRefused(`tenants.${id}.${key} in ${file} is not a one-line string, so meetctl cannot replace it safely`, `edit ${file} by hand`);
+      throw new TenantRefused(
+        `tenants.${id}.${key} in ${file} is not a one-line string, so meetctl cannot replace it safely`,
+        `edit ${file} by hand`,
+      );
     }
     const bodyStart = line.start;
     const valueStart = bodyStart + match[1]!.length;
@@ -266,7 +272,13 @@ export function untilText(until: number): string {
  * The text with the tenant's `previous_{kind}_secret` and its `_until` replaced by `previous`
  * (two lines at the end of its block), or removed when `previous` is null. Other lines stay.
  */
-export function setPreviousText(text: string, id: string, kind: 'api' | 'app', previous: PreviousSecret | null, file: string): string {
+export function setPreviousText(
+  text: string,
+  id: string,
+  kind: 'api' | 'app',
+  previous: PreviousSecret | null,
+  file: string,
+): string {
   const key = `previous_${kind}_secret`;
   const lines = linesOf(text);
   const { from, to } = blockOf(lines, id, file);
@@ -276,12 +288,16 @@ export function setPreviousText(text: string, id: string, kind: 'api' | 'app', p
     const line = lines[i]!;
     if (line.inString || !keyPattern.test(line.body)) continue;
     if (lines[i + 1]?.inString)
-      throw new TenantRefused(`tenants.${id}.${key} in ${file} is not a one-line value, so meetctl cannot replace it safely`, `edit ${file} by hand`);
+      throw new TenantRefused(
+        `tenants.${id}.${key} in ${file} is not a one-line value, so meetctl cannot replace it safely`,
+        `edit ${file} by hand`,
+      );
     drop.push(i);
   }
   const eol = endOfLine(text);
   let insert = '';
-  if (previous !== null) insert = `${key} = ${basicString(previous.secret)}${eol}${key}_until = ${untilText(previous.until)}${eol}`;
+  if (previous !== null)
+    insert = `${key} = ${basicString(previous.secret)}${eol}${key}_until = ${untilText(previous.until)}${eol}`;
   const last = lines[to - 1]!;
   if (insert !== '' && !text.slice(last.start, last.end).endsWith('\n')) insert = eol + insert;
   let out = text.slice(0, last.end) + insert + text.slice(last.end);
@@ -316,17 +332,30 @@ export function fileTenants(snapshot: TenantSnapshot): Tenant[] {
  * order). Throws RegistryError when the daemon would refuse the text, TenantRefused when it
  * parses into something else than intended.
  */
-export function checkEdit(text: string, primary: PrimaryCredentials, expected: readonly Tenant[], file: string): TenantSnapshot {
+export function checkEdit(
+  text: string,
+  primary: PrimaryCredentials,
+  expected: readonly Tenant[],
+  file: string,
+): TenantSnapshot {
   const snapshot = parseRegistry(text, primary.apiSecret, primary.appId);
   const got = fileTenants(snapshot);
   if (got.length !== expected.length || got.some((t, i) => !sameTenant(t, expected[i]!))) {
-    throw new TenantRefused(`the edit of ${file} did not give the intended registry, so nothing was written`, `edit ${file} by hand`);
+    throw new TenantRefused(
+      `the edit of ${file} did not give the intended registry, so nothing was written`,
+      `edit ${file} by hand`,
+    );
   }
   return snapshot;
 }
 
 /** Who already uses `value` as an api secret, app id or app secret (the primary tenant included), or null. */
-export function holderOf(value: string, snapshot: TenantSnapshot, primary: PrimaryCredentials, except?: { id: string; key: TenantKey }): string | null {
+export function holderOf(
+  value: string,
+  snapshot: TenantSnapshot,
+  primary: PrimaryCredentials,
+  except?: { id: string; key: TenantKey },
+): string | null {
   const owners: [string, string, string | null][] = [
     [primaryTenantId, 'api_secret', primary.apiSecret],
     [primaryTenantId, 'app_id', primary.appId],
@@ -335,7 +364,10 @@ export function holderOf(value: string, snapshot: TenantSnapshot, primary: Prima
   for (const t of fileTenants(snapshot)) {
     owners.push([t.id, 'api_secret', t.apiSecret], [t.id, 'app_id', t.appId], [t.id, 'app_secret', t.appSecret]);
     // A rotated-out secret may still be in its grace, and stays in the file after: never hand it out again.
-    owners.push([t.id, 'previous_api_secret', t.previousApiSecret?.secret ?? null], [t.id, 'previous_app_secret', t.previousAppSecret?.secret ?? null]);
+    owners.push(
+      [t.id, 'previous_api_secret', t.previousApiSecret?.secret ?? null],
+      [t.id, 'previous_app_secret', t.previousAppSecret?.secret ?? null],
+    );
   }
   for (const [id, key, held] of owners) {
     if (held === null || held !== value) continue;

@@ -73,21 +73,33 @@ export function readTenantsText(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new TenantsFileProblem('environment', `cannot read the tenants file ${file}: ${errno(err)}`, 'run meetctl as root or as the service user');
+    throw new TenantsFileProblem(
+      'environment',
+      `cannot read the tenants file ${file}: ${errno(err)}`,
+      'run meetctl as root or as the service user',
+    );
   }
 }
 
 /** A registry error as the operator reads it: the file, and the line and column when TOML is broken. */
 export function brokenFile(file: string, err: RegistryError, what = 'is not valid'): TenantsFileProblem {
   const at = err.line !== null ? `${file}:${err.line}:${err.column ?? 1}` : file;
-  return new TenantsFileProblem('config', `the tenants file ${at} ${what}: ${err.message}`, `fix ${file} by hand; meetctl did not change it`);
+  return new TenantsFileProblem(
+    'config',
+    `the tenants file ${at} ${what}: ${err.message}`,
+    `fix ${file} by hand; meetctl did not change it`,
+  );
 }
 
 /** Reads and validates the file the way the daemon does. */
 export function loadTenants(file: string, primary: PrimaryCredentials): TenantsText {
   const text = readTenantsText(file);
   try {
-    return { text: text ?? '', exists: text !== null, snapshot: parseRegistry(text ?? '', primary.apiSecret, primary.appId) };
+    return {
+      text: text ?? '',
+      exists: text !== null,
+      snapshot: parseRegistry(text ?? '', primary.apiSecret, primary.appId),
+    };
   } catch (err) {
     if (err instanceof RegistryError) throw brokenFile(file, err);
     throw err;

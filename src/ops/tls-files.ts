@@ -7,13 +7,19 @@ function readFile(path: string, flag: string): Buffer {
   try {
     stat = statSync(path);
   } catch (err) {
-    throw new NginxInputError(flag, `names a file that does not exist or cannot be reached: ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new NginxInputError(
+      flag,
+      `names a file that does not exist or cannot be reached: ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
   if (!stat.isFile()) throw new NginxInputError(flag, `is not a regular file: ${path}`);
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new NginxInputError(flag, `names a file that cannot be read: ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new NginxInputError(
+      flag,
+      `names a file that cannot be read: ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
 }
 
@@ -38,10 +44,12 @@ export function checkTlsPair(certPath: string, keyPath: string, serverName: stri
   } catch {
     throw new NginxInputError('--tls-key', `is not an unencrypted PEM private key: ${keyPath}`);
   }
-  if (!cert.checkPrivateKey(key)) throw new NginxInputError('--tls-key', `is not the private key of the certificate ${certPath}`);
+  if (!cert.checkPrivateKey(key))
+    throw new NginxInputError('--tls-key', `is not the private key of the certificate ${certPath}`);
   const warnings: string[] = [];
   if (cert.checkHost(serverName) === undefined)
     warnings.push(`the certificate ${certPath} does not name ${serverName} (${cert.subjectAltName ?? cert.subject})`);
-  if (new Date(cert.validTo).getTime() < now.getTime()) warnings.push(`the certificate ${certPath} expired on ${cert.validTo}`);
+  if (new Date(cert.validTo).getTime() < now.getTime())
+    warnings.push(`the certificate ${certPath} expired on ${cert.validTo}`);
   return warnings;
 }

@@ -33,7 +33,8 @@ function parsed(text: string, name: string): Table {
   try {
     return parseToml(text);
   } catch (err) {
-    if (err instanceof TomlError) throw new TomlEditError(`${name}:${err.line}:${err.column}: malformed TOML: ${err.message.split('\n')[0]}`);
+    if (err instanceof TomlError)
+      throw new TomlEditError(`${name}:${err.line}:${err.column}: malformed TOML: ${err.message.split('\n')[0]}`);
     throw err;
   }
 }
@@ -62,7 +63,11 @@ function tableAt(doc: Table, section: readonly string[], create: boolean): Table
 }
 
 /** Lines of the table's body: [first, end) indexes into `lines`, or null when the table has no header. */
-function sectionRange(lines: readonly string[], section: readonly string[], name: string): { header: number; first: number; end: number } | null {
+function sectionRange(
+  lines: readonly string[],
+  section: readonly string[],
+  name: string,
+): { header: number; first: number; end: number } | null {
   const header = headerPattern(section);
   const found = lines.flatMap((line, i) => (header.test(line) ? [i] : []));
   if (found.length > 1) throw new TomlEditError(`${name}: [${section.join('.')}] appears ${found.length} times`);
@@ -93,7 +98,13 @@ function check(before: Table, text: string, name: string, expected: (doc: Table)
  * place; a new one goes after its commented-out example (`# key = ...`) or at the table's
  * end; a missing table is appended. `suffix` is a comment written after each line meetctl writes.
  */
-export function setSectionKeys(text: string, section: readonly string[], values: Readonly<Record<string, TomlScalar>>, name: string, suffix = ''): string {
+export function setSectionKeys(
+  text: string,
+  section: readonly string[],
+  values: Readonly<Record<string, TomlScalar>>,
+  name: string,
+  suffix = '',
+): string {
   const before = parsed(text, name);
   const current = tableAt(before, section, false);
   let lines = text.split('\n');
@@ -127,7 +138,12 @@ export function setSectionKeys(text: string, section: readonly string[], values:
 }
 
 /** Removes the active lines of `keys` from table `section`; everything else stays as it was. */
-export function removeSectionKeys(text: string, section: readonly string[], keys: readonly string[], name: string): string {
+export function removeSectionKeys(
+  text: string,
+  section: readonly string[],
+  keys: readonly string[],
+  name: string,
+): string {
   const before = parsed(text, name);
   const lines = text.split('\n');
   const range = sectionRange(lines, section, name);

@@ -48,7 +48,14 @@ export function isExpectedRefusal(family: string, status: number): boolean {
 export type LineKind = 'error' | 'refused' | 'slow' | 'request' | null;
 
 /** Which line, if any, a finished request gets (a noted state change gets one whatever this says). */
-export function lineFor(policy: AccessLogPolicy, slowMs: number, family: string, status: number, elapsedMs: number, upgraded: boolean): LineKind {
+export function lineFor(
+  policy: AccessLogPolicy,
+  slowMs: number,
+  family: string,
+  status: number,
+  elapsedMs: number,
+  upgraded: boolean,
+): LineKind {
   if (status >= 500) return 'error';
   if (status >= 400 && !isExpectedRefusal(family, status)) return 'refused';
   // A live socket's "response" ends when the socket closes: its length is no latency.

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keepOwner, ownerToKeep, type Owner } from './file-owner.js';
@@ -14,7 +24,12 @@ export { makeDirectory } from './file-owner.js';
  * user is never briefly unreadable to that user; by default (see file-owner.ts) the file
  * keeps the owner of the file it replaces, or takes its directory's when new.
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600, owner: Owner | null = ownerToKeep(file)): void {
+export function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+  owner: Owner | null = ownerToKeep(file),
+): void {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);

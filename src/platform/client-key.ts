@@ -40,6 +40,9 @@ function expandIPv6(ip: string): string[] {
   };
   const left = part(head);
   const right = lastToHex(part(tail ?? ''));
-  const groups = tail === undefined ? lastToHex(left) : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined
+      ? lastToHex(left)
+      : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.map((g) => parseInt(g, 16).toString(16));
 }

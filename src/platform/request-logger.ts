@@ -68,7 +68,11 @@ class LazyRequestLogger {
 }
 
 /** Fastify's `childLoggerFactory` for both listeners. */
-export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
+export function lazyRequestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildOptions,
+): FastifyBaseLogger {
   return new LazyRequestLogger(logger, bindings, options);
 }
 

@@ -10,7 +10,8 @@ import { liveErrorCodes, viewIdMaxLength, viewLimit, type LiveErrorCode } from '
 
 const closed = { additionalProperties: false } as const;
 const record = <P extends TProperties>(properties: P) => Type.Object(properties, closed);
-const message = <T extends string, P extends TProperties>(type: T, properties: P) => Type.Object({ type: Type.Literal(type), ...properties }, closed);
+const message = <T extends string, P extends TProperties>(type: T, properties: P) =>
+  Type.Object({ type: Type.Literal(type), ...properties }, closed);
 const participantId = Type.String({ minLength: 1 });
 
 export const Role = Type.Union([Type.Literal('moderator'), Type.Literal('participant')]);
@@ -50,7 +51,12 @@ export const ChatMessage = record({
   at: Type.String(),
 });
 
-export const WaitingItem = record({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() });
+export const WaitingItem = record({
+  request_id: Type.String(),
+  name: Type.String(),
+  note: Type.String(),
+  knocked_at: Type.String(),
+});
 
 /**
  * How a meeting carries media, chosen when it starts and kept until it ends. `mesh`: one
@@ -64,13 +70,22 @@ export const WaitingItem = record({ request_id: Type.String(), name: Type.String
 export const MediaKind = Type.Union([Type.Literal('mesh'), Type.Literal('janus')]);
 
 /** A STUN or TURN server for the page's RTCPeerConnection (RTCIceServer as JSON); TURN ones carry her own credential. */
-export const IceServer = record({ urls: Type.Array(Type.String()), username: Type.Optional(Type.String()), credential: Type.Optional(Type.String()) });
+export const IceServer = record({
+  urls: Type.Array(Type.String()),
+  username: Type.Optional(Type.String()),
+  credential: Type.Optional(Type.String()),
+});
 
 /** Opaque WebRTC signalling: an SDP description or an ICE candidate (media/signal-data.ts rebuilds it from these fields). */
 export const SignalData = Type.Union([
   record({
     description: record({
-      type: Type.Union([Type.Literal('offer'), Type.Literal('answer'), Type.Literal('pranswer'), Type.Literal('rollback')]),
+      type: Type.Union([
+        Type.Literal('offer'),
+        Type.Literal('answer'),
+        Type.Literal('pranswer'),
+        Type.Literal('rollback'),
+      ]),
       sdp: Type.Optional(Type.String()),
     }),
   }),
@@ -120,7 +135,12 @@ export const ServerMessage = Type.Union([
    * plus 1 is a gap: ask with `waiting_resync` and ignore changes until the `waiting_list`.
    * `updated` carries requests whose shown fields changed; no transition changes them today.
    */
-  message('waiting_changes', { seq: Type.Integer(), added: Type.Array(WaitingItem), updated: Type.Array(WaitingItem), removed: Type.Array(Type.String()) }),
+  message('waiting_changes', {
+    seq: Type.Integer(),
+    added: Type.Array(WaitingItem),
+    updated: Type.Array(WaitingItem),
+    removed: Type.Array(Type.String()),
+  }),
   message('locks', { locks: Locks }),
   /** A moderator set the meeting's subject ('' cleared it): to everyone in the room (nobody waiting has a socket). */
   message('subject', { subject: Type.String() }),

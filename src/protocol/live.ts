@@ -12,10 +12,22 @@
 import type { Static } from 'typebox';
 import type * as wire from './live-schemas.js';
 
-export { closeCodes, floodCloseCode, isLiveErrorCode, liveErrorCodes, sfuPeers, viewLimit, type LiveErrorCode } from './live-constants.js';
+export {
+  closeCodes,
+  floodCloseCode,
+  isLiveErrorCode,
+  liveErrorCodes,
+  sfuPeers,
+  viewLimit,
+  type LiveErrorCode,
+} from './live-constants.js';
 
 /** A schema's type as the wire carries it: read-only all the way down (nobody edits a message in place). */
-type Wire<T> = T extends readonly (infer Item)[] ? readonly Wire<Item>[] : T extends object ? { readonly [K in keyof T]: Wire<T[K]> } : T;
+type Wire<T> = T extends readonly (infer Item)[]
+  ? readonly Wire<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Wire<T[K]> }
+    : T;
 
 export type Role = Wire<Static<typeof wire.Role>>;
 export type ParticipantView = Wire<Static<typeof wire.ParticipantView>>;

@@ -22,13 +22,17 @@ export class SqliteAccessTokenStore implements AccessTokenStore {
 
   constructor(db: Db) {
     this.statements = {
-      insert: db.prepare(`INSERT INTO access_tokens (name, token_hash, created_at, last_used_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+      insert: db.prepare(
+        `INSERT INTO access_tokens (name, token_hash, created_at, last_used_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+      ),
       findByHash: db.prepare<[Buffer], TokenRow>('SELECT * FROM access_tokens WHERE token_hash = ?'),
       list: db.prepare<[], TokenRow>('SELECT * FROM access_tokens ORDER BY created_at, name'),
       delete: db.prepare<[string]>('DELETE FROM access_tokens WHERE name = ?'),
       touch: db.prepare<[string, string]>('UPDATE access_tokens SET last_used_at = ? WHERE name = ?'),
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM instance_meta WHERE key = ?'),
-      setMeta: db.prepare<[string, string]>('INSERT INTO instance_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      setMeta: db.prepare<[string, string]>(
+        'INSERT INTO instance_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
     };
   }
 

@@ -30,7 +30,9 @@ export function engineSchemaVersion(): number {
 
 /** The schema as SQLite itself describes it, one line per object, for golden comparisons. */
 export function describeSchema(db: Db): string[] {
-  const rows = db.prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+  const rows = db
+    .prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all() as {
     type: string;
     name: string;
     sql: string | null;

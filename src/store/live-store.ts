@@ -77,8 +77,12 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
         `SELECT * FROM (SELECT seq, meeting_id, at, participant_id, name, text FROM chat_messages
            WHERE meeting_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
       ),
-      getLocks: db.prepare<[string], LocksRow>('SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ?'),
-      saveLocks: db.prepare<[{ meeting_id: string; mic: number; cam: number; cams_moderators_only: number; updated_at: string }]>(
+      getLocks: db.prepare<[string], LocksRow>(
+        'SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ?',
+      ),
+      saveLocks: db.prepare<
+        [{ meeting_id: string; mic: number; cam: number; cams_moderators_only: number; updated_at: string }]
+      >(
         `INSERT INTO meeting_locks (meeting_id, mic, cam, cams_moderators_only, updated_at)
          VALUES (@meeting_id, @mic, @cam, @cams_moderators_only, @updated_at)
          ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
@@ -92,10 +96,18 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
            talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at, chat_messages = excluded.chat_messages`,
       ),
       statsOf: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE meeting_id = ? ORDER BY rowid'),
-      unsettledStats: db.prepare<[], StatsRow>('SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid'),
-      openWebcam: db.prepare<[string, string, string]>('INSERT INTO webcam_intervals (meeting_id, participant_id, started_at) VALUES (?, ?, ?)'),
-      closeWebcam: db.prepare<[string, string]>('UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL'),
-      webcamsOf: db.prepare<[string], WebcamRow>('SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq'),
+      unsettledStats: db.prepare<[], StatsRow>(
+        'SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid',
+      ),
+      openWebcam: db.prepare<[string, string, string]>(
+        'INSERT INTO webcam_intervals (meeting_id, participant_id, started_at) VALUES (?, ?, ?)',
+      ),
+      closeWebcam: db.prepare<[string, string]>(
+        'UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL',
+      ),
+      webcamsOf: db.prepare<[string], WebcamRow>(
+        'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
+      ),
     };
   }
 
@@ -104,7 +116,13 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
   }
 
   appendChat(entry: ChatEntry): void {
-    this.statements.appendChat.run({ meeting_id: entry.meetingId, at: entry.at, participant_id: entry.participantId, name: entry.name, text: entry.text });
+    this.statements.appendChat.run({
+      meeting_id: entry.meetingId,
+      at: entry.at,
+      participant_id: entry.participantId,
+      name: entry.name,
+      text: entry.text,
+    });
   }
 
   recentChat(meetingId: string, limit: number): ChatEntry[] {
@@ -152,6 +170,8 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {
-    return this.statements.webcamsOf.all(meetingId).map((row) => ({ participantId: row.participant_id, startedAt: row.started_at, endedAt: row.ended_at }));
+    return this.statements.webcamsOf
+      .all(meetingId)
+      .map((row) => ({ participantId: row.participant_id, startedAt: row.started_at, endedAt: row.ended_at }));
   }
 }

@@ -68,8 +68,14 @@ const toEntry = (row: TimelineRow): TimelineEntry => ({
   meetingId: row.meeting_id,
   at: row.at,
   kind: row.kind,
-  actor: row.actor_kind === null ? null : { kind: row.actor_kind, participantId: row.actor_participant_id, name: row.actor_name ?? '' },
-  subject: row.subject_name === null ? null : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
+  actor:
+    row.actor_kind === null
+      ? null
+      : { kind: row.actor_kind, participantId: row.actor_participant_id, name: row.actor_name ?? '' },
+  subject:
+    row.subject_name === null
+      ? null
+      : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
   count: row.count,
 });
 
@@ -86,7 +92,8 @@ const entryRow = (e: TimelineEntry): TimelineRow => ({
   count: e.count,
 });
 
-const participantColumns = 'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
+const participantColumns =
+  'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
@@ -100,9 +107,13 @@ export class SqliteMeetingStore implements MeetingStore {
       updateMeeting: db.prepare<[MeetingRow]>(
         'UPDATE meetings SET ended_at = @ended_at, waiting_disabled = @waiting_disabled, subject = @subject WHERE meeting_id = @meeting_id',
       ),
-      openMeetings: db.prepare<[], MeetingRow>('SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at, rowid'),
+      openMeetings: db.prepare<[], MeetingRow>(
+        'SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at, rowid',
+      ),
       getMeeting: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE meeting_id = ?'),
-      meetingsOf: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE room_id = ? ORDER BY started_at DESC, rowid DESC'),
+      meetingsOf: db.prepare<[string], MeetingRow>(
+        'SELECT * FROM meetings WHERE room_id = ? ORDER BY started_at DESC, rowid DESC',
+      ),
       insertParticipant: db.prepare<[Omit<ParticipantRow, 'room_id'>]>(
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,

@@ -77,9 +77,13 @@ export class SqliteRoomStore implements RoomStore {
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),
-      children: db.prepare<[string], { room_id: string }>('SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id'),
+      children: db.prepare<[string], { room_id: string }>(
+        'SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id',
+      ),
       listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
-      listAfter: db.prepare<[string, number], RoomRow>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
+      listAfter: db.prepare<[string, number], RoomRow>(
+        'SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?',
+      ),
       // Through rooms_ephemeral_by_update, then meetings_by_room: no scan of other rooms.
       unusedEphemeral: db.prepare<{ before: string; limit: number }, { room_id: string }>(
         `SELECT r.room_id FROM rooms r
@@ -125,7 +129,8 @@ export class SqliteRoomStore implements RoomStore {
   }
 
   list(afterRoomId: string | null, limit: number): Room[] {
-    const rows = afterRoomId === null ? this.statements.listFirst.all(limit) : this.statements.listAfter.all(afterRoomId, limit);
+    const rows =
+      afterRoomId === null ? this.statements.listFirst.all(limit) : this.statements.listAfter.all(afterRoomId, limit);
     return rows.map(toRoom);
   }
 }

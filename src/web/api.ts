@@ -19,14 +19,23 @@ async function request<T>(method: string, path: string, body?: unknown, session?
   if (session) headers.authorization = `Bearer ${session}`;
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   } catch {
-    return { ok: false, error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null, field: null } };
+    return {
+      ok: false,
+      error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null, field: null },
+    };
   }
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
   // Every admitted answer (joined, admitted) carries the servers her media uses.
-  if (response.ok && parsed && typeof parsed === 'object' && 'ice_servers' in parsed) rememberIceServers(parsed.ice_servers);
+  if (response.ok && parsed && typeof parsed === 'object' && 'ice_servers' in parsed)
+    rememberIceServers(parsed.ice_servers);
   if (response.ok) return { ok: true, status: response.status, body: parsed as T };
   const error = (parsed as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
   const retry = Number(response.headers.get('retry-after'));
@@ -68,7 +77,10 @@ const pollsInFlight = new Map<string, Promise<unknown>>();
 export const roomApi = {
   /** A meeting API's room is shown only to its join token (`t`). */
   exists: (roomId: string, joinToken: string | null) =>
-    request<{ exists: boolean; access_code: boolean }>('GET', `${base(roomId)}/exists${joinToken ? `?t=${encodeURIComponent(joinToken)}` : ''}`),
+    request<{ exists: boolean; access_code: boolean }>(
+      'GET',
+      `${base(roomId)}/exists${joinToken ? `?t=${encodeURIComponent(joinToken)}` : ''}`,
+    ),
   start: (roomId: string, body: { name: string; access_code?: string; t?: string }, session?: string) =>
     request<Joined | { status: 'knock' }>('POST', `${base(roomId)}/start`, body, session),
   /** A knock that waits is remembered by this tab, and only then is its request polled (request-memory.ts). */
@@ -87,7 +99,9 @@ export const roomApi = {
     const result = await answer.finally(() => pollsInFlight.delete(roomId));
     // Refused, expired or gone: a reload has nothing to come back to. Waiting, admitted (a
     // reload goes back into the meeting) and barred (a reload stays barred) are kept.
-    const over = result.ok ? result.body.status === 'refused' || result.body.status === 'expired' : result.error.status === 404;
+    const over = result.ok
+      ? result.body.status === 'refused' || result.body.status === 'expired'
+      : result.error.status === 404;
     if (over) forgetRequest(roomId);
     return result;
   },
@@ -104,9 +118,11 @@ export const roomApi = {
   leaveBeacon: (roomId: string) => navigator.sendBeacon(`${base(roomId)}/waiting/leave`),
   admit: (roomId: string, session: string, requestId: string) =>
     request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),
-  admitAll: (roomId: string, session: string) => request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
+  admitAll: (roomId: string, session: string) =>
+    request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
   refuse: (roomId: string, session: string, requestId: string, bar: boolean) =>
     request<unknown>('POST', `${base(roomId)}/refuse`, { request_id: requestId, bar }, session),
-  disableWaitingRoom: (roomId: string, session: string) => request<{ admitted: number }>('POST', `${base(roomId)}/waiting-room/disable`, {}, session),
+  disableWaitingRoom: (roomId: string, session: string) =>
+    request<{ admitted: number }>('POST', `${base(roomId)}/waiting-room/disable`, {}, session),
   leave: (roomId: string, session: string) => request<null>('POST', `${base(roomId)}/leave`, undefined, session),
 };

@@ -16,15 +16,32 @@ export interface ArrivalOutcome {
  * Name and (when the room has one) access code on one screen. The code is checked by the
  * server before anything reaches a moderator; a wrong one is shown here.
  */
-export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: string | null, done: (outcome: ArrivalOutcome) => void): HTMLElement {
+export function arrivalScreen(
+  roomId: string,
+  roomHasCode: boolean,
+  joinToken: string | null,
+  done: (outcome: ArrivalOutcome) => void,
+): HTMLElement {
   const hint = linkHint(joinToken);
   // A moderator's link enters without the code: asking for it would only block her (a required field).
   const needsCode = roomHasCode && !hint.moderator;
   // A bare link asks for a name and offers the one last typed on this device.
-  const name = el('input', { name: 'name', autocomplete: 'name', required: true, maxlength: 64, value: joinToken ? '' : lastName() });
+  const name = el('input', {
+    name: 'name',
+    autocomplete: 'name',
+    required: true,
+    maxlength: 64,
+    value: joinToken ? '' : lastName(),
+  });
   // A link that names her: the server takes that name whatever is typed, so the page says it instead of asking.
   const nameRow = hint.name ? joiningAs(hint.name) : field(words.arrival.yourName, name);
-  const code = el('input', { name: 'access_code', type: 'password', autocomplete: 'off', required: true, maxlength: 64 });
+  const code = el('input', {
+    name: 'access_code',
+    type: 'password',
+    autocomplete: 'off',
+    required: true,
+    maxlength: 64,
+  });
   const error = el('p', { class: 'error', role: 'alert', id: 'arrival-error', hidden: true });
   const submit = el('button', { type: 'submit', text: words.arrival.join });
   const form = el(
@@ -64,7 +81,11 @@ export function arrivalScreen(roomId: string, roomHasCode: boolean, joinToken: s
     });
     submit.disabled = false;
     if (!result.ok) {
-      error.textContent = describe(result.error.code, { retryAfter: result.error.retryAfter, field: result.error.field, name: typed });
+      error.textContent = describe(result.error.code, {
+        retryAfter: result.error.retryAfter,
+        field: result.error.field,
+        name: typed,
+      });
       error.hidden = false;
       const wrong = result.error.code === 'access_code_invalid' ? code : name;
       // The field that was refused says so, and its description is the sentence above.

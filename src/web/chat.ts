@@ -6,7 +6,11 @@ import { language, words } from './words/index.js';
 export class ChatBox {
   // Focusable, so the keyboard can scroll it.
   private readonly list = el('ol', { class: 'chat-list' });
-  private readonly log = el('div', { class: 'chat-log', role: 'log', 'aria-label': words.chat.log, tabindex: 0 }, this.list);
+  private readonly log = el(
+    'div',
+    { class: 'chat-log', role: 'log', 'aria-label': words.chat.log, tabindex: 0 },
+    this.list,
+  );
   readonly input = el('input', { name: 'chat', maxlength: 2000, autocomplete: 'off' });
   readonly element: HTMLElement;
 
@@ -37,8 +41,19 @@ export class ChatBox {
     // The service's own messages carry `system`, not a name: the badge is the sender.
     const sender = message.from.system
       ? [badge(words.chat.system, 'system')]
-      : [el('strong', { class: 'name', text: message.from.name }), message.from.role === 'moderator' ? badge(words.people.moderator) : null];
-    this.list.append(el('li', { class: message.from.system ? 'from-system' : undefined }, ...sender, ` (${time}): `, el('span', { text: message.text })));
+      : [
+          el('strong', { class: 'name', text: message.from.name }),
+          message.from.role === 'moderator' ? badge(words.people.moderator) : null,
+        ];
+    this.list.append(
+      el(
+        'li',
+        { class: message.from.system ? 'from-system' : undefined },
+        ...sender,
+        ` (${time}): `,
+        el('span', { text: message.text }),
+      ),
+    );
     this.log.scrollTop = this.log.scrollHeight;
   }
 }

@@ -47,7 +47,13 @@ export class Devices {
   raw: MediaStream | null = null;
   /** What the meeting sends: the processed video (when a background is set) and the microphone. */
   readonly outgoing = new MediaStream();
-  readonly preview = el('video', { class: 'preview', autoplay: true, muted: true, playsinline: true, 'aria-label': said.preview });
+  readonly preview = el('video', {
+    class: 'preview',
+    autoplay: true,
+    muted: true,
+    playsinline: true,
+    'aria-label': said.preview,
+  });
   private readonly rawVideo = el('video', { autoplay: true, muted: true, playsinline: true, hidden: true });
   private processor: BackgroundProcessor | null = null;
   private audioContext: AudioContext | null = null;
@@ -101,7 +107,9 @@ export class Devices {
       const select = this.selects[name];
       const options = devices
         .filter((d) => d.kind === kind)
-        .map((d, i) => el('option', { value: d.deviceId, text: d.label || fill(said[`${name}Number`], { number: i + 1 }) }));
+        .map((d, i) =>
+          el('option', { value: d.deviceId, text: d.label || fill(said[`${name}Number`], { number: i + 1 }) }),
+        );
       select.replaceChildren(...(options.length ? options : [el('option', { value: '', text: said.default })]));
       if (this.choices[name]) select.value = this.choices[name];
     }
@@ -197,7 +205,12 @@ export class Devices {
       {},
       el('legend', { text: said.background }),
       ...(['none', 'blur', 'image'] as const).map((value) => {
-        const input = el('input', { type: 'radio', name: 'background', value, checked: this.choices.background === value });
+        const input = el('input', {
+          type: 'radio',
+          name: 'background',
+          value,
+          checked: this.choices.background === value,
+        });
         input.addEventListener('change', () => void this.choose('background', value));
         return el('label', {}, input, ` ${said[value]}`);
       }),
@@ -225,7 +238,9 @@ export class Devices {
     if (what === 'background') await this.applyBackground();
     else await this.open();
     announce(
-      what === 'background' ? fill(said.backgroundChosen, { background: said[value as Background] }) : said[`${what as 'camera' | 'microphone'}Changed`],
+      what === 'background'
+        ? fill(said.backgroundChosen, { background: said[value as Background] })
+        : said[`${what as 'camera' | 'microphone'}Changed`],
     );
   }
 

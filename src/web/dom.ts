@@ -3,7 +3,11 @@
 type Attrs = Record<string, string | boolean | number | undefined>;
 type Child = Node | string | null | undefined | false;
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -18,7 +22,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs =
 }
 
 /** A labelled form field: the label names the control for screen readers and tests alike. */
-export function field(label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+  hint?: string,
+): HTMLElement {
   const id = control.id || `f-${Math.random().toString(36).slice(2, 9)}`;
   control.id = id;
   const wrapper = el('div', { class: 'field' }, el('label', { for: id, text: label }), control);

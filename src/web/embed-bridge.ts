@@ -75,7 +75,9 @@ export function readFragment(hash: string): Settings {
 /** The name in the service's own join token (its payload is not secret; the server checks it). */
 function nameInJoinToken(token: string | null): string {
   try {
-    const payload = JSON.parse(atob((token ?? '').split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { name?: unknown };
+    const payload = JSON.parse(atob((token ?? '').split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as {
+      name?: unknown;
+    };
     return typeof payload.name === 'string' ? payload.name : '';
   } catch {
     return '';
@@ -136,7 +138,11 @@ export class EmbedBridge {
    * person must still type something (no name known, an access code), or on any refusal,
    * which the arrival screen then explains.
    */
-  async arrive(roomId: string, joinToken: string | null, needsCode: boolean): Promise<{ joined: Joined } | { waiting: string } | null> {
+  async arrive(
+    roomId: string,
+    joinToken: string | null,
+    needsCode: boolean,
+  ): Promise<{ joined: Joined } | { waiting: string } | null> {
     const name = this.name || nameInJoinToken(joinToken);
     if (!name || needsCode) return null;
     const body = { name, ...(joinToken ? { t: joinToken } : {}) };
@@ -172,7 +178,13 @@ export class EmbedBridge {
     this.left();
     this.actions = null;
     if (reason === 'lost')
-      this.emit('errorOccurred', { error: { name: 'conference.connectionError', message: 'The connection to the meeting was lost.', isFatal: true } });
+      this.emit('errorOccurred', {
+        error: {
+          name: 'conference.connectionError',
+          message: 'The connection to the meeting was lost.',
+          isFatal: true,
+        },
+      });
     else if (reason !== 'removed') this.emit('readyToClose', {});
   }
 
@@ -182,7 +194,11 @@ export class EmbedBridge {
     if (!this.joined) return;
     if (before.audio !== state.audio) this.emit('audioMuteStatusChanged', { muted: !state.audio });
     if (before.video !== state.video) this.emit('videoMuteStatusChanged', { muted: !state.video });
-    if (before.screen !== state.screen) this.emit('screenSharingStatusChanged', { on: state.screen, details: state.screen ? { sourceType: 'screen' } : {} });
+    if (before.screen !== state.screen)
+      this.emit('screenSharingStatusChanged', {
+        on: state.screen,
+        details: state.screen ? { sourceType: 'screen' } : {},
+      });
   }
 
   private onServer(message: ServerMessage): void {
@@ -216,12 +232,14 @@ export class EmbedBridge {
         const known = this.participants.get(p.participant_id);
         this.participants.set(p.participant_id, p);
         // A rename reaches everyone as `state`, her own page too: upstream tells the local one as well.
-        if (known && known.name !== p.name) this.emit('displayNameChange', { id: p.participant_id, displayname: p.name });
+        if (known && known.name !== p.name)
+          this.emit('displayNameChange', { id: p.participant_id, displayname: p.name });
         if (p.participant_id === this.selfId) {
           this.name = p.name;
           break;
         }
-        if (!known && message.type === 'participant_joined') this.emit('participantJoined', { id: p.participant_id, displayName: p.name });
+        if (!known && message.type === 'participant_joined')
+          this.emit('participantJoined', { id: p.participant_id, displayName: p.name });
         break;
       }
       case 'subject':
@@ -236,12 +254,17 @@ export class EmbedBridge {
         break;
       case 'removed': {
         // Upstream's payload, on every page: the removed one's (local: true) and the others'.
-        const person = (id: string | null) => ({ id: id ?? '', local: id === this.selfId, name: id === null ? '' : (this.participants.get(id)?.name ?? '') });
+        const person = (id: string | null) => ({
+          id: id ?? '',
+          local: id === this.selfId,
+          name: id === null ? '' : (this.participants.get(id)?.name ?? ''),
+        });
         this.emit('participantKickedOut', { kicked: person(message.participant_id), kicker: person(message.by) });
         break;
       }
       case 'participant_left':
-        if (this.participants.delete(message.participant_id)) this.emit('participantLeft', { id: message.participant_id });
+        if (this.participants.delete(message.participant_id))
+          this.emit('participantLeft', { id: message.participant_id });
         break;
       case 'speaking':
         if (message.speaking && message.participant_id !== this.dominant) {
@@ -253,7 +276,13 @@ export class EmbedBridge {
         const { from, text: body } = message.message;
         if (from.system) break;
         if (from.participant_id === this.selfId) this.emit('outgoingMessage', { message: body, privateMessage: false });
-        else this.emit('incomingMessage', { from: from.participant_id, nick: from.name, privateMessage: false, message: body });
+        else
+          this.emit('incomingMessage', {
+            from: from.participant_id,
+            nick: from.name,
+            privateMessage: false,
+            message: body,
+          });
         break;
       }
       case 'role': {
@@ -299,11 +328,29 @@ export class EmbedBridge {
       case 'getNumberOfParticipants':
         return { result: inMeeting.length };
       case 'getParticipantsInfo':
-        return { result: inMeeting.map((p) => ({ participantId: p.participant_id, displayName: p.name, formattedDisplayName: p.name })) };
+        return {
+          result: inMeeting.map((p) => ({
+            participantId: p.participant_id,
+            displayName: p.name,
+            formattedDisplayName: p.name,
+          })),
+        };
       case 'getRoomsInfo': {
         const ordered = self && this.joined ? [self, ...inMeeting.filter((p) => p !== self)] : [];
-        const participants = ordered.map((p) => ({ jid: p.participant_id, role: p.role, displayName: p.name, avatarUrl: '', id: p.participant_id }));
-        return { result: { rooms: this.joined ? [{ isMainRoom: this.roomId === this.homeRoomId, id: this.roomId, jid: this.selfId, participants }] : [] } };
+        const participants = ordered.map((p) => ({
+          jid: p.participant_id,
+          role: p.role,
+          displayName: p.name,
+          avatarUrl: '',
+          id: p.participant_id,
+        }));
+        return {
+          result: {
+            rooms: this.joined
+              ? [{ isMainRoom: this.roomId === this.homeRoomId, id: this.roomId, jid: this.selfId, participants }]
+              : [],
+          },
+        };
       }
       case 'isAudioMuted':
         return { result: !this.local.audio };
@@ -352,9 +399,12 @@ export class EmbedBridge {
         return;
       case 'sendChatMessage': {
         const body = text(args[0]);
-        if (text(args[1]) !== '') return console.warn('sendChatMessage: private messages are not supported here; nothing was sent.');
+        if (text(args[1]) !== '')
+          return console.warn('sendChatMessage: private messages are not supported here; nothing was sent.');
         if (body === '' || body.length > maxChatLength)
-          return console.warn(`sendChatMessage: the message must hold 1 to ${maxChatLength} characters; nothing was sent.`);
+          return console.warn(
+            `sendChatMessage: the message must hold 1 to ${maxChatLength} characters; nothing was sent.`,
+          );
         return actions!.sendChat(body);
       }
       case 'setDisplayName':
@@ -363,7 +413,8 @@ export class EmbedBridge {
         if (next === '' || [...next].length > maxNameLength)
           return console.warn(`${name}: a name must hold 1 to ${maxNameLength} characters; nothing was changed.`);
         // Waiting, she is known by the name she knocked with until a moderator answers.
-        if (this.waiting) return console.warn(`${name}: the name cannot change while waiting to be admitted; nothing was changed.`);
+        if (this.waiting)
+          return console.warn(`${name}: the name cannot change while waiting to be admitted; nothing was changed.`);
         // Before the meeting it is the name she joins with; during it, a rename the server checks and tells everyone.
         if (!actions) {
           this.name = next;
@@ -378,9 +429,11 @@ export class EmbedBridge {
         return;
       }
       case 'subject': {
-        if (!actions!.isModerator()) return console.warn('subject: only a moderator can set the subject; nothing was sent.');
+        if (!actions!.isModerator())
+          return console.warn('subject: only a moderator can set the subject; nothing was sent.');
         const subject = text(args[0]);
-        if ([...subject].length > maxSubjectLength) return console.warn(`subject: a subject holds at most ${maxSubjectLength} characters; nothing was sent.`);
+        if ([...subject].length > maxSubjectLength)
+          return console.warn(`subject: a subject holds at most ${maxSubjectLength} characters; nothing was sent.`);
         return actions!.setSubject(subject);
       }
       case 'setTileView':
@@ -388,7 +441,8 @@ export class EmbedBridge {
         return;
       case 'toggleLobby': {
         if (typeof args[0] !== 'boolean') return console.warn('toggleLobby: pass true or false; nothing was sent.');
-        if (!actions!.isModerator()) return console.warn('toggleLobby: only a moderator can turn the waiting room on or off; nothing was sent.');
+        if (!actions!.isModerator())
+          return console.warn('toggleLobby: only a moderator can turn the waiting room on or off; nothing was sent.');
         if (this.waitingRoom && !this.waitingRoom.switchable) {
           return console.warn(
             'toggleLobby: the waiting room of this meeting cannot be switched here (the room has none, or the service always uses it); nothing was sent.',
@@ -399,15 +453,19 @@ export class EmbedBridge {
       case 'kickParticipant': {
         const id = text(args[0]);
         if (id === '') return console.warn('kickParticipant: pass the participant id to remove; nothing was sent.');
-        if (!actions!.isModerator()) return console.warn('kickParticipant: only a moderator can remove someone; nothing was sent.');
-        if (id === this.selfId) return console.warn('kickParticipant: a moderator cannot remove herself (hangup leaves); nothing was sent.');
+        if (!actions!.isModerator())
+          return console.warn('kickParticipant: only a moderator can remove someone; nothing was sent.');
+        if (id === this.selfId)
+          return console.warn('kickParticipant: a moderator cannot remove herself (hangup leaves); nothing was sent.');
         return actions!.remove(id);
       }
       case 'answerKnockingParticipant': {
         const id = text(args[0]);
         if (id === '') return;
         const session = actions!.session();
-        return void this.moderate(() => (args[1] === true ? roomApi.admit(this.roomId, session, id) : roomApi.refuse(this.roomId, session, id, false)));
+        return void this.moderate(() =>
+          args[1] === true ? roomApi.admit(this.roomId, session, id) : roomApi.refuse(this.roomId, session, id, false),
+        );
       }
       default:
         return console.warn(`"${name}" is not a supported command; nothing was done.`);

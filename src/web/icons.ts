@@ -41,5 +41,11 @@ export type IconName = keyof typeof icons;
 
 /** An icon is decoration: the control it sits in carries the name (aria-label). */
 export function icon(name: IconName): SVGElement {
-  return createElement(icons[name], { 'aria-hidden': 'true', focusable: 'false', class: 'icon', width: 22, height: 22 });
+  return createElement(icons[name], {
+    'aria-hidden': 'true',
+    focusable: 'false',
+    class: 'icon',
+    width: 22,
+    height: 22,
+  });
 }

@@ -31,7 +31,9 @@ function message(text: string, again = false): void {
   // Inside a frame the address keeps the join token and the fragment (see enterMeeting): the
   // way back reloads it, since a link to the bare path could no longer be framed.
   const label = again ? words.page.askToJoinAgain : words.page.backToStart;
-  const back = embed ? button(label, () => location.reload()) : el('a', { href: withLanguage(location.pathname), text: label });
+  const back = embed
+    ? button(label, () => location.reload())
+    : el('a', { href: withLanguage(location.pathname), text: label });
   show(app, el('h1', { text }), el('p', {}, back));
   // Out of the meeting: the title no longer names its room.
   document.title = text;
@@ -86,7 +88,16 @@ async function main(): Promise<void> {
   const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean, lost = false) => {
     show(
       app,
-      waitingScreen({ roomId, name, accessCode, joinToken, devices, resumed: alreadyWaiting, lost, admitted: (session) => enterMeeting(roomId, session) }),
+      waitingScreen({
+        roomId,
+        name,
+        accessCode,
+        joinToken,
+        devices,
+        resumed: alreadyWaiting,
+        lost,
+        admitted: (session) => enterMeeting(roomId, session),
+      }),
     );
     void devices.start();
     focusHeading();
@@ -94,7 +105,8 @@ async function main(): Promise<void> {
   if (resumed?.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
   // A reopened tab whose place the server let go meanwhile: "Ask again" with what she typed. Not
   // where a code is needed, since the code is not kept: the arrival asks for it again.
-  if (resumed && !resumed.ok && resumed.error.status === 404 && !needsCode && !embed && rememberedRequest(roomId)?.name) return waitFor('', '', false, true);
+  if (resumed && !resumed.ok && resumed.error.status === 404 && !needsCode && !embed && rememberedRequest(roomId)?.name)
+    return waitFor('', '', false, true);
   // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
   const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
   if (arrived && 'joined' in arrived) {

@@ -77,7 +77,11 @@ function sentence(s: Said): string {
 const panelOpenQuery = '(min-width: 64rem)';
 
 /** The meeting: the stage of video tiles, the bottom toolbar, and the side panel (people, chat, moderation). */
-export function meetingView(options: MeetingOptions): { element: HTMLElement; close: () => void; actions: MeetingActions } {
+export function meetingView(options: MeetingOptions): {
+  element: HTMLElement;
+  close: () => void;
+  actions: MeetingActions;
+} {
   const { roomId, devices } = options;
   const session = options.session;
   /** The meeting as the page knows it (state/meeting.ts); the view below draws it and does its effects. */
@@ -101,7 +105,13 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const stage = new Stage(() => state.self?.participant_id, devices.outgoing, send);
   const chat = new ChatBox((text) => send({ type: 'chat', text }));
   const moderation = new ModerationTools(send);
-  const people = new PeopleList({ participants: () => state.participants, self: () => state.self, isModerator, subgroups: () => state.subgroups, send });
+  const people = new PeopleList({
+    participants: () => state.participants,
+    self: () => state.self,
+    isModerator,
+    subgroups: () => state.subgroups,
+    send,
+  });
   const waiting = new WaitingPanel(
     roomId,
     () => session,
@@ -117,12 +127,18 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
 
   const mic = tool(tools.mute, 'mic', 'M', () => toggleAudio(), { class: 'tool media', 'aria-pressed': 'false' });
-  const cam = tool(tools.cameraOff, 'camera', 'V', () => toggleVideo(), { class: 'tool media', 'aria-pressed': 'false' });
+  const cam = tool(tools.cameraOff, 'camera', 'V', () => toggleVideo(), {
+    class: 'tool media',
+    'aria-pressed': 'false',
+  });
   const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
-    moderation: tool(tools.moderation, 'moderation', 'O', () => panel.toggle('moderation'), { 'aria-pressed': 'false', hidden: 'hidden' }),
+    moderation: tool(tools.moderation, 'moderation', 'O', () => panel.toggle('moderation'), {
+      'aria-pressed': 'false',
+      hidden: 'hidden',
+    }),
   };
   panel.focusOnClose = (tab) => panelTools[tab].button.focus();
   const leaveTool = tool(tools.leave, 'leave', 'L', () => void leave(), { class: 'tool leave' });
@@ -141,7 +157,8 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
   const stopShortcuts = listenForShortcuts(shortcuts);
 
   panel.onChange(() => {
-    for (const [name, t] of Object.entries(panelTools)) t.button.setAttribute('aria-pressed', String(panel.isOpen && panel.tab === name));
+    for (const [name, t] of Object.entries(panelTools))
+      t.button.setAttribute('aria-pressed', String(panel.isOpen && panel.tab === name));
     element.classList.toggle('panel-open', panel.isOpen);
     if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
   });
@@ -174,7 +191,9 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
     if (welcomed || state.subject !== before.subject || state.roomName !== before.roomName) {
       // The room's name, or the subject a moderator set (an embedding app's meeting title). Text, never markup.
       title.textContent = state.subject || state.roomName || words.page.meeting;
-      document.title = state.subject ? fill(words.page.subjectTitle, { subject: state.subject }) : state.roomName || words.page.meeting;
+      document.title = state.subject
+        ? fill(words.page.subjectTitle, { subject: state.subject })
+        : state.roomName || words.page.meeting;
       moderation.subject(state.subject);
     }
     const roleChanged = self?.role !== before.self?.role;
@@ -194,8 +213,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       panelTools.moderation.button.hidden = !isModerator();
       panel.setAvailable('moderation', isModerator());
     }
-    if (welcomed || roleChanged || locks !== before.locks || subgroups !== before.subgroups) moderation.render(isModerator(), locks, subgroups);
-    if (welcomed || state.participants !== before.participants || self !== before.self || subgroups !== before.subgroups) {
+    if (welcomed || roleChanged || locks !== before.locks || subgroups !== before.subgroups)
+      moderation.render(isModerator(), locks, subgroups);
+    if (
+      welcomed ||
+      state.participants !== before.participants ||
+      self !== before.self ||
+      subgroups !== before.subgroups
+    ) {
       people.render();
       waiting.setSharing(anyoneSharing(state));
     }
@@ -209,7 +234,11 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       case 'media':
         media = pageMedia(
           effect.media,
-          { send: (to, data) => send({ type: 'signal', to, data }), onStream: (id, stream) => stage.attach(id, stream), restarted: announce },
+          {
+            send: (to, data) => send({ type: 'signal', to, data }),
+            onStream: (id, stream) => stage.attach(id, stream),
+            restarted: announce,
+          },
           devices.outgoing,
         );
         media.setSelf(effect.self);
@@ -370,7 +399,14 @@ export function meetingView(options: MeetingOptions): { element: HTMLElement; cl
       'div',
       { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
       el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
-      el('div', { class: 'tool-group' }, panelTools.people.button, panelTools.chat.button, panelTools.moderation.button, helpTool.button),
+      el(
+        'div',
+        { class: 'tool-group' },
+        panelTools.people.button,
+        panelTools.chat.button,
+        panelTools.moderation.button,
+        helpTool.button,
+      ),
       leaveTool.button,
     ),
     help.dialog,

@@ -122,7 +122,9 @@ export class Mesh {
   /** Swaps the outgoing video (camera, background-processed camera or screen) without renegotiating. */
   replaceVideo(track: MediaStreamTrack | null): void {
     for (const { pc } of this.peers.values()) {
-      const sender = pc.getTransceivers().find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendrecv')?.sender;
+      const sender = pc
+        .getTransceivers()
+        .find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendrecv')?.sender;
       if (sender) void sender.replaceTrack(track);
     }
   }

@@ -38,7 +38,12 @@ export class ModerationTools {
     }
     const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
     this.element.replaceChildren(
-      el('section', { 'aria-labelledby': 'subject-heading' }, el('h2', { id: 'subject-heading', text: said.subject }), this.subjectForm),
+      el(
+        'section',
+        { 'aria-labelledby': 'subject-heading' },
+        el('h2', { id: 'subject-heading', text: said.subject }),
+        this.subjectForm,
+      ),
       locksForm(locks, (next) => this.send({ type: 'lock', locks: next })),
       el(
         'section',

@@ -63,14 +63,21 @@ export class WaitingPanel {
       },
       { 'aria-pressed': 'false' },
     );
-    const admitAll = button(said.admitAll, () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted));
+    const admitAll = button(
+      said.admitAll,
+      () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted),
+    );
     // A toggle: its name stays, aria-pressed says on or off (the words beside it say so to the eye).
     this.switchButton = button(said.switch, () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
       'aria-pressed': 'true',
       hidden: true,
     });
     this.switchState.hidden = true;
-    this.section.append(this.heading, this.list, el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound));
+    this.section.append(
+      this.heading,
+      this.list,
+      el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound),
+    );
     this.list.replaceChildren(this.empty);
   }
 
@@ -117,7 +124,8 @@ export class WaitingPanel {
         return this.drawNotification(effect.members);
       case 'noticeGone': {
         // Everyone it named was answered (here, from the list, or by another moderator).
-        const focused = this.notification.contains(document.activeElement) && document.activeElement?.getAttribute('aria-label');
+        const focused =
+          this.notification.contains(document.activeElement) && document.activeElement?.getAttribute('aria-label');
         this.notification.hidden = true;
         if (typeof focused === 'string') this.restoreFocus();
         return;
@@ -171,27 +179,45 @@ export class WaitingPanel {
 
   /** The notification for those of the group still waiting (focus kept on the button she was on). */
   private drawNotification(members: readonly WaitingItem[]): void {
-    const focusedLabel = this.notification.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+    const focusedLabel = this.notification.contains(document.activeElement)
+      ? document.activeElement?.getAttribute('aria-label')
+      : null;
     const one = members.length === 1 ? members[0]! : null;
     const text = one ? fill(said.oneWants, { name: one.name }) : fill(said.manyWant, { count: members.length });
     // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
     const actions = one
       ? [
-          button(said.admit, () => void this.decide(one, 'admit'), { class: 'primary', 'aria-label': fill(said.admitFromNotice, { name: one.name }) }),
-          button(said.refuse, () => void this.decide(one, 'refuse'), { 'aria-label': fill(said.refuseFromNotice, { name: one.name }) }),
+          button(said.admit, () => void this.decide(one, 'admit'), {
+            class: 'primary',
+            'aria-label': fill(said.admitFromNotice, { name: one.name }),
+          }),
+          button(said.refuse, () => void this.decide(one, 'refuse'), {
+            'aria-label': fill(said.refuseFromNotice, { name: one.name }),
+          }),
         ]
       : [
-          button(said.admitAll, () => void this.decideAll(), { class: 'primary', 'aria-label': said.admitAllFromNotice }),
+          button(said.admitAll, () => void this.decideAll(), {
+            class: 'primary',
+            'aria-label': said.admitAllFromNotice,
+          }),
           button(said.view, () => this.viewList(), { 'aria-label': said.viewList }),
         ];
     this.notification.replaceChildren(
-      el('span', { class: 'knock' }, el('strong', { text }), one?.note ? el('span', { class: 'note', text: one.note }) : null),
+      el(
+        'span',
+        { class: 'knock' },
+        el('strong', { text }),
+        one?.note ? el('span', { class: 'note', text: one.note }) : null,
+      ),
       ...actions,
       button(said.dismiss, () => this.dismiss(), { 'aria-label': said.dismissNotice }),
     );
     this.notification.hidden = false;
     // Redrawn under her focus (the group changed): the same button keeps it.
-    if (focusedLabel) [...this.notification.querySelectorAll<HTMLElement>('button')].find((b) => b.getAttribute('aria-label') === focusedLabel)?.focus();
+    if (focusedLabel)
+      [...this.notification.querySelectorAll<HTMLElement>('button')]
+        .find((b) => b.getAttribute('aria-label') === focusedLabel)
+        ?.focus();
   }
 
   /** The notification is put away (she dismissed it, or acted on it). */
@@ -215,8 +241,16 @@ export class WaitingPanel {
 
   private async decide(r: WaitingItem, how: 'admit' | 'refuse'): Promise<void> {
     this.putAway();
-    if (how === 'admit') await this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), fill(said.letIn, { name: r.name }));
-    else await this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), fill(said.refused, { name: r.name }));
+    if (how === 'admit')
+      await this.act(
+        () => roomApi.admit(this.roomId, this.session(), r.request_id),
+        fill(said.letIn, { name: r.name }),
+      );
+    else
+      await this.act(
+        () => roomApi.refuse(this.roomId, this.session(), r.request_id, false),
+        fill(said.refused, { name: r.name }),
+      );
     this.step(answered(this.state, r.request_id));
     this.restoreFocus();
   }
@@ -258,15 +292,35 @@ export class WaitingPanel {
       el(
         'div',
         { class: 'actions' },
-        button(said.admit, () => void this.act(() => roomApi.admit(this.roomId, this.session(), r.request_id), fill(said.letIn, { name: r.name })), {
-          'aria-label': fill(said.admitName, { name: r.name }),
-        }),
-        button(said.refuse, () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, false), fill(said.refused, { name: r.name })), {
-          'aria-label': fill(said.refuseName, { name: r.name }),
-        }),
+        button(
+          said.admit,
+          () =>
+            void this.act(
+              () => roomApi.admit(this.roomId, this.session(), r.request_id),
+              fill(said.letIn, { name: r.name }),
+            ),
+          {
+            'aria-label': fill(said.admitName, { name: r.name }),
+          },
+        ),
+        button(
+          said.refuse,
+          () =>
+            void this.act(
+              () => roomApi.refuse(this.roomId, this.session(), r.request_id, false),
+              fill(said.refused, { name: r.name }),
+            ),
+          {
+            'aria-label': fill(said.refuseName, { name: r.name }),
+          },
+        ),
         button(
           said.refuseAndBar,
-          () => void this.act(() => roomApi.refuse(this.roomId, this.session(), r.request_id, true), fill(said.barred, { name: r.name })),
+          () =>
+            void this.act(
+              () => roomApi.refuse(this.roomId, this.session(), r.request_id, true),
+              fill(said.barred, { name: r.name }),
+            ),
           {
             'aria-label': fill(said.refuseAndBarName, { name: r.name }),
           },
@@ -283,7 +337,12 @@ export function locksForm(locks: Locks, change: (locks: Locks) => void): HTMLEle
     cam: el('input', { type: 'checkbox', checked: locks.cam }),
     cams_moderators_only: el('input', { type: 'checkbox', checked: locks.cams_moderators_only }),
   };
-  const send = () => change({ mic: boxes.mic.checked, cam: boxes.cam.checked, cams_moderators_only: boxes.cams_moderators_only.checked });
+  const send = () =>
+    change({
+      mic: boxes.mic.checked,
+      cam: boxes.cam.checked,
+      cams_moderators_only: boxes.cams_moderators_only.checked,
+    });
   for (const box of Object.values(boxes)) box.addEventListener('change', send);
   return el(
     'fieldset',

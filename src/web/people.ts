@@ -44,7 +44,8 @@ export class PeopleList {
     this.renameForm.addEventListener('submit', (event) => {
       event.preventDefault();
       if (!this.rename(this.renameInput.value)) {
-        this.renameHint.textContent = this.renameInput.value.trim() === '' ? said.typeName : nameAdvice(this.renameInput.value);
+        this.renameHint.textContent =
+          this.renameInput.value.trim() === '' ? said.typeName : nameAdvice(this.renameInput.value);
         return;
       }
       if (this.renameInput.value.trim() === state.self()?.name) this.closeRename();
@@ -67,22 +68,36 @@ export class PeopleList {
     const { participants, self, isModerator } = this.state;
     const me = self()?.participant_id;
     const items = [...participants().values()].map((p) => {
-      const item = el('li', {}, el('span', { class: 'name', text: p.name }), p.role === 'moderator' ? badge(said.moderator) : null);
+      const item = el(
+        'li',
+        {},
+        el('span', { class: 'name', text: p.name }),
+        p.role === 'moderator' ? badge(said.moderator) : null,
+      );
       if (p.participant_id === me) {
         item.append(
           ' ',
-          button(said.changeName, () => this.openRename(), { 'aria-label': said.changeName, 'aria-expanded': String(!this.renameForm.hidden) }),
+          button(said.changeName, () => this.openRename(), {
+            'aria-label': said.changeName,
+            'aria-expanded': String(!this.renameForm.hidden),
+          }),
         );
       }
-      if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0) item.append(this.moveControl(p));
+      if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0)
+        item.append(this.moveControl(p));
       if (isModerator() && p.participant_id !== me) item.append(' ', this.removeButton(p));
       return item;
     });
     // The list is redrawn whenever someone's media state changes: the control that had the
     // focus gets it back, so a moderator choosing a sub-group is not thrown out of the list.
-    const focused = this.list.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+    const focused = this.list.contains(document.activeElement)
+      ? document.activeElement?.getAttribute('aria-label')
+      : null;
     this.list.replaceChildren(...items);
-    if (focused) [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === focused)?.focus();
+    if (focused)
+      [...this.list.querySelectorAll<HTMLElement>('[aria-label]')]
+        .find((e) => e.getAttribute('aria-label') === focused)
+        ?.focus();
   }
 
   /** Sends a rename if the name may be one; false when it is empty or too long. */
@@ -106,7 +121,9 @@ export class PeopleList {
     this.renameForm.hidden = true;
     this.renaming = false;
     this.render();
-    [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === said.changeName)?.focus();
+    [...this.list.querySelectorAll<HTMLElement>('[aria-label]')]
+      .find((e) => e.getAttribute('aria-label') === said.changeName)
+      ?.focus();
   }
 
   private openRename(): void {
@@ -120,9 +137,16 @@ export class PeopleList {
   /** Asks first (RemoveConfirm); the server decides whether she may. Focus: her button after a cancel, the heading after a removal. */
   private removeButton(p: ParticipantView): HTMLButtonElement {
     const label = fill(said.removeName, { name: p.name });
-    const find = () => [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find((e) => e.getAttribute('aria-label') === label) ?? null;
+    const find = () =>
+      [...this.list.querySelectorAll<HTMLElement>('[aria-label]')].find(
+        (e) => e.getAttribute('aria-label') === label,
+      ) ?? null;
     const remove = () => this.state.send({ type: 'remove', participant_id: p.participant_id });
-    return button(said.remove, () => this.confirm.ask(p, remove, (removed) => (removed ? this.focusHeading() : find())), { 'aria-label': label });
+    return button(
+      said.remove,
+      () => this.confirm.ask(p, remove, (removed) => (removed ? this.focusHeading() : find())),
+      { 'aria-label': label },
+    );
   }
 
   private focusHeading(): HTMLElement {
@@ -132,7 +156,11 @@ export class PeopleList {
 
   private moveControl(p: ParticipantView): HTMLElement {
     const subgroups = this.state.subgroups();
-    const select = el('select', { 'aria-label': fill(said.subgroupFor, { name: p.name }) }, ...subgroups.map((g) => el('option', { value: g, text: g })));
+    const select = el(
+      'select',
+      { 'aria-label': fill(said.subgroupFor, { name: p.name }) },
+      ...subgroups.map((g) => el('option', { value: g, text: g })),
+    );
     const chosen = this.moveChoices.get(p.participant_id);
     if (chosen !== undefined && subgroups.includes(chosen)) select.value = chosen;
     select.addEventListener('change', () => this.moveChoices.set(p.participant_id, select.value));

@@ -58,7 +58,10 @@ export function endOf(code: number): { text: string; reason: LeaveReason } {
   const said = words.meeting;
   if (code === closeCodes.removed) return { text: said.removedYou, reason: 'removed' };
   if (code === closeCodes.restarting) return { text: said.restarting, reason: 'lost' };
-  return { text: code === closeCodes.replaced ? said.replaced : code === givenUp ? said.givenUp : said.lost, reason: 'lost' };
+  return {
+    text: code === closeCodes.replaced ? said.replaced : code === givenUp ? said.givenUp : said.lost,
+    reason: 'lost',
+  };
 }
 
 /** The daemon is stopping: once the service answers again the page loads afresh (back in the meeting, or at the arrival). */

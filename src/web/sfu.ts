@@ -72,7 +72,12 @@ export class Sfu {
     for (const kind of ['audio', 'video'] as const) {
       const track = this.track(kind);
       const sendEncodings = kind === 'video' && track ? simulcastLayers(track) : undefined;
-      if (track && this.allowed(kind)) pc.addTransceiver(track, { direction: 'sendonly', streams: [this.stream], ...(sendEncodings ? { sendEncodings } : {}) });
+      if (track && this.allowed(kind))
+        pc.addTransceiver(track, {
+          direction: 'sendonly',
+          streams: [this.stream],
+          ...(sendEncodings ? { sendEncodings } : {}),
+        });
       else pc.addTransceiver(kind, { direction: 'inactive', streams: [this.stream] });
     }
     pc.onnegotiationneeded = () => void this.offer(pc);
@@ -144,7 +149,8 @@ export class Sfu {
     const pc = (this.subscriber ??= this.receiving());
     await pc.setRemoteDescription(data.description);
     await pc.setLocalDescription();
-    if (pc.localDescription && this.subscriber === pc) this.options.send(sfuPeers.subscribe, { description: pc.localDescription.toJSON() });
+    if (pc.localDescription && this.subscriber === pc)
+      this.options.send(sfuPeers.subscribe, { description: pc.localDescription.toJSON() });
   }
 
   private receiving(): RTCPeerConnection {
@@ -182,7 +188,9 @@ export class Sfu {
   /** Swaps the outgoing video (camera, background-processed camera or screen) without renegotiating. */
   replaceVideo(track: MediaStreamTrack | null): void {
     this.outgoingVideo = track;
-    const sender = this.publisher?.getTransceivers().find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendonly')?.sender;
+    const sender = this.publisher
+      ?.getTransceivers()
+      .find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendonly')?.sender;
     if (sender) void sender.replaceTrack(track).catch(() => {});
   }
 
@@ -210,6 +218,10 @@ export class Sfu {
 }
 
 /** The media path of a meeting, as its welcome says: the server's SFU or browser to browser. */
-export function pageMedia(kind: MediaKind, options: MeshOptions & { readonly restarted?: (text: string) => void }, stream: MediaStream): Mesh | Sfu {
+export function pageMedia(
+  kind: MediaKind,
+  options: MeshOptions & { readonly restarted?: (text: string) => void },
+  stream: MediaStream,
+): Mesh | Sfu {
   return kind === 'janus' ? new Sfu(options, stream) : new Mesh(options, stream);
 }

@@ -4,7 +4,11 @@ import { words } from './words/index.js';
 
 export type PanelTab = 'people' | 'chat' | 'moderation';
 
-const labels: Record<PanelTab, string> = { people: words.panel.people, chat: words.panel.chat, moderation: words.panel.moderation };
+const labels: Record<PanelTab, string> = {
+  people: words.panel.people,
+  chat: words.panel.chat,
+  moderation: words.panel.moderation,
+};
 
 /**
  * The side panel (a sheet from the bottom on a phone): tabs for People, Chat and Moderation, one
@@ -24,7 +28,13 @@ export class SidePanel {
     const tablist = el('div', { role: 'tablist', 'aria-label': words.panel.label });
     const order = Object.keys(labels) as PanelTab[];
     for (const name of order) {
-      const tab = el('button', { type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`, text: labels[name] });
+      const tab = el('button', {
+        type: 'button',
+        role: 'tab',
+        id: `tab-${name}`,
+        'aria-controls': `panel-${name}`,
+        text: labels[name],
+      });
       tab.addEventListener('click', () => this.open(name));
       tab.addEventListener('keydown', (event) => {
         const visible = order.filter((n) => !this.tabs.get(n)!.hidden);
@@ -38,7 +48,11 @@ export class SidePanel {
       });
       this.tabs.set(name, tab);
       tablist.append(tab);
-      const panel = el('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, class: 'tab-panel' }, contents[name]);
+      const panel = el(
+        'div',
+        { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, class: 'tab-panel' },
+        contents[name],
+      );
       this.panels.set(name, panel);
     }
     const close = button('', () => this.close(), { class: 'tool close', 'aria-label': words.panel.close });

@@ -28,5 +28,12 @@ export function layoutSwitch(initial: LayoutMode, changed: (mode: LayoutMode) =>
     changed(mode);
   };
   mark(initial);
-  return { element: el('div', { class: 'layout-switch', role: 'group', 'aria-label': words.stage.layout }, choices.speaker, choices.grid) };
+  return {
+    element: el(
+      'div',
+      { class: 'layout-switch', role: 'group', 'aria-label': words.stage.layout },
+      choices.speaker,
+      choices.grid,
+    ),
+  };
 }

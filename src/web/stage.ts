@@ -52,7 +52,13 @@ export class Stage {
     private readonly ownStream: MediaStream,
     private readonly onView: ViewListener = () => {},
   ) {
-    this.pager = el('div', { class: 'pager', role: 'group', 'aria-label': words.stage.pages, hidden: true }, this.previous, this.pageText, this.next);
+    this.pager = el(
+      'div',
+      { class: 'pager', role: 'group', 'aria-label': words.stage.pages, hidden: true },
+      this.previous,
+      this.pageText,
+      this.next,
+    );
     const modes = layoutSwitch(this.mode, (mode) => {
       this.mode = mode;
       this.page = 0;
@@ -92,9 +98,20 @@ export class Stage {
     }
     const muted = p.audio
       ? null
-      : el('span', { class: 'badge state muted' }, icon('micOff'), el('span', { class: 'visually-hidden', text: words.stage.muted }));
-    const marks = [p.role === 'moderator' ? badge(words.people.moderator) : null, muted, p.screen ? badge(words.stage.sharing, 'state') : null];
-    tile.querySelector('figcaption')!.replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
+      : el(
+          'span',
+          { class: 'badge state muted' },
+          icon('micOff'),
+          el('span', { class: 'visually-hidden', text: words.stage.muted }),
+        );
+    const marks = [
+      p.role === 'moderator' ? badge(words.people.moderator) : null,
+      muted,
+      p.screen ? badge(words.stage.sharing, 'state') : null,
+    ];
+    tile
+      .querySelector('figcaption')!
+      .replaceChildren(el('span', { class: 'name', text: p.name }), ...marks.filter((m) => m !== null));
     tile.setAttribute('aria-label', p.name);
     tile.dataset.screen = String(p.screen);
     this.layout();

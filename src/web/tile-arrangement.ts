@@ -44,7 +44,8 @@ export function arrange(input: ArrangeInput): Arrangement {
   const present = (id: string | null): id is string => id !== null && ids.includes(id);
   let large: string | null = null;
   if (present(input.sharing)) large = input.sharing;
-  else if (mode === 'speaker' && ids.length > 1) large = present(input.speaker) ? input.speaker : (ids.find((id) => id !== self) ?? null);
+  else if (mode === 'speaker' && ids.length > 1)
+    large = present(input.speaker) ? input.speaker : (ids.find((id) => id !== self) ?? null);
   const rest = ids.filter((id) => id !== large);
   const perPage = large !== null ? (phone ? phoneStripSize : stripSize) : phone ? phonePageSize : gridPageSize;
   const pages = Math.max(1, Math.ceil(rest.length / perPage));
@@ -54,6 +55,8 @@ export function arrange(input: ArrangeInput): Arrangement {
 
 /** What the server is told the page shows (`view`): the others' tiles on screen, never her own. */
 export function viewOf(arrangement: Arrangement, self: string | undefined): { video: string[]; large?: string } {
-  const video = [...(arrangement.large === null ? [] : [arrangement.large]), ...arrangement.shown].filter((id) => id !== self);
+  const video = [...(arrangement.large === null ? [] : [arrangement.large]), ...arrangement.shown].filter(
+    (id) => id !== self,
+  );
   return arrangement.large !== null && arrangement.large !== self ? { video, large: arrangement.large } : { video };
 }

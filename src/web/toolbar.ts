@@ -23,7 +23,13 @@ export interface ShortcutEntry {
  */
 export const keysOf = (key: string) => `Alt+${key}`;
 
-export function tool(label: string, iconName: IconName, shortcut: string | null, onClick: () => void, extra: Record<string, string> = {}): Tool {
+export function tool(
+  label: string,
+  iconName: IconName,
+  shortcut: string | null,
+  onClick: () => void,
+  extra: Record<string, string> = {},
+): Tool {
   const b = button('', () => onClick(), { class: 'tool', ...extra });
   const tip = el('span', { class: 'tip', 'aria-hidden': 'true' });
   const set = (next: string, nextIcon: IconName) => {
@@ -52,7 +58,9 @@ export function listenForShortcuts(entries: readonly ShortcutEntry[]): () => voi
 
 /** The dialog that lists every shortcut; a native modal dialog: focus is kept inside, Escape closes it. */
 export function shortcutsDialog(entries: readonly ShortcutEntry[]): { dialog: HTMLDialogElement; open: () => void } {
-  const rows = entries.map((e) => el('tr', {}, el('th', { scope: 'row' }, el('kbd', { text: keysOf(e.key) })), el('td', { text: e.what })));
+  const rows = entries.map((e) =>
+    el('tr', {}, el('th', { scope: 'row' }, el('kbd', { text: keysOf(e.key) })), el('td', { text: e.what })),
+  );
   const dialog = el(
     'dialog',
     { class: 'help', 'aria-labelledby': 'help-heading' },
@@ -60,7 +68,16 @@ export function shortcutsDialog(entries: readonly ShortcutEntry[]): { dialog: HT
     el(
       'table',
       {},
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: words.help.keys }), el('th', { scope: 'col', text: words.help.action }))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col', text: words.help.keys }),
+          el('th', { scope: 'col', text: words.help.action }),
+        ),
+      ),
       el('tbody', {}, ...rows),
     ),
   );

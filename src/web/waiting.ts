@@ -96,7 +96,12 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const remembered = rememberedRequest(roomId) ?? {};
   // A link that names her is what she knocks as (the server takes that name): said, not asked.
   const linkName = linkHint(options.joinToken).name;
-  const name = el('input', { name: 'name', value: linkName ?? (options.name || remembered.name || ''), maxlength: 64, required: true });
+  const name = el('input', {
+    name: 'name',
+    value: linkName ?? (options.name || remembered.name || ''),
+    maxlength: 64,
+    required: true,
+  });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
   note.value = remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
@@ -107,9 +112,19 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   // The status card: shown while her request waits, in place of the form.
   const waited = el('span', { class: 'waited-time', text: '0:00' });
   const noteSent = el('span', { class: 'note-sent' });
-  const noteRow = el('p', { class: 'card-line' }, el('span', { class: 'card-label', text: `${said.noteSent}: ` }), noteSent);
+  const noteRow = el(
+    'p',
+    { class: 'card-line' },
+    el('span', { class: 'card-label', text: `${said.noteSent}: ` }),
+    noteSent,
+  );
   const whoAsks = el('div');
-  const asking = el('p', { class: 'asking', tabindex: -1 }, el('span', { class: 'live-dot', 'aria-hidden': 'true' }), el('strong', { text: said.asking }));
+  const asking = el(
+    'p',
+    { class: 'asking', tabindex: -1 },
+    el('span', { class: 'live-dot', 'aria-hidden': 'true' }),
+    el('strong', { text: said.asking }),
+  );
   const card = el(
     'div',
     { class: 'status-card', hidden: true },
@@ -147,7 +162,10 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     if (shows.asked) {
       const since = screen.knockedAt;
       waited.textContent = elapsed(since, Date.now());
-      clock = window.setInterval(() => (card.isConnected ? (waited.textContent = elapsed(since, Date.now())) : window.clearInterval(clock ?? 0)), 1000);
+      clock = window.setInterval(
+        () => (card.isConnected ? (waited.textContent = elapsed(since, Date.now())) : window.clearInterval(clock ?? 0)),
+        1000,
+      );
     }
   };
 
@@ -171,7 +189,11 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
       } else if (effect.do === 'focus') {
         (effect.on === 'card' ? asking : ask).focus();
       } else if (effect.do === 'error') {
-        error.textContent = describe(effect.code, { retryAfter: effect.retryAfter, field: effect.field, name: name.value });
+        error.textContent = describe(effect.code, {
+          retryAfter: effect.retryAfter,
+          field: effect.field,
+          name: name.value,
+        });
         error.hidden = false;
       } else {
         window.removeEventListener('pagehide', onPageHide);
@@ -192,7 +214,11 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   const knock = async () => {
     error.hidden = true;
     screen = knocked(screen, Date.now());
-    storedSet('session', memoryKey, JSON.stringify({ name: name.value.trim(), note: note.value, at: screen.knockedAt }));
+    storedSet(
+      'session',
+      memoryKey,
+      JSON.stringify({ name: name.value.trim(), note: note.value, at: screen.knockedAt }),
+    );
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,

@@ -38,12 +38,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'a11y', name: 'Biology 2C', waiting_room: 'all', access_code: '1357' });
     const browser = await openBrowser(t);
-    browser.expectConsoleErrors(/ 403 POST \S+\/room\/a11y\/start$/, 'the test types a wrong access code on purpose, to show the error text');
+    browser.expectConsoleErrors(
+      / 403 POST \S+\/room\/a11y\/start$/,
+      'the test types a wrong access code on purpose, to show the error text',
+    );
 
     // The moderator arrives first: her arrival form, then the meeting with nobody waiting.
     const { page: mod } = await browser.newPage('moderator');
     await mod.setViewportSize(desktop);
-    const link = await call(d, '/api/rooms/a11y/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
+    const link = await call(d, '/api/rooms/a11y/links', {
+      method: 'POST',
+      json: { role: 'moderator', name: 'Teacher' },
+    });
     await mod.goto(`${d.url}${link.body.url}`);
     await mod.getByText('Joining as Teacher').waitFor();
     await checkScreen(browser, mod, 'arrival', { onPhone: true });
@@ -75,7 +81,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // Refused, then barred (the reload shows the barred page).
     await waitingSection.getByRole('button', { name: 'Refuse Gil' }).click();
-    await guest.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
+    await guest
+      .locator('main')
+      .getByText('A moderator declined your request. You may ask again.')
+      .waitFor({ timeout: 30_000 });
     await checkScreen(browser, guest, 'refused');
     await guest.getByRole('button', { name: 'Ask again' }).click();
     await waitingSection.getByRole('button', { name: 'Refuse and bar Gil' }).click();

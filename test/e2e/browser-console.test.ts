@@ -13,7 +13,8 @@ import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 function pollsOf(page: Page, roomId: string): number[] {
   const seen: number[] = [];
   page.on('response', (response) => {
-    if (new URL(response.url()).pathname === `/room/${roomId}/waiting` && response.request().method() === 'GET') seen.push(response.status());
+    if (new URL(response.url()).pathname === `/room/${roomId}/waiting` && response.request().method() === 'GET')
+      seen.push(response.status());
   });
   return seen;
 }
@@ -29,12 +30,16 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         process.execPath,
         [...process.execArgv, fixture],
         { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TAP: '0' } },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: unknown }).code as number | null) : 0, out: `${stdout}${stderr}` }),
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: unknown }).code as number | null) : 0, out: `${stdout}${stderr}` }),
       );
     });
     const out = run.out;
     t.not(run.code, 0, 'the fixture file fails');
-    const undeclared = out.slice(out.indexOf('# Subtest: undeclared faults'), out.indexOf('# Subtest: declared faults'));
+    const undeclared = out.slice(
+      out.indexOf('# Subtest: undeclared faults'),
+      out.indexOf('# Subtest: declared faults'),
+    );
     t.match(
       undeclared,
       /not ok \d+ - the browser logged 3 error\(s\) or failed request\(s\) this test does not expect/,
@@ -42,10 +47,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     t.match(undeclared, /visitor: console error: deliberate console error/, 'naming the console error');
     t.match(undeclared, /visitor: uncaught: Error: deliberate uncaught error/, 'the uncaught exception');
-    t.match(undeclared, /visitor: 404 GET http:\/\/127\.0\.0\.1:\d+\/missing/, 'and the failed request (once: its console echo is folded into it)');
+    t.match(
+      undeclared,
+      /visitor: 404 GET http:\/\/127\.0\.0\.1:\d+\/missing/,
+      'and the failed request (once: its console echo is folded into it)',
+    );
     t.notMatch(undeclared, /a warning is allowed/, 'a console warning is not a fault');
     const declared = out.slice(out.indexOf('# Subtest: declared faults'));
-    t.match(declared, /ok \d+ - the browser logged no error and no failed request beyond the 3 this test provokes/, 'declared faults pass');
+    t.match(
+      declared,
+      /ok \d+ - the browser logged no error and no failed request beyond the 3 this test provokes/,
+      'declared faults pass',
+    );
     t.notMatch(declared, /not ok/, 'and nothing else fails there');
   });
 
@@ -66,12 +79,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
     await page.reload();
     await page.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
-    t.ok(polls.length > 0 && polls.every((status) => status === 200), `a reload polls the request it made (${polls.join(', ')})`);
+    t.ok(
+      polls.length > 0 && polls.every((status) => status === 200),
+      `a reload polls the request it made (${polls.join(', ')})`,
+    );
 
     // Admitted, a reload goes back into the meeting; after she leaves, her admission is spent
     // and the next arrival in this tab asks nothing again.
     const [request] = (await call(d, '/api/rooms/quiet/waiting')).body as { request_id: string }[];
-    t.equal((await call(d, `/api/rooms/quiet/waiting/${request!.request_id}/admit`, { method: 'POST', json: {} })).status, 200);
+    t.equal(
+      (await call(d, `/api/rooms/quiet/waiting/${request!.request_id}/admit`, { method: 'POST', json: {} })).status,
+      200,
+    );
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
     await page.reload();
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });

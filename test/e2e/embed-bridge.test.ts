@@ -26,7 +26,8 @@ function hostServer(engineUrl: () => string, compatUrl: () => string): Server {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const port = (req.socket.address() as AddressInfo).port;
     if (url.pathname === '/host.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body>
 <div id="meet"></div>
 <script src="${compatUrl()}/external_api.js"></script>
 <script>
@@ -168,7 +169,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       });
       a.dispose();
       b.dispose();
-      return { frames, left: document.querySelectorAll('iframe').length, same: W.JitsiMeetExternalAPI === W.VideoMeetExternalAPI };
+      return {
+        frames,
+        left: document.querySelectorAll('iframe').length,
+        same: W.JitsiMeetExternalAPI === W.VideoMeetExternalAPI,
+      };
     }, domain);
     const [a, b] = built.frames;
     const srcA = new URL(a!.src);
@@ -184,7 +189,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const granted = `'src' ${hostOrigin} ${new URL(d.url).origin}`;
     t.equal(
       a!.allow,
-      ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} ${granted}`).join('; '),
+      ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen']
+        .map((f) => `${f} ${granted}`)
+        .join('; '),
       'the allow list, for the gateway and the page it redirects to',
     );
     t.equal(a!.name, 'jitsiConferenceFrame0', 'named like upstream');
@@ -204,14 +211,26 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Ann (moderator) and Bob (participant) join through the script.
     const ann = await hostPage('ann');
     await ann.page.evaluate(
-      ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }),
+      ([domain, jwt]) =>
+        (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }),
       [domain, await link(d, 'open-room', 'moderator', 'Ann')],
     );
     const annJoined = await waitEvent(ann.page, 'videoConferenceJoined');
-    t.equal(await ann.page.evaluate(() => (window as any).loaded), 1, 'onload fired once, on the page saying it is ready');
-    t.match(annJoined, { roomName: 'open-room', displayName: 'Ann', breakoutRoom: false, avatarURL: '' }, 'videoConferenceJoined');
+    t.equal(
+      await ann.page.evaluate(() => (window as any).loaded),
+      1,
+      'onload fired once, on the page saying it is ready',
+    );
+    t.match(
+      annJoined,
+      { roomName: 'open-room', displayName: 'Ann', breakoutRoom: false, avatarURL: '' },
+      'videoConferenceJoined',
+    );
     t.match(annJoined.id, /\S/, 'with her participant id');
-    await browser.checkAccessibility(ann.page.frame({ url: /\/room\/open-room/ })!, 'the embedded meeting page, inside the frame (moderator)');
+    await browser.checkAccessibility(
+      ann.page.frame({ url: /\/room\/open-room/ })!,
+      'the embedded meeting page, inside the frame (moderator)',
+    );
     const bob = await hostPage('bob');
     await bob.page.evaluate(
       ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }),
@@ -219,11 +238,26 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
-    await browser.checkAccessibility(bob.page.frame({ url: /\/room\/open-room/ })!, 'the embedded meeting page, inside the frame (participant)');
-    t.match(await waitEvent(ann.page, 'participantJoined'), { id: bobJoined.id, displayName: 'Bob' }, 'Ann sees participantJoined for Bob');
-    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'getNumberOfParticipants: 2 at Ann');
+    await browser.checkAccessibility(
+      bob.page.frame({ url: /\/room\/open-room/ })!,
+      'the embedded meeting page, inside the frame (participant)',
+    );
+    t.match(
+      await waitEvent(ann.page, 'participantJoined'),
+      { id: bobJoined.id, displayName: 'Bob' },
+      'Ann sees participantJoined for Bob',
+    );
+    t.equal(
+      await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()),
+      2,
+      'getNumberOfParticipants: 2 at Ann',
+    );
     t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'and at Bob');
-    t.equal(await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id), 'Bob', 'getDisplayName');
+    t.equal(
+      await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id),
+      'Bob',
+      'getDisplayName',
+    );
     const info = await ann.page.evaluate(() => (window as any).api.getParticipantsInfo());
     t.same(info.map((p: any) => p.displayName).sort(), ['Ann', 'Bob'], 'getParticipantsInfo');
     const roomsInfo = await ann.page.evaluate(() => (window as any).api.getRoomsInfo());
@@ -246,7 +280,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // Chat both ways.
     await ann.page.evaluate(() => (window as any).api.executeCommand('sendChatMessage', 'hello Bob'));
-    t.same(await waitEvent(ann.page, 'outgoingMessage'), { message: 'hello Bob', privateMessage: false }, 'outgoingMessage at Ann');
+    t.same(
+      await waitEvent(ann.page, 'outgoingMessage'),
+      { message: 'hello Bob', privateMessage: false },
+      'outgoingMessage at Ann',
+    );
     t.same(
       await waitEvent(bob.page, 'incomingMessage'),
       { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello Bob' },
@@ -256,21 +294,38 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // toggleAudio, and the accessors follow.
     t.equal(await bob.page.evaluate(() => (window as any).api.isAudioMuted()), false, 'isAudioMuted false at first');
     await bob.page.evaluate(() => (window as any).api.executeCommands({ toggleAudio: [] }));
-    t.same(await waitEvent(bob.page, 'audioMuteStatusChanged'), { muted: true }, 'audioMuteStatusChanged {muted: true}');
+    t.same(
+      await waitEvent(bob.page, 'audioMuteStatusChanged'),
+      { muted: true },
+      'audioMuteStatusChanged {muted: true}',
+    );
     t.equal(await bob.page.evaluate(() => (window as any).api.isAudioMuted()), true, 'isAudioMuted resolves true');
     await bob.page.evaluate(() => (window as any).api.executeCommand('toggleVideo'));
-    t.same(await waitEvent(bob.page, 'videoMuteStatusChanged'), { muted: true }, 'videoMuteStatusChanged {muted: true}');
+    t.same(
+      await waitEvent(bob.page, 'videoMuteStatusChanged'),
+      { muted: true },
+      'videoMuteStatusChanged {muted: true}',
+    );
     t.equal(await bob.page.evaluate(() => (window as any).api.isVideoMuted()), true, 'isVideoMuted resolves true');
     t.equal(await bob.page.evaluate(() => (window as any).api.isSharingScreen()), false, 'isSharingScreen false');
 
     // Unknown commands: a warning, nothing sent (the script) or done (the page, spoken to directly).
     await bob.page.evaluate(() => (window as any).api.executeCommand('selfDestruct', 1));
-    t.match(await bob.page.evaluate(() => (window as any).warnings), [/"selfDestruct" is not a supported command; nothing was sent/], 'the script warns');
+    t.match(
+      await bob.page.evaluate(() => (window as any).warnings),
+      [/"selfDestruct" is not a supported command; nothing was sent/],
+      'the script warns',
+    );
     await bob.page.evaluate(
-      (origin) => document.querySelector('iframe')!.contentWindow!.postMessage({ videomeet: 'v1', kind: 'command', name: 'formatDisk', args: [] }, origin),
+      (origin) =>
+        document
+          .querySelector('iframe')!
+          .contentWindow!.postMessage({ videomeet: 'v1', kind: 'command', name: 'formatDisk', args: [] }, origin),
       engineUrl,
     );
-    await until('the page to warn', async () => bob.consoleLines.some((l) => /"formatDisk" is not a supported command/.test(l)));
+    await until('the page to warn', async () =>
+      bob.consoleLines.some((l) => /"formatDisk" is not a supported command/.test(l)),
+    );
     t.pass('the page warns about an unknown command too');
 
     // Foreign messages: a sibling frame of another origin speaks the envelope to both sides, and
@@ -295,7 +350,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const eve = await hostPage('eve');
     await eve.page.evaluate((domain) => (window as any).start(domain, { roomName: 'evil' }), domain);
     await eve.page.waitForTimeout(2000);
-    t.equal(await eve.page.evaluate(() => (window as any).loaded), 0, 'no onload from a foreign origin in our own iframe');
+    t.equal(
+      await eve.page.evaluate(() => (window as any).loaded),
+      0,
+      'no onload from a foreign origin in our own iframe',
+    );
     t.same(await eventsOf(eve.page), [], 'and no events');
 
     // The waiting room from the moderator's parent page.
@@ -317,7 +376,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       (await eventsOf(cy.page)).some((e) => e.name === 'videoConferenceJoined'),
       'a waiting person gets no videoConferenceJoined',
     );
-    await mo.page.evaluate((id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true), knock.participant.id);
+    await mo.page.evaluate(
+      (id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true),
+      knock.participant.id,
+    );
     t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
     t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
 
@@ -337,7 +399,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       { kicked: { id: cyId, local: true, name: 'Cy' }, kicker: { id: moId, local: false, name: 'Mo' } },
       "the removed page's too",
     );
-    t.equal((await eventsOf(mo.page)).filter((e) => e.name === 'participantKickedOut').length, 1, "the participant's kick did nothing");
+    t.equal(
+      (await eventsOf(mo.page)).filter((e) => e.name === 'participantKickedOut').length,
+      1,
+      "the participant's kick did nothing",
+    );
     await waitEvent(cy.page, 'videoConferenceLeft');
     t.notOk(
       (await eventsOf(cy.page)).some((e) => e.name === 'readyToClose'),
@@ -347,7 +413,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // hangup: left, then ready to close.
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');
-    const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
+    const tail = (await eventsOf(bob.page)).filter(
+      (e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose',
+    );
     t.same(
       tail,
       [

@@ -73,7 +73,8 @@ function hostServer(serviceUrl: string, reactScript: string): Server {
 }
 
 const eventsOf = (page: Page): Promise<Event[]> => page.evaluate(() => (window as any).events as Event[]);
-const count = async (page: Page, name: string): Promise<number> => (await eventsOf(page)).filter((e) => e.name === name).length;
+const count = async (page: Page, name: string): Promise<number> =>
+  (await eventsOf(page)).filter((e) => e.name === name).length;
 /** The `nth` (1-based) event of that name, waited for. */
 async function waitEvent(page: Page, name: string, nth = 1): Promise<any> {
   let found: Event[] = [];
@@ -126,9 +127,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const configDir = mkdtempSync(join(tmpdir(), 'meet-embed-sdk-'));
     t.teardown(() => rmSync(configDir, { recursive: true, force: true }));
     const tenantsFile = join(configDir, 'tenants.toml');
-    writeFileSync(tenantsFile, `[tenants.school]\napp_id = "${schoolAppId}"\napp_secret = "${schoolSecret}"\nembed_origins = ["${appOrigin}"]\n`, {
-      mode: 0o600,
-    });
+    writeFileSync(
+      tenantsFile,
+      `[tenants.school]\napp_id = "${schoolAppId}"\napp_secret = "${schoolSecret}"\nembed_origins = ["${appOrigin}"]\n`,
+      {
+        mode: 0o600,
+      },
+    );
 
     const d = await compatInProcessFor(t, {
       COMPAT_FRONTEND_URL: serviceUrl,
@@ -175,14 +180,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       [domain, roomName, await mint(appSecret, appId, roomName, 'Ann', true)],
     );
     const annJoined = await waitEvent(ann.page, 'videoConferenceJoined');
-    t.match(annJoined, { roomName: roomName.toLowerCase(), displayName: 'Ann', breakoutRoom: false }, 'the SDK page: videoConferenceJoined');
+    t.match(
+      annJoined,
+      { roomName: roomName.toLowerCase(), displayName: 'Ann', breakoutRoom: false },
+      'the SDK page: videoConferenceJoined',
+    );
     t.equal(
-      await ann.page.evaluate(() => [...document.scripts].map((s) => s.src).find((src) => src.endsWith('/external_api.js'))),
+      await ann.page.evaluate(() =>
+        [...document.scripts].map((s) => s.src).find((src) => src.endsWith('/external_api.js')),
+      ),
       `${serviceUrl}/external_api.js`,
       'the SDK loaded https://{domain}/external_api.js itself',
     );
     const annFrameSrc = new URL(await ann.page.evaluate(() => (window as any).api.getIFrame().src));
-    t.equal(`${annFrameSrc.origin}${annFrameSrc.pathname}`, `${serviceUrl}/videoconf/Maths%20101`, 'its iframe goes to the gateway over https');
+    t.equal(
+      `${annFrameSrc.origin}${annFrameSrc.pathname}`,
+      `${serviceUrl}/videoconf/Maths%20101`,
+      'its iframe goes to the gateway over https',
+    );
 
     // Bob: a plain page with <script src>; a participant token. Gateway rooms wait with `all`.
     const bob = await open('bob', `${appOrigin}/plain.html`);
@@ -208,14 +223,29 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       /Waiting for a moderator to let you in/,
       'our waiting screen inside the iframe',
     );
-    await ann.page.evaluate((id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true), knock.participant.id);
+    await ann.page.evaluate(
+      (id) => (window as any).api.executeCommand('answerKnockingParticipant', id, true),
+      knock.participant.id,
+    );
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
-    t.equal(bobJoined.displayName, 'Bob', 'admitted from the parent page: videoConferenceJoined (her poll carried the cookie)');
-    t.match(await waitEvent(ann.page, 'participantJoined'), { id: bobJoined.id, displayName: 'Bob' }, 'Ann sees participantJoined');
+    t.equal(
+      bobJoined.displayName,
+      'Bob',
+      'admitted from the parent page: videoConferenceJoined (her poll carried the cookie)',
+    );
+    t.match(
+      await waitEvent(ann.page, 'participantJoined'),
+      { id: bobJoined.id, displayName: 'Bob' },
+      'Ann sees participantJoined',
+    );
 
     // Chat both ways through the SDK's API object.
     await ann.page.evaluate(() => (window as any).api.executeCommand('sendChatMessage', 'hello from React'));
-    t.same(await waitEvent(ann.page, 'outgoingMessage'), { message: 'hello from React', privateMessage: false }, 'outgoingMessage at Ann');
+    t.same(
+      await waitEvent(ann.page, 'outgoingMessage'),
+      { message: 'hello from React', privateMessage: false },
+      'outgoingMessage at Ann',
+    );
     t.same(
       await waitEvent(bob.page, 'incomingMessage'),
       { from: annJoined.id, nick: 'Ann', privateMessage: false, message: 'hello from React' },
@@ -224,34 +254,60 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // toggleAudio, and the accessors.
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleAudio'));
-    t.same(await waitEvent(ann.page, 'audioMuteStatusChanged'), { muted: true }, 'audioMuteStatusChanged {muted: true}');
+    t.same(
+      await waitEvent(ann.page, 'audioMuteStatusChanged'),
+      { muted: true },
+      'audioMuteStatusChanged {muted: true}',
+    );
     t.equal(await ann.page.evaluate(() => (window as any).api.isAudioMuted()), true, 'isAudioMuted() resolves true');
-    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'getNumberOfParticipants() resolves 2');
+    t.equal(
+      await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()),
+      2,
+      'getNumberOfParticipants() resolves 2',
+    );
     t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'at Bob too');
 
     // A reload inside the frame: the address kept ?t=&embed=1, so the page may still be framed.
     const annFrame = meetingFrame(ann.page)!;
     const kept = new URL(annFrame.url());
-    t.ok(kept.searchParams.get('t') && kept.searchParams.get('embed') === '1', 'in the meeting, the frame’s address keeps t and embed=1');
+    t.ok(
+      kept.searchParams.get('t') && kept.searchParams.get('embed') === '1',
+      'in the meeting, the frame’s address keeps t and embed=1',
+    );
     t.match(decodeURIComponent(kept.hash), 'embed.parentOrigin', 'and the fragment naming the parent');
     const before = ann.documents.length;
     await annFrame.evaluate(() => location.reload());
     await until('the reloaded room page', async () => ann.documents.length > before);
-    t.match(ann.documents.at(-1), { status: 200, csp: /frame-ancestors \*/ }, 'the reloaded page is served frameable by the app');
+    t.match(
+      ann.documents.at(-1),
+      { status: 200, csp: /frame-ancestors \*/ },
+      'the reloaded page is served frameable by the app',
+    );
     await waitEvent(ann.page, 'videoConferenceJoined', 2);
     t.pass('after the reload Ann is back in the meeting: videoConferenceJoined again');
-    await until('Ann to count two again', async () => (await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants())) === 2);
+    await until(
+      'Ann to count two again',
+      async () => (await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants())) === 2,
+    );
     t.pass('and the reloaded page answers the SDK’s accessors');
 
     // A rename during the meeting (upstream's command name): the other host page hears displayNameChange.
     await bob.page.evaluate(() => (window as any).api.executeCommand('displayName', 'Bobby'));
-    t.same(await waitEvent(ann.page, 'displayNameChange'), { id: bobJoined.id, displayname: 'Bobby' }, 'displayNameChange at Ann’s SDK page');
+    t.same(
+      await waitEvent(ann.page, 'displayNameChange'),
+      { id: bobJoined.id, displayname: 'Bobby' },
+      'displayNameChange at Ann’s SDK page',
+    );
     t.same(
       await waitEvent(bob.page, 'displayNameChange'),
       { id: bobJoined.id, displayname: 'Bobby' },
       'and at Bob’s own page, as upstream tells the local one',
     );
-    t.equal(await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id), 'Bobby', 'getDisplayName answers the new name');
+    t.equal(
+      await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id),
+      'Bobby',
+      'getDisplayName answers the new name',
+    );
     t.ok(
       (await ann.page.evaluate(() => (window as any).api.getParticipantsInfo())).some(
         (p: any) => p.participantId === bobJoined.id && p.displayName === 'Bobby',
@@ -263,7 +319,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // subject: a participant's is refused in her own frame, with a warning; the moderator's reaches both pages, as text.
     await bob.page.evaluate(() => (window as any).api.executeCommand('subject', 'Taken over'));
-    await until('the warning in Bob’s frame', async () => bob.consoleLines.some((l) => l.startsWith('subject: only a moderator')));
+    await until('the warning in Bob’s frame', async () =>
+      bob.consoleLines.some((l) => l.startsWith('subject: only a moderator')),
+    );
     t.pass('a participant’s subject: a console warning, nothing sent');
     const subject = '<img src=x onerror="window.__pwned=1">Algebra';
     await ann.page.evaluate((text) => (window as any).api.executeCommand('subject', text), subject);
@@ -273,33 +331,53 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const bobFrame = meetingFrame(bob.page)!;
     await bobFrame.getByRole('heading', { level: 1, name: subject }).waitFor();
     t.same(
-      await bobFrame.evaluate(() => ({ title: document.title, images: document.querySelectorAll('h1 img').length, pwned: (window as any).__pwned ?? null })),
+      await bobFrame.evaluate(() => ({
+        title: document.title,
+        images: document.querySelectorAll('h1 img').length,
+        pwned: (window as any).__pwned ?? null,
+      })),
       { title: `${subject} – Meeting`, images: 0, pwned: null },
       'the subject is the heading and the page title, drawn as text',
     );
 
     // toggleLobby: off, a new arrival enters; on again, the next one waits (nobody inside leaves).
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', false));
-    await meetingFrame(ann.page)!.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    await meetingFrame(ann.page)!
+      .locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' })
+      .waitFor();
     t.pass('the moderator’s page shows the waiting room off');
     const cy = await open('cy', `${appOrigin}/plain.html`);
     await cy.page.evaluate(
       ([domain, roomName, jwt]) => (window as any).start(domain, { roomName, jwt, userInfo: { displayName: 'Cy' } }),
       [domain, roomName, await mint(appSecret, appId, roomName, 'Cy', false)],
     );
-    t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'with the waiting room off, Cy enters directly');
+    t.equal(
+      (await waitEvent(cy.page, 'videoConferenceJoined')).displayName,
+      'Cy',
+      'with the waiting room off, Cy enters directly',
+    );
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', true));
-    await meetingFrame(ann.page)!.locator('button[aria-pressed="true"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    await meetingFrame(ann.page)!
+      .locator('button[aria-pressed="true"]', { hasText: 'Waiting room for later arrivals' })
+      .waitFor();
     t.pass('the moderator’s page shows it on again');
     const dan = await open('dan', `${appOrigin}/plain.html`);
     await dan.page.evaluate(
       ([domain, roomName, jwt]) => (window as any).start(domain, { roomName, jwt, userInfo: { displayName: 'Dan' } }),
       [domain, roomName, await mint(appSecret, appId, roomName, 'Dan', false)],
     );
-    t.equal((await waitEvent(ann.page, 'knockingParticipant', 2)).participant.name, 'Dan', 'after toggleLobby(true), Dan knocks');
+    t.equal(
+      (await waitEvent(ann.page, 'knockingParticipant', 2)).participant.name,
+      'Dan',
+      'after toggleLobby(true), Dan knocks',
+    );
     await until('Dan’s page to be ready', async () => (await dan.page.evaluate(() => (window as any).loaded)) === 1);
     t.equal(await count(dan.page, 'videoConferenceJoined'), 0, 'and waits');
-    t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 3, 'Ann, Bob and Cy are still in: nobody was pushed out');
+    t.equal(
+      await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()),
+      3,
+      'Ann, Bob and Cy are still in: nobody was pushed out',
+    );
     await dan.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(dan.page, 'readyToClose');
     await cy.page.evaluate(() => (window as any).api.executeCommand('hangup'));
@@ -308,7 +386,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // hangup: left, then ready to close (the plain page, then the SDK's onReadyToClose).
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');
-    const tail = (await eventsOf(bob.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose');
+    const tail = (await eventsOf(bob.page)).filter(
+      (e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose',
+    );
     t.same(
       tail,
       [
@@ -329,7 +409,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'inside the frame, “Back to the start” reloads the page, still frameable by the app',
     );
     await ann.page.evaluate(() => (window as any).api.executeCommand('hangup'));
-    await until('the SDK’s onReadyToClose', async () => (await ann.page.evaluate(() => (window as any).readyToCloseCalls)) === 1);
+    await until(
+      'the SDK’s onReadyToClose',
+      async () => (await ann.page.evaluate(() => (window as any).readyToCloseCalls)) === 1,
+    );
     t.pass('JitsiMeeting’s onReadyToClose was called');
 
     // Framing: the school tenant lets only the app's origin frame its pages.
@@ -338,20 +421,30 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       ([domain, jwt]) => (window as any).start(domain, { roomName: 'school-app/Physics', jwt }),
       [domain, await mint(schoolSecret, schoolAppId, 'Physics', 'Dee', true)],
     );
-    t.equal((await waitEvent(allowed.page, 'videoConferenceJoined')).displayName, 'Dee', 'from an allowed origin the tenant’s room loads and joins');
+    t.equal(
+      (await waitEvent(allowed.page, 'videoConferenceJoined')).displayName,
+      'Dee',
+      'from an allowed origin the tenant’s room loads and joins',
+    );
     const stranger = await open('stranger', `${strangerOrigin}/plain.html`);
     await stranger.page.evaluate(
       ([domain, jwt]) => (window as any).start(domain, { roomName: 'school-app/Physics', jwt }),
       [domain, await mint(schoolSecret, schoolAppId, 'Physics', 'Eve', true)],
     );
     await until('the room page to be answered', async () => stranger.documents.length > 0);
-    t.match(stranger.documents[0]!.csp, `frame-ancestors 'self' ${appOrigin}`, 'the page names only the allowed ancestors');
+    t.match(
+      stranger.documents[0]!.csp,
+      `frame-ancestors 'self' ${appOrigin}`,
+      'the page names only the allowed ancestors',
+    );
     t.notMatch(stranger.documents[0]!.csp, strangerOrigin, 'not the stranger’s origin');
     // Chromium reports the block once it refused the frame; a second more for anything that would
     // still come of it (a ready, an onload), instead of a fixed 5 s from the start.
-    await until('Chromium to report the block', async () => stranger.consoleLines.some((l) => /frame-ancestors/.test(l) && /blocked/.test(l)), 30_000).catch(
-      () => {},
-    );
+    await until(
+      'Chromium to report the block',
+      async () => stranger.consoleLines.some((l) => /frame-ancestors/.test(l) && /blocked/.test(l)),
+      30_000,
+    ).catch(() => {});
     await stranger.page.waitForTimeout(1000);
     t.same(await eventsOf(stranger.page), [], 'no ready, no event: the frame never loaded the meeting');
     t.equal(await stranger.page.evaluate(() => (window as any).loaded), 0, 'onload never fired');

@@ -9,7 +9,10 @@ const secret = 'invitation-rooms-secret-91';
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the join link enters, the bare address is refused, a missing room is named as such', async (t) => {
-    const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://frontend.invalid' });
+    const d = await compatInProcessFor(t, {
+      COMPAT_API_SHARED_SECRET: secret,
+      COMPAT_FRONTEND_URL: 'http://frontend.invalid',
+    });
     const api = new ConfapiClient(d.compatUrl, secret);
     await api.get('create', [
       ['meetingID', 'course-7'],
@@ -26,9 +29,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Refusals this test provokes: the unlisted room hides itself from the stranger without
     // her join link (404 like a missing room) and refuses her name (403 guest_denied); the lost
     // guest's address names no room at all.
-    browser.expectConsoleErrors(/^stranger: 404 GET \S+\/exists$/, 'an unlisted room answers a bare address as a missing room');
-    browser.expectConsoleErrors(/^stranger: 403 POST \S+\/start$/, 'the bare address of an invitation-only room is refused on purpose');
-    browser.expectConsoleErrors(/^lost: 404 (GET \S+\/exists|POST \S+\/start)$/, 'the lost guest opens a room that does not exist on purpose');
+    browser.expectConsoleErrors(
+      /^stranger: 404 GET \S+\/exists$/,
+      'an unlisted room answers a bare address as a missing room',
+    );
+    browser.expectConsoleErrors(
+      /^stranger: 403 POST \S+\/start$/,
+      'the bare address of an invitation-only room is refused on purpose',
+    );
+    browser.expectConsoleErrors(
+      /^lost: 404 (GET \S+\/exists|POST \S+\/start)$/,
+      'the lost guest opens a room that does not exist on purpose',
+    );
 
     const invited = await browser.newPage('invited');
     await invited.page.goto(`${d.url}/room/${roomId}?t=${encodeURIComponent(token)}`);
@@ -44,7 +56,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await stranger.page.getByLabel('Access code').count(), 0, 'nothing is asked but the name');
     await stranger.page.getByLabel('Your name').fill('Stranger');
     await stranger.page.getByRole('button', { name: 'Join' }).click();
-    await stranger.page.getByRole('alert').filter({ hasText: 'admits only people invited through its platform' }).waitFor();
+    await stranger.page
+      .getByRole('alert')
+      .filter({ hasText: 'admits only people invited through its platform' })
+      .waitFor();
     t.pass('the bare address is refused in plain words');
     await browser.screenshot(stranger.page, 'invitation-refused');
 

@@ -20,7 +20,9 @@ import { janusFor, janusMissing, testRoomOptions } from '../helpers/janus.js';
 import { until } from '../helpers/net.js';
 
 // Janus 1.1.2 gathers no loopback candidates: media needs an interface with an address.
-const hasAddress = Object.values(networkInterfaces()).some((list) => list?.some((a) => a.family === 'IPv4' && !a.internal));
+const hasAddress = Object.values(networkInterfaces()).some((list) =>
+  list?.some((a) => a.family === 'IPv4' && !a.internal),
+);
 const skip = janusMissing ?? (hasAddress ? false : 'no non-loopback IPv4 interface for Janus to gather candidates on');
 
 type Window2 = { pc: RTCPeerConnection };
@@ -42,117 +44,152 @@ function toneWav(hz: number, seconds: number): Buffer {
   wav.writeUInt16LE(16, 34);
   wav.write('data', 36);
   wav.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / rate)), 44 + i * 2);
+  for (let i = 0; i < samples; i++)
+    wav.writeInt16LE(Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / rate)), 44 + i * 2);
   return wav;
 }
 
-t.test('a page publishes through Janus, another receives her, and a microphone lock silences her in Janus', { skip }, async (t) => {
-  const { janus } = await janusFor(t, 43_600);
-  const peers = new Map<string, MediaPeer>([
-    ['ann', { participantId: 'ann', roomId: 'r1', meetingId: 'media1', role: 'participant' }],
-    ['bob', { participantId: 'bob', roomId: 'r1', meetingId: 'media1', role: 'participant' }],
-  ]);
-  const delivered: { to: string; message: ServerMessage }[] = [];
-  const locks: { now: LockSettings } = { now: unlocked };
-  /** What Janus measured (audiolevel_event), as the backend reports it. */
-  const spoken: string[] = [];
-  const context: MediaContext = {
-    peer: (id) => peers.get(id) ?? null,
-    locks: () => locks.now,
-    deliver: (to, message) => (delivered.push({ to, message }), true),
-    speaking: (id, speaking) => void spoken.push(`${id} ${speaking}`),
-  };
-  const log = { warn: (obj: object) => t.comment(JSON.stringify(obj)) };
-  const rooms = new JanusRooms(testRoomOptions(janus, log.warn));
-  const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log });
-  t.teardown(() => backend.close());
-  backend.connected(peers.get('ann')!);
-  backend.connected(peers.get('bob')!);
+t.test(
+  'a page publishes through Janus, another receives her, and a microphone lock silences her in Janus',
+  { skip },
+  async (t) => {
+    const { janus } = await janusFor(t, 43_600);
+    const peers = new Map<string, MediaPeer>([
+      ['ann', { participantId: 'ann', roomId: 'r1', meetingId: 'media1', role: 'participant' }],
+      ['bob', { participantId: 'bob', roomId: 'r1', meetingId: 'media1', role: 'participant' }],
+    ]);
+    const delivered: { to: string; message: ServerMessage }[] = [];
+    const locks: { now: LockSettings } = { now: unlocked };
+    /** What Janus measured (audiolevel_event), as the backend reports it. */
+    const spoken: string[] = [];
+    const context: MediaContext = {
+      peer: (id) => peers.get(id) ?? null,
+      locks: () => locks.now,
+      deliver: (to, message) => (delivered.push({ to, message }), true),
+      speaking: (id, speaking) => void spoken.push(`${id} ${speaking}`),
+    };
+    const log = { warn: (obj: object) => t.comment(JSON.stringify(obj)) };
+    const rooms = new JanusRooms(testRoomOptions(janus, log.warn));
+    const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log });
+    t.teardown(() => backend.close());
+    backend.connected(peers.get('ann')!);
+    backend.connected(peers.get('bob')!);
 
-  const server = createServer((_req, res) => res.end('<!doctype html><title>media</title>'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => server.close());
-  // Chromium hides host addresses behind mDNS names Janus cannot resolve.
-  // Her microphone plays a continuous tone (Chromium loops the file): someone speaking up, whose
-  // level Janus measures. The default fake device only beeps briefly each second.
-  const voice = join(mkdtempSync(join(tmpdir(), 'meet-voice-')), 'voice.wav');
-  writeFileSync(voice, toneWav(440, 3));
-  const session = await openBrowser(t, ['--disable-features=WebRtcHideLocalIpsWithMdns', `--use-file-for-fake-audio-capture=${voice}`]);
-  const { page } = await session.newPage('ann');
-  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  const sdp = await page.evaluate(async () => {
-    const stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
-    const pc = new RTCPeerConnection();
-    for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
-    await pc.setLocalDescription();
-    await new Promise<void>((resolve) => {
-      if (pc.iceGatheringState === 'complete') resolve();
-      pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve();
-    });
-    (window as unknown as Window2).pc = pc;
-    return pc.localDescription?.sdp ?? '';
-  });
-  t.same(backend.relaySignal('ann', 'sfu:publish', { description: { type: 'offer', sdp } }), { ok: true });
-  await until('ann to get her answer', async () => delivered.some((d) => d.to === 'ann' && d.message.type === 'signal'), 10_000, 50);
-  const answer = delivered.find((d) => d.to === 'ann' && d.message.type === 'signal')?.message;
-  const answerSdp = answer?.type === 'signal' && 'description' in answer.data ? (answer.data.description.sdp ?? '') : '';
-  const state = await page.evaluate(async (remote) => {
-    const pc = (window as unknown as { pc: RTCPeerConnection }).pc;
-    await pc.setRemoteDescription({ type: 'answer', sdp: remote });
-    for (let i = 0; i < 100 && pc.connectionState !== 'connected'; i++) await new Promise((r) => setTimeout(r, 100));
-    return pc.connectionState;
-  }, answerSdp);
-  t.equal(state, 'connected', 'the page reaches Janus (ICE and DTLS)');
-  await until(
-    "bob to be offered ann's feed",
-    async () => delivered.some((d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:subscribe'),
-    10_000,
-    50,
-  );
-  const offer = delivered.find((d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:subscribe')?.message;
-  t.match(offer, { data: { description: { type: 'offer', sdp: /m=audio[\s\S]*m=video/ } } }, 'Janus offers bob her audio and video');
-  const offerSdp = offer?.type === 'signal' && 'description' in offer.data ? (offer.data.description.sdp ?? '') : '';
-
-  // Bob's page answers the subscription, as its Janus path will.
-  const bob = (await session.newPage('bob')).page;
-  await bob.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  const bobAnswer = await bob.evaluate(async (remote) => {
-    const pc = new RTCPeerConnection();
-    (window as unknown as Window2).pc = pc;
-    await pc.setRemoteDescription({ type: 'offer', sdp: remote });
-    await pc.setLocalDescription();
-    return pc.localDescription?.sdp ?? '';
-  }, offerSdp);
-  t.same(backend.relaySignal('bob', 'sfu:subscribe', { description: { type: 'answer', sdp: bobAnswer } }), { ok: true });
-  const received = (kind: 'audio' | 'video') =>
-    bob.evaluate(async (k) => {
-      let packets = 0;
-      (await (window as unknown as Window2).pc.getStats()).forEach((s: { type: string; kind?: string; packetsReceived?: number }) => {
-        if (s.type === 'inbound-rtp' && s.kind === k) packets += s.packetsReceived ?? 0;
+    const server = createServer((_req, res) => res.end('<!doctype html><title>media</title>'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => server.close());
+    // Chromium hides host addresses behind mDNS names Janus cannot resolve.
+    // Her microphone plays a continuous tone (Chromium loops the file): someone speaking up, whose
+    // level Janus measures. The default fake device only beeps briefly each second.
+    const voice = join(mkdtempSync(join(tmpdir(), 'meet-voice-')), 'voice.wav');
+    writeFileSync(voice, toneWav(440, 3));
+    const session = await openBrowser(t, [
+      '--disable-features=WebRtcHideLocalIpsWithMdns',
+      `--use-file-for-fake-audio-capture=${voice}`,
+    ]);
+    const { page } = await session.newPage('ann');
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const sdp = await page.evaluate(async () => {
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+      const pc = new RTCPeerConnection();
+      for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
+      await pc.setLocalDescription();
+      await new Promise<void>((resolve) => {
+        if (pc.iceGatheringState === 'complete') resolve();
+        pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve();
       });
-      return packets;
-    }, kind);
-  const growth = async (kind: 'audio' | 'video', ms: number) => {
-    const before = await received(kind);
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return (await received(kind)) - before;
-  };
-  await until("bob to receive ann's audio and video", async () => (await received('audio')) > 20 && (await received('video')) > 20, 15_000, 200);
-  t.ok((await growth('audio', 1000)) > 10, 'her audio flows to bob through Janus');
-  await until("Janus to measure that ann speaks (her page's fake microphone beeps)", async () => spoken.includes('ann true'), 15_000, 100);
-  t.notOk(
-    spoken.some((s) => s.startsWith('bob ')),
-    'bob publishes nothing: no measure about him',
-  );
+      (window as unknown as Window2).pc = pc;
+      return pc.localDescription?.sdp ?? '';
+    });
+    t.same(backend.relaySignal('ann', 'sfu:publish', { description: { type: 'offer', sdp } }), { ok: true });
+    await until(
+      'ann to get her answer',
+      async () => delivered.some((d) => d.to === 'ann' && d.message.type === 'signal'),
+      10_000,
+      50,
+    );
+    const answer = delivered.find((d) => d.to === 'ann' && d.message.type === 'signal')?.message;
+    const answerSdp =
+      answer?.type === 'signal' && 'description' in answer.data ? (answer.data.description.sdp ?? '') : '';
+    const state = await page.evaluate(async (remote) => {
+      const pc = (window as unknown as { pc: RTCPeerConnection }).pc;
+      await pc.setRemoteDescription({ type: 'answer', sdp: remote });
+      for (let i = 0; i < 100 && pc.connectionState !== 'connected'; i++) await new Promise((r) => setTimeout(r, 100));
+      return pc.connectionState;
+    }, answerSdp);
+    t.equal(state, 'connected', 'the page reaches Janus (ICE and DTLS)');
+    await until(
+      "bob to be offered ann's feed",
+      async () =>
+        delivered.some((d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:subscribe'),
+      10_000,
+      50,
+    );
+    const offer = delivered.find(
+      (d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:subscribe',
+    )?.message;
+    t.match(
+      offer,
+      { data: { description: { type: 'offer', sdp: /m=audio[\s\S]*m=video/ } } },
+      'Janus offers bob her audio and video',
+    );
+    const offerSdp = offer?.type === 'signal' && 'description' in offer.data ? (offer.data.description.sdp ?? '') : '';
 
-  // A modified page would keep sending: the lock makes Janus stop forwarding her audio.
-  locks.now = { mic: true, cam: false, camsModeratorsOnly: false };
-  backend.locksChanged('media1', locks.now);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  t.equal(await growth('audio', 1500), 0, 'under the microphone lock not one audio packet of hers reaches bob');
-  t.ok((await growth('video', 1000)) > 5, 'her video still flows');
-  locks.now = unlocked;
-  backend.locksChanged('media1', locks.now);
-  await until('her audio to flow again', async () => (await growth('audio', 500)) > 3, 5000, 100);
-  t.pass('released, she is heard again');
-});
+    // Bob's page answers the subscription, as its Janus path will.
+    const bob = (await session.newPage('bob')).page;
+    await bob.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const bobAnswer = await bob.evaluate(async (remote) => {
+      const pc = new RTCPeerConnection();
+      (window as unknown as Window2).pc = pc;
+      await pc.setRemoteDescription({ type: 'offer', sdp: remote });
+      await pc.setLocalDescription();
+      return pc.localDescription?.sdp ?? '';
+    }, offerSdp);
+    t.same(backend.relaySignal('bob', 'sfu:subscribe', { description: { type: 'answer', sdp: bobAnswer } }), {
+      ok: true,
+    });
+    const received = (kind: 'audio' | 'video') =>
+      bob.evaluate(async (k) => {
+        let packets = 0;
+        (await (window as unknown as Window2).pc.getStats()).forEach(
+          (s: { type: string; kind?: string; packetsReceived?: number }) => {
+            if (s.type === 'inbound-rtp' && s.kind === k) packets += s.packetsReceived ?? 0;
+          },
+        );
+        return packets;
+      }, kind);
+    const growth = async (kind: 'audio' | 'video', ms: number) => {
+      const before = await received(kind);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return (await received(kind)) - before;
+    };
+    await until(
+      "bob to receive ann's audio and video",
+      async () => (await received('audio')) > 20 && (await received('video')) > 20,
+      15_000,
+      200,
+    );
+    t.ok((await growth('audio', 1000)) > 10, 'her audio flows to bob through Janus');
+    await until(
+      "Janus to measure that ann speaks (her page's fake microphone beeps)",
+      async () => spoken.includes('ann true'),
+      15_000,
+      100,
+    );
+    t.notOk(
+      spoken.some((s) => s.startsWith('bob ')),
+      'bob publishes nothing: no measure about him',
+    );
+
+    // A modified page would keep sending: the lock makes Janus stop forwarding her audio.
+    locks.now = { mic: true, cam: false, camsModeratorsOnly: false };
+    backend.locksChanged('media1', locks.now);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    t.equal(await growth('audio', 1500), 0, 'under the microphone lock not one audio packet of hers reaches bob');
+    t.ok((await growth('video', 1000)) > 5, 'her video still flows');
+    locks.now = unlocked;
+    backend.locksChanged('media1', locks.now);
+    await until('her audio to flow again', async () => (await growth('audio', 500)) > 3, 5000, 100);
+    t.pass('released, she is heard again');
+  },
+);

@@ -14,7 +14,10 @@ const sizes = { desktop: { width: 1280, height: 800 }, phone: { width: 390, heig
 
 /** The page's title and its first heading, as a screen reader meets them. */
 async function titleAndHeading(page: Page): Promise<{ title: string; heading: string }> {
-  return { title: await page.title(), heading: (await page.getByRole('heading', { level: 1 }).first().innerText()).trim() };
+  return {
+    title: await page.title(),
+    heading: (await page.getByRole('heading', { level: 1 }).first().innerText()).trim(),
+  };
 }
 
 t.setTimeout(240_000);
@@ -29,10 +32,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       // The moderator's link: no access code asked, her name said rather than asked.
       const { page: mod } = await browser.newPage('moderator');
       await mod.setViewportSize(viewport);
-      const modLink = await call(d, '/api/rooms/physics/links', { method: 'POST', json: { role: 'moderator', name: 'Ms Okafor' } });
+      const modLink = await call(d, '/api/rooms/physics/links', {
+        method: 'POST',
+        json: { role: 'moderator', name: 'Ms Okafor' },
+      });
       await mod.goto(`${d.url}${modLink.body.url}`);
       await mod.getByText('Joining as Ms Okafor').waitFor();
-      t.same(await titleAndHeading(mod), { title: 'Join a meeting', heading: 'Join a meeting' }, 'a neutral title and heading before she is in');
+      t.same(
+        await titleAndHeading(mod),
+        { title: 'Join a meeting', heading: 'Join a meeting' },
+        'a neutral title and heading before she is in',
+      );
       t.equal(await mod.getByLabel('Access code').count(), 0, 'a moderator link is not asked for the access code');
       t.equal(await mod.getByLabel('Your name').count(), 0, 'nor for a name: the link carries one');
       await mod.getByRole('button', { name: 'Join' }).click();
@@ -52,7 +62,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
           () => {},
         );
       });
-      const piaLink = await call(d, '/api/rooms/physics/links', { method: 'POST', json: { role: 'participant', name: 'Pia' } });
+      const piaLink = await call(d, '/api/rooms/physics/links', {
+        method: 'POST',
+        json: { role: 'participant', name: 'Pia' },
+      });
       await pia.goto(`${d.url}${piaLink.body.url}`);
       await pia.getByText('Joining as Pia').waitFor();
       await pia.getByLabel('Access code').fill('8642');
@@ -60,11 +73,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await pia.getByRole('button', { name: 'Ask to join' }).click();
       await pia.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
       t.ok(
-        await pia.getByRole('region', { name: 'Your request to join' }).getByText('Joining as Pia').filter({ visible: true }).isVisible(),
+        await pia
+          .getByRole('region', { name: 'Your request to join' })
+          .getByText('Joining as Pia')
+          .filter({ visible: true })
+          .isVisible(),
         'the waiting screen says the name from the link too',
       );
       t.equal(await pia.getByLabel('Your name').count(), 0, 'and asks for no name');
-      t.same(await titleAndHeading(pia), { title: 'Join a meeting', heading: 'Your request to join' }, 'a neutral title while waiting');
+      t.same(
+        await titleAndHeading(pia),
+        { title: 'Join a meeting', heading: 'Your request to join' },
+        'a neutral title while waiting',
+      );
       t.notMatch(await pia.locator('body').innerText(), roomName, 'the waiting screen does not name the room');
       t.notOk(
         bodies.some((body) => body.includes(roomName)),
@@ -88,7 +109,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await again.setViewportSize(viewport);
       await again.goto(`${d.url}/room/physics`);
       await again.getByLabel('Access code').waitFor();
-      t.equal(await again.getByLabel('Your name').inputValue(), 'Gil Brandt', 'the same device offers the name typed last');
+      t.equal(
+        await again.getByLabel('Your name').inputValue(),
+        'Gil Brandt',
+        'the same device offers the name typed last',
+      );
       await again.close();
     });
   }

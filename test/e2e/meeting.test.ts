@@ -3,7 +3,14 @@ import type { Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { until } from '../helpers/net.js';
-import { connectionCounts, countConnections, inboundTotal, inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
+import {
+  connectionCounts,
+  countConnections,
+  inboundTotal,
+  inLoopbackNamespace,
+  openBrowser,
+  type BrowserSession,
+} from '../helpers/browser.js';
 
 /** Playwright's 30 s for a click or a wait: a loaded machine took 16 s for one click here. */
 const actionTimeoutMs = 60_000;
@@ -39,7 +46,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     mod.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
-    const link = await call(d, '/api/rooms/lesson/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
+    const link = await call(d, '/api/rooms/lesson/links', {
+      method: 'POST',
+      json: { role: 'moderator', name: 'Teacher' },
+    });
     await mod.goto(`${d.url}${link.body.url}`);
     // The link names her: the page says so instead of asking.
     await mod.getByText('Joining as Teacher').waitFor();
@@ -48,7 +58,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // A refused name is explained in plain words, in an alert, on the arrival screen.
     const roomUrl = `${d.url}/room/lesson`;
-    browser.expectConsoleErrors(/^eve: 400 POST \S+\/room\/lesson\/start$/, 'eve types names the service refuses on purpose (400 invalid_field)');
+    browser.expectConsoleErrors(
+      /^eve: 400 POST \S+\/room\/lesson\/start$/,
+      'eve types names the service refuses on purpose (400 invalid_field)',
+    );
     const { page: eve } = await browser.newPage('eve');
     await eve.goto(roomUrl);
     for (const [typed, advice] of [
@@ -58,8 +71,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     ] as const) {
       await eve.getByLabel('Your name').fill(typed);
       await eve.getByRole('button', { name: 'Join' }).click();
-      await until(`the alert for ${JSON.stringify(typed)}`, async () => advice.test(await eve.getByRole('alert').innerText()));
-      t.equal(await eve.getByLabel('Your name').getAttribute('aria-invalid'), 'true', `${JSON.stringify(typed)}: the name field is marked invalid`);
+      await until(`the alert for ${JSON.stringify(typed)}`, async () =>
+        advice.test(await eve.getByRole('alert').innerText()),
+      );
+      t.equal(
+        await eve.getByLabel('Your name').getAttribute('aria-invalid'),
+        'true',
+        `${JSON.stringify(typed)}: the name field is marked invalid`,
+      );
     }
     t.pass('refused names are explained in an alert');
     await eve.close();
@@ -72,7 +91,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     ];
     await Promise.all([ann, ben, cy].map((p) => p.getByRole('button', { name: 'Ask to join' }).click()));
     const waitingSection = mod.getByRole('region', { name: 'Waiting' });
-    for (const name of ['Ann', 'Ben', 'Cy']) await waitingSection.getByRole('button', { name: `Admit ${name}` }).waitFor();
+    for (const name of ['Ann', 'Ben', 'Cy'])
+      await waitingSection.getByRole('button', { name: `Admit ${name}` }).waitFor();
     t.match(await waitingSection.innerText(), /Ann[\s\S]*Back from the dentist/, "the panel shows Ann's name and note");
     const notification = mod.getByRole('status').filter({ hasText: 'want to join' });
     await notification.getByText('3 people want to join').waitFor();
@@ -109,7 +129,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     }
 
     // Before admission: no peer connection, no live socket, nothing of the meeting on screen.
-    t.same(await connectionCounts(ben), { peerConnections: 0, webSockets: 0 }, 'a waiting guest has no RTCPeerConnection and no socket');
+    t.same(
+      await connectionCounts(ben),
+      { peerConnections: 0, webSockets: 0 },
+      'a waiting guest has no RTCPeerConnection and no socket',
+    );
     const benText = await ben.locator('body').innerText();
     t.notMatch(benText, 'Chemistry 4B');
     t.notMatch(benText, 'Teacher');
@@ -121,10 +145,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await ann.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'no reload happened');
     await until('decoded video at Ann', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > 0);
     const first = await inboundTotal(ann, 'video', 'framesDecoded');
-    await until('framesDecoded to rise', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > first).catch(() => {});
+    await until('framesDecoded to rise', async () => (await inboundTotal(ann, 'video', 'framesDecoded')) > first).catch(
+      () => {},
+    );
     t.ok((await inboundTotal(ann, 'video', 'framesDecoded')) > first, 'framesDecoded keeps rising');
     const teacherTile = ann.getByRole('listitem', { name: 'Teacher' }).locator('video');
-    await until('the teacher tile to play', async () => (await teacherTile.evaluate((v: HTMLVideoElement) => v.videoWidth)) > 0);
+    await until(
+      'the teacher tile to play',
+      async () => (await teacherTile.evaluate((v: HTMLVideoElement) => v.videoWidth)) > 0,
+    );
     t.pass('the moderator tile shows real frames (videoWidth > 0)');
     await browser.screenshot(ann, 'meeting-ann');
 
@@ -132,12 +161,23 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const people = ann.getByRole('list', { name: 'Participants', exact: true });
     const teacherRow = people.getByRole('listitem').filter({ hasText: 'Teacher' });
     await teacherRow.locator('.badge').waitFor();
-    t.same(await teacherRow.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's row has one badge: Moderator");
+    t.same(
+      await teacherRow.locator('.badge').allInnerTexts(),
+      ['Moderator'],
+      "the moderator's row has one badge: Moderator",
+    );
     t.equal(await teacherRow.locator('.name').innerText(), 'Teacher', 'the name element holds the name alone');
     t.notMatch(await people.innerText(), /\(moderator\)/i, 'no "(moderator)" text anywhere in the list');
-    t.equal(await people.getByRole('listitem').filter({ hasText: 'Ann' }).locator('.badge').count(), 0, 'a participant has no badge');
     t.equal(
-      await ann.getByRole('listitem', { name: 'Teacher' }).locator('figcaption .badge', { hasText: 'Moderator' }).count(),
+      await people.getByRole('listitem').filter({ hasText: 'Ann' }).locator('.badge').count(),
+      0,
+      'a participant has no badge',
+    );
+    t.equal(
+      await ann
+        .getByRole('listitem', { name: 'Teacher' })
+        .locator('figcaption .badge', { hasText: 'Moderator' })
+        .count(),
       1,
       "the moderator's tile has the badge too",
     );
@@ -145,7 +185,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // The panel's other gestures: refuse (she may ask again), refuse and bar (a reload keeps the bar).
     await waitingSection.getByRole('button', { name: 'Refuse Ben' }).click();
-    await ben.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
+    await ben
+      .locator('main')
+      .getByText('A moderator declined your request. You may ask again.')
+      .waitFor({ timeout: 30_000 });
     await ben.getByRole('button', { name: 'Ask again' }).click();
     await waitingSection.getByRole('button', { name: 'Admit Ben' }).waitFor();
     t.pass('after "Ask again" a new request reaches the panel');
@@ -159,19 +202,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const waitingSwitch = waitingSection.getByRole('button', { name: 'Waiting room for later arrivals' });
     t.equal(await waitingSwitch.getAttribute('aria-pressed'), 'true', 'the toggle says the waiting room is on');
     await waitingSwitch.click();
-    await waitingSection.locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' }).waitFor();
+    await waitingSection
+      .locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' })
+      .waitFor();
     t.pass('the toggle says off once the server switched it');
     await ben
       .getByRole('toolbar', { name: 'Meeting controls' })
       .waitFor({ timeout: 30_000 })
       .catch(async (err: Error) => {
         // Where Ben was when the switch went off: a request whose page stopped polling (a starved tab) is closed, not admitted.
-        throw new Error(`${err.message.split('\n')[0]}; Ben's page shows "${(await ben.locator('main').innerText()).slice(0, 200)}"`);
+        throw new Error(
+          `${err.message.split('\n')[0]}; Ben's page shows "${(await ben.locator('main').innerText()).slice(0, 200)}"`,
+        );
       });
     t.pass('disabling the waiting room let Ben in');
 
     // Chat both ways, as text: the side panel's Chat tab, opened from the toolbar.
-    for (const page of [ann, mod]) await page.getByRole('toolbar', { name: 'Meeting controls' }).getByRole('button', { name: 'Chat' }).click();
+    for (const page of [ann, mod])
+      await page.getByRole('toolbar', { name: 'Meeting controls' }).getByRole('button', { name: 'Chat' }).click();
     await ann.getByRole('textbox', { name: 'Chat message' }).fill('Hello <b>Sir</b>');
     await ann.getByRole('button', { name: 'Send' }).click();
     await mod.getByRole('log', { name: 'Chat messages' }).getByText('Hello <b>Sir</b>').waitFor();
@@ -179,8 +227,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('button', { name: 'Send' }).click();
     await ann.getByRole('log', { name: 'Chat messages' }).getByText('Welcome, Ann').waitFor();
     t.pass('chat flows both ways');
-    const fromTeacher = ann.getByRole('log', { name: 'Chat messages' }).getByRole('listitem').filter({ hasText: 'Welcome, Ann' });
-    t.same(await fromTeacher.locator('.badge').allInnerTexts(), ['Moderator'], "the moderator's message carries the badge");
+    const fromTeacher = ann
+      .getByRole('log', { name: 'Chat messages' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Welcome, Ann' });
+    t.same(
+      await fromTeacher.locator('.badge').allInnerTexts(),
+      ['Moderator'],
+      "the moderator's message carries the badge",
+    );
     t.equal(await fromTeacher.locator('.name').innerText(), 'Teacher', 'beside the name, not in it');
 
     // Sub-groups: create two (Moderation tab), move Ann into one (People tab; no waiting room), bring everyone back.
@@ -196,7 +251,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.evaluate(() => {
       const w = window as unknown as { __redraws: number };
       w.__redraws = 0;
-      new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, { childList: true });
+      new MutationObserver(() => w.__redraws++).observe(document.querySelector('ul[aria-label="Participants"]')!, {
+        childList: true,
+      });
     });
     await ann.getByRole('button', { name: 'Turn camera off' }).click();
     // A loaded machine gets a minute, as for the moves below (CI saw this wait pass 15 s twice).
@@ -209,19 +266,30 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const pressed = await ann.getByRole('button', { name: /Turn camera/ }).getAttribute('aria-pressed');
       const said = await mod.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
       const lists = await mod.evaluate(() => document.querySelectorAll('ul[aria-label="Participants"]').length);
-      throw new Error(`${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`);
+      throw new Error(
+        `${err.message}; Ann's camera button aria-pressed=${pressed}, the moderator's page said "${said}", ${lists} participant lists`,
+      );
     });
     t.equal(await choice.inputValue(), 'lesson-g1', 'the chosen sub-group survives the redraw');
-    t.equal(await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Sub-group for Ann', 'and so does the focus');
+    t.equal(
+      await mod.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      'Sub-group for Ann',
+      'and so does the focus',
+    );
     await ann.getByRole('button', { name: 'Turn camera on' }).click();
     await mod.getByRole('button', { name: 'Move Ann', exact: true }).click();
     // The move is a same-document switch (history API), so the address itself is polled rather
     // than waiting for a load event; a loaded machine gets a minute.
-    await until('Ann to arrive in the sub-group', async () => /\/room\/lesson-g1$/.test(ann.url()), 60_000).catch(async (err: Error) => {
-      // What both pages last said, so a failure here tells where the move stopped.
-      const said = async (page: typeof ann) => page.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
-      throw new Error(`${err.message.split('\n')[0]}; Ann's page said "${await said(ann)}", the moderator's "${await said(mod)}", Ann is at ${ann.url()}`);
-    });
+    await until('Ann to arrive in the sub-group', async () => /\/room\/lesson-g1$/.test(ann.url()), 60_000).catch(
+      async (err: Error) => {
+        // What both pages last said, so a failure here tells where the move stopped.
+        const said = async (page: typeof ann) =>
+          page.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
+        throw new Error(
+          `${err.message.split('\n')[0]}; Ann's page said "${await said(ann)}", the moderator's "${await said(mod)}", Ann is at ${ann.url()}`,
+        );
+      },
+    );
     await ann.getByRole('toolbar', { name: 'Meeting controls' }).waitFor();
     t.pass('Ann is in the sub-group without knocking');
     t.notOk(await ann.getByRole('button', { name: 'Ask to join' }).isVisible(), 'no waiting screen on the way');
@@ -234,7 +302,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Lock microphones: Ann's page stops sending audio, and the console cannot force it.
     await until('audio from Ann at the moderator', async () => (await inboundTotal(mod, 'audio', 'bytesReceived')) > 0);
     await mod.getByRole('checkbox', { name: 'Lock microphones' }).check();
-    await until("Ann's microphone control to lock", async () => ann.getByRole('button', { name: /microphone/ }).isDisabled());
+    await until("Ann's microphone control to lock", async () =>
+      ann.getByRole('button', { name: /microphone/ }).isDisabled(),
+    );
     // Her page (and Ben's) first stops handing the microphone to every sender: page state, no timing.
     const sendingAudio = (page: Page) =>
       page.evaluate(() =>
@@ -242,7 +312,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
           .filter((pc) => pc.connectionState !== 'closed')
           .some((pc) => pc.getSenders().some((sender) => sender.track?.kind === 'audio')),
       );
-    await until('Ann and Ben to stop handing audio to their peer connections', async () => !(await sendingAudio(ann)) && !(await sendingAudio(ben)), 90_000);
+    await until(
+      'Ann and Ben to stop handing audio to their peer connections',
+      async () => !(await sendingAudio(ann)) && !(await sendingAudio(ben)),
+      90_000,
+    );
     // Then the bytes at the moderator stop rising (packets in flight arrive for a moment; they
     // never would stop if the lock were not honoured), and stay put.
     let lastAudio = -1;
@@ -259,7 +333,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     const audioBefore = await inboundTotal(mod, 'audio', 'bytesReceived');
     await mod.waitForTimeout(2000);
-    t.equal(await inboundTotal(mod, 'audio', 'bytesReceived'), audioBefore, 'no audio from a locked microphone reaches the moderator');
+    t.equal(
+      await inboundTotal(mod, 'audio', 'bytesReceived'),
+      audioBefore,
+      'no audio from a locked microphone reaches the moderator',
+    );
 
     const forced = await ann.evaluate(async () => {
       const url = (window as unknown as { __meetSocketUrls: string[] }).__meetSocketUrls.at(-1)!;
@@ -268,16 +346,21 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
       // Waits for what the server says rather than a fixed time: the suite runs two files at once on two cores.
       const until = async (seen: () => boolean) => {
-        for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+        for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline;)
+          await new Promise((resolve) => setTimeout(resolve, 50));
       };
       await new Promise((resolve) => (socket.onopen = resolve));
       await until(() => messages.some((m) => m.type === 'welcome'));
-      const moderatorId = messages.find((m) => m.type === 'welcome')!.participants!.find((p) => p.role === 'moderator')!.participant_id;
+      const moderatorId = messages
+        .find((m) => m.type === 'welcome')!
+        .participants!.find((p) => p.role === 'moderator')!.participant_id;
       const pc = new RTCPeerConnection();
       const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
       pc.addTrack(stream.getAudioTracks()[0]!, stream);
       await pc.setLocalDescription(await pc.createOffer());
-      socket.send(JSON.stringify({ type: 'signal', to: moderatorId, data: { description: pc.localDescription!.toJSON() } }));
+      socket.send(
+        JSON.stringify({ type: 'signal', to: moderatorId, data: { description: pc.localDescription!.toJSON() } }),
+      );
       await until(() => messages.some((m) => m.type === 'error'));
       socket.close();
       return messages.filter((m) => m.type === 'error').map((m) => m.code);
@@ -295,19 +378,41 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // connection and says why, and the moderator's connection to him closes too.
     await mod.getByRole('tab', { name: 'People' }).click();
     const openToBen = () =>
-      mod.evaluate(() => (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.filter((pc) => pc.connectionState !== 'closed').length);
+      mod.evaluate(
+        () =>
+          (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.filter(
+            (pc) => pc.connectionState !== 'closed',
+          ).length,
+      );
     const before = await openToBen();
     await mod.getByRole('button', { name: 'Remove Ben', exact: true }).click();
-    await mod.getByRole('dialog', { name: 'Remove Ben from the meeting?' }).getByRole('button', { name: 'Remove', exact: true }).click();
+    await mod
+      .getByRole('dialog', { name: 'Remove Ben from the meeting?' })
+      .getByRole('button', { name: 'Remove', exact: true })
+      .click();
     await until(
       "Ben's connections to close",
-      () => ben.evaluate(() => (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.every((pc) => pc.connectionState === 'closed')),
+      () =>
+        ben.evaluate(() =>
+          (window as unknown as { __meetPeers: RTCPeerConnection[] }).__meetPeers.every(
+            (pc) => pc.connectionState === 'closed',
+          ),
+        ),
       10_000,
       50,
     );
-    await until("the moderator's connection to Ben to close", async () => (await openToBen()) === before - 1, 10_000, 50);
+    await until(
+      "the moderator's connection to Ben to close",
+      async () => (await openToBen()) === before - 1,
+      10_000,
+      50,
+    );
     await ben.getByRole('heading', { name: 'A moderator removed you from the meeting.' }).waitFor();
-    t.equal(await ben.getByRole('link', { name: 'Ask to join again' }).count(), 1, 'removed on the mesh: told, with the way to ask again');
+    t.equal(
+      await ben.getByRole('link', { name: 'Ask to join again' }).count(),
+      1,
+      'removed on the mesh: told, with the way to ask again',
+    );
   });
 
   t.test('an instance that forces the waiting room offers no way to disable it', async (t) => {
@@ -315,7 +420,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await rooms.create(d, { room_id: 'exam', name: 'Exam' });
     const browser = await openBrowser(t);
     const { page } = await browser.newPage('moderator');
-    const link = await call(d, '/api/rooms/exam/links', { method: 'POST', json: { role: 'moderator', name: 'Proctor' } });
+    const link = await call(d, '/api/rooms/exam/links', {
+      method: 'POST',
+      json: { role: 'moderator', name: 'Proctor' },
+    });
     await page.goto(`${d.url}${link.body.url}`);
     await page.getByText('Joining as Proctor').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();

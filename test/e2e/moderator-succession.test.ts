@@ -77,7 +77,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       ],
       'Ann, first, is the moderator; Bob is not',
     );
-    await t.resolves(ann.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }), "Ann's page shows the waiting section");
+    await t.resolves(
+      ann.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }),
+      "Ann's page shows the waiting section",
+    );
     t.equal(await bob.frame.getByRole('heading', { name: 'Waiting' }).count(), 0, "Bob's does not");
     t.equal(await bob.frame.getByRole('button', { name: 'Create sub-groups' }).count(), 0, 'nor the moderator tools');
 
@@ -85,12 +88,25 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await waitEvent(ann.page, 'readyToClose');
     const changed = await waitEvent(bob.page, 'participantRoleChanged');
     t.same(changed, { id: bob.joined.id, role: 'moderator' }, "Bob's host page hears participantRoleChanged");
-    await t.resolves(bob.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }), 'the waiting section appears');
+    await t.resolves(
+      bob.frame.getByRole('heading', { name: 'Waiting' }).waitFor({ timeout: 10_000 }),
+      'the waiting section appears',
+    );
     // The tools sit in the side panel's Moderation tab, whose toolbar button only a moderator has.
     await bob.frame.getByRole('button', { name: 'Moderation' }).click({ timeout: 10_000 });
-    await t.resolves(bob.frame.getByRole('button', { name: 'Create sub-groups' }).waitFor({ timeout: 10_000 }), 'and the moderator tools');
-    await until('the announcement', async () => (await bob.frame.locator('#announcer').textContent()) === 'You are now a moderator');
-    t.equal(await bob.frame.locator('#announcer').getAttribute('role'), 'status', 'announced through the status live region');
+    await t.resolves(
+      bob.frame.getByRole('button', { name: 'Create sub-groups' }).waitFor({ timeout: 10_000 }),
+      'and the moderator tools',
+    );
+    await until(
+      'the announcement',
+      async () => (await bob.frame.locator('#announcer').textContent()) === 'You are now a moderator',
+    );
+    t.equal(
+      await bob.frame.locator('#announcer').getAttribute('role'),
+      'status',
+      'announced through the status live region',
+    );
     const after = await bob.page.evaluate(() => (window as any).api.getRoomsInfo());
     t.match(after.rooms[0].participants, [{ displayName: 'Bob', role: 'moderator' }], 'getRoomsInfo follows');
     t.same([...ann.errors, ...bob.errors], [], 'no page errors');

@@ -11,7 +11,8 @@ import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { asSession, moderator } from '../helpers/waiting.js';
 
-const visibleTiles = (page: Page) => page.getByRole('list', { name: 'Video of the participants' }).getByRole('listitem').count();
+const visibleTiles = (page: Page) =>
+  page.getByRole('list', { name: 'Video of the participants' }).getByRole('listitem').count();
 const announced = (page: Page) => page.locator('#announcer').textContent();
 
 t.setTimeout(180_000);

@@ -27,7 +27,9 @@ function composeTurnCommand(t: Tap): string {
   const out = mkdtempSync(join(tmpdir(), 'meet-turn-'));
   t.teardown(() => rmSync(out, { recursive: true, force: true }));
   const files = runtimeFiles(runtimeSettings({ runtime: 'container' }), out);
-  const compose = parseYaml(files.find((f) => f.path.endsWith('compose.yaml'))!.content) as { services: { turn: { command: string[] } } };
+  const compose = parseYaml(files.find((f) => f.path.endsWith('compose.yaml'))!.content) as {
+    services: { turn: { command: string[] } };
+  };
   return compose.services.turn.command[0]!.replaceAll('$$', '$');
 }
 
@@ -41,7 +43,10 @@ function runTurn(t: Tap, command: string, port: number, env: Record<string, stri
       'exec turnserver',
       `exec turnserver --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --pidfile=${dir}/turn.pid --log-file=stdout --simple-log --no-tls --no-dtls`,
     );
-  const child = spawn('sh', ['-c', local], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', local], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -58,40 +63,51 @@ t.test('the compose turn service refuses to start without SERVICE_TURN_SECRET', 
   t.match(turn.output(), /SERVICE_TURN_SECRET is not set in the env file/, 'and says why');
 });
 
-t.test('Chromium is allocated a relay on coturn with the daemon credential, not with a forged or expired one', { skip }, async (t) => {
-  const port = await freePort();
-  const turn = runTurn(t, composeTurnCommand(t), port, { SERVICE_TURN_SECRET: secret });
-  const d = await appFor(t, { env: { SERVICE_ICE_SERVERS: `turn:127.0.0.1:${port}?transport=udp`, SERVICE_TURN_SECRET: secret } });
-  await createRoom(t, d, { room_id: 'relay', name: 'Relay', waiting_room: 'off' });
-  const mod = await moderator(d, 'relay');
-  const given = mod.result.body.ice_servers as Server[];
-  t.equal(given.length, 1, 'one TURN entry, with her credential');
+t.test(
+  'Chromium is allocated a relay on coturn with the daemon credential, not with a forged or expired one',
+  { skip },
+  async (t) => {
+    const port = await freePort();
+    const turn = runTurn(t, composeTurnCommand(t), port, { SERVICE_TURN_SECRET: secret });
+    const d = await appFor(t, {
+      env: { SERVICE_ICE_SERVERS: `turn:127.0.0.1:${port}?transport=udp`, SERVICE_TURN_SECRET: secret },
+    });
+    await createRoom(t, d, { room_id: 'relay', name: 'Relay', waiting_room: 'off' });
+    const mod = await moderator(d, 'relay');
+    const given = mod.result.body.ice_servers as Server[];
+    t.equal(given.length, 1, 'one TURN entry, with her credential');
 
-  const browser = await openBrowser(t);
-  const { page } = await browser.newPage('relay');
-  /** The candidate types an ICE gathering limited to relays yields with these servers. */
-  const relayCandidates = (servers: Server[]) =>
-    page.evaluate(async (iceServers) => {
-      const pc = new RTCPeerConnection({ iceServers, iceTransportPolicy: 'relay' });
-      pc.createDataChannel('probe');
-      const types: string[] = [];
-      const done = new Promise<void>((resolve) => {
-        pc.onicecandidate = (event) => (event.candidate ? types.push(event.candidate.type ?? '?') : resolve());
-        setTimeout(resolve, 8000);
-      });
-      await pc.setLocalDescription(await pc.createOffer());
-      await done;
-      pc.close();
-      return types;
-    }, servers);
+    const browser = await openBrowser(t);
+    const { page } = await browser.newPage('relay');
+    /** The candidate types an ICE gathering limited to relays yields with these servers. */
+    const relayCandidates = (servers: Server[]) =>
+      page.evaluate(async (iceServers) => {
+        const pc = new RTCPeerConnection({ iceServers, iceTransportPolicy: 'relay' });
+        pc.createDataChannel('probe');
+        const types: string[] = [];
+        const done = new Promise<void>((resolve) => {
+          pc.onicecandidate = (event) => (event.candidate ? types.push(event.candidate.type ?? '?') : resolve());
+          setTimeout(resolve, 8000);
+        });
+        await pc.setLocalDescription(await pc.createOffer());
+        await done;
+        pc.close();
+        return types;
+      }, servers);
 
-  // coturn takes a moment to open its listener: the first allocation is retried.
-  let granted: string[] = [];
-  for (let attempt = 0; attempt < 10 && granted.length === 0; attempt++) granted = await relayCandidates(given);
-  t.ok(granted.includes('relay'), `a relay candidate with the daemon's credential (coturn said: ${turn.output().slice(-300)})`);
+    // coturn takes a moment to open its listener: the first allocation is retried.
+    let granted: string[] = [];
+    for (let attempt = 0; attempt < 10 && granted.length === 0; attempt++) granted = await relayCandidates(given);
+    t.ok(
+      granted.includes('relay'),
+      `a relay candidate with the daemon's credential (coturn said: ${turn.output().slice(-300)})`,
+    );
 
-  const forged = [{ ...given[0]!, credential: turnCredential('another-secret', 'x', 2_000_000_000).credential }];
-  t.same(await relayCandidates(forged), [], 'a credential signed with another secret: no relay');
-  const expired = [{ urls: given[0]!.urls, ...turnCredential(secret, 'someone', Math.floor(Date.now() / 1000) - 60) }];
-  t.same(await relayCandidates(expired), [], 'a correctly signed credential past its expiry: no relay');
-});
+    const forged = [{ ...given[0]!, credential: turnCredential('another-secret', 'x', 2_000_000_000).credential }];
+    t.same(await relayCandidates(forged), [], 'a credential signed with another secret: no relay');
+    const expired = [
+      { urls: given[0]!.urls, ...turnCredential(secret, 'someone', Math.floor(Date.now() / 1000) - 60) },
+    ];
+    t.same(await relayCandidates(expired), [], 'a correctly signed credential past its expiry: no relay');
+  },
+);

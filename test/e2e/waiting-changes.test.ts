@@ -37,7 +37,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       });
     });
 
-    const link = await call(d, '/api/rooms/hall/links', { method: 'POST', json: { role: 'moderator', name: 'Teacher' } });
+    const link = await call(d, '/api/rooms/hall/links', {
+      method: 'POST',
+      json: { role: 'moderator', name: 'Teacher' },
+    });
     await page.goto(`${d.url}${link.body.url}`);
     await page.getByText('Joining as Teacher').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();
@@ -53,7 +56,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await section.getByRole('button', { name: 'Admit Ann' }).waitFor();
     guests.push(await knock('Ben', 2));
     await until('the dropped change passed the route', async () => changesSeen >= 2);
-    t.equal(await section.getByRole('button', { name: 'Admit Ben' }).count(), 0, 'the lost change: Ben is not shown yet');
+    t.equal(
+      await section.getByRole('button', { name: 'Admit Ben' }).count(),
+      0,
+      'the lost change: Ben is not shown yet',
+    );
 
     guests.push(await knock('Cy', 3));
     await section.getByRole('button', { name: 'Admit Cy' }).waitFor();
@@ -77,7 +84,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // From the panel: admit Ben; the change removes his row only.
     await section.getByRole('button', { name: 'Admit Ben' }).click();
-    await until('Ben gone from the panel', async () => (await section.getByRole('button', { name: 'Admit Ben' }).count()) === 0);
+    await until(
+      'Ben gone from the panel',
+      async () => (await section.getByRole('button', { name: 'Admit Ben' }).count()) === 0,
+    );
     t.same(
       (await section.locator('li').allInnerTexts()).map((text) => text.split('\n')[0]),
       ['Ann', 'Cy'],

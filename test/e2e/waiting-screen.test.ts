@@ -27,7 +27,8 @@ function backgroundDifference(page: Page): Promise<number> {
     const a = grab(preview);
     const b = grab(raw);
     let sum = 0;
-    for (let i = 0; i < a.length; i += 4) sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
+    for (let i = 0; i < a.length; i += 4)
+      sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
     return sum / (a.length / 4);
   });
 }
@@ -37,7 +38,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'board', name: meetingName, waiting_room: 'all', access_code: '2468' });
     const browser = await openBrowser(t);
-    browser.expectConsoleErrors(/ 403 POST \S+\/room\/board\/start$/, 'the test types a wrong access code on purpose: the server refuses it with 403');
+    browser.expectConsoleErrors(
+      / 403 POST \S+\/room\/board\/start$/,
+      'the test types a wrong access code on purpose: the server refuses it with 403',
+    );
     const { page, context, errors } = await browser.newPage('guest');
     await countConnections(context);
     const bodies: string[] = [];
@@ -66,7 +70,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     const waiting = (await call(d, '/api/rooms/board/waiting')).body;
     t.equal(waiting.length, 1);
-    t.match(waiting[0], { name: 'Guest <img src=x onerror=alert(1)>', note: 'From class 4B <b>bold?</b>' }, 'name and note arrive as plain text');
+    t.match(
+      waiting[0],
+      { name: 'Guest <img src=x onerror=alert(1)>', note: 'From class 4B <b>bold?</b>' },
+      'name and note arrive as plain text',
+    );
     t.equal(await page.locator('img').count(), 0, 'her markup was not turned into an element');
 
     // The two parts, each with its controls named.
@@ -83,8 +91,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal((await call(d, '/api/rooms/board/waiting')).body.length, 1, 'the same single request after the reload');
 
     // Refused: she is told, may ask again, and a new request appears.
-    t.equal((await call(d, `/api/rooms/board/waiting/${waiting[0].request_id}/refuse`, { method: 'POST', json: { bar: false } })).status, 200);
-    await page.locator('main').getByText('A moderator declined your request. You may ask again.').waitFor({ timeout: 30_000 });
+    t.equal(
+      (
+        await call(d, `/api/rooms/board/waiting/${waiting[0].request_id}/refuse`, {
+          method: 'POST',
+          json: { bar: false },
+        })
+      ).status,
+      200,
+    );
+    await page
+      .locator('main')
+      .getByText('A moderator declined your request. You may ask again.')
+      .waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Ask again' }).click();
     await page.locator('main').getByText('Waiting for a moderator to let you in.').waitFor();
     const again = (await call(d, '/api/rooms/board/waiting')).body;
@@ -92,7 +111,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.not(again[0].request_id, waiting[0].request_id);
 
     // Nothing before admission: no peer connection, no live socket, no meeting name anywhere.
-    t.same(await connectionCounts(page), { peerConnections: 0, webSockets: 0 }, 'no RTCPeerConnection and no WebSocket while waiting');
+    t.same(
+      await connectionCounts(page),
+      { peerConnections: 0, webSockets: 0 },
+      'no RTCPeerConnection and no WebSocket while waiting',
+    );
     t.notMatch(await page.locator('body').innerText(), meetingName, 'the screen does not name the meeting');
     t.notOk(
       bodies.some((body) => body.includes(meetingName)),
@@ -100,7 +123,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
 
     // Barred: reloading does not bring the request back.
-    const barred = await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, { method: 'POST', json: { bar: true } });
+    const barred = await call(d, `/api/rooms/board/waiting/${again[0].request_id}/refuse`, {
+      method: 'POST',
+      json: { bar: true },
+    });
     t.equal(barred.status, 200, `the bar was accepted (${barred.text}); a 409 means her page stopped polling`);
     await page
       .getByRole('heading', { name: 'You cannot join this meeting.' })
@@ -124,14 +150,26 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('button', { name: 'Ask to join' }).waitFor();
     const before = await backgroundDifference(page);
     await page.getByRole('radio', { name: 'Blur' }).check();
-    await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream, undefined, {
-      timeout: 30_000,
-    });
+    await page.waitForFunction(
+      () => document.querySelector<HTMLVideoElement>('video.preview')?.srcObject instanceof MediaStream,
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
     // The effect takes a moment to load its model and draw: measured until it shows (30 s at most on a loaded machine), not after a fixed pause.
     let after = before;
-    await until('the blurred preview', async () => (after = await backgroundDifference(page)) > before + 5, 30_000, 200).catch(() => {});
+    await until(
+      'the blurred preview',
+      async () => (after = await backgroundDifference(page)) > before + 5,
+      30_000,
+      200,
+    ).catch(() => {});
     await browser.screenshot(page, 'waiting-screen-blur');
-    t.ok(after > before + 5, `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`);
+    t.ok(
+      after > before + 5,
+      `blurred preview differs from the raw frame (difference ${before.toFixed(1)} → ${after.toFixed(1)})`,
+    );
     // A fixed pause here, not a wait for the condition: the blur's frames would meet it at once,
     // and the pause is what lets the image replace them before the measure.
     await page.getByRole('radio', { name: 'Image' }).check();

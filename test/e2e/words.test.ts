@@ -24,7 +24,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const modContext = await browser.browser.newContext({ locale: 'de-DE', permissions: ['camera', 'microphone'] });
     const mod = await modContext.newPage();
     t.same(await mod.evaluate(() => navigator.languages), ['de-DE'], 'the browser says German');
-    const link = await call(d, '/api/rooms/klasse/links', { method: 'POST', json: { role: 'moderator', name: 'Frau Weber' } });
+    const link = await call(d, '/api/rooms/klasse/links', {
+      method: 'POST',
+      json: { role: 'moderator', name: 'Frau Weber' },
+    });
     await mod.goto(`${d.url}${link.body.url}`);
     t.equal(await htmlLang(mod), 'de', 'a German browser gets <html lang="de">');
     t.equal(await mod.title(), 'An einer Konferenz teilnehmen', 'and a German title');
@@ -46,18 +49,28 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const request = guest.getByRole('region', { name: 'Ihre Bitte um Teilnahme' });
     const ask = request.getByRole('button', { name: 'Um Teilnahme bitten' });
     await ask.waitFor();
-    t.ok(await guest.getByRole('region', { name: 'Ihre Geräte' }).getByLabel('Kamera', { exact: true }).isVisible(), 'the devices in German');
+    t.ok(
+      await guest.getByRole('region', { name: 'Ihre Geräte' }).getByLabel('Kamera', { exact: true }).isVisible(),
+      'the devices in German',
+    );
     await request.getByLabel('Nachricht an die Moderation (optional)').fill('Ich bin neu in der Klasse');
     await browser.checkAccessibility(guest, 'the waiting page in German, before knocking');
     await ask.click();
     await request.getByText('Sie bitten um Teilnahme …').waitFor();
-    t.match(await request.innerText(), /Ihre Nachricht: Ich bin neu in der Klasse/, 'the status card in German, with her note');
+    t.match(
+      await request.innerText(),
+      /Ihre Nachricht: Ich bin neu in der Klasse/,
+      'the status card in German, with her note',
+    );
     await browser.checkAccessibility(guest, 'the waiting card in German');
 
     // The moderator admits her from the German notification.
     const toast = mod.getByRole('status').filter({ hasText: 'Noor möchte teilnehmen' });
     await toast.waitFor();
-    t.ok(await toast.getByRole('button', { name: 'Noor aus der Benachrichtigung ablehnen' }).isVisible(), 'Ablehnen beside Zulassen');
+    t.ok(
+      await toast.getByRole('button', { name: 'Noor aus der Benachrichtigung ablehnen' }).isVisible(),
+      'Ablehnen beside Zulassen',
+    );
     await toast.getByRole('button', { name: 'Noor aus der Benachrichtigung zulassen' }).click();
     await guest.getByRole('button', { name: 'Mikrofon stummschalten' }).waitFor({ timeout: 30_000 });
     t.pass('admitted: the guest is in the meeting, in German');
@@ -70,11 +83,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await guest.getByRole('button', { name: 'Tastenkürzel' }).click();
     const help = guest.getByRole('dialog', { name: 'Tastenkürzel' });
     await help.waitFor();
-    t.ok(await help.getByRole('cell', { name: 'Konferenz verlassen' }).isVisible(), 'the help dialog lists the shortcuts in German');
+    t.ok(
+      await help.getByRole('cell', { name: 'Konferenz verlassen' }).isVisible(),
+      'the help dialog lists the shortcuts in German',
+    );
     await help.getByRole('button', { name: 'Schließen' }).click();
     await mod.getByRole('listitem', { name: 'Noor' }).waitFor();
     // A wide window opens the panel on People; the toolbar's button says so (pressed).
-    t.equal(await mod.getByRole('button', { name: 'Personen' }).getAttribute('aria-pressed'), 'true', 'the People button, in German, pressed');
+    t.equal(
+      await mod.getByRole('button', { name: 'Personen' }).getAttribute('aria-pressed'),
+      'true',
+      'the People button, in German, pressed',
+    );
     await mod.getByRole('heading', { name: 'Teilnehmende' }).waitFor();
     t.ok(await mod.getByRole('complementary', { name: 'Seitenleiste' }).isVisible(), 'the side panel in German');
     t.equal(await guest.title(), 'Klasse 7b', 'inside, the title is the room name');
@@ -83,7 +103,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     await guest.getByRole('button', { name: 'Konferenz verlassen' }).click();
     await guest.getByRole('heading', { name: 'Sie haben die Konferenz verlassen.' }).waitFor();
-    t.equal(await guest.getByRole('link', { name: 'Zurück zum Anfang' }).getAttribute('href'), '/room/klasse?lang=de', 'the way back keeps the language');
+    t.equal(
+      await guest.getByRole('link', { name: 'Zurück zum Anfang' }).getAttribute('href'),
+      '/room/klasse?lang=de',
+      'the way back keeps the language',
+    );
   });
 
   t.test('a language the page does not ship: English', async (t) => {

@@ -24,19 +24,33 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
  * Frames are checked by calling this on the frame: axe's own frame walk would need axe inside
  * every frame first.
  */
-export async function expectNoAxeViolations(t: Test, where: Page | Frame, label: string): Promise<AxeResults['violations']> {
+export async function expectNoAxeViolations(
+  t: Test,
+  where: Page | Frame,
+  label: string,
+): Promise<AxeResults['violations']> {
   const loaded = await where.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object');
   if (!loaded) await where.evaluate(axeSource);
-  const options: RunOptions = { runOnly: { type: 'tag', values: [...axeTags] }, iframes: false, resultTypes: ['violations'] };
+  const options: RunOptions = {
+    runOnly: { type: 'tag', values: [...axeTags] },
+    iframes: false,
+    resultTypes: ['violations'],
+  };
   const results = await where.evaluate(
-    (options) => (window as unknown as { axe: { run(context: Document, options: unknown): Promise<AxeResults> } }).axe.run(document, options),
+    (options) =>
+      (window as unknown as { axe: { run(context: Document, options: unknown): Promise<AxeResults> } }).axe.run(
+        document,
+        options,
+      ),
     options,
   );
   const violations = results.violations;
   if (violations.length === 0) {
     t.pass(`${label}: axe-core finds no violation (${axeTags.join(', ')})`);
   } else {
-    t.fail(`${label}: axe-core finds ${violations.length} rule(s) violated (under found)`, { found: violations.flatMap(describeViolation) });
+    t.fail(`${label}: axe-core finds ${violations.length} rule(s) violated (under found)`, {
+      found: violations.flatMap(describeViolation),
+    });
   }
   return violations;
 }

@@ -18,7 +18,11 @@ export interface ApiResult {
 }
 
 /** Calls the API (admin token unless `token` says otherwise); `json` is sent as a JSON body. */
-export async function call(server: Server, path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<ApiResult> {
+export async function call(
+  server: Server,
+  path: string,
+  init: RequestInit & { token?: string | null; json?: unknown } = {},
+): Promise<ApiResult> {
   const { json, ...rest } = init;
   const response = await server.api(path, {
     signal: AbortSignal.timeout(10_000),
@@ -39,7 +43,8 @@ export async function call(server: Server, path: string, init: RequestInit & { t
 export const rooms = {
   create: (d: Server, json: unknown) => call(d, '/api/rooms', { method: 'POST', json }),
   get: (d: Server, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`),
-  patch: (d: Server, id: string, json: unknown) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'PATCH', json }),
+  patch: (d: Server, id: string, json: unknown) =>
+    call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'PATCH', json }),
   delete: (d: Server, id: string) => call(d, `/api/rooms/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   list: (d: Server, query = '') => call(d, `/api/rooms${query}`),
 };
@@ -53,7 +58,11 @@ export function assertError(t: Tap, result: ApiResult, status: number, code: str
   t.equal(result.status, status, `status ${what}`);
   t.match(result.headers.get('content-type'), /^application\/json/, `JSON error body: ${result.text}`);
   const message: unknown = result.body?.error?.message;
-  t.same(result.body, { error: { code, message, ...(field === undefined ? {} : { field }) } }, `body is {error: {code, message, field?}} for ${what}`);
+  t.same(
+    result.body,
+    { error: { code, message, ...(field === undefined ? {} : { field }) } },
+    `body is {error: {code, message, field?}} for ${what}`,
+  );
   t.match(message, /\S/, 'error.message is a non-empty string');
 }
 

@@ -30,7 +30,10 @@ const bodiless = new Set([101, 204, 205, 304]);
  * `listen` also opens its listener on 127.0.0.1 (for what looks at the socket: /readyz's
  * engine_listener check). Closed (app, then services) at teardown.
  */
-export async function appFor(t: Tap, options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {}): Promise<InProcess> {
+export async function appFor(
+  t: Tap,
+  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {},
+): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
   const { lines, sink } = memoryLog();
@@ -47,7 +50,8 @@ export async function appFor(t: Tap, options: { env?: Record<string, string>; cl
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error(`appFor: unexpected listening address ${String(address)}`);
+    if (address === null || typeof address === 'string')
+      throw new Error(`appFor: unexpected listening address ${String(address)}`);
     url = `http://127.0.0.1:${address.port}`;
   }
 
@@ -58,14 +62,23 @@ export async function appFor(t: Tap, options: { env?: Record<string, string>; cl
     const bearer = token === undefined ? adminToken : token;
     if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
     if (typeof body === 'string' && !('content-type' in headers)) headers['content-type'] = 'application/json';
-    if (body !== undefined && body !== null && typeof body !== 'string') throw new Error('appFor: only string bodies are supported');
-    const answer = await app.inject({ method: (method ?? 'GET') as 'GET', url: path, headers, ...(typeof body === 'string' ? { payload: body } : {}) });
+    if (body !== undefined && body !== null && typeof body !== 'string')
+      throw new Error('appFor: only string bodies are supported');
+    const answer = await app.inject({
+      method: (method ?? 'GET') as 'GET',
+      url: path,
+      headers,
+      ...(typeof body === 'string' ? { payload: body } : {}),
+    });
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(one));
     }
-    return new Response(bodiless.has(answer.statusCode) ? null : new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers: responseHeaders });
+    return new Response(bodiless.has(answer.statusCode) ? null : new Uint8Array(answer.rawPayload), {
+      status: answer.statusCode,
+      headers: responseHeaders,
+    });
   };
   return { app, services, dataDir, lines, url, adminToken, api };
 }

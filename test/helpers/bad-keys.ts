@@ -3,7 +3,8 @@ import { createPrivateKey } from 'node:crypto';
 import { issueServerKey, licenceKeyPair, type LicenceFault } from '../../src/licence/server-key.js';
 import { testAuthority, testServerKey } from './licence.js';
 
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** Claims the test authority signs as they are given (missing or odd claims included). */
 async function signedRaw(claims: Record<string, unknown>): Promise<string> {
@@ -24,12 +25,24 @@ export async function badKeys(): Promise<{ name: string; key: string; fault: Lic
     { name: 'two parts', key: good.split('.').slice(0, 2).join('.'), fault: 'malformed' },
     { name: 'bad base64', key: `${header}.@@not*base64@@.${signature}`, fault: 'malformed' },
     { name: 'payload not JSON', key: `${header}.${b64('not json')}.${signature}`, fault: 'malformed' },
-    { name: 'missing sub', key: await signedRaw({ modules: ['compat'], iat: now, exp: now + 86_400 }), fault: 'malformed' },
+    {
+      name: 'missing sub',
+      key: await signedRaw({ modules: ['compat'], iat: now, exp: now + 86_400 }),
+      fault: 'malformed',
+    },
     { name: 'missing exp', key: await signedRaw({ sub: 'x', modules: ['compat'], iat: now }), fault: 'malformed' },
-    { name: 'modules not a list', key: await signedRaw({ sub: 'x', modules: 'compat', iat: now, exp: now + 86_400 }), fault: 'malformed' },
+    {
+      name: 'modules not a list',
+      key: await signedRaw({ sub: 'x', modules: 'compat', iat: now, exp: now + 86_400 }),
+      fault: 'malformed',
+    },
     {
       name: 'signed by another pair',
-      key: await issueServerKey(other.privateKeyPem, { customer: 'Mallory', modules: ['compat'], days: 365 }, new Date()),
+      key: await issueServerKey(
+        other.privateKeyPem,
+        { customer: 'Mallory', modules: ['compat'], days: 365 },
+        new Date(),
+      ),
       fault: 'forged',
     },
     {

@@ -77,7 +77,9 @@ function inPrivateNamespace(t: Test, testFile: string, veth: boolean): boolean {
     {
       env: { ...process.env, [netnsVariable]: name },
     },
-    veth ? 'inside a network namespace of loopback and a private veth pair' : 'inside a loopback-only network namespace',
+    veth
+      ? 'inside a network namespace of loopback and a private veth pair'
+      : 'inside a loopback-only network namespace',
   );
   return true;
 }
@@ -128,7 +130,10 @@ function watchContext(context: BrowserContext, name: string, faults: Fault[]): v
   context.on('weberror', (error) => faults.push({ line: `${name}: uncaught: ${String(error.error())}` }));
   context.on('response', (response) => {
     if (response.status() < 400 || !/^https?:/.test(response.url())) return;
-    faults.push({ line: `${name}: ${response.status()} ${response.request().method()} ${response.url()}`, url: response.url() });
+    faults.push({
+      line: `${name}: ${response.status()} ${response.request().method()} ${response.url()}`,
+      url: response.url(),
+    });
   });
 }
 
@@ -150,13 +155,18 @@ function checkAtEnd(t: Test, faults: readonly Fault[], allowances: readonly Allo
       else unexpected.push(fault.line);
     }
     if (unexpected.length > 0) {
-      t.fail(`the browser logged ${unexpected.length} error(s) or failed request(s) this test does not expect (under found)`, {
-        found: unexpected,
-        hint: 'fix the page, or declare an error the test provokes on purpose with browser.expectConsoleErrors(pattern, why)',
-      });
+      t.fail(
+        `the browser logged ${unexpected.length} error(s) or failed request(s) this test does not expect (under found)`,
+        {
+          found: unexpected,
+          hint: 'fix the page, or declare an error the test provokes on purpose with browser.expectConsoleErrors(pattern, why)',
+        },
+      );
     } else {
       const expected = allowances.reduce((sum, a) => sum + a.used, 0);
-      t.pass(`the browser logged no error and no failed request${expected > 0 ? ` beyond the ${expected} this test provokes` : ''}`);
+      t.pass(
+        `the browser logged no error and no failed request${expected > 0 ? ` beyond the ${expected} this test provokes` : ''}`,
+      );
     }
     for (const allowance of allowances) {
       if (allowance.used === 0) t.comment(`expected but not seen: ${allowance.pattern} (${allowance.why})`);
@@ -179,7 +189,9 @@ function sharedChromium(args: readonly string[]): Promise<Browser> {
   if (!browser) {
     // Loaded here, not at the top: a file that re-runs itself in a namespace (inLoopbackNamespace)
     // loads its imports twice, and the parent, which only relays the child's TAP, needs no Playwright.
-    browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: chromiumPath, args: [...args] }));
+    browser = import('playwright-core').then(({ chromium }) =>
+      chromium.launch({ executablePath: chromiumPath, args: [...args] }),
+    );
     launched.set(key, browser);
     const closing = browser;
     tap.teardown(async () => (await closing).close());
@@ -214,9 +226,11 @@ export async function openBrowser(t: Test, extraArgs: readonly string[] = []): P
   let unnamed = 0;
   const browser = new Proxy(shared, {
     get(target, property) {
-      if (property === 'newContext') return (options?: Parameters<Browser['newContext']>[0]) => newContext(options, `context ${(unnamed += 1)}`);
+      if (property === 'newContext')
+        return (options?: Parameters<Browser['newContext']>[0]) => newContext(options, `context ${(unnamed += 1)}`);
       if (property === 'newPage') {
-        return async (options?: Parameters<Browser['newContext']>[0]) => (await newContext(options, `context ${(unnamed += 1)}`)).newPage();
+        return async (options?: Parameters<Browser['newContext']>[0]) =>
+          (await newContext(options, `context ${(unnamed += 1)}`)).newPage();
       }
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
@@ -276,11 +290,17 @@ export async function countConnections(context: BrowserContext): Promise<void> {
 }
 
 export function connectionCounts(page: Page): Promise<{ peerConnections: number; webSockets: number }> {
-  return page.evaluate(() => (window as unknown as { __meetCounts: { peerConnections: number; webSockets: number } }).__meetCounts);
+  return page.evaluate(
+    () => (window as unknown as { __meetCounts: { peerConnections: number; webSockets: number } }).__meetCounts,
+  );
 }
 
 /** Sum of a stat over the page's inbound RTP streams of one kind (e.g. framesDecoded of video). */
-export function inboundTotal(page: Page, kind: 'audio' | 'video', stat: 'framesDecoded' | 'bytesReceived' | 'packetsReceived'): Promise<number> {
+export function inboundTotal(
+  page: Page,
+  kind: 'audio' | 'video',
+  stat: 'framesDecoded' | 'bytesReceived' | 'packetsReceived',
+): Promise<number> {
   return page.evaluate(
     async ([kind, stat]) => {
       let total = 0;

@@ -27,7 +27,8 @@ import { memoryLog } from './memory-log.js';
 // The built modules (dist/, what `meetctl serve` runs), typed by their sources, as
 // in-process-daemon.ts loads them: cheaper than transpiling the daemon's sources in each test.
 // An error a test matches by class (ConfigError) must come from dist/ too: see builtModule.
-const built = <T>(path: string): Promise<T> => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
+const built = <T>(path: string): Promise<T> =>
+  import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
 
 /** A module of dist/ (for a class to compare thrown errors with: `(await builtModule('config/config-error.js')).ConfigError`). */
 export const builtModule = built;
@@ -81,7 +82,8 @@ export interface CompatAppOptions {
 async function listenOnLoopback(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error(`compatAppFor: unexpected listening address ${String(address)}`);
+  if (address === null || typeof address === 'string')
+    throw new Error(`compatAppFor: unexpected listening address ${String(address)}`);
   return `http://127.0.0.1:${address.port}`;
 }
 
@@ -91,20 +93,41 @@ async function listenOnLoopback(app: FastifyInstance): Promise<string> {
  * daemon's error (a ConfigError is what `meetctl serve` exits 2 with).
  */
 export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Promise<CompatApp> {
-  const { buildCompat, compatActive, loadConfig, openEngine, licensedAtStart, loggerOptions, RequestSummary, systemClock } = await modules();
+  const {
+    buildCompat,
+    compatActive,
+    loadConfig,
+    openEngine,
+    licensedAtStart,
+    loggerOptions,
+    RequestSummary,
+    systemClock,
+  } = await modules();
   const given = options.dataDir ?? options.env?.SERVICE_DATA_DIR;
   const dataDir = given ?? tempDataDir('meet-compat-app-');
   if (given === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const licence = await installTestLicence(dataDir);
   const config = loadConfig({
-    env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', COMPAT_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...licence, ...options.env },
+    env: {
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_HTTP_ADDR: '127.0.0.1:0',
+      COMPAT_HTTP_ADDR: '127.0.0.1:0',
+      SERVICE_MEDIA: 'mesh',
+      ...licence,
+      ...options.env,
+    },
   });
-  if (!compatActive(config)) throw new Error('compatAppFor: neither the meeting API nor the embed gateway is configured');
+  if (!compatActive(config))
+    throw new Error('compatAppFor: neither the meeting API nor the embed gateway is configured');
   const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
   let compat: BuiltCompat | null = null;
   // One request log for both listeners, as the daemon's (run.ts): lines per SERVICE_ACCESS_LOG.
-  const accessLog = { policy: config.accessLog, slowMs: config.slowRequestMs, recorder: new RequestSummary(systemClock) };
+  const accessLog = {
+    policy: config.accessLog,
+    slowMs: config.slowRequestMs,
+    recorder: new RequestSummary(systemClock),
+  };
   const { services, app: engineApp } = await openEngine(config, options.clock ?? systemClock, log, {
     accessLog,
     tenantOf: (roomId) => compat?.meetingIn(roomId)?.tenantId ?? null,
@@ -118,7 +141,8 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
   services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await engineApp.ready();
   // The licence is real (the test authority's key): its gate decides with the real date, as the daemon's does.
-  if (!(await licensedAtStart('compat', config, log, new Date()))) throw new Error(`compatAppFor: the licence gate refused the module:\n${lines.join('\n')}`);
+  if (!(await licensedAtStart('compat', config, log, new Date())))
+    throw new Error(`compatAppFor: the licence gate refused the module:\n${lines.join('\n')}`);
   compat = await buildCompat(config, services, log.child({ module: 'compat' }), { accessLog, ...options.compat });
   await compat.app.ready();
   if (!options.clock) {

@@ -1,7 +1,12 @@
 import { plainMeeting, type CompatMeeting } from '../../src/compat/confapi/model.js';
 
 /** A meeting record as the meeting API stores it, with every field at a plain value. */
-export function meeting(tenantId: string, meetingId: string, createTime: number, fields: Partial<CompatMeeting> = {}): CompatMeeting {
+export function meeting(
+  tenantId: string,
+  meetingId: string,
+  createTime: number,
+  fields: Partial<CompatMeeting> = {},
+): CompatMeeting {
   const identity = {
     internalId: `${tenantId}-${meetingId}-${createTime}`,
     tenantId,

@@ -19,7 +19,11 @@ export interface CompatServer extends Pick<Daemon, 'url' | 'dataDir' | 'lines' |
 export interface CompatDaemon extends Daemon, CompatServer {}
 
 /** Waits (up to 5 s) for a log line matching `pattern` and returns its match. */
-export async function logMatch(daemon: Pick<Daemon, 'lines'>, pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
+export async function logMatch(
+  daemon: Pick<Daemon, 'lines'>,
+  pattern: RegExp,
+  timeoutMs = 5000,
+): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const line of daemon.lines) {
@@ -52,7 +56,11 @@ const compatListening = /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/;
  * real sockets) started in this process: for what the daemon answers and logs, without the
  * cost of a process. Stopped, and its data directory removed unless given, at teardown.
  */
-export async function compatInProcessFor(t: Tap, env: Record<string, string> = {}, options: DaemonOptions = {}): Promise<CompatServer & InProcessDaemon> {
+export async function compatInProcessFor(
+  t: Tap,
+  env: Record<string, string> = {},
+  options: DaemonOptions = {},
+): Promise<CompatServer & InProcessDaemon> {
   const dataDir = env.SERVICE_DATA_DIR ?? tempDataDir();
   const licence = await installTestLicence(dataDir);
   const daemon = await inProcessDaemonFor(t, dataDir, { COMPAT_HTTP_ADDR: '127.0.0.1:0', ...licence, ...env }, options);
@@ -156,7 +164,11 @@ export function assertFailed(t: Tap, answer: ConfapiAnswer, messageKey: string, 
 
 export function assertSuccess(t: Tap, answer: ConfapiAnswer, what: string): void {
   t.equal(answer.status, 200, `${what}: HTTP 200`);
-  t.equal(answer.xml?.returncode, 'SUCCESS', `${what}: returncode SUCCESS (${answer.text.replace(/\n/g, '').slice(0, 300)})`);
+  t.equal(
+    answer.xml?.returncode,
+    'SUCCESS',
+    `${what}: returncode SUCCESS (${answer.text.replace(/\n/g, '').slice(0, 300)})`,
+  );
 }
 
 /** Attendees of a getMeetingInfo answer as an array (xml2js gives one object for one). */
@@ -173,7 +185,10 @@ export interface Received {
 }
 
 /** A local HTTP receiver for callbacks: records every request, answers `status`. */
-export async function receiverFor(t: Tap, status = 200): Promise<{ url: string; port: number; received: Received[]; next(): Promise<Received> }> {
+export async function receiverFor(
+  t: Tap,
+  status = 200,
+): Promise<{ url: string; port: number; received: Received[]; next(): Promise<Received> }> {
   const received: Received[] = [];
   const waiters: ((r: Received) => void)[] = [];
   const server = createServer((req, res) => {
@@ -208,7 +223,12 @@ export async function receiverFor(t: Tap, status = 200): Promise<{ url: string; 
 }
 
 /** Enters a room on the engine listener with a join token (what the web client does first). */
-export async function startWithToken(daemon: Pick<Daemon, 'url'>, roomId: string, token: string, name = 'Typed name'): Promise<{ status: number; body: any }> {
+export async function startWithToken(
+  daemon: Pick<Daemon, 'url'>,
+  roomId: string,
+  token: string,
+  name = 'Typed name',
+): Promise<{ status: number; body: any }> {
   const response = await injectFetch(`${daemon.url}/room/${encodeURIComponent(roomId)}/start`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -41,15 +41,26 @@ export async function startDaemon(
   const child = spawn(file!, argv, {
     // The mesh unless a test asks for Janus: the default (auto) would start a Janus per daemon,
     // and pages in a loopback-only namespace get no media from it (Janus gathers no loopback candidates).
-    env: { PATH: process.env.PATH ?? '', SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_HTTP_ADDR: '127.0.0.1:0',
+      SERVICE_MEDIA: 'mesh',
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 45 s:\n${lines.join('\n')}\n${stderr}`)), 45_000);
+    const timer = setTimeout(
+      () => reject(new Error(`daemon did not start in 45 s:\n${lines.join('\n')}\n${stderr}`)),
+      45_000,
+    );
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -110,12 +121,23 @@ export interface CliResult {
  * Runs `meetctl ARGS` to completion (60 s at most: the suite runs files in parallel on small machines) with only PATH and `env` in its environment.
  * `realBin` runs bin/meetctl itself, without tap's loader (so without coverage).
  */
-export function runMeetctl(args: readonly string[], env: Record<string, string> = {}, realBin = false): Promise<CliResult> {
-  const [file, argv] = realBin ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, '--', meetctl, ...args]] : [process.execPath, ['--', meetctl, ...args]];
+export function runMeetctl(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  realBin = false,
+): Promise<CliResult> {
+  const [file, argv] = realBin
+    ? ['env', ['-u', 'NODE_OPTIONS', process.execPath, '--', meetctl, ...args]]
+    : [process.execPath, ['--', meetctl, ...args]];
   return new Promise((resolve) => {
-    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      file,
+      argv,
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

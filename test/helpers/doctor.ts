@@ -139,7 +139,11 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   };
   env();
   const tenantsFile = join(configDir, 'tenants.toml');
-  writeFileSync(tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}"\napp_id = "acme-app"\napp_secret = "${tenantApp}"\n`, { mode: 0o600 });
+  writeFileSync(
+    tenantsFile,
+    `[tenants.acme]\napi_secret = "${tenantApi}"\napp_id = "acme-app"\napp_secret = "${tenantApp}"\n`,
+    { mode: 0o600 },
+  );
   const nginxFile = join(root, 'meet.conf');
   writeFileSync(nginxFile, siteText(enginePort, compatPort));
   const unitFile = join(root, 'meet.service');
@@ -163,7 +167,9 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
       configDir,
       '--nginx-file',
       nginxFile,
-      ...(options.light ? ['--nginx-bin', join(root, 'no-nginx'), '--unit-file', join(root, 'absent.service')] : ['--unit-file', unitFile]),
+      ...(options.light
+        ? ['--nginx-bin', join(root, 'no-nginx'), '--unit-file', join(root, 'absent.service')]
+        : ['--unit-file', unitFile]),
       ...more,
     ],
   };

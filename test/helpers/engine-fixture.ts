@@ -40,7 +40,10 @@ export class Fixture {
   restart(policy?: WaitingRoomPolicy): void {
     // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
     this.transactions = new Transactions(this.store, this.options.defer ?? queueMicrotask);
-    this.meetings = new MeetingService(this.store, this.transactions, this.clock, { log: this.log, ...this.options.meetings });
+    this.meetings = new MeetingService(this.store, this.transactions, this.clock, {
+      log: this.log,
+      ...this.options.meetings,
+    });
     this.waiting = new WaitingRoomService(
       {
         rooms: this.store,
@@ -87,7 +90,11 @@ export class Fixture {
   }
 
   /** A bare-link guest knocks and must wait; returns the request id and secret. */
-  async knock(name = 'Guest', roomId = 'r1', extra: Partial<Arrival> = {}): Promise<{ requestId: string; secret: string }> {
+  async knock(
+    name = 'Guest',
+    roomId = 'r1',
+    extra: Partial<Arrival> = {},
+  ): Promise<{ requestId: string; secret: string }> {
     const result: KnockResult = await this.waiting.knock(arrive(roomId, name, extra));
     if (result.status !== 'waiting') throw new Error(`expected to wait, got ${result.status}`);
     return { requestId: result.requestId, secret: result.secret };

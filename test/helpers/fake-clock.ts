@@ -39,7 +39,9 @@ export class FakeScheduler implements Scheduler {
   advance(ms: number): void {
     const end = this.clock.now().getTime() + ms;
     for (;;) {
-      const due = [...this.timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+      const due = [...this.timers.entries()]
+        .filter(([, t]) => t.at <= end)
+        .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
       if (!due) break;
       const [id, timer] = due;
       this.clock.advance(Math.max(0, timer.at - this.clock.now().getTime()));

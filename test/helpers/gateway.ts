@@ -39,7 +39,11 @@ export function mintRs256(payload: Record<string, unknown>): string {
 }
 
 /** A valid payload of the primary app for `room`, valid for an hour. */
-export function claims(room: string, extra: Record<string, unknown> = {}, now = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+export function claims(
+  room: string,
+  extra: Record<string, unknown> = {},
+  now = Math.floor(Date.now() / 1000),
+): Record<string, unknown> {
   return {
     iss: mainAppId,
     aud: 'jitsi',

@@ -25,13 +25,24 @@ export interface InProcessDaemon extends Pick<Daemon, 'url' | 'dataDir' | 'lines
  * Starts the daemon on 127.0.0.1:0 with `env` as its whole environment (beside the data directory;
  * the mesh unless SERVICE_MEDIA says otherwise, as daemon.ts does); stopped at teardown.
  */
-export async function inProcessDaemonFor(t: Tap, dataDir: string, env: Record<string, string> = {}, options: DaemonOptions = {}): Promise<InProcessDaemon> {
+export async function inProcessDaemonFor(
+  t: Tap,
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: DaemonOptions = {},
+): Promise<InProcessDaemon> {
   const [{ loadConfig }, { loggerOptions }, { startDaemon }] = (await Promise.all([
     built('config/load.js'),
     built('daemon/logger.js'),
     built('daemon/run.js'),
-  ])) as [{ loadConfig: typeof LoadConfig }, { loggerOptions: typeof LoggerOptions }, { startDaemon: typeof StartDaemon }];
-  const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...env } });
+  ])) as [
+    { loadConfig: typeof LoadConfig },
+    { loggerOptions: typeof LoggerOptions },
+    { startDaemon: typeof StartDaemon },
+  ];
+  const config = loadConfig({
+    env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh', ...env },
+  });
   const { lines, sink } = memoryLog();
   const running = await startDaemon(config, pino(loggerOptions(config.logLevel, false), sink), options);
   let stopped: Promise<void> | null = null;

@@ -55,12 +55,16 @@ export async function injectFetch(input: string | URL, init: RequestInit = {}): 
     if (!app) return fetch(request);
     const response = await injectOnce(app, request, null);
     const location = response.headers.get('location');
-    if ((init.redirect ?? 'follow') !== 'follow' || location === null || response.status < 300 || response.status > 399) return response;
+    if ((init.redirect ?? 'follow') !== 'follow' || location === null || response.status < 300 || response.status > 399)
+      return response;
     if (hop === 20) throw new TypeError('fetch failed: redirect count exceeded');
     url = new URL(location, url).href;
     // 303, and 301/302 after a POST, go on as GET without a body (as fetch does).
-    const keep = response.status === 307 || response.status === 308 || request.method === 'GET' || request.method === 'HEAD';
-    request = keep ? new Request(url, { method: request.method, headers: request.headers }) : new Request(url, { headers: request.headers });
+    const keep =
+      response.status === 307 || response.status === 308 || request.method === 'GET' || request.method === 'HEAD';
+    request = keep
+      ? new Request(url, { method: request.method, headers: request.headers })
+      : new Request(url, { headers: request.headers });
   }
 }
 
@@ -74,6 +78,8 @@ export async function injectRaw(origin: string, path: string, init: RequestInit 
   if (!app) throw new Error(`injectRaw: ${origin} is not mounted`);
   const parsed = new URL(path, 'http://localhost');
   if (`${parsed.pathname}${parsed.search}` !== path)
-    throw new Error(`injectRaw: ${path} would reach the app as ${parsed.pathname}${parsed.search}; use a listening app`);
+    throw new Error(
+      `injectRaw: ${path} would reach the app as ${parsed.pathname}${parsed.search}; use a listening app`,
+    );
   return injectOnce(app, new Request(`${origin}${path}`, init), path);
 }

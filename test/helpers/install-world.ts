@@ -42,7 +42,9 @@ export function world(t: Tap): World {
   const where = ['--config-dir', etc, '--data-dir', data];
   // Install asks for the public address; tests about something else answer it the way the README does.
   const answered = (args: readonly string[], extra: Record<string, string>) =>
-    args.some((a) => a.startsWith('--public-url')) || 'SERVICE_PUBLIC_URL' in extra ? args : [...args, '--public-url', examplePublicUrl];
+    args.some((a) => a.startsWith('--public-url')) || 'SERVICE_PUBLIC_URL' in extra
+      ? args
+      : [...args, '--public-url', examplePublicUrl];
   let n = 0;
   return {
     root,
@@ -50,8 +52,10 @@ export function world(t: Tap): World {
     data,
     keys,
     env,
-    install: (args, extra = {}) => runCli(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
-    installProcess: (args, extra = {}) => runMeetctl(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
+    install: (args, extra = {}) =>
+      runCli(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
+    installProcess: (args, extra = {}) =>
+      runMeetctl(['install', 'compat', ...where, ...answered(args, extra)], { ...env, ...extra }),
     uninstall: (args = []) => runCli(['uninstall', 'compat', ...where, ...args], env),
     keyFile(key) {
       const file = join(keys, `key-${n++}`);
@@ -64,5 +68,6 @@ export function world(t: Tap): World {
 
 export function assertNoSecretPrinted(t: Tap, w: World, ...results: CliResult[]): void {
   const values = secretNames.map((name) => w.envFile()[name]!);
-  for (const result of results) for (const value of values) t.notOk(`${result.stdout}${result.stderr}`.includes(value), 'no secret printed');
+  for (const result of results)
+    for (const value of values) t.notOk(`${result.stdout}${result.stderr}`.includes(value), 'no secret printed');
 }

@@ -26,7 +26,10 @@ export interface InstalledSite {
  * site. `flags` replace the default `--http-only --listen 127.0.0.1:<port>`; with `start: false`
  * nginx is left for the test to start.
  */
-export async function installedSite(t: Tap, options: { flags?: (port: number, nginx: TestNginx) => string[]; start?: boolean } = {}): Promise<InstalledSite> {
+export async function installedSite(
+  t: Tap,
+  options: { flags?: (port: number, nginx: TestNginx) => string[]; start?: boolean } = {},
+): Promise<InstalledSite> {
   const w = world(t);
   const installed = await w.install([
     '--key',
@@ -47,7 +50,9 @@ export async function installedSite(t: Tap, options: { flags?: (port: number, ng
   const nginx = nginxPrefixFor(t);
   const port = await freePort();
   const flags = options.flags?.(port, nginx) ?? ['--http-only', '--listen', `127.0.0.1:${port}`];
-  const site = await runCli(['nginx', ...flags, '--site-access-log', nginx.accessLog, '--out', nginx.site], { SERVICE_CONFIG_DIR: w.etc });
+  const site = await runCli(['nginx', ...flags, '--site-access-log', nginx.accessLog, '--out', nginx.site], {
+    SERVICE_CONFIG_DIR: w.etc,
+  });
   if (site.code !== 0) throw new Error(`meetctl nginx failed (${site.code}): ${site.stderr}`);
   if (options.start !== false) await nginx.start(port);
   return { world: w, env, daemon, nginx, url: `http://127.0.0.1:${port}`, port };

@@ -13,7 +13,8 @@ import { connectLive, type LiveClient } from './live.js';
 export const machineAddress = Object.values(networkInterfaces())
   .flatMap((list) => list ?? [])
   .find((a) => a.family === 'IPv4' && !a.internal)?.address;
-export const janusMediaSkip: string | false = janusMissing ?? (machineAddress ? false : 'no non-loopback IPv4 interface for Janus to gather candidates on');
+export const janusMediaSkip: string | false =
+  janusMissing ?? (machineAddress ? false : 'no non-loopback IPv4 interface for Janus to gather candidates on');
 
 export interface JanusMeeting {
   readonly daemon: Daemon;
@@ -30,7 +31,10 @@ export interface JanusMeeting {
 export async function janusMeeting(t: Test, rtpPorts: string, env: Record<string, string> = {}): Promise<JanusMeeting> {
   const daemon = await daemonFor(t, { env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: rtpPorts, ...env } });
   const roomId = 'probe';
-  const created = await call(daemon, '/api/rooms', { method: 'POST', json: { room_id: roomId, name: 'Probe', waiting_room: 'off' } });
+  const created = await call(daemon, '/api/rooms', {
+    method: 'POST',
+    json: { room_id: roomId, name: 'Probe', waiting_room: 'off' },
+  });
   if (created.status !== 201) throw new Error(`creating the room: ${created.status} ${created.text}`);
   const link = await call(daemon, `/api/rooms/${roomId}/links`, { method: 'POST', json: { role: 'moderator' } });
   const token = new URL(String(link.body?.url), daemon.url).searchParams.get('t');
@@ -50,7 +54,12 @@ export async function janusMeeting(t: Test, rtpPorts: string, env: Record<string
   return { daemon, roomId, moderator, pupil: (name) => enter('knock', { name, note: '' }), connect };
 }
 
-const peerConfig = { iceServers: [], iceUseIpv6: false, bundlePolicy: 'max-bundle' as const, codecs: { audio: [useOPUS()], video: [useVP8()] } };
+const peerConfig = {
+  iceServers: [],
+  iceUseIpv6: false,
+  bundlePolicy: 'max-bundle' as const,
+  codecs: { audio: [useOPUS()], video: [useVP8()] },
+};
 
 /**
  * A werift publisher with a microphone and a camera (sendonly), offering to `sfu:publish` through
@@ -73,13 +82,22 @@ export class RewritingPublisher {
    * Offers the rewritten description; resolves with the server's answer, its error, or `unusable
    * answer`. Without `apply` the answer is not applied: she never checks Janus's candidates.
    */
-  async offer(rewrite: (sdp: string) => string, timeoutMs = 15_000, apply = true): Promise<{ answer: string } | { error: string }> {
+  async offer(
+    rewrite: (sdp: string) => string,
+    timeoutMs = 15_000,
+    apply = true,
+  ): Promise<{ answer: string } | { error: string }> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
-    if (this.pc.iceGatheringState !== 'complete') await this.pc.iceGatheringStateChange.watch((state) => state === 'complete');
+    if (this.pc.iceGatheringState !== 'complete')
+      await this.pc.iceGatheringStateChange.watch((state) => state === 'complete');
     const sdp = rewrite(this.pc.localDescription?.sdp ?? '');
     this.live.send({ type: 'signal', to: 'sfu:publish', data: { description: { type: 'offer', sdp } } });
     const answer = this.live
-      .next('signal', (m) => m.from === 'sfu:publish' && 'description' in m.data && m.data.description.type === 'answer', timeoutMs)
+      .next(
+        'signal',
+        (m) => m.from === 'sfu:publish' && 'description' in m.data && m.data.description.type === 'answer',
+        timeoutMs,
+      )
       .then(
         (m) => ({ m }),
         () => null,
@@ -111,13 +129,20 @@ export class RewritingPublisher {
     const seq = { audio: 0, video: 0 };
     this.timer = setInterval(() => {
       frame += 1;
-      const audio = new RtpPacket(new RtpHeader({ sequenceNumber: seq.audio++ & 0xffff, timestamp: (frame * 960) >>> 0 }), noise.subarray(0, 80));
+      const audio = new RtpPacket(
+        new RtpHeader({ sequenceNumber: seq.audio++ & 0xffff, timestamp: (frame * 960) >>> 0 }),
+        noise.subarray(0, 80),
+      );
       void this.audio.sendRtp(audio).catch(() => undefined);
       this.sent.audio += 1;
       if (frame % 2 === 0) {
         const packets = vp8Frame(frame & 0x7fff, frame % 60 === 0, 1500, noise);
         packets.forEach((payload, i) => {
-          const header = new RtpHeader({ sequenceNumber: seq.video++ & 0xffff, timestamp: (frame * 1800) >>> 0, marker: i === packets.length - 1 });
+          const header = new RtpHeader({
+            sequenceNumber: seq.video++ & 0xffff,
+            timestamp: (frame * 1800) >>> 0,
+            marker: i === packets.length - 1,
+          });
           void this.video.sendRtp(new RtpPacket(header, payload)).catch(() => undefined);
           this.sent.video += 1;
         });

@@ -9,7 +9,9 @@ import type { JanusRoomsOptions } from '../../src/media/janus/janus-rooms.js';
 export const janusBin = process.env['SERVICE_JANUS_BIN'] ?? '/usr/bin/janus';
 
 /** Why a real-Janus test cannot run here, or null when it can. */
-export const janusMissing: string | null = existsSync(janusBin) ? null : `${janusBin} is not installed (Debian package janus)`;
+export const janusMissing: string | null = existsSync(janusBin)
+  ? null
+  : `${janusBin} is not installed (Debian package janus)`;
 
 export interface LogLine {
   readonly level: 'info' | 'warn' | 'error';
@@ -26,7 +28,13 @@ export async function janusFor(t: Test, rtpBase = 42_000): Promise<{ janus: Janu
     warn: (obj: object, msg: string) => lines.push({ level: 'warn', obj, msg }),
     error: (obj: object, msg: string) => lines.push({ level: 'error', obj, msg }),
   };
-  const janus = new JanusProcess({ bin: janusBin, configDir: path.join(dir, 'janus'), rtpPorts: { min: rtpBase, max: rtpBase + 200 }, publicIp: null, log });
+  const janus = new JanusProcess({
+    bin: janusBin,
+    configDir: path.join(dir, 'janus'),
+    rtpPorts: { min: rtpBase, max: rtpBase + 200 },
+    publicIp: null,
+    log,
+  });
   t.teardown(async () => {
     await janus.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,10 @@ export function testAuthority(): { privateKeyPem: string; publicKeyPem: string }
 }
 
 /** A server key of the test authority (compat, a year, unless told otherwise). */
-export function testServerKey(grant: { customer?: string; modules?: readonly string[]; days?: number } = {}, now = new Date()): Promise<string> {
+export function testServerKey(
+  grant: { customer?: string; modules?: readonly string[]; days?: number } = {},
+  now = new Date(),
+): Promise<string> {
   return issueServerKey(
     testAuthority().privateKeyPem,
     { customer: grant.customer ?? 'Test customer', modules: grant.modules ?? ['compat'], days: grant.days ?? 365 },
@@ -23,10 +26,18 @@ export function testServerKey(grant: { customer?: string; modules?: readonly str
  * Installs a valid compat licence of the test authority in `dataDir` (what `meetctl install
  * compat` records) and returns the environment a daemon needs to trust it.
  */
-export async function installTestLicence(dataDir: string, grant: Parameters<typeof testServerKey>[0] = {}): Promise<{ SERVICE_LICENSE_PUBLIC_KEY: string }> {
+export async function installTestLicence(
+  dataDir: string,
+  grant: Parameters<typeof testServerKey>[0] = {},
+): Promise<{ SERVICE_LICENSE_PUBLIC_KEY: string }> {
   const key = await testServerKey(grant);
   const { publicKeyPem } = testAuthority();
-  writeInstallation(dataDir, 'compat', key, await verifyServerKey(key, licencePublicKey(publicKeyPem), 'compat', new Date()));
+  writeInstallation(
+    dataDir,
+    'compat',
+    key,
+    await verifyServerKey(key, licencePublicKey(publicKeyPem), 'compat', new Date()),
+  );
   return { SERVICE_LICENSE_PUBLIC_KEY: publicKeyPem };
 }
 

@@ -5,7 +5,12 @@ import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
 import { EngineError } from '../../src/engine/errors.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
-import { MeetingStats, type StatsRecord, type StatsStore, type WebcamInterval } from '../../src/engine/stats/meeting-stats.js';
+import {
+  MeetingStats,
+  type StatsRecord,
+  type StatsStore,
+  type WebcamInterval,
+} from '../../src/engine/stats/meeting-stats.js';
 import type { IceCredentials } from '../../src/engine/live/ice-renewal.js';
 import type { Defer } from '../../src/engine/group-commit.js';
 import { LiveHub } from '../../src/engine/live/live-hub.js';
@@ -84,7 +89,9 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {
-    return this.webcams.filter((w) => w.meetingId === meetingId).map(({ participantId, startedAt, endedAt }) => ({ participantId, startedAt, endedAt }));
+    return this.webcams
+      .filter((w) => w.meetingId === meetingId)
+      .map(({ participantId, startedAt, endedAt }) => ({ participantId, startedAt, endedAt }));
   }
 }
 
@@ -167,8 +174,14 @@ export class LiveFixture {
         find: (roomId) => store.rooms.get(roomId) ?? null,
         create: (body) => {
           const fields = body as { room_id: string; name: string; parent_room_id?: string };
-          if (store.rooms.has(fields.room_id)) throw new EngineError('room_exists', `room ${fields.room_id} exists`, 'room_id');
-          return engine.room({ roomId: fields.room_id, name: fields.name, waitingRoom: 'off', parentRoomId: fields.parent_room_id ?? null });
+          if (store.rooms.has(fields.room_id))
+            throw new EngineError('room_exists', `room ${fields.room_id} exists`, 'room_id');
+          return engine.room({
+            roomId: fields.room_id,
+            name: fields.name,
+            waitingRoom: 'off',
+            parentRoomId: fields.parent_room_id ?? null,
+          });
         },
       },
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
@@ -193,18 +206,31 @@ export class LiveFixture {
   enter(name: string, roomId = 'r1', moderator = false): Participant {
     // As `start` lets her into a room without a waiting room, but synchronously for the scene.
     const meetings = this.engine.meetings;
-    return this.engine.transactions.atomically(() => meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name));
+    return this.engine.transactions.atomically(() =>
+      meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name),
+    );
   }
 
   /** Opens a socket for the participant; throws if the hub refused it. */
   connect(participant: Participant): Client {
     const conn = new FakeConnection();
     const session = this.hub.connect(
-      { room: participant.roomId, meeting: participant.meetingId, participant: participant.participantId, role: participant.role, name: participant.name },
+      {
+        room: participant.roomId,
+        meeting: participant.meetingId,
+        participant: participant.participantId,
+        role: participant.role,
+        name: participant.name,
+      },
       conn,
     );
     if (!session) throw new Error(`connect refused: ${JSON.stringify(conn.closedWith)}`);
-    return { participant, conn, session, send: (message) => session.receive(parseClientMessage(JSON.stringify(message))) };
+    return {
+      participant,
+      conn,
+      session,
+      send: (message) => session.receive(parseClientMessage(JSON.stringify(message))),
+    };
   }
 
   /** The client's socket closes (from either side). */

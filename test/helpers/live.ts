@@ -31,11 +31,17 @@ export class LiveClient {
 
   constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
-      this.bytes += Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+      this.bytes += Buffer.isBuffer(data)
+        ? data.length
+        : Array.isArray(data)
+          ? data.reduce((n, b) => n + b.length, 0)
+          : data.byteLength;
       this.received.push(JSON.parse(textOf(data)) as ServerMessage);
       for (const wake of [...this.waiters]) wake();
     });
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   send(message: ClientMessage | Record<string, unknown>): void {
@@ -47,7 +53,11 @@ export class LiveClient {
   }
 
   /** The first untaken message of `type` matching `where`; rejects after `timeoutMs`. */
-  next<T extends ServerMessage['type']>(type: T, where: (m: Of<T>) => boolean = () => true, timeoutMs = 5000): Promise<Of<T>> {
+  next<T extends ServerMessage['type']>(
+    type: T,
+    where: (m: Of<T>) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<Of<T>> {
     return new Promise((resolve, reject) => {
       const look = (): boolean => {
         const index = this.received.findIndex((m, i) => !this.taken.has(i) && m.type === type && where(m as Of<T>));
@@ -59,7 +69,11 @@ export class LiveClient {
       if (look()) return;
       const timer = setTimeout(() => {
         this.waiters.delete(wake);
-        reject(new Error(`no ${type} message within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`));
+        reject(
+          new Error(
+            `no ${type} message within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`,
+          ),
+        );
       }, timeoutMs);
       const wake = () => {
         if (look()) {
@@ -78,7 +92,11 @@ export class LiveClient {
       if (found !== undefined) return resolve(found);
       const timer = setTimeout(() => {
         this.waiters.delete(wake);
-        reject(new Error(`${what}: not within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`));
+        reject(
+          new Error(
+            `${what}: not within ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((m) => m.type))}`,
+          ),
+        );
       }, timeoutMs);
       const wake = () => {
         let value: T | undefined;
@@ -110,13 +128,18 @@ export class LiveClient {
   }
 
   close(): Promise<{ code: number; reason: string }> {
-    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(1000);
+    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING)
+      this.socket.close(1000);
     return this.closed;
   }
 }
 
 /** Opens the live connection and waits for `welcome` (5 s at most). */
-export async function connectLive(daemon: Pick<Daemon, 'url'>, roomId: string, session: string): Promise<{ client: LiveClient; welcome: Of<'welcome'> }> {
+export async function connectLive(
+  daemon: Pick<Daemon, 'url'>,
+  roomId: string,
+  session: string,
+): Promise<{ client: LiveClient; welcome: Of<'welcome'> }> {
   const socket = new WebSocket(liveUrl(daemon, roomId, session));
   const client = new LiveClient(socket);
   await new Promise<void>((resolve, reject) => {
@@ -210,12 +233,18 @@ export function waitingView(client: LiveClient): WaitingView | null {
     }
   }
   if (!held) return null;
-  const requests = [...held.values()].sort((a, b) => (a.knocked_at < b.knocked_at ? -1 : a.knocked_at > b.knocked_at ? 1 : 0));
+  const requests = [...held.values()].sort((a, b) =>
+    a.knocked_at < b.knocked_at ? -1 : a.knocked_at > b.knocked_at ? 1 : 0,
+  );
   return { seq, requests, messages };
 }
 
 /** Waits until the moderator's list (see `waitingView`) satisfies `where`. */
-export function waitingUntil(client: LiveClient, where: (view: WaitingView) => boolean, timeoutMs = 5000): Promise<WaitingView> {
+export function waitingUntil(
+  client: LiveClient,
+  where: (view: WaitingView) => boolean,
+  timeoutMs = 5000,
+): Promise<WaitingView> {
   return client.until(
     () => {
       const view = waitingView(client);

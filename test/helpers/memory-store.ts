@@ -2,7 +2,11 @@ import type { Meeting, MeetingStore, Participant } from '../../src/engine/meetin
 import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
 import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Room, RoomStore } from '../../src/engine/rooms/room.js';
-import { pollableStates, type WaitingRequest, type WaitingRequestStore } from '../../src/engine/waiting/waiting-request.js';
+import {
+  pollableStates,
+  type WaitingRequest,
+  type WaitingRequestStore,
+} from '../../src/engine/waiting/waiting-request.js';
 
 type ParticipantRow = Omit<Participant, 'roomId'> & { seq: number };
 
@@ -154,7 +158,12 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
     this.write();
     const row = this.requests.get(request.requestId);
     if (!row) throw new Error(`no request ${request.requestId}`);
-    this.requests.set(request.requestId, { ...row, state: request.state, decidedAt: request.decidedAt, participantId: request.participantId });
+    this.requests.set(request.requestId, {
+      ...row,
+      state: request.state,
+      decidedAt: request.decidedAt,
+      participantId: request.participantId,
+    });
   }
 
   pollableRequests(meetingId: string): WaitingRequest[] {

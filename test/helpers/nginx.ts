@@ -58,7 +58,9 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
       'events { worker_connections 512; }',
       'http {',
       `    access_log ${prefix}/logs/access.log;`,
-      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${prefix}/tmp/${kind};`),
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+        (kind) => `    ${kind}_temp_path ${prefix}/tmp/${kind};`,
+      ),
       `    include ${options.debian ? `${prefix}/sites-enabled/*` : site};`,
       `    include ${prefix}/extra/*.conf;`,
       '}',
@@ -82,7 +84,16 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
     site,
     accessLog: join(prefix, 'logs', 'meet.access.log'),
     args,
-    siteArgs: ['--site-file', site, '--enabled-dir', join(prefix, 'sites-enabled'), '--nginx-prefix', prefix, '--nginx-conf', conf],
+    siteArgs: [
+      '--site-file',
+      site,
+      '--enabled-dir',
+      join(prefix, 'sites-enabled'),
+      '--nginx-prefix',
+      prefix,
+      '--nginx-conf',
+      conf,
+    ],
     test() {
       const run = spawnSync(nginxBin, [...args, '-t'], { encoding: 'utf8' });
       return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
@@ -90,7 +101,9 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
     async start(port) {
       handOver();
       const command = [nginxBin, ...args, '-g', 'daemon off;'];
-      const [file, ...argv] = asRoot ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', ...command] : command;
+      const [file, ...argv] = asRoot
+        ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', ...command]
+        : command;
       const started = spawn(file!, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
       child = started;
       let stderr = '';
@@ -98,14 +111,16 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
       exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
       const deadline = Date.now() + 10_000;
       for (;;) {
-        if (started.exitCode !== null) throw new Error(`nginx exited (${started.exitCode}):\n${stderr}\n${nginx.errorLog()}`);
+        if (started.exitCode !== null)
+          throw new Error(`nginx exited (${started.exitCode}):\n${stderr}\n${nginx.errorLog()}`);
         const up = await new Promise<boolean>((resolve) => {
           const socket = connect(port, '127.0.0.1');
           socket.once('connect', () => (socket.destroy(), resolve(true)));
           socket.once('error', () => resolve(false));
         });
         if (up) return;
-        if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port} within 10 s:\n${stderr}\n${nginx.errorLog()}`);
+        if (Date.now() > deadline)
+          throw new Error(`nginx did not listen on ${port} within 10 s:\n${stderr}\n${nginx.errorLog()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -131,15 +146,39 @@ export function nginxPrefixFor(t: Tap, options: { debian?: boolean } = {}): Test
 }
 
 /** openssl req's arguments for a new P-256 key, unencrypted, written to `key`. */
-const newEcKey = (key: string): string[] => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key];
+const newEcKey = (key: string): string[] => [
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  key,
+];
 
 /** A self-signed certificate for `host` (EC P-256) and its key, in `dir`. */
 export function selfSigned(dir: string, host: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', ...newEcKey(key), '-out', cert, '-days', '2', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      ...newEcKey(key),
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${host}`,
+      '-addext',
+      `subjectAltName=DNS:${host}`,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   return { cert, key };
 }
 
@@ -161,9 +200,36 @@ export function certificateBetween(dir: string, host: string, from: Date, to: Da
   );
   const csr = join(work, 'req.csr');
   const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  openssl(['req', '-new', ...newEcKey(key), '-out', csr, '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`]);
+  openssl([
+    'req',
+    '-new',
+    ...newEcKey(key),
+    '-out',
+    csr,
+    '-subj',
+    `/CN=${host}`,
+    '-addext',
+    `subjectAltName=DNS:${host}`,
+  ]);
   const asn1 = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
-  openssl(['ca', '-batch', '-config', cnf, '-selfsign', '-keyfile', key, '-in', csr, '-out', cert, '-startdate', asn1(from), '-enddate', asn1(to), '-notext']);
+  openssl([
+    'ca',
+    '-batch',
+    '-config',
+    cnf,
+    '-selfsign',
+    '-keyfile',
+    key,
+    '-in',
+    csr,
+    '-out',
+    cert,
+    '-startdate',
+    asn1(from),
+    '-enddate',
+    asn1(to),
+    '-notext',
+  ]);
   return { cert, key };
 }
 

@@ -9,7 +9,9 @@ import type { RuntimeSettings } from '../../src/ops/runtime-files.js';
 export const checkoutRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 
 /** Whether the generated unit can name this checkout: ProtectHome=yes hides /home, /root and /run/user. */
-export const checkoutVisibleToUnit = !['/home', '/root', '/run/user'].some((dir) => checkoutRoot === dir || checkoutRoot.startsWith(`${dir}/`));
+export const checkoutVisibleToUnit = !['/home', '/root', '/run/user'].some(
+  (dir) => checkoutRoot === dir || checkoutRoot.startsWith(`${dir}/`),
+);
 
 let linked: string | null = null;
 
@@ -34,11 +36,16 @@ export function verifyUnit(file: string): Promise<{ code: number; ours: string[]
   return new Promise((resolve) => {
     // Console logging forced: by default its warnings (unknown keys...) may go to the journal instead.
     const env = { ...process.env, SYSTEMD_LOG_TARGET: 'console', SYSTEMD_LOG_LEVEL: 'info' };
-    execFile('systemd-analyze', ['verify', file], { encoding: 'utf8', timeout: 60_000, env }, (error, stdout, stderr) => {
-      const all = `${stdout}${stderr}`;
-      const ours = all.split('\n').filter((line) => line.includes(file) || line.includes(basename(file)));
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, ours, all });
-    });
+    execFile(
+      'systemd-analyze',
+      ['verify', file],
+      { encoding: 'utf8', timeout: 60_000, env },
+      (error, stdout, stderr) => {
+        const all = `${stdout}${stderr}`;
+        const ours = all.split('\n').filter((line) => line.includes(file) || line.includes(basename(file)));
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, ours, all });
+      },
+    );
   });
 }
 

@@ -33,7 +33,12 @@ export async function partialRequest(base: string, head: string, bodyPart: strin
  * first few arrive. Resolves once the bytes are written and `settleMs` passed, so the server
  * holds the request in flight.
  */
-export async function slowRequest(base: string, path: string, contentType = 'application/json', settleMs = 300): Promise<SlowClient> {
+export async function slowRequest(
+  base: string,
+  path: string,
+  contentType = 'application/json',
+  settleMs = 300,
+): Promise<SlowClient> {
   const host = new URL(base).host;
   const client = await partialRequest(
     base,

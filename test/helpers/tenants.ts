@@ -37,7 +37,12 @@ export function setup(t: Tap, text: string | null = sample, env: Record<string, 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
   if (text !== null) writeFileSync(file, text, { mode: 0o600 });
-  return { dir, file, env: { SERVICE_CONFIG_DIR: dir, ...env }, secrets: new Set([primary, moodleSecret, schoolAppSecret]) };
+  return {
+    dir,
+    file,
+    env: { SERVICE_CONFIG_DIR: dir, ...env },
+    secrets: new Set([primary, moodleSecret, schoolAppSecret]),
+  };
 }
 
 /** `meetctl tenant ARGS` in this process (runCli): the same code the binary runs, without a node start per call. */

@@ -56,11 +56,20 @@ function targetOf(url: string): Target {
 }
 
 // Hop-by-hop headers are the proxy's own business, not the upstream's.
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 function forwardedHeaders(req: IncomingMessage): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!hopByHop.has(name) && !name.startsWith('x-forwarded-')) headers[name] = value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (!hopByHop.has(name) && !name.startsWith('x-forwarded-')) headers[name] = value;
   headers['x-forwarded-proto'] = 'https';
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
   headers['x-forwarded-host'] = req.headers.host ?? '';
@@ -71,19 +80,26 @@ function forwardedHeaders(req: IncomingMessage): IncomingHttpHeaders {
  * Listens on https://127.0.0.1:`port` and sends each request to `compat` when `toCompat`
  * says so for its path, else to `engine` (the WebSocket upgrade included). Closed at teardown.
  */
-export async function startTlsProxy(t: Tap, options: { port: number; engine: string; compat: string; toCompat: (path: string) => boolean }): Promise<TlsProxy> {
+export async function startTlsProxy(
+  t: Tap,
+  options: { port: number; engine: string; compat: string; toCompat: (path: string) => boolean },
+): Promise<TlsProxy> {
   const engine = targetOf(options.engine);
   const compat = targetOf(options.compat);
-  const pick = (url: string | undefined): Target => (options.toCompat(new URL(url ?? '/', 'https://proxy.invalid').pathname) ? compat : engine);
+  const pick = (url: string | undefined): Target =>
+    options.toCompat(new URL(url ?? '/', 'https://proxy.invalid').pathname) ? compat : engine;
   const tunnels = new Set<Socket>();
   const server: Server = createServer(selfSignedCertificate(t), (req, res) => {
     const target = pick(req.url);
-    const upstream = httpRequest({ ...target, method: req.method, path: req.url, headers: forwardedHeaders(req) }, (answer) => {
-      const headers: IncomingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (!hopByHop.has(name)) headers[name] = value;
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      { ...target, method: req.method, path: req.url, headers: forwardedHeaders(req) },
+      (answer) => {
+        const headers: IncomingHttpHeaders = {};
+        for (const [name, value] of Object.entries(answer.headers)) if (!hopByHop.has(name)) headers[name] = value;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
@@ -94,7 +110,11 @@ export async function startTlsProxy(t: Tap, options: { port: number; engine: str
     const target = pick(req.url);
     const upstream = connect(target.port, target.host, () => {
       const headers = forwardedHeaders(req);
-      const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`, 'Connection: Upgrade', `Upgrade: ${req.headers.upgrade ?? 'websocket'}`];
+      const lines = [
+        `${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`,
+        'Connection: Upgrade',
+        `Upgrade: ${req.headers.upgrade ?? 'websocket'}`,
+      ];
       for (const [name, value] of Object.entries(headers))
         for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);

@@ -70,10 +70,15 @@ export class Browser {
   }
 
   /** A request to `/room/{roomId}{sub}` (or to another room's address with `room`). */
-  async request(method: string, sub: string, options: { json?: unknown; room?: string; session?: string } = {}): Promise<ApiResult> {
+  async request(
+    method: string,
+    sub: string,
+    options: { json?: unknown; room?: string; session?: string } = {},
+  ): Promise<ApiResult> {
     const path = `${roomPath(options.room ?? this.roomId)}${sub}`;
     const headers: Record<string, string> = {};
-    if (this.jar && (path === this.jar.path || path.startsWith(`${this.jar.path}/`))) headers.cookie = `${waitingCookie}=${this.jar.value}`;
+    if (this.jar && (path === this.jar.path || path.startsWith(`${this.jar.path}/`)))
+      headers.cookie = `${waitingCookie}=${this.jar.value}`;
     if (this.options.forwardedFor) headers['x-forwarded-for'] = this.options.forwardedFor;
     if (this.options.forwardedProto) headers['x-forwarded-proto'] = this.options.forwardedProto;
     const result = await call(this.daemon, path, {
@@ -155,14 +160,21 @@ export interface Session {
 function sessionOf(result: ApiResult, name: string): Session {
   if (typeof result.body?.session !== 'string') throw new Error(`no session in ${result.status} ${result.text}`);
   const claims = claimsOf(result.body.session);
-  return { session: result.body.session, participantId: String(claims.participant), name, role: String(claims.role), result };
+  return {
+    session: result.body.session,
+    participantId: String(claims.participant),
+    name,
+    role: String(claims.role),
+    result,
+  };
 }
 
 /** Enters a room with a moderator link from the rooms API; returns the moderator's session. */
 export async function moderator(daemon: Server, roomId: string, name = 'Moderator Mallory'): Promise<Session> {
   const t = await linkToken(daemon, roomId, { role: 'moderator' });
   const started = await call(daemon, `${roomPath(roomId)}/start`, { method: 'POST', token: null, json: { name, t } });
-  if (started.status !== 200 || started.body?.status !== 'joined') throw new Error(`moderator start answered ${started.status}: ${started.text}`);
+  if (started.status !== 200 || started.body?.status !== 'joined')
+    throw new Error(`moderator start answered ${started.status}: ${started.text}`);
   return sessionOf(started, name);
 }
 
@@ -173,16 +185,25 @@ export function admittedSession(result: ApiResult, name: string): Session {
 
 /** The gestures of a person holding a session at the room addresses. */
 export const asSession = {
-  list: (d: Server, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/waiting-list`, { token: session }),
-  admit: (d: Server, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/admit`, { method: 'POST', token: session, json }),
-  refuse: (d: Server, roomId: string, session: string | null, json: unknown) => call(d, `${roomPath(roomId)}/refuse`, { method: 'POST', token: session, json }),
+  list: (d: Server, roomId: string, session: string | null) =>
+    call(d, `${roomPath(roomId)}/waiting-list`, { token: session }),
+  admit: (d: Server, roomId: string, session: string | null, json: unknown) =>
+    call(d, `${roomPath(roomId)}/admit`, { method: 'POST', token: session, json }),
+  refuse: (d: Server, roomId: string, session: string | null, json: unknown) =>
+    call(d, `${roomPath(roomId)}/refuse`, { method: 'POST', token: session, json }),
   disable: (d: Server, roomId: string, session: string | null) =>
     call(d, `${roomPath(roomId)}/waiting-room/disable`, { method: 'POST', token: session, json: {} }),
-  leave: (d: Server, roomId: string, session: string | null) => call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
+  leave: (d: Server, roomId: string, session: string | null) =>
+    call(d, `${roomPath(roomId)}/leave`, { method: 'POST', token: session, json: {} }),
 };
 
 /** Knocks as `name` and is admitted by the moderator: her browser (it holds the cookie) and her session. */
-export async function knockAndAdmit(d: Server, roomId: string, mod: Session, name: string): Promise<{ browser: Browser; session: Session }> {
+export async function knockAndAdmit(
+  d: Server,
+  roomId: string,
+  mod: Session,
+  name: string,
+): Promise<{ browser: Browser; session: Session }> {
   const browser = new Browser(d, roomId);
   const knocked = await browser.knock({ name });
   if (knocked.status !== 202) throw new Error(`${name} knock answered ${knocked.status}`);
@@ -199,12 +220,19 @@ export const waitingApi = {
   list: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting`, { token }),
   admit: (d: Server, roomId: string, requestId: string, token?: string | null) =>
     call(d, `${apiRoom(roomId)}/waiting/${encodeURIComponent(requestId)}/admit`, { method: 'POST', token, json: {} }),
-  admitAll: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting/admit-all`, { method: 'POST', token, json: {} }),
+  admitAll: (d: Server, roomId: string, token?: string | null) =>
+    call(d, `${apiRoom(roomId)}/waiting/admit-all`, { method: 'POST', token, json: {} }),
   refuse: (d: Server, roomId: string, requestId: string, bar: boolean, token?: string | null) =>
-    call(d, `${apiRoom(roomId)}/waiting/${encodeURIComponent(requestId)}/refuse`, { method: 'POST', token, json: { bar } }),
-  disable: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/waiting-room/disable`, { method: 'POST', token, json: {} }),
+    call(d, `${apiRoom(roomId)}/waiting/${encodeURIComponent(requestId)}/refuse`, {
+      method: 'POST',
+      token,
+      json: { bar },
+    }),
+  disable: (d: Server, roomId: string, token?: string | null) =>
+    call(d, `${apiRoom(roomId)}/waiting-room/disable`, { method: 'POST', token, json: {} }),
   timeline: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/timeline`, { token }),
-  attendance: (d: Server, roomId: string, token?: string | null) => call(d, `${apiRoom(roomId)}/attendance.csv`, { token }),
+  attendance: (d: Server, roomId: string, token?: string | null) =>
+    call(d, `${apiRoom(roomId)}/attendance.csv`, { token }),
 };
 
 export interface TimelineView {

@@ -25,11 +25,15 @@ function lockWait(io: CliIo): number {
   const raw = io.env.MEET_LOCK_WAIT_MS;
   if (raw === undefined || raw === '') return defaultLockWaitMs;
   if (!/^\d{1,7}$/.test(raw))
-    throw new CliError('config', `MEET_LOCK_WAIT_MS must be a whole number of milliseconds (0 to 9999999), got ${JSON.stringify(raw)}`);
+    throw new CliError(
+      'config',
+      `MEET_LOCK_WAIT_MS must be a whole number of milliseconds (0 to 9999999), got ${JSON.stringify(raw)}`,
+    );
   return Number(raw);
 }
 
-const nonEmpty = (value: string | null | undefined): string | null => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
+const nonEmpty = (value: string | null | undefined): string | null =>
+  value === undefined || value === null || value.trim() === '' ? null : value.trim();
 
 export function tenantContext(options: Record<string, unknown>, io: CliIo): TenantContext {
   // Without the env file the primary tenant's secret cannot be compared: an unreadable one is refused, never skipped.
@@ -42,7 +46,14 @@ export function tenantContext(options: Record<string, unknown>, io: CliIo): Tena
   };
   const named = config.tenantsFile ?? nonEmpty(values.SERVICE_TENANTS_FILE);
   const file = resolve(named ?? join(configDir, 'tenants.toml'));
-  return { file, primary, envFile, unnamed: named === null, lockWaitMs: lockWait(io), owner: ownerToKeep(file, envFile) };
+  return {
+    file,
+    primary,
+    envFile,
+    unnamed: named === null,
+    lockWaitMs: lockWait(io),
+    owner: ownerToKeep(file, envFile),
+  };
 }
 
 /** 32 random bytes, base64url: a meeting-API or app secret. */
@@ -74,11 +85,15 @@ export function checkedValue(value: string, flag: string): string {
 export function secretFromFile(path: string, flag: string): string {
   let text: string;
   try {
-    if (path !== '-' && statSync(path).size > 65_536) throw new CliError('usage', `${flag} ${path} is larger than 64 KiB; it should hold one secret`);
+    if (path !== '-' && statSync(path).size > 65_536)
+      throw new CliError('usage', `${flag} ${path} is larger than 64 KiB; it should hold one secret`);
     text = readFileSync(path === '-' ? 0 : path, 'utf8');
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError('config', `${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new CliError(
+      'config',
+      `${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
   return text.replace(/\r?\n$/, '');
 }
@@ -109,10 +124,14 @@ export function graceMs(raw: string): number {
   const text = raw.trim();
   if (text === '0') return 0;
   if (!/^(\d{1,6}[smhd])+$/.test(text))
-    throw new CliError('usage', `--grace must be 0 or a duration such as 90s, 30m, 24h or 7d (got ${JSON.stringify(raw.slice(0, 40))})`);
+    throw new CliError(
+      'usage',
+      `--grace must be 0 or a duration such as 90s, 30m, 24h or 7d (got ${JSON.stringify(raw.slice(0, 40))})`,
+    );
   let ms = 0;
   for (const [, amount, unit] of text.matchAll(/(\d+)([smhd])/g)) ms += Number(amount) * unitMs[unit!]!;
-  if (ms > maxGraceMs) throw new CliError('usage', `--grace is at most 30d (a rotated-out secret must not work for months), got ${text}`);
+  if (ms > maxGraceMs)
+    throw new CliError('usage', `--grace is at most 30d (a rotated-out secret must not work for months), got ${text}`);
   return ms;
 }
 

@@ -22,7 +22,10 @@ export function tenantList(tenant: Command, io: CliIo): void {
         const views = [
           ...(primary ? [{ tenant: primary, source: 'env' as const }] : []),
           ...fileTenants(snapshot).map((t) => ({ tenant: t, source: 'file' as const })),
-        ].map(({ tenant, source }) => ({ view: viewOf(tenant, source, false), previous: previousViews(tenant, false, now) }));
+        ].map(({ tenant, source }) => ({
+          view: viewOf(tenant, source, false),
+          previous: previousViews(tenant, false, now),
+        }));
         if (options.json) {
           io.out(
             `${JSON.stringify(
@@ -34,7 +37,9 @@ export function tenantList(tenant: Command, io: CliIo): void {
           return;
         }
         if (views.length === 0) {
-          io.err(`No tenants: ${context.file} holds none and no primary secret is set. Add one with \`meetctl tenant add ID\`.\n`);
+          io.err(
+            `No tenants: ${context.file} holds none and no primary secret is set. Add one with \`meetctl tenant add ID\`.\n`,
+          );
           return;
         }
         const has = (value: string | null) => (value === null ? '-' : masked);

@@ -24,11 +24,17 @@ export function tenantRemove(tenant: Command, io: CliIo): void {
         checkedId(id);
         const context = tenantContext(options, io);
         await editTenants(context, (current) => {
-          if (!current.snapshot.byId.has(id)) throw new CliError('refused', `no tenant ${id} in ${context.file}`, 'see `meetctl tenant list`');
-          return { text: removeTenantText(current.text, id, context.file), expected: fileTenants(current.snapshot).filter((t) => t.id !== id) };
+          if (!current.snapshot.byId.has(id))
+            throw new CliError('refused', `no tenant ${id} in ${context.file}`, 'see `meetctl tenant list`');
+          return {
+            text: removeTenantText(current.text, id, context.file),
+            expected: fileTenants(current.snapshot).filter((t) => t.id !== id),
+          };
         });
         io.out(`removed ${id}\n`);
-        io.err(`Tenant ${id} removed from ${context.file}; a running service stops accepting its secrets within a second.\n${unnamedWarning(context)}`);
+        io.err(
+          `Tenant ${id} removed from ${context.file}; a running service stops accepting its secrets within a second.\n${unnamedWarning(context)}`,
+        );
       }),
     );
   withFileOptions(command);

@@ -20,7 +20,9 @@ function withPrevious(tenant: Tenant, kind: Kind, previous: PreviousSecret | nul
 export function tenantRotate(tenant: Command, io: CliIo): void {
   const command = tenant
     .command('rotate')
-    .description("replace a tenant's secret(s) with generated ones, printed once on standard output as key=value lines; the old ones keep working for a grace")
+    .description(
+      "replace a tenant's secret(s) with generated ones, printed once on standard output as key=value lines; the old ones keep working for a grace",
+    )
     .argument('<id>', 'tenant id')
     .option('--api', 'only the meeting-API secret')
     .option('--app', 'only the app secret (the app id stays)')
@@ -39,7 +41,8 @@ export function tenantRotate(tenant: Command, io: CliIo): void {
           );
         checkedId(id);
         const finish = options.finish === true;
-        if (finish && options.grace !== undefined) throw new CliError('usage', '--finish ends a grace now: give it without --grace');
+        if (finish && options.grace !== undefined)
+          throw new CliError('usage', '--finish ends a grace now: give it without --grace');
         const grace = typeof options.grace === 'string' ? graceMs(options.grace) : defaultGraceMs;
         const context = tenantContext(options, io);
         const now = Date.now();
@@ -50,11 +53,16 @@ export function tenantRotate(tenant: Command, io: CliIo): void {
         const cut: Kind[] = [];
         await editTenants(context, (current) => {
           const old = current.snapshot.byId.get(id);
-          if (old === undefined) throw new CliError('refused', `no tenant ${id} in ${context.file}`, 'see `meetctl tenant list`');
+          if (old === undefined)
+            throw new CliError('refused', `no tenant ${id} in ${context.file}`, 'see `meetctl tenant list`');
           const both = options.api !== true && options.app !== true;
-          if (options.api === true && old.apiSecret === null) throw new CliError('refused', `tenant ${id} has no meeting-API secret to rotate`);
-          if (options.app === true && old.appSecret === null) throw new CliError('refused', `tenant ${id} has no app secret to rotate`);
-          const kinds = (['api', 'app'] as const).filter((k) => (both || options[k] === true) && (k === 'api' ? old.apiSecret : old.appSecret) !== null);
+          if (options.api === true && old.apiSecret === null)
+            throw new CliError('refused', `tenant ${id} has no meeting-API secret to rotate`);
+          if (options.app === true && old.appSecret === null)
+            throw new CliError('refused', `tenant ${id} has no app secret to rotate`);
+          const kinds = (['api', 'app'] as const).filter(
+            (k) => (both || options[k] === true) && (k === 'api' ? old.apiSecret : old.appSecret) !== null,
+          );
           generated.length = ended.length = cut.length = 0;
           let text = current.text;
           let next: Tenant = old;
@@ -74,10 +82,15 @@ export function tenantRotate(tenant: Command, io: CliIo): void {
             text = setTenantValueText(text, id, key, secret, context.file);
             const kept = grace > 0 ? { secret: replaced, until } : null;
             text = setPreviousText(text, id, kind, kept, context.file);
-            next = withPrevious(kind === 'api' ? { ...next, apiSecret: secret } : { ...next, appSecret: secret }, kind, kept);
+            next = withPrevious(
+              kind === 'api' ? { ...next, apiSecret: secret } : { ...next, appSecret: secret },
+              kind,
+              kept,
+            );
             generated.push([key, secret]);
           }
-          if (finish && next === old) throw new CliError('refused', `tenant ${id} has no replaced secret to end`, 'nothing was changed');
+          if (finish && next === old)
+            throw new CliError('refused', `tenant ${id} has no replaced secret to end`, 'nothing was changed');
           return { text, expected: fileTenants(current.snapshot).map((t) => (t.id === id ? next : t)) };
         });
         if (finish) {

@@ -1,6 +1,12 @@
 import { Option, type Command } from 'commander';
 import { inGrace, primaryTenantId, type PreviousSecret, type Tenant } from '../../compat/tenants/parse.js';
-import { tenantIdProblem, TenantRefused, untilText, type PrimaryCredentials, type TenantKey } from '../../ops/tenants-file.js';
+import {
+  tenantIdProblem,
+  TenantRefused,
+  untilText,
+  type PrimaryCredentials,
+  type TenantKey,
+} from '../../ops/tenants-file.js';
 import { TenantsFileProblem } from '../../ops/tenants-update.js';
 import { addConfigOptions } from '../config-options.js';
 import { CliError } from '../errors.js';
@@ -21,7 +27,13 @@ interface TenantView {
 
 export function viewOf(tenant: Tenant, source: TenantView['source'], reveal: boolean): TenantView {
   const secret = (value: string | null) => (value === null ? null : reveal ? value : masked);
-  return { id: tenant.id, source, api_secret: secret(tenant.apiSecret), app_id: tenant.appId, app_secret: secret(tenant.appSecret) };
+  return {
+    id: tenant.id,
+    source,
+    api_secret: secret(tenant.apiSecret),
+    app_id: tenant.appId,
+    app_secret: secret(tenant.appSecret),
+  };
 }
 
 export function primaryTenant(primary: PrimaryCredentials): Tenant | null {
@@ -59,7 +71,10 @@ let meetctl generate them.`;
 export function withFileOptions(command: Command): Command {
   addConfigOptions(command, ['tenantsFile', 'configDir']);
   command.addOption(
-    new Option('--env-file <path>', 'env file holding the primary tenant (COMPAT_API_SHARED_SECRET) and SERVICE_TENANTS_FILE (default <config dir>/meet.env)'),
+    new Option(
+      '--env-file <path>',
+      'env file holding the primary tenant (COMPAT_API_SHARED_SECRET) and SERVICE_TENANTS_FILE (default <config dir>/meet.env)',
+    ),
   );
   command.addHelpText('after', fileHelp);
   return command;
@@ -67,13 +82,20 @@ export function withFileOptions(command: Command): Command {
 
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  return (
+    rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') +
+    '\n'
+  );
 }
 
 /** A rotated-out secret as show prints it: masked unless revealed, with its end and whether it has come. */
 function previousView(previous: PreviousSecret | undefined, reveal: boolean, nowMs: number) {
   if (previous === undefined) return null;
-  return { value: reveal ? previous.secret : masked, until: untilText(previous.until), active: inGrace(previous, nowMs) };
+  return {
+    value: reveal ? previous.secret : masked,
+    until: untilText(previous.until),
+    active: inGrace(previous, nowMs),
+  };
 }
 
 /** The secrets a rotation replaced that the tenant still lists, by their JSON key (absent ones left out). */
@@ -89,7 +111,9 @@ export function previousViews(tenant: Tenant, reveal: boolean, nowMs: number) {
 
 /** "api_secret valid until …" (or "ended …") per replaced secret, for the tables. */
 export const graceText = (previous: ReturnType<typeof previousViews>) =>
-  Object.entries(previous).map(([key, v]) => `${key.replace('previous_', '')} ${v.active ? 'valid until' : 'ended'} ${v.until}`);
+  Object.entries(previous).map(
+    ([key, v]) => `${key.replace('previous_', '')} ${v.active ? 'valid until' : 'ended'} ${v.until}`,
+  );
 
 export function printGenerated(io: CliIo, generated: readonly [TenantKey, string][]): void {
   for (const [key, value] of generated) io.out(`${key}=${value}\n`);

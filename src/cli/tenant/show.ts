@@ -21,7 +21,12 @@ export function tenantShow(tenant: Command, io: CliIo): void {
         const { snapshot } = loadTenants(context.file, context.primary);
         const primary = primaryTenant(context.primary);
         const found = id === primaryTenantId ? primary : (fileTenants(snapshot).find((t) => t.id === id) ?? null);
-        if (found === null) throw new CliError('refused', `no tenant ${JSON.stringify(id)} in ${context.file}`, 'see `meetctl tenant list`');
+        if (found === null)
+          throw new CliError(
+            'refused',
+            `no tenant ${JSON.stringify(id)} in ${context.file}`,
+            'see `meetctl tenant list`',
+          );
         const view = viewOf(found, id === primaryTenantId ? 'env' : 'file', options.reveal === true);
         const previous = previousViews(found, options.reveal === true, Date.now());
         if (options.json) {
@@ -29,7 +34,10 @@ export function tenantShow(tenant: Command, io: CliIo): void {
           return;
         }
         const from = view.source === 'env' ? context.envFile : context.file;
-        const graceRows = Object.entries(previous).map(([key, v]) => [key, `${v.value} ${v.active ? 'valid until' : 'ended'} ${v.until}`]);
+        const graceRows = Object.entries(previous).map(([key, v]) => [
+          key,
+          `${v.value} ${v.active ? 'valid until' : 'ended'} ${v.until}`,
+        ]);
         io.out(
           table([
             ['id', view.id],

@@ -31,7 +31,14 @@ function attendee({ participant: p, activity }: AttendeeRecord, finish: number) 
     leaves: [iso(left)],
     duration: seconds(left - joined),
     recent_talking_time: 0,
-    engagement: { chats: activity.messages, talks: 0, raisehand: 0, emojis: 0, poll_votes: 0, talk_time: seconds(activity.talkTimeMs) },
+    engagement: {
+      chats: activity.messages,
+      talks: 0,
+      raisehand: 0,
+      emojis: 0,
+      poll_votes: 0,
+      talk_time: seconds(activity.talkTimeMs),
+    },
     sessions: [
       {
         joins: [{ timestamp: iso(joined), userid: p.participantId, ext_userid: p.externalId ?? '', event: 'join' }],

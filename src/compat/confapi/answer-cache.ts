@@ -4,7 +4,8 @@ import type { CompatMeeting } from './model.js';
 /** What of the live state an answer shows, as one comparable string ('' when nobody is there). */
 export function liveKey(attendees: readonly LiveAttendee[]): string {
   let key = '';
-  for (const a of attendees) key += `${a.participantId}\u0000${a.name}\u0000${a.role}\u0000${a.audio ? 1 : 0}${a.video ? 1 : 0}\u0001`;
+  for (const a of attendees)
+    key += `${a.participantId}\u0000${a.name}\u0000${a.role}\u0000${a.audio ? 1 : 0}${a.video ? 1 : 0}\u0001`;
   return key;
 }
 

@@ -30,7 +30,10 @@ export function attendeeRecords(source: AttendanceSource, meeting: CompatMeeting
   try {
     const attendance = source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
     const activity = source.live().activity(meeting.roomId, meeting.engineMeetingId);
-    return attendance.participants.map((participant) => ({ participant, activity: activity.get(participant.participantId) ?? noActivity }));
+    return attendance.participants.map((participant) => ({
+      participant,
+      activity: activity.get(participant.participantId) ?? noActivity,
+    }));
   } catch (err) {
     if (!(err instanceof EngineError)) throw err;
     return [];

@@ -27,7 +27,12 @@ export interface CallbackOptions {
 export type SecretOf = (tenantId: string) => string | null;
 
 /** The metadata names (lowercased, without `meta_`) a recording-ready URL may come under, by priority. */
-export const recordingReadyKeys = ['confapi-recording-ready-url', 'bbb-recording-ready-url', 'bn-recording-ready-url', 'canvas-recording-ready-url'];
+export const recordingReadyKeys = [
+  'confapi-recording-ready-url',
+  'bbb-recording-ready-url',
+  'bn-recording-ready-url',
+  'canvas-recording-ready-url',
+];
 
 export function metadataValue(meeting: CompatMeeting, key: string): string | null {
   const found = meeting.metadata.find(([name]) => name === key);
@@ -60,10 +65,19 @@ export async function recordingReadyBody(secret: string, meetingId: string, reco
  * One attempt: a request pinned to the checked address, no redirect followed (a 3xx is a
  * failure), a short timeout, the answer's body drained and ignored. Resolves to the status.
  */
-function send(job: CallbackJob, url: URL, target: ResolvedTarget, extra: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<number> {
+function send(
+  job: CallbackJob,
+  url: URL,
+  target: ResolvedTarget,
+  extra: Record<string, string>,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<number> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) {
-      (callback as unknown as (err: null, list: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+      (callback as unknown as (err: null, list: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     } else {
       callback(null, target.address, target.family);
     }
@@ -229,10 +243,18 @@ export class CallbackQueue {
       return;
     }
     this.store.updateCallback({ ...job, attempts, nextAt: this.now() + delay, lastError: reason });
-    this.log.warn({ callback: job.id, kind: job.kind, attempt: attempts, retryInMs: delay, reason }, 'callback failed; will retry');
+    this.log.warn(
+      { callback: job.id, kind: job.kind, attempt: attempts, retryInMs: delay, reason },
+      'callback failed; will retry',
+    );
   }
 
-  private finish(job: CallbackJob, attempts: number, outcome: NonNullable<CallbackJob['outcome']>, error: string | null): void {
+  private finish(
+    job: CallbackJob,
+    attempts: number,
+    outcome: NonNullable<CallbackJob['outcome']>,
+    error: string | null,
+  ): void {
     this.store.updateCallback({ ...job, attempts, doneAt: this.now(), outcome, lastError: error });
   }
 }

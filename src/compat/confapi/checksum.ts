@@ -2,7 +2,12 @@ import { createHash, hash, timingSafeEqual, type Hash } from 'node:crypto';
 import type { ReadQuery } from './query.js';
 
 /** The hash is chosen by the length of the hex checksum the client sent. */
-export const algorithmByLength: Readonly<Record<number, string>> = { 40: 'sha1', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
+export const algorithmByLength: Readonly<Record<number, string>> = {
+  40: 'sha1',
+  64: 'sha256',
+  96: 'sha384',
+  128: 'sha512',
+};
 
 /** `hex(HASH(callName + query + secret))`, the value a client signs with. */
 export function checksumOf(algorithm: string, callName: string, query: string, secret: string): string {
@@ -13,7 +18,12 @@ export function checksumOf(algorithm: string, callName: string, query: string, s
  * Whether `checksum` (hex, either case) is HASH(callName + one of the candidate strings +
  * secret). Compared in constant time over equal-length digests.
  */
-export function checksumMatches(checksum: string, callName: string, candidates: readonly string[], secret: string): boolean {
+export function checksumMatches(
+  checksum: string,
+  callName: string,
+  candidates: readonly string[],
+  secret: string,
+): boolean {
   const algorithm = algorithmByLength[checksum.length];
   if (!algorithm) return false;
   // Buffer.from stops at the first character that is not hex, so a checksum with one decodes short.
@@ -64,7 +74,9 @@ export class SignedCall {
     const prefixes = this.prefixStates();
     for (let i = 0; i < this.texts.length; i++) {
       const prefix = prefixes?.[i];
-      const expected = prefix ? prefix.copy().update(secret).digest() : hash(this.algorithm!, this.texts[i]! + secret, 'buffer');
+      const expected = prefix
+        ? prefix.copy().update(secret).digest()
+        : hash(this.algorithm!, this.texts[i]! + secret, 'buffer');
       // Every candidate is computed and compared: the time does not say which one matched.
       if (timingSafeEqual(expected, provided)) matched = true;
     }

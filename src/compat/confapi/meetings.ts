@@ -6,7 +6,13 @@ import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
 import { analyticsBody, analyticsCallbackKey } from './analytics.js';
-import { endCallbackUrl, metadataValue, recordingReadyBody, recordingReadyKeys, type CallbackQueue } from './callbacks.js';
+import {
+  endCallbackUrl,
+  metadataValue,
+  recordingReadyBody,
+  recordingReadyKeys,
+  type CallbackQueue,
+} from './callbacks.js';
 import type { CompatMeeting, CompatStore, EndReason, GuestPolicy, RecordingRecord } from './model.js';
 
 /** A meeting nobody entered ends after this long (upstream: meetingExpireIfNoUserJoinedInMinutes). */
@@ -149,7 +155,10 @@ export class CompatMeetings {
   /** The engine room of a meeting: unlisted, reached by its links only. */
   private makeRoom(meeting: CompatMeeting): void {
     const { entry, ...waiting } = roomAccessFor(this.deps.policy, meeting.guestPolicy);
-    this.deps.rooms.create({ room_id: meeting.roomId, name: roomName(meeting.name, meeting.meetingId), ...waiting }, { entry, unlisted: true });
+    this.deps.rooms.create(
+      { room_id: meeting.roomId, name: roomName(meeting.name, meeting.meetingId), ...waiting },
+      { entry, unlisted: true },
+    );
   }
 
   /**
@@ -273,7 +282,8 @@ export class CompatMeetings {
     const url = metadataValue(meeting, 'endcallbackurl');
     const analyticsUrl = metadataValue(meeting, analyticsCallbackKey);
     // Built now, from the engine's records, and stored with the job: a restart before delivery still sends it.
-    const analytics = analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
+    const analytics =
+      analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
     this.deps.store.transaction(() => {
       this.deps.store.updateMeeting(ended);
       if (url !== null) {
@@ -313,8 +323,16 @@ export class CompatMeetings {
    * callback (if the meeting named one) is queued, signed with the owner's secret. Nothing
    * calls this yet; a recording module will.
    */
-  async recordingReady(meeting: CompatMeeting, recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>): Promise<RecordingRecord> {
-    const record: RecordingRecord = { ...recording, tenantId: meeting.tenantId, meetingId: meeting.meetingId, internalId: meeting.internalId };
+  async recordingReady(
+    meeting: CompatMeeting,
+    recording: Omit<RecordingRecord, 'tenantId' | 'meetingId' | 'internalId'>,
+  ): Promise<RecordingRecord> {
+    const record: RecordingRecord = {
+      ...recording,
+      tenantId: meeting.tenantId,
+      meetingId: meeting.meetingId,
+      internalId: meeting.internalId,
+    };
     this.deps.store.insertRecording(record);
     const url = recordingReadyKeys.map((key) => metadataValue(meeting, key)).find((v) => v !== null) ?? null;
     const secret = this.deps.tenantSecret(meeting.tenantId);

@@ -60,7 +60,10 @@ export interface CompatMeeting {
 }
 
 /** The fields a new meeting is named by. */
-export type MeetingIdentity = Pick<CompatMeeting, 'internalId' | 'tenantId' | 'meetingId' | 'roomId' | 'name' | 'createTime'>;
+export type MeetingIdentity = Pick<
+  CompatMeeting,
+  'internalId' | 'tenantId' | 'meetingId' | 'roomId' | 'name' | 'createTime'
+>;
 
 /** A meeting with every field beyond its identity at the value a bare `create` gives it. */
 export function plainMeeting(identity: MeetingIdentity, fields: Partial<CompatMeeting> = {}): CompatMeeting {
@@ -74,7 +77,14 @@ export function plainMeeting(identity: MeetingIdentity, fields: Partial<CompatMe
     maxParticipants: 0,
     record: false,
     guestPolicy: 'ALWAYS_ACCEPT',
-    settings: { welcome: '', logoutURL: '', muteOnStart: false, webcamsOnlyForModerator: false, lockSettings: {}, extra: {} },
+    settings: {
+      welcome: '',
+      logoutURL: '',
+      muteOnStart: false,
+      webcamsOnlyForModerator: false,
+      lockSettings: {},
+      extra: {},
+    },
     metadata: [],
     presentations: [],
     engineMeetingId: null,
@@ -160,6 +170,9 @@ export interface CompatStore {
   updateRecording(recording: RecordingRecord): void;
   deleteRecording(recordId: string): void;
   /** The tenant's recordings, newest first; filters by meetingID or record id when given. */
-  recordings(tenantId: string, filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] }): RecordingRecord[];
+  recordings(
+    tenantId: string,
+    filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] },
+  ): RecordingRecord[];
   close(): void;
 }

@@ -43,7 +43,10 @@ export class OpenMeetings {
     const previous = this.byInternalId.get(meeting.internalId);
     // The identity fields never change on update; if they did, the old entries must go first.
     const moved =
-      previous !== undefined && (previous.tenantId !== meeting.tenantId || previous.meetingId !== meeting.meetingId || previous.roomId !== meeting.roomId);
+      previous !== undefined &&
+      (previous.tenantId !== meeting.tenantId ||
+        previous.meetingId !== meeting.meetingId ||
+        previous.roomId !== meeting.roomId);
     if (previous !== undefined && (moved || meeting.endTime !== null)) this.remove(previous);
     if (meeting.endTime !== null) return;
     // Map.set on a present key keeps its place, so an update does not reorder the lists.

@@ -10,7 +10,8 @@ export class Params {
 
   constructor(pairs: readonly (readonly [string, string])[]) {
     for (const [name, value] of pairs) {
-      if (this.values.has(name)) throw failure('validationError', `Parameter '${name}' must not be sent more than once`);
+      if (this.values.has(name))
+        throw failure('validationError', `Parameter '${name}' must not be sent more than once`);
       this.values.set(name, value);
     }
   }
@@ -44,7 +45,12 @@ export function strictBoolean(name: string, value: string | undefined, fallback:
   throw failure('validationError', `${name} must be a boolean value (true or false)`);
 }
 
-export function nonNegativeInteger(name: string, value: string | undefined, fallback: number, max = 2_147_483_647): number {
+export function nonNegativeInteger(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  max = 2_147_483_647,
+): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d{1,10}$/.test(value.trim()) || Number(value.trim()) > max) {
     throw failure('validationError', `${name} must be a non-negative integer`);
@@ -59,11 +65,14 @@ const forbiddenInMeetingId = /[/?#]/;
 export function meetingIdOf(params: Params): string {
   const id = params.get('meetingID');
   if (id === undefined || id === '') throw failure('missingParamMeetingID');
-  if (forbiddenInMeetingId.test(id)) throw failure('invalidMeetingIdentifier', "Meeting ID must not contain '/', '?' or '#'");
+  if (forbiddenInMeetingId.test(id))
+    throw failure('invalidMeetingIdentifier', "Meeting ID must not contain '/', '?' or '#'");
   // Counted in code points; a string of at most 256 UTF-16 units cannot hold more, so most ids skip the count.
-  if (id.length > 256 && [...id].length > 256) throw failure('sizeError', 'Meeting ID must be between 1 and 256 characters');
+  if (id.length > 256 && [...id].length > 256)
+    throw failure('sizeError', 'Meeting ID must be between 1 and 256 characters');
   if (id.includes(',')) throw failure('validationError', "Meeting ID cannot contain ','");
-  if (/\p{Cc}/u.test(id) || id !== id.trim() || /\p{Cs}/u.test(id)) throw failure('validationError', 'Invalid meeting ID');
+  if (/\p{Cc}/u.test(id) || id !== id.trim() || /\p{Cs}/u.test(id))
+    throw failure('validationError', 'Invalid meeting ID');
   return id;
 }
 

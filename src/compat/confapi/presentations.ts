@@ -30,15 +30,18 @@ export async function parsePresentations(body: string): Promise<PresentationRef[
   }
   const root = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>).modules : undefined;
   if (root === '') return [];
-  if (typeof root !== 'object' || root === null) throw failure('validationError', 'The XML body must be a <modules> element');
+  if (typeof root !== 'object' || root === null)
+    throw failure('validationError', 'The XML body must be a <modules> element');
   const refs: PresentationRef[] = [];
   for (const module of children(root, 'module')) {
     if (module.$?.name !== 'presentation') continue;
     for (const document of children(module, 'document')) {
-      if (refs.length >= maxDocuments) throw failure('validationError', `At most ${maxDocuments} documents may be pre-uploaded`);
+      if (refs.length >= maxDocuments)
+        throw failure('validationError', `At most ${maxDocuments} documents may be pre-uploaded`);
       const url = document.$?.url ?? null;
       const inline = typeof document._ === 'string' && document._.trim() !== '';
-      if (url !== null && !/^https?:\/\//i.test(url)) throw failure('validationError', 'A document url must be an http or https URL');
+      if (url !== null && !/^https?:\/\//i.test(url))
+        throw failure('validationError', 'A document url must be an http or https URL');
       refs.push({
         url,
         filename: document.$?.filename ?? document.$?.name ?? null,

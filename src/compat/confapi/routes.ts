@@ -84,7 +84,9 @@ function isJsonCall(request: FastifyRequest): boolean {
 function sendFailure(request: FastifyRequest, reply: FastifyReply, messageKey: string, message: string): FastifyReply {
   reply.code(200).header('cache-control', 'no-cache');
   if (isJsonCall(request)) {
-    return reply.type('application/json; charset=utf-8').send({ response: { returncode: 'FAILED', messageKey, message } });
+    return reply
+      .type('application/json; charset=utf-8')
+      .send({ response: { returncode: 'FAILED', messageKey, message } });
   }
   return reply.type('text/xml; charset=utf-8').send(failed(messageKey, message));
 }
@@ -123,14 +125,22 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     app.setErrorHandler((err: FastifyError | ConfapiError, request, reply) => {
       if (err instanceof ConfapiError) return sendFailure(request, reply, err.messageKey, err.message);
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(request, reply, 'requestTooLarge', 'The request is too large.');
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return sendFailure(request, reply, 'requestTooLarge', 'The request is too large.');
       if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-        return sendFailure(request, reply, 'unsupportedContentType', 'POST request Content-Type is missing or unsupported');
+        return sendFailure(
+          request,
+          reply,
+          'unsupportedContentType',
+          'POST request Content-Type is missing or unsupported',
+        );
       }
       request.log.error({ err }, 'confapi call failed');
       return sendFailure(request, reply, 'internalError', 'An internal error occurred; it was logged.');
     });
-    app.setNotFoundHandler((request, reply) => sendFailure(request, reply, 'unsupportedRequest', 'This request is not supported.'));
+    app.setNotFoundHandler((request, reply) =>
+      sendFailure(request, reply, 'unsupportedRequest', 'This request is not supported.'),
+    );
 
     const versionAnswer: Answer = { kind: 'xml', body: success({ version: '2.0', apiVersion: '2.0' }) };
     const version = async (_request: FastifyRequest, reply: FastifyReply) => sendAnswer(reply, versionAnswer);
@@ -142,7 +152,8 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
       handler: async (request, reply) => {
         const call = request.params.call;
         const rawQuery = rawQueryOf(request);
-        if (rawQuery.length > maxQueryLength) throw failure('requestTooLarge', `The query string must be at most ${maxQueryLength} bytes`);
+        if (rawQuery.length > maxQueryLength)
+          throw failure('requestTooLarge', `The query string must be at most ${maxQueryLength} bytes`);
         const spec = Object.hasOwn(calls, call) ? calls[call] : undefined;
         if (!spec) throw failure('unsupportedRequest');
 
@@ -169,13 +180,19 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
         const bodyParams = form?.params ?? [];
         const checksums = form === null ? query.checksums : [...query.checksums, ...form.checksums];
         if (checksums.length === 0) throw failure('checksumError', 'You must provide the checksum');
-        if (checksums.length > 1) throw failure('checksumError', 'The checksum must be sent once, in the query string or in the body');
+        if (checksums.length > 1)
+          throw failure('checksumError', 'The checksum must be sent once, in the query string or in the body');
         // Upstream finds the checksum by its literal name. One sent as `checksu%6D=` stays in the
         // raw text (the cut makes it shorter) and must not be trusted through the sorted-body text.
-        if (query.checksums.length === 1 ? query.signed.length === rawQuery.length : form!.signed.length === formText.length) {
+        if (
+          query.checksums.length === 1
+            ? query.signed.length === rawQuery.length
+            : form!.signed.length === formText.length
+        ) {
           throw failure('checksumError', 'The checksum must be sent as checksum=…');
         }
-        const hint = (queryParams.find(([name]) => name === 'meetingID') ?? bodyParams.find(([name]) => name === 'meetingID'))?.[1];
+        const hint = (queryParams.find(([name]) => name === 'meetingID') ??
+          bodyParams.find(([name]) => name === 'meetingID'))?.[1];
         const tenant = tenants.choose(new SignedCall(checksums[0]!, call, signedTexts(query, form)), {
           pathTenant: request.params.tenant,
           host: request.host,
@@ -185,7 +202,10 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
 
         // Parameters the checksum does not cover are never used.
         if (bodyParams.length > 0 && queryParams.length > 0) {
-          throw failure('validationError', 'Parameters must be sent either in the query string or in the body, not both');
+          throw failure(
+            'validationError',
+            'Parameters must be sent either in the query string or in the body, not both',
+          );
         }
         const params = new Params(queryParams.length > 0 ? queryParams : bodyParams);
         const note = (event: string, fields: Readonly<Record<string, string | number | boolean | null>>) =>

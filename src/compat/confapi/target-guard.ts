@@ -115,7 +115,11 @@ export class TargetGuard {
     const hostname = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
     const hostForPort = url.hostname.toLowerCase();
-    return this.hosts.has(hostname) || this.hostPorts.has(`${hostForPort}:${port}`) || this.hostPorts.has(`${hostname}:${port}`);
+    return (
+      this.hosts.has(hostname) ||
+      this.hostPorts.has(`${hostForPort}:${port}`) ||
+      this.hostPorts.has(`${hostname}:${port}`)
+    );
   }
 
   private addressAllowed(address: string, family: 4 | 6): boolean {
@@ -127,7 +131,8 @@ export class TargetGuard {
    * URL, a name that does not resolve, or any resolved address internal and not allowed.
    */
   async resolve(url: URL): Promise<ResolvedTarget> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TargetRefused(`scheme ${url.protocol} is not allowed`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TargetRefused(`scheme ${url.protocol} is not allowed`);
     if (url.username !== '' || url.password !== '') throw new TargetRefused('credentials in the URL are not allowed');
     const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const literal = isIP(hostname);

@@ -48,7 +48,8 @@ export function hostTenantLabel(host: string, suffix: string): string | undefine
  */
 export class TenantChooser {
   private readonly decoySecret = randomBytes(32).toString('base64url');
-  private hostIndex: { readonly of: TenantSnapshot; readonly byLabel: ReadonlyMap<string, Tenant | null> } | null = null;
+  private hostIndex: { readonly of: TenantSnapshot; readonly byLabel: ReadonlyMap<string, Tenant | null> } | null =
+    null;
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -61,16 +62,26 @@ export class TenantChooser {
   choose(signed: SignedCall, clues: TenantClues): Tenant {
     const snapshot = this.registry.current();
     const hostLabel = hostTenantLabel(clues.host, this.hostSuffix);
-    if (clues.pathTenant !== undefined || hostLabel !== undefined) return this.named(snapshot, signed, clues.pathTenant, hostLabel);
+    if (clues.pathTenant !== undefined || hostLabel !== undefined)
+      return this.named(snapshot, signed, clues.pathTenant, hostLabel);
     return this.search(snapshot, signed, clues);
   }
 
-  private named(snapshot: TenantSnapshot, signed: SignedCall, pathTenant: string | undefined, hostLabel: string | undefined): Tenant {
+  private named(
+    snapshot: TenantSnapshot,
+    signed: SignedCall,
+    pathTenant: string | undefined,
+    hostLabel: string | undefined,
+  ): Tenant {
     const byPath = pathTenant === undefined ? undefined : snapshot.byId.get(pathTenant);
     const byHost = hostLabel === undefined ? undefined : this.byHostLabel(snapshot).get(hostLabel);
     // Both given: they must name the same tenant (a tenant unknown to either is no tenant).
     const tenant =
-      pathTenant !== undefined && hostLabel !== undefined ? (byPath !== undefined && byPath === byHost ? byPath : undefined) : (byPath ?? byHost ?? undefined);
+      pathTenant !== undefined && hostLabel !== undefined
+        ? byPath !== undefined && byPath === byHost
+          ? byPath
+          : undefined
+        : (byPath ?? byHost ?? undefined);
     if (!tenant?.apiSecret) {
       signed.matches(this.decoySecret);
       throw failure('checksumError');

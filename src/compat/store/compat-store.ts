@@ -138,7 +138,13 @@ const meetingRow = (m: CompatMeeting): MeetingRow => ({
   end_reason: m.endReason,
 });
 
-const toChat = (r: ChatRow): ChatRecord => ({ internalId: r.internal_id, at: r.at, sender: r.sender, text: r.text, delivered: r.delivered === 1 });
+const toChat = (r: ChatRow): ChatRecord => ({
+  internalId: r.internal_id,
+  at: r.at,
+  sender: r.sender,
+  text: r.text,
+  delivered: r.delivered === 1,
+});
 
 const toCallback = (r: CallbackRow): CallbackJob => ({
   id: r.id,
@@ -185,7 +191,9 @@ const recordingRow = (r: RecordingRecord): RecordingRow => ({
   metadata_json: JSON.stringify(r.metadata),
 });
 
-const meetingColumns = Object.keys(meetingRow(plainMeeting({ internalId: '', tenantId: '', meetingId: '', roomId: '', name: '', createTime: 0 })));
+const meetingColumns = Object.keys(
+  meetingRow(plainMeeting({ internalId: '', tenantId: '', meetingId: '', roomId: '', name: '', createTime: 0 })),
+);
 
 /**
  * The meeting API's SQLite database (`confapi.sqlite` in COMPAT_API_DATA_DIR), with its own
@@ -204,18 +212,30 @@ export class SqliteCompatStore implements CompatStore {
       .map((c) => `${c} = @${c}`)
       .join(', ');
     this.stmts = {
-      insertMeeting: db.prepare(`INSERT INTO compat_meetings (${meetingColumns.join(', ')}) VALUES (${meetingColumns.map((c) => `@${c}`).join(', ')})`),
+      insertMeeting: db.prepare(
+        `INSERT INTO compat_meetings (${meetingColumns.join(', ')}) VALUES (${meetingColumns.map((c) => `@${c}`).join(', ')})`,
+      ),
       deleteMeeting: db.prepare('DELETE FROM compat_meetings WHERE internal_id = ?'),
       updateMeeting: db.prepare(`UPDATE compat_meetings SET ${set} WHERE internal_id = @internal_id`),
       meeting: db.prepare('SELECT * FROM compat_meetings WHERE internal_id = ?'),
-      openMeeting: db.prepare('SELECT * FROM compat_meetings WHERE tenant_id = ? AND meeting_id = ? AND end_time IS NULL'),
-      latestMeeting: db.prepare('SELECT * FROM compat_meetings WHERE tenant_id = ? AND meeting_id = ? ORDER BY create_time DESC, rowid DESC LIMIT 1'),
+      openMeeting: db.prepare(
+        'SELECT * FROM compat_meetings WHERE tenant_id = ? AND meeting_id = ? AND end_time IS NULL',
+      ),
+      latestMeeting: db.prepare(
+        'SELECT * FROM compat_meetings WHERE tenant_id = ? AND meeting_id = ? ORDER BY create_time DESC, rowid DESC LIMIT 1',
+      ),
       openMeetings: db.prepare('SELECT * FROM compat_meetings WHERE end_time IS NULL ORDER BY create_time, rowid'),
-      openMeetingsOf: db.prepare('SELECT * FROM compat_meetings WHERE tenant_id = ? AND end_time IS NULL ORDER BY create_time, rowid'),
-      openMeetingInRoom: db.prepare('SELECT * FROM compat_meetings WHERE room_id = ? AND end_time IS NULL ORDER BY create_time DESC LIMIT 1'),
+      openMeetingsOf: db.prepare(
+        'SELECT * FROM compat_meetings WHERE tenant_id = ? AND end_time IS NULL ORDER BY create_time, rowid',
+      ),
+      openMeetingInRoom: db.prepare(
+        'SELECT * FROM compat_meetings WHERE room_id = ? AND end_time IS NULL ORDER BY create_time DESC LIMIT 1',
+      ),
       ownersOf: db.prepare('SELECT DISTINCT tenant_id FROM compat_meetings WHERE meeting_id = ? AND end_time IS NULL'),
       endedRoomIds: db.prepare('SELECT DISTINCT room_id FROM compat_meetings WHERE end_time IS NOT NULL'),
-      appendChat: db.prepare('INSERT INTO compat_chat (internal_id, at, sender, text, delivered) VALUES (@internal_id, @at, @sender, @text, @delivered)'),
+      appendChat: db.prepare(
+        'INSERT INTO compat_chat (internal_id, at, sender, text, delivered) VALUES (@internal_id, @at, @sender, @text, @delivered)',
+      ),
       chatOf: db.prepare('SELECT * FROM compat_chat WHERE internal_id = ? ORDER BY seq'),
       insertCallback: db.prepare(
         `INSERT INTO compat_callbacks (kind, tenant_id, internal_id, method, url, body, content_type, next_at, created_at)
@@ -235,7 +255,9 @@ export class SqliteCompatStore implements CompatStore {
          WHERE record_id = @record_id`,
       ),
       deleteRecording: db.prepare('DELETE FROM compat_recordings WHERE record_id = ?'),
-      recordingsOf: db.prepare('SELECT * FROM compat_recordings WHERE tenant_id = ? ORDER BY start_time DESC, record_id'),
+      recordingsOf: db.prepare(
+        'SELECT * FROM compat_recordings WHERE tenant_id = ? ORDER BY start_time DESC, record_id',
+      ),
     };
   }
 
@@ -292,7 +314,13 @@ export class SqliteCompatStore implements CompatStore {
   }
 
   appendChat(record: ChatRecord): void {
-    this.stmts.appendChat.run({ internal_id: record.internalId, at: record.at, sender: record.sender, text: record.text, delivered: record.delivered ? 1 : 0 });
+    this.stmts.appendChat.run({
+      internal_id: record.internalId,
+      at: record.at,
+      sender: record.sender,
+      text: record.text,
+      delivered: record.delivered ? 1 : 0,
+    });
   }
 
   chatOf(internalId: string): ChatRecord[] {
@@ -341,7 +369,10 @@ export class SqliteCompatStore implements CompatStore {
     this.stmts.deleteRecording.run(recordId);
   }
 
-  recordings(tenantId: string, filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] }): RecordingRecord[] {
+  recordings(
+    tenantId: string,
+    filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] },
+  ): RecordingRecord[] {
     const all = (this.stmts.recordingsOf.all(tenantId) as RecordingRow[]).map(toRecording);
     if (filter.recordIds && filter.recordIds.length > 0) {
       const ids = new Set(filter.recordIds);

@@ -90,11 +90,17 @@ function untilValue(value: unknown, where: string): number {
 }
 
 /** A rotated-out secret and its end, which go together and only beside a current secret of the same kind. */
-function previousValue(entry: Record<string, unknown>, id: string, kind: 'api' | 'app', current: string | null): PreviousSecret | null {
+function previousValue(
+  entry: Record<string, unknown>,
+  id: string,
+  kind: 'api' | 'app',
+  current: string | null,
+): PreviousSecret | null {
   const key = `previous_${kind}_secret`;
   const where = `tenants.${id}.${key}`;
   if (entry[key] === undefined && entry[`${key}_until`] === undefined) return null;
-  if (entry[key] === undefined || entry[`${key}_until`] === undefined) throw new RegistryError(`tenants.${id}: ${key} and ${key}_until go together`);
+  if (entry[key] === undefined || entry[`${key}_until`] === undefined)
+    throw new RegistryError(`tenants.${id}: ${key} and ${key}_until go together`);
   if (current === null) throw new RegistryError(`tenants.${id}: ${key} needs a current ${kind}_secret`);
   const secret = kind === 'app' ? appSecretValue(entry[key], where) : secretValue(entry[key], where);
   if (secret === current) throw new RegistryError(`${where} is the current ${kind}_secret; a rotation makes a new one`);
@@ -129,7 +135,9 @@ function secretValue(value: unknown, where: string): string {
 function appSecretValue(value: unknown, where: string): string {
   const secret = secretValue(value, where);
   if (Buffer.byteLength(secret, 'utf8') < minAppSecretBytes) {
-    throw new RegistryError(`${where} must hold at least ${minAppSecretBytes} bytes (HS256 with a shorter secret can be guessed offline)`);
+    throw new RegistryError(
+      `${where} must hold at least ${minAppSecretBytes} bytes (HS256 with a shorter secret can be guessed offline)`,
+    );
   }
   return secret;
 }
@@ -139,7 +147,9 @@ function originsValue(value: unknown, where: string): readonly string[] {
     throw new RegistryError(`${where} must be a list of 1 to 32 origins such as ["https://app.example.org"]`);
   for (const origin of value) {
     if (typeof origin !== 'string' || !originPattern.test(origin)) {
-      throw new RegistryError(`${where} must list origins such as "https://app.example.org" (got ${JSON.stringify(origin)})`);
+      throw new RegistryError(
+        `${where} must list origins such as "https://app.example.org" (got ${JSON.stringify(origin)})`,
+      );
     }
   }
   return Object.freeze([...(value as string[])]);
@@ -151,7 +161,10 @@ function originsValue(value: unknown, where: string): readonly string[] {
  * tenant id second, so an app id equal to another tenant's id hands that tenant's rooms to
  * the app id's owner. A tenant whose app id is its own id names itself, which is harmless.
  */
-export function pathClash(tenants: readonly Pick<Tenant, 'id' | 'appId'>[], primaryAppId: string | null): string | null {
+export function pathClash(
+  tenants: readonly Pick<Tenant, 'id' | 'appId'>[],
+  primaryAppId: string | null,
+): string | null {
   const ids = new Set(tenants.map((t) => t.id));
   for (const tenant of tenants) {
     if (tenant.id !== primaryTenantId && tenant.id === primaryAppId) {
@@ -170,13 +183,17 @@ export function snapshotOf(tenants: readonly Tenant[]): TenantSnapshot {
     tenants: frozen,
     byId: new Map(frozen.map((t) => [t.id, t])),
     apiTenants: Object.freeze(frozen.filter((t) => t.apiSecret !== null)),
-    byAppId: new Map(frozen.flatMap((t): [string, Tenant][] => (t.appId !== null && t.appSecret !== null ? [[t.appId, t]] : []))),
+    byAppId: new Map(
+      frozen.flatMap((t): [string, Tenant][] => (t.appId !== null && t.appSecret !== null ? [[t.appId, t]] : [])),
+    ),
   });
 }
 
 /** The primary tenant alone: the registry when SERVICE_TENANTS_FILE is unset. */
 export function primaryOnly(primarySecret: string | null): TenantSnapshot {
-  return snapshotOf(primarySecret === null ? [] : [{ id: primaryTenantId, apiSecret: primarySecret, appId: null, appSecret: null }]);
+  return snapshotOf(
+    primarySecret === null ? [] : [{ id: primaryTenantId, apiSecret: primarySecret, appId: null, appSecret: null }],
+  );
 }
 
 /**
@@ -184,13 +201,21 @@ export function primaryOnly(primarySecret: string | null): TenantSnapshot {
  * tenant. Throws RegistryError naming the tenant and key, or the line and column of a
  * TOML error; nothing is half-applied.
  */
-export function parseRegistry(text: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
+export function parseRegistry(
+  text: string,
+  primarySecret: string | null,
+  primaryAppId: string | null = null,
+): TenantSnapshot {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text, { unsafeKeyBehaviour: 'throw' } as Parameters<typeof parseToml>[1]);
   } catch (err) {
     if (err instanceof TomlError) {
-      throw new RegistryError(`malformed TOML at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`, err.line, err.column);
+      throw new RegistryError(
+        `malformed TOML at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`,
+        err.line,
+        err.column,
+      );
     }
     throw new RegistryError((err as Error).message);
   }
@@ -206,27 +231,35 @@ export function parseRegistry(text: string, primarySecret: string | null, primar
   // The primary pair (COMPAT_JITSI_APP_ID) is not listed in the file, but its app id is taken.
   const appIds = new Map<string, string>(primaryAppId ? [[primaryAppId, primaryTenantId]] : []);
   for (const [id, entry] of Object.entries(table)) {
-    if (!tenantIdPattern.test(id)) throw new RegistryError(`tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ -`);
-    if (id === primaryTenantId) throw new RegistryError(`tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET`);
+    if (!tenantIdPattern.test(id))
+      throw new RegistryError(`tenant id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z a-z 0-9 . _ -`);
+    if (id === primaryTenantId)
+      throw new RegistryError(`tenant id ${primaryTenantId} is reserved for COMPAT_API_SHARED_SECRET`);
     if (!isTable(entry)) throw new RegistryError(`tenants.${id} must be a table`);
     for (const key of Object.keys(entry)) {
-      if (!knownKeys.has(key)) throw new RegistryError(`tenants.${id}: unknown key ${key} (known: ${[...knownKeys].join(', ')})`);
+      if (!knownKeys.has(key))
+        throw new RegistryError(`tenants.${id}: unknown key ${key} (known: ${[...knownKeys].join(', ')})`);
     }
     const apiSecret = entry.api_secret === undefined ? null : secretValue(entry.api_secret, `tenants.${id}.api_secret`);
     const appId = entry.app_id === undefined ? null : secretValue(entry.app_id, `tenants.${id}.app_id`);
-    const appSecret = entry.app_secret === undefined ? null : appSecretValue(entry.app_secret, `tenants.${id}.app_secret`);
-    const embedOrigins = entry.embed_origins === undefined ? null : originsValue(entry.embed_origins, `tenants.${id}.embed_origins`);
+    const appSecret =
+      entry.app_secret === undefined ? null : appSecretValue(entry.app_secret, `tenants.${id}.app_secret`);
+    const embedOrigins =
+      entry.embed_origins === undefined ? null : originsValue(entry.embed_origins, `tenants.${id}.embed_origins`);
     if (embedOrigins !== null && appId === null)
       throw new RegistryError(`tenants.${id}: embed_origins needs app_id and app_secret (it applies to gateway pages)`);
-    if ((appId === null) !== (appSecret === null)) throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
-    if (apiSecret === null && appId === null) throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
+    if ((appId === null) !== (appSecret === null))
+      throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
+    if (apiSecret === null && appId === null)
+      throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
     const previousApi = previousValue(entry, id, 'api', apiSecret);
     const previousApp = previousValue(entry, id, 'app', appSecret);
     // A previous secret still signs calls during its grace: it too must name one tenant only.
     for (const secret of [apiSecret, previousApi?.secret ?? null]) {
       if (secret === null) continue;
       const other = secrets.get(secret);
-      if (other !== undefined) throw new RegistryError(`tenants ${other} and ${id} have the same api_secret; every tenant needs its own`);
+      if (other !== undefined)
+        throw new RegistryError(`tenants ${other} and ${id} have the same api_secret; every tenant needs its own`);
       secrets.set(secret, id);
     }
     if (appId !== null) {
@@ -259,7 +292,11 @@ export function inGrace(previous: PreviousSecret | undefined, nowMs: number): pr
  * so `meetctl tenant add` may create it later. Throws RegistryError for a file that exists
  * but cannot be used.
  */
-export function readRegistryFile(file: string, primarySecret: string | null, primaryAppId: string | null = null): TenantSnapshot {
+export function readRegistryFile(
+  file: string,
+  primarySecret: string | null,
+  primaryAppId: string | null = null,
+): TenantSnapshot {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -22,7 +22,9 @@ export class TenantRegistry {
   /** The meeting-API secrets that sign for `tenant` now: its current one, and the previous one during its grace. */
   apiSecretsOf(tenant: Tenant): readonly string[] {
     if (tenant.apiSecret === null) return [];
-    return inGrace(tenant.previousApiSecret, this.clock.now().getTime()) ? [tenant.apiSecret, tenant.previousApiSecret.secret] : [tenant.apiSecret];
+    return inGrace(tenant.previousApiSecret, this.clock.now().getTime())
+      ? [tenant.apiSecret, tenant.previousApiSecret.secret]
+      : [tenant.apiSecret];
   }
 
   current(): TenantSnapshot {

@@ -42,7 +42,11 @@ export function errorPage(code: RefusalCode, frameAncestors: readonly string[]):
     '</body></html>',
     '',
   ].join('\n');
-  const ancestors = frameAncestors.includes('*') ? '*' : frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'";
+  const ancestors = frameAncestors.includes('*')
+    ? '*'
+    : frameAncestors.length > 0
+      ? frameAncestors.join(' ')
+      : "'none'";
   return {
     status: refusal.status,
     headers: {

@@ -4,7 +4,10 @@ import { primaryTenantId, type Tenant } from '../tenants/parse.js';
 import type { TenantRegistry } from '../tenants/registry.js';
 import type { GatewayPair } from './gateway-token.js';
 
-export type GatewayConfig = Pick<Config, 'jitsiAppId' | 'jitsiAppSecret' | 'jitsiAcceptedIssuers' | 'jitsiAcceptedAudiences' | 'jitsiAllowAnonymous'>;
+export type GatewayConfig = Pick<
+  Config,
+  'jitsiAppId' | 'jitsiAppSecret' | 'jitsiAcceptedIssuers' | 'jitsiAcceptedAudiences' | 'jitsiAllowAnonymous'
+>;
 
 /** The embed gateway runs when the primary pair has a secret or open rooms are allowed. */
 export function gatewayActive(config: GatewayConfig): boolean {
@@ -49,7 +52,12 @@ export class GatewayKeys {
     this.primary =
       config.jitsiAppSecret === null
         ? null
-        : { tenantId: primaryTenantId, secret: Buffer.from(config.jitsiAppSecret, 'utf8'), acceptedIssuers: config.jitsiAcceptedIssuers, embedOrigins: ['*'] };
+        : {
+            tenantId: primaryTenantId,
+            secret: Buffer.from(config.jitsiAppSecret, 'utf8'),
+            acceptedIssuers: config.jitsiAcceptedIssuers,
+            embedOrigins: ['*'],
+          };
   }
 
   get acceptedAudiences(): readonly string[] {
@@ -63,7 +71,8 @@ export class GatewayKeys {
 
   /** The tenant a path prefix names (its id or its app id, or the primary app id), else null. */
   prefixOwner(prefix: string): PrefixOwner {
-    if (this.primary && prefix === this.config.jitsiAppId) return { tenantId: primaryTenantId, embedOrigins: this.primary.embedOrigins };
+    if (this.primary && prefix === this.config.jitsiAppId)
+      return { tenantId: primaryTenantId, embedOrigins: this.primary.embedOrigins };
     const snapshot = this.registry?.current();
     const tenant = snapshot?.byAppId.get(prefix) ?? snapshot?.byId.get(prefix);
     if (!tenant || tenant.appId === null || tenant.appSecret === null) return null;
@@ -77,7 +86,12 @@ export class GatewayKeys {
         tenantId: tenant.id,
         secret: Buffer.from(tenant.appSecret ?? '', 'utf8'),
         ...(tenant.previousAppSecret
-          ? { previous: { secret: Buffer.from(tenant.previousAppSecret.secret, 'utf8'), until: tenant.previousAppSecret.until } }
+          ? {
+              previous: {
+                secret: Buffer.from(tenant.previousAppSecret.secret, 'utf8'),
+                until: tenant.previousAppSecret.until,
+              },
+            }
           : {}),
         acceptedIssuers: [tenant.appId ?? ''],
         embedOrigins: tenant.embedOrigins ?? ['*'],

@@ -24,7 +24,8 @@ export function engineRoomId(tenantId: string, namespace: string, room: string):
 /** A room name from the path: 1 to 200 characters, none of them a control character. */
 export function checkRoomName(room: string): string {
   const name = room.normalize('NFC');
-  if (name.length === 0 || name.length > 200 || name.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new GatewayRefusal('room_name_invalid');
+  if (name.length === 0 || name.length > 200 || name.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(name))
+    throw new GatewayRefusal('room_name_invalid');
   return name;
 }
 
@@ -67,7 +68,13 @@ export function gatewayScope(requested: WaitingRoomScope, policy: WaitingRoomPol
  * A room made by an anonymous arrival is ephemeral (the daemon's sweep deletes it once unused,
  * COMPAT_JITSI_OPEN_ROOM_IDLE_SECS); a token holder's arrival makes it the application's, kept.
  */
-export function ensureRoom(rooms: RoomService, roomId: string, name: string, rules: GatewayRoomRules, arrival: GatewayArrival): void {
+export function ensureRoom(
+  rooms: RoomService,
+  roomId: string,
+  name: string,
+  rules: GatewayRoomRules,
+  arrival: GatewayArrival,
+): void {
   const room = rooms.find(roomId);
   if (!room) {
     if (arrival.anonymous) arrival.mayCreate();
@@ -80,7 +87,16 @@ export function ensureRoom(rooms: RoomService, roomId: string, name: string, rul
   if (room.entry === 'closed') throw new GatewayRefusal('room_unavailable');
   const adopted = room.ephemeral && !arrival.anonymous;
   const used = room.ephemeral && arrival.anonymous && arrival.nowMs - Date.parse(room.updatedAt) >= useRefreshMs;
-  if (room.waitingRoom !== rules.waitingRoom || room.moderatorSuccession !== rules.moderatorSuccession || adopted || used) {
-    rooms.update(roomId, { waiting_room: rules.waitingRoom }, { moderatorSuccession: rules.moderatorSuccession, ...(adopted ? { ephemeral: false } : {}) });
+  if (
+    room.waitingRoom !== rules.waitingRoom ||
+    room.moderatorSuccession !== rules.moderatorSuccession ||
+    adopted ||
+    used
+  ) {
+    rooms.update(
+      roomId,
+      { waiting_room: rules.waitingRoom },
+      { moderatorSuccession: rules.moderatorSuccession, ...(adopted ? { ephemeral: false } : {}) },
+    );
   }
 }

@@ -96,7 +96,8 @@ export function gatewayRoutes(deps: GatewayDeps) {
       let identity: GatewayIdentity | null = null;
       if (jwt === undefined || jwt === '') {
         // Open rooms are the primary tenant's: a tenant's rooms are entered with its own tokens only.
-        if (!deps.allowAnonymous || (owner !== null && owner.tenantId !== primaryTenantId)) throw new GatewayRefusal('token_required');
+        if (!deps.allowAnonymous || (owner !== null && owner.tenantId !== primaryTenantId))
+          throw new GatewayRefusal('token_required');
       } else {
         identity = await verifyGatewayToken(jwt, name, {
           pairFor: (iss) => deps.keys.pairFor(iss),
@@ -137,7 +138,12 @@ export function gatewayRoutes(deps: GatewayDeps) {
       const lang = languageTag(query.lang);
       if (lang !== null) search.set('lang', lang);
       const location = `${deps.frontendUrl}/room/${encodeURIComponent(roomId)}?${search.toString()}`;
-      return reply.code(302).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+      return reply
+        .code(302)
+        .header('location', location)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send();
     } catch (err) {
       if (!(err instanceof GatewayRefusal)) throw err;
       // A limit's refusals come in floods: at debug, so they cannot flood the log.
@@ -153,8 +159,9 @@ export function gatewayRoutes(deps: GatewayDeps) {
     app.get<{ Params: { room: string }; Querystring: Query }>('/videoconf/:room', (request, reply) =>
       enter(null, request.params.room, request.query, request.ip, reply),
     );
-    app.get<{ Params: { prefix: string; room: string }; Querystring: Query }>('/:prefix/videoconf/:room', (request, reply) =>
-      enter(request.params.prefix, request.params.room, request.query, request.ip, reply),
+    app.get<{ Params: { prefix: string; room: string }; Querystring: Query }>(
+      '/:prefix/videoconf/:room',
+      (request, reply) => enter(request.params.prefix, request.params.room, request.query, request.ip, reply),
     );
   };
 }

@@ -117,7 +117,8 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (typeof claims.iss !== 'string') throw new GatewayRefusal('token_malformed');
   const pair = rules.pairFor(claims.iss);
   if (!pair || !accepts(pair.acceptedIssuers, claims.iss)) throw new GatewayRefusal('issuer_not_accepted');
-  const previous = pair.previous !== undefined && rules.now.getTime() < pair.previous.until ? [pair.previous.secret] : [];
+  const previous =
+    pair.previous !== undefined && rules.now.getTime() < pair.previous.until ? [pair.previous.secret] : [];
   let signed = false;
   // During a rotation's grace both secrets are always tried, so the time does not say which one signed.
   for (const secret of [pair.secret, ...previous]) {
@@ -143,13 +144,16 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (iat !== null && now + notBeforeToleranceSecs < iat) throw new GatewayRefusal('issued_in_future');
   if (exp - Math.min(iat ?? now, now) > maxLifetimeSecs) throw new GatewayRefusal('lifetime_too_long');
 
-  if (claims.sub === undefined || claims.aud === undefined || claims.room === undefined) throw new GatewayRefusal('claim_missing');
+  if (claims.sub === undefined || claims.aud === undefined || claims.room === undefined)
+    throw new GatewayRefusal('claim_missing');
   if (typeof claims.sub !== 'string' || claims.sub === '') throw new GatewayRefusal('token_malformed');
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (audiences.length === 0 || !audiences.every((a) => typeof a === 'string')) throw new GatewayRefusal('token_malformed');
+  if (audiences.length === 0 || !audiences.every((a) => typeof a === 'string'))
+    throw new GatewayRefusal('token_malformed');
   if (!audiences.some((a) => accepts(rules.acceptedAudiences, a))) throw new GatewayRefusal('audience_not_accepted');
   if (typeof claims.room !== 'string') throw new GatewayRefusal('token_malformed');
-  if (claims.room !== '*' && canonicalRoom(claims.room) !== canonicalRoom(roomName)) throw new GatewayRefusal('wrong_room');
+  if (claims.room !== '*' && canonicalRoom(claims.room) !== canonicalRoom(roomName))
+    throw new GatewayRefusal('wrong_room');
 
   const user = table(table(claims.context).user);
   return {

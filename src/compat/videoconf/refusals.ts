@@ -34,13 +34,21 @@ export const refusals = {
     name: 'conference.tokenInvalid',
     text: 'The sign-in link was not signed for this service. The application must use the secret this service knows it by.',
   },
-  claim_missing: { status: 403, name: 'conference.tokenInvalid', text: 'The sign-in link lacks a required detail (exp, sub, iss, aud and room are required).' },
+  claim_missing: {
+    status: 403,
+    name: 'conference.tokenInvalid',
+    text: 'The sign-in link lacks a required detail (exp, sub, iss, aud and room are required).',
+  },
   issuer_not_accepted: {
     status: 403,
     name: 'conference.tokenInvalid',
     text: 'The sign-in link comes from an application this service does not accept (its issuer).',
   },
-  audience_not_accepted: { status: 403, name: 'conference.tokenInvalid', text: 'The sign-in link was made for another service (its audience).' },
+  audience_not_accepted: {
+    status: 403,
+    name: 'conference.tokenInvalid',
+    text: 'The sign-in link was made for another service (its audience).',
+  },
   token_expired: {
     status: 403,
     name: 'conference.tokenExpired',
@@ -62,7 +70,11 @@ export const refusals = {
     text: 'The sign-in link is valid for too long (more than 24 hours), so this service does not accept it.',
   },
   wrong_room: { status: 403, name: 'conference.roomMismatch', text: 'The sign-in link is for another meeting room.' },
-  wrong_tenant: { status: 403, name: 'conference.roomMismatch', text: 'The sign-in link belongs to another application on this service.' },
+  wrong_tenant: {
+    status: 403,
+    name: 'conference.roomMismatch',
+    text: 'The sign-in link belongs to another application on this service.',
+  },
   name_refused: {
     status: 403,
     name: 'conference.tokenInvalid',

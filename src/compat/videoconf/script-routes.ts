@@ -9,7 +9,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * from its TypeScript source (tests load src/ in process), in the build's dist/ of the same package.
  */
 const scriptFile =
-  [new URL('../../web/embed/external-api.js', import.meta.url), new URL('../../../dist/web/embed/external-api.js', import.meta.url)]
+  [
+    new URL('../../web/embed/external-api.js', import.meta.url),
+    new URL('../../../dist/web/embed/external-api.js', import.meta.url),
+  ]
     .map((url) => fileURLToPath(url))
     .find((file) => existsSync(file)) ?? fileURLToPath(new URL('../../web/embed/external-api.js', import.meta.url));
 // The string literal as the build emits it (esbuild writes double quotes).
@@ -31,7 +34,8 @@ export interface EmbedScript {
  */
 export function embedScript(frontendUrl: string): EmbedScript {
   const source = readFileSync(scriptFile, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
-  if (!source.includes(pageOriginMark)) throw new Error(`${scriptFile} lacks the page origin mark; rebuild the web client`);
+  if (!source.includes(pageOriginMark))
+    throw new Error(`${scriptFile} lacks the page origin mark; rebuild the web client`);
   const body = source.replace(pageOriginMark, JSON.stringify(new URL(frontendUrl).origin));
   // A strong validator over the exact bytes sent.
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;

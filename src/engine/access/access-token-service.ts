@@ -75,7 +75,12 @@ export class AccessTokenService {
   /** A fresh token stored under `name`; null when that name is taken. */
   private insertNew(name: string): IssuedToken | null {
     const token = `mt_${randomBytes(32).toString('base64url')}`;
-    const inserted = this.store.insert({ name, tokenHash: digest(token), createdAt: this.clock.now().toISOString(), lastUsedAt: null });
+    const inserted = this.store.insert({
+      name,
+      tokenHash: digest(token),
+      createdAt: this.clock.now().toISOString(),
+      lastUsedAt: null,
+    });
     return inserted ? { name, token } : null;
   }
 }

@@ -28,7 +28,10 @@ export function checkChatText(text: unknown, field = 'text'): string {
   if (typeof text !== 'string') throw invalidField(field, `${field} must be a string`);
   const length = [...text].length;
   if (length < chatBounds.minLength || length > chatBounds.maxLength) {
-    throw invalidField(field, `${field} must be ${chatBounds.minLength} to ${chatBounds.maxLength} characters long (got ${length})`);
+    throw invalidField(
+      field,
+      `${field} must be ${chatBounds.minLength} to ${chatBounds.maxLength} characters long (got ${length})`,
+    );
   }
   if (text.trim() === '') throw invalidField(field, `${field} must not be blank`);
   return text;
@@ -44,8 +47,18 @@ export class ChatLog {
   ) {}
 
   /** Checks and stores a message; throws invalid_field for a bad text. */
-  post(meetingId: string, from: { readonly participantId: string | null; readonly name: string }, text: unknown): ChatEntry {
-    const entry: ChatEntry = { meetingId, at: this.clock.now().toISOString(), participantId: from.participantId, name: from.name, text: checkChatText(text) };
+  post(
+    meetingId: string,
+    from: { readonly participantId: string | null; readonly name: string },
+    text: unknown,
+  ): ChatEntry {
+    const entry: ChatEntry = {
+      meetingId,
+      at: this.clock.now().toISOString(),
+      participantId: from.participantId,
+      name: from.name,
+      text: checkChatText(text),
+    };
     const cached = this.latest(meetingId);
     this.store.appendChat(entry);
     cached.push(entry);

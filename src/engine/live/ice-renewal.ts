@@ -53,14 +53,23 @@ export class IceRenewal {
     this.timers.delete(member);
     const ice = this.deps.ice;
     if (!ice || member.gone) return;
-    if (!presentIn(this.deps.meetings.participant(member.participantId), { meetingId: state.meetingId, roomId: state.roomId })) return;
+    if (
+      !presentIn(this.deps.meetings.participant(member.participantId), {
+        meetingId: state.meetingId,
+        roomId: state.roomId,
+      })
+    )
+      return;
     const servers = ice.serversFor(member.participantId);
     if (servers === null) return;
     member.outbox.send({ type: 'ice_servers', ice_servers: servers });
     const every = Math.max(1_000, Math.floor((ice.lifetimeMs * 3) / 4));
     this.timers.set(
       member,
-      this.deps.scheduler.setTimeout(() => guarded(this.deps.log, 'ice renewal', () => this.renew(state, member)), every),
+      this.deps.scheduler.setTimeout(
+        () => guarded(this.deps.log, 'ice renewal', () => this.renew(state, member)),
+        every,
+      ),
     );
   }
 }

@@ -17,7 +17,11 @@ import type { LiveRooms, Member, RoomState } from './room-state.js';
 export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Role | undefined): ChatMessage {
   const system = entry.participantId === null;
   const role = system ? null : (roleOf(entry.participantId) ?? 'participant');
-  return { from: { participant_id: entry.participantId, name: entry.name, role, system }, text: entry.text, at: entry.at };
+  return {
+    from: { participant_id: entry.participantId, name: entry.name, role, system },
+    text: entry.text,
+    at: entry.at,
+  };
 }
 
 export interface LiveChatDeps {
@@ -51,7 +55,11 @@ export class LiveChat {
     let entry: ChatEntry;
     try {
       entry = this.deps.transactions.atomically(() => {
-        const posted = this.deps.chat.post(state.meetingId, { participantId: member.participantId, name: member.name }, text);
+        const posted = this.deps.chat.post(
+          state.meetingId,
+          { participantId: member.participantId, name: member.name },
+          text,
+        );
         this.deps.stats.chat(state.meetingId, member.participantId);
         return posted;
       });

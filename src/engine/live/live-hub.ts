@@ -14,7 +14,13 @@ import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
 import { engineCall, guarded, liveError } from './live-errors.js';
 import { liveDefaults, type LiveOptions } from './live-options.js';
-import { locksFromWire, locksOnWire, type LockDefaults, type LockSettings, type MeetingLocks } from './meeting-locks.js';
+import {
+  locksFromWire,
+  locksOnWire,
+  type LockDefaults,
+  type LockSettings,
+  type MeetingLocks,
+} from './meeting-locks.js';
 import type { MediaBackend, MediaBackendFactory } from './media-port.js';
 import { MediaRules, peerOf } from './media-rules.js';
 import type { Incoming, LiveSession, Outbox } from './outbox.js';
@@ -31,7 +37,12 @@ export interface LiveHubDeps {
   readonly transactions: Pick<Transactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
-    'list' | 'onWaitingListChange' | 'switchState' | 'onWaitingRoomSwitched' | 'enableWaitingRoom' | 'disableWaitingRoom'
+    | 'list'
+    | 'onWaitingListChange'
+    | 'switchState'
+    | 'onWaitingRoomSwitched'
+    | 'enableWaitingRoom'
+    | 'disableWaitingRoom'
   >;
   readonly rooms: Pick<RoomService, 'find' | 'create'>;
   /** Ids of a room's sub-groups. */
@@ -239,7 +250,14 @@ export class LiveHub implements LiveApi {
   private receive(state: RoomState, member: Member, incoming: Incoming): void {
     if (member.gone || this.closedHub) return;
     const now = this.rooms.nowMs();
-    if (!this.allowed(member, member.windows.messages.allowance(now, this.options.messageLimit), 'too many messages; slow down')) return;
+    if (
+      !this.allowed(
+        member,
+        member.windows.messages.allowance(now, this.options.messageLimit),
+        'too many messages; slow down',
+      )
+    )
+      return;
     if (!incoming.ok) {
       member.outbox.send(liveError('invalid_message', incoming.message));
       return;

@@ -79,7 +79,8 @@ export class MediaFlush {
       const { told } = member;
       // Speaking ends before the audio that carried it; it starts after.
       if (told.speaking && !member.speaking) sent += this.tellSpeaking(state, member);
-      if (this.recordMedia(state, member)) sent += this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
+      if (this.recordMedia(state, member))
+        sent += this.rooms.broadcast(state, { type: 'state', participant: viewOf(member) });
       if (!told.speaking && member.speaking) sent += this.tellSpeaking(state, member);
     }
     this.spend(state, sent);
@@ -106,6 +107,9 @@ export class MediaFlush {
   /** The next flush of the room comes no sooner than `flushMs`, later when this one delivered more than the budget allows. */
   private spend(state: RoomState, sent: number): void {
     const budgetMs = (sent * 1_000) / this.deps.sendsPerSecond;
-    state.flush.earliestMs = Math.max(state.flush.earliestMs, this.rooms.nowMs() + Math.max(this.deps.flushMs, budgetMs));
+    state.flush.earliestMs = Math.max(
+      state.flush.earliestMs,
+      this.rooms.nowMs() + Math.max(this.deps.flushMs, budgetMs),
+    );
   }
 }

@@ -71,6 +71,7 @@ export type RelayRefusal =
    */
   | Extract<LiveErrorCode, 'locked' | 'invalid_signal'>;
 
-export type RelayResult = { readonly ok: true } | { readonly ok: false; readonly code: RelayRefusal; readonly message: string };
+export type RelayResult =
+  { readonly ok: true } | { readonly ok: false; readonly code: RelayRefusal; readonly message: string };
 
 export type MediaBackendFactory = (context: MediaContext) => MediaBackend;

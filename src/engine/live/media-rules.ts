@@ -96,7 +96,11 @@ export class MediaRules {
     for (const member of state.members.values()) {
       const audio = member.audio && mayAudio(member.role, locks);
       const videoAllowed = mayVideo(member.role, locks);
-      this.setMedia(state, member, { audio, video: member.video && videoAllowed, screen: member.screen && videoAllowed });
+      this.setMedia(state, member, {
+        audio,
+        video: member.video && videoAllowed,
+        screen: member.screen && videoAllowed,
+      });
     }
     this.flush.now(state);
     this.backend.locksChanged(state.meetingId, locks);

@@ -24,10 +24,18 @@ export interface LockStore {
 export type LockDefaults = (roomId: string) => Partial<LockSettings> | null;
 
 /** The settings as the wire and the page name them. */
-export const locksOnWire = (l: LockSettings): Locks => ({ mic: l.mic, cam: l.cam, cams_moderators_only: l.camsModeratorsOnly });
+export const locksOnWire = (l: LockSettings): Locks => ({
+  mic: l.mic,
+  cam: l.cam,
+  cams_moderators_only: l.camsModeratorsOnly,
+});
 
 /** The wire's settings as the engine's. */
-export const locksFromWire = (l: Locks): LockSettings => ({ mic: l.mic, cam: l.cam, camsModeratorsOnly: l.cams_moderators_only });
+export const locksFromWire = (l: Locks): LockSettings => ({
+  mic: l.mic,
+  cam: l.cam,
+  camsModeratorsOnly: l.cams_moderators_only,
+});
 
 /** The one lock rule (src/protocol/locks.ts, shared with the page), over the engine's settings. */
 export function mayAudio(role: Role, locks: LockSettings): boolean {

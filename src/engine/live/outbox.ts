@@ -12,7 +12,8 @@ export interface Outbox {
 }
 
 /** One frame of a client as the socket code read it: a message of the wire, or why it is not one. */
-export type Incoming = { readonly ok: true; readonly message: ClientMessage } | { readonly ok: false; readonly message: string };
+export type Incoming =
+  { readonly ok: true; readonly message: ClientMessage } | { readonly ok: false; readonly message: string };
 
 /** What the socket code calls for the life of one connection. */
 export interface LiveSession {

@@ -152,7 +152,8 @@ export class Presence {
 
   /** Every timer stops (the hub closes; nobody leaves: clients reconnect to the next process). */
   close(): void {
-    for (const pending of [...this.pendingLeaves.values(), ...this.awayDeadlines.values()]) this.deps.scheduler.clearTimeout(pending.handle);
+    for (const pending of [...this.pendingLeaves.values(), ...this.awayDeadlines.values()])
+      this.deps.scheduler.clearTimeout(pending.handle);
     this.pendingLeaves.clear();
     this.awayDeadlines.clear();
   }

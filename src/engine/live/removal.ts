@@ -18,7 +18,13 @@ export interface RemovalDeps {
  * the waiting room's "Refuse and bar" when she knocks again. What her socket, the others and the
  * media side see follows from the leave (Presence.participantLeft).
  */
-export function removeParticipant(rooms: LiveRooms, deps: RemovalDeps, state: RoomState, member: Member, targetId: string): void {
+export function removeParticipant(
+  rooms: LiveRooms,
+  deps: RemovalDeps,
+  state: RoomState,
+  member: Member,
+  targetId: string,
+): void {
   if (!member.windows.settings.admit(rooms.nowMs(), deps.settingsLimit)) {
     member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
     return;
@@ -28,7 +34,9 @@ export function removeParticipant(rooms: LiveRooms, deps: RemovalDeps, state: Ro
     member.outbox.send(liveError('meeting_not_found', 'this meeting is over'));
     return;
   }
-  const actor = engineCall(member.outbox, () => deps.meetings.moderator(meeting, { kind: 'participant', participantId: member.participantId }));
+  const actor = engineCall(member.outbox, () =>
+    deps.meetings.moderator(meeting, { kind: 'participant', participantId: member.participantId }),
+  );
   if (!actor) return;
   if (targetId === member.participantId) {
     member.outbox.send(liveError('invalid_field', 'a moderator cannot remove herself; to go, she leaves the meeting'));

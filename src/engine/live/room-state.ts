@@ -75,7 +75,12 @@ export const viewOf = (m: Member): ParticipantView => ({
  * starts where the others are and the next flush brings her along with them, even when a
  * change pending now is undone before it.
  */
-export const toldViewOf = (m: Member): ParticipantView => ({ ...viewOf(m), audio: m.told.audio, video: m.told.video, screen: m.told.screen });
+export const toldViewOf = (m: Member): ParticipantView => ({
+  ...viewOf(m),
+  audio: m.told.audio,
+  video: m.told.video,
+  screen: m.told.screen,
+});
 
 /** Sub-group ids in their natural order: g2 before g10. */
 export function byGroupNumber(a: string, b: string): number {

@@ -37,7 +37,11 @@ export class Subgroups {
         const roomId = `${root}-g${n}`;
         const existing = this.deps.rooms.find(roomId);
         if (existing?.parentRoomId === root) continue;
-        this.deps.rooms.create({ room_id: roomId, name: `${parent.name} – group ${n}`.slice(0, 200), parent_room_id: root });
+        this.deps.rooms.create({
+          room_id: roomId,
+          name: `${parent.name} – group ${n}`.slice(0, 200),
+          parent_room_id: root,
+        });
       }
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
@@ -50,12 +54,16 @@ export class Subgroups {
   move(state: RoomState, member: Member, participantId: string, roomId: string): void {
     const { root, subgroups } = this.rooms.family(state);
     if (roomId === state.roomId || (roomId !== root && !subgroups.includes(roomId))) {
-      member.outbox.send(liveError('invalid_message', 'room_id must be the main room or one of its sub-groups, other than this room'));
+      member.outbox.send(
+        liveError('invalid_message', 'room_id must be the main room or one of its sub-groups, other than this room'),
+      );
       return;
     }
     const target = state.members.get(participantId);
     if (!target) {
-      member.outbox.send(liveError('participant_not_found', 'nobody with this participant_id is connected in this room'));
+      member.outbox.send(
+        liveError('participant_not_found', 'nobody with this participant_id is connected in this room'),
+      );
       return;
     }
     target.movingTo = roomId;

@@ -90,9 +90,12 @@ export class WaitingPush {
     const actor = { kind: 'participant', participantId: member.participantId } as const;
     const waiting = this.deps.waiting;
     const before = waiting.switchState(state.roomId);
-    const done = engineCall(member.outbox, () => (enabled ? waiting.enableWaitingRoom(state.roomId, actor) : waiting.disableWaitingRoom(state.roomId, actor)));
+    const done = engineCall(member.outbox, () =>
+      enabled ? waiting.enableWaitingRoom(state.roomId, actor) : waiting.disableWaitingRoom(state.roomId, actor),
+    );
     // A switch that changed nothing tells nobody else; she is sent the state as it stands (her toggle may be stale).
-    if (done && waiting.switchState(state.roomId).enabled === before.enabled) member.outbox.send(this.roomMessage(state));
+    if (done && waiting.switchState(state.roomId).enabled === before.enabled)
+      member.outbox.send(this.roomMessage(state));
   }
 
   /** Sends the changes collected so far to the room's moderators (but `except`) as the next `seq`. */
@@ -107,9 +110,16 @@ export class WaitingPush {
     let message: ServerMessage | null = null;
     if (pending.reset || count > this.deps.fullListAbove) {
       const requests = this.listFor(state, moderators[0]!);
-      if (pending.reset || requests.length < count) message = { type: 'waiting_list', seq: state.waitingSeq + 1, requests };
+      if (pending.reset || requests.length < count)
+        message = { type: 'waiting_list', seq: state.waitingSeq + 1, requests };
     }
-    message ??= { type: 'waiting_changes', seq: state.waitingSeq + 1, added: [...pending.added.values()], updated: [], removed: [...pending.removed] };
+    message ??= {
+      type: 'waiting_changes',
+      seq: state.waitingSeq + 1,
+      added: [...pending.added.values()],
+      updated: [],
+      removed: [...pending.removed],
+    };
     state.waitingSeq = message.seq;
     for (const moderator of moderators) moderator.outbox.send(message);
   }

@@ -151,7 +151,14 @@ export class MeetingService {
   ensure(roomId: string): Meeting {
     const existing = this.byRoom.get(roomId);
     if (existing) return existing.meeting;
-    const meeting: Meeting = { meetingId: randomId(), roomId, startedAt: this.nowIso(), endedAt: null, waitingDisabled: false, subject: '' };
+    const meeting: Meeting = {
+      meetingId: randomId(),
+      roomId,
+      startedAt: this.nowIso(),
+      endedAt: null,
+      waitingDisabled: false,
+      subject: '',
+    };
     this.store.insertMeeting(meeting);
     const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
     this.byRoom.set(roomId, live);
@@ -196,7 +203,11 @@ export class MeetingService {
     else
       this.transactions.atomically(() => {
         this.store.updateParticipant(left);
-        this.record(live.meeting, 'participant_removed', removedBy, { requestId: null, participantId, name: left.name });
+        this.record(live.meeting, 'participant_removed', removedBy, {
+          requestId: null,
+          participantId,
+          name: left.name,
+        });
       });
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
@@ -235,7 +246,13 @@ export class MeetingService {
     return { kind: 'participant', participantId: participant.participantId, name: participant.name };
   }
 
-  record(meeting: Meeting, kind: TimelineKind, actor: RecordedActor | null, subject: TimelineSubject | null, count: number | null = null): void {
+  record(
+    meeting: Meeting,
+    kind: TimelineKind,
+    actor: RecordedActor | null,
+    subject: TimelineSubject | null,
+    count: number | null = null,
+  ): void {
     const live = this.live(meeting);
     this.store.appendTimeline({ meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count });
     live.lastChangeMs = this.nowMs();
@@ -327,7 +344,8 @@ export class MeetingService {
     this.transactions.flushGrouped();
     const now = this.nowMs();
     for (const live of [...this.byRoom.values()]) {
-      const empty = ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
+      const empty =
+        ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
       if (empty && now - live.lastChangeMs >= this.emptyGraceMs) this.close(live, null);
     }
   }
@@ -342,26 +360,35 @@ export class MeetingService {
 
   attendance(roomId: string, meetingId?: string): Attendance {
     const meeting = this.find(roomId, meetingId);
-    const participants = this.store.participantsOf(meeting.meetingId).map(({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
-      participantId,
-      name,
-      role,
-      joinedAt,
-      leftAt,
-      ...(externalId ? { externalId } : {}),
-    }));
+    const participants = this.store
+      .participantsOf(meeting.meetingId)
+      .map(({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
+        participantId,
+        name,
+        role,
+        joinedAt,
+        leftAt,
+        ...(externalId ? { externalId } : {}),
+      }));
     return { meeting, participants, refused: this.hooks.refusals(meeting) };
   }
 
   private find(roomId: string, meetingId: string | undefined): Meeting {
     const meeting =
-      meetingId === undefined || meetingId === '' ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null) : this.store.getMeeting(meetingId);
-    if (!meeting || meeting.roomId !== roomId) throw new EngineError('meeting_not_found', `room ${roomId} has no such meeting`);
+      meetingId === undefined || meetingId === ''
+        ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null)
+        : this.store.getMeeting(meetingId);
+    if (!meeting || meeting.roomId !== roomId)
+      throw new EngineError('meeting_not_found', `room ${roomId} has no such meeting`);
     return meeting;
   }
 
   private moderatorArrived(live: LiveMeeting, moderator: Participant): void {
-    this.record(live.meeting, 'moderator_arrived', null, { requestId: null, participantId: moderator.participantId, name: moderator.name });
+    this.record(live.meeting, 'moderator_arrived', null, {
+      requestId: null,
+      participantId: moderator.participantId,
+      name: moderator.name,
+    });
     this.hooks.moderatorArrived(live.meeting);
   }
 
@@ -372,7 +399,14 @@ export class MeetingService {
         if (participant.leftAt === null) this.store.updateParticipant({ ...participant, leftAt: at });
       }
       this.hooks.ending(live.meeting, at);
-      this.store.appendTimeline({ meetingId: live.meeting.meetingId, at, kind: 'meeting_ended', actor, subject: null, count: null });
+      this.store.appendTimeline({
+        meetingId: live.meeting.meetingId,
+        at,
+        kind: 'meeting_ended',
+        actor,
+        subject: null,
+        count: null,
+      });
       this.store.updateMeeting({ ...live.meeting, endedAt: at });
     });
     this.forget(live, at);

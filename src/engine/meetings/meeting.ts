@@ -36,14 +36,20 @@ export function presentIn(
   participant: Participant | null | undefined,
   meeting: { readonly meetingId: string; readonly roomId: string },
 ): participant is Participant {
-  return !!participant && participant.meetingId === meeting.meetingId && participant.roomId === meeting.roomId && participant.leftAt === null;
+  return (
+    !!participant &&
+    participant.meetingId === meeting.meetingId &&
+    participant.roomId === meeting.roomId &&
+    participant.leftAt === null
+  );
 }
 
 /**
  * Who asks for a gesture. A participant is checked to be a moderator of the room's open
  * meeting; an integration (rooms-API bearer token) is trusted and recorded under its name.
  */
-export type Actor = { readonly kind: 'participant'; readonly participantId: string } | { readonly kind: 'api'; readonly name: string };
+export type Actor =
+  { readonly kind: 'participant'; readonly participantId: string } | { readonly kind: 'api'; readonly name: string };
 
 /** Its writes are committed as the engine's unit of work (unit-of-work.ts) says, never on their own. */
 export interface MeetingStore {

@@ -14,7 +14,9 @@ const forbidden = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E00
 export function checkSubject(value: unknown): string {
   if (typeof value !== 'string') throw invalidField('subject', 'subject must be a string');
   const subject = value.trim();
-  if ([...subject].length > subjectBounds.max) throw invalidField('subject', `subject must be at most ${subjectBounds.max} characters long`);
-  if (forbidden.test(subject)) throw invalidField('subject', 'subject must be one line, without control or text-direction characters');
+  if ([...subject].length > subjectBounds.max)
+    throw invalidField('subject', `subject must be at most ${subjectBounds.max} characters long`);
+  if (forbidden.test(subject))
+    throw invalidField('subject', 'subject must be one line, without control or text-direction characters');
   return subject;
 }

@@ -57,7 +57,12 @@ export function checkRoomFields(raw: RoomFields, kind: 'create' | 'update'): Roo
   }
   if (raw.waiting_room_timeout_secs !== undefined) {
     const value = raw.waiting_room_timeout_secs;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < timeoutBounds.min || value > timeoutBounds.max) {
+    if (
+      typeof value !== 'number' ||
+      !Number.isInteger(value) ||
+      value < timeoutBounds.min ||
+      value > timeoutBounds.max
+    ) {
       throw invalidField(
         'waiting_room_timeout_secs',
         `waiting_room_timeout_secs must be an integer from ${timeoutBounds.min} to ${timeoutBounds.max} (got ${JSON.stringify(value)})`,

@@ -42,7 +42,9 @@ export class RoomService {
       name: fields.name!,
       // A sub-group never waits whatever it says, so the instance policy has nothing to refuse there.
       waitingRoom: parent ? (fields.waiting_room ?? 'off') : allowedScope(this.policy, fields.waiting_room, null),
-      waitingRoomMode: parent ? (fields.waiting_room_mode ?? 'approval') : allowedMode(this.policy, fields.waiting_room_mode, null),
+      waitingRoomMode: parent
+        ? (fields.waiting_room_mode ?? 'approval')
+        : allowedMode(this.policy, fields.waiting_room_mode, null),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
       parentRoomId: parent?.roomId ?? null,
@@ -62,7 +64,8 @@ export class RoomService {
   private parentOf(roomId: string): Room {
     const parent = this.find(roomId);
     if (!parent) throw invalidField('parent_room_id', `no room has room_id ${roomId}`);
-    if (parent.parentRoomId !== null) throw invalidField('parent_room_id', 'a sub-group cannot have sub-groups of its own');
+    if (parent.parentRoomId !== null)
+      throw invalidField('parent_room_id', 'a sub-group cannot have sub-groups of its own');
     return parent;
   }
 
@@ -87,12 +90,19 @@ export class RoomService {
     const room: Room = {
       ...current,
       name: fields.name ?? current.name,
-      waitingRoom: subgroup ? (fields.waiting_room ?? current.waitingRoom) : allowedScope(this.policy, fields.waiting_room, current.waitingRoom),
+      waitingRoom: subgroup
+        ? (fields.waiting_room ?? current.waitingRoom)
+        : allowedScope(this.policy, fields.waiting_room, current.waitingRoom),
       waitingRoomMode: subgroup
         ? (fields.waiting_room_mode ?? current.waitingRoomMode)
         : allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
-      accessCodeHash: fields.access_code === undefined ? current.accessCodeHash : fields.access_code === null ? null : hashAccessCode(fields.access_code),
+      accessCodeHash:
+        fields.access_code === undefined
+          ? current.accessCodeHash
+          : fields.access_code === null
+            ? null
+            : hashAccessCode(fields.access_code),
       entry: reach.entry ?? current.entry,
       unlisted: reach.unlisted ?? current.unlisted,
       moderatorSuccession: reach.moderatorSuccession ?? current.moderatorSuccession,
@@ -133,7 +143,10 @@ export class RoomService {
     const rooms = this.store.list(after, limit + 1);
     const page = rooms.slice(0, limit);
     const last = page.at(-1);
-    return { rooms: page, nextCursor: rooms.length > limit && last ? Buffer.from(last.roomId).toString('base64url') : null };
+    return {
+      rooms: page,
+      nextCursor: rooms.length > limit && last ? Buffer.from(last.roomId).toString('base64url') : null,
+    };
   }
 }
 

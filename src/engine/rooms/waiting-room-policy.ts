@@ -8,27 +8,47 @@ export interface WaitingRoomPolicy {
 }
 
 /** The scope a room gets when its caller names none (`requested` undefined) or the one it asked for, if allowed. */
-export function allowedScope(policy: WaitingRoomPolicy, requested: WaitingRoomScope | undefined, current: WaitingRoomScope | null): WaitingRoomScope {
+export function allowedScope(
+  policy: WaitingRoomPolicy,
+  requested: WaitingRoomScope | undefined,
+  current: WaitingRoomScope | null,
+): WaitingRoomScope {
   if (policy.waitingRoom === 'forced') {
     if (requested === 'off') {
-      throw new EngineError('waiting_room_forced', 'this instance forces the waiting room: waiting_room cannot be off', 'waiting_room');
+      throw new EngineError(
+        'waiting_room_forced',
+        'this instance forces the waiting room: waiting_room cannot be off',
+        'waiting_room',
+      );
     }
     return requested ?? (current === null || current === 'off' ? 'all' : current);
   }
   if (policy.waitingRoom === 'off') {
     if (requested !== undefined && requested !== 'off') {
-      throw new EngineError('waiting_room_unavailable', 'the waiting room is turned off on this instance: waiting_room must be off', 'waiting_room');
+      throw new EngineError(
+        'waiting_room_unavailable',
+        'the waiting room is turned off on this instance: waiting_room must be off',
+        'waiting_room',
+      );
     }
     return 'off';
   }
   return requested ?? current ?? 'off';
 }
 
-export function allowedMode(policy: WaitingRoomPolicy, requested: WaitingRoomMode | undefined, current: WaitingRoomMode | null): WaitingRoomMode {
+export function allowedMode(
+  policy: WaitingRoomPolicy,
+  requested: WaitingRoomMode | undefined,
+  current: WaitingRoomMode | null,
+): WaitingRoomMode {
   const fixed = policy.waitingRoomMode;
   if (fixed !== null) {
     if (requested !== undefined && requested !== fixed) {
-      throw new EngineError('waiting_room_mode_fixed', `this instance fixes waiting_room_mode to ${fixed}`, 'waiting_room_mode');
+      throw new EngineError(
+        'waiting_room_mode_fixed',
+        `this instance fixes waiting_room_mode to ${fixed}`,
+        'waiting_room_mode',
+      );
     }
     return fixed;
   }

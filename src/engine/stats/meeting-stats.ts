@@ -184,7 +184,9 @@ export class MeetingStats {
         talking: record.talkingSince !== null,
         talkTimeMs: record.talkMs + running,
         lastTalkAt: record.lastTalkAt,
-        webcams: webcams.filter((w) => w.participantId === record.participantId).map(({ startedAt, endedAt }) => ({ startedAt, endedAt })),
+        webcams: webcams
+          .filter((w) => w.participantId === record.participantId)
+          .map(({ startedAt, endedAt }) => ({ startedAt, endedAt })),
         chatMessages: record.chatMessages,
       };
     });
@@ -214,7 +216,16 @@ export class MeetingStats {
       this.records.set(participantId, stored);
       return stored;
     }
-    const fresh: StatsRecord = { participantId, meetingId, audio: false, video: false, talkMs: 0, talkingSince: null, lastTalkAt: null, chatMessages: 0 };
+    const fresh: StatsRecord = {
+      participantId,
+      meetingId,
+      audio: false,
+      video: false,
+      talkMs: 0,
+      talkingSince: null,
+      lastTalkAt: null,
+      chatMessages: 0,
+    };
     this.save(fresh);
     return fresh;
   }

@@ -78,7 +78,13 @@ export class TokenService {
   /** The payload when the token is ours, of this kind, unexpired (or expired less than `graceSecs` ago); null for anything else. */
   private async verify(token: string, type: string, graceSecs = 0): Promise<JWTPayload | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms, typ: type, issuer, currentDate: this.clock.now(), clockTolerance: graceSecs });
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms,
+        typ: type,
+        issuer,
+        currentDate: this.clock.now(),
+        clockTolerance: graceSecs,
+      });
       return payload;
     } catch (err) {
       if (err instanceof errors.JOSEError) return null;
@@ -92,7 +98,8 @@ export class TokenService {
 
   async verifyJoin(token: string): Promise<JoinClaims | null> {
     const p = await this.verify(token, tokenTypes.join);
-    if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string)) return null;
+    if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string))
+      return null;
     const embed = embedList(p.embed);
     return {
       room: p.room,
@@ -110,7 +117,10 @@ export class TokenService {
    * reload inside the frame presents the token the frame was opened with, and the page must
    * stay framable for the meeting's length. It admits nobody (`verifyJoin` refuses it then).
    */
-  async framingOf(token: string, graceSecs: number): Promise<{ readonly room: string; readonly embed: readonly string[] } | null> {
+  async framingOf(
+    token: string,
+    graceSecs: number,
+  ): Promise<{ readonly room: string; readonly embed: readonly string[] } | null> {
     const p = await this.verify(token, tokenTypes.join, graceSecs);
     const embed = p ? embedList(p.embed) : null;
     return p && isString(p.room) && embed ? { room: p.room, embed } : null;
@@ -122,7 +132,14 @@ export class TokenService {
 
   async verifySession(token: string): Promise<SessionClaims | null> {
     const p = await this.verify(token, tokenTypes.session);
-    if (!p || !isString(p.room) || !isString(p.meeting) || !isString(p.participant) || !roles.includes(p.role as string) || typeof p.name !== 'string') {
+    if (
+      !p ||
+      !isString(p.room) ||
+      !isString(p.meeting) ||
+      !isString(p.participant) ||
+      !roles.includes(p.role as string) ||
+      typeof p.name !== 'string'
+    ) {
       return null;
     }
     return { room: p.room, meeting: p.meeting, participant: p.participant, role: p.role as Role, name: p.name };

@@ -5,7 +5,15 @@ import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { Room, RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
-import { effectiveMode, effectiveScope, isModerator, mustWait, needsAccessCode, type Arrival, type JoinClaims } from './admission.js';
+import {
+  effectiveMode,
+  effectiveScope,
+  isModerator,
+  mustWait,
+  needsAccessCode,
+  type Arrival,
+  type JoinClaims,
+} from './admission.js';
 import { ArrivalScreening, type ArrivalScreeningOptions } from './arrival-screening.js';
 import { checkName, checkNote } from './knock-fields.js';
 import type { OpenRequests } from './open-requests.js';
@@ -64,7 +72,8 @@ export class ArrivalGate {
   private screenNow(arrival: Arrival, knocking: boolean, codePassed: boolean): Screened | 'code' {
     const room = this.deps.rooms.get(arrival.roomId);
     // A closed room (its meeting ended for good) looks like no room at all.
-    if (!room || room.entry === 'closed') throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
+    if (!room || room.entry === 'closed')
+      throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);
     const claims = arrival.claims;
     const subgroup = room.parentRoomId !== null;
     const member = subgroup ? this.screening.parentMember(room, arrival) : null;
@@ -74,7 +83,10 @@ export class ArrivalGate {
     const queue = meeting ? this.deps.requests.queueOf(meeting) : undefined;
     const known = queue && plausibleSecret(arrival.secret) ? queue.bySecret(arrival.secret) : undefined;
     if (room.entry === 'token' && !claims && !known) {
-      throw new EngineError('guest_denied', 'this meeting admits only people its platform invited; use the link you were given');
+      throw new EngineError(
+        'guest_denied',
+        'this meeting admits only people its platform invited; use the link you were given',
+      );
     }
     // Who comes from the parent's meeting passed its code already; so did a browser whose
     // cookie names a request of this meeting, since that cookie is only given after the code.

@@ -5,7 +5,12 @@ import { presentIn, type Participant } from '../meetings/meeting.js';
 import { AccessCodeChecker, type DeriveKey } from '../rooms/access-code.js';
 import type { Room } from '../rooms/room.js';
 import { isModerator, type Arrival } from './admission.js';
-import { AttemptLimiter, defaultCodeAttemptLimits, TooManyAttemptsError, type AttemptLimits } from './attempt-limiter.js';
+import {
+  AttemptLimiter,
+  defaultCodeAttemptLimits,
+  TooManyAttemptsError,
+  type AttemptLimits,
+} from './attempt-limiter.js';
 
 export interface ArrivalScreeningOptions {
   /** Wrong access codes allowed per room and client, and the window they are counted in. */
@@ -82,7 +87,8 @@ export class ArrivalScreening {
     try {
       const settle = await this.limiter.begin(key);
       try {
-        right = code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!, room.roomId, arrival.clientKey));
+        right =
+          code.length <= 256 && (await this.codes.matches(code, room.accessCodeHash!, room.roomId, arrival.clientKey));
       } finally {
         // A code refused unchecked (its room's line full) was no guess: it takes its attempt back.
         settle(right !== false);

@@ -33,8 +33,11 @@ export function checkNote(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw invalidField('note', 'note must be a string');
   const note = value.trim();
-  if (length(note) > noteBounds.max) throw invalidField('note', `note must be at most ${noteBounds.max} characters long`);
-  if (noteControl.test(note)) throw invalidField('note', 'note must not contain control characters other than line breaks and tabs');
-  if (noteHidden.test(note)) throw invalidField('note', 'note must not contain text-direction controls or tag characters');
+  if (length(note) > noteBounds.max)
+    throw invalidField('note', `note must be at most ${noteBounds.max} characters long`);
+  if (noteControl.test(note))
+    throw invalidField('note', 'note must not contain control characters other than line breaks and tabs');
+  if (noteHidden.test(note))
+    throw invalidField('note', 'note must not contain text-direction controls or tag characters');
   return note;
 }

@@ -28,8 +28,15 @@ export class OpenRequests {
   private readonly maxOpenPerNetwork: number;
   readonly maxOpenRequests: number;
 
-  constructor(clock: Clock, options: Pick<WaitingRoomOptions, 'knocksPerClient' | 'maxOpenPerClient' | 'maxOpenPerNetwork' | 'maxOpenRequests'>) {
-    this.knockLimiter = new AttemptLimiter(clock, options.knocksPerClient ?? clientDefaults.knocksPerClient, 'too_many_knocks');
+  constructor(
+    clock: Clock,
+    options: Pick<WaitingRoomOptions, 'knocksPerClient' | 'maxOpenPerClient' | 'maxOpenPerNetwork' | 'maxOpenRequests'>,
+  ) {
+    this.knockLimiter = new AttemptLimiter(
+      clock,
+      options.knocksPerClient ?? clientDefaults.knocksPerClient,
+      'too_many_knocks',
+    );
     this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
     this.maxOpenPerNetwork = options.maxOpenPerNetwork ?? clientDefaults.maxOpenPerNetwork;
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
@@ -70,7 +77,10 @@ export class OpenRequests {
    * network (`clientNetwork`, an IPv6 /56) holds too many.
    */
   checkClient(roomId: string, clientKey: string, clientNetwork: string | null = null): ClientSlot {
-    const slot: ClientSlot = { client: `${roomId}\n${clientKey}`, network: clientNetwork === null ? null : `${roomId}\n${clientNetwork}` };
+    const slot: ClientSlot = {
+      client: `${roomId}\n${clientKey}`,
+      network: clientNetwork === null ? null : `${roomId}\n${clientNetwork}`,
+    };
     this.knockLimiter.check(slot.client);
     const over = (key: string | null, max: number) => key !== null && (this.clientSlots.get(key) ?? 0) >= max;
     if (over(slot.client, this.maxOpenPerClient) || over(slot.network, this.maxOpenPerNetwork)) {

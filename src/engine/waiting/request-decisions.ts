@@ -17,7 +17,12 @@ export interface RequestDecisionsDeps {
   /** How long without a poll a request counts as a closed window. */
   readonly staleAfterMs: number;
   /** Tells the moderators' lists what they now see and no longer see. */
-  readonly notify: (roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]) => void;
+  readonly notify: (
+    roomId: string,
+    meeting: Meeting,
+    added: readonly WaitingRequest[],
+    removed: readonly string[],
+  ) => void;
   readonly counter?: WaitingCounter;
 }
 
@@ -64,7 +69,8 @@ export class RequestDecisions {
     this.deps.transactions.atomically(() => {
       for (const live of settled) {
         if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
-        else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) this.close(meeting, queue, live, 'withdrawn');
+        else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs)
+          this.close(meeting, queue, live, 'withdrawn');
         else this.close(meeting, queue, live, 'window_closed');
       }
     });
@@ -87,7 +93,12 @@ export class RequestDecisions {
   close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): void {
     this.deps.transactions.atomically(() => {
       this.decide(queue, live, { state });
-      this.deps.meetings.record(meeting, state === 'withdrawn' ? 'withdraw' : 'window_closed', null, subjectOf(live.request));
+      this.deps.meetings.record(
+        meeting,
+        state === 'withdrawn' ? 'withdraw' : 'window_closed',
+        null,
+        subjectOf(live.request),
+      );
     });
     queue.remove(live);
   }

@@ -73,7 +73,9 @@ export class RoomQueue {
   restore(live: LiveRequest, request: WaitingRequest): void {
     live.request = request;
     if (request.state !== 'waiting' || this.waiting.has(request.requestId)) return;
-    const ordered = [...this.waiting.values(), live].sort((a, b) => (a.request.requestId < b.request.requestId ? -1 : 1));
+    const ordered = [...this.waiting.values(), live].sort((a, b) =>
+      a.request.requestId < b.request.requestId ? -1 : 1,
+    );
     this.waiting.clear();
     for (const entry of ordered) this.waiting.set(entry.request.requestId, entry);
   }

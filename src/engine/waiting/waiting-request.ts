@@ -2,7 +2,15 @@
  * waiting → admitted | refused | barred | expired (pollable, kept until the meeting ends)
  * waiting → withdrawn | window_closed (gone at once: nobody is there to tell)
  */
-export const requestStates = ['waiting', 'admitted', 'refused', 'barred', 'expired', 'withdrawn', 'window_closed'] as const;
+export const requestStates = [
+  'waiting',
+  'admitted',
+  'refused',
+  'barred',
+  'expired',
+  'withdrawn',
+  'window_closed',
+] as const;
 export type RequestState = (typeof requestStates)[number];
 
 /** What a poll can still answer; the other states have no reader any more. */

@@ -111,10 +111,16 @@ export class WaitingRoomService {
     this.listeners = new Listeners('waiting list changed', deps.log);
     this.switchListeners = new Listeners('waiting room switched', deps.log);
     const staleAfterMs =
-      options.closedWindowMs ?? (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
+      options.closedWindowMs ??
+      (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.requests = new OpenRequests(deps.clock, options);
     this.gate = new ArrivalGate({ ...deps, requests: this.requests }, options);
-    this.decisions = new RequestDecisions({ ...deps, requests: this.requests, staleAfterMs, notify: (...change) => this.notify(...change) });
+    this.decisions = new RequestDecisions({
+      ...deps,
+      requests: this.requests,
+      staleAfterMs,
+      notify: (...change) => this.notify(...change),
+    });
     // Last-seen times start afresh: the clients could not poll while the service was down.
     const now = this.nowMs();
     for (const meeting of deps.meetings.openMeetings()) {
@@ -159,7 +165,8 @@ export class WaitingRoomService {
     }
     const clientSlot = this.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
     // At the cap, first free the places of requests that are due to expire or close anyway.
-    if (current && existingQueue && this.requests.full(roomId, existingQueue)) this.decisions.settle(current, existingQueue);
+    if (current && existingQueue && this.requests.full(roomId, existingQueue))
+      this.decisions.settle(current, existingQueue);
     this.requests.ensureRoom(roomId, existingQueue);
     const pending = this.requests.hold(roomId, clientSlot);
     const secret = newSecret();
@@ -184,7 +191,16 @@ export class WaitingRoomService {
         });
         this.deps.store.insertKnock(request);
         this.deps.meetings.knocked(meeting);
-        return { meeting, entry: { request, expiresAtMs: now + timeoutMs, lastSeenMs: now, cookie: secret, clientSlot } satisfies LiveRequest };
+        return {
+          meeting,
+          entry: {
+            request,
+            expiresAtMs: now + timeoutMs,
+            lastSeenMs: now,
+            cookie: secret,
+            clientSlot,
+          } satisfies LiveRequest,
+        };
       },
       committed: (done) => {
         this.requests.settled(roomId, pending, !done);
@@ -265,7 +281,10 @@ export class WaitingRoomService {
     if (!gesture || live === null) return { admitted: 0 };
     this.deps.transactions.atomically(() => {
       const participant = this.decisions.admitOne(gesture.meeting, gesture.queue, live);
-      this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, { ...subjectOf(live.request), participantId: participant.participantId });
+      this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
+        ...subjectOf(live.request),
+        participantId: participant.participantId,
+      });
     });
     this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
     return { admitted: 1 };
@@ -312,7 +331,10 @@ export class WaitingRoomService {
     // The moderator is checked first: who may not moderate learns nothing of the room's settings.
     const room = this.deps.rooms.get(roomId);
     if (!room || !this.hasWaitingRoom(room)) {
-      throw new EngineError('waiting_room_unavailable', 'this room has no waiting room to turn on: its waiting room setting is off');
+      throw new EngineError(
+        'waiting_room_unavailable',
+        'this room has no waiting room to turn on: its waiting room setting is off',
+      );
     }
     if (!gesture.meeting.waitingDisabled) return { enabled: true };
     this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
@@ -372,13 +394,18 @@ export class WaitingRoomService {
       // join: of two arrivals at once, the first to get here is the moderator, the second is not.
       const role =
         screened.member?.role ??
-        (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting)) ? 'moderator' : (screened.claims?.role ?? 'participant'));
+        (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting))
+          ? 'moderator'
+          : (screened.claims?.role ?? 'participant'));
       return this.deps.meetings.join(meeting, role, screened.name, screened.claims?.uid);
     });
     return { status: 'joined', participant };
   }
 
-  private findBySecret(roomId: string, secret: unknown): { meeting: Meeting; queue: RoomQueue; live: LiveRequest } | null {
+  private findBySecret(
+    roomId: string,
+    secret: unknown,
+  ): { meeting: Meeting; queue: RoomQueue; live: LiveRequest } | null {
     if (!plausibleSecret(secret)) return null;
     const meeting = this.deps.meetings.current(roomId);
     const queue = meeting ? this.requests.queueOf(meeting) : undefined;
@@ -390,7 +417,8 @@ export class WaitingRoomService {
   private gesture(roomId: string, actor: Actor): Gesture | null {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) {
-      if (actor.kind === 'participant') throw new EngineError('not_moderator', 'only a moderator of this meeting may do this');
+      if (actor.kind === 'participant')
+        throw new EngineError('not_moderator', 'only a moderator of this meeting may do this');
       return null;
     }
     const recorded = this.deps.meetings.moderator(meeting, actor);

@@ -57,7 +57,8 @@ export interface WaitingRoomOptions extends ArrivalScreeningOptions {
 
 export type EntryResult = { readonly status: 'joined'; readonly participant: Participant };
 export type StartResult = EntryResult | { readonly status: 'knock' };
-export type KnockResult = EntryResult | { readonly status: 'waiting'; readonly requestId: string; readonly secret: string };
+export type KnockResult =
+  EntryResult | { readonly status: 'waiting'; readonly requestId: string; readonly secret: string };
 
 export type PollResult =
   | { readonly status: 'waiting' }
@@ -121,7 +122,12 @@ export const clientDefaults = {
   retryAfterSecs: 30,
 } as const;
 
-export const waitingDefaults = { pollIntervalMs: 2000, missedPolls: 3, maxOpenRequests: 1000, leaveGraceMs: 2000 } as const;
+export const waitingDefaults = {
+  pollIntervalMs: 2000,
+  missedPolls: 3,
+  maxOpenRequests: 1000,
+  leaveGraceMs: 2000,
+} as const;
 /** A request as the moderators' list shows it. */
 export function itemOf(request: WaitingRequest): WaitingListItem {
   return { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };

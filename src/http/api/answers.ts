@@ -29,7 +29,9 @@ export const RoomListAnswer = Type.Object({ rooms: Type.Array(RoomAnswer), next_
 export const LinkAnswer = Type.Object({ url: Type.String(), expires_in: Type.Integer() });
 
 /** The waiting list in knock order, as moderators see it: nothing about a request's browser or address. */
-export const WaitingListAnswer = Type.Array(Type.Object({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() }));
+export const WaitingListAnswer = Type.Array(
+  Type.Object({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() }),
+);
 
 export const AdmitAnswer = Type.Object({ admitted: Type.Integer() });
 
@@ -63,13 +65,21 @@ const errorAnswer = (codes: readonly ErrorCode[]) =>
 const always: readonly ErrorCode[] = ['unauthorized', 'internal_error'];
 
 /** And a route that reads a JSON body these (Fastify's framing and the body's schema). */
-export const bodyCodes: readonly ErrorCode[] = ['invalid_json', 'invalid_field', 'body_too_large', 'unsupported_media_type'];
+export const bodyCodes: readonly ErrorCode[] = [
+  'invalid_json',
+  'invalid_field',
+  'body_too_large',
+  'unsupported_media_type',
+];
 
 /**
  * A route's `response` schemas: its successful answers, then one error body per status of the
  * codes it may answer with (the one table of errors.ts gives each code its status).
  */
-export function answers(ok: Readonly<Record<number, TSchema | null>>, codes: readonly ErrorCode[]): Record<number, TSchema> {
+export function answers(
+  ok: Readonly<Record<number, TSchema | null>>,
+  codes: readonly ErrorCode[],
+): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...always, ...codes])) {
     const status = statusByCode[code];
@@ -77,7 +87,8 @@ export function answers(ok: Readonly<Record<number, TSchema | null>>, codes: rea
   }
   const response: Record<number, TSchema> = {};
   // An answer without a body (204) is declared as such: Fastify then serialises nothing.
-  for (const [status, schema] of Object.entries(ok)) response[Number(status)] = schema ?? Type.Null({ description: 'no body' });
+  for (const [status, schema] of Object.entries(ok))
+    response[Number(status)] = schema ?? Type.Null({ description: 'no body' });
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) response[status] = errorAnswer(list.sort());
   return response;
 }

@@ -18,7 +18,11 @@ export function bearerAuth(tokens: AccessTokenService) {
     const token = presented ? tokens.verify(presented) : null;
     if (!token) {
       reply.header('www-authenticate', header ? 'Bearer realm="meet", error="invalid_token"' : 'Bearer realm="meet"');
-      await sendError(reply, 'unauthorized', header ? 'the access token is not valid' : 'send Authorization: Bearer <access token>');
+      await sendError(
+        reply,
+        'unauthorized',
+        header ? 'the access token is not valid' : 'send Authorization: Bearer <access token>',
+      );
       return reply;
     }
     request.actor = token.name;

@@ -28,7 +28,10 @@ export class ApiRouteTable {
       for (const method of [route.method].flat()) {
         // Fastify adds HEAD beside every GET by itself; it answers as the GET does, without a body.
         if (method === 'HEAD') continue;
-        if (!route.schema?.response) throw new Error(`${method} ${route.url}: a route of the rooms API declares its response schemas (http/api/answers.ts)`);
+        if (!route.schema?.response)
+          throw new Error(
+            `${method} ${route.url}: a route of the rooms API declares its response schemas (http/api/answers.ts)`,
+          );
         this.routes.push({ method, url: route.url, schema: route.schema });
       }
     });
@@ -36,7 +39,8 @@ export class ApiRouteTable {
 }
 
 // The request schemas carry `refusal` (validation.ts): how the service words a refusal, not part of the contract.
-const clean = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'refusal' ? undefined : value)));
+const clean = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'refusal' ? undefined : value)));
 
 function parameters(schema: Schema | undefined, where: 'path' | 'query') {
   return Object.entries(schema?.properties ?? {}).map(([name, field]) => ({
@@ -51,7 +55,8 @@ function responses(response: Readonly<Record<string, Schema>>) {
   return Object.fromEntries(
     Object.entries(response).map(([status, schema]) => {
       if (schema.type === 'null') return [status, { description: 'no body' }];
-      const codes = (schema.properties?.error as { properties?: { code?: { enum?: string[] } } } | undefined)?.properties?.code?.enum;
+      const codes = (schema.properties?.error as { properties?: { code?: { enum?: string[] } } } | undefined)
+        ?.properties?.code?.enum;
       const description = codes ? `error: ${codes.join(', ')}` : 'success';
       const media = schema.contentMediaType ?? 'application/json';
       return [status, { description, content: { [media]: { schema: clean(schema) } } }];
@@ -68,7 +73,10 @@ export function openApiDocument(routes: readonly ApiRoute[]): Record<string, unk
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-      parameters: [...parameters(route.schema.params as Schema | undefined, 'path'), ...parameters(route.schema.querystring as Schema | undefined, 'query')],
+      parameters: [
+        ...parameters(route.schema.params as Schema | undefined, 'path'),
+        ...parameters(route.schema.querystring as Schema | undefined, 'query'),
+      ],
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(body) } } } } : {}),
       responses: responses(route.schema.response as Record<string, Schema>),
     };
@@ -78,11 +86,16 @@ export function openApiDocument(routes: readonly ApiRoute[]): Record<string, unk
     info: {
       title: 'Rooms API',
       version: '1',
-      description: 'Rooms, join links, the waiting room and the records of meetings. Every error body is {error: {code, message, field?}}.',
+      description:
+        'Rooms, join links, the waiting room and the records of meetings. Every error body is {error: {code, message, field?}}.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an access token made with meetctl token' } } },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'an access token made with meetctl token' },
+      },
+    },
     paths,
   };
 }

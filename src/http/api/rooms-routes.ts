@@ -9,7 +9,11 @@ import { roomView } from './room-view.js';
 
 // Fastify leaves the body undefined when no Content-Type came with it at all: that is not JSON.
 function jsonOnly(request: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
-  done(request.body === undefined ? new HttpError('unsupported_media_type', 'Content-Type must be application/json') : undefined);
+  done(
+    request.body === undefined
+      ? new HttpError('unsupported_media_type', 'Content-Type must be application/json')
+      : undefined,
+  );
 }
 
 export function roomsRoutes(rooms: RoomService) {
@@ -17,7 +21,15 @@ export function roomsRoutes(rooms: RoomService) {
     app.post<{ Body: CreateRoomBody }>(
       '/rooms',
       {
-        schema: { body: CreateRoomBody, response: answers({ 201: RoomAnswer }, [...bodyCodes, 'room_exists', 'room_not_found', 'waiting_room_mode_fixed']) },
+        schema: {
+          body: CreateRoomBody,
+          response: answers({ 201: RoomAnswer }, [
+            ...bodyCodes,
+            'room_exists',
+            'room_not_found',
+            'waiting_room_mode_fixed',
+          ]),
+        },
         preValidation: jsonOnly,
       },
       async (request, reply) => {

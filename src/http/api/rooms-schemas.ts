@@ -6,7 +6,8 @@ import { refusal } from '../validation.js';
 
 // Shape only: the id's pattern, the lengths and the timeout's bounds are the engine's rules
 // (engine/rooms/room-fields.ts), which also guard the rooms the meeting API and sub-groups make.
-const roomIdRefusal = (field: string) => refusal({ message: `${field} must be 1 to 64 characters of A-Z a-z 0-9 . _ -` });
+const roomIdRefusal = (field: string) =>
+  refusal({ message: `${field} must be 1 to 64 characters of A-Z a-z 0-9 . _ -` });
 
 const fields = {
   room_id: Type.String(roomIdRefusal('room_id')),
@@ -14,7 +15,9 @@ const fields = {
   waiting_room: Type.Enum(waitingRoomScopes),
   waiting_room_mode: Type.Enum(waitingRoomModes),
   waiting_room_timeout_secs: Type.Integer(
-    refusal({ message: `waiting_room_timeout_secs must be an integer from ${timeoutBounds.min} to ${timeoutBounds.max}` }),
+    refusal({
+      message: `waiting_room_timeout_secs must be an integer from ${timeoutBounds.min} to ${timeoutBounds.max}`,
+    }),
   ),
   access_code: Type.String(),
   parent_room_id: Type.String(roomIdRefusal('parent_room_id')),

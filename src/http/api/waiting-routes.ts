@@ -5,7 +5,16 @@ import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import { checkName } from '../../engine/waiting/knock-fields.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { absentBodyIsEmpty, RequestParams, RoomParams } from '../schemas.js';
-import { AdmitAnswer, answers, AttendanceCsv, bodyCodes, LinkAnswer, RefuseAnswer, TimelineAnswer, WaitingListAnswer } from './answers.js';
+import {
+  AdmitAnswer,
+  answers,
+  AttendanceCsv,
+  bodyCodes,
+  LinkAnswer,
+  RefuseAnswer,
+  TimelineAnswer,
+  WaitingListAnswer,
+} from './answers.js';
 import { ApiRefuseBody, LinkBody, linkTtl, MeetingQuery } from './waiting-schemas.js';
 
 type WithId = { Params: RoomParams };
@@ -13,7 +22,11 @@ type WithRequest = { Params: RequestParams };
 type WithMeeting = WithId & { Querystring: MeetingQuery };
 const gesture = ['room_not_found', 'meeting_not_found', 'request_not_found', 'request_not_waiting'] as const;
 const withMeeting = (ok: Parameters<typeof answers>[0]) => ({
-  schema: { params: RoomParams, querystring: MeetingQuery, response: answers(ok, ['room_not_found', 'meeting_not_found']) },
+  schema: {
+    params: RoomParams,
+    querystring: MeetingQuery,
+    response: answers(ok, ['room_not_found', 'meeting_not_found']),
+  },
 });
 
 function timelineView(entry: TimelineEntry) {
@@ -37,7 +50,11 @@ export function waitingApiRoutes(services: EngineServices) {
     app.post<WithId & { Body: LinkBody }>(
       '/rooms/:id/links',
       {
-        schema: { params: RoomParams, body: LinkBody, response: answers({ 201: LinkAnswer }, [...bodyCodes, 'room_not_found']) },
+        schema: {
+          params: RoomParams,
+          body: LinkBody,
+          response: answers({ 201: LinkAnswer }, [...bodyCodes, 'room_not_found']),
+        },
         preValidation: absentBodyIsEmpty,
       },
       async (request, reply) => {
@@ -46,8 +63,13 @@ export function waitingApiRoutes(services: EngineServices) {
         // The same rule as a typed name, so a link can never carry a name its room would refuse.
         const name = request.body.name === undefined ? undefined : checkName(request.body.name);
         // A link made through the API is an integration's: under scope "guests" it enters directly.
-        const token = await services.tokens.signJoin({ room: room.roomId, role, source: 'integration', ...(name ? { name } : {}) }, ttlSecs);
-        return reply.code(201).send({ url: `/room/${encodeURIComponent(room.roomId)}?t=${token}`, expires_in: ttlSecs });
+        const token = await services.tokens.signJoin(
+          { room: room.roomId, role, source: 'integration', ...(name ? { name } : {}) },
+          ttlSecs,
+        );
+        return reply
+          .code(201)
+          .send({ url: `/room/${encodeURIComponent(room.roomId)}?t=${token}`, expires_in: ttlSecs });
       },
     );
 
@@ -65,14 +87,23 @@ export function waitingApiRoutes(services: EngineServices) {
       { schema: { params: RequestParams, response: answers({ 200: AdmitAnswer }, gesture) } },
       async (request) => {
         const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
-        noteEvent(request, 'admit', { room: request.params.id, request: request.params.request_id, admitted: result.admitted });
+        noteEvent(request, 'admit', {
+          room: request.params.id,
+          request: request.params.request_id,
+          admitted: result.admitted,
+        });
         return result;
       },
     );
 
     app.post<WithId>(
       '/rooms/:id/waiting/admit-all',
-      { schema: { params: RoomParams, response: answers({ 200: AdmitAnswer }, ['room_not_found', 'meeting_not_found']) } },
+      {
+        schema: {
+          params: RoomParams,
+          response: answers({ 200: AdmitAnswer }, ['room_not_found', 'meeting_not_found']),
+        },
+      },
       async (request) => {
         const result = services.waiting.admitAll(request.params.id, actorOf(request));
         noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
@@ -81,19 +112,34 @@ export function waitingApiRoutes(services: EngineServices) {
     );
 
     const refuse = {
-      schema: { params: RequestParams, body: ApiRefuseBody, response: answers({ 200: RefuseAnswer }, [...bodyCodes, ...gesture]) },
+      schema: {
+        params: RequestParams,
+        body: ApiRefuseBody,
+        response: answers({ 200: RefuseAnswer }, [...bodyCodes, ...gesture]),
+      },
       preValidation: absentBodyIsEmpty,
     };
-    app.post<WithRequest & { Body: ApiRefuseBody }>('/rooms/:id/waiting/:request_id/refuse', refuse, async (request) => {
-      const bar = request.body.bar ?? false;
-      services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
-      noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: request.params.request_id });
-      return { refused: true, barred: bar };
-    });
+    app.post<WithRequest & { Body: ApiRefuseBody }>(
+      '/rooms/:id/waiting/:request_id/refuse',
+      refuse,
+      async (request) => {
+        const bar = request.body.bar ?? false;
+        services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
+        noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: request.params.request_id });
+        return { refused: true, barred: bar };
+      },
+    );
 
-    const disable = answers({ 200: AdmitAnswer }, ['room_not_found', 'meeting_not_found', 'waiting_room_forced', 'waiting_room_unavailable']);
-    app.post<WithId>('/rooms/:id/waiting-room/disable', { schema: { params: RoomParams, response: disable } }, async (request) =>
-      services.waiting.disableWaitingRoom(request.params.id, actorOf(request)),
+    const disable = answers({ 200: AdmitAnswer }, [
+      'room_not_found',
+      'meeting_not_found',
+      'waiting_room_forced',
+      'waiting_room_unavailable',
+    ]);
+    app.post<WithId>(
+      '/rooms/:id/waiting-room/disable',
+      { schema: { params: RoomParams, response: disable } },
+      async (request) => services.waiting.disableWaitingRoom(request.params.id, actorOf(request)),
     );
 
     app.get<WithMeeting>('/rooms/:id/timeline', withMeeting({ 200: TimelineAnswer }), async (request) => {

@@ -16,7 +16,11 @@ export const LinkBody = Type.Object(
     role: Type.Enum(['moderator', 'participant'], roleRefusal),
     name: Type.Optional(Type.String(refusal({ message: 'name is required and must be a string' }))),
     ttl_secs: Type.Optional(
-      Type.Integer({ minimum: 60, maximum: linkTtl.max, ...refusal({ message: `ttl_secs must be an integer from 60 to ${linkTtl.max}` }) }),
+      Type.Integer({
+        minimum: 60,
+        maximum: linkTtl.max,
+        ...refusal({ message: `ttl_secs must be an integer from 60 to ${linkTtl.max}` }),
+      }),
     ),
   },
   refusal({ code: 'invalid_field', field: 'role', message: roleRefusal.refusal.message }),

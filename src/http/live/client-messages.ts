@@ -48,7 +48,8 @@ export function parseClientMessage(raw: string): Incoming {
   } catch {
     return bad('a message must be a JSON object');
   }
-  if (!isObject(value) || typeof value.type !== 'string') return bad('a message must be a JSON object with a string "type"');
+  if (!isObject(value) || typeof value.type !== 'string')
+    return bad('a message must be a JSON object with a string "type"');
   const type = value.type as ClientType;
   const validator = validators.get(type);
   if (!validator) return bad(`unknown message type ${quoted(value.type)}`);
@@ -61,6 +62,7 @@ export function parseClientMessage(raw: string): Incoming {
     const path = [...unknown.instancePath.split('/').slice(1), extra].join('.');
     return bad(`${type}: ${quoted(path)} is not a field of this message`);
   }
-  if (type === 'view' && errors.some((e) => e.instancePath === '/large')) return bad('view\'s "large" must be a participant id');
+  if (type === 'view' && errors.some((e) => e.instancePath === '/large'))
+    return bad('view\'s "large" must be a participant id');
   return bad(needs[type]);
 }

@@ -83,7 +83,12 @@ export function liveRoutes(deps: LiveRouteDeps) {
         if (!session || socket.readyState !== socket.OPEN) return;
         // A binary frame is refused through the session too, so it counts against the socket's allowance.
         if (isBinary) session.receive({ ok: false, message: 'messages are JSON text frames' });
-        else session.receive(parseClientMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')));
+        else
+          session.receive(
+            parseClientMessage(
+              Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'),
+            ),
+          );
       });
       let answered = true;
       socket.on('pong', () => (answered = true));

@@ -21,12 +21,17 @@ export const defaultTurnCredentialTtlSecs = 3600;
  * server needs no call from us, so it cannot be told that someone left: a credential works
  * until its expiry, which is why it is short (an hour) and renewed only while she stays.
  */
-export function turnCredential(secret: string, who: string, expiresAtSecs: number): { username: string; credential: string } {
+export function turnCredential(
+  secret: string,
+  who: string,
+  expiresAtSecs: number,
+): { username: string; credential: string } {
   const username = `${expiresAtSecs}:${who}`;
   return { username, credential: createHmac('sha1', secret).update(username).digest('base64') };
 }
 
-const hasTurnCredentials = (settings: IceSettings): boolean => settings.turnSecret !== null && settings.iceServers.some((url) => !url.startsWith('stun:'));
+const hasTurnCredentials = (settings: IceSettings): boolean =>
+  settings.turnSecret !== null && settings.iceServers.some((url) => !url.startsWith('stun:'));
 
 /**
  * The servers for one admitted participant: STUN addresses as they are, TURN addresses with a
@@ -48,7 +53,8 @@ export function iceServersFor(settings: IceSettings, participantId: string, cloc
 /** What the live hub renews with: the same servers, minted afresh; nothing when no TURN credential is handed out. */
 export function iceCredentials(settings: IceSettings, clock: Clock): IceCredentials {
   return {
-    serversFor: (participantId) => (hasTurnCredentials(settings) ? iceServersFor(settings, participantId, clock) : null),
+    serversFor: (participantId) =>
+      hasTurnCredentials(settings) ? iceServersFor(settings, participantId, clock) : null,
     lifetimeMs: settings.turnCredentialTtlSecs * 1000,
   };
 }

@@ -21,10 +21,15 @@ const withId = { schema: { params: RoomParams } };
 const withBody = <B>(body: B) => ({ schema: { params: RoomParams, body }, preValidation: absentBodyIsEmpty });
 
 /** A join token (`t`) names the room it was made for; any other room refuses it. */
-async function claimsOf(services: EngineServices, roomId: string, t: string | null | undefined): Promise<JoinClaims | null> {
+async function claimsOf(
+  services: EngineServices,
+  roomId: string,
+  t: string | null | undefined,
+): Promise<JoinClaims | null> {
   if (t === undefined || t === null || t === '') return null;
   const claims = await services.tokens.verifyJoin(t);
-  if (!claims || claims.room !== roomId) throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
+  if (!claims || claims.room !== roomId)
+    throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
   return claims;
 }
 
@@ -56,7 +61,10 @@ async function arrival(services: EngineServices, request: FastifyRequest<WithBod
  * no media, and a TURN credential would let her relay through the server.
  */
 async function admittedAs(services: EngineServices, ice: IceSettings, participant: Participant) {
-  return { session: await signSession(services, participant), ice_servers: iceServersFor(ice, participant.participantId, services.clock) };
+  return {
+    session: await signSession(services, participant),
+    ice_servers: iceServersFor(ice, participant.participantId, services.clock),
+  };
 }
 
 async function joined(services: EngineServices, ice: IceSettings, result: EntryResult) {
@@ -75,19 +83,27 @@ export function roomRoutes(
   const withSessionAndBody = <B>(body: B) => ({
     schema: { params: RoomParams, body },
     preValidation: [
-      async (request: FastifyRequest<WithId>) => void sessions.set(request, await requireSession(services, request, request.params.id)),
+      async (request: FastifyRequest<WithId>) =>
+        void sessions.set(request, await requireSession(services, request, request.params.id)),
       absentBodyIsEmpty,
     ],
   });
   return async (app: FastifyInstance): Promise<void> => {
     // An unlisted room (a meeting API's) shows itself only to a join token made for it, and a
     // closed one to nobody: for everyone else the answer is that of a room that does not exist.
-    app.get<WithId & { Querystring: ExistsQuery }>('/room/:id/exists', { schema: { params: RoomParams, querystring: ExistsQuery } }, async (request, reply) => {
-      const room = services.rooms.find(request.params.id);
-      const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || (await tokenFor(services, room.roomId, request.query.t)));
-      if (!shown) return reply.code(404).send({ exists: false });
-      return { exists: true, access_code: room.accessCodeHash !== null };
-    });
+    app.get<WithId & { Querystring: ExistsQuery }>(
+      '/room/:id/exists',
+      { schema: { params: RoomParams, querystring: ExistsQuery } },
+      async (request, reply) => {
+        const room = services.rooms.find(request.params.id);
+        const shown =
+          room !== null &&
+          room.entry !== 'closed' &&
+          (!room.unlisted || (await tokenFor(services, room.roomId, request.query.t)));
+        if (!shown) return reply.code(404).send({ exists: false });
+        return { exists: true, access_code: room.accessCodeHash !== null };
+      },
+    );
 
     app.post<WithBody<ArrivalBody>>('/room/:id/start', withBody(ArrivalBody), async (request) => {
       const result = await services.waiting.start(await arrival(services, request));
@@ -107,7 +123,8 @@ export function roomRoutes(
       const secret = readWaitingCookie(request);
       const result = secret ? services.waiting.poll(request.params.id, secret) : null;
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
-      if (result.status === 'admitted') return admittedAs(services, ice, result.participant).then((admitted) => ({ status: 'admitted', ...admitted }));
+      if (result.status === 'admitted')
+        return admittedAs(services, ice, result.participant).then((admitted) => ({ status: 'admitted', ...admitted }));
       // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
       reply.send(result);
     });
@@ -139,7 +156,10 @@ export function roomRoutes(
       // One request or all of them: which one is needed depends on the other field.
       if (all !== true && requestId === undefined) throw invalidField('request_id', 'request_id is required');
       const id = all === true ? null : requestId!;
-      const result = id === null ? services.waiting.admitAll(request.params.id, actor) : services.waiting.admit(request.params.id, id, actor);
+      const result =
+        id === null
+          ? services.waiting.admitAll(request.params.id, actor)
+          : services.waiting.admit(request.params.id, id, actor);
       noteEvent(request, 'admit', {
         room: request.params.id,
         ...(id === null ? { all: true } : { request: id }),
@@ -159,7 +179,10 @@ export function roomRoutes(
 
     app.post<WithId>('/room/:id/waiting-room/disable', withId, async (request) => {
       const session = await requireSession(services, request, request.params.id);
-      return services.waiting.disableWaitingRoom(request.params.id, { kind: 'participant', participantId: session.participant });
+      return services.waiting.disableWaitingRoom(request.params.id, {
+        kind: 'participant',
+        participantId: session.participant,
+      });
     });
 
     app.post<WithId>('/room/:id/leave', withId, async (request, reply) => {

@@ -11,9 +11,14 @@ export const ArrivalBody = Type.Object(
     name: Type.Optional(Type.String(refusal({ message: 'name is required and must be a string' }))),
     note: Type.Optional(Type.Union([Type.String(), Type.Null()], refusal({ message: 'note must be a string' }))),
     // A code that is not text is a wrong code, as it was before there were schemas.
-    access_code: Type.Optional(Type.String(refusal({ code: 'access_code_invalid', message: 'this room needs its access code' }))),
+    access_code: Type.Optional(
+      Type.String(refusal({ code: 'access_code_invalid', message: 'this room needs its access code' })),
+    ),
     t: Type.Optional(
-      Type.Union([Type.String(), Type.Null()], refusal({ code: 'join_token_invalid', message: 'the join link is not valid for this room or has expired' })),
+      Type.Union(
+        [Type.String(), Type.Null()],
+        refusal({ code: 'join_token_invalid', message: 'the join link is not valid for this room or has expired' }),
+      ),
     ),
   },
   refusal(notAnObject),
@@ -23,7 +28,10 @@ export type ArrivalBody = Static<typeof ArrivalBody>;
 const requestId = Type.String({ minLength: 1, ...refusal({ message: 'request_id is required' }) });
 
 /** A moderator's admit: one request, or everyone waiting (`all: true`). */
-export const AdmitBody = Type.Object({ all: Type.Optional(Type.Boolean()), request_id: Type.Optional(requestId) }, refusal(notAnObject));
+export const AdmitBody = Type.Object(
+  { all: Type.Optional(Type.Boolean()), request_id: Type.Optional(requestId) },
+  refusal(notAnObject),
+);
 export type AdmitBody = Static<typeof AdmitBody>;
 
 export const RefuseBody = Type.Object({ request_id: requestId, bar: Type.Optional(BarField) }, refusal(notAnObject));

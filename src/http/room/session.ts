@@ -11,13 +11,22 @@ export const sessionTtlSecs = 12 * 60 * 60;
 
 export function signSession(services: Pick<EngineServices, 'tokens'>, participant: Participant): Promise<string> {
   return services.tokens.signSession(
-    { room: participant.roomId, meeting: participant.meetingId, participant: participant.participantId, role: participant.role, name: participant.name },
+    {
+      room: participant.roomId,
+      meeting: participant.meetingId,
+      participant: participant.participantId,
+      role: participant.role,
+      name: participant.name,
+    },
     sessionTtlSecs,
   );
 }
 
 /** A valid session token sent as `Authorization: Bearer`, whichever room it is of; null otherwise. */
-export async function presentedSession(services: Pick<EngineServices, 'tokens'>, request: FastifyRequest): Promise<SessionClaims | null> {
+export async function presentedSession(
+  services: Pick<EngineServices, 'tokens'>,
+  request: FastifyRequest,
+): Promise<SessionClaims | null> {
   const presented = bearerToken(request.headers.authorization);
   return presented ? services.tokens.verifySession(presented) : null;
 }
@@ -29,7 +38,11 @@ export async function presentedSession(services: Pick<EngineServices, 'tokens'>,
  * holder, so a copied or kept token cannot read the waiting list, admit or reopen the socket.
  * A reload within the grace period, or a move into a sub-group, keeps `leftAt` null.
  */
-export function sessionHolder(meetings: Pick<MeetingService, 'participant'>, claims: SessionClaims | null, roomId: string): Participant | null {
+export function sessionHolder(
+  meetings: Pick<MeetingService, 'participant'>,
+  claims: SessionClaims | null,
+  roomId: string,
+): Participant | null {
   if (!claims || claims.room !== roomId) return null;
   const participant = meetings.participant(claims.participant);
   return presentIn(participant, { meetingId: claims.meeting, roomId }) ? participant : null;
@@ -39,7 +52,11 @@ export function sessionHolder(meetings: Pick<MeetingService, 'participant'>, cla
  * The session presented as `Authorization: Bearer`, checked with `sessionHolder`. The role
  * comes from the token, never the URL.
  */
-export async function requireSession(services: Pick<EngineServices, 'tokens' | 'meetings'>, request: FastifyRequest, roomId: string): Promise<SessionClaims> {
+export async function requireSession(
+  services: Pick<EngineServices, 'tokens' | 'meetings'>,
+  request: FastifyRequest,
+  roomId: string,
+): Promise<SessionClaims> {
   const claims = await presentedSession(services, request);
   if (!claims || !sessionHolder(services.meetings, claims, roomId)) {
     throw new HttpError('unauthorized', 'an admitted session of this room is required');

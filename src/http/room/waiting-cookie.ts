@@ -33,7 +33,9 @@ export function setWaitingCookie(request: FastifyRequest, reply: FastifyReply, r
       value: secret,
       path: cookiePath(roomId),
       httpOnly: true,
-      ...(https ? { sameSite: 'none' as const, secure: true, partitioned: true } : { sameSite: 'lax' as const, secure: false }),
+      ...(https
+        ? { sameSite: 'none' as const, secure: true, partitioned: true }
+        : { sameSite: 'lax' as const, secure: false }),
     }),
   );
 }

@@ -11,7 +11,10 @@ export type WebOptions = Pick<Config, 'waitingRoom' | 'embedAncestors'>;
 
 /** Reads the framing origins of a join token of the embed gateway. */
 export interface FramingReader {
-  framingOf(token: string, graceSecs: number): Promise<{ readonly room: string; readonly embed: readonly string[] } | null>;
+  framingOf(
+    token: string,
+    graceSecs: number,
+  ): Promise<{ readonly room: string; readonly embed: readonly string[] } | null>;
 }
 
 /**
@@ -69,8 +72,18 @@ export function webRoutes(options: WebOptions, tokens: FramingReader | null = nu
   };
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(fastifyStatic, { root: webDir, prefix: '/assets/web/', decorateReply: false, index: false });
-    await app.register(fastifyStatic, { root: protocolDir, prefix: '/assets/protocol/', decorateReply: false, index: false });
-    await app.register(fastifyStatic, { root: segmentationDir, prefix: '/assets/vendor/selfie/', decorateReply: false, index: false });
+    await app.register(fastifyStatic, {
+      root: protocolDir,
+      prefix: '/assets/protocol/',
+      decorateReply: false,
+      index: false,
+    });
+    await app.register(fastifyStatic, {
+      root: segmentationDir,
+      prefix: '/assets/vendor/selfie/',
+      decorateReply: false,
+      index: false,
+    });
     app.get<{ Params: { id: string }; Querystring: { t?: unknown } }>('/room/:id', async (request, reply) =>
       reply
         .type('text/html; charset=utf-8')

@@ -6,7 +6,13 @@ import { malformation, mediaSections, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
 import type { JanusRooms } from './janus-rooms.js';
 import { JanusSession, janusInfo, type JanusEndpoint, type JanusEvent, type Jsep } from './janus-session.js';
-import { subscribedStreams, VideoRoomHandle, type Publisher, type StreamSetting, type SubscribedStream } from './videoroom.js';
+import {
+  subscribedStreams,
+  VideoRoomHandle,
+  type Publisher,
+  type StreamSetting,
+  type SubscribedStream,
+} from './videoroom.js';
 
 export interface JanusBackendOptions {
   readonly rooms: JanusRooms;
@@ -49,7 +55,9 @@ const relayed: RelayResult = { ok: true };
  */
 function streamsOf(answer: string): Member['streams'] {
   return mediaSections(answer).flatMap((section) =>
-    (section.kind === 'audio' || section.kind === 'video') && section.receives && section.mid !== null ? [{ kind: section.kind, mid: section.mid }] : [],
+    (section.kind === 'audio' || section.kind === 'video') && section.receives && section.mid !== null
+      ? [{ kind: section.kind, mid: section.mid }]
+      : [],
   );
 }
 
@@ -86,7 +94,8 @@ export class JanusBackend implements MediaBackend {
   relaySignal(from: string, to: string, data: unknown): RelayResult {
     const sender = this.context.peer(from);
     const member = this.members.get(from);
-    if (!sender || !member || member.gone) return { ok: false, code: 'not_member', message: 'the sender is not in this meeting' };
+    if (!sender || !member || member.gone)
+      return { ok: false, code: 'not_member', message: 'the sender is not in this meeting' };
     if (to !== sfuPeers.publish && to !== sfuPeers.subscribe) {
       return {
         ok: false,
@@ -95,7 +104,8 @@ export class JanusBackend implements MediaBackend {
       };
     }
     const signal = canonicalSignal(data);
-    if (!signal) return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
+    if (!signal)
+      return { ok: false, code: 'invalid_signal', message: 'data must be {description: {type, sdp}} or {candidate}' };
     const peers = { privatePeers: this.options.privatePeers === true };
     if ('candidate' in signal) {
       // A candidate Janus may not check is dropped without a word: her connection does not need it.
@@ -109,7 +119,8 @@ export class JanusBackend implements MediaBackend {
     }
     const { type, sdp: text } = signal.description;
     const wanted = to === sfuPeers.publish ? 'offer' : 'answer';
-    if (type !== wanted || text === undefined) return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
+    if (type !== wanted || text === undefined)
+      return { ok: false, code: 'invalid_signal', message: `${to} takes an ${wanted} with its sdp` };
     const wrong = malformation(text);
     if (wrong) return { ok: false, code: 'invalid_signal', message: `the session description holds ${wrong}` };
     const sdp = withoutRefusedCandidates(text, peers);
@@ -121,7 +132,8 @@ export class JanusBackend implements MediaBackend {
     const sends = sending(sdp);
     if (sends.audio && !mayAudio(sender.role, locks))
       return { ok: false, code: 'locked', message: 'microphones are locked: the description may not send audio' };
-    if (sends.video && !mayVideo(sender.role, locks)) return { ok: false, code: 'locked', message: 'cameras are locked: the description may not send video' };
+    if (sends.video && !mayVideo(sender.role, locks))
+      return { ok: false, code: 'locked', message: 'cameras are locked: the description may not send video' };
     this.enqueue(member, async () => {
       const publisher = member.publisher;
       if (!publisher) throw new Error('not joined to the room');
@@ -135,7 +147,11 @@ export class JanusBackend implements MediaBackend {
         await publisher.unpublish().catch(() => {});
         throw err;
       }
-      this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'answer', sdp: answer.sdp } } });
+      this.send(member, {
+        type: 'signal',
+        from: sfuPeers.publish,
+        data: { description: { type: 'answer', sdp: answer.sdp } },
+      });
     });
     return relayed;
   }
@@ -153,7 +169,8 @@ export class JanusBackend implements MediaBackend {
     const { meetingId, participantId } = member.peer;
     for (const stream of member.streams) {
       if (allowed[stream.kind]) {
-        if (member.muted.delete(stream.mid)) await this.options.rooms.moderate(meetingId, participantId, stream.mid, false);
+        if (member.muted.delete(stream.mid))
+          await this.options.rooms.moderate(meetingId, participantId, stream.mid, false);
         continue;
       }
       await this.options.rooms.moderate(meetingId, participantId, stream.mid, true);
@@ -230,7 +247,10 @@ export class JanusBackend implements MediaBackend {
       const audio = mayAudio(role, locks);
       const video = mayVideo(role, locks);
       this.enqueue(member, async () => {
-        const streams = new Map<string, 'audio' | 'video'>([...member.muted, ...member.streams.map((s) => [s.mid, s.kind] as const)]);
+        const streams = new Map<string, 'audio' | 'video'>([
+          ...member.muted,
+          ...member.streams.map((s) => [s.mid, s.kind] as const),
+        ]);
         for (const [mid, kind] of streams) {
           const mute = kind === 'audio' ? !audio : !video;
           await this.options.rooms.moderate(meetingId, member.peer.participantId, mid, mute);
@@ -244,7 +264,9 @@ export class JanusBackend implements MediaBackend {
   meetingEnded(meetingId: string): void {
     for (const member of [...this.members.values()]) if (member.peer.meetingId === meetingId) this.leave(member, false);
     // Destroying the room closes every handle still in it.
-    this.options.rooms.destroy(meetingId).catch((err: unknown) => this.options.log.warn({ err, meetingId }, 'janus room could not be destroyed'));
+    this.options.rooms
+      .destroy(meetingId)
+      .catch((err: unknown) => this.options.log.warn({ err, meetingId }, 'janus room could not be destroyed'));
   }
 
   /** Closes the control sessions (the daemon stops). */
@@ -262,7 +284,12 @@ export class JanusBackend implements MediaBackend {
     const spec = await this.options.rooms.ensure(member.peer.meetingId);
     const session = await this.sessionNow();
     member.publisher = await VideoRoomHandle.attach(session, '', (event) => this.publisherEvent(member, event));
-    const { publishers } = await member.publisher.joinPublisher(spec.room, spec.pin, member.peer.participantId, member.peer.participantId);
+    const { publishers } = await member.publisher.joinPublisher(
+      spec.room,
+      spec.pin,
+      member.peer.participantId,
+      member.peer.participantId,
+    );
     this.follow(member, publishers);
   }
 
@@ -272,7 +299,8 @@ export class JanusBackend implements MediaBackend {
     const id = member.peer.participantId;
     // Joined already: kicked now, not after the work queued for her (a renegotiation may be under
     // way), so that nobody receives her a moment longer (a moderator's removal, a move).
-    const kickedNow = kick && member.publisher ? this.options.rooms.kick(member.peer.meetingId, id).catch(() => {}) : null;
+    const kickedNow =
+      kick && member.publisher ? this.options.rooms.kick(member.peer.meetingId, id).catch(() => {}) : null;
     const done = member.queue.then(async () => {
       const { publisher, subscriber } = member;
       if (kickedNow) await kickedNow;
@@ -298,7 +326,8 @@ export class JanusBackend implements MediaBackend {
     if (!data || member.gone) return;
     const talk = data['videoroom'];
     if (talk === 'talking' || talk === 'stopped-talking') {
-      if (String(data['id']) === member.peer.participantId) this.context.speaking(member.peer.participantId, talk === 'talking');
+      if (String(data['id']) === member.peer.participantId)
+        this.context.speaking(member.peer.participantId, talk === 'talking');
       return;
     }
     // Someone stopped publishing or left: Janus drops her from the subscription by itself; when
@@ -334,7 +363,12 @@ export class JanusBackend implements MediaBackend {
         offer = made.jsep;
         this.subscribed(member, made.streams);
       }
-      if (offer) this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: offer.sdp } } });
+      if (offer)
+        this.send(member, {
+          type: 'signal',
+          from: sfuPeers.subscribe,
+          data: { description: { type: 'offer', sdp: offer.sdp } },
+        });
       // New feeds come forwarded (Janus's default): those her page does not show stop now.
       await this.applyView(member);
     });
@@ -345,7 +379,11 @@ export class JanusBackend implements MediaBackend {
     if (member.gone) return;
     this.subscribed(member, subscribedStreams(event.plugindata?.data ?? {}));
     if (event.jsep?.type !== 'offer') return;
-    this.send(member, { type: 'signal', from: sfuPeers.subscribe, data: { description: { type: 'offer', sdp: event.jsep.sdp } } });
+    this.send(member, {
+      type: 'signal',
+      from: sfuPeers.subscribe,
+      data: { description: { type: 'offer', sdp: event.jsep.sdp } },
+    });
   }
 
   private send(member: Member, message: ServerMessage): void {
@@ -359,7 +397,11 @@ export class JanusBackend implements MediaBackend {
         await work();
       } catch (err) {
         this.options.log.warn({ err, participant: member.peer.participantId }, 'janus request failed');
-        this.send(member, { type: 'error', code: 'invalid_signal', message: 'the media server refused this; try again' });
+        this.send(member, {
+          type: 'error',
+          code: 'invalid_signal',
+          message: 'the media server refused this; try again',
+        });
       }
     });
   }

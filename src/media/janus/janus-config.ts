@@ -25,15 +25,28 @@ export interface JanusConfigOptions {
 }
 
 /** Every plugin, transport, event handler and logger the Debian package ships, minus those we use. */
-const unusedPlugins = ['audiobridge', 'duktape', 'echotest', 'lua', 'nosip', 'recordplay', 'sip', 'streaming', 'textroom', 'videocall', 'voicemail'].map(
+const unusedPlugins = [
+  'audiobridge',
+  'duktape',
+  'echotest',
+  'lua',
+  'nosip',
+  'recordplay',
+  'sip',
+  'streaming',
+  'textroom',
+  'videocall',
+  'voicemail',
+].map((name) => `libjanus_${name}.so`);
+const unusedTransports = ['websockets', 'pfunix', 'mqtt', 'nanomsg', 'rabbitmq'].map((name) => `libjanus_${name}.so`);
+const unusedEventHandlers = ['gelfevh', 'mqttevh', 'nanomsgevh', 'rabbitmqevh', 'sampleevh', 'wsevh'].map(
   (name) => `libjanus_${name}.so`,
 );
-const unusedTransports = ['websockets', 'pfunix', 'mqtt', 'nanomsg', 'rabbitmq'].map((name) => `libjanus_${name}.so`);
-const unusedEventHandlers = ['gelfevh', 'mqttevh', 'nanomsgevh', 'rabbitmqevh', 'sampleevh', 'wsevh'].map((name) => `libjanus_${name}.so`);
 
 /** A libconfig string: quotes and backslashes escaped; control characters are refused, not written. */
 export function configString(value: string): string {
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw new Error('a Janus configuration value may not hold control characters');
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    throw new Error('a Janus configuration value may not hold control characters');
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
@@ -41,9 +54,12 @@ function validate(options: JanusConfigOptions): void {
   const port = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
   if (!port(options.httpPort)) throw new Error(`the Janus HTTP port must be 1-65535, not ${options.httpPort}`);
   const { min, max } = options.rtpPorts;
-  if (!port(min) || !port(max) || min > max) throw new Error(`the RTP port range must be two ports, low to high, not ${min}-${max}`);
-  if (!/^[A-Za-z0-9_-]{16,}$/.test(options.apiSecret)) throw new Error('the Janus API secret must be 16 or more URL-safe characters');
-  if (!/^[A-Za-z0-9_-]{16,}$/.test(options.roomAdminKey)) throw new Error('the VideoRoom admin key must be 16 or more URL-safe characters');
+  if (!port(min) || !port(max) || min > max)
+    throw new Error(`the RTP port range must be two ports, low to high, not ${min}-${max}`);
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(options.apiSecret))
+    throw new Error('the Janus API secret must be 16 or more URL-safe characters');
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(options.roomAdminKey))
+    throw new Error('the VideoRoom admin key must be 16 or more URL-safe characters');
   if (options.publicIp !== null && !/^\d{1,3}(\.\d{1,3}){3}$/.test(options.publicIp)) {
     throw new Error('the public IP must be an IPv4 address');
   }
@@ -108,9 +124,14 @@ export function janusConfigFiles(options: JanusConfigOptions): Record<string, st
     '',
   ].join('\n');
   // No static rooms: every room is made by the daemon for a meeting, with its own secret and pin.
-  const videoroom = ['general: {', `  admin_key = ${configString(options.roomAdminKey)}`, '  lock_rtp_forward = true', '  string_ids = true', '}', ''].join(
-    '\n',
-  );
+  const videoroom = [
+    'general: {',
+    `  admin_key = ${configString(options.roomAdminKey)}`,
+    '  lock_rtp_forward = true',
+    '  string_ids = true',
+    '}',
+    '',
+  ].join('\n');
   return {
     'janus.jcfg': main,
     'janus.transport.http.jcfg': http,

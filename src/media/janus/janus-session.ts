@@ -59,12 +59,21 @@ function errorOf(answer: JanusEvent): JanusError {
 }
 
 /** Janus's answer to `info` (no secret needed): whether it is up, and what it runs. */
-export async function janusInfo(endpoint: JanusEndpoint): Promise<{ readonly version: string; readonly plugins: readonly string[] }> {
+export async function janusInfo(
+  endpoint: JanusEndpoint,
+): Promise<{ readonly version: string; readonly plugins: readonly string[] }> {
   const info = await post(endpoint, '', { janus: 'info', transaction: transactionId() });
-  return { version: String(info['version_string']), plugins: Object.keys((info['plugins'] as object | undefined) ?? {}) };
+  return {
+    version: String(info['version_string']),
+    plugins: Object.keys((info['plugins'] as object | undefined) ?? {}),
+  };
 }
 
-type Pending = { resolve: (event: JanusEvent) => void; reject: (err: Error) => void; timer: ReturnType<typeof setTimeout> };
+type Pending = {
+  resolve: (event: JanusEvent) => void;
+  reject: (err: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+};
 
 /** One Janus session: created, polled, kept alive, destroyed. */
 export class JanusSession {
@@ -152,7 +161,11 @@ export class JanusSession {
     await post(this.endpoint, `/${this.id}`, { janus: 'destroy', transaction: transactionId() }).catch(() => {});
   }
 
-  private async request(path: string, body: Record<string, unknown>, transaction = transactionId()): Promise<JanusEvent> {
+  private async request(
+    path: string,
+    body: Record<string, unknown>,
+    transaction = transactionId(),
+  ): Promise<JanusEvent> {
     if (this.closed) throw new Error('the Janus session is gone');
     return post(this.endpoint, `/${this.id}${path}`, { ...body, transaction });
   }

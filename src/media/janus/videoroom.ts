@@ -49,7 +49,8 @@ export interface StreamSetting {
 export function subscribedStreams(data: Record<string, unknown>): SubscribedStream[] | null {
   const list = data['streams'];
   if (!Array.isArray(list)) return null;
-  const text = (value: unknown): string | null => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null);
+  const text = (value: unknown): string | null =>
+    typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
   return (list as { mid?: unknown; feed_id?: unknown; type?: unknown; active?: unknown }[]).flatMap((s) => {
     const mid = text(s.mid);
     const feed = text(s.feed_id);
@@ -57,12 +58,19 @@ export function subscribedStreams(data: Record<string, unknown>): SubscribedStre
   });
 }
 
-const subscription = (event: JanusEvent): Subscription => ({ jsep: event.jsep ?? null, streams: subscribedStreams(event.plugindata?.data ?? {}) });
+const subscription = (event: JanusEvent): Subscription => ({
+  jsep: event.jsep ?? null,
+  streams: subscribedStreams(event.plugindata?.data ?? {}),
+});
 
 function publishersOf(data: Record<string, unknown>): Publisher[] {
   const list = data['publishers'];
   return Array.isArray(list)
-    ? (list as Publisher[]).map((p) => ({ id: String(p.id), ...(p.display ? { display: p.display } : {}), streams: p.streams ?? [] }))
+    ? (list as Publisher[]).map((p) => ({
+        id: String(p.id),
+        ...(p.display ? { display: p.display } : {}),
+        streams: p.streams ?? [],
+      }))
     : [];
 }
 
@@ -78,7 +86,11 @@ export class VideoRoomHandle {
     private readonly adminKey: string,
   ) {}
 
-  static async attach(session: JanusSession, adminKey: string, onEvent: (event: JanusEvent) => void = () => {}): Promise<VideoRoomHandle> {
+  static async attach(
+    session: JanusSession,
+    adminKey: string,
+    onEvent: (event: JanusEvent) => void = () => {},
+  ): Promise<VideoRoomHandle> {
     return new VideoRoomHandle(session, await session.attach(videoRoomPlugin, onEvent), adminKey);
   }
 
@@ -136,7 +148,11 @@ export class VideoRoomHandle {
   }
 
   /** Joins as a subscriber to the given publishers' streams; answers Janus's SDP offer. */
-  async subscribe(room: string, pin: string, feeds: readonly string[]): Promise<Subscription & { readonly jsep: Jsep }> {
+  async subscribe(
+    room: string,
+    pin: string,
+    feeds: readonly string[],
+  ): Promise<Subscription & { readonly jsep: Jsep }> {
     const event = await this.session.async(this.id, {
       request: 'join',
       ptype: 'subscriber',
@@ -152,7 +168,9 @@ export class VideoRoomHandle {
 
   /** Adds feeds to an existing subscription; Janus renegotiates (a new offer, if any changed). */
   async addFeeds(feeds: readonly string[]): Promise<Subscription> {
-    return subscription(await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) }));
+    return subscription(
+      await this.session.async(this.id, { request: 'subscribe', streams: feeds.map((feed) => ({ feed })) }),
+    );
   }
 
   /**
@@ -161,7 +179,10 @@ export class VideoRoomHandle {
    * stream its publisher does not simulcast.
    */
   async configureStreams(settings: readonly StreamSetting[]): Promise<void> {
-    await this.session.async(this.id, { request: 'configure', streams: settings.map((s) => ({ mid: s.mid, send: s.send, substream: s.substream })) });
+    await this.session.async(this.id, {
+      request: 'configure',
+      streams: settings.map((s) => ({ mid: s.mid, send: s.send, substream: s.substream })),
+    });
   }
 
   /** The subscriber's answer to Janus's offer. */

@@ -22,7 +22,8 @@ export function judgeCertificate(file: string, now: Date): Outcome {
   try {
     cert = new X509Certificate(readFileSync(file));
   } catch (err) {
-    if (reason(err) === 'EACCES') return skip(`${file} is readable by root only: run meetctl doctor as root to see its dates`);
+    if (reason(err) === 'EACCES')
+      return skip(`${file} is readable by root only: run meetctl doctor as root to see its dates`);
     return fail(
       `${file}: not a readable PEM certificate (${reason(err)})`,
       'point ssl_certificate at the certificate chain, or run meetctl nginx --install --force --tls-cert FILE --tls-key FILE',
@@ -31,7 +32,8 @@ export function judgeCertificate(file: string, now: Date): Outcome {
   const renew = `renew it (certbot renew, or your CA), then reload nginx (systemctl reload nginx); meetctl nginx --install --force --tls-cert FILE --tls-key FILE installs new files`;
   const to = new Date(cert.validTo);
   const from = new Date(cert.validFrom);
-  if (to.getTime() <= now.getTime()) return fail(`${file} expired on ${to.toISOString()}: browsers refuse the site`, renew);
+  if (to.getTime() <= now.getTime())
+    return fail(`${file} expired on ${to.toISOString()}: browsers refuse the site`, renew);
   if (from.getTime() > now.getTime())
     return fail(
       `${file} is valid only from ${from.toISOString()}, after the clock's ${now.toISOString()}`,

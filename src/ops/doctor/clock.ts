@@ -26,7 +26,8 @@ export const buildInfoFile = new URL('../../build-info.json', import.meta.url);
 const rtcFile = '/sys/class/rtc/rtc0/since_epoch';
 
 const stamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-const fixClock = 'set the clock (timedatectl set-ntp true, or date -s with the real UTC time), then run the command again';
+const fixClock =
+  'set the clock (timedatectl set-ntp true, or date -s with the real UTC time), then run the command again';
 
 function dateOf(value: unknown): Date | null {
   const date = typeof value === 'string' ? new Date(value) : null;
@@ -46,7 +47,10 @@ export function clockEvidence(ctx: Pick<DoctorContext, 'config'>, rtcPath = rtcF
   if (ctx.config !== null) {
     const dataDir = ctx.config.dataDir;
     try {
-      const record = JSON.parse(readFileSync(installationFile(dataDir, 'compat'), 'utf8')) as { issued_at?: unknown; expires_at?: unknown };
+      const record = JSON.parse(readFileSync(installationFile(dataDir, 'compat'), 'utf8')) as {
+        issued_at?: unknown;
+        expires_at?: unknown;
+      };
       const issued = dateOf(record.issued_at);
       if (issued) past.push({ what: 'the compat licence was issued', at: issued });
       licenceExpires = dateOf(record.expires_at);
@@ -76,7 +80,9 @@ export function clockEvidence(ctx: Pick<DoctorContext, 'config'>, rtcPath = rtcF
 
 /** Behind what already happened, or a day off the hardware clock: licences, certificates and tokens are all judged by this clock. */
 export function judgeClock(now: Date, evidence: ClockEvidence) {
-  const ahead = evidence.past.filter((e) => e.at.getTime() - slackMs > now.getTime()).sort((a, b) => b.at.getTime() - a.at.getTime());
+  const ahead = evidence.past
+    .filter((e) => e.at.getTime() - slackMs > now.getTime())
+    .sort((a, b) => b.at.getTime() - a.at.getTime());
   if (ahead.length > 0) {
     const e = ahead[0]!;
     return fail(`the clock reads ${stamp(now)}, but ${e.what} at ${stamp(e.at)}: the clock is behind`, fixClock);
@@ -93,7 +99,9 @@ export function judgeClock(now: Date, evidence: ClockEvidence) {
       `compare with a trusted clock (date -u); if it is wrong, ${fixClock}`,
     );
   }
-  return ok(`${stamp(now)}${evidence.past.length > 0 ? `, not before ${evidence.past.map((e) => e.what).join(', ')}` : ''}`);
+  return ok(
+    `${stamp(now)}${evidence.past.length > 0 ? `, not before ${evidence.past.map((e) => e.what).join(', ')}` : ''}`,
+  );
 }
 
 export const clockCheck = check('clock', 'Clock', (ctx) => judgeClock(ctx.now, clockEvidence(ctx)));

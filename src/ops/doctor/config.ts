@@ -8,5 +8,7 @@ export const configCheck = check('config', 'Configuration', (ctx) => {
     );
   }
   const from = [ctx.envFile.status === 'read' ? ctx.envFile.path : null, ctx.configFile].filter((s) => s !== null);
-  return ok(from.length > 0 ? `valid (read ${from.join(' and ')} and the environment)` : 'valid (defaults and the environment)');
+  return ok(
+    from.length > 0 ? `valid (read ${from.join(' and ')} and the environment)` : 'valid (defaults and the environment)',
+  );
 });

@@ -69,13 +69,18 @@ export function probeWritable(dir: string): { step: string; code: string } | nul
 export const dataDirCheck = check('data-dir', 'Data directory', (ctx) => {
   if (ctx.config === null) return configMissing;
   // A relative SERVICE_DATA_DIR is the daemon's working directory's business: show where it lands from here.
-  const shown = isAbsolute(ctx.config.dataDir) ? ctx.config.dataDir : `${ctx.config.dataDir} (${resolve(ctx.config.dataDir)})`;
+  const shown = isAbsolute(ctx.config.dataDir)
+    ? ctx.config.dataDir
+    : `${ctx.config.dataDir} (${resolve(ctx.config.dataDir)})`;
   const path = ctx.config.dataDir;
   let stat;
   try {
     stat = statSync(path, { throwIfNoEntry: false });
   } catch (err) {
-    return fail(`${shown} cannot be read: ${reason(err)}`, "run meetctl doctor as the service's user, or fix the permissions of the directories above it");
+    return fail(
+      `${shown} cannot be read: ${reason(err)}`,
+      "run meetctl doctor as the service's user, or fix the permissions of the directories above it",
+    );
   }
   if (stat === undefined) {
     return fail(
@@ -83,7 +88,8 @@ export const dataDirCheck = check('data-dir', 'Data directory', (ctx) => {
       `create it for the service's user (install -d -m 0700 -o meet ${resolve(path)}), or set SERVICE_DATA_DIR to an existing directory`,
     );
   }
-  if (!stat.isDirectory()) return fail(`${shown} is not a directory (SERVICE_DATA_DIR)`, 'set SERVICE_DATA_DIR to a directory');
+  if (!stat.isDirectory())
+    return fail(`${shown} is not a directory (SERVICE_DATA_DIR)`, 'set SERVICE_DATA_DIR to a directory');
   const problem = probeWritable(path);
   if (problem) {
     const why = advice[problem.code] ?? problem.code;
@@ -97,10 +103,16 @@ export const dataDirCheck = check('data-dir', 'Data directory', (ctx) => {
   if (memory) {
     // A failure, not a warning: the service promises that an acknowledged write survives a power
     // cut (synchronous=FULL), and this directory also holds the signing key and the licence record.
-    return fail(`${shown} is on ${memory}: its contents vanish at the next reboot`, 'set SERVICE_DATA_DIR to a directory on a disk (e.g. /var/lib/meet)');
+    return fail(
+      `${shown} is on ${memory}: its contents vanish at the next reboot`,
+      'set SERVICE_DATA_DIR to a directory on a disk (e.g. /var/lib/meet)',
+    );
   }
   if (type === overlayFs) {
-    return warn(`${shown} is on a container's overlay filesystem: it is gone with the container`, 'mount a volume at the data directory');
+    return warn(
+      `${shown} is on a container's overlay filesystem: it is gone with the container`,
+      'mount a volume at the data directory',
+    );
   }
   return ok(`${shown} is writable and fsync works`);
 });

@@ -10,7 +10,8 @@ const mib = 1024 * 1024;
  */
 export const defaultFreeSpace = { warnBytes: 1024 * mib, failBytes: 200 * mib };
 
-const shownSize = (bytes: number) => (bytes >= 1024 * mib ? `${(bytes / (1024 * mib)).toFixed(1)} GiB` : `${Math.floor(bytes / mib)} MiB`);
+const shownSize = (bytes: number) =>
+  bytes >= 1024 * mib ? `${(bytes / (1024 * mib)).toFixed(1)} GiB` : `${Math.floor(bytes / mib)} MiB`;
 
 /** The directory itself, or (before install created it) the nearest existing one above it: the filesystem it will be on. */
 function statfsOfNearest(path: string) {
@@ -34,7 +35,10 @@ export const diskSpaceCheck = check('disk-space', 'Free disk space', (ctx) => {
     found = statfsOfNearest(ctx.config.dataDir);
   } catch (err) {
     // The data-dir check names a directory it cannot reach; this one only measures.
-    return warn(`cannot measure the filesystem of ${ctx.config.dataDir}: ${reason(err)}`, 'run meetctl doctor as root or as the service user');
+    return warn(
+      `cannot measure the filesystem of ${ctx.config.dataDir}: ${reason(err)}`,
+      'run meetctl doctor as root or as the service user',
+    );
   }
   const { at, stat } = found;
   // bavail, not bfree: the blocks reserved for root are not the service user's.
@@ -42,8 +46,10 @@ export const diskSpaceCheck = check('disk-space', 'Free disk space', (ctx) => {
   const where = at === resolve(ctx.config.dataDir) ? at : `${at} (where ${ctx.config.dataDir} will be)`;
   const detail = `${shownSize(free)} free on the filesystem of ${where}`;
   const hint = `free space on that filesystem (old logs, journalctl --vacuum-size, package caches), or move SERVICE_DATA_DIR to a larger disk`;
-  if (Number(stat.files) > 0 && Number(stat.ffree) === 0) return fail(`no free inodes on the filesystem of ${where}: no file can be created`, hint);
-  if (free < floors.failBytes) return fail(`${detail}, under ${shownSize(floors.failBytes)}: the database cannot grow or checkpoint`, hint);
+  if (Number(stat.files) > 0 && Number(stat.ffree) === 0)
+    return fail(`no free inodes on the filesystem of ${where}: no file can be created`, hint);
+  if (free < floors.failBytes)
+    return fail(`${detail}, under ${shownSize(floors.failBytes)}: the database cannot grow or checkpoint`, hint);
   if (free < floors.warnBytes) return warn(`${detail}, under ${shownSize(floors.warnBytes)}`, hint);
   return ok(detail);
 });

@@ -18,9 +18,19 @@ export function readEnvFile(path: string): { state: EnvFileState; values: Record
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat === undefined) return { state: { path, status: 'absent', ignoredLines: [], mode: null }, values: {} };
     mode = stat.mode & 0o777;
-    if (!stat.isFile()) return { state: { path, status: 'unreadable', error: 'not a regular file', ignoredLines: [], mode }, values: {} };
+    if (!stat.isFile())
+      return { state: { path, status: 'unreadable', error: 'not a regular file', ignoredLines: [], mode }, values: {} };
     if (stat.size > maxEnvFileBytes)
-      return { state: { path, status: 'unreadable', error: `larger than ${maxEnvFileBytes / 1024 / 1024} MiB`, ignoredLines: [], mode }, values: {} };
+      return {
+        state: {
+          path,
+          status: 'unreadable',
+          error: `larger than ${maxEnvFileBytes / 1024 / 1024} MiB`,
+          ignoredLines: [],
+          mode,
+        },
+        values: {},
+      };
     text = readIfExists(path);
   } catch (err) {
     return { state: { path, status: 'unreadable', error: reason(err), ignoredLines: [], mode }, values: {} };
@@ -50,7 +60,10 @@ export const envFileCheck = check('env-file', 'Environment file', (ctx) => {
     );
   }
   if (env.mode !== null && (env.mode & 0o077) !== 0) {
-    return fail(`${env.path} holds secrets but is mode ${env.mode.toString(8).padStart(4, '0')}: other users can read it`, `chmod 600 ${env.path}`);
+    return fail(
+      `${env.path} holds secrets but is mode ${env.mode.toString(8).padStart(4, '0')}: other users can read it`,
+      `chmod 600 ${env.path}`,
+    );
   }
   if (env.ignoredLines.length > 0) {
     // Line numbers only: the line itself may hold a secret.

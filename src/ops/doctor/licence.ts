@@ -10,7 +10,8 @@ const faultHints: Record<LicenceFault, string> = {
   malformed: 'install the key again: meetctl install compat --key-file PATH',
   forged:
     'the key was not signed by the authority whose public key this machine uses (SERVICE_LICENSE_PUBLIC_KEY or the built-in one): install a key from that authority, or configure its public key',
-  expired: 'ask for a new server key and run meetctl install compat --key-file PATH; meetings in progress go on, but the module will not start again',
+  expired:
+    'ask for a new server key and run meetctl install compat --key-file PATH; meetings in progress go on, but the module will not start again',
   module: 'the key does not grant the compat module: ask for one that does',
 };
 
@@ -24,11 +25,18 @@ export const licenceCheck = check('licence', 'Compat licence', async (ctx) => {
   if (found.status === 'absent') return skip('compat module not installed (the engine alone needs no key)');
   if (found.status === 'invalid') {
     const builtIn = found.error.fault === 'forged' && ctx.config.licensePublicKey === null;
-    return fail(`${found.error.fault}: ${found.error.message}`, builtIn ? privateAuthorityHint : faultHints[found.error.fault]);
+    return fail(
+      `${found.error.fault}: ${found.error.message}`,
+      builtIn ? privateAuthorityHint : faultHints[found.error.fault],
+    );
   }
   const { customer, expiresAt } = found.licence;
   const days = Math.floor((expiresAt.getTime() - ctx.now.getTime()) / dayMs);
   const detail = `valid for ${customer}, expires ${expiresAt.toISOString().slice(0, 10)} (${days} day${days === 1 ? '' : 's'} left)`;
-  if (days < renewalDays) return warn(detail, 'ask for a renewed server key and run meetctl install compat --key-file PATH before it expires');
+  if (days < renewalDays)
+    return warn(
+      detail,
+      'ask for a renewed server key and run meetctl install compat --key-file PATH before it expires',
+    );
   return ok(detail);
 });

@@ -19,8 +19,16 @@ export function judgeMediaNetwork(config: Pick<Config, 'iceServers' | 'turnSecre
   const hint =
     'run a TURN server (coturn with use-auth-secret) and set SERVICE_ICE_SERVERS=turn:<host>:3478,turns:<host>:5349 and SERVICE_TURN_SECRET to its static-auth-secret';
   if (count('stun') > 0)
-    return warn(`only STUN is configured (no public media address, no TURN): people behind strict NATs or firewalls will not see each other`, hint);
-  return warn('neither a public media address nor TURN is configured: only people on networks that reach each other directly will see each other', hint);
+    return warn(
+      `only STUN is configured (no public media address, no TURN): people behind strict NATs or firewalls will not see each other`,
+      hint,
+    );
+  return warn(
+    'neither a public media address nor TURN is configured: only people on networks that reach each other directly will see each other',
+    hint,
+  );
 }
 
-export const mediaNetworkCheck = check('media-network', 'Media network', (ctx) => (ctx.config ? judgeMediaNetwork(ctx.config) : configMissing));
+export const mediaNetworkCheck = check('media-network', 'Media network', (ctx) =>
+  ctx.config ? judgeMediaNetwork(ctx.config) : configMissing,
+);

@@ -5,7 +5,8 @@ import { placedStatements, type Placed } from './nginx-upstreams.js';
 
 /** Variables that carry the query string (and a Referer carries a page's, token included). */
 const leaking = /\$(request|request_uri|args|query_string|arg_\w+|http_referer)(?![\w])/;
-const forceHint = 'regenerate the site: meetctl nginx --install --force --tls-cert FILE --tls-key FILE (its format meet_noquery logs the path only)';
+const forceHint =
+  'regenerate the site: meetctl nginx --install --force --tls-cert FILE --tls-key FILE (its format meet_noquery logs the path only)';
 
 /**
  * Tokens, app JWTs, meeting-API checksums and passwords travel in query strings: a site that
@@ -32,9 +33,12 @@ export function judgeAccessLog(placed: readonly Placed[]) {
     const [, target, format = 'combined'] = p.statement.split(' ');
     if (target === 'off') continue;
     const defined = formats.get(format);
-    if (format === 'combined' || format === 'main') problems.push(`access_log ${target} uses ${format}, which logs $request with its query string`);
-    else if (defined === undefined) problems.push(`access_log ${target} uses ${format}, defined outside the site: cannot tell what it logs`);
-    else if (leaking.test(defined)) problems.push(`access_log ${target} uses ${format}, which logs ${leaking.exec(defined)![0]}`);
+    if (format === 'combined' || format === 'main')
+      problems.push(`access_log ${target} uses ${format}, which logs $request with its query string`);
+    else if (defined === undefined)
+      problems.push(`access_log ${target} uses ${format}, defined outside the site: cannot tell what it logs`);
+    else if (leaking.test(defined))
+      problems.push(`access_log ${target} uses ${format}, which logs ${leaking.exec(defined)![0]}`);
   }
   return [...new Set(problems)];
 }

@@ -97,8 +97,10 @@ export function reaches(target: Pick<Target, 'host' | 'port'>, addr: ListenAddre
   return loopbackName(target.host) === loopbackName(host);
 }
 
-const shown = (t: Pick<Target, 'host' | 'port'>) => (t.host.includes(':') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`);
-const regenerate = 'regenerate the site from the env file: meetctl nginx --install --force --tls-cert FILE --tls-key FILE (it reads the listen addresses)';
+const shown = (t: Pick<Target, 'host' | 'port'>) =>
+  t.host.includes(':') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
+const regenerate =
+  'regenerate the site from the env file: meetctl nginx --install --force --tls-cert FILE --tls-key FILE (it reads the listen addresses)';
 
 /**
  * The site's upstreams against the addresses the service listens on: a port changed in the
@@ -117,9 +119,15 @@ export const nginxUpstreamsCheck = check('nginx-upstreams', 'nginx upstreams', (
       const picked = listeners.find(([, addr]) => addr.port === 0);
       if (picked) return skip(`${picked[0]} ${shown(picked[1])}: port 0, the system picks a free one`);
       const targets = proxyTargets(placedStatements(text));
-      if (targets.length === 0) return warn(`${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`, regenerate);
+      if (targets.length === 0)
+        return warn(
+          `${ctx.nginxFile} proxies to no address of this service (no proxy_pass to a host:port)`,
+          regenerate,
+        );
       // An engine-only install keeps the rendered compat upstream: 502 there is the module being off, not a stale site.
-      const known = compatListens(config) ? listeners : [...listeners, ['COMPAT_HTTP_ADDR', config.compatHttpAddr] as const];
+      const known = compatListens(config)
+        ? listeners
+        : [...listeners, ['COMPAT_HTTP_ADDR', config.compatHttpAddr] as const];
       const stale = targets.filter((t) => !known.some(([, addr]) => reaches(t, addr)));
       const unreached = listeners.filter(([, addr]) => !targets.some((t) => reaches(t, addr)));
       const listening = listeners.map(([name, addr]) => `${name} ${shown(addr)}`).join(', ');
@@ -128,7 +136,10 @@ export const nginxUpstreamsCheck = check('nginx-upstreams', 'nginx upstreams', (
           ...stale.map((t) => `proxies to ${shown(t)} (${t.via}), where the service does not listen`),
           ...unreached.map(([name, addr]) => `never proxies to ${name} ${shown(addr)}`),
         ];
-        return fail(`${ctx.nginxFile} ${parts.join(' and ')} (the service listens on ${listening}): nginx answers 502`, regenerate);
+        return fail(
+          `${ctx.nginxFile} ${parts.join(' and ')} (the service listens on ${listening}): nginx answers 502`,
+          regenerate,
+        );
       }
       return ok(`${ctx.nginxFile} proxies to ${listening}`);
     },

@@ -106,7 +106,11 @@ export const requiredLines: readonly Requirement[] = [
     present: /^proxy_set_header x-forwarded-for /i,
     exact: /^proxy_set_header x-forwarded-for \S+$/i,
   },
-  { line: 'proxy_set_header X-Forwarded-Proto $scheme;', present: /^proxy_set_header x-forwarded-proto /i, exact: /^proxy_set_header x-forwarded-proto \S+$/i },
+  {
+    line: 'proxy_set_header X-Forwarded-Proto $scheme;',
+    present: /^proxy_set_header x-forwarded-proto /i,
+    exact: /^proxy_set_header x-forwarded-proto \S+$/i,
+  },
 ];
 
 export function judgeSiteLines(statements: readonly string[]) {
@@ -134,11 +138,14 @@ function fileState(file: string): 'file' | 'absent' | 'other' | { readonly unrea
 export const nginxFileCheck = check('nginx-file', 'nginx site', (ctx) => {
   const state = fileState(ctx.nginxFile);
   if (state === 'file') return ok(`${ctx.nginxFile} present`);
-  if (state === 'other') return fail(`${ctx.nginxFile} is not a regular file`, 'pass --nginx-file with the site file nginx loads');
-  if (typeof state === 'object') return fail(`cannot read ${ctx.nginxFile}: ${state.unreadable}`, 'run meetctl doctor as root');
+  if (state === 'other')
+    return fail(`${ctx.nginxFile} is not a regular file`, 'pass --nginx-file with the site file nginx loads');
+  if (typeof state === 'object')
+    return fail(`cannot read ${ctx.nginxFile}: ${state.unreadable}`, 'run meetctl doctor as root');
   const hint = 'write it with meetctl nginx --install (or pass --nginx-file PATH if it lives elsewhere)';
   // Without nginx on this machine the proxy may live elsewhere (a container, another host).
-  if (nginxBinary(ctx) === null) return warn(`${ctx.nginxFile} not found and nginx is not installed: the room limits need a proxy in front`, hint);
+  if (nginxBinary(ctx) === null)
+    return warn(`${ctx.nginxFile} not found and nginx is not installed: the room limits need a proxy in front`, hint);
   return fail(`${ctx.nginxFile} not found`, hint);
 });
 
@@ -146,14 +153,19 @@ export const nginxLinesCheck = check('nginx-lines', 'nginx limits and forwarding
   if (fileState(ctx.nginxFile) !== 'file') return skip('no nginx site file');
   const { missing, differing } = judgeSiteLines(siteStatements(ctx.nginxFile));
   if (missing.length > 0) {
-    return fail(`${ctx.nginxFile} lacks ${missing.join(' and ')}`, 'regenerate the site with meetctl nginx --install --force, or add the line(s) named above');
+    return fail(
+      `${ctx.nginxFile} lacks ${missing.join(' and ')}`,
+      'regenerate the site with meetctl nginx --install --force, or add the line(s) named above',
+    );
   }
   if (differing.length > 0)
     return warn(
       `${ctx.nginxFile} differs from the recommended values: ${differing.join('; ')}`,
       'the room addresses need burst=100 and 10r/s per address: a whole class often shares one school address',
     );
-  return ok('limit_req_zone 10r/s, limit_req burst=100 nodelay, limit_req_status 429, X-Forwarded-For and X-Forwarded-Proto present');
+  return ok(
+    'limit_req_zone 10r/s, limit_req burst=100 nodelay, limit_req_status 429, X-Forwarded-For and X-Forwarded-Proto present',
+  );
 });
 
 /** nginx's configuration directory (from `nginx -V`'s --conf-path), for relative includes. */
@@ -189,7 +201,9 @@ export async function testSite(nginx: string, site: string, env: DoctorContext['
     writeFileSync(
       conf,
       `${modules}pid ${prefix}/nginx.pid;\nerror_log ${prefix}/error.log;\nevents {}\nhttp {\n` +
-        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${prefix}/${kind};\n`).join('') +
+        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+          .map((kind) => `  ${kind}_temp_path ${prefix}/${kind};\n`)
+          .join('') +
         `  access_log off;\n  include ${JSON.stringify(resolve(site))};\n}\n`,
     );
     return await runProgram(nginx, ['-t', '-q', '-c', conf, '-e', `${prefix}/error.log`], env, 20_000);
@@ -201,25 +215,37 @@ export async function testSite(nginx: string, site: string, env: DoctorContext['
 export const nginxTestCheck = check('nginx-test', 'nginx -t', async (ctx) => {
   const nginx = nginxBinary(ctx);
   if (nginx === null)
-    return skip((ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN) ? `nginx not found at ${ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN}` : 'nginx is not installed');
+    return skip(
+      (ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN)
+        ? `nginx not found at ${ctx.nginxBin ?? ctx.env.MEET_NGINX_BIN}`
+        : 'nginx is not installed',
+    );
   if (fileState(ctx.nginxFile) !== 'file') return skip('no nginx site file');
   const result = await testSite(nginx, ctx.nginxFile, ctx.env);
-  if (result.error !== null && result.code === null) return fail(`${nginx} -t could not run: ${result.error}`, 'check the nginx installation');
+  if (result.error !== null && result.code === null)
+    return fail(`${nginx} -t could not run: ${result.error}`, 'check the nginx installation');
   const messages = result.output.split('\n').filter((l) => /\[(emerg|alert|crit|error|warn)\]/.test(l));
   if (result.code !== 0) {
     const denied = /Permission denied/.test(result.output);
     if (denied && process.getuid?.() !== 0)
-      return skip(`nginx -t needs root to read what the site names: ${firstLines(messages.join('\n') || result.output, 1)}`);
+      return skip(
+        `nginx -t needs root to read what the site names: ${firstLines(messages.join('\n') || result.output, 1)}`,
+      );
     return fail(
       `${ctx.nginxFile}: ${firstLines(messages.join('\n') || result.output, 2)}`,
       'fix the line nginx names; meetctl nginx --force regenerates the site',
     );
   }
-  if (messages.length > 0) return warn(`${ctx.nginxFile} passes with warnings: ${firstLines(messages.join('\n'), 2)}`, 'nginx names the line to look at');
+  if (messages.length > 0)
+    return warn(
+      `${ctx.nginxFile} passes with warnings: ${firstLines(messages.join('\n'), 2)}`,
+      'nginx names the line to look at',
+    );
   return ok(`${ctx.nginxFile} passes (${nginx})`);
 });
 
-const shownAddress = (addr: ListenAddress) => (addr.host.includes(':') ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`);
+const shownAddress = (addr: ListenAddress) =>
+  addr.host.includes(':') ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
 
 /**
  * With an nginx site in front, a listener on a public address lets clients reach the daemon
@@ -231,7 +257,10 @@ export const listenersBehindNginxCheck = check('listeners', 'Listeners behind ng
   const listeners: [string, ListenAddress][] = [['SERVICE_HTTP_ADDR', ctx.config.httpAddr]];
   if (compatListens(ctx.config)) listeners.push(['COMPAT_HTTP_ADDR', ctx.config.compatHttpAddr]);
   const open = listeners.filter(([, addr]) => isPublicListener(addr));
-  if (open.length === 0) return ok(`${listeners.map(([name, addr]) => `${name} ${shownAddress(addr)}`).join(', ')}: loopback, reached through nginx only`);
+  if (open.length === 0)
+    return ok(
+      `${listeners.map(([name, addr]) => `${name} ${shownAddress(addr)}`).join(', ')}: loopback, reached through nginx only`,
+    );
   return warn(
     `${open.map(([name, addr]) => `${name} ${shownAddress(addr)}`).join(' and ')} ${open.length === 1 ? 'is' : 'are'} reachable from other machines while ` +
       `${ctx.nginxFile} is installed: clients can go around nginx's TLS and limits`,

@@ -20,7 +20,10 @@ export function judgeNodeVersion(version: string, now: Date) {
   }
   const eol = endOfLife[major];
   if (eol !== undefined && now.getTime() >= Date.parse(eol)) {
-    return warn(`${shown} works but reached its end of life on ${eol}: no more security fixes`, 'move to Node 22 or 24 (LTS)');
+    return warn(
+      `${shown} works but reached its end of life on ${eol}: no more security fixes`,
+      'move to Node 22 or 24 (LTS)',
+    );
   }
   if (major % 2 === 1) return warn(`${shown} is not a long-term-support line`, 'prefer an even (LTS) line: 22 or 24');
   return ok(shown);

@@ -19,7 +19,10 @@ interface ServiceUser {
 }
 
 /** A user name or uid as `getent passwd` (NSS) knows it, else as /etc/passwd does; null when unknown. */
-async function resolveUser(given: string, env: Readonly<Record<string, string | undefined>>): Promise<ServiceUser | null> {
+async function resolveUser(
+  given: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ServiceUser | null> {
   if (/^[0-9]+$/.test(given)) return { label: `uid ${given}`, uid: Number(given) };
   const getent = findProgram('getent', null, env);
   let line: string | undefined;
@@ -73,7 +76,9 @@ export const ownershipCheck = check('ownership', 'File owners', async (ctx) => {
     try {
       unitText = readFileSync(ctx.unitFile, 'utf8');
     } catch (err) {
-      return skip(`no systemd unit to name the service's user (${ctx.unitFile}: ${reason(err)}); pass --service-user to check the owners`);
+      return skip(
+        `no systemd unit to name the service's user (${ctx.unitFile}: ${reason(err)}); pass --service-user to check the owners`,
+      );
     }
     given = unitUser(unitText);
     if (given === null) return skip(`${ctx.unitFile} names no User=: the daemon runs as root, which owns everything`);
@@ -86,8 +91,12 @@ export const ownershipCheck = check('ownership', 'File owners', async (ctx) => {
       `create it (useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin ${given})`,
     );
   const { dataDir, compatApiDataDir, tenantsFile } = ctx.config;
-  const roots = [dataDir, compatApiDataDir, ctx.configDir, ...(tenantsFile ? [tenantsFile] : [])].map((p) => resolve(p));
-  const unique = roots.filter((root, i) => !roots.some((other, j) => j < i && (other === root || root.startsWith(`${other}/`))));
+  const roots = [dataDir, compatApiDataDir, ctx.configDir, ...(tenantsFile ? [tenantsFile] : [])].map((p) =>
+    resolve(p),
+  );
+  const unique = roots.filter(
+    (root, i) => !roots.some((other, j) => j < i && (other === root || root.startsWith(`${other}/`))),
+  );
   const found: Walk = { foreign: [], unreadable: [], seen: 0 };
   for (const root of unique) walk(root, user.uid, found);
   if (found.foreign.length > 0) {
@@ -96,7 +105,11 @@ export const ownershipCheck = check('ownership', 'File owners', async (ctx) => {
       .map((f) => `${f.path} (uid ${f.uid})`)
       .join(', ');
     const more = found.foreign.length > 3 ? ` and ${found.foreign.length - 3} more` : '';
-    const dirs = [...new Set(found.foreign.map((f) => unique.find((r) => f.path === r || f.path.startsWith(`${r}/`)) ?? dirname(f.path)))];
+    const dirs = [
+      ...new Set(
+        found.foreign.map((f) => unique.find((r) => f.path === r || f.path.startsWith(`${r}/`)) ?? dirname(f.path)),
+      ),
+    ];
     return fail(
       `not owned by ${user.label}, the service's user (${from}): ${shown}${more}`,
       `chown -R ${given}:${given} ${dirs.join(' ')} (a meetctl command run as root keeps the owners it finds)`,
@@ -104,7 +117,10 @@ export const ownershipCheck = check('ownership', 'File owners', async (ctx) => {
   }
   if (found.unreadable.length > 0) {
     const first = found.unreadable[0]!;
-    return warn(`cannot look into ${first.path} (${first.code}): its files were not checked`, "run meetctl doctor as root or as the service's user");
+    return warn(
+      `cannot look into ${first.path} (${first.code}): its files were not checked`,
+      "run meetctl doctor as root or as the service's user",
+    );
   }
   return ok(`${found.seen} paths under ${unique.join(', ')} belong to ${user.label}, the service's user (${from})`);
 });

@@ -24,10 +24,20 @@ function reachable(host: string): string {
 }
 
 /** GET /healthz: 'ours', or what answered instead (a sentence completing "the port is held by …"). */
-export function whoHolds(addr: ListenAddress, timeoutMs = 2000): Promise<{ ours: true } | { ours: false; what: string }> {
+export function whoHolds(
+  addr: ListenAddress,
+  timeoutMs = 2000,
+): Promise<{ ours: true } | { ours: false; what: string }> {
   return new Promise((resolve) => {
     const req = request(
-      { host: reachable(addr.host), port: addr.port, path: '/healthz', method: 'GET', timeout: timeoutMs, headers: { accept: 'application/json' } },
+      {
+        host: reachable(addr.host),
+        port: addr.port,
+        path: '/healthz',
+        method: 'GET',
+        timeout: timeoutMs,
+        headers: { accept: 'application/json' },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -53,7 +63,12 @@ export function whoHolds(addr: ListenAddress, timeoutMs = 2000): Promise<{ ours:
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ ours: false, what: `another program (GET /healthz: ${err.message === 'timeout' ? 'no answer' : reason(err)})` }));
+    req.on('error', (err) =>
+      resolve({
+        ours: false,
+        what: `another program (GET /healthz: ${err.message === 'timeout' ? 'no answer' : reason(err)})`,
+      }),
+    );
     req.end();
   });
 }
@@ -93,7 +108,10 @@ export async function judgePort(variable: string, addr: ListenAddress, sibling: 
       `set ${variable} to an address of this machine, e.g. 127.0.0.1:${addr.port} behind nginx`,
     );
   }
-  return fail(`${variable} ${shown(addr)}: cannot listen (${error})`, `set ${variable} to an address and port this machine can listen on`);
+  return fail(
+    `${variable} ${shown(addr)}: cannot listen (${error})`,
+    `set ${variable} to an address and port this machine can listen on`,
+  );
 }
 
 /** The compat listener starts when COMPAT_ENABLED says so, or (auto) when one of its surfaces is set. */

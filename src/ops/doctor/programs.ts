@@ -15,9 +15,17 @@ function executable(file: string): boolean {
 }
 
 /** The program's path: `override` when given (it must exist), else the first `name` on PATH or in the sbin directories. */
-export function findProgram(name: string, override: string | null, env: Readonly<Record<string, string | undefined>>): string | null {
+export function findProgram(
+  name: string,
+  override: string | null,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
   if (override !== null && override !== '')
-    return isAbsolute(override) || override.includes('/') ? (executable(override) ? override : null) : findProgram(override, null, env);
+    return isAbsolute(override) || override.includes('/')
+      ? executable(override)
+        ? override
+        : null
+      : findProgram(override, null, env);
   const dirs = [...(env.PATH ?? '').split(delimiter).filter((d) => d !== ''), ...sbinDirs];
   for (const dir of dirs) {
     const file = join(dir, name);
@@ -58,7 +66,11 @@ export function runProgram(
         const output = `${stdout}${stderr}`.trim();
         if (!error) return resolve({ code: 0, output, error: null });
         const code = typeof error.code === 'number' ? error.code : null;
-        const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : code === null ? String(error.code ?? error.message) : null;
+        const why = error.killed
+          ? `did not finish within ${timeoutMs / 1000} s`
+          : code === null
+            ? String(error.code ?? error.message)
+            : null;
         resolve({ code, output, error: why });
       },
     );

@@ -16,7 +16,9 @@ export function isLocalHost(host: string): boolean {
 /** The site's server_name entries other people can reach: no catch-all (_), wildcard, regex or local name. */
 export function publicServerNames(statements: readonly string[]): string[] {
   const names = statements.flatMap((s) => (/^server_name\s/.test(s) ? s.split(' ').slice(1) : []));
-  return [...new Set(names)].filter((name) => name !== '_' && name !== '' && !/[*~]/.test(name) && !name.startsWith('.') && !isLocalHost(name));
+  return [...new Set(names)].filter(
+    (name) => name !== '_' && name !== '' && !/[*~]/.test(name) && !name.startsWith('.') && !isLocalHost(name),
+  );
 }
 
 /**
@@ -28,10 +30,14 @@ export const joinBaseCheck = check('public-url', 'Join address', (ctx) => {
   if (ctx.config === null) return configMissing;
   if (!compatListens(ctx.config)) return skip('compat listener off: nothing redirects joins');
   const base = ctx.config.compatFrontendUrl;
-  const from = ctx.config.publicUrl === null ? `${settings.compatFrontendUrl.env}` : `${settings.compatFrontendUrl.env} (from ${settings.publicUrl.env})`;
+  const from =
+    ctx.config.publicUrl === null
+      ? `${settings.compatFrontendUrl.env}`
+      : `${settings.compatFrontendUrl.env} (from ${settings.publicUrl.env})`;
   let names: string[] = [];
   try {
-    if (statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile()) names = publicServerNames(siteStatements(ctx.nginxFile));
+    if (statSync(ctx.nginxFile, { throwIfNoEntry: false })?.isFile())
+      names = publicServerNames(siteStatements(ctx.nginxFile));
   } catch {
     // the nginx checks report an unreadable site
   }

@@ -29,7 +29,14 @@ export async function runChecks(checks: readonly DoctorCheck[], ctx: DoctorConte
         const message = err instanceof Error ? err.message : String(err);
         // A file doctor may not read (run as another user) or a full disk: the machine's, not a bug.
         const fault = environmentFault(err);
-        if (fault) return clean({ id: c.id, title: c.title, status: 'fail', detail: `could not check: ${fault.message}`, hint: fault.hint });
+        if (fault)
+          return clean({
+            id: c.id,
+            title: c.title,
+            status: 'fail',
+            detail: `could not check: ${fault.message}`,
+            hint: fault.hint,
+          });
         return clean({
           id: c.id,
           title: c.title,

@@ -10,7 +10,9 @@ export function tenantsFileOf(config: Config): string {
 }
 
 /** The registry as the daemon would load it, or why it cannot; absent when the file does not exist. */
-export function loadTenants(config: Config): { status: 'absent' } | { status: 'read'; snapshot: TenantSnapshot } | { status: 'broken'; message: string } {
+export function loadTenants(
+  config: Config,
+): { status: 'absent' } | { status: 'read'; snapshot: TenantSnapshot } | { status: 'broken'; message: string } {
   const file = tenantsFileOf(config);
   try {
     const stat = statSync(file, { throwIfNoEntry: false });
@@ -18,7 +20,10 @@ export function loadTenants(config: Config): { status: 'absent' } | { status: 'r
     if (stat.isDirectory()) return { status: 'broken', message: `${file} is a directory, not a file` };
     return { status: 'read', snapshot: readRegistryFile(file, config.compatApiSharedSecret) };
   } catch (err) {
-    return { status: 'broken', message: err instanceof RegistryError ? `${file}: ${err.message}` : `cannot read ${file}: ${reason(err)}` };
+    return {
+      status: 'broken',
+      message: err instanceof RegistryError ? `${file}: ${err.message}` : `cannot read ${file}: ${reason(err)}`,
+    };
   }
 }
 
@@ -35,13 +40,21 @@ export const tenantsCheck = check('tenants', 'Tenants file', (ctx: DoctorContext
   }
   const loaded = loadTenants(ctx.config);
   if (loaded.status === 'broken') {
-    return fail(loaded.message, 'fix the file (meetctl tenant list shows what is in it); the running daemon keeps the last good registry until then');
+    return fail(
+      loaded.message,
+      'fix the file (meetctl tenant list shows what is in it); the running daemon keeps the last good registry until then',
+    );
   }
   if ((mode & 0o077) !== 0) {
-    return fail(`${file} holds secrets but is mode ${mode.toString(8).padStart(4, '0')}: other users can read it`, `chmod 600 ${file}`);
+    return fail(
+      `${file} holds secrets but is mode ${mode.toString(8).padStart(4, '0')}: other users can read it`,
+      `chmod 600 ${file}`,
+    );
   }
   const count = loaded.status === 'read' ? loaded.snapshot.tenants.filter((t) => t.id !== 'primary').length : 0;
-  return ok(`${file}: ${count === 0 ? 'no tenant' : `${count} tenant${count === 1 ? '' : 's'}`}, mode ${mode.toString(8).padStart(4, '0')}`);
+  return ok(
+    `${file}: ${count === 0 ? 'no tenant' : `${count} tenant${count === 1 ? '' : 's'}`}, mode ${mode.toString(8).padStart(4, '0')}`,
+  );
 });
 
 /** Every secret the service checks signatures with, by the name an operator finds it under; never its value. */
@@ -75,5 +88,7 @@ export const secretsCheck = check('secrets', 'Secrets', (ctx: DoctorContext) => 
       `replace with at least ${minSecretBytes} random bytes, e.g. openssl rand -base64 32 (then update the platforms that use it)${rotate}`,
     );
   }
-  return ok(`${secrets.length} secret${secrets.length === 1 ? '' : 's'}, each at least ${minSecretBytes} bytes${unread}`);
+  return ok(
+    `${secrets.length} secret${secrets.length === 1 ? '' : 's'}, each at least ${minSecretBytes} bytes${unread}`,
+  );
 });

@@ -108,7 +108,9 @@
     if (!isObject(values)) return [];
     return Object.keys(values)
       .filter((key) => !/__proto__|constructor|prototype/.test(key))
-      .map((key) => `${prefix}.${encodeURIComponent(key)}=${encodeURIComponent(JSON.stringify(values[key]) ?? 'null')}`);
+      .map(
+        (key) => `${prefix}.${encodeURIComponent(key)}=${encodeURIComponent(JSON.stringify(values[key]) ?? 'null')}`,
+      );
   }
 
   /** The old positional form: (domain, roomName, width, height, parentNode, configOverwrite, interfaceConfigOverwrite, noSSL, jwt, onload). */
@@ -131,20 +133,29 @@
     private nextId = 1;
 
     constructor(domain: unknown, ...rest: unknown[]) {
-      const options: Options = rest.length === 0 || isObject(rest[0]) ? ((rest[0] as Options | undefined) ?? {}) : positional(rest);
+      const options: Options =
+        rest.length === 0 || isObject(rest[0]) ? ((rest[0] as Options | undefined) ?? {}) : positional(rest);
       if (typeof domain !== 'string' || domain.trim() === '' || /[\s?#@\\]/.test(domain)) {
-        throw new TypeError('VideoMeetExternalAPI: the first argument must be the service domain, such as "meet.example.org".');
+        throw new TypeError(
+          'VideoMeetExternalAPI: the first argument must be the service domain, such as "meet.example.org".',
+        );
       }
       const roomName = typeof options.roomName === 'string' ? options.roomName.trim() : '';
       const parts = roomName.split('/').filter((p) => p !== '');
-      if (parts.length < 1 || parts.length > 2) throw new TypeError('VideoMeetExternalAPI: roomName must be "room" or "tenant/room".');
+      if (parts.length < 1 || parts.length > 2)
+        throw new TypeError('VideoMeetExternalAPI: roomName must be "room" or "tenant/room".');
       const protocol = options.noSSL === true ? 'http:' : scheme;
       const base = `${protocol}//${domain.replace(/\/+$/, '')}`;
       const room = parts[parts.length - 1]!;
       const path = `${parts.length === 2 ? `/${encodeURIComponent(parts[0]!)}` : ''}/videoconf/${encodeURIComponent(room)}`;
       const url = new URL(base + path);
       if (typeof options.jwt === 'string' && options.jwt !== '') url.searchParams.set('jwt', options.jwt);
-      const lang = typeof options.lang === 'string' ? options.lang : isObject(options.configOverwrite) ? options.configOverwrite.defaultLanguage : undefined;
+      const lang =
+        typeof options.lang === 'string'
+          ? options.lang
+          : isObject(options.configOverwrite)
+            ? options.configOverwrite.defaultLanguage
+            : undefined;
       if (typeof lang === 'string' && lang !== '') url.searchParams.set('lang', lang);
       const parentOrigin = window.location.origin;
       const hash = [
@@ -169,7 +180,9 @@
       // COMPAT_FRONTEND_URL): a bare feature name would grant the gateway's origin alone, and
       // the page, on another origin, would find camera and microphone refused.
       const origins = [...this.allowed].join(' ');
-      iframe.allow = ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen'].map((f) => `${f} 'src' ${origins}`).join('; ');
+      iframe.allow = ['camera', 'microphone', 'display-capture', 'autoplay', 'clipboard-write', 'fullscreen']
+        .map((f) => `${f} 'src' ${origins}`)
+        .join('; ');
       iframe.setAttribute('allowfullscreen', 'true');
       iframe.style.border = '0';
       iframe.style.width = size(options.width) ?? '100%';

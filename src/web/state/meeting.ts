@@ -4,7 +4,16 @@
  * announcement is named (`Said`) and the view finds its sentence in the catalogue, so this runs
  * and is tested in Node (test/unit/web/state/meeting.test.ts).
  */
-import type { ChatMessage, IceServer, LiveErrorCode, Locks, MediaKind, ParticipantView, ServerMessage, SignalData } from '../../protocol/live.js';
+import type {
+  ChatMessage,
+  IceServer,
+  LiveErrorCode,
+  Locks,
+  MediaKind,
+  ParticipantView,
+  ServerMessage,
+  SignalData,
+} from '../../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../../protocol/locks.js';
 
 export interface MeetingState {
@@ -30,7 +39,16 @@ export interface MeetingState {
 export type Said =
   | {
       readonly key:
-        'welcome' | 'micOn' | 'micMuted' | 'cameraOn' | 'cameraOff' | 'sharing' | 'shareStopped' | 'locksChanged' | 'nowModerator' | 'subjectRemoved';
+        | 'welcome'
+        | 'micOn'
+        | 'micMuted'
+        | 'cameraOn'
+        | 'cameraOff'
+        | 'sharing'
+        | 'shareStopped'
+        | 'locksChanged'
+        | 'nowModerator'
+        | 'subjectRemoved';
     }
   | { readonly key: 'joined' | 'left' | 'removed'; readonly name: string }
   | { readonly key: 'renamed' | 'yourNameNow'; readonly before: string; readonly name: string }
@@ -59,7 +77,10 @@ export type MeetingEffect =
   | { readonly do: 'ice'; readonly servers: readonly IceServer[] }
   | { readonly do: 'move'; readonly room_id: string }
   /** The moderator's Waiting section takes it (state/waiting-list.ts). */
-  | { readonly do: 'waiting'; readonly message: Extract<ServerMessage, { type: 'waiting_list' | 'waiting_changes' | 'waiting_room' }> }
+  | {
+      readonly do: 'waiting';
+      readonly message: Extract<ServerMessage, { type: 'waiting_list' | 'waiting_changes' | 'waiting_room' }>;
+    }
   /** Her name is what she asked for: a rename form still open closes. */
   | { readonly do: 'renamed' }
   /** The server refused a rename she may be waiting on: said where she typed it. */
@@ -89,15 +110,20 @@ export const initialMeeting: MeetingState = {
 };
 
 export const isModerator = (state: MeetingState): boolean => state.self?.role === 'moderator';
-export const mayAudio = (state: MeetingState): boolean => lockAllowsAudio(state.self?.role ?? 'participant', state.locks);
-export const mayVideo = (state: MeetingState): boolean => lockAllowsVideo(state.self?.role ?? 'participant', state.locks);
+export const mayAudio = (state: MeetingState): boolean =>
+  lockAllowsAudio(state.self?.role ?? 'participant', state.locks);
+export const mayVideo = (state: MeetingState): boolean =>
+  lockAllowsVideo(state.self?.role ?? 'participant', state.locks);
 /** Whether anyone in the room shares a screen (the knock notification then keeps out of the way). */
 export const anyoneSharing = (state: MeetingState): boolean => [...state.participants.values()].some((p) => p.screen);
 
 /** A key of words.meeting, not a sentence: the view looks it up. */
 const spoken = (said: Said): MeetingEffect => ({ do: 'announce', said });
 
-function withParticipant(participants: ReadonlyMap<string, ParticipantView>, p: ParticipantView): ReadonlyMap<string, ParticipantView> {
+function withParticipant(
+  participants: ReadonlyMap<string, ParticipantView>,
+  p: ParticipantView,
+): ReadonlyMap<string, ParticipantView> {
   return new Map(participants).set(p.participant_id, p);
 }
 
@@ -137,7 +163,14 @@ function welcome(state: MeetingState, message: Extract<ServerMessage, { type: 'w
       ...(state.self ? [{ do: 'forget', tiles: [...state.participants.keys()] } as const] : []),
       ...[...next.participants.values()].map((participant) => ({ do: 'tile', participant }) as const),
       ...message.chat.map((m) => ({ do: 'chat', message: m }) as const),
-      { do: 'media', media: message.media, self: self.participant_id, peers, audio: mayAudio(next), video: mayVideo(next) },
+      {
+        do: 'media',
+        media: message.media,
+        self: self.participant_id,
+        peers,
+        audio: mayAudio(next),
+        video: mayVideo(next),
+      },
       { do: 'publish' },
       spoken({ key: 'welcome' }),
     ],
@@ -196,7 +229,10 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
       const gone = state.participants.get(message.participant_id);
       return {
         state: gone ? { ...state, participants: without(state.participants, message.participant_id) } : state,
-        effects: [{ do: 'untile', participant_id: message.participant_id }, ...(gone ? [spoken({ key: 'left', name: gone.name })] : [])],
+        effects: [
+          { do: 'untile', participant_id: message.participant_id },
+          ...(gone ? [spoken({ key: 'left', name: gone.name })] : []),
+        ],
       };
     }
     case 'state':
@@ -219,7 +255,10 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
     case 'waiting_changes':
       return { state, effects: [{ do: 'waiting', message }] };
     case 'speaking':
-      return { state, effects: [{ do: 'speaking', participant_id: message.participant_id, speaking: message.speaking }] };
+      return {
+        state,
+        effects: [{ do: 'speaking', participant_id: message.participant_id, speaking: message.speaking }],
+      };
     case 'chat':
       return { state, effects: [{ do: 'chat', message: message.message }] };
     case 'signal':
@@ -229,7 +268,8 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
     case 'move':
       return { state, effects: [{ do: 'move', room_id: message.room_id }] };
     case 'removed': {
-      if (message.participant_id === state.self?.participant_id) return { state, effects: [{ do: 'end', reason: 'removed' }] };
+      if (message.participant_id === state.self?.participant_id)
+        return { state, effects: [{ do: 'end', reason: 'removed' }] };
       // Someone else: the others hear who was removed, and not, a moment later, that she left
       // (her participant_left then finds nobody to announce; it still takes her tile).
       const gone = state.participants.get(message.participant_id);
@@ -243,8 +283,19 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
       return { state, effects: [{ do: 'end', reason: 'ended' }] };
     case 'error': {
       // A refused name is said where it was typed, in the page's plain words.
-      const why = message.code === 'invalid_field' && message.message.startsWith('name') ? 'name' : message.code === 'rate_limited' ? 'rate_limited' : null;
-      return { state, effects: [...(why ? [{ do: 'renameRefused', why } as const] : []), spoken({ key: 'liveError', code: message.code })] };
+      const why =
+        message.code === 'invalid_field' && message.message.startsWith('name')
+          ? 'name'
+          : message.code === 'rate_limited'
+            ? 'rate_limited'
+            : null;
+      return {
+        state,
+        effects: [
+          ...(why ? [{ do: 'renameRefused', why } as const] : []),
+          spoken({ key: 'liveError', code: message.code }),
+        ],
+      };
     }
   }
 }
@@ -257,10 +308,16 @@ export function toggleAudio(state: MeetingState): Step {
 
 export function toggleVideo(state: MeetingState): Step {
   const video = !state.video;
-  return { state: { ...state, video }, effects: [{ do: 'publish' }, spoken({ key: video ? 'cameraOn' : 'cameraOff' })] };
+  return {
+    state: { ...state, video },
+    effects: [{ do: 'publish' }, spoken({ key: video ? 'cameraOn' : 'cameraOff' })],
+  };
 }
 
 /** Her screen share started or stopped (the browser's picker, or the browser's own Stop). */
 export function shareScreen(state: MeetingState, screen: boolean): Step {
-  return { state: { ...state, screen }, effects: [spoken({ key: screen ? 'sharing' : 'shareStopped' }), { do: 'publish' }] };
+  return {
+    state: { ...state, screen },
+    effects: [spoken({ key: screen ? 'sharing' : 'shareStopped' }), { do: 'publish' }],
+  };
 }

@@ -84,7 +84,8 @@ function insert(edit: Edit, item: WaitingItem): Edit {
 /** The notification for those of the group still waiting; gone when nobody is left. */
 function drawn(state: WaitingListState): WaitingListStep {
   const members = (state.group?.members ?? []).flatMap((id) => state.items.filter((r) => r.request_id === id));
-  if (members.length === 0) return { state: { ...state, noticeShown: false, group: null }, effects: [{ do: 'noticeGone' }] };
+  if (members.length === 0)
+    return { state: { ...state, noticeShown: false, group: null }, effects: [{ do: 'noticeGone' }] };
   if (state.sharing) return { state, effects: [] };
   return { state: { ...state, noticeShown: true }, effects: [{ do: 'notice', members }] };
 }
@@ -92,7 +93,9 @@ function drawn(state: WaitingListState): WaitingListStep {
 /** After a change: who is new is notified (grouped with arrivals close before), or the notification follows who still waits. */
 function settled(state: WaitingListState, added: readonly WaitingItem[], now: number): WaitingListStep {
   const waiting = new Set(state.items.map((r) => r.request_id));
-  const fresh = added.filter((r) => waiting.has(r.request_id) && !state.seen.has(r.request_id)).map((r) => r.request_id);
+  const fresh = added
+    .filter((r) => waiting.has(r.request_id) && !state.seen.has(r.request_id))
+    .map((r) => r.request_id);
   if (fresh.length === 0) return state.group && state.noticeShown ? drawn(state) : { state, effects: [] };
   const seen = new Set([...state.seen, ...fresh]);
   const group = state.group;
@@ -118,7 +121,11 @@ function replace(state: WaitingListState, requests: readonly WaitingItem[], seq:
  * An older one is ignored; after a gap the list held is no longer the server's, so the page asks
  * for the whole list and ignores changes until it comes.
  */
-function apply(state: WaitingListState, change: Extract<ServerMessage, { type: 'waiting_changes' }>, now: number): WaitingListStep {
+function apply(
+  state: WaitingListState,
+  change: Extract<ServerMessage, { type: 'waiting_changes' }>,
+  now: number,
+): WaitingListStep {
   if (state.seq === null || change.seq <= state.seq) return { state, effects: [] };
   if (change.seq !== state.seq + 1) return { state: { ...state, seq: null }, effects: [{ do: 'resync' }] };
   let edit: Edit = { items: state.items, effects: [] };
@@ -126,7 +133,10 @@ function apply(state: WaitingListState, change: Extract<ServerMessage, { type: '
   for (const r of change.added) edit = insert(edit, r);
   for (const r of change.updated) {
     if (!edit.items.some((held) => held.request_id === r.request_id)) continue;
-    edit = { items: edit.items.map((held) => (held.request_id === r.request_id ? r : held)), effects: [...edit.effects, { do: 'replaceRow', item: r }] };
+    edit = {
+      items: edit.items.map((held) => (held.request_id === r.request_id ? r : held)),
+      effects: [...edit.effects, { do: 'replaceRow', item: r }],
+    };
   }
   return merge(edit.effects, settled({ ...state, seq: change.seq, items: edit.items }, change.added, now));
 }
@@ -134,7 +144,10 @@ function apply(state: WaitingListState, change: Extract<ServerMessage, { type: '
 /** The server's word on the waiting-room switch: a change after the first is announced. */
 function switched(state: WaitingListState, enabled: boolean, switchable: boolean): WaitingListStep {
   const changed = state.switch !== null && state.switch.enabled !== enabled;
-  return { state: { ...state, switch: { enabled, switchable } }, effects: changed ? [{ do: 'announce', said: enabled ? 'turnedOn' : 'turnedOff' }] : [] };
+  return {
+    state: { ...state, switch: { enabled, switchable } },
+    effects: changed ? [{ do: 'announce', said: enabled ? 'turnedOn' : 'turnedOff' }] : [],
+  };
 }
 
 export function receiveWaiting(

@@ -32,10 +32,17 @@ export interface WaitingScreenStep {
 /** What the page knows when it opens: a request still there after a reload, one the server let go, or none. */
 export function openScreen(how: 'fresh' | 'resumed' | 'lost', knockedAt: number): WaitingScreenStep {
   const status: WaitingStatus = how === 'resumed' ? 'waiting' : how === 'lost' ? 'lost' : 'ready';
-  return { state: { status, knockedAt, polling: how === 'resumed' }, effects: how === 'fresh' ? [] : [{ do: 'status' }] };
+  return {
+    state: { status, knockedAt, polling: how === 'resumed' },
+    effects: how === 'fresh' ? [] : [{ do: 'status' }],
+  };
 }
 
-const to = (state: WaitingScreenState, status: WaitingStatus, polling = state.polling): WaitingScreenState => ({ ...state, status, polling });
+const to = (state: WaitingScreenState, status: WaitingStatus, polling = state.polling): WaitingScreenState => ({
+  ...state,
+  status,
+  polling,
+});
 
 /** She asks (again): the time waited counts from now. */
 export function knocked(state: WaitingScreenState, now: number): WaitingScreenState {
@@ -43,8 +50,14 @@ export function knocked(state: WaitingScreenState, now: number): WaitingScreenSt
 }
 
 type KnockAnswer =
-  | { readonly ok: true; readonly body: { readonly status: 'joined'; readonly session: string } | { readonly status: 'waiting' } }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly retryAfter: number | null; readonly field: string | null } };
+  | {
+      readonly ok: true;
+      readonly body: { readonly status: 'joined'; readonly session: string } | { readonly status: 'waiting' };
+    }
+  | {
+      readonly ok: false;
+      readonly error: { readonly code: string; readonly retryAfter: number | null; readonly field: string | null };
+    };
 
 /** The server's answer to her knock. */
 export function knockAnswered(state: WaitingScreenState, answer: KnockAnswer): WaitingScreenStep {
@@ -58,7 +71,9 @@ export function knockAnswered(state: WaitingScreenState, answer: KnockAnswer): W
   return { state: to(state, 'waiting', true), effects: [{ do: 'status' }, { do: 'focus', on: 'card' }] };
 }
 
-type PollResult = { readonly ok: true; readonly body: PollAnswer } | { readonly ok: false; readonly error: { readonly status: number } };
+type PollResult =
+  | { readonly ok: true; readonly body: PollAnswer }
+  | { readonly ok: false; readonly error: { readonly status: number } };
 
 /**
  * A poll's answer. The request gone (404): her place is lost. No network (status 0): she is told
@@ -68,11 +83,16 @@ type PollResult = { readonly ok: true; readonly body: PollAnswer } | { readonly 
 export function polled(state: WaitingScreenState, result: PollResult): WaitingScreenStep {
   if (!result.ok) {
     if (result.error.status === 404) return { state: to(state, 'lost', false), effects: [{ do: 'status' }] };
-    if (result.error.status === 0 && state.status !== 'reconnecting') return { state: to(state, 'reconnecting'), effects: [{ do: 'status' }] };
+    if (result.error.status === 0 && state.status !== 'reconnecting')
+      return { state: to(state, 'reconnecting'), effects: [{ do: 'status' }] };
     return { state, effects: [] };
   }
   const answer = result.body;
-  if (answer.status === 'admitted') return { state: to(state, 'admitted', false), effects: [{ do: 'status' }, { do: 'enter', session: answer.session }] };
+  if (answer.status === 'admitted')
+    return {
+      state: to(state, 'admitted', false),
+      effects: [{ do: 'status' }, { do: 'enter', session: answer.session }],
+    };
   const polling = answer.status === 'waiting' && state.polling;
   if (answer.status === state.status) return { state: to(state, state.status, polling), effects: [] };
   return { state: to(state, answer.status, polling), effects: [{ do: 'status' }] };

@@ -28,11 +28,13 @@ export const de: Words = {
     join_token_invalid: 'Dieser Link ist nicht mehr gültig. Bitte fragen Sie nach einem neuen.',
     subgroup_closed: 'Diese Gruppe erreichen Sie nur aus ihrer Konferenz.',
     waiting_room_full: 'Es warten zu viele Personen. Bitte versuchen Sie es später erneut.',
-    too_many_knocks: 'Gerade bitten viele Personen aus Ihrem Netzwerk um Teilnahme. Bitte versuchen Sie es in {seconds} Sekunden erneut.',
+    too_many_knocks:
+      'Gerade bitten viele Personen aus Ihrem Netzwerk um Teilnahme. Bitte versuchen Sie es in {seconds} Sekunden erneut.',
     room_not_found: 'Diesen Konferenzraum gibt es nicht, oder seine Konferenz ist beendet.',
     guest_denied:
       'An dieser Konferenz nehmen nur Personen teil, die über ihre Plattform eingeladen wurden. Bitte verwenden Sie den Link, den Sie erhalten haben.',
-    note_invalid: 'Ihre Nachricht darf höchstens 280 Zeichen lang sein und keine Steuerzeichen für die Schreibrichtung enthalten.',
+    note_invalid:
+      'Ihre Nachricht darf höchstens 280 Zeichen lang sein und keine Steuerzeichen für die Schreibrichtung enthalten.',
     fields_invalid: 'Bitte prüfen Sie Ihren Namen und Ihre Nachricht (Name bis 64 Zeichen, Nachricht bis 280).',
     unexpected: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
   },

@@ -49,7 +49,8 @@ export const en = {
     system: '"System" is kept for messages from the service. Please use your own name.',
     role: 'Please leave out the role in brackets, such as "(moderator)": the meeting shows each person\'s role beside their name.',
     tooLong: 'Your name can be at most 64 characters long.',
-    other: 'This name cannot be used. Please type your own name, without invisible characters and without a role in brackets such as "(moderator)".',
+    other:
+      'This name cannot be used. Please type your own name, without invisible characters and without a role in brackets such as "(moderator)".',
   },
   waiting: {
     heading: 'Your request to join',
@@ -220,7 +221,8 @@ export const en = {
     remove: 'Remove',
     removeName: 'Remove {name}',
     removeQuestion: 'Remove {name} from the meeting?',
-    removeExplained: '{name} leaves the meeting at once and can ask to join again. To keep someone out, refuse and bar them when they knock again.',
+    removeExplained:
+      '{name} leaves the meeting at once and can ask to join again. To keep someone out, refuse and bar them when they knock again.',
   },
   chat: {
     log: 'Chat messages',

@@ -9,7 +9,9 @@ import { daemonFor } from '../../helpers/api.js';
 import { janusMissing } from '../../helpers/janus.js';
 
 // Janus 1.1.2 gathers no loopback candidates: media needs an interface with an address.
-const hasAddress = Object.values(networkInterfaces()).some((list) => list?.some((a) => a.family === 'IPv4' && !a.internal));
+const hasAddress = Object.values(networkInterfaces()).some((list) =>
+  list?.some((a) => a.family === 'IPv4' && !a.internal),
+);
 const skip = janusMissing ?? (hasAddress ? false : 'no non-loopback IPv4 interface for Janus to gather candidates on');
 
 t.test('one werift subscriber receives the werift publisher through the daemonâ€™s Janus', { skip }, async (t) => {
@@ -23,7 +25,10 @@ t.test('one werift subscriber receives the werift publisher through the daemonâ€
   t.equal(f.steps.length, 1, `the step was measured (${f.stoppedBecause}; ${lines.join(' / ')})`);
   const step = f.steps[0]!;
   t.ok(step.sentVideoPps > 20, `the publisher sent video (${step.sentVideoPps.toFixed(0)} packets/s)`);
-  t.ok(step.videoPpsPerSubscriber > 10, `the subscriber received it through Janus (${step.videoPpsPerSubscriber.toFixed(0)} packets/s)`);
+  t.ok(
+    step.videoPpsPerSubscriber > 10,
+    `the subscriber received it through Janus (${step.videoPpsPerSubscriber.toFixed(0)} packets/s)`,
+  );
   t.ok(step.audioLossPct !== null, 'and the audio');
   t.ok(step.janusCpuPct !== null && step.janusCpuPct > 0, 'the Janus the daemon started was found and measured');
 });

@@ -54,8 +54,15 @@ t.test('abuse: garbage and huge env files, an env file that is a directory', asy
   const { result, byId } = await doctorJson(t, s);
   t.equal(result.code, 0, 'garbage lines are a warning');
   t.match(byId.get('env-file'), { status: 'warn', detail: /line 5, 6, 8 is not KEY=value and is ignored/ });
-  t.match(byId.get('secrets'), { status: 'ok', detail: /3 secrets/ }, 'the huge secret counts, the one on a bad line is not set');
-  t.notOk(result.stdout.includes(secretOnBadLine) || result.stdout.includes('SSSSSSSSSSSSSSSS'), 'no value of the file is printed');
+  t.match(
+    byId.get('secrets'),
+    { status: 'ok', detail: /3 secrets/ },
+    'the huge secret counts, the one on a bad line is not set',
+  );
+  t.notOk(
+    result.stdout.includes(secretOnBadLine) || result.stdout.includes('SSSSSSSSSSSSSSSS'),
+    'no value of the file is printed',
+  );
   t.ok(result.stdout.length < 20_000, 'the output stays small');
 
   writeFileSync(s.envFile, `X=${'v'.repeat(5 * 1024 * 1024)}\n`, { mode: 0o600 });
@@ -74,7 +81,11 @@ t.test('abuse: garbage and huge env files, an env file that is a directory', asy
   // take a script's --env-file for their own and stop on a missing file, nodejs/node#54232).
   const empty = join(s.root, 'empty.env');
   writeFileSync(empty, '', { mode: 0o600 });
-  const onlyEnv = { SERVICE_DATA_DIR: s.dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_LICENSE_PUBLIC_KEY: `@${s.publicKeyFile}` };
+  const onlyEnv = {
+    SERVICE_DATA_DIR: s.dataDir,
+    SERVICE_HTTP_ADDR: '127.0.0.1:0',
+    SERVICE_LICENSE_PUBLIC_KEY: `@${s.publicKeyFile}`,
+  };
   const named = await doctorJson(t, s, ['--env-file', empty], onlyEnv);
   t.match(named.byId.get('env-file'), { status: 'ok', detail: /empty\.env read/ });
   t.match(named.byId.get('engine-port'), { status: 'skip', detail: /port 0/ }, 'the environment alone is used');
@@ -82,7 +93,10 @@ t.test('abuse: garbage and huge env files, an env file that is a directory', asy
   // No env file in the configuration directory: doctor reads the environment alone.
   const bare = mkdtempSync(join(tmpdir(), 'meet-doctor-bare-'));
   t.teardown(() => rmSync(bare, { recursive: true, force: true }));
-  const alone = await runCli(['doctor', '--json', '--config-dir', bare, '--nginx-file', s.nginxFile, '--unit-file', s.unitFile], onlyEnv);
+  const alone = await runCli(
+    ['doctor', '--json', '--config-dir', bare, '--nginx-file', s.nginxFile, '--unit-file', s.unitFile],
+    onlyEnv,
+  );
   const report = JSON.parse(alone.stdout) as Report;
   t.match(
     report.checks.find((c) => c.id === 'env-file'),

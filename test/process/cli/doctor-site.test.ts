@@ -17,24 +17,54 @@ t.test('doctor: the installed site against the env file, and an older render tha
   t.equal((await w.install(['--key', await testServerKey(), '--no-open-rooms', '--yes', ...where])).code, 0);
   const site = join(w.root, 'meet.conf');
   const envFile = join(w.etc, 'meet.env');
-  const rendered = await runCli(['nginx', '--env-file', envFile, '--http-only', '--site-access-log', join(w.root, 'meet.access.log'), '--out', site], w.env);
+  const rendered = await runCli(
+    [
+      'nginx',
+      '--env-file',
+      envFile,
+      '--http-only',
+      '--site-access-log',
+      join(w.root, 'meet.access.log'),
+      '--out',
+      site,
+    ],
+    w.env,
+  );
   t.equal(rendered.code, 0, rendered.stderr);
   const doctor = () =>
     runCli(
-      ['doctor', '--config-dir', w.etc, '--nginx-file', site, '--nginx-bin', join(w.root, 'no-nginx'), '--unit-file', join(w.root, 'absent.service')],
+      [
+        'doctor',
+        '--config-dir',
+        w.etc,
+        '--nginx-file',
+        site,
+        '--nginx-bin',
+        join(w.root, 'no-nginx'),
+        '--unit-file',
+        join(w.root, 'absent.service'),
+      ],
       w.env,
     );
 
   const fine = await doctor();
   t.match(
     lineOf(fine.stdout, 'nginx upstreams')[0],
-    new RegExp(`^✓ nginx upstreams: .* proxies to SERVICE_HTTP_ADDR 127\\.0\\.0\\.1:${engine}, COMPAT_HTTP_ADDR 127\\.0\\.0\\.1:${compat}$`),
+    new RegExp(
+      `^✓ nginx upstreams: .* proxies to SERVICE_HTTP_ADDR 127\\.0\\.0\\.1:${engine}, COMPAT_HTTP_ADDR 127\\.0\\.0\\.1:${compat}$`,
+    ),
   );
   t.match(lineOf(fine.stdout, 'nginx access log')[0], /^✓ nginx access log: .* logs paths without query strings$/);
 
   // The engine moved in the env file; the site was not rendered again.
   const moved = await freePort();
-  writeFileSync(envFile, readFileSync(envFile, 'utf8').replace(`SERVICE_HTTP_ADDR=127.0.0.1:${engine}`, `SERVICE_HTTP_ADDR=127.0.0.1:${moved}`));
+  writeFileSync(
+    envFile,
+    readFileSync(envFile, 'utf8').replace(
+      `SERVICE_HTTP_ADDR=127.0.0.1:${engine}`,
+      `SERVICE_HTTP_ADDR=127.0.0.1:${moved}`,
+    ),
+  );
   const drifted = await doctor();
   t.equal(drifted.code, 1);
   const [line, hint] = lineOf(drifted.stdout, 'nginx upstreams');
@@ -54,6 +84,9 @@ t.test('doctor: the installed site against the env file, and an older render tha
   writeFileSync(site, older);
   const leaky = await doctor();
   const [logLine, logHint] = lineOf(leaky.stdout, 'nginx access log');
-  t.match(logLine, /^✗ nginx access log: .*server block has no access_log, so nginx's default \(combined, with the query string\) applies/);
+  t.match(
+    logLine,
+    /^✗ nginx access log: .*server block has no access_log, so nginx's default \(combined, with the query string\) applies/,
+  );
   t.match(logHint, /meetctl nginx --install --force/);
 });

@@ -34,7 +34,11 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
     if (line.startsWith('! Node version') && nodeMajor === 20) continue; // Node 20 is past its end of life: a warning
     t.match(line, /^[✓-] /, line);
   }
-  t.notMatch(text.stdout, /\u001b\[/, 'no colour off a terminal (doctor-io.test.ts runs the binary piped and on a terminal)');
+  t.notMatch(
+    text.stdout,
+    /\u001b\[/,
+    'no colour off a terminal (doctor-io.test.ts runs the binary piped and on a terminal)',
+  );
   t.equal(text.stderr, '');
 
   const { result, report, byId } = await doctorJson(t, s);
@@ -66,7 +70,8 @@ t.test('a healthy installation: every check ok or skipped, exit 0', async (t) =>
   t.match(byId.get('media-network')?.detail, /TURN configured \(1 TURN, 1 STUN address\(es\)\)/);
   t.match(byId.get('secrets')?.detail, /4 secrets, each at least 32 bytes/);
   for (const output of [text.stdout, result.stdout]) {
-    for (const secret of [apiSecret, jitsiSecret, tenantApi, tenantApp, turnSecret]) t.notOk(output.includes(secret), 'no secret printed');
+    for (const secret of [apiSecret, jitsiSecret, tenantApi, tenantApp, turnSecret])
+      t.notOk(output.includes(secret), 'no secret printed');
   }
 });
 
@@ -81,7 +86,14 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
     /fix the value named above \(in .*meet\.env/,
   );
   t.match(lineOf(result.stdout, 'Data directory')[0], /^- Data directory: the configuration is invalid/);
-  const flag = await expectFailure(t, s, 'Configuration', /SERVICE_HTTP_ADDR must be host:port.*\[from flag --http-addr\]/, /fix/, ['--http-addr', 'nowhere']);
+  const flag = await expectFailure(
+    t,
+    s,
+    'Configuration',
+    /SERVICE_HTTP_ADDR must be host:port.*\[from flag --http-addr\]/,
+    /fix/,
+    ['--http-addr', 'nowhere'],
+  );
   t.match(flag.stdout, /^✓ Environment file/m);
 
   // The daemon under systemd reads <config dir>/room-defaults.toml: so does doctor, unless --config names another.
@@ -99,21 +111,33 @@ t.test('a bad configuration value: that line fails, the checks needing it say so
   t.equal(other.result.code, 0, '--config names another defaults file');
 });
 
-t.test('media network: a warning without TURN; a refused TURN secret fails the configuration and is not echoed', async (t) => {
-  const s = await healthy(t, { light: true });
-  s.env({ SERVICE_ICE_SERVERS: null, SERVICE_TURN_SECRET: null });
-  const bare = await runCli(s.args());
-  t.equal(bare.code, 0, 'a warning, not a failure');
-  t.match(lineOf(bare.stdout, 'Media network')[0], /^! Media network: neither a public media address nor TURN is configured/);
-  t.match(lineOf(bare.stdout, 'Media network')[1], /hint: .*SERVICE_ICE_SERVERS=turn:.*SERVICE_TURN_SECRET/);
-  s.env({ SERVICE_ICE_SERVERS: 'stun:stun.example.org', SERVICE_TURN_SECRET: null });
-  t.match(lineOf((await runCli(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
+t.test(
+  'media network: a warning without TURN; a refused TURN secret fails the configuration and is not echoed',
+  async (t) => {
+    const s = await healthy(t, { light: true });
+    s.env({ SERVICE_ICE_SERVERS: null, SERVICE_TURN_SECRET: null });
+    const bare = await runCli(s.args());
+    t.equal(bare.code, 0, 'a warning, not a failure');
+    t.match(
+      lineOf(bare.stdout, 'Media network')[0],
+      /^! Media network: neither a public media address nor TURN is configured/,
+    );
+    t.match(lineOf(bare.stdout, 'Media network')[1], /hint: .*SERVICE_ICE_SERVERS=turn:.*SERVICE_TURN_SECRET/);
+    s.env({ SERVICE_ICE_SERVERS: 'stun:stun.example.org', SERVICE_TURN_SECRET: null });
+    t.match(lineOf((await runCli(s.args())).stdout, 'Media network')[0], /^! Media network: only STUN is configured/);
 
-  const shortSecret = 'short-turn-pw';
-  s.env({ SERVICE_TURN_SECRET: shortSecret });
-  const short = await expectFailure(t, s, 'Configuration', /SERVICE_TURN_SECRET must hold at least 16 bytes/, /fix the value/);
-  t.notOk(short.stdout.includes(shortSecret) || short.stderr.includes(shortSecret), 'a refused secret is not echoed');
-});
+    const shortSecret = 'short-turn-pw';
+    s.env({ SERVICE_TURN_SECRET: shortSecret });
+    const short = await expectFailure(
+      t,
+      s,
+      'Configuration',
+      /SERVICE_TURN_SECRET must hold at least 16 bytes/,
+      /fix the value/,
+    );
+    t.notOk(short.stdout.includes(shortSecret) || short.stderr.includes(shortSecret), 'a refused secret is not echoed');
+  },
+);
 
 t.test('the data directory: missing, read-only, in memory', async (t) => {
   const s = await healthy(t, { light: true });
@@ -123,39 +147,47 @@ t.test('the data directory: missing, read-only, in memory', async (t) => {
   s.env();
   // Root writes through any mode: doctor then gets a mount namespace where the directory is a read-only mount.
   const asRoot = process.getuid?.() === 0;
-  await t.test('read-only', { skip: asRoot && !canUnshareMount() && 'needs unshare to make a read-only mount as root' }, async (t) => {
-    const args = s.args();
-    let result: CliResult;
-    if (asRoot) {
-      result = await new Promise((resolve) => {
-        execFile(
-          'unshare',
-          [
-            '--mount',
-            '--propagation',
-            'private',
-            'sh',
-            '-c',
-            'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"',
-            s.dataDir,
-            process.execPath,
-            meetctl,
-            ...args,
-          ],
-          { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 },
-          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-        );
-      });
-    } else {
-      chmodSync(s.dataDir, 0o500);
-      t.teardown(() => chmodSync(s.dataDir, 0o700));
-      result = await runCli(args);
-    }
-    t.equal(result.code, 1, result.stderr);
-    const [line, hint] = lineOf(result.stdout, 'Data directory');
-    t.match(line, /^✗ Data directory: .*cannot create a file: (the filesystem is mounted read-only \(EROFS\)|permission denied \(EACCES\))/);
-    t.match(hint, /hint: the service's user must be able to write/);
-  });
+  await t.test(
+    'read-only',
+    { skip: asRoot && !canUnshareMount() && 'needs unshare to make a read-only mount as root' },
+    async (t) => {
+      const args = s.args();
+      let result: CliResult;
+      if (asRoot) {
+        result = await new Promise((resolve) => {
+          execFile(
+            'unshare',
+            [
+              '--mount',
+              '--propagation',
+              'private',
+              'sh',
+              '-c',
+              'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"',
+              s.dataDir,
+              process.execPath,
+              meetctl,
+              ...args,
+            ],
+            { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 },
+            (error, stdout, stderr) =>
+              resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+          );
+        });
+      } else {
+        chmodSync(s.dataDir, 0o500);
+        t.teardown(() => chmodSync(s.dataDir, 0o700));
+        result = await runCli(args);
+      }
+      t.equal(result.code, 1, result.stderr);
+      const [line, hint] = lineOf(result.stdout, 'Data directory');
+      t.match(
+        line,
+        /^✗ Data directory: .*cannot create a file: (the filesystem is mounted read-only \(EROFS\)|permission denied \(EACCES\))/,
+      );
+      t.match(hint, /hint: the service's user must be able to write/);
+    },
+  );
 
   const shm = '/dev/shm';
   const tmpfsAtShm = existsSync(shm) && Number(statfsSync(shm).type) === 0x01021994;
@@ -191,7 +223,8 @@ t.test('ports: a foreign program fails naming the port; a server answering our /
   );
 
   const ours = createHttpServer((req, res) => {
-    if (req.url === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');
+    if (req.url === '/healthz')
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');
     else res.writeHead(404).end();
   });
   const oursPort = await listening(ours);

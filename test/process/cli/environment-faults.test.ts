@@ -11,11 +11,19 @@ import { healthy, type Report } from '../../helpers/doctor.js';
 import { canMountPrivateTmpfs, privateTmpfsLauncher } from '../../helpers/private-tmpfs.js';
 
 /** Runs meetctl through `prefix` (unshare, setpriv), without tap's loader: the run's user or mounts may not allow its files. */
-function meetctlThrough(prefix: readonly string[], args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+function meetctlThrough(
+  prefix: readonly string[],
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
   const [file, ...argv] = ['env', '-u', 'NODE_OPTIONS', ...prefix, process.execPath, meetctl, ...args];
   return new Promise((resolve) => {
-    execFile(file, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    execFile(
+      file,
+      argv,
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
 }
@@ -38,41 +46,81 @@ t.test('serve with SERVICE_MEDIA=janus and no Janus: exit 69 naming the program,
     SERVICE_JANUS_BIN: join(dir, 'no-janus'),
   });
   // The start's preflight (doctor's Janus check) finds it before the daemon loads: its words.
-  assertEnvironment(t, result, /SERVICE_MEDIA=janus but .*no-janus.* is not an executable program/, /install Janus .*SERVICE_JANUS_BIN.*SERVICE_MEDIA=mesh/);
+  assertEnvironment(
+    t,
+    result,
+    /SERVICE_MEDIA=janus but .*no-janus.* is not an executable program/,
+    /install Janus .*SERVICE_JANUS_BIN.*SERVICE_MEDIA=mesh/,
+  );
 });
 
 const roMount = canMountPrivateTmpfs() ? false : 'needs root and unshare to mount the data directory read-only';
 
-t.test('a read-only data directory: serve and meetctl commands exit 69 naming the read-only filesystem', { skip: roMount }, async (t) => {
-  const dir = dataDirFor(t);
-  // The service ran here before: its database exists, so SQLite, not a new file, meets the read-only mount first.
-  const made = await runCli(['token', 'list', '--init', '--data-dir', dir]);
-  t.equal(made.code, 0, made.stderr);
-  // What ProtectSystem=strict does to a data directory the unit's ReadWritePaths= does not name.
-  const readOnly = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', dir];
-  const serve = await meetctlThrough(readOnly, ['serve'], { SERVICE_DATA_DIR: dir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_MEDIA: 'mesh' });
-  assertEnvironment(t, serve, new RegExp(`${dir}.*read-only`), /read-only filesystem: mount it read-write .*ReadWritePaths=/);
-  const tokens = await meetctlThrough(readOnly, ['token', 'list', '--data-dir', dir], {});
-  assertEnvironment(t, tokens, new RegExp(`${dir}.*read-only`), /ReadWritePaths=/);
-});
+t.test(
+  'a read-only data directory: serve and meetctl commands exit 69 naming the read-only filesystem',
+  { skip: roMount },
+  async (t) => {
+    const dir = dataDirFor(t);
+    // The service ran here before: its database exists, so SQLite, not a new file, meets the read-only mount first.
+    const made = await runCli(['token', 'list', '--init', '--data-dir', dir]);
+    t.equal(made.code, 0, made.stderr);
+    // What ProtectSystem=strict does to a data directory the unit's ReadWritePaths= does not name.
+    const readOnly = [
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+      dir,
+    ];
+    const serve = await meetctlThrough(readOnly, ['serve'], {
+      SERVICE_DATA_DIR: dir,
+      SERVICE_HTTP_ADDR: '127.0.0.1:0',
+      SERVICE_MEDIA: 'mesh',
+    });
+    assertEnvironment(
+      t,
+      serve,
+      new RegExp(`${dir}.*read-only`),
+      /read-only filesystem: mount it read-write .*ReadWritePaths=/,
+    );
+    const tokens = await meetctlThrough(readOnly, ['token', 'list', '--data-dir', dir], {});
+    assertEnvironment(t, tokens, new RegExp(`${dir}.*read-only`), /ReadWritePaths=/);
+  },
+);
 
 t.test('a full disk under the data directory: exit 69 naming it', { skip: roMount }, async (t) => {
   const dir = dataDirFor(t);
   const full = privateTmpfsLauncher(dir, '64k', 'dd if=/dev/zero of="$0/fill" bs=4k count=100 2>/dev/null')([]);
   const created = await meetctlThrough(full, ['token', 'create', '--name', 'ops', '--init', '--data-dir', dir], {});
-  assertEnvironment(t, created, new RegExp(`${dir}.*disk is full \\(ENOSPC\\)`), new RegExp(`the disk holding ${dir} is full`));
+  assertEnvironment(
+    t,
+    created,
+    new RegExp(`${dir}.*disk is full \\(ENOSPC\\)`),
+    new RegExp(`the disk holding ${dir} is full`),
+  );
 });
 
 const otherUser = process.getuid?.() === 0 ? false : 'root is needed to run doctor as another user';
 
-t.test('doctor run by a user who may not read the data directory: the checks say so, none calls it a bug', { skip: otherUser }, async (t) => {
-  const s = await healthy(t, { light: true });
-  // The operator's own account, not the service's: the data directory (0700, root's) holds the licence record.
-  const nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-  const result = await meetctlThrough(nobody, s.args('--json'), { SERVICE_DATA_DIR: s.dataDir });
-  t.equal(result.code, 1, `checks failed, doctor did not: ${result.stderr}`);
-  const report = JSON.parse(result.stdout) as Report;
-  const licence = report.checks.find((c) => c.id === 'licence');
-  t.match(licence, { status: 'fail', detail: /EACCES/, hint: /uid 65534\) may not use .*run the command as the service's user .*or as root/ });
-  for (const check of report.checks) t.notMatch(check.hint ?? '', /bug/, `${check.id}: not a bug`);
-});
+t.test(
+  'doctor run by a user who may not read the data directory: the checks say so, none calls it a bug',
+  { skip: otherUser },
+  async (t) => {
+    const s = await healthy(t, { light: true });
+    // The operator's own account, not the service's: the data directory (0700, root's) holds the licence record.
+    const nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+    const result = await meetctlThrough(nobody, s.args('--json'), { SERVICE_DATA_DIR: s.dataDir });
+    t.equal(result.code, 1, `checks failed, doctor did not: ${result.stderr}`);
+    const report = JSON.parse(result.stdout) as Report;
+    const licence = report.checks.find((c) => c.id === 'licence');
+    t.match(licence, {
+      status: 'fail',
+      detail: /EACCES/,
+      hint: /uid 65534\) may not use .*run the command as the service's user .*or as root/,
+    });
+    for (const check of report.checks) t.notMatch(check.hint ?? '', /bug/, `${check.id}: not a bug`);
+  },
+);

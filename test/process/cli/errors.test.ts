@@ -53,7 +53,11 @@ t.test('a configuration error exits 2 with the hint, a system error 69', async (
   t.match(bad.errText(), /hint: /);
   const dir = t.testdir({ file: 'not a directory' });
   const env = io();
-  t.equal(await main(['node', 'meetctl', 'token', 'list', '--data-dir', `${dir}/file/sub`], env), 69, "a data dir under a file is the machine's problem");
+  t.equal(
+    await main(['node', 'meetctl', 'token', 'list', '--data-dir', `${dir}/file/sub`], env),
+    69,
+    "a data dir under a file is the machine's problem",
+  );
   t.match(env.errText(), /hint: run `meetctl doctor`/);
 });
 
@@ -66,10 +70,15 @@ t.test('the launcher hides --env-file from node itself (nodejs/node#54232 would 
       meetctl,
       ['doctor', '--json', '--config-dir', dir, '--env-file', `${dir}/missing.env`],
       { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
   t.not(result.code, 9, `node did not take the flag (${result.stderr})`);
   t.notMatch(result.stderr, /node: .*not found/);
-  t.match(JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'env-file')?.status, /skip/, 'doctor saw a missing env file');
+  t.match(
+    JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'env-file')?.status,
+    /skip/,
+    'doctor saw a missing env file',
+  );
 });

@@ -18,7 +18,16 @@ async function installWithKeyFile(t: Tap) {
   const pub = join(w.keys, 'licence.pub');
   writeFileSync(pub, testAuthority().publicKeyPem);
   const key = await testServerKey({ customer: 'Private Ltd' });
-  const args = ['--key', key, '--no-open-rooms', '--yes', '--http-addr', '127.0.0.1:0', '--compat-http-addr', '127.0.0.1:0'];
+  const args = [
+    '--key',
+    key,
+    '--no-open-rooms',
+    '--yes',
+    '--http-addr',
+    '127.0.0.1:0',
+    '--compat-http-addr',
+    '127.0.0.1:0',
+  ];
   const result = await w.install(args, { SERVICE_LICENSE_PUBLIC_KEY: `@${pub}` });
   t.equal(result.code, 0, result.stderr);
   return { w, pub, key, args, result };
@@ -29,12 +38,33 @@ t.test("the private authority's key is written to meet.env on one line, and a se
   const body = testAuthority()
     .publicKeyPem.replace(/-----[A-Z ]+-----/g, '')
     .replace(/\s+/g, '');
-  t.equal(w.envFile().SERVICE_LICENSE_PUBLIC_KEY, body, "the PEM's base64 body: one line, whatever the service user can read");
-  t.notMatch(readFileSync(join(w.etc, 'meet.env'), 'utf8'), /^# SERVICE_LICENSE_PUBLIC_KEY=/m, 'in place of the example');
+  t.equal(
+    w.envFile().SERVICE_LICENSE_PUBLIC_KEY,
+    body,
+    "the PEM's base64 body: one line, whatever the service user can read",
+  );
+  t.notMatch(
+    readFileSync(join(w.etc, 'meet.env'), 'utf8'),
+    /^# SERVICE_LICENSE_PUBLIC_KEY=/m,
+    'in place of the example',
+  );
   t.match(result.stdout, /SERVICE_LICENSE_PUBLIC_KEY=recorded \(environment\)/, 'the summary says so');
   const before = snapshot(w.root);
   rmSync(pub);
-  const again = await runCli(['install', 'compat', '--config-dir', w.etc, '--data-dir', w.data, ...args, '--public-url', 'https://meet.example.org'], {});
+  const again = await runCli(
+    [
+      'install',
+      'compat',
+      '--config-dir',
+      w.etc,
+      '--data-dir',
+      w.data,
+      ...args,
+      '--public-url',
+      'https://meet.example.org',
+    ],
+    {},
+  );
   t.equal(again.code, 0, `a second run without the variable verifies with the recorded key: ${again.stderr}`);
   t.same(snapshot(w.root), before, 'and changes no byte');
 });
@@ -55,13 +85,21 @@ t.test('the daemon started from the env file alone starts the module; license sh
   t.match(JSON.parse(shown.stdout), { status: 'valid', customer: 'Private Ltd' });
 });
 
-t.test('without a configured key, a private key reads as forged and every surface says which key checked it', async (t) => {
-  const w = world(t);
-  recordServerKey(w.data, await testServerKey());
-  const shown = await runCli(['license', 'show', '--data-dir', w.data, '--config-dir', w.etc], {});
-  t.equal(shown.code, 2, shown.stderr);
-  t.match(shown.stderr, /forged.*checked against the built-in public key: SERVICE_LICENSE_PUBLIC_KEY is not set/);
-  const doctor = await runCli(['doctor', '--config-dir', w.etc, '--json'], { SERVICE_DATA_DIR: w.data });
-  const licence = (JSON.parse(doctor.stdout) as { checks: { id: string; status: string; hint?: string }[] }).checks.find((c) => c.id === 'licence');
-  t.match(licence, { status: 'fail', hint: /private licence authority, set SERVICE_LICENSE_PUBLIC_KEY in the env file/ });
-});
+t.test(
+  'without a configured key, a private key reads as forged and every surface says which key checked it',
+  async (t) => {
+    const w = world(t);
+    recordServerKey(w.data, await testServerKey());
+    const shown = await runCli(['license', 'show', '--data-dir', w.data, '--config-dir', w.etc], {});
+    t.equal(shown.code, 2, shown.stderr);
+    t.match(shown.stderr, /forged.*checked against the built-in public key: SERVICE_LICENSE_PUBLIC_KEY is not set/);
+    const doctor = await runCli(['doctor', '--config-dir', w.etc, '--json'], { SERVICE_DATA_DIR: w.data });
+    const licence = (
+      JSON.parse(doctor.stdout) as { checks: { id: string; status: string; hint?: string }[] }
+    ).checks.find((c) => c.id === 'licence');
+    t.match(licence, {
+      status: 'fail',
+      hint: /private licence authority, set SERVICE_LICENSE_PUBLIC_KEY in the env file/,
+    });
+  },
+);

@@ -13,8 +13,15 @@ import { snapshot } from '../../helpers/tree.js';
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 /** Runs install on a pseudo-terminal; `answer` is typed once `waitFor` appears (null: type nothing). */
-function onTerminal(w: World, args: readonly string[], waitFor: RegExp | null, answer: string): Promise<{ code: number | null; screen: string }> {
-  const command = [process.execPath, meetctl, 'install', 'compat', '--config-dir', w.etc, '--data-dir', w.data, ...args].map(quote).join(' ');
+function onTerminal(
+  w: World,
+  args: readonly string[],
+  waitFor: RegExp | null,
+  answer: string,
+): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, meetctl, 'install', 'compat', '--config-dir', w.etc, '--data-dir', w.data, ...args]
+    .map(quote)
+    .join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...w.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -49,7 +56,11 @@ async function answered(t: Tap, answer: string, expected: string): Promise<void>
     answer,
   );
   t.equal(result.code, 0, `exit 0:\n${result.screen}`);
-  t.equal(w.envFile().COMPAT_JITSI_ALLOW_ANONYMOUS, expected, `answered ${JSON.stringify(answer)}: COMPAT_JITSI_ALLOW_ANONYMOUS=${expected}`);
+  t.equal(
+    w.envFile().COMPAT_JITSI_ALLOW_ANONYMOUS,
+    expected,
+    `answered ${JSON.stringify(answer)}: COMPAT_JITSI_ALLOW_ANONYMOUS=${expected}`,
+  );
   // The answer is recorded: the next run on a terminal asks nothing and changes nothing.
   const before = snapshot(w.root);
   const again = await onTerminal(w, ['--key-file', key], null, '');
@@ -87,7 +98,12 @@ t.test('Ctrl-C at the question writes nothing', async (t) => {
 t.test('the public address is asked on a terminal and recorded, normalised', async (t) => {
   const w = world(t);
   const key = w.keyFile(await testServerKey());
-  const result = await onTerminal(w, ['--key-file', key, '--no-open-rooms'], /Public address of the service/, 'https://meet.example.org/\r');
+  const result = await onTerminal(
+    w,
+    ['--key-file', key, '--no-open-rooms'],
+    /Public address of the service/,
+    'https://meet.example.org/\r',
+  );
   t.equal(result.code, 0, `exit 0:\n${result.screen}`);
   t.equal(w.envFile().SERVICE_PUBLIC_URL, 'https://meet.example.org', 'the answer is written');
   const before = snapshot(w.root);
@@ -99,7 +115,12 @@ t.test('the public address is asked on a terminal and recorded, normalised', asy
 
 t.test('--yes on a terminal never asks the public address: --public-url is required', async (t) => {
   const w = world(t);
-  const result = await onTerminal(w, ['--key-file', w.keyFile(await testServerKey()), '--no-open-rooms', '--yes'], null, '');
+  const result = await onTerminal(
+    w,
+    ['--key-file', w.keyFile(await testServerKey()), '--no-open-rooms', '--yes'],
+    null,
+    '',
+  );
   t.equal(result.code, 64, result.screen);
   t.match(result.screen, /--public-url is required without a terminal or with --yes/);
   t.same(snapshot(w.root), {}, 'nothing written');

@@ -23,7 +23,11 @@ t.test('refused keys: exit 2 naming the fault, and nothing created or changed', 
       results.forEach((result, j) => {
         const b = batch[j]!;
         t.equal(result.code, 2, `${stage}, ${b.name}: exit 2`);
-        t.match(result.stderr, new RegExp(`^meetctl: [^\\n]*${faultWords[b.fault].source}`, 'm'), `${stage}, ${b.name}: says ${b.fault}`);
+        t.match(
+          result.stderr,
+          new RegExp(`^meetctl: [^\\n]*${faultWords[b.fault].source}`, 'm'),
+          `${stage}, ${b.name}: says ${b.fault}`,
+        );
         t.match(result.stderr, /hint: /);
       });
     }
@@ -122,6 +126,14 @@ t.test('--runtime is checked; install with it still verifies first', async (t) =
   ]);
   t.equal(forged.code, 2);
   t.same(snapshot(w.root), {}, 'nothing written');
-  const ok = await w.install(['--key', await testServerKey(), '--no-open-rooms', '--runtime', 'container', '--runtime-dir', join(w.root, 'rt')]);
+  const ok = await w.install([
+    '--key',
+    await testServerKey(),
+    '--no-open-rooms',
+    '--runtime',
+    'container',
+    '--runtime-dir',
+    join(w.root, 'rt'),
+  ]);
   t.equal(ok.code, 0, ok.stderr);
 });

@@ -69,7 +69,11 @@ t.test('a valid key installs: record, env file, room-defaults section; a second 
     secretNames.map(() => ({ source: 'kept', value: '***' })),
     'secrets kept and masked',
   );
-  t.same(summary.answers.COMPAT_JITSI_ALLOW_ANONYMOUS, { source: 'kept', value: false }, 'the open-rooms answer reused without a question');
+  t.same(
+    summary.answers.COMPAT_JITSI_ALLOW_ANONYMOUS,
+    { source: 'kept', value: false },
+    'the open-rooms answer reused without a question',
+  );
   assertNoSecretPrinted(t, w, first, second);
 });
 
@@ -90,7 +94,13 @@ t.test("the operator's files: other lines and comments kept byte for byte, a giv
   chmodSync(join(w.etc, 'room-defaults.toml'), 0o640);
   const env = '# ours\nSERVICE_HTTP_ADDR=127.0.0.1:3000\nCOMPAT_API_SHARED_SECRET=an-existing-lms-secret-of-our-own\n';
   writeFileSync(join(w.etc, 'meet.env'), env, { mode: 0o644 });
-  const result = await w.install(['--key', await testServerKey(), '--open-rooms', '--compat-default-guest-policy', 'ALWAYS_DENY']);
+  const result = await w.install([
+    '--key',
+    await testServerKey(),
+    '--open-rooms',
+    '--compat-default-guest-policy',
+    'ALWAYS_DENY',
+  ]);
   t.equal(result.code, 0, result.stderr);
   const after = readFileSync(join(w.etc, 'room-defaults.toml'), 'utf8');
   t.equal(
@@ -111,7 +121,8 @@ t.test('the open-rooms answer: never asked without a terminal, then the flag is 
   const key = await testServerKey();
   for (const args of [[], ['--yes']]) {
     // Without --yes, its own process on pipes: processIo itself must see that there is no terminal.
-    const result = args.length === 0 ? await w.installProcess(['--key', key]) : await w.install(['--key', key, ...args]);
+    const result =
+      args.length === 0 ? await w.installProcess(['--key', key]) : await w.install(['--key', key, ...args]);
     t.equal(result.code, 64, `${args.join(' ') || 'no terminal'}: exit 64`);
     t.match(
       result.stderr,
@@ -151,5 +162,9 @@ t.test('uninstall reverses install and keeps the data; a re-install makes new se
   t.equal(reinstalled.code, 0);
   const newSecrets = secretNames.map((name) => w.envFile()[name]);
   newSecrets.forEach((secret, i) => t.not(secret, oldSecrets[i], `${secretNames[i]} is new`));
-  t.match(readFileSync(join(w.etc, 'meet.env'), 'utf8'), /^COMPAT_API_SHARED_SECRET=[A-Za-z0-9_-]{43}$/m, 'back in its place');
+  t.match(
+    readFileSync(join(w.etc, 'meet.env'), 'utf8'),
+    /^COMPAT_API_SHARED_SECRET=[A-Za-z0-9_-]{43}$/m,
+    'back in its place',
+  );
 });

@@ -24,7 +24,10 @@ t.test('keygen writes the pair with the right modes and never overwrites without
   t.equal(statSync(join(dir, 'licence.key')).mode & 0o777, 0o600, 'private key 0600');
   t.equal(statSync(join(dir, 'licence.pub')).mode & 0o777, 0o644, 'public key 0644');
   t.match(readFileSync(join(dir, 'licence.key'), 'utf8'), /^-----BEGIN PRIVATE KEY-----/);
-  t.notOk(made.stdout.includes(readFileSync(join(dir, 'licence.key'), 'utf8').split('\n')[1]!), 'the private key is not printed');
+  t.notOk(
+    made.stdout.includes(readFileSync(join(dir, 'licence.key'), 'utf8').split('\n')[1]!),
+    'the private key is not printed',
+  );
   const before = readFileSync(join(dir, 'licence.key'), 'utf8');
 
   const again = await runMeetctl(['license', 'keygen', '--out', dir]);
@@ -59,7 +62,12 @@ t.test('issue prints one verifiable key and nothing else on standard output', as
   ]);
   t.equal(issued.code, 0, issued.stderr);
   t.match(issued.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/, 'the key, one line');
-  const licence = await verifyServerKey(issued.stdout, licencePublicKey(readFileSync(join(dir, 'licence.pub'), 'utf8')), 'compat', new Date());
+  const licence = await verifyServerKey(
+    issued.stdout,
+    licencePublicKey(readFileSync(join(dir, 'licence.pub'), 'utf8')),
+    'compat',
+    new Date(),
+  );
   t.equal(licence.customer, 'École Nord', 'customer trimmed, unicode kept');
   t.same(licence.modules, ['compat', 'recording'], 'modules deduplicated');
   t.equal(Math.round((licence.expiresAt.getTime() - licence.issuedAt.getTime()) / 86_400_000), 30);
@@ -70,7 +78,10 @@ t.test('every flag of issue is checked and named', async (t) => {
   t.equal((await runMeetctl(['license', 'keygen', '--out', dir])).code, 0);
   const key = join(dir, 'licence.key');
   const rsa = join(dir, 'rsa.pem');
-  writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  writeFileSync(
+    rsa,
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  );
   mkdirSync(join(dir, 'a-dir'));
   const base = { '--private-key': key, '--customer': 'C', '--modules': 'compat', '--days': '10' };
   const cases: [string, Record<string, string | null>, number, RegExp][] = [
@@ -82,13 +93,28 @@ t.test('every flag of issue is checked and named', async (t) => {
     ['days missing', { '--days': null }, 64, /--days/],
     ['customer blank', { '--customer': '   ' }, 64, /--customer must name the customer/],
     ['customer with a newline', { '--customer': 'A\n{"level":50}' }, 64, /--customer must not contain control/],
-    ['customer with a bidi override', { '--customer': 'A\u202eB' }, 64, /--customer must not contain control or invisible/],
+    [
+      'customer with a bidi override',
+      { '--customer': 'A\u202eB' },
+      64,
+      /--customer must not contain control or invisible/,
+    ],
     ['modules empty', { '--modules': ' , ' }, 64, /--modules must list at least one/],
     ['module name odd', { '--modules': 'compat,Com Pat' }, 64, /--modules: "Com Pat" is not a module name/],
     ['private key missing', { '--private-key': join(dir, 'nope') }, 2, /--private-key .* cannot be read \(ENOENT\)/],
     ['private key a directory', { '--private-key': join(dir, 'a-dir') }, 2, /--private-key .* is a directory/],
-    ['private key the public one', { '--private-key': join(dir, 'licence.pub') }, 2, /--private-key .* is not a private key/],
-    ['private key RSA', { '--private-key': rsa }, 2, /--private-key .* is a rsa key; the licence authority signs with Ed25519/],
+    [
+      'private key the public one',
+      { '--private-key': join(dir, 'licence.pub') },
+      2,
+      /--private-key .* is not a private key/,
+    ],
+    [
+      'private key RSA',
+      { '--private-key': rsa },
+      2,
+      /--private-key .* is a rsa key; the licence authority signs with Ed25519/,
+    ],
   ];
   for (const [what, change, code, message] of cases) {
     const flags = { ...base, ...change };
@@ -108,10 +134,19 @@ t.test('license show: the installed licence, or why there is none', async (t) =>
   t.match(JSON.parse(absent.stdout), { module: 'compat', status: 'absent' });
   t.match(absent.stderr, /compat is not installed in .*\n  hint: run meetctl install compat/);
 
-  t.equal((await w.install(['--key', await testServerKey({ customer: 'Lycée Bleu', days: 45 }), '--no-open-rooms'])).code, 0);
+  t.equal(
+    (await w.install(['--key', await testServerKey({ customer: 'Lycée Bleu', days: 45 }), '--no-open-rooms'])).code,
+    0,
+  );
   const shown = await runMeetctl(['license', 'show', ...where, '--json'], w.env);
   t.equal(shown.code, 0, shown.stderr);
-  t.match(JSON.parse(shown.stdout), { module: 'compat', status: 'valid', customer: 'Lycée Bleu', modules: ['compat'], daysLeft: 44 });
+  t.match(JSON.parse(shown.stdout), {
+    module: 'compat',
+    status: 'valid',
+    customer: 'Lycée Bleu',
+    modules: ['compat'],
+    daysLeft: 44,
+  });
   // Without --data-dir: the env file install wrote names the data directory.
   const plain = await runMeetctl(['license', 'show', '--config-dir', w.etc], w.env);
   t.equal(plain.code, 0, plain.stderr);

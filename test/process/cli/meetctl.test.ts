@@ -118,14 +118,21 @@ t.test('token create, list, revoke', async (t) => {
 
 t.test('an invalid configuration exits 2 naming the problem', async (t) => {
   const dataDir = dataDirFor(t);
-  const bad = await runCli(['serve'], { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', SERVICE_WAITING_ROOM: 'sometimes' });
+  const bad = await runCli(['serve'], {
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_HTTP_ADDR: '127.0.0.1:0',
+    SERVICE_WAITING_ROOM: 'sometimes',
+  });
   t.equal(bad.code, 2);
   t.match(bad.stderr, 'SERVICE_WAITING_ROOM must be one of optional, forced, off (got "sometimes")');
   t.equal(bad.stdout, '', 'nothing was started');
 
   const configFile = join(dataDir, 'meet.toml');
   writeFileSync(configFile, '[service]\nwaiting_room = "forced"\nhttp_addr = = 3\n');
-  const malformed = await runCli(['serve', '--config', configFile], { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0' });
+  const malformed = await runCli(['serve', '--config', configFile], {
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_HTTP_ADDR: '127.0.0.1:0',
+  });
   t.equal(malformed.code, 2);
   t.match(malformed.stderr, /line 3, column \d+/, 'names the line and column');
   t.match(malformed.stderr, `${configFile}:3:`);

@@ -4,7 +4,17 @@
 // back to the mesh), and `sudo -u meet meetctl tenant …` could not read meet.env. What root
 // writes now keeps the owner of the file it replaces, or takes the owner of its directory, and
 // doctor's "File owners" compares them with the unit's user.
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,7 +31,8 @@ import { testServerKey } from '../../helpers/licence.js';
 const serviceUid = 12345;
 /** Debian's `nobody`, for the checks that resolve a user name. */
 const nobody = 65534;
-const needsRoot = process.getuid?.() === 0 ? false : 'root is needed to run meetctl as root and hand files to another user';
+const needsRoot =
+  process.getuid?.() === 0 ? false : 'root is needed to run meetctl as root and hand files to another user';
 
 /**
  * Runs `command` as the service's user (what `sudo -u meet` or systemd's User= does), without
@@ -41,8 +52,12 @@ const asServiceUser = (command: readonly string[]): readonly string[] => [
 function meetctlAsServiceUser(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   const [file, ...argv] = asServiceUser([process.execPath, meetctl, ...args]);
   return new Promise((resolve) => {
-    execFile(file!, argv, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    execFile(
+      file!,
+      argv,
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
 }
@@ -64,7 +79,8 @@ function chownTree(root: string, uid: number): void {
 function serviceDirectory(t: Tap, path: string): string {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   chownSync(path, serviceUid, serviceUid);
-  for (let up = dirname(path); up !== dirname(up) && up.startsWith(tmpdir()) && up !== tmpdir(); up = dirname(up)) chmodSync(up, 0o755);
+  for (let up = dirname(path); up !== dirname(up) && up.startsWith(tmpdir()) && up !== tmpdir(); up = dirname(up))
+    chmodSync(up, 0o755);
   t.ok(existsSync(path));
   return path;
 }
@@ -83,7 +99,11 @@ t.test(
     const renewal = await w.install(['--key', await testServerKey({ customer: 'Renewed' }), ...args]);
     t.equal(renewal.code, 0, renewal.stderr);
     t.match(renewal.stdout, /compat\.json/, 'the renewal rewrote the licence record');
-    t.same(notOwnedBy(w.etc, serviceUid), [], "meet.env, room-defaults.toml and the tenants file are the service user's");
+    t.same(
+      notOwnedBy(w.etc, serviceUid),
+      [],
+      "meet.env, room-defaults.toml and the tenants file are the service user's",
+    );
     t.same(notOwnedBy(w.data, serviceUid), [], "modules/ and modules/compat.json are the service user's");
 
     const listed = await meetctlAsServiceUser(['tenant', 'list', '--config-dir', w.etc], {});
@@ -111,7 +131,11 @@ t.test(
     const data = serviceDirectory(t, join(base, 'data'));
     const asRoot = await daemonFor(t, { dataDir: data, env: { SERVICE_MEDIA: 'janus' } });
     t.ok(existsSync(join(data, 'meet.sqlite-wal')), 'the database is open in WAL mode');
-    t.same(notOwnedBy(data, serviceUid), [], 'while it runs: the database with its -wal and -shm, the signing key, the first admin token, janus/');
+    t.same(
+      notOwnedBy(data, serviceUid),
+      [],
+      'while it runs: the database with its -wal and -shm, the signing key, the first admin token, janus/',
+    );
     t.equal(await stopGracefully(asRoot), 0);
     t.ok(existsSync(join(data, 'janus', 'janus.jcfg')), "root's Janus configuration is there");
     t.same(notOwnedBy(data, serviceUid), [], 'and after it stopped');
@@ -126,26 +150,37 @@ t.test(
   },
 );
 
-t.test("doctor's File owners: what is not the unit's user's is named, with the chown that fixes it", { skip: needsRoot }, async (t) => {
-  const s = await healthy(t, { light: true });
-  // As after the README's `chown -R meet:meet`, but for one file a command run as root replaced.
-  chownTree(s.dataDir, nobody);
-  chownTree(s.configDir, nobody);
-  const record = join(s.dataDir, 'modules', 'compat.json');
-  chownSync(record, 0, 0);
-  const before = await doctorJson(t, s, ['--service-user', 'nobody']);
-  t.match(before.byId.get('ownership'), {
-    status: 'fail',
-    detail: new RegExp(`not owned by nobody \\(uid ${nobody}\\).*${record.replace(/[.]/g, '\\.')} \\(uid 0\\)`),
-    hint: new RegExp(`chown -R nobody:nobody ${s.dataDir}$|chown -R nobody:nobody ${s.dataDir} `),
-  });
-  t.equal(before.result.code, 1, 'a failed check');
-  chownSync(record, nobody, nobody);
-  // The unit install wrote names the user (User=), as it does on a real machine.
-  const unit = join(s.root, 'owner.service');
-  writeFileSync(unit, '[Service]\nUser=nobody\nGroup=nobody\nExecStart=/bin/true\n');
-  const after = await doctorJson(t, s, ['--unit-file', unit]);
-  t.match(after.byId.get('ownership'), { status: 'ok', detail: new RegExp(`belong to nobody \\(uid ${nobody}\\).*User= of ${unit}`) });
-  const noUnit = await doctorJson(t, s);
-  t.match(noUnit.byId.get('ownership'), { status: 'skip', detail: /--service-user/ }, 'no unit, no flag: nothing to compare with');
-});
+t.test(
+  "doctor's File owners: what is not the unit's user's is named, with the chown that fixes it",
+  { skip: needsRoot },
+  async (t) => {
+    const s = await healthy(t, { light: true });
+    // As after the README's `chown -R meet:meet`, but for one file a command run as root replaced.
+    chownTree(s.dataDir, nobody);
+    chownTree(s.configDir, nobody);
+    const record = join(s.dataDir, 'modules', 'compat.json');
+    chownSync(record, 0, 0);
+    const before = await doctorJson(t, s, ['--service-user', 'nobody']);
+    t.match(before.byId.get('ownership'), {
+      status: 'fail',
+      detail: new RegExp(`not owned by nobody \\(uid ${nobody}\\).*${record.replace(/[.]/g, '\\.')} \\(uid 0\\)`),
+      hint: new RegExp(`chown -R nobody:nobody ${s.dataDir}$|chown -R nobody:nobody ${s.dataDir} `),
+    });
+    t.equal(before.result.code, 1, 'a failed check');
+    chownSync(record, nobody, nobody);
+    // The unit install wrote names the user (User=), as it does on a real machine.
+    const unit = join(s.root, 'owner.service');
+    writeFileSync(unit, '[Service]\nUser=nobody\nGroup=nobody\nExecStart=/bin/true\n');
+    const after = await doctorJson(t, s, ['--unit-file', unit]);
+    t.match(after.byId.get('ownership'), {
+      status: 'ok',
+      detail: new RegExp(`belong to nobody \\(uid ${nobody}\\).*User= of ${unit}`),
+    });
+    const noUnit = await doctorJson(t, s);
+    t.match(
+      noUnit.byId.get('ownership'),
+      { status: 'skip', detail: /--service-user/ },
+      'no unit, no flag: nothing to compare with',
+    );
+  },
+);

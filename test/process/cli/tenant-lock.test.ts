@@ -9,7 +9,10 @@ import { sample, setup, tenant, tenantProcess } from '../../helpers/tenants.js';
 t.test('concurrent invocations never lose a change', async (t) => {
   const s = setup(t);
   for (let round = 0; round < 3; round++) {
-    const results = await Promise.all([tenantProcess(s, ['add', `left${round}`]), tenantProcess(s, ['add', `right${round}`])]);
+    const results = await Promise.all([
+      tenantProcess(s, ['add', `left${round}`]),
+      tenantProcess(s, ['add', `right${round}`]),
+    ]);
     t.same(
       results.map((r) => r.code),
       [0, 0],
@@ -17,7 +20,8 @@ t.test('concurrent invocations never lose a change', async (t) => {
     );
   }
   const ids = [...parseRegistry(readFileSync(s.file, 'utf8'), null).byId.keys()];
-  for (let round = 0; round < 3; round++) t.ok(ids.includes(`left${round}`) && ids.includes(`right${round}`), `round ${round}: both present`);
+  for (let round = 0; round < 3; round++)
+    t.ok(ids.includes(`left${round}`) && ids.includes(`right${round}`), `round ${round}: both present`);
   t.ok(readFileSync(s.file, 'utf8').startsWith(sample), "the original text is still the file's start");
   t.notOk(existsSync(`${s.file}.lock`), 'no lock left behind');
 
@@ -67,5 +71,9 @@ t.test('concurrent invocations never lose a change', async (t) => {
   unlinkSync(`${s.file}.lock`);
   t.equal((await waiting).code, 0, 'then proceeds');
   t.ok(parseRegistry(readFileSync(s.file, 'utf8'), null).byId.has('waited'));
-  t.equal((await tenant(s, ['add', 'x'], { MEET_LOCK_WAIT_MS: 'soon' })).code, 2, 'a bad MEET_LOCK_WAIT_MS is a configuration error');
+  t.equal(
+    (await tenant(s, ['add', 'x'], { MEET_LOCK_WAIT_MS: 'soon' })).code,
+    2,
+    'a bad MEET_LOCK_WAIT_MS is a configuration error',
+  );
 });

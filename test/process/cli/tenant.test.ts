@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parseRegistry } from '../../../src/compat/tenants/parse.js';
 import { meetctl, type CliResult } from '../../helpers/daemon.js';
-import { assertMode, assertNoSecret, generated, moodleSecret, primary, sample, schoolAppSecret, setup, tenant } from '../../helpers/tenants.js';
+import {
+  assertMode,
+  assertNoSecret,
+  generated,
+  moodleSecret,
+  primary,
+  sample,
+  schoolAppSecret,
+  setup,
+  tenant,
+} from '../../helpers/tenants.js';
 
 t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   const s = setup(t);
@@ -39,7 +49,11 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.match(portal.app_secret, /^[A-Za-z0-9_-]{43}$/);
   t.notOk('api_secret' in portal, 'no meeting-API secret asked for, none made');
   s.secrets.add(portal.app_secret!);
-  t.match(readFileSync(s.file, 'utf8'), /\[tenants\."portal\.v2"\]\napp_id = "portal\.v2-[0-9a-f]{8}"\n/, 'a dotted id is quoted');
+  t.match(
+    readFileSync(s.file, 'utf8'),
+    /\[tenants\."portal\.v2"\]\napp_id = "portal\.v2-[0-9a-f]{8}"\n/,
+    'a dotted id is quoted',
+  );
 
   const list = await tenant(s, ['list'], { COMPAT_API_SHARED_SECRET: primary });
   t.equal(list.code, 0, list.stderr);
@@ -86,12 +100,20 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.equal(rotated.code, 0, rotated.stderr);
   const newMoodle = generated(rotated.stdout).api_secret!;
   t.match(newMoodle, /^[A-Za-z0-9_-]{43}$/, 'the new secret, printed once');
-  t.equal(readFileSync(s.file, 'utf8'), beforeRotate.replace(moodleSecret, newMoodle), 'only the value changed; its comment stays');
+  t.equal(
+    readFileSync(s.file, 'utf8'),
+    beforeRotate.replace(moodleSecret, newMoodle),
+    'only the value changed; its comment stays',
+  );
   assertNoSecret(t, s, rotated.stderr, 'rotate stderr');
   s.secrets.add(newMoodle);
   assertMode(t, s.file, 'after rotate');
   const appOnly = await tenant(s, ['rotate', 'school', '--app', '--grace', '0']);
-  t.same(Object.keys(generated(appOnly.stdout)), ['app_secret'], 'rotate --app: the app secret only (the app id stays)');
+  t.same(
+    Object.keys(generated(appOnly.stdout)),
+    ['app_secret'],
+    'rotate --app: the app secret only (the app id stays)',
+  );
   t.equal((await tenant(s, ['rotate', 'school', '--api'])).code, 1, 'rotate --api of a tenant without one: refused');
   t.equal((await tenant(s, ['rotate', 'primary'])).code, 1, "the primary tenant is the env file's, not rotated here");
 
@@ -110,13 +132,31 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
 
 t.test('duplicates are refused, the primary tenant included; the file is untouched', async (t) => {
   const s = setup(t);
-  writeFileSync(join(s.dir, 'meet.env'), `# installer\nCOMPAT_API_SHARED_SECRET=${primary}\nCOMPAT_JITSI_APP_ID=main-app\n`);
+  writeFileSync(
+    join(s.dir, 'meet.env'),
+    `# installer\nCOMPAT_API_SHARED_SECRET=${primary}\nCOMPAT_JITSI_APP_ID=main-app\n`,
+  );
   const cases: [string[], Record<string, string>, RegExp, string][] = [
     [['add', 'moodle'], {}, /tenant moodle already exists/, 'an existing id'],
     [['add', 'x', '--api-secret', moodleSecret], {}, /already used by tenant moodle/, "another tenant's api secret"],
-    [['add', 'x', '--api-secret', schoolAppSecret], {}, /already used by tenant school \(app_secret\)/, "another tenant's app secret as api secret"],
-    [['add', 'x', '--api-secret', primary], {}, /already used by the primary tenant/, 'the primary secret (from the env file)'],
-    [['add', 'x', '--app-id', 'school-app', '--generate-app'], {}, /app id "school-app" is already used by tenant school/, "another tenant's app id"],
+    [
+      ['add', 'x', '--api-secret', schoolAppSecret],
+      {},
+      /already used by tenant school \(app_secret\)/,
+      "another tenant's app secret as api secret",
+    ],
+    [
+      ['add', 'x', '--api-secret', primary],
+      {},
+      /already used by the primary tenant/,
+      'the primary secret (from the env file)',
+    ],
+    [
+      ['add', 'x', '--app-id', 'school-app', '--generate-app'],
+      {},
+      /app id "school-app" is already used by tenant school/,
+      "another tenant's app id",
+    ],
     [
       ['add', 'x', '--app-id', 'main-app', '--app-secret', 'fresh-app-secret-zzzzzzzzzzzzzzzzzzzzzz'],
       {},
@@ -130,7 +170,16 @@ t.test('duplicates are refused, the primary tenant included; the file is untouch
       'the primary secret (from the environment)',
     ],
     [
-      ['add', 'x', '--api-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq', '--app-id', 'a', '--app-secret', 'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq'],
+      [
+        'add',
+        'x',
+        '--api-secret',
+        'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq',
+        '--app-id',
+        'a',
+        '--app-secret',
+        'same-secret-qqqqqqqqqqqqqqqqqqqqqqqqqq',
+      ],
       {},
       /must differ/,
       'one value for both secrets',
@@ -151,9 +200,21 @@ t.test("issue 28 point 10: a tenant cannot take another tenant's gateway path (/
   const s = setup(t);
   writeFileSync(join(s.dir, 'meet.env'), `COMPAT_API_SHARED_SECRET=${primary}\nCOMPAT_JITSI_APP_ID=main-app\n`);
   const cases: [string[], RegExp, string][] = [
-    [['add', 'x', '--app-id', 'moodle', '--generate-app'], /app_id "moodle" is the id of tenant moodle/, "an app id that is another tenant's id"],
-    [['add', 'school-app'], /tenants\.school\.app_id "school-app" is the id of tenant school-app/, "an id that is another tenant's app id"],
-    [['add', 'main-app'], /tenant id main-app is the primary app id \(COMPAT_JITSI_APP_ID\)/, 'an id that is the primary app id'],
+    [
+      ['add', 'x', '--app-id', 'moodle', '--generate-app'],
+      /app_id "moodle" is the id of tenant moodle/,
+      "an app id that is another tenant's id",
+    ],
+    [
+      ['add', 'school-app'],
+      /tenants\.school\.app_id "school-app" is the id of tenant school-app/,
+      "an id that is another tenant's app id",
+    ],
+    [
+      ['add', 'main-app'],
+      /tenant id main-app is the primary app id \(COMPAT_JITSI_APP_ID\)/,
+      'an id that is the primary app id',
+    ],
   ];
   for (const [args, message, what] of cases) {
     const result = await tenant(s, args);
@@ -207,7 +268,10 @@ t.test('abuse: ids, values, the file itself', async (t) => {
   const s = setup(t);
   for (const id of ['a]b', 'a.b]\n[x', 'a\nb', 'ünïcode', 'x'.repeat(65), '-dash', 'primary']) {
     const result = await tenant(s, ['add', id, '--generate']);
-    t.ok(result.code === 64 || result.code === 1, `id ${JSON.stringify(id)}: refused (${result.code}) ${result.stderr.split('\n')[0]}`);
+    t.ok(
+      result.code === 64 || result.code === 1,
+      `id ${JSON.stringify(id)}: refused (${result.code}) ${result.stderr.split('\n')[0]}`,
+    );
   }
   t.equal((await tenant(s, ['add', 'x'.repeat(64)])).code, 0, 'a 64-character id is fine');
   const quoteSecret = 'quote"secret-uuuuuuuuuuuuuuuuuuuuuuuuuuu';
@@ -243,12 +307,16 @@ t.test('abuse: ids, values, the file itself', async (t) => {
       process.execPath,
       [meetctl, 'tenant', 'add', 'piped', '--app-id', 'piped-app', '--app-secret-file', '-'],
       { env: { PATH: process.env.PATH ?? '', ...s.env } },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
     child.stdin!.end('piped-app-secret-gggggggggggggggggggggg\n');
   });
   t.equal(piped.code, 0, `--app-secret-file - reads standard input: ${piped.stderr}`);
-  t.equal(parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('piped')?.appSecret, 'piped-app-secret-gggggggggggggggggggggg');
+  t.equal(
+    parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('piped')?.appSecret,
+    'piped-app-secret-gggggggggggggggggggggg',
+  );
   const short = await tenant(s, ['add', 'short', '--api-secret', 'short-secret']);
   t.equal(short.code, 64, "a short given secret is refused (doctor's floor, issue 29 point 18)");
   t.match(short.stderr, /--api-secret holds 12 bytes; a secret needs at least 32/, 'naming the flag');
@@ -260,7 +328,10 @@ t.test('abuse: ids, values, the file itself', async (t) => {
   const viaLink = await tenant(s, ['add', 'z'], { SERVICE_TENANTS_FILE: link });
   t.equal(viaLink.code, 2, 'a symlinked tenants file: refused');
   t.match(viaLink.stderr, /is a symbolic link/);
-  t.ok(lstatSync(link).isSymbolicLink() && readFileSync(real, 'utf8') === sample, 'the link and its target are untouched');
+  t.ok(
+    lstatSync(link).isSymbolicLink() && readFileSync(real, 'utf8') === sample,
+    'the link and its target are untouched',
+  );
   const asDir = join(s.dir, 'dir.toml');
   mkdirSync(asDir);
   const viaDir = await tenant(s, ['list'], { SERVICE_TENANTS_FILE: asDir });
@@ -283,7 +354,11 @@ t.test(
     writeFileSync(join(fresh.dir, 'meet.env'), '# installer\n', { mode: 0o600 });
     chownSync(join(fresh.dir, 'meet.env'), 4331, 4332);
     t.equal((await tenant(fresh, ['add', 'first'])).code, 0);
-    t.same([statSync(fresh.file).uid, statSync(fresh.file).gid], [4331, 4332], "a new file belongs to the env file's owner");
+    t.same(
+      [statSync(fresh.file).uid, statSync(fresh.file).gid],
+      [4331, 4332],
+      "a new file belongs to the env file's owner",
+    );
     assertMode(t, fresh.file, 'a new file');
   },
 );

@@ -11,45 +11,68 @@ import { testServerKey } from '../../helpers/licence.js';
 
 const tokenPattern = /^mt_[A-Za-z0-9_-]{43,}$/;
 
-t.test('token create finds the data directory through the env file install wrote; the daemon started from it accepts the token', async (t) => {
-  const w = world(t);
-  const key = await testServerKey();
-  const installed = await w.install(['--key', key, '--no-open-rooms', '--yes', '--http-addr', '127.0.0.1:0', '--compat-http-addr', '127.0.0.1:0']);
-  t.equal(installed.code, 0, installed.stderr);
-  // What systemd's EnvironmentFile= hands the daemon: it makes the database in the env file's data directory.
-  const daemon = await daemonFor(t, { dataDir: w.data, env: w.envFile() });
+t.test(
+  'token create finds the data directory through the env file install wrote; the daemon started from it accepts the token',
+  async (t) => {
+    const w = world(t);
+    const key = await testServerKey();
+    const installed = await w.install([
+      '--key',
+      key,
+      '--no-open-rooms',
+      '--yes',
+      '--http-addr',
+      '127.0.0.1:0',
+      '--compat-http-addr',
+      '127.0.0.1:0',
+    ]);
+    t.equal(installed.code, 0, installed.stderr);
+    // What systemd's EnvironmentFile= hands the daemon: it makes the database in the env file's data directory.
+    const daemon = await daemonFor(t, { dataDir: w.data, env: w.envFile() });
 
-  // No SERVICE_DATA_DIR and no --data-dir: only where the configuration lives, as for every other command.
-  const byDir = await runCli(['token', 'create', '--name', 'ops', '--config-dir', w.etc]);
-  t.equal(byDir.code, 0, byDir.stderr);
-  t.match(byDir.stdout.trim(), tokenPattern);
-  const byVariable = await runCli(['token', 'create', '--name', 'backup'], { SERVICE_CONFIG_DIR: w.etc });
-  t.equal(byVariable.code, 0, byVariable.stderr);
-  const byFile = await runCli(['token', 'create', '--name', 'moodle', '--env-file', join(w.etc, 'meet.env')]);
-  t.equal(byFile.code, 0, byFile.stderr);
-  for (const [name, result] of [
-    ['--config-dir', byDir],
-    ['SERVICE_CONFIG_DIR', byVariable],
-    ['--env-file', byFile],
-  ] as const) {
-    t.equal((await call(daemon, '/api/rooms', { token: result.stdout.trim() })).status, 200, `the service accepts the token made with ${name}`);
-  }
-  const listed = await runCli(['token', 'list', '--json', '--config-dir', w.etc]);
-  t.same(
-    (JSON.parse(listed.stdout) as { name: string }[]).map((row) => row.name).sort(),
-    ['backup', 'initial-admin', 'moodle', 'ops'],
-    "list reads the service's database",
-  );
-  t.equal((await runCli(['token', 'revoke', 'ops', '--config-dir', w.etc])).code, 0);
-  t.equal((await call(daemon, '/api/rooms', { token: byDir.stdout.trim() })).status, 401, 'revoke reaches the running service');
-});
+    // No SERVICE_DATA_DIR and no --data-dir: only where the configuration lives, as for every other command.
+    const byDir = await runCli(['token', 'create', '--name', 'ops', '--config-dir', w.etc]);
+    t.equal(byDir.code, 0, byDir.stderr);
+    t.match(byDir.stdout.trim(), tokenPattern);
+    const byVariable = await runCli(['token', 'create', '--name', 'backup'], { SERVICE_CONFIG_DIR: w.etc });
+    t.equal(byVariable.code, 0, byVariable.stderr);
+    const byFile = await runCli(['token', 'create', '--name', 'moodle', '--env-file', join(w.etc, 'meet.env')]);
+    t.equal(byFile.code, 0, byFile.stderr);
+    for (const [name, result] of [
+      ['--config-dir', byDir],
+      ['SERVICE_CONFIG_DIR', byVariable],
+      ['--env-file', byFile],
+    ] as const) {
+      t.equal(
+        (await call(daemon, '/api/rooms', { token: result.stdout.trim() })).status,
+        200,
+        `the service accepts the token made with ${name}`,
+      );
+    }
+    const listed = await runCli(['token', 'list', '--json', '--config-dir', w.etc]);
+    t.same(
+      (JSON.parse(listed.stdout) as { name: string }[]).map((row) => row.name).sort(),
+      ['backup', 'initial-admin', 'moodle', 'ops'],
+      "list reads the service's database",
+    );
+    t.equal((await runCli(['token', 'revoke', 'ops', '--config-dir', w.etc])).code, 0);
+    t.equal(
+      (await call(daemon, '/api/rooms', { token: byDir.stdout.trim() })).status,
+      401,
+      'revoke reaches the running service',
+    );
+  },
+);
 
 t.test('a data directory without a database is refused, naming it and where it came from, unless --init', async (t) => {
   const empty = dataDirFor(t);
   const refused = await runCli(['token', 'create', '--name', 'ci', '--data-dir', empty]);
   t.equal(refused.code, 1, 'refused');
   t.equal(refused.stdout, '', 'no token printed');
-  t.match(refused.stderr, new RegExp(`no database at ${join(empty, 'meet.sqlite')} \\(the data directory came from --data-dir\\)`));
+  t.match(
+    refused.stderr,
+    new RegExp(`no database at ${join(empty, 'meet.sqlite')} \\(the data directory came from --data-dir\\)`),
+  );
   t.match(refused.stderr, /hint: .*--init/);
   t.notOk(existsSync(join(empty, 'meet.sqlite')), 'no database was made');
   for (const args of [['list'], ['revoke', 'ci']]) {

@@ -30,10 +30,22 @@ t.test('defaults and parsing', async (t) => {
   t.throws(() => load({ COMPAT_CALLBACK_ALLOW: '10.0.0.0/33' }), /COMPAT_CALLBACK_ALLOW must list/);
   t.throws(() => load({ COMPAT_DEFAULT_GUEST_POLICY: 'sometimes' }), /COMPAT_DEFAULT_GUEST_POLICY must be one of/);
   t.throws(() => load({ COMPAT_ENABLED: 'yes' }), /COMPAT_ENABLED must be one of auto, true, false/);
-  t.throws(() => load({ COMPAT_API_SHARED_SECRET: '   ' }), /COMPAT_API_SHARED_SECRET must not be empty/, 'a blank secret is an error, never "security off"');
-  t.throws(() => load({ COMPAT_API_SHARED_SECRET: '' }), /COMPAT_API_SHARED_SECRET must not be empty/, 'an empty one too');
+  t.throws(
+    () => load({ COMPAT_API_SHARED_SECRET: '   ' }),
+    /COMPAT_API_SHARED_SECRET must not be empty/,
+    'a blank secret is an error, never "security off"',
+  );
+  t.throws(
+    () => load({ COMPAT_API_SHARED_SECRET: '' }),
+    /COMPAT_API_SHARED_SECRET must not be empty/,
+    'an empty one too',
+  );
   t.equal(config.compatTenantHostSuffix, '', 'by default the host names no tenant');
-  t.equal(load({ COMPAT_TENANT_HOST_SUFFIX: ' .Meet.Example.org ' }).compatTenantHostSuffix, '.meet.example.org', 'lower-cased, trimmed');
+  t.equal(
+    load({ COMPAT_TENANT_HOST_SUFFIX: ' .Meet.Example.org ' }).compatTenantHostSuffix,
+    '.meet.example.org',
+    'lower-cased, trimmed',
+  );
   for (const bad of [
     'meet.example.org',
     '.',
@@ -58,7 +70,10 @@ t.test('[modules.compat] in the defaults file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'meet-cfg-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'room-defaults.toml');
-  writeFileSync(file, '[modules.compat]\ndefault_record = true\ndefault_guest_policy = "ASK_MODERATOR"\ncallback_allow = ["127.0.0.1"]\nenabled = false\n');
+  writeFileSync(
+    file,
+    '[modules.compat]\ndefault_record = true\ndefault_guest_policy = "ASK_MODERATOR"\ncallback_allow = ["127.0.0.1"]\nenabled = false\n',
+  );
   const config = loadConfig({ configFile: file });
   t.equal(config.compatDefaultRecord, true);
   t.equal(config.compatDefaultGuestPolicy, 'ASK_MODERATOR');
@@ -77,7 +92,11 @@ t.test('the listener runs when the meeting API is active, or when forced on', as
     'the embed gateway alone: on',
   );
   t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true' })), true, 'open rooms alone: on');
-  t.equal(compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_ENABLED: 'false' })), false, 'switched off still wins');
+  t.equal(
+    compatActive(load({ COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_ENABLED: 'false' })),
+    false,
+    'switched off still wins',
+  );
   t.throws(
     () => load({ COMPAT_JITSI_APP_SECRET: 'only-31-bytes-long-xxxxxxxxxxxx' }),
     /COMPAT_JITSI_APP_SECRET must hold at least 32 bytes/,
@@ -97,7 +116,10 @@ t.test('a daemon without the secret opens no compat listener; with it, one that 
 
   const onData = tempDataDir();
   const licence = await installTestLicence(onData);
-  const on = await startDaemon({ dataDir: onData, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'x-secret', ...licence } });
+  const on = await startDaemon({
+    dataDir: onData,
+    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'x-secret', ...licence },
+  });
   t.teardown(() => rmSync(on.dataDir, { recursive: true, force: true }));
   const line = logRecords(on).find((r) => /compat listening/.test(String(r.msg)));
   t.ok(line, 'compat listening logged before the engine line');

@@ -33,13 +33,22 @@ function compatOn(t: Tap, dataDir: string, env: Record<string, string> = {}): Pr
 /** A spawned compat daemon on a data directory the caller keeps (to kill it and start another on it). */
 async function compatDaemonOn(t: Tap, dataDir: string, env: Record<string, string> = {}): Promise<CompatDaemon> {
   const licence = await installTestLicence(dataDir);
-  const daemon = await daemonFor(t, { dataDir, env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, ...licence, ...env } });
+  const daemon = await daemonFor(t, {
+    dataDir,
+    env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, ...licence, ...env },
+  });
   const match = await logMatch(daemon, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/);
   return Object.assign(daemon, { compatUrl: match[1]! });
 }
 
 /** Joins through the API and enters the room with the token, as the browser would. */
-async function enter(t: Tap, d: CompatServer, api: ConfapiClient, meetingID: string, fullName: string): Promise<{ roomId: string; session: string }> {
+async function enter(
+  t: Tap,
+  d: CompatServer,
+  api: ConfapiClient,
+  meetingID: string,
+  fullName: string,
+): Promise<{ roomId: string; session: string }> {
   const joined = await api.get('join', [
     ['meetingID', meetingID],
     ['fullName', fullName],
@@ -84,7 +93,10 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
   await enter(t, d, api, 'follow', 'Bo');
   t.equal((await info()).xml.participantCount, '2', 'a second attendee shows in the same meeting version');
 
-  const left = await injectFetch(`${d.url}/room/${roomId}/leave`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
+  const left = await injectFetch(`${d.url}/room/${roomId}/leave`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session}` },
+  });
   t.equal(left.status, 204, 'Ada leaves');
   const afterLeave = await info();
   t.equal(afterLeave.xml.participantCount, '1', 'her leaving shows');
@@ -116,33 +128,44 @@ t.test('getMeetingInfo follows create, join, leave and end: a kept answer is nev
   t.equal(second.xml.hasUserJoined, 'false');
 });
 
-t.test('a meeting ended by another path (its room deleted through the rooms API) is not reported running', async (t) => {
-  const d = await compatOn(t, dataDirFor(t));
-  const api = new ConfapiClient(d.compatUrl, secret);
-  assertSuccess(t, await api.get('create', [['meetingID', 'elsewhere']]), 'create');
-  const { roomId } = await enter(t, d, api, 'elsewhere', 'Cy');
-  t.equal((await api.get('isMeetingRunning', [['meetingID', 'elsewhere']])).xml.running, 'true', 'running');
-  t.equal((await api.get('getMeetingInfo', [['meetingID', 'elsewhere']])).xml.running, 'true', 'getMeetingInfo running (answer kept)');
+t.test(
+  'a meeting ended by another path (its room deleted through the rooms API) is not reported running',
+  async (t) => {
+    const d = await compatOn(t, dataDirFor(t));
+    const api = new ConfapiClient(d.compatUrl, secret);
+    assertSuccess(t, await api.get('create', [['meetingID', 'elsewhere']]), 'create');
+    const { roomId } = await enter(t, d, api, 'elsewhere', 'Cy');
+    t.equal((await api.get('isMeetingRunning', [['meetingID', 'elsewhere']])).xml.running, 'true', 'running');
+    t.equal(
+      (await api.get('getMeetingInfo', [['meetingID', 'elsewhere']])).xml.running,
+      'true',
+      'getMeetingInfo running (answer kept)',
+    );
 
-  const deleted = await d.api(`/api/rooms/${roomId}`, { method: 'DELETE' });
-  t.equal(deleted.status, 204, 'the engine room is deleted, its meeting with it');
-  t.equal((await api.get('isMeetingRunning', [['meetingID', 'elsewhere']])).xml.running, 'false', 'isMeetingRunning false');
-  const info = await api.get('getMeetingInfo', [['meetingID', 'elsewhere']]);
-  t.equal(info.xml.running, 'false', 'getMeetingInfo not running');
-  t.not(info.xml.endTime, '0', 'and ended');
-  t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not by end');
-  t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'no longer listed');
-  assertFailed(
-    t,
-    await api.get('join', [
-      ['meetingID', 'elsewhere'],
-      ['fullName', 'Late'],
-      ['role', 'VIEWER'],
-    ]),
-    'invalidMeetingIdentifier',
-    'join refused',
-  );
-});
+    const deleted = await d.api(`/api/rooms/${roomId}`, { method: 'DELETE' });
+    t.equal(deleted.status, 204, 'the engine room is deleted, its meeting with it');
+    t.equal(
+      (await api.get('isMeetingRunning', [['meetingID', 'elsewhere']])).xml.running,
+      'false',
+      'isMeetingRunning false',
+    );
+    const info = await api.get('getMeetingInfo', [['meetingID', 'elsewhere']]);
+    t.equal(info.xml.running, 'false', 'getMeetingInfo not running');
+    t.not(info.xml.endTime, '0', 'and ended');
+    t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not by end');
+    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'no longer listed');
+    assertFailed(
+      t,
+      await api.get('join', [
+        ['meetingID', 'elsewhere'],
+        ['fullName', 'Late'],
+        ['role', 'VIEWER'],
+      ]),
+      'invalidMeetingIdentifier',
+      'join refused',
+    );
+  },
+);
 
 t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => {
   const dataDir = dataDirFor(t);
@@ -175,10 +198,22 @@ t.test('after SIGKILL a restarted daemon serves the same answers', async (t) => 
   const d2 = await compatOn(t, dataDir);
   t.ok(d2.compat.summary().openMeetings === 1, 'the restarted module loaded the one open meeting');
   const api2 = new ConfapiClient(d2.compatUrl, secret, 'sha256', 'percent');
-  t.equal((await api2.get('getMeetingInfo', [['meetingID', 'kept [1]']])).text, before.kept, 'getMeetingInfo of the open meeting: the same answer');
-  t.equal((await api2.get('getMeetingInfo', [['meetingID', 'gone']])).text, before.gone, 'getMeetingInfo of the ended meeting: the same answer');
+  t.equal(
+    (await api2.get('getMeetingInfo', [['meetingID', 'kept [1]']])).text,
+    before.kept,
+    'getMeetingInfo of the open meeting: the same answer',
+  );
+  t.equal(
+    (await api2.get('getMeetingInfo', [['meetingID', 'gone']])).text,
+    before.gone,
+    'getMeetingInfo of the ended meeting: the same answer',
+  );
   t.equal((await api2.get('getMeetings')).text, before.list, 'getMeetings: the same answer');
-  t.equal((await api2.get('isMeetingRunning', [['meetingID', 'gone']])).xml.running, 'false', 'the ended meeting stays ended');
+  t.equal(
+    (await api2.get('isMeetingRunning', [['meetingID', 'gone']])).xml.running,
+    'false',
+    'the ended meeting stays ended',
+  );
   const again = await api2.get('create', [['meetingID', 'kept [1]']]);
   t.equal(again.xml.messageKey, 'duplicateWarning', 'create finds the open meeting');
   t.equal(again.xml.internalMeetingID, kept.xml.internalMeetingID, 'the same meeting');
@@ -219,13 +254,35 @@ t.test('a kept answer never crosses tenants', async (t) => {
   assertSuccess(t, await a.get('create', [['meetingID', 'a-only']]), 'a creates a-only');
   await enter(t, d, a, 'a-only', 'Ann');
   for (let i = 0; i < 2; i++) {
-    t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName, 'A only', `a reads its answer (${i + 1})`);
-    t.equal((await a.get('isMeetingRunning', [['meetingID', 'a-only']])).xml.running, 'true', `a-only runs for a (${i + 1})`);
+    t.equal(
+      (await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName,
+      'A only',
+      `a reads its answer (${i + 1})`,
+    );
+    t.equal(
+      (await a.get('isMeetingRunning', [['meetingID', 'a-only']])).xml.running,
+      'true',
+      `a-only runs for a (${i + 1})`,
+    );
   }
 
-  assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'same-id']]), 'notFound', "b does not get a's kept answer");
-  assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'a-only']]), 'notFound', "b does not see a's running meeting");
-  t.equal((await b.get('isMeetingRunning', [['meetingID', 'a-only']])).xml.running, 'false', "a's meeting is not running for b");
+  assertFailed(
+    t,
+    await b.get('getMeetingInfo', [['meetingID', 'same-id']]),
+    'notFound',
+    "b does not get a's kept answer",
+  );
+  assertFailed(
+    t,
+    await b.get('getMeetingInfo', [['meetingID', 'a-only']]),
+    'notFound',
+    "b does not see a's running meeting",
+  );
+  t.equal(
+    (await b.get('isMeetingRunning', [['meetingID', 'a-only']])).xml.running,
+    'false',
+    "a's meeting is not running for b",
+  );
 
   const createdB = await b.get('create', [
     ['meetingID', 'same-id'],
@@ -236,7 +293,11 @@ t.test('a kept answer never crosses tenants', async (t) => {
   t.equal(infoB.xml.meetingName, 'B only', "b reads b's meeting");
   t.equal(infoB.xml.internalMeetingID, createdB.xml.internalMeetingID);
   t.not(infoB.xml.internalMeetingID, createdA.xml.internalMeetingID);
-  t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName, 'A only', "and a still reads a's");
+  t.equal(
+    (await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.meetingName,
+    'A only',
+    "and a still reads a's",
+  );
   assertSuccess(
     t,
     await b.get('end', [
@@ -245,6 +306,10 @@ t.test('a kept answer never crosses tenants', async (t) => {
     ]),
     'b ends its own',
   );
-  t.equal((await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.endTime, '0', "a's meeting of the same id is not ended");
+  t.equal(
+    (await a.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.endTime,
+    '0',
+    "a's meeting of the same id is not ended",
+  );
   t.equal((await b.get('getMeetingInfo', [['meetingID', 'same-id']])).xml.hasBeenForciblyEnded, 'true', "b's is");
 });

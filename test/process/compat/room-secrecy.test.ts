@@ -8,14 +8,26 @@ import { compatAppFor } from '../../helpers/compat-app.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
 import { dataDirFor, type Tap } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
-import { assertSuccess, compatDaemonFor, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../../helpers/compat.js';
+import {
+  assertSuccess,
+  compatDaemonFor,
+  ConfapiClient,
+  roomAndToken,
+  startWithToken,
+  type CompatServer,
+} from '../../helpers/compat.js';
 
 const secret = 'room-secrecy-secret-5b2e';
 
 /** The id an attacker derives from public data: what rooms were named before. */
-const derived = (meetingId: string) => `cf-${createHash('sha256').update(`primary\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
+const derived = (meetingId: string) =>
+  `cf-${createHash('sha256').update(`primary\n${meetingId}`, 'utf8').digest('hex').slice(0, 32)}`;
 
-async function bare(d: CompatServer, roomId: string, path: 'start' | 'knock' = 'start'): Promise<{ status: number; body: any }> {
+async function bare(
+  d: CompatServer,
+  roomId: string,
+  path: 'start' | 'knock' = 'start',
+): Promise<{ status: number; body: any }> {
   const response = await injectFetch(`${d.url}/room/${encodeURIComponent(roomId)}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -25,7 +37,9 @@ async function bare(d: CompatServer, roomId: string, path: 'start' | 'knock' = '
 }
 
 async function exists(d: CompatServer, roomId: string, token?: string): Promise<{ status: number; text: string }> {
-  const response = await injectFetch(`${d.url}/room/${encodeURIComponent(roomId)}/exists${token ? `?t=${encodeURIComponent(token)}` : ''}`);
+  const response = await injectFetch(
+    `${d.url}/room/${encodeURIComponent(roomId)}/exists${token ? `?t=${encodeURIComponent(token)}` : ''}`,
+  );
   return { status: response.status, text: await response.text() };
 }
 
@@ -100,7 +114,11 @@ t.test('a bare arrival meets the guest policy', async (t) => {
     );
     rooms[policy] = (await joinLink(api, policy)).roomId;
   }
-  t.match((await bare(d, rooms.ALWAYS_ACCEPT!)).body, { status: 'joined' }, 'ALWAYS_ACCEPT: in (knowing the random id is the key)');
+  t.match(
+    (await bare(d, rooms.ALWAYS_ACCEPT!)).body,
+    { status: 'joined' },
+    'ALWAYS_ACCEPT: in (knowing the random id is the key)',
+  );
   t.same((await bare(d, rooms.ASK_MODERATOR!)).body, { status: 'knock' }, 'ASK_MODERATOR: she waits');
   t.equal((await bare(d, rooms.ASK_MODERATOR!, 'knock')).status, 202);
   t.same((await bare(d, rooms.ALWAYS_ACCEPT_AUTH!)).body, { status: 'knock' }, 'ALWAYS_ACCEPT_AUTH: she asks');
@@ -132,7 +150,11 @@ t.test('end closes the room to every arrival, for good; a new create makes a new
 
   t.equal((await bare(d, mod.roomId)).status, 404, 'a bare arrival after end: no such room');
   t.equal((await bare(d, mod.roomId, 'knock')).status, 404, 'nor by knocking');
-  t.equal((await startWithToken(d, mod.roomId, early.token)).status, 404, 'a join link issued before the end does not reopen it');
+  t.equal(
+    (await startWithToken(d, mod.roomId, early.token)).status,
+    404,
+    'a join link issued before the end does not reopen it',
+  );
   t.equal((await exists(d, mod.roomId, early.token)).status, 404, 'exists says nothing, even with a token');
 
   assertSuccess(t, await api.get('create', [['meetingID', 'lecture']]), 're-create');

@@ -19,7 +19,12 @@ t.test('a broken tenants file at start: exit 2 naming the file, line and column'
   await t.rejects(
     startDaemon({
       dataDir: data,
-      env: { COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: 'primary-secret-aaaaaaaaaaaa', SERVICE_TENANTS_FILE: file, ...licence },
+      env: {
+        COMPAT_HTTP_ADDR: '127.0.0.1:0',
+        COMPAT_API_SHARED_SECRET: 'primary-secret-aaaaaaaaaaaa',
+        SERVICE_TENANTS_FILE: file,
+        ...licence,
+      },
     }),
     /exited \(2\)[\s\S]*SERVICE_TENANTS_FILE[^\n]*:\d+:\d+: malformed TOML/,
   );

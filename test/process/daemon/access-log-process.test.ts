@@ -69,17 +69,34 @@ t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on b
   // Engine listener: successes and failures carrying each secret.
   t.equal((await fetch(`${d.url}/room/secrets?t=${joinToken}`)).status, 200, 'the page with a join token');
   t.equal((await fetch(`${d.url}/room/other/exists?t=${joinToken}`)).status, 404, 'another room with it');
-  t.equal((await call(d, '/room/secrets/start', { method: 'POST', token: null, json: { name: 'X', t: `${joinToken}x` } })).status, 403, 'a spoiled join token');
+  t.equal(
+    (await call(d, '/room/secrets/start', { method: 'POST', token: null, json: { name: 'X', t: `${joinToken}x` } }))
+      .status,
+    403,
+    'a spoiled join token',
+  );
   t.equal((await guest.poll()).status, 200, 'a poll with the cookie');
   t.equal((await guest.request('GET', '/waiting', { room: 'other' })).status, 404, 'the cookie sent to another room');
-  t.equal((await fetch(`${d.url}/room/secrets/waiting?meet_wait=${cookie}`)).status, 404, 'the cookie in a query string');
+  t.equal(
+    (await fetch(`${d.url}/room/secrets/waiting?meet_wait=${cookie}`)).status,
+    404,
+    'the cookie in a query string',
+  );
   t.equal((await asSession.list(d, 'secrets', mod.session)).status, 200, 'the Bearer session');
   t.equal((await asSession.list(d, 'other', mod.session)).status, 401, 'the session for another room');
-  t.equal((await fetch(`${d.url}/room/secrets/live?session=${mod.session}`)).status, 404, 'the live address without an upgrade');
+  t.equal(
+    (await fetch(`${d.url}/room/secrets/live?session=${mod.session}`)).status,
+    404,
+    'the live address without an upgrade',
+  );
   t.equal((await call(d, '/api/rooms/secrets')).status, 200, 'the rooms API bearer token');
   t.equal((await call(d, '/api/rooms/missing')).status, 404, 'the bearer token on a missing room');
   t.equal((await call(d, '/api/rooms', { token: `${d.adminToken}x` })).status, 401, 'a spoiled bearer token');
-  t.equal((await call(d, `/api/rooms?access_token=${d.adminToken}`, { token: null })).status, 401, 'the bearer token in a query string');
+  t.equal(
+    (await call(d, `/api/rooms?access_token=${d.adminToken}`, { token: null })).status,
+    401,
+    'the bearer token in a query string',
+  );
 
   // Compat listener: the meeting API's checksum (signed with the shared secret) and the gateway's JWT.
   const confapi = new ConfapiClient(d.compatUrl, shared);
@@ -93,10 +110,22 @@ t.test('no secret in any line at SERVICE_ACCESS_LOG=all, failures included, on b
   const badChecksum = confapi.with({ secret: 'wrong-secret' }).url('getMeetings');
   await fetch(badChecksum);
   const jwt = mint(claims('Math'));
-  t.equal((await fetch(`${d.compatUrl}/videoconf/Math?jwt=${jwt}`, { redirect: 'manual' })).status, 302, 'the gateway with its JWT');
+  t.equal(
+    (await fetch(`${d.compatUrl}/videoconf/Math?jwt=${jwt}`, { redirect: 'manual' })).status,
+    302,
+    'the gateway with its JWT',
+  );
   const badJwt = mint(claims('Math'), { secret: 'x'.repeat(40) });
-  t.equal((await fetch(`${d.compatUrl}/videoconf/Math?jwt=${badJwt}`, { redirect: 'manual' })).status, 403, 'a forged JWT');
-  t.equal((await fetch(`${d.compatUrl}/nowhere?jwt=${jwt}&checksum=${checksum}`)).status, 404, 'an unknown compat path');
+  t.equal(
+    (await fetch(`${d.compatUrl}/videoconf/Math?jwt=${badJwt}`, { redirect: 'manual' })).status,
+    403,
+    'a forged JWT',
+  );
+  t.equal(
+    (await fetch(`${d.compatUrl}/nowhere?jwt=${jwt}&checksum=${checksum}`)).status,
+    404,
+    'an unknown compat path',
+  );
 
   await summaryOf(d, 'api.rooms', 3);
   await summaryOf(d, 'unmatched', 1);
@@ -153,7 +182,12 @@ t.test(
     const failed = await logMatch(d, /"family":"room\.knock"[^\n]*"status":500/);
     t.ok(failed, 'its access line');
     const line = logRecords(d).find((record) => record.family === 'room.knock' && record.status === 500)!;
-    t.match(line, { level: 50, msg: 'server error', route: '/room/:id/knock', req: { method: 'POST', url: '/room/full/knock' } });
+    t.match(line, {
+      level: 50,
+      msg: 'server error',
+      route: '/room/:id/knock',
+      req: { method: 'POST', url: '/room/full/knock' },
+    });
     t.notOk(
       d.lines.some((l) => l.includes('Nobody')),
       'the name is not logged',

@@ -18,65 +18,86 @@ const forcedMsg = 'shutdown grace over: exiting with work still open';
 // Every case runs its own daemon process and waits mostly on its signals and graces: two at a time.
 t.jobs = 2;
 
-t.test('a live connection is closed with 4503 (service restarting) and the daemon exits 0 without waiting for the grace', async (t) => {
-  const grace = 30;
-  const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
-  await createRoom(t, daemon, { room_id: 'live-stop', name: 'Live stop', waiting_room: 'off' });
-  const mod = await moderator(daemon, 'live-stop');
-  const { client } = await connectLive(daemon, 'live-stop', mod.session);
-  const { code, ms } = await signalled(daemon, 'SIGINT');
-  t.same(await client.closed, { code: closeCodes.restarting, reason: 'service restarting' }, 'the page gets the code it reads as a restart');
-  t.equal(closeCodes.restarting, 4503);
-  t.equal(code, 0, 'a finished stop exits 0');
-  t.ok(ms < grace * 1000, `exited once the socket closed (${ms} ms), not at the ${grace} s grace`);
-  t.equal(logRecords(daemon).at(-1)?.msg, 'stopped');
-});
+t.test(
+  'a live connection is closed with 4503 (service restarting) and the daemon exits 0 without waiting for the grace',
+  async (t) => {
+    const grace = 30;
+    const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
+    await createRoom(t, daemon, { room_id: 'live-stop', name: 'Live stop', waiting_room: 'off' });
+    const mod = await moderator(daemon, 'live-stop');
+    const { client } = await connectLive(daemon, 'live-stop', mod.session);
+    const { code, ms } = await signalled(daemon, 'SIGINT');
+    t.same(
+      await client.closed,
+      { code: closeCodes.restarting, reason: 'service restarting' },
+      'the page gets the code it reads as a restart',
+    );
+    t.equal(closeCodes.restarting, 4503);
+    t.equal(code, 0, 'a finished stop exits 0');
+    t.ok(ms < grace * 1000, `exited once the socket closed (${ms} ms), not at the ${grace} s grace`);
+    t.equal(logRecords(daemon).at(-1)?.msg, 'stopped');
+  },
+);
 
-t.test('waiting polls: a keep-alive connection left by a poll does not hold the stop, and a poll arriving during it is answered', async (t) => {
-  const grace = 30;
-  const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
-  await createRoom(t, daemon, { room_id: 'polls', name: 'Polls', waiting_room: 'all' });
-  await moderator(daemon, 'polls');
-  const guest = new Browser(daemon, 'polls');
-  t.equal((await guest.knock({ name: 'Guest' })).status, 202);
-  const url = new URL(daemon.url);
-  const pollBytes = `GET /room/polls/waiting HTTP/1.1\r\nHost: ${url.host}\r\nCookie: meet_wait=${guest.cookie}\r\n\r\n`;
-  // One poll answered, its connection kept alive and idle.
-  const kept = await partialRequest(daemon.url, pollBytes, '');
-  await until('the first poll is answered', async () => /"status":"waiting"/.test(kept.received()), 10_000, 25);
-  // One poll whose headers are half sent when the signal comes.
-  const late = await partialRequest(daemon.url, pollBytes.slice(0, 30), '');
-  await sleep(200);
-  const started = Date.now();
-  daemon.child.kill('SIGTERM');
-  await sleep(200);
-  late.socket.write(pollBytes.slice(30));
-  const code = await daemon.exited;
-  const ms = Date.now() - started;
-  await Promise.all([kept.closed, late.closed]);
-  t.match(late.received(), /^HTTP\/1\.1 (200|503) /, `the poll in flight is answered: ${late.received().split('\r\n')[0]}`);
-  t.equal(code, 0);
-  t.ok(ms < grace * 1000, `exited (${ms} ms) before the ${grace} s grace`);
-});
+t.test(
+  'waiting polls: a keep-alive connection left by a poll does not hold the stop, and a poll arriving during it is answered',
+  async (t) => {
+    const grace = 30;
+    const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
+    await createRoom(t, daemon, { room_id: 'polls', name: 'Polls', waiting_room: 'all' });
+    await moderator(daemon, 'polls');
+    const guest = new Browser(daemon, 'polls');
+    t.equal((await guest.knock({ name: 'Guest' })).status, 202);
+    const url = new URL(daemon.url);
+    const pollBytes = `GET /room/polls/waiting HTTP/1.1\r\nHost: ${url.host}\r\nCookie: meet_wait=${guest.cookie}\r\n\r\n`;
+    // One poll answered, its connection kept alive and idle.
+    const kept = await partialRequest(daemon.url, pollBytes, '');
+    await until('the first poll is answered', async () => /"status":"waiting"/.test(kept.received()), 10_000, 25);
+    // One poll whose headers are half sent when the signal comes.
+    const late = await partialRequest(daemon.url, pollBytes.slice(0, 30), '');
+    await sleep(200);
+    const started = Date.now();
+    daemon.child.kill('SIGTERM');
+    await sleep(200);
+    late.socket.write(pollBytes.slice(30));
+    const code = await daemon.exited;
+    const ms = Date.now() - started;
+    await Promise.all([kept.closed, late.closed]);
+    t.match(
+      late.received(),
+      /^HTTP\/1\.1 (200|503) /,
+      `the poll in flight is answered: ${late.received().split('\r\n')[0]}`,
+    );
+    t.equal(code, 0);
+    t.ok(ms < grace * 1000, `exited (${ms} ms) before the ${grace} s grace`);
+  },
+);
 
 for (const count of [1, 50]) {
-  t.test(`${count} slow client(s) mid-request: the daemon exits 1 at the grace, naming them, and cuts them`, async (t) => {
-    const grace = 2;
-    const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
-    const slow = [];
-    for (let i = 0; i < count; i += 1) slow.push(await slowRequest(daemon.url, '/room/any/knock', 'application/json', 0));
-    // Headers parsed, body pending: nothing outside the daemon shows it, so give it a generous moment.
-    await sleep(1000);
-    const { code, ms } = await signalled(daemon);
-    t.equal(code, 1, 'exit code 1');
-    t.ok(ms < stopTimeoutSecs(grace) * 1000, `exited (${ms} ms) before grace + margin, where a supervisor would SIGKILL`);
-    await Promise.all(slow.map((c) => c.closed));
-    t.pass('every slow connection was closed by the daemon');
-    t.match(
-      logRecords(daemon).find((r) => r.msg === forcedMsg),
-      { level: 50, graceSecs: grace, open: { engine: { requests: count, connections: count } } },
-    );
-  });
+  t.test(
+    `${count} slow client(s) mid-request: the daemon exits 1 at the grace, naming them, and cuts them`,
+    async (t) => {
+      const grace = 2;
+      const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
+      const slow = [];
+      for (let i = 0; i < count; i += 1)
+        slow.push(await slowRequest(daemon.url, '/room/any/knock', 'application/json', 0));
+      // Headers parsed, body pending: nothing outside the daemon shows it, so give it a generous moment.
+      await sleep(1000);
+      const { code, ms } = await signalled(daemon);
+      t.equal(code, 1, 'exit code 1');
+      t.ok(
+        ms < stopTimeoutSecs(grace) * 1000,
+        `exited (${ms} ms) before grace + margin, where a supervisor would SIGKILL`,
+      );
+      await Promise.all(slow.map((c) => c.closed));
+      t.pass('every slow connection was closed by the daemon');
+      t.match(
+        logRecords(daemon).find((r) => r.msg === forcedMsg),
+        { level: 50, graceSecs: grace, open: { engine: { requests: count, connections: count } } },
+      );
+    },
+  );
 }
 
 t.test('a second signal exits at once with code 1, logging what was still open', async (t) => {
@@ -99,56 +120,60 @@ t.test('a second signal exits at once with code 1, logging what was still open',
   await slow.closed;
 });
 
-t.test('knocks acknowledged right before SIGTERM, and knocks in flight during it, are in the database after the restart', async (t) => {
-  const dataDir = dataDirFor(t);
-  const first = await daemonFor(t, { dataDir, env: { SERVICE_SHUTDOWN_GRACE_SECS: '20' } });
-  await createRoom(t, first, { room_id: 'durable-stop', name: 'Durable stop', waiting_room: 'all' });
-  await moderator(first, 'durable-stop');
-  const acknowledged = new Map<string, Browser>();
-  // Acknowledged before the signal.
-  for (let i = 0; i < 5; i += 1) {
-    const browser = new Browser(first, 'durable-stop', { forwardedFor: `198.51.100.${i + 1}` });
-    t.equal((await browser.knock({ name: `Before ${i}` })).status, 202);
-    acknowledged.set(`Before ${i}`, browser);
-  }
-  // In flight when the signal comes: the whole request but the body's last byte is sent; that byte follows the signal.
-  const url = new URL(first.url);
-  const inFlight = await Promise.all(
-    Array.from({ length: 10 }, async (_, i) => {
-      const name = `In flight ${i}`;
-      const body = JSON.stringify({ name });
-      const head =
-        `POST /room/durable-stop/knock HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-        `X-Forwarded-For: 203.0.113.${i + 1}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-      return { name, body, ...(await partialRequest(first.url, head, body.slice(0, -1))) };
-    }),
-  );
-  await sleep(1000);
-  first.child.kill('SIGTERM');
-  await sleep(200);
-  for (const knock of inFlight) knock.socket.write(knock.body.slice(-1));
-  t.equal(await first.exited, 0, 'the stop finished: exit 0');
-  t.ok(logRecords(first).some((r) => r.msg === 'stopped'));
-  await Promise.all(inFlight.map((k) => k.closed));
-  for (const knock of inFlight) {
-    t.match(knock.received(), /^HTTP\/1\.1 202 /, `${knock.name}: the knock in flight was answered 202`);
-    const cookie = /set-cookie: meet_wait=([^;]+)/i.exec(knock.received())?.[1] ?? null;
-    const browser = new Browser(first, 'durable-stop');
-    browser.setCookie(cookie);
-    acknowledged.set(knock.name, browser);
-  }
+t.test(
+  'knocks acknowledged right before SIGTERM, and knocks in flight during it, are in the database after the restart',
+  async (t) => {
+    const dataDir = dataDirFor(t);
+    const first = await daemonFor(t, { dataDir, env: { SERVICE_SHUTDOWN_GRACE_SECS: '20' } });
+    await createRoom(t, first, { room_id: 'durable-stop', name: 'Durable stop', waiting_room: 'all' });
+    await moderator(first, 'durable-stop');
+    const acknowledged = new Map<string, Browser>();
+    // Acknowledged before the signal.
+    for (let i = 0; i < 5; i += 1) {
+      const browser = new Browser(first, 'durable-stop', { forwardedFor: `198.51.100.${i + 1}` });
+      t.equal((await browser.knock({ name: `Before ${i}` })).status, 202);
+      acknowledged.set(`Before ${i}`, browser);
+    }
+    // In flight when the signal comes: the whole request but the body's last byte is sent; that byte follows the signal.
+    const url = new URL(first.url);
+    const inFlight = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const name = `In flight ${i}`;
+        const body = JSON.stringify({ name });
+        const head =
+          `POST /room/durable-stop/knock HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+          `X-Forwarded-For: 203.0.113.${i + 1}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+        return { name, body, ...(await partialRequest(first.url, head, body.slice(0, -1))) };
+      }),
+    );
+    await sleep(1000);
+    first.child.kill('SIGTERM');
+    await sleep(200);
+    for (const knock of inFlight) knock.socket.write(knock.body.slice(-1));
+    t.equal(await first.exited, 0, 'the stop finished: exit 0');
+    t.ok(logRecords(first).some((r) => r.msg === 'stopped'));
+    await Promise.all(inFlight.map((k) => k.closed));
+    for (const knock of inFlight) {
+      t.match(knock.received(), /^HTTP\/1\.1 202 /, `${knock.name}: the knock in flight was answered 202`);
+      const cookie = /set-cookie: meet_wait=([^;]+)/i.exec(knock.received())?.[1] ?? null;
+      const browser = new Browser(first, 'durable-stop');
+      browser.setCookie(cookie);
+      acknowledged.set(knock.name, browser);
+    }
 
-  const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
-  const listed = await waitingApi.list(second, 'durable-stop');
-  t.equal(listed.status, 200);
-  const names = new Set((listed.body as { name: string }[]).map((r: { name: string }) => r.name));
-  for (const name of acknowledged.keys()) t.ok(names.has(name), `${name}, acknowledged, is waiting after the restart`);
-  for (const [name, browser] of acknowledged) {
-    const again = new Browser(second, 'durable-stop');
-    again.setCookie(browser.cookie);
-    t.same((await again.poll()).body, { status: 'waiting' }, `${name}'s cookie still polls waiting`);
-  }
-});
+    const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
+    const listed = await waitingApi.list(second, 'durable-stop');
+    t.equal(listed.status, 200);
+    const names = new Set((listed.body as { name: string }[]).map((r: { name: string }) => r.name));
+    for (const name of acknowledged.keys())
+      t.ok(names.has(name), `${name}, acknowledged, is waiting after the restart`);
+    for (const [name, browser] of acknowledged) {
+      const again = new Browser(second, 'durable-stop');
+      again.setCookie(browser.cookie);
+      t.same((await again.poll()).body, { status: 'waiting' }, `${name}'s cookie still polls waiting`);
+    }
+  },
+);
 
 t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
   const dataDir = tempDataDir();
@@ -168,11 +193,19 @@ t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
     daemon.stderr.resume();
     setInterval(() => {}, 1000);
   `;
-  const parent = spawn(process.execPath, ['-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
+  const parent = spawn(process.execPath, ['-e', parentScript], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   let said = '';
   parent.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
   let pid = 0;
-  await until('the daemon listens', async () => ((pid = Number(/daemon (\d+)/.exec(said)?.[1] ?? 0)), pid > 0), 45_000, 50);
+  await until(
+    'the daemon listens',
+    async () => ((pid = Number(/daemon (\d+)/.exec(said)?.[1] ?? 0)), pid > 0),
+    45_000,
+    50,
+  );
   t.teardown(() => {
     if (processRuns(pid)) process.kill(pid, 'SIGKILL');
   });

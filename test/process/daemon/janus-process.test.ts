@@ -15,7 +15,13 @@ t.test('a killed Janus is restarted and the rooms of meetings in progress are ma
   const { janus, lines } = await janusFor(t, 42_300);
   const configDir = path.dirname(readFileSync('/proc/' + String(janus.pid) + '/cmdline', 'utf8').split('\0')[2] ?? '');
   t.equal(statSync(configDir).mode & 0o777, 0o700, 'the generated configuration (secrets) is private');
-  const rooms = new JanusRooms({ endpoint: () => janus.endpoint, adminKey: janus.roomAdminKey, publishers: 30, randomText, log: { warn: () => {} } });
+  const rooms = new JanusRooms({
+    endpoint: () => janus.endpoint,
+    adminKey: janus.roomAdminKey,
+    publishers: 30,
+    randomText,
+    log: { warn: () => {} },
+  });
   t.teardown(() => rooms.close());
   const before = await rooms.ensure('meeting-a');
   await rooms.ensure('meeting-b');
@@ -65,7 +71,13 @@ t.test('a missing or failing program is a clear start error, and nothing is left
   });
   await t.rejects(missing.start(), /Janus could not be started/);
   t.equal(missing.state, 'stopped');
-  const failing = new JanusProcess({ bin: '/bin/false', configDir: path.join(dir, 'b'), rtpPorts: { min: 40000, max: 40010 }, publicIp: null, log });
+  const failing = new JanusProcess({
+    bin: '/bin/false',
+    configDir: path.join(dir, 'b'),
+    rtpPorts: { min: 40000, max: 40010 },
+    publicIp: null,
+    log,
+  });
   await t.rejects(failing.start(), /Janus exited while starting/);
   t.equal(failing.state, 'stopped');
 });

@@ -25,13 +25,21 @@ function sample(text: string, series: string): number | null {
 }
 
 t.test('a metrics address off loopback stops the start unless allowed', async (t) => {
-  const refused = await runMeetctl(['serve'], { SERVICE_DATA_DIR: tempDataDir(), SERVICE_METRICS_ADDR: '0.0.0.0:9464' });
+  const refused = await runMeetctl(['serve'], {
+    SERVICE_DATA_DIR: tempDataDir(),
+    SERVICE_METRICS_ADDR: '0.0.0.0:9464',
+  });
   t.equal(refused.code, 2, 'a public metrics address stops the start');
-  t.match(refused.stderr, /SERVICE_METRICS_ADDR must be a loopback address[^\n]*"0\.0\.0\.0:9464"[^\n]*SERVICE_METRICS_ALLOW_REMOTE=true/);
+  t.match(
+    refused.stderr,
+    /SERVICE_METRICS_ADDR must be a loopback address[^\n]*"0\.0\.0\.0:9464"[^\n]*SERVICE_METRICS_ALLOW_REMOTE=true/,
+  );
 });
 
 t.test("with the daemon's own Janus: up, and its restart counted", { skip: janusMissing ?? false }, async (t) => {
-  const d = await startDaemon({ env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '44600-44700', SERVICE_METRICS_ADDR: '127.0.0.1:0' } });
+  const d = await startDaemon({
+    env: { SERVICE_MEDIA: 'janus', SERVICE_RTP_PORTS: '44600-44700', SERVICE_METRICS_ADDR: '127.0.0.1:0' },
+  });
   t.teardown(() => stopGracefully(d));
   const url = (await logMatch(d, /"url":"(http:[^"]+)"[^\n]*"msg":"metrics listening/))[1]!;
   const first = await scrape(url);

@@ -13,8 +13,20 @@ t.test('rooms survive a SIGKILL and a restart on the same data directory', async
   const first = await daemonFor(t, { dataDir });
   const bodies = [
     { room_id: 'alpha', name: 'Alpha' },
-    { room_id: 'beta', name: 'Beta', waiting_room: 'guests', waiting_room_mode: 'until_moderator', waiting_room_timeout_secs: 30 },
-    { room_id: 'gamma.1', name: 'Gamma ünïcode ✓', waiting_room: 'all', waiting_room_timeout_secs: 3600, access_code: 'code-1234' },
+    {
+      room_id: 'beta',
+      name: 'Beta',
+      waiting_room: 'guests',
+      waiting_room_mode: 'until_moderator',
+      waiting_room_timeout_secs: 30,
+    },
+    {
+      room_id: 'gamma.1',
+      name: 'Gamma ünïcode ✓',
+      waiting_room: 'all',
+      waiting_room_timeout_secs: 3600,
+      access_code: 'code-1234',
+    },
     { room_id: 'delta_2', name: 'Delta', waiting_room: 'off', waiting_room_mode: 'approval' },
   ];
   for (const body of bodies) t.equal((await rooms.create(first, body)).status, 201, `created ${body.room_id}`);
@@ -30,13 +42,18 @@ t.test('rooms survive a SIGKILL and a restart on the same data directory', async
   const after = await call(second, '/api/rooms', { token });
   t.equal(after.status, 200);
   t.same(after.body.rooms, before, 'every room is there with the same fields, the deleted one is still gone');
-  for (const room of before) t.same((await call(second, `/api/rooms/${room.room_id}`, { token })).body, room, `GET ${room.room_id}`);
+  for (const room of before)
+    t.same((await call(second, `/api/rooms/${room.room_id}`, { token })).body, room, `GET ${room.room_id}`);
   t.match(
     before.find((r: { room_id: string }) => r.room_id === 'alpha'),
     { name: 'Alpha renamed', waiting_room_timeout_secs: 45 },
     'the PATCH survived',
   );
-  t.equal(before.find((r: { room_id: string }) => r.room_id === 'gamma.1').access_code_set, true, 'the access code survived');
+  t.equal(
+    before.find((r: { room_id: string }) => r.room_id === 'gamma.1').access_code_set,
+    true,
+    'the access code survived',
+  );
 });
 
 t.test('SIGTERM stops the daemon: exit code 0, "stopped" logged', async (t) => {
@@ -64,13 +81,21 @@ t.test('the initial admin token', async (t) => {
   const second = await daemonFor(t, { dataDir });
   const again = statSync(file);
   t.equal(readFileSync(file, 'utf8').trim(), first.adminToken, 'the file still holds the first token');
-  t.same([again.ino, again.mtimeMs, again.mode & 0o777], [written.ino, written.mtimeMs, 0o600], 'the file was not rewritten');
+  t.same(
+    [again.ino, again.mtimeMs, again.mode & 0o777],
+    [written.ino, written.mtimeMs, 0o600],
+    'the file was not rewritten',
+  );
   t.notOk(
     logRecords(second).some((record) => 'file' in record || /token written/.test(String(record.msg))),
     'no new token is issued on a restart',
   );
 
-  t.equal((await call(second, '/api/rooms', { token: first.adminToken })).status, 200, 'the initial token works after the restart');
+  t.equal(
+    (await call(second, '/api/rooms', { token: first.adminToken })).status,
+    200,
+    'the initial token works after the restart',
+  );
   const wrongToken = first.adminToken.slice(0, -1) + (first.adminToken.endsWith('A') ? 'B' : 'A');
   const wrong = await call(second, '/api/rooms', { token: wrongToken });
   assertError(t, wrong, 401, 'unauthorized');

@@ -6,8 +6,14 @@ import { meetctl, tempDataDir } from '../../helpers/daemon.js';
 import { installTestLicence } from '../../helpers/licence.js';
 
 /** Starts `meetctl serve`, waits for `ready` in its log, stops it, and returns its exit code and stderr. */
-async function startAndStop(env: Record<string, string>, ready: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [meetctl, 'serve'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startAndStop(
+  env: Record<string, string>,
+  ready: string,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [meetctl, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -25,7 +31,10 @@ async function startAndStop(env: Record<string, string>, ready: string): Promise
 }
 
 t.test('meetctl serve starts without a runtime warning on stderr', async (t) => {
-  const { code, stderr } = await startAndStop({ SERVICE_DATA_DIR: tempDataDir(), SERVICE_HTTP_ADDR: '127.0.0.1:0' }, 'engine listening');
+  const { code, stderr } = await startAndStop(
+    { SERVICE_DATA_DIR: tempDataDir(), SERVICE_HTTP_ADDR: '127.0.0.1:0' },
+    'engine listening',
+  );
   t.equal(code, 0, 'it stops cleanly');
   t.notMatch(stderr, /Warning|FSTDEP/, 'no warning was printed');
   t.equal(stderr, '', 'stderr stayed empty');

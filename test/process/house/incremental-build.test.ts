@@ -22,12 +22,16 @@ interface Build {
 function build(cwd: string): Promise<Build> {
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile('npm', ['run', 'build', '--no-update-notifier'], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({
-        code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
-        output: `${stdout}${stderr}`,
-        seconds: (performance.now() - started) / 1000,
-      }),
+    execFile(
+      'npm',
+      ['run', 'build', '--no-update-notifier'],
+      { cwd, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
+          output: `${stdout}${stderr}`,
+          seconds: (performance.now() - started) / 1000,
+        }),
     );
   });
 }
@@ -64,14 +68,20 @@ t.test('a build with nothing changed writes nothing; a change rebuilds what it t
   t.match(first.output, /web client: [\d.]+ KB/, 'the first build bundles the web client');
   const built = outputs(dist);
   t.ok(
-    built.has('cli/main.js') && built.has('web/main.js') && built.has('store/migrations/001-rooms-and-access-tokens.sql'),
+    built.has('cli/main.js') &&
+      built.has('web/main.js') &&
+      built.has('store/migrations/001-rooms-and-access-tokens.sql'),
     'compiled code, bundle and assets are all there',
   );
 
   const second = await build(work);
   t.equal(second.code, 0, second.code === 0 ? 'the second build' : second.output);
   t.comment(`first build ${first.seconds.toFixed(1)} s, second ${second.seconds.toFixed(1)} s`);
-  t.same(written(built, outputs(dist)), [], 'the second build writes no file: nothing compiled, bundled or copied again');
+  t.same(
+    written(built, outputs(dist)),
+    [],
+    'the second build writes no file: nothing compiled, bundled or copied again',
+  );
   t.same([...outputs(dist).keys()].sort(), [...built.keys()].sort(), 'and removes none');
   t.match(second.output, /web client: up to date/, 'it says the bundle is up to date');
 
@@ -80,7 +90,11 @@ t.test('a build with nothing changed writes nothing; a change rebuilds what it t
   const server = await build(work);
   t.equal(server.code, 0, server.code === 0 ? 'the build after a server source changed' : server.output);
   const afterServer = outputs(dist);
-  t.match(readFileSync(join(dist, 'config/version.js'), 'utf8'), /changed by the incremental build test/, 'the changed source is compiled again');
+  t.match(
+    readFileSync(join(dist, 'config/version.js'), 'utf8'),
+    /changed by the incremental build test/,
+    'the changed source is compiled again',
+  );
   t.same(
     written(built, afterServer).filter((file) => !file.startsWith('config/version.js') && file !== '.tsbuildinfo'),
     [],

@@ -44,10 +44,16 @@ function pipelinedKnocks(daemon: Daemon, roomId: string, bodies: readonly unknow
         const end = buffer.indexOf('\r\n\r\n');
         if (end < 0) break;
         const [statusLine, ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
-        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+        );
         const length = Number(headers['content-length'] ?? 0);
         if (buffer.length < end + 4 + length) break;
-        answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body: buffer.subarray(end + 4, end + 4 + length).toString() });
+        answers.push({
+          status: Number(statusLine!.split(' ')[1]),
+          headers,
+          body: buffer.subarray(end + 4, end + 4 + length).toString(),
+        });
         buffer = buffer.subarray(end + 4 + length);
       }
       if (answers.length === bodies.length) {
@@ -94,7 +100,9 @@ t.test('knocks arriving together share one commit, and kill -9 right after their
 
   const db = openSqlite(file, { readonly: true });
   const stored = new Set(
-    (db.prepare("SELECT secret_hash FROM waiting_requests WHERE state = 'waiting'").pluck().all() as Buffer[]).map((b) => b.toString('hex')),
+    (db.prepare("SELECT secret_hash FROM waiting_requests WHERE state = 'waiting'").pluck().all() as Buffer[]).map(
+      (b) => b.toString('hex'),
+    ),
   );
   db.close();
   const missing = cookies.filter((c) => c !== null && !stored.has(sha256(c).toString('hex')));
@@ -130,7 +138,11 @@ t.test(
       'every knock of the group answered 500',
     );
     for (const answer of failed) {
-      t.same(JSON.parse(answer.body), { error: { code: 'internal_error', message: 'internal error; the log has the details' } }, 'the stable error shape');
+      t.same(
+        JSON.parse(answer.body),
+        { error: { code: 'internal_error', message: 'internal error; the log has the details' } },
+        'the stable error shape',
+      );
       t.equal(cookieOf(answer), null, 'and no cookie');
     }
     const list = await asSession.list(daemon, 'full', mod.session);

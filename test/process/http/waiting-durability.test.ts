@@ -3,7 +3,17 @@
 import t from 'tap';
 import { assertError, daemonFor, dataDirFor } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
-import { Browser, asSession, attendanceRows, claimsOf, createRoom, moderator, names, waitingApi, withAdminToken } from '../../helpers/waiting.js';
+import {
+  Browser,
+  asSession,
+  attendanceRows,
+  claimsOf,
+  createRoom,
+  moderator,
+  names,
+  waitingApi,
+  withAdminToken,
+} from '../../helpers/waiting.js';
 
 t.test('waiting-room state survives kill -9 and a restart on the same data directory', async (t) => {
   const dataDir = dataDirFor(t);
@@ -11,7 +21,12 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
   const room = 'durable';
   await createRoom(t, first, { room_id: room, name: 'Durable room', waiting_room: 'all' });
   const mod = await moderator(first, room, 'Mo Durable');
-  const [ann, bob, cid, dee] = [new Browser(first, room), new Browser(first, room), new Browser(first, room), new Browser(first, room)];
+  const [ann, bob, cid, dee] = [
+    new Browser(first, room),
+    new Browser(first, room),
+    new Browser(first, room),
+    new Browser(first, room),
+  ];
   for (const [name, browser] of [
     ['Ann', ann],
     ['Bob', bob],
@@ -21,13 +36,27 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
     t.equal((await browser.knock({ name, note: `${name}'s note` })).status, 202, `${name} knocks`);
   }
   const list = await asSession.list(first, room, mod.session);
-  const idOf = Object.fromEntries((list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]));
-  t.same((await asSession.admit(first, room, mod.session, { request_id: idOf.Ann })).body, { admitted: 1 }, 'Ann admitted');
+  const idOf = Object.fromEntries(
+    (list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]),
+  );
+  t.same(
+    (await asSession.admit(first, room, mod.session, { request_id: idOf.Ann })).body,
+    { admitted: 1 },
+    'Ann admitted',
+  );
   const annPoll = await ann.poll();
   t.match(annPoll.body, { status: 'admitted', session: String });
   const annSession = String(annPoll.body.session);
-  t.equal((await asSession.refuse(first, room, mod.session, { request_id: idOf.Bob, bar: true })).status, 200, 'Bob barred');
-  t.equal((await asSession.refuse(first, room, mod.session, { request_id: idOf.Dee, bar: false })).status, 200, 'Dee refused');
+  t.equal(
+    (await asSession.refuse(first, room, mod.session, { request_id: idOf.Bob, bar: true })).status,
+    200,
+    'Bob barred',
+  );
+  t.equal(
+    (await asSession.refuse(first, room, mod.session, { request_id: idOf.Dee, bar: false })).status,
+    200,
+    'Dee refused',
+  );
   const before = await waitingApi.timeline(first, room);
   t.equal(before.status, 200);
   t.same(
@@ -36,7 +65,11 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
     'the timeline before the kill',
   );
   // Cid is refused, knocks again at once and waits: a replaced request must survive too.
-  t.equal((await asSession.refuse(first, room, mod.session, { request_id: idOf.Cid, bar: false })).status, 200, 'Cid refused');
+  t.equal(
+    (await asSession.refuse(first, room, mod.session, { request_id: idOf.Cid, bar: false })).status,
+    200,
+    'Cid refused',
+  );
   t.equal((await cid.knock({ name: 'Cid', note: 'again' })).status, 202, 'Cid knocks again and waits');
   const timelineBefore = (await waitingApi.timeline(first, room)).body;
   const attendanceBefore = await attendanceRows(first, room);
@@ -69,9 +102,17 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
   t.same(timelineAfter.body, timelineBefore, 'the timeline is whole: same meeting, same entries');
   t.same(await attendanceRows(second, room), attendanceBefore, 'the attendance sheet too');
 
-  t.equal((await asSession.leave(second, room, annSession)).status, 204, "the admitted person's session is accepted by leave");
+  t.equal(
+    (await asSession.leave(second, room, annSession)).status,
+    204,
+    "the admitted person's session is accepted by leave",
+  );
   const cidId = (modList.body as { request_id: string }[])[0]!.request_id;
-  t.same((await asSession.admit(second, room, mod.session, { request_id: cidId })).body, { admitted: 1 }, 'the moderator can admit after the restart');
+  t.same(
+    (await asSession.admit(second, room, mod.session, { request_id: cidId })).body,
+    { admitted: 1 },
+    'the moderator can admit after the restart',
+  );
   t.match((await cid2.poll()).body, { status: 'admitted', session: String }, 'Cid enters');
   const kinds = (await waitingApi.timeline(second, room)).body.entries.map((e: { kind: string }) => e.kind);
   t.same(kinds.slice(-1), ['admit'], 'the new meeting history continues after the restart');

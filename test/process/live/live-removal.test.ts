@@ -31,7 +31,11 @@ t.test('removed: closed with 4403, her session and cookie spent across kill -9, 
   modLive.send({ type: 'remove', participant_id: ann.session.participantId });
   const removed = { type: 'removed', participant_id: ann.session.participantId, by: mod.participantId };
   t.same(await annLive.next('removed'), removed, 'she is told');
-  t.same(await annLive.closed, { code: closeCodes.removed, reason: 'a moderator removed you from the meeting' }, 'her socket closes with 4403');
+  t.same(
+    await annLive.closed,
+    { code: closeCodes.removed, reason: 'a moderator removed you from the meeting' },
+    'her socket closes with 4403',
+  );
   t.same(await benLive.next('removed'), removed, 'the others are told');
   await benLive.next('participant_left', (m) => m.participant_id === ann.session.participantId);
   modLive.send({ type: 'remove', participant_id: ann.session.participantId });
@@ -48,7 +52,11 @@ t.test('removed: closed with 4403, her session and cookie spent across kill -9, 
 
   t.equal(await stopDaemon(first, 'SIGKILL'), 'SIGKILL', 'killed with SIGKILL');
   const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
-  t.equal((await refusedUpgrade(liveUrl(second, 'class', ann.session.session))).status, 401, 'still refused after the restart');
+  t.equal(
+    (await refusedUpgrade(liveUrl(second, 'class', ann.session.session))).status,
+    401,
+    'still refused after the restart',
+  );
   // The same browser, cookie and all, against the restarted daemon.
   const annBrowser = new Browser(second, 'class');
   annBrowser.setCookie(ann.browser.cookie);

@@ -26,7 +26,10 @@ t.test('after kill -9, what was running ends when the daemon serves again', asyn
   const first = await startDaemon({ dataDir });
   t.teardown(() => stopGracefully(first));
   await createRoom(t, first, { room_id: 'room', name: 'Room', waiting_room: 'off' });
-  const ann = admittedSession(await call(first, '/room/room/start', { method: 'POST', token: null, json: { name: 'Ann' } }), 'Ann');
+  const ann = admittedSession(
+    await call(first, '/room/room/start', { method: 'POST', token: null, json: { name: 'Ann' } }),
+    'Ann',
+  );
   const a = await connectLive(first, 'room', ann.session);
   a.client.send({ type: 'state', audio: true, video: true, screen: false });
   await a.client.next('state');
@@ -47,5 +50,8 @@ t.test('after kill -9, what was running ends when the daemon serves again', asyn
   t.match(annStats, { audio: false, video: false, talking: false, chatMessages: 1 });
   const endedAt = Date.parse(annStats?.webcams[0]?.endedAt ?? '');
   t.ok(endedAt >= killedAt && endedAt <= restartedAt + 1_000, 'the webcam interval ends at the restart');
-  t.ok(annStats!.talkTimeMs > 0 && annStats!.talkTimeMs < restartedAt - killedAt + 10_000, `talk time up to the restart (${annStats?.talkTimeMs} ms)`);
+  t.ok(
+    annStats!.talkTimeMs > 0 && annStats!.talkTimeMs < restartedAt - killedAt + 10_000,
+    `talk time up to the restart (${annStats?.talkTimeMs} ms)`,
+  );
 });

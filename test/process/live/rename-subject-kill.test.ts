@@ -20,7 +20,10 @@ t.test('a rename and the subject survive kill -9', async (t) => {
   await modLive.next('participant_joined');
 
   annLive.send({ type: 'rename', name: 'Ann Smith' });
-  await modLive.next('state', (m) => m.participant.participant_id === ann.participantId && m.participant.name === 'Ann Smith');
+  await modLive.next(
+    'state',
+    (m) => m.participant.participant_id === ann.participantId && m.participant.name === 'Ann Smith',
+  );
   const markup = '<img src=x onerror=alert(1)>';
   modLive.send({ type: 'subject', subject: markup });
   t.equal((await annLive.next('subject')).subject, markup, 'the subject was told');
@@ -31,6 +34,10 @@ t.test('a rename and the subject survive kill -9', async (t) => {
   t.equal(annWelcome.self.name, 'Ann Smith', 'her name after the restart');
   t.equal(annWelcome.subject, markup, 'the subject after the restart');
   const { welcome: modAgain } = await connectLive(second, 'class', mod.session);
-  t.equal(modAgain.participants.find((p) => p.participant_id === ann.participantId)?.name, 'Ann Smith', 'the others see it too');
+  t.equal(
+    modAgain.participants.find((p) => p.participant_id === ann.participantId)?.name,
+    'Ann Smith',
+    'the others see it too',
+  );
   await annAgain.close();
 });

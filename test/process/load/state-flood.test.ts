@@ -92,7 +92,8 @@ function cpuMs(pid: number | undefined): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Infinity;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Infinity;
 
 t.test(`${members} members x ${toggles} toggles: /healthz stays fast and another room takes a knock`, async (t) => {
   const d = await daemonFor(t);
@@ -117,7 +118,9 @@ t.test(`${members} members x ${toggles} toggles: /healthz stays fast and another
   }
   const knockStarted = Date.now();
   // A knock that times out (10 s) is a failure to assert, not an error that ends the test early.
-  const knock = await new Browser(d, 'quiet').knock({ name: 'Next door' }).catch((err: unknown) => ({ status: String(err) }));
+  const knock = await new Browser(d, 'quiet')
+    .knock({ name: 'Next door' })
+    .catch((err: unknown) => ({ status: String(err) }));
   const knockMs = Date.now() - knockStarted;
   // The flood is over when every socket is closed; today's code closes none, so 10 s at most.
   await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(10_000)]);
@@ -144,7 +147,10 @@ t.test(`${members} members x ${toggles} toggles: /healthz stays fast and another
   // Media intervals are written with the room's flushes, in groups: a few commits, not one per
   // toggle (20,000 here). The log must not have been restarted meanwhile for the count to hold.
   t.equal(walAfter.generation, walBefore.generation, 'the write-ahead log was not restarted during the flood');
-  t.ok(walAfter.commits - walBefore.commits <= 50, `${walAfter.commits - walBefore.commits} durable commits for ${members * toggles} toggles`);
+  t.ok(
+    walAfter.commits - walBefore.commits <= 50,
+    `${walAfter.commits - walBefore.commits} durable commits for ${members * toggles} toggles`,
+  );
 
   // What cut the flood: each socket was told once, then closed as no page would behave.
   const codes = await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(2_000).then(() => [])]);
@@ -165,7 +171,11 @@ t.test('binary frames count against the allowance as well: told once, then close
   for (let i = 0; i < 2_500; i++) member.socket.send(Buffer.from([1, 2, 3]));
   const code = await Promise.race([member.closed, pause(10_000).then(() => 'still open')]);
   t.equal(code, floodCloseCode, `closed with ${floodCloseCode}`);
-  t.equal(member.errors.filter((c) => c === 'invalid_message').length, 1_000, 'each binary frame within the window is refused in words');
+  t.equal(
+    member.errors.filter((c) => c === 'invalid_message').length,
+    1_000,
+    'each binary frame within the window is refused in words',
+  );
   t.same(
     member.errors.filter((c) => c !== 'invalid_message'),
     ['rate_limited'],

@@ -72,5 +72,9 @@ t.test('a lock held by a live process times out naming it; a dead holder is take
   await new Promise((r) => holder.once('exit', r));
   t.equal(await withFileLock(lock, () => 'taken', 200), 'taken', 'a lock left by a dead process is taken over');
   writeFileSync(lock, 'garbage');
-  t.type(await withFileLock(lock, () => 'x', 100).catch((e: unknown) => e), LockTimeout, 'a lock without a pid is not taken over');
+  t.type(
+    await withFileLock(lock, () => 'x', 100).catch((e: unknown) => e),
+    LockTimeout,
+    'a lock without a pid is not taken over',
+  );
 });

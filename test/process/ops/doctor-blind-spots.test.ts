@@ -75,7 +75,11 @@ t.test('nginx upstreams against the listen addresses of the env file', async (t)
     status: 'ok',
     detail: /proxies to SERVICE_HTTP_ADDR 127\.0\.0\.1:3000, COMPAT_HTTP_ADDR 127\.0\.0\.1:8088/,
   });
-  t.match(await run(nginxUpstreamsCheck, listening('0.0.0.0:3000')), { status: 'ok' }, 'a wildcard listener answers on loopback');
+  t.match(
+    await run(nginxUpstreamsCheck, listening('0.0.0.0:3000')),
+    { status: 'ok' },
+    'a wildcard listener answers on loopback',
+  );
 
   const moved = await run(nginxUpstreamsCheck, listening('127.0.0.1:3001'));
   t.equal(moved.status, 'fail', 'the env file moved the engine after the site was written');
@@ -84,7 +88,10 @@ t.test('nginx upstreams against the listen addresses of the env file', async (t)
   t.match(moved.hint, /meetctl nginx --install --force/);
 
   const compatMoved = await run(nginxUpstreamsCheck, listening('127.0.0.1:3000', '127.0.0.1:9099'));
-  t.match(compatMoved, { status: 'fail', detail: /127\.0\.0\.1:8088 \(upstream meet_compat\).*never proxies to COMPAT_HTTP_ADDR 127\.0\.0\.1:9099/ });
+  t.match(compatMoved, {
+    status: 'fail',
+    detail: /127\.0\.0\.1:8088 \(upstream meet_compat\).*never proxies to COMPAT_HTTP_ADDR 127\.0\.0\.1:9099/,
+  });
 
   t.match(
     await run(nginxUpstreamsCheck, listening('127.0.0.1:3000', '127.0.0.1:8088', {})),
@@ -118,33 +125,66 @@ t.test('an nginx site that logs query strings (renders older than meet_noquery)'
   writeFileSync(nginxFile, site().replace(/access_log (\S+) meet_noquery;/g, 'access_log $1 combined;'));
   t.match(await run(nginxAccessLogCheck, ctx), { status: 'fail', detail: /uses combined, which logs \$request/ });
   writeFileSync(nginxFile, site().replace('"$request_method $uri $server_protocol"', '"$request"'));
-  t.match(await run(nginxAccessLogCheck, ctx), { status: 'fail', detail: /uses meet_noquery, which logs \$request/ }, 'a format edited back to $request');
+  t.match(
+    await run(nginxAccessLogCheck, ctx),
+    { status: 'fail', detail: /uses meet_noquery, which logs \$request/ },
+    'a format edited back to $request',
+  );
 });
 
 t.test('the TLS certificate of the installed site: valid, under 14 days, expired, not yet valid', async (t) => {
   const dir = tempDir(t);
   const nginxFile = join(dir, 'meet.conf');
   const now = new Date();
-  const long = certificateBetween(dir, 'meet.example.org', new Date(now.getTime() - dayMs), new Date(now.getTime() + 90 * dayMs));
+  const long = certificateBetween(
+    dir,
+    'meet.example.org',
+    new Date(now.getTime() - dayMs),
+    new Date(now.getTime() + 90 * dayMs),
+  );
   writeFileSync(nginxFile, site({ tls: long }));
-  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), { status: 'ok', detail: /valid until .* \(89 days left\)/ });
+  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), {
+    status: 'ok',
+    detail: /valid until .* \(89 days left\)/,
+  });
 
   const short = selfSigned(dir, 'meet.example.org');
   writeFileSync(nginxFile, site({ tls: short }));
   const soon = await run(certificateCheck, ctxOf({}, { nginxFile }));
   t.match(soon, { status: 'warn', detail: /\(1 day left\)/, hint: /certbot renew/ });
 
-  const expired = certificateBetween(dir, 'meet.example.org', new Date('2024-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+  const expired = certificateBetween(
+    dir,
+    'meet.example.org',
+    new Date('2024-01-01T00:00:00Z'),
+    new Date('2025-01-01T00:00:00Z'),
+  );
   writeFileSync(nginxFile, site({ tls: expired }));
   const gone = await run(certificateCheck, ctxOf({}, { nginxFile }));
-  t.match(gone, { status: 'fail', detail: new RegExp(`${expired.cert.replace(/[.]/g, '\\.')} expired on 2025-01-01T00:00:00\\.000Z`), hint: /renew it/ });
+  t.match(gone, {
+    status: 'fail',
+    detail: new RegExp(`${expired.cert.replace(/[.]/g, '\\.')} expired on 2025-01-01T00:00:00\\.000Z`),
+    hint: /renew it/,
+  });
 
-  const future = certificateBetween(dir, 'meet.example.org', new Date(now.getTime() + 10 * dayMs), new Date(now.getTime() + 100 * dayMs));
+  const future = certificateBetween(
+    dir,
+    'meet.example.org',
+    new Date(now.getTime() + 10 * dayMs),
+    new Date(now.getTime() + 100 * dayMs),
+  );
   writeFileSync(nginxFile, site({ tls: future }));
-  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), { status: 'fail', detail: /is valid only from/, hint: /check the clock/ });
+  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), {
+    status: 'fail',
+    detail: /is valid only from/,
+    hint: /check the clock/,
+  });
 
   writeFileSync(nginxFile, site());
-  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), { status: 'skip', detail: /names no ssl_certificate/ });
+  t.match(await run(certificateCheck, ctxOf({}, { nginxFile })), {
+    status: 'skip',
+    detail: /names no ssl_certificate/,
+  });
 });
 
 t.test('free disk space of the data directory: the floors decide, the real filesystem is measured', async (t) => {
@@ -153,7 +193,11 @@ t.test('free disk space of the data directory: the floors decide, the real files
   t.match(await run(diskSpaceCheck, ctxOf(env)), { status: 'ok', detail: /GiB free on the filesystem of / });
   const huge = 2 ** 60;
   const low = await run(diskSpaceCheck, ctxOf(env, { freeSpace: { warnBytes: huge, failBytes: 0 } }));
-  t.match(low, { status: 'warn', detail: /free on the filesystem of .*, under 1073741824\.0 GiB/, hint: /move SERVICE_DATA_DIR to a larger disk/ });
+  t.match(low, {
+    status: 'warn',
+    detail: /free on the filesystem of .*, under 1073741824\.0 GiB/,
+    hint: /move SERVICE_DATA_DIR to a larger disk/,
+  });
   const full = await run(diskSpaceCheck, ctxOf(env, { freeSpace: { warnBytes: huge, failBytes: huge } }));
   t.match(full, { status: 'fail', detail: /the database cannot grow or checkpoint/ });
   const later = join(dataDir, 'not', 'yet');
@@ -168,7 +212,11 @@ t.test('Janus when SERVICE_MEDIA wants it', async (t) => {
   const dir = tempDir(t);
   const missing = join(dir, 'janus');
   const janus = await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing }));
-  t.match(janus, { status: 'fail', detail: /SERVICE_MEDIA=janus but .*janus \(SERVICE_JANUS_BIN\) is not an executable program: the daemon will not start/ });
+  t.match(janus, {
+    status: 'fail',
+    detail:
+      /SERVICE_MEDIA=janus but .*janus \(SERVICE_JANUS_BIN\) is not an executable program: the daemon will not start/,
+  });
   t.match(janus.hint, /apt install janus/);
   t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'auto', SERVICE_JANUS_BIN: missing })), {
     status: 'warn',
@@ -176,9 +224,16 @@ t.test('Janus when SERVICE_MEDIA wants it', async (t) => {
   });
   t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'mesh', SERVICE_JANUS_BIN: missing })), { status: 'skip' });
   writeFileSync(missing, '#!/bin/sh\n');
-  t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing })), { status: 'fail' }, 'a file that is not executable');
+  t.match(
+    await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing })),
+    { status: 'fail' },
+    'a file that is not executable',
+  );
   chmodSync(missing, 0o755);
-  t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing })), { status: 'ok', detail: /is installed/ });
+  t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing })), {
+    status: 'ok',
+    detail: /is installed/,
+  });
 });
 
 t.test('the clock against offline evidence: the licence issued, the data written, the hardware clock', async (t) => {
@@ -191,19 +246,38 @@ t.test('the clock against offline evidence: the licence issued, the data written
   recordServerKey(dataDir, await testServerKey({ days: 365 }, new Date(now.getTime() - 2 * 365 * dayMs)));
   const twoYearsAgo = new Date(now.getTime() - 3 * 365 * dayMs);
   const behind = await run(clockCheck, ctxOf(env, { now: twoYearsAgo }));
-  t.match(behind, { status: 'fail', detail: /the clock reads .*, but .* at .*: the clock is behind/, hint: /timedatectl set-ntp true/ });
+  t.match(behind, {
+    status: 'fail',
+    detail: /the clock reads .*, but .* at .*: the clock is behind/,
+    hint: /timedatectl set-ntp true/,
+  });
 
   // Two years ahead: the licence reads as expired; the check says the clock may be why.
   const ahead = await run(clockCheck, ctxOf(env, { now }));
-  t.match(ahead, { status: 'warn', detail: /after the compat licence's end .*: if that is not today, the clock is ahead and the licence only looks expired/ });
+  t.match(ahead, {
+    status: 'warn',
+    detail:
+      /after the compat licence's end .*: if that is not today, the clock is ahead and the licence only looks expired/,
+  });
 
   const rtc = join(dataDir, 'rtc');
   writeFileSync(rtc, `${Math.floor((now.getTime() - 2 * 365 * dayMs) / 1000)}\n`);
   const evidence = clockEvidence(ctxOf(env), rtc);
   t.match(judgeClock(now, evidence), { status: 'fail', detail: /the hardware clock .*: one of them is wrong/ });
-  t.match(judgeClock(now, { past: [], rtc: new Date(now.getTime() + 60_000), licenceExpires: null }), { status: 'ok' }, 'a minute off is NTP business');
-  t.match(judgeClock(new Date('2020-01-01T00:00:00Z'), { past: [{ what: 'this package was built', at: now }], rtc: null, licenceExpires: null }), {
-    status: 'fail',
-    detail: /but this package was built at/,
-  });
+  t.match(
+    judgeClock(now, { past: [], rtc: new Date(now.getTime() + 60_000), licenceExpires: null }),
+    { status: 'ok' },
+    'a minute off is NTP business',
+  );
+  t.match(
+    judgeClock(new Date('2020-01-01T00:00:00Z'), {
+      past: [{ what: 'this package was built', at: now }],
+      rtc: null,
+      licenceExpires: null,
+    }),
+    {
+      status: 'fail',
+      detail: /but this package was built at/,
+    },
+  );
 });

@@ -69,85 +69,141 @@ t.test('--out: same bytes are left alone, different ones need --force', async (t
   const forced = await runCli([...base, '--no-legacy-api-path', '--force']);
   t.equal(forced.code, 0, forced.stderr);
   t.notMatch(readFileSync(out, 'utf8'), /bigbluebutton/);
-  t.match(written, /location \^~ \/bigbluebutton\/ \{ proxy_pass http:\/\/meet_compat; \}/, 'the default routes the legacy path');
+  t.match(
+    written,
+    /location \^~ \/bigbluebutton\/ \{ proxy_pass http:\/\/meet_compat; \}/,
+    'the default routes the legacy path',
+  );
 
   const printed = await runCli(base.slice(0, -2));
   t.equal(printed.code, 0);
   t.equal(printed.stdout, written, 'without --out the same text goes to standard output');
 });
 
-t.test('abuse: bad names, listen addresses, TLS files and flag combinations are refused before anything is written', async (t) => {
-  const dir = tempDir(t);
-  const out = join(dir, 'meet.conf');
-  const { cert, key } = selfSigned(dir, 'meet.test');
-  const other = mkdtempSync(join(dir, 'other-'));
-  const { key: otherKey } = selfSigned(other, 'other.test');
-  const cases: [string, string[], number, RegExp][] = [
-    ['semicolon', ['--server-name', 'a.org;', '--http-only'], 2, /--server-name must be a host name/],
-    ['newline', ['--server-name', 'a.org\nlisten 81;', '--http-only'], 2, /--server-name must be an ASCII host name/],
-    ['unicode', ['--server-name', 'münchen.de', '--http-only'], 2, /xn-- form/],
-    ['no name', ['--http-only'], 64, /--server-name is required/],
-    ['listen with syntax', ['--server-name', 'a.org', '--http-only', '--listen', '80; include /etc/passwd'], 2, /--listen must be PORT/],
-    ['neither TLS nor --http-only', ['--server-name', 'a.org'], 64, /--tls-cert and --tls-key, or --http-only/],
-    ['--tls-cert without --tls-key', ['--server-name', 'meet.test', '--tls-cert', cert], 64, /--tls-key is missing/],
-    ['TLS and --http-only', ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', key, '--http-only'], 64, /--http-only cannot be combined/],
-    [
-      'missing certificate',
-      ['--server-name', 'meet.test', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', key],
-      2,
-      /--tls-cert names a file that does not exist.*ENOENT/,
-    ],
-    [
-      'key of another certificate',
-      ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', otherKey],
-      2,
-      /--tls-key is not the private key of the certificate/,
-    ],
-    ['--out and --install', ['--server-name', 'a.org', '--http-only', '--install'], 64, /--out and --install exclude each other/],
-  ];
-  // The flag checks themselves are unit-tested above; these runs show the CLI's exit codes and hints.
-  const runs = [];
-  for (let i = 0; i < cases.length; i += 4) {
-    runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([, flags]) => runCli(['nginx', ...addrs, ...flags, '--out', out])))));
-  }
-  for (const [i, [name, , code, message]] of cases.entries()) {
-    const run = runs[i]!;
-    t.equal(run.code, code, `${name}: exit ${code}`);
-    t.match(run.stderr, message, `${name}: ${run.stderr.trim()}`);
-    t.match(run.stderr, /hint: /, `${name}: a hint`);
-    t.notMatch(run.stderr, /BEGIN .*PRIVATE KEY|at .*\.js:\d+/, `${name}: no key material, no stack`);
-    t.throws(() => statSync(out), `${name}: nothing written`);
-  }
-  const engineOnPortZero = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '127.0.0.1:0']);
-  t.equal(engineOnPortZero.code, 2);
-  t.match(engineOnPortZero.stderr, /SERVICE_HTTP_ADDR has port 0/);
-  const wrongHost = await runCli(['nginx', '--server-name', 'meet.example.org', ...addrs, '--tls-cert', cert, '--tls-key', key]);
-  t.equal(wrongHost.code, 0, 'a certificate for another name is only a warning (it may be about to be replaced)');
-  t.match(wrongHost.stderr, /warning: the certificate .* does not name meet\.example\.org/);
-});
+t.test(
+  'abuse: bad names, listen addresses, TLS files and flag combinations are refused before anything is written',
+  async (t) => {
+    const dir = tempDir(t);
+    const out = join(dir, 'meet.conf');
+    const { cert, key } = selfSigned(dir, 'meet.test');
+    const other = mkdtempSync(join(dir, 'other-'));
+    const { key: otherKey } = selfSigned(other, 'other.test');
+    const cases: [string, string[], number, RegExp][] = [
+      ['semicolon', ['--server-name', 'a.org;', '--http-only'], 2, /--server-name must be a host name/],
+      ['newline', ['--server-name', 'a.org\nlisten 81;', '--http-only'], 2, /--server-name must be an ASCII host name/],
+      ['unicode', ['--server-name', 'münchen.de', '--http-only'], 2, /xn-- form/],
+      ['no name', ['--http-only'], 64, /--server-name is required/],
+      [
+        'listen with syntax',
+        ['--server-name', 'a.org', '--http-only', '--listen', '80; include /etc/passwd'],
+        2,
+        /--listen must be PORT/,
+      ],
+      ['neither TLS nor --http-only', ['--server-name', 'a.org'], 64, /--tls-cert and --tls-key, or --http-only/],
+      ['--tls-cert without --tls-key', ['--server-name', 'meet.test', '--tls-cert', cert], 64, /--tls-key is missing/],
+      [
+        'TLS and --http-only',
+        ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', key, '--http-only'],
+        64,
+        /--http-only cannot be combined/,
+      ],
+      [
+        'missing certificate',
+        ['--server-name', 'meet.test', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', key],
+        2,
+        /--tls-cert names a file that does not exist.*ENOENT/,
+      ],
+      [
+        'key of another certificate',
+        ['--server-name', 'meet.test', '--tls-cert', cert, '--tls-key', otherKey],
+        2,
+        /--tls-key is not the private key of the certificate/,
+      ],
+      [
+        '--out and --install',
+        ['--server-name', 'a.org', '--http-only', '--install'],
+        64,
+        /--out and --install exclude each other/,
+      ],
+    ];
+    // The flag checks themselves are unit-tested above; these runs show the CLI's exit codes and hints.
+    const runs = [];
+    for (let i = 0; i < cases.length; i += 4) {
+      runs.push(
+        ...(await Promise.all(
+          cases.slice(i, i + 4).map(([, flags]) => runCli(['nginx', ...addrs, ...flags, '--out', out])),
+        )),
+      );
+    }
+    for (const [i, [name, , code, message]] of cases.entries()) {
+      const run = runs[i]!;
+      t.equal(run.code, code, `${name}: exit ${code}`);
+      t.match(run.stderr, message, `${name}: ${run.stderr.trim()}`);
+      t.match(run.stderr, /hint: /, `${name}: a hint`);
+      t.notMatch(run.stderr, /BEGIN .*PRIVATE KEY|at .*\.js:\d+/, `${name}: no key material, no stack`);
+      t.throws(() => statSync(out), `${name}: nothing written`);
+    }
+    const engineOnPortZero = await runCli([
+      'nginx',
+      '--server-name',
+      'a.org',
+      '--http-only',
+      '--http-addr',
+      '127.0.0.1:0',
+    ]);
+    t.equal(engineOnPortZero.code, 2);
+    t.match(engineOnPortZero.stderr, /SERVICE_HTTP_ADDR has port 0/);
+    const wrongHost = await runCli([
+      'nginx',
+      '--server-name',
+      'meet.example.org',
+      ...addrs,
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      key,
+    ]);
+    t.equal(wrongHost.code, 0, 'a certificate for another name is only a warning (it may be about to be replaced)');
+    t.match(wrongHost.stderr, /warning: the certificate .* does not name meet\.example\.org/);
+  },
+);
 
-t.test('the generated file and the daemon agree on the proxy: a warning when the daemon would not trust nginx', async (t) => {
-  const remote = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000', '--compat-http-addr', '10.1.2.3:8088']);
-  t.equal(remote.code, 0, 'a warning, not a failure');
-  t.match(
-    remote.stderr,
-    /warning: the engine listener is not on loopback: nginx will connect from 10\.1\.2\.3, which SERVICE_TRUSTED_PROXIES \(127\.0\.0\.1,::1\) does not cover/,
-  );
-  t.match(remote.stdout, /nginx connects to them from 10\.1\.2\.3\./);
-  t.match(remote.stdout, /upstream meet_engine \{ server 10\.1\.2\.3:3000;/);
+t.test(
+  'the generated file and the daemon agree on the proxy: a warning when the daemon would not trust nginx',
+  async (t) => {
+    const remote = await runCli([
+      'nginx',
+      '--server-name',
+      'a.org',
+      '--http-only',
+      '--http-addr',
+      '10.1.2.3:3000',
+      '--compat-http-addr',
+      '10.1.2.3:8088',
+    ]);
+    t.equal(remote.code, 0, 'a warning, not a failure');
+    t.match(
+      remote.stderr,
+      /warning: the engine listener is not on loopback: nginx will connect from 10\.1\.2\.3, which SERVICE_TRUSTED_PROXIES \(127\.0\.0\.1,::1\) does not cover/,
+    );
+    t.match(remote.stdout, /nginx connects to them from 10\.1\.2\.3\./);
+    t.match(remote.stdout, /upstream meet_engine \{ server 10\.1\.2\.3:3000;/);
 
-  const covered = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], {
-    SERVICE_TRUSTED_PROXIES: '10.1.2.0/24',
-  });
-  t.equal(covered.stderr, '', 'covered by a CIDR block: no warning');
-  t.match(covered.stdout, /SERVICE_TRUSTED_PROXIES \(now: 10\.1\.2\.0\/24\)/);
+    const covered = await runCli(['nginx', '--server-name', 'a.org', '--http-only', '--http-addr', '10.1.2.3:3000'], {
+      SERVICE_TRUSTED_PROXIES: '10.1.2.0/24',
+    });
+    t.equal(covered.stderr, '', 'covered by a CIDR block: no warning');
+    t.match(covered.stdout, /SERVICE_TRUSTED_PROXIES \(now: 10\.1\.2\.0\/24\)/);
 
-  const none = await runCli(['nginx', '--server-name', 'a.org', '--http-only', ...addrs], { SERVICE_TRUSTED_PROXIES: 'none' });
-  t.match(
-    none.stderr,
-    /warning: the engine listener is on loopback: nginx will connect from 127\.0\.0\.1, which SERVICE_TRUSTED_PROXIES \(none\) does not cover/,
-  );
-});
+    const none = await runCli(['nginx', '--server-name', 'a.org', '--http-only', ...addrs], {
+      SERVICE_TRUSTED_PROXIES: 'none',
+    });
+    t.match(
+      none.stderr,
+      /warning: the engine listener is on loopback: nginx will connect from 127\.0\.0\.1, which SERVICE_TRUSTED_PROXIES \(none\) does not cover/,
+    );
+  },
+);
 
 t.test('an unreadable defaults file or a bad setting is a configuration error', async (t) => {
   const dir = tempDir(t);

@@ -86,7 +86,11 @@ t.test('--install: test, then reload; a failed test leaves the old file and ngin
   t.match(broken.stderr, /restored to its previous content, nginx not reloaded/);
   t.equal(readFileSync(nginx.site, 'utf8'), legacySite, 'the old file is back, byte for byte');
   t.equal(readlinkSync(link), nginx.site, 'the link is still there');
-  t.equal((await fetchAnswer(legacy.url('getMeetings'))).xml?.returncode, 'SUCCESS', 'the running nginx still serves the old site');
+  t.equal(
+    (await fetchAnswer(legacy.url('getMeetings'))).xml?.returncode,
+    'SUCCESS',
+    'the running nginx still serves the old site',
+  );
 
   // A first install that fails leaves nothing behind.
   const otherSite = join(nginx.prefix, 'sites-available', 'other.conf');

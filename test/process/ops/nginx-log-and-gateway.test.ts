@@ -19,12 +19,16 @@ interface Answer {
 /** One GET on its own connection, from `localAddress` when given (another loopback client). */
 function get(url: string, options: { headers?: Record<string, string>; localAddress?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: options.headers, agent: false, localAddress: options.localAddress, timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { headers: options.headers, agent: false, localAddress: options.localAddress, timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 10 s`)));
     req.on('error', reject);
     req.end();
@@ -75,12 +79,20 @@ t.test('the access log keeps the path and never the query string', async (t) => 
   const log = readFileSync(nginx.accessLog, 'utf8');
   const lines = log.split('\n').filter((line) => line !== '');
   t.equal(lines.length, answers.length, `one line per request in the site's own log:\n${log}`);
-  for (const path of ['/room/lobby', '/room/lobby/live', '/confapi/api/join', '/videoconf/Open-Room', '/acme/videoconf/Open-Room', '/room/lobby/exists'])
+  for (const path of [
+    '/room/lobby',
+    '/room/lobby/live',
+    '/confapi/api/join',
+    '/videoconf/Open-Room',
+    '/acme/videoconf/Open-Room',
+    '/room/lobby/exists',
+  ])
     t.ok(
       lines.some((line) => line.includes(`"GET ${path} HTTP/1.1"`)),
       `${path} is logged, without its query`,
     );
-  for (const [name, secret] of Object.entries({ ...secrets, checksum })) t.notOk(log.includes(secret), `the ${name} is not in the access log`);
+  for (const [name, secret] of Object.entries({ ...secrets, checksum }))
+    t.notOk(log.includes(secret), `the ${name} is not in the access log`);
   t.notMatch(log, /\?/, 'no query string at all');
   t.notMatch(log, /eyJ/, 'nothing shaped like a JWT');
 });
@@ -104,8 +116,13 @@ t.test('a flood of gateway arrivals from one client gets 429 from nginx; another
   );
 
   // The tenant form of the address shares the same limit: the bucket is still full.
-  const tenant = await Promise.all(Array.from({ length: 20 }, (_, i) => get(`${url}/acme/videoconf/flood-t${i}`, from)));
-  t.ok(tenant.filter(refusedByNginx).length >= 10, `/{tenant}/videoconf/ is limited alike (${tenant.filter(refusedByNginx).length} of 20 refused)`);
+  const tenant = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => get(`${url}/acme/videoconf/flood-t${i}`, from)),
+  );
+  t.ok(
+    tenant.filter(refusedByNginx).length >= 10,
+    `/{tenant}/videoconf/ is limited alike (${tenant.filter(refusedByNginx).length} of 20 refused)`,
+  );
 
   const other = await get(`${url}/videoconf/someone-else`, { localAddress: '127.0.0.10' });
   t.notOk(refusedByNginx(other), `another client is not limited by this one (${other.status})`);

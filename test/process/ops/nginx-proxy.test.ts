@@ -24,7 +24,13 @@ interface Answer {
 /** One request on its own connection, from `localAddress` when given (another loopback client). */
 function send(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; json?: unknown; localAddress?: string; ca?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    json?: unknown;
+    localAddress?: string;
+    ca?: string;
+  } = {},
 ): Promise<Answer> {
   const body = options.json === undefined ? undefined : JSON.stringify(options.json);
   const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
@@ -32,7 +38,15 @@ function send(
   return new Promise((resolve, reject) => {
     const req = make(
       url,
-      { method: options.method ?? 'GET', headers, agent: false, localAddress: options.localAddress, ca: options.ca, servername: 'meet.test', timeout: 10_000 },
+      {
+        method: options.method ?? 'GET',
+        headers,
+        agent: false,
+        localAddress: options.localAddress,
+        ca: options.ca,
+        servername: 'meet.test',
+        timeout: 10_000,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -69,7 +83,12 @@ async function nginxFor(
 }
 
 /** `count` wrong access codes for room `roomId` at `base`, from `localAddress` with `forwardedFor`. */
-async function wrongCodes(base: string, roomId: string, count: number, from: { localAddress?: string; forwardedFor?: string }): Promise<Answer[]> {
+async function wrongCodes(
+  base: string,
+  roomId: string,
+  count: number,
+  from: { localAddress?: string; forwardedFor?: string },
+): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (let i = 0; i < count; i++) {
     answers.push(
@@ -95,7 +114,11 @@ const blocked = '429 too_many_attempts';
 t.setTimeout(300_000);
 
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
-  const d: CompatDaemon = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret, COMPAT_TENANT_HOST_SUFFIX: '.meet.test', SERVICE_ACCESS_LOG: 'all' });
+  const d: CompatDaemon = await compatDaemonFor(t, {
+    COMPAT_API_SHARED_SECRET: secret,
+    COMPAT_TENANT_HOST_SUFFIX: '.meet.test',
+    SERVICE_ACCESS_LOG: 'all',
+  });
   const { url } = await nginxFor(t, d, () => ['--http-only', '--legacy-api-path']);
   const viaNginx: Daemon = { ...d, url };
 
@@ -138,25 +161,48 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     t.equal(forged.xml?.messageKey, 'checksumError', 'checked by the compat listener, not answered by nginx');
   });
 
-  await t.test('a tenant in the path or the host reaches the compat listener; the host is the one nginx saw', async (t) => {
-    const client = new ConfapiClient(url, secret);
-    const byPath = await client.with({ path: '/confapi/primary/api' }).get('getMeetings');
-    t.equal(byPath.xml?.returncode, 'SUCCESS', `/confapi/{tenant}/api through nginx: ${byPath.text}`);
-    const legacy = await client.with({ path: '/bigbluebutton/primary/api' }).get('getMeetings');
-    t.equal(legacy.xml?.returncode, 'SUCCESS', `/bigbluebutton/{tenant}/api through nginx (--legacy-api-path): ${legacy.text}`);
-    const unknown = await client.with({ path: '/confapi/nobody/api' }).get('getMeetings');
-    t.equal(unknown.xml?.messageKey, 'checksumError', 'an unknown tenant is refused by the compat listener');
-    const path = new URL(client.url('getMeetings')).pathname + new URL(client.url('getMeetings')).search;
-    const byHost = await send(`${url}${path}`, { headers: { host: 'primary.meet.test' } });
-    t.match(byHost.text, /<returncode>SUCCESS<\/returncode>/, 'Host primary.meet.test names the primary tenant');
-    const wrongHost = await send(`${url}${path}`, { headers: { host: 'nobody.meet.test' } });
-    t.match(wrongHost.text, /<messageKey>checksumError<\/messageKey>/, 'Host nobody.meet.test names an unknown tenant');
-    // The client's own X-Forwarded-Host is replaced by the host nginx saw: it cannot name another tenant.
-    const forged = await send(`${url}${path}`, { headers: { host: 'nobody.meet.test', 'x-forwarded-host': 'primary.meet.test' } });
-    t.match(forged.text, /<messageKey>checksumError<\/messageKey>/, 'a forged X-Forwarded-Host is not believed through nginx');
-    const forgedOut = await send(`${url}${path}`, { headers: { host: 'primary.meet.test', 'x-forwarded-host': 'nobody.meet.test' } });
-    t.match(forgedOut.text, /<returncode>SUCCESS<\/returncode>/, 'nor can it take a call away from the tenant its host names');
-  });
+  await t.test(
+    'a tenant in the path or the host reaches the compat listener; the host is the one nginx saw',
+    async (t) => {
+      const client = new ConfapiClient(url, secret);
+      const byPath = await client.with({ path: '/confapi/primary/api' }).get('getMeetings');
+      t.equal(byPath.xml?.returncode, 'SUCCESS', `/confapi/{tenant}/api through nginx: ${byPath.text}`);
+      const legacy = await client.with({ path: '/bigbluebutton/primary/api' }).get('getMeetings');
+      t.equal(
+        legacy.xml?.returncode,
+        'SUCCESS',
+        `/bigbluebutton/{tenant}/api through nginx (--legacy-api-path): ${legacy.text}`,
+      );
+      const unknown = await client.with({ path: '/confapi/nobody/api' }).get('getMeetings');
+      t.equal(unknown.xml?.messageKey, 'checksumError', 'an unknown tenant is refused by the compat listener');
+      const path = new URL(client.url('getMeetings')).pathname + new URL(client.url('getMeetings')).search;
+      const byHost = await send(`${url}${path}`, { headers: { host: 'primary.meet.test' } });
+      t.match(byHost.text, /<returncode>SUCCESS<\/returncode>/, 'Host primary.meet.test names the primary tenant');
+      const wrongHost = await send(`${url}${path}`, { headers: { host: 'nobody.meet.test' } });
+      t.match(
+        wrongHost.text,
+        /<messageKey>checksumError<\/messageKey>/,
+        'Host nobody.meet.test names an unknown tenant',
+      );
+      // The client's own X-Forwarded-Host is replaced by the host nginx saw: it cannot name another tenant.
+      const forged = await send(`${url}${path}`, {
+        headers: { host: 'nobody.meet.test', 'x-forwarded-host': 'primary.meet.test' },
+      });
+      t.match(
+        forged.text,
+        /<messageKey>checksumError<\/messageKey>/,
+        'a forged X-Forwarded-Host is not believed through nginx',
+      );
+      const forgedOut = await send(`${url}${path}`, {
+        headers: { host: 'primary.meet.test', 'x-forwarded-host': 'nobody.meet.test' },
+      });
+      t.match(
+        forgedOut.text,
+        /<returncode>SUCCESS<\/returncode>/,
+        'nor can it take a call away from the tenant its host names',
+      );
+    },
+  );
 
   await t.test('the live WebSocket upgrades through nginx', async (t) => {
     await createRoom(t, d, { room_id: 'live', name: 'Live', waiting_room: 'off' });
@@ -167,38 +213,51 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     await client.closed;
   });
 
-  await t.test('100 immediate requests from one address pass, the next get 429, about 10 per second pass again', async (t) => {
-    const from = { localAddress: '127.0.0.9' };
-    const started = performance.now();
-    const burst = await Promise.all(Array.from({ length: 130 }, () => send(`${url}/room/nowhere/exists`, from)));
-    const elapsedSecs = (performance.now() - started) / 1000;
-    const passed = burst.filter((a) => a.status !== 429);
-    t.ok(
-      passed.every((a) => a.status === 404 && a.body?.exists === false),
-      'what passes is answered by the engine',
-    );
-    // nginx lets the first request and a burst of 100 through at once; the rate adds 10 per second of the burst's own duration.
-    t.ok(passed.length >= 100, `at least 100 pass (${passed.length} in ${elapsedSecs.toFixed(2)} s)`);
-    t.ok(passed.length <= 101 + Math.ceil(10 * elapsedSecs) + 1, `then the limit holds (${passed.length} passed)`);
-    const refused = burst.filter((a) => a.status === 429);
-    t.ok(refused.length >= 130 - 103 - Math.ceil(10 * elapsedSecs), `the following ones get 429 (${refused.length})`);
-    const other = await send(`${url}/room/nowhere/exists`, { localAddress: '127.0.0.10' });
-    t.equal(other.status, 404, 'another address is not limited by this one');
+  await t.test(
+    '100 immediate requests from one address pass, the next get 429, about 10 per second pass again',
+    async (t) => {
+      const from = { localAddress: '127.0.0.9' };
+      const started = performance.now();
+      const burst = await Promise.all(Array.from({ length: 130 }, () => send(`${url}/room/nowhere/exists`, from)));
+      const elapsedSecs = (performance.now() - started) / 1000;
+      const passed = burst.filter((a) => a.status !== 429);
+      t.ok(
+        passed.every((a) => a.status === 404 && a.body?.exists === false),
+        'what passes is answered by the engine',
+      );
+      // nginx lets the first request and a burst of 100 through at once; the rate adds 10 per second of the burst's own duration.
+      t.ok(passed.length >= 100, `at least 100 pass (${passed.length} in ${elapsedSecs.toFixed(2)} s)`);
+      t.ok(passed.length <= 101 + Math.ceil(10 * elapsedSecs) + 1, `then the limit holds (${passed.length} passed)`);
+      const refused = burst.filter((a) => a.status === 429);
+      t.ok(refused.length >= 130 - 103 - Math.ceil(10 * elapsedSecs), `the following ones get 429 (${refused.length})`);
+      const other = await send(`${url}/room/nowhere/exists`, { localAddress: '127.0.0.10' });
+      t.equal(other.status, 404, 'another address is not limited by this one');
 
-    // The bucket empties from its last accepted request: top it up until nginx refuses again, then wait.
-    let full = false;
-    for (let i = 0; i < 50 && !full; i++) full = (await send(`${url}/room/nowhere/exists`, from)).status === 429;
-    t.ok(full, 'the limit is reached again');
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    const again = await Promise.all(Array.from({ length: 30 }, () => send(`${url}/room/nowhere/knock`, { ...from, method: 'POST', json: { name: 'Again' } })));
-    const passedAgain = again.filter((a) => a.status !== 429).length;
-    t.ok(passedAgain >= 8 && passedAgain <= 14, `about 10 per second pass again after 1.2 s (${passedAgain} of 30; knock shares the limit)`);
-  });
+      // The bucket empties from its last accepted request: top it up until nginx refuses again, then wait.
+      let full = false;
+      for (let i = 0; i < 50 && !full; i++) full = (await send(`${url}/room/nowhere/exists`, from)).status === 429;
+      t.ok(full, 'the limit is reached again');
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const again = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          send(`${url}/room/nowhere/knock`, { ...from, method: 'POST', json: { name: 'Again' } }),
+        ),
+      );
+      const passedAgain = again.filter((a) => a.status !== 429).length;
+      t.ok(
+        passedAgain >= 8 && passedAgain <= 14,
+        `about 10 per second pass again after 1.2 s (${passedAgain} of 30; knock shares the limit)`,
+      );
+    },
+  );
 
   await t.test('the client address: the real one through nginx, a forged X-Forwarded-For ignored', async (t) => {
     await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'off', access_code: 'correct-horse' });
     // Directly from an untrusted address: every guess counts against 127.0.0.5 whatever it claims.
-    t.same(codes(await wrongCodes(d.url, 'coded', 10, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.9' })), Array(10).fill(invalid));
+    t.same(
+      codes(await wrongCodes(d.url, 'coded', 10, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.9' })),
+      Array(10).fill(invalid),
+    );
     t.same(
       codes(await wrongCodes(d.url, 'coded', 1, { localAddress: '127.0.0.5', forwardedFor: '203.0.113.10' })),
       [blocked],
@@ -211,7 +270,10 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
     );
 
     // Through nginx: the client's own header is replaced by the address that connected.
-    t.same(codes(await wrongCodes(url, 'coded', 10, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.20' })), Array(10).fill(invalid));
+    t.same(
+      codes(await wrongCodes(url, 'coded', 10, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.20' })),
+      Array(10).fill(invalid),
+    );
     t.same(
       codes(await wrongCodes(url, 'coded', 1, { localAddress: '127.0.0.6', forwardedFor: '203.0.113.21' })),
       [blocked],
@@ -222,13 +284,27 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
       [invalid],
       "another real client is not: the key is not nginx's own address",
     );
-    t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '127.0.0.6' })), [blocked], 'the key was exactly the real address 127.0.0.6');
-    t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.20' })), [invalid], 'and never the address the client claimed');
+    t.same(
+      codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '127.0.0.6' })),
+      [blocked],
+      'the key was exactly the real address 127.0.0.6',
+    );
+    t.same(
+      codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.20' })),
+      [invalid],
+      'and never the address the client claimed',
+    );
   });
 
   await t.test('the compat listener trusts the same proxies (its log names the real client)', async (t) => {
-    await send(`${url}/confapi/api?probe=through-nginx`, { localAddress: '127.0.0.8', headers: { 'x-forwarded-for': '203.0.113.30' } });
-    await send(`${d.compatUrl}/confapi/api?probe=direct`, { localAddress: '127.0.0.8', headers: { 'x-forwarded-for': '203.0.113.31' } });
+    await send(`${url}/confapi/api?probe=through-nginx`, {
+      localAddress: '127.0.0.8',
+      headers: { 'x-forwarded-for': '203.0.113.30' },
+    });
+    await send(`${d.compatUrl}/confapi/api?probe=direct`, {
+      localAddress: '127.0.0.8',
+      headers: { 'x-forwarded-for': '203.0.113.31' },
+    });
     const remoteOf = async (probe: string) => {
       const deadline = Date.now() + 5000;
       for (;;) {
@@ -247,40 +323,59 @@ t.test('SERVICE_TRUSTED_PROXIES=none: nothing is trusted, not even loopback', as
   const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: 'none' } });
   await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'off', access_code: 'correct-horse' });
   t.same(codes(await wrongCodes(d.url, 'coded', 10, { forwardedFor: '203.0.113.40' })), Array(10).fill(invalid));
-  t.same(codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.41' })), [blocked], 'from 127.0.0.1 too, X-Forwarded-For names nobody');
+  t.same(
+    codes(await wrongCodes(d.url, 'coded', 1, { forwardedFor: '203.0.113.41' })),
+    [blocked],
+    'from 127.0.0.1 too, X-Forwarded-For names nobody',
+  );
 });
 
-t.test('TLS through nginx: the waiting cookie is Secure over HTTPS and not over HTTP; HSTS; the redirect', async (t) => {
-  const d = await daemonFor(t);
-  await createRoom(t, d, { room_id: 'lobby', name: 'Lobby', waiting_room: 'all' });
-  const redirectPort = await freePort();
-  let ca = '';
-  const { port, nginx } = await nginxFor(t, d, (n) => {
-    const { cert, key } = selfSigned(n.prefix, 'meet.test');
-    ca = readFileSync(cert, 'utf8');
-    return ['--tls-cert', cert, '--tls-key', key, '--redirect-listen', `127.0.0.1:${redirectPort}`];
-  });
-  t.match(readFileSync(nginx.site, 'utf8'), /ssl_protocols TLSv1\.2 TLSv1\.3;/);
+t.test(
+  'TLS through nginx: the waiting cookie is Secure over HTTPS and not over HTTP; HSTS; the redirect',
+  async (t) => {
+    const d = await daemonFor(t);
+    await createRoom(t, d, { room_id: 'lobby', name: 'Lobby', waiting_room: 'all' });
+    const redirectPort = await freePort();
+    let ca = '';
+    const { port, nginx } = await nginxFor(t, d, (n) => {
+      const { cert, key } = selfSigned(n.prefix, 'meet.test');
+      ca = readFileSync(cert, 'utf8');
+      return ['--tls-cert', cert, '--tls-key', key, '--redirect-listen', `127.0.0.1:${redirectPort}`];
+    });
+    t.match(readFileSync(nginx.site, 'utf8'), /ssl_protocols TLSv1\.2 TLSv1\.3;/);
 
-  const secure = await send(`https://127.0.0.1:${port}/room/lobby/knock`, { method: 'POST', json: { name: 'Over TLS' }, ca });
-  t.equal(secure.status, 202, secure.text);
-  const setCookie = String(secure.headers['set-cookie']?.[0] ?? '');
-  t.match(setCookie, /^meet_wait=/);
-  t.match(setCookie, /;\s*Secure/i, `Secure over HTTPS: ${setCookie}`);
-  t.match(secure.headers['strict-transport-security'], /^max-age=63072000$/, 'HSTS');
+    const secure = await send(`https://127.0.0.1:${port}/room/lobby/knock`, {
+      method: 'POST',
+      json: { name: 'Over TLS' },
+      ca,
+    });
+    t.equal(secure.status, 202, secure.text);
+    const setCookie = String(secure.headers['set-cookie']?.[0] ?? '');
+    t.match(setCookie, /^meet_wait=/);
+    t.match(setCookie, /;\s*Secure/i, `Secure over HTTPS: ${setCookie}`);
+    t.match(secure.headers['strict-transport-security'], /^max-age=63072000$/, 'HSTS');
 
-  const plain = await send(`${d.url}/room/lobby/knock`, { method: 'POST', json: { name: 'Plain' } });
-  t.equal(plain.status, 202);
-  t.notMatch(String(plain.headers['set-cookie']?.[0] ?? ''), /Secure/i, 'no Secure over plain HTTP');
-  const spoofed = await send(`${d.url}/room/lobby/knock`, {
-    method: 'POST',
-    json: { name: 'Spoofed' },
-    localAddress: '127.0.0.5',
-    headers: { 'x-forwarded-proto': 'https' },
-  });
-  t.notMatch(String(spoofed.headers['set-cookie']?.[0] ?? ''), /Secure/i, 'X-Forwarded-Proto from an untrusted peer is ignored too');
+    const plain = await send(`${d.url}/room/lobby/knock`, { method: 'POST', json: { name: 'Plain' } });
+    t.equal(plain.status, 202);
+    t.notMatch(String(plain.headers['set-cookie']?.[0] ?? ''), /Secure/i, 'no Secure over plain HTTP');
+    const spoofed = await send(`${d.url}/room/lobby/knock`, {
+      method: 'POST',
+      json: { name: 'Spoofed' },
+      localAddress: '127.0.0.5',
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    t.notMatch(
+      String(spoofed.headers['set-cookie']?.[0] ?? ''),
+      /Secure/i,
+      'X-Forwarded-Proto from an untrusted peer is ignored too',
+    );
 
-  const redirect = await send(`http://127.0.0.1:${redirectPort}/room/lobby?x=1`, { headers: { host: 'meet.test' } });
-  t.equal(redirect.status, 301);
-  t.equal(redirect.headers.location, `https://meet.test:${port}/room/lobby?x=1`, 'plain HTTP is sent to HTTPS, path and query kept');
-});
+    const redirect = await send(`http://127.0.0.1:${redirectPort}/room/lobby?x=1`, { headers: { host: 'meet.test' } });
+    t.equal(redirect.status, 301);
+    t.equal(
+      redirect.headers.location,
+      `https://meet.test:${port}/room/lobby?x=1`,
+      'plain HTTP is sent to HTTPS, path and query kept',
+    );
+  },
+);

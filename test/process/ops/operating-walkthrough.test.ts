@@ -6,7 +6,18 @@
 // to the docs' install command, and the docs' count of commands is this block's count. Issue 30
 // point 2: the README's five-command operator path is checked against that block (same commands, in order).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -42,7 +53,9 @@ const nobody = 65534;
  */
 const serviceUser = asRoot ? nobody : null;
 const asServiceUser = (command: readonly string[]): string[] =>
-  serviceUser === null ? [...command] : ['setpriv', `--reuid=${serviceUser}`, `--regid=${serviceUser}`, '--clear-groups', ...command];
+  serviceUser === null
+    ? [...command]
+    : ['setpriv', `--reuid=${serviceUser}`, `--regid=${serviceUser}`, '--clear-groups', ...command];
 /** tap's loader (NODE_OPTIONS, added to children) left out, as systemd and a shell would: it writes into the checkout, which the service user may not. */
 const plain = (command: readonly string[]): string[] => ['env', '-u', 'NODE_OPTIONS', ...command];
 
@@ -54,13 +67,23 @@ function giveToServiceUser(path: string): void {
 }
 
 /** bin/meetctl.js in its own process with only PATH and `env`, as root or (`sudo -u meet`) as the service user. */
-function runMeetctl(args: readonly string[], env: Record<string, string>, asService: boolean, cwd: string): Promise<CliResult> {
+function runMeetctl(
+  args: readonly string[],
+  env: Record<string, string>,
+  asService: boolean,
+  cwd: string,
+): Promise<CliResult> {
   const command = plain([process.execPath, meetctlBin, ...args]);
   const [file, ...argv] = asService ? asServiceUser(command) : command;
   return new Promise((resolve) => {
-    execFile(file!, argv, { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      file!,
+      argv,
+      { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -148,7 +171,10 @@ const rows: readonly Row[] = [
     pattern: /^apt-get install -y( [^ ]+)* nginx( |$)/,
     why: "the machine has the packages (CI installs nginx; better-sqlite3 is built); Debian's package starts nginx with its default site",
     run: async (_t, m) => {
-      writeFileSync(join(m.nginx.prefix, 'sites-enabled', 'default'), `server { listen 127.0.0.1:${m.defaultSitePort} default_server; return 404; }\n`);
+      writeFileSync(
+        join(m.nginx.prefix, 'sites-enabled', 'default'),
+        `server { listen 127.0.0.1:${m.defaultSitePort} default_server; return 404; }\n`,
+      );
       // The site's log made now, so start() gives it to nobody: the root `nginx -t` of meetctl would make it root's, which the reload (as nobody) cannot open.
       writeFileSync(m.nginx.accessLog, '');
       await m.nginx.start(m.defaultSitePort);
@@ -158,14 +184,21 @@ const rows: readonly Row[] = [
     pattern: /^npm install -g( --[^ ]+)* \.\/meeting-service-[^ ]+\.tgz$/,
     why: "the built tree's bin/meetctl.js stands for the package (the packed tarball has its own test)",
   },
-  { pattern: /^useradd --system .* meet$/, why: 'no user is added to the test machine: the service user is nobody (as root) or the test user' },
+  {
+    pattern: /^useradd --system .* meet$/,
+    why: 'no user is added to the test machine: the service user is nobody (as root) or the test user',
+  },
   {
     pattern: /^chown -R meet:meet( \/[^ ]+)+$/,
     why: 'the directories given to the service user',
     run: async (_t, m, words) => words.slice(3).forEach((path) => giveToServiceUser(onMachine(m, path))),
   },
   { pattern: /^systemctl daemon-reload$/, why: 'no systemd here: the unit file is read as install wrote it' },
-  { pattern: /^systemctl enable --now meet$/, why: "the unit's ExecStart run with its EnvironmentFile, as systemd would", run: startUnit },
+  {
+    pattern: /^systemctl enable --now meet$/,
+    why: "the unit's ExecStart run with its EnvironmentFile, as systemd would",
+    run: startUnit,
+  },
   { pattern: /^meetctl /, why: 'meetctl (bin/meetctl.js) with the paths moved into the root', run: meetctl },
 ];
 
@@ -184,7 +217,10 @@ async function meetctl(t: Tap, m: Machine, words: readonly string[], asService: 
   if (args[0] === 'nginx') certificateFor(m, args);
   const result = await runMeetctl([...args, ...extras(m)], env, asService, m.home);
   // Its output only on a failure: tenant add prints a secret.
-  t.equal(result.code, 0, `meetctl ${args.slice(0, 2).join(' ')}: exit 0`, { stdout: result.code === 0 ? '' : result.stdout, stderr: result.stderr });
+  t.equal(result.code, 0, `meetctl ${args.slice(0, 2).join(' ')}: exit 0`, {
+    stdout: result.code === 0 ? '' : result.stdout,
+    stderr: result.stderr,
+  });
   if (args[0] === 'tenant') m.tenantSecret = /^api_secret=(\S+)$/m.exec(result.stdout)?.[1] ?? null;
 }
 
@@ -230,7 +266,8 @@ async function startUnit(t: Tap, m: Machine): Promise<void> {
     const [name, ...value] = assignment.split('=');
     env[name!] = value.join('=');
   }
-  for (const file of unit.get('EnvironmentFile') ?? []) Object.assign(env, environmentFile(readFileSync(file.replace(/^-/, ''), 'utf8')));
+  for (const file of unit.get('EnvironmentFile') ?? [])
+    Object.assign(env, environmentFile(readFileSync(file.replace(/^-/, ''), 'utf8')));
   // The mesh, as every spawned daemon of the suite: auto would start a Janus on the shared RTP ports.
   env.SERVICE_MEDIA = 'mesh';
   // User=meet: the service user. StateDirectory= would give systemd's data directory to it; here
@@ -241,7 +278,11 @@ async function startUnit(t: Tap, m: Machine): Promise<void> {
   const execStart = unit.get('ExecStart')?.[0];
   if (!execStart) throw new Error('the unit install wrote has no ExecStart=');
   const [program, ...args] = asServiceUser(plain(execStart.replace(/^[-@+!:]+/, '').split(/\s+/)));
-  const child = spawn(program!, args, { env, cwd: unit.get('WorkingDirectory')?.[0], stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(program!, args, {
+    env,
+    cwd: unit.get('WorkingDirectory')?.[0],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   m.daemon = { child, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -316,7 +357,8 @@ async function machine(t: Tap): Promise<Machine> {
   };
   t.teardown(async () => {
     // systemctl stop, then the machine goes.
-    if (m.daemon && m.daemon.child.exitCode === null && m.daemon.child.signalCode === null) m.daemon.child.kill('SIGTERM');
+    if (m.daemon && m.daemon.child.exitCode === null && m.daemon.child.signalCode === null)
+      m.daemon.child.kill('SIGTERM');
     await m.daemon?.exited;
     rmSync(root, { recursive: true, force: true });
   });
@@ -332,102 +374,143 @@ function statedCount(markdown: string, heading: string): number | null {
   return stated ? Number(stated[1]) : null;
 }
 
-const unitHidden = !checkoutVisibleToUnit && 'this checkout is under a home directory, which the unit hides (install --runtime native refuses it)';
+const unitHidden =
+  !checkoutVisibleToUnit &&
+  'this checkout is under a home directory, which the unit hides (install --runtime native refuses it)';
 
-t.test("docs/operating.md's whole path, in order, give a meeting through nginx over TLS at the public URL", { skip: unitHidden }, async (t) => {
-  const commands = operatingCommands();
-  const m = await machine(t);
-  for (const command of commands) {
-    const { words, asService } = withoutSudo(command);
-    const row = rows.find((r) => r.pattern.test(words.join(' ')));
-    t.ok(row, `a row of the walkthrough knows the command of the docs: ${command.text}`);
-    if (!row) return;
-    if (row.run) await row.run(t, m, words, asService);
-    t.comment(`${command.text}: ${row.run ? 'ran' : 'skipped'} (${row.why})`);
-  }
-  t.ok(m.daemon, 'the unit was started');
-  t.equal(m.daemon?.child.exitCode, null, 'and still runs');
-  t.ok(m.tenantSecret, 'tenant add printed the api_secret');
-  if (!m.tenantSecret) return;
-  // The reload of nginx binds the TLS port; tenant add reaches the daemon within a second.
-  const api = new ConfapiClient(m.publicUrl, m.tenantSecret, 'sha1', 'plus', '/confapi/moodle/api');
-  const create = api.url('create', [
-    ['meetingID', 'walkthrough-101'],
-    ['name', 'Walkthrough'],
-    ['attendeePW', 'ap'],
-    ['moderatorPW', 'mp'],
-  ]);
-  let created = { status: 0, location: undefined as string | undefined, text: '' };
-  try {
-    await until(
-      'create through nginx over TLS',
-      async () => {
-        created = await overTls(m, create).catch((err: Error) => ({ status: -1, location: undefined, text: String(err) }));
-        return /<returncode>SUCCESS<\/returncode>/.test(created.text);
-      },
-      30_000,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}: last answer ${created.status} ${created.text}\nnginx's log:\n${m.nginx.errorLog().slice(-2000)}`);
-  }
-  t.equal(created.status, 200, 'create over TLS through nginx');
-  const joined = await overTls(
-    m,
-    api.url('join', [
-      ['fullName', 'Alice Example'],
+t.test(
+  "docs/operating.md's whole path, in order, give a meeting through nginx over TLS at the public URL",
+  { skip: unitHidden },
+  async (t) => {
+    const commands = operatingCommands();
+    const m = await machine(t);
+    for (const command of commands) {
+      const { words, asService } = withoutSudo(command);
+      const row = rows.find((r) => r.pattern.test(words.join(' ')));
+      t.ok(row, `a row of the walkthrough knows the command of the docs: ${command.text}`);
+      if (!row) return;
+      if (row.run) await row.run(t, m, words, asService);
+      t.comment(`${command.text}: ${row.run ? 'ran' : 'skipped'} (${row.why})`);
+    }
+    t.ok(m.daemon, 'the unit was started');
+    t.equal(m.daemon?.child.exitCode, null, 'and still runs');
+    t.ok(m.tenantSecret, 'tenant add printed the api_secret');
+    if (!m.tenantSecret) return;
+    // The reload of nginx binds the TLS port; tenant add reaches the daemon within a second.
+    const api = new ConfapiClient(m.publicUrl, m.tenantSecret, 'sha1', 'plus', '/confapi/moodle/api');
+    const create = api.url('create', [
       ['meetingID', 'walkthrough-101'],
-      ['password', 'ap'],
-    ]),
-  );
-  t.equal(joined.status, 302, 'join redirects', { answer: joined.text });
-  t.match(joined.location, new RegExp(`^${m.publicUrl.replaceAll('.', '\\.')}/room/[^/?]+\\?`), "to the public URL of the docs' install command");
-  const page = await overTls(m, joined.location!);
-  t.equal(page.status, 200, 'the join address opens the room page through nginx');
-  t.match(page.text, /<html/i, 'an HTML page');
-  const plainHttp = await new Promise<{ status?: number; location?: string }>((resolve, reject) =>
-    httpGet({ host: '127.0.0.1', port: m.redirectPort, path: '/room/x', headers: { host: testHost }, agent: false }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode, location: res.headers.location });
-    }).on('error', reject),
-  );
-  t.same(plainHttp, { status: 301, location: `${m.publicUrl}/room/x` }, 'plain HTTP to the site is sent to the public URL');
-});
+      ['name', 'Walkthrough'],
+      ['attendeePW', 'ap'],
+      ['moderatorPW', 'mp'],
+    ]);
+    let created = { status: 0, location: undefined as string | undefined, text: '' };
+    try {
+      await until(
+        'create through nginx over TLS',
+        async () => {
+          created = await overTls(m, create).catch((err: Error) => ({
+            status: -1,
+            location: undefined,
+            text: String(err),
+          }));
+          return /<returncode>SUCCESS<\/returncode>/.test(created.text);
+        },
+        30_000,
+      );
+    } catch (err) {
+      throw new Error(
+        `${(err as Error).message}: last answer ${created.status} ${created.text}\nnginx's log:\n${m.nginx.errorLog().slice(-2000)}`,
+      );
+    }
+    t.equal(created.status, 200, 'create over TLS through nginx');
+    const joined = await overTls(
+      m,
+      api.url('join', [
+        ['fullName', 'Alice Example'],
+        ['meetingID', 'walkthrough-101'],
+        ['password', 'ap'],
+      ]),
+    );
+    t.equal(joined.status, 302, 'join redirects', { answer: joined.text });
+    t.match(
+      joined.location,
+      new RegExp(`^${m.publicUrl.replaceAll('.', '\\.')}/room/[^/?]+\\?`),
+      "to the public URL of the docs' install command",
+    );
+    const page = await overTls(m, joined.location!);
+    t.equal(page.status, 200, 'the join address opens the room page through nginx');
+    t.match(page.text, /<html/i, 'an HTML page');
+    const plainHttp = await new Promise<{ status?: number; location?: string }>((resolve, reject) =>
+      httpGet(
+        { host: '127.0.0.1', port: m.redirectPort, path: '/room/x', headers: { host: testHost }, agent: false },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode, location: res.headers.location });
+        },
+      ).on('error', reject),
+    );
+    t.same(
+      plainHttp,
+      { status: 301, location: `${m.publicUrl}/room/x` },
+      'plain HTTP to the site is sent to the public URL',
+    );
+  },
+);
 
-t.test('docs/operating.md states how many commands lead from a fresh machine to a TLS meeting, and it is the block’s count', async (t) => {
-  const doc = readFileSync(operatingFile, 'utf8');
-  t.equal(statedCount(doc, wholePathHeading), operatingCommands(doc).length, 'the number in the document is the number of commands in its block');
-});
+t.test(
+  'docs/operating.md states how many commands lead from a fresh machine to a TLS meeting, and it is the block’s count',
+  async (t) => {
+    const doc = readFileSync(operatingFile, 'utf8');
+    t.equal(
+      statedCount(doc, wholePathHeading),
+      operatingCommands(doc).length,
+      'the number in the document is the number of commands in its block',
+    );
+  },
+);
 
-t.test("the README's operator path: its stated count is its block's, and its commands are the whole path's, in order", async (t) => {
-  const readme = readFileSync(readmeFile, 'utf8');
-  const short = operatorPathCommands(readme);
-  t.equal(statedCount(readme, operatorPathHeading), short.length, 'the number in the README is the number of commands in its block');
-  t.equal(short.length, 5, 'five commands');
-  // Each of the README's commands is a command the walkthrough runs, word for word, and they come in the block's order.
-  const whole = operatingCommands().map((c) => c.words.join(' '));
-  let from = 0;
-  for (const command of short) {
-    const at = whole.indexOf(command.words.join(' '), from);
-    t.ok(at >= 0, `the whole path has, after the README's previous command: ${command.text}`);
-    if (at >= 0) from = at + 1;
-  }
-});
+t.test(
+  "the README's operator path: its stated count is its block's, and its commands are the whole path's, in order",
+  async (t) => {
+    const readme = readFileSync(readmeFile, 'utf8');
+    const short = operatorPathCommands(readme);
+    t.equal(
+      statedCount(readme, operatorPathHeading),
+      short.length,
+      'the number in the README is the number of commands in its block',
+    );
+    t.equal(short.length, 5, 'five commands');
+    // Each of the README's commands is a command the walkthrough runs, word for word, and they come in the block's order.
+    const whole = operatingCommands().map((c) => c.words.join(' '));
+    let from = 0;
+    for (const command of short) {
+      const at = whole.indexOf(command.words.join(' '), from);
+      t.ok(at >= 0, `the whole path has, after the README's previous command: ${command.text}`);
+      if (at >= 0) from = at + 1;
+    }
+  },
+);
 
-t.test('a block is read as the operator types it: continuations joined, comments dropped, each && a command; a shell feature refused', async (t) => {
-  const block = ['# a comment', 'sudo a --x "two words" \\', '  --y 1   # why', 'b && sudo -u meet c', ''].join('\n');
-  t.same(
-    commandsOf(block).map((c) => c.words),
-    [['sudo', 'a', '--x', 'two words', '--y', '1'], ['b'], ['sudo', '-u', 'meet', 'c']],
-  );
-  t.throws(() => commandsOf('a | b'), /uses "\|", which the walkthrough does not run/);
-  t.throws(() => commandsOf('a $HOME'), /uses "\$"/);
-});
+t.test(
+  'a block is read as the operator types it: continuations joined, comments dropped, each && a command; a shell feature refused',
+  async (t) => {
+    const block = ['# a comment', 'sudo a --x "two words" \\', '  --y 1   # why', 'b && sudo -u meet c', ''].join('\n');
+    t.same(
+      commandsOf(block).map((c) => c.words),
+      [['sudo', 'a', '--x', 'two words', '--y', '1'], ['b'], ['sudo', '-u', 'meet', 'c']],
+    );
+    t.throws(() => commandsOf('a | b'), /uses "\|", which the walkthrough does not run/);
+    t.throws(() => commandsOf('a $HOME'), /uses "\$"/);
+  },
+);
 
 /** The command without `sudo` (root, which the test is or stands for) or `sudo -u meet` (the service user). */
 function withoutSudo(command: ReadmeCommand): { words: string[]; asService: boolean } {
   const words = [...command.words];
   if (words[0] !== 'sudo') return { words, asService: false };
   if (words[1] !== '-u') return { words: words.slice(1), asService: false };
-  if (words[2] !== 'meet') throw new Error(`command of the docs runs as ${words[2]}, not root or the service user meet: ${command.text}`);
+  if (words[2] !== 'meet')
+    throw new Error(`command of the docs runs as ${words[2]}, not root or the service user meet: ${command.text}`);
   return { words: words.slice(3), asService: true };
 }

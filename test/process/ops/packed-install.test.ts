@@ -27,7 +27,9 @@ const ownPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) 
 };
 /** The oldest release of each Node line the README promises (20.19+, 22.13+, 24). */
 const promised = ['20.19.0', '22.13.0', '24.0.0'];
-const semver = createRequire(join(root, 'package.json'))('semver') as { satisfies(version: string, range: string): boolean };
+const semver = createRequire(join(root, 'package.json'))('semver') as {
+  satisfies(version: string, range: string): boolean;
+};
 
 interface Run {
   code: number;
@@ -36,8 +38,12 @@ interface Run {
 
 function npm(args: readonly string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, output: `${stdout}${stderr}` }),
+    execFile(
+      'npm',
+      [...args, '--no-audit', '--no-fund', '--no-update-notifier'],
+      { cwd, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, output: `${stdout}${stderr}` }),
     );
   });
 }
@@ -73,7 +79,9 @@ t.test('the packed tarball installs on every promised Node line without npm warn
   // The tests run after the build (pretest): pack what is built, without building again under the other test files' feet.
   const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
   t.equal(packed.code, 0, said('npm pack', packed));
-  const [{ filename, files }] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const [{ filename, files }] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as [
+    { filename: string; files: { path: string }[] },
+  ];
   const tarball = join(work, filename);
   t.ok(existsSync(tarball), `npm pack wrote ${filename}`);
   t.same(
@@ -82,11 +90,18 @@ t.test('the packed tarball installs on every promised Node line without npm warn
     "the build's own records (what it compiled and bundled from) are not shipped",
   );
 
-  for (const node of promised) t.ok(semver.satisfies(node, ownPackage.engines.node), `our own engines (${ownPackage.engines.node}) take Node ${node}`);
+  for (const node of promised)
+    t.ok(
+      semver.satisfies(node, ownPackage.engines.node),
+      `our own engines (${ownPackage.engines.node}) take Node ${node}`,
+    );
 
   const dryPrefix = join(work, 'dry');
   mkdirSync(join(dryPrefix, 'lib'), { recursive: true });
-  const readme = await npm(['install', '-g', '--prefix', dryPrefix, '--dry-run', '--allow-scripts=better-sqlite3', tarball], work);
+  const readme = await npm(
+    ['install', '-g', '--prefix', dryPrefix, '--dry-run', '--allow-scripts=better-sqlite3', tarball],
+    work,
+  );
   t.equal(readme.code, 0, said("the README's install command (a dry run)", readme));
   t.notMatch(readme.output, /EBADENGINE/, 'no dependency asks for a newer Node than this one');
   t.notMatch(
@@ -109,12 +124,16 @@ t.test('the packed tarball installs on every promised Node line without npm warn
   const running = process.versions.node;
   const refusing = tree.flatMap((pkg) => {
     const range = pkg.engines?.node;
-    return range && !semver.satisfies(running, range) ? [`${pkg.name}@${pkg.version} wants ${range}, not ${running}`] : [];
+    return range && !semver.satisfies(running, range)
+      ? [`${pkg.name}@${pkg.version} wants ${range}, not ${running}`]
+      : [];
   });
   t.same(refusing, [], `every installed package takes the Node that installed it (${running})`);
 
   const version = await new Promise<Run>((resolve) =>
-    execFile(join(prefix, 'bin', 'meetctl'), ['--version'], (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
+    execFile(join(prefix, 'bin', 'meetctl'), ['--version'], (error, stdout, stderr) =>
+      resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` }),
+    ),
   );
   t.equal(version.code, 0, said('meetctl --version', version));
   t.equal(version.output.trim(), ownPackage.version, 'the installed meetctl runs and names its version');

@@ -5,7 +5,13 @@ import { basename, join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { stopTimeoutSecs } from '../../../src/platform/stop-budget.js';
-import { runtimeFiles, runtimeNextSteps, RuntimeSettingsError, type RuntimeFile, type RuntimeSettings } from '../../../src/ops/runtime-files.js';
+import {
+  runtimeFiles,
+  runtimeNextSteps,
+  RuntimeSettingsError,
+  type RuntimeFile,
+  type RuntimeSettings,
+} from '../../../src/ops/runtime-files.js';
 import { daemonFor, type Tap } from '../../helpers/api.js';
 import { hasSystemdAnalyze, packageRootForUnit, runtimeSettings, verifyUnit as verify } from '../../helpers/runtime.js';
 
@@ -62,7 +68,10 @@ t.test(
     const noNode = join(out, 'no-node.service');
     writeFileSync(noNode, files[0]!.content.replace(process.execPath, '/usr/bin/no-such-node'));
     const missing = await verify(noNode);
-    t.ok(missing.ours.some((line) => /no-such-node/.test(line)) && missing.code !== 0, `a missing ExecStart binary fails:\n${missing.all}`);
+    t.ok(
+      missing.ours.some((line) => /no-such-node/.test(line)) && missing.code !== 0,
+      `a missing ExecStart binary fails:\n${missing.all}`,
+    );
   },
 );
 
@@ -86,9 +95,17 @@ t.test('native: the hardening, the paths and the stop timeout from the grace', a
   t.equal(one('ProtectHome'), 'yes');
   t.equal(one('PrivateTmp'), 'yes');
   t.equal(one('CapabilityBoundingSet'), '', 'no capabilities at all');
-  t.equal(one('RestrictAddressFamilies'), 'AF_UNIX AF_INET AF_INET6 AF_NETLINK', "netlink: the daemon's Janus lists interfaces through it");
+  t.equal(
+    one('RestrictAddressFamilies'),
+    'AF_UNIX AF_INET AF_INET6 AF_NETLINK',
+    "netlink: the daemon's Janus lists interfaces through it",
+  );
   t.equal(one('SystemCallFilter'), '@system-service');
-  t.same(one('ReadWritePaths')?.split(' ').sort(), ['/etc/meet', '/var/lib/meet'], 'data and config directories writable');
+  t.same(
+    one('ReadWritePaths')?.split(' ').sort(),
+    ['/etc/meet', '/var/lib/meet'],
+    'data and config directories writable',
+  );
   t.notOk(d.has('MemoryDenyWriteExecute'), 'no W^X: V8 needs it');
   const timeout = Number(one('TimeoutStopSec'));
   t.ok(timeout > grace, `TimeoutStopSec ${timeout} > grace ${grace}`);
@@ -115,7 +132,10 @@ t.test(
   { skip: !hasSystemdAnalyze && 'systemd-analyze is not installed' },
   async (t) => {
     const out = outDirFor(t);
-    const files = runtimeFiles(base({ dataDir: '/srv/meet/data', configDir: '/srv/meet/config', envFile: '/srv/meet/config/meet.env' }), out);
+    const files = runtimeFiles(
+      base({ dataDir: '/srv/meet/data', configDir: '/srv/meet/config', envFile: '/srv/meet/config/meet.env' }),
+      out,
+    );
     write(files);
     const d = directives(files[0]!.content);
     t.notOk(d.has('StateDirectory'));
@@ -124,7 +144,10 @@ t.test(
     t.match(files[0]!.content, /# No StateDirectory=: \/srv\/meet\/data is outside \/var\/lib/);
     const result = await verify(files[0]!.path);
     t.same(result.ours, [], result.all);
-    t.match(runtimeNextSteps(base({ dataDir: '/srv/meet/data' }), files).join('\n'), /install -d -o meet -g meet -m 0700 \/srv\/meet\/data/);
+    t.match(
+      runtimeNextSteps(base({ dataDir: '/srv/meet/data' }), files).join('\n'),
+      /install -d -o meet -g meet -m 0700 \/srv\/meet\/data/,
+    );
   },
 );
 
@@ -165,7 +188,12 @@ t.test('settings that cannot go into a unit or compose file are refused, naming 
   ];
   for (const [what, overrides, field] of cases) {
     for (const runtime of ['native', 'container'] as const) {
-      if (runtime === 'container' && ['node', 'user', 'installDir'].includes(field) && what !== 'a space (would split ExecStart)') continue;
+      if (
+        runtime === 'container' &&
+        ['node', 'user', 'installDir'].includes(field) &&
+        what !== 'a space (would split ExecStart)'
+      )
+        continue;
       const settings = base({ runtime, ...overrides });
       try {
         runtimeFiles(settings, outDirFor(t));
@@ -190,7 +218,14 @@ function containerOf(t: Tap, overrides: Partial<RuntimeSettings> = {}) {
   const settings = base({ runtime: 'container', ...overrides });
   const files = runtimeFiles(settings, out);
   const byName = new Map(files.map((file) => [basename(file.path), file]));
-  return { out, settings, files, byName, compose: parseYaml(byName.get('compose.yaml')!.content) as Compose, dockerfile: byName.get('Dockerfile')!.content };
+  return {
+    out,
+    settings,
+    files,
+    byName,
+    compose: parseYaml(byName.get('compose.yaml')!.content) as Compose,
+    dockerfile: byName.get('Dockerfile')!.content,
+  };
 }
 
 t.test('container: compose.yaml parses with one service running meetctl serve', async (t) => {
@@ -265,134 +300,170 @@ function instructions(dockerfile: string): { op: string; args: string }[] {
     });
 }
 
-t.test('container: the Dockerfile builds in one stage and runs slim, unprivileged, with a readiness healthcheck', async (t) => {
-  const { dockerfile, compose, settings } = containerOf(t);
-  const ops = instructions(dockerfile);
-  const arg = ops.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='));
-  const image = arg?.args.split('=')[1] ?? '';
-  t.match(image, /^node:(20|22|24|26)-bookworm-slim$/, `an LTS slim image (${image})`);
-  t.equal(image, 'node:24-bookworm-slim');
-  const froms = ops.filter((i) => i.op === 'FROM');
-  t.equal(froms.length, 2, 'multi-stage');
-  t.ok(
-    froms.every((f) => f.args.startsWith('${NODE_IMAGE}')),
-    'both stages from the same ARG',
-  );
-  t.match(froms[0]!.args, /AS build$/);
+t.test(
+  'container: the Dockerfile builds in one stage and runs slim, unprivileged, with a readiness healthcheck',
+  async (t) => {
+    const { dockerfile, compose, settings } = containerOf(t);
+    const ops = instructions(dockerfile);
+    const arg = ops.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='));
+    const image = arg?.args.split('=')[1] ?? '';
+    t.match(image, /^node:(20|22|24|26)-bookworm-slim$/, `an LTS slim image (${image})`);
+    t.equal(image, 'node:24-bookworm-slim');
+    const froms = ops.filter((i) => i.op === 'FROM');
+    t.equal(froms.length, 2, 'multi-stage');
+    t.ok(
+      froms.every((f) => f.args.startsWith('${NODE_IMAGE}')),
+      'both stages from the same ARG',
+    );
+    t.match(froms[0]!.args, /AS build$/);
 
-  const runs = ops.filter((i) => i.op === 'RUN').map((i) => i.args);
-  const buildRuns = ops
-    .slice(ops.indexOf(froms[0]!), ops.indexOf(froms[1]!))
-    .filter((i) => i.op === 'RUN')
-    .map((i) => i.args)
-    .join(' ');
-  t.match(buildRuns, /apt-get install .*python3 .*make .*g\+\+/, 'a toolchain for better-sqlite3');
-  t.match(buildRuns, /npm ci/);
-  t.match(buildRuns, /better-sqlite3 --build-from-source/);
-  t.match(buildRuns, /npm run build/);
-  t.match(buildRuns, /npm prune --omit=dev/);
-  t.ok(runs.length >= 3);
-
-  const runtimeStage = ops.slice(ops.indexOf(froms[1]!));
-  const users = runtimeStage.filter((i) => i.op === 'USER');
-  t.equal(users.length, 1);
-  t.notMatch(users[0]!.args, /^(root|0)(:|$)/, `USER ${users[0]!.args} is not root`);
-  const user = users[0]!.args;
-  t.ok(runtimeStage.findIndex((i) => i.op === 'USER') < runtimeStage.findIndex((i) => i.op === 'CMD'), 'USER before CMD');
-  t.match(
-    runtimeStage
+    const runs = ops.filter((i) => i.op === 'RUN').map((i) => i.args);
+    const buildRuns = ops
+      .slice(ops.indexOf(froms[0]!), ops.indexOf(froms[1]!))
       .filter((i) => i.op === 'RUN')
       .map((i) => i.args)
-      .join(' '),
-    new RegExp(`useradd .*${user}`),
-    'the user is created',
-  );
+      .join(' ');
+    t.match(buildRuns, /apt-get install .*python3 .*make .*g\+\+/, 'a toolchain for better-sqlite3');
+    t.match(buildRuns, /npm ci/);
+    t.match(buildRuns, /better-sqlite3 --build-from-source/);
+    t.match(buildRuns, /npm run build/);
+    t.match(buildRuns, /npm prune --omit=dev/);
+    t.ok(runs.length >= 3);
 
-  const health = runtimeStage.find((i) => i.op === 'HEALTHCHECK');
-  t.ok(health, 'HEALTHCHECK');
-  t.match(health!.args, /CMD \["node","-e",".*\/readyz/);
-  t.notMatch(ops.map((i) => `${i.op} ${i.args}`).join('\n'), /\bcurl\b|\bwget\b/, 'no curl or wget (not in slim images)');
-  t.same(runtimeStage.find((i) => i.op === 'EXPOSE')?.args.split(' '), ['3000', '8088', '40000-40999/udp']);
-  t.match(
-    runtimeStage
-      .filter((i) => i.op === 'RUN')
-      .map((i) => i.args)
-      .join(' '),
-    /apt-get install -y --no-install-recommends janus/,
-    "Debian's Janus in the image, for SERVICE_MEDIA janus or auto",
-  );
+    const runtimeStage = ops.slice(ops.indexOf(froms[1]!));
+    const users = runtimeStage.filter((i) => i.op === 'USER');
+    t.equal(users.length, 1);
+    t.notMatch(users[0]!.args, /^(root|0)(:|$)/, `USER ${users[0]!.args} is not root`);
+    const user = users[0]!.args;
+    t.ok(
+      runtimeStage.findIndex((i) => i.op === 'USER') < runtimeStage.findIndex((i) => i.op === 'CMD'),
+      'USER before CMD',
+    );
+    t.match(
+      runtimeStage
+        .filter((i) => i.op === 'RUN')
+        .map((i) => i.args)
+        .join(' '),
+      new RegExp(`useradd .*${user}`),
+      'the user is created',
+    );
 
-  // An init: compose runs it (init: true); a bare `docker run` is told to pass --init.
-  t.equal(compose.services.meet.init, true);
-  t.match(dockerfile, /--init/);
-  const cmd = JSON.parse(runtimeStage.find((i) => i.op === 'CMD')!.args) as string[];
-  t.same(cmd, compose.services.meet.command, 'the image runs what compose runs');
-  t.ok(settings);
-});
+    const health = runtimeStage.find((i) => i.op === 'HEALTHCHECK');
+    t.ok(health, 'HEALTHCHECK');
+    t.match(health!.args, /CMD \["node","-e",".*\/readyz/);
+    t.notMatch(
+      ops.map((i) => `${i.op} ${i.args}`).join('\n'),
+      /\bcurl\b|\bwget\b/,
+      'no curl or wget (not in slim images)',
+    );
+    t.same(runtimeStage.find((i) => i.op === 'EXPOSE')?.args.split(' '), ['3000', '8088', '40000-40999/udp']);
+    t.match(
+      runtimeStage
+        .filter((i) => i.op === 'RUN')
+        .map((i) => i.args)
+        .join(' '),
+      /apt-get install -y --no-install-recommends janus/,
+      "Debian's Janus in the image, for SERVICE_MEDIA janus or auto",
+    );
 
-t.test('container: another RTP range is published and passed as one; a bad one is refused naming the field', async (t) => {
-  const { compose, dockerfile } = containerOf(t, { rtpPorts: { min: 20000, max: 20099 } });
-  const command: string[] = compose.services.meet.command;
-  t.equal(command[command.indexOf('--rtp-ports') + 1], '20000-20099');
-  t.ok((compose.services.meet.ports as string[]).includes('20000-20099:20000-20099/udp'));
-  t.match(dockerfile, /EXPOSE 3000 8088 20000-20099\/udp/);
-  t.throws(() => runtimeFiles(base({ runtime: 'container', rtpPorts: { min: 500, max: 600 } }), '/tmp/none'), {
-    name: 'RuntimeSettingsError',
-    field: 'rtpPorts',
-  });
-});
+    // An init: compose runs it (init: true); a bare `docker run` is told to pass --init.
+    t.equal(compose.services.meet.init, true);
+    t.match(dockerfile, /--init/);
+    const cmd = JSON.parse(runtimeStage.find((i) => i.op === 'CMD')!.args) as string[];
+    t.same(cmd, compose.services.meet.command, 'the image runs what compose runs');
+    t.ok(settings);
+  },
+);
 
-t.test('container: the TURN service uses REST credentials from the env file and relays to no private address', async (t) => {
-  const { compose, settings } = containerOf(t);
-  const turn = compose.services.turn;
-  t.equal(turn.network_mode, 'host', 'relays need the host network (and its port range)');
-  t.same(turn.env_file, [settings.envFile], 'the env file the daemon reads: one secret for both');
-  const command = (turn.command as string[])[0]!;
-  t.match(command, /--use-auth-secret/);
-  t.match(command, /--static-auth-secret="\$\$SERVICE_TURN_SECRET"/, 'the secret from the container environment, escaped from compose');
-  for (const range of [
-    '10.0.0.0-10.255.255.255',
-    '127.0.0.0-127.255.255.255',
-    '169.254.0.0-169.254.255.255',
-    '172.16.0.0-172.31.255.255',
-    '192.168.0.0-192.168.255.255',
-    '::1',
-  ]) {
-    t.ok(command.includes(`--denied-peer-ip=${range}`), `no relay to ${range}`);
-  }
-  t.match(command, /--no-multicast-peers/);
-});
+t.test(
+  'container: another RTP range is published and passed as one; a bad one is refused naming the field',
+  async (t) => {
+    const { compose, dockerfile } = containerOf(t, { rtpPorts: { min: 20000, max: 20099 } });
+    const command: string[] = compose.services.meet.command;
+    t.equal(command[command.indexOf('--rtp-ports') + 1], '20000-20099');
+    t.ok((compose.services.meet.ports as string[]).includes('20000-20099:20000-20099/udp'));
+    t.match(dockerfile, /EXPOSE 3000 8088 20000-20099\/udp/);
+    t.throws(() => runtimeFiles(base({ runtime: 'container', rtpPorts: { min: 500, max: 600 } }), '/tmp/none'), {
+      name: 'RuntimeSettingsError',
+      field: 'rtpPorts',
+    });
+  },
+);
+
+t.test(
+  'container: the TURN service uses REST credentials from the env file and relays to no private address',
+  async (t) => {
+    const { compose, settings } = containerOf(t);
+    const turn = compose.services.turn;
+    t.equal(turn.network_mode, 'host', 'relays need the host network (and its port range)');
+    t.same(turn.env_file, [settings.envFile], 'the env file the daemon reads: one secret for both');
+    const command = (turn.command as string[])[0]!;
+    t.match(command, /--use-auth-secret/);
+    t.match(
+      command,
+      /--static-auth-secret="\$\$SERVICE_TURN_SECRET"/,
+      'the secret from the container environment, escaped from compose',
+    );
+    for (const range of [
+      '10.0.0.0-10.255.255.255',
+      '127.0.0.0-127.255.255.255',
+      '169.254.0.0-169.254.255.255',
+      '172.16.0.0-172.31.255.255',
+      '192.168.0.0-192.168.255.255',
+      '::1',
+    ]) {
+      t.ok(command.includes(`--denied-peer-ip=${range}`), `no relay to ${range}`);
+    }
+    t.match(command, /--no-multicast-peers/);
+  },
+);
 
 t.test('container: every COPY of the runtime stage names something the build context or the build makes', async (t) => {
   const { dockerfile, byName } = containerOf(t);
   const ops = instructions(dockerfile);
-  const copies = ops.filter((i) => i.op === 'COPY' && i.args.startsWith('--from=build')).map((i) => i.args.split(' ')[1]!.replace(/^\/app\//, ''));
+  const copies = ops
+    .filter((i) => i.op === 'COPY' && i.args.startsWith('--from=build'))
+    .map((i) => i.args.split(' ')[1]!.replace(/^\/app\//, ''));
   for (const path of copies) {
     t.ok(path === 'dist' || existsSync(join(repoRoot, path)), `${path} exists in the package (or is built)`);
   }
   t.ok(copies.includes('dist') && copies.includes('node_modules') && copies.includes('bin'));
   const ignore = byName.get('Dockerfile.dockerignore')!.content.split('\n');
-  for (const entry of ['**/node_modules', 'data', '.git']) t.ok(ignore.includes(entry), `.dockerignore keeps ${entry} out`);
-  for (const needed of ['package.json', 'package-lock.json', 'src', 'templates', 'room-defaults.toml', 'scripts', 'tsconfig.json']) {
+  for (const entry of ['**/node_modules', 'data', '.git'])
+    t.ok(ignore.includes(entry), `.dockerignore keeps ${entry} out`);
+  for (const needed of [
+    'package.json',
+    'package-lock.json',
+    'src',
+    'templates',
+    'room-defaults.toml',
+    'scripts',
+    'tsconfig.json',
+  ]) {
     t.notOk(ignore.includes(needed), `${needed} stays in the build context`);
   }
 });
 
-t.test('container: the HEALTHCHECK command, run for real, passes against a ready daemon and fails without one', async (t) => {
-  const daemon = await daemonFor(t);
-  const port = Number(new URL(daemon.url).port);
-  const { compose } = containerOf(t, { engineAddr: { host: '127.0.0.1', port } });
-  const [, node, ...args] = compose.services.meet.healthcheck.test as string[];
-  t.equal(node, 'node');
-  const run = () =>
-    new Promise<number>((resolve) =>
-      execFile(process.execPath, args, { timeout: 20_000 }, (error) => resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0)),
-    );
-  t.equal(await run(), 0, 'healthy while /readyz answers 200');
-  daemon.child.kill('SIGTERM');
-  await daemon.exited;
-  t.equal(await run(), 1, 'unhealthy when nothing answers');
-});
+t.test(
+  'container: the HEALTHCHECK command, run for real, passes against a ready daemon and fails without one',
+  async (t) => {
+    const daemon = await daemonFor(t);
+    const port = Number(new URL(daemon.url).port);
+    const { compose } = containerOf(t, { engineAddr: { host: '127.0.0.1', port } });
+    const [, node, ...args] = compose.services.meet.healthcheck.test as string[];
+    t.equal(node, 'node');
+    const run = () =>
+      new Promise<number>((resolve) =>
+        execFile(process.execPath, args, { timeout: 20_000 }, (error) =>
+          resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0),
+        ),
+      );
+    t.equal(await run(), 0, 'healthy while /readyz answers 200');
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    t.equal(await run(), 1, 'unhealthy when nothing answers');
+  },
+);
 
 t.test('container: next steps chown the volumes to the image user and start compose', async (t) => {
   const { settings, files, out } = containerOf(t);

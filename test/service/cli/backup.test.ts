@@ -55,22 +55,36 @@ t.test('backup: a private directory, every file described by the manifest', asyn
   t.same(manifest.schemas, { 'data/meet.sqlite': engineSchemaVersion() }, 'the schema version of the database');
   t.same(
     manifest.files.map((f) => f.path).sort(),
-    ['config/licence.pub', 'config/meet.env', 'config/room-defaults.toml', 'data/meet.sqlite', 'data/modules/compat.json', 'data/signing-key'],
+    [
+      'config/licence.pub',
+      'config/meet.env',
+      'config/room-defaults.toml',
+      'data/meet.sqlite',
+      'data/modules/compat.json',
+      'data/signing-key',
+    ],
     'database, keys, installation record, env file, room-defaults.toml, the licence key file',
   );
-  for (const file of [...manifest.files.map((f) => f.path), 'manifest.json']) t.equal(mode(join(out, file)), 0o600, `${file} is 0600`);
+  for (const file of [...manifest.files.map((f) => f.path), 'manifest.json'])
+    t.equal(mode(join(out, file)), 0o600, `${file} is 0600`);
   for (const entry of manifest.files) {
     const bytes = readFileSync(join(out, entry.path));
     t.equal(entry.bytes, bytes.length, `${entry.path}: its size`);
     t.equal(entry.sha256, createHash('sha256').update(bytes).digest('hex'), `${entry.path}: its SHA-256`);
   }
   t.equal(manifest.files.find((f) => f.path === 'config/meet.env')?.mode, '600', "the env file's own mode is recorded");
-  t.equal(readFileSync(join(out, 'data', 'signing-key'), 'utf8'), readFileSync(join(w.data, 'signing-key'), 'utf8'), 'the signing key itself');
+  t.equal(
+    readFileSync(join(out, 'data', 'signing-key'), 'utf8'),
+    readFileSync(join(w.data, 'signing-key'), 'utf8'),
+    'the signing key itself',
+  );
   const again = await runCli(['backup', '--out', out], { SERVICE_CONFIG_DIR: w.etc });
   t.equal(again.code, 1, 'a non-empty --out is refused (two backups never mix)');
   t.match(again.stderr, `${out} is not empty`);
   t.notOk(`${again.stdout}${again.stderr}`.includes(token), 'no secret printed');
-  const nowhere = await runCli(['backup', '--out', join(w.root, 'none'), '--data-dir', join(w.root, 'no-data')], { SERVICE_CONFIG_DIR: w.etc });
+  const nowhere = await runCli(['backup', '--out', join(w.root, 'none'), '--data-dir', join(w.root, 'no-data')], {
+    SERVICE_CONFIG_DIR: w.etc,
+  });
   t.equal(nowhere.code, 1, 'a data directory without a database is refused');
   t.match(nowhere.stderr, /meet\.sqlite does not exist/);
   t.notOk(existsSync(join(w.root, 'none')), 'and no directory made');
@@ -79,46 +93,85 @@ t.test('backup: a private directory, every file described by the manifest', asyn
   t.match(noEnv.stderr, `--env-file ${join(w.etc, 'other.env')} cannot be read (it does not exist)`);
 });
 
-t.test('restore: into an empty directory; config files only with --config-dir; a non-empty one only with --force', async (t) => {
-  const { w, out } = await backedUp(t);
-  const data = join(w.root, 'new-data');
-  const restored = await runCli(['restore', '--from', out, '--data-dir', data]);
-  t.equal(restored.code, 0, restored.stderr);
-  t.same(readdirSync(data).sort(), ['meet.sqlite', 'modules', 'signing-key'], 'the data directory as it was');
-  t.equal(mode(data), 0o700, 'the data directory is 0700');
-  for (const file of ['meet.sqlite', 'signing-key', 'modules/compat.json']) t.equal(mode(join(data, file)), 0o600, `${file} is 0600`);
-  t.equal(readFileSync(join(data, 'meet.sqlite')).compare(readFileSync(join(out, 'data', 'meet.sqlite'))), 0, 'the database as backed up');
-  t.match(
-    restored.stderr,
-    'not restored (pass --config-dir to put them back): meet.env, room-defaults.toml, licence.pub',
-    'the config files are named, not written',
-  );
+t.test(
+  'restore: into an empty directory; config files only with --config-dir; a non-empty one only with --force',
+  async (t) => {
+    const { w, out } = await backedUp(t);
+    const data = join(w.root, 'new-data');
+    const restored = await runCli(['restore', '--from', out, '--data-dir', data]);
+    t.equal(restored.code, 0, restored.stderr);
+    t.same(readdirSync(data).sort(), ['meet.sqlite', 'modules', 'signing-key'], 'the data directory as it was');
+    t.equal(mode(data), 0o700, 'the data directory is 0700');
+    for (const file of ['meet.sqlite', 'signing-key', 'modules/compat.json'])
+      t.equal(mode(join(data, file)), 0o600, `${file} is 0600`);
+    t.equal(
+      readFileSync(join(data, 'meet.sqlite')).compare(readFileSync(join(out, 'data', 'meet.sqlite'))),
+      0,
+      'the database as backed up',
+    );
+    t.match(
+      restored.stderr,
+      'not restored (pass --config-dir to put them back): meet.env, room-defaults.toml, licence.pub',
+      'the config files are named, not written',
+    );
 
-  const before = snapshot(data);
-  const refused = await runCli(['restore', '--from', out, '--data-dir', data]);
-  t.equal(refused.code, 1, 'a non-empty data directory is refused');
-  t.match(refused.stderr, `${data} is not empty; nothing was restored`);
-  t.match(refused.stderr, /--force/);
-  t.same(snapshot(data), before, 'nothing written');
+    const before = snapshot(data);
+    const refused = await runCli(['restore', '--from', out, '--data-dir', data]);
+    t.equal(refused.code, 1, 'a non-empty data directory is refused');
+    t.match(refused.stderr, `${data} is not empty; nothing was restored`);
+    t.match(refused.stderr, /--force/);
+    t.same(snapshot(data), before, 'nothing written');
 
-  writeFileSync(join(data, 'meet.sqlite-wal'), 'a WAL of the database being replaced');
-  writeFileSync(join(data, 'signing-key'), 'another key\n');
-  const forced = await runCli(['restore', '--from', out, '--data-dir', data, '--force']);
-  t.equal(forced.code, 0, forced.stderr);
-  t.equal(readFileSync(join(data, 'signing-key'), 'utf8'), readFileSync(join(out, 'data', 'signing-key'), 'utf8'), '--force puts the backed-up key back');
-  t.notOk(existsSync(join(data, 'meet.sqlite-wal')), "and removes the replaced database's WAL, which SQLite would replay onto it");
+    writeFileSync(join(data, 'meet.sqlite-wal'), 'a WAL of the database being replaced');
+    writeFileSync(join(data, 'signing-key'), 'another key\n');
+    const forced = await runCli(['restore', '--from', out, '--data-dir', data, '--force']);
+    t.equal(forced.code, 0, forced.stderr);
+    t.equal(
+      readFileSync(join(data, 'signing-key'), 'utf8'),
+      readFileSync(join(out, 'data', 'signing-key'), 'utf8'),
+      '--force puts the backed-up key back',
+    );
+    t.notOk(
+      existsSync(join(data, 'meet.sqlite-wal')),
+      "and removes the replaced database's WAL, which SQLite would replay onto it",
+    );
 
-  const etc = join(w.root, 'new-etc');
-  const withConfig = await runCli(['restore', '--from', out, '--data-dir', join(w.root, 'third'), '--config-dir', etc]);
-  t.equal(withConfig.code, 0, withConfig.stderr);
-  t.same(readdirSync(etc).sort(), ['licence.pub', 'meet.env', 'room-defaults.toml'], 'the config files under their names');
-  t.equal(readFileSync(join(etc, 'meet.env'), 'utf8'), readFileSync(join(w.etc, 'meet.env'), 'utf8'), 'the env file as it was');
-  t.equal(mode(join(etc, 'meet.env')), 0o600, 'with its mode');
-  const overConfig = await runCli(['restore', '--from', out, '--data-dir', join(w.root, 'fourth'), '--config-dir', etc]);
-  t.equal(overConfig.code, 1, 'an existing config file is not replaced without --force');
-  t.match(overConfig.stderr, `${join(etc, 'meet.env')} exists`);
-  t.notOk(existsSync(join(w.root, 'fourth')), 'and nothing written');
-});
+    const etc = join(w.root, 'new-etc');
+    const withConfig = await runCli([
+      'restore',
+      '--from',
+      out,
+      '--data-dir',
+      join(w.root, 'third'),
+      '--config-dir',
+      etc,
+    ]);
+    t.equal(withConfig.code, 0, withConfig.stderr);
+    t.same(
+      readdirSync(etc).sort(),
+      ['licence.pub', 'meet.env', 'room-defaults.toml'],
+      'the config files under their names',
+    );
+    t.equal(
+      readFileSync(join(etc, 'meet.env'), 'utf8'),
+      readFileSync(join(w.etc, 'meet.env'), 'utf8'),
+      'the env file as it was',
+    );
+    t.equal(mode(join(etc, 'meet.env')), 0o600, 'with its mode');
+    const overConfig = await runCli([
+      'restore',
+      '--from',
+      out,
+      '--data-dir',
+      join(w.root, 'fourth'),
+      '--config-dir',
+      etc,
+    ]);
+    t.equal(overConfig.code, 1, 'an existing config file is not replaced without --force');
+    t.match(overConfig.stderr, `${join(etc, 'meet.env')} exists`);
+    t.notOk(existsSync(join(w.root, 'fourth')), 'and nothing written');
+  },
+);
 
 /** A copy of the backup `out`, changed by `change`, in a new directory. */
 function damaged(w: World, out: string, name: string, change: (dir: string) => void): string {
@@ -140,16 +193,31 @@ t.test('restore refuses a damaged, unfinished, newer or misaimed backup before w
     [
       'a changed byte',
       damaged(w, out, 'flipped', (dir) =>
-        writeFileSync(join(dir, 'data', 'signing-key'), 'X' + readFileSync(join(dir, 'data', 'signing-key'), 'utf8').slice(1)),
+        writeFileSync(
+          join(dir, 'data', 'signing-key'),
+          'X' + readFileSync(join(dir, 'data', 'signing-key'), 'utf8').slice(1),
+        ),
       ),
       1,
       /the backup is damaged: data\/signing-key differs from manifest\.json/,
     ],
-    ['a missing file', damaged(w, out, 'missing', (dir) => rmSync(join(dir, 'data', 'signing-key'))), 1, /the backup is damaged: data\/signing-key is missing/],
-    ['an empty manifest', damaged(w, out, 'unfinished', (dir) => writeFileSync(join(dir, 'manifest.json'), '')), 1, /damaged: manifest\.json is not JSON/],
+    [
+      'a missing file',
+      damaged(w, out, 'missing', (dir) => rmSync(join(dir, 'data', 'signing-key'))),
+      1,
+      /the backup is damaged: data\/signing-key is missing/,
+    ],
+    [
+      'an empty manifest',
+      damaged(w, out, 'unfinished', (dir) => writeFileSync(join(dir, 'manifest.json'), '')),
+      1,
+      /damaged: manifest\.json is not JSON/,
+    ],
     [
       'a path outside its place',
-      damaged(w, out, 'escaping', (dir) => rewriteManifest(dir, (m) => (m.files[0]!.path = 'data/../../../etc/passwd'))),
+      damaged(w, out, 'escaping', (dir) =>
+        rewriteManifest(dir, (m) => (m.files[0]!.path = 'data/../../../etc/passwd')),
+      ),
       1,
       /lists an entry it should not/,
     ],
@@ -184,7 +252,10 @@ t.test('restore refuses a damaged, unfinished, newer or misaimed backup before w
   mkdirSync(join(w.root, 'empty-backup'));
   const none = await runCli(['restore', '--from', join(w.root, 'empty-backup'), '--data-dir', join(w.root, 'x')]);
   t.equal(none.code, 1, 'a directory without a manifest is refused');
-  t.match(none.stderr, /manifest\.json cannot be read \(ENOENT\): not a backup made by meetctl backup, or one that did not finish/);
+  t.match(
+    none.stderr,
+    /manifest\.json cannot be read \(ENOENT\): not a backup made by meetctl backup, or one that did not finish/,
+  );
   const usage = await runCli(['restore', '--from', out]);
   t.equal(usage.code, 64, '--data-dir is required');
   t.match(usage.stderr, /--data-dir/);

@@ -7,7 +7,12 @@ import { doctorJson, expectFailure, healthy, lineOf, siteText, unitText, type Re
 t.test('nginx: the limit lines missing, a commented line, a broken site, no site', async (t) => {
   const s = await healthy(t);
   const site = siteText(s.enginePort, s.compatPort);
-  writeFileSync(s.nginxFile, site.replace(/^\s*limit_req zone.*\n/m, '').replace(/^\s*limit_req_status 429;/m, '        # limit_req_status 429;'));
+  writeFileSync(
+    s.nginxFile,
+    site
+      .replace(/^\s*limit_req zone.*\n/m, '')
+      .replace(/^\s*limit_req_status 429;/m, '        # limit_req_status 429;'),
+  );
   const result = await expectFailure(
     t,
     s,
@@ -15,10 +20,20 @@ t.test('nginx: the limit lines missing, a commented line, a broken site, no site
     /lacks limit_req zone=… burst=100 nodelay; and limit_req_status 429;/,
     /meetctl nginx --install --force/,
   );
-  t.match(lineOf(result.stdout, 'nginx -t')[0], /^✓ nginx -t/, 'the lines are a check of their own: nginx -t still passes');
+  t.match(
+    lineOf(result.stdout, 'nginx -t')[0],
+    /^✓ nginx -t/,
+    'the lines are a check of their own: nginx -t still passes',
+  );
 
   writeFileSync(s.nginxFile, site.replace('proxy_set_header X-Forwarded-Proto $scheme;', ''));
-  await expectFailure(t, s, 'nginx limits and forwarding', /lacks proxy_set_header X-Forwarded-Proto \$scheme;$/, /add the line/);
+  await expectFailure(
+    t,
+    s,
+    'nginx limits and forwarding',
+    /lacks proxy_set_header X-Forwarded-Proto \$scheme;$/,
+    /add the line/,
+  );
 
   writeFileSync(s.nginxFile, site.replace('limit_req_status 429;', 'limit_req_status 429;\n        frobnicate on;'));
   await expectFailure(t, s, 'nginx -t', /unknown directive "frobnicate" in .*meet\.conf:8/, /fix the line nginx names/);
@@ -35,7 +50,10 @@ t.test('nginx: the limit lines missing, a commented line, a broken site, no site
 
 t.test('a broken systemd unit fails with what systemd-analyze says', async (t) => {
   const s = await healthy(t);
-  writeFileSync(s.unitFile, unitText.replace('Type=simple', 'Type=bogus').replace(`ExecStart=${process.execPath}`, 'ExecStart=relative/node'));
+  writeFileSync(
+    s.unitFile,
+    unitText.replace('Type=simple', 'Type=bogus').replace(`ExecStart=${process.execPath}`, 'ExecStart=relative/node'),
+  );
   await expectFailure(
     t,
     s,
@@ -51,35 +69,47 @@ t.test('a broken systemd unit fails with what systemd-analyze says', async (t) =
 });
 
 // Issue 28, point 7: a listener on a public address beside an installed nginx site lets clients around nginx.
-t.test('listeners: loopback behind nginx is fine; a public listener is a warning while a site is installed', async (t) => {
-  const s = await healthy(t, { light: true });
-  const fine = await doctorJson(t, s);
-  t.match(fine.byId.get('listeners'), { status: 'ok', detail: /SERVICE_HTTP_ADDR 127\.0\.0\.1:\d+, COMPAT_HTTP_ADDR 127\.0\.0\.1:\d+: loopback/ });
+t.test(
+  'listeners: loopback behind nginx is fine; a public listener is a warning while a site is installed',
+  async (t) => {
+    const s = await healthy(t, { light: true });
+    const fine = await doctorJson(t, s);
+    t.match(fine.byId.get('listeners'), {
+      status: 'ok',
+      detail: /SERVICE_HTTP_ADDR 127\.0\.0\.1:\d+, COMPAT_HTTP_ADDR 127\.0\.0\.1:\d+: loopback/,
+    });
 
-  s.env({ SERVICE_HTTP_ADDR: `0.0.0.0:${s.enginePort}`, COMPAT_HTTP_ADDR: `[::]:${s.compatPort}` });
-  const open = await doctorJson(t, s);
-  t.equal(open.result.code, 0, 'a warning, not a failure');
-  t.match(open.byId.get('listeners'), {
-    status: 'warn',
-    detail: new RegExp(
-      `SERVICE_HTTP_ADDR 0\\.0\\.0\\.0:${s.enginePort} and COMPAT_HTTP_ADDR \\[::\\]:${s.compatPort} are reachable from other machines while .*meet\\.conf is installed`,
-    ),
-    hint: new RegExp(`SERVICE_HTTP_ADDR=127\\.0\\.0\\.1:${s.enginePort} and COMPAT_HTTP_ADDR=127\\.0\\.0\\.1:${s.compatPort}`),
-  });
-  const text = await runCli(s.args());
-  t.match(lineOf(text.stdout, 'Listeners behind nginx')[0], /^! Listeners behind nginx: SERVICE_HTTP_ADDR 0\.0\.0\.0/, 'shown as a warning');
+    s.env({ SERVICE_HTTP_ADDR: `0.0.0.0:${s.enginePort}`, COMPAT_HTTP_ADDR: `[::]:${s.compatPort}` });
+    const open = await doctorJson(t, s);
+    t.equal(open.result.code, 0, 'a warning, not a failure');
+    t.match(open.byId.get('listeners'), {
+      status: 'warn',
+      detail: new RegExp(
+        `SERVICE_HTTP_ADDR 0\\.0\\.0\\.0:${s.enginePort} and COMPAT_HTTP_ADDR \\[::\\]:${s.compatPort} are reachable from other machines while .*meet\\.conf is installed`,
+      ),
+      hint: new RegExp(
+        `SERVICE_HTTP_ADDR=127\\.0\\.0\\.1:${s.enginePort} and COMPAT_HTTP_ADDR=127\\.0\\.0\\.1:${s.compatPort}`,
+      ),
+    });
+    const text = await runCli(s.args());
+    t.match(
+      lineOf(text.stdout, 'Listeners behind nginx')[0],
+      /^! Listeners behind nginx: SERVICE_HTTP_ADDR 0\.0\.0\.0/,
+      'shown as a warning',
+    );
 
-  s.env({ SERVICE_HTTP_ADDR: `192.0.2.10:${s.enginePort}` });
-  t.match(
-    (await doctorJson(t, s)).byId.get('listeners'),
-    { status: 'warn', detail: /^SERVICE_HTTP_ADDR 192\.0\.2\.10:\d+ is reachable/ },
-    'an interface address too',
-  );
+    s.env({ SERVICE_HTTP_ADDR: `192.0.2.10:${s.enginePort}` });
+    t.match(
+      (await doctorJson(t, s)).byId.get('listeners'),
+      { status: 'warn', detail: /^SERVICE_HTTP_ADDR 192\.0\.2\.10:\d+ is reachable/ },
+      'an interface address too',
+    );
 
-  rmSync(s.nginxFile);
-  t.match(
-    (await doctorJson(t, s)).byId.get('listeners'),
-    { status: 'skip', detail: /no nginx site file/ },
-    'without a site, the daemon may face clients itself',
-  );
-});
+    rmSync(s.nginxFile);
+    t.match(
+      (await doctorJson(t, s)).byId.get('listeners'),
+      { status: 'skip', detail: /no nginx site file/ },
+      'without a site, the daemon may face clients itself',
+    );
+  },
+);

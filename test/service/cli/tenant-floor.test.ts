@@ -17,7 +17,11 @@ t.test('add refuses what doctor fails and accepts what it passes', async (t) => 
   const tooShort = 'x'.repeat(minSecretBytes - 1);
   const refused = await add('moodle', '--api-secret', tooShort);
   t.equal(refused.code, 64, 'a 31-byte secret is a usage error (exit 64)');
-  t.match(refused.stderr, /--api-secret holds 31 bytes; a secret needs at least 32 \(meetctl doctor fails a shorter one\)/, 'naming the flag and the floor');
+  t.match(
+    refused.stderr,
+    /--api-secret holds 31 bytes; a secret needs at least 32 \(meetctl doctor fails a shorter one\)/,
+    'naming the flag and the floor',
+  );
   t.notOk(refused.stderr.includes(tooShort), 'the secret is not echoed');
   const tenSecret = join(s.root, 'ten.secret');
   writeFileSync(tenSecret, '0123456789\n');
@@ -35,7 +39,11 @@ t.test('add refuses what doctor fails and accepts what it passes', async (t) => 
   t.equal(generated.code, 0, generated.stderr);
 
   const { byId } = await doctorJson(t, s);
-  t.match(byId.get('secrets'), { status: 'ok', detail: /each at least 32 bytes/ }, 'doctor passes every secret add accepted');
+  t.match(
+    byId.get('secrets'),
+    { status: 'ok', detail: /each at least 32 bytes/ },
+    'doctor passes every secret add accepted',
+  );
 });
 
 t.test('ids outside [a-z0-9] are accepted with a warning', async (t) => {
@@ -44,7 +52,11 @@ t.test('ids outside [a-z0-9] are accepted with a warning', async (t) => {
   for (const id of ['Moodle', 'moodle-north', 'portal.v2', 'lms_2']) {
     const result = await add(id);
     t.equal(result.code, 0, `${id}: added`);
-    t.match(result.stderr, new RegExp(`warning: tenant id ${id.replace('.', '\\.')} holds characters other than a-z and 0-9`), `${id}: warned`);
+    t.match(
+      result.stderr,
+      new RegExp(`warning: tenant id ${id.replace('.', '\\.')} holds characters other than a-z and 0-9`),
+      `${id}: warned`,
+    );
   }
   const plain = await add('moodle2');
   t.equal(plain.code, 0);

@@ -6,14 +6,30 @@ import t from 'tap';
 import { CallbackQueue } from '../../../src/compat/confapi/callbacks.js';
 import { TargetGuard } from '../../../src/compat/confapi/target-guard.js';
 import type { Tap } from '../../helpers/api.js';
-import { assertSuccess, compatInProcessFor, ConfapiClient, logMatch, receiverFor, roomAndToken, startWithToken, type CompatServer } from '../../helpers/compat.js';
+import {
+  assertSuccess,
+  compatInProcessFor,
+  ConfapiClient,
+  logMatch,
+  receiverFor,
+  roomAndToken,
+  startWithToken,
+  type CompatServer,
+} from '../../helpers/compat.js';
 import { MemoryCallbacks, settled } from '../../helpers/memory-callbacks.js';
 
 const secret = 'analytics-tenant-secret-4b9e21';
 const key = new TextEncoder().encode(secret);
 
 /** Joins through the API and enters the room with the join link, as a browser does. */
-async function enter(t: Tap, d: CompatServer, api: ConfapiClient, meetingId: string, fullName: string, password: string): Promise<void> {
+async function enter(
+  t: Tap,
+  d: CompatServer,
+  api: ConfapiClient,
+  meetingId: string,
+  fullName: string,
+  password: string,
+): Promise<void> {
   const joined = await api.get('join', [
     ['meetingID', meetingId],
     ['fullName', fullName],
@@ -80,11 +96,20 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   const jwt = auth?.[1] ?? '';
   const { payload, protectedHeader } = await jwtVerify(jwt, key, { algorithms: ['HS512'] });
   t.equal(protectedHeader.alg, 'HS512');
-  t.ok(payload.exp !== undefined && payload.exp >= before + 24 * 3600 - 5 && payload.exp <= before + 24 * 3600 + 60, 'exp is now + 24 h');
-  await t.rejects(jwtVerify(jwt, new TextEncoder().encode('another-secret-entirely'), { algorithms: ['HS512'] }), 'another secret does not verify it');
+  t.ok(
+    payload.exp !== undefined && payload.exp >= before + 24 * 3600 - 5 && payload.exp <= before + 24 * 3600 + 60,
+    'exp is now + 24 h',
+  );
+  await t.rejects(
+    jwtVerify(jwt, new TextEncoder().encode('another-secret-entirely'), { algorithms: ['HS512'] }),
+    'another secret does not verify it',
+  );
   await t.rejects(jwtVerify(jwt, key, { algorithms: ['HS256'] }), 'it verifies only as HS512');
   const hs256 = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key);
-  await t.rejects(jwtVerify(hs256, key, { algorithms: ['HS512'] }), 'a token of another algorithm does not pass the receiver check');
+  await t.rejects(
+    jwtVerify(hs256, key, { algorithms: ['HS512'] }),
+    'a token of another algorithm does not pass the receiver check',
+  );
 
   const body = JSON.parse(got.body);
   t.match(body, { version: '1.0', meeting_id: 'course-7', internal_meeting_id: created.xml.internalMeetingID });
@@ -100,7 +125,11 @@ t.test('a meeting that ran sends one analytics POST at its end, signed HS512 wit
   );
   for (const a of attendees) {
     t.notOk('id' in a, `${a.name}: no internal id, as upstream`);
-    t.equal(a.ext_user_id, `lms-${a.name}`, `${a.name}: ext_user_id is the userID her join gave, so the platform finds its user`);
+    t.equal(
+      a.ext_user_id,
+      `lms-${a.name}`,
+      `${a.name}: ext_user_id is the userID her join gave, so the platform finds its user`,
+    );
     t.equal(a.sessions[0].joins[0].ext_userid, `lms-${a.name}`);
     t.ok(Date.parse(a.joins[0]) <= Date.parse(a.leaves[0]), `${a.name}: joined before leaving`);
     t.match(a.engagement, { chats: Number, talk_time: Number }, `${a.name}: chat count and talk time`);
@@ -141,41 +170,54 @@ t.test('a private address without allow-listing gets nothing: the guard refuses 
     ]),
     'end',
   );
-  await logMatch(d, /"kind":"analytics"[^\n]*"reason":"127\.0\.0\.1 resolves to 127\.0\.0\.1, an internal address[^"]*","msg":"callback refused/);
+  await logMatch(
+    d,
+    /"kind":"analytics"[^\n]*"reason":"127\.0\.0\.1 resolves to 127\.0\.0\.1, an internal address[^"]*","msg":"callback refused/,
+  );
   await new Promise((r) => setTimeout(r, 300));
   t.equal(receiver.received.length, 0, 'nothing reached the receiver');
 });
 
-t.test('a queued analytics job is signed when sent: after a restart, and not at all once the tenant is gone', async (t) => {
-  const receiver = await receiverFor(t);
-  const store = new MemoryCallbacks();
-  const job = (tenantId: string) =>
-    store.insertCallback({
-      kind: 'analytics',
-      tenantId,
-      internalId: 'int-1',
-      method: 'POST',
-      url: `${receiver.url}/a/${tenantId}`,
-      body: '{"version":"1.0"}',
-      contentType: 'application/json',
-      nextAt: Date.now(),
-      createdAt: Date.now(),
-    });
-  const kept = job('kept');
-  const removed = job('removed');
-  const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), { info: () => {}, warn: () => {} }, {}, (tenant) =>
-    tenant === 'kept' ? secret : null,
-  );
-  t.teardown(() => queue.stop());
-  queue.start();
-  t.match(await settled(store, kept.id), { outcome: 'delivered' });
-  t.match(await settled(store, removed.id), { outcome: 'gave_up', lastError: /no secret/ });
-  t.same(
-    receiver.received.map((r) => r.url),
-    ['/a/kept'],
-    'only the job that could be signed was sent',
-  );
-  const jwt = String(receiver.received[0]?.headers.authorization).replace(/^Bearer /, '');
-  t.ok((await jwtVerify(jwt, key, { algorithms: ['HS512'] })).payload.exp, 'signed at send time with the current secret');
-  t.equal(receiver.received[0]?.body, '{"version":"1.0"}', 'the body stored at the end, unchanged');
-});
+t.test(
+  'a queued analytics job is signed when sent: after a restart, and not at all once the tenant is gone',
+  async (t) => {
+    const receiver = await receiverFor(t);
+    const store = new MemoryCallbacks();
+    const job = (tenantId: string) =>
+      store.insertCallback({
+        kind: 'analytics',
+        tenantId,
+        internalId: 'int-1',
+        method: 'POST',
+        url: `${receiver.url}/a/${tenantId}`,
+        body: '{"version":"1.0"}',
+        contentType: 'application/json',
+        nextAt: Date.now(),
+        createdAt: Date.now(),
+      });
+    const kept = job('kept');
+    const removed = job('removed');
+    const queue = new CallbackQueue(
+      store,
+      new TargetGuard(['127.0.0.1']),
+      { info: () => {}, warn: () => {} },
+      {},
+      (tenant) => (tenant === 'kept' ? secret : null),
+    );
+    t.teardown(() => queue.stop());
+    queue.start();
+    t.match(await settled(store, kept.id), { outcome: 'delivered' });
+    t.match(await settled(store, removed.id), { outcome: 'gave_up', lastError: /no secret/ });
+    t.same(
+      receiver.received.map((r) => r.url),
+      ['/a/kept'],
+      'only the job that could be signed was sent',
+    );
+    const jwt = String(receiver.received[0]?.headers.authorization).replace(/^Bearer /, '');
+    t.ok(
+      (await jwtVerify(jwt, key, { algorithms: ['HS512'] })).payload.exp,
+      'signed at send time with the current secret',
+    );
+    t.equal(receiver.received[0]?.body, '{"version":"1.0"}', 'the body stored at the end, unchanged');
+  },
+);

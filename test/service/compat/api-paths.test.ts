@@ -26,12 +26,22 @@ function moodleApiBase(configured: string): string {
 t.test('rtrim with a character set, as Moodle applies it', async (t) => {
   t.equal(moodleApiBase('http://h:8088/confapi/'), 'http://h:8088/conf/api/', '…/confapi/ loses its "api" too');
   t.equal(moodleApiBase('http://h:8088/confapi/api'), 'http://h:8088/conf/api/', '…/confapi/api as well');
-  t.equal(moodleApiBase('http://h:8088/bigbluebutton/'), 'http://h:8088/bigbluebutton/api/', '…/bigbluebutton/ survives');
-  t.equal(moodleApiBase('http://h:8088/bigbluebutton/api/'), 'http://h:8088/bigbluebutton/api/', '…/bigbluebutton/api/ too');
+  t.equal(
+    moodleApiBase('http://h:8088/bigbluebutton/'),
+    'http://h:8088/bigbluebutton/api/',
+    '…/bigbluebutton/ survives',
+  );
+  t.equal(
+    moodleApiBase('http://h:8088/bigbluebutton/api/'),
+    'http://h:8088/bigbluebutton/api/',
+    '…/bigbluebutton/api/ too',
+  );
 });
 
 t.test('both paths: the root and every call', async (t) => {
-  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' } });
+  const d = await compatAppFor(t, {
+    env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' },
+  });
 
   for (const path of paths) {
     t.test(path, async (t) => {
@@ -45,7 +55,11 @@ t.test('both paths: the root and every call', async (t) => {
       const api = new ConfapiClient(d.compatUrl, secret, 'sha1', 'sorted', path);
       const meetingID = `m ${path.split('/')[1]}`;
       const seen = new Set<string>();
-      const check = async (call: string, pairs: [string, string][], expect: (answer: Awaited<ReturnType<typeof api.get>>) => void) => {
+      const check = async (
+        call: string,
+        pairs: [string, string][],
+        expect: (answer: Awaited<ReturnType<typeof api.get>>) => void,
+      ) => {
         seen.add(call);
         expect(await api.get(call, pairs));
       };
@@ -63,8 +77,12 @@ t.test('both paths: the root and every call', async (t) => {
         ],
         (a) => t.equal(a.status, 302, `${path}: join redirects`),
       );
-      await check('isMeetingRunning', [['meetingID', meetingID]], (a) => t.equal(a.xml?.running, 'false', `${path}: isMeetingRunning`));
-      await check('getMeetingInfo', [['meetingID', meetingID]], (a) => t.equal(a.xml?.meetingID, meetingID, `${path}: getMeetingInfo`));
+      await check('isMeetingRunning', [['meetingID', meetingID]], (a) =>
+        t.equal(a.xml?.running, 'false', `${path}: isMeetingRunning`),
+      );
+      await check('getMeetingInfo', [['meetingID', meetingID]], (a) =>
+        t.equal(a.xml?.meetingID, meetingID, `${path}: getMeetingInfo`),
+      );
       await check('getMeetings', [], (a) => assertSuccess(t, a, `${path}: getMeetings`));
       await check(
         'sendChatMessage',
@@ -74,7 +92,9 @@ t.test('both paths: the root and every call', async (t) => {
         ],
         (a) => assertSuccess(t, a, `${path}: sendChatMessage`),
       );
-      await check('getRecordings', [['meetingID', meetingID]], (a) => t.equal(a.xml?.messageKey, 'noRecordings', `${path}: getRecordings`));
+      await check('getRecordings', [['meetingID', meetingID]], (a) =>
+        t.equal(a.xml?.messageKey, 'noRecordings', `${path}: getRecordings`),
+      );
       await check(
         'publishRecordings',
         [
@@ -83,11 +103,19 @@ t.test('both paths: the root and every call', async (t) => {
         ],
         (a) => assertFailed(t, a, 'notFound', `${path}: publishRecordings`),
       );
-      await check('updateRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: updateRecordings`));
-      await check('deleteRecordings', [['recordID', 'r1']], (a) => assertFailed(t, a, 'notFound', `${path}: deleteRecordings`));
+      await check('updateRecordings', [['recordID', 'r1']], (a) =>
+        assertFailed(t, a, 'notFound', `${path}: updateRecordings`),
+      );
+      await check('deleteRecordings', [['recordID', 'r1']], (a) =>
+        assertFailed(t, a, 'notFound', `${path}: deleteRecordings`),
+      );
       seen.add('learningDashboard');
       const dashboard = await injectFetch(api.url('learningDashboard', [['meetingID', meetingID]]));
-      t.equal(((await dashboard.json()) as { response: { returncode: string } }).response.returncode, 'SUCCESS', `${path}: learningDashboard`);
+      t.equal(
+        ((await dashboard.json()) as { response: { returncode: string } }).response.returncode,
+        'SUCCESS',
+        `${path}: learningDashboard`,
+      );
       await check(
         'end',
         [
@@ -98,8 +126,18 @@ t.test('both paths: the root and every call', async (t) => {
       );
       t.same([...seen].sort(), Object.keys(calls).sort(), `${path}: every call was tried`);
 
-      assertFailed(t, await api.get('signOut'), 'unsupportedRequest', `${path}: an unsupported call is the API's answer`);
-      assertFailed(t, await api.with({ secret: 'not-the-secret' }).get('getMeetings'), 'checksumError', `${path}: a wrong secret`);
+      assertFailed(
+        t,
+        await api.get('signOut'),
+        'unsupportedRequest',
+        `${path}: an unsupported call is the API's answer`,
+      );
+      assertFailed(
+        t,
+        await api.with({ secret: 'not-the-secret' }).get('getMeetings'),
+        'checksumError',
+        `${path}: a wrong secret`,
+      );
     });
   }
 
@@ -130,9 +168,15 @@ t.test('both paths: the root and every call', async (t) => {
         ['moderatorPW', 'mp'],
         ['attendeePW', 'ap'],
       ]).toString();
-      assertSuccess(t, await fetchAnswer(`${base}create?${query}&checksum=${sign('create', query, secret)}`), `${configured}: create`);
+      assertSuccess(
+        t,
+        await fetchAnswer(`${base}create?${query}&checksum=${sign('create', query, secret)}`),
+        `${configured}: create`,
+      );
       const info = `meetingID=${encodeURIComponent('abc-1-2[3]')}`;
-      const answer = await fetchAnswer(`${base}getMeetingInfo?${info}&checksum=${sign('getMeetingInfo', info, secret)}`);
+      const answer = await fetchAnswer(
+        `${base}getMeetingInfo?${info}&checksum=${sign('getMeetingInfo', info, secret)}`,
+      );
       t.equal(answer.xml?.meetingName, 'Moodle room', `${configured}: getMeetingInfo`);
     }
   });

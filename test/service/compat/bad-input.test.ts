@@ -21,7 +21,13 @@ import { Browser, createRoom } from '../../helpers/waiting.js';
 
 const secret = 'bad-input-secret-5f2a9c';
 /** Names the probe of issue 28 got past the end-only rule, and their German twins. */
-const bracketedRoles = ['[Moderator] Eve', 'Eve (Moderator) \u2713', 'Eve (moderator) 2', 'Eve (Moderatorin) 2', '\uFF3BGastgeber\uFF3D Eve'];
+const bracketedRoles = [
+  '[Moderator] Eve',
+  'Eve (Moderator) \u2713',
+  'Eve (moderator) 2',
+  'Eve (Moderatorin) 2',
+  '\uFF3BGastgeber\uFF3D Eve',
+];
 
 t.test('unit: XML escaping and stripping', async (t) => {
   const text = renderResponse({ returncode: 'SUCCESS', name: 'a<b>&c]]>d\u0001e\u0000f\ud800g\ufffeh\u{1F600}\ttab' });
@@ -67,15 +73,29 @@ t.test('a real daemon', async (t) => {
     }
     assertFailed(
       t,
-      await fetchAnswer(`${d.compatUrl}/confapi/api/insertDocument`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<x/>' }),
+      await fetchAnswer(`${d.compatUrl}/confapi/api/insertDocument`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: '<x/>',
+      }),
       'unsupportedRequest',
       'POST insertDocument',
     );
   });
 
   t.test('parameter names are case-sensitive', async (t) => {
-    assertFailed(t, await api.get('create', [['MeetingID', 'case']]), 'missingParamMeetingID', 'MeetingID is not meetingID');
-    assertFailed(t, await api.get('isMeetingRunning', [['meetingid', 'm1']]), 'missingParamMeetingID', 'meetingid is not meetingID');
+    assertFailed(
+      t,
+      await api.get('create', [['MeetingID', 'case']]),
+      'missingParamMeetingID',
+      'MeetingID is not meetingID',
+    );
+    assertFailed(
+      t,
+      await api.get('isMeetingRunning', [['meetingid', 'm1']]),
+      'missingParamMeetingID',
+      'meetingid is not meetingID',
+    );
     const joined = await api.get('join', [
       ['meetingID', 'm1'],
       ['fullName', 'Eve'],
@@ -84,7 +104,11 @@ t.test('a real daemon', async (t) => {
       ['redirect', 'false'],
     ]);
     assertSuccess(t, joined, 'ROLE is ignored');
-    t.equal(claimsOf(roomAndToken(joined.xml.url).token).role, 'participant', 'ROLE=MODERATOR does not make a moderator');
+    t.equal(
+      claimsOf(roomAndToken(joined.xml.url).token).role,
+      'participant',
+      'ROLE=MODERATOR does not make a moderator',
+    );
   });
 
   t.test('a duplicated meetingID, role or password is refused, never resolved', async (t) => {
@@ -144,7 +168,12 @@ t.test('a real daemon', async (t) => {
 
   t.test('meetingID with / ? # is refused with invalidMeetingIdentifier; other shapes', async (t) => {
     for (const id of ['a/b', 'a?b', 'a#b', '/', '?x']) {
-      assertFailed(t, await api.get('create', [['meetingID', id]]), 'invalidMeetingIdentifier', `create ${JSON.stringify(id)}`);
+      assertFailed(
+        t,
+        await api.get('create', [['meetingID', id]]),
+        'invalidMeetingIdentifier',
+        `create ${JSON.stringify(id)}`,
+      );
     }
     assertFailed(t, await api.get('create', [['meetingID', 'a,b']]), 'validationError', 'a comma');
     assertFailed(t, await api.get('create', [['meetingID', ' padded']]), 'validationError', 'outer spaces');
@@ -207,7 +236,9 @@ t.test('a real daemon', async (t) => {
     );
     assertFailed(
       t,
-      await api.get('isMeetingRunning', [['meetingID', 'n1']]).then(() => api.get('getMeetingInfo', [['meetingID', 'n1']])),
+      await api
+        .get('isMeetingRunning', [['meetingID', 'n1']])
+        .then(() => api.get('getMeetingInfo', [['meetingID', 'n1']])),
       'notFound',
       'none of those created a meeting',
     );
@@ -233,7 +264,9 @@ t.test('a real daemon', async (t) => {
   });
 
   t.test('join: failures are XML (never a redirect), roles and passwords', async (t) => {
-    const bad = await fetchAnswer(`${d.compatUrl}/confapi/api/join?meetingID=m1&fullName=Eve&logoutURL=https%3A%2F%2Fevil.example&checksum=${'0'.repeat(40)}`);
+    const bad = await fetchAnswer(
+      `${d.compatUrl}/confapi/api/join?meetingID=m1&fullName=Eve&logoutURL=https%3A%2F%2Fevil.example&checksum=${'0'.repeat(40)}`,
+    );
     assertFailed(t, bad, 'checksumError', 'bad checksum with a logoutURL');
     t.equal(bad.headers.get('location'), null, 'no redirect to the logoutURL');
     assertFailed(
@@ -302,7 +335,11 @@ t.test('a real daemon', async (t) => {
       ['password', 'mp'],
       ['redirect', 'false'],
     ]);
-    t.equal(claimsOf(roomAndToken(byPassword.xml.url).token).role, 'moderator', 'the moderator password makes a moderator');
+    t.equal(
+      claimsOf(roomAndToken(byPassword.xml.url).token).role,
+      'moderator',
+      'the moderator password makes a moderator',
+    );
     const roleWins = await api.get('join', [
       ['meetingID', 'm1'],
       ['fullName', 'Vi'],
@@ -310,14 +347,22 @@ t.test('a real daemon', async (t) => {
       ['password', 'mp'],
       ['redirect', 'false'],
     ]);
-    t.equal(claimsOf(roomAndToken(roleWins.xml.url).token).role, 'participant', 'role (any case) takes priority over the password');
+    t.equal(
+      claimsOf(roomAndToken(roleWins.xml.url).token).role,
+      'participant',
+      'role (any case) takes priority over the password',
+    );
     const long = await api.get('join', [
       ['meetingID', 'm1'],
       ['fullName', `${'N'.repeat(70)}\u0001`],
       ['role', 'VIEWER'],
       ['redirect', 'false'],
     ]);
-    t.equal(String(claimsOf(roomAndToken(long.xml.url).token).name).length, 64, 'a long name is cut to what the engine accepts');
+    t.equal(
+      String(claimsOf(roomAndToken(long.xml.url).token).name).length,
+      64,
+      'a long name is cut to what the engine accepts',
+    );
   });
 
   t.test('join: fullName is cleaned of invisible characters; an impersonation is refused', async (t) => {
@@ -345,7 +390,14 @@ t.test('a real daemon', async (t) => {
       ['redirect', 'false'],
     ]);
     t.equal(claimsOf(roomAndToken(emoji.xml.url).token).name, family, 'a ZWJ emoji survives the cleaning');
-    for (const fullName of ['System', 'Sys\u200Btem', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (moderator)', 'Bob (\u202EModerator) ', ...bracketedRoles]) {
+    for (const fullName of [
+      'System',
+      'Sys\u200Btem',
+      '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D',
+      'Bob (moderator)',
+      'Bob (\u202EModerator) ',
+      ...bracketedRoles,
+    ]) {
       assertFailed(
         t,
         await api.get('join', [
@@ -367,7 +419,11 @@ t.test('a real daemon', async (t) => {
       assertError(t, await browser.knock({ name }), 400, 'invalid_field', 'name');
       t.equal(browser.cookie, null, `${JSON.stringify(name)}: no waiting cookie`);
     }
-    t.equal((await new Browser(d, 'role-names').knock({ name: 'Host Eve (2)' })).status, 202, 'a role word outside brackets is a name');
+    t.equal(
+      (await new Browser(d, 'role-names').knock({ name: 'Host Eve (2)' })).status,
+      202,
+      'a role word outside brackets is a name',
+    );
   });
 
   t.test('maxParticipants is enforced at join', async (t) => {
@@ -403,7 +459,12 @@ t.test('a real daemon', async (t) => {
   t.test('POST: wrong content type, parameters in both places, oversized', async (t) => {
     const q = 'meetingID=ct';
     for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
-      assertFailed(t, await raw('create', q, { method: 'POST', headers: { 'content-type': type }, body: 'x=1' }), 'unsupportedContentType', type);
+      assertFailed(
+        t,
+        await raw('create', q, { method: 'POST', headers: { 'content-type': type }, body: 'x=1' }),
+        'unsupportedContentType',
+        type,
+      );
     }
     assertFailed(
       t,
@@ -413,19 +474,31 @@ t.test('a real daemon', async (t) => {
     );
     assertFailed(
       t,
-      await raw('create', q, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'role=MODERATOR' }),
+      await raw('create', q, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'role=MODERATOR',
+      }),
       'validationError',
       'unsigned body parameters beside a signed query',
     );
     assertFailed(
       t,
-      await raw('create', q, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<modules><module' }),
+      await raw('create', q, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: '<modules><module',
+      }),
       'validationError',
       'malformed XML body',
     );
     assertFailed(
       t,
-      await raw('create', q, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: `<modules>${'x'.repeat(300 * 1024)}</modules>` }),
+      await raw('create', q, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: `<modules>${'x'.repeat(300 * 1024)}</modules>`,
+      }),
       'requestTooLarge',
       'a 300 KiB body',
     );
@@ -440,7 +513,9 @@ t.test('a real daemon', async (t) => {
     );
     assertFailed(
       t,
-      await api.get('isMeetingRunning', [['meetingID', 'ct']]).then(() => api.get('getMeetingInfo', [['meetingID', 'ct']])),
+      await api
+        .get('isMeetingRunning', [['meetingID', 'ct']])
+        .then(() => api.get('getMeetingInfo', [['meetingID', 'ct']])),
       'notFound',
       'nothing was created',
     );

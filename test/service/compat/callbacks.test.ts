@@ -4,7 +4,12 @@ import { jwtVerify } from 'jose';
 import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import { CallbackQueue, endCallbackUrl, recordingReadyBody } from '../../../src/compat/confapi/callbacks.js';
-import { isInternalAddress, TargetGuard, TargetRefused, type Resolver } from '../../../src/compat/confapi/target-guard.js';
+import {
+  isInternalAddress,
+  TargetGuard,
+  TargetRefused,
+  type Resolver,
+} from '../../../src/compat/confapi/target-guard.js';
 import { assertSuccess, ConfapiClient, logMatch, receiverFor } from '../../helpers/compat.js';
 import { MemoryCallbacks, settled } from '../../helpers/memory-callbacks.js';
 
@@ -106,7 +111,11 @@ t.test('the guard resolves names and checks every address', async (t) => {
   });
   const guard = new TargetGuard([], resolver);
   const refused = async (url: string, what: string) => t.rejects(guard.resolve(new URL(url)), TargetRefused, what);
-  t.same(await guard.resolve(new URL('https://public.example/x')), { address: '93.184.216.34', family: 4 }, 'a public name: pinned to its address');
+  t.same(
+    await guard.resolve(new URL('https://public.example/x')),
+    { address: '93.184.216.34', family: 4 },
+    'a public name: pinned to its address',
+  );
   await refused('http://127.0.0.1:8080/cb', 'a loopback literal');
   await refused('http://[::1]/cb', 'an IPv6 loopback literal');
   await refused('http://[::ffff:127.0.0.1]/cb', 'an IPv4-mapped loopback');
@@ -125,10 +134,18 @@ t.test('the guard resolves names and checks every address', async (t) => {
   await refused('http://[2002:a9fe:a9fe::1]/cb', 'the metadata address in a 6to4 address');
   await refused('http://compat.example/cb', 'a name resolving to an IPv4-compatible loopback');
   await refused('http://nat64.example/cb', 'a name resolving to a private address behind NAT64');
-  t.same(await guard.resolve(new URL('http://dns64.example/x')), { address: '64:ff9b::5db8:d822', family: 6 }, 'a DNS64 answer for a public address');
+  t.same(
+    await guard.resolve(new URL('http://dns64.example/x')),
+    { address: '64:ff9b::5db8:d822', family: 6 },
+    'a DNS64 answer for a public address',
+  );
 
   const allowed = new TargetGuard(['127.0.0.2', 'localhost:8080', '10.9.0.0/16'], resolver);
-  t.same(await allowed.resolve(new URL('http://127.0.0.2:9/x')), { address: '127.0.0.2', family: 4 }, 'an allow-listed IP');
+  t.same(
+    await allowed.resolve(new URL('http://127.0.0.2:9/x')),
+    { address: '127.0.0.2', family: 4 },
+    'an allow-listed IP',
+  );
   await t.rejects(allowed.resolve(new URL('http://127.0.0.1:9/x')), TargetRefused, 'another loopback address');
   t.ok(await allowed.resolve(new URL('http://localhost:8080/x')), 'an allow-listed host:port');
   await t.rejects(allowed.resolve(new URL('http://localhost:8081/x')), TargetRefused, 'the same host on another port');
@@ -141,21 +158,41 @@ t.test('the guard resolves names and checks every address', async (t) => {
     { address: '::ffff:7f00:2', family: 6 },
     'the IPv4-mapped spelling of an allow-listed IP',
   );
-  await t.rejects(allowed.resolve(new URL('http://[::127.0.0.2]/x')), TargetRefused, 'the IPv4-compatible spelling of an allow-listed IP');
-  await t.rejects(allowed.resolve(new URL('http://[::ffff:0:127.0.0.2]/x')), TargetRefused, 'the IPv4-translated spelling of an allow-listed IP');
-  await t.rejects(allowed.resolve(new URL('http://[64:ff9b::127.0.0.2]/x')), TargetRefused, 'the NAT64 spelling of an allow-listed IP');
+  await t.rejects(
+    allowed.resolve(new URL('http://[::127.0.0.2]/x')),
+    TargetRefused,
+    'the IPv4-compatible spelling of an allow-listed IP',
+  );
+  await t.rejects(
+    allowed.resolve(new URL('http://[::ffff:0:127.0.0.2]/x')),
+    TargetRefused,
+    'the IPv4-translated spelling of an allow-listed IP',
+  );
+  await t.rejects(
+    allowed.resolve(new URL('http://[64:ff9b::127.0.0.2]/x')),
+    TargetRefused,
+    'the NAT64 spelling of an allow-listed IP',
+  );
 });
 
 t.test('the end callback URL keeps its query and gains meetingID and recordingmarks', async (t) => {
-  t.equal(endCallbackUrl('https://gl.example/meeting_ended', 'room 1'), 'https://gl.example/meeting_ended?meetingID=room+1&recordingmarks=false');
-  t.equal(endCallbackUrl('https://gl.example/cb?a=b%20c&d', 'x&y'), 'https://gl.example/cb?a=b%20c&d&meetingID=x%26y&recordingmarks=false');
+  t.equal(
+    endCallbackUrl('https://gl.example/meeting_ended', 'room 1'),
+    'https://gl.example/meeting_ended?meetingID=room+1&recordingmarks=false',
+  );
+  t.equal(
+    endCallbackUrl('https://gl.example/cb?a=b%20c&d', 'x&y'),
+    'https://gl.example/cb?a=b%20c&d&meetingID=x%26y&recordingmarks=false',
+  );
 });
 
 t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t) => {
   t.test('a failing receiver is retried until it answers 2xx', async (t) => {
     const receiver = await receiverFor(t, 500);
     const store = new MemoryCallbacks();
-    const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, { retryDelaysMs: [0, 60, 60, 60, 60] });
+    const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, {
+      retryDelaysMs: [0, 60, 60, 60, 60],
+    });
     t.teardown(() => queue.stop());
     const started = Date.now();
     const queued = queue.enqueue(job(`${receiver.url}/end?meetingID=m`));
@@ -206,7 +243,10 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     });
     const port = (silent.address() as import('node:net').AddressInfo).port;
     const store = new MemoryCallbacks();
-    const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, { retryDelaysMs: [0, 20], timeoutMs: 150 });
+    const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, {
+      retryDelaysMs: [0, 20],
+      timeoutMs: 150,
+    });
     t.teardown(() => queue.stop());
     const started = Date.now();
     const done = await settled(store, queue.enqueue(job(`http://127.0.0.1:${port}/slow`)).id, 3000);
@@ -229,7 +269,11 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
   t.test('pending jobs of a previous run are sent on start', async (t) => {
     const receiver = await receiverFor(t, 200);
     const store = new MemoryCallbacks();
-    const leftover = store.insertCallback({ ...job(`${receiver.url}/left`), nextAt: Date.now(), createdAt: Date.now() });
+    const leftover = store.insertCallback({
+      ...job(`${receiver.url}/left`),
+      nextAt: Date.now(),
+      createdAt: Date.now(),
+    });
     const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet);
     t.teardown(() => queue.stop());
     queue.start();
@@ -240,7 +284,9 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
 t.test('recording-ready: signed_parameters is an HS256 JWT of meeting_id and record_id', async (t) => {
   const body = await recordingReadyBody('tenant-secret', 'course 1', 'abc-123');
   const jwt = new URLSearchParams(body).get('signed_parameters') ?? '';
-  const { payload, protectedHeader } = await jwtVerify(jwt, new TextEncoder().encode('tenant-secret'), { algorithms: ['HS256'] });
+  const { payload, protectedHeader } = await jwtVerify(jwt, new TextEncoder().encode('tenant-secret'), {
+    algorithms: ['HS256'],
+  });
   t.equal(protectedHeader.alg, 'HS256');
   t.same(payload, { meeting_id: 'course 1', record_id: 'abc-123' });
   await t.rejects(jwtVerify(jwt, new TextEncoder().encode('other-secret')), 'another secret does not verify it');
@@ -278,7 +324,10 @@ t.test('a real daemon: an IPv6 spelling of an allow-listed loopback receiver get
       `end ${id}`,
     );
   await logMatch(d, /"reason":"::7f00:1 resolves to ::7f00:1, an internal address[^"]*","msg":"callback refused/);
-  await logMatch(d, /"reason":"::ffff:0:7f00:1 resolves to ::ffff:0:7f00:1, an internal address[^"]*","msg":"callback refused/);
+  await logMatch(
+    d,
+    /"reason":"::ffff:0:7f00:1 resolves to ::ffff:0:7f00:1, an internal address[^"]*","msg":"callback refused/,
+  );
   t.pass('both IPv6 spellings of 127.0.0.1 refused by the guard (not merely unreachable)');
   assertSuccess(
     t,

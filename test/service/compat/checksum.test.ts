@@ -4,7 +4,16 @@ import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import { checksumMatches, checksumOf } from '../../../src/compat/confapi/checksum.js';
 import { readQuery } from '../../../src/compat/confapi/query.js';
-import { assertFailed, assertSuccess, buildQuery, ConfapiClient, fetchAnswer, sign, type Algorithm, type Style } from '../../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  buildQuery,
+  ConfapiClient,
+  fetchAnswer,
+  sign,
+  type Algorithm,
+  type Style,
+} from '../../helpers/compat.js';
 
 const secret = '639259d4-9dd8-4b25-bf01-95f9567eaf4b';
 
@@ -21,16 +30,25 @@ t.test('unit: raw query handling and the algorithm by length', async (t) => {
     const good = checksumOf(algorithm, 'create', 'a=1', secret);
     t.ok(checksumMatches(good, 'create', ['a=1'], secret), `${algorithm} (${good.length} hex digits)`);
     t.ok(checksumMatches(good.toUpperCase(), 'create', ['a=1'], secret), `${algorithm} in uppercase`);
-    t.notOk(checksumMatches(`${good.slice(0, -1)}g`, 'create', ['a=1'], secret), `${algorithm} with a character that is not hex`);
+    t.notOk(
+      checksumMatches(`${good.slice(0, -1)}g`, 'create', ['a=1'], secret),
+      `${algorithm} with a character that is not hex`,
+    );
     t.notOk(checksumMatches(good.slice(0, -1), 'create', ['a=1'], secret), `${algorithm} one digit short`);
     t.notOk(checksumMatches(`${good}0`, 'create', ['a=1'], secret), `${algorithm} one digit long`);
   }
   t.notOk(checksumMatches('', 'create', ['a=1'], secret), 'an empty checksum');
   // The upstream documentation's example.
   const docQuery = 'name=Test+Meeting&meetingID=abc123&attendeePW=111222&moderatorPW=333444';
-  t.ok(checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery], secret), 'the documented SHA-1 example verifies');
+  t.ok(
+    checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery], secret),
+    'the documented SHA-1 example verifies',
+  );
   t.ok(checksumMatches('1FCBB0C4FC1F039F73AA6D697D2DB9BA7F803F17', 'create', [docQuery], secret), 'uppercase hex too');
-  t.notOk(checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery.replace('+', '%20')], secret), '%20 instead of + is another string');
+  t.notOk(
+    checksumMatches('1fcbb0c4fc1f039f73aa6d697d2db9ba7f803f17', 'create', [docQuery.replace('+', '%20')], secret),
+    '%20 instead of + is another string',
+  );
 });
 
 t.test('a real daemon', async (t) => {
@@ -54,7 +72,11 @@ t.test('a real daemon', async (t) => {
       }
       const query = buildQuery([['meetingID', `sig ${algorithm} plus`]], 'plus');
       const upper = sign('isMeetingRunning', query, secret, algorithm).toUpperCase();
-      assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?${query}&checksum=${upper}`), `${algorithm} uppercase hex`);
+      assertSuccess(
+        t,
+        await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?${query}&checksum=${upper}`),
+        `${algorithm} uppercase hex`,
+      );
     }
   });
 
@@ -63,7 +85,11 @@ t.test('a real daemon', async (t) => {
     const sum = sign('create', query, secret, 'sha256');
     assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/create?checksum=${sum}&${query}`), 'checksum first');
     const sum2 = sign('isMeetingRunning', 'meetingID=pos+test&x=1', secret);
-    assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?meetingID=pos+test&checksum=${sum2}&x=1`), 'checksum in the middle');
+    assertSuccess(
+      t,
+      await fetchAnswer(`${d.compatUrl}/confapi/api/isMeetingRunning?meetingID=pos+test&checksum=${sum2}&x=1`),
+      'checksum in the middle',
+    );
     const none = sign('getMeetings', '', secret);
     const list = await fetchAnswer(`${d.compatUrl}/confapi/api/getMeetings?&checksum=${none}`);
     assertSuccess(t, list, 'getMeetings?&checksum= (leading &, nothing else)');

@@ -19,7 +19,12 @@ t.test('bigbluebutton-js drives a meeting from create to end under /bigbluebutto
       t.match(String(created.moderatorPW), /^[a-z2-7]{12}$/, 'a generated moderator password');
       t.not(String(created.moderatorPW), String(created.attendeePW), 'and a different attendee one');
 
-      const joined = await bbb.http(api.administration.join('Mia Teacher', meetingID, String(created.moderatorPW), { redirect: false, userID: 'moodle-7' }));
+      const joined = await bbb.http(
+        api.administration.join('Mia Teacher', meetingID, String(created.moderatorPW), {
+          redirect: false,
+          userID: 'moodle-7',
+        }),
+      );
       t.equal(joined.returncode, 'SUCCESS', 'join with the generated moderator password');
       t.ok(joined.auth_token && joined.session_token, 'the client reads both tokens');
       t.match(String(joined.url), /\/room\/cf-[0-9a-f]{32}\?t=/, 'a join link');
@@ -38,7 +43,11 @@ t.test('bigbluebutton-js drives a meeting from create to end under /bigbluebutto
       const ended = await bbb.http(api.administration.end(meetingID, String(created.moderatorPW)));
       t.equal(ended.returncode, 'SUCCESS', 'end with the moderator password');
       const wrongSecret = bbb.api(`${d.compatUrl}${base}`, 'not-the-secret');
-      t.equal((await bbb.http(wrongSecret.monitoring.getMeetings())).messageKey, 'checksumError', 'another secret is refused');
+      t.equal(
+        (await bbb.http(wrongSecret.monitoring.getMeetings())).messageKey,
+        'checksumError',
+        'another secret is refused',
+      );
     });
   }
 });

@@ -22,13 +22,18 @@ const secret = 'create-unit-secret';
 function configFor(t: Tap) {
   const dataDir = mkdtempSync(join(tmpdir(), 'meet-create-unit-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  return loadConfig({ env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret }, configFile: null });
+  return loadConfig({
+    env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret },
+    configFile: null,
+  });
 }
 
 /** Makes every INSERT into `table` of the database file fail from now on, as a full disk would. */
 function refuseInserts(file: string, table: string): void {
   const db = new Database(file);
-  db.exec(`CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+  db.exec(
+    `CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+  );
   db.close();
 }
 
@@ -64,43 +69,60 @@ t.test("the meeting API's write fails: no engine room is left behind", async (t)
   assertFailed(t, await api.get('getMeetingInfo', [['meetingID', 'half']]), 'notFound', 'no meeting either');
 });
 
-t.test("the engine's write fails: no meeting is left behind, and a retry creates it once the disk is back", async (t) => {
-  const config = configFor(t);
-  openServices(config).close();
-  const engineFile = join(config.dataDir, databaseFileName);
-  refuseInserts(engineFile, 'rooms');
-  const { services, api } = await start(t, config);
+t.test(
+  "the engine's write fails: no meeting is left behind, and a retry creates it once the disk is back",
+  async (t) => {
+    const config = configFor(t);
+    openServices(config).close();
+    const engineFile = join(config.dataDir, databaseFileName);
+    refuseInserts(engineFile, 'rooms');
+    const { services, api } = await start(t, config);
 
-  assertFailed(t, await api.get('create', create), 'internalError', 'create with a full engine database');
-  assertFailed(t, await api.get('getMeetingInfo', [['meetingID', 'half']]), 'notFound', 'no half-created meeting answers');
-  const store = new SqliteCompatStore(config.compatApiDataDir);
-  t.same(store.openMeetings(), [], 'no row in the meeting-API database');
-  store.close();
+    assertFailed(t, await api.get('create', create), 'internalError', 'create with a full engine database');
+    assertFailed(
+      t,
+      await api.get('getMeetingInfo', [['meetingID', 'half']]),
+      'notFound',
+      'no half-created meeting answers',
+    );
+    const store = new SqliteCompatStore(config.compatApiDataDir);
+    t.same(store.openMeetings(), [], 'no row in the meeting-API database');
+    store.close();
 
-  const db = new Database(engineFile);
-  db.exec('DROP TRIGGER refuse_rooms');
-  db.close();
-  const created = await api.get('create', create);
-  assertSuccess(t, created, 'the retry');
-  t.equal(created.xml?.messageKey, '', 'a new meeting, not a duplicate of a half-made one');
-  t.equal(roomIds(services).length, 1, 'one room for it');
-});
+    const db = new Database(engineFile);
+    db.exec('DROP TRIGGER refuse_rooms');
+    db.close();
+    const created = await api.get('create', create);
+    assertSuccess(t, created, 'the retry');
+    t.equal(created.xml?.messageKey, '', 'a new meeting, not a duplicate of a half-made one');
+    t.equal(roomIds(services).length, 1, 'one room for it');
+  },
+);
 
-t.test('a process that died between the two writes leaves a row without its room: the next start makes the room', async (t) => {
-  const config = configFor(t);
-  openServices(config).close();
-  const store = new SqliteCompatStore(config.compatApiDataDir);
-  const roomId = `cf-${'ab'.repeat(16)}`;
-  store.insertMeeting(meeting('primary', 'half', Date.now(), { roomId, name: 'Half made', guestPolicy: 'ALWAYS_DENY' }));
-  store.close();
+t.test(
+  'a process that died between the two writes leaves a row without its room: the next start makes the room',
+  async (t) => {
+    const config = configFor(t);
+    openServices(config).close();
+    const store = new SqliteCompatStore(config.compatApiDataDir);
+    const roomId = `cf-${'ab'.repeat(16)}`;
+    store.insertMeeting(
+      meeting('primary', 'half', Date.now(), { roomId, name: 'Half made', guestPolicy: 'ALWAYS_DENY' }),
+    );
+    store.close();
 
-  const { services, api } = await start(t, config);
-  t.match(services.rooms.find(roomId), { name: 'Half made', entry: 'token', unlisted: true }, 'the room exists, as create would have made it');
-  const join = await api.get('join', [
-    ['meetingID', 'half'],
-    ['fullName', 'Ann'],
-    ['role', 'MODERATOR'],
-    ['redirect', 'false'],
-  ]);
-  assertSuccess(t, join, 'a join of the completed meeting');
-});
+    const { services, api } = await start(t, config);
+    t.match(
+      services.rooms.find(roomId),
+      { name: 'Half made', entry: 'token', unlisted: true },
+      'the room exists, as create would have made it',
+    );
+    const join = await api.get('join', [
+      ['meetingID', 'half'],
+      ['fullName', 'Ann'],
+      ['role', 'MODERATOR'],
+      ['redirect', 'false'],
+    ]);
+    assertSuccess(t, join, 'a join of the completed meeting');
+  },
+);

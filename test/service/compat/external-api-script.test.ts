@@ -12,7 +12,10 @@ const get = (url: string, headers: Record<string, string> = {}, method = 'GET') 
 
 t.test('one cacheable script under both paths', async (t) => {
   // The listener runs with the meeting API on; the script does not depend on which surface is active.
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789', COMPAT_FRONTEND_URL: frontend });
+  const d = await compatInProcessFor(t, {
+    COMPAT_API_SHARED_SECRET: 'external-api-script-secret-0123456789',
+    COMPAT_FRONTEND_URL: frontend,
+  });
   const plain = await get(`${d.compatUrl}/external_api.js`);
   const body = await plain.text();
   t.equal(plain.status, 200, 'served');
@@ -32,7 +35,11 @@ t.test('one cacheable script under both paths', async (t) => {
     const other = await get(`${d.compatUrl}/${tenant}/external_api.js?release=release-1234`);
     const otherBody = await other.text();
     t.equal(other.status, 200, `/${tenant}/external_api.js is served`);
-    t.equal(createHash('sha256').update(otherBody).digest('hex'), createHash('sha256').update(body).digest('hex'), `/${tenant}: the same bytes`);
+    t.equal(
+      createHash('sha256').update(otherBody).digest('hex'),
+      createHash('sha256').update(body).digest('hex'),
+      `/${tenant}: the same bytes`,
+    );
     t.equal(other.headers.get('etag'), etag, `/${tenant}: the same ETag`);
     t.equal(other.headers.get('content-type'), plain.headers.get('content-type'), `/${tenant}: the same type`);
     t.equal(other.headers.get('x-content-type-options'), 'nosniff', `/${tenant}: nosniff`);
@@ -60,7 +67,12 @@ t.test('one cacheable script under both paths', async (t) => {
 
   // The script runs: it defines both names as one constructor and nothing else global.
   const window: Record<string, unknown> = { location: { origin: 'https://app.example.com' } };
-  runInNewContext(body, { window, document: { currentScript: { src: `${d.compatUrl}/external_api.js` } }, URL, console });
+  runInNewContext(body, {
+    window,
+    document: { currentScript: { src: `${d.compatUrl}/external_api.js` } },
+    URL,
+    console,
+  });
   t.equal(typeof window.JitsiMeetExternalAPI, 'function', 'window.JitsiMeetExternalAPI is a constructor');
   t.equal(window.VideoMeetExternalAPI, window.JitsiMeetExternalAPI, 'the alias is the same constructor');
   t.same(Object.keys(window).sort(), ['JitsiMeetExternalAPI', 'VideoMeetExternalAPI', 'location'], 'no other global');
@@ -78,7 +90,10 @@ t.test('abuse: what the path may carry', async (t) => {
   ]) {
     const answer = await get(`${d.compatUrl}${path}`);
     const text = await answer.text();
-    t.ok(answer.status === 200 ? text === reference : [400, 404, 414].includes(answer.status), `${path.slice(0, 40)}: ${answer.status}`);
+    t.ok(
+      answer.status === 200 ? text === reference : [400, 404, 414].includes(answer.status),
+      `${path.slice(0, 40)}: ${answer.status}`,
+    );
     t.notMatch(text, /root:/, `${path.slice(0, 40)}: no file content`);
     t.notMatch(text, /<script>/, `${path.slice(0, 40)}: the path is not echoed`);
   }

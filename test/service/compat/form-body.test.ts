@@ -10,16 +10,29 @@ import { assertFailed, assertSuccess, ConfapiClient, fetchAnswer, sign } from '.
 const secret = 'form-body-secret-0c7e41';
 
 t.test('unit: the texts a checksum may be over', async (t) => {
-  const texts = (query: string, body: string | null) => signedTexts(readQuery(query), body === null ? null : readQuery(body));
+  const texts = (query: string, body: string | null) =>
+    signedTexts(readQuery(query), body === null ? null : readQuery(body));
   t.same(texts('a=1&checksum=x', null), ['a=1'], 'a GET: the raw query minus the checksum pair');
   t.same(
     texts('checksum=x', 'name=A+b*~&meetingID=m'),
     ['name=A+b*~&meetingID=m', 'meetingID=m&name=A+b*%7E'],
     'a form body: raw, or sorted and form-encoded; never ""',
   );
-  t.same(texts('', 'meetingID=m&checksum=x&name=n'), ['meetingID=m&name=n'], 'the checksum in the body: cut from the raw body (already sorted: one text)');
-  t.same(texts('meetingID=m', 'checksum=x'), ['meetingID=m'], 'a body holding only the checksum: the query is what is used and signed');
-  t.same(texts('meetingID=m&checksum=x', 'role=MODERATOR'), ['meetingID=m'], 'parameters in both: the query (the call is refused later)');
+  t.same(
+    texts('', 'meetingID=m&checksum=x&name=n'),
+    ['meetingID=m&name=n'],
+    'the checksum in the body: cut from the raw body (already sorted: one text)',
+  );
+  t.same(
+    texts('meetingID=m', 'checksum=x'),
+    ['meetingID=m'],
+    'a body holding only the checksum: the query is what is used and signed',
+  );
+  t.same(
+    texts('meetingID=m&checksum=x', 'role=MODERATOR'),
+    ['meetingID=m'],
+    'parameters in both: the query (the call is refused later)',
+  );
   t.same(texts('&checksum=x', ''), [''], 'no parameters anywhere: "" (a parameterless call, as with GET)');
 
   // Whatever the body, "" is a candidate only when the body carries no parameter.
@@ -42,8 +55,13 @@ t.test('a real daemon', async (t) => {
   const api = new ConfapiClient(d.compatUrl, secret);
   const overEmpty = (call: string) => sign(call, '', secret);
   const post = (call: string, query: string, body: string, type = 'application/x-www-form-urlencoded') =>
-    fetchAnswer(`${d.compatUrl}/confapi/api/${call}${query === '' ? '' : `?${query}`}`, { method: 'POST', headers: { 'content-type': type }, body });
-  const notCreated = async (id: string) => assertFailed(t, await api.get('getMeetingInfo', [['meetingID', id]]), 'notFound', `${id} was not created`);
+    fetchAnswer(`${d.compatUrl}/confapi/api/${call}${query === '' ? '' : `?${query}`}`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body,
+    });
+  const notCreated = async (id: string) =>
+    assertFailed(t, await api.get('getMeetingInfo', [['meetingID', id]]), 'notFound', `${id} was not created`);
 
   assertSuccess(
     t,
@@ -68,18 +86,41 @@ t.test('a real daemon', async (t) => {
       'checksumError',
       'create, checksum in the body',
     );
-    assertFailed(t, await post('create', `checksum=${overEmpty('create').toUpperCase()}`, 'meetingID=fb-empty'), 'checksumError', 'create, uppercase hex');
-    assertFailed(t, await post('create', `checksum=${sign('create', '', secret, 'sha512')}`, 'meetingID=fb-empty'), 'checksumError', 'create, SHA-512');
+    assertFailed(
+      t,
+      await post('create', `checksum=${overEmpty('create').toUpperCase()}`, 'meetingID=fb-empty'),
+      'checksumError',
+      'create, uppercase hex',
+    );
+    assertFailed(
+      t,
+      await post('create', `checksum=${sign('create', '', secret, 'sha512')}`, 'meetingID=fb-empty'),
+      'checksumError',
+      'create, SHA-512',
+    );
     await notCreated('fb-empty');
     assertFailed(
       t,
-      await post('join', `checksum=${overEmpty('join')}`, 'meetingID=held&fullName=Mallory&role=MODERATOR&redirect=false'),
+      await post(
+        'join',
+        `checksum=${overEmpty('join')}`,
+        'meetingID=held&fullName=Mallory&role=MODERATOR&redirect=false',
+      ),
       'checksumError',
       'join as moderator',
     );
-    assertFailed(t, await post('end', `checksum=${overEmpty('end')}`, 'meetingID=held&password=mp'), 'checksumError', 'end');
+    assertFailed(
+      t,
+      await post('end', `checksum=${overEmpty('end')}`, 'meetingID=held&password=mp'),
+      'checksumError',
+      'end',
+    );
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'held']])).xml?.returncode, 'SUCCESS');
-    t.equal((await api.get('getMeetingInfo', [['meetingID', 'held']])).xml?.hasBeenForciblyEnded, 'false', 'held was not ended');
+    t.equal(
+      (await api.get('getMeetingInfo', [['meetingID', 'held']])).xml?.hasBeenForciblyEnded,
+      'false',
+      'held was not ended',
+    );
   });
 
   t.test('a form body signed over what it carries is accepted', async (t) => {
@@ -92,7 +133,11 @@ t.test('a real daemon', async (t) => {
       ['middle', 'meetingID=posted+3&checksum=C&name=N', 'meetingID=posted+3&name=N'],
       ['last', 'meetingID=posted+4&name=N&checksum=C', 'meetingID=posted+4&name=N'],
     ] as const) {
-      assertSuccess(t, await post('create', '', sent.replace('C', sign('create', signed, secret))), `checksum ${where} in the body, over the rest of the body`);
+      assertSuccess(
+        t,
+        await post('create', '', sent.replace('C', sign('create', signed, secret))),
+        `checksum ${where} in the body, over the rest of the body`,
+      );
     }
     const sorted = await post(
       'create',
@@ -105,10 +150,18 @@ t.test('a real daemon', async (t) => {
     const named = await post('create', `checksum=${sign('create', encoded, secret)}`, encoded);
     assertSuccess(t, named, 'percent-encoded names, signed as sent');
     t.equal(named.xml?.meetingID, 'enc 1', 'the name decoded to meetingID');
-    const running = await post('isMeetingRunning', '', `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`);
+    const running = await post(
+      'isMeetingRunning',
+      '',
+      `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`,
+    );
     assertSuccess(t, running, 'isMeetingRunning by form');
     t.equal(running.xml?.running, 'false');
-    assertSuccess(t, await post('getMeetings', '', `checksum=${overEmpty('getMeetings')}`), 'a call without parameters, its checksum over "" in the body');
+    assertSuccess(
+      t,
+      await post('getMeetings', '', `checksum=${overEmpty('getMeetings')}`),
+      'a call without parameters, its checksum over "" in the body',
+    );
   });
 
   t.test('odd encodings: a clear FAILED answer, never a crash', async (t) => {
@@ -130,8 +183,18 @@ t.test('a real daemon', async (t) => {
       ],
       ['a checksum with no value in the body', `checksum=${good}`, `${body}&checksum`, 'checksumError'],
       ['no checksum anywhere', '', body, 'checksumError'],
-      ['parameters in both, the query signed', `meetingID=odd+1&checksum=${sign('create', 'meetingID=odd+1', secret)}`, 'name=Odd', 'validationError'],
-      ['parameters in both, the checksum in the body', 'meetingID=odd+1', `name=Odd&checksum=${sign('create', 'meetingID=odd+1', secret)}`, 'validationError'],
+      [
+        'parameters in both, the query signed',
+        `meetingID=odd+1&checksum=${sign('create', 'meetingID=odd+1', secret)}`,
+        'name=Odd',
+        'validationError',
+      ],
+      [
+        'parameters in both, the checksum in the body',
+        'meetingID=odd+1',
+        `name=Odd&checksum=${sign('create', 'meetingID=odd+1', secret)}`,
+        'validationError',
+      ],
       [
         'a duplicated parameter, signed',
         `checksum=${sign('create', 'meetingID=odd+1&meetingID=odd+2', secret)}`,
@@ -153,9 +216,14 @@ t.test('a real daemon', async (t) => {
 
   t.test('GET and XML bodies unchanged', async (t) => {
     assertSuccess(t, await api.get('isMeetingRunning', [['meetingID', 'held']]), 'GET');
-    assertSuccess(t, await fetchAnswer(`${d.compatUrl}/confapi/api/getMeetings?checksum=${overEmpty('getMeetings')}`), 'GET getMeetings over ""');
+    assertSuccess(
+      t,
+      await fetchAnswer(`${d.compatUrl}/confapi/api/getMeetings?checksum=${overEmpty('getMeetings')}`),
+      'GET getMeetings over ""',
+    );
     const q = 'meetingID=slides&name=With+slides';
-    const slides = '<?xml version="1.0"?><modules><module name="presentation"><document url="https://example.org/a.pdf" filename="a.pdf"/></module></modules>';
+    const slides =
+      '<?xml version="1.0"?><modules><module name="presentation"><document url="https://example.org/a.pdf" filename="a.pdf"/></module></modules>';
     assertSuccess(
       t,
       await post('create', `${q}&checksum=${sign('create', q, secret)}`, slides, 'application/xml'),
@@ -163,12 +231,20 @@ t.test('a real daemon', async (t) => {
     );
     assertSuccess(
       t,
-      await post('isMeetingRunning', `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`, ''),
+      await post(
+        'isMeetingRunning',
+        `meetingID=held&checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`,
+        '',
+      ),
       'a POST with an empty body reads the query',
     );
     assertSuccess(
       t,
-      await post('isMeetingRunning', 'meetingID=held', `checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`),
+      await post(
+        'isMeetingRunning',
+        'meetingID=held',
+        `checksum=${sign('isMeetingRunning', 'meetingID=held', secret)}`,
+      ),
       'the checksum alone in the body covers the query',
     );
   });

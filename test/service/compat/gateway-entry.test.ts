@@ -10,7 +10,18 @@ import type * as ConfigErrors from '../../../src/config/config-error.js';
 import { claimsOf, logMatch, roomAndToken, startWithToken, type CompatServer } from '../../helpers/compat.js';
 import { builtModule, compatAppFor } from '../../helpers/compat-app.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
-import { acmeAppId, acmeSecret, betaAppId, betaSecret, claims, mainAppId, mainSecret, mint, mintRs256, without } from '../../helpers/gateway.js';
+import {
+  acmeAppId,
+  acmeSecret,
+  betaAppId,
+  betaSecret,
+  claims,
+  mainAppId,
+  mainSecret,
+  mint,
+  mintRs256,
+  without,
+} from '../../helpers/gateway.js';
 
 const frontend = 'http://frontend.test';
 const now = () => Math.floor(Date.now() / 1000);
@@ -44,12 +55,26 @@ interface Entry {
 
 async function enter(daemon: CompatServer, path: string, query: Record<string, string> | string = {}): Promise<Entry> {
   const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
-  const response = await injectFetch(`${daemon.compatUrl}${path}${search ? `?${search}` : ''}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-  return { status: response.status, location: response.headers.get('location'), headers: response.headers, text: await response.text() };
+  const response = await injectFetch(`${daemon.compatUrl}${path}${search ? `?${search}` : ''}`, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    headers: response.headers,
+    text: await response.text(),
+  };
 }
 
 /** Enters with a token and exchanges the join token at /start: the role the engine gives. */
-async function roleOf(t: Tap, daemon: CompatServer, path: string, jwt: string, what: string): Promise<{ role: string; roomId: string; join: string }> {
+async function roleOf(
+  t: Tap,
+  daemon: CompatServer,
+  path: string,
+  jwt: string,
+  what: string,
+): Promise<{ role: string; roomId: string; join: string }> {
   const entry = await enter(daemon, path, { jwt });
   t.equal(
     entry.status,
@@ -74,10 +99,12 @@ function refused(t: Tap, entry: Entry, words: RegExp, what: string, jwt = ''): v
   t.match(entry.headers.get('content-type'), /^text\/html/, `${what}: a page`);
   t.match(entry.text, words, `${what}: says why (${entry.text.match(/<p>([^<]*)<\/p>/)?.[1]})`);
   t.equal(entry.location, null, `${what}: no redirect`);
-  if (jwt !== '') t.notOk(entry.text.includes(jwt) || entry.text.includes(jwt.split('.')[1]!), `${what}: no token in the page`);
+  if (jwt !== '')
+    t.notOk(entry.text.includes(jwt) || entry.text.includes(jwt.split('.')[1]!), `${what}: no token in the page`);
 }
 
-const frameAncestors = (headers: Headers) => /frame-ancestors ([^;]*)/.exec(headers.get('content-security-policy') ?? '')?.[1];
+const frameAncestors = (headers: Headers) =>
+  /frame-ancestors ([^;]*)/.exec(headers.get('content-security-policy') ?? '')?.[1];
 
 t.test('the token matrix, tenants, the 403 page and framing, against a daemon', async (t) => {
   const file = tenantsFile(t, registry);
@@ -100,7 +127,18 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       daemon,
       '/videoconf/Math',
       keep(
-        mint(claims('Math', { context: { user: { name: 'Mia Moderator', moderator: true, avatar: 'https://img.example/m.png', email: 'mia@example.org' } } })),
+        mint(
+          claims('Math', {
+            context: {
+              user: {
+                name: 'Mia Moderator',
+                moderator: true,
+                avatar: 'https://img.example/m.png',
+                email: 'mia@example.org',
+              },
+            },
+          }),
+        ),
       ),
       'moderator',
     );
@@ -133,10 +171,23 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     }
     const star = await roleOf(t, daemon, '/videoconf/Any%20Room', keep(mint(claims('*'))), 'room *');
     t.equal(star.role, 'participant', 'room * opens any room');
-    const cased = await roleOf(t, daemon, '/videoconf/%C3%89cole', keep(mint(claims('e\u0301COLE'))), 'room in another case and another Unicode form');
+    const cased = await roleOf(
+      t,
+      daemon,
+      '/videoconf/%C3%89cole',
+      keep(mint(claims('e\u0301COLE'))),
+      'room in another case and another Unicode form',
+    );
     t.equal(cased.role, 'participant');
-    const nameless = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { context: {} }))), displayName: 'Typed By Page' });
-    t.equal(claimsOf(roomAndToken(nameless.location ?? 'http://x/').token).name, 'Typed By Page', "no name in the token: the page's displayName");
+    const nameless = await enter(daemon, '/videoconf/math', {
+      jwt: keep(mint(claims('math', { context: {} }))),
+      displayName: 'Typed By Page',
+    });
+    t.equal(
+      claimsOf(roomAndToken(nameless.location ?? 'http://x/').token).name,
+      'Typed By Page',
+      "no name in the token: the page's displayName",
+    );
     // The embedding API's lang reaches the page (which chooses its words from it); what is no language tag does not.
     const german = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math'))), lang: 'de' });
     t.equal(new URL(german.location ?? 'http://x/').searchParams.get('lang'), 'de', 'lang=de is handed to the page');
@@ -145,9 +196,13 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.equal(new URL(odd.location ?? 'http://x/').searchParams.get('lang'), null, 'and is not handed on');
     const inside = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { nbf: now() + 20 }))) });
     t.equal(inside.status, 302, 'nbf 20 s ahead: within the 30 s tolerance');
-    const shortLife = await enter(daemon, '/videoconf/math', { jwt: keep(mint(without(claims('math', { exp: now() + 23 * 3600 }), 'iat'))) });
+    const shortLife = await enter(daemon, '/videoconf/math', {
+      jwt: keep(mint(without(claims('math', { exp: now() + 23 * 3600 }), 'iat'))),
+    });
     t.equal(shortLife.status, 302, 'no iat and 23 h left: accepted');
-    const array = await enter(daemon, '/videoconf/math', { jwt: keep(mint(claims('math', { aud: ['other', 'jitsi'] }))) });
+    const array = await enter(daemon, '/videoconf/math', {
+      jwt: keep(mint(claims('math', { aud: ['other', 'jitsi'] }))),
+    });
     t.equal(array.status, 302, 'aud as a list holding jitsi');
   });
 
@@ -173,8 +228,16 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       ['lifetime 25 h (iat)', mint({ ...base, iat: now(), exp: now() + 25 * 3600 }), /valid for too long/],
       ['lifetime 25 h (no iat)', mint(without({ ...base, exp: now() + 25 * 3600 }, 'iat')), /valid for too long/],
       // Issue 28 point 5: a ten-year token whose iat lies ten years ahead was accepted (exp − iat was 1 h).
-      ['iat ten years ahead', mint({ ...base, iat: now() + 10 * 365 * 86_400, exp: now() + 10 * 365 * 86_400 + 3600 }), /issued in the future/],
-      ['iat 2 min ahead, 24 h from it', mint({ ...base, iat: now() + 120, exp: now() + 120 + 24 * 3600 }), /issued in the future/],
+      [
+        'iat ten years ahead',
+        mint({ ...base, iat: now() + 10 * 365 * 86_400, exp: now() + 10 * 365 * 86_400 + 3600 }),
+        /issued in the future/,
+      ],
+      [
+        'iat 2 min ahead, 24 h from it',
+        mint({ ...base, iat: now() + 120, exp: now() + 120 + 24 * 3600 }),
+        /issued in the future/,
+      ],
       ['wrong secret', mint(base, { secret: 'not-the-secret-0123456789abcdefghijkl' }), /not signed for this service/],
       ['alg none', mint(base, { header: '{"alg":"none","typ":"JWT"}' }).replace(/[^.]+$/, ''), /only HS256/],
       ['alg none with a signature', mint(base, { header: '{"alg":"none","typ":"JWT"}' }), /only HS256/],
@@ -190,31 +253,56 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       ['duplicate claim, escaped', mint(JSON.stringify(base).replace('{', '{"\\u0072oom":"*",')), /same detail twice/],
       [
         'duplicate nested claim',
-        mint(JSON.stringify({ ...base, context: { user: { moderator: false } } }).replace('"moderator":false', '"moderator":false,"moderator":true')),
+        mint(
+          JSON.stringify({ ...base, context: { user: { moderator: false } } }).replace(
+            '"moderator":false',
+            '"moderator":false,"moderator":true',
+          ),
+        ),
         /same detail twice/,
       ],
       ['duplicate header name', mint(base, { header: '{"alg":"none","alg":"HS256"}' }), /same detail twice/],
       ['9 KiB token', mint({ ...base, pad: 'x'.repeat(9 * 1024) }), /too long to be a valid one/],
       ['not three parts', 'abc.def', /damaged/],
       ['not base64url', 'a*b.c*d.e', /damaged/],
-      ['payload not JSON', `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`, /damaged/],
+      [
+        'payload not JSON',
+        `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`,
+        /damaged/,
+      ],
       ['payload an array', mint('[1,2]'), /damaged/],
-      ['a name that passes for the service', mint({ ...base, context: { user: { name: 'System' } } }), /cannot be used here/],
-      ["another tenant's iss with this tenant's secret", mint({ ...base, iss: acmeAppId }, { secret: betaSecret }), /not signed for this service/],
+      [
+        'a name that passes for the service',
+        mint({ ...base, context: { user: { name: 'System' } } }),
+        /cannot be used here/,
+      ],
+      [
+        "another tenant's iss with this tenant's secret",
+        mint({ ...base, iss: acmeAppId }, { secret: betaSecret }),
+        /not signed for this service/,
+      ],
       ["a tenant's iss with the primary secret", mint({ ...base, iss: acmeAppId }), /not signed for this service/],
       ['the primary iss with a tenant secret', mint(base, { secret: acmeSecret }), /not signed for this service/],
     ];
-    for (const [what, jwt, words] of cases) refused(t, await enter(daemon, '/videoconf/math', { jwt: keep(jwt) }), words, what, jwt);
+    for (const [what, jwt, words] of cases)
+      refused(t, await enter(daemon, '/videoconf/math', { jwt: keep(jwt) }), words, what, jwt);
     refused(t, await enter(daemon, '/videoconf/math'), /needs a sign-in link/, 'no token (open rooms off)');
     refused(t, await enter(daemon, '/videoconf/math', { jwt: '' }), /needs a sign-in link/, 'an empty token');
     const twice = keep(mint(base));
-    refused(t, await enter(daemon, '/videoconf/math', `jwt=${twice}&jwt=${twice}`), /damaged/, 'jwt twice in the query', twice);
+    refused(
+      t,
+      await enter(daemon, '/videoconf/math', `jwt=${twice}&jwt=${twice}`),
+      /damaged/,
+      'jwt twice in the query',
+      twice,
+    );
     const missing = await enter(daemon, `/videoconf/${'x'.repeat(201)}`, { jwt: keep(mint(claims('*'))) });
     t.equal(missing.status, 404, 'a room name over 200 characters: 404 page');
   });
 
   await t.test('tenants: the iss selects the secret, and rooms are namespaced per tenant', async (t) => {
-    const acme = (room: string, extra: Record<string, unknown> = {}) => keep(mint(claims(room, { iss: acmeAppId, ...extra }), { secret: acmeSecret }));
+    const acme = (room: string, extra: Record<string, unknown> = {}) =>
+      keep(mint(claims(room, { iss: acmeAppId, ...extra }), { secret: acmeSecret }));
     const beta = (room: string) => keep(mint(claims(room, { iss: betaAppId }), { secret: betaSecret }));
     const primary = await roleOf(t, daemon, '/videoconf/math', keep(mint(claims('math'))), 'primary math');
     const acmeMath = await roleOf(t, daemon, '/videoconf/math', acme('math'), 'acme math');
@@ -227,16 +315,33 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       acmeMath.roomId,
       '/{app id}/videoconf/math is the same room',
     );
-    t.equal((await roleOf(t, daemon, '/acme/videoconf/MATH', acme('math'), 'under the tenant id')).roomId, acmeMath.roomId, '/{tenant id}/videoconf/MATH too');
     t.equal(
-      (await roleOf(t, daemon, `/${mainAppId}/videoconf/math`, keep(mint(claims('math'))), 'primary under its app id')).roomId,
+      (await roleOf(t, daemon, '/acme/videoconf/MATH', acme('math'), 'under the tenant id')).roomId,
+      acmeMath.roomId,
+      '/{tenant id}/videoconf/MATH too',
+    );
+    t.equal(
+      (await roleOf(t, daemon, `/${mainAppId}/videoconf/math`, keep(mint(claims('math'))), 'primary under its app id'))
+        .roomId,
       primary.roomId,
       'the primary app id as prefix',
     );
-    const namespaced = await roleOf(t, daemon, '/team-7/videoconf/math', keep(mint(claims('math'))), 'a prefix that names no tenant');
+    const namespaced = await roleOf(
+      t,
+      daemon,
+      '/team-7/videoconf/math',
+      keep(mint(claims('math'))),
+      'a prefix that names no tenant',
+    );
     t.not(namespaced.roomId, primary.roomId, 'a prefix that names no tenant is a namespace of its own');
     const wrong = acme('math');
-    refused(t, await enter(daemon, `/${betaAppId}/videoconf/math`, { jwt: wrong }), /belongs to another application/, "acme's token under beta's path", wrong);
+    refused(
+      t,
+      await enter(daemon, `/${betaAppId}/videoconf/math`, { jwt: wrong }),
+      /belongs to another application/,
+      "acme's token under beta's path",
+      wrong,
+    );
     const primaryUnderAcme = keep(mint(claims('math')));
     refused(
       t,
@@ -246,15 +351,31 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       primaryUnderAcme,
     );
     const issOnly = keep(mint(claims('math', { iss: acmeAppId, aud: 'elsewhere' }), { secret: acmeSecret }));
-    refused(t, await enter(daemon, '/videoconf/math', { jwt: issOnly }), /made for another service/, "a tenant's token keeps the audience rule", issOnly);
+    refused(
+      t,
+      await enter(daemon, '/videoconf/math', { jwt: issOnly }),
+      /made for another service/,
+      "a tenant's token keeps the audience rule",
+      issOnly,
+    );
     const page = await enter(daemon, '/acme/videoconf/math');
-    t.equal(frameAncestors(page.headers), 'https://acme.example', "a refusal under acme's path: framable by acme's origins");
+    t.equal(
+      frameAncestors(page.headers),
+      'https://acme.example',
+      "a refusal under acme's path: framable by acme's origins",
+    );
   });
 
   await t.test('the 403 page: text only, strict CSP, errorOccurred to the parent, no token', async (t) => {
     const jwt = keep(mint(claims('math', { exp: now() - 1, iat: now() - 60 })));
     const page = await enter(daemon, '/videoconf/math', { jwt });
-    refused(t, page, /The sign-in link has expired\. Open the meeting again from the application to get a new one\./, 'expired', jwt);
+    refused(
+      t,
+      page,
+      /The sign-in link has expired\. Open the meeting again from the application to get a new one\./,
+      'expired',
+      jwt,
+    );
     const csp = page.headers.get('content-security-policy') ?? '';
     t.match(csp, /default-src 'none'/, 'nothing loads by default');
     const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
@@ -270,23 +391,46 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
     t.equal((page.text.match(/<script/g) ?? []).length, 1, 'one script');
     t.notMatch(page.text, /\son[a-z]+=|<style|<img|<link|<iframe/i, 'no handlers, styles or other resources');
     const other = await enter(daemon, '/videoconf/math');
-    t.not(/nonce-([^']+)/.exec(other.headers.get('content-security-policy') ?? '')?.[1], nonce, 'a fresh nonce per page');
+    t.not(
+      /nonce-([^']+)/.exec(other.headers.get('content-security-policy') ?? '')?.[1],
+      nonce,
+      'a fresh nonce per page',
+    );
     t.equal(page.headers.get('cache-control'), 'no-store');
     t.equal(page.headers.get('referrer-policy'), 'no-referrer');
   });
 
   await t.test('framing: a plain room page only by itself, an embed page by what its signed token names', async (t) => {
-    const page = async (path: string) => (await injectFetch(`${daemon.url}${path}`, { signal: AbortSignal.timeout(10_000) })).headers;
+    const page = async (path: string) =>
+      (await injectFetch(`${daemon.url}${path}`, { signal: AbortSignal.timeout(10_000) })).headers;
     const primaryEntry = await enter(daemon, '/videoconf/framing', { jwt: keep(mint(claims('framing'))) });
     const { roomId, token } = roomAndToken(primaryEntry.location!);
-    const acmeEntry = await enter(daemon, '/videoconf/framing', { jwt: keep(mint(claims('framing', { iss: acmeAppId }), { secret: acmeSecret })) });
+    const acmeEntry = await enter(daemon, '/videoconf/framing', {
+      jwt: keep(mint(claims('framing', { iss: acmeAppId }), { secret: acmeSecret })),
+    });
     const acme = roomAndToken(acmeEntry.location!);
     t.equal(frameAncestors(await page(`/room/${roomId}`)), "'self'", 'plain page: itself only');
     t.equal(frameAncestors(await page(`/room/${roomId}?embed=1`)), "'self'", 'embed=1 alone decides nothing');
-    t.equal(frameAncestors(await page(`/room/${roomId}?t=${token}&embed=1`)), '*', "primary app's embed page: any origin");
-    t.equal(frameAncestors(await page(`/room/${acme.roomId}?t=${acme.token}&embed=1`)), "'self' https://acme.example", "acme's embed page: its embed_origins");
-    t.equal(frameAncestors(await page(`/room/${acme.roomId}?t=${token}&embed=1`)), "'self'", "another room's join token: plain");
-    t.equal(frameAncestors(await page(`/room/${roomId}?t=${token.slice(0, -4)}AAAA&embed=1`)), "'self'", 'a forged join token: plain');
+    t.equal(
+      frameAncestors(await page(`/room/${roomId}?t=${token}&embed=1`)),
+      '*',
+      "primary app's embed page: any origin",
+    );
+    t.equal(
+      frameAncestors(await page(`/room/${acme.roomId}?t=${acme.token}&embed=1`)),
+      "'self' https://acme.example",
+      "acme's embed page: its embed_origins",
+    );
+    t.equal(
+      frameAncestors(await page(`/room/${acme.roomId}?t=${token}&embed=1`)),
+      "'self'",
+      "another room's join token: plain",
+    );
+    t.equal(
+      frameAncestors(await page(`/room/${roomId}?t=${token.slice(0, -4)}AAAA&embed=1`)),
+      "'self'",
+      'a forged join token: plain',
+    );
     const bare = await injectFetch(`${daemon.url}/room/${roomId}/exists`, { signal: AbortSignal.timeout(10_000) });
     t.equal(bare.status, 404, 'the derived room id shows nothing without a join token');
     const start = await injectFetch(`${daemon.url}/room/${roomId}/start`, {
@@ -320,7 +464,9 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
 });
 
 t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async (t) => {
-  const daemon = await compatAppFor(t, { env: { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend } });
+  const daemon = await compatAppFor(t, {
+    env: { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend },
+  });
   const entry = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'Walk In' });
   t.equal(entry.status, 302, 'no token: admitted');
   const { roomId, token } = roomAndToken(entry.location!);
@@ -334,10 +480,22 @@ t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async 
     'the first arrival of an open room becomes its moderator (gateway-succession.test.ts)',
   );
   const impostor = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'System' });
-  t.equal(claimsOf(roomAndToken(impostor.location!).token).name, undefined, 'an impersonating typed name is dropped (the page asks for one)');
+  t.equal(
+    claimsOf(roomAndToken(impostor.location!).token).name,
+    undefined,
+    'an impersonating typed name is dropped (the page asks for one)',
+  );
   const jwt = mint(claims('open room'));
-  refused(t, await enter(daemon, '/videoconf/Open%20Room', { jwt }), /application this service does not accept/, 'a token without any pair configured', jwt);
-  const api = await injectFetch(`${daemon.compatUrl}/confapi/api/getMeetings?checksum=x`, { signal: AbortSignal.timeout(10_000) });
+  refused(
+    t,
+    await enter(daemon, '/videoconf/Open%20Room', { jwt }),
+    /application this service does not accept/,
+    'a token without any pair configured',
+    jwt,
+  );
+  const api = await injectFetch(`${daemon.compatUrl}/confapi/api/getMeetings?checksum=x`, {
+    signal: AbortSignal.timeout(10_000),
+  });
   t.equal(api.status, 404, 'the meeting API is not served without its secret');
 });
 
@@ -381,9 +539,14 @@ t.test('short secrets are refused at start and at reload', async (t) => {
   const temp = `${file}.tmp`;
   writeFileSync(temp, registry.replace(acmeSecret, 'short-acme-secret'));
   renameSync(temp, file);
-  await logMatch(daemon, /tenant registry not reloaded, the last good one stays: tenants\.acme\.app_secret must hold at least 32 bytes/);
+  await logMatch(
+    daemon,
+    /tenant registry not reloaded, the last good one stays: tenants\.acme\.app_secret must hold at least 32 bytes/,
+  );
   t.pass('the reload is refused, naming the tenant');
-  const entry = await enter(daemon, '/videoconf/math', { jwt: mint(claims('math', { iss: acmeAppId }), { secret: acmeSecret }) });
+  const entry = await enter(daemon, '/videoconf/math', {
+    jwt: mint(claims('math', { iss: acmeAppId }), { secret: acmeSecret }),
+  });
   t.equal(entry.status, 302, 'the last good registry stays: acme still enters with its secret');
   t.notOk(
     daemon.lines.some((line) => line.includes('short-acme-secret')),

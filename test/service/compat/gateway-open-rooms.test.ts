@@ -39,11 +39,18 @@ async function enter(daemon: CompatServer, room: string, from: string, jwt?: str
 async function exists(daemon: CompatServer, roomId: string): Promise<boolean> {
   const response = await daemon.api(`/api/rooms/${encodeURIComponent(roomId)}`);
   await response.arrayBuffer();
-  if (response.status !== 200 && response.status !== 404) throw new Error(`GET /api/rooms/${roomId}: ${response.status}`);
+  if (response.status !== 200 && response.status !== 404)
+    throw new Error(`GET /api/rooms/${roomId}: ${response.status}`);
   return response.status === 200;
 }
 
-async function flood(t: Tap, daemon: CompatServer, count: number, from: (i: number) => string, prefix: string): Promise<Entry[]> {
+async function flood(
+  t: Tap,
+  daemon: CompatServer,
+  count: number,
+  from: (i: number) => string,
+  prefix: string,
+): Promise<Entry[]> {
   const entries: Entry[] = [];
   for (let i = 0; i < count; i++) entries.push(await enter(daemon, `${prefix}-${i}`, from(i)));
   t.same(
@@ -75,7 +82,11 @@ t.test('one client makes at most COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT new open roo
   });
   const made = await flood(t, daemon, 20, () => '198.51.100.30', 'flood');
   tooMany(t, await enter(daemon, 'flood-20', '198.51.100.30'), 'the 21st new name');
-  t.equal((await enter(daemon, 'flood-0', '198.51.100.30')).status, 302, 'a room it made is still entered: entering is not making');
+  t.equal(
+    (await enter(daemon, 'flood-0', '198.51.100.30')).status,
+    302,
+    'a room it made is still entered: entering is not making',
+  );
   t.equal((await enter(daemon, 'neighbour', '198.51.100.31')).status, 302, 'another client still makes a room');
   const app = await enter(daemon, 'app-room', '198.51.100.30', mint(claims('app-room')));
   t.equal(app.status, 302, "the application's token holders are not counted (the application vouches for them)");
@@ -87,35 +98,42 @@ t.test('one client makes at most COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT new open roo
   t.equal((await enter(daemon, 'six-other', '2001:db8:9:200::1')).status, 302, 'the next /56 is another client');
 });
 
-t.test('rooms made by arrivals without a token are deleted once unused; rooms in use or of the application stay', async (t) => {
-  const daemon = await compatInProcessFor(t, {
-    COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
-    COMPAT_JITSI_APP_ID: mainAppId,
-    COMPAT_JITSI_APP_SECRET: mainSecret,
-    COMPAT_JITSI_OPEN_ROOM_IDLE_SECS: '2',
-    COMPAT_FRONTEND_URL: frontend,
-  });
-  const from = '198.51.100.40';
-  const idle = await enter(daemon, 'nobody came', from);
-  const busy = await enter(daemon, 'in use', from);
-  const appRoom = await enter(daemon, 'the app room', from, mint(claims('the app room')));
-  const adopted = await enter(daemon, 'adopted', from);
-  t.equal((await enter(daemon, 'adopted', from, mint(claims('adopted')))).roomId, adopted.roomId, 'a token holder enters the open room made before');
-  for (const entry of [idle, busy, appRoom, adopted]) t.equal(entry.status, 302);
+t.test(
+  'rooms made by arrivals without a token are deleted once unused; rooms in use or of the application stay',
+  async (t) => {
+    const daemon = await compatInProcessFor(t, {
+      COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
+      COMPAT_JITSI_APP_ID: mainAppId,
+      COMPAT_JITSI_APP_SECRET: mainSecret,
+      COMPAT_JITSI_OPEN_ROOM_IDLE_SECS: '2',
+      COMPAT_FRONTEND_URL: frontend,
+    });
+    const from = '198.51.100.40';
+    const idle = await enter(daemon, 'nobody came', from);
+    const busy = await enter(daemon, 'in use', from);
+    const appRoom = await enter(daemon, 'the app room', from, mint(claims('the app room')));
+    const adopted = await enter(daemon, 'adopted', from);
+    t.equal(
+      (await enter(daemon, 'adopted', from, mint(claims('adopted')))).roomId,
+      adopted.roomId,
+      'a token holder enters the open room made before',
+    );
+    for (const entry of [idle, busy, appRoom, adopted]) t.equal(entry.status, 302);
 
-  // Somebody is in the busy room: its meeting is open as long as her live socket is.
-  const started = await new Browser(daemon, busy.roomId).start({ name: 'Ann', t: busy.token });
-  t.equal(started.body?.status, 'joined', 'Ann enters the busy room');
-  const live = await connectLive(daemon, busy.roomId, admittedSession(started, 'Ann').session);
-  t.teardown(() => live.client.close());
+    // Somebody is in the busy room: its meeting is open as long as her live socket is.
+    const started = await new Browser(daemon, busy.roomId).start({ name: 'Ann', t: busy.token });
+    t.equal(started.body?.status, 'joined', 'Ann enters the busy room');
+    const live = await connectLive(daemon, busy.roomId, admittedSession(started, 'Ann').session);
+    t.teardown(() => live.client.close());
 
-  const deadline = Date.now() + 15_000;
-  while ((await exists(daemon, idle.roomId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  t.notOk(await exists(daemon, idle.roomId), 'the unused open room is deleted by the sweep');
-  t.ok(await exists(daemon, busy.roomId), 'a room with a meeting going on stays');
-  t.ok(await exists(daemon, appRoom.roomId), "a room made with the application's token stays");
-  t.ok(await exists(daemon, adopted.roomId), "an open room a token holder entered is the application's: it stays");
-  const again = await enter(daemon, 'nobody came', from);
-  t.equal(again.status, 302, 'the same name makes the room afresh');
-  t.equal(again.roomId, idle.roomId, 'under the same derived id');
-});
+    const deadline = Date.now() + 15_000;
+    while ((await exists(daemon, idle.roomId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    t.notOk(await exists(daemon, idle.roomId), 'the unused open room is deleted by the sweep');
+    t.ok(await exists(daemon, busy.roomId), 'a room with a meeting going on stays');
+    t.ok(await exists(daemon, appRoom.roomId), "a room made with the application's token stays");
+    t.ok(await exists(daemon, adopted.roomId), "an open room a token holder entered is the application's: it stays");
+    const again = await enter(daemon, 'nobody came', from);
+    t.equal(again.status, 302, 'the same name makes the room afresh');
+    t.equal(again.roomId, idle.roomId, 'under the same derived id');
+  },
+);

@@ -5,13 +5,26 @@ import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
 import type { Tap } from '../../helpers/api.js';
-import { assertFailed, assertSuccess, claimsOf, ConfapiClient, roomAndToken, startWithToken, type CompatServer } from '../../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  claimsOf,
+  ConfapiClient,
+  roomAndToken,
+  startWithToken,
+  type CompatServer,
+} from '../../helpers/compat.js';
 import { asSession, Browser } from '../../helpers/waiting.js';
 
 const secret = 'guest-joins-secret-40d1';
 
 async function joinAs(t: Tap, api: ConfapiClient, meetingId: string, extra: [string, string][]) {
-  const answer = await api.get('join', [['meetingID', meetingId], ['fullName', 'Gina Guest'], ...extra, ['redirect', 'false']]);
+  const answer = await api.get('join', [
+    ['meetingID', meetingId],
+    ['fullName', 'Gina Guest'],
+    ...extra,
+    ['redirect', 'false'],
+  ]);
   assertSuccess(t, answer, `join ${meetingId} ${JSON.stringify(extra)}`);
   return answer;
 }
@@ -49,7 +62,11 @@ t.test('guest=true under each guestPolicy', async (t) => {
     t.equal(answer.xml.messageKey, 'guestWait');
     const { roomId, token } = roomAndToken(String(answer.xml.url));
     const browser = new Browser(d, roomId);
-    t.same((await browser.start({ name: 'typed', t: token })).body, { status: 'knock' }, 'the link leads to the waiting room');
+    t.same(
+      (await browser.start({ name: 'typed', t: token })).body,
+      { status: 'knock' },
+      'the link leads to the waiting room',
+    );
     t.equal((await browser.knock({ name: 'typed', note: '', t: token })).status, 202);
 
     const modLink = roomAndToken(

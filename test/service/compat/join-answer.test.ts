@@ -4,7 +4,15 @@
 // auth_token and session_token in upstream order, new ones for every join.
 import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
-import { assertFailed, assertSuccess, attendeesOf, claimsOf, ConfapiClient, roomAndToken, startWithToken } from '../../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  attendeesOf,
+  claimsOf,
+  ConfapiClient,
+  roomAndToken,
+  startWithToken,
+} from '../../helpers/compat.js';
 
 const secret = 'join-answer-secret-0123456789';
 
@@ -14,7 +22,9 @@ function elementOrder(text: string): string[] {
 }
 
 t.test('generated passwords and join tokens', async (t) => {
-  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' } });
+  const d = await compatAppFor(t, {
+    env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_FRONTEND_URL: 'http://front.example' },
+  });
   const api = new ConfapiClient(d.compatUrl, secret, 'sha1', 'sorted');
 
   const created = await api.get('create', [
@@ -30,7 +40,11 @@ t.test('generated passwords and join tokens', async (t) => {
     t.not(attendeePW, moderatorPW, 'the two differ');
     const again = await api.get('create', [['meetingID', 'no-passwords']]);
     t.equal(again.xml?.messageKey, 'duplicateWarning');
-    t.same([again.xml?.attendeePW, again.xml?.moderatorPW], [attendeePW, moderatorPW], 'a duplicate create answers the same ones');
+    t.same(
+      [again.xml?.attendeePW, again.xml?.moderatorPW],
+      [attendeePW, moderatorPW],
+      'a duplicate create answers the same ones',
+    );
     const other = await api.get('create', [
       ['meetingID', 'other'],
       ['attendeePW', 'given-ap'],
@@ -55,7 +69,11 @@ t.test('generated passwords and join tokens', async (t) => {
       const link = roomAndToken(joined.headers.get('location') ?? '');
       roomId = link.roomId;
       t.match(claimsOf(link.token), { role }, `${name}: token role ${role}`);
-      t.match((await startWithToken(d, link.roomId, link.token, name)).body, { status: 'joined', role }, `${name}: enters as ${role}`);
+      t.match(
+        (await startWithToken(d, link.roomId, link.token, name)).body,
+        { status: 'joined', role },
+        `${name}: enters as ${role}`,
+      );
       const info = await api.get('getMeetingInfo', [['meetingID', 'no-passwords']]);
       t.match(
         attendeesOf(info.xml).find((a) => a.fullName === name),
@@ -97,7 +115,17 @@ t.test('generated passwords and join tokens', async (t) => {
     assertSuccess(t, first, 'first join');
     t.same(
       elementOrder(first.text),
-      ['returncode', 'messageKey', 'message', 'meeting_id', 'user_id', 'auth_token', 'session_token', 'guestStatus', 'url'],
+      [
+        'returncode',
+        'messageKey',
+        'message',
+        'meeting_id',
+        'user_id',
+        'auth_token',
+        'session_token',
+        'guestStatus',
+        'url',
+      ],
       'upstream order',
     );
     for (const answer of [first, second]) {
@@ -111,7 +139,11 @@ t.test('generated passwords and join tokens', async (t) => {
     t.not(first.xml.auth_token, second.xml.auth_token, 'two joins, two auth_tokens');
     t.not(first.xml.session_token, second.xml.session_token, 'two joins, two session_tokens');
     const link = roomAndToken(first.xml.url);
-    t.match((await startWithToken(d, link.roomId, link.token, 'Api User')).body, { status: 'joined' }, 'the URL with sessionToken still enters');
+    t.match(
+      (await startWithToken(d, link.roomId, link.token, 'Api User')).body,
+      { status: 'joined' },
+      'the URL with sessionToken still enters',
+    );
   });
 
   t.test('end needs the generated moderator password', async (t) => {

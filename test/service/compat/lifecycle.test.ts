@@ -27,12 +27,20 @@ interface Rig {
 async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meet-compat-'));
   const config = loadConfig({
-    env: { SERVICE_DATA_DIR: dataDir, COMPAT_HTTP_ADDR: '127.0.0.1:0', COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1', ...env },
+    env: {
+      SERVICE_DATA_DIR: dataDir,
+      COMPAT_HTTP_ADDR: '127.0.0.1:0',
+      COMPAT_API_SHARED_SECRET: secret,
+      COMPAT_CALLBACK_ALLOW: '127.0.0.1',
+      ...env,
+    },
     configFile: null,
   });
   const clock = new FakeClock();
   const services = openServices(config, clock);
-  const compat = await startCompat(config, services, pino({ level: 'silent' }), { callbacks: { retryDelaysMs: [0, 50] } });
+  const compat = await startCompat(config, services, pino({ level: 'silent' }), {
+    callbacks: { retryDelaysMs: [0, 50] },
+  });
   if (!compat) throw new Error('compat did not start');
   t.teardown(async () => {
     await compat.stop();
@@ -54,7 +62,12 @@ async function roomOf(api: ConfapiClient, meetingId: string): Promise<string> {
 }
 
 async function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
-  const result = await services.waiting.start({ roomId, name, claims: { role, source: 'lms', name }, clientKey: 'test' });
+  const result = await services.waiting.start({
+    roomId,
+    name,
+    claims: { role, source: 'lms', name },
+    clientKey: 'test',
+  });
   if (result.status !== 'joined') throw new Error(`${name} did not enter: ${result.status}`);
   return result.participant;
 }
@@ -65,17 +78,29 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
   const endUrl = (id: string) => ['meta_endCallbackUrl', `${receiver.url}/end/${id}`] as [string, string];
 
   t.test('duration', async (t) => {
-    assertSuccess(t, await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]), 'create duration=1');
+    assertSuccess(
+      t,
+      await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]),
+      'create duration=1',
+    );
     const room = await roomOf(api, 'dur');
     await enter(services, room, 'moderator', 'Mia');
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
     clock.advance(59_000);
-    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'still running after 59 s');
+    t.equal(
+      (await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running,
+      'true',
+      'still running after 59 s',
+    );
     clock.advance(2_000);
     t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'false', 'over after a minute');
     t.equal(services.meetings.current(room), null, 'the engine meeting was ended: everyone is out');
     const callback = await receiver.next();
-    t.equal(new URL(callback.url, receiver.url).searchParams.get('meetingID'), 'dur', 'the end callback names the meeting');
+    t.equal(
+      new URL(callback.url, receiver.url).searchParams.get('meetingID'),
+      'dur',
+      'the end callback names the meeting',
+    );
   });
 
   t.test('emptying', async (t) => {
@@ -83,7 +108,11 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
     const p = await enter(services, await roomOf(api, 'empty'), 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
     services.meetings.leave(p.participantId);
-    t.equal((await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running, 'false', 'nobody present: not running');
+    t.equal(
+      (await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running,
+      'false',
+      'nobody present: not running',
+    );
     assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'empty']]), 'but it exists');
     clock.advance(301_000);
     services.waiting.sweep();
@@ -119,7 +148,11 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       'ALWAYS_ACCEPT',
     );
     t.match(services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
-    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status, 'joined', 'a bare-link guest enters');
+    t.equal(
+      (await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status,
+      'joined',
+      'a bare-link guest enters',
+    );
     assertSuccess(
       t,
       await api.get('create', [
@@ -129,7 +162,11 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       'ASK_MODERATOR',
     );
     t.match(services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
-    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest waits');
+    t.equal(
+      (await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status,
+      'knock',
+      'a bare-link guest waits',
+    );
     await enter(services, await roomOf(api, 'ask'), 'participant', 'Platform user');
     t.pass('a platform arrival enters directly');
     assertSuccess(
@@ -142,7 +179,11 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
     );
     const denied = await roomOf(api, 'deny');
     t.match(services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
-    await t.rejects(services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' }, 'a bare-link guest is refused');
+    await t.rejects(
+      services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }),
+      { code: 'guest_denied' },
+      'a bare-link guest is refused',
+    );
     await enter(services, denied, 'participant', 'Platform user');
     assertSuccess(
       t,
@@ -152,7 +193,11 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       ]),
       'ALWAYS_ACCEPT_AUTH',
     );
-    t.equal((await services.waiting.start({ roomId: await roomOf(api, 'auth'), name: 'Bare', clientKey: 'x' })).status, 'knock', 'a bare-link guest asks');
+    t.equal(
+      (await services.waiting.start({ roomId: await roomOf(api, 'auth'), name: 'Bare', clientKey: 'x' })).status,
+      'knock',
+      'a bare-link guest asks',
+    );
   });
 
   t.test('the default comes from [modules.compat] default_guest_policy', async (t) => {
@@ -162,7 +207,10 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   });
 
   t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
-    const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'forced', SERVICE_WAITING_ROOM_MODE: 'until_moderator' });
+    const { services, api } = await rig(t, {
+      SERVICE_WAITING_ROOM: 'forced',
+      SERVICE_WAITING_ROOM_MODE: 'until_moderator',
+    });
     assertSuccess(
       t,
       await api.get('create', [
@@ -171,7 +219,10 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       ]),
       'create',
     );
-    t.match(services.rooms.get(await roomOf(api, 'forced')), { waitingRoom: 'guests', waitingRoomMode: 'until_moderator' });
+    t.match(services.rooms.get(await roomOf(api, 'forced')), {
+      waitingRoom: 'guests',
+      waitingRoomMode: 'until_moderator',
+    });
     assertSuccess(
       t,
       await api.get('create', [
@@ -232,7 +283,8 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
       posted.push([room, text]);
       return true;
     },
-    activity: () => new Map([[viewer.participantId, { talkTimeMs: 4200, webcams: [{ startedOn: 1, stoppedOn: 2 }], messages: 3 }]]),
+    activity: () =>
+      new Map([[viewer.participantId, { talkTimeMs: 4200, webcams: [{ startedOn: 1, stoppedOn: 2 }], messages: 3 }]]),
   };
   compat.setLiveView(view);
   const info = (await api.get('getMeetingInfo', [['meetingID', 'live']])).xml;
@@ -252,11 +304,17 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
     'sendChatMessage',
   );
   t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
-  t.match(compat.systemChat(roomId), [{ sender: 'System', text: 'Hello all', delivered: true }], 'and the module kept it');
+  t.match(
+    compat.systemChat(roomId),
+    [{ sender: 'System', text: 'Hello all', delivered: true }],
+    'and the module kept it',
+  );
   t.same(compat.locksFor(roomId), { mic: true, cam: false, camsModeratorsOnly: true }, 'locks for the media side');
   t.equal(compat.meetingIn(roomId)?.settings.muteOnStart, true, 'muteOnStart for the media side');
   t.equal(compat.locksFor('no-such-room'), null);
-  const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then((r) => r.json() as Promise<{ response: { data: string } }>);
+  const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then(
+    (r) => r.json() as Promise<{ response: { data: string } }>,
+  );
   const users = Object.values(JSON.parse(dashboard.response.data).users as Record<string, any>);
   t.match(
     users.find((u) => u.name === 'Vi'),
@@ -273,8 +331,18 @@ t.test('recordings: local metadata only, and the recording-ready callback', asyn
   const empty = await api.get('getRecordings', [['meetingID', 'rec']]);
   assertSuccess(t, empty, 'getRecordings');
   t.equal(empty.xml.messageKey, 'noRecordings', 'an empty list with noRecordings');
-  assertFailed(t, await api.get('publishRecordings', [['publish', 'true']]), 'missingParamRecordID', 'publish without recordID');
-  assertFailed(t, await api.get('publishRecordings', [['recordID', 'x']]), 'missingParamPublish', 'publish without publish');
+  assertFailed(
+    t,
+    await api.get('publishRecordings', [['publish', 'true']]),
+    'missingParamRecordID',
+    'publish without recordID',
+  );
+  assertFailed(
+    t,
+    await api.get('publishRecordings', [['recordID', 'x']]),
+    'missingParamPublish',
+    'publish without publish',
+  );
   assertFailed(
     t,
     await api.get('publishRecordings', [
@@ -329,7 +397,11 @@ t.test('recordings: local metadata only, and the recording-ready callback', asyn
     ).xml.published,
     'false',
   );
-  t.equal((await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording.published, 'false', 'unpublished');
+  t.equal(
+    (await api.get('getRecordings', [['recordID', internalId]])).xml.recordings.recording.published,
+    'false',
+    'unpublished',
+  );
   assertSuccess(
     t,
     await api.get('updateRecordings', [

@@ -71,13 +71,21 @@ t.test('the meeting API over the live connection', async (t) => {
   const socket = await connect(d.url.replace(/^http/, 'ws'), roomId, entered.body.session);
   t.teardown(() => socket.ws.close());
   const welcome = await socket.next('welcome');
-  t.same(welcome.locks, { mic: true, cam: false, cams_moderators_only: true }, "the create call's lock settings are the meeting's first locks");
+  t.same(
+    welcome.locks,
+    { mic: true, cam: false, cams_moderators_only: true },
+    "the create call's lock settings are the meeting's first locks",
+  );
   t.equal(welcome.mute_on_start, true, 'muteOnStart reaches arrivals');
 
   socket.ws.send(JSON.stringify({ type: 'state', audio: true, video: true, screen: false }));
   await socket.next('state', (m) => m.participant?.audio === true);
   const info = (await api.get('getMeetingInfo', [['meetingID', 'live-1']])).xml;
-  t.match(attendeesOf(info)[0], { fullName: 'Teacher', role: 'MODERATOR', hasJoinedVoice: 'true', hasVideo: 'true' }, 'audio and video from the live state');
+  t.match(
+    attendeesOf(info)[0],
+    { fullName: 'Teacher', role: 'MODERATOR', hasJoinedVoice: 'true', hasVideo: 'true' },
+    'audio and video from the live state',
+  );
   t.equal(info.voiceParticipantCount, '1');
   t.equal(info.videoCount, '1');
 
@@ -90,7 +98,11 @@ t.test('the meeting API over the live connection', async (t) => {
     'sendChatMessage',
   );
   const chat = await socket.next('chat');
-  t.match(chat.message, { from: { participant_id: null, name: 'System' }, text: 'Welcome <all>' }, 'the connected client receives it from System');
+  t.match(
+    chat.message,
+    { from: { participant_id: null, name: 'System' }, text: 'Welcome <all>' },
+    'the connected client receives it from System',
+  );
 
   assertSuccess(
     t,

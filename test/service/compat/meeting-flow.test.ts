@@ -52,7 +52,11 @@ t.test('the meeting API end to end', async (t) => {
     for (const path of ['/confapi/api', '/confapi/api/']) {
       const answer = await fetchAnswer(`${d.compatUrl}${path}`);
       assertSuccess(t, answer, path);
-      t.same(elementOrder(answer.text), ['returncode', 'version', 'apiVersion'], `${path}: returncode, version, apiVersion`);
+      t.same(
+        elementOrder(answer.text),
+        ['returncode', 'version', 'apiVersion'],
+        `${path}: returncode, version, apiVersion`,
+      );
       t.equal(answer.xml.version, '2.0');
     }
   });
@@ -91,7 +95,11 @@ t.test('the meeting API end to end', async (t) => {
   );
   t.equal(created.xml.meetingID, meetingID, 'meetingID echoed');
   t.match(created.xml.internalMeetingID, /^[0-9a-f]{40}-\d{13}$/, 'internalMeetingID is sha1-createTime');
-  t.match(created.xml.createDate, /^\w{3} \w{3} \d{2} \d{2}:\d{2}:\d{2} UTC \d{4}$/, 'createDate as upstream prints it');
+  t.match(
+    created.xml.createDate,
+    /^\w{3} \w{3} \d{2} \d{2}:\d{2}:\d{2} UTC \d{4}$/,
+    'createDate as upstream prints it',
+  );
   t.equal(created.xml.messageKey, '', 'a first create has an empty messageKey');
   const createTime = created.xml.createTime as string;
 
@@ -119,7 +127,10 @@ t.test('the meeting API end to end', async (t) => {
     ]);
     t.equal(answer.status, 302, 'HTTP 302');
     const location = answer.headers.get('location') ?? '';
-    t.ok(location.startsWith(`${frontend}/room/`), `redirects to COMPAT_FRONTEND_URL/room/<id> (${location.slice(0, 60)})`);
+    t.ok(
+      location.startsWith(`${frontend}/room/`),
+      `redirects to COMPAT_FRONTEND_URL/room/<id> (${location.slice(0, 60)})`,
+    );
     const parsed = roomAndToken(location);
     roomId = parsed.roomId;
     viewerToken = parsed.token;
@@ -142,22 +153,37 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(answer.xml.meeting_id, created.xml.internalMeetingID, 'meeting_id is the internal id');
     const { roomId: room, token } = roomAndToken(answer.xml.url);
     t.equal(room, roomId, 'the same room');
-    t.match(claimsOf(token), { role: 'moderator', source: 'lms' }, 'role MODERATOR takes priority (no password needed)');
+    t.match(
+      claimsOf(token),
+      { role: 'moderator', source: 'lms' },
+      'role MODERATOR takes priority (no password needed)',
+    );
   });
 
-  t.test('the room makes bare-link guests wait (guestPolicy ASK_MODERATOR) but the join link enters directly', async (t) => {
-    const room = await d.api(`/api/rooms/${roomId}`).then((r) => r.json());
-    t.match(room, { waiting_room: 'guests', waiting_room_mode: 'approval' }, 'ASK_MODERATOR maps to guests with approval');
-    const bare = await injectFetch(`${d.url}/room/${roomId}/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bare guest' }),
-    }).then((r) => r.json());
-    t.same(bare, { status: 'knock' }, 'a bare-link guest must knock');
-    const entered = await startWithToken(d, roomId, viewerToken);
-    t.equal(entered.status, 200);
-    t.match(entered.body, { status: 'joined', role: 'participant' }, 'the join link enters directly, no waiting room');
-  });
+  t.test(
+    'the room makes bare-link guests wait (guestPolicy ASK_MODERATOR) but the join link enters directly',
+    async (t) => {
+      const room = await d.api(`/api/rooms/${roomId}`).then((r) => r.json());
+      t.match(
+        room,
+        { waiting_room: 'guests', waiting_room_mode: 'approval' },
+        'ASK_MODERATOR maps to guests with approval',
+      );
+      const bare = await injectFetch(`${d.url}/room/${roomId}/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Bare guest' }),
+      }).then((r) => r.json());
+      t.same(bare, { status: 'knock' }, 'a bare-link guest must knock');
+      const entered = await startWithToken(d, roomId, viewerToken);
+      t.equal(entered.status, 200);
+      t.match(
+        entered.body,
+        { status: 'joined', role: 'participant' },
+        'the join link enters directly, no waiting room',
+      );
+    },
+  );
 
   t.test('getMeetingInfo shows her, counters from the engine, passwords masked', async (t) => {
     const info = await api.get('getMeetingInfo', [['meetingID', meetingID]]);
@@ -203,7 +229,11 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(info.xml.moderatorCount, '0');
     const attendees = attendeesOf(info.xml);
     t.equal(attendees.length, 1, 'one attendee');
-    t.match(attendees[0], { fullName: 'Alice Example', role: 'VIEWER', hasJoinedVoice: 'false', hasVideo: 'false' }, 'role, audio and video');
+    t.match(
+      attendees[0],
+      { fullName: 'Alice Example', role: 'VIEWER', hasJoinedVoice: 'false', hasVideo: 'false' },
+      'role, audio and video',
+    );
     t.same(
       info.xml.metadata,
       { endcallbackurl: `${receiver.url}/ended?token=abc%20def`, 'bbb-origin': 'Moodle' },
@@ -234,7 +264,11 @@ t.test('the meeting API end to end', async (t) => {
     const store = new SqliteCompatStore(join(d.dataDir, 'compat-api'));
     t.teardown(() => store.close());
     const chat = store.chatOf(created.xml.internalMeetingID);
-    t.match(chat, [{ sender: 'System', text: 'Class ends in 5 minutes <b>now</b>' }], 'recorded for the live connection');
+    t.match(
+      chat,
+      [{ sender: 'System', text: 'Class ends in 5 minutes <b>now</b>' }],
+      'recorded for the live connection',
+    );
   });
 
   t.test('learningDashboard: JSON session data with her attendance', async (t) => {
@@ -246,7 +280,13 @@ t.test('the meeting API end to end', async (t) => {
     t.equal(data.extId, meetingID);
     const users = Object.values(data.users);
     t.equal(users.length, 1, 'one user');
-    t.match(users[0], { name: 'Alice Example', isModerator: false, talk: { totalTime: 0 }, webcams: [], totalOfMessages: 0 });
+    t.match(users[0], {
+      name: 'Alice Example',
+      isModerator: false,
+      talk: { totalTime: 0 },
+      webcams: [],
+      totalOfMessages: 0,
+    });
     t.equal(Object.values(users[0].intIds as Record<string, any>)[0].sessions.length, 1, 'her session');
   });
 

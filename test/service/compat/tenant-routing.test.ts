@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import type { Tap } from '../../helpers/api.js';
-import { assertFailed, assertSuccess, buildQuery, ConfapiClient, parseXml, sign, type Algorithm, type ConfapiAnswer, type Pairs } from '../../helpers/compat.js';
+import {
+  assertFailed,
+  assertSuccess,
+  buildQuery,
+  ConfapiClient,
+  parseXml,
+  sign,
+  type Algorithm,
+  type ConfapiAnswer,
+  type Pairs,
+} from '../../helpers/compat.js';
 
 const tenantCount = 1000;
 const primarySecret = 'primary-secret-of-the-routing-test-0000';
@@ -21,14 +31,24 @@ const t778 = secretOf(778);
 function raw(base: string, path: string, headers: Record<string, string> = {}): Promise<ConfapiAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method: 'GET', headers, agent: false, timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        void parseXml(text).then((xml) => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), text, xml }));
-      });
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path, method: 'GET', headers, agent: false, timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          void parseXml(text).then((xml) =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: new Headers(res.headers as Record<string, string>),
+              text,
+              xml,
+            }),
+          );
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer to ${path} in 10 s`)));
     req.on('error', reject);
     req.end();
@@ -50,11 +70,18 @@ async function thousandTenants(t: Tap) {
   const dir = mkdtempSync(join(tmpdir(), 'meet-tenant-routing-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tenants.toml');
-  const blocks = Array.from({ length: tenantCount - 1 }, (_, k) => `[tenants.t${k + 1}]\napi_secret = "${secretOf(k + 1)}"\n`);
+  const blocks = Array.from(
+    { length: tenantCount - 1 },
+    (_, k) => `[tenants.t${k + 1}]\napi_secret = "${secretOf(k + 1)}"\n`,
+  );
   writeFileSync(file, blocks.join('\n'), { mode: 0o600 });
   // Listening: raw() sends its paths byte for byte (`..`, `%ZZ`), which inject would parse first.
   return compatAppFor(t, {
-    env: { COMPAT_API_SHARED_SECRET: primarySecret, SERVICE_TENANTS_FILE: file, COMPAT_TENANT_HOST_SUFFIX: '.meet.test' },
+    env: {
+      COMPAT_API_SHARED_SECRET: primarySecret,
+      SERVICE_TENANTS_FILE: file,
+      COMPAT_TENANT_HOST_SUFFIX: '.meet.test',
+    },
     listen: true,
   });
 }
@@ -84,37 +111,67 @@ t.test('1,000 tenants on a daemon', async (t) => {
       await raw(api, signedPath('/confapi/t777/api', 'getMeetingInfo', [['meetingID', 'by-path']], t777, 'sha256')),
       'its getMeetingInfo, SHA-256',
     );
-    t.same(meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))), ['by-path'], '777 lists it');
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))),
+      ['by-path'],
+      '777 lists it',
+    );
     const other = await raw(api, signedPath('/confapi/t778/api', 'getMeetings', [], t778));
     assertSuccess(t, other, '778 lists');
     t.same(meetingIds(other), [], '778 does not see it');
-    assertFailed(t, await raw(api, signedPath('/confapi/t778/api', 'getMeetingInfo', [['meetingID', 'by-path']], t778)), 'notFound', '778 cannot read it');
-    t.same(meetingIds(await new ConfapiClient(api, t777).get('getMeetings')), ['by-path'], 'the same secret without a tenant in the path finds the same owner');
+    assertFailed(
+      t,
+      await raw(api, signedPath('/confapi/t778/api', 'getMeetingInfo', [['meetingID', 'by-path']], t778)),
+      'notFound',
+      '778 cannot read it',
+    );
+    t.same(
+      meetingIds(await new ConfapiClient(api, t777).get('getMeetings')),
+      ['by-path'],
+      'the same secret without a tenant in the path finds the same owner',
+    );
   });
 
   await t.test('the legacy path with a tenant, and the primary tenant by name', async (t) => {
-    assertSuccess(t, await raw(api, signedPath('/bigbluebutton/t777/api', 'getMeetings', [], t777)), '/bigbluebutton/t777/api');
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/bigbluebutton/t777/api', 'getMeetings', [], t777)),
+      '/bigbluebutton/t777/api',
+    );
     assertSuccess(
       t,
       await raw(api, signedPath('/confapi/primary/api', 'getMeetings', [], primarySecret)),
       '/confapi/primary/api with COMPAT_API_SHARED_SECRET',
     );
-    assertSuccess(t, await raw(api, '/confapi/t777/api'), 'the version root answers under a tenant path (no checksum, nothing about the tenant)');
+    assertSuccess(
+      t,
+      await raw(api, '/confapi/t777/api'),
+      'the version root answers under a tenant path (no checksum, nothing about the tenant)',
+    );
   });
 
   await t.test('create via the host name: {tenant}.meet.test', async (t) => {
-    const created = await raw(api, signedPath('/confapi/api', 'create', [['meetingID', 'by-host']], t777, 'sha256'), { host: 't777.meet.test' });
+    const created = await raw(api, signedPath('/confapi/api', 'create', [['meetingID', 'by-host']], t777, 'sha256'), {
+      host: 't777.meet.test',
+    });
     assertSuccess(t, created, 'create with Host t777.meet.test');
     t.same(
       meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'T777.Meet.Test:8443' })),
       ['by-host', 'by-path'],
       'host names are case-insensitive, the port ignored',
     );
-    t.same(meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t778), { host: 't778.meet.test' })), [], '778 sees none of them');
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/api', 'getMeetings', [], t778), { host: 't778.meet.test' })),
+      [],
+      '778 sees none of them',
+    );
     // 127.0.0.1 is a trusted proxy by default: its X-Forwarded-Host is the host the client asked for.
     assertSuccess(
       t,
-      await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 't778.meet.test', 'x-forwarded-host': 't777.meet.test' }),
+      await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), {
+        host: 't778.meet.test',
+        'x-forwarded-host': 't777.meet.test',
+      }),
       'X-Forwarded-Host from the trusted proxy names the tenant, not Host',
     );
     assertSuccess(
@@ -122,7 +179,11 @@ t.test('1,000 tenants on a daemon', async (t) => {
       await raw(api, signedPath('/confapi/api', 'getMeetings', [], t777), { host: 'meet.test' }),
       'the bare name names no tenant: the fallback finds 777',
     );
-    assertSuccess(t, await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777), { host: 't777.meet.test' }), 'path and host agreeing');
+    assertSuccess(
+      t,
+      await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777), { host: 't777.meet.test' }),
+      'path and host agreeing',
+    );
   });
 
   await t.test('create via the fallback (no tenant named): the signer owns it', async (t) => {
@@ -132,9 +193,22 @@ t.test('1,000 tenants on a daemon', async (t) => {
       await new ConfapiClient(api, secret500, 'sha256').get('create', [['meetingID', 'by-search']]),
       'create under /confapi/api with tenant 500’s secret',
     );
-    t.same(meetingIds(await raw(api, signedPath('/confapi/t500/api', 'getMeetings', [], secret500))), ['by-search'], '500 owns it');
-    t.same(meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))), ['by-host', 'by-path'], '777 does not see it');
-    assertFailed(t, await new ConfapiClient(api, 'nobody-has-this-secret').get('getMeetings'), 'checksumError', 'a secret of no tenant');
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/t500/api', 'getMeetings', [], secret500))),
+      ['by-search'],
+      '500 owns it',
+    );
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/t777/api', 'getMeetings', [], t777))),
+      ['by-host', 'by-path'],
+      '777 does not see it',
+    );
+    assertFailed(
+      t,
+      await new ConfapiClient(api, 'nobody-has-this-secret').get('getMeetings'),
+      'checksumError',
+      'a secret of no tenant',
+    );
   });
 
   await t.test('a call that names a tenant is that tenant’s alone', async (t) => {
@@ -167,7 +241,11 @@ t.test('1,000 tenants on a daemon', async (t) => {
       'checksumError',
       'an unknown tenant by host',
     );
-    t.same(meetingIds(await raw(api, signedPath('/confapi/t778/api', 'getMeetings', [], t778))), [], 'nothing was created for 778');
+    t.same(
+      meetingIds(await raw(api, signedPath('/confapi/t778/api', 'getMeetings', [], t778))),
+      [],
+      'nothing was created for 778',
+    );
   });
 
   await t.test('odd tenant segments are refused cleanly', async (t) => {
@@ -198,7 +276,10 @@ t.test('1,000 tenants on a daemon', async (t) => {
       [call('/confapi/%FF/api'), 'a byte that is not UTF-8'],
     ] as const) {
       const answer = await raw(api, path);
-      t.ok(answer.status === 200 || answer.status === 400 || answer.status === 404, `${what}: refused with ${answer.status}`);
+      t.ok(
+        answer.status === 200 || answer.status === 400 || answer.status === 404,
+        `${what}: refused with ${answer.status}`,
+      );
       t.not(answer.xml?.returncode, 'SUCCESS', `${what}: not served`);
       t.notMatch(answer.text, /aaaaaaaaaa|%ZZ/, `${what}: the path is not echoed`);
     }
@@ -207,7 +288,12 @@ t.test('1,000 tenants on a daemon', async (t) => {
       assertSuccess(t, await raw(api, call('/confapi/api'), { host }), `host ${host} names no tenant`);
     }
     for (const host of ['t%37%37%37.meet.test', 'x.t777.meet.test', `${'a'.repeat(300)}.meet.test`]) {
-      assertFailed(t, await raw(api, call('/confapi/api'), { host }), 'checksumError', `host ${host.slice(0, 40)} names an unknown tenant`);
+      assertFailed(
+        t,
+        await raw(api, call('/confapi/api'), { host }),
+        'checksumError',
+        `host ${host.slice(0, 40)} names an unknown tenant`,
+      );
     }
     assertSuccess(t, await raw(api, call('/confapi/t777/api')), 'the daemon still serves');
   });

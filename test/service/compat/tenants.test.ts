@@ -53,7 +53,9 @@ async function startWithTenantsFile(t: Tap, text: string): Promise<{ configError
   const file = join(dir, 'tenants.toml');
   writeFileSync(file, text);
   const { ConfigError } = await builtModule<typeof ConfigErrors>('config/config-error.js');
-  const err: unknown = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file } }).then(
+  const err: unknown = await compatAppFor(t, {
+    env: { COMPAT_API_SHARED_SECRET: primary, SERVICE_TENANTS_FILE: file },
+  }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -62,7 +64,10 @@ async function startWithTenantsFile(t: Tap, text: string): Promise<{ configError
 
 t.test('unit: the registry format', async (t) => {
   // An app secret holds 32 bytes or more (HS256); api secrets keep their own rules.
-  const snap = parseRegistry(`[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "app-secret-of-tenant-b-0123456789ab"\n`, 'p');
+  const snap = parseRegistry(
+    `[tenants.a]\napi_secret = "sa"\n[tenants.b]\napp_id = "app"\napp_secret = "app-secret-of-tenant-b-0123456789ab"\n`,
+    'p',
+  );
   t.same(
     snap.tenants.map((x) => x.id),
     ['primary', 'a', 'b'],
@@ -74,8 +79,13 @@ t.test('unit: the registry format', async (t) => {
     'only tenants with an api_secret check checksums',
   );
   t.equal(snap.byId.get('b')?.appId, 'app', 'gateway pairs are kept for the embed gateway');
-  const refuse = (text: string, pattern: RegExp, what: string) => t.throws(() => parseRegistry(text, 'p'), pattern, what);
-  refuse('[tenants.a]\napi_secret = "same"\n[tenants.b]\napi_secret = "same"\n', /same api_secret/, 'two tenants with the same secret');
+  const refuse = (text: string, pattern: RegExp, what: string) =>
+    t.throws(() => parseRegistry(text, 'p'), pattern, what);
+  refuse(
+    '[tenants.a]\napi_secret = "same"\n[tenants.b]\napi_secret = "same"\n',
+    /same api_secret/,
+    'two tenants with the same secret',
+  );
   refuse('[tenants.a]\napi_secret = "p"\n', /same api_secret/, 'a tenant with the primary secret');
   refuse('[tenants.a]\napi_secret = "  "\n', /non-empty/, 'a blank secret');
   refuse('[tenants.a]\napi_secret = "x"\ncolour = "red"\n', /unknown key colour/, 'an unknown key');
@@ -89,7 +99,8 @@ t.test('unit: the registry format', async (t) => {
     'a short app secret, naming the tenant',
   );
   t.equal(
-    parseRegistry('[tenants.ok]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null).byId.get('ok')?.appSecret?.length,
+    parseRegistry('[tenants.ok]\napp_id = "x"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null).byId.get('ok')
+      ?.appSecret?.length,
     32,
     '32 bytes are enough',
   );
@@ -115,19 +126,45 @@ t.test('unit: the registry format', async (t) => {
       `embed_origins: ${what}`,
     );
   }
-  refuse('[tenants.e]\napi_secret = "x"\nembed_origins = ["https://a.example"]\n', /embed_origins needs app_id/, 'embed_origins without a gateway pair');
+  refuse(
+    '[tenants.e]\napi_secret = "x"\nembed_origins = ["https://a.example"]\n',
+    /embed_origins needs app_id/,
+    'embed_origins without a gateway pair',
+  );
   t.throws(
-    () => parseRegistry('[tenants.e]\napp_id = "main"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null, 'main'),
+    () =>
+      parseRegistry('[tenants.e]\napp_id = "main"\napp_secret = "exactly-32-bytes-long-xxxxxxxxxx"\n', null, 'main'),
     /same app_id/,
     'the primary app id is taken',
   );
   // Issue 28 point 10: a gateway path prefix is an app id or a tenant id; one must not be the other's.
-  const pair = (id: string, appId: string) => `[tenants.${id}]\napp_id = "${appId}"\napp_secret = "exactly-32-bytes-long-${id.padEnd(10, 'x')}"\n`;
-  refuse(pair('a', 'a-app') + pair('b', 'a'), /tenants\.b\.app_id "a" is the id of tenant a/, "an app id that is an earlier tenant's id");
-  refuse(pair('b', 'a') + pair('a', 'a-app'), /tenants\.b\.app_id "a" is the id of tenant a/, "an app id that is a later tenant's id");
-  refuse(pair('b', 'a') + '[tenants.a]\napi_secret = "sa"\n', /tenants\.b\.app_id "a" is the id of tenant a/, 'a meeting-API tenant too');
-  t.throws(() => parseRegistry(pair('main', 'm'), null, 'main'), /tenant id main is the primary app id/, 'a tenant id that is the primary app id');
-  t.equal(parseRegistry(pair('self', 'self'), null).byAppId.get('self')?.id, 'self', 'an app id equal to its own tenant id is allowed');
+  const pair = (id: string, appId: string) =>
+    `[tenants.${id}]\napp_id = "${appId}"\napp_secret = "exactly-32-bytes-long-${id.padEnd(10, 'x')}"\n`;
+  refuse(
+    pair('a', 'a-app') + pair('b', 'a'),
+    /tenants\.b\.app_id "a" is the id of tenant a/,
+    "an app id that is an earlier tenant's id",
+  );
+  refuse(
+    pair('b', 'a') + pair('a', 'a-app'),
+    /tenants\.b\.app_id "a" is the id of tenant a/,
+    "an app id that is a later tenant's id",
+  );
+  refuse(
+    pair('b', 'a') + '[tenants.a]\napi_secret = "sa"\n',
+    /tenants\.b\.app_id "a" is the id of tenant a/,
+    'a meeting-API tenant too',
+  );
+  t.throws(
+    () => parseRegistry(pair('main', 'm'), null, 'main'),
+    /tenant id main is the primary app id/,
+    'a tenant id that is the primary app id',
+  );
+  t.equal(
+    parseRegistry(pair('self', 'self'), null).byAppId.get('self')?.id,
+    'self',
+    'an app id equal to its own tenant id is allowed',
+  );
   refuse('[tenants.a]\n', /neither/, 'a tenant with no key');
   refuse('[other]\n', /unknown key other/, 'an unknown table');
   try {
@@ -165,8 +202,17 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     const listB = await b.get('getMeetings');
     assertSuccess(t, listB, 'b lists');
     t.equal(listB.xml.messageKey, 'noMeetings', "b sees none of a's meetings");
-    assertFailed(t, await b.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "b: getMeetingInfo of a's meeting");
-    t.equal((await b.get('isMeetingRunning', [['meetingID', 'only-a']])).xml.running, 'false', 'b: isMeetingRunning false');
+    assertFailed(
+      t,
+      await b.get('getMeetingInfo', [['meetingID', 'only-a']]),
+      'notFound',
+      "b: getMeetingInfo of a's meeting",
+    );
+    t.equal(
+      (await b.get('isMeetingRunning', [['meetingID', 'only-a']])).xml.running,
+      'false',
+      'b: isMeetingRunning false',
+    );
     assertFailed(t, await b.get('end', [['meetingID', 'only-a']]), 'notFound', "b cannot end a's meeting");
     assertFailed(
       t,
@@ -187,7 +233,12 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
       'notFound',
       "b cannot post in a's meeting",
     );
-    assertFailed(t, await p.get('getMeetingInfo', [['meetingID', 'only-a']]), 'notFound', "the primary key does not see a's either");
+    assertFailed(
+      t,
+      await p.get('getMeetingInfo', [['meetingID', 'only-a']]),
+      'notFound',
+      "the primary key does not see a's either",
+    );
     const created = await b.get('create', [
       ['meetingID', 'shared-id'],
       ['name', 'B room'],
@@ -213,8 +264,16 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
       .map((m: { meetingID: string }) => m.meetingID)
       .sort();
     t.same(ids, ['only-a', 'shared-id'], 'a lists exactly its own');
-    t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'A room', "a's shared-id is a's");
-    t.equal((await b.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName, 'B room', "b's shared-id is b's");
+    t.equal(
+      (await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName,
+      'A room',
+      "a's shared-id is a's",
+    );
+    t.equal(
+      (await b.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.meetingName,
+      'B room',
+      "b's shared-id is b's",
+    );
     assertSuccess(
       t,
       await b.get('end', [
@@ -223,7 +282,11 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
       ]),
       'b ends its own',
     );
-    t.equal((await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.hasBeenForciblyEnded, 'false', "a's meeting of the same id lives on");
+    t.equal(
+      (await a.get('getMeetingInfo', [['meetingID', 'shared-id']])).xml.hasBeenForciblyEnded,
+      'false',
+      "a's meeting of the same id lives on",
+    );
   });
 
   t.test('a tenant added to the file while running works within 2 s; removed, it stops', async (t) => {
@@ -231,7 +294,12 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     replaceFile(file, registryText({ a: secretA, b: secretB, c: secretC }));
     await eventually(t, 'c accepted', async () => (await c.get('getMeetings')).xml?.returncode === 'SUCCESS', 2000);
     replaceFile(file, registryText({ a: secretA, c: secretC }));
-    await eventually(t, 'b refused after its removal', async () => (await b.get('getMeetings')).xml?.messageKey === 'checksumError', 2000);
+    await eventually(
+      t,
+      'b refused after its removal',
+      async () => (await b.get('getMeetings')).xml?.messageKey === 'checksumError',
+      2000,
+    );
     assertSuccess(t, await a.get('getMeetings'), 'a still works');
   });
 
@@ -244,23 +312,40 @@ t.test('two tenants and the primary one on a daemon, reloaded while it runs', as
     await logMatch(d, /same api_secret/, 3000);
     assertSuccess(t, await c.get('getMeetings'), 'two tenants with one secret: refused, c still works');
     replaceFile(file, registryText({ a: secretA, b: secretB }));
-    await eventually(t, 'a good file is taken again', async () => (await b.get('getMeetings')).xml?.returncode === 'SUCCESS', 2000);
+    await eventually(
+      t,
+      'a good file is taken again',
+      async () => (await b.get('getMeetings')).xml?.returncode === 'SUCCESS',
+      2000,
+    );
   });
 });
 
-t.test("issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field", async (t) => {
-  const started = await startWithTenantsFile(
-    t,
-    `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`,
-  );
-  t.ok(started.configError, 'a ConfigError: exit 2');
-  t.match(started.message, /tenants\.rogue\.app_id "acme" is the id of tenant acme/, 'naming the tenant and its app_id');
-});
+t.test(
+  "issue 28 point 10: an app id that is another tenant's id stops the daemon at start, naming tenant and field",
+  async (t) => {
+    const started = await startWithTenantsFile(
+      t,
+      `[tenants.acme]\napi_secret = "${secretA}"\n\n[tenants.rogue]\napp_id = "acme"\napp_secret = "rogue-app-secret-0123456789abcdef"\n`,
+    );
+    t.ok(started.configError, 'a ConfigError: exit 2');
+    t.match(
+      started.message,
+      /tenants\.rogue\.app_id "acme" is the id of tenant acme/,
+      'naming the tenant and its app_id',
+    );
+  },
+);
 
 t.test('without SERVICE_TENANTS_FILE only the primary secret validates', async (t) => {
   const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: primary } });
   assertSuccess(t, await new ConfapiClient(d.compatUrl, primary).get('getMeetings'), 'the primary secret');
-  assertFailed(t, await new ConfapiClient(d.compatUrl, secretA).get('getMeetings'), 'checksumError', "a tenant's correct secret");
+  assertFailed(
+    t,
+    await new ConfapiClient(d.compatUrl, secretA).get('getMeetings'),
+    'checksumError',
+    "a tenant's correct secret",
+  );
 });
 
 t.test('a broken registry at start stops the daemon with exit code 2', async (t) => {

@@ -39,7 +39,11 @@ async function summaryOf(d: Logged, family: string, n: number): Promise<Record<s
 }
 
 t.test('the default policy: polls are counted, not logged; refusals, state changes and the summary are', async (t) => {
-  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'info', SERVICE_REQUEST_SUMMARY_SECS: '1', SERVICE_MEETING_EMPTY_GRACE_SECS: '0' });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), {
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_REQUEST_SUMMARY_SECS: '1',
+    SERVICE_MEETING_EMPTY_GRACE_SECS: '0',
+  });
   await createRoom(t, d, { room_id: 'busy', name: 'Busy', waiting_room: 'all' });
   const mod = await moderator(d, 'busy');
   const guests = [new Browser(d, 'busy'), new Browser(d, 'busy'), new Browser(d, 'busy')];
@@ -60,13 +64,26 @@ t.test('the default policy: polls are counted, not logged; refusals, state chang
   t.equal(figures.count, polls + 4, 'the summary counts every poll');
   t.equal(figures['4xx'], 4, 'the lost-cookie polls among them');
   t.same(accessLines(d, 'room.waiting'), [], 'and not one poll has a line of its own');
-  const summary = summaries(d).find((line) => (line.families as Record<string, unknown>)['room.waiting'] !== undefined)!;
+  const summary = summaries(d).find(
+    (line) => (line.families as Record<string, unknown>)['room.waiting'] !== undefined,
+  )!;
   t.match(summary, { level: 30, windowSecs: Number, requests: Number }, 'the summary line at info');
-  t.match((summary.families as Record<string, unknown>)['room.waiting'], { n: Number, p50: Number, p95: Number, p99: Number, max: Number });
+  t.match((summary.families as Record<string, unknown>)['room.waiting'], {
+    n: Number,
+    p50: Number,
+    p95: Number,
+    p99: Number,
+    max: Number,
+  });
 
   const refused = accessLines(d, 'api.rooms').filter((line) => line.status === 404);
   t.equal(refused.length, 1, 'the unexpected 404 has one line');
-  t.match(refused[0], { msg: 'request refused', level: 30, route: '/api/rooms/:id', req: { method: 'GET', url: '/api/rooms/missing' } });
+  t.match(refused[0], {
+    msg: 'request refused',
+    level: 30,
+    route: '/api/rooms/:id',
+    req: { method: 'GET', url: '/api/rooms/missing' },
+  });
   // A line is written once its answer went out: the client may read the answer first.
   await logMatch(d, /"event":"bar"/);
   const events = logRecords(d).filter((line) => typeof line.event === 'string');
@@ -119,37 +136,42 @@ t.test('the default policy: polls are counted, not logged; refusals, state chang
   );
 });
 
-t.test('SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUEST_MS=0: every request is slow', async (t) => {
-  for (const [env, msg, level] of [
-    [{ SERVICE_ACCESS_LOG: 'all' }, 'request', 30],
-    [{ SERVICE_SLOW_REQUEST_MS: '0' }, 'slow request', 40],
-  ] as const) {
-    await t.test(`${JSON.stringify(env)}`, async (t) => {
-      const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'info', ...env });
-      await rooms.create(d, { room_id: 'each', name: 'Each', waiting_room: 'all' });
-      const guest = new Browser(d, 'each');
-      await guest.knock({ name: 'Polly' });
-      for (let i = 0; i < 12; i++) await guest.request('GET', `/waiting?poll=${i}`);
-      await until('a line for each poll', async () => accessLines(d, 'room.waiting').length >= 12, 10_000, 50);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const lines = accessLines(d, 'room.waiting');
-      t.equal(lines.length, 12, 'twelve polls, twelve lines');
-      t.same(
-        lines.map((line) => (line.req as { url: string }).url),
-        Array.from({ length: 12 }, (_, i) => `/room/each/waiting?poll=${i}`),
-        'one each, in order',
-      );
-      t.ok(
-        lines.every((line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number'),
-        `each: ${msg}, status and ms`,
-      );
-      // The request's logger is made lazily (platform/request-logger.ts): its lines still name their request.
-      const ids = lines.map((line) => line.reqId);
-      t.ok(
-        ids.every((id) => typeof id === 'string' && id !== ''),
-        'each line carries its request id',
-      );
-      t.equal(new Set(ids).size, 12, 'a different id for each request');
-    });
-  }
-});
+t.test(
+  'SERVICE_ACCESS_LOG=all: exactly one line per request; SERVICE_SLOW_REQUEST_MS=0: every request is slow',
+  async (t) => {
+    for (const [env, msg, level] of [
+      [{ SERVICE_ACCESS_LOG: 'all' }, 'request', 30],
+      [{ SERVICE_SLOW_REQUEST_MS: '0' }, 'slow request', 40],
+    ] as const) {
+      await t.test(`${JSON.stringify(env)}`, async (t) => {
+        const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_LOG_LEVEL: 'info', ...env });
+        await rooms.create(d, { room_id: 'each', name: 'Each', waiting_room: 'all' });
+        const guest = new Browser(d, 'each');
+        await guest.knock({ name: 'Polly' });
+        for (let i = 0; i < 12; i++) await guest.request('GET', `/waiting?poll=${i}`);
+        await until('a line for each poll', async () => accessLines(d, 'room.waiting').length >= 12, 10_000, 50);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const lines = accessLines(d, 'room.waiting');
+        t.equal(lines.length, 12, 'twelve polls, twelve lines');
+        t.same(
+          lines.map((line) => (line.req as { url: string }).url),
+          Array.from({ length: 12 }, (_, i) => `/room/each/waiting?poll=${i}`),
+          'one each, in order',
+        );
+        t.ok(
+          lines.every(
+            (line) => line.msg === msg && line.level === level && line.status === 200 && typeof line.ms === 'number',
+          ),
+          `each: ${msg}, status and ms`,
+        );
+        // The request's logger is made lazily (platform/request-logger.ts): its lines still name their request.
+        const ids = lines.map((line) => line.reqId);
+        t.ok(
+          ids.every((id) => typeof id === 'string' && id !== ''),
+          'each line carries its request id',
+        );
+        t.equal(new Set(ids).size, 12, 'a different id for each request');
+      });
+    }
+  },
+);

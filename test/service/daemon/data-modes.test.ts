@@ -33,7 +33,8 @@ function underUmask(t: Tap, mask: number): void {
 }
 
 function checkModes(t: Tap, dataDir: string): void {
-  for (const dir of privateDirs) t.equal(octal(modeOf(join(dataDir, dir))), '0700', `${dir === '.' ? 'the data directory' : dir}/ is 0700`);
+  for (const dir of privateDirs)
+    t.equal(octal(modeOf(join(dataDir, dir))), '0700', `${dir === '.' ? 'the data directory' : dir}/ is 0700`);
   for (const file of privateFiles) {
     t.ok(existsSync(join(dataDir, file)), `${file} exists`);
     t.equal(octal(modeOf(join(dataDir, file))), '0600', `${file} is 0600`);
@@ -68,8 +69,15 @@ t.test('a restart narrows what an older version (or the operator) left wider, an
   const again = await compatInProcessFor(t, { ...env, SERVICE_DATA_DIR: dataDir });
   await fetch(`${again.compatUrl}/confapi/api/getMeetings?checksum=x`, { signal: AbortSignal.timeout(10_000) });
   checkModes(t, dataDir);
-  const narrowed = again.lines.filter((line) => /narrowed/.test(line)).map((line) => JSON.parse(line) as { path: string; was: string; now: string });
-  for (const path of [dataDir, join(dataDir, 'meet.sqlite'), join(dataDir, 'signing-key'), join(dataDir, 'compat-api', 'confapi.sqlite')]) {
+  const narrowed = again.lines
+    .filter((line) => /narrowed/.test(line))
+    .map((line) => JSON.parse(line) as { path: string; was: string; now: string });
+  for (const path of [
+    dataDir,
+    join(dataDir, 'meet.sqlite'),
+    join(dataDir, 'signing-key'),
+    join(dataDir, 'compat-api', 'confapi.sqlite'),
+  ]) {
     const line = narrowed.find((l) => l.path === path);
     t.ok(line, `the log names ${path}`);
     t.match(line, { was: /^0(644|755)$/, now: /^0(600|700)$/ }, 'with its old and new mode');

@@ -7,12 +7,20 @@ import { compatInProcessFor } from '../../helpers/compat.js';
 // on standard output must carry none of them, nor a configured secret.
 t.test('the log holds no token, cookie or secret', async (t) => {
   const secret = 'compat-secret-that-must-not-be-logged';
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
+  const d = await compatInProcessFor(t, {
+    COMPAT_API_SHARED_SECRET: secret,
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_ACCESS_LOG: 'all',
+  });
   await rooms.create(d, { room_id: 'logged', name: 'Logged room', waiting_room: 'all' });
   const link = await call(d, '/api/rooms/logged/links', { method: 'POST', json: { role: 'moderator' } });
   const joinToken = new URL(link.body.url, d.url).searchParams.get('t')!;
   t.equal((await fetch(`${d.url}/room/logged?t=${joinToken}`)).status, 200);
-  const started = await call(d, '/room/logged/start', { method: 'POST', json: { name: 'Mod', t: joinToken }, token: null });
+  const started = await call(d, '/room/logged/start', {
+    method: 'POST',
+    json: { name: 'Mod', t: joinToken },
+    token: null,
+  });
   const session: string = started.body.session;
   t.ok(session, 'a session was issued');
   // A plain GET of the live address: only so that a URL carrying the session gets logged.
@@ -47,7 +55,11 @@ t.test('the log holds no token, cookie or secret', async (t) => {
 // listener logs through the same function.
 t.test('odd spellings of secret parameters and token-shaped values are masked on both listeners', async (t) => {
   const secret = 'compat-secret-for-the-odd-names-test';
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret, SERVICE_LOG_LEVEL: 'info', SERVICE_ACCESS_LOG: 'all' });
+  const d = await compatInProcessFor(t, {
+    COMPAT_API_SHARED_SECRET: secret,
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_ACCESS_LOG: 'all',
+  });
   const compatUrl = d.compatUrl;
   await rooms.create(d, { room_id: 'rc', name: 'Logged room', waiting_room: 'off' });
   const link = await call(d, '/api/rooms/rc/links', { method: 'POST', json: { role: 'moderator' } });

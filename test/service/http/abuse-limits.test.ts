@@ -12,7 +12,11 @@ const perClient = 100;
 async function flood(make: (i: number) => Browser, count: number, batch = 50): Promise<ApiResult[]> {
   const results: ApiResult[] = [];
   for (let i = 0; i < count; i += batch) {
-    results.push(...(await Promise.all(Array.from({ length: Math.min(batch, count - i) }, (_, j) => make(i + j).knock({ name: `Flood ${i + j}` })))));
+    results.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(batch, count - i) }, (_, j) => make(i + j).knock({ name: `Flood ${i + j}` })),
+      )),
+    );
   }
   return results;
 }
@@ -51,7 +55,11 @@ t.test('a knock flood from one address is held at 100 waiting requests; others s
     await fillThenOverflow(t, () => new Browser(d, 'flooded', { forwardedFor: '198.51.100.7' }), 20);
     const neighbour = await new Browser(d, 'flooded', { forwardedFor: '198.51.100.8' }).knock({ name: 'Neighbour' });
     t.equal(neighbour.status, 202, 'the next address of the same network is another client');
-    await fillThenOverflow(t, (i) => new Browser(d, 'flooded', { forwardedFor: `2001:db8:1:2::${(i + 1).toString(16)}` }), 20);
+    await fillThenOverflow(
+      t,
+      (i) => new Browser(d, 'flooded', { forwardedFor: `2001:db8:1:2::${(i + 1).toString(16)}` }),
+      20,
+    );
   });
 });
 
@@ -63,9 +71,14 @@ t.test('the /64s of one IPv6 /56 share its 100 waiting places; the full room ans
     await createRoom(t, d, { room_id: 'spread', name: 'Spread', waiting_room: 'all' });
     // 2001:db8:5:100::/56 holds the /64s 2001:db8:5:100 to 2001:db8:5:1ff: ten of them, ten knocks each.
     const from = (i: number) =>
-      new Browser(d, 'spread', { forwardedFor: `2001:db8:5:1${(i % 10).toString(16)}${(i % 10).toString(16)}::${(i + 1).toString(16)}` });
+      new Browser(d, 'spread', {
+        forwardedFor: `2001:db8:5:1${(i % 10).toString(16)}${(i % 10).toString(16)}::${(i + 1).toString(16)}`,
+      });
     t.same(tally(await flood(from, perClient)), { waiting: perClient }, 'the first 100 of the /56 wait');
-    const over = await flood((i) => new Browser(d, 'spread', { forwardedFor: `2001:db8:5:1a${i.toString(16)}::1` }), 10);
+    const over = await flood(
+      (i) => new Browser(d, 'spread', { forwardedFor: `2001:db8:5:1a${i.toString(16)}::1` }),
+      10,
+    );
     t.same(tally(over), { '429 too_many_waiting': 10 }, 'a further /64 of the same /56 is refused');
     t.match(over[0]!.headers.get('retry-after'), /^[1-9]\d*$/, 'Retry-After says when');
     const neighbour = await new Browser(d, 'spread', { forwardedFor: '2001:db8:5:200::1' }).knock({ name: 'Next /56' });
@@ -74,7 +87,11 @@ t.test('the /64s of one IPv6 /56 share its 100 waiting places; the full room ans
 
   t.test('ten IPv4 addresses fill the 1,000 places: waiting_room_full with Retry-After', async (t) => {
     await createRoom(t, d, { room_id: 'crowded', name: 'Crowded', waiting_room: 'all' });
-    const crowd = await flood((i) => new Browser(d, 'crowded', { forwardedFor: `198.51.100.${100 + (i % 10)}` }), 10 * perClient, 100);
+    const crowd = await flood(
+      (i) => new Browser(d, 'crowded', { forwardedFor: `198.51.100.${100 + (i % 10)}` }),
+      10 * perClient,
+      100,
+    );
     t.same(tally(crowd), { waiting: 10 * perClient }, '100 from each of ten addresses wait');
     const late = await new Browser(d, 'crowded', { forwardedFor: '203.0.113.9' }).knock({ name: 'Late' });
     assertError(t, late, 429, 'waiting_room_full');
@@ -86,8 +103,15 @@ t.test('the /64s of one IPv6 /56 share its 100 waiting places; the full room ans
 t.test('an untrusted peer cannot pick its address with X-Forwarded-For', async (t) => {
   const d = await appFor(t, { env: { SERVICE_TRUSTED_PROXIES: '10.9.9.9' } });
   await createRoom(t, d, { room_id: 'spoofed', name: 'Spoofed', waiting_room: 'all' });
-  const results = await flood((i) => new Browser(d, 'spoofed', { forwardedFor: `203.0.113.${i % 250}` }), perClient + 20);
-  t.same(tally(results), { waiting: perClient, '429 too_many_waiting': 20 }, 'every knock counted against the real peer');
+  const results = await flood(
+    (i) => new Browser(d, 'spoofed', { forwardedFor: `203.0.113.${i % 250}` }),
+    perClient + 20,
+  );
+  t.same(
+    tally(results),
+    { waiting: perClient, '429 too_many_waiting': 20 },
+    'every knock counted against the real peer',
+  );
 });
 
 t.test('knocks per minute: withdrawing and knocking again is limited too', async (t) => {
@@ -114,10 +138,12 @@ t.test('ten wrong access codes do not stall other requests', async (t) => {
   await createRoom(t, d, { room_id: 'other', name: 'Other', waiting_room: 'off' });
   let guessesDone = 0;
   const guesses = Array.from({ length: 10 }, (_, i) =>
-    new Browser(d, 'coded', { forwardedFor: '203.0.113.66' }).start({ name: 'Guesser', access_code: `wrong-${i}` }).then((r) => {
-      guessesDone++;
-      return r;
-    }),
+    new Browser(d, 'coded', { forwardedFor: '203.0.113.66' })
+      .start({ name: 'Guesser', access_code: `wrong-${i}` })
+      .then((r) => {
+        guessesDone++;
+        return r;
+      }),
   );
   // Pings while the guesses are being hashed: each is answered at once, before the guesses end.
   const latencies: number[] = [];

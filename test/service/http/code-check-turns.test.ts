@@ -12,7 +12,12 @@ const code = 'correct-horse-battery';
  * POST /room/{room}/start from `client` (X-Forwarded-For, which the daemon trusts from 127.0.0.1).
  * Plain fetch with a long timeout: 150 hashes on a loaded machine outlast the helpers' 10 s.
  */
-async function start(url: string, room: string, client: string, accessCode: string): Promise<{ status: number; body: unknown }> {
+async function start(
+  url: string,
+  room: string,
+  client: string,
+  accessCode: string,
+): Promise<{ status: number; body: unknown }> {
   const answer = await fetch(`${url}/room/${room}/start`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': client },

@@ -16,21 +16,29 @@ function sources(policy: string, directive: string): string[] {
 t.test('the page connects only to its own origin; every answer of both listeners says nosniff', async (t) => {
   // Both listeners on real sockets, the daemon in the test's process: headers are what it answers.
   const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-headers-test' });
-  t.equal((await call(d, '/api/rooms', { method: 'POST', json: { room_id: 'x', name: 'X', waiting_room: 'off' } })).status, 201);
+  t.equal(
+    (await call(d, '/api/rooms', { method: 'POST', json: { room_id: 'x', name: 'X', waiting_room: 'off' } })).status,
+    201,
+  );
 
   const page = await fetch(`${d.url}/room/x`);
   t.equal(page.status, 200);
   const csp = page.headers.get('content-security-policy') ?? '';
   const connect = sources(csp, 'connect-src');
   t.same(connect, ["'self'"], `connect-src is the page's own origin only: ${connect.join(' ')}`);
-  for (const bare of ['ws:', 'wss:', 'http:', 'https:', '*']) t.notOk(connect.includes(bare), `no bare ${bare} in connect-src`);
+  for (const bare of ['ws:', 'wss:', 'http:', 'https:', '*'])
+    t.notOk(connect.includes(bare), `no bare ${bare} in connect-src`);
 
   const engine: [string, string, RequestInit & { token?: string | null }][] = [
     ['the page', '/room/x', { token: null }],
     ['a 404 JSON error', '/no/such/address', { token: null }],
     ['the rooms API', '/api/rooms', {}],
     ['a 401 of the rooms API', '/api/rooms', { token: null }],
-    ['a 400 invalid_json', '/api/rooms', { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }],
+    [
+      'a 400 invalid_json',
+      '/api/rooms',
+      { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } },
+    ],
     ['/room/x/exists', '/room/x/exists', { token: null }],
     ['/room/y/exists (404)', '/room/y/exists', { token: null }],
     ['a static asset', '/assets/web/main.js', { token: null }],

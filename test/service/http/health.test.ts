@@ -11,7 +11,9 @@ import { compatInProcessFor } from '../../helpers/compat.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
 // The full data directory needs a daemon in a filesystem of its own: health-full-disk.test.ts.
-const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The engine built in-process and listening (the checks look at its socket), or the whole daemon. */
 interface Listening {
@@ -29,7 +31,8 @@ async function get(daemon: Listening, path: string, headers: Record<string, stri
 function probesOf(daemon: Listening): number {
   const db = openSqlite(join(daemon.dataDir, databaseFileName), { readonly: true });
   try {
-    const row = db.prepare('SELECT value FROM instance_meta WHERE key = ?').get(writeProbeKey) as { value: string } | undefined;
+    const row = db.prepare('SELECT value FROM instance_meta WHERE key = ?').get(writeProbeKey) as
+      { value: string } | undefined;
     return Number(row?.value ?? 0);
   } finally {
     db.close();
@@ -40,14 +43,22 @@ t.test('/healthz and /readyz answer without a token on the engine listener', asy
   const daemon = await appFor(t, { listen: true });
   const health = await get(daemon, '/healthz');
   t.equal(health.status, 200);
-  t.same(health.body, { status: 'ok', service: 'meeting-service', version: packageVersion }, 'the version of the package (issue 29 point 9)');
+  t.same(
+    health.body,
+    { status: 'ok', service: 'meeting-service', version: packageVersion },
+    'the version of the package (issue 29 point 9)',
+  );
   t.match(health.headers.get('content-type'), /^application\/json/);
   t.equal(health.headers.get('cache-control'), 'no-store');
 
   const before = probesOf(daemon);
   const ready = await get(daemon, '/readyz');
   t.equal(ready.status, 200);
-  t.same(ready.body, { status: 'ready', checks: { database: 'ok', engine_listener: 'ok' } }, 'no compat listener on an engine-only daemon');
+  t.same(
+    ready.body,
+    { status: 'ready', checks: { database: 'ok', engine_listener: 'ok' } },
+    'no compat listener on an engine-only daemon',
+  );
   t.equal(ready.headers.get('cache-control'), 'no-store');
   t.equal(probesOf(daemon), before + 1, 'the database check committed a real write');
 
@@ -73,7 +84,10 @@ t.test('/readyz answers 503 while the database cannot take a write, and recovers
   const blocked = await get(daemon, '/readyz');
   t.equal(blocked.status, 503);
   t.same(blocked.body, { status: 'not_ready', checks: { database: 'failing', engine_listener: 'ok' } });
-  t.ok(Date.now() - started < 3000, `the probe gives up quickly (${Date.now() - started} ms), not after the 5 s of a normal write`);
+  t.ok(
+    Date.now() - started < 3000,
+    `the probe gives up quickly (${Date.now() - started} ms), not after the 5 s of a normal write`,
+  );
   t.notMatch(blocked.text, /SQLITE|locked|\/tmp|sqlite/i, 'no detail in the answer');
   t.equal((await get(daemon, '/healthz')).status, 200, 'the process is still up');
   const warning = logRecords(daemon).find((r) => r.msg === 'readiness check database failing');
@@ -92,15 +106,25 @@ t.test('a flood of /readyz costs at most one probe write a second', async (t) =>
   const started = Date.now();
   const answers = await Promise.all(Array.from({ length: 300 }, () => get(daemon, '/readyz')));
   const seconds = (Date.now() - started) / 1000;
-  t.same(new Set(answers.map((a) => a.status)), new Set([200]), 'every one answered ready (no rate limit on the endpoint)');
+  t.same(
+    new Set(answers.map((a) => a.status)),
+    new Set([200]),
+    'every one answered ready (no rate limit on the endpoint)',
+  );
   const writes = probesOf(daemon) - before;
-  t.ok(writes >= 1 && writes <= Math.ceil(seconds) + 1, `${writes} probe writes for 300 requests in ${seconds.toFixed(2)} s`);
+  t.ok(
+    writes >= 1 && writes <= Math.ceil(seconds) + 1,
+    `${writes} probe writes for 300 requests in ${seconds.toFixed(2)} s`,
+  );
 });
 
 t.test('with the compat module, /readyz reports its listener', async (t: Tap) => {
   const daemon = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: 'compat-secret-of-the-readiness-test' });
   const ready = await get(daemon, '/readyz');
   t.equal(ready.status, 200);
-  t.same(ready.body, { status: 'ready', checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok', compat_module: 'ok' } });
+  t.same(ready.body, {
+    status: 'ready',
+    checks: { database: 'ok', engine_listener: 'ok', compat_listener: 'ok', compat_module: 'ok' },
+  });
   t.equal((await fetch(`${daemon.compatUrl}/readyz`)).status, 404, 'on the engine listener only');
 });

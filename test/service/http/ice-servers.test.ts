@@ -17,15 +17,25 @@ const servers = 'stun:stun.example.org:3478,turn:turn.example.org:3478?transport
 
 /** base64(HMAC-SHA1(key, text)) by openssl, independently of node:crypto. */
 function opensslHmacSha1(key: string, text: string): string {
-  const hex = execFileSync('openssl', ['dgst', '-sha1', '-hmac', key, '-r'], { input: text, encoding: 'utf8' }).split(' ')[0]!;
+  const hex = execFileSync('openssl', ['dgst', '-sha1', '-hmac', key, '-r'], { input: text, encoding: 'utf8' }).split(
+    ' ',
+  )[0]!;
   return Buffer.from(hex, 'hex').toString('base64');
 }
 
 t.test('the credential is what coturn use-auth-secret expects', async (t) => {
   const made = turnCredential(secret, 'p_0123456789', 1_790_000_000);
   t.equal(made.username, '1790000000:p_0123456789', '<expiry unix time>:<participant id>');
-  t.equal(made.credential, opensslHmacSha1(secret, '1790000000:p_0123456789'), 'base64(HMAC-SHA1(secret, username)), as openssl computes it');
-  t.equal(turnCredential('key', 'The quick brown fox jumps over the lazy dog', 0).credential.length, 28, '20 bytes of SHA-1 in base64');
+  t.equal(
+    made.credential,
+    opensslHmacSha1(secret, '1790000000:p_0123456789'),
+    'base64(HMAC-SHA1(secret, username)), as openssl computes it',
+  );
+  t.equal(
+    turnCredential('key', 'The quick brown fox jumps over the lazy dog', 0).credential.length,
+    28,
+    '20 bytes of SHA-1 in base64',
+  );
 });
 
 t.test('on a daemon: admitted answers carry the servers with her own credential, waiting answers never', async (t) => {
@@ -37,7 +47,11 @@ t.test('on a daemon: admitted answers carry the servers with her own credential,
   const modServers = mod.result.body.ice_servers as { urls: string[]; username?: string; credential?: string }[];
   t.same(modServers[0], { urls: ['stun:stun.example.org:3478'] }, 'STUN without credentials');
   const turn = modServers[1]!;
-  t.same(turn.urls, ['turn:turn.example.org:3478?transport=udp', 'turns:turn.example.org:5349'], 'TURN addresses together');
+  t.same(
+    turn.urls,
+    ['turn:turn.example.org:3478?transport=udp', 'turns:turn.example.org:5349'],
+    'TURN addresses together',
+  );
   const [expiry, who] = String(turn.username).split(':');
   t.equal(who, mod.participantId, 'the user name names her participant id');
   t.ok(
@@ -60,7 +74,11 @@ t.test('on a daemon: admitted answers carry the servers with her own credential,
   t.equal(guestTurn.username.split(':')[1], claimsOf(admitted.body.session).participant, 'her own credential');
   t.not(guestTurn.username, turn.username);
   for (const answer of guest.seen.slice(0, -1)) {
-    t.notMatch(answer.text, /ice_servers|turn:|stun:|credential/, `${answer.status} ${answer.text.slice(0, 60)}: nothing of the media network while waiting`);
+    t.notMatch(
+      answer.text,
+      /ice_servers|turn:|stun:|credential/,
+      `${answer.status} ${answer.text.slice(0, 60)}: nothing of the media network while waiting`,
+    );
   }
   t.notMatch(JSON.stringify(guest.seen), new RegExp(secret), 'the secret itself is never sent');
   t.notOk(d.lines.join('\n').includes(secret), 'nor logged');
@@ -88,7 +106,10 @@ t.test('on a daemon: the live socket renews her credential while she stays; remo
   const nowSecs = () => Math.floor(Date.now() / 1000);
   const turnOf = (servers: unknown) => (servers as { urls: string[]; username: string; credential: string }[])[1]!;
   const before = nowSecs();
-  t.ok(Number(turnOf(mod.result.body.ice_servers).username.split(':')[0]) <= nowSecs() + 600, 'SERVICE_TURN_CREDENTIAL_TTL_SECS=600: ten minutes');
+  t.ok(
+    Number(turnOf(mod.result.body.ice_servers).username.split(':')[0]) <= nowSecs() + 600,
+    'SERVICE_TURN_CREDENTIAL_TTL_SECS=600: ten minutes',
+  );
 
   const pia = new Browser(d, room);
   t.equal((await pia.knock({ name: 'Pia' })).status, 202);
@@ -100,7 +121,10 @@ t.test('on a daemon: the live socket renews her credential while she stays; remo
   const opened = await p.client.next('ice_servers');
   const first = turnOf(opened.ice_servers);
   t.equal(first.username.split(':')[1], pupil.participantId, 'when her socket opens: servers with her own credential');
-  t.ok(Number(first.username.split(':')[0]) >= before + 600 && Number(first.username.split(':')[0]) <= nowSecs() + 600, 'valid ten minutes from now');
+  t.ok(
+    Number(first.username.split(':')[0]) >= before + 600 && Number(first.username.split(':')[0]) <= nowSecs() + 600,
+    'valid ten minutes from now',
+  );
   t.equal(first.credential, opensslHmacSha1(secret, first.username), 'a credential coturn accepts');
   await m.client.next('ice_servers');
 
@@ -118,7 +142,11 @@ t.test('on a daemon: the live socket renews her credential while she stays; remo
   const hers = p.client.received.filter((msg) => msg.type === 'ice_servers').length;
   scheduler.advance(450_000);
   await m.client.next('ice_servers');
-  t.equal(p.client.received.filter((msg) => msg.type === 'ice_servers').length, hers, 'she gets no renewal: hers lapses within ten minutes');
+  t.equal(
+    p.client.received.filter((msg) => msg.type === 'ice_servers').length,
+    hers,
+    'she gets no renewal: hers lapses within ten minutes',
+  );
   t.notOk(d.lines.join('\n').includes(secret), 'the secret is never logged');
   await m.client.close();
 });

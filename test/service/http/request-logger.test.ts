@@ -9,7 +9,8 @@ function rootLogger(level = 'info') {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const text of chunk.toString().split('\n')) if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
+      for (const text of chunk.toString().split('\n'))
+        if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
       done();
     },
   });

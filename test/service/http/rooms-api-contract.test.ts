@@ -48,7 +48,9 @@ interface Operation {
 
 t.test('every route answers the fields it documents', async (t) => {
   const d = await appFor(t);
-  const doc = (await (await d.api('/api/openapi.json', { token: null })).json()) as { paths: Record<string, Record<string, Operation>> };
+  const doc = (await (await d.api('/api/openapi.json', { token: null })).json()) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
   // Each answer is also checked against the document's own schema for its status.
   const fits = (t: Tap, operation: string, status: number, body: unknown) => {
     const [method, path] = operation.split(' ') as [string, string];
@@ -76,7 +78,8 @@ t.test('every route answers the fields it documents', async (t) => {
   fits(t, 'post /api/rooms/{id}/links', 201, link.body);
 
   await moderator(d, 'hall');
-  for (const name of ['Ann', 'Bob', 'Cy']) t.equal((await new Browser(d, 'hall').knock({ name })).status, 202, `${name} waits`);
+  for (const name of ['Ann', 'Bob', 'Cy'])
+    t.equal((await new Browser(d, 'hall').knock({ name })).status, 202, `${name} waits`);
   const waiting = await waitingApi.list(d, 'hall');
   t.equal(waiting.body.length, 3);
   t.same(keys(waiting.body[0]), ['knocked_at', 'name', 'note', 'request_id'], 'GET /api/rooms/{id}/waiting');
@@ -92,8 +95,19 @@ t.test('every route answers the fields it documents', async (t) => {
 
   const timeline = await waitingApi.timeline(d, 'hall');
   t.same(keys(timeline.body), ['entries', 'meeting_id'], 'GET …/timeline');
-  t.same(keys(timeline.body.entries.find((e: { kind: string }) => e.kind === 'admit')), ['actor', 'at', 'kind', 'subject']);
-  t.same(keys(timeline.body.entries.find((e: { kind: string }) => e.kind === 'admit_all')), ['actor', 'at', 'count', 'kind', 'subject']);
+  t.same(keys(timeline.body.entries.find((e: { kind: string }) => e.kind === 'admit')), [
+    'actor',
+    'at',
+    'kind',
+    'subject',
+  ]);
+  t.same(keys(timeline.body.entries.find((e: { kind: string }) => e.kind === 'admit_all')), [
+    'actor',
+    'at',
+    'count',
+    'kind',
+    'subject',
+  ]);
   fits(t, 'get /api/rooms/{id}/timeline', 200, timeline.body);
   const csv = await waitingApi.attendance(d, 'hall');
   t.match(csv.headers.get('content-type'), /^text\/csv/, 'the attendance is CSV, not a JSON string');
@@ -115,7 +129,8 @@ t.test('a field the schema does not name never leaves the service', async (t) =>
   // What the engine's objects might one day hold: the knocker's address, her cookie, a hash.
   const waiting = d.services.waiting;
   const list = waiting.list.bind(waiting);
-  waiting.list = (roomId, actor) => list(roomId, actor).map((item) => ({ ...item, ip: '203.0.113.9', cookie_hash: 'c0ffee' }));
+  waiting.list = (roomId, actor) =>
+    list(roomId, actor).map((item) => ({ ...item, ip: '203.0.113.9', cookie_hash: 'c0ffee' }));
   const admitAll = waiting.admitAll.bind(waiting);
   waiting.admitAll = (roomId, actor) => ({ ...admitAll(roomId, actor), request_ids: ['r1'], token: 'secret' }) as never;
 
@@ -134,13 +149,19 @@ t.test('GET /api/openapi.json: the rooms API, made from its routes and schemas, 
   t.equal(answer.status, 200, 'no token needed');
   t.match(answer.headers.get('content-type'), /^application\/json/);
   const text = await answer.text();
-  const doc = JSON.parse(text) as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: object } };
+  const doc = JSON.parse(text) as {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: { securitySchemes: object };
+  };
   t.equal(doc.openapi, '3.1.0');
   t.notOk(text.includes(d.adminToken), 'it names no secret');
   t.notMatch(text, /"refusal"/, 'the service-side wording of refusals is not part of the contract');
   t.ok(Object.keys(doc.components.securitySchemes).length > 0, 'the bearer token is the scheme');
 
-  const found = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
+  const found = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => `${method} ${path}`),
+  );
   t.same(found.sort(), [...operations].sort(), 'every route of the rooms API, with its method, and nothing else');
 
   for (const name of operations) {
@@ -148,18 +169,32 @@ t.test('GET /api/openapi.json: the rooms API, made from its routes and schemas, 
     const operation = doc.paths[path]![method]!;
     const success = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
     t.equal(success.length, 1, `${name}: one success status`);
-    if (success[0] !== '204') t.ok(Object.values(operation.responses[success[0]!]!.content ?? {})[0]?.schema, `${name}: its answer's schema`);
+    if (success[0] !== '204')
+      t.ok(Object.values(operation.responses[success[0]!]!.content ?? {})[0]?.schema, `${name}: its answer's schema`);
     const codesOf = (status: string) =>
-      (operation.responses[status]?.content?.['application/json']?.schema as { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } })
-        ?.properties?.error?.properties?.code?.enum ?? [];
-    t.ok(codesOf('401').includes('unauthorized') && codesOf('500').includes('internal_error'), `${name}: its error codes`);
+      (
+        operation.responses[status]?.content?.['application/json']?.schema as {
+          properties?: { error?: { properties?: { code?: { enum?: string[] } } } };
+        }
+      )?.properties?.error?.properties?.code?.enum ?? [];
+    t.ok(
+      codesOf('401').includes('unauthorized') && codesOf('500').includes('internal_error'),
+      `${name}: its error codes`,
+    );
     const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     t.same(
       operation.parameters.filter((p) => p.in === 'path').map((p) => p.name),
       pathParams,
       `${name}: its path parameters`,
     );
-    if (['post /api/rooms', 'patch /api/rooms/{id}', 'post /api/rooms/{id}/links', 'post /api/rooms/{id}/waiting/{request_id}/refuse'].includes(name)) {
+    if (
+      [
+        'post /api/rooms',
+        'patch /api/rooms/{id}',
+        'post /api/rooms/{id}/links',
+        'post /api/rooms/{id}/waiting/{request_id}/refuse',
+      ].includes(name)
+    ) {
       t.ok(operation.requestBody?.content['application/json']?.schema, `${name}: its request schema`);
       t.ok(codesOf('400').includes('invalid_field'), `${name}: a bad body is invalid_field`);
     }
@@ -167,7 +202,15 @@ t.test('GET /api/openapi.json: the rooms API, made from its routes and schemas, 
   const create = doc.paths['/api/rooms']!.post!;
   t.same(
     Object.keys((create.requestBody!.content['application/json']!.schema as { properties: object }).properties).sort(),
-    ['access_code', 'name', 'parent_room_id', 'room_id', 'waiting_room', 'waiting_room_mode', 'waiting_room_timeout_secs'],
+    [
+      'access_code',
+      'name',
+      'parent_room_id',
+      'room_id',
+      'waiting_room',
+      'waiting_room_mode',
+      'waiting_room_timeout_secs',
+    ],
     "a room's fields, as the route validates them",
   );
   t.ok(create.responses['409']!.description.includes('room_exists'), 'a taken room id is documented');
@@ -176,7 +219,10 @@ t.test('GET /api/openapi.json: the rooms API, made from its routes and schemas, 
     ['limit', 'cursor'],
     'query parameters too',
   );
-  t.ok(doc.paths['/api/rooms/{id}/attendance.csv']!.get!.responses['200']!.content!['text/csv'], 'the attendance is documented as CSV');
+  t.ok(
+    doc.paths['/api/rooms/{id}/attendance.csv']!.get!.responses['200']!.content!['text/csv'],
+    'the attendance is documented as CSV',
+  );
 });
 
 t.test('a route of the rooms API without response schemas does not build', async (t) => {
@@ -186,7 +232,9 @@ t.test('a route of the rooms API without response schemas does not build', async
   await app.register(
     async (api) => {
       table.watch(api);
-      api.get('/rooms/:id/things', { schema: { response: { 200: Type.Object({ a: Type.String() }) } } }, async () => ({ a: 'x' }));
+      api.get('/rooms/:id/things', { schema: { response: { 200: Type.Object({ a: Type.String() }) } } }, async () => ({
+        a: 'x',
+      }));
       try {
         api.get('/rooms/:id/other', async () => ({ a: 'x' }));
       } catch (err) {

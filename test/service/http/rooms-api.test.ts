@@ -40,9 +40,19 @@ t.test('rooms API under the default policy', async (t) => {
       'list holds the record',
     );
 
-    const patched = await rooms.patch(d, 'crud-1', { name: 'Renamed', waiting_room: 'all', waiting_room_timeout_secs: 3600 });
+    const patched = await rooms.patch(d, 'crud-1', {
+      name: 'Renamed',
+      waiting_room: 'all',
+      waiting_room_timeout_secs: 3600,
+    });
     t.equal(patched.status, 200);
-    t.match(patched.body, { room_id: 'crud-1', name: 'Renamed', waiting_room: 'all', waiting_room_mode: 'until_moderator', waiting_room_timeout_secs: 3600 });
+    t.match(patched.body, {
+      room_id: 'crud-1',
+      name: 'Renamed',
+      waiting_room: 'all',
+      waiting_room_mode: 'until_moderator',
+      waiting_room_timeout_secs: 3600,
+    });
     t.equal(patched.body.created_at, created.body.created_at, 'created_at unchanged');
     t.same((await rooms.get(d, 'crud-1')).body, patched.body, 'PATCH is stored');
 
@@ -57,7 +67,12 @@ t.test('rooms API under the default policy', async (t) => {
   t.test('defaults: waiting_room off, mode approval, timeout 600, no access code', async (t) => {
     const created = await rooms.create(d, { room_id: 'defaults', name: 'Defaults' });
     t.equal(created.status, 201);
-    t.match(created.body, { waiting_room: 'off', waiting_room_mode: 'approval', waiting_room_timeout_secs: 600, access_code_set: false });
+    t.match(created.body, {
+      waiting_room: 'off',
+      waiting_room_mode: 'approval',
+      waiting_room_timeout_secs: 600,
+      access_code_set: false,
+    });
   });
 
   t.test('waiting_room_timeout_secs bounds', async (t) => {
@@ -77,7 +92,13 @@ t.test('rooms API under the default policy', async (t) => {
         t.equal(created.body.waiting_room_timeout_secs, value);
       } else {
         assertError(t, created, 400, 'invalid_field', 'waiting_room_timeout_secs');
-        assertError(t, await rooms.patch(d, 'timeout-30', { waiting_room_timeout_secs: value }), 400, 'invalid_field', 'waiting_room_timeout_secs');
+        assertError(
+          t,
+          await rooms.patch(d, 'timeout-30', { waiting_room_timeout_secs: value }),
+          400,
+          'invalid_field',
+          'waiting_room_timeout_secs',
+        );
       }
     }
     t.equal((await rooms.get(d, 'timeout-30')).body.waiting_room_timeout_secs, 30, 'refused PATCHes changed nothing');
@@ -139,11 +160,18 @@ t.test('rooms API under the default policy', async (t) => {
       t.notOk(text.includes('scrypt'), 'nor its hash');
       t.notOk(/"access_code"/.test(text), 'nor a field access_code');
     }
-    assertError(t, await rooms.create(d, { room_id: 'null-code', name: 'x', access_code: null }), 400, 'invalid_field', 'access_code');
+    assertError(
+      t,
+      await rooms.create(d, { room_id: 'null-code', name: 'x', access_code: null }),
+      400,
+      'invalid_field',
+      'access_code',
+    );
   });
 
   t.test('framing errors', async (t) => {
-    const post = (body: string, headers: Record<string, string> = {}) => call(d, '/api/rooms', { method: 'POST', body, headers });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      call(d, '/api/rooms', { method: 'POST', body, headers });
     assertError(t, await post('{"room_id": "x",'), 400, 'invalid_json');
     assertError(t, await post(''), 400, 'invalid_json');
     assertError(t, await post('[1, 2]'), 400, 'invalid_field', 'body');
@@ -152,7 +180,11 @@ t.test('rooms API under the default policy', async (t) => {
     assertError(t, await post(JSON.stringify(base), { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     assertError(
       t,
-      await call(d, '/api/rooms/standup', { method: 'PATCH', body: '{}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await call(d, '/api/rooms/standup', {
+        method: 'PATCH',
+        body: '{}',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       415,
       'unsupported_media_type',
     );
@@ -239,23 +271,55 @@ t.test('SERVICE_WAITING_ROOM=forced: every room verifies arrivals', async (t) =>
   const created = await rooms.create(d, base);
   t.equal(created.status, 201);
   t.equal(created.body.waiting_room, 'all', 'absent → all');
-  assertError(t, await rooms.create(d, { room_id: 'forced-off', name: 'x', waiting_room: 'off' }), 409, 'waiting_room_forced', 'waiting_room');
+  assertError(
+    t,
+    await rooms.create(d, { room_id: 'forced-off', name: 'x', waiting_room: 'off' }),
+    409,
+    'waiting_room_forced',
+    'waiting_room',
+  );
   t.equal((await rooms.get(d, 'forced-off')).status, 404, 'the refused room was not created');
   const guests = await rooms.create(d, { room_id: 'forced-guests', name: 'x', waiting_room: 'guests' });
   t.equal(guests.status, 201);
   t.equal(guests.body.waiting_room, 'guests');
-  assertError(t, await rooms.patch(d, 'forced-guests', { waiting_room: 'off' }), 409, 'waiting_room_forced', 'waiting_room');
-  t.equal((await rooms.patch(d, 'forced-guests', { name: 'renamed' })).body.waiting_room, 'guests', 'a PATCH without scope keeps it');
+  assertError(
+    t,
+    await rooms.patch(d, 'forced-guests', { waiting_room: 'off' }),
+    409,
+    'waiting_room_forced',
+    'waiting_room',
+  );
+  t.equal(
+    (await rooms.patch(d, 'forced-guests', { name: 'renamed' })).body.waiting_room,
+    'guests',
+    'a PATCH without scope keeps it',
+  );
   t.equal((await rooms.get(d, 'forced-guests')).body.waiting_room, 'guests');
 });
 
 t.test('SERVICE_WAITING_ROOM=off: the feature is unavailable', async (t) => {
   const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'off' } });
   t.equal((await rooms.create(d, base)).body.waiting_room, 'off', 'absent → off');
-  t.equal((await rooms.create(d, { room_id: 'off-off', name: 'x', waiting_room: 'off' })).status, 201, 'off is allowed');
+  t.equal(
+    (await rooms.create(d, { room_id: 'off-off', name: 'x', waiting_room: 'off' })).status,
+    201,
+    'off is allowed',
+  );
   for (const scope of ['guests', 'all']) {
-    assertError(t, await rooms.create(d, { room_id: `off-${scope}`, name: 'x', waiting_room: scope }), 409, 'waiting_room_unavailable', 'waiting_room');
-    assertError(t, await rooms.patch(d, 'off-off', { waiting_room: scope }), 409, 'waiting_room_unavailable', 'waiting_room');
+    assertError(
+      t,
+      await rooms.create(d, { room_id: `off-${scope}`, name: 'x', waiting_room: scope }),
+      409,
+      'waiting_room_unavailable',
+      'waiting_room',
+    );
+    assertError(
+      t,
+      await rooms.patch(d, 'off-off', { waiting_room: scope }),
+      409,
+      'waiting_room_unavailable',
+      'waiting_room',
+    );
   }
   t.equal((await rooms.get(d, 'off-off')).body.waiting_room, 'off');
 });
@@ -263,8 +327,23 @@ t.test('SERVICE_WAITING_ROOM=off: the feature is unavailable', async (t) => {
 t.test('SERVICE_WAITING_ROOM_MODE=until_moderator fixes the mode', async (t) => {
   const d = await appFor(t, { env: { SERVICE_WAITING_ROOM_MODE: 'until_moderator' } });
   t.equal((await rooms.create(d, base)).body.waiting_room_mode, 'until_moderator', 'absent → until_moderator');
-  t.equal((await rooms.create(d, { room_id: 'same-mode', name: 'x', waiting_room_mode: 'until_moderator' })).status, 201);
-  assertError(t, await rooms.create(d, { room_id: 'approval', name: 'x', waiting_room_mode: 'approval' }), 409, 'waiting_room_mode_fixed', 'waiting_room_mode');
-  assertError(t, await rooms.patch(d, base.room_id, { waiting_room_mode: 'approval' }), 409, 'waiting_room_mode_fixed', 'waiting_room_mode');
+  t.equal(
+    (await rooms.create(d, { room_id: 'same-mode', name: 'x', waiting_room_mode: 'until_moderator' })).status,
+    201,
+  );
+  assertError(
+    t,
+    await rooms.create(d, { room_id: 'approval', name: 'x', waiting_room_mode: 'approval' }),
+    409,
+    'waiting_room_mode_fixed',
+    'waiting_room_mode',
+  );
+  assertError(
+    t,
+    await rooms.patch(d, base.room_id, { waiting_room_mode: 'approval' }),
+    409,
+    'waiting_room_mode_fixed',
+    'waiting_room_mode',
+  );
   t.equal((await rooms.get(d, base.room_id)).body.waiting_room_mode, 'until_moderator');
 });

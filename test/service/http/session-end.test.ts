@@ -53,7 +53,11 @@ t.test('a reload within the grace period keeps the session; once the grace is ov
   const first = await connectLive(d, 'room', mod.session);
   await first.client.close();
   // The page reloads: the socket is gone for a moment, no POST /leave.
-  t.equal((await asSession.list(d, 'room', mod.session)).status, 200, 'between the two sockets the session still works');
+  t.equal(
+    (await asSession.list(d, 'room', mod.session)).status,
+    200,
+    'between the two sockets the session still works',
+  );
   const reloaded = await connectLive(d, 'room', mod.session);
   t.equal(reloaded.welcome.self.participant_id, mod.participantId, 'the reloaded page reopens the socket');
 
@@ -74,6 +78,10 @@ t.test('a reload within the grace period keeps the session; once the grace is ov
   const upgrade = await refusedUpgrade(liveUrl(d, 'room', pupil.session));
   t.equal(upgrade.status, 401, 'a session whose participant left after the grace period opens no socket');
   assertError(t, await pia.poll(), 404, 'not_found');
-  t.equal((await asSession.list(d, 'room', mod.session)).status, 200, 'the moderator, still connected, keeps her session');
+  t.equal(
+    (await asSession.list(d, 'room', mod.session)).status,
+    200,
+    'the moderator, still connected, keeps her session',
+  );
   await reloaded.client.close();
 });

@@ -62,12 +62,19 @@ t.test('refused static paths answer 4xx in the error shape and log no error', as
     t.ok(answer.status === status || (status === 403 && answer.status === 404), `${what}: ${answer.status}`);
     t.match(answer.contentType, /^application\/json/, `${what}: JSON`);
     t.same(Object.keys(answer.body?.error ?? {}).sort(), ['code', 'message'], `${what}: {error: {code, message}}`);
-    t.ok(answer.body?.error?.code === code || (status === 403 && answer.body?.error?.code === 'not_found'), `${what}: ${answer.body?.error?.code}`);
+    t.ok(
+      answer.body?.error?.code === code || (status === 403 && answer.body?.error?.code === 'not_found'),
+      `${what}: ${answer.body?.error?.code}`,
+    );
   }
   // A URL that cannot be decoded is the client's mistake too, answered in the same shape.
   const undecodable = await rawGet(d, '/assets/web/%zz?t=kept-out-of-the-answer');
   t.equal(undecodable.status, 400, 'an undecodable URL: 400');
-  t.same(undecodable.body, { error: { code: 'bad_request', message: undecodable.body?.error?.message } }, 'an undecodable URL: {error: {code, message}}');
+  t.same(
+    undecodable.body,
+    { error: { code: 'bad_request', message: undecodable.body?.error?.message } },
+    'an undecodable URL: {error: {code, message}}',
+  );
   t.notMatch(JSON.stringify(undecodable.body), 'kept-out-of-the-answer', 'the answer does not echo the URL');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const loud = d.lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 40);

@@ -3,7 +3,18 @@
 import t from 'tap';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { assertError, call, type Tap } from '../../helpers/api.js';
-import { Browser, asSession, claimsOf, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../../helpers/waiting.js';
+import {
+  Browser,
+  asSession,
+  claimsOf,
+  createRoom,
+  linkToken,
+  moderator,
+  names,
+  timeline,
+  waitingApi,
+  type Session,
+} from '../../helpers/waiting.js';
 
 /** Start says knock, knock says 202 waiting and sets the cookie. */
 async function mustKnock(t: Tap, browser: Browser, json: Record<string, unknown>, what: string): Promise<void> {
@@ -40,10 +51,21 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
   t.test('scope off: nobody waits', async (t) => {
     await createRoom(t, d, { room_id: 'scope-off', name: 'Off room', waiting_room: 'off' });
     await mustJoin(t, new Browser(d, 'scope-off'), { name: 'Bare Bea' }, 'participant', 'bare guest');
-    await mustJoin(t, new Browser(d, 'scope-off'), { name: 'Bare Ben', note: 'hi' }, 'participant', 'bare guest knocking', 'knock');
+    await mustJoin(
+      t,
+      new Browser(d, 'scope-off'),
+      { name: 'Bare Ben', note: 'hi' },
+      'participant',
+      'bare guest knocking',
+      'knock',
+    );
     const linked = await linkToken(d, 'scope-off', { role: 'participant' });
     await mustJoin(t, new Browser(d, 'scope-off'), { name: 'Linked Lou', t: linked }, 'participant', 'API link');
-    t.same(await timeline(d, 'scope-off').then((e) => e.filter((x) => x.kind === 'knock')), [], 'no knock was recorded');
+    t.same(
+      await timeline(d, 'scope-off').then((e) => e.filter((x) => x.kind === 'knock')),
+      [],
+      'no knock was recorded',
+    );
   });
 
   t.test('scope guests: bare-link guests wait, API links and moderators enter', async (t) => {
@@ -51,9 +73,22 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     const guest = new Browser(d, 'scope-guests');
     await mustKnock(t, guest, { name: 'Bare Bea' }, 'bare guest');
     const linked = await linkToken(d, 'scope-guests', { role: 'participant', name: 'Linked Lena' });
-    const session = await mustJoin(t, new Browser(d, 'scope-guests'), { name: 'Typed name', t: linked }, 'participant', 'API link (source integration)');
+    const session = await mustJoin(
+      t,
+      new Browser(d, 'scope-guests'),
+      { name: 'Typed name', t: linked },
+      'participant',
+      'API link (source integration)',
+    );
     t.equal(claimsOf(session).name, 'Linked Lena', "the link's name wins over the typed one");
-    await mustJoin(t, new Browser(d, 'scope-guests'), { name: 'Linked again', t: linked }, 'participant', 'API link knocking', 'knock');
+    await mustJoin(
+      t,
+      new Browser(d, 'scope-guests'),
+      { name: 'Linked again', t: linked },
+      'participant',
+      'API link knocking',
+      'knock',
+    );
     const mod = await moderator(d, 'scope-guests');
     t.equal(mod.role, 'moderator', 'the moderator link enters as moderator');
     const list = await asSession.list(d, 'scope-guests', mod.session);
@@ -69,9 +104,20 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     await mustKnock(t, new Browser(d, 'scope-all'), { name: 'Linked Lou', t: linked }, 'API link (source integration)');
     const modLink = await linkToken(d, 'scope-all', { role: 'moderator' });
     await mustJoin(t, new Browser(d, 'scope-all'), { name: 'Mod One', t: modLink }, 'moderator', 'moderator link');
-    await mustJoin(t, new Browser(d, 'scope-all'), { name: 'Mod Two', t: modLink }, 'moderator', 'moderator link knocking', 'knock');
+    await mustJoin(
+      t,
+      new Browser(d, 'scope-all'),
+      { name: 'Mod Two', t: modLink },
+      'moderator',
+      'moderator link knocking',
+      'knock',
+    );
     const mod = await moderator(d, 'scope-all', 'Mod Three');
-    t.same(names(await asSession.list(d, 'scope-all', mod.session)), ['Bare Bea', 'Linked Lou'], 'both wait, in knock order');
+    t.same(
+      names(await asSession.list(d, 'scope-all', mod.session)),
+      ['Bare Bea', 'Linked Lou'],
+      'both wait, in knock order',
+    );
   });
 
   t.test('a moderator never waits, whatever the scope and mode', async (t) => {
@@ -90,7 +136,12 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
 
   t.test('approval: admit one by request_id, then all', async (t) => {
     const room = 'approval';
-    await createRoom(t, d, { room_id: room, name: 'Approval room', waiting_room: 'all', waiting_room_mode: 'approval' });
+    await createRoom(t, d, {
+      room_id: room,
+      name: 'Approval room',
+      waiting_room: 'all',
+      waiting_room_mode: 'approval',
+    });
     const mod = await moderator(d, room);
     const [ann, bob, cid] = [new Browser(d, room), new Browser(d, room), new Browser(d, room)];
     await mustKnock(t, ann, { name: 'Ann', note: 'from sales' }, 'Ann');
@@ -107,7 +158,11 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
       { request_id: String, name: 'Cid', note: '' },
     ]);
     t.equal(list.body.length, 3, 'the second knock did not add a request');
-    t.same(Object.keys(list.body[0]).sort(), ['knocked_at', 'name', 'note', 'request_id'], 'items carry exactly request_id, name, note, knocked_at');
+    t.same(
+      Object.keys(list.body[0]).sort(),
+      ['knocked_at', 'name', 'note', 'request_id'],
+      'items carry exactly request_id, name, note, knocked_at',
+    );
     const ids = list.body.map((item: { request_id: string }) => item.request_id);
 
     const admitted = await asSession.admit(d, room, mod.session, { request_id: ids[0] });
@@ -121,8 +176,17 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     assertError(t, await asSession.list(d, room, polled.body.session), 403, 'not_moderator');
     t.same((await bob.poll()).body, { status: 'waiting' }, 'Bob still waits');
     t.same(names(await asSession.list(d, room, mod.session)), ['Bob', 'Cid'], 'Ann left the list');
-    t.same((await asSession.admit(d, room, mod.session, { request_id: ids[0] })).body, { admitted: 0 }, 'a second click admits nobody');
-    assertError(t, await asSession.admit(d, room, mod.session, { request_id: 'no-such-request' }), 404, 'request_not_found');
+    t.same(
+      (await asSession.admit(d, room, mod.session, { request_id: ids[0] })).body,
+      { admitted: 0 },
+      'a second click admits nobody',
+    );
+    assertError(
+      t,
+      await asSession.admit(d, room, mod.session, { request_id: 'no-such-request' }),
+      404,
+      'request_not_found',
+    );
 
     const all = await asSession.admit(d, room, mod.session, { all: true });
     t.equal(all.status, 200);
@@ -136,69 +200,123 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
       t.equal(claimsOf(p.body.session).name, who);
     }
     t.same((await asSession.list(d, room, mod.session)).body, [], 'nobody waits');
-    t.same((await asSession.admit(d, room, mod.session, { all: true })).body, { admitted: 0 }, 'admit all with nobody waiting');
+    t.same(
+      (await asSession.admit(d, room, mod.session, { all: true })).body,
+      { admitted: 0 },
+      'admit all with nobody waiting',
+    );
     await mustKnock(t, new Browser(d, room), { name: 'Dee' }, 'a later arrival still waits');
   });
 
-  t.test('until_moderator: the waiting enter with the moderator; later arrivals enter while one is present', async (t) => {
-    const room = 'until-mod';
-    await createRoom(t, d, { room_id: room, name: 'Until room', waiting_room: 'all', waiting_room_mode: 'until_moderator' });
-    const [ann, bob] = [new Browser(d, room), new Browser(d, room)];
-    await mustKnock(t, ann, { name: 'Ann' }, 'Ann before any moderator');
-    await mustKnock(t, bob, { name: 'Bob' }, 'Bob before any moderator');
-    t.same((await ann.poll()).body, { status: 'waiting' });
+  t.test(
+    'until_moderator: the waiting enter with the moderator; later arrivals enter while one is present',
+    async (t) => {
+      const room = 'until-mod';
+      await createRoom(t, d, {
+        room_id: room,
+        name: 'Until room',
+        waiting_room: 'all',
+        waiting_room_mode: 'until_moderator',
+      });
+      const [ann, bob] = [new Browser(d, room), new Browser(d, room)];
+      await mustKnock(t, ann, { name: 'Ann' }, 'Ann before any moderator');
+      await mustKnock(t, bob, { name: 'Bob' }, 'Bob before any moderator');
+      t.same((await ann.poll()).body, { status: 'waiting' });
 
-    const mod1 = await moderator(d, room, 'Mod One');
-    const annPoll = await ann.poll();
-    t.match(annPoll.body, { status: 'admitted', session: String }, 'Ann was admitted when the moderator entered');
-    t.match((await bob.poll()).body, { status: 'admitted', session: String }, 'so was Bob');
-    const annSession = String(annPoll.body.session);
-    const kinds = (await timeline(d, room)).map((e) => e.kind);
-    t.same(kinds, ['knock', 'knock', 'moderator_arrived', 'admit_all'], 'timeline: knocks, the arrival, the admission');
-    t.match((await timeline(d, room)).at(-1), { kind: 'admit_all', actor: null, count: 2 }, 'nobody decided: actor null, count 2');
+      const mod1 = await moderator(d, room, 'Mod One');
+      const annPoll = await ann.poll();
+      t.match(annPoll.body, { status: 'admitted', session: String }, 'Ann was admitted when the moderator entered');
+      t.match((await bob.poll()).body, { status: 'admitted', session: String }, 'so was Bob');
+      const annSession = String(annPoll.body.session);
+      const kinds = (await timeline(d, room)).map((e) => e.kind);
+      t.same(
+        kinds,
+        ['knock', 'knock', 'moderator_arrived', 'admit_all'],
+        'timeline: knocks, the arrival, the admission',
+      );
+      t.match(
+        (await timeline(d, room)).at(-1),
+        { kind: 'admit_all', actor: null, count: 2 },
+        'nobody decided: actor null, count 2',
+      );
 
-    await mustJoin(t, new Browser(d, room), { name: 'Cid' }, 'participant', 'Cid while a moderator is present');
-    await mustJoin(t, new Browser(d, room), { name: 'Dee' }, 'participant', 'Dee knocking while a moderator is present', 'knock');
-    const mod2 = await moderator(d, room, 'Mod Two');
+      await mustJoin(t, new Browser(d, room), { name: 'Cid' }, 'participant', 'Cid while a moderator is present');
+      await mustJoin(
+        t,
+        new Browser(d, room),
+        { name: 'Dee' },
+        'participant',
+        'Dee knocking while a moderator is present',
+        'knock',
+      );
+      const mod2 = await moderator(d, room, 'Mod Two');
 
-    const left1 = await asSession.leave(d, room, mod1.session);
-    t.equal(left1.status, 204, 'the first moderator leaves');
-    await mustJoin(t, new Browser(d, room), { name: 'Eli' }, 'participant', 'Eli while the second moderator is still present');
-    t.equal((await asSession.leave(d, room, mod2.session)).status, 204, 'the last moderator leaves');
+      const left1 = await asSession.leave(d, room, mod1.session);
+      t.equal(left1.status, 204, 'the first moderator leaves');
+      await mustJoin(
+        t,
+        new Browser(d, room),
+        { name: 'Eli' },
+        'participant',
+        'Eli while the second moderator is still present',
+      );
+      t.equal((await asSession.leave(d, room, mod2.session)).status, 204, 'the last moderator leaves');
 
-    // Those present stay: Ann's session is still accepted (a 403 for a participant, not 401).
-    assertError(t, await asSession.list(d, room, annSession), 403, 'not_moderator');
-    t.match((await ann.poll()).body, { status: 'admitted', session: String }, "Ann's poll still answers admitted");
+      // Those present stay: Ann's session is still accepted (a 403 for a participant, not 401).
+      assertError(t, await asSession.list(d, room, annSession), 403, 'not_moderator');
+      t.match((await ann.poll()).body, { status: 'admitted', session: String }, "Ann's poll still answers admitted");
 
-    const fay = new Browser(d, room);
-    await mustKnock(t, fay, { name: 'Fay' }, 'Fay after the last moderator left');
-    t.same((await fay.poll()).body, { status: 'waiting' }, 'Fay waits');
-    t.equal((await asSession.leave(d, room, annSession)).status, 204, "Ann's session still works for leave");
+      const fay = new Browser(d, room);
+      await mustKnock(t, fay, { name: 'Fay' }, 'Fay after the last moderator left');
+      t.same((await fay.poll()).body, { status: 'waiting' }, 'Fay waits');
+      t.equal((await asSession.leave(d, room, annSession)).status, 204, "Ann's session still works for leave");
 
-    await moderator(d, room, 'Mod Three');
-    t.match((await fay.poll()).body, { status: 'admitted' }, 'a returning moderator admits Fay');
-  });
+      await moderator(d, room, 'Mod Three');
+      t.match((await fay.poll()).body, { status: 'admitted' }, 'a returning moderator admits Fay');
+    },
+  );
 
   t.test('names that hide text or pass for the service or a role: 400 invalid_field (name)', async (t) => {
     const room = 'names';
     await createRoom(t, d, { room_id: room, name: 'Names room', waiting_room: 'all' });
     const mod = await moderator(d, room);
-    for (const name of ['Bob\u202Eredmo', '\u2067Eve\u2069', 'Ada\u200B', 'System', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'Bob (Moderator) ']) {
+    for (const name of [
+      'Bob\u202Eredmo',
+      '\u2067Eve\u2069',
+      'Ada\u200B',
+      'System',
+      '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D',
+      'Bob (Moderator) ',
+    ]) {
       const browser = new Browser(d, room);
       assertError(t, await browser.start({ name }), 400, 'invalid_field', 'name');
       assertError(t, await browser.knock({ name }), 400, 'invalid_field', 'name');
       t.equal(browser.cookie, null, `${JSON.stringify(name)}: no waiting cookie`);
     }
-    assertError(t, await new Browser(d, room).knock({ name: 'Ann', note: 'late \u202Etoday' }), 400, 'invalid_field', 'note');
+    assertError(
+      t,
+      await new Browser(d, room).knock({ name: 'Ann', note: 'late \u202Etoday' }),
+      400,
+      'invalid_field',
+      'note',
+    );
     t.same(names(await asSession.list(d, room, mod.session)), [], 'nothing reached the moderator');
     assertError(
       t,
-      await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role: 'participant', name: 'Bob (moderator)' } }),
+      await call(d, `/api/rooms/${room}/links`, {
+        method: 'POST',
+        json: { role: 'participant', name: 'Bob (moderator)' },
+      }),
       400,
       'invalid_field',
       'name',
     );
-    await mustKnock(t, new Browser(d, room), { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' }, 'a ZWJ emoji between visible characters');
+    await mustKnock(
+      t,
+      new Browser(d, room),
+      { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' },
+      'a ZWJ emoji between visible characters',
+    );
   });
 
   t.test('access code first, waiting room second', async (t) => {
@@ -212,7 +330,13 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     const wrong = await guessing.knock({ name: 'Guesser', access_code: 'wrong-1' });
     assertError(t, wrong, 403, 'access_code_invalid', 'access_code');
     t.equal(wrong.headers.getSetCookie().length, 0, 'no cookie is set for a wrong code');
-    assertError(t, await guessing.start({ name: 'Guesser', access_code: 'wrong-2' }), 403, 'access_code_invalid', 'access_code');
+    assertError(
+      t,
+      await guessing.start({ name: 'Guesser', access_code: 'wrong-2' }),
+      403,
+      'access_code_invalid',
+      'access_code',
+    );
     assertError(t, await guessing.knock({ name: 'Guesser' }), 403, 'access_code_invalid', 'access_code');
     t.same((await asSession.list(d, room, mod.session)).body, [], 'no moderator sees anything');
     t.same(
@@ -228,7 +352,10 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     const blocked = await guessing.knock({ name: 'Guesser', access_code: code });
     assertError(t, blocked, 429, 'too_many_attempts');
     const retryAfter = Number(blocked.headers.get('retry-after'));
-    t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 600, `Retry-After is 1..600 s: ${blocked.headers.get('retry-after')}`);
+    t.ok(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 600,
+      `Retry-After is 1..600 s: ${blocked.headers.get('retry-after')}`,
+    );
     const blockedStart = await guessing.start({ name: 'Guesser', access_code: code });
     assertError(t, blockedStart, 429, 'too_many_attempts');
     t.ok(blockedStart.headers.get('retry-after'), 'start answers Retry-After too');
@@ -239,12 +366,31 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     t.same(right.body, { status: 'knock' }, 'another client with the right code is told to knock');
     const knocked = await other.knock({ name: 'Honest Hal', access_code: code });
     t.equal(knocked.status, 202, 'and waits');
-    t.same(names(await asSession.list(d, room, mod.session)), ['Honest Hal'], 'only the right code reached the moderator');
+    t.same(
+      names(await asSession.list(d, room, mod.session)),
+      ['Honest Hal'],
+      'only the right code reached the moderator',
+    );
 
-    await createRoom(t, d, { room_id: 'coded-2', name: 'Other coded', waiting_room: 'guests', access_code: 'second-code' });
+    await createRoom(t, d, {
+      room_id: 'coded-2',
+      name: 'Other coded',
+      waiting_room: 'guests',
+      access_code: 'second-code',
+    });
     const elsewhere = new Browser(d, 'coded-2', { forwardedFor: '10.0.0.1' });
-    assertError(t, await elsewhere.knock({ name: 'Guesser', access_code: 'nope' }), 403, 'access_code_invalid', 'access_code');
-    t.equal((await elsewhere.knock({ name: 'Guesser', access_code: 'second-code' })).status, 202, 'the limit is per room');
+    assertError(
+      t,
+      await elsewhere.knock({ name: 'Guesser', access_code: 'nope' }),
+      403,
+      'access_code_invalid',
+      'access_code',
+    );
+    t.equal(
+      (await elsewhere.knock({ name: 'Guesser', access_code: 'second-code' })).status,
+      202,
+      'the limit is per room',
+    );
   });
 
   t.test('join tokens are checked', async (t) => {
@@ -261,7 +407,13 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     assertError(t, await new Browser(d, 'tok-a').start({ name: 'X', t: tampered }), 403, 'join_token_invalid', 't');
     // A session is not a join token, even of the right room.
     const modA = await new Browser(d, 'tok-a').start({ name: 'Mod A', t: ofA });
-    assertError(t, await new Browser(d, 'tok-a').start({ name: 'X', t: modA.body.session }), 403, 'join_token_invalid', 't');
+    assertError(
+      t,
+      await new Browser(d, 'tok-a').start({ name: 'X', t: modA.body.session }),
+      403,
+      'join_token_invalid',
+      't',
+    );
     const bList = await waitingApi.list(d, 'tok-b');
     t.same(bList.body, [], 'nothing reached room B');
   });
@@ -283,7 +435,10 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
     t.same((await asSession.list(d, room, mod.session)).body, []);
     const entries = await timeline(d, room);
     t.match(entries.slice(-2), [
-      { kind: 'waiting_room_disabled', actor: { kind: 'participant', participant_id: mod.participantId, name: mod.name } },
+      {
+        kind: 'waiting_room_disabled',
+        actor: { kind: 'participant', participant_id: mod.participantId, name: mod.name },
+      },
       { kind: 'admit_all', count: 2, actor: { participant_id: mod.participantId } },
     ]);
     t.same((await asSession.disable(d, room, mod.session)).body, { admitted: 0 }, 'disabling twice is harmless');

@@ -26,7 +26,10 @@ async function oneWaiting(t: Tap, engine: InProcess) {
 
 t.test('a waiting page silent longer than the default 6 s but under the setting keeps its place', async (t) => {
   const clock = new FakeClock();
-  const [byDefault, widened] = await Promise.all([appFor(t, { clock }), appFor(t, { clock, env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '10' } })]);
+  const [byDefault, widened] = await Promise.all([
+    appFor(t, { clock }),
+    appFor(t, { clock, env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '10' } }),
+  ]);
   const [a, b] = await Promise.all([oneWaiting(t, byDefault), oneWaiting(t, widened)]);
   /** Time passes; each daemon's one-second sweep has run meanwhile. */
   const silence = (ms: number) => {
@@ -56,7 +59,8 @@ t.test('the daemon sweeps by itself: a silent request leaves the list once the w
   // silent requests themselves, so only the daemon's own sweep closes it while nobody calls.
   const db = openSqlite(join(d.dataDir, databaseFileName), { readonly: true });
   t.teardown(() => db.close());
-  const waiting = () => db.prepare("SELECT count(*) FROM waiting_requests WHERE state = 'waiting'").pluck().get() as number;
+  const waiting = () =>
+    db.prepare("SELECT count(*) FROM waiting_requests WHERE state = 'waiting'").pluck().get() as number;
   while (waiting() > 0 && Date.now() - knockedAt < 15_000) await new Promise((resolve) => setTimeout(resolve, 250));
   const after = Date.now() - knockedAt;
   t.equal(waiting(), 0, `closed by the sweep after ${after} ms, with no call to the daemon`);

@@ -6,7 +6,17 @@ import t from 'tap';
 import { assertError, type Server, type Tap } from '../../helpers/api.js';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-import { Browser, asSession, attendanceRows, claimsOf, createRoom, moderator, names, timeline, waitingApi } from '../../helpers/waiting.js';
+import {
+  Browser,
+  asSession,
+  attendanceRows,
+  claimsOf,
+  createRoom,
+  moderator,
+  names,
+  timeline,
+  waitingApi,
+} from '../../helpers/waiting.js';
 
 async function knocked(t: Tap, browser: Browser, name: string, note?: string): Promise<void> {
   const result = await browser.knock({ name, ...(note === undefined ? {} : { note }) });
@@ -50,7 +60,12 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     t.same(polled.body, { status: 'refused', retry: true }, 'the poll says refused, retry');
     t.same((await ann.poll()).body, { status: 'refused', retry: true }, 'and keeps saying it');
     t.same((await asSession.list(d, room, mod.session)).body, [], 'she left the list');
-    assertError(t, await asSession.refuse(d, room, mod.session, { request_id: id, bar: true }), 409, 'request_not_waiting');
+    assertError(
+      t,
+      await asSession.refuse(d, room, mod.session, { request_id: id, bar: true }),
+      409,
+      'request_not_waiting',
+    );
     assertError(t, await asSession.admit(d, room, mod.session, { request_id: id }), 409, 'request_not_waiting');
 
     const again = await ann.knock({ name: 'Ann Refused', note: 'please' });
@@ -74,7 +89,10 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     const mod = await moderator(d, room);
     const bob = new Browser(d, room);
     await knocked(t, bob, 'Bob Barred');
-    const barred = await asSession.refuse(d, room, mod.session, { request_id: await requestIdOf(d, room, 'Bob Barred'), bar: true });
+    const barred = await asSession.refuse(d, room, mod.session, {
+      request_id: await requestIdOf(d, room, 'Bob Barred'),
+      bar: true,
+    });
     t.equal(barred.status, 200);
     t.same(barred.body, { refused: true, barred: true });
     t.same((await bob.poll()).body, { status: 'barred' }, 'the poll says barred, without retry');
@@ -131,7 +149,10 @@ t.test('waiting-room gestures under the default policy', async (t) => {
         break;
       }
     }
-    t.ok(removedAfter !== null && removedAfter <= 10_000, `the closed window left the list within 10 s (after ${removedAfter} ms)`);
+    t.ok(
+      removedAfter !== null && removedAfter <= 10_000,
+      `the closed window left the list within 10 s (after ${removedAfter} ms)`,
+    );
     assertError(t, await gone.poll(), 404, 'not_found');
     t.match(
       (await timeline(d, room)).find((e) => e.kind === 'window_closed'),
@@ -148,7 +169,11 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     t.equal(deleted.status, 204, 'DELETE /room/{id}/waiting: 204');
     t.equal(deleted.text, '', 'with no body');
     assertError(t, await cid.poll(), 404, 'not_found');
-    t.same(names(await asSession.list(d, room, mod.session)), ['Staying Stan', 'Dee Beacons'], 'Cid left the list at once');
+    t.same(
+      names(await asSession.list(d, room, mod.session)),
+      ['Staying Stan', 'Dee Beacons'],
+      'Cid left the list at once',
+    );
     const beaconed = await dee.beacon();
     t.equal(beaconed.status, 204, 'POST /room/{id}/waiting/leave: 204');
     t.same(names(await asSession.list(d, room, mod.session)), ['Staying Stan'], 'Dee left the list at once');
@@ -167,7 +192,11 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     await sleep(3500);
     await staying.poll();
     t.same((await eve.poll()).body, { status: 'waiting' }, 'and is not withdrawn after the grace');
-    t.same(names(await asSession.list(d, room, mod.session)), ['Staying Stan', 'Eve Reloads'], 'in her place in the list');
+    t.same(
+      names(await asSession.list(d, room, mod.session)),
+      ['Staying Stan', 'Eve Reloads'],
+      'in her place in the list',
+    );
     t.equal((await new Browser(d, room).withdraw()).status, 204, 'a leave without a cookie is harmless');
   });
 
@@ -179,7 +208,9 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     const browsers = Object.fromEntries(people.map((name) => [name, new Browser(d, room)]));
     for (const name of people) await knocked(t, browsers[name]!, name);
     const list = await asSession.list(d, room, mod.session);
-    const idOf = Object.fromEntries((list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]));
+    const idOf = Object.fromEntries(
+      (list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]),
+    );
 
     t.same((await asSession.admit(d, room, mod.session, { request_id: idOf.Ann })).body, { admitted: 1 });
     const annSession = (await browsers.Ann!.poll()).body.session as string;
@@ -193,7 +224,20 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     const entries = await timeline(d, room);
     t.same(
       entries.map((e) => e.kind),
-      ['moderator_arrived', 'knock', 'knock', 'knock', 'knock', 'knock', 'admit', 'refuse', 'bar', 'withdraw', 'waiting_room_disabled', 'admit_all'],
+      [
+        'moderator_arrived',
+        'knock',
+        'knock',
+        'knock',
+        'knock',
+        'knock',
+        'admit',
+        'refuse',
+        'bar',
+        'withdraw',
+        'waiting_room_disabled',
+        'admit_all',
+      ],
       'every transition, in order',
     );
     const byMo = { kind: 'participant', participant_id: mod.participantId, name: 'Mo Moderator' };
@@ -204,7 +248,11 @@ t.test('waiting-room gestures under the default policy', async (t) => {
       { kind: 'knock', subject: { name: 'Cid' } },
       { kind: 'knock', subject: { name: 'Dee' } },
       { kind: 'knock', subject: { name: 'Fay' } },
-      { kind: 'admit', actor: byMo, subject: { request_id: idOf.Ann, participant_id: claimsOf(annSession).participant, name: 'Ann' } },
+      {
+        kind: 'admit',
+        actor: byMo,
+        subject: { request_id: idOf.Ann, participant_id: claimsOf(annSession).participant, name: 'Ann' },
+      },
       { kind: 'refuse', actor: byMo, subject: { request_id: idOf.Bob, name: 'Bob' } },
       { kind: 'bar', actor: byMo, subject: { request_id: idOf.Cid, name: 'Cid' } },
       { kind: 'withdraw', actor: null, subject: { request_id: idOf.Dee, name: 'Dee' } },
@@ -255,7 +303,9 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     const list = await waitingApi.list(d, room);
     t.equal(list.status, 200);
     t.same(names(list), ['Ann', 'Bob', 'Cid', 'Dee']);
-    const idOf = Object.fromEntries((list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]));
+    const idOf = Object.fromEntries(
+      (list.body as { request_id: string; name: string }[]).map((i) => [i.name, i.request_id]),
+    );
 
     assertError(t, await waitingApi.admit(d, room, idOf.Ann!, null), 401, 'unauthorized');
     assertError(t, await waitingApi.refuse(d, room, idOf.Bob!, false, null), 401, 'unauthorized');
@@ -263,7 +313,8 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     assertError(t, await waitingApi.admitAll(d, room, null), 401, 'unauthorized');
     assertError(t, await waitingApi.disable(d, room, null), 401, 'unauthorized');
     assertError(t, await waitingApi.timeline(d, room, null), 401, 'unauthorized');
-    for (const name of ['Ann', 'Bob', 'Cid', 'Dee']) t.same((await browsers[name]!.poll()).body, { status: 'waiting' }, `${name} still waits after the 401s`);
+    for (const name of ['Ann', 'Bob', 'Cid', 'Dee'])
+      t.same((await browsers[name]!.poll()).body, { status: 'waiting' }, `${name} still waits after the 401s`);
 
     const admitted = await waitingApi.admit(d, room, idOf.Ann!);
     t.equal(admitted.status, 200);
@@ -285,7 +336,11 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     const disabled = await waitingApi.disable(d, room);
     t.same([disabled.status, disabled.body], [200, { admitted: 1 }], 'disable lets Eve in');
     t.match((await browsers.Eve!.poll()).body, { status: 'admitted' });
-    t.equal((await new Browser(d, room).knock({ name: 'Fay' })).body?.status, 'joined', 'later arrivals enter directly');
+    t.equal(
+      (await new Browser(d, room).knock({ name: 'Fay' })).body?.status,
+      'joined',
+      'later arrivals enter directly',
+    );
 
     const api = { kind: 'api', participant_id: null, name: 'initial-admin' };
     const decided = (await timeline(d, room)).filter((e) => e.kind !== 'knock');

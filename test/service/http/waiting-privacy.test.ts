@@ -3,7 +3,17 @@
 import t from 'tap';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { assertError, type ApiResult } from '../../helpers/api.js';
-import { Browser, asSession, createRoom, linkToken, moderator, names, timeline, waitingApi, type Session } from '../../helpers/waiting.js';
+import {
+  Browser,
+  asSession,
+  createRoom,
+  linkToken,
+  moderator,
+  names,
+  timeline,
+  waitingApi,
+  type Session,
+} from '../../helpers/waiting.js';
 
 const roomName = 'Zebra Council Quarterly';
 const modName = 'Quixote Vane';
@@ -34,61 +44,99 @@ t.test('privacy and abuse under the default policy', async (t) => {
   const other = new Browser(d, room);
   t.equal((await other.knock({ name: otherWaiter, access_code: code })).status, 202, 'someone else waits');
 
-  t.test('nothing answered to a person not admitted names the room, the moderator, the others, or counts', async (t) => {
-    const nosy = new Browser(d, room, { forwardedFor: '10.9.9.9' });
-    const answers: ApiResult[] = [];
-    const keep = async (what: string, result: Promise<ApiResult>, status: number) => {
-      const r = await result;
-      t.equal(r.status, status, `${what}: ${status} (${r.text.slice(0, 100)})`);
-      answers.push(r);
-      return r;
-    };
-    t.same((await keep('exists', nosy.exists(), 200)).body, { exists: true, access_code: true }, 'exists says only exists and access_code');
-    t.same((await keep('exists elsewhere', nosy.request('GET', '/exists', { room: 'no-such-room' }), 404)).body, { exists: false });
-    await keep('start without the code', nosy.start({ name: 'Nosy Nora' }), 403);
-    await keep('start with a wrong code', nosy.start({ name: 'Nosy Nora', access_code: 'guess' }), 403);
-    t.same((await keep('start with the code', nosy.start({ name: 'Nosy Nora', access_code: code }), 200)).body, { status: 'knock' });
-    await keep('knock with a wrong code', nosy.knock({ name: 'Nosy Nora', access_code: 'guess-2' }), 403);
-    await keep('knock with a long name', nosy.knock({ name: 'n'.repeat(65), access_code: code }), 400);
-    t.same((await keep('knock', nosy.knock({ name: 'Nosy Nora', note: 'who is in?', access_code: code }), 202)).body, { status: 'waiting' });
-    t.same((await keep('knock again', nosy.knock({ name: 'Nosy Nora', access_code: code }), 202)).body, { status: 'waiting' });
-    t.same((await keep('poll', nosy.poll(), 200)).body, { status: 'waiting' });
-    await keep('poll at another room', nosy.request('GET', '/waiting', { room: 'other-room' }), 404);
-    await keep('waiting-list without a session', nosy.request('GET', '/waiting-list'), 401);
-    await keep('admit without a session', nosy.request('POST', '/admit', { json: { all: true } }), 401);
-    await keep('a join token of another room', nosy.start({ name: 'Nosy Nora', t: await linkToken(d, 'other-room', { role: 'moderator' }) }), 403);
-    await keep('knock at a missing room', nosy.request('POST', '/knock', { room: 'no-such-room', json: { name: 'Nosy Nora' } }), 404);
-
-    const nosyId = (await waitingApi.list(d, room)).body.find((i: { name: string }) => i.name === 'Nosy Nora').request_id;
-    t.equal((await asSession.refuse(d, room, mod.session, { request_id: nosyId, bar: false })).status, 200);
-    t.same((await keep('poll refused', nosy.poll(), 200)).body, { status: 'refused', retry: true });
-    await keep('knock after refusal', nosy.knock({ name: 'Nosy Nora', access_code: code }), 202);
-    const againId = (await waitingApi.list(d, room)).body.find((i: { name: string }) => i.name === 'Nosy Nora').request_id;
-    t.equal((await asSession.refuse(d, room, mod.session, { request_id: againId, bar: true })).status, 200);
-    t.same((await keep('poll barred', nosy.poll(), 200)).body, { status: 'barred' });
-    await keep('knock barred', nosy.knock({ name: 'Nosy Nora', access_code: code }), 403);
-    await keep('start barred', nosy.start({ name: 'Nosy Nora', access_code: code }), 403);
-    // Her cookie proves she passed the code, so guessing needs a browser without one.
-    const guesser = new Browser(d, 'guess-room');
-    for (let i = 0; i < 12; i++) await guesser.knock({ name: 'Nosy Nora', access_code: `wrong-${i}` });
-    await keep('too many attempts', guesser.knock({ name: 'Nosy Nora', access_code: code }), 429);
-
-    t.ok(answers.length >= 20, `${answers.length} answers checked`);
-    for (const answer of answers) {
-      const headers = [...answer.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
-      const raw = `${headers}\n\n${answer.text}`;
-      const label = answer.text.slice(0, 70);
-      for (const secret of [roomName, 'Zebra', modName, 'Quixote', participantName, 'Ulrich', otherWaiter, 'Wanda', code]) {
-        t.notOk(raw.includes(secret), `"${secret}" is not in ${answer.status} ${label}`);
-      }
-      t.same(numbersIn(answer.body), [], `no number (count, position) in ${label}`);
-      const allowed = answer.status >= 400 ? ['error', 'exists'] : ['status', 'retry', 'exists', 'access_code'];
-      t.ok(
-        Object.keys(answer.body ?? {}).every((k) => allowed.includes(k)),
-        `only ${allowed.join('/')} in ${label}`,
+  t.test(
+    'nothing answered to a person not admitted names the room, the moderator, the others, or counts',
+    async (t) => {
+      const nosy = new Browser(d, room, { forwardedFor: '10.9.9.9' });
+      const answers: ApiResult[] = [];
+      const keep = async (what: string, result: Promise<ApiResult>, status: number) => {
+        const r = await result;
+        t.equal(r.status, status, `${what}: ${status} (${r.text.slice(0, 100)})`);
+        answers.push(r);
+        return r;
+      };
+      t.same(
+        (await keep('exists', nosy.exists(), 200)).body,
+        { exists: true, access_code: true },
+        'exists says only exists and access_code',
       );
-    }
-  });
+      t.same((await keep('exists elsewhere', nosy.request('GET', '/exists', { room: 'no-such-room' }), 404)).body, {
+        exists: false,
+      });
+      await keep('start without the code', nosy.start({ name: 'Nosy Nora' }), 403);
+      await keep('start with a wrong code', nosy.start({ name: 'Nosy Nora', access_code: 'guess' }), 403);
+      t.same((await keep('start with the code', nosy.start({ name: 'Nosy Nora', access_code: code }), 200)).body, {
+        status: 'knock',
+      });
+      await keep('knock with a wrong code', nosy.knock({ name: 'Nosy Nora', access_code: 'guess-2' }), 403);
+      await keep('knock with a long name', nosy.knock({ name: 'n'.repeat(65), access_code: code }), 400);
+      t.same(
+        (await keep('knock', nosy.knock({ name: 'Nosy Nora', note: 'who is in?', access_code: code }), 202)).body,
+        { status: 'waiting' },
+      );
+      t.same((await keep('knock again', nosy.knock({ name: 'Nosy Nora', access_code: code }), 202)).body, {
+        status: 'waiting',
+      });
+      t.same((await keep('poll', nosy.poll(), 200)).body, { status: 'waiting' });
+      await keep('poll at another room', nosy.request('GET', '/waiting', { room: 'other-room' }), 404);
+      await keep('waiting-list without a session', nosy.request('GET', '/waiting-list'), 401);
+      await keep('admit without a session', nosy.request('POST', '/admit', { json: { all: true } }), 401);
+      await keep(
+        'a join token of another room',
+        nosy.start({ name: 'Nosy Nora', t: await linkToken(d, 'other-room', { role: 'moderator' }) }),
+        403,
+      );
+      await keep(
+        'knock at a missing room',
+        nosy.request('POST', '/knock', { room: 'no-such-room', json: { name: 'Nosy Nora' } }),
+        404,
+      );
+
+      const nosyId = (await waitingApi.list(d, room)).body.find(
+        (i: { name: string }) => i.name === 'Nosy Nora',
+      ).request_id;
+      t.equal((await asSession.refuse(d, room, mod.session, { request_id: nosyId, bar: false })).status, 200);
+      t.same((await keep('poll refused', nosy.poll(), 200)).body, { status: 'refused', retry: true });
+      await keep('knock after refusal', nosy.knock({ name: 'Nosy Nora', access_code: code }), 202);
+      const againId = (await waitingApi.list(d, room)).body.find(
+        (i: { name: string }) => i.name === 'Nosy Nora',
+      ).request_id;
+      t.equal((await asSession.refuse(d, room, mod.session, { request_id: againId, bar: true })).status, 200);
+      t.same((await keep('poll barred', nosy.poll(), 200)).body, { status: 'barred' });
+      await keep('knock barred', nosy.knock({ name: 'Nosy Nora', access_code: code }), 403);
+      await keep('start barred', nosy.start({ name: 'Nosy Nora', access_code: code }), 403);
+      // Her cookie proves she passed the code, so guessing needs a browser without one.
+      const guesser = new Browser(d, 'guess-room');
+      for (let i = 0; i < 12; i++) await guesser.knock({ name: 'Nosy Nora', access_code: `wrong-${i}` });
+      await keep('too many attempts', guesser.knock({ name: 'Nosy Nora', access_code: code }), 429);
+
+      t.ok(answers.length >= 20, `${answers.length} answers checked`);
+      for (const answer of answers) {
+        const headers = [...answer.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
+        const raw = `${headers}\n\n${answer.text}`;
+        const label = answer.text.slice(0, 70);
+        for (const secret of [
+          roomName,
+          'Zebra',
+          modName,
+          'Quixote',
+          participantName,
+          'Ulrich',
+          otherWaiter,
+          'Wanda',
+          code,
+        ]) {
+          t.notOk(raw.includes(secret), `"${secret}" is not in ${answer.status} ${label}`);
+        }
+        t.same(numbersIn(answer.body), [], `no number (count, position) in ${label}`);
+        const allowed = answer.status >= 400 ? ['error', 'exists'] : ['status', 'retry', 'exists', 'access_code'];
+        t.ok(
+          Object.keys(answer.body ?? {}).every((k) => allowed.includes(k)),
+          `only ${allowed.join('/')} in ${label}`,
+        );
+      }
+    },
+  );
 
   t.test('name and note bounds', async (t) => {
     const b = new Browser(d, room);
@@ -110,9 +158,17 @@ t.test('privacy and abuse under the default policy', async (t) => {
     t.equal(b.cookie, null, 'and no cookie set');
 
     const longest = 'L'.repeat(63) + 'Z';
-    t.equal((await b.knock({ name: longest, note: 'y'.repeat(280), access_code: code })).status, 202, '64 and 280 characters are accepted');
+    t.equal(
+      (await b.knock({ name: longest, note: 'y'.repeat(280), access_code: code })).status,
+      202,
+      '64 and 280 characters are accepted',
+    );
     const emoji = '😀'.repeat(64);
-    t.equal((await new Browser(d, room).knock({ name: emoji, access_code: code })).status, 202, '64 emoji are 64 characters');
+    t.equal(
+      (await new Browser(d, room).knock({ name: emoji, access_code: code })).status,
+      202,
+      '64 emoji are 64 characters',
+    );
     const list = (await waitingApi.list(d, room)).body as { name: string; note: string }[];
     t.match(
       list.find((i) => i.name === longest),
@@ -133,10 +189,15 @@ t.test('privacy and abuse under the default policy', async (t) => {
     t.match(list.headers.get('content-type'), /^application\/json/, 'JSON, not HTML');
     const item = (list.body as { name: string; note: string }[]).find((i) => i.name === name);
     t.same(item && { name: item.name, note: item.note }, { name, note }, 'returned exactly as typed to the moderator');
-    t.ok(list.text.includes('<script>alert(\\"x\\")</script>'), 'the raw JSON carries the characters unescaped as HTML');
+    t.ok(
+      list.text.includes('<script>alert(\\"x\\")</script>'),
+      'the raw JSON carries the characters unescaped as HTML',
+    );
     t.notOk(list.text.includes('&lt;') || list.text.includes('&amp;amp;'), 'no HTML entities were introduced');
     t.same(
-      ((await waitingApi.list(d, room)).body as { name: string; note: string }[]).filter((i) => i.name === name).map((i) => i.note),
+      ((await waitingApi.list(d, room)).body as { name: string; note: string }[])
+        .filter((i) => i.name === name)
+        .map((i) => i.note),
       [note],
       'the rooms API returns the same text',
     );
@@ -184,7 +245,8 @@ t.test('privacy and abuse under the default policy', async (t) => {
   t.test("the moderators' gestures need a moderator session of this room", async (t) => {
     const target = new Browser(d, room);
     t.equal((await target.knock({ name: 'Target Tom', access_code: code })).status, 202);
-    const targetId = (await waitingApi.list(d, room)).body.find((i: { name: string }) => i.name === 'Target Tom').request_id as string;
+    const targetId = (await waitingApi.list(d, room)).body.find((i: { name: string }) => i.name === 'Target Tom')
+      .request_id as string;
     const otherMod = await moderator(d, 'other-room', 'Other Mod');
     const modLink = await linkToken(d, room, { role: 'moderator' });
     const gestures: [string, (session: string | null) => Promise<ApiResult>][] = [
@@ -209,7 +271,15 @@ t.test('privacy and abuse under the default policy', async (t) => {
       (await timeline(d, room)).some((e) => e.kind === 'waiting_room_disabled'),
       'the waiting room is still on',
     );
-    t.same((await asSession.admit(d, room, mod.session, { request_id: targetId })).body, { admitted: 1 }, "the room's moderator may");
-    t.same((await asSession.list(d, 'other-room', otherMod.session)).status, 200, 'and the other moderator in her own room');
+    t.same(
+      (await asSession.admit(d, room, mod.session, { request_id: targetId })).body,
+      { admitted: 1 },
+      "the room's moderator may",
+    );
+    t.same(
+      (await asSession.list(d, 'other-room', otherMod.session)).status,
+      200,
+      'and the other moderator in her own room',
+    );
   });
 });

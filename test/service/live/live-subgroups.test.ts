@@ -14,7 +14,9 @@ t.test('sub-groups: create, move into one without waiting, bring everyone back',
   const teacher = await moderator(d, 'class', 'Teacher');
   const pia = new Browser(d, 'class');
   t.equal((await pia.knock({ name: 'Pia', note: '' })).status, 202);
-  t.same((await call(d, '/room/class/admit', { method: 'POST', token: teacher.session, json: { all: true } })).body, { admitted: 1 });
+  t.same((await call(d, '/room/class/admit', { method: 'POST', token: teacher.session, json: { all: true } })).body, {
+    admitted: 1,
+  });
   const pupil = admittedSession(await pia.poll(), 'Pia');
 
   const m = await connectLive(d, 'class', teacher.session);

@@ -5,7 +5,16 @@ import t from 'tap';
 import { call, dataDirFor } from '../../helpers/api.js';
 import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 import { connectLive, liveUrl, pause, refusedUpgrade } from '../../helpers/live.js';
-import { asSession, attendanceRows, Browser, createRoom, knockAndAdmit, moderator, names, timeline } from '../../helpers/waiting.js';
+import {
+  asSession,
+  attendanceRows,
+  Browser,
+  createRoom,
+  knockAndAdmit,
+  moderator,
+  names,
+  timeline,
+} from '../../helpers/waiting.js';
 
 t.test('a rename reaches everyone and is checked as at arrival; so is the subject', async (t) => {
   const first = await inProcessDaemonFor(t, dataDirFor(t));
@@ -21,10 +30,15 @@ t.test('a rename reaches everyone and is checked as at arrival; so is the subjec
   annLive.send({ type: 'rename', name: 'Ann Smith', participant_id: mod.participantId });
   const seenByMod = await modLive.next('state', (m) => m.participant.name === 'Ann Smith');
   t.equal(seenByMod.participant.participant_id, ann.participantId, 'the moderator sees Ann renamed');
-  await annLive.next('state', (m) => m.participant.participant_id === ann.participantId && m.participant.name === 'Ann Smith');
+  await annLive.next(
+    'state',
+    (m) => m.participant.participant_id === ann.participantId && m.participant.name === 'Ann Smith',
+  );
   t.pass('Ann sees her own new name');
   t.notOk(
-    modLive.all('state').some((m) => m.participant.participant_id === mod.participantId && m.participant.name !== 'Teacher'),
+    modLive
+      .all('state')
+      .some((m) => m.participant.participant_id === mod.participantId && m.participant.name !== 'Teacher'),
     "the moderator's name is untouched",
   );
 
@@ -43,7 +57,9 @@ t.test('a rename reaches everyone and is checked as at arrival; so is the subjec
   t.equal((await annLive.next('error')).code, 'invalid_message', 'a name that is not a string');
   await pause(200);
   t.notOk(
-    modLive.all('state').some((m) => m.participant.participant_id === ann.participantId && m.participant.name !== 'Ann Smith'),
+    modLive
+      .all('state')
+      .some((m) => m.participant.participant_id === ann.participantId && m.participant.name !== 'Ann Smith'),
     'no refused name reached the moderator',
   );
 
@@ -66,7 +82,10 @@ t.test('a rename reaches everyone and is checked as at arrival; so is the subjec
   t.equal((await modLive.next('error')).code, 'invalid_field', 'a line break is refused');
 
   const sheet = (await attendanceRows(first, 'class')).flat();
-  t.ok(sheet.includes('Ann Smith') && !sheet.includes('Ann'), `the attendance sheet has her new name: ${JSON.stringify(sheet)}`);
+  t.ok(
+    sheet.includes('Ann Smith') && !sheet.includes('Ann'),
+    `the attendance sheet has her new name: ${JSON.stringify(sheet)}`,
+  );
   t.ok(
     (await timeline(first, 'class')).some((e) => e.kind === 'subject_changed' && e.actor?.name === 'Teacher'),
     'the subject is on the timeline',
@@ -83,7 +102,10 @@ t.test('a flood of renames from one client reaches nobody beyond its window', as
   await modLive.next('participant_joined');
   const before = modLive.all('state').length;
   for (let i = 0; i < 200; i++) eveLive.send({ type: 'rename', name: `Eve ${i}` });
-  await eveLive.until(() => (eveLive.all('error').filter((e) => e.code === 'rate_limited').length >= 195 ? true : undefined), 'rate_limited errors');
+  await eveLive.until(
+    () => (eveLive.all('error').filter((e) => e.code === 'rate_limited').length >= 195 ? true : undefined),
+    'rate_limited errors',
+  );
   await pause(300);
   const renames = modLive
     .all('state')
@@ -109,7 +131,11 @@ t.test('the waiting room switched off and on again from the live socket; refusal
   const mod = await moderator(d, 'lobby', 'Teacher');
   const ann = (await knockAndAdmit(d, 'lobby', mod, 'Ann')).session;
   const { client: modLive } = await connectLive(d, 'lobby', mod.session);
-  t.same(await modLive.next('waiting_room'), { type: 'waiting_room', enabled: true, switchable: true }, 'the moderator is told the switch on connect');
+  t.same(
+    await modLive.next('waiting_room'),
+    { type: 'waiting_room', enabled: true, switchable: true },
+    'the moderator is told the switch on connect',
+  );
   const { client: annLive } = await connectLive(d, 'lobby', ann.session);
   await pause(100);
   t.equal(annLive.all('waiting_room').length, 0, 'a participant is not sent the switch');
@@ -148,11 +174,19 @@ t.test('the waiting room switched off and on again from the live socket; refusal
     'both on the timeline',
   );
   modLive.send({ type: 'waiting_room', enabled: true });
-  t.same(await modLive.next('waiting_room'), { type: 'waiting_room', enabled: true, switchable: true }, 'a second "on" answers the state to her');
+  t.same(
+    await modLive.next('waiting_room'),
+    { type: 'waiting_room', enabled: true, switchable: true },
+    'a second "on" answers the state to her',
+  );
 
   // A switch over HTTP reaches the moderators' pages as well.
   t.equal((await asSession.disable(d, 'lobby', mod.session)).status, 200);
-  t.same(await modLive.next('waiting_room'), { type: 'waiting_room', enabled: false, switchable: true }, 'a switch over HTTP is told too');
+  t.same(
+    await modLive.next('waiting_room'),
+    { type: 'waiting_room', enabled: false, switchable: true },
+    'a switch over HTTP is told too',
+  );
 
   // A room without a waiting room: nothing to turn on.
   const openMod = await moderator(d, 'open', 'Host');
@@ -162,7 +196,11 @@ t.test('the waiting room switched off and on again from the live socket; refusal
   const unavailable = await openLive.next('error');
   t.equal(unavailable.code, 'waiting_room_unavailable');
   t.match(unavailable.message, /no waiting room/);
-  t.equal((await call(d, '/room/open/start', { method: 'POST', token: null, json: { name: 'Walk-in' } })).body.status, 'joined', 'arrivals still enter');
+  t.equal(
+    (await call(d, '/room/open/start', { method: 'POST', token: null, json: { name: 'Walk-in' } })).body.status,
+    'joined',
+    'arrivals still enter',
+  );
 });
 
 t.test('under a forced instance the switch is on and not switchable', async (t) => {

@@ -57,10 +57,12 @@ t.test('a check that throws is a failure with its message; the others still run'
 });
 
 t.test('nginx statements: comments and quotes, includes, the required lines', async (t) => {
-  t.same(statementsOf('limit_req_status 429; # limit_req_status 500;\n  proxy_set_header  X-Forwarded-For\n $proxy_add_x_forwarded_for;'), [
-    'limit_req_status 429',
-    'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for',
-  ]);
+  t.same(
+    statementsOf(
+      'limit_req_status 429; # limit_req_status 500;\n  proxy_set_header  X-Forwarded-For\n $proxy_add_x_forwarded_for;',
+    ),
+    ['limit_req_status 429', 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for'],
+  );
   t.same(statementsOf('add_header X "a # not a comment";'), ['add_header X "a # not a comment"']);
 
   const all = [
@@ -80,8 +82,14 @@ t.test('nginx statements: comments and quotes, includes, the required lines', as
 
   const dir = tempDir(t);
   writeFileSync(join(dir, 'proxy.conf'), 'proxy_set_header X-Forwarded-Proto $scheme;\n');
-  writeFileSync(join(dir, 'site.conf'), `server { include ${join(dir, 'proxy.conf')}; include ${join(dir, 'nope.conf')}; include ${dir}/*.conf; }\n`);
-  t.ok(siteStatements(join(dir, 'site.conf')).includes('proxy_set_header X-Forwarded-Proto $scheme'), 'the lines of an included snippet count');
+  writeFileSync(
+    join(dir, 'site.conf'),
+    `server { include ${join(dir, 'proxy.conf')}; include ${join(dir, 'nope.conf')}; include ${dir}/*.conf; }\n`,
+  );
+  t.ok(
+    siteStatements(join(dir, 'site.conf')).includes('proxy_set_header X-Forwarded-Proto $scheme'),
+    'the lines of an included snippet count',
+  );
 });
 
 t.test('the data-directory probe leaves nothing behind and names the failing step', async (t) => {
@@ -117,7 +125,10 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
   const mutePort = await listening(mute);
   t.teardown(() => mute.close());
   const started = Date.now();
-  t.same(await whoHolds({ host: '127.0.0.1', port: mutePort }, 300), { ours: false, what: 'another program (GET /healthz: no answer)' });
+  t.same(await whoHolds({ host: '127.0.0.1', port: mutePort }, 300), {
+    ours: false,
+    what: 'another program (GET /healthz: no answer)',
+  });
   t.ok(Date.now() - started < 2000);
 
   const impostor = createHttpServer((_req, res) =>
@@ -125,10 +136,14 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
   );
   const impostorPort = await listening(impostor);
   t.teardown(() => impostor.close());
-  t.match((await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: impostorPort })).detail, /HTTP 200 for "something-else"/);
+  t.match(
+    (await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: impostorPort })).detail,
+    /HTTP 200 for "something-else"/,
+  );
 
   const ours = createHttpServer((req, res) => {
-    if (req.url === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');
+    if (req.url === '/healthz')
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","service":"meeting-service"}');
     else res.writeHead(404).end();
   });
   const oursPort = await listening(ours);
@@ -141,11 +156,21 @@ t.test('ports: free, held by a foreign program, held by a server answering our /
   const compat = createHttpServer((_req, res) => res.writeHead(404).end('{"statusCode":404}'));
   const compatPort = await listening(compat);
   t.teardown(() => compat.close());
-  const sibling = await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: compatPort }, { host: '127.0.0.1', port: oursPort });
+  const sibling = await judgePort(
+    'COMPAT_HTTP_ADDR',
+    { host: '127.0.0.1', port: compatPort },
+    { host: '127.0.0.1', port: oursPort },
+  );
   t.equal(sibling.status, 'ok');
   t.match(sibling.detail, new RegExp(`engine listener on 127.0.0.1:${oursPort}`));
   t.equal(
-    (await judgePort('COMPAT_HTTP_ADDR', { host: '127.0.0.1', port: compatPort }, { host: '127.0.0.1', port: silentPort })).status,
+    (
+      await judgePort(
+        'COMPAT_HTTP_ADDR',
+        { host: '127.0.0.1', port: compatPort },
+        { host: '127.0.0.1', port: silentPort },
+      )
+    ).status,
     'fail',
     'not when the sibling is foreign',
   );

@@ -22,7 +22,10 @@ t.test('the site is named after the public address install recorded; --server-na
   t.equal(site.code, 0, site.stderr);
   t.match(site.stdout, /^\s*server_name meet\.example\.org;$/m, 'server_name from SERVICE_PUBLIC_URL');
   t.match(site.stdout, /upstream meet_engine \{ server 127\.0\.0\.1:3900;/, 'proxied to the listener install wrote');
-  const named = await runCli(['nginx', '--http-only', '--server-name', 'other.example.org', '--env-file', `${w.etc}/meet.env`], {});
+  const named = await runCli(
+    ['nginx', '--http-only', '--server-name', 'other.example.org', '--env-file', `${w.etc}/meet.env`],
+    {},
+  );
   t.equal(named.code, 0, named.stderr);
   t.match(named.stdout, /^\s*server_name other\.example\.org;$/m, '--server-name wins');
 });

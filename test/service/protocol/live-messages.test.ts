@@ -35,7 +35,10 @@ const mb = 'x'.repeat(1024 * 1024);
 /** Frames that are not messages of the protocol, each with why. */
 const attacks: [string, string][] = [
   ['an extra field', '{"type":"state","audio":true,"video":false,"screen":false,"admin":true}'],
-  ['an extra field in a nested object', '{"type":"lock","locks":{"mic":true,"cam":true,"cams_moderators_only":false,"all":true}}'],
+  [
+    'an extra field in a nested object',
+    '{"type":"lock","locks":{"mic":true,"cam":true,"cams_moderators_only":false,"all":true}}',
+  ],
   ['an extra field on a message without fields', '{"type":"waiting_resync","seq":4}'],
   ['a wrong type', '{"type":"state","audio":"yes","video":false,"screen":false}'],
   ['a number for a string', '{"type":"chat","text":5}'],
@@ -52,7 +55,10 @@ const attacks: [string, string][] = [
   ['constructor as the type', '{"type":"constructor"}'],
   ['toString as the type', '{"type":"toString"}'],
   ['a __proto__ key', '{"type":"state","audio":true,"video":false,"screen":false,"__proto__":{"polluted":true}}'],
-  ['a nested __proto__ key', '{"type":"lock","locks":{"mic":true,"cam":true,"cams_moderators_only":false,"__proto__":{"polluted":true}}}'],
+  [
+    'a nested __proto__ key',
+    '{"type":"lock","locks":{"mic":true,"cam":true,"cams_moderators_only":false,"__proto__":{"polluted":true}}}',
+  ],
   ['a constructor key', '{"type":"chat","text":"hi","constructor":{"prototype":{"polluted":true}}}'],
   ['a byte-order mark', '\uFEFF{"type":"bring_back"}'],
   ['UTF-16 read as UTF-8', Buffer.from('{"type":"bring_back"}', 'utf16le').toString('utf8')],
@@ -68,8 +74,13 @@ const attacks: [string, string][] = [
 t.test('every client message of the protocol is read as sent, and the samples cover the schema', async (t) => {
   const types = clientSchema.anyOf.map((s) => s.properties.type.const).sort();
   t.same(Object.keys(samples).sort(), types, 'one sample per message of the schema');
-  for (const sample of Object.values(samples)) t.same(parseClientMessage(JSON.stringify(sample)), { ok: true, message: sample }, sample.type);
-  t.same(parseClientMessage('{"type":"view","video":[]}'), { ok: true, message: { type: 'view', video: [] } }, 'large is optional');
+  for (const sample of Object.values(samples))
+    t.same(parseClientMessage(JSON.stringify(sample)), { ok: true, message: sample }, sample.type);
+  t.same(
+    parseClientMessage('{"type":"view","video":[]}'),
+    { ok: true, message: { type: 'view', video: [] } },
+    'large is optional',
+  );
 });
 
 t.test('what is not a message gets a clean refusal: a short sentence, no exception, nothing polluted', async (t) => {
@@ -121,7 +132,10 @@ t.test('through the live meeting, each refusal is an invalid_message error to th
 
 t.test('every message the server sends is one of its schema', async (t) => {
   const check = Compile(serverSchema);
-  const ice = { serversFor: () => [{ urls: ['turn:turn.example.org'], username: 'u', credential: 'c' }], lifetimeMs: 600_000 };
+  const ice = {
+    serversFor: () => [{ urls: ['turn:turn.example.org'], username: 'u', credential: 'c' }],
+    lifetimeMs: 600_000,
+  };
   const f = new LiveFixture({ ice });
   f.engine.room({ roomId: 'r2', waitingRoom: 'all' });
   const mod = f.connect(f.enter('Mod', 'r1', true));
@@ -144,7 +158,9 @@ t.test('every message the server sends is one of its schema', async (t) => {
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   f.timers.advance(60_000);
   const sent = [...mod.conn.sent, ...ann.conn.sent];
-  const misfits = sent.filter((m) => !check.Check(m)).map((m) => `${JSON.stringify(m).slice(0, 300)}: ${JSON.stringify(check.Errors(m)[0])}`);
+  const misfits = sent
+    .filter((m) => !check.Check(m))
+    .map((m) => `${JSON.stringify(m).slice(0, 300)}: ${JSON.stringify(check.Errors(m)[0])}`);
   t.same(misfits, [], 'no message off its schema');
   const seen = new Set(sent.map((m) => m.type));
   t.ok(seen.size >= 14, `the scene covers most message types (${[...seen].sort().join(', ')})`);

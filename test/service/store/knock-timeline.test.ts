@@ -30,7 +30,12 @@ import { silentLog } from '../../../src/engine/listeners.js';
  */
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
-const mod = (name: string) => ({ roomId: '', name, clientKey: '192.0.2.1', claims: { role: 'moderator' as const, source: 'link' as const } });
+const mod = (name: string) => ({
+  roomId: '',
+  name,
+  clientKey: '192.0.2.1',
+  claims: { role: 'moderator' as const, source: 'link' as const },
+});
 
 interface Stores {
   rooms: RoomStore & { insert(room: Room): unknown; delete(roomId: string): unknown };
@@ -46,7 +51,12 @@ function tempDir(t: Tap): string {
 }
 
 function sqliteStores(db: Db): Stores {
-  return { rooms: new SqliteRoomStore(db), meetings: new SqliteMeetingStore(db), unit: new SqliteUnitOfWork(db), requests: new SqliteWaitingRequestStore(db) };
+  return {
+    rooms: new SqliteRoomStore(db),
+    meetings: new SqliteMeetingStore(db),
+    unit: new SqliteUnitOfWork(db),
+    requests: new SqliteWaitingRequestStore(db),
+  };
 }
 
 function memoryStores(): Stores {
@@ -73,7 +83,15 @@ function memoryStores(): Stores {
 async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][]> {
   const transactions = new Transactions(stores.unit);
   const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, transactions, store: stores.requests, clock, policy, log: silentLog });
+  const waiting = new WaitingRoomService({
+    rooms: stores.rooms,
+    meetings,
+    transactions,
+    store: stores.requests,
+    clock,
+    policy,
+    log: silentLog,
+  });
   const ids: string[] = [];
   const knock = async (roomId: string, name: string) => {
     const result = await waiting.knock({ roomId, name, clientKey: `198.51.100.${ids.length}` });
@@ -133,9 +151,15 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
     ...e,
     meetingId: label(e.meetingId, 'm')!,
     actor: e.actor && { ...e.actor, participantId: label(e.actor.participantId, 'p') },
-    subject: e.subject && { ...e.subject, requestId: label(e.subject.requestId, '#'), participantId: label(e.subject.participantId, 'p') },
+    subject: e.subject && {
+      ...e.subject,
+      requestId: label(e.subject.requestId, '#'),
+      participantId: label(e.subject.participantId, 'p'),
+    },
   });
-  return ['r1', 'r3'].map((roomId) => meetings.list(roomId).flatMap((m) => meetings.timeline(roomId, m.meetingId).map(renamed)));
+  return ['r1', 'r3'].map((roomId) =>
+    meetings.list(roomId).flatMap((m) => meetings.timeline(roomId, m.meetingId).map(renamed)),
+  );
 }
 
 t.test('the timeline of knocks kept in request rows reads as if each had its own entry', async (t) => {
@@ -189,7 +213,11 @@ t.test('the timeline of knocks kept in request rows reads as if each had its own
   });
   t.equal(knockOf('Ida').at, '2030-01-01T09:00:01.251Z');
 
-  t.equal(db.prepare("SELECT count(*) FROM timeline_entries WHERE kind = 'knock'").pluck().get(), 0, 'no knock has a row of its own');
+  t.equal(
+    db.prepare("SELECT count(*) FROM timeline_entries WHERE kind = 'knock'").pluck().get(),
+    0,
+    'no knock has a row of its own',
+  );
   const knocks = db.prepare('SELECT count(*) FROM waiting_requests WHERE knock_after_seq IS NOT NULL').pluck().get();
   t.equal(knocks, 14, 'the knocks of rooms 1 and 3 (room 2 went with its room)');
 });
@@ -201,7 +229,9 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   setPragma(old, 'foreign_keys', 'ON');
   migrate(
     old,
-    readMigrations(fileURLToPath(new URL('../../../src/store/migrations', import.meta.url))).filter((m) => m.version <= 5),
+    readMigrations(fileURLToPath(new URL('../../../src/store/migrations', import.meta.url))).filter(
+      (m) => m.version <= 5,
+    ),
   );
   const at = (s: number) => `2030-01-01T08:00:0${s}.000Z`;
   old.exec(`
@@ -220,7 +250,9 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
 
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  const latest = Math.max(...readMigrations(fileURLToPath(new URL('../../../src/store/migrations', import.meta.url))).map((m) => m.version));
+  const latest = Math.max(
+    ...readMigrations(fileURLToPath(new URL('../../../src/store/migrations', import.meta.url))).map((m) => m.version),
+  );
   t.equal(readPragma(db, 'user_version'), latest, 'brought up to the latest migration');
   t.same(db.prepare('SELECT request_id, knock_after_seq FROM waiting_requests').all(), [
     { request_id: 'old-a', knock_after_seq: null },
@@ -230,7 +262,15 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   const stores = sqliteStores(db);
   const transactions = new Transactions(stores.unit);
   const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms: stores.rooms, meetings, transactions, store: stores.requests, clock, policy, log: silentLog });
+  const waiting = new WaitingRoomService({
+    rooms: stores.rooms,
+    meetings,
+    transactions,
+    store: stores.requests,
+    clock,
+    policy,
+    log: silentLog,
+  });
   const knock = async (name: string) => {
     const result = await waiting.knock({ roomId: 'r1', name, clientKey: '192.0.2.9' });
     if (result.status !== 'waiting') throw new Error('expected to wait');
@@ -244,7 +284,11 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
       .timeline('r1')
       .map((e) => [
         e.kind,
-        e.subject?.requestId === newA.requestId ? 'new-a' : e.subject?.requestId?.startsWith('old') ? e.subject.requestId : e.subject?.name,
+        e.subject?.requestId === newA.requestId
+          ? 'new-a'
+          : e.subject?.requestId?.startsWith('old')
+            ? e.subject.requestId
+            : e.subject?.name,
         e.at,
       ]),
     [

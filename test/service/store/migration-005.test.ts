@@ -40,7 +40,9 @@ function fill(db: Db): void {
     `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const entry = db.prepare(`INSERT INTO timeline_entries (meeting_id, at, kind, subject_request_id, subject_name) VALUES (?, ?, 'knock', ?, ?)`);
+  const entry = db.prepare(
+    `INSERT INTO timeline_entries (meeting_id, at, kind, subject_request_id, subject_name) VALUES (?, ?, 'knock', ?, ?)`,
+  );
   db.transaction(() => {
     room.run('r1', 'Room 1', at, at);
     room.run('r2', 'Room 2', at, at);
@@ -54,7 +56,18 @@ function fill(db: Db): void {
       const state = states[i % states.length]!;
       const meetingId = ['m-old', 'm1', 'm2'][i % 3]!;
       const decided = state === 'waiting' ? null : at;
-      request.run(id, meetingId, hash(i), `Name ${i}`, i % 2 ? `note ${i}` : '', state, at, at, decided, state === 'admitted' ? `p${i}` : null);
+      request.run(
+        id,
+        meetingId,
+        hash(i),
+        `Name ${i}`,
+        i % 2 ? `note ${i}` : '',
+        state,
+        at,
+        at,
+        decided,
+        state === 'admitted' ? `p${i}` : null,
+      );
       entry.run(meetingId, at, id, `Name ${i}`);
     }
   })();
@@ -74,7 +87,10 @@ t.test('migration 005 keeps every row of a schema-4 database, with its rowid, an
   const before = everyRequest(old);
   const timelineBefore = old.prepare('SELECT * FROM timeline_entries ORDER BY seq').all();
   t.throws(
-    () => old.prepare(`INSERT INTO waiting_requests VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`).run(hash(0), at, at),
+    () =>
+      old
+        .prepare(`INSERT INTO waiting_requests VALUES ('dup', 'm1', ?, 'x', '', 'waiting', ?, ?, NULL, NULL)`)
+        .run(hash(0), at, at),
     /UNIQUE/,
     'schema 4 refuses a second request with the same secret hash',
   );
@@ -91,9 +107,18 @@ t.test('migration 005 keeps every row of a schema-4 database, with its rowid, an
   const schema = describeSchema(db).join('\n');
   t.notMatch(schema, /waiting_requests_new/, 'no trace of the rebuild');
   t.notMatch(schema, /secret_hash BLOB NOT NULL UNIQUE/);
-  t.match(schema, /index waiting_requests_by_meeting: CREATE INDEX waiting_requests_by_meeting ON waiting_requests \(meeting_id, state\)/);
-  const indexes = (db.prepare("SELECT name FROM pragma_index_list('waiting_requests')").all() as { name: string }[]).map((i) => i.name).sort();
-  t.same(indexes, ['sqlite_autoindex_waiting_requests_1', 'waiting_requests_by_meeting'], 'the primary key and the meeting index, nothing on secret_hash');
+  t.match(
+    schema,
+    /index waiting_requests_by_meeting: CREATE INDEX waiting_requests_by_meeting ON waiting_requests \(meeting_id, state\)/,
+  );
+  const indexes = (db.prepare("SELECT name FROM pragma_index_list('waiting_requests')").all() as { name: string }[])
+    .map((i) => i.name)
+    .sort();
+  t.same(
+    indexes,
+    ['sqlite_autoindex_waiting_requests_1', 'waiting_requests_by_meeting'],
+    'the primary key and the meeting index, nothing on secret_hash',
+  );
 
   // The same secret hash twice is now accepted (nothing searches by it; 256-bit secrets do not collide).
   db.prepare(
@@ -119,13 +144,31 @@ t.test('migration 005 keeps every row of a schema-4 database, with its rowid, an
     /FOREIGN KEY/,
     'a request of an unknown meeting is refused',
   );
-  t.throws(() => db.prepare(`UPDATE waiting_requests SET state = 'lost' WHERE request_id = 'dup'`).run(), /CHECK/, 'the state CHECK survived');
+  t.throws(
+    () => db.prepare(`UPDATE waiting_requests SET state = 'lost' WHERE request_id = 'dup'`).run(),
+    /CHECK/,
+    'the state CHECK survived',
+  );
   // Deleting a room still takes its meetings' requests with it.
-  const inRoom1 = (db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as { n: number }).n;
+  const inRoom1 = (
+    db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as { n: number }
+  ).n;
   t.ok(inRoom1 > 0);
   db.prepare("DELETE FROM rooms WHERE room_id = 'r1'").run();
-  t.equal((db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as { n: number }).n, 0, 'cascade from the room');
-  t.equal((db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n, before.length + 1 - inRoom1, "room 2's requests stay");
+  t.equal(
+    (
+      db.prepare("SELECT count(*) AS n FROM waiting_requests WHERE meeting_id IN ('m-old', 'm1')").get() as {
+        n: number;
+      }
+    ).n,
+    0,
+    'cascade from the room',
+  );
+  t.equal(
+    (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n,
+    before.length + 1 - inRoom1,
+    "room 2's requests stay",
+  );
 });
 
 t.test('after the rebuild, reads by meeting and by id still use their indexes', async (t) => {
@@ -133,7 +176,11 @@ t.test('after the rebuild, reads by meeting and by id still use their indexes', 
   old.close();
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
-  t.match(plan("SELECT * FROM waiting_requests WHERE meeting_id = 'm' AND state IN ('refused', 'barred')"), /waiting_requests_by_meeting/);
+  const plan = (sql: string) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+  t.match(
+    plan("SELECT * FROM waiting_requests WHERE meeting_id = 'm' AND state IN ('refused', 'barred')"),
+    /waiting_requests_by_meeting/,
+  );
   t.match(plan("SELECT * FROM waiting_requests WHERE request_id = 'x'"), /sqlite_autoindex_waiting_requests_1/);
 });

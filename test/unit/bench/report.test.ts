@@ -133,7 +133,13 @@ t.test('a scenario measured beside its own baseline is judged against that basel
 
 t.test('slices of one scenario combine into one measurement', async (t) => {
   const a = m('poll-1k', 10_000, { windowMs: [0, 2000], requests: 20_000, p99Ms: 2, peakRssMb: 100, serverCpuPct: 90 });
-  const b = m('poll-1k', 20_000, { windowMs: [3000, 5000], requests: 40_000, p99Ms: 5, peakRssMb: 120, serverCpuPct: 100 });
+  const b = m('poll-1k', 20_000, {
+    windowMs: [3000, 5000],
+    requests: 40_000,
+    p99Ms: 5,
+    peakRssMb: 120,
+    serverCpuPct: 100,
+  });
   const c = combine([a, b]);
   t.equal(c.requestsPerSec, 15_000, 'time-weighted');
   t.equal(c.requests, 60_000);
@@ -146,18 +152,29 @@ t.test('slices of one scenario combine into one measurement', async (t) => {
 t.test("the poll's server CPU per request is judged against the baseline's beside it (≤ 1.45×)", async (t) => {
   // serverCpuPct 100 at 10,000 req/s = 100 µs per request.
   const byId = new Map(
-    [m('poll-1k', 10_000, { referenceCpuUs: 80 }), m('poll-10k', 10_000, { referenceCpuUs: 60 }), m('poll-50k', 10_000, { referenceCpuUs: 75, errors: 3 })].map(
-      (x) => [x.id, x],
-    ),
+    [
+      m('poll-1k', 10_000, { referenceCpuUs: 80 }),
+      m('poll-10k', 10_000, { referenceCpuUs: 60 }),
+      m('poll-50k', 10_000, { referenceCpuUs: 75, errors: 3 }),
+    ].map((x) => [x.id, x]),
   );
-  const checks = checkTargets(byId, 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }, 50);
+  const checks = checkTargets(
+    byId,
+    12_000,
+    { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null },
+    50,
+  );
   const check = (id: string) => checks.find((c) => c.id === id);
   t.equal(check('poll-1k-cpu')?.measured, '1.25×', '100 µs against the 80 µs of the baseline beside it');
   t.equal(check('poll-1k-cpu')?.verdict, 'met');
   t.equal(check('poll-10k-cpu')?.verdict, 'not met', '100 µs against 60 µs is 1.67×');
   t.equal(check('poll-50k-cpu')?.verdict, 'not met', 'lost requests spoil a cheap figure');
   t.equal(targetCell('poll-1k', checks), '≥70%: met; CPU ≤1.45×: met');
-  t.match(resultTable([...byId.values()], 12_000, checks, 50), /poll-1k .*\|\s+100 \|\s+1\.25× \|/, 'the ratio is a column of the table');
+  t.match(
+    resultTable([...byId.values()], 12_000, checks, 50),
+    /poll-1k .*\|\s+100 \|\s+1\.25× \|/,
+    'the ratio is a column of the table',
+  );
 
   const unpaired = checkTargets(
     new Map([['poll-1k', m('poll-1k', 10_000)]]),
@@ -165,9 +182,15 @@ t.test("the poll's server CPU per request is judged against the baseline's besid
     { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null },
     80,
   );
-  t.equal(unpaired.find((c) => c.id === 'poll-1k-cpu')?.measured, '1.25×', "without a baseline beside it, the run's baseline figure");
   t.equal(
-    checkTargets(new Map(), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }).find((c) => c.id === 'poll-1k-cpu')?.verdict,
+    unpaired.find((c) => c.id === 'poll-1k-cpu')?.measured,
+    '1.25×',
+    "without a baseline beside it, the run's baseline figure",
+  );
+  t.equal(
+    checkTargets(new Map(), 12_000, { rssAddedBy10kMb: null, knocksAcknowledged: null, knocksOnDisk: null }).find(
+      (c) => c.id === 'poll-1k-cpu',
+    )?.verdict,
     'not measured',
   );
 });
@@ -184,11 +207,19 @@ t.test('the CPU comparison at an equal load is the median of the rounds’ own r
   t.equal(median([5, Number.NaN, 1]), 3, 'a window without a figure is left out');
   t.ok(Number.isNaN(median([])), 'no figure, no median');
   const burst = { rate: 8000, cpuUs: 60, referenceCpuUs: 40, ratio: 1.3, spread: [1.1, 2.4] as const, rounds: 10 };
-  t.equal(cpuRatioOf(m('poll-1k', 10_000, { equalRate: burst }), 30), 1.3, 'the rounds’ median, not the ratio of the pooled medians (1.5)');
+  t.equal(
+    cpuRatioOf(m('poll-1k', 10_000, { equalRate: burst }), 30),
+    1.3,
+    'the rounds’ median, not the ratio of the pooled medians (1.5)',
+  );
   t.equal(
     cpuRatioOf(m('poll-1k', 10_000, { equalRate: { rate: 8000, cpuUs: 60, referenceCpuUs: 40 } }), 30),
     1.5,
     'figures without rounds: the ratio of the two',
   );
-  t.equal(cpuRatioOf(m('poll-1k', 10_000, { referenceCpuUs: 50 }), 30), 2, 'no equal-load figures: beside it at full speed');
+  t.equal(
+    cpuRatioOf(m('poll-1k', 10_000, { referenceCpuUs: 50 }), 30),
+    2,
+    'no equal-load figures: beside it at full speed',
+  );
 });

@@ -13,7 +13,13 @@ t.test('licence: expired, forged, malformed, expiring soon', async (t) => {
   record(await issueServerKey(s.privateKeyPem, { customer: 'Test School', modules: ['compat'], days: 30 }, long));
   await expectFailure(t, s, 'Compat licence', /expired: the server key expired on/, /ask for a new server key/);
 
-  record(await issueServerKey(licenceKeyPair().privateKeyPem, { customer: 'Test School', modules: ['compat'], days: 365 }, new Date()));
+  record(
+    await issueServerKey(
+      licenceKeyPair().privateKeyPem,
+      { customer: 'Test School', modules: ['compat'], days: 365 },
+      new Date(),
+    ),
+  );
   await expectFailure(t, s, 'Compat licence', /forged: /, /SERVICE_LICENSE_PUBLIC_KEY/);
 
   writeFileSync(join(s.dataDir, 'modules', 'compat.json'), '{"key": 42', { mode: 0o600 });
@@ -32,7 +38,13 @@ t.test('licence: expired, forged, malformed, expiring soon', async (t) => {
 t.test('tenants file: readable by others, broken, a directory', async (t) => {
   const s = await healthy(t, { light: true });
   chmodSync(s.tenantsFile, 0o644);
-  await expectFailure(t, s, 'Tenants file', /is mode 0644: other users can read it/, new RegExp(`chmod 600 ${s.tenantsFile}`));
+  await expectFailure(
+    t,
+    s,
+    'Tenants file',
+    /is mode 0644: other users can read it/,
+    new RegExp(`chmod 600 ${s.tenantsFile}`),
+  );
 
   writeFileSync(s.tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}\n`, { mode: 0o600 });
   chmodSync(s.tenantsFile, 0o600);
@@ -54,7 +66,11 @@ t.test('short secrets are named, never shown', async (t) => {
   const s = await healthy(t, { light: true });
   const shortTenant = 'tiny-tenant-secret';
   const shortPrimary = 'short-primary';
-  writeFileSync(s.tenantsFile, `[tenants.acme]\napi_secret = "${tenantApi}"\n\n[tenants.school-2]\napi_secret = "${shortTenant}"\n`, { mode: 0o600 });
+  writeFileSync(
+    s.tenantsFile,
+    `[tenants.acme]\napi_secret = "${tenantApi}"\n\n[tenants.school-2]\napi_secret = "${shortTenant}"\n`,
+    { mode: 0o600 },
+  );
   s.env({ COMPAT_API_SHARED_SECRET: shortPrimary });
   const result = await expectFailure(
     t,

@@ -4,7 +4,16 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { parseRegistry } from '../../../src/compat/tenants/parse.js';
-import { assertMode, assertNoSecret, generated, moodleSecret, sample, schoolAppSecret, setup, tenant } from '../../helpers/tenants.js';
+import {
+  assertMode,
+  assertNoSecret,
+  generated,
+  moodleSecret,
+  sample,
+  schoolAppSecret,
+  setup,
+  tenant,
+} from '../../helpers/tenants.js';
 
 const hour = 3_600_000;
 const moodleBlock = (text: string) => text.slice(text.indexOf('[tenants.moodle]'), text.indexOf('# the embedding app'));
@@ -16,7 +25,11 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   t.equal(rotated.code, 0, rotated.stderr);
   const fresh = generated(rotated.stdout).api_secret!;
   s.secrets.add(fresh);
-  t.match(rotated.stderr, /The old value keeps working until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/, 'stderr says until when');
+  t.match(
+    rotated.stderr,
+    /The old value keeps working until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/,
+    'stderr says until when',
+  );
   t.match(rotated.stderr, /meetctl tenant rotate moodle --finish/, 'and how to end it early');
   assertNoSecret(t, s, rotated.stderr, 'rotate stderr');
   const text = readFileSync(s.file, 'utf8');
@@ -30,7 +43,10 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   const moodle = parseRegistry(text, null).byId.get('moodle')!;
   t.equal(moodle.previousApiSecret?.secret, moodleSecret, 'the replaced secret is kept as previous_api_secret');
   const until = moodle.previousApiSecret!.until;
-  t.ok(until >= before + 24 * hour && until <= Date.now() + 24 * hour + 1000, `its end is 24 h from now (${new Date(until).toISOString()})`);
+  t.ok(
+    until >= before + 24 * hour && until <= Date.now() + 24 * hour + 1000,
+    `its end is 24 h from now (${new Date(until).toISOString()})`,
+  );
 
   const shown = await tenant(s, ['show', 'moodle']);
   t.equal(shown.code, 0, shown.stderr);
@@ -41,12 +57,24 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   );
   assertNoSecret(t, s, shown.stdout, 'show');
   const json = JSON.parse((await tenant(s, ['show', 'moodle', '--json'])).stdout);
-  t.same(json.previous_api_secret, { value: '***', until: new Date(until).toISOString().replace('.000Z', 'Z'), active: true }, 'show --json: masked, its end');
-  t.equal(JSON.parse((await tenant(s, ['show', 'moodle', '--json', '--reveal'])).stdout).previous_api_secret.value, moodleSecret, '--reveal shows it');
+  t.same(
+    json.previous_api_secret,
+    { value: '***', until: new Date(until).toISOString().replace('.000Z', 'Z'), active: true },
+    'show --json: masked, its end',
+  );
+  t.equal(
+    JSON.parse((await tenant(s, ['show', 'moodle', '--json', '--reveal'])).stdout).previous_api_secret.value,
+    moodleSecret,
+    '--reveal shows it',
+  );
 
   const listed = await tenant(s, ['list']);
   t.equal(listed.code, 0, listed.stderr);
-  t.match(listed.stdout, /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+REPLACED SECRET\n/, 'list has a column for the replaced secret');
+  t.match(
+    listed.stdout,
+    /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+REPLACED SECRET\n/,
+    'list has a column for the replaced secret',
+  );
   const untilText = new Date(until).toISOString().replace('.000Z', 'Z');
   t.match(
     listed.stdout,
@@ -55,26 +83,47 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   );
   t.match(listed.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*\s+-\n/, 'a tenant without one shows -');
   assertNoSecret(t, s, listed.stdout, 'list');
-  const listedJson = JSON.parse((await tenant(s, ['list', '--json'])).stdout) as { id: string; previous_api_secret?: unknown }[];
-  t.same(listedJson.find((v) => v.id === 'moodle')?.previous_api_secret, { value: '***', until: untilText, active: true }, 'list --json: masked, its end');
-  t.notOk('previous_api_secret' in listedJson.find((v) => v.id === 'school')!, 'none for a tenant that was not rotated');
+  const listedJson = JSON.parse((await tenant(s, ['list', '--json'])).stdout) as {
+    id: string;
+    previous_api_secret?: unknown;
+  }[];
+  t.same(
+    listedJson.find((v) => v.id === 'moodle')?.previous_api_secret,
+    { value: '***', until: untilText, active: true },
+    'list --json: masked, its end',
+  );
+  t.notOk(
+    'previous_api_secret' in listedJson.find((v) => v.id === 'school')!,
+    'none for a tenant that was not rotated',
+  );
 
   const again = await tenant(s, ['rotate', 'moodle', '--grace', '1h']);
   t.equal(again.code, 0, again.stderr);
   const third = generated(again.stdout).api_secret!;
   s.secrets.add(third);
-  t.match(again.stderr, /warning: the api_secret an earlier rotation replaced was still in its grace; it stops working now/);
+  t.match(
+    again.stderr,
+    /warning: the api_secret an earlier rotation replaced was still in its grace; it stops working now/,
+  );
   const second = parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('moodle')!;
   t.equal(second.apiSecret, third);
   t.equal(second.previousApiSecret?.secret, fresh, 'the secret of the first rotation is now the previous one');
   t.ok(Math.abs(second.previousApiSecret!.until - (Date.now() + hour)) < 2000, '--grace 1h: an hour from now');
-  t.equal((readFileSync(s.file, 'utf8').match(/previous_api_secret/g) ?? []).length, 2, 'one previous secret and its end, not two');
+  t.equal(
+    (readFileSync(s.file, 'utf8').match(/previous_api_secret/g) ?? []).length,
+    2,
+    'one previous secret and its end, not two',
+  );
 
   const finished = await tenant(s, ['rotate', 'moodle', '--finish']);
   t.equal(finished.code, 0, finished.stderr);
   t.match(finished.stderr, /the replaced api_secret stops working within a second/);
   const after = parseRegistry(readFileSync(s.file, 'utf8'), null).byId.get('moodle')!;
-  t.same([after.apiSecret, after.previousApiSecret], [third, undefined], '--finish: the new secret alone, no new one made');
+  t.same(
+    [after.apiSecret, after.previousApiSecret],
+    [third, undefined],
+    '--finish: the new secret alone, no new one made',
+  );
   t.notMatch(readFileSync(s.file, 'utf8'), /previous_/, 'the lines are gone');
   t.equal((await tenant(s, ['rotate', 'moodle', '--finish'])).code, 1, 'nothing left to finish: refused');
 });

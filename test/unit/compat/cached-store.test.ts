@@ -25,7 +25,9 @@ function openView(store: CompatStore, keys: readonly (readonly [string, string])
     latest: keys.map(([tenant, id]) => store.latestMeeting(tenant, id)?.internalId ?? null),
     owners: [...new Set(keys.map(([, id]) => id))].map((id) => [...store.ownersOf(id)].sort()),
     rooms: keys.map(([tenant, id]) => store.openMeetingInRoom(`cf-${tenant}-${id}`)?.internalId ?? null),
-    ofTenant: [...new Set(keys.map(([tenant]) => tenant))].map((tenant) => store.openMeetingsOf(tenant).map((m) => m.internalId)),
+    ofTenant: [...new Set(keys.map(([tenant]) => tenant))].map((tenant) =>
+      store.openMeetingsOf(tenant).map((m) => m.internalId),
+    ),
   };
 }
 
@@ -106,7 +108,11 @@ t.test('a rolled-back write never reaches memory; a committed one does, after th
   );
   t.equal(store.openMeeting('a', 'x'), x, 'the end rolled back: still open in memory');
 
-  t.throws(() => store.insertMeeting(meeting('a', 'x', 1500)), /UNIQUE/, 'a second open meeting of the id is refused by the file');
+  t.throws(
+    () => store.insertMeeting(meeting('a', 'x', 1500)),
+    /UNIQUE/,
+    'a second open meeting of the id is refused by the file',
+  );
   t.equal(store.openMeeting('a', 'x'), x, 'and never reaches memory');
 
   store.transaction(() => {

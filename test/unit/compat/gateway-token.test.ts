@@ -3,7 +3,13 @@
 import t from 'tap';
 import { hasDuplicateKeys } from '../../../src/compat/videoconf/duplicate-keys.js';
 import { engineRoomId } from '../../../src/compat/videoconf/gateway-rooms.js';
-import { canonicalRoom, maxLifetimeSecs, verifyGatewayToken, type GatewayPair, type TokenRules } from '../../../src/compat/videoconf/gateway-token.js';
+import {
+  canonicalRoom,
+  maxLifetimeSecs,
+  verifyGatewayToken,
+  type GatewayPair,
+  type TokenRules,
+} from '../../../src/compat/videoconf/gateway-token.js';
 import { GatewayRefusal } from '../../../src/compat/videoconf/refusals.js';
 import { claims, mainAppId, mainSecret, mint } from '../../helpers/gateway.js';
 
@@ -41,7 +47,12 @@ t.test('the canonical room form: NFC, then lower case', async (t) => {
 
 t.test('time rules at their edges', async (t) => {
   const at = 1_800_000_000;
-  const pair: GatewayPair = { tenantId: 'primary', secret: Buffer.from(mainSecret), acceptedIssuers: [mainAppId], embedOrigins: ['*'] };
+  const pair: GatewayPair = {
+    tenantId: 'primary',
+    secret: Buffer.from(mainSecret),
+    acceptedIssuers: [mainAppId],
+    embedOrigins: ['*'],
+  };
   const rules: TokenRules = { pairFor: () => pair, acceptedAudiences: ['jitsi'], now: new Date(at * 1000) };
   const outcome = async (extra: Record<string, unknown>) => {
     try {
@@ -58,20 +69,40 @@ t.test('time rules at their edges', async (t) => {
   t.equal(await outcome({ nbf: at + 31 }), 'token_not_yet_valid', 'nbf 31 s ahead: not yet');
   t.equal(await outcome({ iat: at, exp: at + maxLifetimeSecs }), 'ok', 'a lifetime of exactly 24 h');
   t.equal(await outcome({ iat: at, exp: at + maxLifetimeSecs + 1 }), 'lifetime_too_long', 'one second more');
-  t.equal(await outcome({ iat: at - 3600, exp: at + maxLifetimeSecs - 3000 }), 'lifetime_too_long', 'measured from iat, not from now');
+  t.equal(
+    await outcome({ iat: at - 3600, exp: at + maxLifetimeSecs - 3000 }),
+    'lifetime_too_long',
+    'measured from iat, not from now',
+  );
   t.equal(await outcome({ iat: at + 30, exp: at + 3600 }), 'ok', 'iat 30 s ahead: within the clock skew');
   t.equal(await outcome({ iat: at + 31, exp: at + 3600 }), 'issued_in_future', 'iat 31 s ahead: refused');
-  t.equal(await outcome({ iat: at + 30, exp: at + 30 + maxLifetimeSecs }), 'lifetime_too_long', 'a tolerated future iat does not stretch the lifetime');
-  t.equal(await outcome({ iat: at + 10 * 365 * 86_400, exp: at + 10 * 365 * 86_400 + 3600 }), 'issued_in_future', 'a ten-year token issued in the future');
+  t.equal(
+    await outcome({ iat: at + 30, exp: at + 30 + maxLifetimeSecs }),
+    'lifetime_too_long',
+    'a tolerated future iat does not stretch the lifetime',
+  );
+  t.equal(
+    await outcome({ iat: at + 10 * 365 * 86_400, exp: at + 10 * 365 * 86_400 + 3600 }),
+    'issued_in_future',
+    'a ten-year token issued in the future',
+  );
   t.equal(await outcome({ iat: 'yesterday' }), 'token_malformed', 'iat not a number');
   t.equal(await outcome({ nbf: null }), 'token_malformed', 'nbf not a number');
   const star = { ...rules, acceptedAudiences: ['*'] };
-  t.equal((await verifyGatewayToken(mint(claims('r', { aud: 'anything' }, at)), 'r', star)).pair, pair, 'aud * accepts any audience');
+  t.equal(
+    (await verifyGatewayToken(mint(claims('r', { aud: 'anything' }, at)), 'r', star)).pair,
+    pair,
+    'aud * accepts any audience',
+  );
   await t.rejects(
     verifyGatewayToken(mint(claims('r', { aud: 'anything', iss: 'x' }, at)), 'r', { ...star, pairFor: () => null }),
     { code: 'issuer_not_accepted' },
     'no pair: issuer refused',
   );
   const anyIssuer = { ...rules, pairFor: () => ({ ...pair, acceptedIssuers: ['*'] }) };
-  t.equal((await verifyGatewayToken(mint(claims('r', { iss: 'whoever' }, at)), 'r', anyIssuer)).moderator, false, 'iss * accepts any issuer');
+  t.equal(
+    (await verifyGatewayToken(mint(claims('r', { iss: 'whoever' }, at)), 'r', anyIssuer)).moderator,
+    false,
+    'iss * accepts any issuer',
+  );
 });

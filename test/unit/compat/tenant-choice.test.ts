@@ -16,52 +16,67 @@ const plain = (algorithm: string, text: string, secret: string) =>
     .update(text + secret)
     .digest('hex');
 
-t.test('SignedCall gives the plain rule’s answer for every secret, SHA-1 and SHA-256, short and long texts', async (t) => {
-  const secrets = Array.from({ length: 40 }, (_, k) => `secret-${k}-${'s'.repeat(k)}`);
-  const short = 'meetingID=abc&name=Lesson+1';
-  const long = `name=Lesson&meetingID=long&${Array.from({ length: 40 }, (_, k) => `meta_key${k}=${'v'.repeat(20)}`).join('&')}`;
-  t.ok(short.length + 6 < prefixCopyFromBytes && long.length > prefixCopyFromBytes, 'one text under the copy threshold, one over it: both paths run');
-  for (const algorithm of ['sha1', 'sha256', 'sha384', 'sha512']) {
-    for (const [textName, text] of [
-      ['short', short],
-      ['long', long],
-    ] as const) {
-      for (const signer of [0, 17, 39]) {
-        const checksum = plain(algorithm, `create${text}`, secrets[signer]!);
-        const call = new SignedCall(checksum, 'create', [text]);
-        const matching = secrets.filter((secret) => call.matches(secret));
-        t.same(matching, [secrets[signer]], `${algorithm}, ${textName} text: exactly the signer's secret matches`);
-        t.same(
-          secrets.map((secret) => checksumMatches(checksum, 'create', [text], secret)),
-          secrets.map((secret) => call.matches(secret)),
-          `${algorithm}, ${textName}: same answers as checksumMatches`,
+t.test(
+  'SignedCall gives the plain rule’s answer for every secret, SHA-1 and SHA-256, short and long texts',
+  async (t) => {
+    const secrets = Array.from({ length: 40 }, (_, k) => `secret-${k}-${'s'.repeat(k)}`);
+    const short = 'meetingID=abc&name=Lesson+1';
+    const long = `name=Lesson&meetingID=long&${Array.from({ length: 40 }, (_, k) => `meta_key${k}=${'v'.repeat(20)}`).join('&')}`;
+    t.ok(
+      short.length + 6 < prefixCopyFromBytes && long.length > prefixCopyFromBytes,
+      'one text under the copy threshold, one over it: both paths run',
+    );
+    for (const algorithm of ['sha1', 'sha256', 'sha384', 'sha512']) {
+      for (const [textName, text] of [
+        ['short', short],
+        ['long', long],
+      ] as const) {
+        for (const signer of [0, 17, 39]) {
+          const checksum = plain(algorithm, `create${text}`, secrets[signer]!);
+          const call = new SignedCall(checksum, 'create', [text]);
+          const matching = secrets.filter((secret) => call.matches(secret));
+          t.same(matching, [secrets[signer]], `${algorithm}, ${textName} text: exactly the signer's secret matches`);
+          t.same(
+            secrets.map((secret) => checksumMatches(checksum, 'create', [text], secret)),
+            secrets.map((secret) => call.matches(secret)),
+            `${algorithm}, ${textName}: same answers as checksumMatches`,
+          );
+          t.ok(
+            new SignedCall(checksum.toUpperCase(), 'create', [text]).matches(secrets[signer]!),
+            `${algorithm}, ${textName}: uppercase hex`,
+          );
+        }
+        // Two candidate texts (a form body as sent, and sorted): either may be the signed one.
+        const checksum = plain(algorithm, `join${text}`, secrets[3]!);
+        t.ok(
+          new SignedCall(checksum, 'join', ['other=1', text]).matches(secrets[3]!),
+          `${algorithm}, ${textName}: the second candidate`,
         );
-        t.ok(new SignedCall(checksum.toUpperCase(), 'create', [text]).matches(secrets[signer]!), `${algorithm}, ${textName}: uppercase hex`);
+        t.notOk(
+          new SignedCall(checksum, 'create', [text]).matches(secrets[3]!),
+          `${algorithm}, ${textName}: the call name is signed`,
+        );
       }
-      // Two candidate texts (a form body as sent, and sorted): either may be the signed one.
-      const checksum = plain(algorithm, `join${text}`, secrets[3]!);
-      t.ok(new SignedCall(checksum, 'join', ['other=1', text]).matches(secrets[3]!), `${algorithm}, ${textName}: the second candidate`);
-      t.notOk(new SignedCall(checksum, 'create', [text]).matches(secrets[3]!), `${algorithm}, ${textName}: the call name is signed`);
     }
-  }
-  const good = plain('sha256', `create${short}`, secrets[0]!);
-  for (const [bad, what] of [
-    [`${good.slice(0, -1)}g`, 'a character that is not hex'],
-    [good.slice(0, -1), 'one digit short'],
-    ['', 'empty'],
-    ['z'.repeat(40), 'forty non-hex characters'],
-  ] as const) {
-    const call = new SignedCall(bad, 'create', [short]);
-    t.notOk(call.wellFormed, `${what}: not well formed`);
-    t.notOk(call.matches(secrets[0]!), `${what}: never matches`);
-  }
-  const longCall = new SignedCall(plain('sha1', `create${long}`, secrets[5]!), 'create', [long]);
-  t.same(
-    [longCall.matches(secrets[5]!), longCall.matches(secrets[6]!), longCall.matches(secrets[5]!)],
-    [true, false, true],
-    'the prepared state is copied, never consumed',
-  );
-});
+    const good = plain('sha256', `create${short}`, secrets[0]!);
+    for (const [bad, what] of [
+      [`${good.slice(0, -1)}g`, 'a character that is not hex'],
+      [good.slice(0, -1), 'one digit short'],
+      ['', 'empty'],
+      ['z'.repeat(40), 'forty non-hex characters'],
+    ] as const) {
+      const call = new SignedCall(bad, 'create', [short]);
+      t.notOk(call.wellFormed, `${what}: not well formed`);
+      t.notOk(call.matches(secrets[0]!), `${what}: never matches`);
+    }
+    const longCall = new SignedCall(plain('sha1', `create${long}`, secrets[5]!), 'create', [long]);
+    t.same(
+      [longCall.matches(secrets[5]!), longCall.matches(secrets[6]!), longCall.matches(secrets[5]!)],
+      [true, false, true],
+      'the prepared state is copied, never consumed',
+    );
+  },
+);
 
 t.test('the tenant label of a host', async (t) => {
   const cases: [string, string, string | undefined][] = [
@@ -78,7 +93,8 @@ t.test('the tenant label of a host', async (t) => {
     ['moodle.example.org', '', undefined],
     ['', '.example.org', undefined],
   ];
-  for (const [host, suffix, label] of cases) t.equal(hostTenantLabel(host, suffix), label, `${JSON.stringify(host)} under ${JSON.stringify(suffix)}`);
+  for (const [host, suffix, label] of cases)
+    t.equal(hostTenantLabel(host, suffix), label, `${JSON.stringify(host)} under ${JSON.stringify(suffix)}`);
 });
 
 t.test('client hints: bounded, least recently used first out', async (t) => {
@@ -98,24 +114,34 @@ t.test('client hints: bounded, least recently used first out', async (t) => {
 t.test('the chooser: named tenants alone, the search with its hint, never a bypass', async (t) => {
   const secret = (id: string) => `api-secret-of-${id}-0123456789`;
   const ids = Array.from({ length: 50 }, (_, k) => `t${k}`);
-  const registry = new TenantRegistry(parseRegistry(ids.map((id) => `[tenants.${id}]\napi_secret = "${secret(id)}"\n`).join('\n'), secret('primary')), {
-    now: () => new Date(),
-  });
+  const registry = new TenantRegistry(
+    parseRegistry(ids.map((id) => `[tenants.${id}]\napi_secret = "${secret(id)}"\n`).join('\n'), secret('primary')),
+    {
+      now: () => new Date(),
+    },
+  );
   const chooser = new TenantChooser(registry, () => [], '.meet.test');
-  const signedBy = (id: string, query = 'meetingID=m') => new SignedCall(plain('sha256', `create${query}`, secret(id)), 'create', [query]);
+  const signedBy = (id: string, query = 'meetingID=m') =>
+    new SignedCall(plain('sha256', `create${query}`, secret(id)), 'create', [query]);
   const clues = { pathTenant: undefined, host: 'meet.test', client: '192.0.2.1', meetingId: undefined };
   const refused = (fn: () => unknown, what: string) => {
     try {
       fn();
       t.fail(`${what}: accepted`);
     } catch (err) {
-      t.ok(err instanceof ConfapiError && err.messageKey === 'checksumError' && err.message === 'Checksums do not match', `${what}: checksumError`);
+      t.ok(
+        err instanceof ConfapiError && err.messageKey === 'checksumError' && err.message === 'Checksums do not match',
+        `${what}: checksumError`,
+      );
     }
   };
 
   t.equal(chooser.choose(signedBy('t7'), { ...clues, pathTenant: 't7' }).id, 't7', 'by path');
   t.equal(chooser.choose(signedBy('t7'), { ...clues, host: 'T7.meet.test' }).id, 't7', 'by host');
-  refused(() => chooser.choose(signedBy('t8'), { ...clues, pathTenant: 't7' }), 'a named tenant with another tenant’s valid signature');
+  refused(
+    () => chooser.choose(signedBy('t8'), { ...clues, pathTenant: 't7' }),
+    'a named tenant with another tenant’s valid signature',
+  );
   refused(() => chooser.choose(signedBy('t7'), { ...clues, pathTenant: 'nobody' }), 'an unknown tenant');
   t.equal(chooser.hints.size, 0, 'named calls leave no hint');
 

@@ -33,7 +33,9 @@ api_secret = "other-api-secret-0123456789abcdefghijkl"
 `;
 
 const signed = (secret: string, query = 'meetingID=m1') =>
-  new SignedCall(createHash('sha256').update(`getMeetingInfo${query}${secret}`).digest('hex'), 'getMeetingInfo', [query]);
+  new SignedCall(createHash('sha256').update(`getMeetingInfo${query}${secret}`).digest('hex'), 'getMeetingInfo', [
+    query,
+  ]);
 
 function chosen(chooser: TenantChooser, secret: string, pathTenant?: string): string {
   try {
@@ -58,7 +60,11 @@ t.test('the meeting API takes the previous secret until its end, by the clock, w
   clock.advance(1);
   t.equal(registry.reloadCount(), 0, 'no reload happened');
   for (const path of [undefined, 'acme']) {
-    t.equal(chosen(chooser, oldApi, path), 'checksumError', `at the end the previous secret is refused (${path ?? 'searched'})`);
+    t.equal(
+      chosen(chooser, oldApi, path),
+      'checksumError',
+      `at the end the previous secret is refused (${path ?? 'searched'})`,
+    );
     t.equal(chosen(chooser, newApi, path), 'acme', 'the new one goes on');
   }
 });
@@ -67,7 +73,13 @@ t.test('the gateway takes the previous app secret until its end', async (t) => {
   const clock = new FakeClock(Date.parse('2030-01-01T09:00:00Z'));
   const registry = new TenantRegistry(parseRegistry(file, null), clock);
   const keys = new GatewayKeys(
-    { jitsiAppId: '', jitsiAppSecret: null, jitsiAcceptedIssuers: [], jitsiAcceptedAudiences: ['jitsi'], jitsiAllowAnonymous: false },
+    {
+      jitsiAppId: '',
+      jitsiAppSecret: null,
+      jitsiAcceptedIssuers: [],
+      jitsiAcceptedAudiences: ['jitsi'],
+      jitsiAllowAnonymous: false,
+    },
     registry,
   );
   const verify = async (secret: string) => {
@@ -96,15 +108,28 @@ t.test('the file: a previous secret goes with its end, an offset date-time, and 
   const base = `[tenants.acme]\napi_secret = "${newApi}"\n`;
   for (const [extra, message] of [
     [`previous_api_secret = "${oldApi}"\n`, /previous_api_secret and previous_api_secret_until go together/],
-    [`previous_api_secret = "${oldApi}"\nprevious_api_secret_until = 2030-01-01T10:00:00\n`, /must be a date-time with its offset/],
-    [`previous_api_secret = "${oldApi}"\nprevious_api_secret_until = "tomorrow"\n`, /must be a date-time with its offset/],
-    [`previous_app_secret = "${oldApp}"\nprevious_app_secret_until = ${until}\n`, /previous_app_secret needs a current app_secret/],
+    [
+      `previous_api_secret = "${oldApi}"\nprevious_api_secret_until = 2030-01-01T10:00:00\n`,
+      /must be a date-time with its offset/,
+    ],
+    [
+      `previous_api_secret = "${oldApi}"\nprevious_api_secret_until = "tomorrow"\n`,
+      /must be a date-time with its offset/,
+    ],
+    [
+      `previous_app_secret = "${oldApp}"\nprevious_app_secret_until = ${until}\n`,
+      /previous_app_secret needs a current app_secret/,
+    ],
     [`previous_api_secret = "${newApi}"\nprevious_api_secret_until = ${until}\n`, /is the current api_secret/],
   ] as const) {
     t.throws(() => parseRegistry(base + extra, null), { name: 'RegistryError', message }, message.source);
   }
   t.throws(
-    () => parseRegistry(`${base}previous_api_secret = "${oldApi}"\nprevious_api_secret_until = ${until}\n[tenants.b]\napi_secret = "${oldApi}"\n`, null),
+    () =>
+      parseRegistry(
+        `${base}previous_api_secret = "${oldApi}"\nprevious_api_secret_until = ${until}\n[tenants.b]\napi_secret = "${oldApi}"\n`,
+        null,
+      ),
     { message: /tenants acme and b have the same api_secret/ },
     "a previous secret may not be another tenant's secret",
   );

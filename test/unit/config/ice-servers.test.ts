@@ -61,18 +61,26 @@ t.test('refused addresses: other schemes, user info, paths, odd encodings, bad p
     `turn:${'a'.repeat(64)}.example.org`,
   ];
   for (const raw of refused) {
-    t.throws(() => iceServerList(raw), { message: /^must (list STUN or TURN servers|use ports from 1 to 65535|not give a transport)/ }, JSON.stringify(raw));
+    t.throws(
+      () => iceServerList(raw),
+      { message: /^must (list STUN or TURN servers|use ports from 1 to 65535|not give a transport)/ },
+      JSON.stringify(raw),
+    );
   }
   const long = `turn:${'x'.repeat(500)}/`;
   t.throws(() => iceServerList(long), { message: /…"/ }, 'a long value is shortened in the message');
 });
 
 t.test('the loader names the setting; the rule across the two settings', async (t) => {
-  t.throws(() => load(t, { SERVICE_ICE_SERVERS: 'turn:user:pw@turn.example.org' }), { message: /^SERVICE_ICE_SERVERS must list STUN or TURN servers/ });
+  t.throws(() => load(t, { SERVICE_ICE_SERVERS: 'turn:user:pw@turn.example.org' }), {
+    message: /^SERVICE_ICE_SERVERS must list STUN or TURN servers/,
+  });
   t.throws(() => load(t, { SERVICE_ICE_SERVERS: 'turn:turn.example.org' }), {
     message: /SERVICE_ICE_SERVERS lists a TURN server, which needs SERVICE_TURN_SECRET/,
   });
-  t.throws(() => load(t, { SERVICE_TURN_SECRET: secret }), { message: /SERVICE_TURN_SECRET is set, but SERVICE_ICE_SERVERS lists no turn: or turns: server/ });
+  t.throws(() => load(t, { SERVICE_TURN_SECRET: secret }), {
+    message: /SERVICE_TURN_SECRET is set, but SERVICE_ICE_SERVERS lists no turn: or turns: server/,
+  });
   for (const bad of ['', '   ', ' padded-secret-0123456789 ', 'short-secret']) {
     let message = '';
     try {
@@ -91,10 +99,17 @@ t.test('the loader names the setting; the rule across the two settings', async (
 });
 
 t.test('the secret is masked wherever the configuration is shown', async (t) => {
-  const config = load(t, { SERVICE_ICE_SERVERS: 'stun:stun.example.org,turns:turn.example.org:5349', SERVICE_TURN_SECRET: secret });
+  const config = load(t, {
+    SERVICE_ICE_SERVERS: 'stun:stun.example.org,turns:turn.example.org:5349',
+    SERVICE_TURN_SECRET: secret,
+  });
   t.equal(config.turnSecret, secret);
   const masked = maskedConfig(config);
   t.equal(masked.SERVICE_TURN_SECRET, '***');
-  t.same(masked.SERVICE_ICE_SERVERS, ['stun:stun.example.org', 'turns:turn.example.org:5349'], 'the addresses are not secret');
+  t.same(
+    masked.SERVICE_ICE_SERVERS,
+    ['stun:stun.example.org', 'turns:turn.example.org:5349'],
+    'the addresses are not secret',
+  );
   t.notMatch(JSON.stringify(masked), new RegExp(secret));
 });

@@ -12,7 +12,10 @@ function file(_t: unknown, text: string): string {
 }
 
 t.test('precedence: default < file < environment < flag', async (t) => {
-  const configFile = file(t, '[service]\nwaiting_room = "forced"\nhttp_addr = "127.0.0.1:4000"\ndata_dir = "/from/file"\n');
+  const configFile = file(
+    t,
+    '[service]\nwaiting_room = "forced"\nhttp_addr = "127.0.0.1:4000"\ndata_dir = "/from/file"\n',
+  );
   const none = loadConfig({ configFile: file(t, '') });
   t.equal(none.waitingRoom, 'optional', 'built-in default');
   t.same(none.httpAddr, { host: '0.0.0.0', port: 3000 });
@@ -46,7 +49,11 @@ t.test('issuers default to the app id', async (t) => {
 });
 
 const invalid: [string, string, RegExp][] = [
-  ['SERVICE_WAITING_ROOM', 'sometimes', /^SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/m],
+  [
+    'SERVICE_WAITING_ROOM',
+    'sometimes',
+    /^SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "sometimes"\)/m,
+  ],
   ['SERVICE_WAITING_ROOM_MODE', 'vote', /^SERVICE_WAITING_ROOM_MODE must be one of approval, until_moderator/m],
   ['SERVICE_HTTP_ADDR', 'localhost', /^SERVICE_HTTP_ADDR must be host:port/m],
   ['SERVICE_HTTP_ADDR', '0.0.0.0:70000', /^SERVICE_HTTP_ADDR must be host:port/m],
@@ -57,9 +64,21 @@ const invalid: [string, string, RegExp][] = [
   ['COMPAT_API_SHARED_SECRET', '', /^COMPAT_API_SHARED_SECRET must not be empty or white space/m],
   ['COMPAT_API_SHARED_SECRET', '   ', /^COMPAT_API_SHARED_SECRET must not be empty or white space/m],
   ['COMPAT_JITSI_APP_SECRET', ' ', /^COMPAT_JITSI_APP_SECRET must not be empty or white space/m],
-  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', '2', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600 \(got "2"\)/m],
-  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', 'forever', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m],
-  ['SERVICE_WAITING_CLOSED_WINDOW_SECS', '7.5', /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m],
+  [
+    'SERVICE_WAITING_CLOSED_WINDOW_SECS',
+    '2',
+    /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600 \(got "2"\)/m,
+  ],
+  [
+    'SERVICE_WAITING_CLOSED_WINDOW_SECS',
+    'forever',
+    /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m,
+  ],
+  [
+    'SERVICE_WAITING_CLOSED_WINDOW_SECS',
+    '7.5',
+    /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m,
+  ],
   ['COMPAT_JITSI_ALLOW_ANONYMOUS', 'maybe', /^COMPAT_JITSI_ALLOW_ANONYMOUS must be one of true, false/m],
 ];
 
@@ -73,12 +92,16 @@ for (const [variable, value, expected] of invalid) {
 }
 
 t.test('a secret never shows in an error message', async (t) => {
-  const err = t.throws(() => loadConfig({ configFile: file(t, ''), env: { COMPAT_API_SHARED_SECRET: ' hunter2-secret ' } })) as Error;
+  const err = t.throws(() =>
+    loadConfig({ configFile: file(t, ''), env: { COMPAT_API_SHARED_SECRET: ' hunter2-secret ' } }),
+  ) as Error;
   t.notMatch(err.message, /hunter2/);
 });
 
 t.test('every problem is reported at once', async (t) => {
-  const err = t.throws(() => loadConfig({ configFile: file(t, ''), env: { SERVICE_WAITING_ROOM: 'x', COMPAT_HTTP_ADDR: 'y' } })) as Error;
+  const err = t.throws(() =>
+    loadConfig({ configFile: file(t, ''), env: { SERVICE_WAITING_ROOM: 'x', COMPAT_HTTP_ADDR: 'y' } }),
+  ) as Error;
   t.match(err.message, /SERVICE_WAITING_ROOM/);
   t.match(err.message, /COMPAT_HTTP_ADDR/);
 });
@@ -86,7 +109,8 @@ t.test('every problem is reported at once', async (t) => {
 t.test('a bad value in the file names the variable and where it came from', async (t) => {
   const configFile = file(t, '[service]\nwaiting_room = "maybe"\n');
   t.throws(() => loadConfig({ configFile }), {
-    message: /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "maybe"\) \[from .*service\.waiting_room\]/,
+    message:
+      /SERVICE_WAITING_ROOM must be one of optional, forced, off \(got "maybe"\) \[from .*service\.waiting_room\]/,
   });
 });
 
@@ -98,11 +122,15 @@ t.test('a malformed defaults file names the line and column', async (t) => {
 });
 
 t.test('an unknown key in the file is refused', async (t) => {
-  t.throws(() => loadConfig({ configFile: file(t, '[service]\nwaiting_rom = "forced"\n') }), { message: /unknown key service\.waiting_rom/ });
+  t.throws(() => loadConfig({ configFile: file(t, '[service]\nwaiting_rom = "forced"\n') }), {
+    message: /unknown key service\.waiting_rom/,
+  });
 });
 
 t.test('a named defaults file that does not exist is an error', async (t) => {
-  t.throws(() => loadConfig({ configFile: '/nonexistent/meet.toml' }), { message: /cannot read \/nonexistent\/meet\.toml: ENOENT/ });
+  t.throws(() => loadConfig({ configFile: '/nonexistent/meet.toml' }), {
+    message: /cannot read \/nonexistent\/meet\.toml: ENOENT/,
+  });
 });
 
 t.test('the packaged room-defaults.toml loads and holds only defaults', async (t) => {

@@ -30,9 +30,13 @@ t.test('counts per family and status class, a histogram Prometheus can sum', asy
     ],
     'sorted by family; a status outside 100-599 counts as 5xx',
   );
-  const knock = lines.filter((line) => line.includes('family="room.knock",status_class="2xx"') && line.startsWith('meet_http_request_duration'));
+  const knock = lines.filter(
+    (line) => line.includes('family="room.knock",status_class="2xx"') && line.startsWith('meet_http_request_duration'),
+  );
   t.same(
-    knock.map((line) => line.replace(/^meet_http_request_duration_seconds_/, '').replace('{family="room.knock",status_class="2xx"', '{')),
+    knock.map((line) =>
+      line.replace(/^meet_http_request_duration_seconds_/, '').replace('{family="room.knock",status_class="2xx"', '{'),
+    ),
     [
       'bucket{,le="0.005"} 1',
       'bucket{,le="0.01"} 1',

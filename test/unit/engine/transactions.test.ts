@@ -87,7 +87,10 @@ t.test('a failed commit takes back the memory changes registered in it, newest f
 
 t.test('the waiting room reaches transactions through the shared port, not through MeetingService', async (t) => {
   const f = new Fixture({ defer: (run) => run() });
-  t.notOk('atomically' in f.meetings || 'commitGrouped' in f.meetings, 'MeetingService no longer hands out transactions');
+  t.notOk(
+    'atomically' in f.meetings || 'commitGrouped' in f.meetings,
+    'MeetingService no longer hands out transactions',
+  );
   f.room();
   const commits = f.store.commits;
   const { requestId } = await f.knock('Ann');
@@ -167,7 +170,14 @@ t.test('the memory store of the engine tests is a unit of work: a failed run res
   store.commitError = new Error('disk full');
   t.throws(() =>
     store.run(() =>
-      store.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T00:00:00.000Z', endedAt: null, waitingDisabled: false, subject: '' }),
+      store.insertMeeting({
+        meetingId: 'm1',
+        roomId: 'r1',
+        startedAt: '2030-01-01T00:00:00.000Z',
+        endedAt: null,
+        waitingDisabled: false,
+        subject: '',
+      }),
     ),
   );
   t.same(store.openMeetings(), []);

@@ -16,11 +16,14 @@ const clockModule = 'clock.ts';
 function clockReads(path: string, text: string): string[] {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: string[] = [];
-  const at = (node: ts.Node) => `src/engine/${path}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const at = (node: ts.Node) =>
+    `src/engine/${path}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
   const isDate = (node: ts.Node) => ts.isIdentifier(node) && node.text === 'Date';
   const visit = (node: ts.Node): void => {
-    if (ts.isPropertyAccessExpression(node) && isDate(node.expression) && node.name.text === 'now') found.push(`${at(node)}: Date.now`);
-    else if (ts.isNewExpression(node) && isDate(node.expression) && !node.arguments?.length) found.push(`${at(node)}: new Date()`);
+    if (ts.isPropertyAccessExpression(node) && isDate(node.expression) && node.name.text === 'now')
+      found.push(`${at(node)}: Date.now`);
+    else if (ts.isNewExpression(node) && isDate(node.expression) && !node.arguments?.length)
+      found.push(`${at(node)}: new Date()`);
     else if (ts.isCallExpression(node) && isDate(node.expression)) found.push(`${at(node)}: Date()`);
     ts.forEachChild(node, visit);
   };

@@ -21,7 +21,8 @@ t.test('every record is short and says context, choice and consequence', async (
     const number = file.slice(0, 4);
     t.equal(number, String(i + 1).padStart(4, '0'), `${file}: numbered in order, without gaps`);
     t.match(text.split('\n')[0], new RegExp(`^# ${number}: \\S`), `${file}: its title is "# ${number}: ..."`);
-    for (const part of ['**Context.**', '**Choice.**', '**Consequence.**']) t.ok(text.includes(part), `${file} has ${part}`);
+    for (const part of ['**Context.**', '**Choice.**', '**Consequence.**'])
+      t.ok(text.includes(part), `${file} has ${part}`);
     t.ok(text.split('\n').length <= 40, `${file} is short (${text.split('\n').length} lines)`);
     t.ok(index.includes(`](${file})`), `${file} is listed in docs/decisions/README.md`);
   }

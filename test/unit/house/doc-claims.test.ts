@@ -27,7 +27,9 @@ const self = fileURLToPath(import.meta.url);
 
 function codeOf(folder: string): string {
   return readdirSync(`${root}${folder}`, { recursive: true, encoding: 'utf8' })
-    .filter((p) => /\.(ts|mts|mjs|js)$/.test(p) && !p.split(/[\\/]/).includes('dist') && `${root}${folder}/${p}` !== self)
+    .filter(
+      (p) => /\.(ts|mts|mjs|js)$/.test(p) && !p.split(/[\\/]/).includes('dist') && `${root}${folder}/${p}` !== self,
+    )
     .map((p) => readFileSync(`${root}${folder}/${p}`, 'utf8'))
     .join('\n');
 }
@@ -47,6 +49,10 @@ t.test('the page bundles the wire protocol, and the docs say so', async (t) => {
   t.match(page, /\b4503\b/, "the protocol's close codes are compiled into the page");
   for (const [file, text] of docs) {
     const flat = text.replace(/\s+/g, ' ');
-    t.notMatch(flat, /the page (?:imports|loads)[^.;]*\/assets\/protocol\//, `${file} does not say the page loads the protocol from /assets/protocol/`);
+    t.notMatch(
+      flat,
+      /the page (?:imports|loads)[^.;]*\/assets\/protocol\//,
+      `${file} does not say the page loads the protocol from /assets/protocol/`,
+    );
   }
 });

@@ -43,7 +43,8 @@ function srcRelativePaths(markdown: string): string[] {
   return [...names];
 }
 
-const existsInSrc = (name: string): boolean => existsSync(`${root}src/${name}`) || srcFolders.some((f) => existsSync(`${root}src/${f}/${name}`));
+const existsInSrc = (name: string): boolean =>
+  existsSync(`${root}src/${name}`) || srcFolders.some((f) => existsSync(`${root}src/${f}/${name}`));
 
 /** Named by the docs but made by a run, not kept in the repository; each with where it is ignored. */
 const generated: Record<string, string> = {
@@ -57,7 +58,10 @@ function linksOf(markdown: string, file: string): { path: string; anchor: string
   for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
     if (target === undefined || /^[a-z]+:/.test(target)) continue;
     const [path = '', anchor] = target.split('#');
-    links.push({ path: path === '' ? file : posix.normalize(posix.join(posix.dirname(file), path)), anchor: anchor ?? null });
+    links.push({
+      path: path === '' ? file : posix.normalize(posix.join(posix.dirname(file), path)),
+      anchor: anchor ?? null,
+    });
   }
   return links;
 }
@@ -100,7 +104,15 @@ const isPattern = (name: string): boolean => /[*<{]/.test(name);
 function patternRegExp(name: string): RegExp {
   const parts = name.split(/(\*\*\/?|\*|<[^>]*>|\{[^}]*\})/);
   const source = parts
-    .map((part, i) => (i % 2 === 0 ? part.replace(/[.+?^$()[\]\\|]/g, '\\$&') : part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : '[^/]+'))
+    .map((part, i) =>
+      i % 2 === 0
+        ? part.replace(/[.+?^$()[\]\\|]/g, '\\$&')
+        : part === '**/'
+          ? '(?:.*/)?'
+          : part === '**'
+            ? '.*'
+            : '[^/]+',
+    )
     .join('');
   return new RegExp(`^${source}${name.endsWith('/') ? '.*' : ''}$`);
 }
@@ -109,7 +121,9 @@ function matchesSomeFile(name: string): boolean {
   const folder = name.slice(0, name.search(/[*<{]/)).replace(/[^/]*$/, '');
   if (!existsSync(`${root}${folder}`)) return false;
   const pattern = patternRegExp(name);
-  return readdirSync(`${root}${folder}`, { recursive: true, encoding: 'utf8' }).some((p) => pattern.test(`${folder}${p.split('\\').join('/')}`));
+  return readdirSync(`${root}${folder}`, { recursive: true, encoding: 'utf8' }).some((p) =>
+    pattern.test(`${folder}${p.split('\\').join('/')}`),
+  );
 }
 
 const exists = (name: string): boolean => (isPattern(name) ? matchesSomeFile(name) : existsSync(`${root}${name}`));
@@ -119,7 +133,8 @@ for (const file of docFiles) {
     const text = readFileSync(`${root}${file}`, 'utf8');
     const names = namedPaths(text, file === treeFile, file);
     // The reader works: the front page and the tree's page name many paths (a page may name none).
-    if (file === 'README.md' || file === treeFile) t.ok(names.length > 10, `${file} names paths (${names.length} found)`);
+    if (file === 'README.md' || file === treeFile)
+      t.ok(names.length > 10, `${file} names paths (${names.length} found)`);
     const missing = names.filter((name) => !(name in generated) && !exists(name));
     t.same(missing, [], `${file}: paths named that do not exist`);
     const missingInSrc = srcRelativePaths(text).filter((name) => !existsInSrc(name));
@@ -132,33 +147,44 @@ for (const file of docFiles) {
   });
 }
 
-t.test('the docs are the files this test reads: the front page, every page of docs/ and the bench notebook', async (t) => {
-  t.ok(docFiles.includes(treeFile), `${treeFile} holds the tree`);
-  t.notOk(existsSync(`${root}ARCHITECTURE.md`), 'one architecture page only: docs/architecture.md');
-  t.ok(docFiles.length >= 12, `${docFiles.length} documents`);
-});
+t.test(
+  'the docs are the files this test reads: the front page, every page of docs/ and the bench notebook',
+  async (t) => {
+    t.ok(docFiles.includes(treeFile), `${treeFile} holds the tree`);
+    t.notOk(existsSync(`${root}ARCHITECTURE.md`), 'one architecture page only: docs/architecture.md');
+    t.ok(docFiles.length >= 12, `${docFiles.length} documents`);
+  },
+);
 
-t.test('README.md is a front page: at most 200 lines, linking every page of docs/ and the bench notebook', async (t) => {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
-  t.ok(lines <= 200, `README.md has ${lines} lines`);
-  const linked = new Set(linksOf(readme, 'README.md').map((l) => l.path));
-  const unlinked = docFiles.filter((f) => f !== 'README.md' && !f.startsWith('docs/decisions/') && !linked.has(f));
-  t.same(unlinked, [], 'pages of the docs the README does not link');
-  t.ok(linked.has('docs/decisions/README.md'), 'the README links the decision records');
-});
+t.test(
+  'README.md is a front page: at most 200 lines, linking every page of docs/ and the bench notebook',
+  async (t) => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
+    t.ok(lines <= 200, `README.md has ${lines} lines`);
+    const linked = new Set(linksOf(readme, 'README.md').map((l) => l.path));
+    const unlinked = docFiles.filter((f) => f !== 'README.md' && !f.startsWith('docs/decisions/') && !linked.has(f));
+    t.same(unlinked, [], 'pages of the docs the README does not link');
+    t.ok(linked.has('docs/decisions/README.md'), 'the README links the decision records');
+  },
+);
 
 t.test('the generated paths are still named, and still ignored where they are made', async (t) => {
   const docs = docFiles.map((f) => readFileSync(`${root}${f}`, 'utf8')).join('\n');
   for (const name of Object.keys(generated)) {
     t.ok(docs.includes(name), `${name} is still named (else delete its entry)`);
     const folder = name.replace(/[^/]+\/$/, '');
-    t.match(readFileSync(`${root}${folder}.gitignore`, 'utf8'), name.slice(folder.length), `${folder}.gitignore ignores it`);
+    t.match(
+      readFileSync(`${root}${folder}.gitignore`, 'utf8'),
+      name.slice(folder.length),
+      `${folder}.gitignore ignores it`,
+    );
   }
 });
 
 t.test('the reader finds backticked, linked and tree paths, and patterns must match a file', async (t) => {
-  const sample = '`src/a.ts --flag`, `nginx/x.conf`. [see](docs/b.md), [up](ARCHITECTURE.md), [web](https://x.org/a) and `dist/y.js`\nbench/lib/    the bench';
+  const sample =
+    '`src/a.ts --flag`, `nginx/x.conf`. [see](docs/b.md), [up](ARCHITECTURE.md), [web](https://x.org/a) and `dist/y.js`\nbench/lib/    the bench';
   t.same(namedPaths(sample, false).sort(), ['ARCHITECTURE.md', 'docs/b.md', 'nginx/x.conf', 'src/a.ts']);
   t.same(namedPaths(sample, true).sort(), ['ARCHITECTURE.md', 'bench/lib/', 'docs/b.md', 'nginx/x.conf', 'src/a.ts']);
   // A link is read from the document's folder, with its anchor; backticks from the root.
@@ -167,9 +193,16 @@ t.test('the reader finds backticked, linked and tree paths, and patterns must ma
     { path: 'bench/README.md', anchor: null },
     { path: 'docs/x.md', anchor: 'here' },
   ]);
-  t.same(namedPaths('[s](screenshots/a.png) `docs/b.md`', false, 'docs/x.md').sort(), ['docs/b.md', 'docs/screenshots/a.png']);
+  t.same(namedPaths('[s](screenshots/a.png) `docs/b.md`', false, 'docs/x.md').sort(), [
+    'docs/b.md',
+    'docs/screenshots/a.png',
+  ]);
   t.same(
-    [...anchorsOf('# A page\n## Running under systemd (`install … --runtime native`)\n```sh\n# not a heading\n```\n## Tenants, managed live')],
+    [
+      ...anchorsOf(
+        '# A page\n## Running under systemd (`install … --runtime native`)\n```sh\n# not a heading\n```\n## Tenants, managed live',
+      ),
+    ],
     ['a-page', 'running-under-systemd-install----runtime-native', 'tenants-managed-live'],
   );
   t.ok(exists('test/**/*.test.ts'));
@@ -177,7 +210,10 @@ t.test('the reader finds backticked, linked and tree paths, and patterns must ma
   t.ok(exists('docs/screenshots/<screen>-<desktop|phone>-<light|dark>.png'));
   t.notOk(exists('test/**/*.test.nothing'));
   t.notOk(exists('src/protocol/nothing.ts'));
-  t.same(srcRelativePaths('`http/access-log.ts` and `room/session.ts`, not `a.ts` nor `10/8`'), ['http/access-log.ts', 'room/session.ts']);
+  t.same(srcRelativePaths('`http/access-log.ts` and `room/session.ts`, not `a.ts` nor `10/8`'), [
+    'http/access-log.ts',
+    'room/session.ts',
+  ]);
   t.ok(existsInSrc('room/session.ts'));
   t.notOk(existsInSrc('room/nothing.ts'));
 });

@@ -14,7 +14,8 @@ export interface Module {
 /** Every name a module may be asked for: `*` when the user takes the whole module (namespace, export *, bare import()). */
 export type Uses = Map<string, Set<string>>;
 
-const sourceOf = (file: Module) => ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+const sourceOf = (file: Module) =>
+  ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
 /** The src/ file a relative specifier names, or null (a package, or outside src/ and dist/). */
 export function resolve(from: string, specifier: string): string | null {
@@ -30,14 +31,17 @@ function hasExport(node: ts.Node): boolean {
 }
 
 function isDefault(node: ts.Node): boolean {
-  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+  return (
+    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)
+  );
 }
 
 /** The names a src/ module exports itself (declarations, `export { a }`, re-exports by name), each with its line. */
 export function exportsOf(file: Module): Map<string, number> {
   const source = sourceOf(file);
   const names = new Map<string, number>();
-  const add = (name: string, node: ts.Node) => names.set(name, source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+  const add = (name: string, node: ts.Node) =>
+    names.set(name, source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
   for (const statement of source.statements) {
     if (ts.isExportAssignment(statement)) add('default', statement);
     else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
@@ -48,7 +52,8 @@ export function exportsOf(file: Module): Map<string, number> {
         for (const declaration of statement.declarationList.declarations) {
           if (ts.isIdentifier(declaration.name)) add(declaration.name.text, declaration);
           else
-            for (const element of declaration.name.elements) if (ts.isBindingElement(element) && ts.isIdentifier(element.name)) add(element.name.text, element);
+            for (const element of declaration.name.elements)
+              if (ts.isBindingElement(element) && ts.isIdentifier(element.name)) add(element.name.text, element);
         }
       } else {
         const name = (statement as ts.DeclarationStatement).name;
@@ -78,12 +83,15 @@ export function usesOf(file: Module, uses: Uses = new Map()): Uses {
         if (clause.name) use(node.moduleSpecifier, 'default');
         const bindings = clause.namedBindings;
         if (bindings && ts.isNamespaceImport(bindings)) use(node.moduleSpecifier, '*');
-        else if (bindings) for (const element of bindings.elements) use(node.moduleSpecifier, (element.propertyName ?? element.name).text);
+        else if (bindings)
+          for (const element of bindings.elements)
+            use(node.moduleSpecifier, (element.propertyName ?? element.name).text);
       }
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
       const clause = node.exportClause;
       if (!clause || ts.isNamespaceExport(clause)) use(node.moduleSpecifier, '*');
-      else for (const element of clause.elements) use(node.moduleSpecifier, (element.propertyName ?? element.name).text);
+      else
+        for (const element of clause.elements) use(node.moduleSpecifier, (element.propertyName ?? element.name).text);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       const first = node.qualifier && (ts.isIdentifier(node.qualifier) ? node.qualifier : leftmost(node.qualifier));
       use(node.argument.literal, first ? first.text : '*');

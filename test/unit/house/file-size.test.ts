@@ -25,7 +25,10 @@ t.test(`no file of src/ over ${limit} lines beyond the listed ones, and those do
   t.same(grown, [], 'a listed file does not grow');
   const stale = Object.entries(over)
     .filter(([p]) => (lengths.get(p) ?? 0) <= limit)
-    .map(([p, o]) => `src/${p} is ${lengths.has(p) ? `${lengths.get(p)} lines` : 'gone'} (${o.removedBy}): delete its entry`);
+    .map(
+      ([p, o]) =>
+        `src/${p} is ${lengths.has(p) ? `${lengths.get(p)} lines` : 'gone'} (${o.removedBy}): delete its entry`,
+    );
   t.same(stale, [], 'every listed file is still over the limit');
   t.comment(`${Object.keys(over).length} files over ${limit} lines today: ${Object.keys(over).join(', ')}`);
 });

@@ -57,7 +57,12 @@ export const layers: readonly Layer[] = [
   { folder: 'licence/', mayImport: [platform], packages: ['jose', node] },
   {
     folder: 'ops/',
-    mayImport: [platform, 'config/', 'licence/', { path: 'compat/tenants/parse.ts', note: 'reading the tenants file as the daemon does, without its watcher' }],
+    mayImport: [
+      platform,
+      'config/',
+      'licence/',
+      { path: 'compat/tenants/parse.ts', note: 'reading the tenants file as the daemon does, without its watcher' },
+    ],
     packages: ['smol-toml', node],
   },
   {
@@ -114,15 +119,21 @@ export function importsOf(file: SourceFile): Import[] {
   const found: Import[] = [];
   const add = (node: ts.Node, specifier: ts.Node | undefined, kind: Import['kind']): void => {
     const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-    if (specifier && ts.isStringLiteralLike(specifier)) found.push({ file: file.path, line, specifier: specifier.text, kind });
+    if (specifier && ts.isStringLiteralLike(specifier))
+      found.push({ file: file.path, line, specifier: specifier.text, kind });
     // A computed specifier cannot be checked, so it is reported as one nobody may import.
-    else found.push({ file: file.path, line, specifier: `<computed: ${specifier?.getText(source) ?? 'nothing'}>`, kind });
+    else
+      found.push({ file: file.path, line, specifier: `<computed: ${specifier?.getText(source) ?? 'nothing'}>`, kind });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, node.importClause?.isTypeOnly ? 'type' : 'static');
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier) add(node, node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static');
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node, node.moduleReference.expression, 'static');
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node, node.arguments[0], 'dynamic');
+    if (ts.isImportDeclaration(node))
+      add(node, node.moduleSpecifier, node.importClause?.isTypeOnly ? 'type' : 'static');
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier)
+      add(node, node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static');
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node, node.moduleReference.expression, 'static');
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      add(node, node.arguments[0], 'dynamic');
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node, node.argument.literal, 'type');
     ts.forEachChild(node, visit);
   };
@@ -153,7 +164,9 @@ function within(file: string, target: string): boolean {
 
 function describeTarget(t: string | Target): string {
   if (typeof t === 'string') return t;
-  const conditions = [t.lazy ? 'lazily: import type or import()' : '', t.from ? `from ${t.from} only` : ''].filter(Boolean);
+  const conditions = [t.lazy ? 'lazily: import type or import()' : '', t.from ? `from ${t.from} only` : ''].filter(
+    Boolean,
+  );
   return conditions.length ? `${t.path} (${conditions.join('; ')})` : t.path;
 }
 
@@ -179,7 +192,8 @@ export function breach(imp: Import, table: readonly Layer[] = layers): string | 
     const r: Target = typeof rule === 'string' ? { path: rule } : rule;
     if (!within(target.name, r.path)) continue;
     if (r.from && !within(imp.file, r.from)) return `only ${r.from} may import ${r.path} (${ruleOf(layer)})`;
-    if (r.lazy && imp.kind === 'static') return `${r.path} may be imported only lazily, with import type or import() (${ruleOf(layer)})`;
+    if (r.lazy && imp.kind === 'static')
+      return `${r.path} may be imported only lazily, with import type or import() (${ruleOf(layer)})`;
     return null;
   }
   return `${target.name} is in no folder ${layer.folder} may import (${ruleOf(layer)})`;
@@ -191,7 +205,11 @@ export interface Finding {
   readonly rule: string;
 }
 
-export function check(files: readonly SourceFile[], table: readonly Layer[] = layers, allowList: readonly Allowed[] = allowed) {
+export function check(
+  files: readonly SourceFile[],
+  table: readonly Layer[] = layers,
+  allowList: readonly Allowed[] = allowed,
+) {
   const violations: Finding[] = [];
   const used = new Set<Allowed>();
   for (const file of files) {
@@ -215,7 +233,11 @@ export function describe(f: Finding): string {
 export function renderLayerTable(table: readonly Layer[] = layers): string {
   const cell = (t: string | Target): string => {
     if (typeof t === 'string') return `\`${t}\``;
-    const said = [t.lazy ? 'lazily: `import type` or `import()`' : '', t.from ? `from \`${t.from}\` only` : '', t.note ?? ''].filter(Boolean);
+    const said = [
+      t.lazy ? 'lazily: `import type` or `import()`' : '',
+      t.from ? `from \`${t.from}\` only` : '',
+      t.note ?? '',
+    ].filter(Boolean);
     return said.length ? `\`${t.path}\` (${said.join('; ')})` : `\`${t.path}\``;
   };
   const rows = table.map((l) => {

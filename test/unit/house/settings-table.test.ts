@@ -5,7 +5,12 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { settings } from '../../../src/config/settings.js';
-import { documentTableBlock, settingsTableBlock, settingsTableLines, withSettingsTable } from '../../../src/config/settings-table.js';
+import {
+  documentTableBlock,
+  settingsTableBlock,
+  settingsTableLines,
+  withSettingsTable,
+} from '../../../src/config/settings-table.js';
 
 const doc = readFileSync(fileURLToPath(new URL('../../../docs/configuration.md', import.meta.url)), 'utf8');
 const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
@@ -14,7 +19,11 @@ t.test("docs/configuration.md's settings table is exactly the one rendered from 
   const block = documentTableBlock(doc);
   t.not(block, null, 'the document has the start and end markers of the generated table');
   // Line by line, so a failure names the row that differs rather than one long string.
-  t.same(block?.split('\n'), settingsTableBlock().split('\n'), 'run npm run build && node scripts/settings-table.mjs --write');
+  t.same(
+    block?.split('\n'),
+    settingsTableBlock().split('\n'),
+    'run npm run build && node scripts/settings-table.mjs --write',
+  );
 });
 
 t.test('the table lives in one place: the README links to it and holds no copy', async (t) => {

@@ -34,7 +34,8 @@ t.test('every client message of the protocol is read', async (t) => {
     [{ type: 'bring_back' }, { type: 'bring_back' }],
     [{ type: 'waiting_resync' }, { type: 'waiting_resync' }],
   ];
-  for (const [input, expected] of cases) t.same(parseClientMessage(JSON.stringify(input)), { ok: true, message: expected });
+  for (const [input, expected] of cases)
+    t.same(parseClientMessage(JSON.stringify(input)), { ok: true, message: expected });
 });
 
 t.test('wrong shapes are named', async (t) => {

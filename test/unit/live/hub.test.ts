@@ -13,8 +13,17 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
   const ann = f.enter('Ann');
   const m = f.connect(mod);
   const welcome = m.conn.last('welcome');
-  t.match(welcome, { room_id: 'r1', self: { participant_id: mod.participantId, role: 'moderator' }, chat: [], subgroups: [] });
-  t.same(m.conn.last('waiting_list'), { type: 'waiting_list', seq: 0, requests: [] }, 'a moderator gets the waiting list after the welcome');
+  t.match(welcome, {
+    room_id: 'r1',
+    self: { participant_id: mod.participantId, role: 'moderator' },
+    chat: [],
+    subgroups: [],
+  });
+  t.same(
+    m.conn.last('waiting_list'),
+    { type: 'waiting_list', seq: 0, requests: [] },
+    'a moderator gets the waiting list after the welcome',
+  );
   const a = f.connect(ann);
   t.equal(a.conn.of('waiting_list').length, 0, 'a participant does not');
   t.same(m.conn.last('participant_joined')?.participant.participant_id, ann.participantId);
@@ -24,10 +33,19 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
   );
 
   const refused = new FakeConnection();
-  t.equal(f.hub.connect({ room: 'r1', meeting: 'nope', participant: ann.participantId, role: 'participant', name: 'Ann' }, refused), null);
+  t.equal(
+    f.hub.connect(
+      { room: 'r1', meeting: 'nope', participant: ann.participantId, role: 'participant', name: 'Ann' },
+      refused,
+    ),
+    null,
+  );
   t.equal(refused.closedWith?.code, closeCodes.unauthorized, 'a session of another meeting is closed with 4401');
   const other = new FakeConnection();
-  t.equal(f.hub.connect({ room: 'r1', meeting: ann.meetingId, participant: 'ghost', role: 'participant', name: 'G' }, other), null);
+  t.equal(
+    f.hub.connect({ room: 'r1', meeting: ann.meetingId, participant: 'ghost', role: 'participant', name: 'G' }, other),
+    null,
+  );
   t.equal(other.closedWith?.code, 4401);
 
   f.disconnect(a);
@@ -56,7 +74,13 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
 
   // Once left, the session is over: it opens no socket, and she stays left.
   const late = new FakeConnection();
-  t.equal(f.hub.connect({ room: 'r1', meeting: ann.meetingId, participant: ann.participantId, role: 'participant', name: 'Ann' }, late), null);
+  t.equal(
+    f.hub.connect(
+      { room: 'r1', meeting: ann.meetingId, participant: ann.participantId, role: 'participant', name: 'Ann' },
+      late,
+    ),
+    null,
+  );
   t.equal(late.closedWith?.code, closeCodes.unauthorized, 'a session whose participant left is closed with 4401');
   t.match(f.leftAt(ann), /^\d{4}-/, 'still left');
   t.equal(f.engine.meetings.present('r1').length, 1);
@@ -75,10 +99,18 @@ t.test('until_moderator: the last moderator leaving after the grace period makes
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomMode: 'until_moderator' });
   const mod = f.enter('Mod', 'r2', true);
   const m = f.connect(mod);
-  t.equal((await f.engine.waiting.start(arrive('r2', 'Early'))).status, 'joined', 'enters directly while a moderator is present');
+  t.equal(
+    (await f.engine.waiting.start(arrive('r2', 'Early'))).status,
+    'joined',
+    'enters directly while a moderator is present',
+  );
   f.disconnect(m);
   f.timers.advance(4_000);
-  t.equal((await f.engine.waiting.start(arrive('r2', 'Reload'))).status, 'joined', 'a reload of the moderator is not an absence');
+  t.equal(
+    (await f.engine.waiting.start(arrive('r2', 'Reload'))).status,
+    'joined',
+    'a reload of the moderator is not an absence',
+  );
   f.timers.advance(1_000);
   t.equal((await f.engine.waiting.start(arrive('r2', 'Late'))).status, 'knock', 'after the grace period arrivals wait');
 });
@@ -134,7 +166,11 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   const [annStats] = f.stats.of(ann.meetingId).filter((s) => s.participantId === ann.participantId);
   t.match(annStats, { talkTimeMs: 1_500, chatMessages: 2, audio: false, video: false, talking: false });
   t.equal(annStats?.webcams.length, 1);
-  t.equal(Date.parse(annStats!.webcams[0]!.endedAt!) - Date.parse(annStats!.webcams[0]!.startedAt), 3_500, 'webcam on for 3.5 s');
+  t.equal(
+    Date.parse(annStats!.webcams[0]!.endedAt!) - Date.parse(annStats!.webcams[0]!.startedAt),
+    3_500,
+    'webcam on for 3.5 s',
+  );
 });
 
 t.test('chat: stored, history for late joiners, limits, and System messages', async (t) => {
@@ -174,7 +210,11 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
     ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
     'written through',
   );
-  t.equal(f.stats.of(mod.meetingId).find((s) => s.participantId === mod.participantId)?.chatMessages, 4, 'System messages count for nobody');
+  t.equal(
+    f.stats.of(mod.meetingId).find((s) => s.participantId === mod.participantId)?.chatMessages,
+    4,
+    'System messages count for nobody',
+  );
 });
 
 t.test('chat: who sent a message travels as fields (system, role), never in the name', async (t) => {
@@ -228,53 +268,75 @@ t.test('malformed and unknown messages get an error, never an exception', async 
   t.same(f.errors, []);
 });
 
-t.test('locks: moderators set them, states follow, defaults come from the provider and survive a restart', async (t) => {
-  const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
-  a.send({ type: 'state', audio: true, video: true, screen: true });
-  m.send({ type: 'state', audio: true, video: true, screen: false });
-  a.send({ type: 'lock', locks: { mic: true, cam: true, cams_moderators_only: false } });
-  t.equal(a.conn.last('error')?.code, 'not_moderator');
-  t.same(f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
+t.test(
+  'locks: moderators set them, states follow, defaults come from the provider and survive a restart',
+  async (t) => {
+    const f = new LiveFixture();
+    const mod = f.enter('Mod', 'r1', true);
+    const ann = f.enter('Ann');
+    const m = f.connect(mod);
+    const a = f.connect(ann);
+    a.send({ type: 'state', audio: true, video: true, screen: true });
+    m.send({ type: 'state', audio: true, video: true, screen: false });
+    a.send({ type: 'lock', locks: { mic: true, cam: true, cams_moderators_only: false } });
+    t.equal(a.conn.last('error')?.code, 'not_moderator');
+    t.same(f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
 
-  m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
-  t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
-  t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, audio: false, video: true, screen: true }, "Ann's microphone is off");
-  t.match(
-    f.hub.attendees('r1').find((x) => x.participantId === mod.participantId),
-    { audio: true, video: true },
-    'moderators are never locked',
-  );
+    m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+    t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
+    t.match(
+      m.conn.last('state')?.participant,
+      { participant_id: ann.participantId, audio: false, video: true, screen: true },
+      "Ann's microphone is off",
+    );
+    t.match(
+      f.hub.attendees('r1').find((x) => x.participantId === mod.participantId),
+      { audio: true, video: true },
+      'moderators are never locked',
+    );
 
-  t.ok(f.hub.setLocks('r1', { mic: true, cam: true, camsModeratorsOnly: false }), 'the API sets locks like a moderator');
-  t.match(m.conn.last('state')?.participant, { participant_id: ann.participantId, video: false, screen: false }, 'her camera and screen share are off');
-  t.equal(f.hub.setLocks('nowhere', { mic: true, cam: true, camsModeratorsOnly: true }), false);
-  t.equal(f.hub.locks('nowhere'), null);
-  t.same(f.liveStore.locks.get(mod.meetingId), { mic: true, cam: true, camsModeratorsOnly: false }, 'written through');
+    t.ok(
+      f.hub.setLocks('r1', { mic: true, cam: true, camsModeratorsOnly: false }),
+      'the API sets locks like a moderator',
+    );
+    t.match(
+      m.conn.last('state')?.participant,
+      { participant_id: ann.participantId, video: false, screen: false },
+      'her camera and screen share are off',
+    );
+    t.equal(f.hub.setLocks('nowhere', { mic: true, cam: true, camsModeratorsOnly: true }), false);
+    t.equal(f.hub.locks('nowhere'), null);
+    t.same(
+      f.liveStore.locks.get(mod.meetingId),
+      { mic: true, cam: true, camsModeratorsOnly: false },
+      'written through',
+    );
 
-  // A restart reloads the locks of the open meeting.
-  f.engine.restart();
-  f.build();
-  t.same(f.hub.locks('r1'), { mic: true, cam: true, camsModeratorsOnly: false }, 'still locked after a restart');
+    // A restart reloads the locks of the open meeting.
+    f.engine.restart();
+    f.build();
+    t.same(f.hub.locks('r1'), { mic: true, cam: true, camsModeratorsOnly: false }, 'still locked after a restart');
 
-  // Defaults for a new meeting come from the provider (e.g. the compat module's create call).
-  f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
-  f.room({ roomId: 'r3' });
-  f.room({ roomId: 'r4' });
-  f.enter('X', 'r3');
-  f.enter('Y', 'r4');
-  t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
-  t.same(f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
-  f.hub.setLockDefaults(() => ({ cam: true }));
-  t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false }, 'a meeting keeps its first settings');
-  f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
-  f.room({ roomId: 'r5' });
-  f.enter('Z', 'r5');
-  t.same(f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
-});
+    // Defaults for a new meeting come from the provider (e.g. the compat module's create call).
+    f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
+    f.room({ roomId: 'r3' });
+    f.room({ roomId: 'r4' });
+    f.enter('X', 'r3');
+    f.enter('Y', 'r4');
+    t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
+    t.same(f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
+    f.hub.setLockDefaults(() => ({ cam: true }));
+    t.same(
+      f.hub.locks('r3'),
+      { mic: true, cam: false, camsModeratorsOnly: false },
+      'a meeting keeps its first settings',
+    );
+    f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
+    f.room({ roomId: 'r5' });
+    f.enter('Z', 'r5');
+    t.same(f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
+  },
+);
 
 t.test('signalling goes through the media backend; only admitted, connected members of one meeting', async (t) => {
   const f = new LiveFixture();
@@ -378,7 +440,11 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
     m2.conn.last('waiting_changes')?.added.map((r) => r.name),
     ['Wendy'],
   );
-  t.equal(p.conn.of('waiting_list').length + p.conn.of('waiting_changes').length, 0, 'the admitted participant gets nothing');
+  t.equal(
+    p.conn.of('waiting_list').length + p.conn.of('waiting_changes').length,
+    0,
+    'the admitted participant gets nothing',
+  );
   await Promise.all([
     f.engine.waiting.knock(arrive('w', 'Vic', { clientKey: '203.0.113.8' })),
     f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '203.0.113.9' })),
@@ -498,10 +564,18 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   mg.send({ type: 'move', participant_id: annG1.participant.participantId, room_id: 'r1' });
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1' }, 'back to the class');
   mg.send({ type: 'create_subgroups', count: 3 });
-  t.same(m.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3'], 'created under the class, told to the whole family');
+  t.same(
+    m.conn.last('subgroups')?.subgroups,
+    ['r1-g1', 'r1-g2', 'r1-g3'],
+    'created under the class, told to the whole family',
+  );
   t.same(ag.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3']);
   mg.send({ type: 'bring_back' });
-  t.same(mg.conn.last('move'), { type: 'move', room_id: 'r1' }, 'bring_back from inside a group moves everyone in groups, herself too');
+  t.same(
+    mg.conn.last('move'),
+    { type: 'move', room_id: 'r1' },
+    'bring_back from inside a group moves everyone in groups, herself too',
+  );
 });
 
 t.test('attendees: present participants with their reported media', async (t) => {
@@ -510,8 +584,24 @@ t.test('attendees: present participants with their reported media', async (t) =>
   const ann = f.enter('Ann');
   f.connect(mod).send({ type: 'state', audio: true, video: false, screen: false });
   t.same(f.hub.attendees('r1'), [
-    { participantId: mod.participantId, name: 'Mod', role: 'moderator', audio: true, video: false, screen: false, connected: true },
-    { participantId: ann.participantId, name: 'Ann', role: 'participant', audio: false, video: false, screen: false, connected: false },
+    {
+      participantId: mod.participantId,
+      name: 'Mod',
+      role: 'moderator',
+      audio: true,
+      video: false,
+      screen: false,
+      connected: true,
+    },
+    {
+      participantId: ann.participantId,
+      name: 'Ann',
+      role: 'participant',
+      audio: false,
+      video: false,
+      screen: false,
+      connected: false,
+    },
   ]);
 });
 
@@ -573,6 +663,12 @@ t.test('close(): timers stop, nobody leaves, running statistics end', async (t) 
   t.match(stats, { video: false });
   t.equal(stats?.webcams[0]?.endedAt, closedAt, 'the interval ends at the shutdown');
   const late = new FakeConnection();
-  t.equal(f.hub.connect({ room: 'r1', meeting: ann.meetingId, participant: ann.participantId, role: 'participant', name: 'Ann' }, late), null);
+  t.equal(
+    f.hub.connect(
+      { room: 'r1', meeting: ann.meetingId, participant: ann.participantId, role: 'participant', name: 'Ann' },
+      late,
+    ),
+    null,
+  );
   t.equal(late.closedWith?.code, 4401, 'a closed hub takes no connection');
 });

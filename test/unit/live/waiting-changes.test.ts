@@ -11,7 +11,9 @@ type WaitingMessage = Extract<ServerMessage, { type: 'waiting_list' | 'waiting_c
 function held(conn: FakeConnection): { seq: number; names: string[]; ids: string[] } {
   let seq = -1;
   let list = new Map<string, WaitingItem>();
-  for (const m of conn.sent.filter((x): x is WaitingMessage => x.type === 'waiting_list' || x.type === 'waiting_changes')) {
+  for (const m of conn.sent.filter(
+    (x): x is WaitingMessage => x.type === 'waiting_list' || x.type === 'waiting_changes',
+  )) {
     if (m.type === 'waiting_list') {
       seq = m.seq;
       list = new Map(m.requests.map((r) => [r.request_id, r]));
@@ -22,7 +24,9 @@ function held(conn: FakeConnection): { seq: number; names: string[]; ids: string
     for (const id of m.removed) list.delete(id);
     for (const r of m.added) list.set(r.request_id, r);
   }
-  const items = [...list.values()].sort((a, b) => (a.knocked_at < b.knocked_at ? -1 : a.knocked_at > b.knocked_at ? 1 : 0));
+  const items = [...list.values()].sort((a, b) =>
+    a.knocked_at < b.knocked_at ? -1 : a.knocked_at > b.knocked_at ? 1 : 0,
+  );
   return { seq, names: items.map((r) => r.name), ids: items.map((r) => r.request_id) };
 }
 
@@ -42,43 +46,60 @@ function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
   return { f, mod, m, knock };
 }
 
-t.test('a moderator gets the whole list on connect, then one change per knock or decision with increasing seq', async (t) => {
-  const { f, mod, m, knock } = scene();
-  t.same(m.conn.of('waiting_list'), [{ type: 'waiting_list', seq: 0, requests: [] }], 'the whole (empty) list at seq 0');
-  const wendy = await knock('Wendy');
-  const vic = await knock('Vic');
-  const changes = m.conn.of('waiting_changes');
-  t.same(
-    changes.map((c) => [c.seq, c.added.map((r) => r.name), c.removed]),
-    [
-      [1, ['Wendy'], []],
-      [2, ['Vic'], []],
-    ],
-    'each knock is one change carrying only its own item',
-  );
-  t.same(changes[1]?.updated, []);
+t.test(
+  'a moderator gets the whole list on connect, then one change per knock or decision with increasing seq',
+  async (t) => {
+    const { f, mod, m, knock } = scene();
+    t.same(
+      m.conn.of('waiting_list'),
+      [{ type: 'waiting_list', seq: 0, requests: [] }],
+      'the whole (empty) list at seq 0',
+    );
+    const wendy = await knock('Wendy');
+    const vic = await knock('Vic');
+    const changes = m.conn.of('waiting_changes');
+    t.same(
+      changes.map((c) => [c.seq, c.added.map((r) => r.name), c.removed]),
+      [
+        [1, ['Wendy'], []],
+        [2, ['Vic'], []],
+      ],
+      'each knock is one change carrying only its own item',
+    );
+    t.same(changes[1]?.updated, []);
 
-  f.engine.waiting.admit('w', wendy.requestId, by(mod.participantId));
-  await Promise.resolve();
-  t.same(m.conn.last('waiting_changes'), { type: 'waiting_changes', seq: 3, added: [], updated: [], removed: [wendy.requestId] }, 'an admission: its id only');
-  f.engine.waiting.refuse('w', vic.requestId, true, by(mod.participantId));
-  await Promise.resolve();
-  t.same(m.conn.last('waiting_changes')?.removed, [vic.requestId], 'a bar too');
-  t.same(held(m.conn), { seq: 4, names: [], ids: [] });
-  t.equal(m.conn.of('waiting_list').length, 1, 'no whole list after the first');
+    f.engine.waiting.admit('w', wendy.requestId, by(mod.participantId));
+    await Promise.resolve();
+    t.same(
+      m.conn.last('waiting_changes'),
+      { type: 'waiting_changes', seq: 3, added: [], updated: [], removed: [wendy.requestId] },
+      'an admission: its id only',
+    );
+    f.engine.waiting.refuse('w', vic.requestId, true, by(mod.participantId));
+    await Promise.resolve();
+    t.same(m.conn.last('waiting_changes')?.removed, [vic.requestId], 'a bar too');
+    t.same(held(m.conn), { seq: 4, names: [], ids: [] });
+    t.equal(m.conn.of('waiting_list').length, 1, 'no whole list after the first');
 
-  // A second moderator connecting now starts at the room's seq, not at 0.
-  const m2 = f.connect(f.enter('Second', 'w', true));
-  t.same(m2.conn.last('waiting_list'), { type: 'waiting_list', seq: 4, requests: [] }, 'a later moderator starts at the current seq');
-  await knock('Zoe');
-  t.equal(m2.conn.last('waiting_changes')?.seq, 5, 'and follows from there');
-  t.same(held(m.conn).names, ['Zoe']);
-  t.same(held(m2.conn).names, ['Zoe']);
-});
+    // A second moderator connecting now starts at the room's seq, not at 0.
+    const m2 = f.connect(f.enter('Second', 'w', true));
+    t.same(
+      m2.conn.last('waiting_list'),
+      { type: 'waiting_list', seq: 4, requests: [] },
+      'a later moderator starts at the current seq',
+    );
+    await knock('Zoe');
+    t.equal(m2.conn.last('waiting_changes')?.seq, 5, 'and follows from there');
+    t.same(held(m.conn).names, ['Zoe']);
+    t.same(held(m2.conn).names, ['Zoe']);
+  },
+);
 
 t.test('a burst in one turn is one change; a change too large to be worth it is the whole list', async (t) => {
   const { f, mod, m } = scene({ live: { waitingFullListAbove: 5 } });
-  const burst = await Promise.all(['A', 'B', 'C', 'D'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${i}` }))));
+  const burst = await Promise.all(
+    ['A', 'B', 'C', 'D'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${i}` }))),
+  );
   t.ok(burst.every((r) => r.status === 'waiting'));
   await Promise.resolve();
   t.equal(m.conn.of('waiting_changes').length, 1, 'four knocks committed together: one change');
@@ -96,88 +117,104 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed inside the turn');
   await e;
   await Promise.resolve();
-  t.same(m.conn.last('waiting_changes'), { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [eId] }, 'knocked and admitted in one turn');
+  t.same(
+    m.conn.last('waiting_changes'),
+    { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [eId] },
+    'knocked and admitted in one turn',
+  );
 
   // Admit all of 6 (above 5): the whole list, empty, is shorter than six removed ids.
-  await Promise.all(['F', 'G'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${20 + i}` }))));
+  await Promise.all(
+    ['F', 'G'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${20 + i}` }))),
+  );
   await Promise.resolve();
   f.engine.waiting.admitAll('w', by(mod.participantId));
   await Promise.resolve();
-  t.same(m.conn.sent.at(-1), { type: 'waiting_list', seq: 4, requests: [] }, 'admit all: the whole (empty) list, as the next seq');
+  t.same(
+    m.conn.sent.at(-1),
+    { type: 'waiting_list', seq: 4, requests: [] },
+    'admit all: the whole (empty) list, as the next seq',
+  );
   t.same(held(m.conn), { seq: 4, names: [], ids: [] });
 });
 
-t.test("leaving hides a request from moderators, a poll shows it again; another room's changes are not sent", async (t) => {
-  const { f, m, knock } = scene();
-  f.room({ roomId: 'v', waitingRoom: 'all' });
-  const elsewhere = f.connect(f.enter('Other moderator', 'v', true));
-  await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
-  await Promise.resolve();
-  t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
-  t.equal(m.conn.of('waiting_changes').length, 0, "this room's does not");
-  const wendy = await knock('Wendy');
-  f.engine.waiting.leaving('w', wendy.secret);
-  await Promise.resolve();
-  t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'her page said it was going');
-  f.engine.waiting.poll('w', wendy.secret);
-  await Promise.resolve();
-  t.same(
-    m.conn.last('waiting_changes')?.added.map((r) => r.request_id),
-    [wendy.requestId],
-    'her page came back (a reload)',
-  );
-  t.same(held(m.conn).names, ['Wendy']);
+t.test(
+  "leaving hides a request from moderators, a poll shows it again; another room's changes are not sent",
+  async (t) => {
+    const { f, m, knock } = scene();
+    f.room({ roomId: 'v', waitingRoom: 'all' });
+    const elsewhere = f.connect(f.enter('Other moderator', 'v', true));
+    await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
+    await Promise.resolve();
+    t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
+    t.equal(m.conn.of('waiting_changes').length, 0, "this room's does not");
+    const wendy = await knock('Wendy');
+    f.engine.waiting.leaving('w', wendy.secret);
+    await Promise.resolve();
+    t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'her page said it was going');
+    f.engine.waiting.poll('w', wendy.secret);
+    await Promise.resolve();
+    t.same(
+      m.conn.last('waiting_changes')?.added.map((r) => r.request_id),
+      [wendy.requestId],
+      'her page came back (a reload)',
+    );
+    t.same(held(m.conn).names, ['Wendy']);
 
-  // The closed-window sweep: unpolled for 6 s, she is removed.
-  f.timers.advance(6_000);
-  f.engine.waiting.sweep();
-  await Promise.resolve();
-  t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'a closed window');
-  t.same(f.errors, [], 'no background failure');
-});
+    // The closed-window sweep: unpolled for 6 s, she is removed.
+    f.timers.advance(6_000);
+    f.engine.waiting.sweep();
+    await Promise.resolve();
+    t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'a closed window');
+    t.same(f.errors, [], 'no background failure');
+  },
+);
 
-t.test('waiting_resync returns the whole list at the current seq; others may not ask, nor ask without end', async (t) => {
-  const { f, m, knock } = scene({ live: { resyncLimit: { count: 2, windowMs: 10_000 } } });
-  await knock('Wendy');
-  await knock('Vic');
-  m.conn.clear();
-  m.send({ type: 'waiting_resync' });
-  t.same(
-    m.conn.sent.map((x) => (x.type === 'waiting_list' ? [x.seq, x.requests.map((r) => r.name)] : x.type)),
-    [[2, ['Wendy', 'Vic']]],
-    'the whole list, at the seq of the last change',
-  );
+t.test(
+  'waiting_resync returns the whole list at the current seq; others may not ask, nor ask without end',
+  async (t) => {
+    const { f, m, knock } = scene({ live: { resyncLimit: { count: 2, windowMs: 10_000 } } });
+    await knock('Wendy');
+    await knock('Vic');
+    m.conn.clear();
+    m.send({ type: 'waiting_resync' });
+    t.same(
+      m.conn.sent.map((x) => (x.type === 'waiting_list' ? [x.seq, x.requests.map((r) => r.name)] : x.type)),
+      [[2, ['Wendy', 'Vic']]],
+      'the whole list, at the seq of the last change',
+    );
 
-  // A change not pushed yet goes first, so the list's seq follows every change (no gap, no repeat).
-  const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
-  f.engine.transactions.flushGrouped();
-  await zoe;
-  const m2 = f.connect(f.enter('Second', 'w', true));
-  t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');
-  t.same(m2.conn.of('waiting_changes'), [], 'not to the one connecting');
-  t.same(m2.conn.last('waiting_list')?.seq, 3, 'who gets the list at that seq');
-  await Promise.resolve();
-  t.equal(m.conn.of('waiting_changes').length, 1, 'and nothing is sent twice');
+    // A change not pushed yet goes first, so the list's seq follows every change (no gap, no repeat).
+    const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
+    f.engine.transactions.flushGrouped();
+    await zoe;
+    const m2 = f.connect(f.enter('Second', 'w', true));
+    t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');
+    t.same(m2.conn.of('waiting_changes'), [], 'not to the one connecting');
+    t.same(m2.conn.last('waiting_list')?.seq, 3, 'who gets the list at that seq');
+    await Promise.resolve();
+    t.equal(m.conn.of('waiting_changes').length, 1, 'and nothing is sent twice');
 
-  m.send({ type: 'waiting_resync' });
-  m.conn.clear();
-  m.send({ type: 'waiting_resync' });
-  t.match(m.conn.sent, [{ type: 'error', code: 'rate_limited' }], 'the third within the window is refused');
-  f.timers.advance(10_000);
-  m.conn.clear();
-  m.send({ type: 'waiting_resync' });
-  t.equal(m.conn.last('waiting_list')?.type, 'waiting_list', 'after the window it answers again');
+    m.send({ type: 'waiting_resync' });
+    m.conn.clear();
+    m.send({ type: 'waiting_resync' });
+    t.match(m.conn.sent, [{ type: 'error', code: 'rate_limited' }], 'the third within the window is refused');
+    f.timers.advance(10_000);
+    m.conn.clear();
+    m.send({ type: 'waiting_resync' });
+    t.equal(m.conn.last('waiting_list')?.type, 'waiting_list', 'after the window it answers again');
 
-  const p = f.connect(f.enter('Pupil', 'w'));
-  p.send({ type: 'waiting_resync' });
-  t.same(
-    p.conn.sent.filter((x) => x.type !== 'welcome'),
-    [{ type: 'error', code: 'not_moderator', message: 'only a moderator may do this' }],
-    'a participant gets no list',
-  );
-  p.send({ type: 'waiting_resync', seq: 'x'.repeat(10_000) });
-  t.equal(p.conn.of('waiting_list').length, 0, 'extra fields change nothing');
-});
+    const p = f.connect(f.enter('Pupil', 'w'));
+    p.send({ type: 'waiting_resync' });
+    t.same(
+      p.conn.sent.filter((x) => x.type !== 'welcome'),
+      [{ type: 'error', code: 'not_moderator', message: 'only a moderator may do this' }],
+      'a participant gets no list',
+    );
+    p.send({ type: 'waiting_resync', seq: 'x'.repeat(10_000) });
+    t.equal(p.conn.of('waiting_list').length, 0, 'extra fields change nothing');
+  },
+);
 
 t.test('a participant promoted to moderator gets the whole list, then the changes', async (t) => {
   const { f, m, knock } = scene();
@@ -189,7 +226,10 @@ t.test('a participant promoted to moderator gets the whole list, then the change
   t.same(p.conn.last('role'), { type: 'role', participant_id: pat.participantId, role: 'moderator' });
   const list = p.conn.last('waiting_list');
   t.same([list?.seq, list?.requests.map((r) => r.name)], [1, ['Wendy']], 'the whole list at the room seq');
-  t.ok(p.conn.sent.findIndex((x) => x.type === 'role') < p.conn.sent.findIndex((x) => x.type === 'waiting_list'), 'after the role');
+  t.ok(
+    p.conn.sent.findIndex((x) => x.type === 'role') < p.conn.sent.findIndex((x) => x.type === 'waiting_list'),
+    'after the role',
+  );
   await knock('Vic');
   t.same(p.conn.last('waiting_changes')?.seq, 2, 'then changes in sequence');
   t.same(held(p.conn).names, ['Wendy', 'Vic']);

@@ -108,7 +108,10 @@ t.test('candidate lines, trickled or in a description', async (t) => {
     candidateAllowed('candidate:2 1 udp 1686052607 198.51.100.7 40000 typ srflx raddr 10.0.0.5 rport 5000', strict),
     'a server-reflexive candidate is judged by the address checks go to, not its raddr',
   );
-  t.notOk(candidateAllowed('candidate:3 1 tcp 1518280447 192.168.0.4 9 typ host tcptype active', strict), 'TCP candidates too');
+  t.notOk(
+    candidateAllowed('candidate:3 1 tcp 1518280447 192.168.0.4 9 typ host tcptype active', strict),
+    'TCP candidates too',
+  );
   t.ok(candidateAllowed('', strict), 'the empty candidate ends the candidates');
   t.notOk(candidateAllowed('candidate:1 1 udp', strict), 'an unreadable candidate is dropped');
   t.notOk(candidateAllowed('garbage 1 udp 2122260223 198.51.100.7 54321 typ host', strict), 'not a candidate');
@@ -128,11 +131,21 @@ t.test('candidate lines, trickled or in a description', async (t) => {
   const crlf = sdp.join('\r\n');
   t.equal(
     withoutRefusedCandidates(crlf, strict),
-    ['v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', `a=${line('198.51.100.7')}`, 'a=end-of-candidates', 'a=mid:0', ''].join('\r\n'),
+    ['v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', `a=${line('198.51.100.7')}`, 'a=end-of-candidates', 'a=mid:0', ''].join(
+      '\r\n',
+    ),
   );
   t.equal(
     withoutRefusedCandidates(sdp.join('\n'), lan),
-    ['v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', `a=${line('198.51.100.7')}`, `a=${line('10.0.0.5')}`, 'a=end-of-candidates', 'a=mid:0', ''].join('\n'),
+    [
+      'v=0',
+      'm=audio 9 UDP/TLS/RTP/SAVPF 111',
+      `a=${line('198.51.100.7')}`,
+      `a=${line('10.0.0.5')}`,
+      'a=end-of-candidates',
+      'a=mid:0',
+      '',
+    ].join('\n'),
     'LF lines, private peers allowed',
   );
 });

@@ -15,7 +15,12 @@ function recording(name: string, calls: string[]): MediaBackend {
   };
 }
 
-const peer = (participantId: string, meetingId: string): MediaPeer => ({ participantId, meetingId, roomId: 'r', role: 'participant' });
+const peer = (participantId: string, meetingId: string): MediaPeer => ({
+  participantId,
+  meetingId,
+  roomId: 'r',
+  role: 'participant',
+});
 
 t.test('a meeting keeps the backend it started with', async (t) => {
   const calls: string[] = [];
@@ -41,5 +46,12 @@ t.test('a meeting keeps the backend it started with', async (t) => {
   router.locksChanged('m2', unlocked);
   router.meetingEnded('m2');
   t.equal(router.kindFor('m2'), 'janus', 'an ended meeting forgets; a new one with the same id is decided again');
-  t.same(calls, ['sfu connected ann', 'mesh connected bob', 'sfu signal ann', 'mesh signal bob', 'mesh locks m2', 'mesh ended m2']);
+  t.same(calls, [
+    'sfu connected ann',
+    'mesh connected bob',
+    'sfu signal ann',
+    'mesh signal bob',
+    'mesh locks m2',
+    'mesh ended m2',
+  ]);
 });

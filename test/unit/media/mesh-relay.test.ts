@@ -55,14 +55,22 @@ t.test('never to or from anyone else', async (t) => {
     t.match(relay.relaySignal(from, to, offer(recvonlyOffer)), { ok: false, code: 'not_member' }, why);
   }
   offline.add('bob');
-  t.match(relay.relaySignal('ann', 'bob', offer(recvonlyOffer)), { ok: false, code: 'not_member' }, 'receiver without a connection');
+  t.match(
+    relay.relaySignal('ann', 'bob', offer(recvonlyOffer)),
+    { ok: false, code: 'not_member' },
+    'receiver without a connection',
+  );
   t.same(delivered, []);
 });
 
 t.test('locks are enforced on offers, answers and provisional answers of participants', async (t) => {
   const { relay, delivered, state } = setup({ mic: true, cam: false, camsModeratorsOnly: false });
   for (const type of ['offer', 'answer', 'pranswer']) {
-    t.match(relay.relaySignal('ann', 'bob', offer(sendrecvOffer, type)), { ok: false, code: 'locked' }, `${type} with audio under a mic lock`);
+    t.match(
+      relay.relaySignal('ann', 'bob', offer(sendrecvOffer, type)),
+      { ok: false, code: 'locked' },
+      `${type} with audio under a mic lock`,
+    );
     t.match(relay.relaySignal('ann', 'bob', offer(audioOnlyOffer, type)), { ok: false, code: 'locked' });
   }
   t.same(relay.relaySignal('ann', 'bob', offer(videoOnlyOffer)), { ok: true }, 'video only passes');
@@ -78,14 +86,24 @@ t.test('locks are enforced on offers, answers and provisional answers of partici
   t.match(relay.relaySignal('ann', 'bob', offer(videoOnlyOffer)), { ok: false, code: 'locked', message: /camera/ });
   t.same(relay.relaySignal('ann', 'bob', offer(audioOnlyOffer)), { ok: true });
   state.locks = { mic: false, cam: false, camsModeratorsOnly: true };
-  t.match(relay.relaySignal('bob', 'ann', offer(sendrecvOffer, 'answer')), { ok: false, code: 'locked' }, 'cameras for moderators only');
+  t.match(
+    relay.relaySignal('bob', 'ann', offer(sendrecvOffer, 'answer')),
+    { ok: false, code: 'locked' },
+    'cameras for moderators only',
+  );
   t.same(relay.relaySignal('mod', 'ann', offer(sendrecvOffer)), { ok: true });
   t.same(
-    relay.relaySignal('ann', 'bob', { candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' } }),
+    relay.relaySignal('ann', 'bob', {
+      candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' },
+    }),
     { ok: true },
     'candidates carry no media',
   );
-  t.equal(delivered.filter((d) => d.to === 'bob' && 'description' in (d.message as { data: object }).data).length, 5, 'exactly the five that passed');
+  t.equal(
+    delivered.filter((d) => d.to === 'bob' && 'description' in (d.message as { data: object }).data).length,
+    5,
+    'exactly the five that passed',
+  );
 });
 
 t.test('anything but a description or a candidate is refused, and extras never pass', async (t) => {
@@ -108,11 +126,22 @@ t.test('anything but a description or a candidate is refused, and extras never p
     { other: 1 },
     { description: { type: 'offer', sdp: recvonlyOffer.replace('\r\n', '\r') } },
   ]) {
-    t.match(relay.relaySignal('ann', 'bob', data), { ok: false, code: 'invalid_signal' }, JSON.stringify(data)?.slice(0, 60));
+    t.match(
+      relay.relaySignal('ann', 'bob', data),
+      { ok: false, code: 'invalid_signal' },
+      JSON.stringify(data)?.slice(0, 60),
+    );
   }
   t.same(delivered, []);
-  t.same(relay.relaySignal('ann', 'bob', { description: { type: 'offer', sdp: recvonlyOffer, extra: '<script>' } }), { ok: true });
-  t.same(relay.relaySignal('ann', 'bob', { candidate: { candidate: 'c', sdpMid: null, sdpMLineIndex: 0, usernameFragment: 'u', evil: true } }), { ok: true });
+  t.same(relay.relaySignal('ann', 'bob', { description: { type: 'offer', sdp: recvonlyOffer, extra: '<script>' } }), {
+    ok: true,
+  });
+  t.same(
+    relay.relaySignal('ann', 'bob', {
+      candidate: { candidate: 'c', sdpMid: null, sdpMLineIndex: 0, usernameFragment: 'u', evil: true },
+    }),
+    { ok: true },
+  );
   t.same(relay.relaySignal('ann', 'bob', { candidate: null }), { ok: true });
   t.same(
     delivered.map((d) => (d.message as { data: unknown }).data),
@@ -123,7 +152,11 @@ t.test('anything but a description or a candidate is refused, and extras never p
     ],
     'rebuilt from known fields only',
   );
-  t.same(canonicalSignal({ candidate: { candidate: '' } }), { candidate: { candidate: '' } }, 'an empty candidate ends the candidates');
+  t.same(
+    canonicalSignal({ candidate: { candidate: '' } }),
+    { candidate: { candidate: '' } },
+    'an empty candidate ends the candidates',
+  );
 });
 
 t.test('lifecycle calls are no-ops for the mesh', async (t) => {

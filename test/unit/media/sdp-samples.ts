@@ -98,7 +98,11 @@ export function chromeSdp(sections: readonly Section[], sessionExtra: readonly s
     ...(s.extra ?? []),
   ]);
   const bundle = `a=group:BUNDLE ${sections.map((_, i) => String(i)).join(' ')}`;
-  return crlf([...session.map((line) => (line.startsWith('a=group:BUNDLE') ? bundle : line)), ...sessionExtra, ...body]);
+  return crlf([
+    ...session.map((line) => (line.startsWith('a=group:BUNDLE') ? bundle : line)),
+    ...sessionExtra,
+    ...body,
+  ]);
 }
 
 /** The usual offer of a page with camera and microphone. */

@@ -43,54 +43,73 @@ t.test('sendonly sends; no direction at all means sendrecv', async (t) => {
   );
 });
 
-t.test('a session-level direction never makes a section quiet: Janus reads a bare section as sendrecv (issue 28 point 2)', async (t) => {
-  const bare = (session: string) =>
-    chromeSdp(
-      [
-        { kind: 'audio', direction: null },
-        { kind: 'video', direction: 'sendonly' },
-      ],
-      [session],
+t.test(
+  'a session-level direction never makes a section quiet: Janus reads a bare section as sendrecv (issue 28 point 2)',
+  async (t) => {
+    const bare = (session: string) =>
+      chromeSdp(
+        [
+          { kind: 'audio', direction: null },
+          { kind: 'video', direction: 'sendonly' },
+        ],
+        [session],
+      );
+    t.same(
+      sending(bare('a=recvonly')),
+      { audio: true, video: true },
+      'session recvonly over a bare audio section: it sends',
     );
-  t.same(sending(bare('a=recvonly')), { audio: true, video: true }, 'session recvonly over a bare audio section: it sends');
-  t.same(sending(bare('a=inactive')), { audio: true, video: true }, 'session inactive over a bare audio section: it sends');
-  t.same(sending(bare('a=sendonly')), { audio: true, video: true }, 'session sendonly: it sends');
-  t.same(
-    mediaSections(bare('a=recvonly')).map((s) => [s.direction, s.sends]),
-    [
-      ['recvonly', true],
-      ['sendonly', true],
-    ],
-    'the RFC 3264 direction is still reported; only the verdict is conservative',
-  );
-  const quiet = chromeSdp(
-    [
-      { kind: 'audio', direction: 'recvonly' },
-      { kind: 'video', direction: 'inactive' },
-    ],
-    ['a=sendrecv'],
-  );
-  t.same(sending(quiet), { audio: false, video: false }, "a section's own recvonly or inactive overrides the session sendrecv");
-  const loud = chromeSdp(
-    [
-      { kind: 'audio', direction: 'recvonly' },
-      { kind: 'video', direction: null },
-    ],
-    ['a=sendonly'],
-  );
-  t.same(sending(loud), { audio: false, video: true }, 'section-level recvonly overrides the session sendonly');
-  const twoAudio = chromeSdp(
-    [
-      { kind: 'audio', direction: 'recvonly' },
-      { kind: 'video', direction: 'recvonly' },
-      { kind: 'audio', direction: null },
-    ],
-    ['a=recvonly'],
-  );
-  t.same(sending(twoAudio), { audio: true, video: false }, 'a second, bare audio section under a session recvonly is found');
-  const rejectedBare = chromeSdp([{ kind: 'audio', direction: null, port: 0 }], ['a=recvonly']);
-  t.same(sending(rejectedBare), { audio: false, video: false }, 'a bare section with port 0 is still rejected');
-});
+    t.same(
+      sending(bare('a=inactive')),
+      { audio: true, video: true },
+      'session inactive over a bare audio section: it sends',
+    );
+    t.same(sending(bare('a=sendonly')), { audio: true, video: true }, 'session sendonly: it sends');
+    t.same(
+      mediaSections(bare('a=recvonly')).map((s) => [s.direction, s.sends]),
+      [
+        ['recvonly', true],
+        ['sendonly', true],
+      ],
+      'the RFC 3264 direction is still reported; only the verdict is conservative',
+    );
+    const quiet = chromeSdp(
+      [
+        { kind: 'audio', direction: 'recvonly' },
+        { kind: 'video', direction: 'inactive' },
+      ],
+      ['a=sendrecv'],
+    );
+    t.same(
+      sending(quiet),
+      { audio: false, video: false },
+      "a section's own recvonly or inactive overrides the session sendrecv",
+    );
+    const loud = chromeSdp(
+      [
+        { kind: 'audio', direction: 'recvonly' },
+        { kind: 'video', direction: null },
+      ],
+      ['a=sendonly'],
+    );
+    t.same(sending(loud), { audio: false, video: true }, 'section-level recvonly overrides the session sendonly');
+    const twoAudio = chromeSdp(
+      [
+        { kind: 'audio', direction: 'recvonly' },
+        { kind: 'video', direction: 'recvonly' },
+        { kind: 'audio', direction: null },
+      ],
+      ['a=recvonly'],
+    );
+    t.same(
+      sending(twoAudio),
+      { audio: true, video: false },
+      'a second, bare audio section under a session recvonly is found',
+    );
+    const rejectedBare = chromeSdp([{ kind: 'audio', direction: null, port: 0 }], ['a=recvonly']);
+    t.same(sending(rejectedBare), { audio: false, video: false }, 'a bare section with port 0 is still rejected');
+  },
+);
 
 t.test('mids and what the author receives', async (t) => {
   const sdp = chromeSdp([
@@ -164,10 +183,26 @@ t.test('the reading leans towards "sends" on anything irregular', async (t) => {
     const sdp = chromeSdp([{ kind: 'audio', direction }]);
     t.equal(sending(sdp).audio, true, why);
   }
-  t.equal(sending(chromeSdp([{ kind: 'audio', direction: 'recvonly' }]).replace('m=audio', 'M=AUDIO')).audio, false, 'upper-case m line still a section');
-  t.equal(sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv' }]).replace('m=audio', 'm=AUDIO')).audio, true, 'the kind is compared case-insensitively');
-  t.equal(sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv' }]).replace('m=audio 9 ', 'm=audio x ')).audio, true, 'an unreadable port is live');
-  t.equal(sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv', port: 0 }]).replace('m=audio 0 ', 'm=audio 0/2 ')).audio, false, 'port 0/2 is 0');
+  t.equal(
+    sending(chromeSdp([{ kind: 'audio', direction: 'recvonly' }]).replace('m=audio', 'M=AUDIO')).audio,
+    false,
+    'upper-case m line still a section',
+  );
+  t.equal(
+    sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv' }]).replace('m=audio', 'm=AUDIO')).audio,
+    true,
+    'the kind is compared case-insensitively',
+  );
+  t.equal(
+    sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv' }]).replace('m=audio 9 ', 'm=audio x ')).audio,
+    true,
+    'an unreadable port is live',
+  );
+  t.equal(
+    sending(chromeSdp([{ kind: 'audio', direction: 'sendrecv', port: 0 }]).replace('m=audio 0 ', 'm=audio 0/2 ')).audio,
+    false,
+    'port 0/2 is 0',
+  );
 });
 
 t.test('malformed text is named', async (t) => {

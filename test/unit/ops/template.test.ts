@@ -2,7 +2,11 @@ import t from 'tap';
 import { renderTemplate } from '../../../src/ops/template.js';
 
 t.test('fills every placeholder, spaces inside braces allowed, repeated ones too', async (t) => {
-  t.equal(renderTemplate('a={{a}} b={{ b }} a={{a}}', { a: '1', b: '$x {y}' }), 'a=1 b=$x {y} a=1', 'values are inserted as they are');
+  t.equal(
+    renderTemplate('a={{a}} b={{ b }} a={{a}}', { a: '1', b: '$x {y}' }),
+    'a=1 b=$x {y} a=1',
+    'values are inserted as they are',
+  );
 });
 
 t.test('an unfilled placeholder or an unused value is an error naming them', async (t) => {

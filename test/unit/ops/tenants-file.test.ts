@@ -17,7 +17,11 @@ import {
 
 const file = '/etc/meet/tenants.toml';
 const none = { apiSecret: null, appId: null, appSecret: null };
-const primary = { apiSecret: 'primary-secret-0000000000000000000', appId: 'primary-app', appSecret: 'primary-app-secret-00000000000000' };
+const primary = {
+  apiSecret: 'primary-secret-0000000000000000000',
+  appId: 'primary-app',
+  appSecret: 'primary-app-secret-00000000000000',
+};
 
 const original = [
   '# Tenants of this instance. Keep this file 0600.',
@@ -42,8 +46,14 @@ const original = [
 ].join('\n');
 
 /** A value as a test name: TAP reads U+2028 and control characters as line breaks. */
-const shown = (value: string) => JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const tenantOf = (id: string, apiSecret: string | null, appId: string | null = null, appSecret: string | null = null) => ({ id, apiSecret, appId, appSecret });
+const shown = (value: string) =>
+  JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const tenantOf = (
+  id: string,
+  apiSecret: string | null,
+  appId: string | null = null,
+  appSecret: string | null = null,
+) => ({ id, apiSecret, appId, appSecret });
 
 t.test('the sample parses as the daemon reads it', async (t) => {
   t.same(
@@ -54,7 +64,12 @@ t.test('the sample parses as the daemon reads it', async (t) => {
 });
 
 t.test('append: everything before stays, the block parses', async (t) => {
-  const next = tenantOf('acme', 'acme-secret-eeeeeeeeeeeeeeeeeeeeeeeeee', 'acme-app', 'acme-app-secret-ffffffffffffffffff');
+  const next = tenantOf(
+    'acme',
+    'acme-secret-eeeeeeeeeeeeeeeeeeeeeeeeee',
+    'acme-app',
+    'acme-app-secret-ffffffffffffffffff',
+  );
   const text = appendTenantText(original, next);
   t.ok(text.startsWith(original), 'the original bytes are a prefix of the new text');
   t.equal(
@@ -96,7 +111,10 @@ t.test('remove: exactly one block goes, every other byte stays', async (t) => {
     'the multi-line value goes with its block; the trailing comment stays',
   );
   const withoutMoodle = removeTenantText(original, 'moodle', file);
-  t.ok(withoutMoodle.startsWith('# Tenants of this instance. Keep this file 0600.\n\n# the school platform'), "the file's first comment stays");
+  t.ok(
+    withoutMoodle.startsWith('# Tenants of this instance. Keep this file 0600.\n\n# the school platform'),
+    "the file's first comment stays",
+  );
   t.throws(() => removeTenantText(original, 'fake', file), TenantRefused, 'a header inside a string is not a block');
   t.throws(
     () => removeTenantText('[tenants]\nacme = { api_secret = "x" }\n', 'acme', file),
@@ -116,20 +134,46 @@ t.test('rotate: only the value changes; key spacing and comment stay', async (t)
   );
   const app = setTenantValueText(original, 'school', 'app_secret', 'new-app-iiiiiiiiiiiiiiiiiiiiiiiiiiii', file);
   t.equal(app, original.replace('"school-app-secret-cccccccccccccccc"', '"new-app-iiiiiiiiiiiiiiiiiiiiiiiiiiii"'));
-  t.throws(() => setTenantValueText(original, 'x.y', 'api_secret', 'z', file), /not a one-line string/, 'a multi-line value is left to the operator');
-  t.throws(() => setTenantValueText(original, 'moodle', 'app_secret', 'z', file), /no app_secret line/, 'a key the block lacks');
-  t.throws(() => setTenantValueText(original, 'moodle', 'api_secret', 'a"b', file), TenantRefused, 'a value that would end its string early is never written');
+  t.throws(
+    () => setTenantValueText(original, 'x.y', 'api_secret', 'z', file),
+    /not a one-line string/,
+    'a multi-line value is left to the operator',
+  );
+  t.throws(
+    () => setTenantValueText(original, 'moodle', 'app_secret', 'z', file),
+    /no app_secret line/,
+    'a key the block lacks',
+  );
+  t.throws(
+    () => setTenantValueText(original, 'moodle', 'api_secret', 'a"b', file),
+    TenantRefused,
+    'a value that would end its string early is never written',
+  );
 });
 
 t.test("checkEdit: the daemon's parser decides, and the result must be what was meant", async (t) => {
   const before = fileTenants(parseRegistry(original, null));
   const dup = appendTenantText(original, tenantOf('dup', 'moodle-secret-aaaaaaaaaaaaaaaaaaaaaa'));
-  t.throws(() => checkEdit(dup, none, [...before, tenantOf('dup', 'moodle-secret-aaaaaaaaaaaaaaaaaaaaaa')], file), /same api_secret/, 'a duplicate api secret');
+  t.throws(
+    () => checkEdit(dup, none, [...before, tenantOf('dup', 'moodle-secret-aaaaaaaaaaaaaaaaaaaaaa')], file),
+    /same api_secret/,
+    'a duplicate api secret',
+  );
   const dupPrimary = appendTenantText(original, tenantOf('p2', primary.apiSecret));
-  t.throws(() => checkEdit(dupPrimary, primary, [...before, tenantOf('p2', primary.apiSecret)], file), /same api_secret/, "the primary tenant's secret");
+  t.throws(
+    () => checkEdit(dupPrimary, primary, [...before, tenantOf('p2', primary.apiSecret)], file),
+    /same api_secret/,
+    "the primary tenant's secret",
+  );
   const dupApp = appendTenantText(original, tenantOf('a2', null, 'school-app', 'other-secret-jjjjjjjjjjjjjjjjjjjjjjj'));
   t.throws(
-    () => checkEdit(dupApp, none, [...before, tenantOf('a2', null, 'school-app', 'other-secret-jjjjjjjjjjjjjjjjjjjjjjj')], file),
+    () =>
+      checkEdit(
+        dupApp,
+        none,
+        [...before, tenantOf('a2', null, 'school-app', 'other-secret-jjjjjjjjjjjjjjjjjjjjjjj')],
+        file,
+      ),
     /same app_id/,
     'a duplicate app id',
   );
@@ -139,7 +183,11 @@ t.test("checkEdit: the daemon's parser decides, and the result must be what was 
     /line \d+, column \d+/,
     'a duplicate id is a TOML error with line and column',
   );
-  t.throws(() => checkEdit(original, none, before.slice(1), file), /did not give the intended registry/, 'an edit that missed is refused');
+  t.throws(
+    () => checkEdit(original, none, before.slice(1), file),
+    /did not give the intended registry/,
+    'an edit that missed is refused',
+  );
   try {
     checkEdit('[tenants.a]\napi_secret = "open\n', none, [], file);
     t.fail('broken TOML');
@@ -153,8 +201,16 @@ t.test('holderOf: who uses a value, the primary tenant included', async (t) => {
   t.equal(holderOf(primary.apiSecret, snap, primary), 'the primary tenant (api_secret)');
   t.equal(holderOf('primary-app', snap, primary), 'the primary tenant (app_id)');
   t.equal(holderOf('school-app', snap, primary), 'tenant school (app_id)');
-  t.equal(holderOf('school-app-secret-cccccccccccccccc', snap, primary), 'tenant school (app_secret)', 'a secret used as another kind of credential');
-  t.equal(holderOf('school-app', snap, primary, { id: 'school', key: 'app_id' }), null, 'its own value is no duplicate');
+  t.equal(
+    holderOf('school-app-secret-cccccccccccccccc', snap, primary),
+    'tenant school (app_secret)',
+    'a secret used as another kind of credential',
+  );
+  t.equal(
+    holderOf('school-app', snap, primary, { id: 'school', key: 'app_id' }),
+    null,
+    'its own value is no duplicate',
+  );
   t.equal(holderOf('unused', snap, primary), null);
 });
 
@@ -200,13 +256,19 @@ t.test('10,000 tenants: add, rotate and remove stay correct', async (t) => {
   const added = appendTenantText(big, tenantOf('new', 'new-secret-nnnnnnnnnnnnnnnnnnnnnnnnnnnnn'));
   checkEdit(added, none, [...tenants, tenantOf('new', 'new-secret-nnnnnnnnnnnnnnnnnnnnnnnnnnnnn')], file);
   const rotated = setTenantValueText(added, 't5000', 'api_secret', 'rotated-oooooooooooooooooooooooooooooo', file);
-  t.equal(rotated.length, added.length - `secret-5000-${'m'.repeat(32)}`.length + 'rotated-oooooooooooooooooooooooooooooo'.length, 'one value replaced');
+  t.equal(
+    rotated.length,
+    added.length - `secret-5000-${'m'.repeat(32)}`.length + 'rotated-oooooooooooooooooooooooooooooo'.length,
+    'one value replaced',
+  );
   const removed = removeTenantText(rotated, 't9999', file);
   const snap = checkEdit(
     removed,
     none,
     [
-      ...tenants.slice(0, 9999).map((x) => (x.id === 't5000' ? { ...x, apiSecret: 'rotated-oooooooooooooooooooooooooooooo' } : x)),
+      ...tenants
+        .slice(0, 9999)
+        .map((x) => (x.id === 't5000' ? { ...x, apiSecret: 'rotated-oooooooooooooooooooooooooooooo' } : x)),
       tenantOf('new', 'new-secret-nnnnnnnnnnnnnnnnnnnnnnnnnnnnn'),
     ],
     file,

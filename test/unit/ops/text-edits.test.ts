@@ -10,7 +10,13 @@ const section = ['modules', 'compat'];
 const packaged = readFileSync(new URL('../../../room-defaults.toml', import.meta.url), 'utf8');
 
 t.test('the packaged file: values go after their commented example and come out again', async (t) => {
-  const set = setSectionKeys(packaged, section, { default_guest_policy: 'ASK_MODERATOR', default_record: true }, 'rd.toml', '# by install');
+  const set = setSectionKeys(
+    packaged,
+    section,
+    { default_guest_policy: 'ASK_MODERATOR', default_record: true },
+    'rd.toml',
+    '# by install',
+  );
   t.match(set, /^# default_record = false[^\n]*\ndefault_record = true  # by install$/m, 'after its example');
   t.match(set, /^# default_guest_policy = [^\n]*\ndefault_guest_policy = "ASK_MODERATOR"  # by install$/m);
   t.equal(sectionValue(set, section, 'default_guest_policy', 'rd.toml'), 'ASK_MODERATOR');
@@ -21,11 +27,21 @@ t.test('the packaged file: values go after their commented example and come out 
     'every other line kept',
   );
   t.equal(
-    setSectionKeys(set, section, { default_guest_policy: 'ASK_MODERATOR', default_record: true }, 'rd.toml', '# by install'),
+    setSectionKeys(
+      set,
+      section,
+      { default_guest_policy: 'ASK_MODERATOR', default_record: true },
+      'rd.toml',
+      '# by install',
+    ),
     set,
     'the same values: the same bytes',
   );
-  t.equal(removeSectionKeys(set, section, ['default_guest_policy', 'default_record'], 'rd.toml'), packaged, 'removed: the packaged bytes again');
+  t.equal(
+    removeSectionKeys(set, section, ['default_guest_policy', 'default_record'], 'rd.toml'),
+    packaged,
+    'removed: the packaged bytes again',
+  );
 });
 
 t.test("an operator's own line: kept when it already says the value, replaced in place otherwise", async (t) => {
@@ -53,13 +69,27 @@ t.test('a missing table is appended; CRLF files and an empty file work', async (
 });
 
 t.test('layouts it cannot edit safely are refused, never half-edited', async (t) => {
-  t.throws(() => setSectionKeys('[modules.compat\nx = 1\n', section, { default_record: false }, 'broken.toml'), TomlEditError, 'malformed TOML');
   t.throws(
-    () => setSectionKeys('[modules]\ncompat = { default_record = true }\n', section, { default_record: false }, 'inline.toml'),
+    () => setSectionKeys('[modules.compat\nx = 1\n', section, { default_record: false }, 'broken.toml'),
+    TomlEditError,
+    'malformed TOML',
+  );
+  t.throws(
+    () =>
+      setSectionKeys(
+        '[modules]\ncompat = { default_record = true }\n',
+        section,
+        { default_record: false },
+        'inline.toml',
+      ),
     TomlEditError,
     'an inline table',
   );
-  t.throws(() => setSectionKeys('[modules.compat]\n[modules.compat]\n', section, { default_record: false }, 'twice.toml'), TomlEditError, 'the table twice');
+  t.throws(
+    () => setSectionKeys('[modules.compat]\n[modules.compat]\n', section, { default_record: false }, 'twice.toml'),
+    TomlEditError,
+    'the table twice',
+  );
   // A multi-line array whose line starts with "[" looks like a header to a line scanner.
   const tricky = '[modules.compat]\ncallback_allow = [\n["a"][0],\n]\n';
   t.throws(() => setSectionKeys(tricky, section, { default_record: false }, 'tricky.toml'), TomlEditError);
@@ -68,11 +98,19 @@ t.test('layouts it cannot edit safely are refused, never half-edited', async (t)
 t.test('env lines: set in place, examples filled, the rest kept', async (t) => {
   const text = '# head\nA=1\n# B=\nexport_me=2\nA=3\n';
   const set = setEnvValues(text, { A: 'x', B: 'y', C: 'z' });
-  t.equal(set, '# head\nA=x\nB=y\nexport_me=2\nC=z\n', 'A replaced (its later duplicate dropped), B fills its example, C appended');
+  t.equal(
+    set,
+    '# head\nA=x\nB=y\nexport_me=2\nC=z\n',
+    'A replaced (its later duplicate dropped), B fills its example, C appended',
+  );
   t.equal(setEnvValues(set, { A: 'x', B: 'y', C: 'z' }), set, 'again: the same bytes');
   t.equal(setEnvValues('A = x\n', { A: 'x' }), 'A = x\n', 'a line already right is left alone');
   t.equal(unsetEnvValues(set, ['B', 'C']), '# head\nA=x\n# B=\nexport_me=2\n# C=\n');
-  t.equal(setEnvValues(unsetEnvValues(set, ['B', 'C']), { B: 'y', C: 'z' }), set, 'uninstall then install: the same layout');
+  t.equal(
+    setEnvValues(unsetEnvValues(set, ['B', 'C']), { B: 'y', C: 'z' }),
+    set,
+    'uninstall then install: the same layout',
+  );
   t.equal(setEnvValues('A=1', { B: '2' }), 'A=1\nB=2\n', 'no final newline');
 });
 

@@ -27,7 +27,15 @@ function services(db: Db) {
   const rooms = new SqliteRoomStore(db);
   const transactions = new Transactions(new SqliteUnitOfWork(db), (run) => setImmediate(run));
   const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms, meetings, transactions, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
+  const waiting = new WaitingRoomService({
+    rooms,
+    meetings,
+    transactions,
+    store: new SqliteWaitingRequestStore(db),
+    clock,
+    policy,
+    log: silentLog,
+  });
   return { rooms, meetings, waiting };
 }
 
@@ -37,7 +45,12 @@ function tempDir(t: { teardown(fn: () => void): void }): string {
   return dir;
 }
 
-const arrival = (name: string, roomId = 'r1') => ({ roomId, name, note: `${name} would like to join`, clientKey: '192.0.2.1' });
+const arrival = (name: string, roomId = 'r1') => ({
+  roomId,
+  name,
+  note: `${name} would like to join`,
+  clientKey: '192.0.2.1',
+});
 const count = (db: Db, table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 t.test('twenty concurrent knocks are one durable commit; knocks one after another are one each', async (t) => {
@@ -57,7 +70,11 @@ t.test('twenty concurrent knocks are one durable commit; knocks one after anothe
   );
   const afterBurst = walCommits(file);
   t.equal(afterBurst.generation, before.generation, 'the log was not restarted in between');
-  t.equal(afterBurst.commits - before.commits, 1, 'one commit in the log for the twenty knocks (two rooms, two new meetings)');
+  t.equal(
+    afterBurst.commits - before.commits,
+    1,
+    'one commit in the log for the twenty knocks (two rooms, two new meetings)',
+  );
 
   for (const name of ['Late 1', 'Late 2', 'Late 3']) await s.waiting.knock(arrival(name));
   t.equal(walCommits(file).commits - afterBurst.commits, 3, 'knocks that do not meet are a commit each');
@@ -69,7 +86,11 @@ t.test('twenty concurrent knocks are one durable commit; knocks one after anothe
   const timelines = new SqliteMeetingStore(reader);
   const meetingIds = reader.prepare('SELECT meeting_id FROM meetings').pluck().all() as string[];
   const knocks = meetingIds.flatMap((id) => timelines.timelineOf(id)).filter((e) => e.kind === 'knock');
-  t.same(knocks.map((e) => e.subject?.name).sort(), [...names, 'Late 1', 'Late 2', 'Late 3'].sort(), 'with its timeline entry');
+  t.same(
+    knocks.map((e) => e.subject?.name).sort(),
+    [...names, 'Late 1', 'Late 2', 'Late 3'].sort(),
+    'with its timeline entry',
+  );
   reader.close();
   db.close();
 });

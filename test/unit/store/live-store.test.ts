@@ -25,7 +25,14 @@ function seed(db: Db): void {
     "INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at) VALUES ('r1', 'R', 'off', 'approval', 600, 'x', 'x')",
   ).run();
   const meetings = new SqliteMeetingStore(db);
-  meetings.insertMeeting({ meetingId: 'm1', roomId: 'r1', startedAt: '2030-01-01T09:00:00.000Z', endedAt: null, waitingDisabled: false, subject: '' });
+  meetings.insertMeeting({
+    meetingId: 'm1',
+    roomId: 'r1',
+    startedAt: '2030-01-01T09:00:00.000Z',
+    endedAt: null,
+    waitingDisabled: false,
+    subject: '',
+  });
   for (const id of ['ann', 'bob']) {
     meetings.insertParticipant({
       participantId: id,
@@ -69,12 +76,23 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
       ['bob', 'Bob', 'three'],
     ],
   );
-  t.same(new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), { mic: true, cam: false, camsModeratorsOnly: true });
+  t.same(new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), {
+    mic: true,
+    cam: false,
+    camsModeratorsOnly: true,
+  });
   const restarted = new MeetingStats(reopened, clock);
   t.equal(restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');
   const after = restarted.of('m1');
   t.match(after, [
-    { participantId: 'ann', audio: false, video: false, talkTimeMs: 1_500, chatMessages: 1, webcams: [{ endedAt: clock.now().toISOString() }] },
+    {
+      participantId: 'ann',
+      audio: false,
+      video: false,
+      talkTimeMs: 1_500,
+      chatMessages: 1,
+      webcams: [{ endedAt: clock.now().toISOString() }],
+    },
     { participantId: 'bob', video: false, talkTimeMs: 0, webcams: [{ endedAt: clock.now().toISOString() }] },
   ]);
   t.equal(reopened.unsettledStats().length, 0);
@@ -82,6 +100,10 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   // Deleting the room takes everything of its meetings with it.
   second.db.prepare("DELETE FROM rooms WHERE room_id = 'r1'").run();
   for (const table of ['chat_messages', 'meeting_locks', 'participant_stats', 'webcam_intervals']) {
-    t.equal((second.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n, 0, `${table} emptied by the cascade`);
+    t.equal(
+      (second.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
+      0,
+      `${table} emptied by the cascade`,
+    );
   }
 });

@@ -51,7 +51,8 @@ t.test('a fresh data directory is migrated to the latest version', async (t) => 
   const tables = describeSchema(db)
     .filter((line) => line.startsWith('table '))
     .map((line) => line.split(':')[0]);
-  for (const table of ['rooms', 'access_tokens', 'instance_meta']) t.ok(tables.includes(`table ${table}`), `table ${table} exists`);
+  for (const table of ['rooms', 'access_tokens', 'instance_meta'])
+    t.ok(tables.includes(`table ${table}`), `table ${table} exists`);
   t.equal(readPragma(db, 'journal_mode'), 'wal');
   t.equal(readPragma(db, 'foreign_keys'), 1);
   t.equal(readPragma(db, 'synchronous'), 2, 'synchronous=FULL');
@@ -91,7 +92,11 @@ t.test('a schema newer than the code is refused, nothing written', async (t) => 
 t.test('a failing migration leaves the previous schema whole', async (t) => {
   const { db } = open(t);
   const schema = describeSchema(db);
-  const broken = { version: latest + 1, name: 'broken.sql', sql: 'CREATE TABLE half_done (a TEXT); CREATE TABLE rooms (b TEXT);' };
+  const broken = {
+    version: latest + 1,
+    name: 'broken.sql',
+    sql: 'CREATE TABLE half_done (a TEXT); CREATE TABLE rooms (b TEXT);',
+  };
   const good = { version: latest + 2, name: 'good.sql', sql: 'CREATE TABLE never_reached (c TEXT);' };
   t.throws(() => migrate(db, [...readMigrations(migrationsDir), broken, good]), /already exists/);
   t.equal(userVersion(db), latest, 'user_version unchanged');
@@ -105,5 +110,9 @@ t.test('the schema matches the golden listing', async (t) => {
     writeFileSync(goldenFile, actual);
     t.comment(`rewrote ${goldenFile}`);
   }
-  t.equal(actual, readFileSync(goldenFile, 'utf8'), 'schema differs from test/fixtures/schema.golden.txt; if intended, rerun with UPDATE_GOLDEN=1');
+  t.equal(
+    actual,
+    readFileSync(goldenFile, 'utf8'),
+    'schema differs from test/fixtures/schema.golden.txt; if intended, rerun with UPDATE_GOLDEN=1',
+  );
 });

@@ -21,47 +21,73 @@ function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
   const transactions = new Transactions(new SqliteUnitOfWork(db));
   const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms, meetings, transactions, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
+  const waiting = new WaitingRoomService({
+    rooms,
+    meetings,
+    transactions,
+    store: new SqliteWaitingRequestStore(db),
+    clock,
+    policy,
+    log: silentLog,
+  });
   const succession = new ModeratorSuccession(meetings, rooms);
   return { rooms, meetings, waiting, succession };
 }
 
-const anonymous = (name: string) => ({ roomId: 'r1', name, clientKey: '192.0.2.1', claims: { role: 'participant', source: 'link' } as const });
-
-t.test('a promotion is on disk when leave returns: a service rebuilt from the file (as after kill -9) sees the new moderator', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'meet-succession-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const clock = new FakeClock();
-  const db = openDatabase(dir);
-  const s = services(db, clock);
-  s.rooms.insert({ ...waitingRoomFixture('r1'), waitingRoom: 'off', entry: 'token', unlisted: true, moderatorSuccession: true });
-  const ann = await s.waiting.start(anonymous('Ann'));
-  const bob = await s.waiting.start(anonymous('Bob'));
-  if (ann.status !== 'joined' || bob.status !== 'joined') throw new Error('expected both to join');
-  t.equal(ann.participant.role, 'moderator');
-  t.equal(bob.participant.role, 'participant');
-  clock.advance(1000);
-  s.meetings.leave(ann.participant.participantId);
-
-  // No close: what a kill -9 leaves behind is what was committed.
-  const reopened = openDatabase(dir);
-  t.teardown(() => {
-    reopened.close();
-    db.close();
-  });
-  const after = services(reopened, clock);
-  const bobAfter = after.meetings.participant(bob.participant.participantId);
-  t.match(bobAfter, { role: 'moderator', leftAt: null });
-  t.same(after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }), [], 'his gestures are allowed');
-  t.match(
-    after.meetings.timeline('r1').map((e) => [e.kind, e.subject?.name ?? null]),
-    [
-      ['moderator_arrived', 'Ann'],
-      ['moderator_promoted', 'Bob'],
-    ],
-  );
-  t.match(after.meetings.attendance('r1').participants, [
-    { name: 'Ann', role: 'moderator' },
-    { name: 'Bob', role: 'moderator', leftAt: null },
-  ]);
+const anonymous = (name: string) => ({
+  roomId: 'r1',
+  name,
+  clientKey: '192.0.2.1',
+  claims: { role: 'participant', source: 'link' } as const,
 });
+
+t.test(
+  'a promotion is on disk when leave returns: a service rebuilt from the file (as after kill -9) sees the new moderator',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'meet-succession-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const clock = new FakeClock();
+    const db = openDatabase(dir);
+    const s = services(db, clock);
+    s.rooms.insert({
+      ...waitingRoomFixture('r1'),
+      waitingRoom: 'off',
+      entry: 'token',
+      unlisted: true,
+      moderatorSuccession: true,
+    });
+    const ann = await s.waiting.start(anonymous('Ann'));
+    const bob = await s.waiting.start(anonymous('Bob'));
+    if (ann.status !== 'joined' || bob.status !== 'joined') throw new Error('expected both to join');
+    t.equal(ann.participant.role, 'moderator');
+    t.equal(bob.participant.role, 'participant');
+    clock.advance(1000);
+    s.meetings.leave(ann.participant.participantId);
+
+    // No close: what a kill -9 leaves behind is what was committed.
+    const reopened = openDatabase(dir);
+    t.teardown(() => {
+      reopened.close();
+      db.close();
+    });
+    const after = services(reopened, clock);
+    const bobAfter = after.meetings.participant(bob.participant.participantId);
+    t.match(bobAfter, { role: 'moderator', leftAt: null });
+    t.same(
+      after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }),
+      [],
+      'his gestures are allowed',
+    );
+    t.match(
+      after.meetings.timeline('r1').map((e) => [e.kind, e.subject?.name ?? null]),
+      [
+        ['moderator_arrived', 'Ann'],
+        ['moderator_promoted', 'Bob'],
+      ],
+    );
+    t.match(after.meetings.attendance('r1').participants, [
+      { name: 'Ann', role: 'moderator' },
+      { name: 'Bob', role: 'moderator', leftAt: null },
+    ]);
+  },
+);

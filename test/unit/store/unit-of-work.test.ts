@@ -42,7 +42,14 @@ t.test("two stores' writes in one run are one durable commit; a failing run leav
   const value = unit.run(() => {
     rooms.insert(waitingRoomFixture('r1'));
     meetings.insertMeeting(meeting('m1'));
-    meetings.appendTimeline({ meetingId: 'm1', at: '2030-01-01T00:00:00.000Z', kind: 'moderator_arrived', actor: null, subject: null, count: null });
+    meetings.appendTimeline({
+      meetingId: 'm1',
+      at: '2030-01-01T00:00:00.000Z',
+      kind: 'moderator_arrived',
+      actor: null,
+      subject: null,
+      count: null,
+    });
     return 'done';
   });
   t.equal(value, 'done', "the work's value comes back");

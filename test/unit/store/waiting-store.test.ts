@@ -20,7 +20,15 @@ function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
   const transactions = new Transactions(new SqliteUnitOfWork(db));
   const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({ rooms, meetings, transactions, store: new SqliteWaitingRequestStore(db), clock, policy, log: silentLog });
+  const waiting = new WaitingRoomService({
+    rooms,
+    meetings,
+    transactions,
+    store: new SqliteWaitingRequestStore(db),
+    clock,
+    policy,
+    log: silentLog,
+  });
   return { rooms, meetings, waiting };
 }
 
@@ -71,10 +79,17 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
     timeline.map((e) => e.kind),
     ['moderator_arrived', 'knock', 'knock', 'knock', 'admit', 'bar'],
   );
-  t.same(s.waiting.list('r1', { kind: 'participant', participantId: mod!.participantId }), list, 'the moderator is still a moderator; the list is the same');
+  t.same(
+    s.waiting.list('r1', { kind: 'participant', participantId: mod!.participantId }),
+    list,
+    'the moderator is still a moderator; the list is the same',
+  );
   t.equal(list[0]?.name, '<b>Waiting</b>', 'plain text survives the round trip');
   t.equal(list[0]?.note, 'note of <b>Waiting</b>');
-  const row = db.prepare('SELECT * FROM waiting_requests WHERE request_id = ?').get(waiting.requestId) as Record<string, unknown>;
+  const row = db.prepare('SELECT * FROM waiting_requests WHERE request_id = ?').get(waiting.requestId) as Record<
+    string,
+    unknown
+  >;
   t.notOk(
     Object.values(row).some((v) => v === waiting.secret),
     'the secret is not stored',
@@ -96,7 +111,8 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   const ann = await s.waiting.knock(arrival('Ann'));
   const bob = await s.waiting.knock(arrival('Bob'));
   const cy = await s.waiting.knock(arrival('Cy'));
-  if (ann.status !== 'waiting' || bob.status !== 'waiting' || cy.status !== 'waiting') throw new Error('expected to wait');
+  if (ann.status !== 'waiting' || bob.status !== 'waiting' || cy.status !== 'waiting')
+    throw new Error('expected to wait');
   clock.advance(1000);
   s.waiting.admit('r1', ann.requestId, { kind: 'participant', participantId: modId });
   s.waiting.refuse('r1', bob.requestId, false, { kind: 'participant', participantId: modId });
@@ -121,7 +137,15 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
 
   // A second meeting of the room may start; two open at once may not.
   await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
-  t.throws(() => db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('dup', 'r1', '2030-01-01T00:00:00.000Z')").run(), /UNIQUE/);
+  t.throws(
+    () =>
+      db
+        .prepare(
+          "INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('dup', 'r1', '2030-01-01T00:00:00.000Z')",
+        )
+        .run(),
+    /UNIQUE/,
+  );
 
   s.meetings.end('r1');
   s.rooms.delete('r1');
@@ -136,15 +160,25 @@ t.test('the tables are STRICT and checked', async (t) => {
   const db = openDatabase(dir);
   t.teardown(() => db.close());
   const strict = db
-    .prepare("SELECT name FROM pragma_table_list WHERE strict = 1 AND name IN ('meetings', 'participants', 'waiting_requests', 'timeline_entries')")
+    .prepare(
+      "SELECT name FROM pragma_table_list WHERE strict = 1 AND name IN ('meetings', 'participants', 'waiting_requests', 'timeline_entries')",
+    )
     .pluck()
     .all();
   t.same([...strict].sort(), ['meetings', 'participants', 'timeline_entries', 'waiting_requests']);
   new SqliteRoomStore(db).insert(room('r1'));
   db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('m', 'r1', 'x')").run();
   t.throws(
-    () => db.prepare("INSERT INTO participants (participant_id, meeting_id, role, name, joined_at) VALUES ('p', 'm', 'admin', 'n', 'x')").run(),
+    () =>
+      db
+        .prepare(
+          "INSERT INTO participants (participant_id, meeting_id, role, name, joined_at) VALUES ('p', 'm', 'admin', 'n', 'x')",
+        )
+        .run(),
     /CHECK/,
   );
-  t.throws(() => db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('m2', 'no-room', 'x')").run(), /FOREIGN KEY/);
+  t.throws(
+    () => db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES ('m2', 'no-room', 'x')").run(),
+    /FOREIGN KEY/,
+  );
 });

@@ -29,5 +29,9 @@ t.test('the embed script stays a classic script with its page-origin mark', asyn
   const api = read('embed/external-api.js').toString('utf8');
   t.notMatch(api, /^\s*(import|export)\b/m, 'no module syntax');
   t.match(api, /"__VIDEOMEET_PAGE_ORIGIN__"/, 'the mark the script route fills in');
-  t.match(api.replace(/^"use strict";\s*/, ''), /^\(\(\) => \{/, 'everything inside one function: no globals but the constructors');
+  t.match(
+    api.replace(/^"use strict";\s*/, ''),
+    /^\(\(\) => \{/,
+    'everything inside one function: no globals but the constructors',
+  );
 });

@@ -4,7 +4,15 @@ import t from 'tap';
 import { arrange, viewOf, type ArrangeInput } from '../../../src/web/tile-arrangement.js';
 
 const people = (n: number) => Array.from({ length: n }, (_, i) => `p${i + 1}`);
-const base: ArrangeInput = { ids: people(27), mode: 'grid', phone: false, self: 'p1', speaker: null, sharing: null, page: 0 };
+const base: ArrangeInput = {
+  ids: people(27),
+  mode: 'grid',
+  phone: false,
+  self: 'p1',
+  speaker: null,
+  sharing: null,
+  page: 0,
+};
 
 t.test('the grid: 25 a page, the rest on the next; a phone 4 a page; the page stays in range', async (t) => {
   const first = arrange(base);
@@ -21,7 +29,11 @@ t.test('speaker view: the last speaker large, the others in a strip of eight (th
   t.equal(view.large, 'p12');
   t.same(view.shown, ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']);
   t.equal(view.pages, 4, '26 others, eight a strip');
-  t.equal(arrange({ ...base, mode: 'speaker', speaker: 'gone' }).large, 'p2', 'before anyone speaks (or once the speaker left): the first other person');
+  t.equal(
+    arrange({ ...base, mode: 'speaker', speaker: 'gone' }).large,
+    'p2',
+    'before anyone speaks (or once the speaker left): the first other person',
+  );
   t.equal(arrange({ ...base, mode: 'speaker', ids: ['p1'] }).large, null, 'alone: no large tile');
   t.equal(arrange({ ...base, mode: 'speaker', phone: true, speaker: 'p3' }).shown.length, 3);
 });

@@ -12,7 +12,16 @@ const web = fileURLToPath(new URL('../../../src/web/', import.meta.url));
 /** The catalogue itself, and the embedding API's script (it speaks to developers through console and Error, never to the person). */
 const skipped = (file: string) => file.startsWith('words/') || file.startsWith('embed/') || file === 'embed-bridge.ts';
 
-const visibleProperties = new Set(['text', 'aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'what']);
+const visibleProperties = new Set([
+  'text',
+  'aria-label',
+  'title',
+  'placeholder',
+  'alt',
+  'aria-description',
+  'aria-roledescription',
+  'what',
+]);
 /** Functions whose arguments (by index) are shown or spoken. */
 const visibleArguments: Record<string, readonly number[]> = {
   button: [0],
@@ -42,7 +51,9 @@ function literalsOf(node: ts.Expression): string[] {
   if (ts.isConditionalExpression(node)) return [...literalsOf(node.whenTrue), ...literalsOf(node.whenFalse)];
   if (
     ts.isBinaryExpression(node) &&
-    [ts.SyntaxKind.PlusToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(node.operatorToken.kind)
+    [ts.SyntaxKind.PlusToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(
+      node.operatorToken.kind,
+    )
   ) {
     return [...literalsOf(node.left), ...literalsOf(node.right)];
   }
@@ -61,7 +72,8 @@ function findings(file: string, source: string): Finding[] {
   const found: Finding[] = [];
   const check = (expression: ts.Expression) => {
     for (const text of literalsOf(expression)) {
-      if (/\p{L}/u.test(text)) found.push({ file, line: sf.getLineAndCharacterOfPosition(expression.getStart()).line + 1, text });
+      if (/\p{L}/u.test(text))
+        found.push({ file, line: sf.getLineAndCharacterOfPosition(expression.getStart()).line + 1, text });
     }
   };
   const visit = (node: ts.Node): void => {
@@ -76,11 +88,20 @@ function findings(file: string, source: string): Finding[] {
       }
       // el(tag, attrs, ...children): a child string is text on the page.
       if (name === 'el') node.arguments.slice(2).forEach(check);
-      if (name === 'setAttribute' && node.arguments[0] && ts.isStringLiteral(node.arguments[0]) && visibleProperties.has(node.arguments[0].text)) {
+      if (
+        name === 'setAttribute' &&
+        node.arguments[0] &&
+        ts.isStringLiteral(node.arguments[0]) &&
+        visibleProperties.has(node.arguments[0].text)
+      ) {
         if (node.arguments[1]) check(node.arguments[1]);
       }
       if (['append', 'replaceChildren', 'prepend', 'createTextNode'].includes(name)) node.arguments.forEach(check);
-    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left)) {
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left)
+    ) {
       if (visibleAssignments.has(node.left.name.text)) check(node.right);
     }
     ts.forEachChild(node, visit);
@@ -117,8 +138,20 @@ t.test('the scan finds the literals it is meant to find', async (t) => {
   ].join('\n');
   t.same(
     findings('sample.ts', sample).map((f) => f.text),
-    ['Join a meeting', 'Admit', 'Admit ', 'Microphone on', 'Loading', 'Joining as ', 'Close', 'Your name', 'Up to 64 characters.', ' – Meeting'],
+    [
+      'Join a meeting',
+      'Admit',
+      'Admit ',
+      'Microphone on',
+      'Loading',
+      'Joining as ',
+      'Close',
+      'Your name',
+      'Up to 64 characters.',
+      ' – Meeting',
+    ],
   );
-  const fine = "el('h1', { class: 'title', text: words.page.title }); el('span', {}, `${said.waited}: `); tool(said.mute, 'mic', 'M', go);";
+  const fine =
+    "el('h1', { class: 'title', text: words.page.title }); el('span', {}, `${said.waited}: `); tool(said.mute, 'mic', 'M', go);";
   t.same(findings('fine.ts', fine), [], 'class names, icon names, keys and punctuation are not words shown');
 });

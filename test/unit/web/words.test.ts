@@ -42,7 +42,9 @@ t.test('no text is empty, and every key has the same placeholders in both langua
 
 t.test('German is a translation, not a copy of the English', async (t) => {
   // A few words may be the same in both (Chat, Moderation, System); whole sentences may not.
-  const copied = [...catalogues.en].filter(([key, text]) => text.includes(' ') && catalogues.de.get(key) === text).map(([key]) => key);
+  const copied = [...catalogues.en]
+    .filter(([key, text]) => text.includes(' ') && catalogues.de.get(key) === text)
+    .map(([key]) => key);
   t.same(copied, [], 'no sentence left in English');
   t.equal(de.waiting.ask, 'Um Teilnahme bitten');
   t.equal(de.waitingList.admit, 'Zulassen');

@@ -22,8 +22,15 @@ export function sendChatMessage(ctx: CallContext): Answer {
     .replace(/\p{Cs}/gu, '')
     .trim();
   if (text === '') throw failure('missingParamMessage');
-  if ([...text].length > maxChatMessageLength) throw failure('sizeError', `message must be at most ${maxChatMessageLength} characters long`);
+  if ([...text].length > maxChatMessageLength)
+    throw failure('sizeError', `message must be at most ${maxChatMessageLength} characters long`);
   const delivered = ctx.deps.live().postSystemChat(meeting.roomId, text);
-  ctx.deps.store.appendChat({ internalId: meeting.internalId, at: ctx.deps.clock.now().getTime(), sender: systemSender, text, delivered });
+  ctx.deps.store.appendChat({
+    internalId: meeting.internalId,
+    at: ctx.deps.clock.now().getTime(),
+    sender: systemSender,
+    text,
+    delivered,
+  });
   return xml(success({ messageKey: 'sentChatMessage', message: 'The message was posted in the chat of the meeting.' }));
 }

@@ -95,7 +95,8 @@ function logoutUrlOf(params: Params): string {
   } catch {
     url = null;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw failure('validationError', 'logoutURL must be an http or https URL');
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw failure('validationError', 'logoutURL must be an http or https URL');
   return raw;
 }
 

@@ -80,13 +80,15 @@ export async function join(ctx: CallContext): Promise<Answer> {
   if (!meeting) {
     const latest = deps.meetings.latest(tenant.id, meetingId);
     const now = deps.clock.now().getTime();
-    if (latest?.forciblyEnded && latest.endTime !== null && now - latest.endTime <= endedVisibleMs) throw failure('meetingForciblyEnded');
+    if (latest?.forciblyEnded && latest.endTime !== null && now - latest.endTime <= endedVisibleMs)
+      throw failure('meetingForciblyEnded');
     throw failure('invalidMeetingIdentifier');
   }
   if (fullName === '') throw failure('missingParamFullName');
   refuseImpersonation(fullName);
   const createTime = params.get('createTime');
-  if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime)) throw failure('mismatchCreateTimeParam');
+  if (createTime !== undefined && createTime !== '' && createTime.trim() !== String(meeting.createTime))
+    throw failure('mismatchCreateTimeParam');
   const asGuest = strictBoolean('guest', params.get('guest'), false);
   const role = roleOf(params, meeting);
   // A guest is someone the platform did not authenticate: the meeting's guest policy decides
@@ -121,7 +123,8 @@ export async function join(ctx: CallContext): Promise<Answer> {
       }),
     );
   }
-  if (meeting.maxParticipants > 0 && deps.meetings.presentCount(meeting) >= meeting.maxParticipants) throw failure('maxParticipantsReached');
+  if (meeting.maxParticipants > 0 && deps.meetings.presentCount(meeting) >= meeting.maxParticipants)
+    throw failure('maxParticipantsReached');
 
   const avatarUrl = optionalUrl('avatarURL', params.get('avatarURL'));
   const claims: JoinClaims & { uid?: string; avatar?: string } = {

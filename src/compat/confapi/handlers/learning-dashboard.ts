@@ -72,5 +72,8 @@ export function dashboardData(source: AttendanceSource, meeting: CompatMeeting):
 export function learningDashboard(ctx: CallContext): Answer {
   const meeting = ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
-  return { kind: 'json', body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx.deps, meeting)) } } };
+  return {
+    kind: 'json',
+    body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx.deps, meeting)) } },
+  };
 }

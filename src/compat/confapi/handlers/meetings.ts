@@ -55,7 +55,11 @@ export function meetingElements(meeting: CompatMeeting, live: LiveState): XmlEle
 // The answers that never vary are built once (by xml2js, like every answer).
 const runningAnswer = success({ running: true });
 const notRunningAnswer = success({ running: false });
-const noMeetingsAnswer = success({ meetings: '', messageKey: 'noMeetings', message: 'no meetings were found on this server' });
+const noMeetingsAnswer = success({
+  meetings: '',
+  messageKey: 'noMeetings',
+  message: 'no meetings were found on this server',
+});
 const endAnswer = success({
   messageKey: 'sentEndMeetingRequest',
   message:
@@ -72,7 +76,11 @@ export function getMeetingInfo(ctx: CallContext): Answer {
   if (!meeting) throw failure('notFound');
   const live = ctx.deps.meetings.liveState(meeting);
   // Built again only when the meeting or who is in it changed since the last answer.
-  return xml(ctx.deps.infoAnswers.answer(meeting, liveKey(live.attendees), () => renderResponse({ returncode: 'SUCCESS', ...meetingElements(meeting, live) })));
+  return xml(
+    ctx.deps.infoAnswers.answer(meeting, liveKey(live.attendees), () =>
+      renderResponse({ returncode: 'SUCCESS', ...meetingElements(meeting, live) }),
+    ),
+  );
 }
 
 export function getMeetings(ctx: CallContext): Answer {

@@ -34,7 +34,9 @@ export function getRecordings(ctx: CallContext): Answer {
   const meetingIds = listOf(ctx.params.get('meetingID'));
   const found = ctx.deps.store.recordings(ctx.tenant.id, { recordIds, meetingIds });
   if (found.length === 0) {
-    return xml(success({ recordings: '', messageKey: 'noRecordings', message: 'There are no recordings for the meeting(s).' }));
+    return xml(
+      success({ recordings: '', messageKey: 'noRecordings', message: 'There are no recordings for the meeting(s).' }),
+    );
   }
   return xml(success({ recordings: { recording: found.map(recordingElement) } }));
 }
@@ -72,7 +74,8 @@ const metaName = /^meta_([a-zA-Z][a-zA-Z0-9-]*)$/;
 export function updateRecordings(ctx: CallContext): Answer {
   const found = named(ctx);
   const protect = ctx.params.get('protect');
-  if (protect !== undefined && !/^(true|false)$/i.test(protect)) throw failure('validationError', 'protect must be true or false');
+  if (protect !== undefined && !/^(true|false)$/i.test(protect))
+    throw failure('validationError', 'protect must be true or false');
   const changes: [string, string][] = [];
   for (const [name, value] of ctx.params.entries()) {
     const match = metaName.exec(name);

@@ -42,7 +42,11 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   };
   const warnings: unknown[] = [];
   const rooms = new NotingRooms(testRoomOptions(janus, (obj) => warnings.push(obj)));
-  const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log: { warn: (obj) => warnings.push(obj) } });
+  const backend = new JanusBackend(context, {
+    rooms,
+    endpoint: () => janus.endpoint,
+    log: { warn: (obj) => warnings.push(obj) },
+  });
   t.teardown(() => backend.close());
   // The test's own view of Janus, through a session of its own (made again after Janus restarts).
   let session = await JanusSession.create(janus.endpoint);
@@ -67,10 +71,22 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   );
   t.match(backend.relaySignal('ann', 'sfu:publish', { extra: 1 }), { ok: false, code: 'invalid_signal' });
 
-  t.same(backend.relaySignal('ann', 'sfu:publish', { description: { type: 'offer', sdp: offer('sendonly', 'sendonly') } }), { ok: true });
-  await until('ann to get her answer', async () => delivered.some((d) => d.to === 'ann' && d.message.type === 'signal'), 5000, 50);
+  t.same(
+    backend.relaySignal('ann', 'sfu:publish', { description: { type: 'offer', sdp: offer('sendonly', 'sendonly') } }),
+    { ok: true },
+  );
+  await until(
+    'ann to get her answer',
+    async () => delivered.some((d) => d.to === 'ann' && d.message.type === 'signal'),
+    5000,
+    50,
+  );
   const answer = delivered.find((d) => d.to === 'ann' && d.message.type === 'signal')?.message;
-  t.match(answer, { type: 'signal', from: 'sfu:publish', data: { description: { type: 'answer', sdp: /m=audio/ } } }, "Janus's answer, relayed");
+  t.match(
+    answer,
+    { type: 'signal', from: 'sfu:publish', data: { description: { type: 'answer', sdp: /m=audio/ } } },
+    "Janus's answer, relayed",
+  );
   t.same(
     backend.relaySignal('ann', 'sfu:publish', {
       candidate: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.10 54321 typ host', sdpMid: '0', sdpMLineIndex: 0 },
@@ -101,7 +117,11 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   state.locks = unlocked;
   backend.locksChanged('meet1', state.locks);
   await until('the lock to be released', async () => rooms.moderated.length >= 4, 5000, 50);
-  t.same(rooms.moderated.filter((m) => m.startsWith('ann')).sort(), ['ann 0 forwarded', 'ann 1 forwarded'], 'a released lock lets her be heard again');
+  t.same(
+    rooms.moderated.filter((m) => m.startsWith('ann')).sort(),
+    ['ann 0 forwarded', 'ann 1 forwarded'],
+    'a released lock lets her be heard again',
+  );
   t.same(warnings, [], 'Janus accepted every request');
 
   // Bob's socket is replaced, then closes and opens again: he is in the room once, not kicked by his own leave.
@@ -113,7 +133,11 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
 
   backend.disconnected(peers.get('ann')!);
   await until('ann to be kicked', async () => (await inRoom()).join() === 'bob,mod', 5000, 50);
-  t.match(backend.relaySignal('ann', 'sfu:publish', { candidate: null }), { ok: false, code: 'not_member' }, 'gone is gone');
+  t.match(
+    backend.relaySignal('ann', 'sfu:publish', { candidate: null }),
+    { ok: false, code: 'not_member' },
+    'gone is gone',
+  );
 
   // Janus dies: it comes back, the room is made again and the members still connected join again.
   const before = delivered.length;
@@ -124,7 +148,9 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   look = await VideoRoomHandle.attach(session, janus.roomAdminKey);
   await until('the room and its members to be back', async () => (await inRoom()).join() === 'bob,mod', 15_000, 100);
   t.ok(
-    delivered.slice(before).some((d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:publish'),
+    delivered
+      .slice(before)
+      .some((d) => d.to === 'bob' && d.message.type === 'signal' && d.message.from === 'sfu:publish'),
     'bob is told to offer again',
   );
 

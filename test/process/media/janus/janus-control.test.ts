@@ -17,13 +17,22 @@ t.test('the control client against a real Janus', { skip: janusMissing ?? false 
   t.equal(info.version, '1.1.2');
   t.same(info.plugins, ['janus.plugin.videoroom'], 'the VideoRoom plugin and nothing else');
 
-  await t.rejects(JanusSession.create({ ...endpoint, apiSecret: 'x'.repeat(32) }), { code: 403 }, 'a wrong API secret is refused');
+  await t.rejects(
+    JanusSession.create({ ...endpoint, apiSecret: 'x'.repeat(32) }),
+    { code: 403 },
+    'a wrong API secret is refused',
+  );
 
   const session = await JanusSession.create(endpoint);
   t.teardown(() => session.destroy());
   const control = await VideoRoomHandle.attach(session, janus.roomAdminKey);
   await t.rejects(
-    (await VideoRoomHandle.attach(session, 'not-the-admin-key-0000')).createRoom({ room: 'x', secret: 's'.repeat(16), pin: 'p'.repeat(16), publishers: 3 }),
+    (await VideoRoomHandle.attach(session, 'not-the-admin-key-0000')).createRoom({
+      room: 'x',
+      secret: 's'.repeat(16),
+      pin: 'p'.repeat(16),
+      publishers: 3,
+    }),
     JanusError,
     'creating a room needs the admin key',
   );
@@ -33,7 +42,11 @@ t.test('the control client against a real Janus', { skip: janusMissing ?? false 
 
   const annEvents: JanusEvent[] = [];
   const ann = await VideoRoomHandle.attach(session, '', (event) => annEvents.push(event));
-  await t.rejects(ann.joinPublisher('m-control', 'wrong-pin', 'ann', 'Ann'), { code: 433 }, 'the pin is required to join');
+  await t.rejects(
+    ann.joinPublisher('m-control', 'wrong-pin', 'ann', 'Ann'),
+    { code: 433 },
+    'the pin is required to join',
+  );
   const joined = await ann.joinPublisher('m-control', room.pin, 'ann', 'Ann');
   t.same(joined.publishers, [], 'ann is the first');
   const answer = await ann.publish({ type: 'offer', sdp: sendonly });
@@ -46,18 +59,31 @@ t.test('the control client against a real Janus', { skip: janusMissing ?? false 
   // on loopback there is no ICE, so these are the refusals a page meets before its media flows.
   t.same(bobJoined.publishers, [], 'ann is not listed before her media flows');
   const sub = await VideoRoomHandle.attach(session, '');
-  await t.rejects(sub.subscribe('m-control', room.pin, ['ann']), { code: 428 }, 'no subscription to a feed that does not flow');
+  await t.rejects(
+    sub.subscribe('m-control', room.pin, ['ann']),
+    { code: 428 },
+    'no subscription to a feed that does not flow',
+  );
   // Her offered streams exist once Janus answered: a lock can stop forwarding them from then on.
   await control.moderate('m-control', room.secret, 'ann', '0', true);
   await control.moderate('m-control', room.secret, 'ann', '0', false);
-  await t.rejects(control.moderate('m-control', room.secret, 'ann', '9', true), { code: 428 }, 'moderate names a negotiated stream');
-  await t.rejects(control.moderate('m-control', 'wrong-secret-00000', 'ann', '0', true), { code: 433 }, 'moderate needs the room secret');
+  await t.rejects(
+    control.moderate('m-control', room.secret, 'ann', '9', true),
+    { code: 428 },
+    'moderate names a negotiated stream',
+  );
+  await t.rejects(
+    control.moderate('m-control', 'wrong-secret-00000', 'ann', '0', true),
+    { code: 433 },
+    'moderate needs the room secret',
+  );
 
   const participants = await control.participants('m-control');
   t.same(participants.map((p) => p.id).sort(), ['ann', 'bob']);
   await t.rejects(control.kick('m-control', 'wrong-secret-00000', 'ann'), { code: 433 }, 'kick needs the room secret');
   await control.kick('m-control', room.secret, 'ann');
-  const kicked = () => annEvents.some((e) => e.plugindata?.data['leaving'] === 'ok' && e.plugindata.data['reason'] === 'kicked');
+  const kicked = () =>
+    annEvents.some((e) => e.plugindata?.data['leaving'] === 'ok' && e.plugindata.data['reason'] === 'kicked');
   for (let i = 0; i < 50 && !kicked(); i++) await new Promise((r) => setTimeout(r, 100));
   t.ok(kicked(), 'the kicked publisher hears it');
   t.same(

@@ -22,13 +22,21 @@ t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false },
     specs.every((spec) => spec === second),
     'one room, one secret and pin for all',
   );
-  t.same([second.secret, second.pin], ['random-0000000000', 'random-0000000001'], 'one secret and one pin drawn, by the first to ask');
+  t.same(
+    [second.secret, second.pin],
+    ['random-0000000000', 'random-0000000001'],
+    'one secret and one pin drawn, by the first to ask',
+  );
   const pin = second.pin;
   t.equal((await rooms.ensure('first')).pin, pin, 'asked again later: the same room');
 
   // Ended while still being made: destroyed once Janus has it, not left behind.
   const making = rooms.ensure('short');
-  t.equal(rooms.spec('short')?.secret, 'random-0000000002', 'the next room draws next: the first room drew only twice, however many asked');
+  t.equal(
+    rooms.spec('short')?.secret,
+    'random-0000000002',
+    'the next room draws next: the first room drew only twice, however many asked',
+  );
   const destroyed = rooms.destroy('short');
   await making;
   await destroyed;
@@ -36,7 +44,10 @@ t.test("a meeting's room against a real Janus", { skip: janusMissing ?? false },
   t.same(rooms.meetings, ['first']);
 
   // Refused by Janus (a wrong admin key): not remembered, so the next ask tries again.
-  const refusing = new JanusRooms({ ...testRoomOptions(janus, (obj) => warnings.push(obj)), adminKey: 'not-the-admin-key-0000' });
+  const refusing = new JanusRooms({
+    ...testRoomOptions(janus, (obj) => warnings.push(obj)),
+    adminKey: 'not-the-admin-key-0000',
+  });
   t.teardown(() => refusing.close());
   const both = await Promise.allSettled([refusing.ensure('x'), refusing.ensure('x')]);
   t.same(

@@ -17,7 +17,11 @@ t.test('ready only when every check that applies is ok', async (t) => {
     ],
     clock,
   );
-  t.same(readiness.report(), { ready: true, checks: { database: 'ok', engine_listener: 'ok' } }, 'a check that does not apply is left out');
+  t.same(
+    readiness.report(),
+    { ready: true, checks: { database: 'ok', engine_listener: 'ok' } },
+    'a check that does not apply is left out',
+  );
   listening = false;
   t.same(readiness.report(), { ready: false, checks: { database: 'ok', engine_listener: 'failing' } });
 });
@@ -57,7 +61,11 @@ t.test('an expensive check runs at most once per reuse period, failures included
   t.same(readiness.report().checks, { database: 'failing' }, 'then probed again');
   t.equal(runs, 2);
   ok = true;
-  t.same(readiness.report().checks, { database: 'failing' }, 'a failure is kept too (a flood cannot hammer a sick disk)');
+  t.same(
+    readiness.report().checks,
+    { database: 'failing' },
+    'a failure is kept too (a flood cannot hammer a sick disk)',
+  );
   clock.advance(1000);
   t.same(readiness.report(), { ready: true, checks: { database: 'ok' } });
 });

@@ -14,12 +14,16 @@ function credentials(f: () => LiveFixture, minted: string[] = []): IceCredential
     serversFor(participantId) {
       const expiry = Math.floor((f().engine.clock.now().getTime() + hour) / 1000);
       minted.push(participantId);
-      return [{ urls: ['stun:stun.example.org'] }, { urls: ['turn:turn.example.org'], username: `${expiry}:${participantId}`, credential: 'x' }];
+      return [
+        { urls: ['stun:stun.example.org'] },
+        { urls: ['turn:turn.example.org'], username: `${expiry}:${participantId}`, credential: 'x' },
+      ];
     },
   };
 }
 
-const expiryOf = (message: { ice_servers: readonly { username?: string }[] } | undefined): number => Number(message?.ice_servers[1]?.username?.split(':')[0]);
+const expiryOf = (message: { ice_servers: readonly { username?: string }[] } | undefined): number =>
+  Number(message?.ice_servers[1]?.username?.split(':')[0]);
 
 t.test('fresh servers when the socket opens, then at three quarters of each lifetime while she stays', async (t) => {
   let fixture!: LiveFixture;
@@ -38,7 +42,9 @@ t.test('fresh servers when the socket opens, then at three quarters of each life
   const bob = f.connect(f.enter('Bob'));
   t.equal(bob.conn.of('ice_servers').length, 1, 'each connection its own');
   t.notOk(
-    ann.conn.of('ice_servers').some((m) => m.ice_servers.some((s) => s.username?.endsWith(bob.participant.participantId))),
+    ann.conn
+      .of('ice_servers')
+      .some((m) => m.ice_servers.some((s) => s.username?.endsWith(bob.participant.participantId))),
     "nobody gets another's",
   );
 });

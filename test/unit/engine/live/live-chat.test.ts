@@ -8,7 +8,10 @@ t.test('a chat message is stored and counted before everyone is told, with the a
   const a = f.connect(f.enter('Ann'));
   a.send({ type: 'chat', text: 'hello' });
   t.equal(f.liveStore.chat.length, 1, 'on disk');
-  t.equal(f.stats.of(a.participant.meetingId).find((s) => s.participantId === a.participant.participantId)?.chatMessages, 1);
+  t.equal(
+    f.stats.of(a.participant.meetingId).find((s) => s.participantId === a.participant.participantId)?.chatMessages,
+    1,
+  );
   t.match(m.conn.last('chat')?.message, {
     from: { participant_id: a.participant.participantId, name: 'Ann', role: 'participant', system: false },
     text: 'hello',

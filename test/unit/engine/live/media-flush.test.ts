@@ -21,42 +21,48 @@ t.test('the defaults: a few changes a second per socket, flushes four times a se
   t.equal(liveDefaults.stateFlushMs, 250);
 });
 
-t.test("a member's state goes out at most every 250 ms, the latest value; an undone toggle sends nothing", async (t) => {
-  const f = new LiveFixture({ live: roomy });
-  const m = f.connect(f.enter('Mod', 'r1', true));
-  const a = f.connect(f.enter('Ann'));
-  const ann = a.participant.participantId;
-  const heard = () => m.conn.of('state').filter((s) => s.participant.participant_id === ann);
+t.test(
+  "a member's state goes out at most every 250 ms, the latest value; an undone toggle sends nothing",
+  async (t) => {
+    const f = new LiveFixture({ live: roomy });
+    const m = f.connect(f.enter('Mod', 'r1', true));
+    const a = f.connect(f.enter('Ann'));
+    const ann = a.participant.participantId;
+    const heard = () => m.conn.of('state').filter((s) => s.participant.participant_id === ann);
 
-  a.send(video(true));
-  t.same(
-    heard().map((s) => s.participant.video),
-    [true],
-    'the first change after a quiet spell goes out at once',
-  );
-  // 2 s of a toggle every 5 ms: 400 changes.
-  for (let i = 0; i < 400; i++) {
-    f.timers.advance(5);
-    a.send(video(i % 2 === 0 ? false : true));
-  }
-  f.timers.advance(250);
-  t.ok(heard().length <= 1 + 2_250 / 250, `${heard().length} state messages for 401 changes in 2.25 s: at most one per 250 ms`);
-  t.equal(heard().at(-1)?.participant.video, true, 'the last one says the latest value');
-  t.same(f.hub.attendees('r1').find((p) => p.participantId === ann)?.video, true, 'memory holds the latest at once');
+    a.send(video(true));
+    t.same(
+      heard().map((s) => s.participant.video),
+      [true],
+      'the first change after a quiet spell goes out at once',
+    );
+    // 2 s of a toggle every 5 ms: 400 changes.
+    for (let i = 0; i < 400; i++) {
+      f.timers.advance(5);
+      a.send(video(i % 2 === 0 ? false : true));
+    }
+    f.timers.advance(250);
+    t.ok(
+      heard().length <= 1 + 2_250 / 250,
+      `${heard().length} state messages for 401 changes in 2.25 s: at most one per 250 ms`,
+    );
+    t.equal(heard().at(-1)?.participant.video, true, 'the last one says the latest value');
+    t.same(f.hub.attendees('r1').find((p) => p.participantId === ann)?.video, true, 'memory holds the latest at once');
 
-  const before = heard().length;
-  const writes = f.liveStore.writes;
-  const webcams = f.liveStore.webcams.length;
-  f.timers.advance(1_000);
-  a.send(video(false));
-  t.equal(heard().length, before + 1, 'a change after a quiet spell goes out at once…');
-  a.send(video(true));
-  a.send(video(false));
-  f.timers.advance(250);
-  t.equal(heard().length, before + 1, '…and one undone before the next flush sends nothing');
-  t.equal(f.liveStore.webcams.length, webcams, 'no webcam interval for the undone one');
-  t.equal(f.liveStore.writes, writes + 1, 'one write, for the change that went out');
-});
+    const before = heard().length;
+    const writes = f.liveStore.writes;
+    const webcams = f.liveStore.webcams.length;
+    f.timers.advance(1_000);
+    a.send(video(false));
+    t.equal(heard().length, before + 1, 'a change after a quiet spell goes out at once…');
+    a.send(video(true));
+    a.send(video(false));
+    f.timers.advance(250);
+    t.equal(heard().length, before + 1, '…and one undone before the next flush sends nothing');
+    t.equal(f.liveStore.webcams.length, webcams, 'no webcam interval for the undone one');
+    t.equal(f.liveStore.writes, writes + 1, 'one write, for the change that went out');
+  },
+);
 
 t.test('speaking is coalesced the same way, and never without audio', async (t) => {
   const f = new LiveFixture({ live: roomy });
@@ -73,27 +79,38 @@ t.test('speaking is coalesced the same way, and never without audio', async (t) 
   t.match(m.conn.last('state')?.participant, { audio: false });
 });
 
-t.test('beyond its allowance a socket is told rate_limited once, then dropped messages go unanswered, then it is closed', async (t) => {
-  const f = new LiveFixture({ live: { mediaLimit: { count: 5, windowMs: 1_000 } } });
-  const a = f.connect(f.enter('Ann'));
-  for (let i = 0; i < 10; i++) a.send(video(i % 2 === 0));
-  t.same(
-    a.conn.of('error').map((e) => e.code),
-    ['rate_limited'],
-    'one refusal for five messages beyond the limit',
-  );
-  t.equal(a.conn.closedWith, null, 'still open');
-  a.send(video(true));
-  t.same(a.conn.closedWith, { code: protocol.floodCloseCode, reason: 'too many messages' }, 'twice the allowance: closed');
-  f.disconnect(a);
+t.test(
+  'beyond its allowance a socket is told rate_limited once, then dropped messages go unanswered, then it is closed',
+  async (t) => {
+    const f = new LiveFixture({ live: { mediaLimit: { count: 5, windowMs: 1_000 } } });
+    const a = f.connect(f.enter('Ann'));
+    for (let i = 0; i < 10; i++) a.send(video(i % 2 === 0));
+    t.same(
+      a.conn.of('error').map((e) => e.code),
+      ['rate_limited'],
+      'one refusal for five messages beyond the limit',
+    );
+    t.equal(a.conn.closedWith, null, 'still open');
+    a.send(video(true));
+    t.same(
+      a.conn.closedWith,
+      { code: protocol.floodCloseCode, reason: 'too many messages' },
+      'twice the allowance: closed',
+    );
+    f.disconnect(a);
 
-  const b = f.connect(f.enter('Bob'));
-  for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
-  f.timers.advance(1_000);
-  for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
-  t.same(b.conn.of('error'), [], 'the allowance is per window: a person toggling a few times a second is never refused');
-  t.equal(b.conn.closedWith, null);
-});
+    const b = f.connect(f.enter('Bob'));
+    for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
+    f.timers.advance(1_000);
+    for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
+    t.same(
+      b.conn.of('error'),
+      [],
+      'the allowance is per window: a person toggling a few times a second is never refused',
+    );
+    t.equal(b.conn.closedWith, null);
+  },
+);
 
 t.test('the message window of every kind: told once, then closed at twice its count', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 3, windowMs: 1_000 } } });
@@ -129,7 +146,11 @@ t.test('statistics of media go through the group commit: one transaction for a f
   runDeferred();
   t.equal(store.transactions, 2, '140 toggles of 20 members: one more transaction');
   t.equal(store.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
-  t.equal(f.stats.of(clients[5]!.participant.meetingId).filter((s) => s.video).length, 20, 'and the statistics read them back');
+  t.equal(
+    f.stats.of(clients[5]!.participant.meetingId).filter((s) => s.video).length,
+    20,
+    'and the statistics read them back',
+  );
 });
 
 /** An outbox that keeps the very objects it is given. */
@@ -141,7 +162,10 @@ class SameObjects implements Outbox {
   close(): void {}
 }
 
-function connectKeeping(f: LiveFixture, p: Participant): { out: SameObjects; send(message: Record<string, unknown>): void } {
+function connectKeeping(
+  f: LiveFixture,
+  p: Participant,
+): { out: SameObjects; send(message: Record<string, unknown>): void } {
   const out = new SameObjects();
   const claims = { room: p.roomId, meeting: p.meetingId, participant: p.participantId, role: p.role, name: p.name };
   const session = f.hub.connect(claims, out)!;
@@ -161,31 +185,34 @@ t.test('a broadcast is one message object for every recipient, so the socket cod
   );
 });
 
-t.test("a room's budget: its flushes come further apart as they deliver more, and other rooms do not wait", async (t) => {
-  const f = new LiveFixture({ live: { ...roomy, roomSendsPerSecond: 100 } });
-  f.room({ roomId: 'r2', name: 'Room two' });
-  const crowd: Client[] = [];
-  for (let i = 0; i < 10; i++) crowd.push(f.connect(f.enter(`Member ${i}`)));
-  const bob = f.connect(f.enter('Bob', 'r2'));
-  const carol = f.connect(f.enter('Carol', 'r2'));
-  const watcher = crowd[0]!;
-  const count = () => watcher.conn.of('state').length;
+t.test(
+  "a room's budget: its flushes come further apart as they deliver more, and other rooms do not wait",
+  async (t) => {
+    const f = new LiveFixture({ live: { ...roomy, roomSendsPerSecond: 100 } });
+    f.room({ roomId: 'r2', name: 'Room two' });
+    const crowd: Client[] = [];
+    for (let i = 0; i < 10; i++) crowd.push(f.connect(f.enter(`Member ${i}`)));
+    const bob = f.connect(f.enter('Bob', 'r2'));
+    const carol = f.connect(f.enter('Carol', 'r2'));
+    const watcher = crowd[0]!;
+    const count = () => watcher.conn.of('state').length;
 
-  crowd[1]!.send(video(true));
-  const first = count();
-  // Everyone of r1 changes: one flush delivers 10 x 10 = 100 messages, a second of the budget.
-  for (const c of crowd) c.send(video(!c.participant.name.endsWith('1')));
-  f.timers.advance(250);
-  const afterFlush = count();
-  t.equal(afterFlush - first, 10, 'the flush tells the room of all ten');
-  crowd[1]!.send(video(true));
-  f.timers.advance(500);
-  t.equal(count(), afterFlush, 'the next flush waits while the budget of the last one runs');
-  bob.send(video(true));
-  t.equal(carol.conn.of('state').length, 1, 'another room is told at once meanwhile');
-  f.timers.advance(500);
-  t.equal(count(), afterFlush + 1, 'then the latest value goes out');
-});
+    crowd[1]!.send(video(true));
+    const first = count();
+    // Everyone of r1 changes: one flush delivers 10 x 10 = 100 messages, a second of the budget.
+    for (const c of crowd) c.send(video(!c.participant.name.endsWith('1')));
+    f.timers.advance(250);
+    const afterFlush = count();
+    t.equal(afterFlush - first, 10, 'the flush tells the room of all ten');
+    crowd[1]!.send(video(true));
+    f.timers.advance(500);
+    t.equal(count(), afterFlush, 'the next flush waits while the budget of the last one runs');
+    bob.send(video(true));
+    t.equal(carol.conn.of('state').length, 1, 'another room is told at once meanwhile');
+    f.timers.advance(500);
+    t.equal(count(), afterFlush + 1, 'then the latest value goes out');
+  },
+);
 
 t.test("a room's message budget: beyond it the room's messages are dropped, each sender told once", async (t) => {
   const f = new LiveFixture({ live: { ...roomy, roomMessageLimit: { count: 10, windowMs: 1_000 } } });

@@ -7,7 +7,11 @@ t.test('a closed socket is a leave only once the grace has run out, to the milli
   const ann = f.enter('Ann');
   const m = f.connect(f.enter('Mod', 'r1', true));
   f.disconnect(f.connect(ann));
-  t.same(m.conn.last('participant_left'), { type: 'participant_left', participant_id: ann.participantId }, 'the others are told at once');
+  t.same(
+    m.conn.last('participant_left'),
+    { type: 'participant_left', participant_id: ann.participantId },
+    'the others are told at once',
+  );
   f.timers.advance(1_999);
   t.equal(f.leftAt(ann), null);
   f.timers.advance(1);
@@ -65,7 +69,10 @@ t.test('a closing hub stops every timer and makes nobody leave', async (t) => {
   f.timers.advance(60_000);
   t.equal(f.leftAt(ann), null);
   t.equal(f.leftAt(bob), null);
-  const late = f.hub.connect({ room: 'r1', meeting: bob.meetingId, participant: bob.participantId, role: 'participant', name: 'Bob' }, b.conn);
+  const late = f.hub.connect(
+    { room: 'r1', meeting: bob.meetingId, participant: bob.participantId, role: 'participant', name: 'Bob' },
+    b.conn,
+  );
   t.equal(late, null, 'a closed hub takes no connection');
   t.equal(b.conn.closedWith?.code, closeCodes.unauthorized);
 });

@@ -27,7 +27,9 @@ t.test("a socket's allowance: admit its count, warn once, drop, close once at tw
 });
 
 t.test('the live meeting keeps a window per kind: a chat flood does not use up renames', async (t) => {
-  const f = new LiveFixture({ live: { chatLimit: { count: 2, windowMs: 1_000 }, renameLimit: { count: 1, windowMs: 1_000 } } });
+  const f = new LiveFixture({
+    live: { chatLimit: { count: 2, windowMs: 1_000 }, renameLimit: { count: 1, windowMs: 1_000 } },
+  });
   const a = f.connect(f.enter('Ann'));
   a.send({ type: 'chat', text: 'one' });
   a.send({ type: 'chat', text: 'two' });

@@ -13,31 +13,38 @@ function scene(f: LiveFixture): { mod: Client; ann: Client; bob: Client } {
   return { mod, ann, bob };
 }
 
-t.test('a moderator removes someone: she is told and closed with 4403, the others are told, the record says who', async (t) => {
-  const f = new LiveFixture();
-  const { mod, ann, bob } = scene(f);
-  const annId = ann.participant.participantId;
-  mod.send({ type: 'remove', participant_id: annId });
-  const removed = { type: 'removed', participant_id: annId, by: mod.participant.participantId };
-  t.same(ann.conn.sent.at(-1), removed, 'her last message says she was removed, and by whom');
-  t.same(ann.conn.closedWith, { code: closeCodes.removed, reason: 'a moderator removed you from the meeting' });
-  for (const other of [mod, bob]) {
-    t.same(other.conn.sent.slice(-2), [removed, { type: 'participant_left', participant_id: annId }], 'the others: removed, then left');
-  }
-  t.match(f.leftAt(ann.participant), /^\d{4}-/, 'her presence ended');
-  t.match(f.engine.meetings.timeline('r1').at(-1), {
-    kind: 'participant_removed',
-    actor: { kind: 'participant', participantId: mod.participant.participantId, name: 'Mod' },
-    subject: { participantId: annId, name: 'Ann' },
-  });
-  t.notOk(
-    f.hub.attendees('r1').some((a) => a.participantId === annId),
-    'no longer an attendee',
-  );
-  f.disconnect(ann);
-  t.equal(f.timers.size, 0, 'her socket closing afterwards starts no grace');
-  t.equal(mod.conn.of('error').length, 0);
-});
+t.test(
+  'a moderator removes someone: she is told and closed with 4403, the others are told, the record says who',
+  async (t) => {
+    const f = new LiveFixture();
+    const { mod, ann, bob } = scene(f);
+    const annId = ann.participant.participantId;
+    mod.send({ type: 'remove', participant_id: annId });
+    const removed = { type: 'removed', participant_id: annId, by: mod.participant.participantId };
+    t.same(ann.conn.sent.at(-1), removed, 'her last message says she was removed, and by whom');
+    t.same(ann.conn.closedWith, { code: closeCodes.removed, reason: 'a moderator removed you from the meeting' });
+    for (const other of [mod, bob]) {
+      t.same(
+        other.conn.sent.slice(-2),
+        [removed, { type: 'participant_left', participant_id: annId }],
+        'the others: removed, then left',
+      );
+    }
+    t.match(f.leftAt(ann.participant), /^\d{4}-/, 'her presence ended');
+    t.match(f.engine.meetings.timeline('r1').at(-1), {
+      kind: 'participant_removed',
+      actor: { kind: 'participant', participantId: mod.participant.participantId, name: 'Mod' },
+      subject: { participantId: annId, name: 'Ann' },
+    });
+    t.notOk(
+      f.hub.attendees('r1').some((a) => a.participantId === annId),
+      'no longer an attendee',
+    );
+    f.disconnect(ann);
+    t.equal(f.timers.size, 0, 'her socket closing afterwards starts no grace');
+    t.equal(mod.conn.of('error').length, 0);
+  },
+);
 
 t.test('the old session brings nobody back: not on reconnect, not after a restart (kill -9)', async (t) => {
   const f = new LiveFixture();
@@ -51,24 +58,27 @@ t.test('the old session brings nobody back: not on reconnect, not after a restar
   t.match(f.engine.meetings.timeline('r1').at(-1), { kind: 'participant_removed' });
 });
 
-t.test('admitted from the waiting room and removed: her cookie finds nothing, she knocks again like a new arrival', async (t) => {
-  const f = new LiveFixture();
-  f.room({ roomId: 'w', waitingRoom: 'all' });
-  const mod = f.connect(f.enter('Mod', 'w', true));
-  const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
-  if (knock.status !== 'waiting') throw new Error('expected to wait');
-  f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
-  const polled = f.engine.waiting.poll('w', knock.secret);
-  if (polled?.status !== 'admitted') throw new Error('expected admitted');
-  const ann = f.connect(polled.participant);
-  mod.send({ type: 'remove', participant_id: ann.participant.participantId });
-  t.equal(f.engine.waiting.poll('w', knock.secret), null, 'the admission is spent: no session from the kept cookie');
-  f.engine.restart();
-  f.build();
-  t.equal(f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
-  const again = await f.engine.waiting.knock(arrive('w', 'Ann'));
-  t.equal(again.status, 'waiting', 'she waits again: removal is not a bar, and not a way in either');
-});
+t.test(
+  'admitted from the waiting room and removed: her cookie finds nothing, she knocks again like a new arrival',
+  async (t) => {
+    const f = new LiveFixture();
+    f.room({ roomId: 'w', waitingRoom: 'all' });
+    const mod = f.connect(f.enter('Mod', 'w', true));
+    const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
+    if (knock.status !== 'waiting') throw new Error('expected to wait');
+    f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
+    const polled = f.engine.waiting.poll('w', knock.secret);
+    if (polled?.status !== 'admitted') throw new Error('expected admitted');
+    const ann = f.connect(polled.participant);
+    mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'the admission is spent: no session from the kept cookie');
+    f.engine.restart();
+    f.build();
+    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
+    const again = await f.engine.waiting.knock(arrive('w', 'Ann'));
+    t.equal(again.status, 'waiting', 'she waits again: removal is not a bar, and not a way in either');
+  },
+);
 
 t.test('who may remove whom: abuse is refused with the live codes and changes nothing', async (t) => {
   const f = new LiveFixture();
@@ -88,7 +98,8 @@ t.test('who may remove whom: abuse is refused with the live codes and changes no
     client.send(message);
     t.equal(client.conn.last('error')?.code, code, `${JSON.stringify(message)} from ${client.participant.name}`);
   }
-  for (const p of [mod.participant, ann.participant, bob.participant, elsewhere]) t.equal(f.leftAt(p), null, `${p.name} is still present`);
+  for (const p of [mod.participant, ann.participant, bob.participant, elsewhere])
+    t.equal(f.leftAt(p), null, `${p.name} is still present`);
   t.equal(ann.conn.of('removed').length, 0);
   t.notOk(
     f.engine.meetings.timeline('r1').some((e) => e.kind === 'participant_removed'),

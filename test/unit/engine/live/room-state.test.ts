@@ -36,20 +36,23 @@ t.test('a broadcast reaches every member of the room but the one excepted, as on
   );
 });
 
-t.test('a family is the main room and its sub-groups in natural order; a family broadcast reaches the rooms with a live meeting', async (t) => {
-  const { live, person } = world();
-  const main = live.stateFor('main', 'm-main');
-  const g10 = live.stateFor('main-g10', 'm-main-g10');
-  t.same(live.family(g10), { root: 'main', subgroups: ['main-g2', 'main-g10'] }, 'g2 before g10');
-  t.same(live.family(main), { root: 'main', subgroups: ['main-g2', 'main-g10'] });
-  const inMain = new FakeConnection();
-  const inGroup = new FakeConnection();
-  live.add(main, person('a', 'main'), inMain);
-  live.add(g10, person('b', 'main-g10'), inGroup);
-  live.broadcastFamily('main', { type: 'subgroups', subgroups: [] });
-  t.same([inMain.sent.length, inGroup.sent.length], [1, 1], 'main-g2 has no state and is skipped');
-  t.same(['r-g10', 'r-g2', 'r-g1', 'r-x'].sort(byGroupNumber), ['r-g1', 'r-g2', 'r-g10', 'r-x']);
-});
+t.test(
+  'a family is the main room and its sub-groups in natural order; a family broadcast reaches the rooms with a live meeting',
+  async (t) => {
+    const { live, person } = world();
+    const main = live.stateFor('main', 'm-main');
+    const g10 = live.stateFor('main-g10', 'm-main-g10');
+    t.same(live.family(g10), { root: 'main', subgroups: ['main-g2', 'main-g10'] }, 'g2 before g10');
+    t.same(live.family(main), { root: 'main', subgroups: ['main-g2', 'main-g10'] });
+    const inMain = new FakeConnection();
+    const inGroup = new FakeConnection();
+    live.add(main, person('a', 'main'), inMain);
+    live.add(g10, person('b', 'main-g10'), inGroup);
+    live.broadcastFamily('main', { type: 'subgroups', subgroups: [] });
+    t.same([inMain.sent.length, inGroup.sent.length], [1, 1], 'main-g2 has no state and is skipped');
+    t.same(['r-g10', 'r-g2', 'r-g1', 'r-x'].sort(byGroupNumber), ['r-g1', 'r-g2', 'r-g10', 'r-x']);
+  },
+);
 
 t.test('a new meeting of a room gets a fresh state; the older meeting is no longer live', async (t) => {
   const { live, person } = world();

@@ -14,7 +14,11 @@ t.test('sub-groups are named after the main room, numbered, and made once', asyn
   t.equal(m.conn.of('error').length, 0, 'asking again changes nothing and refuses nothing');
   for (const count of [0, 4]) {
     m.send({ type: 'create_subgroups', count });
-    t.same(m.conn.last('error'), { type: 'error', code: 'invalid_message', message: 'count must be an integer from 1 to 3' });
+    t.same(m.conn.last('error'), {
+      type: 'error',
+      code: 'invalid_message',
+      message: 'count must be an integer from 1 to 3',
+    });
   }
   t.notOk(f.engine.store.rooms.has('r1-g3'));
 });
@@ -22,7 +26,11 @@ t.test('sub-groups are named after the main room, numbered, and made once', asyn
 t.test('only a moderator makes, moves and brings back', async (t) => {
   const f = new LiveFixture();
   const a = f.connect(f.enter('Ann'));
-  for (const message of [{ type: 'create_subgroups', count: 1 }, { type: 'move', participant_id: 'x', room_id: 'r1-g1' }, { type: 'bring_back' }]) {
+  for (const message of [
+    { type: 'create_subgroups', count: 1 },
+    { type: 'move', participant_id: 'x', room_id: 'r1-g1' },
+    { type: 'bring_back' },
+  ]) {
     a.send(message);
     t.equal(a.conn.last('error')?.code, 'not_moderator', message.type);
   }

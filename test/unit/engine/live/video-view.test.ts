@@ -32,12 +32,21 @@ t.test('a view names members of her meeting only, never herself; the large one c
   const b = f.connect(f.enter('Ben'));
   f.room({ roomId: 'r2' });
   const elsewhere = f.connect(f.enter('Eve', 'r2'));
-  const [mod, ann, ben, eve] = [m, a, b, elsewhere].map((c) => c.participant.participantId) as [string, string, string, string];
+  const [mod, ann, ben, eve] = [m, a, b, elsewhere].map((c) => c.participant.participantId) as [
+    string,
+    string,
+    string,
+    string,
+  ];
 
   a.send({ type: 'view', video: [mod, ann, eve, 'nobody', mod], large: ben });
   t.equal(views.length, 1);
   t.match(views[0]?.peer, { participantId: ann, roomId: 'r1', role: 'participant' }, 'told whose page it is');
-  t.same(views[0]?.view, { video: [mod, ben], large: ben }, 'herself, another room, an unknown id and a repeat are dropped; large is shown');
+  t.same(
+    views[0]?.view,
+    { video: [mod, ben], large: ben },
+    'herself, another room, an unknown id and a repeat are dropped; large is shown',
+  );
   a.send({ type: 'view', video: [], large: eve });
   t.same(views[1]?.view, { video: [], large: null }, 'a large id from outside the meeting is no large tile');
   a.send({ type: 'view', video: [ben] });
@@ -65,7 +74,11 @@ t.test('a malformed view is refused in words and reaches nobody', async (t) => {
     a.send(bad);
     t.equal(a.conn.last('error')?.code, 'invalid_message', JSON.stringify(bad).slice(0, 60));
   }
-  t.same(parseClientMessage(JSON.stringify({ type: 'view', video: [] })), { ok: true, message: { type: 'view', video: [] } }, 'an empty view is one');
+  t.same(
+    parseClientMessage(JSON.stringify({ type: 'view', video: [] })),
+    { ok: true, message: { type: 'view', video: [] } },
+    'an empty view is one',
+  );
   t.equal(views.length, 0);
 });
 

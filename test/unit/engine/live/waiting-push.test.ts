@@ -7,7 +7,11 @@ t.test('a knock reaches the moderators as one numbered change, only after it is 
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
   const m = f.connect(f.enter('Mod', 'r2', true));
   const p = f.connect(f.enter('Pat', 'r2'));
-  t.same(m.conn.last('waiting_list'), { type: 'waiting_list', seq: 0, requests: [] }, 'a moderator starts from the whole list');
+  t.same(
+    m.conn.last('waiting_list'),
+    { type: 'waiting_list', seq: 0, requests: [] },
+    'a moderator starts from the whole list',
+  );
   const knocking = f.engine.waiting.knock(arrive('r2', 'Ann', { clientKey: '203.0.113.1' }));
   t.equal(m.conn.of('waiting_changes').length, 0, 'nothing before the commit');
   t.equal((await knocking).status, 'waiting');
@@ -39,16 +43,23 @@ t.test('waiting_resync answers the whole list within its window; a participant m
   t.equal(m.conn.of('waiting_list').length, 2);
 });
 
-t.test('the switch: a change reaches every moderator, a switch to the state in force answers only its sender', async (t) => {
-  const f = new LiveFixture();
-  f.room({ roomId: 'r2', waitingRoom: 'all' });
-  const m1 = f.connect(f.enter('One', 'r2', true));
-  const m2 = f.connect(f.enter('Two', 'r2', true));
-  const before = m2.conn.of('waiting_room').length;
-  m1.send({ type: 'waiting_room', enabled: m1.conn.last('waiting_room')?.enabled ?? false });
-  t.equal(m2.conn.of('waiting_room').length, before, 'nothing changed: the other moderator hears nothing');
-  t.ok(m1.conn.last('waiting_room'), 'the sender gets the state as it stands');
-  m1.send({ type: 'waiting_room', enabled: false });
-  t.same(m2.conn.last('waiting_room'), { type: 'waiting_room', enabled: false, switchable: true }, 'a change reaches the other moderator');
-  t.same(m1.conn.last('waiting_room'), { type: 'waiting_room', enabled: false, switchable: true });
-});
+t.test(
+  'the switch: a change reaches every moderator, a switch to the state in force answers only its sender',
+  async (t) => {
+    const f = new LiveFixture();
+    f.room({ roomId: 'r2', waitingRoom: 'all' });
+    const m1 = f.connect(f.enter('One', 'r2', true));
+    const m2 = f.connect(f.enter('Two', 'r2', true));
+    const before = m2.conn.of('waiting_room').length;
+    m1.send({ type: 'waiting_room', enabled: m1.conn.last('waiting_room')?.enabled ?? false });
+    t.equal(m2.conn.of('waiting_room').length, before, 'nothing changed: the other moderator hears nothing');
+    t.ok(m1.conn.last('waiting_room'), 'the sender gets the state as it stands');
+    m1.send({ type: 'waiting_room', enabled: false });
+    t.same(
+      m2.conn.last('waiting_room'),
+      { type: 'waiting_room', enabled: false, switchable: true },
+      'a change reaches the other moderator',
+    );
+    t.same(m1.conn.last('waiting_room'), { type: 'waiting_room', enabled: false, switchable: true });
+  },
+);

@@ -148,6 +148,10 @@ t.test('list, and timeline of an unknown meeting', async (t) => {
   const list = f.meetings.list('r1');
   t.equal(list.length, 2);
   t.equal(list[0]?.meetingId, f.meetings.current('r1')?.meetingId, 'newest first');
-  t.throws(() => f.meetings.timeline('r2', list[0]!.meetingId), { code: 'meeting_not_found' }, 'a meeting of another room');
+  t.throws(
+    () => f.meetings.timeline('r2', list[0]!.meetingId),
+    { code: 'meeting_not_found' },
+    'a meeting of another room',
+  );
   t.throws(() => f.meetings.attendance('r1', 'nope'), { code: 'meeting_not_found' });
 });

@@ -14,7 +14,8 @@ function openRoom(f: Fixture, fields: Partial<Room> = {}): ModeratorSuccession {
 const anonymous = (name: string) => arrive('r1', name, { claims: claims('participant', 'link') });
 
 function joined(result: StartResult | { status: string }): Participant {
-  if (result.status !== 'joined' || !('participant' in result)) throw new Error(`expected to join, got ${result.status}`);
+  if (result.status !== 'joined' || !('participant' in result))
+    throw new Error(`expected to join, got ${result.status}`);
   return result.participant;
 }
 
@@ -55,7 +56,11 @@ t.test('the moderator leaves: the one present longest is promoted, durably, and 
     [['Bob', 'moderator']],
   );
   t.equal(f.store.participants.get(bob.participantId)?.role, 'moderator', 'written to the store');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'moderator_promoted', actor: null, subject: { participantId: bob.participantId, name: 'Bob' } });
+  t.match(f.meetings.timeline('r1').at(-1), {
+    kind: 'moderator_promoted',
+    actor: null,
+    subject: { participantId: bob.participantId, name: 'Bob' },
+  });
   t.match(
     f.meetings.attendance('r1').participants.find((p) => p.name === 'Bob'),
     { role: 'moderator' },
@@ -87,43 +92,53 @@ t.test('a room without the flag is unchanged: roles come from the token only and
   t.notOk(f.meetings.timeline('r1').some((e) => e.kind === 'moderator_promoted'));
 });
 
-t.test('a moderator by token keeps the room: anonymous arrivals stay participants, and her leaving promotes', async (t) => {
-  const f = new Fixture();
-  openRoom(f);
-  const mod = joined(await f.waiting.start(arrive('r1', 'Mo', { claims: claims('moderator', 'integration') })));
-  const ann = joined(await f.waiting.start(anonymous('Ann')));
-  t.equal(ann.role, 'participant');
-  f.meetings.leave(mod.participantId);
-  t.equal(f.meetings.participant(ann.participantId)?.role, 'moderator');
-});
+t.test(
+  'a moderator by token keeps the room: anonymous arrivals stay participants, and her leaving promotes',
+  async (t) => {
+    const f = new Fixture();
+    openRoom(f);
+    const mod = joined(await f.waiting.start(arrive('r1', 'Mo', { claims: claims('moderator', 'integration') })));
+    const ann = joined(await f.waiting.start(anonymous('Ann')));
+    t.equal(ann.role, 'participant');
+    f.meetings.leave(mod.participantId);
+    t.equal(f.meetings.participant(ann.participantId)?.role, 'moderator');
+  },
+);
 
 t.test('simultaneous arrivals give exactly one moderator', async (t) => {
   const f = new Fixture();
   openRoom(f);
   const results = await Promise.all(
-    ['A', 'B', 'C', 'D', 'E', 'F'].map((name, i) => (i % 2 ? f.waiting.knock(anonymous(name)) : f.waiting.start(anonymous(name)))),
+    ['A', 'B', 'C', 'D', 'E', 'F'].map((name, i) =>
+      i % 2 ? f.waiting.knock(anonymous(name)) : f.waiting.start(anonymous(name)),
+    ),
   );
   const people = results.map(joined);
   t.equal(people.filter((p) => p.role === 'moderator').length, 1, 'one moderator');
   t.equal(people[0]!.role, 'moderator', 'the first to enter');
 });
 
-t.test('scope guests: the first enters as moderator without waiting; later anonymous arrivals are guests and wait', async (t) => {
-  const f = new Fixture();
-  openRoom(f, { waitingRoom: 'guests', waitingRoomMode: 'approval' });
-  const ann = joined(await f.waiting.knock(anonymous('Ann')));
-  t.equal(ann.role, 'moderator', 'nobody would be there to admit her');
-  t.same(await f.waiting.start(anonymous('Bob')), { status: 'knock' }, 'a bare-link guest waits');
-  const bob = await f.knock('Bob', 'r1', { claims: claims('participant', 'link') });
-  t.same(
-    f.waiting.list('r1', by(ann.participantId)).map((r) => r.name),
-    ['Bob'],
-  );
-  const admittedByToken = joined(await f.waiting.start(arrive('r1', 'Ivy', { claims: claims('participant', 'integration') })));
-  t.equal(admittedByToken.role, 'participant', 'a token holder enters directly as a participant');
-  f.waiting.admit('r1', bob.requestId, by(ann.participantId));
-  t.equal(f.waiting.poll('r1', bob.secret)?.status, 'admitted');
-});
+t.test(
+  'scope guests: the first enters as moderator without waiting; later anonymous arrivals are guests and wait',
+  async (t) => {
+    const f = new Fixture();
+    openRoom(f, { waitingRoom: 'guests', waitingRoomMode: 'approval' });
+    const ann = joined(await f.waiting.knock(anonymous('Ann')));
+    t.equal(ann.role, 'moderator', 'nobody would be there to admit her');
+    t.same(await f.waiting.start(anonymous('Bob')), { status: 'knock' }, 'a bare-link guest waits');
+    const bob = await f.knock('Bob', 'r1', { claims: claims('participant', 'link') });
+    t.same(
+      f.waiting.list('r1', by(ann.participantId)).map((r) => r.name),
+      ['Bob'],
+    );
+    const admittedByToken = joined(
+      await f.waiting.start(arrive('r1', 'Ivy', { claims: claims('participant', 'integration') })),
+    );
+    t.equal(admittedByToken.role, 'participant', 'a token holder enters directly as a participant');
+    f.waiting.admit('r1', bob.requestId, by(ann.participantId));
+    t.equal(f.waiting.poll('r1', bob.secret)?.status, 'admitted');
+  },
+);
 
 t.test('until_moderator: a promotion admits those waiting, as an arrival would', async (t) => {
   const f = new Fixture();
@@ -147,22 +162,29 @@ t.test('until_moderator: a promotion admits those waiting, as an arrival would',
   t.same(g.waiting.poll('r1', guest.secret), { status: 'waiting' }, 'no moderator present: the guest waits');
   g.store.rooms.set('r1', { ...g.store.rooms.get('r1')!, moderatorSuccession: true });
   new ModeratorSuccession(g.meetings, g.store).settleAll();
-  t.equal(g.meetings.participant(pat.participantId)?.role, 'moderator', 'Pat is promoted when the daemon starts serving');
+  t.equal(
+    g.meetings.participant(pat.participantId)?.role,
+    'moderator',
+    'Pat is promoted when the daemon starts serving',
+  );
   t.equal(g.waiting.poll('r1', guest.secret)?.status, 'admitted', 'and the promotion admitted the guest');
   t.match(g.meetings.timeline('r1').slice(-2), [{ kind: 'moderator_promoted' }, { kind: 'admit_all', count: 1 }]);
 });
 
-t.test('promote: only a present participant of an open meeting; a moderator stays one without a second notice', async (t) => {
-  const f = new Fixture();
-  openRoom(f);
-  const changes = roleChanges(f);
-  const ann = joined(await f.waiting.start(anonymous('Ann')));
-  t.equal(f.meetings.promote('nobody'), null);
-  t.equal(f.meetings.promote(ann.participantId)?.role, 'moderator');
-  t.same(changes, [], 'already a moderator');
-  f.meetings.leave(ann.participantId);
-  t.equal(f.meetings.promote(ann.participantId), null, 'who left is not promoted');
-});
+t.test(
+  'promote: only a present participant of an open meeting; a moderator stays one without a second notice',
+  async (t) => {
+    const f = new Fixture();
+    openRoom(f);
+    const changes = roleChanges(f);
+    const ann = joined(await f.waiting.start(anonymous('Ann')));
+    t.equal(f.meetings.promote('nobody'), null);
+    t.equal(f.meetings.promote(ann.participantId)?.role, 'moderator');
+    t.same(changes, [], 'already a moderator');
+    f.meetings.leave(ann.participantId);
+    t.equal(f.meetings.promote(ann.participantId), null, 'who left is not promoted');
+  },
+);
 
 t.test('a failed write promotes nobody, in the store or in memory', async (t) => {
   const f = new Fixture();
@@ -174,33 +196,40 @@ t.test('a failed write promotes nobody, in the store or in memory', async (t) =>
   // The leave is committed before the promotion is tried: the promotion's failure is its listener's, logged, not the leave's.
   t.equal(f.meetings.leave(ann.participantId)?.participantId, ann.participantId, 'the leave itself stands');
   f.store.commitError = null;
-  t.match(f.log.entries, [{ event: 'participant left', err: { message: 'disk full' } }], 'the failed promotion is logged under the event');
+  t.match(
+    f.log.entries,
+    [{ event: 'participant left', err: { message: 'disk full' } }],
+    'the failed promotion is logged under the event',
+  );
   t.equal(f.meetings.participant(bob.participantId)?.role, 'participant');
   t.equal(f.store.participants.get(bob.participantId)?.role, 'participant');
   t.same(changes, []);
 });
 
-t.test('after a restart: the promoted moderator is still one; a crash between leave and promotion is settled at start', async (t) => {
-  const f = new Fixture();
-  let succession = openRoom(f);
-  const ann = joined(await f.waiting.start(anonymous('Ann')));
-  const bob = joined(await f.waiting.start(anonymous('Bob')));
-  const cid = joined(await f.waiting.start(anonymous('Cid')));
-  f.meetings.leave(ann.participantId);
-  f.restart();
-  succession = new ModeratorSuccession(f.meetings, f.store);
-  t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator');
-  t.same(f.waiting.list('r1', by(bob.participantId)), []);
+t.test(
+  'after a restart: the promoted moderator is still one; a crash between leave and promotion is settled at start',
+  async (t) => {
+    const f = new Fixture();
+    let succession = openRoom(f);
+    const ann = joined(await f.waiting.start(anonymous('Ann')));
+    const bob = joined(await f.waiting.start(anonymous('Bob')));
+    const cid = joined(await f.waiting.start(anonymous('Cid')));
+    f.meetings.leave(ann.participantId);
+    f.restart();
+    succession = new ModeratorSuccession(f.meetings, f.store);
+    t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator');
+    t.same(f.waiting.list('r1', by(bob.participantId)), []);
 
-  // The process dies after Bob's leave was written and before the promotion: nobody listens.
-  succession.close();
-  f.meetings.leave(bob.participantId);
-  t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
-  f.restart();
-  const after = new ModeratorSuccession(f.meetings, f.store);
-  after.settleAll();
-  t.equal(f.meetings.participant(cid.participantId)?.role, 'moderator', 'settled when the daemon starts serving');
-});
+    // The process dies after Bob's leave was written and before the promotion: nobody listens.
+    succession.close();
+    f.meetings.leave(bob.participantId);
+    t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
+    f.restart();
+    const after = new ModeratorSuccession(f.meetings, f.store);
+    after.settleAll();
+    t.equal(f.meetings.participant(cid.participantId)?.role, 'moderator', 'settled when the daemon starts serving');
+  },
+);
 
 t.test('successorAmong: nobody while a moderator is present, else the first in join order', async (t) => {
   const p = (name: string, role: Participant['role']): Participant => ({

@@ -58,55 +58,58 @@ t.test('the timeline records every transition with time, actor and subject', asy
   t.notOk(JSON.stringify(timeline).includes(a.secret), 'no secret in the timeline');
 });
 
-t.test('attendance: participants with join and leave, then refused people; the never-admitted appear nowhere else', async (t) => {
-  const f = new Fixture();
-  f.room();
-  const mod = f.moderator('r1', 'Maria');
-  const ann = await f.knock('Ann');
-  const bob = await f.knock('Bob');
-  const eve = await f.knock('=HYPERLINK("http://evil")');
-  await f.knock('Withdrawn');
-  f.clock.advance(1000);
-  f.waiting.admit('r1', ann.requestId, by(mod.participantId));
-  f.waiting.refuse('r1', bob.requestId, false, by(mod.participantId));
-  f.clock.advance(1000);
-  f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
-  const annId = f.meetings.present('r1').find((p) => p.name === 'Ann')!.participantId;
-  f.clock.advance(1000);
-  f.meetings.leave(annId);
+t.test(
+  'attendance: participants with join and leave, then refused people; the never-admitted appear nowhere else',
+  async (t) => {
+    const f = new Fixture();
+    f.room();
+    const mod = f.moderator('r1', 'Maria');
+    const ann = await f.knock('Ann');
+    const bob = await f.knock('Bob');
+    const eve = await f.knock('=HYPERLINK("http://evil")');
+    await f.knock('Withdrawn');
+    f.clock.advance(1000);
+    f.waiting.admit('r1', ann.requestId, by(mod.participantId));
+    f.waiting.refuse('r1', bob.requestId, false, by(mod.participantId));
+    f.clock.advance(1000);
+    f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
+    const annId = f.meetings.present('r1').find((p) => p.name === 'Ann')!.participantId;
+    f.clock.advance(1000);
+    f.meetings.leave(annId);
 
-  const attendance = f.meetings.attendance('r1');
-  t.same(
-    attendance.participants.map((p) => [p.name, p.role, p.joinedAt, p.leftAt]),
-    [
-      ['Maria', 'moderator', '2030-01-01T09:00:00.000Z', null],
-      ['Ann', 'participant', '2030-01-01T09:00:01.000Z', '2030-01-01T09:00:03.000Z'],
-    ],
-  );
-  t.same(
-    attendance.refused.map((r) => [r.name, r.refusedAt, r.barred]),
-    [
-      ['Bob', '2030-01-01T09:00:01.000Z', false],
-      ['=HYPERLINK("http://evil")', '2030-01-01T09:00:02.000Z', true],
-    ],
-  );
-  t.equal(attendance.meeting.roomId, 'r1');
+    const attendance = f.meetings.attendance('r1');
+    t.same(
+      attendance.participants.map((p) => [p.name, p.role, p.joinedAt, p.leftAt]),
+      [
+        ['Maria', 'moderator', '2030-01-01T09:00:00.000Z', null],
+        ['Ann', 'participant', '2030-01-01T09:00:01.000Z', '2030-01-01T09:00:03.000Z'],
+      ],
+    );
+    t.same(
+      attendance.refused.map((r) => [r.name, r.refusedAt, r.barred]),
+      [
+        ['Bob', '2030-01-01T09:00:01.000Z', false],
+        ['=HYPERLINK("http://evil")', '2030-01-01T09:00:02.000Z', true],
+      ],
+    );
+    t.equal(attendance.meeting.roomId, 'r1');
 
-  const csv = attendanceCsv(attendance);
-  t.equal(
-    csv,
-    [
-      'name,role,status,joined_at,left_at,refused_at',
-      'Maria,moderator,Attended,2030-01-01T09:00:00.000Z,,',
-      'Ann,participant,Attended,2030-01-01T09:00:01.000Z,2030-01-01T09:00:03.000Z,',
-      'Bob,,Refused,,,2030-01-01T09:00:01.000Z',
-      `"'=HYPERLINK(""http://evil"")",,Refused,,,2030-01-01T09:00:02.000Z`,
-      '',
-    ].join('\r\n'),
-    'refused at the bottom; a formula-looking name is made inert',
-  );
-  t.notOk(csv.includes('Withdrawn'), 'someone never admitted and never refused is not listed');
-});
+    const csv = attendanceCsv(attendance);
+    t.equal(
+      csv,
+      [
+        'name,role,status,joined_at,left_at,refused_at',
+        'Maria,moderator,Attended,2030-01-01T09:00:00.000Z,,',
+        'Ann,participant,Attended,2030-01-01T09:00:01.000Z,2030-01-01T09:00:03.000Z,',
+        'Bob,,Refused,,,2030-01-01T09:00:01.000Z',
+        `"'=HYPERLINK(""http://evil"")",,Refused,,,2030-01-01T09:00:02.000Z`,
+        '',
+      ].join('\r\n'),
+      'refused at the bottom; a formula-looking name is made inert',
+    );
+    t.notOk(csv.includes('Withdrawn'), 'someone never admitted and never refused is not listed');
+  },
+);
 
 t.test('attendance of an ended meeting is kept', async (t) => {
   const f = new Fixture();

@@ -16,10 +16,18 @@ t.test('a rename is checked by the rule of every arrival, written, and survives 
   t.equal(renamed.participant.name, 'Ann Smith', 'trimmed as at arrival');
   t.ok(f.store.writes > writes, 'written before it returns');
   t.equal(f.meetings.participant(ann.participantId)?.name, 'Ann Smith');
-  t.same(f.meetings.rename(ann.participantId, 'Ann Smith'), { participant: renamed.participant, changed: false }, 'the same name changes nothing');
+  t.same(
+    f.meetings.rename(ann.participantId, 'Ann Smith'),
+    { participant: renamed.participant, changed: false },
+    'the same name changes nothing',
+  );
 
   for (const bad of ['', ' ', 'x'.repeat(65), 'System', 'Eve (moderator)', 'A\u202Eb', 42, null]) {
-    t.throws(() => f.meetings.rename(ann.participantId, bad), { code: 'invalid_field', field: 'name' }, `refused: ${JSON.stringify(bad)}`);
+    t.throws(
+      () => f.meetings.rename(ann.participantId, bad),
+      { code: 'invalid_field', field: 'name' },
+      `refused: ${JSON.stringify(bad)}`,
+    );
   }
   t.equal(f.meetings.participant(ann.participantId)?.name, 'Ann Smith', 'a refused name changes nothing');
 
@@ -61,13 +69,25 @@ t.test('the subject: moderators only, checked, on the timeline, kept across a re
   const set = f.meetings.setSubject('r1', by(mod.participantId), '  <img src=x onerror=alert(1)>  ');
   t.equal(set.changed, true);
   t.equal(set.meeting.subject, '<img src=x onerror=alert(1)>', 'kept as typed: it is text, rendered as text');
-  t.equal(f.meetings.setSubject('r1', by(mod.participantId), '<img src=x onerror=alert(1)>').changed, false, 'the same subject changes nothing');
+  t.equal(
+    f.meetings.setSubject('r1', by(mod.participantId), '<img src=x onerror=alert(1)>').changed,
+    false,
+    'the same subject changes nothing',
+  );
   t.match(f.meetings.timeline('r1').at(-1), { kind: 'subject_changed', actor: { name: 'Mod' } });
 
   for (const bad of ['x'.repeat(129), 'two\nlines', 'a\u202Eb', 'tag\u{E0041}', 7]) {
-    t.throws(() => f.meetings.setSubject('r1', by(mod.participantId), bad), { code: 'invalid_field', field: 'subject' }, `refused: ${JSON.stringify(bad)}`);
+    t.throws(
+      () => f.meetings.setSubject('r1', by(mod.participantId), bad),
+      { code: 'invalid_field', field: 'subject' },
+      `refused: ${JSON.stringify(bad)}`,
+    );
   }
-  t.equal(f.meetings.setSubject('r1', by(mod.participantId), 'é'.repeat(128)).meeting.subject.length, 128, '128 characters fit');
+  t.equal(
+    f.meetings.setSubject('r1', by(mod.participantId), 'é'.repeat(128)).meeting.subject.length,
+    128,
+    '128 characters fit',
+  );
 
   f.restart();
   t.equal(f.meetings.current('r1')?.subject, 'é'.repeat(128), 'kept across a restart (kill -9)');

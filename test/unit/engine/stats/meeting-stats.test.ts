@@ -25,7 +25,11 @@ t.test('talk time is the sum of speaking intervals while audio is on', async (t)
   clock.advance(800);
   const lastAt = clock.now().toISOString();
   stats.state('m1', 'ann', { audio: false, video: false });
-  t.match(stats.of('m1')[0], { talking: false, talkTimeMs: 2_000, lastTalkAt: lastAt, audio: false }, 'muting ends the interval');
+  t.match(
+    stats.of('m1')[0],
+    { talking: false, talkTimeMs: 2_000, lastTalkAt: lastAt, audio: false },
+    'muting ends the interval',
+  );
 });
 
 t.test('webcam intervals follow video on and off; chat is counted', async (t) => {
@@ -62,7 +66,13 @@ t.test('a disconnect or the end of the meeting settles everything', async (t) =>
   stats.disconnected('m1', 'ann');
   stats.disconnected('m1', 'nobody');
   stats.disconnected('other', 'bob');
-  t.match(stats.of('m1')[0], { audio: false, video: false, talking: false, talkTimeMs: 3_000, webcams: [{ endedAt: clock.now().toISOString() }] });
+  t.match(stats.of('m1')[0], {
+    audio: false,
+    video: false,
+    talking: false,
+    talkTimeMs: 3_000,
+    webcams: [{ endedAt: clock.now().toISOString() }],
+  });
   t.match(stats.of('m1')[1], { video: true }, 'a disconnect of another meeting does not touch it');
   clock.advance(1_000);
   stats.meetingEnded('m1');
@@ -79,7 +89,11 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
   clock.advance(2_000);
   const restarted = new MeetingStats(store, clock);
   const writes = store.writes;
-  t.match(restarted.of('m1')[0], { audio: true, video: true, talking: true }, 'constructing and reading writes nothing');
+  t.match(
+    restarted.of('m1')[0],
+    { audio: true, video: true, talking: true },
+    'constructing and reading writes nothing',
+  );
   t.equal(store.writes, writes);
   t.equal(restarted.settleUnfinished(), 1, 'the serving daemon settles what was left running');
   t.equal(restarted.settleUnfinished(), 0);
@@ -99,21 +113,28 @@ t.test('a clock going backwards never makes talk time negative', async (t) => {
   t.equal(stats.of('m1')[0]?.talkTimeMs, 0);
 });
 
-t.test("with a group commit, a chat message's count is on disk at once, after the writes queued before it", async (t) => {
-  const clock = new FakeClock();
-  const store = new MemoryLiveStore();
-  const queued: (() => void)[] = [];
-  // The group's turn never comes unless the test runs it: what is on disk is what was written now.
-  const stats = new MeetingStats(store, clock, (run) => void queued.push(run));
-  stats.joined('m1', 'ann');
-  stats.state('m1', 'ann', { audio: true, video: false });
-  t.equal(store.getStats('ann'), null, 'media state waits for the group');
-  stats.chat('m1', 'ann');
-  t.match(
-    store.getStats('ann'),
-    { chatMessages: 1, audio: true },
-    'the chat count commits now (the room hears the message next), with the state queued before it',
-  );
-  for (const run of queued.splice(0)) run();
-  t.match(store.getStats('ann'), { chatMessages: 1, audio: true }, 'the group, when it runs, writes no older copy over it');
-});
+t.test(
+  "with a group commit, a chat message's count is on disk at once, after the writes queued before it",
+  async (t) => {
+    const clock = new FakeClock();
+    const store = new MemoryLiveStore();
+    const queued: (() => void)[] = [];
+    // The group's turn never comes unless the test runs it: what is on disk is what was written now.
+    const stats = new MeetingStats(store, clock, (run) => void queued.push(run));
+    stats.joined('m1', 'ann');
+    stats.state('m1', 'ann', { audio: true, video: false });
+    t.equal(store.getStats('ann'), null, 'media state waits for the group');
+    stats.chat('m1', 'ann');
+    t.match(
+      store.getStats('ann'),
+      { chatMessages: 1, audio: true },
+      'the chat count commits now (the room hears the message next), with the state queued before it',
+    );
+    for (const run of queued.splice(0)) run();
+    t.match(
+      store.getStats('ann'),
+      { chatMessages: 1, audio: true },
+      'the group, when it runs, writes no older copy over it',
+    );
+  },
+);

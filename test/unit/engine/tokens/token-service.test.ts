@@ -67,16 +67,27 @@ t.test('a short key is refused', async (t) => {
 t.test('framing outlives a join token by the grace it is given, and admits nobody', async (t) => {
   const clock = fakeClock();
   const tokens = new TokenService(key, clock);
-  const join = await tokens.signJoin({ room: 'vc-1', role: 'participant', source: 'integration', embed: ['https://app.example.org'] }, 900);
+  const join = await tokens.signJoin(
+    { room: 'vc-1', role: 'participant', source: 'integration', embed: ['https://app.example.org'] },
+    900,
+  );
   t.same(await tokens.framingOf(join, 3600), { room: 'vc-1', embed: ['https://app.example.org'] }, 'fresh');
   clock.advance(901_000);
   t.equal(await tokens.verifyJoin(join), null, 'expired: it opens nothing');
-  t.same(await tokens.framingOf(join, 3600), { room: 'vc-1', embed: ['https://app.example.org'] }, 'a reload inside the frame may still be framed');
+  t.same(
+    await tokens.framingOf(join, 3600),
+    { room: 'vc-1', embed: ['https://app.example.org'] },
+    'a reload inside the frame may still be framed',
+  );
   clock.advance(3600_000);
   t.equal(await tokens.framingOf(join, 3600), null, 'past the grace: the plain page policy');
   const plain = await tokens.signJoin({ room: 'vc-1', role: 'participant', source: 'link' }, 900);
   t.equal(await tokens.framingOf(plain, 3600), null, 'a join token without origins frames nothing');
-  t.equal(await tokens.framingOf(await tokens.signSession(session, 900), 3600), null, 'a session token is not a join token');
+  t.equal(
+    await tokens.framingOf(await tokens.signSession(session, 900), 3600),
+    null,
+    'a session token is not a join token',
+  );
   const forged = await new SignJWT({ room: 'vc-1', embed: ['*'] })
     .setProtectedHeader({ alg: 'HS256', typ: tokenTypes.join })
     .setIssuer('meet')

@@ -12,7 +12,12 @@ const right = 'open-sesame';
 function heldDerive() {
   const started: { code: string; release: () => void }[] = [];
   const derive: DeriveKey = (code, salt, length) =>
-    new Promise((resolve) => started.push({ code, release: () => resolve(code === right ? scryptSync(code, salt, length) : Buffer.alloc(length)) }));
+    new Promise((resolve) =>
+      started.push({
+        code,
+        release: () => resolve(code === right ? scryptSync(code, salt, length) : Buffer.alloc(length)),
+      }),
+    );
   let released = 0;
   return {
     derive,
@@ -60,20 +65,23 @@ t.test("a flooded room holds up another room's right code by one hash at most", 
   t.equal(codes.filter((c) => c === 'access_code_invalid').length, 150, 'every guess was still checked');
 });
 
-t.test('inside a room, clients take turns: a flooding client delays another by one hash per client waiting', async (t) => {
-  const hashes = heldDerive();
-  const f = new Fixture({ waiting: { deriveKey: hashes.derive } });
-  f.room({ roomId: 'a', accessCode: right });
-  const guesses = flood(f, 'a', 1, 10);
-  await settle();
-  const pupil = f.waiting.start(arrive('a', 'Pupil', { accessCode: right, clientKey: '198.51.100.10' }));
-  await settle();
-  t.equal(await hashes.releaseNext(), 'guess-0');
-  t.equal(await hashes.releaseNext(), right, "the pupil's code comes before the guesser's other nine");
-  t.equal((await pupil).status, 'knock');
-  while (hashes.running() > 0) await hashes.releaseNext();
-  await Promise.all(guesses);
-});
+t.test(
+  'inside a room, clients take turns: a flooding client delays another by one hash per client waiting',
+  async (t) => {
+    const hashes = heldDerive();
+    const f = new Fixture({ waiting: { deriveKey: hashes.derive } });
+    f.room({ roomId: 'a', accessCode: right });
+    const guesses = flood(f, 'a', 1, 10);
+    await settle();
+    const pupil = f.waiting.start(arrive('a', 'Pupil', { accessCode: right, clientKey: '198.51.100.10' }));
+    await settle();
+    t.equal(await hashes.releaseNext(), 'guess-0');
+    t.equal(await hashes.releaseNext(), right, "the pupil's code comes before the guesser's other nine");
+    t.equal((await pupil).status, 'knock');
+    while (hashes.running() > 0) await hashes.releaseNext();
+    await Promise.all(guesses);
+  },
+);
 
 t.test('with two hashes at once, a room still runs one at a time and another room takes the second', async (t) => {
   const hashes = heldDerive();
@@ -105,7 +113,11 @@ t.test("a room's line is bounded; codes refused unchecked are no guesses", async
   const again = f.waiting.start(arrive('a', 'Mallory', { accessCode: right, clientKey: '2001:db8:2::/64' }));
   await settle();
   await hashes.releaseNext();
-  t.equal((await again).status, 'knock', 'a client with 10 codes sent, some refused unchecked, is not at the limit of 10 wrong ones');
+  t.equal(
+    (await again).status,
+    'knock',
+    'a client with 10 codes sent, some refused unchecked, is not at the limit of 10 wrong ones',
+  );
 });
 
 t.test("a client's line is bounded: beyond it, too_many_knocks before any waiting", async (t) => {

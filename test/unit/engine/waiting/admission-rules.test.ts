@@ -1,6 +1,12 @@
 import t from 'tap';
 import type { Room } from '../../../../src/engine/rooms/room.js';
-import { effectiveMode, effectiveScope, mustWait, needsAccessCode, type AdmissionContext } from '../../../../src/engine/waiting/admission.js';
+import {
+  effectiveMode,
+  effectiveScope,
+  mustWait,
+  needsAccessCode,
+  type AdmissionContext,
+} from '../../../../src/engine/waiting/admission.js';
 import { claims } from '../../../helpers/engine-fixture.js';
 
 const room = (fields: Partial<Room> = {}): Room => ({
@@ -51,7 +57,11 @@ t.test('scope decides who waits', async (t) => {
     ['all', moderator, false],
   ];
   for (const [scope, who, waits] of cases) {
-    t.equal(mustWait({ ...base, scope, claims: who as AdmissionContext['claims'] }), waits, `${scope} / ${JSON.stringify(who)}`);
+    t.equal(
+      mustWait({ ...base, scope, claims: who as AdmissionContext['claims'] }),
+      waits,
+      `${scope} / ${JSON.stringify(who)}`,
+    );
   }
 });
 
@@ -74,7 +84,8 @@ t.test('until_moderator: direct entry only while a moderator is present', async 
 
 t.test("a room's next moderator (moderator succession) never waits, whatever the scope and mode", async (t) => {
   for (const scope of ['guests', 'all'] as const) {
-    for (const mode of ['approval', 'until_moderator'] as const) t.notOk(mustWait({ ...base, scope, mode, entersAsModerator: true }), `${scope} / ${mode}`);
+    for (const mode of ['approval', 'until_moderator'] as const)
+      t.notOk(mustWait({ ...base, scope, mode, entersAsModerator: true }), `${scope} / ${mode}`);
   }
 });
 
@@ -86,7 +97,10 @@ t.test('instance policy: forced turns a stored off into all; off turns everythin
   t.equal(effectiveScope({ waitingRoom: 'forced', waitingRoomMode: null }, room({ waitingRoom: 'off' })), 'all');
   t.equal(effectiveScope({ waitingRoom: 'forced', waitingRoomMode: null }, room({ waitingRoom: 'guests' })), 'guests');
   t.equal(effectiveScope({ waitingRoom: 'off', waitingRoomMode: null }, room({ waitingRoom: 'all' })), 'off');
-  t.equal(effectiveScope({ waitingRoom: 'optional', waitingRoomMode: null }, room({ waitingRoom: 'guests' })), 'guests');
+  t.equal(
+    effectiveScope({ waitingRoom: 'optional', waitingRoomMode: null }, room({ waitingRoom: 'guests' })),
+    'guests',
+  );
   t.equal(effectiveMode({ waitingRoom: 'optional', waitingRoomMode: 'until_moderator' }, room()), 'until_moderator');
   t.equal(effectiveMode({ waitingRoom: 'optional', waitingRoomMode: null }, room()), 'approval');
 });

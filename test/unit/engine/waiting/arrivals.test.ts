@@ -22,9 +22,16 @@ t.test('scope guests: bare-link and link-token guests wait; lms and integration 
   const f = new Fixture();
   f.room({ waitingRoom: 'guests' });
   t.same(await f.waiting.start(arrive('r1', 'Guest')), { status: 'knock' }, 'bare link');
-  t.same(await f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })), { status: 'knock' }, 'link token');
+  t.same(
+    await f.waiting.start(arrive('r1', 'Linked', { claims: claims('participant', 'link') })),
+    { status: 'knock' },
+    'link token',
+  );
   t.equal((await f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') }))).status, 'joined');
-  t.equal((await f.waiting.knock(arrive('r1', 'App user', { claims: claims('participant', 'integration') }))).status, 'joined');
+  t.equal(
+    (await f.waiting.knock(arrive('r1', 'App user', { claims: claims('participant', 'integration') }))).status,
+    'joined',
+  );
   t.equal(f.store.requests.size, 0, 'start never creates a request');
 });
 
@@ -32,7 +39,9 @@ t.test('scope all: everyone but moderators waits', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'all' });
   t.same(await f.waiting.start(arrive('r1', 'Student', { claims: claims('participant', 'lms') })), { status: 'knock' });
-  t.same(await f.waiting.start(arrive('r1', 'App', { claims: claims('participant', 'integration') })), { status: 'knock' });
+  t.same(await f.waiting.start(arrive('r1', 'App', { claims: claims('participant', 'integration') })), {
+    status: 'knock',
+  });
   t.equal((await f.waiting.start(arrive('r1', 'Mod', { claims: claims('moderator', 'lms') }))).status, 'joined');
 });
 
@@ -74,14 +83,20 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room({ waitingRoom: 'off' });
   f.room({ roomId: 'r1-breakout-1', waitingRoom: 'all', parentRoomId: 'r1', accessCode: '4321' });
-  await t.rejects(f.waiting.knock(arrive('r1-breakout-1', 'Stranger')), { code: 'subgroup_closed' }, 'a bare link is no side door');
+  await t.rejects(
+    f.waiting.knock(arrive('r1-breakout-1', 'Stranger')),
+    { code: 'subgroup_closed' },
+    'a bare link is no side door',
+  );
   f.moderator();
   f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const inParent = await f.waiting.knock(arrive('r1', 'Guest'));
   t.equal(inParent.status, 'waiting', 'the parent room verifies her');
   f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const guest = f.meetings.present('r1').find((p) => p.name === 'Guest')!;
-  const result = await f.waiting.knock(arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }));
+  const result = await f.waiting.knock(
+    arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }),
+  );
   t.equal(result.status, 'joined', 'no waiting and no code for someone moved from the meeting');
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
@@ -91,10 +106,18 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
     { code: 'subgroup_closed' },
     'not after leaving the meeting',
   );
-  t.equal((await f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') }))).status, 'joined', 'a moderator enters');
+  t.equal(
+    (await f.waiting.start(arrive('r1-breakout-1', 'Mod2', { claims: claims('moderator') }))).status,
+    'joined',
+    'a moderator enters',
+  );
   const teacher = f.meetings.present('r1').find((p) => p.role === 'moderator')!;
   const moved = await f.waiting.start(arrive('r1-breakout-1', 'x', { fromParticipantId: teacher.participantId }));
-  t.equal(moved.status === 'joined' && moved.participant.role, 'moderator', 'a moderator moved from the meeting stays a moderator');
+  t.equal(
+    moved.status === 'joined' && moved.participant.role,
+    'moderator',
+    'a moderator moved from the meeting stays a moderator',
+  );
 });
 
 t.test('unknown room', async (t) => {
@@ -109,7 +132,10 @@ t.test('name and note bounds are checked before anything is written', async (t) 
   f.room();
   await t.rejects(f.waiting.knock(arrive('r1', '')), { code: 'invalid_field', field: 'name' });
   await t.rejects(f.waiting.knock(arrive('r1', 'x'.repeat(65))), { code: 'invalid_field', field: 'name' });
-  await t.rejects(f.waiting.knock(arrive('r1', 'Ann', { note: 'n'.repeat(281) })), { code: 'invalid_field', field: 'note' });
+  await t.rejects(f.waiting.knock(arrive('r1', 'Ann', { note: 'n'.repeat(281) })), {
+    code: 'invalid_field',
+    field: 'note',
+  });
   await t.rejects(f.waiting.start(arrive('r1', '   ')), { code: 'invalid_field', field: 'name' });
   t.equal(f.store.writes, 0);
 });

@@ -8,36 +8,39 @@ function counting(): { counts: Record<string, number>; counter: { counted(outcom
   return { counts, counter: { counted: (outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) } };
 }
 
-t.test('knocks, admissions, refusals, bars, withdrawals, closed windows and expiry are each counted once', async (t) => {
-  const { counts, counter } = counting();
-  const f = new Fixture({ counter });
-  f.room();
-  const mod = by(f.moderator().participantId);
-  const [ann, bob, cy, dan] = [await f.knock('Ann'), await f.knock('Bob'), await f.knock('Cy'), await f.knock('Dan')];
-  await f.knock('Eve');
-  t.same(counts, { knock: 5 });
-  t.equal(f.waiting.waitingCount(), 5);
+t.test(
+  'knocks, admissions, refusals, bars, withdrawals, closed windows and expiry are each counted once',
+  async (t) => {
+    const { counts, counter } = counting();
+    const f = new Fixture({ counter });
+    f.room();
+    const mod = by(f.moderator().participantId);
+    const [ann, bob, cy, dan] = [await f.knock('Ann'), await f.knock('Bob'), await f.knock('Cy'), await f.knock('Dan')];
+    await f.knock('Eve');
+    t.same(counts, { knock: 5 });
+    t.equal(f.waiting.waitingCount(), 5);
 
-  f.waiting.admit('r1', ann.requestId, mod);
-  t.same(f.waiting.admit('r1', ann.requestId, mod), { admitted: 0 }, 'a second click');
-  f.waiting.refuse('r1', bob.requestId, false, mod);
-  f.waiting.refuse('r1', cy.requestId, true, mod);
-  f.waiting.withdraw('r1', dan.secret);
-  t.equal(f.waiting.waitingCount(), 1, 'Eve still waits');
-  // Eve's page stops polling: her window counts as closed.
-  f.clock.advance(7000);
-  f.waiting.sweep();
-  t.same(counts, { knock: 5, admitted: 1, refused: 1, barred: 1, withdrawn: 1, window_closed: 1 });
-  t.equal(f.waiting.waitingCount(), 0);
+    f.waiting.admit('r1', ann.requestId, mod);
+    t.same(f.waiting.admit('r1', ann.requestId, mod), { admitted: 0 }, 'a second click');
+    f.waiting.refuse('r1', bob.requestId, false, mod);
+    f.waiting.refuse('r1', cy.requestId, true, mod);
+    f.waiting.withdraw('r1', dan.secret);
+    t.equal(f.waiting.waitingCount(), 1, 'Eve still waits');
+    // Eve's page stops polling: her window counts as closed.
+    f.clock.advance(7000);
+    f.waiting.sweep();
+    t.same(counts, { knock: 5, admitted: 1, refused: 1, barred: 1, withdrawn: 1, window_closed: 1 });
+    t.equal(f.waiting.waitingCount(), 0);
 
-  const fay = await f.knock('Fay');
-  f.clock.advance(601_000);
-  t.match(f.waiting.poll('r1', fay.secret), { status: 'expired' }, 'her request timed out');
-  await f.knock('Gus');
-  await f.knock('Hal');
-  t.same(f.waiting.admitAll('r1', mod), { admitted: 2 });
-  t.same(counts, { knock: 8, admitted: 3, refused: 1, barred: 1, withdrawn: 1, window_closed: 1, expired: 1 });
-});
+    const fay = await f.knock('Fay');
+    f.clock.advance(601_000);
+    t.match(f.waiting.poll('r1', fay.secret), { status: 'expired' }, 'her request timed out');
+    await f.knock('Gus');
+    await f.knock('Hal');
+    t.same(f.waiting.admitAll('r1', mod), { admitted: 2 });
+    t.same(counts, { knock: 8, admitted: 3, refused: 1, barred: 1, withdrawn: 1, window_closed: 1, expired: 1 });
+  },
+);
 
 t.test('a knock whose commit failed is not counted; requests left when the meeting ends expire counted', async (t) => {
   const { counts, counter } = counting();

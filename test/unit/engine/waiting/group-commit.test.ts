@@ -31,7 +31,9 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
   f.room();
   const mod = f.moderator();
   const commitsBefore = f.store.commits;
-  const knocks = ['Ann', 'Bob', 'Cy'].map((name) => watch(f.waiting.knock(arrive('r1', name, { note: `${name} here` }))));
+  const knocks = ['Ann', 'Bob', 'Cy'].map((name) =>
+    watch(f.waiting.knock(arrive('r1', name, { note: `${name} here` }))),
+  );
   await tick();
   t.ok(
     knocks.every((k) => !k.settled),
@@ -56,7 +58,11 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
   t.same(f.kinds(), ['moderator_arrived', 'knock', 'knock', 'knock']);
   for (const k of knocks) {
     const result = k.value!;
-    t.same(f.waiting.poll('r1', result.status === 'waiting' ? result.secret : ''), { status: 'waiting' }, 'each cookie polls waiting');
+    t.same(
+      f.waiting.poll('r1', result.status === 'waiting' ? result.secret : ''),
+      { status: 'waiting' },
+      'each cookie polls waiting',
+    );
   }
 });
 
@@ -211,7 +217,11 @@ t.test('queued knocks hold their slots: the cap counts them', async (t) => {
   f.room();
   const a = f.waiting.knock(arrive('r1', 'A'));
   const b = f.waiting.knock(arrive('r1', 'B'));
-  await t.rejects(f.waiting.knock(arrive('r1', 'C')), { code: 'waiting_room_full' }, 'the third of one turn is refused');
+  await t.rejects(
+    f.waiting.knock(arrive('r1', 'C')),
+    { code: 'waiting_room_full' },
+    'the third of one turn is refused',
+  );
   endTurn();
   t.equal((await a).status, 'waiting');
   t.equal((await b).status, 'waiting');

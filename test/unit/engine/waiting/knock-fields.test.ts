@@ -15,15 +15,22 @@ t.test('name: 1 to 64 characters, trimmed, no control characters', async (t) => 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase()}`;
 const bidi = [...'\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069'];
 
-t.test('name: every bidi embedding, override and isolate control is refused; right-to-left names are not', async (t) => {
-  for (const name of ['محمد عبد الله', 'דוד כהן', 'Sara سارا']) t.equal(checkName(name), name, name);
-  for (const ch of bidi) {
-    for (const name of [`Bob${ch}`, `${ch}Bob`, `Eve${ch}rotom`, `\u0645\u062D${ch}\u0645\u062F`]) {
-      t.throws(() => checkName(name), invalid('name'), `${hex(ch)} in ${JSON.stringify(name)}`);
+t.test(
+  'name: every bidi embedding, override and isolate control is refused; right-to-left names are not',
+  async (t) => {
+    for (const name of ['محمد عبد الله', 'דוד כהן', 'Sara سارا']) t.equal(checkName(name), name, name);
+    for (const ch of bidi) {
+      for (const name of [`Bob${ch}`, `${ch}Bob`, `Eve${ch}rotom`, `\u0645\u062D${ch}\u0645\u062F`]) {
+        t.throws(() => checkName(name), invalid('name'), `${hex(ch)} in ${JSON.stringify(name)}`);
+      }
     }
-  }
-  t.throws(() => checkName('Eve\u202Egnp.exe'), { message: /invisible or text-direction characters \(found U\+202E\)/ }, 'the message names the character');
-});
+    t.throws(
+      () => checkName('Eve\u202Egnp.exe'),
+      { message: /invisible or text-direction characters \(found U\+202E\)/ },
+      'the message names the character',
+    );
+  },
+);
 
 t.test('name: other invisible format characters and controls are refused', async (t) => {
   const cases: Record<string, string[]> = {
@@ -56,16 +63,32 @@ t.test('name: other invisible format characters and controls are refused', async
     'Nguyễn Thị Minh Khai',
     "O'Brien",
   ];
-  for (const name of ordinary) t.equal(checkName(name), name, `${name}: accented, CJK, Hangul and Indic names are accepted as typed`);
+  for (const name of ordinary)
+    t.equal(checkName(name), name, `${name}: accented, CJK, Hangul and Indic names are accepted as typed`);
 });
 
 t.test('name: ZWJ and ZWNJ only between two visible characters', async (t) => {
   const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
   t.equal(checkName(`Ada ${family}`), `Ada ${family}`, 'a family emoji (ZWJ sequence)');
-  t.equal(checkName('Ada \u2764\uFE0F\u200D\u{1F525}'), 'Ada \u2764\uFE0F\u200D\u{1F525}', 'ZWJ after a variation selector');
-  t.equal(checkName('\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645'), '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645', 'ZWNJ inside a Persian word');
+  t.equal(
+    checkName('Ada \u2764\uFE0F\u200D\u{1F525}'),
+    'Ada \u2764\uFE0F\u200D\u{1F525}',
+    'ZWJ after a variation selector',
+  );
+  t.equal(
+    checkName('\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645'),
+    '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645',
+    'ZWNJ inside a Persian word',
+  );
   t.equal(checkName('\u0915\u094D\u200D\u0937'), '\u0915\u094D\u200D\u0937', 'ZWJ inside a Devanagari conjunct');
-  for (const bad of ['Ada\u200D', '\u200CAda', 'Ada \u200D Lovelace', 'A\u200D\u200Db', 'A\u200D\u202Eb', 'Ad\u200D\u200Ba']) {
+  for (const bad of [
+    'Ada\u200D',
+    '\u200CAda',
+    'Ada \u200D Lovelace',
+    'A\u200D\u200Db',
+    'A\u200D\u202Eb',
+    'Ad\u200D\u200Ba',
+  ]) {
     t.throws(() => checkName(bad), invalid('name'), JSON.stringify(bad));
   }
 });
@@ -124,7 +147,16 @@ t.test('name: may not pass for the service or for a role', async (t) => {
   for (const name of impersonations) t.throws(() => checkName(name), invalid('name'), JSON.stringify(name));
   t.throws(() => checkName('System'), { message: /must not be "System"/ });
   t.throws(() => checkName('Bob (moderator)'), { message: /must not hold a role in brackets/ });
-  for (const name of ['Systems Team', 'Ecosystem', 'Bob (Berlin)', 'Bob (he/him)', 'Eve (hostess)', 'Moderator Mo', 'Host Eve (2)', 'Ann (Moderna team)']) {
+  for (const name of [
+    'Systems Team',
+    'Ecosystem',
+    'Bob (Berlin)',
+    'Bob (he/him)',
+    'Eve (hostess)',
+    'Moderator Mo',
+    'Host Eve (2)',
+    'Ann (Moderna team)',
+  ]) {
     t.equal(checkName(name), name, `${name}: near misses are ordinary names`);
   }
 });
@@ -134,7 +166,8 @@ t.test('note: optional, up to 280 characters, line breaks allowed', async (t) =>
   t.equal(checkNote(null), '');
   t.equal(checkNote('line one\nline two\tend'), 'line one\nline two\tend');
   t.equal(checkNote('n'.repeat(280)), 'n'.repeat(280));
-  for (const bad of ['n'.repeat(281), 'bell\u0007', 7]) t.throws(() => checkNote(bad), invalid('note'), JSON.stringify(bad));
+  for (const bad of ['n'.repeat(281), 'bell\u0007', 7])
+    t.throws(() => checkNote(bad), invalid('note'), JSON.stringify(bad));
 });
 
 t.test('note: no bidi controls or tag characters; marks and joiners of prose stay', async (t) => {

@@ -88,8 +88,12 @@ t.test('in SQLite the primary-key order of requests is their knock order', async
     knocked.push(result.requestId);
     clock.advance(i % 4 === 0 ? 0 : 3);
   }
-  const byKey = (db.prepare('SELECT request_id FROM waiting_requests ORDER BY request_id').all() as { request_id: string }[]).map((r) => r.request_id);
-  const byKnock = (db.prepare('SELECT request_id FROM waiting_requests ORDER BY knocked_at, rowid').all() as { request_id: string }[]).map((r) => r.request_id);
+  const byKey = (
+    db.prepare('SELECT request_id FROM waiting_requests ORDER BY request_id').all() as { request_id: string }[]
+  ).map((r) => r.request_id);
+  const byKnock = (
+    db.prepare('SELECT request_id FROM waiting_requests ORDER BY knocked_at, rowid').all() as { request_id: string }[]
+  ).map((r) => r.request_id);
   t.same(byKnock, knocked, 'stored in knock order');
   // Within one millisecond the random part decides; across milliseconds the key order is the knock order.
   const ms = (id: string) => id.slice(0, 8);

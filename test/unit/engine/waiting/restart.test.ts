@@ -2,39 +2,42 @@ import t from 'tap';
 import { Fixture, api, arrive, by } from '../../../helpers/engine-fixture.js';
 
 /** The durability scenario, against the memory store (the SQLite one is in test/unit/store). */
-t.test('after a restart: waiting still waits, barred still barred, admitted still a participant, timeline whole', async (t) => {
-  const f = new Fixture();
-  f.room();
-  const mod = f.moderator();
-  const admitted = await f.knock('Admitted');
-  const barred = await f.knock('Barred');
-  const waiting = await f.knock('Waiting');
-  const refused = await f.knock('Refused');
-  f.waiting.admit('r1', admitted.requestId, by(mod.participantId));
-  f.waiting.refuse('r1', barred.requestId, true, by(mod.participantId));
-  f.waiting.refuse('r1', refused.requestId, false, by(mod.participantId));
-  const before = f.meetings.timeline('r1');
-  const meetingId = f.meetings.current('r1')!.meetingId;
-  const participant = f.waiting.poll('r1', admitted.secret);
+t.test(
+  'after a restart: waiting still waits, barred still barred, admitted still a participant, timeline whole',
+  async (t) => {
+    const f = new Fixture();
+    f.room();
+    const mod = f.moderator();
+    const admitted = await f.knock('Admitted');
+    const barred = await f.knock('Barred');
+    const waiting = await f.knock('Waiting');
+    const refused = await f.knock('Refused');
+    f.waiting.admit('r1', admitted.requestId, by(mod.participantId));
+    f.waiting.refuse('r1', barred.requestId, true, by(mod.participantId));
+    f.waiting.refuse('r1', refused.requestId, false, by(mod.participantId));
+    const before = f.meetings.timeline('r1');
+    const meetingId = f.meetings.current('r1')!.meetingId;
+    const participant = f.waiting.poll('r1', admitted.secret);
 
-  f.clock.advance(5000);
-  f.restart();
+    f.clock.advance(5000);
+    f.restart();
 
-  t.equal(f.meetings.current('r1')?.meetingId, meetingId, 'the meeting is still open');
-  t.same(f.waiting.poll('r1', waiting.secret), { status: 'waiting' });
-  t.same(f.waiting.poll('r1', barred.secret), { status: 'barred' });
-  t.same(f.waiting.poll('r1', refused.secret), { status: 'refused', retry: true });
-  t.same(f.waiting.poll('r1', admitted.secret), participant);
-  const admittedId = participant?.status === 'admitted' ? participant.participant.participantId : '';
-  t.match(f.meetings.participant(admittedId), { name: 'Admitted', leftAt: null });
-  await t.rejects(f.waiting.knock(arrive('r1', 'Barred', { secret: barred.secret })), { code: 'barred' });
-  t.same(f.meetings.timeline('r1'), before, 'the timeline is whole');
-  t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => r.name),
-    ['Waiting'],
-    'the moderator is still a moderator',
-  );
-});
+    t.equal(f.meetings.current('r1')?.meetingId, meetingId, 'the meeting is still open');
+    t.same(f.waiting.poll('r1', waiting.secret), { status: 'waiting' });
+    t.same(f.waiting.poll('r1', barred.secret), { status: 'barred' });
+    t.same(f.waiting.poll('r1', refused.secret), { status: 'refused', retry: true });
+    t.same(f.waiting.poll('r1', admitted.secret), participant);
+    const admittedId = participant?.status === 'admitted' ? participant.participant.participantId : '';
+    t.match(f.meetings.participant(admittedId), { name: 'Admitted', leftAt: null });
+    await t.rejects(f.waiting.knock(arrive('r1', 'Barred', { secret: barred.secret })), { code: 'barred' });
+    t.same(f.meetings.timeline('r1'), before, 'the timeline is whole');
+    t.same(
+      f.waiting.list('r1', by(mod.participantId)).map((r) => r.name),
+      ['Waiting'],
+      'the moderator is still a moderator',
+    );
+  },
+);
 
 t.test('a restart gives last-seen times a fresh start', async (t) => {
   const f = new Fixture();

@@ -37,7 +37,11 @@ t.test('a cookie that matches no hash finds nothing and is not remembered', asyn
   const stranger = newSecret();
   t.equal(queue.bySecret(stranger), undefined);
   t.equal(queue.bySecret(stranger), undefined, 'still nothing on a second try');
-  t.equal(queue.bySecret(secret.slice(0, 42) + (secret.endsWith('A') ? 'B' : 'A')), undefined, 'one character off finds nothing');
+  t.equal(
+    queue.bySecret(secret.slice(0, 42) + (secret.endsWith('A') ? 'B' : 'A')),
+    undefined,
+    'one character off finds nothing',
+  );
 });
 
 t.test('a removed request is gone for a remembered cookie too', async (t) => {
@@ -65,12 +69,15 @@ t.test('a request replaced by a new knock of the same browser answers under the 
   t.equal(queue.bySecret(second), fresh);
 });
 
-t.test('a request added with its cookie (a knock that just made it) is found by it, and forgotten with it', async (t) => {
-  const queue = new RoomQueue('m1');
-  const secret = newSecret();
-  const entry = { ...live(secret), cookie: secret };
-  queue.add(entry);
-  t.equal(queue.bySecret(secret), entry);
-  queue.remove(entry);
-  t.equal(queue.bySecret(secret), undefined);
-});
+t.test(
+  'a request added with its cookie (a knock that just made it) is found by it, and forgotten with it',
+  async (t) => {
+    const queue = new RoomQueue('m1');
+    const secret = newSecret();
+    const entry = { ...live(secret), cookie: secret };
+    queue.add(entry);
+    t.equal(queue.bySecret(secret), entry);
+    queue.remove(entry);
+    t.equal(queue.bySecret(secret), undefined);
+  },
+);

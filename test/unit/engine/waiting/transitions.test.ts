@@ -52,9 +52,17 @@ t.test('admit all: everyone waiting, one timeline entry with the count', async (
     f.meetings.present('r1').map((p) => p.name),
     ['Ann', 'Bob', 'Cy'],
   );
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', actor: { kind: 'api', participantId: null, name: 'moodle' }, count: 3 });
+  t.match(f.meetings.timeline('r1').at(-1), {
+    kind: 'admit_all',
+    actor: { kind: 'api', participantId: null, name: 'moodle' },
+    count: 3,
+  });
   t.same(f.waiting.admitAll('r1', api()), { admitted: 0 });
-  t.equal(f.meetings.timeline('r1').filter((e) => e.kind === 'admit_all').length, 1, 'nothing recorded when nobody waited');
+  t.equal(
+    f.meetings.timeline('r1').filter((e) => e.kind === 'admit_all').length,
+    1,
+    'nothing recorded when nobody waited',
+  );
 });
 
 t.test('refuse: refused with retry; a new knock from that browser is a new request', async (t) => {
@@ -71,26 +79,33 @@ t.test('refuse: refused with retry; a new knock from that browser is a new reque
   t.not(again.status === 'waiting' && again.requestId, ann.requestId, 'a new request');
   t.not(again.status === 'waiting' && again.secret, ann.secret, 'with a new secret');
   t.equal(f.waiting.poll('r1', ann.secret), null, 'the replaced cookie names nothing');
-  t.match(f.meetings.timeline('r1').slice(-3), [{ kind: 'knock' }, { kind: 'refuse', actor: { name: 'Mod' } }, { kind: 'knock' }]);
+  t.match(f.meetings.timeline('r1').slice(-3), [
+    { kind: 'knock' },
+    { kind: 'refuse', actor: { name: 'Mod' } },
+    { kind: 'knock' },
+  ]);
 });
 
-t.test('refuse and bar: barred on poll, on re-knock and on start with the same cookie, until the meeting ends', async (t) => {
-  const f = new Fixture();
-  f.room();
-  const mod = f.moderator();
-  const eve = await f.knock('Eve');
-  f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
-  t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' });
-  await t.rejects(f.waiting.knock(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
-  await t.rejects(f.waiting.start(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
-  t.notOk(f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
-  t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
-  t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
-  t.match(
-    f.meetings.timeline('r1').find((e) => e.kind === 'bar'),
-    { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } },
-  );
-});
+t.test(
+  'refuse and bar: barred on poll, on re-knock and on start with the same cookie, until the meeting ends',
+  async (t) => {
+    const f = new Fixture();
+    f.room();
+    const mod = f.moderator();
+    const eve = await f.knock('Eve');
+    f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
+    t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' });
+    await t.rejects(f.waiting.knock(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
+    await t.rejects(f.waiting.start(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
+    t.notOk(f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
+    t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
+    t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
+    t.match(
+      f.meetings.timeline('r1').find((e) => e.kind === 'bar'),
+      { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } },
+    );
+  },
+);
 
 t.test('expiry happens exactly at the timeout, not one millisecond before', async (t) => {
   const f = new Fixture();
@@ -105,8 +120,17 @@ t.test('expiry happens exactly at the timeout, not one millisecond before', asyn
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' }, '1 ms before the timeout');
   f.clock.advance(1); // 30,000 ms
   t.same(f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'expire', actor: null, subject: { requestId: ann.requestId }, at: '2030-01-01T09:00:30.000Z' });
-  t.equal((await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }))).status, 'waiting', 'she may knock again');
+  t.match(f.meetings.timeline('r1').at(-1), {
+    kind: 'expire',
+    actor: null,
+    subject: { requestId: ann.requestId },
+    at: '2030-01-01T09:00:30.000Z',
+  });
+  t.equal(
+    (await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }))).status,
+    'waiting',
+    'she may knock again',
+  );
 });
 
 t.test('the sweep expires a request at exactly the timeout', async (t) => {
@@ -262,7 +286,11 @@ t.test('gestures are for moderators of the open meeting', async (t) => {
 
   f.room({ roomId: 'r2' });
   const otherMod = f.moderator('r2');
-  t.throws(() => f.waiting.admit('r1', ann.requestId, by(otherMod.participantId)), notMod, 'a moderator of another room');
+  t.throws(
+    () => f.waiting.admit('r1', ann.requestId, by(otherMod.participantId)),
+    notMod,
+    'a moderator of another room',
+  );
 });
 
 t.test('gestures on a room with no meeting', async (t) => {
@@ -288,7 +316,10 @@ t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped t
   t.match(one.requestId, /^[A-Za-z0-9_-]{30}$/, 'request id: the knock time (8 characters) and 128 random bits (22)');
   const stored = f.store.requests.get(one.requestId)!;
   t.same(stored.secretHash, createHash('sha256').update(one.secret).digest());
-  t.notOk(JSON.stringify([...f.store.requests.values()]).includes(one.secret), 'the secret itself is nowhere in the store');
+  t.notOk(
+    JSON.stringify([...f.store.requests.values()]).includes(one.secret),
+    'the secret itself is nowhere in the store',
+  );
   t.equal(f.waiting.poll('b', one.secret), null, "room b does not know room a's cookie");
   t.notOk(f.waiting.withdraw('b', one.secret));
   t.equal(f.waiting.poll('a', one.secret)?.status, 'waiting');
@@ -335,7 +366,11 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
     t.equal(roomId, 'r1');
     t.equal(change.meetingId, f.meetings.current('r1')?.meetingId ?? change.meetingId);
     for (const item of change.added) names.set(item.request_id, item.name);
-    heard.push({ added: change.added.map((i) => i.name), removed: change.removed.map((id) => names.get(id) ?? id), reset: change.reset });
+    heard.push({
+      added: change.added.map((i) => i.name),
+      removed: change.removed.map((id) => names.get(id) ?? id),
+      reset: change.reset,
+    });
   });
   const take = () => heard.splice(0);
   const knocks = {} as Record<string, { requestId: string; secret: string }>;
@@ -395,19 +430,22 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
   t.same(take(), [{ added: [], removed: [], reset: true }], "the meeting's end drops its list: reset, read it again");
 });
 
-t.test('a closed-window delay set on its own (SERVICE_WAITING_CLOSED_WINDOW_SECS) replaces the three missed polls', async (t) => {
-  const f = new Fixture({ waiting: { closedWindowMs: 30_000 } });
-  f.room();
-  const ann = await f.knock('Ann');
-  f.clock.advance(29_000);
-  f.waiting.sweep();
-  t.same(
-    f.waiting.list('r1', api()).map((i) => i.name),
-    ['Ann'],
-    'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)',
-  );
-  f.clock.advance(1000);
-  f.waiting.sweep();
-  t.same(f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');
-  t.equal(f.waiting.poll('r1', ann.secret), null);
-});
+t.test(
+  'a closed-window delay set on its own (SERVICE_WAITING_CLOSED_WINDOW_SECS) replaces the three missed polls',
+  async (t) => {
+    const f = new Fixture({ waiting: { closedWindowMs: 30_000 } });
+    f.room();
+    const ann = await f.knock('Ann');
+    f.clock.advance(29_000);
+    f.waiting.sweep();
+    t.same(
+      f.waiting.list('r1', api()).map((i) => i.name),
+      ['Ann'],
+      'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)',
+    );
+    f.clock.advance(1000);
+    f.waiting.sweep();
+    t.same(f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');
+    t.equal(f.waiting.poll('r1', ann.secret), null);
+  },
+);

@@ -16,29 +16,32 @@ t.test('until_moderator: waiting ends for everyone when a moderator arrives', as
   ]);
 });
 
-t.test('until_moderator: while a moderator is present arrivals enter; after the last leaves, later arrivals wait', async (t) => {
-  const f = new Fixture();
-  f.room({ waitingRoomMode: 'until_moderator' });
-  const first = f.moderator('r1', 'First');
-  const second = f.moderator('r1', 'Second');
-  const early = await f.waiting.knock(arrive('r1', 'Early'));
-  t.equal(early.status, 'joined');
-  f.meetings.leave(first.participantId);
-  t.equal((await f.waiting.knock(arrive('r1', 'Still'))).status, 'joined', 'one moderator is still present');
-  f.meetings.leave(second.participantId);
-  t.same(
-    f.meetings.present('r1').map((p) => p.name),
-    ['Early', 'Still'],
-    'those present stay',
-  );
-  const late = await f.knock('Late');
-  t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
-  t.same(await f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
+t.test(
+  'until_moderator: while a moderator is present arrivals enter; after the last leaves, later arrivals wait',
+  async (t) => {
+    const f = new Fixture();
+    f.room({ waitingRoomMode: 'until_moderator' });
+    const first = f.moderator('r1', 'First');
+    const second = f.moderator('r1', 'Second');
+    const early = await f.waiting.knock(arrive('r1', 'Early'));
+    t.equal(early.status, 'joined');
+    f.meetings.leave(first.participantId);
+    t.equal((await f.waiting.knock(arrive('r1', 'Still'))).status, 'joined', 'one moderator is still present');
+    f.meetings.leave(second.participantId);
+    t.same(
+      f.meetings.present('r1').map((p) => p.name),
+      ['Early', 'Still'],
+      'those present stay',
+    );
+    const late = await f.knock('Late');
+    t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
+    t.same(await f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
 
-  // Who left comes back through the door (a left session opens nothing): a new arrival.
-  await f.waiting.start(arrive('r1', 'Second again', { claims: claims('moderator') }));
-  t.equal(f.waiting.poll('r1', late.secret)?.status, 'admitted', "a moderator's return counts as an arrival");
-});
+    // Who left comes back through the door (a left session opens nothing): a new arrival.
+    await f.waiting.start(arrive('r1', 'Second again', { claims: claims('moderator') }));
+    t.equal(f.waiting.poll('r1', late.secret)?.status, 'admitted', "a moderator's return counts as an arrival");
+  },
+);
 
 t.test('approval: a moderator arriving admits nobody', async (t) => {
   const f = new Fixture();

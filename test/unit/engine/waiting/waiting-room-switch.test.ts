@@ -8,44 +8,47 @@ function switches(f: Fixture): string[] {
   return seen;
 }
 
-t.test('enable after disable: later arrivals wait again, nobody in is moved out, on the timeline, kept across a restart', async (t) => {
-  const f = new Fixture();
-  f.room();
-  const mod = f.moderator();
-  const told = switches(f);
-  t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
-  f.waiting.disableWaitingRoom('r1', by(mod.participantId));
-  t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true });
-  const early = await f.waiting.knock(arrive('r1', 'Early'));
-  t.equal(early.status, 'joined', 'in while it is off');
+t.test(
+  'enable after disable: later arrivals wait again, nobody in is moved out, on the timeline, kept across a restart',
+  async (t) => {
+    const f = new Fixture();
+    f.room();
+    const mod = f.moderator();
+    const told = switches(f);
+    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    f.waiting.disableWaitingRoom('r1', by(mod.participantId));
+    t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true });
+    const early = await f.waiting.knock(arrive('r1', 'Early'));
+    t.equal(early.status, 'joined', 'in while it is off');
 
-  t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
-  t.equal(f.meetings.current('r1')?.waitingDisabled, false);
-  t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
-  t.same(told, ['r1', 'r1'], 'each switch told once');
-  t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
-  t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
-  t.match(
-    f.kinds().filter((k) => k.startsWith('waiting_room')),
-    ['waiting_room_disabled', 'waiting_room_enabled'],
-  );
-  t.match(
-    f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'),
-    { actor: { kind: 'participant', name: 'Mod' } },
-  );
+    t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
+    t.equal(f.meetings.current('r1')?.waitingDisabled, false);
+    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    t.same(told, ['r1', 'r1'], 'each switch told once');
+    t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
+    t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
+    t.match(
+      f.kinds().filter((k) => k.startsWith('waiting_room')),
+      ['waiting_room_disabled', 'waiting_room_enabled'],
+    );
+    t.match(
+      f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'),
+      { actor: { kind: 'participant', name: 'Mod' } },
+    );
 
-  t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
-  t.equal(f.kinds().filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
-  t.same(told, ['r1', 'r1'], 'and tells nobody');
+    t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
+    t.equal(f.kinds().filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
+    t.same(told, ['r1', 'r1'], 'and tells nobody');
 
-  f.waiting.disableWaitingRoom('r1', api());
-  f.restart();
-  t.equal(f.meetings.current('r1')?.waitingDisabled, true, 'the last switch is on disk');
-  f.waiting.enableWaitingRoom('r1', api());
-  f.restart();
-  t.equal(f.meetings.current('r1')?.waitingDisabled, false);
-  t.equal((await f.waiting.knock(arrive('r1', 'After restart'))).status, 'waiting');
-});
+    f.waiting.disableWaitingRoom('r1', api());
+    f.restart();
+    t.equal(f.meetings.current('r1')?.waitingDisabled, true, 'the last switch is on disk');
+    f.waiting.enableWaitingRoom('r1', api());
+    f.restart();
+    t.equal(f.meetings.current('r1')?.waitingDisabled, false);
+    t.equal((await f.waiting.knock(arrive('r1', 'After restart'))).status, 'waiting');
+  },
+);
 
 t.test('enable is for moderators; a room without a waiting room refuses it', async (t) => {
   const f = new Fixture();
@@ -53,7 +56,11 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   const mod = f.moderator();
   const guest = await f.waiting.start(arrive('r1', 'Guest'));
   const guestId = guest.status === 'joined' ? guest.participant.participantId : '';
-  t.throws(() => f.waiting.enableWaitingRoom('r1', by(guestId)), { code: 'not_moderator' }, 'a participant learns nothing of the setting');
+  t.throws(
+    () => f.waiting.enableWaitingRoom('r1', by(guestId)),
+    { code: 'not_moderator' },
+    'a participant learns nothing of the setting',
+  );
   t.throws(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
   t.same(f.waiting.switchState('r1'), { enabled: false, switchable: false });
   t.notOk(f.kinds().includes('waiting_room_enabled'));
@@ -61,13 +68,21 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   const policyOff = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
   policyOff.room({ waitingRoom: 'all' });
   policyOff.moderator();
-  t.throws(() => policyOff.waiting.enableWaitingRoom('r1', api()), { code: 'waiting_room_unavailable' }, 'the instance has none');
+  t.throws(
+    () => policyOff.waiting.enableWaitingRoom('r1', api()),
+    { code: 'waiting_room_unavailable' },
+    'the instance has none',
+  );
 
   const sub = new Fixture();
   sub.room();
   sub.room({ roomId: 'r1-g1', parentRoomId: 'r1' });
   const subMod = sub.moderator('r1-g1');
-  t.throws(() => sub.waiting.enableWaitingRoom('r1-g1', by(subMod.participantId)), { code: 'waiting_room_unavailable' }, 'sub-groups never wait');
+  t.throws(
+    () => sub.waiting.enableWaitingRoom('r1-g1', by(subMod.participantId)),
+    { code: 'waiting_room_unavailable' },
+    'sub-groups never wait',
+  );
 
   const none = new Fixture();
   none.room();

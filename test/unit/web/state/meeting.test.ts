@@ -38,7 +38,13 @@ function welcome(extra: Partial<Extract<ServerMessage, { type: 'welcome' }>> = {
     room_name: 'Maths',
     participants: [bea, cy],
     locks: open,
-    chat: [{ from: { participant_id: 'p2', name: 'Bea', role: 'participant', system: false }, text: 'hi', at: '2026-11-27T14:00:00Z' }],
+    chat: [
+      {
+        from: { participant_id: 'p2', name: 'Bea', role: 'participant', system: false },
+        text: 'hi',
+        at: '2026-11-27T14:00:00Z',
+      },
+    ],
     subgroups: [],
     subject: '',
     media: 'mesh',
@@ -60,27 +66,30 @@ function run(messages: ServerMessage[], from: MeetingState = initialMeeting) {
 const said = (effects: readonly MeetingEffect[]) => effects.flatMap((e) => (e.do === 'announce' ? [e.said] : []));
 const names = (s: MeetingState) => [...s.participants.values()].map((p) => p.name);
 
-t.test('the welcome: herself and everyone, tiles and chat, media with the others, her state told, a welcome said', async (t) => {
-  const { state, effects } = run([welcome()]);
-  t.same(names(state), ['Ada', 'Bea', 'Cy'], 'herself first, then in the order the server lists');
-  t.same([state.self, state.roomName, state.welcomes], [ada, 'Maths', 1]);
-  const step = effects[0]!;
-  t.notOk(
-    step.some((e) => e.do === 'forget'),
-    'a first welcome has nothing to forget',
-  );
-  t.same(
-    step.filter((e) => e.do === 'tile').map((e) => (e.do === 'tile' ? e.participant.name : '')),
-    ['Ada', 'Bea', 'Cy'],
-  );
-  t.equal(step.filter((e) => e.do === 'chat').length, 1);
-  t.same(
-    step.find((e) => e.do === 'media'),
-    { do: 'media', media: 'mesh', self: 'p1', peers: ['p2', 'p3'], audio: true, video: true },
-  );
-  t.same(step.map((e) => e.do).slice(-2), ['publish', 'announce']);
-  t.same(said(step), [{ key: 'welcome' }]);
-});
+t.test(
+  'the welcome: herself and everyone, tiles and chat, media with the others, her state told, a welcome said',
+  async (t) => {
+    const { state, effects } = run([welcome()]);
+    t.same(names(state), ['Ada', 'Bea', 'Cy'], 'herself first, then in the order the server lists');
+    t.same([state.self, state.roomName, state.welcomes], [ada, 'Maths', 1]);
+    const step = effects[0]!;
+    t.notOk(
+      step.some((e) => e.do === 'forget'),
+      'a first welcome has nothing to forget',
+    );
+    t.same(
+      step.filter((e) => e.do === 'tile').map((e) => (e.do === 'tile' ? e.participant.name : '')),
+      ['Ada', 'Bea', 'Cy'],
+    );
+    t.equal(step.filter((e) => e.do === 'chat').length, 1);
+    t.same(
+      step.find((e) => e.do === 'media'),
+      { do: 'media', media: 'mesh', self: 'p1', peers: ['p2', 'p3'], audio: true, video: true },
+    );
+    t.same(step.map((e) => e.do).slice(-2), ['publish', 'announce']);
+    t.same(said(step), [{ key: 'welcome' }]);
+  },
+);
 
 t.test('mute on start: she arrives muted, and the server is told so', async (t) => {
   const { state, effects } = run([welcome({ mute_on_start: true })]);
@@ -88,40 +97,58 @@ t.test('mute on start: she arrives muted, and the server is told so', async (t) 
   t.ok(effects[0]!.some((e) => e.do === 'publish'));
 });
 
-t.test('a second welcome is the same meeting after a lost connection: the old tiles go, her media state stays', async (t) => {
-  const first = run([welcome()]).state;
-  const muted = toggleVideo(toggleAudio(first).state).state;
-  const again = receive(shareScreen(muted, true).state, welcome({ participants: [cy], media: 'janus' }));
-  t.same(again.effects[0], { do: 'forget', tiles: ['p1', 'p2', 'p3'] }, 'first: what the previous connection built goes');
-  t.same(names(again.state), ['Ada', 'Cy'], 'who is there now, not who was');
-  t.same([again.state.audio, again.state.video, again.state.screen], [false, false, true], 'her buttons as she left them');
-  const media = again.effects.find((e) => e.do === 'media');
-  t.same(media, { do: 'media', media: 'janus', self: 'p1', peers: ['p3'], audio: true, video: true }, 'media renegotiated with whoever is there');
-  t.equal(again.state.welcomes, 2);
-});
+t.test(
+  'a second welcome is the same meeting after a lost connection: the old tiles go, her media state stays',
+  async (t) => {
+    const first = run([welcome()]).state;
+    const muted = toggleVideo(toggleAudio(first).state).state;
+    const again = receive(shareScreen(muted, true).state, welcome({ participants: [cy], media: 'janus' }));
+    t.same(
+      again.effects[0],
+      { do: 'forget', tiles: ['p1', 'p2', 'p3'] },
+      'first: what the previous connection built goes',
+    );
+    t.same(names(again.state), ['Ada', 'Cy'], 'who is there now, not who was');
+    t.same(
+      [again.state.audio, again.state.video, again.state.screen],
+      [false, false, true],
+      'her buttons as she left them',
+    );
+    const media = again.effects.find((e) => e.do === 'media');
+    t.same(
+      media,
+      { do: 'media', media: 'janus', self: 'p1', peers: ['p3'], audio: true, video: true },
+      'media renegotiated with whoever is there',
+    );
+    t.equal(again.state.welcomes, 2);
+  },
+);
 
-t.test('joins and leaves are said once: a repeated join is not news, a leave of someone unknown is silent', async (t) => {
-  const start = run([welcome()]).state;
-  const dan = person('p4', 'Dan');
-  const { state, effects } = run(
-    [
-      { type: 'participant_joined', participant: dan },
-      { type: 'participant_joined', participant: dan },
-      { type: 'participant_left', participant_id: 'p4' },
-      { type: 'participant_left', participant_id: 'p4' },
-    ],
-    start,
-  );
-  t.same(said(effects[0]!), [{ key: 'joined', name: 'Dan' }]);
-  t.same(said(effects[1]!), [], 'the same arrival again');
-  t.same(said(effects[2]!), [{ key: 'left', name: 'Dan' }]);
-  t.ok(
-    effects[2]!.some((e) => e.do === 'untile' && e.participant_id === 'p4'),
-    'her tile and media peer go',
-  );
-  t.same(said(effects[3]!), [], 'already gone');
-  t.same(names(state), ['Ada', 'Bea', 'Cy']);
-});
+t.test(
+  'joins and leaves are said once: a repeated join is not news, a leave of someone unknown is silent',
+  async (t) => {
+    const start = run([welcome()]).state;
+    const dan = person('p4', 'Dan');
+    const { state, effects } = run(
+      [
+        { type: 'participant_joined', participant: dan },
+        { type: 'participant_joined', participant: dan },
+        { type: 'participant_left', participant_id: 'p4' },
+        { type: 'participant_left', participant_id: 'p4' },
+      ],
+      start,
+    );
+    t.same(said(effects[0]!), [{ key: 'joined', name: 'Dan' }]);
+    t.same(said(effects[1]!), [], 'the same arrival again');
+    t.same(said(effects[2]!), [{ key: 'left', name: 'Dan' }]);
+    t.ok(
+      effects[2]!.some((e) => e.do === 'untile' && e.participant_id === 'p4'),
+      'her tile and media peer go',
+    );
+    t.same(said(effects[3]!), [], 'already gone');
+    t.same(names(state), ['Ada', 'Bea', 'Cy']);
+  },
+);
 
 t.test('a state message updates a participant in place; a rename is said, her own as hers', async (t) => {
   const start = run([welcome()]).state;
@@ -152,7 +179,10 @@ t.test('a state message updates a participant in place; a rename is said, her ow
 t.test('locks switch off what she may no longer send, and tell the server; a moderator is not bound', async (t) => {
   const start = run([welcome()]).state;
   const locked = receive(start, { type: 'locks', locks: { mic: true, cam: false, cams_moderators_only: true } });
-  t.same([locked.state.audio, locked.state.video, mayAudio(locked.state), mayVideo(locked.state)], [false, false, false, false]);
+  t.same(
+    [locked.state.audio, locked.state.video, mayAudio(locked.state), mayVideo(locked.state)],
+    [false, false, false, false],
+  );
   t.same(
     locked.effects.map((e) => e.do),
     ['publish', 'announce'],
@@ -162,7 +192,11 @@ t.test('locks switch off what she may no longer send, and tell the server; a mod
   t.same([mayAudio(promoted.state), mayVideo(promoted.state)], [true, true], 'locks no longer bind her');
   t.same(said(promoted.effects), [{ key: 'nowModerator' }]);
   t.equal(promoted.state.participants.get('p1')?.role, 'moderator', 'her entry in the list too');
-  const demoted = receive(toggleAudio(promoted.state).state, { type: 'role', participant_id: 'p1', role: 'participant' });
+  const demoted = receive(toggleAudio(promoted.state).state, {
+    type: 'role',
+    participant_id: 'p1',
+    role: 'participant',
+  });
   t.equal(demoted.state.audio, false, 'bound again: her microphone goes off');
   t.ok(demoted.effects.some((e) => e.do === 'publish'));
   const unlocked = receive(locked.state, { type: 'locks', locks: open });
@@ -180,7 +214,9 @@ t.test("someone else's role changes her tile only", async (t) => {
 
 t.test('a removal: hers ends the meeting for her; someone else is said, and her later leave is not', async (t) => {
   const start = run([welcome()]).state;
-  t.same(receive(start, { type: 'removed', participant_id: 'p1', by: 'p3' }).effects, [{ do: 'end', reason: 'removed' }]);
+  t.same(receive(start, { type: 'removed', participant_id: 'p1', by: 'p3' }).effects, [
+    { do: 'end', reason: 'removed' },
+  ]);
   const { state, effects } = run(
     [
       { type: 'removed', participant_id: 'p2', by: 'p3' },
@@ -206,7 +242,11 @@ t.test('the subject, the sub-groups, and what passes through to the view', async
   t.same(said(receive(set.state, { type: 'subject', subject: '' }).effects), [{ key: 'subjectRemoved' }]);
   t.same(receive(start, { type: 'subgroups', subgroups: ['g1'] }).state.subgroups, ['g1']);
   const changes: ServerMessage = { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [] };
-  t.same(receive(start, changes).effects, [{ do: 'waiting', message: changes }], 'the Waiting section takes its messages');
+  t.same(
+    receive(start, changes).effects,
+    [{ do: 'waiting', message: changes }],
+    'the Waiting section takes its messages',
+  );
   t.same(receive(start, { type: 'move', room_id: 'g1' }).effects, [{ do: 'move', room_id: 'g1' }]);
 });
 
@@ -217,7 +257,10 @@ t.test('errors: a refused name goes to the rename form, a rate limit too, anythi
     { do: 'renameRefused', why: 'name' },
     { do: 'announce', said: { key: 'liveError', code: 'invalid_field' } },
   ]);
-  t.same(receive(start, { type: 'error', code: 'rate_limited', message: 'slow down' }).effects[0], { do: 'renameRefused', why: 'rate_limited' });
+  t.same(receive(start, { type: 'error', code: 'rate_limited', message: 'slow down' }).effects[0], {
+    do: 'renameRefused',
+    why: 'rate_limited',
+  });
   const other = receive(start, { type: 'error', code: 'invalid_field', message: 'subject: too long' });
   t.same(
     other.effects.map((e) => e.do),
@@ -228,7 +271,10 @@ t.test('errors: a refused name goes to the rename form, a rate limit too, anythi
 t.test('her own buttons: each toggle tells the server and says what it did', async (t) => {
   const start = run([welcome()]).state;
   const muted = toggleAudio(start);
-  t.same([muted.state.audio, muted.effects], [false, [{ do: 'publish' }, { do: 'announce', said: { key: 'micMuted' } }]]);
+  t.same(
+    [muted.state.audio, muted.effects],
+    [false, [{ do: 'publish' }, { do: 'announce', said: { key: 'micMuted' } }]],
+  );
   t.same(said(toggleAudio(muted.state).effects), [{ key: 'micOn' }]);
   const dark = toggleVideo(start);
   t.same([dark.state.video, said(dark.effects)], [false, [{ key: 'cameraOff' }]]);

@@ -22,7 +22,13 @@ const item = (id: string, second: number, name = id): WaitingItem => ({
 });
 const list = (seq: number, ...requests: WaitingItem[]) => ({ type: 'waiting_list', seq, requests }) as const;
 const changes = (seq: number, part: { added?: WaitingItem[]; removed?: string[]; updated?: WaitingItem[] }) =>
-  ({ type: 'waiting_changes', seq, added: part.added ?? [], removed: part.removed ?? [], updated: part.updated ?? [] }) as const;
+  ({
+    type: 'waiting_changes',
+    seq,
+    added: part.added ?? [],
+    removed: part.removed ?? [],
+    updated: part.updated ?? [],
+  }) as const;
 const ids = (s: WaitingListState) => s.items.map((r) => r.request_id);
 const kinds = (effects: readonly WaitingListEffect[]) => effects.map((e) => e.do);
 
@@ -76,22 +82,33 @@ t.test('a stale or repeated change is ignored; a gap asks for the whole list and
   t.equal(gap.state.seq, null);
   t.same(ids(gap.state), ['a', 'b'], 'the change after the gap is not applied');
   const meanwhile = receiveWaiting(gap.state, changes(7, { removed: ['a'] }), 0);
-  t.same([ids(meanwhile.state), meanwhile.effects], [['a', 'b'], []], 'changes wait for the whole list, and do not ask again');
+  t.same(
+    [ids(meanwhile.state), meanwhile.effects],
+    [['a', 'b'], []],
+    'changes wait for the whole list, and do not ask again',
+  );
   const resynced = receiveWaiting(meanwhile.state, list(9, item('b', 2), item('c', 3)), 0);
   t.same([resynced.state.seq, ids(resynced.state)], [9, ['b', 'c']]);
   const after = receiveWaiting(resynced.state, changes(10, { removed: ['b'] }), 0);
   t.same(ids(after.state), ['c'], 'and the sequence goes on from the list');
 });
 
-t.test('every part of a change is idempotent: an add of one held moves her, a remove of one gone does nothing', async (t) => {
-  const start = run([[list(1, item('a', 1), item('b', 2)), 0]]).state;
-  const step = receiveWaiting(start, changes(2, { added: [item('a', 1)], removed: ['zz'], updated: [item('zz', 9)] }), 0);
-  t.same(ids(step.state), ['a', 'b'], 'one row for her, still first');
-  t.notOk(
-    step.effects.some((e) => e.do === 'removeRow' || e.do === 'replaceRow'),
-    'nothing removed or replaced for an unknown id',
-  );
-});
+t.test(
+  'every part of a change is idempotent: an add of one held moves her, a remove of one gone does nothing',
+  async (t) => {
+    const start = run([[list(1, item('a', 1), item('b', 2)), 0]]).state;
+    const step = receiveWaiting(
+      start,
+      changes(2, { added: [item('a', 1)], removed: ['zz'], updated: [item('zz', 9)] }),
+      0,
+    );
+    t.same(ids(step.state), ['a', 'b'], 'one row for her, still first');
+    t.notOk(
+      step.effects.some((e) => e.do === 'removeRow' || e.do === 'replaceRow'),
+      'nothing removed or replaced for an unknown id',
+    );
+  },
+);
 
 t.test('a removed row hands the focus to the next person, else the previous, else the heading', async (t) => {
   const start = run([[list(1, item('a', 1), item('b', 2), item('c', 3)), 0]]).state;
@@ -120,26 +137,37 @@ t.test('knocks close together make one notification and one sound; a later one s
   t.equal(state.noticeShown, true);
 
   // Put away, and the next knock comes after the window: a new group, a new sound, only her.
-  const later = receiveWaiting(hideNotice(state), changes(4, { added: [item('c', 3, 'Cy')] }), 1000 + 3 * groupWindowMs);
+  const later = receiveWaiting(
+    hideNotice(state),
+    changes(4, { added: [item('c', 3, 'Cy')] }),
+    1000 + 3 * groupWindowMs,
+  );
   t.ok(kinds(later.effects).includes('beep'));
   const alone = later.effects.find((e) => e.do === 'notice');
   t.same(alone && alone.do === 'notice' ? alone.members.map((m) => m.name) : null, ['Cy']);
 });
 
-t.test('while it is shown, a knock long after joins the group; answers shrink it, and the last clears it', async (t) => {
-  const { state } = run([
-    [list(1), 0],
-    [changes(2, { added: [item('a', 1)] }), 0],
-    [changes(3, { added: [item('b', 2)] }), 10 * groupWindowMs],
-  ]);
-  t.same(state.group?.members, ['a', 'b'], 'still on screen: one group');
-  const shrunk = receiveWaiting(state, changes(4, { removed: ['a'] }), 0);
-  const notice = shrunk.effects.find((e) => e.do === 'notice');
-  t.same(notice && notice.do === 'notice' ? notice.members.map((m) => m.request_id) : null, ['b'], 'redrawn for who still waits');
-  const cleared = receiveWaiting(shrunk.state, changes(5, { removed: ['b'] }), 0);
-  t.ok(kinds(cleared.effects).includes('noticeGone'));
-  t.same([cleared.state.group, cleared.state.noticeShown], [null, false]);
-});
+t.test(
+  'while it is shown, a knock long after joins the group; answers shrink it, and the last clears it',
+  async (t) => {
+    const { state } = run([
+      [list(1), 0],
+      [changes(2, { added: [item('a', 1)] }), 0],
+      [changes(3, { added: [item('b', 2)] }), 10 * groupWindowMs],
+    ]);
+    t.same(state.group?.members, ['a', 'b'], 'still on screen: one group');
+    const shrunk = receiveWaiting(state, changes(4, { removed: ['a'] }), 0);
+    const notice = shrunk.effects.find((e) => e.do === 'notice');
+    t.same(
+      notice && notice.do === 'notice' ? notice.members.map((m) => m.request_id) : null,
+      ['b'],
+      'redrawn for who still waits',
+    );
+    const cleared = receiveWaiting(shrunk.state, changes(5, { removed: ['b'] }), 0);
+    t.ok(kinds(cleared.effects).includes('noticeGone'));
+    t.same([cleared.state.group, cleared.state.noticeShown], [null, false]);
+  },
+);
 
 t.test('someone already notified is not news again after a resync', async (t) => {
   const { state } = run([

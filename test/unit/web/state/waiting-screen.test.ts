@@ -16,26 +16,51 @@ import {
 } from '../../../../src/web/state/waiting-screen.js';
 
 const fresh = openScreen('fresh', 0).state;
-const waiting: WaitingScreenState = knockAnswered(knocked(fresh, 5000), { ok: true, body: { status: 'waiting' } }).state;
+const waiting: WaitingScreenState = knockAnswered(knocked(fresh, 5000), {
+  ok: true,
+  body: { status: 'waiting' },
+}).state;
 const ok = (body: PollAnswer) => ({ ok: true, body }) as const;
 const failed = (status: number) => ({ ok: false, error: { status } }) as const;
 
-t.test('a page opens ready, or waiting (a reload found her request, polls at once), or with her place lost', async (t) => {
-  t.same(openScreen('fresh', 1).state, { status: 'ready', knockedAt: 1, polling: false });
-  t.same(openScreen('fresh', 1).effects, [], 'nothing said before she acts');
-  t.same(openScreen('resumed', 1).state, { status: 'waiting', knockedAt: 1, polling: true });
-  t.same(openScreen('lost', 1), { state: { status: 'lost', knockedAt: 1, polling: false }, effects: [{ do: 'status' }] });
-});
+t.test(
+  'a page opens ready, or waiting (a reload found her request, polls at once), or with her place lost',
+  async (t) => {
+    t.same(openScreen('fresh', 1).state, { status: 'ready', knockedAt: 1, polling: false });
+    t.same(openScreen('fresh', 1).effects, [], 'nothing said before she acts');
+    t.same(openScreen('resumed', 1).state, { status: 'waiting', knockedAt: 1, polling: true });
+    t.same(openScreen('lost', 1), {
+      state: { status: 'lost', knockedAt: 1, polling: false },
+      effects: [{ do: 'status' }],
+    });
+  },
+);
 
-t.test('her knock: waiting with polls and the focus on the card; joined at once; barred; or an error said', async (t) => {
-  t.same(waiting, { status: 'waiting', knockedAt: 5000, polling: true }, 'the time waited counts from the knock');
-  t.same(knockAnswered(fresh, { ok: true, body: { status: 'waiting' } }).effects, [{ do: 'status' }, { do: 'focus', on: 'card' }]);
-  t.same(knockAnswered(fresh, { ok: true, body: { status: 'joined', session: 's1' } }), { state: fresh, effects: [{ do: 'enter', session: 's1' }] });
-  const barred = knockAnswered(fresh, { ok: false, error: { code: 'barred', retryAfter: null, field: null } });
-  t.same([barred.state.status, barred.effects], ['barred', [{ do: 'status' }]]);
-  const limited = knockAnswered(fresh, { ok: false, error: { code: 'too_many_requests', retryAfter: 7, field: null } });
-  t.same(limited, { state: fresh, effects: [{ do: 'error', code: 'too_many_requests', retryAfter: 7, field: null }] }, 'the form stays');
-});
+t.test(
+  'her knock: waiting with polls and the focus on the card; joined at once; barred; or an error said',
+  async (t) => {
+    t.same(waiting, { status: 'waiting', knockedAt: 5000, polling: true }, 'the time waited counts from the knock');
+    t.same(knockAnswered(fresh, { ok: true, body: { status: 'waiting' } }).effects, [
+      { do: 'status' },
+      { do: 'focus', on: 'card' },
+    ]);
+    t.same(knockAnswered(fresh, { ok: true, body: { status: 'joined', session: 's1' } }), {
+      state: fresh,
+      effects: [{ do: 'enter', session: 's1' }],
+    });
+    const barred = knockAnswered(fresh, { ok: false, error: { code: 'barred', retryAfter: null, field: null } });
+    t.same([barred.state.status, barred.effects], ['barred', [{ do: 'status' }]]);
+    const limited = knockAnswered(fresh, {
+      ok: false,
+      error: { code: 'too_many_requests', retryAfter: 7, field: null },
+    });
+    t.same(
+      limited,
+      { state: fresh, effects: [{ do: 'error', code: 'too_many_requests', retryAfter: 7, field: null }] },
+      'the form stays',
+    );
+  },
+);
 
 t.test('admission: the polls stop and she goes in', async (t) => {
   const step = polled(waiting, ok({ status: 'admitted', session: 's2' }));
@@ -55,30 +80,53 @@ t.test('still waiting: nothing new is said', async (t) => {
   t.same(polled(waiting, ok({ status: 'waiting' })), { state: waiting, effects: [] });
 });
 
-t.test('a dropped network: said once, polls go on, and the next answer says whether the place is still hers', async (t) => {
-  const dropped = polled(waiting, failed(0));
-  t.same([dropped.state.status, dropped.state.polling, dropped.effects], ['reconnecting', true, [{ do: 'status' }]]);
-  t.same(polled(dropped.state, failed(0)).effects, [], 'not said again');
-  const back = polled(dropped.state, ok({ status: 'waiting' }));
-  t.same([back.state.status, back.effects], ['waiting', [{ do: 'status' }]], 'back to waiting, said');
-  const gone = polled(dropped.state, failed(404));
-  t.same([gone.state.status, gone.state.polling], ['lost', false], 'the server let her place go');
-  t.same(polled(waiting, failed(502)), { state: waiting, effects: [] }, 'another failure changes nothing');
-});
+t.test(
+  'a dropped network: said once, polls go on, and the next answer says whether the place is still hers',
+  async (t) => {
+    const dropped = polled(waiting, failed(0));
+    t.same([dropped.state.status, dropped.state.polling, dropped.effects], ['reconnecting', true, [{ do: 'status' }]]);
+    t.same(polled(dropped.state, failed(0)).effects, [], 'not said again');
+    const back = polled(dropped.state, ok({ status: 'waiting' }));
+    t.same([back.state.status, back.effects], ['waiting', [{ do: 'status' }]], 'back to waiting, said');
+    const gone = polled(dropped.state, failed(404));
+    t.same([gone.state.status, gone.state.polling], ['lost', false], 'the server let her place go');
+    t.same(polled(waiting, failed(502)), { state: waiting, effects: [] }, 'another failure changes nothing');
+  },
+);
 
 t.test('Leave: the polls stop, the form comes back with the focus on Ask', async (t) => {
   t.same(pollsEnd(waiting), { ...waiting, polling: false });
-  t.same(withdrawn(waiting), { state: { status: 'ready', knockedAt: 5000, polling: false }, effects: [{ do: 'status' }, { do: 'focus', on: 'ask' }] });
+  t.same(withdrawn(waiting), {
+    state: { status: 'ready', knockedAt: 5000, polling: false },
+    effects: [{ do: 'status' }, { do: 'focus', on: 'ask' }],
+  });
 });
 
-t.test('what the screen shows: the card while she waits, Ask again after a refusal, nothing to ask when barred', async (t) => {
-  t.same(screenOf('ready'), { asked: false, ask: true, askAgain: false, editable: true, leave: true, form: true });
-  t.same(screenOf('waiting'), { asked: true, ask: false, askAgain: false, editable: false, leave: true, form: false });
-  t.same(screenOf('reconnecting'), screenOf('waiting'), 'reconnecting keeps the card');
-  for (const s of ['refused', 'expired', 'lost'] as const)
-    t.same(screenOf(s), { asked: false, ask: false, askAgain: true, editable: true, leave: true, form: true }, s);
-  t.same(screenOf('barred'), { asked: false, ask: false, askAgain: false, editable: false, leave: false, form: false });
-});
+t.test(
+  'what the screen shows: the card while she waits, Ask again after a refusal, nothing to ask when barred',
+  async (t) => {
+    t.same(screenOf('ready'), { asked: false, ask: true, askAgain: false, editable: true, leave: true, form: true });
+    t.same(screenOf('waiting'), {
+      asked: true,
+      ask: false,
+      askAgain: false,
+      editable: false,
+      leave: true,
+      form: false,
+    });
+    t.same(screenOf('reconnecting'), screenOf('waiting'), 'reconnecting keeps the card');
+    for (const s of ['refused', 'expired', 'lost'] as const)
+      t.same(screenOf(s), { asked: false, ask: false, askAgain: true, editable: true, leave: true, form: true }, s);
+    t.same(screenOf('barred'), {
+      asked: false,
+      ask: false,
+      askAgain: false,
+      editable: false,
+      leave: false,
+      form: false,
+    });
+  },
+);
 
 t.test('the time waited: minutes and seconds, never negative', async (t) => {
   t.equal(elapsed(0, 7_900), '0:07');
