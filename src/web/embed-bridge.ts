@@ -1,5 +1,7 @@
 import type { ParticipantView, ServerMessage } from '../protocol/live.js';
 import { roomApi, type Joined } from './api.js';
+import { answerRequest } from './embed-answers.js';
+import type { LeaveReason, LocalState, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 
 /**
  * The page's side of external_api.js (src/web/embed/external-api.ts holds the envelope):
@@ -14,44 +16,6 @@ const maxChatLength = 2000;
 /** The server's limits for a name and a subject, checked here to warn at once; the server decides. */
 const maxNameLength = 64;
 const maxSubjectLength = 128;
-
-/** What the meeting view lets the bridge do: its own buttons and its chat. */
-export interface MeetingActions {
-  readonly toggleAudio: () => void;
-  readonly toggleVideo: () => void;
-  readonly toggleScreen: () => void;
-  readonly leave: () => void;
-  readonly sendChat: (text: string) => void;
-  /** Her own name during the meeting; false when the page refused it before sending (empty, too long). */
-  readonly rename: (name: string) => boolean;
-  /** Moderators: the meeting's subject (the server refuses anyone else). */
-  readonly setSubject: (text: string) => void;
-  /** Moderators: the waiting room on or off for later arrivals. */
-  readonly setWaitingRoom: (enabled: boolean) => void;
-  /** Moderators: someone else out of the meeting (the server refuses anyone else). */
-  readonly remove: (participantId: string) => void;
-  readonly local: () => LocalState;
-  readonly session: () => string;
-  readonly isModerator: () => boolean;
-}
-
-export interface LocalState {
-  readonly audio: boolean;
-  readonly video: boolean;
-  readonly screen: boolean;
-}
-
-/** `removed`: a moderator removed her (the page offers to ask again: no readyToClose). */
-export type LeaveReason = 'hangup' | 'ended' | 'lost' | 'removed';
-
-/** What meeting.ts tells whoever listens (only the bridge, today). */
-export interface MeetingHooks {
-  /** Every message of the live connection, after the page has handled it. */
-  readonly message: (message: ServerMessage) => void;
-  /** The person's own microphone/camera/screen, whenever the page publishes it. */
-  readonly localState: (state: LocalState) => void;
-  readonly leaving: (reason: LeaveReason) => void;
-}
 
 type Settings = Record<string, unknown>;
 
@@ -315,53 +279,15 @@ export class EmbedBridge {
     const args = Array.isArray(m.args) ? (m.args as unknown[]) : [];
     if (m.kind === 'command') this.command(m.name, args);
     else if (m.kind === 'request' && typeof m.id === 'number' && Number.isSafeInteger(m.id)) {
-      const answer = this.answer(m.name, args);
+      const answer = answerRequest(m.name, args, {
+        participants: this.participants,
+        selfId: this.selfId,
+        joined: this.joined,
+        roomId: this.roomId,
+        homeRoomId: this.homeRoomId,
+        local: this.local,
+      });
       this.post({ videomeet: envelope, kind: 'response', id: m.id, ...answer });
-    }
-  }
-
-  private answer(name: string, args: unknown[]): { result: unknown } | { error: string } {
-    const people = [...this.participants.values()];
-    const self = this.participants.get(this.selfId);
-    const inMeeting = this.joined ? people : [];
-    switch (name) {
-      case 'getNumberOfParticipants':
-        return { result: inMeeting.length };
-      case 'getParticipantsInfo':
-        return {
-          result: inMeeting.map((p) => ({
-            participantId: p.participant_id,
-            displayName: p.name,
-            formattedDisplayName: p.name,
-          })),
-        };
-      case 'getRoomsInfo': {
-        const ordered = self && this.joined ? [self, ...inMeeting.filter((p) => p !== self)] : [];
-        const participants = ordered.map((p) => ({
-          jid: p.participant_id,
-          role: p.role,
-          displayName: p.name,
-          avatarUrl: '',
-          id: p.participant_id,
-        }));
-        return {
-          result: {
-            rooms: this.joined
-              ? [{ isMainRoom: this.roomId === this.homeRoomId, id: this.roomId, jid: this.selfId, participants }]
-              : [],
-          },
-        };
-      }
-      case 'isAudioMuted':
-        return { result: !this.local.audio };
-      case 'isVideoMuted':
-        return { result: !this.local.video };
-      case 'isSharingScreen':
-        return { result: this.local.screen };
-      case 'getDisplayName':
-        return { result: typeof args[0] === 'string' ? this.participants.get(args[0])?.name : undefined };
-      default:
-        return { error: `${name} is not something this meeting can answer.` };
     }
   }
 

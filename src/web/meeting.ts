@@ -3,7 +3,7 @@ import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
 import type { Devices } from './devices.js';
-import type { LeaveReason, MeetingActions, MeetingHooks } from './embed-bridge.js';
+import type { LeaveReason, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 import { el } from './dom.js';
 import { rememberIceServers } from './ice.js';
 import { connectionBanner } from './connection-banner.js';

@@ -1,6 +1,6 @@
 import { closeCodes, type ParticipantView } from '../protocol/live.js';
 import { button, el } from './dom.js';
-import type { LeaveReason } from './embed-bridge.js';
+import type { LeaveReason } from './meeting-hooks.js';
 import { givenUp } from './live-link.js';
 import { fill, words } from './words/index.js';
 

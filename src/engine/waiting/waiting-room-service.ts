@@ -66,12 +66,12 @@ import type { RecordedActor } from '../meetings/timeline.js';
 import type { Room } from '../rooms/room.js';
 import { effectiveMode, effectiveScope, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
+import { KnockWriter } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
 import { RequestDecisions } from './request-decisions.js';
-import { newRequestId } from './request-id.js';
-import { hashSecret, newSecret, plausibleSecret } from './request-secret.js';
+import { plausibleSecret } from './request-secret.js';
 import type { RoomQueue, LiveRequest } from './room-queue.js';
-import { newWaitingRequest, type RequestState, type WaitingRequest } from './waiting-request.js';
+import type { RequestState, WaitingRequest } from './waiting-request.js';
 import {
   itemOf,
   pollAnswer,
@@ -101,6 +101,7 @@ export class WaitingRoomService {
   private readonly requests: OpenRequests;
   private readonly gate: ArrivalGate;
   private readonly decisions: RequestDecisions;
+  private readonly knocks: KnockWriter;
   private readonly listeners: Listeners<Parameters<WaitingListListener>>;
   private readonly switchListeners: Listeners<Parameters<SwitchListener>>;
 
@@ -119,6 +120,12 @@ export class WaitingRoomService {
       ...deps,
       requests: this.requests,
       staleAfterMs,
+      notify: (...change) => this.notify(...change),
+    });
+    this.knocks = new KnockWriter({
+      ...deps,
+      requests: this.requests,
+      decisions: this.decisions,
       notify: (...change) => this.notify(...change),
     });
     // Last-seen times start afresh: the clients could not poll while the service was down.
@@ -152,70 +159,9 @@ export class WaitingRoomService {
     return this.gate.screen(arrival, true, (screened) => this.queueKnock(arrival, screened));
   }
 
-  /** Her request, queued for the group commit in this very turn (no await before it). */
   private async queueKnock(arrival: Arrival, screened: Screened): Promise<KnockResult> {
     if (!screened.wait) return this.enter(screened);
-    const roomId = screened.room.roomId;
-    const current = this.deps.meetings.current(roomId);
-    const existingQueue = current ? this.requests.queueOf(current) : undefined;
-    const previous = screened.known;
-    if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
-      previous.lastSeenMs = this.nowMs();
-      return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
-    }
-    const clientSlot = this.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
-    // At the cap, first free the places of requests that are due to expire or close anyway.
-    if (current && existingQueue && this.requests.full(roomId, existingQueue))
-      this.decisions.settle(current, existingQueue);
-    this.requests.ensureRoom(roomId, existingQueue);
-    const pending = this.requests.hold(roomId, clientSlot);
-    const secret = newSecret();
-    const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
-    // Written with the other knocks of this turn in one commit; she is told "waiting" only once
-    // it is durable, and moderators see her only then (memory is updated after the commit).
-    const written = await this.deps.transactions.commitGrouped({
-      write: () => {
-        if (pending.cancelled) return null;
-        const meeting = this.deps.meetings.ensure(roomId);
-        // The knock's time is when it is written: the request and its timeline entry (which the
-        // store derives from the request) share it, as the entry used to take the time of its write.
-        const now = this.nowMs();
-        const request = newWaitingRequest({
-          requestId: newRequestId(now),
-          meetingId: meeting.meetingId,
-          secretHash: hashSecret(secret),
-          name: screened.name,
-          note: screened.note,
-          nowMs: now,
-          timeoutMs,
-        });
-        this.deps.store.insertKnock(request);
-        this.deps.meetings.knocked(meeting);
-        return {
-          meeting,
-          entry: {
-            request,
-            expiresAtMs: now + timeoutMs,
-            lastSeenMs: now,
-            cookie: secret,
-            clientSlot,
-          } satisfies LiveRequest,
-        };
-      },
-      committed: (done) => {
-        this.requests.settled(roomId, pending, !done);
-        if (!done) return;
-        const queue = this.requests.queueFor(done.meeting);
-        // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
-        if (previous) queue.remove(previous);
-        queue.add(done.entry);
-        this.deps.counter?.counted('knock');
-        this.notify(roomId, done.meeting, [done.entry.request], []);
-      },
-      failed: () => this.requests.settled(roomId, pending, true),
-    });
-    if (!written) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
-    return { status: 'waiting', requestId: written.entry.request.requestId, secret };
+    return this.knocks.write(arrival, screened);
   }
 
   /**

@@ -2,8 +2,9 @@ import { mayAudio, mayVideo, type LockSettings } from '../../engine/live/meeting
 import type { MediaBackend, MediaContext, MediaPeer, RelayResult, VideoView } from '../../engine/live/media-port.js';
 import { sfuPeers, type ServerMessage } from '../../protocol/live.js';
 import { candidateAllowed, withoutRefusedCandidates } from '../candidates.js';
-import { malformation, mediaSections, sending } from '../sdp.js';
+import { malformation, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
+import { forgetMedia, newMember, streamsOf, type Member } from './janus-member.js';
 import type { JanusRooms } from './janus-rooms.js';
 import { JanusSession, janusInfo, type JanusEndpoint, type JanusEvent, type Jsep } from './janus-session.js';
 import {
@@ -22,44 +23,7 @@ export interface JanusBackendOptions {
   readonly privatePeers?: boolean;
 }
 
-/** One admitted participant on the SFU: her publisher handle, her subscriber handle, what she sends. */
-interface Member {
-  readonly peer: MediaPeer;
-  publisher: VideoRoomHandle | null;
-  subscriber: VideoRoomHandle | null;
-  readonly feeds: Set<string>;
-  /** The m-lines Janus took in from her last accepted offer: what a lock stops forwarding. */
-  streams: { readonly kind: 'audio' | 'video'; readonly mid: string }[];
-  /**
-   * The streams a lock told Janus to stop forwarding (mid → kind). A mute outlives the offer
-   * that carried its stream (a locked page re-offers without it), so the release must find it here.
-   */
-  readonly muted: Map<string, 'audio' | 'video'>;
-  /** The video her page shows (`view`); null until it first says: then she gets every video. */
-  view: VideoView | null;
-  /** The video streams of her subscription (the mids on her subscriber connection, by feed). */
-  video: SubscribedStream[];
-  /** What Janus was last told of each of those streams (`mid/feed` → `send:substream`). */
-  readonly applied: Map<string, string>;
-  /** Her Janus requests, one after the other (an offer before its candidates, a join before either). */
-  queue: Promise<void>;
-  gone: boolean;
-}
-
 const relayed: RelayResult = { ok: true };
-
-/**
- * The audio and video m-lines Janus takes in, read from Janus's own answer (it writes each
- * section's direction), never from the offer: whatever an offer's text says about sending,
- * what Janus receives is what a lock must stop.
- */
-function streamsOf(answer: string): Member['streams'] {
-  return mediaSections(answer).flatMap((section) =>
-    (section.kind === 'audio' || section.kind === 'video') && section.receives && section.mid !== null
-      ? [{ kind: section.kind, mid: section.mid }]
-      : [],
-  );
-}
 
 /**
  * The SFU backend: every meeting is one VideoRoom of the Janus the daemon runs (or is given).
@@ -182,19 +146,7 @@ export class JanusBackend implements MediaBackend {
     const old = this.members.get(peer.participantId);
     if (old) this.leave(old);
     const queue = this.leaving.get(peer.participantId) ?? Promise.resolve();
-    const member: Member = {
-      peer,
-      publisher: null,
-      subscriber: null,
-      feeds: new Set(),
-      streams: [],
-      muted: new Map(),
-      view: null,
-      video: [],
-      applied: new Map(),
-      queue,
-      gone: false,
-    };
+    const member = newMember(peer, queue);
     this.members.set(peer.participantId, member);
     this.enqueue(member, () => this.join(member));
   }
@@ -438,13 +390,7 @@ export class JanusBackend implements MediaBackend {
       await this.options.rooms.rebuild();
       this.recovering = false;
       for (const member of this.members.values()) {
-        member.publisher = null;
-        member.subscriber = null;
-        member.feeds.clear();
-        member.streams = [];
-        member.muted.clear();
-        member.video = [];
-        member.applied.clear();
+        forgetMedia(member);
         this.enqueue(member, () => this.join(member));
         this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
       }

@@ -1,0 +1,101 @@
+import type { Clock } from '../clock.js';
+import { EngineError } from '../errors.js';
+import type { MeetingService } from '../meetings/meeting-service.js';
+import type { Transactions } from '../transactions.js';
+import type { Arrival } from './admission.js';
+import type { Screened } from './arrival-gate.js';
+import type { OpenRequests } from './open-requests.js';
+import type { RequestDecisions, RequestDecisionsDeps } from './request-decisions.js';
+import { newRequestId } from './request-id.js';
+import { hashSecret, newSecret } from './request-secret.js';
+import type { LiveRequest } from './room-queue.js';
+import { newWaitingRequest, type WaitingRequestStore } from './waiting-request.js';
+import type { KnockResult, WaitingCounter } from './waiting-room-types.js';
+
+export interface KnockWriterDeps {
+  readonly meetings: MeetingService;
+  readonly transactions: Pick<Transactions, 'commitGrouped'>;
+  readonly store: Pick<WaitingRequestStore, 'insertKnock'>;
+  readonly clock: Clock;
+  readonly requests: OpenRequests;
+  readonly decisions: Pick<RequestDecisions, 'settle'>;
+  readonly notify: RequestDecisionsDeps['notify'];
+  readonly counter?: WaitingCounter;
+}
+
+/**
+ * A knock that must wait: written with the other knocks of its turn in one group commit, and
+ * known to memory, polls and moderators only once that commit is durable.
+ */
+export class KnockWriter {
+  constructor(private readonly deps: KnockWriterDeps) {}
+
+  /** Her request, queued for the group commit in this very turn (no await before it). */
+  async write(arrival: Arrival, screened: Screened): Promise<KnockResult> {
+    const roomId = screened.room.roomId;
+    const current = this.deps.meetings.current(roomId);
+    const existingQueue = current ? this.deps.requests.queueOf(current) : undefined;
+    const previous = screened.known;
+    if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
+      previous.lastSeenMs = this.nowMs();
+      return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
+    }
+    const clientSlot = this.deps.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
+    // At the cap, first free the places of requests that are due to expire or close anyway.
+    if (current && existingQueue && this.deps.requests.full(roomId, existingQueue))
+      this.deps.decisions.settle(current, existingQueue);
+    this.deps.requests.ensureRoom(roomId, existingQueue);
+    const pending = this.deps.requests.hold(roomId, clientSlot);
+    const secret = newSecret();
+    const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
+    // Written with the other knocks of this turn in one commit; she is told "waiting" only once
+    // it is durable, and moderators see her only then (memory is updated after the commit).
+    const written = await this.deps.transactions.commitGrouped({
+      write: () => {
+        if (pending.cancelled) return null;
+        const meeting = this.deps.meetings.ensure(roomId);
+        // The knock's time is when it is written: the request and its timeline entry (which the
+        // store derives from the request) share it, as the entry used to take the time of its write.
+        const now = this.nowMs();
+        const request = newWaitingRequest({
+          requestId: newRequestId(now),
+          meetingId: meeting.meetingId,
+          secretHash: hashSecret(secret),
+          name: screened.name,
+          note: screened.note,
+          nowMs: now,
+          timeoutMs,
+        });
+        this.deps.store.insertKnock(request);
+        this.deps.meetings.knocked(meeting);
+        return {
+          meeting,
+          entry: {
+            request,
+            expiresAtMs: now + timeoutMs,
+            lastSeenMs: now,
+            cookie: secret,
+            clientSlot,
+          } satisfies LiveRequest,
+        };
+      },
+      committed: (done) => {
+        this.deps.requests.settled(roomId, pending, !done);
+        if (!done) return;
+        const queue = this.deps.requests.queueFor(done.meeting);
+        // A refused or expired request this browser knocked with before is replaced: its cookie is overwritten.
+        if (previous) queue.remove(previous);
+        queue.add(done.entry);
+        this.deps.counter?.counted('knock');
+        this.deps.notify(roomId, done.meeting, [done.entry.request], []);
+      },
+      failed: () => this.deps.requests.settled(roomId, pending, true),
+    });
+    if (!written) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+    return { status: 'waiting', requestId: written.entry.request.requestId, secret };
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.now().getTime();
+  }
+}

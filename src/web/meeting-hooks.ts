@@ -1,0 +1,42 @@
+import type { ServerMessage } from '../protocol/live.js';
+
+// Apart from embed-bridge.ts so that meeting.ts and removal.ts depend on these shapes only, not on
+// the bridge: it stays a listener the page can do without (no embed=1, no bridge).
+
+/** What the meeting view lets the bridge do: its own buttons and its chat. */
+export interface MeetingActions {
+  readonly toggleAudio: () => void;
+  readonly toggleVideo: () => void;
+  readonly toggleScreen: () => void;
+  readonly leave: () => void;
+  readonly sendChat: (text: string) => void;
+  /** Her own name during the meeting; false when the page refused it before sending (empty, too long). */
+  readonly rename: (name: string) => boolean;
+  /** Moderators: the meeting's subject (the server refuses anyone else). */
+  readonly setSubject: (text: string) => void;
+  /** Moderators: the waiting room on or off for later arrivals. */
+  readonly setWaitingRoom: (enabled: boolean) => void;
+  /** Moderators: someone else out of the meeting (the server refuses anyone else). */
+  readonly remove: (participantId: string) => void;
+  readonly local: () => LocalState;
+  readonly session: () => string;
+  readonly isModerator: () => boolean;
+}
+
+export interface LocalState {
+  readonly audio: boolean;
+  readonly video: boolean;
+  readonly screen: boolean;
+}
+
+/** `removed`: a moderator removed her (the page offers to ask again: no readyToClose). */
+export type LeaveReason = 'hangup' | 'ended' | 'lost' | 'removed';
+
+/** What meeting.ts tells whoever listens (only the bridge, today). */
+export interface MeetingHooks {
+  /** Every message of the live connection, after the page has handled it. */
+  readonly message: (message: ServerMessage) => void;
+  /** The person's own microphone/camera/screen, whenever the page publishes it. */
+  readonly localState: (state: LocalState) => void;
+  readonly leaving: (reason: LeaveReason) => void;
+}
