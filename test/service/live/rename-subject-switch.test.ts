@@ -26,8 +26,13 @@ t.test('a rename reaches everyone and is checked as at arrival; so is the subjec
   const { client: annLive } = await connectLive(first, 'class', ann.session);
   await modLive.next('participant_joined');
 
-  // A forged rename naming someone else renames nobody but the sender.
+  // A forged rename naming someone else renames nobody: the field is not part of the message
+  // (closed live schemas), so the whole message is refused, naming it.
   annLive.send({ type: 'rename', name: 'Ann Smith', participant_id: mod.participantId });
+  const forged = await annLive.next('error');
+  t.equal(forged.code, 'invalid_message', 'a rename naming someone else is refused');
+  t.match(forged.message, /participant_id/, 'the refusal names the field');
+  annLive.send({ type: 'rename', name: 'Ann Smith' });
   const seenByMod = await modLive.next('state', (m) => m.participant.name === 'Ann Smith');
   t.equal(seenByMod.participant.participant_id, ann.participantId, 'the moderator sees Ann renamed');
   await annLive.next(
