@@ -3,7 +3,7 @@ import { call, daemonFor, dataDirFor, logRecords, type Tap } from '../../helpers
 import { compatDaemonFor, ConfapiClient, logMatch } from '../../helpers/compat.js';
 import type { Daemon } from '../../helpers/daemon.js';
 import { claims, mainAppId, mainSecret, mint } from '../../helpers/gateway.js';
-import { until } from '../../helpers/net.js';
+import { summaryOf } from '../../helpers/access-log-lines.js';
 import { canMountPrivateTmpfs, inDaemonNamespace, privateTmpfsLauncher } from '../../helpers/private-tmpfs.js';
 import { asSession, Browser, createRoom, moderator, withAdminToken } from '../../helpers/waiting.js';
 
@@ -12,37 +12,11 @@ import { asSession, Browser, createRoom, moderator, withAdminToken } from '../..
 // (its data directory a tmpfs of its own namespace) gets its line. The rest of the access log is
 // checked in-process in access-log.test.ts.
 
-type Line = Record<string, unknown>;
-const summaries = (d: Logged): Line[] => logRecords(d).filter((line) => line.msg === 'requests');
-
-/** What the log checks read of a daemon, spawned or in this process. */
-type Logged = Pick<Daemon, 'lines'>;
-
 /** Everything the daemon wrote to standard error from now on. */
 function stderrOf(d: Daemon): string[] {
   const chunks: string[] = [];
   d.child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   return chunks;
-}
-
-/** Waits for a summary line whose family `family` counts at least `n` requests; returns that family's figures. */
-async function summaryOf(d: Logged, family: string, n: number): Promise<Record<string, number>> {
-  let found: Record<string, number> | undefined;
-  await until(
-    `a summary counting ${n} ${family}`,
-    async () => {
-      const total = summaries(d)
-        .map((line) => (line.families as Record<string, Record<string, number>>)[family])
-        .filter((figures) => figures !== undefined);
-      const n4xx = total.reduce((sum, figures) => sum + figures['4xx']!, 0);
-      const count = total.reduce((sum, figures) => sum + figures.n!, 0);
-      found = { count, '4xx': n4xx };
-      return count >= n;
-    },
-    10_000,
-    100,
-  );
-  return found!;
 }
 
 // Every case runs its own daemon process and mostly waits on it: two at a time.

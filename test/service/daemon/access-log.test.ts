@@ -1,42 +1,15 @@
 import t from 'tap';
 import { call, dataDirFor, logRecords, rooms } from '../../helpers/api.js';
-import type { Daemon } from '../../helpers/daemon.js';
 import { logMatch } from '../../helpers/compat.js';
 import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 import { until } from '../../helpers/net.js';
+import { accessLines, summaries, summaryOf } from '../../helpers/access-log-lines.js';
 import { asSession, Browser, createRoom, moderator, waitingApi } from '../../helpers/waiting.js';
 
 // Issue 15, point 1: a line per request only where an operator needs one, a summary a minute
 // for the rest. The daemon runs in the test's process (the same start, listeners and logger as
 // `meetctl serve`); where its standard output and error are read, or its data directory must fill
 // up in a namespace of its own, it is its own process: access-log-process.test.ts.
-
-type Line = Record<string, unknown>;
-const accessLines = (d: Logged, family: string): Line[] => logRecords(d).filter((line) => line.family === family);
-const summaries = (d: Logged): Line[] => logRecords(d).filter((line) => line.msg === 'requests');
-
-/** What the log checks read of a daemon. */
-type Logged = Pick<Daemon, 'lines'>;
-
-/** Waits for a summary line whose family `family` counts at least `n` requests; returns that family's figures. */
-async function summaryOf(d: Logged, family: string, n: number): Promise<Record<string, number>> {
-  let found: Record<string, number> | undefined;
-  await until(
-    `a summary counting ${n} ${family}`,
-    async () => {
-      const total = summaries(d)
-        .map((line) => (line.families as Record<string, Record<string, number>>)[family])
-        .filter((figures) => figures !== undefined);
-      const n4xx = total.reduce((sum, figures) => sum + figures['4xx']!, 0);
-      const count = total.reduce((sum, figures) => sum + figures.n!, 0);
-      found = { count, '4xx': n4xx };
-      return count >= n;
-    },
-    10_000,
-    100,
-  );
-  return found!;
-}
 
 t.test('the default policy: polls are counted, not logged; refusals, state changes and the summary are', async (t) => {
   const d = await inProcessDaemonFor(t, dataDirFor(t), {
