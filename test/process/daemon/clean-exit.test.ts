@@ -104,6 +104,9 @@ t.test('a second signal exits at once with code 1, logging what was still open',
   const grace = 60;
   const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
   const slow = await slowRequest(daemon.url, '/room/any/knock');
+  // A full answer on another connection, asked after the slow request's head was sent: by then
+  // the daemon has read that head, however loaded the machine (a fixed settle alone was not enough).
+  t.equal((await fetch(`${daemon.url}/healthz`)).status, 200);
   daemon.child.kill('SIGTERM');
   await until('the daemon is stopping', async () => logRecords(daemon).some((r) => r.msg === 'stopping'), 10_000, 25);
   const { code, ms } = await signalled(daemon, 'SIGTERM');
