@@ -1,53 +1,38 @@
 // Issue 5 points 5, 7, 9-12, 14 in one process under a fake clock: duration, emptying and
 // unused meetings end and fire the end callback; guestPolicy under each instance policy; the
 // live-view seam (audio/video, System chat, locks); recordings and the recording-ready sender.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jwtVerify } from 'jose';
-import { pino } from 'pino';
 import t from 'tap';
 import type { Tap } from '../../helpers/api.js';
 import type { MeetingLiveView } from '../../../src/compat/live-view.js';
-import { startCompat, type CompatModule } from '../../../src/compat/module.js';
-import { loadConfig } from '../../../src/config/load.js';
-import { openServices, type Services } from '../../../src/daemon/services.js';
+import { compatAppFor, type CompatApp } from '../../helpers/compat-app.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { injectFetch } from '../../helpers/inject-fetch.js';
 import { assertFailed, assertSuccess, attendeesOf, ConfapiClient, receiverFor } from '../../helpers/compat.js';
 
 const secret = 'lifecycle-secret-77c1e0';
 
 interface Rig {
   readonly clock: FakeClock;
-  readonly services: Services;
-  readonly compat: CompatModule;
+  readonly services: CompatApp['services'];
+  readonly compat: CompatApp['compat'];
   readonly api: ConfapiClient;
 }
 
+/**
+ * The daemon's engine and compat module in this process on the fake clock (compatAppFor's clock
+ * mode: no timer of its own runs), with the compat module's timed work started as the daemon
+ * starts it: its sweep compares open meetings with the fake time, and its callback queue sends.
+ */
 async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'meet-compat-'));
-  const config = loadConfig({
-    env: {
-      SERVICE_DATA_DIR: dataDir,
-      COMPAT_HTTP_ADDR: '127.0.0.1:0',
-      COMPAT_API_SHARED_SECRET: secret,
-      COMPAT_CALLBACK_ALLOW: '127.0.0.1',
-      ...env,
-    },
-    configFile: null,
-  });
   const clock = new FakeClock();
-  const services = openServices(config, clock);
-  const compat = await startCompat(config, services, pino({ level: 'silent' }), {
-    callbacks: { retryDelaysMs: [0, 50] },
+  const d = await compatAppFor(t, {
+    clock,
+    env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1', ...env },
+    compat: { callbacks: { retryDelaysMs: [0, 50] } },
   });
-  if (!compat) throw new Error('compat did not start');
-  t.teardown(async () => {
-    await compat.stop();
-    services.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return { clock, services, compat, api: new ConfapiClient(compat.url, secret) };
+  d.compat.run();
+  return { clock, services: d.services, compat: d.compat, api: new ConfapiClient(d.compatUrl, secret) };
 }
 
 /** The engine room of an open meeting, as its join link names it. */
@@ -61,7 +46,7 @@ async function roomOf(api: ConfapiClient, meetingId: string): Promise<string> {
   return decodeURIComponent(new URL(String(joined.xml.url)).pathname.split('/')[2]!);
 }
 
-async function enter(services: Services, roomId: string, role: 'moderator' | 'participant', name: string) {
+async function enter(services: Rig['services'], roomId: string, role: 'moderator' | 'participant', name: string) {
   const result = await services.waiting.start({
     roomId,
     name,
@@ -312,7 +297,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   t.same(compat.locksFor(roomId), { mic: true, cam: false, camsModeratorsOnly: true }, 'locks for the media side');
   t.equal(compat.meetingIn(roomId)?.settings.muteOnStart, true, 'muteOnStart for the media side');
   t.equal(compat.locksFor('no-such-room'), null);
-  const dashboard = await fetch(api.url('learningDashboard', [['meetingID', 'live']])).then(
+  const dashboard = await injectFetch(api.url('learningDashboard', [['meetingID', 'live']])).then(
     (r) => r.json() as Promise<{ response: { data: string } }>,
   );
   const users = Object.values(JSON.parse(dashboard.response.data).users as Record<string, any>);

@@ -15,7 +15,7 @@ import {
   type Layer,
   type SourceFile,
   type Target,
-} from '../../unit/house/layers.js';
+} from './layers.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
