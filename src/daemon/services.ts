@@ -104,7 +104,8 @@ export function openServices(
   const log = options.log ?? silentLog;
   const roomStore = new SqliteRoomStore(db);
   // Group commit: the knocks that arrived while the previous commit ran share the next one.
-  const transactions = new Transactions(new SqliteUnitOfWork(db), options.counting?.groupCommit('knocks') ?? nextTurn);
+  const unitOfWork = new SqliteUnitOfWork(db);
+  const transactions = new Transactions(unitOfWork, options.counting?.groupCommit('knocks') ?? nextTurn);
   const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, {
     emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
     log,
@@ -128,7 +129,7 @@ export function openServices(
   });
   const liveStore = new SqliteLiveStore(db);
   // Group commit: the media changes of a turn (many members' flushes) are one durable commit, not one per toggle.
-  const stats = new MeetingStats(liveStore, clock, options.counting?.groupCommit('stats') ?? nextTurn);
+  const stats = new MeetingStats(liveStore, unitOfWork, clock, options.counting?.groupCommit('stats') ?? nextTurn);
   const live = new LiveHub({
     meetings,
     transactions,

@@ -111,10 +111,6 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
     };
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
-  }
-
   appendChat(entry: ChatEntry): void {
     this.statements.appendChat.run({
       meeting_id: entry.meetingId,

@@ -3,6 +3,7 @@ import { ChatLog } from '../../src/engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
 import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
 import { EngineError } from '../../src/engine/errors.js';
+import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import {
@@ -23,8 +24,8 @@ import type { MediaBackendFactory } from '../../src/engine/live/media-port.js';
 import { FakeScheduler } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
-/** Chat, locks and statistics in plain arrays and maps, copied in and out like a database. */
-export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
+/** Chat, locks and statistics in plain arrays and maps, copied in and out like a database, with its unit of work. */
+export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, UnitOfWork {
   readonly chat: ChatEntry[] = [];
   readonly locks = new Map<string, LockSettings>();
   readonly stats = new Map<string, StatsRecord>();
@@ -32,7 +33,7 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore {
   writes = 0;
   transactions = 0;
 
-  transaction<T>(fn: () => T): T {
+  run<T>(fn: () => T): T {
     this.transactions++;
     return fn();
   }
@@ -165,7 +166,7 @@ export class LiveFixture {
   build(): void {
     const { engine } = this;
     const store = engine.store;
-    this.stats = new MeetingStats(this.liveStore, engine.clock, this.options.statsDefer);
+    this.stats = new MeetingStats(this.liveStore, this.liveStore, engine.clock, this.options.statsDefer);
     this.hub = new LiveHub({
       meetings: engine.meetings,
       transactions: engine.transactions,

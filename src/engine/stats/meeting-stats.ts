@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { GroupCommit, type Defer } from '../group-commit.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 
 /**
  * Per participant and meeting: audio and video on or off (now), talk time (the sum of
@@ -36,7 +37,6 @@ export interface WebcamInterval {
 }
 
 export interface StatsStore {
-  transaction<T>(fn: () => T): T;
   getStats(participantId: string): StatsRecord | null;
   /** Inserts or replaces the record of `record.participantId`. */
   saveStats(record: StatsRecord): void;
@@ -72,14 +72,16 @@ export class MeetingStats {
 
   /**
    * Reads nothing and writes nothing until used: a CLI command may open it next to a running
-   * daemon. Without `defer` every change is its own transaction.
+   * daemon. Without `defer` every change is its own transaction. Its writes commit through the
+   * engine's unit of work, the one the knocks and the chat commit through.
    */
   constructor(
     private readonly store: StatsStore,
+    private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
     defer?: Defer,
   ) {
-    this.group = defer ? new GroupCommit((fn) => store.transaction(fn), defer) : null;
+    this.group = defer ? new GroupCommit((fn) => unitOfWork.run(fn), defer) : null;
   }
 
   /**
@@ -90,7 +92,7 @@ export class MeetingStats {
   settleUnfinished(): number {
     this.group?.flush();
     const now = this.nowIso();
-    return this.store.transaction(() => {
+    return this.unitOfWork.run(() => {
       const unsettled = this.store.unsettledStats();
       for (const record of unsettled) this.settle(record, now);
       return unsettled.length;
@@ -149,7 +151,7 @@ export class MeetingStats {
     this.group?.flush();
     const current = this.records.get(participantId) ?? this.store.getStats(participantId);
     if (!current || current.meetingId !== meetingId) return;
-    this.store.transaction(() => this.settle(current, this.nowIso()));
+    this.unitOfWork.run(() => this.settle(current, this.nowIso()));
     this.records.delete(participantId);
   }
 
@@ -157,7 +159,7 @@ export class MeetingStats {
   meetingEnded(meetingId: string): void {
     this.group?.flush();
     const now = this.nowIso();
-    this.store.transaction(() => {
+    this.unitOfWork.run(() => {
       for (const stored of this.store.statsOf(meetingId)) {
         this.settle(this.records.get(stored.participantId) ?? stored, now);
         this.records.delete(stored.participantId);
@@ -243,7 +245,7 @@ export class MeetingStats {
     };
     if (!this.group || when === 'now') {
       this.group?.flush();
-      this.store.transaction(write);
+      this.unitOfWork.run(write);
       return;
     }
     const forget = () => {

@@ -2,24 +2,12 @@
 // what was running (webcam, talk) ends when the daemon, here in the test's process, serves
 // again. The statistics themselves are checked in-process in live-stats.test.ts.
 import t from 'tap';
-import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
-import { openDatabase } from '../../../src/store/database.js';
-import { SqliteLiveStore } from '../../../src/store/live-store.js';
 import { call, dataDirFor, stopGracefully } from '../../helpers/api.js';
 import { startDaemon } from '../../helpers/daemon.js';
 import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
+import { statsIn } from '../../helpers/stored-stats.js';
 import { connectLive, pause } from '../../helpers/live.js';
 import { admittedSession, claimsOf, createRoom } from '../../helpers/waiting.js';
-
-/** Reads the statistics of a meeting straight from the data directory of a stopped daemon. */
-function statsIn(dataDir: string, meetingId: string) {
-  const db = openDatabase(dataDir);
-  try {
-    return new MeetingStats(new SqliteLiveStore(db), { now: () => new Date() }).of(meetingId);
-  } finally {
-    db.close();
-  }
-}
 
 t.test('after kill -9, what was running ends when the daemon serves again', async (t) => {
   const dataDir = dataDirFor(t);

@@ -1,24 +1,12 @@
 import t from 'tap';
-import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
-import { openDatabase } from '../../../src/store/database.js';
-import { SqliteLiveStore } from '../../../src/store/live-store.js';
 import { call, dataDirFor } from '../../helpers/api.js';
 import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
+import { statsIn } from '../../helpers/stored-stats.js';
 import { connectLive, pause } from '../../helpers/live.js';
 import { admittedSession, claimsOf, createRoom, moderator, withAdminToken } from '../../helpers/waiting.js';
 
 // The daemon runs in the test's process (its start and stop are run.ts's, as SIGTERM runs them);
 // what a kill -9 leaves running is in live-stats-kill.test.ts.
-
-/** Reads the statistics of a meeting straight from the data directory of a stopped daemon. */
-function statsIn(dataDir: string, meetingId: string) {
-  const db = openDatabase(dataDir);
-  try {
-    return new MeetingStats(new SqliteLiveStore(db), { now: () => new Date() }).of(meetingId);
-  } finally {
-    db.close();
-  }
-}
 
 t.test(
   'the server derives audio, video, talk time, webcam intervals and chat counts, and keeps them across a restart',

@@ -7,6 +7,7 @@ import { MeetingLocks } from '../../../src/engine/live/meeting-locks.js';
 import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { SqliteLiveStore } from '../../../src/store/live-store.js';
+import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import type { Tap } from '../../helpers/api.js';
@@ -56,7 +57,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   chat.post('m1', { participantId: null, name: 'System' }, 'two');
   chat.post('m1', { participantId: 'bob', name: 'Bob' }, 'three');
   new MeetingLocks(store, clock).set('m1', { mic: true, cam: false, camsModeratorsOnly: true });
-  const stats = new MeetingStats(store, clock);
+  const stats = new MeetingStats(store, new SqliteUnitOfWork(first.db), clock);
   stats.state('m1', 'ann', { audio: true, video: true });
   stats.speaking('m1', 'ann', true);
   clock.advance(1_500);
@@ -81,7 +82,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
     cam: false,
     camsModeratorsOnly: true,
   });
-  const restarted = new MeetingStats(reopened, clock);
+  const restarted = new MeetingStats(reopened, new SqliteUnitOfWork(second.db), clock);
   t.equal(restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');
   const after = restarted.of('m1');
   t.match(after, [

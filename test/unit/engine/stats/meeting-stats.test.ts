@@ -6,7 +6,7 @@ import { MemoryLiveStore } from '../../../helpers/live-fixture.js';
 function setup() {
   const clock = new FakeClock();
   const store = new MemoryLiveStore();
-  return { clock, store, stats: new MeetingStats(store, clock) };
+  return { clock, store, stats: new MeetingStats(store, store, clock) };
 }
 
 t.test('talk time is the sum of speaking intervals while audio is on', async (t) => {
@@ -87,7 +87,7 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
   stats.speaking('m1', 'ann', true);
   stats.chat('m1', 'ann');
   clock.advance(2_000);
-  const restarted = new MeetingStats(store, clock);
+  const restarted = new MeetingStats(store, store, clock);
   const writes = store.writes;
   t.match(
     restarted.of('m1')[0],
@@ -120,7 +120,7 @@ t.test(
     const store = new MemoryLiveStore();
     const queued: (() => void)[] = [];
     // The group's turn never comes unless the test runs it: what is on disk is what was written now.
-    const stats = new MeetingStats(store, clock, (run) => void queued.push(run));
+    const stats = new MeetingStats(store, store, clock, (run) => void queued.push(run));
     stats.joined('m1', 'ann');
     stats.state('m1', 'ann', { audio: true, video: false });
     t.equal(store.getStats('ann'), null, 'media state waits for the group');
