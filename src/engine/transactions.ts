@@ -12,6 +12,8 @@ const immediately: Defer = (run) => run();
  * - memory follows the disk: a service that changes its in-memory state inside a transaction
  *   registers how to take it back (`onRollback`); when the outermost transaction fails, those
  *   steps run in reverse order and memory matches the store again;
+ * - what may only follow a durable change (a count in the metrics) waits for the commit
+ *   (`afterCommit`) and never happens for a transaction that failed;
  * - group commit: the queued writes of one turn of the event loop share one durable commit.
  *
  *   const transactions = new Transactions(unitOfWork, (run) => setImmediate(run));
@@ -21,6 +23,8 @@ export class Transactions {
   private readonly group: GroupCommit;
   /** Memory changes to take back if the transaction under way fails; null outside one. */
   private undo: (() => void)[] | null = null;
+  /** What to do once the transaction under way has committed; null outside one. */
+  private done: (() => void)[] | null = null;
 
   /**
    * @param defer When a group of queued writes is committed. The daemon passes setImmediate: it
@@ -60,16 +64,28 @@ export class Transactions {
     this.undo?.push(step);
   }
 
+  /** What to do once the transaction under way has committed, in order; at once outside one. */
+  afterCommit(step: () => void): void {
+    if (this.done) this.done.push(step);
+    else step();
+  }
+
   private outermost<T>(fn: () => T): T {
     const undo: (() => void)[] = [];
+    const done: (() => void)[] = [];
     this.undo = undo;
+    this.done = done;
+    let value: T;
     try {
-      return this.unit.run(fn);
+      value = this.unit.run(fn);
     } catch (error) {
       for (const step of undo.reverse()) step();
       throw error;
     } finally {
       this.undo = null;
+      this.done = null;
     }
+    for (const step of done) step();
+    return value;
   }
 }

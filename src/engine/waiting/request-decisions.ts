@@ -10,7 +10,7 @@ import { subjectOf, waitingDefaults, type WaitingCounter } from './waiting-room-
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
-  readonly transactions: Pick<Transactions, 'atomically' | 'onRollback'>;
+  readonly transactions: Pick<Transactions, 'atomically' | 'onRollback' | 'afterCommit'>;
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
   readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
@@ -109,7 +109,9 @@ export class RequestDecisions {
     if (before.state === 'waiting' && change.state !== 'waiting') {
       released = true;
       this.deps.requests.releaseSlot(live.clientSlot);
-      this.deps.counter?.counted(change.state);
+      // Counted once on disk: a decision whose commit fails did not happen.
+      const outcome = change.state;
+      this.deps.transactions.afterCommit(() => this.deps.counter?.counted(outcome));
     }
     const request: WaitingRequest = {
       ...live.request,
@@ -131,7 +133,7 @@ export class RequestDecisions {
     for (const live of [...queue.waiting.values()]) {
       this.deps.requests.releaseSlot(live.clientSlot);
       this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
-      this.deps.counter?.counted('expired');
+      this.deps.transactions.afterCommit(() => this.deps.counter?.counted('expired'));
       this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     }
   }

@@ -85,6 +85,37 @@ t.test('a failed commit takes back the memory changes registered in it, newest f
   t.same(memory, ['before'], 'no undo step of the failed transaction ran again');
 });
 
+t.test('what waits for the commit runs after it, in order, and never for a failed one', async (t) => {
+  const journal = new Journal();
+  const tx = new Transactions(journal);
+  const told: string[] = [];
+  tx.afterCommit(() => told.push('outside a transaction: at once'));
+  t.same(told, ['outside a transaction: at once']);
+  tx.atomically(() => {
+    journal.write('a');
+    tx.afterCommit(() => told.push(`after ${journal.commits.length} commit(s): one`));
+    tx.atomically(() => tx.afterCommit(() => told.push('two, from the nested one')));
+    t.equal(told.length, 1, 'nothing runs before the commit');
+  });
+  t.same(told.slice(1), ['after 1 commit(s): one', 'two, from the nested one']);
+  journal.failNext = true;
+  t.throws(() => tx.atomically(() => tx.afterCommit(() => told.push('never'))), /disk full/);
+  t.equal(told.length, 3, 'a failed commit tells nothing');
+});
+
+t.test('the metrics count a decision once it is committed, not one whose commit failed', async (t) => {
+  const counted: string[] = [];
+  const f = new Fixture({ defer: (run) => run(), counter: { counted: (outcome) => counted.push(outcome) } });
+  f.room();
+  const { requestId } = await f.knock('Ann');
+  f.store.commitError = new Error('disk full');
+  t.throws(() => f.waiting.admit('r1', requestId, api()), /disk full/);
+  t.same(counted, ['knock'], 'the failed admission is not counted');
+  f.store.commitError = null;
+  f.waiting.admit('r1', requestId, api());
+  t.same(counted, ['knock', 'admitted'], 'the admission that reached the disk is, once');
+});
+
 t.test('the waiting room reaches transactions through the shared port, not through MeetingService', async (t) => {
   const f = new Fixture({ defer: (run) => run() });
   t.notOk(
