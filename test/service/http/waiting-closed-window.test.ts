@@ -48,7 +48,11 @@ t.test('a waiting page silent for 59 s keeps its place, shown as connection lost
     }
   };
   await silence(7000);
-  t.same(await a.list(), ['Ann (connection lost)', 'Bob'], 'default: after 7 s (the old limit was 6) Ann keeps her place');
+  t.same(
+    await a.list(),
+    ['Ann (connection lost)', 'Bob'],
+    'default: after 7 s (the old limit was 6) Ann keeps her place',
+  );
   t.same((await a.ann.poll()).body, { status: 'waiting' }, 'and her late poll answers waiting');
   t.same(await a.list(), ['Ann', 'Bob'], 'her connection is back, first in line');
   await silence(59_000);

@@ -192,7 +192,11 @@ t.test(
     f.engine.waiting.poll('w', wendy.secret);
     await Promise.resolve();
     const back = m.conn.last('waiting_changes');
-    t.same(back?.updated.map((r) => [r.name, r.connection_lost]), [['Wendy', undefined]], 'her connection is back');
+    t.same(
+      back?.updated.map((r) => [r.name, r.connection_lost]),
+      [['Wendy', undefined]],
+      'her connection is back',
+    );
     t.same(back?.removed, []);
     t.same(held(m.conn).names, ['Wendy', 'Vic'], 'her place kept');
     for (let i = 0; i < 60; i++) await quiet(1_000);

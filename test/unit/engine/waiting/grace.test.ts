@@ -74,7 +74,11 @@ t.test('a re-attach at 50 s keeps her place and the order; moderators saw her lo
   t.same(heard, [], 'the mark is told once, not at every sweep');
   t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' }, 'back at 50 s: still waiting');
   t.same(
-    heard.map((c) => ({ added: c.added, removed: c.removed, updated: c.updated.map((i) => [i.name, i.connection_lost]) })),
+    heard.map((c) => ({
+      added: c.added,
+      removed: c.removed,
+      updated: c.updated.map((i) => [i.name, i.connection_lost]),
+    })),
     [{ added: [], removed: [], updated: [['Ann', undefined]] }],
     'moderators see her connection back, in place (no remove, no add)',
   );
