@@ -129,6 +129,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         .getByText('You waited too long without a connection; ask to join again.')
         .waitFor({ timeout: 15_000 });
       await browser.screenshot(page, 'waiting-timed-out');
+      const desktop = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await browser.screenshot(page, 'waiting-timed-out-phone');
+      if (desktop) await page.setViewportSize(desktop);
       await browser.checkAccessibility(page, 'the waiting page after the grace ran out');
       t.equal(await page.getByLabel('Your name').inputValue(), 'Wanda Waiting', 'her name kept');
       t.equal(
