@@ -170,9 +170,10 @@ export const settings = {
   }),
   waitingClosedWindowSecs: setting({
     env: 'SERVICE_WAITING_CLOSED_WINDOW_SECS', toml: ['service', 'waiting_closed_window_secs'], flag: '--waiting-closed-window-secs',
-    // At least two of the page's 2 s polls: one late poll must not close a request.
-    fallback: '6', parse: p.integerBetween(4, 3600),
-    description: 'A waiting request whose page has not polled for this many seconds (4 to 3600; the page polls every 2 s) counts as a closed window and is removed; raise it for pages that may be paused longer, such as phones that freeze a page in the background (moderators then see a closed window for longer; closing the window normally sends a beacon that removes the request at once)',
+    // The grace of a silent page (a network drop, a frozen phone tab, a loaded server's slow answers): a
+    // minute by default; at least two of the page's 2 s polls, so one late poll never closes a request.
+    fallback: '60', parse: p.integerBetween(4, 3600),
+    description: "The grace of a waiting page that stopped polling (a network drop, a frozen phone tab): its request keeps its place for this many seconds (4 to 3600; the page polls every 2 s), moderators see it as 'connection lost' after 6 s, and the page re-attaches by itself; only then does it count as a closed window and lose its place. Closing the window sends a beacon that frees the place at once",
   }),
   shutdownGraceSecs: setting({
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',

@@ -182,7 +182,10 @@ export function openServices(
           onError(err);
         }
       };
-      timer ??= setInterval(sweep, sweepIntervalMs);
+      // The sweep judges silence by the clock, so it runs after the loop has read what arrived:
+      // a timer fires before the I/O of its turn, and after a stall (a long commit, a busy loop)
+      // the polls that waited in the sockets meanwhile must count before anyone is judged silent.
+      timer ??= setInterval(() => setImmediate(() => closed || sweep()), sweepIntervalMs);
       timer.unref();
     },
     close() {

@@ -56,6 +56,8 @@ export const WaitingItem = record({
   name: Type.String(),
   note: Type.String(),
   knocked_at: Type.String(),
+  /** Her page has been silent for a few polls (a network drop, a frozen tab): her place is kept through the grace. */
+  connection_lost: Type.Optional(Type.Literal(true)),
 });
 
 /**
@@ -133,13 +135,16 @@ export const ServerMessage = Type.Union([
    * turn of the server). Apply `removed`, then `added` (insert in knock order: by `knocked_at`),
    * then `updated` (replace in place); every part is idempotent. A `seq` other than the last one
    * plus 1 is a gap: ask with `waiting_resync` and ignore changes until the `waiting_list`.
-   * `updated` carries requests whose shown fields changed; no transition changes them today.
+   * `updated` carries requests whose shown fields changed: her connection lost (`connection_lost`)
+   * or back (without it). `timed_out`, when present, names those of `removed` whose grace ran out
+   * without a word from their page: she left the queue (told to moderators as a notice).
    */
   message('waiting_changes', {
     seq: Type.Integer(),
     added: Type.Array(WaitingItem),
     updated: Type.Array(WaitingItem),
     removed: Type.Array(Type.String()),
+    timed_out: Type.Optional(Type.Array(Type.String())),
   }),
   message('locks', { locks: Locks }),
   /** A moderator set the meeting's subject ('' cleared it): to everyone in the room (nobody waiting has a socket). */

@@ -13,25 +13,33 @@ export interface ApiError {
 
 export type Result<T> = { ok: true; status: number; body: T } | { ok: false; error: ApiError };
 
-async function request<T>(method: string, path: string, body?: unknown, session?: string): Promise<Result<T>> {
+async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  session?: string,
+  signal?: AbortSignal,
+): Promise<Result<T>> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (session) headers.authorization = `Bearer ${session}`;
   let response: Response;
+  let text: string;
   try {
     response = await fetch(path, {
       method,
       headers,
       credentials: 'same-origin',
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
     });
+    text = await response.text();
   } catch {
     return {
       ok: false,
       error: { status: 0, code: 'network', message: 'The service cannot be reached.', retryAfter: null, field: null },
     };
   }
-  const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
   // Every admitted answer (joined, admitted) carries the servers her media uses.
   if (response.ok && parsed && typeof parsed === 'object' && 'ice_servers' in parsed)
@@ -94,7 +102,15 @@ export const roomApi = {
   },
   /** Call only for a request this tab made (madeRequest): without one the server answers 404. */
   poll: async (roomId: string) => {
-    const answer = request<PollAnswer>('GET', `${base(roomId)}/waiting`);
+    // A poll with no answer in 10 s is given up as a network failure: one hung request (a stalled
+    // connection, a proxy that never answers) must not stop every poll after it while her grace runs out.
+    const answer = request<PollAnswer>(
+      'GET',
+      `${base(roomId)}/waiting`,
+      undefined,
+      undefined,
+      AbortSignal.timeout(10_000),
+    );
     pollsInFlight.set(roomId, answer);
     const result = await answer.finally(() => pollsInFlight.delete(roomId));
     // Refused, expired or gone: a reload has nothing to come back to. Waiting, admitted (a

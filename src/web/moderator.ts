@@ -30,6 +30,8 @@ export class WaitingPanel {
   readonly notification = el('div', { class: 'notification', role: 'status', hidden: true });
   private readonly list = el('ul');
   private readonly empty = el('li', { text: said.nobody });
+  /** Who left the list because her connection stayed lost past the grace (the last such notice). */
+  private readonly goneNotice = el('p', { class: 'waiting-gone', hidden: true });
   /** The rows shown, by request id; the list element holds them in knock order. */
   private readonly rows = new Map<string, HTMLElement>();
   private state: WaitingListState = initialWaitingList;
@@ -76,6 +78,7 @@ export class WaitingPanel {
     this.section.append(
       this.heading,
       this.list,
+      this.goneNotice,
       el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound),
     );
     this.list.replaceChildren(this.empty);
@@ -132,6 +135,16 @@ export class WaitingPanel {
       }
       case 'announce':
         return announce(effect.said === 'turnedOn' ? said.turnedOn : said.turnedOff);
+      case 'connection': {
+        const text = fill({ lost: said.lostName, back: said.backName, gone: said.goneName }[effect.how], {
+          name: effect.name,
+        });
+        if (effect.how === 'gone') {
+          this.goneNotice.textContent = text;
+          this.goneNotice.hidden = false;
+        }
+        return announce(text);
+      }
     }
   }
 
@@ -286,8 +299,9 @@ export class WaitingPanel {
   private rowOf(r: WaitingItem): HTMLElement {
     return el(
       'li',
-      { class: 'waiting-item', 'data-request-id': r.request_id },
+      { class: `waiting-item${r.connection_lost ? ' lost' : ''}`, 'data-request-id': r.request_id },
       el('strong', { text: r.name }),
+      r.connection_lost ? el('span', { class: 'connection-lost', text: ` ${said.connectionLost}` }) : null,
       r.note ? el('span', { class: 'note', text: r.note }) : null,
       el(
         'div',

@@ -8,6 +8,7 @@ import {
   elapsed,
   knockAnswered,
   knocked,
+  mayPoll,
   openScreen,
   polled,
   pollsEnd,
@@ -42,6 +43,8 @@ const stateText: Record<WaitingStatus, string> = {
   // The network dropped: polls go on, and the next answer says whether the place is still hers.
   reconnecting: said.reconnecting,
   lost: said.lost,
+  // Silent longer than the server's grace (a network drop, a frozen tab): the place is gone, and she is told why.
+  timedOut: said.timedOut,
   waiting: said.waiting,
   admitted: said.admitted,
   refused: said.refused,
@@ -140,6 +143,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   let clock: number | null = null;
   let ticker: { stop(): void } | null = null;
   let inFlight = false;
+  /** When the server last answered a poll or her knock (a frozen tab hears nothing, and cannot tell). */
+  let heardAt = Date.now();
 
   /** Draws the status: the card while she waits (the sentence above its details), otherwise the form to ask (again). */
   const draw = () => {
@@ -197,19 +202,27 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
         error.hidden = false;
       } else {
         window.removeEventListener('pagehide', onPageHide);
+        window.removeEventListener('online', onOnline);
         options.admitted(effect.session);
       }
     }
   };
 
-  const poll = async () => {
-    // One poll at a time: a slow answer must not pile up requests behind it.
-    if (inFlight) return;
+  /** `online`: the browser says the network is back, so the page re-attaches at once instead of after its back-off. */
+  const poll = async (online = false) => {
+    // One poll at a time: a slow answer must not pile up requests behind it (a hung one is given up, api.ts).
+    if (inFlight || !mayPoll(screen, Date.now(), online)) return;
     if (roomApi.withdrawn(roomId)) return apply({ state: pollsEnd(screen), effects: [] });
     inFlight = true;
     const result = await roomApi.poll(roomId).finally(() => (inFlight = false));
-    apply(polled(screen, result));
+    const now = Date.now();
+    apply(polled(screen, result, { now, silentFor: now - heardAt }));
+    if (result.ok) heardAt = now;
   };
+  const onOnline = () => {
+    if (screen.polling) void poll(true);
+  };
+  window.addEventListener('online', onOnline);
 
   const knock = async () => {
     error.hidden = true;
@@ -219,6 +232,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
       memoryKey,
       JSON.stringify({ name: name.value.trim(), note: note.value, at: screen.knockedAt }),
     );
+    heardAt = Date.now();
     const result = await roomApi.knock(roomId, {
       name: name.value.trim(),
       note: note.value,

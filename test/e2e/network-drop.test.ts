@@ -1,7 +1,9 @@
 // Issue 17 point 4 (resilience) and point 7 (ICE servers), in headless Chromium: a page taken
 // offline with the DevTools protocol's network emulation while waiting and while in the
 // meeting tells the truth and recovers; the mesh's RTCPeerConnection gets the configured
-// STUN/TURN servers with a TURN credential of her own.
+// STUN/TURN servers with a TURN credential of her own. Issue 31 point 3: a waiting page offline
+// longer than the old 6 s limit keeps its place, and the moderator's list shows her connection
+// lost, then back; only a silence past the grace loses the place, and both sides are told.
 import t from 'tap';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
@@ -55,9 +57,22 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test(
     'while waiting: "Reconnecting…", then her place kept, or lost with "Ask again" and what she typed',
     async (t) => {
-      const d = await inProcessDaemonFor(t, dataDirFor(t));
+      // A grace of 15 s instead of the default 60 s, so that the test also sees one run out in time.
+      const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '15' });
       await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all' });
       const browser = await openBrowser(t);
+      const { page: mod } = await browser.newPage('moderator');
+      const link = await call(d, '/api/rooms/desk/links', {
+        method: 'POST',
+        json: { role: 'moderator', name: 'Mo Desk' },
+      });
+      await mod.goto(`${d.url}${link.body.url}`);
+      await mod.getByRole('button', { name: 'Join' }).click();
+      await mod.getByRole('button', { name: 'Mute microphone' }).waitFor();
+      const row = mod
+        .getByRole('region', { name: 'Waiting' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Wanda Waiting' });
       browser.expectConsoleErrors(
         /(ERR_INTERNET_DISCONNECTED|Failed to fetch)/,
         'the polls made while the page is offline fail in the browser: that is the outage the test makes',
@@ -67,6 +82,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         'after a long outage, and in the tab reopened late, the poll asks about a request the server let go: its 404 is how the page learns the place is lost',
       );
       const { page, context } = await knockAs(browser, `${d.url}/room/desk`, 'Wanda Waiting', 'Back from lunch');
+      await row.waitFor();
       const listed = async () =>
         ((await call(d, '/api/rooms/desk/waiting')).body as { name: string; note: string }[]).map(
           (r) => `${r.name}/${r.note}`,
@@ -80,15 +96,44 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor({ timeout: 5000 });
       t.same(await listed(), ['Wanda Waiting/Back from lunch'], 'a short drop keeps her place');
 
-      // Ten seconds away: the server lets the place go (a page silent 6 s is a closed window).
+      // Eight seconds away, longer than the old limit (a page silent 6 s was a closed window): the
+      // moderator sees her connection lost, her place is kept, and she re-attaches by herself.
+      await setOffline(context, page, true);
+      const offlineAt = Date.now();
+      await page.locator('#app').getByText('Connection lost. Reconnecting…').waitFor({ timeout: 5000 });
+      const lostMark = row.getByText('connection lost');
+      await lostMark.waitFor({ timeout: 15_000 });
+      t.ok(await lostMark.isVisible(), "the moderator's list shows her connection lost");
+      await browser.screenshot(mod, 'waiting-connection-lost');
+      await browser.checkAccessibility(mod, 'the waiting list with a lost connection');
+      await until('eight seconds offline', async () => Date.now() - offlineAt >= 8000, 15_000);
+      t.same(await listed(), ['Wanda Waiting/Back from lunch'], 'after 8 s offline she is still in line');
+      await setOffline(context, page, false);
+      await page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor({ timeout: 12_000 });
+      await lostMark.waitFor({ state: 'detached', timeout: 10_000 });
+      t.pass("back online: she waits in the same place, and the moderator's mark is gone");
+
+      // Longer than the grace (15 s here): the place is lost, she is told why, and the moderator sees her leave.
       await setOffline(context, page, true);
       await page.locator('#app').getByText('Connection lost. Reconnecting…').waitFor({ timeout: 5000 });
-      await until('the server to drop her request', async () => (await listed()).length === 0, 15_000);
+      await until('the server to drop her request', async () => (await listed()).length === 0, 30_000);
+      const gone = 'Wanda Waiting left the waiting list: no connection for too long';
+      const notice = mod.getByRole('region', { name: 'Waiting' }).getByText(gone);
+      await notice.waitFor({ timeout: 5000 });
+      t.ok(await notice.isVisible(), 'the moderator sees a notice that she left');
+      await mod.locator('#announcer').filter({ hasText: gone }).waitFor({ state: 'attached', timeout: 5000 });
+      t.pass('and it is announced (the polite live region)');
       await setOffline(context, page, false);
       await page
         .locator('#app')
-        .getByText('You lost your place. Your name and note are kept: you may ask again.')
-        .waitFor({ timeout: 6000 });
+        .getByText('You waited too long without a connection; ask to join again.')
+        .waitFor({ timeout: 15_000 });
+      await browser.screenshot(page, 'waiting-timed-out');
+      const desktop = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await browser.screenshot(page, 'waiting-timed-out-phone');
+      if (desktop) await page.setViewportSize(desktop);
+      await browser.checkAccessibility(page, 'the waiting page after the grace ran out');
       t.equal(await page.getByLabel('Your name').inputValue(), 'Wanda Waiting', 'her name kept');
       t.equal(
         await page.getByLabel('Note to the moderator (optional)').inputValue(),

@@ -40,6 +40,10 @@ export interface Member {
 export interface PendingWaiting {
   readonly added: Map<string, WaitingItem>;
   readonly removed: Set<string>;
+  /** Items replaced in place (her connection lost or back). */
+  readonly updated: Map<string, WaitingItem>;
+  /** Of `removed`, those whose grace ran out (told to moderators as `timed_out`). */
+  readonly timedOut: Set<string>;
   reset: boolean;
 }
 

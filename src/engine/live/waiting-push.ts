@@ -30,16 +30,30 @@ export class WaitingPush {
   changed(roomId: string, change: WaitingListChange): void {
     const state = this.rooms.live(roomId, change.meetingId);
     if (!state) return;
-    const pending = (state.waitingPending ??= { added: new Map(), removed: new Set(), reset: false });
+    const pending = (state.waitingPending ??= {
+      added: new Map(),
+      removed: new Set(),
+      updated: new Map(),
+      timedOut: new Set(),
+      reset: false,
+    });
     if (change.reset) pending.reset = true;
     // Removed-then-added in one turn is there (upserted); added-then-removed is gone.
     for (const id of change.removed) {
       pending.added.delete(id);
+      pending.updated.delete(id);
       pending.removed.add(id);
     }
+    for (const id of change.timedOut) pending.timedOut.add(id);
     for (const item of change.added) {
       pending.removed.delete(item.request_id);
+      pending.timedOut.delete(item.request_id);
       pending.added.set(item.request_id, item);
+    }
+    // An update of an item added in the same turn is the item as added.
+    for (const item of change.updated) {
+      if (pending.added.has(item.request_id)) pending.added.set(item.request_id, item);
+      else pending.updated.set(item.request_id, item);
     }
     if (state.waitingPushScheduled) return;
     state.waitingPushScheduled = true;
@@ -106,7 +120,7 @@ export class WaitingPush {
     const moderators = this.rooms.moderatorsOf(state).filter((m) => m !== except);
     // Nobody to tell: whoever becomes a moderator or connects reads the whole list.
     if (moderators.length === 0) return;
-    const count = pending.added.size + pending.removed.size;
+    const count = pending.added.size + pending.removed.size + pending.updated.size;
     let message: ServerMessage | null = null;
     if (pending.reset || count > this.deps.fullListAbove) {
       const requests = this.listFor(state, moderators[0]!);
@@ -117,8 +131,9 @@ export class WaitingPush {
       type: 'waiting_changes',
       seq: state.waitingSeq + 1,
       added: [...pending.added.values()],
-      updated: [],
+      updated: [...pending.updated.values()],
       removed: [...pending.removed],
+      ...(pending.timedOut.size > 0 ? { timed_out: [...pending.timedOut] } : {}),
     };
     state.waitingSeq = message.seq;
     for (const moderator of moderators) moderator.outbox.send(message);

@@ -14,16 +14,25 @@ export interface RequestDecisionsDeps {
   readonly store: WaitingRequestStore;
   readonly clock: Clock;
   readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
-  /** How long without a poll a request counts as a closed window. */
+  /** How long without a poll a request counts as a closed window (the grace). */
   readonly staleAfterMs: number;
+  /** How long without a poll moderators see her connection as lost (her place kept). */
+  readonly lostAfterMs: number;
   /** Tells the moderators' lists what they now see and no longer see. */
   readonly notify: (
     roomId: string,
     meeting: Meeting,
     added: readonly WaitingRequest[],
     removed: readonly string[],
+    more?: ChangeDetail,
   ) => void;
   readonly counter?: WaitingCounter;
+}
+
+/** Requests whose connection was lost or is back, and ids removed because their grace ran out. */
+export interface ChangeDetail {
+  readonly updated?: readonly LiveRequest[];
+  readonly timedOut?: readonly string[];
 }
 
 /**
@@ -55,30 +64,48 @@ export class RequestDecisions {
     return waiting.length;
   }
 
-  /** Timeouts and closed windows that are due in one room. */
+  /**
+   * Timeouts and closed windows that are due in one room. A page silent for a few polls is shown
+   * to moderators as "connection lost" and keeps its place; only a silence as long as the grace
+   * closes it (a network drop, a frozen tab, or a loaded server answering slowly is not a leave).
+   */
   settle(meeting: Meeting, queue: RoomQueue): void {
     const now = this.nowMs();
+    const left = (live: LiveRequest) =>
+      live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs;
     const due = (live: LiveRequest) =>
-      now >= live.expiresAtMs ||
-      (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs) ||
-      now - live.lastSeenMs >= this.deps.staleAfterMs;
-    const settled = [...queue.waiting.values()].filter(due);
-    if (settled.length === 0) return;
+      now >= live.expiresAtMs || left(live) || now - live.lastSeenMs >= this.deps.staleAfterMs;
+    const waiting = [...queue.waiting.values()];
+    const settled = waiting.filter(due);
+    const silent = waiting.filter(
+      (live) =>
+        !due(live) &&
+        live.lostSinceMs === undefined &&
+        live.leavingSinceMs === undefined &&
+        now - live.lastSeenMs >= this.deps.lostAfterMs,
+    );
+    for (const live of silent) live.lostSinceMs = now;
+    const timedOut: string[] = [];
     // One durable commit for the whole batch: closing thousands of windows one fsync each
     // would starve the very polls that keep the others open.
-    this.deps.transactions.atomically(() => {
-      for (const live of settled) {
-        if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
-        else if (live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs)
-          this.close(meeting, queue, live, 'withdrawn');
-        else this.close(meeting, queue, live, 'window_closed');
-      }
-    });
+    if (settled.length > 0)
+      this.deps.transactions.atomically(() => {
+        for (const live of settled) {
+          if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
+          else if (left(live)) this.close(meeting, queue, live, 'withdrawn');
+          else {
+            this.close(meeting, queue, live, 'window_closed');
+            timedOut.push(live.request.requestId);
+          }
+        }
+      });
+    if (settled.length === 0 && silent.length === 0) return;
     this.deps.notify(
       meeting.roomId,
       meeting,
       [],
       settled.map((live) => live.request.requestId),
+      { updated: silent, timedOut },
     );
   }
 

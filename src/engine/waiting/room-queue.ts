@@ -17,6 +17,8 @@ export interface LiveRequest {
   lastSeenMs: number;
   /** Memory only: when her page said it was going away (a beacon), unless it polls again. */
   leavingSinceMs?: number;
+  /** Memory only: when moderators were told her connection was lost (silent for a few polls, within the grace). */
+  lostSinceMs?: number;
   /** Memory only: her cookie, known from her knock or once a hash matched it, so polls skip hashing (see `bySecret`). */
   cookie?: string;
   /** Memory only: room and client (and IPv6 network) that knocked, for the per-client limits (absent after a restart). */

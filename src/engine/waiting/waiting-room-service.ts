@@ -24,7 +24,9 @@
  *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
  *   waiting_room_full (1,000 waiting), each a TooManyAttemptsError with `.retryAfterSecs`.
  * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
- *   open meeting (answer 404). Served from memory, no store read. Admitted answers carry the participant
+ *   open meeting (answer 404). Served from memory, no store read. A page silent for `missedPolls`
+ *   polls is listed with `connection_lost` (moderators are told by an update); her next poll
+ *   clears it; only a silence of `closedWindowMs` (the grace, 60 s) closes her window. Admitted answers carry the participant
  *   while present: once she left, the admission is spent (null), so a kept cookie mints no session.
  * - `withdraw(roomId, secret): boolean` — the person leaves; a waiting request is withdrawn at once.
  * - `leaving(roomId, secret): boolean` — her page is going away (pagehide beacon): moderators stop
@@ -68,7 +70,7 @@ import { effectiveMode, effectiveScope, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
 import { KnockWriter } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
-import { RequestDecisions } from './request-decisions.js';
+import { RequestDecisions, type ChangeDetail } from './request-decisions.js';
 import { plausibleSecret } from './request-secret.js';
 import type { RoomQueue, LiveRequest } from './room-queue.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
@@ -111,8 +113,8 @@ export class WaitingRoomService {
   ) {
     this.listeners = new Listeners('waiting list changed', deps.log);
     this.switchListeners = new Listeners('waiting room switched', deps.log);
-    const staleAfterMs =
-      options.closedWindowMs ??
+    const staleAfterMs = options.closedWindowMs ?? waitingDefaults.closedWindowMs;
+    const lostAfterMs =
       (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.requests = new OpenRequests(deps.clock, options);
     this.gate = new ArrivalGate({ ...deps, requests: this.requests }, options);
@@ -120,6 +122,7 @@ export class WaitingRoomService {
       ...deps,
       requests: this.requests,
       staleAfterMs,
+      lostAfterMs,
       notify: (...change) => this.notify(...change),
     });
     this.knocks = new KnockWriter({
@@ -183,6 +186,11 @@ export class WaitingRoomService {
       // Her page came back (a reload): moderators see her again.
       if (live.request.state === 'waiting') this.notify(roomId, meeting, [live.request], []);
     }
+    if (live.lostSinceMs !== undefined) {
+      delete live.lostSinceMs;
+      // Her page re-attached within the grace: same place, and moderators see her connection back.
+      if (live.request.state === 'waiting') this.notify(roomId, meeting, [], [], { updated: [live] });
+    }
     if (live.request.state === 'waiting' && now >= live.expiresAtMs) {
       this.decisions.expire(meeting, queue, live);
       this.notify(roomId, meeting, [], [live.request.requestId]);
@@ -218,7 +226,7 @@ export class WaitingRoomService {
     if (!gesture) return [];
     this.decisions.settle(gesture.meeting, gesture.queue);
     const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map(({ request }) => itemOf(request));
+    return present.map((live) => itemOf(live.request, live.lostSinceMs !== undefined));
   }
 
   admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
@@ -401,14 +409,28 @@ export class WaitingRoomService {
   /** Bars and all other requests belong to the meeting and go with it. */
   private forgotten(meeting: Meeting): void {
     if (this.requests.forget(meeting)) {
-      this.tell(meeting.roomId, { meetingId: meeting.meetingId, added: [], removed: [], reset: true });
+      const none = { added: [], removed: [], updated: [], timedOut: [] };
+      this.tell(meeting.roomId, { meetingId: meeting.meetingId, ...none, reset: true });
     }
   }
 
   /** Tells the listeners what moderators now see and no longer see; `added` are waiting requests in knock order. */
-  private notify(roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]): void {
-    if (this.listeners.size === 0 || (added.length === 0 && removed.length === 0)) return;
-    this.tell(roomId, { meetingId: meeting.meetingId, added: added.map(itemOf), removed, reset: false });
+  private notify(
+    roomId: string,
+    meeting: Meeting,
+    added: readonly WaitingRequest[],
+    removed: readonly string[],
+    { updated = [], timedOut = [] }: ChangeDetail = {},
+  ): void {
+    if (this.listeners.size === 0 || added.length + removed.length + updated.length === 0) return;
+    this.tell(roomId, {
+      meetingId: meeting.meetingId,
+      added: added.map((request) => itemOf(request)),
+      removed,
+      updated: updated.map((live) => itemOf(live.request, live.lostSinceMs !== undefined)),
+      timedOut,
+      reset: false,
+    });
   }
 
   private tell(roomId: string, change: WaitingListChange): void {

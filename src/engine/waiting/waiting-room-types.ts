@@ -42,9 +42,13 @@ export interface WaitingCounter {
 export interface WaitingRoomOptions extends ArrivalScreeningOptions {
   /** How often the waiting client polls (2 s). */
   readonly pollIntervalMs?: number;
-  /** Polls missed before a request counts as a closed window (3, so 6 s). */
+  /** Polls missed before moderators see her connection as lost (3, so 6 s); her place is kept. */
   readonly missedPolls?: number;
-  /** When set, how long without a poll a request counts as a closed window, instead of pollIntervalMs × missedPolls (SERVICE_WAITING_CLOSED_WINDOW_SECS). */
+  /**
+   * The grace: how long without a poll a request keeps its place before it counts as a closed
+   * window (60 s; SERVICE_WAITING_CLOSED_WINDOW_SECS). A network drop or a frozen phone tab is
+   * silence; a closed window sends a beacon and frees the place at once.
+   */
   readonly closedWindowMs?: number;
   readonly maxOpenRequests?: number;
   /** New requests one client address may make in one room per window. */
@@ -73,6 +77,8 @@ export interface WaitingListItem {
   readonly name: string;
   readonly note: string;
   readonly knocked_at: string;
+  /** Present while her page has been silent for a few polls (within the grace): her place is kept. */
+  readonly connection_lost?: true;
 }
 
 /**
@@ -87,6 +93,10 @@ export interface WaitingListChange {
   readonly added: readonly WaitingListItem[];
   /** Request ids moderators no longer see: admitted, refused, barred, expired, withdrawn, closed, or leaving. */
   readonly removed: readonly string[];
+  /** Requests still seen whose shown fields changed (her connection was lost, or is back): replaced in place. */
+  readonly updated: readonly WaitingListItem[];
+  /** Of `removed`, those whose grace ran out without a word from their page (window_closed): moderators are told she left. */
+  readonly timedOut: readonly string[];
   /** The meeting's list is gone (the meeting was forgotten): read it again rather than apply a change. */
   readonly reset: boolean;
 }
@@ -127,10 +137,17 @@ export const waitingDefaults = {
   missedPolls: 3,
   maxOpenRequests: 1000,
   leaveGraceMs: 2000,
+  closedWindowMs: 60_000,
 } as const;
-/** A request as the moderators' list shows it. */
-export function itemOf(request: WaitingRequest): WaitingListItem {
-  return { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };
+/** A request as the moderators' list shows it; `lost` while her page is silent within the grace. */
+export function itemOf(request: WaitingRequest, lost = false): WaitingListItem {
+  return {
+    request_id: request.requestId,
+    name: request.name,
+    note: request.note,
+    knocked_at: request.knockedAt,
+    ...(lost ? { connection_lost: true as const } : {}),
+  };
 }
 
 export function subjectOf(request: WaitingRequest): TimelineSubject {

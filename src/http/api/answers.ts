@@ -30,7 +30,14 @@ export const LinkAnswer = Type.Object({ url: Type.String(), expires_in: Type.Int
 
 /** The waiting list in knock order, as moderators see it: nothing about a request's browser or address. */
 export const WaitingListAnswer = Type.Array(
-  Type.Object({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() }),
+  Type.Object({
+    request_id: Type.String(),
+    name: Type.String(),
+    note: Type.String(),
+    knocked_at: Type.String(),
+    /** Her page has been silent for a few polls; her place is kept through the grace. */
+    connection_lost: Type.Optional(Type.Literal(true)),
+  }),
 );
 
 export const AdmitAnswer = Type.Object({ admitted: Type.Integer() });

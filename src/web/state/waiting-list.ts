@@ -46,7 +46,9 @@ export type WaitingListEffect =
   | { readonly do: 'notice'; readonly members: readonly WaitingItem[] }
   /** Everyone the notification named was answered: it went, and the focus must not fall to the body. */
   | { readonly do: 'noticeGone' }
-  | { readonly do: 'announce'; readonly said: 'turnedOn' | 'turnedOff' };
+  | { readonly do: 'announce'; readonly said: 'turnedOn' | 'turnedOff' }
+  /** Her connection was lost (her place kept), is back, or stayed lost past the grace (she left the list): said politely. */
+  | { readonly do: 'connection'; readonly name: string; readonly how: 'lost' | 'back' | 'gone' };
 
 export interface WaitingListStep {
   readonly state: WaitingListState;
@@ -129,13 +131,24 @@ function apply(
   if (state.seq === null || change.seq <= state.seq) return { state, effects: [] };
   if (change.seq !== state.seq + 1) return { state: { ...state, seq: null }, effects: [{ do: 'resync' }] };
   let edit: Edit = { items: state.items, effects: [] };
+  // Those whose grace ran out are named before their rows go (the server says who, by id).
+  for (const id of change.timed_out ?? []) {
+    const held = edit.items.find((r) => r.request_id === id);
+    if (held) edit.effects.push({ do: 'connection', name: held.name, how: 'gone' });
+  }
   for (const id of change.removed) edit = remove(edit, id);
   for (const r of change.added) edit = insert(edit, r);
   for (const r of change.updated) {
-    if (!edit.items.some((held) => held.request_id === r.request_id)) continue;
+    const before = edit.items.find((held) => held.request_id === r.request_id);
+    if (!before) continue;
+    const lost = r.connection_lost === true;
+    const told: WaitingListEffect[] =
+      lost === (before.connection_lost === true)
+        ? []
+        : [{ do: 'connection', name: r.name, how: lost ? 'lost' : 'back' }];
     edit = {
       items: edit.items.map((held) => (held.request_id === r.request_id ? r : held)),
-      effects: [...edit.effects, { do: 'replaceRow', item: r }],
+      effects: [...edit.effects, { do: 'replaceRow', item: r }, ...told],
     };
   }
   return merge(edit.effects, settled({ ...state, seq: change.seq, items: edit.items }, change.added, now));

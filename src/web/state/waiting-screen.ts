@@ -6,7 +6,7 @@
  */
 import type { PollAnswer } from '../api.js';
 
-export type WaitingStatus = PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost';
+export type WaitingStatus = PollAnswer['status'] | 'ready' | 'reconnecting' | 'lost' | 'timedOut';
 
 export interface WaitingScreenState {
   readonly status: WaitingStatus;
@@ -14,7 +14,17 @@ export interface WaitingScreenState {
   readonly knockedAt: number;
   /** The 2 s poll runs. */
   readonly polling: boolean;
+  /** While the network is gone: polls failed in a row, and when the next may go (backing off). */
+  readonly retry?: { readonly failures: number; readonly at: number };
 }
+
+/** Polls back off while the network is gone: 2 s, 4 s, 8 s, then every 10 s (well within the server's 60 s grace). */
+export function retryDelayMs(failures: number): number {
+  return Math.min(2000 * 2 ** Math.max(0, failures - 1), 10_000);
+}
+
+/** Silence this long (three missed polls) is a lost connection, as the server counts it. */
+export const silentAfterMs = 6000;
 
 export type WaitingScreenEffect =
   /** Say the status (the view's sentence for it, spoken too). */
@@ -38,11 +48,10 @@ export function openScreen(how: 'fresh' | 'resumed' | 'lost', knockedAt: number)
   };
 }
 
-const to = (state: WaitingScreenState, status: WaitingStatus, polling = state.polling): WaitingScreenState => ({
-  ...state,
-  status,
-  polling,
-});
+const to = (state: WaitingScreenState, status: WaitingStatus, polling = state.polling): WaitingScreenState => {
+  const { retry: _, ...rest } = state;
+  return { ...rest, status, polling };
+};
 
 /** She asks (again): the time waited counts from now. */
 export function knocked(state: WaitingScreenState, now: number): WaitingScreenState {
@@ -76,15 +85,27 @@ type PollResult =
   | { readonly ok: false; readonly error: { readonly status: number } };
 
 /**
- * A poll's answer. The request gone (404): her place is lost. No network (status 0): she is told
- * once that the page reconnects, and polls go on. An answer other than waiting ends the polls.
- * A status already shown is not said again.
+ * A poll's answer. No network (status 0, or no answer in time): she is told once that the page
+ * reconnects, and polls go on, backing off (`retry`). The request gone (404): her place is lost;
+ * when the page had lost its connection (or heard nothing for `silentFor` ms, a frozen tab) the
+ * grace ran out, and she is told so. An answer other than waiting ends the polls. A status
+ * already shown is not said again. `now`: milliseconds, for the back-off.
  */
-export function polled(state: WaitingScreenState, result: PollResult): WaitingScreenStep {
+export function polled(
+  state: WaitingScreenState,
+  result: PollResult,
+  { now = 0, silentFor = 0 }: { readonly now?: number; readonly silentFor?: number } = {},
+): WaitingScreenStep {
   if (!result.ok) {
-    if (result.error.status === 404) return { state: to(state, 'lost', false), effects: [{ do: 'status' }] };
-    if (result.error.status === 0 && state.status !== 'reconnecting')
-      return { state: to(state, 'reconnecting'), effects: [{ do: 'status' }] };
+    if (result.error.status === 404) {
+      const timedOut = state.status === 'reconnecting' || silentFor >= silentAfterMs;
+      return { state: to(state, timedOut ? 'timedOut' : 'lost', false), effects: [{ do: 'status' }] };
+    }
+    if (result.error.status === 0) {
+      const failures = (state.retry?.failures ?? 0) + 1;
+      const next = { ...to(state, 'reconnecting'), retry: { failures, at: now + retryDelayMs(failures) } };
+      return { state: next, effects: state.status === 'reconnecting' ? [] : [{ do: 'status' }] };
+    }
     return { state, effects: [] };
   }
   const answer = result.body;
@@ -94,8 +115,16 @@ export function polled(state: WaitingScreenState, result: PollResult): WaitingSc
       effects: [{ do: 'status' }, { do: 'enter', session: answer.session }],
     };
   const polling = answer.status === 'waiting' && state.polling;
-  if (answer.status === state.status) return { state: to(state, state.status, polling), effects: [] };
-  return { state: to(state, answer.status, polling), effects: [{ do: 'status' }] };
+  if (answer.status === state.status && !state.retry) return { state: to(state, state.status, polling), effects: [] };
+  return {
+    state: to(state, answer.status, polling),
+    effects: answer.status === state.status ? [] : [{ do: 'status' }],
+  };
+}
+
+/** Whether a poll may go now: always while connected; while reconnecting, once the back-off passed, or at once when the browser is back online (`online`). */
+export function mayPoll(state: WaitingScreenState, now: number, online = false): boolean {
+  return online || !state.retry || now >= state.retry.at;
 }
 
 /** Polls stop: she is leaving, or the page withdrew her request elsewhere (an embedding app's hangup). */
@@ -121,7 +150,7 @@ export function screenOf(status: WaitingStatus): {
   return {
     asked,
     ask: status === 'ready',
-    askAgain: status === 'refused' || status === 'expired' || status === 'lost',
+    askAgain: status === 'refused' || status === 'expired' || status === 'lost' || status === 'timedOut',
     editable: !asked && status !== 'barred',
     leave: status !== 'barred',
     form: !asked && status !== 'barred',

@@ -65,6 +65,7 @@ export const de: Words = {
     askAgain: 'Erneut bitten',
     note: 'Nachricht an die Moderation (optional)',
     noteHint: 'Bis zu 280 Zeichen.',
+    timedOut: 'Sie haben zu lange ohne Verbindung gewartet. Bitten Sie erneut um Teilnahme.',
   },
   devices: {
     heading: 'Ihre Geräte',
@@ -193,6 +194,10 @@ export const de: Words = {
     letIn: '{name} wurde hereingelassen',
     refused: '{name} wurde abgelehnt',
     barred: '{name} wurde gesperrt',
+    connectionLost: 'Verbindung unterbrochen',
+    lostName: 'Die Verbindung von {name} ist unterbrochen; der Platz bleibt vorerst erhalten',
+    backName: 'Die Verbindung von {name} besteht wieder',
+    goneName: '{name} hat die Warteliste verlassen: zu lange keine Verbindung',
   },
   locks: {
     legend: 'Sperren für Teilnehmende',

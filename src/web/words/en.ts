@@ -70,6 +70,7 @@ export const en = {
     askAgain: 'Ask again',
     note: 'Note to the moderator (optional)',
     noteHint: 'Up to 280 characters.',
+    timedOut: 'You waited too long without a connection; ask to join again.',
   },
   devices: {
     heading: 'Your devices',
@@ -200,6 +201,10 @@ export const en = {
     letIn: '{name} was let in',
     refused: '{name} was refused',
     barred: '{name} was barred',
+    connectionLost: 'connection lost',
+    lostName: "{name}'s connection was lost; the place is kept for now",
+    backName: "{name}'s connection is back",
+    goneName: '{name} left the waiting list: no connection for too long',
   },
   locks: {
     legend: 'Lock settings for participants',

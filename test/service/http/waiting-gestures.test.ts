@@ -131,7 +131,8 @@ t.test('waiting-room gestures under the default policy', async (t) => {
     let removedAfter: number | null = null;
     let checkedEarly = false;
     let lastStanPoll = now();
-    while (now() - start < 10_000) {
+    // The grace of a silent page is 60 s (issue 31 point 3): not before, and soon after.
+    while (now() - start < 70_000) {
       await sleep(500);
       if (now() - lastStanPoll >= 2000) {
         lastStanPoll = now();
@@ -150,8 +151,8 @@ t.test('waiting-room gestures under the default policy', async (t) => {
       }
     }
     t.ok(
-      removedAfter !== null && removedAfter <= 10_000,
-      `the closed window left the list within 10 s (after ${removedAfter} ms)`,
+      removedAfter !== null && removedAfter >= 60_000 && removedAfter <= 61_000,
+      `the closed window left the list once the 60 s grace ran out (after ${removedAfter} ms)`,
     );
     assertError(t, await gone.poll(), 404, 'not_found');
     t.match(

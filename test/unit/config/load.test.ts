@@ -19,7 +19,7 @@ t.test('precedence: default < file < environment < flag', async (t) => {
   const none = loadConfig({ configFile: file(t, '') });
   t.equal(none.waitingRoom, 'optional', 'built-in default');
   t.same(none.httpAddr, { host: '0.0.0.0', port: 3000 });
-  t.equal(none.waitingClosedWindowSecs, 6, 'a silent waiting page is a closed window after 6 s by default');
+  t.equal(none.waitingClosedWindowSecs, 60, 'a silent waiting page keeps its place for a grace of 60 s by default');
   t.equal(none.dataDir, './data');
 
   const fromFile = loadConfig({ configFile });

@@ -161,12 +161,50 @@ t.test(
     );
     t.same(held(m.conn).names, ['Wendy']);
 
-    // The closed-window sweep: unpolled for 6 s, she is removed.
-    f.timers.advance(6_000);
+    // The closed-window sweep: unpolled for the grace (60 s), she is removed.
+    f.timers.advance(60_000);
     f.engine.waiting.sweep();
     await Promise.resolve();
     t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'a closed window');
     t.same(f.errors, [], 'no background failure');
+  },
+);
+
+t.test(
+  'a silent page: moderators get her row updated as connection lost, then back in place, and a grace run out as timed_out',
+  async (t) => {
+    const { f, m, knock } = scene();
+    const wendy = await knock('Wendy');
+    const vic = await knock('Vic');
+    const quiet = async (ms: number) => {
+      f.timers.advance(ms);
+      f.engine.waiting.poll('w', vic.secret);
+      f.engine.waiting.sweep();
+      await Promise.resolve();
+    };
+    const before = m.conn.of('waiting_changes').length;
+    await quiet(5_000);
+    t.equal(m.conn.of('waiting_changes').length, before, '5 s of silence: nothing said');
+    await quiet(1_000);
+    const lost = m.conn.last('waiting_changes');
+    t.match(lost, { added: [], removed: [], updated: [{ request_id: wendy.requestId, connection_lost: true }] });
+    t.notOk(lost && 'timed_out' in lost, 'nobody timed out');
+    f.engine.waiting.poll('w', wendy.secret);
+    await Promise.resolve();
+    const back = m.conn.last('waiting_changes');
+    t.same(
+      back?.updated.map((r) => [r.name, r.connection_lost]),
+      [['Wendy', undefined]],
+      'her connection is back',
+    );
+    t.same(back?.removed, []);
+    t.same(held(m.conn).names, ['Wendy', 'Vic'], 'her place kept');
+    for (let i = 0; i < 60; i++) await quiet(1_000);
+    const gone = m.conn.last('waiting_changes');
+    t.same(gone?.removed, [wendy.requestId], 'after the grace she is removed');
+    t.same(gone?.timed_out, [wendy.requestId], 'told as a grace run out');
+    t.same(held(m.conn).names, ['Vic']);
+    t.same(f.errors, []);
   },
 );
 

@@ -40,7 +40,7 @@ t.test('a meeting with someone present or waiting is not empty', async (t) => {
   f.waiting.sweep();
   t.ok(f.meetings.current('r1'), 'a participant is present');
 
-  const g = new Fixture({ waiting: { missedPolls: 1_000_000 } });
+  const g = new Fixture({ waiting: { closedWindowMs: 10_000_000 } });
   g.room({ waitingRoomTimeoutSecs: 3600 });
   await g.knock('Ann');
   g.clock.advance(grace * 2);

@@ -3,7 +3,8 @@ import { attendanceCsv } from '../../../../src/engine/meetings/attendance.js';
 import { Fixture, api, arrive, by } from '../../../helpers/engine-fixture.js';
 
 t.test('the timeline records every transition with time, actor and subject', async (t) => {
-  const f = new Fixture();
+  // A grace of 6 s (SERVICE_WAITING_CLOSED_WINDOW_SECS=6): E's window closes before her request expires.
+  const f = new Fixture({ waiting: { closedWindowMs: 6000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
   const mod = f.moderator('r1', 'Maria');
   const a = await f.knock('A');

@@ -47,7 +47,7 @@ t.test('every way out of waiting frees the slot: admit, refuse, bar, expire, clo
   const barred = await f.knock('C', 'r1', school);
   f.waiting.refuse('r1', barred.requestId, true, api());
   await f.knock('D', 'r1', school);
-  f.clock.advance(6_000);
+  f.clock.advance(60_000); // the grace of a silent page
   f.waiting.sweep();
   t.equal((await f.waiting.knock(arrive('r1', 'E', school))).status, 'waiting', 'the closed window freed it');
   await full();

@@ -26,8 +26,8 @@ t.test(
     f.waiting.refuse('r1', cy.requestId, true, mod);
     f.waiting.withdraw('r1', dan.secret);
     t.equal(f.waiting.waitingCount(), 1, 'Eve still waits');
-    // Eve's page stops polling: her window counts as closed.
-    f.clock.advance(7000);
+    // Eve's page stops polling: after the grace her window counts as closed.
+    f.clock.advance(61_000);
     f.waiting.sweep();
     t.same(counts, { knock: 5, admitted: 1, refused: 1, barred: 1, withdrawn: 1, window_closed: 1 });
     t.equal(f.waiting.waitingCount(), 0);

@@ -157,18 +157,18 @@ t.test('a moderator cannot admit a request whose time is up', async (t) => {
   t.throws(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
 });
 
-t.test('a closed window: not polled for 3 intervals (6 s), the sweep removes it', async (t) => {
+t.test('a closed window: not polled for the grace (60 s), the sweep removes it', async (t) => {
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
-  f.clock.advance(4000);
+  f.clock.advance(58_000);
   f.waiting.poll('r1', bob.secret);
-  f.clock.advance(1999); // 5,999 ms since Ann's knock
+  f.clock.advance(1999); // 59,999 ms since Ann's knock
   f.waiting.sweep();
   t.equal(f.waiting.list('r1', by(mod.participantId)).length, 2, 'kept 1 ms before');
-  f.clock.advance(1); // 6,000 ms
+  f.clock.advance(1); // 60,000 ms
   f.waiting.sweep();
   t.same(
     f.waiting.list('r1', by(mod.participantId)).map((r) => r.name),
@@ -180,20 +180,23 @@ t.test('a closed window: not polled for 3 intervals (6 s), the sweep removes it'
   t.match(f.meetings.timeline('r1').at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
 });
 
-t.test('the closed-window delay follows the poll interval', async (t) => {
+t.test('the connection-lost mark follows the poll interval (three missed polls)', async (t) => {
   const f = new Fixture({ waiting: { pollIntervalMs: 1000, missedPolls: 3 } });
   f.room();
   await f.knock('Ann');
-  f.clock.advance(3000);
+  f.clock.advance(2999);
   f.waiting.sweep();
-  t.same(f.waiting.list('r1', api()), []);
+  t.same(f.waiting.list('r1', api())[0]?.connection_lost, undefined, 'two missed polls: not yet');
+  f.clock.advance(1);
+  f.waiting.sweep();
+  t.same(f.waiting.list('r1', api())[0]?.connection_lost, true, 'three: her connection is lost, her place kept');
 });
 
 t.test('the moderator list drops a closed window even between sweeps', async (t) => {
   const f = new Fixture();
   f.room();
   await f.knock('Ann');
-  f.clock.advance(6000);
+  f.clock.advance(60_000);
   t.same(f.waiting.list('r1', api()), []);
 });
 
@@ -358,7 +361,7 @@ t.test('listeners hear which room changed', async (t) => {
 
 t.test('listeners hear what moderators now see and no longer see, at every transition', async (t) => {
   const f = new Fixture();
-  f.room({ waitingRoomTimeoutSecs: 60 });
+  f.room({ waitingRoomTimeoutSecs: 120 });
   const mod = f.moderator();
   const heard: { added: string[]; removed: string[]; reset: boolean }[] = [];
   const names = new Map<string, string>();
@@ -415,8 +418,9 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
     'leaving hides her, her next poll shows her again',
   );
 
-  f.clock.advance(5_000);
+  f.clock.advance(59_000);
   f.waiting.poll('r1', knocks.Fay!.secret);
+  take(); // the connection-lost marks of Eve and Fay, and Fay's back (grace.test.ts)
   f.clock.advance(2_000);
   f.waiting.sweep();
   t.same(take(), [{ added: [], removed: ['Eve'], reset: false }], 'the sweep: a closed window');

@@ -57,7 +57,7 @@ t.test('until_moderator: a request whose window closed is not admitted by the ar
   const f = new Fixture();
   f.room({ waitingRoomMode: 'until_moderator' });
   const gone = await f.knock('Gone');
-  f.clock.advance(6000);
+  f.clock.advance(60_000); // the grace of a silent page
   f.moderator();
   t.equal(f.waiting.poll('r1', gone.secret), null);
   t.equal(f.meetings.present('r1').length, 1, 'only the moderator');

@@ -198,3 +198,42 @@ t.test('the waiting-room switch: announced when it changes, not when first told'
   const on = receiveWaiting(off.state, { type: 'waiting_room', enabled: true, switchable: false }, 0);
   t.same([on.effects, on.state.switch], [[{ do: 'announce', said: 'turnedOn' }], { enabled: true, switchable: false }]);
 });
+
+t.test(
+  'issue 31 point 3: a lost connection is a state of her row (same place), said politely once; back and gone are said too',
+  async (t) => {
+    const ann = item('a', 1, 'Ann');
+    const bob = item('b', 2, 'Bob');
+    const annLost: WaitingItem = { ...ann, connection_lost: true };
+    const { state, effects } = run([
+      [list(1, ann, bob), 0],
+      [changes(2, { updated: [annLost] }), 7000],
+      [changes(3, { updated: [annLost] }), 8000],
+      [changes(4, { updated: [ann] }), 50_000],
+      [changes(5, { updated: [annLost] }), 57_000],
+      [{ ...changes(6, { removed: ['a'] }), timed_out: ['a'] }, 110_000],
+      [changes(7, { removed: ['b'] }), 120_000],
+    ]);
+    const said = effects.map((step) => step.filter((e) => e.do === 'connection'));
+    t.same(said[1], [{ do: 'connection', name: 'Ann', how: 'lost' }], 'lost: said');
+    t.same(
+      effects[1]?.map((e) => e.do).filter((d) => d !== 'notice'),
+      ['replaceRow', 'connection'],
+      'her row is replaced in place, not moved',
+    );
+    t.same(said[2], [], 'the same state again: nothing said');
+    t.same(said[3], [{ do: 'connection', name: 'Ann', how: 'back' }], 'back: said');
+    t.same(said[5], [{ do: 'connection', name: 'Ann', how: 'gone' }], 'her grace ran out: she left, said by name');
+    t.same(said[6], [], 'an ordinary removal (admitted, refused, withdrawn) is not a lost connection');
+    t.same(ids(state), []);
+  },
+);
+
+t.test('issue 31 point 3: while lost, her row keeps its place in knock order', async (t) => {
+  const { state } = run([
+    [list(1, item('a', 1), item('b', 2), item('c', 3)), 0],
+    [changes(2, { updated: [{ ...item('b', 2), connection_lost: true }] }), 7000],
+  ]);
+  t.same(ids(state), ['a', 'b', 'c']);
+  t.equal(state.items[1]?.connection_lost, true);
+});

@@ -7,9 +7,11 @@ import {
   elapsed,
   knockAnswered,
   knocked,
+  mayPoll,
   openScreen,
   polled,
   pollsEnd,
+  retryDelayMs,
   screenOf,
   withdrawn,
   type WaitingScreenState,
@@ -89,7 +91,7 @@ t.test(
     const back = polled(dropped.state, ok({ status: 'waiting' }));
     t.same([back.state.status, back.effects], ['waiting', [{ do: 'status' }]], 'back to waiting, said');
     const gone = polled(dropped.state, failed(404));
-    t.same([gone.state.status, gone.state.polling], ['lost', false], 'the server let her place go');
+    t.same([gone.state.status, gone.state.polling], ['timedOut', false], 'the server let her place go after its grace');
     t.same(polled(waiting, failed(502)), { state: waiting, effects: [] }, 'another failure changes nothing');
   },
 );
@@ -115,7 +117,7 @@ t.test(
       form: false,
     });
     t.same(screenOf('reconnecting'), screenOf('waiting'), 'reconnecting keeps the card');
-    for (const s of ['refused', 'expired', 'lost'] as const)
+    for (const s of ['refused', 'expired', 'lost', 'timedOut'] as const)
       t.same(screenOf(s), { asked: false, ask: false, askAgain: true, editable: true, leave: true, form: true }, s);
     t.same(screenOf('barred'), {
       asked: false,
@@ -134,3 +136,44 @@ t.test('the time waited: minutes and seconds, never negative', async (t) => {
   t.equal(elapsed(0, 760_000), '12:40');
   t.equal(elapsed(10_000, 0), '0:00');
 });
+
+t.test(
+  'issue 31 point 3: while the network is gone polls back off (2, 4, 8, then 10 s) and go at once when the browser is online',
+  async (t) => {
+    t.same([1, 2, 3, 4, 9].map(retryDelayMs), [2000, 4000, 8000, 10_000, 10_000]);
+    let state = waiting;
+    const at: number[] = [];
+    let now = 10_000;
+    for (let i = 0; i < 4; i++) {
+      state = polled(state, failed(0), { now }).state;
+      at.push(state.retry!.at - now);
+      t.notOk(mayPoll(state, now + 1000), 'not before the back-off');
+      t.ok(mayPoll(state, now + 1000, true), "the browser's online event: at once");
+      now = state.retry!.at;
+      t.ok(mayPoll(state, now), 'once the back-off passed');
+    }
+    t.same(at, [2000, 4000, 8000, 10_000]);
+    t.equal(state.status, 'reconnecting');
+    const back = polled(state, ok({ status: 'waiting' }), { now });
+    t.same(back.state, { status: 'waiting', knockedAt: 5000, polling: true }, 'back: no back-off left');
+    t.same(back.effects, [{ do: 'status' }], 'and said');
+    t.ok(mayPoll(back.state, now));
+  },
+);
+
+t.test(
+  'issue 31 point 3: her place gone after a silence says why (the grace ran out); a place gone otherwise says it was lost',
+  async (t) => {
+    const dropped = polled(waiting, failed(0), { now: 1 }).state;
+    const afterDrop = polled(dropped, failed(404), { now: 70_000 });
+    t.same(
+      [afterDrop.state.status, afterDrop.state.polling, afterDrop.effects],
+      ['timedOut', false, [{ do: 'status' }]],
+    );
+    t.same(screenOf('timedOut').askAgain, true, 'with Ask again');
+    const frozen = polled(waiting, failed(404), { now: 90_000, silentFor: 80_000 });
+    t.equal(frozen.state.status, 'timedOut', 'a frozen tab that heard nothing for 80 s: the grace ran out too');
+    const plain = polled(waiting, failed(404), { now: 4000, silentFor: 2000 });
+    t.equal(plain.state.status, 'lost', 'a place gone while the page was in touch: lost (e.g. withdrawn elsewhere)');
+  },
+);
