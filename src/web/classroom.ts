@@ -51,18 +51,14 @@ export class ClassroomView {
     'aria-expanded': 'false',
     'aria-controls': 'reactions-menu',
   });
-  private readonly menu = el(
+  /** React's menu: a row at the foot of the stage (in the flow, so it covers no other control). */
+  readonly menu = el(
     'div',
     { class: 'reactions-menu', id: 'reactions-menu', role: 'group', 'aria-label': said.reactions, hidden: true },
     ...reactions.map((r) => tool(said[r], r, null, () => this.sendReaction(r), { class: 'tool reaction' }).button),
   );
-  /** Toolbar controls: Raise hand, and React with its menu. */
-  readonly tools = el(
-    'div',
-    { class: 'tool-group classroom-tools' },
-    this.hand.button,
-    el('div', { class: 'react-wrap' }, this.react.button, this.menu),
-  );
+  /** Toolbar controls: Raise hand, and React (its menu is `menu`). */
+  readonly tools = el('div', { class: 'tool-group classroom-tools' }, this.hand.button, this.react.button);
   readonly shortcut: ShortcutEntry = { what: words.help.hand, key: 'H', run: () => this.hand.button.click() };
   private readonly handsHeading = el('h2', { id: 'hands-heading', text: said.hands, tabindex: -1 });
   private readonly handsList = el('ol', { class: 'hands', 'aria-labelledby': 'hands-heading' });
@@ -105,6 +101,15 @@ export class ClassroomView {
       this.closeMenu(true);
     });
     this.endDialog.addEventListener('close', () => this.endButton.focus());
+    // Focus stays in the dialog: Tab past its last button comes back to the first, and back.
+    this.endDialog.addEventListener('keydown', (event) => {
+      if (event.key !== 'Tab') return;
+      const buttons = [...this.endDialog.querySelectorAll('button')];
+      const edge = event.shiftKey ? buttons[0] : buttons[buttons.length - 1];
+      if (document.activeElement !== edge) return;
+      event.preventDefault();
+      (event.shiftKey ? buttons[buttons.length - 1] : buttons[0])?.focus();
+    });
   }
 
   /** What the meeting's reducer hands over: the hands, a reaction, a moderator having muted her. */
@@ -221,7 +226,7 @@ export class ClassroomView {
           {},
           el('span', { class: 'name', text: name }),
           ' ',
-          button(said.lowerHand, () => this.send({ type: 'lower_hand', participant_id: h.participant_id }), {
+          button(said.lower, () => this.send({ type: 'lower_hand', participant_id: h.participant_id }), {
             'aria-label': fill(said.lowerHandOf, { name }),
           }),
         );

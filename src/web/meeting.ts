@@ -115,6 +115,7 @@ export function meetingView(options: MeetingOptions): {
     subgroups: () => state.subgroups,
     send,
     controlsFor: (p) => classroom.controlsFor(p),
+    above: classroom.handsSection,
   });
   const waiting = new WaitingPanel(
     roomId,
@@ -405,6 +406,7 @@ export function meetingView(options: MeetingOptions): {
       waiting.notification,
       stage.element,
       stage.controls,
+      classroom.menu,
     ),
     panel.element,
     el(

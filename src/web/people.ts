@@ -17,6 +17,8 @@ export interface PeopleState {
   readonly send: (message: ClientMessage) => void;
   /** A moderator's further controls beside someone else (Mute <name>). */
   readonly controlsFor?: (p: ParticipantView) => (Node | string)[];
+  /** Shown between the Waiting section and the participants (the moderator's raised hands). */
+  readonly above?: HTMLElement;
 }
 
 /** The People tab: the moderator's Waiting section on top, the participants, her own rename and the moves to sub-groups. */
@@ -56,6 +58,7 @@ export class PeopleList {
       'div',
       {},
       this.waitingSlot,
+      state.above,
       el('section', { 'aria-labelledby': 'people-heading' }, this.heading, this.list, this.renameForm),
       this.confirm.dialog,
     );

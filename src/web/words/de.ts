@@ -272,6 +272,7 @@ export const de: Words = {
     handLowered: 'Die Hand von {name} ist gesenkt',
     hands: 'Gehobene Hände',
     noHands: 'Keine Hand gehoben.',
+    lower: 'Senken',
     lowerHandOf: 'Hand von {name} senken',
     handOnTile: 'Hand gehoben, Nummer {place}',
     mute: 'Stummschalten',

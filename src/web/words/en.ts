@@ -280,6 +280,7 @@ export const en = {
     handLowered: "{name}'s hand is lowered",
     hands: 'Raised hands',
     noHands: 'No hands raised.',
+    lower: 'Lower',
     lowerHandOf: "Lower {name}'s hand",
     handOnTile: 'Hand raised, number {place}',
     mute: 'Mute',
