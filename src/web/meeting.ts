@@ -405,8 +405,8 @@ export function meetingView(options: MeetingOptions): {
       connection.element,
       waiting.notification,
       stage.element,
-      stage.controls,
       classroom.menu,
+      stage.controls,
     ),
     panel.element,
     el(
