@@ -44,7 +44,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     const { page: teacher } = await browser.newPage('teacher');
     teacher.setDefaultTimeout(actionTimeoutMs);
-    await teacher.setViewportSize({ width: 390, height: 844 });
+    await teacher.setViewportSize({ width: 1280, height: 800 });
     const link = await call(d, '/api/rooms/lesson/links', {
       method: 'POST',
       json: { role: 'moderator', name: 'Ms Keller' },
