@@ -34,7 +34,7 @@ const ownTrackStates = (page: Page) =>
     })),
   );
 
-t.setTimeout(180_000);
+t.setTimeout(240_000);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('hands, reactions, muting and the end of the meeting, teacher and pupil', async (t) => {
