@@ -10,6 +10,12 @@ export const viewLimit = 64;
 /** The longest participant id a `view` may name (ids are far shorter; this bounds what a client can make the server hold). */
 export const viewIdMaxLength = 128;
 
+/**
+ * The reactions a participant may send (`react`): shown briefly on her tile to everyone in the
+ * room. A closed list, so a reaction is never text someone typed.
+ */
+export const reactions = ['thumbs_up', 'thumbs_down', 'celebrate', 'laugh', 'heart'] as const;
+
 export const sfuPeers = { publish: 'sfu:publish', subscribe: 'sfu:subscribe' } as const;
 
 /**

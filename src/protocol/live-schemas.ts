@@ -6,7 +6,7 @@
  * ignored would be a gesture the sender believes was made. Every field is snake_case JSON.
  */
 import { Type, type TProperties } from 'typebox';
-import { liveErrorCodes, viewIdMaxLength, viewLimit, type LiveErrorCode } from './live-constants.js';
+import { liveErrorCodes, reactions, viewIdMaxLength, viewLimit, type LiveErrorCode } from './live-constants.js';
 
 const closed = { additionalProperties: false } as const;
 const record = <P extends TProperties>(properties: P) => Type.Object(properties, closed);
@@ -94,6 +94,12 @@ export const SignalData = Type.Union([
   record({ candidate: Type.Unknown() }),
 ]);
 
+/** One of `reactions` (live-constants.ts). */
+export const Reaction = Type.Enum([...reactions]);
+
+/** A raised hand: whose, and when she raised it (ISO time, the server's clock). */
+export const RaisedHand = record({ participant_id: Type.String(), raised_at: Type.String() });
+
 const errorCodes = Object.keys(liveErrorCodes) as LiveErrorCode[];
 
 // ---- server → client -------------------------------------------------------------------
@@ -178,6 +184,19 @@ export const ServerMessage = Type.Union([
    * the last ones expire). Who has left or was removed gets none, and hers lapse.
    */
   message('ice_servers', { ice_servers: Type.Array(IceServer) }),
+  /**
+   * To her alone: a moderator (`by`, named `by_name`) asked her microphone off. Her page turns it
+   * off and says who did; she may turn it on again herself. Nobody can turn anyone's microphone on.
+   */
+  message('muted', { by: Type.String(), by_name: Type.String() }),
+  /**
+   * The raised hands of the room, in raising order (the first raised first): to everyone, when the
+   * socket opens (after the welcome) and whenever a hand goes up or down. A hand goes down when
+   * she lowers it, a moderator lowers it, or she leaves the meeting.
+   */
+  message('hands', { hands: Type.Array(RaisedHand) }),
+  /** Someone's reaction, to everyone in the room (her too): shown briefly on her tile. */
+  message('reaction', { participant_id: Type.String(), reaction: Reaction }),
   /** A message of this socket was refused; nothing else changed. `message` says why in plain words. */
   message('error', { code: Type.Enum(errorCodes), message: Type.String() }),
 ]);
@@ -215,6 +234,16 @@ export const ClientMessage = Type.Union([
   message('bring_back', {}),
   /** Moderators only: take someone else out of the meeting (her session is spent; she may knock again). */
   message('remove', { participant_id: participantId }),
+  /** Moderators only: ask someone else's microphone off (she is told who; she may unmute herself). */
+  message('mute', { participant_id: participantId }),
+  /** Moderators only: end the meeting (and its sub-groups) for everyone, durably. */
+  message('end_meeting', {}),
+  /** My own hand up (true) or down (false); a few per 10 s. */
+  message('hand', { raised: Type.Boolean() }),
+  /** Moderators only: lower someone's raised hand. */
+  message('lower_hand', { participant_id: participantId }),
+  /** A reaction on my tile, shown briefly to everyone; a few per 10 s. */
+  message('react', { reaction: Reaction }),
   /** Moderators only: send me the whole waiting list again (the client saw a gap in `seq`). */
   message('waiting_resync', {}),
 ]);

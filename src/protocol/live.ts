@@ -17,6 +17,7 @@ export {
   floodCloseCode,
   isLiveErrorCode,
   liveErrorCodes,
+  reactions,
   sfuPeers,
   viewLimit,
   type LiveErrorCode,
@@ -36,6 +37,8 @@ export type ChatMessage = Wire<Static<typeof wire.ChatMessage>>;
 export type WaitingItem = Wire<Static<typeof wire.WaitingItem>>;
 export type MediaKind = Wire<Static<typeof wire.MediaKind>>;
 export type IceServer = Wire<Static<typeof wire.IceServer>>;
+export type Reaction = Wire<Static<typeof wire.Reaction>>;
+export type RaisedHand = Wire<Static<typeof wire.RaisedHand>>;
 export type SignalData = Wire<Static<typeof wire.SignalData>>;
 /** What the server sends; each variant is documented on its schema in live-schemas.ts. */
 export type ServerMessage = Wire<Static<typeof wire.ServerMessage>>;

@@ -61,6 +61,8 @@ function enterMeeting(room: string, session: string): void {
       // Her admission is spent once she hung up or the meeting ended; a lost connection or a
       // restart keeps it, since the page then reloads back into the meeting.
       if (reason !== 'lost') forgetRequest(roomId);
+      // The meeting is over for her: the camera and microphone are let go (their lights go out).
+      if (reason === 'ended') devices.stop();
       // Removed: her session is spent; the way back is the arrival, where she asks again.
       message(text, reason === 'removed');
     },

@@ -2,6 +2,7 @@ import { closeCodes, type ClientMessage, type ServerMessage } from '../protocol/
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
+import { ClassroomView } from './classroom.js';
 import type { Devices } from './devices.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 import { el } from './dom.js';
@@ -61,6 +62,7 @@ function sentence(s: Said): string {
     case 'joined':
     case 'left':
     case 'removed':
+    case 'mutedBy':
       return fill(said[s.key], { name: s.name });
     case 'renamed':
     case 'yourNameNow':
@@ -105,12 +107,15 @@ export function meetingView(options: MeetingOptions): {
   const stage = new Stage(() => state.self?.participant_id, devices.outgoing, send);
   const chat = new ChatBox((text) => send({ type: 'chat', text }));
   const moderation = new ModerationTools(send);
+  const classroom = new ClassroomView(send, stage, () => state);
   const people = new PeopleList({
     participants: () => state.participants,
     self: () => state.self,
     isModerator,
     subgroups: () => state.subgroups,
     send,
+    controlsFor: (p) => classroom.controlsFor(p),
+    above: classroom.handsSection,
   });
   const waiting = new WaitingPanel(
     roomId,
@@ -119,7 +124,8 @@ export function meetingView(options: MeetingOptions): {
     () => send({ type: 'waiting_resync' }),
     () => panel.open('people'),
   );
-  const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
+  const modTab = el('div', {}, moderation.element, classroom.endSection);
+  const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: modTab });
   /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
   let media: Mesh | Sfu | null = null;
 
@@ -149,6 +155,7 @@ export function meetingView(options: MeetingOptions): {
     { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
     { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
     { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
+    classroom.shortcut,
     { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
     { what: words.help.shortcuts, key: '/', run: () => help.open() },
   ];
@@ -174,6 +181,7 @@ export function meetingView(options: MeetingOptions): {
   /** Draws what changed between two states (all of it on a welcome). */
   function draw(before: MeetingState, welcomed: boolean): void {
     const { self, locks, subgroups } = state;
+    classroom.draw(state, before);
     if (welcomed || state.audio !== before.audio) {
       devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
       mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
@@ -248,7 +256,11 @@ export function meetingView(options: MeetingOptions): {
         return;
       case 'tile':
         stage.show(effect.participant);
-        return;
+        return classroom.tile(effect.participant.participant_id);
+      case 'hands':
+      case 'reaction':
+      case 'mutedBy':
+        return classroom.perform(effect);
       case 'untile':
         stage.remove(effect.participant_id);
         return media?.remove(effect.participant_id);
@@ -373,6 +385,7 @@ export function meetingView(options: MeetingOptions): {
     window.clearInterval(speakingTimer);
     stopShortcuts();
     help.dialog.close();
+    classroom.close();
     media?.close();
     screen?.stop();
     link.close();
@@ -388,10 +401,11 @@ export function meetingView(options: MeetingOptions): {
     el(
       'section',
       { class: 'stage', 'aria-label': said.stage },
-      el('header', { class: 'stage-head' }, title, lockNotice),
+      el('header', { class: 'stage-head' }, title, lockNotice, classroom.mutedNote),
       connection.element,
       waiting.notification,
       stage.element,
+      classroom.menu,
       stage.controls,
     ),
     panel.element,
@@ -399,6 +413,7 @@ export function meetingView(options: MeetingOptions): {
       'div',
       { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
       el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
+      classroom.tools,
       el(
         'div',
         { class: 'tool-group' },

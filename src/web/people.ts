@@ -15,6 +15,10 @@ export interface PeopleState {
   readonly isModerator: () => boolean;
   readonly subgroups: () => readonly string[];
   readonly send: (message: ClientMessage) => void;
+  /** A moderator's further controls beside someone else (Mute <name>). */
+  readonly controlsFor?: (p: ParticipantView) => (Node | string)[];
+  /** Shown between the Waiting section and the participants (the moderator's raised hands). */
+  readonly above?: HTMLElement;
 }
 
 /** The People tab: the moderator's Waiting section on top, the participants, her own rename and the moves to sub-groups. */
@@ -54,6 +58,7 @@ export class PeopleList {
       'div',
       {},
       this.waitingSlot,
+      state.above,
       el('section', { 'aria-labelledby': 'people-heading' }, this.heading, this.list, this.renameForm),
       this.confirm.dialog,
     );
@@ -85,7 +90,8 @@ export class PeopleList {
       }
       if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0)
         item.append(this.moveControl(p));
-      if (isModerator() && p.participant_id !== me) item.append(' ', this.removeButton(p));
+      if (isModerator() && p.participant_id !== me)
+        item.append(...(this.state.controlsFor?.(p) ?? []), ' ', this.removeButton(p));
       return item;
     });
     // The list is redrawn whenever someone's media state changes: the control that had the

@@ -118,6 +118,11 @@ export class Stage {
     return tile;
   }
 
+  /** Her tile's figure, where other views draw their marks (a raised hand, a reaction). */
+  figure(id: string): HTMLElement | null {
+    return this.tiles.get(id)?.querySelector('figure') ?? null;
+  }
+
   remove(id: string): void {
     this.tiles.get(id)?.remove();
     this.tiles.delete(id);

@@ -10,6 +10,7 @@ import type { SessionClaims } from '../tokens/token-service.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { ChatEntry, ChatLog } from './chat-log.js';
 import type { LiveApi, LiveAttendee } from './live-api.js';
+import { Classroom } from './classroom.js';
 import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
 import { engineCall, guarded, liveError } from './live-errors.js';
@@ -61,7 +62,24 @@ export interface LiveHubDeps {
   readonly log: EngineLog;
 }
 
-type Moderation = Exclude<ClientMessage, { type: 'signal' | 'state' | 'speaking' | 'view' | 'chat' | 'rename' }>;
+/** The moderator's gestures decided here; those of the classroom (mute, lower_hand, end_meeting) check the role themselves. */
+type Moderation = Exclude<
+  ClientMessage,
+  {
+    type:
+      | 'signal'
+      | 'state'
+      | 'speaking'
+      | 'view'
+      | 'chat'
+      | 'rename'
+      | 'hand'
+      | 'react'
+      | 'mute'
+      | 'lower_hand'
+      | 'end_meeting';
+  }
+>;
 
 /**
  * The live meeting of every room: who is connected, their media states, chat, speaking, lock
@@ -83,6 +101,7 @@ export class LiveHub implements LiveApi {
   private readonly subgroups: Subgroups;
   private readonly waiting: WaitingPush;
   private readonly ice: IceRenewal;
+  private readonly classroom: Classroom;
   private readonly options: Required<LiveOptions>;
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
@@ -106,6 +125,7 @@ export class LiveHub implements LiveApi {
     this.chat = new LiveChat(rooms, { ...deps, chatLimit: options.chatLimit });
     this.subgroups = new Subgroups(rooms, this.presence, { rooms: deps.rooms, maxSubgroups: options.maxSubgroups });
     this.ice = new IceRenewal(deps);
+    this.classroom = new Classroom(rooms, { ...deps, ...options });
     this.waiting = new WaitingPush(rooms, {
       ...deps,
       fullListAbove: options.waitingFullListAbove,
@@ -115,7 +135,10 @@ export class LiveHub implements LiveApi {
     this.unsubscribe.push(
       // The engine's listener sets log a failing listener under the event's name (engine/listeners.ts).
       deps.meetings.onEnded((meeting) => this.meetingEnded(meeting)),
-      deps.meetings.onLeft((participant, removedBy) => this.presence.participantLeft(participant, removedBy)),
+      deps.meetings.onLeft((participant, removedBy) => {
+        this.classroom.left(participant);
+        this.presence.participantLeft(participant, removedBy);
+      }),
       deps.meetings.onRoleChanged((participant) => this.roleChanged(participant)),
       deps.waiting.onWaitingListChange((roomId, change) => this.waiting.changed(roomId, change)),
       deps.waiting.onWaitingRoomSwitched((roomId, meetingId) => this.waiting.switched(roomId, meetingId)),
@@ -163,6 +186,7 @@ export class LiveHub implements LiveApi {
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
       media: this.media.backend.kindFor(state.meetingId),
     });
+    outbox.send(this.classroom.handsMessage(state));
     this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') {
       this.waiting.sendList(state, member);
@@ -288,6 +312,16 @@ export class LiveHub implements LiveApi {
         return this.chat.post(state, member, message.text);
       case 'rename':
         return this.rename(state, member, message.name);
+      case 'hand':
+        return this.classroom.hand(state, member, message.raised);
+      case 'react':
+        return this.classroom.react(state, member, message.reaction);
+      case 'mute':
+        return this.classroom.mute(state, member, message.participant_id);
+      case 'lower_hand':
+        return this.classroom.lowerHand(state, member, message.participant_id);
+      case 'end_meeting':
+        return this.classroom.end(state, member);
       default:
         return this.moderate(state, member, message);
     }

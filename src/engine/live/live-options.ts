@@ -30,6 +30,12 @@ export interface LiveOptions {
   readonly settingsLimit?: RateLimit;
   /** `view` messages (which video her page shows) per participant per window: each may re-plan her SFU subscription. */
   readonly viewLimit?: RateLimit;
+  /** Her own hand raised or lowered per participant per window. */
+  readonly handLimit?: RateLimit;
+  /** Reactions per participant per window: a handful a second is celebration, a stream is noise. */
+  readonly reactionLimit?: RateLimit;
+  /** A moderator's `mute` and `lower_hand` per window (a teacher muting a class one by one stays well within). */
+  readonly muteLimit?: RateLimit;
   /** A turn's waiting-list changes above this many go out as the whole list when that is shorter (admit all). */
   readonly waitingFullListAbove?: number;
 }
@@ -49,5 +55,8 @@ export const liveDefaults = {
   renameLimit: { count: 5, windowMs: 10_000 },
   settingsLimit: { count: 10, windowMs: 10_000 },
   viewLimit: { count: 30, windowMs: 10_000 },
+  handLimit: { count: 10, windowMs: 10_000 },
+  reactionLimit: { count: 10, windowMs: 10_000 },
+  muteLimit: { count: 60, windowMs: 10_000 },
   waitingFullListAbove: 64,
 } as const;

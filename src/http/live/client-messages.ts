@@ -1,6 +1,6 @@
 import { Compile } from 'typebox/compile';
 import type { Incoming } from '../../engine/live/outbox.js';
-import { viewLimit, type ClientMessage } from '../../protocol/live.js';
+import { reactions, viewLimit, type ClientMessage } from '../../protocol/live.js';
 import { ClientMessage as clientMessageSchema } from '../../protocol/live-schemas.js';
 
 type ClientType = ClientMessage['type'];
@@ -23,6 +23,11 @@ const needs: Readonly<Record<ClientType, string>> = {
   bring_back: 'bring_back has no fields',
   remove: 'remove needs "participant_id": a participant_id',
   waiting_resync: 'waiting_resync has no fields',
+  mute: 'mute needs "participant_id": a participant_id',
+  end_meeting: 'end_meeting has no fields',
+  hand: 'hand needs "raised": a boolean',
+  lower_hand: 'lower_hand needs "participant_id": a participant_id',
+  react: `react needs "reaction": one of ${reactions.join(', ')}`,
 };
 
 // Compiled once, at load: a frame is checked by generated code, not by walking the schema.

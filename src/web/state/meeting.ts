@@ -11,6 +11,8 @@ import type {
   Locks,
   MediaKind,
   ParticipantView,
+  RaisedHand,
+  Reaction,
   ServerMessage,
   SignalData,
 } from '../../protocol/live.js';
@@ -50,7 +52,7 @@ export type Said =
         | 'nowModerator'
         | 'subjectRemoved';
     }
-  | { readonly key: 'joined' | 'left' | 'removed'; readonly name: string }
+  | { readonly key: 'joined' | 'left' | 'removed' | 'mutedBy'; readonly name: string }
   | { readonly key: 'renamed' | 'yourNameNow'; readonly before: string; readonly name: string }
   | { readonly key: 'subjectIs'; readonly subject: string }
   | { readonly key: 'liveError'; readonly code: LiveErrorCode };
@@ -88,6 +90,11 @@ export type MeetingEffect =
   /** Tell the server her media state (state.audio, state.video, state.screen). */
   | { readonly do: 'publish' }
   | { readonly do: 'announce'; readonly said: Said }
+  /** The room's raised hands (state/classroom.ts keeps them). */
+  | { readonly do: 'hands'; readonly hands: readonly RaisedHand[] }
+  | { readonly do: 'reaction'; readonly participant_id: string; readonly reaction: Reaction }
+  /** A moderator turned her microphone off: said where she sees her own controls until she unmutes. */
+  | { readonly do: 'mutedBy'; readonly name: string }
   /** The meeting is over for her: it ended, or she was removed. */
   | { readonly do: 'end'; readonly reason: 'ended' | 'removed' };
 
@@ -281,6 +288,23 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
     }
     case 'ended':
       return { state, effects: [{ do: 'end', reason: 'ended' }] };
+    case 'muted':
+      // Asked, never forced to stay so: her own button turns it on again. Nothing turns it on for her.
+      return {
+        state: { ...state, audio: false },
+        effects: [
+          ...(state.audio ? [{ do: 'publish' } as const] : []),
+          { do: 'mutedBy', name: message.by_name },
+          spoken({ key: 'mutedBy', name: message.by_name }),
+        ],
+      };
+    case 'hands':
+      return { state, effects: [{ do: 'hands', hands: message.hands }] };
+    case 'reaction':
+      return {
+        state,
+        effects: [{ do: 'reaction', participant_id: message.participant_id, reaction: message.reaction }],
+      };
     case 'error': {
       // A refused name is said where it was typed, in the page's plain words.
       const why =
