@@ -56,6 +56,8 @@ export const WaitingItem = record({
   name: Type.String(),
   note: Type.String(),
   knocked_at: Type.String(),
+  /** Her name is that of a person barred in this meeting (case, accents and spaces aside): the name that one was barred as. Not a bar: she waits like anyone. */
+  barred_as: Type.Optional(Type.String()),
 });
 
 /**

@@ -36,7 +36,8 @@
  * - `list(roomId, actor): WaitingListItem[]` — waiting requests in knock order; [] without a meeting.
  * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
  *   request_not_found, request_not_waiting.
- * - `admitAll(roomId, actor): {admitted}`.
+ * - `admitAll(roomId, actor): {admitted, skipped}` — everyone waiting but those marked `barred_as` (a name barred
+ *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped`.
  * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
  *   meeting; request_not_found, request_not_waiting.
  * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
@@ -218,7 +219,7 @@ export class WaitingRoomService {
     if (!gesture) return [];
     this.decisions.settle(gesture.meeting, gesture.queue);
     const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map(({ request }) => itemOf(request));
+    return present.map(({ request }) => itemOf(request, gesture.queue.barredAs(request.name)));
   }
 
   admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
@@ -240,7 +241,13 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return { admitted: 0 };
     this.decisions.settle(gesture.meeting, gesture.queue);
-    return { admitted: this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor) };
+    // Whoever comes under a barred person's name is left for a moderator to look at, one by one.
+    const marked = (live: LiveRequest) => gesture.queue.barredAs(live.request.name) !== undefined;
+    const skipped = [...gesture.queue.waiting.values()].filter(marked).length;
+    return {
+      admitted: this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor, (l) => !marked(l)),
+      skipped,
+    };
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {
@@ -252,7 +259,9 @@ export class WaitingRoomService {
       this.decisions.decide(gesture.queue, live, { state });
       this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
     });
-    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
+    // Anyone waiting under the barred name is told again, now marked.
+    const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
+    this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
   }
 
   disableWaitingRoom(roomId: string, actor: Actor): AdmitResult {
@@ -408,7 +417,9 @@ export class WaitingRoomService {
   /** Tells the listeners what moderators now see and no longer see; `added` are waiting requests in knock order. */
   private notify(roomId: string, meeting: Meeting, added: readonly WaitingRequest[], removed: readonly string[]): void {
     if (this.listeners.size === 0 || (added.length === 0 && removed.length === 0)) return;
-    this.tell(roomId, { meetingId: meeting.meetingId, added: added.map(itemOf), removed, reset: false });
+    const queue = this.requests.queueOf(meeting);
+    const items = added.map((r) => itemOf(r, queue?.barredAs(r.name)));
+    this.tell(roomId, { meetingId: meeting.meetingId, added: items, removed, reset: false });
   }
 
   private tell(roomId: string, change: WaitingListChange): void {

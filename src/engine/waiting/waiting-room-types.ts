@@ -73,6 +73,8 @@ export interface WaitingListItem {
   readonly name: string;
   readonly note: string;
   readonly knocked_at: string;
+  /** Her name is that of a person barred in this meeting (case, accents and spaces aside): the name that one was barred as. */
+  readonly barred_as?: string;
 }
 
 /**
@@ -105,6 +107,8 @@ export interface SwitchState {
 
 export interface AdmitResult {
   readonly admitted: number;
+  /** Admit all only: those it left waiting because their name is that of a person barred in this meeting. */
+  readonly skipped?: number;
 }
 
 /**
@@ -129,8 +133,9 @@ export const waitingDefaults = {
   leaveGraceMs: 2000,
 } as const;
 /** A request as the moderators' list shows it. */
-export function itemOf(request: WaitingRequest): WaitingListItem {
-  return { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };
+export function itemOf(request: WaitingRequest, barredAs?: string): WaitingListItem {
+  const item = { request_id: request.requestId, name: request.name, note: request.note, knocked_at: request.knockedAt };
+  return barredAs === undefined ? item : { ...item, barred_as: barredAs };
 }
 
 export function subjectOf(request: WaitingRequest): TimelineSubject {

@@ -30,10 +30,18 @@ export const LinkAnswer = Type.Object({ url: Type.String(), expires_in: Type.Int
 
 /** The waiting list in knock order, as moderators see it: nothing about a request's browser or address. */
 export const WaitingListAnswer = Type.Array(
-  Type.Object({ request_id: Type.String(), name: Type.String(), note: Type.String(), knocked_at: Type.String() }),
+  Type.Object({
+    request_id: Type.String(),
+    name: Type.String(),
+    note: Type.String(),
+    knocked_at: Type.String(),
+    /** Her name is that of a person barred in this meeting: the name that one was barred as. */
+    barred_as: Type.Optional(Type.String()),
+  }),
 );
 
-export const AdmitAnswer = Type.Object({ admitted: Type.Integer() });
+/** `skipped` (admit all only): those left waiting because their name is that of a person barred in this meeting. */
+export const AdmitAnswer = Type.Object({ admitted: Type.Integer(), skipped: Type.Optional(Type.Integer()) });
 
 export const RefuseAnswer = Type.Object({ refused: Type.Boolean(), barred: Type.Boolean() });
 
