@@ -37,7 +37,7 @@
  * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
  *   request_not_found, request_not_waiting.
  * - `admitAll(roomId, actor): {admitted, skipped}` — everyone waiting but those marked `barred_as` (a name barred
- *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped`.
+ *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped` (absent when none).
  * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
  *   meeting; request_not_found, request_not_waiting.
  * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
@@ -244,10 +244,8 @@ export class WaitingRoomService {
     // Whoever comes under a barred person's name is left for a moderator to look at, one by one.
     const marked = (live: LiveRequest) => gesture.queue.barredAs(live.request.name) !== undefined;
     const skipped = [...gesture.queue.waiting.values()].filter(marked).length;
-    return {
-      admitted: this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor, (l) => !marked(l)),
-      skipped,
-    };
+    const admitted = this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor, (l) => !marked(l));
+    return skipped > 0 ? { admitted, skipped } : { admitted };
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {

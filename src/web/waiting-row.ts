@@ -1,0 +1,51 @@
+import type { WaitingItem } from '../protocol/live.js';
+import { button, el } from './dom.js';
+import type { Answer, Decided } from './state/waiting-list.js';
+import { fill, words } from './words/index.js';
+
+const said = words.waitingList;
+
+/** What a row's controls do: answer it, or take a refusal back. */
+export interface RowActions {
+  readonly decide: (r: WaitingItem, how: Answer) => void;
+  readonly undo: (r: WaitingItem) => void;
+}
+
+/**
+ * One person in the moderator's waiting list. Waiting: her name, "barred earlier as …" when her name
+ * is that of a person barred in this meeting (the server's mark), her note, Admit, Refuse, Refuse and bar.
+ * Answered: the same row in the same place, its answer in words instead of the three buttons (a
+ * refusal with Undo until it is sent), so nothing below it moves until the list closes up.
+ */
+export function waitingRow(r: WaitingItem, decided: Decided | undefined, on: RowActions): HTMLElement {
+  const mark = r.barred_as === undefined ? null : fill(said.barredEarlier, { name: r.barred_as });
+  return el(
+    'li',
+    { class: decided ? 'waiting-item decided' : 'waiting-item', 'data-request-id': r.request_id },
+    el('strong', { text: r.name }),
+    mark ? el('span', { class: 'mark', text: mark }) : null,
+    r.note ? el('span', { class: 'note', text: r.note }) : null,
+    decided ? answeredActions(r, decided, on) : openActions(r, on),
+  );
+}
+
+function openActions(r: WaitingItem, on: RowActions): HTMLElement {
+  return el(
+    'div',
+    { class: 'actions' },
+    button(said.admit, () => on.decide(r, 'admit'), { 'aria-label': fill(said.admitName, { name: r.name }) }),
+    button(said.refuse, () => on.decide(r, 'refuse'), { 'aria-label': fill(said.refuseName, { name: r.name }) }),
+    button(said.refuseAndBar, () => on.decide(r, 'bar'), {
+      'aria-label': fill(said.refuseAndBarName, { name: r.name }),
+    }),
+  );
+}
+
+function answeredActions(r: WaitingItem, decided: Decided, on: RowActions): HTMLElement {
+  const state = { admit: said.admitted, refuse: said.refusedState, bar: said.barredState }[decided.how];
+  const undo =
+    decided.how !== 'admit' && !decided.sent
+      ? button(said.undo, () => on.undo(r), { 'aria-label': fill(said.undoName, { name: r.name }) })
+      : null;
+  return el('div', { class: 'actions' }, el('span', { class: 'answer', text: state }), undo);
+}
