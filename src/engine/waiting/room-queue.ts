@@ -23,9 +23,9 @@ export interface LiveRequest {
   readonly clientSlot?: ClientSlot;
 }
 
-/** A name as a person types it again: trimmed, spaces collapsed, without case or accents ("  max MULLER" is "Max Müller"). */
+/** A name as a person types it again: trimmed, spaces collapsed, without case (ß is ss) or accents ("  max MULLER" is "Max Müller"). */
 function nameKey(name: string): string {
-  return name.normalize('NFKD').replace(/\p{M}/gu, '').trim().replace(/\s+/gu, ' ').toLowerCase();
+  return name.normalize('NFKD').replace(/\p{M}/gu, '').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
 }
 
 /** The pollable requests of one room's open meeting: the read path of every poll. */
