@@ -90,12 +90,7 @@ export class WaitingPanel {
       switchTo(this.switchButton.getAttribute('aria-checked') !== 'true'),
     );
     const switchRow = el('div', { class: 'switch-row', hidden: true }, this.switchButton, this.switchState);
-    this.section.append(
-      this.heading,
-      this.list,
-      el('div', { class: 'toolbar' }, admitAll, muteSound),
-      switchRow,
-    );
+    this.section.append(this.heading, this.list, el('div', { class: 'toolbar' }, admitAll, muteSound), switchRow);
     this.list.replaceChildren(this.empty);
   }
 

@@ -47,5 +47,6 @@ function answeredActions(r: WaitingItem, decided: Decided, on: RowActions): HTML
     decided.how !== 'admit' && !decided.sent
       ? button(said.undo, () => on.undo(r), { 'aria-label': fill(said.undoName, { name: r.name }) })
       : null;
-  return el('div', { class: 'actions' }, el('span', { class: 'answer', text: state }), undo);
+  // Undo where Admit was: a quick second click on Refuse (or Refuse and bar) lands on the answer's words, not on Undo.
+  return el('div', { class: 'actions' }, undo, el('span', { class: 'answer', text: state }));
 }

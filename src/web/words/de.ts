@@ -201,9 +201,11 @@ export const de: Words = {
     refusing: '{name} abgelehnt. Sie können das einige Sekunden lang rückgängig machen.',
     barring: '{name} abgelehnt und gesperrt. Sie können das einige Sekunden lang rückgängig machen.',
     undone: 'Ablehnung zurückgenommen: {name} wartet wieder.',
-    notYet: 'Die Liste hatte sich gerade verschoben, deshalb wurde {name} nicht zugelassen. Prüfen Sie den Namen und versuchen Sie es erneut.',
+    notYet:
+      'Die Liste hatte sich gerade verschoben, deshalb wurde {name} nicht zugelassen. Prüfen Sie den Namen und versuchen Sie es erneut.',
     barredEarlier: 'Früher gesperrt als {name}',
-    someSkipped: 'Die anderen wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch. Entscheiden Sie einzeln über sie.',
+    someSkipped:
+      'Die anderen wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch. Entscheiden Sie einzeln über sie.',
   },
   locks: {
     legend: 'Sperren für Teilnehmende',

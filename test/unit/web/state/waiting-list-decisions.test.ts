@@ -39,23 +39,26 @@ function three(): WaitingListState {
 const removed = (seq: number, ...gone: string[]) =>
   ({ type: 'waiting_changes', seq, added: [], updated: [], removed: gone }) as const;
 
-t.test('a refused row stays in place with Undo; the refusal is sent when its time is over, then the list closes up', async (t) => {
-  const start = three();
-  const refused = decide(start, 'a', 'refuse', 1000);
-  t.same(ids(refused.state), ['a', 'b', 'c'], 'nothing moves');
-  t.same(sends(refused.effects), [], 'nothing sent yet: Undo is possible');
-  t.same(pick(refused.effects, 'redrawRow'), [{ do: 'redrawRow', id: 'a', focusTo: 'b' }], 'focus: the next row');
-  t.same(pick(refused.effects, 'tell'), [{ do: 'tell', said: 'refusing', name: 'A' }]);
-  t.same(pick(refused.effects, 'wake'), [{ do: 'wake', at: 1000 + undoMs }]);
-  t.same(decide(refused.state, 'a', 'admit', 1100).effects, [], 'a second click on the answered row does nothing');
-  t.same(tick(refused.state, 1000 + undoMs - 1).effects, [], 'not due yet');
-  const due = tick(refused.state, 1000 + undoMs);
-  t.same(sends(due.effects), ['refuse a']);
-  t.same(ids(due.state), ['b', 'c'], 'the list closes up');
-  t.same(pick(due.effects, 'removeRow'), [{ do: 'removeRow', id: 'a', focusTo: 'b' }]);
-  t.equal(due.state.placedAt.get('b'), 1000 + undoMs, 'Ben took a new place now');
-  t.same(sends(decide(due.state, 'b', 'admit', 1000 + undoMs + settleMs - 1).effects), [], 'so Admit on him waits');
-});
+t.test(
+  'a refused row stays in place with Undo; the refusal is sent when its time is over, then the list closes up',
+  async (t) => {
+    const start = three();
+    const refused = decide(start, 'a', 'refuse', 1000);
+    t.same(ids(refused.state), ['a', 'b', 'c'], 'nothing moves');
+    t.same(sends(refused.effects), [], 'nothing sent yet: Undo is possible');
+    t.same(pick(refused.effects, 'redrawRow'), [{ do: 'redrawRow', id: 'a', focusTo: 'b' }], 'focus: the next row');
+    t.same(pick(refused.effects, 'tell'), [{ do: 'tell', said: 'refusing', name: 'A' }]);
+    t.same(pick(refused.effects, 'wake'), [{ do: 'wake', at: 1000 + undoMs }]);
+    t.same(decide(refused.state, 'a', 'admit', 1100).effects, [], 'a second click on the answered row does nothing');
+    t.same(tick(refused.state, 1000 + undoMs - 1).effects, [], 'not due yet');
+    const due = tick(refused.state, 1000 + undoMs);
+    t.same(sends(due.effects), ['refuse a']);
+    t.same(ids(due.state), ['b', 'c'], 'the list closes up');
+    t.same(pick(due.effects, 'removeRow'), [{ do: 'removeRow', id: 'a', focusTo: 'b' }]);
+    t.equal(due.state.placedAt.get('b'), 1000 + undoMs, 'Ben took a new place now');
+    t.same(sends(decide(due.state, 'b', 'admit', 1000 + undoMs + settleMs - 1).effects), [], 'so Admit on him waits');
+  },
+);
 
 t.test('the double click on Refuse: the second click never admits the person below', async (t) => {
   // Today's bug: Ann's row went at once and Ben's Admit slid under the pointer. Now Ann's row stays;
@@ -74,18 +77,21 @@ t.test('the double click on Refuse: the second click never admits the person bel
   t.same(sends(decide(start, 'b', 'admit', 1000).effects), ['admit b'], 'a row that did not move is admitted at once');
 });
 
-t.test('Undo puts the request back in its place; a click on Undo right after the answer is the same click', async (t) => {
-  const refused = decide(three(), 'b', 'bar', 1000);
-  t.same(undo(refused.state, 'b', 1000 + settleMs - 1).effects, [], 'the double click lands on Undo: nothing');
-  const undone = undo(refused.state, 'b', 2000);
-  t.notOk(undone.state.decided.has('b'));
-  t.same(ids(undone.state), ['a', 'b', 'c']);
-  t.same(undone.effects, [
-    { do: 'redrawRow', id: 'b', focusTo: 'b' },
-    { do: 'tell', said: 'undone', name: 'B' },
-  ]);
-  t.same(tick(undone.state, 1000 + undoMs).effects, [], 'nothing is sent when its time would have been over');
-});
+t.test(
+  'Undo puts the request back in its place; a click on Undo right after the answer is the same click',
+  async (t) => {
+    const refused = decide(three(), 'b', 'bar', 1000);
+    t.same(undo(refused.state, 'b', 1000 + settleMs - 1).effects, [], 'the double click lands on Undo: nothing');
+    const undone = undo(refused.state, 'b', 2000);
+    t.notOk(undone.state.decided.has('b'));
+    t.same(ids(undone.state), ['a', 'b', 'c']);
+    t.same(undone.effects, [
+      { do: 'redrawRow', id: 'b', focusTo: 'b' },
+      { do: 'tell', said: 'undone', name: 'B' },
+    ]);
+    t.same(tick(undone.state, 1000 + undoMs).effects, [], 'nothing is sent when its time would have been over');
+  },
+);
 
 t.test('an admitted row: sent at once, held disabled, then gone; the server removal waits for it', async (t) => {
   const admitted = decide(three(), 'b', 'admit', 1000);
