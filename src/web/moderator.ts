@@ -11,6 +11,8 @@ import {
   receiveWaiting,
   sendRefusals,
   setSharing,
+  settleMs,
+  settling,
   tick,
   undo,
   type Answer,
@@ -47,8 +49,11 @@ export class WaitingPanel {
   /** The next `tick` (a held row is due), and answers on their way to the server (Admit all waits for them). */
   private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly sending = new Set<Promise<void>>();
+  /** Rows whose Admit is marked as settling (see markSettling), and when the next one settles. */
+  private readonly settlingRows = new Set<string>();
+  private settleTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly actions: RowActions = {
-    decide: (r, how) => this.step(decide(this.state, r.request_id, how, Date.now())),
+    decide: (r, how, pointer) => this.step(decide(this.state, r.request_id, how, Date.now(), pointer)),
     undo: (r) => this.step(undo(this.state, r.request_id, Date.now())),
   };
 
@@ -110,6 +115,30 @@ export class WaitingPanel {
     this.state = step.state;
     for (const effect of step.effects) this.perform(effect);
     this.draw();
+    this.markSettling();
+  }
+
+  /**
+   * A row that just took its place says so: its Admit is aria-disabled until it settled (a click on
+   * it is not taken then, see `decide`), and a browser robot's click waits for that, as a person should.
+   */
+  private markSettling(): void {
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, at] of this.state.placedAt) {
+      if (!settling(this.state, id, now)) continue;
+      next = Math.min(next, at + settleMs);
+      this.rows.get(id)?.querySelector('.admit')?.setAttribute('aria-disabled', 'true');
+      this.settlingRows.add(id);
+    }
+    for (const id of this.settlingRows) {
+      if (settling(this.state, id, now)) continue;
+      this.rows.get(id)?.querySelector('.admit')?.removeAttribute('aria-disabled');
+      this.settlingRows.delete(id);
+    }
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer =
+      next === Infinity ? null : setTimeout(() => this.markSettling(), Math.max(0, next - Date.now()) + 1);
   }
 
   private perform(effect: WaitingListEffect): void {

@@ -7,7 +7,8 @@ const said = words.waitingList;
 
 /** What a row's controls do: answer it, or take a refusal back. */
 export interface RowActions {
-  readonly decide: (r: WaitingItem, how: Answer) => void;
+  /** `pointer`: a click of a pointer (not a key, whose focus does not move with the list). */
+  readonly decide: (r: WaitingItem, how: Answer, pointer: boolean) => void;
   readonly undo: (r: WaitingItem) => void;
 }
 
@@ -33,9 +34,15 @@ function openActions(r: WaitingItem, on: RowActions): HTMLElement {
   return el(
     'div',
     { class: 'actions' },
-    button(said.admit, () => on.decide(r, 'admit'), { 'aria-label': fill(said.admitName, { name: r.name }) }),
-    button(said.refuse, () => on.decide(r, 'refuse'), { 'aria-label': fill(said.refuseName, { name: r.name }) }),
-    button(said.refuseAndBar, () => on.decide(r, 'bar'), {
+    // A click's `detail` counts pointer clicks; 0 is a key (Enter, Space) or the page itself.
+    button(said.admit, (e) => on.decide(r, 'admit', e.detail > 0), {
+      'aria-label': fill(said.admitName, { name: r.name }),
+      class: 'admit',
+    }),
+    button(said.refuse, (e) => on.decide(r, 'refuse', e.detail > 0), {
+      'aria-label': fill(said.refuseName, { name: r.name }),
+    }),
+    button(said.refuseAndBar, (e) => on.decide(r, 'bar', e.detail > 0), {
       'aria-label': fill(said.refuseAndBarName, { name: r.name }),
     }),
   );

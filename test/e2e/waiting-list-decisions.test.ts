@@ -134,7 +134,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Point 5: Cy again from a fresh profile (no cookie, so no bar), another case: marked, and Admit all skips him.
     const cyAgain = await knock('CY');
     const marked = section.getByRole('listitem').filter({ hasText: 'Barred earlier as Cy' });
-    await marked.waitFor();
+    await marked.waitFor().catch(async (err: Error) => {
+      throw new Error(`${err.message.split('\n')[0]}; the list shows "${await section.innerText()}"`);
+    });
     t.ok(await marked.getByRole('button', { name: 'Admit CY' }).isVisible(), 'marked, not barred: he may be admitted');
     await browser.screenshot(mod, 'waiting-barred-earlier-desktop');
     await browser.checkAccessibility(mod, 'waiting list with a request marked barred earlier');

@@ -243,10 +243,11 @@ export function answered(state: WaitingListState, id: string, now = 0): WaitingL
  * first control), or to the heading. Admit is sent at once, but never for a row that took its place in the last
  * `settleMs` (it slid under her pointer); a refusal is sent when its Undo time is over.
  */
-export function decide(state: WaitingListState, id: string, how: Answer, now: number): WaitingListStep {
+export function decide(state: WaitingListState, id: string, how: Answer, now: number, pointer = true): WaitingListStep {
   const item = state.items.find((r) => r.request_id === id);
   if (!item || state.decided.has(id)) return { state, effects: [] };
-  if (how === 'admit' && now - (state.placedAt.get(id) ?? now) < settleMs)
+  // A key acts where the focus is, and the focus does not move with the list: only a pointer can be surprised.
+  if (how === 'admit' && pointer && settling(state, id, now))
     return { state, effects: [{ do: 'tell', said: 'notYet', name: item.name }] };
   const until = now + (how === 'admit' ? admittedHoldMs : undoMs);
   const decided = new Map(state.decided).set(id, { how, at: now, until, sent: how === 'admit' });
@@ -259,6 +260,11 @@ export function decide(state: WaitingListState, id: string, how: Answer, now: nu
     { do: 'wake', at: until },
   ];
   return merge(effects, drawnIfShown(next));
+}
+
+/** The row took its place in the last `settleMs`: a pointer over it may have meant the row that was there. */
+export function settling(state: WaitingListState, id: string, now: number): boolean {
+  return now - (state.placedAt.get(id) ?? now) < settleMs;
 }
 
 /** The notification follows who is still to answer. */

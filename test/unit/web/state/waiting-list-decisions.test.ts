@@ -74,6 +74,11 @@ t.test('the double click on Refuse: the second click never admits the person bel
   t.same(quick.effects, [{ do: 'tell', said: 'notYet', name: 'B' }], 'and she is told why');
   t.notOk(quick.state.decided.has('b'));
   t.same(sends(decide(slid, 'b', 'admit', 1000 + settleMs).effects), ['admit b'], 'once settled, Admit works');
+  t.same(
+    sends(decide(slid, 'b', 'admit', 1120, false).effects),
+    ['admit b'],
+    'a key acts where the focus is (it does not move with the list): taken at once',
+  );
   t.same(sends(decide(start, 'b', 'admit', 1000).effects), ['admit b'], 'a row that did not move is admitted at once');
 });
 
