@@ -58,6 +58,8 @@ export const WaitingItem = record({
   knocked_at: Type.String(),
   /** Her page has been silent for a few polls (a network drop, a frozen tab): her place is kept through the grace. */
   connection_lost: Type.Optional(Type.Literal(true)),
+  /** Her name is that of a person barred in this meeting (case, accents and spaces aside): the name that one was barred as. Not a bar: she waits like anyone. */
+  barred_as: Type.Optional(Type.String()),
 });
 
 /**

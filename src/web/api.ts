@@ -135,7 +135,7 @@ export const roomApi = {
   admit: (roomId: string, session: string, requestId: string) =>
     request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { request_id: requestId }, session),
   admitAll: (roomId: string, session: string) =>
-    request<{ admitted: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
+    request<{ admitted: number; skipped?: number }>('POST', `${base(roomId)}/admit`, { all: true }, session),
   refuse: (roomId: string, session: string, requestId: string, bar: boolean) =>
     request<unknown>('POST', `${base(roomId)}/refuse`, { request_id: requestId, bar }, session),
   disableWaitingRoom: (roomId: string, session: string) =>

@@ -4,14 +4,23 @@ import { roomApi } from './api.js';
 import { button, el } from './dom.js';
 import {
   answered,
+  decide,
   hideNotice,
   initialWaitingList,
+  notTaken,
   receiveWaiting,
+  sendRefusals,
   setSharing,
+  settleMs,
+  settling,
+  tick,
+  undo,
+  type Answer,
   type WaitingListEffect,
   type WaitingListState,
   type WaitingListStep,
 } from './state/waiting-list.js';
+import { waitingRow, type RowActions } from './waiting-row.js';
 import { fill, words } from './words/index.js';
 
 const said = words.waitingList;
@@ -39,10 +48,21 @@ export class WaitingPanel {
   private focusBefore: HTMLElement | null = null;
   private soundMuted = false;
   private audio: AudioContext | null = null;
+  /** The next `tick` (a held row is due), and answers on their way to the server (Admit all waits for them). */
+  private wakeTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly sending = new Set<Promise<void>>();
+  /** Rows whose Admit is marked as settling (see markSettling), and when the next one settles. */
+  private readonly settlingRows = new Set<string>();
+  private settleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly actions: RowActions = {
+    decide: (r, how, pointer) => this.step(decide(this.state, r.request_id, how, Date.now(), pointer)),
+    undo: (r) => this.step(undo(this.state, r.request_id, Date.now())),
+  };
 
   /** Turns the waiting room of this meeting on or off for later arrivals: shown once the server says a moderator may. */
   private readonly switchButton: HTMLButtonElement;
-  private readonly switchState = el('span', { class: 'hint', 'aria-hidden': 'true' });
+  /** The switch's state in words beside it (its role says it to a screen reader: aria-checked). */
+  private readonly switchState = el('span', { class: 'switch-state', 'aria-hidden': 'true' });
 
   constructor(
     private readonly roomId: string,
@@ -65,21 +85,24 @@ export class WaitingPanel {
       },
       { 'aria-pressed': 'false' },
     );
-    const admitAll = button(
-      said.admitAll,
-      () => void this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted),
+    const admitAll = button(said.admitAll, () => void this.admitAll());
+    // A switch: its name stays, aria-checked says on or off (the words beside it say so to the eye).
+    this.switchButton = el(
+      'button',
+      { type: 'button', role: 'switch', 'aria-checked': 'true', class: 'switch', hidden: true },
+      el('span', { class: 'track', 'aria-hidden': 'true' }),
+      said.switch,
     );
-    // A toggle: its name stays, aria-pressed says on or off (the words beside it say so to the eye).
-    this.switchButton = button(said.switch, () => switchTo(this.switchButton.getAttribute('aria-pressed') !== 'true'), {
-      'aria-pressed': 'true',
-      hidden: true,
-    });
-    this.switchState.hidden = true;
+    this.switchButton.addEventListener('click', () =>
+      switchTo(this.switchButton.getAttribute('aria-checked') !== 'true'),
+    );
+    const switchRow = el('div', { class: 'switch-row', hidden: true }, this.switchButton, this.switchState);
     this.section.append(
       this.heading,
       this.list,
       this.goneNotice,
-      el('div', { class: 'toolbar' }, admitAll, this.switchButton, this.switchState, muteSound),
+      el('div', { class: 'toolbar' }, admitAll, muteSound),
+      switchRow,
     );
     this.list.replaceChildren(this.empty);
   }
@@ -100,6 +123,30 @@ export class WaitingPanel {
     this.state = step.state;
     for (const effect of step.effects) this.perform(effect);
     this.draw();
+    this.markSettling();
+  }
+
+  /**
+   * A row that just took its place says so: its Admit is aria-disabled until it settled (a click on
+   * it is not taken then, see `decide`), and a browser robot's click waits for that, as a person should.
+   */
+  private markSettling(): void {
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, at] of this.state.placedAt) {
+      if (!settling(this.state, id, now)) continue;
+      next = Math.min(next, at + settleMs);
+      this.rows.get(id)?.querySelector('.admit')?.setAttribute('aria-disabled', 'true');
+      this.settlingRows.add(id);
+    }
+    for (const id of this.settlingRows) {
+      if (settling(this.state, id, now)) continue;
+      this.rows.get(id)?.querySelector('.admit')?.removeAttribute('aria-disabled');
+      this.settlingRows.delete(id);
+    }
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer =
+      next === Infinity ? null : setTimeout(() => this.markSettling(), Math.max(0, next - Date.now()) + 1);
   }
 
   private perform(effect: WaitingListEffect): void {
@@ -145,7 +192,68 @@ export class WaitingPanel {
         }
         return announce(text);
       }
+      case 'tell':
+        return announce(fill(said[effect.said], { name: effect.name }));
+      case 'send':
+        return this.send(effect.how, effect.item);
+      case 'redrawRow':
+        return this.redrawRow(effect.id, effect.focusTo);
+      case 'wake':
+        return this.wake(effect.at);
     }
+  }
+
+  /** Her answer to the server; an admission it did not take gives the row back to her. */
+  private send(how: Answer, r: WaitingItem): void {
+    const sent = (async () => {
+      const result =
+        how === 'admit'
+          ? await roomApi.admit(this.roomId, this.session(), r.request_id)
+          : await roomApi.refuse(this.roomId, this.session(), r.request_id, how === 'bar');
+      if (how === 'admit') announce(result.ok ? fill(said.letIn, { name: r.name }) : said.failed);
+      else if (!result.ok) announce(said.failed);
+      if (!result.ok && how === 'admit') this.step(notTaken(this.state, r.request_id));
+    })();
+    this.sending.add(sent);
+    void sent.finally(() => this.sending.delete(sent));
+  }
+
+  /** The row drawn again as the state says, as tall as it was (nothing below moves); the focus as the reducer says. */
+  private redrawRow(id: string, focusTo: string | null): void {
+    const old = this.rows.get(id);
+    const item = this.state.items.find((r) => r.request_id === id);
+    if (!old || !item) return;
+    const hadFocus = old.contains(document.activeElement) || document.activeElement === document.body;
+    const row = this.rowFor(item);
+    if (this.state.decided.has(id)) row.style.minHeight = `${old.offsetHeight}px`;
+    old.replaceWith(row);
+    if (!hadFocus) return;
+    const target = focusTo === null ? undefined : this.rows.get(focusTo)?.querySelector<HTMLElement>('button');
+    (target ?? this.heading).focus();
+  }
+
+  /** Calls `tick` when the first held row is due. */
+  private wake(at: number): void {
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    const due = Math.min(at, ...[...this.state.decided.values()].map((d) => d.until));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = null;
+        this.step(tick(this.state, Date.now()));
+        const next = [...this.state.decided.values()].map((d) => d.until);
+        if (next.length > 0) this.wake(Math.min(...next));
+      },
+      Math.max(0, due - Date.now()),
+    );
+  }
+
+  /** Admit all: refusals still in their Undo time are sent first (or it would let them in); the server skips marked requests and says how many. */
+  private async admitAll(): Promise<void> {
+    this.step(sendRefusals(this.state));
+    await Promise.all([...this.sending]);
+    const result = await roomApi.admitAll(this.roomId, this.session());
+    const skipped = result.ok ? (result.body.skipped ?? 0) : 0;
+    announce(!result.ok ? said.failed : skipped > 0 ? fill(said.someSkipped, { count: skipped }) : said.allAdmitted);
   }
 
   /** What follows the state as a whole: the empty list's line, the switch, a notification put away. */
@@ -156,8 +264,8 @@ export class WaitingPanel {
     const known = this.state.switch;
     if (known) {
       this.switchButton.hidden = !known.switchable;
-      this.switchState.hidden = !known.switchable;
-      this.switchButton.setAttribute('aria-pressed', String(known.enabled));
+      this.switchButton.parentElement!.hidden = !known.switchable;
+      this.switchButton.setAttribute('aria-checked', String(known.enabled));
       this.switchState.textContent = known.enabled ? said.switchOn : said.switchOff;
     }
   }
@@ -185,7 +293,7 @@ export class WaitingPanel {
   }
 
   private rowFor(r: WaitingItem): HTMLElement {
-    const row = this.rowOf(r);
+    const row = waitingRow(r, this.state.decided.get(r.request_id), this.actions);
     this.rows.set(r.request_id, row);
     return row;
   }
@@ -264,13 +372,13 @@ export class WaitingPanel {
         () => roomApi.refuse(this.roomId, this.session(), r.request_id, false),
         fill(said.refused, { name: r.name }),
       );
-    this.step(answered(this.state, r.request_id));
+    this.step(answered(this.state, r.request_id, Date.now()));
     this.restoreFocus();
   }
 
   private async decideAll(): Promise<void> {
     this.putAway();
-    await this.act(() => roomApi.admitAll(this.roomId, this.session()), said.allAdmitted);
+    await this.admitAll();
     this.restoreFocus();
   }
 
@@ -294,53 +402,6 @@ export class WaitingPanel {
     } catch {
       // sound is a courtesy; the visual notification carries the message
     }
-  }
-
-  private rowOf(r: WaitingItem): HTMLElement {
-    return el(
-      'li',
-      { class: `waiting-item${r.connection_lost ? ' lost' : ''}`, 'data-request-id': r.request_id },
-      el('strong', { text: r.name }),
-      r.connection_lost ? el('span', { class: 'connection-lost', text: ` ${said.connectionLost}` }) : null,
-      r.note ? el('span', { class: 'note', text: r.note }) : null,
-      el(
-        'div',
-        { class: 'actions' },
-        button(
-          said.admit,
-          () =>
-            void this.act(
-              () => roomApi.admit(this.roomId, this.session(), r.request_id),
-              fill(said.letIn, { name: r.name }),
-            ),
-          {
-            'aria-label': fill(said.admitName, { name: r.name }),
-          },
-        ),
-        button(
-          said.refuse,
-          () =>
-            void this.act(
-              () => roomApi.refuse(this.roomId, this.session(), r.request_id, false),
-              fill(said.refused, { name: r.name }),
-            ),
-          {
-            'aria-label': fill(said.refuseName, { name: r.name }),
-          },
-        ),
-        button(
-          said.refuseAndBar,
-          () =>
-            void this.act(
-              () => roomApi.refuse(this.roomId, this.session(), r.request_id, true),
-              fill(said.barred, { name: r.name }),
-            ),
-          {
-            'aria-label': fill(said.refuseAndBarName, { name: r.name }),
-          },
-        ),
-      ),
-    );
   }
 }
 

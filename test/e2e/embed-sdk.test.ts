@@ -343,7 +343,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // toggleLobby: off, a new arrival enters; on again, the next one waits (nobody inside leaves).
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', false));
     await meetingFrame(ann.page)!
-      .locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' })
+      .getByRole('switch', { name: 'Waiting room for later arrivals', checked: false })
       .waitFor();
     t.pass('the moderator’s page shows the waiting room off');
     const cy = await open('cy', `${appOrigin}/plain.html`);
@@ -358,7 +358,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     await ann.page.evaluate(() => (window as any).api.executeCommand('toggleLobby', true));
     await meetingFrame(ann.page)!
-      .locator('button[aria-pressed="true"]', { hasText: 'Waiting room for later arrivals' })
+      .getByRole('switch', { name: 'Waiting room for later arrivals', checked: true })
       .waitFor();
     t.pass('the moderator’s page shows it on again');
     const dan = await open('dan', `${appOrigin}/plain.html`);

@@ -199,12 +199,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.notOk(await waitingSection.getByText('Cy').isVisible(), 'the barred request does not come back after her reload');
     await cy.close();
     // Disable the waiting room: everyone still waiting enters.
-    const waitingSwitch = waitingSection.getByRole('button', { name: 'Waiting room for later arrivals' });
-    t.equal(await waitingSwitch.getAttribute('aria-pressed'), 'true', 'the toggle says the waiting room is on');
+    const waitingSwitch = waitingSection.getByRole('switch', { name: 'Waiting room for later arrivals' });
+    t.equal(await waitingSwitch.getAttribute('aria-checked'), 'true', 'the switch says the waiting room is on');
     await waitingSwitch.click();
-    await waitingSection
-      .locator('button[aria-pressed="false"]', { hasText: 'Waiting room for later arrivals' })
-      .waitFor();
+    await waitingSection.locator('[role="switch"][aria-checked="false"]').waitFor();
     t.pass('the toggle says off once the server switched it');
     await ben
       .getByRole('toolbar', { name: 'Meeting controls' })
@@ -428,6 +426,6 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByText('Joining as Proctor').waitFor();
     await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('region', { name: 'Waiting' }).getByRole('button', { name: 'Admit all' }).waitFor();
-    t.equal(await page.getByRole('button', { name: 'Waiting room for later arrivals' }).count(), 0);
+    t.equal(await page.getByRole('switch', { name: 'Waiting room for later arrivals' }).count(), 0);
   });
 }

@@ -48,8 +48,14 @@ export class RequestDecisions {
     return participant;
   }
 
-  admitEveryone(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): number {
-    const waiting = [...queue.waiting.values()];
+  /** Everyone waiting (or those `chosen`), in one transaction; how many. */
+  admitEveryone(
+    meeting: Meeting,
+    queue: RoomQueue,
+    actor: RecordedActor | null,
+    chosen: (live: LiveRequest) => boolean = () => true,
+  ): number {
+    const waiting = [...queue.waiting.values()].filter(chosen);
     if (waiting.length === 0) return 0;
     this.deps.transactions.atomically(() => {
       for (const live of waiting) this.admitOne(meeting, queue, live);

@@ -25,6 +25,11 @@ export interface LiveRequest {
   readonly clientSlot?: ClientSlot;
 }
 
+/** A name as a person types it again: trimmed, spaces collapsed, without case (ß is ss) or accents ("  max MULLER" is "Max Müller"). */
+function nameKey(name: string): string {
+  return name.normalize('NFKD').replace(/\p{M}/gu, '').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
+}
+
 /** The pollable requests of one room's open meeting: the read path of every poll. */
 export class RoomQueue {
   /** Requests still waiting, in knock order (Map keeps insertion order). */
@@ -33,6 +38,8 @@ export class RoomQueue {
   private readonly byHash = new Map<string, LiveRequest>();
   /** Cookies already proven by their hash: a poll every 2 s from everyone waiting is the hottest path. */
   private readonly byCookie = new Map<string, LiveRequest>();
+  /** The people barred in this meeting, by their name's key: the name each was barred as. */
+  private readonly barredNames = new Map<string, { readonly requestId: string; readonly name: string }>();
 
   constructor(readonly meetingId: string) {}
 
@@ -41,6 +48,21 @@ export class RoomQueue {
     this.byHash.set(live.request.secretHash.toString('base64url'), live);
     if (live.cookie !== undefined) this.byCookie.set(live.cookie, live);
     if (live.request.state === 'waiting') this.waiting.set(live.request.requestId, live);
+    this.noteBar(live.request);
+  }
+
+  /**
+   * The name a person barred in this meeting was barred as, when `name` is hers typed again (another
+   * browser carries no mark of the bar). Not a bar: the moderators are told, the person still waits.
+   */
+  barredAs(name: string): string | undefined {
+    return this.barredNames.get(nameKey(name))?.name;
+  }
+
+  /** Those waiting under a name that was barred in this meeting. */
+  waitingNamed(name: string): WaitingRequest[] {
+    const key = nameKey(name);
+    return [...this.waiting.values()].filter((l) => nameKey(l.request.name) === key).map((l) => l.request);
   }
 
   byRequestId(requestId: string): LiveRequest | undefined {
@@ -69,11 +91,13 @@ export class RoomQueue {
   replace(live: LiveRequest, request: WaitingRequest): void {
     live.request = request;
     if (request.state !== 'waiting') this.waiting.delete(request.requestId);
+    this.noteBar(request);
   }
 
   /** Takes back a `replace` whose transaction failed: a request waiting again regains its place in knock order (request ids sort in it). */
   restore(live: LiveRequest, request: WaitingRequest): void {
     live.request = request;
+    this.forgetBar(request.requestId);
     if (request.state !== 'waiting' || this.waiting.has(request.requestId)) return;
     const ordered = [...this.waiting.values(), live].sort((a, b) =>
       a.request.requestId < b.request.requestId ? -1 : 1,
@@ -87,5 +111,15 @@ export class RoomQueue {
     this.byHash.delete(live.request.secretHash.toString('base64url'));
     if (live.cookie !== undefined) this.byCookie.delete(live.cookie);
     this.waiting.delete(live.request.requestId);
+    this.forgetBar(live.request.requestId);
+  }
+
+  private noteBar(request: WaitingRequest): void {
+    if (request.state === 'barred')
+      this.barredNames.set(nameKey(request.name), { requestId: request.requestId, name: request.name });
+  }
+
+  private forgetBar(requestId: string): void {
+    for (const [key, bar] of this.barredNames) if (bar.requestId === requestId) this.barredNames.delete(key);
   }
 }

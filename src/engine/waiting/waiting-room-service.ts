@@ -38,7 +38,8 @@
  * - `list(roomId, actor): WaitingListItem[]` — waiting requests in knock order; [] without a meeting.
  * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
  *   request_not_found, request_not_waiting.
- * - `admitAll(roomId, actor): {admitted}`.
+ * - `admitAll(roomId, actor): {admitted, skipped}` — everyone waiting but those marked `barred_as` (a name barred
+ *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped` (absent when none).
  * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
  *   meeting; request_not_found, request_not_waiting.
  * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
@@ -226,7 +227,9 @@ export class WaitingRoomService {
     if (!gesture) return [];
     this.decisions.settle(gesture.meeting, gesture.queue);
     const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map((live) => itemOf(live.request, live.lostSinceMs !== undefined));
+    return present.map((live) =>
+      itemOf(live.request, live.lostSinceMs !== undefined, gesture.queue.barredAs(live.request.name)),
+    );
   }
 
   admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
@@ -248,7 +251,11 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return { admitted: 0 };
     this.decisions.settle(gesture.meeting, gesture.queue);
-    return { admitted: this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor) };
+    // Whoever comes under a barred person's name is left for a moderator to look at, one by one.
+    const marked = (live: LiveRequest) => gesture.queue.barredAs(live.request.name) !== undefined;
+    const skipped = [...gesture.queue.waiting.values()].filter(marked).length;
+    const admitted = this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor, (l) => !marked(l));
+    return skipped > 0 ? { admitted, skipped } : { admitted };
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {
@@ -260,7 +267,9 @@ export class WaitingRoomService {
       this.decisions.decide(gesture.queue, live, { state });
       this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
     });
-    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
+    // Anyone waiting under the barred name is told again, now marked.
+    const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
+    this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
   }
 
   disableWaitingRoom(roomId: string, actor: Actor): AdmitResult {
@@ -423,11 +432,14 @@ export class WaitingRoomService {
     { updated = [], timedOut = [] }: ChangeDetail = {},
   ): void {
     if (this.listeners.size === 0 || added.length + removed.length + updated.length === 0) return;
+    const queue = this.requests.queueOf(meeting);
     this.tell(roomId, {
       meetingId: meeting.meetingId,
-      added: added.map((request) => itemOf(request)),
+      added: added.map((request) => itemOf(request, false, queue?.barredAs(request.name))),
       removed,
-      updated: updated.map((live) => itemOf(live.request, live.lostSinceMs !== undefined)),
+      updated: updated.map((live) =>
+        itemOf(live.request, live.lostSinceMs !== undefined, queue?.barredAs(live.request.name)),
+      ),
       timedOut,
       reset: false,
     });

@@ -79,6 +79,8 @@ export interface WaitingListItem {
   readonly knocked_at: string;
   /** Present while her page has been silent for a few polls (within the grace): her place is kept. */
   readonly connection_lost?: true;
+  /** Her name is that of a person barred in this meeting (case, accents and spaces aside): the name that one was barred as. */
+  readonly barred_as?: string;
 }
 
 /**
@@ -115,6 +117,8 @@ export interface SwitchState {
 
 export interface AdmitResult {
   readonly admitted: number;
+  /** Admit all only: those it left waiting because their name is that of a person barred in this meeting. */
+  readonly skipped?: number;
 }
 
 /**
@@ -139,14 +143,15 @@ export const waitingDefaults = {
   leaveGraceMs: 2000,
   closedWindowMs: 60_000,
 } as const;
-/** A request as the moderators' list shows it; `lost` while her page is silent within the grace. */
-export function itemOf(request: WaitingRequest, lost = false): WaitingListItem {
+/** A request as the moderators' list shows it; `lost` while her page is silent within the grace, `barredAs` when her name is a barred one's. */
+export function itemOf(request: WaitingRequest, lost = false, barredAs?: string): WaitingListItem {
   return {
     request_id: request.requestId,
     name: request.name,
     note: request.note,
     knocked_at: request.knockedAt,
     ...(lost ? { connection_lost: true as const } : {}),
+    ...(barredAs === undefined ? {} : { barred_as: barredAs }),
   };
 }
 

@@ -37,10 +37,13 @@ export const WaitingListAnswer = Type.Array(
     knocked_at: Type.String(),
     /** Her page has been silent for a few polls; her place is kept through the grace. */
     connection_lost: Type.Optional(Type.Literal(true)),
+    /** Her name is that of a person barred in this meeting: the name that one was barred as. */
+    barred_as: Type.Optional(Type.String()),
   }),
 );
 
-export const AdmitAnswer = Type.Object({ admitted: Type.Integer() });
+/** `skipped` (admit all only): those left waiting because their name is that of a person barred in this meeting. */
+export const AdmitAnswer = Type.Object({ admitted: Type.Integer(), skipped: Type.Optional(Type.Integer()) });
 
 export const RefuseAnswer = Type.Object({ refused: Type.Boolean(), barred: Type.Boolean() });
 

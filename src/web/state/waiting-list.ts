@@ -9,6 +9,24 @@ import type { ServerMessage, WaitingItem } from '../../protocol/live.js';
 
 /** Arrivals this close together make one notification that counts them. */
 export const groupWindowMs = 4000;
+/** A row that took its place (appeared, or slid up or down) this recently is not admitted by a click on it. */
+export const settleMs = 500;
+/** How long an admitted row stays in place, disabled, before the list closes up. */
+export const admittedHoldMs = 3000;
+/** How long a refused row stays in place with Undo before the refusal is sent and the list closes up. */
+export const undoMs = 5000;
+
+/** How a moderator answered a row of the list. */
+export type Answer = 'admit' | 'refuse' | 'bar';
+
+/** A row she answered: it stays where it was, disabled, until `until`; a refusal is sent only then (Undo takes it back). */
+export interface Decided {
+  readonly how: Answer;
+  readonly at: number;
+  readonly until: number;
+  /** The refusal went to the server (its time ran out, or Admit all sent it first): no Undo any more. */
+  readonly sent: boolean;
+}
 
 export interface WaitingListState {
   /** The sequence number of the list held; null until the first whole list, and while a resync is awaited. */
@@ -28,6 +46,10 @@ export interface WaitingListState {
   readonly sharing: boolean;
   /** The waiting-room switch as the server last said it; null before it said. */
   readonly switch: { readonly enabled: boolean; readonly switchable: boolean } | null;
+  /** Rows she answered, by request id: they keep their place (the server's removal waits for `until`). */
+  readonly decided: ReadonlyMap<string, Decided>;
+  /** When each row last took its place on screen (appeared, or moved because a row above came or went). */
+  readonly placedAt: ReadonlyMap<string, number>;
 }
 
 export type WaitingListEffect =
@@ -48,7 +70,18 @@ export type WaitingListEffect =
   | { readonly do: 'noticeGone' }
   | { readonly do: 'announce'; readonly said: 'turnedOn' | 'turnedOff' }
   /** Her connection was lost (her place kept), is back, or stayed lost past the grace (she left the list): said politely. */
-  | { readonly do: 'connection'; readonly name: string; readonly how: 'lost' | 'back' | 'gone' };
+  | { readonly do: 'connection'; readonly name: string; readonly how: 'lost' | 'back' | 'gone' }
+  /** Tell the server her answer (admit at once; a refusal once its Undo time is over, or before Admit all). */
+  | { readonly do: 'send'; readonly how: Answer; readonly item: WaitingItem }
+  /**
+   * Draw a row again as the state says (answered: its status and Undo; or waiting again), keeping its height.
+   * If the focus was in it, it goes to the first control of the row `focusTo` names, or to the heading (null).
+   */
+  | { readonly do: 'redrawRow'; readonly id: string; readonly focusTo: string | null }
+  /** Call `tick` at this time (a held row is due). */
+  | { readonly do: 'wake'; readonly at: number }
+  /** Said in the live region about one person. */
+  | { readonly do: 'tell'; readonly said: 'refusing' | 'barring' | 'undone' | 'notYet'; readonly name: string };
 
 export interface WaitingListStep {
   readonly state: WaitingListState;
@@ -63,15 +96,42 @@ export const initialWaitingList: WaitingListState = {
   noticeShown: false,
   sharing: false,
   switch: null,
+  decided: new Map(),
+  placedAt: new Map(),
 };
 
-type Edit = { items: readonly WaitingItem[]; effects: WaitingListEffect[] };
+type Edit = { items: readonly WaitingItem[]; effects: WaitingListEffect[]; decided?: ReadonlyMap<string, Decided> };
 
+/** Rows whose place on screen changed between two lists took it `now`; rows gone are forgotten. */
+function placed(state: WaitingListState, items: readonly WaitingItem[], now: number): ReadonlyMap<string, number> {
+  const before = new Map(state.items.map((r, i) => [r.request_id, i]));
+  return new Map(
+    items.map((r, i) => [
+      r.request_id,
+      before.get(r.request_id) === i ? (state.placedAt.get(r.request_id) ?? now) : now,
+    ]),
+  );
+}
+
+/** The row that gets the focus after `id` is answered: the next one still to answer, else the one before; null for none. */
+function nextOpen(items: readonly WaitingItem[], decided: ReadonlyMap<string, Decided>, id: string): string | null {
+  const at = items.findIndex((r) => r.request_id === id);
+  const open = (r: WaitingItem | undefined) => r !== undefined && !decided.has(r.request_id);
+  const after = items.slice(at + 1).find(open);
+  return (after ?? items.slice(0, Math.max(at, 0)).reverse().find(open))?.request_id ?? null;
+}
+
+/** The server's removal: a row she answered keeps its place until its time is over (`tick` takes it out). */
 function remove(edit: Edit, id: string): Edit {
-  const at = edit.items.findIndex((r) => r.request_id === id);
-  if (at < 0) return edit;
-  const focusTo = edit.items[at + 1]?.request_id ?? edit.items[at - 1]?.request_id ?? null;
-  return { items: edit.items.filter((_, i) => i !== at), effects: [...edit.effects, { do: 'removeRow', id, focusTo }] };
+  if (edit.decided?.has(id)) return edit;
+  return removeNow(edit, id);
+}
+
+function removeNow(edit: Edit, id: string): Edit {
+  if (!edit.items.some((r) => r.request_id === id)) return edit;
+  const focusTo = nextOpen(edit.items, edit.decided ?? new Map(), id);
+  const items = edit.items.filter((r) => r.request_id !== id);
+  return { ...edit, items, effects: [...edit.effects, { do: 'removeRow', id, focusTo }] };
 }
 
 /** In knock order, after everyone who knocked at the same time or earlier; one already there moves. */
@@ -85,7 +145,9 @@ function insert(edit: Edit, item: WaitingItem): Edit {
 
 /** The notification for those of the group still waiting; gone when nobody is left. */
 function drawn(state: WaitingListState): WaitingListStep {
-  const members = (state.group?.members ?? []).flatMap((id) => state.items.filter((r) => r.request_id === id));
+  const members = (state.group?.members ?? []).flatMap((id) =>
+    state.items.filter((r) => r.request_id === id && !state.decided.has(id)),
+  );
   if (members.length === 0)
     return { state: { ...state, noticeShown: false, group: null }, effects: [{ do: 'noticeGone' }] };
   if (state.sharing) return { state, effects: [] };
@@ -115,7 +177,10 @@ function merge(first: WaitingListEffect[], step: WaitingListStep): WaitingListSt
 /** The whole list at `seq` (on connect, on becoming a moderator, after a resync). */
 function replace(state: WaitingListState, requests: readonly WaitingItem[], seq: number, now: number): WaitingListStep {
   const items = requests.reduce((edit, r) => insert(edit, r), { items: [], effects: [] } as Edit).items;
-  return merge([{ do: 'rebuild' }], settled({ ...state, seq, items }, requests, now));
+  // Answers still held for rows the server still lists keep them; the rest were told already.
+  const decided = new Map([...state.decided].filter(([id]) => items.some((r) => r.request_id === id)));
+  const placedAt = placed(state, items, now);
+  return merge([{ do: 'rebuild' }], settled({ ...state, seq, items, decided, placedAt }, requests, now));
 }
 
 /**
@@ -130,7 +195,7 @@ function apply(
 ): WaitingListStep {
   if (state.seq === null || change.seq <= state.seq) return { state, effects: [] };
   if (change.seq !== state.seq + 1) return { state: { ...state, seq: null }, effects: [{ do: 'resync' }] };
-  let edit: Edit = { items: state.items, effects: [] };
+  let edit: Edit = { items: state.items, effects: [], decided: state.decided };
   // Those whose grace ran out are named before their rows go (the server says who, by id).
   for (const id of change.timed_out ?? []) {
     const held = edit.items.find((r) => r.request_id === id);
@@ -147,11 +212,13 @@ function apply(
         ? []
         : [{ do: 'connection', name: r.name, how: lost ? 'lost' : 'back' }];
     edit = {
+      ...edit,
       items: edit.items.map((held) => (held.request_id === r.request_id ? r : held)),
       effects: [...edit.effects, { do: 'replaceRow', item: r }, ...told],
     };
   }
-  return merge(edit.effects, settled({ ...state, seq: change.seq, items: edit.items }, change.added, now));
+  const placedAt = placed(state, edit.items, now);
+  return merge(edit.effects, settled({ ...state, seq: change.seq, items: edit.items, placedAt }, change.added, now));
 }
 
 /** The server's word on the waiting-room switch: a change after the first is announced. */
@@ -179,9 +246,97 @@ export function receiveWaiting(
 }
 
 /** She answered a request from the notification: its row goes now, before the server's change (which then finds nothing). */
-export function answered(state: WaitingListState, id: string): WaitingListStep {
-  const edit = remove({ items: state.items, effects: [] }, id);
-  return { state: { ...state, items: edit.items }, effects: edit.effects };
+export function answered(state: WaitingListState, id: string, now = 0): WaitingListStep {
+  const edit = removeNow({ items: state.items, effects: [] }, id);
+  return { state: { ...state, items: edit.items, placedAt: placed(state, edit.items, now) }, effects: edit.effects };
+}
+
+/**
+ * She answered a row of the list: it stays in place, disabled, showing her answer (a refusal with Undo) until the
+ * list closes up, and the focus goes to the next row still to answer (never to that row's same button: its
+ * first control), or to the heading. Admit is sent at once, but never for a row that took its place in the last
+ * `settleMs` (it slid under her pointer); a refusal is sent when its Undo time is over.
+ */
+export function decide(state: WaitingListState, id: string, how: Answer, now: number, pointer = true): WaitingListStep {
+  const item = state.items.find((r) => r.request_id === id);
+  if (!item || state.decided.has(id)) return { state, effects: [] };
+  // A key acts where the focus is, and the focus does not move with the list: only a pointer can be surprised.
+  if (how === 'admit' && pointer && settling(state, id, now))
+    return { state, effects: [{ do: 'tell', said: 'notYet', name: item.name }] };
+  const until = now + (how === 'admit' ? admittedHoldMs : undoMs);
+  const decided = new Map(state.decided).set(id, { how, at: now, until, sent: how === 'admit' });
+  const next = { ...state, decided };
+  const effects: WaitingListEffect[] = [
+    { do: 'redrawRow', id, focusTo: nextOpen(state.items, decided, id) },
+    how === 'admit'
+      ? { do: 'send', how, item }
+      : { do: 'tell', said: how === 'bar' ? 'barring' : 'refusing', name: item.name },
+    { do: 'wake', at: until },
+  ];
+  return merge(effects, drawnIfShown(next));
+}
+
+/** The row took its place in the last `settleMs`: a pointer over it may have meant the row that was there. */
+export function settling(state: WaitingListState, id: string, now: number): boolean {
+  return now - (state.placedAt.get(id) ?? now) < settleMs;
+}
+
+/** The notification follows who is still to answer. */
+function drawnIfShown(state: WaitingListState): WaitingListStep {
+  return state.group && state.noticeShown ? drawn(state) : { state, effects: [] };
+}
+
+/** Undo of a refusal not sent yet: the request is back in its place, as it was (a click in `settleMs` after the answer is the same click again). */
+export function undo(state: WaitingListState, id: string, now: number): WaitingListStep {
+  const held = state.decided.get(id);
+  const item = state.items.find((r) => r.request_id === id);
+  if (!held || !item || held.how === 'admit' || held.sent || now - held.at < settleMs) return { state, effects: [] };
+  const decided = new Map(state.decided);
+  decided.delete(id);
+  return {
+    state: { ...state, decided },
+    effects: [
+      { do: 'redrawRow', id, focusTo: id },
+      { do: 'tell', said: 'undone', name: item.name },
+    ],
+  };
+}
+
+/** Sends every refusal still waiting for its Undo time (before Admit all, which would otherwise let them in). */
+export function sendRefusals(state: WaitingListState): WaitingListStep {
+  const effects: WaitingListEffect[] = [];
+  const decided = new Map(state.decided);
+  for (const [id, held] of state.decided) {
+    const item = state.items.find((r) => r.request_id === id);
+    if (held.sent || !item) continue;
+    decided.set(id, { ...held, sent: true });
+    effects.push({ do: 'send', how: held.how, item }, { do: 'redrawRow', id, focusTo: null });
+  }
+  return { state: { ...state, decided }, effects };
+}
+
+/** The server did not take an admission: the row is hers to answer again. */
+export function notTaken(state: WaitingListState, id: string): WaitingListStep {
+  if (!state.decided.has(id)) return { state, effects: [] };
+  const decided = new Map(state.decided);
+  decided.delete(id);
+  return { state: { ...state, decided }, effects: [{ do: 'redrawRow', id, focusTo: id }] };
+}
+
+/** Time passed: refusals whose Undo time is over are sent, and rows whose time is over go (the list closes up). */
+export function tick(state: WaitingListState, now: number): WaitingListStep {
+  const due = [...state.decided].filter(([, held]) => held.until <= now);
+  if (due.length === 0) return { state, effects: [] };
+  const decided = new Map(state.decided);
+  let edit: Edit = { items: state.items, effects: [] };
+  for (const [id, held] of due) {
+    const item = state.items.find((r) => r.request_id === id);
+    if (item && !held.sent) edit.effects.push({ do: 'send', how: held.how, item });
+    decided.delete(id);
+  }
+  for (const [id] of due) edit = removeNow({ ...edit, decided }, id);
+  const placedAt = placed(state, edit.items, now);
+  return merge(edit.effects, drawnIfShown({ ...state, items: edit.items, decided, placedAt }));
 }
 
 /** The notification is put away (dismissed, or she acted on it); its group stays, so a knock close after joins it. */

@@ -200,6 +200,19 @@ export const de: Words = {
     lostName: 'Die Verbindung von {name} ist unterbrochen; der Platz bleibt vorerst erhalten',
     backName: 'Die Verbindung von {name} besteht wieder',
     goneName: '{name} hat die Warteliste verlassen: zu lange keine Verbindung',
+    admitted: 'Zugelassen',
+    refusedState: 'Abgelehnt',
+    barredState: 'Abgelehnt und gesperrt',
+    undo: 'Rückgängig',
+    undoName: 'Ablehnung von {name} rückgängig machen',
+    refusing: '{name} abgelehnt. Sie können das einige Sekunden lang rückgängig machen.',
+    barring: '{name} abgelehnt und gesperrt. Sie können das einige Sekunden lang rückgängig machen.',
+    undone: 'Ablehnung zurückgenommen: {name} wartet wieder.',
+    notYet:
+      'Die Liste hatte sich gerade verschoben, deshalb wurde {name} nicht zugelassen. Prüfen Sie den Namen und versuchen Sie es erneut.',
+    barredEarlier: 'Früher gesperrt als {name}',
+    someSkipped:
+      'Die anderen wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch. Entscheiden Sie einzeln über sie.',
   },
   locks: {
     legend: 'Sperren für Teilnehmende',

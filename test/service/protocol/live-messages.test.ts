@@ -28,6 +28,11 @@ const samples: Record<ClientMessage['type'], ClientMessage> = {
   bring_back: { type: 'bring_back' },
   remove: { type: 'remove', participant_id: 'p' },
   waiting_resync: { type: 'waiting_resync' },
+  hand: { type: 'hand', raised: true },
+  react: { type: 'react', reaction: 'thumbs_up' },
+  mute: { type: 'mute', participant_id: 'p' },
+  lower_hand: { type: 'lower_hand', participant_id: 'p' },
+  end_meeting: { type: 'end_meeting' },
 };
 
 const mb = 'x'.repeat(1024 * 1024);

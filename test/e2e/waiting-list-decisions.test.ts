@@ -1,0 +1,163 @@
+// Issue 31 points 4, 5 and 6 in a real browser (one Chromium, one daemon): the moderator's waiting
+// list does not move under the cursor (the double click on Refuse that used to decide on the next
+// pupil; an answered row stays, Undo puts it back; the focus goes to the next row's first control),
+// a pupil barred earlier who knocks again from a fresh profile is marked and skipped by Admit all,
+// and the waiting-room control is a switch with its state in words, in English and German.
+// Guests knock over HTTP (their own cookie jars): the browser is what this proves for the moderator.
+import t from 'tap';
+import type { Locator, Page } from 'playwright-core';
+import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
+import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { Browser } from '../helpers/waiting.js';
+
+t.setTimeout(240_000);
+
+/** The accessible name of the focused element (its aria-label, else its text), or "body". */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    if (!active || active === document.body) return 'body';
+    return active.getAttribute('aria-label') ?? active.textContent?.trim() ?? '';
+  });
+}
+
+async function moderatorPage(
+  d: InProcessDaemon,
+  browser: BrowserSession,
+  viewport: { width: number; height: number },
+  lang = '',
+): Promise<Page> {
+  const link = await call(d, '/api/rooms/maths/links', {
+    method: 'POST',
+    json: { role: 'moderator', name: 'Ms Keller' },
+  });
+  const { page } = await browser.newPage(`moderator${lang}`);
+  await page.setViewportSize(viewport);
+  await page.goto(`${d.url}${link.body.url as string}${lang ? `&lang=${lang}` : ''}`);
+  await page.getByRole('button', { name: lang === 'de' ? 'Teilnehmen' : 'Join' }).click();
+  await page.getByRole('toolbar', { name: lang === 'de' ? 'Konferenzsteuerung' : 'Meeting controls' }).waitFor();
+  return page;
+}
+
+/** Opens the People panel (where the Waiting section is) unless it is open. */
+async function openPeople(page: Page, section: Locator, people: string): Promise<void> {
+  if (await section.isVisible()) return;
+  await page.getByRole('toolbar').getByRole('button', { name: people, exact: true }).click();
+  await section.waitFor();
+}
+
+/** Clicks until `done` shows (a control that just appeared under the pointer ignores clicks for 500 ms). */
+async function clickUntil(control: Locator, done: Locator): Promise<void> {
+  for (let i = 0; i < 20 && !(await done.isVisible()); i += 1) {
+    await control.click().catch(() => {});
+    await done.waitFor({ timeout: 300 }).catch(() => {});
+  }
+  await done.waitFor({ timeout: 1000 });
+}
+
+if (!inLoopbackNamespace(t, import.meta.url)) {
+  t.test('the waiting list stays put, marks a barred name, and switches the waiting room', async (t) => {
+    // Guests here knock over HTTP and do not poll every 2 s: the closed-window rule is tested elsewhere.
+    const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '600' });
+    await rooms.create(d, { room_id: 'maths', name: 'Maths 7b', waiting_room: 'all' });
+    const browser = await openBrowser(t);
+    const mod = await moderatorPage(d, browser, { width: 1280, height: 800 });
+    const section = mod.getByRole('region', { name: 'Waiting' });
+    await openPeople(mod, section, 'People');
+
+    // Point 6: a real switch, its state in words beside it.
+    const toggle = section.getByRole('switch', { name: 'Waiting room for later arrivals' });
+    await toggle.waitFor();
+    t.equal(await toggle.getAttribute('aria-checked'), 'true', 'the switch says on');
+    t.ok(await section.getByText('On: later arrivals wait').isVisible(), 'its state in words beside it');
+    await mod.locator('#announcer').waitFor({ state: 'attached' });
+    await toggle.click();
+    await section.locator('[role="switch"][aria-checked="false"]').waitFor();
+    t.ok(await section.getByText('Off: later arrivals enter directly').isVisible(), 'off, in words');
+    await browser.screenshot(mod, 'waiting-switch-off-desktop');
+    await toggle.click();
+    await section.locator('[role="switch"][aria-checked="true"]').waitFor();
+
+    const knock = async (name: string): Promise<Browser> => {
+      const guest = new Browser(d, 'maths');
+      const answer = await guest.knock({ name });
+      t.equal(answer.status, 202, `${name} knocks`);
+      return guest;
+    };
+    const state = async (guest: Browser) => ((await guest.poll()).body as { status: string }).status;
+    const [ann, ben, cy] = [await knock('Ann'), await knock('Ben'), await knock('Cy')];
+    const rowNames = () => section.locator('.waiting-item > strong').allInnerTexts();
+    await section.getByRole('button', { name: 'Admit Cy' }).waitFor();
+
+    // Point 4, the bug: a quick second click on Refuse. Today Ann's row went and Ben's slid under the pointer.
+    const refuseAnn = section.getByRole('button', { name: 'Refuse Ann', exact: true });
+    const box = (await refuseAnn.boundingBox())!;
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    await mod.mouse.click(x, y);
+    await refuseAnn.waitFor({ state: 'detached' });
+    t.equal(await focused(mod), 'Admit Ben', "the focus is on the next row's first control");
+    await mod.mouse.click(x, y);
+    t.same(await rowNames(), ['Ann', 'Ben', 'Cy'], 'the answered row stays in place');
+    const annRow = section.getByRole('listitem').filter({ hasText: 'Ann' });
+    t.ok(await annRow.getByText('Refused', { exact: true }).isVisible(), 'it says Refused');
+    t.equal(await state(ben), 'waiting', 'the second click decided nothing for Ben');
+    t.equal(await state(ann), 'waiting', 'the refusal waits for its Undo time');
+    await browser.screenshot(mod, 'waiting-refused-undo-desktop');
+    await browser.checkAccessibility(mod, 'waiting list with a refused row');
+
+    // Undo puts Ann back in her place.
+    await clickUntil(
+      section.getByRole('button', { name: 'Undo refusing Ann' }),
+      section.getByRole('button', { name: 'Admit Ann' }),
+    );
+    t.same(await rowNames(), ['Ann', 'Ben', 'Cy'], 'Undo: Ann waits in her place');
+    await mod.locator('#announcer', { hasText: 'Refusal undone: Ann is waiting again.' }).waitFor();
+
+    // Admit Ben: the row says Admitted, stays, then the list closes up.
+    await clickUntil(
+      section.getByRole('button', { name: 'Admit Ben' }),
+      annRow.locator('xpath=..').getByText('Admitted'),
+    );
+    t.same(await rowNames(), ['Ann', 'Ben', 'Cy'], 'the admitted row holds its place');
+    t.equal(await state(ben), 'admitted');
+    await section.getByText('Admitted').waitFor({ state: 'detached', timeout: 10_000 });
+    t.same(await rowNames(), ['Ann', 'Cy'], 'then the list closes up');
+
+    // Refuse and bar Cy by keyboard: the focus goes to the row before (none after), never to the body.
+    await section.getByRole('button', { name: 'Refuse and bar Cy' }).focus();
+    await mod.keyboard.press('Enter');
+    t.equal(await focused(mod), 'Admit Ann', 'the focus goes to the next row still to answer');
+    await section.getByText('Refused and barred').waitFor({ state: 'detached', timeout: 15_000 });
+    t.equal(await state(cy), 'barred', 'once its Undo time is over the bar is sent');
+
+    // Point 5: Cy again from a fresh profile (no cookie, so no bar), another case: marked, and Admit all skips him.
+    const cyAgain = await knock('CY');
+    const marked = section.getByRole('listitem').filter({ hasText: 'Barred earlier as Cy' });
+    await marked.waitFor().catch(async (err: Error) => {
+      throw new Error(`${err.message.split('\n')[0]}; the list shows "${await section.innerText()}"`);
+    });
+    t.ok(await marked.getByRole('button', { name: 'Admit CY' }).isVisible(), 'marked, not barred: he may be admitted');
+    await browser.screenshot(mod, 'waiting-barred-earlier-desktop');
+    await browser.checkAccessibility(mod, 'waiting list with a request marked barred earlier');
+    await section.getByRole('button', { name: 'Admit all' }).click();
+    await mod
+      .locator('#announcer', { hasText: 'The others were let in; 1 marked "barred earlier" still wait.' })
+      .waitFor();
+    t.equal(await state(ann), 'admitted', 'Ann was let in');
+    t.equal(await state(cyAgain), 'waiting', 'the marked request still waits');
+    t.same(await rowNames(), ['CY'], 'and is still listed');
+
+    // German, on a phone: the switch and the mark in words.
+    const de = await moderatorPage(d, browser, { width: 390, height: 844 }, 'de');
+    const wartende = de.getByRole('region', { name: 'Wartende' });
+    await openPeople(de, wartende, 'Personen');
+    const schalter = wartende.getByRole('switch', { name: 'Warteraum für später Ankommende' });
+    await schalter.waitFor();
+    t.equal(await schalter.getAttribute('aria-checked'), 'true');
+    t.ok(await wartende.getByText('An: später Ankommende warten').isVisible(), 'the state in German words');
+    await wartende.getByText('Früher gesperrt als Cy').waitFor();
+    await browser.screenshot(de, 'waiting-barred-earlier-phone-de');
+    await browser.checkAccessibility(de, 'German waiting list on a phone');
+  });
+}

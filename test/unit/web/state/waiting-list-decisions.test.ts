@@ -1,0 +1,138 @@
+// Issue 31 point 4: the waiting list does not move under the cursor. An answered row keeps its
+// place (disabled, its answer in words, a refusal with Undo) until the list closes up; the focus
+// goes to the next row still to answer; Admit never fires on a row that took its place in the
+// last 500 ms. The page's own clock comes in as `now`.
+import t from 'tap';
+import type { WaitingItem } from '../../../../src/protocol/live.js';
+import {
+  admittedHoldMs,
+  decide,
+  initialWaitingList,
+  notTaken,
+  receiveWaiting,
+  sendRefusals,
+  settleMs,
+  tick,
+  undo,
+  undoMs,
+  type WaitingListEffect,
+  type WaitingListState,
+} from '../../../../src/web/state/waiting-list.js';
+
+const item = (id: string, second: number): WaitingItem => ({
+  request_id: id,
+  name: id.toUpperCase(),
+  note: '',
+  knocked_at: `2026-11-27T14:00:${String(second).padStart(2, '0')}.000Z`,
+});
+const ids = (s: WaitingListState) => s.items.map((r) => r.request_id);
+const sends = (effects: readonly WaitingListEffect[]) =>
+  effects.flatMap((e) => (e.do === 'send' ? [`${e.how} ${e.item.request_id}`] : []));
+const pick = <K extends WaitingListEffect['do']>(effects: readonly WaitingListEffect[], kind: K) =>
+  effects.filter((e): e is Extract<WaitingListEffect, { do: K }> => e.do === kind);
+
+/** Ann, Ben and Cy waiting since t = 0 (settled by t = 1000). */
+function three(): WaitingListState {
+  const msg = { type: 'waiting_list', seq: 1, requests: [item('a', 1), item('b', 2), item('c', 3)] } as const;
+  return receiveWaiting(initialWaitingList, msg, 0).state;
+}
+const removed = (seq: number, ...gone: string[]) =>
+  ({ type: 'waiting_changes', seq, added: [], updated: [], removed: gone }) as const;
+
+t.test(
+  'a refused row stays in place with Undo; the refusal is sent when its time is over, then the list closes up',
+  async (t) => {
+    const start = three();
+    const refused = decide(start, 'a', 'refuse', 1000);
+    t.same(ids(refused.state), ['a', 'b', 'c'], 'nothing moves');
+    t.same(sends(refused.effects), [], 'nothing sent yet: Undo is possible');
+    t.same(pick(refused.effects, 'redrawRow'), [{ do: 'redrawRow', id: 'a', focusTo: 'b' }], 'focus: the next row');
+    t.same(pick(refused.effects, 'tell'), [{ do: 'tell', said: 'refusing', name: 'A' }]);
+    t.same(pick(refused.effects, 'wake'), [{ do: 'wake', at: 1000 + undoMs }]);
+    t.same(decide(refused.state, 'a', 'admit', 1100).effects, [], 'a second click on the answered row does nothing');
+    t.same(tick(refused.state, 1000 + undoMs - 1).effects, [], 'not due yet');
+    const due = tick(refused.state, 1000 + undoMs);
+    t.same(sends(due.effects), ['refuse a']);
+    t.same(ids(due.state), ['b', 'c'], 'the list closes up');
+    t.same(pick(due.effects, 'removeRow'), [{ do: 'removeRow', id: 'a', focusTo: 'b' }]);
+    t.equal(due.state.placedAt.get('b'), 1000 + undoMs, 'Ben took a new place now');
+    t.same(sends(decide(due.state, 'b', 'admit', 1000 + undoMs + settleMs - 1).effects), [], 'so Admit on him waits');
+  },
+);
+
+t.test('the double click on Refuse: the second click never admits the person below', async (t) => {
+  // Today's bug: Ann's row went at once and Ben's Admit slid under the pointer. Now Ann's row stays;
+  // and were it to go (another moderator answered, she withdrew), Ben's Admit is not taken for 500 ms.
+  const start = three();
+  const first = decide(start, 'a', 'refuse', 1000);
+  const second = decide(first.state, 'a', 'refuse', 1120);
+  t.same(second.effects, [], 'the same row, answered: nothing');
+  const slid = receiveWaiting(start, removed(2, 'a'), 1000).state;
+  t.equal(slid.placedAt.get('b'), 1000);
+  const quick = decide(slid, 'b', 'admit', 1120);
+  t.same(sends(quick.effects), [], 'Ben slid under the pointer 120 ms ago: not admitted');
+  t.same(quick.effects, [{ do: 'tell', said: 'notYet', name: 'B' }], 'and she is told why');
+  t.notOk(quick.state.decided.has('b'));
+  t.same(sends(decide(slid, 'b', 'admit', 1000 + settleMs).effects), ['admit b'], 'once settled, Admit works');
+  t.same(
+    sends(decide(slid, 'b', 'admit', 1120, false).effects),
+    ['admit b'],
+    'a key acts where the focus is (it does not move with the list): taken at once',
+  );
+  t.same(sends(decide(start, 'b', 'admit', 1000).effects), ['admit b'], 'a row that did not move is admitted at once');
+});
+
+t.test(
+  'Undo puts the request back in its place; a click on Undo right after the answer is the same click',
+  async (t) => {
+    const refused = decide(three(), 'b', 'bar', 1000);
+    t.same(undo(refused.state, 'b', 1000 + settleMs - 1).effects, [], 'the double click lands on Undo: nothing');
+    const undone = undo(refused.state, 'b', 2000);
+    t.notOk(undone.state.decided.has('b'));
+    t.same(ids(undone.state), ['a', 'b', 'c']);
+    t.same(undone.effects, [
+      { do: 'redrawRow', id: 'b', focusTo: 'b' },
+      { do: 'tell', said: 'undone', name: 'B' },
+    ]);
+    t.same(tick(undone.state, 1000 + undoMs).effects, [], 'nothing is sent when its time would have been over');
+  },
+);
+
+t.test('an admitted row: sent at once, held disabled, then gone; the server removal waits for it', async (t) => {
+  const admitted = decide(three(), 'b', 'admit', 1000);
+  t.same(sends(admitted.effects), ['admit b']);
+  t.same(undo(admitted.state, 'b', 2000).effects, [], 'an admission has no Undo');
+  const told = receiveWaiting(admitted.state, removed(2, 'b'), 1100);
+  t.same(ids(told.state), ['a', 'b', 'c'], "the server's removal does not move the list");
+  t.same(pick(told.effects, 'removeRow'), []);
+  const gone = tick(told.state, 1000 + admittedHoldMs);
+  t.same(ids(gone.state), ['a', 'c']);
+  t.same(sends(gone.effects), [], 'sent once');
+  const failed = notTaken(admitted.state, 'b');
+  t.notOk(failed.state.decided.has('b'), 'not taken by the server: hers to answer again');
+});
+
+t.test('focus goes to the next row still to answer, else the one before, else the heading', async (t) => {
+  let s = decide(three(), 'b', 'refuse', 1000).state;
+  s = decide(s, 'c', 'refuse', 1000).state;
+  t.same(pick(decide(three(), 'c', 'refuse', 1000).effects, 'redrawRow')[0]?.focusTo, 'b', 'last row: the one before');
+  const last = decide(s, 'a', 'admit', 2000);
+  t.same(pick(last.effects, 'redrawRow')[0]?.focusTo, null, 'nobody left to answer: the heading');
+});
+
+t.test('Admit all sends the refusals still in their Undo time first', async (t) => {
+  let s = decide(three(), 'a', 'refuse', 1000).state;
+  s = decide(s, 'b', 'admit', 1000).state;
+  const flushed = sendRefusals(s);
+  t.same(sends(flushed.effects), ['refuse a']);
+  t.equal(flushed.state.decided.get('a')?.sent, true);
+  t.same(undo(flushed.state, 'a', 3000).effects, [], 'sent: no Undo any more');
+  t.same(sends(tick(flushed.state, 1000 + undoMs).effects), [], 'not sent twice');
+});
+
+t.test('the knock notification no longer names someone answered in the list', async (t) => {
+  const arrived = receiveWaiting(initialWaitingList, { type: 'waiting_list', seq: 1, requests: [item('a', 1)] }, 0);
+  t.equal(arrived.state.noticeShown, true);
+  const answered = decide(arrived.state, 'a', 'refuse', 1000);
+  t.same(pick(answered.effects, 'noticeGone').length, 1);
+});
