@@ -15,6 +15,7 @@ import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
 import { comeBackWhenUp, endOf } from './removal.js';
 import { SidePanel, type PanelTab } from './side-panel.js';
+import { Signals } from './signals.js';
 import { Stage } from './stage.js';
 import {
   anyoneSharing,
@@ -31,7 +32,7 @@ import {
   type Said,
   type Step,
 } from './state/meeting.js';
-import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
+import { canShareScreen, listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
 import { fill, words } from './words/index.js';
 
 const said = words.meeting;
@@ -131,7 +132,12 @@ export function meetingView(options: MeetingOptions): {
     class: 'tool media',
     'aria-pressed': 'false',
   });
-  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  // Offered only where the browser can share a screen (not on phones).
+  const sharable = canShareScreen();
+  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), {
+    'aria-pressed': 'false',
+    ...(sharable ? {} : { hidden: 'hidden' }),
+  });
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
@@ -145,13 +151,22 @@ export function meetingView(options: MeetingOptions): {
   const shortcuts: ShortcutEntry[] = [
     { what: words.help.mute, key: 'M', run: () => mic.button.click() },
     { what: words.help.camera, key: 'V', run: () => cam.button.click() },
-    { what: words.help.share, key: 'S', run: () => share.button.click() },
+    ...(sharable ? [{ what: words.help.share, key: 'S', run: () => share.button.click() }] : []),
     { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
     { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
     { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
     { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
     { what: words.help.shortcuts, key: '/', run: () => help.open() },
   ];
+  const signals = new Signals({
+    stage,
+    connections: () => media?.connections() ?? [],
+    selfId: () => state.self?.participant_id,
+    micOn: () => state.audio,
+    level: () => devices.level(),
+    chatTool: panelTools.chat,
+    chatShown: () => panel.isOpen && panel.tab === 'chat',
+  });
   const help = shortcutsDialog(shortcuts);
   const helpTool = tool(tools.shortcuts, 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
   const stopShortcuts = listenForShortcuts(shortcuts);
@@ -161,6 +176,7 @@ export function meetingView(options: MeetingOptions): {
       t.button.setAttribute('aria-pressed', String(panel.isOpen && panel.tab === name));
     element.classList.toggle('panel-open', panel.isOpen);
     if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
+    signals.panelChanged();
   });
 
   /** One step of the reducer: the new state drawn where it changed, then its effects done in order. */
@@ -253,6 +269,8 @@ export function meetingView(options: MeetingOptions): {
         stage.remove(effect.participant_id);
         return media?.remove(effect.participant_id);
       case 'chat':
+        // A message as it is sent counts as unread; the history a welcome brings does not.
+        if (message?.type === 'chat') signals.chatArrived(effect.message, state.self?.participant_id);
         return chat.show(effect.message);
       case 'speaking':
         return stage.speaking(effect.participant_id, effect.speaking);
@@ -371,6 +389,7 @@ export function meetingView(options: MeetingOptions): {
     if (closed) return;
     closed = true;
     window.clearInterval(speakingTimer);
+    signals.close();
     stopShortcuts();
     help.dialog.close();
     media?.close();
@@ -388,11 +407,12 @@ export function meetingView(options: MeetingOptions): {
     el(
       'section',
       { class: 'stage', 'aria-label': said.stage },
-      el('header', { class: 'stage-head' }, title, lockNotice),
+      el('header', { class: 'stage-head' }, title, signals.quality, lockNotice),
       connection.element,
       waiting.notification,
       stage.element,
       stage.controls,
+      signals.mutedNotice,
     ),
     panel.element,
     el(

@@ -134,6 +134,11 @@ export class Mesh {
     this.replaceVideo(stream.getVideoTracks()[0] ?? null);
   }
 
+  /** Every peer connection, for the page's own statistics (signals.ts). */
+  connections(): RTCPeerConnection[] {
+    return [...this.peers.values()].map((peer) => peer.pc);
+  }
+
   remove(participantId: string): void {
     this.peers.get(participantId)?.pc.close();
     this.peers.delete(participantId);
