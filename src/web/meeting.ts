@@ -134,10 +134,8 @@ export function meetingView(options: MeetingOptions): {
   });
   // Offered only where the browser can share a screen (not on phones).
   const sharable = canShareScreen();
-  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), {
-    'aria-pressed': 'false',
-    ...(sharable ? {} : { hidden: 'hidden' }),
-  });
+  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  share.button.hidden = !sharable;
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
@@ -158,13 +156,9 @@ export function meetingView(options: MeetingOptions): {
     { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
     { what: words.help.shortcuts, key: '/', run: () => help.open() },
   ];
-  const signals = new Signals({
-    stage,
+  const signals = new Signals(stage, panelTools.chat, {
     connections: () => media?.connections() ?? [],
-    selfId: () => state.self?.participant_id,
-    micOn: () => state.audio,
-    level: () => devices.level(),
-    chatTool: panelTools.chat,
+    me: () => ({ id: state.self?.participant_id, micOn: state.audio, level: devices.level() }),
     chatShown: () => panel.isOpen && panel.tab === 'chat',
   });
   const help = shortcutsDialog(shortcuts);
@@ -269,7 +263,7 @@ export function meetingView(options: MeetingOptions): {
         stage.remove(effect.participant_id);
         return media?.remove(effect.participant_id);
       case 'chat':
-        // A message as it is sent counts as unread; the history a welcome brings does not.
+        // Unread: a message as it is sent, not the history a welcome brings.
         if (message?.type === 'chat') signals.chatArrived(effect.message, state.self?.participant_id);
         return chat.show(effect.message);
       case 'speaking':

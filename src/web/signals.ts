@@ -29,17 +29,15 @@ const noticeMs = 5000;
 /** Her own microphone's level (devices.ts's meter) above which she is talking. */
 const ownVoiceLevel = 0.08;
 
-export interface SignalsOptions {
-  readonly stage: Stage;
+export interface SignalsSources {
   /** The meeting's peer connections now (the mesh's or Janus's); none while she is alone. */
   readonly connections: () => readonly RTCPeerConnection[];
-  readonly selfId: () => string | undefined;
-  /** Whether her microphone is on (the meeting's state, not the track). */
-  readonly micOn: () => boolean;
-  /** Her own microphone's level, measured before the mute (devices.ts). */
-  readonly level: () => number;
-  /** The toolbar's Chat button, and whether the chat is on screen. */
-  readonly chatTool: Tool;
+  /**
+   * Herself: her id, whether her microphone is on (the meeting's state, not the track), and her
+   * microphone's level, measured before the mute (devices.ts).
+   */
+  readonly me: () => { readonly id: string | undefined; readonly micOn: boolean; readonly level: number };
+  /** Whether the chat is on screen. */
   readonly chatShown: () => boolean;
 }
 
@@ -64,7 +62,12 @@ export class Signals {
   private shownQuality: Quality | null = null;
   private unread = 0;
 
-  constructor(private readonly options: SignalsOptions) {
+  /** The stage whose tiles get the outline, and the toolbar's Chat button that shows the unread count. */
+  constructor(
+    private readonly stage: Stage,
+    private readonly chatTool: Tool,
+    private readonly options: SignalsSources,
+  ) {
     this.timer = window.setInterval(() => void this.read(), readEveryMs);
   }
 
@@ -96,23 +99,23 @@ export class Signals {
 
   /** Her own tile's outline, and "You are muted" when she talks while muted. */
   private own(now: number): void {
-    const loud = this.options.level() > ownVoiceLevel;
-    const self = this.options.selfId();
-    if (self) this.options.stage.outline(self, loud && this.options.micOn());
-    const step = mutedTalkAfter(this.talk, { muted: !this.options.micOn(), loud, now });
+    const { id, micOn, level } = this.options.me();
+    const loud = level > ownVoiceLevel;
+    if (id) this.stage.outline(id, loud && micOn);
+    const step = mutedTalkAfter(this.talk, { muted: !micOn, loud, now });
     this.talk = step.talk;
     if (step.tell) {
       this.mutedNotice.hidden = false;
       announce(said.youAreMuted);
       window.clearTimeout(this.noticeTimer);
       this.noticeTimer = window.setTimeout(() => (this.mutedNotice.hidden = true), noticeMs);
-    } else if (this.options.micOn()) {
+    } else if (micOn) {
       this.mutedNotice.hidden = true;
     }
   }
 
   private outline(levels: Map<string, number>, now: number): void {
-    const owners = this.options.stage.audioOwners();
+    const owners = this.stage.audioOwners();
     const heard = new Map<string, number>();
     for (const [track, level] of levels) {
       const who = owners.get(track);
@@ -121,7 +124,7 @@ export class Signals {
     for (const who of new Set([...heard.keys(), ...this.voices.keys()])) {
       const before = this.voices.get(who) ?? silent;
       const after = voiceAfter(before, heard.get(who) ?? 0, now);
-      if (after.speaking !== before.speaking) this.options.stage.outline(who, after.speaking);
+      if (after.speaking !== before.speaking) this.stage.outline(who, after.speaking);
       if (after.speaking) this.voices.set(who, after);
       else this.voices.delete(who);
     }
@@ -154,7 +157,7 @@ export class Signals {
     if (unread === this.unread) return;
     this.unread = unread;
     const label = unread > 0 ? fill(said.chatUnread, { count: unread }) : words.toolbar.chat;
-    this.options.chatTool.set(label, 'chat', unread);
+    this.chatTool.set(label, 'chat', unread);
   }
 
   close(): void {

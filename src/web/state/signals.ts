@@ -56,6 +56,9 @@ export function readingOf(stats: readonly Stat[]): Reading {
   let lost = 0;
   let remoteLoss: number | null = null;
   let rttMs: number | null = null;
+  // The pairs in use: those a transport names as selected (either side), else those nominated.
+  const selected = new Set(stats.filter((s) => s.type === 'transport').map((s) => s.selectedCandidatePairId));
+  const inUse = (s: Stat) => s.state === 'succeeded' && (selected.has(s.id) || s.nominated === true);
   for (const s of stats) {
     if (s.type === 'inbound-rtp') {
       received += num(s.packetsReceived) ?? 0;
@@ -68,7 +71,7 @@ export function readingOf(stats: readonly Stat[]): Reading {
       remoteLoss = worst(remoteLoss, num(s.fractionLost));
       const rtt = num(s.roundTripTime);
       if (rtt !== null) rttMs = worst(rttMs, rtt * 1000);
-    } else if (s.type === 'candidate-pair' && s.nominated === true && s.state === 'succeeded') {
+    } else if (s.type === 'candidate-pair' && inUse(s)) {
       const rtt = num(s.currentRoundTripTime);
       if (rtt !== null) rttMs = worst(rttMs, rtt * 1000);
     }

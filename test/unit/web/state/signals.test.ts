@@ -147,6 +147,12 @@ t.test('connection quality from round trip and loss: good, fair, poor', async (t
   t.equal(linkBetween(first, readingOf([inboundAudio('a', 0, 0, 1005, 1)])).loss, null, 'too few packets to judge');
   const reported = readingOf([{ type: 'remote-inbound-rtp', fractionLost: 0.05, roundTripTime: 0.1 }]);
   t.same(linkBetween(null, reported), { rttMs: 100, loss: 0.05 }, 'the loss the other end reports for what she sends');
+  const answering = readingOf([
+    { type: 'transport', selectedCandidatePairId: 'CP1' },
+    { ...pair(0.05, false), id: 'CP1' },
+    { ...pair(0.7, false), id: 'CP2' },
+  ]);
+  t.equal(answering.rttMs, 50, 'the pair the transport selected, nominated or not (the answering side)');
   const two = readingOf([pair(0.02), pair(0.3)]);
   t.equal(two.rttMs, 300, 'several connections (a mesh): the worst one');
 });
