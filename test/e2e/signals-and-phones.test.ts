@@ -299,8 +299,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 /** Drops the page's `speaking` reports to the server (its other messages go as ever). */
 async function withoutSpeakingReports(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => {
-    const send = WebSocket.prototype.send;
-    WebSocket.prototype.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
+    const proto = WebSocket.prototype;
+    const send = Object.getOwnPropertyDescriptor(proto, 'send')!.value as (data: unknown) => void;
+    proto.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
       if (typeof data === 'string' && data.includes('"type":"speaking"')) return;
       send.call(this, data);
     };
