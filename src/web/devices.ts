@@ -58,6 +58,8 @@ export class Devices {
   private processor: BackgroundProcessor | null = null;
   private audioContext: AudioContext | null = null;
   private meterTimer = 0;
+  /** A copy of the microphone for the meter: muting the meeting disables the sent track, never this one, so "You are muted" hears her. */
+  private meterTrack: MediaStreamTrack | null = null;
   private readonly meter = el('meter', { min: 0, max: 1, low: 0.25, high: 0.75, optimum: 0.5, value: 0 });
   private readonly selects = {
     camera: el('select'),
@@ -117,7 +119,9 @@ export class Devices {
 
   private startMeter(): void {
     window.clearInterval(this.meterTimer);
-    const track = this.raw?.getAudioTracks()[0];
+    this.meterTrack?.stop();
+    const track = this.raw?.getAudioTracks()[0]?.clone();
+    this.meterTrack = track ?? null;
     if (!track) return;
     this.audioContext ??= new AudioContext();
     const analyser = this.audioContext.createAnalyser();
@@ -132,7 +136,7 @@ export class Devices {
     }, 100);
   }
 
-  /** Level of the microphone, 0 to 1, for speaking detection in the meeting. */
+  /** Level of the microphone, 0 to 1, for speaking detection in the meeting: heard even while she is muted. */
   level(): number {
     return this.meter.value;
   }
@@ -247,6 +251,7 @@ export class Devices {
   stop(): void {
     window.clearInterval(this.meterTimer);
     void this.processor?.stop();
+    this.meterTrack?.stop();
     this.raw?.getTracks().forEach((track) => track.stop());
   }
 }

@@ -16,6 +16,7 @@ import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
 import { comeBackWhenUp, endOf } from './removal.js';
 import { SidePanel, type PanelTab } from './side-panel.js';
+import { Signals } from './signals.js';
 import { Stage } from './stage.js';
 import {
   anyoneSharing,
@@ -32,7 +33,7 @@ import {
   type Said,
   type Step,
 } from './state/meeting.js';
-import { listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
+import { canShareScreen, listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
 import { fill, words } from './words/index.js';
 
 const said = words.meeting;
@@ -137,7 +138,10 @@ export function meetingView(options: MeetingOptions): {
     class: 'tool media',
     'aria-pressed': 'false',
   });
+  // Offered only where the browser can share a screen (not on phones).
+  const sharable = canShareScreen();
   const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  share.button.hidden = !sharable;
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
@@ -151,7 +155,7 @@ export function meetingView(options: MeetingOptions): {
   const shortcuts: ShortcutEntry[] = [
     { what: words.help.mute, key: 'M', run: () => mic.button.click() },
     { what: words.help.camera, key: 'V', run: () => cam.button.click() },
-    { what: words.help.share, key: 'S', run: () => share.button.click() },
+    ...(sharable ? [{ what: words.help.share, key: 'S', run: () => share.button.click() }] : []),
     { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
     { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
     { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
@@ -159,6 +163,11 @@ export function meetingView(options: MeetingOptions): {
     { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
     { what: words.help.shortcuts, key: '/', run: () => help.open() },
   ];
+  const signals = new Signals(stage, panelTools.chat, {
+    connections: () => media?.connections() ?? [],
+    me: () => ({ id: state.self?.participant_id, micOn: state.audio, level: devices.level() }),
+    chatShown: () => panel.isOpen && panel.tab === 'chat',
+  });
   const help = shortcutsDialog(shortcuts);
   const helpTool = tool(tools.shortcuts, 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
   const stopShortcuts = listenForShortcuts(shortcuts);
@@ -168,6 +177,7 @@ export function meetingView(options: MeetingOptions): {
       t.button.setAttribute('aria-pressed', String(panel.isOpen && panel.tab === name));
     element.classList.toggle('panel-open', panel.isOpen);
     if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
+    signals.panelChanged();
   });
 
   /** One step of the reducer: the new state drawn where it changed, then its effects done in order. */
@@ -265,6 +275,8 @@ export function meetingView(options: MeetingOptions): {
         stage.remove(effect.participant_id);
         return media?.remove(effect.participant_id);
       case 'chat':
+        // Unread: a message as it is sent, not the history a welcome brings.
+        if (message?.type === 'chat') signals.chatArrived(effect.message, state.self?.participant_id);
         return chat.show(effect.message);
       case 'speaking':
         return stage.speaking(effect.participant_id, effect.speaking);
@@ -383,6 +395,7 @@ export function meetingView(options: MeetingOptions): {
     if (closed) return;
     closed = true;
     window.clearInterval(speakingTimer);
+    signals.close();
     stopShortcuts();
     help.dialog.close();
     classroom.close();
@@ -401,12 +414,13 @@ export function meetingView(options: MeetingOptions): {
     el(
       'section',
       { class: 'stage', 'aria-label': said.stage },
-      el('header', { class: 'stage-head' }, title, lockNotice, classroom.mutedNote),
+      el('header', { class: 'stage-head' }, title, signals.quality, lockNotice, classroom.mutedNote),
       connection.element,
       waiting.notification,
       stage.element,
       classroom.menu,
       stage.controls,
+      signals.mutedNotice,
     ),
     panel.element,
     el(

@@ -35,7 +35,13 @@ export class Mesh {
     this.selfId = participantId;
   }
 
-  connect(participantId: string): Peer {
+  /**
+   * The connection to one other participant. `offering`: she starts it (her welcome), so her
+   * tracks go in at once. Made for an offer that arrived, it takes the offer's sections instead
+   * (applyDirections puts her tracks on them): sections of her own besides would carry a second
+   * copy of each track, and the tile would get one of the copies, without its sound.
+   */
+  connect(participantId: string, offering = true): Peer {
     const existing = this.peers.get(participantId);
     if (existing) return existing;
     const pc = peerConnection();
@@ -54,7 +60,7 @@ export class Mesh {
       if (candidate) this.options.send(participantId, { candidate: candidate.toJSON() });
     };
     pc.ontrack = ({ streams, track }) => this.options.onStream(participantId, streams[0] ?? new MediaStream([track]));
-    this.attach(pc);
+    if (offering) this.attach(pc);
     return peer;
   }
 
@@ -73,7 +79,7 @@ export class Mesh {
   }
 
   async handle(from: string, data: SignalData): Promise<void> {
-    const peer = this.connect(from);
+    const peer = this.connect(from, false);
     const { pc } = peer;
     if ('description' in data) {
       const description = data.description as RTCSessionDescriptionInit;
@@ -103,6 +109,8 @@ export class Mesh {
       const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];
       if (allowed && track) {
         if (transceiver.sender.track !== track) void transceiver.sender.replaceTrack(track);
+        // Her stream's id travels with the tracks, so the other page gets her sound and picture as one stream.
+        transceiver.sender.setStreams(this.stream);
         transceiver.direction = 'sendrecv';
       } else {
         void transceiver.sender.replaceTrack(null);
@@ -132,6 +140,11 @@ export class Mesh {
   setStream(stream: MediaStream): void {
     this.stream = stream;
     this.replaceVideo(stream.getVideoTracks()[0] ?? null);
+  }
+
+  /** Every peer connection, for the page's own statistics (signals.ts). */
+  connections(): RTCPeerConnection[] {
+    return [...this.peers.values()].map((peer) => peer.pc);
   }
 
   remove(participantId: string): void {

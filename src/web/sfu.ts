@@ -202,6 +202,11 @@ export class Sfu {
   /** Someone left: the server renegotiates the subscription without her; nothing to close here. */
   remove(_participantId: string): void {}
 
+  /** Both connections (publisher, subscriber), for the page's own statistics (signals.ts). */
+  connections(): RTCPeerConnection[] {
+    return [this.publisher, this.subscriber].filter((pc) => pc !== null);
+  }
+
   private stop(): void {
     window.clearTimeout(this.answerTimer);
     this.publisher?.close();

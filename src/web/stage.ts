@@ -3,23 +3,18 @@ import { announce } from './announce.js';
 import { badge, button, el } from './dom.js';
 import { icon } from './icons.js';
 import { layoutSwitch, storedLayout } from './stage-layout.js';
-import { arrange, viewOf, type LayoutMode } from './tile-arrangement.js';
+import { initialsOf } from './state/signals.js';
+import { arrange, columnsFor, viewOf, type LayoutMode } from './tile-arrangement.js';
 import { fill, words } from './words/index.js';
 
-/** A phone (the style sheet's breakpoint): the tiles come a page at a time, two by two. */
-const phoneQuery = '(max-width: 48rem)';
+/** A phone (the style sheet's breakpoints: narrow, or short when held on its side): the tiles come a page at a time. */
+const phoneQuery = '(max-width: 48rem), (max-height: 30rem)';
+const landscapeQuery = '(orientation: landscape)';
 /** The server hears the tiles on screen once they settle: paging quickly sends one view, not one per page. */
 const viewSettleMs = 400;
 
 /** Whose video the page shows now, for the server (`view`): it forwards only that video. */
 export type ViewListener = (message: Extract<ClientMessage, { type: 'view' }>) => void;
-
-/** Columns for n tiles of camera video, as square as the count allows: 1 fills, 2 side by side, 3-4 two by two, 5-9 three across... */
-export function columnsFor(count: number): number {
-  if (count <= 1) return 1;
-  if (count <= 4) return 2;
-  return Math.min(5, Math.ceil(Math.sqrt(count)));
-}
 
 /**
  * The stage: one tile per participant (an `li` of the tiles list holding a `figure`: a figure
@@ -39,6 +34,7 @@ export class Stage {
   private page = 0;
   private pages = 1;
   private readonly phone = window.matchMedia(phoneQuery);
+  private readonly landscape = window.matchMedia(landscapeQuery);
   private mode: LayoutMode = storedLayout();
   /** Who spoke last, from the server's `speaking`: the large tile of speaker view. */
   private speaker: string | null = null;
@@ -66,6 +62,7 @@ export class Stage {
     });
     this.controls = el('div', { class: 'stage-controls' }, modes.element, this.pager);
     this.phone.addEventListener('change', () => this.layout());
+    this.landscape.addEventListener('change', () => this.layout());
   }
 
   /** A page button: aria-disabled at either end rather than disabled, so the focus stays on it. */
@@ -92,7 +89,9 @@ export class Stage {
         video.muted = true;
         video.srcObject = this.ownStream;
       }
-      tile = el('li', { class: 'tile' }, el('figure', {}, video, el('figcaption')));
+      // Her initials stand in for the video while her camera is off (text; the tile is named by her name).
+      const initials = el('span', { class: 'initials', 'aria-hidden': 'true' });
+      tile = el('li', { class: 'tile' }, el('figure', {}, video, initials, el('figcaption')));
       this.tiles.set(p.participant_id, tile);
       this.element.append(tile);
     }
@@ -104,9 +103,13 @@ export class Stage {
           icon('micOff'),
           el('span', { class: 'visually-hidden', text: words.stage.muted }),
         );
+    const cameraOff = !p.video && !p.screen;
+    tile.classList.toggle('camera-off', cameraOff);
+    tile.querySelector('.initials')!.textContent = initialsOf(p.name);
     const marks = [
       p.role === 'moderator' ? badge(words.people.moderator) : null,
       muted,
+      cameraOff ? el('span', { class: 'visually-hidden', text: words.signals.cameraOff }) : null,
       p.screen ? badge(words.stage.sharing, 'state') : null,
     ];
     tile
@@ -132,13 +135,27 @@ export class Stage {
     this.layout();
   }
 
+  /** The server's word on who speaks (the mesh's pages, Janus's audio levels): it chooses speaker view's large tile. */
   speaking(id: string, on: boolean): void {
-    const tile = this.tiles.get(id);
-    tile?.classList.toggle('speaking', on);
     // Her own voice does not take the large tile: she knows what she looks like.
-    if (!tile || !on || this.speaker === id || id === this.selfId()) return;
+    if (!this.tiles.has(id) || !on || this.speaker === id || id === this.selfId()) return;
     this.speaker = id;
     if (this.mode === 'speaker') this.layout();
+  }
+
+  /** The speaking outline, from the audio this page measures itself (signals.ts). */
+  outline(id: string, on: boolean): void {
+    this.tiles.get(id)?.classList.toggle('speaking', on);
+  }
+
+  /** Whose received audio track is whose (track id → participant), from the streams on the tiles. */
+  audioOwners(): Map<string, string> {
+    const owners = new Map<string, string>();
+    for (const [id, tile] of this.tiles) {
+      const stream = tile.querySelector('video')?.srcObject;
+      if (stream instanceof MediaStream) for (const track of stream.getAudioTracks()) owners.set(track.id, id);
+    }
+    return owners;
   }
 
   attach(id: string, stream: MediaStream): void {
@@ -174,7 +191,8 @@ export class Stage {
     this.pageText.textContent = fill(words.stage.page, { page: this.page + 1, pages: this.pages });
     this.previous.setAttribute('aria-disabled', String(this.page === 0));
     this.next.setAttribute('aria-disabled', String(this.page === this.pages - 1));
-    this.element.dataset.cols = String(columnsFor(shown.length));
+    const screen = { phone: this.phone.matches, landscape: this.landscape.matches };
+    this.element.dataset.cols = String(columnsFor(shown.length, screen));
     this.element.dataset.count = String(shown.length);
     this.tellView(viewOf(arrangement, self));
   }

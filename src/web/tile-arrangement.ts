@@ -13,6 +13,25 @@ export const phonePageSize = 4;
 export const stripSize = 8;
 export const phoneStripSize = 3;
 
+/** The screen the tiles are laid out on: a phone (narrow, or short in landscape) and which way it is held. */
+export interface Screen {
+  readonly phone: boolean;
+  readonly landscape: boolean;
+}
+
+/**
+ * Columns of the grid for n tiles on screen, so that no video becomes a thin strip. A wide
+ * screen: 1 fills, 2 side by side, 3-4 two by two, then as square as the count allows (at most
+ * five across). A phone held upright: 1 fills, 2 one above the other (each half the screen),
+ * 3-4 two by two (its page holds four). A phone on its side: side by side, up to four across.
+ */
+export function columnsFor(count: number, screen: Screen = { phone: false, landscape: true }): number {
+  if (count <= 1) return 1;
+  if (screen.phone) return screen.landscape ? Math.min(count, phonePageSize) : count === 2 ? 1 : 2;
+  if (count <= 4) return 2;
+  return Math.min(5, Math.ceil(Math.sqrt(count)));
+}
+
 /** Which tiles a page of the stage shows: `large` (or none) and the others on screen, in order. */
 export interface Arrangement {
   readonly large: string | null;

@@ -5,8 +5,8 @@ import { words } from './words/index.js';
 /** One control of the meeting's bottom bar: an icon, a name for assistive technology, a tooltip and a shortcut. */
 export interface Tool {
   readonly button: HTMLButtonElement;
-  /** Changes the name, tooltip and icon together (Mute ↔ Unmute). */
-  set(label: string, iconName: IconName): void;
+  /** Changes the name, tooltip and icon together (Mute ↔ Unmute); a count (unread messages) shows on the icon. */
+  set(label: string, iconName: IconName, count?: number): void;
 }
 
 export interface ShortcutEntry {
@@ -32,15 +32,20 @@ export function tool(
 ): Tool {
   const b = button('', () => onClick(), { class: 'tool', ...extra });
   const tip = el('span', { class: 'tip', 'aria-hidden': 'true' });
-  const set = (next: string, nextIcon: IconName) => {
+  const set = (next: string, nextIcon: IconName, count = 0) => {
     b.setAttribute('aria-label', next);
     tip.textContent = shortcut ? `${next} (${keysOf(shortcut)})` : next;
-    b.replaceChildren(icon(nextIcon), tip);
+    // The count is in the name already ("Chat, 3 unread"): the visible number is not read twice.
+    const counter = count > 0 ? el('span', { class: 'count', 'aria-hidden': 'true', text: String(count) }) : null;
+    b.replaceChildren(icon(nextIcon), tip, ...(counter ? [counter] : []));
   };
   if (shortcut) b.setAttribute('aria-keyshortcuts', keysOf(shortcut));
   set(label, iconName);
   return { button: b, set };
 }
+
+/** Whether this browser can share a screen at all (phones cannot): the Share control is offered only then. */
+export const canShareScreen = (): boolean => typeof navigator.mediaDevices?.getDisplayMedia === 'function';
 
 /** Listens for the meeting's shortcuts on the document; returns the way to stop. */
 export function listenForShortcuts(entries: readonly ShortcutEntry[]): () => void {

@@ -153,6 +153,15 @@ export const de: Words = {
     reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
     reconnected: 'Wieder verbunden.',
   },
+  signals: {
+    cameraOff: 'Kamera aus',
+    youAreMuted: 'Ihr Mikrofon ist stummgeschaltet. Schalten Sie es ein, um gehört zu werden.',
+    connection: 'Verbindung: {quality}',
+    good: 'gut',
+    fair: 'mittel',
+    poor: 'schlecht',
+    chatUnread: 'Chat, {count} ungelesen',
+  },
   liveErrors: {
     invalid_message: 'Die Konferenz hat diese Anfrage nicht verstanden.',
     rate_limited: 'Zu viele Änderungen auf einmal. Bitte warten Sie einige Sekunden.',

@@ -159,6 +159,16 @@ export const en = {
     reconnecting: 'Connection lost. Reconnecting…',
     reconnected: 'Reconnected.',
   },
+  /** What the page measures itself (signals.ts): camera-off tiles, talking while muted, the connection, unread chat. */
+  signals: {
+    cameraOff: 'Camera off',
+    youAreMuted: 'You are muted. Turn your microphone on to be heard.',
+    connection: 'Connection: {quality}',
+    good: 'good',
+    fair: 'fair',
+    poor: 'poor',
+    chatUnread: 'Chat, {count} unread',
+  },
   /** The live connection's `error` codes (protocol/live.ts liveErrorCodes), in the page's words. */
   liveErrors: {
     invalid_message: 'The meeting did not understand that request.',

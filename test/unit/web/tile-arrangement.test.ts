@@ -1,7 +1,7 @@
 // Issue 18 point 6: which tiles are on screen (the grid's pages of 25, a phone's of 4, speaker
 // view's large tile and strip), and the `view` the page tells the server from it.
 import t from 'tap';
-import { arrange, viewOf, type ArrangeInput } from '../../../src/web/tile-arrangement.js';
+import { arrange, columnsFor, phonePageSize, viewOf, type ArrangeInput } from '../../../src/web/tile-arrangement.js';
 
 const people = (n: number) => Array.from({ length: n }, (_, i) => `p${i + 1}`);
 const base: ArrangeInput = {
@@ -55,4 +55,26 @@ t.test('the view told to the server: the others on screen and the large one, nev
     { video: ['p2', 'p3'] },
     'her own screen is large on her page, no large video for her',
   );
+});
+
+// Issue 31 point 7: no video cut to a thin strip on a phone. Columns for 1, 2, 3-4 and more
+// people, on a wide screen and on a phone held either way (a phone's page holds four).
+t.test('the grid is laid out for the count and the screen: no thin strips on a phone', async (t) => {
+  const wide = { phone: false, landscape: true };
+  const upright = { phone: true, landscape: false };
+  const onItsSide = { phone: true, landscape: true };
+  const columns = (screen: typeof wide) => [1, 2, 3, 4, 5, 9, 10, 25].map((n) => columnsFor(n, screen));
+  t.same(columns(wide), [1, 2, 2, 2, 3, 3, 4, 5], 'a wide screen: side by side, then as square as the count allows');
+  t.same(
+    columns(upright),
+    [1, 1, 2, 2, 2, 2, 2, 2],
+    'a phone upright: two people one above the other (each half the screen), then two by two',
+  );
+  t.same(columns(onItsSide), [1, 2, 3, 4, 4, 4, 4, 4], 'a phone on its side: side by side, up to four across');
+  t.equal(columnsFor(0, upright), 1, 'nobody on screen: one column');
+  // A phone's page never holds more than its columns allow two rows of: the tiles stay large.
+  for (const screen of [upright, onItsSide]) {
+    const rows = Math.ceil(phonePageSize / columnsFor(phonePageSize, screen));
+    t.ok(rows <= 2, `a full page on a phone is at most two rows (${rows})`);
+  }
 });
