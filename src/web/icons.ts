@@ -11,6 +11,7 @@ import {
   PhoneOff,
   ScreenShare,
   ScreenShareOff,
+  Settings,
   ShieldCheck,
   Users,
   Video,
@@ -33,6 +34,7 @@ export const icons = {
   help: CircleQuestionMark,
   keyboard: Keyboard,
   close: X,
+  settings: Settings,
   previous: ChevronLeft,
   next: ChevronRight,
 } satisfies Record<string, IconNode>;

@@ -3,6 +3,7 @@ import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
 import type { Devices } from './devices.js';
+import { devicesDialog } from './devices-dialog.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 import { el } from './dom.js';
 import { rememberIceServers } from './ice.js';
@@ -18,10 +19,10 @@ import { SidePanel, type PanelTab } from './side-panel.js';
 import { Stage } from './stage.js';
 import {
   anyoneSharing,
-  initialMeeting,
   isModerator as moderatorIn,
   mayAudio as audioAllowed,
   mayVideo as videoAllowed,
+  meetingWith,
   receive,
   shareScreen,
   toggleAudio as audioToggled,
@@ -85,7 +86,8 @@ export function meetingView(options: MeetingOptions): {
   const { roomId, devices } = options;
   const session = options.session;
   /** The meeting as the page knows it (state/meeting.ts); the view below draws it and does its effects. */
-  let state: MeetingState = initialMeeting;
+  // Her devices as her tracks are: a muted pupil moved to a sub-group (a new view) stays muted.
+  let state: MeetingState = meetingWith({ audio: devices.live('audio'), video: devices.live('video') });
   /** Her shared screen's track, while state.screen. */
   let screen: MediaStreamTrack | null = null;
   let closed = false;
@@ -132,6 +134,8 @@ export function meetingView(options: MeetingOptions): {
     'aria-pressed': 'false',
   });
   const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
+  const deviceSettings = devicesDialog(devices);
+  const devicesTool = tool(tools.devices, 'settings', 'G', () => deviceSettings.open(), { 'aria-haspopup': 'dialog' });
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
@@ -146,6 +150,7 @@ export function meetingView(options: MeetingOptions): {
     { what: words.help.mute, key: 'M', run: () => mic.button.click() },
     { what: words.help.camera, key: 'V', run: () => cam.button.click() },
     { what: words.help.share, key: 'S', run: () => share.button.click() },
+    { what: words.help.devices, key: 'G', run: () => devicesTool.button.click() },
     { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
     { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
     { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
@@ -175,15 +180,14 @@ export function meetingView(options: MeetingOptions): {
   function draw(before: MeetingState, welcomed: boolean): void {
     const { self, locks, subgroups } = state;
     if (welcomed || state.audio !== before.audio) {
-      devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
       mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
       mic.button.setAttribute('aria-pressed', String(!state.audio));
     }
     if (welcomed || state.video !== before.video) {
-      devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = state.video));
       cam.set(state.video ? tools.cameraOff : tools.cameraOn, state.video ? 'camera' : 'cameraOff');
       cam.button.setAttribute('aria-pressed', String(!state.video));
     }
+    if (welcomed || state.audio !== before.audio || state.video !== before.video) sendTracks();
     if (state.screen !== before.screen) {
       share.set(state.screen ? tools.stopSharing : tools.share, state.screen ? 'shareOff' : 'share');
       share.button.setAttribute('aria-pressed', String(state.screen));
@@ -236,15 +240,18 @@ export function meetingView(options: MeetingOptions): {
           effect.media,
           {
             send: (to, data) => send({ type: 'signal', to, data }),
-            onStream: (id, stream) => stage.attach(id, stream),
+            onStream: (id, stream) => {
+              const player = stage.attach(id, stream);
+              if (player) devices.playThrough(player);
+            },
             restarted: announce,
           },
           devices.outgoing,
         );
         media.setSelf(effect.self);
         media.setAllowed(effect.audio, effect.video);
+        sendTracks();
         media.join(effect.peers);
-        if (screen) media.replaceVideo(screen);
         return;
       case 'tile':
         stage.show(effect.participant);
@@ -290,6 +297,19 @@ export function meetingView(options: MeetingOptions): {
     options.hooks?.localState({ audio: state.audio, video: state.video, screen: state.screen });
   }
 
+  /**
+   * Her tracks follow her buttons: a muted microphone or an off camera is disabled and its
+   * sender emptied, so not a byte of it leaves the page (the screen goes out whatever the camera).
+   */
+  function sendTracks(): void {
+    devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
+    devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = state.video));
+    media?.send({
+      audio: state.audio ? (devices.outgoing.getAudioTracks()[0] ?? null) : null,
+      video: screen ?? (state.video ? (devices.outgoing.getVideoTracks()[0] ?? null) : null),
+    });
+  }
+
   const toggleAudio = () => apply(audioToggled(state));
   const toggleVideo = () => apply(videoToggled(state));
 
@@ -297,14 +317,14 @@ export function meetingView(options: MeetingOptions): {
     if (screen) {
       screen.stop();
       screen = null;
-      media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+      sendTracks();
     } else {
       try {
         const display = await navigator.mediaDevices.getDisplayMedia({ video: true });
         screen = display.getVideoTracks()[0] ?? null;
         if (!screen) return;
         screen.addEventListener('ended', () => void (screen && toggleScreen()));
-        media?.replaceVideo(screen);
+        sendTracks();
       } catch {
         announce(said.shareNotStarted);
         return;
@@ -371,16 +391,17 @@ export function meetingView(options: MeetingOptions): {
     if (closed) return;
     closed = true;
     window.clearInterval(speakingTimer);
+    stopFollowingDevices();
     stopShortcuts();
     help.dialog.close();
+    deviceSettings.dialog.close();
     media?.close();
     screen?.stop();
     link.close();
   }
 
-  devices.onChange(() => {
-    if (!screen) media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
-  });
+  // A device or background changed: the new tracks take her state and go to every peer.
+  const stopFollowingDevices = devices.onChange(() => sendTracks());
 
   const element = el(
     'div',
@@ -398,7 +419,7 @@ export function meetingView(options: MeetingOptions): {
     el(
       'div',
       { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
-      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
+      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button, devicesTool.button),
       el(
         'div',
         { class: 'tool-group' },
@@ -410,6 +431,7 @@ export function meetingView(options: MeetingOptions): {
       leaveTool.button,
     ),
     help.dialog,
+    deviceSettings.dialog,
   );
   if (window.matchMedia(panelOpenQuery).matches) panel.open('people');
   // What an embedding page may ask for: the person's own buttons (a disabled one, such as a

@@ -88,6 +88,7 @@ export const de: Words = {
     backgroundChosen: 'Hintergrund: {background}',
     cameraChanged: 'Kamera gewechselt',
     microphoneChanged: 'Mikrofon gewechselt',
+    speakerChanged: 'Lautsprecher gewechselt',
   },
   toolbar: {
     label: 'Konferenzsteuerung',
@@ -102,6 +103,7 @@ export const de: Words = {
     moderation: 'Moderation',
     leave: 'Konferenz verlassen',
     shortcuts: 'Tastenkürzel',
+    devices: 'Geräte',
   },
   help: {
     heading: 'Tastenkürzel',
@@ -116,6 +118,7 @@ export const de: Words = {
     moderation: 'Moderationswerkzeuge zeigen oder ausblenden (Moderation)',
     leave: 'Konferenz verlassen',
     shortcuts: 'Tastenkürzel anzeigen',
+    devices: 'Kamera, Mikrofon, Lautsprecher oder Hintergrund wechseln',
   },
   meeting: {
     mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',

@@ -94,6 +94,7 @@ export const en = {
     backgroundChosen: 'Background: {background}',
     cameraChanged: 'Camera changed',
     microphoneChanged: 'Microphone changed',
+    speakerChanged: 'Speaker changed',
   },
   toolbar: {
     label: 'Meeting controls',
@@ -108,6 +109,7 @@ export const en = {
     moderation: 'Moderation',
     leave: 'Leave meeting',
     shortcuts: 'Keyboard shortcuts',
+    devices: 'Devices',
   },
   help: {
     heading: 'Keyboard shortcuts',
@@ -122,6 +124,7 @@ export const en = {
     moderation: 'Show or hide the moderation tools (moderators)',
     leave: 'Leave the meeting',
     shortcuts: 'Show the keyboard shortcuts',
+    devices: 'Change the camera, microphone, speaker or background',
   },
   meeting: {
     mediaRestarted: 'The media connection restarts.',
