@@ -218,6 +218,8 @@ export class Devices {
   render(): HTMLElement {
     // A device plugged in since the last look is offered too.
     void this.fillSelects().catch(() => {});
+    // A video taken out of the document pauses: moved to this screen, it plays on.
+    void this.preview.play().catch(() => {});
     const backgrounds = el(
       'fieldset',
       {},

@@ -159,7 +159,7 @@ export class LiveHub implements LiveApi {
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
       subgroups: this.rooms.family(state).subgroups,
-      mute_on_start: this.muteOnStart(state.roomId),
+      mute_on_start: this.muteOnStart(state.roomId) || this.deps.rooms.find(state.roomId)?.micsOffOnEntry === true,
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
       media: this.media.backend.kindFor(state.meetingId),
     });
