@@ -1,6 +1,7 @@
 import { announce } from './announce.js';
 import { BackgroundProcessor, type Background } from './background.js';
 import { button, el, field } from './dom.js';
+import type { Outgoing } from './mesh.js';
 import { storedGet, storedSet } from './stored.js';
 import { fill, words } from './words/index.js';
 
@@ -151,6 +152,18 @@ export class Devices {
     return track !== undefined && track.readyState === 'live' && track.enabled;
   }
 
+  /**
+   * Her tracks as her buttons say: a muted microphone or an off camera is disabled and handed
+   * to no sender, so nothing of it is sent; a shared screen goes out whatever the camera.
+   */
+  sending(audio: boolean, video: boolean, screen: MediaStreamTrack | null): Outgoing {
+    const microphone = this.outgoing.getAudioTracks()[0] ?? null;
+    const camera = this.outgoing.getVideoTracks()[0] ?? null;
+    if (microphone) microphone.enabled = audio;
+    if (camera) camera.enabled = video;
+    return { audio: audio ? microphone : null, video: screen ?? (video ? camera : null) };
+  }
+
   /** Level of the microphone, 0 to 1, for speaking detection in the meeting. */
   level(): number {
     return this.meter.value;
@@ -252,7 +265,8 @@ export class Devices {
   }
 
   /** Plays through the chosen speaker, now and after every change (the meeting's tiles). */
-  playThrough(media: HTMLMediaElement): void {
+  playThrough(media: HTMLMediaElement | null): void {
+    if (!media) return;
     this.players.add(media);
     void this.route(media);
   }

@@ -240,10 +240,7 @@ export function meetingView(options: MeetingOptions): {
           effect.media,
           {
             send: (to, data) => send({ type: 'signal', to, data }),
-            onStream: (id, stream) => {
-              const player = stage.attach(id, stream);
-              if (player) devices.playThrough(player);
-            },
+            onStream: (id, stream) => devices.playThrough(stage.attach(id, stream)),
             restarted: announce,
           },
           devices.outgoing,
@@ -297,18 +294,8 @@ export function meetingView(options: MeetingOptions): {
     options.hooks?.localState({ audio: state.audio, video: state.video, screen: state.screen });
   }
 
-  /**
-   * Her tracks follow her buttons: a muted microphone or an off camera is disabled and its
-   * sender emptied, so not a byte of it leaves the page (the screen goes out whatever the camera).
-   */
-  function sendTracks(): void {
-    devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
-    devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = state.video));
-    media?.send({
-      audio: state.audio ? (devices.outgoing.getAudioTracks()[0] ?? null) : null,
-      video: screen ?? (state.video ? (devices.outgoing.getVideoTracks()[0] ?? null) : null),
-    });
-  }
+  /** Her tracks follow her buttons: not a byte of a muted microphone or an off camera leaves the page. */
+  const sendTracks = () => media?.send(devices.sending(state.audio, state.video, screen));
 
   const toggleAudio = () => apply(audioToggled(state));
   const toggleVideo = () => apply(videoToggled(state));
