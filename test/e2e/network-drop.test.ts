@@ -56,7 +56,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     'while waiting: "Reconnecting…", then her place kept, or lost with "Ask again" and what she typed',
     async (t) => {
       const d = await inProcessDaemonFor(t, dataDirFor(t));
-      await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all' });
+      await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all', mics_off_on_entry: false });
       const browser = await openBrowser(t);
       browser.expectConsoleErrors(
         /(ERR_INTERNET_DISCONNECTED|Failed to fetch)/,

@@ -3,13 +3,13 @@
 // SERVICE_MICS_OFF_ON_ENTRY; the welcome tells every arrival of such a room to start muted.
 import t from 'tap';
 import { appFor } from '../../helpers/app.js';
-import { assertError, rooms } from '../../helpers/api.js';
+import { assertError, call, rooms } from '../../helpers/api.js';
 import { connectLive } from '../../helpers/live.js';
-import { moderator } from '../../helpers/waiting.js';
+import { admittedSession, linkToken, moderator } from '../../helpers/waiting.js';
 
 t.test('mics_off_on_entry: defaults, set and patched, refused when not a boolean, told in the welcome', async (t) => {
   const d = await appFor(t, { listen: true });
-  const lesson = await rooms.create(d, { room_id: 'lesson', name: 'Lesson', waiting_room: 'all' });
+  const lesson = await rooms.create(d, { room_id: 'lesson', name: 'Lesson', waiting_room: 'guests' });
   t.equal(lesson.status, 201);
   t.equal(lesson.body.mics_off_on_entry, true, 'a room with a waiting room: on by default');
   const open = await rooms.create(d, { room_id: 'open', name: 'Open room' });
@@ -34,12 +34,29 @@ t.test('mics_off_on_entry: defaults, set and patched, refused when not a boolean
     'mics_off_on_entry',
   );
 
-  const inLesson = await connectLive(d, 'lesson', (await moderator(d, 'lesson', 'Ms Keller')).session);
-  t.teardown(() => inLesson.client.socket.close());
-  t.equal(inLesson.welcome.mute_on_start, true, 'an arrival in the lesson is told to start muted');
-  const inChoir = await connectLive(d, 'choir', (await moderator(d, 'choir', 'Mr Bach')).session);
-  t.teardown(() => inChoir.client.socket.close());
-  t.equal(inChoir.welcome.mute_on_start, false, 'not where the room turned it off');
+  // A participant's link enters the lesson directly (a waiting room for guests only): she is told to start muted.
+  const pupilLink = await linkToken(d, 'lesson', { role: 'participant', name: 'Pia' });
+  const started = await call(d, '/room/lesson/start', {
+    method: 'POST',
+    token: null,
+    json: { name: 'Pia', t: pupilLink },
+  });
+  const pupil = await connectLive(d, 'lesson', admittedSession(started, 'Pia').session);
+  t.teardown(() => pupil.client.socket.close());
+  t.equal(pupil.welcome.mute_on_start, true, 'a pupil arriving in the lesson is told to start muted');
+  // The teacher enters as she was, as a host does in the anchors.
+  const teacher = await connectLive(d, 'lesson', (await moderator(d, 'lesson', 'Ms Keller')).session);
+  t.teardown(() => teacher.client.socket.close());
+  t.equal(teacher.welcome.mute_on_start, false, 'a moderator is not muted by the room setting');
+  const choirLink = await linkToken(d, 'choir', { role: 'participant', name: 'Cleo' });
+  const inChoir = await call(d, '/room/choir/start', {
+    method: 'POST',
+    token: null,
+    json: { name: 'Cleo', t: choirLink },
+  });
+  const singer = await connectLive(d, 'choir', admittedSession(inChoir, 'Cleo').session);
+  t.teardown(() => singer.client.socket.close());
+  t.equal(singer.welcome.mute_on_start, false, 'not where the room turned it off');
 });
 
 t.test('SERVICE_MICS_OFF_ON_ENTRY sets the default of new rooms', async (t) => {
