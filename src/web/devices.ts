@@ -289,7 +289,7 @@ export class Devices {
     announce(
       what === 'background'
         ? fill(said.backgroundChosen, { background: said[value as Background] })
-        : said[`${what as 'camera' | 'microphone' | 'speaker'}Changed`],
+        : said[`${what}Changed`],
     );
   }
 

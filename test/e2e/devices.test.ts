@@ -72,7 +72,7 @@ t.test(
     await check.getByRole('combobox', { name: 'Microphone' }).waitFor();
     await until('the camera preview to play', () =>
       teacher
-        .evaluate(() => (document.querySelector('video.preview') as HTMLVideoElement | null)?.videoWidth ?? 0)
+        .evaluate(() => document.querySelector<HTMLVideoElement>('video.preview')?.videoWidth ?? 0)
         .then((w) => w > 0),
     );
     for (const name of ['Camera', 'Speaker'])
