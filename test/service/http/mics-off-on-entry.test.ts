@@ -9,6 +9,7 @@ import { admittedSession, linkToken, moderator } from '../../helpers/waiting.js'
 
 t.test('mics_off_on_entry: defaults, set and patched, refused when not a boolean, told in the welcome', async (t) => {
   const d = await appFor(t, { listen: true });
+  const live = { url: d.url! };
   const lesson = await rooms.create(d, { room_id: 'lesson', name: 'Lesson', waiting_room: 'guests' });
   t.equal(lesson.status, 201);
   t.equal(lesson.body.mics_off_on_entry, true, 'a room with a waiting room: on by default');
@@ -41,11 +42,11 @@ t.test('mics_off_on_entry: defaults, set and patched, refused when not a boolean
     token: null,
     json: { name: 'Pia', t: pupilLink },
   });
-  const pupil = await connectLive(d, 'lesson', admittedSession(started, 'Pia').session);
+  const pupil = await connectLive(live, 'lesson', admittedSession(started, 'Pia').session);
   t.teardown(() => pupil.client.socket.close());
   t.equal(pupil.welcome.mute_on_start, true, 'a pupil arriving in the lesson is told to start muted');
   // The teacher enters as she was, as a host does in the anchors.
-  const teacher = await connectLive(d, 'lesson', (await moderator(d, 'lesson', 'Ms Keller')).session);
+  const teacher = await connectLive(live, 'lesson', (await moderator(d, 'lesson', 'Ms Keller')).session);
   t.teardown(() => teacher.client.socket.close());
   t.equal(teacher.welcome.mute_on_start, false, 'a moderator is not muted by the room setting');
   const choirLink = await linkToken(d, 'choir', { role: 'participant', name: 'Cleo' });
@@ -54,7 +55,7 @@ t.test('mics_off_on_entry: defaults, set and patched, refused when not a boolean
     token: null,
     json: { name: 'Cleo', t: choirLink },
   });
-  const singer = await connectLive(d, 'choir', admittedSession(inChoir, 'Cleo').session);
+  const singer = await connectLive(live, 'choir', admittedSession(inChoir, 'Cleo').session);
   t.teardown(() => singer.client.socket.close());
   t.equal(singer.welcome.mute_on_start, false, 'not where the room turned it off');
 });
