@@ -63,6 +63,7 @@ export interface Config {
   readonly metricsAllowRemote: boolean;
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
+  readonly micsOffOnEntry: 'waiting_room' | 'on' | 'off';
   readonly meetingEmptyGraceSecs: number;
   readonly waitingClosedWindowSecs: number;
   readonly shutdownGraceSecs: number;
@@ -162,6 +163,11 @@ export const settings = {
     env: 'SERVICE_WAITING_ROOM_MODE', toml: ['service', 'waiting_room_mode'], flag: '--waiting-room-mode',
     fallback: null, parse: p.optionalOneOf('approval', 'until_moderator'),
     description: 'When set (approval or until_moderator), fixes the admission mode of every room',
+  }),
+  micsOffOnEntry: setting({
+    env: 'SERVICE_MICS_OFF_ON_ENTRY', toml: ['service', 'mics_off_on_entry'], flag: '--mics-off-on-entry',
+    fallback: 'waiting_room', parse: p.oneOf('waiting_room', 'on', 'off'),
+    description: 'Microphones off on entry for rooms created without mics_off_on_entry: waiting_room (rooms with a waiting room), on or off',
   }),
   meetingEmptyGraceSecs: setting({
     env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',

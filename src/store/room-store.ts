@@ -13,6 +13,7 @@ interface RoomRow {
   unlisted: number;
   moderator_succession: number;
   ephemeral: number;
+  mics_off_on_entry: number;
   created_at: string;
   updated_at: string;
 }
@@ -30,6 +31,7 @@ function toRoom(row: RoomRow): Room {
     unlisted: row.unlisted === 1,
     moderatorSuccession: row.moderator_succession === 1,
     ephemeral: row.ephemeral === 1,
+    micsOffOnEntry: row.mics_off_on_entry === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -48,6 +50,7 @@ function toRow(room: Room): RoomRow {
     unlisted: room.unlisted ? 1 : 0,
     moderator_succession: room.moderatorSuccession ? 1 : 0,
     ephemeral: room.ephemeral ? 1 : 0,
+    mics_off_on_entry: room.micsOffOnEntry ? 1 : 0,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -65,15 +68,16 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
            waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash,
-           entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, ephemeral = @ephemeral, updated_at = @updated_at
+           entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, ephemeral = @ephemeral,
+           mics_off_on_entry = @mics_off_on_entry, updated_at = @updated_at
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),

@@ -1,6 +1,7 @@
 import { announce } from './announce.js';
 import { BackgroundProcessor, type Background } from './background.js';
 import { button, el, field } from './dom.js';
+import type { Outgoing } from './mesh.js';
 import { storedGet, storedSet } from './stored.js';
 import { fill, words } from './words/index.js';
 
@@ -68,15 +69,28 @@ export class Devices {
   };
   readonly problem = el('p', { class: 'error', role: 'alert', hidden: true });
   private listeners = new Set<() => void>();
+  /** The meeting's media elements, played through the chosen speaker. */
+  private readonly players = new Set<HTMLMediaElement>();
 
-  /** Told whenever `outgoing` changes tracks (device or background switched). */
-  onChange(listener: () => void): void {
-    this.listeners.add(listener);
+  constructor() {
+    const { camera, microphone, speaker } = this.selects;
+    camera.addEventListener('change', () => void this.choose('camera', camera.value));
+    microphone.addEventListener('change', () => void this.choose('microphone', microphone.value));
+    speaker.addEventListener('change', () => void this.choose('speaker', speaker.value));
+    this.meter.setAttribute('aria-label', said.level);
   }
 
-  async start(): Promise<void> {
-    await this.open();
-    await this.fillSelects();
+  /** Told whenever `outgoing` changes tracks (device or background switched); returns the way to stop. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private started: Promise<void> | null = null;
+
+  /** Opens the camera and microphone once (the arrival, the waiting screen and the meeting share them). */
+  start(): Promise<void> {
+    return (this.started ??= this.open().then(() => this.fillSelects()));
   }
 
   private async open(): Promise<void> {
@@ -134,6 +148,24 @@ export class Devices {
       for (const s of samples) sum += s * s;
       this.meter.value = Math.min(1, Math.sqrt(sum / samples.length) * 4);
     }, 100);
+  }
+
+  /** Whether she sends this kind now: a track that is live and not switched off. */
+  live(kind: 'audio' | 'video'): boolean {
+    const track = kind === 'audio' ? this.outgoing.getAudioTracks()[0] : this.outgoing.getVideoTracks()[0];
+    return track !== undefined && track.readyState === 'live' && track.enabled;
+  }
+
+  /**
+   * Her tracks as her buttons say: a muted microphone or an off camera is disabled and handed
+   * to no sender, so nothing of it is sent; a shared screen goes out whatever the camera.
+   */
+  sending(audio: boolean, video: boolean, screen: MediaStreamTrack | null): Outgoing {
+    const microphone = this.outgoing.getAudioTracks()[0] ?? null;
+    const camera = this.outgoing.getVideoTracks()[0] ?? null;
+    if (microphone) microphone.enabled = audio;
+    if (camera) camera.enabled = video;
+    return { audio: audio ? microphone : null, video: screen ?? (video ? camera : null) };
   }
 
   /** Level of the microphone, 0 to 1, for speaking detection in the meeting: heard even while she is muted. */
@@ -195,15 +227,16 @@ export class Devices {
     announce(said.testSoundPlaying);
   }
 
-  /** The "your devices" part of the waiting screen. */
+  /**
+   * The device check: the waiting screen's "your devices", the arrival's (so whoever enters
+   * directly checks them too) and the meeting's devices dialog. The same controls each time,
+   * moved to the screen that shows them.
+   */
   render(): HTMLElement {
-    const { camera, microphone, speaker } = this.selects;
-    camera.addEventListener('change', () => void this.choose('camera', camera.value));
-    microphone.addEventListener('change', () => void this.choose('microphone', microphone.value));
-    speaker.addEventListener('change', () => {
-      this.choices.speaker = speaker.value;
-      this.save();
-    });
+    // A device plugged in since the last look is offered too.
+    void this.fillSelects().catch(() => {});
+    // A video taken out of the document pauses: moved to this screen, it plays on.
+    void this.preview.play().catch(() => {});
     const backgrounds = el(
       'fieldset',
       {},
@@ -219,36 +252,53 @@ export class Devices {
         return el('label', {}, input, ` ${said[value]}`);
       }),
     );
-    this.meter.setAttribute('aria-label', said.level);
     return el(
       'section',
-      { 'aria-labelledby': 'devices-heading' },
+      { 'aria-labelledby': 'devices-heading', class: 'devices' },
       el('h2', { id: 'devices-heading', text: said.heading }),
       this.preview,
       this.rawVideo,
       this.problem,
       el('div', { class: 'field' }, el('span', { text: said.level, 'aria-hidden': 'true' }), this.meter),
-      field(said.camera, camera),
-      field(said.microphone, microphone),
-      field(said.speaker, speaker),
+      field(said.camera, this.selects.camera),
+      field(said.microphone, this.selects.microphone),
+      field(said.speaker, this.selects.speaker),
       button(said.playTestSound, () => void this.playTestSound()),
       backgrounds,
     );
   }
 
+  /** Plays through the chosen speaker, now and after every change (the meeting's tiles). */
+  playThrough(media: HTMLMediaElement | null): void {
+    if (!media) return;
+    this.players.add(media);
+    void this.route(media);
+  }
+
+  private async route(media: HTMLMediaElement): Promise<void> {
+    const sink = media as HTMLMediaElement & { setSinkId?: (id: string) => Promise<void> };
+    if (sink.setSinkId && this.choices.speaker) await sink.setSinkId(this.choices.speaker).catch(() => {});
+  }
+
   private async choose(what: keyof Choices, value: string): Promise<void> {
     (this.choices as unknown as Record<string, string>)[what] = value;
     this.save();
-    if (what === 'background') await this.applyBackground();
+    if (what === 'speaker') {
+      for (const media of this.players) {
+        if (media.isConnected) void this.route(media);
+        else this.players.delete(media);
+      }
+    } else if (what === 'background') await this.applyBackground();
     else await this.open();
     announce(
       what === 'background'
         ? fill(said.backgroundChosen, { background: said[value as Background] })
-        : said[`${what as 'camera' | 'microphone'}Changed`],
+        : said[`${what}Changed`],
     );
   }
 
   stop(): void {
+    this.started = null;
     window.clearInterval(this.meterTimer);
     void this.processor?.stop();
     this.meterTrack?.stop();

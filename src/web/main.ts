@@ -117,16 +117,16 @@ async function main(): Promise<void> {
   }
   if (arrived) return waitFor(arrived.waiting, '', true);
 
-  show(
-    app,
-    arrivalScreen(roomId, needsCode, joinToken, (outcome) => {
-      if (outcome.joined) {
-        void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
-      } else {
-        waitFor(outcome.name, outcome.accessCode, false);
-      }
-    }),
-  );
+  const arrival = arrivalScreen(roomId, needsCode, joinToken, (outcome) => {
+    if (outcome.joined) {
+      void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
+    } else {
+      waitFor(outcome.name, outcome.accessCode, false);
+    }
+  });
+  // The device check beside the arrival: whoever enters directly (a moderator, an open room) has seen hers too.
+  show(app, el('div', { class: 'two-parts' }, arrival, devices.render()));
+  void devices.start();
   focusHeading();
 }
 

@@ -4,6 +4,7 @@ import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
 import { ClassroomView } from './classroom.js';
 import type { Devices } from './devices.js';
+import { devicesDialog } from './devices-dialog.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 import { el } from './dom.js';
 import { rememberIceServers } from './ice.js';
@@ -20,10 +21,10 @@ import { Signals } from './signals.js';
 import { Stage } from './stage.js';
 import {
   anyoneSharing,
-  initialMeeting,
   isModerator as moderatorIn,
   mayAudio as audioAllowed,
   mayVideo as videoAllowed,
+  meetingWith,
   receive,
   shareScreen,
   toggleAudio as audioToggled,
@@ -88,7 +89,8 @@ export function meetingView(options: MeetingOptions): {
   const { roomId, devices } = options;
   const session = options.session;
   /** The meeting as the page knows it (state/meeting.ts); the view below draws it and does its effects. */
-  let state: MeetingState = initialMeeting;
+  // Her devices as her tracks are: a muted pupil moved to a sub-group (a new view) stays muted.
+  let state: MeetingState = meetingWith({ audio: devices.live('audio'), video: devices.live('video') });
   /** Her shared screen's track, while state.screen. */
   let screen: MediaStreamTrack | null = null;
   let closed = false;
@@ -142,6 +144,8 @@ export function meetingView(options: MeetingOptions): {
   const sharable = canShareScreen();
   const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
   share.button.hidden = !sharable;
+  const deviceSettings = devicesDialog(devices);
+  const devicesTool = tool(tools.devices, 'settings', 'G', () => deviceSettings.open(), { 'aria-haspopup': 'dialog' });
   const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
     people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
     chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
@@ -156,6 +160,7 @@ export function meetingView(options: MeetingOptions): {
     { what: words.help.mute, key: 'M', run: () => mic.button.click() },
     { what: words.help.camera, key: 'V', run: () => cam.button.click() },
     ...(sharable ? [{ what: words.help.share, key: 'S', run: () => share.button.click() }] : []),
+    { what: words.help.devices, key: 'G', run: () => devicesTool.button.click() },
     { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
     { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
     { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
@@ -193,15 +198,14 @@ export function meetingView(options: MeetingOptions): {
     const { self, locks, subgroups } = state;
     classroom.draw(state, before);
     if (welcomed || state.audio !== before.audio) {
-      devices.outgoing.getAudioTracks().forEach((t) => (t.enabled = state.audio));
       mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
       mic.button.setAttribute('aria-pressed', String(!state.audio));
     }
     if (welcomed || state.video !== before.video) {
-      devices.outgoing.getVideoTracks().forEach((t) => (t.enabled = state.video));
       cam.set(state.video ? tools.cameraOff : tools.cameraOn, state.video ? 'camera' : 'cameraOff');
       cam.button.setAttribute('aria-pressed', String(!state.video));
     }
+    if (welcomed || state.audio !== before.audio || state.video !== before.video) sendTracks();
     if (state.screen !== before.screen) {
       share.set(state.screen ? tools.stopSharing : tools.share, state.screen ? 'shareOff' : 'share');
       share.button.setAttribute('aria-pressed', String(state.screen));
@@ -254,15 +258,15 @@ export function meetingView(options: MeetingOptions): {
           effect.media,
           {
             send: (to, data) => send({ type: 'signal', to, data }),
-            onStream: (id, stream) => stage.attach(id, stream),
+            onStream: (id, stream) => devices.playThrough(stage.attach(id, stream)),
             restarted: announce,
           },
           devices.outgoing,
         );
         media.setSelf(effect.self);
         media.setAllowed(effect.audio, effect.video);
+        sendTracks();
         media.join(effect.peers);
-        if (screen) media.replaceVideo(screen);
         return;
       case 'tile':
         stage.show(effect.participant);
@@ -314,6 +318,9 @@ export function meetingView(options: MeetingOptions): {
     options.hooks?.localState({ audio: state.audio, video: state.video, screen: state.screen });
   }
 
+  /** Her tracks follow her buttons: not a byte of a muted microphone or an off camera leaves the page. */
+  const sendTracks = () => media?.send(devices.sending(state.audio, state.video, screen));
+
   const toggleAudio = () => apply(audioToggled(state));
   const toggleVideo = () => apply(videoToggled(state));
 
@@ -321,14 +328,14 @@ export function meetingView(options: MeetingOptions): {
     if (screen) {
       screen.stop();
       screen = null;
-      media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
+      sendTracks();
     } else {
       try {
         const display = await navigator.mediaDevices.getDisplayMedia({ video: true });
         screen = display.getVideoTracks()[0] ?? null;
         if (!screen) return;
         screen.addEventListener('ended', () => void (screen && toggleScreen()));
-        media?.replaceVideo(screen);
+        sendTracks();
       } catch {
         announce(said.shareNotStarted);
         return;
@@ -396,17 +403,18 @@ export function meetingView(options: MeetingOptions): {
     closed = true;
     window.clearInterval(speakingTimer);
     signals.close();
+    stopFollowingDevices();
     stopShortcuts();
     help.dialog.close();
+    deviceSettings.dialog.close();
     classroom.close();
     media?.close();
     screen?.stop();
     link.close();
   }
 
-  devices.onChange(() => {
-    if (!screen) media?.replaceVideo(devices.outgoing.getVideoTracks()[0] ?? null);
-  });
+  // A device or background changed: the new tracks take her state and go to every peer.
+  const stopFollowingDevices = devices.onChange(() => sendTracks());
 
   const element = el(
     'div',
@@ -426,7 +434,7 @@ export function meetingView(options: MeetingOptions): {
     el(
       'div',
       { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
-      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button),
+      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button, devicesTool.button),
       classroom.tools,
       el(
         'div',
@@ -439,6 +447,7 @@ export function meetingView(options: MeetingOptions): {
       leaveTool.button,
     ),
     help.dialog,
+    deviceSettings.dialog,
   );
   if (window.matchMedia(panelOpenQuery).matches) panel.open('people');
   // What an embedding page may ask for: the person's own buttons (a disabled one, such as a

@@ -8,6 +8,12 @@ interface Peer {
   ignoreOffer: boolean;
 }
 
+/** The tracks a page sends, each null when it sends none of that kind. */
+export interface Outgoing {
+  readonly audio: MediaStreamTrack | null;
+  readonly video: MediaStreamTrack | null;
+}
+
 export interface MeshOptions {
   readonly send: (to: string, data: SignalData) => void;
   readonly onStream: (participantId: string, stream: MediaStream) => void;
@@ -24,11 +30,15 @@ export class Mesh {
   private sendAudio = true;
   private sendVideo = true;
   private selfId = '';
+  /** What each sender carries now: null while she is muted or her camera is off, so nothing is sent. */
+  private tracks: Outgoing;
 
   constructor(
     private readonly options: MeshOptions,
-    private stream: MediaStream,
-  ) {}
+    private readonly stream: MediaStream,
+  ) {
+    this.tracks = { audio: stream.getAudioTracks()[0] ?? null, video: stream.getVideoTracks()[0] ?? null };
+  }
 
   /** Our own id, known once the server welcomed us: it decides which side of a pair is polite. */
   setSelf(participantId: string): void {
@@ -71,9 +81,9 @@ export class Mesh {
 
   private attach(pc: RTCPeerConnection): void {
     for (const kind of ['audio', 'video'] as const) {
-      const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];
       const allowed = kind === 'audio' ? this.sendAudio : this.sendVideo;
-      if (track && allowed) pc.addTransceiver(track, { direction: 'sendrecv', streams: [this.stream] });
+      // Allowed but muted: a sender without a track, which a later unmute fills without renegotiating.
+      if (allowed) pc.addTransceiver(this.tracks[kind] ?? kind, { direction: 'sendrecv', streams: [this.stream] });
       else pc.addTransceiver(kind, { direction: 'recvonly' });
     }
   }
@@ -106,8 +116,9 @@ export class Mesh {
     for (const transceiver of pc.getTransceivers()) {
       const kind = transceiver.receiver.track.kind;
       const allowed = kind === 'audio' ? this.sendAudio : this.sendVideo;
-      const track = kind === 'audio' ? this.stream.getAudioTracks()[0] : this.stream.getVideoTracks()[0];
-      if (allowed && track) {
+      if (allowed) {
+        // After every renegotiation the sender carries what the page sends now (nothing while muted).
+        const track = this.tracks[kind as 'audio' | 'video'];
         if (transceiver.sender.track !== track) void transceiver.sender.replaceTrack(track);
         // Her stream's id travels with the tracks, so the other page gets her sound and picture as one stream.
         transceiver.sender.setStreams(this.stream);
@@ -127,19 +138,20 @@ export class Mesh {
     for (const { pc } of this.peers.values()) this.applyDirections(pc);
   }
 
-  /** Swaps the outgoing video (camera, background-processed camera or screen) without renegotiating. */
-  replaceVideo(track: MediaStreamTrack | null): void {
+  /**
+   * What the senders carry (the camera, its processed video or the screen; null for nothing:
+   * muted, camera off), swapped without renegotiating.
+   */
+  send(tracks: Outgoing): void {
+    this.tracks = tracks;
     for (const { pc } of this.peers.values()) {
-      const sender = pc
-        .getTransceivers()
-        .find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendrecv')?.sender;
-      if (sender) void sender.replaceTrack(track);
+      for (const transceiver of pc.getTransceivers()) {
+        const kind = transceiver.receiver.track.kind as 'audio' | 'video';
+        const track = tracks[kind];
+        if (transceiver.direction === 'sendrecv' && transceiver.sender.track !== track)
+          void transceiver.sender.replaceTrack(track).catch(() => {});
+      }
     }
-  }
-
-  setStream(stream: MediaStream): void {
-    this.stream = stream;
-    this.replaceVideo(stream.getVideoTracks()[0] ?? null);
   }
 
   /** Every peer connection, for the page's own statistics (signals.ts). */

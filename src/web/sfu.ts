@@ -1,7 +1,7 @@
 import { sfuPeers, type MediaKind, type SignalData } from '../protocol/live.js';
 import { peerConnection } from './ice.js';
 import { words } from './words/index.js';
-import { Mesh, type MeshOptions } from './mesh.js';
+import { Mesh, type MeshOptions, type Outgoing } from './mesh.js';
 
 /** What this file says to the person (to move into the words catalogue). */
 /** How long a publish offer may wait for its answer before it is taken back and made again. */
@@ -48,14 +48,15 @@ export class Sfu {
   private answerTimer = 0;
   private sendAudio = true;
   private sendVideo = true;
-  private outgoingVideo: MediaStreamTrack | null;
+  /** What the publisher's senders carry: null while she is muted or her camera is off. */
+  private tracks: Outgoing;
   private closed = false;
 
   constructor(
     private readonly options: MeshOptions & { readonly restarted?: (text: string) => void },
-    private stream: MediaStream,
+    private readonly stream: MediaStream,
   ) {
-    this.outgoingVideo = stream.getVideoTracks()[0] ?? null;
+    this.tracks = { audio: stream.getAudioTracks()[0] ?? null, video: stream.getVideoTracks()[0] ?? null };
   }
 
   /** The SFU needs no pairing rule: nothing depends on her id. */
@@ -70,10 +71,11 @@ export class Sfu {
     const pc = peerConnection();
     this.publisher = pc;
     for (const kind of ['audio', 'video'] as const) {
-      const track = this.track(kind);
-      const sendEncodings = kind === 'video' && track ? simulcastLayers(track) : undefined;
-      if (track && this.allowed(kind))
-        pc.addTransceiver(track, {
+      // The layers follow the camera, even while it is off (its sender is then empty until she turns it on).
+      const camera = kind === 'video' ? this.stream.getVideoTracks()[0] : undefined;
+      const sendEncodings = camera ? simulcastLayers(camera) : undefined;
+      if (this.allowed(kind))
+        pc.addTransceiver(this.tracks[kind] ?? kind, {
           direction: 'sendonly',
           streams: [this.stream],
           ...(sendEncodings ? { sendEncodings } : {}),
@@ -100,10 +102,6 @@ export class Sfu {
         .then(() => this.offer(pc))
         .catch(() => {});
     }, answerWaitMs);
-  }
-
-  private track(kind: 'audio' | 'video'): MediaStreamTrack | null {
-    return kind === 'audio' ? (this.stream.getAudioTracks()[0] ?? null) : this.outgoingVideo;
   }
 
   private allowed(kind: 'audio' | 'video'): boolean {
@@ -174,8 +172,8 @@ export class Sfu {
     this.sendVideo = video;
     for (const transceiver of this.publisher?.getTransceivers() ?? []) {
       const kind = transceiver.receiver.track.kind as 'audio' | 'video';
-      const track = this.track(kind);
-      if (this.allowed(kind) && track) {
+      const track = this.tracks[kind];
+      if (this.allowed(kind)) {
         if (transceiver.sender.track !== track) void transceiver.sender.replaceTrack(track).catch(() => {});
         transceiver.direction = 'sendonly';
       } else {
@@ -185,18 +183,14 @@ export class Sfu {
     }
   }
 
-  /** Swaps the outgoing video (camera, background-processed camera or screen) without renegotiating. */
-  replaceVideo(track: MediaStreamTrack | null): void {
-    this.outgoingVideo = track;
-    const sender = this.publisher
-      ?.getTransceivers()
-      .find((t) => t.receiver.track.kind === 'video' && t.direction === 'sendonly')?.sender;
-    if (sender) void sender.replaceTrack(track).catch(() => {});
-  }
-
-  setStream(stream: MediaStream): void {
-    this.stream = stream;
-    this.replaceVideo(stream.getVideoTracks()[0] ?? null);
+  /** What the publisher's senders carry (null: nothing of that kind), swapped without renegotiating. */
+  send(tracks: Outgoing): void {
+    this.tracks = tracks;
+    for (const transceiver of this.publisher?.getTransceivers() ?? []) {
+      const track = tracks[transceiver.receiver.track.kind as 'audio' | 'video'];
+      if (transceiver.direction === 'sendonly' && transceiver.sender.track !== track)
+        void transceiver.sender.replaceTrack(track).catch(() => {});
+    }
   }
 
   /** Someone left: the server renegotiates the subscription without her; nothing to close here. */

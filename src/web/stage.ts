@@ -158,12 +158,14 @@ export class Stage {
     return owners;
   }
 
-  attach(id: string, stream: MediaStream): void {
-    const video = this.tiles.get(id)?.querySelector('video');
+  /** Someone's media on her tile; returns the element that plays it. */
+  attach(id: string, stream: MediaStream): HTMLVideoElement | null {
+    const video = this.tiles.get(id)?.querySelector('video') ?? null;
     if (video && video.srcObject !== stream) {
       video.srcObject = stream;
       void video.play().catch(() => {});
     }
+    return video;
   }
 
   private layout(): void {

@@ -36,7 +36,13 @@ t.setTimeout(300_000);
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('the main screens pass axe-core in light and dark, on desktop and phone', async (t) => {
     const d = await inProcessDaemonFor(t, dataDirFor(t));
-    await rooms.create(d, { room_id: 'a11y', name: 'Biology 2C', waiting_room: 'all', access_code: '1357' });
+    await rooms.create(d, {
+      room_id: 'a11y',
+      name: 'Biology 2C',
+      waiting_room: 'all',
+      access_code: '1357',
+      mics_off_on_entry: false,
+    });
     const browser = await openBrowser(t);
     browser.expectConsoleErrors(
       / 403 POST \S+\/room\/a11y\/start$/,

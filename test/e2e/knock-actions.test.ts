@@ -38,7 +38,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         // fake clock and in waiting-closed-window): on two busy cores a guest page's first poll came
         // after the default 6 s and her request was swept before the moderator could act on it.
         const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
-        await rooms.create(d, { room_id: 'clinic', name: 'Clinic', waiting_room: 'all' });
+        await rooms.create(d, { room_id: 'clinic', name: 'Clinic', waiting_room: 'all', mics_off_on_entry: false });
         const browser = await openBrowser(t);
         const { page: mod } = await browser.newPage('moderator');
         await mod.setViewportSize(viewport);

@@ -36,7 +36,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     // Five camera pages on two cores: a waiting page's poll can come late, so the closed window
     // is widened as in the knock-actions test (the window's own rule has its own tests).
     const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
-    await rooms.create(d, { room_id: 'lesson', name: 'Chemistry 4B', waiting_room: 'all' });
+    await rooms.create(d, { room_id: 'lesson', name: 'Chemistry 4B', waiting_room: 'all', mics_off_on_entry: false });
     const browser = await openBrowser(t);
     const { page: mod, context: modContext } = await browser.newPage('moderator');
     mod.setDefaultTimeout(actionTimeoutMs);

@@ -59,7 +59,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     async (t) => {
       // A grace of 15 s instead of the default 60 s, so that the test also sees one run out in time.
       const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '15' });
-      await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all' });
+      await rooms.create(d, { room_id: 'desk', name: 'Help desk', waiting_room: 'all', mics_off_on_entry: false });
       const browser = await openBrowser(t);
       const { page: mod } = await browser.newPage('moderator');
       const link = await call(d, '/api/rooms/desk/links', {

@@ -17,7 +17,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('German from ?lang=de and from a German browser: knock, admit, meet', async (t) => {
     // The waiting guest is what is tested, not the closed-window rule: a slow first poll on two busy cores must not sweep her.
     const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '60' });
-    await rooms.create(d, { room_id: 'klasse', name: 'Klasse 7b', waiting_room: 'all' });
+    await rooms.create(d, { room_id: 'klasse', name: 'Klasse 7b', waiting_room: 'all', mics_off_on_entry: false });
     const browser = await openBrowser(t);
 
     // The moderator: a browser whose language is German, an address without ?lang.

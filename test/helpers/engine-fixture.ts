@@ -73,6 +73,7 @@ export class Fixture {
       unlisted: false,
       moderatorSuccession: false,
       ephemeral: false,
+      micsOffOnEntry: false,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,

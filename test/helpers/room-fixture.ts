@@ -14,6 +14,7 @@ export function waitingRoomFixture(roomId: string): Room {
     unlisted: false,
     moderatorSuccession: false,
     ephemeral: false,
+    micsOffOnEntry: false,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
   };

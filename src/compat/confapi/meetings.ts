@@ -156,7 +156,13 @@ export class CompatMeetings {
   private makeRoom(meeting: CompatMeeting): void {
     const { entry, ...waiting } = roomAccessFor(this.deps.policy, meeting.guestPolicy);
     this.deps.rooms.create(
-      { room_id: meeting.roomId, name: roomName(meeting.name, meeting.meetingId), ...waiting },
+      // Its create call's muteOnStart decides, as in the meeting API.
+      {
+        room_id: meeting.roomId,
+        name: roomName(meeting.name, meeting.meetingId),
+        ...waiting,
+        mics_off_on_entry: false,
+      },
       { entry, unlisted: true },
     );
   }

@@ -79,7 +79,8 @@ export function ensureRoom(
   if (!room) {
     if (arrival.anonymous) arrival.mayCreate();
     rooms.create(
-      { room_id: roomId, name, waiting_room: rules.waitingRoom },
+      // An embedding page decides its own start (its startWithAudioMuted), as in the anchor.
+      { room_id: roomId, name, waiting_room: rules.waitingRoom, mics_off_on_entry: false },
       { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession, ephemeral: arrival.anonymous },
     );
     return;

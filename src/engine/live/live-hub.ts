@@ -182,7 +182,10 @@ export class LiveHub implements LiveApi {
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
       subgroups: this.rooms.family(state).subgroups,
-      mute_on_start: this.muteOnStart(state.roomId),
+      // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
+      mute_on_start:
+        this.muteOnStart(state.roomId) ||
+        (member.role !== 'moderator' && this.deps.rooms.find(state.roomId)?.micsOffOnEntry === true),
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
       media: this.media.backend.kindFor(state.meetingId),
     });

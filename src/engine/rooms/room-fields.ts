@@ -13,6 +13,7 @@ export interface RoomFields {
   readonly waiting_room_mode?: WaitingRoomMode;
   readonly waiting_room_timeout_secs?: number;
   readonly access_code?: string | null;
+  readonly mics_off_on_entry?: boolean;
   /** Create only: makes the room a sub-group of that room. */
   readonly parent_room_id?: string;
 }
@@ -69,6 +70,11 @@ export function checkRoomFields(raw: RoomFields, kind: 'create' | 'update'): Roo
       );
     }
     out.waiting_room_timeout_secs = value;
+  }
+  if (raw.mics_off_on_entry !== undefined) {
+    if (typeof raw.mics_off_on_entry !== 'boolean')
+      throw invalidField('mics_off_on_entry', 'mics_off_on_entry must be true or false');
+    out.mics_off_on_entry = raw.mics_off_on_entry;
   }
   if (raw.parent_room_id !== undefined) {
     if (kind === 'update') throw invalidField('parent_room_id', 'parent_room_id cannot be changed');

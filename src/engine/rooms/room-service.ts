@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
-import type { Room, RoomEntry, RoomStore } from './room.js';
+import type { Room, RoomEntry, RoomStore, WaitingRoomScope } from './room.js';
 import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds, type RoomFields } from './room-fields.js';
 import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
 
@@ -22,6 +22,13 @@ export interface RoomReach {
   readonly ephemeral?: boolean;
 }
 
+/** A new room's "microphones off on entry" when its creator does not say: the instance's rule (a sub-group never waits). */
+function micsOffByDefault(policy: WaitingRoomPolicy, scope: WaitingRoomScope, subgroup: boolean): boolean {
+  const rule = policy.micsOffOnEntry ?? 'waiting_room';
+  if (rule !== 'waiting_room') return rule === 'on';
+  return !subgroup && scope !== 'off' && policy.waitingRoom !== 'off';
+}
+
 export const pageBounds = { fallback: 50, max: 200 } as const;
 
 export class RoomService {
@@ -37,11 +44,12 @@ export class RoomService {
     const fields = checkRoomFields(body, 'create');
     const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();
+    // A sub-group never waits whatever it says, so the instance policy has nothing to refuse there.
+    const waitingRoom = parent ? (fields.waiting_room ?? 'off') : allowedScope(this.policy, fields.waiting_room, null);
     const room: Room = {
       roomId: fields.room_id!,
       name: fields.name!,
-      // A sub-group never waits whatever it says, so the instance policy has nothing to refuse there.
-      waitingRoom: parent ? (fields.waiting_room ?? 'off') : allowedScope(this.policy, fields.waiting_room, null),
+      waitingRoom,
       waitingRoomMode: parent
         ? (fields.waiting_room_mode ?? 'approval')
         : allowedMode(this.policy, fields.waiting_room_mode, null),
@@ -52,6 +60,7 @@ export class RoomService {
       unlisted: reach.unlisted ?? false,
       moderatorSuccession: reach.moderatorSuccession ?? false,
       ephemeral: reach.ephemeral ?? false,
+      micsOffOnEntry: fields.mics_off_on_entry ?? micsOffByDefault(this.policy, waitingRoom, parent !== null),
       createdAt: now,
       updatedAt: now,
     };
@@ -107,6 +116,7 @@ export class RoomService {
       unlisted: reach.unlisted ?? current.unlisted,
       moderatorSuccession: reach.moderatorSuccession ?? current.moderatorSuccession,
       ephemeral: reach.ephemeral ?? current.ephemeral,
+      micsOffOnEntry: fields.mics_off_on_entry ?? current.micsOffOnEntry,
       updatedAt: this.clock.now().toISOString(),
     };
     this.store.update(room);

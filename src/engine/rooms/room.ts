@@ -36,6 +36,8 @@ export interface Room {
    * anonymous arrivals cannot pile up durable rooms. `updatedAt` counts as its last use too.
    */
   readonly ephemeral: boolean;
+  /** Arrivals start with the microphone off (the welcome's `mute_on_start`); they may turn it on. */
+  readonly micsOffOnEntry: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

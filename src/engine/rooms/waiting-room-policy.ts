@@ -5,6 +5,11 @@ import type { WaitingRoomMode, WaitingRoomScope } from './room.js';
 export interface WaitingRoomPolicy {
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: WaitingRoomMode | null;
+  /**
+   * "Microphones off on entry" of a room created without saying: `waiting_room` (on where the
+   * room has a waiting room), `on` or `off`. Absent: `waiting_room`.
+   */
+  readonly micsOffOnEntry?: 'waiting_room' | 'on' | 'off';
 }
 
 /** The scope a room gets when its caller names none (`requested` undefined) or the one it asked for, if allowed. */

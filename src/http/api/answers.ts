@@ -18,6 +18,7 @@ export const RoomAnswer = Type.Object({
   waiting_room_mode: Type.Enum(waitingRoomModes),
   waiting_room_timeout_secs: Type.Integer(),
   access_code_set: Type.Boolean(),
+  mics_off_on_entry: Type.Boolean(),
   parent_room_id: nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),

@@ -9,6 +9,7 @@ export function roomView(room: Room) {
     waiting_room_mode: room.waitingRoomMode,
     waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
     access_code_set: room.accessCodeHash !== null,
+    mics_off_on_entry: room.micsOffOnEntry,
     parent_room_id: room.parentRoomId,
     created_at: room.createdAt,
     updated_at: room.updatedAt,

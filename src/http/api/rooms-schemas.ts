@@ -20,6 +20,7 @@ const fields = {
     }),
   ),
   access_code: Type.String(),
+  mics_off_on_entry: Type.Boolean(refusal({ message: 'mics_off_on_entry must be true or false' })),
   parent_room_id: Type.String(roomIdRefusal('parent_room_id')),
 };
 
@@ -37,6 +38,7 @@ export const CreateRoomBody = Type.Object(
     waiting_room_mode: Type.Optional(fields.waiting_room_mode),
     waiting_room_timeout_secs: Type.Optional(fields.waiting_room_timeout_secs),
     access_code: Type.Optional(fields.access_code),
+    mics_off_on_entry: Type.Optional(fields.mics_off_on_entry),
     parent_room_id: Type.Optional(fields.parent_room_id),
   },
   room,
@@ -52,6 +54,7 @@ export const UpdateRoomBody = Type.Object(
     waiting_room_mode: Type.Optional(fields.waiting_room_mode),
     waiting_room_timeout_secs: Type.Optional(fields.waiting_room_timeout_secs),
     access_code: Type.Optional(Type.Union([fields.access_code, Type.Null()])),
+    mics_off_on_entry: Type.Optional(fields.mics_off_on_entry),
     parent_room_id: Type.Optional(fields.parent_room_id),
   },
   room,

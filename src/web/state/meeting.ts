@@ -116,6 +116,14 @@ export const initialMeeting: MeetingState = {
   welcomes: 0,
 };
 
+/**
+ * A meeting view's first state: her microphone and camera as her tracks are (on, or muted and
+ * off), so a move to a sub-group and back, or a device check before entering, keeps them.
+ */
+export function meetingWith(tracks: { readonly audio: boolean; readonly video: boolean }): MeetingState {
+  return { ...initialMeeting, audio: tracks.audio, video: tracks.video };
+}
+
 export const isModerator = (state: MeetingState): boolean => state.self?.role === 'moderator';
 export const mayAudio = (state: MeetingState): boolean =>
   lockAllowsAudio(state.self?.role ?? 'participant', state.locks);

@@ -89,6 +89,7 @@ export const de: Words = {
     backgroundChosen: 'Hintergrund: {background}',
     cameraChanged: 'Kamera gewechselt',
     microphoneChanged: 'Mikrofon gewechselt',
+    speakerChanged: 'Lautsprecher gewechselt',
   },
   toolbar: {
     label: 'Konferenzsteuerung',
@@ -103,6 +104,7 @@ export const de: Words = {
     moderation: 'Moderation',
     leave: 'Konferenz verlassen',
     shortcuts: 'Tastenkürzel',
+    devices: 'Geräte',
   },
   help: {
     heading: 'Tastenkürzel',
@@ -118,6 +120,7 @@ export const de: Words = {
     leave: 'Konferenz verlassen',
     hand: 'Hand heben oder senken',
     shortcuts: 'Tastenkürzel anzeigen',
+    devices: 'Kamera, Mikrofon, Lautsprecher oder Hintergrund wechseln',
   },
   meeting: {
     mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',

@@ -95,6 +95,7 @@ export const en = {
     backgroundChosen: 'Background: {background}',
     cameraChanged: 'Camera changed',
     microphoneChanged: 'Microphone changed',
+    speakerChanged: 'Speaker changed',
   },
   toolbar: {
     label: 'Meeting controls',
@@ -109,6 +110,7 @@ export const en = {
     moderation: 'Moderation',
     leave: 'Leave meeting',
     shortcuts: 'Keyboard shortcuts',
+    devices: 'Devices',
   },
   help: {
     heading: 'Keyboard shortcuts',
@@ -124,6 +126,7 @@ export const en = {
     leave: 'Leave the meeting',
     hand: 'Raise or lower your hand',
     shortcuts: 'Show the keyboard shortcuts',
+    devices: 'Change the camera, microphone, speaker or background',
   },
   meeting: {
     mediaRestarted: 'The media connection restarts.',

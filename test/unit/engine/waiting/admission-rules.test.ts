@@ -21,6 +21,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   unlisted: false,
   moderatorSuccession: false,
   ephemeral: false,
+  micsOffOnEntry: false,
   createdAt: '',
   updatedAt: '',
   ...fields,
