@@ -63,7 +63,8 @@ export type ServicesConfig = Pick<
   | 'meetingEmptyGraceSecs'
   | 'waitingClosedWindowSecs'
   | 'jitsiOpenRoomIdleSecs'
->;
+> &
+  Partial<Pick<Config, 'moderatorLinkTtlSecs'>>;
 
 export interface ServicesOptions {
   /** Grace periods and limits of the live connection (tests shorten them). */

@@ -94,7 +94,8 @@ export function arrivalScreen(
       wrong.focus();
       return;
     }
-    announce(result.body.status === 'joined' ? words.arrival.joining : words.arrival.mustAsk);
+    // Who must wait hears the waiting screen's "Asking to join…" instead.
+    if (result.body.status === 'joined') announce(words.arrival.joining);
     done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
   }
   return form;

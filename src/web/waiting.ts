@@ -79,6 +79,8 @@ export interface WaitingOptions {
   readonly resumed: boolean;
   /** This tab knocked, but the request is gone (a reopened tab, after the server let the place go). */
   readonly lost?: boolean;
+  /** Ask to join at once: the arrival's one button said so already (no second "Ask to join"). */
+  readonly knockNow?: boolean;
   readonly admitted: (session: string) => void;
 }
 
@@ -140,6 +142,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   let clock: number | null = null;
   let ticker: { stop(): void } | null = null;
   let inFlight = false;
+  /** The devices were let go on a final answer. */
+  let released = false;
 
   /** Draws the status: the card while she waits (the sentence above its details), otherwise the form to ask (again). */
   const draw = () => {
@@ -186,6 +190,11 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
       if (effect.do === 'status') {
         draw();
         announce(stateText[screen.status]);
+        // A refusal or a bar is a final answer: the camera and microphone are let go ("Ask again" takes them back).
+        if (screen.status === 'refused' || screen.status === 'barred') {
+          devices.stop();
+          released = true;
+        }
       } else if (effect.do === 'focus') {
         (effect.on === 'card' ? asking : ask).focus();
       } else if (effect.do === 'error') {
@@ -213,6 +222,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   const knock = async () => {
     error.hidden = true;
+    if (released) void devices.start();
+    released = false;
     screen = knocked(screen, Date.now());
     storedSet(
       'session',
@@ -257,6 +268,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   if (options.resumed || options.lost) {
     apply(openScreen(options.resumed ? 'resumed' : 'lost', screen.knockedAt));
     if (options.resumed) void poll();
+  } else if (options.knockNow) {
+    void knock();
   }
   return el('div', { class: 'two-parts' }, request, devices.render());
 }

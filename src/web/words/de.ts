@@ -9,6 +9,7 @@ export const de: Words = {
     subjectTitle: '{subject} – Konferenz',
     backToStart: 'Zurück zum Anfang',
     askToJoinAgain: 'Erneut um Zutritt bitten',
+    rejoin: 'Wieder teilnehmen',
     unreachable: 'Der Dienst ist nicht erreichbar.',
   },
   arrival: {
@@ -18,7 +19,6 @@ export const de: Words = {
     join: 'Teilnehmen',
     enterName: 'Bitte geben Sie Ihren Namen ein.',
     joining: 'Sie treten der Konferenz bei',
-    mustAsk: 'Sie müssen um Teilnahme bitten',
     joiningAs: 'Sie nehmen teil als {name}',
   },
   errors: {
@@ -118,6 +118,11 @@ export const de: Words = {
     shortcuts: 'Tastenkürzel anzeigen',
   },
   meeting: {
+    copyInvite: 'Einladungslink kopieren',
+    inviteLink: 'Einladungslink',
+    inviteCopied: 'Einladungslink kopiert. Damit kann man um Teilnahme bitten, ohne Moderationsrechte.',
+    inviteShown: 'Der Einladungslink konnte nicht automatisch kopiert werden: Er ist markiert, kopieren Sie ihn mit Strg+C.',
+    inviteFailed: 'Der Einladungslink konnte nicht erstellt werden. Bitte versuchen Sie es erneut.',
     mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',
     stage: 'Konferenz',
     subjectIs: 'Das Thema der Konferenz lautet jetzt: {subject}',
