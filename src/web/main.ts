@@ -69,7 +69,14 @@ async function rejoinWith(name: string): Promise<void> {
 }
 
 /** The waiting screen; `knockNow` asks to join at once (the arrival's one button already said so). */
-function waitFor(name: string, accessCode: string, alreadyWaiting: boolean, lost = false, knockNow = false): void {
+function waitFor(
+  name: string,
+  accessCode: string,
+  alreadyWaiting: boolean,
+  lost = false,
+  knockNow = false,
+  note?: string,
+): void {
   show(
     app,
     waitingScreen({
@@ -81,6 +88,7 @@ function waitFor(name: string, accessCode: string, alreadyWaiting: boolean, lost
       resumed: alreadyWaiting,
       lost,
       knockNow,
+      ...(note === undefined ? {} : { note }),
       admitted: (session) => enterMeeting(roomId, session),
     }),
   );
@@ -159,7 +167,7 @@ async function main(): Promise<void> {
         void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
       } else {
         // One button: the arrival's Join already asks to join where she must wait.
-        waitFor(outcome.name, outcome.accessCode, false, false, true);
+        waitFor(outcome.name, outcome.accessCode, false, false, true, outcome.note);
       }
     }),
   );

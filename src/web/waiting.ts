@@ -81,6 +81,8 @@ export interface WaitingOptions {
   readonly lost?: boolean;
   /** Ask to join at once: the arrival's one button said so already (no second "Ask to join"). */
   readonly knockNow?: boolean;
+  /** The note she wrote on the arrival screen. */
+  readonly note?: string;
   readonly admitted: (session: string) => void;
 }
 
@@ -105,7 +107,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     required: true,
   });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
-  note.value = remembered.note ?? '';
+  note.value = options.note ?? remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
   const error = el('p', { class: 'error', role: 'alert', hidden: true });
   const ask = button(said.ask, () => void knock(), { class: 'primary' });

@@ -13,6 +13,7 @@ export const de: Words = {
     unreachable: 'Der Dienst ist nicht erreichbar.',
   },
   arrival: {
+    noteHint: 'Wird nur gelesen, wenn Sie auf Einlass warten müssen. Bis zu 280 Zeichen.',
     heading: 'An einer Konferenz teilnehmen',
     yourName: 'Ihr Name',
     accessCode: 'Zugangscode',

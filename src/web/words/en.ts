@@ -21,6 +21,7 @@ export const en = {
     unreachable: 'The service cannot be reached.',
   },
   arrival: {
+    noteHint: 'Only read if you have to wait to be let in. Up to 280 characters.',
     heading: 'Join a meeting',
     yourName: 'Your name',
     accessCode: 'Access code',
