@@ -47,7 +47,9 @@ function message(text: string, again = false, rejoinAs: string | null = null): v
     ? button(label, () => location.reload())
     : el('a', { href: withLanguage(location.pathname), text: label });
   const rejoin =
-    rejoinAs !== null && !embed ? button(words.page.rejoin, () => void rejoinWith(rejoinAs), { class: 'primary' }) : null;
+    rejoinAs !== null && !embed
+      ? button(words.page.rejoin, () => void rejoinWith(rejoinAs), { class: 'primary' })
+      : null;
   show(app, el('h1', { text }), el('p', {}, rejoin, rejoin ? ' ' : null, back));
   // Out of the meeting: the title no longer names its room.
   document.title = text;

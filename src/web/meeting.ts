@@ -121,7 +121,12 @@ export function meetingView(options: MeetingOptions): {
     () => panel.open('people'),
   );
   // On top of People for moderators: Copy invite link, then the Waiting section.
-  const moderatorTop = el('div', { class: 'moderator-top' }, inviteControl(roomId, () => session), waiting.section);
+  const moderatorTop = el(
+    'div',
+    { class: 'moderator-top' },
+    inviteControl(roomId, () => session),
+    waiting.section,
+  );
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: moderation.element });
   /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
   let media: Mesh | Sfu | null = null;

@@ -84,7 +84,11 @@ export function checkRoomFields(raw: RoomFields, kind: 'create' | 'update'): Roo
     out.waiting_room_timeout_secs = value;
   }
   if (raw.moderator_link_ttl_secs !== undefined) {
-    out.moderator_link_ttl_secs = integerWithin('moderator_link_ttl_secs', raw.moderator_link_ttl_secs, moderatorLinkTtlBounds);
+    out.moderator_link_ttl_secs = integerWithin(
+      'moderator_link_ttl_secs',
+      raw.moderator_link_ttl_secs,
+      moderatorLinkTtlBounds,
+    );
   }
   if (raw.parent_room_id !== undefined) {
     if (kind === 'update') throw invalidField('parent_room_id', 'parent_room_id cannot be changed');

@@ -105,7 +105,8 @@ export function roomRoutes(
       { schema: { params: RoomParams, querystring: ExistsQuery } },
       async (request, reply) => {
         const room = services.rooms.find(request.params.id);
-        const linkGood = room !== null && request.query.t ? await tokenFor(services, room.roomId, request.query.t) : null;
+        const linkGood =
+          room !== null && request.query.t ? await tokenFor(services, room.roomId, request.query.t) : null;
         const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || linkGood === true);
         if (!shown) return reply.code(404).send({ exists: false });
         // With a link, whether it still lets her in: the page says an expired link at once, before any name step.

@@ -122,7 +122,8 @@ export const de: Words = {
     copyInvite: 'Einladungslink kopieren',
     inviteLink: 'Einladungslink',
     inviteCopied: 'Einladungslink kopiert. Damit kann man um Teilnahme bitten, ohne Moderationsrechte.',
-    inviteShown: 'Der Einladungslink konnte nicht automatisch kopiert werden: Er ist markiert, kopieren Sie ihn mit Strg+C.',
+    inviteShown:
+      'Der Einladungslink konnte nicht automatisch kopiert werden: Er ist markiert, kopieren Sie ihn mit Strg+C.',
     inviteFailed: 'Der Einladungslink konnte nicht erstellt werden. Bitte versuchen Sie es erneut.',
     mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',
     stage: 'Konferenz',

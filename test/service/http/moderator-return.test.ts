@@ -5,7 +5,15 @@ import t from 'tap';
 import { appFor } from '../../helpers/app.js';
 import { assertError, call } from '../../helpers/api.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-import { asSession, Browser, claimsOf, createRoom, knockAndAdmit, linkToken, moderator } from '../../helpers/waiting.js';
+import {
+  asSession,
+  Browser,
+  claimsOf,
+  createRoom,
+  knockAndAdmit,
+  linkToken,
+  moderator,
+} from '../../helpers/waiting.js';
 
 const day = 86_400;
 
@@ -33,7 +41,11 @@ t.test('a moderator link lasts the room setting moderator_link_ttl_secs, 120 day
   for (const bad of [59, 3599, 366 * day, 1.5, '90']) {
     const refused = await call(d, '/api/rooms/term', { method: 'PATCH', json: { moderator_link_ttl_secs: bad } });
     assertError(t, refused, 400, 'invalid_field', 'moderator_link_ttl_secs');
-    t.match(refused.body.error.message, /moderator_link_ttl_secs/, `${JSON.stringify(bad)}: the message names the field`);
+    t.match(
+      refused.body.error.message,
+      /moderator_link_ttl_secs/,
+      `${JSON.stringify(bad)}: the message names the field`,
+    );
   }
   const created = await call(d, '/api/rooms', {
     method: 'POST',
@@ -49,30 +61,43 @@ t.test('the instance default comes from SERVICE_MODERATOR_LINK_TTL_SECS', async 
   t.equal(made.body.expires_in, 30 * day);
 });
 
-t.test('a teacher who left comes back as moderator with her link, even past its expiry, while the lesson goes on', async (t) => {
-  const clock = new FakeClock();
-  const d = await appFor(t, { clock });
-  await createRoom(t, d, { room_id: 'lesson', name: 'Lesson', waiting_room: 'all' });
-  const t0 = await linkToken(d, 'lesson', { role: 'moderator', name: 'Ms Keller', ttl_secs: 3600 });
-  const teacher = new Browser(d, 'lesson');
-  const first = await teacher.start({ name: 'ignored', t: t0 });
-  t.match(first.body, { status: 'joined', role: 'moderator' });
-  const mod = { session: String(first.body.session), participantId: '', name: 'Ms Keller', role: 'moderator', result: first };
-  // A pupil keeps the lesson going while the teacher steps out.
-  await knockAndAdmit(d, 'lesson', mod, 'Pupil Pia');
-  t.equal((await asSession.leave(d, 'lesson', mod.session)).status, 204, 'the teacher leaves');
+t.test(
+  'a teacher who left comes back as moderator with her link, even past its expiry, while the lesson goes on',
+  async (t) => {
+    const clock = new FakeClock();
+    const d = await appFor(t, { clock });
+    await createRoom(t, d, { room_id: 'lesson', name: 'Lesson', waiting_room: 'all' });
+    const t0 = await linkToken(d, 'lesson', { role: 'moderator', name: 'Ms Keller', ttl_secs: 3600 });
+    const teacher = new Browser(d, 'lesson');
+    const first = await teacher.start({ name: 'ignored', t: t0 });
+    t.match(first.body, { status: 'joined', role: 'moderator' });
+    const mod = {
+      session: String(first.body.session),
+      participantId: '',
+      name: 'Ms Keller',
+      role: 'moderator',
+      result: first,
+    };
+    // A pupil keeps the lesson going while the teacher steps out.
+    await knockAndAdmit(d, 'lesson', mod, 'Pupil Pia');
+    t.equal((await asSession.leave(d, 'lesson', mod.session)).status, 204, 'the teacher leaves');
 
-  const exists = await teacher.request('GET', `/exists?t=${t0}`);
-  t.equal(exists.body.link_valid, true, 'exists says her link still lets her in');
+    const exists = await teacher.request('GET', `/exists?t=${t0}`);
+    t.equal(exists.body.link_valid, true, 'exists says her link still lets her in');
 
-  clock.advance(2 * 3600_000);
-  const back = await teacher.start({ name: 'ignored', t: t0 });
-  t.equal(back.status, 200, `her link, expired an hour ago, still lets her in (${back.text.slice(0, 80)})`);
-  t.match(back.body, { status: 'joined', role: 'moderator' }, 'as moderator, never to the waiting room');
-  t.equal(claimsOf(back.body.session).name, 'Ms Keller');
-  const knockBack = await new Browser(d, 'lesson').knock({ name: 'x', t: t0 });
-  t.match(knockBack.body, { status: 'joined', role: 'moderator' }, 'knocking with it enters too: a moderator never waits');
-});
+    clock.advance(2 * 3600_000);
+    const back = await teacher.start({ name: 'ignored', t: t0 });
+    t.equal(back.status, 200, `her link, expired an hour ago, still lets her in (${back.text.slice(0, 80)})`);
+    t.match(back.body, { status: 'joined', role: 'moderator' }, 'as moderator, never to the waiting room');
+    t.equal(claimsOf(back.body.session).name, 'Ms Keller');
+    const knockBack = await new Browser(d, 'lesson').knock({ name: 'x', t: t0 });
+    t.match(
+      knockBack.body,
+      { status: 'joined', role: 'moderator' },
+      'knocking with it enters too: a moderator never waits',
+    );
+  },
+);
 
 t.test('an expired link opens no new meeting, and exists says so before any name is asked', async (t) => {
   const clock = new FakeClock();
@@ -99,10 +124,19 @@ t.test('Copy invite link: a moderator gets a participant link; nobody else gets 
   t.match(claimsOf(token), { room: 'inv', role: 'participant', source: 'link' }, 'a participant link, no name');
   t.notOk('name' in claimsOf(token));
   const guest = new Browser(d, 'inv');
-  t.same((await guest.start({ name: 'Guest Gus', t: token })).body, { status: 'knock' }, 'its holder waits like any guest');
+  t.same(
+    (await guest.start({ name: 'Guest Gus', t: token })).body,
+    { status: 'knock' },
+    'its holder waits like any guest',
+  );
 
   const pupil = await knockAndAdmit(d, 'inv', mod, 'Pupil Pia');
-  assertError(t, await call(d, '/room/inv/invite', { method: 'POST', token: pupil.session.session }), 403, 'not_moderator');
+  assertError(
+    t,
+    await call(d, '/room/inv/invite', { method: 'POST', token: pupil.session.session }),
+    403,
+    'not_moderator',
+  );
   assertError(t, await call(d, '/room/inv/invite', { method: 'POST', token: null }), 401, 'unauthorized');
   assertError(t, await call(d, '/room/inv/invite', { method: 'POST', token: token }), 401, 'unauthorized');
 });
