@@ -65,7 +65,6 @@ export interface Config {
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly meetingEmptyGraceSecs: number;
   readonly waitingClosedWindowSecs: number;
-  readonly moderatorLinkTtlSecs: number;
   readonly shutdownGraceSecs: number;
   readonly iceServers: readonly string[];
   readonly turnSecret: string | null;
@@ -174,11 +173,6 @@ export const settings = {
     // At least two of the page's 2 s polls: one late poll must not close a request.
     fallback: '6', parse: p.integerBetween(4, 3600),
     description: 'A waiting request whose page has not polled for this many seconds (4 to 3600; the page polls every 2 s) counts as a closed window and is removed; raise it for pages that may be paused longer, such as phones that freeze a page in the background (moderators then see a closed window for longer; closing the window normally sends a beacon that removes the request at once)',
-  }),
-  moderatorLinkTtlSecs: setting({
-    env: 'SERVICE_MODERATOR_LINK_TTL_SECS', toml: ['service', 'moderator_link_ttl_secs'], flag: '--moderator-link-ttl-secs',
-    fallback: '10368000', parse: p.integerBetween(3600, 31_536_000),
-    description: "How long a moderator's link (POST /api/rooms/{id}/links) stays good in rooms created without moderator_link_ttl_secs (seconds, 3600 to 31536000; default 120 days, a school term); a link good when the room's meeting began stays good until that meeting ends",
   }),
   shutdownGraceSecs: setting({
     env: 'SERVICE_SHUTDOWN_GRACE_SECS', toml: ['service', 'shutdown_grace_secs'], flag: '--shutdown-grace-secs',

@@ -63,8 +63,7 @@ export type ServicesConfig = Pick<
   | 'meetingEmptyGraceSecs'
   | 'waitingClosedWindowSecs'
   | 'jitsiOpenRoomIdleSecs'
-> &
-  Partial<Pick<Config, 'moderatorLinkTtlSecs'>>;
+>;
 
 export interface ServicesOptions {
   /** Grace periods and limits of the live connection (tests shorten them). */

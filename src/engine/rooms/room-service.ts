@@ -35,8 +35,7 @@ export class RoomService {
   constructor(
     private readonly store: RoomStore,
     private readonly clock: Clock,
-    /** The instance's rules, and the moderator link lifetime new rooms get (SERVICE_MODERATOR_LINK_TTL_SECS). */
-    private readonly policy: WaitingRoomPolicy & { readonly moderatorLinkTtlSecs?: number },
+    private readonly policy: WaitingRoomPolicy,
     /** Told after a room is gone, so live state of its meeting can be dropped. */
     private readonly onDeleted: (roomId: string) => void = () => {},
   ) {}
@@ -54,8 +53,7 @@ export class RoomService {
         ? (fields.waiting_room_mode ?? 'approval')
         : allowedMode(this.policy, fields.waiting_room_mode, null),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
-      moderatorLinkTtlSecs:
-        fields.moderator_link_ttl_secs ?? this.policy.moderatorLinkTtlSecs ?? moderatorLinkTtlBounds.fallback,
+      moderatorLinkTtlSecs: fields.moderator_link_ttl_secs ?? moderatorLinkTtlBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
       parentRoomId: parent?.roomId ?? null,
       entry: reach.entry ?? 'open',

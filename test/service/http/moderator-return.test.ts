@@ -54,13 +54,6 @@ t.test('a moderator link lasts the room setting moderator_link_ttl_secs, 120 day
   t.equal(created.body.moderator_link_ttl_secs, 7200, 'set on create');
 });
 
-t.test('the instance default comes from SERVICE_MODERATOR_LINK_TTL_SECS', async (t) => {
-  const d = await appFor(t, { env: { SERVICE_MODERATOR_LINK_TTL_SECS: String(30 * day) } });
-  await createRoom(t, d, { room_id: 'inst', name: 'Instance' });
-  const made = await call(d, '/api/rooms/inst/links', { method: 'POST', json: { role: 'moderator' } });
-  t.equal(made.body.expires_in, 30 * day);
-});
-
 t.test(
   'a teacher who left comes back as moderator with her link, even past its expiry, while the lesson goes on',
   async (t) => {
