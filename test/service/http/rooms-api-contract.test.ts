@@ -13,6 +13,7 @@ import { Browser, moderator, waitingApi } from '../../helpers/waiting.js';
 const roomKeys = [
   'access_code_set',
   'created_at',
+  'moderator_link_ttl_secs',
   'name',
   'parent_room_id',
   'room_id',
@@ -204,6 +205,7 @@ t.test('GET /api/openapi.json: the rooms API, made from its routes and schemas, 
     Object.keys((create.requestBody!.content['application/json']!.schema as { properties: object }).properties).sort(),
     [
       'access_code',
+      'moderator_link_ttl_secs',
       'name',
       'parent_room_id',
       'room_id',
