@@ -129,14 +129,14 @@ async function main() {
     const arrive = async (name, note = '') => {
       const page = await person();
       await page.getByLabel('Your name').fill(name);
-      await page.getByRole('button', { name: 'Join' }).click();
+      // One button (issue 31): the note on the arrival, and Join asks to join.
       if (note) await page.getByLabel('Note to the moderator (optional)').fill(note);
-      await page.getByRole('button', { name: 'Ask to join' }).waitFor();
+      await page.getByRole('button', { name: 'Join' }).waitFor();
       return page;
     };
     /** @param {import('playwright-core').Page} page */
     const knock = async (page) => {
-      await page.getByRole('button', { name: 'Ask to join' }).click();
+      await page.getByRole('button', { name: 'Join' }).click();
       await page.getByText('Asking to join…').waitFor();
     };
 

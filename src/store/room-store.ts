@@ -7,6 +7,7 @@ interface RoomRow {
   waiting_room: Room['waitingRoom'];
   waiting_room_mode: Room['waitingRoomMode'];
   waiting_room_timeout_secs: number;
+  moderator_link_ttl_secs: number;
   access_code_hash: string | null;
   parent_room_id: string | null;
   entry: Room['entry'];
@@ -25,6 +26,7 @@ function toRoom(row: RoomRow): Room {
     waitingRoom: row.waiting_room,
     waitingRoomMode: row.waiting_room_mode,
     waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
+    moderatorLinkTtlSecs: row.moderator_link_ttl_secs,
     accessCodeHash: row.access_code_hash,
     parentRoomId: row.parent_room_id,
     entry: row.entry,
@@ -44,6 +46,7 @@ function toRow(room: Room): RoomRow {
     waiting_room: room.waitingRoom,
     waiting_room_mode: room.waitingRoomMode,
     waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
+    moderator_link_ttl_secs: room.moderatorLinkTtlSecs,
     access_code_hash: room.accessCodeHash,
     parent_room_id: room.parentRoomId,
     entry: room.entry,
@@ -68,14 +71,15 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, moderator_link_ttl_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @moderator_link_ttl_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
-           waiting_room_timeout_secs = @waiting_room_timeout_secs, access_code_hash = @access_code_hash,
+           waiting_room_timeout_secs = @waiting_room_timeout_secs, moderator_link_ttl_secs = @moderator_link_ttl_secs,
+           access_code_hash = @access_code_hash,
            entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, ephemeral = @ephemeral,
            mics_off_on_entry = @mics_off_on_entry, updated_at = @updated_at
          WHERE room_id = @room_id`,

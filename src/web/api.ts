@@ -85,7 +85,7 @@ const pollsInFlight = new Map<string, Promise<unknown>>();
 export const roomApi = {
   /** A meeting API's room is shown only to its join token (`t`). */
   exists: (roomId: string, joinToken: string | null) =>
-    request<{ exists: boolean; access_code: boolean }>(
+    request<{ exists: boolean; access_code: boolean; link_valid?: boolean }>(
       'GET',
       `${base(roomId)}/exists${joinToken ? `?t=${encodeURIComponent(joinToken)}` : ''}`,
     ),
@@ -141,4 +141,7 @@ export const roomApi = {
   disableWaitingRoom: (roomId: string, session: string) =>
     request<{ admitted: number }>('POST', `${base(roomId)}/waiting-room/disable`, {}, session),
   leave: (roomId: string, session: string) => request<null>('POST', `${base(roomId)}/leave`, undefined, session),
+  /** A moderator's: a participant's link to the room (never a moderator's). */
+  invite: (roomId: string, session: string) =>
+    request<{ url: string }>('POST', `${base(roomId)}/invite`, undefined, session),
 };

@@ -10,6 +10,8 @@ export interface ArrivalOutcome {
   /** What the person typed, for the knock that follows. */
   readonly name: string;
   readonly accessCode: string;
+  /** Her note to the moderator, sent with the knock when she must wait. */
+  readonly note: string;
 }
 
 /**
@@ -42,6 +44,8 @@ export function arrivalScreen(
     required: true,
     maxlength: 64,
   });
+  // One button for everyone: who must wait asks to join with it, so her optional note is written here.
+  const note = el('textarea', { name: 'note', maxlength: 280, rows: 2 });
   const error = el('p', { class: 'error', role: 'alert', id: 'arrival-error', hidden: true });
   const submit = el('button', { type: 'submit', text: words.arrival.join });
   const form = el(
@@ -50,6 +54,7 @@ export function arrivalScreen(
     el('h1', { id: 'arrival-heading', text: words.arrival.heading }),
     nameRow,
     needsCode ? field(words.arrival.accessCode, code) : null,
+    hint.moderator ? null : field(words.waiting.note, note, words.arrival.noteHint),
     error,
     submit,
   );
@@ -94,8 +99,14 @@ export function arrivalScreen(
       wrong.focus();
       return;
     }
-    announce(result.body.status === 'joined' ? words.arrival.joining : words.arrival.mustAsk);
-    done({ joined: result.body.status === 'joined' ? result.body : null, name: typed, accessCode: code.value });
+    // Who must wait hears the waiting screen's "Asking to join…" instead.
+    if (result.body.status === 'joined') announce(words.arrival.joining);
+    done({
+      joined: result.body.status === 'joined' ? result.body : null,
+      name: typed,
+      accessCode: code.value,
+      note: note.value,
+    });
   }
   return form;
 }

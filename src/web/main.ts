@@ -4,8 +4,10 @@ import { arrivalScreen, describe } from './arrival.js';
 import { Devices } from './devices.js';
 import { embedBridge } from './embed-bridge.js';
 import { button, el, show } from './dom.js';
+import { linkHint } from './join-link.js';
 import { meetingView } from './meeting.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
+import { storedGet, storedSet } from './stored.js';
 import { rememberedRequest, waitingScreen } from './waiting.js';
 import { language, withLanguage, words } from './words/index.js';
 
@@ -27,23 +29,79 @@ function focusHeading(): void {
   app.querySelector<HTMLElement>('h1, h2')?.focus();
 }
 
-function message(text: string, again = false): void {
+/**
+ * The join link she came with, kept by this tab (the address drops it on entering): leaving is
+ * not losing it, so "Rejoin" brings her back with the same role (issue 31: a teacher who left
+ * her lesson was put in her own waiting room).
+ */
+const linkKey = (room: string) => `meet.link.${room}`;
+const keptLink = (): string | null => joinToken ?? storedGet('session', linkKey(roomId));
+
+/** A final screen: what happened, the way back, and the camera and microphone released. */
+function message(text: string, again = false, rejoinAs: string | null = null): void {
+  devices.stop();
   // Inside a frame the address keeps the join token and the fragment (see enterMeeting): the
   // way back reloads it, since a link to the bare path could no longer be framed.
   const label = again ? words.page.askToJoinAgain : words.page.backToStart;
   const back = embed
     ? button(label, () => location.reload())
     : el('a', { href: withLanguage(location.pathname), text: label });
-  show(app, el('h1', { text }), el('p', {}, back));
+  const rejoin =
+    rejoinAs !== null && !embed
+      ? button(words.page.rejoin, () => void rejoinWith(rejoinAs), { class: 'primary' })
+      : null;
+  show(app, el('h1', { text }), el('p', {}, rejoin, rejoin ? ' ' : null, back));
   // Out of the meeting: the title no longer names its room.
   document.title = text;
   announce(text);
   focusHeading();
 }
 
+/** Rejoin: the same arrival again, with the kept link and the name she had; a bare arrival starts afresh. */
+async function rejoinWith(name: string): Promise<void> {
+  const link = keptLink();
+  if (!link) return location.assign(withLanguage(location.pathname));
+  const result = await roomApi.start(roomId, { name, t: link });
+  if (!result.ok) return message(describe(result.error.code, { retryAfter: result.error.retryAfter }));
+  if (result.body.status === 'joined') {
+    await devices.start();
+    return enterMeeting(roomId, result.body.session);
+  }
+  waitFor(name, '', false, false, true);
+}
+
+/** The waiting screen; `knockNow` asks to join at once (the arrival's one button already said so). */
+function waitFor(
+  name: string,
+  accessCode: string,
+  alreadyWaiting: boolean,
+  lost = false,
+  knockNow = false,
+  note?: string,
+): void {
+  show(
+    app,
+    waitingScreen({
+      roomId,
+      name,
+      accessCode,
+      joinToken: keptLink(),
+      devices,
+      resumed: alreadyWaiting,
+      lost,
+      knockNow,
+      ...(note === undefined ? {} : { note }),
+      admitted: (session) => enterMeeting(roomId, session),
+    }),
+  );
+  void devices.start();
+  if (!knockNow) focusHeading();
+}
+
 function enterMeeting(room: string, session: string): void {
   closeMeeting?.();
   sessions.set(room, session);
+  if (joinToken) storedSet('session', linkKey(roomId), joinToken);
   // The address names the room she is in, and no longer carries the join token. Not inside
   // an embedding page's frame: there a reload needs the token (it is what lets that page frame
   // this one, frame-ancestors) and the fragment (the parent's origin), and nobody sees the
@@ -61,16 +119,17 @@ function enterMeeting(room: string, session: string): void {
       // Her admission is spent once she hung up or the meeting ended; a lost connection or a
       // restart keeps it, since the page then reloads back into the meeting.
       if (reason !== 'lost') forgetRequest(roomId);
-      // The meeting is over for her: the camera and microphone are let go (their lights go out).
-      if (reason === 'ended') devices.stop();
-      // Removed: her session is spent; the way back is the arrival, where she asks again.
-      message(text, reason === 'removed');
+      // Removed: her session is spent; the way back is the arrival, where she asks again. Hung
+      // up: "Rejoin" comes back as she came, with the name of her session.
+      message(text, reason === 'removed', reason === 'hangup' ? (linkHint(session).name ?? '') : null);
     },
     hooks: embed?.hooks,
   });
   embed?.attach(room, view.actions);
   closeMeeting = view.close;
   show(app, view.element);
+  // The keyboard starts on the toolbar's first control, not lost on the page's body.
+  view.element.querySelector<HTMLElement>('[role="toolbar"] button:not([disabled])')?.focus();
 }
 
 async function main(): Promise<void> {
@@ -87,28 +146,14 @@ async function main(): Promise<void> {
     return enterMeeting(roomId, resumed.body.session);
   }
   if (resumed?.ok && resumed.body.status === 'barred') return message(describe('barred'));
-  const waitFor = (name: string, accessCode: string, alreadyWaiting: boolean, lost = false) => {
-    show(
-      app,
-      waitingScreen({
-        roomId,
-        name,
-        accessCode,
-        joinToken,
-        devices,
-        resumed: alreadyWaiting,
-        lost,
-        admitted: (session) => enterMeeting(roomId, session),
-      }),
-    );
-    void devices.start();
-    focusHeading();
-  };
   if (resumed?.ok && resumed.body.status === 'waiting') return waitFor('', '', true);
   // A reopened tab whose place the server let go meanwhile: "Ask again" with what she typed. Not
   // where a code is needed, since the code is not kept: the arrival asks for it again.
   if (resumed && !resumed.ok && resumed.error.status === 404 && !needsCode && !embed && rememberedRequest(roomId)?.name)
     return waitFor('', '', false, true);
+  // A link that no longer lets her in says so now, before any name step ("Joining as …" would promise too much).
+  if (joinToken && !embed && (exists.ok ? exists.body.link_valid === false : exists.error.status === 404))
+    return message(describe('join_token_invalid'));
   // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
   const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
   if (arrived && 'joined' in arrived) {
@@ -121,7 +166,8 @@ async function main(): Promise<void> {
     if (outcome.joined) {
       void devices.start().then(() => enterMeeting(roomId, outcome.joined!.session));
     } else {
-      waitFor(outcome.name, outcome.accessCode, false);
+      // One button: the arrival's Join already asks to join where she must wait.
+      waitFor(outcome.name, outcome.accessCode, false, false, true, outcome.note);
     }
   });
   // The device check beside the arrival: whoever enters directly (a moderator, an open room) has seen hers too.

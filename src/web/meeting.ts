@@ -12,6 +12,7 @@ import { connectionBanner } from './connection-banner.js';
 import { LiveLink } from './live-link.js';
 import type { Mesh } from './mesh.js';
 import { pageMedia, type Sfu } from './sfu.js';
+import { inviteControl } from './invite.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
@@ -127,6 +128,13 @@ export function meetingView(options: MeetingOptions): {
     () => send({ type: 'waiting_resync' }),
     () => panel.open('people'),
   );
+  // On top of People for moderators: Copy invite link, then the Waiting section.
+  const moderatorTop = el(
+    'div',
+    { class: 'moderator-top' },
+    inviteControl(roomId, () => session),
+    waiting.section,
+  );
   const modTab = el('div', {}, moderation.element, classroom.endSection);
   const panel = new SidePanel({ people: people.element, chat: chat.element, moderation: modTab });
   /** The meeting's media path, chosen by the welcome (mesh or the server's SFU) and made again with each welcome. */
@@ -231,7 +239,7 @@ export function meetingView(options: MeetingOptions): {
     }
     // What only moderators see: the Waiting section on top of People, and the Moderation tab.
     if (welcomed || roleChanged) {
-      people.setWaiting(isModerator() ? waiting.section : null);
+      people.setWaiting(isModerator() ? moderatorTop : null);
       panelTools.moderation.button.hidden = !isModerator();
       panel.setAvailable('moderation', isModerator());
     }

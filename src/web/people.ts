@@ -137,7 +137,9 @@ export class PeopleList {
     this.renameHint.textContent = '';
     this.renameForm.hidden = false;
     this.render();
-    this.renameInput.focus();
+    // In view, wherever the list put it (below the fold on a phone), with the focus in it.
+    this.renameInput.focus({ preventScroll: true });
+    this.renameForm.scrollIntoView({ block: 'nearest' });
   }
 
   /** Asks first (RemoveConfirm); the server decides whether she may. Focus: her button after a cancel, the heading after a removal. */

@@ -82,6 +82,10 @@ export interface WaitingOptions {
   readonly resumed: boolean;
   /** This tab knocked, but the request is gone (a reopened tab, after the server let the place go). */
   readonly lost?: boolean;
+  /** Ask to join at once: the arrival's one button said so already (no second "Ask to join"). */
+  readonly knockNow?: boolean;
+  /** The note she wrote on the arrival screen. */
+  readonly note?: string;
   readonly admitted: (session: string) => void;
 }
 
@@ -106,7 +110,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
     required: true,
   });
   const note = el('textarea', { name: 'note', maxlength: 280, rows: 3 });
-  note.value = remembered.note ?? '';
+  note.value = options.note ?? remembered.note ?? '';
   const state = el('p', { class: 'state', text: stateText.ready });
   const error = el('p', { class: 'error', role: 'alert', hidden: true });
   const ask = button(said.ask, () => void knock(), { class: 'primary' });
@@ -145,6 +149,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   let inFlight = false;
   /** When the server last answered a poll or her knock (a frozen tab hears nothing, and cannot tell). */
   let heardAt = Date.now();
+  /** The devices were let go on a final answer. */
+  let released = false;
 
   /** Draws the status: the card while she waits (the sentence above its details), otherwise the form to ask (again). */
   const draw = () => {
@@ -191,6 +197,11 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
       if (effect.do === 'status') {
         draw();
         announce(stateText[screen.status]);
+        // A refusal or a bar is a final answer: the camera and microphone are let go ("Ask again" takes them back).
+        if (screen.status === 'refused' || screen.status === 'barred') {
+          devices.stop();
+          released = true;
+        }
       } else if (effect.do === 'focus') {
         (effect.on === 'card' ? asking : ask).focus();
       } else if (effect.do === 'error') {
@@ -226,6 +237,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   const knock = async () => {
     error.hidden = true;
+    if (released) void devices.start();
+    released = false;
     screen = knocked(screen, Date.now());
     storedSet(
       'session',
@@ -271,6 +284,8 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   if (options.resumed || options.lost) {
     apply(openScreen(options.resumed ? 'resumed' : 'lost', screen.knockedAt));
     if (options.resumed) void poll();
+  } else if (options.knockNow) {
+    void knock();
   }
   return el('div', { class: 'two-parts' }, request, devices.render());
 }

@@ -55,7 +55,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
           guestArrives(browser, viewport, `${d.url}/room/clinic`, name, note);
         const knock = async (name: string, note = ''): Promise<Page> => {
           const page = await arrive(name, note);
-          await page.getByRole('button', { name: 'Ask to join' }).click();
+          await page.getByRole('button', { name: 'Join' }).click();
           return page;
         };
 
@@ -83,8 +83,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         // A group: "Admit all" and "View"; View opens the list with the focus on the first person.
         // Both pages ready first, then two knocks in quick succession (one grouped notification, Ben first).
         const [ben, cy] = await Promise.all([arrive('Ben'), arrive('Cy')]);
-        await ben.getByRole('button', { name: 'Ask to join' }).click();
-        await cy.getByRole('button', { name: 'Ask to join' }).click();
+        await ben.getByRole('button', { name: 'Join' }).click();
+        await cy.getByRole('button', { name: 'Join' }).click();
         const group = mod.getByRole('status').filter({ hasText: '2 people want to join' });
         await group.waitFor();
         t.ok(
@@ -138,7 +138,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
           "closing the panel puts the focus on the toolbar's People button, not the body",
         );
         const dee = await arrive('Dee');
-        await dee.getByRole('button', { name: 'Ask to join' }).click();
+        await dee.getByRole('button', { name: 'Join' }).click();
         await cy.getByRole('button', { name: 'Ask again' }).click();
         const both = mod.getByRole('status').filter({ hasText: '2 people want to join' });
         await both.waitFor().catch(async (err: Error) => {
@@ -170,8 +170,8 @@ async function guestArrives(
   await page.setViewportSize(viewport);
   await page.goto(url);
   await page.getByLabel('Your name').fill(name);
-  await page.getByRole('button', { name: 'Join' }).click();
+  // One button (issue 31): the note is written on the arrival, and Join asks to join.
   if (note) await page.getByLabel('Note to the moderator (optional)').fill(note);
-  await page.getByRole('button', { name: 'Ask to join' }).waitFor();
+  await page.getByRole('button', { name: 'Join' }).waitFor();
   return page;
 }

@@ -46,9 +46,9 @@ async function knockAs(browser: BrowserSession, url: string, name: string, note:
   await countConnections(opened.context);
   await opened.page.goto(url);
   await opened.page.getByLabel('Your name').fill(name);
-  await opened.page.getByRole('button', { name: 'Join' }).click();
+  // One button (issue 31): the note on the arrival, and Join asks to join.
   await opened.page.getByLabel('Note to the moderator (optional)').fill(note);
-  await opened.page.getByRole('button', { name: 'Ask to join' }).click();
+  await opened.page.getByRole('button', { name: 'Join' }).click();
   await opened.page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor();
   return opened;
 }

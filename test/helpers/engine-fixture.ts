@@ -67,6 +67,7 @@ export class Fixture {
       waitingRoom: 'all',
       waitingRoomMode: 'approval',
       waitingRoomTimeoutSecs: 600,
+      moderatorLinkTtlSecs: 10_368_000,
       accessCodeHash: accessCode ? hashAccessCode(accessCode) : null,
       parentRoomId: null,
       entry: 'open',

@@ -8,6 +8,7 @@ export function waitingRoomFixture(roomId: string): Room {
     waitingRoom: 'all',
     waitingRoomMode: 'approval',
     waitingRoomTimeoutSecs: 600,
+    moderatorLinkTtlSecs: 10_368_000,
     accessCodeHash: null,
     parentRoomId: null,
     entry: 'open',

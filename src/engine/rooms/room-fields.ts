@@ -4,6 +4,8 @@ import { waitingRoomModes, waitingRoomScopes, type WaitingRoomMode, type Waiting
 // '.' and '..' would be swallowed by URL normalisation and could never be addressed again.
 export const roomIdPattern = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,64}$/;
 export const timeoutBounds = { min: 30, max: 3600, fallback: 600 } as const;
+/** A moderator's link: an hour to a year; by default 120 days, a school term (issue 31: a teacher comes back to her lesson). */
+export const moderatorLinkTtlBounds = { min: 3600, max: 365 * 86_400, fallback: 120 * 86_400 } as const;
 
 /** Fields a caller may set on a room; absent ones are undefined, a removed access code is null. */
 export interface RoomFields {
@@ -12,6 +14,7 @@ export interface RoomFields {
   readonly waiting_room?: WaitingRoomScope;
   readonly waiting_room_mode?: WaitingRoomMode;
   readonly waiting_room_timeout_secs?: number;
+  readonly moderator_link_ttl_secs?: number;
   readonly access_code?: string | null;
   readonly mics_off_on_entry?: boolean;
   /** Create only: makes the room a sub-group of that room. */
@@ -22,6 +25,16 @@ function stringWithin(field: string, value: unknown, min: number, max: number): 
   if (typeof value !== 'string') throw invalidField(field, `${field} must be a string`);
   if (value.length < min || value.length > max) {
     throw invalidField(field, `${field} must be ${min} to ${max} characters long (got ${value.length})`);
+  }
+  return value;
+}
+
+function integerWithin(field: string, value: unknown, bounds: { readonly min: number; readonly max: number }): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw invalidField(
+      field,
+      `${field} must be an integer from ${bounds.min} to ${bounds.max} (got ${JSON.stringify(value)})`,
+    );
   }
   return value;
 }
@@ -75,6 +88,13 @@ export function checkRoomFields(raw: RoomFields, kind: 'create' | 'update'): Roo
     if (typeof raw.mics_off_on_entry !== 'boolean')
       throw invalidField('mics_off_on_entry', 'mics_off_on_entry must be true or false');
     out.mics_off_on_entry = raw.mics_off_on_entry;
+  }
+  if (raw.moderator_link_ttl_secs !== undefined) {
+    out.moderator_link_ttl_secs = integerWithin(
+      'moderator_link_ttl_secs',
+      raw.moderator_link_ttl_secs,
+      moderatorLinkTtlBounds,
+    );
   }
   if (raw.parent_room_id !== undefined) {
     if (kind === 'update') throw invalidField('parent_room_id', 'parent_room_id cannot be changed');

@@ -2,7 +2,14 @@ import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
 import type { Room, RoomEntry, RoomStore, WaitingRoomScope } from './room.js';
-import { checkRoomFields, checkRoomId, roomIdPattern, timeoutBounds, type RoomFields } from './room-fields.js';
+import {
+  checkRoomFields,
+  checkRoomId,
+  moderatorLinkTtlBounds,
+  roomIdPattern,
+  timeoutBounds,
+  type RoomFields,
+} from './room-fields.js';
 import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
 
 export interface RoomPage {
@@ -54,6 +61,7 @@ export class RoomService {
         ? (fields.waiting_room_mode ?? 'approval')
         : allowedMode(this.policy, fields.waiting_room_mode, null),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
+      moderatorLinkTtlSecs: fields.moderator_link_ttl_secs ?? moderatorLinkTtlBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
       parentRoomId: parent?.roomId ?? null,
       entry: reach.entry ?? 'open',
@@ -106,6 +114,7 @@ export class RoomService {
         ? (fields.waiting_room_mode ?? current.waitingRoomMode)
         : allowedMode(this.policy, fields.waiting_room_mode, current.waitingRoomMode),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? current.waitingRoomTimeoutSecs,
+      moderatorLinkTtlSecs: fields.moderator_link_ttl_secs ?? current.moderatorLinkTtlSecs,
       accessCodeHash:
         fields.access_code === undefined
           ? current.accessCodeHash

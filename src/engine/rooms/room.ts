@@ -19,6 +19,8 @@ export interface Room {
   readonly waitingRoom: WaitingRoomScope;
   readonly waitingRoomMode: WaitingRoomMode;
   readonly waitingRoomTimeoutSecs: number;
+  /** How long a moderator's link made for this room is good (seconds; a school term by default). */
+  readonly moderatorLinkTtlSecs: number;
   readonly accessCodeHash: string | null;
   /** Set for a sub-group (breakout) room: it is entered from the parent's meeting and never waits. */
   readonly parentRoomId: string | null;

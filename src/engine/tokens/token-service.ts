@@ -96,8 +96,15 @@ export class TokenService {
     return this.sign(tokenTypes.join, { ...claims }, ttlSecs);
   }
 
-  async verifyJoin(token: string): Promise<JoinClaims | null> {
-    const p = await this.verify(token, tokenTypes.join);
+  /**
+   * The claims of a join token for arriving. `openSince`, when the token's room has a meeting
+   * open, is when that meeting began: a link that was good then stays good until the meeting
+   * ends (issue 31: a teacher who leaves comes back in with the link she came with), while an
+   * expired link never opens a new meeting.
+   */
+  async verifyJoin(token: string, openSince: Date | null = null): Promise<JoinClaims | null> {
+    const p = await this.verify(token, tokenTypes.join, openSince ? this.secondsSince(openSince) : 0);
+    if (p && openSince && (typeof p.exp !== 'number' || p.exp * 1000 < openSince.getTime())) return null;
     if (!p || !isString(p.room) || !roles.includes(p.role as string) || !sources.includes(p.source as string))
       return null;
     const embed = embedList(p.embed);
@@ -124,6 +131,11 @@ export class TokenService {
     const p = await this.verify(token, tokenTypes.join, graceSecs);
     const embed = p ? embedList(p.embed) : null;
     return p && isString(p.room) && embed ? { room: p.room, embed } : null;
+  }
+
+  /** Whole seconds from `since` to now (at least 0): how far past its expiry a token may be and still count. */
+  private secondsSince(since: Date): number {
+    return Math.max(0, Math.ceil((this.clock.now().getTime() - since.getTime()) / 1000));
   }
 
   signSession(claims: SessionClaims, ttlSecs: number): Promise<string> {

@@ -17,6 +17,7 @@ export const RoomAnswer = Type.Object({
   waiting_room: Type.Enum(waitingRoomScopes),
   waiting_room_mode: Type.Enum(waitingRoomModes),
   waiting_room_timeout_secs: Type.Integer(),
+  moderator_link_ttl_secs: Type.Integer(),
   access_code_set: Type.Boolean(),
   mics_off_on_entry: Type.Boolean(),
   parent_room_id: nullable(Type.String()),

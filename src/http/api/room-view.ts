@@ -8,6 +8,7 @@ export function roomView(room: Room) {
     waiting_room: room.waitingRoom,
     waiting_room_mode: room.waitingRoomMode,
     waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
+    moderator_link_ttl_secs: room.moderatorLinkTtlSecs,
     access_code_set: room.accessCodeHash !== null,
     mics_off_on_entry: room.micsOffOnEntry,
     parent_room_id: room.parentRoomId,

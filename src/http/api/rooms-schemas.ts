@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { waitingRoomModes, waitingRoomScopes } from '../../engine/rooms/room.js';
-import { timeoutBounds } from '../../engine/rooms/room-fields.js';
+import { moderatorLinkTtlBounds, timeoutBounds } from '../../engine/rooms/room-fields.js';
 import { pageBounds } from '../../engine/rooms/room-service.js';
 import { refusal } from '../validation.js';
 
@@ -17,6 +17,11 @@ const fields = {
   waiting_room_timeout_secs: Type.Integer(
     refusal({
       message: `waiting_room_timeout_secs must be an integer from ${timeoutBounds.min} to ${timeoutBounds.max}`,
+    }),
+  ),
+  moderator_link_ttl_secs: Type.Integer(
+    refusal({
+      message: `moderator_link_ttl_secs must be an integer from ${moderatorLinkTtlBounds.min} to ${moderatorLinkTtlBounds.max}`,
     }),
   ),
   access_code: Type.String(),
@@ -37,6 +42,7 @@ export const CreateRoomBody = Type.Object(
     waiting_room: Type.Optional(fields.waiting_room),
     waiting_room_mode: Type.Optional(fields.waiting_room_mode),
     waiting_room_timeout_secs: Type.Optional(fields.waiting_room_timeout_secs),
+    moderator_link_ttl_secs: Type.Optional(fields.moderator_link_ttl_secs),
     access_code: Type.Optional(fields.access_code),
     mics_off_on_entry: Type.Optional(fields.mics_off_on_entry),
     parent_room_id: Type.Optional(fields.parent_room_id),
@@ -53,6 +59,7 @@ export const UpdateRoomBody = Type.Object(
     waiting_room: Type.Optional(fields.waiting_room),
     waiting_room_mode: Type.Optional(fields.waiting_room_mode),
     waiting_room_timeout_secs: Type.Optional(fields.waiting_room_timeout_secs),
+    moderator_link_ttl_secs: Type.Optional(fields.moderator_link_ttl_secs),
     access_code: Type.Optional(Type.Union([fields.access_code, Type.Null()])),
     mics_off_on_entry: Type.Optional(fields.mics_off_on_entry),
     parent_room_id: Type.Optional(fields.parent_room_id),

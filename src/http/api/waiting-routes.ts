@@ -59,7 +59,9 @@ export function waitingApiRoutes(services: EngineServices) {
       },
       async (request, reply) => {
         const room = services.rooms.get(request.params.id);
-        const { role, ttl_secs: ttlSecs = linkTtl.fallback } = request.body;
+        // A moderator's link lasts the room's moderator_link_ttl_secs (a school term by default) unless asked otherwise.
+        const { role, ttl_secs: ttlSecs = role === 'moderator' ? room.moderatorLinkTtlSecs : linkTtl.fallback } =
+          request.body;
         // The same rule as a typed name, so a link can never carry a name its room would refuse.
         const name = request.body.name === undefined ? undefined : checkName(request.body.name);
         // A link made through the API is an integration's: under scope "guests" it enters directly.

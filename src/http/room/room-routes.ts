@@ -5,7 +5,7 @@ import type { JoinClaims, SessionClaims } from '../../engine/tokens/token-servic
 import type { Arrival } from '../../engine/waiting/admission.js';
 import type { EntryResult } from '../../engine/waiting/waiting-room-types.js';
 import { noteEvent } from '../../platform/access-log.js';
-import { invalidField } from '../../engine/errors.js';
+import { EngineError, invalidField } from '../../engine/errors.js';
 import { clientKey, clientNetwork } from '../../platform/client-key.js';
 import { HttpError } from '../errors.js';
 import { absentBodyIsEmpty, RoomParams } from '../schemas.js';
@@ -27,17 +27,26 @@ async function claimsOf(
   t: string | null | undefined,
 ): Promise<JoinClaims | null> {
   if (t === undefined || t === null || t === '') return null;
-  const claims = await services.tokens.verifyJoin(t);
+  const claims = await verifiedLink(services, roomId, t);
   if (!claims || claims.room !== roomId)
     throw new HttpError('join_token_invalid', 'the join link is not valid for this room or has expired', 't');
   return claims;
 }
 
+/** A join token's claims: good while unexpired, or for the whole meeting open in its room if it was good when that began. */
+function verifiedLink(services: EngineServices, roomId: string, t: string): Promise<JoinClaims | null> {
+  const open = services.meetings.current(roomId);
+  return services.tokens.verifyJoin(t, open ? new Date(open.startedAt) : null);
+}
+
 /** Whether `t` is a valid join token for this room (a wrong or absent one is simply no). */
 async function tokenFor(services: EngineServices, roomId: string, t: string | undefined): Promise<boolean> {
-  const claims = t ? await services.tokens.verifyJoin(t) : null;
+  const claims = t ? await verifiedLink(services, roomId, t) : null;
   return claims?.room === roomId;
 }
+
+/** A participant's link made from inside the meeting (Copy invite link): as good as the room's bare address, never a moderator's. */
+const inviteTtlSecs = 24 * 3600;
 
 async function arrival(services: EngineServices, request: FastifyRequest<WithBody<ArrivalBody>>): Promise<Arrival> {
   const body = request.body;
@@ -96,12 +105,16 @@ export function roomRoutes(
       { schema: { params: RoomParams, querystring: ExistsQuery } },
       async (request, reply) => {
         const room = services.rooms.find(request.params.id);
-        const shown =
-          room !== null &&
-          room.entry !== 'closed' &&
-          (!room.unlisted || (await tokenFor(services, room.roomId, request.query.t)));
+        const linkGood =
+          room !== null && request.query.t ? await tokenFor(services, room.roomId, request.query.t) : null;
+        const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || linkGood === true);
         if (!shown) return reply.code(404).send({ exists: false });
-        return { exists: true, access_code: room.accessCodeHash !== null };
+        // With a link, whether it still lets her in: the page says an expired link at once, before any name step.
+        return {
+          exists: true,
+          access_code: room.accessCodeHash !== null,
+          ...(linkGood === null ? {} : { link_valid: linkGood }),
+        };
       },
     );
 
@@ -183,6 +196,19 @@ export function roomRoutes(
         kind: 'participant',
         participantId: session.participant,
       });
+    });
+
+    // Copy invite link: a moderator's, and it carries only a participant's rights (and no name).
+    app.post<WithId>('/room/:id/invite', withId, async (request) => {
+      const session = await requireSession(services, request, request.params.id);
+      // Her role now (an open room's successor became one after her session was signed).
+      if (services.meetings.participant(session.participant)?.role !== 'moderator')
+        throw new EngineError('not_moderator', 'only a moderator of this meeting may copy its invite link');
+      const token = await services.tokens.signJoin(
+        { room: request.params.id, role: 'participant', source: 'link' },
+        inviteTtlSecs,
+      );
+      return { url: `/room/${encodeURIComponent(request.params.id)}?t=${token}` };
     });
 
     app.post<WithId>('/room/:id/leave', withId, async (request, reply) => {

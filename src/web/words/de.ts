@@ -9,16 +9,17 @@ export const de: Words = {
     subjectTitle: '{subject} – Konferenz',
     backToStart: 'Zurück zum Anfang',
     askToJoinAgain: 'Erneut um Zutritt bitten',
+    rejoin: 'Wieder teilnehmen',
     unreachable: 'Der Dienst ist nicht erreichbar.',
   },
   arrival: {
+    noteHint: 'Wird nur gelesen, wenn Sie auf Einlass warten müssen. Bis zu 280 Zeichen.',
     heading: 'An einer Konferenz teilnehmen',
     yourName: 'Ihr Name',
     accessCode: 'Zugangscode',
     join: 'Teilnehmen',
     enterName: 'Bitte geben Sie Ihren Namen ein.',
     joining: 'Sie treten der Konferenz bei',
-    mustAsk: 'Sie müssen um Teilnahme bitten',
     joiningAs: 'Sie nehmen teil als {name}',
   },
   errors: {
@@ -123,6 +124,12 @@ export const de: Words = {
     devices: 'Kamera, Mikrofon, Lautsprecher oder Hintergrund wechseln',
   },
   meeting: {
+    copyInvite: 'Einladungslink kopieren',
+    inviteLink: 'Einladungslink',
+    inviteCopied: 'Einladungslink kopiert. Damit kann man um Teilnahme bitten, ohne Moderationsrechte.',
+    inviteShown:
+      'Der Einladungslink konnte nicht automatisch kopiert werden: Er ist markiert, kopieren Sie ihn mit Strg+C.',
+    inviteFailed: 'Der Einladungslink konnte nicht erstellt werden. Bitte versuchen Sie es erneut.',
     mediaRestarted: 'Die Medienverbindung wird neu aufgebaut.',
     stage: 'Konferenz',
     subjectIs: 'Das Thema der Konferenz lautet jetzt: {subject}',

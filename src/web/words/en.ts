@@ -16,16 +16,18 @@ export const en = {
     backToStart: 'Back to the start',
     /** The way back after a moderator removed her: the arrival, where she asks again. */
     askToJoinAgain: 'Ask to join again',
+    /** After she left: back into the same meeting with the same link (and role). */
+    rejoin: 'Rejoin',
     unreachable: 'The service cannot be reached.',
   },
   arrival: {
+    noteHint: 'Only read if you have to wait to be let in. Up to 280 characters.',
     heading: 'Join a meeting',
     yourName: 'Your name',
     accessCode: 'Access code',
     join: 'Join',
     enterName: 'Please enter your name.',
     joining: 'Joining the meeting',
-    mustAsk: 'You need to ask to join',
     joiningAs: 'Joining as {name}',
   },
   /** A refusal the page maps from the server's stable code (HTTP API). */
@@ -129,6 +131,11 @@ export const en = {
     devices: 'Change the camera, microphone, speaker or background',
   },
   meeting: {
+    copyInvite: 'Copy invite link',
+    inviteLink: 'Invite link',
+    inviteCopied: 'Invite link copied. It lets people ask to join, without moderator rights.',
+    inviteShown: 'The invite link could not be copied automatically: it is selected, copy it with Ctrl+C.',
+    inviteFailed: 'The invite link could not be made. Please try again.',
     mediaRestarted: 'The media connection restarts.',
     stage: 'Meeting',
     subjectIs: "The meeting's subject is now: {subject}",

@@ -95,3 +95,32 @@ t.test('framing outlives a join token by the grace it is given, and admits nobod
     .sign(randomBytes(32));
   t.equal(await tokens.framingOf(forged, 3600), null, 'another key');
 });
+
+// Issue 31 point 2: a teacher who leaves comes back in with the link she came with, for the meeting's life.
+t.test(
+  'a join token good when the meeting began stays good until it ends, and opens no new meeting once expired',
+  async (t) => {
+    const clock = fakeClock();
+    const tokens = new TokenService(key, clock);
+    const claims = { room: 'r1', role: 'moderator' as const, source: 'integration' as const };
+    const link = await tokens.signJoin(claims, 3600);
+    const meetingBegan = new Date(clock.now().getTime() + 600_000);
+    clock.advance(600_000);
+    t.same(await tokens.verifyJoin(link, meetingBegan), claims, 'unexpired: good with or without a meeting');
+    clock.advance(7 * 24 * 3600_000);
+    t.equal(await tokens.verifyJoin(link), null, 'expired, no meeting open: refused');
+    t.same(
+      await tokens.verifyJoin(link, meetingBegan),
+      claims,
+      'expired during the open meeting: still good, same role',
+    );
+    const later = new Date(clock.now().getTime() - 60_000);
+    t.equal(
+      await tokens.verifyJoin(link, later),
+      null,
+      'a meeting that began after the link expired does not revive it',
+    );
+    const other = new TokenService(randomBytes(32), clock);
+    t.equal(await other.verifyJoin(link, meetingBegan), null, 'the meeting rule never passes another key');
+  },
+);

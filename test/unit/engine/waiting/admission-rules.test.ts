@@ -15,6 +15,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   waitingRoom: 'all',
   waitingRoomMode: 'approval',
   waitingRoomTimeoutSecs: 600,
+  moderatorLinkTtlSecs: 10_368_000,
   accessCodeHash: null,
   parentRoomId: null,
   entry: 'open',
