@@ -4,7 +4,7 @@ import type { Words } from './en.js';
 export const de: Words = {
   page: {
     title: 'An einer Konferenz teilnehmen',
-    loading: 'Wird geladen …',
+    loading: 'Wird geladen …',
     meeting: 'Konferenz',
     subjectTitle: '{subject} – Konferenz',
     backToStart: 'Zurück zum Anfang',
@@ -19,7 +19,7 @@ export const de: Words = {
     enterName: 'Bitte geben Sie Ihren Namen ein.',
     joining: 'Sie treten der Konferenz bei',
     mustAsk: 'Sie müssen um Teilnahme bitten',
-    joiningAs: 'Sie nehmen teil als {name}',
+    joiningAs: 'Sie nehmen als {name} teil',
   },
   errors: {
     access_code_invalid: 'Der Zugangscode ist nicht richtig.',
@@ -50,14 +50,14 @@ export const de: Words = {
   waiting: {
     heading: 'Ihre Bitte um Teilnahme',
     ready: 'Fügen Sie bei Bedarf eine Nachricht hinzu und bitten Sie dann um Teilnahme.',
-    reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
+    reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
     lost: 'Sie haben Ihren Platz verloren. Name und Nachricht bleiben erhalten: Sie können erneut bitten.',
     waiting: 'Bitte warten Sie, bis die Moderation Sie hereinlässt.',
     admitted: 'Sie wurden hereingelassen.',
     refused: 'Ihre Bitte wurde abgelehnt. Sie können erneut bitten.',
     barred: 'Sie können an dieser Konferenz nicht teilnehmen.',
     expired: 'Niemand hat rechtzeitig auf Ihre Bitte geantwortet. Sie können erneut bitten.',
-    asking: 'Sie bitten um Teilnahme …',
+    asking: 'Sie bitten um Teilnahme …',
     waited: 'Wartezeit',
     noteSent: 'Ihre Nachricht',
     leave: 'Verlassen',
@@ -147,7 +147,7 @@ export const de: Words = {
     youLeft: 'Sie haben die Konferenz verlassen.',
     removedYou: 'Die Moderation hat Sie aus der Konferenz entfernt.',
     removed: '{name} wurde aus der Konferenz entfernt',
-    reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
+    reconnecting: 'Verbindung unterbrochen. Verbindung wird wiederhergestellt …',
     reconnected: 'Wieder verbunden.',
   },
   liveErrors: {
@@ -170,8 +170,8 @@ export const de: Words = {
     admitAll: 'Alle zulassen',
     allAdmitted: 'Alle Wartenden wurden hereingelassen',
     switch: 'Warteraum für später Ankommende',
-    switchOn: 'An: später Ankommende warten',
-    switchOff: 'Aus: später Ankommende treten direkt ein',
+    switchOn: 'Ein: Später Ankommende warten',
+    switchOff: 'Aus: Später Ankommende treten direkt ein',
     turnedOn: 'Warteraum an: Wer ab jetzt ankommt, wartet auf Zulassung',
     turnedOff: 'Warteraum aus: Wer ab jetzt ankommt, tritt direkt ein',
     failed: 'Das hat nicht funktioniert. Bitte versuchen Sie es erneut.',
@@ -202,7 +202,7 @@ export const de: Words = {
   },
   people: {
     heading: 'Teilnehmende',
-    moderator: 'Moderation',
+    moderator: 'Moderator/in',
     changeName: 'Ihren Namen ändern',
     yourName: 'Ihr Name',
     saveName: 'Namen speichern',
