@@ -172,7 +172,11 @@ export const ServerMessage = Type.Union([
   /** Go to another room of the same meeting family (sub-group or back to the parent). */
   message('move', { room_id: Type.String() }),
   /** The sub-groups changed (created, named, or their timer set, cancelled or run out): to the whole family. */
-  message('subgroups', { subgroups: Type.Array(Type.String()), groups: Type.Array(SubgroupInfo), ends_at: groupsEndAt }),
+  message('subgroups', {
+    subgroups: Type.Array(Type.String()),
+    groups: Type.Array(SubgroupInfo),
+    ends_at: groupsEndAt,
+  }),
   /** A moderator's message to all groups: to every page of the family, the main room too. Plain text. */
   message('group_message', { text: Type.String(), from: Type.String() }),
   message('ended', {}),

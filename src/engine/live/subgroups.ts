@@ -158,7 +158,9 @@ export class Subgroups {
     if (!this.settingsAllowed(member)) return;
     const { root, subgroups } = this.rooms.family(state);
     if (minutes !== null && (minutes < 1 || minutes > timerMaxMinutes)) {
-      member.outbox.send(liveError('invalid_field', `minutes must be an integer from 1 to ${timerMaxMinutes}, or null`));
+      member.outbox.send(
+        liveError('invalid_field', `minutes must be an integer from 1 to ${timerMaxMinutes}, or null`),
+      );
       return;
     }
     if (subgroups.length === 0 && minutes !== null) {
@@ -177,7 +179,11 @@ export class Subgroups {
       member.outbox.send(liveError('invalid_field', `text must be 1 to ${groupMessageMax} characters`));
       return;
     }
-    this.rooms.broadcastFamily(this.rooms.family(state).root, { type: 'group_message', text: trimmed, from: member.name });
+    this.rooms.broadcastFamily(this.rooms.family(state).root, {
+      type: 'group_message',
+      text: trimmed,
+      from: member.name,
+    });
   }
 
   /** Everyone in the family's sub-groups is told to come back; who does not within the away grace has left. */

@@ -164,21 +164,28 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   t.equal(cemThere.conn.of('move').length, 0, 'a cancelled timer brings nobody back');
 });
 
-t.test('a message to all groups reaches every page of the family, as text; moderators only, rate-limited', async (t) => {
-  const f = new LiveFixture();
-  const m = f.connect(f.enter('Ms Keller', 'r1', true));
-  m.send({ type: 'create_subgroups', count: 2 });
-  const main = f.connect(f.enter('Ann'));
-  const g1 = f.connect(f.enter('Ben', 'r1-g1'));
-  const g2 = f.connect(f.enter('Cem', 'r1-g2'));
-  m.send({ type: 'group_message', text: '  Two minutes left <b>!</b> ' });
-  for (const c of [m, main, g1, g2])
-    t.same(c.conn.last('group_message'), { type: 'group_message', text: 'Two minutes left <b>!</b>', from: 'Ms Keller' });
-  g1.send({ type: 'group_message', text: 'hi' });
-  t.equal(g1.conn.last('error')?.code, 'not_moderator');
-  m.send({ type: 'group_message', text: '   ' });
-  t.equal(m.conn.last('error')?.code, 'invalid_field');
-  for (let i = 0; i < 12; i++) m.send({ type: 'group_message', text: `n${i}` });
-  t.equal(m.conn.last('error')?.code, 'rate_limited', 'a flood is cut');
-  t.ok(g2.conn.of('group_message').length <= 10, 'and never reaches the groups');
-});
+t.test(
+  'a message to all groups reaches every page of the family, as text; moderators only, rate-limited',
+  async (t) => {
+    const f = new LiveFixture();
+    const m = f.connect(f.enter('Ms Keller', 'r1', true));
+    m.send({ type: 'create_subgroups', count: 2 });
+    const main = f.connect(f.enter('Ann'));
+    const g1 = f.connect(f.enter('Ben', 'r1-g1'));
+    const g2 = f.connect(f.enter('Cem', 'r1-g2'));
+    m.send({ type: 'group_message', text: '  Two minutes left <b>!</b> ' });
+    for (const c of [m, main, g1, g2])
+      t.same(c.conn.last('group_message'), {
+        type: 'group_message',
+        text: 'Two minutes left <b>!</b>',
+        from: 'Ms Keller',
+      });
+    g1.send({ type: 'group_message', text: 'hi' });
+    t.equal(g1.conn.last('error')?.code, 'not_moderator');
+    m.send({ type: 'group_message', text: '   ' });
+    t.equal(m.conn.last('error')?.code, 'invalid_field');
+    for (let i = 0; i < 12; i++) m.send({ type: 'group_message', text: `n${i}` });
+    t.equal(m.conn.last('error')?.code, 'rate_limited', 'a flood is cut');
+    t.ok(g2.conn.of('group_message').length <= 10, 'and never reaches the groups');
+  },
+);
