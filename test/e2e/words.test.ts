@@ -175,6 +175,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       .first()
       .waitFor();
     await browser.checkAccessibility(mod, 'the sub-groups tools in German');
+    await browser.screenshot(mod, 'i31-group-tools-desktop-de');
     t.same(await untranslated(mod), [], 'the moderation tab: nothing in English');
     await mod.getByRole('radio', { name: 'Zufällig' }).check();
     await mod.getByRole('button', { name: 'Alle verteilen' }).click();
@@ -189,6 +190,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await browser.checkAccessibility(guest, 'a group page with the timer and a message, in German');
     t.same(await untranslated(guest), [], 'the group page: nothing in English');
     await browser.screenshot(guest, 'i31-group-desktop-de');
+    await guest.setViewportSize({ width: 390, height: 844 });
+    await browser.screenshot(guest, 'i31-group-phone-de');
+    await guest.setViewportSize({ width: 1280, height: 800 });
     await guest.getByRole('button', { name: 'Nachricht ausblenden' }).click();
     t.equal(
       await guest.getByText('Nachricht von Frau Weber: Noch <i>fünf</i> Minuten', { exact: true }).count(),
