@@ -136,6 +136,8 @@ export function openServices(
     waiting,
     rooms,
     subgroupsOf: (roomId) => roomStore.children(roomId),
+    subgroupTimers: liveStore,
+    random: Math.random,
     chat: new ChatLog(liveStore, clock),
     locks: new MeetingLocks(liveStore, clock),
     stats,

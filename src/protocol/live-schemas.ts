@@ -102,6 +102,15 @@ export const Reaction = Type.Enum([...reactions]);
 /** A raised hand: whose, and when she raised it (ISO time, the server's clock). */
 export const RaisedHand = record({ participant_id: Type.String(), raised_at: Type.String() });
 
+/**
+ * A sub-group as the pages show it: `name` is the name a moderator chose ('' for none: the page
+ * says "Group <number>" in its own language). Plain text: render it as text.
+ */
+export const SubgroupInfo = record({ room_id: Type.String(), number: Type.Integer(), name: Type.String() });
+
+/** When the sub-groups' timer brings everyone back (ISO 8601), or null when no timer runs. */
+const groupsEndAt = Type.Union([Type.String(), Type.Null()]);
+
 const errorCodes = Object.keys(liveErrorCodes) as LiveErrorCode[];
 
 // ---- server → client -------------------------------------------------------------------
@@ -116,6 +125,9 @@ export const ServerMessage = Type.Union([
     locks: Locks,
     chat: Type.Array(ChatMessage),
     subgroups: Type.Array(Type.String()),
+    /** The family's sub-groups with their names (same order as `subgroups`). */
+    groups: Type.Array(SubgroupInfo),
+    groups_end_at: groupsEndAt,
     /** The meeting asks arrivals to start with the microphone off (they may turn it on). */
     mute_on_start: Type.Optional(Type.Boolean()),
     /** The meeting's title a moderator set; '' for none. Plain text: render it as text. */
@@ -172,7 +184,14 @@ export const ServerMessage = Type.Union([
   message('signal', { from: Type.String(), data: SignalData }),
   /** Go to another room of the same meeting family (sub-group or back to the parent). */
   message('move', { room_id: Type.String() }),
-  message('subgroups', { subgroups: Type.Array(Type.String()) }),
+  /** The sub-groups changed (created, named, or their timer set, cancelled or run out): to the whole family. */
+  message('subgroups', {
+    subgroups: Type.Array(Type.String()),
+    groups: Type.Array(SubgroupInfo),
+    ends_at: groupsEndAt,
+  }),
+  /** A moderator's message to all groups: to every page of the family, the main room too. Plain text. */
+  message('group_message', { text: Type.String(), from: Type.String() }),
   message('ended', {}),
   /**
    * A moderator removed `participant_id` from the meeting (`by`: her participant_id; null for the
@@ -231,8 +250,21 @@ export const ClientMessage = Type.Union([
   message('waiting_room', { enabled: Type.Boolean() }),
   /** Moderators only. */
   message('lock', { locks: Locks }),
-  message('create_subgroups', { count: Type.Integer() }),
+  /** Sub-groups 1..count; `names` (optional) names them in order, 1-64 characters each, one line. */
+  message('create_subgroups', {
+    count: Type.Integer(),
+    names: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+  }),
   message('move', { participant_id: Type.String(), room_id: Type.String() }),
+  /** Moderators only: move these people of this room into the sub-groups at once, evenly (in order) or at random. */
+  message('assign_subgroups', {
+    participant_ids: Type.Array(participantId, { minItems: 1, maxItems: 500 }),
+    mode: Type.Union([Type.Literal('even'), Type.Literal('random')]),
+  }),
+  /** Moderators only: everyone comes back to the main room after `minutes` (1-240); null cancels the timer. */
+  message('subgroup_timer', { minutes: Type.Union([Type.Integer(), Type.Null()]) }),
+  /** Moderators only: a message shown on every page of the family (1-500 characters). */
+  message('group_message', { text: Type.String() }),
   message('bring_back', {}),
   /** Moderators only: take someone else out of the meeting (her session is spent; she may knock again). */
   message('remove', { participant_id: participantId }),

@@ -34,6 +34,7 @@ export type Role = Wire<Static<typeof wire.Role>>;
 export type ParticipantView = Wire<Static<typeof wire.ParticipantView>>;
 export type Locks = Wire<Static<typeof wire.Locks>>;
 export type ChatMessage = Wire<Static<typeof wire.ChatMessage>>;
+export type SubgroupInfo = Wire<Static<typeof wire.SubgroupInfo>>;
 export type WaitingItem = Wire<Static<typeof wire.WaitingItem>>;
 export type MediaKind = Wire<Static<typeof wire.MediaKind>>;
 export type IceServer = Wire<Static<typeof wire.IceServer>>;

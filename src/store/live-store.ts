@@ -1,5 +1,6 @@
 import type { ChatEntry, ChatStore } from '../engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../engine/live/meeting-locks.js';
+import type { SubgroupTimerRow, SubgroupTimerStore } from '../engine/live/subgroup-timer.js';
 import type { StatsRecord, StatsStore, WebcamInterval } from '../engine/stats/meeting-stats.js';
 import type { Db } from './database.js';
 
@@ -64,8 +65,8 @@ const statsRow = (r: StatsRecord): StatsRow => ({
   chat_messages: r.chatMessages,
 });
 
-/** Chat, lock settings and statistics of the live connection (migration 004). */
-export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
+/** Chat, lock settings and statistics of the live connection (migration 004), and the sub-groups' timers (012). */
+export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, SubgroupTimerStore {
   private readonly statements;
 
   constructor(private readonly db: Db) {
@@ -105,6 +106,14 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
       closeWebcam: db.prepare<[string, string]>(
         'UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL',
       ),
+      subgroupTimers: db.prepare<[], { room_id: string; ends_at: string }>(
+        'SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id',
+      ),
+      saveSubgroupTimer: db.prepare<[string, string]>(
+        `INSERT INTO subgroup_timers (room_id, ends_at) VALUES (?, ?)
+         ON CONFLICT (room_id) DO UPDATE SET ends_at = excluded.ends_at`,
+      ),
+      dropSubgroupTimer: db.prepare<[string]>('DELETE FROM subgroup_timers WHERE room_id = ?'),
       webcamsOf: db.prepare<[string], WebcamRow>(
         'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
       ),
@@ -163,6 +172,15 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore {
 
   closeWebcam(participantId: string, endedAt: string): void {
     this.statements.closeWebcam.run(endedAt, participantId);
+  }
+
+  subgroupTimers(): SubgroupTimerRow[] {
+    return this.statements.subgroupTimers.all().map((row) => ({ roomId: row.room_id, endsAt: row.ends_at }));
+  }
+
+  saveSubgroupTimer(roomId: string, endsAt: string | null): void {
+    if (endsAt === null) this.statements.dropSubgroupTimer.run(roomId);
+    else this.statements.saveSubgroupTimer.run(roomId, endsAt);
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {

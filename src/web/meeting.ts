@@ -13,6 +13,7 @@ import { LiveLink } from './live-link.js';
 import type { Mesh } from './mesh.js';
 import { pageMedia, type Sfu } from './sfu.js';
 import { inviteControl } from './invite.js';
+import { clockTime, groupLabel, GroupsBar } from './groups.js';
 import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
@@ -22,6 +23,8 @@ import { Signals } from './signals.js';
 import { Stage } from './stage.js';
 import {
   anyoneSharing,
+  groupOf,
+  hideGroupMessage,
   isModerator as moderatorIn,
   mayAudio as audioAllowed,
   mayVideo as videoAllowed,
@@ -72,6 +75,10 @@ function sentence(s: Said): string {
       return fill(said[s.key], { before: s.before, name: s.name });
     case 'subjectIs':
       return fill(said.subjectIs, { subject: s.subject });
+    case 'groupsEndAt':
+      return fill(said.groupsEndAt, { time: clockTime(s.endsAt) });
+    case 'groupMessage':
+      return fill(said.groupMessage, { name: s.name, text: s.text });
     case 'liveError':
       return words.liveErrors[s.code];
     default:
@@ -110,13 +117,18 @@ export function meetingView(options: MeetingOptions): {
 
   const stage = new Stage(() => state.self?.participant_id, devices.outgoing, send);
   const chat = new ChatBox((text) => send({ type: 'chat', text }));
-  const moderation = new ModerationTools(send);
+  const moderation = new ModerationTools(send, roomId);
   const classroom = new ClassroomView(send, stage, () => state);
+  const groupsBar = new GroupsBar(
+    roomId,
+    () => state.self && send({ type: 'move', participant_id: state.self.participant_id, room_id: options.homeRoomId }),
+    () => apply(hideGroupMessage(state)),
+  );
   const people = new PeopleList({
     participants: () => state.participants,
     self: () => state.self,
     isModerator,
-    subgroups: () => state.subgroups,
+    groups: () => state.groups,
     send,
     controlsFor: (p) => classroom.controlsFor(p),
     above: classroom.handsSection,
@@ -203,7 +215,7 @@ export function meetingView(options: MeetingOptions): {
 
   /** Draws what changed between two states (all of it on a welcome). */
   function draw(before: MeetingState, welcomed: boolean): void {
-    const { self, locks, subgroups } = state;
+    const { self, locks, groups } = state;
     classroom.draw(state, before);
     if (welcomed || state.audio !== before.audio) {
       mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
@@ -218,12 +230,12 @@ export function meetingView(options: MeetingOptions): {
       share.set(state.screen ? tools.stopSharing : tools.share, state.screen ? 'shareOff' : 'share');
       share.button.setAttribute('aria-pressed', String(state.screen));
     }
-    if (welcomed || state.subject !== before.subject || state.roomName !== before.roomName) {
-      // The room's name, or the subject a moderator set (an embedding app's meeting title). Text, never markup.
-      title.textContent = state.subject || state.roomName || words.page.meeting;
-      document.title = state.subject
-        ? fill(words.page.subjectTitle, { subject: state.subject })
-        : state.roomName || words.page.meeting;
+    if (welcomed || state.subject !== before.subject || groups !== before.groups) {
+      // The room's (or group's) name, or the subject a moderator set (an embedding app's meeting title). Text, never markup.
+      const group = groupOf(state, roomId);
+      const name = (group && groupLabel(group)) || state.roomName || words.page.meeting;
+      title.textContent = state.subject || name;
+      document.title = state.subject ? fill(words.page.subjectTitle, { subject: state.subject }) : name;
       moderation.subject(state.subject);
     }
     const roleChanged = self?.role !== before.self?.role;
@@ -243,14 +255,11 @@ export function meetingView(options: MeetingOptions): {
       panelTools.moderation.button.hidden = !isModerator();
       panel.setAvailable('moderation', isModerator());
     }
-    if (welcomed || roleChanged || locks !== before.locks || subgroups !== before.subgroups)
-      moderation.render(isModerator(), locks, subgroups);
-    if (
-      welcomed ||
-      state.participants !== before.participants ||
-      self !== before.self ||
-      subgroups !== before.subgroups
-    ) {
+    const groupsChanged = groups !== before.groups || state.groupsEndAt !== before.groupsEndAt;
+    if (welcomed || roleChanged || groupsChanged || state.groupMessage !== before.groupMessage) groupsBar.render(state);
+    const whole = welcomed || roleChanged || locks !== before.locks;
+    if (whole || groupsChanged || state.participants !== before.participants) moderation.render(state, whole);
+    if (welcomed || state.participants !== before.participants || self !== before.self || groups !== before.groups) {
       people.render();
       waiting.setSharing(anyoneSharing(state));
     }
@@ -431,6 +440,7 @@ export function meetingView(options: MeetingOptions): {
       'section',
       { class: 'stage', 'aria-label': said.stage },
       el('header', { class: 'stage-head' }, title, signals.quality, lockNotice, classroom.mutedNote),
+      groupsBar.element,
       connection.element,
       waiting.notification,
       stage.element,

@@ -1,7 +1,9 @@
-import type { ClientMessage, Locks } from '../protocol/live.js';
-import { button, el, field } from './dom.js';
+import type { ClientMessage } from '../protocol/live.js';
+import { el, field } from './dom.js';
+import { GroupTools } from './groups.js';
 import { locksForm } from './moderator.js';
-import { fill, words } from './words/index.js';
+import { isModerator, type MeetingState } from './state/meeting.js';
+import { words } from './words/index.js';
 
 const said = words.moderation;
 
@@ -19,7 +21,13 @@ export class ModerationTools {
     el('button', { type: 'submit', text: said.setSubject }),
   );
 
-  constructor(private readonly send: (message: ClientMessage) => void) {
+  private readonly groups: GroupTools;
+
+  constructor(
+    private readonly send: (message: ClientMessage) => void,
+    roomId: string,
+  ) {
+    this.groups = new GroupTools(send, roomId);
     this.subjectForm.addEventListener('submit', (event) => {
       event.preventDefault();
       send({ type: 'subject', subject: this.subjectInput.value.trim().slice(0, subjectMax) });
@@ -31,12 +39,14 @@ export class ModerationTools {
     if (document.activeElement !== this.subjectInput) this.subjectInput.value = next;
   }
 
-  render(moderator: boolean, locks: Locks, subgroups: readonly string[]): void {
-    if (!moderator) {
+  /** The whole tab again when her role or the locks change; otherwise only the sub-groups' lists. */
+  render(state: MeetingState, whole: boolean): void {
+    if (!isModerator(state)) {
       this.element.replaceChildren();
       return;
     }
-    const count = el('input', { type: 'number', min: 1, max: 20, value: 2 });
+    this.groups.render(state);
+    if (!whole) return;
     this.element.replaceChildren(
       el(
         'section',
@@ -44,16 +54,8 @@ export class ModerationTools {
         el('h2', { id: 'subject-heading', text: said.subject }),
         this.subjectForm,
       ),
-      locksForm(locks, (next) => this.send({ type: 'lock', locks: next })),
-      el(
-        'section',
-        { 'aria-labelledby': 'groups-heading' },
-        el('h2', { id: 'groups-heading', text: said.subgroups }),
-        field(said.count, count),
-        button(said.create, () => this.send({ type: 'create_subgroups', count: Number(count.value) })),
-        subgroups.length ? el('p', { text: fill(said.list, { names: subgroups.join(', ') }) }) : null,
-        subgroups.length ? button(said.bringBack, () => this.send({ type: 'bring_back' })) : null,
-      ),
+      locksForm(state.locks, (next) => this.send({ type: 'lock', locks: next })),
+      this.groups.element,
     );
   }
 }

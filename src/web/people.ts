@@ -1,5 +1,6 @@
-import type { ClientMessage, ParticipantView } from '../protocol/live.js';
+import type { ClientMessage, ParticipantView, SubgroupInfo } from '../protocol/live.js';
 import { badge, button, el, field } from './dom.js';
+import { groupLabel } from './groups.js';
 import { nameAdvice } from './name-advice.js';
 import { RemoveConfirm } from './removal.js';
 import { fill, words } from './words/index.js';
@@ -13,7 +14,7 @@ export interface PeopleState {
   readonly participants: () => ReadonlyMap<string, ParticipantView>;
   readonly self: () => ParticipantView | null;
   readonly isModerator: () => boolean;
-  readonly subgroups: () => readonly string[];
+  readonly groups: () => readonly SubgroupInfo[];
   readonly send: (message: ClientMessage) => void;
   /** A moderator's further controls beside someone else (Mute <name>). */
   readonly controlsFor?: (p: ParticipantView) => (Node | string)[];
@@ -88,8 +89,7 @@ export class PeopleList {
           }),
         );
       }
-      if (isModerator() && p.participant_id !== me && this.state.subgroups().length > 0)
-        item.append(this.moveControl(p));
+      if (isModerator() && p.participant_id !== me && this.state.groups().length > 0) item.append(this.moveControl(p));
       if (isModerator() && p.participant_id !== me)
         item.append(...(this.state.controlsFor?.(p) ?? []), ' ', this.removeButton(p));
       return item;
@@ -163,14 +163,14 @@ export class PeopleList {
   }
 
   private moveControl(p: ParticipantView): HTMLElement {
-    const subgroups = this.state.subgroups();
+    const groups = this.state.groups();
     const select = el(
       'select',
       { 'aria-label': fill(said.subgroupFor, { name: p.name }) },
-      ...subgroups.map((g) => el('option', { value: g, text: g })),
+      ...groups.map((g) => el('option', { value: g.room_id, text: groupLabel(g) })),
     );
     const chosen = this.moveChoices.get(p.participant_id);
-    if (chosen !== undefined && subgroups.includes(chosen)) select.value = chosen;
+    if (chosen !== undefined && groups.some((g) => g.room_id === chosen)) select.value = chosen;
     select.addEventListener('change', () => this.moveChoices.set(p.participant_id, select.value));
     const move = () => {
       this.moveChoices.delete(p.participant_id);

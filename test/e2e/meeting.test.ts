@@ -240,7 +240,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await mod.getByRole('button', { name: 'Moderation' }).click();
     await mod.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
     await mod.getByRole('button', { name: 'Create sub-groups' }).click();
-    await mod.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
+    // Named in the page's words, never by id (issue 31 point 14).
+    await mod.getByRole('list', { name: 'The sub-groups' }).getByText('Group 2', { exact: true }).waitFor();
     await mod.getByRole('tab', { name: 'People' }).click();
     const choice = mod.getByRole('combobox', { name: 'Sub-group for Ann' });
     await choice.selectOption('lesson-g1');

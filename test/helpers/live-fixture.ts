@@ -2,6 +2,7 @@ import type { ChatEntry, ChatStore } from '../../src/engine/live/chat-log.js';
 import { ChatLog } from '../../src/engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
 import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
+import type { SubgroupTimerRow, SubgroupTimerStore } from '../../src/engine/live/subgroup-timer.js';
 import { EngineError } from '../../src/engine/errors.js';
 import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
@@ -24,9 +25,10 @@ import type { MediaBackendFactory } from '../../src/engine/live/media-port.js';
 import { FakeScheduler } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
-/** Chat, locks and statistics in plain arrays and maps, copied in and out like a database, with its unit of work. */
-export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, UnitOfWork {
+/** Chat, locks, statistics and sub-group timers in plain arrays and maps, copied in and out like a database, with its unit of work. */
+export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, UnitOfWork {
   readonly chat: ChatEntry[] = [];
+  readonly timers = new Map<string, string>();
   readonly locks = new Map<string, LockSettings>();
   readonly stats = new Map<string, StatsRecord>();
   readonly webcams: (WebcamInterval & { meetingId: string })[] = [];
@@ -89,6 +91,16 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, UnitOf
     }
   }
 
+  subgroupTimers(): SubgroupTimerRow[] {
+    return [...this.timers].map(([roomId, endsAt]) => ({ roomId, endsAt }));
+  }
+
+  saveSubgroupTimer(roomId: string, endsAt: string | null): void {
+    this.writes++;
+    if (endsAt === null) this.timers.delete(roomId);
+    else this.timers.set(roomId, endsAt);
+  }
+
   webcamsOf(meetingId: string): WebcamInterval[] {
     return this.webcams
       .filter((w) => w.meetingId === meetingId)
@@ -138,6 +150,8 @@ export interface LiveFixtureOptions extends FixtureOptions {
   readonly ice?: IceCredentials;
   /** When the statistics' group commit runs (the daemon's: setImmediate); none: one transaction per change. */
   readonly statsDefer?: Defer;
+  /** The draw of "assign at random" (default Math.random). */
+  readonly random?: () => number;
 }
 
 /**
@@ -184,7 +198,16 @@ export class LiveFixture {
             parentRoomId: fields.parent_room_id ?? null,
           });
         },
+        update: (roomId, body) => {
+          const room = store.rooms.get(roomId);
+          if (!room) throw new EngineError('room_not_found', `no room ${roomId}`);
+          const next = { ...room, name: body.name ?? room.name };
+          store.rooms.set(roomId, next);
+          return next;
+        },
       },
+      subgroupTimers: this.liveStore,
+      random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
       chat: new ChatLog(this.liveStore, engine.clock),
       locks: new MeetingLocks(this.liveStore, engine.clock),

@@ -29,6 +29,7 @@ import type { Allowance } from './rate-windows.js';
 import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
 import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
+import type { SubgroupTimerStore } from './subgroup-timer.js';
 import { Subgroups } from './subgroups.js';
 import { WaitingPush } from './waiting-push.js';
 
@@ -45,9 +46,13 @@ export interface LiveHubDeps {
     | 'enableWaitingRoom'
     | 'disableWaitingRoom'
   >;
-  readonly rooms: Pick<RoomService, 'find' | 'create'>;
+  readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
+  /** The sub-groups' timers (durable: a restart still brings everyone back on time). */
+  readonly subgroupTimers: SubgroupTimerStore;
+  /** A number in [0, 1): the draw of "assign at random". */
+  readonly random: () => number;
   readonly chat: ChatLog;
   readonly locks: MeetingLocks;
   readonly stats: MeetingStats;
@@ -123,7 +128,12 @@ export class LiveHub implements LiveApi {
       closing: () => this.closedHub,
     });
     this.chat = new LiveChat(rooms, { ...deps, chatLimit: options.chatLimit });
-    this.subgroups = new Subgroups(rooms, this.presence, { rooms: deps.rooms, maxSubgroups: options.maxSubgroups });
+    this.subgroups = new Subgroups(rooms, this.presence, {
+      ...deps,
+      timers: deps.subgroupTimers,
+      maxSubgroups: options.maxSubgroups,
+      settingsLimit: options.settingsLimit,
+    });
     this.ice = new IceRenewal(deps);
     this.classroom = new Classroom(rooms, { ...deps, ...options });
     this.waiting = new WaitingPush(rooms, {
@@ -173,6 +183,7 @@ export class LiveHub implements LiveApi {
     const member = this.rooms.add(state, participant, outbox);
     this.deps.stats.joined(state.meetingId, pid);
 
+    const groups = this.subgroups.info(this.rooms.family(state).root);
     outbox.send({
       type: 'welcome',
       self: viewOf(member),
@@ -181,7 +192,9 @@ export class LiveHub implements LiveApi {
       participants: [...state.members.values()].map(toldViewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
-      subgroups: this.rooms.family(state).subgroups,
+      subgroups: groups.groups.map((g) => g.room_id),
+      groups: groups.groups,
+      groups_end_at: groups.endsAt,
       // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
       mute_on_start:
         this.muteOnStart(state.roomId) ||
@@ -197,6 +210,7 @@ export class LiveHub implements LiveApi {
     }
     this.media.backend.connected(peerOf(state, member));
     this.ice.connected(state, member);
+    this.subgroups.connected(state, member);
 
     return {
       participantId: pid,
@@ -262,6 +276,7 @@ export class LiveHub implements LiveApi {
     this.closedHub = true;
     for (const off of this.unsubscribe) off();
     this.presence.close();
+    this.subgroups.close();
     this.ice.close();
     this.media.flush.close();
     for (const { state, member } of this.rooms.connected.values()) {
@@ -362,7 +377,13 @@ export class LiveHub implements LiveApi {
       case 'lock':
         return this.media.applyLocks(state, locksFromWire(message.locks));
       case 'create_subgroups':
-        return this.subgroups.create(state, member, message.count);
+        return this.subgroups.create(state, member, message.count, message.names);
+      case 'assign_subgroups':
+        return this.subgroups.assign(state, member, message.participant_ids, message.mode);
+      case 'subgroup_timer':
+        return this.subgroups.setTimer(state, member, message.minutes);
+      case 'group_message':
+        return this.subgroups.message(state, member, message.text);
       case 'move':
         return this.subgroups.move(state, member, message.participant_id, message.room_id);
       case 'bring_back':

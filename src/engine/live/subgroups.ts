@@ -1,33 +1,86 @@
+import type { ServerMessage } from '../../protocol/live.js';
+import type { EngineLog } from '../listeners.js';
+import type { Clock, Scheduler } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { RoomService } from '../rooms/room-service.js';
 import { liveError, refusal } from './live-errors.js';
 import type { Presence } from './presence.js';
+import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
+import { SubgroupTimers, type SubgroupTimerStore } from './subgroup-timer.js';
 
 export interface SubgroupsDeps {
-  readonly rooms: Pick<RoomService, 'find' | 'create'>;
+  readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   readonly maxSubgroups: number;
+  readonly timers: SubgroupTimerStore;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly log: EngineLog;
+  /** A number in [0, 1) for "at random" (injected, so a test knows the draw). */
+  readonly random: () => number;
+  /** The window of a moderator's settings gestures (timer, message to all groups). */
+  readonly settingsLimit: RateLimit;
 }
 
+/** A group name a moderator chose: 1-64 characters, one line, nothing invisible. */
+const groupNameMax = 64;
+const groupMessageMax = 500;
+const timerMaxMinutes = 240;
+// Control and format characters (line breaks, text-direction marks, zero-width ones).
+const invisible = /[\p{Cc}\p{Cf}]/u;
+
+const defaultName = (parentName: string, n: number) => `${parentName} – group ${n}`.slice(0, 200);
+const groupNumber = (roomId: string) => Number(/-g(\d+)$/.exec(roomId)?.[1] ?? 0);
+
 /**
- * Sub-groups of a main room, moderators' gestures: creation (`<root>-g<n>`, named after the main
- * room), moving one person between the rooms of a family, and bringing everyone back. A member
- * is told where to go (`move`); her page reconnects there, and her socket's close in the parent
- * counts as away, not as a leave (presence.ts).
+ * Sub-groups of a main room, moderators' gestures: creation (`<root>-g<n>`, with the names the
+ * moderator chose), moving one person or many at once (evenly or at random), a timer that brings
+ * everyone back (durable: subgroup-timer.ts), a message to all groups, and bringing everyone
+ * back. A member is told where to go (`move`); her page reconnects there, and her socket's close
+ * in the parent counts as away, not as a leave (presence.ts).
  */
 export class Subgroups {
+  private readonly timers: SubgroupTimers;
+
   constructor(
     private readonly rooms: LiveRooms,
     private readonly presence: Presence,
     private readonly deps: SubgroupsDeps,
-  ) {}
+  ) {
+    this.timers = new SubgroupTimers(deps, (root) => this.ranOut(root));
+  }
 
-  /** Sub-groups 1 to `count` of the family's main room; existing ones are kept, and the family hears the new list. */
-  create(state: RoomState, member: Member, count: number): void {
+  /** The family's sub-groups as the pages show them, and when its timer brings them back. */
+  info(root: string): { groups: { room_id: string; number: number; name: string }[]; endsAt: string | null } {
+    const parentName = this.deps.rooms.find(root)?.name ?? '';
+    const groups = this.rooms.subgroupsOf(root).map((roomId) => {
+      const number = groupNumber(roomId);
+      const name = this.deps.rooms.find(roomId)?.name ?? '';
+      return { room_id: roomId, number, name: name === defaultName(parentName, number) ? '' : name };
+    });
+    return { groups, endsAt: this.timers.running(root) };
+  }
+
+  /** A member connected in a sub-group whose timer already ran out (a reconnect after the end, a restart): back she goes. */
+  connected(state: RoomState, member: Member): void {
+    if (state.parentRoomId === null || !this.timers.over(state.parentRoomId)) return;
+    member.movingTo = state.parentRoomId;
+    member.outbox.send({ type: 'move', room_id: state.parentRoomId });
+  }
+
+  /** Sub-groups 1 to `count` of the family's main room; existing ones are kept (renamed when `names` names them), and the family hears the new list. */
+  create(state: RoomState, member: Member, count: number, names: readonly string[] = []): void {
     const { root } = this.rooms.family(state);
     const max = this.deps.maxSubgroups;
     if (count < 1 || count > max) {
       member.outbox.send(liveError('invalid_message', `count must be an integer from 1 to ${max}`));
+      return;
+    }
+    const chosen = names.map((name) => name.trim());
+    const bad = chosen.findIndex((name, i) => i >= count || name.length > groupNameMax || invisible.test(name));
+    if (bad >= 0) {
+      const why = bad >= count ? 'more names than groups' : `1 to ${groupNameMax} characters on one line`;
+      member.outbox.send(liveError('invalid_field', `names[${bad}]: ${why}`));
       return;
     }
     const parent = this.deps.rooms.find(root);
@@ -35,19 +88,19 @@ export class Subgroups {
     try {
       for (let n = 1; n <= count; n++) {
         const roomId = `${root}-g${n}`;
+        const name = chosen[n - 1] || defaultName(parent.name, n);
         const existing = this.deps.rooms.find(roomId);
-        if (existing?.parentRoomId === root) continue;
-        this.deps.rooms.create({
-          room_id: roomId,
-          name: `${parent.name} – group ${n}`.slice(0, 200),
-          parent_room_id: root,
-        });
+        if (existing?.parentRoomId === root) {
+          if (chosen[n - 1] && existing.name !== name) this.deps.rooms.update(roomId, { name });
+          continue;
+        }
+        this.deps.rooms.create({ room_id: roomId, name, parent_room_id: root });
       }
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
       member.outbox.send(refusal(err));
     }
-    this.rooms.broadcastFamily(root, { type: 'subgroups', subgroups: this.rooms.subgroupsOf(root) });
+    this.tellFamily(root);
   }
 
   /** Tells one person of this room to go to another room of the family. */
@@ -66,21 +119,116 @@ export class Subgroups {
       );
       return;
     }
-    target.movingTo = roomId;
-    target.outbox.send({ type: 'move', room_id: roomId });
+    if (roomId !== root) this.timers.clearOver(root);
+    this.send(target, roomId);
+  }
+
+  /**
+   * Moves several people of the main room into the sub-groups at once: `even` deals them out in
+   * the order given (1, 2, ..., n, 1, ...), `random` in a shuffled order; either way the groups
+   * differ by one at most. The sender herself stays; ids not connected here are skipped.
+   */
+  assign(state: RoomState, member: Member, participantIds: readonly string[], mode: 'even' | 'random'): void {
+    const { root, subgroups } = this.rooms.family(state);
+    if (state.roomId !== root || subgroups.length === 0) {
+      const why = subgroups.length === 0 ? 'create sub-groups first' : 'assign from the main room';
+      member.outbox.send(liveError('invalid_message', `assign_subgroups: ${why}`));
+      return;
+    }
+    const targets = [...new Set(participantIds)]
+      .filter((id) => id !== member.participantId)
+      .map((id) => state.members.get(id))
+      .filter((m): m is Member => m !== undefined);
+    if (targets.length === 0) {
+      member.outbox.send(liveError('participant_not_found', 'none of participant_ids is connected in this room'));
+      return;
+    }
+    if (mode === 'random') {
+      for (let i = targets.length - 1; i > 0; i--) {
+        const j = Math.floor(this.deps.random() * (i + 1));
+        [targets[i], targets[j]] = [targets[j] as Member, targets[i] as Member];
+      }
+    }
+    this.timers.clearOver(root);
+    targets.forEach((target, i) => this.send(target, subgroups[i % subgroups.length] as string));
+  }
+
+  /** Sets (1 to 240 minutes) or cancels (null) the timer that brings everyone back; the family hears when. */
+  setTimer(state: RoomState, member: Member, minutes: number | null): void {
+    if (!this.settingsAllowed(member)) return;
+    const { root, subgroups } = this.rooms.family(state);
+    if (minutes !== null && (minutes < 1 || minutes > timerMaxMinutes)) {
+      member.outbox.send(
+        liveError('invalid_field', `minutes must be an integer from 1 to ${timerMaxMinutes}, or null`),
+      );
+      return;
+    }
+    if (subgroups.length === 0 && minutes !== null) {
+      member.outbox.send(liveError('invalid_message', 'subgroup_timer: create sub-groups first'));
+      return;
+    }
+    this.timers.set(root, minutes === null ? null : minutes * 60_000);
+    this.tellFamily(root);
+  }
+
+  /** A moderator's message to every page of the family (the main room and every group). */
+  message(state: RoomState, member: Member, text: string): void {
+    if (!this.settingsAllowed(member)) return;
+    const trimmed = text.trim();
+    if (trimmed.length === 0 || trimmed.length > groupMessageMax || /[\p{Cc}]/u.test(trimmed.replace(/\n/g, ''))) {
+      member.outbox.send(liveError('invalid_field', `text must be 1 to ${groupMessageMax} characters`));
+      return;
+    }
+    this.rooms.broadcastFamily(this.rooms.family(state).root, {
+      type: 'group_message',
+      text: trimmed,
+      from: member.name,
+    });
   }
 
   /** Everyone in the family's sub-groups is told to come back; who does not within the away grace has left. */
   bringBack(state: RoomState): void {
-    const { root, subgroups } = this.rooms.family(state);
-    for (const groupId of subgroups) {
+    const { root } = this.rooms.family(state);
+    this.timers.set(root, null);
+    this.bringBackFamily(root);
+    this.tellFamily(root);
+  }
+
+  close(): void {
+    this.timers.close();
+  }
+
+  private ranOut(root: string): void {
+    this.bringBackFamily(root);
+    this.tellFamily(root);
+  }
+
+  private bringBackFamily(root: string): void {
+    for (const groupId of this.rooms.subgroupsOf(root)) {
       const group = this.rooms.states.get(groupId);
-      for (const member of group?.members.values() ?? []) {
-        member.movingTo = root;
-        member.outbox.send({ type: 'move', room_id: root });
-      }
+      for (const member of group?.members.values() ?? []) this.send(member, root);
     }
     const rootState = this.rooms.states.get(root);
     if (rootState) for (const pid of rootState.away) this.presence.awayDeadline(rootState, pid, () => true);
+  }
+
+  private send(member: Member, roomId: string): void {
+    member.movingTo = roomId;
+    member.outbox.send({ type: 'move', room_id: roomId });
+  }
+
+  private tellFamily(root: string): void {
+    this.rooms.broadcastFamily(root, this.listMessage(root));
+  }
+
+  private listMessage(root: string): ServerMessage {
+    const { groups, endsAt } = this.info(root);
+    return { type: 'subgroups', subgroups: groups.map((g) => g.room_id), groups, ends_at: endsAt };
+  }
+
+  private settingsAllowed(member: Member): boolean {
+    if (member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) return true;
+    member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+    return false;
   }
 }

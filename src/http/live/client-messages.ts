@@ -18,7 +18,11 @@ const needs: Readonly<Record<ClientType, string>> = {
   subject: 'subject needs "subject": a string',
   waiting_room: 'waiting_room needs "enabled": a boolean',
   lock: 'lock needs "locks": {mic, cam, cams_moderators_only}, three booleans',
-  create_subgroups: 'create_subgroups needs "count": an integer',
+  create_subgroups: 'create_subgroups needs "count": an integer, and "names" (optional): at most 20 strings',
+  assign_subgroups:
+    'assign_subgroups needs "participant_ids": 1 to 500 participant ids, and "mode": "even" or "random"',
+  subgroup_timer: 'subgroup_timer needs "minutes": an integer or null',
+  group_message: 'group_message needs "text": a string',
   move: 'move needs "participant_id" and "room_id": strings',
   bring_back: 'bring_back has no fields',
   remove: 'remove needs "participant_id": a participant_id',

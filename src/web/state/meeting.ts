@@ -15,6 +15,7 @@ import type {
   Reaction,
   ServerMessage,
   SignalData,
+  SubgroupInfo,
 } from '../../protocol/live.js';
 import { mayAudio as lockAllowsAudio, mayVideo as lockAllowsVideo } from '../../protocol/locks.js';
 
@@ -29,6 +30,12 @@ export interface MeetingState {
   /** Everyone in the room, her too, in the order they came. */
   readonly participants: ReadonlyMap<string, ParticipantView>;
   readonly subgroups: readonly string[];
+  /** The family's sub-groups with the names a moderator chose ('' for a numbered one). */
+  readonly groups: readonly SubgroupInfo[];
+  /** When the sub-groups' timer brings everyone back (ISO 8601), or null. */
+  readonly groupsEndAt: string | null;
+  /** A moderator's latest message to all groups, until she hides it. */
+  readonly groupMessage: { readonly text: string; readonly from: string } | null;
   /** Her own outgoing media: what her buttons show and what she tells the server. */
   readonly audio: boolean;
   readonly video: boolean;
@@ -55,6 +62,8 @@ export type Said =
   | { readonly key: 'joined' | 'left' | 'removed' | 'mutedBy'; readonly name: string }
   | { readonly key: 'renamed' | 'yourNameNow'; readonly before: string; readonly name: string }
   | { readonly key: 'subjectIs'; readonly subject: string }
+  | { readonly key: 'groupsEndAt'; readonly endsAt: string }
+  | { readonly key: 'groupMessage'; readonly name: string; readonly text: string }
   | { readonly key: 'liveError'; readonly code: LiveErrorCode };
 
 /** What the view does after a step, in this order. The rest (buttons, title, lists) it draws from the state. */
@@ -110,6 +119,9 @@ export const initialMeeting: MeetingState = {
   locks: { mic: false, cam: false, cams_moderators_only: false },
   participants: new Map(),
   subgroups: [],
+  groups: [],
+  groupsEndAt: null,
+  groupMessage: null,
   audio: true,
   video: true,
   screen: false,
@@ -130,6 +142,9 @@ export const mayAudio = (state: MeetingState): boolean =>
 export const mayVideo = (state: MeetingState): boolean =>
   lockAllowsVideo(state.self?.role ?? 'participant', state.locks);
 /** Whether anyone in the room shares a screen (the knock notification then keeps out of the way). */
+/** The sub-group she is in (null: the main room). */
+export const groupOf = (state: MeetingState, roomId: string): SubgroupInfo | null =>
+  state.groups.find((g) => g.room_id === roomId) ?? null;
 export const anyoneSharing = (state: MeetingState): boolean => [...state.participants.values()].some((p) => p.screen);
 
 /** A key of words.meeting, not a sentence: the view looks it up. */
@@ -165,6 +180,8 @@ function welcome(state: MeetingState, message: Extract<ServerMessage, { type: 'w
     subject: message.subject,
     locks: message.locks,
     subgroups: [...message.subgroups],
+    groups: message.groups,
+    groupsEndAt: message.groups_end_at,
     participants: new Map([self, ...message.participants].map((p) => [p.participant_id, p])),
     welcomes: state.welcomes + 1,
   };
@@ -263,8 +280,23 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
       const locked = obeyLocks({ ...state, locks: message.locks });
       return { state: locked.state, effects: [...locked.effects, spoken({ key: 'locksChanged' })] };
     }
-    case 'subgroups':
-      return none({ ...state, subgroups: [...message.subgroups] });
+    case 'subgroups': {
+      const next = {
+        ...state,
+        subgroups: [...message.subgroups],
+        groups: message.groups,
+        groupsEndAt: message.ends_at,
+      };
+      const timerSet = message.ends_at !== null && message.ends_at !== state.groupsEndAt;
+      return { state: next, effects: timerSet ? [spoken({ key: 'groupsEndAt', endsAt: message.ends_at ?? '' })] : [] };
+    }
+    case 'group_message': {
+      const groupMessage = { text: message.text, from: message.from };
+      return {
+        state: { ...state, groupMessage },
+        effects: [spoken({ key: 'groupMessage', name: message.from, text: message.text })],
+      };
+    }
     case 'waiting_room':
     case 'waiting_list':
     case 'waiting_changes':
@@ -330,6 +362,11 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
       };
     }
   }
+}
+
+/** She hid the message to all groups. */
+export function hideGroupMessage(state: MeetingState): Step {
+  return { state: { ...state, groupMessage: null }, effects: [] };
 }
 
 /** Her microphone button (or M, or an embedding page): what the locks allow is the view's to check. */

@@ -23,8 +23,11 @@ const samples: Record<ClientMessage['type'], ClientMessage> = {
   subject: { type: 'subject', subject: 'Maths' },
   waiting_room: { type: 'waiting_room', enabled: false },
   lock: { type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } },
-  create_subgroups: { type: 'create_subgroups', count: 2 },
+  create_subgroups: { type: 'create_subgroups', count: 2, names: ['Foxes'] },
   move: { type: 'move', participant_id: 'p', room_id: 'r1-g1' },
+  assign_subgroups: { type: 'assign_subgroups', participant_ids: ['p'], mode: 'random' },
+  subgroup_timer: { type: 'subgroup_timer', minutes: null },
+  group_message: { type: 'group_message', text: 'Two minutes left' },
   bring_back: { type: 'bring_back' },
   remove: { type: 'remove', participant_id: 'p' },
   waiting_resync: { type: 'waiting_resync' },
@@ -114,7 +117,10 @@ t.test('the refusal names the field at fault', async (t) => {
   t.equal(said('{"type":"signal","to":""}'), 'signal needs "to": a participant_id');
   t.equal(said(attacks[9]![1]), 'view needs "video": at most 64 participant ids');
   t.equal(said('{"type":"view","video":[],"large":5}'), 'view\'s "large" must be a participant id');
-  t.equal(said('{"type":"create_subgroups","count":"2"}'), 'create_subgroups needs "count": an integer');
+  t.equal(
+    said('{"type":"create_subgroups","count":"2"}'),
+    'create_subgroups needs "count": an integer, and "names" (optional): at most 20 strings',
+  );
   t.equal(said('nope'), 'a message must be a JSON object');
   t.equal(said('{"type":1}'), 'a message must be a JSON object with a string "type"');
 });

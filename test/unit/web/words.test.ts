@@ -69,3 +69,13 @@ t.test('placeholders are filled, and a missing value stays visible', async (t) =
   t.equal(fill('{a} and {b}', { a: '{b}' }), '{b} and {b}', 'a value is not filled again');
   t.equal(fill(en.meeting.joined, {}), '{name} joined');
 });
+
+// Issue 31 point 9: German wording a teacher reported.
+t.test('German: the role noun on the badge, German word order, no "…" that wraps alone, "Ein:" for on', async (t) => {
+  t.equal(de.people.moderator, 'Moderator/in', 'the badge names the role, not the activity ("Moderation")');
+  t.equal(fill(de.arrival.joiningAs, { name: 'Frau Keller' }), 'Sie nehmen als Frau Keller teil');
+  const wraps = [...catalogues.de].filter(([, text]) => / …/.test(text)).map(([key]) => key);
+  t.same(wraps, [], 'no breaking space before an ellipsis (a no-break space keeps it with its word)');
+  t.match(de.waitingList.switchOn, /^Ein: /, 'a switch is "Ein"/"Aus" in German, not "An"');
+  t.match(de.waitingList.switchOff, /^Aus: /);
+});

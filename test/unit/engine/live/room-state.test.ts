@@ -48,7 +48,7 @@ t.test(
     const inGroup = new FakeConnection();
     live.add(main, person('a', 'main'), inMain);
     live.add(g10, person('b', 'main-g10'), inGroup);
-    live.broadcastFamily('main', { type: 'subgroups', subgroups: [] });
+    live.broadcastFamily('main', { type: 'subgroups', subgroups: [], groups: [], ends_at: null });
     t.same([inMain.sent.length, inGroup.sent.length], [1, 1], 'main-g2 has no state and is skipped');
     t.same(['r-g10', 'r-g2', 'r-g1', 'r-x'].sort(byGroupNumber), ['r-g1', 'r-g2', 'r-g10', 'r-x']);
   },

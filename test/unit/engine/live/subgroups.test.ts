@@ -63,3 +63,129 @@ t.test('bring back: who does not return within the away grace has left', async (
   f.timers.advance(1);
   t.match(f.leftAt(ann), /^\d{4}-/);
 });
+
+// Issue 31 point 14: names the teacher chose, many moved at once, a durable timer, a message to all groups.
+
+t.test('groups carry the names the moderator chose; unnamed ones say so with an empty name', async (t) => {
+  const f = new LiveFixture();
+  f.room({ roomId: 'r1', name: 'Maths 7b' });
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  m.send({ type: 'create_subgroups', count: 3, names: ['Foxes', ' <b>Owls</b> '] });
+  t.same(m.conn.last('subgroups'), {
+    type: 'subgroups',
+    subgroups: ['r1-g1', 'r1-g2', 'r1-g3'],
+    groups: [
+      { room_id: 'r1-g1', number: 1, name: 'Foxes' },
+      { room_id: 'r1-g2', number: 2, name: '<b>Owls</b>' },
+      { room_id: 'r1-g3', number: 3, name: '' },
+    ],
+    ends_at: null,
+  });
+  m.send({ type: 'create_subgroups', count: 1, names: ['Badgers'] });
+  t.equal(f.engine.store.rooms.get('r1-g1')?.name, 'Badgers', 'naming an existing group renames it');
+  const late = f.connect(f.enter('Ben'));
+  t.same(late.conn.last('welcome')?.groups[0], { room_id: 'r1-g1', number: 1, name: 'Badgers' }, 'in the welcome');
+  for (const names of [['a\nb'], ['x'.repeat(65)], ['a', 'b']]) {
+    m.send({ type: 'create_subgroups', count: 1, names });
+    t.equal(m.conn.last('error')?.code, 'invalid_field', JSON.stringify(names).slice(0, 30));
+  }
+  t.match(m.conn.last('error')?.message, /^names\[1\]/, 'the field is named');
+});
+
+t.test('assign several at once: evenly in order, or at random; the sender stays', async (t) => {
+  const draws = [0.1, 0.1, 0.1];
+  const f = new LiveFixture({ random: () => draws.shift() ?? 0 });
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  const people = ['Ann', 'Ben', 'Cem', 'Dora', 'Eve'].map((name) => f.connect(f.enter(name)));
+  const ids = people.map((p) => p.participant.participantId);
+  m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
+  t.match(m.conn.last('error')?.message, /create sub-groups first/);
+  m.send({ type: 'create_subgroups', count: 2 });
+  m.send({ type: 'assign_subgroups', participant_ids: [m.participant.participantId, ...ids], mode: 'even' });
+  t.same(
+    people.map((p) => p.conn.last('move')?.room_id),
+    ['r1-g1', 'r1-g2', 'r1-g1', 'r1-g2', 'r1-g1'],
+    'dealt out in order',
+  );
+  t.equal(m.conn.of('move').length, 0, 'the moderator herself is not moved');
+  for (const p of people) p.conn.clear();
+  m.send({ type: 'assign_subgroups', participant_ids: ids.slice(0, 4), mode: 'random' });
+  const moved = people.slice(0, 4).map((p) => p.conn.last('move')?.room_id);
+  t.same(moved, ['r1-g2', 'r1-g1', 'r1-g2', 'r1-g1'], 'the injected draw decides the order');
+  t.same([moved.filter((g) => g === 'r1-g1').length, moved.filter((g) => g === 'r1-g2').length], [2, 2], 'balanced');
+  m.send({ type: 'assign_subgroups', participant_ids: ['nobody'], mode: 'even' });
+  t.equal(m.conn.last('error')?.code, 'participant_not_found');
+  people[0]?.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
+  t.equal(people[0]?.conn.last('error')?.code, 'not_moderator');
+  m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'sideways' });
+  t.match(m.conn.last('error')?.message, /"mode": "even" or "random"/, 'a bad mode is refused by the schema');
+});
+
+t.test('the timer brings everyone back when it runs out, and survives a restart', async (t) => {
+  const f = new LiveFixture();
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  m.send({ type: 'create_subgroups', count: 1 });
+  const start = f.engine.clock.now().getTime();
+  m.send({ type: 'subgroup_timer', minutes: 10 });
+  t.equal(m.conn.last('subgroups')?.ends_at, new Date(start + 600_000).toISOString(), 'the family hears when');
+  t.same([...f.liveStore.timers.keys()], ['r1'], 'on disk before anyone is told');
+  m.send({ type: 'subgroup_timer', minutes: 0 });
+  t.equal(m.conn.last('error')?.code, 'invalid_field');
+
+  // kill -9 and a restart five minutes in: the timer is read back and keeps its end.
+  f.timers.advance(300_000);
+  f.hub.close();
+  f.build();
+  const ann = f.connect(f.enter('Ann', 'r1-g1'));
+  t.equal(ann.conn.last('welcome')?.groups_end_at, new Date(start + 600_000).toISOString(), 'the end, after restart');
+  f.timers.advance(299_999);
+  t.equal(ann.conn.of('move').length, 0, 'not before the end');
+  f.timers.advance(1);
+  t.same(ann.conn.last('move'), { type: 'move', room_id: 'r1' }, 'back to the main room at the end');
+  t.equal(ann.conn.last('subgroups')?.ends_at, null, 'the timer is over');
+
+  // A page that reconnects into the group after the end (a drop, a restart) is sent back too.
+  f.hub.close();
+  f.build();
+  const ben = f.connect(f.enter('Ben', 'r1-g1'));
+  t.same(ben.conn.last('move'), { type: 'move', room_id: 'r1' }, 'late, still sent back');
+  // Sending someone into a group again ends the "ran out" record.
+  const m2 = f.connect(f.enter('Mod2', 'r1', true));
+  const cem = f.connect(f.enter('Cem'));
+  m2.send({ type: 'move', participant_id: cem.participant.participantId, room_id: 'r1-g1' });
+  t.same([...f.liveStore.timers.keys()], [], 'cleared');
+  const cemThere = f.connect(f.enter('Cem in group', 'r1-g1'));
+  t.equal(cemThere.conn.of('move').length, 0, 'a new group session stays');
+
+  m2.send({ type: 'subgroup_timer', minutes: 5 });
+  m2.send({ type: 'subgroup_timer', minutes: null });
+  t.same([...f.liveStore.timers.keys()], [], 'cancelled');
+  f.timers.advance(600_000);
+  t.equal(cemThere.conn.of('move').length, 0, 'a cancelled timer brings nobody back');
+});
+
+t.test(
+  'a message to all groups reaches every page of the family, as text; moderators only, rate-limited',
+  async (t) => {
+    const f = new LiveFixture();
+    const m = f.connect(f.enter('Ms Keller', 'r1', true));
+    m.send({ type: 'create_subgroups', count: 2 });
+    const main = f.connect(f.enter('Ann'));
+    const g1 = f.connect(f.enter('Ben', 'r1-g1'));
+    const g2 = f.connect(f.enter('Cem', 'r1-g2'));
+    m.send({ type: 'group_message', text: '  Two minutes left <b>!</b> ' });
+    for (const c of [m, main, g1, g2])
+      t.same(c.conn.last('group_message'), {
+        type: 'group_message',
+        text: 'Two minutes left <b>!</b>',
+        from: 'Ms Keller',
+      });
+    g1.send({ type: 'group_message', text: 'hi' });
+    t.equal(g1.conn.last('error')?.code, 'not_moderator');
+    m.send({ type: 'group_message', text: '   ' });
+    t.equal(m.conn.last('error')?.code, 'invalid_field');
+    for (let i = 0; i < 12; i++) m.send({ type: 'group_message', text: `n${i}` });
+    t.equal(m.conn.last('error')?.code, 'rate_limited', 'a flood is cut');
+    t.ok(g2.conn.of('group_message').length <= 10, 'and never reaches the groups');
+  },
+);

@@ -36,6 +36,8 @@ function joined(self: ParticipantView): MeetingState {
     locks: { mic: false, cam: false, cams_moderators_only: false },
     chat: [],
     subgroups: [],
+    groups: [],
+    groups_end_at: null,
     subject: '',
     media: 'mesh',
   };

@@ -22,6 +22,8 @@ const welcome: ServerMessage = {
   locks: { mic: false, cam: false, cams_moderators_only: false },
   chat: [],
   subgroups: [],
+  groups: [],
+  groups_end_at: null,
   subject: '',
   media: 'mesh',
 };

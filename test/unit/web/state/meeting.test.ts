@@ -5,6 +5,8 @@ import t from 'tap';
 import type { Locks, ParticipantView, ServerMessage } from '../../../../src/protocol/live.js';
 import {
   anyoneSharing,
+  groupOf,
+  hideGroupMessage,
   initialMeeting,
   isModerator,
   mayAudio,
@@ -46,6 +48,8 @@ function welcome(extra: Partial<Extract<ServerMessage, { type: 'welcome' }>> = {
       },
     ],
     subgroups: [],
+    groups: [],
+    groups_end_at: null,
     subject: '',
     media: 'mesh',
     ...extra,
@@ -240,7 +244,8 @@ t.test('the subject, the sub-groups, and what passes through to the view', async
   const set = receive(start, { type: 'subject', subject: 'Algebra' });
   t.same([set.state.subject, said(set.effects)], ['Algebra', [{ key: 'subjectIs', subject: 'Algebra' }]]);
   t.same(said(receive(set.state, { type: 'subject', subject: '' }).effects), [{ key: 'subjectRemoved' }]);
-  t.same(receive(start, { type: 'subgroups', subgroups: ['g1'] }).state.subgroups, ['g1']);
+  const g1 = { room_id: 'g1', number: 1, name: 'Foxes' };
+  t.same(receive(start, { type: 'subgroups', subgroups: ['g1'], groups: [g1], ends_at: null }).state.subgroups, ['g1']);
   const changes: ServerMessage = { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [] };
   t.same(
     receive(start, changes).effects,
@@ -281,4 +286,27 @@ t.test('her own buttons: each toggle tells the server and says what it did', asy
   const sharing = shareScreen(start, true);
   t.same([sharing.state.screen, said(sharing.effects)], [true, [{ key: 'sharing' }]]);
   t.same(said(shareScreen(sharing.state, false).effects), [{ key: 'shareStopped' }]);
+});
+
+// Issue 31 point 14: the groups' names, their timer and the message to all groups, as page state.
+t.test('the groups, their timer and a message to all groups', async (t) => {
+  const groups = [
+    { room_id: 'r-g1', number: 1, name: 'Foxes' },
+    { room_id: 'r-g2', number: 2, name: '' },
+  ];
+  const inGroup = run([welcome({ room_id: 'r-g2', groups, groups_end_at: '2026-11-27T15:00:00.000Z' })]).state;
+  t.same(groupOf(inGroup, 'r-g2'), groups[1], 'she knows which group she is in');
+  t.equal(groupOf(inGroup, 'r'), null, 'the main room is no group');
+  t.equal(inGroup.groupsEndAt, '2026-11-27T15:00:00.000Z', 'the timer from the welcome');
+  const later = '2026-11-27T15:30:00.000Z';
+  const set = receive(inGroup, { type: 'subgroups', subgroups: ['r-g1', 'r-g2'], groups, ends_at: later });
+  t.same(said(set.effects), [{ key: 'groupsEndAt', endsAt: later }], 'a new end is said');
+  const same = receive(set.state, { type: 'subgroups', subgroups: ['r-g1', 'r-g2'], groups, ends_at: later });
+  t.same(said(same.effects), [], 'the same end again is not');
+  const off = receive(set.state, { type: 'subgroups', subgroups: ['r-g1', 'r-g2'], groups, ends_at: null });
+  t.equal(off.state.groupsEndAt, null);
+  const told = receive(off.state, { type: 'group_message', text: '<b>Five</b> minutes', from: 'Ms Keller' });
+  t.same(told.state.groupMessage, { text: '<b>Five</b> minutes', from: 'Ms Keller' });
+  t.same(said(told.effects), [{ key: 'groupMessage', name: 'Ms Keller', text: '<b>Five</b> minutes' }], 'and said');
+  t.equal(hideGroupMessage(told.state).state.groupMessage, null, 'until she hides it');
 });
