@@ -4,8 +4,8 @@ import { roomApi } from './api.js';
 import { ChatBox } from './chat.js';
 import { ClassroomView } from './classroom.js';
 import type { Devices } from './devices.js';
-import { devicesDialog } from './devices-dialog.js';
 import type { LeaveReason, MeetingActions, MeetingHooks } from './meeting-hooks.js';
+import { meetingTools } from './meeting-tools.js';
 import { el } from './dom.js';
 import { rememberIceServers } from './ice.js';
 import { connectionBanner } from './connection-banner.js';
@@ -18,7 +18,7 @@ import { ModerationTools } from './moderation.js';
 import { WaitingPanel } from './moderator.js';
 import { PeopleList } from './people.js';
 import { comeBackWhenUp, endOf } from './removal.js';
-import { SidePanel, type PanelTab } from './side-panel.js';
+import { SidePanel } from './side-panel.js';
 import { Signals } from './signals.js';
 import { Stage } from './stage.js';
 import {
@@ -38,11 +38,9 @@ import {
   type Said,
   type Step,
 } from './state/meeting.js';
-import { canShareScreen, listenForShortcuts, shortcutsDialog, tool, type ShortcutEntry } from './toolbar.js';
 import { fill, words } from './words/index.js';
 
 const said = words.meeting;
-const tools = words.toolbar;
 
 export interface MeetingOptions {
   readonly roomId: string;
@@ -155,47 +153,21 @@ export function meetingView(options: MeetingOptions): {
   const title = el('h1', { class: 'meeting-title', text: words.page.meeting });
   const lockNotice = el('p', { class: 'hint lock-notice', hidden: true });
 
-  const mic = tool(tools.mute, 'mic', 'M', () => toggleAudio(), { class: 'tool media', 'aria-pressed': 'false' });
-  const cam = tool(tools.cameraOff, 'camera', 'V', () => toggleVideo(), {
-    class: 'tool media',
-    'aria-pressed': 'false',
+  const toolbar = meetingTools({
+    devices,
+    panel,
+    classroomShortcut: classroom.shortcut,
+    toggleAudio: () => toggleAudio(),
+    toggleVideo: () => toggleVideo(),
+    toggleScreen: () => void toggleScreen(),
+    leave: () => void leave(),
   });
-  // Offered only where the browser can share a screen (not on phones).
-  const sharable = canShareScreen();
-  const share = tool(tools.share, 'share', 'S', () => void toggleScreen(), { 'aria-pressed': 'false' });
-  share.button.hidden = !sharable;
-  const deviceSettings = devicesDialog(devices);
-  const devicesTool = tool(tools.devices, 'settings', 'G', () => deviceSettings.open(), { 'aria-haspopup': 'dialog' });
-  const panelTools: Record<PanelTab, ReturnType<typeof tool>> = {
-    people: tool(tools.people, 'people', 'P', () => panel.toggle('people'), { 'aria-pressed': 'false' }),
-    chat: tool(tools.chat, 'chat', 'C', () => panel.toggle('chat'), { 'aria-pressed': 'false' }),
-    moderation: tool(tools.moderation, 'moderation', 'O', () => panel.toggle('moderation'), {
-      'aria-pressed': 'false',
-      hidden: 'hidden',
-    }),
-  };
-  panel.focusOnClose = (tab) => panelTools[tab].button.focus();
-  const leaveTool = tool(tools.leave, 'leave', 'L', () => void leave(), { class: 'tool leave' });
-  const shortcuts: ShortcutEntry[] = [
-    { what: words.help.mute, key: 'M', run: () => mic.button.click() },
-    { what: words.help.camera, key: 'V', run: () => cam.button.click() },
-    ...(sharable ? [{ what: words.help.share, key: 'S', run: () => share.button.click() }] : []),
-    { what: words.help.devices, key: 'G', run: () => devicesTool.button.click() },
-    { what: words.help.people, key: 'P', run: () => panelTools.people.button.click() },
-    { what: words.help.chat, key: 'C', run: () => panelTools.chat.button.click() },
-    { what: words.help.moderation, key: 'O', run: () => panelTools.moderation.button.click() },
-    classroom.shortcut,
-    { what: words.help.leave, key: 'L', run: () => leaveTool.button.click() },
-    { what: words.help.shortcuts, key: '/', run: () => help.open() },
-  ];
+  const { panelTools, deviceSettings, help, stopShortcuts, drawTools, allowTools } = toolbar;
   const signals = new Signals(stage, panelTools.chat, {
     connections: () => media?.connections() ?? [],
     me: () => ({ id: state.self?.participant_id, micOn: state.audio, level: devices.level() }),
     chatShown: () => panel.isOpen && panel.tab === 'chat',
   });
-  const help = shortcutsDialog(shortcuts);
-  const helpTool = tool(tools.shortcuts, 'keyboard', '/', () => help.open(), { class: 'tool help-tool' });
-  const stopShortcuts = listenForShortcuts(shortcuts);
 
   panel.onChange(() => {
     for (const [name, t] of Object.entries(panelTools))
@@ -217,19 +189,8 @@ export function meetingView(options: MeetingOptions): {
   function draw(before: MeetingState, welcomed: boolean): void {
     const { self, locks, groups } = state;
     classroom.draw(state, before);
-    if (welcomed || state.audio !== before.audio) {
-      mic.set(state.audio ? tools.mute : tools.unmute, state.audio ? 'mic' : 'micOff');
-      mic.button.setAttribute('aria-pressed', String(!state.audio));
-    }
-    if (welcomed || state.video !== before.video) {
-      cam.set(state.video ? tools.cameraOff : tools.cameraOn, state.video ? 'camera' : 'cameraOff');
-      cam.button.setAttribute('aria-pressed', String(!state.video));
-    }
+    drawTools(state, before, welcomed);
     if (welcomed || state.audio !== before.audio || state.video !== before.video) sendTracks();
-    if (state.screen !== before.screen) {
-      share.set(state.screen ? tools.stopSharing : tools.share, state.screen ? 'shareOff' : 'share');
-      share.button.setAttribute('aria-pressed', String(state.screen));
-    }
     if (welcomed || state.subject !== before.subject || groups !== before.groups) {
       // The room's (or group's) name, or the subject a moderator set (an embedding app's meeting title). Text, never markup.
       const group = groupOf(state, roomId);
@@ -242,8 +203,7 @@ export function meetingView(options: MeetingOptions): {
     if (welcomed || roleChanged || locks !== before.locks) {
       const audio = audioAllowed(state);
       const video = videoAllowed(state);
-      mic.button.disabled = !audio;
-      cam.button.disabled = !video;
+      allowTools(audio, video);
       const notes = [!audio ? said.micLocked : '', !video ? said.cameraLocked : ''].filter(Boolean);
       lockNotice.textContent = notes.join(' ');
       lockNotice.hidden = notes.length === 0;
@@ -449,21 +409,7 @@ export function meetingView(options: MeetingOptions): {
       signals.mutedNotice,
     ),
     panel.element,
-    el(
-      'div',
-      { class: 'toolbar', role: 'toolbar', 'aria-label': tools.label },
-      el('div', { class: 'tool-group' }, mic.button, cam.button, share.button, devicesTool.button),
-      classroom.tools,
-      el(
-        'div',
-        { class: 'tool-group' },
-        panelTools.people.button,
-        panelTools.chat.button,
-        panelTools.moderation.button,
-        helpTool.button,
-      ),
-      leaveTool.button,
-    ),
+    toolbar.element(classroom.tools),
     help.dialog,
     deviceSettings.dialog,
   );
@@ -471,10 +417,10 @@ export function meetingView(options: MeetingOptions): {
   // What an embedding page may ask for: the person's own buttons (a disabled one, such as a
   // locked microphone, does nothing), her chat, and her session for the moderator gestures.
   const actions: MeetingActions = {
-    toggleAudio: () => mic.button.click(),
-    toggleVideo: () => cam.button.click(),
-    toggleScreen: () => share.button.click(),
-    leave: () => leaveTool.button.click(),
+    toggleAudio: () => toolbar.mic.button.click(),
+    toggleVideo: () => toolbar.cam.button.click(),
+    toggleScreen: () => toolbar.share.button.click(),
+    leave: () => toolbar.leaveTool.button.click(),
     sendChat: (text) => send({ type: 'chat', text }),
     rename: (name) => people.rename(name),
     setSubject: (text) => send({ type: 'subject', subject: text }),

@@ -1,4 +1,5 @@
-import { closeCodes, floodCloseCode, type ClientMessage } from '../../protocol/live.js';
+import type { Moderation } from './moderation.js';
+import { closeCodes, floodCloseCode } from '../../protocol/live.js';
 import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
@@ -66,25 +67,6 @@ export interface LiveHubDeps {
   /** Where failures of background work (timers, socket events, a waiting-list push) are logged: the daemon's logger. */
   readonly log: EngineLog;
 }
-
-/** The moderator's gestures decided here; those of the classroom (mute, lower_hand, end_meeting) check the role themselves. */
-type Moderation = Exclude<
-  ClientMessage,
-  {
-    type:
-      | 'signal'
-      | 'state'
-      | 'speaking'
-      | 'view'
-      | 'chat'
-      | 'rename'
-      | 'hand'
-      | 'react'
-      | 'mute'
-      | 'lower_hand'
-      | 'end_meeting';
-  }
->;
 
 /**
  * The live meeting of every room: who is connected, their media states, chat, speaking, lock

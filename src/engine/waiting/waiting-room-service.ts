@@ -61,11 +61,11 @@
  * list is gone. Returns an unsubscribe function. Listeners run synchronously once memory holds the
  * change (several times in one turn for a burst); they should only collect and schedule a push. The change is told where it happens, so an observer never re-reads the whole list
  * to find it: with 1,000 waiting, a knock is one item, not 1,000.
- */ import { Listeners } from '../listeners.js';
+ */
+import { Listeners } from '../listeners.js';
 import { EngineError } from '../errors.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting } from '../meetings/meeting.js';
-import type { RecordedActor } from '../meetings/timeline.js';
 import type { Room } from '../rooms/room.js';
 import { effectiveMode, effectiveScope, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
@@ -82,6 +82,7 @@ import {
   waitingDefaults,
   type AdmitResult,
   type EntryResult,
+  type Gesture,
   type KnockResult,
   type PollResult,
   type StartResult,
@@ -93,12 +94,6 @@ import {
   type WaitingRoomDeps,
   type WaitingRoomOptions,
 } from './waiting-room-types.js';
-
-interface Gesture {
-  readonly meeting: Meeting;
-  readonly queue: RoomQueue;
-  readonly actor: RecordedActor;
-}
 
 export class WaitingRoomService {
   private readonly requests: OpenRequests;

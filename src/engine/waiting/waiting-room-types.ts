@@ -6,9 +6,9 @@ import type { Clock } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Transactions } from '../transactions.js';
-import type { Participant } from '../meetings/meeting.js';
-import type { LiveRequest } from './room-queue.js';
-import type { TimelineSubject } from '../meetings/timeline.js';
+import type { Meeting, Participant } from '../meetings/meeting.js';
+import type { LiveRequest, RoomQueue } from './room-queue.js';
+import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
 import type { RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import type { ArrivalScreeningOptions } from './arrival-screening.js';
@@ -178,4 +178,11 @@ export function pollAnswer(live: LiveRequest, meetings: Pick<MeetingService, 'pa
     default:
       return null;
   }
+}
+
+/** A moderator's gesture on a room: the open meeting, its queue, and who acts, as the timeline records her. */
+export interface Gesture {
+  readonly meeting: Meeting;
+  readonly queue: RoomQueue;
+  readonly actor: RecordedActor;
 }
