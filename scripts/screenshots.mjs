@@ -180,6 +180,18 @@ async function main() {
     await shoot(chen, 'waiting');
     await shoot(moderator, 'moderator');
     await shoot(amira, 'meeting');
+
+    // The classroom: everyone let in (pupils who came through the waiting room start muted: the
+    // room's microphones off on entry), Amira raises her hand, Ben unmutes and turns his camera off
+    // (his tile shows his initials); the teacher sees the hand, the muted badges, the tile.
+    await post(daemon, '/api/rooms/biology/waiting/admit-all', {});
+    await eli.getByRole('button', { name: 'Unmute microphone', exact: true }).waitFor();
+    await amira.getByRole('button', { name: 'Raise hand' }).click();
+    await ben.getByRole('button', { name: 'Unmute microphone', exact: true }).click();
+    await ben.getByRole('button', { name: 'Turn camera off' }).click();
+    await moderator.getByRole('button', { name: "Lower Amira's hand" }).waitFor();
+    await moderator.waitForTimeout(1500);
+    await shoot(moderator, 'classroom');
   } finally {
     await browser.close();
     await daemon.stop();

@@ -154,8 +154,12 @@ if (!inPrivateNetwork(t, import.meta.url)) {
       t.notOk(await rising(teacher, 2000), 'under the lock no audio of theirs reaches the teacher');
       t.ok(await plays(teacher, 'Ann'), "Ann's video goes on through the renegotiation");
       await teacher.getByRole('checkbox', { name: 'Lock microphones' }).uncheck();
+      // The lock muted them; its release lets them unmute, it does not unmute anyone. A muted
+      // microphone sends nothing at all (not even silence), so the teacher hears them once they do.
+      t.notOk(await rising(teacher, 2000), 'released, they are still muted: nothing reaches the teacher');
+      for (const page of [ann, ben]) await page.getByRole('button', { name: 'Unmute microphone', exact: true }).click();
       await until('their audio to reach the teacher again', () => rising(teacher, 1000), 30_000, 0);
-      t.pass('released, they are heard again');
+      t.pass('released and unmuted by themselves, they are heard again');
 
       // A modified page: Ann's console keeps her microphone on and her publisher sending whatever
       // the lock says (the track cannot be disabled, the transceiver's direction and track cannot be
@@ -213,7 +217,7 @@ if (!inPrivateNetwork(t, import.meta.url)) {
       await teacher.getByRole('tab', { name: 'Moderation' }).click();
       await teacher.getByRole('spinbutton', { name: 'Number of sub-groups' }).fill('2');
       await teacher.getByRole('button', { name: 'Create sub-groups' }).click();
-      await teacher.getByText('Sub-groups: lesson-g1, lesson-g2').waitFor();
+      await teacher.getByRole('list', { name: 'The sub-groups' }).getByText('Group 2', { exact: true }).waitFor();
       await teacher.getByRole('tab', { name: 'People' }).click();
       await teacher.getByRole('combobox', { name: 'Sub-group for Ben' }).selectOption('lesson-g1');
       const moved = Date.now();

@@ -155,7 +155,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const schalter = wartende.getByRole('switch', { name: 'Warteraum für später Ankommende' });
     await schalter.waitFor();
     t.equal(await schalter.getAttribute('aria-checked'), 'true');
-    t.ok(await wartende.getByText('An: später Ankommende warten').isVisible(), 'the state in German words');
+    t.ok(await wartende.getByText('Ein: Später Ankommende warten').isVisible(), 'the state in German words');
     await wartende.getByText('Früher gesperrt als Cy').waitFor();
     await browser.screenshot(de, 'waiting-barred-earlier-phone-de');
     await browser.checkAccessibility(de, 'German waiting list on a phone');

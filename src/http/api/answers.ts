@@ -1,3 +1,4 @@
+import { WaitingItem } from '../../protocol/live-schemas.js';
 import { Type, type TSchema } from 'typebox';
 import { timelineKinds } from '../../engine/meetings/timeline.js';
 import { waitingRoomModes, waitingRoomScopes } from '../../engine/rooms/room.js';
@@ -30,19 +31,8 @@ export const RoomListAnswer = Type.Object({ rooms: Type.Array(RoomAnswer), next_
 /** A join link: its path (with the join token) and how long it is good for. */
 export const LinkAnswer = Type.Object({ url: Type.String(), expires_in: Type.Integer() });
 
-/** The waiting list in knock order, as moderators see it: nothing about a request's browser or address. */
-export const WaitingListAnswer = Type.Array(
-  Type.Object({
-    request_id: Type.String(),
-    name: Type.String(),
-    note: Type.String(),
-    knocked_at: Type.String(),
-    /** Her page has been silent for a few polls; her place is kept through the grace. */
-    connection_lost: Type.Optional(Type.Literal(true)),
-    /** Her name is that of a person barred in this meeting: the name that one was barred as. */
-    barred_as: Type.Optional(Type.String()),
-  }),
-);
+/** The waiting list in knock order, as moderators see it on the live socket: nothing about a request's browser or address. */
+export const WaitingListAnswer = Type.Array(WaitingItem);
 
 /** `skipped` (admit all only): those left waiting because their name is that of a person barred in this meeting. */
 export const AdmitAnswer = Type.Object({ admitted: Type.Integer(), skipped: Type.Optional(Type.Integer()) });
