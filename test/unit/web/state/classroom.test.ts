@@ -2,7 +2,7 @@
 // (state/meeting.ts) on `muted`, `hands` and `reaction`; the classroom's (state/classroom.ts):
 // hands in raising order and who hears what, reactions shown and taken away, who left.
 import t from 'tap';
-import type { ParticipantView, RaisedHand, ServerMessage } from '../../../../src/protocol/live.js';
+import type { ParticipantView, RaisedHand } from '../../../../src/protocol/live.js';
 import {
   handPlace,
   handsChanged,
@@ -13,34 +13,14 @@ import {
   type Context,
 } from '../../../../src/web/state/classroom.js';
 import { initialMeeting, receive, type MeetingState } from '../../../../src/web/state/meeting.js';
+import { person, welcomeOf } from '../../../helpers/meeting-messages.js';
 
-const person = (id: string, name: string, role: ParticipantView['role'] = 'participant'): ParticipantView => ({
-  participant_id: id,
-  name,
-  role,
-  audio: true,
-  video: true,
-  screen: false,
-});
 const ada = person('p1', 'Ada');
 const bea = person('p2', 'Bea');
 const cy = person('p3', 'Ms Cy', 'moderator');
 
 function joined(self: ParticipantView): MeetingState {
-  const welcome: ServerMessage = {
-    type: 'welcome',
-    self,
-    room_id: 'r',
-    room_name: 'Maths',
-    participants: [ada, bea, cy].filter((p) => p !== self),
-    locks: { mic: false, cam: false, cams_moderators_only: false },
-    chat: [],
-    subgroups: [],
-    groups: [],
-    groups_end_at: null,
-    subject: '',
-    media: 'mesh',
-  };
+  const welcome = welcomeOf(self, { participants: [ada, bea, cy].filter((p) => p !== self) });
   return receive(initialMeeting, welcome).state;
 }
 

@@ -4,29 +4,10 @@
 import t from 'tap';
 import type { ServerMessage } from '../../../../src/protocol/live.js';
 import { meetingWith, receive } from '../../../../src/web/state/meeting.js';
+import { person, welcomeOf } from '../../../helpers/meeting-messages.js';
 
-const pia = {
-  participant_id: 'p1',
-  name: 'Pia',
-  role: 'participant',
-  audio: false,
-  video: false,
-  screen: false,
-} as const;
-const welcome: ServerMessage = {
-  type: 'welcome',
-  self: pia,
-  room_id: 'lesson-g1',
-  room_name: 'Group 1',
-  participants: [],
-  locks: { mic: false, cam: false, cams_moderators_only: false },
-  chat: [],
-  subgroups: [],
-  groups: [],
-  groups_end_at: null,
-  subject: '',
-  media: 'mesh',
-};
+const pia = person('p1', 'Pia', 'participant', { audio: false, video: false });
+const welcome: ServerMessage = welcomeOf(pia, { room_id: 'lesson-g1', room_name: 'Group 1' });
 
 t.test('the first state of a view is what her tracks are', async (t) => {
   const muted = receive(meetingWith({ audio: false, video: false }), welcome);

@@ -2,7 +2,7 @@
 // messages and her own gestures in, the state and what the view does out, without a browser:
 // join and leave, renames, roles and locks, removal, a reconnection's welcome, media state.
 import t from 'tap';
-import type { Locks, ParticipantView, ServerMessage } from '../../../../src/protocol/live.js';
+import type { Locks, ServerMessage } from '../../../../src/protocol/live.js';
 import {
   anyoneSharing,
   groupOf,
@@ -18,26 +18,15 @@ import {
   type MeetingEffect,
   type MeetingState,
 } from '../../../../src/web/state/meeting.js';
+import { person, welcomeOf } from '../../../helpers/meeting-messages.js';
 
-const person = (id: string, name: string, role: ParticipantView['role'] = 'participant'): ParticipantView => ({
-  participant_id: id,
-  name,
-  role,
-  audio: true,
-  video: true,
-  screen: false,
-});
 const open: Locks = { mic: false, cam: false, cams_moderators_only: false };
 const ada = person('p1', 'Ada');
 const bea = person('p2', 'Bea');
 const cy = person('p3', 'Cy', 'moderator');
 
 function welcome(extra: Partial<Extract<ServerMessage, { type: 'welcome' }>> = {}): ServerMessage {
-  return {
-    type: 'welcome',
-    self: ada,
-    room_id: 'r',
-    room_name: 'Maths',
+  return welcomeOf(ada, {
     participants: [bea, cy],
     locks: open,
     chat: [
@@ -47,13 +36,8 @@ function welcome(extra: Partial<Extract<ServerMessage, { type: 'welcome' }>> = {
         at: '2026-11-27T14:00:00Z',
       },
     ],
-    subgroups: [],
-    groups: [],
-    groups_end_at: null,
-    subject: '',
-    media: 'mesh',
     ...extra,
-  };
+  });
 }
 
 /** Feeds messages in order; returns the last state and the effects of each step. */
