@@ -63,10 +63,11 @@ export function roomFromTyped(input: string, host: string): Typed {
 
 /** The arrival's address of a room, with its join token and the language the page was opened with. */
 export function roomHref(room: string, token: string | null, lang: string | null): string {
-  const query = new URLSearchParams();
-  if (token) query.set('t', token);
-  if (lang) query.set('lang', lang);
-  const search = query.toString();
+  const pairs: [string, string | null][] = [
+    ['t', token],
+    ['lang', lang],
+  ];
+  const search = new URLSearchParams(pairs.filter((pair): pair is [string, string] => Boolean(pair[1]))).toString();
   return `/room/${encodeURIComponent(room)}${search ? `?${search}` : ''}`;
 }
 

@@ -35,7 +35,7 @@ export const de: Words = {
     notACode: 'Das ist kein Link und kein Code einer Konferenz. Ein Code sieht so aus: abc-defg-hij.',
     elsewhere:
       'Dieser Link gehört zu einer anderen Website. Öffnen Sie ihn direkt, oder geben Sie hier einen Konferenzcode ein.',
-    opening: 'Die Konferenz wird geöffnet …',
+    opening: 'Die Konferenz wird geöffnet …',
     organiseHeading: 'Sie leiten eine Konferenz?',
     organiseText: 'Melden Sie sich an, um Ihre Räume zu öffnen, ihre Links zu teilen und Ihre Konferenz zu beginnen.',
     signIn: 'Anmelden',
