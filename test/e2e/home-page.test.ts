@@ -5,7 +5,6 @@
 // (the rooms API's admit, as an integration or My rooms does it). The home page asks the server
 // nothing about rooms, refuses what is no code without naming any room, and works from the keyboard.
 import t from 'tap';
-import type { Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
