@@ -69,10 +69,11 @@ async function bundle() {
     logLevel: 'warning',
     metafile: true,
   };
-  // The page (main.js) and the poll ticker's worker (ticker.js), each one self-contained module.
+  // The room page (main.js), the poll ticker's worker (ticker.js) and the home page at / (home.js), each one
+  // self-contained module.
   const page = await build({
     ...common,
-    entryPoints: { main: 'src/web/main.ts', ticker: 'src/web/ticker.ts' },
+    entryPoints: { main: 'src/web/main.ts', ticker: 'src/web/ticker.ts', home: 'src/web/home.ts' },
     outdir: 'dist/web',
   });
   // external_api.js stays a classic script: types stripped, not bundled or minified, so its page-origin mark is kept
@@ -89,11 +90,17 @@ async function bundle() {
   /** @param {string} file */
   const size = (file) => gzipSync(readFileSync(file)).length;
   const total = size('dist/web/main.js') + size('dist/web/ticker.js');
-  writeFileSync('dist/web/bundle-size.json', `${JSON.stringify({ gzipBytes: total, budgetBytes })}\n`);
+  // The home page loads home.js alone: its own figure, within the same budget.
+  const home = size('dist/web/home.js');
+  writeFileSync(
+    'dist/web/bundle-size.json',
+    `${JSON.stringify({ gzipBytes: total, homeGzipBytes: home, budgetBytes })}\n`,
+  );
   console.log(
     `web client: ${(total / 1024).toFixed(1)} KB of JavaScript gzip-compressed (budget ${budgetBytes / 1024} KB)`,
   );
-  if (total > budgetBytes) {
+  console.log(`web client: the home page ${(home / 1024).toFixed(1)} KB of JavaScript gzip-compressed`);
+  if (total > budgetBytes || home > budgetBytes) {
     console.error('web client: over the budget');
     process.exit(1);
   }

@@ -1,3 +1,4 @@
+import { roomIdPattern } from '../protocol/room-code.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { arrivalScreen, describe } from './arrival.js';
@@ -7,6 +8,7 @@ import { button, el, show } from './dom.js';
 import { linkHint } from './join-link.js';
 import { meetingView } from './meeting.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
+import { arrivalRooms } from './room-address.js';
 import { storedGet, storedSet } from './stored.js';
 import { rememberedRequest, waitingScreen } from './waiting.js';
 import { language, withLanguage, words } from './words/index.js';
@@ -16,7 +18,9 @@ const app = document.getElementById('app')!;
 document.documentElement.lang = language;
 document.title = words.page.title;
 app.querySelector('p')?.replaceChildren(words.page.loading);
-const roomId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
+// The id as it stands, then the readable id a code typed with spaces or capitals stands for (issue 32 point 5).
+const [addressed = '', ...otherRooms] = arrivalRooms(location.pathname.split('/')[2] ?? '');
+let roomId = addressed;
 const joinToken = new URLSearchParams(location.search).get('t');
 // Read before the address is rewritten: the fragment names the embedding page.
 const embed = embedBridge(roomId);
@@ -133,7 +137,17 @@ function enterMeeting(room: string, session: string): void {
 }
 
 async function main(): Promise<void> {
-  const exists = await roomApi.exists(roomId, joinToken);
+  let exists = await roomApi.exists(roomId, joinToken);
+  // `/room/ABCDEFGHIJ`: the readable id is asked for only when the id as typed is no room. A
+  // join link and an embedding page name their room exactly.
+  for (const other of joinToken || embed ? [] : otherRooms) {
+    if (exists.ok || exists.error.status !== 404) break;
+    roomId = other;
+    exists = await roomApi.exists(roomId, null);
+  }
+  // The address names the room as its id is written (`/room/abc-defg-hij`), keeping `t` and `lang`.
+  if (!embed && roomIdPattern.test(roomId) && location.pathname !== `/room/${encodeURIComponent(roomId)}`)
+    history.replaceState(null, '', `/room/${encodeURIComponent(roomId)}${location.search}`);
   // Not found may still be a room that shows itself only to its invitation (a platform's
   // meeting someone shared the address of): the arrival answers for it, or says it is not there.
   if (!exists.ok && exists.error.status !== 404) return message(words.page.unreachable);

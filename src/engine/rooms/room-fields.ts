@@ -1,8 +1,7 @@
+import { roomIdPattern } from '../../protocol/room-code.js';
 import { invalidField } from '../errors.js';
 import { waitingRoomModes, waitingRoomScopes, type WaitingRoomMode, type WaitingRoomScope } from './room.js';
 
-// '.' and '..' would be swallowed by URL normalisation and could never be addressed again.
-export const roomIdPattern = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,64}$/;
 export const timeoutBounds = { min: 30, max: 3600, fallback: 600 } as const;
 /** A moderator's link: an hour to a year; by default 120 days, a school term (issue 31: a teacher comes back to her lesson). */
 export const moderatorLinkTtlBounds = { min: 3600, max: 365 * 86_400, fallback: 120 * 86_400 } as const;
@@ -59,7 +58,8 @@ export function checkRoomId(value: unknown, field = 'room_id'): string {
  */
 export function checkRoomFields(raw: RoomFields, kind: 'create' | 'update'): RoomFields {
   const out: { -readonly [K in keyof RoomFields]: RoomFields[K] } = {};
-  if (raw.room_id !== undefined || kind === 'create') out.room_id = checkRoomId(raw.room_id);
+  // A create without one gets a readable id from the service (issue 32 point 5).
+  if (raw.room_id !== undefined) out.room_id = checkRoomId(raw.room_id);
   if (raw.name !== undefined || kind === 'create') {
     if (raw.name === undefined) throw invalidField('name', 'name is required');
     out.name = stringWithin('name', raw.name, 1, 200);

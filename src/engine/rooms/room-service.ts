@@ -2,14 +2,9 @@ import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
 import type { Room, RoomEntry, RoomStore, WaitingRoomScope } from './room.js';
-import {
-  checkRoomFields,
-  checkRoomId,
-  moderatorLinkTtlBounds,
-  roomIdPattern,
-  timeoutBounds,
-  type RoomFields,
-} from './room-fields.js';
+import { roomIdPattern } from '../../protocol/room-code.js';
+import { newReadableId } from './readable-id.js';
+import { checkRoomFields, checkRoomId, moderatorLinkTtlBounds, timeoutBounds, type RoomFields } from './room-fields.js';
 import { allowedMode, allowedScope, type WaitingRoomPolicy } from './waiting-room-policy.js';
 
 export interface RoomPage {
@@ -38,6 +33,9 @@ function micsOffByDefault(policy: WaitingRoomPolicy, scope: WaitingRoomScope, su
 
 export const pageBounds = { fallback: 50, max: 200 } as const;
 
+/** Readable ids drawn for one room before giving up (each taken one is a 1 in 2^47 event while rooms are few). */
+const newIdAttempts = 5;
+
 export class RoomService {
   constructor(
     private readonly store: RoomStore,
@@ -45,9 +43,26 @@ export class RoomService {
     private readonly policy: WaitingRoomPolicy,
     /** Told after a room is gone, so live state of its meeting can be dropped. */
     private readonly onDeleted: (roomId: string) => void = () => {},
+    /** A new room's id when its creator chooses none: a readable one (a test passes its own). */
+    private readonly newId: () => string = () => newReadableId(),
   ) {}
 
+  /**
+   * A room with the id its creator chose, or (none chosen) a new readable one: drawn again if it
+   * is taken, which at 47 bits hardly ever happens; a chosen id that is taken is `room_exists`.
+   */
   create(body: RoomFields, reach: RoomReach = {}): Room {
+    if (body.room_id !== undefined) return this.createAs(body, reach);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.createAs({ ...body, room_id: this.newId() }, reach);
+      } catch (err) {
+        if (!(err instanceof EngineError && err.code === 'room_exists') || attempt >= newIdAttempts) throw err;
+      }
+    }
+  }
+
+  private createAs(body: RoomFields, reach: RoomReach): Room {
     const fields = checkRoomFields(body, 'create');
     const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();

@@ -37,7 +37,7 @@ const room = {
 
 export const CreateRoomBody = Type.Object(
   {
-    room_id: fields.room_id,
+    room_id: Type.Optional(fields.room_id),
     name: fields.name,
     waiting_room: Type.Optional(fields.waiting_room),
     waiting_room_mode: Type.Optional(fields.waiting_room_mode),

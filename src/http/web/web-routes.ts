@@ -24,6 +24,9 @@ export interface FramingReader {
  */
 const framingGraceSecs = sessionTtlSecs;
 
+/** The home page may be kept by any cache for five minutes: it holds nothing of anyone. */
+const homeCacheControl = 'public, max-age=300';
+
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
 // The page bundles the wire protocol; dist/protocol stays served as /assets/protocol/live.js for other clients of it.
 const protocolDir = fileURLToPath(new URL('../../protocol', import.meta.url));
@@ -64,6 +67,9 @@ export function webRoutes(options: WebOptions, tokens: FramingReader | null = nu
   // The page is the same for every room; it names no meeting. Only the instance policy is filled in.
   const page = readFileSync(`${webDir}/static/page.html`, 'utf8').replace('{{waiting_policy}}', options.waitingRoom);
   const csp = contentSecurityPolicy(options.embedAncestors);
+  // The home page (issue 32): the same bytes for everyone, so any cache may keep it for a while.
+  const home = readFileSync(`${webDir}/static/home.html`, 'utf8');
+  const homePolicy = contentSecurityPolicy([]);
   const policyFor = async (roomId: string, t: unknown): Promise<string> => {
     if (!tokens || typeof t !== 'string' || t === '' || t.length > 8192) return csp;
     const claims = await tokens.framingOf(t, framingGraceSecs);
@@ -84,6 +90,15 @@ export function webRoutes(options: WebOptions, tokens: FramingReader | null = nu
       decorateReply: false,
       index: false,
     });
+    // No cookie is read and none is set: no room, count or name of anyone is on it.
+    app.get('/', async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', homePolicy)
+        .header('referrer-policy', 'no-referrer')
+        .header('cache-control', homeCacheControl)
+        .send(home),
+    );
     app.get<{ Params: { id: string }; Querystring: { t?: unknown } }>('/room/:id', async (request, reply) =>
       reply
         .type('text/html; charset=utf-8')

@@ -30,6 +30,28 @@ export const en = {
     joining: 'Joining the meeting',
     joiningAs: 'Joining as {name}',
   },
+  /** The home page at `/` (issue 32 point 1): join with a link or code, or sign in to organise. */
+  home: {
+    title: 'Meetings: join or sign in',
+    brand: 'Meetings',
+    heading: 'Meetings and lessons with a waiting room',
+    intro: 'Join with the link or code you were given: no account and no app needed.',
+    joinHeading: 'Join a meeting',
+    codeLabel: 'Meeting link or code',
+    codeHint: 'A code looks like abc-defg-hij. Capitals and spaces do not matter.',
+    join: 'Join',
+    empty: 'Please enter the link or code you were given.',
+    notACode: 'This is not a meeting link or code. A code looks like abc-defg-hij.',
+    elsewhere: 'This link belongs to another site. Open it directly, or type a meeting code here.',
+    opening: 'Opening the meeting…',
+    organiseHeading: 'Organising a meeting?',
+    organiseText: 'Sign in to open your rooms, share their links and start your meeting.',
+    signIn: 'Sign in',
+    featuresHeading: 'What you get',
+    featureWaiting: 'A waiting room: guests wait until a moderator lets them in.',
+    featureBrowser: 'In the browser on a computer or a phone: nothing to install.',
+    featureHosted: 'Run by your school or company on its own server.',
+  },
   /** A refusal the page maps from the server's stable code (HTTP API). */
   errors: {
     access_code_invalid: 'The access code is not correct.',

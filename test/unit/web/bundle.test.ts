@@ -17,6 +17,17 @@ t.test('the page loads one self-contained module within the JavaScript budget', 
   t.equal(recorded.gzipBytes, gzip, 'the build reports the size it produced');
 });
 
+t.test('the home page (issue 32) loads its own small module, within the same budget', async (t) => {
+  const home = read('home.js').toString('utf8');
+  t.notMatch(home, /(^|[;}\n])\s*import\s*[{*\w"']/, 'home.js imports nothing');
+  t.notMatch(home, /\bimport\(/, 'and loads no chunk later');
+  const gzip = gzipSync(read('home.js')).length;
+  t.ok(gzip < 20 * 1024, `home.js gzip ${gzip} bytes: a front page, not the meeting client`);
+  const recorded = JSON.parse(read('bundle-size.json').toString('utf8')) as { homeGzipBytes: number };
+  t.equal(recorded.homeGzipBytes, gzip, 'the build reports its size too');
+  t.notMatch(home, /RTCPeerConnection|WebSocket/, 'none of the meeting is in it');
+});
+
 t.test('only the icons the page uses are bundled, not the whole icon set', async (t) => {
   const main = read('main.js').toString('utf8');
   // lucide draws each icon from path data; the whole set is over 1,500 icons (several MB).
