@@ -295,7 +295,9 @@ export async function countConnections(context: BrowserContext): Promise<void> {
  */
 export async function withoutSpeakingReports(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => {
-    const proto = WebSocket.prototype;
+    // The prototype that holds `send` (countConnections may have put a subclass in front of it).
+    let proto = WebSocket.prototype;
+    while (!Object.prototype.hasOwnProperty.call(proto, 'send')) proto = Object.getPrototypeOf(proto) as WebSocket;
     const send = Object.getOwnPropertyDescriptor(proto, 'send')!.value as (data: unknown) => void;
     proto.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
       if (typeof data === 'string' && data.includes('"type":"speaking"')) return;
