@@ -29,9 +29,12 @@ import {
 
 // Two reactions lucide has no icon for, drawn here in its style (24 px grid, 2 px strokes, round
 // ends): a drawing, not an emoji, so they look the same on a machine without an emoji font.
+// Clap: two palms with their thumbs, meeting, and three strokes of the sound.
 const Clap: IconNode = [
   ['rect', { x: '4', y: '9', width: '6', height: '12', rx: '3', transform: 'rotate(-20 7 15)' }],
+  ['path', { d: 'M4 16 2 13.5', transform: 'rotate(-20 7 15)' }],
   ['rect', { x: '12', y: '8', width: '6', height: '12', rx: '3', transform: 'rotate(20 15 14)' }],
+  ['path', { d: 'm18 15 2-2.5', transform: 'rotate(20 15 14)' }],
   ['path', { d: 'M12 2v3' }],
   ['path', { d: 'm6.5 3.5 1.5 2' }],
   ['path', { d: 'm17.5 3.5-1.5 2' }],
