@@ -14,7 +14,7 @@ export const viewIdMaxLength = 128;
  * The reactions a participant may send (`react`): shown briefly on her tile to everyone in the
  * room. A closed list, so a reaction is never text someone typed.
  */
-export const reactions = ['thumbs_up', 'thumbs_down', 'celebrate', 'laugh', 'heart'] as const;
+export const reactions = ['thumbs_up', 'thumbs_down', 'clap', 'celebrate', 'laugh', 'surprised', 'heart'] as const;
 
 export const sfuPeers = { publish: 'sfu:publish', subscribe: 'sfu:subscribe' } as const;
 

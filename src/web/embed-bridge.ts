@@ -1,6 +1,7 @@
 import type { ParticipantView, ServerMessage } from '../protocol/live.js';
 import { roomApi, type Joined } from './api.js';
 import { answerRequest } from './embed-answers.js';
+import { classroomCommand, classroomCommandNames, handUpdates, type HandsTold } from './embed-classroom.js';
 import type { LeaveReason, LocalState, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 
 /**
@@ -62,6 +63,7 @@ export class EmbedBridge {
   private local: LocalState = { audio: true, video: true, screen: false };
   private dominant = '';
   private readonly knocks = new Set<string>();
+  private hands: HandsTold = new Map();
   private queued: { name: string; args: unknown[] }[] = [];
   private name: string;
   private closing = false;
@@ -169,6 +171,7 @@ export class EmbedBridge {
     switch (message.type) {
       case 'welcome': {
         this.participants.clear();
+        this.hands = new Map();
         this.selfId = message.self.participant_id;
         for (const p of [message.self, ...message.participants]) this.participants.set(p.participant_id, p);
         this.joined = true;
@@ -209,6 +212,12 @@ export class EmbedBridge {
       case 'subject':
         this.emit('subjectChange', { subject: message.subject });
         break;
+      case 'hands': {
+        const { told, events } = handUpdates(this.hands, message.hands);
+        this.hands = told;
+        for (const data of events) this.emit('raiseHandUpdated', data);
+        break;
+      }
       case 'waiting_room':
         this.waitingRoom = { enabled: message.enabled, switchable: message.switchable };
         break;
@@ -303,11 +312,13 @@ export class EmbedBridge {
       'toggleLobby',
       'answerKnockingParticipant',
       'kickParticipant',
+      ...classroomCommandNames,
     ];
     if ((!actions || !this.joined) && needsMeeting.includes(name)) {
       if (this.queued.length < 50) this.queued.push({ name, args });
       return;
     }
+    if (actions && classroomCommand(name, args, actions, this.selfId)) return;
     switch (name) {
       case 'toggleAudio':
         return actions!.toggleAudio();

@@ -18,6 +18,12 @@ export interface MeetingActions {
   readonly setWaitingRoom: (enabled: boolean) => void;
   /** Moderators: someone else out of the meeting (the server refuses anyone else). */
   readonly remove: (participantId: string) => void;
+  /** Her own hand up, or down again (the Raise hand button). */
+  readonly toggleHand: () => void;
+  /** Moderators: the meeting ends for everyone (no dialog: the embedding page asked already). */
+  readonly endMeeting: () => void;
+  /** Moderators: someone else is asked to turn her microphone off. */
+  readonly mute: (participantId: string) => void;
   readonly local: () => LocalState;
   readonly session: () => string;
   readonly isModerator: () => boolean;

@@ -90,6 +90,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await ann.getByRole('button', { name: 'Reagieren' }).click();
     const menu = ann.getByRole('group', { name: 'Reaktionen' });
     await menu.waitFor();
+    // The anchors' usual set, each a drawing (no emoji font needed) named in her language.
+    t.same(
+      await menu
+        .getByRole('button')
+        .evaluateAll((buttons) =>
+          buttons.map((b) => [
+            b.getAttribute('aria-label'),
+            b.querySelector('svg') !== null,
+            /\p{Extended_Pictographic}/u.test(b.textContent ?? ''),
+          ]),
+        ),
+      ['Daumen hoch', 'Daumen runter', 'Applaus', 'Feiern', 'Lachen', 'Überrascht', 'Herz'].map((n) => [
+        n,
+        true,
+        false,
+      ]),
+      'seven reactions, each an icon with a German name and no emoji text',
+    );
     await browser.checkAccessibility(ann, 'pupil (de, phone): the reactions open');
     await browser.screenshot(ann, 'classroom-reactions-phone-de');
     await ann.keyboard.press('Escape');
@@ -100,9 +118,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'Escape closes the menu, focus back on React',
     );
     await ann.getByRole('button', { name: 'Reagieren' }).click();
-    await menu.getByRole('button', { name: 'Feiern' }).click();
-    await teacher.locator('.tile-reaction[data-reaction="celebrate"]').waitFor();
-    await until('the teacher hears the reaction', async () => /Ann reacted: Celebrate/.test(await announced(teacher)));
+    await menu.getByRole('button', { name: 'Applaus' }).click();
+    await teacher.locator('.tile-reaction[data-reaction="clap"] svg').waitFor();
+    await until('the teacher hears the reaction', async () => /Ann reacted: Clap/.test(await announced(teacher)));
     await browser.screenshot(teacher, 'classroom-reaction-desktop');
     await teacher.locator('.tile-reaction').waitFor({ state: 'detached' });
     t.pass('the reaction goes after a few seconds');

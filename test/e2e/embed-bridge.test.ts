@@ -410,6 +410,42 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'removed: no readyToClose, her frame offers to ask again',
     );
 
+    // Issue 31 point 10 with upstream's names: toggleRaiseHand and raiseHandUpdated {id, handRaised}
+    // (when, or 0); muteRemoteParticipant and endConference only for a moderator.
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleRaiseHand'));
+    const up = await waitEvent(ann.page, 'raiseHandUpdated', (h) => h.id === bobJoined.id && h.handRaised > 0);
+    t.ok(Math.abs(up.handRaised - Date.now()) < 60_000, "Ann's page: raiseHandUpdated with when Bob's hand went up");
+    await waitEvent(bob.page, 'raiseHandUpdated', (h) => h.id === bobJoined.id && h.handRaised > 0);
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleRaiseHand'));
+    t.same(
+      await waitEvent(ann.page, 'raiseHandUpdated', (h) => h.handRaised === 0),
+      { id: bobJoined.id, handRaised: 0 },
+      'lowered again: handRaised 0',
+    );
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleAudio'));
+    await waitEvent(bob.page, 'audioMuteStatusChanged', (m) => m.muted === false);
+    await bob.page.evaluate(
+      (id) => (window as any).api.executeCommand('muteRemoteParticipant', id, 'audio'),
+      annJoined.id,
+    );
+    await bob.page.evaluate(() => (window as any).api.executeCommand('endConference'));
+    await until('the page to refuse the participant', async () =>
+      ['muteRemoteParticipant: only a moderator', 'endConference: only a moderator'].every((w) =>
+        bob.consoleLines.some((l) => l.includes(w)),
+      ),
+    );
+    await ann.page.evaluate((id) => (window as any).api.executeCommand('muteRemoteParticipant', id), bobJoined.id);
+    await until(
+      'Bob muted by Ann',
+      async () =>
+        (await eventsOf(bob.page)).filter((e) => e.name === 'audioMuteStatusChanged' && e.data.muted).length === 2,
+    );
+    t.pass("Ann's muteRemoteParticipant turns Bob's microphone off (audioMuteStatusChanged {muted: true})");
+    t.notOk(
+      (await eventsOf(ann.page)).some((e) => e.name === 'audioMuteStatusChanged' || e.name === 'videoConferenceLeft'),
+      "Bob's refused commands muted nobody and ended nothing",
+    );
+
     // hangup: left, then ready to close.
     await bob.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(bob.page, 'readyToClose');
@@ -426,6 +462,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     t.same(await waitEvent(ann.page, 'participantLeft'), { id: bobJoined.id }, 'Ann sees participantLeft');
     t.equal(await ann.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 1, 'one left');
+
+    // endConference from the moderator: the meeting ends for everyone, her page says left, then ready to close.
+    await ann.page.evaluate(() => (window as any).api.executeCommand('endConference'));
+    await waitEvent(ann.page, 'readyToClose');
+    t.same(
+      (await eventsOf(ann.page)).filter((e) => e.name === 'videoConferenceLeft' || e.name === 'readyToClose'),
+      [
+        { name: 'videoConferenceLeft', data: { roomName: 'open-room' } },
+        { name: 'readyToClose', data: {} },
+      ],
+      'endConference: videoConferenceLeft then readyToClose',
+    );
+    const entries = (await call(d, '/api/rooms/open-room/timeline')).body.entries as { kind: string; actor: any }[];
+    t.match(
+      entries.at(-1),
+      { kind: 'meeting_ended', actor: { name: 'Ann' } },
+      'the meeting ended on the server, by Ann',
+    );
 
     // dispose: the iframe goes, and with it the listeners.
     const disposed = await ann.page.evaluate(() => {

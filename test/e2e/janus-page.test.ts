@@ -7,14 +7,24 @@
 // gesture her connections are closed and the others receive nothing more of her. It runs inside
 // a network namespace the test makes, with a veth pair of private addresses (Janus gathers no
 // loopback candidates), so no packet leaves the machine.
-import { networkInterfaces } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
-import { connectionCounts, countConnections, inboundTotal, inPrivateNetwork, openBrowser } from '../helpers/browser.js';
+import {
+  connectionCounts,
+  countConnections,
+  inboundTotal,
+  inPrivateNetwork,
+  openBrowser,
+  withoutSpeakingReports,
+} from '../helpers/browser.js';
 import { janusMissing } from '../helpers/janus.js';
 import { until } from '../helpers/net.js';
+import { toneWav } from '../helpers/tone-wav.js';
 
 t.setTimeout(300_000);
 
@@ -27,6 +37,12 @@ async function plays(page: Page, name: string): Promise<boolean> {
   await page.waitForTimeout(300);
   return (await video.evaluate((v: HTMLVideoElement) => v.currentTime)) > first.time;
 }
+
+/** Whether the tile of `name` on `page` has the speaking outline. */
+const outlined = async (page: Page, name: string) =>
+  ((await page.getByRole('listitem', { name, exact: true }).getAttribute('class')) ?? '')
+    .split(/\s+/)
+    .includes('speaking');
 
 /** What a page's connections are doing, for a failure's message. */
 function connectionsOf(page: Page): Promise<string> {
@@ -79,11 +95,16 @@ if (!inPrivateNetwork(t, import.meta.url)) {
         SERVICE_RTP_PORTS: '43700-43900',
       });
       await rooms.create(d, { room_id: 'lesson', name: 'Biology 2C', waiting_room: 'off' });
-      const browser = await openBrowser(t);
+      // A continuous tone for every microphone (the default fake device only beeps once a second).
+      const voice = join(mkdtempSync(join(tmpdir(), 'meet-voice-')), 'voice.wav');
+      writeFileSync(voice, toneWav(440, 3));
+      const browser = await openBrowser(t, [`--use-file-for-fake-audio-capture=${voice}`]);
 
       const enter = async (name: string, url: string, named: boolean): Promise<Page> => {
         const { page, context } = await browser.newPage(name);
         await countConnections(context);
+        // No page tells the server it speaks: an outline can only come from the audio received through Janus.
+        await withoutSpeakingReports(context);
         await page.goto(url);
         if (!named) await page.getByLabel('Your name').fill(name);
         await page.getByRole('button', { name: 'Join' }).click();
@@ -126,6 +147,11 @@ if (!inPrivateNetwork(t, import.meta.url)) {
         );
       }
       t.equal(await receivedVideos(ann), 2, 'Ann receives two video streams on her one receiving connection');
+      // Issue 31 point 12 on the SFU path: every page outlines the two others from what it receives.
+      for (const [me, page] of Object.entries(pages))
+        for (const other of Object.keys(pages).filter((n) => n !== me))
+          await until(`${me} to outline ${other} speaking`, () => outlined(page, other), 20_000, 100);
+      t.pass('each page outlines the two others as speaking, from the audio Janus forwards');
 
       // A microphone lock: the participants' pages renegotiate their publisher without audio, the
       // teacher stops hearing them; video goes on; the release brings their audio back.
@@ -152,6 +178,8 @@ if (!inPrivateNetwork(t, import.meta.url)) {
       );
       await until('the audio at the teacher to stop', async () => !(await rising(teacher, 1000)), 30_000, 0);
       t.notOk(await rising(teacher, 2000), 'under the lock no audio of theirs reaches the teacher');
+      await until("Ann's outline to go at the teacher", async () => !(await outlined(teacher, 'Ann')), 10_000, 100);
+      t.pass('silenced by the lock, Ann is no longer outlined at the teacher');
       t.ok(await plays(teacher, 'Ann'), "Ann's video goes on through the renegotiation");
       await teacher.getByRole('checkbox', { name: 'Lock microphones' }).uncheck();
       // The lock muted them; its release lets them unmute, it does not unmute anyone. A muted

@@ -13,14 +13,23 @@ import t, { type Test } from 'tap';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
-import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
+import { inLoopbackNamespace, openBrowser, withoutSpeakingReports } from '../helpers/browser.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
 import { moderator } from '../helpers/waiting.js';
 import { toneWav } from '../helpers/tone-wav.js';
 
 const room = 'signals';
-const youAreMuted = 'You are muted. Turn your microphone on to be heard.';
+/** Ben's page is in German (`?lang=de`): the signals he sees are checked in that language. */
+const de = {
+  join: 'Teilnehmen',
+  mute: 'Mikrofon stummschalten',
+  cameraOff: 'Kamera ausschalten',
+  stage: 'Konferenz',
+  tiles: 'Video der Teilnehmenden',
+  youAreMuted: 'Ihr Mikrofon ist stummgeschaltet. Schalten Sie es ein, um gehört zu werden.',
+  message: 'Chatnachricht',
+};
 
 async function linkFor(d: InProcessDaemon, role: 'moderator' | 'participant', name: string): Promise<string> {
   const link = await call(d, `/api/rooms/${room}/links`, { method: 'POST', json: { role, name } });
@@ -28,15 +37,15 @@ async function linkFor(d: InProcessDaemon, role: 'moderator' | 'participant', na
 }
 
 /** Opens her link and joins (the room has no waiting room): in once her microphone button is there. */
-async function enter(page: Page, url: string): Promise<void> {
+async function enter(page: Page, url: string, words = { join: 'Join', mute: 'Mute microphone' }): Promise<void> {
   page.setDefaultTimeout(60_000);
   await page.goto(url);
-  await page.getByRole('button', { name: 'Join' }).click();
-  await page.getByRole('button', { name: 'Mute microphone' }).waitFor();
+  await page.getByRole('button', { name: words.join }).click();
+  await page.getByRole('button', { name: words.mute }).waitFor();
 }
 
-const tile = (page: Page, name: string) =>
-  page.getByRole('list', { name: 'Video of the participants' }).getByRole('listitem', { name });
+const tile = (page: Page, name: string, list = 'Video of the participants') =>
+  page.getByRole('list', { name: list }).getByRole('listitem', { name });
 const hasClass = async (locator: Locator, name: string) =>
   ((await locator.getAttribute('class')) ?? '').split(/\s+/).includes(name);
 const announced = (page: Page) => page.locator('#announcer').textContent();
@@ -114,7 +123,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       // Gone before the phone's part, which counts the people in the room.
       t.teardown(() => Promise.all([ada.close(), ben.close()]));
       await enter(ada, await linkFor(d, 'moderator', 'Ada Lovelace'));
-      await enter(ben, await linkFor(d, 'participant', 'Ben Krüger'));
+      await enter(ben, `${await linkFor(d, 'participant', 'Ben Krüger')}&lang=de`, de);
 
       const benOnAda = tile(ada, 'Ben Krüger');
       await benOnAda.waitFor();
@@ -128,31 +137,32 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         await soon(() => ada.getByText('Connection: good').isVisible(), 15_000),
         '"Connection: good" from the page’s own statistics (loopback: no loss, no delay)',
       );
+      t.ok(await soon(() => ben.getByText('Verbindung: gut').isVisible(), 15_000), 'in German: "Verbindung: gut"');
 
       // He mutes while he goes on talking: his page tells him; his outline goes on Ada's page.
-      await ben.getByRole('button', { name: 'Mute microphone' }).click();
-      const notice = ben.getByRole('region', { name: 'Meeting' }).getByText(youAreMuted);
-      t.ok(await soon(() => notice.isVisible()), '"You are muted" is shown while he talks muted');
-      t.ok(await soon(async () => (await announced(ben)) === youAreMuted, 5000), 'and announced');
+      await ben.getByRole('button', { name: de.mute }).click();
+      const notice = ben.getByRole('region', { name: de.stage }).getByText(de.youAreMuted);
+      t.ok(await soon(() => notice.isVisible()), '"You are muted" (in German) is shown while he talks muted');
+      t.ok(await soon(async () => (await announced(ben)) === de.youAreMuted, 5000), 'and announced');
       t.ok(await soon(async () => !(await hasClass(benOnAda, 'speaking'))), 'muted, he is no longer outlined');
       await browser.checkAccessibility(ben, 'the meeting with "You are muted"');
 
       // His camera off: his initials on his tile, on both pages.
-      await ben.getByRole('button', { name: 'Turn camera off' }).click();
+      await ben.getByRole('button', { name: de.cameraOff }).click();
       t.ok(await soon(async () => (await initialsOn(benOnAda)) === 'BK'), 'Ada sees his initials');
       t.equal(
         await benOnAda.locator('video').evaluate((v) => getComputedStyle(v).visibility),
         'hidden',
         'not a black picture',
       );
-      t.equal(await initialsOn(tile(ben, 'Ben Krüger')), 'BK', 'and so does he');
+      t.equal(await initialsOn(tile(ben, 'Ben Krüger', de.tiles)), 'BK', 'and so does he (German page)');
       t.equal(await initialsOn(tile(ada, 'Ada Lovelace')), '', 'a camera that is on: no initials');
 
       // Three messages while Ada's chat is hidden: "Chat, 3 unread"; opening the chat reads them.
       await ben.getByRole('button', { name: 'Chat', exact: true }).click();
       for (const text of ['one', 'two', 'three']) {
-        await ben.getByRole('textbox', { name: 'Chat message' }).fill(text);
-        await ben.getByRole('textbox', { name: 'Chat message' }).press('Enter');
+        await ben.getByRole('textbox', { name: de.message }).fill(text);
+        await ben.getByRole('textbox', { name: de.message }).press('Enter');
         await ada.getByText(text, { exact: true }).waitFor({ state: 'attached' });
       }
       const unread = ada.getByRole('button', { name: 'Chat, 3 unread', exact: true });
@@ -164,6 +174,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await ada.getByRole('button', { name: /^Chat/ }).click();
       await ada.getByRole('button', { name: 'Chat', exact: true }).waitFor();
       t.equal(await ada.locator('.tool .count').count(), 0, 'the chat opened: nothing unread');
+
+      // His chat closed (its shortcut), hers says something: "Chat, 1 ungelesen" on his German page.
+      await ben.keyboard.press('Alt+C');
+      await ada.getByRole('textbox', { name: 'Chat message' }).fill('vier');
+      await ada.getByRole('textbox', { name: 'Chat message' }).press('Enter');
+      t.ok(
+        await soon(() => ben.getByRole('button', { name: 'Chat, 1 ungelesen', exact: true }).isVisible(), 5000),
+        'his Chat button says one unread, in German',
+      );
+      await browser.checkAccessibility(ben, 'the German meeting with a camera-off tile, unread chat and the quality');
+      await browser.screenshot(ben, 'signals-desktop-de');
     });
 
     await t.test('a touch phone, upright and on its side: tiles, targets, no tooltips, no Share', async (t) => {
@@ -272,17 +293,5 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const bar = (await page.getByRole('toolbar', { name: 'Meeting controls' }).boundingBox())!;
       t.ok(sheet.y + sheet.height <= bar.y + 1, 'the People sheet ends above the toolbar');
     });
-  });
-}
-
-/** Drops the page's `speaking` reports to the server (its other messages go as ever). */
-async function withoutSpeakingReports(context: BrowserContext): Promise<void> {
-  await context.addInitScript(() => {
-    const proto = WebSocket.prototype;
-    const send = Object.getOwnPropertyDescriptor(proto, 'send')!.value as (data: unknown) => void;
-    proto.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
-      if (typeof data === 'string' && data.includes('"type":"speaking"')) return;
-      send.call(this, data);
-    };
   });
 }

@@ -289,6 +289,23 @@ export async function countConnections(context: BrowserContext): Promise<void> {
   });
 }
 
+/**
+ * Drops the page's `speaking` reports to the server (its other messages go as ever): another
+ * page's speaking outline of her can then only come from the audio that page receives.
+ */
+export async function withoutSpeakingReports(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    // The prototype that holds `send` (countConnections may have put a subclass in front of it).
+    let proto = WebSocket.prototype;
+    while (!Object.prototype.hasOwnProperty.call(proto, 'send')) proto = Object.getPrototypeOf(proto) as WebSocket;
+    const send = Object.getOwnPropertyDescriptor(proto, 'send')!.value as (data: unknown) => void;
+    proto.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
+      if (typeof data === 'string' && data.includes('"type":"speaking"')) return;
+      send.call(this, data);
+    };
+  });
+}
+
 export function connectionCounts(page: Page): Promise<{ peerConnections: number; webSockets: number }> {
   return page.evaluate(
     () => (window as unknown as { __meetCounts: { peerConnections: number; webSockets: number } }).__meetCounts,

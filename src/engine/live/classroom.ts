@@ -6,7 +6,7 @@ import { RateWindow, type RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface ClassroomDeps {
-  readonly meetings: Pick<MeetingService, 'end' | 'current'>;
+  readonly meetings: Pick<MeetingService, 'end' | 'current' | 'moderator' | 'record'>;
   /** Hands raised or lowered (her own) per participant per window. */
   readonly handLimit: RateLimit;
   /** Reactions per participant per window: beyond it she is told once, then they are dropped. */
@@ -75,7 +75,10 @@ export class Classroom {
     this.rooms.broadcast(state, { type: 'reaction', participant_id: member.participantId, reaction });
   }
 
-  /** A moderator asks someone else's microphone off: only she is told, by whom. */
+  /**
+   * A moderator asks someone else's microphone off: only she is told, by whom. The meeting's
+   * timeline records it (`participant_muted`: who muted whom, when), durably, before she is told.
+   */
   mute(state: RoomState, member: Member, targetId: string): void {
     if (!this.moderator(member) || !this.admit(member, 'mutes', this.deps.muteLimit, 'too many gestures; wait')) return;
     if (targetId === member.participantId) {
@@ -87,6 +90,18 @@ export class Classroom {
     const target = state.members.get(targetId);
     if (!target) {
       member.outbox.send(liveError('participant_not_found', 'nobody of that id is connected in this meeting'));
+      return;
+    }
+    const meeting = this.deps.meetings.current(state.roomId);
+    const recorded = engineCall(member.outbox, () => {
+      if (!meeting || meeting.meetingId !== state.meetingId) return false;
+      const actor = { kind: 'participant', participantId: member.participantId } as const;
+      const subject = { requestId: null, participantId: targetId, name: target.name };
+      this.deps.meetings.record(meeting, 'participant_muted', this.deps.meetings.moderator(meeting, actor), subject);
+      return true;
+    });
+    if (!recorded) {
+      if (recorded === false) member.outbox.send(liveError('meeting_not_found', 'this meeting is over'));
       return;
     }
     target.outbox.send({ type: 'muted', by: member.participantId, by_name: member.name });

@@ -17,6 +17,8 @@ export const timelineKinds = [
   'moderator_promoted',
   /** A moderator removed a present participant (subject): her session is spent; she may knock again. */
   'participant_removed',
+  /** A moderator asked a present participant (subject) to turn her microphone off. */
+  'participant_muted',
   'meeting_ended',
 ] as const;
 

@@ -60,6 +60,9 @@
     toggleLobby: true,
     answerKnockingParticipant: true,
     kickParticipant: true,
+    toggleRaiseHand: true,
+    endConference: true,
+    muteRemoteParticipant: true,
   };
   const events = [
     'ready',
@@ -79,6 +82,7 @@
     'incomingMessage',
     'outgoingMessage',
     'knockingParticipant',
+    'raiseHandUpdated',
     'errorOccurred',
   ];
   const cssUnits = /^\d+(\.\d+)?(em|pt|px|%|vh|vw|dvh|lvh|svh|dvw|lvw|svw)$/;

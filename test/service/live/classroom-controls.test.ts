@@ -87,6 +87,17 @@ t.test('hands, reactions, mute and the end of the meeting, with who may send eac
   modLive.send({ type: 'mute', participant_id: 'nobody-here' });
   t.equal((await modLive.next('error')).code, 'participant_not_found');
   t.equal(benLive.all('muted').length, 0, 'Ben is not told of Ann being muted');
+  const mutes = (await timeline(first, 'lesson')).filter((e) => e.kind === 'participant_muted');
+  t.equal(mutes.length, 1, 'the timeline records the mute, once (not the refused ones)');
+  t.match(
+    mutes[0],
+    {
+      actor: { kind: 'participant', participant_id: mod.participantId, name: 'Ms Keller' },
+      subject: { request_id: null, participant_id: ann.participantId, name: 'Ann' },
+    },
+    'who muted whom',
+  );
+  t.ok(Math.abs(Date.parse(mutes[0]!.at) - Date.now()) < 60_000, 'and when');
 
   // Reactions: to everyone, her too; a flood from one person is cut by her window.
   benLive.send({ type: 'react', reaction: 'celebrate' });
@@ -99,7 +110,7 @@ t.test('hands, reactions, mute and the end of the meeting, with who may send eac
   benLive.send({ type: 'react', reaction: '<b>boo</b>' });
   const notOne = await benLive.next('error');
   t.equal(notOne.code, 'invalid_message', 'only the handful of reactions');
-  t.match(notOne.message, /thumbs_up, thumbs_down, celebrate, laugh, heart/, 'the refusal lists them');
+  t.match(notOne.message, /thumbs_up, thumbs_down, clap, celebrate, laugh, surprised, heart/, 'the refusal lists them');
   for (let i = 0; i < 100; i++) benLive.send({ type: 'react', reaction: 'heart' });
   await benLive.next('error', (e) => e.code === 'rate_limited');
   benLive.send({ type: 'chat', text: 'sync' });
@@ -132,6 +143,10 @@ t.test('hands, reactions, mute and the end of the meeting, with who may send eac
   t.ok(
     (await timeline(second, 'lesson')).some((e) => e.kind === 'meeting_ended' && e.actor?.name === 'Ms Keller'),
     'the end is still on the timeline after the restart',
+  );
+  t.ok(
+    (await timeline(second, 'lesson')).some((e) => e.kind === 'participant_muted' && e.subject?.name === 'Ann'),
+    'so is the mute',
   );
 });
 

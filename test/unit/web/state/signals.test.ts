@@ -18,6 +18,7 @@ import {
   unreadAfter,
   voiceAfter,
   type MutedTalk,
+  type Reading,
   type Stat,
 } from '../../../../src/web/state/signals.js';
 
@@ -155,4 +156,31 @@ t.test('connection quality from round trip and loss: good, fair, poor', async (t
   t.equal(answering.rttMs, 50, 'the pair the transport selected, nominated or not (the answering side)');
   const two = readingOf([pair(0.02), pair(0.3)]);
   t.equal(two.rttMs, 300, 'several connections (a mesh): the worst one');
+});
+
+t.test('a connection that degrades reads poor from its statistics, and good again once it recovers', async (t) => {
+  // Readings as the page takes them (a mesh of two connections), judged between each two.
+  const at = (received: number, lost: number, rtt: number[], remoteLoss?: number): Stat[] => [
+    inboundAudio('a', 0, 0, received, lost),
+    ...rtt.map((r) => pair(r)),
+    ...(remoteLoss === undefined
+      ? []
+      : [{ type: 'remote-inbound-rtp', fractionLost: remoteLoss, roundTripTime: 0.02 }]),
+  ];
+  const steps: [string, Stat[]][] = [
+    ['loopback', at(0, 0, [0.01, 0.01])],
+    ['loopback', at(500, 0, [0.01, 0.01])],
+    ['one connection slow (600 ms)', at(1000, 0, [0.01, 0.6])],
+    ['both fast again, 20 % lost', at(1400, 100, [0.02, 0.02])],
+    ['the far end reports 12 % of hers lost', at(1900, 100, [0.02, 0.02], 0.12)],
+    ['recovered', at(2400, 100, [0.02, 0.02], 0)],
+  ];
+  let before: Reading | null = null;
+  const verdicts: (string | null)[] = [];
+  for (const [, stats] of steps) {
+    const reading = readingOf(stats);
+    verdicts.push(qualityOf(linkBetween(before, reading)));
+    before = reading;
+  }
+  t.same(verdicts, ['good', 'good', 'poor', 'poor', 'poor', 'good'], steps.map(([what]) => what).join(' → '));
 });
