@@ -86,7 +86,6 @@ async function thousandTenants(t: Tap) {
   });
 }
 
-
 t.test('1,000 tenants on a daemon', async (t) => {
   const d = await thousandTenants(t);
   const api = d.compatUrl;
