@@ -50,6 +50,7 @@ export async function openEngine(
       loggerInstance: log,
       web: config,
       ice: config,
+      site: { publicUrl: config.publicUrl },
       trustedProxies: config.trustedProxies,
       ...appOptions,
     });

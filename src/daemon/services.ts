@@ -1,5 +1,6 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
+import { AccountService } from '../engine/accounts/account-service.js';
 import type { EngineServices } from '../engine/services.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { Defer } from '../engine/group-commit.js';
@@ -20,6 +21,7 @@ import { TokenService } from '../engine/tokens/token-service.js';
 import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-token-store.js';
+import { SqliteAccountStore } from '../store/account-store.js';
 import { databaseFileName, openDatabase } from '../store/database.js';
 import { SqliteLiveStore } from '../store/live-store.js';
 import { SqliteMeetingStore } from '../store/meeting-store.js';
@@ -151,11 +153,13 @@ export function openServices(
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
   const succession = new ModeratorSuccession(meetings, roomStore);
+  const accounts = new AccountService(new SqliteAccountStore(db), clock);
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   return {
     rooms,
     accessTokens: new AccessTokenService(new SqliteAccessTokenStore(db), clock),
+    accounts,
     meetings,
     waiting,
     tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
@@ -179,6 +183,7 @@ export function openServices(
           if (now >= nextExpiryMs) {
             nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
             rooms.expireUnused(idleMs);
+            accounts.sweep();
           }
         } catch (err) {
           onError(err);
