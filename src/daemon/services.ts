@@ -1,6 +1,7 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import { AccountService } from '../engine/accounts/account-service.js';
+import type { ScryptCost } from '../engine/accounts/password.js';
 import type { EngineServices } from '../engine/services.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { Defer } from '../engine/group-commit.js';
@@ -84,6 +85,8 @@ export interface ServicesOptions {
   readonly ice?: IceCredentials;
   /** The daemon's metrics (SERVICE_METRICS_ADDR): timed group commits and counted knocks and decisions. */
   readonly counting?: ServicesCounting;
+  /** scrypt's cost for account passwords (tests of the routes pass a cheap one); the engine's own otherwise. */
+  readonly passwordCost?: ScryptCost;
 }
 
 /** The database file of a data directory, for meetctl commands that must not create one unasked. */
@@ -153,7 +156,11 @@ export function openServices(
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
   const succession = new ModeratorSuccession(meetings, roomStore);
-  const accounts = new AccountService(new SqliteAccountStore(db), clock);
+  const accounts = new AccountService(
+    new SqliteAccountStore(db),
+    clock,
+    options.passwordCost ? { cost: options.passwordCost } : {},
+  );
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   return {

@@ -4,7 +4,7 @@ import { EngineError } from '../errors.js';
 import { AttemptLimiter, type AttemptLimits } from '../waiting/attempt-limiter.js';
 import type { Account, AccountSource, AccountStore } from './account.js';
 import { checkAccountName, checkEmail, normaliseEmail } from './account-fields.js';
-import { checkPassword, hashPassword, verifyPassword } from './password.js';
+import { checkPassword, hashPassword, passwordCost, verifyPassword, type ScryptCost } from './password.js';
 
 /** A one-time link to set a password is good for 72 hours, once. */
 export const linkTtlMs = 72 * 3600_000;
@@ -70,11 +70,15 @@ export class AccountService {
   private readonly clientAttempts: AttemptLimiter;
   private dummy: Promise<string> | null = null;
 
+  private readonly cost: ScryptCost;
+
   constructor(
     private readonly store: AccountStore,
     private readonly clock: Clock,
-    limits: SignInLimits = defaultSignInLimits,
+    options: { readonly limits?: SignInLimits; readonly cost?: ScryptCost } = {},
   ) {
+    const limits = options.limits ?? defaultSignInLimits;
+    this.cost = options.cost ?? passwordCost;
     this.accountAttempts = new AttemptLimiter(clock, limits.account, 'too_many_sign_ins');
     this.clientAttempts = new AttemptLimiter(clock, limits.client, 'too_many_sign_ins');
   }
@@ -159,7 +163,7 @@ export class AccountService {
   /** Sets a local account's password directly (meetctl user add --password-file); its sessions end. */
   async setPassword(rawEmail: unknown, password: string): Promise<Account> {
     checkPassword(password);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, this.cost);
     return this.storePassword(this.show(rawEmail), passwordHash);
   }
 
@@ -167,7 +171,7 @@ export class AccountService {
   async usePasswordLink(token: string, password: string): Promise<Account> {
     checkPassword(password);
     if (!tokenShape.test(token)) throw linkInvalid();
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, this.cost);
     const link = this.store.takeLink(digest(token));
     const account = link && link.expiresAt > this.clock.now().toISOString() ? this.store.byId(link.accountId) : null;
     if (!account || account.disabled) throw linkInvalid();
@@ -272,7 +276,7 @@ export class AccountService {
 
   /** A hash of a password nobody knows, made once, so an unknown email costs a verification as a known one does. */
   private standInHash(): Promise<string> {
-    this.dummy ??= hashPassword(secret());
+    this.dummy ??= hashPassword(secret(), this.cost);
     return this.dummy;
   }
 }

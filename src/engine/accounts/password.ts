@@ -1,21 +1,27 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { invalidField } from '../errors.js';
 import { commonPasswords } from './common-passwords.js';
 
 export const passwordBounds = { min: 12, max: 256 } as const;
 
+export interface ScryptCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
 /** scrypt's cost (N = 2^15, r = 8: 32 MiB and some tens of milliseconds a hash), kept in each hash so it can grow. */
-const cost = { N: 1 << 15, r: 8, p: 1 } as const;
+export const passwordCost: ScryptCost = { N: 1 << 15, r: 8, p: 1 };
 const keyBytes = 32;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+function derive(password: string, salt: Buffer, options: ScryptCost): Promise<Buffer> {
   // Node's own scrypt on the thread pool: never on the event loop, never hand-rolled.
   return new Promise((resolve, reject) => {
     scrypt(
       password.normalize('NFC'),
       salt,
       keyBytes,
-      { ...options, maxmem: 256 * options.N! * options.r! },
+      { ...options, maxmem: 256 * options.N * options.r },
       (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
@@ -23,11 +29,9 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
 
 const keyboardRows = [
   '1234567890',
-  'qwertyuiop',
-  'qwertzuiop',
-  'asdfghjkl',
-  'zxcvbnm',
-  'yxcvbnm',
+  'qwertyuiopasdfghjklzxcvbnm',
+  'qwertzuiopasdfghjklyxcvbnm',
+  'azertyuiopqsdfghjklmwxcvbn',
   'abcdefghijklmnopqrstuvwxyz',
 ];
 
@@ -48,7 +52,7 @@ export function checkPassword(password: string): void {
     throw invalidField('password', 'password is one of the most common passwords; choose another');
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: ScryptCost = passwordCost): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, cost);
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
