@@ -69,10 +69,10 @@ async function bundle() {
     logLevel: 'warning',
     metafile: true,
   };
-  // The page (main.js) and the poll ticker's worker (ticker.js), each one self-contained module.
+  // The page (main.js), the poll ticker's worker (ticker.js) and the organisers' pages (account.js), each one self-contained module.
   const page = await build({
     ...common,
-    entryPoints: { main: 'src/web/main.ts', ticker: 'src/web/ticker.ts' },
+    entryPoints: { main: 'src/web/main.ts', ticker: 'src/web/ticker.ts', account: 'src/web/account.ts' },
     outdir: 'dist/web',
   });
   // external_api.js stays a classic script: types stripped, not bundled or minified, so its page-origin mark is kept

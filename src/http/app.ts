@@ -15,6 +15,7 @@ import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
+import { accountPageRoutes } from './web/account-pages.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 import { validatorOptions } from './validation.js';
@@ -119,5 +120,6 @@ export async function buildEngineApp(
   await app.register(roomRoutes(services, ice));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
+  await app.register(accountPageRoutes());
   return app;
 }
