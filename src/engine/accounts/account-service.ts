@@ -200,7 +200,7 @@ export class AccountService {
       const usable = found !== null && !found.disabled && found.source === 'local' && found.passwordHash !== null;
       const matches = await verifyPassword(
         typeof password === 'string' ? password : '',
-        usable ? found.passwordHash! : standIn,
+        usable ? found.passwordHash : standIn,
       );
       account = usable && matches ? found : null;
     } finally {

@@ -9,11 +9,7 @@ export interface AttemptLimits {
 export const defaultCodeAttemptLimits: AttemptLimits = { limit: 10, windowMs: 10 * 60_000 };
 
 export type RateLimitCode =
-  | 'too_many_attempts'
-  | 'too_many_knocks'
-  | 'too_many_waiting'
-  | 'waiting_room_full'
-  | 'too_many_sign_ins';
+  'too_many_attempts' | 'too_many_knocks' | 'too_many_waiting' | 'waiting_room_full' | 'too_many_sign_ins';
 
 const messages: Readonly<Record<RateLimitCode, (secs: number) => string>> = {
   too_many_attempts: (secs) => `too many wrong access codes; try again in ${secs} s`,
