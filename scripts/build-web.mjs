@@ -69,11 +69,16 @@ async function bundle() {
     logLevel: 'warning',
     metafile: true,
   };
-  // The room page (main.js), the poll ticker's worker (ticker.js) and the home page at / (home.js), each one
-  // self-contained module.
+  // The room page (main.js), the poll ticker's worker (ticker.js), the home page at / (home.js) and the
+  // organisers' pages (account.js), each one self-contained module.
   const page = await build({
     ...common,
-    entryPoints: { main: 'src/web/main.ts', ticker: 'src/web/ticker.ts', home: 'src/web/home.ts' },
+    entryPoints: {
+      main: 'src/web/main.ts',
+      ticker: 'src/web/ticker.ts',
+      home: 'src/web/home.ts',
+      account: 'src/web/account.ts',
+    },
     outdir: 'dist/web',
   });
   // external_api.js stays a classic script: types stripped, not bundled or minified, so its page-origin mark is kept

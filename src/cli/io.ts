@@ -7,6 +7,8 @@ export interface CliIo {
   readonly interactive: boolean;
   /** Standard error is a terminal and NO_COLOR is unset: progress and results may be coloured. */
   readonly colour: boolean;
+  /** All of standard input as text (`--password-file -`); absent: nothing to read. */
+  readonly readStdin?: () => Promise<string>;
 }
 
 export const processIo: CliIo = {
@@ -15,4 +17,9 @@ export const processIo: CliIo = {
   env: process.env,
   interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
   colour: process.stderr.isTTY === true && (process.env.NO_COLOR ?? '') === '',
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 };

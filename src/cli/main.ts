@@ -13,6 +13,7 @@ import { nginxCommand } from './nginx.js';
 import { serveCommand } from './serve.js';
 import { tenantCommands } from './tenant.js';
 import { tokenCommands } from './token.js';
+import { userCommands } from './user.js';
 
 /** Subcommands inherit neither exitOverride nor output settings unless copied down. */
 function configureTree(command: Command, io: CliIo): void {
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIo): Command {
   serveCommand(program, io);
   doctorCommand(program, io);
   tokenCommands(program, io);
+  userCommands(program, io);
   licenseCommands(program, io);
   backupCommands(program, io);
   configureTree(program, io);

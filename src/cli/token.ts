@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { Config } from '../config/settings.js';
 import type { Services } from '../daemon/services.js';
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
@@ -27,10 +28,10 @@ function databaseExists(file: string): boolean {
  * database that does not exist is refused unless --init: a token made in a new one would be
  * printed, and then refused by the service, which reads another.
  */
-async function withServices<T>(
+export async function withServices<T>(
   options: Record<string, unknown>,
   io: CliIo,
-  work: (services: Services) => T,
+  work: (services: Services, config: Config) => T | Promise<T>,
 ): Promise<T> {
   const found = loadServiceConfig(options, io);
   const { config } = found;
@@ -46,13 +47,13 @@ async function withServices<T>(
   }
   const services = openServices(config);
   try {
-    return work(services);
+    return await work(services, config);
   } finally {
     services.close();
   }
 }
 
-function dataOptions(command: Command): void {
+export function dataOptions(command: Command): void {
   addConfigOptions(command, ['dataDir']);
   addServiceConfigOptions(command);
   command.option('--init', 'create the database when the data directory has none (a new installation)');

@@ -22,12 +22,12 @@ export async function openEngine(
   clock: Clock,
   log: Logger,
   options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog'> &
-    Pick<ServicesOptions, 'media' | 'scheduler' | 'counting'> & {
+    Pick<ServicesOptions, 'media' | 'scheduler' | 'counting' | 'passwordCost'> & {
       /** The meeting-API tenant whose meeting a room holds, for the `end` line (the compat module starts after the engine). */
       readonly tenantOf?: (roomId: string) => string | null;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
   const services = openServices(config, clock, {
     log,
@@ -35,6 +35,7 @@ export async function openEngine(
     ...(media ? { media } : {}),
     ...(scheduler ? { scheduler } : {}),
     ...(counting ? { counting } : {}),
+    ...(passwordCost ? { passwordCost } : {}),
   });
   // A meeting's end is a state change however it came (end call, last one out, sweep): ids only.
   // Asked before the compat module closes its meeting: the engine tells of the end first.
@@ -50,6 +51,7 @@ export async function openEngine(
       loggerInstance: log,
       web: config,
       ice: config,
+      site: { publicUrl: config.publicUrl },
       trustedProxies: config.trustedProxies,
       ...appOptions,
     });

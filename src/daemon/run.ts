@@ -7,7 +7,7 @@ import { serviceVersion } from '../config/version.js';
 import { giveToDirectoryOwner } from '../platform/file-owner.js';
 import { SchemaTooNewError } from '../platform/migrate.js';
 import { compatActive, startCompat, type CompatModule } from '../compat/module.js';
-import { listeningUrl } from '../platform/listening-url.js';
+import { accountLinkUrl, listeningUrl } from '../platform/listening-url.js';
 import { licensedAtStart, watchLicence } from './licence-gate.js';
 import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
@@ -23,6 +23,8 @@ import type { Scheduler } from '../engine/clock.js';
 import type { Licence } from '../licence/server-key.js';
 
 export const initialTokenFileName = 'initial-admin-token';
+/** The first admin account's one-time link (to set its password), written on the first start beside the token. */
+export const initialAccountLinkFileName = 'initial-admin-link';
 
 /** While stopping, how often keep-alive connections that finished their request are closed. */
 const idleSweepMs = 100;
@@ -50,8 +52,8 @@ export interface RunningDaemon {
   abort(): void;
 }
 
-function writeInitialToken(dataDir: string, token: string): string {
-  const file = join(dataDir, initialTokenFileName);
+function writeInitialToken(dataDir: string, token: string, fileName = initialTokenFileName): string {
+  const file = join(dataDir, fileName);
   try {
     unlinkSync(file);
   } catch {
@@ -194,6 +196,16 @@ export async function startDaemon(
     { version: serviceVersion, openUrl },
     `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`,
   );
+  // The first start (no account yet) makes an admin account; its one-time link goes to a private file, as the token does.
+  const firstAdmin = services.accounts.addFirstAdmin(`admin@${new URL(openUrl).hostname}`);
+  if (firstAdmin) {
+    const link = accountLinkUrl(openUrl, firstAdmin.token);
+    const file = writeInitialToken(config.dataDir, link, initialAccountLinkFileName);
+    log.info(
+      { file, account: firstAdmin.account.email },
+      `first admin account ${firstAdmin.account.email}: its one-time link to set the password (valid 72 h) is in ${file}`,
+    );
+  }
   const graceSecs = config.shutdownGraceSecs;
   const engineWork = countOpenWork(app.server);
   const compatWork = running ? countOpenWork(running.server) : null;

@@ -1,5 +1,7 @@
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
+import { AccountService } from '../engine/accounts/account-service.js';
+import type { ScryptCost } from '../engine/accounts/password.js';
 import type { EngineServices } from '../engine/services.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { Defer } from '../engine/group-commit.js';
@@ -20,6 +22,7 @@ import { TokenService } from '../engine/tokens/token-service.js';
 import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { SqliteAccessTokenStore } from '../store/access-token-store.js';
+import { SqliteAccountStore } from '../store/account-store.js';
 import { databaseFileName, openDatabase } from '../store/database.js';
 import { SqliteLiveStore } from '../store/live-store.js';
 import { SqliteMeetingStore } from '../store/meeting-store.js';
@@ -82,6 +85,8 @@ export interface ServicesOptions {
   readonly ice?: IceCredentials;
   /** The daemon's metrics (SERVICE_METRICS_ADDR): timed group commits and counted knocks and decisions. */
   readonly counting?: ServicesCounting;
+  /** scrypt's cost for account passwords (tests of the routes pass a cheap one); the engine's own otherwise. */
+  readonly passwordCost?: ScryptCost;
 }
 
 /** The database file of a data directory, for meetctl commands that must not create one unasked. */
@@ -151,11 +156,17 @@ export function openServices(
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
   const succession = new ModeratorSuccession(meetings, roomStore);
+  const accounts = new AccountService(
+    new SqliteAccountStore(db),
+    clock,
+    options.passwordCost ? { cost: options.passwordCost } : {},
+  );
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   return {
     rooms,
     accessTokens: new AccessTokenService(new SqliteAccessTokenStore(db), clock),
+    accounts,
     meetings,
     waiting,
     tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
@@ -179,6 +190,7 @@ export function openServices(
           if (now >= nextExpiryMs) {
             nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
             rooms.expireUnused(idleMs);
+            accounts.sweep();
           }
         } catch (err) {
           onError(err);

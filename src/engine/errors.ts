@@ -23,7 +23,12 @@ export type EngineErrorCode =
   | 'not_moderator'
   | 'meeting_not_found'
   | 'participant_not_found'
-  | 'subgroup_closed';
+  | 'subgroup_closed'
+  | 'account_exists'
+  | 'account_not_found'
+  | 'sign_in_failed'
+  | 'link_invalid'
+  | 'too_many_sign_ins';
 
 export class EngineError extends Error {
   override readonly name = 'EngineError';

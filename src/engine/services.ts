@@ -1,4 +1,5 @@
 import type { AccessTokenService } from './access/access-token-service.js';
+import type { AccountService } from './accounts/account-service.js';
 import type { Clock } from './clock.js';
 import type { WriteProbe } from './health/readiness.js';
 import type { LiveApi } from './live/live-api.js';
@@ -19,6 +20,8 @@ import type { WaitingRoomService } from './waiting/waiting-room-service.js';
 export interface EngineServices<Live extends LiveApi = LiveApi> {
   readonly rooms: RoomService;
   readonly accessTokens: AccessTokenService;
+  /** Organiser accounts, their one-time links and signed-in sessions. */
+  readonly accounts: AccountService;
   readonly meetings: MeetingService;
   readonly waiting: WaitingRoomService;
   readonly tokens: TokenService;

@@ -1,7 +1,9 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { EngineServices } from '../engine/services.js';
-import { bearerAuth } from './api/bearer-auth.js';
+import { apiAuth, ownerScope } from './api/bearer-auth.js';
+import type { AccountSite } from './api/account-cookie.js';
+import { accountRoutes } from './api/account-routes.js';
 import { ApiRouteTable, openApiRoute } from './api/openapi.js';
 import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
@@ -13,6 +15,7 @@ import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
+import { accountPageRoutes } from './web/account-pages.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 import { validatorOptions } from './validation.js';
@@ -33,13 +36,23 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly accessLog?: AccessLogOptions;
   /** The STUN/TURN servers admitted pages are handed (absent: none). */
   readonly ice?: IceSettings;
+  /** The service's public address: the organisers' cookie and CSRF origin (absent: the request's own). */
+  readonly site?: AccountSite;
 }
 
 export async function buildEngineApp(
   services: EngineServices<LiveHub>,
   options: EngineAppOptions = {},
 ): Promise<FastifyInstance> {
-  const { web, trustedProxies, readinessChecks, accessLog, ice, ...fastifyOptions } = options;
+  const {
+    web,
+    trustedProxies,
+    readinessChecks,
+    accessLog,
+    ice,
+    site = { publicUrl: null },
+    ...fastifyOptions
+  } = options;
   const app = Fastify({
     ...fastifyOptions,
     // Two lines per request (every waiting poll) halved throughput; access-log.ts decides instead.
@@ -68,6 +81,7 @@ export async function buildEngineApp(
     done(null, payload);
   });
   app.decorateRequest('actor', null);
+  app.decorateRequest('account', null);
   if (accessLog) installAccessLog(app, accessLog, engineFamily);
   // Before any route: it wraps every route so that only the live route accepts an upgrade.
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
@@ -76,9 +90,17 @@ export async function buildEngineApp(
   await app.register(
     async (api) => {
       apiRoutes.watch(api);
-      api.addHook('onRequest', bearerAuth(services.accessTokens));
-      await api.register(roomsRoutes(services.rooms));
-      await api.register(waitingApiRoutes(services));
+      // The organiser's own routes need no access token; the rooms API takes a token or her session cookie.
+      await api.register(accountRoutes(services.accounts, site));
+      await api.register(async (rooms) => {
+        rooms.addHook('onRequest', apiAuth(services.accessTokens, services.accounts, site));
+        rooms.addHook(
+          'preHandler',
+          ownerScope((roomId) => services.rooms.find(roomId)),
+        );
+        await rooms.register(roomsRoutes(services.rooms));
+        await rooms.register(waitingApiRoutes(services));
+      });
     },
     { prefix: '/api' },
   );
@@ -98,5 +120,6 @@ export async function buildEngineApp(
   await app.register(roomRoutes(services, ice));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
+  await app.register(accountPageRoutes());
   return app;
 }

@@ -6,6 +6,7 @@ export type HttpErrorCode =
   | 'bad_request'
   | 'unauthorized'
   | 'forbidden'
+  | 'csrf_refused'
   | 'not_found'
   | 'precondition_failed'
   | 'range_not_satisfiable'

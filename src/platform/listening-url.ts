@@ -11,3 +11,11 @@ export function listeningUrl(server: Server, configured: { readonly host: string
   const host = configured.host.includes(':') ? `[${configured.host}]` : configured.host;
   return `http://${host}:${port}`;
 }
+
+/**
+ * Where a one-time link sets an account's password (the daemon's first start, meetctl user): the
+ * secret is in the fragment, which no request line, Referer or log carries.
+ */
+export function accountLinkUrl(base: string, token: string): string {
+  return `${base.replace(/\/+$/, '')}/set-password#${token}`;
+}

@@ -15,6 +15,7 @@ interface RoomRow {
   moderator_succession: number;
   ephemeral: number;
   mics_off_on_entry: number;
+  owner_account_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -34,6 +35,7 @@ function toRoom(row: RoomRow): Room {
     moderatorSuccession: row.moderator_succession === 1,
     ephemeral: row.ephemeral === 1,
     micsOffOnEntry: row.mics_off_on_entry === 1,
+    ownerAccountId: row.owner_account_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -54,6 +56,7 @@ function toRow(room: Room): RoomRow {
     moderator_succession: room.moderatorSuccession ? 1 : 0,
     ephemeral: room.ephemeral ? 1 : 0,
     mics_off_on_entry: room.micsOffOnEntry ? 1 : 0,
+    owner_account_id: room.ownerAccountId,
     created_at: room.createdAt,
     updated_at: room.updatedAt,
   };
@@ -71,8 +74,8 @@ export class SqliteRoomStore implements RoomStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, moderator_link_ttl_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, created_at, updated_at)
-         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @moderator_link_ttl_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @created_at, @updated_at)
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, moderator_link_ttl_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, owner_account_id, created_at, updated_at)
+         VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @moderator_link_ttl_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @owner_account_id, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
       get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
@@ -81,7 +84,7 @@ export class SqliteRoomStore implements RoomStore {
            waiting_room_timeout_secs = @waiting_room_timeout_secs, moderator_link_ttl_secs = @moderator_link_ttl_secs,
            access_code_hash = @access_code_hash,
            entry = @entry, unlisted = @unlisted, moderator_succession = @moderator_succession, ephemeral = @ephemeral,
-           mics_off_on_entry = @mics_off_on_entry, updated_at = @updated_at
+           mics_off_on_entry = @mics_off_on_entry, owner_account_id = @owner_account_id, updated_at = @updated_at
          WHERE room_id = @room_id`,
       ),
       delete: db.prepare<[string]>('DELETE FROM rooms WHERE room_id = ?'),
@@ -91,6 +94,13 @@ export class SqliteRoomStore implements RoomStore {
       listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
       listAfter: db.prepare<[string, number], RoomRow>(
         'SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?',
+      ),
+      // Through rooms_by_owner: an organiser's page reads her rooms only.
+      ownedFirst: db.prepare<[string, number], RoomRow>(
+        'SELECT * FROM rooms WHERE owner_account_id = ? ORDER BY room_id LIMIT ?',
+      ),
+      ownedAfter: db.prepare<[string, string, number], RoomRow>(
+        'SELECT * FROM rooms WHERE owner_account_id = ? AND room_id > ? ORDER BY room_id LIMIT ?',
       ),
       // Through rooms_ephemeral_by_update, then meetings_by_room: no scan of other rooms.
       unusedEphemeral: db.prepare<{ before: string; limit: number }, { room_id: string }>(
@@ -136,9 +146,15 @@ export class SqliteRoomStore implements RoomStore {
     return this.statements.unusedEphemeral.all({ before, limit }).map((row) => row.room_id);
   }
 
-  list(afterRoomId: string | null, limit: number): Room[] {
+  list(afterRoomId: string | null, limit: number, owner?: string): Room[] {
     const rows =
-      afterRoomId === null ? this.statements.listFirst.all(limit) : this.statements.listAfter.all(afterRoomId, limit);
+      owner !== undefined
+        ? afterRoomId === null
+          ? this.statements.ownedFirst.all(owner, limit)
+          : this.statements.ownedAfter.all(owner, afterRoomId, limit)
+        : afterRoomId === null
+          ? this.statements.listFirst.all(limit)
+          : this.statements.listAfter.all(afterRoomId, limit);
     return rows.map(toRoom);
   }
 }

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Clock } from '../../src/engine/clock.js';
+import type { ScryptCost } from '../../src/engine/accounts/password.js';
 import { openEngine, type Engine } from '../../src/daemon/engine.js';
 import { loggerOptions } from '../../src/daemon/logger.js';
 import { systemClock } from '../../src/daemon/services.js';
@@ -32,13 +33,25 @@ const bodiless = new Set([101, 204, 205, 304]);
  */
 export async function appFor(
   t: Tap,
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    dataDir?: string;
+    listen?: boolean;
+    /** A cheap scrypt cost for tests that set and check many passwords (the service's own otherwise). */
+    passwordCost?: ScryptCost;
+  } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
   const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
-  const { services, app } = await openEngine(config, options.clock ?? systemClock, log);
+  const { services, app } = await openEngine(
+    config,
+    options.clock ?? systemClock,
+    log,
+    options.passwordCost ? { passwordCost: options.passwordCost } : {},
+  );
   t.teardown(async () => {
     await app.close();
     services.close();

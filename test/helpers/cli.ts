@@ -20,7 +20,12 @@ export function builtMain(): Promise<typeof Main> {
  * Runs `meetctl ARGS` in this process with only PATH and `env` as its environment, on no
  * terminal and without colour (what runMeetctl's child sees: pipes on every stream).
  */
-export async function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  /** What standard input holds (`--password-file -`); absent: the command cannot read it. */
+  stdin?: string,
+): Promise<CliResult> {
   const main = await builtMain();
   let stdout = '';
   let stderr = '';
@@ -30,6 +35,7 @@ export async function runCli(args: readonly string[], env: Record<string, string
     env: { PATH: process.env.PATH ?? '', ...env },
     interactive: false,
     colour: false,
+    ...(stdin === undefined ? {} : { readStdin: async () => stdin }),
   };
   const code = await main(['node', 'meetctl', ...args], io);
   return { code, stdout, stderr };

@@ -75,6 +75,7 @@ export class Fixture {
       moderatorSuccession: false,
       ephemeral: false,
       micsOffOnEntry: false,
+      ownerAccountId: null,
       createdAt: this.clock.now().toISOString(),
       updatedAt: this.clock.now().toISOString(),
       ...rest,

@@ -16,6 +16,7 @@ export function waitingRoomFixture(roomId: string): Room {
     moderatorSuccession: false,
     ephemeral: false,
     micsOffOnEntry: false,
+    ownerAccountId: null,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
   };

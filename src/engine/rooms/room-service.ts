@@ -22,6 +22,8 @@ export interface RoomReach {
   readonly moderatorSuccession?: boolean;
   /** Deleted once unused (`expireUnused`): rooms made by anonymous arrivals. */
   readonly ephemeral?: boolean;
+  /** The organiser account it is made for (the rooms API with her session); a sub-group takes its parent's. */
+  readonly ownerAccountId?: string;
 }
 
 /** A new room's "microphones off on entry" when its creator does not say: the instance's rule (a sub-group never waits). */
@@ -84,6 +86,7 @@ export class RoomService {
       moderatorSuccession: reach.moderatorSuccession ?? false,
       ephemeral: reach.ephemeral ?? false,
       micsOffOnEntry: fields.mics_off_on_entry ?? micsOffByDefault(this.policy, waitingRoom, parent !== null),
+      ownerAccountId: parent ? parent.ownerAccountId : (reach.ownerAccountId ?? null),
       createdAt: now,
       updatedAt: now,
     };
@@ -170,11 +173,11 @@ export class RoomService {
     return expired;
   }
 
-  /** Keyset pagination by room id; the cursor is opaque to callers. */
-  list(query: { limit?: string; cursor?: string }): RoomPage {
+  /** Keyset pagination by room id; the cursor is opaque to callers. Only the rooms of `owner` when given. */
+  list(query: { limit?: string; cursor?: string }, owner?: string): RoomPage {
     const limit = parseLimit(query.limit);
     const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
-    const rooms = this.store.list(after, limit + 1);
+    const rooms = this.store.list(after, limit + 1, owner);
     const page = rooms.slice(0, limit);
     const last = page.at(-1);
     return {

@@ -40,6 +40,8 @@ export interface Room {
   readonly ephemeral: boolean;
   /** Arrivals start with the microphone off (the welcome's `mute_on_start`); they may turn it on. */
   readonly micsOffOnEntry: boolean;
+  /** The organiser account the room belongs to; null for rooms made with an access token or by the meeting API. */
+  readonly ownerAccountId: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -52,8 +54,8 @@ export interface RoomStore {
   delete(roomId: string): boolean;
   /** Ids of the room's sub-groups. */
   children(roomId: string): string[];
-  /** Rooms ordered by id, strictly after `afterRoomId` when given. */
-  list(afterRoomId: string | null, limit: number): Room[];
+  /** Rooms ordered by id, strictly after `afterRoomId` when given; only those of `owner` when given. */
+  list(afterRoomId: string | null, limit: number, owner?: string): Room[];
   /**
    * Up to `limit` ids of ephemeral top-level rooms unused since `before` (ISO time): not updated
    * since, and no meeting open or ended since.

@@ -8,13 +8,15 @@ export interface AttemptLimits {
 
 export const defaultCodeAttemptLimits: AttemptLimits = { limit: 10, windowMs: 10 * 60_000 };
 
-export type RateLimitCode = 'too_many_attempts' | 'too_many_knocks' | 'too_many_waiting' | 'waiting_room_full';
+export type RateLimitCode =
+  'too_many_attempts' | 'too_many_knocks' | 'too_many_waiting' | 'waiting_room_full' | 'too_many_sign_ins';
 
 const messages: Readonly<Record<RateLimitCode, (secs: number) => string>> = {
   too_many_attempts: (secs) => `too many wrong access codes; try again in ${secs} s`,
   too_many_knocks: (secs) => `too many requests to join this room from your network; try again in ${secs} s`,
   too_many_waiting: (secs) => `too many people from your network are waiting in this room; try again in ${secs} s`,
   waiting_room_full: (secs) => `too many people are waiting in this room; try again in ${secs} s`,
+  too_many_sign_ins: (secs) => `too many failed sign-ins; try again in ${secs} s`,
 };
 
 /** A refusal that tells when to come back (HTTP 429 with Retry-After). */

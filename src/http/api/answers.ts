@@ -63,8 +63,8 @@ const errorAnswer = (codes: readonly ErrorCode[]) =>
     error: Type.Object({ code: Type.Enum(codes), message: Type.String(), field: Type.Optional(Type.String()) }),
   });
 
-/** Every route of the API may answer these: no or a bad access token, and a failure of the service. */
-const always: readonly ErrorCode[] = ['unauthorized', 'internal_error'];
+/** Every route of the API may answer these: no or a bad access token or session, a change without the CSRF defence, a failure of the service. */
+const always: readonly ErrorCode[] = ['unauthorized', 'csrf_refused', 'internal_error'];
 
 /** And a route that reads a JSON body these (Fastify's framing and the body's schema). */
 export const bodyCodes: readonly ErrorCode[] = [

@@ -87,13 +87,20 @@ export function openApiDocument(routes: readonly ApiRoute[]): Record<string, unk
       title: 'Rooms API',
       version: '1',
       description:
-        'Rooms, join links, the waiting room and the records of meetings. Every error body is {error: {code, message, field?}}.',
+        "Rooms, join links, the waiting room and the records of meetings; organisers' sessions. Every error body is {error: {code, message, field?}}.",
     },
     servers: [{ url: '/' }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'an access token made with meetctl token' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'meet_account',
+          description:
+            "an organiser's session (POST /api/session): her rooms only, an admin's every room; a change also sends Origin and X-CSRF-Token (GET /api/me)",
+        },
       },
     },
     paths,

@@ -33,7 +33,8 @@ export function roomsRoutes(rooms: RoomService) {
         preValidation: jsonOnly,
       },
       async (request, reply) => {
-        const room = rooms.create(request.body);
+        // An organiser's room is hers (an admin's too); a room made with an access token has no owner.
+        const room = rooms.create(request.body, request.account ? { ownerAccountId: request.account.accountId } : {});
         noteEvent(request, 'create', { room: room.roomId });
         return reply.code(201).send(roomView(room));
       },
@@ -43,7 +44,8 @@ export function roomsRoutes(rooms: RoomService) {
       '/rooms',
       { schema: { querystring: RoomListQuery, response: answers({ 200: RoomListAnswer }, ['invalid_field']) } },
       async (request) => {
-        const page = rooms.list(request.query);
+        const account = request.account;
+        const page = rooms.list(request.query, account && !account.admin ? account.accountId : undefined);
         return { rooms: page.rooms.map(roomView), next_cursor: page.nextCursor };
       },
     );

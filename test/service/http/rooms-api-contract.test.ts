@@ -40,6 +40,10 @@ const operations = [
   'post /api/rooms/{id}/waiting-room/disable',
   'get /api/rooms/{id}/timeline',
   'get /api/rooms/{id}/attendance.csv',
+  'post /api/session',
+  'delete /api/session',
+  'get /api/me',
+  'post /api/password',
 ];
 
 interface Operation {

@@ -23,6 +23,7 @@ const room = (fields: Partial<Room> = {}): Room => ({
   moderatorSuccession: false,
   ephemeral: false,
   micsOffOnEntry: false,
+  ownerAccountId: null,
   createdAt: '',
   updatedAt: '',
   ...fields,

@@ -1,0 +1,190 @@
+import type { Account, AccountLink, AccountSession, AccountStore } from '../engine/accounts/account.js';
+import type { Db } from './database.js';
+
+interface AccountRow {
+  account_id: string;
+  email: string;
+  name: string;
+  admin: number;
+  disabled: number;
+  source: Account['source'];
+  password_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  accountId: row.account_id,
+  email: row.email,
+  name: row.name,
+  admin: row.admin === 1,
+  disabled: row.disabled === 1,
+  source: row.source,
+  passwordHash: row.password_hash,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRow = (account: Account): AccountRow => ({
+  account_id: account.accountId,
+  email: account.email,
+  name: account.name,
+  admin: account.admin ? 1 : 0,
+  disabled: account.disabled ? 1 : 0,
+  source: account.source,
+  password_hash: account.passwordHash,
+  created_at: account.createdAt,
+  updated_at: account.updatedAt,
+});
+
+interface LinkRow {
+  link_hash: Buffer;
+  account_id: string;
+  purpose: 'set_password';
+  created_at: string;
+  expires_at: string;
+}
+
+interface SessionRow {
+  session_hash: Buffer;
+  account_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * Accounts, one-time links and sessions. Nothing is kept in memory: meetctl disables or removes
+ * an account from another process, and the daemon's next request must see it.
+ */
+export class SqliteAccountStore implements AccountStore {
+  private readonly statements;
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.statements = {
+      insert: db.prepare(
+        `INSERT INTO accounts (account_id, email, name, admin, disabled, source, password_hash, created_at, updated_at)
+         VALUES (@account_id, @email, @name, @admin, @disabled, @source, @password_hash, @created_at, @updated_at)
+         ON CONFLICT DO NOTHING`,
+      ),
+      byEmail: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?'),
+      byId: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
+      list: db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY email'),
+      count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM accounts'),
+      update: db.prepare(
+        `UPDATE accounts SET name = @name, admin = @admin, disabled = @disabled, password_hash = @password_hash,
+           updated_at = @updated_at WHERE account_id = @account_id`,
+      ),
+      delete: db.prepare<[string]>('DELETE FROM accounts WHERE account_id = ?'),
+      deleteLinks: db.prepare<[string]>('DELETE FROM account_links WHERE account_id = ?'),
+      insertLink: db.prepare(
+        `INSERT INTO account_links (link_hash, account_id, purpose, created_at, expires_at)
+         VALUES (@link_hash, @account_id, @purpose, @created_at, @expires_at)`,
+      ),
+      takeLink: db.prepare<[Buffer], LinkRow>('DELETE FROM account_links WHERE link_hash = ? RETURNING *'),
+      insertSession: db.prepare(
+        `INSERT INTO account_sessions (session_hash, account_id, created_at, expires_at)
+         VALUES (@session_hash, @account_id, @created_at, @expires_at)`,
+      ),
+      session: db.prepare<[Buffer], SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
+      deleteSession: db.prepare<[Buffer]>('DELETE FROM account_sessions WHERE session_hash = ?'),
+      deleteSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE account_id = ?'),
+      expiredSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE expires_at <= ?'),
+      expiredLinks: db.prepare<[string]>('DELETE FROM account_links WHERE expires_at <= ?'),
+    };
+  }
+
+  insert(account: Account): boolean {
+    return this.statements.insert.run(toRow(account)).changes === 1;
+  }
+
+  byEmail(email: string): Account | null {
+    const row = this.statements.byEmail.get(email);
+    return row ? toAccount(row) : null;
+  }
+
+  byId(accountId: string): Account | null {
+    const row = this.statements.byId.get(accountId);
+    return row ? toAccount(row) : null;
+  }
+
+  list(): Account[] {
+    return this.statements.list.all().map(toAccount);
+  }
+
+  count(): number {
+    return this.statements.count.get()?.n ?? 0;
+  }
+
+  update(account: Account): void {
+    this.statements.update.run(toRow(account));
+  }
+
+  delete(accountId: string): boolean {
+    return this.statements.delete.run(accountId).changes === 1;
+  }
+
+  replaceLink(link: AccountLink): void {
+    this.db.transaction(() => {
+      this.statements.deleteLinks.run(link.accountId);
+      this.statements.insertLink.run({
+        link_hash: link.linkHash,
+        account_id: link.accountId,
+        purpose: link.purpose,
+        created_at: link.createdAt,
+        expires_at: link.expiresAt,
+      });
+    })();
+  }
+
+  takeLink(linkHash: Buffer): AccountLink | null {
+    const row = this.statements.takeLink.get(linkHash);
+    return row
+      ? {
+          linkHash: row.link_hash,
+          accountId: row.account_id,
+          purpose: row.purpose,
+          createdAt: row.created_at,
+          expiresAt: row.expires_at,
+        }
+      : null;
+  }
+
+  insertSession(session: AccountSession): void {
+    this.statements.insertSession.run({
+      session_hash: session.sessionHash,
+      account_id: session.accountId,
+      created_at: session.createdAt,
+      expires_at: session.expiresAt,
+    });
+  }
+
+  session(sessionHash: Buffer): { session: AccountSession; account: Account } | null {
+    const row = this.statements.session.get(sessionHash);
+    const account = row ? this.byId(row.account_id) : null;
+    if (!row || !account) return null;
+    return {
+      session: {
+        sessionHash: row.session_hash,
+        accountId: row.account_id,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      },
+      account,
+    };
+  }
+
+  deleteSession(sessionHash: Buffer): void {
+    this.statements.deleteSession.run(sessionHash);
+  }
+
+  deleteSessions(accountId: string): void {
+    this.statements.deleteSessions.run(accountId);
+  }
+
+  deleteExpired(now: string): void {
+    this.statements.expiredSessions.run(now);
+    this.statements.expiredLinks.run(now);
+  }
+}
