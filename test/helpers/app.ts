@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import type { Clock } from '../../src/engine/clock.js';
+import type { Clock, Scheduler } from '../../src/engine/clock.js';
 import { openEngine, type Engine } from '../../src/daemon/engine.js';
 import { loggerOptions } from '../../src/daemon/logger.js';
 import { systemClock } from '../../src/daemon/services.js';
@@ -16,6 +16,8 @@ export interface InProcess extends Server {
   readonly lines: string[];
   /** Where it listens on 127.0.0.1, when built with `listen` (null otherwise). */
   readonly url: string | null;
+  /** Closes the app, then the services (what teardown does; once): a test restarts on the same data directory after it. */
+  close(): Promise<void>;
 }
 
 /** Statuses whose answer has no body: a fetch Response refuses one. */
@@ -32,17 +34,31 @@ const bodiless = new Set([101, 204, 205, 304]);
  */
 export async function appFor(
   t: Tap,
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; listen?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    scheduler?: Scheduler;
+    dataDir?: string;
+    listen?: boolean;
+  } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
   const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
-  const { services, app } = await openEngine(config, options.clock ?? systemClock, log);
-  t.teardown(async () => {
-    await app.close();
-    services.close();
-  });
+  const { services, app } = await openEngine(
+    config,
+    options.clock ?? systemClock,
+    log,
+    options.scheduler ? { scheduler: options.scheduler } : {},
+  );
+  let closed: Promise<void> | null = null;
+  const close = () =>
+    (closed ??= (async () => {
+      await app.close();
+      services.close();
+    })());
+  t.teardown(close);
   let adminToken = '';
   services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await app.ready();
@@ -80,5 +96,5 @@ export async function appFor(
       headers: responseHeaders,
     });
   };
-  return { app, services, dataDir, lines, url, adminToken, api };
+  return { app, services, dataDir, lines, url, adminToken, api, close };
 }
