@@ -97,6 +97,23 @@ export class EmbedBridge {
   }
 
   /**
+   * The device check before she enters, as the embedding page set its switch for the pre-join
+   * screen (configOverwrite.prejoinConfig.enabled, the older prejoinPageEnabled): shown unless it
+   * says false.
+   */
+  get deviceCheck(): boolean {
+    const config = this.settings['config.prejoinConfig'];
+    const enabled = typeof config === 'object' && config !== null ? (config as Settings).enabled : undefined;
+    if (typeof enabled === 'boolean') return enabled;
+    return this.settings['config.prejoinPageEnabled'] !== false;
+  }
+
+  /** Whether `arrive` can go on without the arrival screen (which has the device check of its own). */
+  knowsArrival(joinToken: string | null, needsCode: boolean): boolean {
+    return (this.name || nameInJoinToken(joinToken)) !== '' && !needsCode;
+  }
+
+  /**
    * The arrival without the arrival screen: the name from the embedding page, or the one the
    * gateway put in the join token (the server prefers the token's anyway). Null when the
    * person must still type something (no name known, an access code), or on any refusal,

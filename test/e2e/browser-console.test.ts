@@ -93,8 +93,19 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
     await page.reload();
+    // A reload is an arrival too (issue 31 point 11): the device check first, and she enters as its switches say.
+    await page.getByRole('heading', { name: 'Ready to join?' }).waitFor({ timeout: 30_000 });
+    t.equal(await page.getByRole('button', { name: 'Leave meeting' }).count(), 0, 'not straight into the meeting');
+    const microphone = page.getByRole('region', { name: 'Your devices' }).getByRole('switch', { name: 'Microphone' });
+    await microphone.click();
+    t.equal(await microphone.getAttribute('aria-checked'), 'false', 'she turns her microphone off');
+    await browser.checkAccessibility(page, 'the device check on a reload into the meeting');
+    await browser.screenshot(page, 'devices-reload-desktop');
+    await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
     t.pass('a reload in the meeting comes back into it');
+    t.ok(await page.getByRole('button', { name: 'Unmute microphone' }).isVisible(), 'with her microphone off');
+    t.ok(await page.getByRole('button', { name: 'Turn camera off' }).isVisible(), 'and her camera on');
     await page.getByRole('button', { name: 'Leave meeting' }).click();
     await page.getByRole('heading', { name: 'You left the meeting.' }).waitFor();
     const before = polls.length;

@@ -21,6 +21,7 @@ export const de: Words = {
     enterName: 'Bitte geben Sie Ihren Namen ein.',
     joining: 'Sie treten der Konferenz bei',
     joiningAs: 'Sie nehmen als {name} teil',
+    ready: 'Bereit zur Teilnahme?',
   },
   errors: {
     access_code_invalid: 'Der Zugangscode ist nicht richtig.',
@@ -91,6 +92,12 @@ export const de: Words = {
     cameraChanged: 'Kamera gewechselt',
     microphoneChanged: 'Mikrofon gewechselt',
     speakerChanged: 'Lautsprecher gewechselt',
+    on: 'Ein',
+    off: 'Aus',
+    microphoneOn: 'Mikrofon ein',
+    microphoneOff: 'Mikrofon aus',
+    cameraOn: 'Kamera ein',
+    cameraOff: 'Kamera aus',
   },
   toolbar: {
     label: 'Konferenzsteuerung',
