@@ -16,13 +16,14 @@ t.test('the sub-group timer survives a restart on SQLite and brings everyone bac
   // Nobody is connected while the service is down: the meeting must not end of being empty meanwhile.
   const env = { SERVICE_MEETING_EMPTY_GRACE_SECS: '86400' };
   const first = await appFor(t, { clock, scheduler: new FakeScheduler(clock), dataDir, env, listen: true });
+  const firstLive = { url: first.url! };
   await createRoom(t, first, { room_id: 'lesson', name: 'Maths 7b' });
   const teacher = await moderator(first, 'lesson', 'Ms Keller');
   const started = await call(first, '/room/lesson/start', { method: 'POST', token: null, json: { name: 'Pia' } });
   const pupil = admittedSession(started, 'Pia');
 
-  const m = await connectLive(first, 'lesson', teacher.session);
-  const p = await connectLive(first, 'lesson', pupil.session);
+  const m = await connectLive(firstLive, 'lesson', teacher.session);
+  const p = await connectLive(firstLive, 'lesson', pupil.session);
   m.client.send({ type: 'create_subgroups', count: 2, names: ['Foxes', 'Owls'] });
   await m.client.next('subgroups');
   const set = clock.now().getTime();
@@ -37,7 +38,7 @@ t.test('the sub-group timer survives a restart on SQLite and brings everyone bac
   const entered = await call(first, '/room/lesson-g1/start', { method: 'POST', token: pupil.session, json: {} });
   t.equal(entered.body?.status, 'joined');
   const groupSession = String(entered.body.session);
-  const inGroup = await connectLive(first, 'lesson-g1', groupSession);
+  const inGroup = await connectLive(firstLive, 'lesson-g1', groupSession);
   t.equal(inGroup.welcome.groups_end_at, endsAt);
   t.same(
     await inGroup.client.next('group_message'),
@@ -54,7 +55,7 @@ t.test('the sub-group timer survives a restart on SQLite and brings everyone bac
   // A new app on the same files: her page reconnects into the group and hears the same end.
   const scheduler = new FakeScheduler(clock);
   const second = await appFor(t, { clock, scheduler, dataDir, env, listen: true });
-  const back = await connectLive(second, 'lesson-g1', groupSession);
+  const back = await connectLive({ url: second.url! }, 'lesson-g1', groupSession);
   t.teardown(() => back.client.socket.close());
   t.equal(back.welcome.room_id, 'lesson-g1', 'still in her group after the restart');
   t.equal(back.welcome.groups_end_at, endsAt, 'the end read back from SQLite');
