@@ -96,6 +96,14 @@ function checkDevices(): Promise<void> {
   });
 }
 
+/** A live socket of her session that reads nothing: she stays present in the meeting while it is open. */
+function holdPlace(session: string): WebSocket {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocket(
+    `${scheme}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`,
+  );
+}
+
 /** The waiting screen; `knockNow` asks to join at once (the arrival's one button already said so). */
 function waitFor(
   name: string,
@@ -170,7 +178,12 @@ async function main(): Promise<void> {
   // The page's own reload after the service restarted goes straight back; her reload is an arrival, with the device check.
   const check = !cameBack() && (!embed || embed.deviceCheck);
   if (resumed?.ok && resumed.body.status === 'admitted') {
-    if (check) await checkDevices();
+    if (check) {
+      // Her place while she checks: the server counts a closed socket as gone after 5 s, so a
+      // socket of hers stays open, unread, until the meeting's own replaces it.
+      const place = holdPlace(resumed.body.session);
+      await checkDevices().finally(() => window.setTimeout(() => place.close(), 10_000));
+    }
     await devices.start();
     return enterMeeting(roomId, resumed.body.session);
   }
