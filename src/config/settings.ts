@@ -64,6 +64,7 @@ export interface Config {
   readonly waitingRoom: 'optional' | 'forced' | 'off';
   readonly waitingRoomMode: 'approval' | 'until_moderator' | null;
   readonly micsOffOnEntry: 'waiting_room' | 'on' | 'off';
+  readonly moderatorLinkTtlSecs: number;
   readonly meetingEmptyGraceSecs: number;
   readonly waitingClosedWindowSecs: number;
   readonly shutdownGraceSecs: number;
@@ -168,6 +169,12 @@ export const settings = {
     env: 'SERVICE_MICS_OFF_ON_ENTRY', toml: ['service', 'mics_off_on_entry'], flag: '--mics-off-on-entry',
     fallback: 'waiting_room', parse: p.oneOf('waiting_room', 'on', 'off'),
     description: 'Microphones off on entry for rooms created without mics_off_on_entry: waiting_room (rooms with a waiting room), on or off',
+  }),
+  moderatorLinkTtlSecs: setting({
+    env: 'SERVICE_MODERATOR_LINK_TTL_SECS', toml: ['service', 'moderator_link_ttl_secs'], flag: '--moderator-link-ttl-secs',
+    // The bounds of the room field moderator_link_ttl_secs (engine/rooms/room-fields.ts; a test holds them equal): 1 h to 365 days.
+    fallback: String(120 * 86_400), parse: p.integerBetween(3600, 365 * 86_400),
+    description: "A moderator link's lifetime (seconds, 3600 to 31536000) for rooms created without moderator_link_ttl_secs: 120 days (a school term) by default. A link valid when the room's open meeting began stays good until that meeting ends",
   }),
   meetingEmptyGraceSecs: setting({
     env: 'SERVICE_MEETING_EMPTY_GRACE_SECS', toml: ['service', 'meeting_empty_grace_secs'], flag: '--meeting-empty-grace-secs',

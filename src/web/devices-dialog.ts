@@ -14,7 +14,7 @@ export function devicesDialog(devices: Devices): { dialog: HTMLDialogElement; op
     open: () => {
       if (dialog.open) return;
       dialog.replaceChildren(
-        devices.render(),
+        devices.render({ switches: false }),
         button(words.help.close, () => dialog.close(), { class: 'primary' }),
       );
       dialog.showModal();

@@ -71,6 +71,12 @@ export class Devices {
   private listeners = new Set<() => void>();
   /** The meeting's media elements, played through the chosen speaker. */
   private readonly players = new Set<HTMLMediaElement>();
+  /**
+   * Whether her microphone and camera are on: the device check's two switches say it, and she
+   * enters the meeting so (its buttons follow her tracks: `live`); the meeting keeps it current (`sending`).
+   */
+  private readonly wanted = { audio: true, video: true };
+  private readonly switches = { audio: this.switchOf('audio'), video: this.switchOf('video') };
 
   constructor() {
     const { camera, microphone, speaker } = this.selects;
@@ -150,6 +156,35 @@ export class Devices {
     }, 100);
   }
 
+  /** A switch of the device check (role switch, its name the device), its state in words beside it. */
+  private switchOf(kind: 'audio' | 'video'): { row: HTMLElement; control: HTMLElement; state: HTMLElement } {
+    const control = el(
+      'button',
+      { type: 'button', role: 'switch', 'aria-checked': 'true', class: 'switch' },
+      el('span', { class: 'track', 'aria-hidden': 'true' }),
+      kind === 'audio' ? said.microphone : said.camera,
+    );
+    const state = el('span', { class: 'switch-state', text: said.on });
+    control.addEventListener('click', () => {
+      this.wanted[kind] = !this.wanted[kind];
+      this.applyWanted();
+      const on = this.wanted[kind];
+      announce(kind === 'audio' ? (on ? said.microphoneOn : said.microphoneOff) : on ? said.cameraOn : said.cameraOff);
+    });
+    return { row: el('div', { class: 'switch-row' }, control, state), control, state };
+  }
+
+  /** Her tracks and the switches as she wants them (after each change of device or background too). */
+  private applyWanted(): void {
+    for (const kind of ['audio', 'video'] as const) {
+      const on = this.wanted[kind];
+      const track = kind === 'audio' ? this.outgoing.getAudioTracks()[0] : this.outgoing.getVideoTracks()[0];
+      if (track) track.enabled = on;
+      this.switches[kind].control.setAttribute('aria-checked', String(on));
+      this.switches[kind].state.textContent = on ? said.on : said.off;
+    }
+  }
+
   /** Whether she sends this kind now: a track that is live and not switched off. */
   live(kind: 'audio' | 'video'): boolean {
     const track = kind === 'audio' ? this.outgoing.getAudioTracks()[0] : this.outgoing.getVideoTracks()[0];
@@ -163,8 +198,9 @@ export class Devices {
   sending(audio: boolean, video: boolean, screen: MediaStreamTrack | null): Outgoing {
     const microphone = this.outgoing.getAudioTracks()[0] ?? null;
     const camera = this.outgoing.getVideoTracks()[0] ?? null;
-    if (microphone) microphone.enabled = audio;
-    if (camera) camera.enabled = video;
+    this.wanted.audio = audio;
+    this.wanted.video = video;
+    this.applyWanted();
     return { audio: audio ? microphone : null, video: screen ?? (video ? camera : null) };
   }
 
@@ -201,6 +237,7 @@ export class Devices {
     for (const track of this.outgoing.getTracks()) this.outgoing.removeTrack(track);
     for (const track of this.raw?.getAudioTracks() ?? []) this.outgoing.addTrack(track);
     if (video) this.outgoing.addTrack(video);
+    this.applyWanted();
     this.preview.srcObject = video ? new MediaStream([video]) : null;
     void this.preview.play().catch(() => {});
     this.listeners.forEach((listener) => listener());
@@ -230,9 +267,10 @@ export class Devices {
   /**
    * The device check: the waiting screen's "your devices", the arrival's (so whoever enters
    * directly checks them too) and the meeting's devices dialog. The same controls each time,
-   * moved to the screen that shows them.
+   * moved to the screen that shows them. Before the meeting it has a switch for the microphone and
+   * one for the camera, what she enters with; in the meeting (`switches: false`) her toolbar's buttons do that.
    */
-  render(): HTMLElement {
+  render({ switches = true }: { readonly switches?: boolean } = {}): HTMLElement {
     // A device plugged in since the last look is offered too.
     void this.fillSelects().catch(() => {});
     // A video taken out of the document pauses: moved to this screen, it plays on.
@@ -258,6 +296,7 @@ export class Devices {
       el('h2', { id: 'devices-heading', text: said.heading }),
       this.preview,
       this.rawVideo,
+      switches ? el('div', { class: 'device-switches' }, this.switches.audio.row, this.switches.video.row) : null,
       this.problem,
       el('div', { class: 'field' }, el('span', { text: said.level, 'aria-hidden': 'true' }), this.meter),
       field(said.camera, this.selects.camera),

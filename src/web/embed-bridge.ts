@@ -37,6 +37,18 @@ export function readFragment(hash: string): Settings {
   return settings;
 }
 
+/**
+ * Whether the embedding page leaves the pre-join screen (our device check) on, as the anchor
+ * reads its config: `prejoinConfig.enabled` when it is a boolean, else the older
+ * `prejoinPageEnabled`; shown unless one says false.
+ */
+export function prejoinShown(settings: Settings): boolean {
+  const config = settings['config.prejoinConfig'];
+  const enabled = typeof config === 'object' && config !== null ? (config as Settings).enabled : undefined;
+  if (typeof enabled === 'boolean') return enabled;
+  return settings['config.prejoinPageEnabled'] !== false;
+}
+
 /** The name in the service's own join token (its payload is not secret; the server checks it). */
 function nameInJoinToken(token: string | null): string {
   try {
@@ -96,6 +108,20 @@ export class EmbedBridge {
 
   private emit(name: string, data: object): void {
     this.post({ videomeet: envelope, kind: 'event', name, data });
+  }
+
+  /**
+   * The device check before she enters, as the embedding page set its switch for the pre-join
+   * screen (configOverwrite.prejoinConfig.enabled, the older prejoinPageEnabled): shown unless it
+   * says false.
+   */
+  get deviceCheck(): boolean {
+    return prejoinShown(this.settings);
+  }
+
+  /** Whether `arrive` can go on without the arrival screen (which has the device check of its own). */
+  knowsArrival(joinToken: string | null, needsCode: boolean): boolean {
+    return (this.name || nameInJoinToken(joinToken)) !== '' && !needsCode;
   }
 
   /**

@@ -7,6 +7,7 @@ import { embedBridge } from './embed-bridge.js';
 import { button, el, show } from './dom.js';
 import { linkHint } from './join-link.js';
 import { meetingView } from './meeting.js';
+import { cameBack } from './removal.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
 import { arrivalRooms } from './room-address.js';
 import { storedGet, storedSet } from './stored.js';
@@ -72,6 +73,39 @@ async function rejoinWith(name: string): Promise<void> {
     return enterMeeting(roomId, result.body.session);
   }
   waitFor(name, '', false, false, true);
+}
+
+/**
+ * The device check before she enters where no arrival screen showed it (a reload back into the
+ * meeting, an embedded arrival): camera, microphone, their on/off switches, speaker and
+ * background, and Join. She enters as the switches say.
+ */
+function checkDevices(): Promise<void> {
+  return new Promise((resolve) => {
+    const join = el('button', { type: 'submit', class: 'primary', text: words.arrival.join });
+    const form = el(
+      'form',
+      { 'aria-labelledby': 'check-heading' },
+      el('h1', { id: 'check-heading', text: words.arrival.ready }),
+      join,
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      join.disabled = true;
+      resolve();
+    });
+    show(app, el('div', { class: 'two-parts' }, form, devices.render()));
+    void devices.start();
+    focusHeading();
+  });
+}
+
+/** A live socket of her session that reads nothing: she stays present in the meeting while it is open. */
+function holdPlace(session: string): WebSocket {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocket(
+    `${scheme}://${location.host}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`,
+  );
 }
 
 /** The waiting screen; `knockNow` asks to join at once (the arrival's one button already said so). */
@@ -155,7 +189,15 @@ async function main(): Promise<void> {
   // A reload while waiting (or in the meeting she was let into): the cookie still names her
   // request. Asked only when this tab knocked here: otherwise there is nothing to ask about.
   const resumed = madeRequest(roomId) ? await roomApi.poll(roomId) : null;
+  // The page's own reload after the service restarted goes straight back; her reload is an arrival, with the device check.
+  const check = !cameBack() && (!embed || embed.deviceCheck);
   if (resumed?.ok && resumed.body.status === 'admitted') {
+    if (check) {
+      // Her place while she checks: the server counts a closed socket as gone after 5 s, so a
+      // socket of hers stays open, unread, until the meeting's own replaces it.
+      const place = holdPlace(resumed.body.session);
+      await checkDevices().finally(() => window.setTimeout(() => place.close(), 10_000));
+    }
     await devices.start();
     return enterMeeting(roomId, resumed.body.session);
   }
@@ -168,7 +210,9 @@ async function main(): Promise<void> {
   // A link that no longer lets her in says so now, before any name step ("Joining as …" would promise too much).
   if (joinToken && !embed && (exists.ok ? exists.body.link_valid === false : exists.error.status === 404))
     return message(describe('join_token_invalid'));
-  // Embedded, the person is known by the embedding page: no arrival screen unless it is needed.
+  // Embedded, the person is known by the embedding page: no arrival screen unless it is needed,
+  // but the device check first unless the embedding page turned its pre-join screen off.
+  if (embed && check && embed.knowsArrival(joinToken, needsCode)) await checkDevices();
   const arrived = embed ? await embed.arrive(roomId, joinToken, needsCode) : null;
   if (arrived && 'joined' in arrived) {
     await devices.start();

@@ -2,6 +2,7 @@ import { closeCodes, type ParticipantView } from '../protocol/live.js';
 import { button, el } from './dom.js';
 import type { LeaveReason } from './meeting-hooks.js';
 import { givenUp } from './live-link.js';
+import { storedGet, storedRemove, storedSet } from './stored.js';
 import { fill, words } from './words/index.js';
 
 const said = words.people;
@@ -64,6 +65,8 @@ export function endOf(code: number): { text: string; reason: LeaveReason } {
   };
 }
 
+const cameBackKey = 'meet.cameBack';
+
 /** The daemon is stopping: once the service answers again the page loads afresh (back in the meeting, or at the arrival). */
 export function comeBackWhenUp(): void {
   const comeBack = (): void => {
@@ -72,7 +75,19 @@ export function comeBackWhenUp(): void {
         (answer) => answer.ok,
         () => false,
       )
-      .then((up) => (up ? location.reload() : void window.setTimeout(comeBack, 2000)));
+      .then((up) => {
+        if (!up) return void window.setTimeout(comeBack, 2000);
+        // Her lesson goes on where it was: the reloaded page skips the device check (cameBack).
+        storedSet('session', cameBackKey, '1');
+        location.reload();
+      });
   };
   window.setTimeout(comeBack, 2000);
+}
+
+/** Whether this load is the page's own reload after the service restarted (asked once). */
+export function cameBack(): boolean {
+  const said = storedGet('session', cameBackKey) === '1';
+  storedRemove('session', cameBackKey);
+  return said;
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
+import { FakeClock, FakeScheduler } from '../helpers/fake-clock.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
@@ -63,7 +64,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
   });
 
   t.test('an arrival polls no request before knocking; a reload polls the one it made', async (t) => {
-    const d = await inProcessDaemonFor(t, dataDirFor(t));
+    // The leave grace of a closed socket runs on a scheduler the test moves (the rest keeps real time).
+    const scheduler = new FakeScheduler(new FakeClock());
+    const d = await inProcessDaemonFor(t, dataDirFor(t), {}, { scheduler });
     await rooms.create(d, { room_id: 'quiet', name: 'Quiet Room', waiting_room: 'all', waiting_room_mode: 'approval' });
     const browser = await openBrowser(t);
     const { page, errors } = await browser.newPage('guest');
@@ -92,9 +95,29 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       200,
     );
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
+    // Her first socket after the reload, and its welcome: the server counts her present.
+    const held = page
+      .waitForEvent('websocket')
+      .then((socket) =>
+        socket.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).includes('"welcome"') }),
+      );
     await page.reload();
+    // A reload is an arrival too (issue 31 point 11): the device check first, and she enters as its switches say.
+    await page.getByRole('heading', { name: 'Ready to join?' }).waitFor({ timeout: 30_000 });
+    t.equal(await page.getByRole('button', { name: 'Leave meeting' }).count(), 0, 'not straight into the meeting');
+    const microphone = page.getByRole('region', { name: 'Your devices' }).getByRole('switch', { name: 'Microphone' });
+    await microphone.click();
+    t.equal(await microphone.getAttribute('aria-checked'), 'false', 'she turns her microphone off');
+    await browser.checkAccessibility(page, 'the device check on a reload into the meeting');
+    await browser.screenshot(page, 'devices-reload-desktop');
+    // However long she takes, her place is kept: a socket of hers holds it while she checks.
+    await held;
+    scheduler.advance(60_000);
+    await page.getByRole('button', { name: 'Join' }).click();
     await page.getByRole('button', { name: 'Leave meeting' }).waitFor({ timeout: 30_000 });
     t.pass('a reload in the meeting comes back into it');
+    t.ok(await page.getByRole('button', { name: 'Unmute microphone' }).isVisible(), 'with her microphone off');
+    t.ok(await page.getByRole('button', { name: 'Turn camera off' }).isVisible(), 'and her camera on');
     await page.getByRole('button', { name: 'Leave meeting' }).click();
     await page.getByRole('heading', { name: 'You left the meeting.' }).waitFor();
     const before = polls.length;

@@ -4,7 +4,7 @@
 // and the meeting's Devices dialog changes the microphone and the speaker by keyboard without
 // unmuting her. One browser, one daemon. Screenshots land in test-results/devices-*.png.
 import t from 'tap';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { countConnections, inboundTotal, openBrowser } from '../helpers/browser.js';
@@ -42,6 +42,9 @@ function handsOver(page: Page, kind: 'audio' | 'video'): Promise<boolean> {
 const connected = (page: Page) =>
   page.evaluate(() => (window as unknown as Peers).__meetPeers.some((pc) => pc.connectionState === 'connected'));
 
+/** The words beside a switch of the device check. */
+const stateOf = (control: Locator) => control.locator('xpath=..').locator('.switch-state').textContent();
+
 async function pressed(page: Page, name: string): Promise<string | null> {
   return page
     .getByRole('toolbar', { name: 'Meeting controls' })
@@ -77,6 +80,24 @@ t.test(
     );
     for (const name of ['Camera', 'Speaker'])
       t.ok(await check.getByRole('combobox', { name }).isVisible(), `${name} offered before entering`);
+    // Its own switches (issue 31 point 11): microphone and camera, on, the state in words beside them; by keyboard.
+    for (const name of ['Microphone', 'Camera']) {
+      const control = check.getByRole('switch', { name });
+      t.equal(await control.getAttribute('aria-checked'), 'true', `the ${name.toLowerCase()} switch is on`);
+      t.equal(await stateOf(control), 'On', 'and says so in words');
+    }
+    const cameraSwitch = check.getByRole('switch', { name: 'Camera' });
+    await cameraSwitch.focus();
+    await teacher.keyboard.press('Space');
+    await teacher.locator('#announcer', { hasText: 'Camera off' }).waitFor();
+    t.same(
+      [await cameraSwitch.getAttribute('aria-checked'), await stateOf(cameraSwitch)],
+      ['false', 'Off'],
+      'Space turns the camera off: the switch, its words and the announcement say so',
+    );
+    await teacher.keyboard.press('Space');
+    await teacher.locator('#announcer', { hasText: 'Camera on' }).waitFor();
+    t.equal(await cameraSwitch.getAttribute('aria-checked'), 'true', 'and on again');
     await browser.checkAccessibility(teacher, 'the arrival with the device check, moderator');
     await browser.screenshot(teacher, 'devices-arrival-desktop');
     await teacher.getByRole('button', { name: 'Join' }).click();
@@ -86,16 +107,20 @@ t.test(
     await pia.goto(`${d.url}/room/lesson`);
     await pia.getByRole('region', { name: 'Your devices' }).getByRole('combobox', { name: 'Camera' }).waitFor();
     await pia.getByLabel('Your name').fill('Pia');
+    // She turns her camera off on the device check: she enters with it off, her microphone on.
+    await pia.getByRole('switch', { name: 'Camera' }).click();
+    await browser.checkAccessibility(pia, 'the device check with the camera switched off');
     await pia.getByRole('button', { name: 'Join' }).click();
     await pia.getByRole('button', { name: 'Mute microphone' }).waitFor();
+    t.equal(await pressed(pia, 'Turn camera on'), 'true', 'she entered with the camera off, as the switch said');
     await until(
       'audio from Pia at the teacher',
       async () => (await inboundTotal(teacher, 'audio', 'bytesReceived')) > 0,
       60_000,
     );
 
+    t.notOk(await handsOver(pia, 'video'), 'no camera track is handed to a sender');
     await pia.getByRole('button', { name: 'Mute microphone' }).click();
-    await pia.getByRole('button', { name: 'Turn camera off' }).click();
     await teacher.getByRole('listitem', { name: 'Pia' }).getByText('Muted').waitFor();
 
     // The teacher makes a sub-group and moves her there, then brings everyone back.

@@ -33,8 +33,10 @@ function hostServer(engineUrl: () => string, compatUrl: () => string): Server {
 <script>
   window.events = []; window.loaded = 0; window.warnings = [];
   const warn = console.warn; console.warn = (...a) => { window.warnings.push(a.join(' ')); warn(...a); };
-  window.start = (domain, options) => {
-    const api = new JitsiMeetExternalAPI(domain, { ...options, parentNode: document.getElementById('meet'), onload: () => { window.loaded += 1; } });
+  // The pre-join device check is off unless a case asks for the default (prejoin: true).
+  window.start = (domain, { prejoin, ...options }) => {
+    const configOverwrite = prejoin ? options.configOverwrite : { prejoinConfig: { enabled: false }, ...options.configOverwrite };
+    const api = new JitsiMeetExternalAPI(domain, { ...options, configOverwrite, parentNode: document.getElementById('meet'), onload: () => { window.loaded += 1; } });
     for (const name of api.getSupportedEvents()) api.addListener(name, (data) => window.events.push({ name, data }));
     window.api = api;
     return api.getIFrame().src;
@@ -208,13 +210,30 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.ok(built.same, 'one constructor under both names');
     await probe.close();
 
-    // Ann (moderator) and Bob (participant) join through the script.
+    // Ann (moderator) and Bob (participant) join through the script. Ann's app leaves the pre-join
+    // screen as it is by default (issue 31 point 11): the device check comes first, and Join enters.
     const ann = await hostPage('ann');
     await ann.page.evaluate(
       ([domain, jwt]) =>
-        (window as any).start(domain, { roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }),
+        (window as any).start(domain, { prejoin: true, roomName: 'open-room', jwt, userInfo: { displayName: 'Ann' } }),
       [domain, await link(d, 'open-room', 'moderator', 'Ann')],
     );
+    await until('the frame of the room page', async () => ann.page.frame({ url: /\/room\/open-room/ }) !== null);
+    const annFrame = ann.page.frame({ url: /\/room\/open-room/ })!;
+    await annFrame.getByRole('heading', { name: 'Ready to join?' }).waitFor();
+    const annCheck = annFrame.getByRole('region', { name: 'Your devices' });
+    for (const name of ['Microphone', 'Camera'])
+      t.equal(
+        await annCheck.getByRole('switch', { name }).getAttribute('aria-checked'),
+        'true',
+        `embedded, the device check offers the ${name.toLowerCase()} switch, on`,
+      );
+    t.notOk(
+      (await eventsOf(ann.page)).some((e) => e.name === 'videoConferenceJoined'),
+      'no videoConferenceJoined before she pressed Join',
+    );
+    await browser.checkAccessibility(annFrame, 'the device check inside the frame');
+    await annFrame.getByRole('button', { name: 'Join' }).click();
     const annJoined = await waitEvent(ann.page, 'videoConferenceJoined');
     t.equal(
       await ann.page.evaluate(() => (window as any).loaded),
@@ -233,10 +252,24 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     const bob = await hostPage('bob');
     await bob.page.evaluate(
-      ([domain, jwt]) => (window as any).start(domain, { roomName: 'open-room', jwt }),
+      ([domain, jwt]) =>
+        (window as any).start(domain, {
+          prejoin: true,
+          roomName: 'open-room',
+          jwt,
+          configOverwrite: { prejoinPageEnabled: false },
+        }),
       [domain, await link(d, 'open-room', 'participant', 'Bob')],
     );
+    // Bob's app turned the pre-join screen off with the older key: he enters at once.
     const bobJoined = await waitEvent(bob.page, 'videoConferenceJoined');
+    t.notOk(
+      await bob.page
+        .frame({ url: /\/room\/open-room/ })!
+        .getByRole('heading', { name: 'Ready to join?' })
+        .isVisible(),
+      'no device check where the embedding app turned it off',
+    );
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
     await browser.checkAccessibility(
       bob.page.frame({ url: /\/room\/open-room/ })!,

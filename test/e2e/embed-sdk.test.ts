@@ -61,7 +61,7 @@ function hostServer(serviceUrl: string, reactScript: string): Server {
 <script>
   window.events = []; window.loaded = 0;
   window.start = (domain, options) => {
-    const api = new JitsiMeetExternalAPI(domain, { ...options, parentNode: document.getElementById('meet'), onload: () => { window.loaded += 1; } });
+    const api = new JitsiMeetExternalAPI(domain, { configOverwrite: { prejoinConfig: { enabled: false } }, ...options, parentNode: document.getElementById('meet'), onload: () => { window.loaded += 1; } });
     for (const name of api.getSupportedEvents()) api.addListener(name, (data) => window.events.push({ name, data }));
     window.api = api;
   };

@@ -37,7 +37,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 <script>
   window.events = [];
   window.start = (domain, name) => {
-    const api = new JitsiMeetExternalAPI(domain, { roomName: 'Drop In', parentNode: document.getElementById('meet'), userInfo: { displayName: name } });
+    const api = new JitsiMeetExternalAPI(domain, { roomName: 'Drop In', parentNode: document.getElementById('meet'), userInfo: { displayName: name }, configOverwrite: { prejoinConfig: { enabled: false } } });
     for (const event of api.getSupportedEvents()) api.addListener(event, (data) => window.events.push({ name: event, data }));
     window.api = api;
   };

@@ -116,6 +116,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.pass('admitted: the guest is in the meeting, in German');
     t.match(guest.url(), /\/room\/klasse\?lang=de$/, 'the rewritten address keeps the language for a reload');
     t.equal(await htmlLang(guest), 'de');
+    // A reload is an arrival too (issue 31 point 11): the device check, in German, then back in.
+    await guest.reload();
+    await guest.getByRole('heading', { name: 'Bereit zur Teilnahme?' }).waitFor({ timeout: 30_000 });
+    t.ok(await guest.getByRole('switch', { name: 'Mikrofon' }).isVisible(), 'its switches in German');
+    t.same(await untranslated(guest), [], 'the device check of a reload is all German');
+    await guest.getByRole('button', { name: 'Teilnehmen' }).click();
+    await guest.getByRole('button', { name: 'Mikrofon stummschalten' }).waitFor({ timeout: 30_000 });
 
     // Inside: German controls, help dialog and panel, and the room's name as the title.
     await guest.getByRole('button', { name: 'Mikrofon stummschalten' }).click();

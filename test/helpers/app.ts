@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import type { Clock } from '../../src/engine/clock.js';
+import type { Clock, Scheduler } from '../../src/engine/clock.js';
 import type { ScryptCost } from '../../src/engine/accounts/password.js';
 import { openEngine, type Engine } from '../../src/daemon/engine.js';
 import { loggerOptions } from '../../src/daemon/logger.js';
@@ -17,6 +17,8 @@ export interface InProcess extends Server {
   readonly lines: string[];
   /** Where it listens on 127.0.0.1, when built with `listen` (null otherwise). */
   readonly url: string | null;
+  /** Closes the app, then the services (what teardown does; once): a test restarts on the same data directory after it. */
+  close(): Promise<void>;
 }
 
 /** Statuses whose answer has no body: a fetch Response refuses one. */
@@ -36,6 +38,7 @@ export async function appFor(
   options: {
     env?: Record<string, string>;
     clock?: Clock;
+    scheduler?: Scheduler;
     dataDir?: string;
     listen?: boolean;
     /** A cheap scrypt cost for tests that set and check many passwords (the service's own otherwise). */
@@ -50,12 +53,18 @@ export async function appFor(
     config,
     options.clock ?? systemClock,
     log,
-    options.passwordCost ? { passwordCost: options.passwordCost } : {},
+    {
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
+    },
   );
-  t.teardown(async () => {
-    await app.close();
-    services.close();
-  });
+  let closed: Promise<void> | null = null;
+  const close = () =>
+    (closed ??= (async () => {
+      await app.close();
+      services.close();
+    })());
+  t.teardown(close);
   let adminToken = '';
   services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await app.ready();
@@ -93,5 +102,5 @@ export async function appFor(
       headers: responseHeaders,
     });
   };
-  return { app, services, dataDir, lines, url, adminToken, api };
+  return { app, services, dataDir, lines, url, adminToken, api, close };
 }

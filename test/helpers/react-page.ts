@@ -36,6 +36,7 @@ window.readyToCloseCalls = 0;
 window.start = (props) => {
   createRoot(document.getElementById('root')).render(
     <JitsiMeeting
+      configOverwrite={{ prejoinConfig: { enabled: false } }}
       {...props}
       getIFrameRef={(div) => { div.style.height = '480px'; }}
       onApiReady={(api) => {

@@ -430,6 +430,7 @@ export class LiveHub implements LiveApi {
     this.deps.chat.forget(meeting.meetingId);
     this.deps.locks.forget(meeting.meetingId);
     this.media.backend.meetingEnded(meeting.meetingId);
+    this.subgroups.meetingEnded(meeting.roomId);
     // The last sub-group to end lets go of those still counted as away in the parent.
     this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.rooms.find(meeting.roomId)?.parentRoomId ?? null);
   }

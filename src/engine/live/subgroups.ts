@@ -41,6 +41,8 @@ const groupNumber = (roomId: string) => Number(/-g(\d+)$/.exec(roomId)?.[1] ?? 0
  */
 export class Subgroups {
   private readonly timers: SubgroupTimers;
+  /** The moderator's current message to all groups, per main room: replayed to a page that arrives while the groups run. */
+  private readonly messages = new Map<string, { readonly text: string; readonly from: string }>();
 
   constructor(
     private readonly rooms: LiveRooms,
@@ -61,11 +63,24 @@ export class Subgroups {
     return { groups, endsAt: this.timers.running(root) };
   }
 
-  /** A member connected in a sub-group whose timer already ran out (a reconnect after the end, a restart): back she goes. */
+  /**
+   * A member connected: in a sub-group whose timer already ran out (a reconnect after the end, a
+   * restart), back she goes; otherwise, while the groups run, she is told the current message to
+   * all groups (moved in after it was sent, or reconnecting).
+   */
   connected(state: RoomState, member: Member): void {
-    if (state.parentRoomId === null || !this.timers.over(state.parentRoomId)) return;
-    member.movingTo = state.parentRoomId;
-    member.outbox.send({ type: 'move', room_id: state.parentRoomId });
+    if (state.parentRoomId !== null && this.timers.over(state.parentRoomId)) {
+      member.movingTo = state.parentRoomId;
+      member.outbox.send({ type: 'move', room_id: state.parentRoomId });
+      return;
+    }
+    const current = this.messages.get(state.parentRoomId ?? state.roomId);
+    if (current) member.outbox.send({ type: 'group_message', ...current });
+  }
+
+  /** The main room's meeting ended: its message to all groups goes with it. */
+  meetingEnded(roomId: string): void {
+    this.messages.delete(roomId);
   }
 
   /** Sub-groups 1 to `count` of the family's main room; existing ones are kept (renamed when `names` names them), and the family hears the new list. */
@@ -179,11 +194,10 @@ export class Subgroups {
       member.outbox.send(liveError('invalid_field', `text must be 1 to ${groupMessageMax} characters`));
       return;
     }
-    this.rooms.broadcastFamily(this.rooms.family(state).root, {
-      type: 'group_message',
-      text: trimmed,
-      from: member.name,
-    });
+    const root = this.rooms.family(state).root;
+    const current = { text: trimmed, from: member.name };
+    this.messages.set(root, current);
+    this.rooms.broadcastFamily(root, { type: 'group_message', ...current });
   }
 
   /** Everyone in the family's sub-groups is told to come back; who does not within the away grace has left. */
@@ -203,7 +217,9 @@ export class Subgroups {
     this.tellFamily(root);
   }
 
+  /** Everyone back in the main room: the groups' message is over too. */
   private bringBackFamily(root: string): void {
+    this.messages.delete(root);
     for (const groupId of this.rooms.subgroupsOf(root)) {
       const group = this.rooms.states.get(groupId);
       for (const member of group?.members.values() ?? []) this.send(member, root);

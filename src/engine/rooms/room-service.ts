@@ -78,7 +78,8 @@ export class RoomService {
         ? (fields.waiting_room_mode ?? 'approval')
         : allowedMode(this.policy, fields.waiting_room_mode, null),
       waitingRoomTimeoutSecs: fields.waiting_room_timeout_secs ?? timeoutBounds.fallback,
-      moderatorLinkTtlSecs: fields.moderator_link_ttl_secs ?? moderatorLinkTtlBounds.fallback,
+      moderatorLinkTtlSecs:
+        fields.moderator_link_ttl_secs ?? this.policy.moderatorLinkTtlSecs ?? moderatorLinkTtlBounds.fallback,
       accessCodeHash: fields.access_code ? hashAccessCode(fields.access_code) : null,
       parentRoomId: parent?.roomId ?? null,
       entry: reach.entry ?? 'open',

@@ -10,6 +10,8 @@ export interface WaitingRoomPolicy {
    * room has a waiting room), `on` or `off`. Absent: `waiting_room`.
    */
   readonly micsOffOnEntry?: 'waiting_room' | 'on' | 'off';
+  /** A moderator link's lifetime in a room created without `moderator_link_ttl_secs` (SERVICE_MODERATOR_LINK_TTL_SECS). Absent: 120 days. */
+  readonly moderatorLinkTtlSecs?: number;
 }
 
 /** The scope a room gets when its caller names none (`requested` undefined) or the one it asked for, if allowed. */

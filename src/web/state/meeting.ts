@@ -292,9 +292,11 @@ export function receive(state: MeetingState, message: ServerMessage): Step {
     }
     case 'group_message': {
       const groupMessage = { text: message.text, from: message.from };
+      // The server tells the current message again after each welcome (a reconnect): said once.
+      const known = state.groupMessage?.text === message.text && state.groupMessage.from === message.from;
       return {
         state: { ...state, groupMessage },
-        effects: [spoken({ key: 'groupMessage', name: message.from, text: message.text })],
+        effects: known ? [] : [spoken({ key: 'groupMessage', name: message.from, text: message.text })],
       };
     }
     case 'waiting_room':

@@ -21,6 +21,7 @@ export const de: Words = {
     enterName: 'Bitte geben Sie Ihren Namen ein.',
     joining: 'Sie treten der Konferenz bei',
     joiningAs: 'Sie nehmen als {name} teil',
+    ready: 'Bereit zur Teilnahme?',
   },
   home: {
     title: 'Konferenzen: teilnehmen oder anmelden',
@@ -113,6 +114,12 @@ export const de: Words = {
     cameraChanged: 'Kamera gewechselt',
     microphoneChanged: 'Mikrofon gewechselt',
     speakerChanged: 'Lautsprecher gewechselt',
+    on: 'Ein',
+    off: 'Aus',
+    microphoneOn: 'Mikrofon ein',
+    microphoneOff: 'Mikrofon aus',
+    cameraOn: 'Kamera ein',
+    cameraOff: 'Kamera aus',
   },
   toolbar: {
     label: 'Konferenzsteuerung',

@@ -29,6 +29,8 @@ export const en = {
     enterName: 'Please enter your name.',
     joining: 'Joining the meeting',
     joiningAs: 'Joining as {name}',
+    /** The device check before entering where no arrival screen came first (a reload, an embedding page). */
+    ready: 'Ready to join?',
   },
   /** The home page at `/` (issue 32 point 1): join with a link or code, or sign in to organise. */
   home: {
@@ -120,6 +122,13 @@ export const en = {
     cameraChanged: 'Camera changed',
     microphoneChanged: 'Microphone changed',
     speakerChanged: 'Speaker changed',
+    /** The state beside the microphone and camera switches of the device check. */
+    on: 'On',
+    off: 'Off',
+    microphoneOn: 'Microphone on',
+    microphoneOff: 'Microphone off',
+    cameraOn: 'Camera on',
+    cameraOff: 'Camera off',
   },
   toolbar: {
     label: 'Meeting controls',

@@ -55,6 +55,28 @@ t.test('a moderator link lasts the room setting moderator_link_ttl_secs, 120 day
 });
 
 t.test(
+  'SERVICE_MODERATOR_LINK_TTL_SECS: the lifetime of moderator links in rooms that do not set their own',
+  async (t) => {
+    const d = await appFor(t, { env: { SERVICE_MODERATOR_LINK_TTL_SECS: String(30 * day) } });
+    await createRoom(t, d, { room_id: 'plain', name: 'Plain', waiting_room: 'all' });
+    t.equal((await call(d, '/api/rooms/plain')).body.moderator_link_ttl_secs, 30 * day, 'the instance default');
+    const made = await call(d, '/api/rooms/plain/links', { method: 'POST', json: { role: 'moderator' } });
+    t.equal(made.body.expires_in, 30 * day, 'a moderator link lasts the instance default');
+    const claims = claimsOf(new URL(made.body.url, 'http://x').searchParams.get('t'));
+    t.equal(Number(claims.exp) - Number(claims.iat), 30 * day, "and the token's expiry says so");
+    const own = await call(d, '/api/rooms', {
+      method: 'POST',
+      json: { room_id: 'own', name: 'Own', moderator_link_ttl_secs: 200 * day },
+    });
+    t.equal(own.body.moderator_link_ttl_secs, 200 * day, "a room's own value wins");
+    const ownLink = await call(d, '/api/rooms/own/links', { method: 'POST', json: { role: 'moderator' } });
+    t.equal(ownLink.body.expires_in, 200 * day);
+    const patched = await call(d, '/api/rooms/plain', { method: 'PATCH', json: { name: 'Renamed' } });
+    t.equal(patched.body.moderator_link_ttl_secs, 30 * day, 'a PATCH that does not name it keeps it');
+  },
+);
+
+t.test(
   'a teacher who left comes back as moderator with her link, even past its expiry, while the lesson goes on',
   async (t) => {
     const clock = new FakeClock();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, maskedConfig } from '../../../src/config/load.js';
 import { ConfigError } from '../../../src/config/config-error.js';
+import { moderatorLinkTtlBounds } from '../../../src/engine/rooms/room-fields.js';
 
 function file(_t: unknown, text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'meet-config-')), 'defaults.toml');
@@ -33,6 +34,18 @@ t.test('precedence: default < file < environment < flag', async (t) => {
 
   const fromFlag = loadConfig({ configFile, env: { SERVICE_WAITING_ROOM: 'off' }, flags: { waitingRoom: 'optional' } });
   t.equal(fromFlag.waitingRoom, 'optional', 'flag beats environment');
+});
+
+t.test('SERVICE_MODERATOR_LINK_TTL_SECS: 120 days unless set, the bounds of the room field', async (t) => {
+  t.equal(loadConfig({ configFile: file(t, '') }).moderatorLinkTtlSecs, moderatorLinkTtlBounds.fallback);
+  t.equal(moderatorLinkTtlBounds.fallback, 120 * 86_400, 'a school term');
+  const env = (value: number) => ({ configFile: file(t, ''), env: { SERVICE_MODERATOR_LINK_TTL_SECS: String(value) } });
+  t.equal(loadConfig(env(moderatorLinkTtlBounds.min)).moderatorLinkTtlSecs, moderatorLinkTtlBounds.min, 'the least');
+  t.equal(loadConfig(env(moderatorLinkTtlBounds.max)).moderatorLinkTtlSecs, moderatorLinkTtlBounds.max, 'the most');
+  t.throws(() => loadConfig(env(moderatorLinkTtlBounds.min - 1)), ConfigError, 'below the room field is refused');
+  t.throws(() => loadConfig(env(moderatorLinkTtlBounds.max + 1)), ConfigError, 'above it too');
+  const fromFile = loadConfig({ configFile: file(t, '[service]\nmoderator_link_ttl_secs = 7776000\n') });
+  t.equal(fromFile.moderatorLinkTtlSecs, 90 * 86_400, 'room-defaults.toml sets it');
 });
 
 t.test('the config is frozen, lists included', async (t) => {
@@ -79,6 +92,14 @@ const invalid: [string, string, RegExp][] = [
     '7.5',
     /^SERVICE_WAITING_CLOSED_WINDOW_SECS must be an integer from 4 to 3600/m,
   ],
+  [
+    'SERVICE_MODERATOR_LINK_TTL_SECS',
+    '3599',
+    /^SERVICE_MODERATOR_LINK_TTL_SECS must be an integer from 3600 to 31536000 \(got "3599"\)/m,
+  ],
+  ['SERVICE_MODERATOR_LINK_TTL_SECS', '31536001', /^SERVICE_MODERATOR_LINK_TTL_SECS must be an integer from 3600/m],
+  ['SERVICE_MODERATOR_LINK_TTL_SECS', 'a term', /^SERVICE_MODERATOR_LINK_TTL_SECS must be an integer from 3600/m],
+  ['SERVICE_MODERATOR_LINK_TTL_SECS', '86400.5', /^SERVICE_MODERATOR_LINK_TTL_SECS must be an integer from 3600/m],
   ['COMPAT_JITSI_ALLOW_ANONYMOUS', 'maybe', /^COMPAT_JITSI_ALLOW_ANONYMOUS must be one of true, false/m],
 ];
 

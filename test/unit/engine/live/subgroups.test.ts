@@ -189,3 +189,54 @@ t.test(
     t.ok(g2.conn.of('group_message').length <= 10, 'and never reaches the groups');
   },
 );
+
+t.test(
+  'the message to all groups is replayed to a page that arrives while the groups run, and ends with them',
+  async (t) => {
+    const f = new LiveFixture();
+    const m = f.connect(f.enter('Ms Keller', 'r1', true));
+    m.send({ type: 'create_subgroups', count: 2 });
+    const early = f.connect(f.enter('Ben', 'r1-g1'));
+    m.send({ type: 'group_message', text: 'Two minutes left' });
+    const told = { type: 'group_message', text: 'Two minutes left', from: 'Ms Keller' };
+    t.same(early.conn.of('group_message'), [told], 'told once as it was sent');
+
+    // Moved into a group after the message: her new page there is told it after its welcome.
+    const late = f.connect(f.enter('Cem', 'r1-g2'));
+    t.same(late.conn.last('group_message'), told, 'a person moved in later sees the current message');
+    const kinds = late.conn.sent.map((message) => message.type);
+    t.ok(kinds.indexOf('welcome') < kinds.indexOf('group_message'), 'after her welcome');
+    // Her page reconnects (a network drop): told again.
+    f.disconnect(early);
+    const again = f.connect(early.participant);
+    t.same(again.conn.of('group_message'), [told], 'a reconnecting page sees it too');
+    // A newer message replaces it.
+    m.send({ type: 'group_message', text: 'One minute left' });
+    const newer = f.connect(f.enter('Dora', 'r1-g1'));
+    t.same(newer.conn.of('group_message'), [{ ...told, text: 'One minute left' }], 'only the current one');
+
+    // Everyone brought back: the message is over, a later group page hears nothing of it.
+    m.send({ type: 'bring_back' });
+    const after = f.connect(f.enter('Eve', 'r1-g1'));
+    t.equal(after.conn.of('group_message').length, 0, 'not after the groups came back');
+
+    // The timer's end ends it too.
+    m.send({ type: 'group_message', text: 'Round two' });
+    m.send({ type: 'subgroup_timer', minutes: 1 });
+    t.equal(f.connect(f.enter('Finn', 'r1-g2')).conn.last('group_message')?.text, 'Round two');
+    f.timers.advance(60_000);
+    const m2 = f.connect(f.enter('Mr Lang', 'r1', true));
+    t.equal(m2.conn.of('group_message').length, 0, 'not after the timer brought everyone back');
+
+    // The meeting's end ends it as well: the next meeting starts without it.
+    const g = new LiveFixture();
+    const teacher = g.connect(g.enter('Ms Keller', 'r1', true));
+    teacher.send({ type: 'create_subgroups', count: 1 });
+    teacher.send({ type: 'group_message', text: 'Last round' });
+    t.equal(g.connect(g.enter('Gus', 'r1-g1')).conn.last('group_message')?.text, 'Last round');
+    teacher.send({ type: 'end_meeting' });
+    t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
+    const next = g.connect(g.enter('Gil', 'r1-g1'));
+    t.equal(next.conn.of('group_message').length, 0, 'not in the next meeting');
+  },
+);

@@ -293,4 +293,12 @@ t.test('the groups, their timer and a message to all groups', async (t) => {
   t.same(told.state.groupMessage, { text: '<b>Five</b> minutes', from: 'Ms Keller' });
   t.same(said(told.effects), [{ key: 'groupMessage', name: 'Ms Keller', text: '<b>Five</b> minutes' }], 'and said');
   t.equal(hideGroupMessage(told.state).state.groupMessage, null, 'until she hides it');
+  // The server tells the current message again after a reconnect's welcome: shown, not said twice.
+  const replayed = receive(run([welcome({ room_id: 'r-g2', groups })], told.state).state, {
+    type: 'group_message',
+    text: '<b>Five</b> minutes',
+    from: 'Ms Keller',
+  });
+  t.same(replayed.state.groupMessage, told.state.groupMessage, 'still shown');
+  t.same(said(replayed.effects), [], 'not said again');
 });
