@@ -88,7 +88,6 @@ import {
   type StartResult,
   type SwitchListener,
   type SwitchState,
-  type WaitingListChange,
   type WaitingListItem,
   type WaitingListListener,
   type WaitingRoomDeps,
