@@ -171,8 +171,15 @@ export class WaitingPanel {
         this.list.insertBefore(this.rowFor(effect.item), before);
         return;
       }
-      case 'replaceRow':
-        return this.rows.get(effect.item.request_id)?.replaceWith(this.rowFor(effect.item));
+      case 'replaceRow': {
+        // Her connection lost or back: the row is drawn again in place, and a button of it that had the focus keeps it.
+        const old = this.rows.get(effect.item.request_id);
+        const label = old?.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+        const row = this.rowFor(effect.item);
+        old?.replaceWith(row);
+        if (label) row.querySelector<HTMLElement>(`button[aria-label="${CSS.escape(label)}"]`)?.focus();
+        return;
+      }
       case 'beep':
         return this.beep();
       case 'notice':

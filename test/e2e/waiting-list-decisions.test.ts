@@ -202,11 +202,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await doraDe.getByText('Von einer anderen Moderatorin/einem anderen Moderator zugelassen').waitFor();
     await de.locator('#announcer', { hasText: 'Dora: Von einer anderen Moderatorin' }).waitFor();
     t.equal(await state(dora), 'admitted');
-    await browser.screenshot(de, 'waiting-admitted-elsewhere-phone-de');
-    await browser.checkAccessibility(de, 'German waiting list on a phone with a row answered elsewhere');
-    await doraDe.waitFor({ state: 'detached', timeout: 10_000 });
-    await section.getByRole('listitem').filter({ hasText: 'Fay' }).waitFor({ state: 'detached', timeout: 10_000 });
-    t.same(await rowNames(), ['CY'], 'then both lists close up');
+    // Point 3 in German, on the phone: a waiting page silent for three polls (CY's guest polls only when this test
+    // asks, last at Admit all) is shown as connection lost, said politely, his place kept; his next poll brings him back.
+    const cyDe = wartende.getByRole('listitem').filter({ hasText: 'Früher gesperrt als Cy' });
+    await cyDe.getByText('Verbindung unterbrochen').waitFor({ timeout: 20_000 });
+    await browser.screenshot(de, 'waiting-admitted-elsewhere-connection-lost-phone-de');
+    await browser.checkAccessibility(de, 'German phone: a row answered elsewhere, a connection lost');
+    t.equal(await state(cyAgain), 'waiting', 'his place is kept');
+    await cyDe.getByText('Verbindung unterbrochen').waitFor({ state: 'detached' });
+    await de.locator('#announcer', { hasText: 'Die Verbindung von CY besteht wieder' }).waitFor();
+    await section.getByRole('listitem').filter({ hasText: 'Dora' }).waitFor({ state: 'detached', timeout: 10_000 });
+    t.same(await rowNames(), ['CY'], 'then the lists close up');
 
     // Point 4: a refusal from the knock notification is not sent at once; the notification offers Undo.
     const notice = mod.locator('.notification');
