@@ -1,6 +1,6 @@
 // Screenshots of the main screens, made from the current build (`npm run screenshots`, which
-// builds first): arrival, waiting, a meeting with three people, and a moderator with three
-// people waiting; on a desktop window (1280×800) and a phone (390×844), in the light and the
+// builds first): arrival, waiting, a meeting with three people, a moderator with three people
+// waiting, one of them with her connection lost, and the classroom; on a desktop window (1280×800) and a phone (390×844), in the light and the
 // dark scheme, into docs/screenshots/<screen>-<size>-<scheme>.png. docs/web-client.md shows three, the README one.
 //
 // It runs the real daemon (a throw-away data directory on the host's loopback) and Debian's
@@ -180,6 +180,27 @@ async function main() {
     await shoot(chen, 'waiting');
     await shoot(moderator, 'moderator');
     await shoot(amira, 'meeting');
+
+    // A waiting pupil's network drops (issue 31 point 3): after three missed polls the moderator's row says
+    // "connection lost", her place kept through the grace; her page comes back before the classroom.
+    const cdp = await dana.context().newCDPSession(dana);
+    await cdp.send('Network.enable');
+    /** @param {boolean} offline */
+    const network = (offline) =>
+      cdp.send('Network.emulateNetworkConditions', {
+        offline,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+    await network(true);
+    await section
+      .getByRole('listitem')
+      .filter({ hasText: 'Dana' })
+      .getByText('connection lost')
+      .waitFor({ timeout: 60_000 });
+    await shoot(moderator, 'connection-lost');
+    await network(false);
 
     // The classroom: everyone let in (pupils who came through the waiting room start muted: the
     // room's microphones off on entry), Amira raises her hand, Ben unmutes and turns his camera off

@@ -63,6 +63,19 @@ export const WaitingItem = record({
 });
 
 /**
+ * What became of a request the moderators' list no longer shows: a moderator admitted, refused or barred her,
+ * it expired, she left (withdrew, closed her window, or her page is going away), or her grace ran out.
+ */
+export const WaitingOutcome = Type.Union([
+  Type.Literal('admitted'),
+  Type.Literal('refused'),
+  Type.Literal('barred'),
+  Type.Literal('expired'),
+  Type.Literal('left'),
+  Type.Literal('timed_out'),
+]);
+
+/**
  * How a meeting carries media, chosen when it starts and kept until it ends. `mesh`: one
  * RTCPeerConnection per other participant, signals addressed to her participant_id. `janus`:
  * the server's SFU; the page keeps two connections, and addresses their signals to the pseudo
@@ -157,7 +170,8 @@ export const ServerMessage = Type.Union([
    * plus 1 is a gap: ask with `waiting_resync` and ignore changes until the `waiting_list`.
    * `updated` carries requests whose shown fields changed: her connection lost (`connection_lost`)
    * or back (without it). `timed_out`, when present, names those of `removed` whose grace ran out
-   * without a word from their page: she left the queue (told to moderators as a notice).
+   * without a word from their page: she left the queue (told to moderators as a notice). `outcomes`
+   * says for each of `removed` what became of her (WaitingOutcome), so a list can say it in words.
    */
   message('waiting_changes', {
     seq: Type.Integer(),
@@ -165,6 +179,7 @@ export const ServerMessage = Type.Union([
     updated: Type.Array(WaitingItem),
     removed: Type.Array(Type.String()),
     timed_out: Type.Optional(Type.Array(Type.String())),
+    outcomes: Type.Optional(Type.Record(Type.String(), WaitingOutcome)),
   }),
   message('locks', { locks: Locks }),
   /** A moderator set the meeting's subject ('' cleared it): to everyone in the room (nobody waiting has a socket). */

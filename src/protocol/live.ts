@@ -36,6 +36,7 @@ export type Locks = Wire<Static<typeof wire.Locks>>;
 export type ChatMessage = Wire<Static<typeof wire.ChatMessage>>;
 export type SubgroupInfo = Wire<Static<typeof wire.SubgroupInfo>>;
 export type WaitingItem = Wire<Static<typeof wire.WaitingItem>>;
+export type WaitingOutcome = Wire<Static<typeof wire.WaitingOutcome>>;
 export type MediaKind = Wire<Static<typeof wire.MediaKind>>;
 export type IceServer = Wire<Static<typeof wire.IceServer>>;
 export type Reaction = Wire<Static<typeof wire.Reaction>>;

@@ -1,7 +1,7 @@
 import type { ClientMessage } from '../protocol/live.js';
 import { el, field } from './dom.js';
 import { GroupTools } from './groups.js';
-import { locksForm } from './moderator.js';
+import { locksForm } from './locks-form.js';
 import { isModerator, type MeetingState } from './state/meeting.js';
 import { words } from './words/index.js';
 

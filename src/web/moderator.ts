@@ -1,13 +1,14 @@
-import type { Locks, WaitingItem } from '../protocol/live.js';
+import type { WaitingItem } from '../protocol/live.js';
 import { announce } from './announce.js';
 import { roomApi } from './api.js';
 import { button, el } from './dom.js';
 import {
-  answered,
+  admitEveryone,
   decide,
   hideNotice,
   initialWaitingList,
   notTaken,
+  pressSwitch,
   receiveWaiting,
   sendRefusals,
   setSharing,
@@ -20,7 +21,7 @@ import {
   type WaitingListState,
   type WaitingListStep,
 } from './state/waiting-list.js';
-import { waitingRow, type RowActions } from './waiting-row.js';
+import { outcomeWords, waitingRow, type RowActions } from './waiting-row.js';
 import { fill, words } from './words/index.js';
 
 const said = words.waitingList;
@@ -39,7 +40,10 @@ export class WaitingPanel {
   readonly notification = el('div', { class: 'notification', role: 'status', hidden: true });
   private readonly list = el('ul');
   private readonly empty = el('li', { text: said.nobody });
-  /** Who left the list because her connection stayed lost past the grace (the last such notice). */
+  /**
+   * The last word about the list that outlives its announcement: who left it because her connection stayed lost
+   * past the grace, or how many marked requests still wait after the waiting room was turned off.
+   */
   private readonly goneNotice = el('p', { class: 'waiting-gone', hidden: true });
   /** The rows shown, by request id; the list element holds them in knock order. */
   private readonly rows = new Map<string, HTMLElement>();
@@ -93,9 +97,10 @@ export class WaitingPanel {
       el('span', { class: 'track', 'aria-hidden': 'true' }),
       said.switch,
     );
-    this.switchButton.addEventListener('click', () =>
-      switchTo(this.switchButton.getAttribute('aria-checked') !== 'true'),
-    );
+    this.switchButton.addEventListener('click', () => {
+      this.state = pressSwitch(this.state);
+      switchTo(this.switchButton.getAttribute('aria-checked') !== 'true');
+    });
     const switchRow = el('div', { class: 'switch-row', hidden: true }, this.switchButton, this.switchState);
     this.section.append(
       this.heading,
@@ -166,12 +171,19 @@ export class WaitingPanel {
         this.list.insertBefore(this.rowFor(effect.item), before);
         return;
       }
-      case 'replaceRow':
-        return this.rows.get(effect.item.request_id)?.replaceWith(this.rowFor(effect.item));
+      case 'replaceRow': {
+        // Her connection lost or back: the row is drawn again in place, and a button of it that had the focus keeps it.
+        const old = this.rows.get(effect.item.request_id);
+        const label = old?.contains(document.activeElement) ? document.activeElement?.getAttribute('aria-label') : null;
+        const row = this.rowFor(effect.item);
+        old?.replaceWith(row);
+        if (label) row.querySelector<HTMLElement>(`button[aria-label="${CSS.escape(label)}"]`)?.focus();
+        return;
+      }
       case 'beep':
         return this.beep();
       case 'notice':
-        return this.drawNotification(effect.members);
+        return this.drawNotification(effect.members, effect.refusing);
       case 'noticeGone': {
         // Everyone it named was answered (here, from the list, or by another moderator).
         const focused =
@@ -194,6 +206,12 @@ export class WaitingPanel {
       }
       case 'tell':
         return announce(fill(said[effect.said], { name: effect.name }));
+      case 'outcome':
+        return announce(`${effect.name}: ${outcomeWords(effect.how)}`);
+      case 'skipped':
+        this.goneNotice.textContent = fill(said.switchSkipped, { count: effect.count });
+        this.goneNotice.hidden = false;
+        return announce(this.goneNotice.textContent);
       case 'send':
         return this.send(effect.how, effect.item);
       case 'redrawRow':
@@ -251,7 +269,12 @@ export class WaitingPanel {
   private async admitAll(): Promise<void> {
     this.step(sendRefusals(this.state));
     await Promise.all([...this.sending]);
+    const before = new Set(this.state.decided.keys());
+    this.step(admitEveryone(this.state, Date.now()));
     const result = await roomApi.admitAll(this.roomId, this.session());
+    // Not taken: the rows it held as admitted are hers to answer again.
+    if (!result.ok)
+      for (const id of this.state.decided.keys()) if (!before.has(id)) this.step(notTaken(this.state, id));
     const skipped = result.ok ? (result.body.skipped ?? 0) : 0;
     announce(!result.ok ? said.failed : skipped > 0 ? fill(said.someSkipped, { count: skipped }) : said.allAdmitted);
   }
@@ -268,11 +291,6 @@ export class WaitingPanel {
       this.switchButton.setAttribute('aria-checked', String(known.enabled));
       this.switchState.textContent = known.enabled ? said.switchOn : said.switchOff;
     }
-  }
-
-  private async act(call: () => Promise<{ ok: boolean }>, done: string): Promise<void> {
-    const result = await call();
-    announce(result.ok ? done : said.failed);
   }
 
   /**
@@ -298,8 +316,11 @@ export class WaitingPanel {
     return row;
   }
 
-  /** The notification for those of the group still waiting (focus kept on the button she was on). */
-  private drawNotification(members: readonly WaitingItem[]): void {
+  /**
+   * The notification for those of the group still waiting, and Undo of a refusal made from it (focus kept on the
+   * button she was on; when that one went, on the notification's first control).
+   */
+  private drawNotification(members: readonly WaitingItem[], refusing: WaitingItem | null): void {
     const focusedLabel = this.notification.contains(document.activeElement)
       ? document.activeElement?.getAttribute('aria-label')
       : null;
@@ -308,11 +329,11 @@ export class WaitingPanel {
     // One person: decide from here (the note beside her name). Several: let them all in, or look at the list.
     const actions = one
       ? [
-          button(said.admit, () => void this.decide(one, 'admit'), {
+          button(said.admit, () => this.decide(one, 'admit'), {
             class: 'primary',
             'aria-label': fill(said.admitFromNotice, { name: one.name }),
           }),
-          button(said.refuse, () => void this.decide(one, 'refuse'), {
+          button(said.refuse, () => this.decide(one, 'refuse'), {
             'aria-label': fill(said.refuseFromNotice, { name: one.name }),
           }),
         ]
@@ -323,22 +344,38 @@ export class WaitingPanel {
           }),
           button(said.view, () => this.viewList(), { 'aria-label': said.viewList }),
         ];
+    // Her refusal from here, in its Undo time: the same Undo as the row's (the list holds the row too).
+    const undoing = refusing
+      ? [
+          el('span', { class: 'knock' }, fill(said.refusedNotice, { name: refusing.name })),
+          button(said.undo, () => this.actions.undo(refusing), {
+            'aria-label': fill(said.undoName, { name: refusing.name }),
+          }),
+        ]
+      : [];
+    const knock =
+      members.length === 0
+        ? []
+        : [
+            el(
+              'span',
+              { class: 'knock' },
+              el('strong', { text }),
+              one?.note ? el('span', { class: 'note', text: one.note }) : null,
+            ),
+            ...actions,
+          ];
     this.notification.replaceChildren(
-      el(
-        'span',
-        { class: 'knock' },
-        el('strong', { text }),
-        one?.note ? el('span', { class: 'note', text: one.note }) : null,
-      ),
-      ...actions,
+      ...undoing,
+      ...knock,
       button(said.dismiss, () => this.dismiss(), { 'aria-label': said.dismissNotice }),
     );
     this.notification.hidden = false;
-    // Redrawn under her focus (the group changed): the same button keeps it.
-    if (focusedLabel)
-      [...this.notification.querySelectorAll<HTMLElement>('button')]
-        .find((b) => b.getAttribute('aria-label') === focusedLabel)
-        ?.focus();
+    // Redrawn under her focus (the group changed): the same button keeps it, else the first one.
+    if (focusedLabel) {
+      const buttons = [...this.notification.querySelectorAll<HTMLElement>('button')];
+      (buttons.find((b) => b.getAttribute('aria-label') === focusedLabel) ?? buttons[0])?.focus();
+    }
   }
 
   /** The notification is put away (she dismissed it, or acted on it). */
@@ -354,26 +391,18 @@ export class WaitingPanel {
 
   /** After a decision: the next person waiting, or back where she was. */
   private restoreFocus(): void {
-    const next = this.list.querySelector<HTMLElement>('.waiting-item button');
+    const next = this.list.querySelector<HTMLElement>('.waiting-item:not(.decided) button');
     if (next && next.offsetParent !== null) next.focus();
     else if (this.focusBefore?.isConnected) this.focusBefore.focus();
     this.focusBefore = null;
   }
 
-  private async decide(r: WaitingItem, how: 'admit' | 'refuse'): Promise<void> {
-    this.putAway();
-    if (how === 'admit')
-      await this.act(
-        () => roomApi.admit(this.roomId, this.session(), r.request_id),
-        fill(said.letIn, { name: r.name }),
-      );
-    else
-      await this.act(
-        () => roomApi.refuse(this.roomId, this.session(), r.request_id, false),
-        fill(said.refused, { name: r.name }),
-      );
-    this.step(answered(this.state, r.request_id, Date.now()));
-    this.restoreFocus();
+  /**
+   * An answer from the notification takes the list's one path (`decide`): Admit is sent at once and the row shows
+   * it; a refusal waits out its Undo time, which the notification offers as well.
+   */
+  private decide(r: WaitingItem, how: 'admit' | 'refuse'): void {
+    this.step(decide(this.state, r.request_id, how, Date.now(), false, 'notice'));
   }
 
   private async decideAll(): Promise<void> {
@@ -403,30 +432,4 @@ export class WaitingPanel {
       // sound is a courtesy; the visual notification carries the message
     }
   }
-}
-
-/** Lock settings a moderator sets for participants. */
-export function locksForm(locks: Locks, change: (locks: Locks) => void): HTMLElement {
-  const boxes = {
-    mic: el('input', { type: 'checkbox', checked: locks.mic }),
-    cam: el('input', { type: 'checkbox', checked: locks.cam }),
-    cams_moderators_only: el('input', { type: 'checkbox', checked: locks.cams_moderators_only }),
-  };
-  const send = () =>
-    change({
-      mic: boxes.mic.checked,
-      cam: boxes.cam.checked,
-      cams_moderators_only: boxes.cams_moderators_only.checked,
-    });
-  for (const box of Object.values(boxes)) box.addEventListener('change', send);
-  return el(
-    'fieldset',
-    {},
-    el('legend', { text: words.locks.legend }),
-    el('label', {}, boxes.mic, ` ${words.locks.mics}`),
-    el('br'),
-    el('label', {}, boxes.cam, ` ${words.locks.cameras}`),
-    el('br'),
-    el('label', {}, boxes.cams_moderators_only, ` ${words.locks.camerasModeratorsOnly}`),
-  );
 }

@@ -1,4 +1,4 @@
-import type { WaitingItem } from '../protocol/live.js';
+import type { WaitingItem, WaitingOutcome } from '../protocol/live.js';
 import { button, el } from './dom.js';
 import type { Answer, Decided } from './state/waiting-list.js';
 import { fill, words } from './words/index.js';
@@ -16,8 +16,9 @@ export interface RowActions {
  * One person in the moderator's waiting list. Waiting: her name, "connection lost" while her page is silent
  * (her place kept), "barred earlier as …" when her name
  * is that of a person barred in this meeting (the server's mark), her note, Admit, Refuse, Refuse and bar.
- * Answered: the same row in the same place, its answer in words instead of the three buttons (a
- * refusal with Undo until it is sent), so nothing below it moves until the list closes up.
+ * Answered (by her, or elsewhere: another moderator, the person left): the same row in the same place, its outcome
+ * in words instead of the three buttons (her refusal with Undo until it is sent), so nothing below it moves until
+ * the list closes up.
  */
 export function waitingRow(r: WaitingItem, decided: Decided | undefined, on: RowActions): HTMLElement {
   const mark = r.barred_as === undefined ? null : fill(said.barredEarlier, { name: r.barred_as });
@@ -54,8 +55,23 @@ function openActions(r: WaitingItem, on: RowActions): HTMLElement {
   );
 }
 
+/** What the row says once answered: her answer, or what the server told of it (another moderator, she left, her grace). */
+export function outcomeWords(how: Answer | WaitingOutcome): string {
+  return {
+    admit: said.admitted,
+    refuse: said.refusedState,
+    bar: said.barredState,
+    admitted: said.admittedElsewhere,
+    refused: said.refusedElsewhere,
+    barred: said.barredElsewhere,
+    expired: said.expiredElsewhere,
+    left: said.leftElsewhere,
+    timed_out: said.timedOutElsewhere,
+  }[how];
+}
+
 function answeredActions(r: WaitingItem, decided: Decided, on: RowActions): HTMLElement {
-  const state = { admit: said.admitted, refuse: said.refusedState, bar: said.barredState }[decided.how];
+  const state = outcomeWords(decided.how);
   const undo =
     decided.how !== 'admit' && !decided.sent
       ? button(said.undo, () => on.undo(r), { 'aria-label': fill(said.undoName, { name: r.name }) })

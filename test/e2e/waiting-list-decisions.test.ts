@@ -2,7 +2,10 @@
 // list does not move under the cursor (the double click on Refuse that used to decide on the next
 // pupil; an answered row stays, Undo puts it back; the focus goes to the next row's first control),
 // a pupil barred earlier who knocks again from a fresh profile is marked and skipped by Admit all,
-// and the waiting-room control is a switch with its state in words, in English and German.
+// and the waiting-room control is a switch with its state in words, in English and German. Then the
+// remaining gaps: a row answered elsewhere (the other moderator, the pupil herself) stays a moment with its
+// outcome in words, the focus kept; a refusal from the knock notification has Undo; turning the waiting
+// room off leaves the marked request waiting and says so.
 // Guests knock over HTTP (their own cookie jars): the browser is what this proves for the moderator.
 import t from 'tap';
 import type { Locator, Page } from 'playwright-core';
@@ -146,6 +149,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       .waitFor();
     t.equal(await state(ann), 'admitted', 'Ann was let in');
     t.equal(await state(cyAgain), 'waiting', 'the marked request still waits');
+    t.ok(
+      await annRow.getByText('Admitted', { exact: true }).isVisible(),
+      'her own Admit all: "Admitted", held a moment',
+    );
+    await annRow.waitFor({ state: 'detached', timeout: 10_000 });
     t.same(await rowNames(), ['CY'], 'and is still listed');
 
     // German, on a phone: the switch and the mark in words.
@@ -159,5 +167,87 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await wartende.getByText('Früher gesperrt als Cy').waitFor();
     await browser.screenshot(de, 'waiting-barred-earlier-phone-de');
     await browser.checkAccessibility(de, 'German waiting list on a phone');
+
+    // Point 4's remaining gap: a row answered ELSEWHERE (the other moderator, the pupil herself) used to vanish at
+    // once. It stays, disabled, its outcome in words, said once; the focus leaves it for a predictable place.
+    const [dora, eli, fay] = [await knock('Dora'), await knock('Eli'), await knock('Fay')];
+    await section.getByRole('button', { name: 'Admit Fay' }).waitFor();
+    await wartende.getByRole('button', { name: 'Fay zulassen' }).waitFor();
+    await section.getByRole('button', { name: 'Admit Eli' }).focus();
+    t.equal((await eli.withdraw()).status < 300, true, 'Eli leaves the waiting room');
+    const eliRow = section.getByRole('listitem').filter({ hasText: 'Eli' });
+    await eliRow.getByText('Left the waiting room').waitFor();
+    t.same(await rowNames(), ['CY', 'Dora', 'Eli', 'Fay'], 'her row stays in place');
+    t.equal(await eliRow.getByRole('button').count(), 0, 'with no control left to press');
+    t.equal(await focused(mod), 'Admit Fay', 'the focus went to the next person still waiting, not to the body');
+    await mod.locator('#announcer', { hasText: 'Eli: Left the waiting room' }).waitFor();
+    await wartende.getByText('Hat den Warteraum verlassen').waitFor();
+    await browser.screenshot(mod, 'waiting-left-elsewhere-desktop');
+    await browser.checkAccessibility(mod, 'waiting list with a row answered elsewhere');
+
+    // The German moderator admits Fay, who has the English moderator's focus: the focus goes to Dora.
+    await clickUntil(
+      wartende.getByRole('button', { name: 'Fay zulassen' }),
+      wartende.getByRole('listitem').filter({ hasText: 'Fay' }).getByText('Zugelassen', { exact: true }),
+    );
+    const fayRow = section.getByRole('listitem').filter({ hasText: 'Fay' });
+    await fayRow.getByText('Admitted by another moderator').waitFor();
+    t.equal(await focused(mod), 'Admit Dora', 'the focus went to the person before (nobody after is waiting)');
+    await mod.locator('#announcer', { hasText: 'Fay: Admitted by another moderator' }).waitFor();
+    t.equal(await state(fay), 'admitted');
+
+    // And the other way round, by keyboard: the German phone shows the English moderator's admission in German.
+    await mod.keyboard.press('Enter');
+    const doraDe = wartende.getByRole('listitem').filter({ hasText: 'Dora' });
+    await doraDe.getByText('Von einer anderen Moderatorin/einem anderen Moderator zugelassen').waitFor();
+    await de.locator('#announcer', { hasText: 'Dora: Von einer anderen Moderatorin' }).waitFor();
+    t.equal(await state(dora), 'admitted');
+    // Point 3 in German, on the phone: a waiting page silent for three polls (CY's guest polls only when this test
+    // asks, last at Admit all) is shown as connection lost, said politely, his place kept; his next poll brings him back.
+    const cyDe = wartende.getByRole('listitem').filter({ hasText: 'Früher gesperrt als Cy' });
+    await cyDe.getByText('Verbindung unterbrochen').waitFor({ timeout: 20_000 });
+    await browser.screenshot(de, 'waiting-admitted-elsewhere-connection-lost-phone-de');
+    await browser.checkAccessibility(de, 'German phone: a row answered elsewhere, a connection lost');
+    t.equal(await state(cyAgain), 'waiting', 'his place is kept');
+    await cyDe.getByText('Verbindung unterbrochen').waitFor({ state: 'detached' });
+    await de.locator('#announcer', { hasText: 'Die Verbindung von CY besteht wieder' }).waitFor();
+    await section.getByRole('listitem').filter({ hasText: 'Dora' }).waitFor({ state: 'detached', timeout: 10_000 });
+    t.same(await rowNames(), ['CY'], 'then the lists close up');
+
+    // Point 4: a refusal from the knock notification is not sent at once; the notification offers Undo.
+    const notice = mod.locator('.notification');
+    // The notification still names CY (marked, unanswered): put away, so Gil's knock is a notification of its own.
+    await notice.getByRole('button', { name: 'Dismiss notification' }).click();
+    const gil = await knock('Gil');
+    await section.getByRole('button', { name: 'Admit Gil' }).waitFor();
+    await clickUntil(
+      notice.getByRole('button', { name: 'Refuse Gil from the notification' }),
+      notice.getByRole('button', { name: 'Undo refusing Gil' }),
+    );
+    t.ok(await notice.getByText('Gil refused.').isVisible(), 'the notification says so, with Undo');
+    t.equal(await focused(mod), 'Undo refusing Gil', 'the focus is on Undo, not lost');
+    t.equal(await state(gil), 'waiting', 'not sent yet: Undo is possible');
+    await browser.screenshot(mod, 'waiting-notice-undo-desktop');
+    await browser.checkAccessibility(mod, 'knock notification with Undo');
+    await clickUntil(
+      notice.getByRole('button', { name: 'Undo refusing Gil' }),
+      notice.getByRole('button', { name: 'Refuse Gil from the notification' }),
+    );
+    t.equal(await state(gil), 'waiting', 'undone: Gil still waits, and the notification names her again');
+
+    // Point 5: turning the waiting room off lets Gil in, not the marked CY; both moderators are told in words.
+    await toggle.click();
+    const skipped = '1 marked "barred earlier" still wait for your decision';
+    await section.getByText(skipped, { exact: false }).waitFor();
+    await mod.locator('#announcer', { hasText: skipped }).waitFor();
+    await wartende
+      .getByText('1 als „früher gesperrt“ Markierte warten noch auf Ihre Entscheidung', { exact: false })
+      .waitFor();
+    t.equal(await state(gil), 'admitted', 'Gil is in');
+    t.equal(await state(cyAgain), 'waiting', 'the marked request still waits for a decision');
+    await section.getByRole('listitem').filter({ hasText: 'Gil' }).getByText('Admitted', { exact: true }).waitFor();
+    await browser.screenshot(de, 'waiting-switch-off-skipped-phone-de');
+    await browser.checkAccessibility(de, 'German waiting list: switched off, a marked request still waits');
+    await section.getByRole('button', { name: 'Admit CY' }).waitFor();
   });
 }

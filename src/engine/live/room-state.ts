@@ -1,4 +1,4 @@
-import type { ParticipantView, ServerMessage, WaitingItem } from '../../protocol/live.js';
+import type { ParticipantView, ServerMessage, WaitingItem, WaitingOutcome } from '../../protocol/live.js';
 import type { Clock } from '../clock.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { Room } from '../rooms/room.js';
@@ -44,6 +44,8 @@ export interface PendingWaiting {
   readonly updated: Map<string, WaitingItem>;
   /** Of `removed`, those whose grace ran out (told to moderators as `timed_out`). */
   readonly timedOut: Set<string>;
+  /** What became of each of `removed` (told as `outcomes`). */
+  readonly outcomes: Map<string, WaitingOutcome>;
   reset: boolean;
 }
 

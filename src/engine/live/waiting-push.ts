@@ -35,6 +35,7 @@ export class WaitingPush {
       removed: new Set(),
       updated: new Map(),
       timedOut: new Set(),
+      outcomes: new Map(),
       reset: false,
     });
     if (change.reset) pending.reset = true;
@@ -45,9 +46,11 @@ export class WaitingPush {
       pending.removed.add(id);
     }
     for (const id of change.timedOut) pending.timedOut.add(id);
+    for (const [id, outcome] of Object.entries(change.outcomes ?? {})) pending.outcomes.set(id, outcome);
     for (const item of change.added) {
       pending.removed.delete(item.request_id);
       pending.timedOut.delete(item.request_id);
+      pending.outcomes.delete(item.request_id);
       pending.added.set(item.request_id, item);
     }
     // An update of an item added in the same turn is the item as added.
@@ -134,6 +137,7 @@ export class WaitingPush {
       updated: [...pending.updated.values()],
       removed: [...pending.removed],
       ...(pending.timedOut.size > 0 ? { timed_out: [...pending.timedOut] } : {}),
+      ...(pending.outcomes.size > 0 ? { outcomes: Object.fromEntries(pending.outcomes) } : {}),
     };
     state.waitingSeq = message.seq;
     for (const moderator of moderators) moderator.outbox.send(message);

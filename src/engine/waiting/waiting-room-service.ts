@@ -42,8 +42,8 @@
  *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped` (absent when none).
  * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
  *   meeting; request_not_found, request_not_waiting.
- * - `disableWaitingRoom(roomId, actor): {admitted}` — everyone waiting enters, later arrivals of this
- *   meeting do not wait; waiting_room_forced under a forced policy; meeting_not_found without a meeting.
+ * - `disableWaitingRoom(roomId, actor): {admitted, skipped}` — everyone waiting enters but those marked (as
+ *   under admitAll: they keep waiting for a moderator), later arrivals of this meeting do not wait; waiting_room_forced under a forced policy; meeting_not_found without a meeting.
  * - `enableWaitingRoom(roomId, actor): {enabled}` — the mirror: later arrivals of this meeting wait
  *   again as the room's scope says; nobody present is moved out. waiting_room_unavailable when the
  *   room has no waiting room to turn on (its scope in force is `off`: the room's or the instance's
@@ -51,16 +51,15 @@
  * - `switchState(roomId): {enabled, switchable}` — what a moderator's toggle shows: whether later
  *   arrivals would wait (as the scope allows), and whether a moderator may turn it on or off.
  *
- * `onWaitingRoomSwitched(listener)` is told `(roomId, meetingId)` after either switch is committed
- * (the live connection tells the moderators' pages). Returns an unsubscribe function.
- * A listener that throws is logged with the event's name (`deps.log`); the others still run and the
- * gesture that changed the state never sees it.
+ * `onWaitingRoomSwitched(listener)` is told `(roomId, meetingId)` after either switch is committed (the live
+ * connection tells the moderators' pages); returns an unsubscribe function. A listener that throws is logged
+ * (`deps.log`); the others still run and the gesture that changed the state never sees it.
  *
  * `onWaitingListChange(listener)` tells the live connection what changed in a room's list, as the
  * moderators see it: requests added and removed (`WaitingListChange`), or `reset` when the meeting's
- * list is gone. Returns an unsubscribe function. Listeners run synchronously once memory holds the
- * change (several times in one turn for a burst); they should only collect and schedule a push. The change is told where it happens, so an observer never re-reads the whole list
- * to find it: with 1,000 waiting, a knock is one item, not 1,000.
+ * list is gone. Returns an unsubscribe function. Listeners run synchronously once memory holds the change
+ * (several times in one turn for a burst); they should only collect and schedule a push. The change is told
+ * where it happens, so an observer never re-reads the whole list: with 1,000 waiting, a knock is one item.
  */
 import { Listeners } from '../listeners.js';
 import { EngineError } from '../errors.js';
@@ -77,6 +76,7 @@ import type { RoomQueue, LiveRequest } from './room-queue.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
 import {
   itemOf,
+  outcomesOf,
   pollAnswer,
   subjectOf,
   waitingDefaults,
@@ -88,7 +88,6 @@ import {
   type StartResult,
   type SwitchListener,
   type SwitchState,
-  type WaitingListChange,
   type WaitingListItem,
   type WaitingListListener,
   type WaitingRoomDeps,
@@ -246,10 +245,14 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return { admitted: 0 };
     this.decisions.settle(gesture.meeting, gesture.queue);
-    // Whoever comes under a barred person's name is left for a moderator to look at, one by one.
-    const marked = (live: LiveRequest) => gesture.queue.barredAs(live.request.name) !== undefined;
-    const skipped = [...gesture.queue.waiting.values()].filter(marked).length;
-    const admitted = this.decisions.admitEveryone(gesture.meeting, gesture.queue, gesture.actor, (l) => !marked(l));
+    return this.admitUnmarked(gesture.meeting, gesture);
+  }
+
+  /** Everyone waiting but whoever comes under a barred person's name: left for a moderator to look at, one by one. */
+  private admitUnmarked(meeting: Meeting, { queue, actor }: Gesture): AdmitResult {
+    const marked = (live: LiveRequest) => queue.barredAs(live.request.name) !== undefined;
+    const skipped = [...queue.waiting.values()].filter(marked).length;
+    const admitted = this.decisions.admitEveryone(meeting, queue, actor, (l) => !marked(l));
     return skipped > 0 ? { admitted, skipped } : { admitted };
   }
 
@@ -275,12 +278,12 @@ export class WaitingRoomService {
     if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     this.decisions.settle(gesture.meeting, gesture.queue);
     const wasDisabled = gesture.meeting.waitingDisabled;
-    const admitted = this.deps.transactions.atomically(() => {
-      const meeting = this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor);
-      return this.decisions.admitEveryone(meeting, gesture.queue, gesture.actor);
-    });
-    if (!wasDisabled) this.switched(roomId, gesture.meeting);
-    return { admitted };
+    // Marked requests (a barred person's name) keep waiting for a moderator's decision, as under Admit all.
+    const result = this.deps.transactions.atomically(() =>
+      this.admitUnmarked(this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor), gesture),
+    );
+    if (!wasDisabled) this.switchListeners.emit(roomId, gesture.meeting.meetingId);
+    return result;
   }
 
   enableWaitingRoom(roomId: string, actor: Actor): { enabled: true } {
@@ -296,7 +299,7 @@ export class WaitingRoomService {
     }
     if (!gesture.meeting.waitingDisabled) return { enabled: true };
     this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
-    this.switched(roomId, gesture.meeting);
+    this.switchListeners.emit(roomId, gesture.meeting.meetingId);
     return { enabled: true };
   }
 
@@ -314,10 +317,6 @@ export class WaitingRoomService {
   /** Sub-groups never wait; otherwise the scope in force (the room's, or the instance's policy) decides. */
   private hasWaitingRoom(room: Room): boolean {
     return room.parentRoomId === null && effectiveScope(this.deps.policy, room) !== 'off';
-  }
-
-  private switched(roomId: string, meeting: Meeting): void {
-    this.switchListeners.emit(roomId, meeting.meetingId);
   }
 
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
@@ -414,7 +413,7 @@ export class WaitingRoomService {
   private forgotten(meeting: Meeting): void {
     if (this.requests.forget(meeting)) {
       const none = { added: [], removed: [], updated: [], timedOut: [] };
-      this.tell(meeting.roomId, { meetingId: meeting.meetingId, ...none, reset: true });
+      this.listeners.emit(meeting.roomId, { meetingId: meeting.meetingId, ...none, reset: true });
     }
   }
 
@@ -428,7 +427,7 @@ export class WaitingRoomService {
   ): void {
     if (this.listeners.size === 0 || added.length + removed.length + updated.length === 0) return;
     const queue = this.requests.queueOf(meeting);
-    this.tell(roomId, {
+    this.listeners.emit(roomId, {
       meetingId: meeting.meetingId,
       added: added.map((request) => itemOf(request, false, queue?.barredAs(request.name))),
       removed,
@@ -436,12 +435,9 @@ export class WaitingRoomService {
         itemOf(live.request, live.lostSinceMs !== undefined, queue?.barredAs(live.request.name)),
       ),
       timedOut,
+      outcomes: outcomesOf(queue, removed, timedOut),
       reset: false,
     });
-  }
-
-  private tell(roomId: string, change: WaitingListChange): void {
-    this.listeners.emit(roomId, change);
   }
 
   private nowMs(): number {

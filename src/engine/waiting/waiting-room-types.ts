@@ -99,6 +99,8 @@ export interface WaitingListChange {
   readonly updated: readonly WaitingListItem[];
   /** Of `removed`, those whose grace ran out without a word from their page (window_closed): moderators are told she left. */
   readonly timedOut: readonly string[];
+  /** What became of each of `removed`, so a moderator's list can say it (another moderator admitted her, she left, ...). */
+  readonly outcomes?: Readonly<Record<string, WaitingOutcome>>;
   /** The meeting's list is gone (the meeting was forgotten): read it again rather than apply a change. */
   readonly reset: boolean;
 }
@@ -153,6 +155,29 @@ export function itemOf(request: WaitingRequest, lost = false, barredAs?: string)
     ...(lost ? { connection_lost: true as const } : {}),
     ...(barredAs === undefined ? {} : { barred_as: barredAs }),
   };
+}
+
+/** What became of a request moderators no longer see (the live protocol's WaitingOutcome). */
+export type WaitingOutcome = 'admitted' | 'refused' | 'barred' | 'expired' | 'left' | 'timed_out';
+
+/**
+ * What became of each removed request, read from the queue as the removal is told: a decision's state; a request no
+ * longer held (withdrawn, window closed) or one whose page is going away (still waiting, unseen) left; `timedOut` ones
+ * closed because their grace ran out.
+ */
+export function outcomesOf(
+  queue: RoomQueue | undefined,
+  removed: readonly string[],
+  timedOut: readonly string[],
+): Record<string, WaitingOutcome> {
+  const decided = new Set<RequestState>(['admitted', 'refused', 'barred', 'expired']);
+  return Object.fromEntries(
+    removed.map((id) => {
+      const state = queue?.byRequestId(id)?.request.state;
+      const outcome = timedOut.includes(id) ? 'timed_out' : state && decided.has(state) ? state : 'left';
+      return [id, outcome as WaitingOutcome];
+    }),
+  );
 }
 
 export function subjectOf(request: WaitingRequest): TimelineSubject {

@@ -5,7 +5,7 @@
  * the knock order and who the notification names live here; the DOM, the focus and the sound
  * stay in moderator.ts, which does what the effects say. Time comes in as `now` (milliseconds).
  */
-import type { ServerMessage, WaitingItem } from '../../protocol/live.js';
+import type { ServerMessage, WaitingItem, WaitingOutcome } from '../../protocol/live.js';
 
 /** Arrivals this close together make one notification that counts them. */
 export const groupWindowMs = 4000;
@@ -15,13 +15,21 @@ export const settleMs = 500;
 export const admittedHoldMs = 3000;
 /** How long a refused row stays in place with Undo before the refusal is sent and the list closes up. */
 export const undoMs = 5000;
+/** How long a row answered elsewhere (another moderator, the person herself, her grace) stays, its outcome in words. */
+export const goneHoldMs = 3000;
 
 /** How a moderator answered a row of the list. */
 export type Answer = 'admit' | 'refuse' | 'bar';
 
-/** A row she answered: it stays where it was, disabled, until `until`; a refusal is sent only then (Undo takes it back). */
+const isAnswer = (how: Answer | WaitingOutcome): how is Answer => how === 'admit' || how === 'refuse' || how === 'bar';
+
+/**
+ * A row answered: it stays where it was, disabled, until `until`. Hers (an Answer): a refusal is sent only then
+ * (Undo takes it back). Elsewhere (a WaitingOutcome the server told: another moderator, she left, her grace ran out):
+ * its outcome in words, nothing to send or undo.
+ */
 export interface Decided {
-  readonly how: Answer;
+  readonly how: Answer | WaitingOutcome;
   readonly at: number;
   readonly until: number;
   /** The refusal went to the server (its time ran out, or Admit all sent it first): no Undo any more. */
@@ -50,6 +58,10 @@ export interface WaitingListState {
   readonly decided: ReadonlyMap<string, Decided>;
   /** When each row last took its place on screen (appeared, or moved because a row above came or went). */
   readonly placedAt: ReadonlyMap<string, number>;
+  /** A refusal made from the notification, while its Undo time runs: the notification offers Undo there. */
+  readonly noticeUndo: string | null;
+  /** She turned the switch herself and the server has not answered yet: an "off" then let in whom she saw waiting. */
+  readonly switchPressed: boolean;
 }
 
 export type WaitingListEffect =
@@ -64,8 +76,8 @@ export type WaitingListEffect =
   | { readonly do: 'replaceRow'; readonly item: WaitingItem }
   /** A new group of arrivals: the knock sound. */
   | { readonly do: 'beep' }
-  /** Draw the notification for these people (the one decides from it; several are counted). */
-  | { readonly do: 'notice'; readonly members: readonly WaitingItem[] }
+  /** Draw the notification for these people (the one decides from it; several are counted), and Undo of `refusing`. */
+  | { readonly do: 'notice'; readonly members: readonly WaitingItem[]; readonly refusing: WaitingItem | null }
   /** Everyone the notification named was answered: it went, and the focus must not fall to the body. */
   | { readonly do: 'noticeGone' }
   | { readonly do: 'announce'; readonly said: 'turnedOn' | 'turnedOff' }
@@ -81,7 +93,11 @@ export type WaitingListEffect =
   /** Call `tick` at this time (a held row is due). */
   | { readonly do: 'wake'; readonly at: number }
   /** Said in the live region about one person. */
-  | { readonly do: 'tell'; readonly said: 'refusing' | 'barring' | 'undone' | 'notYet'; readonly name: string };
+  | { readonly do: 'tell'; readonly said: 'refusing' | 'barring' | 'undone' | 'notYet'; readonly name: string }
+  /** Said in the live region: her row was answered elsewhere (a grace that ran out is said by `connection`). */
+  | { readonly do: 'outcome'; readonly how: WaitingOutcome; readonly name: string }
+  /** Said and shown: turning the waiting room off left this many marked requests waiting for her decision. */
+  | { readonly do: 'skipped'; readonly count: number };
 
 export interface WaitingListStep {
   readonly state: WaitingListState;
@@ -98,6 +114,8 @@ export const initialWaitingList: WaitingListState = {
   switch: null,
   decided: new Map(),
   placedAt: new Map(),
+  noticeUndo: null,
+  switchPressed: false,
 };
 
 type Edit = { items: readonly WaitingItem[]; effects: WaitingListEffect[]; decided?: ReadonlyMap<string, Decided> };
@@ -121,10 +139,24 @@ function nextOpen(items: readonly WaitingItem[], decided: ReadonlyMap<string, De
   return (after ?? items.slice(0, Math.max(at, 0)).reverse().find(open))?.request_id ?? null;
 }
 
-/** The server's removal: a row she answered keeps its place until its time is over (`tick` takes it out). */
-function remove(edit: Edit, id: string): Edit {
-  if (edit.decided?.has(id)) return edit;
-  return removeNow(edit, id);
+/**
+ * The server's removal. A row she answered keeps its place until its time is over (`tick` takes it out). A row
+ * answered elsewhere (another moderator, she left, her grace ran out; or her refusal still in its Undo time, which
+ * is then void) stays too, disabled, its outcome in words, said once; the focus leaves it as after her own answer.
+ */
+function remove(edit: Edit, id: string, outcome: WaitingOutcome, now: number): Edit {
+  const decided = edit.decided ?? new Map<string, Decided>();
+  const held = decided.get(id);
+  const item = edit.items.find((r) => r.request_id === id);
+  if (!item || (held && (held.sent || !isAnswer(held.how)))) return edit;
+  const until = now + goneHoldMs;
+  const next = new Map(decided).set(id, { how: outcome, at: now, until, sent: true });
+  const effects: WaitingListEffect[] = [
+    { do: 'redrawRow', id, focusTo: nextOpen(edit.items, next, id) },
+    ...(outcome === 'timed_out' ? [] : [{ do: 'outcome', how: outcome, name: item.name } as const]),
+    { do: 'wake', at: until },
+  ];
+  return { ...edit, decided: next, effects: [...edit.effects, ...effects] };
 }
 
 function removeNow(edit: Edit, id: string): Edit {
@@ -140,18 +172,31 @@ function insert(edit: Edit, item: WaitingItem): Edit {
   let at = rest.length;
   while (at > 0 && rest[at - 1]!.knocked_at > item.knocked_at) at -= 1;
   const items = [...rest.slice(0, at), item, ...rest.slice(at)];
-  return { items, effects: [...edit.effects, { do: 'insertRow', item, before: rest[at]?.request_id ?? null }] };
+  // Held as gone elsewhere, and back (her page reloaded after its beacon): she is waiting again.
+  const held = edit.decided?.get(item.request_id);
+  const decided = held && !isAnswer(held.how) ? new Map(edit.decided) : edit.decided;
+  if (decided !== edit.decided) (decided as Map<string, Decided>).delete(item.request_id);
+  const effects: WaitingListEffect[] = [
+    ...edit.effects,
+    { do: 'insertRow', item, before: rest[at]?.request_id ?? null },
+  ];
+  return decided ? { items, effects, decided } : { items, effects };
 }
 
-/** The notification for those of the group still waiting; gone when nobody is left. */
+/** The notification for those of the group still waiting, and Undo of a refusal made from it; gone when neither is left. */
 function drawn(state: WaitingListState): WaitingListStep {
   const members = (state.group?.members ?? []).flatMap((id) =>
     state.items.filter((r) => r.request_id === id && !state.decided.has(id)),
   );
-  if (members.length === 0)
-    return { state: { ...state, noticeShown: false, group: null }, effects: [{ do: 'noticeGone' }] };
+  const held = state.noticeUndo === null ? undefined : state.decided.get(state.noticeUndo);
+  const refusing = held && !held.sent ? (state.items.find((r) => r.request_id === state.noticeUndo) ?? null) : null;
+  if (members.length === 0 && refusing === null)
+    return {
+      state: { ...state, noticeShown: false, group: null, noticeUndo: null },
+      effects: [{ do: 'noticeGone' }],
+    };
   if (state.sharing) return { state, effects: [] };
-  return { state: { ...state, noticeShown: true }, effects: [{ do: 'notice', members }] };
+  return { state: { ...state, noticeShown: true }, effects: [{ do: 'notice', members, refusing }] };
 }
 
 /** After a change: who is new is notified (grouped with arrivals close before), or the notification follows who still waits. */
@@ -199,9 +244,11 @@ function apply(
   // Those whose grace ran out are named before their rows go (the server says who, by id).
   for (const id of change.timed_out ?? []) {
     const held = edit.items.find((r) => r.request_id === id);
-    if (held) edit.effects.push({ do: 'connection', name: held.name, how: 'gone' });
+    if (held && !edit.decided?.has(id)) edit.effects.push({ do: 'connection', name: held.name, how: 'gone' });
   }
-  for (const id of change.removed) edit = remove(edit, id);
+  const timedOut = new Set(change.timed_out);
+  for (const id of change.removed)
+    edit = remove(edit, id, change.outcomes?.[id] ?? (timedOut.has(id) ? 'timed_out' : 'left'), now);
   for (const r of change.added) edit = insert(edit, r);
   for (const r of change.updated) {
     const before = edit.items.find((held) => held.request_id === r.request_id);
@@ -218,16 +265,32 @@ function apply(
     };
   }
   const placedAt = placed(state, edit.items, now);
-  return merge(edit.effects, settled({ ...state, seq: change.seq, items: edit.items, placedAt }, change.added, now));
+  const decided = edit.decided ?? state.decided;
+  return merge(
+    edit.effects,
+    settled({ ...state, seq: change.seq, items: edit.items, placedAt, decided }, change.added, now),
+  );
 }
 
-/** The server's word on the waiting-room switch: a change after the first is announced. */
-function switched(state: WaitingListState, enabled: boolean, switchable: boolean): WaitingListStep {
+/**
+ * The server's word on the waiting-room switch: a change after the first is announced. Turned off, it let in
+ * everyone waiting but those marked "barred earlier as …": they still wait for her decision, and she is told how many.
+ */
+function switched(state: WaitingListState, enabled: boolean, switchable: boolean, now: number): WaitingListStep {
   const changed = state.switch !== null && state.switch.enabled !== enabled;
-  return {
-    state: { ...state, switch: { enabled, switchable } },
-    effects: changed ? [{ do: 'announce', said: enabled ? 'turnedOn' : 'turnedOff' }] : [],
-  };
+  const marked = state.items.filter((r) => r.barred_as !== undefined && !state.decided.has(r.request_id)).length;
+  const effects: WaitingListEffect[] = changed ? [{ do: 'announce', said: enabled ? 'turnedOn' : 'turnedOff' }] : [];
+  if (changed && !enabled && marked > 0) effects.push({ do: 'skipped', count: marked });
+  const next = { ...state, switch: { enabled, switchable }, switchPressed: false };
+  // Hers: the removals that follow (the server tells the switch first) are her admissions.
+  return changed && !enabled && state.switchPressed
+    ? merge(effects, admitEveryone(next, now))
+    : { state: next, effects };
+}
+
+/** She turned the waiting-room switch (its answer comes as a `waiting_room` message). */
+export function pressSwitch(state: WaitingListState): WaitingListState {
+  return { ...state, switchPressed: true };
 }
 
 export function receiveWaiting(
@@ -241,23 +304,25 @@ export function receiveWaiting(
     case 'waiting_changes':
       return apply(state, message, now);
     case 'waiting_room':
-      return switched(state, message.enabled, message.switchable);
+      return switched(state, message.enabled, message.switchable, now);
   }
-}
-
-/** She answered a request from the notification: its row goes now, before the server's change (which then finds nothing). */
-export function answered(state: WaitingListState, id: string, now = 0): WaitingListStep {
-  const edit = removeNow({ items: state.items, effects: [] }, id);
-  return { state: { ...state, items: edit.items, placedAt: placed(state, edit.items, now) }, effects: edit.effects };
 }
 
 /**
  * She answered a row of the list: it stays in place, disabled, showing her answer (a refusal with Undo) until the
  * list closes up, and the focus goes to the next row still to answer (never to that row's same button: its
  * first control), or to the heading. Admit is sent at once, but never for a row that took its place in the last
- * `settleMs` (it slid under her pointer); a refusal is sent when its Undo time is over.
+ * `settleMs` (it slid under her pointer); a refusal is sent when its Undo time is over. From the knock
+ * notification (`from`), the same: the row held in the list, and a refusal's Undo offered in the notification too.
  */
-export function decide(state: WaitingListState, id: string, how: Answer, now: number, pointer = true): WaitingListStep {
+export function decide(
+  state: WaitingListState,
+  id: string,
+  how: Answer,
+  now: number,
+  pointer = true,
+  from: 'list' | 'notice' = 'list',
+): WaitingListStep {
   const item = state.items.find((r) => r.request_id === id);
   if (!item || state.decided.has(id)) return { state, effects: [] };
   // A key acts where the focus is, and the focus does not move with the list: only a pointer can be surprised.
@@ -265,7 +330,8 @@ export function decide(state: WaitingListState, id: string, how: Answer, now: nu
     return { state, effects: [{ do: 'tell', said: 'notYet', name: item.name }] };
   const until = now + (how === 'admit' ? admittedHoldMs : undoMs);
   const decided = new Map(state.decided).set(id, { how, at: now, until, sent: how === 'admit' });
-  const next = { ...state, decided };
+  const noticeUndo = from === 'notice' && how !== 'admit' ? id : state.noticeUndo;
+  const next = { ...state, decided, noticeUndo };
   const effects: WaitingListEffect[] = [
     { do: 'redrawRow', id, focusTo: nextOpen(state.items, decided, id) },
     how === 'admit'
@@ -293,13 +359,14 @@ export function undo(state: WaitingListState, id: string, now: number): WaitingL
   if (!held || !item || held.how === 'admit' || held.sent || now - held.at < settleMs) return { state, effects: [] };
   const decided = new Map(state.decided);
   decided.delete(id);
-  return {
-    state: { ...state, decided },
-    effects: [
-      { do: 'redrawRow', id, focusTo: id },
-      { do: 'tell', said: 'undone', name: item.name },
-    ],
-  };
+  // Undone from the notification: it names her again, with Admit and Refuse (she is back in its group).
+  const fromNotice = state.noticeUndo === id;
+  const effects: WaitingListEffect[] = [
+    { do: 'redrawRow', id, focusTo: fromNotice ? null : id },
+    { do: 'tell', said: 'undone', name: item.name },
+  ];
+  const next = { ...state, decided, noticeUndo: fromNotice ? null : state.noticeUndo };
+  return fromNotice ? merge(effects, drawn(next)) : { state: next, effects };
 }
 
 /** Sends every refusal still waiting for its Undo time (before Admit all, which would otherwise let them in). */
@@ -308,11 +375,28 @@ export function sendRefusals(state: WaitingListState): WaitingListStep {
   const decided = new Map(state.decided);
   for (const [id, held] of state.decided) {
     const item = state.items.find((r) => r.request_id === id);
-    if (held.sent || !item) continue;
+    if (held.sent || !item || !isAnswer(held.how)) continue;
     decided.set(id, { ...held, sent: true });
     effects.push({ do: 'send', how: held.how, item }, { do: 'redrawRow', id, focusTo: null });
   }
-  return { state: { ...state, decided }, effects };
+  return merge(effects, drawnIfShown({ ...state, decided }));
+}
+
+/**
+ * She let everyone in (Admit all, or the waiting room turned off): the rows the server will admit (all but those
+ * marked "barred earlier as …", which it skips) show her answer, Admitted, like her own Admit, not as another's.
+ */
+export function admitEveryone(state: WaitingListState, now: number): WaitingListStep {
+  const decided = new Map(state.decided);
+  const effects: WaitingListEffect[] = [];
+  const until = now + admittedHoldMs;
+  for (const r of state.items) {
+    if (decided.has(r.request_id) || r.barred_as !== undefined) continue;
+    decided.set(r.request_id, { how: 'admit', at: now, until, sent: true });
+    effects.push({ do: 'redrawRow', id: r.request_id, focusTo: nextOpen(state.items, decided, r.request_id) });
+  }
+  if (effects.length > 0) effects.push({ do: 'wake', at: until });
+  return merge(effects, drawnIfShown({ ...state, decided }));
 }
 
 /** The server did not take an admission: the row is hers to answer again. */
@@ -331,7 +415,7 @@ export function tick(state: WaitingListState, now: number): WaitingListStep {
   let edit: Edit = { items: state.items, effects: [] };
   for (const [id, held] of due) {
     const item = state.items.find((r) => r.request_id === id);
-    if (item && !held.sent) edit.effects.push({ do: 'send', how: held.how, item });
+    if (item && !held.sent && isAnswer(held.how)) edit.effects.push({ do: 'send', how: held.how, item });
     decided.delete(id);
   }
   for (const [id] of due) edit = removeNow({ ...edit, decided }, id);

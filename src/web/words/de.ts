@@ -244,8 +244,6 @@ export const de: Words = {
     dismiss: 'Schließen',
     dismissNotice: 'Benachrichtigung schließen',
     letIn: '{name} wurde hereingelassen',
-    refused: '{name} wurde abgelehnt',
-    barred: '{name} wurde gesperrt',
     connectionLost: 'Verbindung unterbrochen',
     lostName: 'Die Verbindung von {name} ist unterbrochen; der Platz bleibt vorerst erhalten',
     backName: 'Die Verbindung von {name} besteht wieder',
@@ -263,6 +261,15 @@ export const de: Words = {
     barredEarlier: 'Früher gesperrt als {name}',
     someSkipped:
       'Die anderen wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch. Entscheiden Sie einzeln über sie.',
+    switchSkipped:
+      'Alle anderen Wartenden wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch auf Ihre Entscheidung. Entscheiden Sie einzeln über sie.',
+    admittedElsewhere: 'Von einer anderen Moderatorin/einem anderen Moderator zugelassen',
+    refusedElsewhere: 'Von einer anderen Moderatorin/einem anderen Moderator abgelehnt',
+    barredElsewhere: 'Von einer anderen Moderatorin/einem anderen Moderator abgelehnt und gesperrt',
+    expiredElsewhere: 'Zu lange gewartet: die Anfrage ist abgelaufen',
+    leftElsewhere: 'Hat den Warteraum verlassen',
+    timedOutElsewhere: 'Verlassen: zu lange keine Verbindung',
+    refusedNotice: '{name} abgelehnt.',
   },
   locks: {
     legend: 'Sperren für Teilnehmende',

@@ -72,8 +72,15 @@ t.test(
     await Promise.resolve();
     t.same(
       m.conn.last('waiting_changes'),
-      { type: 'waiting_changes', seq: 3, added: [], updated: [], removed: [wendy.requestId] },
-      'an admission: its id only',
+      {
+        type: 'waiting_changes',
+        seq: 3,
+        added: [],
+        updated: [],
+        removed: [wendy.requestId],
+        outcomes: { [wendy.requestId]: 'admitted' },
+      },
+      'an admission: its id only, and what became of it (issue 31 point 4)',
     );
     f.engine.waiting.refuse('w', vic.requestId, true, by(mod.participantId));
     await Promise.resolve();
@@ -119,7 +126,7 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   await Promise.resolve();
   t.same(
     m.conn.last('waiting_changes'),
-    { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [eId] },
+    { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [eId], outcomes: { [eId]: 'admitted' } },
     'knocked and admitted in one turn',
   );
 
