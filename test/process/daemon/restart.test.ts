@@ -3,12 +3,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { assertError, call, daemonFor, dataDirFor, logRecords, rooms } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
-import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 
 const tokenFile = (dataDir: string) => join(dataDir, 'initial-admin-token');
 
-// The daemon that is killed or stopped is a process (the signal and the exit code are the point); the
-// restart after it reads the same data directory in this test's process (issue 30 point 1).
 // Every case runs its own daemon process and mostly waits on it: two at a time.
 t.jobs = 2;
 t.test('rooms survive a SIGKILL and a restart on the same data directory', async (t) => {
@@ -40,7 +37,7 @@ t.test('rooms survive a SIGKILL and a restart on the same data directory', async
 
   t.equal(await stopDaemon(first, 'SIGKILL'), 'SIGKILL', 'the first daemon was killed');
 
-  const second = await inProcessDaemonFor(t, dataDir);
+  const second = await daemonFor(t, { dataDir });
   const token = first.adminToken;
   const after = await call(second, '/api/rooms', { token });
   t.equal(after.status, 200);
@@ -81,7 +78,7 @@ t.test('the initial admin token', async (t) => {
   const written = statSync(file);
   t.equal(await stopDaemon(first, 'SIGTERM'), 0);
 
-  const second = await inProcessDaemonFor(t, dataDir);
+  const second = await daemonFor(t, { dataDir });
   const again = statSync(file);
   t.equal(readFileSync(file, 'utf8').trim(), first.adminToken, 'the file still holds the first token');
   t.same(

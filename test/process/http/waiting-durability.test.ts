@@ -1,11 +1,8 @@
 // Issue 3, behaviour 11: every transition is committed before it is acknowledged. Knock, admit
 // one, bar one, refuse one, leave one waiting; kill -9; restart on the same data directory.
-// The killed daemon is a process (kill -9 is the point); the restart reads the same files in this
-// test's process (issue 30 point 1: one Node start less).
 import t from 'tap';
 import { assertError, daemonFor, dataDirFor } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
-import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 import {
   Browser,
   asSession,
@@ -78,7 +75,7 @@ t.test('waiting-room state survives kill -9 and a restart on the same data direc
   const attendanceBefore = await attendanceRows(first, room);
   t.equal(await stopDaemon(first, 'SIGKILL'), 'SIGKILL', 'the daemon was killed with SIGKILL');
 
-  const second = withAdminToken(await inProcessDaemonFor(t, dataDir), first.adminToken);
+  const second = withAdminToken(await daemonFor(t, { dataDir }), first.adminToken);
   const again = (browser: Browser) => {
     const b = new Browser(second, room);
     b.setCookie(browser.cookie);
