@@ -1,10 +1,9 @@
 // Issue 13, point 2: `meetctl nginx --install` against a test-owned nginx (Debian layout in its
 // own prefix): nginx -t before reload, reload only when it passed, the old file kept when not.
-// The daemon behind it runs in this process on real sockets (nginx and meetctl are under test).
 import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { compatInProcessFor, fetchAnswer, ConfapiClient } from '../../helpers/compat.js';
+import { compatDaemonFor, fetchAnswer, ConfapiClient } from '../../helpers/compat.js';
 import { runCli } from '../../helpers/cli.js';
 import { runMeetctl } from '../../helpers/daemon.js';
 import { freePort, nginxBin, nginxPrefixFor } from '../../helpers/nginx.js';
@@ -15,7 +14,7 @@ const secret = 'compat-secret-of-the-nginx-install-test';
 t.setTimeout(300_000);
 
 t.test('--install: test, then reload; a failed test leaves the old file and nginx as they were', async (t) => {
-  const d = await compatInProcessFor(t, { COMPAT_API_SHARED_SECRET: secret });
+  const d = await compatDaemonFor(t, { COMPAT_API_SHARED_SECRET: secret });
   const nginx = nginxPrefixFor(t, { debian: true });
   const port = await freePort();
   const link = join(nginx.prefix, 'sites-enabled', 'meet.conf');
