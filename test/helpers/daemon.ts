@@ -58,8 +58,8 @@ export async function startDaemon(
     let buffer = '';
     let stderr = '';
     const timer = setTimeout(
-      () => reject(new Error(`daemon did not start in 45 s:\n${lines.join('\n')}\n${stderr}`)),
-      45_000,
+      () => reject(new Error(`daemon did not start in 120 s:\n${lines.join('\n')}\n${stderr}`)),
+      120_000,
     );
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {

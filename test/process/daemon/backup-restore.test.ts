@@ -2,7 +2,8 @@
 // started from the env file `meetctl install compat` wrote (as systemd starts it) while rooms are
 // created and people knock; `meetctl restore` puts it into a new data directory and a second
 // daemon starts on it: the rooms, an access token, the meeting-API meeting and the signing key
-// (a link and a join issued before the backup still verify) are all there.
+// (a link and a join issued before the backup still verify) are all there. That second daemon
+// runs in this test's process (issue 30 point 1): what it reads is the restored directory.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -14,6 +15,7 @@ import { call, rooms, stopGracefully } from '../../helpers/api.js';
 import { runCli } from '../../helpers/cli.js';
 import { ConfapiClient, assertSuccess, logMatch, roomAndToken, startWithToken } from '../../helpers/compat.js';
 import { runMeetctl, startDaemon } from '../../helpers/daemon.js';
+import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 import { world } from '../../helpers/install-world.js';
 import { testServerKey } from '../../helpers/licence.js';
 import { Browser, linkToken } from '../../helpers/waiting.js';
@@ -166,8 +168,7 @@ t.test(
       SERVICE_TENANTS_FILE: join(etc2, 'tenants.toml'),
       ...freePorts,
     };
-    const d2 = await startDaemon({ dataDir: data2, env: env2 });
-    t.teardown(() => stopGracefully(d2));
+    const d2 = await inProcessDaemonFor(t, data2, env2);
     const compat2 = (await logMatch(d2, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/))[1]!;
 
     t.equal(

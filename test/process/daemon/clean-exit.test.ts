@@ -206,7 +206,7 @@ t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
   await until(
     'the daemon listens',
     async () => ((pid = Number(/daemon (\d+)/.exec(said)?.[1] ?? 0)), pid > 0),
-    45_000,
+    120_000,
     50,
   );
   t.teardown(() => {

@@ -1,13 +1,15 @@
 // Issue 13, point 2: the generated site in a real nginx (unprivileged, its own prefix, a
 // loopback port) in front of a running daemon: routing, the room limit, the live upgrade,
-// who the client is (X-Forwarded-For), and the Secure cookie over TLS.
+// who the client is (X-Forwarded-For), and the Secure cookie over TLS. nginx is the process
+// under test; the daemon behind it runs in this test's process on real sockets (issue 30
+// point 1: a spawned daemon cost each case a Node start and the app's modules again).
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { daemonFor, type Tap } from '../../helpers/api.js';
-import { ConfapiClient, compatDaemonFor, fetchAnswer, type CompatDaemon } from '../../helpers/compat.js';
-import type { Daemon } from '../../helpers/daemon.js';
+import { dataDirFor, type Tap } from '../../helpers/api.js';
+import { ConfapiClient, compatInProcessFor, fetchAnswer } from '../../helpers/compat.js';
+import { inProcessDaemonFor, type InProcessDaemon } from '../../helpers/in-process-daemon.js';
 import { connectLive } from '../../helpers/live.js';
 import { freePort, selfSigned, siteInNginx, type TestNginx } from '../../helpers/nginx.js';
 import { createRoom, moderator } from '../../helpers/waiting.js';
@@ -45,7 +47,8 @@ function send(
         localAddress: options.localAddress,
         ca: options.ca,
         servername: 'meet.test',
-        timeout: 10_000,
+        // Generous: 130 at once through nginx to a daemon sharing this process, on a loaded two-core machine.
+        timeout: 30_000,
       },
       (res) => {
         let text = '';
@@ -62,7 +65,7 @@ function send(
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 10 s`)));
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 30 s`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -75,7 +78,7 @@ function portOf(url: string): number {
 /** Renders the site with `meetctl nginx` for this daemon and starts nginx with it; returns nginx's base URL. */
 async function nginxFor(
   t: Tap,
-  d: Daemon & { compatUrl?: string },
+  d: { url: string; compatUrl?: string },
   flags: (nginx: TestNginx) => string[],
 ): Promise<{ nginx: TestNginx; url: string; port: number }> {
   const compatPort = d.compatUrl ? portOf(d.compatUrl) : await freePort();
@@ -114,13 +117,13 @@ const blocked = '429 too_many_attempts';
 t.setTimeout(300_000);
 
 t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) => {
-  const d: CompatDaemon = await compatDaemonFor(t, {
+  const d = await compatInProcessFor(t, {
     COMPAT_API_SHARED_SECRET: secret,
     COMPAT_TENANT_HOST_SUFFIX: '.meet.test',
     SERVICE_ACCESS_LOG: 'all',
   });
   const { url } = await nginxFor(t, d, () => ['--http-only', '--legacy-api-path']);
-  const viaNginx: Daemon = { ...d, url };
+  const viaNginx: InProcessDaemon = { ...d, url };
 
   await t.test('knock and waiting reach the engine exactly like start (and exists)', async (t) => {
     for (const [method, sub, json] of [
@@ -237,16 +240,20 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
       let full = false;
       for (let i = 0; i < 50 && !full; i++) full = (await send(`${url}/room/nowhere/exists`, from)).status === 429;
       t.ok(full, 'the limit is reached again');
+      const refilling = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const again = await Promise.all(
         Array.from({ length: 30 }, () =>
           send(`${url}/room/nowhere/knock`, { ...from, method: 'POST', json: { name: 'Again' } }),
         ),
       );
+      // The bucket refills for as long as the 30 take to arrive too (seconds on a loaded machine), so the
+      // bound counts from the last refusal to the last answer.
+      const refilledSecs = (performance.now() - refilling) / 1000;
       const passedAgain = again.filter((a) => a.status !== 429).length;
       t.ok(
-        passedAgain >= 8 && passedAgain <= 14,
-        `about 10 per second pass again after 1.2 s (${passedAgain} of 30; knock shares the limit)`,
+        passedAgain >= 8 && passedAgain <= Math.ceil(10 * refilledSecs) + 2,
+        `about 10 per second pass again (${passedAgain} of 30 after ${refilledSecs.toFixed(2)} s; knock shares the limit)`,
       );
     },
   );
@@ -320,7 +327,7 @@ t.test('nginx in front of a running daemon (http-only, legacy path)', async (t) 
 });
 
 t.test('SERVICE_TRUSTED_PROXIES=none: nothing is trusted, not even loopback', async (t) => {
-  const d = await daemonFor(t, { env: { SERVICE_TRUSTED_PROXIES: 'none' } });
+  const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_TRUSTED_PROXIES: 'none' });
   await createRoom(t, d, { room_id: 'coded', name: 'Coded', waiting_room: 'off', access_code: 'correct-horse' });
   t.same(codes(await wrongCodes(d.url, 'coded', 10, { forwardedFor: '203.0.113.40' })), Array(10).fill(invalid));
   t.same(
@@ -333,7 +340,7 @@ t.test('SERVICE_TRUSTED_PROXIES=none: nothing is trusted, not even loopback', as
 t.test(
   'TLS through nginx: the waiting cookie is Secure over HTTPS and not over HTTP; HSTS; the redirect',
   async (t) => {
-    const d = await daemonFor(t);
+    const d = await inProcessDaemonFor(t, dataDirFor(t));
     await createRoom(t, d, { room_id: 'lobby', name: 'Lobby', waiting_room: 'all' });
     const redirectPort = await freePort();
     let ca = '';
