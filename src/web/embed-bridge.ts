@@ -2,6 +2,7 @@ import type { ParticipantView, ServerMessage } from '../protocol/live.js';
 import { roomApi, type Joined } from './api.js';
 import { answerRequest } from './embed-answers.js';
 import { classroomCommand, classroomCommandNames, handUpdates, type HandsTold } from './embed-classroom.js';
+import { prejoinShown, readFragment, type Settings } from './embed-settings.js';
 import type { LeaveReason, LocalState, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 
 /**
@@ -17,37 +18,6 @@ const maxChatLength = 2000;
 /** The server's limits for a name and a subject, checked here to warn at once; the server decides. */
 const maxNameLength = 64;
 const maxSubjectLength = 128;
-
-type Settings = Record<string, unknown>;
-
-/** `prefix.key=<JSON>` pairs of the fragment; keys that could reach a prototype are dropped. */
-export function readFragment(hash: string): Settings {
-  const settings: Settings = Object.create(null) as Settings;
-  for (const pair of hash.replace(/^#/, '').split('&')) {
-    const at = pair.indexOf('=');
-    if (at <= 0) continue;
-    try {
-      const key = decodeURIComponent(pair.slice(0, at));
-      if (/__proto__|constructor|prototype/.test(key)) continue;
-      settings[key] = JSON.parse(decodeURIComponent(pair.slice(at + 1))) as unknown;
-    } catch {
-      // a malformed pair is skipped, not fatal
-    }
-  }
-  return settings;
-}
-
-/**
- * Whether the embedding page leaves the pre-join screen (our device check) on, as the anchor
- * reads its config: `prejoinConfig.enabled` when it is a boolean, else the older
- * `prejoinPageEnabled`; shown unless one says false.
- */
-export function prejoinShown(settings: Settings): boolean {
-  const config = settings['config.prejoinConfig'];
-  const enabled = typeof config === 'object' && config !== null ? (config as Settings).enabled : undefined;
-  if (typeof enabled === 'boolean') return enabled;
-  return settings['config.prejoinPageEnabled'] !== false;
-}
 
 /** The name in the service's own join token (its payload is not secret; the server checks it). */
 function nameInJoinToken(token: string | null): string {

@@ -1,7 +1,7 @@
 // Issue 31 point 11: an embedding page's switch for the pre-join screen (the device check),
 // read from the frame's fragment as external_api.js writes configOverwrite there.
 import t from 'tap';
-import { prejoinShown, readFragment } from '../../../src/web/embed-bridge.js';
+import { prejoinShown, readFragment } from '../../../src/web/embed-settings.js';
 
 /** The fragment external_api.js builds from a configOverwrite object: `config.<key>=<JSON>` pairs. */
 const fragmentOf = (config: Record<string, unknown>) =>
