@@ -49,15 +49,10 @@ export async function appFor(
   const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
   const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
-  const { services, app } = await openEngine(
-    config,
-    options.clock ?? systemClock,
-    log,
-    {
-      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
-    },
-  );
+  const { services, app } = await openEngine(config, options.clock ?? systemClock, log, {
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
+  });
   let closed: Promise<void> | null = null;
   const close = () =>
     (closed ??= (async () => {
