@@ -10,7 +10,7 @@ import { meetingView } from './meeting.js';
 import { cameBack } from './removal.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
 import { arrivalRooms } from './room-address.js';
-import { storedGet, storedSet } from './stored.js';
+import { storedGet, storedRemove, storedSet } from './stored.js';
 import { rememberedRequest, waitingScreen } from './waiting.js';
 import { language, withLanguage, words } from './words/index.js';
 
@@ -22,9 +22,17 @@ app.querySelector('p')?.replaceChildren(words.page.loading);
 // The id as it stands, then the readable id a code typed with spaces or capitals stands for (issue 32 point 5).
 const [addressed = '', ...otherRooms] = arrivalRooms(location.pathname.split('/')[2] ?? '');
 let roomId = addressed;
-const joinToken = new URLSearchParams(location.search).get('t');
+/**
+ * The join link she came with, kept by this tab (the address drops it on entering): leaving is
+ * not losing it, so "Rejoin", and a reload inside the meeting, bring her back with the same role
+ * (issue 31: a teacher who left or reloaded her lesson was put in her own waiting room).
+ */
+const linkKey = (room: string) => `meet.link.${room}`;
+const linkInAddress = new URLSearchParams(location.search).get('t');
 // Read before the address is rewritten: the fragment names the embedding page.
 const embed = embedBridge(roomId);
+// Inside a frame the address keeps the token (see enterMeeting), so only a plain page falls back on the kept one.
+const joinToken = linkInAddress ?? (embed ? null : storedGet('session', linkKey(addressed)));
 const devices = new Devices();
 const sessions = new Map<string, string>();
 let closeMeeting: (() => void) | null = null;
@@ -34,12 +42,6 @@ function focusHeading(): void {
   app.querySelector<HTMLElement>('h1, h2')?.focus();
 }
 
-/**
- * The join link she came with, kept by this tab (the address drops it on entering): leaving is
- * not losing it, so "Rejoin" brings her back with the same role (issue 31: a teacher who left
- * her lesson was put in her own waiting room).
- */
-const linkKey = (room: string) => `meet.link.${room}`;
 const keptLink = (): string | null => joinToken ?? storedGet('session', linkKey(roomId));
 
 /** A final screen: what happened, the way back, and the camera and microphone released. */
@@ -157,6 +159,8 @@ function enterMeeting(room: string, session: string): void {
       // Her admission is spent once she hung up or the meeting ended; a lost connection or a
       // restart keeps it, since the page then reloads back into the meeting.
       if (reason !== 'lost') forgetRequest(roomId);
+      // Removed: the link she came with no longer brings her straight back; she asks again.
+      if (reason === 'removed') storedRemove('session', linkKey(roomId));
       // Removed: her session is spent; the way back is the arrival, where she asks again. Hung
       // up: "Rejoin" comes back as she came, with the name of her session.
       message(text, reason === 'removed', reason === 'hangup' ? (linkHint(session).name ?? '') : null);
@@ -208,8 +212,12 @@ async function main(): Promise<void> {
   if (resumed && !resumed.ok && resumed.error.status === 404 && !needsCode && !embed && rememberedRequest(roomId)?.name)
     return waitFor('', '', false, true);
   // A link that no longer lets her in says so now, before any name step ("Joining as …" would promise too much).
-  if (joinToken && !embed && (exists.ok ? exists.body.link_valid === false : exists.error.status === 404))
-    return message(describe('join_token_invalid'));
+  // One this tab kept (not in the address) is let go instead: the bare arrival, as for anyone.
+  if (joinToken && !embed && (exists.ok ? exists.body.link_valid === false : exists.error.status === 404)) {
+    if (linkInAddress) return message(describe('join_token_invalid'));
+    storedRemove('session', linkKey(roomId));
+    return location.reload();
+  }
   // Embedded, the person is known by the embedding page: no arrival screen unless it is needed,
   // but the device check first unless the embedding page turned its pre-join screen off.
   if (embed && check && embed.knowsArrival(joinToken, needsCode)) await checkDevices();

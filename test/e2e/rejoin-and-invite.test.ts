@@ -148,6 +148,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
     t.ok((await tracks(mod)).live >= 2, 'her camera and microphone are on again');
 
+    // A reload inside the meeting: the address no longer has her link, the tab kept it, so she
+    // comes back as moderator through the arrival's device check, never into her own waiting room.
+    await mod.reload();
+    await mod.getByText('Ms Keller').first().waitFor();
+    await mod.getByRole('button', { name: 'Join' }).click();
+    await mod.getByRole('button', { name: 'Mute microphone' }).waitFor();
+    t.equal(await mod.getByText('Asking to join…').count(), 0, 'after a reload she never saw the waiting screen');
+    t.ok(
+      await mod.getByRole('button', { name: 'Moderation' }).isVisible(),
+      'after a reload, still moderator: the Moderation tool is hers',
+    );
+
     // Removed: Pia's devices are let go.
     await mod.getByRole('button', { name: 'Remove Pia' }).click();
     await mod.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
