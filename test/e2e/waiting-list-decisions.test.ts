@@ -43,10 +43,17 @@ async function moderatorPage(
   return page;
 }
 
-/** Opens the People panel (where the Waiting section is) unless it is open. */
+/**
+ * Opens the People panel (where the Waiting section is) unless it is open. On a wide screen the
+ * panel opens by itself, possibly just after a first look: a click then would close it again, so
+ * the button is pressed only while it says the panel is not showing People.
+ */
 async function openPeople(page: Page, section: Locator, people: string): Promise<void> {
-  if (await section.isVisible()) return;
-  await page.getByRole('toolbar').getByRole('button', { name: people, exact: true }).click();
+  const button = page.getByRole('toolbar').getByRole('button', { name: people, exact: true });
+  for (let i = 0; i < 10 && !(await section.isVisible()); i += 1) {
+    if ((await button.getAttribute('aria-pressed')) !== 'true') await button.click();
+    await section.waitFor({ timeout: 2000 }).catch(() => {});
+  }
   await section.waitFor();
 }
 
