@@ -69,7 +69,7 @@ export function backupCommands(program: Command, io: CliIo): void {
   const backup = program
     .command('backup')
     .description(
-      'back up the running service: both databases (SQLite online backup), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest',
+      'back up the running service: both databases (consistent SQLite snapshots), signing key, installation record, env file, tenants file, room-defaults.toml, licence key; with a manifest',
     )
     .requiredOption(
       '--out <dir>',

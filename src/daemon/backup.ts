@@ -100,12 +100,12 @@ function configFiles(files: ServiceFiles): Taken[] {
 }
 
 /**
- * Backs up a running (or stopped) service into `out`: both databases through SQLite's online
- * backup API, the data directory's keys and records, and the operator's configuration files,
+ * Backs up a running (or stopped) service into `out`: both databases as consistent snapshots
+ * (`VACUUM INTO`), the data directory's keys and records, and the operator's configuration files,
  * then manifest.json (sizes, SHA-256, schema versions) last: a directory without a manifest is
  * an unfinished backup, and restore refuses it. Files are 0600, directories 0700.
  */
-export async function takeBackup(files: ServiceFiles, out: string, now: Date): Promise<Manifest> {
+export function takeBackup(files: ServiceFiles, out: string, now: Date): Manifest {
   const engineDb = join(files.dataDir, databaseFileName);
   if (!exists(engineDb))
     throw new BackupError(
@@ -121,10 +121,10 @@ export async function takeBackup(files: ServiceFiles, out: string, now: Date): P
     // The meeting API's database first: its meetings name engine rooms, so the engine's copy,
     // taken after, holds every room the meeting API's copy refers to.
     if (exists(compatDb)) {
-      await copyDatabaseOnline(compatDb, join(out, 'compat-api', compatDatabaseFileName));
+      copyDatabaseOnline(compatDb, join(out, 'compat-api', compatDatabaseFileName));
       taken.push({ role: 'compat-database', path: `compat-api/${compatDatabaseFileName}`, source: compatDb });
     }
-    await copyDatabaseOnline(engineDb, join(out, 'data', databaseFileName));
+    copyDatabaseOnline(engineDb, join(out, 'data', databaseFileName));
     taken.push({ role: 'engine-database', path: `data/${databaseFileName}`, source: engineDb });
     for (const file of plain) {
       writeNewFile(join(out, file.path), readFileSync(file.source), privateFileMode);

@@ -2,16 +2,15 @@ import { chownSync, closeSync, fchmodSync, openSync, readSync, statSync } from '
 import { databaseFiles, privateFileMode } from '../platform/private-files.js';
 import { openSqlite } from '../platform/sqlite.js';
 
-/** sqlite3_backup_step's page count that copies every page in one step (better-sqlite3 caps the rate at 2^31-1). */
-const allPages = 0x7fffffff;
-
 /**
- * Copies the database `source` to `destination` (created 0600) with SQLite's online backup API
- * while the service keeps writing to it. Every page goes in one step, so the copy is one read
- * transaction: a snapshot of committed transactions only, never half of one, and writers are not
- * blocked (WAL). The connection is read-only: it never checkpoints or writes the service's file.
+ * Copies the database `source` to `destination` (created 0600, empty) with `VACUUM INTO` while
+ * the service keeps writing to it. The copy is one read transaction: a snapshot of committed
+ * transactions only, never half of one, and writers are not blocked (WAL). The connection is
+ * read-only: it never checkpoints or writes the service's file. Not better-sqlite3's `backup()`:
+ * on Node 24 the garbage collector's release of its Backup object aborts the process (an
+ * assertion in node::ObjectWrap's destructor, seen in the test shards).
  */
-export async function copyDatabaseOnline(source: string, destination: string): Promise<void> {
+export function copyDatabaseOnline(source: string, destination: string): void {
   const sidecars = databaseFiles(source).slice(1);
   const existed = sidecars.filter((file) => statSync(file, { throwIfNoEntry: false }) !== undefined);
   const fd = openSync(destination, 'wx', privateFileMode);
@@ -22,7 +21,7 @@ export async function copyDatabaseOnline(source: string, destination: string): P
   }
   const db = openSqlite(source, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
-    await db.backup(destination, { progress: () => allPages });
+    db.prepare('VACUUM INTO ?').run(destination);
   } finally {
     db.close();
     keepOwner(
