@@ -1,6 +1,7 @@
 import type { ChatEntry, ChatStore } from '../engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../engine/live/meeting-locks.js';
 import type { SubgroupTimerRow, SubgroupTimerStore } from '../engine/live/subgroup-timer.js';
+import type { GroupMessageRow, GroupMessageStore } from '../engine/live/subgroups.js';
 import type { StatsRecord, StatsStore, WebcamInterval } from '../engine/stats/meeting-stats.js';
 import type { Db } from './database.js';
 
@@ -65,8 +66,11 @@ const statsRow = (r: StatsRecord): StatsRow => ({
   chat_messages: r.chatMessages,
 });
 
-/** Chat, lock settings and statistics of the live connection (migration 004), and the sub-groups' timers (012). */
-export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, SubgroupTimerStore {
+/**
+ * Chat, lock settings and statistics of the live connection (migration 004), the sub-groups' timers (014) and
+ * message to all groups (016).
+ */
+export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, GroupMessageStore {
   private readonly statements;
 
   constructor(private readonly db: Db) {
@@ -114,6 +118,14 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
          ON CONFLICT (room_id) DO UPDATE SET ends_at = excluded.ends_at`,
       ),
       dropSubgroupTimer: db.prepare<[string]>('DELETE FROM subgroup_timers WHERE room_id = ?'),
+      groupMessages: db.prepare<[], { room_id: string; text: string; sender_name: string }>(
+        'SELECT room_id, text, sender_name FROM group_messages ORDER BY room_id',
+      ),
+      saveGroupMessage: db.prepare<[string, string, string]>(
+        `INSERT INTO group_messages (room_id, text, sender_name) VALUES (?, ?, ?)
+         ON CONFLICT (room_id) DO UPDATE SET text = excluded.text, sender_name = excluded.sender_name`,
+      ),
+      dropGroupMessage: db.prepare<[string]>('DELETE FROM group_messages WHERE room_id = ?'),
       webcamsOf: db.prepare<[string], WebcamRow>(
         'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
       ),
@@ -181,6 +193,17 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   saveSubgroupTimer(roomId: string, endsAt: string | null): void {
     if (endsAt === null) this.statements.dropSubgroupTimer.run(roomId);
     else this.statements.saveSubgroupTimer.run(roomId, endsAt);
+  }
+
+  groupMessages(): GroupMessageRow[] {
+    return this.statements.groupMessages
+      .all()
+      .map((row) => ({ roomId: row.room_id, text: row.text, from: row.sender_name }));
+  }
+
+  saveGroupMessage(roomId: string, message: { readonly text: string; readonly from: string } | null): void {
+    if (message === null) this.statements.dropGroupMessage.run(roomId);
+    else this.statements.saveGroupMessage.run(roomId, message.text, message.from);
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {

@@ -33,6 +33,7 @@ interface TimelineRow {
   subject_participant_id: string | null;
   subject_name: string | null;
   count: number | null;
+  skipped: number | null;
 }
 
 const toMeeting = (row: MeetingRow): Meeting => ({
@@ -77,6 +78,7 @@ const toEntry = (row: TimelineRow): TimelineEntry => ({
       ? null
       : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
   count: row.count,
+  ...(row.skipped === null ? {} : { skipped: row.skipped }),
 });
 
 const entryRow = (e: TimelineEntry): TimelineRow => ({
@@ -90,6 +92,7 @@ const entryRow = (e: TimelineEntry): TimelineRow => ({
   subject_participant_id: e.subject?.participantId ?? null,
   subject_name: e.subject?.name ?? null,
   count: e.count,
+  skipped: e.skipped ?? null,
 });
 
 const participantColumns =
@@ -127,19 +130,20 @@ export class SqliteMeetingStore implements MeetingStore {
       ),
       appendTimeline: db.prepare<[TimelineRow]>(
         `INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
-           subject_request_id, subject_participant_id, subject_name, count)
+           subject_request_id, subject_participant_id, subject_name, count, skipped)
          VALUES (@meeting_id, @at, @kind, @actor_kind, @actor_participant_id, @actor_name,
-           @subject_request_id, @subject_participant_id, @subject_name, @count)`,
+           @subject_request_id, @subject_participant_id, @subject_name, @count, @skipped)`,
       ),
       // The entries of timeline_entries, and the knocks kept in their request rows (migration 006),
       // each right after the entry it followed when it was written; among knocks after the same
       // entry, in the order they were written (rowid).
       timelineOf: db.prepare<[string, string], TimelineRow>(
         `SELECT seq AS after, 0 AS knock, 0 AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
-           subject_request_id, subject_participant_id, subject_name, count
+           subject_request_id, subject_participant_id, subject_name, count, skipped
          FROM timeline_entries WHERE meeting_id = ?
          UNION ALL
-         SELECT knock_after_seq, 1, rowid, meeting_id, knocked_at, 'knock', NULL, NULL, NULL, request_id, NULL, name, NULL
+         SELECT knock_after_seq, 1, rowid, meeting_id, knocked_at, 'knock', NULL, NULL, NULL, request_id, NULL, name, NULL,
+           NULL
          FROM waiting_requests WHERE meeting_id = ? AND knock_after_seq IS NOT NULL
          ORDER BY 1, 2, 3`,
       ),

@@ -3,6 +3,7 @@ import { ChatLog } from '../../src/engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
 import { MeetingLocks } from '../../src/engine/live/meeting-locks.js';
 import type { SubgroupTimerRow, SubgroupTimerStore } from '../../src/engine/live/subgroup-timer.js';
+import type { GroupMessageRow, GroupMessageStore } from '../../src/engine/live/subgroups.js';
 import { EngineError } from '../../src/engine/errors.js';
 import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Participant } from '../../src/engine/meetings/meeting.js';
@@ -26,9 +27,12 @@ import { FakeScheduler } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
 /** Chat, locks, statistics and sub-group timers in plain arrays and maps, copied in and out like a database, with its unit of work. */
-export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, UnitOfWork {
+export class MemoryLiveStore
+  implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, GroupMessageStore, UnitOfWork
+{
   readonly chat: ChatEntry[] = [];
   readonly timers = new Map<string, string>();
+  readonly groupMessagesKept = new Map<string, { readonly text: string; readonly from: string }>();
   readonly locks = new Map<string, LockSettings>();
   readonly stats = new Map<string, StatsRecord>();
   readonly webcams: (WebcamInterval & { meetingId: string })[] = [];
@@ -99,6 +103,16 @@ export class MemoryLiveStore implements ChatStore, LockStore, StatsStore, Subgro
     this.writes++;
     if (endsAt === null) this.timers.delete(roomId);
     else this.timers.set(roomId, endsAt);
+  }
+
+  groupMessages(): GroupMessageRow[] {
+    return [...this.groupMessagesKept].map(([roomId, m]) => ({ roomId, ...m }));
+  }
+
+  saveGroupMessage(roomId: string, message: { readonly text: string; readonly from: string } | null): void {
+    this.writes++;
+    if (message === null) this.groupMessagesKept.delete(roomId);
+    else this.groupMessagesKept.set(roomId, message);
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {

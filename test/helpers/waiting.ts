@@ -241,6 +241,7 @@ export interface TimelineView {
   actor: { kind: string; participant_id: string | null; name: string } | null;
   subject: { request_id: string | null; participant_id: string | null; name: string } | null;
   count?: number;
+  skipped?: number;
 }
 
 /** The open (or latest) meeting's timeline entries. */

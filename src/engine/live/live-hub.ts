@@ -31,7 +31,7 @@ import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
 import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
 import type { SubgroupTimerStore } from './subgroup-timer.js';
-import { Subgroups } from './subgroups.js';
+import { Subgroups, type GroupMessageStore } from './subgroups.js';
 import { WaitingPush } from './waiting-push.js';
 
 export interface LiveHubDeps {
@@ -50,8 +50,8 @@ export interface LiveHubDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
-  /** The sub-groups' timers (durable: a restart still brings everyone back on time). */
-  readonly subgroupTimers: SubgroupTimerStore;
+  /** The sub-groups' timers and message to all groups (durable: a restart still brings everyone back on time, and tells it). */
+  readonly subgroupTimers: SubgroupTimerStore & GroupMessageStore;
   /** A number in [0, 1): the draw of "assign at random". */
   readonly random: () => number;
   readonly chat: ChatLog;

@@ -9,10 +9,25 @@ import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 import { SubgroupTimers, type SubgroupTimerStore } from './subgroup-timer.js';
 
+/** A main room's current message to all its groups, as kept. */
+export interface GroupMessageRow {
+  readonly roomId: string;
+  readonly text: string;
+  readonly from: string;
+}
+
+/** Where the message to all groups is kept, so that a restart (even `kill -9`) still tells it to those who arrive. */
+export interface GroupMessageStore {
+  groupMessages(): GroupMessageRow[];
+  /** Written before anyone is told; null: the groups came back, or the meeting ended. */
+  saveGroupMessage(roomId: string, message: { readonly text: string; readonly from: string } | null): void;
+}
+
 export interface SubgroupsDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   readonly maxSubgroups: number;
-  readonly timers: SubgroupTimerStore;
+  /** The timers and the message to all groups, both durable. */
+  readonly timers: SubgroupTimerStore & GroupMessageStore;
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly log: EngineLog;
@@ -41,7 +56,10 @@ const groupNumber = (roomId: string) => Number(/-g(\d+)$/.exec(roomId)?.[1] ?? 0
  */
 export class Subgroups {
   private readonly timers: SubgroupTimers;
-  /** The moderator's current message to all groups, per main room: replayed to a page that arrives while the groups run. */
+  /**
+   * The moderator's current message to all groups, per main room: replayed to a page that arrives while the groups
+   * run. Read from the store at start, written through before it is told.
+   */
   private readonly messages = new Map<string, { readonly text: string; readonly from: string }>();
 
   constructor(
@@ -50,6 +68,7 @@ export class Subgroups {
     private readonly deps: SubgroupsDeps,
   ) {
     this.timers = new SubgroupTimers(deps, (root) => this.ranOut(root));
+    for (const { roomId, text, from } of deps.timers.groupMessages()) this.messages.set(roomId, { text, from });
   }
 
   /** The family's sub-groups as the pages show them, and when its timer brings them back. */
@@ -80,7 +99,7 @@ export class Subgroups {
 
   /** The main room's meeting ended: its message to all groups goes with it. */
   meetingEnded(roomId: string): void {
-    this.messages.delete(roomId);
+    this.forgetMessage(roomId);
   }
 
   /** Sub-groups 1 to `count` of the family's main room; existing ones are kept (renamed when `names` names them), and the family hears the new list. */
@@ -196,6 +215,7 @@ export class Subgroups {
     }
     const root = this.rooms.family(state).root;
     const current = { text: trimmed, from: member.name };
+    this.deps.timers.saveGroupMessage(root, current);
     this.messages.set(root, current);
     this.rooms.broadcastFamily(root, { type: 'group_message', ...current });
   }
@@ -219,13 +239,17 @@ export class Subgroups {
 
   /** Everyone back in the main room: the groups' message is over too. */
   private bringBackFamily(root: string): void {
-    this.messages.delete(root);
+    this.forgetMessage(root);
     for (const groupId of this.rooms.subgroupsOf(root)) {
       const group = this.rooms.states.get(groupId);
       for (const member of group?.members.values() ?? []) this.send(member, root);
     }
     const rootState = this.rooms.states.get(root);
     if (rootState) for (const pid of rootState.away) this.presence.awayDeadline(rootState, pid, () => true);
+  }
+
+  private forgetMessage(root: string): void {
+    if (this.messages.delete(root)) this.deps.timers.saveGroupMessage(root, null);
   }
 
   private send(member: Member, roomId: string): void {

@@ -252,9 +252,11 @@ export class MeetingService {
     actor: RecordedActor | null,
     subject: TimelineSubject | null,
     count: number | null = null,
+    skipped = 0,
   ): void {
     const live = this.live(meeting);
-    this.store.appendTimeline({ meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count });
+    const entry = { meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count };
+    this.store.appendTimeline(skipped > 0 ? { ...entry, skipped } : entry);
     live.lastChangeMs = this.nowMs();
   }
 

@@ -45,4 +45,6 @@ export interface TimelineEntry {
   readonly subject: TimelineSubject | null;
   /** How many people an admit_all let in; null for other kinds. */
   readonly count: number | null;
+  /** How many an admit_all left waiting because their name is that of a person barred in this meeting (absent: none). */
+  readonly skipped?: number;
 }

@@ -6,7 +6,7 @@ import type { RecordedActor } from '../meetings/timeline.js';
 import type { OpenRequests } from './open-requests.js';
 import type { LiveRequest, RoomQueue } from './room-queue.js';
 import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
-import { subjectOf, waitingDefaults, type WaitingCounter } from './waiting-room-types.js';
+import { subjectOf, waitingDefaults, type AdmitResult, type WaitingCounter } from './waiting-room-types.js';
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
@@ -48,26 +48,30 @@ export class RequestDecisions {
     return participant;
   }
 
-  /** Everyone waiting (or those `chosen`), in one transaction; how many. */
-  admitEveryone(
-    meeting: Meeting,
-    queue: RoomQueue,
-    actor: RecordedActor | null,
-    chosen: (live: LiveRequest) => boolean = () => true,
-  ): number {
-    const waiting = [...queue.waiting.values()].filter(chosen);
-    if (waiting.length === 0) return 0;
+  /**
+   * Everyone waiting but whoever comes under the name of a person barred in this meeting: they stay waiting, for a
+   * moderator to look at one by one (Admit all, the switch turned off, a moderator's arrival under until_moderator).
+   * One transaction, recorded as one admit_all entry with both counts; none when nobody was let in, unless a
+   * moderator's gesture skipped someone (a moderator's arrival that let nobody in is not an admission).
+   */
+  admitUnmarked(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): AdmitResult {
+    const all = [...queue.waiting.values()];
+    const waiting = all.filter((live) => queue.barredAs(live.request.name) === undefined);
+    const skipped = all.length - waiting.length;
+    const result = skipped > 0 ? { admitted: waiting.length, skipped } : { admitted: waiting.length };
+    if (waiting.length === 0 && (skipped === 0 || actor === null)) return result;
     this.deps.transactions.atomically(() => {
       for (const live of waiting) this.admitOne(meeting, queue, live);
-      this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length);
+      this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length, skipped);
     });
-    this.deps.notify(
-      meeting.roomId,
-      meeting,
-      [],
-      waiting.map((live) => live.request.requestId),
-    );
-    return waiting.length;
+    if (waiting.length > 0)
+      this.deps.notify(
+        meeting.roomId,
+        meeting,
+        [],
+        waiting.map((live) => live.request.requestId),
+      );
+    return result;
   }
 
   /**

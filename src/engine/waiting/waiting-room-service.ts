@@ -39,7 +39,8 @@
  * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
  *   request_not_found, request_not_waiting.
  * - `admitAll(roomId, actor): {admitted, skipped}` — everyone waiting but those marked `barred_as` (a name barred
- *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped` (absent when none).
+ *   in this meeting; `list` marks them), who stay waiting and are counted in `skipped` (absent when none), as
+ *   in the timeline's admit_all entry. A moderator's arrival under until_moderator lets in the same way.
  * - `refuse(roomId, requestId, bar, actor): void` — refused (may knock again) or barred for the
  *   meeting; request_not_found, request_not_waiting.
  * - `disableWaitingRoom(roomId, actor): {admitted, skipped}` — everyone waiting enters but those marked (as
@@ -245,15 +246,7 @@ export class WaitingRoomService {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return { admitted: 0 };
     this.decisions.settle(gesture.meeting, gesture.queue);
-    return this.admitUnmarked(gesture.meeting, gesture);
-  }
-
-  /** Everyone waiting but whoever comes under a barred person's name: left for a moderator to look at, one by one. */
-  private admitUnmarked(meeting: Meeting, { queue, actor }: Gesture): AdmitResult {
-    const marked = (live: LiveRequest) => queue.barredAs(live.request.name) !== undefined;
-    const skipped = [...queue.waiting.values()].filter(marked).length;
-    const admitted = this.decisions.admitEveryone(meeting, queue, actor, (l) => !marked(l));
-    return skipped > 0 ? { admitted, skipped } : { admitted };
+    return this.decisions.admitUnmarked(gesture.meeting, gesture.queue, gesture.actor);
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {
@@ -280,7 +273,11 @@ export class WaitingRoomService {
     const wasDisabled = gesture.meeting.waitingDisabled;
     // Marked requests (a barred person's name) keep waiting for a moderator's decision, as under Admit all.
     const result = this.deps.transactions.atomically(() =>
-      this.admitUnmarked(this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor), gesture),
+      this.decisions.admitUnmarked(
+        this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor),
+        gesture.queue,
+        gesture.actor,
+      ),
     );
     if (!wasDisabled) this.switchListeners.emit(roomId, gesture.meeting.meetingId);
     return result;
@@ -400,7 +397,8 @@ export class WaitingRoomService {
     const queue = this.requests.queueOf(meeting);
     if (!room || !queue || effectiveMode(this.deps.policy, room) !== 'until_moderator') return;
     this.decisions.settle(meeting, queue);
-    this.decisions.admitEveryone(meeting, queue, null);
+    // Marked requests keep waiting for the moderator who just came, as under Admit all.
+    this.decisions.admitUnmarked(meeting, queue, null);
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */

@@ -50,6 +50,8 @@ export const TimelineAnswer = Type.Object({
       actor: nullable(Type.Object({ kind: Type.Enum(['participant', 'api']), ...person })),
       subject: nullable(Type.Object({ request_id: nullable(Type.String()), ...person })),
       count: Type.Optional(Type.Integer()),
+      /** admit_all only: those it left waiting because their name is that of a person barred in this meeting. */
+      skipped: Type.Optional(Type.Integer()),
     }),
   ),
 });

@@ -37,6 +37,7 @@ function timelineView(entry: TimelineEntry) {
     actor: actor && { kind: actor.kind, participant_id: actor.participantId, name: actor.name },
     subject: subject && { request_id: subject.requestId, participant_id: subject.participantId, name: subject.name },
     ...(entry.count === null ? {} : { count: entry.count }),
+    ...(entry.skipped === undefined ? {} : { skipped: entry.skipped }),
   };
 }
 

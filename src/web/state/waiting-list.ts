@@ -219,11 +219,20 @@ function merge(first: WaitingListEffect[], step: WaitingListStep): WaitingListSt
   return { state: step.state, effects: [...first, ...step.effects] };
 }
 
-/** The whole list at `seq` (on connect, on becoming a moderator, after a resync). */
+/**
+ * The whole list at `seq` (on connect, on becoming a moderator, after a resync, or in place of a long change). Rows
+ * held (her answers, and those answered elsewhere) stay in their place for the rest of their time, listed or not;
+ * one held as gone elsewhere and listed again is waiting again (as `insert` says).
+ */
 function replace(state: WaitingListState, requests: readonly WaitingItem[], seq: number, now: number): WaitingListStep {
-  const items = requests.reduce((edit, r) => insert(edit, r), { items: [], effects: [] } as Edit).items;
-  // Answers still held for rows the server still lists keep them; the rest were told already.
-  const decided = new Map([...state.decided].filter(([id]) => items.some((r) => r.request_id === id)));
+  const listed = new Set(requests.map((r) => r.request_id));
+  const held = state.items.filter((r) => state.decided.has(r.request_id) && !listed.has(r.request_id));
+  const kept = held.reduce((edit, r) => insert(edit, r), { items: [], effects: [] } as Edit).items;
+  const edit = requests.reduce((e, r) => insert(e, r), { items: kept, effects: [], decided: state.decided } as Edit);
+  const items = edit.items;
+  const decided = new Map(
+    [...(edit.decided ?? state.decided)].filter(([id]) => items.some((r) => r.request_id === id)),
+  );
   const placedAt = placed(state, items, now);
   return merge([{ do: 'rebuild' }], settled({ ...state, seq, items, decided, placedAt }, requests, now));
 }

@@ -1,6 +1,7 @@
 // Issue 31 point 14: the sub-groups' timer is kept in SQLite (migration 014). The engine's test
 // runs on the store port; this one closes a real in-process app and builds a new one on the same
-// data directory: the timer still brings everyone back at its time, on the fake clock.
+// data directory: the timer still brings everyone back at its time, on the fake clock, and the message to all
+// groups (migration 016) is still told to a page that arrives in a group after the restart.
 import t from 'tap';
 import { appFor } from '../../helpers/app.js';
 import { call, dataDirFor } from '../../helpers/api.js';
@@ -10,7 +11,7 @@ import { admittedSession, createRoom, moderator } from '../../helpers/waiting.js
 
 const minute = 60_000;
 
-t.test('the sub-group timer survives a restart on SQLite and brings everyone back on time', async (t) => {
+t.test('the sub-group timer and the message to all groups survive a restart on SQLite', async (t) => {
   const clock = new FakeClock();
   const dataDir = dataDirFor(t);
   // Nobody is connected while the service is down: the meeting must not end of being empty meanwhile.
@@ -63,6 +64,11 @@ t.test('the sub-group timer survives a restart on SQLite and brings everyone bac
     back.welcome.groups.map((g) => g.name),
     ['Foxes', 'Owls'],
     'and the names the teacher chose',
+  );
+  t.same(
+    await back.client.next('group_message'),
+    { type: 'group_message', text: 'Page 42, exercise 3', from: 'Ms Keller' },
+    'the message to all groups read back from SQLite: told again on her return',
   );
 
   scheduler.advance(5 * minute - 1);

@@ -214,11 +214,17 @@ t.test(
     m.send({ type: 'group_message', text: 'One minute left' });
     const newer = f.connect(f.enter('Dora', 'r1-g1'));
     t.same(newer.conn.of('group_message'), [{ ...told, text: 'One minute left' }], 'only the current one');
+    t.same(
+      f.liveStore.groupMessages(),
+      [{ roomId: 'r1', text: 'One minute left', from: 'Ms Keller' }],
+      'kept in the store (a restart reads it back)',
+    );
 
     // Everyone brought back: the message is over, a later group page hears nothing of it.
     m.send({ type: 'bring_back' });
     const after = f.connect(f.enter('Eve', 'r1-g1'));
     t.equal(after.conn.of('group_message').length, 0, 'not after the groups came back');
+    t.same(f.liveStore.groupMessages(), [], 'and gone from the store');
 
     // The timer's end ends it too.
     m.send({ type: 'group_message', text: 'Round two' });
@@ -238,5 +244,6 @@ t.test(
     t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
     const next = g.connect(g.enter('Gil', 'r1-g1'));
     t.equal(next.conn.of('group_message').length, 0, 'not in the next meeting');
+    t.same(g.liveStore.groupMessages(), [], 'the meeting took it from the store too');
   },
 );

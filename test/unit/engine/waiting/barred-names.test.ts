@@ -79,3 +79,42 @@ t.test('the mark outlives a restart (bars are reloaded with the meeting)', async
     ['Max'],
   );
 });
+
+// The remaining gap: under until_moderator, the moderator's arrival let everyone in, marked requests too.
+t.test('a moderator arriving under until_moderator lets in everyone waiting but the marked', async (t) => {
+  const f = new Fixture();
+  f.room({ waitingRoomMode: 'until_moderator' });
+  const max = await f.knock('Max Müller');
+  // Nobody moderates yet: the school's platform bars him through the rooms API.
+  f.waiting.refuse('r1', max.requestId, true, api());
+  f.clock.advance(1000);
+  const again = await f.knock('max muller');
+  const ann = await f.knock('Ann');
+  const ben = await f.knock('Ben');
+  f.clock.advance(3000);
+  for (const r of [again, ann, ben]) t.same(f.waiting.poll('r1', r.secret), { status: 'waiting' });
+
+  const mod = f.moderator();
+  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted', 'Ann enters with the moderator');
+  t.equal(f.waiting.poll('r1', ben.secret)?.status, 'admitted', 'so does Ben');
+  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request keeps waiting');
+  t.same(
+    f.waiting.list('r1', by(mod.participantId)).map((r) => [r.name, r.barred_as]),
+    [['max muller', 'Max Müller']],
+    'the moderator sees him marked, to decide on him',
+  );
+  t.match(
+    f.meetings.timeline('r1').slice(-2),
+    [{ kind: 'moderator_arrived' }, { kind: 'admit_all', actor: null, count: 2, skipped: 1 }],
+    'the skipped one is counted as under Admit all',
+  );
+
+  // Later arrivals wait no more; a second moderator's arrival admits nobody and records nothing.
+  f.clock.advance(5000);
+  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' });
+  f.moderator('r1', 'Second');
+  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'still waiting');
+  t.equal(f.kinds().at(-1), 'moderator_arrived', 'no admission recorded for nobody');
+  t.same(f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 0, skipped: 1 }, 'Admit all says the same');
+  t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', count: 0, skipped: 1 });
+});

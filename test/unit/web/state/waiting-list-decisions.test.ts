@@ -294,3 +294,28 @@ t.test('her own Admit all, or her switch turned off, shows Admitted, not "by ano
   const other = receiveWaiting(s, { type: 'waiting_room', enabled: false, switchable: true }, 1000);
   t.equal(other.state.decided.size, 0, "another moderator's switch: the removals will say so");
 });
+
+// A whole list in place of a change (a long change, a resync): rows already held used to vanish at once.
+t.test('a whole list keeps the rows held, answered here or elsewhere, for the rest of their time', async (t) => {
+  const whole = (seq: number, ...requests: WaitingItem[]) => ({ type: 'waiting_list', seq, requests }) as const;
+  const admitted = decide(three(), 'a', 'admit', 1000);
+  const elsewhere = receiveWaiting(admitted.state, gone(2, { c: 'refused' }), 1200);
+  const listed = receiveWaiting(elsewhere.state, whole(3, item('b', 2)), 2000);
+  t.same(ids(listed.state), ['a', 'b', 'c'], 'nothing moves: her admission and the refusal elsewhere stay in place');
+  t.match(listed.state.decided.get('a'), { how: 'admit', until: 1000 + admittedHoldMs });
+  t.match(listed.state.decided.get('c'), { how: 'refused', until: 1200 + goneHoldMs });
+  t.same(pick(listed.effects, 'rebuild').length, 1, 'drawn again from the list held');
+  t.same(pick(listed.effects, 'outcome'), [], 'nothing said again');
+  t.same(decide(listed.state, 'c', 'admit', 2500).effects, [], 'the held row still answers nothing');
+  const first = tick(listed.state, 1000 + admittedHoldMs);
+  t.same(ids(first.state), ['b', 'c'], 'hers goes when its time is over');
+  const second = tick(first.state, 1200 + goneHoldMs);
+  t.same(ids(second.state), ['b'], 'then the one answered elsewhere');
+  t.same(sends(second.effects), [], 'nothing is sent for it');
+
+  // Held as left, and listed again (her page came back): waiting again, not held.
+  const left = receiveWaiting(three(), gone(2, { a: 'left' }), 1000);
+  const back = receiveWaiting(left.state, whole(3, item('a', 1), item('b', 2), item('c', 3)), 1500);
+  t.notOk(back.state.decided.has('a'), 'her buttons are back');
+  t.same(ids(tick(back.state, 1000 + goneHoldMs).state), ['a', 'b', 'c'], 'and the hold does not take her out');
+});
