@@ -39,6 +39,27 @@ function select<T extends string | number>(options: readonly (readonly [T, strin
   return control;
 }
 
+/** Radio buttons in a fieldset: every choice's words on screen, on a phone too. */
+function radios<T extends string>(legend: string, options: readonly (readonly [T, string])[], value: T) {
+  const group = `g-${Math.random().toString(36).slice(2, 9)}`;
+  const inputs = options.map(([key, label]) => {
+    const input = el('input', { type: 'radio', name: group, value: key });
+    input.checked = key === value;
+    return { input, label: el('label', { class: 'choice' }, input, label) };
+  });
+  const element = el('fieldset', {}, el('legend', { text: legend }), ...inputs.map((i) => i.label));
+  const checked = () => inputs.find((i) => i.input.checked)?.input ?? inputs[0]!.input;
+  return {
+    element,
+    value: () => checked().value as T,
+    /** The control an error points at: the choice made. */
+    target: checked,
+    disable(disabled: boolean) {
+      element.disabled = disabled;
+    },
+  };
+}
+
 function checkbox(label: string, checked: boolean): { wrapper: HTMLElement; box: HTMLInputElement } {
   const box = el('input', { type: 'checkbox' });
   box.checked = checked;
@@ -282,7 +303,8 @@ function roomForm(
   const name = el('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' });
   name.value = current?.name ?? '';
   const roomId = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
-  const scope = select<WaitingScope>(
+  const scope = radios<WaitingScope>(
+    w.waitingRoom,
     [
       ['off', w.scopeOff],
       ['guests', w.scopeGuests],
@@ -290,7 +312,8 @@ function roomForm(
     ],
     current?.waiting_room ?? 'all',
   );
-  const mode = select<WaitingMode>(
+  const mode = radios<WaitingMode>(
+    w.mode,
     [
       ['approval', w.modeApproval],
       ['until_moderator', w.modeUntilModerator],
@@ -307,17 +330,17 @@ function roomForm(
   );
   const owner = el('input', { type: 'email', autocomplete: 'off', spellcheck: 'false' });
   owner.value = current?.owner_email ?? '';
-  const syncMode = () => (mode.disabled = scope.value === 'off');
-  scope.addEventListener('change', syncMode);
+  const syncMode = () => mode.disable(scope.value() === 'off');
+  scope.element.addEventListener('change', syncMode);
   syncMode();
 
-  const controls: Record<DraftField, HTMLElement> = {
-    name,
-    roomId,
-    waitingRoom: scope,
-    accessCode,
-    mode,
-    ownerEmail: owner,
+  const controls: Record<DraftField, () => HTMLElement> = {
+    name: () => name,
+    roomId: () => roomId,
+    waitingRoom: scope.target,
+    accessCode: () => accessCode,
+    mode: mode.target,
+    ownerEmail: () => owner,
   };
   const error = el('p', { class: 'error', id: 'room-form-error', hidden: true });
   const submitLabel = current ? w.save : w.create;
@@ -330,8 +353,8 @@ function roomForm(
     title,
     field(w.name, name),
     current ? null : field(w.roomCode, roomId, w.roomCodeHint),
-    field(w.waitingRoom, scope),
-    field(w.mode, mode),
+    scope.element,
+    mode.element,
     field(w.accessCode, accessCode, current?.access_code_set ? w.accessCodeKeep : w.accessCodeHint),
     current?.access_code_set ? removeCode.wrapper : null,
     mics.wrapper,
@@ -345,8 +368,8 @@ function roomForm(
     send({
       name: name.value,
       roomId: roomId.value,
-      waitingRoom: scope.value as WaitingScope,
-      mode: mode.value as WaitingMode,
+      waitingRoom: scope.value(),
+      mode: mode.value(),
       accessCode: accessCode.value,
       removeAccessCode: removeCode.box.checked,
       micsOff: mics.box.checked,
@@ -367,7 +390,7 @@ function roomForm(
       submit.textContent = sending ? (current ? w.saving : w.creating) : submitLabel;
       if (next.error === shown) return;
       shown = next.error;
-      for (const control of Object.values(controls)) {
+      for (const control of form.querySelectorAll('input')) {
         control.removeAttribute('aria-invalid');
         const hint = document.getElementById(`${control.id}-hint`);
         if (hint) control.setAttribute('aria-describedby', hint.id);
@@ -380,7 +403,7 @@ function roomForm(
       const text = w[next.error.message];
       error.textContent = text;
       error.hidden = false;
-      const target = next.error.field ? controls[next.error.field] : null;
+      const target = next.error.field ? controls[next.error.field]() : null;
       if (target) {
         target.setAttribute('aria-invalid', 'true');
         const described = target.getAttribute('aria-describedby');
