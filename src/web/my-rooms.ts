@@ -125,15 +125,14 @@ export function myRoomsView(account: Me['account'], csrf: string, heading: HTMLE
     });
   };
 
-  const moderatorLink = async (room: RoomAnswer): Promise<string | null> => {
-    // She joins as herself: the link names her, so the arrival does not ask.
-    const body = { role: 'moderator', ...(account.name.trim() ? { name: account.name } : {}) };
-    const answer = await call<{ url: string }>(
-      'POST',
-      `/api/rooms/${encodeURIComponent(room.room_id)}/links`,
-      body,
-      csrf,
-    );
+  /** A moderator link; for Start it names her (the arrival then does not ask), a copied one names nobody. */
+  const moderatorLink = async (room: RoomAnswer, asHer: boolean): Promise<string | null> => {
+    const path = `/api/rooms/${encodeURIComponent(room.room_id)}/links`;
+    const name = asHer ? account.name.trim() : '';
+    let answer = await call<{ url: string }>('POST', path, { role: 'moderator', ...(name ? { name } : {}) }, csrf);
+    // A name the room would refuse (the rule of a typed name): she types one on arrival instead.
+    if (!answer.ok && name && answer.refusal.field === 'name')
+      answer = await call<{ url: string }>('POST', path, { role: 'moderator' }, csrf);
     return answer.ok && answer.body ? answer.body.url : null;
   };
 
@@ -167,7 +166,7 @@ export function myRoomsView(account: Me['account'], csrf: string, heading: HTMLE
     const start = button(w.start, () => {
       start.disabled = true;
       start.textContent = w.starting;
-      void moderatorLink(room).then((url) => {
+      void moderatorLink(room, true).then((url) => {
         if (url) location.assign(url);
         else {
           start.disabled = false;
@@ -189,7 +188,7 @@ export function myRoomsView(account: Me['account'], csrf: string, heading: HTMLE
     });
     copyParticipant.setAttribute('aria-label', named('copyParticipantName'));
     const copyModerator = button(w.copyModerator, () => {
-      void moderatorLink(room)
+      void moderatorLink(room, false)
         .then((url) => (url ? copyText(`${location.origin}${url}`) : false))
         .then((ok) =>
           dispatch(

@@ -83,7 +83,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), link, 'the participant link is copied');
     await card.getByRole('button', { name: fill(w.copyModeratorName, 'Year 7 Maths') }).click();
     await announced(page, fill(w.moderatorCopied, 'Year 7 Maths'));
-    t.match(await page.evaluate(() => navigator.clipboard.readText()), new RegExp(`/room/${roomId}\\?t=`));
+    const moderatorLink = await page.evaluate(() => navigator.clipboard.readText());
+    t.match(moderatorLink, new RegExp(`^${d.url}/room/${roomId}\\?t=`), 'the moderator link is copied, whole');
+    const claims = JSON.parse(
+      Buffer.from(new URL(moderatorLink).searchParams.get('t')!.split('.')[1]!, 'base64url').toString(),
+    );
+    t.match(claims, { role: 'moderator' }, 'for a moderator');
+    t.notOk('name' in claims, 'naming nobody: a co-teacher enters under her own name');
 
     // Delete asks first; Keep keeps, then it goes for good.
     await page.getByRole('button', { name: fill(w.deleteName, 'Parents evening') }).click();

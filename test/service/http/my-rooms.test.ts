@@ -46,7 +46,8 @@ async function send(
 async function signedIn(d: InProcess, email: string, admin = false): Promise<Session> {
   const password = 'Heftklammer-Tafel-7';
   const added = d.services.accounts.add({ email, admin });
-  t.equal((await send(d, 'POST', '/api/password', { body: { token: added.token, password } })).status, 200);
+  const set = await send(d, 'POST', '/api/password', { body: { token: added.token, password } });
+  if (set.status !== 200) throw new Error(`password: ${JSON.stringify(set.body)}`);
   const answer = await d.app.inject({
     method: 'POST',
     url: '/api/session',
