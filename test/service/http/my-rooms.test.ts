@@ -54,8 +54,8 @@ async function signedIn(d: InProcess, email: string, admin = false): Promise<Ses
     headers: { host: 'meet.test', 'content-type': 'application/json' },
     payload: JSON.stringify({ email, password }),
   });
-  const set = [answer.headers['set-cookie']].flat().find((c) => String(c).startsWith('meet_account='));
-  return { cookie: /^meet_account=([^;]*)/.exec(String(set))![1]!, csrf: JSON.parse(answer.body).csrf_token };
+  const cookie = [answer.headers['set-cookie']].flat().find((c) => String(c).startsWith('meet_account='));
+  return { cookie: /^meet_account=([^;]*)/.exec(String(cookie))![1]!, csrf: JSON.parse(answer.body).csrf_token };
 }
 
 t.test('owners in the answer; an admin hands a room over by email; scope follows', async (t) => {
