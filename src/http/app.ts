@@ -98,7 +98,7 @@ export async function buildEngineApp(
           'preHandler',
           ownerScope((roomId) => services.rooms.find(roomId)),
         );
-        await rooms.register(roomsRoutes(services.rooms));
+        await rooms.register(roomsRoutes(services.rooms, services.accounts));
         await rooms.register(waitingApiRoutes(services));
       });
     },

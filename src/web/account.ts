@@ -1,57 +1,17 @@
 /**
  * The organiser's pages: /signin, /set-password (a one-time link, its secret in the fragment) and
- * /rooms (who is signed in, Sign out; "My rooms" grows here). State in state/account-forms.ts.
+ * /rooms (who is signed in, Sign out, and "My rooms": my-rooms.ts). State in state/account-forms.ts.
  */
+import { call, type Me } from './account-api.js';
 import { announce } from './announce.js';
 import { button, el, field, show } from './dom.js';
 import { accountForm, initialForm, type AccountFormEvent, type AccountFormState } from './state/account-forms.js';
+import { myRoomsView } from './my-rooms.js';
 import { fill, language, withLanguage, words } from './words/index.js';
 
 const w = words.account;
 const app = document.getElementById('app')!;
 document.documentElement.lang = language;
-
-interface Answer<T> {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly body: T | null;
-  readonly refusal: { code: string; field: string | null; retryAfter: number | null };
-}
-
-interface Me {
-  readonly account: { readonly email: string; readonly name: string; readonly admin: boolean };
-  readonly csrf_token: string;
-}
-
-async function call<T>(method: string, path: string, body?: unknown, csrf?: string): Promise<Answer<T>> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (csrf) headers['x-csrf-token'] = csrf;
-  try {
-    const response = await fetch(path, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    const parsed = text ? (JSON.parse(text) as unknown) : null;
-    const error = (parsed as { error?: { code?: string; field?: string } } | null)?.error;
-    const retry = Number(response.headers.get('retry-after'));
-    return {
-      ok: response.ok,
-      status: response.status,
-      body: response.ok ? (parsed as T) : null,
-      refusal: {
-        code: error?.code ?? 'unknown',
-        field: error?.field ?? null,
-        retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
-      },
-    };
-  } catch {
-    return { ok: false, status: 0, body: null, refusal: { code: 'network', field: null, retryAfter: null } };
-  }
-}
 
 /** A form whose state comes from the reducer: the error under it (announced), the button busy while sending. */
 function accountFormView(
@@ -195,12 +155,22 @@ async function roomsPage(): Promise<void> {
     });
   });
   const heading = el('h1', { text: w.roomsTitle, tabindex: '-1' });
+  app.classList.add('my-rooms-page');
   show(
     app,
-    heading,
-    el('p', { class: 'signed-in-as', text: fill(w.signedInAs, { name: account.name, email: account.email }) }),
-    ...(account.admin ? [el('p', { text: w.adminAccount })] : []),
-    el('p', {}, signOut),
+    el(
+      'div',
+      { class: 'rooms-bar' },
+      heading,
+      el(
+        'div',
+        { class: 'who' },
+        el('p', { class: 'signed-in-as', text: fill(w.signedInAs, { name: account.name, email: account.email }) }),
+        ...(account.admin ? [el('p', { class: 'admin-note', text: w.adminAccount })] : []),
+        signOut,
+      ),
+    ),
+    myRoomsView(account, csrf, heading),
   );
   heading.focus();
 }

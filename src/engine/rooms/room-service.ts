@@ -151,6 +151,22 @@ export class RoomService {
     return room;
   }
 
+  /**
+   * Gives the room, with its sub-groups, to another organiser account (an admin's gesture; the
+   * caller checks who asks and that the account exists). A sub-group follows its parent only.
+   */
+  handOver(roomId: string, ownerAccountId: string): Room {
+    const current = this.get(roomId);
+    if (current.parentRoomId !== null)
+      throw invalidField('owner_email', "a sub-group belongs to its parent room's organiser");
+    const updatedAt = this.clock.now().toISOString();
+    for (const id of [roomId, ...this.store.children(roomId)]) {
+      const room = this.store.get(id);
+      if (room) this.store.update({ ...room, ownerAccountId, updatedAt });
+    }
+    return this.get(roomId);
+  }
+
   /** Deletes the room and, by cascade, its sub-groups; each one's live meeting is dropped too. */
   delete(roomId: string): void {
     const children = checkRoomIdOrMissing(roomId) ? this.store.children(roomId) : [];

@@ -22,6 +22,9 @@ export const RoomAnswer = Type.Object({
   access_code_set: Type.Boolean(),
   mics_off_on_entry: Type.Boolean(),
   parent_room_id: nullable(Type.String()),
+  /** The organiser account the room belongs to, and its email; null for a room made with an access token. */
+  owner_account_id: nullable(Type.String()),
+  owner_email: nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

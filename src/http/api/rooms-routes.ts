@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccountService } from '../../engine/accounts/account-service.js';
+import { EngineError, invalidField } from '../../engine/errors.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { HttpError } from '../errors.js';
@@ -6,6 +8,7 @@ import { RoomParams } from '../schemas.js';
 import { answers, bodyCodes, RoomAnswer, RoomListAnswer } from './answers.js';
 import { CreateRoomBody, RoomListQuery, UpdateRoomBody } from './rooms-schemas.js';
 import { roomView } from './room-view.js';
+import type { Room } from '../../engine/rooms/room.js';
 
 // Fastify leaves the body undefined when no Content-Type came with it at all: that is not JSON.
 function jsonOnly(request: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
@@ -16,7 +19,26 @@ function jsonOnly(request: FastifyRequest, _reply: unknown, done: (err?: Error) 
   );
 }
 
-export function roomsRoutes(rooms: RoomService) {
+/**
+ * The account that `owner_email` names, for a caller who may hand rooms over: an admin account or
+ * an access token (integrations reach every room), never an organiser.
+ */
+function newOwner(request: FastifyRequest, accounts: AccountService, email: string): string {
+  if (request.account && !request.account.admin)
+    throw new HttpError('forbidden', 'only an admin account can hand a room to another organiser', 'owner_email');
+  let account;
+  try {
+    account = accounts.show(email);
+  } catch (err) {
+    if (err instanceof EngineError) throw invalidField('owner_email', `no account has the email ${email}`);
+    throw err;
+  }
+  if (account.disabled) throw invalidField('owner_email', `the account ${account.email} is disabled`);
+  return account.accountId;
+}
+
+export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
+  const view = (room: Room) => roomView(room, (accountId) => accounts.byId(accountId)?.email ?? null);
   return async (app: FastifyInstance): Promise<void> => {
     app.post<{ Body: CreateRoomBody }>(
       '/rooms',
@@ -36,7 +58,7 @@ export function roomsRoutes(rooms: RoomService) {
         // An organiser's room is hers (an admin's too); a room made with an access token has no owner.
         const room = rooms.create(request.body, request.account ? { ownerAccountId: request.account.accountId } : {});
         noteEvent(request, 'create', { room: room.roomId });
-        return reply.code(201).send(roomView(room));
+        return reply.code(201).send(view(room));
       },
     );
 
@@ -46,14 +68,14 @@ export function roomsRoutes(rooms: RoomService) {
       async (request) => {
         const account = request.account;
         const page = rooms.list(request.query, account && !account.admin ? account.accountId : undefined);
-        return { rooms: page.rooms.map(roomView), next_cursor: page.nextCursor };
+        return { rooms: page.rooms.map(view), next_cursor: page.nextCursor };
       },
     );
 
     app.get<{ Params: RoomParams }>(
       '/rooms/:id',
       { schema: { params: RoomParams, response: answers({ 200: RoomAnswer }, ['room_not_found']) } },
-      async (request) => roomView(rooms.get(request.params.id)),
+      async (request) => view(rooms.get(request.params.id)),
     );
 
     app.patch<{ Params: RoomParams; Body: UpdateRoomBody }>(
@@ -62,11 +84,25 @@ export function roomsRoutes(rooms: RoomService) {
         schema: {
           params: RoomParams,
           body: UpdateRoomBody,
-          response: answers({ 200: RoomAnswer }, [...bodyCodes, 'room_not_found', 'waiting_room_mode_fixed']),
+          response: answers({ 200: RoomAnswer }, [
+            ...bodyCodes,
+            'forbidden',
+            'room_not_found',
+            'waiting_room_mode_fixed',
+          ]),
         },
         preValidation: jsonOnly,
       },
-      async (request) => roomView(rooms.update(request.params.id, request.body)),
+      async (request) => {
+        const { owner_email: ownerEmail, ...fields } = request.body;
+        const owner = ownerEmail === undefined ? null : newOwner(request, accounts, ownerEmail);
+        // The other fields first (checked, stored), then the new owner: one request, one answer.
+        const changed = Object.keys(fields).length > 0 || owner === null;
+        const room = changed ? rooms.update(request.params.id, fields) : rooms.get(request.params.id);
+        if (owner === null) return view(room);
+        noteEvent(request, 'hand_over', { room: room.roomId, owner });
+        return view(rooms.handOver(room.roomId, owner));
+      },
     );
 
     app.delete<{ Params: RoomParams }>(

@@ -63,6 +63,8 @@ export const UpdateRoomBody = Type.Object(
     access_code: Type.Optional(Type.Union([fields.access_code, Type.Null()])),
     mics_off_on_entry: Type.Optional(fields.mics_off_on_entry),
     parent_room_id: Type.Optional(fields.parent_room_id),
+    /** An admin (or an access token) hands the room to the organiser account with this email. */
+    owner_email: Type.Optional(Type.String(refusal({ message: 'owner_email must be the email of an account' }))),
   },
   room,
 );

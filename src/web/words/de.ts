@@ -1,4 +1,5 @@
 import type { Words } from './en.js';
+import { myRooms } from './de-my-rooms.js';
 
 /** Deutsch, in the Sie form a school writes to pupils and parents. Same keys as en.ts (checked by the compiler). */
 export const de: Words = {
@@ -416,4 +417,5 @@ export const de: Words = {
     signOut: 'Abmelden',
     failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
   },
+  myRooms,
 };

@@ -1,3 +1,4 @@
+import { myRooms } from './en-my-rooms.js';
 import type { LiveErrorCode } from '../../protocol/live.js';
 
 /**
@@ -423,6 +424,7 @@ export const en = {
     signOut: 'Sign out',
     failed: 'Something went wrong. Please try again.',
   },
+  myRooms,
 };
 
 /** The shape of a catalogue: the same sections and keys as English, every value a text. */

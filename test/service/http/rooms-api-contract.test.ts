@@ -16,6 +16,8 @@ const roomKeys = [
   'mics_off_on_entry',
   'moderator_link_ttl_secs',
   'name',
+  'owner_account_id',
+  'owner_email',
   'parent_room_id',
   'room_id',
   'updated_at',
