@@ -25,7 +25,11 @@ export interface TestProvider {
   authorize(authorizationUrl: string): Promise<URL>;
 }
 
-export async function startProvider(t: Tap, redirectUri: string): Promise<TestProvider> {
+/**
+ * `redirectUri` is read when the first request reaches the provider, so a test can start the
+ * provider, then the service configured with its issuer, and only then say where the service listens.
+ */
+export async function startProvider(t: Tap, redirectUri: string | (() => string)): Promise<TestProvider> {
   const users = new Map<string, ProviderUser>();
   let next = '';
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
@@ -37,37 +41,43 @@ export async function startProvider(t: Tap, redirectUri: string): Promise<TestPr
   const clientId = 'meet-service';
   const clientSecret = 'a-client-secret-of-the-test-provider-0123456789';
 
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: clientSecret,
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
+  const makeProvider = () =>
+    new Provider(issuer, {
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          redirect_uris: [typeof redirectUri === 'string' ? redirectUri : redirectUri()],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+      ],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      cookies: { keys: ['test-provider-cookie-key-0123456789'] },
+      features: { devInteractions: { enabled: false } },
+      interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
+      findAccount: (_ctx: KoaContextWithOIDC, sub: string) => ({
+        accountId: sub,
+        claims: () => ({ sub, ...users.get(sub) }),
+      }),
+      // No consent screen: the service is the school's own client.
+      loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
+        const grant = new ctx.oidc.provider.Grant({
+          clientId: ctx.oidc.client!.clientId,
+          accountId: ctx.oidc.session!.accountId!,
+        });
+        grant.addOIDCScope('openid email profile');
+        await grant.save();
+        return grant;
       },
-    ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    cookies: { keys: ['test-provider-cookie-key-0123456789'] },
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
-    findAccount: (_ctx: KoaContextWithOIDC, sub: string) => ({
-      accountId: sub,
-      claims: () => ({ sub, ...users.get(sub) }),
-    }),
-    // No consent screen: the service is the school's own client.
-    loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
-      const grant = new ctx.oidc.provider.Grant({
-        clientId: ctx.oidc.client!.clientId,
-        accountId: ctx.oidc.session!.accountId!,
-      });
-      grant.addOIDCScope('openid email profile');
-      await grant.save();
-      return grant;
-    },
-  });
-  const callback = provider.callback();
+    });
+  let made: { provider: Provider; callback: (req: IncomingMessage, res: ServerResponse) => void } | null = null;
   handle = (req, res) => {
+    if (!made) {
+      const provider = makeProvider();
+      made = { provider, callback: provider.callback() };
+    }
+    const { provider, callback } = made;
     if (req.url?.startsWith('/interaction/')) {
       void provider
         .interactionFinished(req, res, { login: { accountId: next } }, { mergeWithLastSubmission: false })

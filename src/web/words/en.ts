@@ -422,6 +422,15 @@ export const en = {
     adminAccount: 'This is an admin account.',
     signOut: 'Sign out',
     failed: 'Something went wrong. Please try again.',
+    ssoSignIn: 'Sign in with single sign-on',
+    orPassword: 'Or sign in with your email and password:',
+    ssoDomain: 'Single sign-on: accounts of your email domain may not sign in here.',
+    ssoUnknown: 'Single sign-on: there is no account for you here. Ask an administrator of this service to add you.',
+    ssoDisabled: 'Single sign-on: your account here is disabled. Ask an administrator of this service.',
+    ssoUnverified: 'Single sign-on: your provider did not confirm your email address, so you cannot sign in with it.',
+    ssoExpired: 'Single sign-on: this sign-in took too long or was not started on this page. Please start again.',
+    ssoRefused: 'Single sign-on did not sign you in. Please start again.',
+    ssoUnavailable: 'Single sign-on cannot be reached right now. Try again in a moment, or sign in with your password.',
   },
 };
 
