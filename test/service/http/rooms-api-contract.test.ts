@@ -44,6 +44,7 @@ const operations = [
   'delete /api/session',
   'get /api/me',
   'post /api/password',
+  'get /api/sign-in-methods',
 ];
 
 interface Operation {
