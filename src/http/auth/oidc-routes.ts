@@ -5,6 +5,8 @@ import { Type, type Static } from 'typebox';
 import type { AccountService } from '../../engine/accounts/account-service.js';
 import type { Clock } from '../../engine/clock.js';
 import { EngineError } from '../../engine/errors.js';
+import { AttemptLimiter, type AttemptLimits } from '../../engine/waiting/attempt-limiter.js';
+import { clientKey } from '../../platform/client-key.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { ownOrigin, secure, setAccountCookie, type AccountSite } from '../api/account-cookie.js';
 import { HttpError } from '../errors.js';
@@ -27,6 +29,12 @@ const CallbackQuery = Type.Object({ state: param('state'), code: param('code'), 
 type StartQuery = Static<typeof StartQuery>;
 
 const languages = new Set(['en', 'de']);
+
+/**
+ * Sign-ins one client (an address, an IPv6 /64) may begin: generous, since a school's staff may
+ * share one address, yet a flood cannot fill the pending sign-ins (and push out everyone else's).
+ */
+export const ssoStartLimits: AttemptLimits = { limit: 300, windowMs: 10 * 60_000 };
 
 function bind(request: FastifyRequest, reply: FastifyReply, site: AccountSite, value: string, maxAge: number): void {
   reply.header(
@@ -58,6 +66,8 @@ function page(path: string, language: string | null, extra: Record<string, strin
 export function oidcRoutes(accounts: AccountService, clock: Clock, settings: OidcSettings, site: AccountSite) {
   return async (app: FastifyInstance): Promise<void> => {
     const client = new OidcClient(settings, clock);
+    const starts = new AttemptLimiter(clock, ssoStartLimits, 'too_many_sign_ins');
+    let begun = 0;
     const refused = (request: FastifyRequest, reply: FastifyReply, err: unknown, language: string | null) => {
       if (!(err instanceof EngineError || err instanceof HttpError)) throw err;
       noteEvent(request, 'sso_refused', { code: err.code });
@@ -69,6 +79,11 @@ export function oidcRoutes(accounts: AccountService, clock: Clock, settings: Oid
       `${cookiePath}/start`,
       { schema: { querystring: StartQuery } },
       async (request, reply) => {
+        // Over the limit: 429 with Retry-After (the error table), not a page: only a flood gets there.
+        const key = clientKey(request.ip);
+        starts.check(key);
+        starts.record(key);
+        if (++begun % 256 === 0) starts.prune();
         const language = languages.has(request.query.lang ?? '') ? request.query.lang! : null;
         const binding = randomBytes(32).toString('base64url');
         let target: URL;

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { startProvider, type TestProvider } from '../../helpers/oidc-provider.js';
+import { ssoStartLimits } from '../../../src/http/auth/oidc-routes.js';
 
 const publicUrl = 'http://meet.test';
 const redirectUri = `${publicUrl}/auth/oidc/callback`;
@@ -159,7 +160,8 @@ t.test('with account creation off only accounts made beforehand sign in', async 
   t.equal(refusedWith(await signIn(d, provider)), 'sso_account_unknown', 'an unknown person is refused');
   t.equal(d.services.accounts.list().length, 0);
 
-  d.services.accounts.add({ email: 'kim@school.example', name: 'Kim', source: 'oidc' });
+  // Made as `meetctl user add` makes it (a local account with a one-time link): single sign-on takes it by email.
+  d.services.accounts.add({ email: 'kim@school.example', name: 'Kim' });
   provider.signInAs('sub-kim', { email: 'KIM@school.example', name: 'Someone Else' });
   const done = await signIn(d, provider);
   t.equal(done.location, '/rooms', 'a pre-created account signs in (no email_verified claim sent)');
@@ -171,6 +173,21 @@ t.test('with account creation off only accounts made beforehand sign in', async 
     'sso_account_unknown',
     'another identity with her email does not take over her account',
   );
+});
+
+t.test('a flood of sign-ins begun from one client is limited (429 with Retry-After)', async (t) => {
+  const provider = await startProvider(t, redirectUri);
+  const d = await appFor(t, { env: env(provider) });
+  for (let i = 0; i < ssoStartLimits.limit; i++) {
+    const start = await d.app.inject({ url: '/auth/oidc/start', remoteAddress: '203.0.113.7' });
+    if (start.statusCode !== 303) t.fail(`start ${i}: ${start.statusCode}`);
+  }
+  const over = await d.app.inject({ url: '/auth/oidc/start', remoteAddress: '203.0.113.7' });
+  t.equal(over.statusCode, 429);
+  t.equal(over.json().error.code, 'too_many_sign_ins');
+  t.ok(Number(over.headers['retry-after']) > 0, 'Retry-After');
+  const other = await d.app.inject({ url: '/auth/oidc/start', remoteAddress: '203.0.113.8' });
+  t.equal(other.statusCode, 303, 'another client still begins');
 });
 
 t.test('a provider that is down, and no issuer at all', async (t) => {
