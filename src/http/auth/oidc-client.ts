@@ -122,7 +122,7 @@ export class OidcClient {
         name: info.name,
       };
     } catch (err) {
-      throw providerDown(err) ? unavailable() : invalidResponse();
+      throw Object.assign(providerDown(err) ? unavailable() : invalidResponse(), { cause: err });
     }
   }
 

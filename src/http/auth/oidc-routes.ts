@@ -51,6 +51,16 @@ function bind(request: FastifyRequest, reply: FastifyReply, site: AccountSite, v
   );
 }
 
+/** The ID token claim openid-client found wrong (nonce, iss, aud), named somewhere down its error's causes. */
+function claimOf(error: unknown): string | null {
+  for (let depth = 0; depth < 4 && typeof error === 'object' && error !== null; depth++) {
+    const claim = (error as { claim?: unknown }).claim;
+    if (typeof claim === 'string') return claim;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /** Where a page goes, in the language the sign-in began in. */
 function page(path: string, language: string | null, extra: Record<string, string> = {}): string {
   const query = new URLSearchParams({ ...extra, ...(language ? { lang: language } : {}) }).toString();
@@ -71,7 +81,18 @@ export function oidcRoutes(accounts: AccountService, clock: Clock, settings: Oid
     const refused = (request: FastifyRequest, reply: FastifyReply, err: unknown, language: string | null) => {
       if (!(err instanceof EngineError || err instanceof HttpError)) throw err;
       noteEvent(request, 'sso_refused', { code: err.code });
-      request.log.info({ code: err.code, reason: err.message }, 'single sign-on refused');
+      // What openid-client found wrong (an unexpected nonce, a refused connection) is for the operator, not the page.
+      const cause = err.cause instanceof Error ? err.cause : null;
+      const claim = claimOf(cause);
+      request.log[err.code === 'sso_unavailable' ? 'warn' : 'info'](
+        {
+          code: err.code,
+          reason: err.message,
+          ...(cause ? { cause: cause.message, ...('code' in cause ? { causeCode: String(cause.code) } : {}) } : {}),
+          ...(claim ? { claim } : {}),
+        },
+        'single sign-on refused',
+      );
       return reply.redirect(page('/signin', language, { sso_error: err.code }), 303);
     };
 
@@ -88,7 +109,12 @@ export function oidcRoutes(accounts: AccountService, clock: Clock, settings: Oid
         const binding = randomBytes(32).toString('base64url');
         let target: URL;
         try {
-          target = await client.begin(`${ownOrigin(request, site)}${callbackPath}`, binding, language);
+          // The redirect URI registered at the provider: SERVICE_PUBLIC_URL's (its path too), else the request's origin.
+          target = await client.begin(
+            `${site.publicUrl ?? ownOrigin(request, site)}${callbackPath}`,
+            binding,
+            language,
+          );
         } catch (err) {
           return refused(request, reply, err, language);
         }
@@ -109,7 +135,10 @@ export function oidcRoutes(accounts: AccountService, clock: Clock, settings: Oid
         const signedIn = accounts.signInWithProvider(identity, settings);
         setAccountCookie(request, reply, site, signedIn.token);
         noteEvent(request, 'sign_in', { account: signedIn.account.accountId, via: 'oidc' });
-        return reply.header('cache-control', 'no-store').redirect(page('/rooms', flow.language), 303);
+        return reply
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer')
+          .redirect(page('/rooms', flow.language), 303);
       } catch (err) {
         return refused(request, reply, err, flow?.language ?? null);
       }

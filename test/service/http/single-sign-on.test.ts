@@ -150,6 +150,10 @@ t.test('a forged, replayed or foreign state and a mismatched nonce are refused',
   t.equal(refusedWith(mismatch), 'sso_response_invalid', 'a mismatched nonce is refused');
   t.notOk(mismatch.cookies.has('meet_account'));
   t.notOk(mismatch.body.includes('at '), 'no stack trace');
+  t.ok(
+    d.lines.some((line) => line.includes('single sign-on refused') && line.includes('"claim":"nonce"')),
+    'the log tells the operator what was wrong',
+  );
   t.equal(d.services.accounts.list().length, 1, 'only the good sign-in made an account');
 });
 
