@@ -16,6 +16,10 @@ export interface TestProvider {
   readonly issuer: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** How often the service fetched the discovery document so far. */
+  readonly discoveries: number;
+  /** While true the provider answers every request with 503, as one that is down for maintenance. */
+  down: boolean;
   /** Who signs in at the provider from now on: subject and claims (changed by the test at will). */
   signInAs(subject: string, user: ProviderUser): void;
   /**
@@ -72,7 +76,14 @@ export async function startProvider(t: Tap, redirectUri: string | (() => string)
       },
     });
   let made: { provider: Provider; callback: (req: IncomingMessage, res: ServerResponse) => void } | null = null;
+  const state = { discoveries: 0, down: false };
   handle = (req, res) => {
+    if (state.down) {
+      res.statusCode = 503;
+      res.end('down for maintenance');
+      return;
+    }
+    if (req.url === '/.well-known/openid-configuration') state.discoveries++;
     if (!made) {
       const provider = makeProvider();
       made = { provider, callback: provider.callback() };
@@ -94,6 +105,15 @@ export async function startProvider(t: Tap, redirectUri: string | (() => string)
     issuer,
     clientId,
     clientSecret,
+    get discoveries() {
+      return state.discoveries;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(value: boolean) {
+      state.down = value;
+    },
     signInAs(subject, user) {
       users.set(subject, user);
       next = subject;

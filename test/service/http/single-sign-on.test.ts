@@ -109,6 +109,8 @@ t.test('a person signs in through the provider, her account appears, and a secon
   t.equal(d.services.accounts.list().length, 1, 'the second sign-in reuses her account');
   t.not(again.cookies.get('meet_account'), cookie, 'with a session of its own');
 
+  t.equal(provider.discoveries, 1, 'discovery was fetched once for all these sign-ins');
+
   provider.signInAs('sub-eve', { email: 'eve@elsewhere.example', email_verified: true });
   t.equal(refusedWith(await signIn(d, provider)), 'sso_domain_not_allowed', 'a domain outside the list is refused');
   provider.signInAs('sub-udo', { email: 'udo@school.example', email_verified: false });
@@ -195,6 +197,13 @@ t.test('a flood of sign-ins begun from one client is limited (429 with Retry-Aft
 });
 
 t.test('a provider that is down, and no issuer at all', async (t) => {
+  const provider = await startProvider(t, redirectUri);
+  provider.down = true;
+  const d = await appFor(t, { env: env(provider) });
+  t.equal(refusedWith(await get(d, '/auth/oidc/start')), 'sso_unavailable', 'down for maintenance: said on /signin');
+  provider.down = false;
+  t.equal((await get(d, '/auth/oidc/start')).status, 303, 'back up: discovery is tried again, the sign-in begins');
+
   const down = await appFor(t, {
     env: {
       SERVICE_PUBLIC_URL: publicUrl,
