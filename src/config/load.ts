@@ -4,6 +4,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { ConfigError } from './config-error.js';
 import { iceProblems } from './ice-servers.js';
 import { metricsProblems } from './loopback.js';
+import { oidcProblems } from './oidc-settings.js';
 import { InvalidValue, type ListenAddress } from './parsers.js';
 import { settings, type Config, type SettingKey, type Setting } from './settings.js';
 
@@ -126,6 +127,14 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (problems.length === 0)
     problems.push(
       ...metricsProblems(resolved.metricsAddr as ListenAddress | null, resolved.metricsAllowRemote as boolean),
+    );
+  if (problems.length === 0)
+    problems.push(
+      ...oidcProblems(
+        resolved.oidcIssuer as string | null,
+        resolved.oidcClientId as string | null,
+        resolved.oidcClientSecret as string | null,
+      ),
     );
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);

@@ -1,4 +1,5 @@
 import { iceServerList, turnSecret } from './ice-servers.js';
+import { emailDomainList, oidcIssuer } from './oidc-settings.js';
 import * as p from './parsers.js';
 import {
   appSecret,
@@ -77,6 +78,11 @@ export interface Config {
   readonly configDir: string;
   readonly licensePublicKey: string | null;
   readonly publicUrl: string | null;
+  readonly oidcIssuer: string | null;
+  readonly oidcClientId: string | null;
+  readonly oidcClientSecret: string | null;
+  readonly oidcAllowedDomains: readonly string[];
+  readonly oidcCreateAccounts: boolean;
   readonly compatHttpAddr: p.ListenAddress;
   readonly compatFrontendUrl: string;
   readonly compatApiSharedSecret: string | null;
@@ -240,6 +246,31 @@ export const settings = {
     fallback: null, parse: p.publicUrl,
     description: 'The address people reach the service at, such as https://meet.example.org, no query (nginx\'s site): meeting-API joins and external_api.js point there, and meetctl nginx takes its host as the default --server-name. meetctl install compat writes it (asked on a terminal)',
     install: { module: 'compat', file: 'env', ask: { question: 'Public address of the service (such as https://meet.example.org)?' } },
+  }),
+  oidcIssuer: setting({
+    env: 'SERVICE_OIDC_ISSUER', toml: ['service', 'oidc_issuer'], flag: '--oidc-issuer',
+    fallback: null, parse: oidcIssuer, shownDefault: 'unset (no single sign-on)',
+    description: 'Single sign-on: the OpenID Connect provider\'s issuer (https://, such as https://login.school.example/realms/staff; http:// only on this machine). Setting it shows "Sign in with single sign-on" on /signin; the provider\'s client is registered with the redirect URI <SERVICE_PUBLIC_URL>/auth/oidc/callback. Needs SERVICE_OIDC_CLIENT_ID and SERVICE_OIDC_CLIENT_SECRET',
+  }),
+  oidcClientId: setting({
+    env: 'SERVICE_OIDC_CLIENT_ID', toml: ['service', 'oidc_client_id'], flag: '--oidc-client-id',
+    fallback: null, parse: p.plainString,
+    description: 'Single sign-on: the client id the provider gave this service',
+  }),
+  oidcClientSecret: setting({
+    env: 'SERVICE_OIDC_CLIENT_SECRET', toml: ['service', 'oidc_client_secret'], secret: true,
+    fallback: null, parse: p.secret,
+    description: 'Single sign-on: the client secret the provider gave this service. Never logged or printed',
+  }),
+  oidcAllowedDomains: setting({
+    env: 'SERVICE_OIDC_ALLOWED_DOMAINS', toml: ['service', 'oidc_allowed_domains'], flag: '--oidc-allowed-domains',
+    fallback: '', parse: emailDomainList, shownDefault: 'unset (any domain)',
+    description: 'Single sign-on: only people whose verified email is at one of these domains (comma-separated, exact: school.example does not admit staff.school.example) may sign in; unset: any domain the provider vouches for',
+  }),
+  oidcCreateAccounts: setting({
+    env: 'SERVICE_OIDC_CREATE_ACCOUNTS', toml: ['service', 'oidc_create_accounts'], flag: '--oidc-create-accounts',
+    fallback: 'true', parse: p.boolean,
+    description: 'Single sign-on: true makes an organiser account on a person\'s first sign-in; false lets in only accounts made beforehand (meetctl user add, by email)',
   }),
   compatHttpAddr: setting({
     env: 'COMPAT_HTTP_ADDR', toml: ['modules', 'compat', 'http_addr'], flag: '--compat-http-addr',

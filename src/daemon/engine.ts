@@ -52,6 +52,16 @@ export async function openEngine(
       web: config,
       ice: config,
       site: { publicUrl: config.publicUrl },
+      oidc:
+        config.oidcIssuer === null
+          ? null
+          : {
+              issuer: config.oidcIssuer,
+              clientId: config.oidcClientId ?? '',
+              clientSecret: config.oidcClientSecret ?? '',
+              allowedDomains: config.oidcAllowedDomains,
+              createAccounts: config.oidcCreateAccounts,
+            },
       trustedProxies: config.trustedProxies,
       ...appOptions,
     });

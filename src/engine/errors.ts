@@ -28,7 +28,11 @@ export type EngineErrorCode =
   | 'account_not_found'
   | 'sign_in_failed'
   | 'link_invalid'
-  | 'too_many_sign_ins';
+  | 'too_many_sign_ins'
+  | 'account_disabled'
+  | 'sso_email_unverified'
+  | 'sso_domain_not_allowed'
+  | 'sso_account_unknown';
 
 export class EngineError extends Error {
   override readonly name = 'EngineError';

@@ -16,6 +16,8 @@ import type { LiveHub } from '../engine/live/live-hub.js';
 import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { accountPageRoutes } from './web/account-pages.js';
+import { oidcRoutes } from './auth/oidc-routes.js';
+import type { OidcSettings } from './auth/oidc-client.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 import { validatorOptions } from './validation.js';
@@ -38,6 +40,8 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly ice?: IceSettings;
   /** The service's public address: the organisers' cookie and CSRF origin (absent: the request's own). */
   readonly site?: AccountSite;
+  /** Single sign-on (OpenID Connect); absent: off, its routes answer 404. */
+  readonly oidc?: OidcSettings | null;
 }
 
 export async function buildEngineApp(
@@ -51,6 +55,7 @@ export async function buildEngineApp(
     accessLog,
     ice,
     site = { publicUrl: null },
+    oidc = null,
     ...fastifyOptions
   } = options;
   const app = Fastify({
@@ -91,7 +96,7 @@ export async function buildEngineApp(
     async (api) => {
       apiRoutes.watch(api);
       // The organiser's own routes need no access token; the rooms API takes a token or her session cookie.
-      await api.register(accountRoutes(services.accounts, site));
+      await api.register(accountRoutes(services.accounts, site, oidc !== null));
       await api.register(async (rooms) => {
         rooms.addHook('onRequest', apiAuth(services.accessTokens, services.accounts, site));
         rooms.addHook(
@@ -121,5 +126,6 @@ export async function buildEngineApp(
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
   await app.register(accountPageRoutes());
+  if (oidc) await app.register(oidcRoutes(services.accounts, services.clock, oidc, site));
   return app;
 }

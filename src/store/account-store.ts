@@ -90,6 +90,14 @@ export class SqliteAccountStore implements AccountStore {
       session: db.prepare<[Buffer], SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
       deleteSession: db.prepare<[Buffer]>('DELETE FROM account_sessions WHERE session_hash = ?'),
       deleteSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE account_id = ?'),
+      byIdentity: db.prepare<[string, string], AccountRow>(
+        `SELECT accounts.* FROM account_identities JOIN accounts USING (account_id)
+         WHERE account_identities.issuer = ? AND account_identities.subject = ?`,
+      ),
+      linkIdentity: db.prepare<[string, string, string, string]>(
+        `INSERT INTO account_identities (issuer, subject, account_id, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+      ),
       expiredSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE expires_at <= ?'),
       expiredLinks: db.prepare<[string]>('DELETE FROM account_links WHERE expires_at <= ?'),
     };
@@ -181,6 +189,15 @@ export class SqliteAccountStore implements AccountStore {
 
   deleteSessions(accountId: string): void {
     this.statements.deleteSessions.run(accountId);
+  }
+
+  byIdentity(issuer: string, subject: string): Account | null {
+    const row = this.statements.byIdentity.get(issuer, subject);
+    return row ? toAccount(row) : null;
+  }
+
+  linkIdentity(issuer: string, subject: string, accountId: string, now: string): boolean {
+    return this.statements.linkIdentity.run(issuer, subject, accountId, now).changes === 1;
   }
 
   deleteExpired(now: string): void {

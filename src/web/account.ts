@@ -5,8 +5,14 @@
 import { call, type Me } from './account-api.js';
 import { announce } from './announce.js';
 import { button, el, field, show } from './dom.js';
-import { accountForm, initialForm, type AccountFormEvent, type AccountFormState } from './state/account-forms.js';
 import { myRoomsView } from './my-rooms.js';
+import {
+  accountForm,
+  initialForm,
+  ssoRefusal,
+  type AccountFormEvent,
+  type AccountFormState,
+} from './state/account-forms.js';
 import { fill, language, withLanguage, words } from './words/index.js';
 
 const w = words.account;
@@ -85,15 +91,33 @@ function signInPage(): void {
       }),
     () => ({ type: 'submit', form: 'signIn' }),
   );
-  const signedOut = new URLSearchParams(location.search).has('signed-out');
+  const query = new URLSearchParams(location.search);
+  const signedOut = query.has('signed-out');
+  // Single sign-on sent her back with why (its code): said once; a reload does not say it again.
+  const sso = ssoRefusal(query.get('sso_error'));
+  if (sso) history.replaceState(null, '', withLanguage(location.pathname));
+  const ssoError = sso ? el('p', { class: 'error', text: w[sso] }) : null;
+  // Offered only when the service has single sign-on (GET /api/sign-in-methods says).
+  const ssoChoice = el(
+    'div',
+    { class: 'sso-choice', hidden: true },
+    el('p', {}, el('a', { href: withLanguage('/auth/oidc/start'), class: 'button-link', text: w.ssoSignIn })),
+    el('p', { text: w.orPassword }),
+  );
   show(
     app,
     el('h1', { text: w.signInHeading }),
     ...(signedOut ? [el('p', { class: 'status-note', text: w.signedOut })] : []),
+    ...(ssoError ? [ssoError] : []),
+    ssoChoice,
     form,
   );
   if (signedOut) announce(w.signedOut);
+  if (sso) announce(w[sso]);
   email.focus();
+  void call<{ single_sign_on: boolean }>('GET', '/api/sign-in-methods').then((answer) => {
+    if (answer.ok && answer.body?.single_sign_on) ssoChoice.hidden = false;
+  });
 }
 
 function setPasswordPage(): void {

@@ -1,6 +1,8 @@
 // Issue 32 in Chromium: an organiser opens the one-time link meetctl printed, sets her password,
 // signs in at /signin, sees who is signed in at /rooms and signs out, on a desktop in English and
 // on a phone in German; errors are shown and announced, axe-core finds nothing on each screen.
+// Single sign-on (point 2) with the same daemon: an OpenID provider (oidc-provider) in the test,
+// "Sign in with single sign-on" to /rooms in English, a refused domain shown and announced in German.
 // One daemon and one browser for the file; the rules themselves are tested in the unit and
 // service tiers (test/unit/engine/accounts, test/service/http/accounts.test.ts).
 import t from 'tap';
@@ -8,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { dataDirFor } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
+import { startProvider } from '../helpers/oidc-provider.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { de } from '../../src/web/words/de.js';
 import { en } from '../../src/web/words/en.js';
@@ -20,7 +23,15 @@ const shownError = (page: Page, text: string) => page.locator('.error', { hasTex
 if (!inLoopbackNamespace(t, import.meta.url)) {
   t.test('one-time link, set a password, sign in, signed in, sign out', async (t) => {
     const dataDir = dataDirFor(t);
-    const d = await inProcessDaemonFor(t, dataDir);
+    let daemonUrl = '';
+    const provider = await startProvider(t, () => `${daemonUrl}/auth/oidc/callback`);
+    const d = await inProcessDaemonFor(t, dataDir, {
+      SERVICE_OIDC_ISSUER: provider.issuer,
+      SERVICE_OIDC_CLIENT_ID: provider.clientId,
+      SERVICE_OIDC_CLIENT_SECRET: provider.clientSecret,
+      SERVICE_OIDC_ALLOWED_DOMAINS: 'school.example',
+    });
+    daemonUrl = d.url;
     const session = await openBrowser(t);
     session.expectConsoleErrors(/401 POST .*\/api\/session/, 'a wrong password is tried on purpose');
     session.expectConsoleErrors(/400 POST .*\/api\/password/, 'a common password is tried on purpose');
@@ -106,6 +117,32 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await page.goto(`${d.url}/rooms${c.lang}`);
       await page.getByRole('heading', { name: w.signInHeading }).waitFor();
       t.pass(`${c.label}: /rooms without a session goes to sign in`);
+
+      // Single sign-on: offered, since the service has it; the provider signs her in (or its domain is refused).
+      const sso = page.getByRole('link', { name: w.ssoSignIn });
+      await sso.waitFor();
+      if (c.label === 'desktop-en') {
+        provider.signInAs(`sub-${c.label}`, { email: `sso-${email}`, email_verified: true, name: 'Herr Nowak' });
+        await sso.focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: w.roomsTitle }).waitFor();
+        await page
+          .locator('.signed-in-as', {
+            hasText: w.signedInAs.replace('{name}', 'Herr Nowak').replace('{email}', `sso-${email}`),
+          })
+          .waitFor();
+        t.pass(`${c.label}: signed in through the provider, an account made for him`);
+        await page.getByRole('button', { name: w.signOut }).click();
+        await page.locator('.status-note', { hasText: w.signedOut }).waitFor();
+      } else {
+        provider.signInAs(`sub-${c.label}`, { email: 'gast@elsewhere.example', email_verified: true });
+        await sso.click();
+        await shownError(page, w.ssoDomain).waitFor();
+        await announced(page).getByText(w.ssoDomain).waitFor();
+        t.equal(new URL(page.url()).search, c.lang, `${c.label}: the code left the address, the language stayed`);
+        await session.checkAccessibility(page, `${c.label} sign in (single sign-on refused)`);
+        await session.screenshot(page, `accounts-signin-sso-refused-${c.label}`);
+      }
       await context.close();
     }
   });

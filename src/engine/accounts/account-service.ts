@@ -4,6 +4,12 @@ import { EngineError } from '../errors.js';
 import { AttemptLimiter, type AttemptLimits } from '../waiting/attempt-limiter.js';
 import type { Account, AccountSource, AccountStore } from './account.js';
 import { checkAccountName, checkEmail, normaliseEmail } from './account-fields.js';
+import {
+  accountOfIdentity,
+  checkProviderEmail,
+  type ProviderIdentity,
+  type ProviderPolicy,
+} from './provider-sign-in.js';
 import { checkPassword, hashPassword, passwordCost, verifyPassword, type ScryptCost } from './password.js';
 
 /** A one-time link to set a password is good for 72 hours, once. */
@@ -208,6 +214,33 @@ export class AccountService {
       settleAccount(account !== null);
     }
     if (!account) throw signInFailed();
+    return this.startSession(account);
+  }
+
+  /**
+   * Single sign-on: the provider verified who this is (its ID token); the instance's rules decide
+   * whether she may sign in and as which account (provider-sign-in.ts). A first sign-in makes her
+   * account when the instance creates accounts; then the same session as a password sign-in.
+   */
+  signInWithProvider(identity: ProviderIdentity, policy: ProviderPolicy): SignedIn {
+    const email = checkProviderEmail(identity, policy);
+    const now = this.clock.now().toISOString();
+    let account = accountOfIdentity(this.store, identity, email, policy, now);
+    if (!account) {
+      let name: unknown = identity.name;
+      try {
+        checkAccountName(name, email);
+      } catch {
+        name = undefined; // a name the provider keeps that people could not be shown: the email's local part
+      }
+      try {
+        account = this.add({ email, name, source: 'oidc' }).account;
+      } catch (err) {
+        // Another sign-in of hers made it meanwhile: take that one.
+        if (!(err instanceof EngineError && err.code === 'account_exists')) throw err;
+      }
+      account = accountOfIdentity(this.store, identity, email, policy, now)!;
+    }
     return this.startSession(account);
   }
 

@@ -53,6 +53,10 @@ export interface AccountStore {
   session(sessionHash: Buffer): { session: AccountSession; account: Account } | null;
   deleteSession(sessionHash: Buffer): void;
   deleteSessions(accountId: string): void;
+  /** The account a single sign-on identity (its provider's issuer and subject) is linked to. */
+  byIdentity(issuer: string, subject: string): Account | null;
+  /** Links an identity to an account; false when either is linked already (to another). */
+  linkIdentity(issuer: string, subject: string, accountId: string, now: string): boolean;
   /** Drops sessions and links that expired before `now` (ISO time). */
   deleteExpired(now: string): void;
 }

@@ -15,7 +15,8 @@ export function readAccountCookie(request: FastifyRequest): string | undefined {
   return header ? parseCookie(header)[accountCookieName] : undefined;
 }
 
-function secure(request: FastifyRequest, site: AccountSite): boolean {
+/** Whether a cookie of the service is Secure: https at SERVICE_PUBLIC_URL, else on the request. */
+export function secure(request: FastifyRequest, site: AccountSite): boolean {
   return site.publicUrl === null ? request.protocol === 'https' : new URL(site.publicUrl).protocol === 'https:';
 }
 

@@ -6,7 +6,7 @@ import { noteEvent } from '../../platform/access-log.js';
 import { sendError } from '../errors.js';
 import { answers, bodyCodes } from './answers.js';
 import { clearAccountCookie, readAccountCookie, setAccountCookie, type AccountSite } from './account-cookie.js';
-import { MeAnswer, PasswordAnswer, PasswordBody, SignInBody } from './account-schemas.js';
+import { MeAnswer, PasswordAnswer, PasswordBody, SignInBody, SignInMethodsAnswer } from './account-schemas.js';
 import { checkCsrf } from './bearer-auth.js';
 
 function accountView(account: Account) {
@@ -20,11 +20,17 @@ function accountView(account: Account) {
 }
 
 /**
- * The organiser's own routes (no access token): sign in and out, who is signed in, and a password
- * set through a one-time link.
+ * The organiser's own routes (no access token): how she may sign in, sign in and out, who is
+ * signed in, and a password set through a one-time link.
  */
-export function accountRoutes(accounts: AccountService, site: AccountSite) {
+export function accountRoutes(accounts: AccountService, site: AccountSite, singleSignOn: boolean) {
   return async (app: FastifyInstance): Promise<void> => {
+    // What /signin offers: a password always; single sign-on (GET /auth/oidc/start) when it is configured.
+    app.get('/sign-in-methods', { schema: { response: answers({ 200: SignInMethodsAnswer }, []) } }, async () => ({
+      password: true,
+      single_sign_on: singleSignOn,
+    }));
+
     app.post<{ Body: SignInBody }>(
       '/session',
       {

@@ -46,3 +46,6 @@ const AccountAnswer = Type.Object({
 export const MeAnswer = Type.Object({ account: AccountAnswer, csrf_token: Type.String() });
 
 export const PasswordAnswer = Type.Object({ account: AccountAnswer });
+
+/** GET /api/sign-in-methods: what the sign-in page offers. */
+export const SignInMethodsAnswer = Type.Object({ password: Type.Boolean(), single_sign_on: Type.Boolean() });

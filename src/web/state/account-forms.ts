@@ -7,6 +7,29 @@
 export type AccountMessage =
   'signInFailed' | 'tooManyTries' | 'tooShort' | 'notSame' | 'tooCommon' | 'linkInvalid' | 'noLink' | 'failed';
 
+/** Why single sign-on sent her back to /signin: keys of the `account` catalogue section. */
+export type SsoMessage =
+  'ssoDomain' | 'ssoUnknown' | 'ssoDisabled' | 'ssoUnverified' | 'ssoExpired' | 'ssoRefused' | 'ssoUnavailable';
+
+const ssoMessages: Readonly<Record<string, SsoMessage>> = {
+  sso_domain_not_allowed: 'ssoDomain',
+  sso_account_unknown: 'ssoUnknown',
+  account_disabled: 'ssoDisabled',
+  sso_email_unverified: 'ssoUnverified',
+  sso_state_invalid: 'ssoExpired',
+  sso_response_invalid: 'ssoRefused',
+  sso_unavailable: 'ssoUnavailable',
+};
+
+/**
+ * The message of the `sso_error` code single sign-on's callback put into /signin's address; null
+ * without one. A code the page does not know (a newer server) reads as a refusal.
+ */
+export function ssoRefusal(code: string | null): SsoMessage | null {
+  if (code === null || code === '') return null;
+  return Object.hasOwn(ssoMessages, code) ? ssoMessages[code]! : 'ssoRefused';
+}
+
 export interface AccountFormState {
   readonly phase: 'editing' | 'sending' | 'done';
   /** What is wrong, and which control it belongs to (the focus goes there). */

@@ -416,6 +416,20 @@ export const de: Words = {
     adminAccount: 'Dies ist ein Administratorkonto.',
     signOut: 'Abmelden',
     failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
+    ssoSignIn: 'Mit Single Sign-on anmelden',
+    orPassword: 'Oder mit E-Mail-Adresse und Passwort anmelden:',
+    ssoDomain: 'Single Sign-on: Konten Ihrer E-Mail-Domain dürfen sich hier nicht anmelden.',
+    ssoUnknown:
+      'Single Sign-on: Hier gibt es kein Konto für Sie. Bitten Sie eine Administratorin oder einen Administrator dieses Dienstes, Sie hinzuzufügen.',
+    ssoDisabled:
+      'Single Sign-on: Ihr Konto ist hier deaktiviert. Wenden Sie sich an die Administration dieses Dienstes.',
+    ssoUnverified:
+      'Single Sign-on: Ihr Anbieter hat Ihre E-Mail-Adresse nicht bestätigt, daher können Sie sich damit nicht anmelden.',
+    ssoExpired:
+      'Single Sign-on: Diese Anmeldung hat zu lange gedauert oder wurde nicht auf dieser Seite begonnen. Bitte beginnen Sie erneut.',
+    ssoRefused: 'Single Sign-on hat Sie nicht angemeldet. Bitte beginnen Sie erneut.',
+    ssoUnavailable:
+      'Single Sign-on ist gerade nicht erreichbar. Versuchen Sie es gleich noch einmal oder melden Sie sich mit Ihrem Passwort an.',
   },
   myRooms,
 };

@@ -46,6 +46,7 @@ const operations = [
   'delete /api/session',
   'get /api/me',
   'post /api/password',
+  'get /api/sign-in-methods',
 ];
 
 interface Operation {

@@ -47,7 +47,7 @@ export const layers: readonly Layer[] = [
   {
     folder: 'http/',
     mayImport: [platform, 'protocol/', 'engine/', 'config/'],
-    packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', 'typebox', node],
+    packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', 'typebox', 'openid-client', node],
   },
   {
     folder: 'compat/',

@@ -1,7 +1,12 @@
 // The organiser's forms as a reducer (issue 32): what a submit and each answer of the server leave
 // the form showing; the view draws it, announces the message and moves the focus to its field.
 import t from 'tap';
-import { accountForm, initialForm, type AccountFormEvent } from '../../../../src/web/state/account-forms.js';
+import {
+  accountForm,
+  initialForm,
+  ssoRefusal,
+  type AccountFormEvent,
+} from '../../../../src/web/state/account-forms.js';
 
 const run = (...events: AccountFormEvent[]) => events.reduce(accountForm, initialForm);
 const signIn: AccountFormEvent = { type: 'submit', form: 'signIn' };
@@ -45,4 +50,18 @@ t.test('set a password', async (t) => {
     field: 'password',
   });
   t.same(run(submit('Korrekt-Pferd-Batterie'), refused('link_invalid')).error, { message: 'linkInvalid', field: null });
+});
+
+t.test("single sign-on's refusal on /signin: each code its message, an unknown one a refusal", async (t) => {
+  t.equal(ssoRefusal(null), null);
+  t.equal(ssoRefusal(''), null);
+  t.equal(ssoRefusal('sso_domain_not_allowed'), 'ssoDomain');
+  t.equal(ssoRefusal('sso_account_unknown'), 'ssoUnknown');
+  t.equal(ssoRefusal('account_disabled'), 'ssoDisabled');
+  t.equal(ssoRefusal('sso_email_unverified'), 'ssoUnverified');
+  t.equal(ssoRefusal('sso_state_invalid'), 'ssoExpired');
+  t.equal(ssoRefusal('sso_response_invalid'), 'ssoRefused');
+  t.equal(ssoRefusal('sso_unavailable'), 'ssoUnavailable');
+  t.equal(ssoRefusal('toString'), 'ssoRefused', 'no inherited name');
+  t.equal(ssoRefusal('something_newer'), 'ssoRefused');
 });
