@@ -29,11 +29,11 @@ let roomId = addressed;
  */
 const linkKey = (room: string) => `meet.link.${room}`;
 const linkInAddress = new URLSearchParams(location.search).get('t');
+const devices = new Devices();
 // Read before the address is rewritten: the fragment names the embedding page.
-const embed = embedBridge(roomId);
+const embed = embedBridge(roomId, devices);
 // Inside a frame the address keeps the token (see enterMeeting), so only a plain page falls back on the kept one.
 const joinToken = linkInAddress ?? (embed ? null : storedGet('session', linkKey(addressed)));
-const devices = new Devices();
 const sessions = new Map<string, string>();
 let closeMeeting: (() => void) | null = null;
 
