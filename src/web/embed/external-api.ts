@@ -269,6 +269,10 @@ import {
       return [...Object.keys(commands), ...unsupportedCommands];
     }
 
+    getSupportedEvents(): string[] {
+      return [...events];
+    }
+
     getNumberOfParticipants(): Promise<unknown> {
       return this.request('getNumberOfParticipants');
     }
