@@ -271,6 +271,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'no device check where the embedding app turned it off',
     );
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
+    // Issue 33 point 2: Bob, arriving late, hears of Ann (already present) before his own arrival.
+    const bobEvents = (await eventsOf(bob.page)).map((e) => e.name);
+    t.ok(
+      bobEvents.indexOf('participantJoined') >= 0 &&
+        bobEvents.indexOf('participantJoined') < bobEvents.indexOf('videoConferenceJoined'),
+      'the late joiner: participantJoined before videoConferenceJoined',
+    );
+    t.match(
+      await waitEvent(bob.page, 'participantJoined'),
+      { id: annJoined.id, displayName: 'Ann', formattedDisplayName: 'Ann' },
+      "for Ann, in the real client's shape",
+    );
     await browser.checkAccessibility(
       bob.page.frame({ url: /\/room\/open-room/ })!,
       'the embedded meeting page, inside the frame (participant)',
@@ -414,7 +426,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       knock.participant.id,
     );
     t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
-    t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
+    t.match(
+      await waitEvent(mo.page, 'participantJoined', (data) => data.displayName === 'Cy'),
+      { displayName: 'Cy' },
+      'and the moderator sees her join',
+    );
 
     // kickParticipant: refused to a participant (nothing is sent), done for the moderator;
     // participantKickedOut on both sides with upstream's payload.
