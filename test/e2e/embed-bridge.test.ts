@@ -298,6 +298,33 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'getNumberOfParticipants: 2 at Ann',
     );
     t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'and at Bob');
+    // Issue 33 point 3: the embedded client's device, layout and chat calls are Bob's own controls.
+    const bobFrame = bob.page.frame({ url: /\/room\/open-room/ })!;
+    const devicesSeen = await bob.page.evaluate(() => (window as any).api.getAvailableDevices());
+    t.ok(
+      devicesSeen.audioInput.length > 0 && devicesSeen.videoInput.length > 0,
+      'getAvailableDevices lists his devices',
+    );
+    t.match(await bob.page.evaluate(() => (window as any).api.getCurrentDevices()), {
+      audioInput: { kind: 'audioinput' },
+      videoInput: { kind: 'videoinput' },
+    });
+    const pressed = (name: string) => bobFrame.getByRole('button', { name, exact: true }).getAttribute('aria-pressed');
+    const gridBefore = await pressed('Grid');
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleTileView'));
+    const tiles = await waitEvent(bob.page, 'tileViewChanged');
+    t.equal(String(tiles.enabled), gridBefore === 'true' ? 'false' : 'true', 'toggleTileView: the other layout');
+    await until('setTileView(true): the grid', async () => {
+      await bob.page.evaluate(() => (window as any).api.executeCommand('setTileView', true));
+      return (await pressed('Grid')) === 'true';
+    });
+    const chatBefore = await pressed('Chat');
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleChat'));
+    await until('toggleChat: the chat panel', async () => (await pressed('Chat')) !== chatBefore);
+    await browser.screenshot(bob.page, 'embed-commands-desktop');
+    await bob.page.setViewportSize({ width: 390, height: 844 });
+    await browser.screenshot(bob.page, 'embed-commands-phone');
+    await bob.page.setViewportSize({ width: 1280, height: 800 });
     t.equal(
       await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id),
       'Bob',
