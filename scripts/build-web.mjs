@@ -81,11 +81,13 @@ async function bundle() {
     },
     outdir: 'dist/web',
   });
-  // external_api.js stays a classic script: types stripped, not bundled or minified, so its page-origin mark is kept
-  // and the embedding page's globals get only the two constructors its own function returns.
+  // external_api.js stays a classic script: one function (its tables from api-names.ts bundled in), not minified,
+  // so its page-origin mark is kept and the embedding page's globals get only the two constructors it sets.
   const embed = await build({
     entryPoints: ['src/web/embed/external-api.ts'],
     outfile: 'dist/web/embed/external-api.js',
+    bundle: true,
+    format: 'iife',
     target: 'es2022',
     sourcemap: true,
     logLevel: 'warning',

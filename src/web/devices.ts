@@ -319,6 +319,12 @@ export class Devices {
     if (sink.setSinkId && this.choices.speaker) await sink.setSinkId(this.choices.speaker).catch(() => {});
   }
 
+  /** An embedding page's choice (setAudioInputDevice, …): as if she chose it in the list. */
+  use(what: 'camera' | 'microphone' | 'speaker', deviceId: string): Promise<void> {
+    this.selects[what].value = deviceId;
+    return this.choose(what, deviceId);
+  }
+
   private async choose(what: keyof Choices, value: string): Promise<void> {
     (this.choices as unknown as Record<string, string>)[what] = value;
     this.save();

@@ -57,6 +57,8 @@ export function answerRequest(
       return { result: !state.local.video };
     case 'isSharingScreen':
       return { result: state.local.screen };
+    case 'getContentSharingParticipants':
+      return { result: { sharingParticipantIds: inMeeting.filter((p) => p.screen).map((p) => p.participant_id) } };
     case 'getDisplayName':
       return { result: typeof args[0] === 'string' ? state.participants.get(args[0])?.name : undefined };
     default:

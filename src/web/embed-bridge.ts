@@ -2,6 +2,9 @@ import type { ParticipantView, ServerMessage } from '../protocol/live.js';
 import { roomApi, type Joined } from './api.js';
 import { answerRequest } from './embed-answers.js';
 import { classroomCommand, classroomCommandNames, handUpdates, type HandsTold } from './embed-classroom.js';
+import type { Devices } from './devices.js';
+import { answerDevices, deviceRequests } from './embed-devices.js';
+import { errorOccurred, joinedEvents, participantJoined, type EmbedEvent } from './embed-events.js';
 import { prejoinShown, readFragment, type Settings } from './embed-settings.js';
 import type { LeaveReason, LocalState, MeetingActions, MeetingHooks } from './meeting-hooks.js';
 
@@ -58,6 +61,7 @@ export class EmbedBridge {
     private readonly parentOrigin: string,
     private readonly homeRoomId: string,
     hash: string,
+    private readonly devices: Devices,
   ) {
     this.settings = readFragment(hash);
     this.roomName = text(this.settings['embed.roomName']) || homeRoomId;
@@ -78,6 +82,10 @@ export class EmbedBridge {
 
   private emit(name: string, data: object): void {
     this.post({ videomeet: envelope, kind: 'event', name, data });
+  }
+
+  private tell(event: EmbedEvent): void {
+    this.emit(event.name, event.data);
   }
 
   /**
@@ -140,13 +148,7 @@ export class EmbedBridge {
     this.left();
     this.actions = null;
     if (reason === 'lost')
-      this.emit('errorOccurred', {
-        error: {
-          name: 'conference.connectionError',
-          message: 'The connection to the meeting was lost.',
-          isFatal: true,
-        },
-      });
+      this.tell(errorOccurred('conference.connectionError', 'The connection to the meeting was lost.', 'CONNECTION'));
     else if (reason !== 'removed') this.emit('readyToClose', {});
   }
 
@@ -172,13 +174,9 @@ export class EmbedBridge {
         for (const p of [message.self, ...message.participants]) this.participants.set(p.participant_id, p);
         this.joined = true;
         if (this.actions) this.local = this.actions.local();
-        this.emit('videoConferenceJoined', {
-          roomName: this.roomName,
-          id: message.self.participant_id,
-          displayName: message.self.name,
-          avatarURL: '',
-          breakoutRoom: this.roomId !== this.homeRoomId,
-        });
+        // Everyone already present first, then her own arrival (issue 33 point 2).
+        const room = { roomName: this.roomName, breakoutRoom: this.roomId !== this.homeRoomId };
+        for (const event of joinedEvents(message.self, message.participants, room)) this.tell(event);
         // configOverwrite's start muted, as the person would mute at once.
         // Upstream tells the subject of the conference joined, when it has one.
         if (message.subject !== '') this.emit('subjectChange', { subject: message.subject });
@@ -201,8 +199,7 @@ export class EmbedBridge {
           this.name = p.name;
           break;
         }
-        if (!known && message.type === 'participant_joined')
-          this.emit('participantJoined', { id: p.participant_id, displayName: p.name });
+        if (!known && message.type === 'participant_joined') this.tell(participantJoined(p));
         break;
       }
       case 'subject':
@@ -284,6 +281,13 @@ export class EmbedBridge {
     const args = Array.isArray(m.args) ? (m.args as unknown[]) : [];
     if (m.kind === 'command') this.command(m.name, args);
     else if (m.kind === 'request' && typeof m.id === 'number' && Number.isSafeInteger(m.id)) {
+      const id = m.id;
+      if (deviceRequests.includes(m.name)) {
+        void answerDevices(m.name, args, this.devices).then((result) =>
+          this.post({ videomeet: envelope, kind: 'response', id, result }),
+        );
+        return;
+      }
       const answer = answerRequest(m.name, args, {
         participants: this.participants,
         selfId: this.selfId,
@@ -314,7 +318,9 @@ export class EmbedBridge {
       if (this.queued.length < 50) this.queued.push({ name, args });
       return;
     }
-    if (actions && classroomCommand(name, args, actions, this.selfId)) return;
+    const unmuted = [...this.participants.values()].filter((p) => p.audio).map((p) => p.participant_id);
+    const tell = (event: string, data: object) => this.emit(event, data);
+    if (actions && classroomCommand(name, args, actions, this.selfId, { unmuted, tell })) return;
     switch (name) {
       case 'toggleAudio':
         return actions!.toggleAudio();
@@ -369,9 +375,6 @@ export class EmbedBridge {
           return console.warn(`subject: a subject holds at most ${maxSubjectLength} characters; nothing was sent.`);
         return actions!.setSubject(subject);
       }
-      case 'setTileView':
-        // The meeting always shows everyone as tiles: there is no other layout to switch to.
-        return;
       case 'toggleLobby': {
         if (typeof args[0] !== 'boolean') return console.warn('toggleLobby: pass true or false; nothing was sent.');
         if (!actions!.isModerator())
@@ -414,7 +417,7 @@ export class EmbedBridge {
 }
 
 /** The bridge when the page was opened with `embed=1` inside a frame and told its parent's origin. */
-export function embedBridge(homeRoomId: string): EmbedBridge | null {
+export function embedBridge(homeRoomId: string, devices: Devices): EmbedBridge | null {
   if (new URLSearchParams(location.search).get('embed') !== '1' || window.parent === window) return null;
   const parentOrigin = readFragment(location.hash)['embed.parentOrigin'];
   if (typeof parentOrigin !== 'string') return null;
@@ -427,5 +430,5 @@ export function embedBridge(homeRoomId: string): EmbedBridge | null {
   // The origin the fragment names must be the page that actually frames us, where the browser says.
   const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
   if (origin === 'null' || (ancestors && ancestors.length > 0 && ancestors[0] !== origin)) return null;
-  return new EmbedBridge(origin, homeRoomId, location.hash);
+  return new EmbedBridge(origin, homeRoomId, location.hash, devices);
 }

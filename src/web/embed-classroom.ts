@@ -3,7 +3,8 @@ import type { MeetingActions } from './meeting-hooks.js';
 
 /**
  * The everyday controls of a lesson (issue 31 point 10) through external_api.js, with the names
- * and payloads of the embedded client's API: the command `toggleRaiseHand` and the event
+ * and payloads of the embedded client's API (and issue 33 point 3's `toggleChat`, `toggleTileView`,
+ * `setTileView` and `muteEveryone`): the command `toggleRaiseHand` and the event
  * `raiseHandUpdated {id, handRaised}` (0 when down, else when it went up, in ms); the moderator's
  * `endConference` (every page then tells its parent `videoConferenceLeft` and `readyToClose`)
  * and `muteRemoteParticipant(id, 'audio')` (she is asked, as by the Mute button). Kept apart from
@@ -11,7 +12,22 @@ import type { MeetingActions } from './meeting-hooks.js';
  */
 
 /** These commands wait for the meeting to be on screen, like the bridge's own. */
-export const classroomCommandNames = ['toggleRaiseHand', 'endConference', 'muteRemoteParticipant'] as const;
+export const classroomCommandNames = [
+  'toggleRaiseHand',
+  'endConference',
+  'muteRemoteParticipant',
+  'muteEveryone',
+  'toggleChat',
+  'toggleTileView',
+  'setTileView',
+] as const;
+
+/** What the bridge knows besides the actions: who else has the microphone on, and how to tell the embedding page. */
+export interface CommandContext {
+  /** Ids of the others present whose microphone is on. */
+  readonly unmuted?: readonly string[];
+  readonly tell?: (name: string, data: object) => void;
+}
 
 export interface HandUpdate {
   readonly id: string;
@@ -44,8 +60,29 @@ export function classroomCommand(
   args: readonly unknown[],
   actions: MeetingActions,
   selfId: string,
+  context: CommandContext = {},
 ): boolean {
   switch (name) {
+    case 'toggleChat':
+      actions.toggleChat();
+      return true;
+    case 'toggleTileView':
+    case 'setTileView': {
+      // setTileView(enabled): the grid on or off; toggleTileView: the other layout.
+      const tiles = name === 'toggleTileView' ? null : args[0] !== false;
+      context.tell?.('tileViewChanged', { enabled: actions.setTileView(tiles) });
+      return true;
+    }
+    case 'muteEveryone': {
+      // Upstream's muteEveryone(mediaType = 'audio'): everyone else's microphone, the moderator's own excepted.
+      const media = args[0] === undefined ? 'audio' : args[0];
+      if (media !== 'audio')
+        console.warn('muteEveryone: only microphones (audio) can be muted here; nothing was sent.');
+      else if (!actions.isModerator())
+        console.warn('muteEveryone: only a moderator can mute everyone; nothing was sent.');
+      else for (const id of context.unmuted ?? []) if (id !== selfId) actions.mute(id);
+      return true;
+    }
     case 'toggleRaiseHand':
       actions.toggleHand();
       return true;

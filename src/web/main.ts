@@ -6,6 +6,7 @@ import { Devices } from './devices.js';
 import { embedBridge } from './embed-bridge.js';
 import { button, el, show } from './dom.js';
 import { linkHint } from './join-link.js';
+import { logoutTarget } from './logout-target.js';
 import { meetingView } from './meeting.js';
 import { cameBack } from './removal.js';
 import { forgetRequest, madeRequest } from './request-memory.js';
@@ -29,11 +30,19 @@ let roomId = addressed;
  */
 const linkKey = (room: string) => `meet.link.${room}`;
 const linkInAddress = new URLSearchParams(location.search).get('t');
+const devices = new Devices();
 // Read before the address is rewritten: the fragment names the embedding page.
-const embed = embedBridge(roomId);
+const embed = embedBridge(roomId, devices);
 // Inside a frame the address keeps the token (see enterMeeting), so only a plain page falls back on the kept one.
 const joinToken = linkInAddress ?? (embed ? null : storedGet('session', linkKey(addressed)));
-const devices = new Devices();
+/**
+ * The platform's page to go back to after leaving (the join link's logoutURL), kept by this tab
+ * like the link itself so a reload inside the meeting keeps it; not inside a frame, where the
+ * embedding page decides (readyToClose).
+ */
+const logoutKey = `meet.logout.${addressed}`;
+if (linkInAddress) storedSet('session', logoutKey, logoutTarget(location.search) ?? '');
+const logoutURL = embed ? null : logoutTarget(location.search) || storedGet('session', logoutKey) || null;
 const sessions = new Map<string, string>();
 let closeMeeting: (() => void) | null = null;
 
@@ -161,6 +170,11 @@ function enterMeeting(room: string, session: string): void {
       if (reason !== 'lost') forgetRequest(roomId);
       // Removed: the link she came with no longer brings her straight back; she asks again.
       if (reason === 'removed') storedRemove('session', linkKey(roomId));
+      // Hung up, or the meeting ended: back to the platform she came from, as upstream sends her.
+      if (logoutURL && (reason === 'hangup' || reason === 'ended')) {
+        devices.stop();
+        return location.assign(logoutURL);
+      }
       // Removed: her session is spent; the way back is the arrival, where she asks again. Hung
       // up: "Rejoin" comes back as she came, with the name of her session.
       message(text, reason === 'removed', reason === 'hangup' ? (linkHint(session).name ?? '') : null);

@@ -24,6 +24,10 @@ export interface MeetingActions {
   readonly endMeeting: () => void;
   /** Moderators: someone else is asked to turn her microphone off. */
   readonly mute: (participantId: string) => void;
+  /** The chat panel open, or closed when it shows (the toolbar's Chat button). */
+  readonly toggleChat: () => void;
+  /** The grid on (true), off (false: speaker view) or toggled (null), as her layout buttons; whether it shows now. */
+  readonly setTileView: (tiles: boolean | null) => boolean;
   readonly local: () => LocalState;
   readonly session: () => string;
   readonly isModerator: () => boolean;

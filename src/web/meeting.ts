@@ -21,6 +21,7 @@ import { comeBackWhenUp, endOf } from './removal.js';
 import { SidePanel } from './side-panel.js';
 import { Signals } from './signals.js';
 import { Stage } from './stage.js';
+import { chooseTiles } from './stage-layout.js';
 import {
   anyoneSharing,
   groupOf,
@@ -429,6 +430,8 @@ export function meetingView(options: MeetingOptions): {
     toggleHand: () => classroom.shortcut.run(),
     endMeeting: () => send({ type: 'end_meeting' }),
     mute: (participantId) => send({ type: 'mute', participant_id: participantId }),
+    toggleChat: () => panel.toggle('chat'),
+    setTileView: (tiles) => chooseTiles(stage.controls, tiles),
     local: () => ({ audio: state.audio, video: state.video, screen: state.screen }),
     session: () => session,
     isModerator,

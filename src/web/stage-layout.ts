@@ -16,8 +16,11 @@ export function storedLayout(): LayoutMode {
  */
 export function layoutSwitch(initial: LayoutMode, changed: (mode: LayoutMode) => void): { element: HTMLElement } {
   const choices: Record<LayoutMode, HTMLButtonElement> = {
-    speaker: button(words.stage.speakerView, () => choose('speaker'), { class: 'layout-choice' }),
-    grid: button(words.stage.grid, () => choose('grid'), { class: 'layout-choice' }),
+    speaker: button(words.stage.speakerView, () => choose('speaker'), {
+      class: 'layout-choice',
+      'data-mode': 'speaker',
+    }),
+    grid: button(words.stage.grid, () => choose('grid'), { class: 'layout-choice', 'data-mode': 'grid' }),
   };
   const mark = (mode: LayoutMode) => {
     for (const [name, b] of Object.entries(choices)) b.setAttribute('aria-pressed', String(name === mode));
@@ -36,4 +39,16 @@ export function layoutSwitch(initial: LayoutMode, changed: (mode: LayoutMode) =>
       choices.grid,
     ),
   };
+}
+
+/**
+ * The grid (the embedded client's tile view) on or off, `null` toggling it, as her click on a
+ * layout button would (kept for the next meeting too): for an embedding page's `setTileView` and
+ * `toggleTileView`. Whether the grid shows now.
+ */
+export function chooseTiles(controls: ParentNode, tiles: boolean | null): boolean {
+  const pressed = (mode: LayoutMode) => controls.querySelector(`[data-mode="${mode}"]`)?.getAttribute('aria-pressed');
+  const grid = tiles ?? pressed('grid') !== 'true';
+  controls.querySelector<HTMLButtonElement>(`[data-mode="${grid ? 'grid' : 'speaker'}"]`)?.click();
+  return pressed('grid') === 'true';
 }

@@ -271,6 +271,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'no device check where the embedding app turned it off',
     );
     t.equal(bobJoined.displayName, 'Bob', "without userInfo, the token's name");
+    // Issue 33 point 2: Bob, arriving late, hears of Ann (already present) before his own arrival.
+    const bobEvents = (await eventsOf(bob.page)).map((e) => e.name);
+    t.ok(
+      bobEvents.indexOf('participantJoined') >= 0 &&
+        bobEvents.indexOf('participantJoined') < bobEvents.indexOf('videoConferenceJoined'),
+      'the late joiner: participantJoined before videoConferenceJoined',
+    );
+    t.match(
+      await waitEvent(bob.page, 'participantJoined'),
+      { id: annJoined.id, displayName: 'Ann', formattedDisplayName: 'Ann' },
+      "for Ann, in the real client's shape",
+    );
     await browser.checkAccessibility(
       bob.page.frame({ url: /\/room\/open-room/ })!,
       'the embedded meeting page, inside the frame (participant)',
@@ -286,6 +298,33 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'getNumberOfParticipants: 2 at Ann',
     );
     t.equal(await bob.page.evaluate(() => (window as any).api.getNumberOfParticipants()), 2, 'and at Bob');
+    // Issue 33 point 3: the embedded client's device, layout and chat calls are Bob's own controls.
+    const bobFrame = bob.page.frame({ url: /\/room\/open-room/ })!;
+    const devicesSeen = await bob.page.evaluate(() => (window as any).api.getAvailableDevices());
+    t.ok(
+      devicesSeen.audioInput.length > 0 && devicesSeen.videoInput.length > 0,
+      'getAvailableDevices lists his devices',
+    );
+    t.match(await bob.page.evaluate(() => (window as any).api.getCurrentDevices()), {
+      audioInput: { kind: 'audioinput' },
+      videoInput: { kind: 'videoinput' },
+    });
+    const pressed = (name: string) => bobFrame.getByRole('button', { name, exact: true }).getAttribute('aria-pressed');
+    const gridBefore = await pressed('Grid');
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleTileView'));
+    const tiles = await waitEvent(bob.page, 'tileViewChanged');
+    t.equal(String(tiles.enabled), gridBefore === 'true' ? 'false' : 'true', 'toggleTileView: the other layout');
+    await until('setTileView(true): the grid', async () => {
+      await bob.page.evaluate(() => (window as any).api.executeCommand('setTileView', true));
+      return (await pressed('Grid')) === 'true';
+    });
+    const chatBefore = await pressed('Chat');
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleChat'));
+    await until('toggleChat: the chat panel', async () => (await pressed('Chat')) !== chatBefore);
+    await browser.screenshot(bob.page, 'embed-commands-desktop');
+    await bob.page.setViewportSize({ width: 390, height: 844 });
+    await browser.screenshot(bob.page, 'embed-commands-phone');
+    await bob.page.setViewportSize({ width: 1280, height: 800 });
     t.equal(
       await ann.page.evaluate((id) => (window as any).api.getDisplayName(id), bobJoined.id),
       'Bob',
@@ -414,7 +453,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       knock.participant.id,
     );
     t.equal((await waitEvent(cy.page, 'videoConferenceJoined')).displayName, 'Cy', 'admitted: videoConferenceJoined');
-    t.match(await waitEvent(mo.page, 'participantJoined'), { displayName: 'Cy' }, 'and the moderator sees her join');
+    t.match(
+      await waitEvent(mo.page, 'participantJoined', (data) => data.displayName === 'Cy'),
+      { displayName: 'Cy' },
+      'and the moderator sees her join',
+    );
 
     // kickParticipant: refused to a participant (nothing is sent), done for the moderator;
     // participantKickedOut on both sides with upstream's payload.

@@ -1,6 +1,7 @@
 // Issue 11 point 1 in a real browser: a meeting-API room shows itself only to its join link.
 // The link enters; the same address without it meets the guest policy (here: refused); an
 // address that names no room says so after the name, exactly as the unlisted one would.
+// Issue 33 point 6: leaving sends her to the join's own logoutURL (not the create's).
 import t from 'tap';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { ConfapiClient, compatInProcessFor, roomAndToken } from '../helpers/compat.js';
@@ -17,14 +18,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await api.get('create', [
       ['meetingID', 'course-7'],
       ['guestPolicy', 'ALWAYS_DENY'],
+      ['logoutURL', 'http://platform.invalid/course-7'],
     ]);
+    // The platform's page she returns to: a page of the service itself, so the browser can show it.
+    const logoutURL = `${d.url}/?back-from=course-7`;
     const joined = await api.get('join', [
       ['meetingID', 'course-7'],
       ['fullName', 'Pupil Pia'],
       ['role', 'VIEWER'],
       ['redirect', 'false'],
+      ['logoutURL', logoutURL],
     ]);
-    const { roomId, token } = roomAndToken(String(joined.xml.url));
+    const { roomId, token, url: joinUrl } = roomAndToken(String(joined.xml.url));
     const browser = await openBrowser(t);
     // Refusals this test provokes: the unlisted room hides itself from the stranger without
     // her join link (404 like a missing room) and refuses her name (403 guest_denied); the lost
@@ -43,13 +48,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     );
 
     const invited = await browser.newPage('invited');
-    await invited.page.goto(`${d.url}/room/${roomId}?t=${encodeURIComponent(token)}`);
+    await invited.page.goto(`${d.url}${joinUrl.pathname}${joinUrl.search}`);
+    t.equal(joinUrl.searchParams.get('t'), token);
     // Her link names her (the platform did): the page says so and asks nothing.
     await invited.page.getByText('Joining as Pupil Pia').waitFor();
     t.equal(await invited.page.getByLabel('Your name').count(), 0, 'no name field for a link that carries one');
     await invited.page.getByRole('button', { name: 'Join' }).click();
     await invited.page.waitForURL(new RegExp(`/room/${roomId}$`));
     t.pass('the join link enters the meeting');
+    await invited.page.getByRole('button', { name: 'Leave meeting' }).click();
+    await invited.page.waitForURL(logoutURL);
+    t.pass("leaving lands on the join's own logoutURL");
 
     const stranger = await browser.newPage('stranger');
     await stranger.page.goto(`${d.url}/room/${roomId}`);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Built from src/web/embed/external-api.ts by scripts/build-web.mjs (types stripped, not bundled). */
+/** Built from src/web/embed/external-api.ts by scripts/build-web.mjs (one classic function, its name tables bundled in). */
 /**
  * The compiled script: beside this module in dist/ (dist/web/embed/), or, when this module runs
  * from its TypeScript source (tests load src/ in process), in the build's dist/ of the same package.

@@ -1,7 +1,7 @@
 // external_api.js: the embedding script an application loads with
-// <script src="https://{domain}/external_api.js">. A classic script, not a module: it has no
-// imports or exports so tsc emits one self-contained file, and everything sits inside one
-// function so nothing but the two constructors reaches the page's globals.
+// <script src="https://{domain}/external_api.js">. A classic script, not a module: the build
+// bundles it with its name tables (api-names.ts) into one function, so nothing but the two
+// constructors reaches the page's globals.
 //
 // Envelope (objects through postMessage, always to one exact target origin, never "*"):
 //   parent -> page  { videomeet: 'v1', kind: 'command',  name, args: [...] }
@@ -9,9 +9,20 @@
 //   page -> parent  { videomeet: 'v1', kind: 'ready' }
 //   page -> parent  { videomeet: 'v1', kind: 'event',    name, data: {...} }
 //   page -> parent  { videomeet: 'v1', kind: 'response', id, result } | { ..., id, error }
-// plus the gateway's refusal page: { type: 'errorOccurred', error: { name, message, isFatal } }.
+// plus the gateway's refusal page: { type: 'errorOccurred', error: { name, message, isFatal } }, told
+// to listeners flat, as the embedded client does: { name, message, type, isFatal }.
 // The parent believes a message only when it comes from its own iframe's window AND from
 // the service's origin (the iframe's, or the page origin the server baked in below).
+import {
+  commands,
+  deviceSetters,
+  events,
+  notSupported,
+  pageRequests,
+  unsupportedAnswers,
+  unsupportedCommands,
+} from './api-names.js';
+
 (() => {
   type Listener = (data: unknown) => void;
   type Options = {
@@ -46,45 +57,6 @@
     }
   })();
 
-  /** Public command names executeCommand accepts; the page decides what each does. */
-  const commands: Record<string, true> = {
-    toggleAudio: true,
-    toggleVideo: true,
-    toggleShareScreen: true,
-    hangup: true,
-    sendChatMessage: true,
-    setDisplayName: true,
-    displayName: true,
-    subject: true,
-    setTileView: true,
-    toggleLobby: true,
-    answerKnockingParticipant: true,
-    kickParticipant: true,
-    toggleRaiseHand: true,
-    endConference: true,
-    muteRemoteParticipant: true,
-  };
-  const events = [
-    'ready',
-    'videoConferenceJoined',
-    'videoConferenceLeft',
-    'readyToClose',
-    'participantJoined',
-    'participantLeft',
-    'participantKickedOut',
-    'participantRoleChanged',
-    'displayNameChange',
-    'subjectChange',
-    'audioMuteStatusChanged',
-    'videoMuteStatusChanged',
-    'screenSharingStatusChanged',
-    'dominantSpeakerChanged',
-    'incomingMessage',
-    'outgoingMessage',
-    'knockingParticipant',
-    'raiseHandUpdated',
-    'errorOccurred',
-  ];
   const cssUnits = /^\d+(\.\d+)?(em|pt|px|%|vh|vw|dvh|lvh|svh|dvw|lvw|svw)$/;
   let counter = 0;
 
@@ -206,7 +178,15 @@
       const data: unknown = event.data;
       if (!isObject(data)) return;
       if (data.type === 'errorOccurred' && isObject(data.error)) {
-        this.emit('errorOccurred', { error: data.error });
+        // Flat, as the embedded client sends it: {name, message, type, isFatal}.
+        const { name, message, isFatal } = data.error;
+        const said = (v: unknown) => (typeof v === 'string' ? v : '');
+        this.tellListeners('errorOccurred', {
+          name: said(name),
+          message: said(message),
+          type: 'CONNECTION',
+          isFatal: isFatal === true,
+        });
         return;
       }
       if (data.videomeet !== envelope) return;
@@ -216,7 +196,7 @@
         // The page may have been redirected to the service's meeting origin: answer it there.
         this.targetOrigin = event.origin;
         for (const message of this.queue.splice(0)) this.post(message);
-        this.emit('ready', {});
+        this.tellListeners('ready', {});
         try {
           this.onload?.();
         } catch (err) {
@@ -225,7 +205,7 @@
         return;
       }
       if (data.kind === 'event' && typeof data.name === 'string' && events.includes(data.name)) {
-        this.emit(data.name, isObject(data.data) ? data.data : {});
+        this.tellListeners(data.name, isObject(data.data) ? data.data : {});
         return;
       }
       if (data.kind === 'response' && typeof data.id === 'number') {
@@ -246,7 +226,7 @@
       this.iframe.contentWindow?.postMessage(message, this.targetOrigin);
     }
 
-    private emit(name: string, data: unknown): void {
+    private tellListeners(name: string, data: unknown): void {
       for (const listener of [...(this.listeners.get(name) ?? [])]) {
         try {
           listener(data);
@@ -271,6 +251,7 @@
 
     executeCommand(name: string, ...args: unknown[]): void {
       if (this.disposed) return;
+      if (typeof name === 'string' && unsupportedCommands.includes(name)) return notSupported(name);
       if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(commands, name)) {
         console.warn(`VideoMeetExternalAPI: "${String(name)}" is not a supported command; nothing was sent.`);
         return;
@@ -285,7 +266,7 @@
     }
 
     getSupportedCommands(): string[] {
-      return Object.keys(commands);
+      return [...Object.keys(commands), ...unsupportedCommands];
     }
 
     getSupportedEvents(): string[] {
@@ -383,6 +364,33 @@
       return this.listeners.get(name)?.length ?? 0;
     }
 
+    /** The rest of the EventEmitter the embedded client is: listeners of this page only, nothing reaches the meeting. */
+    emit(name: string, data?: unknown): boolean {
+      this.tellListeners(name, data);
+      return this.listenerCount(name) > 0;
+    }
+
+    eventNames(): string[] {
+      return [...this.listeners.keys()];
+    }
+
+    rawListeners(name: string): Listener[] {
+      return [...(this.listeners.get(name) ?? [])];
+    }
+
+    prependListener(name: string, listener: Listener): this {
+      if (typeof listener === 'function') this.listeners.set(name, [listener, ...(this.listeners.get(name) ?? [])]);
+      return this;
+    }
+
+    setMaxListeners(): this {
+      return this;
+    }
+
+    getMaxListeners(): number {
+      return 0;
+    }
+
     /** Removes the iframe (which closes the page's live connection) and forgets every listener. */
     dispose(): void {
       if (this.disposed) return;
@@ -398,6 +406,25 @@
       this.iframe.remove();
     }
   }
+
+  const prototype = VideoMeetExternalAPI.prototype as unknown as Record<string, unknown>;
+  type Requester = { request: (name: string, ...args: unknown[]) => Promise<unknown> };
+  // set*Device(label, deviceId): the page finds the device by id, else by label, and uses it as her own choice.
+  for (const [name, kind] of Object.entries(deviceSetters))
+    prototype[name] = function (this: Requester, label: unknown, id?: unknown) {
+      return this.request('setDevice', { kind, label, id });
+    };
+  // Deprecated upstream, where it always resolves true.
+  prototype.isDeviceListAvailable = () => Promise.resolve(true);
+  for (const name of pageRequests)
+    prototype[name] ??= function (this: Requester, ...args: unknown[]) {
+      return this.request(name, ...args);
+    };
+  for (const [name, { answer, promise }] of Object.entries(unsupportedAnswers))
+    prototype[name] ??= () => {
+      notSupported(name);
+      return promise ? Promise.resolve(answer) : answer;
+    };
 
   const w = window as unknown as Record<string, unknown>;
   w.VideoMeetExternalAPI = VideoMeetExternalAPI;

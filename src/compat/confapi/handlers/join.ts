@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { cleanName, describeNameProblem, nameProblem } from '../../../engine/display-name.js';
 import type { JoinClaims } from '../../../engine/tokens/token-service.js';
 import { xml, type Answer, type CallContext } from '../context.js';
-import { failure } from '../errors.js';
+import { ConfapiError, failure } from '../errors.js';
 import { endedVisibleMs } from '../meetings.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf, strictBoolean, type Params } from '../params.js';
@@ -64,15 +64,50 @@ function optionalUrl(name: string, value: string | undefined): string | null {
   throw failure('validationError', `${name} must be an http or https URL`);
 }
 
+/** An http(s) URL, or null for anything else (absent, empty, another scheme, not a URL, too long). */
+function httpUrl(value: string | undefined): string | null {
+  if (value === undefined || value === '' || value.length > 2048) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+const redirects = (params: Params): boolean => {
+  const redirect = params.get('redirect');
+  return redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
+};
+
 /**
- * join: a join token for the meeting's room, handed over as a redirect to
+ * join, as upstream with `errorRedirectUrl` (issue 33 point 6): a browser join (redirect) that the
+ * meeting refuses goes to that http(s) URL with `errors=[{"key","message"}]`, instead of showing
+ * XML to a person. Only a call whose checksum held gets here (routes.ts checks it first), so an
+ * unsigned link cannot use the service to bounce anyone elsewhere; a URL of another scheme is
+ * ignored and the refusal stays XML.
+ */
+export async function join(ctx: CallContext): Promise<Answer> {
+  try {
+    return await admitOrRefuse(ctx);
+  } catch (err) {
+    const target = redirects(ctx.params) ? httpUrl(ctx.params.get('errorRedirectUrl')) : null;
+    if (!(err instanceof ConfapiError) || target === null) throw err;
+    const url = new URL(target);
+    url.searchParams.set('errors', JSON.stringify([{ key: err.messageKey, message: err.message }]));
+    return { kind: 'redirect', location: url.toString() };
+  }
+}
+
+/**
+ * A join token for the meeting's room, handed over as a redirect to
  * COMPAT_FRONTEND_URL/room/<room>?t=<token> (or, with redirect=false, as XML). The media
  * server is not contacted. A platform user's token (source `lms`) enters directly (the room's
  * scope is never `all`); a `guest=true` join is a bare-link guest, so the guest policy decides
  * (source `link` waits where guests wait; DENY gets no token). Every failure is XML, never a
- * redirect, so a join with a bad checksum cannot bounce anyone to a logoutURL.
+ * redirect (but see errorRedirectUrl above), so a join with a bad checksum cannot bounce anyone to a logoutURL.
  */
-export async function join(ctx: CallContext): Promise<Answer> {
+async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   const { params, tenant, deps } = ctx;
   const meetingId = meetingIdOf(params);
   const fullName = cleanName(params.get('fullName') ?? '', 64);
@@ -95,8 +130,9 @@ export async function join(ctx: CallContext): Promise<Answer> {
   // for her as for a bare-link arrival. Moderators are never guests (upstream: always ALLOW).
   const guest = asGuest && role !== 'moderator';
   const guestStatus = guest ? deps.meetings.guestStatus(meeting) : 'ALLOW';
-  const redirect = params.get('redirect');
-  const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
+  const redirecting = redirects(params);
+  // Where she goes when she leaves: the join's own logoutURL (Moodle's guest links set it per join), else the create's.
+  const logoutURL = httpUrl(params.get('logoutURL')) ?? meeting.settings.logoutURL;
   const userId = params.get('userID') ?? '';
   // Who joined which room, as ids and choices: meetingID, fullName and userID are the platform's words, not ours to log.
   const noteJoin = () => ctx.note?.('join', { room: meeting.roomId, role, guest, guestStatus });
@@ -119,7 +155,7 @@ export async function join(ctx: CallContext): Promise<Answer> {
         auth_token: joinToken(),
         session_token: joinToken(),
         guestStatus,
-        url: meeting.settings.logoutURL,
+        url: logoutURL,
       }),
     );
   }
@@ -139,7 +175,7 @@ export async function join(ctx: CallContext): Promise<Answer> {
   const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
   noteJoin();
   const query = new URLSearchParams([['t', token]]);
-  if (meeting.settings.logoutURL !== '') query.append('logoutURL', meeting.settings.logoutURL);
+  if (logoutURL !== '') query.append('logoutURL', logoutURL);
   const url = `${deps.frontendUrl}/room/${encodeURIComponent(meeting.roomId)}?${query.toString()}`;
 
   if (redirecting) return { kind: 'redirect', location: url };
