@@ -6,6 +6,7 @@ import { failure } from '../errors.js';
 import { endedVisibleMs } from '../meetings.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf, strictBoolean, type Params } from '../params.js';
+import { signJoinSession } from '../session-tokens.js';
 import { success } from '../xml.js';
 
 /** Equal in constant time (over digests, so lengths do not show either). */
@@ -93,7 +94,10 @@ export async function join(ctx: CallContext): Promise<Answer> {
   const role = roleOf(params, meeting);
   // A guest is someone the platform did not authenticate: the meeting's guest policy decides
   // for her as for a bare-link arrival. Moderators are never guests (upstream: always ALLOW).
-  const guest = asGuest && role !== 'moderator';
+  // With authenticatedGuest (upstream's setting; Greenlight and Canvas rely on it), a viewer of
+  // an ASK_MODERATOR meeting asks too, guest=true or not; ALWAYS_ACCEPT_AUTH still asks guests only.
+  const authenticatedGuest = tenant.authenticatedGuest ?? deps.authenticatedGuest;
+  const guest = role !== 'moderator' && (asGuest || (authenticatedGuest && meeting.guestPolicy === 'ASK_MODERATOR'));
   const guestStatus = guest ? deps.meetings.guestStatus(meeting) : 'ALLOW';
   const redirect = params.get('redirect');
   const redirecting = redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
@@ -145,9 +149,16 @@ export async function join(ctx: CallContext): Promise<Answer> {
   if (redirecting) return { kind: 'redirect', location: url };
   const waits = guestStatus === 'WAIT';
   // Upstream's answer carries both tokens and repeats session_token in the client URL as
-  // sessionToken=; here too, so the answer and its URL belong together. Neither is stored
-  // or checked: the page ignores sessionToken and enters with `t`.
-  const sessionToken = joinToken();
+  // sessionToken=; here too, so the answer and its URL belong together. The page ignores
+  // sessionToken and enters with `t`; getJoinUrl and learningDashboard take it back (session-tokens.ts).
+  const sessionToken = signJoinSession(tenant.apiSecret ?? '', {
+    meeting: meeting.internalId,
+    role,
+    guest,
+    name: fullName,
+    ...(claims.uid !== undefined ? { uid: claims.uid } : {}),
+    ...(claims.avatar !== undefined ? { avatar: claims.avatar } : {}),
+  });
   return xml(
     success({
       messageKey: waits ? 'guestWait' : 'successfullyJoined',
