@@ -106,6 +106,8 @@ function roomName(name: string, meetingId: string): string {
 export interface LiveState {
   readonly running: boolean;
   readonly attendees: readonly LiveAttendee[];
+  /** The `userdata-*` pairs of the joins of those present, by participant id (absent: none). */
+  readonly customData?: ReadonlyMap<string, readonly (readonly [string, string])[]>;
 }
 
 /**
@@ -247,7 +249,28 @@ export class CompatMeetings {
     const engine = this.deps.meetings.current(meeting.roomId);
     if (!engine || engine.meetingId !== meeting.engineMeetingId) return { running: false, attendees: [] };
     const attendees = this.deps.live().attendees(meeting.roomId);
-    return { running: attendees.length > 0, attendees };
+    return { running: attendees.length > 0, attendees, ...this.customDataOf(meeting, attendees) };
+  }
+
+  /** The custom data of those present, matched through the person's id (uid) the engine keeps from her join token. */
+  private customDataOf(
+    meeting: CompatMeeting,
+    attendees: readonly LiveAttendee[],
+  ): { customData?: LiveState['customData'] } {
+    if (attendees.length === 0) return {};
+    const byUser = this.deps.store.customDataOf(meeting.internalId);
+    if (byUser.size === 0) return {};
+    const customData = new Map<string, readonly (readonly [string, string])[]>();
+    const present = new Set(attendees.map((a) => a.participantId));
+    try {
+      for (const p of this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!).participants) {
+        const data = p.externalId === undefined ? undefined : byUser.get(p.externalId);
+        if (data !== undefined && present.has(p.participantId)) customData.set(p.participantId, data);
+      }
+    } catch {
+      // The engine no longer knows the meeting: nobody's custom data is shown.
+    }
+    return { customData };
   }
 
   presentCount(meeting: CompatMeeting): number {

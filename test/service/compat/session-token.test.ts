@@ -115,6 +115,44 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
     );
   });
 
+  // Issue 33 point 8: the join's userdata-* come back as the attendee's <customdata>, as upstream.
+  t.test('customdata: the userdata-* of a join, on her attendee entry', async (t) => {
+    const joined = await joinAs('ap', 'Cora Custom', [
+      ['userdata-bbb_custom_style', 'a<b>&c'],
+      ['userdata-role_in_course', 'student'],
+    ]);
+    t.match(joined.user_id, /^w_[a-z0-9]{12}$/, 'without a userID, the internal user id keys it');
+    const link = roomAndToken(joined.url!);
+    t.match((await startWithToken(d, link.roomId, link.token, 'Cora Custom')).body, { status: 'joined' });
+    const info = await api.get('getMeetingInfo', [['meetingID', 'm']]);
+    assertSuccess(t, info, 'getMeetingInfo');
+    const attendees = ([] as Record<string, any>[]).concat(info.xml.attendees.attendee);
+    const cora = attendees.find((a) => a.fullName === 'Cora Custom');
+    t.same(cora?.customdata, { bbb_custom_style: 'a<b>&c', role_in_course: 'student' }, 'echoed, as text');
+    t.match(info.text, /<customdata>\s*<bbb_custom_style>a&lt;b&gt;&amp;c<\/bbb_custom_style>/, 'escaped in the XML');
+    t.notOk(attendees.find((a) => a.fullName === 'Teacher')?.customdata, 'none where the join sent none');
+    const listed = await api.get('getMeetings');
+    t.match(JSON.stringify(listed.xml), /role_in_course/, 'getMeetings too');
+
+    const refusals: [string, [string, string][], RegExp][] = [
+      ['an over-long value', [['userdata-note', 'x'.repeat(1025)]], /userdata-note must be at most 1024/],
+      ['a name that is no element', [['userdata-<script>', 'x']], /userdata-<script>: the name after userdata-/],
+      ['an empty name', [['userdata-', 'x']], /the name after userdata-/],
+      ['too many', Array.from({ length: 33 }, (_, i): [string, string] => [`userdata-k${i}`, 'v']), /at most 32/],
+    ];
+    for (const [what, pairs, message] of refusals) {
+      const answer = await api.get('join', [
+        ['meetingID', 'm'],
+        ['fullName', 'Mallory'],
+        ['password', 'ap'],
+        ['redirect', 'false'],
+        ...pairs,
+      ]);
+      t.equal(answer.xml.messageKey, 'validationError', `${what}: validationError`);
+      t.match(answer.xml.message, message, `${what}: the message names the parameter`);
+    }
+  });
+
   t.test('after the end, no new link', async (t) => {
     assertSuccess(
       t,

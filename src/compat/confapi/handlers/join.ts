@@ -65,6 +65,34 @@ function optionalUrl(name: string, value: string | undefined): string | null {
   throw failure('validationError', `${name} must be an http or https URL`);
 }
 
+/** A `userdata-<name>` parameter's name: one that can be an XML element of `<customdata>`. */
+const userdataName = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const maxUserdata = 32;
+const maxUserdataValue = 1024;
+
+/**
+ * The join's `userdata-*` pairs (upstream: custom data, shown as the attendee's `<customdata>`),
+ * in the order sent. Refused with validationError naming the parameter: a name that cannot be
+ * an element, a value over 1024 characters, more than 32 of them.
+ */
+function userdataOf(params: Params): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const [name, value] of params.entries()) {
+    if (!name.startsWith('userdata-')) continue;
+    const key = name.slice('userdata-'.length);
+    if (!userdataName.test(key))
+      throw failure(
+        'validationError',
+        `${name.slice(0, 80)}: the name after userdata- must be 1-64 letters, digits, _ . - (starting with a letter or _)`,
+      );
+    if (value.length > maxUserdataValue)
+      throw failure('validationError', `${name} must be at most ${maxUserdataValue} characters`);
+    pairs.push([key, value]);
+  }
+  if (pairs.length > maxUserdata) throw failure('validationError', `at most ${maxUserdata} userdata- parameters`);
+  return pairs;
+}
+
 /**
  * join: a join token for the meeting's room, handed over as a redirect to
  * COMPAT_FRONTEND_URL/room/<room>?t=<token> (or, with redirect=false, as XML). The media
@@ -131,15 +159,19 @@ export async function join(ctx: CallContext): Promise<Answer> {
     throw failure('maxParticipantsReached');
 
   const avatarUrl = optionalUrl('avatarURL', params.get('avatarURL'));
+  const userdata = userdataOf(params);
+  // Custom data belongs to a person: without a userID, to the internal user id the answer names (as upstream).
+  const uid = userId !== '' ? userId.slice(0, 256) : userdata.length > 0 ? internalUserId() : null;
   const claims: JoinClaims & { uid?: string; avatar?: string } = {
     room: meeting.roomId,
     role,
     // A guest's link is a bare-link guest's: the room's waiting room applies to it.
     source: guest ? 'link' : 'lms',
     name: fullName,
-    ...(userId !== '' ? { uid: userId.slice(0, 256) } : {}),
+    ...(uid !== null ? { uid } : {}),
     ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
   };
+  if (uid !== null && userdata.length > 0) deps.store.setCustomData(meeting.internalId, uid, userdata);
   const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
   noteJoin();
   const query = new URLSearchParams([['t', token]]);
@@ -164,7 +196,7 @@ export async function join(ctx: CallContext): Promise<Answer> {
       messageKey: waits ? 'guestWait' : 'successfullyJoined',
       message: waits ? 'Guest waiting for approval to join meeting.' : 'You have joined successfully.',
       meeting_id: meeting.internalId,
-      user_id: userId !== '' ? userId : internalUserId(),
+      user_id: userId !== '' ? userId : (uid ?? internalUserId()),
       auth_token: joinToken(),
       session_token: sessionToken,
       guestStatus,
