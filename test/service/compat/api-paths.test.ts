@@ -123,7 +123,7 @@ t.test('both paths: the root and every call', async (t) => {
         ['putRecordingTextTrack', [['recordID', 'r1']]],
       ] as const) {
         seen.add(call);
-        const answer = await injectFetch(api.url(call, pairs as unknown as [string, string][]));
+        const answer = await injectFetch(api.url(call, pairs));
         t.equal(
           ((await answer.json()) as { response: { returncode: string } }).response.returncode,
           'FAILED',
