@@ -159,7 +159,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
     for (const [name, value] of [
       ['meetingExpireWhenLastUserLeftInMinutes', 'soon'],
       ['meetingExpireIfNoUserJoinedInMinutes', '-1'],
-    ]) {
+    ] as const) {
       const refused = await api.get('create', [
         ['meetingID', 'bad-expiry'],
         [name, value],
