@@ -4,6 +4,7 @@ import { tenantAdd } from './tenant/add.js';
 import { tenantList } from './tenant/list.js';
 import { tenantRemove } from './tenant/remove.js';
 import { tenantRotate } from './tenant/rotate.js';
+import { tenantSet } from './tenant/set.js';
 import { tenantShow } from './tenant/show.js';
 
 /** `meetctl tenant`: one file per subcommand under tenant/, what they share in tenant/shared.ts and tenant/context.ts. */
@@ -18,4 +19,5 @@ export function tenantCommands(program: Command, io: CliIo): void {
   tenantShow(tenant, io);
   tenantRemove(tenant, io);
   tenantRotate(tenant, io);
+  tenantSet(tenant, io);
 }

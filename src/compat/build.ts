@@ -45,6 +45,8 @@ export type CompatConfig = Pick<
   | 'jitsiAllowAnonymous'
   | 'jitsiWaitingRoom'
   | 'jitsiOpenRoomsPerClient'
+  | 'jitsiMaxTokenLifetime'
+  | 'compatAuthenticatedGuest'
   | 'tenantsFile'
   | 'waitingRoom'
   | 'waitingRoomMode'
@@ -176,6 +178,7 @@ export async function buildCompat(
           frontendUrl: config.compatFrontendUrl,
           defaultRecord: config.compatDefaultRecord,
           defaultGuestPolicy: config.compatDefaultGuestPolicy,
+          authenticatedGuest: config.compatAuthenticatedGuest,
           joinTokenTtlSecs,
         }
       : null;
@@ -213,6 +216,7 @@ export async function buildCompat(
         waitingRoom: gatewayScope(config.jitsiWaitingRoom, config.waitingRoom),
         joinTokenTtlSecs,
         openRoomsPerClient: config.jitsiOpenRoomsPerClient,
+        maxTokenLifetimeSecs: config.jitsiMaxTokenLifetime,
       }
     : null;
   const app = await buildCompatApp(

@@ -93,6 +93,8 @@ export interface Config {
   readonly jitsiAcceptedAudiences: readonly string[];
   readonly jitsiAllowAnonymous: boolean;
   readonly jitsiWaitingRoom: 'off' | 'guests' | 'all';
+  readonly jitsiMaxTokenLifetime: number;
+  readonly compatAuthenticatedGuest: boolean;
   readonly jitsiOpenRoomsPerClient: number;
   readonly jitsiOpenRoomIdleSecs: number;
   readonly compatEnabled: 'auto' | 'true' | 'false';
@@ -325,6 +327,16 @@ export const settings = {
     env: 'COMPAT_JITSI_WAITING_ROOM', toml: ['modules', 'compat', 'jitsi_waiting_room'], flag: '--compat-jitsi-waiting-room',
     fallback: 'off', parse: p.oneOf('off', 'guests', 'all'),
     description: 'Embed gateway: waiting room of its rooms (guests: arrivals without a token wait; all: everyone but moderators waits); SERVICE_WAITING_ROOM still rules',
+  }),
+  jitsiMaxTokenLifetime: setting({
+    env: 'COMPAT_JITSI_MAX_TOKEN_LIFETIME', toml: ['modules', 'compat', 'jitsi_max_token_lifetime'], flag: '--compat-jitsi-max-token-lifetime',
+    fallback: '86400', parse: p.integerBetween(0, 31_536_000),
+    description: 'Embed gateway: the longest validity (seconds, from now or from a past iat) an application\'s token may claim; longer ones are refused; 0: no cap, as the real token module',
+  }),
+  compatAuthenticatedGuest: setting({
+    env: 'COMPAT_AUTHENTICATED_GUEST', toml: ['modules', 'compat', 'authenticated_guest'], flag: '--compat-authenticated-guest',
+    fallback: 'false', parse: p.boolean,
+    description: 'Meeting API: as upstream\'s authenticatedGuest, a viewer joined without guest=true into an ASK_MODERATOR meeting waits for a moderator like a guest (Greenlight, Canvas); a tenant may say otherwise in the tenants file',
   }),
   jitsiOpenRoomsPerClient: setting({
     env: 'COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT', toml: ['modules', 'compat', 'jitsi_open_rooms_per_client'], flag: '--compat-jitsi-open-rooms-per-client',

@@ -211,6 +211,7 @@ export function tenantBlock(tenant: Tenant, eol = '\n'): string {
   if (tenant.apiSecret !== null) lines.push(`api_secret = ${basicString(tenant.apiSecret)}`);
   if (tenant.appId !== null) lines.push(`app_id = ${basicString(tenant.appId)}`);
   if (tenant.appSecret !== null) lines.push(`app_secret = ${basicString(tenant.appSecret)}`);
+  if (tenant.authenticatedGuest !== undefined) lines.push(`authenticated_guest = ${tenant.authenticatedGuest}`);
   return lines.join(eol) + eol;
 }
 
@@ -305,6 +306,25 @@ export function setPreviousText(
   return out;
 }
 
+/**
+ * The text with the tenant's `authenticated_guest` line (one line, at the end of its block)
+ * set to `value`, or removed when `value` is null (the setting's value applies again).
+ */
+export function setAuthenticatedGuestText(text: string, id: string, value: boolean | null, file: string): string {
+  const lines = linesOf(text);
+  const { from, to } = blockOf(lines, id, file);
+  const keyPattern = /^\s*(?:authenticated_guest|"authenticated_guest"|'authenticated_guest')\s*=/;
+  const drop: number[] = [];
+  for (let i = from + 1; i < to; i++) if (!lines[i]!.inString && keyPattern.test(lines[i]!.body)) drop.push(i);
+  const eol = endOfLine(text);
+  let insert = value === null ? '' : `authenticated_guest = ${value}${eol}`;
+  const last = lines[to - 1]!;
+  if (insert !== '' && !text.slice(last.start, last.end).endsWith('\n')) insert = eol + insert;
+  let out = text.slice(0, last.end) + insert + text.slice(last.end);
+  for (const i of drop.reverse()) out = out.slice(0, lines[i]!.start) + out.slice(lines[i]!.end);
+  return out;
+}
+
 // ---------------------------------------------------------------- checks
 
 function samePrevious(a: PreviousSecret | undefined, b: PreviousSecret | undefined): boolean {
@@ -318,7 +338,8 @@ function sameTenant(a: Tenant, b: Tenant): boolean {
     a.appId === b.appId &&
     a.appSecret === b.appSecret &&
     samePrevious(a.previousApiSecret, b.previousApiSecret) &&
-    samePrevious(a.previousAppSecret, b.previousAppSecret)
+    samePrevious(a.previousAppSecret, b.previousAppSecret) &&
+    a.authenticatedGuest === b.authenticatedGuest
   );
 }
 

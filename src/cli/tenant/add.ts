@@ -114,10 +114,21 @@ export function tenantAdd(tenant: Command, io: CliIo): void {
     )
     .option('--app-secret-file <path>', 'read the app secret from a file (- for standard input)')
     .option('--generate-app', 'generate the app secret, and the app id unless --app-id gives it')
+    .option(
+      '--authenticated-guest',
+      "its meeting-API viewers of ASK_MODERATOR meetings wait for a moderator, guest=true or not (upstream's authenticatedGuest; Greenlight, Canvas)",
+    )
+    .option('--no-authenticated-guest', 'its viewers enter directly whatever COMPAT_AUTHENTICATED_GUEST says')
     .action((id: string, options: Record<string, unknown>) =>
       mapped(async () => {
         checkedId(id);
         const wanted = credentialsOf(options);
+        const authenticatedGuest = typeof options.authenticatedGuest === 'boolean' ? options.authenticatedGuest : null;
+        if (authenticatedGuest !== null && wanted.api === null)
+          throw new CliError(
+            'usage',
+            '--authenticated-guest applies to meeting-API joins: the tenant needs an api secret',
+          );
         const context = tenantContext(options, io);
         const generated: [TenantKey, string][] = [];
         await editTenants(context, (current) => {
@@ -133,6 +144,7 @@ export function tenantAdd(tenant: Command, io: CliIo): void {
             apiSecret: null as string | null,
             appId: null as string | null,
             appSecret: null as string | null,
+            ...(authenticatedGuest !== null ? { authenticatedGuest } : {}),
           };
           if (wanted.api === generate) generated.push(['api_secret', (next.apiSecret = generatedSecret())]);
           else if (wanted.api !== null)

@@ -98,6 +98,9 @@ export class CachedCompatStore implements CompatStore {
   }
 
   endedRoomIds: CompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
+  setCustomData: CompatStore['setCustomData'] = (internalId, userKey, data) =>
+    this.inner.setCustomData(internalId, userKey, data);
+  customDataOf: CompatStore['customDataOf'] = (internalId) => this.inner.customDataOf(internalId);
   appendChat: CompatStore['appendChat'] = (record) => this.inner.appendChat(record);
   chatOf: CompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
   insertCallback: CompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);

@@ -23,6 +23,8 @@ export interface ConfapiDeps {
   readonly frontendUrl: string;
   readonly defaultRecord: boolean;
   readonly defaultGuestPolicy: GuestPolicy;
+  /** COMPAT_AUTHENTICATED_GUEST: a tenant's `authenticated_guest` overrides it. */
+  readonly authenticatedGuest: boolean;
   /** Lifetime of the join tokens join hands out. */
   readonly joinTokenTtlSecs: number;
 }

@@ -23,6 +23,7 @@ export const confapiErrors = {
   missingParamRecordID: 'You must specify a recordID.',
   missingParamPublish: 'You must specify a publish value true or false.',
   recordingNotFound: 'We could not find recordings',
+  missingSession: 'Invalid session token',
   internalError: 'An internal error occurred; it was logged.',
 } as const;
 

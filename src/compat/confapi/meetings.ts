@@ -15,8 +15,17 @@ import {
 } from './callbacks.js';
 import type { CompatMeeting, CompatStore, EndReason, GuestPolicy, RecordingRecord } from './model.js';
 
-/** A meeting nobody entered ends after this long (upstream: meetingExpireIfNoUserJoinedInMinutes). */
-export const defaultUnusedExpiryMs = 60 * 60_000;
+/** A meeting nobody entered ends after this many minutes unless create says (upstream's meetingExpireIfNoUserJoinedInMinutes default). */
+export const defaultUnusedExpiryMin = 5;
+
+/** An emptied meeting ends after this many minutes unless create says (upstream's meetingExpireWhenLastUserLeftInMinutes default). */
+export const defaultEmptiedExpiryMin = 1;
+
+/** A create parameter in minutes, as stored (validated by create); the default when absent. */
+function minutesOf(meeting: CompatMeeting, name: string, fallback: number): number {
+  const value = meeting.settings.extra[name];
+  return value === undefined || value.trim() === '' || !/^\d+$/.test(value.trim()) ? fallback : Number(value.trim());
+}
 
 /** An ended meeting still answers getMeetingInfo (running false) this long, as upstream keeps it until removal. */
 export const endedVisibleMs = 5 * 60_000;
@@ -31,7 +40,6 @@ export interface CompatMeetingsDeps {
   readonly live: () => MeetingLiveView;
   /** The secret a tenant signs its recording-ready callbacks with (its current one; analytics ones are signed by the queue). */
   readonly tenantSecret: (tenantId: string) => string | null;
-  readonly unusedExpiryMs?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -98,6 +106,8 @@ function roomName(name: string, meetingId: string): string {
 export interface LiveState {
   readonly running: boolean;
   readonly attendees: readonly LiveAttendee[];
+  /** The `userdata-*` pairs of the joins of those present, by participant id (absent: none). */
+  readonly customData?: ReadonlyMap<string, readonly (readonly [string, string])[]>;
 }
 
 /**
@@ -109,11 +119,10 @@ export interface LiveState {
  */
 export class CompatMeetings {
   private lastCreateTime = 0;
-  private readonly unusedExpiryMs: number;
+  /** Since when (ms) an entered meeting has had nobody present, by internal id; absent while somebody is in. */
+  private readonly emptySince = new Map<string, number>();
 
-  constructor(private readonly deps: CompatMeetingsDeps) {
-    this.unusedExpiryMs = deps.unusedExpiryMs ?? defaultUnusedExpiryMs;
-  }
+  constructor(private readonly deps: CompatMeetingsDeps) {}
 
   private now(): number {
     return this.deps.clock.now().getTime();
@@ -240,7 +249,28 @@ export class CompatMeetings {
     const engine = this.deps.meetings.current(meeting.roomId);
     if (!engine || engine.meetingId !== meeting.engineMeetingId) return { running: false, attendees: [] };
     const attendees = this.deps.live().attendees(meeting.roomId);
-    return { running: attendees.length > 0, attendees };
+    return { running: attendees.length > 0, attendees, ...this.customDataOf(meeting, attendees) };
+  }
+
+  /** The custom data of those present, matched through the person's id (uid) the engine keeps from her join token. */
+  private customDataOf(
+    meeting: CompatMeeting,
+    attendees: readonly LiveAttendee[],
+  ): { customData?: LiveState['customData'] } {
+    if (attendees.length === 0) return {};
+    const byUser = this.deps.store.customDataOf(meeting.internalId);
+    if (byUser.size === 0) return {};
+    const customData = new Map<string, readonly (readonly [string, string])[]>();
+    const present = new Set(attendees.map((a) => a.participantId));
+    try {
+      for (const p of this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!).participants) {
+        const data = p.externalId === undefined ? undefined : byUser.get(p.externalId);
+        if (data !== undefined && present.has(p.participantId)) customData.set(p.participantId, data);
+      }
+    } catch {
+      // The engine no longer knows the meeting: nobody's custom data is shown.
+    }
+    return { customData };
   }
 
   presentCount(meeting: CompatMeeting): number {
@@ -266,10 +296,47 @@ export class CompatMeetings {
     if (current.durationMin > 0 && now >= current.createTime + current.durationMin * 60_000) {
       return this.end(current, 'duration');
     }
-    if (current.engineMeetingId === null && now - current.createTime >= this.unusedExpiryMs) {
-      return this.finish(current, 'expired', false);
+    if (current.engineMeetingId === null) {
+      const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
+      return now - current.createTime >= unusedMin * 60_000 ? this.finish(current, 'expired', false) : current;
     }
+    const since = this.emptySinceOf(current, now);
+    if (since === null) return current;
+    const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
+    // Nobody entered yet (somebody knocked and waits): the unused rule still counts from create.
+    if (since === 'never')
+      return now - current.createTime >= unusedMin * 60_000 ? this.end(current, 'expired') : current;
+    const emptiedMin = minutesOf(current, 'meetingExpireWhenLastUserLeftInMinutes', defaultEmptiedExpiryMin);
+    // 0: this rule never ends it (the engine's SERVICE_MEETING_EMPTY_GRACE_SECS still does).
+    if (emptiedMin > 0 && now - since >= emptiedMin * 60_000) return this.end(current, 'empty');
     return current;
+  }
+
+  /**
+   * Since when (ms) the entered meeting has had nobody present; null while somebody is in;
+   * `never` when nobody ever entered it. Measured from the last person's leaving as the engine
+   * recorded it, so a call that comes late (or the first sweep after a restart) counts from then.
+   */
+  private emptySinceOf(meeting: CompatMeeting, now: number): number | 'never' | null {
+    if (this.deps.meetings.present(meeting.roomId).length > 0) {
+      this.emptySince.delete(meeting.internalId);
+      return null;
+    }
+    const known = this.emptySince.get(meeting.internalId);
+    if (known !== undefined) return known;
+    let lefts: number[] = [];
+    try {
+      lefts = this.deps.meetings
+        .attendance(meeting.roomId, meeting.engineMeetingId!)
+        .participants.map((p) => (p.leftAt === null ? now : Date.parse(p.leftAt)));
+    } catch {
+      // The engine no longer knows it: counted from now.
+      lefts = [now];
+    }
+    if (lefts.length === 0) return 'never';
+    const since = Math.min(now, Math.max(...lefts.map((at) => (Number.isNaN(at) ? now : at))));
+    this.emptySince.set(meeting.internalId, since);
+    return since;
   }
 
   /** Ends the meeting: the engine meeting is closed (everyone is out) and the end callback is queued. */
@@ -282,6 +349,7 @@ export class CompatMeetings {
   }
 
   private finish(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): CompatMeeting {
+    this.emptySince.delete(meeting.internalId);
     // Closed first: from now on nobody enters, not even with a join link issued before the end.
     this.setEntry(meeting.roomId, 'closed');
     const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };

@@ -161,6 +161,10 @@ export interface CompatStore {
   endedRoomIds(): string[];
   /** Tenants holding a meeting not ended with this meetingID. */
   ownersOf(meetingId: string): readonly string[];
+  /** A join's `userdata-*` pairs for one person of a meeting (replacing what an earlier join of hers left). */
+  setCustomData(internalId: string, userKey: string, data: readonly (readonly [string, string])[]): void;
+  /** The meeting's custom data by person (user key). */
+  customDataOf(internalId: string): ReadonlyMap<string, readonly (readonly [string, string])[]>;
   appendChat(record: ChatRecord): void;
   chatOf(internalId: string): ChatRecord[];
   insertCallback(job: NewCallbackJob): CallbackJob;

@@ -8,6 +8,7 @@ import { end, getMeetingInfo, getMeetings, isMeetingRunning } from './handlers/m
 import { sendChatMessage } from './handlers/chat.js';
 import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } from './handlers/recordings.js';
 import { learningDashboard } from './handlers/learning-dashboard.js';
+import { getJoinUrl } from './handlers/get-join-url.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
@@ -28,6 +29,12 @@ export const apiPrefixes = ['/confapi/api', '/bigbluebutton/api'] as const;
  */
 export const tenantApiPrefixes = ['/confapi/:tenant/api', '/bigbluebutton/:tenant/api'] as const;
 
+/**
+ * The upstream release whose API this one matches (the root's `<bbbVersion>`): 2.7's calls and
+ * answer shapes (getJoinUrl, learningDashboard by sessionToken), without 3.0's GraphQL elements.
+ */
+export const matchedBbbVersion = '2.7.0';
+
 /** Longest raw query string accepted (a create with its metadata fits easily). */
 export const maxQueryLength = 8 * 1024;
 
@@ -45,6 +52,10 @@ interface CallSpec {
   readonly json?: boolean;
 }
 
+function unsupported(): Answer {
+  throw failure('unsupportedRequest');
+}
+
 /** Every call the API implements. Anything else, known upstream or not, is unsupportedRequest. */
 export const calls: Readonly<Record<string, CallSpec>> = {
   create: { handler: create, xmlBody: true },
@@ -59,6 +70,10 @@ export const calls: Readonly<Record<string, CallSpec>> = {
   deleteRecordings: { handler: deleteRecordings },
   updateRecordings: { handler: updateRecordings },
   learningDashboard: { handler: learningDashboard, json: true },
+  getJoinUrl: { handler: getJoinUrl, json: true },
+  // Not implemented (the spec says so), but refused in upstream's JSON shape: clients parse these answers as JSON.
+  getRecordingTextTracks: { handler: unsupported, json: true },
+  putRecordingTextTrack: { handler: unsupported, json: true },
 };
 
 function mediaType(header: string | undefined): string {
@@ -142,7 +157,10 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
       sendFailure(request, reply, 'unsupportedRequest', 'This request is not supported.'),
     );
 
-    const versionAnswer: Answer = { kind: 'xml', body: success({ version: '2.0', apiVersion: '2.0' }) };
+    const versionAnswer: Answer = {
+      kind: 'xml',
+      body: success({ version: '2.0', apiVersion: '2.0', bbbVersion: matchedBbbVersion }),
+    };
     const version = async (_request: FastifyRequest, reply: FastifyReply) => sendAnswer(reply, versionAnswer);
     app.route({ method: ['GET', 'POST'], url: '/', handler: version });
 

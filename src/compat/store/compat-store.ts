@@ -237,6 +237,10 @@ export class SqliteCompatStore implements CompatStore {
         'INSERT INTO compat_chat (internal_id, at, sender, text, delivered) VALUES (@internal_id, @at, @sender, @text, @delivered)',
       ),
       chatOf: db.prepare('SELECT * FROM compat_chat WHERE internal_id = ? ORDER BY seq'),
+      setCustomData: db.prepare(
+        'INSERT OR REPLACE INTO compat_customdata (internal_id, user_key, data_json) VALUES (?, ?, ?)',
+      ),
+      customDataOf: db.prepare('SELECT user_key, data_json FROM compat_customdata WHERE internal_id = ?'),
       insertCallback: db.prepare(
         `INSERT INTO compat_callbacks (kind, tenant_id, internal_id, method, url, body, content_type, next_at, created_at)
          VALUES (@kind, @tenant_id, @internal_id, @method, @url, @body, @content_type, @next_at, @created_at) RETURNING *`,
@@ -325,6 +329,15 @@ export class SqliteCompatStore implements CompatStore {
 
   chatOf(internalId: string): ChatRecord[] {
     return (this.stmts.chatOf.all(internalId) as ChatRow[]).map(toChat);
+  }
+
+  setCustomData(internalId: string, userKey: string, data: readonly (readonly [string, string])[]): void {
+    this.stmts.setCustomData.run(internalId, userKey, JSON.stringify(data));
+  }
+
+  customDataOf(internalId: string): ReadonlyMap<string, readonly (readonly [string, string])[]> {
+    const rows = this.stmts.customDataOf.all(internalId) as { user_key: string; data_json: string }[];
+    return new Map(rows.map((r) => [r.user_key, JSON.parse(r.data_json) as [string, string][]]));
   }
 
   insertCallback(job: NewCallbackJob): CallbackJob {

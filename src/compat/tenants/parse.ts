@@ -16,6 +16,7 @@ import { parse as parseToml, TomlDate, TomlError } from 'smol-toml';
  *   previous_api_secret_until = 2026-11-28T09:25:00Z
  *   previous_app_secret = "…"      # the same for the app secret
  *   previous_app_secret_until = 2026-11-28T09:25:00Z
+ *   authenticated_guest = true     # meeting API: viewers of ASK_MODERATOR meetings wait (default: COMPAT_AUTHENTICATED_GUEST)
  *
  * The primary tenant (`primary`) is COMPAT_API_SHARED_SECRET and is never listed in the file.
  * A registry is refused as a whole when two tenants (the primary one included) share a
@@ -33,6 +34,8 @@ export interface Tenant {
   readonly previousApiSecret?: PreviousSecret;
   /** The app secret a rotation replaced, accepted beside the current one until its end. */
   readonly previousAppSecret?: PreviousSecret;
+  /** Its own COMPAT_AUTHENTICATED_GUEST (the file's `authenticated_guest`); absent: the setting's. */
+  readonly authenticatedGuest?: boolean;
 }
 
 /**
@@ -69,6 +72,7 @@ const knownKeys = new Set([
   'previous_api_secret_until',
   'previous_app_secret',
   'previous_app_secret_until',
+  'authenticated_guest',
 ]);
 
 /**
@@ -252,6 +256,11 @@ export function parseRegistry(
       throw new RegistryError(`tenants.${id}: app_id and app_secret go together`);
     if (apiSecret === null && appId === null)
       throw new RegistryError(`tenants.${id} has neither api_secret nor app_id/app_secret`);
+    const authenticatedGuest = entry.authenticated_guest;
+    if (authenticatedGuest !== undefined && typeof authenticatedGuest !== 'boolean')
+      throw new RegistryError(`tenants.${id}.authenticated_guest must be true or false`);
+    if (authenticatedGuest !== undefined && apiSecret === null)
+      throw new RegistryError(`tenants.${id}: authenticated_guest needs api_secret (it applies to meeting-API joins)`);
     const previousApi = previousValue(entry, id, 'api', apiSecret);
     const previousApp = previousValue(entry, id, 'app', appSecret);
     // A previous secret still signs calls during its grace: it too must name one tenant only.
@@ -275,6 +284,7 @@ export function parseRegistry(
       ...(embedOrigins !== null ? { embedOrigins } : {}),
       ...(previousApi !== null ? { previousApiSecret: previousApi } : {}),
       ...(previousApp !== null ? { previousAppSecret: previousApp } : {}),
+      ...(authenticatedGuest !== undefined ? { authenticatedGuest } : {}),
     });
   }
   const clash = pathClash(tenants, primaryAppId);

@@ -28,8 +28,12 @@ export interface ErrorPage {
  * allowed by a fresh nonce, framable by `frameAncestors` (it holds nothing worth protecting,
  * and a frame that cannot show it cannot tell its parent either).
  */
-export function errorPage(code: RefusalCode, frameAncestors: readonly string[]): ErrorPage {
-  const refusal = refusals[code];
+export function errorPage(
+  code: RefusalCode,
+  frameAncestors: readonly string[],
+  text: string = refusals[code].text,
+): ErrorPage {
+  const refusal = { ...refusals[code], text };
   const nonce = randomBytes(16).toString('base64');
   const title = refusal.status === 404 ? 'Meeting not found' : 'You cannot join this meeting';
   const body = [

@@ -22,6 +22,8 @@ export interface GatewayDeps {
   readonly allowAnonymous: boolean;
   readonly waitingRoom: WaitingRoomScope;
   readonly joinTokenTtlSecs: number;
+  /** COMPAT_JITSI_MAX_TOKEN_LIFETIME (seconds; 0: no cap). */
+  readonly maxTokenLifetimeSecs: number;
   /** New rooms one client may make by arriving without a token, per `openRoomWindowMs` (COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT). */
   readonly openRoomsPerClient: number;
 }
@@ -103,6 +105,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
           pairFor: (iss) => deps.keys.pairFor(iss),
           acceptedAudiences: deps.keys.acceptedAudiences,
           now: deps.clock.now(),
+          maxLifetimeSecs: deps.maxTokenLifetimeSecs,
         });
         if (owner !== null && owner.tenantId !== identity.pair.tenantId) throw new GatewayRefusal('wrong_tenant');
       }
@@ -149,7 +152,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
       // A limit's refusals come in floods: at debug, so they cannot flood the log.
       const level = err.retryAfterSecs === null ? 'info' : 'debug';
       reply.log[level]({ refusal: err.code, tenant: owner?.tenantId }, `videoconf arrival refused: ${err.code}`);
-      const page = errorPage(err.code, owner?.embedOrigins ?? ['*']);
+      const page = errorPage(err.code, owner?.embedOrigins ?? ['*'], err.message);
       if (err.retryAfterSecs !== null) reply.header('retry-after', String(err.retryAfterSecs));
       return reply.code(page.status).headers(page.headers).send(page.body);
     }

@@ -7,10 +7,11 @@ export const maxTokenChars = 8 * 1024;
 /** `nbf` or `iat` a little ahead of our clock is accepted: the application's clock may run fast. */
 export const notBeforeToleranceSecs = 30;
 /**
- * The longest validity a token may claim, counted from now (and from `iat` when that lies in
- * the past): an `iat` in the future would otherwise move the start of the count with it.
+ * The longest validity a token may claim by default (COMPAT_JITSI_MAX_TOKEN_LIFETIME), counted
+ * from now (and from `iat` when that lies in the past): an `iat` in the future would otherwise
+ * move the start of the count with it.
  */
-export const maxLifetimeSecs = 24 * 60 * 60;
+export const defaultMaxLifetimeSecs = 24 * 60 * 60;
 
 /** An application's key: the primary pair (COMPAT_JITSI_*) or a registry tenant's. */
 export interface GatewayPair {
@@ -29,6 +30,8 @@ export interface TokenRules {
   pairFor(iss: string): GatewayPair | null;
   readonly acceptedAudiences: readonly string[];
   readonly now: Date;
+  /** COMPAT_JITSI_MAX_TOKEN_LIFETIME: the longest validity accepted, in seconds; 0: no cap. */
+  readonly maxLifetimeSecs: number;
 }
 
 /** What a valid token says about the person. */
@@ -113,7 +116,7 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   if (header.typ !== undefined && header.typ !== 'JWT') throw new GatewayRefusal('token_malformed');
   const claims = decodedJson(parts[1]!);
 
-  if (claims.iss === undefined) throw new GatewayRefusal('claim_missing');
+  if (claims.iss === undefined) throw GatewayRefusal.missing('iss');
   if (typeof claims.iss !== 'string') throw new GatewayRefusal('token_malformed');
   const pair = rules.pairFor(claims.iss);
   if (!pair || !accepts(pair.acceptedIssuers, claims.iss)) throw new GatewayRefusal('issuer_not_accepted');
@@ -137,15 +140,16 @@ export async function verifyGatewayToken(token: string, roomName: string, rules:
   const exp = optionalNumber(claims.exp);
   const nbf = optionalNumber(claims.nbf);
   const iat = optionalNumber(claims.iat);
-  if (exp === null) throw new GatewayRefusal('claim_missing');
+  if (exp === null) throw GatewayRefusal.missing('exp');
   if (now >= exp) throw new GatewayRefusal('token_expired');
   if (nbf !== null && now + notBeforeToleranceSecs < nbf) throw new GatewayRefusal('token_not_yet_valid');
   // A token cannot have been issued later than now; beyond the clock skew, its iat is a lie.
   if (iat !== null && now + notBeforeToleranceSecs < iat) throw new GatewayRefusal('issued_in_future');
-  if (exp - Math.min(iat ?? now, now) > maxLifetimeSecs) throw new GatewayRefusal('lifetime_too_long');
+  if (rules.maxLifetimeSecs > 0 && exp - Math.min(iat ?? now, now) > rules.maxLifetimeSecs)
+    throw GatewayRefusal.tooLong(rules.maxLifetimeSecs);
 
-  if (claims.sub === undefined || claims.aud === undefined || claims.room === undefined)
-    throw new GatewayRefusal('claim_missing');
+  for (const claim of ['sub', 'aud', 'room'] as const)
+    if (claims[claim] === undefined) throw GatewayRefusal.missing(claim);
   if (typeof claims.sub !== 'string' || claims.sub === '') throw new GatewayRefusal('token_malformed');
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (audiences.length === 0 || !audiences.every((a) => typeof a === 'string'))

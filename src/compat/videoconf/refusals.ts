@@ -37,7 +37,7 @@ export const refusals = {
   claim_missing: {
     status: 403,
     name: 'conference.tokenInvalid',
-    text: 'The sign-in link lacks a required detail (exp, sub, iss, aud and room are required).',
+    text: 'The sign-in link lacks a required claim (exp, sub, iss, aud and room are required).',
   },
   issuer_not_accepted: {
     status: 403,
@@ -67,7 +67,7 @@ export const refusals = {
   lifetime_too_long: {
     status: 403,
     name: 'conference.tokenInvalid',
-    text: 'The sign-in link is valid for too long (more than 24 hours), so this service does not accept it.',
+    text: 'The sign-in link is valid for longer than this service accepts.',
   },
   wrong_room: { status: 403, name: 'conference.roomMismatch', text: 'The sign-in link is for another meeting room.' },
   wrong_tenant: {
@@ -102,7 +102,28 @@ export class GatewayRefusal extends Error {
     readonly code: RefusalCode,
     /** When to come back (a limit's refusal): answered as Retry-After. */
     readonly retryAfterSecs: number | null = null,
+    /** The sentence for the person, when it says more than the table's (which claim is missing). */
+    text: string = refusals[code].text,
   ) {
-    super(refusals[code].text);
+    super(text);
+  }
+
+  /** A required claim is absent: the sentence names it, so the application's developer knows what to add. */
+  static missing(claim: 'exp' | 'sub' | 'iss' | 'aud' | 'room'): GatewayRefusal {
+    return new GatewayRefusal(
+      'claim_missing',
+      null,
+      `The sign-in link lacks its "${claim}" claim (exp, sub, iss, aud and room are required).`,
+    );
+  }
+
+  /** Valid for longer than COMPAT_JITSI_MAX_TOKEN_LIFETIME: the sentence says the cap. */
+  static tooLong(maxSecs: number): GatewayRefusal {
+    const cap = maxSecs % 3600 === 0 ? `${maxSecs / 3600} hours` : `${maxSecs} seconds`;
+    return new GatewayRefusal(
+      'lifetime_too_long',
+      null,
+      `The sign-in link is valid for longer than this service accepts (at most ${cap}).`,
+    );
   }
 }

@@ -116,6 +116,20 @@ t.test('both paths: the root and every call', async (t) => {
         'SUCCESS',
         `${path}: learningDashboard`,
       );
+      // Issue 33 point 7: answered in JSON, as upstream (getJoinUrl refuses a session token it did not sign).
+      for (const [call, pairs] of [
+        ['getJoinUrl', [['sessionToken', 'ai1wqj8wb6s7rnk0']]],
+        ['getRecordingTextTracks', [['recordID', 'r1']]],
+        ['putRecordingTextTrack', [['recordID', 'r1']]],
+      ] as const) {
+        seen.add(call);
+        const answer = await injectFetch(api.url(call, pairs));
+        t.equal(
+          ((await answer.json()) as { response: { returncode: string } }).response.returncode,
+          'FAILED',
+          `${path}: ${call} in JSON`,
+        );
+      }
       await check(
         'end',
         [

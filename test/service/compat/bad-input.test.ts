@@ -60,8 +60,6 @@ t.test('a real daemon', async (t) => {
     for (const call of [
       'getDefaultConfigXML',
       'setConfigXML',
-      'getRecordingTextTracks',
-      'putRecordingTextTrack',
       'insertDocument',
       'setPollXML',
       'signOut',
@@ -80,6 +78,41 @@ t.test('a real daemon', async (t) => {
       }),
       'unsupportedRequest',
       'POST insertDocument',
+    );
+  });
+
+  // Issue 33 point 7: upstream answers these two in JSON; a client parsing JSON crashed on our XML.
+  t.test("the text-track calls: refused in upstream's JSON shape", async (t) => {
+    const refusal = {
+      response: { returncode: 'FAILED', messageKey: 'unsupportedRequest', message: 'This request is not supported.' },
+    };
+    for (const call of ['getRecordingTextTracks', 'putRecordingTextTrack']) {
+      const answer = await api.get(call, [['recordID', 'r1']]);
+      t.equal(answer.status, 200, `${call}: HTTP 200`);
+      t.match(answer.headers.get('content-type'), /^application\/json/, `${call}: JSON`);
+      t.same(JSON.parse(answer.text), refusal, `${call}: FAILED, unsupportedRequest`);
+    }
+    // Upstream's clients upload a track as multipart: still the JSON refusal, never XML.
+    const upload = await fetchAnswer(
+      api.url('putRecordingTextTrack', [
+        ['recordID', 'r1'],
+        ['kind', 'subtitles'],
+      ]),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=x' },
+        body: '--x\r\nContent-Disposition: form-data; name="file"; filename="a.vtt"\r\n\r\nWEBVTT\r\n--x--\r\n',
+      },
+    );
+    t.match(upload.headers.get('content-type'), /^application\/json/, 'a multipart upload: JSON');
+    t.equal(JSON.parse(upload.text).response.returncode, 'FAILED');
+    const forged = await fetchAnswer(
+      `${d.compatUrl}/confapi/api/getRecordingTextTracks?recordID=r1&checksum=${'0'.repeat(40)}`,
+    );
+    t.same(
+      JSON.parse(forged.text).response.messageKey,
+      'checksumError',
+      'a bad checksum is refused first, in JSON too',
     );
   });
 

@@ -212,7 +212,8 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       ...(['iss', 'aud', 'sub', 'room', 'exp'] as const).map((claim): [string, string, RegExp] => [
         `${claim} missing`,
         mint(without(base, claim)),
-        claim === 'iss' ? /lacks a required detail/ : /lacks a required detail/,
+        // Issue 33 point 4: the sentence names the claim that is missing.
+        new RegExp(`lacks its &#34;${claim}&#34; claim`),
       ]),
       ['iss of nobody', mint({ ...base, iss: 'other-app' }), /application this service does not accept/],
       ['aud wrong', mint({ ...base, aud: 'other' }), /made for another service/],
@@ -225,8 +226,16 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
       ['exp not a number', mint({ ...base, exp: String(now() + 60) }), /damaged/],
       ['expired', mint({ ...base, iat: now() - 7200, exp: now() - 5 }), /has expired/],
       ['not yet valid', mint({ ...base, nbf: now() + 120 }), /not valid yet/],
-      ['lifetime 25 h (iat)', mint({ ...base, iat: now(), exp: now() + 25 * 3600 }), /valid for too long/],
-      ['lifetime 25 h (no iat)', mint(without({ ...base, exp: now() + 25 * 3600 }, 'iat')), /valid for too long/],
+      [
+        'lifetime 25 h (iat)',
+        mint({ ...base, iat: now(), exp: now() + 25 * 3600 }),
+        /longer than this service accepts \(at most 24 hours\)/,
+      ],
+      [
+        'lifetime 25 h (no iat)',
+        mint(without({ ...base, exp: now() + 25 * 3600 }, 'iat')),
+        /longer than this service accepts/,
+      ],
       // Issue 28 point 5: a ten-year token whose iat lies ten years ahead was accepted (exp − iat was 1 h).
       [
         'iat ten years ahead',
@@ -552,4 +561,36 @@ t.test('short secrets are refused at start and at reload', async (t) => {
     daemon.lines.some((line) => line.includes('short-acme-secret')),
     'the refused secret is not logged',
   );
+});
+
+// Issue 33 point 4: deployments issue week-long tokens (kiosks, rooms); the cap is COMPAT_JITSI_MAX_TOKEN_LIFETIME.
+t.test('COMPAT_JITSI_MAX_TOKEN_LIFETIME: a 48 h token accepted when the cap allows it, none with 0', async (t) => {
+  const entryWith = async (cap: string) =>
+    compatAppFor(t, {
+      env: {
+        COMPAT_JITSI_APP_ID: mainAppId,
+        COMPAT_JITSI_APP_SECRET: mainSecret,
+        COMPAT_FRONTEND_URL: frontend,
+        COMPAT_JITSI_MAX_TOKEN_LIFETIME: cap,
+      },
+    });
+  const twoDays = mint(claims('math', { iat: now(), exp: now() + 48 * 3600 }));
+  const twoDaysNoIat = mint(without(claims('math', { exp: now() + 48 * 3600 }), 'iat'));
+  const week = mint(claims('math', { iat: now(), exp: now() + 7 * 86_400 }));
+
+  const allows = await entryWith('172800');
+  t.equal((await enter(allows, '/videoconf/math', { jwt: twoDays })).status, 302, 'cap 48 h: a 48 h token enters');
+  t.equal((await enter(allows, '/videoconf/math', { jwt: twoDaysNoIat })).status, 302, 'cap 48 h: without iat too');
+  const weekLong = await enter(allows, '/videoconf/math', { jwt: week });
+  t.equal(weekLong.status, 403, 'cap 48 h: a week-long token is still refused');
+  t.match(weekLong.text, /longer than this service accepts \(at most 48 hours\)/, 'the sentence says the cap');
+
+  const none = await entryWith('0');
+  t.equal((await enter(none, '/videoconf/math', { jwt: week })).status, 302, 'cap 0: a week-long token enters');
+  t.equal((await enter(none, '/videoconf/math', { jwt: twoDays })).status, 302, 'cap 0: a 48 h token enters');
+  const noSub = await enter(none, '/videoconf/math', { jwt: mint(without(claims('math'), 'sub')) });
+  t.equal(noSub.status, 403, 'cap 0: sub is still required');
+  t.match(noSub.text, /lacks its &#34;sub&#34; claim/, 'the refusal names sub');
+  const noExp = await enter(none, '/videoconf/math', { jwt: mint(without(claims('math'), 'exp')) });
+  t.match(noExp.text, /lacks its &#34;exp&#34; claim/, 'cap 0: exp is still required, and named');
 });

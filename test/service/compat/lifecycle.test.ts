@@ -88,9 +88,12 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
     );
   });
 
-  t.test('emptying', async (t) => {
+  // Issue 33 point 8: an emptied API meeting ends after upstream's meetingExpireWhenLastUserLeftInMinutes
+  // (1 by default), not after the engine's 5-minute grace, so Greenlight's meeting_ended comes in time.
+  t.test('emptying: ends a minute after the last person left', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
-    const p = await enter(services, await roomOf(api, 'empty'), 'participant', 'Pat');
+    const room = await roomOf(api, 'empty');
+    const p = await enter(services, room, 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
     services.meetings.leave(p.participantId);
     t.equal(
@@ -98,26 +101,74 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
       'false',
       'nobody present: not running',
     );
+    clock.advance(59_000);
     assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'empty']]), 'but it exists');
-    clock.advance(301_000);
-    services.waiting.sweep();
+    t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.endTime, '0', 'still open after 59 s');
+    clock.advance(2_000);
     const info = await api.get('getMeetingInfo', [['meetingID', 'empty']]);
-    t.not(info.xml.endTime, '0', 'ended once the engine closed the emptied meeting');
+    t.not(info.xml.endTime, '0', 'ended a minute after she left');
     t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not forcibly');
+    t.equal(services.meetings.current(room), null, 'the engine meeting is closed with it');
     t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings');
     const callback = await receiver.next();
     t.match(callback.url, /^\/end\/empty\?meetingID=empty&recordingmarks=false$/);
   });
 
-  t.test('unused', async (t) => {
+  t.test('unused: ends five minutes after create when nobody came', async (t) => {
     assertSuccess(t, await api.get('create', [['meetingID', 'unused'], endUrl('unused')]), 'create');
-    clock.advance(59 * 60_000);
-    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'unused', 'listed after 59 minutes');
-    clock.advance(2 * 60_000);
-    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after an hour nobody came');
+    clock.advance(4 * 60_000 + 59_000);
+    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'unused', 'listed after 4 min 59 s');
+    clock.advance(2_000);
+    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after five minutes nobody came');
     t.match((await receiver.next()).url, /^\/end\/unused\?/);
+  });
+
+  t.test('both as create parameters, as upstream', async (t) => {
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'long-empty'],
+        ['meetingExpireWhenLastUserLeftInMinutes', '3'],
+        endUrl('long-empty'),
+      ]),
+      'create, 3 minutes after the last left',
+    );
+    const p = await enter(services, await roomOf(api, 'long-empty'), 'moderator', 'Max');
+    services.meetings.leave(p.participantId);
+    clock.advance(2 * 60_000 + 59_000);
+    t.equal((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'open after 2:59');
+    clock.advance(2_000);
+    t.not((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'ended after 3 min');
+    t.match((await receiver.next()).url, /^\/end\/long-empty\?/);
+
+    assertSuccess(
+      t,
+      await api.get('create', [
+        ['meetingID', 'long-unused'],
+        ['meetingExpireIfNoUserJoinedInMinutes', '10'],
+        endUrl('long-unused'),
+      ]),
+      'create, 10 minutes for somebody to come',
+    );
+    clock.advance(9 * 60_000);
+    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'long-unused', 'listed after 9 min');
+    clock.advance(61_000);
+    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after 10 min');
+    t.match((await receiver.next()).url, /^\/end\/long-unused\?/);
+
+    for (const [name, value] of [
+      ['meetingExpireWhenLastUserLeftInMinutes', 'soon'],
+      ['meetingExpireIfNoUserJoinedInMinutes', '-1'],
+    ] as const) {
+      const refused = await api.get('create', [
+        ['meetingID', 'bad-expiry'],
+        [name, value],
+      ]);
+      assertFailed(t, refused, 'validationError', `${name}=${value}`);
+      t.match(refused.xml.message, name, 'the message names the parameter');
+    }
     await new Promise((r) => setTimeout(r, 200));
-    t.equal(receiver.received.length, 3, 'one callback per end, no more');
+    t.equal(receiver.received.length, 5, 'one callback per end, no more');
   });
 });
 

@@ -54,10 +54,12 @@ t.test('the meeting API end to end', async (t) => {
       assertSuccess(t, answer, path);
       t.same(
         elementOrder(answer.text),
-        ['returncode', 'version', 'apiVersion'],
-        `${path}: returncode, version, apiVersion`,
+        ['returncode', 'version', 'apiVersion', 'bbbVersion'],
+        `${path}: returncode, version, apiVersion, bbbVersion`,
       );
       t.equal(answer.xml.version, '2.0');
+      // Issue 33 point 8: the upstream release whose API this one matches.
+      t.equal(answer.xml.bbbVersion, '2.7.0', `${path}: bbbVersion`);
     }
   });
 

@@ -5,7 +5,7 @@ import { hasDuplicateKeys } from '../../../src/compat/videoconf/duplicate-keys.j
 import { engineRoomId } from '../../../src/compat/videoconf/gateway-rooms.js';
 import {
   canonicalRoom,
-  maxLifetimeSecs,
+  defaultMaxLifetimeSecs as maxLifetimeSecs,
   verifyGatewayToken,
   type GatewayPair,
   type TokenRules,
@@ -53,7 +53,12 @@ t.test('time rules at their edges', async (t) => {
     acceptedIssuers: [mainAppId],
     embedOrigins: ['*'],
   };
-  const rules: TokenRules = { pairFor: () => pair, acceptedAudiences: ['jitsi'], now: new Date(at * 1000) };
+  const rules: TokenRules = {
+    pairFor: () => pair,
+    acceptedAudiences: ['jitsi'],
+    now: new Date(at * 1000),
+    maxLifetimeSecs,
+  };
   const outcome = async (extra: Record<string, unknown>) => {
     try {
       await verifyGatewayToken(mint(claims('r', extra, at)), 'r', rules);

@@ -89,6 +89,7 @@ t.test('the gateway takes the previous app secret until its end', async (t) => {
         pairFor: (iss) => keys.pairFor(iss),
         acceptedAudiences: keys.acceptedAudiences,
         now: clock.now(),
+        maxLifetimeSecs: 86_400,
       });
       return identity.pair.tenantId;
     } catch (err) {

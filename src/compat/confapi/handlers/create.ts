@@ -169,6 +169,9 @@ export async function create(ctx: CallContext): Promise<Answer> {
   if (voiceBridgeParam !== undefined && voiceBridgeParam !== '' && !/^\d{1,20}$/.test(voiceBridgeParam)) {
     throw failure('validationError', 'Voice bridge must be an integral value');
   }
+  // Stored as sent with the other settings; checked here so the sweep can trust them.
+  for (const name of ['meetingExpireIfNoUserJoinedInMinutes', 'meetingExpireWhenLastUserLeftInMinutes'])
+    nonNegativeInteger(name, params.get(name), 0, 525_600);
   const guestPolicy = guestPolicyOf(params, deps.defaultGuestPolicy);
   const settings = settingsOf(params);
   const metadata = metadataOf(params);

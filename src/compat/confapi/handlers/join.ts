@@ -6,6 +6,7 @@ import { ConfapiError, failure } from '../errors.js';
 import { endedVisibleMs } from '../meetings.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf, strictBoolean, type Params } from '../params.js';
+import { signJoinSession } from '../session-tokens.js';
 import { success } from '../xml.js';
 
 /** Equal in constant time (over digests, so lengths do not show either). */
@@ -80,6 +81,34 @@ const redirects = (params: Params): boolean => {
   return redirect === undefined || redirect === '' || redirect.toLowerCase() === 'true';
 };
 
+/** A `userdata-<name>` parameter's name: one that can be an XML element of `<customdata>`. */
+const userdataName = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const maxUserdata = 32;
+const maxUserdataValue = 1024;
+
+/**
+ * The join's `userdata-*` pairs (upstream: custom data, shown as the attendee's `<customdata>`),
+ * in the order sent. Refused with validationError naming the parameter: a name that cannot be
+ * an element, a value over 1024 characters, more than 32 of them.
+ */
+function userdataOf(params: Params): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const [name, value] of params.entries()) {
+    if (!name.startsWith('userdata-')) continue;
+    const key = name.slice('userdata-'.length);
+    if (!userdataName.test(key))
+      throw failure(
+        'validationError',
+        `${name.slice(0, 80)}: the name after userdata- must be 1-64 letters, digits, _ . - (starting with a letter or _)`,
+      );
+    if (value.length > maxUserdataValue)
+      throw failure('validationError', `${name} must be at most ${maxUserdataValue} characters`);
+    pairs.push([key, value]);
+  }
+  if (pairs.length > maxUserdata) throw failure('validationError', `at most ${maxUserdata} userdata- parameters`);
+  return pairs;
+}
+
 /**
  * join, as upstream with `errorRedirectUrl` (issue 33 point 6): a browser join (redirect) that the
  * meeting refuses goes to that http(s) URL with `errors=[{"key","message"}]`, instead of showing
@@ -128,7 +157,10 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   const role = roleOf(params, meeting);
   // A guest is someone the platform did not authenticate: the meeting's guest policy decides
   // for her as for a bare-link arrival. Moderators are never guests (upstream: always ALLOW).
-  const guest = asGuest && role !== 'moderator';
+  // With authenticatedGuest (upstream's setting; Greenlight and Canvas rely on it), a viewer of
+  // an ASK_MODERATOR meeting asks too, guest=true or not; ALWAYS_ACCEPT_AUTH still asks guests only.
+  const authenticatedGuest = tenant.authenticatedGuest ?? deps.authenticatedGuest;
+  const guest = role !== 'moderator' && (asGuest || (authenticatedGuest && meeting.guestPolicy === 'ASK_MODERATOR'));
   const guestStatus = guest ? deps.meetings.guestStatus(meeting) : 'ALLOW';
   const redirecting = redirects(params);
   // Where she goes when she leaves: the join's own logoutURL (Moodle's guest links set it per join), else the create's.
@@ -163,15 +195,19 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
     throw failure('maxParticipantsReached');
 
   const avatarUrl = optionalUrl('avatarURL', params.get('avatarURL'));
+  const userdata = userdataOf(params);
+  // Custom data belongs to a person: without a userID, to the internal user id the answer names (as upstream).
+  const uid = userId !== '' ? userId.slice(0, 256) : userdata.length > 0 ? internalUserId() : null;
   const claims: JoinClaims & { uid?: string; avatar?: string } = {
     room: meeting.roomId,
     role,
     // A guest's link is a bare-link guest's: the room's waiting room applies to it.
     source: guest ? 'link' : 'lms',
     name: fullName,
-    ...(userId !== '' ? { uid: userId.slice(0, 256) } : {}),
+    ...(uid !== null ? { uid } : {}),
     ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
   };
+  if (uid !== null && userdata.length > 0) deps.store.setCustomData(meeting.internalId, uid, userdata);
   const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
   noteJoin();
   const query = new URLSearchParams([['t', token]]);
@@ -181,15 +217,22 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   if (redirecting) return { kind: 'redirect', location: url };
   const waits = guestStatus === 'WAIT';
   // Upstream's answer carries both tokens and repeats session_token in the client URL as
-  // sessionToken=; here too, so the answer and its URL belong together. Neither is stored
-  // or checked: the page ignores sessionToken and enters with `t`.
-  const sessionToken = joinToken();
+  // sessionToken=; here too, so the answer and its URL belong together. The page ignores
+  // sessionToken and enters with `t`; getJoinUrl and learningDashboard take it back (session-tokens.ts).
+  const sessionToken = signJoinSession(tenant.apiSecret ?? '', {
+    meeting: meeting.internalId,
+    role,
+    guest,
+    name: fullName,
+    ...(claims.uid !== undefined ? { uid: claims.uid } : {}),
+    ...(claims.avatar !== undefined ? { avatar: claims.avatar } : {}),
+  });
   return xml(
     success({
       messageKey: waits ? 'guestWait' : 'successfullyJoined',
       message: waits ? 'Guest waiting for approval to join meeting.' : 'You have joined successfully.',
       meeting_id: meeting.internalId,
-      user_id: userId !== '' ? userId : internalUserId(),
+      user_id: userId !== '' ? userId : (uid ?? internalUserId()),
       auth_token: joinToken(),
       session_token: sessionToken,
       guestStatus,

@@ -4,6 +4,7 @@ import type { Answer, CallContext } from '../context.js';
 import { failure } from '../errors.js';
 import type { CompatMeeting } from '../model.js';
 import { meetingIdOf } from '../params.js';
+import { sessionOfCall } from './get-join-url.js';
 import type { LiveActivity } from '../../live-view.js';
 
 function ms(iso: string | null): number {
@@ -65,11 +66,26 @@ export function dashboardData(source: AttendanceSource, meeting: CompatMeeting):
 }
 
 /**
- * learningDashboard (an extension): the JSON the upstream dashboard reads, wrapped as the
- * upstream call answers: {"response": {"returncode": "SUCCESS", "data": "<JSON text>"}}.
- * The newest meeting of that meetingID counts, ended or not.
+ * learningDashboard: the JSON the upstream dashboard reads, wrapped as the upstream call
+ * answers: {"response": {"returncode": "SUCCESS", "data": "<JSON text>"}}. As upstream, by
+ * `sessionToken` (a moderator's join; the answer repeats it); as an extension, by `meetingID`
+ * (the newest meeting of that id counts, ended or not).
  */
 export function learningDashboard(ctx: CallContext): Answer {
+  if (ctx.params.get('sessionToken') !== undefined) {
+    const { session, meeting } = sessionOfCall(ctx);
+    if (session.role !== 'moderator') throw failure('missingSession', 'The learning dashboard is for moderators only.');
+    return {
+      kind: 'json',
+      body: {
+        response: {
+          returncode: 'SUCCESS',
+          data: JSON.stringify(dashboardData(ctx.deps, meeting)),
+          sessionToken: ctx.params.get('sessionToken'),
+        },
+      },
+    };
+  }
   const meeting = ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
   return {

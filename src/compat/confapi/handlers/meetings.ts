@@ -45,6 +45,10 @@ export function meetingElements(meeting: CompatMeeting, live: LiveState): XmlEle
         hasJoinedVoice: a.audio,
         hasVideo: a.video,
         clientType: 'HTML5',
+        // The join's userdata-* (upstream's element, present only when there is custom data).
+        ...(live.customData?.has(a.participantId)
+          ? { customdata: Object.fromEntries(live.customData.get(a.participantId)!) }
+          : {}),
       })),
     },
     metadata,
