@@ -1,4 +1,5 @@
 import type { Devices } from './devices.js';
+import { deviceRequests as externalDeviceRequests } from './embed/api-names.js';
 
 /**
  * The device requests of external_api.js (issue 33 point 3: getAvailableDevices,
@@ -60,15 +61,8 @@ export function deviceNamed(list: readonly DeviceInfo[], kind: string, label: un
   );
 }
 
-export const deviceRequests = [
-  'getAvailableDevices',
-  'getCurrentDevices',
-  'isDeviceChangeAvailable',
-  'isMultipleAudioInputSupported',
-  'isAudioAvailable',
-  'isVideoAvailable',
-  'setDevice',
-];
+/** What the bridge answers here: external_api.js's device requests, and `setDevice` behind its set*Device. */
+export const deviceRequests = [...externalDeviceRequests, 'setDevice'];
 
 /** The answer to one of deviceRequests, from the browser and the page's Devices. */
 export async function answerDevices(name: string, args: readonly unknown[], devices: Devices): Promise<unknown> {

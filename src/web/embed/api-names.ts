@@ -79,9 +79,8 @@ export const deviceSetters: Record<string, string> = {
   setVideoInputDevice: 'videoinput',
 };
 
-/** Requests the page inside answers (embed-answers.ts, and its devices). */
-export const pageRequests = [
-  'getContentSharingParticipants',
+/** The device requests the page inside answers (embed-devices.ts); set*Device go as its `setDevice`. */
+export const deviceRequests = [
   'getAvailableDevices',
   'getCurrentDevices',
   'isDeviceChangeAvailable',
@@ -89,6 +88,9 @@ export const pageRequests = [
   'isAudioAvailable',
   'isVideoAvailable',
 ];
+
+/** Requests the page inside answers (embed-answers.ts, and its devices). */
+export const pageRequests = ['getContentSharingParticipants', ...deviceRequests];
 export const events = [
   'ready',
   'videoConferenceJoined',

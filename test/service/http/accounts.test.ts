@@ -3,42 +3,16 @@
 // organiser's cookie reaches. The account commands' own behaviour is in test/service/cli/user.test.ts.
 import t from 'tap';
 import { appFor, type InProcess } from '../../helpers/app.js';
+import { accountOrigin, sendJson, type JsonAnswer } from '../../helpers/account-http.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-const origin = 'http://meet.test';
-const host = 'meet.test';
 /** The routes are under test here, not scrypt's cost (the unit test and the browser test use the real one). */
 const passwordCost = { N: 1 << 10, r: 8, p: 1 };
 
-interface Answer {
-  status: number;
-  body: any;
-  headers: Record<string, string | string[] | number | undefined>;
-}
+const send = sendJson;
+const origin = accountOrigin;
 
-async function send(
-  d: InProcess,
-  method: string,
-  url: string,
-  options: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = { host, ...options.headers };
-  if (options.cookie) headers.cookie = `meet_account=${options.cookie}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await d.app.inject({
-    method: method as 'GET',
-    url,
-    headers,
-    ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
-  });
-  return {
-    status: answer.statusCode,
-    body: answer.body === '' ? null : JSON.parse(answer.body),
-    headers: answer.headers,
-  };
-}
-
-function cookieOf(answer: Answer): string {
+function cookieOf(answer: JsonAnswer): string {
   const set = [answer.headers['set-cookie']].flat().find((c) => String(c).startsWith('meet_account='));
   return /^meet_account=([^;]*)/.exec(String(set))![1]!;
 }

@@ -4,42 +4,35 @@
 // input names its field. The page itself is in test/e2e/my-rooms.test.ts, its state in
 // test/unit/web/state/my-rooms.test.ts.
 import t from 'tap';
+import { accountOrigin, sendJson, type JsonAnswer } from '../../helpers/account-http.js';
 import { appFor, type InProcess } from '../../helpers/app.js';
 
-const origin = 'http://meet.test';
 const passwordCost = { N: 1 << 10, r: 8, p: 1 };
 
-interface Answer {
-  status: number;
-  body: any;
-}
 interface Session {
   cookie: string;
   csrf: string;
 }
 
-async function send(
+/** A request with a session: its cookie, and on writes the CSRF token and the Origin unless told otherwise. */
+function send(
   d: InProcess,
   method: string,
   url: string,
   options: { body?: unknown; session?: Session; csrf?: string | null; origin?: string | null } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = { host: 'meet.test' };
+): Promise<JsonAnswer> {
+  const headers: Record<string, string> = {};
   if (options.session) {
-    headers.cookie = `meet_account=${options.session.cookie}`;
     const csrf = options.csrf === undefined ? options.session.csrf : options.csrf;
     if (csrf !== null) headers['x-csrf-token'] = csrf;
-    const from = options.origin === undefined ? origin : options.origin;
+    const from = options.origin === undefined ? accountOrigin : options.origin;
     if (from !== null) headers.origin = from;
   }
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await d.app.inject({
-    method: method as 'GET',
-    url,
+  return sendJson(d, method, url, {
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.session ? { cookie: options.session.cookie } : {}),
     headers,
-    ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
   });
-  return { status: answer.statusCode, body: answer.body === '' ? null : JSON.parse(answer.body) };
 }
 
 /** An account whose password is set through its one-time link, signed in. */
@@ -48,14 +41,9 @@ async function signedIn(d: InProcess, email: string, admin = false): Promise<Ses
   const added = d.services.accounts.add({ email, admin });
   const set = await send(d, 'POST', '/api/password', { body: { token: added.token, password } });
   if (set.status !== 200) throw new Error(`password: ${JSON.stringify(set.body)}`);
-  const answer = await d.app.inject({
-    method: 'POST',
-    url: '/api/session',
-    headers: { host: 'meet.test', 'content-type': 'application/json' },
-    payload: JSON.stringify({ email, password }),
-  });
+  const answer = await sendJson(d, 'POST', '/api/session', { body: { email, password } });
   const cookie = [answer.headers['set-cookie']].flat().find((c) => String(c).startsWith('meet_account='));
-  return { cookie: /^meet_account=([^;]*)/.exec(String(cookie))![1]!, csrf: JSON.parse(answer.body).csrf_token };
+  return { cookie: /^meet_account=([^;]*)/.exec(String(cookie))![1]!, csrf: answer.body.csrf_token };
 }
 
 t.test('owners in the answer; an admin hands a room over by email; scope follows', async (t) => {
