@@ -131,7 +131,11 @@ t.test('generated passwords and join tokens', async (t) => {
     for (const answer of [first, second]) {
       t.match(answer.xml.auth_token, /^[A-Za-z0-9_-]{22}$/, 'auth_token: 128 bits, base64url');
       // Issue 33 point 7: signed, so getJoinUrl and learningDashboard can take it back.
-      t.match(answer.xml.session_token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'session_token: signed, base64url');
+      t.match(
+        answer.xml.session_token,
+        /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/,
+        'session_token: a signed JWT, base64url',
+      );
       t.not(answer.xml.auth_token, answer.xml.session_token, 'two different values');
       const url = new URL(answer.xml.url as string);
       t.equal(url.searchParams.get('sessionToken'), answer.xml.session_token, 'the URL carries its session_token');

@@ -86,13 +86,23 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
   });
 
   t.test('forged, altered, foreign and absent tokens are refused', async (t) => {
-    const [payload, signature] = viewer.session_token!.split('.') as [string, string];
+    const [header, payload, signature] = viewer.session_token!.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
     const promoted = Buffer.from(JSON.stringify({ ...claims, role: 'moderator' })).toString('base64url');
     const cases: [string, ConfapiClient, [string, string][]][] = [
-      ['a viewer made moderator (signature kept)', api, [['sessionToken', `${promoted}.${signature}`]]],
+      ['a viewer made moderator (signature kept)', api, [['sessionToken', `${header}.${promoted}.${signature}`]]],
+      [
+        'unsigned (alg none)',
+        api,
+        [
+          [
+            'sessionToken',
+            `${Buffer.from('{"alg":"none","typ":"confapi-session+jwt"}').toString('base64url')}.${payload}.`,
+          ],
+        ],
+      ],
       ['random text', api, [['sessionToken', 'ai1wqj8wb6s7rnk0']]],
-      ['over-long', api, [['sessionToken', `${'a'.repeat(5000)}.${signature}`]]],
+      ['over-long', api, [['sessionToken', `${header}.${'a'.repeat(5000)}.${signature}`]]],
       ["another tenant's call with this tenant's token", other, [['sessionToken', teacher.session_token!]]],
       ['absent', api, []],
     ];

@@ -10,10 +10,10 @@ import { verifyJoinSession, type JoinSession } from '../session-tokens.js';
  * within `endedVisibleMs`), or missingSession naming what is wrong: absent, forged, altered,
  * another tenant's, or of a meeting long gone.
  */
-export function sessionOfCall(ctx: CallContext): { session: JoinSession; meeting: CompatMeeting } {
+export async function sessionOfCall(ctx: CallContext): Promise<{ session: JoinSession; meeting: CompatMeeting }> {
   const token = ctx.params.get('sessionToken');
   if (token === undefined || token === '') throw failure('missingSession', 'You must specify a sessionToken.');
-  const session = verifyJoinSession(ctx.tenant, token, ctx.deps.clock.now().getTime());
+  const session = await verifyJoinSession(ctx.tenant, token, ctx.deps.clock.now().getTime());
   const stored = session === null ? null : ctx.deps.store.meeting(session.meeting);
   if (session === null || stored === null || stored.tenantId !== ctx.tenant.id) throw failure('missingSession');
   const meeting = stored.endTime === null ? ctx.deps.meetings.refresh(stored) : stored;
@@ -28,7 +28,7 @@ export function sessionOfCall(ctx: CallContext): { session: JoinSession; meeting
  * meets the waiting room again). JSON, as upstream answers it; the meeting must still be open.
  */
 export async function getJoinUrl(ctx: CallContext): Promise<Answer> {
-  const { session, meeting } = sessionOfCall(ctx);
+  const { session, meeting } = await sessionOfCall(ctx);
   if (meeting.endTime !== null) throw failure('missingSession');
   const { deps } = ctx;
   const claims: JoinClaims & { uid?: string; avatar?: string } = {

@@ -219,7 +219,7 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   // Upstream's answer carries both tokens and repeats session_token in the client URL as
   // sessionToken=; here too, so the answer and its URL belong together. The page ignores
   // sessionToken and enters with `t`; getJoinUrl and learningDashboard take it back (session-tokens.ts).
-  const sessionToken = signJoinSession(tenant.apiSecret ?? '', {
+  const sessionToken = await signJoinSession(tenant.apiSecret ?? '', {
     meeting: meeting.internalId,
     role,
     guest,

@@ -71,9 +71,9 @@ export function dashboardData(source: AttendanceSource, meeting: CompatMeeting):
  * `sessionToken` (a moderator's join; the answer repeats it); as an extension, by `meetingID`
  * (the newest meeting of that id counts, ended or not).
  */
-export function learningDashboard(ctx: CallContext): Answer {
+export async function learningDashboard(ctx: CallContext): Promise<Answer> {
   if (ctx.params.get('sessionToken') !== undefined) {
-    const { session, meeting } = sessionOfCall(ctx);
+    const { session, meeting } = await sessionOfCall(ctx);
     if (session.role !== 'moderator') throw failure('missingSession', 'The learning dashboard is for moderators only.');
     return {
       kind: 'json',
