@@ -14,7 +14,7 @@ import type { SignalData } from '../../src/protocol/live.js';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inPrivateNetwork, openBrowser } from '../helpers/browser.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
-import { connectLive, type LiveClient } from '../helpers/live.js';
+import { connectLive, textOf, type LiveClient } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
 
 const room = 'quality';
@@ -37,7 +37,7 @@ class WeriftPeer {
 
   constructor(readonly live: LiveClient) {
     live.socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as { type: string; from?: string; data?: SignalData };
+      const message = JSON.parse(textOf(raw)) as { type: string; from?: string; data?: SignalData };
       if (message.type === 'signal' && message.from && message.data)
         void this.signal(message.from, message.data).catch((err: unknown) => console.error('werift peer:', err));
     });
@@ -53,7 +53,7 @@ class WeriftPeer {
       return;
     }
     if (data.description.type !== 'offer') return;
-    await this.pc.setRemoteDescription(data.description as never);
+    await this.pc.setRemoteDescription(data.description);
     for (const candidate of this.early.splice(0)) await this.pc.addIceCandidate(candidate as never);
     const audio = this.pc.getTransceivers().find((tr) => tr.kind === 'audio');
     if (audio) {
