@@ -161,8 +161,14 @@ export const ServerMessage = Type.Union([
    * Moderators only: the whole waiting list, in knock order, as it stands at `seq`. Sent when the
    * socket opens, when its participant becomes a moderator, on `waiting_resync`, and instead of a
    * change that would be larger than the list (admit all). The list then follows by `waiting_changes`.
+   * `skipped` (once, in the first list after her arrival under until_moderator): how many marked "barred earlier"
+   * her arrival did not let in; they still wait for a moderator's decision.
    */
-  message('waiting_list', { seq: Type.Integer(), requests: Type.Array(WaitingItem) }),
+  message('waiting_list', {
+    seq: Type.Integer(),
+    requests: Type.Array(WaitingItem),
+    skipped: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
   /**
    * Moderators only: what changed since `seq - 1` (one message for everything that changed in one
    * turn of the server). Apply `removed`, then `added` (insert in knock order: by `knocked_at`),

@@ -209,7 +209,9 @@ export class WaitingPanel {
       case 'outcome':
         return announce(`${effect.name}: ${outcomeWords(effect.how)}`);
       case 'skipped':
-        this.goneNotice.textContent = fill(said.switchSkipped, { count: effect.count });
+        this.goneNotice.textContent = fill(effect.arrival ? said.arrivalSkipped : said.switchSkipped, {
+          count: effect.count,
+        });
         this.goneNotice.hidden = false;
         return announce(this.goneNotice.textContent);
       case 'send':

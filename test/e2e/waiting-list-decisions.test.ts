@@ -12,7 +12,7 @@ import type { Locator, Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
-import { Browser } from '../helpers/waiting.js';
+import { Browser, waitingApi } from '../helpers/waiting.js';
 
 t.setTimeout(240_000);
 
@@ -30,8 +30,9 @@ async function moderatorPage(
   browser: BrowserSession,
   viewport: { width: number; height: number },
   lang = '',
+  room = 'maths',
 ): Promise<Page> {
-  const link = await call(d, '/api/rooms/maths/links', {
+  const link = await call(d, `/api/rooms/${room}/links`, {
     method: 'POST',
     json: { role: 'moderator', name: 'Ms Keller' },
   });
@@ -256,5 +257,26 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await browser.screenshot(de, 'waiting-switch-off-skipped-phone-de');
     await browser.checkAccessibility(de, 'German waiting list: switched off, a marked request still waits');
     await section.getByRole('button', { name: 'Admit CY' }).waitFor();
+
+    // Point 5: a moderator arriving under until_moderator lets in everyone but the marked; her page says so, once.
+    await rooms.create(d, { room_id: 'art', name: 'Art', waiting_room: 'all', waiting_room_mode: 'until_moderator' });
+    await new Browser(d, 'art').knock({ name: 'Jonas' });
+    const jonasId = ((await waitingApi.list(d, 'art')).body as { request_id: string }[])[0]!.request_id;
+    t.equal((await waitingApi.refuse(d, 'art', jonasId, true)).status, 200, 'the platform bars Jonas');
+    const [jonasAgain, lena] = [new Browser(d, 'art'), new Browser(d, 'art')];
+    await jonasAgain.knock({ name: 'JONAS' });
+    await lena.knock({ name: 'Lena' });
+    const art = await moderatorPage(d, browser, { width: 1280, height: 800 }, '', 'art');
+    const artWaiting = art.getByRole('region', { name: 'Waiting' });
+    await openPeople(art, artWaiting, 'People');
+    const arrival = 'Still waiting: 1 marked "barred earlier" (their name matches someone barred in this meeting).';
+    await artWaiting.getByText(arrival, { exact: false }).waitFor();
+    await art.locator('#announcer', { hasText: arrival }).waitFor();
+    t.pass('her page says how many her arrival left waiting, and announces it');
+    t.equal(await state(lena), 'admitted', 'Lena came in with her');
+    t.equal(await state(jonasAgain), 'waiting', 'the marked request waits for her decision');
+    await artWaiting.getByRole('button', { name: 'Admit JONAS' }).waitFor();
+    await browser.screenshot(art, 'waiting-arrival-skipped-desktop');
+    await browser.checkAccessibility(art, 'a moderator arrived: a marked request still waits');
   });
 }

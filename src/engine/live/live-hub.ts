@@ -41,6 +41,7 @@ export interface LiveHubDeps {
   readonly waiting: Pick<
     WaitingRoomService,
     | 'list'
+    | 'takeArrivalSkipped'
     | 'onWaitingListChange'
     | 'switchState'
     | 'onWaitingRoomSwitched'

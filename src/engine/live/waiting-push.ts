@@ -7,7 +7,10 @@ import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface WaitingPushDeps {
-  readonly waiting: Pick<WaitingRoomService, 'list' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'>;
+  readonly waiting: Pick<
+    WaitingRoomService,
+    'list' | 'takeArrivalSkipped' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'
+  >;
   readonly log: EngineLog;
   /** A turn's changes above this many go out as the whole list when that is shorter. */
   readonly fullListAbove: number;
@@ -72,7 +75,10 @@ export class WaitingPush {
   /** The whole list to one moderator, at the room's current `seq` (changes not pushed yet go to the others first). */
   sendList(state: RoomState, member: Member): void {
     this.flush(state, member);
-    member.outbox.send({ type: 'waiting_list', seq: state.waitingSeq, requests: this.listFor(state, member) });
+    const requests = this.listFor(state, member);
+    // Her arrival left marked requests waiting: the first list she gets says how many, once.
+    const skipped = this.deps.waiting.takeArrivalSkipped(state.roomId, member.participantId);
+    member.outbox.send({ type: 'waiting_list', seq: state.waitingSeq, requests, ...(skipped > 0 ? { skipped } : {}) });
   }
 
   /** A moderator's `waiting_resync` (she saw a gap in `seq`): the whole list, within her window. */

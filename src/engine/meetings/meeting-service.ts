@@ -24,7 +24,8 @@ export interface MeetingOptions {
  */
 export interface MeetingHooks {
   openRequests(meeting: Meeting): number;
-  moderatorArrived(meeting: Meeting): void;
+  /** `moderatorId`: who arrived (joined as, or was made, a moderator). */
+  moderatorArrived(meeting: Meeting, moderatorId: string): void;
   /** Called inside the closing transaction, before the meeting is marked ended. */
   ending(meeting: Meeting, at: string): void;
   /** The meeting left memory (ended, or its room deleted). */
@@ -230,7 +231,7 @@ export class MeetingService {
       });
       this.record(live.meeting, 'moderator_promoted', null, { requestId: null, participantId, name: promoted.name });
       // Those waiting until a moderator is present enter now, as when one arrives.
-      this.hooks.moderatorArrived(live.meeting);
+      this.hooks.moderatorArrived(live.meeting, participantId);
     });
     this.roleListeners.emit(promoted);
     return promoted;
@@ -391,7 +392,7 @@ export class MeetingService {
       participantId: moderator.participantId,
       name: moderator.name,
     });
-    this.hooks.moderatorArrived(live.meeting);
+    this.hooks.moderatorArrived(live.meeting, moderator.participantId);
   }
 
   private close(live: LiveMeeting, actor: RecordedActor | null): void {

@@ -41,7 +41,20 @@ export class RoomQueue {
   /** The people barred in this meeting, by their name's key: the name each was barred as. */
   private readonly barredNames = new Map<string, { readonly requestId: string; readonly name: string }>();
 
+  /** Moderators whose arrival left marked requests waiting, and how many (until the first list her page gets). */
+  private readonly arrivalSkips = new Map<string, number>();
+
   constructor(readonly meetingId: string) {}
+
+  arrivalSkipped(moderatorId: string, count: number): void {
+    if (count > 0) this.arrivalSkips.set(moderatorId, count);
+  }
+
+  takeArrivalSkipped(moderatorId: string): number {
+    const count = this.arrivalSkips.get(moderatorId) ?? 0;
+    this.arrivalSkips.delete(moderatorId);
+    return count;
+  }
 
   add(live: LiveRequest): void {
     this.byId.set(live.request.requestId, live);

@@ -137,7 +137,7 @@ export class WaitingRoomService {
     }
     deps.meetings.attach({
       openRequests: (meeting) => this.requests.openIn(meeting.roomId, this.requests.queueOf(meeting)),
-      moderatorArrived: (meeting) => this.moderatorArrived(meeting),
+      moderatorArrived: (meeting, moderatorId) => this.moderatorArrived(meeting, moderatorId),
       ending: (meeting, at) => this.ending(meeting, at),
       forgotten: (meeting) => this.forgotten(meeting),
       refusals: (meeting) =>
@@ -392,13 +392,18 @@ export class WaitingRoomService {
     return live;
   }
 
-  private moderatorArrived(meeting: Meeting): void {
+  /** How many marked requests her arrival left waiting; told once (the first list her page gets carries it). */
+  takeArrivalSkipped(roomId: string, participantId: string): number {
+    return this.gesture(roomId, { kind: 'participant', participantId })?.queue.takeArrivalSkipped(participantId) ?? 0;
+  }
+
+  private moderatorArrived(meeting: Meeting, moderatorId: string): void {
     const room = this.deps.rooms.get(meeting.roomId);
     const queue = this.requests.queueOf(meeting);
     if (!room || !queue || effectiveMode(this.deps.policy, room) !== 'until_moderator') return;
     this.decisions.settle(meeting, queue);
-    // Marked requests keep waiting for the moderator who just came, as under Admit all.
-    this.decisions.admitUnmarked(meeting, queue, null);
+    // Marked requests keep waiting for the moderator who just came, as under Admit all; her page is told.
+    queue.arrivalSkipped(moderatorId, this.decisions.admitUnmarked(meeting, queue, null).skipped ?? 0);
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */

@@ -96,8 +96,8 @@ export type WaitingListEffect =
   | { readonly do: 'tell'; readonly said: 'refusing' | 'barring' | 'undone' | 'notYet'; readonly name: string }
   /** Said in the live region: her row was answered elsewhere (a grace that ran out is said by `connection`). */
   | { readonly do: 'outcome'; readonly how: WaitingOutcome; readonly name: string }
-  /** Said and shown: turning the waiting room off left this many marked requests waiting for her decision. */
-  | { readonly do: 'skipped'; readonly count: number };
+  /** Said and shown: turning the waiting room off (or her arrival) left this many marked requests waiting for her. */
+  | { readonly do: 'skipped'; readonly count: number; readonly arrival?: true };
 
 export interface WaitingListStep {
   readonly state: WaitingListState;
@@ -308,8 +308,12 @@ export function receiveWaiting(
   now: number,
 ): WaitingListStep {
   switch (message.type) {
-    case 'waiting_list':
-      return replace(state, message.requests, message.seq, now);
+    case 'waiting_list': {
+      // Her arrival under until_moderator left marked requests waiting (said once, in this list): she is told.
+      const { state: next, effects } = replace(state, message.requests, message.seq, now);
+      const count = message.skipped ?? 0;
+      return { state: next, effects: count > 0 ? [...effects, { do: 'skipped', count, arrival: true }] : effects };
+    }
     case 'waiting_changes':
       return apply(state, message, now);
     case 'waiting_room':

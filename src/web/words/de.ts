@@ -262,6 +262,8 @@ export const de: Words = {
     barredEarlier: 'Früher gesperrt als {name}',
     someSkipped:
       'Die anderen wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch. Entscheiden Sie einzeln über sie.',
+    arrivalSkipped:
+      'Es warten noch {count} als „früher gesperrt“ Markierte (ihr Name gleicht dem einer in diesem Meeting gesperrten Person). Entscheiden Sie einzeln über sie.',
     switchSkipped:
       'Alle anderen Wartenden wurden hereingelassen; {count} als „früher gesperrt“ Markierte warten noch auf Ihre Entscheidung. Entscheiden Sie einzeln über sie.',
     admittedElsewhere: 'Von einer anderen Moderatorin/einem anderen Moderator zugelassen',

@@ -270,6 +270,8 @@ export const en = {
     notYet: 'The list had just moved, so {name} was not admitted. Check the name and try again.',
     barredEarlier: 'Barred earlier as {name}',
     someSkipped: 'The others were let in; {count} marked "barred earlier" still wait. Decide on them one by one.',
+    arrivalSkipped:
+      'Still waiting: {count} marked "barred earlier" (their name matches someone barred in this meeting). Decide on them one by one.',
     switchSkipped:
       'Everyone else waiting was let in; {count} marked "barred earlier" still wait for your decision. Decide on them one by one.',
     admittedElsewhere: 'Admitted by another moderator',

@@ -63,3 +63,37 @@ t.test('turning the waiting room off skips marked requests; removals carry their
   const again = await waitingApi.disable(d, 'lesson');
   t.same([again.status, again.body], [200, { admitted: 0, skipped: 1 }], 'the rooms API answers the same');
 });
+
+// Issue 31 point 5: her arrival under until_moderator let everyone in but the marked; her page is told once how many.
+t.test('a moderator arriving under until_moderator is told once how many marked requests still wait', async (t) => {
+  const d = await inProcessDaemonFor(t, dataDirFor(t));
+  const room = 'class-7c';
+  await createRoom(t, d, { room_id: room, name: '7c', waiting_room: 'all', waiting_room_mode: 'until_moderator' });
+  const first = new Browser(d, room);
+  await first.knock({ name: 'Jonas' });
+  const barredId = ((await waitingApi.list(d, room)).body as Item[])[0]!.request_id;
+  t.equal((await waitingApi.refuse(d, room, barredId, true)).status, 200, 'the platform bars him');
+  for (const name of ['JONAS', 'jonas', 'Lena']) await new Browser(d, room).knock({ name });
+
+  const keller = await moderator(d, room, 'Ms Keller');
+  const { client: live } = await connectLive(d, room, keller.session);
+  const list = await live.next('waiting_list');
+  t.equal(list.skipped, 2, 'the first list she gets says her arrival left two marked requests waiting');
+  t.same(
+    list.requests.map((i) => i.barred_as),
+    ['Jonas', 'Jonas'],
+    'and lists them, marked',
+  );
+  live.socket.close();
+  const { client: again } = await connectLive(d, room, keller.session);
+  t.equal((await again.next('waiting_list')).skipped, undefined, 'said once: a reconnection does not say it again');
+  again.socket.close();
+
+  // With nobody marked, nothing is said.
+  await createRoom(t, d, { room_id: 'open', name: 'Open', waiting_room: 'all', waiting_room_mode: 'until_moderator' });
+  await new Browser(d, 'open').knock({ name: 'Ann' });
+  const braun = await moderator(d, 'open', 'Mr Braun');
+  const { client: other } = await connectLive(d, 'open', braun.session);
+  t.equal((await other.next('waiting_list')).skipped, undefined);
+  other.socket.close();
+});

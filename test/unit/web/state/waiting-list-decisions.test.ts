@@ -270,6 +270,17 @@ t.test('the waiting room turned off: marked requests still wait, and she is told
   );
 });
 
+// Issue 31 point 5: her arrival under until_moderator left marked requests waiting; the first list says how many, once.
+t.test('the first list after her arrival tells her how many marked requests still wait', async (t) => {
+  const marked = { ...item('b', 2), barred_as: 'Ben' };
+  const msg = { type: 'waiting_list', seq: 1, requests: [marked], skipped: 1 } as const;
+  const first = receiveWaiting(initialWaitingList, msg, 0);
+  t.same(pick(first.effects, 'skipped'), [{ do: 'skipped', count: 1, arrival: true }], 'said and shown');
+  t.same(ids(first.state), ['b'], 'and the marked row is listed');
+  const resync = receiveWaiting(first.state, { type: 'waiting_list', seq: 2, requests: [marked] }, 10);
+  t.same(pick(resync.effects, 'skipped'), [], 'a later list without the count says nothing');
+});
+
 t.test('her own Admit all, or her switch turned off, shows Admitted, not "by another moderator"', async (t) => {
   const marked = { ...item('b', 2), barred_as: 'Ben' };
   const msg = { type: 'waiting_list', seq: 1, requests: [item('a', 1), marked, item('c', 3)] } as const;
