@@ -13,6 +13,7 @@ import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { Browser, waitingApi } from '../helpers/waiting.js';
+import { keepAnnouncements, untilSaid } from '../helpers/announcements.js';
 
 t.setTimeout(240_000);
 
@@ -151,10 +152,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.ok(await marked.getByRole('button', { name: 'Admit CY' }).isVisible(), 'marked, not barred: he may be admitted');
     await browser.screenshot(mod, 'waiting-barred-earlier-desktop');
     await browser.checkAccessibility(mod, 'waiting list with a request marked barred earlier');
+    await keepAnnouncements(mod);
     await section.getByRole('button', { name: 'Admit all' }).click();
-    await mod
-      .locator('#announcer', { hasText: 'The others were let in; 1 marked "barred earlier" still wait.' })
-      .waitFor();
+    await untilSaid(mod, 'The others were let in; 1 marked "barred earlier" still wait.');
     t.equal(await state(ann), 'admitted', 'Ann was let in');
     t.equal(await state(cyAgain), 'waiting', 'the marked request still waits');
     t.ok(
@@ -247,7 +247,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await toggle.click();
     const skipped = '1 marked "barred earlier" still wait for your decision';
     await section.getByText(skipped, { exact: false }).waitFor();
-    await mod.locator('#announcer', { hasText: skipped }).waitFor();
+    await untilSaid(mod, skipped);
     await wartende
       .getByText('1 als „früher gesperrt“ Markierte warten noch auf Ihre Entscheidung', { exact: false })
       .waitFor();
