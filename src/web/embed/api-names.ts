@@ -20,13 +20,14 @@ export const commands: Record<string, true> = {
   endConference: true,
   muteRemoteParticipant: true,
   toggleChat: true,
+  toggleParticipantsPane: true,
   toggleTileView: true,
   muteEveryone: true,
 };
 // The embedded client's other commands (issue 33 point 3): accepted, nothing done, said once in the console.
 export const unsupportedCommands = (
   'email avatarUrl password localSubject toggleFilmStrip toggleSubtitles toggleWhiteboard toggleCameraMirror ' +
-  'toggleVirtualBackgroundDialog setAudioOnly toggleParticipantsPane toggleE2EE grantModerator initiatePrivateChat ' +
+  'toggleVirtualBackgroundDialog setAudioOnly toggleE2EE grantModerator initiatePrivateChat ' +
   'askToUnmute approveVideo cancelPrivateChat autoAssignToBreakoutRooms stopShareVideo rejectParticipant ' +
   'toggleModeration pinParticipant setLargeVideoParticipant setVideoQuality sendEndpointTextMessage startRecording ' +
   'stopRecording showNotification hideNotification overwriteConfig overwriteNames setMeetingTimer addBreakoutRoom ' +
@@ -111,5 +112,7 @@ export const events = [
   'knockingParticipant',
   'raiseHandUpdated',
   'tileViewChanged',
+  'chatUpdated',
+  'participantsPaneToggled',
   'errorOccurred',
 ];
