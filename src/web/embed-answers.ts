@@ -40,7 +40,7 @@ export function answerRequest(
         jid: p.participant_id,
         role: p.role,
         displayName: p.name,
-        avatarUrl: '',
+        avatarUrl: p.avatar_url ?? '',
         id: p.participant_id,
       }));
       return {

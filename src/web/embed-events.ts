@@ -39,7 +39,7 @@ export function joinedEvents(
         id: self.participant_id,
         displayName: self.name,
         formattedDisplayName: self.name,
-        avatarURL: '',
+        avatarURL: self.avatar_url ?? '',
         breakoutRoom: room.breakoutRoom,
       },
     },
