@@ -304,6 +304,7 @@ export class EmbedBridge {
         roomId: this.roomId,
         homeRoomId: this.homeRoomId,
         local: this.local,
+        peopleOpen: this.panel.open === 'people',
       });
       this.post({ videomeet: envelope, kind: 'response', id: m.id, ...answer });
     }

@@ -57,7 +57,6 @@ export const unsupportedAnswers: Record<string, { answer: unknown; promise: bool
   isAudioDisabled: { answer: false, promise: true },
   isStartSilent: { answer: false, promise: true },
   isP2pActive: { answer: null, promise: true },
-  isParticipantsPaneOpen: { answer: false, promise: true },
   setMediaEncryptionKey: { answer: undefined, promise: true },
   getEmail: { answer: undefined, promise: false },
   getAvatarURL: { answer: undefined, promise: false },
@@ -91,7 +90,7 @@ export const deviceRequests = [
 ];
 
 /** Requests the page inside answers (embed-answers.ts, and its devices). */
-export const pageRequests = ['getContentSharingParticipants', ...deviceRequests];
+export const pageRequests = ['getContentSharingParticipants', 'isParticipantsPaneOpen', ...deviceRequests];
 export const events = [
   'ready',
   'videoConferenceJoined',

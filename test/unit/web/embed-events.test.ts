@@ -176,3 +176,17 @@ t.test("avatarURL (issue 33 point 8): videoConferenceJoined and getRoomsInfo car
     ],
   );
 });
+
+t.test('isParticipantsPaneOpen answers whether People shows (once she joined)', async (t) => {
+  const state = {
+    participants: new Map<string, ParticipantView>(),
+    selfId: 'p-cat',
+    joined: true,
+    roomId: 'room-1',
+    homeRoomId: 'room-1',
+    local: { audio: true, video: true, screen: false },
+  };
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, peopleOpen: true }), { result: true });
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, peopleOpen: false }), { result: false });
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, joined: false, peopleOpen: true }), { result: false });
+});
