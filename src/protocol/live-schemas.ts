@@ -23,6 +23,8 @@ export const ParticipantView = record({
   audio: Type.Boolean(),
   video: Type.Boolean(),
   screen: Type.Boolean(),
+  /** Her picture (an http(s) URL from her join link), shown on her tile while her camera is off. */
+  avatar_url: Type.Optional(Type.String()),
 });
 
 /** Lock settings apply to participants (viewers), never to moderators. */

@@ -9,6 +9,8 @@ export interface EmbedSnapshot {
   readonly roomId: string;
   readonly homeRoomId: string;
   readonly local: LocalState;
+  /** People shows in the side panel. */
+  readonly peopleOpen?: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export function answerRequest(
         jid: p.participant_id,
         role: p.role,
         displayName: p.name,
-        avatarUrl: '',
+        avatarUrl: p.avatar_url ?? '',
         id: p.participant_id,
       }));
       return {
@@ -59,6 +61,8 @@ export function answerRequest(
       return { result: state.local.screen };
     case 'getContentSharingParticipants':
       return { result: { sharingParticipantIds: inMeeting.filter((p) => p.screen).map((p) => p.participant_id) } };
+    case 'isParticipantsPaneOpen':
+      return { result: state.joined && state.peopleOpen === true };
     case 'getDisplayName':
       return { result: typeof args[0] === 'string' ? state.participants.get(args[0])?.name : undefined };
     default:

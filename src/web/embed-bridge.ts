@@ -4,9 +4,9 @@ import { answerRequest } from './embed-answers.js';
 import { classroomCommand, classroomCommandNames, handUpdates, type HandsTold } from './embed-classroom.js';
 import type { Devices } from './devices.js';
 import { answerDevices, deviceRequests } from './embed-devices.js';
-import { errorOccurred, joinedEvents, participantJoined, type EmbedEvent } from './embed-events.js';
+import { errorOccurred, joinedEvents, panelEvents, participantJoined, type EmbedEvent } from './embed-events.js';
 import { prejoinShown, readFragment, type Settings } from './embed-settings.js';
-import type { LeaveReason, LocalState, MeetingActions, MeetingHooks } from './meeting-hooks.js';
+import type { LeaveReason, LocalState, MeetingActions, MeetingHooks, PanelSeen } from './meeting-hooks.js';
 
 /**
  * The page's side of external_api.js (src/web/embed/external-api.ts holds the envelope):
@@ -47,6 +47,7 @@ export class EmbedBridge {
   private readonly participants = new Map<string, ParticipantView>();
   private local: LocalState = { audio: true, video: true, screen: false };
   private dominant = '';
+  private panel: PanelSeen = { open: null, unread: 0 };
   private readonly knocks = new Set<string>();
   private hands: HandsTold = new Map();
   private queued: { name: string; args: unknown[] }[] = [];
@@ -70,6 +71,7 @@ export class EmbedBridge {
       message: (message) => this.onServer(message),
       localState: (state) => this.onLocal(state),
       leaving: (reason) => this.onLeaving(reason),
+      panel: (seen) => this.onPanel(seen),
     };
     window.addEventListener('message', (event) => this.onParent(event));
     this.post({ videomeet: envelope, kind: 'ready' });
@@ -163,6 +165,13 @@ export class EmbedBridge {
         on: state.screen,
         details: state.screen ? { sourceType: 'screen' } : {},
       });
+  }
+
+  /** The chat and People as the embedded client tells them (chatUpdated, participantsPaneToggled), once in the meeting. */
+  private onPanel(seen: PanelSeen): void {
+    const before = this.panel;
+    this.panel = seen;
+    if (this.joined) for (const event of panelEvents(before, seen)) this.tell(event);
   }
 
   private onServer(message: ServerMessage): void {
@@ -295,6 +304,7 @@ export class EmbedBridge {
         roomId: this.roomId,
         homeRoomId: this.homeRoomId,
         local: this.local,
+        peopleOpen: this.panel.open === 'people',
       });
       this.post({ videomeet: envelope, kind: 'response', id: m.id, ...answer });
     }

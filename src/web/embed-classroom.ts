@@ -3,7 +3,7 @@ import type { MeetingActions } from './meeting-hooks.js';
 
 /**
  * The everyday controls of a lesson (issue 31 point 10) through external_api.js, with the names
- * and payloads of the embedded client's API (and issue 33 point 3's `toggleChat`, `toggleTileView`,
+ * and payloads of the embedded client's API (and issue 33 point 3's `toggleChat`, `toggleParticipantsPane`, `toggleTileView`,
  * `setTileView` and `muteEveryone`): the command `toggleRaiseHand` and the event
  * `raiseHandUpdated {id, handRaised}` (0 when down, else when it went up, in ms); the moderator's
  * `endConference` (every page then tells its parent `videoConferenceLeft` and `readyToClose`)
@@ -18,6 +18,7 @@ export const classroomCommandNames = [
   'muteRemoteParticipant',
   'muteEveryone',
   'toggleChat',
+  'toggleParticipantsPane',
   'toggleTileView',
   'setTileView',
 ] as const;
@@ -65,6 +66,10 @@ export function classroomCommand(
   switch (name) {
     case 'toggleChat':
       actions.toggleChat();
+      return true;
+    case 'toggleParticipantsPane':
+      // toggleParticipantsPane(enabled): People open or closed; without a boolean, the other way.
+      actions.toggleParticipantsPane(typeof args[0] === 'boolean' ? args[0] : null);
       return true;
     case 'toggleTileView':
     case 'setTileView': {

@@ -1,4 +1,5 @@
 import type { ParticipantView } from '../protocol/live.js';
+import type { PanelSeen } from './meeting-hooks.js';
 
 /**
  * Payloads of the events the page tells its embedding page, in the embedded client's shapes,
@@ -38,7 +39,7 @@ export function joinedEvents(
         id: self.participant_id,
         displayName: self.name,
         formattedDisplayName: self.name,
-        avatarURL: '',
+        avatarURL: self.avatar_url ?? '',
         breakoutRoom: room.breakoutRoom,
       },
     },
@@ -51,4 +52,19 @@ export function joinedEvents(
  */
 export function errorOccurred(name: string, message: string, type: 'CONNECTION' | 'CONFERENCE'): EmbedEvent {
   return { name: 'errorOccurred', data: { name, message, type, isFatal: true } };
+}
+
+/**
+ * What a change of the side panel tells the embedding page, as the embedded client does:
+ * `chatUpdated {isOpen, unreadCount}` when the chat opens or closes or its unread count changes,
+ * and `participantsPaneToggled {open}` when People opens or closes.
+ */
+export function panelEvents(before: PanelSeen, now: PanelSeen): EmbedEvent[] {
+  const events: EmbedEvent[] = [];
+  const chat = (p: PanelSeen) => p.open === 'chat';
+  const people = (p: PanelSeen) => p.open === 'people';
+  if (chat(before) !== chat(now) || before.unread !== now.unread)
+    events.push({ name: 'chatUpdated', data: { isOpen: chat(now), unreadCount: now.unread } });
+  if (people(before) !== people(now)) events.push({ name: 'participantsPaneToggled', data: { open: people(now) } });
+  return events;
 }

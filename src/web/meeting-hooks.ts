@@ -26,11 +26,19 @@ export interface MeetingActions {
   readonly mute: (participantId: string) => void;
   /** The chat panel open, or closed when it shows (the toolbar's Chat button). */
   readonly toggleChat: () => void;
+  /** People open (true), closed if it shows (false), or toggled (null), as the toolbar's People button. */
+  readonly toggleParticipantsPane: (open: boolean | null) => void;
   /** The grid on (true), off (false: speaker view) or toggled (null), as her layout buttons; whether it shows now. */
   readonly setTileView: (tiles: boolean | null) => boolean;
   readonly local: () => LocalState;
   readonly session: () => string;
   readonly isModerator: () => boolean;
+}
+
+/** The side panel as the page shows it: which tab is open (null: closed), and the chat's unread count. */
+export interface PanelSeen {
+  readonly open: 'people' | 'chat' | 'moderation' | null;
+  readonly unread: number;
 }
 
 export interface LocalState {
@@ -49,4 +57,6 @@ export interface MeetingHooks {
   /** The person's own microphone/camera/screen, whenever the page publishes it. */
   readonly localState: (state: LocalState) => void;
   readonly leaving: (reason: LeaveReason) => void;
+  /** The side panel opened, closed, changed tab, or the chat's unread count changed. */
+  readonly panel: (seen: PanelSeen) => void;
 }

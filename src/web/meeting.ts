@@ -168,7 +168,10 @@ export function meetingView(options: MeetingOptions): {
     connections: () => media?.connections() ?? [],
     me: () => ({ id: state.self?.participant_id, micOn: state.audio, level: devices.level() }),
     chatShown: () => panel.isOpen && panel.tab === 'chat',
+    unreadChanged: () => tellPanel(),
   });
+  /** The embedding page's bridge hears of the panel and the chat's unread count. */
+  const tellPanel = () => options.hooks?.panel({ open: panel.isOpen ? panel.tab : null, unread: signals.unreadCount });
 
   panel.onChange(() => {
     for (const [name, t] of Object.entries(panelTools))
@@ -176,6 +179,7 @@ export function meetingView(options: MeetingOptions): {
     element.classList.toggle('panel-open', panel.isOpen);
     if (panel.isOpen && panel.tab === 'chat') chat.input.focus({ preventScroll: true });
     signals.panelChanged();
+    tellPanel();
   });
 
   /** One step of the reducer: the new state drawn where it changed, then its effects done in order. */
@@ -431,6 +435,7 @@ export function meetingView(options: MeetingOptions): {
     endMeeting: () => send({ type: 'end_meeting' }),
     mute: (participantId) => send({ type: 'mute', participant_id: participantId }),
     toggleChat: () => panel.toggle('chat'),
+    toggleParticipantsPane: (open) => panel.setShown('people', open),
     setTileView: (tiles) => chooseTiles(stage.controls, tiles),
     local: () => ({ audio: state.audio, video: state.video, screen: state.screen }),
     session: () => session,

@@ -98,6 +98,13 @@ export class SidePanel {
     else this.open(name);
   }
 
+  /** The tab shown (true), the panel closed if that tab shows (false), or toggled (null). */
+  setShown(name: PanelTab, shown: boolean | null): void {
+    const showing = this.isOpen && this.current === name;
+    if (shown ?? !showing) this.open(name);
+    else if (showing) this.close();
+  }
+
   close(): void {
     // A hidden element cannot keep the focus: left there, it would fall to the body.
     const hadFocus = this.element.contains(document.activeElement);

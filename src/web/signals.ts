@@ -39,6 +39,8 @@ export interface SignalsSources {
   readonly me: () => { readonly id: string | undefined; readonly micOn: boolean; readonly level: number };
   /** Whether the chat is on screen. */
   readonly chatShown: () => boolean;
+  /** Told when the chat's unread count changes. */
+  readonly unreadChanged?: () => void;
 }
 
 /**
@@ -158,6 +160,11 @@ export class Signals {
     this.unread = unread;
     const label = unread > 0 ? fill(said.chatUnread, { count: unread }) : words.toolbar.chat;
     this.chatTool.set(label, 'chat', unread);
+    this.options.unreadChanged?.();
+  }
+
+  get unreadCount(): number {
+    return this.unread;
   }
 
   close(): void {

@@ -3,7 +3,7 @@ import { announce } from './announce.js';
 import { badge, button, el } from './dom.js';
 import { icon } from './icons.js';
 import { layoutSwitch, storedLayout } from './stage-layout.js';
-import { initialsOf } from './state/signals.js';
+import { initialsOf, pictureOf } from './state/signals.js';
 import { arrange, columnsFor, viewOf, type LayoutMode } from './tile-arrangement.js';
 import { fill, words } from './words/index.js';
 
@@ -26,6 +26,8 @@ export type ViewListener = (message: Extract<ClientMessage, { type: 'view' }>) =
 export class Stage {
   readonly element = el('ul', { class: 'tiles', 'aria-label': words.stage.label, 'data-cols': '1' });
   private readonly tiles = new Map<string, HTMLElement>();
+  /** Pictures that failed to load on this page: their tiles show the initials. */
+  private readonly brokenPictures = new Set<string>();
   /** Previous and next page of tiles, and which page this is: shown only when the tiles do not fit one page (a phone). */
   readonly pager: HTMLElement;
   private readonly previous = this.turner('previous', -1);
@@ -106,6 +108,7 @@ export class Stage {
     const cameraOff = !p.video && !p.screen;
     tile.classList.toggle('camera-off', cameraOff);
     tile.querySelector('.initials')!.textContent = initialsOf(p.name);
+    this.picture(tile, pictureOf(p.avatar_url, this.brokenPictures));
     const marks = [
       p.role === 'moderator' ? badge(words.people.moderator) : null,
       muted,
@@ -119,6 +122,25 @@ export class Stage {
     tile.dataset.screen = String(p.screen);
     this.layout();
     return tile;
+  }
+
+  /**
+   * Her picture in place of her initials while her camera is off (issue 33 point 8): an image with
+   * an empty alt, as the tile already names her; one that fails to load gives way to the initials.
+   */
+  private picture(tile: HTMLElement, url: string | null): void {
+    const shown = tile.querySelector<HTMLImageElement>('img.avatar');
+    tile.classList.toggle('has-picture', url !== null);
+    if (url === null) return shown?.remove();
+    if (shown?.getAttribute('src') === url) return;
+    const img = el('img', { class: 'avatar', alt: '', src: url, referrerpolicy: 'no-referrer', decoding: 'async' });
+    img.addEventListener('error', () => {
+      this.brokenPictures.add(url);
+      img.remove();
+      tile.classList.remove('has-picture');
+    });
+    if (shown) shown.replaceWith(img);
+    else tile.querySelector('.initials')!.before(img);
   }
 
   /** Her tile's figure, where other views draw their marks (a raised hand, a reaction). */

@@ -321,6 +321,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const chatBefore = await pressed('Chat');
     await bob.page.evaluate(() => (window as any).api.executeCommand('toggleChat'));
     await until('toggleChat: the chat panel', async () => (await pressed('Chat')) !== chatBefore);
+    // The chat's state as the embedded client tells it; toggleParticipantsPane(true) opens People.
+    const chatOpen = chatBefore !== 'true';
+    t.match(await waitEvent(bob.page, 'chatUpdated', (d) => d.isOpen === chatOpen), { unreadCount: 0 });
+    await bob.page.evaluate(() => (window as any).api.executeCommand('toggleParticipantsPane', true));
+    await until('toggleParticipantsPane: People', async () => (await pressed('People')) === 'true');
+    t.same(await waitEvent(bob.page, 'participantsPaneToggled', (d) => d.open), { open: true });
     await browser.screenshot(bob.page, 'embed-commands-desktop');
     await bob.page.setViewportSize({ width: 390, height: 844 });
     await browser.screenshot(bob.page, 'embed-commands-phone');

@@ -1,8 +1,10 @@
 // Issue 11 point 1 in a real browser: a meeting-API room shows itself only to its join link.
 // The link enters; the same address without it meets the guest policy (here: refused); an
 // address that names no room says so after the name, exactly as the unlisted one would.
-// Issue 33 point 6: leaving sends her to the join's own logoutURL (not the create's).
+// Issue 33 point 6: leaving sends her to the join's own logoutURL (not the create's). Point 8:
+// her join's avatarURL is shown on her tile while her camera is off.
 import t from 'tap';
+import { expectNoAxeViolations } from '../helpers/accessibility.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { ConfapiClient, compatInProcessFor, roomAndToken } from '../helpers/compat.js';
 
@@ -22,12 +24,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     ]);
     // The platform's page she returns to: a page of the service itself, so the browser can show it.
     const logoutURL = `${d.url}/?back-from=course-7`;
+    const picture = `${d.url}/assets/web/static/backdrop.svg`;
     const joined = await api.get('join', [
       ['meetingID', 'course-7'],
       ['fullName', 'Pupil Pia'],
       ['role', 'VIEWER'],
       ['redirect', 'false'],
       ['logoutURL', logoutURL],
+      // A picture the page may load: one of the service's own (the room page allows 'self' and https images).
+      ['avatarURL', picture],
     ]);
     const { roomId, token, url: joinUrl } = roomAndToken(String(joined.xml.url));
     const browser = await openBrowser(t);
@@ -56,6 +61,18 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await invited.page.getByRole('button', { name: 'Join' }).click();
     await invited.page.waitForURL(new RegExp(`/room/${roomId}$`));
     t.pass('the join link enters the meeting');
+    const tile = invited.page.getByRole('listitem', { name: 'Pupil Pia' });
+    await invited.page.getByRole('button', { name: 'Turn camera off' }).click();
+    const avatar = tile.locator('img.avatar');
+    await avatar.waitFor({ state: 'visible' });
+    t.equal(await avatar.getAttribute('alt'), '', 'her picture on her camera-off tile, with an empty alt');
+    t.ok(await avatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'and it loaded');
+    t.equal(await tile.locator('.initials').isVisible(), false, 'instead of her initials');
+    await browser.screenshot(invited.page, 'avatar-camera-off-desktop');
+    await invited.page.setViewportSize({ width: 390, height: 844 });
+    await browser.screenshot(invited.page, 'avatar-camera-off-phone');
+    await invited.page.setViewportSize({ width: 1280, height: 800 });
+    await expectNoAxeViolations(t, invited.page, 'a camera-off tile with her picture');
     await invited.page.getByRole('button', { name: 'Leave meeting' }).click();
     await invited.page.waitForURL(logoutURL);
     t.pass("leaving lands on the join's own logoutURL");

@@ -48,13 +48,22 @@ export function tenantList(tenant: Command, io: CliIo): void {
         const withGrace = graces.some((g) => g.length > 0);
         io.out(
           table([
-            ['ID', 'SOURCE', 'API SECRET', 'APP ID', 'APP SECRET', ...(withGrace ? ['REPLACED SECRET'] : [])],
+            [
+              'ID',
+              'SOURCE',
+              'API SECRET',
+              'APP ID',
+              'APP SECRET',
+              'AUTH GUEST',
+              ...(withGrace ? ['REPLACED SECRET'] : []),
+            ],
             ...views.map(({ view: v }, i) => [
               v.id,
               v.source === 'env' ? 'env file' : 'tenants file',
               has(v.api_secret),
               v.app_id ?? '-',
               has(v.app_secret),
+              v.authenticated_guest ?? '-',
               ...(withGrace ? [graces[i]!.join(', ') || '-'] : []),
             ]),
           ]),

@@ -23,6 +23,8 @@ interface TenantView {
   readonly api_secret: string | null;
   readonly app_id: string | null;
   readonly app_secret: string | null;
+  /** Its own authenticated_guest, or `inherited` (COMPAT_AUTHENTICATED_GUEST applies); null without meeting-API joins. */
+  readonly authenticated_guest: 'on' | 'off' | 'inherited' | null;
 }
 
 export function viewOf(tenant: Tenant, source: TenantView['source'], reveal: boolean): TenantView {
@@ -33,6 +35,14 @@ export function viewOf(tenant: Tenant, source: TenantView['source'], reveal: boo
     api_secret: secret(tenant.apiSecret),
     app_id: tenant.appId,
     app_secret: secret(tenant.appSecret),
+    authenticated_guest:
+      tenant.apiSecret === null
+        ? null
+        : tenant.authenticatedGuest === undefined
+          ? 'inherited'
+          : tenant.authenticatedGuest
+            ? 'on'
+            : 'off',
   };
 }
 

@@ -45,6 +45,7 @@ export function tenantShow(tenant: Command, io: CliIo): void {
             ['api_secret', view.api_secret ?? '-'],
             ['app_id', view.app_id ?? '-'],
             ['app_secret', view.app_secret ?? '-'],
+            ['authenticated_guest', view.authenticated_guest ?? '-'],
             ...graceRows,
           ]),
         );

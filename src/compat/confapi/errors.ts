@@ -17,6 +17,7 @@ export const confapiErrors = {
   missingParamFullName: 'You must provide your name',
   mismatchCreateTimeParam: 'The createTime parameter submitted mismatches with the current meeting.',
   meetingForciblyEnded: 'You can not join a meeting that has already been forcibly ended',
+  guestDeniedAccess: "You have been denied access to this meeting based on the meeting's guest policy",
   maxParticipantsReached: 'The number of participants allowed for this meeting has been reached.',
   notFound: 'A meeting with that ID does not exist',
   missingParamMessage: 'You must specify a message.',

@@ -12,6 +12,8 @@ export interface Member {
   name: string;
   /** A copy of the participant record's role, kept in step by MeetingService.onRoleChanged. */
   role: Participant['role'];
+  /** Her picture from the participant record, if her join link carried one. */
+  readonly avatarUrl: string | null;
   readonly outbox: Outbox;
   audio: boolean;
   video: boolean;
@@ -74,6 +76,7 @@ export const viewOf = (m: Member): ParticipantView => ({
   audio: m.audio,
   video: m.video,
   screen: m.screen,
+  ...(m.avatarUrl !== null ? { avatar_url: m.avatarUrl } : {}),
 });
 
 /**
@@ -152,6 +155,7 @@ export class LiveRooms {
       participantId: participant.participantId,
       name: participant.name,
       role: participant.role,
+      avatarUrl: participant.avatarUrl ?? null,
       outbox,
       audio: false,
       video: false,

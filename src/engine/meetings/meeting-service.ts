@@ -170,7 +170,7 @@ export class MeetingService {
     return meeting;
   }
 
-  join(meeting: Meeting, role: Role, name: string, externalId?: string): Participant {
+  join(meeting: Meeting, role: Role, name: string, externalId?: string, avatarUrl?: string): Participant {
     const live = this.live(meeting);
     const participant: Participant = {
       participantId: randomId(),
@@ -181,6 +181,7 @@ export class MeetingService {
       joinedAt: this.nowIso(),
       leftAt: null,
       ...(externalId ? { externalId } : {}),
+      ...(avatarUrl ? { avatarUrl } : {}),
     };
     this.store.insertParticipant(participant);
     this.index(live, participant);

@@ -25,6 +25,8 @@ export interface Participant {
   readonly leftAt: string | null;
   /** The platform's id of this person (the meeting API's `userID`), when her join link named one. */
   readonly externalId?: string;
+  /** Her picture (an http(s) URL) from her join link; held while she is present, never stored. */
+  readonly avatarUrl?: string;
 }
 
 /**

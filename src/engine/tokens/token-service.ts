@@ -22,6 +22,8 @@ export interface JoinClaims {
   readonly name?: string;
   /** The platform's id of the person (the meeting API's `userID`). */
   readonly uid?: string;
+  /** Her picture (an http(s) URL): the meeting API's `avatarURL`, a gateway token's `context.user.avatar`. */
+  readonly avatar?: string;
   /**
    * Origins that may frame the room page this token opens (`*`: any): set only by the embed
    * gateway after it verified the application's token, so framing follows something signed,
@@ -47,6 +49,17 @@ function isString(value: unknown): value is string {
 
 /** `*` or an http(s) origin: what a frame-ancestors list may hold, nothing that could end the directive. */
 const embedOrigin = /^(\*|https?:\/\/[A-Za-z0-9.*-]+(:\d{1,5})?)$/;
+
+/** An http(s) URL of at most 2048 characters, else null: anything else is never shown as a picture. */
+function avatarUrl(value: unknown): string | null {
+  if (!isString(value) || value.length > 2048) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
 
 function embedList(value: unknown): readonly string[] | null {
   if (!Array.isArray(value) || value.length === 0 || value.length > 32) return null;
@@ -114,6 +127,7 @@ export class TokenService {
       source: p.source as ArrivalSource,
       ...(isString(p.name) ? { name: p.name } : {}),
       ...(isString(p.uid) && p.uid.length <= 256 ? { uid: p.uid } : {}),
+      ...(avatarUrl(p.avatar) !== null ? { avatar: avatarUrl(p.avatar)! } : {}),
       ...(embed ? { embed } : {}),
     };
   }

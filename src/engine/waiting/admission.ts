@@ -9,6 +9,8 @@ export interface JoinClaims {
   readonly name?: string;
   /** The platform's id of the person, kept with her participant (analytics `ext_user_id`). */
   readonly uid?: string;
+  /** Her picture (an http(s) URL the token service checked), shown on her tile; held while she is present. */
+  readonly avatar?: string;
 }
 
 /** Someone arriving at a room address (`/room/{id}/start` or `/knock`). */

@@ -351,7 +351,9 @@ export class WaitingRoomService {
         (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting))
           ? 'moderator'
           : (screened.claims?.role ?? 'participant'));
-      return this.deps.meetings.join(meeting, role, screened.name, screened.claims?.uid);
+      // Into a sub-group she keeps her picture; otherwise it is her join link's.
+      const avatar = screened.member?.avatarUrl ?? screened.claims?.avatar;
+      return this.deps.meetings.join(meeting, role, screened.name, screened.claims?.uid, avatar);
     });
     return { status: 'joined', participant };
   }

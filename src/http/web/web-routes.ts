@@ -37,15 +37,17 @@ const segmentationDir = dirname(createRequire(import.meta.url).resolve('@mediapi
  * media from the camera and peers, sockets back to this host, framing only by the origins
  * the operator allowed. `connect-src 'self'` covers the live socket: in CSP Level 3 'self'
  * also matches ws:/wss: of the page's own host and port, whereas bare `ws: wss:` would let an
- * injected script send the meeting to any host.
+ * injected script send the meeting to any host. `pictures` (the room page only): people's pictures
+ * from their join links (issue 33 point 8), https URLs of the platform's hosts, which no list here
+ * can name in advance; an http picture stays blocked (the tile then shows her initials).
  */
-export function contentSecurityPolicy(embedAncestors: readonly string[]): string {
+export function contentSecurityPolicy(embedAncestors: readonly string[], pictures = false): string {
   const ancestors = embedAncestors.includes('*') ? ['*'] : ["'self'", ...embedAncestors];
   return [
     "default-src 'self'",
     "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self'",
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${pictures ? ' https:' : ''}`,
     "media-src 'self' blob: mediastream:",
     "connect-src 'self'",
     "worker-src 'self' blob:",
@@ -66,7 +68,7 @@ export function contentSecurityPolicy(embedAncestors: readonly string[]): string
 export function webRoutes(options: WebOptions, tokens: FramingReader | null = null) {
   // The page is the same for every room; it names no meeting. Only the instance policy is filled in.
   const page = readFileSync(`${webDir}/static/page.html`, 'utf8').replace('{{waiting_policy}}', options.waitingRoom);
-  const csp = contentSecurityPolicy(options.embedAncestors);
+  const csp = contentSecurityPolicy(options.embedAncestors, true);
   // The home page (issue 32): the same bytes for everyone, so any cache may keep it for a while.
   const home = readFileSync(`${webDir}/static/home.html`, 'utf8');
   const homePolicy = contentSecurityPolicy([]);
@@ -74,7 +76,7 @@ export function webRoutes(options: WebOptions, tokens: FramingReader | null = nu
     if (!tokens || typeof t !== 'string' || t === '' || t.length > 8192) return csp;
     const claims = await tokens.framingOf(t, framingGraceSecs);
     if (!claims || claims.room !== roomId) return csp;
-    return contentSecurityPolicy([...options.embedAncestors, ...claims.embed]);
+    return contentSecurityPolicy([...options.embedAncestors, ...claims.embed], true);
   };
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(fastifyStatic, { root: webDir, prefix: '/assets/web/', decorateReply: false, index: false });

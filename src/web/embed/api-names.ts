@@ -20,13 +20,14 @@ export const commands: Record<string, true> = {
   endConference: true,
   muteRemoteParticipant: true,
   toggleChat: true,
+  toggleParticipantsPane: true,
   toggleTileView: true,
   muteEveryone: true,
 };
 // The embedded client's other commands (issue 33 point 3): accepted, nothing done, said once in the console.
 export const unsupportedCommands = (
   'email avatarUrl password localSubject toggleFilmStrip toggleSubtitles toggleWhiteboard toggleCameraMirror ' +
-  'toggleVirtualBackgroundDialog setAudioOnly toggleParticipantsPane toggleE2EE grantModerator initiatePrivateChat ' +
+  'toggleVirtualBackgroundDialog setAudioOnly toggleE2EE grantModerator initiatePrivateChat ' +
   'askToUnmute approveVideo cancelPrivateChat autoAssignToBreakoutRooms stopShareVideo rejectParticipant ' +
   'toggleModeration pinParticipant setLargeVideoParticipant setVideoQuality sendEndpointTextMessage startRecording ' +
   'stopRecording showNotification hideNotification overwriteConfig overwriteNames setMeetingTimer addBreakoutRoom ' +
@@ -56,7 +57,6 @@ export const unsupportedAnswers: Record<string, { answer: unknown; promise: bool
   isAudioDisabled: { answer: false, promise: true },
   isStartSilent: { answer: false, promise: true },
   isP2pActive: { answer: null, promise: true },
-  isParticipantsPaneOpen: { answer: false, promise: true },
   setMediaEncryptionKey: { answer: undefined, promise: true },
   getEmail: { answer: undefined, promise: false },
   getAvatarURL: { answer: undefined, promise: false },
@@ -90,7 +90,7 @@ export const deviceRequests = [
 ];
 
 /** Requests the page inside answers (embed-answers.ts, and its devices). */
-export const pageRequests = ['getContentSharingParticipants', ...deviceRequests];
+export const pageRequests = ['getContentSharingParticipants', 'isParticipantsPaneOpen', ...deviceRequests];
 export const events = [
   'ready',
   'videoConferenceJoined',
@@ -111,5 +111,7 @@ export const events = [
   'knockingParticipant',
   'raiseHandUpdated',
   'tileViewChanged',
+  'chatUpdated',
+  'participantsPaneToggled',
   'errorOccurred',
 ];

@@ -33,6 +33,20 @@ export function initialsOf(name: string): string {
   return chosen.join('').toLocaleUpperCase();
 }
 
+/**
+ * The picture a camera-off tile shows instead of her initials: her `avatar_url` when it is an
+ * http(s) URL that has not failed to load on this page; null (the initials) otherwise.
+ */
+export function pictureOf(avatarUrl: string | undefined, failed: ReadonlySet<string>): string | null {
+  if (avatarUrl === undefined || failed.has(avatarUrl)) return null;
+  try {
+    const { protocol } = new URL(avatarUrl);
+    return protocol === 'https:' || protocol === 'http:' ? avatarUrl : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What the page's peer connections have counted so far, read from their statistics. */
 export interface Reading {
   /** Per received audio track (its `trackIdentifier`): energy and seconds of audio so far. */

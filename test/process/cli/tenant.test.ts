@@ -57,7 +57,7 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
 
   const list = await tenant(s, ['list'], { COMPAT_API_SHARED_SECRET: primary });
   t.equal(list.code, 0, list.stderr);
-  t.match(list.stdout, /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\n/, 'a table');
+  t.match(list.stdout, /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+AUTH GUEST\n/, 'a table');
   t.match(list.stdout, /primary\s+env file\s+\*\*\*/, 'the primary tenant, from the environment, masked');
   t.match(list.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*/, 'which credentials each tenant has');
   assertNoSecret(t, s, list.stdout + list.stderr, 'list');
@@ -65,11 +65,46 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   t.same(
     JSON.parse(json.stdout),
     [
-      { id: 'primary', source: 'env', api_secret: '***', app_id: null, app_secret: null },
-      { id: 'moodle', source: 'file', api_secret: '***', app_id: null, app_secret: null },
-      { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: '***' },
-      { id: 'acme', source: 'file', api_secret: '***', app_id: null, app_secret: null },
-      { id: 'portal.v2', source: 'file', api_secret: null, app_id: portal.app_id, app_secret: '***' },
+      {
+        id: 'primary',
+        source: 'env',
+        api_secret: '***',
+        app_id: null,
+        app_secret: null,
+        authenticated_guest: 'inherited',
+      },
+      {
+        id: 'moodle',
+        source: 'file',
+        api_secret: '***',
+        app_id: null,
+        app_secret: null,
+        authenticated_guest: 'inherited',
+      },
+      {
+        id: 'school',
+        source: 'file',
+        api_secret: null,
+        app_id: 'school-app',
+        app_secret: '***',
+        authenticated_guest: null,
+      },
+      {
+        id: 'acme',
+        source: 'file',
+        api_secret: '***',
+        app_id: null,
+        app_secret: null,
+        authenticated_guest: 'inherited',
+      },
+      {
+        id: 'portal.v2',
+        source: 'file',
+        api_secret: null,
+        app_id: portal.app_id,
+        app_secret: '***',
+        authenticated_guest: null,
+      },
     ],
     'list --json: masked',
   );
@@ -88,7 +123,14 @@ t.test('add, list, show, rotate, remove on a file with comments', async (t) => {
   const revealed = await tenant(s, ['show', 'school', '--reveal', '--json']);
   t.same(
     JSON.parse(revealed.stdout),
-    { id: 'school', source: 'file', api_secret: null, app_id: 'school-app', app_secret: schoolAppSecret },
+    {
+      id: 'school',
+      source: 'file',
+      api_secret: null,
+      app_id: 'school-app',
+      app_secret: schoolAppSecret,
+      authenticated_guest: null,
+    },
     'show --reveal prints the secret',
   );
   const missing = await tenant(s, ['show', 'nobody']);

@@ -63,6 +63,31 @@ t.test('logoutURL per join, and errorRedirectUrl', async (t) => {
     ]);
   });
 
+  await t.test('a guest refused by ALWAYS_DENY goes to errorRedirectUrl too, else sees our page', async (t) => {
+    await api.get('create', [
+      ['meetingID', 'closed-7'],
+      ['guestPolicy', 'ALWAYS_DENY'],
+    ]);
+    const guest: [string, string][] = [
+      ['meetingID', 'closed-7'],
+      ['fullName', 'Guest Gus'],
+      ['role', 'VIEWER'],
+      ['guest', 'true'],
+    ];
+    const denied = await api.get('join', [...guest, ['errorRedirectUrl', errors]]);
+    t.equal(denied.status, 302, 'a redirect, not our page');
+    const to = new URL(denied.headers.get('location') ?? '');
+    t.equal(`${to.origin}${to.pathname}`, errors);
+    t.same(JSON.parse(to.searchParams.get('errors') ?? 'null'), [
+      {
+        key: 'guestDeniedAccess',
+        message: "You have been denied access to this meeting based on the meeting's guest policy",
+      },
+    ]);
+    const page = await api.get('join', [...guest, ['errorRedirectUrl', 'javascript:alert(1)']]);
+    t.equal(page.status, 403, 'without an http(s) errorRedirectUrl, our page');
+  });
+
   await t.test('XML stays where no person is sent: redirect=false, another scheme, a bad checksum', async (t) => {
     const refusal = [
       ['meetingID', 'no-such-meeting'],

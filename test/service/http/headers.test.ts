@@ -28,6 +28,10 @@ t.test('the page connects only to its own origin; every answer of both listeners
   t.same(connect, ["'self'"], `connect-src is the page's own origin only: ${connect.join(' ')}`);
   for (const bare of ['ws:', 'wss:', 'http:', 'https:', '*'])
     t.notOk(connect.includes(bare), `no bare ${bare} in connect-src`);
+  // People's pictures (issue 33 point 8): https images on the room page only, never http or the home page's.
+  t.same(sources(csp, 'img-src'), ["'self'", 'data:', 'blob:', 'https:'], 'img-src of the room page');
+  const home = (await fetch(`${d.url}/`)).headers.get('content-security-policy') ?? '';
+  t.same(sources(home, 'img-src'), ["'self'", 'data:', 'blob:'], 'img-src of the home page');
 
   const engine: [string, string, RequestInit & { token?: string | null }][] = [
     ['the page', '/room/x', { token: null }],

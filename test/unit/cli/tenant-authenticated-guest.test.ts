@@ -40,3 +40,39 @@ t.test('tenant add and set --authenticated-guest', async (t) => {
   const missing = await tenant(s, ['set', 'nobody', '--authenticated-guest']);
   t.match(missing.stderr, /no tenant nobody/);
 });
+
+// `tenant list` and `tenant show` say which it is: on, off, or inherited (COMPAT_AUTHENTICATED_GUEST
+// applies); an embed-only tenant has no meeting-API joins, so `-` (null in JSON).
+t.test('tenant list and show display authenticated_guest', async (t) => {
+  const s = setup(t);
+  const added = await tenant(s, ['add', 'greenlight', '--authenticated-guest']);
+  s.secrets.add(generated(added.stdout).api_secret!);
+  t.equal((await tenant(s, ['add', 'canvas', '--no-authenticated-guest'])).code, 0);
+
+  const listed = await tenant(s, ['list']);
+  t.equal(listed.code, 0, listed.stderr);
+  t.match(listed.stdout, /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+AUTH GUEST\n/, 'a column for it');
+  t.match(listed.stdout, /\nmoodle\s+tenants file\s+\*\*\*\s+-\s+-\s+inherited\n/, 'no setting: inherited');
+  t.match(listed.stdout, /\nschool\s+tenants file\s+-\s+school-app\s+\*\*\*\s+-\n/, 'embed-only: -');
+  t.match(listed.stdout, /\ngreenlight\s+tenants file\s+\*\*\*\s+-\s+-\s+on\n/, 'its own: on');
+  t.match(listed.stdout, /\ncanvas\s+tenants file\s+\*\*\*\s+-\s+-\s+off\n/, 'its own: off');
+  const json = JSON.parse((await tenant(s, ['list', '--json'])).stdout) as {
+    id: string;
+    authenticated_guest: unknown;
+  }[];
+  t.same(
+    json.map((v) => [v.id, v.authenticated_guest]),
+    [
+      ['moodle', 'inherited'],
+      ['school', null],
+      ['greenlight', 'on'],
+      ['canvas', 'off'],
+    ],
+    'list --json',
+  );
+
+  t.match((await tenant(s, ['show', 'greenlight'])).stdout, /\nauthenticated_guest\s+on\n/, 'show: on');
+  t.match((await tenant(s, ['show', 'moodle'])).stdout, /\nauthenticated_guest\s+inherited\n/, 'show: inherited');
+  t.equal(JSON.parse((await tenant(s, ['show', 'canvas', '--json'])).stdout).authenticated_guest, 'off');
+  t.equal(JSON.parse((await tenant(s, ['show', 'school', '--json'])).stdout).authenticated_guest, null);
+});

@@ -72,16 +72,16 @@ t.test('rotate keeps the old secret for 24 h by default; show lists it with its 
   t.equal(listed.code, 0, listed.stderr);
   t.match(
     listed.stdout,
-    /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+REPLACED SECRET\n/,
+    /^ID\s+SOURCE\s+API SECRET\s+APP ID\s+APP SECRET\s+AUTH GUEST\s+REPLACED SECRET\n/,
     'list has a column for the replaced secret',
   );
   const untilText = new Date(until).toISOString().replace('.000Z', 'Z');
   t.match(
     listed.stdout,
-    new RegExp(`moodle\\s+tenants file\\s+\\*\\*\\*\\s+-\\s+-\\s+api_secret valid until ${untilText}\n`),
+    new RegExp(`moodle\\s+tenants file\\s+\\*\\*\\*\\s+-\\s+-\\s+inherited\\s+api_secret valid until ${untilText}\n`),
     'list names the end of its grace',
   );
-  t.match(listed.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*\s+-\n/, 'a tenant without one shows -');
+  t.match(listed.stdout, /school\s+tenants file\s+-\s+school-app\s+\*\*\*\s+-\s+-\n/, 'a tenant without one shows -');
   assertNoSecret(t, s, listed.stdout, 'list');
   const listedJson = JSON.parse((await tenant(s, ['list', '--json'])).stdout) as {
     id: string;

@@ -1,13 +1,17 @@
 // Issue 33 points 2 and 5 through the page's bridge itself, on a stand-in window: a late
 // joiner's embedding page hears participantJoined for each person already present, before its
-// videoConferenceJoined; a lost connection is told as a flat errorOccurred.
+// videoConferenceJoined; a lost connection is told as a flat errorOccurred. Point 3: the command
+// toggleParticipantsPane opens/closes People, and the panel is told as chatUpdated and participantsPaneToggled.
 import t from 'tap';
 import type { ParticipantView, ServerMessage } from '../../../src/protocol/live.js';
+import type { MeetingActions } from '../../../src/web/meeting-hooks.js';
 
 const posted: { kind?: string; name?: string; data?: Record<string, unknown> }[] = [];
+const parent = { postMessage: (message: (typeof posted)[number]) => posted.push(message) };
+let fromParent: ((event: object) => void) | null = null;
 (globalThis as Record<string, unknown>).window = {
-  addEventListener() {},
-  parent: { postMessage: (message: (typeof posted)[number]) => posted.push(message) },
+  addEventListener: (_name: string, listener: (event: object) => void) => (fromParent = listener),
+  parent,
 };
 const { EmbedBridge } = await import('../../../src/web/embed-bridge.js');
 
@@ -61,4 +65,52 @@ t.test('a lost connection: errorOccurred with its fields flat', async (t) => {
     type: 'CONNECTION',
     isFatal: true,
   });
+});
+
+t.test('toggleParticipantsPane, participantsPaneToggled and chatUpdated', async (t) => {
+  posted.length = 0;
+  const bridge = new EmbedBridge('https://app.example.org', 'room-1', '', {} as never);
+  const asked: (boolean | null)[] = [];
+  const actions = {
+    toggleParticipantsPane: (open: boolean | null) => asked.push(open),
+    local: () => ({ audio: true, video: true, screen: false }),
+  } as unknown as MeetingActions;
+  bridge.attach('room-1', actions);
+  // The panel as the page opens it before the meeting is joined: nothing is told yet.
+  bridge.hooks.panel({ open: 'people', unread: 0 });
+  t.same(events(), []);
+  bridge.hooks.message({
+    type: 'welcome',
+    self: person('p-cat', 'Cat'),
+    participants: [],
+    subject: '',
+  } as unknown as ServerMessage);
+  const command = (args: unknown[]) =>
+    fromParent!({
+      source: parent,
+      origin: 'https://app.example.org',
+      data: { videomeet: 'v1', kind: 'command', name: 'toggleParticipantsPane', args },
+    });
+  command([false]);
+  command([true]);
+  command([]);
+  t.same(asked, [false, true, null], 'toggleParticipantsPane(enabled) reaches the page: closed, open, toggled');
+
+  posted.length = 0;
+  bridge.hooks.panel({ open: null, unread: 0 });
+  bridge.hooks.panel({ open: 'chat', unread: 0 });
+  bridge.hooks.panel({ open: 'chat', unread: 0 });
+  bridge.hooks.panel({ open: 'people', unread: 0 });
+  bridge.hooks.panel({ open: 'people', unread: 2 });
+  t.same(
+    events().map((e) => [e.name, e.data]),
+    [
+      ['participantsPaneToggled', { open: false }],
+      ['chatUpdated', { isOpen: true, unreadCount: 0 }],
+      ['chatUpdated', { isOpen: false, unreadCount: 0 }],
+      ['participantsPaneToggled', { open: true }],
+      ['chatUpdated', { isOpen: false, unreadCount: 2 }],
+    ],
+    'as the embedded client: each change once, in its payload',
+  );
 });

@@ -148,3 +148,45 @@ t.test('toggleChat, toggleTileView, setTileView and muteEveryone', async (t) => 
   t.same(other.done, [], 'a participant mutes nobody');
   t.equal(warnings.length, 2, 'and is told why; so is a moderator asking for video');
 });
+
+t.test("avatarURL (issue 33 point 8): videoConferenceJoined and getRoomsInfo carry the person's picture", async (t) => {
+  const pic = 'https://lms.example.org/cat.png';
+  const cat = person('p-cat', 'Cat', { avatar_url: pic });
+  const joined = joinedEvents(cat, [], { roomName: 'r', breakoutRoom: false }).at(-1)!;
+  t.match(joined.data, { avatarURL: pic });
+  t.match(joinedEvents(person('p-dan', 'Dan'), [], { roomName: 'r', breakoutRoom: false }).at(-1)!.data, {
+    avatarURL: '',
+  });
+  const answer = answerRequest('getRoomsInfo', [], {
+    participants: new Map([
+      ['p-cat', cat],
+      ['p-ann', person('p-ann', 'Ann')],
+    ]),
+    selfId: 'p-cat',
+    joined: true,
+    roomId: 'room-1',
+    homeRoomId: 'room-1',
+    local: { audio: true, video: true, screen: false },
+  }) as { result: { rooms: { participants: { id: string; avatarUrl: string }[] }[] } };
+  t.same(
+    answer.result.rooms[0]!.participants.map((p) => [p.id, p.avatarUrl]),
+    [
+      ['p-cat', pic],
+      ['p-ann', ''],
+    ],
+  );
+});
+
+t.test('isParticipantsPaneOpen answers whether People shows (once she joined)', async (t) => {
+  const state = {
+    participants: new Map<string, ParticipantView>(),
+    selfId: 'p-cat',
+    joined: true,
+    roomId: 'room-1',
+    homeRoomId: 'room-1',
+    local: { audio: true, video: true, screen: false },
+  };
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, peopleOpen: true }), { result: true });
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, peopleOpen: false }), { result: false });
+  t.same(answerRequest('isParticipantsPaneOpen', [], { ...state, joined: false, peopleOpen: true }), { result: false });
+});

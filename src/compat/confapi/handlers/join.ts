@@ -170,6 +170,8 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   const noteJoin = () => ctx.note?.('join', { room: meeting.roomId, role, guest, guestStatus });
   if (guestStatus === 'DENY') {
     noteJoin();
+    // A person sent by a browser: to errorRedirectUrl with upstream's (3.0) refusal if the platform gave one, else our page.
+    if (redirecting && httpUrl(params.get('errorRedirectUrl')) !== null) throw failure('guestDeniedAccess');
     if (redirecting)
       return {
         kind: 'page',

@@ -124,3 +124,14 @@ t.test(
     t.equal(await other.verifyJoin(link, meetingBegan), null, 'the meeting rule never passes another key');
   },
 );
+
+t.test("a join token's avatar (issue 33 point 8): kept when http(s), dropped otherwise", async (t) => {
+  const tokens = new TokenService(key, fakeClock());
+  const join = (avatar: unknown) =>
+    tokens.signJoin({ room: 'r1', role: 'participant', source: 'lms', avatar } as never, 60);
+  t.match(await tokens.verifyJoin(await join('https://lms.example.org/a.png')), {
+    avatar: 'https://lms.example.org/a.png',
+  });
+  for (const odd of ['javascript:alert(1)', 'data:image/png;base64,AAAA', `https://x.example/${'a'.repeat(2100)}`, 7])
+    t.notOk('avatar' in ((await tokens.verifyJoin(await join(odd))) ?? {}), `${String(odd).slice(0, 30)} is dropped`);
+});

@@ -11,6 +11,7 @@ import {
   mutedTalkMs,
   mutedTellAgainMs,
   notTalking,
+  pictureOf,
   qualityOf,
   readingOf,
   silent,
@@ -184,3 +185,16 @@ t.test('a connection that degrades reads poor from its statistics, and good agai
   }
   t.same(verdicts, ['good', 'good', 'poor', 'poor', 'poor', 'good'], steps.map(([what]) => what).join(' → '));
 });
+
+t.test(
+  "a camera-off tile's picture (issue 33 point 8): an http(s) avatar_url not yet failed, else the initials",
+  async (t) => {
+    const pic = 'https://lms.example.org/pictures/tina.png';
+    t.equal(pictureOf(pic, new Set()), pic);
+    t.equal(pictureOf('http://lms.example.org/p.png', new Set()), 'http://lms.example.org/p.png');
+    t.equal(pictureOf(undefined, new Set()), null, 'none given: the initials');
+    t.equal(pictureOf(pic, new Set([pic])), null, 'failed to load: the initials');
+    for (const odd of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'not a url', ''])
+      t.equal(pictureOf(odd, new Set()), null, `${odd || 'empty'}: the initials`);
+  },
+);

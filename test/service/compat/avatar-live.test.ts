@@ -1,0 +1,83 @@
+// Issue 33 point 8: a meeting-API join's avatarURL (carried in her join token as `avatar`) reaches
+// everyone in the meeting as her participant record's `avatar_url`: in the welcome's list of
+// those present and in participant_joined. A person without one has no such field.
+import WebSocket from 'ws';
+import t from 'tap';
+import { compatAppFor } from '../../helpers/compat-app.js';
+import { ConfapiClient, roomAndToken, startWithToken } from '../../helpers/compat.js';
+import { textOf } from '../../helpers/live.js';
+
+const secret = 'avatar-live-secret-4d2c91ab';
+const picture = 'https://lms.example.org/pictures/tina.png';
+
+type Message = { type: string } & Record<string, any>;
+
+/** A live socket and the first message of a type it got (waiting on arrival, never a fixed sleep). */
+async function connect(wsBase: string, roomId: string, session: string) {
+  const received: Message[] = [];
+  let wake = () => {};
+  const ws = new WebSocket(`${wsBase}/room/${encodeURIComponent(roomId)}/live?session=${encodeURIComponent(session)}`);
+  ws.on('message', (data) => {
+    received.push(JSON.parse(textOf(data)) as Message);
+    wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const next = async (type: string): Promise<Message> => {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const found = received.find((m) => m.type === type);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no ${type}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 50);
+      });
+    }
+  };
+  return { ws, next };
+}
+
+t.test("a join's avatarURL reaches the others' participant records", async (t) => {
+  const d = await compatAppFor(t, { env: { COMPAT_API_SHARED_SECRET: secret }, listen: true });
+  const api = new ConfapiClient(d.compatUrl, secret, 'sha256');
+  await api.get('create', [['meetingID', 'avatars-1']]);
+  const enter = async (fullName: string, role: string, more: [string, string][]) => {
+    const joined = await api.get('join', [
+      ['meetingID', 'avatars-1'],
+      ['fullName', fullName],
+      ['role', role],
+      ['redirect', 'false'],
+      ...more,
+    ]);
+    const { roomId, token } = roomAndToken(String(joined.xml.url));
+    const entered = await startWithToken(d, roomId, token, fullName);
+    const socket = await connect(d.url.replace(/^http/, 'ws'), roomId, entered.body.session);
+    t.teardown(() => socket.ws.close());
+    return socket;
+  };
+  const tina = await enter('Teacher Tina', 'MODERATOR', [['avatarURL', picture]]);
+  const own = await tina.next('welcome');
+  t.equal(own.self.avatar_url, picture, 'her own record carries it');
+
+  const vic = await enter('Viewer Vic', 'VIEWER', []);
+  const welcome = await vic.next('welcome');
+  const listed = welcome.participants.find((p: { name: string }) => p.name === 'Teacher Tina');
+  t.equal(listed?.avatar_url, picture, "a later arrival's welcome lists her with it");
+  t.notOk('avatar_url' in welcome.self, 'no avatarURL, no field');
+
+  const arrived = await tina.next('participant_joined');
+  t.equal(arrived.participant.name, 'Viewer Vic');
+  t.notOk('avatar_url' in arrived.participant, 'Vic has none');
+
+  const pia = await enter('Pupil Pia', 'VIEWER', [['avatarURL', 'https://lms.example.org/pictures/pia.png']]);
+  await pia.next('welcome');
+  const joinedPia = await vic.next('participant_joined');
+  t.equal(
+    joinedPia.participant.avatar_url,
+    'https://lms.example.org/pictures/pia.png',
+    'participant_joined carries it',
+  );
+});
