@@ -341,19 +341,18 @@ export class WaitingRoomService {
   }
 
   private enter(screened: Screened): EntryResult {
+    const { member, claims } = screened;
     const participant = this.deps.transactions.atomically(() => {
       const meeting = this.deps.meetings.ensure(screened.room.roomId);
-      // Moved in from the parent meeting: she keeps the role she has there. In a room never left
-      // without a moderator, the role is decided here, in the same synchronous stretch as the
-      // join: of two arrivals at once, the first to get here is the moderator, the second is not.
+      // Moved in from the parent meeting: she keeps the role and picture she has there. In a room
+      // never left without a moderator, the role is decided here, in the same synchronous stretch
+      // as the join: of two arrivals at once, the first to get here is the moderator, the second is not.
       const role =
-        screened.member?.role ??
+        member?.role ??
         (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting))
           ? 'moderator'
-          : (screened.claims?.role ?? 'participant'));
-      // Into a sub-group she keeps her picture; otherwise it is her join link's.
-      const avatar = screened.member?.avatarUrl ?? screened.claims?.avatar;
-      return this.deps.meetings.join(meeting, role, screened.name, screened.claims?.uid, avatar);
+          : (claims?.role ?? 'participant'));
+      return this.deps.meetings.join(meeting, role, screened.name, claims?.uid, member?.avatarUrl ?? claims?.avatar);
     });
     return { status: 'joined', participant };
   }
