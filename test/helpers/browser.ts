@@ -25,6 +25,9 @@ const chromiumArgs = [
 
 const netnsVariable = 'MEET_E2E_NETNS';
 
+/** Playwright's limit for one action or page load (its own default is 30 s), for every page of a test. */
+const actionTimeoutMs = 60_000;
+
 /**
  * Runs the calling test file again inside a new network namespace that has only a loopback
  * interface, so the daemon, Chromium and every request stay on loopback and no packet can
@@ -217,6 +220,11 @@ export async function openBrowser(t: Test, extraArgs: readonly string[] = []): P
   t.teardown(() => Promise.all([...contexts].map((context) => context.close().catch(() => {}))));
   const newContext = async (options: Parameters<Browser['newContext']>[0], name: string) => {
     const context = await shared.newContext(options);
+    // Two browser files run at once (tap's jobs) beside CI's other leg: a loaded machine took
+    // 16 s for one click and over 30 s for a page load, so actions and loads get a minute, as
+    // the meeting test gave its pages. A limit only: every wait still ends when its condition holds.
+    context.setDefaultTimeout(actionTimeoutMs);
+    context.setDefaultNavigationTimeout(actionTimeoutMs);
     contexts.add(context);
     context.once('close', () => contexts.delete(context));
     watchContext(context, name, faults);
