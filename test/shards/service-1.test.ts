@@ -1,3 +1,3 @@
 import { runShard } from '../helpers/shard.js';
 
-await runShard('service', 1, 8);
+await runShard('service', 1, 4);

@@ -1,3 +1,3 @@
 import { runShard } from '../helpers/shard.js';
 
-await runShard('service', 3, 8);
+await runShard('service', 3, 4);

@@ -1,3 +1,3 @@
 import { runShard } from '../helpers/shard.js';
 
-await runShard('unit', 1, 4);
+await runShard('unit', 1, 2);

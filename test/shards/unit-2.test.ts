@@ -1,3 +1,3 @@
 import { runShard } from '../helpers/shard.js';
 
-await runShard('unit', 2, 4);
+await runShard('unit', 2, 2);
