@@ -14,8 +14,17 @@ export interface Module {
 /** Every name a module may be asked for: `*` when the user takes the whole module (namespace, export *, bare import()). */
 export type Uses = Map<string, Set<string>>;
 
-const sourceOf = (file: Module) =>
-  ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+/** Each module parsed once: unusedExports reads every src/ file three times (uses, local names, exports). */
+const parsed = new WeakMap<Module, ts.SourceFile>();
+
+function sourceOf(file: Module): ts.SourceFile {
+  let source = parsed.get(file);
+  if (!source) {
+    source = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    parsed.set(file, source);
+  }
+  return source;
+}
 
 /** The src/ file a relative specifier names, or null (a package, or outside src/ and dist/). */
 export function resolve(from: string, specifier: string): string | null {
