@@ -300,6 +300,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       t.equal(await german.getByRole('button', { name: 'Bildschirm freigeben' }).count(), 0, 'German: no Share either');
       await checkTargets(t, german, 'German, upright', 'Konferenzsteuerung');
       await german.getByText('Seite 1 von 2').waitFor();
+      await german.getByText(/^Verbindung: /).waitFor();
+      t.pass('German phone: the connection quality in German (point 12)');
       await browser.checkAccessibility(german, 'the German phone meeting, six people, pages');
       await browser.screenshot(german, 'signals-phone-de');
       await german.setViewportSize({ width: 844, height: 390 });
