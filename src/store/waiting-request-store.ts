@@ -12,6 +12,7 @@ interface RequestRow {
   expires_at: string;
   decided_at: string | null;
   participant_id: string | null;
+  avatar_url: string | null;
 }
 
 const toRequest = (row: RequestRow): WaitingRequest => ({
@@ -25,6 +26,7 @@ const toRequest = (row: RequestRow): WaitingRequest => ({
   expiresAt: row.expires_at,
   decidedAt: row.decided_at,
   participantId: row.participant_id,
+  avatarUrl: row.avatar_url,
 });
 
 const toRow = (r: WaitingRequest): RequestRow => ({
@@ -38,6 +40,7 @@ const toRow = (r: WaitingRequest): RequestRow => ({
   expires_at: r.expiresAt,
   decided_at: r.decidedAt,
   participant_id: r.participantId,
+  avatar_url: r.avatarUrl,
 });
 
 export class SqliteWaitingRequestStore implements WaitingRequestStore {
@@ -51,9 +54,9 @@ export class SqliteWaitingRequestStore implements WaitingRequestStore {
       // and SQLite then hands their seq numbers out again, to entries that must sort after this knock.
       insertKnock: db.prepare<[RequestRow]>(
         `INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at, decided_at, participant_id,
-           knock_after_seq)
+           avatar_url, knock_after_seq)
          VALUES (@request_id, @meeting_id, @secret_hash, @name, @note, @state, @knocked_at, @expires_at, @decided_at, @participant_id,
-           coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = @meeting_id ORDER BY seq DESC LIMIT 1), 0))`,
+           @avatar_url, coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = @meeting_id ORDER BY seq DESC LIMIT 1), 0))`,
       ),
       update: db.prepare<[RequestRow]>(
         `UPDATE waiting_requests SET state = @state, decided_at = @decided_at, participant_id = @participant_id

@@ -6,6 +6,10 @@
 // "Connection: good" once nothing is lost. (Forcing the meeting's media through a TURN relay and a
 // delaying proxy is not possible: neither the page nor the settings can make the mesh relay-only,
 // and Chromium in a loopback-only namespace gathers no candidate at all, not even a relay.)
+// Then a long round trip: the werift peer holds each RTCP receiver report it sends about the page's
+// microphone for 700 ms after stamping it (werift's own receiverReportDelay), so the round-trip time
+// the page computes from those reports (remote-inbound-rtp roundTripTime, RFC 3550 LSR/DLSR) grows
+// past the "poor" limit of 400 ms with nothing lost; and recovers once the reports are prompt.
 // One daemon, one Chromium, one werift peer; the thresholds are tested in test/unit/web/state/signals.test.ts.
 import t from 'tap';
 import type { Page } from 'playwright-core';
@@ -80,6 +84,11 @@ class WeriftPeer {
     }, 20);
   }
 
+  /** Holds every receiver report it sends this long after stamping it (0: prompt), as a slow path would. */
+  set reportDelayMs(ms: number) {
+    this.pc.config.debug.receiverReportDelay = ms;
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.pc.close().catch(() => undefined);
@@ -135,5 +144,20 @@ if (!inPrivateNetwork(t, import.meta.url)) {
     t.pass('the recovery from poor is said');
     await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 15_000, 100);
     t.pass('back to "Connection: good" once nothing is lost');
+
+    // A long round trip, nothing lost: the reports about her microphone come back 700 ms late.
+    peer.reportDelayMs = 700;
+    await until(
+      'a poor connection from the round trip',
+      async () => (await quality.textContent()) === 'Connection: poor',
+      20_000,
+      100,
+    );
+    t.pass('"Connection: poor" once the round trip is long, with no packet lost');
+    await until('it is said', async () => (await announced(page)) === 'Connection: poor', 5000, 100);
+    t.pass('and said in the live region');
+    peer.reportDelayMs = 0;
+    await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 20_000, 100);
+    t.pass('back to "Connection: good" once the reports are prompt');
   });
 }

@@ -6,7 +6,8 @@
 //   tracks the page got from getUserMedia are all `ended`;
 // - entering the meeting puts the keyboard on the toolbar's first control;
 // - the rename form opens in view on a phone, with the focus in it;
-// - "Copy invite link" puts a participant's link (never a moderator's) on the clipboard, announced.
+// - "Copy invite link" puts a participant's link (never a moderator's) on the clipboard, announced
+//   (desktop in English; on a phone in German too);
 import t from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
 import { call, dataDirFor, rooms, type Tap } from '../helpers/api.js';
@@ -199,7 +200,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const d = await inProcessDaemonFor(t, dataDirFor(t));
     await rooms.create(d, { room_id: 'klasse', name: 'Klasse 7b', waiting_room: 'all' });
     const browser = await openBrowser(t);
-    const { page } = await person(browser, 'Frau Keller', sizes.phone);
+    const { page, context } = await person(browser, 'Frau Keller', sizes.phone);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.url });
     const link = await call(d, '/api/rooms/klasse/links', {
       method: 'POST',
       json: { role: 'moderator', name: 'Frau Keller' },
@@ -208,7 +210,17 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('button', { name: 'Teilnehmen' }).click();
     await page.getByRole('toolbar').waitFor();
     await page.getByRole('button', { name: 'Personen', exact: true }).click();
-    await page.getByRole('button', { name: 'Einladungslink kopieren' }).waitFor();
+    // Issue 31 point 13 on a phone, in German: the invite link copied, said in German, a participant's.
+    await page.getByRole('button', { name: 'Einladungslink kopieren' }).click();
+    await announced(page, /^Einladungslink kopiert\./);
+    const copied = new URL(await page.evaluate(() => navigator.clipboard.readText()));
+    t.match(
+      claimsOf(copied.searchParams.get('t')),
+      { room: 'klasse', role: 'participant' },
+      'phone, German: the copied invite is a participant link',
+    );
+    await browser.checkAccessibility(page, 'the people panel with Copy invite link (de, phone)');
+    await browser.screenshot(page, 'invite-copied-phone-de');
     await page.getByRole('button', { name: 'Ihren Namen ändern' }).click();
     const input = page.getByRole('textbox', { name: 'Ihr Name' });
     await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === 'name');

@@ -71,9 +71,9 @@ function gap(a: Box, b: Box): number {
 }
 
 /** Every visible control of the toolbar: at least 48 × 48 px, 8 px or more from its neighbours, on screen. */
-async function checkTargets(t: Test, page: Page, what: string): Promise<void> {
+async function checkTargets(t: Test, page: Page, what: string, toolbar = 'Meeting controls'): Promise<void> {
   const viewport = page.viewportSize()!;
-  const buttons = page.getByRole('toolbar', { name: 'Meeting controls' }).getByRole('button');
+  const buttons = page.getByRole('toolbar', { name: toolbar }).getByRole('button');
   const boxes: (Box & { name: string })[] = [];
   for (const b of await buttons.all()) {
     const box = await b.boundingBox();
@@ -292,6 +292,21 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const sheet = (await page.getByRole('complementary', { name: 'Meeting panel' }).boundingBox())!;
       const bar = (await page.getByRole('toolbar', { name: 'Meeting controls' }).boundingBox())!;
       t.ok(sheet.y + sheet.height <= bar.y + 1, 'the People sheet ends above the toolbar');
+
+      // The same phone in German (issue 31 point 7 × point 9): the longer words keep 48 px targets
+      // 8 px apart on screen, both ways, still no Share, and pages of four; axe on it.
+      const german = await context.newPage();
+      await enter(german, `${await linkFor(d, 'moderator', 'Hana Ito')}&lang=de`, de);
+      t.equal(await german.getByRole('button', { name: 'Bildschirm freigeben' }).count(), 0, 'German: no Share either');
+      await checkTargets(t, german, 'German, upright', 'Konferenzsteuerung');
+      await german.getByText('Seite 1 von 2').waitFor();
+      await german.getByText(/^Verbindung: /).waitFor();
+      t.pass('German phone: the connection quality in German (point 12)');
+      await browser.checkAccessibility(german, 'the German phone meeting, six people, pages');
+      await browser.screenshot(german, 'signals-phone-de');
+      await german.setViewportSize({ width: 844, height: 390 });
+      await checkTargets(t, german, 'German, on its side', 'Konferenzsteuerung');
+      await german.close();
     });
   });
 }

@@ -24,14 +24,20 @@ export const confapiErrors = {
   missingParamRecordID: 'You must specify a recordID.',
   missingParamPublish: 'You must specify a publish value true or false.',
   recordingNotFound: 'We could not find recordings',
-  missingSession: 'Invalid session token',
+  missingToken: 'You must provide a session token',
+  sessionMissing: 'Invalid session token',
+  sessionMeetingNotFound: 'Meeting not found',
+  accessDenied: 'Access denied',
   internalError: 'An internal error occurred; it was logged.',
 } as const;
 
 export type ConfapiErrorKey = keyof typeof confapiErrors;
 
 /** The wire key of a table entry, where two entries share one upstream key. */
-const wireKeys: Partial<Record<ConfapiErrorKey, string>> = { recordingNotFound: 'notFound' };
+const wireKeys: Partial<Record<ConfapiErrorKey, string>> = {
+  recordingNotFound: 'notFound',
+  sessionMeetingNotFound: 'notFound',
+};
 
 export class ConfapiError extends Error {
   override readonly name = 'ConfapiError';

@@ -63,6 +63,7 @@ export class KnockWriter {
           secretHash: hashSecret(secret),
           name: screened.name,
           note: screened.note,
+          avatarUrl: screened.claims?.avatar ?? null,
           nowMs: now,
           timeoutMs,
         });

@@ -43,7 +43,8 @@ export class RequestDecisions {
   constructor(private readonly deps: RequestDecisionsDeps) {}
 
   admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Participant {
-    const participant = this.deps.meetings.join(meeting, 'participant', live.request.name);
+    const { name, avatarUrl } = live.request;
+    const participant = this.deps.meetings.join(meeting, 'participant', name, undefined, avatarUrl ?? undefined);
     this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
     return participant;
   }

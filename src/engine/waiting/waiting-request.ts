@@ -32,6 +32,11 @@ export interface WaitingRequest {
   readonly decidedAt: string | null;
   /** The participant created by the admission. */
   readonly participantId: string | null;
+  /**
+   * Her picture from her link (a join's avatarURL, a gateway token's avatar; http(s), checked by
+   * the token service), carried to her participant on admission. Never shown while she waits.
+   */
+  readonly avatarUrl: string | null;
 }
 
 /** A new request, knocked `nowMs` (when it is written) and expiring `timeoutMs` later. */
@@ -41,12 +46,14 @@ export function newWaitingRequest(fields: {
   readonly secretHash: Buffer;
   readonly name: string;
   readonly note: string;
+  readonly avatarUrl?: string | null;
   readonly nowMs: number;
   readonly timeoutMs: number;
 }): WaitingRequest {
-  const { nowMs, timeoutMs, ...rest } = fields;
+  const { nowMs, timeoutMs, avatarUrl, ...rest } = fields;
   return {
     ...rest,
+    avatarUrl: avatarUrl ?? null,
     state: 'waiting',
     knockedAt: new Date(nowMs).toISOString(),
     expiresAt: new Date(nowMs + timeoutMs).toISOString(),

@@ -1,6 +1,8 @@
 // Issue 33 point 7: a join's session_token is taken back by getJoinUrl (upstream 2.7+: a new link
 // for the same person) and by learningDashboard (a moderator's); forged, altered, foreign and
-// stale tokens are refused in JSON with missingSession.
+// stale tokens are refused in JSON with upstream's keys and messages (UserSessionConstraint:
+// missingToken "You must provide a session token", sessionMissing "Invalid session token";
+// ApiController: "Access denied", "Meeting not found", "Join URL provided successfully.").
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +59,8 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
   t.test('getJoinUrl: a new link for the same person, in JSON', async (t) => {
     const answer = await json(api, 'getJoinUrl', [['sessionToken', viewer.session_token!]]);
     t.match(answer.type, /^application\/json/);
-    t.match(answer.body.response, { returncode: 'SUCCESS', message: String, url: String });
+    t.same(Object.keys(answer.body.response), ['returncode', 'message', 'url'], "upstream's element order");
+    t.match(answer.body.response, { returncode: 'SUCCESS', message: 'Join URL provided successfully.', url: String });
     const link = roomAndToken(answer.body.response.url);
     t.equal(link.roomId, first.roomId, 'into the same room');
     t.match(
@@ -82,7 +85,7 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
     const byMeeting = await json(api, 'learningDashboard', [['meetingID', 'm']]);
     t.equal(byMeeting.body.response.returncode, 'SUCCESS', 'by meetingID still answers');
     const refused = await json(api, 'learningDashboard', [['sessionToken', viewer.session_token!]]);
-    t.match(refused.body.response, { returncode: 'FAILED', messageKey: 'missingSession', message: /moderators only/ });
+    t.same(refused.body.response, { returncode: 'FAILED', messageKey: 'accessDenied', message: 'Access denied' });
   });
 
   t.test('forged, altered, foreign and absent tokens are refused', async (t) => {
@@ -104,25 +107,25 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
       ['random text', api, [['sessionToken', 'ai1wqj8wb6s7rnk0']]],
       ['over-long', api, [['sessionToken', `${header}.${'a'.repeat(5000)}.${signature}`]]],
       ["another tenant's call with this tenant's token", other, [['sessionToken', teacher.session_token!]]],
-      ['absent', api, []],
     ];
     for (const [what, client, pairs] of cases) {
       for (const call of ['getJoinUrl', 'learningDashboard']) {
         if (call === 'learningDashboard' && pairs.length === 0) continue;
         const answer = await json(client, call, pairs);
         t.match(answer.type, /^application\/json/, `${call}, ${what}: JSON`);
-        t.match(
+        t.same(
           answer.body.response,
-          { returncode: 'FAILED', messageKey: 'missingSession' },
-          `${call}, ${what}: missingSession`,
+          { returncode: 'FAILED', messageKey: 'sessionMissing', message: 'Invalid session token' },
+          `${call}, ${what}: sessionMissing`,
         );
       }
     }
-    t.match(
-      (await json(api, 'getJoinUrl', [])).body.response.message,
-      /sessionToken/,
-      'the message names the parameter',
-    );
+    for (const pairs of [[], [['sessionToken', '']]] as [string, string][][])
+      t.same(
+        (await json(api, 'getJoinUrl', pairs)).body.response,
+        { returncode: 'FAILED', messageKey: 'missingToken', message: 'You must provide a session token' },
+        `absent (${pairs.length} pairs): missingToken, the message names the session token`,
+      );
   });
 
   // Issue 33 point 8: the join's userdata-* come back as the attendee's <customdata>, as upstream.
@@ -173,6 +176,6 @@ t.test('getJoinUrl and learningDashboard by sessionToken', async (t) => {
       'end',
     );
     const answer = await json(api, 'getJoinUrl', [['sessionToken', viewer.session_token!]]);
-    t.match(answer.body.response, { returncode: 'FAILED', messageKey: 'missingSession' });
+    t.same(answer.body.response, { returncode: 'FAILED', messageKey: 'notFound', message: 'Meeting not found' });
   });
 });

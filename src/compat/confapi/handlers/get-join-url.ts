@@ -7,29 +7,31 @@ import { verifyJoinSession, type JoinSession } from '../session-tokens.js';
 
 /**
  * The session a call's `sessionToken` stands for and its meeting (the tenant's, open or ended
- * within `endedVisibleMs`), or missingSession naming what is wrong: absent, forged, altered,
- * another tenant's, or of a meeting long gone.
+ * within `endedVisibleMs`). Refusals as upstream's UserSessionConstraint: missingToken when
+ * absent, sessionMissing ("Invalid session token") when forged, altered, another tenant's, or
+ * of a meeting long gone.
  */
 export async function sessionOfCall(ctx: CallContext): Promise<{ session: JoinSession; meeting: CompatMeeting }> {
   const token = ctx.params.get('sessionToken');
-  if (token === undefined || token === '') throw failure('missingSession', 'You must specify a sessionToken.');
+  if (token === undefined || token === '') throw failure('missingToken');
   const session = await verifyJoinSession(ctx.tenant, token, ctx.deps.clock.now().getTime());
   const stored = session === null ? null : ctx.deps.store.meeting(session.meeting);
-  if (session === null || stored === null || stored.tenantId !== ctx.tenant.id) throw failure('missingSession');
+  if (session === null || stored === null || stored.tenantId !== ctx.tenant.id) throw failure('sessionMissing');
   const meeting = stored.endTime === null ? ctx.deps.meetings.refresh(stored) : stored;
   if (meeting.endTime !== null && ctx.deps.clock.now().getTime() - meeting.endTime > endedVisibleMs)
-    throw failure('missingSession');
+    throw failure('sessionMissing');
   return { session, meeting };
 }
 
 /**
  * getJoinUrl (upstream 2.7+): a new link into the meeting for the person a join's
  * session_token stands for, with the role and guest standing that join gave her (a guest
- * meets the waiting room again). JSON, as upstream answers it; the meeting must still be open.
+ * meets the waiting room again). JSON, as upstream answers it (returncode, message, url, in
+ * that order); the meeting must still be running ("Meeting not found", as upstream).
  */
 export async function getJoinUrl(ctx: CallContext): Promise<Answer> {
   const { session, meeting } = await sessionOfCall(ctx);
-  if (meeting.endTime !== null) throw failure('missingSession');
+  if (meeting.endTime !== null) throw failure('sessionMeetingNotFound');
   const { deps } = ctx;
   const claims: JoinClaims & { uid?: string; avatar?: string } = {
     room: meeting.roomId,

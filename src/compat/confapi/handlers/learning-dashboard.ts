@@ -74,7 +74,7 @@ export function dashboardData(source: AttendanceSource, meeting: CompatMeeting):
 export async function learningDashboard(ctx: CallContext): Promise<Answer> {
   if (ctx.params.get('sessionToken') !== undefined) {
     const { session, meeting } = await sessionOfCall(ctx);
-    if (session.role !== 'moderator') throw failure('missingSession', 'The learning dashboard is for moderators only.');
+    if (session.role !== 'moderator') throw failure('accessDenied');
     return {
       kind: 'json',
       body: {

@@ -15,6 +15,7 @@ function live(secret: string, requestId = 'q1'): LiveRequest {
     expiresAt: '2026-11-22T10:10:00.000Z',
     decidedAt: null,
     participantId: null,
+    avatarUrl: null,
   };
   return { request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: 0 };
 }
