@@ -226,7 +226,7 @@ t.test('the search over 1,000 tenants: one clock read, each secret once, stops a
           meetingId: undefined,
         },
       ),
-    { messageKey: 'checksumError' },
+    new ConfapiError('checksumError'),
     'no match: checksumError',
   );
   t.equal(tried.length, 1000, 'no match: each tenant tried once');
@@ -245,7 +245,7 @@ t.test('the search over 1,000 tenants: one clock read, each secret once, stops a
         client: '203.0.113.2',
         meetingId: undefined,
       }),
-    { messageKey: 'checksumError' },
+    new ConfapiError('checksumError'),
     'a tenant named in the path with another tenant’s checksum: refused',
   );
 });
