@@ -127,6 +127,7 @@ const measurements: Measurement[] = [];
 const notes: string[] = [];
 const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {
   rssAddedBy10kMb: null,
+  rssAddedBy50kMb: null,
   knocksAcknowledged: null,
   knocksOnDisk: null,
 };
@@ -374,6 +375,11 @@ async function waitingScenarios(): Promise<void> {
         const after = memory.waitingDaemonRssAt10000OpenMb ?? null;
         facts.rssAddedBy10kMb = before !== null && after !== null ? after - before : null;
       }
+      if (target === 50_000) {
+        const before = memory.waitingDaemonRssAt0OpenMb ?? null;
+        const after = memory.waitingDaemonRssAt50000OpenMb ?? null;
+        facts.rssAddedBy50kMb = before !== null && after !== null ? after - before : null;
+      }
       // The keeper keeps running: while the scenario's own rotation polls everyone often enough it has
       // nothing to do; when it does not, the keeper's polls keep the population alive and are reported.
       const lostBefore = keeper.lost;
@@ -425,6 +431,21 @@ async function waitingScenarios(): Promise<void> {
       if (keeper.lost > lostBefore)
         scenarioNotes.push(`${keeper.lost - lostBefore} requests lost (closed by the sweep)`);
       record({ ...m, notes: scenarioNotes });
+      if (target === 10_000) {
+        // Issue 36 point 4: the same polls through 50 connections (what a school's proxy opens),
+        // the baseline windows beside it under 50 connections too.
+        const wide = await measured(
+          {
+            ...spec,
+            id: 'poll-10k-50c',
+            label: 'poll, 10,000 open, 50 connections',
+            notes: [...scenarioNotes.slice(0, 1), '50 connections for the poll and for the baseline beside it'],
+            timing: { connections: 50 },
+          },
+          sampler,
+        );
+        record(wide);
+      }
     }
     await keeper.stop();
     if (keeper.lost > 0) {

@@ -18,7 +18,7 @@ interface RequestRow {
 const toRequest = (row: RequestRow): WaitingRequest => ({
   requestId: row.request_id,
   meetingId: row.meeting_id,
-  secretHash: row.secret_hash,
+  secretHash: row.secret_hash.toString('base64url'),
   name: row.name,
   note: row.note,
   state: row.state,
@@ -32,7 +32,7 @@ const toRequest = (row: RequestRow): WaitingRequest => ({
 const toRow = (r: WaitingRequest): RequestRow => ({
   request_id: r.requestId,
   meeting_id: r.meetingId,
-  secret_hash: r.secretHash,
+  secret_hash: Buffer.from(r.secretHash, 'base64url'),
   name: r.name,
   note: r.note,
   state: r.state,

@@ -6,7 +6,8 @@
 // The link enters; the same address without it meets the guest policy (here: refused); an
 // address that names no room says so after the name, exactly as the unlisted one would.
 // Issue 33 point 6: leaving sends her to the join's own logoutURL (not the create's). Point 8:
-// her join's avatarURL is shown on her tile while her camera is off.
+// her join's avatarURL is shown on her tile while her camera is off; also for a guest=true join
+// that waits and is admitted (her picture travels with her request, unseen while she waits).
 //
 // Issue 14 point 8 in real Chromium: two host pages embed the same open room through the real
 // external_api.js and the real gateway (COMPAT_JITSI_ALLOW_ANONYMOUS=true, no token). Ann, first,
@@ -124,7 +125,54 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await lost.page.getByRole('button', { name: 'Join' }).click();
     await lost.page.getByRole('alert').filter({ hasText: 'does not exist' }).waitFor();
     t.pass('a missing room says so');
-    t.same([...invited.errors, ...stranger.errors, ...lost.errors], [], 'no page errors');
+
+    // A guest=true join under ASK_MODERATOR waits, is admitted, and has her picture.
+    await api.get('create', [
+      ['meetingID', 'course-8'],
+      ['guestPolicy', 'ASK_MODERATOR'],
+    ]);
+    const linkOf = async (fullName: string, more: [string, string][]) =>
+      roomAndToken(
+        String(
+          (await api.get('join', [['meetingID', 'course-8'], ['fullName', fullName], ['redirect', 'false'], ...more]))
+            .xml.url,
+        ),
+      ).url;
+    const teacherLink = await linkOf('Teacher Tom', [['role', 'MODERATOR']]);
+    const guestLink = await linkOf('Gina Guest', [
+      ['role', 'VIEWER'],
+      ['guest', 'true'],
+      ['avatarURL', picture],
+    ]);
+    const teacher = await browser.newPage('teacher');
+    await teacher.page.goto(`${d.url}${teacherLink.pathname}${teacherLink.search}`);
+    await teacher.page.getByRole('button', { name: 'Join' }).click();
+    await teacher.page.getByRole('button', { name: 'Leave meeting' }).waitFor();
+    const gina = await browser.newPage('gina');
+    await gina.page.goto(`${d.url}${guestLink.pathname}${guestLink.search}`);
+    await gina.page.getByRole('button', { name: 'Join' }).click();
+    await teacher.page.getByRole('button', { name: 'Admit Gina Guest from the notification' }).waitFor();
+    t.equal(await gina.page.locator('img.avatar').count(), 0, 'no picture on the waiting screen');
+    t.equal(
+      await teacher.page.locator('img[src*="backdrop.svg"]').count(),
+      0,
+      "nor in the moderators' list: name and note only",
+    );
+    await teacher.page.getByRole('button', { name: 'Admit Gina Guest from the notification' }).click();
+    await gina.page.getByRole('button', { name: 'Turn camera off' }).click();
+    for (const [who, page] of [
+      ['her own page', gina.page],
+      ["the teacher's page", teacher.page],
+    ] as const) {
+      const guestTile = page.getByRole('listitem', { name: 'Gina Guest' });
+      await guestTile.locator('img.avatar').waitFor({ state: 'visible' });
+      t.equal(await guestTile.locator('.initials').isVisible(), false, `${who}: her picture, not her initials`);
+    }
+    t.same(
+      [...invited.errors, ...stranger.errors, ...lost.errors, ...teacher.errors, ...gina.errors],
+      [],
+      'no page errors',
+    );
   });
 
   t.test('open room in the browser: the second person becomes moderator when the first hangs up', async (t) => {

@@ -192,5 +192,5 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
 }
 
 function strip({ seq: _seq, ...request }: WaitingRequest & { seq: number }): WaitingRequest {
-  return { ...request, secretHash: Buffer.from(request.secretHash) };
+  return { ...request };
 }

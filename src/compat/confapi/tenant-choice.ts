@@ -94,35 +94,35 @@ export class TenantChooser {
    * Whether one of the tenant's secrets signed the call: the current one, and during a
    * rotation's grace the previous one. Both are always tried, so the time does not say which.
    */
-  private signedBy(signed: SignedCall, tenant: Tenant): boolean {
+  private signedBy(signed: SignedCall, tenant: Tenant, nowMs?: number): boolean {
     let matched = false;
-    for (const secret of this.registry.apiSecretsOf(tenant)) if (signed.matches(secret)) matched = true;
+    for (const secret of this.registry.apiSecretsOf(tenant, nowMs)) if (signed.matches(secret)) matched = true;
     return matched;
   }
 
+  /**
+   * The owners of the meetingID, then the client's hint, then every tenant in the registry's
+   * order until one matches: the clock is read once, and a tenant tried early is not tried again.
+   */
   private search(snapshot: TenantSnapshot, signed: SignedCall, clues: TenantClues): Tenant {
     if (!signed.wellFormed) throw failure('checksumError');
-    const tried = new Set<Tenant>();
-    const attempt = (tenant: Tenant | undefined): boolean => {
-      if (!tenant?.apiSecret || tried.has(tenant)) return false;
-      tried.add(tenant);
-      return this.signedBy(signed, tenant);
-    };
-    let found: Tenant | undefined;
+    const nowMs = this.registry.nowMs();
+    const early: Tenant[] = [];
     // Owners of the meetingID first: the call of a known meeting costs one or two hashes, not a scan.
-    for (const id of clues.meetingId === undefined ? [] : this.ownersOf(clues.meetingId)) {
-      const owner = snapshot.byId.get(id);
-      if (attempt(owner)) {
-        found = owner;
-        break;
-      }
-    }
+    for (const id of clues.meetingId === undefined ? [] : this.ownersOf(clues.meetingId))
+      early.push(...snapshotTenant(snapshot, id));
     // Then the hint, for the calls no owner narrows (create, getMeetings): one more hash at worst.
-    if (!found) {
-      const hinted = snapshot.byId.get(this.hints.get(clues.client) ?? '');
-      if (attempt(hinted)) found = hinted;
+    early.push(...snapshotTenant(snapshot, this.hints.get(clues.client)));
+    let found: Tenant | undefined;
+    for (let i = 0; i < early.length && !found; i++) {
+      const tenant = early[i]!;
+      if (tenant.apiSecret && early.indexOf(tenant) === i && this.signedBy(signed, tenant, nowMs)) found = tenant;
     }
-    if (!found) found = snapshot.apiTenants.find((tenant) => attempt(tenant));
+    const tenants = snapshot.apiTenants;
+    for (let i = 0; i < tenants.length && !found; i++) {
+      const tenant = tenants[i]!;
+      if (tenant.apiSecret && !early.includes(tenant) && this.signedBy(signed, tenant, nowMs)) found = tenant;
+    }
     if (!found) throw failure('checksumError');
     this.hints.remember(clues.client, found.id);
     return found;
@@ -140,4 +140,10 @@ export class TenantChooser {
     }
     return this.hostIndex.byLabel;
   }
+}
+
+/** The tenant `id` names in the snapshot, as a list of none or one. */
+function snapshotTenant(snapshot: TenantSnapshot, id: string | undefined): Tenant[] {
+  const tenant = id === undefined ? undefined : snapshot.byId.get(id);
+  return tenant ? [tenant] : [];
 }

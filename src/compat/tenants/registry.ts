@@ -20,11 +20,16 @@ export class TenantRegistry {
   }
 
   /** The meeting-API secrets that sign for `tenant` now: its current one, and the previous one during its grace. */
-  apiSecretsOf(tenant: Tenant): readonly string[] {
+  apiSecretsOf(tenant: Tenant, nowMs: number = this.nowMs()): readonly string[] {
     if (tenant.apiSecret === null) return [];
-    return inGrace(tenant.previousApiSecret, this.clock.now().getTime())
+    return inGrace(tenant.previousApiSecret, nowMs)
       ? [tenant.apiSecret, tenant.previousApiSecret.secret]
       : [tenant.apiSecret];
+  }
+
+  /** The registry's clock in milliseconds: read once by a search, which then asks apiSecretsOf for each tenant. */
+  nowMs(): number {
+    return this.clock.now().getTime();
   }
 
   current(): TenantSnapshot {

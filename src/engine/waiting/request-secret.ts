@@ -6,9 +6,13 @@ export function newSecret(): string {
   return randomBase64url(32);
 }
 
-export function hashSecret(secret: string): Buffer {
+/**
+ * SHA-256 of a secret, in base64url: kept as text in memory (the key of its request in the room's
+ * queue, and no Buffer per waiting request), stored as its 32 bytes.
+ */
+export function hashSecret(secret: string): string {
   // One-shot: every poll hashes its cookie, and a streaming Hash object costs more than the hash.
-  return hash('sha256', secret, 'buffer');
+  return hash('sha256', secret, 'base64url');
 }
 
 /** A cookie that cannot be one of ours is not hashed at all (43 chars of base64url). */

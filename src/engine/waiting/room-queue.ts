@@ -58,8 +58,10 @@ export class RoomQueue {
 
   add(live: LiveRequest): void {
     this.byId.set(live.request.requestId, live);
-    this.byHash.set(live.request.secretHash.toString('base64url'), live);
+    // A request whose cookie is known (every knock since this start) is found by it alone; only
+    // requests read back after a restart are kept by hash until their cookie proves itself.
     if (live.cookie !== undefined) this.byCookie.set(live.cookie, live);
+    else this.byHash.set(live.request.secretHash, live);
     if (live.request.state === 'waiting') this.waiting.set(live.request.requestId, live);
     this.noteBar(live.request);
   }
@@ -82,8 +84,8 @@ export class RoomQueue {
     return this.byId.get(requestId);
   }
 
-  bySecretHash(hash: Buffer): LiveRequest | undefined {
-    return this.byHash.get(hash.toString('base64url'));
+  bySecretHash(hash: string): LiveRequest | undefined {
+    return this.byHash.get(hash);
   }
 
   /**
@@ -97,6 +99,7 @@ export class RoomQueue {
     if (live) {
       live.cookie = secret;
       this.byCookie.set(secret, live);
+      this.byHash.delete(live.request.secretHash);
     }
     return live;
   }
@@ -121,7 +124,7 @@ export class RoomQueue {
 
   remove(live: LiveRequest): void {
     this.byId.delete(live.request.requestId);
-    this.byHash.delete(live.request.secretHash.toString('base64url'));
+    this.byHash.delete(live.request.secretHash);
     if (live.cookie !== undefined) this.byCookie.delete(live.cookie);
     this.waiting.delete(live.request.requestId);
     this.forgetBar(live.request.requestId);

@@ -71,11 +71,38 @@ t.test('targets are judged on the run’s own figures', async (t) => {
   t.equal(verdict('info-1000t-vs-1t'), 'met', '5500/6000 = 92%');
   t.equal(verdict('running-1t-vs-baseline'), 'not met');
   t.equal(verdict('running-1000t-vs-1t'), 'not met', '75% of its single-tenant figure');
-  t.equal(verdict('rss-10k'), 'met');
+  t.equal(verdict('rss-10k'), 'not met', 'issue 36: 40 MiB is over 20 MiB per 10,000');
   t.equal(verdict('create-path-1000t-vs-1t'), 'met', 'create with the tenant in the path: 1900/2000 = 95%');
   t.equal(targetCell('create-path-1000t', checks), '≥90% of 1 tenant (95%): met');
   t.equal(targetCell('info-1000t', checks), '≥90% of 1 tenant (92%): met');
   t.equal(targetCell('knock', checks), '≥25%: not met; on disk: met');
+});
+
+t.test('issue 36: memory at 10,000 and 50,000 open, and the poll at 50 connections', async (t) => {
+  const byId = new Map([m('poll-10k', 7000), m('poll-10k-50c', 6900), m('poll-50k', 7000)].map((x) => [x.id, x]));
+  const judge = (rss10k: number, rss50k: number | null) => {
+    const checks = checkTargets(byId, 10_000, {
+      rssAddedBy10kMb: rss10k,
+      rssAddedBy50kMb: rss50k,
+      knocksAcknowledged: null,
+      knocksOnDisk: null,
+    });
+    return (id: string) => checks.find((c) => c.id === id);
+  };
+  t.equal(judge(19.5, 99)('rss-10k')?.verdict, 'met', '19.5 MiB per 10,000');
+  t.equal(judge(20.5, 99)('rss-10k')?.verdict, 'not met', '20.5 MiB per 10,000');
+  t.equal(judge(19.5, 99)('rss-50k')?.verdict, 'met', '99 MiB per 50,000');
+  t.equal(judge(19.5, 101)('rss-50k')?.verdict, 'not met', '101 MiB per 50,000');
+  t.equal(judge(19.5, null)('rss-50k')?.verdict, 'not measured', 'no 50,000 in the run');
+  t.same(judge(19.5, 99)('rss-50k')?.rows, ['poll-50k'], 'shown on the 50,000 row');
+  t.equal(judge(19.5, 99)('poll-10k-50c-vs-baseline')?.verdict, 'not met', '69% at 50 connections is under 70%');
+  const fast = checkTargets(new Map([m('poll-10k-50c', 7100)].map((x) => [x.id, x])), 10_000, {
+    rssAddedBy10kMb: null,
+    knocksAcknowledged: null,
+    knocksOnDisk: null,
+  });
+  t.equal(fast.find((c) => c.id === 'poll-10k-50c-vs-baseline')?.verdict, 'met', '71% at 50 connections');
+  t.equal(targetCell('poll-10k-50c', fast), '≥70%: met');
 });
 
 t.test('lost requests and missing figures are never "met"', async (t) => {

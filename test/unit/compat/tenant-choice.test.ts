@@ -159,3 +159,93 @@ t.test('the chooser: named tenants alone, the search with its hint, never a bypa
   refused(() => chooser.choose(signedBy('t3'), clues), 'a hinted tenant that was removed');
   refused(() => chooser.choose(signedBy('t42'), { ...clues, client: '192.0.2.9' }), 'a rotated secret');
 });
+
+// Issue 36 point 3: the search over 1,000 tenants reads the clock once (not once per tenant),
+// tries each tenant's secret at most once, stops at the first match, and answers as before.
+t.test('the search over 1,000 tenants: one clock read, each secret once, stops at the match', async (t) => {
+  const secret = (id: string) => `api-secret-of-${id}-0123456789abcdef`;
+  const ids = Array.from({ length: 1000 }, (_, k) => `t${k}`);
+  let clockReads = 0;
+  const registry = new TenantRegistry(
+    parseRegistry(
+      ids
+        .slice(1)
+        .map((id) => `[tenants.${id}]\napi_secret = "${secret(id)}"\n`)
+        .join('\n'),
+      secret('t0'),
+    ),
+    {
+      now: () => {
+        clockReads += 1;
+        return new Date();
+      },
+    },
+  );
+  const order = registry.current().apiTenants.map((tenant) => tenant.id);
+  t.equal(order.length, 1000, '1,000 tenants with a meeting-API secret');
+  const chooser = new TenantChooser(registry, () => [], '');
+  const query = 'name=Lesson+1&meetingID=lesson-1&attendeePW=ap&moderatorPW=mp&record=false';
+  let tried: string[] = [];
+  class CountingCall extends SignedCall {
+    override matches(candidate: string): boolean {
+      tried.push(candidate);
+      return super.matches(candidate);
+    }
+  }
+  const choose = (algorithm: string, signer: string, client: string) => {
+    tried = [];
+    clockReads = 0;
+    return chooser.choose(new CountingCall(plain(algorithm, `create${query}`, secret(signer)), 'create', [query]), {
+      pathTenant: undefined,
+      host: 'meet.test',
+      client,
+      meetingId: undefined,
+    }).id;
+  };
+  for (const [n, algorithm] of ['sha1', 'sha256', 'sha384', 'sha512'].entries()) {
+    const last = order[999]!;
+    t.equal(choose(algorithm, last, `192.0.2.${n}`), last, `${algorithm}: the last tenant is found`);
+    t.equal(tried.length, 1000, `${algorithm}: every secret tried once to reach the last`);
+    t.equal(new Set(tried).size, 1000, `${algorithm}: no secret tried twice`);
+    t.equal(clockReads, 1, `${algorithm}: the clock read once for the whole search`);
+    const middle = order[10]!;
+    t.equal(choose(algorithm, middle, `198.51.100.${n}`), middle, `${algorithm}: a tenant early on`);
+    t.equal(tried.length, 11, `${algorithm}: the search stops at the first match`);
+  }
+  // A checksum forged with a secret no tenant has: refused after trying each tenant once.
+  tried = [];
+  clockReads = 0;
+  t.throws(
+    () =>
+      chooser.choose(
+        new CountingCall(plain('sha256', `create${query}`, 'not-a-tenant-secret-0123456789'), 'create', [query]),
+        {
+          pathTenant: undefined,
+          host: 'meet.test',
+          client: '203.0.113.1',
+          meetingId: undefined,
+        },
+      ),
+    new ConfapiError('checksumError'),
+    'no match: checksumError',
+  );
+  t.equal(tried.length, 1000, 'no match: each tenant tried once');
+  t.equal(clockReads, 1, 'no match: the clock read once');
+  // Another tenant's valid checksum from a client whose hint names t5: t5 is tried first, then the
+  // search finds the true signer (the hint is no bypass), and the hint is tried only once.
+  t.equal(choose('sha256', order[5]!, '203.0.113.2'), order[5], 'the hint is set');
+  t.equal(choose('sha256', order[7]!, '203.0.113.2'), order[7], 'another tenant’s checksum finds that tenant');
+  t.same(tried.slice(0, 1), [secret(order[5]!)], 'the hinted tenant first');
+  t.equal(new Set(tried).size, tried.length, 'the hinted tenant not tried again in the scan');
+  t.throws(
+    () =>
+      chooser.choose(new SignedCall(plain('sha256', `create${query}`, secret(order[7]!)), 'create', [query]), {
+        pathTenant: order[5],
+        host: 'meet.test',
+        client: '203.0.113.2',
+        meetingId: undefined,
+      }),
+    new ConfapiError('checksumError'),
+    'a tenant named in the path with another tenant’s checksum: refused',
+  );
+});

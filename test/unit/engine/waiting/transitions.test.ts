@@ -318,7 +318,7 @@ t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped t
   t.not(one.requestId, two.requestId);
   t.match(one.requestId, /^[A-Za-z0-9_-]{30}$/, 'request id: the knock time (8 characters) and 128 random bits (22)');
   const stored = f.store.requests.get(one.requestId)!;
-  t.same(stored.secretHash, createHash('sha256').update(one.secret).digest());
+  t.same(stored.secretHash, createHash('sha256').update(one.secret).digest('base64url'));
   t.notOk(
     JSON.stringify([...f.store.requests.values()]).includes(one.secret),
     'the secret itself is nowhere in the store',
