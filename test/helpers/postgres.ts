@@ -34,7 +34,8 @@ export interface PostgresDatabase {
 /** The newest Debian PostgreSQL's bin directory, or null when the package is not installed. */
 export function postgresBinDir(): string | null {
   const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
+  // MEET_TEST_POSTGRES=absent: as on a machine without the package (to see the skips reported).
+  if (process.env.MEET_TEST_POSTGRES === 'absent' || !existsSync(root)) return null;
   const versions = readdirSync(root)
     .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'pg_ctl')))
     .sort((a, b) => Number(b) - Number(a));
@@ -141,6 +142,7 @@ export async function freshDatabase(t: Test): Promise<PostgresDatabase> {
  * (tap counts it), so a run without them says how many PostgreSQL tests it did not run.
  */
 export function postgresTest(name: string, fn: (t: Test) => Promise<void>): void {
-  if (postgresBinDir() === null) t.test(name, { skip: 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)' });
+  if (postgresBinDir() === null)
+    t.test(name, { skip: 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)' }, () => {});
   else t.test(name, fn);
 }

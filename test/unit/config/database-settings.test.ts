@@ -22,7 +22,10 @@ function refusal(t: Test, env: Record<string, string>): string {
 t.test(
   'unset, empty or sqlite: is the SQLite store of the data directory; pool and timeout have defaults',
   async (t) => {
-    for (const env of [{}, { SERVICE_DATABASE_URL: '' }, { SERVICE_DATABASE_URL: 'sqlite:' }]) {
+    for (const env of [{}, { SERVICE_DATABASE_URL: '' }, { SERVICE_DATABASE_URL: 'sqlite:' }] as Record<
+      string,
+      string
+    >[]) {
       const config = load(env);
       t.same(config.databaseUrl, { kind: 'sqlite' }, JSON.stringify(env));
       t.equal(config.databasePoolSize, 10);
