@@ -26,6 +26,8 @@ export interface PoolOptions {
   readonly max: number;
   /** statement_timeout of every session in milliseconds (SERVICE_DATABASE_STATEMENT_TIMEOUT_MS); 0: none. */
   readonly statementTimeoutMs: number;
+  /** The schema the pool's statements name tables in (search_path); absent: the database's default. */
+  readonly schema?: string;
 }
 
 /** libpq's escaping of a passfile field: backslash escapes ':' and '\\'. */
@@ -96,6 +98,7 @@ export function openPostgres(target: PostgresTarget, options: PoolOptions, env =
     connection: {
       application_name: target.applicationName ?? 'meet',
       statement_timeout: options.statementTimeoutMs,
+      ...(options.schema === undefined ? {} : { search_path: options.schema }),
       // Every acknowledged transition is committed durably before the answer (issue 34 point 3).
       synchronous_commit: 'on',
     },

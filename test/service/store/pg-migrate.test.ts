@@ -28,7 +28,12 @@ const stores: { name: string; schema: string; steps: () => MigrationStep[]; dir:
 ];
 
 /** Columns PostgreSQL has beyond SQLite's: each stands in for SQLite's implicit rowid where code orders by it. */
-const rowidStandIns = ['compat_meetings.ordinal', 'waiting_requests.ordinal'];
+const rowidStandIns = [
+  'compat_meetings.ordinal',
+  'meetings.ordinal',
+  'participants.ordinal',
+  'waiting_requests.ordinal',
+];
 
 const connect = (t: Test, db: PostgresDatabase) => {
   const sql = postgres({ ...db.options, onnotice: () => {} });
