@@ -9,6 +9,7 @@ import { CliError, cliErrorKinds, renderCliError } from './errors.js';
 import { installCommands } from './install.js';
 import { processIo, type CliIo } from './io.js';
 import { licenseCommands } from './license.js';
+import { migrateCommand } from './migrate.js';
 import { nginxCommand } from './nginx.js';
 import { serveCommand } from './serve.js';
 import { tenantCommands } from './tenant.js';
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo): Command {
   userCommands(program, io);
   licenseCommands(program, io);
   backupCommands(program, io);
+  migrateCommand(program, io);
   configureTree(program, io);
   return program;
 }

@@ -1,3 +1,4 @@
+import { databaseUrl, type DatabaseLocation } from './database-url.js';
 import { iceServerList, turnSecret } from './ice-servers.js';
 import { emailDomainList, oidcIssuer } from './oidc-settings.js';
 import * as p from './parsers.js';
@@ -56,6 +57,9 @@ export interface InstallSpec {
 export interface Config {
   readonly httpAddr: p.ListenAddress;
   readonly dataDir: string;
+  readonly databaseUrl: DatabaseLocation;
+  readonly databasePoolSize: number;
+  readonly databaseStatementTimeoutMs: number;
   readonly logLevel: string;
   readonly accessLog: 'errors' | 'all';
   readonly slowRequestMs: number;
@@ -132,6 +136,21 @@ export const settings = {
     env: 'SERVICE_DATA_DIR', toml: ['service', 'data_dir'], flag: '--data-dir',
     fallback: './data', parse: p.path,
     description: 'Data directory: SQLite database, signing key, first admin token',
+  }),
+  databaseUrl: setting({
+    env: 'SERVICE_DATABASE_URL', toml: ['service', 'database_url'], flag: '--database-url',
+    fallback: 'sqlite:', parse: databaseUrl, shownDefault: 'sqlite: (SQLite files in the data directory)',
+    description: 'Where the durable state lives: sqlite: (the default) is SQLite files in the data directory; postgres://user@host:port/database (or postgresql://, with ?sslmode=, ?passfile=, ?host=/socket/dir) is a PostgreSQL database, the store several nodes can share. No password in the URL (refused): it comes from PGPASSWORD or a passfile (?passfile=, PGPASSFILE, ~/.pgpass)',
+  }),
+  databasePoolSize: setting({
+    env: 'SERVICE_DATABASE_POOL_SIZE', toml: ['service', 'database_pool_size'], flag: '--database-pool-size',
+    fallback: '10', parse: p.integerBetween(1, 100),
+    description: 'PostgreSQL only: connections the service keeps open to the database at most (1 to 100)',
+  }),
+  databaseStatementTimeoutMs: setting({
+    env: 'SERVICE_DATABASE_STATEMENT_TIMEOUT_MS', toml: ['service', 'database_statement_timeout_ms'], flag: '--database-statement-timeout-ms',
+    fallback: '5000', parse: p.integerBetween(100, 600_000),
+    description: 'PostgreSQL only: a statement running longer than this many milliseconds is cancelled (its request fails rather than hanging); migrations are exempt',
   }),
   logLevel: setting({
     env: 'SERVICE_LOG_LEVEL', toml: ['service', 'log_level'], flag: '--log-level',

@@ -99,6 +99,12 @@ export async function startDaemon(
   const now = options.now ?? (() => new Date());
   // First, so that even a start refused below says which release refused it.
   log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
+  // Issue 34: PostgreSQL's schemas, migrations and adapters exist, but the engine still runs on
+  // SQLite's synchronous stores; refused rather than quietly writing to the data directory instead.
+  if (config.databaseUrl.kind === 'postgres')
+    throw new ConfigError(
+      'SERVICE_DATABASE_URL names PostgreSQL, which this release can migrate (meetctl migrate) but does not serve from yet: unset it, or set it to sqlite:',
+    );
   // Before Janus, the stores or the signing key open anything in the data directory.
   narrowDataModes(config, log);
   // The compat listener counts for readiness once the daemon means to run it; until it

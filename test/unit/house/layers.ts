@@ -38,12 +38,12 @@ const platform = 'platform/';
 
 /** Listed from the bottom of the house up; the few arrows between neighbours are files, each with its reason. */
 export const layers: readonly Layer[] = [
-  { folder: 'platform/', mayImport: [], packages: ['better-sqlite3', 'fastify', node] },
+  { folder: 'platform/', mayImport: [], packages: ['better-sqlite3', 'postgres', 'fastify', node] },
   { folder: 'protocol/', mayImport: [], packages: ['typebox'] },
   { folder: 'config/', mayImport: [platform], packages: ['smol-toml', node] },
   { folder: 'engine/', mayImport: ['protocol/'], packages: ['node:crypto', 'jose'] },
   { folder: 'media/', mayImport: [platform, 'protocol/', 'engine/'], packages: ['node:net'] },
-  { folder: 'store/', mayImport: [platform, 'engine/'], packages: ['better-sqlite3', node] },
+  { folder: 'store/', mayImport: [platform, 'engine/'], packages: ['better-sqlite3', 'postgres', node] },
   {
     folder: 'http/',
     mayImport: [platform, 'protocol/', 'engine/', 'config/'],

@@ -12,9 +12,9 @@ const migrationsDir = fileURLToPath(new URL('../../../src/store/migrations', imp
 /** Regenerate with `UPDATE_GOLDEN=1 npx tap test/unit/store/migrate.test.ts` after adding a migration. */
 const goldenFile = fileURLToPath(new URL('../../fixtures/schema.golden.txt', import.meta.url));
 
-/** The versions the migration files lead to, read from their names (NNN-name.sql). */
+/** The versions the migration files lead to, read from their names (NNN-name.sql; NNN-name.pg.sql is the same step on PostgreSQL). */
 const versions = readdirSync(migrationsDir)
-  .filter((file) => file.endsWith('.sql'))
+  .filter((file) => /^\d{3}-[a-z0-9-]+\.sql$/.test(file))
   .map((file) => Number(/^(\d{3})-/.exec(file)?.[1] ?? NaN));
 const latest = Math.max(...versions);
 

@@ -1,0 +1,31 @@
+import type { MeetingStore } from './meetings/meeting.js';
+import type { RoomStore } from './rooms/room.js';
+import type { UnitOfWork } from './unit-of-work.js';
+import type { WaitingRequestStore } from './waiting/waiting-request.js';
+
+/**
+ * The asynchronous form of a store port (issue 34 point 2): the same methods, each answering a
+ * promise. A store reached over a connection (PostgreSQL) implements it directly; SQLite's
+ * synchronous stores are wrapped (store/async-sqlite.ts). The engine still takes the synchronous
+ * ports; its move to these is the next step, a change of its services' signatures, not of the
+ * stores' meaning, which one contract suite holds equal on both (test/service/store/contract-*).
+ */
+export type AsyncPort<Port> = {
+  readonly [K in keyof Port]: Port[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
+};
+
+export type AsyncRoomStore = AsyncPort<RoomStore>;
+export type AsyncWaitingRequestStore = AsyncPort<WaitingRequestStore>;
+export type AsyncMeetingStore = AsyncPort<MeetingStore>;
+
+/**
+ * The engine's repositories on one store, with the unit of work they write through: inside
+ * `unitOfWork.run` their writes commit together or not at all (a waiting-room transition and its
+ * timeline entry, a knock and its request), on SQLite and on PostgreSQL alike.
+ */
+export interface AsyncStores {
+  readonly rooms: AsyncRoomStore;
+  readonly waitingRequests: AsyncWaitingRequestStore;
+  readonly meetings: AsyncMeetingStore;
+  readonly unitOfWork: UnitOfWork<'async'>;
+}

@@ -1,0 +1,106 @@
+// The PostgreSQL connection pool of the process (issue 34), opened from SERVICE_DATABASE_URL's
+// parts. The driver is postgres.js (porsager): callback-scoped transactions with savepoints,
+// pipelined queries on one connection, LISTEN/NOTIFY with re-listen after a reconnect, no
+// dependencies. The password never comes from the URL (config refuses one): PGPASSWORD, else the
+// passfile, read here because postgres.js does not read one.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+
+/** What a connection needs of SERVICE_DATABASE_URL (config's PostgresLocation has these fields). */
+export interface PostgresTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string | null;
+  readonly sslmode: 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
+  readonly passfile: string | null;
+  readonly applicationName: string | null;
+}
+
+export interface PoolOptions {
+  /** Connections at most (SERVICE_DATABASE_POOL_SIZE). */
+  readonly max: number;
+  /** statement_timeout of every session in milliseconds (SERVICE_DATABASE_STATEMENT_TIMEOUT_MS); 0: none. */
+  readonly statementTimeoutMs: number;
+  /** The schema the pool's statements name tables in (search_path); absent: the database's default. */
+  readonly schema?: string;
+}
+
+/** libpq's escaping of a passfile field: backslash escapes ':' and '\\'. */
+function fields(line: string): string[] {
+  const out: string[] = [''];
+  for (let i = 0; i < line.length; i += 1) {
+    const c = line[i]!;
+    if (c === '\\' && i + 1 < line.length) out[out.length - 1] += line[(i += 1)]!;
+    else if (c === ':') out.push('');
+    else out[out.length - 1] += c;
+  }
+  return out;
+}
+
+/**
+ * The password of a passfile (libpq's format: host:port:database:user:password, `*` matches
+ * anything, first match wins), or null. A missing file is no password, as for libpq.
+ */
+export function passfilePassword(file: string, target: PostgresTarget, user: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  // libpq names a socket directory's host "localhost" in the passfile.
+  const host = target.host.startsWith('/') ? 'localhost' : target.host;
+  const wanted = [host, String(target.port), target.database, user];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const parts = fields(line);
+    if (parts.length < 5) continue;
+    if (wanted.every((value, i) => parts[i] === '*' || parts[i] === value)) return parts.slice(4).join(':');
+  }
+  return null;
+}
+
+/** The ssl option of postgres.js for a libpq sslmode. */
+function ssl(mode: PostgresTarget['sslmode']): postgres.Options<never>['ssl'] {
+  switch (mode) {
+    case 'disable':
+      return false;
+    case 'allow':
+    case 'prefer':
+    case 'require':
+      return mode;
+    case 'verify-ca':
+      // The chain is verified, the host name is not (libpq's verify-ca).
+      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
+    case 'verify-full':
+      return 'verify-full';
+  }
+}
+
+/** Opens (lazily: the first query connects) a pool on the target. */
+export function openPostgres(target: PostgresTarget, options: PoolOptions, env = process.env): Sql {
+  const user = target.user ?? env.PGUSER ?? 'postgres';
+  const passfile = target.passfile ?? env.PGPASSFILE ?? join(homedir(), '.pgpass');
+  return postgres({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user,
+    pass: () => env.PGPASSWORD ?? passfilePassword(passfile, target, user) ?? '',
+    ssl: ssl(target.sslmode),
+    max: options.max,
+    onnotice: () => {},
+    connection: {
+      application_name: target.applicationName ?? 'meet',
+      statement_timeout: options.statementTimeoutMs,
+      ...(options.schema === undefined ? {} : { search_path: options.schema }),
+      // Every acknowledged transition is committed durably before the answer (issue 34 point 3).
+      synchronous_commit: 'on',
+    },
+  });
+}

@@ -1,0 +1,82 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncPort, AsyncStores } from '../engine/async-ports.js';
+import type { UnitOfWork } from '../engine/unit-of-work.js';
+import type { Db } from './database.js';
+import { SqliteMeetingStore } from './meeting-store.js';
+import { SqliteRoomStore } from './room-store.js';
+import { SqliteWaitingRequestStore } from './waiting-request-store.js';
+
+/**
+ * The asynchronous unit of work on SQLite's one connection (issue 34 point 2). A better-sqlite3
+ * transaction cannot span an await, so the unit is BEGIN IMMEDIATE ... COMMIT by hand, and units
+ * take turns: while one is open, every other unit and every store call made outside a unit waits
+ * for it, so nothing from outside joins the open transaction (or is rolled back with it). A unit
+ * inside another is a savepoint, as in SqliteUnitOfWork.
+ */
+class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
+  private readonly inside = new AsyncLocalStorage<number>();
+  private turn: Promise<unknown> = Promise.resolve();
+  private savepoints = 0;
+
+  constructor(private readonly db: Db) {}
+
+  /** Runs `call` when no unit is open, or at once inside the caller's own unit. */
+  exclusive<T>(call: () => Promise<T> | T): Promise<T> {
+    if (this.inside.getStore() !== undefined) return Promise.resolve(call());
+    const result = this.turn.then(call);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const depth = this.inside.getStore();
+    if (depth !== undefined) return this.nested(work, depth + 1);
+    return this.exclusive(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const value = await this.inside.run(0, work);
+        this.db.exec('COMMIT');
+        return value;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  private async nested<T>(work: () => Promise<T>, depth: number): Promise<T> {
+    const name = `unit_${depth}_${(this.savepoints += 1)}`;
+    this.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = await this.inside.run(depth, work);
+      this.db.exec(`RELEASE ${name}`);
+      return value;
+    } catch (err) {
+      this.db.exec(`ROLLBACK TO ${name}`);
+      this.db.exec(`RELEASE ${name}`);
+      throw err;
+    }
+  }
+}
+
+/** A synchronous store's methods, each answering a promise, taking its turn with the open units. */
+function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork): AsyncPort<Port> {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => unit.exclusive(() => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  }) as unknown as AsyncPort<Port>;
+}
+
+/** The engine's SQLite stores behind the asynchronous ports, with their unit of work. */
+export function sqliteAsyncStores(db: Db): AsyncStores {
+  const unitOfWork = new SqliteAsyncUnitOfWork(db);
+  return {
+    rooms: asyncOf(new SqliteRoomStore(db), unitOfWork),
+    waitingRequests: asyncOf(new SqliteWaitingRequestStore(db), unitOfWork),
+    meetings: asyncOf(new SqliteMeetingStore(db), unitOfWork),
+    unitOfWork,
+  };
+}

@@ -1,0 +1,2 @@
+-- PostgreSQL form of 008.
+ALTER TABLE participants ADD COLUMN external_id text;

@@ -1,0 +1,2 @@
+-- PostgreSQL form of 010.
+ALTER TABLE meetings ADD COLUMN subject text NOT NULL DEFAULT '';

@@ -1,0 +1,124 @@
+import type { Room } from '../../engine/rooms/room.js';
+import type { AsyncRoomStore } from '../../engine/async-ports.js';
+import type { PostgresUnitOfWork } from './unit-of-work.js';
+
+interface RoomRow {
+  room_id: string;
+  name: string;
+  waiting_room: Room['waitingRoom'];
+  waiting_room_mode: Room['waitingRoomMode'];
+  waiting_room_timeout_secs: number;
+  moderator_link_ttl_secs: number;
+  access_code_hash: string | null;
+  parent_room_id: string | null;
+  entry: Room['entry'];
+  unlisted: boolean;
+  moderator_succession: boolean;
+  ephemeral: boolean;
+  mics_off_on_entry: boolean;
+  owner_account_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toRoom = (row: RoomRow): Room => ({
+  roomId: row.room_id,
+  name: row.name,
+  waitingRoom: row.waiting_room,
+  waitingRoomMode: row.waiting_room_mode,
+  waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
+  moderatorLinkTtlSecs: row.moderator_link_ttl_secs,
+  accessCodeHash: row.access_code_hash,
+  parentRoomId: row.parent_room_id,
+  entry: row.entry,
+  unlisted: row.unlisted,
+  moderatorSuccession: row.moderator_succession,
+  ephemeral: row.ephemeral,
+  micsOffOnEntry: row.mics_off_on_entry,
+  ownerAccountId: row.owner_account_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRow = (room: Room): RoomRow => ({
+  room_id: room.roomId,
+  name: room.name,
+  waiting_room: room.waitingRoom,
+  waiting_room_mode: room.waitingRoomMode,
+  waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
+  moderator_link_ttl_secs: room.moderatorLinkTtlSecs,
+  access_code_hash: room.accessCodeHash,
+  parent_room_id: room.parentRoomId,
+  entry: room.entry,
+  unlisted: room.unlisted,
+  moderator_succession: room.moderatorSuccession,
+  ephemeral: room.ephemeral,
+  mics_off_on_entry: room.micsOffOnEntry,
+  owner_account_id: room.ownerAccountId,
+  created_at: room.createdAt,
+  updated_at: room.updatedAt,
+});
+
+/**
+ * The rooms on PostgreSQL. Unlike SQLite's store it keeps no copy of the rooms it read: with
+ * several nodes on one database another node may change a room, so every read asks the database.
+ */
+export class PostgresRoomStore implements AsyncRoomStore {
+  constructor(private readonly unit: PostgresUnitOfWork) {}
+
+  private get db() {
+    return this.unit.connection();
+  }
+
+  async insert(room: Room): Promise<boolean> {
+    const row = toRow(room);
+    const result = await this.db`INSERT INTO rooms ${this.db(row)} ON CONFLICT (room_id) DO NOTHING`;
+    return result.count === 1;
+  }
+
+  async get(roomId: string): Promise<Room | null> {
+    const [row] = await this.db<RoomRow[]>`SELECT * FROM rooms WHERE room_id = ${roomId}`;
+    return row ? toRoom(row) : null;
+  }
+
+  async update(room: Room): Promise<void> {
+    const r = toRow(room);
+    await this.db`
+      UPDATE rooms SET name = ${r.name}, waiting_room = ${r.waiting_room}, waiting_room_mode = ${r.waiting_room_mode},
+        waiting_room_timeout_secs = ${r.waiting_room_timeout_secs}, moderator_link_ttl_secs = ${r.moderator_link_ttl_secs},
+        access_code_hash = ${r.access_code_hash}, entry = ${r.entry}, unlisted = ${r.unlisted},
+        moderator_succession = ${r.moderator_succession}, ephemeral = ${r.ephemeral},
+        mics_off_on_entry = ${r.mics_off_on_entry}, owner_account_id = ${r.owner_account_id}, updated_at = ${r.updated_at}
+      WHERE room_id = ${r.room_id}`;
+  }
+
+  async delete(roomId: string): Promise<boolean> {
+    return (await this.db`DELETE FROM rooms WHERE room_id = ${roomId}`).count === 1;
+  }
+
+  async children(roomId: string): Promise<string[]> {
+    const rows = await this.db<{ room_id: string }[]>`
+      SELECT room_id FROM rooms WHERE parent_room_id = ${roomId} ORDER BY room_id COLLATE "C"`;
+    return rows.map((row) => row.room_id);
+  }
+
+  async list(afterRoomId: string | null, limit: number, owner?: string): Promise<Room[]> {
+    const db = this.db;
+    // COLLATE "C": ordered by bytes, as SQLite's BINARY collation, so pages end and resume alike on both stores.
+    const rows = await db<RoomRow[]>`
+      SELECT * FROM rooms
+      WHERE ${owner === undefined ? db`true` : db`owner_account_id = ${owner}`}
+        AND ${afterRoomId === null ? db`true` : db`room_id COLLATE "C" > ${afterRoomId}`}
+      ORDER BY room_id COLLATE "C" LIMIT ${limit}`;
+    return rows.map(toRoom);
+  }
+
+  async unusedEphemeral(before: string, limit: number): Promise<string[]> {
+    const rows = await this.db<{ room_id: string }[]>`
+      SELECT r.room_id FROM rooms r
+      WHERE r.ephemeral AND r.updated_at COLLATE "C" < ${before} AND r.parent_room_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM meetings m WHERE m.room_id = r.room_id AND (m.ended_at IS NULL OR m.ended_at >= ${before}))
+      ORDER BY r.updated_at LIMIT ${limit}`;
+    return rows.map((row) => row.room_id);
+  }
+}

@@ -1,0 +1,19 @@
+import type { AsyncStores } from '../../engine/async-ports.js';
+import type { Sql } from '../../platform/postgres.js';
+import { PostgresMeetingStore, PostgresWaitingRequestStore } from './meeting-store.js';
+import { PostgresRoomStore } from './room-store.js';
+import { PostgresUnitOfWork } from './unit-of-work.js';
+
+/**
+ * The engine's stores on PostgreSQL, with their unit of work. `sql` is a pool whose search_path
+ * is the engine's schema (meet_engine), migrated beforehand (platform/pg-migrate.ts).
+ */
+export function postgresStores(sql: Sql): AsyncStores {
+  const unitOfWork = new PostgresUnitOfWork(sql);
+  return {
+    rooms: new PostgresRoomStore(unitOfWork),
+    waitingRequests: new PostgresWaitingRequestStore(unitOfWork),
+    meetings: new PostgresMeetingStore(unitOfWork),
+    unitOfWork,
+  };
+}

@@ -1,0 +1,148 @@
+// A throwaway PostgreSQL for the tests (issue 34): Debian's binaries (/usr/lib/postgresql/*/bin),
+// `initdb` into a temporary directory, `pg_ctl start` on a free port of 127.0.0.1 with its unix
+// socket in that directory, stopped and deleted when the process exits. One cluster per process:
+// the unit and service shards import many files into one process, so a shard pays initdb once
+// (a copy of an initialised template and a start: about 1 s) and every test file gets its own database in it (CREATE DATABASE, a few ms).
+// Where the binaries are absent, `postgresTest` reports the file's tests as skipped, by name.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import postgres from 'postgres';
+import t, { type Test } from 'tap';
+import { freePort } from './net.js';
+
+export interface PostgresCluster {
+  /** The directory holding the cluster's data and its unix socket. */
+  readonly dir: string;
+  /** The unix socket's directory (a libpq `host`). */
+  readonly socketDir: string;
+  readonly port: number;
+  /** The superuser (trust authentication on the socket and on 127.0.0.1). */
+  readonly user: string;
+}
+
+export interface PostgresDatabase {
+  readonly cluster: PostgresCluster;
+  readonly name: string;
+  /** postgres://user@127.0.0.1:port/name (TCP: what an operator's SERVICE_DATABASE_URL looks like). */
+  readonly url: string;
+  /** Connection options for the driver: the unix socket of the cluster. */
+  readonly options: { host: string; port: number; user: string; database: string };
+}
+
+/** The newest Debian PostgreSQL's bin directory, or null when the package is not installed. */
+export function postgresBinDir(): string | null {
+  const root = '/usr/lib/postgresql';
+  // MEET_TEST_POSTGRES=absent: as on a machine without the package (to see the skips reported).
+  if (process.env.MEET_TEST_POSTGRES === 'absent' || !existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? null : join(root, versions[0], 'bin');
+}
+
+/** initdb refuses to run as root: then the cluster belongs to Debian's `postgres` user. */
+function runAs(): { uid: number; gid: number } | null {
+  if (userInfo().uid !== 0) return null;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+function run(bin: string, args: string[], owner: { uid: number; gid: number } | null): void {
+  const result = spawnSync(bin, args, { encoding: 'utf8', ...(owner ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+  if (result.status !== 0)
+    throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
+}
+
+/** The initialised data directory every cluster copies, made once (atomically, by rename) per version and user. */
+function template(bin: string, owner: { uid: number; gid: number } | null, user: string): string {
+  const path = join(tmpdir(), `meet-pg-template-${basename(dirname(bin))}-${userInfo().uid}`);
+  if (existsSync(join(path, 'PG_VERSION'))) return path;
+  const scratch = mkdtempSync(`${path}.`);
+  if (owner) chownSync(scratch, owner.uid, owner.gid);
+  const data = join(scratch, 'data');
+  run(join(bin, 'initdb'), ['-D', data, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8', '--no-locale'], owner);
+  try {
+    renameSync(data, path);
+  } catch (err) {
+    // Another process made it first: theirs is as good.
+    if (!existsSync(join(path, 'PG_VERSION'))) throw err;
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  return path;
+}
+
+let started: Promise<PostgresCluster> | null = null;
+
+/** Starts this process's cluster on first use; it is stopped and deleted when the process exits. */
+export function postgresCluster(): Promise<PostgresCluster> {
+  started ??= startCluster();
+  return started;
+}
+
+async function startCluster(): Promise<PostgresCluster> {
+  const bin = postgresBinDir();
+  if (bin === null) throw new Error('PostgreSQL is not installed (/usr/lib/postgresql/*/bin)');
+  const owner = runAs();
+  const dir = mkdtempSync(join(tmpdir(), 'meet-pg-'));
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const data = join(dir, 'data');
+  const user = 'postgres';
+  // initdb is most of a start (2 to 3 s on a loaded machine): it runs once per machine into a
+  // template, and each cluster is a copy of it (0.2 s).
+  run('cp', ['-a', template(bin, owner, user), data], null);
+  const port = await freePort();
+  // fsync off: the tests kill daemons, never the machine; synchronous_commit keeps its default (on).
+  writeFileSync(
+    join(data, 'postgresql.auto.conf'),
+    [
+      `port = ${port}`,
+      `listen_addresses = '127.0.0.1'`,
+      `unix_socket_directories = '${dir}'`,
+      'fsync = off',
+      'full_page_writes = off',
+      'max_connections = 200',
+      'shared_buffers = 32MB',
+      '',
+    ].join('\n'),
+  );
+  if (owner) chownSync(join(data, 'postgresql.auto.conf'), owner.uid, owner.gid);
+  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-s', 'start'], owner);
+  process.once('exit', () => {
+    spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-s', 'stop'], { ...(owner ?? {}) });
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, socketDir: dir, port, user };
+}
+
+let databases = 0;
+
+/** A new, empty database in this process's cluster, dropped when `t` ends. */
+export async function freshDatabase(t: Test): Promise<PostgresDatabase> {
+  const cluster = await postgresCluster();
+  databases += 1;
+  const name = `t${process.pid}_${databases}`;
+  const admin = postgres({ host: cluster.socketDir, port: cluster.port, user: cluster.user, database: 'postgres' });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  t.teardown(async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  return {
+    cluster,
+    name,
+    url: `postgres://${cluster.user}@127.0.0.1:${cluster.port}/${name}`,
+    options: { host: cluster.socketDir, port: cluster.port, user: cluster.user, database: name },
+  };
+}
+
+/**
+ * A test that needs PostgreSQL: where the binaries are absent, it is reported as skipped by name
+ * (tap counts it), so a run without them says how many PostgreSQL tests it did not run.
+ */
+export function postgresTest(name: string, fn: (t: Test) => Promise<void>): void {
+  if (postgresBinDir() === null)
+    t.test(name, { skip: 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)' }, () => {});
+  else t.test(name, fn);
+}
