@@ -52,6 +52,7 @@ interface RequestRow {
   expires_at: string;
   decided_at: string | null;
   participant_id: string | null;
+  avatar_url: string | null;
 }
 
 const toMeeting = (row: MeetingRow): Meeting => ({
@@ -82,7 +83,7 @@ const toEntry = (row: TimelineRow): TimelineEntry => ({
 const toRequest = (row: RequestRow): WaitingRequest => ({
   requestId: row.request_id,
   meetingId: row.meeting_id,
-  secretHash: row.secret_hash,
+  secretHash: row.secret_hash.toString('base64url'),
   name: row.name,
   note: row.note,
   state: row.state,
@@ -90,6 +91,7 @@ const toRequest = (row: RequestRow): WaitingRequest => ({
   expiresAt: row.expires_at,
   decidedAt: row.decided_at,
   participantId: row.participant_id,
+  avatarUrl: row.avatar_url,
 });
 
 const participantColumns =
@@ -192,9 +194,9 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
   async insertKnock(r: WaitingRequest): Promise<void> {
     await this
       .db`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at,
-        decided_at, participant_id, knock_after_seq)
-      VALUES (${r.requestId}, ${r.meetingId}, ${r.secretHash}, ${r.name}, ${r.note}, ${r.state}, ${r.knockedAt}, ${r.expiresAt},
-        ${r.decidedAt}, ${r.participantId},
+        decided_at, participant_id, avatar_url, knock_after_seq)
+      VALUES (${r.requestId}, ${r.meetingId}, ${Buffer.from(r.secretHash, 'base64url')}, ${r.name}, ${r.note}, ${r.state},
+        ${r.knockedAt}, ${r.expiresAt}, ${r.decidedAt}, ${r.participantId}, ${r.avatarUrl ?? null},
         coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = ${r.meetingId} ORDER BY seq DESC LIMIT 1), 0))`;
   }
 

@@ -30,9 +30,10 @@ const knock = (requestId: string, meetingId: string, atMs: number, name = reques
   newWaitingRequest({
     requestId,
     meetingId,
-    secretHash: createHash('sha256').update(requestId).digest(),
+    secretHash: createHash('sha256').update(requestId).digest('base64url'),
     name,
     note: `note of ${name}`,
+    avatarUrl: `https://pictures.example/${requestId}.png`,
     nowMs: t0 + atMs,
     timeoutMs: 600_000,
   });

@@ -1,0 +1,2 @@
+-- PostgreSQL form of 019.
+ALTER TABLE waiting_requests ADD COLUMN avatar_url text;
