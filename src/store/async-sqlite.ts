@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AsyncPort, AsyncStores } from '../engine/async-ports.js';
 import type { UnitOfWork } from '../engine/unit-of-work.js';
+import { SqliteAccessTokenStore } from './access-token-store.js';
+import { SqliteAccountStore } from './account-store.js';
 import type { Db } from './database.js';
+import { SqliteLiveStore } from './live-store.js';
 import { SqliteMeetingStore } from './meeting-store.js';
 import { SqliteRoomStore } from './room-store.js';
 import { SqliteWaitingRequestStore } from './waiting-request-store.js';
@@ -73,10 +76,18 @@ function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork):
 /** The engine's SQLite stores behind the asynchronous ports, with their unit of work. */
 export function sqliteAsyncStores(db: Db): AsyncStores {
   const unitOfWork = new SqliteAsyncUnitOfWork(db);
+  const live = asyncOf(new SqliteLiveStore(db), unitOfWork);
   return {
     rooms: asyncOf(new SqliteRoomStore(db), unitOfWork),
     waitingRequests: asyncOf(new SqliteWaitingRequestStore(db), unitOfWork),
     meetings: asyncOf(new SqliteMeetingStore(db), unitOfWork),
+    accessTokens: asyncOf(new SqliteAccessTokenStore(db), unitOfWork),
+    accounts: asyncOf(new SqliteAccountStore(db), unitOfWork),
+    chat: live,
+    groupMessages: live,
+    locks: live,
+    subgroupTimers: live,
+    stats: live,
     unitOfWork,
   };
 }

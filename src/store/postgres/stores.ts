@@ -1,5 +1,8 @@
 import type { AsyncStores } from '../../engine/async-ports.js';
 import type { Sql } from '../../platform/postgres.js';
+import { PostgresAccessTokenStore } from './access-token-store.js';
+import { PostgresAccountStore } from './account-store.js';
+import { PostgresLiveStore } from './live-store.js';
 import { PostgresMeetingStore, PostgresWaitingRequestStore } from './meeting-store.js';
 import { PostgresRoomStore } from './room-store.js';
 import { PostgresUnitOfWork } from './unit-of-work.js';
@@ -10,10 +13,18 @@ import { PostgresUnitOfWork } from './unit-of-work.js';
  */
 export function postgresStores(sql: Sql): AsyncStores {
   const unitOfWork = new PostgresUnitOfWork(sql);
+  const live = new PostgresLiveStore(unitOfWork);
   return {
     rooms: new PostgresRoomStore(unitOfWork),
     waitingRequests: new PostgresWaitingRequestStore(unitOfWork),
     meetings: new PostgresMeetingStore(unitOfWork),
+    accessTokens: new PostgresAccessTokenStore(unitOfWork),
+    accounts: new PostgresAccountStore(unitOfWork),
+    chat: live,
+    groupMessages: live,
+    locks: live,
+    subgroupTimers: live,
+    stats: live,
     unitOfWork,
   };
 }

@@ -31,6 +31,7 @@ const stores: { name: string; schema: string; steps: () => MigrationStep[]; dir:
 const rowidStandIns = [
   'compat_meetings.ordinal',
   'meetings.ordinal',
+  'participant_stats.ordinal',
   'participants.ordinal',
   'waiting_requests.ordinal',
 ];
