@@ -229,6 +229,8 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
       await pia.getByRole('button', { name: 'Unmute microphone' }).click();
       await until('audio bytes to flow again', async () => (await sentTotal(pia, 'audio')) > before.audio, 30_000);
       t.ok(await handsOver(pia, 'audio'), 'unmuted, the microphone is sent');
+      // Their pages would go on sending video through the next pass (the contexts are closed at the file's end).
+      await Promise.all([teacherContext.close(), piaContext.close()]);
     },
   );
   // The same on a phone in German (issue 31 points 1 and 11 × points 7 and 9): Lea's page is a
