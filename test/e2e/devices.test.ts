@@ -363,11 +363,28 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
           () => (JSON.parse(localStorage.getItem('meet.devices') ?? '{}') as { microphone?: string }).microphone,
         ),
         other,
-        'the chosen microphone is the one in use (and remembered)',
+        'the chosen microphone is remembered',
       );
       t.equal(await pressed(lea, 'Stummschaltung aufheben', de), 'true', 'a new microphone keeps her muted');
       t.notOk(await handsOver(lea, 'audio'), 'and hands nothing to the senders');
       await browser.screenshot(lea, 'devices-dialog-phone-de');
+      // Unmuted, the microphone her senders carry is the one she chose.
+      await lea.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      await lea.getByRole('button', { name: 'Stummschaltung aufheben' }).tap();
+      await until('her microphone to be handed to a sender', () => handsOver(lea, 'audio'));
+      t.equal(
+        await lea.evaluate(
+          () =>
+            (window as unknown as Peers).__meetPeers
+              .filter((pc) => pc.connectionState !== 'closed')
+              .flatMap((pc) => pc.getSenders())
+              .find((sender) => sender.track?.kind === 'audio')
+              ?.track?.getSettings().deviceId,
+        ),
+        other,
+        'the microphone sent is the one chosen in the meeting',
+      );
     },
   );
 });
