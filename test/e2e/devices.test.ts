@@ -349,6 +349,9 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
       const dialog = lea.getByRole('dialog', { name: 'Ihre Geräte' });
       await dialog.waitFor();
       await browser.checkAccessibility(lea, 'the German devices dialog on a phone');
+      // Its close button stays on screen while the dialog scrolls (it was below a phone's bottom edge).
+      const close = await dialog.getByRole('button', { name: 'Schließen' }).boundingBox();
+      t.ok(close && close.y + close.height <= 844, `"Schließen" is on the phone's screen (bottom ${close?.y ?? '?'})`);
       const microphone = dialog.getByRole('combobox', { name: 'Mikrofon' });
       const options = await microphone
         .locator('option')
