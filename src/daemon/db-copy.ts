@@ -74,7 +74,10 @@ function tablesInOrder(db: Db): string[] {
 function converted(value: unknown, type: string): unknown {
   if (value === null || value === undefined) return null;
   if (type === 'boolean') return value !== 0 && value !== 0n && value !== '0';
-  if (type === 'bytea') return Buffer.isBuffer(value) ? value : Buffer.from(String(value), 'utf8');
+  if (type === 'bytea')
+    return Buffer.isBuffer(value)
+      ? value
+      : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
   if (typeof value === 'bigint') return value.toString();
   return value;
 }
@@ -115,9 +118,8 @@ async function copyTable(tx: TransactionSql, db: Db, schema: string, table: stri
       `${table}.${extra[0]} has no column in ${schema}.${table}; nothing was copied`,
       'the files and the target must be at the same schema version',
     );
-  const withRowid = (db
-    .prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'`)
-    .get(table) === undefined) as boolean;
+  const withRowid =
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'`).get(table) === undefined;
   // The ordinal of the twins stands in for the rowid: the order the SQLite store read rows in.
   const taken = columns.filter((c) => sourceColumns.includes(c.name) || (c.name === 'ordinal' && withRowid));
   const select = taken.map((c) => (sourceColumns.includes(c.name) ? quoted(c.name) : `rowid AS ordinal`)).join(', ');
