@@ -8,12 +8,11 @@
 // The signing key is not copied: no migration has a table for it yet (it stays a file).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TransactionSql } from 'postgres';
 import { compatDatabaseFileName } from '../compat/store/compat-store.js';
 import { compatMigrationSteps, compatSchema } from '../compat/store/postgres-schema.js';
 import type { PostgresLocation } from '../config/database-url.js';
 import { migratePostgres, type MigrationStep } from '../platform/pg-migrate.js';
-import { openPostgres, type Sql } from '../platform/postgres.js';
+import { openPostgres, type Sql, type TransactionSql } from '../platform/postgres.js';
 import { openSqlite, readPragma } from '../platform/sqlite.js';
 import { databaseInUse } from '../store/backup.js';
 import { databaseFileName } from '../store/database.js';
