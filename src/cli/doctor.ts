@@ -60,7 +60,12 @@ export function doctorCommand(program: Command, io: CliIo): void {
     .option('--unit-file <path>', `systemd unit to verify (default ${defaultUnitFile})`)
     .option('--service-user <name>', "user (or uid) that should own the service's files (default: the unit's User=)")
     .action(async (options: Record<string, unknown>) => {
-      const results = await runChecks(doctorChecks, doctorContext(options, io));
+      let ctx = doctorContext(options, io);
+      if (ctx.config?.databaseUrl.kind === 'postgres') {
+        const { postgresSchemas } = await import('../daemon/migrate-stores.js');
+        ctx = { ...ctx, databaseSchemas: postgresSchemas() };
+      }
+      const results = await runChecks(doctorChecks, ctx);
       io.out(options.json ? renderJson(results) : renderText(io, results));
       const failures = failed(results);
       if (failures.length > 0) {

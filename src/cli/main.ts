@@ -4,6 +4,7 @@ import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
 import { backupCommands } from './backup.js';
 import { environmentFault } from '../ops/environment-faults.js';
+import { dbCommands } from './db.js';
 import { doctorCommand } from './doctor.js';
 import { CliError, cliErrorKinds, renderCliError } from './errors.js';
 import { installCommands } from './install.js';
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo): Command {
   licenseCommands(program, io);
   backupCommands(program, io);
   migrateCommand(program, io);
+  dbCommands(program, io);
   configureTree(program, io);
   return program;
 }

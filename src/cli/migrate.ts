@@ -17,7 +17,14 @@ function describe(report: StoreMigration, dryRun: boolean): string {
 }
 
 /** Errors the database gives that are the machine's (unreachable, refused, no such role). */
-const reachCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ENOENT', 'CONNECT_TIMEOUT']);
+export const reachCodes = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'ENOENT',
+  'CONNECT_TIMEOUT',
+]);
 
 export function migrateCommand(program: Command, io: CliIo): void {
   const command = program

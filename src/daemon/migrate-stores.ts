@@ -66,6 +66,14 @@ function sqliteStore(
   }
 }
 
+/** The PostgreSQL schemas of both stores with the version this release migrates them to (for `meetctl doctor`). */
+export function postgresSchemas(): { store: string; schema: string; latest: number }[] {
+  return [
+    { store: 'engine', schema: engineSchema, latest: latestOf(engineMigrationSteps()) },
+    { store: 'meeting API', schema: compatSchema, latest: latestOf(compatMigrationSteps()) },
+  ];
+}
+
 /** Migrates (or, with dryRun, only reads the versions of) both stores of the configuration. */
 export async function migrateStores(config: Config, dryRun: boolean): Promise<StoreMigration[]> {
   const engine = engineMigrationSteps();

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
+/** The handle inside sql.begin (a transaction's queries). */
+export type TransactionSql = postgres.TransactionSql;
 
 /** What a connection needs of SERVICE_DATABASE_URL (config's PostgresLocation has these fields). */
 export interface PostgresTarget {

@@ -41,6 +41,8 @@ export interface DoctorContext {
   readonly nginxBin: string | null;
   readonly nodeVersion: string;
   readonly now: Date;
+  /** On PostgreSQL: the schemas of both stores and the version this release expects of each (the database checks). */
+  readonly databaseSchemas?: readonly { readonly store: string; readonly schema: string; readonly latest: number }[];
   /** Free-space floors of the data directory's filesystem; absent: the built-in ones (tests raise them to see a real directory warn or fail). */
   readonly freeSpace?: { readonly warnBytes: number; readonly failBytes: number };
 }

@@ -3,6 +3,12 @@ import { certificateCheck } from './certificate.js';
 import { clockCheck } from './clock.js';
 import { configCheck } from './config.js';
 import { dataDirCheck } from './data-dir.js';
+import {
+  databaseMigrationsCheck,
+  databaseReachableCheck,
+  databaseRightsCheck,
+  databaseVersionCheck,
+} from './database.js';
 import { diskSpaceCheck } from './disk-space.js';
 import { envFileCheck } from './env-file.js';
 import { licenceCheck } from './licence.js';
@@ -25,6 +31,10 @@ export const doctorChecks: readonly DoctorCheck[] = [
   configCheck,
   dataDirCheck,
   diskSpaceCheck,
+  databaseReachableCheck,
+  databaseVersionCheck,
+  databaseMigrationsCheck,
+  databaseRightsCheck,
   clockCheck,
   enginePortCheck,
   compatPortCheck,
