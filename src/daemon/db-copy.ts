@@ -122,20 +122,24 @@ async function copyTable(tx: TransactionSql, db: Db, schema: string, table: stri
   // The ordinal of the twins stands in for the rowid: the order the SQLite store read rows in.
   const taken = columns.filter((c) => sourceColumns.includes(c.name) || (c.name === 'ordinal' && withRowid));
   const select = taken.map((c) => (sourceColumns.includes(c.name) ? quoted(c.name) : `rowid AS ordinal`)).join(', ');
-  const rows = db.prepare(`SELECT ${select} FROM ${quoted(table)}${withRowid ? ' ORDER BY rowid' : ''}`).iterate();
+  // Read in pages with all(), not iterate(): an unfinished StatementIterator held across awaits is
+  // collected later, and its destructor aborts Node 24 (as better-sqlite3's Backup object did).
+  const pageSize = 500;
+  const readPage = withRowid
+    ? db.prepare(
+        `SELECT rowid AS "__page_key", ${select} FROM ${quoted(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${pageSize}`,
+      )
+    : db.prepare(`SELECT ${select} FROM ${quoted(table)} LIMIT ${pageSize} OFFSET ?`);
   const names = taken.map((c) => c.name);
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    await tx.unsafe(`SET LOCAL search_path TO ${quoted(schema)}`);
+  await tx.unsafe(`SET LOCAL search_path TO ${quoted(schema)}`);
+  for (let after = withRowid ? -Number.MAX_SAFE_INTEGER : 0; ;) {
+    const rows = readPage.all(after) as Record<string, unknown>[];
+    if (rows.length === 0) break;
+    const batch = rows.map((row) => Object.fromEntries(taken.map((c) => [c.name, converted(row[c.name], c.type)])));
     await tx`INSERT INTO ${tx(table)} ${tx(batch as never, names as never)}`;
-    batch = [];
-  };
-  for (const row of rows as Iterable<Record<string, unknown>>) {
-    batch.push(Object.fromEntries(taken.map((c) => [c.name, converted(row[c.name], c.type)])));
-    if (batch.length >= 500) await flush();
+    if (rows.length < pageSize) break;
+    after = withRowid ? Number(rows[rows.length - 1]!.__page_key) : after + rows.length;
   }
-  await flush();
   for (const c of columns.filter((col) => col.identity))
     await tx.unsafe(
       `SELECT setval(pg_get_serial_sequence($1, $2), greatest(coalesce(max(${quoted(c.name)}), 0), 1), max(${quoted(c.name)}) IS NOT NULL) FROM ${target}`,
