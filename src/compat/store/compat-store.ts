@@ -24,7 +24,7 @@ export function compatSchemaVersion(): number {
   return Math.max(0, ...readMigrations(migrationsDir).map((m) => m.version));
 }
 
-interface MeetingRow {
+export interface MeetingRow {
   internal_id: string;
   tenant_id: string;
   meeting_id: string;
@@ -49,7 +49,7 @@ interface MeetingRow {
   end_reason: string | null;
 }
 
-interface ChatRow {
+export interface ChatRow {
   internal_id: string;
   at: number;
   sender: string;
@@ -57,7 +57,7 @@ interface ChatRow {
   delivered: number;
 }
 
-interface CallbackRow {
+export interface CallbackRow {
   id: number;
   kind: string;
   tenant_id: string;
@@ -74,7 +74,7 @@ interface CallbackRow {
   last_error: string | null;
 }
 
-interface RecordingRow {
+export interface RecordingRow {
   record_id: string;
   tenant_id: string;
   meeting_id: string;
@@ -88,7 +88,7 @@ interface RecordingRow {
   metadata_json: string;
 }
 
-const toMeeting = (r: MeetingRow): CompatMeeting => ({
+export const toMeeting = (r: MeetingRow): CompatMeeting => ({
   internalId: r.internal_id,
   tenantId: r.tenant_id,
   meetingId: r.meeting_id,
@@ -113,7 +113,7 @@ const toMeeting = (r: MeetingRow): CompatMeeting => ({
   endReason: r.end_reason as EndReason | null,
 });
 
-const meetingRow = (m: CompatMeeting): MeetingRow => ({
+export const meetingRow = (m: CompatMeeting): MeetingRow => ({
   internal_id: m.internalId,
   tenant_id: m.tenantId,
   meeting_id: m.meetingId,
@@ -138,7 +138,7 @@ const meetingRow = (m: CompatMeeting): MeetingRow => ({
   end_reason: m.endReason,
 });
 
-const toChat = (r: ChatRow): ChatRecord => ({
+export const toChat = (r: ChatRow): ChatRecord => ({
   internalId: r.internal_id,
   at: r.at,
   sender: r.sender,
@@ -146,7 +146,7 @@ const toChat = (r: ChatRow): ChatRecord => ({
   delivered: r.delivered === 1,
 });
 
-const toCallback = (r: CallbackRow): CallbackJob => ({
+export const toCallback = (r: CallbackRow): CallbackJob => ({
   id: r.id,
   kind: r.kind as CallbackJob['kind'],
   tenantId: r.tenant_id,
@@ -163,7 +163,7 @@ const toCallback = (r: CallbackRow): CallbackJob => ({
   lastError: r.last_error,
 });
 
-const toRecording = (r: RecordingRow): RecordingRecord => ({
+export const toRecording = (r: RecordingRow): RecordingRecord => ({
   recordId: r.record_id,
   tenantId: r.tenant_id,
   meetingId: r.meeting_id,
@@ -177,7 +177,7 @@ const toRecording = (r: RecordingRow): RecordingRecord => ({
   metadata: JSON.parse(r.metadata_json) as RecordingRecord['metadata'],
 });
 
-const recordingRow = (r: RecordingRecord): RecordingRow => ({
+export const recordingRow = (r: RecordingRecord): RecordingRow => ({
   record_id: r.recordId,
   tenant_id: r.tenantId,
   meeting_id: r.meetingId,
@@ -191,7 +191,7 @@ const recordingRow = (r: RecordingRecord): RecordingRow => ({
   metadata_json: JSON.stringify(r.metadata),
 });
 
-const meetingColumns = Object.keys(
+export const meetingColumns = Object.keys(
   meetingRow(plainMeeting({ internalId: '', tenantId: '', meetingId: '', roomId: '', name: '', createTime: 0 })),
 );
 
@@ -200,7 +200,8 @@ const meetingColumns = Object.keys(
  * migrations in ./migrations. Same durability rules as the engine's: WAL, synchronous=FULL.
  */
 export class SqliteCompatStore implements CompatStore {
-  private readonly db: Database.Database;
+  /** The connection, for the asynchronous adapter's hand-made transactions (async-sqlite.ts). */
+  readonly db: Database.Database;
   private readonly stmts;
 
   constructor(dataDir: string) {
