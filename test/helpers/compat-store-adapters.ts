@@ -24,7 +24,7 @@ export interface CompatStores {
   readonly store: AsyncCompatStore;
   readonly name: StoreName;
   /** Another adapter on the same data, over its own connection: a second node, or the daemon after a restart. */
-  another(): AsyncCompatStore;
+  readonly another: () => AsyncCompatStore;
 }
 
 async function sqlite(t: Test): Promise<CompatStores> {

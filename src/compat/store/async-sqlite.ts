@@ -75,35 +75,17 @@ function claimer(store: SqliteCompatStore) {
 export function asyncSqliteCompatStore(store: SqliteCompatStore): AsyncCompatStore {
   const turns = new Turns(store);
   const claim = claimer(store);
-  const call =
-    <A extends unknown[], R>(method: (...args: A) => R) =>
-    (...args: A): Promise<R> =>
-      turns.exclusive(() => method.apply(store, args));
-  return {
+  const own: Pick<AsyncCompatStore, 'transaction' | 'claimDueCallbacks'> = {
     transaction: (work) => turns.transaction(work),
     claimDueCallbacks: (now, leaseUntil, limit) => turns.exclusive(() => claim.immediate(now, leaseUntil, limit)),
-    insertMeeting: call(store.insertMeeting),
-    deleteMeeting: call(store.deleteMeeting),
-    updateMeeting: call(store.updateMeeting),
-    meeting: call(store.meeting),
-    openMeeting: call(store.openMeeting),
-    latestMeeting: call(store.latestMeeting),
-    openMeetings: call(store.openMeetings),
-    openMeetingsOf: call(store.openMeetingsOf),
-    openMeetingInRoom: call(store.openMeetingInRoom),
-    endedRoomIds: call(store.endedRoomIds),
-    ownersOf: call(store.ownersOf),
-    setCustomData: call(store.setCustomData),
-    customDataOf: call(store.customDataOf),
-    appendChat: call(store.appendChat),
-    chatOf: call(store.chatOf),
-    insertCallback: call(store.insertCallback),
-    updateCallback: call(store.updateCallback),
-    pendingCallbacks: call(store.pendingCallbacks),
-    insertRecording: call(store.insertRecording),
-    updateRecording: call(store.updateRecording),
-    deleteRecording: call(store.deleteRecording),
-    recordings: call(store.recordings),
-    close: call(store.close),
   };
+  // Every other method is the synchronous store's, answering a promise, taking its turn.
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'transaction' || key === 'claimDueCallbacks') return own[key];
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => turns.exclusive(() => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  }) as unknown as AsyncCompatStore;
 }
