@@ -58,8 +58,11 @@ export function dbCommands(program: Command, io: CliIo): void {
       }
       for (const table of copied) io.out(`${table.table}: ${table.rows} rows\n`);
       const rows = copied.reduce((n, t) => n + t.rows, 0);
+      const key = copied.some((table) => table.table.endsWith('.signing_key'))
+        ? 'the signing key is in the database now, so tokens signed before the move still verify'
+        : 'there was no signing key file: the first daemon on PostgreSQL makes the key';
       io.out(
-        `copied ${rows} rows in ${copied.length} tables into PostgreSQL ${to.host}:${to.port}/${to.database}; set SERVICE_DATABASE_URL=${to.url} to serve from it (the signing key is not in the database yet: keep ${config.dataDir}/signing-key)\n`,
+        `copied ${rows} rows in ${copied.length} tables into PostgreSQL ${to.host}:${to.port}/${to.database}; set SERVICE_DATABASE_URL=${to.url} to serve from it (${key})\n`,
       );
     });
   addConfigOptions(copy, ['dataDir', 'compatApiDataDir']);

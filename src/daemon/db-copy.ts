@@ -5,7 +5,9 @@
 // Types follow the `.pg.sql` twins: blobs stay bytes (bytea), 0/1 become booleans, an `ordinal`
 // the SQLite table lacks is its rowid (the order the stores read in), and identity sequences are
 // set past the copied values. Row counts are compared per table before the commit.
-// The signing key is not copied: no migration has a table for it yet (it stays a file).
+// The signing key file of the data directory, when there is one, becomes the row of
+// meet_engine.signing_key (migration 021) in the same transaction, so tokens signed before the
+// move still verify; the key itself is never printed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compatDatabaseFileName } from '../compat/store/compat-store.js';
@@ -17,6 +19,7 @@ import { openSqlite, readPragma } from '../platform/sqlite.js';
 import { databaseInUse } from '../store/backup.js';
 import { databaseFileName } from '../store/database.js';
 import { engineMigrationSteps, engineSchema } from '../store/postgres/schema.js';
+import { readSigningKeyFile, signingKeyFileName } from './signing-key.js';
 
 type Db = ReturnType<typeof openSqlite>;
 
@@ -195,6 +198,13 @@ export async function copyToPostgres(
         `${s.file} is open in a running service; nothing was copied`,
         'stop the service first (systemctl stop meet): a copy of a running service would miss what it writes meanwhile',
       );
+  const key = readSigningKeyFile(dirs.dataDir);
+  if (key !== null && key.length < 32)
+    throw new DbCopyError(
+      'refused',
+      `${join(dirs.dataDir, signingKeyFileName)} does not hold a signing key of 32 bytes or more; nothing was copied`,
+      'restore the file from a backup, or delete it to sign with a new key (every session and join link ends)',
+    );
   const dbs = present.map((s) => ({ source: s, db: openSqlite(s.file, { readonly: true, fileMustExist: true }) }));
   const sql = openPostgres(to, { max: 1, statementTimeoutMs });
   try {
@@ -225,6 +235,10 @@ export async function copyToPostgres(
       await tx.unsafe('SET LOCAL statement_timeout = 0');
       for (const { source, db } of dbs)
         for (const table of tablesInOrder(db)) copied.push(await copyTable(tx, db, source.schema, table));
+      if (key !== null) {
+        await tx`INSERT INTO meet_engine.signing_key (id, key) VALUES (1, ${Buffer.from(key)})`;
+        copied.push({ table: `${engineSchema}.signing_key`, rows: 1 });
+      }
     });
     return copied;
   } finally {

@@ -94,7 +94,9 @@ export class PostgresCompatStore implements AsyncCompatStore {
   }
 
   async meeting(internalId: string): Promise<CompatMeeting | null> {
-    const [row] = await this.db<MeetingRow[]>`SELECT * FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`;
+    const [row] = await this.db<
+      MeetingRow[]
+    >`SELECT * FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`;
     return row ? meetingOf(row) : null;
   }
 

@@ -1,16 +1,18 @@
 // Issue 34 point 6: `meetctl db copy --from sqlite: --to postgres://…`. A populated installation
-// (rooms, a bar, a waiting request, a meeting with its timeline, a meeting-API meeting) reads back
-// the same through the PostgreSQL stores; a non-empty target is refused and left as it was; a
-// running service is refused; a password in the URL is refused before any connection; an
-// unreachable target is the machine's problem (69).
+// (rooms, a bar, a waiting request, a meeting with its timeline, a meeting-API meeting, the signing
+// key file) reads back the same through the PostgreSQL stores, the key never printed; a non-empty
+// target is refused and left as it was; a running service is refused; a password in the URL is
+// refused before any connection; a key file without a key is refused; an unreachable target is
+// the machine's problem (69).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import t, { type Test } from 'tap';
 import { plainMeeting } from '../../../src/compat/confapi/model.js';
 import { SqliteCompatStore } from '../../../src/compat/store/compat-store.js';
+import { loadOrCreateSigningKey, postgresSigningKey } from '../../../src/daemon/signing-key.js';
 import type { TimelineEntry } from '../../../src/engine/meetings/timeline.js';
 import { newWaitingRequest, type WaitingRequest } from '../../../src/engine/waiting/waiting-request.js';
 import { openPostgres } from '../../../src/platform/postgres.js';
@@ -108,17 +110,22 @@ postgresTest('a populated installation is copied and reads back the same through
   const database = await freshDatabase(t);
   const dataDir = installation(t);
   const made = await populate(dataDir);
+  const key = Buffer.from(loadOrCreateSigningKey(dataDir));
   const result = await runCli(['db', 'copy', '--from', 'sqlite:', '--to', database.url], env(dataDir));
   t.equal(result.code, 0, result.stderr);
+  for (const form of ['base64url', 'base64', 'hex'] as const)
+    t.notMatch(result.stdout + result.stderr, key.toString(form), `the key (${form}) is never printed`);
+  t.match(result.stdout, 'meet_engine.signing_key: 1 rows\n');
+  t.match(result.stdout, 'the signing key is in the database now, so tokens signed before the move still verify');
   t.match(result.stdout, 'meet_engine.rooms: 2 rows\n');
   t.match(result.stdout, 'meet_engine.waiting_requests: 2 rows\n');
   t.match(result.stdout, 'meet_compat.');
   t.match(result.stdout, /copied \d+ rows in \d+ tables into PostgreSQL/);
-  t.match(result.stdout, 'the signing key is not in the database yet');
 
   const target = { ...database.options, sslmode: 'disable' as const, passfile: null, applicationName: null };
   const sql = openPostgres(target, { max: 2, statementTimeoutMs: 5000, schema: engineSchema });
   t.teardown(() => sql.end({ timeout: 5 }));
+  t.same(await postgresSigningKey(sql).getOrCreate(), key, 'the key file became the row every node reads');
   const stores = postgresStores(sql);
   t.same(await stores.rooms.get('room-a'), made.rooms[0]);
   t.same(await stores.rooms.get('room-b'), made.rooms[1]);
@@ -159,7 +166,9 @@ postgresTest('a non-empty target is refused and left untouched; a running servic
   await populate(dataDir);
   const first = await runCli(['db', 'copy', '--from', 'sqlite:', '--to', database.url], env(dataDir));
   t.equal(first.code, 0, first.stderr);
+  t.match(first.stdout, 'there was no signing key file: the first daemon on PostgreSQL makes the key');
   const sql = admin(t, database);
+  t.same(await sql`SELECT id FROM meet_engine.signing_key`, [], 'no key copied where there was none');
   await sql`DELETE FROM meet_engine.timeline_entries WHERE kind = 'bar'`;
   const before = await sql`SELECT count(*)::int AS n FROM meet_engine.timeline_entries`;
   const again = await runCli(['db', 'copy', '--from', 'sqlite:', '--to', database.url], env(dataDir));
@@ -203,6 +212,14 @@ t.test('a password in --to is refused before any connection (exit 2); an unreach
   );
   t.equal(unreachable.code, 69, unreachable.stderr);
   t.match(unreachable.stderr, /meetctl: the database cannot be used: .*ECONNREFUSED/);
+
+  writeFileSync(join(dataDir, 'signing-key'), 'c2hvcnQ\n');
+  const short = await runCli(
+    ['db', 'copy', '--from', 'sqlite:', '--to', `postgres://meet@127.0.0.1:${port}/meet?sslmode=disable`],
+    env(dataDir),
+  );
+  t.equal(short.code, 1, short.stderr);
+  t.match(short.stderr, `${join(dataDir, 'signing-key')} does not hold a signing key of 32 bytes or more`);
 
   const other = await runCli(
     ['db', 'copy', '--from', 'mysql://x', '--to', 'postgres://meet@127.0.0.1:1/meet'],

@@ -196,7 +196,9 @@ onEachCompatStore('odd input: a 64 KB metadata value, non-ASCII, NUL characters'
     await t.rejects(store.insertMeeting(nulName), /compat_meetings\.name holds a NUL character/);
     t.equal(await store.meeting(nulName.internalId), null, 'PostgreSQL refuses it, naming the column; nothing kept');
     await store.transaction(async () => {
-      await t.rejects(store.appendChat({ internalId: odd.internalId, at: t0, sender: 'x', text: '\0', delivered: true }));
+      await t.rejects(
+        store.appendChat({ internalId: odd.internalId, at: t0, sender: 'x', text: '\0', delivered: true }),
+      );
       await store.appendChat({ internalId: odd.internalId, at: t0, sender: 'x', text: 'ok', delivered: true });
     });
     t.same(
