@@ -60,6 +60,13 @@ onEachCompatStore('a claim takes the due jobs in order and leases them until the
   ] as const)
     await store.insertCallback(job(n, at));
   t.same(await store.claimDueCallbacks(t0 + 5, t0 + 1000, 10), [], 'nothing due yet');
+  await t.rejects(
+    store.transaction(async () => {
+      t.equal((await store.claimDueCallbacks(t0 + 100, t0 + 1000, 10)).length, 3, 'claimed inside a transaction');
+      throw new Error('the sender failed');
+    }),
+    /the sender failed/,
+  );
   const claimed = await store.claimDueCallbacks(t0 + 100, t0 + 1000, 2);
   t.same(order(claimed), ['int-2', 'int-3'], 'oldest due first, then by id, at most the limit');
   t.ok(
