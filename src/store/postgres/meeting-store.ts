@@ -1,7 +1,8 @@
 import type { AsyncMeetingStore, AsyncWaitingRequestStore } from '../../engine/async-ports.js';
 import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
 import type { TimelineEntry, TimelineKind } from '../../engine/meetings/timeline.js';
-import type { RequestState, WaitingRequest } from '../../engine/waiting/waiting-request.js';
+import type { WaitingRequest } from '../../engine/waiting/waiting-request.js';
+import { requestFromRow, requestToRow, type RequestRow } from '../rows/waiting-request-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
 // Times are ISO-8601 text, as on SQLite; they are compared and ordered COLLATE "C" (byte order, as
@@ -41,20 +42,6 @@ interface TimelineRow {
   skipped: number | null;
 }
 
-interface RequestRow {
-  request_id: string;
-  meeting_id: string;
-  secret_hash: Buffer;
-  name: string;
-  note: string;
-  state: RequestState;
-  knocked_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  participant_id: string | null;
-  avatar_url: string | null;
-}
-
 const toMeeting = (row: MeetingRow): Meeting => ({
   meetingId: row.meeting_id,
   roomId: row.room_id,
@@ -78,20 +65,6 @@ const toEntry = (row: TimelineRow): TimelineEntry => ({
       : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
   count: row.count,
   ...(row.skipped === null ? {} : { skipped: row.skipped }),
-});
-
-const toRequest = (row: RequestRow): WaitingRequest => ({
-  requestId: row.request_id,
-  meetingId: row.meeting_id,
-  secretHash: row.secret_hash.toString('base64url'),
-  name: row.name,
-  note: row.note,
-  state: row.state,
-  knockedAt: row.knocked_at,
-  expiresAt: row.expires_at,
-  decidedAt: row.decided_at,
-  participantId: row.participant_id,
-  avatarUrl: row.avatar_url,
 });
 
 const participantColumns =
@@ -191,13 +164,14 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
     return this.unit.connection();
   }
 
-  async insertKnock(r: WaitingRequest): Promise<void> {
+  async insertKnock(request: WaitingRequest): Promise<void> {
+    const r = requestToRow(request);
     await this
       .db`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at,
         decided_at, participant_id, avatar_url, knock_after_seq)
-      VALUES (${r.requestId}, ${r.meetingId}, ${Buffer.from(r.secretHash, 'base64url')}, ${r.name}, ${r.note}, ${r.state},
-        ${r.knockedAt}, ${r.expiresAt}, ${r.decidedAt}, ${r.participantId}, ${r.avatarUrl ?? null},
-        coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = ${r.meetingId} ORDER BY seq DESC LIMIT 1), 0))`;
+      VALUES (${r.request_id}, ${r.meeting_id}, ${r.secret_hash}, ${r.name}, ${r.note}, ${r.state},
+        ${r.knocked_at}, ${r.expires_at}, ${r.decided_at}, ${r.participant_id}, ${r.avatar_url},
+        coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = ${r.meeting_id} ORDER BY seq DESC LIMIT 1), 0))`;
   }
 
   async updateRequest(r: WaitingRequest): Promise<void> {
@@ -211,13 +185,13 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
       SELECT * FROM waiting_requests
       WHERE meeting_id = ${meetingId} AND state IN ('waiting', 'admitted', 'refused', 'barred', 'expired')
       ORDER BY knocked_at COLLATE "C", ordinal`;
-    return rows.map(toRequest);
+    return rows.map(requestFromRow);
   }
 
   async refusedRequests(meetingId: string): Promise<WaitingRequest[]> {
     const rows = await this.db<RequestRow[]>`
       SELECT * FROM waiting_requests WHERE meeting_id = ${meetingId} AND state IN ('refused', 'barred')
       ORDER BY decided_at COLLATE "C", ordinal`;
-    return rows.map(toRequest);
+    return rows.map(requestFromRow);
   }
 }
