@@ -36,9 +36,7 @@ export class SqliteRoomStore implements RoomStore {
         'SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id',
       ),
       listFirst: db.prepare<[number], Row>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
-      listAfter: db.prepare<[string, number], Row>(
-        'SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?',
-      ),
+      listAfter: db.prepare<[string, number], Row>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
       // Through rooms_by_owner: an organiser's page reads her rooms only.
       ownedFirst: db.prepare<[string, number], Row>(
         'SELECT * FROM rooms WHERE owner_account_id = ? ORDER BY room_id LIMIT ?',
