@@ -1,20 +1,10 @@
 import type { Account, AccountLink, AccountSession, AccountStore } from '../engine/accounts/account.js';
 import type { Db } from './database.js';
-import {
-  accountFromRow,
-  accountToRow,
-  linkFromRow,
-  linkToRow,
-  sessionFromRow,
-  sessionToRow,
-  type AccountRow,
-  type LinkRow,
-  type SessionRow,
-} from './rows/account-row.js';
+import * as accountRows from './rows/account-row.js';
 import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
 
-type Row = AccountRow<SqliteTypes>;
-const toAccount = (row: Row): Account => accountFromRow(row, sqliteColumns);
+type Row = accountRows.AccountRow<SqliteTypes>;
+const toAccount = (row: Row): Account => accountRows.accountFromRow(row, sqliteColumns);
 
 /**
  * Accounts, one-time links and sessions. Nothing is kept in memory: meetctl disables or removes
@@ -46,12 +36,12 @@ export class SqliteAccountStore implements AccountStore {
         `INSERT INTO account_links (link_hash, account_id, purpose, created_at, expires_at)
          VALUES (@link_hash, @account_id, @purpose, @created_at, @expires_at)`,
       ),
-      takeLink: db.prepare<[Buffer], LinkRow>('DELETE FROM account_links WHERE link_hash = ? RETURNING *'),
+      takeLink: db.prepare<[Buffer], accountRows.LinkRow>('DELETE FROM account_links WHERE link_hash = ? RETURNING *'),
       insertSession: db.prepare(
         `INSERT INTO account_sessions (session_hash, account_id, created_at, expires_at)
          VALUES (@session_hash, @account_id, @created_at, @expires_at)`,
       ),
-      session: db.prepare<[Buffer], SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
+      session: db.prepare<[Buffer], accountRows.SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
       deleteSession: db.prepare<[Buffer]>('DELETE FROM account_sessions WHERE session_hash = ?'),
       deleteSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE account_id = ?'),
       byIdentity: db.prepare<[string, string], Row>(
@@ -68,7 +58,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   insert(account: Account): boolean {
-    return this.statements.insert.run(accountToRow(account, sqliteColumns)).changes === 1;
+    return this.statements.insert.run(accountRows.accountToRow(account, sqliteColumns)).changes === 1;
   }
 
   byEmail(email: string): Account | null {
@@ -90,7 +80,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   update(account: Account): void {
-    this.statements.update.run(accountToRow(account, sqliteColumns));
+    this.statements.update.run(accountRows.accountToRow(account, sqliteColumns));
   }
 
   delete(accountId: string): boolean {
@@ -100,24 +90,24 @@ export class SqliteAccountStore implements AccountStore {
   replaceLink(link: AccountLink): void {
     this.db.transaction(() => {
       this.statements.deleteLinks.run(link.accountId);
-      this.statements.insertLink.run(linkToRow(link));
+      this.statements.insertLink.run(accountRows.linkToRow(link));
     })();
   }
 
   takeLink(linkHash: Buffer): AccountLink | null {
     const row = this.statements.takeLink.get(linkHash);
-    return row ? linkFromRow(row) : null;
+    return row ? accountRows.linkFromRow(row) : null;
   }
 
   insertSession(session: AccountSession): void {
-    this.statements.insertSession.run(sessionToRow(session));
+    this.statements.insertSession.run(accountRows.sessionToRow(session));
   }
 
   session(sessionHash: Buffer): { session: AccountSession; account: Account } | null {
     const row = this.statements.session.get(sessionHash);
     const account = row ? this.byId(row.account_id) : null;
     if (!row || !account) return null;
-    return { session: sessionFromRow(row), account };
+    return { session: accountRows.sessionFromRow(row), account };
   }
 
   deleteSession(sessionHash: Buffer): void {

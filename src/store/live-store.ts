@@ -5,27 +5,10 @@ import type { GroupMessageRow, GroupMessageStore } from '../engine/live/subgroup
 import type { StatsRecord, StatsStore, WebcamInterval } from '../engine/stats/meeting-stats.js';
 import type { Db } from './database.js';
 import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
-import {
-  chatFromRow,
-  chatToRow,
-  groupMessageFromRow,
-  locksFromRow,
-  locksToRow,
-  statsFromRow,
-  statsToRow,
-  timerFromRow,
-  webcamFromRow,
-  type ChatRow,
-  type LocksRow,
-  type MessageRow,
-  type SavedLocksRow,
-  type StatsRow,
-  type TimerRow,
-  type WebcamRow,
-} from './rows/live-row.js';
+import * as liveRows from './rows/live-row.js';
 
-type Stats = StatsRow<SqliteTypes>;
-const toStats = (row: Stats): StatsRecord => statsFromRow(row, sqliteColumns);
+type Stats = liveRows.StatsRow<SqliteTypes>;
+const toStats = (row: Stats): StatsRecord => liveRows.statsFromRow(row, sqliteColumns);
 
 /**
  * Chat, lock settings and statistics of the live connection (migration 004), the sub-groups' timers (014) and
@@ -36,17 +19,17 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
 
   constructor(private readonly db: Db) {
     this.statements = {
-      appendChat: db.prepare<[ChatRow]>(
+      appendChat: db.prepare<[liveRows.ChatRow]>(
         'INSERT INTO chat_messages (meeting_id, at, participant_id, name, text) VALUES (@meeting_id, @at, @participant_id, @name, @text)',
       ),
-      recentChat: db.prepare<[string, number], ChatRow>(
+      recentChat: db.prepare<[string, number], liveRows.ChatRow>(
         `SELECT * FROM (SELECT seq, meeting_id, at, participant_id, name, text FROM chat_messages
            WHERE meeting_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
       ),
-      getLocks: db.prepare<[string], LocksRow<SqliteTypes>>(
+      getLocks: db.prepare<[string], liveRows.LocksRow<SqliteTypes>>(
         'SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ?',
       ),
-      saveLocks: db.prepare<[SavedLocksRow<SqliteTypes>]>(
+      saveLocks: db.prepare<[liveRows.SavedLocksRow<SqliteTypes>]>(
         `INSERT INTO meeting_locks (meeting_id, mic, cam, cams_moderators_only, updated_at)
          VALUES (@meeting_id, @mic, @cam, @cams_moderators_only, @updated_at)
          ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
@@ -69,13 +52,15 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
       closeWebcam: db.prepare<[string, string]>(
         'UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL',
       ),
-      subgroupTimers: db.prepare<[], TimerRow>('SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id'),
+      subgroupTimers: db.prepare<[], liveRows.TimerRow>(
+        'SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id',
+      ),
       saveSubgroupTimer: db.prepare<[string, string]>(
         `INSERT INTO subgroup_timers (room_id, ends_at) VALUES (?, ?)
          ON CONFLICT (room_id) DO UPDATE SET ends_at = excluded.ends_at`,
       ),
       dropSubgroupTimer: db.prepare<[string]>('DELETE FROM subgroup_timers WHERE room_id = ?'),
-      groupMessages: db.prepare<[], MessageRow>(
+      groupMessages: db.prepare<[], liveRows.MessageRow>(
         'SELECT room_id, text, sender_name FROM group_messages ORDER BY room_id',
       ),
       saveGroupMessage: db.prepare<[string, string, string]>(
@@ -83,27 +68,27 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
          ON CONFLICT (room_id) DO UPDATE SET text = excluded.text, sender_name = excluded.sender_name`,
       ),
       dropGroupMessage: db.prepare<[string]>('DELETE FROM group_messages WHERE room_id = ?'),
-      webcamsOf: db.prepare<[string], WebcamRow>(
+      webcamsOf: db.prepare<[string], liveRows.WebcamRow>(
         'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
       ),
     };
   }
 
   appendChat(entry: ChatEntry): void {
-    this.statements.appendChat.run(chatToRow(entry));
+    this.statements.appendChat.run(liveRows.chatToRow(entry));
   }
 
   recentChat(meetingId: string, limit: number): ChatEntry[] {
-    return this.statements.recentChat.all(meetingId, limit).map(chatFromRow);
+    return this.statements.recentChat.all(meetingId, limit).map(liveRows.chatFromRow);
   }
 
   getLocks(meetingId: string): LockSettings | null {
     const row = this.statements.getLocks.get(meetingId);
-    return row ? locksFromRow(row, sqliteColumns) : null;
+    return row ? liveRows.locksFromRow(row, sqliteColumns) : null;
   }
 
   saveLocks(meetingId: string, locks: LockSettings, at: string): void {
-    this.statements.saveLocks.run(locksToRow(meetingId, locks, at, sqliteColumns));
+    this.statements.saveLocks.run(liveRows.locksToRow(meetingId, locks, at, sqliteColumns));
   }
 
   getStats(participantId: string): StatsRecord | null {
@@ -112,7 +97,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   saveStats(record: StatsRecord): void {
-    this.statements.saveStats.run(statsToRow(record, sqliteColumns));
+    this.statements.saveStats.run(liveRows.statsToRow(record, sqliteColumns));
   }
 
   statsOf(meetingId: string): StatsRecord[] {
@@ -132,7 +117,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   subgroupTimers(): SubgroupTimerRow[] {
-    return this.statements.subgroupTimers.all().map(timerFromRow);
+    return this.statements.subgroupTimers.all().map(liveRows.timerFromRow);
   }
 
   saveSubgroupTimer(roomId: string, endsAt: string | null): void {
@@ -141,7 +126,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   groupMessages(): GroupMessageRow[] {
-    return this.statements.groupMessages.all().map(groupMessageFromRow);
+    return this.statements.groupMessages.all().map(liveRows.groupMessageFromRow);
   }
 
   saveGroupMessage(roomId: string, message: { readonly text: string; readonly from: string } | null): void {
@@ -150,6 +135,6 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {
-    return this.statements.webcamsOf.all(meetingId).map(webcamFromRow);
+    return this.statements.webcamsOf.all(meetingId).map(liveRows.webcamFromRow);
   }
 }

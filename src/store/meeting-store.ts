@@ -2,21 +2,10 @@ import type { Meeting, MeetingStore, Participant } from '../engine/meetings/meet
 import type { TimelineEntry } from '../engine/meetings/timeline.js';
 import type { Db } from './database.js';
 import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
-import {
-  entryFromRow,
-  entryToRow,
-  meetingFromRow,
-  meetingToRow,
-  participantColumns,
-  participantFromRow,
-  participantToRow,
-  type MeetingRow,
-  type ParticipantRow,
-  type TimelineRow,
-} from './rows/meeting-row.js';
+import * as meetingRows from './rows/meeting-row.js';
 
-type Row = MeetingRow<SqliteTypes>;
-const toMeeting = (row: Row): Meeting => meetingFromRow(row, sqliteColumns);
+type Row = meetingRows.MeetingRow<SqliteTypes>;
+const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, sqliteColumns);
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
@@ -35,18 +24,18 @@ export class SqliteMeetingStore implements MeetingStore {
       meetingsOf: db.prepare<[string], Row>(
         'SELECT * FROM meetings WHERE room_id = ? ORDER BY started_at DESC, rowid DESC',
       ),
-      insertParticipant: db.prepare<[Omit<ParticipantRow, 'room_id'>]>(
+      insertParticipant: db.prepare<[Omit<meetingRows.ParticipantRow, 'room_id'>]>(
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
       updateParticipant: db.prepare<[string | null, string, string, string]>(
         'UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?',
       ),
-      participantsOf: db.prepare<[string], ParticipantRow>(
-        `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
+      participantsOf: db.prepare<[string], meetingRows.ParticipantRow>(
+        `SELECT ${meetingRows.participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,
       ),
-      appendTimeline: db.prepare<[TimelineRow]>(
+      appendTimeline: db.prepare<[meetingRows.TimelineRow]>(
         `INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
            subject_request_id, subject_participant_id, subject_name, count, skipped)
          VALUES (@meeting_id, @at, @kind, @actor_kind, @actor_participant_id, @actor_name,
@@ -55,7 +44,7 @@ export class SqliteMeetingStore implements MeetingStore {
       // The entries of timeline_entries, and the knocks kept in their request rows (migration 006),
       // each right after the entry it followed when it was written; among knocks after the same
       // entry, in the order they were written (rowid).
-      timelineOf: db.prepare<[string, string], TimelineRow>(
+      timelineOf: db.prepare<[string, string], meetingRows.TimelineRow>(
         `SELECT seq AS after, 0 AS knock, 0 AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
            subject_request_id, subject_participant_id, subject_name, count, skipped
          FROM timeline_entries WHERE meeting_id = ?
@@ -69,11 +58,11 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   insertMeeting(meeting: Meeting): void {
-    this.statements.insertMeeting.run(meetingToRow(meeting, sqliteColumns));
+    this.statements.insertMeeting.run(meetingRows.meetingToRow(meeting, sqliteColumns));
   }
 
   updateMeeting(meeting: Meeting): void {
-    this.statements.updateMeeting.run(meetingToRow(meeting, sqliteColumns));
+    this.statements.updateMeeting.run(meetingRows.meetingToRow(meeting, sqliteColumns));
   }
 
   openMeetings(): Meeting[] {
@@ -90,7 +79,7 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   insertParticipant(p: Participant): void {
-    this.statements.insertParticipant.run(participantToRow(p));
+    this.statements.insertParticipant.run(meetingRows.participantToRow(p));
   }
 
   updateParticipant(p: Participant): void {
@@ -98,14 +87,14 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   participantsOf(meetingId: string): Participant[] {
-    return this.statements.participantsOf.all(meetingId).map(participantFromRow);
+    return this.statements.participantsOf.all(meetingId).map(meetingRows.participantFromRow);
   }
 
   appendTimeline(entry: TimelineEntry): void {
-    this.statements.appendTimeline.run(entryToRow(entry));
+    this.statements.appendTimeline.run(meetingRows.entryToRow(entry));
   }
 
   timelineOf(meetingId: string): TimelineEntry[] {
-    return this.statements.timelineOf.all(meetingId, meetingId).map(entryFromRow);
+    return this.statements.timelineOf.all(meetingId, meetingId).map(meetingRows.entryFromRow);
   }
 }

@@ -1,21 +1,11 @@
 import type { Account, AccountLink, AccountSession } from '../../engine/accounts/account.js';
 import type { AsyncAccountStore } from '../../engine/async-ports.js';
-import {
-  accountFromRow,
-  accountToRow,
-  linkFromRow,
-  linkToRow,
-  sessionFromRow,
-  sessionToRow,
-  type AccountRow,
-  type LinkRow,
-  type SessionRow,
-} from '../rows/account-row.js';
+import * as accountRows from '../rows/account-row.js';
 import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
-type Row = AccountRow<PostgresTypes>;
-const toAccount = (row: Row): Account => accountFromRow(row, postgresColumns);
+type Row = accountRows.AccountRow<PostgresTypes>;
+const toAccount = (row: Row): Account => accountRows.accountFromRow(row, postgresColumns);
 
 /**
  * Organiser accounts, their one-time links, sessions and single sign-on identities on PostgreSQL.
@@ -29,7 +19,7 @@ export class PostgresAccountStore implements AsyncAccountStore {
   }
 
   async insert(account: Account): Promise<boolean> {
-    const result = await this.db`INSERT INTO accounts ${this.db(accountToRow(account, postgresColumns))}
+    const result = await this.db`INSERT INTO accounts ${this.db(accountRows.accountToRow(account, postgresColumns))}
       ON CONFLICT DO NOTHING`;
     return result.count === 1;
   }
@@ -54,7 +44,7 @@ export class PostgresAccountStore implements AsyncAccountStore {
   }
 
   async update(account: Account): Promise<void> {
-    const a = accountToRow(account, postgresColumns);
+    const a = accountRows.accountToRow(account, postgresColumns);
     await this.db`UPDATE accounts SET name = ${a.name}, admin = ${a.admin}, disabled = ${a.disabled},
         password_hash = ${a.password_hash}, updated_at = ${a.updated_at}
       WHERE account_id = ${a.account_id}`;
@@ -68,24 +58,28 @@ export class PostgresAccountStore implements AsyncAccountStore {
   async replaceLink(link: AccountLink): Promise<void> {
     await this.unit.run(async () => {
       await this.db`DELETE FROM account_links WHERE account_id = ${link.accountId}`;
-      await this.db`INSERT INTO account_links ${this.db(linkToRow(link))}`;
+      await this.db`INSERT INTO account_links ${this.db(accountRows.linkToRow(link))}`;
     });
   }
 
   async takeLink(linkHash: Buffer): Promise<AccountLink | null> {
-    const [row] = await this.db<LinkRow[]>`DELETE FROM account_links WHERE link_hash = ${linkHash} RETURNING *`;
-    return row ? linkFromRow(row) : null;
+    const [row] = await this.db<
+      accountRows.LinkRow[]
+    >`DELETE FROM account_links WHERE link_hash = ${linkHash} RETURNING *`;
+    return row ? accountRows.linkFromRow(row) : null;
   }
 
   async insertSession(session: AccountSession): Promise<void> {
-    await this.db`INSERT INTO account_sessions ${this.db(sessionToRow(session))}`;
+    await this.db`INSERT INTO account_sessions ${this.db(accountRows.sessionToRow(session))}`;
   }
 
   async session(sessionHash: Buffer): Promise<{ session: AccountSession; account: Account } | null> {
-    const [row] = await this.db<SessionRow[]>`SELECT * FROM account_sessions WHERE session_hash = ${sessionHash}`;
+    const [row] = await this.db<
+      accountRows.SessionRow[]
+    >`SELECT * FROM account_sessions WHERE session_hash = ${sessionHash}`;
     const account = row ? await this.byId(row.account_id) : null;
     if (!row || !account) return null;
-    return { session: sessionFromRow(row), account };
+    return { session: accountRows.sessionFromRow(row), account };
   }
 
   async deleteSession(sessionHash: Buffer): Promise<void> {

@@ -11,27 +11,11 @@ import type { SubgroupTimerRow } from '../../engine/live/subgroup-timer.js';
 import type { GroupMessageRow } from '../../engine/live/subgroups.js';
 import type { StatsRecord, WebcamInterval } from '../../engine/stats/meeting-stats.js';
 import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
-import {
-  chatFromRow,
-  chatToRow,
-  groupMessageFromRow,
-  locksFromRow,
-  locksToRow,
-  statsFromRow,
-  statsToRow,
-  timerFromRow,
-  webcamFromRow,
-  type ChatRow,
-  type LocksRow,
-  type MessageRow,
-  type StatsRow,
-  type TimerRow,
-  type WebcamRow,
-} from '../rows/live-row.js';
+import * as liveRows from '../rows/live-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
-type Stats = StatsRow<PostgresTypes>;
-const toStats = (row: Stats): StatsRecord => statsFromRow(row, postgresColumns);
+type Stats = liveRows.StatsRow<PostgresTypes>;
+const toStats = (row: Stats): StatsRecord => liveRows.statsFromRow(row, postgresColumns);
 
 const statsColumns = 'participant_id, meeting_id, audio, video, talk_ms, talking_since, last_talk_at, chat_messages';
 
@@ -50,25 +34,25 @@ export class PostgresLiveStore
   }
 
   async appendChat(entry: ChatEntry): Promise<void> {
-    await this.db`INSERT INTO chat_messages ${this.db(chatToRow(entry))}`;
+    await this.db`INSERT INTO chat_messages ${this.db(liveRows.chatToRow(entry))}`;
   }
 
   async recentChat(meetingId: string, limit: number): Promise<ChatEntry[]> {
-    const rows = await this.db<ChatRow[]>`
+    const rows = await this.db<liveRows.ChatRow[]>`
       SELECT meeting_id, at, participant_id, name, text FROM (
         SELECT * FROM chat_messages WHERE meeting_id = ${meetingId} ORDER BY seq DESC LIMIT ${limit}) recent
       ORDER BY seq`;
-    return rows.map(chatFromRow);
+    return rows.map(liveRows.chatFromRow);
   }
 
   async getLocks(meetingId: string): Promise<LockSettings | null> {
-    const [row] = await this.db<LocksRow<PostgresTypes>[]>`
+    const [row] = await this.db<liveRows.LocksRow<PostgresTypes>[]>`
       SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ${meetingId}`;
-    return row ? locksFromRow(row, postgresColumns) : null;
+    return row ? liveRows.locksFromRow(row, postgresColumns) : null;
   }
 
   async saveLocks(meetingId: string, locks: LockSettings, at: string): Promise<void> {
-    await this.db`INSERT INTO meeting_locks ${this.db(locksToRow(meetingId, locks, at, postgresColumns))}
+    await this.db`INSERT INTO meeting_locks ${this.db(liveRows.locksToRow(meetingId, locks, at, postgresColumns))}
       ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
         cams_moderators_only = excluded.cams_moderators_only, updated_at = excluded.updated_at`;
   }
@@ -82,7 +66,7 @@ export class PostgresLiveStore
   }
 
   async saveStats(record: StatsRecord): Promise<void> {
-    await this.db`INSERT INTO participant_stats ${this.db(statsToRow(record, postgresColumns))}
+    await this.db`INSERT INTO participant_stats ${this.db(liveRows.statsToRow(record, postgresColumns))}
       ON CONFLICT (participant_id) DO UPDATE SET audio = excluded.audio, video = excluded.video,
         talk_ms = excluded.talk_ms, talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at,
         chat_messages = excluded.chat_messages`;
@@ -114,15 +98,15 @@ export class PostgresLiveStore
   }
 
   async webcamsOf(meetingId: string): Promise<WebcamInterval[]> {
-    const rows = await this.db<WebcamRow[]>`
+    const rows = await this.db<liveRows.WebcamRow[]>`
       SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ${meetingId} ORDER BY seq`;
-    return rows.map(webcamFromRow);
+    return rows.map(liveRows.webcamFromRow);
   }
 
   async subgroupTimers(): Promise<SubgroupTimerRow[]> {
-    const rows = await this.db<TimerRow[]>`
+    const rows = await this.db<liveRows.TimerRow[]>`
       SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id COLLATE "C"`;
-    return rows.map(timerFromRow);
+    return rows.map(liveRows.timerFromRow);
   }
 
   async saveSubgroupTimer(roomId: string, endsAt: string | null): Promise<void> {
@@ -133,9 +117,9 @@ export class PostgresLiveStore
   }
 
   async groupMessages(): Promise<GroupMessageRow[]> {
-    const rows = await this.db<MessageRow[]>`
+    const rows = await this.db<liveRows.MessageRow[]>`
       SELECT room_id, text, sender_name FROM group_messages ORDER BY room_id COLLATE "C"`;
-    return rows.map(groupMessageFromRow);
+    return rows.map(liveRows.groupMessageFromRow);
   }
 
   async saveGroupMessage(

@@ -3,26 +3,15 @@ import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
 import type { TimelineEntry } from '../../engine/meetings/timeline.js';
 import type { WaitingRequest } from '../../engine/waiting/waiting-request.js';
 import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
-import {
-  entryFromRow,
-  entryToRow,
-  meetingFromRow,
-  meetingToRow,
-  participantColumns,
-  participantFromRow,
-  participantToRow,
-  type MeetingRow,
-  type ParticipantRow,
-  type TimelineRow,
-} from '../rows/meeting-row.js';
+import * as meetingRows from '../rows/meeting-row.js';
 import { requestFromRow, requestToRow, type RequestRow } from '../rows/waiting-request-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
 // Times are ISO-8601 text, as on SQLite; they are compared and ordered COLLATE "C" (byte order, as
 // SQLite's BINARY), whatever the database's own collation.
 
-type Row = MeetingRow<PostgresTypes>;
-const toMeeting = (row: Row): Meeting => meetingFromRow(row, postgresColumns);
+type Row = meetingRows.MeetingRow<PostgresTypes>;
+const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, postgresColumns);
 
 /** Meetings, participants and the timeline on PostgreSQL (the engine's MeetingStore, asynchronous). */
 export class PostgresMeetingStore implements AsyncMeetingStore {
@@ -33,13 +22,13 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
   }
 
   async insertMeeting(meeting: Meeting): Promise<void> {
-    const m = meetingToRow(meeting, postgresColumns);
+    const m = meetingRows.meetingToRow(meeting, postgresColumns);
     await this.db`INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
       VALUES (${m.meeting_id}, ${m.room_id}, ${m.started_at}, ${m.ended_at}, ${m.waiting_disabled}, ${m.subject})`;
   }
 
   async updateMeeting(meeting: Meeting): Promise<void> {
-    const m = meetingToRow(meeting, postgresColumns);
+    const m = meetingRows.meetingToRow(meeting, postgresColumns);
     await this
       .db`UPDATE meetings SET ended_at = ${m.ended_at}, waiting_disabled = ${m.waiting_disabled}, subject = ${m.subject}
       WHERE meeting_id = ${m.meeting_id}`;
@@ -63,7 +52,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
   }
 
   async insertParticipant(participant: Participant): Promise<void> {
-    const p = participantToRow(participant);
+    const p = meetingRows.participantToRow(participant);
     await this.db`INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
       VALUES (${p.participant_id}, ${p.meeting_id}, ${p.role}, ${p.name}, ${p.joined_at}, ${p.left_at}, ${p.external_id})`;
   }
@@ -74,16 +63,16 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
   }
 
   async participantsOf(meetingId: string): Promise<Participant[]> {
-    const rows = await this.db.unsafe<ParticipantRow[]>(
-      `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
+    const rows = await this.db.unsafe<meetingRows.ParticipantRow[]>(
+      `SELECT ${meetingRows.participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
        WHERE p.meeting_id = $1 ORDER BY p.joined_at COLLATE "C", p.ordinal`,
       [meetingId],
     );
-    return rows.map(participantFromRow);
+    return rows.map(meetingRows.participantFromRow);
   }
 
   async appendTimeline(entry: TimelineEntry): Promise<void> {
-    const e = entryToRow(entry);
+    const e = meetingRows.entryToRow(entry);
     await this.db`INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped)
       VALUES (${e.meeting_id}, ${e.at}, ${e.kind}, ${e.actor_kind}, ${e.actor_participant_id}, ${e.actor_name},
@@ -92,7 +81,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   /** As on SQLite: the entries, and each knock (kept in its request row) right after the entry it followed. */
   async timelineOf(meetingId: string): Promise<TimelineEntry[]> {
-    const rows = await this.db<TimelineRow[]>`
+    const rows = await this.db<meetingRows.TimelineRow[]>`
       SELECT seq AS after, 0 AS knock, 0::bigint AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped
       FROM timeline_entries WHERE meeting_id = ${meetingId}
@@ -100,7 +89,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
       SELECT knock_after_seq, 1, ordinal, meeting_id, knocked_at, 'knock', NULL, NULL, NULL, request_id, NULL, name, NULL, NULL
       FROM waiting_requests WHERE meeting_id = ${meetingId} AND knock_after_seq IS NOT NULL
       ORDER BY 1, 2, 3`;
-    return rows.map(entryFromRow);
+    return rows.map(meetingRows.entryFromRow);
   }
 }
 
