@@ -4,6 +4,10 @@ import type { Db } from './database.js';
 import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
 import * as meetingRows from './rows/meeting-row.js';
 
+/** The columns of a participant row: hers, with her meeting's room. */
+const participantColumns =
+  'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
+
 type Row = meetingRows.MeetingRow<SqliteTypes>;
 const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, sqliteColumns);
 
@@ -32,7 +36,7 @@ export class SqliteMeetingStore implements MeetingStore {
         'UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?',
       ),
       participantsOf: db.prepare<[string], meetingRows.ParticipantRow>(
-        `SELECT ${meetingRows.participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
+        `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,
       ),
       appendTimeline: db.prepare<[meetingRows.TimelineRow]>(

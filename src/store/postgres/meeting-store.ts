@@ -10,6 +10,10 @@ import type { PostgresUnitOfWork } from './unit-of-work.js';
 // Times are ISO-8601 text, as on SQLite; they are compared and ordered COLLATE "C" (byte order, as
 // SQLite's BINARY), whatever the database's own collation.
 
+/** The columns of a participant row: hers, with her meeting's room. */
+const participantColumns =
+  'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
+
 type Row = meetingRows.MeetingRow<PostgresTypes>;
 const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, postgresColumns);
 
@@ -64,7 +68,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async participantsOf(meetingId: string): Promise<Participant[]> {
     const rows = await this.db.unsafe<meetingRows.ParticipantRow[]>(
-      `SELECT ${meetingRows.participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
+      `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
        WHERE p.meeting_id = $1 ORDER BY p.joined_at COLLATE "C", p.ordinal`,
       [meetingId],
     );

@@ -39,10 +39,6 @@ export interface TimelineRow {
   skipped: number | null;
 }
 
-/** The columns of a ParticipantRow, from `participants p JOIN meetings m`. */
-export const participantColumns =
-  'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
-
 export const meetingFromRow = <S extends StoreTypes>(row: MeetingRow<S>, c: Columns<S>): Meeting => ({
   meetingId: row.meeting_id,
   roomId: row.room_id,
