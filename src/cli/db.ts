@@ -7,7 +7,7 @@ import { InvalidValue } from '../config/parsers.js';
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
-import { reachCodes } from './migrate.js';
+import { unusableDatabase } from './migrate.js';
 import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 
 function target(raw: string): PostgresLocation {
@@ -51,10 +51,7 @@ export function dbCommands(program: Command, io: CliIo): void {
         if (err instanceof DbCopyError) throw new CliError(err.kind, err.message, err.hint);
         if (err instanceof SchemaTooNewError)
           throw new CliError('refused', err.message, 'copy into a new, empty database; nothing was copied');
-        const code = (err as { code?: string }).code;
-        if (code !== undefined && (reachCodes.has(code) || /^28|^3D/.test(code)))
-          throw new CliError('environment', `the database cannot be used: ${(err as Error).message} (${code})`);
-        throw err;
+        throw unusableDatabase(err) ?? err;
       }
       for (const table of copied) io.out(`${table.table}: ${table.rows} rows\n`);
       const rows = copied.reduce((n, t) => n + t.rows, 0);

@@ -17,14 +17,17 @@ function describe(report: StoreMigration, dryRun: boolean): string {
 }
 
 /** Errors the database gives that are the machine's (unreachable, refused, no such role). */
-export const reachCodes = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ETIMEDOUT',
-  'ENOENT',
-  'CONNECT_TIMEOUT',
-]);
+const reachCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ENOENT', 'CONNECT_TIMEOUT']);
+
+/**
+ * The CLI's failure for a database that cannot be used (a reach code above, or PostgreSQL's class
+ * 28, authorisation, or 3D, no such database): the machine's problem (69). Null for any other error.
+ */
+export function unusableDatabase(err: unknown): CliError | null {
+  const code = (err as { code?: string }).code;
+  if (code === undefined || !(reachCodes.has(code) || /^28|^3D/.test(code))) return null;
+  return new CliError('environment', `the database cannot be used: ${(err as Error).message} (${code})`);
+}
 
 export function migrateCommand(program: Command, io: CliIo): void {
   const command = program
@@ -44,10 +47,7 @@ export function migrateCommand(program: Command, io: CliIo): void {
       } catch (err) {
         if (err instanceof SchemaTooNewError)
           throw new CliError('refused', err.message, 'run the release that wrote it; nothing was changed');
-        const code = (err as { code?: string }).code;
-        if (code !== undefined && (reachCodes.has(code) || /^28|^3D/.test(code)))
-          throw new CliError('environment', `the database cannot be used: ${(err as Error).message} (${code})`);
-        throw err;
+        throw unusableDatabase(err) ?? err;
       }
       for (const report of reports) io.out(`${describe(report, dryRun)}\n`);
     });

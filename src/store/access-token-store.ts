@@ -1,21 +1,6 @@
 import type { AccessToken, AccessTokenStore } from '../engine/access/access-token.js';
 import type { Db } from './database.js';
-
-interface TokenRow {
-  name: string;
-  token_hash: Buffer;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-const toToken = (row: TokenRow): AccessToken => ({
-  name: row.name,
-  tokenHash: row.token_hash,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-});
-
-const initialTokenKey = 'initial_token_issued';
+import { initialTokenKey, tokenFromRow, type TokenRow } from './rows/access-token-row.js';
 
 export class SqliteAccessTokenStore implements AccessTokenStore {
   private readonly statements;
@@ -42,11 +27,11 @@ export class SqliteAccessTokenStore implements AccessTokenStore {
 
   findByHash(tokenHash: Buffer): AccessToken | null {
     const row = this.statements.findByHash.get(tokenHash);
-    return row ? toToken(row) : null;
+    return row ? tokenFromRow(row) : null;
   }
 
   list(): AccessToken[] {
-    return this.statements.list.all().map(toToken);
+    return this.statements.list.all().map(tokenFromRow);
   }
 
   delete(name: string): boolean {

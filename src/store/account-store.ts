@@ -1,56 +1,10 @@
 import type { Account, AccountLink, AccountSession, AccountStore } from '../engine/accounts/account.js';
 import type { Db } from './database.js';
+import * as accountRows from './rows/account-row.js';
+import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
 
-interface AccountRow {
-  account_id: string;
-  email: string;
-  name: string;
-  admin: number;
-  disabled: number;
-  source: Account['source'];
-  password_hash: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const toAccount = (row: AccountRow): Account => ({
-  accountId: row.account_id,
-  email: row.email,
-  name: row.name,
-  admin: row.admin === 1,
-  disabled: row.disabled === 1,
-  source: row.source,
-  passwordHash: row.password_hash,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const toRow = (account: Account): AccountRow => ({
-  account_id: account.accountId,
-  email: account.email,
-  name: account.name,
-  admin: account.admin ? 1 : 0,
-  disabled: account.disabled ? 1 : 0,
-  source: account.source,
-  password_hash: account.passwordHash,
-  created_at: account.createdAt,
-  updated_at: account.updatedAt,
-});
-
-interface LinkRow {
-  link_hash: Buffer;
-  account_id: string;
-  purpose: 'set_password';
-  created_at: string;
-  expires_at: string;
-}
-
-interface SessionRow {
-  session_hash: Buffer;
-  account_id: string;
-  created_at: string;
-  expires_at: string;
-}
+type Row = accountRows.AccountRow<SqliteTypes>;
+const toAccount = (row: Row): Account => accountRows.accountFromRow(row, sqliteColumns);
 
 /**
  * Accounts, one-time links and sessions. Nothing is kept in memory: meetctl disables or removes
@@ -68,9 +22,9 @@ export class SqliteAccountStore implements AccountStore {
          VALUES (@account_id, @email, @name, @admin, @disabled, @source, @password_hash, @created_at, @updated_at)
          ON CONFLICT DO NOTHING`,
       ),
-      byEmail: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?'),
-      byId: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
-      list: db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY email'),
+      byEmail: db.prepare<[string], Row>('SELECT * FROM accounts WHERE email = ?'),
+      byId: db.prepare<[string], Row>('SELECT * FROM accounts WHERE account_id = ?'),
+      list: db.prepare<[], Row>('SELECT * FROM accounts ORDER BY email'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM accounts'),
       update: db.prepare(
         `UPDATE accounts SET name = @name, admin = @admin, disabled = @disabled, password_hash = @password_hash,
@@ -82,15 +36,15 @@ export class SqliteAccountStore implements AccountStore {
         `INSERT INTO account_links (link_hash, account_id, purpose, created_at, expires_at)
          VALUES (@link_hash, @account_id, @purpose, @created_at, @expires_at)`,
       ),
-      takeLink: db.prepare<[Buffer], LinkRow>('DELETE FROM account_links WHERE link_hash = ? RETURNING *'),
+      takeLink: db.prepare<[Buffer], accountRows.LinkRow>('DELETE FROM account_links WHERE link_hash = ? RETURNING *'),
       insertSession: db.prepare(
         `INSERT INTO account_sessions (session_hash, account_id, created_at, expires_at)
          VALUES (@session_hash, @account_id, @created_at, @expires_at)`,
       ),
-      session: db.prepare<[Buffer], SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
+      session: db.prepare<[Buffer], accountRows.SessionRow>('SELECT * FROM account_sessions WHERE session_hash = ?'),
       deleteSession: db.prepare<[Buffer]>('DELETE FROM account_sessions WHERE session_hash = ?'),
       deleteSessions: db.prepare<[string]>('DELETE FROM account_sessions WHERE account_id = ?'),
-      byIdentity: db.prepare<[string, string], AccountRow>(
+      byIdentity: db.prepare<[string, string], Row>(
         `SELECT accounts.* FROM account_identities JOIN accounts USING (account_id)
          WHERE account_identities.issuer = ? AND account_identities.subject = ?`,
       ),
@@ -104,7 +58,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   insert(account: Account): boolean {
-    return this.statements.insert.run(toRow(account)).changes === 1;
+    return this.statements.insert.run(accountRows.accountToRow(account, sqliteColumns)).changes === 1;
   }
 
   byEmail(email: string): Account | null {
@@ -126,7 +80,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   update(account: Account): void {
-    this.statements.update.run(toRow(account));
+    this.statements.update.run(accountRows.accountToRow(account, sqliteColumns));
   }
 
   delete(accountId: string): boolean {
@@ -136,51 +90,24 @@ export class SqliteAccountStore implements AccountStore {
   replaceLink(link: AccountLink): void {
     this.db.transaction(() => {
       this.statements.deleteLinks.run(link.accountId);
-      this.statements.insertLink.run({
-        link_hash: link.linkHash,
-        account_id: link.accountId,
-        purpose: link.purpose,
-        created_at: link.createdAt,
-        expires_at: link.expiresAt,
-      });
+      this.statements.insertLink.run(accountRows.linkToRow(link));
     })();
   }
 
   takeLink(linkHash: Buffer): AccountLink | null {
     const row = this.statements.takeLink.get(linkHash);
-    return row
-      ? {
-          linkHash: row.link_hash,
-          accountId: row.account_id,
-          purpose: row.purpose,
-          createdAt: row.created_at,
-          expiresAt: row.expires_at,
-        }
-      : null;
+    return row ? accountRows.linkFromRow(row) : null;
   }
 
   insertSession(session: AccountSession): void {
-    this.statements.insertSession.run({
-      session_hash: session.sessionHash,
-      account_id: session.accountId,
-      created_at: session.createdAt,
-      expires_at: session.expiresAt,
-    });
+    this.statements.insertSession.run(accountRows.sessionToRow(session));
   }
 
   session(sessionHash: Buffer): { session: AccountSession; account: Account } | null {
     const row = this.statements.session.get(sessionHash);
     const account = row ? this.byId(row.account_id) : null;
     if (!row || !account) return null;
-    return {
-      session: {
-        sessionHash: row.session_hash,
-        accountId: row.account_id,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-      },
-      account,
-    };
+    return { session: accountRows.sessionFromRow(row), account };
   }
 
   deleteSession(sessionHash: Buffer): void {

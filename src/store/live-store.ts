@@ -4,67 +4,11 @@ import type { SubgroupTimerRow, SubgroupTimerStore } from '../engine/live/subgro
 import type { GroupMessageRow, GroupMessageStore } from '../engine/live/subgroups.js';
 import type { StatsRecord, StatsStore, WebcamInterval } from '../engine/stats/meeting-stats.js';
 import type { Db } from './database.js';
+import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
+import * as liveRows from './rows/live-row.js';
 
-interface ChatRow {
-  meeting_id: string;
-  at: string;
-  participant_id: string | null;
-  name: string;
-  text: string;
-}
-
-interface LocksRow {
-  mic: number;
-  cam: number;
-  cams_moderators_only: number;
-}
-
-interface StatsRow {
-  participant_id: string;
-  meeting_id: string;
-  audio: number;
-  video: number;
-  talk_ms: number;
-  talking_since: string | null;
-  last_talk_at: string | null;
-  chat_messages: number;
-}
-
-interface WebcamRow {
-  participant_id: string;
-  started_at: string;
-  ended_at: string | null;
-}
-
-const toChat = (row: ChatRow): ChatEntry => ({
-  meetingId: row.meeting_id,
-  at: row.at,
-  participantId: row.participant_id,
-  name: row.name,
-  text: row.text,
-});
-
-const toStats = (row: StatsRow): StatsRecord => ({
-  participantId: row.participant_id,
-  meetingId: row.meeting_id,
-  audio: row.audio === 1,
-  video: row.video === 1,
-  talkMs: row.talk_ms,
-  talkingSince: row.talking_since,
-  lastTalkAt: row.last_talk_at,
-  chatMessages: row.chat_messages,
-});
-
-const statsRow = (r: StatsRecord): StatsRow => ({
-  participant_id: r.participantId,
-  meeting_id: r.meetingId,
-  audio: r.audio ? 1 : 0,
-  video: r.video ? 1 : 0,
-  talk_ms: Math.round(r.talkMs),
-  talking_since: r.talkingSince,
-  last_talk_at: r.lastTalkAt,
-  chat_messages: r.chatMessages,
-});
+type Stats = liveRows.StatsRow<SqliteTypes>;
+const toStats = (row: Stats): StatsRecord => liveRows.statsFromRow(row, sqliteColumns);
 
 /**
  * Chat, lock settings and statistics of the live connection (migration 004), the sub-groups' timers (014) and
@@ -75,33 +19,31 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
 
   constructor(private readonly db: Db) {
     this.statements = {
-      appendChat: db.prepare<[ChatRow]>(
+      appendChat: db.prepare<[liveRows.ChatRow]>(
         'INSERT INTO chat_messages (meeting_id, at, participant_id, name, text) VALUES (@meeting_id, @at, @participant_id, @name, @text)',
       ),
-      recentChat: db.prepare<[string, number], ChatRow>(
+      recentChat: db.prepare<[string, number], liveRows.ChatRow>(
         `SELECT * FROM (SELECT seq, meeting_id, at, participant_id, name, text FROM chat_messages
            WHERE meeting_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
       ),
-      getLocks: db.prepare<[string], LocksRow>(
+      getLocks: db.prepare<[string], liveRows.LocksRow<SqliteTypes>>(
         'SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ?',
       ),
-      saveLocks: db.prepare<
-        [{ meeting_id: string; mic: number; cam: number; cams_moderators_only: number; updated_at: string }]
-      >(
+      saveLocks: db.prepare<[liveRows.SavedLocksRow<SqliteTypes>]>(
         `INSERT INTO meeting_locks (meeting_id, mic, cam, cams_moderators_only, updated_at)
          VALUES (@meeting_id, @mic, @cam, @cams_moderators_only, @updated_at)
          ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
            cams_moderators_only = excluded.cams_moderators_only, updated_at = excluded.updated_at`,
       ),
-      getStats: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE participant_id = ?'),
-      saveStats: db.prepare<[StatsRow]>(
+      getStats: db.prepare<[string], Stats>('SELECT * FROM participant_stats WHERE participant_id = ?'),
+      saveStats: db.prepare<[Stats]>(
         `INSERT INTO participant_stats (participant_id, meeting_id, audio, video, talk_ms, talking_since, last_talk_at, chat_messages)
          VALUES (@participant_id, @meeting_id, @audio, @video, @talk_ms, @talking_since, @last_talk_at, @chat_messages)
          ON CONFLICT (participant_id) DO UPDATE SET audio = excluded.audio, video = excluded.video, talk_ms = excluded.talk_ms,
            talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at, chat_messages = excluded.chat_messages`,
       ),
-      statsOf: db.prepare<[string], StatsRow>('SELECT * FROM participant_stats WHERE meeting_id = ? ORDER BY rowid'),
-      unsettledStats: db.prepare<[], StatsRow>(
+      statsOf: db.prepare<[string], Stats>('SELECT * FROM participant_stats WHERE meeting_id = ? ORDER BY rowid'),
+      unsettledStats: db.prepare<[], Stats>(
         'SELECT * FROM participant_stats WHERE audio = 1 OR video = 1 OR talking_since IS NOT NULL ORDER BY rowid',
       ),
       openWebcam: db.prepare<[string, string, string]>(
@@ -110,7 +52,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
       closeWebcam: db.prepare<[string, string]>(
         'UPDATE webcam_intervals SET ended_at = ? WHERE participant_id = ? AND ended_at IS NULL',
       ),
-      subgroupTimers: db.prepare<[], { room_id: string; ends_at: string }>(
+      subgroupTimers: db.prepare<[], liveRows.TimerRow>(
         'SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id',
       ),
       saveSubgroupTimer: db.prepare<[string, string]>(
@@ -118,7 +60,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
          ON CONFLICT (room_id) DO UPDATE SET ends_at = excluded.ends_at`,
       ),
       dropSubgroupTimer: db.prepare<[string]>('DELETE FROM subgroup_timers WHERE room_id = ?'),
-      groupMessages: db.prepare<[], { room_id: string; text: string; sender_name: string }>(
+      groupMessages: db.prepare<[], liveRows.MessageRow>(
         'SELECT room_id, text, sender_name FROM group_messages ORDER BY room_id',
       ),
       saveGroupMessage: db.prepare<[string, string, string]>(
@@ -126,39 +68,27 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
          ON CONFLICT (room_id) DO UPDATE SET text = excluded.text, sender_name = excluded.sender_name`,
       ),
       dropGroupMessage: db.prepare<[string]>('DELETE FROM group_messages WHERE room_id = ?'),
-      webcamsOf: db.prepare<[string], WebcamRow>(
+      webcamsOf: db.prepare<[string], liveRows.WebcamRow>(
         'SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ? ORDER BY seq',
       ),
     };
   }
 
   appendChat(entry: ChatEntry): void {
-    this.statements.appendChat.run({
-      meeting_id: entry.meetingId,
-      at: entry.at,
-      participant_id: entry.participantId,
-      name: entry.name,
-      text: entry.text,
-    });
+    this.statements.appendChat.run(liveRows.chatToRow(entry));
   }
 
   recentChat(meetingId: string, limit: number): ChatEntry[] {
-    return this.statements.recentChat.all(meetingId, limit).map(toChat);
+    return this.statements.recentChat.all(meetingId, limit).map(liveRows.chatFromRow);
   }
 
   getLocks(meetingId: string): LockSettings | null {
     const row = this.statements.getLocks.get(meetingId);
-    return row ? { mic: row.mic === 1, cam: row.cam === 1, camsModeratorsOnly: row.cams_moderators_only === 1 } : null;
+    return row ? liveRows.locksFromRow(row, sqliteColumns) : null;
   }
 
   saveLocks(meetingId: string, locks: LockSettings, at: string): void {
-    this.statements.saveLocks.run({
-      meeting_id: meetingId,
-      mic: locks.mic ? 1 : 0,
-      cam: locks.cam ? 1 : 0,
-      cams_moderators_only: locks.camsModeratorsOnly ? 1 : 0,
-      updated_at: at,
-    });
+    this.statements.saveLocks.run(liveRows.locksToRow(meetingId, locks, at, sqliteColumns));
   }
 
   getStats(participantId: string): StatsRecord | null {
@@ -167,7 +97,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   saveStats(record: StatsRecord): void {
-    this.statements.saveStats.run(statsRow(record));
+    this.statements.saveStats.run(liveRows.statsToRow(record, sqliteColumns));
   }
 
   statsOf(meetingId: string): StatsRecord[] {
@@ -187,7 +117,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   subgroupTimers(): SubgroupTimerRow[] {
-    return this.statements.subgroupTimers.all().map((row) => ({ roomId: row.room_id, endsAt: row.ends_at }));
+    return this.statements.subgroupTimers.all().map(liveRows.timerFromRow);
   }
 
   saveSubgroupTimer(roomId: string, endsAt: string | null): void {
@@ -196,9 +126,7 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   groupMessages(): GroupMessageRow[] {
-    return this.statements.groupMessages
-      .all()
-      .map((row) => ({ roomId: row.room_id, text: row.text, from: row.sender_name }));
+    return this.statements.groupMessages.all().map(liveRows.groupMessageFromRow);
   }
 
   saveGroupMessage(roomId: string, message: { readonly text: string; readonly from: string } | null): void {
@@ -207,8 +135,6 @@ export class SqliteLiveStore implements ChatStore, LockStore, StatsStore, Subgro
   }
 
   webcamsOf(meetingId: string): WebcamInterval[] {
-    return this.statements.webcamsOf
-      .all(meetingId)
-      .map((row) => ({ participantId: row.participant_id, startedAt: row.started_at, endedAt: row.ended_at }));
+    return this.statements.webcamsOf.all(meetingId).map(liveRows.webcamFromRow);
   }
 }

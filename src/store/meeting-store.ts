@@ -1,134 +1,45 @@
 import type { Meeting, MeetingStore, Participant } from '../engine/meetings/meeting.js';
-import type { TimelineEntry, TimelineKind } from '../engine/meetings/timeline.js';
+import type { TimelineEntry } from '../engine/meetings/timeline.js';
 import type { Db } from './database.js';
+import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
+import * as meetingRows from './rows/meeting-row.js';
 
-interface MeetingRow {
-  meeting_id: string;
-  room_id: string;
-  started_at: string;
-  ended_at: string | null;
-  waiting_disabled: number;
-  subject: string;
-}
-
-interface ParticipantRow {
-  participant_id: string;
-  meeting_id: string;
-  room_id: string;
-  role: Participant['role'];
-  name: string;
-  joined_at: string;
-  left_at: string | null;
-  external_id: string | null;
-}
-
-interface TimelineRow {
-  meeting_id: string;
-  at: string;
-  kind: TimelineKind;
-  actor_kind: 'participant' | 'api' | null;
-  actor_participant_id: string | null;
-  actor_name: string | null;
-  subject_request_id: string | null;
-  subject_participant_id: string | null;
-  subject_name: string | null;
-  count: number | null;
-  skipped: number | null;
-}
-
-const toMeeting = (row: MeetingRow): Meeting => ({
-  meetingId: row.meeting_id,
-  roomId: row.room_id,
-  startedAt: row.started_at,
-  endedAt: row.ended_at,
-  waitingDisabled: row.waiting_disabled === 1,
-  subject: row.subject,
-});
-
-const meetingRow = (m: Meeting): MeetingRow => ({
-  meeting_id: m.meetingId,
-  room_id: m.roomId,
-  started_at: m.startedAt,
-  ended_at: m.endedAt,
-  waiting_disabled: m.waitingDisabled ? 1 : 0,
-  subject: m.subject,
-});
-
-const toParticipant = (row: ParticipantRow): Participant => ({
-  participantId: row.participant_id,
-  meetingId: row.meeting_id,
-  roomId: row.room_id,
-  role: row.role,
-  name: row.name,
-  joinedAt: row.joined_at,
-  leftAt: row.left_at,
-  ...(row.external_id !== null ? { externalId: row.external_id } : {}),
-});
-
-const toEntry = (row: TimelineRow): TimelineEntry => ({
-  meetingId: row.meeting_id,
-  at: row.at,
-  kind: row.kind,
-  actor:
-    row.actor_kind === null
-      ? null
-      : { kind: row.actor_kind, participantId: row.actor_participant_id, name: row.actor_name ?? '' },
-  subject:
-    row.subject_name === null
-      ? null
-      : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
-  count: row.count,
-  ...(row.skipped === null ? {} : { skipped: row.skipped }),
-});
-
-const entryRow = (e: TimelineEntry): TimelineRow => ({
-  meeting_id: e.meetingId,
-  at: e.at,
-  kind: e.kind,
-  actor_kind: e.actor?.kind ?? null,
-  actor_participant_id: e.actor?.participantId ?? null,
-  actor_name: e.actor?.name ?? null,
-  subject_request_id: e.subject?.requestId ?? null,
-  subject_participant_id: e.subject?.participantId ?? null,
-  subject_name: e.subject?.name ?? null,
-  count: e.count,
-  skipped: e.skipped ?? null,
-});
-
+/** The columns of a participant row: hers, with her meeting's room. */
 const participantColumns =
   'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
+
+type Row = meetingRows.MeetingRow<SqliteTypes>;
+const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, sqliteColumns);
 
 export class SqliteMeetingStore implements MeetingStore {
   private readonly statements;
 
   constructor(db: Db) {
     this.statements = {
-      insertMeeting: db.prepare<[MeetingRow]>(
+      insertMeeting: db.prepare<[Row]>(
         `INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
          VALUES (@meeting_id, @room_id, @started_at, @ended_at, @waiting_disabled, @subject)`,
       ),
-      updateMeeting: db.prepare<[MeetingRow]>(
+      updateMeeting: db.prepare<[Row]>(
         'UPDATE meetings SET ended_at = @ended_at, waiting_disabled = @waiting_disabled, subject = @subject WHERE meeting_id = @meeting_id',
       ),
-      openMeetings: db.prepare<[], MeetingRow>(
-        'SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at, rowid',
-      ),
-      getMeeting: db.prepare<[string], MeetingRow>('SELECT * FROM meetings WHERE meeting_id = ?'),
-      meetingsOf: db.prepare<[string], MeetingRow>(
+      openMeetings: db.prepare<[], Row>('SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at, rowid'),
+      getMeeting: db.prepare<[string], Row>('SELECT * FROM meetings WHERE meeting_id = ?'),
+      meetingsOf: db.prepare<[string], Row>(
         'SELECT * FROM meetings WHERE room_id = ? ORDER BY started_at DESC, rowid DESC',
       ),
-      insertParticipant: db.prepare<[Omit<ParticipantRow, 'room_id'>]>(
+      insertParticipant: db.prepare<[Omit<meetingRows.ParticipantRow, 'room_id'>]>(
         `INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
          VALUES (@participant_id, @meeting_id, @role, @name, @joined_at, @left_at, @external_id)`,
       ),
       updateParticipant: db.prepare<[string | null, string, string, string]>(
         'UPDATE participants SET left_at = ?, role = ?, name = ? WHERE participant_id = ?',
       ),
-      participantsOf: db.prepare<[string], ParticipantRow>(
+      participantsOf: db.prepare<[string], meetingRows.ParticipantRow>(
         `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
          WHERE p.meeting_id = ? ORDER BY p.joined_at, p.rowid`,
       ),
-      appendTimeline: db.prepare<[TimelineRow]>(
+      appendTimeline: db.prepare<[meetingRows.TimelineRow]>(
         `INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
            subject_request_id, subject_participant_id, subject_name, count, skipped)
          VALUES (@meeting_id, @at, @kind, @actor_kind, @actor_participant_id, @actor_name,
@@ -137,7 +48,7 @@ export class SqliteMeetingStore implements MeetingStore {
       // The entries of timeline_entries, and the knocks kept in their request rows (migration 006),
       // each right after the entry it followed when it was written; among knocks after the same
       // entry, in the order they were written (rowid).
-      timelineOf: db.prepare<[string, string], TimelineRow>(
+      timelineOf: db.prepare<[string, string], meetingRows.TimelineRow>(
         `SELECT seq AS after, 0 AS knock, 0 AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
            subject_request_id, subject_participant_id, subject_name, count, skipped
          FROM timeline_entries WHERE meeting_id = ?
@@ -151,11 +62,11 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   insertMeeting(meeting: Meeting): void {
-    this.statements.insertMeeting.run(meetingRow(meeting));
+    this.statements.insertMeeting.run(meetingRows.meetingToRow(meeting, sqliteColumns));
   }
 
   updateMeeting(meeting: Meeting): void {
-    this.statements.updateMeeting.run(meetingRow(meeting));
+    this.statements.updateMeeting.run(meetingRows.meetingToRow(meeting, sqliteColumns));
   }
 
   openMeetings(): Meeting[] {
@@ -172,15 +83,7 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   insertParticipant(p: Participant): void {
-    this.statements.insertParticipant.run({
-      participant_id: p.participantId,
-      meeting_id: p.meetingId,
-      role: p.role,
-      name: p.name,
-      joined_at: p.joinedAt,
-      left_at: p.leftAt,
-      external_id: p.externalId ?? null,
-    });
+    this.statements.insertParticipant.run(meetingRows.participantToRow(p));
   }
 
   updateParticipant(p: Participant): void {
@@ -188,14 +91,14 @@ export class SqliteMeetingStore implements MeetingStore {
   }
 
   participantsOf(meetingId: string): Participant[] {
-    return this.statements.participantsOf.all(meetingId).map(toParticipant);
+    return this.statements.participantsOf.all(meetingId).map(meetingRows.participantFromRow);
   }
 
   appendTimeline(entry: TimelineEntry): void {
-    this.statements.appendTimeline.run(entryRow(entry));
+    this.statements.appendTimeline.run(meetingRows.entryToRow(entry));
   }
 
   timelineOf(meetingId: string): TimelineEntry[] {
-    return this.statements.timelineOf.all(meetingId, meetingId).map(toEntry);
+    return this.statements.timelineOf.all(meetingId, meetingId).map(meetingRows.entryFromRow);
   }
 }

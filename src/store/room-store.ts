@@ -1,66 +1,10 @@
 import type { Room, RoomStore } from '../engine/rooms/room.js';
 import type { Db } from './database.js';
+import { sqliteColumns, type SqliteTypes } from './rows/columns.js';
+import { roomFromRow, roomToRow, type RoomRow } from './rows/room-row.js';
 
-interface RoomRow {
-  room_id: string;
-  name: string;
-  waiting_room: Room['waitingRoom'];
-  waiting_room_mode: Room['waitingRoomMode'];
-  waiting_room_timeout_secs: number;
-  moderator_link_ttl_secs: number;
-  access_code_hash: string | null;
-  parent_room_id: string | null;
-  entry: Room['entry'];
-  unlisted: number;
-  moderator_succession: number;
-  ephemeral: number;
-  mics_off_on_entry: number;
-  owner_account_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function toRoom(row: RoomRow): Room {
-  return {
-    roomId: row.room_id,
-    name: row.name,
-    waitingRoom: row.waiting_room,
-    waitingRoomMode: row.waiting_room_mode,
-    waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
-    moderatorLinkTtlSecs: row.moderator_link_ttl_secs,
-    accessCodeHash: row.access_code_hash,
-    parentRoomId: row.parent_room_id,
-    entry: row.entry,
-    unlisted: row.unlisted === 1,
-    moderatorSuccession: row.moderator_succession === 1,
-    ephemeral: row.ephemeral === 1,
-    micsOffOnEntry: row.mics_off_on_entry === 1,
-    ownerAccountId: row.owner_account_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toRow(room: Room): RoomRow {
-  return {
-    room_id: room.roomId,
-    name: room.name,
-    waiting_room: room.waitingRoom,
-    waiting_room_mode: room.waitingRoomMode,
-    waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
-    moderator_link_ttl_secs: room.moderatorLinkTtlSecs,
-    access_code_hash: room.accessCodeHash,
-    parent_room_id: room.parentRoomId,
-    entry: room.entry,
-    unlisted: room.unlisted ? 1 : 0,
-    moderator_succession: room.moderatorSuccession ? 1 : 0,
-    ephemeral: room.ephemeral ? 1 : 0,
-    mics_off_on_entry: room.micsOffOnEntry ? 1 : 0,
-    owner_account_id: room.ownerAccountId,
-    created_at: room.createdAt,
-    updated_at: room.updatedAt,
-  };
-}
+type Row = RoomRow<SqliteTypes>;
+const toRoom = (row: Row): Room => roomFromRow(row, sqliteColumns);
 
 export class SqliteRoomStore implements RoomStore {
   private readonly statements;
@@ -78,7 +22,7 @@ export class SqliteRoomStore implements RoomStore {
          VALUES (@room_id, @name, @waiting_room, @waiting_room_mode, @waiting_room_timeout_secs, @moderator_link_ttl_secs, @access_code_hash, @parent_room_id, @entry, @unlisted, @moderator_succession, @ephemeral, @mics_off_on_entry, @owner_account_id, @created_at, @updated_at)
          ON CONFLICT (room_id) DO NOTHING`,
       ),
-      get: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
+      get: db.prepare<[string], Row>('SELECT * FROM rooms WHERE room_id = ?'),
       update: db.prepare(
         `UPDATE rooms SET name = @name, waiting_room = @waiting_room, waiting_room_mode = @waiting_room_mode,
            waiting_room_timeout_secs = @waiting_room_timeout_secs, moderator_link_ttl_secs = @moderator_link_ttl_secs,
@@ -91,15 +35,13 @@ export class SqliteRoomStore implements RoomStore {
       children: db.prepare<[string], { room_id: string }>(
         'SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id',
       ),
-      listFirst: db.prepare<[number], RoomRow>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
-      listAfter: db.prepare<[string, number], RoomRow>(
-        'SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?',
-      ),
+      listFirst: db.prepare<[number], Row>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
+      listAfter: db.prepare<[string, number], Row>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
       // Through rooms_by_owner: an organiser's page reads her rooms only.
-      ownedFirst: db.prepare<[string, number], RoomRow>(
+      ownedFirst: db.prepare<[string, number], Row>(
         'SELECT * FROM rooms WHERE owner_account_id = ? ORDER BY room_id LIMIT ?',
       ),
-      ownedAfter: db.prepare<[string, string, number], RoomRow>(
+      ownedAfter: db.prepare<[string, string, number], Row>(
         'SELECT * FROM rooms WHERE owner_account_id = ? AND room_id > ? ORDER BY room_id LIMIT ?',
       ),
       // Through rooms_ephemeral_by_update, then meetings_by_room: no scan of other rooms.
@@ -114,7 +56,7 @@ export class SqliteRoomStore implements RoomStore {
 
   insert(room: Room): boolean {
     this.known.delete(room.roomId);
-    return this.statements.insert.run(toRow(room)).changes === 1;
+    return this.statements.insert.run(roomToRow(room, sqliteColumns)).changes === 1;
   }
 
   get(roomId: string): Room | null {
@@ -129,7 +71,7 @@ export class SqliteRoomStore implements RoomStore {
 
   update(room: Room): void {
     this.known.delete(room.roomId);
-    this.statements.update.run(toRow(room));
+    this.statements.update.run(roomToRow(room, sqliteColumns));
   }
 
   delete(roomId: string): boolean {

@@ -1,47 +1,6 @@
-import type { RequestState, WaitingRequest, WaitingRequestStore } from '../engine/waiting/waiting-request.js';
+import type { WaitingRequest, WaitingRequestStore } from '../engine/waiting/waiting-request.js';
 import type { Db } from './database.js';
-
-interface RequestRow {
-  request_id: string;
-  meeting_id: string;
-  secret_hash: Buffer;
-  name: string;
-  note: string;
-  state: RequestState;
-  knocked_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  participant_id: string | null;
-  avatar_url: string | null;
-}
-
-const toRequest = (row: RequestRow): WaitingRequest => ({
-  requestId: row.request_id,
-  meetingId: row.meeting_id,
-  secretHash: row.secret_hash.toString('base64url'),
-  name: row.name,
-  note: row.note,
-  state: row.state,
-  knockedAt: row.knocked_at,
-  expiresAt: row.expires_at,
-  decidedAt: row.decided_at,
-  participantId: row.participant_id,
-  avatarUrl: row.avatar_url,
-});
-
-const toRow = (r: WaitingRequest): RequestRow => ({
-  request_id: r.requestId,
-  meeting_id: r.meetingId,
-  secret_hash: Buffer.from(r.secretHash, 'base64url'),
-  name: r.name,
-  note: r.note,
-  state: r.state,
-  knocked_at: r.knockedAt,
-  expires_at: r.expiresAt,
-  decided_at: r.decidedAt,
-  participant_id: r.participantId,
-  avatar_url: r.avatarUrl,
-});
+import { requestFromRow, requestToRow, type RequestRow } from './rows/waiting-request-row.js';
 
 export class SqliteWaitingRequestStore implements WaitingRequestStore {
   private readonly statements;
@@ -74,18 +33,18 @@ export class SqliteWaitingRequestStore implements WaitingRequestStore {
   }
 
   insertKnock(request: WaitingRequest): void {
-    this.statements.insertKnock.run(toRow(request));
+    this.statements.insertKnock.run(requestToRow(request));
   }
 
   updateRequest(request: WaitingRequest): void {
-    this.statements.update.run(toRow(request));
+    this.statements.update.run(requestToRow(request));
   }
 
   pollableRequests(meetingId: string): WaitingRequest[] {
-    return this.statements.pollable.all(meetingId).map(toRequest);
+    return this.statements.pollable.all(meetingId).map(requestFromRow);
   }
 
   refusedRequests(meetingId: string): WaitingRequest[] {
-    return this.statements.refused.all(meetingId).map(toRequest);
+    return this.statements.refused.all(meetingId).map(requestFromRow);
   }
 }

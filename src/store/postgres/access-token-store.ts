@@ -1,22 +1,7 @@
 import type { AccessToken } from '../../engine/access/access-token.js';
 import type { AsyncAccessTokenStore } from '../../engine/async-ports.js';
+import { initialTokenKey, tokenFromRow, type TokenRow } from '../rows/access-token-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
-
-interface TokenRow {
-  name: string;
-  token_hash: Buffer;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-const toToken = (row: TokenRow): AccessToken => ({
-  name: row.name,
-  tokenHash: row.token_hash,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-});
-
-const initialTokenKey = 'initial_token_issued';
 
 /** The meeting-API access tokens on PostgreSQL, with the instance's "initial token issued" mark. */
 export class PostgresAccessTokenStore implements AsyncAccessTokenStore {
@@ -34,13 +19,13 @@ export class PostgresAccessTokenStore implements AsyncAccessTokenStore {
 
   async findByHash(tokenHash: Buffer): Promise<AccessToken | null> {
     const [row] = await this.db<TokenRow[]>`SELECT * FROM access_tokens WHERE token_hash = ${tokenHash}`;
-    return row ? toToken(row) : null;
+    return row ? tokenFromRow(row) : null;
   }
 
   async list(): Promise<AccessToken[]> {
     const rows = await this.db<TokenRow[]>`
       SELECT * FROM access_tokens ORDER BY created_at COLLATE "C", name COLLATE "C"`;
-    return rows.map(toToken);
+    return rows.map(tokenFromRow);
   }
 
   async delete(name: string): Promise<boolean> {

@@ -1,45 +1,11 @@
 import type { Account, AccountLink, AccountSession } from '../../engine/accounts/account.js';
 import type { AsyncAccountStore } from '../../engine/async-ports.js';
+import * as accountRows from '../rows/account-row.js';
+import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
-interface AccountRow {
-  account_id: string;
-  email: string;
-  name: string;
-  admin: boolean;
-  disabled: boolean;
-  source: Account['source'];
-  password_hash: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface LinkRow {
-  link_hash: Buffer;
-  account_id: string;
-  purpose: 'set_password';
-  created_at: string;
-  expires_at: string;
-}
-
-interface SessionRow {
-  session_hash: Buffer;
-  account_id: string;
-  created_at: string;
-  expires_at: string;
-}
-
-const toAccount = (row: AccountRow): Account => ({
-  accountId: row.account_id,
-  email: row.email,
-  name: row.name,
-  admin: row.admin,
-  disabled: row.disabled,
-  source: row.source,
-  passwordHash: row.password_hash,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+type Row = accountRows.AccountRow<PostgresTypes>;
+const toAccount = (row: Row): Account => accountRows.accountFromRow(row, postgresColumns);
 
 /**
  * Organiser accounts, their one-time links, sessions and single sign-on identities on PostgreSQL.
@@ -52,27 +18,24 @@ export class PostgresAccountStore implements AsyncAccountStore {
     return this.unit.connection();
   }
 
-  async insert(a: Account): Promise<boolean> {
-    const result = await this.db`INSERT INTO accounts
-        (account_id, email, name, admin, disabled, source, password_hash, created_at, updated_at)
-      VALUES (${a.accountId}, ${a.email}, ${a.name}, ${a.admin}, ${a.disabled}, ${a.source}, ${a.passwordHash},
-        ${a.createdAt}, ${a.updatedAt})
+  async insert(account: Account): Promise<boolean> {
+    const result = await this.db`INSERT INTO accounts ${this.db(accountRows.accountToRow(account, postgresColumns))}
       ON CONFLICT DO NOTHING`;
     return result.count === 1;
   }
 
   async byEmail(email: string): Promise<Account | null> {
-    const [row] = await this.db<AccountRow[]>`SELECT * FROM accounts WHERE email = ${email}`;
+    const [row] = await this.db<Row[]>`SELECT * FROM accounts WHERE email = ${email}`;
     return row ? toAccount(row) : null;
   }
 
   async byId(accountId: string): Promise<Account | null> {
-    const [row] = await this.db<AccountRow[]>`SELECT * FROM accounts WHERE account_id = ${accountId}`;
+    const [row] = await this.db<Row[]>`SELECT * FROM accounts WHERE account_id = ${accountId}`;
     return row ? toAccount(row) : null;
   }
 
   async list(): Promise<Account[]> {
-    return (await this.db<AccountRow[]>`SELECT * FROM accounts ORDER BY email COLLATE "C"`).map(toAccount);
+    return (await this.db<Row[]>`SELECT * FROM accounts ORDER BY email COLLATE "C"`).map(toAccount);
   }
 
   async count(): Promise<number> {
@@ -80,10 +43,11 @@ export class PostgresAccountStore implements AsyncAccountStore {
     return row?.n ?? 0;
   }
 
-  async update(a: Account): Promise<void> {
+  async update(account: Account): Promise<void> {
+    const a = accountRows.accountToRow(account, postgresColumns);
     await this.db`UPDATE accounts SET name = ${a.name}, admin = ${a.admin}, disabled = ${a.disabled},
-        password_hash = ${a.passwordHash}, updated_at = ${a.updatedAt}
-      WHERE account_id = ${a.accountId}`;
+        password_hash = ${a.password_hash}, updated_at = ${a.updated_at}
+      WHERE account_id = ${a.account_id}`;
   }
 
   async delete(accountId: string): Promise<boolean> {
@@ -94,42 +58,28 @@ export class PostgresAccountStore implements AsyncAccountStore {
   async replaceLink(link: AccountLink): Promise<void> {
     await this.unit.run(async () => {
       await this.db`DELETE FROM account_links WHERE account_id = ${link.accountId}`;
-      await this.db`INSERT INTO account_links (link_hash, account_id, purpose, created_at, expires_at)
-        VALUES (${link.linkHash}, ${link.accountId}, ${link.purpose}, ${link.createdAt}, ${link.expiresAt})`;
+      await this.db`INSERT INTO account_links ${this.db(accountRows.linkToRow(link))}`;
     });
   }
 
   async takeLink(linkHash: Buffer): Promise<AccountLink | null> {
-    const [row] = await this.db<LinkRow[]>`DELETE FROM account_links WHERE link_hash = ${linkHash} RETURNING *`;
-    return row
-      ? {
-          linkHash: row.link_hash,
-          accountId: row.account_id,
-          purpose: row.purpose,
-          createdAt: row.created_at,
-          expiresAt: row.expires_at,
-        }
-      : null;
+    const [row] = await this.db<
+      accountRows.LinkRow[]
+    >`DELETE FROM account_links WHERE link_hash = ${linkHash} RETURNING *`;
+    return row ? accountRows.linkFromRow(row) : null;
   }
 
-  async insertSession(s: AccountSession): Promise<void> {
-    await this.db`INSERT INTO account_sessions (session_hash, account_id, created_at, expires_at)
-      VALUES (${s.sessionHash}, ${s.accountId}, ${s.createdAt}, ${s.expiresAt})`;
+  async insertSession(session: AccountSession): Promise<void> {
+    await this.db`INSERT INTO account_sessions ${this.db(accountRows.sessionToRow(session))}`;
   }
 
   async session(sessionHash: Buffer): Promise<{ session: AccountSession; account: Account } | null> {
-    const [row] = await this.db<SessionRow[]>`SELECT * FROM account_sessions WHERE session_hash = ${sessionHash}`;
+    const [row] = await this.db<
+      accountRows.SessionRow[]
+    >`SELECT * FROM account_sessions WHERE session_hash = ${sessionHash}`;
     const account = row ? await this.byId(row.account_id) : null;
     if (!row || !account) return null;
-    return {
-      session: {
-        sessionHash: row.session_hash,
-        accountId: row.account_id,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-      },
-      account,
-    };
+    return { session: accountRows.sessionFromRow(row), account };
   }
 
   async deleteSession(sessionHash: Buffer): Promise<void> {
@@ -141,7 +91,7 @@ export class PostgresAccountStore implements AsyncAccountStore {
   }
 
   async byIdentity(issuer: string, subject: string): Promise<Account | null> {
-    const [row] = await this.db<AccountRow[]>`
+    const [row] = await this.db<Row[]>`
       SELECT accounts.* FROM account_identities JOIN accounts USING (account_id)
       WHERE account_identities.issuer = ${issuer} AND account_identities.subject = ${subject}`;
     return row ? toAccount(row) : null;

@@ -10,37 +10,12 @@ import type { LockSettings } from '../../engine/live/meeting-locks.js';
 import type { SubgroupTimerRow } from '../../engine/live/subgroup-timer.js';
 import type { GroupMessageRow } from '../../engine/live/subgroups.js';
 import type { StatsRecord, WebcamInterval } from '../../engine/stats/meeting-stats.js';
+import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
+import * as liveRows from '../rows/live-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
-interface ChatRow {
-  meeting_id: string;
-  at: string;
-  participant_id: string | null;
-  name: string;
-  text: string;
-}
-
-interface StatsRow {
-  participant_id: string;
-  meeting_id: string;
-  audio: boolean;
-  video: boolean;
-  talk_ms: string;
-  talking_since: string | null;
-  last_talk_at: string | null;
-  chat_messages: number;
-}
-
-const toStats = (row: StatsRow): StatsRecord => ({
-  participantId: row.participant_id,
-  meetingId: row.meeting_id,
-  audio: row.audio,
-  video: row.video,
-  talkMs: Number(row.talk_ms),
-  talkingSince: row.talking_since,
-  lastTalkAt: row.last_talk_at,
-  chatMessages: row.chat_messages,
-});
+type Stats = liveRows.StatsRow<PostgresTypes>;
+const toStats = (row: Stats): StatsRecord => liveRows.statsFromRow(row, postgresColumns);
 
 const statsColumns = 'participant_id, meeting_id, audio, video, talk_ms, talking_since, last_talk_at, chat_messages';
 
@@ -58,58 +33,47 @@ export class PostgresLiveStore
     return this.unit.connection();
   }
 
-  async appendChat(e: ChatEntry): Promise<void> {
-    await this.db`INSERT INTO chat_messages (meeting_id, at, participant_id, name, text)
-      VALUES (${e.meetingId}, ${e.at}, ${e.participantId}, ${e.name}, ${e.text})`;
+  async appendChat(entry: ChatEntry): Promise<void> {
+    await this.db`INSERT INTO chat_messages ${this.db(liveRows.chatToRow(entry))}`;
   }
 
   async recentChat(meetingId: string, limit: number): Promise<ChatEntry[]> {
-    const rows = await this.db<ChatRow[]>`
+    const rows = await this.db<liveRows.ChatRow[]>`
       SELECT meeting_id, at, participant_id, name, text FROM (
         SELECT * FROM chat_messages WHERE meeting_id = ${meetingId} ORDER BY seq DESC LIMIT ${limit}) recent
       ORDER BY seq`;
-    return rows.map((row) => ({
-      meetingId: row.meeting_id,
-      at: row.at,
-      participantId: row.participant_id,
-      name: row.name,
-      text: row.text,
-    }));
+    return rows.map(liveRows.chatFromRow);
   }
 
   async getLocks(meetingId: string): Promise<LockSettings | null> {
-    const [row] = await this.db<{ mic: boolean; cam: boolean; cams_moderators_only: boolean }[]>`
+    const [row] = await this.db<liveRows.LocksRow<PostgresTypes>[]>`
       SELECT mic, cam, cams_moderators_only FROM meeting_locks WHERE meeting_id = ${meetingId}`;
-    return row ? { mic: row.mic, cam: row.cam, camsModeratorsOnly: row.cams_moderators_only } : null;
+    return row ? liveRows.locksFromRow(row, postgresColumns) : null;
   }
 
   async saveLocks(meetingId: string, locks: LockSettings, at: string): Promise<void> {
-    await this.db`INSERT INTO meeting_locks (meeting_id, mic, cam, cams_moderators_only, updated_at)
-      VALUES (${meetingId}, ${locks.mic}, ${locks.cam}, ${locks.camsModeratorsOnly}, ${at})
+    await this.db`INSERT INTO meeting_locks ${this.db(liveRows.locksToRow(meetingId, locks, at, postgresColumns))}
       ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
         cams_moderators_only = excluded.cams_moderators_only, updated_at = excluded.updated_at`;
   }
 
   async getStats(participantId: string): Promise<StatsRecord | null> {
-    const [row] = await this.db.unsafe<StatsRow[]>(
+    const [row] = await this.db.unsafe<Stats[]>(
       `SELECT ${statsColumns} FROM participant_stats WHERE participant_id = $1`,
       [participantId],
     );
     return row ? toStats(row) : null;
   }
 
-  async saveStats(r: StatsRecord): Promise<void> {
-    await this.db`INSERT INTO participant_stats
-        (participant_id, meeting_id, audio, video, talk_ms, talking_since, last_talk_at, chat_messages)
-      VALUES (${r.participantId}, ${r.meetingId}, ${r.audio}, ${r.video}, ${Math.round(r.talkMs)}, ${r.talkingSince},
-        ${r.lastTalkAt}, ${r.chatMessages})
+  async saveStats(record: StatsRecord): Promise<void> {
+    await this.db`INSERT INTO participant_stats ${this.db(liveRows.statsToRow(record, postgresColumns))}
       ON CONFLICT (participant_id) DO UPDATE SET audio = excluded.audio, video = excluded.video,
         talk_ms = excluded.talk_ms, talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at,
         chat_messages = excluded.chat_messages`;
   }
 
   async statsOf(meetingId: string): Promise<StatsRecord[]> {
-    const rows = await this.db.unsafe<StatsRow[]>(
+    const rows = await this.db.unsafe<Stats[]>(
       `SELECT ${statsColumns} FROM participant_stats WHERE meeting_id = $1 ORDER BY ordinal`,
       [meetingId],
     );
@@ -117,7 +81,7 @@ export class PostgresLiveStore
   }
 
   async unsettledStats(): Promise<StatsRecord[]> {
-    const rows = await this.db.unsafe<StatsRow[]>(
+    const rows = await this.db.unsafe<Stats[]>(
       `SELECT ${statsColumns} FROM participant_stats WHERE audio OR video OR talking_since IS NOT NULL ORDER BY ordinal`,
     );
     return rows.map(toStats);
@@ -134,15 +98,15 @@ export class PostgresLiveStore
   }
 
   async webcamsOf(meetingId: string): Promise<WebcamInterval[]> {
-    const rows = await this.db<{ participant_id: string; started_at: string; ended_at: string | null }[]>`
+    const rows = await this.db<liveRows.WebcamRow[]>`
       SELECT participant_id, started_at, ended_at FROM webcam_intervals WHERE meeting_id = ${meetingId} ORDER BY seq`;
-    return rows.map((row) => ({ participantId: row.participant_id, startedAt: row.started_at, endedAt: row.ended_at }));
+    return rows.map(liveRows.webcamFromRow);
   }
 
   async subgroupTimers(): Promise<SubgroupTimerRow[]> {
-    const rows = await this.db<{ room_id: string; ends_at: string }[]>`
+    const rows = await this.db<liveRows.TimerRow[]>`
       SELECT room_id, ends_at FROM subgroup_timers ORDER BY room_id COLLATE "C"`;
-    return rows.map((row) => ({ roomId: row.room_id, endsAt: row.ends_at }));
+    return rows.map(liveRows.timerFromRow);
   }
 
   async saveSubgroupTimer(roomId: string, endsAt: string | null): Promise<void> {
@@ -153,9 +117,9 @@ export class PostgresLiveStore
   }
 
   async groupMessages(): Promise<GroupMessageRow[]> {
-    const rows = await this.db<{ room_id: string; text: string; sender_name: string }[]>`
+    const rows = await this.db<liveRows.MessageRow[]>`
       SELECT room_id, text, sender_name FROM group_messages ORDER BY room_id COLLATE "C"`;
-    return rows.map((row) => ({ roomId: row.room_id, text: row.text, from: row.sender_name }));
+    return rows.map(liveRows.groupMessageFromRow);
   }
 
   async saveGroupMessage(

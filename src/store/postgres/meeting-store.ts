@@ -1,101 +1,21 @@
 import type { AsyncMeetingStore, AsyncWaitingRequestStore } from '../../engine/async-ports.js';
 import type { Meeting, Participant } from '../../engine/meetings/meeting.js';
-import type { TimelineEntry, TimelineKind } from '../../engine/meetings/timeline.js';
-import type { RequestState, WaitingRequest } from '../../engine/waiting/waiting-request.js';
+import type { TimelineEntry } from '../../engine/meetings/timeline.js';
+import type { WaitingRequest } from '../../engine/waiting/waiting-request.js';
+import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
+import * as meetingRows from '../rows/meeting-row.js';
+import { requestFromRow, requestToRow, type RequestRow } from '../rows/waiting-request-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
 // Times are ISO-8601 text, as on SQLite; they are compared and ordered COLLATE "C" (byte order, as
 // SQLite's BINARY), whatever the database's own collation.
 
-interface MeetingRow {
-  meeting_id: string;
-  room_id: string;
-  started_at: string;
-  ended_at: string | null;
-  waiting_disabled: boolean;
-  subject: string;
-}
-
-interface ParticipantRow {
-  participant_id: string;
-  meeting_id: string;
-  room_id: string;
-  role: Participant['role'];
-  name: string;
-  joined_at: string;
-  left_at: string | null;
-  external_id: string | null;
-}
-
-interface TimelineRow {
-  meeting_id: string;
-  at: string;
-  kind: TimelineKind;
-  actor_kind: 'participant' | 'api' | null;
-  actor_participant_id: string | null;
-  actor_name: string | null;
-  subject_request_id: string | null;
-  subject_participant_id: string | null;
-  subject_name: string | null;
-  count: number | null;
-  skipped: number | null;
-}
-
-interface RequestRow {
-  request_id: string;
-  meeting_id: string;
-  secret_hash: Buffer;
-  name: string;
-  note: string;
-  state: RequestState;
-  knocked_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  participant_id: string | null;
-  avatar_url: string | null;
-}
-
-const toMeeting = (row: MeetingRow): Meeting => ({
-  meetingId: row.meeting_id,
-  roomId: row.room_id,
-  startedAt: row.started_at,
-  endedAt: row.ended_at,
-  waitingDisabled: row.waiting_disabled,
-  subject: row.subject,
-});
-
-const toEntry = (row: TimelineRow): TimelineEntry => ({
-  meetingId: row.meeting_id,
-  at: row.at,
-  kind: row.kind,
-  actor:
-    row.actor_kind === null
-      ? null
-      : { kind: row.actor_kind, participantId: row.actor_participant_id, name: row.actor_name ?? '' },
-  subject:
-    row.subject_name === null
-      ? null
-      : { requestId: row.subject_request_id, participantId: row.subject_participant_id, name: row.subject_name },
-  count: row.count,
-  ...(row.skipped === null ? {} : { skipped: row.skipped }),
-});
-
-const toRequest = (row: RequestRow): WaitingRequest => ({
-  requestId: row.request_id,
-  meetingId: row.meeting_id,
-  secretHash: row.secret_hash.toString('base64url'),
-  name: row.name,
-  note: row.note,
-  state: row.state,
-  knockedAt: row.knocked_at,
-  expiresAt: row.expires_at,
-  decidedAt: row.decided_at,
-  participantId: row.participant_id,
-  avatarUrl: row.avatar_url,
-});
-
+/** The columns of a participant row: hers, with her meeting's room. */
 const participantColumns =
   'p.participant_id, p.meeting_id, m.room_id, p.role, p.name, p.joined_at, p.left_at, p.external_id';
+
+type Row = meetingRows.MeetingRow<PostgresTypes>;
+const toMeeting = (row: Row): Meeting => meetingRows.meetingFromRow(row, postgresColumns);
 
 /** Meetings, participants and the timeline on PostgreSQL (the engine's MeetingStore, asynchronous). */
 export class PostgresMeetingStore implements AsyncMeetingStore {
@@ -105,37 +25,40 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
     return this.unit.connection();
   }
 
-  async insertMeeting(m: Meeting): Promise<void> {
+  async insertMeeting(meeting: Meeting): Promise<void> {
+    const m = meetingRows.meetingToRow(meeting, postgresColumns);
     await this.db`INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
-      VALUES (${m.meetingId}, ${m.roomId}, ${m.startedAt}, ${m.endedAt}, ${m.waitingDisabled}, ${m.subject})`;
+      VALUES (${m.meeting_id}, ${m.room_id}, ${m.started_at}, ${m.ended_at}, ${m.waiting_disabled}, ${m.subject})`;
   }
 
-  async updateMeeting(m: Meeting): Promise<void> {
+  async updateMeeting(meeting: Meeting): Promise<void> {
+    const m = meetingRows.meetingToRow(meeting, postgresColumns);
     await this
-      .db`UPDATE meetings SET ended_at = ${m.endedAt}, waiting_disabled = ${m.waitingDisabled}, subject = ${m.subject}
-      WHERE meeting_id = ${m.meetingId}`;
+      .db`UPDATE meetings SET ended_at = ${m.ended_at}, waiting_disabled = ${m.waiting_disabled}, subject = ${m.subject}
+      WHERE meeting_id = ${m.meeting_id}`;
   }
 
   async openMeetings(): Promise<Meeting[]> {
-    const rows = await this.db<MeetingRow[]>`
+    const rows = await this.db<Row[]>`
       SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at COLLATE "C", ordinal`;
     return rows.map(toMeeting);
   }
 
   async getMeeting(meetingId: string): Promise<Meeting | null> {
-    const [row] = await this.db<MeetingRow[]>`SELECT * FROM meetings WHERE meeting_id = ${meetingId}`;
+    const [row] = await this.db<Row[]>`SELECT * FROM meetings WHERE meeting_id = ${meetingId}`;
     return row ? toMeeting(row) : null;
   }
 
   async meetingsOf(roomId: string): Promise<Meeting[]> {
-    const rows = await this.db<MeetingRow[]>`
+    const rows = await this.db<Row[]>`
       SELECT * FROM meetings WHERE room_id = ${roomId} ORDER BY started_at COLLATE "C" DESC, ordinal DESC`;
     return rows.map(toMeeting);
   }
 
-  async insertParticipant(p: Participant): Promise<void> {
+  async insertParticipant(participant: Participant): Promise<void> {
+    const p = meetingRows.participantToRow(participant);
     await this.db`INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
-      VALUES (${p.participantId}, ${p.meetingId}, ${p.role}, ${p.name}, ${p.joinedAt}, ${p.leftAt}, ${p.externalId ?? null})`;
+      VALUES (${p.participant_id}, ${p.meeting_id}, ${p.role}, ${p.name}, ${p.joined_at}, ${p.left_at}, ${p.external_id})`;
   }
 
   async updateParticipant(p: Participant): Promise<void> {
@@ -144,34 +67,25 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
   }
 
   async participantsOf(meetingId: string): Promise<Participant[]> {
-    const rows = await this.db.unsafe<ParticipantRow[]>(
+    const rows = await this.db.unsafe<meetingRows.ParticipantRow[]>(
       `SELECT ${participantColumns} FROM participants p JOIN meetings m USING (meeting_id)
        WHERE p.meeting_id = $1 ORDER BY p.joined_at COLLATE "C", p.ordinal`,
       [meetingId],
     );
-    return rows.map((row) => ({
-      participantId: row.participant_id,
-      meetingId: row.meeting_id,
-      roomId: row.room_id,
-      role: row.role,
-      name: row.name,
-      joinedAt: row.joined_at,
-      leftAt: row.left_at,
-      ...(row.external_id !== null ? { externalId: row.external_id } : {}),
-    }));
+    return rows.map(meetingRows.participantFromRow);
   }
 
-  async appendTimeline(e: TimelineEntry): Promise<void> {
+  async appendTimeline(entry: TimelineEntry): Promise<void> {
+    const e = meetingRows.entryToRow(entry);
     await this.db`INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped)
-      VALUES (${e.meetingId}, ${e.at}, ${e.kind}, ${e.actor?.kind ?? null}, ${e.actor?.participantId ?? null},
-        ${e.actor?.name ?? null}, ${e.subject?.requestId ?? null}, ${e.subject?.participantId ?? null},
-        ${e.subject?.name ?? null}, ${e.count}, ${e.skipped ?? null})`;
+      VALUES (${e.meeting_id}, ${e.at}, ${e.kind}, ${e.actor_kind}, ${e.actor_participant_id}, ${e.actor_name},
+        ${e.subject_request_id}, ${e.subject_participant_id}, ${e.subject_name}, ${e.count}, ${e.skipped})`;
   }
 
   /** As on SQLite: the entries, and each knock (kept in its request row) right after the entry it followed. */
   async timelineOf(meetingId: string): Promise<TimelineEntry[]> {
-    const rows = await this.db<TimelineRow[]>`
+    const rows = await this.db<meetingRows.TimelineRow[]>`
       SELECT seq AS after, 0 AS knock, 0::bigint AS n, meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped
       FROM timeline_entries WHERE meeting_id = ${meetingId}
@@ -179,7 +93,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
       SELECT knock_after_seq, 1, ordinal, meeting_id, knocked_at, 'knock', NULL, NULL, NULL, request_id, NULL, name, NULL, NULL
       FROM waiting_requests WHERE meeting_id = ${meetingId} AND knock_after_seq IS NOT NULL
       ORDER BY 1, 2, 3`;
-    return rows.map(toEntry);
+    return rows.map(meetingRows.entryFromRow);
   }
 }
 
@@ -191,13 +105,14 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
     return this.unit.connection();
   }
 
-  async insertKnock(r: WaitingRequest): Promise<void> {
+  async insertKnock(request: WaitingRequest): Promise<void> {
+    const r = requestToRow(request);
     await this
       .db`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at,
         decided_at, participant_id, avatar_url, knock_after_seq)
-      VALUES (${r.requestId}, ${r.meetingId}, ${Buffer.from(r.secretHash, 'base64url')}, ${r.name}, ${r.note}, ${r.state},
-        ${r.knockedAt}, ${r.expiresAt}, ${r.decidedAt}, ${r.participantId}, ${r.avatarUrl ?? null},
-        coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = ${r.meetingId} ORDER BY seq DESC LIMIT 1), 0))`;
+      VALUES (${r.request_id}, ${r.meeting_id}, ${r.secret_hash}, ${r.name}, ${r.note}, ${r.state},
+        ${r.knocked_at}, ${r.expires_at}, ${r.decided_at}, ${r.participant_id}, ${r.avatar_url},
+        coalesce((SELECT seq FROM timeline_entries WHERE meeting_id = ${r.meeting_id} ORDER BY seq DESC LIMIT 1), 0))`;
   }
 
   async updateRequest(r: WaitingRequest): Promise<void> {
@@ -211,13 +126,13 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
       SELECT * FROM waiting_requests
       WHERE meeting_id = ${meetingId} AND state IN ('waiting', 'admitted', 'refused', 'barred', 'expired')
       ORDER BY knocked_at COLLATE "C", ordinal`;
-    return rows.map(toRequest);
+    return rows.map(requestFromRow);
   }
 
   async refusedRequests(meetingId: string): Promise<WaitingRequest[]> {
     const rows = await this.db<RequestRow[]>`
       SELECT * FROM waiting_requests WHERE meeting_id = ${meetingId} AND state IN ('refused', 'barred')
       ORDER BY decided_at COLLATE "C", ordinal`;
-    return rows.map(toRequest);
+    return rows.map(requestFromRow);
   }
 }

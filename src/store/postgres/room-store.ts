@@ -1,63 +1,11 @@
 import type { Room } from '../../engine/rooms/room.js';
 import type { AsyncRoomStore } from '../../engine/async-ports.js';
+import { postgresColumns, type PostgresTypes } from '../rows/columns.js';
+import { roomFromRow, roomToRow, type RoomRow } from '../rows/room-row.js';
 import type { PostgresUnitOfWork } from './unit-of-work.js';
 
-interface RoomRow {
-  room_id: string;
-  name: string;
-  waiting_room: Room['waitingRoom'];
-  waiting_room_mode: Room['waitingRoomMode'];
-  waiting_room_timeout_secs: number;
-  moderator_link_ttl_secs: number;
-  access_code_hash: string | null;
-  parent_room_id: string | null;
-  entry: Room['entry'];
-  unlisted: boolean;
-  moderator_succession: boolean;
-  ephemeral: boolean;
-  mics_off_on_entry: boolean;
-  owner_account_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const toRoom = (row: RoomRow): Room => ({
-  roomId: row.room_id,
-  name: row.name,
-  waitingRoom: row.waiting_room,
-  waitingRoomMode: row.waiting_room_mode,
-  waitingRoomTimeoutSecs: row.waiting_room_timeout_secs,
-  moderatorLinkTtlSecs: row.moderator_link_ttl_secs,
-  accessCodeHash: row.access_code_hash,
-  parentRoomId: row.parent_room_id,
-  entry: row.entry,
-  unlisted: row.unlisted,
-  moderatorSuccession: row.moderator_succession,
-  ephemeral: row.ephemeral,
-  micsOffOnEntry: row.mics_off_on_entry,
-  ownerAccountId: row.owner_account_id,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const toRow = (room: Room): RoomRow => ({
-  room_id: room.roomId,
-  name: room.name,
-  waiting_room: room.waitingRoom,
-  waiting_room_mode: room.waitingRoomMode,
-  waiting_room_timeout_secs: room.waitingRoomTimeoutSecs,
-  moderator_link_ttl_secs: room.moderatorLinkTtlSecs,
-  access_code_hash: room.accessCodeHash,
-  parent_room_id: room.parentRoomId,
-  entry: room.entry,
-  unlisted: room.unlisted,
-  moderator_succession: room.moderatorSuccession,
-  ephemeral: room.ephemeral,
-  mics_off_on_entry: room.micsOffOnEntry,
-  owner_account_id: room.ownerAccountId,
-  created_at: room.createdAt,
-  updated_at: room.updatedAt,
-});
+type Row = RoomRow<PostgresTypes>;
+const toRoom = (row: Row): Room => roomFromRow(row, postgresColumns);
 
 /**
  * The rooms on PostgreSQL. Unlike SQLite's store it keeps no copy of the rooms it read: with
@@ -71,18 +19,18 @@ export class PostgresRoomStore implements AsyncRoomStore {
   }
 
   async insert(room: Room): Promise<boolean> {
-    const row = toRow(room);
+    const row = roomToRow(room, postgresColumns);
     const result = await this.db`INSERT INTO rooms ${this.db(row)} ON CONFLICT (room_id) DO NOTHING`;
     return result.count === 1;
   }
 
   async get(roomId: string): Promise<Room | null> {
-    const [row] = await this.db<RoomRow[]>`SELECT * FROM rooms WHERE room_id = ${roomId}`;
+    const [row] = await this.db<Row[]>`SELECT * FROM rooms WHERE room_id = ${roomId}`;
     return row ? toRoom(row) : null;
   }
 
   async update(room: Room): Promise<void> {
-    const r = toRow(room);
+    const r = roomToRow(room, postgresColumns);
     await this.db`
       UPDATE rooms SET name = ${r.name}, waiting_room = ${r.waiting_room}, waiting_room_mode = ${r.waiting_room_mode},
         waiting_room_timeout_secs = ${r.waiting_room_timeout_secs}, moderator_link_ttl_secs = ${r.moderator_link_ttl_secs},
@@ -105,7 +53,7 @@ export class PostgresRoomStore implements AsyncRoomStore {
   async list(afterRoomId: string | null, limit: number, owner?: string): Promise<Room[]> {
     const db = this.db;
     // COLLATE "C": ordered by bytes, as SQLite's BINARY collation, so pages end and resume alike on both stores.
-    const rows = await db<RoomRow[]>`
+    const rows = await db<Row[]>`
       SELECT * FROM rooms
       WHERE ${owner === undefined ? db`true` : db`owner_account_id = ${owner}`}
         AND ${afterRoomId === null ? db`true` : db`room_id COLLATE "C" > ${afterRoomId}`}
