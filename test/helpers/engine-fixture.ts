@@ -1,6 +1,6 @@
 import type { Defer } from '../../src/engine/group-commit.js';
 import { MeetingService, type MeetingOptions } from '../../src/engine/meetings/meeting-service.js';
-import { hashAccessCode } from '../../src/engine/rooms/access-code.js';
+import { hashAccessCode, type AccessCodeCost } from '../../src/engine/rooms/access-code.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import type { WaitingRoomPolicy } from '../../src/engine/rooms/waiting-room-policy.js';
 import { Transactions } from '../../src/engine/transactions.js';
@@ -10,6 +10,13 @@ import type { KnockResult, WaitingCounter, WaitingRoomOptions } from '../../src/
 import { FakeClock } from './fake-clock.js';
 import { MemoryStore } from './memory-store.js';
 import { RecordingLog } from './recording-log.js';
+
+/**
+ * The fixture's rooms keep their codes at scrypt's lowest cost (N = 16, r = 1: microseconds a
+ * hash): these tests prove the order and the limits of the checks, not the cost, which
+ * test/unit/engine/rooms/access-code-cost.test.ts proves; the cost is read from each hash.
+ */
+const fixtureCodeCost: AccessCodeCost = { N: 16, r: 1, p: 1 };
 
 export const optional: WaitingRoomPolicy = { waitingRoom: 'optional', waitingRoomMode: null };
 
@@ -68,7 +75,7 @@ export class Fixture {
       waitingRoomMode: 'approval',
       waitingRoomTimeoutSecs: 600,
       moderatorLinkTtlSecs: 10_368_000,
-      accessCodeHash: accessCode ? hashAccessCode(accessCode) : null,
+      accessCodeHash: accessCode ? hashAccessCode(accessCode, fixtureCodeCost) : null,
       parentRoomId: null,
       entry: 'open',
       unlisted: false,

@@ -5,18 +5,59 @@ import { TooManyAttemptsError } from '../waiting/attempt-limiter.js';
 // with a per-room salt makes a leaked database much less useful.
 const keyLength = 32;
 
-/** Only the rooms API (bearer token holders) sets a code, so hashing it inline stays an admin's cost. */
-export function hashAccessCode(code: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(code, salt, keyLength);
-  return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+/** scrypt's cost parameters, kept in each hash (`scrypt$N$r$p$salt$key`, as account passwords keep theirs). */
+export interface AccessCodeCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
 }
 
-/** The key derivation (scrypt on the libuv pool); a test gives its own to decide when each ends. */
-export type DeriveKey = (code: string, salt: Buffer, length: number) => Promise<Buffer>;
+/**
+ * Today's cost (Node's scrypt defaults: 16 MiB and some tens of milliseconds a hash). A hash made
+ * before the cost was kept in it (`scrypt$salt$key`) was made at this cost and verifies with it.
+ */
+export const accessCodeCost: AccessCodeCost = { N: 1 << 14, r: 8, p: 1 };
 
-const scryptOffLoop: DeriveKey = (code, salt, length) =>
-  new Promise((resolve, reject) => scrypt(code, salt, length, (err, key) => (err ? reject(err) : resolve(key))));
+/** scrypt's memory limit for a cost: its own need (128·N·r bytes) with room to spare. */
+const maxmem = (cost: AccessCodeCost) => 256 * cost.N * cost.r;
+
+/**
+ * Only the rooms API (bearer token holders) sets a code, so hashing it inline stays an admin's cost.
+ * `cost` is an installation's choice (a lower one makes tests that prove order, not cost, cheaper).
+ */
+export function hashAccessCode(code: string, cost: AccessCodeCost = accessCodeCost): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(code, salt, keyLength, { ...cost, maxmem: maxmem(cost) });
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
+/** The key derivation (scrypt on the libuv pool) at the cost read from the hash; a test gives its own to decide when each ends. */
+export type DeriveKey = (code: string, salt: Buffer, length: number, cost: AccessCodeCost) => Promise<Buffer>;
+
+const scryptOffLoop: DeriveKey = (code, salt, length, cost) =>
+  new Promise((resolve, reject) =>
+    scrypt(code, salt, length, { ...cost, maxmem: maxmem(cost) }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+
+/** A positive integer written in a hash's cost field, or null. */
+const costField = (text: string | undefined): number | null =>
+  text !== undefined && /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
+
+/**
+ * A stored hash's parts: `scrypt$N$r$p$salt$key`, or the older `scrypt$salt$key` at today's cost.
+ * Null for anything else (it matches no code).
+ */
+function parseHash(stored: string): { cost: AccessCodeCost; salt: Buffer; key: Buffer } | null {
+  const parts = stored.split('$');
+  if (parts[0] !== 'scrypt' || (parts.length !== 3 && parts.length !== 6)) return null;
+  const [salt, key] = parts.slice(-2).map((part) => Buffer.from(part, 'base64url'));
+  if (!salt || !key || key.length === 0) return null;
+  if (parts.length === 3) return { cost: accessCodeCost, salt, key };
+  const [N, r, p] = parts.slice(1, 4).map(costField);
+  // scrypt's N is a power of two above 1; anything else is not a hash this code made.
+  if (!N || !r || !p || N < 2 || !Number.isInteger(Math.log2(N))) return null;
+  return { cost: { N, r, p }, salt, key };
+}
 
 export interface CodeCheckLimits {
   /** Hashes running at once over all rooms (1: the event loop keeps a core to itself while codes are checked). */
@@ -62,9 +103,9 @@ export class AccessCodeChecker {
 
   /** Whether `code` is the one `stored` was made from; `room` and `client` choose its place in line. */
   async matches(code: string, stored: string, room = '', client = ''): Promise<boolean> {
-    const [scheme, salt, hash] = stored.split('$');
-    if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
-    const expected = Buffer.from(hash, 'base64url');
+    const parsed = parseHash(stored);
+    if (!parsed) return false;
+    const expected = parsed.key;
     const held = this.held.get(room) ?? 0;
     // A full line answers like a full waiting room (429 with Retry-After): the place frees within seconds.
     if (held >= this.limits.perRoom) throw new TooManyAttemptsError(fullLineRetrySecs, 'waiting_room_full');
@@ -72,7 +113,8 @@ export class AccessCodeChecker {
     try {
       await new Promise<void>((start) => this.enqueue(room, client, start));
       try {
-        return timingSafeEqual(await this.derive(code, Buffer.from(salt, 'base64url'), expected.length), expected);
+        const derived = await this.derive(code, parsed.salt, expected.length, parsed.cost);
+        return derived.length === expected.length && timingSafeEqual(derived, expected);
       } finally {
         this.finish(room);
       }

@@ -11,11 +11,11 @@ const right = 'open-sesame';
 /** A derivation that waits to be released; only the right code derives the real key. */
 function heldDerive() {
   const started: { code: string; release: () => void }[] = [];
-  const derive: DeriveKey = (code, salt, length) =>
+  const derive: DeriveKey = (code, salt, length, cost) =>
     new Promise((resolve) =>
       started.push({
         code,
-        release: () => resolve(code === right ? scryptSync(code, salt, length) : Buffer.alloc(length)),
+        release: () => resolve(code === right ? scryptSync(code, salt, length, cost) : Buffer.alloc(length)),
       }),
     );
   let released = 0;
