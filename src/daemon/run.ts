@@ -154,7 +154,9 @@ export async function startDaemon(
     throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
-  const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
+  const initial = await services.accessTokens.issueInitialToken((issued) =>
+    writeInitialToken(config.dataDir, issued.token),
+  );
   if (initial) {
     const file = join(config.dataDir, initialTokenFileName);
     log.info({ file }, `first admin access token written to ${file}`);

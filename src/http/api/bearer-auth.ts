@@ -62,7 +62,7 @@ export function apiAuth(tokens: AccessTokenService, accounts: AccountService, si
       }
     }
     const presented = bearerToken(header);
-    const token = presented ? tokens.verify(presented) : null;
+    const token = presented ? await tokens.verify(presented) : null;
     if (!token) {
       reply.header('www-authenticate', header ? 'Bearer realm="meet", error="invalid_token"' : 'Bearer realm="meet"');
       await sendError(
