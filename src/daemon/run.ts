@@ -205,7 +205,7 @@ export async function startDaemon(
     `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`,
   );
   // The first start (no account yet) makes an admin account; its one-time link goes to a private file, as the token does.
-  const firstAdmin = services.accounts.addFirstAdmin(`admin@${new URL(openUrl).hostname}`);
+  const firstAdmin = await services.accounts.addFirstAdmin(`admin@${new URL(openUrl).hostname}`);
   if (firstAdmin) {
     const link = accountLinkUrl(openUrl, firstAdmin.token);
     const file = writeInitialToken(config.dataDir, link, initialAccountLinkFileName);

@@ -53,7 +53,7 @@ export function apiAuth(tokens: AccessTokenService, accounts: AccountService, si
     const header = request.headers.authorization;
     if (header === undefined) {
       const cookie = readAccountCookie(request);
-      const current = cookie ? accounts.session(cookie) : null;
+      const current = cookie ? await accounts.session(cookie) : null;
       if (current) {
         checkCsrf(request, current, site);
         request.actor = current.account.email;
