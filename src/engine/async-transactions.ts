@@ -1,11 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncContext } from './async-context.js';
 import { AsyncGroupCommit, type AsyncDefer, type AsyncQueuedWrite } from './async-group-commit.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 const immediately: AsyncDefer = (run) => void run();
 
 /** The transaction under way in one asynchronous context: what to undo if it fails, what follows its commit. */
-interface Open {
+interface OpenTransaction {
   readonly undo: (() => void)[];
   readonly done: (() => void)[];
   /** Settled: a step registered later (a timer started inside, run after) is not part of it. */
@@ -25,22 +25,24 @@ interface Open {
  * - group commit: the writes queued in one turn share one durable commit.
  *
  * The undo and after-commit lists belong to the transaction under way IN ITS OWN ASYNCHRONOUS
- * CONTEXT (AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
+ * CONTEXT (an AsyncContext: AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
  * once, and a step registered by one must never land in another's lists.
  *
- *   const transactions = new AsyncTransactions(stores.unitOfWork, (run) => setImmediate(run));
+ *   const transactions = new AsyncTransactions(stores.unitOfWork, new AsyncLocalStorage(), (run) => setImmediate(run));
  *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
  */
 export class AsyncTransactions {
   private readonly group: AsyncGroupCommit;
-  private readonly open = new AsyncLocalStorage<Open>();
 
   /**
+   * @param open Which transaction an asynchronous step belongs to: `new AsyncLocalStorage()`,
+   *   given to this object alone.
    * @param defer When a group of queued writes is committed: the daemon passes setImmediate;
    *   without it every queued write is committed at once.
    */
   constructor(
     private readonly unit: UnitOfWork<'async'>,
+    private readonly open: AsyncContext<OpenTransaction>,
     defer: AsyncDefer = immediately,
   ) {
     this.group = new AsyncGroupCommit((fn) => this.outermost(fn), defer);
@@ -83,7 +85,7 @@ export class AsyncTransactions {
   }
 
   private async outermost<T>(fn: () => Promise<T>): Promise<T> {
-    const open: Open = { undo: [], done: [], settled: false };
+    const open: OpenTransaction = { undo: [], done: [], settled: false };
     let value: T;
     try {
       value = await this.open.run(open, () => this.unit.run(fn));

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncContext } from './async-context.js';
 
 /**
  * One operation at a time per key, in arrival order (issue 34 point 2). In the synchronous engine
@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * once admit her once, and the second is told she is not waiting any more. Keys are independent:
  * the transitions of different rooms still run at once (PostgreSQL commits them in parallel).
  *
- *   const turns = new KeyedQueue();
+ *   const turns = new KeyedQueue(new AsyncLocalStorage());
  *   await turns.run(roomId, () => admitNow(roomId, requestId));
  *
  * An operation that asks for a key its own context already holds (an admission inside "admit
@@ -22,7 +22,9 @@ interface Turn {
 
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
-  private readonly held = new AsyncLocalStorage<Turn>();
+
+  /** @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone. */
+  constructor(private readonly held: AsyncContext<Turn>) {}
 
   /** Keys with an operation running or waiting. */
   get size(): number {

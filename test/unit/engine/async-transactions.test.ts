@@ -63,7 +63,7 @@ t.test(
   async (t) => {
     const journal = new ParallelJournal();
     const turns: (() => Promise<number>)[] = [];
-    const tx = new AsyncTransactions(journal, (run) => turns.push(run));
+    const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), (run) => turns.push(run));
     const memory: string[] = [];
     const resolved: string[] = [];
     const knocks = ['ann', 'bob', 'cy'].map((name) =>
@@ -87,7 +87,7 @@ t.test(
 t.test('a transaction started after a queued write commits after it, in its own commit', async (t) => {
   const journal = new ParallelJournal();
   const turns: (() => Promise<number>)[] = [];
-  const tx = new AsyncTransactions(journal, (run) => turns.push(run));
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), (run) => turns.push(run));
   const knock = tx.commitGrouped({ write: () => journal.write('knock') });
   await tx.atomically(() => journal.write('admit'));
   t.same(journal.commits, [['knock'], ['admit']], 'the queued knock first: the admission cannot overtake it');
@@ -97,7 +97,7 @@ t.test('a transaction started after a queued write commits after it, in its own 
 
 t.test('groups commit in the order they were taken, even when the first commit is slow', async (t) => {
   const journal = new ParallelJournal();
-  const tx = new AsyncTransactions(journal, () => undefined);
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), () => undefined);
   journal.held.add('first');
   const first = tx.commitGrouped({ write: () => journal.write('first') });
   const one = tx.flushGrouped();
@@ -113,7 +113,7 @@ t.test('groups commit in the order they were taken, even when the first commit i
 
 t.test('a failed group: every write is told and rejected, nothing reaches memory', async (t) => {
   const journal = new ParallelJournal();
-  const tx = new AsyncTransactions(journal, () => undefined);
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), () => undefined);
   journal.failing.add('a');
   const told: string[] = [];
   const writes = ['a', 'b'].map((name) =>
@@ -131,7 +131,7 @@ t.test('a failed group: every write is told and rejected, nothing reaches memory
 
 t.test('a nested transaction is part of the outer one: one commit', async (t) => {
   const journal = new ParallelJournal();
-  const tx = new AsyncTransactions(journal);
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage());
   await tx.atomically(async () => {
     await journal.write('a');
     await tx.atomically(() => journal.write('b'));
@@ -141,7 +141,7 @@ t.test('a nested transaction is part of the outer one: one commit', async (t) =>
 
 t.test('two transactions at once: each undoes and announces only its own steps', async (t) => {
   const journal = new ParallelJournal();
-  const tx = new AsyncTransactions(journal);
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage());
   const memory = new Set(['before']);
   const told: string[] = [];
   tx.onRollback(() => memory.add('outside a transaction: never'));
@@ -172,7 +172,7 @@ t.test('two transactions at once: each undoes and announces only its own steps',
 
 t.test('a step registered after its transaction settled (a timer started inside it) runs at once', async (t) => {
   const journal = new ParallelJournal();
-  const tx = new AsyncTransactions(journal);
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage());
   const told: string[] = [];
   let later: () => void = () => undefined;
   await tx.atomically(async () => {
@@ -191,7 +191,7 @@ t.test('on SQLite through the async port: a burst queued in one turn is one dura
   const db = openDatabase(dir);
   t.teardown(() => db.close());
   const stores = sqliteAsyncStores(db);
-  const tx = new AsyncTransactions(stores.unitOfWork, (run) => setImmediate(() => void run()));
+  const tx = new AsyncTransactions(stores.unitOfWork, new AsyncLocalStorage(), (run) => setImmediate(() => void run()));
   const file = join(dir, databaseFileName);
   await stores.rooms.insert(room('warm-up'));
   const before = walCommits(file);

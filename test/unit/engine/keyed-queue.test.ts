@@ -1,12 +1,13 @@
 // Issue 34 point 2: one operation at a time per key (a room), in arrival order; keys independent;
 // a key its own operation holds runs at once; a failure rejects only its caller.
 import t from 'tap';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { KeyedQueue } from '../../../src/engine/keyed-queue.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 t.test('operations on one key run one at a time, in arrival order; other keys do not wait', async (t) => {
-  const queue = new KeyedQueue();
+  const queue = new KeyedQueue(new AsyncLocalStorage());
   const log: string[] = [];
   const op = (name: string, turns: number) => async () => {
     log.push(`${name} starts`);
@@ -26,7 +27,7 @@ t.test('operations on one key run one at a time, in arrival order; other keys do
 });
 
 t.test('two admissions of one person at once: the first admits, the second finds her gone', async (t) => {
-  const queue = new KeyedQueue();
+  const queue = new KeyedQueue(new AsyncLocalStorage());
   const waiting = new Set(['ann']);
   const admitted: string[] = [];
   // An admission that awaits the store between its check and its write, as the async engine does.
@@ -44,7 +45,7 @@ t.test('two admissions of one person at once: the first admits, the second finds
 });
 
 t.test('a failing operation rejects its caller only; the next in line runs', async (t) => {
-  const queue = new KeyedQueue();
+  const queue = new KeyedQueue(new AsyncLocalStorage());
   const failed = queue.run('r1', async () => {
     await turn();
     throw new Error('disk full');
@@ -55,7 +56,7 @@ t.test('a failing operation rejects its caller only; the next in line runs', asy
 });
 
 t.test('an operation asking for a key it holds runs at once; a timer it started later waits its turn', async (t) => {
-  const queue = new KeyedQueue();
+  const queue = new KeyedQueue(new AsyncLocalStorage());
   const log: string[] = [];
   const timers: Promise<void>[] = [];
   await queue.run('r1', async () => {
