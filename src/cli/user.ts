@@ -99,7 +99,7 @@ export function userCommands(program: Command, io: CliIo): void {
       const passwordFile = options.passwordFile as string | undefined;
       const password = passwordFile === undefined ? null : await passwordFrom(passwordFile, io);
       await withServices(options, io, async (s, config) => {
-        const added = s.accounts.add({ email, name: options.name, admin: options.admin === true });
+        const added = await s.accounts.add({ email, name: options.name, admin: options.admin === true });
         if (password === null) {
           printLink(io, added.account.email, linkOf(config, added.token!), added.expiresAt!);
           return;
@@ -108,7 +108,7 @@ export function userCommands(program: Command, io: CliIo): void {
           await s.accounts.setPassword(added.account.email, password);
         } catch (err) {
           // A refused password leaves no half-made account behind.
-          s.accounts.remove(added.account.email);
+          await s.accounts.remove(added.account.email);
           throw err;
         }
         io.out(`added ${added.account.email}${options.admin === true ? ' (admin)' : ''}; the password is set\n`);
@@ -121,7 +121,7 @@ export function userCommands(program: Command, io: CliIo): void {
     .description('list the accounts (never a password)')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: Record<string, unknown>) => {
-      const rows = await withServices(options, io, (s) => s.accounts.list().map(lineOf));
+      const rows = await withServices(options, io, async (s) => (await s.accounts.list()).map(lineOf));
       io.out(options.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
     });
   dataOptions(list);
@@ -132,7 +132,7 @@ export function userCommands(program: Command, io: CliIo): void {
     .argument('<email>', 'the email of the account')
     .option('--json', 'print JSON')
     .action(async (email: string, options: Record<string, unknown>) => {
-      const line = await withServices(options, io, (s) => lineOf(s.accounts.show(email)));
+      const line = await withServices(options, io, async (s) => lineOf(await s.accounts.show(email)));
       io.out(
         options.json
           ? `${JSON.stringify(line, null, 2)}\n`
@@ -169,8 +169,8 @@ export function userCommands(program: Command, io: CliIo): void {
     .description('clear the password, end every session and print a new one-time link (valid 72 h)')
     .argument('<email>', 'the email of the account')
     .action(async (email: string, options: Record<string, unknown>) => {
-      await withServices(options, io, (s, config) => {
-        const issued = s.accounts.reset(email);
+      await withServices(options, io, async (s, config) => {
+        const issued = await s.accounts.reset(email);
         printLink(io, issued.account.email, linkOf(config, issued.token), issued.expiresAt);
       });
     });

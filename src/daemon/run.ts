@@ -154,7 +154,9 @@ export async function startDaemon(
     throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
-  const initial = services.accessTokens.issueInitialToken((issued) => writeInitialToken(config.dataDir, issued.token));
+  const initial = await services.accessTokens.issueInitialToken((issued) =>
+    writeInitialToken(config.dataDir, issued.token),
+  );
   if (initial) {
     const file = join(config.dataDir, initialTokenFileName);
     log.info({ file }, `first admin access token written to ${file}`);
@@ -203,7 +205,7 @@ export async function startDaemon(
     `meeting-service ${serviceVersion} ready: rooms open at ${openUrl}/room/<room id>`,
   );
   // The first start (no account yet) makes an admin account; its one-time link goes to a private file, as the token does.
-  const firstAdmin = services.accounts.addFirstAdmin(`admin@${new URL(openUrl).hostname}`);
+  const firstAdmin = await services.accounts.addFirstAdmin(`admin@${new URL(openUrl).hostname}`);
   if (firstAdmin) {
     const link = accountLinkUrl(openUrl, firstAdmin.token);
     const file = writeInitialToken(config.dataDir, link, initialAccountLinkFileName);

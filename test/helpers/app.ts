@@ -61,7 +61,7 @@ export async function appFor(
     })());
   t.teardown(close);
   let adminToken = '';
-  services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
+  await services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await app.ready();
   let url: string | null = null;
   if (options.listen) {

@@ -138,7 +138,7 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     services.close();
   });
   let adminToken = '';
-  services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
+  await services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await engineApp.ready();
   // The licence is real (the test authority's key): its gate decides with the real date, as the daemon's does.
   if (!(await licensedAtStart('compat', config, log, new Date())))

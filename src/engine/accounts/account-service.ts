@@ -2,7 +2,8 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import { AttemptLimiter, type AttemptLimits } from '../waiting/attempt-limiter.js';
-import type { Account, AccountSource, AccountStore } from './account.js';
+import type { AsyncAccountStore } from '../async-ports.js';
+import type { Account, AccountSource } from './account.js';
 import { checkAccountName, checkEmail, normaliseEmail } from './account-fields.js';
 import {
   accountOfIdentity,
@@ -79,7 +80,7 @@ export class AccountService {
   private readonly cost: ScryptCost;
 
   constructor(
-    private readonly store: AccountStore,
+    private readonly store: AsyncAccountStore,
     private readonly clock: Clock,
     options: { readonly limits?: SignInLimits; readonly cost?: ScryptCost } = {},
   ) {
@@ -90,7 +91,7 @@ export class AccountService {
   }
 
   /** A new account; a local one gets a one-time link to set its password (null for single sign-on). */
-  add(fields: NewAccount): IssuedLink | { account: Account; token: null; expiresAt: null } {
+  async add(fields: NewAccount): Promise<IssuedLink | { account: Account; token: null; expiresAt: null }> {
     const email = checkEmail(fields.email);
     const now = this.clock.now().toISOString();
     const account: Account = {
@@ -104,7 +105,7 @@ export class AccountService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!this.store.insert(account))
+    if (!(await this.store.insert(account)))
       throw new EngineError('account_exists', `an account with the email ${email} exists already`, 'email');
     return account.source === 'local' ? this.issueLink(account) : { account, token: null, expiresAt: null };
   }
@@ -113,47 +114,47 @@ export class AccountService {
    * On an instance's first start (no account at all), an admin account and its one-time link;
    * null ever after, and when another process made the first account meanwhile.
    */
-  addFirstAdmin(email: string): IssuedLink | null {
-    if (this.store.count() > 0) return null;
+  async addFirstAdmin(email: string): Promise<IssuedLink | null> {
+    if ((await this.store.count()) > 0) return null;
     try {
-      return this.add({ email, name: 'Admin', admin: true }) as IssuedLink;
+      return (await this.add({ email, name: 'Admin', admin: true })) as IssuedLink;
     } catch (err) {
       if (err instanceof EngineError && err.code === 'account_exists') return null;
       throw err;
     }
   }
 
-  list(): Account[] {
+  list(): Promise<Account[]> {
     return this.store.list();
   }
 
-  show(rawEmail: unknown): Account {
+  async show(rawEmail: unknown): Promise<Account> {
     const email = checkEmail(rawEmail);
-    const account = this.store.byEmail(email);
+    const account = await this.store.byEmail(email);
     if (!account) throw notFound(email);
     return account;
   }
 
-  byId(accountId: string): Account | null {
+  byId(accountId: string): Promise<Account | null> {
     return this.store.byId(accountId);
   }
 
   /** Disabled: it cannot sign in, and its sessions end now (every request reads the store). */
-  disable(rawEmail: unknown, disabled = true): Account {
-    const account = { ...this.show(rawEmail), disabled, updatedAt: this.clock.now().toISOString() };
-    this.store.update(account);
-    if (disabled) this.store.deleteSessions(account.accountId);
+  async disable(rawEmail: unknown, disabled = true): Promise<Account> {
+    const account = { ...(await this.show(rawEmail)), disabled, updatedAt: this.clock.now().toISOString() };
+    await this.store.update(account);
+    if (disabled) await this.store.deleteSessions(account.accountId);
     return account;
   }
 
   /** Deletes the account, its links and sessions; its rooms keep no owner (admins still see them). */
-  remove(rawEmail: unknown): void {
-    this.store.delete(this.show(rawEmail).accountId);
+  async remove(rawEmail: unknown): Promise<void> {
+    await this.store.delete((await this.show(rawEmail)).accountId);
   }
 
   /** A new one-time link; the password is cleared and every session ends, so a leaked password stops working now. */
-  reset(rawEmail: unknown): IssuedLink {
-    const current = this.show(rawEmail);
+  async reset(rawEmail: unknown): Promise<IssuedLink> {
+    const current = await this.show(rawEmail);
     if (current.source !== 'local')
       throw new EngineError(
         'invalid_field',
@@ -161,8 +162,8 @@ export class AccountService {
         'email',
       );
     const account = { ...current, passwordHash: null, updatedAt: this.clock.now().toISOString() };
-    this.store.update(account);
-    this.store.deleteSessions(account.accountId);
+    await this.store.update(account);
+    await this.store.deleteSessions(account.accountId);
     return this.issueLink(account);
   }
 
@@ -170,7 +171,7 @@ export class AccountService {
   async setPassword(rawEmail: unknown, password: string): Promise<Account> {
     checkPassword(password);
     const passwordHash = await hashPassword(password, this.cost);
-    return this.storePassword(this.show(rawEmail), passwordHash);
+    return this.storePassword(await this.show(rawEmail), passwordHash);
   }
 
   /** The password set through a one-time link, which is spent by it. A weak password leaves the link unspent. */
@@ -178,8 +179,9 @@ export class AccountService {
     checkPassword(password);
     if (!tokenShape.test(token)) throw linkInvalid();
     const passwordHash = await hashPassword(password, this.cost);
-    const link = this.store.takeLink(digest(token));
-    const account = link && link.expiresAt > this.clock.now().toISOString() ? this.store.byId(link.accountId) : null;
+    const link = await this.store.takeLink(digest(token));
+    const account =
+      link && link.expiresAt > this.clock.now().toISOString() ? await this.store.byId(link.accountId) : null;
     if (!account || account.disabled) throw linkInvalid();
     return this.storePassword(account, passwordHash);
   }
@@ -202,7 +204,7 @@ export class AccountService {
     }
     let account: Account | null = null;
     try {
-      const found = email === null ? null : this.store.byEmail(email);
+      const found = email === null ? null : await this.store.byEmail(email);
       const usable = found !== null && !found.disabled && found.source === 'local' && found.passwordHash !== null;
       const matches = await verifyPassword(
         typeof password === 'string' ? password : '',
@@ -222,10 +224,10 @@ export class AccountService {
    * whether she may sign in and as which account (provider-sign-in.ts). A first sign-in makes her
    * account when the instance creates accounts; then the same session as a password sign-in.
    */
-  signInWithProvider(identity: ProviderIdentity, policy: ProviderPolicy): SignedIn {
+  async signInWithProvider(identity: ProviderIdentity, policy: ProviderPolicy): Promise<SignedIn> {
     const email = checkProviderEmail(identity, policy);
     const now = this.clock.now().toISOString();
-    let account = accountOfIdentity(this.store, identity, email, policy, now);
+    let account = await accountOfIdentity(this.store, identity, email, policy, now);
     if (!account) {
       let name: unknown = identity.name;
       try {
@@ -234,22 +236,22 @@ export class AccountService {
         name = undefined; // a name the provider keeps that people could not be shown: the email's local part
       }
       try {
-        account = this.add({ email, name, source: 'oidc' }).account;
+        account = (await this.add({ email, name, source: 'oidc' })).account;
       } catch (err) {
         // Another sign-in of hers made it meanwhile: take that one.
         if (!(err instanceof EngineError && err.code === 'account_exists')) throw err;
       }
-      account = accountOfIdentity(this.store, identity, email, policy, now)!;
+      account = (await accountOfIdentity(this.store, identity, email, policy, now))!;
     }
     return this.startSession(account);
   }
 
   /** A session for an account whose identity was checked (a password here, a provider's ID token later). */
-  startSession(account: Account): SignedIn {
+  async startSession(account: Account): Promise<SignedIn> {
     const token = secret();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + accountSessionTtlMs).toISOString();
-    this.store.insertSession({
+    await this.store.insertSession({
       sessionHash: digest(token),
       accountId: account.accountId,
       createdAt: now.toISOString(),
@@ -259,28 +261,28 @@ export class AccountService {
   }
 
   /** The signed-in account of a session cookie, or null (unknown, expired, ended, disabled account). */
-  session(token: string): CurrentSession | null {
+  async session(token: string): Promise<CurrentSession | null> {
     if (!tokenShape.test(token)) return null;
     const hash = digest(token);
-    const found = this.store.session(hash);
+    const found = await this.store.session(hash);
     if (!found || !timingSafeEqual(found.session.sessionHash, hash)) return null;
     if (found.account.disabled || found.session.expiresAt <= this.clock.now().toISOString()) return null;
     return { account: found.account, csrfToken: csrfTokenOf(token) };
   }
 
   /** Ends the session on the server: its cookie is worth nothing from now on. */
-  signOut(token: string): void {
-    if (tokenShape.test(token)) this.store.deleteSession(digest(token));
+  async signOut(token: string): Promise<void> {
+    if (tokenShape.test(token)) await this.store.deleteSession(digest(token));
   }
 
   /** Forgets counters no longer in their window, and sessions and links past their end. */
-  sweep(): void {
+  async sweep(): Promise<void> {
     this.accountAttempts.prune();
     this.clientAttempts.prune();
-    this.store.deleteExpired(this.clock.now().toISOString());
+    await this.store.deleteExpired(this.clock.now().toISOString());
   }
 
-  private storePassword(account: Account, passwordHash: string): Account {
+  private async storePassword(account: Account, passwordHash: string): Promise<Account> {
     if (account.source !== 'local')
       throw new EngineError(
         'invalid_field',
@@ -288,16 +290,16 @@ export class AccountService {
         'email',
       );
     const updated = { ...account, passwordHash, updatedAt: this.clock.now().toISOString() };
-    this.store.update(updated);
-    this.store.deleteSessions(account.accountId);
+    await this.store.update(updated);
+    await this.store.deleteSessions(account.accountId);
     return updated;
   }
 
-  private issueLink(account: Account): IssuedLink {
+  private async issueLink(account: Account): Promise<IssuedLink> {
     const token = secret();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + linkTtlMs).toISOString();
-    this.store.replaceLink({
+    await this.store.replaceLink({
       linkHash: digest(token),
       accountId: account.accountId,
       purpose: 'set_password',

@@ -1,5 +1,6 @@
 import { EngineError } from '../errors.js';
-import type { Account, AccountStore } from './account.js';
+import type { AsyncAccountStore } from '../async-ports.js';
+import type { Account } from './account.js';
 import { normaliseEmail } from './account-fields.js';
 
 /** Who a single sign-on provider says signed in: taken from its verified ID token (and userinfo for the same subject). */
@@ -41,16 +42,16 @@ export function checkProviderEmail(identity: ProviderIdentity, policy: ProviderP
  * is to be made (the caller adds it, then links it). An account linked to another identity of the
  * same provider is not taken over by email.
  */
-export function accountOfIdentity(
-  store: AccountStore,
+export async function accountOfIdentity(
+  store: AsyncAccountStore,
   identity: ProviderIdentity,
   email: string,
   policy: ProviderPolicy,
   now: string,
-): Account | null {
-  const linked = store.byIdentity(identity.issuer, identity.subject);
+): Promise<Account | null> {
+  const linked = await store.byIdentity(identity.issuer, identity.subject);
   if (linked) return usable(linked);
-  const byEmail = store.byEmail(email);
+  const byEmail = await store.byEmail(email);
   if (!byEmail) {
     if (!policy.createAccounts)
       throw new EngineError(
@@ -60,7 +61,7 @@ export function accountOfIdentity(
     return null;
   }
   usable(byEmail);
-  if (!store.linkIdentity(identity.issuer, identity.subject, byEmail.accountId, now))
+  if (!(await store.linkIdentity(identity.issuer, identity.subject, byEmail.accountId, now)))
     throw new EngineError(
       'sso_account_unknown',
       `the account of ${email} signs in with another single sign-on identity; ask an administrator of this service`,

@@ -43,7 +43,7 @@ export function accountRoutes(accounts: AccountService, site: AccountSite, singl
         const signedIn = await accounts.signIn(request.body.email, request.body.password, clientKey(request.ip));
         setAccountCookie(request, reply, site, signedIn.token);
         noteEvent(request, 'sign_in', { account: signedIn.account.accountId });
-        const current = accounts.session(signedIn.token)!;
+        const current = (await accounts.session(signedIn.token))!;
         return { account: accountView(signedIn.account), csrf_token: current.csrfToken };
       },
     );
@@ -54,10 +54,10 @@ export function accountRoutes(accounts: AccountService, site: AccountSite, singl
       { schema: { response: answers({ 204: null }, ['csrf_refused']) } },
       async (request, reply) => {
         const cookie = readAccountCookie(request);
-        const current = cookie ? accounts.session(cookie) : null;
+        const current = cookie ? await accounts.session(cookie) : null;
         if (cookie && current) {
           checkCsrf(request, current, site);
-          accounts.signOut(cookie);
+          await accounts.signOut(cookie);
           noteEvent(request, 'sign_out', { account: current.account.accountId });
         }
         clearAccountCookie(request, reply, site);
@@ -67,7 +67,7 @@ export function accountRoutes(accounts: AccountService, site: AccountSite, singl
 
     app.get('/me', { schema: { response: answers({ 200: MeAnswer }, []) } }, async (request, reply) => {
       const cookie = readAccountCookie(request);
-      const current = cookie ? accounts.session(cookie) : null;
+      const current = cookie ? await accounts.session(cookie) : null;
       if (!current) return sendError(reply, 'unauthorized', 'nobody is signed in');
       return { account: accountView(current.account), csrf_token: current.csrfToken };
     });

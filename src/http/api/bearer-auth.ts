@@ -53,7 +53,7 @@ export function apiAuth(tokens: AccessTokenService, accounts: AccountService, si
     const header = request.headers.authorization;
     if (header === undefined) {
       const cookie = readAccountCookie(request);
-      const current = cookie ? accounts.session(cookie) : null;
+      const current = cookie ? await accounts.session(cookie) : null;
       if (current) {
         checkCsrf(request, current, site);
         request.actor = current.account.email;
@@ -62,7 +62,7 @@ export function apiAuth(tokens: AccessTokenService, accounts: AccountService, si
       }
     }
     const presented = bearerToken(header);
-    const token = presented ? tokens.verify(presented) : null;
+    const token = presented ? await tokens.verify(presented) : null;
     if (!token) {
       reply.header('www-authenticate', header ? 'Bearer realm="meet", error="invalid_token"' : 'Bearer realm="meet"');
       await sendError(

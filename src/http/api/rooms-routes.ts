@@ -23,12 +23,12 @@ function jsonOnly(request: FastifyRequest, _reply: unknown, done: (err?: Error) 
  * The account that `owner_email` names, for a caller who may hand rooms over: an admin account or
  * an access token (integrations reach every room), never an organiser.
  */
-function newOwner(request: FastifyRequest, accounts: AccountService, email: string): string {
+async function newOwner(request: FastifyRequest, accounts: AccountService, email: string): Promise<string> {
   if (request.account && !request.account.admin)
     throw new HttpError('forbidden', 'only an admin account can hand a room to another organiser', 'owner_email');
   let account;
   try {
-    account = accounts.show(email);
+    account = await accounts.show(email);
   } catch (err) {
     if (err instanceof EngineError) throw invalidField('owner_email', `no account has the email ${email}`);
     throw err;
@@ -38,7 +38,11 @@ function newOwner(request: FastifyRequest, accounts: AccountService, email: stri
 }
 
 export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
-  const view = (room: Room) => roomView(room, (accountId) => accounts.byId(accountId)?.email ?? null);
+  // The owner's email, read before the view is made (the account store answers asynchronously).
+  const view = async (room: Room) => {
+    const owner = room.ownerAccountId === null ? null : await accounts.byId(room.ownerAccountId);
+    return roomView(room, () => owner?.email ?? null);
+  };
   return async (app: FastifyInstance): Promise<void> => {
     app.post<{ Body: CreateRoomBody }>(
       '/rooms',
@@ -58,7 +62,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
         // An organiser's room is hers (an admin's too); a room made with an access token has no owner.
         const room = rooms.create(request.body, request.account ? { ownerAccountId: request.account.accountId } : {});
         noteEvent(request, 'create', { room: room.roomId });
-        return reply.code(201).send(view(room));
+        return reply.code(201).send(await view(room));
       },
     );
 
@@ -68,7 +72,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
       async (request) => {
         const account = request.account;
         const page = rooms.list(request.query, account && !account.admin ? account.accountId : undefined);
-        return { rooms: page.rooms.map(view), next_cursor: page.nextCursor };
+        return { rooms: await Promise.all(page.rooms.map(view)), next_cursor: page.nextCursor };
       },
     );
 
@@ -95,7 +99,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
       },
       async (request) => {
         const { owner_email: ownerEmail, ...fields } = request.body;
-        const owner = ownerEmail === undefined ? null : newOwner(request, accounts, ownerEmail);
+        const owner = ownerEmail === undefined ? null : await newOwner(request, accounts, ownerEmail);
         // The other fields first (checked, stored), then the new owner: one request, one answer.
         const changed = Object.keys(fields).length > 0 || owner === null;
         const room = changed ? rooms.update(request.params.id, fields) : rooms.get(request.params.id);

@@ -132,7 +132,7 @@ export function oidcRoutes(accounts: AccountService, clock: Clock, settings: Oid
       try {
         flow = client.take(query.get('state'), header ? parseCookie(header)[bindingCookie] : undefined);
         const identity = await client.finish(flow, query);
-        const signedIn = accounts.signInWithProvider(identity, settings);
+        const signedIn = await accounts.signInWithProvider(identity, settings);
         setAccountCookie(request, reply, site, signedIn.token);
         noteEvent(request, 'sign_in', { account: signedIn.account.accountId, via: 'oidc' });
         return reply

@@ -19,7 +19,7 @@ function cookieOf(answer: JsonAnswer): string {
 
 /** An account with its password set through its one-time link, as a person would. */
 async function account(d: InProcess, email: string, password: string, admin = false): Promise<void> {
-  const added = d.services.accounts.add({ email, admin });
+  const added = await d.services.accounts.add({ email, admin });
   const set = await send(d, 'POST', '/api/password', { body: { token: added.token, password } });
   if (set.status !== 200) throw new Error(`password: ${JSON.stringify(set.body)}`);
 }
@@ -37,7 +37,7 @@ const changing = (s: { cookie: string; csrf: string }) => ({
 
 t.test('one-time link, sign-in, /api/me and sign-out', async (t) => {
   const d = await appFor(t, { passwordCost });
-  const added = d.services.accounts.add({ email: 'Ana@School.example', name: 'Ana Lehrerin' });
+  const added = await d.services.accounts.add({ email: 'Ana@School.example', name: 'Ana Lehrerin' });
   t.equal(added.account.email, 'ana@school.example', 'the email is kept in lower case');
 
   const weak = await send(d, 'POST', '/api/password', { body: { token: added.token, password: 'password1234' } });
@@ -86,9 +86,9 @@ t.test('one-time link, sign-in, /api/me and sign-out', async (t) => {
 t.test('the same answer for an unknown email, a wrong password, a disabled account; odd emails', async (t) => {
   const d = await appFor(t, { passwordCost });
   await account(d, 'bea@school.example', 'Korrekt-Pferd-Batterie');
-  d.services.accounts.add({ email: 'nopassword@school.example' });
+  await d.services.accounts.add({ email: 'nopassword@school.example' });
   await account(d, 'gone@school.example', 'Korrekt-Pferd-Batterie');
-  d.services.accounts.disable('gone@school.example');
+  await d.services.accounts.disable('gone@school.example');
   const tries = [
     { email: 'nobody@school.example', password: 'Korrekt-Pferd-Batterie' },
     { email: 'bea@school.example', password: 'Korrekt-Pferd-Batteri' },
@@ -121,7 +121,7 @@ t.test('the same answer for an unknown email, a wrong password, a disabled accou
   t.match(extra, { status: 400, body: { error: { code: 'invalid_field', field: 'admin' } } }, 'unknown fields refused');
   const notText = await send(d, 'POST', '/api/session', { body: { email: ['bea@school.example'], password: 'x' } });
   t.match(notText, { status: 400, body: { error: { code: 'invalid_field', field: 'email' } } });
-  t.throws(() => d.services.accounts.add({ email: 'eve\u202e@school.example' }), {
+  await t.rejects(d.services.accounts.add({ email: 'eve\u202e@school.example' }), {
     code: 'invalid_field',
     field: 'email',
   });
@@ -214,7 +214,10 @@ t.test('the cookie on the rooms API: CSRF, forged cookies, scope of an organiser
     body: JSON.stringify({ room_id: 'lms-1', name: 'LMS' }),
   });
   t.equal(byToken.status, 201, 'an integration with its access token');
-  t.equal(d.services.rooms.get('dora-maths').ownerAccountId, d.services.accounts.show('dora@school.example').accountId);
+  t.equal(
+    d.services.rooms.get('dora-maths').ownerAccountId,
+    (await d.services.accounts.show('dora@school.example')).accountId,
+  );
   t.equal(d.services.rooms.get('lms-1').ownerAccountId, null, 'a token room has no owner');
 
   const ids = async (s: { cookie: string }) =>
@@ -260,7 +263,7 @@ t.test('the cookie on the rooms API: CSRF, forged cookies, scope of an organiser
   }
 
   // A disabled account's sessions end at once.
-  d.services.accounts.disable('dora@school.example');
+  await d.services.accounts.disable('dora@school.example');
   t.equal((await send(d, 'GET', '/api/me', { cookie: dora.cookie })).status, 401, 'disabled: signed out');
   t.equal((await send(d, 'GET', '/api/rooms', { cookie: dora.cookie })).status, 401);
 });

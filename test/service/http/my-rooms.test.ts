@@ -38,7 +38,7 @@ function send(
 /** An account whose password is set through its one-time link, signed in. */
 async function signedIn(d: InProcess, email: string, admin = false): Promise<Session> {
   const password = 'Heftklammer-Tafel-7';
-  const added = d.services.accounts.add({ email, admin });
+  const added = await d.services.accounts.add({ email, admin });
   const set = await send(d, 'POST', '/api/password', { body: { token: added.token, password } });
   if (set.status !== 200) throw new Error(`password: ${JSON.stringify(set.body)}`);
   const answer = await sendJson(d, 'POST', '/api/session', { body: { email, password } });
@@ -51,8 +51,8 @@ t.test('owners in the answer; an admin hands a room over by email; scope follows
   const dora = await signedIn(d, 'dora@school.example');
   const emil = await signedIn(d, 'emil@school.example');
   const admin = await signedIn(d, 'head@school.example', true);
-  const doraId = d.services.accounts.show('dora@school.example').accountId;
-  const emilId = d.services.accounts.show('emil@school.example').accountId;
+  const doraId = (await d.services.accounts.show('dora@school.example')).accountId;
+  const emilId = (await d.services.accounts.show('emil@school.example')).accountId;
 
   const made = await send(d, 'POST', '/api/rooms', { body: { name: 'Maths 7b' }, session: dora });
   t.equal(made.status, 201);

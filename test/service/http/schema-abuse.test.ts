@@ -23,7 +23,7 @@ function refused(t: Tap, res: LightMyRequestResponse, status: number, code: stri
 t.test('the JSON routes refuse what their schemas do not allow, naming the field', async (t) => {
   const clock = new FakeClock();
   const { app, services } = await appFor(t, { clock });
-  const admin = { authorization: `Bearer ${services.accessTokens.create('test').token}` };
+  const admin = { authorization: `Bearer ${(await services.accessTokens.create('test')).token}` };
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
     app.inject({
       method,

@@ -90,14 +90,14 @@ t.test('a person signs in through the provider, her account appears, and a secon
   t.ok(authorization.searchParams.get('state') && authorization.searchParams.get('nonce'), 'state and nonce');
   t.match([start.cookies.get('meet_oidc')], [/^[\w-]{43}$/], 'the sign-in is bound to this browser by a cookie');
 
-  t.equal(d.services.accounts.list().length, 0, 'no account before');
+  t.equal((await d.services.accounts.list()).length, 0, 'no account before');
   provider.signInAs('sub-ana', { email: 'Ana@School.example', email_verified: true, name: 'Ana Lehrerin' });
   const done = await signIn(d, provider, 'de');
   t.equal(done.status, 303);
   t.equal(done.location, '/rooms?lang=de', 'she lands on her rooms, in the language she began in');
   const cookie = done.cookies.get('meet_account');
   t.ok(cookie, 'the same session cookie as a password sign-in');
-  const accounts = d.services.accounts.list();
+  const accounts = await d.services.accounts.list();
   t.match(accounts, [{ email: 'ana@school.example', name: 'Ana Lehrerin', source: 'oidc', admin: false }]);
 
   const me = await d.app.inject({ url: '/api/me', headers: { cookie: `meet_account=${cookie}` } });
@@ -106,7 +106,7 @@ t.test('a person signs in through the provider, her account appears, and a secon
 
   const again = await signIn(d, provider);
   t.equal(again.location, '/rooms');
-  t.equal(d.services.accounts.list().length, 1, 'the second sign-in reuses her account');
+  t.equal((await d.services.accounts.list()).length, 1, 'the second sign-in reuses her account');
   t.not(again.cookies.get('meet_account'), cookie, 'with a session of its own');
 
   t.equal(provider.discoveries, 1, 'discovery was fetched once for all these sign-ins');
@@ -115,9 +115,9 @@ t.test('a person signs in through the provider, her account appears, and a secon
   t.equal(refusedWith(await signIn(d, provider)), 'sso_domain_not_allowed', 'a domain outside the list is refused');
   provider.signInAs('sub-udo', { email: 'udo@school.example', email_verified: false });
   t.equal(refusedWith(await signIn(d, provider)), 'sso_email_unverified', 'an unverified email is refused');
-  t.equal(d.services.accounts.list().length, 1, 'no account made for either');
+  t.equal((await d.services.accounts.list()).length, 1, 'no account made for either');
 
-  d.services.accounts.disable('ana@school.example');
+  await d.services.accounts.disable('ana@school.example');
   provider.signInAs('sub-ana', { email: 'ana@school.example', email_verified: true });
   t.equal(refusedWith(await signIn(d, provider)), 'account_disabled', 'a disabled account is refused');
 });
@@ -156,7 +156,7 @@ t.test('a forged, replayed or foreign state and a mismatched nonce are refused',
     d.lines.some((line) => line.includes('single sign-on refused') && line.includes('"claim":"nonce"')),
     'the log tells the operator what was wrong',
   );
-  t.equal(d.services.accounts.list().length, 1, 'only the good sign-in made an account');
+  t.equal((await d.services.accounts.list()).length, 1, 'only the good sign-in made an account');
 });
 
 t.test('with account creation off only accounts made beforehand sign in', async (t) => {
@@ -164,14 +164,18 @@ t.test('with account creation off only accounts made beforehand sign in', async 
   const d = await appFor(t, { env: env(provider, { SERVICE_OIDC_CREATE_ACCOUNTS: 'false' }) });
   provider.signInAs('sub-new', { email: 'new@school.example', email_verified: true });
   t.equal(refusedWith(await signIn(d, provider)), 'sso_account_unknown', 'an unknown person is refused');
-  t.equal(d.services.accounts.list().length, 0);
+  t.equal((await d.services.accounts.list()).length, 0);
 
   // Made as `meetctl user add` makes it (a local account with a one-time link): single sign-on takes it by email.
-  d.services.accounts.add({ email: 'kim@school.example', name: 'Kim' });
+  await d.services.accounts.add({ email: 'kim@school.example', name: 'Kim' });
   provider.signInAs('sub-kim', { email: 'KIM@school.example', name: 'Someone Else' });
   const done = await signIn(d, provider);
   t.equal(done.location, '/rooms', 'a pre-created account signs in (no email_verified claim sent)');
-  t.match(d.services.accounts.list(), [{ email: 'kim@school.example', name: 'Kim' }], 'the same account, as made');
+  t.match(
+    await d.services.accounts.list(),
+    [{ email: 'kim@school.example', name: 'Kim' }],
+    'the same account, as made',
+  );
 
   provider.signInAs('sub-impostor', { email: 'kim@school.example', email_verified: true });
   t.equal(

@@ -11,7 +11,7 @@ t.test(
   async (t) => {
     const clock = new FakeClock();
     const { app, services } = await appFor(t, { clock });
-    const admin = { authorization: `Bearer ${services.accessTokens.create('test').token}` };
+    const admin = { authorization: `Bearer ${(await services.accessTokens.create('test')).token}` };
     const created = await app.inject({
       method: 'POST',
       url: '/api/rooms',

@@ -10,7 +10,7 @@ import { normaliseEmail } from '../../../../src/engine/accounts/account-fields.j
 import { checkPassword, hashPassword, verifyPassword } from '../../../../src/engine/accounts/password.js';
 import { TooManyAttemptsError } from '../../../../src/engine/waiting/attempt-limiter.js';
 import { openDatabase } from '../../../../src/store/database.js';
-import { SqliteAccountStore } from '../../../../src/store/account-store.js';
+import { sqliteAsyncStores } from '../../../../src/store/async-sqlite.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import type { Tap } from '../../../helpers/api.js';
 
@@ -25,7 +25,7 @@ function fixture(t: Tap) {
     rmSync(dir, { recursive: true, force: true });
   });
   const clock = new FakeClock();
-  const accounts = new AccountService(new SqliteAccountStore(db), clock, { cost: cheap });
+  const accounts = new AccountService(sqliteAsyncStores(db).accounts, clock, { cost: cheap });
   return { accounts, clock, db };
 }
 
@@ -79,65 +79,65 @@ t.test('emails are normalised and odd ones refused', async (t) => {
 
 t.test('one-time links: 72 hours, once, only the newest; sessions end when they should', async (t) => {
   const { accounts, clock } = fixture(t);
-  const first = accounts.add({ email: 'ana@school.example' });
+  const first = await accounts.add({ email: 'ana@school.example' });
   t.ok(first.token, 'a local account gets a link');
-  t.throws(() => accounts.add({ email: 'ANA@school.example' }), { code: 'account_exists', field: 'email' });
-  const reset = accounts.reset('ana@school.example');
+  await t.rejects(accounts.add({ email: 'ANA@school.example' }), { code: 'account_exists', field: 'email' });
+  const reset = await accounts.reset('ana@school.example');
   await t.rejects(accounts.usePasswordLink(first.token!, good), { code: 'link_invalid' }, 'replaced by reset');
   await t.rejects(accounts.usePasswordLink(reset.token, 'password1234'), { code: 'invalid_field' }, 'weak');
   clock.advance(72 * 3600_000);
   await t.rejects(accounts.usePasswordLink(reset.token, good), { code: 'link_invalid' }, 'expired at 72 h');
-  const fresh = accounts.reset('ana@school.example');
+  const fresh = await accounts.reset('ana@school.example');
   clock.advance(72 * 3600_000 - 1000);
   await accounts.usePasswordLink(fresh.token, good);
   await t.rejects(accounts.usePasswordLink(fresh.token, good), { code: 'link_invalid' }, 'once');
   await t.rejects(accounts.usePasswordLink('not a token', good), { code: 'link_invalid' });
 
   const session = await accounts.signIn('ana@school.example', good, '10.0.0.1');
-  t.match(accounts.session(session.token), {
+  t.match(await accounts.session(session.token), {
     account: { email: 'ana@school.example' },
     csrfToken: csrfTokenOf(session.token),
   });
   clock.advance(14 * 24 * 3600_000);
-  t.equal(accounts.session(session.token), null, 'a session lasts 14 days');
+  t.equal(await accounts.session(session.token), null, 'a session lasts 14 days');
 
   const a = await accounts.signIn('ana@school.example', good, '10.0.0.1');
-  accounts.signOut(a.token);
-  t.equal(accounts.session(a.token), null, 'signed out');
+  await accounts.signOut(a.token);
+  t.equal(await accounts.session(a.token), null, 'signed out');
   const b = await accounts.signIn('ana@school.example', good, '10.0.0.1');
-  accounts.disable('ana@school.example');
-  t.equal(accounts.session(b.token), null, 'disabled');
+  await accounts.disable('ana@school.example');
+  t.equal(await accounts.session(b.token), null, 'disabled');
   await t.rejects(accounts.signIn('ana@school.example', good, '10.0.0.1'), { code: 'sign_in_failed' });
-  accounts.disable('ana@school.example', false);
-  t.equal(accounts.session(b.token), null, 'enabling again does not bring the session back');
+  await accounts.disable('ana@school.example', false);
+  t.equal(await accounts.session(b.token), null, 'enabling again does not bring the session back');
   const c = await accounts.signIn('ana@school.example', good, '10.0.0.1');
   await accounts.setPassword('ana@school.example', 'Heftklammer-Tafel-7');
-  t.equal(accounts.session(c.token), null, 'a new password ends the sessions');
+  t.equal(await accounts.session(c.token), null, 'a new password ends the sessions');
   const d = await accounts.signIn('ana@school.example', 'Heftklammer-Tafel-7', '10.0.0.1');
-  accounts.reset('ana@school.example');
-  t.equal(accounts.session(d.token), null, 'reset ends them too');
+  await accounts.reset('ana@school.example');
+  t.equal(await accounts.session(d.token), null, 'reset ends them too');
   await t.rejects(
     accounts.signIn('ana@school.example', 'Heftklammer-Tafel-7', '10.0.0.1'),
     { code: 'sign_in_failed' },
     'and clears the password',
   );
-  accounts.remove('ana@school.example');
-  t.throws(() => accounts.show('ana@school.example'), { code: 'account_not_found' });
+  await accounts.remove('ana@school.example');
+  await t.rejects(accounts.show('ana@school.example'), { code: 'account_not_found' });
 });
 
 t.test('the first admin account is made once', async (t) => {
   const { accounts } = fixture(t);
-  const first = accounts.addFirstAdmin('admin@localhost');
+  const first = await accounts.addFirstAdmin('admin@localhost');
   t.match(first, { account: { email: 'admin@localhost', admin: true, name: 'Admin' }, token: String });
-  t.equal(accounts.addFirstAdmin('admin@localhost'), null, 'not again');
-  accounts.remove('admin@localhost');
-  accounts.add({ email: 'someone@school.example' });
-  t.equal(accounts.addFirstAdmin('admin@localhost'), null, 'not while any account exists');
+  t.equal(await accounts.addFirstAdmin('admin@localhost'), null, 'not again');
+  await accounts.remove('admin@localhost');
+  await accounts.add({ email: 'someone@school.example' });
+  t.equal(await accounts.addFirstAdmin('admin@localhost'), null, 'not while any account exists');
 });
 
 t.test('sign-ins are limited per account and per client', async (t) => {
   const { accounts, clock } = fixture(t);
-  const { token } = accounts.add({ email: 'cem@school.example' });
+  const { token } = await accounts.add({ email: 'cem@school.example' });
   await accounts.usePasswordLink(token!, good);
   // Per account: ten failures from ten clients, then even the right password from a new client waits.
   for (let i = 0; i < 10; i++)
@@ -161,5 +161,5 @@ t.test('sign-ins are limited per account and per client', async (t) => {
   t.equal(codes.filter((c) => c === 'too_many_sign_ins').length, 10, 'the rest refused, in flight counted');
   await t.rejects(accounts.signIn('cem@school.example', good, '192.0.2.7'), { code: 'too_many_sign_ins' });
   t.ok(await accounts.signIn('cem@school.example', good, '192.0.2.8'), 'another client is not held');
-  accounts.sweep();
+  await accounts.sweep();
 });

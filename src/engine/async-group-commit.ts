@@ -1,0 +1,118 @@
+/**
+ * Group commit over an asynchronous unit of work (issue 34 point 2): the writes queued in one turn
+ * of the event loop share ONE transaction, so one durable commit serves them all, on SQLite (one
+ * fsync) as on PostgreSQL (one WAL flush under synchronous_commit=on). The asynchronous twin of
+ * GroupCommit, with the same promises:
+ *
+ *   const group = new AsyncGroupCommit((fn) => unitOfWork.run(fn), (run) => setImmediate(run));
+ *   const value = await group.add({ write: async () => ..., committed: (value) => ..., failed: () => ... });
+ *
+ * Each queued write runs inside the shared transaction, one after another in queue order (their
+ * store calls keep that order). After the COMMIT resolved, every `committed` runs synchronously,
+ * in queue order and before any other code, so memory follows the disk before anyone can read
+ * it; then the promises resolve. When the transaction fails, nothing of the group is on disk:
+ * every `failed` runs and every promise rejects with that error.
+ *
+ * Groups commit one after another, in the order they were taken: a later group (or a
+ * transaction that waited for `flush()`) never overtakes an earlier one it could depend on.
+ */
+export interface AsyncQueuedWrite<T> {
+  /** Store writes only; runs inside the group's transaction. */
+  write(): Promise<T> | T;
+  /** The group is durable: apply the change to memory. Must not throw or write. */
+  committed?(value: T): void;
+  /** The group's transaction failed; nothing of `write` is on disk. */
+  failed?(error: unknown): void;
+}
+
+/**
+ * Runs `run` later, once the I/O callbacks that are ready now have run (setImmediate). `run`
+ * resolves to how many writes its group committed (0 when an earlier flush took them or the
+ * commit failed), so the daemon can time the commits of real groups without the engine reading a clock.
+ */
+export type AsyncDefer = (run: () => Promise<number>) => void;
+
+interface Entry {
+  readonly queued: AsyncQueuedWrite<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class AsyncGroupCommit {
+  private queue: Entry[] = [];
+  private scheduled = false;
+  /** The last group taken: the next one commits after it. */
+  private tail: Promise<number> = Promise.resolve(0);
+
+  constructor(
+    private readonly transaction: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly defer: AsyncDefer,
+  ) {}
+
+  /** Writes waiting for their group to be taken. */
+  get size(): number {
+    return this.queue.length;
+  }
+
+  add<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
+    const promise = new Promise<T>((resolve, reject) => {
+      this.queue.push({
+        queued,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+    });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      this.defer(() => {
+        this.scheduled = false;
+        return this.flush();
+      });
+    }
+    return promise;
+  }
+
+  /**
+   * Takes the queue now and commits it after the groups taken before; resolves once it (and so
+   * every earlier group) is settled, to how many writes it committed (0: none queued, or failed).
+   */
+  flush(): Promise<number> {
+    // Taken at once: whatever is queued from here on (a callback, another turn) is the next group.
+    const group = this.queue;
+    this.queue = [];
+    const previous = this.tail;
+    const done = group.length === 0 ? previous.then(() => 0) : previous.then(() => this.commit(group));
+    this.tail = done;
+    return done;
+  }
+
+  private async commit(group: Entry[]): Promise<number> {
+    let values: unknown[];
+    try {
+      values = await this.transaction(async () => {
+        const out: unknown[] = [];
+        for (const entry of group) out.push(await entry.queued.write());
+        return out;
+      });
+    } catch (error) {
+      for (const entry of group) {
+        try {
+          entry.queued.failed?.(error);
+        } finally {
+          entry.reject(error);
+        }
+      }
+      return 0;
+    }
+    group.forEach((entry, i) => {
+      try {
+        entry.queued.committed?.(values[i]);
+        entry.resolve(values[i]);
+      } catch (error) {
+        // A bug in one callback must not leave the rest of the group unanswered.
+        entry.reject(error);
+      }
+    });
+    return group.length;
+  }
+}

@@ -1,0 +1,101 @@
+import type { AsyncContext } from './async-context.js';
+import { AsyncGroupCommit, type AsyncDefer, type AsyncQueuedWrite } from './async-group-commit.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+const immediately: AsyncDefer = (run) => void run();
+
+/** The transaction under way in one asynchronous context: what to undo if it fails, what follows its commit. */
+interface OpenTransaction {
+  readonly undo: (() => void)[];
+  readonly done: (() => void)[];
+  /** Settled: a step registered later (a timer started inside, run after) is not part of it. */
+  settled: boolean;
+}
+
+/**
+ * The engine's transactions over the asynchronous unit of work (issue 34 point 2), the twin of
+ * Transactions for a store that commits asynchronously (PostgreSQL; SQLite through
+ * store/async-sqlite.ts). The same promises:
+ * - order: writes queued for the group commit (`commitGrouped`) are committed before a
+ *   transaction started after them (`atomically` awaits the queued group first);
+ * - memory follows the disk: `onRollback` steps run, newest first, when the outermost
+ *   transaction fails;
+ * - `afterCommit` steps run once the outermost transaction has committed, in order, and never
+ *   for one that failed;
+ * - group commit: the writes queued in one turn share one durable commit.
+ *
+ * The undo and after-commit lists belong to the transaction under way IN ITS OWN ASYNCHRONOUS
+ * CONTEXT (an AsyncContext: AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
+ * once, and a step registered by one must never land in another's lists.
+ *
+ *   const transactions = new AsyncTransactions(stores.unitOfWork, new AsyncLocalStorage(), (run) => setImmediate(run));
+ *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
+ */
+export class AsyncTransactions {
+  private readonly group: AsyncGroupCommit;
+
+  /**
+   * @param open Which transaction an asynchronous step belongs to: `new AsyncLocalStorage()`,
+   *   given to this object alone.
+   * @param defer When a group of queued writes is committed: the daemon passes setImmediate;
+   *   without it every queued write is committed at once.
+   */
+  constructor(
+    private readonly unit: UnitOfWork<'async'>,
+    private readonly open: AsyncContext<OpenTransaction>,
+    defer: AsyncDefer = immediately,
+  ) {
+    this.group = new AsyncGroupCommit((fn) => this.outermost(fn), defer);
+  }
+
+  /** Whether the caller runs inside a transaction (its own asynchronous context). */
+  get inside(): boolean {
+    const open = this.open.getStore();
+    return open !== undefined && !open.settled;
+  }
+
+  /** Runs `fn` in one transaction, after the writes queued before it; inside one, as part of it. */
+  async atomically<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inside) return this.unit.run(fn);
+    await this.group.flush();
+    return this.outermost(fn);
+  }
+
+  /** Queues store writes to share the commit of the others queued in this turn; resolves once durable. */
+  commitGrouped<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
+    return this.group.add(queued);
+  }
+
+  /** Commits the queued writes now; resolves once they are settled. */
+  flushGrouped(): Promise<number> {
+    return this.group.flush();
+  }
+
+  /** How to take back a change to memory made in the transaction under way; nothing outside one. */
+  onRollback(step: () => void): void {
+    const open = this.open.getStore();
+    if (open && !open.settled) open.undo.push(step);
+  }
+
+  /** What to do once the transaction under way has committed, in order; at once outside one. */
+  afterCommit(step: () => void): void {
+    const open = this.open.getStore();
+    if (open && !open.settled) open.done.push(step);
+    else step();
+  }
+
+  private async outermost<T>(fn: () => Promise<T>): Promise<T> {
+    const open: OpenTransaction = { undo: [], done: [], settled: false };
+    let value: T;
+    try {
+      value = await this.open.run(open, () => this.unit.run(fn));
+    } catch (error) {
+      open.settled = true;
+      for (const step of open.undo.reverse()) step();
+      throw error;
+    }
+    open.settled = true;
+    for (const step of open.done) step();
+    return value;
+  }
+}

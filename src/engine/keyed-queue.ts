@@ -1,0 +1,51 @@
+import type { AsyncContext } from './async-context.js';
+
+/**
+ * One operation at a time per key, in arrival order (issue 34 point 2). In the synchronous engine
+ * a room's transitions could never interleave; once they await the store they can, so every
+ * transition of a room runs through the room's turn: two moderators admitting the same person at
+ * once admit her once, and the second is told she is not waiting any more. Keys are independent:
+ * the transitions of different rooms still run at once (PostgreSQL commits them in parallel).
+ *
+ *   const turns = new KeyedQueue(new AsyncLocalStorage());
+ *   await turns.run(roomId, () => admitNow(roomId, requestId));
+ *
+ * An operation that asks for a key its own context already holds (an admission inside "admit
+ * all") runs at once: waiting for itself would never end. A failing operation rejects its caller
+ * only; the next one in line runs as usual.
+ */
+/** The keys one operation holds; no longer held once it settled (a timer it started runs in line). */
+interface Turn {
+  readonly keys: Set<string>;
+  live: boolean;
+}
+
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone. */
+  constructor(private readonly held: AsyncContext<Turn>) {}
+
+  /** Keys with an operation running or waiting. */
+  get size(): number {
+    return this.tails.size;
+  }
+
+  run<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
+    const outer = this.held.getStore();
+    const holding = outer?.live ? outer.keys : null;
+    if (holding?.has(key)) return Promise.resolve().then(operation);
+    const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(() => this.held.run(turn, operation));
+    const tail = result.then(
+      () => void (turn.live = false),
+      () => void (turn.live = false),
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}

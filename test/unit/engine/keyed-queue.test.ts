@@ -1,0 +1,79 @@
+// Issue 34 point 2: one operation at a time per key (a room), in arrival order; keys independent;
+// a key its own operation holds runs at once; a failure rejects only its caller.
+import t from 'tap';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { KeyedQueue } from '../../../src/engine/keyed-queue.js';
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+t.test('operations on one key run one at a time, in arrival order; other keys do not wait', async (t) => {
+  const queue = new KeyedQueue(new AsyncLocalStorage());
+  const log: string[] = [];
+  const op = (name: string, turns: number) => async () => {
+    log.push(`${name} starts`);
+    for (let i = 0; i < turns; i++) await turn();
+    log.push(`${name} ends`);
+    return name;
+  };
+  const results = await Promise.all([
+    queue.run('r1', op('a1', 3)),
+    queue.run('r1', op('a2', 0)),
+    queue.run('r2', op('b1', 1)),
+  ]);
+  t.same(results, ['a1', 'a2', 'b1']);
+  t.same(log, ['a1 starts', 'b1 starts', 'b1 ends', 'a1 ends', 'a2 starts', 'a2 ends']);
+  await turn();
+  t.equal(queue.size, 0, 'nothing kept once the keys are idle');
+});
+
+t.test('two admissions of one person at once: the first admits, the second finds her gone', async (t) => {
+  const queue = new KeyedQueue(new AsyncLocalStorage());
+  const waiting = new Set(['ann']);
+  const admitted: string[] = [];
+  // An admission that awaits the store between its check and its write, as the async engine does.
+  const admit = (who: string) =>
+    queue.run('r1', async () => {
+      if (!waiting.has(who)) throw new Error('request_not_waiting');
+      await turn();
+      waiting.delete(who);
+      admitted.push(who);
+    });
+  const [first, second] = await Promise.allSettled([admit('ann'), admit('ann')]);
+  t.equal(first.status, 'fulfilled');
+  t.match(second, { status: 'rejected', reason: { message: 'request_not_waiting' } });
+  t.same(admitted, ['ann'], 'admitted once');
+});
+
+t.test('a failing operation rejects its caller only; the next in line runs', async (t) => {
+  const queue = new KeyedQueue(new AsyncLocalStorage());
+  const failed = queue.run('r1', async () => {
+    await turn();
+    throw new Error('disk full');
+  });
+  const next = queue.run('r1', () => 'ran');
+  await t.rejects(failed, /disk full/);
+  t.equal(await next, 'ran');
+});
+
+t.test('an operation asking for a key it holds runs at once; a timer it started later waits its turn', async (t) => {
+  const queue = new KeyedQueue(new AsyncLocalStorage());
+  const log: string[] = [];
+  const timers: Promise<void>[] = [];
+  await queue.run('r1', async () => {
+    await queue.run('r1', () => log.push('inner, at once'));
+    timers.push(
+      new Promise<void>((resolve) =>
+        setImmediate(() => void queue.run('r1', () => log.push('timer, in line')).then(() => resolve())),
+      ),
+    );
+    void queue.run('r2', () => log.push('other key'));
+  });
+  const other = queue.run('r1', async () => {
+    await turn();
+    await turn();
+    log.push('next op');
+  });
+  await other;
+  await Promise.all(timers);
+  t.same(log, ['inner, at once', 'other key', 'next op', 'timer, in line']);
+});
