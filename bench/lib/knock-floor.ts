@@ -33,7 +33,7 @@ interface Db {
 }
 interface DaemonModules {
   'store/database.js': { openDatabase: (dataDir: string) => Db };
-  'store/meeting-store.js': { SqliteMeetingStore: new (db: Db) => { transaction<T>(fn: () => T): T } };
+  'store/unit-of-work.js': { SqliteUnitOfWork: new (db: Db) => { run<T>(fn: () => T): T } };
   'store/waiting-request-store.js': {
     SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void };
   };
@@ -44,15 +44,15 @@ async function repositories(dataDir: string): Promise<Repositories> {
   const load = async <P extends keyof DaemonModules>(path: P) =>
     (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
   const { openDatabase } = await load('store/database.js');
-  const { SqliteMeetingStore } = await load('store/meeting-store.js');
+  const { SqliteUnitOfWork } = await load('store/unit-of-work.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-request-store.js');
   // The daemon's own request ids: their form decides where the primary-key entry lands.
   const { newRequestId } = await load('engine/waiting/request-id.js');
   const db = openDatabase(dataDir);
-  const meetings = new SqliteMeetingStore(db);
+  const unit = new SqliteUnitOfWork(db);
   const requests = new SqliteWaitingRequestStore(db);
   return {
-    transaction: (fn) => meetings.transaction(fn),
+    transaction: (fn) => unit.run(fn),
     insertKnock: (r) => requests.insertKnock(r),
     close: () => db.close(),
     newRequestId: (nowMs) => newRequestId(nowMs),
@@ -78,7 +78,7 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
     repos.insertKnock({
       requestId,
       meetingId,
-      secretHash: randomBytes(32),
+      secretHash: randomBytes(32).toString('base64url'),
       name,
       note: '',
       state: 'waiting',
