@@ -11,11 +11,12 @@ export class SqliteRoomStore implements RoomStore {
   /**
    * Rooms read so far, by id: every knock and poll-free arrival reads its room, and the rooms
    * table is written only through this object (one process owns the database), so the copy
-   * stays true. Only rooms that exist are kept, so unknown ids cannot grow it.
+   * stays true. Only rooms that exist are kept, so unknown ids cannot grow it. A room read inside
+   * a transaction is not kept: the transaction may still roll back what it read.
    */
   private readonly known = new Map<string, Room>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, moderator_link_ttl_secs, access_code_hash, parent_room_id, entry, unlisted, moderator_succession, ephemeral, mics_off_on_entry, owner_account_id, created_at, updated_at)
@@ -65,7 +66,7 @@ export class SqliteRoomStore implements RoomStore {
     const row = this.statements.get.get(roomId);
     if (!row) return null;
     const room = toRoom(row);
-    this.known.set(roomId, room);
+    if (!this.db.inTransaction) this.known.set(roomId, room);
     return room;
   }
 

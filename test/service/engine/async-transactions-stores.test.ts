@@ -98,27 +98,22 @@ onEachStore("a room's turn: two callers deciding at once, the transition happens
   t.equal((await stores.rooms.get('r1'))?.name, 'Mod A', 'decided once, by the first in line');
 });
 
-// Found by this file: SqliteRoomStore keeps the rooms it read in memory (`known`), and a room read
-// inside a unit that then rolls back stays there, so the SQLite adapter answers a room that is not
-// on disk (PostgreSQL does not). The store files are another engineer's: kept here as a todo.
-t.test(
-  'SQLite: a room read inside a unit that rolls back is not answered afterwards',
-  { todo: 'SqliteRoomStore.known must forget what a rolled-back unit read or wrote' },
-  async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'meet-room-cache-'));
-    const db = openDatabase(dir);
-    t.teardown(() => {
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const stores = sqliteAsyncStores(db);
-    await t.rejects(
-      stores.unitOfWork.run(async () => {
-        await stores.rooms.insert(room('gone'));
-        await stores.rooms.get('gone');
-        throw new Error('refused');
-      }),
-    );
-    t.equal(await stores.rooms.get('gone'), null);
-  },
-);
+// SqliteRoomStore keeps the rooms it read in memory (`known`); one read inside a unit that then
+// rolled back stayed there, so the SQLite adapter answered a room that was not on disk.
+t.test('SQLite: a room read inside a unit that rolls back is not answered afterwards', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'meet-room-cache-'));
+  const db = openDatabase(dir);
+  t.teardown(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const stores = sqliteAsyncStores(db);
+  await t.rejects(
+    stores.unitOfWork.run(async () => {
+      await stores.rooms.insert(room('gone'));
+      await stores.rooms.get('gone');
+      throw new Error('refused');
+    }),
+  );
+  t.equal(await stores.rooms.get('gone'), null);
+});
