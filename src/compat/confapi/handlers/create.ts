@@ -178,39 +178,38 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const presentations = ctx.xmlBody === null ? [] : await parsePresentations(ctx.xmlBody);
 
   // Idempotent: the meeting that exists is answered again, whatever this call says.
-  const existing = deps.meetings.open(tenant.id, meetingId);
-  if (existing) return xml(createAnswer(existing, existing.engineMeetingId !== null, true));
-
-  // Generated only for a new meeting: a duplicate answers the passwords it already has.
-  const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
-  const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
-  const roomId = newRoomId();
-  const createTime = deps.meetings.nextCreateTime();
-  const meeting: CompatMeeting = {
-    internalId: internalIdOf(meetingId, createTime),
-    tenantId: tenant.id,
-    meetingId,
-    roomId,
-    name,
-    attendeePw,
-    moderatorPw,
-    createTime,
-    voiceBridge: voiceBridgeParam || randomVoiceBridge(),
-    dialNumber: bounded('dialNumber', params.get('dialNumber'), 64),
-    durationMin,
-    maxParticipants,
-    record,
-    guestPolicy,
-    settings,
-    metadata,
-    presentations,
-    engineMeetingId: null,
-    startTime: null,
-    endTime: null,
-    forciblyEnded: false,
-    endReason: null,
-  };
   // Its row and its engine room, both or neither (see CompatMeetings.create).
-  deps.meetings.create(meeting);
-  return xml(createAnswer(meeting, false, false));
+  const made = await deps.meetings.openOrCreate(tenant.id, meetingId, (): CompatMeeting => {
+    // Generated only for a new meeting: a duplicate answers the passwords it already has.
+    const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
+    const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
+    const roomId = newRoomId();
+    const createTime = deps.meetings.nextCreateTime();
+    return {
+      internalId: internalIdOf(meetingId, createTime),
+      tenantId: tenant.id,
+      meetingId,
+      roomId,
+      name,
+      attendeePw,
+      moderatorPw,
+      createTime,
+      voiceBridge: voiceBridgeParam || randomVoiceBridge(),
+      dialNumber: bounded('dialNumber', params.get('dialNumber'), 64),
+      durationMin,
+      maxParticipants,
+      record,
+      guestPolicy,
+      settings,
+      metadata,
+      presentations,
+      engineMeetingId: null,
+      startTime: null,
+      endTime: null,
+      forciblyEnded: false,
+      endReason: null,
+    };
+  });
+  const { meeting, existed } = made;
+  return xml(createAnswer(meeting, meeting.engineMeetingId !== null, existed));
 }
