@@ -326,7 +326,8 @@ export class CompatMeetings {
     return this.ending.run(meeting.internalId, async () => {
       const stored = await this.deps.store.meeting(meeting.internalId);
       if (stored !== null && stored.endTime !== null) return stored;
-      return this.finishNow(meeting, reason, forcibly);
+      // The record as last written (another call may have linked its engine meeting meanwhile).
+      return this.finishNow(stored ?? meeting, reason, forcibly);
     });
   }
 

@@ -1,10 +1,10 @@
 // Issue 34 point 2 (the meeting API's handlers on its asynchronous store): a create's meeting row
 // and its engine room are ONE transaction of the store's port (CompatMeetings.create), on both
 // adapters: a room that cannot be made leaves no row, in the store or in memory, even when the
-// store takes no further write (nothing is taken back by hand: the row was never committed), and
-// two creates of one meetingID at once make one meeting. The engine's rooms are a stand-in here
-// (the engine stays on SQLite until its own switch); on one PostgreSQL database the port's
-// transaction is the engine's unit of work (pg-create-unit.test.ts).
+// store takes no further write (nothing is taken back by hand: the row was never committed); two
+// creates of one meetingID at once make one meeting, and two ends at once queue one callback. The
+// engine's rooms are a stand-in here (the engine stays on SQLite until its own switch); on one
+// PostgreSQL database the port's transaction is the engine's unit of work (pg-create-unit.test.ts).
 import type { AsyncCompatStore } from '../../../src/compat/confapi/async-store.js';
 import { CachedCompatStore } from '../../../src/compat/confapi/cached-store.js';
 import { CompatMeetings, type CompatMeetingsDeps } from '../../../src/compat/confapi/meetings.js';
@@ -14,9 +14,10 @@ import { onEachCompatStore } from '../../helpers/compat-store-adapters.js';
 
 const t0 = Date.parse('2030-01-01T09:00:00.000Z');
 
-/** CompatMeetings on `store`, with engine rooms that `makeRoom` may refuse; `made` lists the rooms made. */
+/** CompatMeetings on `store`, with engine rooms that `makeRoom` may refuse; `made` lists the rooms made, `queued` the callbacks. */
 function meetingsOn(store: CachedCompatStore, makeRoom: (roomId: string) => void) {
   const made: string[] = [];
+  const queued: string[] = [];
   const rooms = {
     find: () => null,
     create: (input: { room_id: string }) => {
@@ -32,11 +33,16 @@ function meetingsOn(store: CachedCompatStore, makeRoom: (roomId: string) => void
     meetings: { current: () => null } as unknown as CompatMeetingsDeps['meetings'],
     clock: new FakeClock(t0),
     policy: { waitingRoom: 'optional', waitingRoomMode: null },
-    callbacks: { enqueue: () => Promise.reject(new Error('no callbacks here')) },
+    callbacks: {
+      enqueue: async (job) => {
+        queued.push(`${job.kind} ${job.internalId}`);
+        return {} as Awaited<ReturnType<CompatMeetingsDeps['callbacks']['enqueue']>>;
+      },
+    },
     live: () => ({}) as ReturnType<CompatMeetingsDeps['live']>,
     tenantSecret: () => null,
   });
-  return { meetings, made };
+  return { meetings, made, queued };
 }
 
 /** The store, with meeting deletes refused (the connection lost right after the room failed, as a kill -9). */
@@ -90,4 +96,16 @@ onEachCompatStore('two creates of one meetingID at once make one meeting', async
   t.equal(b.meeting.internalId, a.meeting.internalId, 'the same meeting');
   t.equal(made.length, 1, 'one engine room');
   t.equal((await store.openMeetingsOf('uni')).length, 1, 'one row');
+});
+
+onEachCompatStore('two ends of one meeting at once queue its end callback once', async (t, { store, another }) => {
+  const cached = await CachedCompatStore.load(store);
+  const { meetings, queued } = meetingsOn(cached, () => undefined);
+  const made = meeting('uni', 'ends', t0, { metadata: [['endcallbackurl', 'https://lms.example/ended']] });
+  await meetings.openOrCreate('uni', 'ends', () => made);
+  // An `end` call and the sweep (its duration over) reach the same meeting together.
+  const [a, b] = await Promise.all([meetings.end(made, 'end'), meetings.end(made, 'duration')]);
+  t.equal(a.endTime !== null && b.endTime !== null, true, 'both answer it ended');
+  t.same(queued, [`meeting_ended ${made.internalId}`], 'one end callback');
+  t.equal((await another().meeting(made.internalId))?.endReason, 'end', 'the first end is the one kept');
 });
