@@ -80,11 +80,6 @@ export class CachedCompatStore implements AsyncCompatStore {
     return this.open.byId(internalId) ?? this.inner.meeting(internalId);
   }
 
-  /** The open meeting of that internal id as memory holds it (null when ended or unknown). */
-  openById(internalId: string): CompatMeeting | null {
-    return this.open.byId(internalId);
-  }
-
   async openMeeting(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
     return this.open.of(tenantId, meetingId);
   }
