@@ -7,6 +7,7 @@ import type { EngineServices } from '../engine/services.js';
 import type { AccessLogOptions } from '../platform/access-log.js';
 import { buildCompatApp } from './app.js';
 import { MeetingAnswerCache } from './confapi/answer-cache.js';
+import type { AsyncCompatStore } from './confapi/async-store.js';
 import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
 import type { ConfapiDeps } from './confapi/context.js';
@@ -14,6 +15,7 @@ import { CompatMeetings } from './confapi/meetings.js';
 import type { ChatRecord, CompatMeeting, RecordingRecord } from './confapi/model.js';
 import { TargetGuard } from './confapi/target-guard.js';
 import { meetingLiveView, type MeetingLiveView } from './live-view.js';
+import { asyncSqliteCompatStore } from './store/async-sqlite.js';
 import { SqliteCompatStore } from './store/compat-store.js';
 import { primaryOnly, RegistryError } from './tenants/parse.js';
 import { TenantRegistry } from './tenants/registry.js';
@@ -58,6 +60,12 @@ export interface CompatOptions {
   readonly live?: MeetingLiveView;
   /** The daemon's request log policy and summary, shared with the engine listener. */
   readonly accessLog?: AccessLogOptions;
+  /**
+   * The meeting API's store (issue 34 point 2): the PostgreSQL adapter when SERVICE_DATABASE_URL
+   * names PostgreSQL; absent, SQLite's file in COMPAT_API_DATA_DIR behind the asynchronous port.
+   * Given, the caller owns it (the module does not close it).
+   */
+  readonly store?: AsyncCompatStore;
 }
 
 /** What the module offers the rest of the process whether or not it listens. */
@@ -71,7 +79,7 @@ export interface CompatParts {
   /** What create said about the room's meeting beyond locks (mute on start, welcome). */
   meetingIn(roomId: string): CompatMeeting | null;
   /** The System chat messages posted through sendChatMessage in the room's current meeting. */
-  systemChat(roomId: string): ChatRecord[];
+  systemChat(roomId: string): Promise<ChatRecord[]>;
   /** For a recording module: records a recording of a meeting (by internalMeetingID) and queues its recording-ready callback. */
   recordingReady(
     internalMeetingId: string,
@@ -84,7 +92,7 @@ export interface CompatParts {
 export interface BuiltCompat extends CompatParts {
   readonly app: FastifyInstance;
   /** One comparison of open meetings with the engine, what the running module does every second. */
-  sweep(): void;
+  sweep(): Promise<void>;
   /** Starts the timed work: the sweep every second and the callback queue. */
   run(): void;
   /** What the listener's start line reports. */
@@ -137,10 +145,12 @@ export async function buildCompat(
   }
 
   let live: MeetingLiveView = options.live ?? meetingLiveView(services.live, services.stats);
-  // Open meetings are served from memory, written through to SQLite (see cached-store.ts).
+  // Open meetings are served from memory, written through to the store (see cached-store.ts).
   let store: CachedCompatStore | null;
   try {
-    store = apiActive ? new CachedCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null;
+    const inner =
+      options.store ?? (apiActive ? asyncSqliteCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null);
+    store = apiActive && inner ? await CachedCompatStore.load(inner) : null;
   } catch (err) {
     // A database this code must not open (newer schema, unreadable): the tenants watch would keep the refused process alive.
     await watch?.close();
@@ -186,7 +196,7 @@ export async function buildCompat(
   let stopped = false;
   const locksFor = (roomId: string): LockSettings | null => {
     if (stopped) return null;
-    const meeting = store?.openMeetingInRoom(roomId);
+    const meeting = store?.openInRoom(roomId);
     if (!meeting) return null;
     const locks = meeting.settings.lockSettings;
     return {
@@ -198,13 +208,11 @@ export async function buildCompat(
   // A meeting's first lock settings come from its create call (the media side enforces them).
   if (store) {
     services.live.setLockDefaults(locksFor);
-    services.live.setMuteOnStart(
-      (roomId) => !stopped && store.openMeetingInRoom(roomId)?.settings.muteOnStart === true,
-    );
+    services.live.setMuteOnStart((roomId) => !stopped && store.openInRoom(roomId)?.settings.muteOnStart === true);
   }
 
   // Before the listener opens: rooms of ended meetings are closed, open ones unlisted.
-  meetings?.reconcileRooms();
+  await meetings?.reconcileRooms();
   const videoconf = videoconfActive
     ? {
         keys: new GatewayKeys(config, registry),
@@ -237,11 +245,17 @@ export async function buildCompat(
   return {
     app,
     tenants: registry,
-    sweep: () => meetings?.sweep(),
+    sweep: async () => meetings?.sweep(),
     run() {
       if (stopped || sweeper) return;
       if (meetings) {
-        sweeper = setInterval(() => meetings.sweep(), sweepIntervalMs);
+        // A sweep still running when the next is due is not started twice.
+        let sweeping = false;
+        sweeper = setInterval(() => {
+          if (sweeping) return;
+          sweeping = true;
+          void meetings.sweep().finally(() => (sweeping = false));
+        }, sweepIntervalMs);
         sweeper.unref();
       }
       callbacks?.start();
@@ -257,14 +271,14 @@ export async function buildCompat(
     },
     locksFor,
     meetingIn(roomId) {
-      return stopped ? null : (store?.openMeetingInRoom(roomId) ?? null);
+      return stopped ? null : (store?.openInRoom(roomId) ?? null);
     },
-    systemChat(roomId) {
-      const meeting = stopped ? null : store?.openMeetingInRoom(roomId);
+    async systemChat(roomId) {
+      const meeting = stopped ? null : store?.openInRoom(roomId);
       return meeting && store ? store.chatOf(meeting.internalId) : [];
     },
     async recordingReady(internalMeetingId, recording) {
-      const meeting = store?.meeting(internalMeetingId) ?? null;
+      const meeting = (await store?.meeting(internalMeetingId)) ?? null;
       if (!meeting || !meetings) return null;
       return meetings.recordingReady(meeting, recording);
     },
@@ -275,7 +289,7 @@ export async function buildCompat(
       await app.close();
       await callbacks?.stop();
       await watch?.close();
-      store?.close();
+      if (!options.store) await store?.close();
     },
   };
 }

@@ -55,7 +55,7 @@ export interface CompatApp extends CompatServer {
   readonly compatApp: FastifyInstance;
   readonly compat: BuiltCompat;
   /** One pass of the compat sweep (ends emptied, overdue and unused meetings), as the daemon's timer runs it every second. */
-  sweep(): void;
+  sweep(): Promise<void>;
   /** fetch that reaches `url` and `compatUrl` without a socket (and anything else over the network). */
   readonly fetch: typeof injectFetch;
 }

@@ -6,8 +6,8 @@ import type { CallbackJob, CompatStore } from './model.js';
  * `CompatStore`, each answering a promise, with two adapters: SQLite (compat/store/async-sqlite.ts,
  * today's file behind the port) and PostgreSQL (compat/store/postgres-store.ts, schema
  * meet_compat). One contract suite holds them equal (test/service/compat/contract-*.test.ts).
- * The handlers still take the synchronous `CompatStore`; moving them to this port changes their
- * signatures, not the stores' meaning.
+ * Every user of the store (CompatMeetings, the callbacks queue, the handlers, through
+ * cached-store.ts) takes this port; build.ts puts SQLite's file behind it unless given a store.
  */
 export type AsyncCompatStore = AsyncPort<Omit<CompatStore, 'transaction'>> & {
   /**

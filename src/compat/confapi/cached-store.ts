@@ -1,25 +1,34 @@
-import type { CompatMeeting, CompatStore } from './model.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncCompatStore } from './async-store.js';
+import type { CompatMeeting } from './model.js';
 import { OpenMeetings } from './open-meetings.js';
 
 /**
  * The meeting API's store with its open meetings served from memory. Every call of the API
  * on an existing meeting reads the meeting (and the signer's candidates, its owners); those
- * reads come from `OpenMeetings` instead of SQLite. Memory is only ever a copy of what is
- * committed: it is loaded from the durable store at start, and a meeting write changes it
- * after the inner store accepted the write, or, inside a transaction, once that transaction
+ * reads come from `OpenMeetings` instead of the database. Memory is only ever a copy of what is
+ * committed: it is loaded from the durable store at start (`load`), and a meeting write changes
+ * it after the inner store accepted the write, or, inside a transaction, once that transaction
  * committed (a rolled-back write never reaches memory). Ended meetings, chat, callbacks and
- * recordings are read from the inner store as before.
+ * recordings are read from the inner store as before. The inner store is the asynchronous port
+ * (SQLite or PostgreSQL); the memory reads are also offered synchronously (`openInRoom`,
+ * `ownersNow`) for callers that cannot wait (the live connection's lock defaults, the signer).
  *
  * Only this process writes the database (the daemon's compat module), so nothing can change
  * it behind memory's back.
  */
-export class CachedCompatStore implements CompatStore {
+export class CachedCompatStore implements AsyncCompatStore {
   private readonly open = new OpenMeetings();
-  /** Memory changes waiting for the outermost transaction to commit; null outside one. */
-  private pending: (() => void)[] | null = null;
+  /** Memory changes waiting for the outermost transaction of this async context to commit. */
+  private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
-  constructor(private readonly inner: CompatStore) {
-    for (const meeting of inner.openMeetings()) this.open.put(meeting);
+  private constructor(private readonly inner: AsyncCompatStore) {}
+
+  /** The store over `inner`, its open meetings loaded into memory. */
+  static async load(inner: AsyncCompatStore): Promise<CachedCompatStore> {
+    const store = new CachedCompatStore(inner);
+    for (const meeting of await inner.openMeetings()) store.open.put(meeting);
+    return store;
   }
 
   /** How many open meetings memory holds (for the start log and tests). */
@@ -28,90 +37,98 @@ export class CachedCompatStore implements CompatStore {
   }
 
   private afterCommit(change: () => void): void {
-    if (this.pending) this.pending.push(change);
+    const pending = this.pending.getStore();
+    if (pending) pending.push(change);
     else change();
   }
 
-  /** Reads inside `fn` see memory as it was before the transaction (no caller reads back its own writes). */
-  transaction<T>(fn: () => T): T {
-    const outermost = this.pending === null;
-    if (outermost) this.pending = [];
-    const pending = this.pending!;
-    // A nested transaction is a savepoint: when it rolls back, so do the changes it queued.
-    const mark = pending.length;
-    try {
-      const result = this.inner.transaction(fn);
-      if (outermost) {
-        this.pending = null;
-        for (const change of pending) change();
+  /** Reads inside `work` see memory as it was before the transaction (no caller reads back its own writes). */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const outer = this.pending.getStore();
+    if (outer) {
+      // A nested transaction is a savepoint: when it rolls back, so do the changes it queued.
+      const mark = outer.length;
+      try {
+        return await this.inner.transaction(work);
+      } catch (err) {
+        outer.length = mark;
+        throw err;
       }
-      return result;
-    } catch (err) {
-      if (outermost) this.pending = null;
-      else pending.length = mark;
-      throw err;
     }
+    const pending: (() => void)[] = [];
+    const result = await this.pending.run(pending, () => this.inner.transaction(work));
+    for (const change of pending) change();
+    return result;
   }
 
-  insertMeeting(meeting: CompatMeeting): void {
-    this.inner.insertMeeting(meeting);
+  async insertMeeting(meeting: CompatMeeting): Promise<void> {
+    await this.inner.insertMeeting(meeting);
     this.afterCommit(() => this.open.put(meeting));
   }
 
-  deleteMeeting(internalId: string): void {
-    this.inner.deleteMeeting(internalId);
+  async deleteMeeting(internalId: string): Promise<void> {
+    await this.inner.deleteMeeting(internalId);
     this.afterCommit(() => this.open.drop(internalId));
   }
 
-  updateMeeting(meeting: CompatMeeting): void {
-    this.inner.updateMeeting(meeting);
+  async updateMeeting(meeting: CompatMeeting): Promise<void> {
+    await this.inner.updateMeeting(meeting);
     this.afterCommit(() => this.open.put(meeting));
   }
 
-  meeting(internalId: string): CompatMeeting | null {
+  async meeting(internalId: string): Promise<CompatMeeting | null> {
     return this.open.byId(internalId) ?? this.inner.meeting(internalId);
   }
 
-  openMeeting(tenantId: string, meetingId: string): CompatMeeting | null {
+  async openMeeting(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
     return this.open.of(tenantId, meetingId);
   }
 
-  latestMeeting(tenantId: string, meetingId: string): CompatMeeting | null {
+  async latestMeeting(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
     // The open meeting is the newest one: a create makes a new meeting only when none is open.
     return this.open.of(tenantId, meetingId) ?? this.inner.latestMeeting(tenantId, meetingId);
   }
 
-  openMeetings(): CompatMeeting[] {
+  async openMeetings(): Promise<CompatMeeting[]> {
     return this.open.all();
   }
 
-  openMeetingsOf(tenantId: string): CompatMeeting[] {
+  async openMeetingsOf(tenantId: string): Promise<CompatMeeting[]> {
     return this.open.ofTenant(tenantId);
   }
 
-  openMeetingInRoom(roomId: string): CompatMeeting | null {
+  async openMeetingInRoom(roomId: string): Promise<CompatMeeting | null> {
     return this.open.inRoom(roomId);
   }
 
-  ownersOf(meetingId: string): readonly string[] {
+  /** `openMeetingInRoom` from memory, at once. */
+  openInRoom(roomId: string): CompatMeeting | null {
+    return this.open.inRoom(roomId);
+  }
+
+  async ownersOf(meetingId: string): Promise<readonly string[]> {
     return this.open.ownersOf(meetingId);
   }
 
-  endedRoomIds: CompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
-  setCustomData: CompatStore['setCustomData'] = (internalId, userKey, data) =>
-    this.inner.setCustomData(internalId, userKey, data);
-  customDataOf: CompatStore['customDataOf'] = (internalId) => this.inner.customDataOf(internalId);
-  appendChat: CompatStore['appendChat'] = (record) => this.inner.appendChat(record);
-  chatOf: CompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
-  insertCallback: CompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);
-  updateCallback: CompatStore['updateCallback'] = (job) => this.inner.updateCallback(job);
-  pendingCallbacks: CompatStore['pendingCallbacks'] = () => this.inner.pendingCallbacks();
-  insertRecording: CompatStore['insertRecording'] = (recording) => this.inner.insertRecording(recording);
-  updateRecording: CompatStore['updateRecording'] = (recording) => this.inner.updateRecording(recording);
-  deleteRecording: CompatStore['deleteRecording'] = (recordId) => this.inner.deleteRecording(recordId);
-  recordings: CompatStore['recordings'] = (tenantId, filter) => this.inner.recordings(tenantId, filter);
-
-  close(): void {
-    this.inner.close();
+  /** `ownersOf` from memory, at once. */
+  ownersNow(meetingId: string): readonly string[] {
+    return this.open.ownersOf(meetingId);
   }
+
+  endedRoomIds: AsyncCompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
+  setCustomData: AsyncCompatStore['setCustomData'] = (internalId, userKey, data) =>
+    this.inner.setCustomData(internalId, userKey, data);
+  customDataOf: AsyncCompatStore['customDataOf'] = (internalId) => this.inner.customDataOf(internalId);
+  appendChat: AsyncCompatStore['appendChat'] = (record) => this.inner.appendChat(record);
+  chatOf: AsyncCompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
+  insertCallback: AsyncCompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);
+  updateCallback: AsyncCompatStore['updateCallback'] = (job) => this.inner.updateCallback(job);
+  pendingCallbacks: AsyncCompatStore['pendingCallbacks'] = () => this.inner.pendingCallbacks();
+  claimDueCallbacks: AsyncCompatStore['claimDueCallbacks'] = (now, leaseUntil, limit) =>
+    this.inner.claimDueCallbacks(now, leaseUntil, limit);
+  insertRecording: AsyncCompatStore['insertRecording'] = (recording) => this.inner.insertRecording(recording);
+  updateRecording: AsyncCompatStore['updateRecording'] = (recording) => this.inner.updateRecording(recording);
+  deleteRecording: AsyncCompatStore['deleteRecording'] = (recordId) => this.inner.deleteRecording(recordId);
+  recordings: AsyncCompatStore['recordings'] = (tenantId, filter) => this.inner.recordings(tenantId, filter);
+  close: AsyncCompatStore['close'] = () => this.inner.close();
 }

@@ -3,7 +3,8 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { SignJWT } from 'jose';
 import { analyticsAuthorization, analyticsUserAgent } from './analytics.js';
-import type { CallbackJob, CompatMeeting, CompatStore, NewCallbackJob } from './model.js';
+import type { AsyncCompatStore } from './async-store.js';
+import type { CallbackJob, CompatMeeting, NewCallbackJob } from './model.js';
 import { TargetGuard, TargetRefused, type ResolvedTarget } from './target-guard.js';
 
 /** Attempt times after the first failure: immediately, then 30 s, 1, 2 and 5 minutes. */
@@ -125,23 +126,35 @@ async function headersFor(job: CallbackJob, secretOf: SecretOf, now: number): Pr
   return { 'user-agent': analyticsUserAgent, authorization: await analyticsAuthorization(secret, now) };
 }
 
+/** How many due jobs one claim takes. */
+const claimBatch = 50;
+
 /**
  * The outbound callback queue. Jobs are written to the store before the API call that
  * caused them answers, sent from a timer (never inside the API call), retried on failure by
  * `retryDelaysMs`, and picked up again after a restart. A target the guard refuses is not
- * retried: its address will not change into an allowed one by waiting.
+ * retried: its address will not change into an allowed one by waiting. Due jobs are claimed
+ * (`claimDueCallbacks`, a lease), never just read: several senders on one store (nodes of a
+ * cluster) never send one job twice, and a job whose sender died is due again when its lease ends.
  */
 export class CallbackQueue {
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = 0;
+  private running = false;
+  private again = false;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly abort = new AbortController();
   private stopped = false;
   private readonly delays: readonly number[];
   private readonly timeoutMs: number;
+  private readonly leaseMs: number;
   private readonly now: () => number;
 
   constructor(
-    private readonly store: Pick<CompatStore, 'insertCallback' | 'updateCallback' | 'pendingCallbacks'>,
+    private readonly store: Pick<
+      AsyncCompatStore,
+      'insertCallback' | 'updateCallback' | 'pendingCallbacks' | 'claimDueCallbacks'
+    >,
     private readonly guard: TargetGuard,
     private readonly log: CallbackLog,
     options: CallbackOptions = {},
@@ -149,18 +162,21 @@ export class CallbackQueue {
   ) {
     this.delays = options.retryDelaysMs ?? defaultRetryDelaysMs;
     this.timeoutMs = options.timeoutMs ?? defaultCallbackTimeoutMs;
+    // An attempt (the target's address, then the request within its timeout) ends well within its lease.
+    this.leaseMs = this.timeoutMs * 2 + 30_000;
     this.now = options.now ?? Date.now;
   }
 
   /** Schedules the jobs left pending by a previous run. */
   start(): void {
-    this.schedule();
+    this.wake(0);
   }
 
-  enqueue(job: Omit<NewCallbackJob, 'nextAt' | 'createdAt'>): CallbackJob {
+  async enqueue(job: Omit<NewCallbackJob, 'nextAt' | 'createdAt'>): Promise<CallbackJob> {
     const now = this.now();
-    const stored = this.store.insertCallback({ ...job, nextAt: now, createdAt: now });
-    this.schedule();
+    const stored = await this.store.insertCallback({ ...job, nextAt: now, createdAt: now });
+    // Inside a transaction the claim finds the job once it committed (on SQLite it waits its turn).
+    this.wake(0);
     return stored;
   }
 
@@ -177,30 +193,50 @@ export class CallbackQueue {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  private schedule(): void {
+  /** A claim in `delayMs` at the latest (an earlier one already planned stays). */
+  private wake(delayMs: number): void {
     if (this.stopped) return;
-    const pending = this.store.pendingCallbacks().filter((job) => !this.inFlight.has(job.id));
+    const at = this.now() + Math.max(0, delayMs);
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (pending.length === 0) return;
-    const next = Math.min(...pending.map((job) => job.nextAt));
-    this.timer = setTimeout(() => this.runDue(), Math.max(0, next - this.now()));
+    this.timerAt = at;
+    this.timer = setTimeout(() => void this.runDue(), Math.max(0, delayMs));
     this.timer.unref();
   }
 
-  private runDue(): void {
+  private async runDue(): Promise<void> {
     this.timer = null;
     if (this.stopped) return;
-    const now = this.now();
-    for (const job of this.store.pendingCallbacks()) {
-      if (job.nextAt > now || this.inFlight.has(job.id)) continue;
-      const attempt = this.attempt(job).finally(() => {
-        this.inFlight.delete(job.id);
-        this.schedule();
-      });
-      this.inFlight.set(job.id, attempt);
+    if (this.running) {
+      this.again = true;
+      return;
     }
-    this.schedule();
+    this.running = true;
+    try {
+      const now = this.now();
+      for (const job of await this.store.claimDueCallbacks(now, now + this.leaseMs, claimBatch)) {
+        if (this.stopped || this.inFlight.has(job.id)) continue;
+        const attempt = this.attempt(job)
+          .catch((err: unknown) => this.log.warn({ callback: job.id, err }, 'callback not recorded; retried later'))
+          .finally(() => {
+            this.inFlight.delete(job.id);
+            this.wake(0);
+          });
+        this.inFlight.set(job.id, attempt);
+      }
+      const pending = (await this.store.pendingCallbacks()).filter((job) => !this.inFlight.has(job.id));
+      if (pending.length > 0) this.wake(Math.min(...pending.map((job) => job.nextAt)) - this.now());
+    } catch (err) {
+      // The store is out of reach: asked again shortly.
+      if (!this.stopped) this.log.warn({ err }, 'callback queue could not claim its jobs; trying again');
+      this.wake(1000);
+    } finally {
+      this.running = false;
+      if (this.again) {
+        this.again = false;
+        this.wake(0);
+      }
+    }
   }
 
   private async attempt(job: CallbackJob): Promise<void> {
@@ -213,36 +249,37 @@ export class CallbackQueue {
       const extra = await headersFor(job, this.secretOf, this.now());
       const status = await send(job, url, target, extra, this.timeoutMs, this.abort.signal);
       if (status >= 200 && status < 300) {
-        this.finish(job, attempts, 'delivered', null);
+        await this.finish(job, attempts, 'delivered', null);
         this.log.info({ ...where, status }, 'callback delivered');
         return;
       }
-      this.retry(job, attempts, `answered HTTP ${status}`);
+      await this.retry(job, attempts, `answered HTTP ${status}`);
     } catch (err) {
       if (err instanceof TargetRefused || err instanceof TypeError) {
-        this.finish(job, attempts, 'refused', err.message);
+        await this.finish(job, attempts, 'refused', err.message);
         this.log.warn({ ...where, reason: err.message }, 'callback refused: target not allowed');
         return;
       }
       if (err instanceof Unsignable) {
-        this.finish(job, attempts, 'gave_up', err.message);
+        await this.finish(job, attempts, 'gave_up', err.message);
         this.log.warn({ ...where, reason: err.message }, 'callback not sent: cannot be signed');
         return;
       }
-      if (this.stopped) return;
-      this.retry(job, attempts, (err as Error).message);
+      // Stopping cut the attempt short: its lease is given back, so the next start sends it at once.
+      if (this.stopped) return this.store.updateCallback({ ...job, nextAt: this.now() });
+      await this.retry(job, attempts, (err as Error).message);
     }
   }
 
-  private retry(job: CallbackJob, attempts: number, reason: string): void {
-    if (this.stopped) return;
+  private async retry(job: CallbackJob, attempts: number, reason: string): Promise<void> {
+    if (this.stopped) return this.store.updateCallback({ ...job, nextAt: this.now() });
     const delay = this.delays[attempts];
     if (delay === undefined) {
-      this.finish(job, attempts, 'gave_up', reason);
+      await this.finish(job, attempts, 'gave_up', reason);
       this.log.warn({ callback: job.id, kind: job.kind, attempts, reason }, 'callback failed; giving up');
       return;
     }
-    this.store.updateCallback({ ...job, attempts, nextAt: this.now() + delay, lastError: reason });
+    await this.store.updateCallback({ ...job, attempts, nextAt: this.now() + delay, lastError: reason });
     this.log.warn(
       { callback: job.id, kind: job.kind, attempt: attempts, retryInMs: delay, reason },
       'callback failed; will retry',
@@ -254,7 +291,7 @@ export class CallbackQueue {
     attempts: number,
     outcome: NonNullable<CallbackJob['outcome']>,
     error: string | null,
-  ): void {
-    this.store.updateCallback({ ...job, attempts, doneAt: this.now(), outcome, lastError: error });
+  ): Promise<void> {
+    return this.store.updateCallback({ ...job, attempts, doneAt: this.now(), outcome, lastError: error });
   }
 }

@@ -5,13 +5,14 @@ import type { MeetingLiveView } from '../live-view.js';
 import type { Tenant } from '../tenants/parse.js';
 import type { MeetingAnswerCache } from './answer-cache.js';
 import type { CompatMeetings } from './meetings.js';
-import type { CompatStore, GuestPolicy } from './model.js';
+import type { AsyncCompatStore } from './async-store.js';
+import type { GuestPolicy } from './model.js';
 import type { Params } from './params.js';
 
 /** Everything the call handlers use; built once by the module. */
 export interface ConfapiDeps {
   readonly meetings: CompatMeetings;
-  readonly store: CompatStore;
+  readonly store: AsyncCompatStore;
   /** getMeetingInfo answers kept per meeting version (answer-cache.ts). */
   readonly infoAnswers: MeetingAnswerCache;
   readonly tokens: Pick<TokenService, 'signJoin'>;

@@ -6,6 +6,7 @@ import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
 import { analyticsBody, analyticsCallbackKey } from './analytics.js';
+import { KeyedTurns } from './keyed-turns.js';
 import {
   endCallbackUrl,
   metadataValue,
@@ -13,7 +14,10 @@ import {
   recordingReadyKeys,
   type CallbackQueue,
 } from './callbacks.js';
-import type { CompatMeeting, CompatStore, EndReason, GuestPolicy, RecordingRecord } from './model.js';
+import type { AsyncCompatStore } from './async-store.js';
+import type { CachedCompatStore } from './cached-store.js';
+import { guestStatusFor, roomAccessFor, type GuestStatus } from './guest-access.js';
+import type { CompatMeeting, EndReason, RecordingRecord } from './model.js';
 
 /** A meeting nobody entered ends after this many minutes unless create says (upstream's meetingExpireIfNoUserJoinedInMinutes default). */
 export const defaultUnusedExpiryMin = 5;
@@ -31,7 +35,8 @@ function minutesOf(meeting: CompatMeeting, name: string, fallback: number): numb
 export const endedVisibleMs = 5 * 60_000;
 
 export interface CompatMeetingsDeps {
-  readonly store: CompatStore;
+  /** The asynchronous store; the signer's owners are read from memory at once (cached-store.ts). */
+  readonly store: AsyncCompatStore & Pick<CachedCompatStore, 'ownersNow'>;
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   readonly meetings: Pick<MeetingService, 'current' | 'end' | 'present' | 'attendance'>;
   readonly clock: Clock;
@@ -41,53 +46,6 @@ export interface CompatMeetingsDeps {
   /** The secret a tenant signs its recording-ready callbacks with (its current one; analytics ones are signed by the queue). */
   readonly tenantSecret: (tenantId: string) => string | null;
   readonly onError?: (err: unknown) => void;
-}
-
-/**
- * What a meeting's guestPolicy does with a bare-link guest: someone the platform did not
- * authenticate (no join token the API signed, or a `guest=true` join). Upstream's rules:
- * ALWAYS_ACCEPT lets her in, ALWAYS_DENY refuses her, ASK_MODERATOR and ALWAYS_ACCEPT_AUTH
- * (only authenticated users pass unasked) make her ask a moderator.
- */
-export type GuestDecision = 'accept' | 'wait' | 'deny';
-
-export function guestDecision(guestPolicy: GuestPolicy): GuestDecision {
-  if (guestPolicy === 'ALWAYS_ACCEPT') return 'accept';
-  if (guestPolicy === 'ALWAYS_DENY') return 'deny';
-  return 'wait';
-}
-
-/** The engine room of a meeting: platform arrivals enter, bare-link guests meet the guest policy. */
-export interface CompatRoomAccess {
-  readonly waiting_room: 'off' | 'guests';
-  readonly waiting_room_mode?: 'approval';
-  /** `token`: bare-link arrivals are refused (the policy denies them, or nobody could admit them). */
-  readonly entry: 'open' | 'token';
-}
-
-/** What a bare-link guest (or a `guest=true` join) meets, as the meeting API reports it. */
-export type GuestStatus = 'ALLOW' | 'WAIT' | 'DENY';
-
-/**
- * The guest policy as this instance can carry it out: a forced waiting room makes even
- * accepted guests wait, and without a waiting room nobody could admit a guest who must ask,
- * so she is refused. The one decision both the room and `join` follow.
- */
-export function guestStatusFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): GuestStatus {
-  const decision = guestDecision(guestPolicy);
-  if (decision === 'deny' || (decision === 'wait' && policy.waitingRoom === 'off')) return 'DENY';
-  return decision === 'wait' || policy.waitingRoom === 'forced' ? 'WAIT' : 'ALLOW';
-}
-
-/** The room for a guestPolicy, within the instance's waiting-room policy. */
-export function roomAccessFor(policy: WaitingRoomPolicy, guestPolicy: GuestPolicy): CompatRoomAccess {
-  const status = guestStatusFor(policy, guestPolicy);
-  // A forced instance refuses `off`; `guests` is the nearest scope that still lets every platform arrival in.
-  if (status === 'DENY') return { waiting_room: policy.waitingRoom === 'forced' ? 'guests' : 'off', entry: 'token' };
-  if (status === 'ALLOW') return { waiting_room: 'off', entry: 'open' };
-  // Asking guests are decided one by one unless the instance fixes the mode.
-  const approval = guestDecision(guestPolicy) === 'wait' && policy.waitingRoomMode === null;
-  return { waiting_room: 'guests', ...(approval ? { waiting_room_mode: 'approval' } : {}), entry: 'open' };
 }
 
 /**
@@ -121,6 +79,10 @@ export class CompatMeetings {
   private lastCreateTime = 0;
   /** Since when (ms) an entered meeting has had nobody present, by internal id; absent while somebody is in. */
   private readonly emptySince = new Map<string, number>();
+  /** Ends take turns by internal id (see `finish`). */
+  private readonly ending = new KeyedTurns();
+  /** Creates take turns by tenant and meetingID (see `openOrCreate`). */
+  private readonly creating = new KeyedTurns();
 
   constructor(private readonly deps: CompatMeetingsDeps) {}
 
@@ -135,30 +97,38 @@ export class CompatMeetings {
   }
 
   /**
-   * Creates a meeting: its row in the meeting API's database and its engine room in the engine's,
-   * as one unit of work. No transaction spans the two files: SQLite could ATTACH one to the
-   * other's connection, but in WAL mode a transaction over attached files is atomic per file
-   * only (a crash during COMMIT may keep one file's half), and the room is the engine's, written
-   * through its services, never through its tables. So the row goes first and records the intent:
-   * - the room cannot be made (disk full, a refused write): the row is taken back and the error
-   *   goes to the caller, so neither is left;
-   * - the row cannot be written: nothing was made;
-   * - the process dies between the two (kill -9): the row is there without its room, nobody was
-   *   answered, and `reconcileRooms` makes the room at the next start (roll forward), so a retried
-   *   create answers the meeting as a duplicate with a room that exists.
+   * Creates a meeting: its row in the meeting API's store and its engine room, as ONE transaction
+   * of the store's port (issue 34 point 2): the room is made inside it, so when the room cannot
+   * be made (disk full, a refused write) the row is rolled back and the error goes to the caller,
+   * and neither is left. On PostgreSQL, both stores on one database, the port's transaction is the
+   * engine's unit of work: row and room commit together. On SQLite they are two files (no
+   * transaction spans them, see docs): the room commits inside the row's open transaction, so a
+   * kill -9 between the two commits leaves an unlisted room nobody was told of and no row; a row
+   * left without its room (written by earlier versions) is still rolled forward by `reconcileRooms`.
    */
-  create(meeting: CompatMeeting): void {
-    this.deps.store.insertMeeting(meeting);
-    try {
+  /**
+   * The tenant's open meeting of that meetingID (`existed`), or the one `make` gives, created.
+   * Two creates of one meetingID take turns, so the second answers the first's meeting.
+   */
+  openOrCreate(
+    tenantId: string,
+    meetingId: string,
+    make: () => CompatMeeting,
+  ): Promise<{ meeting: CompatMeeting; existed: boolean }> {
+    return this.creating.run(JSON.stringify([tenantId, meetingId]), async () => {
+      const existing = await this.open(tenantId, meetingId);
+      if (existing) return { meeting: existing, existed: true };
+      const meeting = make();
+      await this.create(meeting);
+      return { meeting, existed: false };
+    });
+  }
+
+  private async create(meeting: CompatMeeting): Promise<void> {
+    await this.deps.store.transaction(async () => {
+      await this.deps.store.insertMeeting(meeting);
       this.makeRoom(meeting);
-    } catch (err) {
-      try {
-        this.deps.store.deleteMeeting(meeting.internalId);
-      } catch {
-        // The row stays, as after a kill -9 between the writes: the next start makes its room.
-      }
-      throw err;
-    }
+    });
   }
 
   /** The engine room of a meeting: unlisted, reached by its links only. */
@@ -182,14 +152,14 @@ export class CompatMeetings {
    * making it, see `create`), a room whose meetings all ended is closed. Rooms made by earlier
    * versions (ids derived from the meetingID) are covered too.
    */
-  reconcileRooms(): void {
+  async reconcileRooms(): Promise<void> {
     const open = new Set<string>();
-    for (const meeting of this.deps.store.openMeetings()) {
+    for (const meeting of await this.deps.store.openMeetings()) {
       open.add(meeting.roomId);
       if (this.deps.rooms.find(meeting.roomId) === null) this.completeCreate(meeting);
       else this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
     }
-    for (const roomId of this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
+    for (const roomId of await this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
   }
 
   /** A start must not fail on one meeting's room: the meeting stays without it, and the failure is logged. */
@@ -212,53 +182,52 @@ export class CompatMeetings {
   }
 
   /** The tenant's meeting not ended, brought up to date with the engine first. */
-  open(tenantId: string, meetingId: string): CompatMeeting | null {
-    const found = this.deps.store.openMeeting(tenantId, meetingId);
+  async open(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
+    const found = await this.deps.store.openMeeting(tenantId, meetingId);
     if (!found) return null;
-    const current = this.refresh(found);
+    const current = await this.refresh(found);
     return current.endTime === null ? current : null;
   }
 
   /** The tenant's newest meeting of that id (refreshed when open). */
-  latest(tenantId: string, meetingId: string): CompatMeeting | null {
-    const found = this.deps.store.latestMeeting(tenantId, meetingId);
+  async latest(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
+    const found = await this.deps.store.latestMeeting(tenantId, meetingId);
     return found && found.endTime === null ? this.refresh(found) : found;
   }
 
   /** Open, or ended within `endedVisibleMs`: what getMeetingInfo still describes. */
-  visible(tenantId: string, meetingId: string): CompatMeeting | null {
-    const latest = this.latest(tenantId, meetingId);
+  async visible(tenantId: string, meetingId: string): Promise<CompatMeeting | null> {
+    const latest = await this.latest(tenantId, meetingId);
     if (!latest) return null;
     if (latest.endTime === null || this.now() - latest.endTime <= endedVisibleMs) return latest;
     return null;
   }
 
-  openOf(tenantId: string): CompatMeeting[] {
-    return this.deps.store
-      .openMeetingsOf(tenantId)
-      .map((m) => this.refresh(m))
-      .filter((m) => m.endTime === null);
+  async openOf(tenantId: string): Promise<CompatMeeting[]> {
+    const open: CompatMeeting[] = [];
+    for (const m of await this.deps.store.openMeetingsOf(tenantId)) open.push(await this.refresh(m));
+    return open.filter((m) => m.endTime === null);
   }
 
   owners(meetingId: string): readonly string[] {
-    return this.deps.store.ownersOf(meetingId);
+    return this.deps.store.ownersNow(meetingId);
   }
 
-  liveState(meeting: CompatMeeting): LiveState {
+  async liveState(meeting: CompatMeeting): Promise<LiveState> {
     if (meeting.endTime !== null || meeting.engineMeetingId === null) return { running: false, attendees: [] };
     const engine = this.deps.meetings.current(meeting.roomId);
     if (!engine || engine.meetingId !== meeting.engineMeetingId) return { running: false, attendees: [] };
     const attendees = this.deps.live().attendees(meeting.roomId);
-    return { running: attendees.length > 0, attendees, ...this.customDataOf(meeting, attendees) };
+    return { running: attendees.length > 0, attendees, ...(await this.customDataOf(meeting, attendees)) };
   }
 
   /** The custom data of those present, matched through the person's id (uid) the engine keeps from her join token. */
-  private customDataOf(
+  private async customDataOf(
     meeting: CompatMeeting,
     attendees: readonly LiveAttendee[],
-  ): { customData?: LiveState['customData'] } {
+  ): Promise<{ customData?: LiveState['customData'] }> {
     if (attendees.length === 0) return {};
-    const byUser = this.deps.store.customDataOf(meeting.internalId);
+    const byUser = await this.deps.store.customDataOf(meeting.internalId);
     if (byUser.size === 0) return {};
     const customData = new Map<string, readonly (readonly [string, string])[]>();
     const present = new Set(attendees.map((a) => a.participantId));
@@ -281,14 +250,14 @@ export class CompatMeetings {
    * Follows the engine: links the engine meeting once somebody entered, and ends the compat
    * meeting when that engine meeting is gone (emptied), its duration is over, or nobody came.
    */
-  refresh(meeting: CompatMeeting): CompatMeeting {
+  async refresh(meeting: CompatMeeting): Promise<CompatMeeting> {
     if (meeting.endTime !== null) return meeting;
     const now = this.now();
     const engine = this.deps.meetings.current(meeting.roomId);
     let current = meeting;
     if (current.engineMeetingId === null && engine) {
       current = { ...current, engineMeetingId: engine.meetingId, startTime: Date.parse(engine.startedAt) };
-      this.deps.store.updateMeeting(current);
+      await this.deps.store.updateMeeting(current);
     }
     if (current.engineMeetingId !== null && (!engine || engine.meetingId !== current.engineMeetingId)) {
       return this.finish(current, 'empty', false);
@@ -340,7 +309,7 @@ export class CompatMeetings {
   }
 
   /** Ends the meeting: the engine meeting is closed (everyone is out) and the end callback is queued. */
-  end(meeting: CompatMeeting, reason: EndReason, actorName = 'confapi'): CompatMeeting {
+  async end(meeting: CompatMeeting, reason: EndReason, actorName = 'confapi'): Promise<CompatMeeting> {
     const engine = this.deps.meetings.current(meeting.roomId);
     if (engine && (meeting.engineMeetingId === null || engine.meetingId === meeting.engineMeetingId)) {
       this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
@@ -348,7 +317,21 @@ export class CompatMeetings {
     return this.finish(meeting, reason, reason === 'end');
   }
 
-  private finish(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): CompatMeeting {
+  /**
+   * Ends the meeting once: its ends (a sweep, an `end` call, a refresh by another call) may now
+   * overlap across the store's awaits, so they take turns per meeting, and a meeting the store
+   * already holds as ended is answered as it is (its callbacks are not queued twice).
+   */
+  private finish(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): Promise<CompatMeeting> {
+    return this.ending.run(meeting.internalId, async () => {
+      const stored = await this.deps.store.meeting(meeting.internalId);
+      if (stored !== null && stored.endTime !== null) return stored;
+      // The record as last written (another call may have linked its engine meeting meanwhile).
+      return this.finishNow(stored ?? meeting, reason, forcibly);
+    });
+  }
+
+  private async finishNow(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): Promise<CompatMeeting> {
     this.emptySince.delete(meeting.internalId);
     // Closed first: from now on nobody enters, not even with a join link issued before the end.
     this.setEntry(meeting.roomId, 'closed');
@@ -358,8 +341,8 @@ export class CompatMeetings {
     // Built now, from the engine's records, and stored with the job: a restart before delivery still sends it.
     const analytics =
       analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
-    this.deps.store.transaction(() => {
-      this.deps.store.updateMeeting(ended);
+    await this.deps.store.transaction(async () => {
+      await this.deps.store.updateMeeting(ended);
       if (url !== null) {
         let target: string;
         try {
@@ -367,7 +350,7 @@ export class CompatMeetings {
         } catch {
           target = url;
         }
-        this.deps.callbacks.enqueue({
+        await this.deps.callbacks.enqueue({
           kind: 'meeting_ended',
           tenantId: meeting.tenantId,
           internalId: meeting.internalId,
@@ -378,7 +361,7 @@ export class CompatMeetings {
         });
       }
       if (analyticsUrl !== null && analytics !== null) {
-        this.deps.callbacks.enqueue({
+        await this.deps.callbacks.enqueue({
           kind: 'analytics',
           tenantId: meeting.tenantId,
           internalId: meeting.internalId,
@@ -407,12 +390,12 @@ export class CompatMeetings {
       meetingId: meeting.meetingId,
       internalId: meeting.internalId,
     };
-    this.deps.store.insertRecording(record);
+    await this.deps.store.insertRecording(record);
     const url = recordingReadyKeys.map((key) => metadataValue(meeting, key)).find((v) => v !== null) ?? null;
     const secret = this.deps.tenantSecret(meeting.tenantId);
     if (url !== null && secret !== null) {
       const body = await recordingReadyBody(secret, meeting.meetingId, record.recordId);
-      this.deps.callbacks.enqueue({
+      await this.deps.callbacks.enqueue({
         kind: 'recording_ready',
         tenantId: meeting.tenantId,
         internalId: meeting.internalId,
@@ -426,10 +409,10 @@ export class CompatMeetings {
   }
 
   /** Brings every open meeting up to date; the module runs it every second. */
-  sweep(): void {
-    for (const meeting of this.deps.store.openMeetings()) {
+  async sweep(): Promise<void> {
+    for (const meeting of await this.deps.store.openMeetings()) {
       try {
-        this.refresh(meeting);
+        await this.refresh(meeting);
       } catch (err) {
         this.deps.onError?.(err);
       }

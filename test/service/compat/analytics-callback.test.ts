@@ -195,8 +195,8 @@ t.test(
         nextAt: Date.now(),
         createdAt: Date.now(),
       });
-    const kept = job('kept');
-    const removed = job('removed');
+    const kept = await job('kept');
+    const removed = await job('removed');
     const queue = new CallbackQueue(
       store,
       new TargetGuard(['127.0.0.1']),

@@ -277,21 +277,33 @@ t.test('a real daemon', async (t) => {
     );
   });
 
-  t.test('values with markup and control characters come back escaped or stripped', async (t) => {
-    const name = 'Tom & Jerry <script>]]> "quoted"\u0007';
+  t.test('values with markup come back escaped; control characters are refused', async (t) => {
+    // Issue 34: a stored text holds no control character (PostgreSQL's text cannot hold NUL).
+    for (const [param, value] of [
+      ['name', 'Tom & Jerry\u0007'],
+      ['meta_note', '<b>&amp;\u0001</b>'],
+    ] as const) {
+      const refused = await api.get('create', [
+        ['meetingID', 'xml & <id>'],
+        [param, value],
+      ]);
+      assertFailed(t, refused, 'validationError', `${param} with a control character`);
+      t.match(refused.xml?.message, new RegExp(`^${param} `), `${param}: the message names the parameter`);
+    }
+    const name = 'Tom & Jerry <script>]]> "quoted"';
     assertSuccess(
       t,
       await api.get('create', [
         ['meetingID', 'xml & <id>'],
         ['name', name],
-        ['meta_note', '<b>&amp;\u0001</b>'],
+        ['meta_note', '<b>&amp;</b>'],
       ]),
       'create',
     );
     const info = await api.get('getMeetingInfo', [['meetingID', 'xml & <id>']]);
     t.not(info.xml, null, 'the answer parses strictly as XML');
     t.equal(info.xml.meetingID, 'xml & <id>');
-    t.equal(info.xml.meetingName, 'Tom & Jerry <script>]]> "quoted"', 'name: escaped, the control character stripped');
+    t.equal(info.xml.meetingName, 'Tom & Jerry <script>]]> "quoted"', 'name: escaped');
     t.equal(info.xml.metadata.note, '<b>&amp;</b>');
     t.notMatch(info.text, /<script>/, 'no raw markup in the text');
   });

@@ -195,7 +195,7 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     });
     t.teardown(() => queue.stop());
     const started = Date.now();
-    const queued = queue.enqueue(job(`${receiver.url}/end?meetingID=m`));
+    const queued = await queue.enqueue(job(`${receiver.url}/end?meetingID=m`));
     t.ok(Date.now() - started < 50, 'enqueue returns at once (never blocks the API call)');
     await receiver.next();
     await receiver.next();
@@ -211,7 +211,7 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     const store = new MemoryCallbacks();
     const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, { retryDelaysMs: [0, 50] });
     t.teardown(() => queue.stop());
-    const queued = queue.enqueue(job(`${receiver.url}/ok`, 'POST', 'signed_parameters=abc'));
+    const queued = await queue.enqueue(job(`${receiver.url}/ok`, 'POST', 'signed_parameters=abc'));
     const done = await settled(store, queued.id);
     t.match(done, { outcome: 'delivered', attempts: 1 });
     t.equal(receiver.received[0]?.method, 'POST');
@@ -225,7 +225,7 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     const store = new MemoryCallbacks();
     const queue = new CallbackQueue(store, new TargetGuard(['127.0.0.1']), quiet, { retryDelaysMs: [0, 30] });
     t.teardown(() => queue.stop());
-    const queued = queue.enqueue(job(`${redirector.url}/moved`));
+    const queued = await queue.enqueue(job(`${redirector.url}/moved`));
     const done = await settled(store, queued.id);
     t.match(done, { outcome: 'gave_up', attempts: 2, lastError: /302/ });
     t.equal(target.received.length, 0, 'nothing reached another address');
@@ -249,7 +249,7 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     });
     t.teardown(() => queue.stop());
     const started = Date.now();
-    const done = await settled(store, queue.enqueue(job(`http://127.0.0.1:${port}/slow`)).id, 3000);
+    const done = await settled(store, (await queue.enqueue(job(`http://127.0.0.1:${port}/slow`))).id, 3000);
     t.match(done, { outcome: 'gave_up', attempts: 2 });
     t.ok(Date.now() - started < 1500, 'short timeouts');
   });
@@ -259,17 +259,17 @@ t.test('the queue: retries, success, no redirects, timeouts, refusals', async (t
     const store = new MemoryCallbacks();
     const queue = new CallbackQueue(store, new TargetGuard([]), quiet, { retryDelaysMs: [0, 10, 10] });
     t.teardown(() => queue.stop());
-    const done = await settled(store, queue.enqueue(job(`${receiver.url}/end`)).id);
+    const done = await settled(store, (await queue.enqueue(job(`${receiver.url}/end`))).id);
     t.match(done, { outcome: 'refused', attempts: 1, lastError: /internal address/ });
     t.equal(receiver.received.length, 0, 'nothing was sent to the loopback receiver');
-    const bad = await settled(store, queue.enqueue(job('not a url')).id);
+    const bad = await settled(store, (await queue.enqueue(job('not a url'))).id);
     t.equal(bad.outcome, 'refused', 'a URL that does not parse is refused');
   });
 
   t.test('pending jobs of a previous run are sent on start', async (t) => {
     const receiver = await receiverFor(t, 200);
     const store = new MemoryCallbacks();
-    const leftover = store.insertCallback({
+    const leftover = await store.insertCallback({
       ...job(`${receiver.url}/left`),
       nextAt: Date.now(),
       createdAt: Date.now(),

@@ -1,7 +1,8 @@
-// Issue 30 point 4: `create` writes two databases, the meeting API's row and the engine's room,
-// and no transaction spans them (see CompatMeetings.create). One unit of work owns both: a
-// failure of either write leaves neither, and a process that died between them (kill -9) leaves
-// a row without its room, which the next start completes. Real SQLite files, real triggers.
+// Issue 30 point 4: `create` writes two databases, the meeting API's row and the engine's room.
+// Since issue 34 the room is made inside the row's transaction (the store port's, see
+// CompatMeetings.create): a failure of either write leaves neither, and a row left without its
+// room (a process that died between them under an earlier version) is completed by the next
+// start. Real SQLite files, real triggers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

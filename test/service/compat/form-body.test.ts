@@ -208,10 +208,15 @@ t.test('a real daemon', async (t) => {
       if (key === 'checksumError') t.match(answer.xml?.message, /checksum/i, `${what}: the message names the checksum`);
     }
     await notCreated('odd 1');
-    const malformed = 'meetingID=%zz&name=%E2%82';
+    const malformed = 'meetingID=%zz&name=%E2%82%AC';
     const answer = await post('create', `checksum=${sign('create', malformed, secret)}`, malformed);
     assertSuccess(t, answer, 'malformed escapes signed as sent: read as URLSearchParams reads them');
     t.equal(answer.xml?.meetingID, '%zz', 'a bad escape kept as text');
+    // Bytes that are not UTF-8 (a cut sequence) decode to U+FFFD: a stored text refuses them (issue 34).
+    const cut = 'meetingID=cut&name=%E2%82';
+    const refused = await post('create', `checksum=${sign('create', cut, secret)}`, cut);
+    assertFailed(t, refused, 'validationError', 'a name whose bytes are not UTF-8');
+    t.match(refused.xml?.message, /^name /, 'the message names the parameter');
   });
 
   t.test('GET and XML bodies unchanged', async (t) => {

@@ -341,7 +341,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   );
   t.same(posted, [[roomId, 'Hello all']], 'the live connection got it');
   t.match(
-    compat.systemChat(roomId),
+    await compat.systemChat(roomId),
     [{ sender: 'System', text: 'Hello all', delivered: true }],
     'and the module kept it',
   );

@@ -14,8 +14,8 @@ export const maxChatMessageLength = 2000;
  * message is recorded in the module's store (so a client connecting later can be given it)
  * and handed to the live connection for everyone connected now.
  */
-export function sendChatMessage(ctx: CallContext): Answer {
-  const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
+export async function sendChatMessage(ctx: CallContext): Promise<Answer> {
+  const meeting = await ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
   const text = (ctx.params.get('message') ?? '')
     .replace(/[^\P{Cc}\n\t]/gu, '')
@@ -25,7 +25,7 @@ export function sendChatMessage(ctx: CallContext): Answer {
   if ([...text].length > maxChatMessageLength)
     throw failure('sizeError', `message must be at most ${maxChatMessageLength} characters long`);
   const delivered = ctx.deps.live().postSystemChat(meeting.roomId, text);
-  ctx.deps.store.appendChat({
+  await ctx.deps.store.appendChat({
     internalId: meeting.internalId,
     at: ctx.deps.clock.now().getTime(),
     sender: systemSender,

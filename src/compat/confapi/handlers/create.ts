@@ -42,16 +42,34 @@ const extraParams = [
   'preUploadedPresentationOverrideDefault',
 ];
 
+/** Free-text parameters that may span lines (and metadata): tabs and line breaks pass there, no other control character. */
+const multiline = new Set(['welcome', 'moderatorOnlyMessage']);
+
+/**
+ * What a stored text must not hold: control characters (NUL among them: PostgreSQL's text cannot
+ * hold it, SQLite would cut it short elsewhere), lone surrogates, and U+FFFD, which decoding puts
+ * where the bytes were not UTF-8 (`%C0%80`, an overlong NUL, `%FF`).
+ */
+const notText = /[\p{Cc}\p{Cs}\uFFFD]/u;
+const notMultilineText = /[^\P{Cc}\t\n\r]|[\p{Cs}\uFFFD]/u;
+
+/** Refuses a free-text parameter holding what a stored text must not (validationError naming the parameter). */
+function plainText(name: string, text: string): string {
+  if ((multiline.has(name) || name.startsWith('meta_') ? notMultilineText : notText).test(text))
+    throw failure('validationError', `${name} must be UTF-8 text without control characters (NUL included)`);
+  return text;
+}
+
 function bounded(name: string, value: string | undefined, max: number): string {
   const text = value ?? '';
   if ([...text].length > max) throw failure('sizeError', `${name} must be at most ${max} characters long`);
-  return text;
+  return plainText(name, text);
 }
 
 function password(name: string, value: string | undefined): string {
   const text = value ?? '';
   if ([...text].length > 64) throw failure('invalidPassword', `${name} must be at most 64 characters long`);
-  return text;
+  return plainText(name, text);
 }
 
 /** Lower-case base32 (RFC 4648 letters, digits 2-7): nothing to escape in a URL, a form or XML. */
@@ -165,6 +183,7 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const record = strictBoolean('record', params.get('record'), deps.defaultRecord);
   const maxParticipants = nonNegativeInteger('maxParticipants', params.get('maxParticipants'), 0);
   const durationMin = nonNegativeInteger('duration', params.get('duration'), 0, 525_600);
+  const dialNumber = bounded('dialNumber', params.get('dialNumber'), 64);
   const voiceBridgeParam = params.get('voiceBridge');
   if (voiceBridgeParam !== undefined && voiceBridgeParam !== '' && !/^\d{1,20}$/.test(voiceBridgeParam)) {
     throw failure('validationError', 'Voice bridge must be an integral value');
@@ -178,39 +197,38 @@ export async function create(ctx: CallContext): Promise<Answer> {
   const presentations = ctx.xmlBody === null ? [] : await parsePresentations(ctx.xmlBody);
 
   // Idempotent: the meeting that exists is answered again, whatever this call says.
-  const existing = deps.meetings.open(tenant.id, meetingId);
-  if (existing) return xml(createAnswer(existing, existing.engineMeetingId !== null, true));
-
-  // Generated only for a new meeting: a duplicate answers the passwords it already has.
-  const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
-  const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
-  const roomId = newRoomId();
-  const createTime = deps.meetings.nextCreateTime();
-  const meeting: CompatMeeting = {
-    internalId: internalIdOf(meetingId, createTime),
-    tenantId: tenant.id,
-    meetingId,
-    roomId,
-    name,
-    attendeePw,
-    moderatorPw,
-    createTime,
-    voiceBridge: voiceBridgeParam || randomVoiceBridge(),
-    dialNumber: bounded('dialNumber', params.get('dialNumber'), 64),
-    durationMin,
-    maxParticipants,
-    record,
-    guestPolicy,
-    settings,
-    metadata,
-    presentations,
-    engineMeetingId: null,
-    startTime: null,
-    endTime: null,
-    forciblyEnded: false,
-    endReason: null,
-  };
   // Its row and its engine room, both or neither (see CompatMeetings.create).
-  deps.meetings.create(meeting);
-  return xml(createAnswer(meeting, false, false));
+  const made = await deps.meetings.openOrCreate(tenant.id, meetingId, (): CompatMeeting => {
+    // Generated only for a new meeting: a duplicate answers the passwords it already has.
+    const moderatorPw = passwordOrGenerated(givenModeratorPw, givenAttendeePw);
+    const attendeePw = passwordOrGenerated(givenAttendeePw, moderatorPw);
+    const roomId = newRoomId();
+    const createTime = deps.meetings.nextCreateTime();
+    return {
+      internalId: internalIdOf(meetingId, createTime),
+      tenantId: tenant.id,
+      meetingId,
+      roomId,
+      name,
+      attendeePw,
+      moderatorPw,
+      createTime,
+      voiceBridge: voiceBridgeParam || randomVoiceBridge(),
+      dialNumber,
+      durationMin,
+      maxParticipants,
+      record,
+      guestPolicy,
+      settings,
+      metadata,
+      presentations,
+      engineMeetingId: null,
+      startTime: null,
+      endTime: null,
+      forciblyEnded: false,
+      endReason: null,
+    };
+  });
+  const { meeting, existed } = made;
+  return xml(createAnswer(meeting, meeting.engineMeetingId !== null, existed));
 }

@@ -15,9 +15,9 @@ export async function sessionOfCall(ctx: CallContext): Promise<{ session: JoinSe
   const token = ctx.params.get('sessionToken');
   if (token === undefined || token === '') throw failure('missingToken');
   const session = await verifyJoinSession(ctx.tenant, token, ctx.deps.clock.now().getTime());
-  const stored = session === null ? null : ctx.deps.store.meeting(session.meeting);
+  const stored = session === null ? null : await ctx.deps.store.meeting(session.meeting);
   if (session === null || stored === null || stored.tenantId !== ctx.tenant.id) throw failure('sessionMissing');
-  const meeting = stored.endTime === null ? ctx.deps.meetings.refresh(stored) : stored;
+  const meeting = stored.endTime === null ? await ctx.deps.meetings.refresh(stored) : stored;
   if (meeting.endTime !== null && ctx.deps.clock.now().getTime() - meeting.endTime > endedVisibleMs)
     throw failure('sessionMissing');
   return { session, meeting };

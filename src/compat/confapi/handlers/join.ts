@@ -140,9 +140,9 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
   const { params, tenant, deps } = ctx;
   const meetingId = meetingIdOf(params);
   const fullName = cleanName(params.get('fullName') ?? '', 64);
-  const meeting = deps.meetings.open(tenant.id, meetingId);
+  const meeting = await deps.meetings.open(tenant.id, meetingId);
   if (!meeting) {
-    const latest = deps.meetings.latest(tenant.id, meetingId);
+    const latest = await deps.meetings.latest(tenant.id, meetingId);
     const now = deps.clock.now().getTime();
     if (latest?.forciblyEnded && latest.endTime !== null && now - latest.endTime <= endedVisibleMs)
       throw failure('meetingForciblyEnded');
@@ -209,7 +209,7 @@ async function admitOrRefuse(ctx: CallContext): Promise<Answer> {
     ...(uid !== null ? { uid } : {}),
     ...(avatarUrl !== null ? { avatar: avatarUrl } : {}),
   };
-  if (uid !== null && userdata.length > 0) deps.store.setCustomData(meeting.internalId, uid, userdata);
+  if (uid !== null && userdata.length > 0) await deps.store.setCustomData(meeting.internalId, uid, userdata);
   const token = await deps.tokens.signJoin(claims, deps.joinTokenTtlSecs);
   noteJoin();
   const query = new URLSearchParams([['t', token]]);

@@ -86,7 +86,7 @@ export async function learningDashboard(ctx: CallContext): Promise<Answer> {
       },
     };
   }
-  const meeting = ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
+  const meeting = await ctx.deps.meetings.latest(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
   return {
     kind: 'json',

@@ -70,15 +70,15 @@ const endAnswer = success({
     'A request to end the meeting was sent.  Please wait a few seconds, and then use the getMeetingInfo or isMeetingRunning API calls to verify that it was ended.',
 });
 
-export function isMeetingRunning(ctx: CallContext): Answer {
-  const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
-  return xml(meeting && ctx.deps.meetings.liveState(meeting).running ? runningAnswer : notRunningAnswer);
+export async function isMeetingRunning(ctx: CallContext): Promise<Answer> {
+  const meeting = await ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
+  return xml(meeting && (await ctx.deps.meetings.liveState(meeting)).running ? runningAnswer : notRunningAnswer);
 }
 
-export function getMeetingInfo(ctx: CallContext): Answer {
-  const meeting = ctx.deps.meetings.visible(ctx.tenant.id, meetingIdOf(ctx.params));
+export async function getMeetingInfo(ctx: CallContext): Promise<Answer> {
+  const meeting = await ctx.deps.meetings.visible(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
-  const live = ctx.deps.meetings.liveState(meeting);
+  const live = await ctx.deps.meetings.liveState(meeting);
   // Built again only when the meeting or who is in it changed since the last answer.
   return xml(
     ctx.deps.infoAnswers.answer(meeting, liveKey(live.attendees), () =>
@@ -87,19 +87,21 @@ export function getMeetingInfo(ctx: CallContext): Answer {
   );
 }
 
-export function getMeetings(ctx: CallContext): Answer {
-  const open = ctx.deps.meetings.openOf(ctx.tenant.id);
+export async function getMeetings(ctx: CallContext): Promise<Answer> {
+  const open = await ctx.deps.meetings.openOf(ctx.tenant.id);
   if (open.length === 0) return xml(noMeetingsAnswer);
-  return xml(success({ meetings: { meeting: open.map((m) => meetingElements(m, ctx.deps.meetings.liveState(m))) } }));
+  const meeting = [];
+  for (const m of open) meeting.push(meetingElements(m, await ctx.deps.meetings.liveState(m)));
+  return xml(success({ meetings: { meeting } }));
 }
 
 /** end: checks the moderator password when the meeting has one, then ends it everywhere. */
-export function end(ctx: CallContext): Answer {
-  const meeting = ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
+export async function end(ctx: CallContext): Promise<Answer> {
+  const meeting = await ctx.deps.meetings.open(ctx.tenant.id, meetingIdOf(ctx.params));
   if (!meeting) throw failure('notFound');
   if (meeting.moderatorPw !== '' && !sameSecret(ctx.params.get('password') ?? '', meeting.moderatorPw)) {
     throw failure('invalidPassword', 'You must supply the moderator password for this call.');
   }
-  ctx.deps.meetings.end(meeting, 'end', `confapi:${ctx.tenant.id}`);
+  await ctx.deps.meetings.end(meeting, 'end', `confapi:${ctx.tenant.id}`);
   return xml(endAnswer);
 }

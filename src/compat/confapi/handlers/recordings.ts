@@ -29,10 +29,10 @@ function recordingElement(r: RecordingRecord): XmlElement {
   };
 }
 
-export function getRecordings(ctx: CallContext): Answer {
+export async function getRecordings(ctx: CallContext): Promise<Answer> {
   const recordIds = listOf(ctx.params.get('recordID'));
   const meetingIds = listOf(ctx.params.get('meetingID'));
-  const found = ctx.deps.store.recordings(ctx.tenant.id, { recordIds, meetingIds });
+  const found = await ctx.deps.store.recordings(ctx.tenant.id, { recordIds, meetingIds });
   if (found.length === 0) {
     return xml(
       success({ recordings: '', messageKey: 'noRecordings', message: 'There are no recordings for the meeting(s).' }),
@@ -42,37 +42,37 @@ export function getRecordings(ctx: CallContext): Answer {
 }
 
 /** The caller's recordings named by `recordID` (a comma list); missingParamRecordID or notFound otherwise. */
-function named(ctx: CallContext): RecordingRecord[] {
+async function named(ctx: CallContext): Promise<RecordingRecord[]> {
   const ids = listOf(ctx.params.get('recordID'));
   if (ids.length === 0) throw failure('missingParamRecordID');
-  const found = ctx.deps.store.recordings(ctx.tenant.id, { recordIds: ids });
+  const found = await ctx.deps.store.recordings(ctx.tenant.id, { recordIds: ids });
   if (found.length === 0) throw failure('recordingNotFound');
   return found;
 }
 
-export function publishRecordings(ctx: CallContext): Answer {
+export async function publishRecordings(ctx: CallContext): Promise<Answer> {
   const publish = ctx.params.get('publish');
   if (publish === undefined || !/^(true|false)$/i.test(publish)) throw failure('missingParamPublish');
-  const found = named(ctx);
+  const found = await named(ctx);
   const value = publish.toLowerCase() === 'true';
-  ctx.deps.store.transaction(() => {
-    for (const r of found) ctx.deps.store.updateRecording({ ...r, published: value });
+  await ctx.deps.store.transaction(async () => {
+    for (const r of found) await ctx.deps.store.updateRecording({ ...r, published: value });
   });
   return xml(success({ published: publish }));
 }
 
-export function deleteRecordings(ctx: CallContext): Answer {
-  const found = named(ctx);
-  ctx.deps.store.transaction(() => {
-    for (const r of found) ctx.deps.store.deleteRecording(r.recordId);
+export async function deleteRecordings(ctx: CallContext): Promise<Answer> {
+  const found = await named(ctx);
+  await ctx.deps.store.transaction(async () => {
+    for (const r of found) await ctx.deps.store.deleteRecording(r.recordId);
   });
   return xml(success({ deleted: true }));
 }
 
 const metaName = /^meta_([a-zA-Z][a-zA-Z0-9-]*)$/;
 
-export function updateRecordings(ctx: CallContext): Answer {
-  const found = named(ctx);
+export async function updateRecordings(ctx: CallContext): Promise<Answer> {
+  const found = await named(ctx);
   const protect = ctx.params.get('protect');
   if (protect !== undefined && !/^(true|false)$/i.test(protect))
     throw failure('validationError', 'protect must be true or false');
@@ -81,7 +81,7 @@ export function updateRecordings(ctx: CallContext): Answer {
     const match = metaName.exec(name);
     if (match) changes.push([match[1]!.toLowerCase(), value.slice(0, 4096)]);
   }
-  ctx.deps.store.transaction(() => {
+  await ctx.deps.store.transaction(async () => {
     for (const r of found) {
       const metadata = new Map(r.metadata);
       // A non-empty value sets the key, an empty one removes it.
@@ -89,7 +89,7 @@ export function updateRecordings(ctx: CallContext): Answer {
         if (value === '') metadata.delete(key);
         else metadata.set(key, value);
       }
-      ctx.deps.store.updateRecording({
+      await ctx.deps.store.updateRecording({
         ...r,
         metadata: [...metadata.entries()],
         protected: protect === undefined ? r.protected : protect.toLowerCase() === 'true',
