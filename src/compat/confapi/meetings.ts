@@ -1,12 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Clock } from '../../engine/clock.js';
+import { KeyedQueue } from '../../engine/keyed-queue.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
 import type { RoomEntry } from '../../engine/rooms/room.js';
 import type { RoomService } from '../../engine/rooms/room-service.js';
 import type { WaitingRoomPolicy } from '../../engine/rooms/waiting-room-policy.js';
 import type { LiveAttendee, MeetingLiveView } from '../live-view.js';
 import { analyticsBody, analyticsCallbackKey } from './analytics.js';
-import { KeyedTurns } from './keyed-turns.js';
 import {
   endCallbackUrl,
   metadataValue,
@@ -79,10 +80,13 @@ export class CompatMeetings {
   private lastCreateTime = 0;
   /** Since when (ms) an entered meeting has had nobody present, by internal id; absent while somebody is in. */
   private readonly emptySince = new Map<string, number>();
-  /** Ends take turns by internal id (see `finish`). */
-  private readonly ending = new KeyedTurns();
-  /** Creates take turns by tenant and meetingID (see `openOrCreate`). */
-  private readonly creating = new KeyedTurns();
+  /**
+   * Ends take turns by internal id (see `finish`), creates by tenant and meetingID (see
+   * `openOrCreate`): the writes await the store, so two calls on one meeting (two creates of one
+   * meetingID, an `end` and the sweep) would otherwise interleave where they ran one after the other.
+   */
+  private readonly ending = new KeyedQueue(new AsyncLocalStorage());
+  private readonly creating = new KeyedQueue(new AsyncLocalStorage());
 
   constructor(private readonly deps: CompatMeetingsDeps) {}
 
