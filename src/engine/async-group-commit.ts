@@ -1,3 +1,5 @@
+import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.js';
+
 /**
  * Group commit over an asynchronous unit of work (issue 34 point 2): the writes queued in one turn
  * of the event loop share ONE transaction, so one durable commit serves them all, on SQLite (one
@@ -32,11 +34,7 @@ export interface AsyncQueuedWrite<T> {
  */
 export type AsyncDefer = (run: () => Promise<number>) => void;
 
-interface Entry {
-  readonly queued: AsyncQueuedWrite<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Entry = GroupEntry<AsyncQueuedWrite<unknown>>;
 
 export class AsyncGroupCommit {
   private queue: Entry[] = [];
@@ -95,24 +93,8 @@ export class AsyncGroupCommit {
         return out;
       });
     } catch (error) {
-      for (const entry of group) {
-        try {
-          entry.queued.failed?.(error);
-        } finally {
-          entry.reject(error);
-        }
-      }
-      return 0;
+      return answerFailed(group, error);
     }
-    group.forEach((entry, i) => {
-      try {
-        entry.queued.committed?.(values[i]);
-        entry.resolve(values[i]);
-      } catch (error) {
-        // A bug in one callback must not leave the rest of the group unanswered.
-        entry.reject(error);
-      }
-    });
-    return group.length;
+    return answerCommitted(group, values);
   }
 }

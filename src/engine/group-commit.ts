@@ -1,3 +1,5 @@
+import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.js';
+
 /**
  * Group commit: writes queued in the same turn of the event loop are committed in ONE
  * transaction, so one durable commit (one fsync under synchronous=FULL) serves them all.
@@ -31,11 +33,7 @@ export interface QueuedWrite<T> {
  */
 export type Defer = (run: () => number) => void;
 
-interface Entry {
-  readonly queued: QueuedWrite<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Entry = GroupEntry<QueuedWrite<unknown>>;
 
 export class GroupCommit {
   private queue: Entry[] = [];
@@ -75,21 +73,8 @@ export class GroupCommit {
     try {
       values = this.transaction(() => group.map((entry) => entry.queued.write()));
     } catch (error) {
-      for (const entry of group) {
-        entry.queued.failed?.(error);
-        entry.reject(error);
-      }
-      return 0;
+      return answerFailed(group, error);
     }
-    group.forEach((entry, i) => {
-      try {
-        entry.queued.committed?.(values[i]);
-        entry.resolve(values[i]);
-      } catch (error) {
-        // A bug in one callback must not leave the rest of the group unanswered.
-        entry.reject(error);
-      }
-    });
-    return group.length;
+    return answerCommitted(group, values);
   }
 }

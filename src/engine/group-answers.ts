@@ -1,0 +1,41 @@
+/** A queued write with how to answer its caller: shared by the synchronous and asynchronous group commits. */
+export interface GroupEntry<Queued> {
+  readonly queued: Queued;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Callbacks {
+  committed?(value: never): void;
+  failed?(error: unknown): void;
+}
+
+/**
+ * The group's transaction committed: every `committed` runs in queue order, then its promise
+ * resolves. Returns how many writes the group held.
+ */
+export function answerCommitted<Queued extends Callbacks>(group: GroupEntry<Queued>[], values: unknown[]): number {
+  group.forEach((entry, i) => {
+    try {
+      (entry.queued.committed as ((value: unknown) => void) | undefined)?.(values[i]);
+      entry.resolve(values[i]);
+    } catch (error) {
+      // A bug in one callback must not leave the rest of the group unanswered.
+      entry.reject(error);
+    }
+  });
+  return group.length;
+}
+
+/** The group's transaction failed: nothing of it is on disk; every `failed` runs and every promise rejects. */
+export function answerFailed<Queued extends Callbacks>(group: GroupEntry<Queued>[], error: unknown): number {
+  for (const entry of group) {
+    try {
+      entry.queued.failed?.(error);
+    } catch {
+      // A bug in one callback must not leave the rest of the group unanswered: each still gets the store's error.
+    }
+    entry.reject(error);
+  }
+  return 0;
+}
