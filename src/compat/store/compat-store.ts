@@ -163,6 +163,28 @@ export const toCallback = (r: CallbackRow): CallbackJob => ({
   lastError: r.last_error,
 });
 
+/** A new callback job's columns, as both stores insert them. */
+export const newCallbackRow = (job: NewCallbackJob) => ({
+  kind: job.kind,
+  tenant_id: job.tenantId,
+  internal_id: job.internalId,
+  method: job.method,
+  url: job.url,
+  body: job.body,
+  content_type: job.contentType,
+  next_at: job.nextAt,
+  created_at: job.createdAt,
+});
+
+/** A chat record's columns, as both stores insert them (the flag 0/1 on both). */
+export const chatRow = (record: ChatRecord) => ({
+  internal_id: record.internalId,
+  at: record.at,
+  sender: record.sender,
+  text: record.text,
+  delivered: record.delivered ? 1 : 0,
+});
+
 export const toRecording = (r: RecordingRow): RecordingRecord => ({
   recordId: r.record_id,
   tenantId: r.tenant_id,
@@ -319,13 +341,7 @@ export class SqliteCompatStore implements CompatStore {
   }
 
   appendChat(record: ChatRecord): void {
-    this.stmts.appendChat.run({
-      internal_id: record.internalId,
-      at: record.at,
-      sender: record.sender,
-      text: record.text,
-      delivered: record.delivered ? 1 : 0,
-    });
+    this.stmts.appendChat.run(chatRow(record));
   }
 
   chatOf(internalId: string): ChatRecord[] {
@@ -342,17 +358,7 @@ export class SqliteCompatStore implements CompatStore {
   }
 
   insertCallback(job: NewCallbackJob): CallbackJob {
-    const row = this.stmts.insertCallback.get({
-      kind: job.kind,
-      tenant_id: job.tenantId,
-      internal_id: job.internalId,
-      method: job.method,
-      url: job.url,
-      body: job.body,
-      content_type: job.contentType,
-      next_at: job.nextAt,
-      created_at: job.createdAt,
-    }) as CallbackRow;
+    const row = this.stmts.insertCallback.get(newCallbackRow(job)) as CallbackRow;
     return toCallback(row);
   }
 

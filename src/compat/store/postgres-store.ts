@@ -2,7 +2,9 @@ import type { AsyncCompatStore } from '../confapi/async-store.js';
 import type { CallbackJob, ChatRecord, CompatMeeting, NewCallbackJob, RecordingRecord } from '../confapi/model.js';
 import type { Sql } from '../../platform/postgres.js';
 import {
+  chatRow,
   meetingColumns,
+  newCallbackRow,
   meetingRow,
   recordingRow,
   toCallback,
@@ -156,13 +158,7 @@ export class PostgresCompatStore implements AsyncCompatStore {
   }
 
   async appendChat(record: ChatRecord): Promise<void> {
-    const row = storable('compat_chat', {
-      internal_id: record.internalId,
-      at: record.at,
-      sender: record.sender,
-      text: record.text,
-      delivered: record.delivered ? 1 : 0,
-    });
+    const row = storable('compat_chat', chatRow(record));
     await this.db`INSERT INTO meet_compat.compat_chat ${this.db(row)}`;
   }
 
@@ -173,17 +169,7 @@ export class PostgresCompatStore implements AsyncCompatStore {
   }
 
   async insertCallback(job: NewCallbackJob): Promise<CallbackJob> {
-    const row = storable('compat_callbacks', {
-      kind: job.kind,
-      tenant_id: job.tenantId,
-      internal_id: job.internalId,
-      method: job.method,
-      url: job.url,
-      body: job.body,
-      content_type: job.contentType,
-      next_at: job.nextAt,
-      created_at: job.createdAt,
-    });
+    const row = storable('compat_callbacks', newCallbackRow(job));
     const [stored] = await this.db<CallbackRow[]>`INSERT INTO meet_compat.compat_callbacks ${this.db(row)} RETURNING *`;
     return callbackOf(stored!);
   }
