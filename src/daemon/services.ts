@@ -215,6 +215,7 @@ export function openServices(
       succession.close();
       live.close();
       stats.flush();
+      unitOfWork.close();
       db.close();
     },
   };

@@ -11,19 +11,32 @@ interface Callbacks {
 }
 
 /**
- * The group's transaction committed: every `committed` runs in queue order, then its promise
- * resolves. Returns how many writes the group held.
+ * The group's transaction committed: every `committed` runs in queue order, at once (memory
+ * follows the store before anyone can read it); the promises resolve then, or once `durable`
+ * resolved when the commit's sync to disk is still under way (a failed sync rejects them).
+ * Returns how many writes the group held.
  */
-export function answerCommitted<Queued extends Callbacks>(group: GroupEntry<Queued>[], values: unknown[]): number {
+export function answerCommitted<Queued extends Callbacks>(
+  group: GroupEntry<Queued>[],
+  values: unknown[],
+  durable: Promise<void> | null = null,
+): number {
+  const answers: (() => void)[] = [];
   group.forEach((entry, i) => {
     try {
       (entry.queued.committed as ((value: unknown) => void) | undefined)?.(values[i]);
-      entry.resolve(values[i]);
+      answers.push(() => entry.resolve(values[i]));
     } catch (error) {
       // A bug in one callback must not leave the rest of the group unanswered.
       entry.reject(error);
     }
   });
+  if (durable === null) for (const answer of answers) answer();
+  else
+    durable.then(
+      () => answers.forEach((answer) => answer()),
+      (error: unknown) => group.forEach((entry) => entry.reject(error)),
+    );
   return group.length;
 }
 

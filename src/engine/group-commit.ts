@@ -10,7 +10,10 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
  *
  * Each queued write runs inside the shared transaction; after the COMMIT returned, every
  * `committed` runs synchronously, in queue order and before any other code, so memory follows
- * the disk before anyone can read it; then the promises resolve. When the transaction fails
+ * the store before anyone can read it; then the promises resolve, once the commit is durable:
+ * at once when the transaction synced in the calling thread, or when its `durable` promise
+ * resolved (the sync to disk done off the event loop; see UnitOfWork.runSyncedLater). A
+ * failed sync rejects the group's promises (the writes stay committed). When the transaction fails
  * (disk full, I/O error), nothing of the group is on disk: every `failed` runs and every
  * promise rejects with that error.
  *
@@ -33,6 +36,11 @@ export interface QueuedWrite<T> {
  */
 export type Defer = (run: () => number) => void;
 
+/** A group's transaction: its value, and the promise of its sync to disk when that is still under way (null: done). */
+interface GroupTransaction {
+  <T>(fn: () => T): { readonly value: T; readonly durable: Promise<void> | null };
+}
+
 type Entry = GroupEntry<QueuedWrite<unknown>>;
 
 export class GroupCommit {
@@ -40,7 +48,7 @@ export class GroupCommit {
   private scheduled = false;
 
   constructor(
-    private readonly transaction: <T>(fn: () => T) => T,
+    private readonly transaction: GroupTransaction,
     private readonly defer: Defer,
   ) {}
 
@@ -70,11 +78,12 @@ export class GroupCommit {
     const group = this.queue;
     this.queue = [];
     let values: unknown[];
+    let durable: Promise<void> | null;
     try {
-      values = this.transaction(() => group.map((entry) => entry.queued.write()));
+      ({ value: values, durable } = this.transaction(() => group.map((entry) => entry.queued.write())));
     } catch (error) {
       return answerFailed(group, error);
     }
-    return answerCommitted(group, values);
+    return answerCommitted(group, values, durable);
   }
 }

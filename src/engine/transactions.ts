@@ -36,7 +36,7 @@ export class Transactions {
     private readonly unit: UnitOfWork,
     defer: Defer = immediately,
   ) {
-    this.group = new GroupCommit((fn) => this.outermost(fn), defer);
+    this.group = new GroupCommit((fn) => this.outermostGrouped(fn), defer);
   }
 
   /** Runs `fn` in one transaction, after the writes queued by `commitGrouped`; inside one, as part of it. */
@@ -70,14 +70,27 @@ export class Transactions {
     else step();
   }
 
-  private outermost<T>(fn: () => T): T {
+  /** A group's transaction: its sync to disk off the event loop when the store can (see GroupCommit). */
+  private outermostGrouped<T>(fn: () => T): { value: T; durable: Promise<void> | null } {
+    const unit = this.unit;
+    if (!unit.runSyncedLater) return { value: this.outermost(fn), durable: null };
+    let durable: Promise<void> | null = null;
+    const value = this.outermost(fn, (work) => {
+      const committed = unit.runSyncedLater!(work);
+      durable = committed.durable;
+      return committed.value;
+    });
+    return { value, durable };
+  }
+
+  private outermost<T>(fn: () => T, run: (work: () => T) => T = (work) => this.unit.run(work)): T {
     const undo: (() => void)[] = [];
     const done: (() => void)[] = [];
     this.undo = undo;
     this.done = done;
     let value: T;
     try {
-      value = this.unit.run(fn);
+      value = run(fn);
     } catch (error) {
       for (const step of undo.reverse()) step();
       throw error;

@@ -15,6 +15,22 @@ export type CommitMode = 'sync' | 'async';
 /** What a unit of work gives back: the value itself, or a promise of it for an asynchronous store. */
 export type Committed<T, Mode extends CommitMode> = Mode extends 'sync' ? T : Promise<T>;
 
+/**
+ * A commit whose wait for the disk happens off the event loop: when it is returned the writes
+ * are committed (every later transaction sees them and comes after them), and `durable`
+ * resolves once they would survive a power cut, as `run`'s commit would (it rejects when the
+ * disk refused the sync).
+ */
+export interface SyncedLater<T> {
+  readonly value: T;
+  readonly durable: Promise<void>;
+}
+
 export interface UnitOfWork<Mode extends CommitMode = 'sync'> {
   run<T>(work: () => Committed<T, Mode>): Committed<T, Mode>;
+  /**
+   * Optional: `run`, with the commit's sync to disk done off the event loop (SQLite: the WAL's
+   * fdatasync on libuv's thread pool). The group commit uses it; a store without it is `run`.
+   */
+  runSyncedLater?<T>(work: () => T): SyncedLater<T>;
 }

@@ -62,9 +62,21 @@ class LazyRequestLogger {
   }
 
   private write(method: Method, args: unknown[]): void {
+    const [first, ...rest] = args;
+    // A line with an object first (the access log's) needs no child at all: the parent writes the
+    // bindings as the object's first fields, where the child would have put them: the same line.
+    if (this.made === null && Object.keys(this.options).length === 0 && isPlainObject(first)) {
+      const parent = this.parent;
+      Reflect.apply(parent[method], parent, [{ ...this.bindings, ...first }, ...rest]);
+      return;
+    }
     const logger = this.real();
     Reflect.apply(logger[method], logger, args);
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Fastify's `childLoggerFactory` for both listeners. */

@@ -81,7 +81,7 @@ export class MeetingStats {
     private readonly clock: Clock,
     defer?: Defer,
   ) {
-    this.group = defer ? new GroupCommit((fn) => unitOfWork.run(fn), defer) : null;
+    this.group = defer ? new GroupCommit((fn) => ({ value: unitOfWork.run(fn), durable: null }), defer) : null;
   }
 
   /**

@@ -21,7 +21,8 @@ const length = (value: string): number => [...value].length;
 export function checkName(value: unknown): string {
   if (typeof value !== 'string') throw invalidField('name', 'name is required and must be a string');
   const name = value.trim();
-  if (length(name) < nameBounds.min || length(name) > nameBounds.max) {
+  const count = length(name);
+  if (count < nameBounds.min || count > nameBounds.max) {
     throw invalidField('name', `name must be ${nameBounds.min} to ${nameBounds.max} characters long`);
   }
   const problem = nameProblem(name);

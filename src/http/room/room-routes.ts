@@ -51,6 +51,8 @@ const inviteTtlSecs = 24 * 3600;
 async function arrival(services: EngineServices, request: FastifyRequest<WithBody<ArrivalBody>>): Promise<Arrival> {
   const body = request.body;
   const roomId = request.params.id;
+  // Fastify works request.ip out through the trusted proxy's header on every read: read it once.
+  const ip = request.ip;
   return {
     roomId,
     name: body.name,
@@ -58,8 +60,8 @@ async function arrival(services: EngineServices, request: FastifyRequest<WithBod
     accessCode: body.access_code,
     claims: await claimsOf(services, roomId, body.t),
     fromParticipantId: (await presentedSession(services, request))?.participant ?? null,
-    clientKey: clientKey(request.ip),
-    clientNetwork: clientNetwork(request.ip),
+    clientKey: clientKey(ip),
+    clientNetwork: clientNetwork(ip),
     secret: readWaitingCookie(request) ?? null,
   };
 }

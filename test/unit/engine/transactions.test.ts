@@ -213,3 +213,45 @@ t.test('the memory store of the engine tests is a unit of work: a failed run res
   );
   t.same(store.openMeetings(), []);
 });
+
+/** A store whose group commits sync to disk later, when the test says (SQLite: the WAL's fdatasync off the event loop). */
+class SyncedLaterJournal extends Journal {
+  readonly syncs: { resolve: () => void; reject: (error: Error) => void }[] = [];
+
+  runSyncedLater<T>(work: () => T): { value: T; durable: Promise<void> } {
+    const value = this.run(work);
+    const durable = new Promise<void>((resolve, reject) => this.syncs.push({ resolve, reject }));
+    return { value, durable };
+  }
+}
+
+t.test('a group synced off the event loop: memory follows at the commit, the answer waits for the sync', async (t) => {
+  const journal = new SyncedLaterJournal();
+  const tx = new Transactions(journal, (run) => setImmediate(run));
+  const applied: string[] = [];
+  let answered = false;
+  const knock = tx
+    .commitGrouped({
+      write: () => {
+        journal.write('knock');
+        return 'k1';
+      },
+      committed: (value) => applied.push(value),
+    })
+    .then((value) => {
+      answered = true;
+      return value;
+    });
+  tx.atomically(() => journal.write('admit'));
+  t.same(journal.commits, [['knock'], ['admit']], 'the queued knock is still committed before the admission');
+  t.same(applied, ['k1'], 'memory follows the commit at once');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(answered, false, 'not answered while its sync to disk is under way');
+  journal.syncs[0]!.resolve();
+  t.equal(await knock, 'k1', 'answered once the sync returned');
+
+  const refused = tx.commitGrouped({ write: () => journal.write('knock 2') });
+  tx.flushGrouped();
+  journal.syncs[1]!.reject(new Error('EIO'));
+  await t.rejects(refused, /EIO/, 'a failed sync is told to the knock, never answered as durable');
+});

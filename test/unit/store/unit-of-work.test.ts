@@ -88,3 +88,34 @@ t.test('a nested run that fails is a savepoint: the outer unit keeps its own wri
     ['r1'],
   );
 });
+
+t.test('runSyncedLater: committed at once, the connection back at FULL, durable once the WAL is synced', async (t) => {
+  const { db, file } = open(t);
+  const rooms = new SqliteRoomStore(db);
+  const unit = new SqliteUnitOfWork(db);
+  const before = walCommits(file).commits;
+  const { value, durable } = unit.runSyncedLater(() => {
+    rooms.insert(waitingRoomFixture('r1'));
+    return 'done';
+  });
+  t.equal(value, 'done', "the work's value comes back");
+  t.equal(walCommits(file).commits - before, 1, 'committed: in the WAL file (what a kill -9 leaves) before the sync');
+  t.equal(db.pragma('synchronous', { simple: true }), 2, 'every other write commits at synchronous=FULL again');
+  await durable;
+
+  t.throws(
+    () =>
+      unit.runSyncedLater(() => {
+        rooms.insert(waitingRoomFixture('r2'));
+        throw new Error('disk full');
+      }),
+    /disk full/,
+  );
+  t.equal(count(db, 'rooms'), 1, 'a failing work leaves nothing');
+  t.equal(db.pragma('synchronous', { simple: true }), 2, 'and the connection at FULL');
+
+  unit.close();
+  const closing = unit.runSyncedLater(() => rooms.insert(waitingRoomFixture('r3')));
+  await closing.durable;
+  t.equal(count(db, 'rooms'), 2, 'after close() it commits as run does');
+});
