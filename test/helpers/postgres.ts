@@ -4,7 +4,7 @@
 // the unit and service shards import many files into one process, so a shard pays initdb once
 // (a copy of an initialised template and a start: about 1 s) and every test file gets its own database in it (CREATE DATABASE, a few ms).
 // Where the binaries are absent, `postgresTest` reports the file's tests as skipped, by name.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -113,6 +113,23 @@ async function startCluster(): Promise<PostgresCluster> {
     spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-s', 'stop'], { ...(owner ?? {}) });
     rmSync(dir, { recursive: true, force: true });
   });
+  // A test process killed by a signal (tap's timeout, a developer's ^C) never reaches 'exit': a
+  // watchdog of its own stops the cluster once this process is gone (checked in /proc, which the
+  // cluster's user can read even when this process is root's and kill -0 would be refused).
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      'while [ -d "/proc/$1" ]; do sleep 1; done; "$2" -D "$3" -m immediate -s stop; rm -rf "$4"',
+      'watchdog',
+      String(process.pid),
+      join(bin, 'pg_ctl'),
+      data,
+      dir,
+    ],
+    { detached: true, stdio: 'ignore', ...(owner ?? {}) },
+  );
+  watchdog.unref();
   return { dir, socketDir: dir, port, user };
 }
 
