@@ -73,21 +73,50 @@ function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork):
   }) as unknown as AsyncPort<Port>;
 }
 
-/** The engine's SQLite stores behind the asynchronous ports, with their unit of work. */
+/**
+ * The engine's SQLite stores behind the asynchronous ports, with their unit of work. Each store is
+ * made on first use: a store prepares its statements when made, and every statement is kept for
+ * the life of the process (platform/sqlite.ts), so a store nobody uses would only cost memory.
+ */
 export function sqliteAsyncStores(db: Db): AsyncStores {
   const unitOfWork = new SqliteAsyncUnitOfWork(db);
-  const live = asyncOf(new SqliteLiveStore(db), unitOfWork);
+  const made = new Map<string, unknown>();
+  const once = <T>(name: string, make: () => T): T => {
+    if (!made.has(name)) made.set(name, make());
+    return made.get(name) as T;
+  };
+  const live = () => once('live', () => asyncOf(new SqliteLiveStore(db), unitOfWork));
   return {
-    rooms: asyncOf(new SqliteRoomStore(db), unitOfWork),
-    waitingRequests: asyncOf(new SqliteWaitingRequestStore(db), unitOfWork),
-    meetings: asyncOf(new SqliteMeetingStore(db), unitOfWork),
-    accessTokens: asyncOf(new SqliteAccessTokenStore(db), unitOfWork),
-    accounts: asyncOf(new SqliteAccountStore(db), unitOfWork),
-    chat: live,
-    groupMessages: live,
-    locks: live,
-    subgroupTimers: live,
-    stats: live,
+    get rooms() {
+      return once('rooms', () => asyncOf(new SqliteRoomStore(db), unitOfWork));
+    },
+    get waitingRequests() {
+      return once('waitingRequests', () => asyncOf(new SqliteWaitingRequestStore(db), unitOfWork));
+    },
+    get meetings() {
+      return once('meetings', () => asyncOf(new SqliteMeetingStore(db), unitOfWork));
+    },
+    get accessTokens() {
+      return once('accessTokens', () => asyncOf(new SqliteAccessTokenStore(db), unitOfWork));
+    },
+    get accounts() {
+      return once('accounts', () => asyncOf(new SqliteAccountStore(db), unitOfWork));
+    },
+    get chat() {
+      return live();
+    },
+    get groupMessages() {
+      return live();
+    },
+    get locks() {
+      return live();
+    },
+    get subgroupTimers() {
+      return live();
+    },
+    get stats() {
+      return live();
+    },
     unitOfWork,
   };
 }

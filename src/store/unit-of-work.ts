@@ -2,6 +2,7 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
 import type { Db } from './database.js';
+import { readPragma } from '../platform/sqlite.js';
 
 type Statement = Database.Statement<[]>;
 
@@ -35,10 +36,9 @@ export class SqliteUnitOfWork implements UnitOfWork {
 
   constructor(private readonly db: Db) {
     this.inTransaction = db.transaction((work: () => unknown) => work());
-    const walAtFull =
-      !db.memory &&
-      db.pragma('journal_mode', { simple: true }) === 'wal' &&
-      db.pragma('synchronous', { simple: true }) === 2;
+    // readPragma keeps its statements: db.pragma makes one per call outside the kept prepare, and
+    // one collected later can abort Node 24 (platform/sqlite.ts).
+    const walAtFull = !db.memory && readPragma(db, 'journal_mode') === 'wal' && readPragma(db, 'synchronous') === 2;
     if (walAtFull) {
       this.relax = db.prepare<[]>('PRAGMA synchronous = NORMAL');
       this.restore = db.prepare<[]>('PRAGMA synchronous = FULL');

@@ -95,10 +95,9 @@ function sqliteColumns(db: Db): Map<string, Map<string, boolean>> {
     tables.map((table) => [
       table,
       new Map(
-        (db.pragma(`table_info(${table})`) as { name: string; notnull: number; pk: number }[]).map((c) => [
-          c.name,
-          c.notnull === 1 || c.pk > 0,
-        ]),
+        (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; notnull: number; pk: number }[]).map(
+          (c) => [c.name, c.notnull === 1 || c.pk > 0],
+        ),
       ),
     ]),
   );

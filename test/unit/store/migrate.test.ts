@@ -76,7 +76,7 @@ t.test('migrating again is a no-op', async (t) => {
 t.test('a schema newer than the code is refused, nothing written', async (t) => {
   const { db } = open(t);
   const schema = describeSchema(db);
-  db.pragma(`user_version = ${latest + 3}`);
+  db.exec(`PRAGMA user_version = ${latest + 3}`);
   const err = t.throws(() => migrate(db, readMigrations(migrationsDir))) as unknown;
   t.ok(err instanceof SchemaTooNewError, 'a SchemaTooNewError');
   t.match(err, {

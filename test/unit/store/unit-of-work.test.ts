@@ -10,6 +10,7 @@ import { databaseFileName, openDatabase, type Db } from '../../../src/store/data
 import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
 import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
+import { readPragma } from '../../../src/platform/sqlite.js';
 import { waitingRoomFixture } from '../../helpers/room-fixture.js';
 import { walCommits } from '../../helpers/wal.js';
 
@@ -100,7 +101,7 @@ t.test('runSyncedLater: committed at once, the connection back at FULL, durable 
   });
   t.equal(value, 'done', "the work's value comes back");
   t.equal(walCommits(file).commits - before, 1, 'committed: in the WAL file (what a kill -9 leaves) before the sync');
-  t.equal(db.pragma('synchronous', { simple: true }), 2, 'every other write commits at synchronous=FULL again');
+  t.equal(readPragma(db, 'synchronous'), 2, 'every other write commits at synchronous=FULL again');
   await durable;
 
   t.throws(
@@ -112,7 +113,7 @@ t.test('runSyncedLater: committed at once, the connection back at FULL, durable 
     /disk full/,
   );
   t.equal(count(db, 'rooms'), 1, 'a failing work leaves nothing');
-  t.equal(db.pragma('synchronous', { simple: true }), 2, 'and the connection at FULL');
+  t.equal(readPragma(db, 'synchronous'), 2, 'and the connection at FULL');
 
   unit.close();
   const closing = unit.runSyncedLater(() => rooms.insert(waitingRoomFixture('r3')));
