@@ -163,6 +163,22 @@ export const toCallback = (r: CallbackRow): CallbackJob => ({
   lastError: r.last_error,
 });
 
+/** A tenant's recordings narrowed as getRecordings asks: by record ids, else by meeting ids, else all. */
+export function recordingsMatching(
+  all: RecordingRecord[],
+  filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] },
+): RecordingRecord[] {
+  if (filter.recordIds && filter.recordIds.length > 0) {
+    const ids = new Set(filter.recordIds);
+    return all.filter((r) => ids.has(r.recordId));
+  }
+  if (filter.meetingIds && filter.meetingIds.length > 0) {
+    const ids = new Set(filter.meetingIds);
+    return all.filter((r) => ids.has(r.meetingId));
+  }
+  return all;
+}
+
 /** A new callback job's columns, as both stores insert them. */
 export const newCallbackRow = (job: NewCallbackJob) => ({
   kind: job.kind,
@@ -393,16 +409,7 @@ export class SqliteCompatStore implements CompatStore {
     tenantId: string,
     filter: { meetingIds?: readonly string[]; recordIds?: readonly string[] },
   ): RecordingRecord[] {
-    const all = (this.stmts.recordingsOf.all(tenantId) as RecordingRow[]).map(toRecording);
-    if (filter.recordIds && filter.recordIds.length > 0) {
-      const ids = new Set(filter.recordIds);
-      return all.filter((r) => ids.has(r.recordId));
-    }
-    if (filter.meetingIds && filter.meetingIds.length > 0) {
-      const ids = new Set(filter.meetingIds);
-      return all.filter((r) => ids.has(r.meetingId));
-    }
-    return all;
+    return recordingsMatching((this.stmts.recordingsOf.all(tenantId) as RecordingRow[]).map(toRecording), filter);
   }
 
   close(): void {

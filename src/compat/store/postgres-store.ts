@@ -3,6 +3,7 @@ import type { CallbackJob, ChatRecord, CompatMeeting, NewCallbackJob, RecordingR
 import type { Sql } from '../../platform/postgres.js';
 import {
   chatRow,
+  recordingsMatching,
   meetingColumns,
   newCallbackRow,
   meetingRow,
@@ -221,16 +222,7 @@ export class PostgresCompatStore implements AsyncCompatStore {
   ): Promise<RecordingRecord[]> {
     const rows = await this.db<RecordingRow[]>`SELECT * FROM meet_compat.compat_recordings
       WHERE tenant_id = ${tenantId} ORDER BY start_time DESC, record_id COLLATE "C"`;
-    const all = rows.map(recordingOf);
-    if (filter.recordIds && filter.recordIds.length > 0) {
-      const ids = new Set(filter.recordIds);
-      return all.filter((r) => ids.has(r.recordId));
-    }
-    if (filter.meetingIds && filter.meetingIds.length > 0) {
-      const ids = new Set(filter.meetingIds);
-      return all.filter((r) => ids.has(r.meetingId));
-    }
-    return all;
+    return recordingsMatching(rows.map(recordingOf), filter);
   }
 
   /** The pool is its owner's (the daemon's, shared with the engine): nothing to close here. */
