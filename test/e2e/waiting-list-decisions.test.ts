@@ -40,6 +40,8 @@ async function moderatorPage(
   const { page } = await browser.newPage(`moderator${lang}`);
   await page.setViewportSize(viewport);
   await page.goto(`${d.url}${link.body.url as string}${lang ? `&lang=${lang}` : ''}`);
+  // Kept from before the join: what her arrival announces may be replaced at once by the next news.
+  await keepAnnouncements(page);
   await page.getByRole('button', { name: lang === 'de' ? 'Teilnehmen' : 'Join' }).click();
   await page.getByRole('toolbar', { name: lang === 'de' ? 'Konferenzsteuerung' : 'Meeting controls' }).waitFor();
   return page;
@@ -271,7 +273,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await openPeople(art, artWaiting, 'People');
     const arrival = 'Still waiting: 1 marked "barred earlier" (their name matches someone barred in this meeting).';
     await artWaiting.getByText(arrival, { exact: false }).waitFor();
-    await art.locator('#announcer', { hasText: arrival }).waitFor();
+    await untilSaid(art, arrival);
     t.pass('her page says how many her arrival left waiting, and announces it');
     t.equal(await state(lena), 'admitted', 'Lena came in with her');
     t.equal(await state(jonasAgain), 'waiting', 'the marked request waits for her decision');

@@ -88,10 +88,18 @@ onEachCompatStore('two claims at once never take the same job', async (t, { stor
   const ids: number[] = [];
   for (let n = 1; n <= 40; n += 1) ids.push((await store.insertCallback(job(n, n % 7))).id);
   const nodes = [store, store, another(), another(), another()];
-  // Each sender claims until nothing is left, all of them at once.
+  // Each sender claims until nothing is left, all of them at once. A sender whose pool is still
+  // connecting may find nothing left, so how the work splits is not asserted, only that one
+  // round of claims at once leaves everyone a distinct share (40 jobs are enough for 5 × 3).
+  const first = await Promise.all(nodes.map((node) => node.claimDueCallbacks(t0 + 10, t0 + 60_000, 3)));
+  t.same(
+    first.map((got) => got.length),
+    [3, 3, 3, 3, 3],
+    'five claims at once: each takes its own three',
+  );
   const results = await Promise.all(
-    nodes.map(async (node) => {
-      const mine: CallbackJob[] = [];
+    nodes.map(async (node, i) => {
+      const mine: CallbackJob[] = [...first[i]!];
       for (;;) {
         const got = await node.claimDueCallbacks(t0 + 10, t0 + 60_000, 3);
         if (got.length === 0) return mine;
@@ -106,5 +114,4 @@ onEachCompatStore('two claims at once never take the same job', async (t, { stor
     ids,
     'every due job taken once',
   );
-  t.ok(results.filter((r) => r.length > 0).length > 1, 'the senders shared the work');
 });
