@@ -26,3 +26,8 @@ export async function untilSaid(page: Page, text: string, ms = 10_000): Promise<
     { timeout: ms, polling: 100 },
   );
 }
+
+/** Every text the live region took since keepAnnouncements, in order. */
+export async function saidSoFar(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...((window as unknown as { said?: string[] }).said ?? [])]);
+}
