@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { AttemptLimiter, TooManyAttemptsError } from '../../../../src/engine/waiting/attempt-limiter.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
@@ -75,3 +77,65 @@ t.test(
     t.pass('once the first of them is a minute old the address may try again');
   },
 );
+
+t.test('a key goes from one attempt to several and back, counted the same way', async (t) => {
+  const clock = new FakeClock();
+  const limiter = new AttemptLimiter(clock, { limit: 3, windowMs: 1000 });
+  limiter.record('k');
+  limiter.check('k');
+  clock.advance(400);
+  limiter.record('k');
+  clock.advance(400);
+  limiter.record('k');
+  t.throws(() => limiter.check('k'), new TooManyAttemptsError(1), 'three inside the window block it');
+  clock.advance(200);
+  limiter.check('k');
+  t.pass('the first left the window at 1,000 ms: two are left');
+  clock.advance(400);
+  limiter.check('k');
+  limiter.record('k');
+  limiter.record('k');
+  t.throws(() => limiter.check('k'), { code: 'too_many_attempts' }, 'one left, then two more: three again');
+  clock.advance(1000);
+  limiter.prune();
+  limiter.record('k');
+  limiter.check('k');
+  t.pass('after a quiet window a single attempt counts alone');
+  const one = new AttemptLimiter(clock, { limit: 1, windowMs: 1000 });
+  one.record('k');
+  t.throws(() => one.check('k'), new TooManyAttemptsError(1), 'a limit of one is reached by one attempt');
+  clock.advance(999);
+  one.prune();
+  t.throws(() => one.check('k'), new TooManyAttemptsError(1), 'prune keeps a single attempt still inside');
+  clock.advance(1);
+  one.prune();
+  one.check('k');
+  t.pass('and forgets it once it left');
+});
+
+t.test('10,000 addresses that knocked once each cost their map entry, not a list each', async (t) => {
+  // Issue 36 point 2: a class of 10,000 knocks from as many addresses; each key held an array of
+  // one time (105-130 bytes a key with its map entry, measured here), now its time alone (50-70).
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heapUsed = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const clock = new FakeClock();
+  const limiter = new AttemptLimiter(clock, { limit: 120, windowMs: 60_000 });
+  const keys = Array.from({ length: 10_000 }, (_, i) => `room-${i % 100}\n10.0.${(i >>> 8) & 255}.${i & 255}`);
+  const before = heapUsed();
+  for (const key of keys) {
+    limiter.check(key);
+    limiter.record(key);
+    clock.advance(1);
+  }
+  const perKey = (heapUsed() - before) / keys.length;
+  t.comment(`${perKey.toFixed(0)} bytes of heap per key`);
+  t.ok(perKey <= 85, `at most 85 bytes a key (${perKey.toFixed(0)})`);
+  for (let i = 1; i < 120; i++) limiter.record(keys[0]!);
+  t.throws(() => limiter.check(keys[0]!), { code: 'too_many_attempts' }, 'each knock still counts');
+  limiter.check(keys[1]!);
+});
