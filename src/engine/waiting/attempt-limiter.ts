@@ -111,6 +111,11 @@ export class AttemptLimiter {
     });
   }
 
+  /** Nothing counted and nothing in flight: a limiter made per scope may be dropped. */
+  idle(): boolean {
+    return this.failures.size === 0 && this.inFlight.size === 0;
+  }
+
   private recent(key: string, now: number): number[] {
     const held = this.failures.get(key);
     const times = held === undefined ? [] : typeof held === 'number' ? [held] : held;
