@@ -82,6 +82,33 @@ function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? '(unmatched)';
 }
 
+/**
+ * The line's fields, added one at a time. Not an object literal that starts with a spread: on
+ * Node 20's V8 such a literal gets a hidden class of its own, made in the old generation, so
+ * every logged request (each knock) left about 1 KiB there until the next full collection
+ * (issue 36 point 2). Adding the same keys in the same order shares one hidden class.
+ */
+function lineObject(
+  note: Noted | undefined,
+  family: string,
+  route: string,
+  status: number,
+  ms: number,
+  req: FastifyRequest,
+): Record<string, unknown> {
+  const line: Record<string, unknown> = {};
+  if (note) {
+    line.event = note.event;
+    for (const key of Object.keys(note.fields)) line[key] = note.fields[key];
+  }
+  line.family = family;
+  line.route = route;
+  line.status = status;
+  line.ms = ms;
+  line.req = req;
+  return line;
+}
+
 export function installAccessLog(app: FastifyInstance, options: AccessLogOptions, familyOf: FamilyOf): void {
   const { policy, slowMs, recorder } = options;
   // A callback hook, not async: no promise per request.
@@ -94,14 +121,7 @@ export function installAccessLog(app: FastifyInstance, options: AccessLogOptions
     const note = notes.get(request);
     const kind = lineFor(policy, slowMs, family, status, elapsedMs, upgraded);
     if (note === undefined && kind === null) return done();
-    const line = {
-      ...(note ? { event: note.event, ...note.fields } : {}),
-      family,
-      route: routeOf(request),
-      status,
-      ms: Math.round(elapsedMs * 100) / 100,
-      req: request,
-    };
+    const line = lineObject(note, family, routeOf(request), status, Math.round(elapsedMs * 100) / 100, request);
     if (kind === 'error') reply.log.error(line, 'server error');
     else if (note) reply.log.info(line, note.event);
     else if (kind === 'refused') reply.log.info(line, 'request refused');

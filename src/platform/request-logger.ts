@@ -67,7 +67,9 @@ class LazyRequestLogger {
     // bindings as the object's first fields, where the child would have put them: the same line.
     if (this.made === null && Object.keys(this.options).length === 0 && isPlainObject(first)) {
       const parent = this.parent;
-      Reflect.apply(parent[method], parent, [{ ...this.bindings, ...first }, ...rest]);
+      // Object.assign, not `{ ...bindings, ...first }`: on Node 20 that literal makes a hidden class
+      // per line in the old generation (see lineObject in access-log.ts).
+      Reflect.apply(parent[method], parent, [Object.assign({}, this.bindings, first), ...rest]);
       return;
     }
     const logger = this.real();

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Meeting } from '../meetings/meeting.js';
-import { AttemptLimiter, TooManyAttemptsError } from './attempt-limiter.js';
+import { AttemptLimiter, TooManyAttemptsError, type AttemptLimits } from './attempt-limiter.js';
 import { RoomQueue, type ClientSlot } from './room-queue.js';
 import { clientDefaults, waitingDefaults, type WaitingRoomOptions } from './waiting-room-types.js';
 
@@ -21,22 +21,24 @@ export class OpenRequests {
   private readonly queues = new Map<string, RoomQueue>();
   /** Knocks queued for the group commit, by room. */
   private readonly pending = new Map<string, Set<PendingKnock>>();
-  /** Waiting and uncommitted requests per room and client address, and per room and IPv6 /56 (keys differ in form). */
-  private readonly clientSlots = new Map<string, number>();
-  private readonly knockLimiter: AttemptLimiter;
+  /**
+   * Per room, its waiting and uncommitted requests per client address and per IPv6 /56 (keys
+   * differ in form). A map per room keyed by the client's own key, as the knock limiters: one map
+   * keyed by room and address together made two more strings per waiting person (issue 36 point 2).
+   */
+  private readonly clientSlots = new Map<string, Map<string, number>>();
+  /** Knocks per client address, a limiter per room with knocks in the window. */
+  private readonly knockLimiters = new Map<string, AttemptLimiter>();
+  private readonly knockLimits: AttemptLimits;
   private readonly maxOpenPerClient: number;
   private readonly maxOpenPerNetwork: number;
   readonly maxOpenRequests: number;
 
   constructor(
-    clock: Clock,
+    private readonly clock: Clock,
     options: Pick<WaitingRoomOptions, 'knocksPerClient' | 'maxOpenPerClient' | 'maxOpenPerNetwork' | 'maxOpenRequests'>,
   ) {
-    this.knockLimiter = new AttemptLimiter(
-      clock,
-      options.knocksPerClient ?? clientDefaults.knocksPerClient,
-      'too_many_knocks',
-    );
+    this.knockLimits = options.knocksPerClient ?? clientDefaults.knocksPerClient;
     this.maxOpenPerClient = options.maxOpenPerClient ?? clientDefaults.maxOpenPerClient;
     this.maxOpenPerNetwork = options.maxOpenPerNetwork ?? clientDefaults.maxOpenPerNetwork;
     this.maxOpenRequests = options.maxOpenRequests ?? waitingDefaults.maxOpenRequests;
@@ -77,12 +79,10 @@ export class OpenRequests {
    * network (`clientNetwork`, an IPv6 /56) holds too many.
    */
   checkClient(roomId: string, clientKey: string, clientNetwork: string | null = null): ClientSlot {
-    const slot: ClientSlot = {
-      client: `${roomId}\n${clientKey}`,
-      network: clientNetwork === null ? null : `${roomId}\n${clientNetwork}`,
-    };
-    this.knockLimiter.check(slot.client);
-    const over = (key: string | null, max: number) => key !== null && (this.clientSlots.get(key) ?? 0) >= max;
+    const slot: ClientSlot = { roomId, client: clientKey, network: clientNetwork };
+    this.knockLimiters.get(roomId)?.check(clientKey);
+    const held = this.clientSlots.get(roomId);
+    const over = (key: string | null, max: number) => key !== null && (held?.get(key) ?? 0) >= max;
     if (over(slot.client, this.maxOpenPerClient) || over(slot.network, this.maxOpenPerNetwork)) {
       throw new TooManyAttemptsError(clientDefaults.retryAfterSecs, 'too_many_waiting');
     }
@@ -99,12 +99,17 @@ export class OpenRequests {
 
   /** A knock takes its place until its commit: counted against the room and the client. */
   hold(roomId: string, clientSlot: ClientSlot): PendingKnock {
-    this.knockLimiter.record(clientSlot.client);
+    let limiter = this.knockLimiters.get(roomId);
+    if (!limiter) {
+      limiter = new AttemptLimiter(this.clock, this.knockLimits, 'too_many_knocks');
+      this.knockLimiters.set(roomId, limiter);
+    }
+    limiter.record(clientSlot.client);
     const pending: PendingKnock = { cancelled: false, clientSlot };
     const set = this.pending.get(roomId);
     if (set) set.add(pending);
     else this.pending.set(roomId, new Set([pending]));
-    for (const key of keysOf(clientSlot)) this.clientSlots.set(key, (this.clientSlots.get(key) ?? 0) + 1);
+    this.countSlot(clientSlot, 1);
     return pending;
   }
 
@@ -122,26 +127,35 @@ export class OpenRequests {
 
   /** A request of this client stopped waiting (or was never written): its place is free again. */
   releaseSlot(clientSlot: ClientSlot | undefined): void {
-    if (clientSlot === undefined) return;
-    for (const key of keysOf(clientSlot)) {
-      const held = (this.clientSlots.get(key) ?? 0) - 1;
-      if (held > 0) this.clientSlots.set(key, held);
-      else this.clientSlots.delete(key);
-    }
+    if (clientSlot !== undefined) this.countSlot(clientSlot, -1);
   }
 
   /** The decision that released it was rolled back: the request waits again and holds its place. */
   retakeSlot(clientSlot: ClientSlot | undefined): void {
-    if (clientSlot === undefined) return;
-    for (const key of keysOf(clientSlot)) this.clientSlots.set(key, (this.clientSlots.get(key) ?? 0) + 1);
+    if (clientSlot !== undefined) this.countSlot(clientSlot, 1);
   }
 
-  /** Forgets knock counts whose window has passed. */
+  /** Forgets knock counts whose window has passed, and the limiters of rooms left without any. */
   prune(): void {
-    this.knockLimiter.prune();
+    this.knockLimiters.forEach((limiter, roomId) => {
+      limiter.prune();
+      if (limiter.idle()) this.knockLimiters.delete(roomId);
+    });
   }
-}
 
-function keysOf(slot: ClientSlot): string[] {
-  return slot.network === null ? [slot.client] : [slot.client, slot.network];
+  private countSlot(slot: ClientSlot, by: 1 | -1): void {
+    let held = this.clientSlots.get(slot.roomId);
+    if (!held) {
+      if (by < 0) return;
+      held = new Map();
+      this.clientSlots.set(slot.roomId, held);
+    }
+    for (const key of [slot.client, slot.network]) {
+      if (key === null) continue;
+      const count = (held.get(key) ?? 0) + by;
+      if (count > 0) held.set(key, count);
+      else held.delete(key);
+    }
+    if (held.size === 0) this.clientSlots.delete(slot.roomId);
+  }
 }

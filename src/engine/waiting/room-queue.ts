@@ -6,7 +6,10 @@ import type { WaitingRequest } from './waiting-request.js';
  * for IPv6, its network's (the /56), so a client cannot spread its requests over the /64s it owns.
  */
 export interface ClientSlot {
+  readonly roomId: string;
+  /** The client's key: its address, or its IPv6 /64. */
   readonly client: string;
+  /** Its IPv6 /56, or null. */
   readonly network: string | null;
 }
 

@@ -71,3 +71,48 @@ t.test('10,000 waiting requests cost the heap at most 1,000 bytes each', async (
   t.ok(rooms[7]!.bySecret(arrivals[7]!.secret), 'a request is found by its cookie');
   t.ok(perRequest <= 1_000, `at most 1,000 bytes each (${perRequest.toFixed(0)})`);
 });
+
+t.test('the places per client address are kept per room, keyed by the address itself', async (t) => {
+  // Issue 36 point 2: each knock's place and knock count were kept under one key joining room and
+  // address, two more strings per waiting person (about 60 bytes of heap a knock, 0.6 MiB per
+  // 10,000); now a map and a knock limiter per room, keyed by the address the knock came with.
+  const clock = new FakeClock();
+  const requests = new OpenRequests(clock, { maxOpenPerClient: 2 });
+  const internals = requests as unknown as {
+    clientSlots: Map<string, Map<string, number>>;
+    knockLimiters: Map<string, unknown>;
+  };
+  const a = requests.checkClient('room-1', '10.0.0.1');
+  requests.settled('room-1', requests.hold('room-1', a), false);
+  const b = requests.checkClient('room-1', '10.0.0.1');
+  requests.hold('room-1', b);
+  const c = requests.checkClient('room-2', '10.0.0.1', '2001:db8:0:100::/56');
+  requests.hold('room-2', c);
+  t.same(a, { roomId: 'room-1', client: '10.0.0.1', network: null }, 'the slot names its room and address');
+  t.same(
+    [...internals.clientSlots].map(([room, held]) => [room, [...held]]),
+    [
+      ['room-1', [['10.0.0.1', 2]]],
+      [
+        'room-2',
+        [
+          ['10.0.0.1', 1],
+          ['2001:db8:0:100::/56', 1],
+        ],
+      ],
+    ],
+    'counted per room under the address (and the IPv6 network)',
+  );
+  t.same([...internals.knockLimiters.keys()], ['room-1', 'room-2'], 'a knock limiter per room that had knocks');
+  t.throws(() => requests.checkClient('room-1', '10.0.0.1'), { code: 'too_many_waiting' }, 'at its cap in room-1');
+  requests.checkClient('room-2', '10.0.0.1');
+  requests.checkClient('room-1', '10.0.0.2');
+  requests.releaseSlot(a);
+  requests.releaseSlot(b);
+  requests.releaseSlot(c);
+  t.equal(internals.clientSlots.size, 0, 'a room whose places are all free is forgotten');
+  requests.checkClient('room-1', '10.0.0.1');
+  clock.advance(60_000);
+  requests.prune();
+  t.equal(internals.knockLimiters.size, 0, 'and so is its knock limiter once its window passed');
+});
