@@ -118,6 +118,8 @@ export const targets = {
   knockVsBaseline: 0.25,
   apiVsBaseline: 0.5,
   apiTenantsVsSingle: 0.9,
+  /** Issue 36 point 3: create with 1,000 tenants and none named (the secrets searched) against one tenant. */
+  apiSearchVsSingle: 0.8,
   /** Issue 36 point 2: what 10,000 and 50,000 open waiting requests may add to the daemon's RSS (MiB). */
   rssPer10kMb: 20,
   rssPer50kMb: 100,
@@ -258,7 +260,15 @@ export function checkTargets(
   }
 
   // create names a new meeting, so no owner narrows the search: with the tenant in the path it
-  // is one secret whatever the number of tenants (the search without it is reported, not a target).
+  // is one secret whatever the number of tenants; without it the secrets are searched (a lower target).
+  const createSearch = ratio(vs('create-1000t'), vs('create-1t'));
+  checks.push({
+    id: 'create-1000t-vs-1t',
+    rule: `create with 1,000 tenants and none named (the search) ≥ ${percent(targets.apiSearchVsSingle)} of its single-tenant figure`,
+    measured: percent(createSearch),
+    verdict: verdictOf(createSearch, targets.apiSearchVsSingle),
+    rows: ['create-1000t'],
+  });
   const createMany = ratio(vs('create-path-1000t'), vs('create-path-1t'));
   checks.push({
     id: 'create-path-1000t-vs-1t',
@@ -292,8 +302,8 @@ export function targetCell(rowId: string, checks: readonly TargetCheck[]): strin
     if (c.id === 'knock-durable') return `on disk: ${c.verdict}`;
     if (c.id === 'rss-10k' || c.id === 'rss-50k') return `RSS ${c.measured}: ${c.verdict}`;
     if (c.id.endsWith('-cpu')) return `CPU ≤${times(targets.pollCpuVsBaseline)}: ${c.verdict}`;
-    if (c.id.endsWith('-vs-1t')) return `≥90% of 1 tenant (${c.measured}): ${c.verdict}`;
     const min = /≥ (\d+%)/.exec(c.rule)?.[1] ?? '';
+    if (c.id.endsWith('-vs-1t')) return `≥${min} of 1 tenant (${c.measured}): ${c.verdict}`;
     return `≥${min}: ${c.verdict}`;
   };
   return mine.map(short).join('; ');
