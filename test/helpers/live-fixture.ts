@@ -271,6 +271,11 @@ export class LiveFixture {
     };
   }
 
+  /** Once the messages sent so far were handled, those that await the store included (a rename, the subject). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
   /** The client's socket closes (from either side). */
   disconnect(client: Client): void {
     client.session.closed();

@@ -26,6 +26,17 @@ export function engineCall<T>(outbox: Outbox, fn: () => T): T | null {
   }
 }
 
+/** `engineCall` for an engine call that awaits the store: a rejection with a refusal goes back to her the same way. */
+export async function engineCallAsync<T>(outbox: Outbox, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof EngineError)) throw err;
+    outbox.send(refusal(err));
+    return null;
+  }
+}
+
 /**
  * Background work of the live meeting (a timer, a socket's event, a waiting-list push) has no
  * caller to hand a failure to: it is logged under its name, like a failing engine listener.

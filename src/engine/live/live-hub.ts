@@ -14,7 +14,8 @@ import type { LiveApi, LiveAttendee } from './live-api.js';
 import { Classroom } from './classroom.js';
 import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
-import { engineCall, guarded, liveError } from './live-errors.js';
+import { guarded, liveError } from './live-errors.js';
+import { MeetingEdits } from './meeting-edits.js';
 import { liveDefaults, type LiveOptions } from './live-options.js';
 import {
   locksFromWire,
@@ -32,6 +33,7 @@ import { removeParticipant } from './removal.js';
 import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
 import type { SubgroupTimerStore } from './subgroup-timer.js';
 import { Subgroups, type GroupMessageStore } from './subgroups.js';
+import { SocketQueue } from './socket-queue.js';
 import { WaitingPush } from './waiting-push.js';
 
 export interface LiveHubDeps {
@@ -90,6 +92,7 @@ export class LiveHub implements LiveApi {
   private readonly waiting: WaitingPush;
   private readonly ice: IceRenewal;
   private readonly classroom: Classroom;
+  private readonly edits: MeetingEdits;
   private readonly options: Required<LiveOptions>;
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
@@ -119,6 +122,7 @@ export class LiveHub implements LiveApi {
     });
     this.ice = new IceRenewal(deps);
     this.classroom = new Classroom(rooms, { ...deps, ...options });
+    this.edits = new MeetingEdits(rooms, { ...deps, ...options, flush: () => this.media.flush });
     this.waiting = new WaitingPush(rooms, {
       ...deps,
       fullListAbove: options.waitingFullListAbove,
@@ -195,9 +199,15 @@ export class LiveHub implements LiveApi {
     this.ice.connected(state, member);
     this.subgroups.connected(state, member);
 
+    // Handling a message may await the store: the socket's next message waits for it (arrival order).
+    const inbox = new SocketQueue(
+      (err) => this.deps.log.error({ err, event: 'message' }, 'live connection: message failed'),
+      this.options.messageLimit.count,
+      () => outbox.close(floodCloseCode, 'too many messages'),
+    );
     return {
       participantId: pid,
-      receive: (incoming) => guarded(this.deps.log, 'message', () => this.receive(state, member, incoming)),
+      receive: (incoming) => inbox.push(() => this.receive(state, member, incoming)),
       closed: () =>
         guarded(this.deps.log, 'socket closed', () => {
           this.ice.disconnected(member);
@@ -272,7 +282,7 @@ export class LiveHub implements LiveApi {
 
   // ---- messages ------------------------------------------------------------------------
 
-  private receive(state: RoomState, member: Member, incoming: Incoming): void {
+  private receive(state: RoomState, member: Member, incoming: Incoming): void | Promise<void> {
     if (member.gone || this.closedHub) return;
     const now = this.rooms.nowMs();
     if (
@@ -312,7 +322,7 @@ export class LiveHub implements LiveApi {
       case 'chat':
         return this.chat.post(state, member, message.text);
       case 'rename':
-        return this.rename(state, member, message.name);
+        return this.edits.rename(state, member, message.name);
       case 'hand':
         return this.classroom.hand(state, member, message.raised);
       case 'react':
@@ -336,22 +346,7 @@ export class LiveHub implements LiveApi {
     return false;
   }
 
-  /**
-   * Her own name, by the rule of every arrival, on disk before anyone is told. A flood is cut by
-   * its own window (`renameLimit`): beyond it nothing is written or sent to anyone but her.
-   */
-  private rename(state: RoomState, member: Member, name: string): void {
-    if (!member.windows.renames.admit(this.rooms.nowMs(), this.options.renameLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many name changes; wait a few seconds'));
-      return;
-    }
-    const result = engineCall(member.outbox, () => this.deps.meetings.rename(member.participantId, name));
-    if (!result?.changed) return;
-    member.name = result.participant.name;
-    this.media.flush.publish(state, member);
-  }
-
-  private moderate(state: RoomState, member: Member, message: Moderation): void {
+  private moderate(state: RoomState, member: Member, message: Moderation): void | Promise<void> {
     if (member.role !== 'moderator') {
       member.outbox.send(liveError('not_moderator', 'only a moderator may do this'));
       return;
@@ -372,7 +367,7 @@ export class LiveHub implements LiveApi {
       case 'bring_back':
         return this.subgroups.bringBack(state);
       case 'subject':
-        return this.setSubject(state, member, message.subject);
+        return this.edits.subject(state, member, message.subject);
       case 'waiting_room':
         return this.waiting.switch(state, member, message.enabled);
       case 'waiting_resync':
@@ -386,16 +381,6 @@ export class LiveHub implements LiveApi {
           message.participant_id,
         );
     }
-  }
-
-  private setSubject(state: RoomState, member: Member, subject: string): void {
-    if (!member.windows.settings.admit(this.rooms.nowMs(), this.options.settingsLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-      return;
-    }
-    const actor = { kind: 'participant', participantId: member.participantId } as const;
-    const result = engineCall(member.outbox, () => this.deps.meetings.setSubject(state.roomId, actor, subject));
-    if (result?.changed) this.rooms.broadcast(state, { type: 'subject', subject: result.meeting.subject });
   }
 
   // ---- engine events -------------------------------------------------------------------

@@ -295,7 +295,7 @@ export class MeetingService {
     return enabled;
   }
 
-  rename(participantId: string, name: unknown): { participant: Participant; changed: boolean } {
+  async rename(participantId: string, name: unknown): Promise<{ participant: Participant; changed: boolean }> {
     const checked = checkName(name);
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
@@ -313,7 +313,7 @@ export class MeetingService {
     return { participant: renamed, changed: true };
   }
 
-  setSubject(roomId: string, actor: Actor, subject: unknown): { meeting: Meeting; changed: boolean } {
+  async setSubject(roomId: string, actor: Actor, subject: unknown): Promise<{ meeting: Meeting; changed: boolean }> {
     const live = this.byRoom.get(roomId);
     if (!live) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     const recorded = this.moderator(live.meeting, actor);

@@ -157,10 +157,12 @@ t.test('every message the server sends is one of its schema', async (t) => {
   mod.send({ type: 'chat', text: 'hello' });
   f.hub.postSystemChat('r1', 'from the service');
   mod.send({ type: 'subject', subject: 'Maths' });
+  await f.settled();
   mod.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
   mod.send({ type: 'waiting_room', enabled: true });
   mod.send({ type: 'waiting_resync' });
   ann.send({ type: 'rename', name: 'Anna' });
+  await f.settled();
   ann.send({ type: 'lock', locks: { mic: false, cam: false, cams_moderators_only: false } });
   mod.send({ type: 'signal', to: ann.participant.participantId, data: { candidate: null } });
   mod.send({ type: 'create_subgroups', count: 2 });
