@@ -143,6 +143,7 @@ export function openServices(
     transactions,
     waiting,
     rooms,
+    roomOf: (roomId) => roomStore.get(roomId),
     subgroupsOf: (roomId) => roomStore.children(roomId),
     subgroupTimers: liveStore,
     random: Math.random,
@@ -192,7 +193,7 @@ export function openServices(
           const now = clock.now().getTime();
           if (now >= nextExpiryMs) {
             nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
-            rooms.expireUnused(idleMs);
+            rooms.expireUnused(idleMs).catch(onError);
             accounts.sweep().catch(onError);
           }
         } catch (err) {

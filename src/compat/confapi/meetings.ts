@@ -131,14 +131,14 @@ export class CompatMeetings {
   private async create(meeting: CompatMeeting): Promise<void> {
     await this.deps.store.transaction(async () => {
       await this.deps.store.insertMeeting(meeting);
-      this.makeRoom(meeting);
+      await this.makeRoom(meeting);
     });
   }
 
   /** The engine room of a meeting: unlisted, reached by its links only. */
-  private makeRoom(meeting: CompatMeeting): void {
+  private async makeRoom(meeting: CompatMeeting): Promise<void> {
     const { entry, ...waiting } = roomAccessFor(this.deps.policy, meeting.guestPolicy);
-    this.deps.rooms.create(
+    await this.deps.rooms.create(
       // Its create call's muteOnStart decides, as in the meeting API.
       {
         room_id: meeting.roomId,
@@ -160,24 +160,26 @@ export class CompatMeetings {
     const open = new Set<string>();
     for (const meeting of await this.deps.store.openMeetings()) {
       open.add(meeting.roomId);
-      if (this.deps.rooms.find(meeting.roomId) === null) this.completeCreate(meeting);
-      else this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
+      if ((await this.deps.rooms.find(meeting.roomId)) === null) await this.completeCreate(meeting);
+      else await this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
     }
-    for (const roomId of await this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
+    for (const roomId of await this.deps.store.endedRoomIds())
+      if (!open.has(roomId)) await this.setEntry(roomId, 'closed');
   }
 
   /** A start must not fail on one meeting's room: the meeting stays without it, and the failure is logged. */
-  private completeCreate(meeting: CompatMeeting): void {
+  private async completeCreate(meeting: CompatMeeting): Promise<void> {
     try {
-      this.makeRoom(meeting);
+      await this.makeRoom(meeting);
     } catch (err) {
       this.deps.onError?.(err);
     }
   }
 
-  private setEntry(roomId: string, entry: RoomEntry): void {
-    const room = this.deps.rooms.find(roomId);
-    if (room && (room.entry !== entry || !room.unlisted)) this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
+  private async setEntry(roomId: string, entry: RoomEntry): Promise<void> {
+    const room = await this.deps.rooms.find(roomId);
+    if (room && (room.entry !== entry || !room.unlisted))
+      await this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
   }
 
   /** What a `guest=true` join of this meeting meets. */
@@ -338,7 +340,7 @@ export class CompatMeetings {
   private async finishNow(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): Promise<CompatMeeting> {
     this.emptySince.delete(meeting.internalId);
     // Closed first: from now on nobody enters, not even with a join link issued before the end.
-    this.setEntry(meeting.roomId, 'closed');
+    await this.setEntry(meeting.roomId, 'closed');
     const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };
     const url = metadataValue(meeting, 'endcallbackurl');
     const analyticsUrl = metadataValue(meeting, analyticsCallbackKey);

@@ -6,6 +6,7 @@ import { presentIn, type Meeting, type Participant } from '../meetings/meeting.j
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Transactions } from '../transactions.js';
 import type { RoomService } from '../rooms/room-service.js';
+import type { Room } from '../rooms/room.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
 import type { SessionClaims } from '../tokens/token-service.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
@@ -50,7 +51,10 @@ export interface LiveHubDeps {
     | 'enableWaitingRoom'
     | 'disableWaitingRoom'
   >;
+  /** Sub-groups are made and renamed through the room service. */
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  /** A room as the store has it now, read synchronously (a welcome, a move): these reads move to the asynchronous ports later. */
+  readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
   /** The sub-groups' timers and message to all groups (durable: a restart still brings everyone back on time, and tells it). */
@@ -175,7 +179,7 @@ export class LiveHub implements LiveApi {
       type: 'welcome',
       self: viewOf(member),
       room_id: state.roomId,
-      room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
+      room_name: this.deps.roomOf(state.roomId)?.name ?? '',
       participants: [...state.members.values()].map(toldViewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
@@ -185,7 +189,7 @@ export class LiveHub implements LiveApi {
       // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
       mute_on_start:
         this.muteOnStart(state.roomId) ||
-        (member.role !== 'moderator' && this.deps.rooms.find(state.roomId)?.micsOffOnEntry === true),
+        (member.role !== 'moderator' && this.deps.roomOf(state.roomId)?.micsOffOnEntry === true),
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
       media: this.media.backend.kindFor(state.meetingId),
     });
@@ -418,6 +422,6 @@ export class LiveHub implements LiveApi {
     this.media.backend.meetingEnded(meeting.meetingId);
     this.subgroups.meetingEnded(meeting.roomId);
     // The last sub-group to end lets go of those still counted as away in the parent.
-    this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.rooms.find(meeting.roomId)?.parentRoomId ?? null);
+    this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.roomOf(meeting.roomId)?.parentRoomId ?? null);
   }
 }

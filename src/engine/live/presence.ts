@@ -13,7 +13,7 @@ import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface PresenceDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'leave' | 'current'>;
-  readonly rooms: { find(roomId: string): Room | null };
+  readonly roomOf: (roomId: string) => Room | null;
   readonly stats: Pick<MeetingStats, 'disconnected'>;
   readonly media: () => MediaBackend;
   readonly scheduler: Scheduler;
@@ -64,7 +64,7 @@ export class Presence {
     if (member.gone || this.deps.closing()) return;
     this.drop(state, member);
     const pid = member.participantId;
-    const target = member.movingTo ? this.deps.rooms.find(member.movingTo) : null;
+    const target = member.movingTo ? this.deps.roomOf(member.movingTo) : null;
     if (target && target.parentRoomId === state.roomId) {
       // Gone into a sub-group: still present here. Bounded: see awayDeadline.
       state.away.add(pid);

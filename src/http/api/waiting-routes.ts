@@ -59,7 +59,7 @@ export function waitingApiRoutes(services: EngineServices) {
         preValidation: absentBodyIsEmpty,
       },
       async (request, reply) => {
-        const room = services.rooms.get(request.params.id);
+        const room = await services.rooms.get(request.params.id);
         // A moderator's link lasts the room's moderator_link_ttl_secs (a school term by default) unless asked otherwise.
         const { role, ttl_secs: ttlSecs = role === 'moderator' ? room.moderatorLinkTtlSecs : linkTtl.fallback } =
           request.body;
@@ -80,7 +80,7 @@ export function waitingApiRoutes(services: EngineServices) {
       '/rooms/:id/waiting',
       { schema: { params: RoomParams, response: answers({ 200: WaitingListAnswer }, ['room_not_found']) } },
       async (request) => {
-        services.rooms.get(request.params.id);
+        await services.rooms.get(request.params.id);
         return services.waiting.list(request.params.id, actorOf(request));
       },
     );
@@ -146,14 +146,14 @@ export function waitingApiRoutes(services: EngineServices) {
     );
 
     app.get<WithMeeting>('/rooms/:id/timeline', withMeeting({ 200: TimelineAnswer }), async (request) => {
-      services.rooms.get(request.params.id);
+      await services.rooms.get(request.params.id);
       const meeting = request.query.meeting || undefined;
       const entries = services.meetings.timeline(request.params.id, meeting);
       return { meeting_id: entries[0]?.meetingId ?? meeting ?? null, entries: entries.map(timelineView) };
     });
 
     app.get<WithMeeting>('/rooms/:id/attendance.csv', withMeeting({ 200: AttendanceCsv }), async (request, reply) => {
-      services.rooms.get(request.params.id);
+      await services.rooms.get(request.params.id);
       const attendance = services.meetings.attendance(request.params.id, request.query.meeting || undefined);
       return reply
         .type('text/csv; charset=utf-8')

@@ -106,7 +106,7 @@ export function roomRoutes(
       '/room/:id/exists',
       { schema: { params: RoomParams, querystring: ExistsQuery } },
       async (request, reply) => {
-        const room = services.rooms.find(request.params.id);
+        const room = await services.rooms.find(request.params.id);
         const linkGood =
           room !== null && request.query.t ? await tokenFor(services, room.roomId, request.query.t) : null;
         const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || linkGood === true);

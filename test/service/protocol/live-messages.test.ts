@@ -166,6 +166,7 @@ t.test('every message the server sends is one of its schema', async (t) => {
   ann.send({ type: 'lock', locks: { mic: false, cam: false, cams_moderators_only: false } });
   mod.send({ type: 'signal', to: ann.participant.participantId, data: { candidate: null } });
   mod.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   mod.send({ type: 'move', participant_id: ann.participant.participantId, room_id: 'r1-g1' });
   mod.send({ type: 'bring_back' });
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });

@@ -467,14 +467,18 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   const b = f.connect(bob);
 
   m.send({ type: 'create_subgroups', count: 21 });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'invalid_message', 'at most 20');
   m.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   t.same(a.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2']);
   t.equal(f.engine.store.rooms.get('r1-g1')?.parentRoomId, 'r1');
   m.send({ type: 'create_subgroups', count: 3 });
+  await f.settled();
   t.same(a.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3'], 'more groups add to the existing ones');
   f.room({ roomId: 'r1-g4' });
   m.send({ type: 'create_subgroups', count: 4 });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'room_exists', 'a room of that name that is not a sub-group is not taken over');
 
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
@@ -529,6 +533,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   const m = f.connect(mod);
   const a = f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
+  await f.settled();
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
   const inGroup = await f.engine.waiting.start(arrive('r1-g1', 'x', { fromParticipantId: ann.participantId }));
   f.disconnect(a);
@@ -551,6 +556,7 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   const mod = f.enter('Mod', 'r1', true);
   const m = f.connect(mod);
   m.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   // (With a moderator's join token: entering with the class session alone makes a participant of the sub-group.)
   const modG1 = await f.engine.waiting.start(arrive('r1-g1', 'Mod', { claims: claims('moderator') }));
   const annClass = f.enter('Ann');
@@ -564,6 +570,7 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   mg.send({ type: 'move', participant_id: annG1.participant.participantId, room_id: 'r1' });
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1' }, 'back to the class');
   mg.send({ type: 'create_subgroups', count: 3 });
+  await f.settled();
   t.same(
     m.conn.last('subgroups')?.subgroups,
     ['r1-g1', 'r1-g2', 'r1-g3'],
