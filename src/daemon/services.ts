@@ -187,23 +187,30 @@ export function openServices(
       const idleMs = config.jitsiOpenRoomIdleSecs * 1000;
       let nextExpiryMs = 0;
       // A failing sweep must not take the daemon down; the next tick tries again.
-      const sweep = () => {
+      const sweep = async () => {
         try {
-          waiting.sweep();
+          await waiting.sweep();
           const now = clock.now().getTime();
           if (now >= nextExpiryMs) {
             nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
-            rooms.expireUnused(idleMs).catch(onError);
+            await rooms.expireUnused(idleMs);
             accounts.sweep().catch(onError);
           }
         } catch (err) {
           onError(err);
         }
       };
+      // A sweep that awaits the store is not overtaken by the next tick's.
+      let sweeping = false;
+      const tick = () => {
+        if (closed || sweeping) return;
+        sweeping = true;
+        void sweep().finally(() => (sweeping = false));
+      };
       // The sweep judges silence by the clock, so it runs after the loop has read what arrived:
       // a timer fires before the I/O of its turn, and after a stall (a long commit, a busy loop)
       // the polls that waited in the sockets meanwhile must count before anyone is judged silent.
-      timer ??= setInterval(() => setImmediate(() => closed || sweep()), sweepIntervalMs);
+      timer ??= setInterval(() => setImmediate(tick), sweepIntervalMs);
       timer.unref();
     },
     close() {

@@ -43,7 +43,7 @@ export interface LiveHubDeps {
   readonly transactions: Pick<Transactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
-    | 'list'
+    | 'listNow'
     | 'takeArrivalSkipped'
     | 'onWaitingListChange'
     | 'switchState'

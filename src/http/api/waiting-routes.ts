@@ -89,7 +89,7 @@ export function waitingApiRoutes(services: EngineServices) {
       '/rooms/:id/waiting/:request_id/admit',
       { schema: { params: RequestParams, response: answers({ 200: AdmitAnswer }, gesture) } },
       async (request) => {
-        const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
+        const result = await services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
         noteEvent(request, 'admit', {
           room: request.params.id,
           request: request.params.request_id,
@@ -108,7 +108,7 @@ export function waitingApiRoutes(services: EngineServices) {
         },
       },
       async (request) => {
-        const result = services.waiting.admitAll(request.params.id, actorOf(request));
+        const result = await services.waiting.admitAll(request.params.id, actorOf(request));
         noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
         return result;
       },
@@ -127,7 +127,7 @@ export function waitingApiRoutes(services: EngineServices) {
       refuse,
       async (request) => {
         const bar = request.body.bar ?? false;
-        services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
+        await services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
         noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: request.params.request_id });
         return { refused: true, barred: bar };
       },

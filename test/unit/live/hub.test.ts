@@ -409,10 +409,10 @@ t.test('an empty meeting ended by the sweep, after the last socket left', async 
   const f = new LiveFixture({ meetings: { emptyGraceMs: 0 } });
   const ann = f.enter('Ann');
   f.disconnect(f.connect(ann));
-  f.engine.waiting.sweep();
+  await f.engine.waiting.sweep();
   t.ok(f.engine.meetings.current('r1'), 'open during the socket grace period');
   f.timers.advance(5_000);
-  f.engine.waiting.sweep();
+  await f.engine.waiting.sweep();
   t.equal(f.engine.meetings.current('r1'), null, 'ended once she left and the room was empty');
 });
 
@@ -424,7 +424,7 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   const m2 = f.connect(f.enter('Second moderator', 'w', true));
   const guest = await f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
   t.equal(guest.status, 'waiting', 'scope all: even an lms arrival waits');
-  t.same(f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
+  t.same(await f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
   const p = f.connect(f.engine.meetings.present('w').find((x) => x.name === 'Guest')!);
   m.conn.clear();
   m2.conn.clear();

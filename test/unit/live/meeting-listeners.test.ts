@@ -17,7 +17,7 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
   t.equal(left.length, 1, 'told once, not for a repeated leave');
   t.match(left[0], { participantId: joined.participant.participantId, leftAt: f.clock.now().toISOString() });
 
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.equal(ended.length, 1);
   t.match(ended[0], { roomId: 'r1', endedAt: f.clock.now().toISOString() }, 'an ended meeting carries its end time');
   t.equal(f.meetings.current('r1'), null, 'listeners run once the meeting left memory');

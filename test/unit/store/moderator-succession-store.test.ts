@@ -74,7 +74,7 @@ t.test(
     const bobAfter = after.meetings.participant(bob.participant.participantId);
     t.match(bobAfter, { role: 'moderator', leftAt: null });
     t.same(
-      after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }),
+      await after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }),
       [],
       'his gestures are allowed',
     );

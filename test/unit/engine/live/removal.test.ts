@@ -66,15 +66,19 @@ t.test(
     const mod = f.connect(f.enter('Mod', 'w', true));
     const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
     if (knock.status !== 'waiting') throw new Error('expected to wait');
-    f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
-    const polled = f.engine.waiting.poll('w', knock.secret);
+    await f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
+    const polled = await f.engine.waiting.poll('w', knock.secret);
     if (polled?.status !== 'admitted') throw new Error('expected admitted');
     const ann = f.connect(polled.participant);
     mod.send({ type: 'remove', participant_id: ann.participant.participantId });
-    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'the admission is spent: no session from the kept cookie');
+    t.equal(
+      await f.engine.waiting.poll('w', knock.secret),
+      null,
+      'the admission is spent: no session from the kept cookie',
+    );
     f.engine.restart();
     f.build();
-    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
+    t.equal(await f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
     const again = await f.engine.waiting.knock(arrive('w', 'Ann'));
     t.equal(again.status, 'waiting', 'she waits again: removal is not a bar, and not a way in either');
   },

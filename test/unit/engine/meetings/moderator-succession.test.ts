@@ -32,8 +32,8 @@ t.test('the first anonymous arrival is the moderator, the second is not', async 
   const bob = joined(await f.waiting.start(anonymous('Bob')));
   t.equal(ann.role, 'moderator');
   t.equal(bob.role, 'participant');
-  t.same(f.waiting.list('r1', by(ann.participantId)), [], 'her gestures are allowed');
-  t.throws(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, 'his are not');
+  t.same(await f.waiting.list('r1', by(ann.participantId)), [], 'her gestures are allowed');
+  await t.rejects(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, 'his are not');
   t.same(f.kinds(), ['moderator_arrived']);
 });
 
@@ -44,13 +44,13 @@ t.test('the moderator leaves: the one present longest is promoted, durably, and 
   const ann = joined(await f.waiting.start(anonymous('Ann')));
   const bob = joined(await f.waiting.start(anonymous('Bob')));
   const cid = joined(await f.waiting.start(anonymous('Cid')));
-  t.throws(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, 'refused before');
+  await t.rejects(() => f.waiting.list('r1', by(bob.participantId)), { code: 'not_moderator' }, 'refused before');
 
   f.clock.advance(1000);
   f.meetings.leave(ann.participantId);
   t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator', 'Bob joined before Cid: he takes over');
   t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
-  t.same(f.waiting.list('r1', by(bob.participantId)), [], 'allowed now: authority is the record');
+  t.same(await f.waiting.list('r1', by(bob.participantId)), [], 'allowed now: authority is the record');
   t.same(
     changes.map((p) => [p.name, p.role]),
     [['Bob', 'moderator']],
@@ -128,15 +128,15 @@ t.test(
     t.same(await f.waiting.start(anonymous('Bob')), { status: 'knock' }, 'a bare-link guest waits');
     const bob = await f.knock('Bob', 'r1', { claims: claims('participant', 'link') });
     t.same(
-      f.waiting.list('r1', by(ann.participantId)).map((r) => r.name),
+      (await f.waiting.list('r1', by(ann.participantId))).map((r) => r.name),
       ['Bob'],
     );
     const admittedByToken = joined(
       await f.waiting.start(arrive('r1', 'Ivy', { claims: claims('participant', 'integration') })),
     );
     t.equal(admittedByToken.role, 'participant', 'a token holder enters directly as a participant');
-    f.waiting.admit('r1', bob.requestId, by(ann.participantId));
-    t.equal(f.waiting.poll('r1', bob.secret)?.status, 'admitted');
+    await f.waiting.admit('r1', bob.requestId, by(ann.participantId));
+    t.equal((await f.waiting.poll('r1', bob.secret))?.status, 'admitted');
   },
 );
 
@@ -159,7 +159,7 @@ t.test('until_moderator: a promotion admits those waiting, as an arrival would',
   const pat = joined(await g.waiting.start(arrive('r1', 'Pat', { claims: claims('participant', 'integration') })));
   g.meetings.leave(mod.participantId);
   const guest = await g.knock('Early', 'r1', { claims: claims('participant', 'link') });
-  t.same(g.waiting.poll('r1', guest.secret), { status: 'waiting' }, 'no moderator present: the guest waits');
+  t.same(await g.waiting.poll('r1', guest.secret), { status: 'waiting' }, 'no moderator present: the guest waits');
   g.store.rooms.set('r1', { ...g.store.rooms.get('r1')!, moderatorSuccession: true });
   new ModeratorSuccession(g.meetings, g.store).settleAll();
   t.equal(
@@ -167,7 +167,7 @@ t.test('until_moderator: a promotion admits those waiting, as an arrival would',
     'moderator',
     'Pat is promoted when the daemon starts serving',
   );
-  t.equal(g.waiting.poll('r1', guest.secret)?.status, 'admitted', 'and the promotion admitted the guest');
+  t.equal((await g.waiting.poll('r1', guest.secret))?.status, 'admitted', 'and the promotion admitted the guest');
   t.match(g.meetings.timeline('r1').slice(-2), [{ kind: 'moderator_promoted' }, { kind: 'admit_all', count: 1 }]);
 });
 
@@ -218,7 +218,7 @@ t.test(
     f.restart();
     succession = new ModeratorSuccession(f.meetings, f.store);
     t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator');
-    t.same(f.waiting.list('r1', by(bob.participantId)), []);
+    t.same(await f.waiting.list('r1', by(bob.participantId)), []);
 
     // The process dies after Bob's leave was written and before the promotion: nobody listens.
     succession.close();
