@@ -238,7 +238,7 @@ export class CompatMeetings {
     const customData = new Map<string, readonly (readonly [string, string])[]>();
     const present = new Set(attendees.map((a) => a.participantId));
     try {
-      for (const p of this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!).participants) {
+      for (const p of (await this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!)).participants) {
         const data = p.externalId === undefined ? undefined : byUser.get(p.externalId);
         if (data !== undefined && present.has(p.participantId)) customData.set(p.participantId, data);
       }
@@ -275,7 +275,7 @@ export class CompatMeetings {
       const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
       return now - current.createTime >= unusedMin * 60_000 ? this.finish(current, 'expired', false) : current;
     }
-    const since = this.emptySinceOf(current, now);
+    const since = await this.emptySinceOf(current, now);
     if (since === null) return current;
     const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
     // Nobody entered yet (somebody knocked and waits): the unused rule still counts from create.
@@ -292,7 +292,7 @@ export class CompatMeetings {
    * `never` when nobody ever entered it. Measured from the last person's leaving as the engine
    * recorded it, so a call that comes late (or the first sweep after a restart) counts from then.
    */
-  private emptySinceOf(meeting: CompatMeeting, now: number): number | 'never' | null {
+  private async emptySinceOf(meeting: CompatMeeting, now: number): Promise<number | 'never' | null> {
     if (this.deps.meetings.present(meeting.roomId).length > 0) {
       this.emptySince.delete(meeting.internalId);
       return null;
@@ -301,9 +301,9 @@ export class CompatMeetings {
     if (known !== undefined) return known;
     let lefts: number[] = [];
     try {
-      lefts = this.deps.meetings
-        .attendance(meeting.roomId, meeting.engineMeetingId!)
-        .participants.map((p) => (p.leftAt === null ? now : Date.parse(p.leftAt)));
+      lefts = (await this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!)).participants.map((p) =>
+        p.leftAt === null ? now : Date.parse(p.leftAt),
+      );
     } catch {
       // The engine no longer knows it: counted from now.
       lefts = [now];
@@ -318,7 +318,7 @@ export class CompatMeetings {
   async end(meeting: CompatMeeting, reason: EndReason, actorName = 'confapi'): Promise<CompatMeeting> {
     const engine = this.deps.meetings.current(meeting.roomId);
     if (engine && (meeting.engineMeetingId === null || engine.meetingId === meeting.engineMeetingId)) {
-      this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
+      await this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
     }
     return this.finish(meeting, reason, reason === 'end');
   }
@@ -346,7 +346,9 @@ export class CompatMeetings {
     const analyticsUrl = metadataValue(meeting, analyticsCallbackKey);
     // Built now, from the engine's records, and stored with the job: a restart before delivery still sends it.
     const analytics =
-      analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
+      analyticsUrl === null
+        ? null
+        : await analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
     await this.deps.store.transaction(async () => {
       await this.deps.store.updateMeeting(ended);
       if (url !== null) {

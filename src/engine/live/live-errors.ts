@@ -41,10 +41,13 @@ export async function engineCallAsync<T>(outbox: Outbox, fn: () => Promise<T>): 
  * Background work of the live meeting (a timer, a socket's event, a waiting-list push) has no
  * caller to hand a failure to: it is logged under its name, like a failing engine listener.
  */
-export function guarded(log: EngineLog, context: string, fn: () => void): void {
+export function guarded(log: EngineLog, context: string, fn: () => void | Promise<unknown>): void {
+  const failed = (err: unknown) => log.error({ err, event: context }, `live connection: ${context} failed`);
   try {
-    fn();
+    const pending = fn();
+    // Work that awaits the store (a leave after the grace) fails later: logged the same way.
+    if (pending instanceof Promise) pending.catch(failed);
   } catch (err) {
-    log.error({ err, event: context }, `live connection: ${context} failed`);
+    failed(err);
   }
 }

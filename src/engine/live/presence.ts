@@ -77,7 +77,7 @@ export class Presence {
           this.pendingLeaves.delete(pid);
           if (this.rooms.connected.has(pid)) return;
           const participant = this.deps.meetings.participant(pid);
-          if (participant && participant.leftAt === null) this.deps.meetings.leave(pid);
+          if (participant && participant.leftAt === null) return this.deps.meetings.leave(pid);
         }),
       this.deps.leaveGraceMs,
     );
@@ -97,7 +97,7 @@ export class Presence {
             return;
           }
           state.away.delete(pid);
-          if (!this.rooms.connected.has(pid)) this.deps.meetings.leave(pid);
+          if (!this.rooms.connected.has(pid)) return this.deps.meetings.leave(pid);
         }),
       this.deps.awayGraceMs,
     );
@@ -146,7 +146,7 @@ export class Presence {
     for (const pid of [...parent.away]) {
       parent.away.delete(pid);
       this.cancel(this.awayDeadlines, pid);
-      this.deps.meetings.leave(pid);
+      guarded(this.deps.log, 'away leave', () => this.deps.meetings.leave(pid));
     }
   }
 

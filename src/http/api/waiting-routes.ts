@@ -148,13 +148,13 @@ export function waitingApiRoutes(services: EngineServices) {
     app.get<WithMeeting>('/rooms/:id/timeline', withMeeting({ 200: TimelineAnswer }), async (request) => {
       await services.rooms.get(request.params.id);
       const meeting = request.query.meeting || undefined;
-      const entries = services.meetings.timeline(request.params.id, meeting);
+      const entries = await services.meetings.timeline(request.params.id, meeting);
       return { meeting_id: entries[0]?.meetingId ?? meeting ?? null, entries: entries.map(timelineView) };
     });
 
     app.get<WithMeeting>('/rooms/:id/attendance.csv', withMeeting({ 200: AttendanceCsv }), async (request, reply) => {
       await services.rooms.get(request.params.id);
-      const attendance = services.meetings.attendance(request.params.id, request.query.meeting || undefined);
+      const attendance = await services.meetings.attendance(request.params.id, request.query.meeting || undefined);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="attendance-${attendance.meeting.meetingId}.csv"`)

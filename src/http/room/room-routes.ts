@@ -217,7 +217,7 @@ export function roomRoutes(
 
     app.post<WithId>('/room/:id/leave', withId, async (request, reply) => {
       const session = await requireSession(services, request, request.params.id);
-      services.meetings.leave(session.participant);
+      await services.meetings.leave(session.participant);
       return reply.code(204).send();
     });
   };

@@ -95,7 +95,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
     const room = await roomOf(api, 'empty');
     const p = await enter(services, room, 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
-    services.meetings.leave(p.participantId);
+    await services.meetings.leave(p.participantId);
     t.equal(
       (await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running,
       'false',
@@ -134,7 +134,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
       'create, 3 minutes after the last left',
     );
     const p = await enter(services, await roomOf(api, 'long-empty'), 'moderator', 'Max');
-    services.meetings.leave(p.participantId);
+    await services.meetings.leave(p.participantId);
     clock.advance(2 * 60_000 + 59_000);
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'open after 2:59');
     clock.advance(2_000);

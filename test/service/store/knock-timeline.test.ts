@@ -136,7 +136,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
   await waiting.admitAll('r1', maria);
   await knock('r1', 'Kim');
   await waiting.disableWaitingRoom('r1', { kind: 'api', name: 'moodle' });
-  meetings.end('r1', maria);
+  await meetings.end('r1', maria);
   await knock('r3', 'Zed');
 
   // Ids are random: each is replaced by its order of first appearance (request ids by knock order).
@@ -157,9 +157,14 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
       participantId: label(e.subject.participantId, 'p'),
     },
   });
-  return ['r1', 'r3'].map((roomId) =>
-    meetings.list(roomId).flatMap((m) => meetings.timeline(roomId, m.meetingId).map(renamed)),
-  );
+  const rooms: TimelineEntry[][] = [];
+  for (const roomId of ['r1', 'r3']) {
+    const entries: TimelineEntry[] = [];
+    for (const m of await meetings.list(roomId))
+      entries.push(...(await meetings.timeline(roomId, m.meetingId)).map(renamed));
+    rooms.push(entries);
+  }
+  return rooms;
 }
 
 t.test('the timeline of knocks kept in request rows reads as if each had its own entry', async (t) => {
@@ -280,17 +285,15 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   await waiting.refuse('r1', newA.requestId, false, { kind: 'api', name: 'lms' });
   await knock('New B');
   t.same(
-    meetings
-      .timeline('r1')
-      .map((e) => [
-        e.kind,
-        e.subject?.requestId === newA.requestId
-          ? 'new-a'
-          : e.subject?.requestId?.startsWith('old')
-            ? e.subject.requestId
-            : e.subject?.name,
-        e.at,
-      ]),
+    (await meetings.timeline('r1')).map((e) => [
+      e.kind,
+      e.subject?.requestId === newA.requestId
+        ? 'new-a'
+        : e.subject?.requestId?.startsWith('old')
+          ? e.subject.requestId
+          : e.subject?.name,
+      e.at,
+    ]),
     [
       ['knock', 'old-a', at(1)],
       ['refuse', 'old-a', at(1)],

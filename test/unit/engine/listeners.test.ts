@@ -49,7 +49,7 @@ t.test('a failing participant-left listener neither undoes nor fails the leave',
   f.meetings.onLeft(broken);
   f.meetings.onLeft((p) => heard.push(p.participantId));
   f.clock.advance(1000);
-  const left = f.meetings.leave(pid);
+  const left = await f.meetings.leave(pid);
   t.equal(left?.leftAt, f.clock.now().toISOString(), 'leave returns the left participant');
   t.equal(f.meetings.participant(pid)?.leftAt, f.clock.now().toISOString(), 'in memory');
   t.equal(f.store.participants.get(pid)?.leftAt, f.clock.now().toISOString(), 'on disk');
@@ -70,7 +70,7 @@ t.test('a failing meeting-ended listener: the sweep ends the meeting and goes on
   for (const roomId of ['r1', 'r2']) {
     const joined = await f.waiting.start(arrive(roomId, 'Ann'));
     if (joined.status !== 'joined') throw new Error('not joined');
-    f.meetings.leave(joined.participant.participantId);
+    await f.meetings.leave(joined.participant.participantId);
   }
   f.clock.advance(60_000);
   await t.resolves(() => f.waiting.sweep());

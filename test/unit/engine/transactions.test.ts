@@ -128,13 +128,13 @@ t.test('the waiting room reaches transactions through the shared port, not throu
   t.equal(f.store.commits, commits + 1, 'the knock: one commit of the unit of work');
   await f.waiting.admit('r1', requestId, api());
   t.equal(f.store.commits, commits + 2, 'her admission (participant, request, timeline): one more');
-  t.same(f.kinds(), ['knock', 'admit']);
+  t.same(await f.kinds(), ['knock', 'admit']);
   // A failing unit of work leaves nothing of the gesture, on disk or in memory.
   await f.knock('Bob');
   f.store.commitError = new Error('disk full');
   await t.rejects(() => f.waiting.admitAll('r1', api()), /disk full/);
   f.store.commitError = null;
-  t.same(f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
+  t.same(await f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
   t.same(
     (await f.waiting.list('r1', api())).map((item) => item.name),
     ['Bob'],

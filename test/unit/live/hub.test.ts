@@ -370,7 +370,7 @@ t.test('signalling goes through the media backend; only admitted, connected memb
   a.send({ type: 'signal', to: bob.participantId, data: { candidate: null } });
   t.equal(b.conn.of('signal').length, 2);
   // Ann leaves through the room address while her socket is open: it is closed, and she can no longer send.
-  f.engine.meetings.leave(ann.participantId);
+  await f.engine.meetings.leave(ann.participantId);
   t.equal(a.conn.closedWith?.code, 1000);
   t.same(m.conn.last('participant_left'), { type: 'participant_left', participant_id: ann.participantId });
 });
@@ -387,7 +387,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   f.timers.advance(250);
   a.send({ type: 'speaking', speaking: true });
   f.timers.advance(1_000);
-  t.ok(f.engine.meetings.end('r1', { kind: 'participant', participantId: mod.participantId }));
+  t.ok(await f.engine.meetings.end('r1', { kind: 'participant', participantId: mod.participantId }));
   for (const c of [m, a]) {
     t.same(c.conn.last('ended'), { type: 'ended' });
     t.equal(c.conn.closedWith?.code, closeCodes.ended);
@@ -538,7 +538,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   const inGroup = await f.engine.waiting.start(arrive('r1-g1', 'x', { fromParticipantId: ann.participantId }));
   f.disconnect(a);
   t.equal(inGroup.status, 'joined');
-  f.engine.meetings.end('r1-g1');
+  await f.engine.meetings.end('r1-g1');
   t.match(f.leftAt(ann), /^\d{4}-/, 'the sub-group is over and she did not come back: she left');
 
   // Someone moved who never starts the sub-group leaves after the away grace period.
@@ -634,7 +634,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
   f.disconnect(m);
-  f.engine.meetings.end('r1');
+  await f.engine.meetings.end('r1');
   t.same(calls, ['connected', 'relay true', 'locks true', 'disconnected', 'ended']);
 });
 

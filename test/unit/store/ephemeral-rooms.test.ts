@@ -52,7 +52,7 @@ t.test(
     f.meetings.ensure('had-meeting');
     f.meetings.ensure('busy');
     f.clock.advance(30 * minute);
-    f.meetings.end('had-meeting');
+    await f.meetings.end('had-meeting');
 
     f.clock.advance(31 * minute);
     t.same(await f.rooms.expireUnused(hour), ['never-used'], 'after an hour: the room never used');
@@ -66,7 +66,7 @@ t.test(
     t.same(await f.rooms.expireUnused(hour), ['had-meeting'], 'an hour after its meeting ended');
     f.clock.advance(10 * hour);
     t.same(await f.rooms.expireUnused(hour), [], 'an open meeting keeps it however long');
-    f.meetings.end('busy');
+    await f.meetings.end('busy');
     f.clock.advance(hour + 1);
     t.same(await f.rooms.expireUnused(hour), ['busy'], 'an hour after it ended');
 

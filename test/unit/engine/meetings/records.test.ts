@@ -28,7 +28,7 @@ t.test('the timeline records every transition with time, actor and subject', asy
     await f.waiting.poll('r1', h.secret);
   }
   await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
-  const timeline = f.meetings.timeline('r1');
+  const timeline = await f.meetings.timeline('r1');
   t.same(
     timeline.map((x) => [x.kind, x.actor?.name ?? null, x.subject?.name ?? null]),
     [
@@ -76,9 +76,9 @@ t.test(
     await f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
     const annId = f.meetings.present('r1').find((p) => p.name === 'Ann')!.participantId;
     f.clock.advance(1000);
-    f.meetings.leave(annId);
+    await f.meetings.leave(annId);
 
-    const attendance = f.meetings.attendance('r1');
+    const attendance = await f.meetings.attendance('r1');
     t.same(
       attendance.participants.map((p) => [p.name, p.role, p.joinedAt, p.leftAt]),
       [
@@ -117,11 +117,11 @@ t.test('attendance of an ended meeting is kept', async (t) => {
   f.room({ waitingRoom: 'off' });
   await f.waiting.start(arrive('r1', 'Ann'));
   const meetingId = f.meetings.current('r1')!.meetingId;
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   t.same(
-    f.meetings.attendance('r1').participants.map((p) => p.name),
+    (await f.meetings.attendance('r1')).participants.map((p) => p.name),
     ['Ann'],
     'the latest meeting by default',
   );
-  t.equal(f.meetings.attendance('r1', meetingId).meeting.endedAt, f.clock.now().toISOString());
+  t.equal((await f.meetings.attendance('r1', meetingId)).meeting.endedAt, f.clock.now().toISOString());
 });

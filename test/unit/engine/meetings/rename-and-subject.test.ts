@@ -33,14 +33,18 @@ t.test('a rename is checked by the rule of every arrival, written, and survives 
 
   f.restart();
   t.equal(f.meetings.participant(ann.participantId)?.name, 'Ann Smith', 'kept across a restart (kill -9)');
-  t.equal(f.meetings.attendance('r1').participants[0]?.name, 'Ann Smith', 'attendance shows the name she chose');
+  t.equal(
+    (await f.meetings.attendance('r1')).participants[0]?.name,
+    'Ann Smith',
+    'attendance shows the name she chose',
+  );
 });
 
 t.test('only a present participant renames herself', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
   const ann = participant(f, 'Ann');
-  f.meetings.leave(ann.participantId);
+  await f.meetings.leave(ann.participantId);
   await t.rejects(() => f.meetings.rename(ann.participantId, 'Back'), { code: 'participant_not_found' });
   await t.rejects(() => f.meetings.rename('forged', 'Back'), { code: 'participant_not_found' });
 });
@@ -74,7 +78,7 @@ t.test('the subject: moderators only, checked, on the timeline, kept across a re
     false,
     'the same subject changes nothing',
   );
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'subject_changed', actor: { name: 'Mod' } });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'subject_changed', actor: { name: 'Mod' } });
 
   for (const bad of ['x'.repeat(129), 'two\nlines', 'a\u202Eb', 'tag\u{E0041}', 7]) {
     await t.rejects(

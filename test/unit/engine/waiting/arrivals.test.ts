@@ -100,7 +100,7 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   t.equal(result.status, 'joined', 'no waiting and no code for someone moved from the meeting');
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
-  f.meetings.leave(guest.participantId);
+  await f.meetings.leave(guest.participantId);
   await t.rejects(
     f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })),
     { code: 'subgroup_closed' },

@@ -55,7 +55,7 @@ t.test('every way out of waiting frees the slot: admit, refuse, bar, expire, clo
   await f.waiting.sweep();
   t.equal((await f.waiting.knock(arrive('r1', 'E', school))).status, 'waiting', 'the closed window freed it');
   await full();
-  f.meetings.end('r1', { kind: 'api', name: 'ops' });
+  await f.meetings.end('r1', { kind: 'api', name: 'ops' });
   t.equal((await f.waiting.knock(arrive('r1', 'F', school))).status, 'waiting', 'the end freed it');
 });
 

@@ -54,7 +54,7 @@ t.test('a knock whose commit failed is not counted; requests left when the meeti
   await f.knock('Bob');
   await f.knock('Cy');
   t.equal(f.waiting.waitingCount(), 2);
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   t.same(counts, { knock: 2, expired: 2 });
   t.equal(f.waiting.waitingCount(), 0, 'no open meeting, nobody waiting');
 });

@@ -53,7 +53,11 @@ t.test('silent for 59 s: her place is kept; 61 s: it is lost', async (t) => {
     'her cookie names nothing any more (the page says so)',
   );
   t.equal(lost.f.store.requests.get(lost.ann.requestId)?.state, 'window_closed', 'written as a closed window');
-  t.match(lost.f.meetings.timeline('r1').at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
+  t.match((await lost.f.meetings.timeline('r1')).at(-1), {
+    kind: 'window_closed',
+    actor: null,
+    subject: { name: 'Ann' },
+  });
 });
 
 t.test('the grace is measured to the millisecond from her last poll', async (t) => {

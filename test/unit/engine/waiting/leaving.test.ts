@@ -15,7 +15,7 @@ t.test('a pagehide beacon hides the request at once and frees it within 2 s', as
   await f.waiting.sweep();
   t.equal(f.store.requests.get(ann.requestId)?.state, 'withdrawn');
   t.equal(await f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'withdraw', subject: { name: 'Ann' } });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'withdraw', subject: { name: 'Ann' } });
 });
 
 t.test('a reload polls again within the grace and keeps her place', async (t) => {

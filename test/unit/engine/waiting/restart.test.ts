@@ -15,7 +15,7 @@ t.test(
     await f.waiting.admit('r1', admitted.requestId, by(mod.participantId));
     await f.waiting.refuse('r1', barred.requestId, true, by(mod.participantId));
     await f.waiting.refuse('r1', refused.requestId, false, by(mod.participantId));
-    const before = f.meetings.timeline('r1');
+    const before = await f.meetings.timeline('r1');
     const meetingId = f.meetings.current('r1')!.meetingId;
     const participant = await f.waiting.poll('r1', admitted.secret);
 
@@ -30,7 +30,7 @@ t.test(
     const admittedId = participant?.status === 'admitted' ? participant.participant.participantId : '';
     t.match(f.meetings.participant(admittedId), { name: 'Admitted', leftAt: null });
     await t.rejects(f.waiting.knock(arrive('r1', 'Barred', { secret: barred.secret })), { code: 'barred' });
-    t.same(f.meetings.timeline('r1'), before, 'the timeline is whole');
+    t.same(await f.meetings.timeline('r1'), before, 'the timeline is whole');
     t.same(
       (await f.waiting.list('r1', by(mod.participantId))).map((r) => r.name),
       ['Waiting'],
@@ -72,7 +72,7 @@ t.test('a restart gives an empty meeting a fresh grace period', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
   const joined = await f.waiting.start(arrive('r1', 'Ann'));
-  f.meetings.leave(joined.status === 'joined' ? joined.participant.participantId : '');
+  await f.meetings.leave(joined.status === 'joined' ? joined.participant.participantId : '');
   f.clock.advance(4 * 60_000);
   f.restart();
   f.clock.advance(2 * 60_000);
@@ -97,7 +97,7 @@ t.test('an ended meeting is not reloaded, and neither are its bars', async (t) =
   f.room();
   const eve = await f.knock('Eve');
   await f.waiting.refuse('r1', eve.requestId, true, api());
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   f.restart();
   t.equal(f.meetings.current('r1'), null);
   t.equal(await f.waiting.poll('r1', eve.secret), null);

@@ -14,7 +14,7 @@ t.test('knock → waiting, listed for moderators in knock order', async (t) => {
     { request_id: ann.requestId, name: 'Ann', note: 'from sales', knocked_at: '2030-01-01T09:00:00.000Z' },
     { request_id: bob.requestId, name: 'Bob', note: '', knocked_at: '2030-01-01T09:00:00.010Z' },
   ]);
-  t.same(f.kinds(), ['moderator_arrived', 'knock', 'knock']);
+  t.same(await f.kinds(), ['moderator_arrived', 'knock', 'knock']);
 });
 
 t.test('admit one: the poll carries the participant, the timeline names the moderator', async (t) => {
@@ -30,7 +30,7 @@ t.test('admit one: the poll carries the participant, the timeline names the mode
   t.same(f.meetings.participant(participant!.participantId), participant, 'the participant exists');
   t.same(await f.waiting.poll('r1', ann.secret), poll, 'polling again answers the same participant');
   t.same(await f.waiting.list('r1', by(mod.participantId)), []);
-  const entry = f.meetings.timeline('r1').at(-1);
+  const entry = (await f.meetings.timeline('r1')).at(-1);
   t.match(entry, {
     kind: 'admit',
     actor: { kind: 'participant', participantId: mod.participantId, name: 'Maria' },
@@ -56,14 +56,14 @@ t.test('admit all: everyone waiting, one timeline entry with the count', async (
     f.meetings.present('r1').map((p) => p.name),
     ['Ann', 'Bob', 'Cy'],
   );
-  t.match(f.meetings.timeline('r1').at(-1), {
+  t.match((await f.meetings.timeline('r1')).at(-1), {
     kind: 'admit_all',
     actor: { kind: 'api', participantId: null, name: 'moodle' },
     count: 3,
   });
   t.same(await f.waiting.admitAll('r1', api()), { admitted: 0 });
   t.equal(
-    f.meetings.timeline('r1').filter((e) => e.kind === 'admit_all').length,
+    (await f.meetings.timeline('r1')).filter((e) => e.kind === 'admit_all').length,
     1,
     'nothing recorded when nobody waited',
   );
@@ -85,7 +85,7 @@ t.test('refuse: refused with retry; a new knock from that browser is a new reque
   t.not(again.status === 'waiting' && again.requestId, ann.requestId, 'a new request');
   t.not(again.status === 'waiting' && again.secret, ann.secret, 'with a new secret');
   t.equal(await f.waiting.poll('r1', ann.secret), null, 'the replaced cookie names nothing');
-  t.match(f.meetings.timeline('r1').slice(-3), [
+  t.match((await f.meetings.timeline('r1')).slice(-3), [
     { kind: 'knock' },
     { kind: 'refuse', actor: { name: 'Mod' } },
     { kind: 'knock' },
@@ -107,7 +107,7 @@ t.test(
     t.same(await f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
     t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
     t.match(
-      f.meetings.timeline('r1').find((e) => e.kind === 'bar'),
+      (await f.meetings.timeline('r1')).find((e) => e.kind === 'bar'),
       { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } },
     );
   },
@@ -126,7 +126,7 @@ t.test('expiry happens exactly at the timeout, not one millisecond before', asyn
   t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' }, '1 ms before the timeout');
   f.clock.advance(1); // 30,000 ms
   t.same(await f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
-  t.match(f.meetings.timeline('r1').at(-1), {
+  t.match((await f.meetings.timeline('r1')).at(-1), {
     kind: 'expire',
     actor: null,
     subject: { requestId: ann.requestId },
@@ -183,7 +183,7 @@ t.test('a closed window: not polled for the grace (60 s), the sweep removes it',
   );
   t.equal(await f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
   t.equal(f.store.requests.get(ann.requestId)?.state, 'window_closed');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
 });
 
 t.test('the connection-lost mark follows the poll interval (three missed polls)', async (t) => {
@@ -218,7 +218,7 @@ t.test('withdraw: removed at once', async (t) => {
   t.same(await f.waiting.list('r1', api()), []);
   t.equal(await f.waiting.poll('r1', ann.secret), null);
   t.equal(f.store.requests.get(ann.requestId)?.state, 'withdrawn');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'withdraw', subject: { requestId: ann.requestId } });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'withdraw', subject: { requestId: ann.requestId } });
   t.notOk(await f.waiting.withdraw('r1', ann.secret), 'a second leave finds nothing');
   t.notOk(await f.waiting.withdraw('r1', 'not a secret'));
 });
@@ -251,12 +251,12 @@ t.test('disable the waiting room: everyone waiting enters, later arrivals do not
   t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
   t.equal(f.meetings.current('r1')?.waitingDisabled, true);
   t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'joined');
-  t.match(f.meetings.timeline('r1').slice(-2), [
+  t.match((await f.meetings.timeline('r1')).slice(-2), [
     { kind: 'waiting_room_disabled', actor: { name: 'Mod' } },
     { kind: 'admit_all', actor: { name: 'Mod' }, count: 2 },
   ]);
   t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 0 }, 'idempotent');
-  t.equal(f.kinds().filter((k) => k === 'waiting_room_disabled').length, 1);
+  t.equal((await f.kinds()).filter((k) => k === 'waiting_room_disabled').length, 1);
 });
 
 t.test('disable is refused under a forced policy, and needs a meeting', async (t) => {
@@ -442,7 +442,7 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
 
   await f.knock('Gil', 'r1', { clientKey: '198.51.100.99' });
   take();
-  t.ok(f.meetings.end('r1'));
+  t.ok(await f.meetings.end('r1'));
   t.same(take(), [{ added: [], removed: [], reset: true }], "the meeting's end drops its list: reset, read it again");
 });
 

@@ -10,7 +10,7 @@ t.test('until_moderator: waiting ends for everyone when a moderator arrives', as
   const mod = f.moderator('r1', 'Maria');
   t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
   t.equal((await f.waiting.poll('r1', bob.secret))?.status, 'admitted');
-  t.match(f.meetings.timeline('r1').slice(-2), [
+  t.match((await f.meetings.timeline('r1')).slice(-2), [
     { kind: 'moderator_arrived', actor: null, subject: { participantId: mod.participantId, name: 'Maria' } },
     { kind: 'admit_all', actor: null, count: 2 },
   ]);
@@ -25,9 +25,9 @@ t.test(
     const second = f.moderator('r1', 'Second');
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined');
-    f.meetings.leave(first.participantId);
+    await f.meetings.leave(first.participantId);
     t.equal((await f.waiting.knock(arrive('r1', 'Still'))).status, 'joined', 'one moderator is still present');
-    f.meetings.leave(second.participantId);
+    await f.meetings.leave(second.participantId);
     t.same(
       f.meetings.present('r1').map((p) => p.name),
       ['Early', 'Still'],

@@ -28,16 +28,16 @@ t.test(
     t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
     t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
     t.match(
-      f.kinds().filter((k) => k.startsWith('waiting_room')),
+      (await f.kinds()).filter((k) => k.startsWith('waiting_room')),
       ['waiting_room_disabled', 'waiting_room_enabled'],
     );
     t.match(
-      f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'),
+      (await f.meetings.timeline('r1')).find((e) => e.kind === 'waiting_room_enabled'),
       { actor: { kind: 'participant', name: 'Mod' } },
     );
 
     t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
-    t.equal(f.kinds().filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
+    t.equal((await f.kinds()).filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
     t.same(told, ['r1', 'r1'], 'and tells nobody');
 
     await f.waiting.disableWaitingRoom('r1', api());
@@ -63,7 +63,7 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   );
   await t.rejects(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
   t.same(f.waiting.switchState('r1'), { enabled: false, switchable: false });
-  t.notOk(f.kinds().includes('waiting_room_enabled'));
+  t.notOk((await f.kinds()).includes('waiting_room_enabled'));
 
   const policyOff = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
   policyOff.room({ waitingRoom: 'all' });
