@@ -67,7 +67,7 @@ interface LiveMeeting {
  *   the sweep; `endedAt` set) or dropped with its room (`endedAt` null). Runs after the end is
  *   committed and the meeting left memory. Returns an unsubscribe function.
  * - `onLeft(listener): () => void` — told after a presence ends through `leave` (not when a meeting ends), with the remover.
- * - `promote(participantId): Participant | null` — a present participant becomes a moderator
+ * - `promote(participantId): Promise<Participant | null>` — a present participant becomes a moderator
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
  *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
  * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
@@ -119,7 +119,7 @@ export class MeetingService {
     return this.endedListeners.add(listener);
   }
 
-  onLeft(listener: (participant: Participant, removedBy: RecordedActor | null) => void): () => void {
+  onLeft(listener: (participant: Participant, removedBy: RecordedActor | null) => unknown): () => void {
     return this.leftListeners.add(listener);
   }
 
@@ -217,7 +217,7 @@ export class MeetingService {
     return left;
   }
 
-  promote(participantId: string): Participant | null {
+  async promote(participantId: string): Promise<Participant | null> {
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null) return null;

@@ -26,6 +26,23 @@ t.test('emit runs every listener, logs a failing one under the event, and never 
   t.equal(log.entries.length, 2);
 });
 
+t.test('a listener that awaits and fails (a promotion the store refused) is logged like one that throws', async (t) => {
+  const log = new RecordingLog();
+  const listeners = new Listeners<[]>('participant left', log);
+  const heard: string[] = [];
+  listeners.add(async () => {
+    await Promise.resolve();
+    throw new Error('disk full');
+  });
+  listeners.add(() => heard.push('next'));
+  t.doesNotThrow(() => listeners.emit());
+  t.same(heard, ['next'], 'the next listener ran at once');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(log.entries.length, 1, 'the rejection was logged, not left unhandled');
+  t.equal(log.entries[0]?.event, 'participant left');
+  t.match(log.entries[0]?.err, { message: 'disk full' });
+});
+
 t.test('a listener that unsubscribes itself while the event is told does not hide the others', async (t) => {
   const listeners = new Listeners<[]>('tick', new RecordingLog());
   const heard: string[] = [];
@@ -97,7 +114,7 @@ t.test('a failing role-changed listener: the promotion stands', async (t) => {
   const roles: string[] = [];
   f.meetings.onRoleChanged(broken);
   f.meetings.onRoleChanged((p) => roles.push(p.role));
-  t.equal(f.meetings.promote(pid)?.role, 'moderator');
+  t.equal((await f.meetings.promote(pid))?.role, 'moderator');
   t.equal(f.store.participants.get(pid)?.role, 'moderator', 'on disk');
   t.same(roles, ['moderator']);
   t.same(

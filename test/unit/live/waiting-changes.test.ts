@@ -269,7 +269,7 @@ t.test('a participant promoted to moderator gets the whole list, then the change
   const p = f.connect(pat);
   await knock('Wendy');
   t.equal(p.conn.of('waiting_changes').length, 0, 'a participant hears nothing of the knock');
-  f.engine.meetings.promote(pat.participantId);
+  await f.engine.meetings.promote(pat.participantId);
   t.same(p.conn.last('role'), { type: 'role', participant_id: pat.participantId, role: 'moderator' });
   const list = p.conn.last('waiting_list');
   t.same([list?.seq, list?.requests.map((r) => r.name)], [1, ['Wendy']], 'the whole list at the room seq');

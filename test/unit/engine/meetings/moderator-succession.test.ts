@@ -161,7 +161,7 @@ t.test('until_moderator: a promotion admits those waiting, as an arrival would',
   const guest = await g.knock('Early', 'r1', { claims: claims('participant', 'link') });
   t.same(await g.waiting.poll('r1', guest.secret), { status: 'waiting' }, 'no moderator present: the guest waits');
   g.store.rooms.set('r1', { ...g.store.rooms.get('r1')!, moderatorSuccession: true });
-  new ModeratorSuccession(g.meetings, g.store).settleAll();
+  await new ModeratorSuccession(g.meetings, g.store).settleAll();
   t.equal(
     g.meetings.participant(pat.participantId)?.role,
     'moderator',
@@ -181,11 +181,11 @@ t.test(
     openRoom(f);
     const changes = roleChanges(f);
     const ann = joined(await f.waiting.start(anonymous('Ann')));
-    t.equal(f.meetings.promote('nobody'), null);
-    t.equal(f.meetings.promote(ann.participantId)?.role, 'moderator');
+    t.equal(await f.meetings.promote('nobody'), null);
+    t.equal((await f.meetings.promote(ann.participantId))?.role, 'moderator');
     t.same(changes, [], 'already a moderator');
     await f.meetings.leave(ann.participantId);
-    t.equal(f.meetings.promote(ann.participantId), null, 'who left is not promoted');
+    t.equal(await f.meetings.promote(ann.participantId), null, 'who left is not promoted');
   },
 );
 
@@ -199,6 +199,8 @@ t.test('a failed write promotes nobody, in the store or in memory', async (t) =>
   // The leave is committed before the promotion is tried: the promotion's failure is its listener's, logged, not the leave's.
   t.equal((await f.meetings.leave(ann.participantId))?.participantId, ann.participantId, 'the leave itself stands');
   f.store.commitError = null;
+  // The promotion awaits: its failure is logged once it settled.
+  await new Promise((resolve) => setImmediate(resolve));
   t.match(
     f.log.entries,
     [{ event: 'participant left', err: { message: 'disk full' } }],
@@ -229,7 +231,7 @@ t.test(
     t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
     f.restart();
     const after = new ModeratorSuccession(f.meetings, f.store);
-    after.settleAll();
+    await after.settleAll();
     t.equal(f.meetings.participant(cid.participantId)?.role, 'moderator', 'settled when the daemon starts serving');
   },
 );
