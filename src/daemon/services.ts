@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import { AccountService } from '../engine/accounts/account-service.js';
@@ -7,6 +8,7 @@ import type { Clock, Scheduler } from '../engine/clock.js';
 import type { Defer } from '../engine/group-commit.js';
 import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
 import { ChatLog } from '../engine/live/chat-log.js';
+import { KeyedQueue } from '../engine/keyed-queue.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
@@ -143,6 +145,7 @@ export function openServices(
     transactions,
     waiting,
     rooms,
+    turns: new KeyedQueue(new AsyncLocalStorage()),
     roomOf: (roomId) => roomStore.get(roomId),
     subgroupsOf: (roomId) => roomStore.children(roomId),
     subgroupTimers: liveStore,

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { KeyedQueue } from '../../src/engine/keyed-queue.js';
 import type { ChatEntry, ChatStore } from '../../src/engine/live/chat-log.js';
 import { ChatLog } from '../../src/engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
@@ -221,6 +223,7 @@ export class LiveFixture {
         },
       },
       roomOf: (roomId) => store.rooms.get(roomId) ?? null,
+      turns: new KeyedQueue(new AsyncLocalStorage()),
       subgroupTimers: this.liveStore,
       random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),

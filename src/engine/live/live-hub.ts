@@ -5,6 +5,7 @@ import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Transactions } from '../transactions.js';
+import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
@@ -53,6 +54,8 @@ export interface LiveHubDeps {
   >;
   /** Sub-groups are made and renamed through the room service. */
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  /** Room-level decisions that span the store's awaits take turns per room (sub-groups made by two moderators at once). */
+  readonly turns: KeyedQueue;
   /** A room as the store has it now, read synchronously (a welcome, a move): these reads move to the asynchronous ports later. */
   readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */

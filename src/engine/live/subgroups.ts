@@ -2,6 +2,7 @@ import type { ServerMessage } from '../../protocol/live.js';
 import type { EngineLog } from '../listeners.js';
 import type { Clock, Scheduler } from '../clock.js';
 import { EngineError } from '../errors.js';
+import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
 import { liveError, refusal } from './live-errors.js';
@@ -26,6 +27,8 @@ export interface GroupMessageStore {
 
 export interface SubgroupsDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  /** One family's sub-groups are made by one moderator at a time: each looks, then makes, across the store's awaits. */
+  readonly turns: KeyedQueue;
   readonly roomOf: (roomId: string) => Room | null;
   readonly maxSubgroups: number;
   /** The timers and the message to all groups, both durable. */
@@ -119,7 +122,7 @@ export class Subgroups {
       member.outbox.send(liveError('invalid_field', `names[${bad}]: ${why}`));
       return;
     }
-    return this.made(root, member, count, chosen);
+    return this.deps.turns.run(`subgroups ${root}`, () => this.made(root, member, count, chosen));
   }
 
   private async made(root: string, member: Member, count: number, chosen: readonly string[]): Promise<void> {

@@ -259,3 +259,16 @@ t.test(
     t.same(g.liveStore.groupMessages(), [], 'the meeting took it from the store too');
   },
 );
+
+t.test('two moderators make the sub-groups at once: they take turns, neither is refused', async (t) => {
+  const f = new LiveFixture();
+  const m1 = f.connect(f.enter('One', 'r1', true));
+  const m2 = f.connect(f.enter('Two', 'r1', true));
+  m1.send({ type: 'create_subgroups', count: 2 });
+  m2.send({ type: 'create_subgroups', count: 2, names: ['', 'Owls'] });
+  await f.settled();
+  t.same(m1.conn.of('error'), [], 'the first is not refused');
+  t.same(m2.conn.of('error'), [], 'the second finds the groups made and renames the one it names');
+  t.same(m2.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2']);
+  t.equal(f.engine.store.rooms.get('r1-g2')?.name, 'Owls', 'the second came after the first, in arrival order');
+});
