@@ -225,7 +225,7 @@ export class LiveHub implements LiveApi {
 
   // ---- LiveApi -------------------------------------------------------------------------
 
-  postSystemChat(roomId: string, text: string): ChatEntry | null {
+  async postSystemChat(roomId: string, text: string): Promise<ChatEntry | null> {
     return this.chat.system(roomId, text);
   }
 
@@ -250,12 +250,12 @@ export class LiveHub implements LiveApi {
       });
   }
 
-  locks(roomId: string): LockSettings | null {
+  async locks(roomId: string): Promise<LockSettings | null> {
     const meeting = this.deps.meetings.current(roomId);
     return meeting ? this.deps.locks.get(meeting) : null;
   }
 
-  setLocks(roomId: string, locks: LockSettings): boolean {
+  async setLocks(roomId: string, locks: LockSettings): Promise<boolean> {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return false;
     this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);

@@ -315,7 +315,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
         screen: false,
         connected: true,
       })),
-    postSystemChat: (room, text) => {
+    postSystemChat: async (room, text) => {
       posted.push([room, text]);
       return true;
     },

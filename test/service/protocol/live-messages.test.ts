@@ -155,7 +155,7 @@ t.test('every message the server sends is one of its schema', async (t) => {
   f.timers.advance(1_000);
   mod.send({ type: 'speaking', speaking: true });
   mod.send({ type: 'chat', text: 'hello' });
-  f.hub.postSystemChat('r1', 'from the service');
+  await f.hub.postSystemChat('r1', 'from the service');
   mod.send({ type: 'subject', subject: 'Maths' });
   await f.settled();
   mod.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });

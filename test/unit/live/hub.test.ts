@@ -190,15 +190,15 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   m.send({ type: 'chat', text: 'e' });
   t.equal(m.conn.last('chat')?.message.text, 'e', 'accepted again in the next window');
 
-  const posted = f.hub.postSystemChat('r1', 'The meeting ends in 5 minutes');
+  const posted = await f.hub.postSystemChat('r1', 'The meeting ends in 5 minutes');
   t.match(posted, { participantId: null, name: 'System', text: 'The meeting ends in 5 minutes' });
   t.match(
     m.conn.last('chat')?.message,
     { from: { participant_id: null, name: 'System', system: true }, text: posted?.text, at: posted?.at },
     'System messages reach everyone',
   );
-  t.throws(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
-  t.equal(f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
+  await t.rejects(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
+  t.equal(await f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
   const ann = f.connect(f.enter('Ann'));
   t.same(
@@ -223,7 +223,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
   const ann = f.connect(f.enter('Ann'));
   m.send({ type: 'chat', text: 'from the moderator' });
   ann.send({ type: 'chat', text: 'from Ann' });
-  f.hub.postSystemChat('r1', 'from the service');
+  await f.hub.postSystemChat('r1', 'from the service');
   const expected = [
     { participant_id: String, name: 'Mod', role: 'moderator', system: false },
     { participant_id: String, name: 'Ann', role: 'participant', system: false },
@@ -280,7 +280,7 @@ t.test(
     m.send({ type: 'state', audio: true, video: true, screen: false });
     a.send({ type: 'lock', locks: { mic: true, cam: true, cams_moderators_only: false } });
     t.equal(a.conn.last('error')?.code, 'not_moderator');
-    t.same(f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
+    t.same(await f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
 
     m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
     t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
@@ -296,7 +296,7 @@ t.test(
     );
 
     t.ok(
-      f.hub.setLocks('r1', { mic: true, cam: true, camsModeratorsOnly: false }),
+      await f.hub.setLocks('r1', { mic: true, cam: true, camsModeratorsOnly: false }),
       'the API sets locks like a moderator',
     );
     t.match(
@@ -304,8 +304,8 @@ t.test(
       { participant_id: ann.participantId, video: false, screen: false },
       'her camera and screen share are off',
     );
-    t.equal(f.hub.setLocks('nowhere', { mic: true, cam: true, camsModeratorsOnly: true }), false);
-    t.equal(f.hub.locks('nowhere'), null);
+    t.equal(await f.hub.setLocks('nowhere', { mic: true, cam: true, camsModeratorsOnly: true }), false);
+    t.equal(await f.hub.locks('nowhere'), null);
     t.same(
       f.liveStore.locks.get(mod.meetingId),
       { mic: true, cam: true, camsModeratorsOnly: false },
@@ -315,7 +315,11 @@ t.test(
     // A restart reloads the locks of the open meeting.
     f.engine.restart();
     f.build();
-    t.same(f.hub.locks('r1'), { mic: true, cam: true, camsModeratorsOnly: false }, 'still locked after a restart');
+    t.same(
+      await f.hub.locks('r1'),
+      { mic: true, cam: true, camsModeratorsOnly: false },
+      'still locked after a restart',
+    );
 
     // Defaults for a new meeting come from the provider (e.g. the compat module's create call).
     f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
@@ -323,18 +327,18 @@ t.test(
     f.room({ roomId: 'r4' });
     f.enter('X', 'r3');
     f.enter('Y', 'r4');
-    t.same(f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
-    t.same(f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
+    t.same(await f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
+    t.same(await f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
     f.hub.setLockDefaults(() => ({ cam: true }));
     t.same(
-      f.hub.locks('r3'),
+      await f.hub.locks('r3'),
       { mic: true, cam: false, camsModeratorsOnly: false },
       'a meeting keeps its first settings',
     );
     f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
     f.room({ roomId: 'r5' });
     f.enter('Z', 'r5');
-    t.same(f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
+    t.same(await f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
   },
 );
 
@@ -402,7 +406,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   f.disconnect(a);
   t.same(f.errors, [], 'the socket closing afterwards is harmless');
   t.same(f.hub.attendees('r1'), []);
-  t.equal(f.hub.postSystemChat('r1', 'anyone?'), null);
+  t.equal(await f.hub.postSystemChat('r1', 'anyone?'), null);
 });
 
 t.test('an empty meeting ended by the sweep, after the last socket left', async (t) => {
