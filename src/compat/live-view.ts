@@ -25,7 +25,7 @@ export interface MeetingLiveView extends Pick<LiveApi, 'attendees'> {
    */
   postSystemChat(roomId: string, text: string): Promise<boolean>;
   /** Activity by participant id for an engine meeting (open or ended); empty when unknown. */
-  activity(roomId: string, engineMeetingId: string): ReadonlyMap<string, LiveActivity>;
+  activity(roomId: string, engineMeetingId: string): Promise<ReadonlyMap<string, LiveActivity>>;
 }
 
 export function meetingLiveView(live: LiveApi, stats: Pick<MeetingStats, 'of'>): MeetingLiveView {
@@ -39,9 +39,9 @@ export function meetingLiveView(live: LiveApi, stats: Pick<MeetingStats, 'of'>):
         return false;
       }
     },
-    activity: (_roomId, engineMeetingId) => {
+    activity: async (_roomId, engineMeetingId) => {
       const out = new Map<string, LiveActivity>();
-      for (const s of stats.of(engineMeetingId)) {
+      for (const s of await stats.of(engineMeetingId)) {
         out.set(s.participantId, {
           talkTimeMs: s.talkTimeMs,
           webcams: s.webcams.map((w) => ({

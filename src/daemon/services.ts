@@ -183,7 +183,7 @@ export function openServices(
     clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
-      stats.settleUnfinished();
+      stats.settleUnfinished().catch(onError);
       succession.settleAll().catch(onError);
       // Rooms made by anonymous arrivals (the gateway's open rooms) go once unused; looked for
       // at least once a minute, and as often as their idle time when that is shorter.

@@ -29,7 +29,7 @@ export async function attendeeRecords(source: AttendanceSource, meeting: CompatM
   if (meeting.engineMeetingId === null) return [];
   try {
     const attendance = await source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
-    const activity = source.live().activity(meeting.roomId, meeting.engineMeetingId);
+    const activity = await source.live().activity(meeting.roomId, meeting.engineMeetingId);
     return attendance.participants.map((participant) => ({
       participant,
       activity: activity.get(participant.participantId) ?? noActivity,

@@ -319,7 +319,7 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
       posted.push([room, text]);
       return true;
     },
-    activity: () =>
+    activity: async () =>
       new Map([[viewer.participantId, { talkTimeMs: 4200, webcams: [{ startedOn: 1, stoppedOn: 2 }], messages: 3 }]]),
   };
   compat.setLiveView(view);

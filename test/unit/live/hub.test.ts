@@ -163,7 +163,7 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   a.send({ type: 'state', audio: false, video: false, screen: false });
   a.send({ type: 'chat', text: 'one' });
   a.send({ type: 'chat', text: 'two' });
-  const [annStats] = f.stats.of(ann.meetingId).filter((s) => s.participantId === ann.participantId);
+  const [annStats] = (await f.stats.of(ann.meetingId)).filter((s) => s.participantId === ann.participantId);
   t.match(annStats, { talkTimeMs: 1_500, chatMessages: 2, audio: false, video: false, talking: false });
   t.equal(annStats?.webcams.length, 1);
   t.equal(
@@ -211,7 +211,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
     'written through',
   );
   t.equal(
-    f.stats.of(mod.meetingId).find((s) => s.participantId === mod.participantId)?.chatMessages,
+    (await f.stats.of(mod.meetingId)).find((s) => s.participantId === mod.participantId)?.chatMessages,
     4,
     'System messages count for nobody',
   );
@@ -397,7 +397,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
     t.equal(c.conn.closedWith?.code, closeCodes.ended);
   }
   t.equal(f.timers.size, 0, "Bob's pending leave is dropped with the meeting");
-  const stats = f.stats.of(ann.meetingId).find((s) => s.participantId === ann.participantId);
+  const stats = (await f.stats.of(ann.meetingId)).find((s) => s.participantId === ann.participantId);
   t.match(stats, { talking: false, talkTimeMs: 1_000, audio: false, video: false });
   t.ok(
     stats?.webcams.every((w) => w.endedAt !== null),
@@ -670,7 +670,7 @@ t.test('close(): timers stop, nobody leaves, running statistics end', async (t) 
   f.timers.advance(60_000);
   t.equal(f.leftAt(ann), null, 'a shutdown is not a leave');
   t.equal(f.leftAt(bob), null);
-  const stats = f.stats.of(ann.meetingId).find((s) => s.participantId === ann.participantId);
+  const stats = (await f.stats.of(ann.meetingId)).find((s) => s.participantId === ann.participantId);
   t.match(stats, { video: false });
   t.equal(stats?.webcams[0]?.endedAt, closedAt, 'the interval ends at the shutdown');
   const late = new FakeConnection();

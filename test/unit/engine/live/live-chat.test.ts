@@ -9,7 +9,8 @@ t.test('a chat message is stored and counted before everyone is told, with the a
   a.send({ type: 'chat', text: 'hello' });
   t.equal(f.liveStore.chat.length, 1, 'on disk');
   t.equal(
-    f.stats.of(a.participant.meetingId).find((s) => s.participantId === a.participant.participantId)?.chatMessages,
+    (await f.stats.of(a.participant.meetingId)).find((s) => s.participantId === a.participant.participantId)
+      ?.chatMessages,
     1,
   );
   t.match(m.conn.last('chat')?.message, {
