@@ -62,7 +62,7 @@ interface LiveMeeting {
  * - `list(roomId): Promise<Meeting[]>` — the room's meetings, newest first (from the store).
  * - `timeline(roomId, meetingId?)` and `attendance(roomId, meetingId?)` (Promises)
  *   — of the given meeting, else the open one, else the latest; `meeting_not_found`.
- * - `sweep(): void` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
+ * - `sweep(): Promise<void>` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
  * - `onEnded(listener): () => void` — told of every meeting that is over: ended (by `end` or
  *   the sweep; `endedAt` set) or dropped with its room (`endedAt` null). Runs after the end is
  *   committed and the meeting left memory. Returns an unsubscribe function.
@@ -344,7 +344,7 @@ export class MeetingService {
     if (live) this.forget(live);
   }
 
-  sweep(): void {
+  async sweep(): Promise<void> {
     this.transactions.flushGrouped();
     const now = this.nowMs();
     for (const live of [...this.byRoom.values()]) {

@@ -325,7 +325,7 @@ export class WaitingRoomService {
     }
     this.gate.screening.prune();
     this.requests.prune();
-    this.deps.meetings.sweep();
+    await this.deps.meetings.sweep();
   }
 
   /** Requests waiting now in every open meeting (the daemon's metrics read it at a scrape). */
