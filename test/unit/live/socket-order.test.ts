@@ -73,3 +73,18 @@ t.test('the queue: a failing handler is reported and the next runs; a backlog be
   t.match(failures, [/broken/], 'a thrown failure is reported');
   t.same(ran, ['slow', 'after', 'next'], 'and the next message still runs');
 });
+
+t.test('a leave after the grace that the store refuses is logged under its event, not left unhandled', async (t) => {
+  const f = new LiveFixture();
+  f.connect(f.enter('Mod', 'r1', true));
+  const ann = f.enter('Ann');
+  const a = f.connect(ann);
+  f.engine.meetings.leave = async () => {
+    await Promise.resolve();
+    throw new Error('disk full');
+  };
+  f.disconnect(a);
+  f.timers.advance(5_000);
+  await f.settled();
+  t.match(f.errors, [{ context: 'leave after grace', err: { message: 'disk full' } }]);
+});
