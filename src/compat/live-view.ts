@@ -23,25 +23,25 @@ export interface MeetingLiveView extends Pick<LiveApi, 'attendees'> {
    * Posts `text` in the room's chat in the name of `System` to everyone connected; true when
    * the live connection took it. The compat module records every message itself as well.
    */
-  postSystemChat(roomId: string, text: string): boolean;
+  postSystemChat(roomId: string, text: string): Promise<boolean>;
   /** Activity by participant id for an engine meeting (open or ended); empty when unknown. */
-  activity(roomId: string, engineMeetingId: string): ReadonlyMap<string, LiveActivity>;
+  activity(roomId: string, engineMeetingId: string): Promise<ReadonlyMap<string, LiveActivity>>;
 }
 
 export function meetingLiveView(live: LiveApi, stats: Pick<MeetingStats, 'of'>): MeetingLiveView {
   return {
     attendees: (roomId) => live.attendees(roomId),
-    postSystemChat: (roomId, text) => {
+    postSystemChat: async (roomId, text) => {
       try {
-        return live.postSystemChat(roomId, text) !== null;
+        return (await live.postSystemChat(roomId, text)) !== null;
       } catch {
         // A text the chat refuses (e.g. over its length) is still kept by the module.
         return false;
       }
     },
-    activity: (_roomId, engineMeetingId) => {
+    activity: async (_roomId, engineMeetingId) => {
       const out = new Map<string, LiveActivity>();
-      for (const s of stats.of(engineMeetingId)) {
+      for (const s of await stats.of(engineMeetingId)) {
         out.set(s.participantId, {
           talkTimeMs: s.talkTimeMs,
           webcams: s.webcams.map((w) => ({

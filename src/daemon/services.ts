@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config/settings.js';
 import { AccessTokenService } from '../engine/access/access-token-service.js';
 import { AccountService } from '../engine/accounts/account-service.js';
@@ -7,6 +8,7 @@ import type { Clock, Scheduler } from '../engine/clock.js';
 import type { Defer } from '../engine/group-commit.js';
 import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
 import { ChatLog } from '../engine/live/chat-log.js';
+import { KeyedQueue } from '../engine/keyed-queue.js';
 import { silentLog, type EngineLog } from '../engine/listeners.js';
 import { MeetingLocks } from '../engine/live/meeting-locks.js';
 import { MeetingStats } from '../engine/stats/meeting-stats.js';
@@ -143,6 +145,8 @@ export function openServices(
     transactions,
     waiting,
     rooms,
+    turns: new KeyedQueue(new AsyncLocalStorage()),
+    roomOf: (roomId) => roomStore.get(roomId),
     subgroupsOf: (roomId) => roomStore.children(roomId),
     subgroupTimers: liveStore,
     random: Math.random,
@@ -179,30 +183,37 @@ export function openServices(
     clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
-      stats.settleUnfinished();
-      succession.settleAll();
+      stats.settleUnfinished().catch(onError);
+      succession.settleAll().catch(onError);
       // Rooms made by anonymous arrivals (the gateway's open rooms) go once unused; looked for
       // at least once a minute, and as often as their idle time when that is shorter.
       const idleMs = config.jitsiOpenRoomIdleSecs * 1000;
       let nextExpiryMs = 0;
       // A failing sweep must not take the daemon down; the next tick tries again.
-      const sweep = () => {
+      const sweep = async () => {
         try {
-          waiting.sweep();
+          await waiting.sweep();
           const now = clock.now().getTime();
           if (now >= nextExpiryMs) {
             nextExpiryMs = now + Math.min(roomExpiryIntervalMs, idleMs);
-            rooms.expireUnused(idleMs);
+            await rooms.expireUnused(idleMs);
             accounts.sweep().catch(onError);
           }
         } catch (err) {
           onError(err);
         }
       };
+      // A sweep that awaits the store is not overtaken by the next tick's.
+      let sweeping = false;
+      const tick = () => {
+        if (closed || sweeping) return;
+        sweeping = true;
+        void sweep().finally(() => (sweeping = false));
+      };
       // The sweep judges silence by the clock, so it runs after the loop has read what arrived:
       // a timer fires before the I/O of its turn, and after a stall (a long commit, a busy loop)
       // the polls that waited in the sockets meanwhile must count before anyone is judged silent.
-      timer ??= setInterval(() => setImmediate(() => closed || sweep()), sweepIntervalMs);
+      timer ??= setInterval(() => setImmediate(tick), sweepIntervalMs);
       timer.unref();
     },
     close() {

@@ -12,10 +12,11 @@ export const silentLog: EngineLog = { error: () => undefined };
  * The listeners of one engine event (`meeting ended`, `participant left`, ...). A listener runs
  * after the change it hears of is committed, so its failure is not the change's: `emit` runs
  * every listener, logs a failing one under the event's name, and never throws into the caller
- * that changed the state.
+ * that changed the state. A listener may await the store (moderator succession's promotion):
+ * its rejection is logged the same way.
  */
 export class Listeners<Args extends readonly unknown[]> {
-  private readonly listeners = new Set<(...args: Args) => void>();
+  private readonly listeners = new Set<(...args: Args) => unknown>();
 
   constructor(
     private readonly event: string,
@@ -23,7 +24,7 @@ export class Listeners<Args extends readonly unknown[]> {
   ) {}
 
   /** Returns the function that unsubscribes this listener. */
-  add(listener: (...args: Args) => void): () => void {
+  add(listener: (...args: Args) => unknown): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
@@ -36,11 +37,13 @@ export class Listeners<Args extends readonly unknown[]> {
 
   emit(...args: Args): void {
     // A copy: a listener may unsubscribe itself or another while the event is told.
+    const failed = (err: unknown) => this.log.error({ err, event: this.event }, `a listener of "${this.event}" failed`);
     for (const listener of [...this.listeners]) {
       try {
-        listener(...args);
+        const pending = listener(...args);
+        if (pending instanceof Promise) pending.catch(failed);
       } catch (err) {
-        this.log.error({ err, event: this.event }, `a listener of "${this.event}" failed`);
+        failed(err);
       }
     }
   }

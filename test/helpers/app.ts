@@ -28,7 +28,7 @@ const bodiless = new Set([101, 204, 205, 304]);
  * Builds the engine the way `meetctl serve` does (src/daemon/engine.ts: the same config, store,
  * services and app) on a real SQLite file in a fresh data directory, with `clock` (a FakeClock
  * where time matters) instead of the system's. The periodic sweep does not run: a test that
- * needs it moves its clock and calls `services.waiting.sweep()`, as the daemon's timer would.
+ * needs it moves its clock and calls `await services.waiting.sweep()`, as the daemon's timer would.
  * `api` answers like fetch against a daemon, so the helpers of api.ts and waiting.ts work on both.
  * `listen` also opens its listener on 127.0.0.1 (for what looks at the socket: /readyz's
  * engine_listener check). Closed (app, then services) at teardown.

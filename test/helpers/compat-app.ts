@@ -65,7 +65,7 @@ export interface CompatAppOptions {
   readonly env?: Record<string, string>;
   /**
    * A FakeClock for tests of time: the daemon's timers (engine and compat sweeps) then do not run;
-   * the test moves the clock and calls `sweep()` / `services.waiting.sweep()`. Without one, the
+   * the test moves the clock and calls `sweep()` / `await services.waiting.sweep()`. Without one, the
    * system clock and both sweeps run as in the daemon.
    */
   readonly clock?: Clock;

@@ -110,8 +110,8 @@ export class Fixture {
     return { requestId: result.requestId, secret: result.secret };
   }
 
-  kinds(roomId = 'r1'): string[] {
-    return this.meetings.timeline(roomId).map((e) => e.kind);
+  async kinds(roomId = 'r1'): Promise<string[]> {
+    return (await this.meetings.timeline(roomId)).map((e) => e.kind);
   }
 }
 

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { KeyedQueue } from '../../src/engine/keyed-queue.js';
 import type { ChatEntry, ChatStore } from '../../src/engine/live/chat-log.js';
 import { ChatLog } from '../../src/engine/live/chat-log.js';
 import type { LockSettings, LockStore } from '../../src/engine/live/meeting-locks.js';
@@ -200,8 +202,8 @@ export class LiveFixture {
       transactions: engine.transactions,
       waiting: engine.waiting,
       rooms: {
-        find: (roomId) => store.rooms.get(roomId) ?? null,
-        create: (body) => {
+        find: async (roomId) => store.rooms.get(roomId) ?? null,
+        create: async (body) => {
           const fields = body as { room_id: string; name: string; parent_room_id?: string };
           if (store.rooms.has(fields.room_id))
             throw new EngineError('room_exists', `room ${fields.room_id} exists`, 'room_id');
@@ -212,7 +214,7 @@ export class LiveFixture {
             parentRoomId: fields.parent_room_id ?? null,
           });
         },
-        update: (roomId, body) => {
+        update: async (roomId, body) => {
           const room = store.rooms.get(roomId);
           if (!room) throw new EngineError('room_not_found', `no room ${roomId}`);
           const next = { ...room, name: body.name ?? room.name };
@@ -220,6 +222,8 @@ export class LiveFixture {
           return next;
         },
       },
+      roomOf: (roomId) => store.rooms.get(roomId) ?? null,
+      turns: new KeyedQueue(new AsyncLocalStorage()),
       subgroupTimers: this.liveStore,
       random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
@@ -271,6 +275,11 @@ export class LiveFixture {
     };
   }
 
+  /** Once the messages sent so far were handled, those that await the store included (a rename, the subject). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
   /** The client's socket closes (from either side). */
   disconnect(client: Client): void {
     client.session.closed();
@@ -280,11 +289,12 @@ export class LiveFixture {
    * The scene of the away rules: Ann and a moderator in r1, one sub-group r1-g1, Ann moved to
    * it, and her class socket closed as her page follows the move.
    */
-  annMovedAway(): { ann: Participant; mod: Client } {
+  async annMovedAway(): Promise<{ ann: Participant; mod: Client }> {
     const ann = this.enter('Ann');
     const mod = this.connect(this.enter('Mod', 'r1', true));
     const a = this.connect(ann);
     mod.send({ type: 'create_subgroups', count: 1 });
+    await this.settled();
     mod.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
     this.disconnect(a);
     return { ann, mod };

@@ -4,10 +4,12 @@ import { SqliteLiveStore } from '../../src/store/live-store.js';
 import { SqliteUnitOfWork } from '../../src/store/unit-of-work.js';
 
 /** Reads the statistics of a meeting straight from the data directory of a stopped daemon. */
-export function statsIn(dataDir: string, meetingId: string) {
+export async function statsIn(dataDir: string, meetingId: string) {
   const db = openDatabase(dataDir);
   try {
-    return new MeetingStats(new SqliteLiveStore(db), new SqliteUnitOfWork(db), { now: () => new Date() }).of(meetingId);
+    return await new MeetingStats(new SqliteLiveStore(db), new SqliteUnitOfWork(db), { now: () => new Date() }).of(
+      meetingId,
+    );
   } finally {
     db.close();
   }

@@ -53,7 +53,7 @@ function attendee({ participant: p, activity }: AttendeeRecord, finish: number) 
  * it is stored with the queued job and survives a restart. Null for a meeting nobody
  * entered: upstream posts analytics only for meetings that ran (it parses their events).
  */
-export function analyticsBody(source: AttendanceSource, meeting: CompatMeeting): string | null {
+export async function analyticsBody(source: AttendanceSource, meeting: CompatMeeting): Promise<string | null> {
   if (meeting.engineMeetingId === null) return null;
   const finish = meeting.endTime ?? Date.now();
   const start = meeting.startTime ?? meeting.createTime;
@@ -66,7 +66,7 @@ export function analyticsBody(source: AttendanceSource, meeting: CompatMeeting):
       duration: seconds(finish - start),
       start: iso(start),
       finish: iso(finish),
-      attendees: attendeeRecords(source, meeting).map((r) => attendee(r, finish)),
+      attendees: (await attendeeRecords(source, meeting)).map((r) => attendee(r, finish)),
       files: meeting.presentations.map((p) => p.filename ?? p.url ?? '').filter((name) => name !== ''),
       polls: [],
     },

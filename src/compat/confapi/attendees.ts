@@ -25,11 +25,11 @@ export interface AttendeeRecord {
  * connection measured of them. Empty when nobody entered or the engine no longer knows it.
  * learningDashboard and the analytics callback both read it, so they never disagree.
  */
-export function attendeeRecords(source: AttendanceSource, meeting: CompatMeeting): AttendeeRecord[] {
+export async function attendeeRecords(source: AttendanceSource, meeting: CompatMeeting): Promise<AttendeeRecord[]> {
   if (meeting.engineMeetingId === null) return [];
   try {
-    const attendance = source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
-    const activity = source.live().activity(meeting.roomId, meeting.engineMeetingId);
+    const attendance = await source.engineMeetings.attendance(meeting.roomId, meeting.engineMeetingId);
+    const activity = await source.live().activity(meeting.roomId, meeting.engineMeetingId);
     return attendance.participants.map((participant) => ({
       participant,
       activity: activity.get(participant.participantId) ?? noActivity,

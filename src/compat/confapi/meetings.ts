@@ -131,14 +131,14 @@ export class CompatMeetings {
   private async create(meeting: CompatMeeting): Promise<void> {
     await this.deps.store.transaction(async () => {
       await this.deps.store.insertMeeting(meeting);
-      this.makeRoom(meeting);
+      await this.makeRoom(meeting);
     });
   }
 
   /** The engine room of a meeting: unlisted, reached by its links only. */
-  private makeRoom(meeting: CompatMeeting): void {
+  private async makeRoom(meeting: CompatMeeting): Promise<void> {
     const { entry, ...waiting } = roomAccessFor(this.deps.policy, meeting.guestPolicy);
-    this.deps.rooms.create(
+    await this.deps.rooms.create(
       // Its create call's muteOnStart decides, as in the meeting API.
       {
         room_id: meeting.roomId,
@@ -160,24 +160,26 @@ export class CompatMeetings {
     const open = new Set<string>();
     for (const meeting of await this.deps.store.openMeetings()) {
       open.add(meeting.roomId);
-      if (this.deps.rooms.find(meeting.roomId) === null) this.completeCreate(meeting);
-      else this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
+      if ((await this.deps.rooms.find(meeting.roomId)) === null) await this.completeCreate(meeting);
+      else await this.setEntry(meeting.roomId, roomAccessFor(this.deps.policy, meeting.guestPolicy).entry);
     }
-    for (const roomId of await this.deps.store.endedRoomIds()) if (!open.has(roomId)) this.setEntry(roomId, 'closed');
+    for (const roomId of await this.deps.store.endedRoomIds())
+      if (!open.has(roomId)) await this.setEntry(roomId, 'closed');
   }
 
   /** A start must not fail on one meeting's room: the meeting stays without it, and the failure is logged. */
-  private completeCreate(meeting: CompatMeeting): void {
+  private async completeCreate(meeting: CompatMeeting): Promise<void> {
     try {
-      this.makeRoom(meeting);
+      await this.makeRoom(meeting);
     } catch (err) {
       this.deps.onError?.(err);
     }
   }
 
-  private setEntry(roomId: string, entry: RoomEntry): void {
-    const room = this.deps.rooms.find(roomId);
-    if (room && (room.entry !== entry || !room.unlisted)) this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
+  private async setEntry(roomId: string, entry: RoomEntry): Promise<void> {
+    const room = await this.deps.rooms.find(roomId);
+    if (room && (room.entry !== entry || !room.unlisted))
+      await this.deps.rooms.update(roomId, {}, { entry, unlisted: true });
   }
 
   /** What a `guest=true` join of this meeting meets. */
@@ -236,7 +238,7 @@ export class CompatMeetings {
     const customData = new Map<string, readonly (readonly [string, string])[]>();
     const present = new Set(attendees.map((a) => a.participantId));
     try {
-      for (const p of this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!).participants) {
+      for (const p of (await this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!)).participants) {
         const data = p.externalId === undefined ? undefined : byUser.get(p.externalId);
         if (data !== undefined && present.has(p.participantId)) customData.set(p.participantId, data);
       }
@@ -273,7 +275,7 @@ export class CompatMeetings {
       const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
       return now - current.createTime >= unusedMin * 60_000 ? this.finish(current, 'expired', false) : current;
     }
-    const since = this.emptySinceOf(current, now);
+    const since = await this.emptySinceOf(current, now);
     if (since === null) return current;
     const unusedMin = minutesOf(current, 'meetingExpireIfNoUserJoinedInMinutes', defaultUnusedExpiryMin);
     // Nobody entered yet (somebody knocked and waits): the unused rule still counts from create.
@@ -290,7 +292,7 @@ export class CompatMeetings {
    * `never` when nobody ever entered it. Measured from the last person's leaving as the engine
    * recorded it, so a call that comes late (or the first sweep after a restart) counts from then.
    */
-  private emptySinceOf(meeting: CompatMeeting, now: number): number | 'never' | null {
+  private async emptySinceOf(meeting: CompatMeeting, now: number): Promise<number | 'never' | null> {
     if (this.deps.meetings.present(meeting.roomId).length > 0) {
       this.emptySince.delete(meeting.internalId);
       return null;
@@ -299,9 +301,9 @@ export class CompatMeetings {
     if (known !== undefined) return known;
     let lefts: number[] = [];
     try {
-      lefts = this.deps.meetings
-        .attendance(meeting.roomId, meeting.engineMeetingId!)
-        .participants.map((p) => (p.leftAt === null ? now : Date.parse(p.leftAt)));
+      lefts = (await this.deps.meetings.attendance(meeting.roomId, meeting.engineMeetingId!)).participants.map((p) =>
+        p.leftAt === null ? now : Date.parse(p.leftAt),
+      );
     } catch {
       // The engine no longer knows it: counted from now.
       lefts = [now];
@@ -316,7 +318,7 @@ export class CompatMeetings {
   async end(meeting: CompatMeeting, reason: EndReason, actorName = 'confapi'): Promise<CompatMeeting> {
     const engine = this.deps.meetings.current(meeting.roomId);
     if (engine && (meeting.engineMeetingId === null || engine.meetingId === meeting.engineMeetingId)) {
-      this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
+      await this.deps.meetings.end(meeting.roomId, { kind: 'api', name: actorName });
     }
     return this.finish(meeting, reason, reason === 'end');
   }
@@ -338,13 +340,15 @@ export class CompatMeetings {
   private async finishNow(meeting: CompatMeeting, reason: EndReason, forcibly: boolean): Promise<CompatMeeting> {
     this.emptySince.delete(meeting.internalId);
     // Closed first: from now on nobody enters, not even with a join link issued before the end.
-    this.setEntry(meeting.roomId, 'closed');
+    await this.setEntry(meeting.roomId, 'closed');
     const ended: CompatMeeting = { ...meeting, endTime: this.now(), endReason: reason, forciblyEnded: forcibly };
     const url = metadataValue(meeting, 'endcallbackurl');
     const analyticsUrl = metadataValue(meeting, analyticsCallbackKey);
     // Built now, from the engine's records, and stored with the job: a restart before delivery still sends it.
     const analytics =
-      analyticsUrl === null ? null : analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
+      analyticsUrl === null
+        ? null
+        : await analyticsBody({ engineMeetings: this.deps.meetings, live: this.deps.live }, ended);
     await this.deps.store.transaction(async () => {
       await this.deps.store.updateMeeting(ended);
       if (url !== null) {

@@ -68,17 +68,17 @@ export function gatewayScope(requested: WaitingRoomScope, policy: WaitingRoomPol
  * A room made by an anonymous arrival is ephemeral (the daemon's sweep deletes it once unused,
  * COMPAT_JITSI_OPEN_ROOM_IDLE_SECS); a token holder's arrival makes it the application's, kept.
  */
-export function ensureRoom(
+export async function ensureRoom(
   rooms: RoomService,
   roomId: string,
   name: string,
   rules: GatewayRoomRules,
   arrival: GatewayArrival,
-): void {
-  const room = rooms.find(roomId);
+): Promise<void> {
+  const room = await rooms.find(roomId);
   if (!room) {
     if (arrival.anonymous) arrival.mayCreate();
-    rooms.create(
+    await rooms.create(
       // An embedding page decides its own start (its startWithAudioMuted), as in the anchor.
       { room_id: roomId, name, waiting_room: rules.waitingRoom, mics_off_on_entry: false },
       { entry: 'token', unlisted: true, moderatorSuccession: rules.moderatorSuccession, ephemeral: arrival.anonymous },
@@ -94,7 +94,7 @@ export function ensureRoom(
     adopted ||
     used
   ) {
-    rooms.update(
+    await rooms.update(
       roomId,
       { waiting_room: rules.waitingRoom },
       { moderatorSuccession: rules.moderatorSuccession, ...(adopted ? { ephemeral: false } : {}) },

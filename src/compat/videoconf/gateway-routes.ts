@@ -114,7 +114,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
       const roomId = engineRoomId(tenantId, prefix !== null && owner === null ? prefix : '', name);
       const displayName = (identity && signedName(identity)) ?? typedName(query.displayName);
       // Open rooms are those an arrival without a token may enter: the primary tenant's.
-      ensureRoom(
+      await ensureRoom(
         deps.rooms,
         roomId,
         name,

@@ -1,7 +1,7 @@
 import type { RaisedHand, Reaction, ServerMessage } from '../../protocol/live.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import { engineCall, liveError } from './live-errors.js';
+import { engineCall, engineCallAsync, liveError } from './live-errors.js';
 import { RateWindow, type RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
@@ -112,17 +112,17 @@ export class Classroom {
    * (MeetingService.end checks she is a moderator of it); the sub-groups of a main room end with
    * it. Every page is told `ended` and its socket closes (LiveHub.meetingEnded).
    */
-  end(state: RoomState, member: Member): void {
+  async end(state: RoomState, member: Member): Promise<void> {
     if (!this.moderator(member)) return;
     const actor = { kind: 'participant', participantId: member.participantId } as const;
-    const ended = engineCall(member.outbox, () => this.deps.meetings.end(state.roomId, actor));
+    const ended = await engineCallAsync(member.outbox, () => this.deps.meetings.end(state.roomId, actor));
     if (!ended) {
       if (ended === false) member.outbox.send(liveError('meeting_not_found', 'this meeting is over'));
       return;
     }
     if (state.parentRoomId !== null) return;
     for (const subgroup of this.rooms.subgroupsOf(state.roomId))
-      engineCall(member.outbox, () => this.deps.meetings.end(subgroup));
+      await engineCallAsync(member.outbox, () => this.deps.meetings.end(subgroup));
   }
 
   /** She left the meeting: her hand goes down. */

@@ -19,7 +19,8 @@ export interface LiveAttendee {
 
 /**
  * What other modules (the compat module) may ask of the live connection: the one seam,
- * camelCase like the rest of the engine (the wire's snake_case stays in the socket code).
+ * camelCase like the rest of the engine (the wire's snake_case stays in the socket code). What
+ * reads or writes the store (the chat, the locks) answers a Promise.
  * Statistics are `services.stats.of(meetingId)`.
  */
 export interface LiveApi {
@@ -28,16 +29,16 @@ export interface LiveApi {
    * sent to everyone connected. Null when the room has no open meeting. Throws EngineError
    * invalid_field (field `text`) unless the text is 1 to 2000 characters and not blank.
    */
-  postSystemChat(roomId: string, text: string): ChatEntry | null;
+  postSystemChat(roomId: string, text: string): Promise<ChatEntry | null>;
   /**
    * Who is present in the room's open meeting (join order), with the media state their page
    * reported; [] without an open meeting. People away in a sub-group are not listed.
    */
   attendees(roomId: string): LiveAttendee[];
   /** The lock settings of the room's open meeting; null without one. */
-  locks(roomId: string): LockSettings | null;
+  locks(roomId: string): Promise<LockSettings | null>;
   /** Sets the lock settings of the room's open meeting, as a moderator would; false without one. */
-  setLocks(roomId: string, locks: LockSettings): boolean;
+  setLocks(roomId: string, locks: LockSettings): Promise<boolean>;
   /**
    * Where a meeting's first lock settings come from (for example a create call's
    * lockSettingsDisableMic); consulted once per meeting, when its settings are first needed.

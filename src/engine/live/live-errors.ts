@@ -26,14 +26,28 @@ export function engineCall<T>(outbox: Outbox, fn: () => T): T | null {
   }
 }
 
+/** `engineCall` for an engine call that awaits the store: a rejection with a refusal goes back to her the same way. */
+export async function engineCallAsync<T>(outbox: Outbox, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof EngineError)) throw err;
+    outbox.send(refusal(err));
+    return null;
+  }
+}
+
 /**
  * Background work of the live meeting (a timer, a socket's event, a waiting-list push) has no
  * caller to hand a failure to: it is logged under its name, like a failing engine listener.
  */
-export function guarded(log: EngineLog, context: string, fn: () => void): void {
+export function guarded(log: EngineLog, context: string, fn: () => void | Promise<unknown>): void {
+  const failed = (err: unknown) => log.error({ err, event: context }, `live connection: ${context} failed`);
   try {
-    fn();
+    const pending = fn();
+    // Work that awaits the store (a leave after the grace) fails later: logged the same way.
+    if (pending instanceof Promise) pending.catch(failed);
   } catch (err) {
-    log.error({ err, event: context }, `live connection: ${context} failed`);
+    failed(err);
   }
 }

@@ -5,7 +5,9 @@ import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { Transactions } from '../transactions.js';
+import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
+import type { Room } from '../rooms/room.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
 import type { SessionClaims } from '../tokens/token-service.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
@@ -14,7 +16,8 @@ import type { LiveApi, LiveAttendee } from './live-api.js';
 import { Classroom } from './classroom.js';
 import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
-import { engineCall, guarded, liveError } from './live-errors.js';
+import { guarded, liveError } from './live-errors.js';
+import { MeetingEdits } from './meeting-edits.js';
 import { liveDefaults, type LiveOptions } from './live-options.js';
 import {
   locksFromWire,
@@ -32,6 +35,7 @@ import { removeParticipant } from './removal.js';
 import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
 import type { SubgroupTimerStore } from './subgroup-timer.js';
 import { Subgroups, type GroupMessageStore } from './subgroups.js';
+import { SocketQueue } from './socket-queue.js';
 import { WaitingPush } from './waiting-push.js';
 
 export interface LiveHubDeps {
@@ -40,7 +44,7 @@ export interface LiveHubDeps {
   readonly transactions: Pick<Transactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
-    | 'list'
+    | 'listNow'
     | 'takeArrivalSkipped'
     | 'onWaitingListChange'
     | 'switchState'
@@ -48,7 +52,12 @@ export interface LiveHubDeps {
     | 'enableWaitingRoom'
     | 'disableWaitingRoom'
   >;
+  /** Sub-groups are made and renamed through the room service. */
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  /** Room-level decisions that span the store's awaits take turns per room (sub-groups made by two moderators at once). */
+  readonly turns: KeyedQueue;
+  /** A room as the store has it now, read synchronously (a welcome, a move): these reads move to the asynchronous ports later. */
+  readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
   /** The sub-groups' timers and message to all groups (durable: a restart still brings everyone back on time, and tells it). */
@@ -90,6 +99,7 @@ export class LiveHub implements LiveApi {
   private readonly waiting: WaitingPush;
   private readonly ice: IceRenewal;
   private readonly classroom: Classroom;
+  private readonly edits: MeetingEdits;
   private readonly options: Required<LiveOptions>;
   private readonly unsubscribe: (() => void)[] = [];
   private closedHub = false;
@@ -119,6 +129,7 @@ export class LiveHub implements LiveApi {
     });
     this.ice = new IceRenewal(deps);
     this.classroom = new Classroom(rooms, { ...deps, ...options });
+    this.edits = new MeetingEdits(rooms, { ...deps, ...options, flush: () => this.media.flush });
     this.waiting = new WaitingPush(rooms, {
       ...deps,
       fullListAbove: options.waitingFullListAbove,
@@ -171,7 +182,7 @@ export class LiveHub implements LiveApi {
       type: 'welcome',
       self: viewOf(member),
       room_id: state.roomId,
-      room_name: this.deps.rooms.find(state.roomId)?.name ?? '',
+      room_name: this.deps.roomOf(state.roomId)?.name ?? '',
       participants: [...state.members.values()].map(toldViewOf),
       locks: locksOnWire(this.media.locksOf(state)),
       chat: this.chat.latest(state),
@@ -181,7 +192,7 @@ export class LiveHub implements LiveApi {
       // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
       mute_on_start:
         this.muteOnStart(state.roomId) ||
-        (member.role !== 'moderator' && this.deps.rooms.find(state.roomId)?.micsOffOnEntry === true),
+        (member.role !== 'moderator' && this.deps.roomOf(state.roomId)?.micsOffOnEntry === true),
       subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
       media: this.media.backend.kindFor(state.meetingId),
     });
@@ -195,9 +206,15 @@ export class LiveHub implements LiveApi {
     this.ice.connected(state, member);
     this.subgroups.connected(state, member);
 
+    // Handling a message may await the store: the socket's next message waits for it (arrival order).
+    const inbox = new SocketQueue(
+      (err) => this.deps.log.error({ err, event: 'message' }, 'live connection: message failed'),
+      this.options.messageLimit.count,
+      () => outbox.close(floodCloseCode, 'too many messages'),
+    );
     return {
       participantId: pid,
-      receive: (incoming) => guarded(this.deps.log, 'message', () => this.receive(state, member, incoming)),
+      receive: (incoming) => inbox.push(() => this.receive(state, member, incoming)),
       closed: () =>
         guarded(this.deps.log, 'socket closed', () => {
           this.ice.disconnected(member);
@@ -208,7 +225,7 @@ export class LiveHub implements LiveApi {
 
   // ---- LiveApi -------------------------------------------------------------------------
 
-  postSystemChat(roomId: string, text: string): ChatEntry | null {
+  async postSystemChat(roomId: string, text: string): Promise<ChatEntry | null> {
     return this.chat.system(roomId, text);
   }
 
@@ -233,12 +250,12 @@ export class LiveHub implements LiveApi {
       });
   }
 
-  locks(roomId: string): LockSettings | null {
+  async locks(roomId: string): Promise<LockSettings | null> {
     const meeting = this.deps.meetings.current(roomId);
     return meeting ? this.deps.locks.get(meeting) : null;
   }
 
-  setLocks(roomId: string, locks: LockSettings): boolean {
+  async setLocks(roomId: string, locks: LockSettings): Promise<boolean> {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return false;
     this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
@@ -272,7 +289,7 @@ export class LiveHub implements LiveApi {
 
   // ---- messages ------------------------------------------------------------------------
 
-  private receive(state: RoomState, member: Member, incoming: Incoming): void {
+  private receive(state: RoomState, member: Member, incoming: Incoming): void | Promise<void> {
     if (member.gone || this.closedHub) return;
     const now = this.rooms.nowMs();
     if (
@@ -312,7 +329,7 @@ export class LiveHub implements LiveApi {
       case 'chat':
         return this.chat.post(state, member, message.text);
       case 'rename':
-        return this.rename(state, member, message.name);
+        return this.edits.rename(state, member, message.name);
       case 'hand':
         return this.classroom.hand(state, member, message.raised);
       case 'react':
@@ -336,22 +353,7 @@ export class LiveHub implements LiveApi {
     return false;
   }
 
-  /**
-   * Her own name, by the rule of every arrival, on disk before anyone is told. A flood is cut by
-   * its own window (`renameLimit`): beyond it nothing is written or sent to anyone but her.
-   */
-  private rename(state: RoomState, member: Member, name: string): void {
-    if (!member.windows.renames.admit(this.rooms.nowMs(), this.options.renameLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many name changes; wait a few seconds'));
-      return;
-    }
-    const result = engineCall(member.outbox, () => this.deps.meetings.rename(member.participantId, name));
-    if (!result?.changed) return;
-    member.name = result.participant.name;
-    this.media.flush.publish(state, member);
-  }
-
-  private moderate(state: RoomState, member: Member, message: Moderation): void {
+  private moderate(state: RoomState, member: Member, message: Moderation): void | Promise<void> {
     if (member.role !== 'moderator') {
       member.outbox.send(liveError('not_moderator', 'only a moderator may do this'));
       return;
@@ -372,7 +374,7 @@ export class LiveHub implements LiveApi {
       case 'bring_back':
         return this.subgroups.bringBack(state);
       case 'subject':
-        return this.setSubject(state, member, message.subject);
+        return this.edits.subject(state, member, message.subject);
       case 'waiting_room':
         return this.waiting.switch(state, member, message.enabled);
       case 'waiting_resync':
@@ -386,16 +388,6 @@ export class LiveHub implements LiveApi {
           message.participant_id,
         );
     }
-  }
-
-  private setSubject(state: RoomState, member: Member, subject: string): void {
-    if (!member.windows.settings.admit(this.rooms.nowMs(), this.options.settingsLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-      return;
-    }
-    const actor = { kind: 'participant', participantId: member.participantId } as const;
-    const result = engineCall(member.outbox, () => this.deps.meetings.setSubject(state.roomId, actor, subject));
-    if (result?.changed) this.rooms.broadcast(state, { type: 'subject', subject: result.meeting.subject });
   }
 
   // ---- engine events -------------------------------------------------------------------
@@ -433,6 +425,6 @@ export class LiveHub implements LiveApi {
     this.media.backend.meetingEnded(meeting.meetingId);
     this.subgroups.meetingEnded(meeting.roomId);
     // The last sub-group to end lets go of those still counted as away in the parent.
-    this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.rooms.find(meeting.roomId)?.parentRoomId ?? null);
+    this.presence.subgroupEnded(state?.parentRoomId ?? this.deps.roomOf(meeting.roomId)?.parentRoomId ?? null);
   }
 }

@@ -13,7 +13,7 @@ import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface PresenceDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'leave' | 'current'>;
-  readonly rooms: { find(roomId: string): Room | null };
+  readonly roomOf: (roomId: string) => Room | null;
   readonly stats: Pick<MeetingStats, 'disconnected'>;
   readonly media: () => MediaBackend;
   readonly scheduler: Scheduler;
@@ -64,7 +64,7 @@ export class Presence {
     if (member.gone || this.deps.closing()) return;
     this.drop(state, member);
     const pid = member.participantId;
-    const target = member.movingTo ? this.deps.rooms.find(member.movingTo) : null;
+    const target = member.movingTo ? this.deps.roomOf(member.movingTo) : null;
     if (target && target.parentRoomId === state.roomId) {
       // Gone into a sub-group: still present here. Bounded: see awayDeadline.
       state.away.add(pid);
@@ -77,7 +77,7 @@ export class Presence {
           this.pendingLeaves.delete(pid);
           if (this.rooms.connected.has(pid)) return;
           const participant = this.deps.meetings.participant(pid);
-          if (participant && participant.leftAt === null) this.deps.meetings.leave(pid);
+          if (participant && participant.leftAt === null) return this.deps.meetings.leave(pid);
         }),
       this.deps.leaveGraceMs,
     );
@@ -97,7 +97,7 @@ export class Presence {
             return;
           }
           state.away.delete(pid);
-          if (!this.rooms.connected.has(pid)) this.deps.meetings.leave(pid);
+          if (!this.rooms.connected.has(pid)) return this.deps.meetings.leave(pid);
         }),
       this.deps.awayGraceMs,
     );
@@ -146,7 +146,7 @@ export class Presence {
     for (const pid of [...parent.away]) {
       parent.away.delete(pid);
       this.cancel(this.awayDeadlines, pid);
-      this.deps.meetings.leave(pid);
+      guarded(this.deps.log, 'away leave', () => this.deps.meetings.leave(pid));
     }
   }
 

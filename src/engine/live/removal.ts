@@ -24,7 +24,7 @@ export function removeParticipant(
   state: RoomState,
   member: Member,
   targetId: string,
-): void {
+): void | Promise<void> {
   if (!member.windows.settings.admit(rooms.nowMs(), deps.settingsLimit)) {
     member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
     return;
@@ -47,5 +47,5 @@ export function removeParticipant(
     member.outbox.send(liveError('participant_not_found', 'nobody of that id is present in this meeting'));
     return;
   }
-  deps.meetings.leave(targetId, actor);
+  return deps.meetings.leave(targetId, actor).then(() => undefined);
 }

@@ -100,7 +100,8 @@ export function byGroupNumber(a: string, b: string): number {
 }
 
 export interface LiveRoomsDeps {
-  readonly rooms: { find(roomId: string): Room | null };
+  /** A room as the store has it now, read synchronously (the live hub's reads have not moved to the asynchronous ports yet). */
+  readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
   readonly clock: Clock;
@@ -135,7 +136,7 @@ export class LiveRooms {
     const state: RoomState = {
       roomId,
       meetingId,
-      parentRoomId: this.deps.rooms.find(roomId)?.parentRoomId ?? null,
+      parentRoomId: this.deps.roomOf(roomId)?.parentRoomId ?? null,
       members: new Map(),
       away: new Set(),
       waitingPushScheduled: false,

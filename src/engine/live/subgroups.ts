@@ -2,7 +2,9 @@ import type { ServerMessage } from '../../protocol/live.js';
 import type { EngineLog } from '../listeners.js';
 import type { Clock, Scheduler } from '../clock.js';
 import { EngineError } from '../errors.js';
+import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
+import type { Room } from '../rooms/room.js';
 import { liveError, refusal } from './live-errors.js';
 import type { Presence } from './presence.js';
 import type { RateLimit } from './rate-windows.js';
@@ -25,6 +27,9 @@ export interface GroupMessageStore {
 
 export interface SubgroupsDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
+  /** One family's sub-groups are made by one moderator at a time: each looks, then makes, across the store's awaits. */
+  readonly turns: KeyedQueue;
+  readonly roomOf: (roomId: string) => Room | null;
   readonly maxSubgroups: number;
   /** The timers and the message to all groups, both durable. */
   readonly timers: SubgroupTimerStore & GroupMessageStore;
@@ -73,10 +78,10 @@ export class Subgroups {
 
   /** The family's sub-groups as the pages show them, and when its timer brings them back. */
   info(root: string): { groups: { room_id: string; number: number; name: string }[]; endsAt: string | null } {
-    const parentName = this.deps.rooms.find(root)?.name ?? '';
+    const parentName = this.deps.roomOf(root)?.name ?? '';
     const groups = this.rooms.subgroupsOf(root).map((roomId) => {
       const number = groupNumber(roomId);
-      const name = this.deps.rooms.find(roomId)?.name ?? '';
+      const name = this.deps.roomOf(roomId)?.name ?? '';
       return { room_id: roomId, number, name: name === defaultName(parentName, number) ? '' : name };
     });
     return { groups, endsAt: this.timers.running(root) };
@@ -103,7 +108,7 @@ export class Subgroups {
   }
 
   /** Sub-groups 1 to `count` of the family's main room; existing ones are kept (renamed when `names` names them), and the family hears the new list. */
-  create(state: RoomState, member: Member, count: number, names: readonly string[] = []): void {
+  create(state: RoomState, member: Member, count: number, names: readonly string[] = []): void | Promise<void> {
     const { root } = this.rooms.family(state);
     const max = this.deps.maxSubgroups;
     if (count < 1 || count > max) {
@@ -117,18 +122,22 @@ export class Subgroups {
       member.outbox.send(liveError('invalid_field', `names[${bad}]: ${why}`));
       return;
     }
-    const parent = this.deps.rooms.find(root);
+    return this.deps.turns.run(`subgroups ${root}`, () => this.made(root, member, count, chosen));
+  }
+
+  private async made(root: string, member: Member, count: number, chosen: readonly string[]): Promise<void> {
+    const parent = await this.deps.rooms.find(root);
     if (!parent) return;
     try {
       for (let n = 1; n <= count; n++) {
         const roomId = `${root}-g${n}`;
         const name = chosen[n - 1] || defaultName(parent.name, n);
-        const existing = this.deps.rooms.find(roomId);
+        const existing = await this.deps.rooms.find(roomId);
         if (existing?.parentRoomId === root) {
-          if (chosen[n - 1] && existing.name !== name) this.deps.rooms.update(roomId, { name });
+          if (chosen[n - 1] && existing.name !== name) await this.deps.rooms.update(roomId, { name });
           continue;
         }
-        this.deps.rooms.create({ room_id: roomId, name, parent_room_id: root });
+        await this.deps.rooms.create({ room_id: roomId, name, parent_room_id: root });
       }
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;

@@ -2,14 +2,14 @@ import type { ServerMessage, WaitingItem } from '../../protocol/live.js';
 import type { EngineLog } from '../listeners.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { WaitingListChange } from '../waiting/waiting-room-types.js';
-import { engineCall, guarded, liveError } from './live-errors.js';
+import { engineCallAsync, guarded, liveError } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface WaitingPushDeps {
   readonly waiting: Pick<
     WaitingRoomService,
-    'list' | 'takeArrivalSkipped' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'
+    'listNow' | 'takeArrivalSkipped' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'
   >;
   readonly log: EngineLog;
   /** A turn's changes above this many go out as the whole list when that is shorter. */
@@ -105,15 +105,19 @@ export class WaitingPush {
   }
 
   /** On or off for later arrivals; the moderators hear of it from the engine (`switched`), as for a switch over HTTP. */
-  switch(state: RoomState, member: Member, enabled: boolean): void {
+  switch(state: RoomState, member: Member, enabled: boolean): void | Promise<void> {
     if (!member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) {
       member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
       return;
     }
+    return this.switchNow(state, member, enabled);
+  }
+
+  private async switchNow(state: RoomState, member: Member, enabled: boolean): Promise<void> {
     const actor = { kind: 'participant', participantId: member.participantId } as const;
     const waiting = this.deps.waiting;
     const before = waiting.switchState(state.roomId);
-    const done = engineCall(member.outbox, () =>
+    const done = await engineCallAsync<unknown>(member.outbox, () =>
       enabled ? waiting.enableWaitingRoom(state.roomId, actor) : waiting.disableWaitingRoom(state.roomId, actor),
     );
     // A switch that changed nothing tells nobody else; she is sent the state as it stands (her toggle may be stale).
@@ -150,6 +154,6 @@ export class WaitingPush {
   }
 
   private listFor(state: RoomState, moderator: Member): WaitingItem[] {
-    return this.deps.waiting.list(state.roomId, { kind: 'participant', participantId: moderator.participantId });
+    return this.deps.waiting.listNow(state.roomId, { kind: 'participant', participantId: moderator.participantId });
   }
 }

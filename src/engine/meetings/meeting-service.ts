@@ -55,26 +55,26 @@ interface LiveMeeting {
  * - `current(roomId): Meeting | null` — the room's open meeting.
  * - `participant(participantId): Participant | null` — of an OPEN meeting (present or left); null once it ended.
  * - `present(roomId): Participant[]` — who is in the room now, in join order.
- * - `leave(participantId, removedBy?): Participant | null` — presence ends; idempotent; null if unknown. A moderator's
+ * - `leave(participantId, removedBy?): Promise<Participant | null>` — presence ends; idempotent; null if unknown. A moderator's
  *   removal (`removedBy`, see live/removal.ts) is written with its `participant_removed` entry: her session is spent.
- * - `end(roomId, actor?): boolean` — ends the open meeting; false when none. A participant actor must be a moderator.
+ * - `end(roomId, actor?): Promise<boolean>` — ends the open meeting; false when none. A participant actor must be a moderator.
  * - `roomDeleted(roomId): void` — forget a room's meeting after its rows were cascaded away.
- * - `list(roomId): Meeting[]` — the room's meetings, newest first (from the store).
- * - `timeline(roomId, meetingId?): TimelineEntry[]` and `attendance(roomId, meetingId?): Attendance`
+ * - `list(roomId): Promise<Meeting[]>` — the room's meetings, newest first (from the store).
+ * - `timeline(roomId, meetingId?)` and `attendance(roomId, meetingId?)` (Promises)
  *   — of the given meeting, else the open one, else the latest; `meeting_not_found`.
- * - `sweep(): void` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
+ * - `sweep(): Promise<void>` — ends meetings empty for the grace period; WaitingRoomService.sweep() calls it.
  * - `onEnded(listener): () => void` — told of every meeting that is over: ended (by `end` or
  *   the sweep; `endedAt` set) or dropped with its room (`endedAt` null). Runs after the end is
  *   committed and the meeting left memory. Returns an unsubscribe function.
  * - `onLeft(listener): () => void` — told after a presence ends through `leave` (not when a meeting ends), with the remover.
- * - `promote(participantId): Participant | null` — a present participant becomes a moderator
+ * - `promote(participantId): Promise<Participant | null>` — a present participant becomes a moderator
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
  *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
  * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
- * - `rename(participantId, name): {participant, changed}` — a present participant's own new name,
+ * - `rename(participantId, name): Promise<{participant, changed}>` — a present participant's own new name,
  *   checked by the rule of every arrival (checkName: invalid_field); written before it returns, so
  *   a kill -9 keeps it; participant_not_found once she left.
- * - `setSubject(roomId, actor, subject): {meeting, changed}` — the open meeting's subject (a
+ * - `setSubject(roomId, actor, subject): Promise<{meeting, changed}>` — the open meeting's subject (a
  *   moderator's; checkSubject: 0-128 characters, one line), written with a `subject_changed` entry.
  *   Listeners run after the change is committed: one that throws is logged with the event's name
  *   (`options.log`), the others still run, and the caller that changed the state never sees it.
@@ -119,7 +119,7 @@ export class MeetingService {
     return this.endedListeners.add(listener);
   }
 
-  onLeft(listener: (participant: Participant, removedBy: RecordedActor | null) => void): () => void {
+  onLeft(listener: (participant: Participant, removedBy: RecordedActor | null) => unknown): () => void {
     return this.leftListeners.add(listener);
   }
 
@@ -195,7 +195,7 @@ export class MeetingService {
     return participant;
   }
 
-  leave(participantId: string, removedBy: RecordedActor | null = null): Participant | null {
+  async leave(participantId: string, removedBy: RecordedActor | null = null): Promise<Participant | null> {
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current) return null;
@@ -217,7 +217,7 @@ export class MeetingService {
     return left;
   }
 
-  promote(participantId: string): Participant | null {
+  async promote(participantId: string): Promise<Participant | null> {
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null) return null;
@@ -295,7 +295,7 @@ export class MeetingService {
     return enabled;
   }
 
-  rename(participantId: string, name: unknown): { participant: Participant; changed: boolean } {
+  async rename(participantId: string, name: unknown): Promise<{ participant: Participant; changed: boolean }> {
     const checked = checkName(name);
     const live = this.byParticipant.get(participantId);
     const current = live?.participants.get(participantId);
@@ -313,7 +313,7 @@ export class MeetingService {
     return { participant: renamed, changed: true };
   }
 
-  setSubject(roomId: string, actor: Actor, subject: unknown): { meeting: Meeting; changed: boolean } {
+  async setSubject(roomId: string, actor: Actor, subject: unknown): Promise<{ meeting: Meeting; changed: boolean }> {
     const live = this.byRoom.get(roomId);
     if (!live) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     const recorded = this.moderator(live.meeting, actor);
@@ -332,7 +332,7 @@ export class MeetingService {
     return { meeting: titled, changed: true };
   }
 
-  end(roomId: string, actor: Actor | null = null): boolean {
+  async end(roomId: string, actor: Actor | null = null): Promise<boolean> {
     const live = this.byRoom.get(roomId);
     if (!live) return false;
     this.close(live, actor === null ? null : this.moderator(live.meeting, actor));
@@ -344,7 +344,7 @@ export class MeetingService {
     if (live) this.forget(live);
   }
 
-  sweep(): void {
+  async sweep(): Promise<void> {
     this.transactions.flushGrouped();
     const now = this.nowMs();
     for (const live of [...this.byRoom.values()]) {
@@ -354,15 +354,15 @@ export class MeetingService {
     }
   }
 
-  list(roomId: string): Meeting[] {
+  async list(roomId: string): Promise<Meeting[]> {
     return this.store.meetingsOf(roomId);
   }
 
-  timeline(roomId: string, meetingId?: string): TimelineEntry[] {
+  async timeline(roomId: string, meetingId?: string): Promise<TimelineEntry[]> {
     return this.store.timelineOf(this.find(roomId, meetingId).meetingId);
   }
 
-  attendance(roomId: string, meetingId?: string): Attendance {
+  async attendance(roomId: string, meetingId?: string): Promise<Attendance> {
     const meeting = this.find(roomId, meetingId);
     const participants = this.store
       .participantsOf(meeting.meetingId)

@@ -38,12 +38,12 @@ export class ModeratorSuccession {
   }
 
   /** A process killed between a moderator's leave and the promotion after it must not leave the room without one. */
-  settleAll(): void {
-    for (const meeting of this.meetings.openMeetings()) this.settle(meeting.roomId);
+  async settleAll(): Promise<void> {
+    for (const meeting of this.meetings.openMeetings()) await this.settle(meeting.roomId);
   }
 
   /** The room has a moderator present if it needs one and anyone is there; returns who was promoted. */
-  settle(roomId: string): Participant | null {
+  async settle(roomId: string): Promise<Participant | null> {
     if (!this.rooms.get(roomId)?.moderatorSuccession) return null;
     const next = successorAmong(this.meetings.present(roomId));
     return next ? this.meetings.promote(next.participantId) : null;

@@ -53,7 +53,7 @@ export class RoomService {
    * A room with the id its creator chose, or (none chosen) a new readable one: drawn again if it
    * is taken, which at 47 bits hardly ever happens; a chosen id that is taken is `room_exists`.
    */
-  create(body: RoomFields, reach: RoomReach = {}): Room {
+  async create(body: RoomFields, reach: RoomReach = {}): Promise<Room> {
     if (body.room_id !== undefined) return this.createAs(body, reach);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -98,7 +98,7 @@ export class RoomService {
   }
 
   private parentOf(roomId: string): Room {
-    const parent = this.find(roomId);
+    const parent = this.lookup(roomId);
     if (!parent) throw invalidField('parent_room_id', `no room has room_id ${roomId}`);
     if (parent.parentRoomId !== null)
       throw invalidField('parent_room_id', 'a sub-group cannot have sub-groups of its own');
@@ -106,18 +106,16 @@ export class RoomService {
   }
 
   /** The room, or null: for callers to whom a missing room is an answer, not an error. */
-  find(roomId: string): Room | null {
-    return checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
+  async find(roomId: string): Promise<Room | null> {
+    return this.lookup(roomId);
   }
 
-  get(roomId: string): Room {
-    const room = this.find(roomId);
-    if (!room) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
-    return room;
+  async get(roomId: string): Promise<Room> {
+    return this.existing(roomId);
   }
 
-  update(roomId: string, body: RoomFields, reach: RoomReach = {}): Room {
-    const current = this.get(roomId);
+  async update(roomId: string, body: RoomFields, reach: RoomReach = {}): Promise<Room> {
+    const current = this.existing(roomId);
     const fields = checkRoomFields(body, 'update');
     if (fields.room_id !== undefined && fields.room_id !== roomId) {
       throw invalidField('room_id', 'room_id cannot be changed');
@@ -155,8 +153,8 @@ export class RoomService {
    * Gives the room, with its sub-groups, to another organiser account (an admin's gesture; the
    * caller checks who asks and that the account exists). A sub-group follows its parent only.
    */
-  handOver(roomId: string, ownerAccountId: string): Room {
-    const current = this.get(roomId);
+  async handOver(roomId: string, ownerAccountId: string): Promise<Room> {
+    const current = this.existing(roomId);
     if (current.parentRoomId !== null)
       throw invalidField('owner_email', "a sub-group belongs to its parent room's organiser");
     const updatedAt = this.clock.now().toISOString();
@@ -164,11 +162,11 @@ export class RoomService {
       const room = this.store.get(id);
       if (room) this.store.update({ ...room, ownerAccountId, updatedAt });
     }
-    return this.get(roomId);
+    return this.existing(roomId);
   }
 
   /** Deletes the room and, by cascade, its sub-groups; each one's live meeting is dropped too. */
-  delete(roomId: string): void {
+  async delete(roomId: string): Promise<void> {
     const children = checkRoomIdOrMissing(roomId) ? this.store.children(roomId) : [];
     if (!checkRoomIdOrMissing(roomId) || !this.store.delete(roomId)) {
       throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
@@ -181,7 +179,7 @@ export class RoomService {
    * meeting in that time, none open now. At most `limit` a call, so a backlog is spread over
    * several sweeps instead of holding the database in one long turn. Returns the ids deleted.
    */
-  expireUnused(idleMs: number, limit = 200): string[] {
+  async expireUnused(idleMs: number, limit = 200): Promise<string[]> {
     const before = new Date(this.clock.now().getTime() - idleMs).toISOString();
     const expired = this.store.unusedEphemeral(before, limit);
     for (const roomId of expired) {
@@ -191,7 +189,7 @@ export class RoomService {
   }
 
   /** Keyset pagination by room id; the cursor is opaque to callers. Only the rooms of `owner` when given. */
-  list(query: { limit?: string; cursor?: string }, owner?: string): RoomPage {
+  async list(query: { limit?: string; cursor?: string }, owner?: string): Promise<RoomPage> {
     const limit = parseLimit(query.limit);
     const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
     const rooms = this.store.list(after, limit + 1, owner);
@@ -201,6 +199,16 @@ export class RoomService {
       rooms: page,
       nextCursor: rooms.length > limit && last ? Buffer.from(last.roomId).toString('base64url') : null,
     };
+  }
+
+  private lookup(roomId: string): Room | null {
+    return checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
+  }
+
+  private existing(roomId: string): Room {
+    const room = this.lookup(roomId);
+    if (!room) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+    return room;
   }
 }
 

@@ -89,7 +89,7 @@ export class MeetingStats {
    * without closing them (kill -9) end now, as their sockets are gone; the clients report
    * afresh when they reconnect. Returns how many records were settled.
    */
-  settleUnfinished(): number {
+  async settleUnfinished(): Promise<number> {
     this.group?.flush();
     const now = this.nowIso();
     return this.unitOfWork.run(() => {
@@ -172,7 +172,7 @@ export class MeetingStats {
     this.group?.flush();
   }
 
-  of(meetingId: string): ParticipantStats[] {
+  async of(meetingId: string): Promise<ParticipantStats[]> {
     this.group?.flush();
     const nowMs = this.clock.now().getTime();
     const webcams = this.store.webcamsOf(meetingId);

@@ -53,6 +53,11 @@ export function needsAccessCode(room: Room, claims: JoinClaims | null | undefine
 }
 
 /** The scope in force: `forced` makes a room stored as off verify everyone; `off` verifies nobody. */
+/** Sub-groups never wait; otherwise the scope in force (the room's, or the instance's policy) decides. */
+export function hasWaitingRoom(policy: WaitingRoomPolicy, room: Room): boolean {
+  return room.parentRoomId === null && effectiveScope(policy, room) !== 'off';
+}
+
 export function effectiveScope(policy: WaitingRoomPolicy, room: Room): WaitingRoomScope {
   if (policy.waitingRoom === 'off') return 'off';
   if (policy.waitingRoom === 'forced' && room.waitingRoom === 'off') return 'all';

@@ -4,7 +4,7 @@
  *   const transactions = new Transactions(unitOfWork, defer);
  *   const meetings = new MeetingService(meetingStore, transactions, clock, { emptyGraceMs?, log });
  *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, transactions, store: requestStore, clock, policy, log }, options?);
- *   setInterval(() => waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
+ *   setInterval(() => void waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
  *
  * Construct MeetingService first, then WaitingRoomService (it attaches itself to the meetings and
  * reloads open requests). Both reload open state from the store, so a restart answers polls as before.
@@ -23,17 +23,17 @@
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
  *   waiting_room_full (1,000 waiting), each a TooManyAttemptsError with `.retryAfterSecs`.
- * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's
+ * - `poll(roomId, secret): Promise<PollResult | null>` — null when the cookie names no request of this room's
  *   open meeting (answer 404). Served from memory, no store read. A page silent for `missedPolls`
  *   polls is listed with `connection_lost` (moderators are told by an update); her next poll
  *   clears it; only a silence of `closedWindowMs` (the grace, 60 s) closes her window. Admitted answers carry the participant
  *   while present: once she left, the admission is spent (null), so a kept cookie mints no session.
- * - `withdraw(roomId, secret): boolean` — the person leaves; a waiting request is withdrawn at once.
- * - `leaving(roomId, secret): boolean` — her page is going away (pagehide beacon): moderators stop
+ * - `withdraw(roomId, secret): Promise<boolean>` — the person leaves; a waiting request is withdrawn at once.
+ * - `leaving(roomId, secret): Promise<boolean>` — her page is going away (pagehide beacon): moderators stop
  *   seeing the request at once and it is withdrawn after `leaveGraceMs` (2 s) unless the same
  *   browser polls again, which is what a reload does, so a reload keeps her place.
  *
- * Moderator gestures (actor: a moderator participant of the open meeting, or `{kind:'api', name}`;
+ * Moderator gestures (each a Promise; actor: a moderator participant of the open meeting, or `{kind:'api', name}`;
  * a participant who is not a moderator of the open meeting gets not_moderator):
  * - `list(roomId, actor): WaitingListItem[]` — waiting requests in knock order; [] without a meeting.
  * - `admit(roomId, requestId, actor): {admitted}` — 1, or 0 if it was admitted already;
@@ -66,8 +66,7 @@ import { Listeners } from '../listeners.js';
 import { EngineError } from '../errors.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting } from '../meetings/meeting.js';
-import type { Room } from '../rooms/room.js';
-import { effectiveMode, effectiveScope, type Arrival } from './admission.js';
+import { effectiveMode, hasWaitingRoom, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
 import { KnockWriter } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
@@ -171,7 +170,7 @@ export class WaitingRoomService {
     this.requests.cancelPending(roomId);
   }
 
-  poll(roomId: string, secret: unknown): PollResult | null {
+  async poll(roomId: string, secret: unknown): Promise<PollResult | null> {
     const found = this.findBySecret(roomId, secret);
     if (!found) return null;
     const { meeting, queue, live } = found;
@@ -194,7 +193,7 @@ export class WaitingRoomService {
     return pollAnswer(live, this.deps.meetings);
   }
 
-  withdraw(roomId: string, secret: unknown): boolean {
+  async withdraw(roomId: string, secret: unknown): Promise<boolean> {
     const found = this.findBySecret(roomId, secret);
     if (!found) return false;
     const { meeting, queue, live } = found;
@@ -209,7 +208,7 @@ export class WaitingRoomService {
     return state !== 'barred' && state !== 'admitted';
   }
 
-  leaving(roomId: string, secret: unknown): boolean {
+  async leaving(roomId: string, secret: unknown): Promise<boolean> {
     const found = this.findBySecret(roomId, secret);
     if (!found || found.live.request.state !== 'waiting') return this.withdraw(roomId, secret);
     found.live.leavingSinceMs = this.nowMs();
@@ -217,7 +216,12 @@ export class WaitingRoomService {
     return true;
   }
 
-  list(roomId: string, actor: Actor): WaitingListItem[] {
+  async list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
+    return this.listNow(roomId, actor);
+  }
+
+  /** `list` at once, for the live hub's pushes (its waiting-list reads have not moved to the asynchronous ports yet). */
+  listNow(roomId: string, actor: Actor): WaitingListItem[] {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return [];
     this.decisions.settle(gesture.meeting, gesture.queue);
@@ -227,7 +231,7 @@ export class WaitingRoomService {
     );
   }
 
-  admit(roomId: string, requestId: string, actor: Actor): AdmitResult {
+  async admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
     const gesture = this.gesture(roomId, actor);
     const live = this.decidable(gesture, requestId);
     if (!gesture || live === null) return { admitted: 0 };
@@ -242,14 +246,14 @@ export class WaitingRoomService {
     return { admitted: 1 };
   }
 
-  admitAll(roomId: string, actor: Actor): AdmitResult {
+  async admitAll(roomId: string, actor: Actor): Promise<AdmitResult> {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return { admitted: 0 };
     this.decisions.settle(gesture.meeting, gesture.queue);
     return this.decisions.admitUnmarked(gesture.meeting, gesture.queue, gesture.actor);
   }
 
-  refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): void {
+  async refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): Promise<void> {
     const gesture = this.gesture(roomId, actor);
     const live = this.decidable(gesture, requestId);
     if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
@@ -263,7 +267,7 @@ export class WaitingRoomService {
     this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
   }
 
-  disableWaitingRoom(roomId: string, actor: Actor): AdmitResult {
+  async disableWaitingRoom(roomId: string, actor: Actor): Promise<AdmitResult> {
     if (this.deps.policy.waitingRoom === 'forced') {
       throw new EngineError('waiting_room_forced', 'this instance forces the waiting room; it cannot be disabled');
     }
@@ -283,12 +287,12 @@ export class WaitingRoomService {
     return result;
   }
 
-  enableWaitingRoom(roomId: string, actor: Actor): { enabled: true } {
+  async enableWaitingRoom(roomId: string, actor: Actor): Promise<{ enabled: true }> {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     // The moderator is checked first: who may not moderate learns nothing of the room's settings.
     const room = this.deps.rooms.get(roomId);
-    if (!room || !this.hasWaitingRoom(room)) {
+    if (!room || !hasWaitingRoom(this.deps.policy, room)) {
       throw new EngineError(
         'waiting_room_unavailable',
         'this room has no waiting room to turn on: its waiting room setting is off',
@@ -302,7 +306,7 @@ export class WaitingRoomService {
 
   switchState(roomId: string): SwitchState {
     const room = this.deps.rooms.get(roomId);
-    if (!room || !this.hasWaitingRoom(room)) return { enabled: false, switchable: false };
+    if (!room || !hasWaitingRoom(this.deps.policy, room)) return { enabled: false, switchable: false };
     if (this.deps.policy.waitingRoom === 'forced') return { enabled: true, switchable: false };
     return { enabled: !(this.deps.meetings.current(roomId)?.waitingDisabled ?? false), switchable: true };
   }
@@ -311,13 +315,8 @@ export class WaitingRoomService {
     return this.switchListeners.add(listener);
   }
 
-  /** Sub-groups never wait; otherwise the scope in force (the room's, or the instance's policy) decides. */
-  private hasWaitingRoom(room: Room): boolean {
-    return room.parentRoomId === null && effectiveScope(this.deps.policy, room) !== 'off';
-  }
-
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
-  sweep(): void {
+  async sweep(): Promise<void> {
     // Knocks queued before the sweep are on disk and in memory before it judges anything.
     this.deps.transactions.flushGrouped();
     for (const meeting of this.deps.meetings.openMeetings()) {
@@ -326,7 +325,7 @@ export class WaitingRoomService {
     }
     this.gate.screening.prune();
     this.requests.prune();
-    this.deps.meetings.sweep();
+    await this.deps.meetings.sweep();
   }
 
   /** Requests waiting now in every open meeting (the daemon's metrics read it at a scrape). */

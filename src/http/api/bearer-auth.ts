@@ -80,16 +80,16 @@ export function apiAuth(tokens: AccessTokenService, accounts: AccountService, si
  * preHandler of the rooms API: an organiser (not an admin) reaches only the rooms she owns. Another's
  * room answers as a missing one, so ids cannot be probed; a sub-group may be made only under her own.
  */
-export function ownerScope(find: (roomId: string) => { readonly ownerAccountId: string | null } | null) {
-  const mine = (account: Account, roomId: string) => find(roomId)?.ownerAccountId === account.accountId;
+export function ownerScope(find: (roomId: string) => Promise<{ readonly ownerAccountId: string | null } | null>) {
+  const mine = async (account: Account, roomId: string) => (await find(roomId))?.ownerAccountId === account.accountId;
   return async (request: FastifyRequest): Promise<void> => {
     const account = request.account;
     if (!account || account.admin) return;
     const id = (request.params as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'string' && !mine(account, id))
+    if (typeof id === 'string' && !(await mine(account, id)))
       throw new EngineError('room_not_found', `no room has room_id ${id}`);
     const parent = (request.body as { parent_room_id?: unknown } | undefined | null)?.parent_room_id;
-    if (typeof parent === 'string' && !mine(account, parent))
+    if (typeof parent === 'string' && !(await mine(account, parent)))
       throw new EngineError('invalid_field', `no room has room_id ${parent}`, 'parent_room_id');
   };
 }

@@ -60,7 +60,10 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
       },
       async (request, reply) => {
         // An organiser's room is hers (an admin's too); a room made with an access token has no owner.
-        const room = rooms.create(request.body, request.account ? { ownerAccountId: request.account.accountId } : {});
+        const room = await rooms.create(
+          request.body,
+          request.account ? { ownerAccountId: request.account.accountId } : {},
+        );
         noteEvent(request, 'create', { room: room.roomId });
         return reply.code(201).send(await view(room));
       },
@@ -71,7 +74,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
       { schema: { querystring: RoomListQuery, response: answers({ 200: RoomListAnswer }, ['invalid_field']) } },
       async (request) => {
         const account = request.account;
-        const page = rooms.list(request.query, account && !account.admin ? account.accountId : undefined);
+        const page = await rooms.list(request.query, account && !account.admin ? account.accountId : undefined);
         return { rooms: await Promise.all(page.rooms.map(view)), next_cursor: page.nextCursor };
       },
     );
@@ -79,7 +82,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
     app.get<{ Params: RoomParams }>(
       '/rooms/:id',
       { schema: { params: RoomParams, response: answers({ 200: RoomAnswer }, ['room_not_found']) } },
-      async (request) => view(rooms.get(request.params.id)),
+      async (request) => view(await rooms.get(request.params.id)),
     );
 
     app.patch<{ Params: RoomParams; Body: UpdateRoomBody }>(
@@ -102,10 +105,10 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
         const owner = ownerEmail === undefined ? null : await newOwner(request, accounts, ownerEmail);
         // The other fields first (checked, stored), then the new owner: one request, one answer.
         const changed = Object.keys(fields).length > 0 || owner === null;
-        const room = changed ? rooms.update(request.params.id, fields) : rooms.get(request.params.id);
+        const room = await (changed ? rooms.update(request.params.id, fields) : rooms.get(request.params.id));
         if (owner === null) return view(room);
         noteEvent(request, 'hand_over', { room: room.roomId, owner });
-        return view(rooms.handOver(room.roomId, owner));
+        return view(await rooms.handOver(room.roomId, owner));
       },
     );
 
@@ -113,7 +116,7 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
       '/rooms/:id',
       { schema: { params: RoomParams, response: answers({ 204: null }, ['room_not_found']) } },
       async (request, reply) => {
-        rooms.delete(request.params.id);
+        await rooms.delete(request.params.id);
         noteEvent(request, 'delete', { room: request.params.id });
         return reply.code(204).send();
       },

@@ -59,7 +59,7 @@ export function waitingApiRoutes(services: EngineServices) {
         preValidation: absentBodyIsEmpty,
       },
       async (request, reply) => {
-        const room = services.rooms.get(request.params.id);
+        const room = await services.rooms.get(request.params.id);
         // A moderator's link lasts the room's moderator_link_ttl_secs (a school term by default) unless asked otherwise.
         const { role, ttl_secs: ttlSecs = role === 'moderator' ? room.moderatorLinkTtlSecs : linkTtl.fallback } =
           request.body;
@@ -80,7 +80,7 @@ export function waitingApiRoutes(services: EngineServices) {
       '/rooms/:id/waiting',
       { schema: { params: RoomParams, response: answers({ 200: WaitingListAnswer }, ['room_not_found']) } },
       async (request) => {
-        services.rooms.get(request.params.id);
+        await services.rooms.get(request.params.id);
         return services.waiting.list(request.params.id, actorOf(request));
       },
     );
@@ -89,7 +89,7 @@ export function waitingApiRoutes(services: EngineServices) {
       '/rooms/:id/waiting/:request_id/admit',
       { schema: { params: RequestParams, response: answers({ 200: AdmitAnswer }, gesture) } },
       async (request) => {
-        const result = services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
+        const result = await services.waiting.admit(request.params.id, request.params.request_id, actorOf(request));
         noteEvent(request, 'admit', {
           room: request.params.id,
           request: request.params.request_id,
@@ -108,7 +108,7 @@ export function waitingApiRoutes(services: EngineServices) {
         },
       },
       async (request) => {
-        const result = services.waiting.admitAll(request.params.id, actorOf(request));
+        const result = await services.waiting.admitAll(request.params.id, actorOf(request));
         noteEvent(request, 'admit', { room: request.params.id, all: true, admitted: result.admitted });
         return result;
       },
@@ -127,7 +127,7 @@ export function waitingApiRoutes(services: EngineServices) {
       refuse,
       async (request) => {
         const bar = request.body.bar ?? false;
-        services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
+        await services.waiting.refuse(request.params.id, request.params.request_id, bar, actorOf(request));
         noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: request.params.request_id });
         return { refused: true, barred: bar };
       },
@@ -146,15 +146,15 @@ export function waitingApiRoutes(services: EngineServices) {
     );
 
     app.get<WithMeeting>('/rooms/:id/timeline', withMeeting({ 200: TimelineAnswer }), async (request) => {
-      services.rooms.get(request.params.id);
+      await services.rooms.get(request.params.id);
       const meeting = request.query.meeting || undefined;
-      const entries = services.meetings.timeline(request.params.id, meeting);
+      const entries = await services.meetings.timeline(request.params.id, meeting);
       return { meeting_id: entries[0]?.meetingId ?? meeting ?? null, entries: entries.map(timelineView) };
     });
 
     app.get<WithMeeting>('/rooms/:id/attendance.csv', withMeeting({ 200: AttendanceCsv }), async (request, reply) => {
-      services.rooms.get(request.params.id);
-      const attendance = services.meetings.attendance(request.params.id, request.query.meeting || undefined);
+      await services.rooms.get(request.params.id);
+      const attendance = await services.meetings.attendance(request.params.id, request.query.meeting || undefined);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="attendance-${attendance.meeting.meetingId}.csv"`)

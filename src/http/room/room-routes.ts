@@ -106,7 +106,7 @@ export function roomRoutes(
       '/room/:id/exists',
       { schema: { params: RoomParams, querystring: ExistsQuery } },
       async (request, reply) => {
-        const room = services.rooms.find(request.params.id);
+        const room = await services.rooms.find(request.params.id);
         const linkGood =
           room !== null && request.query.t ? await tokenFor(services, room.roomId, request.query.t) : null;
         const shown = room !== null && room.entry !== 'closed' && (!room.unlisted || linkGood === true);
@@ -133,29 +133,29 @@ export function roomRoutes(
       return reply.code(202).send({ status: 'waiting' });
     });
 
-    // Not async: everyone waiting polls every 2 s, and only the admitted answer has to wait (for signing).
-    app.get<WithId>('/room/:id/waiting', withId, (request, reply) => {
+    // Everyone waiting polls every 2 s: the poll reads memory (an expiry it finds is written).
+    app.get<WithId>('/room/:id/waiting', withId, async (request) => {
       const secret = readWaitingCookie(request);
-      const result = secret ? services.waiting.poll(request.params.id, secret) : null;
+      const result = secret ? await services.waiting.poll(request.params.id, secret) : null;
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
       if (result.status === 'admitted')
-        return admittedAs(services, ice, result.participant).then((admitted) => ({ status: 'admitted', ...admitted }));
+        return { status: 'admitted', ...(await admittedAs(services, ice, result.participant)) };
       // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
-      reply.send(result);
+      return result;
     });
 
     // The Leave button: withdrawn at once. The cookie stays: for a barred browser it is the
     // bar itself, and after a withdrawal it names nothing.
     app.delete<WithId>('/room/:id/waiting', withId, async (request, reply) => {
       const secret = readWaitingCookie(request);
-      if (secret) services.waiting.withdraw(request.params.id, secret);
+      if (secret) await services.waiting.withdraw(request.params.id, secret);
       return reply.code(204).send();
     });
     // The pagehide beacon (sendBeacon can only POST): gone from the moderators' list at once,
     // freed within 2 s, unless the same browser polls again because it was only a reload.
     app.post<WithId>('/room/:id/waiting/leave', withId, async (request, reply) => {
       const secret = readWaitingCookie(request);
-      if (secret) services.waiting.leaving(request.params.id, secret);
+      if (secret) await services.waiting.leaving(request.params.id, secret);
       return reply.code(204).send();
     });
 
@@ -171,10 +171,9 @@ export function roomRoutes(
       // One request or all of them: which one is needed depends on the other field.
       if (all !== true && requestId === undefined) throw invalidField('request_id', 'request_id is required');
       const id = all === true ? null : requestId!;
-      const result =
-        id === null
-          ? services.waiting.admitAll(request.params.id, actor)
-          : services.waiting.admit(request.params.id, id, actor);
+      const result = await (id === null
+        ? services.waiting.admitAll(request.params.id, actor)
+        : services.waiting.admit(request.params.id, id, actor));
       noteEvent(request, 'admit', {
         room: request.params.id,
         ...(id === null ? { all: true } : { request: id }),
@@ -187,7 +186,10 @@ export function roomRoutes(
     app.post<WithBody<RefuseBody>>('/room/:id/refuse', withSessionAndBody(RefuseBody), async (request) => {
       const session = sessionOf(request);
       const { request_id: id, bar = false } = request.body;
-      services.waiting.refuse(request.params.id, id, bar, { kind: 'participant', participantId: session.participant });
+      await services.waiting.refuse(request.params.id, id, bar, {
+        kind: 'participant',
+        participantId: session.participant,
+      });
       noteEvent(request, bar ? 'bar' : 'refuse', { room: request.params.id, request: id, by: session.participant });
       return { refused: true, barred: bar };
     });
@@ -215,7 +217,7 @@ export function roomRoutes(
 
     app.post<WithId>('/room/:id/leave', withId, async (request, reply) => {
       const session = await requireSession(services, request, request.params.id);
-      services.meetings.leave(session.participant);
+      await services.meetings.leave(session.participant);
       return reply.code(204).send();
     });
   };

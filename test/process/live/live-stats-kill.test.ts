@@ -34,7 +34,7 @@ t.test('after kill -9, what was running ends when the daemon serves again', asyn
   const restartedAt = Date.now();
   await second.stop();
   t.pass('the restarted daemon stopped');
-  const [annStats] = statsIn(dataDir, String(claimsOf(ann.session).meeting));
+  const [annStats] = await statsIn(dataDir, String(claimsOf(ann.session).meeting));
   t.match(annStats, { audio: false, video: false, talking: false, chatMessages: 1 });
   const endedAt = Date.parse(annStats?.webcams[0]?.endedAt ?? '');
   t.ok(endedAt >= killedAt && endedAt <= restartedAt + 1_000, 'the webcam interval ends at the restart');

@@ -95,7 +95,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
     const room = await roomOf(api, 'empty');
     const p = await enter(services, room, 'participant', 'Pat');
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
-    services.meetings.leave(p.participantId);
+    await services.meetings.leave(p.participantId);
     t.equal(
       (await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running,
       'false',
@@ -134,7 +134,7 @@ t.test('a meeting ends by duration, by emptying, or unused; each end fires the c
       'create, 3 minutes after the last left',
     );
     const p = await enter(services, await roomOf(api, 'long-empty'), 'moderator', 'Max');
-    services.meetings.leave(p.participantId);
+    await services.meetings.leave(p.participantId);
     clock.advance(2 * 60_000 + 59_000);
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'open after 2:59');
     clock.advance(2_000);
@@ -183,7 +183,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       ]),
       'ALWAYS_ACCEPT',
     );
-    t.match(services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
+    t.match(await services.rooms.get(await roomOf(api, 'open')), { waitingRoom: 'off' }, 'nobody waits');
     t.equal(
       (await services.waiting.start({ roomId: await roomOf(api, 'open'), name: 'Bare', clientKey: 'x' })).status,
       'joined',
@@ -197,7 +197,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       ]),
       'ASK_MODERATOR',
     );
-    t.match(services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
+    t.match(await services.rooms.get(await roomOf(api, 'ask')), { waitingRoom: 'guests', waitingRoomMode: 'approval' });
     t.equal(
       (await services.waiting.start({ roomId: await roomOf(api, 'ask'), name: 'Bare', clientKey: 'x' })).status,
       'knock',
@@ -214,7 +214,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       'ALWAYS_DENY',
     );
     const denied = await roomOf(api, 'deny');
-    t.match(services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
+    t.match(await services.rooms.get(denied), { waitingRoom: 'off', entry: 'token', unlisted: true });
     await t.rejects(
       services.waiting.start({ roomId: denied, name: 'Bare', clientKey: 'x' }),
       { code: 'guest_denied' },
@@ -239,7 +239,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   t.test('the default comes from [modules.compat] default_guest_policy', async (t) => {
     const { services, api } = await rig(t, { COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR' });
     assertSuccess(t, await api.get('create', [['meetingID', 'dflt']]), 'create without guestPolicy');
-    t.match(services.rooms.get(await roomOf(api, 'dflt')), { waitingRoom: 'guests' });
+    t.match(await services.rooms.get(await roomOf(api, 'dflt')), { waitingRoom: 'guests' });
   });
 
   t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
@@ -255,7 +255,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       ]),
       'create',
     );
-    t.match(services.rooms.get(await roomOf(api, 'forced')), {
+    t.match(await services.rooms.get(await roomOf(api, 'forced')), {
       waitingRoom: 'guests',
       waitingRoomMode: 'until_moderator',
     });
@@ -282,7 +282,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
       'create',
     );
     const room = await roomOf(api, 'off');
-    t.match(services.rooms.get(room), { waitingRoom: 'off', entry: 'token' });
+    t.match(await services.rooms.get(room), { waitingRoom: 'off', entry: 'token' });
     await t.rejects(services.waiting.start({ roomId: room, name: 'Bare', clientKey: 'x' }), { code: 'guest_denied' });
     t.equal((await api.get('getMeetingInfo', [['meetingID', 'off']])).xml.returncode, 'SUCCESS');
   });
@@ -315,11 +315,11 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
         screen: false,
         connected: true,
       })),
-    postSystemChat: (room, text) => {
+    postSystemChat: async (room, text) => {
       posted.push([room, text]);
       return true;
     },
-    activity: () =>
+    activity: async () =>
       new Map([[viewer.participantId, { talkTimeMs: 4200, webcams: [{ startedOn: 1, stoppedOn: 2 }], messages: 3 }]]),
   };
   compat.setLiveView(view);

@@ -24,7 +24,7 @@ t.test(
     // What an earlier version left: three rooms, open and listed, and the meetings in them.
     const before = openServices(config);
     for (const id of ['cf-ended', 'cf-open', 'cf-deny'])
-      before.rooms.create({ room_id: id, name: id, waiting_room: 'off' });
+      await before.rooms.create({ room_id: id, name: id, waiting_room: 'off' });
     before.close();
     const store = new SqliteCompatStore(config.compatApiDataDir);
     store.insertMeeting(meeting('primary', 'old', 1, { roomId: 'cf-ended', endTime: 2, endReason: 'end' }));
@@ -38,10 +38,18 @@ t.test(
       await compat?.stop();
       services.close();
     });
-    t.match(services.rooms.get('cf-ended'), { entry: 'closed', unlisted: true }, 'the ended meeting’s room is closed');
-    t.match(services.rooms.get('cf-open'), { entry: 'open', unlisted: true }, 'an open meeting’s room is unlisted');
     t.match(
-      services.rooms.get('cf-deny'),
+      await services.rooms.get('cf-ended'),
+      { entry: 'closed', unlisted: true },
+      'the ended meeting’s room is closed',
+    );
+    t.match(
+      await services.rooms.get('cf-open'),
+      { entry: 'open', unlisted: true },
+      'an open meeting’s room is unlisted',
+    );
+    t.match(
+      await services.rooms.get('cf-deny'),
       { entry: 'token', unlisted: true },
       'and refuses bare guests under ALWAYS_DENY',
     );

@@ -202,7 +202,7 @@ t.test('the cookie on the rooms API: CSRF, forged cookies, scope of an organiser
     headers: { origin, 'x-csrf-token': emil.csrf },
   });
   t.equal(othersToken.status, 403, "another session's CSRF token");
-  t.equal(d.services.rooms.find('dora-maths'), null, 'nothing was made');
+  t.equal(await d.services.rooms.find('dora-maths'), null, 'nothing was made');
 
   t.equal((await send(d, 'POST', '/api/rooms', { body: room, ...changing(dora) })).status, 201, 'her own page');
   t.equal(
@@ -215,10 +215,10 @@ t.test('the cookie on the rooms API: CSRF, forged cookies, scope of an organiser
   });
   t.equal(byToken.status, 201, 'an integration with its access token');
   t.equal(
-    d.services.rooms.get('dora-maths').ownerAccountId,
+    (await d.services.rooms.get('dora-maths')).ownerAccountId,
     (await d.services.accounts.show('dora@school.example')).accountId,
   );
-  t.equal(d.services.rooms.get('lms-1').ownerAccountId, null, 'a token room has no owner');
+  t.equal((await d.services.rooms.get('lms-1')).ownerAccountId, null, 'a token room has no owner');
 
   const ids = async (s: { cookie: string }) =>
     (await send(d, 'GET', '/api/rooms', { cookie: s.cookie })).body.rooms.map((r: { room_id: string }) => r.room_id);
@@ -245,7 +245,7 @@ t.test('the cookie on the rooms API: CSRF, forged cookies, scope of an organiser
     { status: 400, body: { error: { code: 'invalid_field', field: 'parent_room_id' } } },
     "no sub-group under another's room",
   );
-  t.equal(d.services.rooms.get('dora-maths').name, 'Maths 7b');
+  t.equal((await d.services.rooms.get('dora-maths')).name, 'Maths 7b');
 
   const link = await send(d, 'POST', '/api/rooms/dora-maths/links', { body: { role: 'moderator' }, ...changing(dora) });
   t.match(link, { status: 201, body: { url: /^\/room\/dora-maths\?t=/ } }, 'she starts her room as moderator');

@@ -73,7 +73,7 @@ t.test('owners in the answer; an admin hands a room over by email; scope follows
     session: dora,
   });
   t.match(hers, { status: 403, body: { error: { code: 'forbidden', field: 'owner_email' } } });
-  t.equal(d.services.rooms.get(id).ownerAccountId, doraId, 'still hers');
+  t.equal((await d.services.rooms.get(id)).ownerAccountId, doraId, 'still hers');
 
   const unknown = await send(d, 'PATCH', `/api/rooms/${id}`, {
     body: { owner_email: 'nobody@school.example' },
@@ -92,7 +92,7 @@ t.test('owners in the answer; an admin hands a room over by email; scope follows
     status: 200,
     body: { name: 'Maths 8b', owner_account_id: emilId, owner_email: 'emil@school.example' },
   });
-  t.equal(d.services.rooms.get(sub.body.room_id).ownerAccountId, emilId, 'its sub-group goes with it');
+  t.equal((await d.services.rooms.get(sub.body.room_id)).ownerAccountId, emilId, 'its sub-group goes with it');
 
   const ids = async (s: Session) =>
     (await send(d, 'GET', '/api/rooms', { session: s })).body.rooms.map((r: { room_id: string }) => r.room_id);
@@ -138,7 +138,7 @@ t.test('writes need the Origin and the CSRF token; bad input names its field', a
       `${method} ${url} from another origin`,
     );
   }
-  t.equal(d.services.rooms.get(id).name, 'Art', 'nothing changed');
+  t.equal((await d.services.rooms.get(id)).name, 'Art', 'nothing changed');
   t.equal((await send(d, 'GET', '/api/rooms', { session: dora })).body.rooms.length, 1, 'nothing made');
 
   const long = await send(d, 'PATCH', `/api/rooms/${id}`, { body: { name: 'x'.repeat(201) }, session: dora });

@@ -138,10 +138,11 @@ t.test('a field the schema does not name never leaves the service', async (t) =>
   // What the engine's objects might one day hold: the knocker's address, her cookie, a hash.
   const waiting = d.services.waiting;
   const list = waiting.list.bind(waiting);
-  waiting.list = (roomId, actor) =>
-    list(roomId, actor).map((item) => ({ ...item, ip: '203.0.113.9', cookie_hash: 'c0ffee' }));
+  waiting.list = async (roomId, actor) =>
+    (await list(roomId, actor)).map((item) => ({ ...item, ip: '203.0.113.9', cookie_hash: 'c0ffee' }));
   const admitAll = waiting.admitAll.bind(waiting);
-  waiting.admitAll = (roomId, actor) => ({ ...admitAll(roomId, actor), request_ids: ['r1'], token: 'secret' }) as never;
+  waiting.admitAll = async (roomId, actor) =>
+    ({ ...(await admitAll(roomId, actor)), request_ids: ['r1'], token: 'secret' }) as never;
 
   const listed = await waitingApi.list(d, 'leaky');
   t.equal(listed.body.length, 1);

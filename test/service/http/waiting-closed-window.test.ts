@@ -43,8 +43,8 @@ t.test('a waiting page silent for 59 s keeps its place, shown as connection lost
     for (let passed = 0; passed < ms; passed += 1000) {
       clock.advance(1000);
       if (passed % 2000 === 1000) await Promise.all([a.bob.poll(), b.bob.poll()]);
-      byDefault.services.waiting.sweep();
-      narrowed.services.waiting.sweep();
+      await byDefault.services.waiting.sweep();
+      await narrowed.services.waiting.sweep();
     }
   };
   await silence(7000);

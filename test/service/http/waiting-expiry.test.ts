@@ -36,13 +36,13 @@ t.test(
     const seen: string[] = [];
     for (let elapsed = 2000; elapsed < 30_000; elapsed += 2000) {
       clock.advance(2000);
-      services.waiting.sweep(); // the daemon sweeps every second
+      await services.waiting.sweep(); // the daemon sweeps every second
       seen.push((await poll()).json<{ status: string }>().status);
     }
     t.same(new Set(seen), new Set(['waiting']), `waiting at every poll up to 28 s (${seen.length} polls)`);
     t.same(await listed(), ['Ann Timeout'], 'and on the moderators’ list');
     clock.advance(2000); // 30 s after the knock
-    services.waiting.sweep();
+    await services.waiting.sweep();
     t.same(await listed(), [], 'at 30 s the sweep took her off the list');
     const expired = await poll();
     t.equal(expired.statusCode, 200);

@@ -38,7 +38,7 @@ t.test('waiting-room gestures under the default policy', async (t) => {
   const sleep = async (ms: number) => {
     for (let done = 0; done < ms; done += 500) {
       clock.advance(Math.min(500, ms - done));
-      d.services.waiting.sweep();
+      await d.services.waiting.sweep();
     }
     await Promise.resolve();
   };

@@ -74,7 +74,7 @@ t.test(
     await second.stop();
     t.pass('second daemon stopped');
 
-    const stats = statsIn(dataDir, meetingId);
+    const stats = await statsIn(dataDir, meetingId);
     const annStats = stats.find((s) => s.participantId === ann.participantId);
     const modStats = stats.find((s) => s.participantId === mod.participantId);
     t.ok(annStats && modStats, 'both participants have statistics');

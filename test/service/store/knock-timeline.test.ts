@@ -111,32 +111,32 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
   const [ann, bob] = await group('r1', ['Ann', 'Bob']);
   clock.advance(1);
   const cy = await knock('r1', 'Cy');
-  waiting.admit('r1', ann!.requestId, maria);
-  waiting.refuse('r1', bob!.requestId, false, maria);
+  await waiting.admit('r1', ann!.requestId, maria);
+  await waiting.refuse('r1', bob!.requestId, false, maria);
   await group('r1', ['Dee', 'Eve', 'Fay']);
   clock.advance(250);
-  waiting.refuse('r1', cy.requestId, true, maria);
+  await waiting.refuse('r1', cy.requestId, true, maria);
 
   // Room 2 writes the newest entries of the table, then room 1 knocks, then room 2 is deleted.
   await knock('r2', 'Xavier');
   const joined2 = await waiting.start({ ...mod('Rex'), roomId: 'r2' });
   if (joined2.status !== 'joined') throw new Error('the moderator should join');
-  waiting.admitAll('r2', { kind: 'participant', participantId: joined2.participant.participantId });
+  await waiting.admitAll('r2', { kind: 'participant', participantId: joined2.participant.participantId });
   await knock('r3', 'Yolanda');
   const gus = await knock('r1', 'Gus');
   stores.rooms.delete('r2');
   waiting.roomDeleted('r2');
   meetings.roomDeleted('r2');
   // The seq numbers room 2 used are free again: the next entries of room 1 must still come after Gus.
-  waiting.admit('r1', gus.requestId, maria);
+  await waiting.admit('r1', gus.requestId, maria);
   const hal = await knock('r1', 'Hal');
-  t.ok(waiting.withdraw('r1', hal.secret));
+  t.ok(await waiting.withdraw('r1', hal.secret));
   clock.advance(1000);
   await group('r1', ['Ida', 'Jo']);
-  waiting.admitAll('r1', maria);
+  await waiting.admitAll('r1', maria);
   await knock('r1', 'Kim');
-  waiting.disableWaitingRoom('r1', { kind: 'api', name: 'moodle' });
-  meetings.end('r1', maria);
+  await waiting.disableWaitingRoom('r1', { kind: 'api', name: 'moodle' });
+  await meetings.end('r1', maria);
   await knock('r3', 'Zed');
 
   // Ids are random: each is replaced by its order of first appearance (request ids by knock order).
@@ -157,9 +157,14 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
       participantId: label(e.subject.participantId, 'p'),
     },
   });
-  return ['r1', 'r3'].map((roomId) =>
-    meetings.list(roomId).flatMap((m) => meetings.timeline(roomId, m.meetingId).map(renamed)),
-  );
+  const rooms: TimelineEntry[][] = [];
+  for (const roomId of ['r1', 'r3']) {
+    const entries: TimelineEntry[] = [];
+    for (const m of await meetings.list(roomId))
+      entries.push(...(await meetings.timeline(roomId, m.meetingId)).map(renamed));
+    rooms.push(entries);
+  }
+  return rooms;
 }
 
 t.test('the timeline of knocks kept in request rows reads as if each had its own entry', async (t) => {
@@ -277,20 +282,18 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
     return result;
   };
   const newA = await knock('New A');
-  waiting.refuse('r1', newA.requestId, false, { kind: 'api', name: 'lms' });
+  await waiting.refuse('r1', newA.requestId, false, { kind: 'api', name: 'lms' });
   await knock('New B');
   t.same(
-    meetings
-      .timeline('r1')
-      .map((e) => [
-        e.kind,
-        e.subject?.requestId === newA.requestId
-          ? 'new-a'
-          : e.subject?.requestId?.startsWith('old')
-            ? e.subject.requestId
-            : e.subject?.name,
-        e.at,
-      ]),
+    (await meetings.timeline('r1')).map((e) => [
+      e.kind,
+      e.subject?.requestId === newA.requestId
+        ? 'new-a'
+        : e.subject?.requestId?.startsWith('old')
+          ? e.subject.requestId
+          : e.subject?.name,
+      e.at,
+    ]),
     [
       ['knock', 'old-a', at(1)],
       ['refuse', 'old-a', at(1)],

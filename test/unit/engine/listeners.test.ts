@@ -26,6 +26,23 @@ t.test('emit runs every listener, logs a failing one under the event, and never 
   t.equal(log.entries.length, 2);
 });
 
+t.test('a listener that awaits and fails (a promotion the store refused) is logged like one that throws', async (t) => {
+  const log = new RecordingLog();
+  const listeners = new Listeners<[]>('participant left', log);
+  const heard: string[] = [];
+  listeners.add(async () => {
+    await Promise.resolve();
+    throw new Error('disk full');
+  });
+  listeners.add(() => heard.push('next'));
+  t.doesNotThrow(() => listeners.emit());
+  t.same(heard, ['next'], 'the next listener ran at once');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(log.entries.length, 1, 'the rejection was logged, not left unhandled');
+  t.equal(log.entries[0]?.event, 'participant left');
+  t.match(log.entries[0]?.err, { message: 'disk full' });
+});
+
 t.test('a listener that unsubscribes itself while the event is told does not hide the others', async (t) => {
   const listeners = new Listeners<[]>('tick', new RecordingLog());
   const heard: string[] = [];
@@ -49,7 +66,7 @@ t.test('a failing participant-left listener neither undoes nor fails the leave',
   f.meetings.onLeft(broken);
   f.meetings.onLeft((p) => heard.push(p.participantId));
   f.clock.advance(1000);
-  const left = f.meetings.leave(pid);
+  const left = await f.meetings.leave(pid);
   t.equal(left?.leftAt, f.clock.now().toISOString(), 'leave returns the left participant');
   t.equal(f.meetings.participant(pid)?.leftAt, f.clock.now().toISOString(), 'in memory');
   t.equal(f.store.participants.get(pid)?.leftAt, f.clock.now().toISOString(), 'on disk');
@@ -70,10 +87,10 @@ t.test('a failing meeting-ended listener: the sweep ends the meeting and goes on
   for (const roomId of ['r1', 'r2']) {
     const joined = await f.waiting.start(arrive(roomId, 'Ann'));
     if (joined.status !== 'joined') throw new Error('not joined');
-    f.meetings.leave(joined.participant.participantId);
+    await f.meetings.leave(joined.participant.participantId);
   }
   f.clock.advance(60_000);
-  t.doesNotThrow(() => f.waiting.sweep());
+  await t.resolves(() => f.waiting.sweep());
   t.same(ended.sort(), ['r1', 'r2'], 'both meetings ended, the second after the first one’s listener failed');
   t.equal(f.meetings.current('r1'), null);
   t.equal(f.meetings.current('r2'), null);
@@ -97,7 +114,7 @@ t.test('a failing role-changed listener: the promotion stands', async (t) => {
   const roles: string[] = [];
   f.meetings.onRoleChanged(broken);
   f.meetings.onRoleChanged((p) => roles.push(p.role));
-  t.equal(f.meetings.promote(pid)?.role, 'moderator');
+  t.equal((await f.meetings.promote(pid))?.role, 'moderator');
   t.equal(f.store.participants.get(pid)?.role, 'moderator', 'on disk');
   t.same(roles, ['moderator']);
   t.same(
@@ -118,11 +135,11 @@ t.test('failing waiting-room listeners: an admission and a switch stand', async 
   f.waiting.onWaitingRoomSwitched(broken);
   f.waiting.onWaitingRoomSwitched((roomId) => switches.push(roomId));
 
-  t.doesNotThrow(() => f.waiting.admit('r1', ann.requestId, api()));
+  await t.resolves(() => f.waiting.admit('r1', ann.requestId, api()));
   t.equal(f.store.requests.get(ann.requestId)?.state, 'admitted', 'admitted on disk');
   t.same(changes, ['r1 -1']);
 
-  t.doesNotThrow(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)));
+  await t.resolves(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)));
   t.equal(f.meetings.current('r1')?.waitingDisabled, true, 'switched off');
   t.same(switches, ['r1']);
   t.same(

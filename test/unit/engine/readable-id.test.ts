@@ -77,10 +77,18 @@ t.test('RoomService.create: a readable id unless one is chosen; a taken one is d
     () => {},
     () => drawn.shift()!,
   );
-  t.equal(rooms.create({ name: 'Maths' }).roomId, 'abc-defg-hij', 'no id given: the drawn one');
-  t.equal(rooms.create({ name: 'Physics' }).roomId, 'klm-nopq-rst', 'a taken id is drawn again');
-  t.equal(rooms.create({ room_id: 'Lesson-7', name: 'Chosen' }).roomId, 'Lesson-7', 'a chosen id is kept as it is');
-  t.throws(() => rooms.create({ room_id: 'Lesson-7', name: 'Again' }), { code: 'room_exists' }, 'a taken chosen id');
+  t.equal((await rooms.create({ name: 'Maths' })).roomId, 'abc-defg-hij', 'no id given: the drawn one');
+  t.equal((await rooms.create({ name: 'Physics' })).roomId, 'klm-nopq-rst', 'a taken id is drawn again');
+  t.equal(
+    (await rooms.create({ room_id: 'Lesson-7', name: 'Chosen' })).roomId,
+    'Lesson-7',
+    'a chosen id is kept as it is',
+  );
+  await t.rejects(
+    () => rooms.create({ room_id: 'Lesson-7', name: 'Again' }),
+    { code: 'room_exists' },
+    'a taken chosen id',
+  );
 
   const stuck = new RoomService(
     store,
@@ -89,9 +97,13 @@ t.test('RoomService.create: a readable id unless one is chosen; a taken one is d
     () => {},
     () => 'abc-defg-hij',
   );
-  t.throws(() => stuck.create({ name: 'Never' }), { code: 'room_exists' }, 'a source that only repeats gives up');
+  await t.rejects(
+    () => stuck.create({ name: 'Never' }),
+    { code: 'room_exists' },
+    'a source that only repeats gives up',
+  );
   t.equal(store.rooms.size, 3, 'nothing more was stored');
 
   const real = new RoomService(memoryRooms(), new FakeClock(), policy);
-  t.match(real.create({ name: 'Default' }).roomId, shape, 'the default source makes readable ids');
+  t.match((await real.create({ name: 'Default' })).roomId, shape, 'the default source makes readable ids');
 });

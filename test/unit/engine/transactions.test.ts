@@ -109,10 +109,10 @@ t.test('the metrics count a decision once it is committed, not one whose commit 
   f.room();
   const { requestId } = await f.knock('Ann');
   f.store.commitError = new Error('disk full');
-  t.throws(() => f.waiting.admit('r1', requestId, api()), /disk full/);
+  await t.rejects(() => f.waiting.admit('r1', requestId, api()), /disk full/);
   t.same(counted, ['knock'], 'the failed admission is not counted');
   f.store.commitError = null;
-  f.waiting.admit('r1', requestId, api());
+  await f.waiting.admit('r1', requestId, api());
   t.same(counted, ['knock', 'admitted'], 'the admission that reached the disk is, once');
 });
 
@@ -126,17 +126,17 @@ t.test('the waiting room reaches transactions through the shared port, not throu
   const commits = f.store.commits;
   const { requestId } = await f.knock('Ann');
   t.equal(f.store.commits, commits + 1, 'the knock: one commit of the unit of work');
-  f.waiting.admit('r1', requestId, api());
+  await f.waiting.admit('r1', requestId, api());
   t.equal(f.store.commits, commits + 2, 'her admission (participant, request, timeline): one more');
-  t.same(f.kinds(), ['knock', 'admit']);
+  t.same(await f.kinds(), ['knock', 'admit']);
   // A failing unit of work leaves nothing of the gesture, on disk or in memory.
   await f.knock('Bob');
   f.store.commitError = new Error('disk full');
-  t.throws(() => f.waiting.admitAll('r1', api()), /disk full/);
+  await t.rejects(() => f.waiting.admitAll('r1', api()), /disk full/);
   f.store.commitError = null;
-  t.same(f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
+  t.same(await f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
   t.same(
-    f.waiting.list('r1', api()).map((item) => item.name),
+    (await f.waiting.list('r1', api())).map((item) => item.name),
     ['Bob'],
     'nor in memory: Bob still waits',
   );
@@ -145,7 +145,7 @@ t.test('the waiting room reaches transactions through the shared port, not throu
     ['Ann'],
     'and only Ann is present',
   );
-  f.waiting.admitAll('r1', api());
+  await f.waiting.admitAll('r1', api());
   t.same(
     f.meetings.present('r1').map((p) => p.name),
     ['Ann', 'Bob'],

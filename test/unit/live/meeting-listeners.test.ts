@@ -12,12 +12,12 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
   f.meetings.onLeft((p) => left.push(p));
   const joined = await f.waiting.start(arrive('r1', 'Ann'));
   if (joined.status !== 'joined') throw new Error('not joined');
-  f.meetings.leave(joined.participant.participantId);
-  f.meetings.leave(joined.participant.participantId);
+  await f.meetings.leave(joined.participant.participantId);
+  await f.meetings.leave(joined.participant.participantId);
   t.equal(left.length, 1, 'told once, not for a repeated leave');
   t.match(left[0], { participantId: joined.participant.participantId, leftAt: f.clock.now().toISOString() });
 
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.equal(ended.length, 1);
   t.match(ended[0], { roomId: 'r1', endedAt: f.clock.now().toISOString() }, 'an ended meeting carries its end time');
   t.equal(f.meetings.current('r1'), null, 'listeners run once the meeting left memory');
@@ -28,7 +28,7 @@ t.test('MeetingService tells listeners of ended meetings and of leaves', async (
 
   offEnded();
   await f.waiting.start(arrive('r1', 'Cid'));
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   t.equal(ended.length, 2, 'unsubscribed');
 });
 
@@ -41,7 +41,7 @@ t.test('a failing listener does not stop the others; it is logged, never thrown 
   });
   f.meetings.onEnded(() => seen.push('second'));
   await f.waiting.start(arrive('r1', 'Ann'));
-  t.equal(f.meetings.end('r1'), true);
+  t.equal(await f.meetings.end('r1'), true);
   t.same(seen, ['second']);
   t.equal(f.meetings.current('r1'), null, 'the meeting ended anyway');
   t.match(f.log.entries, [{ event: 'meeting ended', err: { message: 'boom' } }]);

@@ -68,7 +68,7 @@ t.test(
     );
     t.same(changes[1]?.updated, []);
 
-    f.engine.waiting.admit('w', wendy.requestId, by(mod.participantId));
+    await f.engine.waiting.admit('w', wendy.requestId, by(mod.participantId));
     await Promise.resolve();
     t.same(
       m.conn.last('waiting_changes'),
@@ -82,7 +82,7 @@ t.test(
       },
       'an admission: its id only, and what became of it (issue 31 point 4)',
     );
-    f.engine.waiting.refuse('w', vic.requestId, true, by(mod.participantId));
+    await f.engine.waiting.refuse('w', vic.requestId, true, by(mod.participantId));
     await Promise.resolve();
     t.same(m.conn.last('waiting_changes')?.removed, [vic.requestId], 'a bar too');
     t.same(held(m.conn), { seq: 4, names: [], ids: [] });
@@ -119,9 +119,11 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
   // flushGrouped commits now, in this turn; the admission follows in the same turn, before the push.
   f.engine.transactions.flushGrouped();
-  const eId = f.engine.waiting.list('w', by(mod.participantId)).find((r) => r.name === 'E')!.request_id;
-  f.engine.waiting.admit('w', eId, by(mod.participantId));
+  const eId = f.engine.waiting.listNow('w', by(mod.participantId)).find((r) => r.name === 'E')!.request_id;
+  // Not awaited before the check: the admission is decided in this turn, its push is not sent yet.
+  const admitted = f.engine.waiting.admit('w', eId, by(mod.participantId));
   t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed inside the turn');
+  await admitted;
   await e;
   await Promise.resolve();
   t.same(
@@ -135,7 +137,7 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
     ['F', 'G'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${20 + i}` }))),
   );
   await Promise.resolve();
-  f.engine.waiting.admitAll('w', by(mod.participantId));
+  await f.engine.waiting.admitAll('w', by(mod.participantId));
   await Promise.resolve();
   t.same(
     m.conn.sent.at(-1),
@@ -156,10 +158,10 @@ t.test(
     t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
     t.equal(m.conn.of('waiting_changes').length, 0, "this room's does not");
     const wendy = await knock('Wendy');
-    f.engine.waiting.leaving('w', wendy.secret);
+    await f.engine.waiting.leaving('w', wendy.secret);
     await Promise.resolve();
     t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'her page said it was going');
-    f.engine.waiting.poll('w', wendy.secret);
+    await f.engine.waiting.poll('w', wendy.secret);
     await Promise.resolve();
     t.same(
       m.conn.last('waiting_changes')?.added.map((r) => r.request_id),
@@ -170,7 +172,7 @@ t.test(
 
     // The closed-window sweep: unpolled for the grace (60 s), she is removed.
     f.timers.advance(60_000);
-    f.engine.waiting.sweep();
+    await f.engine.waiting.sweep();
     await Promise.resolve();
     t.same(m.conn.last('waiting_changes')?.removed, [wendy.requestId], 'a closed window');
     t.same(f.errors, [], 'no background failure');
@@ -185,8 +187,8 @@ t.test(
     const vic = await knock('Vic');
     const quiet = async (ms: number) => {
       f.timers.advance(ms);
-      f.engine.waiting.poll('w', vic.secret);
-      f.engine.waiting.sweep();
+      await f.engine.waiting.poll('w', vic.secret);
+      await f.engine.waiting.sweep();
       await Promise.resolve();
     };
     const before = m.conn.of('waiting_changes').length;
@@ -196,7 +198,7 @@ t.test(
     const lost = m.conn.last('waiting_changes');
     t.match(lost, { added: [], removed: [], updated: [{ request_id: wendy.requestId, connection_lost: true }] });
     t.notOk(lost && 'timed_out' in lost, 'nobody timed out');
-    f.engine.waiting.poll('w', wendy.secret);
+    await f.engine.waiting.poll('w', wendy.secret);
     await Promise.resolve();
     const back = m.conn.last('waiting_changes');
     t.same(
@@ -267,7 +269,7 @@ t.test('a participant promoted to moderator gets the whole list, then the change
   const p = f.connect(pat);
   await knock('Wendy');
   t.equal(p.conn.of('waiting_changes').length, 0, 'a participant hears nothing of the knock');
-  f.engine.meetings.promote(pat.participantId);
+  await f.engine.meetings.promote(pat.participantId);
   t.same(p.conn.last('role'), { type: 'role', participant_id: pat.participantId, role: 'moderator' });
   const list = p.conn.last('waiting_list');
   t.same([list?.seq, list?.requests.map((r) => r.name)], [1, ['Wendy']], 'the whole list at the room seq');

@@ -44,18 +44,18 @@ t.test(
   'an ephemeral room goes once unused for the idle time; an ended meeting counts as use, an open one keeps it',
   async (t) => {
     const f = fixture(t);
-    f.make('never-used', true);
-    f.make('kept', false);
-    f.make('had-meeting', true);
-    f.make('busy', true);
-    f.rooms.create({ room_id: 'never-used-sub', name: 'Sub-group', parent_room_id: 'never-used' });
+    await f.make('never-used', true);
+    await f.make('kept', false);
+    await f.make('had-meeting', true);
+    await f.make('busy', true);
+    await f.rooms.create({ room_id: 'never-used-sub', name: 'Sub-group', parent_room_id: 'never-used' });
     f.meetings.ensure('had-meeting');
     f.meetings.ensure('busy');
     f.clock.advance(30 * minute);
-    f.meetings.end('had-meeting');
+    await f.meetings.end('had-meeting');
 
     f.clock.advance(31 * minute);
-    t.same(f.rooms.expireUnused(hour), ['never-used'], 'after an hour: the room never used');
+    t.same(await f.rooms.expireUnused(hour), ['never-used'], 'after an hour: the room never used');
     t.same(f.deleted, ['never-used'], 'its live state is dropped as for any deleted room');
     t.equal(f.store.get('never-used-sub'), null, 'its sub-groups with it');
     t.ok(f.store.get('kept'), 'a room that is not ephemeral stays');
@@ -63,33 +63,33 @@ t.test(
     t.ok(f.store.get('busy'), 'an open meeting keeps it');
 
     f.clock.advance(30 * minute);
-    t.same(f.rooms.expireUnused(hour), ['had-meeting'], 'an hour after its meeting ended');
+    t.same(await f.rooms.expireUnused(hour), ['had-meeting'], 'an hour after its meeting ended');
     f.clock.advance(10 * hour);
-    t.same(f.rooms.expireUnused(hour), [], 'an open meeting keeps it however long');
-    f.meetings.end('busy');
+    t.same(await f.rooms.expireUnused(hour), [], 'an open meeting keeps it however long');
+    await f.meetings.end('busy');
     f.clock.advance(hour + 1);
-    t.same(f.rooms.expireUnused(hour), ['busy'], 'an hour after it ended');
+    t.same(await f.rooms.expireUnused(hour), ['busy'], 'an hour after it ended');
 
-    f.make('touched', true);
+    await f.make('touched', true);
     f.clock.advance(50 * minute);
-    f.rooms.update('touched', {});
+    await f.rooms.update('touched', {});
     f.clock.advance(50 * minute);
-    t.same(f.rooms.expireUnused(hour), [], 'a change counts as use');
-    f.rooms.update('touched', {}, { ephemeral: false });
+    t.same(await f.rooms.expireUnused(hour), [], 'a change counts as use');
+    await f.rooms.update('touched', {}, { ephemeral: false });
     f.clock.advance(2 * hour);
-    t.same(f.rooms.expireUnused(hour), [], 'a room made no longer ephemeral stays');
+    t.same(await f.rooms.expireUnused(hour), [], 'a room made no longer ephemeral stays');
   },
 );
 
 t.test('a backlog is deleted a bounded number at a time, oldest first', async (t) => {
   const f = fixture(t);
   for (let i = 0; i < 5; i++) {
-    f.make(`r${i}`, true);
+    await f.make(`r${i}`, true);
     f.clock.advance(1000);
   }
   f.clock.advance(hour);
-  t.same(f.rooms.expireUnused(hour, 2), ['r0', 'r1']);
-  t.same(f.rooms.expireUnused(hour, 2), ['r2', 'r3']);
-  t.same(f.rooms.expireUnused(hour, 2), ['r4']);
-  t.same(f.rooms.expireUnused(hour, 2), []);
+  t.same(await f.rooms.expireUnused(hour, 2), ['r0', 'r1']);
+  t.same(await f.rooms.expireUnused(hour, 2), ['r2', 'r3']);
+  t.same(await f.rooms.expireUnused(hour, 2), ['r4']);
+  t.same(await f.rooms.expireUnused(hour, 2), []);
 });

@@ -115,7 +115,7 @@ t.test('a full database fails the whole group: every knock gets the error, memor
     'every knock of the group is rejected with SQLITE_FULL',
   );
   t.equal(s.meetings.current('r1'), null, 'the meeting the group would have started is not open');
-  t.same(s.waiting.list('r1', api), []);
+  t.same(await s.waiting.list('r1', api), []);
   t.same(changes, [], 'no waiting-list change was announced');
   t.equal(count(db, 'waiting_requests') + count(db, 'meetings') + count(db, 'timeline_entries'), 0, 'nothing on disk');
 
@@ -123,7 +123,7 @@ t.test('a full database fails the whole group: every knock gets the error, memor
   const ok = await s.waiting.knock(arrival('After the disk was freed'));
   t.equal(ok.status, 'waiting', 'the service goes on once there is room');
   t.same(
-    s.waiting.list('r1', api).map((i) => i.name),
+    (await s.waiting.list('r1', api)).map((i) => i.name),
     ['After the disk was freed'],
   );
   t.equal(count(db, 'waiting_requests'), 1);

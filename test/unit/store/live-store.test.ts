@@ -83,8 +83,8 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
     camsModeratorsOnly: true,
   });
   const restarted = new MeetingStats(reopened, new SqliteUnitOfWork(second.db), clock);
-  t.equal(restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');
-  const after = restarted.of('m1');
+  t.equal(await restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');
+  const after = await restarted.of('m1');
   t.match(after, [
     {
       participantId: 'ann',

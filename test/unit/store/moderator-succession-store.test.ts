@@ -62,7 +62,7 @@ t.test(
     t.equal(ann.participant.role, 'moderator');
     t.equal(bob.participant.role, 'participant');
     clock.advance(1000);
-    s.meetings.leave(ann.participant.participantId);
+    await s.meetings.leave(ann.participant.participantId);
 
     // No close: what a kill -9 leaves behind is what was committed.
     const reopened = openDatabase(dir);
@@ -74,18 +74,18 @@ t.test(
     const bobAfter = after.meetings.participant(bob.participant.participantId);
     t.match(bobAfter, { role: 'moderator', leftAt: null });
     t.same(
-      after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }),
+      await after.waiting.list('r1', { kind: 'participant', participantId: bob.participant.participantId }),
       [],
       'his gestures are allowed',
     );
     t.match(
-      after.meetings.timeline('r1').map((e) => [e.kind, e.subject?.name ?? null]),
+      (await after.meetings.timeline('r1')).map((e) => [e.kind, e.subject?.name ?? null]),
       [
         ['moderator_arrived', 'Ann'],
         ['moderator_promoted', 'Bob'],
       ],
     );
-    t.match(after.meetings.attendance('r1').participants, [
+    t.match((await after.meetings.attendance('r1')).participants, [
       { name: 'Ann', role: 'moderator' },
       { name: 'Bob', role: 'moderator', leftAt: null },
     ]);

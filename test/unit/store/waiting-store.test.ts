@@ -58,29 +58,29 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   const admitted = await knock('Admitted');
   const barred = await knock('Barred');
   const waiting = await knock('<b>Waiting</b>');
-  s.waiting.admit('r1', admitted.requestId, { kind: 'participant', participantId: mod!.participantId });
-  s.waiting.refuse('r1', barred.requestId, true, { kind: 'api', name: 'moodle' });
-  const admittedPoll = s.waiting.poll('r1', admitted.secret);
-  const timeline = s.meetings.timeline('r1');
-  const list = s.waiting.list('r1', { kind: 'api', name: 'x' });
+  await s.waiting.admit('r1', admitted.requestId, { kind: 'participant', participantId: mod!.participantId });
+  await s.waiting.refuse('r1', barred.requestId, true, { kind: 'api', name: 'moodle' });
+  const admittedPoll = await s.waiting.poll('r1', admitted.secret);
+  const timeline = await s.meetings.timeline('r1');
+  const list = await s.waiting.list('r1', { kind: 'api', name: 'x' });
   // No close: what a kill -9 leaves behind is what was committed.
   const abandoned = db;
   db = openDatabase(dir);
   clock.advance(3000);
   s = services(db, clock);
 
-  t.same(s.waiting.poll('r1', waiting.secret), { status: 'waiting' });
-  t.same(s.waiting.poll('r1', barred.secret), { status: 'barred' });
-  t.same(s.waiting.poll('r1', admitted.secret), admittedPoll);
+  t.same(await s.waiting.poll('r1', waiting.secret), { status: 'waiting' });
+  t.same(await s.waiting.poll('r1', barred.secret), { status: 'barred' });
+  t.same(await s.waiting.poll('r1', admitted.secret), admittedPoll);
   t.equal(admittedPoll?.status, 'admitted');
   await t.rejects(s.waiting.knock(arrival('Barred', { secret: barred.secret })), { code: 'barred' });
-  t.same(s.meetings.timeline('r1'), timeline, 'the timeline is whole');
+  t.same(await s.meetings.timeline('r1'), timeline, 'the timeline is whole');
   t.same(
     timeline.map((e) => e.kind),
     ['moderator_arrived', 'knock', 'knock', 'knock', 'admit', 'bar'],
   );
   t.same(
-    s.waiting.list('r1', { kind: 'participant', participantId: mod!.participantId }),
+    await s.waiting.list('r1', { kind: 'participant', participantId: mod!.participantId }),
     list,
     'the moderator is still a moderator; the list is the same',
   );
@@ -114,12 +114,12 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   if (ann.status !== 'waiting' || bob.status !== 'waiting' || cy.status !== 'waiting')
     throw new Error('expected to wait');
   clock.advance(1000);
-  s.waiting.admit('r1', ann.requestId, { kind: 'participant', participantId: modId });
-  s.waiting.refuse('r1', bob.requestId, false, { kind: 'participant', participantId: modId });
+  await s.waiting.admit('r1', ann.requestId, { kind: 'participant', participantId: modId });
+  await s.waiting.refuse('r1', bob.requestId, false, { kind: 'participant', participantId: modId });
   clock.advance(1000);
-  t.ok(s.meetings.end('r1', { kind: 'participant', participantId: modId }));
+  t.ok(await s.meetings.end('r1', { kind: 'participant', participantId: modId }));
   t.equal(s.meetings.current('r1'), null);
-  const attendance = s.meetings.attendance('r1');
+  const attendance = await s.meetings.attendance('r1');
   t.same(
     attendance.participants.map((p) => [p.name, p.leftAt]),
     [
@@ -133,7 +133,7 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   );
   const state = db.prepare('SELECT state FROM waiting_requests WHERE request_id = ?').pluck().get(cy.requestId);
   t.equal(state, 'expired', 'nobody is left waiting in a closed meeting');
-  t.equal(s.meetings.list('r1').length, 1);
+  t.equal((await s.meetings.list('r1')).length, 1);
 
   // A second meeting of the room may start; two open at once may not.
   await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
@@ -147,7 +147,7 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
     /UNIQUE/,
   );
 
-  s.meetings.end('r1');
+  await s.meetings.end('r1');
   s.rooms.delete('r1');
   s.meetings.roomDeleted('r1');
   for (const table of ['meetings', 'participants', 'waiting_requests', 'timeline_entries']) {

@@ -24,7 +24,7 @@ export async function sendChatMessage(ctx: CallContext): Promise<Answer> {
   if (text === '') throw failure('missingParamMessage');
   if ([...text].length > maxChatMessageLength)
     throw failure('sizeError', `message must be at most ${maxChatMessageLength} characters long`);
-  const delivered = ctx.deps.live().postSystemChat(meeting.roomId, text);
+  const delivered = await ctx.deps.live().postSystemChat(meeting.roomId, text);
   await ctx.deps.store.appendChat({
     internalId: meeting.internalId,
     at: ctx.deps.clock.now().getTime(),

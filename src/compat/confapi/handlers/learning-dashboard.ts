@@ -43,9 +43,12 @@ function userEntry(p: AttendanceParticipant, activity: LiveActivity) {
 }
 
 /** The session data in the upstream learning-dashboard shape, from the engine's attendance and the live connection's activity. */
-export function dashboardData(source: AttendanceSource, meeting: CompatMeeting): Record<string, unknown> {
+export async function dashboardData(
+  source: AttendanceSource,
+  meeting: CompatMeeting,
+): Promise<Record<string, unknown>> {
   const users: Record<string, unknown> = {};
-  for (const { participant, activity } of attendeeRecords(source, meeting)) {
+  for (const { participant, activity } of await attendeeRecords(source, meeting)) {
     const [key, entry] = userEntry(participant, activity);
     users[key] = entry;
   }
@@ -80,7 +83,7 @@ export async function learningDashboard(ctx: CallContext): Promise<Answer> {
       body: {
         response: {
           returncode: 'SUCCESS',
-          data: JSON.stringify(dashboardData(ctx.deps, meeting)),
+          data: JSON.stringify(await dashboardData(ctx.deps, meeting)),
           sessionToken: ctx.params.get('sessionToken'),
         },
       },
@@ -90,6 +93,6 @@ export async function learningDashboard(ctx: CallContext): Promise<Answer> {
   if (!meeting) throw failure('notFound');
   return {
     kind: 'json',
-    body: { response: { returncode: 'SUCCESS', data: JSON.stringify(dashboardData(ctx.deps, meeting)) } },
+    body: { response: { returncode: 'SUCCESS', data: JSON.stringify(await dashboardData(ctx.deps, meeting)) } },
   };
 }

@@ -9,7 +9,8 @@ t.test('a chat message is stored and counted before everyone is told, with the a
   a.send({ type: 'chat', text: 'hello' });
   t.equal(f.liveStore.chat.length, 1, 'on disk');
   t.equal(
-    f.stats.of(a.participant.meetingId).find((s) => s.participantId === a.participant.participantId)?.chatMessages,
+    (await f.stats.of(a.participant.meetingId)).find((s) => s.participantId === a.participant.participantId)
+      ?.chatMessages,
     1,
   );
   t.match(m.conn.last('chat')?.message, {
@@ -39,9 +40,9 @@ t.test('a refused text goes back to its author only and is not stored', async (t
 t.test("System's messages: no role, marked system, only into a room's open meeting", async (t) => {
   const f = new LiveFixture();
   const a = f.connect(f.enter('Ann'));
-  const entry = f.hub.postSystemChat('r1', 'the meeting ends soon');
+  const entry = await f.hub.postSystemChat('r1', 'the meeting ends soon');
   t.equal(entry?.participantId, null);
   t.match(a.conn.last('chat')?.message.from, { participant_id: null, role: null, system: true });
-  t.throws(() => f.hub.postSystemChat('r1', ''), EngineError);
-  t.equal(f.hub.postSystemChat('nowhere', 'x'), null);
+  await t.rejects(() => f.hub.postSystemChat('r1', ''), EngineError);
+  t.equal(await f.hub.postSystemChat('nowhere', 'x'), null);
 });

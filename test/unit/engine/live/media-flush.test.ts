@@ -147,7 +147,7 @@ t.test('statistics of media go through the group commit: one transaction for a f
   t.equal(store.transactions, 2, '140 toggles of 20 members: one more transaction');
   t.equal(store.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
   t.equal(
-    f.stats.of(clients[5]!.participant.meetingId).filter((s) => s.video).length,
+    (await f.stats.of(clients[5]!.participant.meetingId)).filter((s) => s.video).length,
     20,
     'and the statistics read them back',
   );

@@ -95,7 +95,7 @@ t.test('the media backend is injected: signals, connections, locks and the end r
     false,
     'nobody to deliver to after the close',
   );
-  f.engine.meetings.end('r1');
+  await f.engine.meetings.end('r1');
   t.same(calls, [
     `connected ${m.participant.participantId}`,
     `connected ${a.participant.participantId}`,

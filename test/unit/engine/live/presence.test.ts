@@ -36,7 +36,7 @@ t.test('a leave the engine decides closes the socket with 1000, and no grace tim
   const ann = f.enter('Ann');
   const m = f.connect(f.enter('Mod', 'r1', true));
   const a = f.connect(ann);
-  f.engine.meetings.leave(ann.participantId);
+  await f.engine.meetings.leave(ann.participantId);
   t.same(a.conn.closedWith, { code: 1000, reason: 'left the meeting' });
   t.equal(m.conn.last('participant_left')?.participant_id, ann.participantId);
   f.disconnect(a);
@@ -45,7 +45,7 @@ t.test('a leave the engine decides closes the socket with 1000, and no grace tim
 
 t.test('moved into a sub-group: away, not leaving, until the away grace finds no sub-group meeting', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 30_000 } });
-  const { ann } = f.annMovedAway();
+  const { ann } = await f.annMovedAway();
   f.timers.advance(29_999);
   t.equal(f.leftAt(ann), null, 'away, still present in the class');
   t.notOk(

@@ -37,6 +37,7 @@ t.test('the live meeting keeps a window per kind: a chat flood does not use up r
   t.equal(a.conn.last('error')?.code, 'rate_limited', 'the third chat in a second is refused');
   t.equal(a.conn.of('chat').length, 2);
   a.send({ type: 'rename', name: 'Anna' });
+  await f.settled();
   t.equal(a.conn.last('state')?.participant.name, 'Anna', 'the rename window is its own');
   a.send({ type: 'rename', name: 'Annie' });
   t.equal(a.conn.of('error').length, 2, 'the second rename in the window is refused');

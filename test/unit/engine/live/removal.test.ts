@@ -20,6 +20,7 @@ t.test(
     const { mod, ann, bob } = scene(f);
     const annId = ann.participant.participantId;
     mod.send({ type: 'remove', participant_id: annId });
+    await f.settled();
     const removed = { type: 'removed', participant_id: annId, by: mod.participant.participantId };
     t.same(ann.conn.sent.at(-1), removed, 'her last message says she was removed, and by whom');
     t.same(ann.conn.closedWith, { code: closeCodes.removed, reason: 'a moderator removed you from the meeting' });
@@ -31,7 +32,7 @@ t.test(
       );
     }
     t.match(f.leftAt(ann.participant), /^\d{4}-/, 'her presence ended');
-    t.match(f.engine.meetings.timeline('r1').at(-1), {
+    t.match((await f.engine.meetings.timeline('r1')).at(-1), {
       kind: 'participant_removed',
       actor: { kind: 'participant', participantId: mod.participant.participantId, name: 'Mod' },
       subject: { participantId: annId, name: 'Ann' },
@@ -50,12 +51,13 @@ t.test('the old session brings nobody back: not on reconnect, not after a restar
   const f = new LiveFixture();
   const { mod, ann } = scene(f);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+  await f.settled();
   t.throws(() => f.connect(ann.participant), /4401/, 'a reconnect with her session is refused');
   f.engine.restart();
   f.build();
   t.match(f.leftAt(ann.participant), /^\d{4}-/, 'on disk');
   t.throws(() => f.connect(ann.participant), /4401/, 'refused after the restart too');
-  t.match(f.engine.meetings.timeline('r1').at(-1), { kind: 'participant_removed' });
+  t.match((await f.engine.meetings.timeline('r1')).at(-1), { kind: 'participant_removed' });
 });
 
 t.test(
@@ -66,15 +68,20 @@ t.test(
     const mod = f.connect(f.enter('Mod', 'w', true));
     const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
     if (knock.status !== 'waiting') throw new Error('expected to wait');
-    f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
-    const polled = f.engine.waiting.poll('w', knock.secret);
+    await f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
+    const polled = await f.engine.waiting.poll('w', knock.secret);
     if (polled?.status !== 'admitted') throw new Error('expected admitted');
     const ann = f.connect(polled.participant);
     mod.send({ type: 'remove', participant_id: ann.participant.participantId });
-    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'the admission is spent: no session from the kept cookie');
+    await f.settled();
+    t.equal(
+      await f.engine.waiting.poll('w', knock.secret),
+      null,
+      'the admission is spent: no session from the kept cookie',
+    );
     f.engine.restart();
     f.build();
-    t.equal(f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
+    t.equal(await f.engine.waiting.poll('w', knock.secret), null, 'still spent after a restart');
     const again = await f.engine.waiting.knock(arrive('w', 'Ann'));
     t.equal(again.status, 'waiting', 'she waits again: removal is not a bar, and not a way in either');
   },
@@ -102,7 +109,7 @@ t.test('who may remove whom: abuse is refused with the live codes and changes no
     t.equal(f.leftAt(p), null, `${p.name} is still present`);
   t.equal(ann.conn.of('removed').length, 0);
   t.notOk(
-    f.engine.meetings.timeline('r1').some((e) => e.kind === 'participant_removed'),
+    (await f.engine.meetings.timeline('r1')).some((e) => e.kind === 'participant_removed'),
     'nothing recorded',
   );
 });
@@ -112,15 +119,19 @@ t.test('a second removal of the same person is refused, and a flood is cut by th
   const { mod, ann, bob } = scene(f);
   const carl = f.connect(f.enter('Carl'));
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+  await f.settled();
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+  await f.settled();
   t.equal(mod.conn.last('error')?.code, 'participant_not_found', 'she is gone already');
   mod.send({ type: 'remove', participant_id: bob.participant.participantId });
+  await f.settled();
   t.equal(mod.conn.last('error')?.code, 'rate_limited', 'beyond the window');
   t.equal(f.leftAt(bob.participant), null, 'the refused removal removed nobody');
   f.engine.clock.advance(10_000);
   mod.send({ type: 'remove', participant_id: carl.participant.participantId });
+  await f.settled();
   t.same(carl.conn.closedWith?.code, closeCodes.removed, 'the next window admits it');
-  t.equal(f.engine.meetings.timeline('r1').filter((e) => e.kind === 'participant_removed').length, 2);
+  t.equal((await f.engine.meetings.timeline('r1')).filter((e) => e.kind === 'participant_removed').length, 2);
 });
 
 t.test('a moderator may remove another moderator, and someone whose socket is down within the grace', async (t) => {
@@ -129,10 +140,12 @@ t.test('a moderator may remove another moderator, and someone whose socket is do
   const second = f.connect(f.enter('Co', 'r1', true));
   f.disconnect(ann);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+  await f.settled();
   t.match(f.leftAt(ann.participant), /^\d{4}-/);
   t.equal(f.timers.size, 0, 'her pending leave is gone');
   t.equal(mod.conn.last('removed')?.participant_id, ann.participant.participantId, 'the others are told');
   mod.send({ type: 'remove', participant_id: second.participant.participantId });
+  await f.settled();
   t.equal(second.conn.closedWith?.code, closeCodes.removed);
 });
 
@@ -158,6 +171,7 @@ t.test('the media side lets her go at once', async (t) => {
   });
   const { mod, ann } = scene(f);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
+  await f.settled();
   t.same(
     gone.map((p) => p.participantId),
     [ann.participant.participantId],

@@ -12,7 +12,7 @@ function world() {
     ['main-g2', { roomId: 'main-g2', parentRoomId: 'main' }],
   ]);
   const live = new LiveRooms({
-    rooms: { find: (id) => (rooms.get(id) as Room | undefined) ?? null },
+    roomOf: (id) => (rooms.get(id) as Room | undefined) ?? null,
     subgroupsOf: (id) => [...rooms.values()].filter((r) => r.parentRoomId === id).map((r) => r.roomId),
     clock: new FakeClock(),
   });

@@ -6,14 +6,17 @@ t.test('sub-groups are named after the main room, numbered, and made once', asyn
   f.room({ roomId: 'r1', name: 'L'.repeat(200) });
   const m = f.connect(f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   const g1 = f.engine.store.rooms.get('r1-g1');
   t.equal(g1?.parentRoomId, 'r1');
   t.equal(g1?.name.length, 200, 'a long main-room name is cut to the room name limit');
   t.same(m.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2']);
   m.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   t.equal(m.conn.of('error').length, 0, 'asking again changes nothing and refuses nothing');
   for (const count of [0, 4]) {
     m.send({ type: 'create_subgroups', count });
+    await f.settled();
     t.same(m.conn.last('error'), {
       type: 'error',
       code: 'invalid_message',
@@ -43,6 +46,7 @@ t.test('a move names a room of the family and someone connected in this room', a
   const m = f.connect(f.enter('Mod', 'r1', true));
   const a = f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
+  await f.settled();
   f.room({ roomId: 'elsewhere' });
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'elsewhere' });
   t.equal(m.conn.last('error')?.code, 'invalid_message', 'not outside the family');
@@ -55,7 +59,7 @@ t.test('a move names a room of the family and someone connected in this room', a
 
 t.test('bring back: who does not return within the away grace has left', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 10_000 } });
-  const { ann, mod: m } = f.annMovedAway();
+  const { ann, mod: m } = await f.annMovedAway();
   f.timers.advance(5_000);
   m.send({ type: 'bring_back' });
   f.timers.advance(9_999);
@@ -71,6 +75,7 @@ t.test('groups carry the names the moderator chose; unnamed ones say so with an 
   f.room({ roomId: 'r1', name: 'Maths 7b' });
   const m = f.connect(f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 3, names: ['Foxes', ' <b>Owls</b> '] });
+  await f.settled();
   t.same(m.conn.last('subgroups'), {
     type: 'subgroups',
     subgroups: ['r1-g1', 'r1-g2', 'r1-g3'],
@@ -82,11 +87,13 @@ t.test('groups carry the names the moderator chose; unnamed ones say so with an 
     ends_at: null,
   });
   m.send({ type: 'create_subgroups', count: 1, names: ['Badgers'] });
+  await f.settled();
   t.equal(f.engine.store.rooms.get('r1-g1')?.name, 'Badgers', 'naming an existing group renames it');
   const late = f.connect(f.enter('Ben'));
   t.same(late.conn.last('welcome')?.groups[0], { room_id: 'r1-g1', number: 1, name: 'Badgers' }, 'in the welcome');
   for (const names of [['a\nb'], ['x'.repeat(65)], ['a', 'b']]) {
     m.send({ type: 'create_subgroups', count: 1, names });
+    await f.settled();
     t.equal(m.conn.last('error')?.code, 'invalid_field', JSON.stringify(names).slice(0, 30));
   }
   t.match(m.conn.last('error')?.message, /^names\[1\]/, 'the field is named');
@@ -101,6 +108,7 @@ t.test('assign several at once: evenly in order, or at random; the sender stays'
   m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
   t.match(m.conn.last('error')?.message, /create sub-groups first/);
   m.send({ type: 'create_subgroups', count: 2 });
+  await f.settled();
   m.send({ type: 'assign_subgroups', participant_ids: [m.participant.participantId, ...ids], mode: 'even' });
   t.same(
     people.map((p) => p.conn.last('move')?.room_id),
@@ -125,6 +133,7 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   const f = new LiveFixture();
   const m = f.connect(f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 1 });
+  await f.settled();
   const start = f.engine.clock.now().getTime();
   m.send({ type: 'subgroup_timer', minutes: 10 });
   t.equal(m.conn.last('subgroups')?.ends_at, new Date(start + 600_000).toISOString(), 'the family hears when');
@@ -170,6 +179,7 @@ t.test(
     const f = new LiveFixture();
     const m = f.connect(f.enter('Ms Keller', 'r1', true));
     m.send({ type: 'create_subgroups', count: 2 });
+    await f.settled();
     const main = f.connect(f.enter('Ann'));
     const g1 = f.connect(f.enter('Ben', 'r1-g1'));
     const g2 = f.connect(f.enter('Cem', 'r1-g2'));
@@ -196,6 +206,7 @@ t.test(
     const f = new LiveFixture();
     const m = f.connect(f.enter('Ms Keller', 'r1', true));
     m.send({ type: 'create_subgroups', count: 2 });
+    await f.settled();
     const early = f.connect(f.enter('Ben', 'r1-g1'));
     m.send({ type: 'group_message', text: 'Two minutes left' });
     const told = { type: 'group_message', text: 'Two minutes left', from: 'Ms Keller' };
@@ -238,6 +249,7 @@ t.test(
     const g = new LiveFixture();
     const teacher = g.connect(g.enter('Ms Keller', 'r1', true));
     teacher.send({ type: 'create_subgroups', count: 1 });
+    await f.settled();
     teacher.send({ type: 'group_message', text: 'Last round' });
     t.equal(g.connect(g.enter('Gus', 'r1-g1')).conn.last('group_message')?.text, 'Last round');
     teacher.send({ type: 'end_meeting' });
@@ -247,3 +259,16 @@ t.test(
     t.same(g.liveStore.groupMessages(), [], 'the meeting took it from the store too');
   },
 );
+
+t.test('two moderators make the sub-groups at once: they take turns, neither is refused', async (t) => {
+  const f = new LiveFixture();
+  const m1 = f.connect(f.enter('One', 'r1', true));
+  const m2 = f.connect(f.enter('Two', 'r1', true));
+  m1.send({ type: 'create_subgroups', count: 2 });
+  m2.send({ type: 'create_subgroups', count: 2, names: ['', 'Owls'] });
+  await f.settled();
+  t.same(m1.conn.of('error'), [], 'the first is not refused');
+  t.same(m2.conn.of('error'), [], 'the second finds the groups made and renames the one it names');
+  t.same(m2.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2']);
+  t.equal(f.engine.store.rooms.get('r1-g2')?.name, 'Owls', 'the second came after the first, in arrival order');
+});

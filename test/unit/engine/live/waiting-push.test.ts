@@ -52,9 +52,11 @@ t.test(
     const m2 = f.connect(f.enter('Two', 'r2', true));
     const before = m2.conn.of('waiting_room').length;
     m1.send({ type: 'waiting_room', enabled: m1.conn.last('waiting_room')?.enabled ?? false });
+    await f.settled();
     t.equal(m2.conn.of('waiting_room').length, before, 'nothing changed: the other moderator hears nothing');
     t.ok(m1.conn.last('waiting_room'), 'the sender gets the state as it stands');
     m1.send({ type: 'waiting_room', enabled: false });
+    await f.settled();
     t.same(
       m2.conn.last('waiting_room'),
       { type: 'waiting_room', enabled: false, switchable: true },

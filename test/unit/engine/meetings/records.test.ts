@@ -12,23 +12,23 @@ t.test('the timeline records every transition with time, actor and subject', asy
   const c = await f.knock('C');
   const d = await f.knock('D');
   await f.knock('E');
-  f.waiting.admit('r1', a.requestId, by(mod.participantId));
-  f.waiting.refuse('r1', b.requestId, false, by(mod.participantId));
-  f.waiting.refuse('r1', c.requestId, true, api('moodle'));
-  f.waiting.withdraw('r1', d.secret);
+  await f.waiting.admit('r1', a.requestId, by(mod.participantId));
+  await f.waiting.refuse('r1', b.requestId, false, by(mod.participantId));
+  await f.waiting.refuse('r1', c.requestId, true, api('moodle'));
+  await f.waiting.withdraw('r1', d.secret);
   f.clock.advance(6000); // E stops polling
-  f.waiting.sweep();
+  await f.waiting.sweep();
   const g = await f.knock('G');
   f.clock.advance(2000);
-  f.waiting.poll('r1', g.secret);
-  f.waiting.admitAll('r1', by(mod.participantId));
+  await f.waiting.poll('r1', g.secret);
+  await f.waiting.admitAll('r1', by(mod.participantId));
   const h = await f.knock('H');
   for (let i = 0; i < 15; i++) {
     f.clock.advance(2000);
-    f.waiting.poll('r1', h.secret);
+    await f.waiting.poll('r1', h.secret);
   }
-  f.waiting.disableWaitingRoom('r1', by(mod.participantId));
-  const timeline = f.meetings.timeline('r1');
+  await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
+  const timeline = await f.meetings.timeline('r1');
   t.same(
     timeline.map((x) => [x.kind, x.actor?.name ?? null, x.subject?.name ?? null]),
     [
@@ -70,15 +70,15 @@ t.test(
     const eve = await f.knock('=HYPERLINK("http://evil")');
     await f.knock('Withdrawn');
     f.clock.advance(1000);
-    f.waiting.admit('r1', ann.requestId, by(mod.participantId));
-    f.waiting.refuse('r1', bob.requestId, false, by(mod.participantId));
+    await f.waiting.admit('r1', ann.requestId, by(mod.participantId));
+    await f.waiting.refuse('r1', bob.requestId, false, by(mod.participantId));
     f.clock.advance(1000);
-    f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
+    await f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
     const annId = f.meetings.present('r1').find((p) => p.name === 'Ann')!.participantId;
     f.clock.advance(1000);
-    f.meetings.leave(annId);
+    await f.meetings.leave(annId);
 
-    const attendance = f.meetings.attendance('r1');
+    const attendance = await f.meetings.attendance('r1');
     t.same(
       attendance.participants.map((p) => [p.name, p.role, p.joinedAt, p.leftAt]),
       [
@@ -117,11 +117,11 @@ t.test('attendance of an ended meeting is kept', async (t) => {
   f.room({ waitingRoom: 'off' });
   await f.waiting.start(arrive('r1', 'Ann'));
   const meetingId = f.meetings.current('r1')!.meetingId;
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   t.same(
-    f.meetings.attendance('r1').participants.map((p) => p.name),
+    (await f.meetings.attendance('r1')).participants.map((p) => p.name),
     ['Ann'],
     'the latest meeting by default',
   );
-  t.equal(f.meetings.attendance('r1', meetingId).meeting.endedAt, f.clock.now().toISOString());
+  t.equal((await f.meetings.attendance('r1', meetingId)).meeting.endedAt, f.clock.now().toISOString());
 });

@@ -18,8 +18,8 @@ t.test('a wrong code is refused and leaves no trace for moderators', async (t) =
   await t.rejects(f.waiting.start(arrive('r1', 'Ann', { accessCode: 'wrong' })), { code: 'access_code_invalid' });
   t.equal(f.store.writes, writes, 'nothing written');
   t.equal(f.store.requests.size, 0);
-  t.same(f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId }), []);
-  t.same(f.kinds(), ['moderator_arrived']);
+  t.same(await f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId }), []);
+  t.same(await f.kinds(), ['moderator_arrived']);
 });
 
 t.test('a wrong code does not start a meeting either', async (t) => {
@@ -94,7 +94,7 @@ t.test('the sweep forgets old failures', async (t) => {
   f.room({ accessCode: 'open-sesame' });
   await t.rejects(f.waiting.start(arrive('r1', 'Ann', { accessCode: 'bad' })));
   f.clock.advance(600_000);
-  f.waiting.sweep();
+  await f.waiting.sweep();
   const limiter = (f.waiting as unknown as { gate: { screening: { limiter: { failures: Map<string, unknown> } } } })
     .gate.screening.limiter;
   t.equal(limiter.failures.size, 0);
@@ -105,7 +105,7 @@ t.test('asking again with the cookie of a refused request needs no code again', 
   f.room({ accessCode: '2468' });
   const mod = f.moderator();
   const first = await f.knock('Ann', 'r1', { accessCode: '2468' });
-  f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
+  await f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
   const again = await f.waiting.knock(arrive('r1', 'Ann', { secret: first.secret }));
   t.equal(again.status, 'waiting', 'her cookie shows she passed the code in this meeting');
   await t.rejects(

@@ -89,10 +89,10 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
     'a bare link is no side door',
   );
   f.moderator();
-  f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
+  await f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const inParent = await f.waiting.knock(arrive('r1', 'Guest'));
   t.equal(inParent.status, 'waiting', 'the parent room verifies her');
-  f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
+  await f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const guest = f.meetings.present('r1').find((p) => p.name === 'Guest')!;
   const result = await f.waiting.knock(
     arrive('r1-breakout-1', 'Other name', { fromParticipantId: guest.participantId }),
@@ -100,7 +100,7 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
   t.equal(result.status, 'joined', 'no waiting and no code for someone moved from the meeting');
   t.equal(result.status === 'joined' && result.participant.name, 'Guest', 'she keeps her name from the meeting');
   t.equal(f.store.requests.size, 1, 'only the parent knock made a request');
-  f.meetings.leave(guest.participantId);
+  await f.meetings.leave(guest.participantId);
   await t.rejects(
     f.waiting.start(arrive('r1-breakout-1', 'Guest', { fromParticipantId: guest.participantId })),
     { code: 'subgroup_closed' },
@@ -124,7 +124,7 @@ t.test('unknown room', async (t) => {
   const f = new Fixture();
   await t.rejects(f.waiting.start(arrive('nope', 'Ann')), { code: 'room_not_found' });
   await t.rejects(f.waiting.knock(arrive('nope', 'Ann')), { code: 'room_not_found' });
-  t.equal(f.waiting.poll('nope', 'x'.repeat(43)), null);
+  t.equal(await f.waiting.poll('nope', 'x'.repeat(43)), null);
 });
 
 t.test('name and note bounds are checked before anything is written', async (t) => {
@@ -145,7 +145,7 @@ t.test('markup in name and note is stored and listed as typed', async (t) => {
   f.room();
   const mod = f.moderator();
   await f.knock('<img src=x onerror=alert(1)>', 'r1', { note: '<b>let me in</b>' });
-  const [item] = f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId });
+  const [item] = await f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId });
   t.equal(item?.name, '<img src=x onerror=alert(1)>');
   t.equal(item?.note, '<b>let me in</b>');
 });

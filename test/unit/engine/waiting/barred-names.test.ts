@@ -10,14 +10,14 @@ t.test('a new request under a barred name is marked, whatever its case, accents 
   f.room();
   const mod = f.moderator();
   const max = await f.knock('Max Müller');
-  f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
+  await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   const heard: WaitingListChange[] = [];
   f.waiting.onWaitingListChange((_, change) => heard.push(change));
   // A fresh profile: no cookie, so a new request, not a bar.
   const again = await f.knock('  max   MULLER ');
   const ann = await f.knock('Ann');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => [r.name, r.barred_as]),
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => [r.name, r.barred_as]),
     [
       ['max   MULLER', 'Max Müller'],
       ['Ann', undefined],
@@ -32,12 +32,16 @@ t.test('a new request under a barred name is marked, whatever its case, accents 
     ],
     'the change that tells the moderators of his knock carries the mark',
   );
-  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the name match is not a bar: he waits');
+  t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the name match is not a bar: he waits');
 
-  t.same(f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 1, skipped: 1 }, 'admit all skips him');
-  t.equal(f.waiting.poll('r1', again.secret)?.status, 'waiting', 'still waiting after admit all');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', count: 1 });
-  t.same(f.waiting.admit('r1', again.requestId, by(mod.participantId)), { admitted: 1 }, 'one by one he may be let in');
+  t.same(await f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 1, skipped: 1 }, 'admit all skips him');
+  t.equal((await f.waiting.poll('r1', again.secret))?.status, 'waiting', 'still waiting after admit all');
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'admit_all', count: 1 });
+  t.same(
+    await f.waiting.admit('r1', again.requestId, by(mod.participantId)),
+    { admitted: 1 },
+    'one by one he may be let in',
+  );
 });
 
 t.test('refused (not barred) names mark nothing; a bar marks who already waits under that name', async (t) => {
@@ -45,20 +49,20 @@ t.test('refused (not barred) names mark nothing; a bar marks who already waits u
   f.room();
   const mod = f.moderator();
   const first = await f.knock('Lea');
-  f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
+  await f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
   await f.knock('Lea');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => r.barred_as),
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => r.barred_as),
     [undefined],
     'a refusal is no bar',
   );
-  t.same(f.waiting.admitAll('r1', api()), { admitted: 1 }, 'nobody skipped: no skipped count');
+  t.same(await f.waiting.admitAll('r1', api()), { admitted: 1 }, 'nobody skipped: no skipped count');
 
   const tom = await f.knock('Tom');
   const tomToo = await f.knock('Tóm');
   const heard: WaitingListChange[] = [];
   f.waiting.onWaitingListChange((_, change) => heard.push(change));
-  f.waiting.refuse('r1', tom.requestId, true, by(mod.participantId));
+  await f.waiting.refuse('r1', tom.requestId, true, by(mod.participantId));
   t.same(
     heard.map((c) => [c.removed, c.added.map((r) => [r.request_id, r.barred_as])]),
     [[[tom.requestId], [[tomToo.requestId, 'Tom']]]],
@@ -71,11 +75,11 @@ t.test('the mark outlives a restart (bars are reloaded with the meeting)', async
   f.room();
   const mod = f.moderator();
   const max = await f.knock('Max');
-  f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
+  await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   f.restart();
   await f.knock('max');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => r.barred_as),
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => r.barred_as),
     ['Max'],
   );
 });
@@ -86,35 +90,35 @@ t.test('a moderator arriving under until_moderator lets in everyone waiting but 
   f.room({ waitingRoomMode: 'until_moderator' });
   const max = await f.knock('Max Müller');
   // Nobody moderates yet: the school's platform bars him through the rooms API.
-  f.waiting.refuse('r1', max.requestId, true, api());
+  await f.waiting.refuse('r1', max.requestId, true, api());
   f.clock.advance(1000);
   const again = await f.knock('max muller');
   const ann = await f.knock('Ann');
   const ben = await f.knock('Ben');
   f.clock.advance(3000);
-  for (const r of [again, ann, ben]) t.same(f.waiting.poll('r1', r.secret), { status: 'waiting' });
+  for (const r of [again, ann, ben]) t.same(await f.waiting.poll('r1', r.secret), { status: 'waiting' });
 
   const mod = f.moderator();
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted', 'Ann enters with the moderator');
-  t.equal(f.waiting.poll('r1', ben.secret)?.status, 'admitted', 'so does Ben');
-  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request keeps waiting');
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted', 'Ann enters with the moderator');
+  t.equal((await f.waiting.poll('r1', ben.secret))?.status, 'admitted', 'so does Ben');
+  t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request keeps waiting');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => [r.name, r.barred_as]),
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => [r.name, r.barred_as]),
     [['max muller', 'Max Müller']],
     'the moderator sees him marked, to decide on him',
   );
   t.match(
-    f.meetings.timeline('r1').slice(-2),
+    (await f.meetings.timeline('r1')).slice(-2),
     [{ kind: 'moderator_arrived' }, { kind: 'admit_all', actor: null, count: 2, skipped: 1 }],
     'the skipped one is counted as under Admit all',
   );
 
   // Later arrivals wait no more; a second moderator's arrival admits nobody and records nothing.
   f.clock.advance(5000);
-  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' });
+  t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' });
   f.moderator('r1', 'Second');
-  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'still waiting');
-  t.equal(f.kinds().at(-1), 'moderator_arrived', 'no admission recorded for nobody');
-  t.same(f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 0, skipped: 1 }, 'Admit all says the same');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', count: 0, skipped: 1 });
+  t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'still waiting');
+  t.equal((await f.kinds()).at(-1), 'moderator_arrived', 'no admission recorded for nobody');
+  t.same(await f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 0, skipped: 1 }, 'Admit all says the same');
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'admit_all', count: 0, skipped: 1 });
 });

@@ -24,9 +24,13 @@ t.test('one address holds at most 100 waiting requests in a room; a class of 30 
     'waiting',
     'the same address in another room',
   );
-  t.equal(f.waiting.list('r1', api()).length, clientDefaults.maxOpenPerClient + 1, 'the refused knock left nothing');
+  t.equal(
+    (await f.waiting.list('r1', api())).length,
+    clientDefaults.maxOpenPerClient + 1,
+    'the refused knock left nothing',
+  );
 
-  f.waiting.withdraw('r1', first.secret);
+  await f.waiting.withdraw('r1', first.secret);
   t.equal(
     (await f.waiting.knock(arrive('r1', 'Late pupil', school))).status,
     'waiting',
@@ -40,18 +44,18 @@ t.test('every way out of waiting frees the slot: admit, refuse, bar, expire, clo
   const full = () => t.rejects(f.waiting.knock(arrive('r1', 'Next', school)), { code: 'too_many_waiting' });
   const admitted = await f.knock('A', 'r1', school);
   await full();
-  f.waiting.admit('r1', admitted.requestId, api());
+  await f.waiting.admit('r1', admitted.requestId, api());
   const refused = await f.knock('B', 'r1', school);
   await full();
-  f.waiting.refuse('r1', refused.requestId, false, api());
+  await f.waiting.refuse('r1', refused.requestId, false, api());
   const barred = await f.knock('C', 'r1', school);
-  f.waiting.refuse('r1', barred.requestId, true, api());
+  await f.waiting.refuse('r1', barred.requestId, true, api());
   await f.knock('D', 'r1', school);
   f.clock.advance(60_000); // the grace of a silent page
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.equal((await f.waiting.knock(arrive('r1', 'E', school))).status, 'waiting', 'the closed window freed it');
   await full();
-  f.meetings.end('r1', { kind: 'api', name: 'ops' });
+  await f.meetings.end('r1', { kind: 'api', name: 'ops' });
   t.equal((await f.waiting.knock(arrive('r1', 'F', school))).status, 'waiting', 'the end freed it');
 });
 
@@ -60,7 +64,7 @@ t.test('at most 120 new requests a minute from one address in one room, then 429
   f.room();
   for (let i = 0; i < clientDefaults.knocksPerClient.limit; i++) {
     const knocked = await f.knock(`K${i}`, 'r1', school);
-    f.waiting.withdraw('r1', knocked.secret);
+    await f.waiting.withdraw('r1', knocked.secret);
   }
   f.clock.advance(15_000);
   await t.rejects(f.waiting.knock(arrive('r1', 'Flood', school)), { code: 'too_many_knocks', retryAfterSecs: 45 });
@@ -122,7 +126,7 @@ t.test('issue 28 point 8: the clients of one IPv6 /56 share its count; each way 
     'waiting',
     'an IPv4 client has no network count',
   );
-  f.waiting.withdraw('r1', first.secret);
+  await f.waiting.withdraw('r1', first.secret);
   t.equal(
     (await f.waiting.knock(arrive('r1', 'D', from('102')))).status,
     'waiting',

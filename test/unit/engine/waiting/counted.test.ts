@@ -20,24 +20,24 @@ t.test(
     t.same(counts, { knock: 5 });
     t.equal(f.waiting.waitingCount(), 5);
 
-    f.waiting.admit('r1', ann.requestId, mod);
-    t.same(f.waiting.admit('r1', ann.requestId, mod), { admitted: 0 }, 'a second click');
-    f.waiting.refuse('r1', bob.requestId, false, mod);
-    f.waiting.refuse('r1', cy.requestId, true, mod);
-    f.waiting.withdraw('r1', dan.secret);
+    await f.waiting.admit('r1', ann.requestId, mod);
+    t.same(await f.waiting.admit('r1', ann.requestId, mod), { admitted: 0 }, 'a second click');
+    await f.waiting.refuse('r1', bob.requestId, false, mod);
+    await f.waiting.refuse('r1', cy.requestId, true, mod);
+    await f.waiting.withdraw('r1', dan.secret);
     t.equal(f.waiting.waitingCount(), 1, 'Eve still waits');
     // Eve's page stops polling: after the grace her window counts as closed.
     f.clock.advance(61_000);
-    f.waiting.sweep();
+    await f.waiting.sweep();
     t.same(counts, { knock: 5, admitted: 1, refused: 1, barred: 1, withdrawn: 1, window_closed: 1 });
     t.equal(f.waiting.waitingCount(), 0);
 
     const fay = await f.knock('Fay');
     f.clock.advance(601_000);
-    t.match(f.waiting.poll('r1', fay.secret), { status: 'expired' }, 'her request timed out');
+    t.match(await f.waiting.poll('r1', fay.secret), { status: 'expired' }, 'her request timed out');
     await f.knock('Gus');
     await f.knock('Hal');
-    t.same(f.waiting.admitAll('r1', mod), { admitted: 2 });
+    t.same(await f.waiting.admitAll('r1', mod), { admitted: 2 });
     t.same(counts, { knock: 8, admitted: 3, refused: 1, barred: 1, withdrawn: 1, window_closed: 1, expired: 1 });
   },
 );
@@ -54,7 +54,7 @@ t.test('a knock whose commit failed is not counted; requests left when the meeti
   await f.knock('Bob');
   await f.knock('Cy');
   t.equal(f.waiting.waitingCount(), 2);
-  f.meetings.end('r1');
+  await f.meetings.end('r1');
   t.same(counts, { knock: 2, expired: 2 });
   t.equal(f.waiting.waitingCount(), 0, 'no open meeting, nobody waiting');
 });

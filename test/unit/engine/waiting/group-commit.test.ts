@@ -40,7 +40,7 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
     'no answer before the commit',
   );
   t.equal(f.store.requests.size, 0, 'nothing written yet');
-  t.same(f.waiting.list('r1', by(mod.participantId)), [], 'moderators see nobody yet');
+  t.same(await f.waiting.list('r1', by(mod.participantId)), [], 'moderators see nobody yet');
   t.equal(f.store.commits, commitsBefore, 'no commit yet');
 
   endTurn();
@@ -51,15 +51,15 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
     'all three answered after it',
   );
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((i) => i.name),
+    (await f.waiting.list('r1', by(mod.participantId))).map((i) => i.name),
     ['Ann', 'Bob', 'Cy'],
     'listed in knock order',
   );
-  t.same(f.kinds(), ['moderator_arrived', 'knock', 'knock', 'knock']);
+  t.same(await f.kinds(), ['moderator_arrived', 'knock', 'knock', 'knock']);
   for (const k of knocks) {
     const result = k.value!;
     t.same(
-      f.waiting.poll('r1', result.status === 'waiting' ? result.secret : ''),
+      await f.waiting.poll('r1', result.status === 'waiting' ? result.secret : ''),
       { status: 'waiting' },
       'each cookie polls waiting',
     );
@@ -88,7 +88,7 @@ t.test('a failed commit answers every knock of the group with the error and leav
   t.equal(f.meetings.current('r1'), null, 'the meeting the group started is gone from memory too');
   t.equal(f.meetings.current('r2'), null);
   t.same(changes, [], 'moderators were never told of them');
-  t.same(f.waiting.list('r1', api()), []);
+  t.same(await f.waiting.list('r1', api()), []);
 
   // The next group commits as if nothing happened, and holds only its own knock.
   f.store.commitError = null;
@@ -97,10 +97,10 @@ t.test('a failed commit answers every knock of the group with the error and leav
   await tick();
   t.equal(again.value?.status, 'waiting');
   t.same(
-    f.waiting.list('r1', api()).map((i) => i.name),
+    (await f.waiting.list('r1', api())).map((i) => i.name),
     ['Cy'],
   );
-  t.same(f.kinds(), ['knock']);
+  t.same(await f.kinds(), ['knock']);
 });
 
 t.test('a failed commit in an open meeting keeps the meeting and drops only the group', async (t) => {
@@ -122,7 +122,7 @@ t.test('a failed commit in an open meeting keeps the meeting and drops only the 
   f.store.commitError = null;
   t.ok(f.meetings.current('r1'), 'the meeting is still open');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((i) => i.name),
+    (await f.waiting.list('r1', by(mod.participantId))).map((i) => i.name),
     ['Ann'],
     'the list holds only what was committed',
   );
@@ -135,7 +135,7 @@ t.test('ending the meeting commits the queued knocks first: they expire with it'
   const mod = f.moderator();
   const knocks = [watch(f.waiting.knock(arrive('r1', 'Ann'))), watch(f.waiting.knock(arrive('r1', 'Bob')))];
   const commits = f.store.commits;
-  t.ok(f.meetings.end('r1', by(mod.participantId)));
+  t.ok(await f.meetings.end('r1', by(mod.participantId)));
   await tick();
   t.equal(f.store.commits, commits + 2, 'the queued group, then the end');
   t.ok(
@@ -165,8 +165,8 @@ t.test('a moderator arriving in until_moderator mode admits the knocks queued be
   await tick();
   t.equal(ann.value?.status, 'waiting', 'her knock was answered');
   const secret = ann.value?.status === 'waiting' ? ann.value.secret : '';
-  t.equal(f.waiting.poll('r1', secret)?.status, 'admitted', 'and the moderator let her in');
-  t.same(f.kinds(), ['knock', 'moderator_arrived', 'admit_all']);
+  t.equal((await f.waiting.poll('r1', secret))?.status, 'admitted', 'and the moderator let her in');
+  t.same(await f.kinds(), ['knock', 'moderator_arrived', 'admit_all']);
   endTurn();
 });
 
@@ -175,10 +175,10 @@ t.test('disabling the waiting room admits the knocks queued before it', async (t
   f.room();
   const mod = f.moderator();
   const ann = watch(f.waiting.knock(arrive('r1', 'Ann')));
-  t.same(f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 1 });
+  t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 1 });
   await tick();
   const secret = ann.value?.status === 'waiting' ? ann.value.secret : '';
-  t.equal(f.waiting.poll('r1', secret)?.status, 'admitted');
+  t.equal((await f.waiting.poll('r1', secret))?.status, 'admitted');
   endTurn();
 });
 
@@ -186,7 +186,7 @@ t.test('the sweep commits queued knocks before it judges the meeting empty', asy
   const { f, endTurn } = handDriven({ meetings: { emptyGraceMs: 0 } });
   f.room();
   const ann = watch(f.waiting.knock(arrive('r1', 'Ann')));
-  f.waiting.sweep();
+  await f.waiting.sweep();
   await tick();
   t.equal(ann.value?.status, 'waiting');
   t.ok(f.meetings.current('r1'), 'the meeting stays open: someone is waiting');

@@ -6,16 +6,16 @@ t.test('a pagehide beacon hides the request at once and frees it within 2 s', as
   f.room();
   const mod = f.moderator();
   const ann = await f.knock('Ann');
-  t.ok(f.waiting.leaving('r1', ann.secret));
-  t.same(f.waiting.list('r1', by(mod.participantId)), [], 'moderators stop seeing her at once');
+  t.ok(await f.waiting.leaving('r1', ann.secret));
+  t.same(await f.waiting.list('r1', by(mod.participantId)), [], 'moderators stop seeing her at once');
   f.clock.advance(1999);
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.equal(f.store.requests.get(ann.requestId)?.state, 'waiting', 'not yet withdrawn 1 ms before the grace ends');
   f.clock.advance(1);
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.equal(f.store.requests.get(ann.requestId)?.state, 'withdrawn');
-  t.equal(f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'withdraw', subject: { name: 'Ann' } });
+  t.equal(await f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'withdraw', subject: { name: 'Ann' } });
 });
 
 t.test('a reload polls again within the grace and keeps her place', async (t) => {
@@ -24,13 +24,13 @@ t.test('a reload polls again within the grace and keeps her place', async (t) =>
   const mod = f.moderator();
   const ann = await f.knock('Ann');
   await f.knock('Bob');
-  f.waiting.leaving('r1', ann.secret);
+  await f.waiting.leaving('r1', ann.secret);
   f.clock.advance(800);
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   f.clock.advance(5000);
-  f.waiting.poll('r1', ann.secret);
-  f.waiting.sweep();
-  const list = f.waiting.list('r1', by(mod.participantId));
+  await f.waiting.poll('r1', ann.secret);
+  await f.waiting.sweep();
+  const list = await f.waiting.list('r1', by(mod.participantId));
   t.same(
     list.map((r) => r.name),
     ['Ann', 'Bob'],
@@ -44,7 +44,7 @@ t.test('a beacon for a request that is no longer waiting acts like a withdrawal'
   f.room();
   const mod = f.moderator();
   const ann = await f.knock('Ann');
-  f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId));
-  f.waiting.leaving('r1', ann.secret);
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'barred' }, 'a bar outlives the page');
+  await f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId));
+  await f.waiting.leaving('r1', ann.secret);
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'barred' }, 'a bar outlives the page');
 });

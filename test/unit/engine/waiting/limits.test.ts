@@ -9,10 +9,10 @@ t.test('at most 1,000 open requests per room', async (t) => {
   const from = (i: number) => ({ clientKey: `198.51.100.${i % 20}` });
   const first = await f.knock('Person 0', 'r1', from(0));
   for (let i = 1; i < 1000; i++) await f.knock(`Person ${i}`, 'r1', from(i));
-  t.equal(f.waiting.list('r1', api()).length, 1000);
+  t.equal((await f.waiting.list('r1', api())).length, 1000);
   await t.rejects(f.waiting.knock(arrive('r1', 'One too many')), { code: 'waiting_room_full', retryAfterSecs: 30 });
   t.equal((await f.waiting.knock(arrive('r2', 'Elsewhere'))).status, 'waiting', 'other rooms are not affected');
-  f.waiting.withdraw('r1', first.secret);
+  await f.waiting.withdraw('r1', first.secret);
   t.equal((await f.waiting.knock(arrive('r1', 'Now there is room'))).status, 'waiting', 'a freed slot can be taken');
 });
 
@@ -22,7 +22,7 @@ t.test('the cap is configurable and counts only waiting requests', async (t) => 
   const a = await f.knock('A');
   await f.knock('B');
   await t.rejects(f.waiting.knock(arrive('r1', 'C')), { code: 'waiting_room_full' });
-  f.waiting.refuse('r1', a.requestId, true, api());
+  await f.waiting.refuse('r1', a.requestId, true, api());
   t.equal((await f.waiting.knock(arrive('r1', 'C'))).status, 'waiting', 'a barred request holds no slot');
 });
 

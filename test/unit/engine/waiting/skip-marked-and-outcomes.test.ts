@@ -12,17 +12,21 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
   f.room();
   const mod = f.moderator();
   const max = await f.knock('Max', 'r1', { clientKey: '198.51.100.1' });
-  f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
+  await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   const again = await f.knock('MAX', 'r1', { clientKey: '198.51.100.2' });
   const ann = await f.knock('Ann', 'r1', { clientKey: '198.51.100.3' });
   const heard: WaitingListChange[] = [];
   f.waiting.onWaitingListChange((_, change) => heard.push(change));
 
-  t.same(f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 1, skipped: 1 }, 'one in, one skipped');
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted', 'Ann is in');
-  t.same(f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request still waits');
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => [r.name, r.barred_as]),
+    await f.waiting.disableWaitingRoom('r1', by(mod.participantId)),
+    { admitted: 1, skipped: 1 },
+    'one in, one skipped',
+  );
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted', 'Ann is in');
+  t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request still waits');
+  t.same(
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => [r.name, r.barred_as]),
     [['MAX', 'Max']],
     'and the moderators still see it, marked',
   );
@@ -31,15 +35,23 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
     [[[ann.requestId], { [ann.requestId]: 'admitted' }]],
     'the list is told that Ann was admitted, and nothing of him',
   );
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'admit_all', count: 1 });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'admit_all', count: 1 });
   t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true }, 'the waiting room is off');
-  t.same(f.waiting.admit('r1', again.requestId, by(mod.participantId)), { admitted: 1 }, 'a moderator may let him in');
+  t.same(
+    await f.waiting.admit('r1', again.requestId, by(mod.participantId)),
+    { admitted: 1 },
+    'a moderator may let him in',
+  );
 
   const none = new Fixture();
   none.room();
   const other = none.moderator();
   await none.knock('Lea');
-  t.same(none.waiting.disableWaitingRoom('r1', by(other.participantId)), { admitted: 1 }, 'nobody marked: no count');
+  t.same(
+    await none.waiting.disableWaitingRoom('r1', by(other.participantId)),
+    { admitted: 1 },
+    'nobody marked: no count',
+  );
 });
 
 t.test('every removal says what became of the request', async (t) => {
@@ -55,11 +67,11 @@ t.test('every removal says what became of the request', async (t) => {
   heard.splice(0);
   const outcomes = () => Object.assign({}, ...heard.splice(0).map((c) => c.outcomes ?? {}));
 
-  f.waiting.admit('r1', ann!.requestId, by(mod.participantId));
-  f.waiting.refuse('r1', bob!.requestId, false, by(mod.participantId));
-  f.waiting.refuse('r1', cy!.requestId, true, by(mod.participantId));
-  f.waiting.withdraw('r1', dan!.secret);
-  f.waiting.leaving('r1', eve!.secret);
+  await f.waiting.admit('r1', ann!.requestId, by(mod.participantId));
+  await f.waiting.refuse('r1', bob!.requestId, false, by(mod.participantId));
+  await f.waiting.refuse('r1', cy!.requestId, true, by(mod.participantId));
+  await f.waiting.withdraw('r1', dan!.secret);
+  await f.waiting.leaving('r1', eve!.secret);
   t.same(
     outcomes(),
     {
@@ -74,7 +86,7 @@ t.test('every removal says what became of the request', async (t) => {
   // Fay's page falls silent past the grace (Eve's beacon turns into a withdrawal on the way).
   for (let s = 0; s < 62; s += 1) {
     f.clock.advance(1000);
-    f.waiting.sweep();
+    await f.waiting.sweep();
   }
   t.same(
     outcomes(),

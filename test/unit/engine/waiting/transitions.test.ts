@@ -9,12 +9,12 @@ t.test('knock → waiting, listed for moderators in knock order', async (t) => {
   const ann = await f.knock('Ann', 'r1', { note: 'from sales' });
   f.clock.advance(10);
   const bob = await f.knock('Bob');
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
-  t.same(f.waiting.list('r1', by(mod.participantId)), [
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
+  t.same(await f.waiting.list('r1', by(mod.participantId)), [
     { request_id: ann.requestId, name: 'Ann', note: 'from sales', knocked_at: '2030-01-01T09:00:00.000Z' },
     { request_id: bob.requestId, name: 'Bob', note: '', knocked_at: '2030-01-01T09:00:00.010Z' },
   ]);
-  t.same(f.kinds(), ['moderator_arrived', 'knock', 'knock']);
+  t.same(await f.kinds(), ['moderator_arrived', 'knock', 'knock']);
 });
 
 t.test('admit one: the poll carries the participant, the timeline names the moderator', async (t) => {
@@ -22,22 +22,26 @@ t.test('admit one: the poll carries the participant, the timeline names the mode
   f.room();
   const mod = f.moderator('r1', 'Maria');
   const ann = await f.knock('Ann');
-  t.same(f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { admitted: 1 });
-  const poll = f.waiting.poll('r1', ann.secret);
+  t.same(await f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { admitted: 1 });
+  const poll = await f.waiting.poll('r1', ann.secret);
   t.equal(poll?.status, 'admitted');
   const participant = poll?.status === 'admitted' ? poll.participant : null;
   t.match(participant, { name: 'Ann', role: 'participant', roomId: 'r1', leftAt: null });
   t.same(f.meetings.participant(participant!.participantId), participant, 'the participant exists');
-  t.same(f.waiting.poll('r1', ann.secret), poll, 'polling again answers the same participant');
-  t.same(f.waiting.list('r1', by(mod.participantId)), []);
-  const entry = f.meetings.timeline('r1').at(-1);
+  t.same(await f.waiting.poll('r1', ann.secret), poll, 'polling again answers the same participant');
+  t.same(await f.waiting.list('r1', by(mod.participantId)), []);
+  const entry = (await f.meetings.timeline('r1')).at(-1);
   t.match(entry, {
     kind: 'admit',
     actor: { kind: 'participant', participantId: mod.participantId, name: 'Maria' },
     subject: { requestId: ann.requestId, participantId: participant!.participantId, name: 'Ann' },
   });
-  t.same(f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { admitted: 0 }, 'a second click admits nobody');
-  t.throws(() => f.waiting.admit('r1', 'no-such-request', by(mod.participantId)), { code: 'request_not_found' });
+  t.same(
+    await f.waiting.admit('r1', ann.requestId, by(mod.participantId)),
+    { admitted: 0 },
+    'a second click admits nobody',
+  );
+  await t.rejects(() => f.waiting.admit('r1', 'no-such-request', by(mod.participantId)), { code: 'request_not_found' });
 });
 
 t.test('admit all: everyone waiting, one timeline entry with the count', async (t) => {
@@ -46,20 +50,20 @@ t.test('admit all: everyone waiting, one timeline entry with the count', async (
   await f.knock('Ann');
   await f.knock('Bob');
   const cy = await f.knock('Cy');
-  t.same(f.waiting.admitAll('r1', api('moodle')), { admitted: 3 }, 'an integration may admit');
-  t.equal(f.waiting.poll('r1', cy.secret)?.status, 'admitted');
+  t.same(await f.waiting.admitAll('r1', api('moodle')), { admitted: 3 }, 'an integration may admit');
+  t.equal((await f.waiting.poll('r1', cy.secret))?.status, 'admitted');
   t.same(
     f.meetings.present('r1').map((p) => p.name),
     ['Ann', 'Bob', 'Cy'],
   );
-  t.match(f.meetings.timeline('r1').at(-1), {
+  t.match((await f.meetings.timeline('r1')).at(-1), {
     kind: 'admit_all',
     actor: { kind: 'api', participantId: null, name: 'moodle' },
     count: 3,
   });
-  t.same(f.waiting.admitAll('r1', api()), { admitted: 0 });
+  t.same(await f.waiting.admitAll('r1', api()), { admitted: 0 });
   t.equal(
-    f.meetings.timeline('r1').filter((e) => e.kind === 'admit_all').length,
+    (await f.meetings.timeline('r1')).filter((e) => e.kind === 'admit_all').length,
     1,
     'nothing recorded when nobody waited',
   );
@@ -70,16 +74,18 @@ t.test('refuse: refused with retry; a new knock from that browser is a new reque
   f.room();
   const mod = f.moderator();
   const ann = await f.knock('Ann');
-  f.waiting.refuse('r1', ann.requestId, false, by(mod.participantId));
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'refused', retry: true });
-  t.throws(() => f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId)), { code: 'request_not_waiting' });
-  t.throws(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
+  await f.waiting.refuse('r1', ann.requestId, false, by(mod.participantId));
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'refused', retry: true });
+  await t.rejects(() => f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId)), {
+    code: 'request_not_waiting',
+  });
+  await t.rejects(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
   const again = await f.waiting.knock(arrive('r1', 'Ann', { secret: ann.secret }));
   t.equal(again.status, 'waiting');
   t.not(again.status === 'waiting' && again.requestId, ann.requestId, 'a new request');
   t.not(again.status === 'waiting' && again.secret, ann.secret, 'with a new secret');
-  t.equal(f.waiting.poll('r1', ann.secret), null, 'the replaced cookie names nothing');
-  t.match(f.meetings.timeline('r1').slice(-3), [
+  t.equal(await f.waiting.poll('r1', ann.secret), null, 'the replaced cookie names nothing');
+  t.match((await f.meetings.timeline('r1')).slice(-3), [
     { kind: 'knock' },
     { kind: 'refuse', actor: { name: 'Mod' } },
     { kind: 'knock' },
@@ -93,15 +99,15 @@ t.test(
     f.room();
     const mod = f.moderator();
     const eve = await f.knock('Eve');
-    f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
-    t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' });
+    await f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
+    t.same(await f.waiting.poll('r1', eve.secret), { status: 'barred' });
     await t.rejects(f.waiting.knock(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
     await t.rejects(f.waiting.start(arrive('r1', 'Eve again', { secret: eve.secret })), { code: 'barred' });
-    t.notOk(f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
-    t.same(f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
+    t.notOk(await f.waiting.withdraw('r1', eve.secret), 'leaving does not lift a bar');
+    t.same(await f.waiting.poll('r1', eve.secret), { status: 'barred' }, 'reloading the page still says barred');
     t.equal((await f.waiting.knock(arrive('r1', 'Someone else'))).status, 'waiting', 'another browser may knock');
     t.match(
-      f.meetings.timeline('r1').find((e) => e.kind === 'bar'),
+      (await f.meetings.timeline('r1')).find((e) => e.kind === 'bar'),
       { subject: { requestId: eve.requestId, name: 'Eve' }, actor: { name: 'Mod' } },
     );
   },
@@ -113,14 +119,14 @@ t.test('expiry happens exactly at the timeout, not one millisecond before', asyn
   const ann = await f.knock('Ann');
   for (let elapsed = 2000; elapsed < 30_000; elapsed += 2000) {
     f.clock.advance(2000);
-    t.equal(f.waiting.poll('r1', ann.secret)?.status, 'waiting', `at ${elapsed} ms`);
+    t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'waiting', `at ${elapsed} ms`);
   }
   f.clock.advance(1999); // 29,999 ms
-  f.waiting.sweep();
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' }, '1 ms before the timeout');
+  await f.waiting.sweep();
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' }, '1 ms before the timeout');
   f.clock.advance(1); // 30,000 ms
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
-  t.match(f.meetings.timeline('r1').at(-1), {
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
+  t.match((await f.meetings.timeline('r1')).at(-1), {
     kind: 'expire',
     actor: null,
     subject: { requestId: ann.requestId },
@@ -139,13 +145,13 @@ t.test('the sweep expires a request at exactly the timeout', async (t) => {
   const mod = f.moderator();
   const ann = await f.knock('Ann');
   f.clock.advance(29_999);
-  f.waiting.sweep();
-  t.equal(f.waiting.list('r1', by(mod.participantId)).length, 1);
+  await f.waiting.sweep();
+  t.equal((await f.waiting.list('r1', by(mod.participantId))).length, 1);
   f.clock.advance(1);
-  f.waiting.sweep();
-  t.same(f.waiting.list('r1', by(mod.participantId)), []);
+  await f.waiting.sweep();
+  t.same(await f.waiting.list('r1', by(mod.participantId)), []);
   t.equal(f.store.requests.get(ann.requestId)?.state, 'expired', 'written through');
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true });
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true });
 });
 
 t.test('a moderator cannot admit a request whose time is up', async (t) => {
@@ -154,7 +160,7 @@ t.test('a moderator cannot admit a request whose time is up', async (t) => {
   const mod = f.moderator();
   const ann = await f.knock('Ann');
   f.clock.advance(30_000);
-  t.throws(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
+  await t.rejects(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
 });
 
 t.test('a closed window: not polled for the grace (60 s), the sweep removes it', async (t) => {
@@ -164,20 +170,20 @@ t.test('a closed window: not polled for the grace (60 s), the sweep removes it',
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
   f.clock.advance(58_000);
-  f.waiting.poll('r1', bob.secret);
+  await f.waiting.poll('r1', bob.secret);
   f.clock.advance(1999); // 59,999 ms since Ann's knock
-  f.waiting.sweep();
-  t.equal(f.waiting.list('r1', by(mod.participantId)).length, 2, 'kept 1 ms before');
+  await f.waiting.sweep();
+  t.equal((await f.waiting.list('r1', by(mod.participantId))).length, 2, 'kept 1 ms before');
   f.clock.advance(1); // 60,000 ms
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.same(
-    f.waiting.list('r1', by(mod.participantId)).map((r) => r.name),
+    (await f.waiting.list('r1', by(mod.participantId))).map((r) => r.name),
     ['Bob'],
     'Ann removed; Bob polled 2 s ago stays',
   );
-  t.equal(f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
+  t.equal(await f.waiting.poll('r1', ann.secret), null, 'her cookie names nothing any more');
   t.equal(f.store.requests.get(ann.requestId)?.state, 'window_closed');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'window_closed', actor: null, subject: { name: 'Ann' } });
 });
 
 t.test('the connection-lost mark follows the poll interval (three missed polls)', async (t) => {
@@ -185,11 +191,15 @@ t.test('the connection-lost mark follows the poll interval (three missed polls)'
   f.room();
   await f.knock('Ann');
   f.clock.advance(2999);
-  f.waiting.sweep();
-  t.same(f.waiting.list('r1', api())[0]?.connection_lost, undefined, 'two missed polls: not yet');
+  await f.waiting.sweep();
+  t.same((await f.waiting.list('r1', api()))[0]?.connection_lost, undefined, 'two missed polls: not yet');
   f.clock.advance(1);
-  f.waiting.sweep();
-  t.same(f.waiting.list('r1', api())[0]?.connection_lost, true, 'three: her connection is lost, her place kept');
+  await f.waiting.sweep();
+  t.same(
+    (await f.waiting.list('r1', api()))[0]?.connection_lost,
+    true,
+    'three: her connection is lost, her place kept',
+  );
 });
 
 t.test('the moderator list drops a closed window even between sweeps', async (t) => {
@@ -197,29 +207,29 @@ t.test('the moderator list drops a closed window even between sweeps', async (t)
   f.room();
   await f.knock('Ann');
   f.clock.advance(60_000);
-  t.same(f.waiting.list('r1', api()), []);
+  t.same(await f.waiting.list('r1', api()), []);
 });
 
 t.test('withdraw: removed at once', async (t) => {
   const f = new Fixture();
   f.room();
   const ann = await f.knock('Ann');
-  t.ok(f.waiting.withdraw('r1', ann.secret));
-  t.same(f.waiting.list('r1', api()), []);
-  t.equal(f.waiting.poll('r1', ann.secret), null);
+  t.ok(await f.waiting.withdraw('r1', ann.secret));
+  t.same(await f.waiting.list('r1', api()), []);
+  t.equal(await f.waiting.poll('r1', ann.secret), null);
   t.equal(f.store.requests.get(ann.requestId)?.state, 'withdrawn');
-  t.match(f.meetings.timeline('r1').at(-1), { kind: 'withdraw', subject: { requestId: ann.requestId } });
-  t.notOk(f.waiting.withdraw('r1', ann.secret), 'a second leave finds nothing');
-  t.notOk(f.waiting.withdraw('r1', 'not a secret'));
+  t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'withdraw', subject: { requestId: ann.requestId } });
+  t.notOk(await f.waiting.withdraw('r1', ann.secret), 'a second leave finds nothing');
+  t.notOk(await f.waiting.withdraw('r1', 'not a secret'));
 });
 
 t.test('an admitted person leaving the waiting page keeps her admission', async (t) => {
   const f = new Fixture();
   f.room();
   const ann = await f.knock('Ann');
-  f.waiting.admitAll('r1', api());
-  f.waiting.withdraw('r1', ann.secret);
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
+  await f.waiting.admitAll('r1', api());
+  await f.waiting.withdraw('r1', ann.secret);
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
 });
 
 t.test('knocking again with a cookie still waiting is the same request', async (t) => {
@@ -237,16 +247,16 @@ t.test('disable the waiting room: everyone waiting enters, later arrivals do not
   const mod = f.moderator();
   const ann = await f.knock('Ann');
   await f.knock('Bob');
-  t.same(f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 2 });
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
+  t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 2 });
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
   t.equal(f.meetings.current('r1')?.waitingDisabled, true);
   t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'joined');
-  t.match(f.meetings.timeline('r1').slice(-2), [
+  t.match((await f.meetings.timeline('r1')).slice(-2), [
     { kind: 'waiting_room_disabled', actor: { name: 'Mod' } },
     { kind: 'admit_all', actor: { name: 'Mod' }, count: 2 },
   ]);
-  t.same(f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 0 }, 'idempotent');
-  t.equal(f.kinds().filter((k) => k === 'waiting_room_disabled').length, 1);
+  t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 0 }, 'idempotent');
+  t.equal((await f.kinds()).filter((k) => k === 'waiting_room_disabled').length, 1);
 });
 
 t.test('disable is refused under a forced policy, and needs a meeting', async (t) => {
@@ -254,19 +264,21 @@ t.test('disable is refused under a forced policy, and needs a meeting', async (t
   forced.room();
   const mod = forced.moderator();
   await forced.knock('Ann');
-  t.throws(() => forced.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
-  t.equal(forced.waiting.list('r1', api()).length, 1, 'still waiting');
+  await t.rejects(() => forced.waiting.disableWaitingRoom('r1', by(mod.participantId)), {
+    code: 'waiting_room_forced',
+  });
+  t.equal((await forced.waiting.list('r1', api())).length, 1, 'still waiting');
 
   const none = new Fixture();
   none.room();
-  t.throws(() => none.waiting.disableWaitingRoom('r1', api()), { code: 'meeting_not_found' });
+  await t.rejects(() => none.waiting.disableWaitingRoom('r1', api()), { code: 'meeting_not_found' });
 });
 
 t.test('a disable recorded before the instance was forced does not hold under forced', async (t) => {
   const f = new Fixture();
   f.room();
   f.moderator();
-  f.waiting.disableWaitingRoom('r1', api());
+  await f.waiting.disableWaitingRoom('r1', api());
   f.restart({ waitingRoom: 'forced', waitingRoomMode: null });
   t.equal((await f.waiting.knock(arrive('r1', 'Ann'))).status, 'waiting');
 });
@@ -279,17 +291,17 @@ t.test('gestures are for moderators of the open meeting', async (t) => {
   const participantId = student.status === 'joined' ? student.participant.participantId : '';
   const ann = await f.knock('Ann');
   const notMod = { code: 'not_moderator' };
-  t.throws(() => f.waiting.list('r1', by(participantId)), notMod);
-  t.throws(() => f.waiting.admit('r1', ann.requestId, by(participantId)), notMod);
-  t.throws(() => f.waiting.admitAll('r1', by(participantId)), notMod);
-  t.throws(() => f.waiting.refuse('r1', ann.requestId, true, by(participantId)), notMod);
-  t.throws(() => f.waiting.disableWaitingRoom('r1', by(participantId)), notMod);
-  t.throws(() => f.waiting.list('r1', by('forged-id')), notMod);
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'waiting', 'nothing changed');
+  await t.rejects(() => f.waiting.list('r1', by(participantId)), notMod);
+  await t.rejects(() => f.waiting.admit('r1', ann.requestId, by(participantId)), notMod);
+  await t.rejects(() => f.waiting.admitAll('r1', by(participantId)), notMod);
+  await t.rejects(() => f.waiting.refuse('r1', ann.requestId, true, by(participantId)), notMod);
+  await t.rejects(() => f.waiting.disableWaitingRoom('r1', by(participantId)), notMod);
+  await t.rejects(() => f.waiting.list('r1', by('forged-id')), notMod);
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'waiting', 'nothing changed');
 
   f.room({ roomId: 'r2' });
   const otherMod = f.moderator('r2');
-  t.throws(
+  await t.rejects(
     () => f.waiting.admit('r1', ann.requestId, by(otherMod.participantId)),
     notMod,
     'a moderator of another room',
@@ -299,11 +311,11 @@ t.test('gestures are for moderators of the open meeting', async (t) => {
 t.test('gestures on a room with no meeting', async (t) => {
   const f = new Fixture();
   f.room();
-  t.same(f.waiting.list('r1', api()), []);
-  t.same(f.waiting.admitAll('r1', api()), { admitted: 0 });
-  t.throws(() => f.waiting.admit('r1', 'x', api()), { code: 'request_not_found' });
-  t.throws(() => f.waiting.refuse('r1', 'x', false, api()), { code: 'request_not_found' });
-  t.throws(() => f.waiting.list('r1', by('someone')), { code: 'not_moderator' });
+  t.same(await f.waiting.list('r1', api()), []);
+  t.same(await f.waiting.admitAll('r1', api()), { admitted: 0 });
+  await t.rejects(() => f.waiting.admit('r1', 'x', api()), { code: 'request_not_found' });
+  await t.rejects(() => f.waiting.refuse('r1', 'x', false, api()), { code: 'request_not_found' });
+  await t.rejects(() => f.waiting.list('r1', by('someone')), { code: 'not_moderator' });
 });
 
 t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped to the room', async (t) => {
@@ -323,11 +335,11 @@ t.test('secrets: 256 random bits, base64url, only their hash is stored, scoped t
     JSON.stringify([...f.store.requests.values()]).includes(one.secret),
     'the secret itself is nowhere in the store',
   );
-  t.equal(f.waiting.poll('b', one.secret), null, "room b does not know room a's cookie");
-  t.notOk(f.waiting.withdraw('b', one.secret));
-  t.equal(f.waiting.poll('a', one.secret)?.status, 'waiting');
-  t.equal(f.waiting.poll('a', 'A'.repeat(43)), null, 'an unknown cookie');
-  t.equal(f.waiting.poll('a', 42), null, 'not a string');
+  t.equal(await f.waiting.poll('b', one.secret), null, "room b does not know room a's cookie");
+  t.notOk(await f.waiting.withdraw('b', one.secret));
+  t.equal((await f.waiting.poll('a', one.secret))?.status, 'waiting');
+  t.equal(await f.waiting.poll('a', 'A'.repeat(43)), null, 'an unknown cookie');
+  t.equal(await f.waiting.poll('a', 42), null, 'not a string');
 });
 
 t.test('the poll is served from memory: no store read, no store write', async (t) => {
@@ -338,7 +350,7 @@ t.test('the poll is served from memory: no store read, no store write', async (t
   const writes = f.store.writes;
   for (let i = 0; i < 20; i++) {
     f.clock.advance(2000);
-    t.equal(f.waiting.poll('r1', ann.secret)?.status, 'waiting');
+    t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'waiting');
   }
   t.equal(f.store.reads, reads, 'no reads');
   t.equal(f.store.writes, writes, 'no writes');
@@ -353,7 +365,7 @@ t.test('listeners hear which room changed', async (t) => {
     throw new Error('a broken listener');
   });
   const ann = await f.knock('Ann');
-  f.waiting.admit('r1', ann.requestId, api());
+  await f.waiting.admit('r1', ann.requestId, api());
   stop();
   await f.knock('Bob');
   t.same(heard, ['r1', 'r1']);
@@ -385,15 +397,15 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
     'each knock: its item, once committed',
   );
   t.match(
-    f.waiting.list('r1', by(mod.participantId))[0],
+    (await f.waiting.list('r1', by(mod.participantId)))[0],
     { request_id: knocks.Ann!.requestId, name: 'Ann', note: '', knocked_at: /^\d{4}-/ },
     'items as the list shows them',
   );
 
-  f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId));
-  f.waiting.refuse('r1', knocks.Bob!.requestId, false, by(mod.participantId));
-  f.waiting.refuse('r1', knocks.Cy!.requestId, true, by(mod.participantId));
-  f.waiting.withdraw('r1', knocks.Dee!.secret);
+  await f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId));
+  await f.waiting.refuse('r1', knocks.Bob!.requestId, false, by(mod.participantId));
+  await f.waiting.refuse('r1', knocks.Cy!.requestId, true, by(mod.participantId));
+  await f.waiting.withdraw('r1', knocks.Dee!.secret);
   t.same(
     take(),
     [
@@ -404,11 +416,11 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
     ],
     'admit, refuse, bar, withdraw: the id only',
   );
-  t.same(f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId)), { admitted: 0 });
+  t.same(await f.waiting.admit('r1', knocks.Ann!.requestId, by(mod.participantId)), { admitted: 0 });
   t.same(take(), [], 'a second admission changes nothing, and says nothing');
 
-  f.waiting.leaving('r1', knocks.Eve!.secret);
-  f.waiting.poll('r1', knocks.Eve!.secret);
+  await f.waiting.leaving('r1', knocks.Eve!.secret);
+  await f.waiting.poll('r1', knocks.Eve!.secret);
   t.same(
     take(),
     [
@@ -419,18 +431,18 @@ t.test('listeners hear what moderators now see and no longer see, at every trans
   );
 
   f.clock.advance(59_000);
-  f.waiting.poll('r1', knocks.Fay!.secret);
+  await f.waiting.poll('r1', knocks.Fay!.secret);
   take(); // the connection-lost marks of Eve and Fay, and Fay's back (grace.test.ts)
   f.clock.advance(2_000);
-  f.waiting.sweep();
+  await f.waiting.sweep();
   t.same(take(), [{ added: [], removed: ['Eve'], reset: false }], 'the sweep: a closed window');
   f.clock.advance(60_000);
-  t.equal(f.waiting.poll('r1', knocks.Fay!.secret)?.status, 'expired');
+  t.equal((await f.waiting.poll('r1', knocks.Fay!.secret))?.status, 'expired');
   t.same(take(), [{ added: [], removed: ['Fay'], reset: false }], 'an expiry');
 
   await f.knock('Gil', 'r1', { clientKey: '198.51.100.99' });
   take();
-  t.ok(f.meetings.end('r1'));
+  t.ok(await f.meetings.end('r1'));
   t.same(take(), [{ added: [], removed: [], reset: true }], "the meeting's end drops its list: reset, read it again");
 });
 
@@ -441,15 +453,15 @@ t.test(
     f.room();
     const ann = await f.knock('Ann');
     f.clock.advance(29_000);
-    f.waiting.sweep();
+    await f.waiting.sweep();
     t.same(
-      f.waiting.list('r1', api()).map((i) => i.name),
+      (await f.waiting.list('r1', api())).map((i) => i.name),
       ['Ann'],
       'silent for 29 s: still waiting (three missed polls would have closed it at 6 s)',
     );
     f.clock.advance(1000);
-    f.waiting.sweep();
-    t.same(f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');
-    t.equal(f.waiting.poll('r1', ann.secret), null);
+    await f.waiting.sweep();
+    t.same(await f.waiting.list('r1', api()), [], 'silent for 30 s: a closed window');
+    t.equal(await f.waiting.poll('r1', ann.secret), null);
   },
 );

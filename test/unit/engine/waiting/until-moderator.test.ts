@@ -6,11 +6,11 @@ t.test('until_moderator: waiting ends for everyone when a moderator arrives', as
   f.room({ waitingRoomMode: 'until_moderator' });
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   const mod = f.moderator('r1', 'Maria');
-  t.equal(f.waiting.poll('r1', ann.secret)?.status, 'admitted');
-  t.equal(f.waiting.poll('r1', bob.secret)?.status, 'admitted');
-  t.match(f.meetings.timeline('r1').slice(-2), [
+  t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
+  t.equal((await f.waiting.poll('r1', bob.secret))?.status, 'admitted');
+  t.match((await f.meetings.timeline('r1')).slice(-2), [
     { kind: 'moderator_arrived', actor: null, subject: { participantId: mod.participantId, name: 'Maria' } },
     { kind: 'admit_all', actor: null, count: 2 },
   ]);
@@ -25,21 +25,21 @@ t.test(
     const second = f.moderator('r1', 'Second');
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined');
-    f.meetings.leave(first.participantId);
+    await f.meetings.leave(first.participantId);
     t.equal((await f.waiting.knock(arrive('r1', 'Still'))).status, 'joined', 'one moderator is still present');
-    f.meetings.leave(second.participantId);
+    await f.meetings.leave(second.participantId);
     t.same(
       f.meetings.present('r1').map((p) => p.name),
       ['Early', 'Still'],
       'those present stay',
     );
     const late = await f.knock('Late');
-    t.same(f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
+    t.same(await f.waiting.poll('r1', late.secret), { status: 'waiting' }, 'later arrivals wait again');
     t.same(await f.waiting.start(arrive('r1', 'Later')), { status: 'knock' });
 
     // Who left comes back through the door (a left session opens nothing): a new arrival.
     await f.waiting.start(arrive('r1', 'Second again', { claims: claims('moderator') }));
-    t.equal(f.waiting.poll('r1', late.secret)?.status, 'admitted', "a moderator's return counts as an arrival");
+    t.equal((await f.waiting.poll('r1', late.secret))?.status, 'admitted', "a moderator's return counts as an arrival");
   },
 );
 
@@ -48,8 +48,8 @@ t.test('approval: a moderator arriving admits nobody', async (t) => {
   f.room({ waitingRoomMode: 'approval' });
   const ann = await f.knock('Ann');
   const mod = f.moderator();
-  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' });
-  t.equal(f.waiting.list('r1', by(mod.participantId)).length, 1);
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
+  t.equal((await f.waiting.list('r1', by(mod.participantId))).length, 1);
   t.same(await f.waiting.start(arrive('r1', 'Bob')), { status: 'knock' }, 'presence does not matter in approval mode');
 });
 
@@ -59,6 +59,6 @@ t.test('until_moderator: a request whose window closed is not admitted by the ar
   const gone = await f.knock('Gone');
   f.clock.advance(60_000); // the grace of a silent page
   f.moderator();
-  t.equal(f.waiting.poll('r1', gone.secret), null);
+  t.equal(await f.waiting.poll('r1', gone.secret), null);
   t.equal(f.meetings.present('r1').length, 1, 'only the moderator');
 });

@@ -16,34 +16,34 @@ t.test(
     const mod = f.moderator();
     const told = switches(f);
     t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
-    f.waiting.disableWaitingRoom('r1', by(mod.participantId));
+    await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
     t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true });
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined', 'in while it is off');
 
-    t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
+    t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
     t.equal(f.meetings.current('r1')?.waitingDisabled, false);
     t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
     t.same(told, ['r1', 'r1'], 'each switch told once');
     t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
     t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
     t.match(
-      f.kinds().filter((k) => k.startsWith('waiting_room')),
+      (await f.kinds()).filter((k) => k.startsWith('waiting_room')),
       ['waiting_room_disabled', 'waiting_room_enabled'],
     );
     t.match(
-      f.meetings.timeline('r1').find((e) => e.kind === 'waiting_room_enabled'),
+      (await f.meetings.timeline('r1')).find((e) => e.kind === 'waiting_room_enabled'),
       { actor: { kind: 'participant', name: 'Mod' } },
     );
 
-    t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
-    t.equal(f.kinds().filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
+    t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'idempotent');
+    t.equal((await f.kinds()).filter((k) => k === 'waiting_room_enabled').length, 1, 'a second enable writes nothing');
     t.same(told, ['r1', 'r1'], 'and tells nobody');
 
-    f.waiting.disableWaitingRoom('r1', api());
+    await f.waiting.disableWaitingRoom('r1', api());
     f.restart();
     t.equal(f.meetings.current('r1')?.waitingDisabled, true, 'the last switch is on disk');
-    f.waiting.enableWaitingRoom('r1', api());
+    await f.waiting.enableWaitingRoom('r1', api());
     f.restart();
     t.equal(f.meetings.current('r1')?.waitingDisabled, false);
     t.equal((await f.waiting.knock(arrive('r1', 'After restart'))).status, 'waiting');
@@ -56,19 +56,19 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   const mod = f.moderator();
   const guest = await f.waiting.start(arrive('r1', 'Guest'));
   const guestId = guest.status === 'joined' ? guest.participant.participantId : '';
-  t.throws(
+  await t.rejects(
     () => f.waiting.enableWaitingRoom('r1', by(guestId)),
     { code: 'not_moderator' },
     'a participant learns nothing of the setting',
   );
-  t.throws(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
+  await t.rejects(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
   t.same(f.waiting.switchState('r1'), { enabled: false, switchable: false });
-  t.notOk(f.kinds().includes('waiting_room_enabled'));
+  t.notOk((await f.kinds()).includes('waiting_room_enabled'));
 
   const policyOff = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
   policyOff.room({ waitingRoom: 'all' });
   policyOff.moderator();
-  t.throws(
+  await t.rejects(
     () => policyOff.waiting.enableWaitingRoom('r1', api()),
     { code: 'waiting_room_unavailable' },
     'the instance has none',
@@ -78,7 +78,7 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   sub.room();
   sub.room({ roomId: 'r1-g1', parentRoomId: 'r1' });
   const subMod = sub.moderator('r1-g1');
-  t.throws(
+  await t.rejects(
     () => sub.waiting.enableWaitingRoom('r1-g1', by(subMod.participantId)),
     { code: 'waiting_room_unavailable' },
     'sub-groups never wait',
@@ -86,7 +86,7 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
 
   const none = new Fixture();
   none.room();
-  t.throws(() => none.waiting.enableWaitingRoom('r1', api()), { code: 'meeting_not_found' });
+  await t.rejects(() => none.waiting.enableWaitingRoom('r1', api()), { code: 'meeting_not_found' });
 });
 
 t.test('under a forced policy the waiting room is on and not switchable', async (t) => {
@@ -94,18 +94,18 @@ t.test('under a forced policy the waiting room is on and not switchable', async 
   f.room();
   const mod = f.moderator();
   t.same(f.waiting.switchState('r1'), { enabled: true, switchable: false });
-  t.same(f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'on already');
-  t.throws(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
+  t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'on already');
+  await t.rejects(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
 });
 
 t.test('a failed commit leaves the waiting room off', async (t) => {
   const f = new Fixture();
   f.room();
   const mod = f.moderator();
-  f.waiting.disableWaitingRoom('r1', by(mod.participantId));
+  await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
   const told = switches(f);
   f.store.commitError = new Error('disk full');
-  t.throws(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), /disk full/);
+  await t.rejects(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), /disk full/);
   t.equal(f.meetings.current('r1')?.waitingDisabled, true);
   t.same(told, [], 'nobody told of a switch that did not happen');
 });
