@@ -1,4 +1,5 @@
 import type { Scheduler } from '../clock.js';
+import type { EngineLog } from '../listeners.js';
 import { presentIn } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
@@ -19,6 +20,7 @@ export interface MediaRulesDeps {
   /** See LiveOptions.stateFlushMs and roomSendsPerSecond. */
   readonly stateFlushMs: number;
   readonly roomSendsPerSecond: number;
+  readonly log: EngineLog;
 }
 
 type MediaState = { readonly audio: boolean; readonly video: boolean; readonly screen: boolean };
@@ -50,6 +52,7 @@ export class MediaRules {
       stats: deps.stats,
       flushMs: deps.stateFlushMs,
       sendsPerSecond: deps.roomSendsPerSecond,
+      log: deps.log,
     });
   }
 
