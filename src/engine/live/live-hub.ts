@@ -258,7 +258,7 @@ export class LiveHub implements LiveApi {
   async setLocks(roomId: string, locks: LockSettings): Promise<boolean> {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return false;
-    this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
+    await this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
     return true;
   }
 

@@ -93,8 +93,8 @@ export class MediaRules {
   }
 
   /** New settings, written first; everyone hears them, and what they now forbid is turned off for each member, told at once. */
-  applyLocks(state: RoomState, settings: LockSettings): void {
-    const locks = this.deps.locks.set(state.meetingId, settings);
+  async applyLocks(state: RoomState, settings: LockSettings): Promise<void> {
+    const locks = await this.deps.locks.set(state.meetingId, settings);
     this.rooms.broadcast(state, { type: 'locks', locks: locksOnWire(locks) });
     for (const member of state.members.values()) {
       const audio = member.audio && mayAudio(member.role, locks);

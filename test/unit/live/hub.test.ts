@@ -283,6 +283,7 @@ t.test(
     t.same(await f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
 
     m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+    await f.settled();
     t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
     t.match(
       m.conn.last('state')?.participant,
@@ -363,6 +364,7 @@ t.test('signalling goes through the media backend; only admitted, connected memb
   t.equal(a.conn.of('error').length + s.conn.of('error').length, 0, 'dropped without a word');
 
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+  await f.settled();
   a.send({ type: 'signal', to: bob.participantId, data: offer(sendrecvOffer) });
   t.equal(a.conn.last('error')?.code, 'locked');
   t.equal(b.conn.of('signal').length, 1, 'not delivered');
@@ -637,6 +639,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   m.send({ type: 'signal', to: mod.participantId, data: {} });
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+  await f.settled();
   f.disconnect(m);
   await f.engine.meetings.end('r1');
   t.same(calls, ['connected', 'relay true', 'locks true', 'disconnected', 'ended']);
