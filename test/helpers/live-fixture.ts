@@ -296,6 +296,7 @@ export class LiveFixture {
     mod.send({ type: 'create_subgroups', count: 1 });
     await this.settled();
     mod.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
+    await this.settled();
     this.disconnect(a);
     return { ann, mod };
   }

@@ -46,8 +46,21 @@ export class ChatLog {
     private readonly history: number = chatBounds.history,
   ) {}
 
-  /** Checks and stores a message; throws invalid_field for a bad text. */
-  post(
+  /** Checks and stores a message; rejects with invalid_field for a bad text. */
+  async post(
+    meetingId: string,
+    from: { readonly participantId: string | null; readonly name: string },
+    text: unknown,
+  ): Promise<ChatEntry> {
+    return this.postInTransaction(meetingId, from, text);
+  }
+
+  /**
+   * `post` for a caller inside the engine's synchronous transaction (the live chat, whose count
+   * commits with the message); throws invalid_field. Stage 2 of the move to the asynchronous
+   * store removes it.
+   */
+  postInTransaction(
     meetingId: string,
     from: { readonly participantId: string | null; readonly name: string },
     text: unknown,

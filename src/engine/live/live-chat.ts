@@ -27,7 +27,7 @@ export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Ro
 export interface LiveChatDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'current'>;
   readonly transactions: Pick<Transactions, 'atomically'>;
-  readonly chat: Pick<ChatLog, 'post' | 'latest'>;
+  readonly chat: Pick<ChatLog, 'post' | 'postInTransaction' | 'latest'>;
   readonly stats: Pick<MeetingStats, 'chat'>;
   readonly chatLimit: RateLimit;
 }
@@ -55,7 +55,7 @@ export class LiveChat {
     let entry: ChatEntry;
     try {
       entry = this.deps.transactions.atomically(() => {
-        const posted = this.deps.chat.post(
+        const posted = this.deps.chat.postInTransaction(
           state.meetingId,
           { participantId: member.participantId, name: member.name },
           text,
@@ -74,10 +74,10 @@ export class LiveChat {
   }
 
   /** In the name of 'System' to the room's open meeting (the compat module's sendChatMessage); null without one. */
-  system(roomId: string, text: string): ChatEntry | null {
+  async system(roomId: string, text: string): Promise<ChatEntry | null> {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return null;
-    const entry = this.deps.chat.post(meeting.meetingId, { participantId: null, name: systemName }, text);
+    const entry = await this.deps.chat.post(meeting.meetingId, { participantId: null, name: systemName }, text);
     const state = this.rooms.live(roomId, meeting.meetingId);
     if (state) this.rooms.broadcast(state, { type: 'chat', message: this.wire(entry) });
     return entry;

@@ -175,7 +175,7 @@ export class LiveHub implements LiveApi {
       previous.outbox.close(closeCodes.replaced, 'replaced by a newer connection of the same participant');
     }
     const member = this.rooms.add(state, participant, outbox);
-    this.deps.stats.joined(state.meetingId, pid);
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.joined(state.meetingId, pid));
 
     const groups = this.subgroups.info(this.rooms.family(state).root);
     outbox.send({
@@ -258,7 +258,7 @@ export class LiveHub implements LiveApi {
   async setLocks(roomId: string, locks: LockSettings): Promise<boolean> {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return false;
-    this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
+    await this.media.applyLocks(this.rooms.stateFor(roomId, meeting.meetingId), locks);
     return true;
   }
 
@@ -419,7 +419,7 @@ export class LiveHub implements LiveApi {
       }
     }
     this.presence.meetingEnded(meeting.meetingId);
-    this.deps.stats.meetingEnded(meeting.meetingId);
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.meetingEnded(meeting.meetingId));
     this.deps.chat.forget(meeting.meetingId);
     this.deps.locks.forget(meeting.meetingId);
     this.media.backend.meetingEnded(meeting.meetingId);

@@ -1,5 +1,7 @@
 import type { Scheduler } from '../clock.js';
+import type { EngineLog } from '../listeners.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
+import { guarded } from './live-errors.js';
 import { viewOf, type LiveRooms, type Member, type RoomState } from './room-state.js';
 
 export interface MediaFlushDeps {
@@ -9,6 +11,8 @@ export interface MediaFlushDeps {
   readonly flushMs: number;
   /** Deliveries a room's flushes may make per second; a flush that made more pushes the next one later. */
   readonly sendsPerSecond: number;
+  /** A recorder's failure is logged here: the room was told, the statistics are not worth a socket. */
+  readonly log: EngineLog;
 }
 
 /**
@@ -93,13 +97,15 @@ export class MediaFlush {
     told.audio = member.audio;
     told.video = member.video;
     told.screen = member.screen;
-    this.deps.stats.state(state.meetingId, member.participantId, { audio: member.audio, video: member.video });
+    const media = { audio: member.audio, video: member.video };
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.state(state.meetingId, member.participantId, media));
     return true;
   }
 
   private tellSpeaking(state: RoomState, member: Member): number {
     member.told.speaking = member.speaking;
-    this.deps.stats.speaking(state.meetingId, member.participantId, member.speaking);
+    const { speaking: now } = member;
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.speaking(state.meetingId, member.participantId, now));
     const { participantId, speaking } = member;
     return this.rooms.broadcast(state, { type: 'speaking', participant_id: participantId, speaking }, participantId);
   }

@@ -1,4 +1,5 @@
 import type { Scheduler } from '../clock.js';
+import type { EngineLog } from '../listeners.js';
 import { presentIn } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
@@ -19,6 +20,7 @@ export interface MediaRulesDeps {
   /** See LiveOptions.stateFlushMs and roomSendsPerSecond. */
   readonly stateFlushMs: number;
   readonly roomSendsPerSecond: number;
+  readonly log: EngineLog;
 }
 
 type MediaState = { readonly audio: boolean; readonly video: boolean; readonly screen: boolean };
@@ -50,6 +52,7 @@ export class MediaRules {
       stats: deps.stats,
       flushMs: deps.stateFlushMs,
       sendsPerSecond: deps.roomSendsPerSecond,
+      log: deps.log,
     });
   }
 
@@ -90,8 +93,8 @@ export class MediaRules {
   }
 
   /** New settings, written first; everyone hears them, and what they now forbid is turned off for each member, told at once. */
-  applyLocks(state: RoomState, settings: LockSettings): void {
-    const locks = this.deps.locks.set(state.meetingId, settings);
+  async applyLocks(state: RoomState, settings: LockSettings): Promise<void> {
+    const locks = await this.deps.locks.set(state.meetingId, settings);
     this.rooms.broadcast(state, { type: 'locks', locks: locksOnWire(locks) });
     for (const member of state.members.values()) {
       const audio = member.audio && mayAudio(member.role, locks);

@@ -76,10 +76,15 @@ export class MeetingLocks {
     const given = this.defaults(meeting.roomId);
     if (!given) return unlocked;
     // The first settings are kept, so that a later change of the defaults does not move them.
-    return this.set(meeting.meetingId, { ...unlocked, ...given });
+    return this.save(meeting.meetingId, { ...unlocked, ...given });
   }
 
-  set(meetingId: string, locks: LockSettings): LockSettings {
+  /** New settings, written through; rejects when the store refuses them (memory keeps the old ones). */
+  async set(meetingId: string, locks: LockSettings): Promise<LockSettings> {
+    return this.save(meetingId, locks);
+  }
+
+  private save(meetingId: string, locks: LockSettings): LockSettings {
     const settings: LockSettings = { mic: locks.mic, cam: locks.cam, camsModeratorsOnly: locks.camsModeratorsOnly };
     this.store.saveLocks(meetingId, settings, this.clock.now().toISOString());
     this.cache.set(meetingId, settings);

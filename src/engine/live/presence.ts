@@ -55,7 +55,7 @@ export class Presence {
   /** Removes a member from the room (her socket is closing or closed): the others are told, the media side too. */
   drop(state: RoomState, member: Member): void {
     this.rooms.remove(state, member);
-    this.deps.stats.disconnected(state.meetingId, member.participantId);
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.disconnected(state.meetingId, member.participantId));
     this.deps.media().disconnected(peerOf(state, member));
     this.rooms.broadcast(state, { type: 'participant_left', participant_id: member.participantId });
   }

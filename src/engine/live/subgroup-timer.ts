@@ -33,7 +33,7 @@ export class SubgroupTimers {
 
   constructor(
     private readonly deps: SubgroupTimerDeps,
-    private readonly ranOut: (root: string) => void,
+    private readonly ranOut: (root: string) => void | Promise<void>,
   ) {
     for (const row of deps.timers.subgroupTimers()) this.schedule(row.roomId, Date.parse(row.endsAt));
   }
@@ -51,7 +51,7 @@ export class SubgroupTimers {
   }
 
   /** Starts (or replaces) the timer: `ms` from now; null cancels it. Written before anyone is told. */
-  set(root: string, ms: number | null): void {
+  async set(root: string, ms: number | null): Promise<void> {
     this.cancel(root);
     if (ms === null) {
       this.deps.timers.saveSubgroupTimer(root, null);
@@ -63,8 +63,8 @@ export class SubgroupTimers {
   }
 
   /** Forgets a timer that ran out (someone is sent into a group again); a running one stays. */
-  clearOver(root: string): void {
-    if (this.over(root)) this.set(root, null);
+  async clearOver(root: string): Promise<void> {
+    if (this.over(root)) await this.set(root, null);
   }
 
   close(): void {

@@ -5,7 +5,7 @@ import { EngineError } from '../errors.js';
 import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
-import { liveError, refusal } from './live-errors.js';
+import { guarded, liveError, refusal } from './live-errors.js';
 import type { Presence } from './presence.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
@@ -104,7 +104,7 @@ export class Subgroups {
 
   /** The main room's meeting ended: its message to all groups goes with it. */
   meetingEnded(roomId: string): void {
-    this.forgetMessage(roomId);
+    guarded(this.deps.log, 'sub-group message', () => this.forgetMessage(roomId));
   }
 
   /** Sub-groups 1 to `count` of the family's main room; existing ones are kept (renamed when `names` names them), and the family hears the new list. */
@@ -147,7 +147,7 @@ export class Subgroups {
   }
 
   /** Tells one person of this room to go to another room of the family. */
-  move(state: RoomState, member: Member, participantId: string, roomId: string): void {
+  async move(state: RoomState, member: Member, participantId: string, roomId: string): Promise<void> {
     const { root, subgroups } = this.rooms.family(state);
     if (roomId === state.roomId || (roomId !== root && !subgroups.includes(roomId))) {
       member.outbox.send(
@@ -162,7 +162,7 @@ export class Subgroups {
       );
       return;
     }
-    if (roomId !== root) this.timers.clearOver(root);
+    if (roomId !== root) await this.timers.clearOver(root);
     this.send(target, roomId);
   }
 
@@ -171,7 +171,12 @@ export class Subgroups {
    * the order given (1, 2, ..., n, 1, ...), `random` in a shuffled order; either way the groups
    * differ by one at most. The sender herself stays; ids not connected here are skipped.
    */
-  assign(state: RoomState, member: Member, participantIds: readonly string[], mode: 'even' | 'random'): void {
+  async assign(
+    state: RoomState,
+    member: Member,
+    participantIds: readonly string[],
+    mode: 'even' | 'random',
+  ): Promise<void> {
     const { root, subgroups } = this.rooms.family(state);
     if (state.roomId !== root || subgroups.length === 0) {
       const why = subgroups.length === 0 ? 'create sub-groups first' : 'assign from the main room';
@@ -192,12 +197,12 @@ export class Subgroups {
         [targets[i], targets[j]] = [targets[j] as Member, targets[i] as Member];
       }
     }
-    this.timers.clearOver(root);
+    await this.timers.clearOver(root);
     targets.forEach((target, i) => this.send(target, subgroups[i % subgroups.length] as string));
   }
 
   /** Sets (1 to 240 minutes) or cancels (null) the timer that brings everyone back; the family hears when. */
-  setTimer(state: RoomState, member: Member, minutes: number | null): void {
+  async setTimer(state: RoomState, member: Member, minutes: number | null): Promise<void> {
     if (!this.settingsAllowed(member)) return;
     const { root, subgroups } = this.rooms.family(state);
     if (minutes !== null && (minutes < 1 || minutes > timerMaxMinutes)) {
@@ -210,12 +215,12 @@ export class Subgroups {
       member.outbox.send(liveError('invalid_message', 'subgroup_timer: create sub-groups first'));
       return;
     }
-    this.timers.set(root, minutes === null ? null : minutes * 60_000);
+    await this.timers.set(root, minutes === null ? null : minutes * 60_000);
     this.tellFamily(root);
   }
 
   /** A moderator's message to every page of the family (the main room and every group). */
-  message(state: RoomState, member: Member, text: string): void {
+  async message(state: RoomState, member: Member, text: string): Promise<void> {
     if (!this.settingsAllowed(member)) return;
     const trimmed = text.trim();
     if (trimmed.length === 0 || trimmed.length > groupMessageMax || /[\p{Cc}]/u.test(trimmed.replace(/\n/g, ''))) {
@@ -224,16 +229,16 @@ export class Subgroups {
     }
     const root = this.rooms.family(state).root;
     const current = { text: trimmed, from: member.name };
-    this.deps.timers.saveGroupMessage(root, current);
+    await this.saveMessage(root, current);
     this.messages.set(root, current);
     this.rooms.broadcastFamily(root, { type: 'group_message', ...current });
   }
 
   /** Everyone in the family's sub-groups is told to come back; who does not within the away grace has left. */
-  bringBack(state: RoomState): void {
+  async bringBack(state: RoomState): Promise<void> {
     const { root } = this.rooms.family(state);
-    this.timers.set(root, null);
-    this.bringBackFamily(root);
+    await this.timers.set(root, null);
+    await this.bringBackFamily(root);
     this.tellFamily(root);
   }
 
@@ -241,14 +246,14 @@ export class Subgroups {
     this.timers.close();
   }
 
-  private ranOut(root: string): void {
-    this.bringBackFamily(root);
+  private async ranOut(root: string): Promise<void> {
+    await this.bringBackFamily(root);
     this.tellFamily(root);
   }
 
   /** Everyone back in the main room: the groups' message is over too. */
-  private bringBackFamily(root: string): void {
-    this.forgetMessage(root);
+  private async bringBackFamily(root: string): Promise<void> {
+    await this.forgetMessage(root);
     for (const groupId of this.rooms.subgroupsOf(root)) {
       const group = this.rooms.states.get(groupId);
       for (const member of group?.members.values() ?? []) this.send(member, root);
@@ -257,8 +262,16 @@ export class Subgroups {
     if (rootState) for (const pid of rootState.away) this.presence.awayDeadline(rootState, pid, () => true);
   }
 
-  private forgetMessage(root: string): void {
-    if (this.messages.delete(root)) this.deps.timers.saveGroupMessage(root, null);
+  private async forgetMessage(root: string): Promise<void> {
+    if (this.messages.delete(root)) await this.saveMessage(root, null);
+  }
+
+  /** Written through before anyone is told; the store's port answers a Promise in stage 2. */
+  private async saveMessage(
+    root: string,
+    message: { readonly text: string; readonly from: string } | null,
+  ): Promise<void> {
+    this.deps.timers.saveGroupMessage(root, message);
   }
 
   private send(member: Member, roomId: string): void {

@@ -100,12 +100,16 @@ export class MeetingStats {
   }
 
   /** A participant connected: their record exists from now on (media off until reported). */
-  joined(meetingId: string, participantId: string): void {
+  async joined(meetingId: string, participantId: string): Promise<void> {
     this.load(meetingId, participantId);
   }
 
   /** What the participant's page reports as on; a change of video opens or closes a webcam interval. */
-  state(meetingId: string, participantId: string, media: { readonly audio: boolean; readonly video: boolean }): void {
+  async state(
+    meetingId: string,
+    participantId: string,
+    media: { readonly audio: boolean; readonly video: boolean },
+  ): Promise<void> {
     const current = this.load(meetingId, participantId);
     if (current.audio === media.audio && current.video === media.video) return;
     const now = this.nowIso();
@@ -122,7 +126,7 @@ export class MeetingStats {
    * Speaking starts or stops. Speaking counts only while audio is on; returns whether the
    * report was taken (false: audio is off, or nothing changed).
    */
-  speaking(meetingId: string, participantId: string, speaking: boolean): boolean {
+  async speaking(meetingId: string, participantId: string, speaking: boolean): Promise<boolean> {
     const current = this.load(meetingId, participantId);
     const now = this.nowIso();
     if (speaking) {
@@ -147,7 +151,7 @@ export class MeetingStats {
   }
 
   /** The participant's connection is gone: audio and video are off, intervals end. */
-  disconnected(meetingId: string, participantId: string): void {
+  async disconnected(meetingId: string, participantId: string): Promise<void> {
     this.group?.flush();
     const current = this.records.get(participantId) ?? this.store.getStats(participantId);
     if (!current || current.meetingId !== meetingId) return;
@@ -156,7 +160,7 @@ export class MeetingStats {
   }
 
   /** Ends every running interval of the meeting and forgets it from memory. */
-  meetingEnded(meetingId: string): void {
+  async meetingEnded(meetingId: string): Promise<void> {
     this.group?.flush();
     const now = this.nowIso();
     this.unitOfWork.run(() => {

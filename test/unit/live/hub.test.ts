@@ -283,6 +283,7 @@ t.test(
     t.same(await f.hub.locks('r1'), { mic: false, cam: false, camsModeratorsOnly: false });
 
     m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+    await f.settled();
     t.same(a.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: false });
     t.match(
       m.conn.last('state')?.participant,
@@ -363,6 +364,7 @@ t.test('signalling goes through the media backend; only admitted, connected memb
   t.equal(a.conn.of('error').length + s.conn.of('error').length, 0, 'dropped without a word');
 
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+  await f.settled();
   a.send({ type: 'signal', to: bob.participantId, data: offer(sendrecvOffer) });
   t.equal(a.conn.last('error')?.code, 'locked');
   t.equal(b.conn.of('signal').length, 1, 'not delivered');
@@ -486,9 +488,12 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   t.equal(m.conn.last('error')?.code, 'room_exists', 'a room of that name that is not a sub-group is not taken over');
 
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
+  await f.settled();
   m.send({ type: 'move', participant_id: bob.participantId, room_id: 'r1-g2' });
+  await f.settled();
   t.same(a.conn.last('move'), { type: 'move', room_id: 'r1-g1' });
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'invalid_message', 'not into the room she is in');
 
   // Ann goes: her class session opens the sub-group; her class socket closes.
@@ -515,6 +520,7 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   // so Bob stays too; bring_back settles everyone.
   f.disconnect(b);
   m.send({ type: 'bring_back' });
+  await f.settled();
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1' });
   t.equal(m.conn.of('move').length, 0, 'the class itself is not moved');
   f.disconnect(ag);
@@ -539,6 +545,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   m.send({ type: 'create_subgroups', count: 1 });
   await f.settled();
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
+  await f.settled();
   const inGroup = await f.engine.waiting.start(arrive('r1-g1', 'x', { fromParticipantId: ann.participantId }));
   f.disconnect(a);
   t.equal(inGroup.status, 'joined');
@@ -548,6 +555,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   // Someone moved who never starts the sub-group leaves after the away grace period.
   const bob = f.connect(f.enter('Bob'));
   m.send({ type: 'move', participant_id: bob.participant.participantId, room_id: 'r1-g1' });
+  await f.settled();
   f.disconnect(bob);
   f.timers.advance(59_999);
   t.equal(f.leftAt(bob.participant), null);
@@ -570,8 +578,10 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   const ag = f.connect(annG1.participant);
   t.equal(modG1.participant.role, 'moderator');
   mg.send({ type: 'move', participant_id: annG1.participant.participantId, room_id: 'r1-g2' });
+  await f.settled();
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1-g2' }, 'to a sibling');
   mg.send({ type: 'move', participant_id: annG1.participant.participantId, room_id: 'r1' });
+  await f.settled();
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1' }, 'back to the class');
   mg.send({ type: 'create_subgroups', count: 3 });
   await f.settled();
@@ -582,6 +592,7 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   );
   t.same(ag.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3']);
   mg.send({ type: 'bring_back' });
+  await f.settled();
   t.same(
     mg.conn.last('move'),
     { type: 'move', room_id: 'r1' },
@@ -637,6 +648,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   m.send({ type: 'signal', to: mod.participantId, data: {} });
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+  await f.settled();
   f.disconnect(m);
   await f.engine.meetings.end('r1');
   t.same(calls, ['connected', 'relay true', 'locks true', 'disconnected', 'ended']);

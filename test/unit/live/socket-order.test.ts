@@ -88,3 +88,28 @@ t.test('a leave after the grace that the store refuses is logged under its event
   await f.settled();
   t.match(f.errors, [{ context: 'leave after grace', err: { message: 'disk full' } }]);
 });
+
+t.test('a statistics write the store refuses is logged; the socket and the room go on', async (t) => {
+  const f = new LiveFixture();
+  f.liveStore.getStats = () => {
+    throw new Error('stats table locked');
+  };
+  const m = f.connect(f.enter('Mod', 'r1', true));
+  const a = f.connect(f.enter('Ann'));
+  a.send({ type: 'state', audio: true, video: false, screen: false });
+  await f.settled();
+  f.timers.advance(1_000);
+  await f.settled();
+  t.ok(m.conn.of('welcome').length === 1 && a.conn.of('welcome').length === 1, 'both were welcomed');
+  t.equal(m.conn.of('participant_joined').length, 1, 'the room heard of her arrival');
+  t.ok(m.conn.of('state').length >= 1, 'and of her microphone, though its statistics failed');
+  t.same(
+    f.errors.map((e) => [e.context, (e.err as Error).message]),
+    [
+      ['statistics', 'stats table locked'],
+      ['statistics', 'stats table locked'],
+      ['statistics', 'stats table locked'],
+    ],
+    'each refused recorder (two joins, her state) is logged under statistics',
+  );
+});

@@ -53,17 +53,17 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   seed(first.db);
   const store = new SqliteLiveStore(first.db);
   const chat = new ChatLog(store, clock, 2);
-  chat.post('m1', { participantId: 'ann', name: 'Ann' }, 'one');
-  chat.post('m1', { participantId: null, name: 'System' }, 'two');
-  chat.post('m1', { participantId: 'bob', name: 'Bob' }, 'three');
-  new MeetingLocks(store, clock).set('m1', { mic: true, cam: false, camsModeratorsOnly: true });
+  await chat.post('m1', { participantId: 'ann', name: 'Ann' }, 'one');
+  await chat.post('m1', { participantId: null, name: 'System' }, 'two');
+  await chat.post('m1', { participantId: 'bob', name: 'Bob' }, 'three');
+  await new MeetingLocks(store, clock).set('m1', { mic: true, cam: false, camsModeratorsOnly: true });
   const stats = new MeetingStats(store, new SqliteUnitOfWork(first.db), clock);
-  stats.state('m1', 'ann', { audio: true, video: true });
-  stats.speaking('m1', 'ann', true);
+  await stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.speaking('m1', 'ann', true);
   clock.advance(1_500);
-  stats.speaking('m1', 'ann', false);
+  await stats.speaking('m1', 'ann', false);
   stats.chat('m1', 'ann');
-  stats.state('m1', 'bob', { audio: false, video: true });
+  await stats.state('m1', 'bob', { audio: false, video: true });
   clock.advance(500);
   first.db.close();
 

@@ -29,6 +29,7 @@ t.test(
     f.timers.advance(250);
     m.conn.clear();
     m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: true } });
+    await f.settled();
     t.same(m.conn.last('locks')?.locks, { mic: true, cam: false, cams_moderators_only: true });
     t.same(
       m.conn.last('speaking'),
@@ -81,6 +82,7 @@ t.test('the media backend is injected: signals, connections, locks and the end r
     "the backend's refusal reaches the sender",
   );
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
+  await f.settled();
   t.match(
     context!.peer(a.participant.participantId),
     { role: 'participant', roomId: 'r1' },

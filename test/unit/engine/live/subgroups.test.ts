@@ -1,5 +1,7 @@
 import t from 'tap';
-import { LiveFixture } from '../../../helpers/live-fixture.js';
+import { SubgroupTimers } from '../../../../src/engine/live/subgroup-timer.js';
+import { FakeClock, FakeScheduler } from '../../../helpers/fake-clock.js';
+import { LiveFixture, MemoryLiveStore } from '../../../helpers/live-fixture.js';
 
 t.test('sub-groups are named after the main room, numbered, and made once', async (t) => {
   const f = new LiveFixture({ live: { maxSubgroups: 3 } });
@@ -49,11 +51,14 @@ t.test('a move names a room of the family and someone connected in this room', a
   await f.settled();
   f.room({ roomId: 'elsewhere' });
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'elsewhere' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'invalid_message', 'not outside the family');
   m.send({ type: 'move', participant_id: 'nobody', room_id: 'r1-g1' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'participant_not_found');
   t.equal(a.conn.of('move').length, 0);
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
+  await f.settled();
   t.same(a.conn.last('move'), { type: 'move', room_id: 'r1-g1' });
 });
 
@@ -62,6 +67,7 @@ t.test('bring back: who does not return within the away grace has left', async (
   const { ann, mod: m } = await f.annMovedAway();
   f.timers.advance(5_000);
   m.send({ type: 'bring_back' });
+  await f.settled();
   f.timers.advance(9_999);
   t.equal(f.leftAt(ann), null, 'the deadline restarted at bring_back');
   f.timers.advance(1);
@@ -106,10 +112,12 @@ t.test('assign several at once: evenly in order, or at random; the sender stays'
   const people = ['Ann', 'Ben', 'Cem', 'Dora', 'Eve'].map((name) => f.connect(f.enter(name)));
   const ids = people.map((p) => p.participant.participantId);
   m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
+  await f.settled();
   t.match(m.conn.last('error')?.message, /create sub-groups first/);
   m.send({ type: 'create_subgroups', count: 2 });
   await f.settled();
   m.send({ type: 'assign_subgroups', participant_ids: [m.participant.participantId, ...ids], mode: 'even' });
+  await f.settled();
   t.same(
     people.map((p) => p.conn.last('move')?.room_id),
     ['r1-g1', 'r1-g2', 'r1-g1', 'r1-g2', 'r1-g1'],
@@ -118,14 +126,18 @@ t.test('assign several at once: evenly in order, or at random; the sender stays'
   t.equal(m.conn.of('move').length, 0, 'the moderator herself is not moved');
   for (const p of people) p.conn.clear();
   m.send({ type: 'assign_subgroups', participant_ids: ids.slice(0, 4), mode: 'random' });
+  await f.settled();
   const moved = people.slice(0, 4).map((p) => p.conn.last('move')?.room_id);
   t.same(moved, ['r1-g2', 'r1-g1', 'r1-g2', 'r1-g1'], 'the injected draw decides the order');
   t.same([moved.filter((g) => g === 'r1-g1').length, moved.filter((g) => g === 'r1-g2').length], [2, 2], 'balanced');
   m.send({ type: 'assign_subgroups', participant_ids: ['nobody'], mode: 'even' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'participant_not_found');
   people[0]?.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
+  await f.settled();
   t.equal(people[0]?.conn.last('error')?.code, 'not_moderator');
   m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'sideways' });
+  await f.settled();
   t.match(m.conn.last('error')?.message, /"mode": "even" or "random"/, 'a bad mode is refused by the schema');
 });
 
@@ -136,9 +148,11 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   await f.settled();
   const start = f.engine.clock.now().getTime();
   m.send({ type: 'subgroup_timer', minutes: 10 });
+  await f.settled();
   t.equal(m.conn.last('subgroups')?.ends_at, new Date(start + 600_000).toISOString(), 'the family hears when');
   t.same([...f.liveStore.timers.keys()], ['r1'], 'on disk before anyone is told');
   m.send({ type: 'subgroup_timer', minutes: 0 });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'invalid_field');
 
   // kill -9 and a restart five minutes in: the timer is read back and keeps its end.
@@ -150,6 +164,7 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   f.timers.advance(299_999);
   t.equal(ann.conn.of('move').length, 0, 'not before the end');
   f.timers.advance(1);
+  await f.settled();
   t.same(ann.conn.last('move'), { type: 'move', room_id: 'r1' }, 'back to the main room at the end');
   t.equal(ann.conn.last('subgroups')?.ends_at, null, 'the timer is over');
 
@@ -162,12 +177,15 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   const m2 = f.connect(f.enter('Mod2', 'r1', true));
   const cem = f.connect(f.enter('Cem'));
   m2.send({ type: 'move', participant_id: cem.participant.participantId, room_id: 'r1-g1' });
+  await f.settled();
   t.same([...f.liveStore.timers.keys()], [], 'cleared');
   const cemThere = f.connect(f.enter('Cem in group', 'r1-g1'));
   t.equal(cemThere.conn.of('move').length, 0, 'a new group session stays');
 
   m2.send({ type: 'subgroup_timer', minutes: 5 });
+  await f.settled();
   m2.send({ type: 'subgroup_timer', minutes: null });
+  await f.settled();
   t.same([...f.liveStore.timers.keys()], [], 'cancelled');
   f.timers.advance(600_000);
   t.equal(cemThere.conn.of('move').length, 0, 'a cancelled timer brings nobody back');
@@ -184,6 +202,7 @@ t.test(
     const g1 = f.connect(f.enter('Ben', 'r1-g1'));
     const g2 = f.connect(f.enter('Cem', 'r1-g2'));
     m.send({ type: 'group_message', text: '  Two minutes left <b>!</b> ' });
+    await f.settled();
     for (const c of [m, main, g1, g2])
       t.same(c.conn.last('group_message'), {
         type: 'group_message',
@@ -191,10 +210,13 @@ t.test(
         from: 'Ms Keller',
       });
     g1.send({ type: 'group_message', text: 'hi' });
+    await f.settled();
     t.equal(g1.conn.last('error')?.code, 'not_moderator');
     m.send({ type: 'group_message', text: '   ' });
+    await f.settled();
     t.equal(m.conn.last('error')?.code, 'invalid_field');
     for (let i = 0; i < 12; i++) m.send({ type: 'group_message', text: `n${i}` });
+    await f.settled();
     t.equal(m.conn.last('error')?.code, 'rate_limited', 'a flood is cut');
     t.ok(g2.conn.of('group_message').length <= 10, 'and never reaches the groups');
   },
@@ -209,6 +231,7 @@ t.test(
     await f.settled();
     const early = f.connect(f.enter('Ben', 'r1-g1'));
     m.send({ type: 'group_message', text: 'Two minutes left' });
+    await f.settled();
     const told = { type: 'group_message', text: 'Two minutes left', from: 'Ms Keller' };
     t.same(early.conn.of('group_message'), [told], 'told once as it was sent');
 
@@ -223,6 +246,7 @@ t.test(
     t.same(again.conn.of('group_message'), [told], 'a reconnecting page sees it too');
     // A newer message replaces it.
     m.send({ type: 'group_message', text: 'One minute left' });
+    await f.settled();
     const newer = f.connect(f.enter('Dora', 'r1-g1'));
     t.same(newer.conn.of('group_message'), [{ ...told, text: 'One minute left' }], 'only the current one');
     t.same(
@@ -233,13 +257,16 @@ t.test(
 
     // Everyone brought back: the message is over, a later group page hears nothing of it.
     m.send({ type: 'bring_back' });
+    await f.settled();
     const after = f.connect(f.enter('Eve', 'r1-g1'));
     t.equal(after.conn.of('group_message').length, 0, 'not after the groups came back');
     t.same(f.liveStore.groupMessages(), [], 'and gone from the store');
 
     // The timer's end ends it too.
     m.send({ type: 'group_message', text: 'Round two' });
+    await f.settled();
     m.send({ type: 'subgroup_timer', minutes: 1 });
+    await f.settled();
     t.equal(f.connect(f.enter('Finn', 'r1-g2')).conn.last('group_message')?.text, 'Round two');
     f.timers.advance(60_000);
     const m2 = f.connect(f.enter('Mr Lang', 'r1', true));
@@ -251,6 +278,7 @@ t.test(
     teacher.send({ type: 'create_subgroups', count: 1 });
     await f.settled();
     teacher.send({ type: 'group_message', text: 'Last round' });
+    await f.settled();
     t.equal(g.connect(g.enter('Gus', 'r1-g1')).conn.last('group_message')?.text, 'Last round');
     teacher.send({ type: 'end_meeting' });
     t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
@@ -271,4 +299,25 @@ t.test('two moderators make the sub-groups at once: they take turns, neither is 
   t.same(m2.conn.of('error'), [], 'the second finds the groups made and renames the one it names');
   t.same(m2.conn.last('subgroups')?.subgroups, ['r1-g1', 'r1-g2']);
   t.equal(f.engine.store.rooms.get('r1-g2')?.name, 'Owls', 'the second came after the first, in arrival order');
+});
+
+t.test('a timer the store refuses rejects, and nothing is scheduled for it', async (t) => {
+  const clock = new FakeClock();
+  const scheduler = new FakeScheduler(clock);
+  const store = new MemoryLiveStore();
+  const ran: string[] = [];
+  const errors: unknown[] = [];
+  const log = { error: (fields: unknown) => void errors.push(fields) };
+  const timers = new SubgroupTimers({ timers: store, clock, scheduler, log }, (root) => void ran.push(root));
+  await timers.set('r1', 60_000);
+  t.equal(store.timers.size, 1, 'a timer set is written');
+  store.saveSubgroupTimer = () => {
+    throw new Error('disk full');
+  };
+  const setting = timers.set('r2', 60_000);
+  await t.rejects(setting, { message: 'disk full' }, 'a refused write answers a rejection, not a throw');
+  t.equal(timers.running('r2'), null, 'not running');
+  scheduler.advance(60_000);
+  t.same(ran, ['r1'], 'only the written timer ran out');
+  t.same(errors, []);
 });

@@ -19,14 +19,18 @@ t.test('the chat log keeps the latest messages per meeting and writes every one 
   const store = new MemoryLiveStore();
   const clock = new FakeClock();
   const log = new ChatLog(store, clock, 3);
-  for (const text of ['1', '2', '3', '4']) log.post('m1', { participantId: 'p', name: 'Ann' }, text);
-  log.post('m2', { participantId: null, name: 'System' }, 'other');
+  for (const text of ['1', '2', '3', '4']) await log.post('m1', { participantId: 'p', name: 'Ann' }, text);
+  await log.post('m2', { participantId: null, name: 'System' }, 'other');
   t.same(
     log.latest('m1').map((e) => e.text),
     ['2', '3', '4'],
   );
   t.equal(store.chat.length, 5);
-  t.throws(() => log.post('m1', { participantId: 'p', name: 'Ann' }, ''));
+  await t.rejects(
+    log.post('m1', { participantId: 'p', name: 'Ann' }, ''),
+    { code: 'invalid_field' },
+    'a bad text rejects',
+  );
   t.equal(store.chat.length, 5, 'nothing stored for a refused text');
   log.forget('m1');
   const fresh = new ChatLog(store, clock, 3);
@@ -57,7 +61,31 @@ t.test('meeting locks are stored, cached and defaulted once', async (t) => {
   locks.setDefaults(() => ({ cam: true }));
   t.same(locks.get({ meetingId: 'm2', roomId: 'r2' }), { ...unlocked, cam: true });
   t.same(store.locks.get('m2'), { ...unlocked, cam: true }, 'the first settings are stored');
-  locks.set('m1', { mic: true, cam: false, camsModeratorsOnly: false });
+  await locks.set('m1', { mic: true, cam: false, camsModeratorsOnly: false });
   locks.forget('m1');
   t.same(new MeetingLocks(store, new FakeClock()).get(meeting), { mic: true, cam: false, camsModeratorsOnly: false });
+});
+
+t.test('a chat message or lock settings the store refuses reject; memory keeps what was stored', async (t) => {
+  const store = new MemoryLiveStore();
+  const clock = new FakeClock();
+  const log = new ChatLog(store, clock);
+  const locks = new MeetingLocks(store, clock);
+  await log.post('m1', { participantId: 'p', name: 'Ann' }, 'kept');
+  await locks.set('m1', { ...unlocked, mic: true });
+  store.appendChat = () => {
+    throw new Error('disk full');
+  };
+  store.saveLocks = () => {
+    throw new Error('disk full');
+  };
+  const posting = log.post('m1', { participantId: 'p', name: 'Ann' }, 'lost');
+  const locking = locks.set('m1', { ...unlocked, cam: true });
+  await t.rejects(posting, { message: 'disk full' }, 'the post answers a rejection, not a throw');
+  await t.rejects(locking, { message: 'disk full' }, 'so does the lock change');
+  t.same(
+    log.latest('m1').map((e) => e.text),
+    ['kept'],
+  );
+  t.same(locks.get({ meetingId: 'm1', roomId: 'r1' }), { ...unlocked, mic: true });
 });

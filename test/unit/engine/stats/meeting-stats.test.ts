@@ -11,20 +11,20 @@ function setup() {
 
 t.test('talk time is the sum of speaking intervals while audio is on', async (t) => {
   const { clock, stats } = setup();
-  stats.joined('m1', 'ann');
-  t.equal(stats.speaking('m1', 'ann', true), false, 'no speaking without audio');
-  stats.state('m1', 'ann', { audio: true, video: false });
-  t.equal(stats.speaking('m1', 'ann', true), true);
-  t.equal(stats.speaking('m1', 'ann', true), false, 'already speaking');
+  await stats.joined('m1', 'ann');
+  t.equal(await stats.speaking('m1', 'ann', true), false, 'no speaking without audio');
+  await stats.state('m1', 'ann', { audio: true, video: false });
+  t.equal(await stats.speaking('m1', 'ann', true), true);
+  t.equal(await stats.speaking('m1', 'ann', true), false, 'already speaking');
   clock.advance(1_200);
   t.match((await stats.of('m1'))[0], { talking: true, talkTimeMs: 1_200 }, 'a running interval counts up to now');
-  t.equal(stats.speaking('m1', 'ann', false), true);
-  t.equal(stats.speaking('m1', 'ann', false), false, 'already silent');
+  t.equal(await stats.speaking('m1', 'ann', false), true);
+  t.equal(await stats.speaking('m1', 'ann', false), false, 'already silent');
   clock.advance(10_000);
-  stats.speaking('m1', 'ann', true);
+  await stats.speaking('m1', 'ann', true);
   clock.advance(800);
   const lastAt = clock.now().toISOString();
-  stats.state('m1', 'ann', { audio: false, video: false });
+  await stats.state('m1', 'ann', { audio: false, video: false });
   t.match(
     (await stats.of('m1'))[0],
     { talking: false, talkTimeMs: 2_000, lastTalkAt: lastAt, audio: false },
@@ -34,15 +34,15 @@ t.test('talk time is the sum of speaking intervals while audio is on', async (t)
 
 t.test('webcam intervals follow video on and off; chat is counted', async (t) => {
   const { clock, stats } = setup();
-  stats.state('m1', 'ann', { audio: false, video: true });
+  await stats.state('m1', 'ann', { audio: false, video: true });
   const start1 = clock.now().toISOString();
   clock.advance(60_000);
-  stats.state('m1', 'ann', { audio: true, video: true });
-  stats.state('m1', 'ann', { audio: true, video: true });
-  stats.state('m1', 'ann', { audio: true, video: false });
+  await stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.state('m1', 'ann', { audio: true, video: false });
   const end1 = clock.now().toISOString();
   clock.advance(1_000);
-  stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.state('m1', 'ann', { audio: true, video: true });
   const start2 = clock.now().toISOString();
   stats.chat('m1', 'ann');
   stats.chat('m1', 'ann');
@@ -59,13 +59,13 @@ t.test('webcam intervals follow video on and off; chat is counted', async (t) =>
 
 t.test('a disconnect or the end of the meeting settles everything', async (t) => {
   const { clock, stats } = setup();
-  stats.state('m1', 'ann', { audio: true, video: true });
-  stats.speaking('m1', 'ann', true);
-  stats.state('m1', 'bob', { audio: true, video: true });
+  await stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.speaking('m1', 'ann', true);
+  await stats.state('m1', 'bob', { audio: true, video: true });
   clock.advance(3_000);
-  stats.disconnected('m1', 'ann');
-  stats.disconnected('m1', 'nobody');
-  stats.disconnected('other', 'bob');
+  await stats.disconnected('m1', 'ann');
+  await stats.disconnected('m1', 'nobody');
+  await stats.disconnected('other', 'bob');
   t.match((await stats.of('m1'))[0], {
     audio: false,
     video: false,
@@ -75,16 +75,16 @@ t.test('a disconnect or the end of the meeting settles everything', async (t) =>
   });
   t.match((await stats.of('m1'))[1], { video: true }, 'a disconnect of another meeting does not touch it');
   clock.advance(1_000);
-  stats.meetingEnded('m1');
+  await stats.meetingEnded('m1');
   t.match((await stats.of('m1'))[1], { video: false, webcams: [{ endedAt: clock.now().toISOString() }] });
-  stats.disconnected('m1', 'ann');
+  await stats.disconnected('m1', 'ann');
   t.equal((await stats.of('m1'))[0]?.talkTimeMs, 3_000, 'settling twice changes nothing');
 });
 
 t.test('after a crash, intervals left running end at the restart', async (t) => {
   const { clock, store, stats } = setup();
-  stats.state('m1', 'ann', { audio: true, video: true });
-  stats.speaking('m1', 'ann', true);
+  await stats.state('m1', 'ann', { audio: true, video: true });
+  await stats.speaking('m1', 'ann', true);
   stats.chat('m1', 'ann');
   clock.advance(2_000);
   const restarted = new MeetingStats(store, store, clock);
@@ -111,11 +111,11 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
 
 t.test('a clock going backwards never makes talk time negative', async (t) => {
   const { clock, stats } = setup();
-  stats.state('m1', 'ann', { audio: true, video: false });
-  stats.speaking('m1', 'ann', true);
+  await stats.state('m1', 'ann', { audio: true, video: false });
+  await stats.speaking('m1', 'ann', true);
   clock.advance(-5_000);
   t.equal((await stats.of('m1'))[0]?.talkTimeMs, 0);
-  stats.speaking('m1', 'ann', false);
+  await stats.speaking('m1', 'ann', false);
   t.equal((await stats.of('m1'))[0]?.talkTimeMs, 0);
 });
 
@@ -127,8 +127,8 @@ t.test(
     const queued: (() => void)[] = [];
     // The group's turn never comes unless the test runs it: what is on disk is what was written now.
     const stats = new MeetingStats(store, store, clock, (run) => void queued.push(run));
-    stats.joined('m1', 'ann');
-    stats.state('m1', 'ann', { audio: true, video: false });
+    await stats.joined('m1', 'ann');
+    await stats.state('m1', 'ann', { audio: true, video: false });
     t.equal(store.getStats('ann'), null, 'media state waits for the group');
     stats.chat('m1', 'ann');
     t.match(
