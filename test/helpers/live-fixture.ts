@@ -253,8 +253,8 @@ export class LiveFixture {
     );
   }
 
-  /** Opens a socket for the participant; throws if the hub refused it. */
-  connect(participant: Participant): Client {
+  /** Opens a socket for the participant, once its welcome was sent; rejects if the hub refused it. */
+  async connect(participant: Participant): Promise<Client> {
     const conn = new FakeConnection();
     const session = this.hub.connect(
       {
@@ -266,7 +266,11 @@ export class LiveFixture {
       },
       conn,
     );
-    if (!session) throw new Error(`connect refused: ${JSON.stringify(conn.closedWith)}`);
+    if (!session) throw new Error(`connect refused at once: ${JSON.stringify(conn.closedWith)}`);
+    // The welcome is the socket's first task and awaits the store.
+    await this.settled();
+    if (conn.closedWith && !conn.sent.some((m) => m.type === 'welcome'))
+      throw new Error(`connect refused: ${JSON.stringify(conn.closedWith)}`);
     return {
       participant,
       conn,
@@ -291,8 +295,8 @@ export class LiveFixture {
    */
   async annMovedAway(): Promise<{ ann: Participant; mod: Client }> {
     const ann = this.enter('Ann');
-    const mod = this.connect(this.enter('Mod', 'r1', true));
-    const a = this.connect(ann);
+    const mod = await this.connect(this.enter('Mod', 'r1', true));
+    const a = await this.connect(ann);
     mod.send({ type: 'create_subgroups', count: 1 });
     await this.settled();
     mod.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });

@@ -72,15 +72,23 @@ export class ChatLog {
       name: from.name,
       text: checkChatText(text),
     };
-    const cached = this.latest(meetingId);
+    const cached = this.kept(meetingId);
     this.store.appendChat(entry);
     cached.push(entry);
     if (cached.length > this.history) cached.splice(0, cached.length - this.history);
     return entry;
   }
 
-  /** The latest messages, oldest first (read from the store once per meeting and process). */
-  latest(meetingId: string): ChatEntry[] {
+  /**
+   * The latest messages, oldest first (read from the store once per meeting and process): the
+   * array kept in memory, which later messages extend, so a welcome built after the await still
+   * lists a message posted during it.
+   */
+  async latest(meetingId: string): Promise<readonly ChatEntry[]> {
+    return this.kept(meetingId);
+  }
+
+  private kept(meetingId: string): ChatEntry[] {
     let cached = this.recent.get(meetingId);
     if (!cached) {
       cached = this.store.recentChat(meetingId, this.history);

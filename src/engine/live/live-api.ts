@@ -1,6 +1,25 @@
 import type { ChatEntry } from './chat-log.js';
 import type { LockDefaults, LockSettings } from './meeting-locks.js';
-import type { Role } from '../meetings/meeting.js';
+import type { Participant, Role } from '../meetings/meeting.js';
+import type { RoomState } from './room-state.js';
+
+/** The present of a room's open meeting (but those away in a sub-group), with what the live room knows of each. */
+export function attendeesOf(present: readonly Participant[], live: RoomState | undefined): LiveAttendee[] {
+  return present
+    .filter((p) => !live?.away.has(p.participantId))
+    .map((p) => {
+      const member = live?.members.get(p.participantId);
+      return {
+        participantId: p.participantId,
+        name: p.name,
+        role: p.role,
+        audio: member?.audio ?? false,
+        video: member?.video ?? false,
+        screen: member?.screen ?? false,
+        connected: member !== undefined,
+      };
+    });
+}
 
 /** One person of a room's open meeting as the live connection knows them. */
 export interface LiveAttendee {

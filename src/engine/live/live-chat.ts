@@ -27,7 +27,7 @@ export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Ro
 export interface LiveChatDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'current'>;
   readonly transactions: Pick<Transactions, 'atomically'>;
-  readonly chat: Pick<ChatLog, 'post' | 'postInTransaction' | 'latest'>;
+  readonly chat: Pick<ChatLog, 'post' | 'postInTransaction'>;
   readonly stats: Pick<MeetingStats, 'chat'>;
   readonly chatLimit: RateLimit;
 }
@@ -42,9 +42,9 @@ export class LiveChat {
     private readonly deps: LiveChatDeps,
   ) {}
 
-  /** The latest messages, for a welcome. */
-  latest(state: RoomState): ChatMessage[] {
-    return this.deps.chat.latest(state.meetingId).map((entry) => this.wire(entry));
+  /** The latest messages (`ChatLog.latest`) as a welcome lists them. */
+  onWire(entries: readonly ChatEntry[]): ChatMessage[] {
+    return entries.map((entry) => this.wire(entry));
   }
 
   post(state: RoomState, member: Member, text: string): void {

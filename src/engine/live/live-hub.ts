@@ -12,7 +12,7 @@ import type { MeetingStats } from '../stats/meeting-stats.js';
 import type { SessionClaims } from '../tokens/token-service.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { ChatEntry, ChatLog } from './chat-log.js';
-import type { LiveApi, LiveAttendee } from './live-api.js';
+import { attendeesOf, type LiveApi, type LiveAttendee } from './live-api.js';
 import { Classroom } from './classroom.js';
 import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
@@ -32,7 +32,7 @@ import type { Incoming, LiveSession, Outbox } from './outbox.js';
 import type { Allowance } from './rate-windows.js';
 import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
-import { LiveRooms, toldViewOf, viewOf, type Member, type RoomState } from './room-state.js';
+import { LiveRooms, toldViewOf, viewOf, type Joining, type Member, type RoomState } from './room-state.js';
 import type { SubgroupTimerStore } from './subgroup-timer.js';
 import { Subgroups, type GroupMessageStore } from './subgroups.js';
 import { SocketQueue } from './socket-queue.js';
@@ -44,7 +44,7 @@ export interface LiveHubDeps {
   readonly transactions: Pick<Transactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
-    | 'listNow'
+    | 'list'
     | 'takeArrivalSkipped'
     | 'onWaitingListChange'
     | 'switchState'
@@ -56,7 +56,7 @@ export interface LiveHubDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** Room-level decisions that span the store's awaits take turns per room (sub-groups made by two moderators at once). */
   readonly turns: KeyedQueue;
-  /** A room as the store has it now, read synchronously (a welcome, a move): these reads move to the asynchronous ports later. */
+  /** A room as the store has it now, read synchronously (a move, a parent room): stage 2 moves these reads to the asynchronous ports. */
   readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
@@ -156,6 +156,8 @@ export class LiveHub implements LiveApi {
   /**
    * A connection opened with a verified session. Null (and the connection closed with 4401) when
    * its participant is no longer present in the room's open meeting (left, or the meeting ended).
+   * The session is answered at once; the welcome, which awaits the store, is the first task of the
+   * socket's queue, so every frame the client sends after opening is handled after it, in order.
    */
   connect(claims: SessionClaims, outbox: Outbox): LiveSession | null {
     const participant = this.deps.meetings.participant(claims.participant);
@@ -165,62 +167,93 @@ export class LiveHub implements LiveApi {
       outbox.close(closeCodes.unauthorized, 'an admitted session of this room is required');
       return null;
     }
-    const pid = participant.participantId;
-    const state = this.rooms.stateFor(participant.roomId, participant.meetingId);
-    this.presence.arrived(state, pid);
-
-    const previous = state.members.get(pid);
-    if (previous) {
-      this.presence.drop(state, previous);
-      previous.outbox.close(closeCodes.replaced, 'replaced by a newer connection of the same participant');
-    }
-    const member = this.rooms.add(state, participant, outbox);
-    guarded(this.deps.log, 'statistics', () => this.deps.stats.joined(state.meetingId, pid));
-
-    const groups = this.subgroups.info(this.rooms.family(state).root);
-    outbox.send({
-      type: 'welcome',
-      self: viewOf(member),
-      room_id: state.roomId,
-      room_name: this.deps.roomOf(state.roomId)?.name ?? '',
-      participants: [...state.members.values()].map(toldViewOf),
-      locks: locksOnWire(this.media.locksOf(state)),
-      chat: this.chat.latest(state),
-      subgroups: groups.groups.map((g) => g.room_id),
-      groups: groups.groups,
-      groups_end_at: groups.endsAt,
-      // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
-      mute_on_start:
-        this.muteOnStart(state.roomId) ||
-        (member.role !== 'moderator' && this.deps.roomOf(state.roomId)?.micsOffOnEntry === true),
-      subject: this.deps.meetings.current(state.roomId)?.subject ?? '',
-      media: this.media.backend.kindFor(state.meetingId),
-    });
-    outbox.send(this.classroom.handsMessage(state));
-    this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
-    if (member.role === 'moderator') {
-      this.waiting.sendList(state, member);
-      outbox.send(this.waiting.roomMessage(state));
-    }
-    this.media.backend.connected(peerOf(state, member));
-    this.ice.connected(state, member);
-    this.subgroups.connected(state, member);
-
     // Handling a message may await the store: the socket's next message waits for it (arrival order).
     const inbox = new SocketQueue(
       (err) => this.deps.log.error({ err, event: 'message' }, 'live connection: message failed'),
       this.options.messageLimit.count,
       () => outbox.close(floodCloseCode, 'too many messages'),
     );
+    const socket: Joining = { closed: false, joined: null };
+    inbox.push(() =>
+      this.welcome(participant, outbox, socket).catch((err: unknown) => {
+        this.deps.log.error({ err, event: 'welcome' }, 'live connection: welcome failed');
+        if (!socket.closed) outbox.close(1011, 'internal error');
+      }),
+    );
     return {
-      participantId: pid,
-      receive: (incoming) => inbox.push(() => this.receive(state, member, incoming)),
-      closed: () =>
+      participantId: participant.participantId,
+      // Not welcomed (closed, refused or failed before it): her frames go nowhere.
+      receive: (incoming) =>
+        inbox.push(() =>
+          socket.joined ? this.receive(socket.joined.state, socket.joined.member, incoming) : undefined,
+        ),
+      closed: () => {
+        socket.closed = true;
+        const joined = socket.joined;
+        // Closed before her welcome: she never joined, so nobody is told; she leaves after the grace as from any socket.
+        if (!joined) return this.presence.leaveAfterGrace(participant.participantId, participant.meetingId);
         guarded(this.deps.log, 'socket closed', () => {
-          this.ice.disconnected(member);
-          this.presence.socketClosed(state, member);
-        }),
+          this.ice.disconnected(joined.member);
+          this.presence.socketClosed(joined.state, joined.member);
+        });
+      },
     };
+  }
+
+  /** Reads what a welcome tells (awaiting the store), then joins her to the room and tells it, with no await between. */
+  private async welcome(participant: Participant, outbox: Outbox, socket: Joining): Promise<void> {
+    const { roomId, meetingId, participantId: pid } = participant;
+    const [room, chat] = await Promise.all([
+      this.deps.rooms.find(roomId),
+      this.deps.chat.latest(meetingId),
+      this.deps.locks.get({ meetingId, roomId }),
+    ]);
+    if (socket.closed) return;
+    // The record as it is now: she may have left, or been promoted, while the store was read.
+    const current = this.deps.meetings.participant(pid);
+    if (this.closedHub || !presentIn(current, { meetingId, roomId })) {
+      outbox.close(closeCodes.unauthorized, 'an admitted session of this room is required');
+      return;
+    }
+    const state = this.rooms.stateFor(roomId, meetingId);
+    this.presence.arrived(state, pid);
+    const previous = state.members.get(pid);
+    if (previous) {
+      this.presence.drop(state, previous);
+      previous.outbox.close(closeCodes.replaced, 'replaced by a newer connection of the same participant');
+    }
+    const member = this.rooms.add(state, current, outbox);
+    socket.joined = { state, member };
+    guarded(this.deps.log, 'statistics', () => this.deps.stats.joined(meetingId, pid));
+
+    const groups = this.subgroups.info(this.rooms.family(state).root);
+    outbox.send({
+      type: 'welcome',
+      self: viewOf(member),
+      room_id: roomId,
+      room_name: room?.name ?? '',
+      participants: [...state.members.values()].map(toldViewOf),
+      // As memory holds them now (the reads above loaded them): a change since reached the room, not her.
+      locks: locksOnWire(this.media.locksOf(state)),
+      chat: this.chat.onWire(chat),
+      subgroups: groups.groups.map((g) => g.room_id),
+      groups: groups.groups,
+      groups_end_at: groups.endsAt,
+      // The room's "microphones off on entry" is for participants; a moderator enters as she was (as in Zoom).
+      mute_on_start: this.muteOnStart(roomId) || (member.role !== 'moderator' && room?.micsOffOnEntry === true),
+      subject: this.deps.meetings.current(roomId)?.subject ?? '',
+      media: this.media.backend.kindFor(meetingId),
+    });
+    outbox.send(this.classroom.handsMessage(state));
+    this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
+    if (member.role === 'moderator') {
+      await this.waiting.sendList(state, member);
+      if (member.gone) return;
+      outbox.send(this.waiting.roomMessage(state));
+    }
+    this.media.backend.connected(peerOf(state, member));
+    this.ice.connected(state, member);
+    this.subgroups.connected(state, member);
   }
 
   // ---- LiveApi -------------------------------------------------------------------------
@@ -232,27 +265,12 @@ export class LiveHub implements LiveApi {
   attendees(roomId: string): LiveAttendee[] {
     const meeting = this.deps.meetings.current(roomId);
     if (!meeting) return [];
-    const live = this.rooms.live(roomId, meeting.meetingId);
-    return this.deps.meetings
-      .present(roomId)
-      .filter((p) => !live?.away.has(p.participantId))
-      .map((p) => {
-        const member = live?.members.get(p.participantId);
-        return {
-          participantId: p.participantId,
-          name: p.name,
-          role: p.role,
-          audio: member?.audio ?? false,
-          video: member?.video ?? false,
-          screen: member?.screen ?? false,
-          connected: member !== undefined,
-        };
-      });
+    return attendeesOf(this.deps.meetings.present(roomId), this.rooms.live(roomId, meeting.meetingId));
   }
 
   async locks(roomId: string): Promise<LockSettings | null> {
     const meeting = this.deps.meetings.current(roomId);
-    return meeting ? this.deps.locks.get(meeting) : null;
+    return meeting ? await this.deps.locks.get(meeting) : null;
   }
 
   async setLocks(roomId: string, locks: LockSettings): Promise<boolean> {
@@ -401,8 +419,10 @@ export class LiveHub implements LiveApi {
     this.rooms.broadcast(state, { type: 'role', participant_id: participant.participantId, role: participant.role });
     // Not connected now: she gets the role and the list in her welcome when she reconnects.
     if (member?.role === 'moderator') {
-      this.waiting.sendList(state, member);
-      member.outbox.send(this.waiting.roomMessage(state));
+      guarded(this.deps.log, 'waiting list push', async () => {
+        await this.waiting.sendList(state, member);
+        if (!member.gone) member.outbox.send(this.waiting.roomMessage(state));
+      });
     }
   }
 

@@ -12,7 +12,7 @@ import { viewOf, type LiveRooms, type Member, type RoomState } from './room-stat
 
 export interface MediaRulesDeps {
   readonly meetings: Pick<MeetingService, 'participant'>;
-  readonly locks: Pick<MeetingLocks, 'get' | 'set'>;
+  readonly locks: Pick<MeetingLocks, 'held' | 'set'>;
   readonly stats: Pick<MeetingStats, 'state' | 'speaking'>;
   /** The media backend the daemon chose (the mesh relay, or an SFU adapter). */
   readonly media: MediaBackendFactory;
@@ -57,7 +57,7 @@ export class MediaRules {
   }
 
   locksOf(state: RoomState): LockSettings {
-    return this.deps.locks.get({ meetingId: state.meetingId, roomId: state.roomId });
+    return this.deps.locks.held({ meetingId: state.meetingId, roomId: state.roomId });
   }
 
   /**
@@ -152,7 +152,7 @@ export class MediaRules {
         if (!presentIn(this.deps.meetings.participant(participantId), entry.state)) return null;
         return peerOf(entry.state, entry.member);
       },
-      locks: (peer) => this.deps.locks.get(peer),
+      locks: (peer) => this.deps.locks.held(peer),
       deliver: (participantId, message) => {
         const entry = this.rooms.connected.get(participantId);
         if (!entry || entry.member.gone) return false;

@@ -65,7 +65,17 @@ export class MeetingLocks {
     this.defaults = defaults;
   }
 
-  get(meeting: { readonly meetingId: string; readonly roomId: string }): LockSettings {
+  /** The settings of a meeting (read from the store once per meeting and process; first ones from the defaults). */
+  async get(meeting: { readonly meetingId: string; readonly roomId: string }): Promise<LockSettings> {
+    return this.held(meeting);
+  }
+
+  /**
+   * `get` at once, for the media rules, which apply the locks to every media change of a socket
+   * (after its welcome loaded them, a hit in memory); stage 2 of the move to the asynchronous
+   * store removes it.
+   */
+  held(meeting: { readonly meetingId: string; readonly roomId: string }): LockSettings {
     const cached = this.cache.get(meeting.meetingId);
     if (cached) return cached;
     const stored = this.store.getLocks(meeting.meetingId);

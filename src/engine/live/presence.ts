@@ -71,6 +71,15 @@ export class Presence {
       this.awayDeadline(state, pid, () => !this.anySubgroupOpen(state.roomId));
       return;
     }
+    this.leaveAfterGrace(pid, state.meetingId);
+  }
+
+  /**
+   * Her socket closed: she leaves after the grace unless one opens again. Also for a socket closed
+   * before its welcome joined her (she never arrived on it; a leave already pending stays as it is).
+   */
+  leaveAfterGrace(pid: string, meetingId: string): void {
+    if (this.pendingLeaves.has(pid) || this.deps.closing()) return;
     const handle = this.deps.scheduler.setTimeout(
       () =>
         guarded(this.deps.log, 'leave after grace', () => {
@@ -81,7 +90,7 @@ export class Presence {
         }),
       this.deps.leaveGraceMs,
     );
-    this.pendingLeaves.set(pid, { handle, meetingId: state.meetingId });
+    this.pendingLeaves.set(pid, { handle, meetingId });
   }
 
   /** After awayGraceMs, an away participant leaves if `due()` says so (else the check repeats). */

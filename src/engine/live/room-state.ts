@@ -51,6 +51,12 @@ export interface PendingWaiting {
   reset: boolean;
 }
 
+/** A socket until its welcome (live-hub.ts): closed before it, or joined to a room by it. */
+export interface Joining {
+  closed: boolean;
+  joined: { readonly state: RoomState; readonly member: Member } | null;
+}
+
 /** The live state of one room's open meeting. */
 export interface RoomState {
   readonly roomId: string;
@@ -100,7 +106,7 @@ export function byGroupNumber(a: string, b: string): number {
 }
 
 export interface LiveRoomsDeps {
-  /** A room as the store has it now, read synchronously (the live hub's reads have not moved to the asynchronous ports yet). */
+  /** A room as the store has it now, read synchronously (a new room state's parent; stage 2 moves it to the asynchronous ports). */
   readonly roomOf: (roomId: string) => Room | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];

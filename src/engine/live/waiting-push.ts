@@ -4,12 +4,13 @@ import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { WaitingListChange } from '../waiting/waiting-room-types.js';
 import { engineCallAsync, guarded, liveError } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
-import type { LiveRooms, Member, RoomState } from './room-state.js';
+import type { LiveRooms, Member, PendingWaiting, RoomState } from './room-state.js';
+import { SocketQueue } from './socket-queue.js';
 
 export interface WaitingPushDeps {
   readonly waiting: Pick<
     WaitingRoomService,
-    'listNow' | 'takeArrivalSkipped' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'
+    'list' | 'takeArrivalSkipped' | 'switchState' | 'enableWaitingRoom' | 'disableWaitingRoom'
   >;
   readonly log: EngineLog;
   /** A turn's changes above this many go out as the whole list when that is shorter. */
@@ -23,8 +24,14 @@ export interface WaitingPushDeps {
  * each change where it happens (a knock is one item), so this never re-reads and compares the
  * whole list to find it: at 1,000 waiting that would cost every change a 1,000-item read and
  * diff. Changes of one turn are merged and pushed once, after it, numbered per meeting (`seq`).
+ * A push that sends the whole list awaits its read: the room's pushes take turns
+ * (`turns`), so the moderators get them in `seq` order, each one reflecting
+ * every change before it.
  */
 export class WaitingPush {
+  /** Each room's pushes, one after the other (a whole list awaits its read). */
+  private readonly turns = new WeakMap<RoomState, SocketQueue>();
+
   constructor(
     private readonly rooms: LiveRooms,
     private readonly deps: WaitingPushDeps,
@@ -67,27 +74,35 @@ export class WaitingPush {
     queueMicrotask(() =>
       guarded(this.deps.log, 'waiting list push', () => {
         state.waitingPushScheduled = false;
-        if (this.rooms.states.get(roomId) === state) this.flush(state);
+        if (this.rooms.states.get(roomId) === state) return this.inTurn(state, () => this.flush(state));
       }),
     );
   }
 
   /** The whole list to one moderator, at the room's current `seq` (changes not pushed yet go to the others first). */
-  sendList(state: RoomState, member: Member): void {
-    this.flush(state, member);
-    const requests = this.listFor(state, member);
-    // Her arrival left marked requests waiting: the first list she gets says how many, once.
-    const skipped = this.deps.waiting.takeArrivalSkipped(state.roomId, member.participantId);
-    member.outbox.send({ type: 'waiting_list', seq: state.waitingSeq, requests, ...(skipped > 0 ? { skipped } : {}) });
+  sendList(state: RoomState, member: Member): Promise<void> {
+    return this.inTurn(state, async () => {
+      await this.flush(state, member);
+      const requests = await this.listFor(state, member);
+      if (member.gone) return;
+      // Her arrival left marked requests waiting: the first list she gets says how many, once.
+      const skipped = this.deps.waiting.takeArrivalSkipped(state.roomId, member.participantId);
+      member.outbox.send({
+        type: 'waiting_list',
+        seq: state.waitingSeq,
+        requests,
+        ...(skipped > 0 ? { skipped } : {}),
+      });
+    });
   }
 
   /** A moderator's `waiting_resync` (she saw a gap in `seq`): the whole list, within her window. */
-  resync(state: RoomState, member: Member): void {
+  resync(state: RoomState, member: Member): void | Promise<void> {
     if (!member.windows.resyncs.admit(this.rooms.nowMs(), this.deps.resyncLimit)) {
       member.outbox.send(liveError('rate_limited', 'the waiting list was sent again a moment ago; wait a few seconds'));
       return;
     }
-    this.sendList(state, member);
+    return this.sendList(state, member);
   }
 
   /** What a moderator's switch shows: on or off, and whether she may change it. */
@@ -125,8 +140,39 @@ export class WaitingPush {
       member.outbox.send(this.roomMessage(state));
   }
 
-  /** Sends the changes collected so far to the room's moderators (but `except`) as the next `seq`. */
-  private flush(state: RoomState, except?: Member): void {
+  /**
+   * Runs a push after the room's earlier ones settled: at once when none is running, so a change
+   * that needs no read is pushed in the turn's microtask as before. Its failure is the caller's.
+   */
+  private inTurn(state: RoomState, push: () => void | Promise<void>): Promise<void> {
+    let turns = this.turns.get(state);
+    if (!turns) {
+      // Never called: every push below settles its own promise. No bound: pushes are merged per turn.
+      turns = new SocketQueue(
+        () => undefined,
+        Number.POSITIVE_INFINITY,
+        () => undefined,
+      );
+      this.turns.set(state, turns);
+    }
+    const queue = turns;
+    return new Promise((resolve, reject) =>
+      queue.push(() => {
+        let pending: void | Promise<void>;
+        try {
+          pending = push();
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        if (!(pending instanceof Promise)) return resolve();
+        return pending.then(resolve, reject);
+      }),
+    );
+  }
+
+  /** Sends the changes collected so far to the room's moderators (but `except`) as the next `seq`; in turn only. */
+  private flush(state: RoomState, except?: Member): void | Promise<void> {
     const pending = state.waitingPending;
     state.waitingPending = null;
     if (!pending) return;
@@ -134,26 +180,40 @@ export class WaitingPush {
     // Nobody to tell: whoever becomes a moderator or connects reads the whole list.
     if (moderators.length === 0) return;
     const count = pending.added.size + pending.removed.size + pending.updated.size;
-    let message: ServerMessage | null = null;
-    if (pending.reset || count > this.deps.fullListAbove) {
-      const requests = this.listFor(state, moderators[0]!);
-      if (pending.reset || requests.length < count)
-        message = { type: 'waiting_list', seq: state.waitingSeq + 1, requests };
-    }
-    message ??= {
-      type: 'waiting_changes',
-      seq: state.waitingSeq + 1,
-      added: [...pending.added.values()],
-      updated: [...pending.updated.values()],
-      removed: [...pending.removed],
-      ...(pending.timedOut.size > 0 ? { timed_out: [...pending.timedOut] } : {}),
-      ...(pending.outcomes.size > 0 ? { outcomes: Object.fromEntries(pending.outcomes) } : {}),
-    };
-    state.waitingSeq = message.seq;
-    for (const moderator of moderators) moderator.outbox.send(message);
+    if (!pending.reset && count <= this.deps.fullListAbove)
+      return this.send(state, moderators, changesOf(state, pending));
+    // Read after every change taken above: changes that land during the read go in the next push.
+    return this.listFor(state, moderators[0]!).then((requests) =>
+      this.send(
+        state,
+        moderators,
+        pending.reset || requests.length < count
+          ? { type: 'waiting_list', seq: state.waitingSeq + 1, requests }
+          : changesOf(state, pending),
+      ),
+    );
   }
 
-  private listFor(state: RoomState, moderator: Member): WaitingItem[] {
-    return this.deps.waiting.listNow(state.roomId, { kind: 'participant', participantId: moderator.participantId });
+  private send(state: RoomState, moderators: Member[], message: ServerMessage & { seq: number }): void {
+    state.waitingSeq = message.seq;
+    // One who arrived during a read gets the whole list after this (her sendList waits its turn).
+    for (const moderator of moderators) if (!moderator.gone) moderator.outbox.send(message);
   }
+
+  private listFor(state: RoomState, moderator: Member): Promise<WaitingItem[]> {
+    return this.deps.waiting.list(state.roomId, { kind: 'participant', participantId: moderator.participantId });
+  }
+}
+
+/** A turn's merged changes as the next `seq`. */
+function changesOf(state: RoomState, pending: PendingWaiting): ServerMessage & { seq: number } {
+  return {
+    type: 'waiting_changes',
+    seq: state.waitingSeq + 1,
+    added: [...pending.added.values()],
+    updated: [...pending.updated.values()],
+    removed: [...pending.removed],
+    ...(pending.timedOut.size > 0 ? { timed_out: [...pending.timedOut] } : {}),
+    ...(pending.outcomes.size > 0 ? { outcomes: Object.fromEntries(pending.outcomes) } : {}),
+  };
 }

@@ -217,11 +217,6 @@ export class WaitingRoomService {
   }
 
   async list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    return this.listNow(roomId, actor);
-  }
-
-  /** `list` at once, for the live hub's pushes (its waiting-list reads have not moved to the asynchronous ports yet). */
-  listNow(roomId: string, actor: Actor): WaitingListItem[] {
     const gesture = this.gesture(roomId, actor);
     if (!gesture) return [];
     this.decisions.settle(gesture.meeting, gesture.queue);

@@ -11,7 +11,7 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   const welcome = m.conn.last('welcome');
   t.match(welcome, {
     room_id: 'r1',
@@ -24,7 +24,7 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
     { type: 'waiting_list', seq: 0, requests: [] },
     'a moderator gets the waiting list after the welcome',
   );
-  const a = f.connect(ann);
+  const a = await f.connect(ann);
   t.equal(a.conn.of('waiting_list').length, 0, 'a participant does not');
   t.same(m.conn.last('participant_joined')?.participant.participant_id, ann.participantId);
   t.same(
@@ -58,12 +58,12 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  f.connect(mod);
-  const a = f.connect(ann);
+  await f.connect(mod);
+  const a = await f.connect(ann);
   f.disconnect(a);
   f.timers.advance(4_999);
   t.equal(f.leftAt(ann), null, 'still present 1 ms before the grace period ends');
-  const back = f.connect(ann);
+  const back = await f.connect(ann);
   f.timers.advance(10_000);
   t.equal(f.leftAt(ann), null, 'a reconnect within the grace period cancels the leave');
 
@@ -89,7 +89,7 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
 t.test('the grace period is an option', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 100 } });
   const ann = f.enter('Ann');
-  f.disconnect(f.connect(ann));
+  f.disconnect(await f.connect(ann));
   f.timers.advance(100);
   t.match(f.leftAt(ann), /^\d{4}-/);
 });
@@ -98,7 +98,7 @@ t.test('until_moderator: the last moderator leaving after the grace period makes
   const f = new LiveFixture();
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomMode: 'until_moderator' });
   const mod = f.enter('Mod', 'r2', true);
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   t.equal(
     (await f.engine.waiting.start(arrive('r2', 'Early'))).status,
     'joined',
@@ -119,9 +119,9 @@ t.test('a second socket of the same participant replaces the first', async (t) =
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  const m = f.connect(mod);
-  const first = f.connect(ann);
-  const second = f.connect(ann);
+  const m = await f.connect(mod);
+  const first = await f.connect(ann);
+  const second = await f.connect(ann);
   t.equal(first.conn.closedWith?.code, closeCodes.replaced);
   t.same(
     m.conn.sent.filter((x) => x.type === 'participant_left' || x.type === 'participant_joined').map((x) => x.type),
@@ -141,8 +141,8 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
   a.send({ type: 'speaking', speaking: true });
   t.equal(m.conn.of('speaking').length, 0, 'speaking without audio is ignored');
   a.send({ type: 'state', audio: true, video: true, screen: true });
@@ -176,7 +176,7 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
 t.test('chat: stored, history for late joiners, limits, and System messages', async (t) => {
   const f = new LiveFixture({ live: { chatLimit: { count: 3, windowMs: 10_000 } } });
   const mod = f.enter('Mod', 'r1', true);
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   m.send({ type: 'chat', text: 'a' });
   m.send({ type: 'chat', text: 'b' });
   m.send({ type: 'chat', text: 'c' });
@@ -200,7 +200,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   await t.rejects(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
   t.equal(await f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
-  const ann = f.connect(f.enter('Ann'));
+  const ann = await f.connect(f.enter('Ann'));
   t.same(
     ann.conn.last('welcome')?.chat.map((c) => c.text),
     ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
@@ -219,8 +219,8 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
 
 t.test('chat: who sent a message travels as fields (system, role), never in the name', async (t) => {
   const f = new LiveFixture();
-  const m = f.connect(f.enter('Mod', 'r1', true));
-  const ann = f.connect(f.enter('Ann'));
+  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.connect(f.enter('Ann'));
   m.send({ type: 'chat', text: 'from the moderator' });
   ann.send({ type: 'chat', text: 'from Ann' });
   await f.hub.postSystemChat('r1', 'from the service');
@@ -234,7 +234,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
     expected,
     'as they are posted',
   );
-  const late = f.connect(f.enter('Late'));
+  const late = await f.connect(f.enter('Late'));
   t.match(
     late.conn.last('welcome')?.chat.map((c) => c.from),
     expected,
@@ -244,7 +244,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
 
 t.test('malformed and unknown messages get an error, never an exception', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 12, windowMs: 1_000 } } });
-  const a = f.connect(f.enter('Ann'));
+  const a = await f.connect(f.enter('Ann'));
   const bad = [
     '',
     '[]',
@@ -274,8 +274,8 @@ t.test(
     const f = new LiveFixture();
     const mod = f.enter('Mod', 'r1', true);
     const ann = f.enter('Ann');
-    const m = f.connect(mod);
-    const a = f.connect(ann);
+    const m = await f.connect(mod);
+    const a = await f.connect(ann);
     a.send({ type: 'state', audio: true, video: true, screen: true });
     m.send({ type: 'state', audio: true, video: true, screen: false });
     a.send({ type: 'lock', locks: { mic: true, cam: true, cams_moderators_only: false } });
@@ -350,10 +350,10 @@ t.test('signalling goes through the media backend; only admitted, connected memb
   const ann = f.enter('Ann');
   const bob = f.enter('Bob');
   const stranger = f.enter('Stranger', 'r2');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
-  const b = f.connect(bob);
-  const s = f.connect(stranger);
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
+  const b = await f.connect(bob);
+  const s = await f.connect(stranger);
   const offer = (sdp: string) => ({ description: { type: 'offer', sdp } });
 
   a.send({ type: 'signal', to: bob.participantId, data: offer(sendrecvOffer) });
@@ -386,9 +386,9 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
   const bob = f.enter('Bob');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
-  f.disconnect(f.connect(bob));
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
+  f.disconnect(await f.connect(bob));
   a.send({ type: 'state', audio: true, video: true, screen: false });
   f.timers.advance(250);
   a.send({ type: 'speaking', speaking: true });
@@ -414,7 +414,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
 t.test('an empty meeting ended by the sweep, after the last socket left', async (t) => {
   const f = new LiveFixture({ meetings: { emptyGraceMs: 0 } });
   const ann = f.enter('Ann');
-  f.disconnect(f.connect(ann));
+  f.disconnect(await f.connect(ann));
   await f.engine.waiting.sweep();
   t.ok(f.engine.meetings.current('r1'), 'open during the socket grace period');
   f.timers.advance(5_000);
@@ -426,12 +426,12 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   const f = new LiveFixture();
   f.room({ roomId: 'w', waitingRoom: 'all' });
   const mod = f.enter('Mod', 'w', true);
-  const m = f.connect(mod);
-  const m2 = f.connect(f.enter('Second moderator', 'w', true));
+  const m = await f.connect(mod);
+  const m2 = await f.connect(f.enter('Second moderator', 'w', true));
   const guest = await f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
   t.equal(guest.status, 'waiting', 'scope all: even an lms arrival waits');
   t.same(await f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
-  const p = f.connect(f.engine.meetings.present('w').find((x) => x.name === 'Guest')!);
+  const p = await f.connect(f.engine.meetings.present('w').find((x) => x.name === 'Guest')!);
   m.conn.clear();
   m2.conn.clear();
   const knocking = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
@@ -468,9 +468,9 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
   const bob = f.enter('Bob');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
-  const b = f.connect(bob);
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
+  const b = await f.connect(bob);
 
   m.send({ type: 'create_subgroups', count: 21 });
   await f.settled();
@@ -500,7 +500,7 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'ignored', { fromParticipantId: ann.participantId }));
   t.equal(annG1.status, 'joined');
   f.disconnect(a);
-  const ag = f.connect(annG1.status === 'joined' ? annG1.participant : ann);
+  const ag = await f.connect(annG1.status === 'joined' ? annG1.participant : ann);
   t.equal(ag.conn.last('welcome')?.room_id, 'r1-g1');
   t.same(ag.conn.last('welcome')?.subgroups, ['r1-g1', 'r1-g2', 'r1-g3']);
   f.timers.advance(5_000);
@@ -524,7 +524,7 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   t.same(ag.conn.last('move'), { type: 'move', room_id: 'r1' });
   t.equal(m.conn.of('move').length, 0, 'the class itself is not moved');
   f.disconnect(ag);
-  const aBack = f.connect(ann);
+  const aBack = await f.connect(ann);
   t.equal(aBack.conn.last('welcome')?.room_id, 'r1');
   f.timers.advance(60_000);
   t.equal(f.leftAt(ann), null, 'Ann came back');
@@ -540,8 +540,8 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
   await f.settled();
   m.send({ type: 'move', participant_id: ann.participantId, room_id: 'r1-g1' });
@@ -553,7 +553,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   t.match(f.leftAt(ann), /^\d{4}-/, 'the sub-group is over and she did not come back: she left');
 
   // Someone moved who never starts the sub-group leaves after the away grace period.
-  const bob = f.connect(f.enter('Bob'));
+  const bob = await f.connect(f.enter('Bob'));
   m.send({ type: 'move', participant_id: bob.participant.participantId, room_id: 'r1-g1' });
   await f.settled();
   f.disconnect(bob);
@@ -566,7 +566,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
 t.test('a moderator inside a sub-group moves people between the family of rooms', async (t) => {
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   m.send({ type: 'create_subgroups', count: 2 });
   await f.settled();
   // (With a moderator's join token: entering with the class session alone makes a participant of the sub-group.)
@@ -574,8 +574,8 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
   const annClass = f.enter('Ann');
   const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'Ann', { fromParticipantId: annClass.participantId }));
   if (modG1.status !== 'joined' || annG1.status !== 'joined') throw new Error('not joined');
-  const mg = f.connect(modG1.participant);
-  const ag = f.connect(annG1.participant);
+  const mg = await f.connect(modG1.participant);
+  const ag = await f.connect(annG1.participant);
   t.equal(modG1.participant.role, 'moderator');
   mg.send({ type: 'move', participant_id: annG1.participant.participantId, room_id: 'r1-g2' });
   await f.settled();
@@ -604,7 +604,7 @@ t.test('attendees: present participants with their reported media', async (t) =>
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  f.connect(mod).send({ type: 'state', audio: true, video: false, screen: false });
+  (await f.connect(mod)).send({ type: 'state', audio: true, video: false, screen: false });
   t.same(f.hub.attendees('r1'), [
     {
       participantId: mod.participantId,
@@ -644,7 +644,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   const f = new LiveFixture({ media: () => backend });
   t.equal(f.hub.mediaBackend.name, 'test');
   const mod = f.enter('Mod', 'r1', true);
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   m.send({ type: 'signal', to: mod.participantId, data: {} });
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
   m.send({ type: 'lock', locks: { mic: true, cam: false, cams_moderators_only: false } });
@@ -658,8 +658,8 @@ t.test('failures are reported, never thrown into the socket', async (t) => {
   const f = new LiveFixture();
   const mod = f.enter('Mod', 'r1', true);
   const ann = f.enter('Ann');
-  const m = f.connect(mod);
-  const a = f.connect(ann);
+  const m = await f.connect(mod);
+  const a = await f.connect(ann);
   m.conn.failing = true;
   t.doesNotThrow(() => a.send({ type: 'chat', text: 'hello' }));
   t.equal(f.errors.length, 1);
@@ -670,8 +670,8 @@ t.test('close(): timers stop, nobody leaves, running statistics end', async (t) 
   const f = new LiveFixture();
   const ann = f.enter('Ann');
   const bob = f.enter('Bob');
-  const a = f.connect(ann);
-  f.disconnect(f.connect(bob));
+  const a = await f.connect(ann);
+  f.disconnect(await f.connect(bob));
   a.send({ type: 'state', audio: false, video: true, screen: false });
   f.timers.advance(2_000);
   const closedAt = f.engine.clock.now().toISOString();

@@ -31,11 +31,11 @@ function held(conn: FakeConnection): { seq: number; names: string[]; ids: string
 }
 
 /** A room with a waiting room for everyone, a moderator connected, and a way to knock from distinct clients. */
-function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
+async function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
   const f = new LiveFixture(options);
   f.room({ roomId: 'w', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
   const mod = f.enter('Mod', 'w', true);
-  const m = f.connect(mod);
+  const m = await f.connect(mod);
   let n = 0;
   const knock = async (name: string) => {
     const result = await f.engine.waiting.knock(arrive('w', name, { clientKey: `203.0.113.${++n}` }));
@@ -49,7 +49,7 @@ function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
 t.test(
   'a moderator gets the whole list on connect, then one change per knock or decision with increasing seq',
   async (t) => {
-    const { f, mod, m, knock } = scene();
+    const { f, mod, m, knock } = await scene();
     t.same(
       m.conn.of('waiting_list'),
       [{ type: 'waiting_list', seq: 0, requests: [] }],
@@ -89,7 +89,7 @@ t.test(
     t.equal(m.conn.of('waiting_list').length, 1, 'no whole list after the first');
 
     // A second moderator connecting now starts at the room's seq, not at 0.
-    const m2 = f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(f.enter('Second', 'w', true));
     t.same(
       m2.conn.last('waiting_list'),
       { type: 'waiting_list', seq: 4, requests: [] },
@@ -103,7 +103,7 @@ t.test(
 );
 
 t.test('a burst in one turn is one change; a change too large to be worth it is the whole list', async (t) => {
-  const { f, mod, m } = scene({ live: { waitingFullListAbove: 5 } });
+  const { f, mod, m } = await scene({ live: { waitingFullListAbove: 5 } });
   const burst = await Promise.all(
     ['A', 'B', 'C', 'D'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${i}` }))),
   );
@@ -119,7 +119,8 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
   // flushGrouped commits now, in this turn; the admission follows in the same turn, before the push.
   f.engine.transactions.flushGrouped();
-  const eId = f.engine.waiting.listNow('w', by(mod.participantId)).find((r) => r.name === 'E')!.request_id;
+  // Read from the store, not the list: an awaited read would let the turn's push go first.
+  const eId = [...f.engine.store.requests.values()].find((r) => r.name === 'E')!.requestId;
   // Not awaited before the check: the admission is decided in this turn, its push is not sent yet.
   const admitted = f.engine.waiting.admit('w', eId, by(mod.participantId));
   t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed inside the turn');
@@ -150,9 +151,9 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
 t.test(
   "leaving hides a request from moderators, a poll shows it again; another room's changes are not sent",
   async (t) => {
-    const { f, m, knock } = scene();
+    const { f, m, knock } = await scene();
     f.room({ roomId: 'v', waitingRoom: 'all' });
-    const elsewhere = f.connect(f.enter('Other moderator', 'v', true));
+    const elsewhere = await f.connect(f.enter('Other moderator', 'v', true));
     await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
     await Promise.resolve();
     t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
@@ -182,7 +183,7 @@ t.test(
 t.test(
   'a silent page: moderators get her row updated as connection lost, then back in place, and a grace run out as timed_out',
   async (t) => {
-    const { f, m, knock } = scene();
+    const { f, m, knock } = await scene();
     const wendy = await knock('Wendy');
     const vic = await knock('Vic');
     const quiet = async (ms: number) => {
@@ -220,11 +221,13 @@ t.test(
 t.test(
   'waiting_resync returns the whole list at the current seq; others may not ask, nor ask without end',
   async (t) => {
-    const { f, m, knock } = scene({ live: { resyncLimit: { count: 2, windowMs: 10_000 } } });
+    const { f, m, knock } = await scene({ live: { resyncLimit: { count: 2, windowMs: 10_000 } } });
     await knock('Wendy');
     await knock('Vic');
     m.conn.clear();
+    // The list is read from the waiting room (awaited): wait for the socket's queue before looking.
     m.send({ type: 'waiting_resync' });
+    await f.settled();
     t.same(
       m.conn.sent.map((x) => (x.type === 'waiting_list' ? [x.seq, x.requests.map((r) => r.name)] : x.type)),
       [[2, ['Wendy', 'Vic']]],
@@ -235,7 +238,7 @@ t.test(
     const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
     f.engine.transactions.flushGrouped();
     await zoe;
-    const m2 = f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(f.enter('Second', 'w', true));
     t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');
     t.same(m2.conn.of('waiting_changes'), [], 'not to the one connecting');
     t.same(m2.conn.last('waiting_list')?.seq, 3, 'who gets the list at that seq');
@@ -243,15 +246,18 @@ t.test(
     t.equal(m.conn.of('waiting_changes').length, 1, 'and nothing is sent twice');
 
     m.send({ type: 'waiting_resync' });
+    await f.settled();
     m.conn.clear();
     m.send({ type: 'waiting_resync' });
+    await f.settled();
     t.match(m.conn.sent, [{ type: 'error', code: 'rate_limited' }], 'the third within the window is refused');
     f.timers.advance(10_000);
     m.conn.clear();
     m.send({ type: 'waiting_resync' });
+    await f.settled();
     t.equal(m.conn.last('waiting_list')?.type, 'waiting_list', 'after the window it answers again');
 
-    const p = f.connect(f.enter('Pupil', 'w'));
+    const p = await f.connect(f.enter('Pupil', 'w'));
     p.send({ type: 'waiting_resync' });
     t.same(
       p.conn.sent.filter((x) => x.type !== 'welcome' && x.type !== 'hands'),
@@ -264,12 +270,13 @@ t.test(
 );
 
 t.test('a participant promoted to moderator gets the whole list, then the changes', async (t) => {
-  const { f, m, knock } = scene();
+  const { f, m, knock } = await scene();
   const pat = f.enter('Pat', 'w');
-  const p = f.connect(pat);
+  const p = await f.connect(pat);
   await knock('Wendy');
   t.equal(p.conn.of('waiting_changes').length, 0, 'a participant hears nothing of the knock');
   await f.engine.meetings.promote(pat.participantId);
+  await f.settled();
   t.same(p.conn.last('role'), { type: 'role', participant_id: pat.participantId, role: 'moderator' });
   const list = p.conn.last('waiting_list');
   t.same([list?.seq, list?.requests.map((r) => r.name)], [1, ['Wendy']], 'the whole list at the room seq');

@@ -71,13 +71,13 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   const second = open(t, first.dir);
   const reopened = new SqliteLiveStore(second.db);
   t.same(
-    new ChatLog(reopened, clock, 2).latest('m1').map((e) => [e.participantId, e.name, e.text]),
+    (await new ChatLog(reopened, clock, 2).latest('m1')).map((e) => [e.participantId, e.name, e.text]),
     [
       [null, 'System', 'two'],
       ['bob', 'Bob', 'three'],
     ],
   );
-  t.same(new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), {
+  t.same(await new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), {
     mic: true,
     cam: false,
     camsModeratorsOnly: true,

@@ -28,7 +28,7 @@ const expiryOf = (message: { ice_servers: readonly { username?: string }[] } | u
 t.test('fresh servers when the socket opens, then at three quarters of each lifetime while she stays', async (t) => {
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
-  const ann = f.connect(f.enter('Ann'));
+  const ann = await f.connect(f.enter('Ann'));
   const nowSecs = () => Math.floor(f.engine.clock.now().getTime() / 1000);
   t.equal(ann.conn.of('ice_servers').length, 1, 'at once');
   t.equal(expiryOf(ann.conn.last('ice_servers')), nowSecs() + 3600, 'valid one hour');
@@ -39,7 +39,7 @@ t.test('fresh servers when the socket opens, then at three quarters of each life
   t.equal(expiryOf(ann.conn.last('ice_servers')), nowSecs() + 3600, 'for another hour from now');
   f.timers.advance(0.75 * hour);
   t.equal(ann.conn.of('ice_servers').length, 3, 'and again');
-  const bob = f.connect(f.enter('Bob'));
+  const bob = await f.connect(f.enter('Bob'));
   t.equal(bob.conn.of('ice_servers').length, 1, 'each connection its own');
   t.notOk(
     ann.conn
@@ -52,9 +52,9 @@ t.test('fresh servers when the socket opens, then at three quarters of each life
 t.test('removed or left: no renewal, and no timer left behind', async (t) => {
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
-  const mod = f.connect(f.enter('Mod', 'r1', true));
-  const ann = f.connect(f.enter('Ann'));
-  const bob = f.connect(f.enter('Bob'));
+  const mod = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.connect(f.enter('Ann'));
+  const bob = await f.connect(f.enter('Bob'));
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   f.disconnect(ann);
   f.disconnect(bob);
@@ -71,14 +71,14 @@ t.test('a reconnect gets fresh servers at once; a hub without TURN sends none', 
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
   const ann = f.enter('Ann');
-  const first = f.connect(ann);
+  const first = await f.connect(ann);
   f.timers.advance(0.5 * hour);
   f.disconnect(first);
-  const again = f.connect(ann);
+  const again = await f.connect(ann);
   t.equal(again.conn.of('ice_servers').length, 1, 'a page reloaded late in the last credential still gets a fresh one');
 
   const plain = new LiveFixture({ ice: { lifetimeMs: hour, serversFor: () => null } });
-  const bob = plain.connect(plain.enter('Bob'));
+  const bob = await plain.connect(plain.enter('Bob'));
   t.equal(bob.conn.of('ice_servers').length, 0, 'no TURN: nothing to renew');
   t.equal(plain.timers.size, 0, 'and no timer');
 });

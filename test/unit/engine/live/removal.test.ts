@@ -6,10 +6,10 @@ import { arrive, by } from '../../../helpers/engine-fixture.js';
 import { LiveFixture, type Client } from '../../../helpers/live-fixture.js';
 
 /** Ann, Bob and a moderator connected in r1. */
-function scene(f: LiveFixture): { mod: Client; ann: Client; bob: Client } {
-  const mod = f.connect(f.enter('Mod', 'r1', true));
-  const ann = f.connect(f.enter('Ann'));
-  const bob = f.connect(f.enter('Bob'));
+async function scene(f: LiveFixture): Promise<{ mod: Client; ann: Client; bob: Client }> {
+  const mod = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.connect(f.enter('Ann'));
+  const bob = await f.connect(f.enter('Bob'));
   return { mod, ann, bob };
 }
 
@@ -17,7 +17,7 @@ t.test(
   'a moderator removes someone: she is told and closed with 4403, the others are told, the record says who',
   async (t) => {
     const f = new LiveFixture();
-    const { mod, ann, bob } = scene(f);
+    const { mod, ann, bob } = await scene(f);
     const annId = ann.participant.participantId;
     mod.send({ type: 'remove', participant_id: annId });
     await f.settled();
@@ -49,14 +49,14 @@ t.test(
 
 t.test('the old session brings nobody back: not on reconnect, not after a restart (kill -9)', async (t) => {
   const f = new LiveFixture();
-  const { mod, ann } = scene(f);
+  const { mod, ann } = await scene(f);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();
-  t.throws(() => f.connect(ann.participant), /4401/, 'a reconnect with her session is refused');
+  await t.rejects(f.connect(ann.participant), /4401/, 'a reconnect with her session is refused');
   f.engine.restart();
   f.build();
   t.match(f.leftAt(ann.participant), /^\d{4}-/, 'on disk');
-  t.throws(() => f.connect(ann.participant), /4401/, 'refused after the restart too');
+  await t.rejects(f.connect(ann.participant), /4401/, 'refused after the restart too');
   t.match((await f.engine.meetings.timeline('r1')).at(-1), { kind: 'participant_removed' });
 });
 
@@ -65,13 +65,13 @@ t.test(
   async (t) => {
     const f = new LiveFixture();
     f.room({ roomId: 'w', waitingRoom: 'all' });
-    const mod = f.connect(f.enter('Mod', 'w', true));
+    const mod = await f.connect(f.enter('Mod', 'w', true));
     const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
     if (knock.status !== 'waiting') throw new Error('expected to wait');
     await f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
     const polled = await f.engine.waiting.poll('w', knock.secret);
     if (polled?.status !== 'admitted') throw new Error('expected admitted');
-    const ann = f.connect(polled.participant);
+    const ann = await f.connect(polled.participant);
     mod.send({ type: 'remove', participant_id: ann.participant.participantId });
     await f.settled();
     t.equal(
@@ -89,7 +89,7 @@ t.test(
 
 t.test('who may remove whom: abuse is refused with the live codes and changes nothing', async (t) => {
   const f = new LiveFixture();
-  const { mod, ann, bob } = scene(f);
+  const { mod, ann, bob } = await scene(f);
   f.room({ roomId: 'r2' });
   const elsewhere = f.enter('Eve', 'r2');
   const cases: [Client, Record<string, unknown>, string][] = [
@@ -116,8 +116,8 @@ t.test('who may remove whom: abuse is refused with the live codes and changes no
 
 t.test('a second removal of the same person is refused, and a flood is cut by the settings window', async (t) => {
   const f = new LiveFixture({ live: { settingsLimit: { count: 2, windowMs: 10_000 } } });
-  const { mod, ann, bob } = scene(f);
-  const carl = f.connect(f.enter('Carl'));
+  const { mod, ann, bob } = await scene(f);
+  const carl = await f.connect(f.enter('Carl'));
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
@@ -136,8 +136,8 @@ t.test('a second removal of the same person is refused, and a flood is cut by th
 
 t.test('a moderator may remove another moderator, and someone whose socket is down within the grace', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 5_000 } });
-  const { mod, ann } = scene(f);
-  const second = f.connect(f.enter('Co', 'r1', true));
+  const { mod, ann } = await scene(f);
+  const second = await f.connect(f.enter('Co', 'r1', true));
   f.disconnect(ann);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();
@@ -169,7 +169,7 @@ t.test('the media side lets her go at once', async (t) => {
       return recording;
     },
   });
-  const { mod, ann } = scene(f);
+  const { mod, ann } = await scene(f);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();
   t.same(

@@ -22,7 +22,7 @@ t.test('the chat log keeps the latest messages per meeting and writes every one 
   for (const text of ['1', '2', '3', '4']) await log.post('m1', { participantId: 'p', name: 'Ann' }, text);
   await log.post('m2', { participantId: null, name: 'System' }, 'other');
   t.same(
-    log.latest('m1').map((e) => e.text),
+    (await log.latest('m1')).map((e) => e.text),
     ['2', '3', '4'],
   );
   t.equal(store.chat.length, 5);
@@ -35,11 +35,11 @@ t.test('the chat log keeps the latest messages per meeting and writes every one 
   log.forget('m1');
   const fresh = new ChatLog(store, clock, 3);
   t.same(
-    fresh.latest('m1').map((e) => e.text),
+    (await fresh.latest('m1')).map((e) => e.text),
     ['2', '3', '4'],
     'reloaded from the store',
   );
-  t.match(fresh.latest('m2')[0], { participantId: null, name: 'System', at: clock.now().toISOString() });
+  t.match((await fresh.latest('m2'))[0], { participantId: null, name: 'System', at: clock.now().toISOString() });
 });
 
 t.test('locks bind participants only; video locks cover screen sharing', async (t) => {
@@ -56,14 +56,18 @@ t.test('meeting locks are stored, cached and defaulted once', async (t) => {
   const store = new MemoryLiveStore();
   const locks = new MeetingLocks(store, new FakeClock());
   const meeting = { meetingId: 'm1', roomId: 'r1' };
-  t.same(locks.get(meeting), unlocked);
+  t.same(await locks.get(meeting), unlocked);
   t.equal(store.locks.size, 0, 'nothing stored for the default');
   locks.setDefaults(() => ({ cam: true }));
-  t.same(locks.get({ meetingId: 'm2', roomId: 'r2' }), { ...unlocked, cam: true });
+  t.same(await locks.get({ meetingId: 'm2', roomId: 'r2' }), { ...unlocked, cam: true });
   t.same(store.locks.get('m2'), { ...unlocked, cam: true }, 'the first settings are stored');
   await locks.set('m1', { mic: true, cam: false, camsModeratorsOnly: false });
   locks.forget('m1');
-  t.same(new MeetingLocks(store, new FakeClock()).get(meeting), { mic: true, cam: false, camsModeratorsOnly: false });
+  t.same(await new MeetingLocks(store, new FakeClock()).get(meeting), {
+    mic: true,
+    cam: false,
+    camsModeratorsOnly: false,
+  });
 });
 
 t.test('a chat message or lock settings the store refuses reject; memory keeps what was stored', async (t) => {
@@ -84,8 +88,8 @@ t.test('a chat message or lock settings the store refuses reject; memory keeps w
   await t.rejects(posting, { message: 'disk full' }, 'the post answers a rejection, not a throw');
   await t.rejects(locking, { message: 'disk full' }, 'so does the lock change');
   t.same(
-    log.latest('m1').map((e) => e.text),
+    (await log.latest('m1')).map((e) => e.text),
     ['kept'],
   );
-  t.same(locks.get({ meetingId: 'm1', roomId: 'r1' }), { ...unlocked, mic: true });
+  t.same(await locks.get({ meetingId: 'm1', roomId: 'r1' }), { ...unlocked, mic: true });
 });
