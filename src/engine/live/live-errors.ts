@@ -2,6 +2,7 @@ import { isLiveErrorCode, type LiveErrorCode, type ServerMessage } from '../../p
 import { EngineError } from '../errors.js';
 import type { EngineLog } from '../listeners.js';
 import type { Outbox } from './outbox.js';
+import type { RateLimit, RateWindow } from './rate-windows.js';
 
 export const liveError = (code: LiveErrorCode, message: string): ServerMessage => ({ type: 'error', code, message });
 
@@ -13,6 +14,20 @@ export const liveError = (code: LiveErrorCode, message: string): ServerMessage =
 export function refusal(err: EngineError): ServerMessage {
   if (!isLiveErrorCode(err.code)) throw err;
   return liveError(err.code, err.message);
+}
+
+/**
+ * Whether a member's change to the meeting (a subject, a removal, a switch, a sub-group gesture)
+ * fits her settings window; beyond it she alone is told, and nothing is done.
+ */
+export function settingsAllowed(
+  member: { readonly windows: { readonly settings: RateWindow }; readonly outbox: Outbox },
+  nowMs: number,
+  limit: RateLimit,
+): boolean {
+  if (member.windows.settings.admit(nowMs, limit)) return true;
+  member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
+  return false;
 }
 
 /** Runs an engine call for a member; its refusal goes back to her as a live error (code and words), never further. */

@@ -1,5 +1,5 @@
 import type { MeetingService } from '../meetings/meeting-service.js';
-import { engineCallAsync, liveError } from './live-errors.js';
+import { engineCallAsync, liveError, settingsAllowed } from './live-errors.js';
 import type { MediaFlush } from './media-flush.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
@@ -32,10 +32,7 @@ export class MeetingEdits {
   }
 
   subject(state: RoomState, member: Member, subject: string): void | Promise<void> {
-    if (!member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-      return;
-    }
+    if (!settingsAllowed(member, this.rooms.nowMs(), this.deps.settingsLimit)) return;
     return this.subjectSet(state, member, subject);
   }
 

@@ -1,6 +1,6 @@
 import { presentIn } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import { engineCall, liveError } from './live-errors.js';
+import { engineCall, liveError, settingsAllowed } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
@@ -25,10 +25,7 @@ export function removeParticipant(
   member: Member,
   targetId: string,
 ): void | Promise<void> {
-  if (!member.windows.settings.admit(rooms.nowMs(), deps.settingsLimit)) {
-    member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-    return;
-  }
+  if (!settingsAllowed(member, rooms.nowMs(), deps.settingsLimit)) return;
   const meeting = deps.meetings.current(state.roomId);
   if (!meeting || meeting.meetingId !== state.meetingId) {
     member.outbox.send(liveError('meeting_not_found', 'this meeting is over'));

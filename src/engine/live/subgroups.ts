@@ -5,7 +5,7 @@ import { EngineError } from '../errors.js';
 import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
-import { guarded, liveError, refusal } from './live-errors.js';
+import { guarded, liveError, refusal, settingsAllowed } from './live-errors.js';
 import type { Presence } from './presence.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
@@ -289,8 +289,6 @@ export class Subgroups {
   }
 
   private settingsAllowed(member: Member): boolean {
-    if (member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) return true;
-    member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-    return false;
+    return settingsAllowed(member, this.rooms.nowMs(), this.deps.settingsLimit);
   }
 }

@@ -2,7 +2,7 @@ import type { ServerMessage, WaitingItem } from '../../protocol/live.js';
 import type { EngineLog } from '../listeners.js';
 import type { WaitingRoomService } from '../waiting/waiting-room-service.js';
 import type { WaitingListChange } from '../waiting/waiting-room-types.js';
-import { engineCallAsync, guarded, liveError } from './live-errors.js';
+import { engineCallAsync, guarded, liveError, settingsAllowed } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, PendingWaiting, RoomState } from './room-state.js';
 import { SocketQueue } from './socket-queue.js';
@@ -121,10 +121,7 @@ export class WaitingPush {
 
   /** On or off for later arrivals; the moderators hear of it from the engine (`switched`), as for a switch over HTTP. */
   switch(state: RoomState, member: Member, enabled: boolean): void | Promise<void> {
-    if (!member.windows.settings.admit(this.rooms.nowMs(), this.deps.settingsLimit)) {
-      member.outbox.send(liveError('rate_limited', 'too many changes to the meeting; wait a few seconds'));
-      return;
-    }
+    if (!settingsAllowed(member, this.rooms.nowMs(), this.deps.settingsLimit)) return;
     return this.switchNow(state, member, enabled);
   }
 
