@@ -126,7 +126,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       section.getByRole('button', { name: 'Admit Ann' }),
     );
     t.same(await rowNames(), ['Ann', 'Ben', 'Cy'], 'Undo: Ann waits in her place');
-    await mod.locator('#announcer', { hasText: 'Refusal undone: Ann is waiting again.' }).waitFor();
+    await untilSaid(mod, 'Refusal undone: Ann is waiting again.', 30_000);
 
     // Admit Ben: the row says Admitted, stays, then the list closes up.
     await clickUntil(
@@ -190,7 +190,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.same(await rowNames(), ['CY', 'Dora', 'Eli', 'Fay'], 'her row stays in place');
     t.equal(await eliRow.getByRole('button').count(), 0, 'with no control left to press');
     t.equal(await focused(mod), 'Admit Fay', 'the focus went to the next person still waiting, not to the body');
-    await mod.locator('#announcer', { hasText: 'Eli: Left the waiting room' }).waitFor();
+    await untilSaid(mod, 'Eli: Left the waiting room', 30_000);
     await wartende.getByText('Hat den Warteraum verlassen').waitFor();
     await browser.screenshot(mod, 'waiting-left-elsewhere-desktop');
     await browser.checkAccessibility(mod, 'waiting list with a row answered elsewhere');
@@ -203,14 +203,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const fayRow = section.getByRole('listitem').filter({ hasText: 'Fay' });
     await fayRow.getByText('Admitted by another moderator').waitFor();
     t.equal(await focused(mod), 'Admit Dora', 'the focus went to the person before (nobody after is waiting)');
-    await mod.locator('#announcer', { hasText: 'Fay: Admitted by another moderator' }).waitFor();
+    await untilSaid(mod, 'Fay: Admitted by another moderator', 30_000);
     t.equal(await state(fay), 'admitted');
 
     // And the other way round, by keyboard: the German phone shows the English moderator's admission in German.
     await mod.keyboard.press('Enter');
     const doraDe = wartende.getByRole('listitem').filter({ hasText: 'Dora' });
     await doraDe.getByText('Von einer anderen Moderatorin/einem anderen Moderator zugelassen').waitFor();
-    await de.locator('#announcer', { hasText: 'Dora: Von einer anderen Moderatorin' }).waitFor();
+    await untilSaid(de, 'Dora: Von einer anderen Moderatorin', 30_000);
     t.equal(await state(dora), 'admitted');
     // Point 3 in German, on the phone: a waiting page silent for three polls (CY's guest polls only when this test
     // asks, last at Admit all) is shown as connection lost, said politely, his place kept; his next poll brings him back.
@@ -220,7 +220,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await browser.checkAccessibility(de, 'German phone: a row answered elsewhere, a connection lost');
     t.equal(await state(cyAgain), 'waiting', 'his place is kept');
     await cyDe.getByText('Verbindung unterbrochen').waitFor({ state: 'detached' });
-    await de.locator('#announcer', { hasText: 'Die Verbindung von CY besteht wieder' }).waitFor();
+    await untilSaid(de, 'Die Verbindung von CY besteht wieder', 30_000);
     await section.getByRole('listitem').filter({ hasText: 'Dora' }).waitFor({ state: 'detached', timeout: 10_000 });
     t.same(await rowNames(), ['CY'], 'then the lists close up');
 
