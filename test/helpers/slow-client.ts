@@ -30,23 +30,33 @@ export async function partialRequest(base: string, head: string, bodyPart: strin
 
 /**
  * A request that never ends by itself: its headers promise a body of 1000 bytes and only the
- * first few arrive. Resolves once the bytes are written and `settleMs` passed, so the server
- * holds the request in flight.
+ * first few arrive. It asks `Expect: 100-continue`, and resolves once the server's interim
+ * "100 Continue" came back: Node sends it when it has parsed the head and handed the request to
+ * the app, so from then on the request is in flight, however loaded the machine (a fixed sleep was
+ * not enough under CI's load). `settleMs` more are waited after it. The interim answer is not part
+ * of `received()`.
  */
 export async function slowRequest(
   base: string,
   path: string,
   contentType = 'application/json',
-  settleMs = 300,
+  settleMs = 0,
 ): Promise<SlowClient> {
   const host = new URL(base).host;
   const client = await partialRequest(
     base,
-    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n`,
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
     '{"name":',
   );
+  const interim = /^HTTP\/1\.1 100 Continue\r\n\r\n/;
+  const deadline = Date.now() + 30_000;
+  while (!interim.test(client.received())) {
+    if (Date.now() > deadline)
+      throw new Error(`no "100 Continue" within 30 s; received ${JSON.stringify(client.received())}`);
+    await sleep(10);
+  }
   if (settleMs > 0) await sleep(settleMs);
-  return client;
+  return { ...client, received: () => client.received().replace(interim, '') };
 }
 
 /** Sends `signal` to a daemon and resolves with its exit code and how long it took to go. */
