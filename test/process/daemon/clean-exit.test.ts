@@ -80,8 +80,7 @@ for (const count of [1, 50]) {
       const grace = 2;
       const daemon = await daemonFor(t, { env: { SERVICE_SHUTDOWN_GRACE_SECS: String(grace) } });
       const slow = [];
-      for (let i = 0; i < count; i += 1)
-        slow.push(await slowRequest(daemon.url, '/room/any/knock'));
+      for (let i = 0; i < count; i += 1) slow.push(await slowRequest(daemon.url, '/room/any/knock'));
       const { code, ms } = await signalled(daemon);
       t.equal(code, 1, 'exit code 1');
       t.ok(
