@@ -227,6 +227,7 @@ export function openServices(
       live.close();
       stats.flush();
       unitOfWork.close();
+      stores.close();
       db.close();
     },
   };
