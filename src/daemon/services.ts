@@ -133,7 +133,7 @@ export function openServices(
     },
     { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
   );
-  const rooms = new RoomService(roomStore, clock, config, (roomId) => {
+  const rooms = new RoomService(stores.rooms, clock, config, (roomId) => {
     waiting.roomDeleted(roomId);
     meetings.roomDeleted(roomId);
   });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AsyncPort, AsyncStores } from '../engine/async-ports.js';
+import type { AsyncPort } from '../engine/async-port.js';
+import type { AsyncStores } from '../engine/async-ports.js';
 import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
 import { SqliteAccessTokenStore } from './access-token-store.js';
 import { SqliteAccountStore } from './account-store.js';
