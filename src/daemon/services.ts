@@ -151,7 +151,7 @@ export function openServices(
     subgroupTimers: liveStore,
     random: Math.random,
     chat: new ChatLog(liveStore, clock),
-    locks: new MeetingLocks(liveStore, clock),
+    locks: new MeetingLocks(stores.locks, clock),
     stats,
     clock,
     scheduler: options.scheduler ?? systemScheduler,
