@@ -148,7 +148,13 @@ export function openServices(
     turns: new KeyedQueue(new AsyncLocalStorage()),
     roomOf: (roomId) => roomStore.get(roomId),
     subgroupsOf: (roomId) => roomStore.children(roomId),
-    subgroupTimers: liveStore,
+    // The sub-groups' timers and messages to all groups, read at start (the welcome awaits the read).
+    subgroupTimers: {
+      subgroupTimers: () => stores.subgroupTimers.subgroupTimers(),
+      saveSubgroupTimer: (roomId, endsAt) => stores.subgroupTimers.saveSubgroupTimer(roomId, endsAt),
+      groupMessages: () => stores.groupMessages.groupMessages(),
+      saveGroupMessage: (roomId, message) => stores.groupMessages.saveGroupMessage(roomId, message),
+    },
     random: Math.random,
     chat: new ChatLog(liveStore, clock),
     locks: new MeetingLocks(stores.locks, clock),

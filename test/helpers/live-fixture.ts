@@ -225,7 +225,7 @@ export class LiveFixture {
       },
       roomOf: (roomId) => store.rooms.get(roomId) ?? null,
       turns: new KeyedQueue(new AsyncLocalStorage()),
-      subgroupTimers: this.liveStore,
+      subgroupTimers: asyncOf(this.liveStore),
       random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
       chat: new ChatLog(this.liveStore, engine.clock),
