@@ -133,7 +133,7 @@ export function openServices(
     },
     { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
   );
-  const rooms = new RoomService(roomStore, clock, config, (roomId) => {
+  const rooms = new RoomService(stores.rooms, clock, config, (roomId) => {
     waiting.roomDeleted(roomId);
     meetings.roomDeleted(roomId);
   });
@@ -148,10 +148,16 @@ export function openServices(
     turns: new KeyedQueue(new AsyncLocalStorage()),
     roomOf: (roomId) => roomStore.get(roomId),
     subgroupsOf: (roomId) => roomStore.children(roomId),
-    subgroupTimers: liveStore,
+    // The sub-groups' timers and messages to all groups, read at start (the welcome awaits the read).
+    subgroupTimers: {
+      subgroupTimers: () => stores.subgroupTimers.subgroupTimers(),
+      saveSubgroupTimer: (roomId, endsAt) => stores.subgroupTimers.saveSubgroupTimer(roomId, endsAt),
+      groupMessages: () => stores.groupMessages.groupMessages(),
+      saveGroupMessage: (roomId, message) => stores.groupMessages.saveGroupMessage(roomId, message),
+    },
     random: Math.random,
     chat: new ChatLog(liveStore, clock),
-    locks: new MeetingLocks(liveStore, clock),
+    locks: new MeetingLocks(stores.locks, clock),
     stats,
     clock,
     scheduler: options.scheduler ?? systemScheduler,
@@ -227,6 +233,7 @@ export function openServices(
       live.close();
       stats.flush();
       unitOfWork.close();
+      stores.close();
       db.close();
     },
   };

@@ -6,14 +6,16 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
  * fsync) as on PostgreSQL (one WAL flush under synchronous_commit=on). The asynchronous twin of
  * GroupCommit, with the same promises:
  *
- *   const group = new AsyncGroupCommit((fn) => unitOfWork.run(fn), (run) => setImmediate(run));
+ *   const group = new AsyncGroupCommit(async (fn) => ({ value: await unitOfWork.run(fn), durable: null }), (run) => setImmediate(run));
  *   const value = await group.add({ write: async () => ..., committed: (value) => ..., failed: () => ... });
  *
  * Each queued write runs inside the shared transaction, one after another in queue order (their
  * store calls keep that order). After the COMMIT resolved, every `committed` runs synchronously,
  * in queue order and before any other code, so memory follows the disk before anyone can read
- * it; then the promises resolve. When the transaction fails, nothing of the group is on disk:
- * every `failed` runs and every promise rejects with that error.
+ * it; then the promises resolve, once the commit is durable: at once, or when its `durable`
+ * promise resolved (SQLite's WAL synced off the event loop, UnitOfWork.runSyncedLater; a failed
+ * sync rejects them, the writes stay committed). When the transaction fails, nothing of the group
+ * is on disk: every `failed` runs and every promise rejects with that error.
  *
  * Groups commit one after another, in the order they were taken: a later group (or a
  * transaction that waited for `flush()`) never overtakes an earlier one it could depend on.
@@ -36,6 +38,9 @@ export type AsyncDefer = (run: () => Promise<number>) => void;
 
 type Entry = GroupEntry<AsyncQueuedWrite<unknown>>;
 
+/** A group's transaction: its value once committed, and the promise of its sync to disk when that is still under way (null: done). */
+type AsyncGroupTransaction = <T>(fn: () => Promise<T>) => Promise<{ value: T; durable: Promise<void> | null }>;
+
 export class AsyncGroupCommit {
   private queue: Entry[] = [];
   private scheduled = false;
@@ -43,7 +48,7 @@ export class AsyncGroupCommit {
   private tail: Promise<number> = Promise.resolve(0);
 
   constructor(
-    private readonly transaction: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly transaction: AsyncGroupTransaction,
     private readonly defer: AsyncDefer,
   ) {}
 
@@ -86,15 +91,16 @@ export class AsyncGroupCommit {
 
   private async commit(group: Entry[]): Promise<number> {
     let values: unknown[];
+    let durable: Promise<void> | null;
     try {
-      values = await this.transaction(async () => {
+      ({ value: values, durable } = await this.transaction(async () => {
         const out: unknown[] = [];
         for (const entry of group) out.push(await entry.queued.write());
         return out;
-      });
+      }));
     } catch (error) {
       return answerFailed(group, error);
     }
-    return answerCommitted(group, values);
+    return answerCommitted(group, values, durable);
   }
 }

@@ -1,4 +1,5 @@
 import type { AccessTokenStore } from './access/access-token.js';
+import type { AsyncPort } from './async-port.js';
 import type { AccountStore } from './accounts/account.js';
 import type { ChatStore } from './live/chat-log.js';
 import type { LockStore } from './live/meeting-locks.js';
@@ -9,17 +10,6 @@ import type { RoomStore } from './rooms/room.js';
 import type { StatsStore } from './stats/meeting-stats.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import type { WaitingRequestStore } from './waiting/waiting-request.js';
-
-/**
- * The asynchronous form of a store port (issue 34 point 2): the same methods, each answering a
- * promise. A store reached over a connection (PostgreSQL) implements it directly; SQLite's
- * synchronous stores are wrapped (store/async-sqlite.ts). The engine still takes the synchronous
- * ports; its move to these is the next step, a change of its services' signatures, not of the
- * stores' meaning, which one contract suite holds equal on both (test/service/store/contract-*).
- */
-export type AsyncPort<Port> = {
-  readonly [K in keyof Port]: Port[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
-};
 
 export type AsyncRoomStore = AsyncPort<RoomStore>;
 export type AsyncWaitingRequestStore = AsyncPort<WaitingRequestStore>;

@@ -45,7 +45,7 @@ export class AsyncTransactions {
     private readonly open: AsyncContext<OpenTransaction>,
     defer: AsyncDefer = immediately,
   ) {
-    this.group = new AsyncGroupCommit((fn) => this.outermost(fn), defer);
+    this.group = new AsyncGroupCommit((fn) => this.outermostGrouped(fn), defer);
   }
 
   /** Whether the caller runs inside a transaction (its own asynchronous context). */
@@ -84,11 +84,27 @@ export class AsyncTransactions {
     else step();
   }
 
-  private async outermost<T>(fn: () => Promise<T>): Promise<T> {
+  /** A group's transaction: its sync to disk off the event loop when the store can (UnitOfWork.runSyncedLater). */
+  private async outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
+    const unit = this.unit;
+    if (!unit.runSyncedLater) return { value: await this.outermost(fn), durable: null };
+    let durable: Promise<void> | null = null;
+    const value = await this.outermost(fn, async (work) => {
+      const committed = await unit.runSyncedLater!(work);
+      durable = committed.durable;
+      return committed.value;
+    });
+    return { value, durable };
+  }
+
+  private async outermost<T>(
+    fn: () => Promise<T>,
+    run: (work: () => Promise<T>) => Promise<T> = (work) => this.unit.run(work),
+  ): Promise<T> {
     const open: OpenTransaction = { undo: [], done: [], settled: false };
     let value: T;
     try {
-      value = await this.open.run(open, () => this.unit.run(fn));
+      value = await this.open.run(open, () => run(fn));
     } catch (error) {
       open.settled = true;
       for (const step of open.undo.reverse()) step();

@@ -30,7 +30,8 @@ export interface UnitOfWork<Mode extends CommitMode = 'sync'> {
   run<T>(work: () => Committed<T, Mode>): Committed<T, Mode>;
   /**
    * Optional: `run`, with the commit's sync to disk done off the event loop (SQLite: the WAL's
-   * fdatasync on libuv's thread pool). The group commit uses it; a store without it is `run`.
+   * fdatasync on libuv's thread pool). The group commit uses it; a store without it is `run`
+   * (PostgreSQL: its COMMIT returns once durable, and waiting for it does not block the loop).
    */
-  runSyncedLater?<T>(work: () => T): SyncedLater<T>;
+  runSyncedLater?<T>(work: () => Committed<T, Mode>): Committed<SyncedLater<T>, Mode>;
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AsyncPort, AsyncStores } from '../engine/async-ports.js';
-import type { UnitOfWork } from '../engine/unit-of-work.js';
+import type { AsyncPort } from '../engine/async-port.js';
+import type { AsyncStores } from '../engine/async-ports.js';
+import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
 import { SqliteAccessTokenStore } from './access-token-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import type { Db } from './database.js';
@@ -8,20 +9,26 @@ import { SqliteLiveStore } from './live-store.js';
 import { SqliteMeetingStore } from './meeting-store.js';
 import { SqliteRoomStore } from './room-store.js';
 import { SqliteWaitingRequestStore } from './waiting-request-store.js';
+import { WalSync } from './wal-sync.js';
 
 /**
  * The asynchronous unit of work on SQLite's one connection (issue 34 point 2). A better-sqlite3
  * transaction cannot span an await, so the unit is BEGIN IMMEDIATE ... COMMIT by hand, and units
  * take turns: while one is open, every other unit and every store call made outside a unit waits
  * for it, so nothing from outside joins the open transaction (or is rolled back with it). A unit
- * inside another is a savepoint, as in SqliteUnitOfWork.
+ * inside another is a savepoint, as in SqliteUnitOfWork. `runSyncedLater` (the knocks' group
+ * commit) commits at synchronous=NORMAL and syncs the WAL on libuv's thread pool afterwards
+ * (wal-sync.ts), as SqliteUnitOfWork does: the next unit's turn does not wait for that sync.
  */
 class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private readonly inside = new AsyncLocalStorage<number>();
   private turn: Promise<unknown> = Promise.resolve();
   private savepoints = 0;
+  private readonly wal: WalSync;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.wal = new WalSync(db);
+  }
 
   /** Runs `call` when no unit is open, or at once inside the caller's own unit. */
   exclusive<T>(call: () => Promise<T> | T): Promise<T> {
@@ -34,17 +41,33 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   run<T>(work: () => Promise<T>): Promise<T> {
     const depth = this.inside.getStore();
     if (depth !== undefined) return this.nested(work, depth + 1);
-    return this.exclusive(async () => {
-      this.db.exec('BEGIN IMMEDIATE');
-      try {
-        const value = await this.inside.run(0, work);
-        this.db.exec('COMMIT');
-        return value;
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
-      }
-    });
+    return this.exclusive(() => this.transaction(work));
+  }
+
+  async runSyncedLater<T>(work: () => Promise<T>): Promise<SyncedLater<T>> {
+    // Inside another unit the sync is the outer one's; closing, no sync is left running.
+    if (this.inside.getStore() !== undefined || !this.wal.available)
+      return { value: await this.run(work), durable: Promise.resolve() };
+    // NORMAL holds only while this unit is open: every other unit and store call waits for its turn.
+    const value = await this.exclusive(() => this.wal.atNormal(() => this.transaction(work)));
+    return { value, durable: this.wal.sync() };
+  }
+
+  /** No sync after this one; the WAL's descriptor is closed once the last sync under way returned. */
+  close(): void {
+    this.wal.close();
+  }
+
+  private async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const value = await this.inside.run(0, work);
+      this.db.exec('COMMIT');
+      return value;
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
   }
 
   private async nested<T>(work: () => Promise<T>, depth: number): Promise<T> {
@@ -73,12 +96,18 @@ function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork):
   }) as unknown as AsyncPort<Port>;
 }
 
+/** The SQLite stores behind the asynchronous ports, and how to stop their syncs before the database closes. */
+export interface SqliteAsyncStores extends AsyncStores {
+  /** No WAL sync after this one; the WAL's descriptor is closed once the last sync returned. */
+  close(): void;
+}
+
 /**
  * The engine's SQLite stores behind the asynchronous ports, with their unit of work. Each store is
  * made on first use: a store prepares its statements when made, and every statement is kept for
  * the life of the process (platform/sqlite.ts), so a store nobody uses would only cost memory.
  */
-export function sqliteAsyncStores(db: Db): AsyncStores {
+export function sqliteAsyncStores(db: Db): SqliteAsyncStores {
   const unitOfWork = new SqliteAsyncUnitOfWork(db);
   const made = new Map<string, unknown>();
   const once = <T>(name: string, make: () => T): T => {
@@ -118,5 +147,6 @@ export function sqliteAsyncStores(db: Db): AsyncStores {
       return live();
     },
     unitOfWork,
+    close: () => unitOfWork.close(),
   };
 }

@@ -25,6 +25,7 @@ import { parseClientMessage } from '../../src/http/live/client-messages.js';
 import { MeshSignallingRelay } from '../../src/media/mesh-relay.js';
 import type { ServerMessage } from '../../src/protocol/live.js';
 import type { MediaBackendFactory } from '../../src/engine/live/media-port.js';
+import { asyncOf } from './async-of.js';
 import { FakeScheduler } from './fake-clock.js';
 import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
@@ -224,11 +225,11 @@ export class LiveFixture {
       },
       roomOf: (roomId) => store.rooms.get(roomId) ?? null,
       turns: new KeyedQueue(new AsyncLocalStorage()),
-      subgroupTimers: this.liveStore,
+      subgroupTimers: asyncOf(this.liveStore),
       random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
       chat: new ChatLog(this.liveStore, engine.clock),
-      locks: new MeetingLocks(this.liveStore, engine.clock),
+      locks: new MeetingLocks(asyncOf(this.liveStore), engine.clock),
       stats: this.stats,
       clock: engine.clock,
       log: engine.log,

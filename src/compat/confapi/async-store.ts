@@ -1,4 +1,4 @@
-import type { AsyncPort } from '../../engine/async-ports.js';
+import type { AsyncPort } from '../../engine/async-port.js';
 import type { CallbackJob, CompatStore } from './model.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { Moderation } from './moderation.js';
 import { closeCodes, floodCloseCode } from '../../protocol/live.js';
+import type { AsyncGroupMessageStore, AsyncSubgroupTimerStore } from '../async-ports.js';
 import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
@@ -33,8 +34,7 @@ import type { Allowance } from './rate-windows.js';
 import { Presence } from './presence.js';
 import { removeParticipant } from './removal.js';
 import { LiveRooms, toldViewOf, viewOf, type Joining, type Member, type RoomState } from './room-state.js';
-import type { SubgroupTimerStore } from './subgroup-timer.js';
-import { Subgroups, type GroupMessageStore } from './subgroups.js';
+import { Subgroups } from './subgroups.js';
 import { SocketQueue } from './socket-queue.js';
 import { WaitingPush } from './waiting-push.js';
 
@@ -61,7 +61,7 @@ export interface LiveHubDeps {
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
   /** The sub-groups' timers and message to all groups (durable: a restart still brings everyone back on time, and tells it). */
-  readonly subgroupTimers: SubgroupTimerStore & GroupMessageStore;
+  readonly subgroupTimers: AsyncSubgroupTimerStore & AsyncGroupMessageStore;
   /** A number in [0, 1): the draw of "assign at random". */
   readonly random: () => number;
   readonly chat: ChatLog;
@@ -161,8 +161,7 @@ export class LiveHub implements LiveApi {
    */
   connect(claims: SessionClaims, outbox: Outbox): LiveSession | null {
     const participant = this.deps.meetings.participant(claims.participant);
-    // Who left (POST /leave, or the grace period ran out) has no session any more; the route
-    // checked this too, but a leave can land between its check and this call.
+    // Who left (POST /leave, the grace ran out) has no session: a leave can land after the route's own check.
     if (this.closedHub || !presentIn(participant, { meetingId: claims.meeting, roomId: claims.room })) {
       outbox.close(closeCodes.unauthorized, 'an admitted session of this room is required');
       return null;
@@ -207,6 +206,7 @@ export class LiveHub implements LiveApi {
       this.deps.rooms.find(roomId),
       this.deps.chat.latest(meetingId),
       this.deps.locks.get({ meetingId, roomId }),
+      this.subgroups.loaded,
     ]);
     if (socket.closed) return;
     // The record as it is now: she may have left, or been promoted, while the store was read.

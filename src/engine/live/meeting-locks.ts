@@ -1,5 +1,6 @@
 import { mayAudio as wireMayAudio, mayVideo as wireMayVideo } from '../../protocol/locks.js';
 import type { Locks } from '../../protocol/live.js';
+import type { AsyncPort } from '../async-port.js';
 import type { Clock } from '../clock.js';
 import type { Role } from '../meetings/meeting.js';
 
@@ -48,15 +49,19 @@ export function mayVideo(role: Role, locks: LockSettings): boolean {
 }
 
 /**
- * The lock settings of open meetings, written through to the store so that a restart
- * does not unlock anyone; served from memory.
+ * The lock settings of open meetings, written through to the store (the asynchronous port) so that
+ * a restart does not unlock anyone; served from memory. This class is the only writer of the
+ * locks' rows, so once a meeting's settings are read or written here the cache holds what the
+ * store holds: that is what lets `held` answer from memory alone.
  */
 export class MeetingLocks {
   private readonly cache = new Map<string, LockSettings>();
+  /** First reads under way, per meeting: a `get` or `set` meanwhile waits for it. */
+  private readonly loading = new Map<string, Promise<LockSettings>>();
   private defaults: LockDefaults = () => null;
 
   constructor(
-    private readonly store: LockStore,
+    private readonly store: AsyncPort<LockStore>,
     private readonly clock: Clock,
   ) {}
 
@@ -67,18 +72,34 @@ export class MeetingLocks {
 
   /** The settings of a meeting (read from the store once per meeting and process; first ones from the defaults). */
   async get(meeting: { readonly meetingId: string; readonly roomId: string }): Promise<LockSettings> {
-    return this.held(meeting);
+    const cached = this.cache.get(meeting.meetingId);
+    if (cached) return cached;
+    let load = this.loading.get(meeting.meetingId);
+    if (!load) {
+      load = this.load(meeting).finally(() => this.loading.delete(meeting.meetingId));
+      this.loading.set(meeting.meetingId, load);
+    }
+    return load;
   }
 
   /**
-   * `get` at once, for the media rules, which apply the locks to every media change of a socket
-   * (after its welcome loaded them, a hit in memory); stage 2 of the move to the asynchronous
-   * store removes it.
+   * The settings in memory, for the media rules, which apply the locks to every media change of a
+   * socket: every member's welcome awaited `get` for her meeting first, so this is a hit. A meeting
+   * nobody was welcomed to yet has the settings a first `get` would give it (its defaults), not stored here.
    */
   held(meeting: { readonly meetingId: string; readonly roomId: string }): LockSettings {
-    const cached = this.cache.get(meeting.meetingId);
-    if (cached) return cached;
-    const stored = this.store.getLocks(meeting.meetingId);
+    return this.cache.get(meeting.meetingId) ?? { ...unlocked, ...this.defaults(meeting.roomId) };
+  }
+
+  /** New settings, written through; rejects when the store refuses them (memory keeps the old ones). */
+  async set(meetingId: string, locks: LockSettings): Promise<LockSettings> {
+    // A first read under way must not put its older settings (or defaults) over these afterwards.
+    await this.loading.get(meetingId)?.catch(() => undefined);
+    return this.save(meetingId, locks);
+  }
+
+  private async load(meeting: { readonly meetingId: string; readonly roomId: string }): Promise<LockSettings> {
+    const stored = await this.store.getLocks(meeting.meetingId);
     if (stored) {
       this.cache.set(meeting.meetingId, stored);
       return stored;
@@ -89,14 +110,9 @@ export class MeetingLocks {
     return this.save(meeting.meetingId, { ...unlocked, ...given });
   }
 
-  /** New settings, written through; rejects when the store refuses them (memory keeps the old ones). */
-  async set(meetingId: string, locks: LockSettings): Promise<LockSettings> {
-    return this.save(meetingId, locks);
-  }
-
-  private save(meetingId: string, locks: LockSettings): LockSettings {
+  private async save(meetingId: string, locks: LockSettings): Promise<LockSettings> {
     const settings: LockSettings = { mic: locks.mic, cam: locks.cam, camsModeratorsOnly: locks.camsModeratorsOnly };
-    this.store.saveLocks(meetingId, settings, this.clock.now().toISOString());
+    await this.store.saveLocks(meetingId, settings, this.clock.now().toISOString());
     this.cache.set(meetingId, settings);
     return settings;
   }

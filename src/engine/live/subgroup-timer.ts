@@ -1,3 +1,4 @@
+import type { AsyncPort } from '../async-port.js';
 import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { guarded } from './live-errors.js';
@@ -15,7 +16,7 @@ export interface SubgroupTimerStore {
 }
 
 export interface SubgroupTimerDeps {
-  readonly timers: SubgroupTimerStore;
+  readonly timers: AsyncPort<SubgroupTimerStore>;
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly log: EngineLog;
@@ -26,16 +27,24 @@ export interface SubgroupTimerDeps {
  * called with the main room). A timer that ran out stays on record as "ran out" until the next
  * gesture on that family clears it, so a page that reconnects into a sub-group after the end
  * (a restart, a network drop) is still sent back.
+ *
+ * The timers kept before a restart are read once, at start: `loaded` settles when they are
+ * scheduled (it rejects when the store refused the read). Whoever reads a timer first awaits it
+ * (the live hub's welcome does, and every gesture comes from a welcomed socket); `set` does too,
+ * so the read never puts an older timer over a new one.
  */
 export class SubgroupTimers {
   private readonly endsAt = new Map<string, number>();
   private readonly handles = new Map<string, unknown>();
+  readonly loaded: Promise<void>;
 
   constructor(
     private readonly deps: SubgroupTimerDeps,
     private readonly ranOut: (root: string) => void | Promise<void>,
   ) {
-    for (const row of deps.timers.subgroupTimers()) this.schedule(row.roomId, Date.parse(row.endsAt));
+    this.loaded = deps.timers.subgroupTimers().then((rows) => {
+      for (const row of rows) this.schedule(row.roomId, Date.parse(row.endsAt));
+    });
   }
 
   /** The end of a running timer (ISO 8601), or null: none set, or it ran out. */
@@ -52,13 +61,14 @@ export class SubgroupTimers {
 
   /** Starts (or replaces) the timer: `ms` from now; null cancels it. Written before anyone is told. */
   async set(root: string, ms: number | null): Promise<void> {
+    await this.loaded;
     this.cancel(root);
     if (ms === null) {
-      this.deps.timers.saveSubgroupTimer(root, null);
+      await this.deps.timers.saveSubgroupTimer(root, null);
       return;
     }
     const end = this.now() + ms;
-    this.deps.timers.saveSubgroupTimer(root, new Date(end).toISOString());
+    await this.deps.timers.saveSubgroupTimer(root, new Date(end).toISOString());
     this.schedule(root, end);
   }
 

@@ -1,4 +1,5 @@
 import type { ServerMessage } from '../../protocol/live.js';
+import type { AsyncPort } from '../async-port.js';
 import type { EngineLog } from '../listeners.js';
 import type { Clock, Scheduler } from '../clock.js';
 import { EngineError } from '../errors.js';
@@ -32,7 +33,7 @@ export interface SubgroupsDeps {
   readonly roomOf: (roomId: string) => Room | null;
   readonly maxSubgroups: number;
   /** The timers and the message to all groups, both durable. */
-  readonly timers: SubgroupTimerStore & GroupMessageStore;
+  readonly timers: AsyncPort<SubgroupTimerStore & GroupMessageStore>;
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly log: EngineLog;
@@ -61,6 +62,8 @@ const groupNumber = (roomId: string) => Number(/-g(\d+)$/.exec(roomId)?.[1] ?? 0
  */
 export class Subgroups {
   private readonly timers: SubgroupTimers;
+  /** The timers and messages kept before a restart are in memory: the welcome awaits it before it reads them. */
+  readonly loaded: Promise<void>;
   /**
    * The moderator's current message to all groups, per main room: replayed to a page that arrives while the groups
    * run. Read from the store at start, written through before it is told.
@@ -73,7 +76,14 @@ export class Subgroups {
     private readonly deps: SubgroupsDeps,
   ) {
     this.timers = new SubgroupTimers(deps, (root) => this.ranOut(root));
-    for (const { roomId, text, from } of deps.timers.groupMessages()) this.messages.set(roomId, { text, from });
+    const messages = deps.timers.groupMessages().then((rows) => {
+      for (const { roomId, text, from } of rows) this.messages.set(roomId, { text, from });
+    });
+    this.loaded = Promise.all([this.timers.loaded, messages]).then(() => undefined);
+    // Told once here; every welcome that awaits it is refused with the same error.
+    this.loaded.catch((err: unknown) =>
+      deps.log.error({ err, event: 'sub-group timers' }, 'the sub-groups kept before the start could not be read'),
+    );
   }
 
   /** The family's sub-groups as the pages show them, and when its timer brings them back. */
@@ -263,15 +273,17 @@ export class Subgroups {
   }
 
   private async forgetMessage(root: string): Promise<void> {
+    // After the read at start, which would otherwise bring a forgotten message back.
+    await this.loaded;
     if (this.messages.delete(root)) await this.saveMessage(root, null);
   }
 
-  /** Written through before anyone is told; the store's port answers a Promise in stage 2. */
+  /** Written through before anyone is told. */
   private async saveMessage(
     root: string,
     message: { readonly text: string; readonly from: string } | null,
   ): Promise<void> {
-    this.deps.timers.saveGroupMessage(root, message);
+    await this.deps.timers.saveGroupMessage(root, message);
   }
 
   private send(member: Member, roomId: string): void {

@@ -3,6 +3,8 @@ import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { Attendance, Refusal } from './attendance.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
+import { MeetingHistory } from './meeting-history.js';
+import { OpenMeetings, type LiveMeeting } from './open-meetings.js';
 import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
 import { checkSubject } from './subject.js';
@@ -41,13 +43,6 @@ const noHooks: MeetingHooks = {
   refusals: () => [],
 };
 
-interface LiveMeeting {
-  meeting: Meeting;
-  readonly participants: Map<string, Participant>;
-  /** Time of the last join, leave or timeline entry: emptiness is measured from it. */
-  lastChangeMs: number;
-}
-
 /**
  * Meetings, participants and presence, the timeline and attendance.
  *
@@ -82,8 +77,8 @@ interface LiveMeeting {
  * The other public methods are for WaitingRoomService and are not meant for routes.
  */
 export class MeetingService {
-  private readonly byRoom = new Map<string, LiveMeeting>();
-  private readonly byParticipant = new Map<string, LiveMeeting>();
+  private readonly open = new OpenMeetings();
+  private readonly history: MeetingHistory;
   private hooks: MeetingHooks = noHooks;
   private readonly emptyGraceMs: number;
   private readonly endedListeners: Listeners<[meeting: Meeting]>;
@@ -101,12 +96,17 @@ export class MeetingService {
     this.leftListeners = new Listeners('participant left', options.log);
     this.roleListeners = new Listeners('role changed', options.log);
     this.emptyGraceMs = options.emptyGraceMs ?? defaultEmptyGraceMs;
+    this.history = new MeetingHistory(
+      store,
+      (roomId) => this.current(roomId),
+      (meeting) => this.hooks.refusals(meeting),
+    );
     // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
     const now = this.nowMs();
     for (const meeting of store.openMeetings()) {
       const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: now };
-      for (const participant of store.participantsOf(meeting.meetingId)) this.index(live, participant);
-      this.byRoom.set(meeting.roomId, live);
+      for (const participant of store.participantsOf(meeting.meetingId)) this.open.index(live, participant);
+      this.open.open(live);
     }
   }
 
@@ -128,20 +128,19 @@ export class MeetingService {
   }
 
   current(roomId: string): Meeting | null {
-    return this.byRoom.get(roomId)?.meeting ?? null;
+    return this.open.ofRoom(roomId)?.meeting ?? null;
   }
 
   openMeetings(): Meeting[] {
-    return [...this.byRoom.values()].map((live) => live.meeting);
+    return this.open.all().map((live) => live.meeting);
   }
 
   participant(participantId: string): Participant | null {
-    return this.byParticipant.get(participantId)?.participants.get(participantId) ?? null;
+    return this.open.ofParticipant(participantId)?.participants.get(participantId) ?? null;
   }
 
   present(roomId: string): Participant[] {
-    const live = this.byRoom.get(roomId);
-    return live ? [...live.participants.values()].filter((p) => p.leftAt === null) : [];
+    return this.open.present(roomId);
   }
 
   moderatorPresent(meeting: Meeting): boolean {
@@ -150,7 +149,7 @@ export class MeetingService {
 
   /** The room's open meeting, started now if there is none. */
   ensure(roomId: string): Meeting {
-    const existing = this.byRoom.get(roomId);
+    const existing = this.open.ofRoom(roomId);
     if (existing) return existing.meeting;
     const meeting: Meeting = {
       meetingId: randomId(),
@@ -162,16 +161,14 @@ export class MeetingService {
     };
     this.store.insertMeeting(meeting);
     const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
-    this.byRoom.set(roomId, live);
+    this.open.open(live);
     // A meeting whose row was rolled back must not stay open in memory.
-    this.transactions.onRollback(() => {
-      if (this.byRoom.get(roomId) === live) this.byRoom.delete(roomId);
-    });
+    this.transactions.onRollback(() => this.open.close(live));
     return meeting;
   }
 
   join(meeting: Meeting, role: Role, name: string, externalId?: string, avatarUrl?: string): Participant {
-    const live = this.live(meeting);
+    const live = this.open.of(meeting);
     const participant: Participant = {
       participantId: randomId(),
       meetingId: meeting.meetingId,
@@ -184,19 +181,16 @@ export class MeetingService {
       ...(avatarUrl ? { avatarUrl } : {}),
     };
     this.store.insertParticipant(participant);
-    this.index(live, participant);
+    this.open.index(live, participant);
     // A participant whose row was rolled back is not present (nor a moderator who lets others in).
-    this.transactions.onRollback(() => {
-      live.participants.delete(participant.participantId);
-      this.byParticipant.delete(participant.participantId);
-    });
+    this.transactions.onRollback(() => this.open.unindex(live, participant.participantId));
     live.lastChangeMs = this.nowMs();
     if (role === 'moderator') this.moderatorArrived(live, participant);
     return participant;
   }
 
   async leave(participantId: string, removedBy: RecordedActor | null = null): Promise<Participant | null> {
-    const live = this.byParticipant.get(participantId);
+    const live = this.open.ofParticipant(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current) return null;
     if (current.leftAt !== null) return current;
@@ -218,7 +212,7 @@ export class MeetingService {
   }
 
   async promote(participantId: string): Promise<Participant | null> {
-    const live = this.byParticipant.get(participantId);
+    const live = this.open.ofParticipant(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null) return null;
     if (current.role === 'moderator') return current;
@@ -241,7 +235,7 @@ export class MeetingService {
   /** The recorded form of `actor`, who must be allowed to moderate `meeting`. */
   moderator(meeting: Meeting, actor: Actor): RecordedActor {
     if (actor.kind === 'api') return { kind: 'api', participantId: null, name: actor.name };
-    const participant = this.byRoom.get(meeting.roomId)?.participants.get(actor.participantId);
+    const participant = this.open.ofRoom(meeting.roomId)?.participants.get(actor.participantId);
     if (!participant || participant.meetingId !== meeting.meetingId || participant.role !== 'moderator') {
       throw new EngineError('not_moderator', 'only a moderator of this meeting may do this');
     }
@@ -256,7 +250,7 @@ export class MeetingService {
     count: number | null = null,
     skipped = 0,
   ): void {
-    const live = this.live(meeting);
+    const live = this.open.of(meeting);
     const entry = { meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count };
     this.store.appendTimeline(skipped > 0 ? { ...entry, skipped } : entry);
     live.lastChangeMs = this.nowMs();
@@ -267,11 +261,11 @@ export class MeetingService {
    * request): the meeting changed, as with any entry `record` writes.
    */
   knocked(meeting: Meeting): void {
-    this.live(meeting).lastChangeMs = this.nowMs();
+    this.open.of(meeting).lastChangeMs = this.nowMs();
   }
 
   disableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
-    const live = this.live(meeting);
+    const live = this.open.of(meeting);
     if (live.meeting.waitingDisabled) return live.meeting;
     const disabled: Meeting = { ...live.meeting, waitingDisabled: true };
     this.store.updateMeeting(disabled);
@@ -282,7 +276,7 @@ export class MeetingService {
 
   /** The mirror of `disableWaiting`: later arrivals of this meeting wait again (nobody present is touched). */
   enableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
-    const live = this.live(meeting);
+    const live = this.open.of(meeting);
     const before = live.meeting;
     if (!before.waitingDisabled) return before;
     const enabled: Meeting = { ...before, waitingDisabled: false };
@@ -297,7 +291,7 @@ export class MeetingService {
 
   async rename(participantId: string, name: unknown): Promise<{ participant: Participant; changed: boolean }> {
     const checked = checkName(name);
-    const live = this.byParticipant.get(participantId);
+    const live = this.open.ofParticipant(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null)
       throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
@@ -314,7 +308,7 @@ export class MeetingService {
   }
 
   async setSubject(roomId: string, actor: Actor, subject: unknown): Promise<{ meeting: Meeting; changed: boolean }> {
-    const live = this.byRoom.get(roomId);
+    const live = this.open.ofRoom(roomId);
     if (!live) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     const recorded = this.moderator(live.meeting, actor);
     const checked = checkSubject(subject);
@@ -333,21 +327,21 @@ export class MeetingService {
   }
 
   async end(roomId: string, actor: Actor | null = null): Promise<boolean> {
-    const live = this.byRoom.get(roomId);
+    const live = this.open.ofRoom(roomId);
     if (!live) return false;
     this.close(live, actor === null ? null : this.moderator(live.meeting, actor));
     return true;
   }
 
   roomDeleted(roomId: string): void {
-    const live = this.byRoom.get(roomId);
+    const live = this.open.ofRoom(roomId);
     if (live) this.forget(live);
   }
 
   async sweep(): Promise<void> {
     this.transactions.flushGrouped();
     const now = this.nowMs();
-    for (const live of [...this.byRoom.values()]) {
+    for (const live of this.open.all()) {
       const empty =
         ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
       if (empty && now - live.lastChangeMs >= this.emptyGraceMs) this.close(live, null);
@@ -355,36 +349,15 @@ export class MeetingService {
   }
 
   async list(roomId: string): Promise<Meeting[]> {
-    return this.store.meetingsOf(roomId);
+    return this.history.list(roomId);
   }
 
   async timeline(roomId: string, meetingId?: string): Promise<TimelineEntry[]> {
-    return this.store.timelineOf(this.find(roomId, meetingId).meetingId);
+    return this.history.timeline(roomId, meetingId);
   }
 
   async attendance(roomId: string, meetingId?: string): Promise<Attendance> {
-    const meeting = this.find(roomId, meetingId);
-    const participants = this.store
-      .participantsOf(meeting.meetingId)
-      .map(({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
-        participantId,
-        name,
-        role,
-        joinedAt,
-        leftAt,
-        ...(externalId ? { externalId } : {}),
-      }));
-    return { meeting, participants, refused: this.hooks.refusals(meeting) };
-  }
-
-  private find(roomId: string, meetingId: string | undefined): Meeting {
-    const meeting =
-      meetingId === undefined || meetingId === ''
-        ? (this.current(roomId) ?? this.store.meetingsOf(roomId)[0] ?? null)
-        : this.store.getMeeting(meetingId);
-    if (!meeting || meeting.roomId !== roomId)
-      throw new EngineError('meeting_not_found', `room ${roomId} has no such meeting`);
-    return meeting;
+    return this.history.attendance(roomId, meetingId);
   }
 
   private moderatorArrived(live: LiveMeeting, moderator: Participant): void {
@@ -417,23 +390,9 @@ export class MeetingService {
   }
 
   private forget(live: LiveMeeting, endedAt: string | null = null): void {
-    for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
-    if (this.byRoom.get(live.meeting.roomId) === live) this.byRoom.delete(live.meeting.roomId);
+    this.open.forget(live);
     this.hooks.forgotten(live.meeting);
     this.endedListeners.emit({ ...live.meeting, endedAt });
-  }
-
-  private live(meeting: Meeting): LiveMeeting {
-    const live = this.byRoom.get(meeting.roomId);
-    if (!live || live.meeting.meetingId !== meeting.meetingId) {
-      throw new EngineError('meeting_not_found', `meeting ${meeting.meetingId} is not open`);
-    }
-    return live;
-  }
-
-  private index(live: LiveMeeting, participant: Participant): void {
-    live.participants.set(participant.participantId, participant);
-    this.byParticipant.set(participant.participantId, live);
   }
 
   private nowMs(): number {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { EngineError, invalidField } from '../errors.js';
 import { hashAccessCode } from './access-code.js';
+import type { AsyncPort } from '../async-port.js';
 import type { Room, RoomEntry, RoomStore, WaitingRoomScope } from './room.js';
 import { roomIdPattern } from '../../protocol/room-code.js';
 import { newReadableId } from './readable-id.js';
@@ -40,7 +41,8 @@ const newIdAttempts = 5;
 
 export class RoomService {
   constructor(
-    private readonly store: RoomStore,
+    /** The rooms on the asynchronous port (issue 34 point 2): SQLite's or PostgreSQL's. */
+    private readonly store: AsyncPort<RoomStore>,
     private readonly clock: Clock,
     private readonly policy: WaitingRoomPolicy,
     /** Told after a room is gone, so live state of its meeting can be dropped. */
@@ -57,16 +59,16 @@ export class RoomService {
     if (body.room_id !== undefined) return this.createAs(body, reach);
     for (let attempt = 1; ; attempt++) {
       try {
-        return this.createAs({ ...body, room_id: this.newId() }, reach);
+        return await this.createAs({ ...body, room_id: this.newId() }, reach);
       } catch (err) {
         if (!(err instanceof EngineError && err.code === 'room_exists') || attempt >= newIdAttempts) throw err;
       }
     }
   }
 
-  private createAs(body: RoomFields, reach: RoomReach): Room {
+  private async createAs(body: RoomFields, reach: RoomReach): Promise<Room> {
     const fields = checkRoomFields(body, 'create');
-    const parent = fields.parent_room_id === undefined ? null : this.parentOf(fields.parent_room_id);
+    const parent = fields.parent_room_id === undefined ? null : await this.parentOf(fields.parent_room_id);
     const now = this.clock.now().toISOString();
     // A sub-group never waits whatever it says, so the instance policy has nothing to refuse there.
     const waitingRoom = parent ? (fields.waiting_room ?? 'off') : allowedScope(this.policy, fields.waiting_room, null);
@@ -91,14 +93,14 @@ export class RoomService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!this.store.insert(room)) {
+    if (!(await this.store.insert(room))) {
       throw new EngineError('room_exists', `a room with room_id ${room.roomId} exists already`, 'room_id');
     }
     return room;
   }
 
-  private parentOf(roomId: string): Room {
-    const parent = this.lookup(roomId);
+  private async parentOf(roomId: string): Promise<Room> {
+    const parent = await this.lookup(roomId);
     if (!parent) throw invalidField('parent_room_id', `no room has room_id ${roomId}`);
     if (parent.parentRoomId !== null)
       throw invalidField('parent_room_id', 'a sub-group cannot have sub-groups of its own');
@@ -115,7 +117,7 @@ export class RoomService {
   }
 
   async update(roomId: string, body: RoomFields, reach: RoomReach = {}): Promise<Room> {
-    const current = this.existing(roomId);
+    const current = await this.existing(roomId);
     const fields = checkRoomFields(body, 'update');
     if (fields.room_id !== undefined && fields.room_id !== roomId) {
       throw invalidField('room_id', 'room_id cannot be changed');
@@ -145,7 +147,7 @@ export class RoomService {
       micsOffOnEntry: fields.mics_off_on_entry ?? current.micsOffOnEntry,
       updatedAt: this.clock.now().toISOString(),
     };
-    this.store.update(room);
+    await this.store.update(room);
     return room;
   }
 
@@ -154,21 +156,21 @@ export class RoomService {
    * caller checks who asks and that the account exists). A sub-group follows its parent only.
    */
   async handOver(roomId: string, ownerAccountId: string): Promise<Room> {
-    const current = this.existing(roomId);
+    const current = await this.existing(roomId);
     if (current.parentRoomId !== null)
       throw invalidField('owner_email', "a sub-group belongs to its parent room's organiser");
     const updatedAt = this.clock.now().toISOString();
-    for (const id of [roomId, ...this.store.children(roomId)]) {
-      const room = this.store.get(id);
-      if (room) this.store.update({ ...room, ownerAccountId, updatedAt });
+    for (const id of [roomId, ...(await this.store.children(roomId))]) {
+      const room = await this.store.get(id);
+      if (room) await this.store.update({ ...room, ownerAccountId, updatedAt });
     }
     return this.existing(roomId);
   }
 
   /** Deletes the room and, by cascade, its sub-groups; each one's live meeting is dropped too. */
   async delete(roomId: string): Promise<void> {
-    const children = checkRoomIdOrMissing(roomId) ? this.store.children(roomId) : [];
-    if (!checkRoomIdOrMissing(roomId) || !this.store.delete(roomId)) {
+    const children = checkRoomIdOrMissing(roomId) ? await this.store.children(roomId) : [];
+    if (!checkRoomIdOrMissing(roomId) || !(await this.store.delete(roomId))) {
       throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     }
     for (const id of [roomId, ...children]) this.onDeleted(id);
@@ -181,9 +183,9 @@ export class RoomService {
    */
   async expireUnused(idleMs: number, limit = 200): Promise<string[]> {
     const before = new Date(this.clock.now().getTime() - idleMs).toISOString();
-    const expired = this.store.unusedEphemeral(before, limit);
+    const expired = await this.store.unusedEphemeral(before, limit);
     for (const roomId of expired) {
-      if (this.store.delete(roomId)) this.onDeleted(roomId);
+      if (await this.store.delete(roomId)) this.onDeleted(roomId);
     }
     return expired;
   }
@@ -192,7 +194,7 @@ export class RoomService {
   async list(query: { limit?: string; cursor?: string }, owner?: string): Promise<RoomPage> {
     const limit = parseLimit(query.limit);
     const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
-    const rooms = this.store.list(after, limit + 1, owner);
+    const rooms = await this.store.list(after, limit + 1, owner);
     const page = rooms.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -201,12 +203,12 @@ export class RoomService {
     };
   }
 
-  private lookup(roomId: string): Room | null {
+  private async lookup(roomId: string): Promise<Room | null> {
     return checkRoomIdOrMissing(roomId) ? this.store.get(roomId) : null;
   }
 
-  private existing(roomId: string): Room {
-    const room = this.lookup(roomId);
+  private async existing(roomId: string): Promise<Room> {
+    const room = await this.lookup(roomId);
     if (!room) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
     return room;
   }

@@ -66,12 +66,13 @@ import { Listeners } from '../listeners.js';
 import { EngineError } from '../errors.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting } from '../meetings/meeting.js';
-import { effectiveMode, hasWaitingRoom, type Arrival } from './admission.js';
+import { effectiveMode, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
 import { KnockWriter } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
 import { RequestDecisions, type ChangeDetail } from './request-decisions.js';
 import { plausibleSecret } from './request-secret.js';
+import { WaitingSwitch } from './waiting-switch.js';
 import type { RoomQueue, LiveRequest } from './room-queue.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
 import {
@@ -100,14 +101,13 @@ export class WaitingRoomService {
   private readonly decisions: RequestDecisions;
   private readonly knocks: KnockWriter;
   private readonly listeners: Listeners<Parameters<WaitingListListener>>;
-  private readonly switchListeners: Listeners<Parameters<SwitchListener>>;
+  private readonly switch: WaitingSwitch;
 
   constructor(
     private readonly deps: WaitingRoomDeps,
     options: WaitingRoomOptions = {},
   ) {
     this.listeners = new Listeners('waiting list changed', deps.log);
-    this.switchListeners = new Listeners('waiting room switched', deps.log);
     const staleAfterMs = options.closedWindowMs ?? waitingDefaults.closedWindowMs;
     const lostAfterMs =
       (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
@@ -120,6 +120,7 @@ export class WaitingRoomService {
       lostAfterMs,
       notify: (...change) => this.notify(...change),
     });
+    this.switch = new WaitingSwitch({ ...deps, decisions: this.decisions });
     this.knocks = new KnockWriter({
       ...deps,
       requests: this.requests,
@@ -262,52 +263,20 @@ export class WaitingRoomService {
     this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
   }
 
-  async disableWaitingRoom(roomId: string, actor: Actor): Promise<AdmitResult> {
-    if (this.deps.policy.waitingRoom === 'forced') {
-      throw new EngineError('waiting_room_forced', 'this instance forces the waiting room; it cannot be disabled');
-    }
-    const gesture = this.gesture(roomId, actor);
-    if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
-    this.decisions.settle(gesture.meeting, gesture.queue);
-    const wasDisabled = gesture.meeting.waitingDisabled;
-    // Marked requests (a barred person's name) keep waiting for a moderator's decision, as under Admit all.
-    const result = this.deps.transactions.atomically(() =>
-      this.decisions.admitUnmarked(
-        this.deps.meetings.disableWaiting(gesture.meeting, gesture.actor),
-        gesture.queue,
-        gesture.actor,
-      ),
-    );
-    if (!wasDisabled) this.switchListeners.emit(roomId, gesture.meeting.meetingId);
-    return result;
+  disableWaitingRoom(roomId: string, actor: Actor): Promise<AdmitResult> {
+    return this.switch.disable(roomId, () => this.gesture(roomId, actor));
   }
 
-  async enableWaitingRoom(roomId: string, actor: Actor): Promise<{ enabled: true }> {
-    const gesture = this.gesture(roomId, actor);
-    if (!gesture) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
-    // The moderator is checked first: who may not moderate learns nothing of the room's settings.
-    const room = this.deps.rooms.get(roomId);
-    if (!room || !hasWaitingRoom(this.deps.policy, room)) {
-      throw new EngineError(
-        'waiting_room_unavailable',
-        'this room has no waiting room to turn on: its waiting room setting is off',
-      );
-    }
-    if (!gesture.meeting.waitingDisabled) return { enabled: true };
-    this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(gesture.meeting, gesture.actor));
-    this.switchListeners.emit(roomId, gesture.meeting.meetingId);
-    return { enabled: true };
+  enableWaitingRoom(roomId: string, actor: Actor): Promise<{ enabled: true }> {
+    return this.switch.enable(roomId, () => this.gesture(roomId, actor));
   }
 
   switchState(roomId: string): SwitchState {
-    const room = this.deps.rooms.get(roomId);
-    if (!room || !hasWaitingRoom(this.deps.policy, room)) return { enabled: false, switchable: false };
-    if (this.deps.policy.waitingRoom === 'forced') return { enabled: true, switchable: false };
-    return { enabled: !(this.deps.meetings.current(roomId)?.waitingDisabled ?? false), switchable: true };
+    return this.switch.state(roomId);
   }
 
   onWaitingRoomSwitched(listener: SwitchListener): () => void {
-    return this.switchListeners.add(listener);
+    return this.switch.onSwitched(listener);
   }
 
   /** Expiry, closed windows, then empty meetings. Call about once a second. */

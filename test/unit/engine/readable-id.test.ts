@@ -2,7 +2,8 @@
 // letters from node's crypto (26^10 ≈ 2^47, at least 40 bits, so ids cannot be found by walking);
 // a taken one is drawn again; a chosen id is kept, and a taken chosen id is still room_exists.
 import t from 'tap';
-import type { Room, RoomStore } from '../../../src/engine/rooms/room.js';
+import type { AsyncRoomStore } from '../../../src/engine/async-ports.js';
+import type { Room } from '../../../src/engine/rooms/room.js';
 import { newReadableId } from '../../../src/engine/rooms/readable-id.js';
 import { RoomService } from '../../../src/engine/rooms/room-service.js';
 import { readableId, roomIdPattern } from '../../../src/protocol/room-code.js';
@@ -52,17 +53,17 @@ t.test('the letters come from the random source, one uniform draw of 26 per lett
 });
 
 /** Rooms in a map: only what create and find use. */
-function memoryRooms(): RoomStore & { rooms: Map<string, Room> } {
+function memoryRooms(): AsyncRoomStore & { rooms: Map<string, Room> } {
   const rooms = new Map<string, Room>();
   return {
     rooms,
-    insert: (room) => (rooms.has(room.roomId) ? false : (rooms.set(room.roomId, room), true)),
-    get: (id) => rooms.get(id) ?? null,
-    update: (room) => void rooms.set(room.roomId, room),
-    delete: (id) => rooms.delete(id),
-    children: () => [],
-    list: () => [...rooms.values()],
-    unusedEphemeral: () => [],
+    insert: async (room) => (rooms.has(room.roomId) ? false : (rooms.set(room.roomId, room), true)),
+    get: async (id) => rooms.get(id) ?? null,
+    update: async (room) => void rooms.set(room.roomId, room),
+    delete: async (id) => rooms.delete(id),
+    children: async () => [],
+    list: async () => [...rooms.values()],
+    unusedEphemeral: async () => [],
   };
 }
 

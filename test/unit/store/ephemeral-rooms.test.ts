@@ -10,6 +10,7 @@ import { MeetingService } from '../../../src/engine/meetings/meeting-service.js'
 import { Transactions } from '../../../src/engine/transactions.js';
 import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { RoomService } from '../../../src/engine/rooms/room-service.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
@@ -29,8 +30,11 @@ function fixture(t: Tap) {
   const clock = new FakeClock();
   const store = new SqliteRoomStore(db);
   const deleted: string[] = [];
-  const rooms = new RoomService(store, clock, { waitingRoom: 'optional', waitingRoomMode: null }, (roomId) =>
-    deleted.push(roomId),
+  const rooms = new RoomService(
+    sqliteAsyncStores(db).rooms,
+    clock,
+    { waitingRoom: 'optional', waitingRoomMode: null },
+    (roomId) => deleted.push(roomId),
   );
   const meetings = new MeetingService(new SqliteMeetingStore(db), new Transactions(new SqliteUnitOfWork(db)), clock, {
     log: silentLog,

@@ -5,6 +5,7 @@ import t from 'tap';
 import { ChatLog } from '../../../src/engine/live/chat-log.js';
 import { MeetingLocks } from '../../../src/engine/live/meeting-locks.js';
 import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { SqliteLiveStore } from '../../../src/store/live-store.js';
 import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
@@ -56,7 +57,11 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   await chat.post('m1', { participantId: 'ann', name: 'Ann' }, 'one');
   await chat.post('m1', { participantId: null, name: 'System' }, 'two');
   await chat.post('m1', { participantId: 'bob', name: 'Bob' }, 'three');
-  await new MeetingLocks(store, clock).set('m1', { mic: true, cam: false, camsModeratorsOnly: true });
+  await new MeetingLocks(sqliteAsyncStores(first.db).locks, clock).set('m1', {
+    mic: true,
+    cam: false,
+    camsModeratorsOnly: true,
+  });
   const stats = new MeetingStats(store, new SqliteUnitOfWork(first.db), clock);
   await stats.state('m1', 'ann', { audio: true, video: true });
   await stats.speaking('m1', 'ann', true);
@@ -77,7 +82,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
       ['bob', 'Bob', 'three'],
     ],
   );
-  t.same(await new MeetingLocks(reopened, clock).get({ meetingId: 'm1', roomId: 'r1' }), {
+  t.same(await new MeetingLocks(sqliteAsyncStores(second.db).locks, clock).get({ meetingId: 'm1', roomId: 'r1' }), {
     mic: true,
     cam: false,
     camsModeratorsOnly: true,

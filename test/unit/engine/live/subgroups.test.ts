@@ -1,5 +1,6 @@
 import t from 'tap';
 import { SubgroupTimers } from '../../../../src/engine/live/subgroup-timer.js';
+import { asyncOf } from '../../../helpers/async-of.js';
 import { FakeClock, FakeScheduler } from '../../../helpers/fake-clock.js';
 import { LiveFixture, MemoryLiveStore, type Client } from '../../../helpers/live-fixture.js';
 
@@ -311,7 +312,7 @@ t.test('a timer the store refuses rejects, and nothing is scheduled for it', asy
   const ran: string[] = [];
   const errors: unknown[] = [];
   const log = { error: (fields: unknown) => void errors.push(fields) };
-  const timers = new SubgroupTimers({ timers: store, clock, scheduler, log }, (root) => void ran.push(root));
+  const timers = new SubgroupTimers({ timers: asyncOf(store), clock, scheduler, log }, (root) => void ran.push(root));
   await timers.set('r1', 60_000);
   t.equal(store.timers.size, 1, 'a timer set is written');
   store.saveSubgroupTimer = () => {
@@ -323,4 +324,38 @@ t.test('a timer the store refuses rejects, and nothing is scheduled for it', asy
   scheduler.advance(60_000);
   t.same(ran, ['r1'], 'only the written timer ran out');
   t.same(errors, []);
+});
+
+t.test('the timers kept before a start are read at start; a gesture during the read comes after it', async (t) => {
+  const clock = new FakeClock();
+  const scheduler = new FakeScheduler(clock);
+  const store = new MemoryLiveStore();
+  store.timers.set('r1', new Date(clock.now().getTime() + 600_000).toISOString());
+  store.timers.set('r2', new Date(clock.now().getTime() + 300_000).toISOString());
+  const port = asyncOf(store);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // The read at start sees the rows as they are, and its answer is held until the test lets it go (a slow round trip).
+  const slow = {
+    subgroupTimers: async () => {
+      const rows = await port.subgroupTimers();
+      await gate;
+      return rows;
+    },
+    saveSubgroupTimer: port.saveSubgroupTimer,
+  };
+  const ran: string[] = [];
+  const log = { error: () => undefined };
+  const timers = new SubgroupTimers({ timers: slow, clock, scheduler, log }, (root) => void ran.push(root));
+  t.equal(timers.running('r2'), null, 'nothing known before the read returned');
+  // A moderator cancels r1's timer while the read is under way: the read must not bring it back.
+  const cancelling = timers.set('r1', null);
+  release();
+  await timers.loaded;
+  await cancelling;
+  t.equal(timers.running('r1'), null, "r1's timer stays cancelled");
+  t.equal(store.timers.has('r1'), false, 'and is gone from the store');
+  t.equal(timers.running('r2'), store.timers.get('r2'), "r2's kept timer runs again");
+  scheduler.advance(600_000);
+  t.same(ran, ['r2'], 'only the kept timer runs out, at its time');
 });

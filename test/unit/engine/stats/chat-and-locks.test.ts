@@ -2,6 +2,7 @@ import t from 'tap';
 import { EngineError } from '../../../../src/engine/errors.js';
 import { ChatLog, chatBounds, checkChatText } from '../../../../src/engine/live/chat-log.js';
 import { MeetingLocks, mayAudio, mayVideo, unlocked } from '../../../../src/engine/live/meeting-locks.js';
+import { asyncOf } from '../../../helpers/async-of.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { MemoryLiveStore } from '../../../helpers/live-fixture.js';
 
@@ -54,7 +55,7 @@ t.test('locks bind participants only; video locks cover screen sharing', async (
 
 t.test('meeting locks are stored, cached and defaulted once', async (t) => {
   const store = new MemoryLiveStore();
-  const locks = new MeetingLocks(store, new FakeClock());
+  const locks = new MeetingLocks(asyncOf(store), new FakeClock());
   const meeting = { meetingId: 'm1', roomId: 'r1' };
   t.same(await locks.get(meeting), unlocked);
   t.equal(store.locks.size, 0, 'nothing stored for the default');
@@ -63,7 +64,7 @@ t.test('meeting locks are stored, cached and defaulted once', async (t) => {
   t.same(store.locks.get('m2'), { ...unlocked, cam: true }, 'the first settings are stored');
   await locks.set('m1', { mic: true, cam: false, camsModeratorsOnly: false });
   locks.forget('m1');
-  t.same(await new MeetingLocks(store, new FakeClock()).get(meeting), {
+  t.same(await new MeetingLocks(asyncOf(store), new FakeClock()).get(meeting), {
     mic: true,
     cam: false,
     camsModeratorsOnly: false,
@@ -74,7 +75,7 @@ t.test('a chat message or lock settings the store refuses reject; memory keeps w
   const store = new MemoryLiveStore();
   const clock = new FakeClock();
   const log = new ChatLog(store, clock);
-  const locks = new MeetingLocks(store, clock);
+  const locks = new MeetingLocks(asyncOf(store), clock);
   await log.post('m1', { participantId: 'p', name: 'Ann' }, 'kept');
   await locks.set('m1', { ...unlocked, mic: true });
   store.appendChat = () => {
@@ -92,4 +93,36 @@ t.test('a chat message or lock settings the store refuses reject; memory keeps w
     ['kept'],
   );
   t.same(await locks.get({ meetingId: 'm1', roomId: 'r1' }), { ...unlocked, mic: true });
+});
+
+t.test('locks on the asynchronous store: held answers from memory; a change during the first read wins', async (t) => {
+  const store = new MemoryLiveStore();
+  store.locks.set('m1', { ...unlocked, mic: true });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const port = asyncOf(store);
+  // The first read of m1 is held until the test lets it go, as a slow store round trip would be.
+  const slow = {
+    getLocks: async (meetingId: string) => {
+      await gate;
+      return port.getLocks(meetingId);
+    },
+    saveLocks: port.saveLocks,
+  };
+  const locks = new MeetingLocks(slow, new FakeClock());
+  locks.setDefaults(() => ({ cam: true }));
+  const meeting = { meetingId: 'm1', roomId: 'r1' };
+  t.same(locks.held(meeting), { ...unlocked, cam: true }, 'before any read: what a first get would give a new meeting');
+  const reading = locks.get(meeting);
+  const changing = locks.set('m1', { ...unlocked, camsModeratorsOnly: true });
+  release();
+  t.same(await reading, { ...unlocked, mic: true }, 'the first read gives the stored settings');
+  t.same(await changing, { ...unlocked, camsModeratorsOnly: true });
+  t.same(locks.held(meeting), { ...unlocked, camsModeratorsOnly: true }, 'held: the change, from memory');
+  t.same(
+    store.locks.get('m1'),
+    { ...unlocked, camsModeratorsOnly: true },
+    'and the store has the change, not the read',
+  );
+  t.same(await locks.get(meeting), { ...unlocked, camsModeratorsOnly: true }, 'a hit in memory');
 });
