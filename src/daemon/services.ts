@@ -110,9 +110,10 @@ export function openServices(
   // The asynchronous ports on the same connection (issue 34 point 2), for the services moved to them
   // so far (access tokens, accounts). Until every service has moved, nothing opens an asynchronous unit of
   // work here: a BEGIN held across an await would take in the synchronous services' writes.
-  const stores = sqliteAsyncStores(db);
-  const log = options.log ?? silentLog;
+  // One room store for both sides: it keeps the rooms it read, true only if every write goes through it.
   const roomStore = new SqliteRoomStore(db);
+  const stores = sqliteAsyncStores(db, { rooms: roomStore });
+  const log = options.log ?? silentLog;
   // Group commit: the knocks that arrived while the previous commit ran share the next one.
   const unitOfWork = new SqliteUnitOfWork(db);
   const transactions = new Transactions(unitOfWork, options.counting?.groupCommit('knocks') ?? nextTurn);
