@@ -36,9 +36,12 @@ function keepSaid(): void {
   if (kept.__meetSaid) return;
   const said: string[] = [];
   kept.__meetSaid = said;
+  let watching = false;
   const watch = (): boolean => {
+    if (watching) return true;
     const region = document.getElementById('announcer');
     if (!region) return false;
+    watching = true;
     if (region.textContent) said.push(region.textContent);
     new MutationObserver(() => {
       if (region.textContent) said.push(region.textContent);
@@ -50,6 +53,15 @@ function keepSaid(): void {
     if (watch()) waiting.disconnect();
   });
   waiting.observe(document, { childList: true, subtree: true });
+  // A document without the region once parsed (a host page, the identity provider's) keeps nothing.
+  document.addEventListener(
+    'DOMContentLoaded',
+    () => {
+      watch();
+      waiting.disconnect();
+    },
+    { once: true },
+  );
 }
 
 /** Keeps the announcements of every document the context loads from now on (openBrowser does it for all). */
