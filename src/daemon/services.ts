@@ -108,8 +108,9 @@ export function openServices(
 ): Services {
   const db = openDatabase(config.dataDir);
   // The asynchronous ports on the same connection (issue 34 point 2), for the services moved to them
-  // so far (access tokens, accounts). Until every service has moved, nothing opens an asynchronous unit of
-  // work here: a BEGIN held across an await would take in the synchronous services' writes.
+  // so far (access tokens, accounts, rooms, the locks, the sub-groups' timers: single statements each).
+  // Until every service has moved, nothing opens an asynchronous unit of work here: a BEGIN held
+  // across an await would take in the synchronous services' writes.
   // One room store for both sides: it keeps the rooms it read, true only if every write goes through it.
   const roomStore = new SqliteRoomStore(db);
   const stores = sqliteAsyncStores(db, { rooms: roomStore });
