@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from './http.js';
 import { sleep } from './keeper.js';
 import { cpuSecondsOf, machineBusySeconds, memoryOf } from './proc.js';
-import { formatTable } from './report.js';
+import { formatTable, median } from './report.js';
 import type { Daemon } from './servers.js';
 import {
   classroomCamera,
@@ -201,10 +201,7 @@ function perCoreAtFullRate(steps: readonly SfuStep[]): number | null {
   const costs = steps.flatMap((s) => (s.janusUsPerVideoPacket === null ? [] : [s.janusUsPerVideoPacket]));
   const pps = fullVideoPps(steps);
   if (costs.length === 0 || pps === null || pps <= 0) return null;
-  costs.sort((a, b) => a - b);
-  const mid = costs.length >> 1;
-  const median = costs.length % 2 === 1 ? costs[mid]! : (costs[mid - 1]! + costs[mid]!) / 2;
-  return 1e6 / (median * pps);
+  return 1e6 / (median(costs) * pps);
 }
 
 /** Least-squares slope of y over x; null with fewer than two distinct x. */
