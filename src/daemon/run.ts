@@ -189,7 +189,7 @@ export async function startDaemon(
     stopSummary();
     await metricsListener?.close();
     await app.close();
-    services.close();
+    await services.close();
     await media.close();
     throw refusingNewerSchema(err);
   }
@@ -236,7 +236,7 @@ export async function startDaemon(
       clearInterval(idle);
       stopSummary();
       // Knocks queued for the group commit are written, then the database closes.
-      services.close();
+      await services.close();
       await media.close();
     }
   };
@@ -254,7 +254,8 @@ export async function startDaemon(
     for (const client of app.websocketServer.clients) client.terminate();
     running?.closeConnections('all');
     metricsListener?.closeNow();
-    services.close();
+    // A forced exit: the queued writes get what time the exit leaves them.
+    services.close().catch(() => undefined);
     // No time to wait: Janus gets its signal and dies with its configuration on the next start.
     media.process?.kill();
   };

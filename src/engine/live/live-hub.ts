@@ -5,7 +5,7 @@ import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
 import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
@@ -41,7 +41,7 @@ import { WaitingPush } from './waiting-push.js';
 export interface LiveHubDeps {
   readonly meetings: MeetingService;
   /** The engine's transactions: a chat message and its count commit together. */
-  readonly transactions: Pick<Transactions, 'atomically'>;
+  readonly transactions: Pick<AsyncTransactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
     | 'list'
@@ -248,8 +248,9 @@ export class LiveHub implements LiveApi {
     this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') {
       await this.waiting.sendList(state, member);
+      const switchMessage = await this.waiting.roomMessage(state);
       if (member.gone) return;
-      outbox.send(this.waiting.roomMessage(state));
+      outbox.send(switchMessage);
     }
     this.media.backend.connected(peerOf(state, member));
     this.ice.connected(state, member);
@@ -421,7 +422,8 @@ export class LiveHub implements LiveApi {
     if (member?.role === 'moderator') {
       guarded(this.deps.log, 'waiting list push', async () => {
         await this.waiting.sendList(state, member);
-        if (!member.gone) member.outbox.send(this.waiting.roomMessage(state));
+        const switchMessage = await this.waiting.roomMessage(state);
+        if (!member.gone) member.outbox.send(switchMessage);
       });
     }
   }
