@@ -48,7 +48,8 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
     }
   }
 
-  private snapshot() {
+  /** Every table as it is now (the asynchronous unit of work's rollback point, memory-unit.ts). */
+  snapshot() {
     return {
       meetings: new Map(this.meetings),
       participants: new Map(this.participants),
@@ -58,7 +59,8 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
     };
   }
 
-  private restore(saved: ReturnType<MemoryStore['snapshot']>): void {
+  /** Every table back to `saved`. */
+  restore(saved: ReturnType<MemoryStore['snapshot']>): void {
     for (const [table, rows] of [
       [this.meetings, saved.meetings],
       [this.participants, saved.participants],

@@ -228,7 +228,8 @@ export class MeetingService {
       });
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
-    this.leftListeners.emit(left, removedBy);
+    // A promotion the leave caused (ModeratorSuccession) is on disk when the leave returns.
+    await this.leftListeners.emitSettled(left, removedBy);
     return left;
   }
 

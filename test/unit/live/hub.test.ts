@@ -9,8 +9,8 @@ import { recvonlyOffer, sendrecvOffer } from '../media/sdp-samples.js';
 
 t.test('connect: welcome, joined and left broadcasts; refused sessions are closed with 4401', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const welcome = m.conn.last('welcome');
   t.match(welcome, {
@@ -56,8 +56,8 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
 
 t.test('a closed socket leaves the meeting only after the grace period', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   await f.connect(mod);
   const a = await f.connect(ann);
   f.disconnect(a);
@@ -88,7 +88,7 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
 
 t.test('the grace period is an option', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 100 } });
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
   f.timers.advance(100);
   t.match(f.leftAt(ann), /^\d{4}-/);
@@ -97,7 +97,7 @@ t.test('the grace period is an option', async (t) => {
 t.test('until_moderator: the last moderator leaving after the grace period makes arrivals wait again', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomMode: 'until_moderator' });
-  const mod = f.enter('Mod', 'r2', true);
+  const mod = await f.enter('Mod', 'r2', true);
   const m = await f.connect(mod);
   t.equal(
     (await f.engine.waiting.start(arrive('r2', 'Early'))).status,
@@ -117,8 +117,8 @@ t.test('until_moderator: the last moderator leaving after the grace period makes
 
 t.test('a second socket of the same participant replaces the first', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const first = await f.connect(ann);
   const second = await f.connect(ann);
@@ -139,8 +139,8 @@ t.test('a second socket of the same participant replaces the first', async (t) =
 
 t.test('state, speaking and statistics are derived on the server', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   a.send({ type: 'speaking', speaking: true });
@@ -175,7 +175,7 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
 
 t.test('chat: stored, history for late joiners, limits, and System messages', async (t) => {
   const f = new LiveFixture({ live: { chatLimit: { count: 3, windowMs: 10_000 } } });
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'chat', text: 'a' });
   m.send({ type: 'chat', text: 'b' });
@@ -200,7 +200,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   await t.rejects(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
   t.equal(await f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
-  const ann = await f.connect(f.enter('Ann'));
+  const ann = await f.connect(await f.enter('Ann'));
   t.same(
     ann.conn.last('welcome')?.chat.map((c) => c.text),
     ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
@@ -219,8 +219,8 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
 
 t.test('chat: who sent a message travels as fields (system, role), never in the name', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const ann = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.connect(await f.enter('Ann'));
   m.send({ type: 'chat', text: 'from the moderator' });
   ann.send({ type: 'chat', text: 'from Ann' });
   await f.hub.postSystemChat('r1', 'from the service');
@@ -234,7 +234,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
     expected,
     'as they are posted',
   );
-  const late = await f.connect(f.enter('Late'));
+  const late = await f.connect(await f.enter('Late'));
   t.match(
     late.conn.last('welcome')?.chat.map((c) => c.from),
     expected,
@@ -244,7 +244,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
 
 t.test('malformed and unknown messages get an error, never an exception', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 12, windowMs: 1_000 } } });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   const bad = [
     '',
     '[]',
@@ -272,8 +272,8 @@ t.test(
   'locks: moderators set them, states follow, defaults come from the provider and survive a restart',
   async (t) => {
     const f = new LiveFixture();
-    const mod = f.enter('Mod', 'r1', true);
-    const ann = f.enter('Ann');
+    const mod = await f.enter('Mod', 'r1', true);
+    const ann = await f.enter('Ann');
     const m = await f.connect(mod);
     const a = await f.connect(ann);
     a.send({ type: 'state', audio: true, video: true, screen: true });
@@ -326,8 +326,8 @@ t.test(
     f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
     f.room({ roomId: 'r3' });
     f.room({ roomId: 'r4' });
-    f.enter('X', 'r3');
-    f.enter('Y', 'r4');
+    await f.enter('X', 'r3');
+    await f.enter('Y', 'r4');
     t.same(await f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
     t.same(await f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
     f.hub.setLockDefaults(() => ({ cam: true }));
@@ -338,7 +338,7 @@ t.test(
     );
     f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
     f.room({ roomId: 'r5' });
-    f.enter('Z', 'r5');
+    await f.enter('Z', 'r5');
     t.same(await f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
   },
 );
@@ -346,10 +346,10 @@ t.test(
 t.test('signalling goes through the media backend; only admitted, connected members of one meeting', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r2' });
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
-  const stranger = f.enter('Stranger', 'r2');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
+  const stranger = await f.enter('Stranger', 'r2');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   const b = await f.connect(bob);
@@ -383,9 +383,9 @@ t.test('signalling goes through the media backend; only admitted, connected memb
 
 t.test('the end of the meeting: ended to everyone, sockets closed with 4410, timers and memory dropped', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
@@ -413,7 +413,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
 
 t.test('an empty meeting ended by the sweep, after the last socket left', async (t) => {
   const f = new LiveFixture({ meetings: { emptyGraceMs: 0 } });
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
   await f.engine.waiting.sweep();
   t.ok(f.engine.meetings.current('r1'), 'open during the socket grace period');
@@ -425,9 +425,9 @@ t.test('an empty meeting ended by the sweep, after the last socket left', async 
 t.test('waiting-list pushes go to moderators only, once per change, after the change', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'w', waitingRoom: 'all' });
-  const mod = f.enter('Mod', 'w', true);
+  const mod = await f.enter('Mod', 'w', true);
   const m = await f.connect(mod);
-  const m2 = await f.connect(f.enter('Second moderator', 'w', true));
+  const m2 = await f.connect(await f.enter('Second moderator', 'w', true));
   const guest = await f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
   t.equal(guest.status, 'waiting', 'scope all: even an lms arrival waits');
   t.same(await f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
@@ -465,9 +465,9 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
 
 t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 60_000 } });
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   const b = await f.connect(bob);
@@ -538,8 +538,8 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
 
 t.test('away participants leave the class when the last sub-group meeting ends', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
@@ -553,7 +553,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   t.match(f.leftAt(ann), /^\d{4}-/, 'the sub-group is over and she did not come back: she left');
 
   // Someone moved who never starts the sub-group leaves after the away grace period.
-  const bob = await f.connect(f.enter('Bob'));
+  const bob = await f.connect(await f.enter('Bob'));
   m.send({ type: 'move', participant_id: bob.participant.participantId, room_id: 'r1-g1' });
   await f.settled();
   f.disconnect(bob);
@@ -565,13 +565,13 @@ t.test('away participants leave the class when the last sub-group meeting ends',
 
 t.test('a moderator inside a sub-group moves people between the family of rooms', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'create_subgroups', count: 2 });
   await f.settled();
   // (With a moderator's join token: entering with the class session alone makes a participant of the sub-group.)
   const modG1 = await f.engine.waiting.start(arrive('r1-g1', 'Mod', { claims: claims('moderator') }));
-  const annClass = f.enter('Ann');
+  const annClass = await f.enter('Ann');
   const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'Ann', { fromParticipantId: annClass.participantId }));
   if (modG1.status !== 'joined' || annG1.status !== 'joined') throw new Error('not joined');
   const mg = await f.connect(modG1.participant);
@@ -602,8 +602,8 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
 
 t.test('attendees: present participants with their reported media', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   (await f.connect(mod)).send({ type: 'state', audio: true, video: false, screen: false });
   t.same(f.hub.attendees('r1'), [
     {
@@ -643,7 +643,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   };
   const f = new LiveFixture({ media: () => backend });
   t.equal(f.hub.mediaBackend.name, 'test');
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'signal', to: mod.participantId, data: {} });
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
@@ -656,8 +656,8 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
 
 t.test('failures are reported, never thrown into the socket', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   m.conn.failing = true;
@@ -668,8 +668,8 @@ t.test('failures are reported, never thrown into the socket', async (t) => {
 
 t.test('close(): timers stop, nobody leaves, running statistics end', async (t) => {
   const f = new LiveFixture();
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
   a.send({ type: 'state', audio: false, video: true, screen: false });

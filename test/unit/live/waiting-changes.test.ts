@@ -34,7 +34,7 @@ function held(conn: FakeConnection): { seq: number; names: string[]; ids: string
 async function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
   const f = new LiveFixture(options);
   f.room({ roomId: 'w', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
-  const mod = f.enter('Mod', 'w', true);
+  const mod = await f.enter('Mod', 'w', true);
   const m = await f.connect(mod);
   let n = 0;
   const knock = async (name: string) => {
@@ -89,7 +89,7 @@ t.test(
     t.equal(m.conn.of('waiting_list').length, 1, 'no whole list after the first');
 
     // A second moderator connecting now starts at the room's seq, not at 0.
-    const m2 = await f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(await f.enter('Second', 'w', true));
     t.same(
       m2.conn.last('waiting_list'),
       { type: 'waiting_list', seq: 4, requests: [] },
@@ -153,7 +153,7 @@ t.test(
   async (t) => {
     const { f, m, knock } = await scene();
     f.room({ roomId: 'v', waitingRoom: 'all' });
-    const elsewhere = await f.connect(f.enter('Other moderator', 'v', true));
+    const elsewhere = await f.connect(await f.enter('Other moderator', 'v', true));
     await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
     await Promise.resolve();
     t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
@@ -238,7 +238,7 @@ t.test(
     const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
     f.engine.transactions.flushGrouped();
     await zoe;
-    const m2 = await f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(await f.enter('Second', 'w', true));
     t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');
     t.same(m2.conn.of('waiting_changes'), [], 'not to the one connecting');
     t.same(m2.conn.last('waiting_list')?.seq, 3, 'who gets the list at that seq');
@@ -257,7 +257,7 @@ t.test(
     await f.settled();
     t.equal(m.conn.last('waiting_list')?.type, 'waiting_list', 'after the window it answers again');
 
-    const p = await f.connect(f.enter('Pupil', 'w'));
+    const p = await f.connect(await f.enter('Pupil', 'w'));
     p.send({ type: 'waiting_resync' });
     t.same(
       p.conn.sent.filter((x) => x.type !== 'welcome' && x.type !== 'hands'),
@@ -271,7 +271,7 @@ t.test(
 
 t.test('a participant promoted to moderator gets the whole list, then the changes', async (t) => {
   const { f, m, knock } = await scene();
-  const pat = f.enter('Pat', 'w');
+  const pat = await f.enter('Pat', 'w');
   const p = await f.connect(pat);
   await knock('Wendy');
   t.equal(p.conn.of('waiting_changes').length, 0, 'a participant hears nothing of the knock');

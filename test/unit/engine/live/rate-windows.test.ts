@@ -30,7 +30,7 @@ t.test('the live meeting keeps a window per kind: a chat flood does not use up r
   const f = new LiveFixture({
     live: { chatLimit: { count: 2, windowMs: 1_000 }, renameLimit: { count: 1, windowMs: 1_000 } },
   });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'chat', text: 'one' });
   a.send({ type: 'chat', text: 'two' });
   a.send({ type: 'chat', text: 'three' });
@@ -48,7 +48,7 @@ t.test('the live meeting keeps a window per kind: a chat flood does not use up r
 
 t.test('the message window counts malformed frames too, before reading them', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 2, windowMs: 10_000 } } });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   a.session.receive({ ok: false, message: 'a message must be a JSON object' });
   a.session.receive({ ok: false, message: 'a message must be a JSON object' });
   a.send({ type: 'chat', text: 'hello' });

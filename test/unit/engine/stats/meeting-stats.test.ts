@@ -2,11 +2,12 @@ import t from 'tap';
 import { MeetingStats } from '../../../../src/engine/stats/meeting-stats.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { MemoryLiveStore } from '../../../helpers/live-fixture.js';
+import { asyncOf } from '../../../helpers/async-of.js';
 
 function setup() {
   const clock = new FakeClock();
   const store = new MemoryLiveStore();
-  return { clock, store, stats: new MeetingStats(store, store, clock) };
+  return { clock, store, stats: new MeetingStats(asyncOf(store), store, clock) };
 }
 
 t.test('talk time is the sum of speaking intervals while audio is on', async (t) => {
@@ -87,7 +88,7 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
   await stats.speaking('m1', 'ann', true);
   stats.chat('m1', 'ann');
   clock.advance(2_000);
-  const restarted = new MeetingStats(store, store, clock);
+  const restarted = new MeetingStats(asyncOf(store), store, clock);
   const writes = store.writes;
   t.match(
     (await restarted.of('m1'))[0],
@@ -126,7 +127,7 @@ t.test(
     const store = new MemoryLiveStore();
     const queued: (() => void)[] = [];
     // The group's turn never comes unless the test runs it: what is on disk is what was written now.
-    const stats = new MeetingStats(store, store, clock, (run) => void queued.push(run));
+    const stats = new MeetingStats(asyncOf(store), store, clock, (run) => void queued.push(run));
     await stats.joined('m1', 'ann');
     await stats.state('m1', 'ann', { audio: true, video: false });
     t.equal(store.getStats('ann'), null, 'media state waits for the group');

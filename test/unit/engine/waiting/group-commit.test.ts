@@ -29,7 +29,7 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 t.test('the knocks of one turn share one commit; none is answered, polled or listed before it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const commitsBefore = f.store.commits;
   const knocks = ['Ann', 'Bob', 'Cy'].map((name) =>
     watch(f.waiting.knock(arrive('r1', name, { note: `${name} here` }))),
@@ -106,7 +106,7 @@ t.test('a failed commit answers every knock of the group with the error and leav
 t.test('a failed commit in an open meeting keeps the meeting and drops only the group', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const waiting = watch(f.waiting.knock(arrive('r1', 'Ann')));
   endTurn();
   await tick();
@@ -132,7 +132,7 @@ t.test('a failed commit in an open meeting keeps the meeting and drops only the 
 t.test('ending the meeting commits the queued knocks first: they expire with it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const knocks = [watch(f.waiting.knock(arrive('r1', 'Ann'))), watch(f.waiting.knock(arrive('r1', 'Bob')))];
   const commits = f.store.commits;
   t.ok(await f.meetings.end('r1', by(mod.participantId)));
@@ -173,7 +173,7 @@ t.test('a moderator arriving in until_moderator mode admits the knocks queued be
 t.test('disabling the waiting room admits the knocks queued before it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = watch(f.waiting.knock(arrive('r1', 'Ann')));
   t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 1 });
   await tick();
