@@ -119,7 +119,7 @@ export class MeetingStats {
     const next: Mutable<StatsRecord> = { ...current, audio: media.audio, video: media.video };
     // Without audio nobody is heard: a running speaking interval ends.
     if (!media.audio && current.talkingSince !== null) this.endTalk(next, now);
-    this.save(next, async () => {
+    await this.save(next, async () => {
       if (media.video && !current.video) await this.store.openWebcam(meetingId, participantId, now);
       if (!media.video && current.video) await this.store.closeWebcam(participantId, now);
     });
@@ -134,13 +134,13 @@ export class MeetingStats {
     const now = this.nowIso();
     if (speaking) {
       if (!current.audio || current.talkingSince !== null) return false;
-      this.save({ ...current, talkingSince: now, lastTalkAt: now });
+      await this.save({ ...current, talkingSince: now, lastTalkAt: now });
       return true;
     }
     if (current.talkingSince === null) return false;
     const next: Mutable<StatsRecord> = { ...current };
     this.endTalk(next, now);
-    this.save(next);
+    await this.save(next);
     return true;
   }
 
@@ -242,7 +242,7 @@ export class MeetingStats {
       lastTalkAt: null,
       chatMessages: 0,
     };
-    this.save(fresh);
+    await this.save(fresh);
     return fresh;
   }
 
@@ -251,17 +251,14 @@ export class MeetingStats {
    * when there is one. The write saves what memory holds when it runs, so an older copy of the
    * record never lands after a newer one (the chat's count, written in its own transaction).
    */
-  private save(record: StatsRecord, also?: () => Promise<void>): void {
+  private async save(record: StatsRecord, also?: () => Promise<void>): Promise<void> {
     this.records.set(record.participantId, record);
     const write = async () => {
       await also?.();
       await this.store.saveStats(this.records.get(record.participantId) ?? record);
     };
-    if (!this.group) {
-      // Nobody waits on a statistic: a refused write is the store's failure, reported by the writes that answer someone.
-      this.unitOfWork.run(write).catch(() => undefined);
-      return;
-    }
+    // Without a group (a CLI command, a test) the write is done when the report returns.
+    if (!this.group) return this.unitOfWork.run(write);
     const forget = () => {
       // Memory must not stay ahead of a write that failed: the next use reads the disk again.
       if (this.records.get(record.participantId) === record) this.records.delete(record.participantId);
