@@ -36,7 +36,7 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
     'the list is told that Ann was admitted, and nothing of him',
   );
   t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'admit_all', count: 1 });
-  t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true }, 'the waiting room is off');
+  t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: true }, 'the waiting room is off');
   t.same(
     await f.waiting.admit('r1', again.requestId, by(mod.participantId)),
     { admitted: 1 },

@@ -15,15 +15,15 @@ t.test(
     f.room();
     const mod = await f.moderator();
     const told = switches(f);
-    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: true });
     await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
-    t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: true });
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined', 'in while it is off');
 
     t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
     t.equal(f.meetings.current('r1')?.waitingDisabled, false);
-    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: true });
     t.same(told, ['r1', 'r1'], 'each switch told once');
     t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
     t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
@@ -62,7 +62,7 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
     'a participant learns nothing of the setting',
   );
   await t.rejects(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
-  t.same(f.waiting.switchState('r1'), { enabled: false, switchable: false });
+  t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: false });
   t.notOk((await f.kinds()).includes('waiting_room_enabled'));
 
   const policyOff = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
@@ -93,7 +93,7 @@ t.test('under a forced policy the waiting room is on and not switchable', async 
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room();
   const mod = await f.moderator();
-  t.same(f.waiting.switchState('r1'), { enabled: true, switchable: false });
+  t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: false });
   t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'on already');
   await t.rejects(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
 });
