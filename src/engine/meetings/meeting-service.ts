@@ -216,7 +216,7 @@ export class MeetingService {
     if (!live || !current) return null;
     if (current.leftAt !== null) return current;
     const left: Participant = { ...current, leftAt: this.nowIso() };
-    if (!removedBy) await this.transactions.atomically(() => this.store.updateParticipant(left));
+    if (!removedBy) await this.store.updateParticipant(left);
     else
       await this.transactions.atomically(async () => {
         await this.store.updateParticipant(left);

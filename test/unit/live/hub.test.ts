@@ -132,8 +132,10 @@ t.test('a second socket of the same participant replaces the first', async (t) =
   f.timers.advance(10_000);
   t.equal(f.leftAt(ann), null, 'the old socket closing later is not a leave');
   second.send({ type: 'chat', text: 'still here' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'still here');
   first.send({ type: 'chat', text: 'ghost' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'still here', 'the replaced socket is not heard');
 });
 
@@ -162,7 +164,9 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   f.timers.advance(1_750);
   a.send({ type: 'state', audio: false, video: false, screen: false });
   a.send({ type: 'chat', text: 'one' });
+  await f.settled();
   a.send({ type: 'chat', text: 'two' });
+  await f.settled();
   const [annStats] = (await f.stats.of(ann.meetingId)).filter((s) => s.participantId === ann.participantId);
   t.match(annStats, { talkTimeMs: 1_500, chatMessages: 2, audio: false, video: false, talking: false });
   t.equal(annStats?.webcams.length, 1);
@@ -178,9 +182,13 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'chat', text: 'a' });
+  await f.settled();
   m.send({ type: 'chat', text: 'b' });
+  await f.settled();
   m.send({ type: 'chat', text: 'c' });
+  await f.settled();
   m.send({ type: 'chat', text: 'd' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'rate_limited', 'the fourth message in 10 s is refused');
   t.same(
     m.conn.of('chat').map((c) => c.message.text),
@@ -188,6 +196,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   );
   f.timers.advance(10_000);
   m.send({ type: 'chat', text: 'e' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'e', 'accepted again in the next window');
 
   const posted = await f.hub.postSystemChat('r1', 'The meeting ends in 5 minutes');
@@ -222,7 +231,9 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
   const m = await f.connect(await f.enter('Mod', 'r1', true));
   const ann = await f.connect(await f.enter('Ann'));
   m.send({ type: 'chat', text: 'from the moderator' });
+  await f.settled();
   ann.send({ type: 'chat', text: 'from Ann' });
+  await f.settled();
   await f.hub.postSystemChat('r1', 'from the service');
   const expected = [
     { participant_id: String, name: 'Mod', role: 'moderator', system: false },

@@ -7,6 +7,7 @@ t.test('a chat message is stored and counted before everyone is told, with the a
   const m = await f.connect(await f.enter('Mod', 'r1', true));
   const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'chat', text: 'hello' });
+  await f.settled();
   t.equal(f.liveStore.chat.length, 1, 'on disk');
   t.equal(
     (await f.stats.of(a.participant.meetingId)).find((s) => s.participantId === a.participant.participantId)
@@ -18,6 +19,7 @@ t.test('a chat message is stored and counted before everyone is told, with the a
     text: 'hello',
   });
   m.send({ type: 'chat', text: 'welcome' });
+  await f.settled();
   t.match(a.conn.last('chat')?.message.from, { role: 'moderator', system: false });
   const later = await f.connect(await f.enter('Bob'));
   t.same(
@@ -32,6 +34,7 @@ t.test('a refused text goes back to its author only and is not stored', async (t
   const m = await f.connect(await f.enter('Mod', 'r1', true));
   const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'chat', text: '   ' });
+  await f.settled();
   t.equal(a.conn.last('error')?.code, 'invalid_message');
   t.equal(m.conn.of('chat').length + m.conn.of('error').length, 0);
   t.equal(f.liveStore.chat.length, 0);

@@ -45,9 +45,9 @@ t.test('webcam intervals follow video on and off; chat is counted', async (t) =>
   clock.advance(1_000);
   await stats.state('m1', 'ann', { audio: true, video: true });
   const start2 = clock.now().toISOString();
-  stats.chat('m1', 'ann');
-  stats.chat('m1', 'ann');
-  stats.chat('m1', 'bob');
+  await stats.chat('m1', 'ann');
+  await stats.chat('m1', 'ann');
+  await stats.chat('m1', 'bob');
   const [ann, bob] = await stats.of('m1');
   t.same(ann?.webcams, [
     { startedAt: start1, endedAt: end1 },
@@ -86,7 +86,7 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
   const { clock, store, stats } = setup();
   await stats.state('m1', 'ann', { audio: true, video: true });
   await stats.speaking('m1', 'ann', true);
-  stats.chat('m1', 'ann');
+  await stats.chat('m1', 'ann');
   clock.advance(2_000);
   const restarted = new MeetingStats(asyncOf(store), store, clock);
   const writes = store.writes;
@@ -106,7 +106,7 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
     chatMessages: 1,
   });
   t.equal((await restarted.of('m1'))[0]?.webcams[0]?.endedAt, clock.now().toISOString());
-  restarted.chat('m1', 'ann');
+  await restarted.chat('m1', 'ann');
   t.equal((await restarted.of('m1'))[0]?.chatMessages, 2, 'counting goes on from the stored value');
 });
 
@@ -131,7 +131,7 @@ t.test(
     await stats.joined('m1', 'ann');
     await stats.state('m1', 'ann', { audio: true, video: false });
     t.equal(store.getStats('ann'), null, 'media state waits for the group');
-    stats.chat('m1', 'ann');
+    await stats.chat('m1', 'ann');
     t.match(
       store.getStats('ann'),
       { chatMessages: 1, audio: true },
