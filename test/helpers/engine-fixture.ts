@@ -61,8 +61,12 @@ export class Fixture {
     );
     // What the services read at start, read here at once (the memory store answers synchronously), so a restart is synchronous.
     const open = this.store.openMeetings();
-    const participants = new Map<string, Participant[]>(open.map((m) => [m.meetingId, this.store.participantsOf(m.meetingId)]));
-    const pollable = new Map<string, WaitingRequest[]>(open.map((m) => [m.meetingId, this.store.pollableRequests(m.meetingId)]));
+    const participants = new Map<string, Participant[]>(
+      open.map((m) => [m.meetingId, this.store.participantsOf(m.meetingId)]),
+    );
+    const pollable = new Map<string, WaitingRequest[]>(
+      open.map((m) => [m.meetingId, this.store.pollableRequests(m.meetingId)]),
+    );
     this.meetings = new MeetingService(
       asyncOf(this.store),
       this.transactions,

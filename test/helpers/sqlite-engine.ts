@@ -17,7 +17,9 @@ const optional: WaitingRoomPolicy = { waitingRoom: 'optional', waitingRoomMode: 
  * PostgreSQL's), wired as the daemon wires them (daemon/services.ts), reloaded from the store.
  */
 export async function engineOn(
-  stores: Pick<AsyncStores, 'meetings' | 'waitingRequests' | 'unitOfWork'> & { rooms: Pick<AsyncStores['rooms'], 'get'> },
+  stores: Pick<AsyncStores, 'meetings' | 'waitingRequests' | 'unitOfWork'> & {
+    rooms: Pick<AsyncStores['rooms'], 'get'>;
+  },
   clock: Clock,
   options: { policy?: WaitingRoomPolicy; defer?: AsyncDefer; waiting?: WaitingRoomOptions } = {},
 ) {

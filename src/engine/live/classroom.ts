@@ -1,7 +1,7 @@
 import type { RaisedHand, Reaction, ServerMessage } from '../../protocol/live.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import { engineCall, engineCallAsync, liveError } from './live-errors.js';
+import { engineCallAsync, liveError } from './live-errors.js';
 import { RateWindow, type RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
@@ -97,7 +97,12 @@ export class Classroom {
       if (!meeting || meeting.meetingId !== state.meetingId) return false;
       const actor = { kind: 'participant', participantId: member.participantId } as const;
       const subject = { requestId: null, participantId: targetId, name: target.name };
-      await this.deps.meetings.record(meeting, 'participant_muted', this.deps.meetings.moderator(meeting, actor), subject);
+      await this.deps.meetings.record(
+        meeting,
+        'participant_muted',
+        this.deps.meetings.moderator(meeting, actor),
+        subject,
+      );
       return true;
     });
     if (!recorded) {

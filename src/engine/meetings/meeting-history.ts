@@ -27,15 +27,16 @@ export class MeetingHistory {
 
   async attendance(roomId: string, meetingId?: string): Promise<Attendance> {
     const meeting = await this.find(roomId, meetingId);
-    const participants = (await this.store.participantsOf(meeting.meetingId))
-      .map(({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
+    const participants = (await this.store.participantsOf(meeting.meetingId)).map(
+      ({ participantId, name, role, joinedAt, leftAt, externalId }) => ({
         participantId,
         name,
         role,
         joinedAt,
         leftAt,
         ...(externalId ? { externalId } : {}),
-      }));
+      }),
+    );
     return { meeting, participants, refused: await this.refusals(meeting) };
   }
 

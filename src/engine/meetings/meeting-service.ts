@@ -51,7 +51,9 @@ export interface OpenAtStart {
 }
 
 /** Reads the open meetings and their participants (MeetingService's reload at start). */
-export async function openAtStart(store: Pick<AsyncMeetingStore, 'openMeetings' | 'participantsOf'>): Promise<OpenAtStart> {
+export async function openAtStart(
+  store: Pick<AsyncMeetingStore, 'openMeetings' | 'participantsOf'>,
+): Promise<OpenAtStart> {
   const meetings = await store.openMeetings();
   const participants = new Map<string, readonly Participant[]>();
   for (const meeting of meetings) participants.set(meeting.meetingId, await store.participantsOf(meeting.meetingId));
@@ -188,7 +190,13 @@ export class MeetingService {
     return meeting;
   }
 
-  async join(meeting: Meeting, role: Role, name: string, externalId?: string, avatarUrl?: string): Promise<Participant> {
+  async join(
+    meeting: Meeting,
+    role: Role,
+    name: string,
+    externalId?: string,
+    avatarUrl?: string,
+  ): Promise<Participant> {
     const live = this.open.of(meeting);
     const participant: Participant = {
       participantId: randomId(),
@@ -246,7 +254,11 @@ export class MeetingService {
         if (live.participants.get(participantId) === promoted) live.participants.set(participantId, current);
       });
       await this.store.updateParticipant(promoted);
-      await this.record(live.meeting, 'moderator_promoted', null, { requestId: null, participantId, name: promoted.name });
+      await this.record(live.meeting, 'moderator_promoted', null, {
+        requestId: null,
+        participantId,
+        name: promoted.name,
+      });
       // Those waiting until a moderator is present enter now, as when one arrives.
       await this.hooks.moderatorArrived(live.meeting, participantId);
     });
@@ -402,24 +414,26 @@ export class MeetingService {
     if (this.closing.has(live)) return;
     this.closing.add(live);
     const at = this.nowIso();
-    await this.transactions.atomically(async () => {
-      for (const participant of [...live.participants.values()]) {
-        if (participant.leftAt === null) await this.store.updateParticipant({ ...participant, leftAt: at });
-      }
-      await this.hooks.ending(live.meeting, at);
-      await this.store.appendTimeline({
-        meetingId: live.meeting.meetingId,
-        at,
-        kind: 'meeting_ended',
-        actor,
-        subject: null,
-        count: null,
+    await this.transactions
+      .atomically(async () => {
+        for (const participant of [...live.participants.values()]) {
+          if (participant.leftAt === null) await this.store.updateParticipant({ ...participant, leftAt: at });
+        }
+        await this.hooks.ending(live.meeting, at);
+        await this.store.appendTimeline({
+          meetingId: live.meeting.meetingId,
+          at,
+          kind: 'meeting_ended',
+          actor,
+          subject: null,
+          count: null,
+        });
+        await this.store.updateMeeting({ ...live.meeting, endedAt: at });
+      })
+      .catch((error: unknown) => {
+        this.closing.delete(live);
+        throw error;
       });
-      await this.store.updateMeeting({ ...live.meeting, endedAt: at });
-    }).catch((error: unknown) => {
-      this.closing.delete(live);
-      throw error;
-    });
     // Ended by another gesture during the awaits: told once.
     if (this.open.ofRoom(live.meeting.roomId) === live) this.forget(live, at);
   }

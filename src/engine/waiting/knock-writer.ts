@@ -42,7 +42,9 @@ export class KnockWriter {
     const previous = screened.known;
     if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
       previous.lastSeenMs = this.nowMs();
-      return { answer: Promise.resolve({ status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret }) };
+      return {
+        answer: Promise.resolve({ status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret }),
+      };
     }
     const clientSlot = this.deps.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
     // At the cap, first free the places of requests that are due to expire or close anyway.

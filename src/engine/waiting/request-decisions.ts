@@ -132,7 +132,12 @@ export class RequestDecisions {
   }
 
   /** The person is gone: the request leaves memory at once. */
-  async close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): Promise<void> {
+  async close(
+    meeting: Meeting,
+    queue: RoomQueue,
+    live: LiveRequest,
+    state: 'withdrawn' | 'window_closed',
+  ): Promise<void> {
     await this.deps.transactions.atomically(async () => {
       await this.decide(queue, live, { state });
       await this.deps.meetings.record(
@@ -146,7 +151,11 @@ export class RequestDecisions {
   }
 
   /** Memory first, taken back if the transaction fails; inside the caller's transaction. */
-  async decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): Promise<void> {
+  async decide(
+    queue: RoomQueue,
+    live: LiveRequest,
+    change: { state: RequestState; participantId?: string },
+  ): Promise<void> {
     const before = live.request;
     let released = false;
     if (before.state === 'waiting' && change.state !== 'waiting') {

@@ -296,7 +296,12 @@ export class WaitingRoomService {
       const state: RequestState = bar ? 'barred' : 'refused';
       await this.deps.transactions.atomically(async () => {
         await this.decisions.decide(gesture.queue, live, { state });
-        await this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
+        await this.deps.meetings.record(
+          gesture.meeting,
+          bar ? 'bar' : 'refuse',
+          gesture.actor,
+          subjectOf(live.request),
+        );
       });
       // Anyone waiting under the barred name is told again, now marked.
       const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];

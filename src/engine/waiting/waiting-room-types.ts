@@ -113,7 +113,8 @@ export interface WaitingListChange {
 
 export type WaitingListListener = (roomId: string, change: WaitingListChange) => void;
 
-export type SwitchListener = (roomId: string, meetingId: string) => void;
+/** May return a promise (the live hub reads the room's setting): its rejection is logged. */
+export type SwitchListener = (roomId: string, meetingId: string) => unknown;
 
 /** The moderators' waiting-room toggle. */
 export interface SwitchState {

@@ -105,7 +105,7 @@ t.test('what waits for the commit runs after it, in order, and never for a faile
 
 t.test('the metrics count a decision once it is committed, not one whose commit failed', async (t) => {
   const counted: string[] = [];
-  const f = new Fixture({ defer: (run) => run(), counter: { counted: (outcome) => counted.push(outcome) } });
+  const f = new Fixture({ defer: (run) => void run(), counter: { counted: (outcome) => counted.push(outcome) } });
   f.room();
   const { requestId } = await f.knock('Ann');
   f.store.commitError = new Error('disk full');
@@ -117,7 +117,7 @@ t.test('the metrics count a decision once it is committed, not one whose commit 
 });
 
 t.test('the waiting room reaches transactions through the shared port, not through MeetingService', async (t) => {
-  const f = new Fixture({ defer: (run) => run() });
+  const f = new Fixture({ defer: (run) => void run() });
   t.notOk(
     'atomically' in f.meetings || 'commitGrouped' in f.meetings,
     'MeetingService no longer hands out transactions',

@@ -446,7 +446,7 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   m.conn.clear();
   m2.conn.clear();
   const knocking = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
-  f.engine.transactions.flushGrouped();
+  void f.engine.transactions.flushGrouped();
   t.equal(m.conn.of('waiting_changes').length, 0, 'not pushed inside the change itself');
   t.equal((await knocking).status, 'waiting');
   t.same(

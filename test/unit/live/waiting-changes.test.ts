@@ -118,7 +118,7 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
   // Added then removed in the same turn: the change says removed only.
   const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
   // flushGrouped commits now, in this turn; the admission follows in the same turn, before the push.
-  f.engine.transactions.flushGrouped();
+  void f.engine.transactions.flushGrouped();
   // Read from the store, not the list: an awaited read would let the turn's push go first.
   const eId = [...f.engine.store.requests.values()].find((r) => r.name === 'E')!.requestId;
   // Not awaited before the check: the admission is decided in this turn, its push is not sent yet.
@@ -236,7 +236,7 @@ t.test(
 
     // A change not pushed yet goes first, so the list's seq follows every change (no gap, no repeat).
     const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
-    f.engine.transactions.flushGrouped();
+    void f.engine.transactions.flushGrouped();
     await zoe;
     const m2 = await f.connect(await f.enter('Second', 'w', true));
     t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');

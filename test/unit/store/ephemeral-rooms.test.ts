@@ -36,9 +36,14 @@ function fixture(t: Tap) {
     (roomId) => deleted.push(roomId),
   );
   const ports = sqliteAsyncStores(db);
-  const meetings = new MeetingService(ports.meetings, new AsyncTransactions(ports.unitOfWork, new AsyncLocalStorage()), clock, {
-    log: silentLog,
-  });
+  const meetings = new MeetingService(
+    ports.meetings,
+    new AsyncTransactions(ports.unitOfWork, new AsyncLocalStorage()),
+    clock,
+    {
+      log: silentLog,
+    },
+  );
   const make = (roomId: string, ephemeral: boolean) =>
     rooms.create({ room_id: roomId, name: roomId, waiting_room: 'off' }, { ephemeral });
   return { clock, store, rooms, meetings, deleted, make };
@@ -53,8 +58,8 @@ t.test(
     await f.make('had-meeting', true);
     await f.make('busy', true);
     await f.rooms.create({ room_id: 'never-used-sub', name: 'Sub-group', parent_room_id: 'never-used' });
-    f.meetings.ensure('had-meeting');
-    f.meetings.ensure('busy');
+    await f.meetings.ensure('had-meeting');
+    await f.meetings.ensure('busy');
     f.clock.advance(30 * minute);
     await f.meetings.end('had-meeting');
 

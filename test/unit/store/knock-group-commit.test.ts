@@ -22,7 +22,10 @@ async function services(db: Db) {
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
   const stores = sqliteAsyncStores(db);
-  const { meetings, waiting } = await engineOn(stores, clock, { policy, defer: (run) => setImmediate(() => void run()) });
+  const { meetings, waiting } = await engineOn(stores, clock, {
+    policy,
+    defer: (run) => setImmediate(() => void run()),
+  });
   return { rooms, meetings, waiting };
 }
 

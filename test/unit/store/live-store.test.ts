@@ -50,7 +50,6 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   const clock = new FakeClock();
   const first = open(t);
   seed(first.db);
-  const store = sqliteAsyncStores(first.db).stats;
   const chat = new ChatLog(sqliteAsyncStores(first.db).chat, clock, 2);
   await chat.post('m1', { participantId: 'ann', name: 'Ann' }, 'one');
   await chat.post('m1', { participantId: null, name: 'System' }, 'two');

@@ -126,9 +126,9 @@ t.test('the message window of every kind: told once, then closed at twice its co
 });
 
 t.test('statistics of media go through the group commit: one transaction for a flush of many members', async (t) => {
-  const deferred: (() => void)[] = [];
-  const runDeferred = () => deferred.splice(0).forEach((run) => run());
-  const f = new LiveFixture({ live: roomy, statsDefer: (run) => deferred.push(run) });
+  const deferred: (() => Promise<number>)[] = [];
+  const runDeferred = () => deferred.splice(0).forEach((run) => void run());
+  const f = new LiveFixture({ live: roomy, statsDefer: (run) => void deferred.push(run) });
   const clients: Client[] = [];
   for (let i = 0; i < 20; i++) clients.push(await f.connect(await f.enter(`Member ${i}`)));
   runDeferred();

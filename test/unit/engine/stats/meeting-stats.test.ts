@@ -125,7 +125,7 @@ t.test(
   async (t) => {
     const clock = new FakeClock();
     const store = new MemoryLiveStore();
-    const queued: (() => void)[] = [];
+    const queued: (() => Promise<number>)[] = [];
     // The group's turn never comes unless the test runs it: what is on disk is what was written now.
     const stats = new MeetingStats(asyncOf(store), store, clock, (run) => void queued.push(run));
     await stats.joined('m1', 'ann');
@@ -137,7 +137,7 @@ t.test(
       { chatMessages: 1, audio: true },
       'the chat count commits now (the room hears the message next), with the state queued before it',
     );
-    for (const run of queued.splice(0)) run();
+    for (const run of queued.splice(0)) await run();
     t.match(
       store.getStats('ann'),
       { chatMessages: 1, audio: true },

@@ -30,7 +30,6 @@ function watch<T>(promise: Promise<T>) {
   return state;
 }
 
-
 t.test('the knocks of one turn share one commit; none is answered, polled or listed before it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
