@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { AsyncChatStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
 import { invalidField } from '../errors.js';
 
 /**
@@ -43,7 +43,7 @@ export class ChatLog {
   private readonly recent = new Map<string, Promise<ChatEntry[]>>();
 
   constructor(
-    private readonly store: AsyncChatStore,
+    private readonly store: AsyncPort<ChatStore>,
     private readonly clock: Clock,
     private readonly history: number = chatBounds.history,
   ) {}

@@ -248,9 +248,8 @@ export class LiveHub implements LiveApi {
     this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') {
       await this.waiting.sendList(state, member);
-      const switchMessage = await this.waiting.roomMessage(state);
+      await this.waiting.sendSwitch(state, member);
       if (member.gone) return;
-      outbox.send(switchMessage);
     }
     this.media.backend.connected(peerOf(state, member));
     this.ice.connected(state, member);
@@ -422,8 +421,7 @@ export class LiveHub implements LiveApi {
     if (member?.role === 'moderator') {
       guarded(this.deps.log, 'waiting list push', async () => {
         await this.waiting.sendList(state, member);
-        const switchMessage = await this.waiting.roomMessage(state);
-        if (!member.gone) member.outbox.send(switchMessage);
+        await this.waiting.sendSwitch(state, member);
       });
     }
   }

@@ -111,6 +111,12 @@ export class WaitingPush {
     return { type: 'waiting_room', enabled, switchable };
   }
 
+  /** The switch's state to a moderator (after her list), unless her socket closed meanwhile. */
+  async sendSwitch(state: RoomState, member: Member): Promise<void> {
+    const message = await this.roomMessage(state);
+    if (!member.gone) member.outbox.send(message);
+  }
+
   /** The engine switched the waiting room (over HTTP or this socket): the moderators are told. */
   async switched(roomId: string, meetingId: string): Promise<void> {
     const state = this.rooms.live(roomId, meetingId);

@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.js';
 import type { Attendance, Refusal } from './attendance.js';
-import type { AsyncMeetingStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { MeetingStore } from './meeting.js';
 import type { Meeting } from './meeting.js';
 import type { TimelineEntry } from './timeline.js';
 
@@ -10,7 +11,10 @@ import type { TimelineEntry } from './timeline.js';
  */
 export class MeetingHistory {
   constructor(
-    private readonly store: Pick<AsyncMeetingStore, 'meetingsOf' | 'getMeeting' | 'timelineOf' | 'participantsOf'>,
+    private readonly store: Pick<
+      AsyncPort<MeetingStore>,
+      'meetingsOf' | 'getMeeting' | 'timelineOf' | 'participantsOf'
+    >,
     /** The room's open meeting, from memory. */
     private readonly current: (roomId: string) => Meeting | null,
     /** Who was refused or barred in a meeting (the waiting room's, through MeetingHooks). */

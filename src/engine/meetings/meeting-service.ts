@@ -2,10 +2,10 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { Attendance, Refusal } from './attendance.js';
-import type { AsyncMeetingStore } from '../async-ports.js';
-import type { Actor, Meeting, Participant, Role } from './meeting.js';
+import type { AsyncPort } from '../async-port.js';
+import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { MeetingHistory } from './meeting-history.js';
-import { OpenMeetings, type LiveMeeting } from './open-meetings.js';
+import { OpenMeetings, type LiveMeeting, type OpenAtStart } from './open-meetings.js';
 import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
 import { checkSubject } from './subject.js';
@@ -43,22 +43,6 @@ const noHooks: MeetingHooks = {
   forgotten: () => {},
   refusals: async () => [],
 };
-
-/** What the store holds open at start: the meetings not ended, with their participants. */
-export interface OpenAtStart {
-  readonly meetings: readonly Meeting[];
-  readonly participants: ReadonlyMap<string, readonly Participant[]>;
-}
-
-/** Reads the open meetings and their participants (MeetingService's reload at start). */
-export async function openAtStart(
-  store: Pick<AsyncMeetingStore, 'openMeetings' | 'participantsOf'>,
-): Promise<OpenAtStart> {
-  const meetings = await store.openMeetings();
-  const participants = new Map<string, readonly Participant[]>();
-  for (const meeting of meetings) participants.set(meeting.meetingId, await store.participantsOf(meeting.meetingId));
-  return { meetings, participants };
-}
 
 /**
  * Meetings, participants and presence, the timeline and attendance.
@@ -104,7 +88,7 @@ export class MeetingService {
   private readonly roleListeners: Listeners<[participant: Participant]>;
 
   constructor(
-    private readonly store: AsyncMeetingStore,
+    private readonly store: AsyncPort<MeetingStore>,
     /** Shared with the waiting room: memory changed here is taken back when its transaction fails. */
     private readonly transactions: AsyncTransactions,
     private readonly clock: Clock,

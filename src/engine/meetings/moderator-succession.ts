@@ -1,4 +1,5 @@
-import type { AsyncRoomStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { RoomStore } from '../rooms/room.js';
 import type { Room } from '../rooms/room.js';
 import type { Participant } from './meeting.js';
 import type { MeetingService } from './meeting-service.js';
@@ -33,7 +34,7 @@ export class ModeratorSuccession {
 
   constructor(
     private readonly meetings: MeetingService,
-    private readonly rooms: Pick<AsyncRoomStore, 'get'>,
+    private readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>,
   ) {
     this.off = meetings.onLeft((participant) => this.settle(participant.roomId));
   }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { AsyncGroupCommit, type AsyncDefer } from '../async-group-commit.js';
-import type { AsyncStatsStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 
 /**
@@ -77,7 +77,7 @@ export class MeetingStats {
    * engine's unit of work, the one the knocks and the chat commit through.
    */
   constructor(
-    private readonly store: AsyncStatsStore,
+    private readonly store: AsyncPort<StatsStore>,
     private readonly unitOfWork: UnitOfWork<'async'>,
     private readonly clock: Clock,
     defer?: AsyncDefer,

@@ -3,7 +3,8 @@ import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Participant } from '../meetings/meeting.js';
-import type { AsyncRoomStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { RoomStore } from '../rooms/room.js';
 import type { Room } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import {
@@ -35,7 +36,7 @@ export interface Screened {
 }
 
 export interface ArrivalGateDeps {
-  readonly rooms: Pick<AsyncRoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
   readonly policy: WaitingRoomPolicy;
   readonly clock: Clock;

@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { AsyncTransactions } from '../async-transactions.js';
-import type { AsyncWaitingRequestStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
 import type { Arrival } from './admission.js';
 import type { Screened } from './arrival-gate.js';
 import type { OpenRequests } from './open-requests.js';
@@ -16,7 +17,7 @@ import type { KnockResult, WaitingCounter } from './waiting-room-types.js';
 export interface KnockWriterDeps {
   readonly meetings: MeetingService;
   readonly transactions: Pick<AsyncTransactions, 'commitGrouped'>;
-  readonly store: Pick<AsyncWaitingRequestStore, 'insertKnock'>;
+  readonly store: Pick<AsyncPort<WaitingRequestStore>, 'insertKnock'>;
   readonly clock: Clock;
   readonly requests: OpenRequests;
   readonly decisions: Pick<RequestDecisions, 'settle'>;

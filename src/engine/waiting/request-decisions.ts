@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { AsyncTransactions } from '../async-transactions.js';
-import type { AsyncWaitingRequestStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { RecordedActor } from '../meetings/timeline.js';
 import type { OpenRequests } from './open-requests.js';
@@ -12,7 +13,7 @@ import { subjectOf, waitingDefaults, type AdmitResult, type WaitingCounter } fro
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
   readonly transactions: Pick<AsyncTransactions, 'atomically' | 'onRollback' | 'afterCommit'>;
-  readonly store: Pick<AsyncWaitingRequestStore, 'updateRequest'>;
+  readonly store: Pick<AsyncPort<WaitingRequestStore>, 'updateRequest'>;
   readonly clock: Clock;
   readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
   /** How long without a poll a request counts as a closed window (the grace). */

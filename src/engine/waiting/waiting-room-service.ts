@@ -1,13 +1,7 @@
 /**
- * Admission of arrivals and the waiting-request state machine.
- *
- *   const transactions = new Transactions(unitOfWork, defer);
- *   const meetings = new MeetingService(meetingStore, transactions, clock, { emptyGraceMs?, log });
- *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, transactions, store: requestStore, clock, policy, log }, options?);
- *   setInterval(() => void waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
- *
- * Construct MeetingService first, then WaitingRoomService (it attaches itself to the meetings and
- * reloads open requests). Both reload open state from the store, so a restart answers polls as before.
+ * Admission of arrivals and the waiting-request state machine. Made after MeetingService with
+ * `WaitingRoomService.open(deps, options)` (it attaches itself to the meetings and reloads open
+ * requests, as daemon/services.ts wires it); the daemon calls `sweep()` once a second.
  *
  * Arrivals (errors are EngineError with `code`; `field` is set for the invalid_field / access_code ones):
  * - `start(arrival): StartResult` — `{status:'joined', participant}` (a participant was created:
@@ -179,7 +173,6 @@ export class WaitingRoomService {
     return this.knocks.queue(arrival, screened);
   }
 
-  /** Runs `operation` in the room's turn. */
   private turnOf(roomId: string): <R>(operation: () => Promise<R>) => Promise<R> {
     return (operation) => this.deps.turns.run(roomId, operation);
   }
@@ -247,36 +240,32 @@ export class WaitingRoomService {
   }
 
   list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    return this.deps.turns.run(roomId, () => this.listNow(roomId, actor));
-  }
-
-  private async listNow(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    const gesture = this.gesture(roomId, actor);
-    if (!gesture) return [];
-    await this.decisions.settle(gesture.meeting, gesture.queue);
-    const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map((live) =>
-      itemOf(live.request, live.lostSinceMs !== undefined, gesture.queue.barredAs(live.request.name)),
-    );
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      if (!gesture) return [];
+      await this.decisions.settle(gesture.meeting, gesture.queue);
+      const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
+      return present.map((live) =>
+        itemOf(live.request, live.lostSinceMs !== undefined, gesture.queue.barredAs(live.request.name)),
+      );
+    });
   }
 
   admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
-    return this.deps.turns.run(roomId, () => this.admitNow(roomId, requestId, actor));
-  }
-
-  private async admitNow(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
-    const gesture = this.gesture(roomId, actor);
-    const live = await this.decidable(gesture, requestId);
-    if (!gesture || live === null) return { admitted: 0 };
-    await this.deps.transactions.atomically(async () => {
-      const participant = await this.decisions.admitOne(gesture.meeting, gesture.queue, live);
-      await this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
-        ...subjectOf(live.request),
-        participantId: participant.participantId,
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      const live = await this.decidable(gesture, requestId);
+      if (!gesture || live === null) return { admitted: 0 };
+      await this.deps.transactions.atomically(async () => {
+        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live);
+        await this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
+          ...subjectOf(live.request),
+          participantId,
+        });
       });
+      this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
+      return { admitted: 1 };
     });
-    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
-    return { admitted: 1 };
   }
 
   admitAll(roomId: string, actor: Actor): Promise<AdmitResult> {
@@ -312,15 +301,12 @@ export class WaitingRoomService {
   disableWaitingRoom(roomId: string, actor: Actor): Promise<AdmitResult> {
     return this.deps.turns.run(roomId, () => this.switch.disable(roomId, () => this.gesture(roomId, actor)));
   }
-
   enableWaitingRoom(roomId: string, actor: Actor): Promise<{ enabled: true }> {
     return this.deps.turns.run(roomId, () => this.switch.enable(roomId, () => this.gesture(roomId, actor)));
   }
-
   switchState(roomId: string): Promise<SwitchState> {
     return this.switch.state(roomId);
   }
-
   onWaitingRoomSwitched(listener: SwitchListener): () => void {
     return this.switch.onSwitched(listener);
   }
@@ -349,7 +335,6 @@ export class WaitingRoomService {
     for (const meeting of this.deps.meetings.openMeetings()) count += this.requests.queueOf(meeting)?.waiting.size ?? 0;
     return count;
   }
-
   onWaitingListChange(listener: WaitingListListener): () => void {
     return this.listeners.add(listener);
   }

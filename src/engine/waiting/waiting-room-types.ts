@@ -6,7 +6,9 @@ import type { Clock } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { AsyncTransactions } from '../async-transactions.js';
-import type { AsyncRoomStore, AsyncWaitingRequestStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
+import type { RoomStore } from '../rooms/room.js';
 import type { KeyedQueue } from '../keyed-queue.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { LiveRequest, RoomQueue } from './room-queue.js';
@@ -17,11 +19,11 @@ import type { AttemptLimits } from './attempt-limiter.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
 
 export interface WaitingRoomDeps {
-  readonly rooms: Pick<AsyncRoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
   /** The same transactions as the meetings': a knock's meeting and request commit together. */
   readonly transactions: AsyncTransactions;
-  readonly store: AsyncWaitingRequestStore;
+  readonly store: AsyncPort<WaitingRequestStore>;
   /**
    * One transition per room at a time (its own queue, not the live hub's): a decision reads the
    * room's requests, then awaits the store, and must not interleave with another of the same room.

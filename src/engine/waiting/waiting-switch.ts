@@ -1,7 +1,8 @@
 import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { AsyncRoomStore } from '../async-ports.js';
+import type { AsyncPort } from '../async-port.js';
+import type { RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import type { AsyncTransactions } from '../async-transactions.js';
 import { hasWaitingRoom } from './admission.js';
@@ -9,7 +10,7 @@ import type { RequestDecisions } from './request-decisions.js';
 import type { AdmitResult, Gesture, SwitchListener, SwitchState } from './waiting-room-types.js';
 
 export interface WaitingSwitchDeps {
-  readonly rooms: Pick<AsyncRoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
   readonly transactions: Pick<AsyncTransactions, 'atomically'>;
   readonly policy: WaitingRoomPolicy;
