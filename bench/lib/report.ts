@@ -264,7 +264,7 @@ export function checkTargets(
   const createSearch = ratio(vs('create-1000t'), vs('create-1t'));
   checks.push({
     id: 'create-1000t-vs-1t',
-    rule: `create with 1,000 tenants and none named (the search) ≥ ${percent(targets.apiSearchVsSingle)} of its single-tenant figure`,
+    rule: `create with 1,000 tenants and none named (the search, each platform from its own address) ≥ ${percent(targets.apiSearchVsSingle)} of its single-tenant figure`,
     measured: percent(createSearch),
     verdict: verdictOf(createSearch, targets.apiSearchVsSingle),
     rows: ['create-1000t'],

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from './http.js';
 import { sleep } from './keeper.js';
 import { cpuSecondsOf, machineBusySeconds, memoryOf } from './proc.js';
-import { formatTable } from './report.js';
+import { formatTable, median } from './report.js';
 import type { Daemon } from './servers.js';
 import {
   classroomCamera,
@@ -49,6 +49,12 @@ export interface SfuStep {
   /** Video packets a second each pupil received (mean), against what the teacher sent. */
   readonly videoPpsPerSubscriber: number;
   readonly sentVideoPps: number;
+  /**
+   * Janus's CPU over the video packets the pupils received (µs each, audio and fixed cost
+   * included): unlike Janus's % of a core, it does not fall when a loaded machine keeps the
+   * publisher from sending at the camera's rate.
+   */
+  readonly janusUsPerVideoPacket: number | null;
   readonly holds: boolean;
   /** Why it does not hold, or a caution about it (the load generator was CPU-bound). */
   readonly notes: readonly string[];
@@ -64,6 +70,11 @@ export interface SfuFigures {
   readonly subscribersPerJanusCore: number | null;
   /** What one more subscriber costs Janus, in % of a core: the slope of its CPU over the steps that held (two at least). */
   readonly janusCpuPctPerSubscriber: number | null;
+  /**
+   * Pupils one core of Janus carries at the camera's full rate, from the median of the steps'
+   * janusUsPerVideoPacket: 1 s / (that × the video packets a second of the camera).
+   */
+  readonly subscribersPerJanusCoreAtFullRate: number | null;
   readonly stoppedBecause: string;
   readonly totalSec: number;
 }
@@ -173,9 +184,24 @@ export async function sfuScenario(
     janusCpuPctPerSubscriber: slope(
       holding.flatMap((s) => (s.janusCpuPct === null ? [] : [[s.subscribers, s.janusCpuPct] as const])),
     ),
+    subscribersPerJanusCoreAtFullRate: perCoreAtFullRate(holding),
     stoppedBecause,
     totalSec: (Date.now() - t0) / 1000,
   };
+}
+
+/** The camera's video packets a second: the most the publisher sent in a window (a loaded machine sends fewer). */
+function fullVideoPps(steps: readonly SfuStep[]): number | null {
+  const sent = steps.map((s) => s.sentVideoPps);
+  return sent.length === 0 ? null : Math.max(...sent);
+}
+
+/** Pupils per core of Janus at the full camera rate; null without a step that measured Janus. */
+function perCoreAtFullRate(steps: readonly SfuStep[]): number | null {
+  const costs = steps.flatMap((s) => (s.janusUsPerVideoPacket === null ? [] : [s.janusUsPerVideoPacket]));
+  const pps = fullVideoPps(steps);
+  if (costs.length === 0 || pps === null || pps <= 0) return null;
+  return 1e6 / (median(costs) * pps);
 }
 
 /** Least-squares slope of y over x; null with fewer than two distinct x. */
@@ -268,6 +294,8 @@ async function measureStep(
     audioLossPct: audio.all,
     videoPpsPerSubscriber: video.received / pupils.length / wall,
     sentVideoPps: (publisher.sent.video - sent0.video) / wall,
+    janusUsPerVideoPacket:
+      janusCpuPct === null || video.received === 0 ? null : ((janusCpuPct / 100) * wall * 1e6) / video.received,
     holds,
     notes,
   };
@@ -284,6 +312,7 @@ export function sfuTable(f: SfuFigures): string {
     'video loss (worst)',
     'audio loss',
     'video pkt/s each (sent)',
+    'Janus µs per video pkt',
     'Janus RSS',
   ];
   const rows = f.steps.map((s) => [
@@ -296,9 +325,10 @@ export function sfuTable(f: SfuFigures): string {
     `${s.videoLossPct.toFixed(2)}% (${s.worstVideoLossPct.toFixed(2)}%)`,
     s.audioLossPct === null ? '-' : `${s.audioLossPct.toFixed(2)}%`,
     `${s.videoPpsPerSubscriber.toFixed(0)} (${s.sentVideoPps.toFixed(0)})`,
+    s.janusUsPerVideoPacket === null ? '?' : s.janusUsPerVideoPacket.toFixed(1),
     s.janusRssMb === null ? '?' : `${s.janusRssMb.toFixed(0)} MiB`,
   ]);
-  return formatTable(header, rows, [true, false, true, true, true, true, true, true, true, true]);
+  return formatTable(header, rows, [true, false, true, true, true, true, true, true, true, true, true]);
 }
 
 /** The lines printed under the table: the rule, the verdict, the class size per core. */
@@ -309,6 +339,11 @@ export function sfuSummary(f: SfuFigures): string[] {
     `sfu rule: ${f.rule}`,
     `sfu: largest N that held: ${f.largestHolding ?? 'none'}${f.subscribersPerJanusCore !== null ? `, i.e. ${Math.floor(f.subscribersPerJanusCore)} subscribers per core of Janus CPU at that step` : ''}` +
       `${f.janusCpuPctPerSubscriber !== null ? `; each subscriber adds ${f.janusCpuPctPerSubscriber.toFixed(2)}% of a core to Janus (slope over the steps that held)` : ''}; ${f.stoppedBecause}; ${f.totalSec.toFixed(0)} s`,
+    ...(f.subscribersPerJanusCoreAtFullRate === null
+      ? []
+      : [
+          `sfu: at the camera's full rate one core of Janus carries about ${Math.floor(f.subscribersPerJanusCoreAtFullRate)} subscribers (the median of the steps' Janus CPU per video packet received, fixed cost included; not lowered when a loaded machine slows the publisher)`,
+        ]),
     ...f.steps.flatMap((s) => (s.notes.length > 0 ? [`sfu, ${s.subscribers} subscribers: ${s.notes.join('; ')}`] : [])),
   ];
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { janusConfigFiles } from '../media/janus/janus-config.js';
 import { janusInfo, type JanusEndpoint } from '../media/janus/janus-session.js';
@@ -136,6 +137,7 @@ export class JanusProcess {
       rtpPorts: this.options.rtpPorts,
       publicIp: this.options.publicIp,
       sessionTimeoutSecs: this.options.sessionTimeoutSecs ?? 60,
+      eventLoops: availableParallelism(),
     });
     for (const [name, text] of Object.entries(files)) {
       const file = path.join(configDir, name);

@@ -111,9 +111,10 @@ export async function openServices(
 ): Promise<Services> {
   const db = openDatabase(config.dataDir);
   // Every engine store on the asynchronous ports over the one connection (issue 34 point 2): units take turns on it.
-  const stores = sqliteAsyncStores(db);
-  const log = options.log ?? silentLog;
+  // One room store for both sides: it keeps the rooms it read, true only if every write goes through it.
   const roomStore = new SqliteRoomStore(db);
+  const stores = sqliteAsyncStores(db, { rooms: roomStore });
+  const log = options.log ?? silentLog;
   const unitOfWork = stores.unitOfWork;
   // Group commit: the knocks that arrived while the previous commit ran share the next one.
   const knockDefer = options.counting?.groupCommit('knocks');

@@ -102,12 +102,22 @@ export interface SqliteAsyncStores extends AsyncStores {
   close(): void;
 }
 
+/** Synchronous stores the caller also reads directly, to be shared rather than made a second time. */
+export interface SharedSqliteStores {
+  /**
+   * The room store keeps the rooms it read in memory, true only while every write goes through
+   * the same object: a second one on the same database would keep a stale copy of a changed or
+   * deleted room.
+   */
+  readonly rooms?: SqliteRoomStore;
+}
+
 /**
  * The engine's SQLite stores behind the asynchronous ports, with their unit of work. Each store is
  * made on first use: a store prepares its statements when made, and every statement is kept for
  * the life of the process (platform/sqlite.ts), so a store nobody uses would only cost memory.
  */
-export function sqliteAsyncStores(db: Db): SqliteAsyncStores {
+export function sqliteAsyncStores(db: Db, shared: SharedSqliteStores = {}): SqliteAsyncStores {
   const unitOfWork = new SqliteAsyncUnitOfWork(db);
   const made = new Map<string, unknown>();
   const once = <T>(name: string, make: () => T): T => {
@@ -117,7 +127,7 @@ export function sqliteAsyncStores(db: Db): SqliteAsyncStores {
   const live = () => once('live', () => asyncOf(new SqliteLiveStore(db), unitOfWork));
   return {
     get rooms() {
-      return once('rooms', () => asyncOf(new SqliteRoomStore(db), unitOfWork));
+      return once('rooms', () => asyncOf(shared.rooms ?? new SqliteRoomStore(db), unitOfWork));
     },
     get waitingRequests() {
       return once('waitingRequests', () => asyncOf(new SqliteWaitingRequestStore(db), unitOfWork));

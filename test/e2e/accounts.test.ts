@@ -7,6 +7,7 @@
 // service tiers (test/unit/engine/accounts, test/service/http/accounts.test.ts).
 import t from 'tap';
 import type { Page } from 'playwright-core';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 import { dataDirFor } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
@@ -17,7 +18,6 @@ import { en } from '../../src/web/words/en.js';
 
 t.setTimeout(120_000);
 
-const announced = (page: Page) => page.locator('#announcer');
 const shownError = (page: Page, text: string) => page.locator('.error', { hasText: text });
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
@@ -63,11 +63,12 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const repeat = page.getByLabel(w.repeatPassword);
       await password.fill('Korrekt-Pferd-Batterie');
       await repeat.fill('Korrekt-Pferd-Batteri');
+      let mark = await saidCount(page);
       await page.getByRole('button', { name: w.save }).click();
       await shownError(page, w.notSame).waitFor();
       t.equal(await repeat.getAttribute('aria-invalid'), 'true', `${c.label}: the field at fault is marked`);
       t.ok(await repeat.evaluate((e) => e === document.activeElement), `${c.label}: and focused`);
-      await t.resolves(announced(page).getByText(w.notSame).waitFor(), `${c.label}: announced`);
+      await t.resolves(untilSaid(page, w.notSame, { since: mark }), `${c.label}: announced`);
       await password.fill('password123456');
       await repeat.fill('password123456');
       await repeat.press('Enter');
@@ -76,9 +77,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       await session.screenshot(page, `accounts-set-password-${c.label}`);
       await password.fill('Korrekt-Pferd-Batterie');
       await repeat.fill('Korrekt-Pferd-Batterie');
+      mark = await saidCount(page);
       await page.getByRole('button', { name: w.save }).click();
       await page.getByRole('heading', { name: w.passwordSet }).waitFor();
-      await announced(page).getByText(w.passwordSet).waitFor();
+      await untilSaid(page, w.passwordSet, { since: mark });
 
       // Sign in, from the keyboard: a wrong password first.
       await page.getByRole('link', { name: w.goSignIn }).click();
@@ -87,9 +89,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       t.equal(await page.evaluate(() => document.documentElement.lang), c.words === de ? 'de' : 'en');
       await page.getByLabel(w.email).fill(email.toUpperCase());
       await page.getByLabel(w.password, { exact: true }).fill('Korrekt-Pferd-Batterix');
+      mark = await saidCount(page);
       await page.keyboard.press('Enter');
       await shownError(page, w.signInFailed).waitFor();
-      await announced(page).getByText(w.signInFailed).waitFor();
+      await untilSaid(page, w.signInFailed, { since: mark });
       await session.checkAccessibility(page, `${c.label} sign in (an error shown)`);
       await session.screenshot(page, `accounts-signin-${c.label}`);
       await page.getByLabel(w.password, { exact: true }).fill('Korrekt-Pferd-Batterie');
@@ -138,7 +141,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         provider.signInAs(`sub-${c.label}`, { email: 'gast@elsewhere.example', email_verified: true });
         await sso.click();
         await shownError(page, w.ssoDomain).waitFor();
-        await announced(page).getByText(w.ssoDomain).waitFor();
+        // The provider's redirect back loaded a new document: its list starts empty.
+        await untilSaid(page, w.ssoDomain);
         t.equal(new URL(page.url()).search, c.lang, `${c.label}: the code left the address, the language stayed`);
         await session.checkAccessibility(page, `${c.label} sign in (single sign-on refused)`);
         await session.screenshot(page, `accounts-signin-sso-refused-${c.label}`);

@@ -10,12 +10,10 @@ import type { Page } from 'playwright-core';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { until } from '../helpers/net.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 
 const actionTimeoutMs = 60_000;
-
-/** What the page's live region says now. */
-const announced = (page: Page) => page.locator('#announcer').innerText();
 
 /** Her own camera and microphone tracks (her own tile plays them), kept on the page to look at after the end. */
 const keepOwnTracks = (page: Page) =>
@@ -64,13 +62,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
 
     // Raise hand: her button says so; the teacher sees the list, the mark on the tile, and hears it.
     const raise = ann.getByRole('button', { name: 'Hand heben' });
+    let mark = await saidCount(teacher);
     await raise.click();
     const lower = ann.getByRole('button', { name: 'Hand senken' });
     await lower.waitFor();
     t.equal(await lower.getAttribute('aria-pressed'), 'true', 'her hand button is pressed');
     const hands = teacher.getByRole('list', { name: 'Raised hands' });
     await hands.getByText('Ann').waitFor();
-    await until('the teacher hears the hand', async () => /Ann raised their hand/.test(await announced(teacher)));
+    await untilSaid(teacher, /Ann raised their hand/, { since: mark, ms: 15_000 });
     const annTile = teacher.getByRole('listitem', { name: 'Ann' });
     t.match(await annTile.innerText(), /1/, 'the tile shows her hand, first in line');
     t.ok(await annTile.getByText('Hand raised, number 1').count(), 'the mark has words for a screen reader');
@@ -80,9 +79,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await browser.checkAccessibility(ann, 'pupil (de, phone): her hand raised');
 
     // The teacher lowers it; the pupil hears so.
+    mark = await saidCount(ann);
     await hands.getByRole('button', { name: "Lower Ann's hand" }).click();
     await raise.waitFor();
-    await until('the pupil hears her hand is down', async () => /Ihre Hand ist gesenkt/.test(await announced(ann)));
+    await untilSaid(ann, /Ihre Hand ist gesenkt/, { since: mark, ms: 15_000 });
     await teacher.getByText('No hands raised.').waitFor();
     t.equal(await annTile.getByText('Hand raised, number 1').count(), 0, 'the mark is gone from the tile');
 
@@ -118,9 +118,10 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       'Escape closes the menu, focus back on React',
     );
     await ann.getByRole('button', { name: 'Reagieren' }).click();
+    mark = await saidCount(teacher);
     await menu.getByRole('button', { name: 'Applaus' }).click();
     await teacher.locator('.tile-reaction[data-reaction="clap"] svg').waitFor();
-    await until('the teacher hears the reaction', async () => /Ann reacted: Clap/.test(await announced(teacher)));
+    await untilSaid(teacher, /Ann reacted: Clap/, { since: mark, ms: 15_000 });
     await browser.screenshot(teacher, 'classroom-reaction-desktop');
     await teacher.locator('.tile-reaction').waitFor({ state: 'detached' });
     t.pass('the reaction goes after a few seconds');

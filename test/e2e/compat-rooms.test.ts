@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { expectNoAxeViolations } from '../helpers/accessibility.js';
+import { frameOf, saidCount, untilSaid } from '../helpers/announcements.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { ConfapiClient, compatInProcessFor, roomAndToken } from '../helpers/compat.js';
 import { freePort, until as untilEvery } from '../helpers/net.js';
@@ -232,6 +233,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.equal(await bob.frame.getByRole('heading', { name: 'Waiting' }).count(), 0, "Bob's does not");
     t.equal(await bob.frame.getByRole('button', { name: 'Create sub-groups' }).count(), 0, 'nor the moderator tools');
 
+    // Bob's meeting is the iframe's document: its announcements are kept there, from this mark on.
+    const bobMeeting = await frameOf(bob.frame);
+    const mark = await saidCount(bobMeeting);
     await ann.page.evaluate(() => (window as any).api.executeCommand('hangup'));
     await waitEvent(ann.page, 'readyToClose');
     const changed = await waitEvent(bob.page, 'participantRoleChanged');
@@ -246,10 +250,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       bob.frame.getByRole('button', { name: 'Create sub-groups' }).waitFor({ timeout: 10_000 }),
       'and the moderator tools',
     );
-    await until(
-      'the announcement',
-      async () => (await bob.frame.locator('#announcer').textContent()) === 'You are now a moderator',
-    );
+    await untilSaid(bobMeeting, 'You are now a moderator', { since: mark, exact: true, ms: 30_000 });
     t.equal(
       await bob.frame.locator('#announcer').getAttribute('role'),
       'status',

@@ -12,14 +12,13 @@
 // past the "poor" limit of 400 ms with nothing lost; and recovers once the reports are prompt.
 // One daemon, one Chromium, one werift peer; the thresholds are tested in test/unit/web/state/signals.test.ts.
 import t from 'tap';
-import type { Page } from 'playwright-core';
 import { RTCPeerConnection, RtpHeader, RtpPacket, useOPUS, useVP8, type RTCRtpSender } from 'werift';
 import type { SignalData } from '../../src/protocol/live.js';
 import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inPrivateNetwork, openBrowser } from '../helpers/browser.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { connectLive, textOf, type LiveClient } from '../helpers/live.js';
-import { keepAnnouncements, saidSoFar } from '../helpers/announcements.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 import { until } from '../helpers/net.js';
 
 const room = 'quality';
@@ -102,8 +101,6 @@ async function linkFor(d: InProcessDaemon, role: 'moderator' | 'participant', na
   return `${d.url}${link.body.url}`;
 }
 
-const announced = (page: Page) => page.locator('#announcer').textContent();
-
 t.setTimeout(90_000);
 
 if (!inPrivateNetwork(t, import.meta.url)) {
@@ -127,10 +124,11 @@ if (!inPrivateNetwork(t, import.meta.url)) {
     await until('the first judgement', async () => (await quality.textContent()) === 'Connection: good', 20_000, 100);
     t.pass('"Connection: good" while nothing is lost');
 
+    let mark = await saidCount(page);
     peer.lossy = true;
     await until('a poor connection', async () => (await quality.textContent()) === 'Connection: poor', 15_000, 100);
     t.ok(await quality.isVisible(), '"Connection: poor" is shown once a fifth of the packets she receives are lost');
-    await until('it is said', async () => (await announced(page)) === 'Connection: poor', 5000, 100);
+    await untilSaid(page, 'Connection: poor', { since: mark, exact: true, ms: 5000 });
     t.pass('and said in the live region');
     await browser.checkAccessibility(page, 'the meeting on a poor connection');
     await browser.screenshot(page, 'quality-poor-desktop');
@@ -138,22 +136,17 @@ if (!inPrivateNetwork(t, import.meta.url)) {
     t.ok(await quality.isVisible(), 'shown on a phone too');
     await browser.screenshot(page, 'quality-poor-phone');
 
-    // Kept from now on: a later announcement may replace the recovery's before a poll of the region sees it.
-    await keepAnnouncements(page);
+    // A later announcement may replace the recovery's before a poll of the region sees it: the kept ones count.
+    mark = await saidCount(page);
     peer.lossy = false;
     // The first judgement after the change may straddle it ("fair"): the recovery from poor is said in either word.
-    const recovered = /^Connection: (fair|good)$/;
-    await until(
-      'the recovery is said',
-      async () => (await saidSoFar(page)).some((s) => recovered.test(s)),
-      30_000,
-      100,
-    );
+    await untilSaid(page, /^Connection: (fair|good)$/, { since: mark, ms: 30_000 });
     t.pass('the recovery from poor is said');
     await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 15_000, 100);
     t.pass('back to "Connection: good" once nothing is lost');
 
     // A long round trip, nothing lost: the reports about her microphone come back 700 ms late.
+    mark = await saidCount(page);
     peer.reportDelayMs = 700;
     await until(
       'a poor connection from the round trip',
@@ -162,7 +155,7 @@ if (!inPrivateNetwork(t, import.meta.url)) {
       100,
     );
     t.pass('"Connection: poor" once the round trip is long, with no packet lost');
-    await until('it is said', async () => (await announced(page)) === 'Connection: poor', 5000, 100);
+    await untilSaid(page, 'Connection: poor', { since: mark, exact: true, ms: 5000 });
     t.pass('and said in the live region');
     peer.reportDelayMs = 0;
     await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 20_000, 100);

@@ -9,6 +9,7 @@ import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { countConnections, inboundTotal, openBrowser } from '../helpers/browser.js';
 import { until } from '../helpers/net.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 
 t.setTimeout(180_000);
 
@@ -90,15 +91,17 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
       }
       const cameraSwitch = check.getByRole('switch', { name: 'Camera' });
       await cameraSwitch.focus();
+      let mark = await saidCount(teacher);
       await teacher.keyboard.press('Space');
-      await teacher.locator('#announcer', { hasText: 'Camera off' }).waitFor();
+      await untilSaid(teacher, 'Camera off', { since: mark, ms: 60_000 });
       t.same(
         [await cameraSwitch.getAttribute('aria-checked'), await stateOf(cameraSwitch)],
         ['false', 'Off'],
         'Space turns the camera off: the switch, its words and the announcement say so',
       );
+      mark = await saidCount(teacher);
       await teacher.keyboard.press('Space');
-      await teacher.locator('#announcer', { hasText: 'Camera on' }).waitFor();
+      await untilSaid(teacher, 'Camera on', { since: mark, ms: 60_000 });
       t.equal(await cameraSwitch.getAttribute('aria-checked'), 'true', 'and on again');
       await browser.checkAccessibility(teacher, 'the arrival with the device check, moderator');
       await browser.screenshot(teacher, 'devices-arrival-desktop');
@@ -188,6 +191,7 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
       t.ok(microphones > 1, `the fake microphones are offered (${microphones})`);
       const firstMic = await microphone.inputValue();
       await microphone.focus();
+      mark = await saidCount(pia);
       await pia.keyboard.press('ArrowDown');
       await until('the microphone to change', async () =>
         pia.evaluate(
@@ -198,7 +202,7 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
           firstMic,
         ),
       );
-      await pia.locator('#announcer', { hasText: 'Microphone changed' }).waitFor();
+      await untilSaid(pia, 'Microphone changed', { since: mark, ms: 60_000 });
       t.equal(await pressed(pia, 'Unmute microphone'), 'true', 'a new microphone keeps her muted');
       t.notOk(await handsOver(pia, 'audio'), 'and hands nothing to the senders');
       const speaker = dialog.getByRole('combobox', { name: 'Speaker' });
@@ -277,8 +281,9 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
         t.equal(await stateOf(control), 'Ein', 'and says "Ein" beside it');
       }
       const cameraSwitch = check.getByRole('switch', { name: 'Kamera' });
+      let mark = await saidCount(lea);
       await cameraSwitch.tap();
-      await lea.locator('#announcer', { hasText: 'Kamera aus' }).waitFor();
+      await untilSaid(lea, 'Kamera aus', { since: mark, ms: 60_000 });
       t.same(
         [await cameraSwitch.getAttribute('aria-checked'), await stateOf(cameraSwitch)],
         ['false', 'Aus'],
@@ -359,8 +364,9 @@ t.test('the devices, desktop in English and a phone in German (one browser, one 
       const firstMic = await microphone.inputValue();
       const other = options.find((value) => value !== firstMic);
       t.ok(other, `another microphone is offered (${options.length})`);
+      mark = await saidCount(lea);
       await microphone.selectOption(other!);
-      await lea.locator('#announcer', { hasText: 'Mikrofon gewechselt' }).waitFor();
+      await untilSaid(lea, 'Mikrofon gewechselt', { since: mark, ms: 60_000 });
       t.equal(
         await lea.evaluate(
           () => (JSON.parse(localStorage.getItem('meet.devices') ?? '{}') as { microphone?: string }).microphone,

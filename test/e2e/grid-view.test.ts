@@ -13,13 +13,13 @@ import { janusMissing } from '../helpers/janus.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
 import { moderator } from '../helpers/waiting.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 
 t.setTimeout(300_000);
 
 const tiles = (page: Page) => page.getByRole('list', { name: 'Video of the participants' }).getByRole('listitem');
 const tileNames = (page: Page) =>
   tiles(page).evaluateAll((items) => items.map((item) => item.getAttribute('aria-label')));
-const announced = (page: Page) => page.locator('#announcer').textContent();
 
 /** People who join over the live socket alone, named Pupil 01, Pupil 02, ... */
 async function crowd(t: Tap, d: InProcessDaemon, roomId: string, count: number): Promise<LiveClient[]> {
@@ -84,10 +84,11 @@ t.test(
 
     const next = pager.getByRole('button', { name: 'Next page of video' });
     await next.focus();
+    const mark = await saidCount(page);
     await page.keyboard.press('Enter');
     await pager.getByText('Page 2 of 2').waitFor();
     t.same(await tileNames(page), ['Pupil 25', 'Pupil 26'], 'the second page: the two left over');
-    await until('the page turned to be announced', async () => (await announced(page)) === 'Page 2 of 2', 5000, 100);
+    await untilSaid(page, 'Page 2 of 2', { since: mark, exact: true, ms: 5000 });
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await pager.getByText('Page 1 of 2').waitFor();

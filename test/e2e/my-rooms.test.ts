@@ -12,13 +12,15 @@ import { call, dataDirFor } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 import { de } from '../../src/web/words/de.js';
 import { en } from '../../src/web/words/en.js';
 
 t.setTimeout(120_000);
 
 const password = 'Korrekt-Pferd-Batterie';
-const announced = (page: Page, text: string) => page.locator('#announcer', { hasText: text }).waitFor();
+/** Waits until the page said `text` since the mark (a saidCount taken before the action). */
+const announced = (page: Page, text: string, since: number) => untilSaid(page, text, { since, ms: 60_000 });
 const fill = (text: string, name: string) => text.replace('{name}', name);
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
@@ -57,10 +59,11 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('button', { name: w.newRoom }).click();
     const name = page.getByRole('textbox', { name: w.name, exact: true });
     t.ok(await name.evaluate((e) => e === document.activeElement), 'the form opens with the focus on Name');
+    let mark = await saidCount(page);
     await page.getByRole('button', { name: w.create }).click();
     await page.locator('.error', { hasText: w.nameMissing }).waitFor();
     t.equal(await name.getAttribute('aria-invalid'), 'true', 'the field at fault is marked');
-    await announced(page, w.nameMissing);
+    await announced(page, w.nameMissing, mark);
     for (const [title, code] of [
       ['Year 7 Maths', ''],
       ['Chemistry club', 'sesam-123'],
@@ -69,8 +72,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       if (title !== 'Year 7 Maths') await page.getByRole('button', { name: w.newRoom }).click();
       await name.fill(title);
       if (code) await page.getByRole('textbox', { name: w.accessCode }).fill(code);
+      mark = await saidCount(page);
       await name.press('Enter');
-      await announced(page, fill(w.created, title));
+      await announced(page, fill(w.created, title), mark);
       await page.getByRole('heading', { level: 2, name: title }).waitFor();
     }
     const card = page.locator('.room-card', { has: page.getByRole('heading', { name: 'Year 7 Maths' }) });
@@ -78,11 +82,13 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     const roomId = /\/room\/([a-z]{3}-[a-z]{4}-[a-z]{3})$/.exec(link)?.[1];
     t.ok(roomId, `the participant link names the room's readable id (${link})`);
     t.equal(new URL(link).origin, d.url, 'a whole address, to paste anywhere');
+    mark = await saidCount(page);
     await card.getByRole('button', { name: fill(w.copyParticipantName, 'Year 7 Maths') }).click();
-    await announced(page, fill(w.participantCopied, 'Year 7 Maths'));
+    await announced(page, fill(w.participantCopied, 'Year 7 Maths'), mark);
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), link, 'the participant link is copied');
+    mark = await saidCount(page);
     await card.getByRole('button', { name: fill(w.copyModeratorName, 'Year 7 Maths') }).click();
-    await announced(page, fill(w.moderatorCopied, 'Year 7 Maths'));
+    await announced(page, fill(w.moderatorCopied, 'Year 7 Maths'), mark);
     const moderatorLink = await page.evaluate(() => navigator.clipboard.readText());
     t.match(moderatorLink, new RegExp(`^${d.url}/room/${roomId}\\?t=`), 'the moderator link is copied, whole');
     const claims = JSON.parse(
@@ -98,8 +104,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await session.checkAccessibility(page, 'my rooms, a deletion asked (desktop, en)');
     await keep.press('Enter');
     await page.getByRole('button', { name: fill(w.deleteName, 'Parents evening') }).click();
+    mark = await saidCount(page);
     await page.getByRole('button', { name: w.deleteForGood }).click();
-    await announced(page, fill(w.deleted, 'Parents evening'));
+    await announced(page, fill(w.deleted, 'Parents evening'), mark);
     t.equal(await page.getByRole('heading', { name: 'Parents evening' }).count(), 0, 'gone from the list');
     await session.screenshot(page, 'my-rooms-desktop-en');
 
@@ -162,8 +169,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await session.checkAccessibility(admin, 'the room form with a refusal (phone, de)');
     await session.screenshot(admin, 'my-rooms-form-phone-de');
     await owner.fill('teacher@school.example');
+    const adminMark = await saidCount(admin);
     await admin.getByRole('button', { name: v.save }).click();
-    await announced(admin, fill(v.saved, 'Physik (LMS)'));
+    await announced(admin, fill(v.saved, 'Physik (LMS)'), adminMark);
     await lms.getByText(v.ownedBy.replace('{email}', 'teacher@school.example')).waitFor();
     const listed = await call(d, '/api/rooms/lms-physik');
     t.match(listed.body, { owner_email: 'teacher@school.example' }, 'the room is hers now');

@@ -17,6 +17,7 @@ import {
 } from '../helpers/browser.js';
 import { cutProxy } from '../helpers/cut-proxy.js';
 import { until } from '../helpers/net.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 import { timeline } from '../helpers/waiting.js';
 
 t.setTimeout(300_000);
@@ -89,9 +90,14 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         );
 
       // A short drop: the place is still hers.
+      const mark = await saidCount(page);
       await setOffline(context, page, true);
       await page.locator('#app').getByText('Connection lost. Reconnecting…').waitFor({ timeout: 5000 });
-      t.equal(await page.locator('#announcer').innerText(), 'Connection lost. Reconnecting…', 'announced');
+      t.equal(
+        await untilSaid(page, 'Connection lost. Reconnecting…', { since: mark, exact: true, ms: 5000 }),
+        'Connection lost. Reconnecting…',
+        'announced',
+      );
       await setOffline(context, page, false);
       await page.locator('#app').getByText('Waiting for a moderator to let you in.').waitFor({ timeout: 5000 });
       t.same(await listed(), ['Wanda Waiting/Back from lunch'], 'a short drop keeps her place');
@@ -114,6 +120,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       t.pass("back online: she waits in the same place, and the moderator's mark is gone");
 
       // Longer than the grace (15 s here): the place is lost, she is told why, and the moderator sees her leave.
+      const modMark = await saidCount(mod);
       await setOffline(context, page, true);
       await page.locator('#app').getByText('Connection lost. Reconnecting…').waitFor({ timeout: 5000 });
       await until('the server to drop her request', async () => (await listed()).length === 0, 30_000);
@@ -121,7 +128,7 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       const notice = mod.getByRole('region', { name: 'Waiting' }).getByText(gone);
       await notice.waitFor({ timeout: 5000 });
       t.ok(await notice.isVisible(), 'the moderator sees a notice that she left');
-      await mod.locator('#announcer').filter({ hasText: gone }).waitFor({ state: 'attached', timeout: 5000 });
+      await untilSaid(mod, gone, { since: modMark, ms: 5000 });
       t.pass('and it is announced (the polite live region)');
       await setOffline(context, page, false);
       await page

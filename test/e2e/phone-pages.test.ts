@@ -10,10 +10,10 @@ import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser } from '../helpers/browser.js';
 import { connectLive, type LiveClient } from '../helpers/live.js';
 import { asSession, moderator } from '../helpers/waiting.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 
 const visibleTiles = (page: Page) =>
   page.getByRole('list', { name: 'Video of the participants' }).getByRole('listitem').count();
-const announced = (page: Page) => page.locator('#announcer').textContent();
 
 t.setTimeout(180_000);
 
@@ -57,16 +57,16 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await browser.checkAccessibility(page, 'the phone meeting page with a pager');
 
     await next.focus();
+    const mark = await saidCount(page);
     await page.keyboard.press('Enter');
     await pager.getByText('Page 2 of 2').waitFor();
     t.equal(await visibleTiles(page), 1, 'the second page holds the fifth');
     t.ok(await page.getByRole('listitem', { name: 'Eve' }).isVisible(), 'Eve is there');
-    await t.resolves(
-      (async () => {
-        for (let i = 0; i < 50 && (await announced(page)) !== 'Page 2 of 2'; i++) await page.waitForTimeout(100);
-      })(),
+    t.equal(
+      await untilSaid(page, 'Page 2 of 2', { since: mark, exact: true, ms: 5000 }),
+      'Page 2 of 2',
+      'the page turned is announced',
     );
-    t.equal(await announced(page), 'Page 2 of 2', 'the page turned is announced');
     t.equal(
       await page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
       'Next page of video',

@@ -14,6 +14,7 @@ import { call, dataDirFor, rooms, type Tap } from '../helpers/api.js';
 import { inProcessDaemonFor } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { claimsOf } from '../helpers/waiting.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 
 const sizes = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
@@ -45,12 +46,9 @@ async function released(t: Tap, page: Page, what: string): Promise<void> {
   t.equal(now.live, 0, `${what}: every camera and microphone track is stopped (readyState ended)`);
 }
 
-/** What the page's live region says (announce.ts), once it says something matching. */
-async function announced(page: Page, text: RegExp): Promise<void> {
-  await page.waitForFunction(
-    (source) => new RegExp(source).test(document.getElementById('announcer')?.textContent ?? ''),
-    text.source,
-  );
+/** Waits until the page's live region said something matching `text` since the mark (announcements.ts). */
+async function announced(page: Page, text: RegExp, since: number): Promise<void> {
+  await untilSaid(page, text, { since, ms: 60_000 });
 }
 
 async function person(browser: BrowserSession, name: string, viewport: { width: number; height: number }) {
@@ -95,8 +93,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.pass("entering the meeting puts the focus on the toolbar's first control (Mute microphone)");
 
     // Copy invite link: a participant's link on the clipboard, announced.
+    const mark = await saidCount(mod);
     await mod.getByRole('button', { name: 'Copy invite link' }).click();
-    await announced(mod, /^Invite link copied/);
+    await announced(mod, /^Invite link copied/, mark);
     const copied = await mod.evaluate(() => navigator.clipboard.readText());
     const invite = new URL(copied);
     t.equal(invite.pathname, '/room/lesson', 'the invite names the room');
@@ -211,8 +210,9 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     await page.getByRole('toolbar').waitFor();
     await page.getByRole('button', { name: 'Personen', exact: true }).click();
     // Issue 31 point 13 on a phone, in German: the invite link copied, said in German, a participant's.
+    const mark = await saidCount(page);
     await page.getByRole('button', { name: 'Einladungslink kopieren' }).click();
-    await announced(page, /^Einladungslink kopiert\./);
+    await announced(page, /^Einladungslink kopiert\./, mark);
     const copied = new URL(await page.evaluate(() => navigator.clipboard.readText()));
     t.match(
       claimsOf(copied.searchParams.get('t')),

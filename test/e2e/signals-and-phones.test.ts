@@ -18,6 +18,7 @@ import { connectLive, type LiveClient } from '../helpers/live.js';
 import { until } from '../helpers/net.js';
 import { moderator } from '../helpers/waiting.js';
 import { toneWav } from '../helpers/tone-wav.js';
+import { saidCount, untilSaid } from '../helpers/announcements.js';
 
 const room = 'signals';
 /** Ben's page is in German (`?lang=de`): the signals he sees are checked in that language. */
@@ -48,7 +49,6 @@ const tile = (page: Page, name: string, list = 'Video of the participants') =>
   page.getByRole('list', { name: list }).getByRole('listitem', { name });
 const hasClass = async (locator: Locator, name: string) =>
   ((await locator.getAttribute('class')) ?? '').split(/\s+/).includes(name);
-const announced = (page: Page) => page.locator('#announcer').textContent();
 /** Whether `check` comes true within `ms`: each signal is its own assertion (on old code each fails alone). */
 const soon = (check: () => Promise<boolean>, ms = 10_000) =>
   until('', check, ms, 100).then(
@@ -140,10 +140,15 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
       t.ok(await soon(() => ben.getByText('Verbindung: gut').isVisible(), 15_000), 'in German: "Verbindung: gut"');
 
       // He mutes while he goes on talking: his page tells him; his outline goes on Ada's page.
+      const mark = await saidCount(ben);
       await ben.getByRole('button', { name: de.mute }).click();
       const notice = ben.getByRole('region', { name: de.stage }).getByText(de.youAreMuted);
       t.ok(await soon(() => notice.isVisible()), '"You are muted" (in German) is shown while he talks muted');
-      t.ok(await soon(async () => (await announced(ben)) === de.youAreMuted, 5000), 'and announced');
+      t.equal(
+        await untilSaid(ben, de.youAreMuted, { since: mark, exact: true, ms: 5000 }),
+        de.youAreMuted,
+        'and announced',
+      );
       t.ok(await soon(async () => !(await hasClass(benOnAda, 'speaking'))), 'muted, he is no longer outlined');
       await browser.checkAccessibility(ben, 'the meeting with "You are muted"');
 

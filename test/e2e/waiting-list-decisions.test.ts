@@ -13,7 +13,7 @@ import { call, dataDirFor, rooms } from '../helpers/api.js';
 import { inProcessDaemonFor, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { inLoopbackNamespace, openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { Browser, waitingApi } from '../helpers/waiting.js';
-import { keepAnnouncements, untilSaid } from '../helpers/announcements.js';
+import { untilSaid } from '../helpers/announcements.js';
 
 t.setTimeout(240_000);
 
@@ -40,8 +40,8 @@ async function moderatorPage(
   const { page } = await browser.newPage(`moderator${lang}`);
   await page.setViewportSize(viewport);
   await page.goto(`${d.url}${link.body.url as string}${lang ? `&lang=${lang}` : ''}`);
-  // Kept from before the join: what her arrival announces may be replaced at once by the next news.
-  await keepAnnouncements(page);
+  // openBrowser keeps what the page says from its first script: what her arrival announces may be
+  // replaced at once by the next news.
   await page.getByRole('button', { name: lang === 'de' ? 'Teilnehmen' : 'Join' }).click();
   await page.getByRole('toolbar', { name: lang === 'de' ? 'Konferenzsteuerung' : 'Meeting controls' }).waitFor();
   return page;
@@ -154,7 +154,6 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
     t.ok(await marked.getByRole('button', { name: 'Admit CY' }).isVisible(), 'marked, not barred: he may be admitted');
     await browser.screenshot(mod, 'waiting-barred-earlier-desktop');
     await browser.checkAccessibility(mod, 'waiting list with a request marked barred earlier');
-    await keepAnnouncements(mod);
     await section.getByRole('button', { name: 'Admit all' }).click();
     await untilSaid(mod, 'The others were let in; 1 marked "barred earlier" still wait.');
     t.equal(await state(ann), 'admitted', 'Ann was let in');

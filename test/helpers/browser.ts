@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import tap, { type Test } from 'tap';
 import { expectNoAxeViolations } from './accessibility.js';
+import { keepAnnouncementsIn } from './announcements.js';
 
 export const chromiumPath = '/usr/bin/chromium';
 export const artifactsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -231,6 +232,9 @@ export async function openBrowser(t: Test, extraArgs: readonly string[] = []): P
     contexts.add(context);
     context.once('close', () => contexts.delete(context));
     watchContext(context, name, faults);
+    // Every document keeps what its live region said (announcements.ts): a poll of the region's
+    // current text misses one that the next announcement replaced.
+    await keepAnnouncementsIn(context);
     return context;
   };
   // Contexts a test opens itself (browser.newContext) are watched and closed too.

@@ -51,7 +51,7 @@ export function listening(server: Server | ReturnType<typeof createHttpServer>):
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
-import { freePort } from './net.js';
+import { freePort, freePorts } from './net.js';
 
 export { freePort };
 
@@ -120,7 +120,7 @@ export async function healthy(t: Tap, options: { light?: boolean } = {}): Promis
   const now = new Date();
   const key = await issueServerKey(privateKeyPem, { customer: 'Test School', modules: ['compat'], days: 365 }, now);
   recordServerKey(dataDir, key);
-  const [enginePort, compatPort] = [await freePort(), await freePort()];
+  const [enginePort, compatPort] = await freePorts(2);
   const envFile = join(configDir, 'meet.env');
   const base: Record<string, string> = {
     SERVICE_DATA_DIR: dataDir,

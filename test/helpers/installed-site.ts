@@ -5,7 +5,7 @@ import { logMatch } from './compat.js';
 import type { Daemon } from './daemon.js';
 import { world, type World } from './install-world.js';
 import { testServerKey } from './licence.js';
-import { freePort, nginxPrefixFor, type TestNginx } from './nginx.js';
+import { freePort, freePorts, nginxPrefixFor, type TestNginx } from './nginx.js';
 
 /** The operator's path in a temporary root: install, the daemon from its env file, `meetctl nginx` from the same file, nginx. */
 export interface InstalledSite {
@@ -31,6 +31,7 @@ export async function installedSite(
   options: { flags?: (port: number, nginx: TestNginx) => string[]; start?: boolean } = {},
 ): Promise<InstalledSite> {
   const w = world(t);
+  const [enginePort, compatPort] = await freePorts(2);
   const installed = await w.install([
     '--key',
     await testServerKey(),
@@ -39,9 +40,9 @@ export async function installedSite(
     '--public-url',
     'https://meet.test',
     '--http-addr',
-    `127.0.0.1:${await freePort()}`,
+    `127.0.0.1:${enginePort}`,
     '--compat-http-addr',
-    `127.0.0.1:${await freePort()}`,
+    `127.0.0.1:${compatPort}`,
   ]);
   if (installed.code !== 0) throw new Error(`meetctl install compat failed (${installed.code}): ${installed.stderr}`);
   const env = w.envFile();

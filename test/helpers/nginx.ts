@@ -13,9 +13,9 @@ export const nginxBin = '/usr/sbin/nginx';
 const asRoot = process.getuid?.() === 0;
 const nobody = 65534;
 
-import { freePort } from './net.js';
+import { freePort, freePorts } from './net.js';
 
-export { freePort };
+export { freePort, freePorts };
 
 /** A test-owned nginx: its own prefix, main file, logs and temp paths; the site file is included from `site`. */
 export interface TestNginx {

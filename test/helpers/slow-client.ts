@@ -33,15 +33,9 @@ export async function partialRequest(base: string, head: string, bodyPart: strin
  * first few arrive. It asks `Expect: 100-continue`, and resolves once the server's interim
  * "100 Continue" came back: Node sends it when it has parsed the head and handed the request to
  * the app, so from then on the request is in flight, however loaded the machine (a fixed sleep was
- * not enough under CI's load). `settleMs` more are waited after it. The interim answer is not part
- * of `received()`.
+ * not enough under CI's load). The interim answer is not part of `received()`.
  */
-export async function slowRequest(
-  base: string,
-  path: string,
-  contentType = 'application/json',
-  settleMs = 0,
-): Promise<SlowClient> {
+export async function slowRequest(base: string, path: string, contentType = 'application/json'): Promise<SlowClient> {
   const host = new URL(base).host;
   const client = await partialRequest(
     base,
@@ -55,7 +49,6 @@ export async function slowRequest(
       throw new Error(`no "100 Continue" within 30 s; received ${JSON.stringify(client.received())}`);
     await sleep(10);
   }
-  if (settleMs > 0) await sleep(settleMs);
   return { ...client, received: () => client.received().replace(interim, '') };
 }
 

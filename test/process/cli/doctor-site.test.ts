@@ -8,11 +8,11 @@ import { runCli } from '../../helpers/cli.js';
 import { lineOf } from '../../helpers/doctor.js';
 import { world } from '../../helpers/install-world.js';
 import { testServerKey } from '../../helpers/licence.js';
-import { freePort } from '../../helpers/nginx.js';
+import { freePort, freePorts } from '../../helpers/nginx.js';
 
 t.test('doctor: the installed site against the env file, and an older render that logs query strings', async (t) => {
   const w = world(t);
-  const [engine, compat] = [await freePort(), await freePort()];
+  const [engine, compat] = await freePorts(2);
   const where = ['--http-addr', `127.0.0.1:${engine}`, '--compat-http-addr', `127.0.0.1:${compat}`];
   t.equal((await w.install(['--key', await testServerKey(), '--no-open-rooms', '--yes', ...where])).code, 0);
   const site = join(w.root, 'meet.conf');

@@ -10,7 +10,7 @@ import { runCli } from '../../helpers/cli.js';
 import { logMatch } from '../../helpers/compat.js';
 import type { Daemon } from '../../helpers/daemon.js';
 import { world } from '../../helpers/install-world.js';
-import { freePort, nginxPrefixFor } from '../../helpers/nginx.js';
+import { freePorts, nginxPrefixFor } from '../../helpers/nginx.js';
 import { testServerKey } from '../../helpers/licence.js';
 
 const client = '203.0.113.9';
@@ -143,7 +143,7 @@ t.test(
   'a real nginx from `meetctl nginx --config-dir` reaches the daemon started from the same env file (no 502)',
   async (t) => {
     const w = world(t);
-    const [engine, compat, site] = [await freePort(), await freePort(), await freePort()];
+    const [engine, compat, site] = await freePorts(3);
     const installed = await w.install([
       '--key',
       await testServerKey(),

@@ -9,7 +9,7 @@ import { runMeetctl } from '../../helpers/daemon.js';
 import { lineOf } from '../../helpers/doctor.js';
 import { world, type World } from '../../helpers/install-world.js';
 import { testServerKey } from '../../helpers/licence.js';
-import { certificateBetween, freePort, nginxBin, nginxPrefixFor } from '../../helpers/nginx.js';
+import { certificateBetween, freePorts, nginxBin, nginxPrefixFor } from '../../helpers/nginx.js';
 
 t.setTimeout(240_000);
 
@@ -114,9 +114,9 @@ t.test(
 t.test(
   'nginx --install: an expired certificate stops it (exit 2) before the site is written; a valid one goes on to nginx -t',
   async (t) => {
-    const w = await installed(t, undefined, [await freePort(), await freePort()]);
+    const w = await installed(t, undefined, await freePorts(2));
     const nginx = nginxPrefixFor(t, { debian: true });
-    const [port, redirect] = [await freePort(), await freePort()];
+    const [port, redirect] = await freePorts(2);
     const expired = certificateBetween(
       w.keys,
       'meet.example.org',

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { JanusProcess } from '../../../src/daemon/janus-process.js';
@@ -80,4 +81,19 @@ t.test('a missing or failing program is a clear start error, and nothing is left
   });
   await t.rejects(failing.start(), /Janus exited while starting/);
   t.equal(failing.state, 'stopped');
+});
+
+// Issue 36 point 5: one media thread per CPU, shared by every handle, rather than a thread per
+// viewer (bench/README.md, sfu: Janus's CPU per packet delivered halved).
+t.test('the Janus it runs shares one event loop per CPU among its handles', { skip }, async (t) => {
+  const { janus } = await janusFor(t, 44_200);
+  const args = readFileSync('/proc/' + String(janus.pid) + '/cmdline', 'utf8').split('\0');
+  const configDir = args[args.indexOf('-F') + 1] ?? '';
+  t.match(readFileSync(path.join(configDir, 'janus.jcfg'), 'utf8'), `event_loops = ${availableParallelism()}\n`);
+  const answer = await fetch(janus.endpoint.url, {
+    method: 'POST',
+    body: JSON.stringify({ janus: 'info', transaction: 'loops', apisecret: janus.endpoint.apiSecret }),
+  });
+  const info = (await answer.json()) as Record<string, unknown>;
+  t.equal(info['static-event-loops'], availableParallelism(), 'Janus reports the loops it started');
 });
