@@ -244,9 +244,9 @@ export async function openServices(
       closed = true;
       if (timer) clearInterval(timer);
       succession.close();
-      live.close();
-      // Knocks and statistics queued but not yet committed are written (and answered) before the database closes.
-      const flushed = Promise.all([transactions.flushGrouped(), stats.flush()]);
+      // The hub ends the running intervals of statistics (writes); knocks and statistics queued but
+      // not yet committed are written (and answered); all of it before the database closes.
+      const flushed = live.close().then(() => Promise.all([transactions.flushGrouped(), stats.flush()]));
       return flushed.then(
         () => {
           stores.close();

@@ -62,13 +62,17 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
   const a = await f.connect(ann);
   f.disconnect(a);
   f.timers.advance(4_999);
+  // A leave awaits the store.
+  await f.settled();
   t.equal(f.leftAt(ann), null, 'still present 1 ms before the grace period ends');
   const back = await f.connect(ann);
   f.timers.advance(10_000);
+  await f.settled();
   t.equal(f.leftAt(ann), null, 'a reconnect within the grace period cancels the leave');
 
   f.disconnect(back);
   f.timers.advance(5_000);
+  await f.settled();
   t.match(f.leftAt(ann), /^\d{4}-/, 'left after 5 s');
   t.equal(f.engine.meetings.present('r1').length, 1);
 
@@ -150,17 +154,21 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   a.send({ type: 'state', audio: true, video: true, screen: true });
   t.match(m.conn.last('state')?.participant, { audio: true, video: true, screen: true });
   t.match(a.conn.last('state')?.participant, { audio: true }, 'the sender gets its state back too');
+  // Its statistics await the store: written at this instant, before the clock moves on.
+  await f.settled();
   a.send({ type: 'speaking', speaking: true });
   a.send({ type: 'speaking', speaking: true });
   // The room heard her state just now: the next change waits for the next flush, 250 ms on.
   t.equal(m.conn.of('speaking').length, 0, 'coalesced until the next flush');
   f.timers.advance(250);
+  await f.settled();
   t.equal(m.conn.of('speaking').length, 1, 'only changes are broadcast');
   t.equal(a.conn.of('speaking').length, 0, 'not to the speaker');
   f.timers.advance(1_500);
   // Switching audio off ends speaking.
   a.send({ type: 'state', audio: false, video: true, screen: false });
   t.same(m.conn.last('speaking'), { type: 'speaking', participant_id: ann.participantId, speaking: false });
+  await f.settled();
   f.timers.advance(1_750);
   a.send({ type: 'state', audio: false, video: false, screen: false });
   a.send({ type: 'chat', text: 'one' });
@@ -400,9 +408,12 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
+  // Each change is handled (its statistics await the store) before the clock moves on.
   a.send({ type: 'state', audio: true, video: true, screen: false });
+  await f.settled();
   f.timers.advance(250);
   a.send({ type: 'speaking', speaking: true });
+  await f.settled();
   f.timers.advance(1_000);
   t.ok(await f.engine.meetings.end('r1', { kind: 'participant', participantId: mod.participantId }));
   for (const c of [m, a]) {
@@ -434,7 +445,8 @@ t.test('an empty meeting ended by the sweep, after the last socket left', async 
 });
 
 t.test('waiting-list pushes go to moderators only, once per change, after the change', async (t) => {
-  const f = new LiveFixture();
+  // The daemon's group commit: the knocks of one turn of the event loop share one (each reads its room first).
+  const f = new LiveFixture({ defer: (run) => setImmediate(() => void run()) });
   f.room({ roomId: 'w', waitingRoom: 'all' });
   const mod = await f.enter('Mod', 'w', true);
   const m = await f.connect(mod);
@@ -673,6 +685,8 @@ t.test('failures are reported, never thrown into the socket', async (t) => {
   const a = await f.connect(ann);
   m.conn.failing = true;
   t.doesNotThrow(() => a.send({ type: 'chat', text: 'hello' }));
+  // The chat is stored before the room is told.
+  await f.settled();
   t.equal(f.errors.length, 1);
   t.equal(f.errors[0]?.context, 'message');
 });
@@ -684,10 +698,11 @@ t.test('close(): timers stop, nobody leaves, running statistics end', async (t) 
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
   a.send({ type: 'state', audio: false, video: true, screen: false });
+  await f.settled();
   f.timers.advance(2_000);
   const closedAt = f.engine.clock.now().toISOString();
-  f.hub.close();
-  f.hub.close();
+  await f.hub.close();
+  await f.hub.close();
   t.equal(f.timers.size, 0);
   f.disconnect(a);
   f.timers.advance(60_000);

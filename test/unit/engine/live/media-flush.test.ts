@@ -49,6 +49,7 @@ t.test(
     t.equal(heard().at(-1)?.participant.video, true, 'the last one says the latest value');
     t.same(f.hub.attendees('r1').find((p) => p.participantId === ann)?.video, true, 'memory holds the latest at once');
 
+    await f.settled();
     const before = heard().length;
     const writes = f.liveStore.writes;
     const webcams = f.liveStore.webcams.length;
@@ -58,6 +59,8 @@ t.test(
     a.send(video(true));
     a.send(video(false));
     f.timers.advance(250);
+    // The flush's statistics await the store.
+    await f.settled();
     t.equal(heard().length, before + 1, '…and one undone before the next flush sends nothing');
     t.equal(f.liveStore.webcams.length, webcams, 'no webcam interval for the undone one');
     t.equal(f.liveStore.writes, writes + 1, 'one write, for the change that went out');
@@ -127,23 +130,29 @@ t.test('the message window of every kind: told once, then closed at twice its co
 
 t.test('statistics of media go through the group commit: one transaction for a flush of many members', async (t) => {
   const deferred: (() => Promise<number>)[] = [];
-  const runDeferred = () => deferred.splice(0).forEach((run) => void run());
   const f = new LiveFixture({ live: roomy, statsDefer: (run) => void deferred.push(run) });
+  /** The groups queued so far commit, once the messages handled so far queued their writes (they await the store). */
+  const runDeferred = async () => {
+    await f.settled();
+    await Promise.all(deferred.splice(0).map((run) => run()));
+  };
   const clients: Client[] = [];
   for (let i = 0; i < 20; i++) clients.push(await f.connect(await f.enter(`Member ${i}`)));
-  runDeferred();
+  await runDeferred();
   const store = f.liveStore;
   store.transactions = 0;
 
   f.timers.advance(1_000);
   clients[0]!.send(video(true));
-  runDeferred();
+  await runDeferred();
   t.equal(store.transactions, 1, 'the first change: one transaction');
   for (const c of clients) for (let i = 0; i < 7; i++) c.send(video(i % 2 === 0));
+  await f.settled();
   t.equal(store.transactions, 1, 'nothing is written per toggle');
   f.timers.advance(250);
+  await f.settled();
   t.equal(deferred.length, 1, 'the flush queued the latest states in one group');
-  runDeferred();
+  await runDeferred();
   t.equal(store.transactions, 2, '140 toggles of 20 members: one more transaction');
   t.equal(store.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
   t.equal(

@@ -63,7 +63,7 @@ t.test('a closing hub stops every timer and makes nobody leave', async (t) => {
   const bob = await f.enter('Bob');
   const b = await f.connect(bob);
   t.equal(f.timers.size, 1);
-  f.hub.close();
+  await f.hub.close();
   t.equal(f.timers.size, 0);
   f.disconnect(b);
   f.timers.advance(60_000);

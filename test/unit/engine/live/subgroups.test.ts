@@ -159,7 +159,7 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
 
   // kill -9 and a restart five minutes in: the timer is read back and keeps its end.
   f.timers.advance(300_000);
-  f.hub.close();
+  await f.hub.close();
   f.build();
   const ann = await f.connect(await f.enter('Ann', 'r1-g1'));
   t.equal(ann.conn.last('welcome')?.groups_end_at, new Date(start + 600_000).toISOString(), 'the end, after restart');
@@ -171,7 +171,7 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   t.equal(ann.conn.last('subgroups')?.ends_at, null, 'the timer is over');
 
   // A page that reconnects into the group after the end (a drop, a restart) is sent back too.
-  f.hub.close();
+  await f.hub.close();
   f.build();
   const ben = await f.connect(await f.enter('Ben', 'r1-g1'));
   t.same(ben.conn.last('move'), { type: 'move', room_id: 'r1' }, 'late, still sent back');
@@ -278,14 +278,14 @@ t.test(
     const g = new LiveFixture();
     const teacher = await g.connect(await g.enter('Ms Keller', 'r1', true));
     teacher.send({ type: 'create_subgroups', count: 1 });
-    await f.settled();
+    await g.settled();
     teacher.send({ type: 'group_message', text: 'Last round' });
-    await f.settled();
+    await g.settled();
     t.equal((await g.connect(await g.enter('Gus', 'r1-g1'))).conn.last('group_message')?.text, 'Last round');
     teacher.send({ type: 'end_meeting' });
-    t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
-    // The groups' meetings end after it (awaited): the next page enters the next meeting.
+    // The end awaits the store; the groups' meetings end after it (awaited): the next page enters the next meeting.
     await g.settled();
+    t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
     const next = await g.connect(await g.enter('Gil', 'r1-g1'));
     t.equal(next.conn.of('group_message').length, 0, 'not in the next meeting');
     t.same(g.liveStore.groupMessages(), [], 'the meeting took it from the store too');
