@@ -29,6 +29,8 @@ export interface MeetingHooks {
   openRequests(meeting: Meeting): number;
   /** `moderatorId`: who arrived (joined as, or was made, a moderator); inside her arrival's transaction. */
   moderatorArrived(meeting: Meeting, moderatorId: string): Promise<void>;
+  /** Runs `operation` in the room's turn of the waiting room's decisions; never called inside a transaction. */
+  inTurn<T>(roomId: string, operation: () => Promise<T>): Promise<T>;
   /** Called inside the closing transaction, before the meeting is marked ended. */
   ending(meeting: Meeting, at: string): Promise<void>;
   /** The meeting left memory (ended, or its room deleted). */
@@ -39,6 +41,7 @@ export interface MeetingHooks {
 const noHooks: MeetingHooks = {
   openRequests: () => 0,
   moderatorArrived: async () => {},
+  inTurn: (_roomId, operation) => operation(),
   ending: async () => {},
   forgotten: () => {},
   refusals: async () => [],
@@ -65,7 +68,8 @@ const noHooks: MeetingHooks = {
  * - `onLeft(listener): () => void` — told after a presence ends through `leave` (not when a meeting ends), with the remover.
  * - `promote(participantId): Promise<Participant | null>` — a present participant becomes a moderator
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
- *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
+ *   timeline, the waiting room told as for a moderator's arrival, all in one transaction taken in the room's
+ *   turn (the requests it admits are not decided twice); null when she is not present.
  * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
  * - `rename(participantId, name): Promise<{participant, changed}>` — a present participant's own new name,
  *   checked by the rule of every arrival (checkName: invalid_field); written before it returns, so
@@ -226,6 +230,12 @@ export class MeetingService {
   }
 
   async promote(participantId: string): Promise<Participant | null> {
+    const roomId = this.open.ofParticipant(participantId)?.meeting.roomId;
+    // Like a moderator's gesture: those it admits (until_moderator) are not being decided meanwhile.
+    return roomId ? this.hooks.inTurn(roomId, () => this.promoteNow(participantId)) : null;
+  }
+
+  private async promoteNow(participantId: string): Promise<Participant | null> {
     const live = this.open.ofParticipant(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null) return null;

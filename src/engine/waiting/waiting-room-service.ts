@@ -9,10 +9,9 @@
  * - `knock(arrival): Promise<KnockResult>` — `{status:'joined', participant}` when no waiting is needed, else
  *   `{status:'waiting', requestId, secret}`: set `secret` as the request cookie. Knocking again with
  *   a cookie whose request is still waiting returns that same request (and the same secret).
- *   A new request is written with the other knocks of the same turn in one transaction (group
- *   commit, see Transactions.commitGrouped) and resolves only once that is durable; it reaches
- *   memory, polls and the moderators' list only then. A failed commit rejects every knock of the
- *   group with the store's error and leaves nothing of them in memory.
+ *   A new request is written with the other knocks of the same turn in one transaction (group commit, see
+ *   AsyncTransactions.commitGrouped) and resolves once that is durable; it reaches memory, polls and the moderators'
+ *   list only then. A failed commit rejects every knock of the group with the store's error, none left in memory.
  *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
@@ -142,6 +141,7 @@ export class WaitingRoomService {
     deps.meetings.attach({
       openRequests: (meeting) => this.requests.openIn(meeting.roomId, this.requests.queueOf(meeting)),
       moderatorArrived: (meeting, moderatorId) => this.moderatorArrived(meeting, moderatorId),
+      inTurn: (roomId, operation) => deps.turns.run(roomId, operation),
       ending: (meeting, at) => this.ending(meeting, at),
       forgotten: (meeting) => this.forgotten(meeting),
       refusals: async (meeting) =>
