@@ -99,8 +99,9 @@ export async function startDaemon(
   const now = options.now ?? (() => new Date());
   // First, so that even a start refused below says which release refused it.
   log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
-  // Issue 34: PostgreSQL's schemas, migrations and adapters exist, but the engine still runs on
-  // SQLite's synchronous stores; refused rather than quietly writing to the data directory instead.
+  // Issue 34: PostgreSQL's schemas, migrations and adapters exist and the engine runs on the
+  // asynchronous ports, but openServices opens them on SQLite only (and the hub still reads rooms
+  // synchronously); refused rather than quietly writing to the data directory instead.
   if (config.databaseUrl.kind === 'postgres')
     throw new ConfigError(
       'SERVICE_DATABASE_URL names PostgreSQL, which this release can migrate (meetctl migrate) but does not serve from yet: unset it, or set it to sqlite:',
