@@ -17,11 +17,14 @@ import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { engineOn } from '../../../test/helpers/sqlite-engine.js';
 import { asyncOf } from '../../../test/helpers/async-of.js';
 import { MemoryUnitOfWork } from '../../../test/helpers/memory-unit.js';
+import { postgresTest } from '../../helpers/postgres.js';
+import { postgresql } from '../../helpers/store-adapters.js';
 
 /**
  * In SQLite a knock's timeline entry is derived from its request row (migration 006); the memory
  * store of the engine's tests keeps it as an entry of its own, as SQLite did before. The same
- * story told to both must read back as the same timeline, entry for entry and in the same order.
+ * story told to both must read back as the same timeline, entry for entry and in the same order;
+ * and told to the waiting room on PostgreSQL's adapter (issue 34 point 5), the same again.
  */
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
@@ -33,7 +36,7 @@ const mod = (name: string) => ({
 });
 
 interface Stores {
-  /** The rooms as a test sets them up (synchronously). */
+  /** The rooms as a test sets them up (awaited: PostgreSQL's answer promises). */
   rooms: { insert(room: Room): unknown; delete(roomId: string): unknown };
   /** What the services take. */
   ports: Parameters<typeof engineOn>[0];
@@ -88,9 +91,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
     return result;
   };
   const group = async (roomId: string, names: string[]) => Promise.all(names.map((name) => knock(roomId, name)));
-  stores.rooms.insert(room('r1'));
-  stores.rooms.insert(room('r2'));
-  stores.rooms.insert(room('r3'));
+  for (const roomId of ['r1', 'r2', 'r3']) await stores.rooms.insert(room(roomId));
 
   await knock('r1', 'Early'); // starts the meeting: no entry before it
   const joined = await waiting.start({ ...mod('Maria'), roomId: 'r1' });
@@ -112,7 +113,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
   await waiting.admitAll('r2', { kind: 'participant', participantId: joined2.participant.participantId });
   await knock('r3', 'Yolanda');
   const gus = await knock('r1', 'Gus');
-  stores.rooms.delete('r2');
+  await stores.rooms.delete('r2');
   waiting.roomDeleted('r2');
   meetings.roomDeleted('r2');
   // The seq numbers room 2 used are free again: the next entries of room 1 must still come after Gus.
@@ -213,6 +214,14 @@ t.test('the timeline of knocks kept in request rows reads as if each had its own
   );
   const knocks = db.prepare('SELECT count(*) FROM waiting_requests WHERE knock_after_seq IS NOT NULL').pluck().get();
   t.equal(knocks, 14, 'the knocks of rooms 1 and 3 (room 2 went with its room)');
+});
+
+postgresTest('PostgreSQL: the same story reads back as the same timeline, entry for entry', async (t) => {
+  const ports = await postgresql(t);
+  const fromPostgres = await story({ rooms: ports.rooms, ports }, new FakeClock());
+  const expected = await story(memoryStores(), new FakeClock());
+  t.same(fromPostgres, expected, 'PostgreSQL = the memory store, in the same order');
+  t.equal(expected[0]?.length, 22, 'the whole story of room 1');
 });
 
 t.test('a database with knocks as timeline rows (schema 5) keeps them, in order, beside the new ones', async (t) => {
