@@ -136,7 +136,8 @@ export async function openServices(
       meetings,
       transactions,
       store: stores.waitingRequests,
-      turns: new KeyedQueue(new AsyncLocalStorage()),
+      // Never taken inside a transaction (keyed-queue.ts): refused at once rather than left to deadlock.
+      turns: new KeyedQueue(new AsyncLocalStorage(), () => transactions.inside),
       clock,
       policy: config,
       log,

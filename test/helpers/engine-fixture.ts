@@ -80,7 +80,7 @@ export class Fixture {
         meetings: this.meetings,
         transactions: this.transactions,
         store: asyncOf(this.store),
-        turns: new KeyedQueue(new AsyncLocalStorage()),
+        turns: new KeyedQueue(new AsyncLocalStorage(), () => this.transactions.inside),
         clock: this.clock,
         policy: policy ?? this.options.policy ?? optional,
         log: this.log,

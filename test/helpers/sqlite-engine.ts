@@ -38,7 +38,7 @@ export async function engineOn(
       meetings,
       transactions,
       store: stores.waitingRequests,
-      turns: new KeyedQueue(new AsyncLocalStorage()),
+      turns: new KeyedQueue(new AsyncLocalStorage(), () => transactions.inside),
       clock,
       policy: options.policy ?? optional,
       log: silentLog,

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { UnitOfWork } from '../../../../src/engine/unit-of-work.js';
 import type { Participant } from '../../../../src/engine/meetings/meeting.js';
 import { asyncOf } from '../../../helpers/async-of.js';
-import { Fixture, arrive, by } from '../../../helpers/engine-fixture.js';
+import { Fixture, api, arrive, by } from '../../../helpers/engine-fixture.js';
 import { MemoryStore } from '../../../helpers/memory-store.js';
 import { engineOn } from '../../../helpers/sqlite-engine.js';
 
@@ -106,3 +106,16 @@ t.test(
     );
   },
 );
+
+t.test('a decision asked for inside a transaction is refused at once, and decides nothing', async (t) => {
+  const f = new Fixture();
+  f.room();
+  const { requestId, secret } = await f.knock('Ann');
+  await t.rejects(
+    f.transactions.atomically(() => f.waiting.admit('r1', requestId, api())),
+    /the turn of r1 was asked for inside a transaction/,
+  );
+  t.same(await f.waiting.poll('r1', secret), { status: 'waiting' }, 'she still waits');
+  t.same(await f.kinds(), ['knock']);
+  t.same(await f.waiting.admit('r1', requestId, api()), { admitted: 1 }, 'the same decision outside one is applied');
+});
