@@ -18,7 +18,7 @@ export interface KnockFloor {
 }
 
 interface Repositories {
-  transaction<T>(fn: () => T): T;
+  transaction(fn: () => void): Promise<void>;
   insertKnock(request: unknown): void;
   close(): void;
   openMeetings(): { meetingId: string }[];
@@ -33,7 +33,9 @@ interface Db {
 }
 interface DaemonModules {
   'store/database.js': { openDatabase: (dataDir: string) => Db };
-  'store/unit-of-work.js': { SqliteUnitOfWork: new (db: Db) => { run<T>(fn: () => T): T } };
+  'store/async-sqlite.js': {
+    sqliteAsyncStores: (db: Db) => { unitOfWork: { run<T>(fn: () => Promise<T>): Promise<T> }; close(): void };
+  };
   'store/waiting-request-store.js': {
     SqliteWaitingRequestStore: new (db: Db) => { insertKnock(request: unknown): void };
   };
@@ -44,17 +46,21 @@ async function repositories(dataDir: string): Promise<Repositories> {
   const load = async <P extends keyof DaemonModules>(path: P) =>
     (await import(pathToFileURL(join(repoRoot, 'dist', path)).href)) as DaemonModules[P];
   const { openDatabase } = await load('store/database.js');
-  const { SqliteUnitOfWork } = await load('store/unit-of-work.js');
+  const { sqliteAsyncStores } = await load('store/async-sqlite.js');
   const { SqliteWaitingRequestStore } = await load('store/waiting-request-store.js');
   // The daemon's own request ids: their form decides where the primary-key entry lands.
   const { newRequestId } = await load('engine/waiting/request-id.js');
   const db = openDatabase(dataDir);
-  const unit = new SqliteUnitOfWork(db);
+  // The daemon's unit of work (units take turns on the one connection); this loop opens one at a time.
+  const stores = sqliteAsyncStores(db);
   const requests = new SqliteWaitingRequestStore(db);
   return {
-    transaction: (fn) => unit.run(fn),
+    transaction: (fn) => stores.unitOfWork.run(async () => fn()),
     insertKnock: (r) => requests.insertKnock(r),
-    close: () => db.close(),
+    close: () => {
+      stores.close();
+      db.close();
+    },
     newRequestId: (nowMs) => newRequestId(nowMs),
     openMeetings: () =>
       db.prepare('SELECT meeting_id AS meetingId FROM meetings WHERE ended_at IS NULL').all() as {
@@ -91,7 +97,7 @@ export async function measureKnockFloor(dataDir: string, seconds: number, batch:
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   while (performance.now() < end) {
-    repos.transaction(() => {
+    await repos.transaction(() => {
       for (let k = 0; k < batch; k++) knock();
     });
     commits += 1;

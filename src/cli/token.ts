@@ -45,11 +45,11 @@ export async function withServices<T>(
       "name the service's data directory (--data-dir, --env-file or --config-dir, as the service is started), or pass --init to create a new database there",
     );
   }
-  const services = openServices(config);
+  const services = await openServices(config);
   try {
     return await work(services, config);
   } finally {
-    services.close();
+    await services.close();
   }
 }
 

@@ -29,7 +29,7 @@ export async function openEngine(
 ): Promise<Engine> {
   const { media, scheduler, counting, tenantOf, passwordCost, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
-  const services = openServices(config, clock, {
+  const services = await openServices(config, clock, {
     log,
     ice,
     ...(media ? { media } : {}),
@@ -67,7 +67,7 @@ export async function openEngine(
     });
     return { services, app };
   } catch (err) {
-    services.close();
+    await services.close();
     throw err;
   }
 }

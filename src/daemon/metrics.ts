@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Defer } from '../engine/group-commit.js';
+import type { AsyncDefer } from '../engine/async-group-commit.js';
 import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
 import type { RequestRecorder } from '../platform/access-log.js';
 import { daysLeft } from '../licence/licence-status.js';
@@ -160,12 +160,18 @@ export class ServiceMetrics {
   }
 
   /** setImmediate, timing each group that wrote something (a group an earlier flush emptied is no commit). */
-  groupCommit(group: GroupName): Defer {
+  groupCommit(group: GroupName): AsyncDefer {
     const observe = this.commits.labels(group);
     return (run) =>
       setImmediate(() => {
         const started = process.hrtime.bigint();
-        if (run() > 0) observe.observe(Number(process.hrtime.bigint() - started) / 1e9);
+        // A failed group answered its writers with the error; the metric counts only groups that wrote.
+        run().then(
+          (written) => {
+            if (written > 0) observe.observe(Number(process.hrtime.bigint() - started) / 1e9);
+          },
+          () => undefined,
+        );
       });
   }
 

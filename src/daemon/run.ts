@@ -99,8 +99,9 @@ export async function startDaemon(
   const now = options.now ?? (() => new Date());
   // First, so that even a start refused below says which release refused it.
   log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
-  // Issue 34: PostgreSQL's schemas, migrations and adapters exist, but the engine still runs on
-  // SQLite's synchronous stores; refused rather than quietly writing to the data directory instead.
+  // Issue 34: PostgreSQL's schemas, migrations and adapters exist and the engine runs on the
+  // asynchronous ports, but openServices opens them on SQLite only (and the hub still reads rooms
+  // synchronously); refused rather than quietly writing to the data directory instead.
   if (config.databaseUrl.kind === 'postgres')
     throw new ConfigError(
       'SERVICE_DATABASE_URL names PostgreSQL, which this release can migrate (meetctl migrate) but does not serve from yet: unset it, or set it to sqlite:',
@@ -189,7 +190,7 @@ export async function startDaemon(
     stopSummary();
     await metricsListener?.close();
     await app.close();
-    services.close();
+    await services.close();
     await media.close();
     throw refusingNewerSchema(err);
   }
@@ -236,7 +237,7 @@ export async function startDaemon(
       clearInterval(idle);
       stopSummary();
       // Knocks queued for the group commit are written, then the database closes.
-      services.close();
+      await services.close();
       await media.close();
     }
   };
@@ -254,7 +255,8 @@ export async function startDaemon(
     for (const client of app.websocketServer.clients) client.terminate();
     running?.closeConnections('all');
     metricsListener?.closeNow();
-    services.close();
+    // A forced exit: the queued writes get what time the exit leaves them.
+    services.close().catch(() => undefined);
     // No time to wait: Janus gets its signal and dies with its configuration on the next start.
     media.process?.kill();
   };

@@ -5,7 +5,8 @@ import { AccountService } from '../engine/accounts/account-service.js';
 import type { ScryptCost } from '../engine/accounts/password.js';
 import type { EngineServices } from '../engine/services.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
-import type { Defer } from '../engine/group-commit.js';
+import type { AsyncDefer } from '../engine/async-group-commit.js';
+import { AsyncTransactions } from '../engine/async-transactions.js';
 import type { WaitingCounter } from '../engine/waiting/waiting-room-types.js';
 import { ChatLog } from '../engine/live/chat-log.js';
 import { KeyedQueue } from '../engine/keyed-queue.js';
@@ -17,7 +18,7 @@ import { LiveHub } from '../engine/live/live-hub.js';
 import type { MediaBackendFactory } from '../engine/live/media-port.js';
 import type { LiveOptions } from '../engine/live/live-options.js';
 import { MeetingService } from '../engine/meetings/meeting-service.js';
-import { Transactions } from '../engine/transactions.js';
+import { openAtStart } from '../engine/meetings/open-meetings.js';
 import { ModeratorSuccession } from '../engine/meetings/moderator-succession.js';
 import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
@@ -25,11 +26,7 @@ import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { sqliteAsyncStores } from '../store/async-sqlite.js';
 import { databaseFileName, openDatabase } from '../store/database.js';
-import { SqliteLiveStore } from '../store/live-store.js';
-import { SqliteMeetingStore } from '../store/meeting-store.js';
 import { SqliteRoomStore } from '../store/room-store.js';
-import { SqliteUnitOfWork } from '../store/unit-of-work.js';
-import { SqliteWaitingRequestStore } from '../store/waiting-request-store.js';
 import { SqliteWriteProbe } from '../store/write-probe.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 
@@ -56,7 +53,8 @@ const roomExpiryIntervalMs = 60_000;
 export interface Services extends EngineServices<LiveHub> {
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
-  close(): void;
+  /** Resolves once queued writes are committed and the database is closed. */
+  close(): Promise<void>;
 }
 
 export type ServicesConfig = Pick<
@@ -95,39 +93,51 @@ export { databaseFileName };
 
 export interface ServicesCounting {
   /** How a group commit is scheduled (setImmediate, timed). */
-  groupCommit(group: 'knocks' | 'stats'): Defer;
+  groupCommit(group: 'knocks' | 'stats'): AsyncDefer;
   readonly waiting: WaitingCounter;
 }
 
-const nextTurn: Defer = (run) => setImmediate(run);
+/**
+ * Outside every asynchronous context: a group's commit scheduled from inside a transaction (a
+ * statistic queued during a chat message's) must not run as part of that finished transaction.
+ */
+const outside = AsyncLocalStorage.snapshot();
+const nextTurn: AsyncDefer = (run) => setImmediate(() => void outside(run));
 
-export function openServices(
+export async function openServices(
   config: ServicesConfig,
   clock: Clock = systemClock,
   options: ServicesOptions = {},
-): Services {
+): Promise<Services> {
   const db = openDatabase(config.dataDir);
-  // The asynchronous ports on the same connection (issue 34 point 2), for the services moved to them
-  // so far (access tokens, accounts, rooms, the locks, the sub-groups' timers: single statements each).
-  // Until every service has moved, nothing opens an asynchronous unit of work here: a BEGIN held
-  // across an await would take in the synchronous services' writes.
+  // Every engine store on the asynchronous ports over the one connection (issue 34 point 2): units take turns on it.
   // One room store for both sides: it keeps the rooms it read, true only if every write goes through it.
   const roomStore = new SqliteRoomStore(db);
   const stores = sqliteAsyncStores(db, { rooms: roomStore });
   const log = options.log ?? silentLog;
+  const unitOfWork = stores.unitOfWork;
   // Group commit: the knocks that arrived while the previous commit ran share the next one.
-  const unitOfWork = new SqliteUnitOfWork(db);
-  const transactions = new Transactions(unitOfWork, options.counting?.groupCommit('knocks') ?? nextTurn);
-  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, {
-    emptyGraceMs: config.meetingEmptyGraceSecs * 1000,
-    log,
-  });
-  const waiting = new WaitingRoomService(
+  const knockDefer = options.counting?.groupCommit('knocks');
+  const transactions = new AsyncTransactions(
+    unitOfWork,
+    new AsyncLocalStorage(),
+    knockDefer ? (run) => knockDefer(() => outside(run)) : nextTurn,
+  );
+  const meetings = new MeetingService(
+    stores.meetings,
+    transactions,
+    clock,
+    { emptyGraceMs: config.meetingEmptyGraceSecs * 1000, log },
+    await openAtStart(stores.meetings),
+  );
+  const waiting = await WaitingRoomService.open(
     {
-      rooms: roomStore,
+      rooms: stores.rooms,
       meetings,
       transactions,
-      store: new SqliteWaitingRequestStore(db),
+      store: stores.waitingRequests,
+      // Never taken inside a transaction (keyed-queue.ts): refused at once rather than left to deadlock.
+      turns: new KeyedQueue(new AsyncLocalStorage(), () => transactions.inside),
       clock,
       policy: config,
       log,
@@ -139,9 +149,14 @@ export function openServices(
     waiting.roomDeleted(roomId);
     meetings.roomDeleted(roomId);
   });
-  const liveStore = new SqliteLiveStore(db);
   // Group commit: the media changes of a turn (many members' flushes) are one durable commit, not one per toggle.
-  const stats = new MeetingStats(liveStore, unitOfWork, clock, options.counting?.groupCommit('stats') ?? nextTurn);
+  const statsDefer = options.counting?.groupCommit('stats');
+  const stats = new MeetingStats(
+    stores.stats,
+    unitOfWork,
+    clock,
+    statsDefer ? (run) => statsDefer(() => outside(run)) : nextTurn,
+  );
   const live = new LiveHub({
     meetings,
     transactions,
@@ -158,7 +173,7 @@ export function openServices(
       saveGroupMessage: (roomId, message) => stores.groupMessages.saveGroupMessage(roomId, message),
     },
     random: Math.random,
-    chat: new ChatLog(liveStore, clock),
+    chat: new ChatLog(stores.chat, clock),
     locks: new MeetingLocks(stores.locks, clock),
     stats,
     clock,
@@ -170,7 +185,7 @@ export function openServices(
     ...(options.ice ? { ice: options.ice } : {}),
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
-  const succession = new ModeratorSuccession(meetings, roomStore);
+  const succession = new ModeratorSuccession(meetings, stores.rooms);
   const accounts = new AccountService(
     stores.accounts,
     clock,
@@ -226,17 +241,24 @@ export function openServices(
     },
     close() {
       // Twice is once: a forced exit closes while a stop may still be on its way to closing.
-      if (closed) return;
+      if (closed) return Promise.resolve();
       closed = true;
       if (timer) clearInterval(timer);
-      // Knocks queued but not yet committed are written (and answered) before the database closes.
-      transactions.flushGrouped();
       succession.close();
-      live.close();
-      stats.flush();
-      unitOfWork.close();
-      stores.close();
-      db.close();
+      // The hub ends the running intervals of statistics (writes); knocks and statistics queued but
+      // not yet committed are written (and answered); all of it before the database closes.
+      const flushed = live.close().then(() => Promise.all([transactions.flushGrouped(), stats.flush()]));
+      return flushed.then(
+        () => {
+          stores.close();
+          db.close();
+        },
+        (err: unknown) => {
+          stores.close();
+          db.close();
+          throw err;
+        },
+      );
     },
   };
 }

@@ -3,8 +3,7 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
 /**
  * Group commit over an asynchronous unit of work (issue 34 point 2): the writes queued in one turn
  * of the event loop share ONE transaction, so one durable commit serves them all, on SQLite (one
- * fsync) as on PostgreSQL (one WAL flush under synchronous_commit=on). The asynchronous twin of
- * GroupCommit, with the same promises:
+ * fsync) as on PostgreSQL (one WAL flush under synchronous_commit=on). Its promises:
  *
  *   const group = new AsyncGroupCommit(async (fn) => ({ value: await unitOfWork.run(fn), durable: null }), (run) => setImmediate(run));
  *   const value = await group.add({ write: async () => ..., committed: (value) => ..., failed: () => ... });

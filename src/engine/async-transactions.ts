@@ -13,9 +13,9 @@ interface OpenTransaction {
 }
 
 /**
- * The engine's transactions over the asynchronous unit of work (issue 34 point 2), the twin of
- * Transactions for a store that commits asynchronously (PostgreSQL; SQLite through
- * store/async-sqlite.ts). The same promises:
+ * The engine's transactions over the asynchronous unit of work (issue 34 point 2): the one way
+ * engine services write together, on PostgreSQL as on SQLite (through store/async-sqlite.ts).
+ * Its promises:
  * - order: writes queued for the group commit (`commitGrouped`) are committed before a
  *   transaction started after them (`atomically` awaits the queued group first);
  * - memory follows the disk: `onRollback` steps run, newest first, when the outermost

@@ -12,7 +12,9 @@ import type { AsyncContext } from './async-context.js';
  *
  * An operation that asks for a key its own context already holds (an admission inside "admit
  * all") runs at once: waiting for itself would never end. A failing operation rejects its caller
- * only; the next one in line runs as usual.
+ * only; the next one in line runs as usual. Given `inTransaction`, a key asked for inside a
+ * transaction (and not held already) is refused at once: on SQLite's one connection the unit
+ * would wait for a turn whose holder may be waiting for the unit, and neither would ever end.
  */
 /** The keys one operation holds; no longer held once it settled (a timer it started runs in line). */
 interface Turn {
@@ -23,8 +25,14 @@ interface Turn {
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
-  /** @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone. */
-  constructor(private readonly held: AsyncContext<Turn>) {}
+  /**
+   * @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone.
+   * @param inTransaction Whether the caller runs inside a transaction (AsyncTransactions.inside).
+   */
+  constructor(
+    private readonly held: AsyncContext<Turn>,
+    private readonly inTransaction?: () => boolean,
+  ) {}
 
   /** Keys with an operation running or waiting. */
   get size(): number {
@@ -35,6 +43,8 @@ export class KeyedQueue {
     const outer = this.held.getStore();
     const holding = outer?.live ? outer.keys : null;
     if (holding?.has(key)) return Promise.resolve().then(operation);
+    if (this.inTransaction?.())
+      return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
     const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
     const previous = this.tails.get(key) ?? Promise.resolve();
     const result = previous.then(() => this.held.run(turn, operation));

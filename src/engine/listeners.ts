@@ -36,15 +36,25 @@ export class Listeners<Args extends readonly unknown[]> {
   }
 
   emit(...args: Args): void {
+    void this.emitSettled(...args);
+  }
+
+  /**
+   * `emit`, resolving once every listener's promise settled (a leave returns once the promotion
+   * it caused is on disk). Never rejects.
+   */
+  async emitSettled(...args: Args): Promise<void> {
     // A copy: a listener may unsubscribe itself or another while the event is told.
     const failed = (err: unknown) => this.log.error({ err, event: this.event }, `a listener of "${this.event}" failed`);
+    const pending: Promise<unknown>[] = [];
     for (const listener of [...this.listeners]) {
       try {
-        const pending = listener(...args);
-        if (pending instanceof Promise) pending.catch(failed);
+        const result = listener(...args);
+        if (result instanceof Promise) pending.push(result.catch(failed));
       } catch (err) {
         failed(err);
       }
     }
+    await Promise.all(pending);
   }
 }

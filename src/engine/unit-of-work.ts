@@ -3,12 +3,12 @@
  * store together, durably, or not at all. A `run` inside another is part of it (SQLite makes
  * it a savepoint: a failure the caller catches takes back only the inner writes).
  *
- * The port is the seam a second store plugs into. SQLite commits in the calling thread, so its
- * adapter is `UnitOfWork<'sync'>`: `run` returns the work's value once COMMIT returned. A store
- * reached over a connection (PostgreSQL) commits asynchronously: its adapter is
- * `UnitOfWork<'async'>`, its work awaits the writes and `run` resolves once COMMIT returned.
- * The engine takes the synchronous flavour today (its services answer in the same turn); moving
- * it to the asynchronous one changes the services' signatures, not this port.
+ * The port is the seam a second store plugs into. The engine takes the asynchronous flavour,
+ * `UnitOfWork<'async'>` (issue 34 point 2): its work awaits the writes and `run` resolves once
+ * COMMIT returned, on PostgreSQL (store/postgres/unit-of-work.ts) as on SQLite, whose commits
+ * happen in the calling thread but whose units take turns on the one connection
+ * (store/async-sqlite.ts). The synchronous flavour, `UnitOfWork<'sync'>` (`run` returns the value
+ * once COMMIT returned), has no adapter any more.
  */
 export type CommitMode = 'sync' | 'async';
 

@@ -16,9 +16,9 @@ import { WalSync } from './wal-sync.js';
  * transaction cannot span an await, so the unit is BEGIN IMMEDIATE ... COMMIT by hand, and units
  * take turns: while one is open, every other unit and every store call made outside a unit waits
  * for it, so nothing from outside joins the open transaction (or is rolled back with it). A unit
- * inside another is a savepoint, as in SqliteUnitOfWork. `runSyncedLater` (the knocks' group
- * commit) commits at synchronous=NORMAL and syncs the WAL on libuv's thread pool afterwards
- * (wal-sync.ts), as SqliteUnitOfWork does: the next unit's turn does not wait for that sync.
+ * inside another is a savepoint. `runSyncedLater` (the knocks' group commit) commits at
+ * synchronous=NORMAL and syncs the WAL on libuv's thread pool afterwards (wal-sync.ts): the next
+ * unit's turn does not wait for that sync.
  */
 class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private readonly inside = new AsyncLocalStorage<number>();

@@ -6,8 +6,8 @@ import { readPragma } from '../platform/sqlite.js';
 type Statement = Database.Statement<[]>;
 
 /**
- * A commit's sync to disk taken off the event loop, shared by both SQLite units of work (the
- * synchronous one and the one behind the asynchronous ports). On a WAL database at
+ * A commit's sync to disk taken off the event loop, for the SQLite unit of work behind the
+ * asynchronous ports (async-sqlite.ts). On a WAL database at
  * synchronous=FULL, COMMIT appends the transaction to the WAL and then syncs the WAL (fdatasync)
  * in the calling thread; that sync is most of a commit's time. Here the transaction commits at
  * synchronous=NORMAL (appended to the WAL, in the kernel's page cache: it survives a kill -9 of the

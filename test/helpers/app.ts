@@ -57,7 +57,7 @@ export async function appFor(
   const close = () =>
     (closed ??= (async () => {
       await app.close();
-      services.close();
+      await services.close();
     })());
   t.teardown(close);
   let adminToken = '';

@@ -135,7 +135,7 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
   // Torn down in the daemon's order: listeners' apps, then the services they share.
   t.teardown(async () => {
     await Promise.all([compat?.stop(), engineApp.close()]);
-    services.close();
+    await services.close();
   });
   let adminToken = '';
   await services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));

@@ -1,14 +1,20 @@
-import type { Defer } from '../../src/engine/group-commit.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncDefer } from '../../src/engine/async-group-commit.js';
+import { AsyncTransactions } from '../../src/engine/async-transactions.js';
+import { KeyedQueue } from '../../src/engine/keyed-queue.js';
+import type { Participant } from '../../src/engine/meetings/meeting.js';
 import { MeetingService, type MeetingOptions } from '../../src/engine/meetings/meeting-service.js';
 import { hashAccessCode, type AccessCodeCost } from '../../src/engine/rooms/access-code.js';
 import type { Room } from '../../src/engine/rooms/room.js';
 import type { WaitingRoomPolicy } from '../../src/engine/rooms/waiting-room-policy.js';
-import { Transactions } from '../../src/engine/transactions.js';
 import type { Arrival, JoinClaims } from '../../src/engine/waiting/admission.js';
 import { WaitingRoomService } from '../../src/engine/waiting/waiting-room-service.js';
+import type { WaitingRequest } from '../../src/engine/waiting/waiting-request.js';
 import type { KnockResult, WaitingCounter, WaitingRoomOptions } from '../../src/engine/waiting/waiting-room-types.js';
+import { asyncOf } from './async-of.js';
 import { FakeClock } from './fake-clock.js';
 import { MemoryStore } from './memory-store.js';
+import { MemoryUnitOfWork } from './memory-unit.js';
 import { RecordingLog } from './recording-log.js';
 
 /**
@@ -24,7 +30,7 @@ export interface FixtureOptions {
   readonly policy?: WaitingRoomPolicy;
   readonly meetings?: Partial<MeetingOptions>;
   /** When queued writes are committed (the group commit); queueMicrotask unless a test drives it. */
-  readonly defer?: Defer;
+  readonly defer?: AsyncDefer;
   readonly waiting?: WaitingRoomOptions;
   /** What the daemon's metrics count (knocks, decisions). */
   readonly counter?: WaitingCounter;
@@ -36,7 +42,9 @@ export class Fixture {
   readonly store = new MemoryStore();
   /** What the services logged: a failing listener shows here, never as a thrown error. */
   readonly log = new RecordingLog();
-  transactions!: Transactions;
+  /** The store's asynchronous unit of work: a failed unit puts the tables back across its awaits. */
+  readonly unit = new MemoryUnitOfWork(this.store);
+  transactions!: AsyncTransactions;
   meetings!: MeetingService;
   waiting!: WaitingRoomService;
 
@@ -46,23 +54,40 @@ export class Fixture {
 
   restart(policy?: WaitingRoomPolicy): void {
     // Knocks queued in one synchronous stretch of a test share a commit, as in one turn of the daemon's loop.
-    this.transactions = new Transactions(this.store, this.options.defer ?? queueMicrotask);
-    this.meetings = new MeetingService(this.store, this.transactions, this.clock, {
-      log: this.log,
-      ...this.options.meetings,
-    });
+    this.transactions = new AsyncTransactions(
+      this.unit,
+      new AsyncLocalStorage(),
+      this.options.defer ?? ((run) => queueMicrotask(() => void run())),
+    );
+    // What the services read at start, read here at once (the memory store answers synchronously), so a restart is synchronous.
+    const open = this.store.openMeetings();
+    const participants = new Map<string, Participant[]>(
+      open.map((m) => [m.meetingId, this.store.participantsOf(m.meetingId)]),
+    );
+    const pollable = new Map<string, WaitingRequest[]>(
+      open.map((m) => [m.meetingId, this.store.pollableRequests(m.meetingId)]),
+    );
+    this.meetings = new MeetingService(
+      asyncOf(this.store),
+      this.transactions,
+      this.clock,
+      { log: this.log, ...this.options.meetings },
+      { meetings: open, participants },
+    );
     this.waiting = new WaitingRoomService(
       {
-        rooms: this.store,
+        rooms: asyncOf(this.store),
         meetings: this.meetings,
         transactions: this.transactions,
-        store: this.store,
+        store: asyncOf(this.store),
+        turns: new KeyedQueue(new AsyncLocalStorage(), () => this.transactions.inside),
         clock: this.clock,
         policy: policy ?? this.options.policy ?? optional,
         log: this.log,
         ...(this.options.counter ? { counter: this.options.counter } : {}),
       },
       this.options.waiting,
+      pollable,
     );
   }
 
@@ -93,10 +118,12 @@ export class Fixture {
 
   /**
    * A moderator present in the room; returns the participant. She enters as `start` lets a
-   * moderator in (never waiting, no code), without its promise, so tests set scenes synchronously.
+   * moderator in (never waiting, no code), without its screening.
    */
-  moderator(roomId = 'r1', name = 'Mod') {
-    return this.transactions.atomically(() => this.meetings.join(this.meetings.ensure(roomId), 'moderator', name));
+  moderator(roomId = 'r1', name = 'Mod'): Promise<Participant> {
+    return this.transactions.atomically(async () =>
+      this.meetings.join(await this.meetings.ensure(roomId), 'moderator', name),
+    );
   }
 
   /** A bare-link guest knocks and must wait; returns the request id and secret. */

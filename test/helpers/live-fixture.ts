@@ -17,7 +17,7 @@ import {
   type WebcamInterval,
 } from '../../src/engine/stats/meeting-stats.js';
 import type { IceCredentials } from '../../src/engine/live/ice-renewal.js';
-import type { Defer } from '../../src/engine/group-commit.js';
+import type { AsyncDefer } from '../../src/engine/async-group-commit.js';
 import { LiveHub } from '../../src/engine/live/live-hub.js';
 import type { LiveOptions } from '../../src/engine/live/live-options.js';
 import type { LiveSession, Outbox } from '../../src/engine/live/outbox.js';
@@ -31,7 +31,7 @@ import { Fixture, type FixtureOptions } from './engine-fixture.js';
 
 /** Chat, locks, statistics and sub-group timers in plain arrays and maps, copied in and out like a database, with its unit of work. */
 export class MemoryLiveStore
-  implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, GroupMessageStore, UnitOfWork
+  implements ChatStore, LockStore, StatsStore, SubgroupTimerStore, GroupMessageStore, UnitOfWork<'async'>
 {
   readonly chat: ChatEntry[] = [];
   readonly timers = new Map<string, string>();
@@ -42,7 +42,8 @@ export class MemoryLiveStore
   writes = 0;
   transactions = 0;
 
-  run<T>(fn: () => T): T {
+  /** Its unit of work (the statistics'): counted; a memory store has nothing to commit. */
+  run<T>(fn: () => Promise<T>): Promise<T> {
     this.transactions++;
     return fn();
   }
@@ -166,7 +167,7 @@ export interface LiveFixtureOptions extends FixtureOptions {
   readonly media?: MediaBackendFactory;
   readonly ice?: IceCredentials;
   /** When the statistics' group commit runs (the daemon's: setImmediate); none: one transaction per change. */
-  readonly statsDefer?: Defer;
+  readonly statsDefer?: AsyncDefer;
   /** The draw of "assign at random" (default Math.random). */
   readonly random?: () => number;
 }
@@ -197,7 +198,7 @@ export class LiveFixture {
   build(): void {
     const { engine } = this;
     const store = engine.store;
-    this.stats = new MeetingStats(this.liveStore, this.liveStore, engine.clock, this.options.statsDefer);
+    this.stats = new MeetingStats(asyncOf(this.liveStore), this.liveStore, engine.clock, this.options.statsDefer);
     this.hub = new LiveHub({
       meetings: engine.meetings,
       transactions: engine.transactions,
@@ -228,7 +229,7 @@ export class LiveFixture {
       subgroupTimers: asyncOf(this.liveStore),
       random: this.options.random ?? Math.random,
       subgroupsOf: (roomId) => [...store.rooms.values()].filter((r) => r.parentRoomId === roomId).map((r) => r.roomId),
-      chat: new ChatLog(this.liveStore, engine.clock),
+      chat: new ChatLog(asyncOf(this.liveStore), engine.clock),
       locks: new MeetingLocks(asyncOf(this.liveStore), engine.clock),
       stats: this.stats,
       clock: engine.clock,
@@ -246,11 +247,11 @@ export class LiveFixture {
   }
 
   /** Someone enters the room (as moderator with `moderator: true`). */
-  enter(name: string, roomId = 'r1', moderator = false): Participant {
-    // As `start` lets her into a room without a waiting room, but synchronously for the scene.
+  enter(name: string, roomId = 'r1', moderator = false): Promise<Participant> {
+    // As `start` lets her into a room without a waiting room, without its screening.
     const meetings = this.engine.meetings;
-    return this.engine.transactions.atomically(() =>
-      meetings.join(meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name),
+    return this.engine.transactions.atomically(async () =>
+      meetings.join(await meetings.ensure(roomId), moderator ? 'moderator' : 'participant', name),
     );
   }
 
@@ -295,8 +296,8 @@ export class LiveFixture {
    * it, and her class socket closed as her page follows the move.
    */
   async annMovedAway(): Promise<{ ann: Participant; mod: Client }> {
-    const ann = this.enter('Ann');
-    const mod = await this.connect(this.enter('Mod', 'r1', true));
+    const ann = await this.enter('Ann');
+    const mod = await this.connect(await this.enter('Mod', 'r1', true));
     const a = await this.connect(ann);
     mod.send({ type: 'create_subgroups', count: 1 });
     await this.settled();

@@ -1,6 +1,5 @@
 import type { Meeting, MeetingStore, Participant } from '../../src/engine/meetings/meeting.js';
 import type { TimelineEntry } from '../../src/engine/meetings/timeline.js';
-import type { UnitOfWork } from '../../src/engine/unit-of-work.js';
 import type { Room, RoomStore } from '../../src/engine/rooms/room.js';
 import {
   pollableStates,
@@ -15,7 +14,7 @@ type ParticipantRow = Omit<Participant, 'roomId'> & { seq: number };
  * would, so a test sees what was written, not the service's live object. `reads` counts
  * read calls so a test can assert the poll path touches no store.
  */
-export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStore, Pick<RoomStore, 'get'> {
+export class MemoryStore implements MeetingStore, WaitingRequestStore, Pick<RoomStore, 'get'> {
   readonly rooms = new Map<string, Room>();
   readonly meetings = new Map<string, Meeting>();
   readonly participants = new Map<string, ParticipantRow>();
@@ -23,32 +22,14 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
   readonly timeline: TimelineEntry[] = [];
   reads = 0;
   writes = 0;
-  /** Outermost transactions committed: what a durable commit (an fsync) costs on disk. */
+  /** Outermost units committed (memory-unit.ts): what a durable commit (an fsync) costs on disk. */
   commits = 0;
   /** Set to make every commit fail from now on, as a full disk would (the writes are rolled back). */
   commitError: Error | null = null;
   private seq = 0;
-  private depth = 0;
 
-  /** The unit of work: a nested run is part of the outer one; a failed outer run restores every table. */
-  run<T>(fn: () => T): T {
-    if (this.depth > 0) return fn();
-    const before = this.snapshot();
-    this.depth++;
-    try {
-      const result = fn();
-      if (this.commitError) throw this.commitError;
-      this.commits++;
-      return result;
-    } catch (error) {
-      this.restore(before);
-      throw error;
-    } finally {
-      this.depth--;
-    }
-  }
-
-  private snapshot() {
+  /** Every table as it is now (the asynchronous unit of work's rollback point, memory-unit.ts). */
+  snapshot() {
     return {
       meetings: new Map(this.meetings),
       participants: new Map(this.participants),
@@ -58,7 +39,8 @@ export class MemoryStore implements UnitOfWork, MeetingStore, WaitingRequestStor
     };
   }
 
-  private restore(saved: ReturnType<MemoryStore['snapshot']>): void {
+  /** Every table back to `saved`. */
+  restore(saved: ReturnType<MemoryStore['snapshot']>): void {
     for (const [table, rows] of [
       [this.meetings, saved.meetings],
       [this.participants, saved.participants],

@@ -27,7 +27,8 @@ async function sqlite(t: Test): Promise<AsyncStores> {
   return sqliteAsyncStores(db);
 }
 
-async function postgresql(t: Test): Promise<AsyncStores> {
+/** Fresh, migrated PostgreSQL stores in a new database of this process's throwaway cluster. */
+export async function postgresql(t: Test): Promise<AsyncStores> {
   const database = await freshDatabase(t);
   const target = { ...database.options, sslmode: 'disable' as const, passfile: null, applicationName: null };
   const sql = openPostgres(target, { max: 4, statementTimeoutMs: 5000, schema: engineSchema });

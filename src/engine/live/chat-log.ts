@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { AsyncPort } from '../async-port.js';
 import { invalidField } from '../errors.js';
 
 /**
@@ -38,33 +39,24 @@ export function checkChatText(text: unknown, field = 'text'): string {
 }
 
 export class ChatLog {
-  private readonly recent = new Map<string, ChatEntry[]>();
+  /** Per meeting, the latest messages once read (a promise: two first readers share one read). */
+  private readonly recent = new Map<string, Promise<ChatEntry[]>>();
 
   constructor(
-    private readonly store: ChatStore,
+    private readonly store: AsyncPort<ChatStore>,
     private readonly clock: Clock,
     private readonly history: number = chatBounds.history,
   ) {}
 
-  /** Checks and stores a message; rejects with invalid_field for a bad text. */
+  /**
+   * Checks and stores a message; rejects with invalid_field for a bad text. Inside the caller's
+   * transaction when there is one (the live chat: its count commits with the message).
+   */
   async post(
     meetingId: string,
     from: { readonly participantId: string | null; readonly name: string },
     text: unknown,
   ): Promise<ChatEntry> {
-    return this.postInTransaction(meetingId, from, text);
-  }
-
-  /**
-   * `post` for a caller inside the engine's synchronous transaction (the live chat, whose count
-   * commits with the message); throws invalid_field. Stage 2 of the move to the asynchronous
-   * store removes it.
-   */
-  postInTransaction(
-    meetingId: string,
-    from: { readonly participantId: string | null; readonly name: string },
-    text: unknown,
-  ): ChatEntry {
     const entry: ChatEntry = {
       meetingId,
       at: this.clock.now().toISOString(),
@@ -72,8 +64,8 @@ export class ChatLog {
       name: from.name,
       text: checkChatText(text),
     };
-    const cached = this.kept(meetingId);
-    this.store.appendChat(entry);
+    const cached = await this.kept(meetingId);
+    await this.store.appendChat(entry);
     cached.push(entry);
     if (cached.length > this.history) cached.splice(0, cached.length - this.history);
     return entry;
@@ -88,11 +80,15 @@ export class ChatLog {
     return this.kept(meetingId);
   }
 
-  private kept(meetingId: string): ChatEntry[] {
+  private kept(meetingId: string): Promise<ChatEntry[]> {
     let cached = this.recent.get(meetingId);
     if (!cached) {
       cached = this.store.recentChat(meetingId, this.history);
       this.recent.set(meetingId, cached);
+      // A failed read is tried again by the next reader.
+      cached.catch(() => {
+        if (this.recent.get(meetingId) === cached) this.recent.delete(meetingId);
+      });
     }
     return cached;
   }

@@ -1,7 +1,7 @@
 import type { RaisedHand, Reaction, ServerMessage } from '../../protocol/live.js';
 import type { Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import { engineCall, engineCallAsync, liveError } from './live-errors.js';
+import { engineCallAsync, liveError } from './live-errors.js';
 import { RateWindow, type RateLimit } from './rate-windows.js';
 import type { LiveRooms, Member, RoomState } from './room-state.js';
 
@@ -79,7 +79,7 @@ export class Classroom {
    * A moderator asks someone else's microphone off: only she is told, by whom. The meeting's
    * timeline records it (`participant_muted`: who muted whom, when), durably, before she is told.
    */
-  mute(state: RoomState, member: Member, targetId: string): void {
+  async mute(state: RoomState, member: Member, targetId: string): Promise<void> {
     if (!this.moderator(member) || !this.admit(member, 'mutes', this.deps.muteLimit, 'too many gestures; wait')) return;
     if (targetId === member.participantId) {
       member.outbox.send(
@@ -93,11 +93,16 @@ export class Classroom {
       return;
     }
     const meeting = this.deps.meetings.current(state.roomId);
-    const recorded = engineCall(member.outbox, () => {
+    const recorded = await engineCallAsync(member.outbox, async () => {
       if (!meeting || meeting.meetingId !== state.meetingId) return false;
       const actor = { kind: 'participant', participantId: member.participantId } as const;
       const subject = { requestId: null, participantId: targetId, name: target.name };
-      this.deps.meetings.record(meeting, 'participant_muted', this.deps.meetings.moderator(meeting, actor), subject);
+      await this.deps.meetings.record(
+        meeting,
+        'participant_muted',
+        this.deps.meetings.moderator(meeting, actor),
+        subject,
+      );
       return true;
     });
     if (!recorded) {

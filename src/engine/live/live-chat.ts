@@ -3,7 +3,7 @@ import { systemName } from '../display-name.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { MeetingStats } from '../stats/meeting-stats.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
 import type { ChatEntry, ChatLog } from './chat-log.js';
 import { liveError } from './live-errors.js';
 import type { RateLimit } from './rate-windows.js';
@@ -26,9 +26,9 @@ export function wireChat(entry: ChatEntry, roleOf: (participantId: string) => Ro
 
 export interface LiveChatDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'current'>;
-  readonly transactions: Pick<Transactions, 'atomically'>;
-  readonly chat: Pick<ChatLog, 'post' | 'postInTransaction'>;
-  readonly stats: Pick<MeetingStats, 'chat'>;
+  readonly transactions: Pick<AsyncTransactions, 'atomically'>;
+  readonly chat: Pick<ChatLog, 'post'>;
+  readonly stats: Pick<MeetingStats, 'chat' | 'flush'>;
   readonly chatLimit: RateLimit;
 }
 
@@ -47,20 +47,22 @@ export class LiveChat {
     return entries.map((entry) => this.wire(entry));
   }
 
-  post(state: RoomState, member: Member, text: string): void {
+  async post(state: RoomState, member: Member, text: string): Promise<void> {
     if (!member.windows.chats.admit(this.rooms.nowMs(), this.deps.chatLimit)) {
       member.outbox.send(liveError('rate_limited', 'too many chat messages; wait a few seconds'));
       return;
     }
     let entry: ChatEntry;
     try {
-      entry = this.deps.transactions.atomically(() => {
-        const posted = this.deps.chat.postInTransaction(
+      // The statistics' queued writes first, outside: a flush inside would wait for a group that waits for this transaction.
+      await this.deps.stats.flush();
+      entry = await this.deps.transactions.atomically(async () => {
+        const posted = await this.deps.chat.post(
           state.meetingId,
           { participantId: member.participantId, name: member.name },
           text,
         );
-        this.deps.stats.chat(state.meetingId, member.participantId);
+        await this.deps.stats.chat(state.meetingId, member.participantId);
         return posted;
       });
     } catch (err) {

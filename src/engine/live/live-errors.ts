@@ -66,3 +66,10 @@ export function guarded(log: EngineLog, context: string, fn: () => void | Promis
     failed(err);
   }
 }
+
+/** As `guarded`, for work a caller still waits for (the hub's close): resolves once all settled, each failure logged. */
+export async function guardedAll(log: EngineLog, context: string, pending: Promise<unknown>[]): Promise<void> {
+  for (const result of await Promise.allSettled(pending))
+    if (result.status === 'rejected')
+      log.error({ err: result.reason, event: context }, `live connection: ${context} failed`);
+}

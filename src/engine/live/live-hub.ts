@@ -5,7 +5,7 @@ import type { Clock, Scheduler } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import { presentIn, type Meeting, type Participant } from '../meetings/meeting.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
 import type { KeyedQueue } from '../keyed-queue.js';
 import type { RoomService } from '../rooms/room-service.js';
 import type { Room } from '../rooms/room.js';
@@ -17,7 +17,7 @@ import { attendeesOf, type LiveApi, type LiveAttendee } from './live-api.js';
 import { Classroom } from './classroom.js';
 import { LiveChat } from './live-chat.js';
 import { IceRenewal, type IceCredentials } from './ice-renewal.js';
-import { guarded, liveError } from './live-errors.js';
+import { guarded, guardedAll, liveError } from './live-errors.js';
 import { MeetingEdits } from './meeting-edits.js';
 import { liveDefaults, type LiveOptions } from './live-options.js';
 import {
@@ -41,7 +41,7 @@ import { WaitingPush } from './waiting-push.js';
 export interface LiveHubDeps {
   readonly meetings: MeetingService;
   /** The engine's transactions: a chat message and its count commit together. */
-  readonly transactions: Pick<Transactions, 'atomically'>;
+  readonly transactions: Pick<AsyncTransactions, 'atomically'>;
   readonly waiting: Pick<
     WaitingRoomService,
     | 'list'
@@ -79,12 +79,11 @@ export interface LiveHubDeps {
 }
 
 /**
- * The live meeting of every room: who is connected, their media states, chat, speaking, lock
- * settings, the moderators' waiting list, sub-groups and the end of the meeting. Plain engine
- * code: it reaches connections through their `Outbox` and time through the injected clock and
- * scheduler; the socket code (http/live/) upgrades, authenticates and parses, and calls
- * `connect`. It holds no module-level state: the daemon creates one per process (a node of a
- * future cluster would own the rooms pinned to it).
+ * The live meeting of every room: who is connected, their media states, chat, speaking, lock settings, the
+ * moderators' waiting list, sub-groups and the end of the meeting. Plain engine code: it reaches connections
+ * through their `Outbox` and time through the injected clock and scheduler; the socket code (http/live/)
+ * upgrades, authenticates and parses, and calls `connect`. It holds no module-level state: the daemon
+ * creates one per process (a node of a future cluster would own the rooms pinned to it).
  *
  * A second connection of the same participant replaces the first (closed with 4409);
  * `participant_joined` is broadcast when one opens, `participant_left` when it closes (its
@@ -248,8 +247,8 @@ export class LiveHub implements LiveApi {
     this.rooms.broadcast(state, { type: 'participant_joined', participant: viewOf(member) }, pid);
     if (member.role === 'moderator') {
       await this.waiting.sendList(state, member);
+      await this.waiting.sendSwitch(state, member);
       if (member.gone) return;
-      outbox.send(this.waiting.roomMessage(state));
     }
     this.media.backend.connected(peerOf(state, member));
     this.ice.connected(state, member);
@@ -288,8 +287,8 @@ export class LiveHub implements LiveApi {
     this.deps.locks.setDefaults(provider);
   }
 
-  /** Stops timers and listeners. Running intervals of statistics end now; nobody leaves (clients reconnect). */
-  close(): void {
+  /** Stops timers and listeners; nobody leaves (clients reconnect). Resolves once running intervals of statistics ended. */
+  async close(): Promise<void> {
     if (this.closedHub) return;
     this.closedHub = true;
     for (const off of this.unsubscribe) off();
@@ -297,12 +296,13 @@ export class LiveHub implements LiveApi {
     this.subgroups.close();
     this.ice.close();
     this.media.flush.close();
-    for (const { state, member } of this.rooms.connected.values()) {
+    const ending = [...this.rooms.connected.values()].map(({ state, member }) => {
       member.gone = true;
-      guarded(this.deps.log, 'closing', () => this.deps.stats.disconnected(state.meetingId, member.participantId));
-    }
+      return this.deps.stats.disconnected(state.meetingId, member.participantId);
+    });
     this.rooms.connected.clear();
     this.rooms.states.clear();
+    await guardedAll(this.deps.log, 'closing', ending);
   }
 
   // ---- messages ------------------------------------------------------------------------
@@ -421,7 +421,7 @@ export class LiveHub implements LiveApi {
     if (member?.role === 'moderator') {
       guarded(this.deps.log, 'waiting list push', async () => {
         await this.waiting.sendList(state, member);
-        if (!member.gone) member.outbox.send(this.waiting.roomMessage(state));
+        await this.waiting.sendSwitch(state, member);
       });
     }
   }

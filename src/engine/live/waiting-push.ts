@@ -106,16 +106,22 @@ export class WaitingPush {
   }
 
   /** What a moderator's switch shows: on or off, and whether she may change it. */
-  roomMessage(state: RoomState): ServerMessage {
-    const { enabled, switchable } = this.deps.waiting.switchState(state.roomId);
+  async roomMessage(state: RoomState): Promise<ServerMessage> {
+    const { enabled, switchable } = await this.deps.waiting.switchState(state.roomId);
     return { type: 'waiting_room', enabled, switchable };
   }
 
+  /** The switch's state to a moderator (after her list), unless her socket closed meanwhile. */
+  async sendSwitch(state: RoomState, member: Member): Promise<void> {
+    const message = await this.roomMessage(state);
+    if (!member.gone) member.outbox.send(message);
+  }
+
   /** The engine switched the waiting room (over HTTP or this socket): the moderators are told. */
-  switched(roomId: string, meetingId: string): void {
+  async switched(roomId: string, meetingId: string): Promise<void> {
     const state = this.rooms.live(roomId, meetingId);
     if (!state) return;
-    const message = this.roomMessage(state);
+    const message = await this.roomMessage(state);
     for (const moderator of this.rooms.moderatorsOf(state)) moderator.outbox.send(message);
   }
 
@@ -128,13 +134,13 @@ export class WaitingPush {
   private async switchNow(state: RoomState, member: Member, enabled: boolean): Promise<void> {
     const actor = { kind: 'participant', participantId: member.participantId } as const;
     const waiting = this.deps.waiting;
-    const before = waiting.switchState(state.roomId);
+    const before = await waiting.switchState(state.roomId);
     const done = await engineCallAsync<unknown>(member.outbox, () =>
       enabled ? waiting.enableWaitingRoom(state.roomId, actor) : waiting.disableWaitingRoom(state.roomId, actor),
     );
     // A switch that changed nothing tells nobody else; she is sent the state as it stands (her toggle may be stale).
-    if (done && waiting.switchState(state.roomId).enabled === before.enabled)
-      member.outbox.send(this.roomMessage(state));
+    if (done && (await waiting.switchState(state.roomId)).enabled === before.enabled)
+      member.outbox.send(await this.roomMessage(state));
   }
 
   /**

@@ -2,13 +2,14 @@ import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { Attendance, Refusal } from './attendance.js';
+import type { AsyncPort } from '../async-port.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { MeetingHistory } from './meeting-history.js';
-import { OpenMeetings, type LiveMeeting } from './open-meetings.js';
+import { OpenMeetings, type LiveMeeting, type OpenAtStart } from './open-meetings.js';
 import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
 import { checkSubject } from './subject.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
 import type { RecordedActor, TimelineEntry, TimelineKind, TimelineSubject } from './timeline.js';
 
 export const defaultEmptyGraceMs = 5 * 60_000;
@@ -26,21 +27,24 @@ export interface MeetingOptions {
  */
 export interface MeetingHooks {
   openRequests(meeting: Meeting): number;
-  /** `moderatorId`: who arrived (joined as, or was made, a moderator). */
-  moderatorArrived(meeting: Meeting, moderatorId: string): void;
+  /** `moderatorId`: who arrived (joined as, or was made, a moderator); inside her arrival's transaction. */
+  moderatorArrived(meeting: Meeting, moderatorId: string): Promise<void>;
+  /** Runs `operation` in the room's turn of the waiting room's decisions; never called inside a transaction. */
+  inTurn<T>(roomId: string, operation: () => Promise<T>): Promise<T>;
   /** Called inside the closing transaction, before the meeting is marked ended. */
-  ending(meeting: Meeting, at: string): void;
+  ending(meeting: Meeting, at: string): Promise<void>;
   /** The meeting left memory (ended, or its room deleted). */
   forgotten(meeting: Meeting): void;
-  refusals(meeting: Meeting): Refusal[];
+  refusals(meeting: Meeting): Promise<Refusal[]>;
 }
 
 const noHooks: MeetingHooks = {
   openRequests: () => 0,
-  moderatorArrived: () => {},
-  ending: () => {},
+  moderatorArrived: async () => {},
+  inTurn: (_roomId, operation) => operation(),
+  ending: async () => {},
   forgotten: () => {},
-  refusals: () => [],
+  refusals: async () => [],
 };
 
 /**
@@ -64,7 +68,8 @@ const noHooks: MeetingHooks = {
  * - `onLeft(listener): () => void` — told after a presence ends through `leave` (not when a meeting ends), with the remover.
  * - `promote(participantId): Promise<Participant | null>` — a present participant becomes a moderator
  *   (moderator succession, see moderator-succession.ts): written to the store, recorded in the
- *   timeline, the waiting room told as for a moderator's arrival; null when she is not present.
+ *   timeline, the waiting room told as for a moderator's arrival, all in one transaction taken in the room's
+ *   turn (the requests it admits are not decided twice); null when she is not present.
  * - `onRoleChanged(listener): () => void` — told after a promotion is committed.
  * - `rename(participantId, name): Promise<{participant, changed}>` — a present participant's own new name,
  *   checked by the rule of every arrival (checkName: invalid_field); written before it returns, so
@@ -78,6 +83,7 @@ const noHooks: MeetingHooks = {
  */
 export class MeetingService {
   private readonly open = new OpenMeetings();
+  private readonly closing = new WeakSet<LiveMeeting>();
   private readonly history: MeetingHistory;
   private hooks: MeetingHooks = noHooks;
   private readonly emptyGraceMs: number;
@@ -86,11 +92,13 @@ export class MeetingService {
   private readonly roleListeners: Listeners<[participant: Participant]>;
 
   constructor(
-    private readonly store: MeetingStore,
+    private readonly store: AsyncPort<MeetingStore>,
     /** Shared with the waiting room: memory changed here is taken back when its transaction fails. */
-    private readonly transactions: Transactions,
+    private readonly transactions: AsyncTransactions,
     private readonly clock: Clock,
     options: MeetingOptions,
+    /** What the store held open when the service was made (`openAtStart`), read before. */
+    loaded: OpenAtStart = { meetings: [], participants: new Map() },
   ) {
     this.endedListeners = new Listeners('meeting ended', options.log);
     this.leftListeners = new Listeners('participant left', options.log);
@@ -103,9 +111,9 @@ export class MeetingService {
     );
     // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
     const now = this.nowMs();
-    for (const meeting of store.openMeetings()) {
+    for (const meeting of loaded.meetings) {
       const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: now };
-      for (const participant of store.participantsOf(meeting.meetingId)) this.open.index(live, participant);
+      for (const participant of loaded.participants.get(meeting.meetingId) ?? []) this.open.index(live, participant);
       this.open.open(live);
     }
   }
@@ -147,8 +155,11 @@ export class MeetingService {
     return this.present(meeting.roomId).some((p) => p.role === 'moderator');
   }
 
-  /** The room's open meeting, started now if there is none. */
-  ensure(roomId: string): Meeting {
+  /**
+   * The room's open meeting, started now if there is none. Its memory changes before the store
+   * answers: a second arrival in the same room (inside the same transaction) finds it.
+   */
+  async ensure(roomId: string): Promise<Meeting> {
     const existing = this.open.ofRoom(roomId);
     if (existing) return existing.meeting;
     const meeting: Meeting = {
@@ -159,15 +170,21 @@ export class MeetingService {
       waitingDisabled: false,
       subject: '',
     };
-    this.store.insertMeeting(meeting);
     const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: this.nowMs() };
     this.open.open(live);
     // A meeting whose row was rolled back must not stay open in memory.
     this.transactions.onRollback(() => this.open.close(live));
+    await this.store.insertMeeting(meeting);
     return meeting;
   }
 
-  join(meeting: Meeting, role: Role, name: string, externalId?: string, avatarUrl?: string): Participant {
+  async join(
+    meeting: Meeting,
+    role: Role,
+    name: string,
+    externalId?: string,
+    avatarUrl?: string,
+  ): Promise<Participant> {
     const live = this.open.of(meeting);
     const participant: Participant = {
       participantId: randomId(),
@@ -180,12 +197,12 @@ export class MeetingService {
       ...(externalId ? { externalId } : {}),
       ...(avatarUrl ? { avatarUrl } : {}),
     };
-    this.store.insertParticipant(participant);
     this.open.index(live, participant);
     // A participant whose row was rolled back is not present (nor a moderator who lets others in).
     this.transactions.onRollback(() => this.open.unindex(live, participant.participantId));
     live.lastChangeMs = this.nowMs();
-    if (role === 'moderator') this.moderatorArrived(live, participant);
+    await this.store.insertParticipant(participant);
+    if (role === 'moderator') await this.moderatorArrived(live, participant);
     return participant;
   }
 
@@ -195,11 +212,11 @@ export class MeetingService {
     if (!live || !current) return null;
     if (current.leftAt !== null) return current;
     const left: Participant = { ...current, leftAt: this.nowIso() };
-    if (!removedBy) this.store.updateParticipant(left);
+    if (!removedBy) await this.store.updateParticipant(left);
     else
-      this.transactions.atomically(() => {
-        this.store.updateParticipant(left);
-        this.record(live.meeting, 'participant_removed', removedBy, {
+      await this.transactions.atomically(async () => {
+        await this.store.updateParticipant(left);
+        await this.record(live.meeting, 'participant_removed', removedBy, {
           requestId: null,
           participantId,
           name: left.name,
@@ -207,26 +224,37 @@ export class MeetingService {
       });
     live.participants.set(participantId, left);
     live.lastChangeMs = this.nowMs();
-    this.leftListeners.emit(left, removedBy);
+    // A promotion the leave caused (ModeratorSuccession) is on disk when the leave returns.
+    await this.leftListeners.emitSettled(left, removedBy);
     return left;
   }
 
   async promote(participantId: string): Promise<Participant | null> {
+    const roomId = this.open.ofParticipant(participantId)?.meeting.roomId;
+    // Like a moderator's gesture: those it admits (until_moderator) are not being decided meanwhile.
+    return roomId ? this.hooks.inTurn(roomId, () => this.promoteNow(participantId)) : null;
+  }
+
+  private async promoteNow(participantId: string): Promise<Participant | null> {
     const live = this.open.ofParticipant(participantId);
     const current = live?.participants.get(participantId);
     if (!live || !current || current.leftAt !== null) return null;
     if (current.role === 'moderator') return current;
     const promoted: Participant = { ...current, role: 'moderator' };
     // The role is on disk before anyone is told: a kill -9 right after keeps the new moderator.
-    this.transactions.atomically(() => {
-      this.store.updateParticipant(promoted);
+    await this.transactions.atomically(async () => {
       live.participants.set(participantId, promoted);
       this.transactions.onRollback(() => {
         if (live.participants.get(participantId) === promoted) live.participants.set(participantId, current);
       });
-      this.record(live.meeting, 'moderator_promoted', null, { requestId: null, participantId, name: promoted.name });
+      await this.store.updateParticipant(promoted);
+      await this.record(live.meeting, 'moderator_promoted', null, {
+        requestId: null,
+        participantId,
+        name: promoted.name,
+      });
       // Those waiting until a moderator is present enter now, as when one arrives.
-      this.hooks.moderatorArrived(live.meeting, participantId);
+      await this.hooks.moderatorArrived(live.meeting, participantId);
     });
     this.roleListeners.emit(promoted);
     return promoted;
@@ -242,18 +270,18 @@ export class MeetingService {
     return { kind: 'participant', participantId: participant.participantId, name: participant.name };
   }
 
-  record(
+  async record(
     meeting: Meeting,
     kind: TimelineKind,
     actor: RecordedActor | null,
     subject: TimelineSubject | null,
     count: number | null = null,
     skipped = 0,
-  ): void {
+  ): Promise<void> {
     const live = this.open.of(meeting);
     const entry = { meetingId: meeting.meetingId, at: this.nowIso(), kind, actor, subject, count };
-    this.store.appendTimeline(skipped > 0 ? { ...entry, skipped } : entry);
     live.lastChangeMs = this.nowMs();
+    await this.store.appendTimeline(skipped > 0 ? { ...entry, skipped } : entry);
   }
 
   /**
@@ -264,28 +292,32 @@ export class MeetingService {
     this.open.of(meeting).lastChangeMs = this.nowMs();
   }
 
-  disableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
+  async disableWaiting(meeting: Meeting, actor: RecordedActor): Promise<Meeting> {
     const live = this.open.of(meeting);
-    if (live.meeting.waitingDisabled) return live.meeting;
-    const disabled: Meeting = { ...live.meeting, waitingDisabled: true };
-    this.store.updateMeeting(disabled);
+    const before = live.meeting;
+    if (before.waitingDisabled) return before;
+    const disabled: Meeting = { ...before, waitingDisabled: true };
     live.meeting = disabled;
-    this.record(disabled, 'waiting_room_disabled', actor, null);
+    this.transactions.onRollback(() => {
+      if (live.meeting === disabled) live.meeting = before;
+    });
+    await this.store.updateMeeting(disabled);
+    await this.record(disabled, 'waiting_room_disabled', actor, null);
     return disabled;
   }
 
   /** The mirror of `disableWaiting`: later arrivals of this meeting wait again (nobody present is touched). */
-  enableWaiting(meeting: Meeting, actor: RecordedActor): Meeting {
+  async enableWaiting(meeting: Meeting, actor: RecordedActor): Promise<Meeting> {
     const live = this.open.of(meeting);
     const before = live.meeting;
     if (!before.waitingDisabled) return before;
     const enabled: Meeting = { ...before, waitingDisabled: false };
-    this.store.updateMeeting(enabled);
     live.meeting = enabled;
     this.transactions.onRollback(() => {
       if (live.meeting === enabled) live.meeting = before;
     });
-    this.record(enabled, 'waiting_room_enabled', actor, null);
+    await this.store.updateMeeting(enabled);
+    await this.record(enabled, 'waiting_room_enabled', actor, null);
     return enabled;
   }
 
@@ -297,12 +329,12 @@ export class MeetingService {
       throw new EngineError('participant_not_found', 'only a participant present in the meeting can change her name');
     if (current.name === checked) return { participant: current, changed: false };
     const renamed: Participant = { ...current, name: checked };
-    this.transactions.atomically(() => {
-      this.store.updateParticipant(renamed);
+    await this.transactions.atomically(async () => {
       live.participants.set(participantId, renamed);
       this.transactions.onRollback(() => {
         if (live.participants.get(participantId) === renamed) live.participants.set(participantId, current);
       });
+      await this.store.updateParticipant(renamed);
     });
     return { participant: renamed, changed: true };
   }
@@ -315,13 +347,13 @@ export class MeetingService {
     if (live.meeting.subject === checked) return { meeting: live.meeting, changed: false };
     const before = live.meeting;
     const titled: Meeting = { ...before, subject: checked };
-    this.transactions.atomically(() => {
-      this.store.updateMeeting(titled);
+    await this.transactions.atomically(async () => {
       live.meeting = titled;
       this.transactions.onRollback(() => {
         if (live.meeting === titled) live.meeting = before;
       });
-      this.record(titled, 'subject_changed', recorded, null);
+      await this.store.updateMeeting(titled);
+      await this.record(titled, 'subject_changed', recorded, null);
     });
     return { meeting: titled, changed: true };
   }
@@ -329,7 +361,7 @@ export class MeetingService {
   async end(roomId: string, actor: Actor | null = null): Promise<boolean> {
     const live = this.open.ofRoom(roomId);
     if (!live) return false;
-    this.close(live, actor === null ? null : this.moderator(live.meeting, actor));
+    await this.close(live, actor === null ? null : this.moderator(live.meeting, actor));
     return true;
   }
 
@@ -339,12 +371,14 @@ export class MeetingService {
   }
 
   async sweep(): Promise<void> {
-    this.transactions.flushGrouped();
+    await this.transactions.flushGrouped();
     const now = this.nowMs();
     for (const live of this.open.all()) {
       const empty =
         ![...live.participants.values()].some((p) => p.leftAt === null) && this.hooks.openRequests(live.meeting) === 0;
-      if (empty && now - live.lastChangeMs >= this.emptyGraceMs) this.close(live, null);
+      // Still this room's meeting after the awaits of the ones before it.
+      if (empty && now - live.lastChangeMs >= this.emptyGraceMs && this.open.ofRoom(live.meeting.roomId) === live)
+        await this.close(live, null);
     }
   }
 
@@ -360,33 +394,42 @@ export class MeetingService {
     return this.history.attendance(roomId, meetingId);
   }
 
-  private moderatorArrived(live: LiveMeeting, moderator: Participant): void {
-    this.record(live.meeting, 'moderator_arrived', null, {
+  private async moderatorArrived(live: LiveMeeting, moderator: Participant): Promise<void> {
+    await this.record(live.meeting, 'moderator_arrived', null, {
       requestId: null,
       participantId: moderator.participantId,
       name: moderator.name,
     });
-    this.hooks.moderatorArrived(live.meeting, moderator.participantId);
+    await this.hooks.moderatorArrived(live.meeting, moderator.participantId);
   }
 
-  private close(live: LiveMeeting, actor: RecordedActor | null): void {
+  private async close(live: LiveMeeting, actor: RecordedActor | null): Promise<void> {
+    // An end and the sweep at once: the meeting is closed once.
+    if (this.closing.has(live)) return;
+    this.closing.add(live);
     const at = this.nowIso();
-    this.transactions.atomically(() => {
-      for (const participant of live.participants.values()) {
-        if (participant.leftAt === null) this.store.updateParticipant({ ...participant, leftAt: at });
-      }
-      this.hooks.ending(live.meeting, at);
-      this.store.appendTimeline({
-        meetingId: live.meeting.meetingId,
-        at,
-        kind: 'meeting_ended',
-        actor,
-        subject: null,
-        count: null,
+    await this.transactions
+      .atomically(async () => {
+        for (const participant of [...live.participants.values()]) {
+          if (participant.leftAt === null) await this.store.updateParticipant({ ...participant, leftAt: at });
+        }
+        await this.hooks.ending(live.meeting, at);
+        await this.store.appendTimeline({
+          meetingId: live.meeting.meetingId,
+          at,
+          kind: 'meeting_ended',
+          actor,
+          subject: null,
+          count: null,
+        });
+        await this.store.updateMeeting({ ...live.meeting, endedAt: at });
+      })
+      .catch((error: unknown) => {
+        this.closing.delete(live);
+        throw error;
       });
-      this.store.updateMeeting({ ...live.meeting, endedAt: at });
-    });
-    this.forget(live, at);
+    // Ended by another gesture during the awaits: told once.
+    if (this.open.ofRoom(live.meeting.roomId) === live) this.forget(live, at);
   }
 
   private forget(live: LiveMeeting, endedAt: string | null = null): void {

@@ -1,4 +1,6 @@
-import type { Room, RoomStore } from '../rooms/room.js';
+import type { AsyncPort } from '../async-port.js';
+import type { RoomStore } from '../rooms/room.js';
+import type { Room } from '../rooms/room.js';
 import type { Participant } from './meeting.js';
 import type { MeetingService } from './meeting-service.js';
 
@@ -7,7 +9,7 @@ import type { MeetingService } from './meeting-service.js';
  * open rooms, where nobody arrives with a moderator's token). Two rules:
  *
  * - Entry: with no moderator present, the arrival becomes one (`entersAsModerator`, applied by
- *   the waiting room inside its synchronous entry, so of two simultaneous arrivals one is).
+ *   the waiting room inside the room's turn, so of two simultaneous arrivals one is).
  * - Leaving: when the last moderator present leaves, the person present longest (join order)
  *   is promoted (`ModeratorSuccession`, listening to `MeetingService.onLeft`).
  *
@@ -32,7 +34,7 @@ export class ModeratorSuccession {
 
   constructor(
     private readonly meetings: MeetingService,
-    private readonly rooms: Pick<RoomStore, 'get'>,
+    private readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>,
   ) {
     this.off = meetings.onLeft((participant) => this.settle(participant.roomId));
   }
@@ -44,7 +46,7 @@ export class ModeratorSuccession {
 
   /** The room has a moderator present if it needs one and anyone is there; returns who was promoted. */
   async settle(roomId: string): Promise<Participant | null> {
-    if (!this.rooms.get(roomId)?.moderatorSuccession) return null;
+    if (!(await this.rooms.get(roomId))?.moderatorSuccession) return null;
     const next = successorAmong(this.meetings.present(roomId));
     return next ? this.meetings.promote(next.participantId) : null;
   }

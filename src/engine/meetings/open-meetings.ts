@@ -1,5 +1,6 @@
 import { EngineError } from '../errors.js';
-import type { Meeting, Participant } from './meeting.js';
+import type { AsyncPort } from '../async-port.js';
+import type { Meeting, MeetingStore, Participant } from './meeting.js';
 
 /** An open meeting as memory holds it. */
 export interface LiveMeeting {
@@ -68,4 +69,20 @@ export class OpenMeetings {
     for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
     this.close(live);
   }
+}
+
+/** What the store holds open at start: the meetings not ended, with their participants. */
+export interface OpenAtStart {
+  readonly meetings: readonly Meeting[];
+  readonly participants: ReadonlyMap<string, readonly Participant[]>;
+}
+
+/** Reads the open meetings and their participants (MeetingService's reload at start). */
+export async function openAtStart(
+  store: Pick<AsyncPort<MeetingStore>, 'openMeetings' | 'participantsOf'>,
+): Promise<OpenAtStart> {
+  const meetings = await store.openMeetings();
+  const participants = new Map<string, readonly Participant[]>();
+  for (const meeting of meetings) participants.set(meeting.meetingId, await store.participantsOf(meeting.meetingId));
+  return { meetings, participants };
 }

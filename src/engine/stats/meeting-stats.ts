@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import { GroupCommit, type Defer } from '../group-commit.js';
+import { AsyncGroupCommit, type AsyncDefer } from '../async-group-commit.js';
+import type { AsyncPort } from '../async-port.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 
 /**
@@ -68,7 +69,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export class MeetingStats {
   private readonly records = new Map<string, StatsRecord>();
   /** Writes waiting for their group's commit; whoever reads the store or writes outside it flushes first. */
-  private readonly group: GroupCommit | null;
+  private readonly group: AsyncGroupCommit | null;
 
   /**
    * Reads nothing and writes nothing until used: a CLI command may open it next to a running
@@ -76,12 +77,14 @@ export class MeetingStats {
    * engine's unit of work, the one the knocks and the chat commit through.
    */
   constructor(
-    private readonly store: StatsStore,
-    private readonly unitOfWork: UnitOfWork,
+    private readonly store: AsyncPort<StatsStore>,
+    private readonly unitOfWork: UnitOfWork<'async'>,
     private readonly clock: Clock,
-    defer?: Defer,
+    defer?: AsyncDefer,
   ) {
-    this.group = defer ? new GroupCommit((fn) => ({ value: unitOfWork.run(fn), durable: null }), defer) : null;
+    this.group = defer
+      ? new AsyncGroupCommit(async (fn) => ({ value: await unitOfWork.run(fn), durable: null }), defer)
+      : null;
   }
 
   /**
@@ -90,18 +93,18 @@ export class MeetingStats {
    * afresh when they reconnect. Returns how many records were settled.
    */
   async settleUnfinished(): Promise<number> {
-    this.group?.flush();
+    await this.group?.flush();
     const now = this.nowIso();
-    return this.unitOfWork.run(() => {
-      const unsettled = this.store.unsettledStats();
-      for (const record of unsettled) this.settle(record, now);
+    return this.unitOfWork.run(async () => {
+      const unsettled = await this.store.unsettledStats();
+      for (const record of unsettled) await this.settle(record, now);
       return unsettled.length;
     });
   }
 
   /** A participant connected: their record exists from now on (media off until reported). */
   async joined(meetingId: string, participantId: string): Promise<void> {
-    this.load(meetingId, participantId);
+    await this.load(meetingId, participantId);
   }
 
   /** What the participant's page reports as on; a change of video opens or closes a webcam interval. */
@@ -110,15 +113,15 @@ export class MeetingStats {
     participantId: string,
     media: { readonly audio: boolean; readonly video: boolean },
   ): Promise<void> {
-    const current = this.load(meetingId, participantId);
+    const current = await this.load(meetingId, participantId);
     if (current.audio === media.audio && current.video === media.video) return;
     const now = this.nowIso();
     const next: Mutable<StatsRecord> = { ...current, audio: media.audio, video: media.video };
     // Without audio nobody is heard: a running speaking interval ends.
     if (!media.audio && current.talkingSince !== null) this.endTalk(next, now);
-    this.save(next, () => {
-      if (media.video && !current.video) this.store.openWebcam(meetingId, participantId, now);
-      if (!media.video && current.video) this.store.closeWebcam(participantId, now);
+    await this.save(next, async () => {
+      if (media.video && !current.video) await this.store.openWebcam(meetingId, participantId, now);
+      if (!media.video && current.video) await this.store.closeWebcam(participantId, now);
     });
   }
 
@@ -127,60 +130,64 @@ export class MeetingStats {
    * report was taken (false: audio is off, or nothing changed).
    */
   async speaking(meetingId: string, participantId: string, speaking: boolean): Promise<boolean> {
-    const current = this.load(meetingId, participantId);
+    const current = await this.load(meetingId, participantId);
     const now = this.nowIso();
     if (speaking) {
       if (!current.audio || current.talkingSince !== null) return false;
-      this.save({ ...current, talkingSince: now, lastTalkAt: now });
+      await this.save({ ...current, talkingSince: now, lastTalkAt: now });
       return true;
     }
     if (current.talkingSince === null) return false;
     const next: Mutable<StatsRecord> = { ...current };
     this.endTalk(next, now);
-    this.save(next);
+    await this.save(next);
     return true;
   }
 
   /**
    * Counted inside the caller's transaction (the chat message's), not in a later group: the
    * message goes out to the room once that commits, so a kill -9 right after cannot lose the count.
+   * The caller flushes the group before its transaction (a flush inside would wait for a group
+   * that waits for the caller's transaction).
    */
-  chat(meetingId: string, participantId: string): void {
-    const current = this.load(meetingId, participantId);
-    this.save({ ...current, chatMessages: current.chatMessages + 1 }, undefined, 'now');
+  async chat(meetingId: string, participantId: string): Promise<void> {
+    const current = await this.load(meetingId, participantId);
+    const next = { ...current, chatMessages: current.chatMessages + 1 };
+    this.records.set(participantId, next);
+    await this.store.saveStats(next);
   }
 
   /** The participant's connection is gone: audio and video are off, intervals end. */
   async disconnected(meetingId: string, participantId: string): Promise<void> {
-    this.group?.flush();
-    const current = this.records.get(participantId) ?? this.store.getStats(participantId);
+    await this.group?.flush();
+    const current = this.records.get(participantId) ?? (await this.store.getStats(participantId));
     if (!current || current.meetingId !== meetingId) return;
-    this.unitOfWork.run(() => this.settle(current, this.nowIso()));
+    await this.unitOfWork.run(() => this.settle(current, this.nowIso()));
     this.records.delete(participantId);
   }
 
   /** Ends every running interval of the meeting and forgets it from memory. */
   async meetingEnded(meetingId: string): Promise<void> {
-    this.group?.flush();
+    await this.group?.flush();
     const now = this.nowIso();
-    this.unitOfWork.run(() => {
-      for (const stored of this.store.statsOf(meetingId)) {
-        this.settle(this.records.get(stored.participantId) ?? stored, now);
+    await this.unitOfWork.run(async () => {
+      for (const stored of await this.store.statsOf(meetingId)) {
+        await this.settle(this.records.get(stored.participantId) ?? stored, now);
         this.records.delete(stored.participantId);
       }
     });
   }
 
-  /** Commits the queued writes now (the daemon stops). */
-  flush(): void {
-    this.group?.flush();
+  /** Commits the queued writes now (the daemon stops, a chat message is about to be counted). */
+  async flush(): Promise<void> {
+    await this.group?.flush();
   }
 
   async of(meetingId: string): Promise<ParticipantStats[]> {
-    this.group?.flush();
+    await this.group?.flush();
     const nowMs = this.clock.now().getTime();
-    const webcams = this.store.webcamsOf(meetingId);
-    return this.store.statsOf(meetingId).map((stored) => {
+    const webcams = await this.store.webcamsOf(meetingId);
+    return (await this.store.statsOf(meetingId)).map((stored) => {
       const record = this.records.get(stored.participantId) ?? stored;
       const running = record.talkingSince === null ? 0 : Math.max(0, nowMs - Date.parse(record.talkingSince));
       return {
@@ -198,12 +205,12 @@ export class MeetingStats {
     });
   }
 
-  private settle(record: StatsRecord, now: string): void {
+  private async settle(record: StatsRecord, now: string): Promise<void> {
     if (!record.audio && !record.video && record.talkingSince === null) return;
     const next: Mutable<StatsRecord> = { ...record, audio: false, video: false };
     if (record.talkingSince !== null) this.endTalk(next, now);
-    if (record.video) this.store.closeWebcam(record.participantId, now);
-    this.store.saveStats(next);
+    if (record.video) await this.store.closeWebcam(record.participantId, now);
+    await this.store.saveStats(next);
     if (this.records.has(record.participantId)) this.records.set(record.participantId, next);
   }
 
@@ -214,10 +221,13 @@ export class MeetingStats {
     record.lastTalkAt = now;
   }
 
-  private load(meetingId: string, participantId: string): StatsRecord {
+  private async load(meetingId: string, participantId: string): Promise<StatsRecord> {
     const cached = this.records.get(participantId);
     if (cached && cached.meetingId === meetingId) return cached;
-    const stored = this.store.getStats(participantId);
+    const stored = await this.store.getStats(participantId);
+    // Loaded meanwhile by another report of hers: memory is the newer.
+    const loaded = this.records.get(participantId);
+    if (loaded && loaded.meetingId === meetingId) return loaded;
     if (stored && stored.meetingId === meetingId) {
       this.records.set(participantId, stored);
       return stored;
@@ -232,26 +242,23 @@ export class MeetingStats {
       lastTalkAt: null,
       chatMessages: 0,
     };
-    this.save(fresh);
+    await this.save(fresh);
     return fresh;
   }
 
   /**
    * Memory now; the record (and `also`, interval rows) on disk in one transaction, the group's
-   * when there is one, unless `when` is 'now': then the queued writes go first (an older copy of
-   * the record must not land after this one) and this one in a transaction of its own.
+   * when there is one. The write saves what memory holds when it runs, so an older copy of the
+   * record never lands after a newer one (the chat's count, written in its own transaction).
    */
-  private save(record: StatsRecord, also?: () => void, when: 'grouped' | 'now' = 'grouped'): void {
+  private async save(record: StatsRecord, also?: () => Promise<void>): Promise<void> {
     this.records.set(record.participantId, record);
-    const write = () => {
-      also?.();
-      this.store.saveStats(record);
+    const write = async () => {
+      await also?.();
+      await this.store.saveStats(this.records.get(record.participantId) ?? record);
     };
-    if (!this.group || when === 'now') {
-      this.group?.flush();
-      this.unitOfWork.run(write);
-      return;
-    }
+    // Without a group (a CLI command, a test) the write is done when the report returns.
+    if (!this.group) return this.unitOfWork.run(write);
     const forget = () => {
       // Memory must not stay ahead of a write that failed: the next use reads the disk again.
       if (this.records.get(record.participantId) === record) this.records.delete(record.participantId);

@@ -3,7 +3,9 @@ import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Participant } from '../meetings/meeting.js';
-import type { Room, RoomStore } from '../rooms/room.js';
+import type { AsyncPort } from '../async-port.js';
+import type { RoomStore } from '../rooms/room.js';
+import type { Room } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import {
   effectiveMode,
@@ -34,7 +36,7 @@ export interface Screened {
 }
 
 export interface ArrivalGateDeps {
-  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
   readonly policy: WaitingRoomPolicy;
   readonly clock: Clock;
@@ -56,21 +58,30 @@ export class ArrivalGate {
     this.screening = new ArrivalScreening(deps.meetings, deps.clock, options);
   }
 
-  screen<T>(arrival: Arrival, knocking: boolean, next: (screened: Screened) => T | Promise<T>): Promise<T> {
-    try {
-      // Synchronous unless a code must be hashed: knocks of one turn must share its group commit.
-      const first = this.screenNow(arrival, knocking, false);
-      if (first !== 'code') return Promise.resolve(next(first));
-      return this.screening
-        .checkAccessCode(this.deps.rooms.get(arrival.roomId)!, arrival)
-        .then(() => next(this.screenNow(arrival, knocking, true) as Screened));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  /**
+   * Screens the arrival and runs `next` in `turn` (the room's: nothing else of the room happens
+   * between the screening and `next`). A code is hashed outside the turn (scrypt off the loop must
+   * not hold the room up); then the arrival is screened again in a new turn.
+   */
+  async screen<T>(
+    arrival: Arrival,
+    knocking: boolean,
+    turn: <R>(operation: () => Promise<R>) => Promise<R>,
+    next: (screened: Screened) => T | Promise<T>,
+  ): Promise<T> {
+    const first = await turn(async () => {
+      const screened = this.screenNow(await this.deps.rooms.get(arrival.roomId), arrival, knocking, false);
+      return screened === 'code' ? screened : { value: await next(screened) };
+    });
+    if (first !== 'code') return first.value;
+    const room = await this.deps.rooms.get(arrival.roomId);
+    if (room) await this.screening.checkAccessCode(room, arrival);
+    return turn(async () =>
+      next(this.screenNow(await this.deps.rooms.get(arrival.roomId), arrival, knocking, true) as Screened),
+    );
   }
 
-  private screenNow(arrival: Arrival, knocking: boolean, codePassed: boolean): Screened | 'code' {
-    const room = this.deps.rooms.get(arrival.roomId);
+  private screenNow(room: Room | null, arrival: Arrival, knocking: boolean, codePassed: boolean): Screened | 'code' {
     // A closed room (its meeting ended for good) looks like no room at all.
     if (!room || room.entry === 'closed')
       throw new EngineError('room_not_found', `no room has room_id ${arrival.roomId}`);

@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
 import type { Arrival } from './admission.js';
 import type { Screened } from './arrival-gate.js';
 import type { OpenRequests } from './open-requests.js';
@@ -9,13 +11,13 @@ import type { RequestDecisions, RequestDecisionsDeps } from './request-decisions
 import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret } from './request-secret.js';
 import type { LiveRequest } from './room-queue.js';
-import { newWaitingRequest, type WaitingRequestStore } from './waiting-request.js';
+import { newWaitingRequest } from './waiting-request.js';
 import type { KnockResult, WaitingCounter } from './waiting-room-types.js';
 
 export interface KnockWriterDeps {
   readonly meetings: MeetingService;
-  readonly transactions: Pick<Transactions, 'commitGrouped'>;
-  readonly store: Pick<WaitingRequestStore, 'insertKnock'>;
+  readonly transactions: Pick<AsyncTransactions, 'commitGrouped'>;
+  readonly store: Pick<AsyncPort<WaitingRequestStore>, 'insertKnock'>;
   readonly clock: Clock;
   readonly requests: OpenRequests;
   readonly decisions: Pick<RequestDecisions, 'settle'>;
@@ -30,30 +32,36 @@ export interface KnockWriterDeps {
 export class KnockWriter {
   constructor(private readonly deps: KnockWriterDeps) {}
 
-  /** Her request, queued for the group commit in this very turn (no await before it). */
-  async write(arrival: Arrival, screened: Screened): Promise<KnockResult> {
+  /**
+   * Her request, queued for the group commit (no await before it but the settling of a full room),
+   * so the knocks of one turn share a commit.
+   */
+  async queue(arrival: Arrival, screened: Screened): Promise<{ answer: Promise<KnockResult> }> {
     const roomId = screened.room.roomId;
     const current = this.deps.meetings.current(roomId);
     const existingQueue = current ? this.deps.requests.queueOf(current) : undefined;
     const previous = screened.known;
     if (previous?.request.state === 'waiting' && typeof arrival.secret === 'string') {
       previous.lastSeenMs = this.nowMs();
-      return { status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret };
+      return {
+        answer: Promise.resolve({ status: 'waiting', requestId: previous.request.requestId, secret: arrival.secret }),
+      };
     }
     const clientSlot = this.deps.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
     // At the cap, first free the places of requests that are due to expire or close anyway.
     if (current && existingQueue && this.deps.requests.full(roomId, existingQueue))
-      this.deps.decisions.settle(current, existingQueue);
+      await this.deps.decisions.settle(current, existingQueue);
     this.deps.requests.ensureRoom(roomId, existingQueue);
     const pending = this.deps.requests.hold(roomId, clientSlot);
     const secret = newSecret();
     const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
     // it is durable, and moderators see her only then (memory is updated after the commit).
-    const written = await this.deps.transactions.commitGrouped({
-      write: () => {
+    // Queued now, answered later: the caller's turn of the room ends before the group commits.
+    const written = this.deps.transactions.commitGrouped({
+      write: async () => {
         if (pending.cancelled) return null;
-        const meeting = this.deps.meetings.ensure(roomId);
+        const meeting = await this.deps.meetings.ensure(roomId);
         // The knock's time is when it is written: the request and its timeline entry (which the
         // store derives from the request) share it, as the entry used to take the time of its write.
         const now = this.nowMs();
@@ -67,7 +75,7 @@ export class KnockWriter {
           nowMs: now,
           timeoutMs,
         });
-        this.deps.store.insertKnock(request);
+        await this.deps.store.insertKnock(request);
         this.deps.meetings.knocked(meeting);
         return {
           meeting,
@@ -92,8 +100,11 @@ export class KnockWriter {
       },
       failed: () => this.deps.requests.settled(roomId, pending, true),
     });
-    if (!written) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
-    return { status: 'waiting', requestId: written.entry.request.requestId, secret };
+    const answer = written.then((done): KnockResult => {
+      if (!done) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+      return { status: 'waiting', requestId: done.entry.request.requestId, secret };
+    });
+    return { answer };
   }
 
   private nowMs(): number {

@@ -1,17 +1,19 @@
 import type { Clock } from '../clock.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { RecordedActor } from '../meetings/timeline.js';
 import type { OpenRequests } from './open-requests.js';
 import type { LiveRequest, RoomQueue } from './room-queue.js';
-import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+import type { RequestState, WaitingRequest } from './waiting-request.js';
 import { subjectOf, waitingDefaults, type AdmitResult, type WaitingCounter } from './waiting-room-types.js';
 
 export interface RequestDecisionsDeps {
   readonly meetings: MeetingService;
-  readonly transactions: Pick<Transactions, 'atomically' | 'onRollback' | 'afterCommit'>;
-  readonly store: WaitingRequestStore;
+  readonly transactions: Pick<AsyncTransactions, 'atomically' | 'onRollback' | 'afterCommit'>;
+  readonly store: Pick<AsyncPort<WaitingRequestStore>, 'updateRequest'>;
   readonly clock: Clock;
   readonly requests: Pick<OpenRequests, 'releaseSlot' | 'retakeSlot'>;
   /** How long without a poll a request counts as a closed window (the grace). */
@@ -42,10 +44,11 @@ export interface ChangeDetail {
 export class RequestDecisions {
   constructor(private readonly deps: RequestDecisionsDeps) {}
 
-  admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Participant {
+  /** Inside the caller's transaction. */
+  async admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Promise<Participant> {
     const { name, avatarUrl } = live.request;
-    const participant = this.deps.meetings.join(meeting, 'participant', name, undefined, avatarUrl ?? undefined);
-    this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
+    const participant = await this.deps.meetings.join(meeting, 'participant', name, undefined, avatarUrl ?? undefined);
+    await this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
     return participant;
   }
 
@@ -55,15 +58,15 @@ export class RequestDecisions {
    * One transaction, recorded as one admit_all entry with both counts; none when nobody was let in, unless a
    * moderator's gesture skipped someone (a moderator's arrival that let nobody in is not an admission).
    */
-  admitUnmarked(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): AdmitResult {
+  async admitUnmarked(meeting: Meeting, queue: RoomQueue, actor: RecordedActor | null): Promise<AdmitResult> {
     const all = [...queue.waiting.values()];
     const waiting = all.filter((live) => queue.barredAs(live.request.name) === undefined);
     const skipped = all.length - waiting.length;
     const result = skipped > 0 ? { admitted: waiting.length, skipped } : { admitted: waiting.length };
     if (waiting.length === 0 && (skipped === 0 || actor === null)) return result;
-    this.deps.transactions.atomically(() => {
-      for (const live of waiting) this.admitOne(meeting, queue, live);
-      this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length, skipped);
+    await this.deps.transactions.atomically(async () => {
+      for (const live of waiting) await this.admitOne(meeting, queue, live);
+      await this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length, skipped);
     });
     if (waiting.length > 0)
       this.deps.notify(
@@ -80,7 +83,7 @@ export class RequestDecisions {
    * to moderators as "connection lost" and keeps its place; only a silence as long as the grace
    * closes it (a network drop, a frozen tab, or a loaded server answering slowly is not a leave).
    */
-  settle(meeting: Meeting, queue: RoomQueue): void {
+  async settle(meeting: Meeting, queue: RoomQueue): Promise<void> {
     const now = this.nowMs();
     const left = (live: LiveRequest) =>
       live.leavingSinceMs !== undefined && now - live.leavingSinceMs >= waitingDefaults.leaveGraceMs;
@@ -100,12 +103,14 @@ export class RequestDecisions {
     // One durable commit for the whole batch: closing thousands of windows one fsync each
     // would starve the very polls that keep the others open.
     if (settled.length > 0)
-      this.deps.transactions.atomically(() => {
+      await this.deps.transactions.atomically(async () => {
         for (const live of settled) {
-          if (now >= live.expiresAtMs) this.expire(meeting, queue, live);
-          else if (left(live)) this.close(meeting, queue, live, 'withdrawn');
+          // Decided meanwhile (a moderator's gesture outside the room's turn): not settled twice.
+          if (live.request.state !== 'waiting') continue;
+          if (now >= live.expiresAtMs) await this.expire(meeting, queue, live);
+          else if (left(live)) await this.close(meeting, queue, live, 'withdrawn');
           else {
-            this.close(meeting, queue, live, 'window_closed');
+            await this.close(meeting, queue, live, 'window_closed');
             timedOut.push(live.request.requestId);
           }
         }
@@ -120,18 +125,23 @@ export class RequestDecisions {
     );
   }
 
-  expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): void {
-    this.deps.transactions.atomically(() => {
-      this.decide(queue, live, { state: 'expired' });
-      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+  async expire(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Promise<void> {
+    await this.deps.transactions.atomically(async () => {
+      await this.decide(queue, live, { state: 'expired' });
+      await this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     });
   }
 
   /** The person is gone: the request leaves memory at once. */
-  close(meeting: Meeting, queue: RoomQueue, live: LiveRequest, state: 'withdrawn' | 'window_closed'): void {
-    this.deps.transactions.atomically(() => {
-      this.decide(queue, live, { state });
-      this.deps.meetings.record(
+  async close(
+    meeting: Meeting,
+    queue: RoomQueue,
+    live: LiveRequest,
+    state: 'withdrawn' | 'window_closed',
+  ): Promise<void> {
+    await this.deps.transactions.atomically(async () => {
+      await this.decide(queue, live, { state });
+      await this.deps.meetings.record(
         meeting,
         state === 'withdrawn' ? 'withdraw' : 'window_closed',
         null,
@@ -141,7 +151,12 @@ export class RequestDecisions {
     queue.remove(live);
   }
 
-  decide(queue: RoomQueue, live: LiveRequest, change: { state: RequestState; participantId?: string }): void {
+  /** Memory first, taken back if the transaction fails; inside the caller's transaction. */
+  async decide(
+    queue: RoomQueue,
+    live: LiveRequest,
+    change: { state: RequestState; participantId?: string },
+  ): Promise<void> {
     const before = live.request;
     let released = false;
     if (before.state === 'waiting' && change.state !== 'waiting') {
@@ -157,22 +172,23 @@ export class RequestDecisions {
       decidedAt: this.nowIso(),
       participantId: change.participantId ?? live.request.participantId,
     };
-    this.deps.store.updateRequest(request);
     queue.replace(live, request);
     // A failed commit must leave her waiting in memory as she is on disk, in her place.
     this.deps.transactions.onRollback(() => {
       queue.restore(live, before);
       if (released) this.deps.requests.retakeSlot(live.clientSlot);
     });
+    await this.deps.store.updateRequest(request);
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */
-  expireAll(meeting: Meeting, queue: RoomQueue, at: string): void {
+  async expireAll(meeting: Meeting, queue: RoomQueue, at: string): Promise<void> {
     for (const live of [...queue.waiting.values()]) {
       this.deps.requests.releaseSlot(live.clientSlot);
-      this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
+      this.deps.transactions.onRollback(() => this.deps.requests.retakeSlot(live.clientSlot));
+      await this.deps.store.updateRequest({ ...live.request, state: 'expired', decidedAt: at });
       this.deps.transactions.afterCommit(() => this.deps.counter?.counted('expired'));
-      this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
+      await this.deps.meetings.record(meeting, 'expire', null, subjectOf(live.request));
     }
   }
 

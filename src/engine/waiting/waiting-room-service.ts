@@ -1,13 +1,7 @@
 /**
- * Admission of arrivals and the waiting-request state machine.
- *
- *   const transactions = new Transactions(unitOfWork, defer);
- *   const meetings = new MeetingService(meetingStore, transactions, clock, { emptyGraceMs?, log });
- *   const waiting = new WaitingRoomService({ rooms: roomStore, meetings, transactions, store: requestStore, clock, policy, log }, options?);
- *   setInterval(() => void waiting.sweep(), 1000);   // expiry, closed windows, empty meetings, limiter memory
- *
- * Construct MeetingService first, then WaitingRoomService (it attaches itself to the meetings and
- * reloads open requests). Both reload open state from the store, so a restart answers polls as before.
+ * Admission of arrivals and the waiting-request state machine. Made after MeetingService with
+ * `WaitingRoomService.open(deps, options)` (it attaches itself to the meetings and reloads open
+ * requests, as daemon/services.ts wires it); the daemon calls `sweep()` once a second.
  *
  * Arrivals (errors are EngineError with `code`; `field` is set for the invalid_field / access_code ones):
  * - `start(arrival): StartResult` — `{status:'joined', participant}` (a participant was created:
@@ -15,10 +9,9 @@
  * - `knock(arrival): Promise<KnockResult>` — `{status:'joined', participant}` when no waiting is needed, else
  *   `{status:'waiting', requestId, secret}`: set `secret` as the request cookie. Knocking again with
  *   a cookie whose request is still waiting returns that same request (and the same secret).
- *   A new request is written with the other knocks of the same turn in one transaction (group
- *   commit, see Transactions.commitGrouped) and resolves only once that is durable; it reaches
- *   memory, polls and the moderators' list only then. A failed commit rejects every knock of the
- *   group with the store's error and leaves nothing of them in memory.
+ *   A new request is written with the other knocks of the same turn in one transaction (group commit, see
+ *   AsyncTransactions.commitGrouped) and resolves once that is durable; it reaches memory, polls and the moderators'
+ *   list only then. A failed commit rejects every knock of the group with the store's error, none left in memory.
  *   Errors of both: room_not_found; invalid_field (name 1-64, note 0-280); access_code_invalid
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
@@ -103,9 +96,19 @@ export class WaitingRoomService {
   private readonly listeners: Listeners<Parameters<WaitingListListener>>;
   private readonly switch: WaitingSwitch;
 
+  /** The service, with the requests still open in the store's open meetings read first (the reload at start). */
+  static async open(deps: WaitingRoomDeps, options: WaitingRoomOptions = {}): Promise<WaitingRoomService> {
+    const pollable = new Map<string, readonly WaitingRequest[]>();
+    for (const meeting of deps.meetings.openMeetings())
+      pollable.set(meeting.meetingId, await deps.store.pollableRequests(meeting.meetingId));
+    return new WaitingRoomService(deps, options, pollable);
+  }
+
   constructor(
     private readonly deps: WaitingRoomDeps,
     options: WaitingRoomOptions = {},
+    /** The open meetings' pollable requests by meeting id, as `open` read them. */
+    pollable: ReadonlyMap<string, readonly WaitingRequest[]> = new Map(),
   ) {
     this.listeners = new Listeners('waiting list changed', deps.log);
     const staleAfterMs = options.closedWindowMs ?? waitingDefaults.closedWindowMs;
@@ -131,17 +134,18 @@ export class WaitingRoomService {
     const now = this.nowMs();
     for (const meeting of deps.meetings.openMeetings()) {
       const queue = this.requests.queueFor(meeting);
-      for (const request of deps.store.pollableRequests(meeting.meetingId)) {
+      for (const request of pollable.get(meeting.meetingId) ?? []) {
         queue.add({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now });
       }
     }
     deps.meetings.attach({
       openRequests: (meeting) => this.requests.openIn(meeting.roomId, this.requests.queueOf(meeting)),
       moderatorArrived: (meeting, moderatorId) => this.moderatorArrived(meeting, moderatorId),
+      inTurn: (roomId, operation) => deps.turns.run(roomId, operation),
       ending: (meeting, at) => this.ending(meeting, at),
       forgotten: (meeting) => this.forgotten(meeting),
-      refusals: (meeting) =>
-        deps.store.refusedRequests(meeting.meetingId).map((r) => ({
+      refusals: async (meeting) =>
+        (await deps.store.refusedRequests(meeting.meetingId)).map((r) => ({
           requestId: r.requestId,
           name: r.name,
           refusedAt: r.decidedAt ?? r.knockedAt,
@@ -151,16 +155,26 @@ export class WaitingRoomService {
   }
 
   start(arrival: Arrival): Promise<StartResult> {
-    return this.gate.screen(arrival, false, (screened) => (screened.wait ? { status: 'knock' } : this.enter(screened)));
+    return this.gate.screen<StartResult>(arrival, false, this.turnOf(arrival.roomId), (screened) =>
+      screened.wait ? { status: 'knock' } : this.enter(screened),
+    );
   }
 
-  knock(arrival: Arrival): Promise<KnockResult> {
-    return this.gate.screen(arrival, true, (screened) => this.queueKnock(arrival, screened));
+  async knock(arrival: Arrival): Promise<KnockResult> {
+    // The turn ends once the knock is queued for its group: the knocks of one room share a commit.
+    const queued = await this.gate.screen(arrival, true, this.turnOf(arrival.roomId), (screened) =>
+      this.queueKnock(arrival, screened),
+    );
+    return queued.answer;
   }
 
-  private async queueKnock(arrival: Arrival, screened: Screened): Promise<KnockResult> {
-    if (!screened.wait) return this.enter(screened);
-    return this.knocks.write(arrival, screened);
+  private async queueKnock(arrival: Arrival, screened: Screened): Promise<{ answer: Promise<KnockResult> }> {
+    if (!screened.wait) return { answer: Promise.resolve(await this.enter(screened)) };
+    return this.knocks.queue(arrival, screened);
+  }
+
+  private turnOf(roomId: string): <R>(operation: () => Promise<R>) => Promise<R> {
+    return (operation) => this.deps.turns.run(roomId, operation);
   }
 
   /**
@@ -187,20 +201,26 @@ export class WaitingRoomService {
       // Her page re-attached within the grace: same place, and moderators see her connection back.
       if (live.request.state === 'waiting') this.notify(roomId, meeting, [], [], { updated: [live] });
     }
-    if (live.request.state === 'waiting' && now >= live.expiresAtMs) {
-      this.decisions.expire(meeting, queue, live);
-      this.notify(roomId, meeting, [], [live.request.requestId]);
-    }
+    if (live.request.state === 'waiting' && now >= live.expiresAtMs)
+      await this.deps.turns.run(roomId, async () => {
+        if (live.request.state !== 'waiting') return;
+        await this.decisions.expire(meeting, queue, live);
+        this.notify(roomId, meeting, [], [live.request.requestId]);
+      });
     return pollAnswer(live, this.deps.meetings);
   }
 
-  async withdraw(roomId: string, secret: unknown): Promise<boolean> {
+  withdraw(roomId: string, secret: unknown): Promise<boolean> {
+    return this.deps.turns.run(roomId, () => this.withdrawNow(roomId, secret));
+  }
+
+  private async withdrawNow(roomId: string, secret: unknown): Promise<boolean> {
     const found = this.findBySecret(roomId, secret);
     if (!found) return false;
     const { meeting, queue, live } = found;
     const state = live.request.state;
     if (state === 'waiting') {
-      this.decisions.close(meeting, queue, live, 'withdrawn');
+      await this.decisions.close(meeting, queue, live, 'withdrawn');
       this.notify(roomId, meeting, [], [live.request.requestId]);
       return true;
     }
@@ -209,72 +229,84 @@ export class WaitingRoomService {
     return state !== 'barred' && state !== 'admitted';
   }
 
-  async leaving(roomId: string, secret: unknown): Promise<boolean> {
-    const found = this.findBySecret(roomId, secret);
-    if (!found || found.live.request.state !== 'waiting') return this.withdraw(roomId, secret);
-    found.live.leavingSinceMs = this.nowMs();
-    this.notify(roomId, found.meeting, [], [found.live.request.requestId]);
-    return true;
+  leaving(roomId: string, secret: unknown): Promise<boolean> {
+    return this.deps.turns.run(roomId, async () => {
+      const found = this.findBySecret(roomId, secret);
+      if (!found || found.live.request.state !== 'waiting') return this.withdrawNow(roomId, secret);
+      found.live.leavingSinceMs = this.nowMs();
+      this.notify(roomId, found.meeting, [], [found.live.request.requestId]);
+      return true;
+    });
   }
 
-  async list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    const gesture = this.gesture(roomId, actor);
-    if (!gesture) return [];
-    this.decisions.settle(gesture.meeting, gesture.queue);
-    const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
-    return present.map((live) =>
-      itemOf(live.request, live.lostSinceMs !== undefined, gesture.queue.barredAs(live.request.name)),
-    );
+  list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      if (!gesture) return [];
+      await this.decisions.settle(gesture.meeting, gesture.queue);
+      const present = [...gesture.queue.waiting.values()].filter((live) => live.leavingSinceMs === undefined);
+      return present.map((live) =>
+        itemOf(live.request, live.lostSinceMs !== undefined, gesture.queue.barredAs(live.request.name)),
+      );
+    });
   }
 
-  async admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
-    const gesture = this.gesture(roomId, actor);
-    const live = this.decidable(gesture, requestId);
-    if (!gesture || live === null) return { admitted: 0 };
-    this.deps.transactions.atomically(() => {
-      const participant = this.decisions.admitOne(gesture.meeting, gesture.queue, live);
-      this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
-        ...subjectOf(live.request),
-        participantId: participant.participantId,
+  admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      const live = await this.decidable(gesture, requestId);
+      if (!gesture || live === null) return { admitted: 0 };
+      await this.deps.transactions.atomically(async () => {
+        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live);
+        await this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
+          ...subjectOf(live.request),
+          participantId,
+        });
       });
+      this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
+      return { admitted: 1 };
     });
-    this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
-    return { admitted: 1 };
   }
 
-  async admitAll(roomId: string, actor: Actor): Promise<AdmitResult> {
-    const gesture = this.gesture(roomId, actor);
-    if (!gesture) return { admitted: 0 };
-    this.decisions.settle(gesture.meeting, gesture.queue);
-    return this.decisions.admitUnmarked(gesture.meeting, gesture.queue, gesture.actor);
+  admitAll(roomId: string, actor: Actor): Promise<AdmitResult> {
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      if (!gesture) return { admitted: 0 };
+      await this.decisions.settle(gesture.meeting, gesture.queue);
+      return this.decisions.admitUnmarked(gesture.meeting, gesture.queue, gesture.actor);
+    });
   }
 
-  async refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): Promise<void> {
-    const gesture = this.gesture(roomId, actor);
-    const live = this.decidable(gesture, requestId);
-    if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
-    const state: RequestState = bar ? 'barred' : 'refused';
-    this.deps.transactions.atomically(() => {
-      this.decisions.decide(gesture.queue, live, { state });
-      this.deps.meetings.record(gesture.meeting, bar ? 'bar' : 'refuse', gesture.actor, subjectOf(live.request));
+  refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): Promise<void> {
+    return this.deps.turns.run(roomId, async () => {
+      const gesture = this.gesture(roomId, actor);
+      const live = await this.decidable(gesture, requestId);
+      if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
+      const state: RequestState = bar ? 'barred' : 'refused';
+      await this.deps.transactions.atomically(async () => {
+        await this.decisions.decide(gesture.queue, live, { state });
+        await this.deps.meetings.record(
+          gesture.meeting,
+          bar ? 'bar' : 'refuse',
+          gesture.actor,
+          subjectOf(live.request),
+        );
+      });
+      // Anyone waiting under the barred name is told again, now marked.
+      const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
+      this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
     });
-    // Anyone waiting under the barred name is told again, now marked.
-    const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
-    this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
   }
 
   disableWaitingRoom(roomId: string, actor: Actor): Promise<AdmitResult> {
-    return this.switch.disable(roomId, () => this.gesture(roomId, actor));
+    return this.deps.turns.run(roomId, () => this.switch.disable(roomId, () => this.gesture(roomId, actor)));
   }
-
   enableWaitingRoom(roomId: string, actor: Actor): Promise<{ enabled: true }> {
-    return this.switch.enable(roomId, () => this.gesture(roomId, actor));
+    return this.deps.turns.run(roomId, () => this.switch.enable(roomId, () => this.gesture(roomId, actor)));
   }
-
-  switchState(roomId: string): SwitchState {
+  switchState(roomId: string): Promise<SwitchState> {
     return this.switch.state(roomId);
   }
-
   onWaitingRoomSwitched(listener: SwitchListener): () => void {
     return this.switch.onSwitched(listener);
   }
@@ -282,10 +314,15 @@ export class WaitingRoomService {
   /** Expiry, closed windows, then empty meetings. Call about once a second. */
   async sweep(): Promise<void> {
     // Knocks queued before the sweep are on disk and in memory before it judges anything.
-    this.deps.transactions.flushGrouped();
+    await this.deps.transactions.flushGrouped();
     for (const meeting of this.deps.meetings.openMeetings()) {
       const queue = this.requests.queueOf(meeting);
-      if (queue) this.decisions.settle(meeting, queue);
+      if (queue)
+        await this.deps.turns.run(meeting.roomId, async () => {
+          // Still the room's meeting once its turn came.
+          if (this.deps.meetings.current(meeting.roomId)?.meetingId === meeting.meetingId)
+            await this.decisions.settle(meeting, queue);
+        });
     }
     this.gate.screening.prune();
     this.requests.prune();
@@ -298,18 +335,17 @@ export class WaitingRoomService {
     for (const meeting of this.deps.meetings.openMeetings()) count += this.requests.queueOf(meeting)?.waiting.size ?? 0;
     return count;
   }
-
   onWaitingListChange(listener: WaitingListListener): () => void {
     return this.listeners.add(listener);
   }
 
-  private enter(screened: Screened): EntryResult {
+  private async enter(screened: Screened): Promise<EntryResult> {
     const { member, claims } = screened;
-    const participant = this.deps.transactions.atomically(() => {
-      const meeting = this.deps.meetings.ensure(screened.room.roomId);
+    const participant = await this.deps.transactions.atomically(async () => {
+      const meeting = await this.deps.meetings.ensure(screened.room.roomId);
       // Moved in from the parent meeting: she keeps the role and picture she has there. In a room
-      // never left without a moderator, the role is decided here, in the same synchronous stretch
-      // as the join: of two arrivals at once, the first to get here is the moderator, the second is not.
+      // never left without a moderator, the role is decided here, in the room's turn (as the
+      // join): of two arrivals at once, the first to get here is the moderator, the second is not.
       const role =
         member?.role ??
         (entersAsModerator(screened.room, this.deps.meetings.moderatorPresent(meeting))
@@ -344,9 +380,9 @@ export class WaitingRoomService {
   }
 
   /** The waiting request a moderator decides on; null when it was admitted already (a second click). */
-  private decidable(gesture: Gesture | null, requestId: string): LiveRequest | null {
+  private async decidable(gesture: Gesture | null, requestId: string): Promise<LiveRequest | null> {
     if (!gesture) throw new EngineError('request_not_found', 'no such request is open in this room');
-    this.decisions.settle(gesture.meeting, gesture.queue);
+    await this.decisions.settle(gesture.meeting, gesture.queue);
     const live = gesture.queue.byRequestId(requestId);
     if (!live) throw new EngineError('request_not_found', 'no such request is open in this room');
     if (live.request.state === 'admitted') return null;
@@ -361,19 +397,20 @@ export class WaitingRoomService {
     return this.gesture(roomId, { kind: 'participant', participantId })?.queue.takeArrivalSkipped(participantId) ?? 0;
   }
 
-  private moderatorArrived(meeting: Meeting, moderatorId: string): void {
-    const room = this.deps.rooms.get(meeting.roomId);
+  /** Inside her arrival's transaction (a join, a promotion). */
+  private async moderatorArrived(meeting: Meeting, moderatorId: string): Promise<void> {
+    const room = await this.deps.rooms.get(meeting.roomId);
     const queue = this.requests.queueOf(meeting);
     if (!room || !queue || effectiveMode(this.deps.policy, room) !== 'until_moderator') return;
-    this.decisions.settle(meeting, queue);
+    await this.decisions.settle(meeting, queue);
     // Marked requests keep waiting for the moderator who just came, as under Admit all; her page is told.
-    queue.arrivalSkipped(moderatorId, this.decisions.admitUnmarked(meeting, queue, null).skipped ?? 0);
+    queue.arrivalSkipped(moderatorId, (await this.decisions.admitUnmarked(meeting, queue, null)).skipped ?? 0);
   }
 
   /** Requests still waiting when their meeting ends will never be answered: they expire with it. */
-  private ending(meeting: Meeting, at: string): void {
+  private async ending(meeting: Meeting, at: string): Promise<void> {
     const queue = this.requests.queueOf(meeting);
-    if (queue) this.decisions.expireAll(meeting, queue, at);
+    if (queue) await this.decisions.expireAll(meeting, queue, at);
   }
 
   /** Bars and all other requests belong to the meeting and go with it. */

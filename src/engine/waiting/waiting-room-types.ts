@@ -5,22 +5,30 @@
 import type { Clock } from '../clock.js';
 import type { EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
+import type { AsyncPort } from '../async-port.js';
+import type { WaitingRequestStore } from './waiting-request.js';
+import type { RoomStore } from '../rooms/room.js';
+import type { KeyedQueue } from '../keyed-queue.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { LiveRequest, RoomQueue } from './room-queue.js';
 import type { RecordedActor, TimelineSubject } from '../meetings/timeline.js';
-import type { RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
 import type { ArrivalScreeningOptions } from './arrival-screening.js';
 import type { AttemptLimits } from './attempt-limiter.js';
-import type { RequestState, WaitingRequest, WaitingRequestStore } from './waiting-request.js';
+import type { RequestState, WaitingRequest } from './waiting-request.js';
 
 export interface WaitingRoomDeps {
-  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
   /** The same transactions as the meetings': a knock's meeting and request commit together. */
-  readonly transactions: Transactions;
-  readonly store: WaitingRequestStore;
+  readonly transactions: AsyncTransactions;
+  readonly store: AsyncPort<WaitingRequestStore>;
+  /**
+   * One transition per room at a time (its own queue, not the live hub's): a decision reads the
+   * room's requests, then awaits the store, and must not interleave with another of the same room.
+   */
+  readonly turns: KeyedQueue;
   readonly clock: Clock;
   readonly policy: WaitingRoomPolicy;
   /** Where a failing listener is logged (the daemon's logger). */
@@ -107,7 +115,8 @@ export interface WaitingListChange {
 
 export type WaitingListListener = (roomId: string, change: WaitingListChange) => void;
 
-export type SwitchListener = (roomId: string, meetingId: string) => void;
+/** May return a promise (the live hub reads the room's setting): its rejection is logged. */
+export type SwitchListener = (roomId: string, meetingId: string) => unknown;
 
 /** The moderators' waiting-room toggle. */
 export interface SwitchState {

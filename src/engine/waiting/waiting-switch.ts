@@ -1,17 +1,18 @@
 import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
+import type { AsyncPort } from '../async-port.js';
 import type { RoomStore } from '../rooms/room.js';
 import type { WaitingRoomPolicy } from '../rooms/waiting-room-policy.js';
-import type { Transactions } from '../transactions.js';
+import type { AsyncTransactions } from '../async-transactions.js';
 import { hasWaitingRoom } from './admission.js';
 import type { RequestDecisions } from './request-decisions.js';
 import type { AdmitResult, Gesture, SwitchListener, SwitchState } from './waiting-room-types.js';
 
 export interface WaitingSwitchDeps {
-  readonly rooms: Pick<RoomStore, 'get'>;
+  readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
-  readonly transactions: Pick<Transactions, 'atomically'>;
+  readonly transactions: Pick<AsyncTransactions, 'atomically'>;
   readonly policy: WaitingRoomPolicy;
   readonly decisions: Pick<RequestDecisions, 'settle' | 'admitUnmarked'>;
   readonly log: EngineLog;
@@ -37,12 +38,12 @@ export class WaitingSwitch {
     }
     const checked = gesture();
     if (!checked) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
-    this.deps.decisions.settle(checked.meeting, checked.queue);
+    await this.deps.decisions.settle(checked.meeting, checked.queue);
     const wasDisabled = checked.meeting.waitingDisabled;
     // Marked requests (a barred person's name) keep waiting for a moderator's decision, as under Admit all.
-    const result = this.deps.transactions.atomically(() =>
+    const result = await this.deps.transactions.atomically(async () =>
       this.deps.decisions.admitUnmarked(
-        this.deps.meetings.disableWaiting(checked.meeting, checked.actor),
+        await this.deps.meetings.disableWaiting(checked.meeting, checked.actor),
         checked.queue,
         checked.actor,
       ),
@@ -55,7 +56,7 @@ export class WaitingSwitch {
     const checked = gesture();
     if (!checked) throw new EngineError('meeting_not_found', `room ${roomId} has no meeting in progress`);
     // The moderator is checked first: who may not moderate learns nothing of the room's settings.
-    const room = this.deps.rooms.get(roomId);
+    const room = await this.deps.rooms.get(roomId);
     if (!room || !hasWaitingRoom(this.deps.policy, room)) {
       throw new EngineError(
         'waiting_room_unavailable',
@@ -63,13 +64,13 @@ export class WaitingSwitch {
       );
     }
     if (!checked.meeting.waitingDisabled) return { enabled: true };
-    this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(checked.meeting, checked.actor));
+    await this.deps.transactions.atomically(() => this.deps.meetings.enableWaiting(checked.meeting, checked.actor));
     this.listeners.emit(roomId, checked.meeting.meetingId);
     return { enabled: true };
   }
 
-  state(roomId: string): SwitchState {
-    const room = this.deps.rooms.get(roomId);
+  async state(roomId: string): Promise<SwitchState> {
+    const room = await this.deps.rooms.get(roomId);
     if (!room || !hasWaitingRoom(this.deps.policy, room)) return { enabled: false, switchable: false };
     if (this.deps.policy.waitingRoom === 'forced') return { enabled: true, switchable: false };
     return { enabled: !(this.deps.meetings.current(roomId)?.waitingDisabled ?? false), switchable: true };

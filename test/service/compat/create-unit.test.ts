@@ -39,11 +39,11 @@ function refuseInserts(file: string, table: string): void {
 }
 
 async function start(t: Tap, config: ReturnType<typeof configFor>) {
-  const services = openServices(config);
+  const services = await openServices(config);
   const compat = await startCompat(config, services, pino({ level: 'silent' }));
   t.teardown(async () => {
     await compat?.stop();
-    services.close();
+    await services.close();
   });
   if (!compat) throw new Error('the compat module did not start');
   return { services, api: new ConfapiClient(compat.url, secret) };
@@ -55,7 +55,7 @@ const create: Pairs = [
 ];
 
 /** Every engine room, listed or not. */
-async function roomIds(services: ReturnType<typeof openServices>): Promise<string[]> {
+async function roomIds(services: Awaited<ReturnType<typeof openServices>>): Promise<string[]> {
   return (await services.rooms.list({ limit: '200' })).rooms.map((r) => r.roomId);
 }
 
@@ -74,7 +74,7 @@ t.test(
   "the engine's write fails: no meeting is left behind, and a retry creates it once the disk is back",
   async (t) => {
     const config = configFor(t);
-    openServices(config).close();
+    await (await openServices(config)).close();
     const engineFile = join(config.dataDir, databaseFileName);
     refuseInserts(engineFile, 'rooms');
     const { services, api } = await start(t, config);
@@ -104,7 +104,7 @@ t.test(
   'a process that died between the two writes leaves a row without its room: the next start makes the room',
   async (t) => {
     const config = configFor(t);
-    openServices(config).close();
+    await (await openServices(config)).close();
     const store = new SqliteCompatStore(config.compatApiDataDir);
     const roomId = `cf-${'ab'.repeat(16)}`;
     store.insertMeeting(

@@ -22,21 +22,21 @@ t.test(
     });
 
     // What an earlier version left: three rooms, open and listed, and the meetings in them.
-    const before = openServices(config);
+    const before = await openServices(config);
     for (const id of ['cf-ended', 'cf-open', 'cf-deny'])
       await before.rooms.create({ room_id: id, name: id, waiting_room: 'off' });
-    before.close();
+    await before.close();
     const store = new SqliteCompatStore(config.compatApiDataDir);
     store.insertMeeting(meeting('primary', 'old', 1, { roomId: 'cf-ended', endTime: 2, endReason: 'end' }));
     store.insertMeeting(meeting('primary', 'live', 3, { roomId: 'cf-open' }));
     store.insertMeeting(meeting('primary', 'strict', 4, { roomId: 'cf-deny', guestPolicy: 'ALWAYS_DENY' }));
     store.close();
 
-    const services = openServices(config);
+    const services = await openServices(config);
     const compat = await startCompat(config, services, pino({ level: 'silent' }));
     t.teardown(async () => {
       await compat?.stop();
-      services.close();
+      await services.close();
     });
     t.match(
       await services.rooms.get('cf-ended'),

@@ -127,8 +127,8 @@ t.test('the refusal names the field at fault', async (t) => {
 
 t.test('through the live meeting, each refusal is an invalid_message error to the sender only', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 1000, windowMs: 1_000 } } });
-  const a = await f.connect(f.enter('Ann'));
-  const b = await f.connect(f.enter('Bob'));
+  const a = await f.connect(await f.enter('Ann'));
+  const b = await f.connect(await f.enter('Bob'));
   b.conn.clear();
   for (const [, raw] of attacks) a.session.receive(parseClientMessage(raw));
   const errors = a.conn.of('error');
@@ -149,8 +149,8 @@ t.test('every message the server sends is one of its schema', async (t) => {
   };
   const f = new LiveFixture({ ice });
   f.engine.room({ roomId: 'r2', waitingRoom: 'all' });
-  const mod = await f.connect(f.enter('Mod', 'r1', true));
-  const ann = await f.connect(f.enter('Ann'));
+  const mod = await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.connect(await f.enter('Ann'));
   mod.send({ type: 'state', audio: true, video: true, screen: false });
   f.timers.advance(1_000);
   mod.send({ type: 'speaking', speaking: true });

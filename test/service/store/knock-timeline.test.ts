@@ -3,30 +3,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../src/engine/transactions.js';
-import type { UnitOfWork } from '../../../src/engine/unit-of-work.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import type { TimelineEntry } from '../../../src/engine/meetings/timeline.js';
 import type { Room, RoomStore } from '../../../src/engine/rooms/room.js';
-import type { WaitingRequestStore } from '../../../src/engine/waiting/waiting-request.js';
-import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { databaseFileName, openDatabase, type Db } from '../../../src/store/database.js';
 import { migrate, readMigrations } from '../../../src/platform/migrate.js';
 import { openSqlite, readPragma, setPragma } from '../../../src/platform/sqlite.js';
-import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
-import { SqliteWaitingRequestStore } from '../../../src/store/waiting-request-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { MemoryStore } from '../../helpers/memory-store.js';
 import { waitingRoomFixture as room } from '../../helpers/room-fixture.js';
 import type { Tap } from '../../helpers/api.js';
-import { silentLog } from '../../../src/engine/listeners.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
+import { engineOn } from '../../../test/helpers/sqlite-engine.js';
+import { asyncOf } from '../../../test/helpers/async-of.js';
+import { MemoryUnitOfWork } from '../../../test/helpers/memory-unit.js';
+import { postgresTest } from '../../helpers/postgres.js';
+import { postgresql } from '../../helpers/store-adapters.js';
 
 /**
  * In SQLite a knock's timeline entry is derived from its request row (migration 006); the memory
  * store of the engine's tests keeps it as an entry of its own, as SQLite did before. The same
- * story told to both must read back as the same timeline, entry for entry and in the same order.
+ * story told to both must read back as the same timeline, entry for entry and in the same order;
+ * and told to the waiting room on PostgreSQL's adapter (issue 34 point 5), the same again.
  */
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
@@ -38,10 +36,10 @@ const mod = (name: string) => ({
 });
 
 interface Stores {
-  rooms: RoomStore & { insert(room: Room): unknown; delete(roomId: string): unknown };
-  meetings: ConstructorParameters<typeof MeetingService>[0];
-  unit: UnitOfWork;
-  requests: WaitingRequestStore;
+  /** The rooms as a test sets them up (awaited: PostgreSQL's answer promises). */
+  rooms: { insert(room: Room): unknown; delete(roomId: string): unknown };
+  /** What the services take. */
+  ports: Parameters<typeof engineOn>[0];
 }
 
 function tempDir(t: Tap): string {
@@ -51,12 +49,7 @@ function tempDir(t: Tap): string {
 }
 
 function sqliteStores(db: Db): Stores {
-  return {
-    rooms: new SqliteRoomStore(db),
-    meetings: new SqliteMeetingStore(db),
-    unit: new SqliteUnitOfWork(db),
-    requests: new SqliteWaitingRequestStore(db),
-  };
+  return { rooms: new SqliteRoomStore(db), ports: sqliteAsyncStores(db) };
 }
 
 function memoryStores(): Stores {
@@ -71,7 +64,15 @@ function memoryStores(): Stores {
       return true;
     },
   });
-  return { rooms: rooms as unknown as Stores['rooms'], meetings: store, unit: store, requests: store };
+  return {
+    rooms,
+    ports: {
+      rooms: asyncOf<Pick<RoomStore, 'get'>>(store),
+      meetings: asyncOf(store),
+      waitingRequests: asyncOf(store),
+      unitOfWork: new MemoryUnitOfWork(store),
+    },
+  };
 }
 
 /**
@@ -81,17 +82,7 @@ function memoryStores(): Stores {
  * Returns the timelines of both rooms' meetings with request ids replaced by their knock order.
  */
 async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][]> {
-  const transactions = new Transactions(stores.unit);
-  const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms: stores.rooms,
-    meetings,
-    transactions,
-    store: stores.requests,
-    clock,
-    policy,
-    log: silentLog,
-  });
+  const { meetings, waiting } = await engineOn(stores.ports, clock, { policy });
   const ids: string[] = [];
   const knock = async (roomId: string, name: string) => {
     const result = await waiting.knock({ roomId, name, clientKey: `198.51.100.${ids.length}` });
@@ -100,9 +91,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
     return result;
   };
   const group = async (roomId: string, names: string[]) => Promise.all(names.map((name) => knock(roomId, name)));
-  stores.rooms.insert(room('r1'));
-  stores.rooms.insert(room('r2'));
-  stores.rooms.insert(room('r3'));
+  for (const roomId of ['r1', 'r2', 'r3']) await stores.rooms.insert(room(roomId));
 
   await knock('r1', 'Early'); // starts the meeting: no entry before it
   const joined = await waiting.start({ ...mod('Maria'), roomId: 'r1' });
@@ -124,7 +113,7 @@ async function story(stores: Stores, clock: FakeClock): Promise<TimelineEntry[][
   await waiting.admitAll('r2', { kind: 'participant', participantId: joined2.participant.participantId });
   await knock('r3', 'Yolanda');
   const gus = await knock('r1', 'Gus');
-  stores.rooms.delete('r2');
+  await stores.rooms.delete('r2');
   waiting.roomDeleted('r2');
   meetings.roomDeleted('r2');
   // The seq numbers room 2 used are free again: the next entries of room 1 must still come after Gus.
@@ -227,6 +216,14 @@ t.test('the timeline of knocks kept in request rows reads as if each had its own
   t.equal(knocks, 14, 'the knocks of rooms 1 and 3 (room 2 went with its room)');
 });
 
+postgresTest('PostgreSQL: the same story reads back as the same timeline, entry for entry', async (t) => {
+  const ports = await postgresql(t);
+  const fromPostgres = await story({ rooms: ports.rooms, ports }, new FakeClock());
+  const expected = await story(memoryStores(), new FakeClock());
+  t.same(fromPostgres, expected, 'PostgreSQL = the memory store, in the same order');
+  t.equal(expected[0]?.length, 22, 'the whole story of room 1');
+});
+
 t.test('a database with knocks as timeline rows (schema 5) keeps them, in order, beside the new ones', async (t) => {
   const dir = tempDir(t);
   const old = openSqlite(join(dir, databaseFileName));
@@ -265,17 +262,7 @@ t.test('a database with knocks as timeline rows (schema 5) keeps them, in order,
   ]);
   const clock = new FakeClock();
   const stores = sqliteStores(db);
-  const transactions = new Transactions(stores.unit);
-  const meetings = new MeetingService(stores.meetings, transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms: stores.rooms,
-    meetings,
-    transactions,
-    store: stores.requests,
-    clock,
-    policy,
-    log: silentLog,
-  });
+  const { meetings, waiting } = await engineOn(stores.ports, clock, { policy });
   const knock = async (name: string) => {
     const result = await waiting.knock({ roomId: 'r1', name, clientKey: '192.0.2.9' });
     if (result.status !== 'waiting') throw new Error('expected to wait');

@@ -14,6 +14,9 @@ import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { databaseFileName, openDatabase } from '../../../src/store/database.js';
 import { waitingRoomFixture as room } from '../../helpers/room-fixture.js';
 import { walCommits } from '../../helpers/wal.js';
+import { Fixture, api } from '../../helpers/engine-fixture.js';
+import { MemoryStore } from '../../helpers/memory-store.js';
+import { MemoryUnitOfWork } from '../../helpers/memory-unit.js';
 
 /**
  * An asynchronous store that runs units at once, as PostgreSQL does on its pool: each unit
@@ -209,4 +212,118 @@ t.test('on SQLite through the async port: a burst queued in one turn is one dura
   );
   t.equal(await stores.rooms.get('lost'), null, 'nothing of a failed transaction');
   t.ok(await stores.rooms.get('r9'), 'the burst is there');
+});
+
+// Moved from the synchronous Transactions' tests (deleted with it): what still matters of them.
+
+t.test('a failed commit takes back the memory changes registered in it, newest first, once', async (t) => {
+  const journal = new ParallelJournal();
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage());
+  const memory: string[] = ['before'];
+  journal.failing.add('one');
+  await t.rejects(
+    tx.atomically(async () => {
+      await journal.write('one');
+      memory.push('one');
+      tx.onRollback(() => t.same(memory.pop(), 'one', 'the older change is undone last'));
+      memory.push('two');
+      tx.onRollback(() => t.same(memory.pop(), 'two', 'the newer change is undone first'));
+    }),
+    /commit of one failed/,
+  );
+  t.same(memory, ['before'], 'memory is as it was');
+  await tx.atomically(() => journal.write('next'));
+  t.same(journal.commits, [['next']], 'the next transaction commits alone, nothing left over');
+  t.same(memory, ['before'], 'no undo step of the failed transaction ran again');
+});
+
+t.test('what waits for the commit runs after it, in order, nested ones too, and never for a failed one', async (t) => {
+  const journal = new ParallelJournal();
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage());
+  const told: string[] = [];
+  tx.afterCommit(() => told.push('outside a transaction: at once'));
+  t.same(told, ['outside a transaction: at once']);
+  await tx.atomically(async () => {
+    await journal.write('a');
+    tx.afterCommit(() => told.push(`after ${journal.commits.length} commit(s): one`));
+    await tx.atomically(async () => tx.afterCommit(() => told.push('two, from the nested one')));
+    t.equal(told.length, 1, 'nothing runs before the commit');
+  });
+  t.same(told.slice(1), ['after 1 commit(s): one', 'two, from the nested one']);
+  journal.failing.add('b');
+  await t.rejects(
+    tx.atomically(async () => {
+      await journal.write('b');
+      tx.afterCommit(() => told.push('never'));
+    }),
+    /commit of b failed/,
+  );
+  t.equal(told.length, 3, 'a failed commit tells nothing');
+});
+
+t.test('the metrics count a decision once it is committed, not one whose commit failed', async (t) => {
+  const counted: string[] = [];
+  const f = new Fixture({ defer: (run) => void run(), counter: { counted: (outcome) => counted.push(outcome) } });
+  f.room();
+  const { requestId } = await f.knock('Ann');
+  f.store.commitError = new Error('disk full');
+  await t.rejects(() => f.waiting.admit('r1', requestId, api()), /disk full/);
+  t.same(counted, ['knock'], 'the failed admission is not counted');
+  f.store.commitError = null;
+  await f.waiting.admit('r1', requestId, api());
+  t.same(counted, ['knock', 'admitted'], 'the admission that reached the disk is, once');
+});
+
+t.test('the waiting room writes through the shared transactions; a failed unit leaves nothing anywhere', async (t) => {
+  const f = new Fixture({ defer: (run) => void run() });
+  t.notOk('atomically' in f.meetings || 'commitGrouped' in f.meetings, 'MeetingService does not hand out transactions');
+  f.room();
+  const commits = f.store.commits;
+  const { requestId } = await f.knock('Ann');
+  t.equal(f.store.commits, commits + 1, 'the knock: one commit of the unit of work');
+  await f.waiting.admit('r1', requestId, api());
+  t.equal(f.store.commits, commits + 2, 'her admission (participant, request, timeline): one more');
+  t.same(await f.kinds(), ['knock', 'admit']);
+  await f.knock('Bob');
+  f.store.commitError = new Error('disk full');
+  await t.rejects(() => f.waiting.admitAll('r1', api()), /disk full/);
+  f.store.commitError = null;
+  t.same(await f.kinds(), ['knock', 'admit', 'knock'], 'nothing of the failed admission on disk');
+  t.same(
+    (await f.waiting.list('r1', api())).map((item) => item.name),
+    ['Bob'],
+    'nor in memory: Bob still waits',
+  );
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann'],
+    'and only Ann is present',
+  );
+  await f.waiting.admitAll('r1', api());
+  t.same(
+    f.meetings.present('r1').map((p) => p.name),
+    ['Ann', 'Bob'],
+    'once the disk is back, Bob is admitted once',
+  );
+});
+
+t.test('the memory unit of the engine tests restores every table when a unit fails, across its awaits', async (t) => {
+  const store = new MemoryStore();
+  const unit = new MemoryUnitOfWork(store);
+  store.commitError = new Error('disk full');
+  await t.rejects(
+    unit.run(async () => {
+      store.insertMeeting({
+        meetingId: 'm1',
+        roomId: 'r1',
+        startedAt: '2030-01-01T00:00:00.000Z',
+        endedAt: null,
+        waitingDisabled: false,
+        subject: '',
+      });
+      await Promise.resolve();
+    }),
+    /disk full/,
+  );
+  t.same(store.openMeetings(), []);
 });

@@ -77,3 +77,28 @@ t.test('an operation asking for a key it holds runs at once; a timer it started 
   await Promise.all(timers);
   t.same(log, ['inner, at once', 'other key', 'next op', 'timer, in line']);
 });
+
+t.test('inside a transaction a key is refused at once, unless the caller holds it already', async (t) => {
+  let inside = false;
+  const queue = new KeyedQueue(new AsyncLocalStorage(), () => inside);
+  const ran: string[] = [];
+  inside = true;
+  await t.rejects(
+    queue.run('r1', () => ran.push('r1')),
+    { message: 'the turn of r1 was asked for inside a transaction: take it before' },
+    'refused, not left waiting for a turn whose holder may wait for the transaction',
+  );
+  t.same(ran, [], 'the operation never ran');
+  inside = false;
+  await queue.run('r1', async () => {
+    // The turn taken first, then a transaction inside it: the held key runs at once, another is refused.
+    inside = true;
+    await queue.run('r1', () => ran.push('r1, held'));
+    await t.rejects(
+      queue.run('r2', () => ran.push('r2')),
+      /the turn of r2 was asked for inside a transaction/,
+    );
+    inside = false;
+  });
+  t.same(ran, ['r1, held']);
+});

@@ -126,7 +126,7 @@ t.test('a failing role-changed listener: the promotion stands', async (t) => {
 t.test('failing waiting-room listeners: an admission and a switch stand', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   const changes: string[] = [];
   const switches: string[] = [];

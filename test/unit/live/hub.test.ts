@@ -9,8 +9,8 @@ import { recvonlyOffer, sendrecvOffer } from '../media/sdp-samples.js';
 
 t.test('connect: welcome, joined and left broadcasts; refused sessions are closed with 4401', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const welcome = m.conn.last('welcome');
   t.match(welcome, {
@@ -56,19 +56,23 @@ t.test('connect: welcome, joined and left broadcasts; refused sessions are close
 
 t.test('a closed socket leaves the meeting only after the grace period', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   await f.connect(mod);
   const a = await f.connect(ann);
   f.disconnect(a);
   f.timers.advance(4_999);
+  // A leave awaits the store.
+  await f.settled();
   t.equal(f.leftAt(ann), null, 'still present 1 ms before the grace period ends');
   const back = await f.connect(ann);
   f.timers.advance(10_000);
+  await f.settled();
   t.equal(f.leftAt(ann), null, 'a reconnect within the grace period cancels the leave');
 
   f.disconnect(back);
   f.timers.advance(5_000);
+  await f.settled();
   t.match(f.leftAt(ann), /^\d{4}-/, 'left after 5 s');
   t.equal(f.engine.meetings.present('r1').length, 1);
 
@@ -88,7 +92,7 @@ t.test('a closed socket leaves the meeting only after the grace period', async (
 
 t.test('the grace period is an option', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 100 } });
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
   f.timers.advance(100);
   t.match(f.leftAt(ann), /^\d{4}-/);
@@ -97,7 +101,7 @@ t.test('the grace period is an option', async (t) => {
 t.test('until_moderator: the last moderator leaving after the grace period makes arrivals wait again', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomMode: 'until_moderator' });
-  const mod = f.enter('Mod', 'r2', true);
+  const mod = await f.enter('Mod', 'r2', true);
   const m = await f.connect(mod);
   t.equal(
     (await f.engine.waiting.start(arrive('r2', 'Early'))).status,
@@ -117,8 +121,8 @@ t.test('until_moderator: the last moderator leaving after the grace period makes
 
 t.test('a second socket of the same participant replaces the first', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const first = await f.connect(ann);
   const second = await f.connect(ann);
@@ -132,15 +136,17 @@ t.test('a second socket of the same participant replaces the first', async (t) =
   f.timers.advance(10_000);
   t.equal(f.leftAt(ann), null, 'the old socket closing later is not a leave');
   second.send({ type: 'chat', text: 'still here' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'still here');
   first.send({ type: 'chat', text: 'ghost' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'still here', 'the replaced socket is not heard');
 });
 
 t.test('state, speaking and statistics are derived on the server', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   a.send({ type: 'speaking', speaking: true });
@@ -148,21 +154,27 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
   a.send({ type: 'state', audio: true, video: true, screen: true });
   t.match(m.conn.last('state')?.participant, { audio: true, video: true, screen: true });
   t.match(a.conn.last('state')?.participant, { audio: true }, 'the sender gets its state back too');
+  // Its statistics await the store: written at this instant, before the clock moves on.
+  await f.settled();
   a.send({ type: 'speaking', speaking: true });
   a.send({ type: 'speaking', speaking: true });
   // The room heard her state just now: the next change waits for the next flush, 250 ms on.
   t.equal(m.conn.of('speaking').length, 0, 'coalesced until the next flush');
   f.timers.advance(250);
+  await f.settled();
   t.equal(m.conn.of('speaking').length, 1, 'only changes are broadcast');
   t.equal(a.conn.of('speaking').length, 0, 'not to the speaker');
   f.timers.advance(1_500);
   // Switching audio off ends speaking.
   a.send({ type: 'state', audio: false, video: true, screen: false });
   t.same(m.conn.last('speaking'), { type: 'speaking', participant_id: ann.participantId, speaking: false });
+  await f.settled();
   f.timers.advance(1_750);
   a.send({ type: 'state', audio: false, video: false, screen: false });
   a.send({ type: 'chat', text: 'one' });
+  await f.settled();
   a.send({ type: 'chat', text: 'two' });
+  await f.settled();
   const [annStats] = (await f.stats.of(ann.meetingId)).filter((s) => s.participantId === ann.participantId);
   t.match(annStats, { talkTimeMs: 1_500, chatMessages: 2, audio: false, video: false, talking: false });
   t.equal(annStats?.webcams.length, 1);
@@ -175,12 +187,16 @@ t.test('state, speaking and statistics are derived on the server', async (t) => 
 
 t.test('chat: stored, history for late joiners, limits, and System messages', async (t) => {
   const f = new LiveFixture({ live: { chatLimit: { count: 3, windowMs: 10_000 } } });
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'chat', text: 'a' });
+  await f.settled();
   m.send({ type: 'chat', text: 'b' });
+  await f.settled();
   m.send({ type: 'chat', text: 'c' });
+  await f.settled();
   m.send({ type: 'chat', text: 'd' });
+  await f.settled();
   t.equal(m.conn.last('error')?.code, 'rate_limited', 'the fourth message in 10 s is refused');
   t.same(
     m.conn.of('chat').map((c) => c.message.text),
@@ -188,6 +204,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   );
   f.timers.advance(10_000);
   m.send({ type: 'chat', text: 'e' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'e', 'accepted again in the next window');
 
   const posted = await f.hub.postSystemChat('r1', 'The meeting ends in 5 minutes');
@@ -200,7 +217,7 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
   await t.rejects(() => f.hub.postSystemChat('r1', ''), EngineError, 'an empty System message is refused');
   t.equal(await f.hub.postSystemChat('nowhere', 'hello'), null, 'no meeting, no message');
 
-  const ann = await f.connect(f.enter('Ann'));
+  const ann = await f.connect(await f.enter('Ann'));
   t.same(
     ann.conn.last('welcome')?.chat.map((c) => c.text),
     ['a', 'b', 'c', 'e', 'The meeting ends in 5 minutes'],
@@ -219,10 +236,12 @@ t.test('chat: stored, history for late joiners, limits, and System messages', as
 
 t.test('chat: who sent a message travels as fields (system, role), never in the name', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const ann = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.connect(await f.enter('Ann'));
   m.send({ type: 'chat', text: 'from the moderator' });
+  await f.settled();
   ann.send({ type: 'chat', text: 'from Ann' });
+  await f.settled();
   await f.hub.postSystemChat('r1', 'from the service');
   const expected = [
     { participant_id: String, name: 'Mod', role: 'moderator', system: false },
@@ -234,7 +253,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
     expected,
     'as they are posted',
   );
-  const late = await f.connect(f.enter('Late'));
+  const late = await f.connect(await f.enter('Late'));
   t.match(
     late.conn.last('welcome')?.chat.map((c) => c.from),
     expected,
@@ -244,7 +263,7 @@ t.test('chat: who sent a message travels as fields (system, role), never in the 
 
 t.test('malformed and unknown messages get an error, never an exception', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 12, windowMs: 1_000 } } });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   const bad = [
     '',
     '[]',
@@ -272,8 +291,8 @@ t.test(
   'locks: moderators set them, states follow, defaults come from the provider and survive a restart',
   async (t) => {
     const f = new LiveFixture();
-    const mod = f.enter('Mod', 'r1', true);
-    const ann = f.enter('Ann');
+    const mod = await f.enter('Mod', 'r1', true);
+    const ann = await f.enter('Ann');
     const m = await f.connect(mod);
     const a = await f.connect(ann);
     a.send({ type: 'state', audio: true, video: true, screen: true });
@@ -326,8 +345,8 @@ t.test(
     f.hub.setLockDefaults((roomId) => (roomId === 'r3' ? { mic: true } : null));
     f.room({ roomId: 'r3' });
     f.room({ roomId: 'r4' });
-    f.enter('X', 'r3');
-    f.enter('Y', 'r4');
+    await f.enter('X', 'r3');
+    await f.enter('Y', 'r4');
     t.same(await f.hub.locks('r3'), { mic: true, cam: false, camsModeratorsOnly: false });
     t.same(await f.hub.locks('r4'), { mic: false, cam: false, camsModeratorsOnly: false });
     f.hub.setLockDefaults(() => ({ cam: true }));
@@ -338,7 +357,7 @@ t.test(
     );
     f.hub.setLockDefaults(() => ({ camsModeratorsOnly: true }));
     f.room({ roomId: 'r5' });
-    f.enter('Z', 'r5');
+    await f.enter('Z', 'r5');
     t.same(await f.hub.locks('r5'), { mic: false, cam: false, camsModeratorsOnly: true });
   },
 );
@@ -346,10 +365,10 @@ t.test(
 t.test('signalling goes through the media backend; only admitted, connected members of one meeting', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r2' });
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
-  const stranger = f.enter('Stranger', 'r2');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
+  const stranger = await f.enter('Stranger', 'r2');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   const b = await f.connect(bob);
@@ -383,15 +402,18 @@ t.test('signalling goes through the media backend; only admitted, connected memb
 
 t.test('the end of the meeting: ended to everyone, sockets closed with 4410, timers and memory dropped', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
+  // Each change is handled (its statistics await the store) before the clock moves on.
   a.send({ type: 'state', audio: true, video: true, screen: false });
+  await f.settled();
   f.timers.advance(250);
   a.send({ type: 'speaking', speaking: true });
+  await f.settled();
   f.timers.advance(1_000);
   t.ok(await f.engine.meetings.end('r1', { kind: 'participant', participantId: mod.participantId }));
   for (const c of [m, a]) {
@@ -413,7 +435,7 @@ t.test('the end of the meeting: ended to everyone, sockets closed with 4410, tim
 
 t.test('an empty meeting ended by the sweep, after the last socket left', async (t) => {
   const f = new LiveFixture({ meetings: { emptyGraceMs: 0 } });
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
   await f.engine.waiting.sweep();
   t.ok(f.engine.meetings.current('r1'), 'open during the socket grace period');
@@ -423,11 +445,12 @@ t.test('an empty meeting ended by the sweep, after the last socket left', async 
 });
 
 t.test('waiting-list pushes go to moderators only, once per change, after the change', async (t) => {
-  const f = new LiveFixture();
+  // The daemon's group commit: the knocks of one turn of the event loop share one (each reads its room first).
+  const f = new LiveFixture({ defer: (run) => setImmediate(() => void run()) });
   f.room({ roomId: 'w', waitingRoom: 'all' });
-  const mod = f.enter('Mod', 'w', true);
+  const mod = await f.enter('Mod', 'w', true);
   const m = await f.connect(mod);
-  const m2 = await f.connect(f.enter('Second moderator', 'w', true));
+  const m2 = await f.connect(await f.enter('Second moderator', 'w', true));
   const guest = await f.engine.waiting.knock(arrive('w', 'Guest', { claims: { role: 'participant', source: 'lms' } }));
   t.equal(guest.status, 'waiting', 'scope all: even an lms arrival waits');
   t.same(await f.engine.waiting.admitAll('w', { kind: 'api', name: 'lms' }), { admitted: 1 });
@@ -435,7 +458,7 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
   m.conn.clear();
   m2.conn.clear();
   const knocking = f.engine.waiting.knock(arrive('w', 'Wendy', { note: 'hello' }));
-  f.engine.transactions.flushGrouped();
+  void f.engine.transactions.flushGrouped();
   t.equal(m.conn.of('waiting_changes').length, 0, 'not pushed inside the change itself');
   t.equal((await knocking).status, 'waiting');
   t.same(
@@ -465,9 +488,9 @@ t.test('waiting-list pushes go to moderators only, once per change, after the ch
 
 t.test('sub-groups: create, move, away presence, bring back', async (t) => {
   const f = new LiveFixture({ live: { awayGraceMs: 60_000 } });
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   const b = await f.connect(bob);
@@ -538,8 +561,8 @@ t.test('sub-groups: create, move, away presence, bring back', async (t) => {
 
 t.test('away participants leave the class when the last sub-group meeting ends', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
@@ -553,7 +576,7 @@ t.test('away participants leave the class when the last sub-group meeting ends',
   t.match(f.leftAt(ann), /^\d{4}-/, 'the sub-group is over and she did not come back: she left');
 
   // Someone moved who never starts the sub-group leaves after the away grace period.
-  const bob = await f.connect(f.enter('Bob'));
+  const bob = await f.connect(await f.enter('Bob'));
   m.send({ type: 'move', participant_id: bob.participant.participantId, room_id: 'r1-g1' });
   await f.settled();
   f.disconnect(bob);
@@ -565,13 +588,13 @@ t.test('away participants leave the class when the last sub-group meeting ends',
 
 t.test('a moderator inside a sub-group moves people between the family of rooms', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'create_subgroups', count: 2 });
   await f.settled();
   // (With a moderator's join token: entering with the class session alone makes a participant of the sub-group.)
   const modG1 = await f.engine.waiting.start(arrive('r1-g1', 'Mod', { claims: claims('moderator') }));
-  const annClass = f.enter('Ann');
+  const annClass = await f.enter('Ann');
   const annG1 = await f.engine.waiting.start(arrive('r1-g1', 'Ann', { fromParticipantId: annClass.participantId }));
   if (modG1.status !== 'joined' || annG1.status !== 'joined') throw new Error('not joined');
   const mg = await f.connect(modG1.participant);
@@ -602,8 +625,8 @@ t.test('a moderator inside a sub-group moves people between the family of rooms'
 
 t.test('attendees: present participants with their reported media', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   (await f.connect(mod)).send({ type: 'state', audio: true, video: false, screen: false });
   t.same(f.hub.attendees('r1'), [
     {
@@ -643,7 +666,7 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
   };
   const f = new LiveFixture({ media: () => backend });
   t.equal(f.hub.mediaBackend.name, 'test');
-  const mod = f.enter('Mod', 'r1', true);
+  const mod = await f.enter('Mod', 'r1', true);
   const m = await f.connect(mod);
   m.send({ type: 'signal', to: mod.participantId, data: {} });
   t.equal(m.conn.last('error')?.code, 'invalid_signal', "the backend's refusal reaches the sender");
@@ -656,27 +679,30 @@ t.test('the media backend is pluggable and told of the lifecycle', async (t) => 
 
 t.test('failures are reported, never thrown into the socket', async (t) => {
   const f = new LiveFixture();
-  const mod = f.enter('Mod', 'r1', true);
-  const ann = f.enter('Ann');
+  const mod = await f.enter('Mod', 'r1', true);
+  const ann = await f.enter('Ann');
   const m = await f.connect(mod);
   const a = await f.connect(ann);
   m.conn.failing = true;
   t.doesNotThrow(() => a.send({ type: 'chat', text: 'hello' }));
+  // The chat is stored before the room is told.
+  await f.settled();
   t.equal(f.errors.length, 1);
   t.equal(f.errors[0]?.context, 'message');
 });
 
 t.test('close(): timers stop, nobody leaves, running statistics end', async (t) => {
   const f = new LiveFixture();
-  const ann = f.enter('Ann');
-  const bob = f.enter('Bob');
+  const ann = await f.enter('Ann');
+  const bob = await f.enter('Bob');
   const a = await f.connect(ann);
   f.disconnect(await f.connect(bob));
   a.send({ type: 'state', audio: false, video: true, screen: false });
+  await f.settled();
   f.timers.advance(2_000);
   const closedAt = f.engine.clock.now().toISOString();
-  f.hub.close();
-  f.hub.close();
+  await f.hub.close();
+  await f.hub.close();
   t.equal(f.timers.size, 0);
   f.disconnect(a);
   f.timers.advance(60_000);

@@ -7,8 +7,8 @@ import { LiveFixture } from '../../helpers/live-fixture.js';
 
 t.test('a rename then a chat message, back to back: the chat goes out under the new name', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'rename', name: 'Ann Smith' });
   a.send({ type: 'chat', text: 'hello' });
   await f.settled();
@@ -24,8 +24,8 @@ t.test(
   'a moderator sets the subject then renames: both apply in order; a refused one does not block the next',
   async (t) => {
     const f = new LiveFixture();
-    const m = await f.connect(f.enter('Mod', 'r1', true));
-    const a = await f.connect(f.enter('Ann'));
+    const m = await f.connect(await f.enter('Mod', 'r1', true));
+    const a = await f.connect(await f.enter('Ann'));
     m.send({ type: 'subject', subject: 'x'.repeat(129) });
     m.send({ type: 'subject', subject: 'Maths' });
     m.send({ type: 'subject', subject: 'Physics' });
@@ -76,8 +76,8 @@ t.test('the queue: a failing handler is reported and the next runs; a backlog be
 
 t.test('a leave after the grace that the store refuses is logged under its event, not left unhandled', async (t) => {
   const f = new LiveFixture();
-  await f.connect(f.enter('Mod', 'r1', true));
-  const ann = f.enter('Ann');
+  await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.enter('Ann');
   const a = await f.connect(ann);
   f.engine.meetings.leave = async () => {
     await Promise.resolve();
@@ -94,8 +94,8 @@ t.test('a statistics write the store refuses is logged; the socket and the room 
   f.liveStore.getStats = () => {
     throw new Error('stats table locked');
   };
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'state', audio: true, video: false, screen: false });
   await f.settled();
   f.timers.advance(1_000);

@@ -34,7 +34,7 @@ function held(conn: FakeConnection): { seq: number; names: string[]; ids: string
 async function scene(options: ConstructorParameters<typeof LiveFixture>[0] = {}) {
   const f = new LiveFixture(options);
   f.room({ roomId: 'w', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
-  const mod = f.enter('Mod', 'w', true);
+  const mod = await f.enter('Mod', 'w', true);
   const m = await f.connect(mod);
   let n = 0;
   const knock = async (name: string) => {
@@ -89,7 +89,7 @@ t.test(
     t.equal(m.conn.of('waiting_list').length, 1, 'no whole list after the first');
 
     // A second moderator connecting now starts at the room's seq, not at 0.
-    const m2 = await f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(await f.enter('Second', 'w', true));
     t.same(
       m2.conn.last('waiting_list'),
       { type: 'waiting_list', seq: 4, requests: [] },
@@ -103,7 +103,11 @@ t.test(
 );
 
 t.test('a burst in one turn is one change; a change too large to be worth it is the whole list', async (t) => {
-  const { f, mod, m } = await scene({ live: { waitingFullListAbove: 5 } });
+  // The daemon's group commit: the knocks of one turn of the event loop share one (each reads its room first).
+  const { f, mod, m } = await scene({
+    live: { waitingFullListAbove: 5 },
+    defer: (run) => setImmediate(() => void run()),
+  });
   const burst = await Promise.all(
     ['A', 'B', 'C', 'D'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${i}` }))),
   );
@@ -115,31 +119,39 @@ t.test('a burst in one turn is one change; a change too large to be worth it is 
     ['A', 'B', 'C', 'D'],
   );
 
-  // Added then removed in the same turn: the change says removed only.
-  const e = f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
-  // flushGrouped commits now, in this turn; the admission follows in the same turn, before the push.
-  f.engine.transactions.flushGrouped();
-  // Read from the store, not the list: an awaited read would let the turn's push go first.
-  const eId = [...f.engine.store.requests.values()].find((r) => r.name === 'E')!.requestId;
-  // Not awaited before the check: the admission is decided in this turn, its push is not sent yet.
-  const admitted = f.engine.waiting.admit('w', eId, by(mod.participantId));
-  t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed inside the turn');
-  await admitted;
-  await e;
-  await Promise.resolve();
+  // Added then removed before the room's push went out: the change says removed only. The push
+  // waits its turn behind a second moderator's whole list, whose read is held here by hand.
+  let open!: () => void;
+  const reading = new Promise<void>((resolve) => (open = resolve));
+  const list = f.engine.waiting.list.bind(f.engine.waiting);
+  f.engine.waiting.list = async (roomId, actor) => {
+    await reading;
+    return list(roomId, actor);
+  };
+  const m2 = await f.connect(await f.enter('Second', 'w', true));
+  const e = await f.engine.waiting.knock(arrive('w', 'E', { clientKey: '198.51.100.9' }));
+  if (e.status !== 'waiting') throw new Error(`expected to wait, got ${e.status}`);
+  const eId = e.requestId;
+  await f.engine.waiting.admit('w', eId, by(mod.participantId));
+  await f.settled();
+  t.equal(m.conn.of('waiting_changes').length, 1, 'not pushed while the turn before it runs');
+  open();
+  await f.settled();
   t.same(
     m.conn.last('waiting_changes'),
     { type: 'waiting_changes', seq: 2, added: [], updated: [], removed: [eId], outcomes: { [eId]: 'admitted' } },
-    'knocked and admitted in one turn',
+    'knocked and admitted before the push',
   );
+  t.same(m2.conn.last('waiting_changes'), m.conn.last('waiting_changes'), 'the second moderator too, after her list');
+  f.engine.waiting.list = list;
 
   // Admit all of 6 (above 5): the whole list, empty, is shorter than six removed ids.
   await Promise.all(
     ['F', 'G'].map((name, i) => f.engine.waiting.knock(arrive('w', name, { clientKey: `198.51.100.${20 + i}` }))),
   );
-  await Promise.resolve();
+  await f.settled();
   await f.engine.waiting.admitAll('w', by(mod.participantId));
-  await Promise.resolve();
+  await f.settled();
   t.same(
     m.conn.sent.at(-1),
     { type: 'waiting_list', seq: 4, requests: [] },
@@ -153,7 +165,7 @@ t.test(
   async (t) => {
     const { f, m, knock } = await scene();
     f.room({ roomId: 'v', waitingRoom: 'all' });
-    const elsewhere = await f.connect(f.enter('Other moderator', 'v', true));
+    const elsewhere = await f.connect(await f.enter('Other moderator', 'v', true));
     await f.engine.waiting.knock(arrive('v', 'Somebody', { clientKey: '198.51.100.50' }));
     await Promise.resolve();
     t.equal(elsewhere.conn.of('waiting_changes').length, 1, "the other room's moderator hears of its knock");
@@ -236,9 +248,9 @@ t.test(
 
     // A change not pushed yet goes first, so the list's seq follows every change (no gap, no repeat).
     const zoe = f.engine.waiting.knock(arrive('w', 'Zoe', { clientKey: '198.51.100.77' }));
-    f.engine.transactions.flushGrouped();
+    void f.engine.transactions.flushGrouped();
     await zoe;
-    const m2 = await f.connect(f.enter('Second', 'w', true));
+    const m2 = await f.connect(await f.enter('Second', 'w', true));
     t.same(m.conn.last('waiting_changes')?.seq, 3, 'the pending change went to the connected moderator');
     t.same(m2.conn.of('waiting_changes'), [], 'not to the one connecting');
     t.same(m2.conn.last('waiting_list')?.seq, 3, 'who gets the list at that seq');
@@ -257,7 +269,7 @@ t.test(
     await f.settled();
     t.equal(m.conn.last('waiting_list')?.type, 'waiting_list', 'after the window it answers again');
 
-    const p = await f.connect(f.enter('Pupil', 'w'));
+    const p = await f.connect(await f.enter('Pupil', 'w'));
     p.send({ type: 'waiting_resync' });
     t.same(
       p.conn.sent.filter((x) => x.type !== 'welcome' && x.type !== 'hands'),
@@ -271,7 +283,7 @@ t.test(
 
 t.test('a participant promoted to moderator gets the whole list, then the changes', async (t) => {
   const { f, m, knock } = await scene();
-  const pat = f.enter('Pat', 'w');
+  const pat = await f.enter('Pat', 'w');
   const p = await f.connect(pat);
   await knock('Wendy');
   t.equal(p.conn.of('waiting_changes').length, 0, 'a participant hears nothing of the knock');

@@ -20,9 +20,9 @@ function open(f: LiveFixture, p: Participant) {
 
 t.test('a frame sent as the socket opens is handled after its welcome, not dropped', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.conn.clear();
-  const ann = open(f, f.enter('Ann'));
+  const ann = open(f, await f.enter('Ann'));
   // The same tick as the open: the welcome is still reading the store.
   ann.send({ type: 'rename', name: 'Ann Smith' });
   ann.send({ type: 'chat', text: 'hello' });
@@ -41,7 +41,7 @@ t.test('a frame sent as the socket opens is handled after its welcome, not dropp
 
 t.test('a moderator who sends at once is answered after her welcome and her waiting list', async (t) => {
   const f = new LiveFixture();
-  const mod = open(f, f.enter('Mod', 'r1', true));
+  const mod = open(f, await f.enter('Mod', 'r1', true));
   mod.send({ type: 'waiting_resync' });
   await f.settled();
   t.same(
@@ -58,11 +58,12 @@ t.test('a moderator who sends at once is answered after her welcome and her wait
 
 t.test('a socket closed before its welcome leaves no member and tells nobody', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 2_000 } });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.conn.clear();
-  const annP = f.enter('Ann');
+  const annP = await f.enter('Ann');
   const ann = open(f, annP);
   ann.send({ type: 'chat', text: 'never' });
+  // Closed in the same tick: the welcome is still reading the store.
   ann.session.closed();
   await f.settled();
   t.same(ann.conn.sent, [], 'no welcome for a closed socket');
@@ -82,7 +83,7 @@ t.test('a socket closed before its welcome leaves no member and tells nobody', a
   t.match(f.leftAt(annP), /^\d{4}-/, 'she left after the grace');
 
   // A socket that opens again within the grace keeps her.
-  const bob = f.enter('Bob');
+  const bob = await f.enter('Bob');
   open(f, bob).session.closed();
   await f.settled();
   await f.connect(bob);
@@ -93,9 +94,9 @@ t.test('a socket closed before its welcome leaves no member and tells nobody', a
 
 t.test('a leave that lands while the welcome reads closes the socket 4401, and nobody is told', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.conn.clear();
-  const annP = f.enter('Ann');
+  const annP = await f.enter('Ann');
   const ann = open(f, annP);
   await f.engine.meetings.leave(annP.participantId);
   await f.settled();

@@ -126,3 +126,44 @@ t.test('a failing group leaves nothing and the connection at FULL; after close()
   t.equal(syncs.calls.length, 0, 'closing: no sync is started, the commit was at FULL');
   t.ok(await stores.rooms.get('late'));
 });
+
+// Moved from the synchronous SqliteUnitOfWork's tests (deleted with it).
+t.test("two stores' writes in one unit are one durable commit; a failing unit leaves none", async (t) => {
+  const { stores, file } = open(t);
+  const meeting = {
+    meetingId: 'm1',
+    roomId: 'r1',
+    startedAt: '2030-01-01T00:00:00.000Z',
+    endedAt: null,
+    waitingDisabled: false,
+    subject: '',
+  };
+  await stores.rooms.insert(room('warm-up'));
+  const before = walCommits(file).commits;
+  const value = await stores.unitOfWork.run(async () => {
+    await stores.rooms.insert(room('r1'));
+    await stores.meetings.insertMeeting(meeting);
+    await stores.meetings.appendTimeline({
+      meetingId: 'm1',
+      at: '2030-01-01T00:00:00.000Z',
+      kind: 'moderator_arrived',
+      actor: null,
+      subject: null,
+      count: null,
+    });
+    return 'done';
+  });
+  t.equal(value, 'done', "the work's value comes back");
+  t.equal(walCommits(file).commits - before, 1, 'one commit in the log for the three rows');
+
+  await t.rejects(
+    stores.unitOfWork.run(async () => {
+      await stores.meetings.updateMeeting({ ...meeting, endedAt: '2030-01-01T01:00:00.000Z' });
+      await stores.rooms.insert(room('r2'));
+      throw new Error('disk full');
+    }),
+    /disk full/,
+  );
+  t.equal((await stores.meetings.getMeeting('m1'))?.endedAt, null, 'the update was rolled back');
+  t.equal(await stores.rooms.get('r2'), null, 'the second room was rolled back');
+});

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 // Issue 28 point 9: RoomService.expireUnused over the real SQLite store with a fake clock: which
 // ephemeral rooms go (no change and no meeting for the idle time, none open), which stay, and that
 // a sweep deletes a bounded number.
@@ -7,15 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLog } from '../../../src/engine/listeners.js';
 import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../src/engine/transactions.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { RoomService } from '../../../src/engine/rooms/room-service.js';
 import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { openDatabase } from '../../../src/store/database.js';
-import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
 import type { Tap } from '../../helpers/api.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { AsyncTransactions } from '../../../src/engine/async-transactions.js';
 
 const hour = 3_600_000;
 const minute = 60_000;
@@ -36,9 +35,15 @@ function fixture(t: Tap) {
     { waitingRoom: 'optional', waitingRoomMode: null },
     (roomId) => deleted.push(roomId),
   );
-  const meetings = new MeetingService(new SqliteMeetingStore(db), new Transactions(new SqliteUnitOfWork(db)), clock, {
-    log: silentLog,
-  });
+  const ports = sqliteAsyncStores(db);
+  const meetings = new MeetingService(
+    ports.meetings,
+    new AsyncTransactions(ports.unitOfWork, new AsyncLocalStorage()),
+    clock,
+    {
+      log: silentLog,
+    },
+  );
   const make = (roomId: string, ephemeral: boolean) =>
     rooms.create({ room_id: roomId, name: roomId, waiting_room: 'off' }, { ephemeral });
   return { clock, store, rooms, meetings, deleted, make };
@@ -53,8 +58,8 @@ t.test(
     await f.make('had-meeting', true);
     await f.make('busy', true);
     await f.rooms.create({ room_id: 'never-used-sub', name: 'Sub-group', parent_room_id: 'never-used' });
-    f.meetings.ensure('had-meeting');
-    f.meetings.ensure('busy');
+    await f.meetings.ensure('had-meeting');
+    await f.meetings.ensure('busy');
     f.clock.advance(30 * minute);
     await f.meetings.end('had-meeting');
 

@@ -4,37 +4,27 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../src/engine/transactions.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
-import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { databaseFileName, openDatabase, type Db } from '../../../src/store/database.js';
 import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
-import { SqliteWaitingRequestStore } from '../../../src/store/waiting-request-store.js';
 import { readPragma, setPragma } from '../../../src/platform/sqlite.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../../helpers/room-fixture.js';
 import { walCommits } from '../../helpers/wal.js';
-import { silentLog } from '../../../src/engine/listeners.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
+import { engineOn } from '../../../test/helpers/sqlite-engine.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 const api = { kind: 'api', name: 'test' } as const;
 
 /** Wired as the daemon wires them: queued writes are committed on setImmediate. */
-function services(db: Db) {
+async function services(db: Db) {
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const transactions = new Transactions(new SqliteUnitOfWork(db), (run) => setImmediate(run));
-  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms,
-    meetings,
-    transactions,
-    store: new SqliteWaitingRequestStore(db),
-    clock,
+  const stores = sqliteAsyncStores(db);
+  const { meetings, waiting } = await engineOn(stores, clock, {
     policy,
-    log: silentLog,
+    defer: (run) => setImmediate(() => void run()),
   });
   return { rooms, meetings, waiting };
 }
@@ -57,7 +47,7 @@ t.test('twenty concurrent knocks are one durable commit; knocks one after anothe
   const dir = tempDir(t);
   const db = openDatabase(dir);
   const file = join(dir, databaseFileName);
-  const s = services(db);
+  const s = await services(db);
   s.rooms.insert(room('r1'));
   s.rooms.insert(room('r2'));
   const before = walCommits(file);
@@ -98,7 +88,7 @@ t.test('twenty concurrent knocks are one durable commit; knocks one after anothe
 t.test('a full database fails the whole group: every knock gets the error, memory holds none of it', async (t) => {
   const dir = tempDir(t);
   const db = openDatabase(dir);
-  const s = services(db);
+  const s = await services(db);
   s.rooms.insert(room('r1'));
   const changes: string[] = [];
   s.waiting.onWaitingListChange((roomId) => changes.push(roomId));

@@ -7,8 +7,6 @@ import { MeetingLocks } from '../../../src/engine/live/meeting-locks.js';
 import { MeetingStats } from '../../../src/engine/stats/meeting-stats.js';
 import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
-import { SqliteLiveStore } from '../../../src/store/live-store.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import type { Tap } from '../../helpers/api.js';
@@ -52,8 +50,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
   const clock = new FakeClock();
   const first = open(t);
   seed(first.db);
-  const store = new SqliteLiveStore(first.db);
-  const chat = new ChatLog(store, clock, 2);
+  const chat = new ChatLog(sqliteAsyncStores(first.db).chat, clock, 2);
   await chat.post('m1', { participantId: 'ann', name: 'Ann' }, 'one');
   await chat.post('m1', { participantId: null, name: 'System' }, 'two');
   await chat.post('m1', { participantId: 'bob', name: 'Bob' }, 'three');
@@ -62,21 +59,22 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
     cam: false,
     camsModeratorsOnly: true,
   });
-  const stats = new MeetingStats(store, new SqliteUnitOfWork(first.db), clock);
+  const firstStores = sqliteAsyncStores(first.db);
+  const stats = new MeetingStats(firstStores.stats, firstStores.unitOfWork, clock);
   await stats.state('m1', 'ann', { audio: true, video: true });
   await stats.speaking('m1', 'ann', true);
   clock.advance(1_500);
   await stats.speaking('m1', 'ann', false);
-  stats.chat('m1', 'ann');
+  await stats.chat('m1', 'ann');
   await stats.state('m1', 'bob', { audio: false, video: true });
   clock.advance(500);
   first.db.close();
 
   // Reopened as after kill -9: what was running ends at the restart.
   const second = open(t, first.dir);
-  const reopened = new SqliteLiveStore(second.db);
+  const reopened = sqliteAsyncStores(second.db);
   t.same(
-    (await new ChatLog(reopened, clock, 2).latest('m1')).map((e) => [e.participantId, e.name, e.text]),
+    (await new ChatLog(reopened.chat, clock, 2).latest('m1')).map((e) => [e.participantId, e.name, e.text]),
     [
       [null, 'System', 'two'],
       ['bob', 'Bob', 'three'],
@@ -87,7 +85,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
     cam: false,
     camsModeratorsOnly: true,
   });
-  const restarted = new MeetingStats(reopened, new SqliteUnitOfWork(second.db), clock);
+  const restarted = new MeetingStats(reopened.stats, reopened.unitOfWork, clock);
   t.equal(await restarted.settleUnfinished(), 2, 'what was running is settled by the serving daemon');
   const after = await restarted.of('m1');
   t.match(after, [
@@ -101,7 +99,7 @@ t.test('chat, locks and statistics are written to SQLite and read back after reo
     },
     { participantId: 'bob', video: false, talkTimeMs: 0, webcams: [{ endedAt: clock.now().toISOString() }] },
   ]);
-  t.equal(reopened.unsettledStats().length, 0);
+  t.equal((await reopened.stats.unsettledStats()).length, 0);
 
   // Deleting the room takes everything of its meetings with it.
   second.db.prepare("DELETE FROM rooms WHERE room_id = 'r1'").run();

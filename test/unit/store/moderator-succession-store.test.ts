@@ -2,35 +2,21 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../src/engine/transactions.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
 import { ModeratorSuccession } from '../../../src/engine/meetings/moderator-succession.js';
-import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
-import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
-import { SqliteWaitingRequestStore } from '../../../src/store/waiting-request-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitingRoomFixture } from '../../helpers/room-fixture.js';
-import { silentLog } from '../../../src/engine/listeners.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
+import { engineOn } from '../../../test/helpers/sqlite-engine.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 
-function services(db: Db, clock: FakeClock) {
+async function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
-  const transactions = new Transactions(new SqliteUnitOfWork(db));
-  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms,
-    meetings,
-    transactions,
-    store: new SqliteWaitingRequestStore(db),
-    clock,
-    policy,
-    log: silentLog,
-  });
-  const succession = new ModeratorSuccession(meetings, rooms);
+  const stores = sqliteAsyncStores(db);
+  const { meetings, waiting } = await engineOn(stores, clock, { policy });
+  const succession = new ModeratorSuccession(meetings, stores.rooms);
   return { rooms, meetings, waiting, succession };
 }
 
@@ -48,7 +34,7 @@ t.test(
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const clock = new FakeClock();
     const db = openDatabase(dir);
-    const s = services(db, clock);
+    const s = await services(db, clock);
     s.rooms.insert({
       ...waitingRoomFixture('r1'),
       waitingRoom: 'off',
@@ -70,7 +56,7 @@ t.test(
       reopened.close();
       db.close();
     });
-    const after = services(reopened, clock);
+    const after = await services(reopened, clock);
     const bobAfter = after.meetings.participant(bob.participant.participantId);
     t.match(bobAfter, { role: 'moderator', leftAt: null });
     t.same(

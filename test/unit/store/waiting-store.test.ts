@@ -2,33 +2,19 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MeetingService } from '../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../src/engine/transactions.js';
-import { SqliteUnitOfWork } from '../../../src/store/unit-of-work.js';
-import { WaitingRoomService } from '../../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
-import { SqliteMeetingStore } from '../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../src/store/room-store.js';
-import { SqliteWaitingRequestStore } from '../../../src/store/waiting-request-store.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitingRoomFixture as room } from '../../helpers/room-fixture.js';
-import { silentLog } from '../../../src/engine/listeners.js';
+import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
+import { engineOn } from '../../../test/helpers/sqlite-engine.js';
 
 const policy = { waitingRoom: 'optional', waitingRoomMode: null } as const;
 
-function services(db: Db, clock: FakeClock) {
+async function services(db: Db, clock: FakeClock) {
   const rooms = new SqliteRoomStore(db);
-  const transactions = new Transactions(new SqliteUnitOfWork(db));
-  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms,
-    meetings,
-    transactions,
-    store: new SqliteWaitingRequestStore(db),
-    clock,
-    policy,
-    log: silentLog,
-  });
+  const stores = sqliteAsyncStores(db);
+  const { meetings, waiting } = await engineOn(stores, clock, { policy });
   return { rooms, meetings, waiting };
 }
 
@@ -46,7 +32,7 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   const dir = tempDir(t);
   const clock = new FakeClock();
   let db = openDatabase(dir);
-  let s = services(db, clock);
+  let s = await services(db, clock);
   s.rooms.insert(room('r1'));
   const joined = await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const mod = joined.status === 'joined' ? joined.participant : null;
@@ -67,7 +53,7 @@ t.test('written through to SQLite: a reopened database rebuilds the same state',
   const abandoned = db;
   db = openDatabase(dir);
   clock.advance(3000);
-  s = services(db, clock);
+  s = await services(db, clock);
 
   t.same(await s.waiting.poll('r1', waiting.secret), { status: 'waiting' });
   t.same(await s.waiting.poll('r1', barred.secret), { status: 'barred' });
@@ -104,7 +90,7 @@ t.test('meeting end, attendance and cascades in SQLite', async (t) => {
   const clock = new FakeClock();
   const db = openDatabase(dir);
   t.teardown(() => db.close());
-  const s = services(db, clock);
+  const s = await services(db, clock);
   s.rooms.insert(room('r1'));
   const joined = await s.waiting.start(arrival('Maria', { claims: { role: 'moderator', source: 'link' } }));
   const modId = joined.status === 'joined' ? joined.participant.participantId : '';

@@ -28,7 +28,7 @@ const expiryOf = (message: { ice_servers: readonly { username?: string }[] } | u
 t.test('fresh servers when the socket opens, then at three quarters of each lifetime while she stays', async (t) => {
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
-  const ann = await f.connect(f.enter('Ann'));
+  const ann = await f.connect(await f.enter('Ann'));
   const nowSecs = () => Math.floor(f.engine.clock.now().getTime() / 1000);
   t.equal(ann.conn.of('ice_servers').length, 1, 'at once');
   t.equal(expiryOf(ann.conn.last('ice_servers')), nowSecs() + 3600, 'valid one hour');
@@ -39,7 +39,7 @@ t.test('fresh servers when the socket opens, then at three quarters of each life
   t.equal(expiryOf(ann.conn.last('ice_servers')), nowSecs() + 3600, 'for another hour from now');
   f.timers.advance(0.75 * hour);
   t.equal(ann.conn.of('ice_servers').length, 3, 'and again');
-  const bob = await f.connect(f.enter('Bob'));
+  const bob = await f.connect(await f.enter('Bob'));
   t.equal(bob.conn.of('ice_servers').length, 1, 'each connection its own');
   t.notOk(
     ann.conn
@@ -52,9 +52,9 @@ t.test('fresh servers when the socket opens, then at three quarters of each life
 t.test('removed or left: no renewal, and no timer left behind', async (t) => {
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
-  const mod = await f.connect(f.enter('Mod', 'r1', true));
-  const ann = await f.connect(f.enter('Ann'));
-  const bob = await f.connect(f.enter('Bob'));
+  const mod = await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.connect(await f.enter('Ann'));
+  const bob = await f.connect(await f.enter('Bob'));
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   f.disconnect(ann);
   f.disconnect(bob);
@@ -70,7 +70,7 @@ t.test('removed or left: no renewal, and no timer left behind', async (t) => {
 t.test('a reconnect gets fresh servers at once; a hub without TURN sends none', async (t) => {
   let fixture!: LiveFixture;
   const f = (fixture = new LiveFixture({ ice: credentials(() => fixture) }));
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   const first = await f.connect(ann);
   f.timers.advance(0.5 * hour);
   f.disconnect(first);
@@ -78,7 +78,7 @@ t.test('a reconnect gets fresh servers at once; a hub without TURN sends none', 
   t.equal(again.conn.of('ice_servers').length, 1, 'a page reloaded late in the last credential still gets a fresh one');
 
   const plain = new LiveFixture({ ice: { lifetimeMs: hour, serversFor: () => null } });
-  const bob = await plain.connect(plain.enter('Bob'));
+  const bob = await plain.connect(await plain.enter('Bob'));
   t.equal(bob.conn.of('ice_servers').length, 0, 'no TURN: nothing to renew');
   t.equal(plain.timers.size, 0, 'and no timer');
 });

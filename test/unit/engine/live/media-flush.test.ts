@@ -25,8 +25,8 @@ t.test(
   "a member's state goes out at most every 250 ms, the latest value; an undone toggle sends nothing",
   async (t) => {
     const f = new LiveFixture({ live: roomy });
-    const m = await f.connect(f.enter('Mod', 'r1', true));
-    const a = await f.connect(f.enter('Ann'));
+    const m = await f.connect(await f.enter('Mod', 'r1', true));
+    const a = await f.connect(await f.enter('Ann'));
     const ann = a.participant.participantId;
     const heard = () => m.conn.of('state').filter((s) => s.participant.participant_id === ann);
 
@@ -49,6 +49,7 @@ t.test(
     t.equal(heard().at(-1)?.participant.video, true, 'the last one says the latest value');
     t.same(f.hub.attendees('r1').find((p) => p.participantId === ann)?.video, true, 'memory holds the latest at once');
 
+    await f.settled();
     const before = heard().length;
     const writes = f.liveStore.writes;
     const webcams = f.liveStore.webcams.length;
@@ -58,6 +59,8 @@ t.test(
     a.send(video(true));
     a.send(video(false));
     f.timers.advance(250);
+    // The flush's statistics await the store.
+    await f.settled();
     t.equal(heard().length, before + 1, '…and one undone before the next flush sends nothing');
     t.equal(f.liveStore.webcams.length, webcams, 'no webcam interval for the undone one');
     t.equal(f.liveStore.writes, writes + 1, 'one write, for the change that went out');
@@ -66,8 +69,8 @@ t.test(
 
 t.test('speaking is coalesced the same way, and never without audio', async (t) => {
   const f = new LiveFixture({ live: roomy });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'state', audio: true, video: false, screen: false });
   for (let i = 0; i < 40; i++) a.send({ type: 'speaking', speaking: i % 2 === 0 });
   f.timers.advance(250);
@@ -83,7 +86,7 @@ t.test(
   'beyond its allowance a socket is told rate_limited once, then dropped messages go unanswered, then it is closed',
   async (t) => {
     const f = new LiveFixture({ live: { mediaLimit: { count: 5, windowMs: 1_000 } } });
-    const a = await f.connect(f.enter('Ann'));
+    const a = await f.connect(await f.enter('Ann'));
     for (let i = 0; i < 10; i++) a.send(video(i % 2 === 0));
     t.same(
       a.conn.of('error').map((e) => e.code),
@@ -99,7 +102,7 @@ t.test(
     );
     f.disconnect(a);
 
-    const b = await f.connect(f.enter('Bob'));
+    const b = await f.connect(await f.enter('Bob'));
     for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
     f.timers.advance(1_000);
     for (let i = 0; i < 5; i++) b.send(video(i % 2 === 0));
@@ -114,7 +117,7 @@ t.test(
 
 t.test('the message window of every kind: told once, then closed at twice its count', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 3, windowMs: 1_000 } } });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   for (let i = 0; i < 6; i++) a.send({ type: 'view', video: [] });
   t.same(
     a.conn.of('error').map((e) => e.code),
@@ -126,24 +129,30 @@ t.test('the message window of every kind: told once, then closed at twice its co
 });
 
 t.test('statistics of media go through the group commit: one transaction for a flush of many members', async (t) => {
-  const deferred: (() => void)[] = [];
-  const runDeferred = () => deferred.splice(0).forEach((run) => run());
-  const f = new LiveFixture({ live: roomy, statsDefer: (run) => deferred.push(run) });
+  const deferred: (() => Promise<number>)[] = [];
+  const f = new LiveFixture({ live: roomy, statsDefer: (run) => void deferred.push(run) });
+  /** The groups queued so far commit, once the messages handled so far queued their writes (they await the store). */
+  const runDeferred = async () => {
+    await f.settled();
+    await Promise.all(deferred.splice(0).map((run) => run()));
+  };
   const clients: Client[] = [];
-  for (let i = 0; i < 20; i++) clients.push(await f.connect(f.enter(`Member ${i}`)));
-  runDeferred();
+  for (let i = 0; i < 20; i++) clients.push(await f.connect(await f.enter(`Member ${i}`)));
+  await runDeferred();
   const store = f.liveStore;
   store.transactions = 0;
 
   f.timers.advance(1_000);
   clients[0]!.send(video(true));
-  runDeferred();
+  await runDeferred();
   t.equal(store.transactions, 1, 'the first change: one transaction');
   for (const c of clients) for (let i = 0; i < 7; i++) c.send(video(i % 2 === 0));
+  await f.settled();
   t.equal(store.transactions, 1, 'nothing is written per toggle');
   f.timers.advance(250);
+  await f.settled();
   t.equal(deferred.length, 1, 'the flush queued the latest states in one group');
-  runDeferred();
+  await runDeferred();
   t.equal(store.transactions, 2, '140 toggles of 20 members: one more transaction');
   t.equal(store.webcams.filter((w) => w.endedAt === null).length, 20, 'an interval open for each member');
   t.equal(
@@ -174,7 +183,8 @@ function connectKeeping(
 
 t.test('a broadcast is one message object for every recipient, so the socket code serialises it once', async (t) => {
   const f = new LiveFixture({ live: roomy });
-  const all = ['Ann', 'Bob', 'Cem', 'Dan'].map((name) => connectKeeping(f, f.enter(name)));
+  const all: ReturnType<typeof connectKeeping>[] = [];
+  for (const name of ['Ann', 'Bob', 'Cem', 'Dan']) all.push(connectKeeping(f, await f.enter(name)));
   // Their welcomes are the sockets' first tasks.
   await f.settled();
   f.timers.advance(1_000);
@@ -193,9 +203,9 @@ t.test(
     const f = new LiveFixture({ live: { ...roomy, roomSendsPerSecond: 100 } });
     f.room({ roomId: 'r2', name: 'Room two' });
     const crowd: Client[] = [];
-    for (let i = 0; i < 10; i++) crowd.push(await f.connect(f.enter(`Member ${i}`)));
-    const bob = await f.connect(f.enter('Bob', 'r2'));
-    const carol = await f.connect(f.enter('Carol', 'r2'));
+    for (let i = 0; i < 10; i++) crowd.push(await f.connect(await f.enter(`Member ${i}`)));
+    const bob = await f.connect(await f.enter('Bob', 'r2'));
+    const carol = await f.connect(await f.enter('Carol', 'r2'));
     const watcher = crowd[0]!;
     const count = () => watcher.conn.of('state').length;
 
@@ -220,7 +230,7 @@ t.test("a room's message budget: beyond it the room's messages are dropped, each
   const f = new LiveFixture({ live: { ...roomy, roomMessageLimit: { count: 10, windowMs: 1_000 } } });
   f.room({ roomId: 'r2', name: 'Room two' });
   const crowd: Client[] = [];
-  for (const i of [0, 1, 2]) crowd.push(await f.connect(f.enter(`Member ${i}`)));
+  for (const i of [0, 1, 2]) crowd.push(await f.connect(await f.enter(`Member ${i}`)));
   for (const c of crowd) for (let i = 0; i < 5; i++) c.send({ type: 'view', video: [] });
   t.same(
     crowd.map((c) => c.conn.of('error').length),
@@ -237,7 +247,7 @@ t.test("a room's message budget: beyond it the room's messages are dropped, each
     crowd.every((c) => c.conn.closedWith === null),
     'the room budget closes nobody: their own sockets kept to their allowance',
   );
-  const other = await f.connect(f.enter('Eve', 'r2'));
+  const other = await f.connect(await f.enter('Eve', 'r2'));
   other.send({ type: 'view', video: [] });
   t.same(other.conn.of('error'), [], 'another room has its own budget');
   f.timers.advance(1_000);
@@ -247,7 +257,7 @@ t.test("a room's message budget: beyond it the room's messages are dropped, each
 
 t.test('an arrival between a change and its flush starts where the room is, and converges with it', async (t) => {
   const f = new LiveFixture({ live: roomy });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   const ann = a.participant.participantId;
   /** What Bob's page believes of Ann's video: the last state he heard, else his welcome. */
   const bobSees = (bob: Client) =>
@@ -261,7 +271,7 @@ t.test('an arrival between a change and its flush starts where the room is, and 
 
   a.send(video(true));
   a.send(video(false));
-  const bob = await f.connect(f.enter('Bob'));
+  const bob = await f.connect(await f.enter('Bob'));
   t.equal(bobSees(bob), true, 'the welcome says what the room was told, not the change still pending');
   a.send(video(true));
   f.timers.advance(250);

@@ -20,8 +20,8 @@ t.test(
   'a lock turns off what it forbids for participants, tells everyone, and keeps the moderator sending',
   async (t) => {
     const f = new LiveFixture();
-    const m = await f.connect(f.enter('Mod', 'r1', true));
-    const a = await f.connect(f.enter('Ann'));
+    const m = await f.connect(await f.enter('Mod', 'r1', true));
+    const a = await f.connect(await f.enter('Ann'));
     a.send({ type: 'state', audio: true, video: true, screen: true });
     m.send({ type: 'state', audio: true, video: true, screen: false });
     a.send({ type: 'speaking', speaking: true });
@@ -71,8 +71,8 @@ t.test('the media backend is injected: signals, connections, locks and the end r
       return backend;
     },
   });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   t.equal(f.hub.mediaBackend, backend);
   t.equal(a.conn.last('welcome')?.media, 'janus', "the welcome names the meeting's media as the backend decides it");
   a.send({ type: 'signal', to: m.participant.participantId, data: {} });
@@ -124,8 +124,8 @@ t.test(
       meetingEnded: quiet,
     };
     const f = new LiveFixture({ media: (given) => ((context = given), backend) });
-    const m = await f.connect(f.enter('Mod', 'r1', true));
-    const a = await f.connect(f.enter('Ann'));
+    const m = await f.connect(await f.enter('Mod', 'r1', true));
+    const a = await f.connect(await f.enter('Ann'));
     a.send({ type: 'state', audio: true, video: false, screen: false });
     m.conn.clear();
     a.send({ type: 'speaking', speaking: true });

@@ -4,8 +4,8 @@ import { LiveFixture } from '../../../helpers/live-fixture.js';
 
 t.test('a closed socket is a leave only once the grace has run out, to the millisecond', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 2_000 } });
-  const ann = f.enter('Ann');
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.enter('Ann');
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   f.disconnect(await f.connect(ann));
   t.same(
     m.conn.last('participant_left'),
@@ -21,7 +21,7 @@ t.test('a closed socket is a leave only once the grace has run out, to the milli
 
 t.test('a reload within the grace cancels the leave', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 2_000 } });
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
   f.timers.advance(1_500);
   const again = await f.connect(ann);
@@ -33,8 +33,8 @@ t.test('a reload within the grace cancels the leave', async (t) => {
 
 t.test('a leave the engine decides closes the socket with 1000, and no grace timer is left behind', async (t) => {
   const f = new LiveFixture();
-  const ann = f.enter('Ann');
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.enter('Ann');
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   const a = await f.connect(ann);
   await f.engine.meetings.leave(ann.participantId);
   t.same(a.conn.closedWith, { code: 1000, reason: 'left the meeting' });
@@ -58,12 +58,12 @@ t.test('moved into a sub-group: away, not leaving, until the away grace finds no
 
 t.test('a closing hub stops every timer and makes nobody leave', async (t) => {
   const f = new LiveFixture();
-  const ann = f.enter('Ann');
+  const ann = await f.enter('Ann');
   f.disconnect(await f.connect(ann));
-  const bob = f.enter('Bob');
+  const bob = await f.enter('Bob');
   const b = await f.connect(bob);
   t.equal(f.timers.size, 1);
-  f.hub.close();
+  await f.hub.close();
   t.equal(f.timers.size, 0);
   f.disconnect(b);
   f.timers.advance(60_000);

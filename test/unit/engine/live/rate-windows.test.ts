@@ -30,10 +30,13 @@ t.test('the live meeting keeps a window per kind: a chat flood does not use up r
   const f = new LiveFixture({
     live: { chatLimit: { count: 2, windowMs: 1_000 }, renameLimit: { count: 1, windowMs: 1_000 } },
   });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'chat', text: 'one' });
+  await f.settled();
   a.send({ type: 'chat', text: 'two' });
+  await f.settled();
   a.send({ type: 'chat', text: 'three' });
+  await f.settled();
   t.equal(a.conn.last('error')?.code, 'rate_limited', 'the third chat in a second is refused');
   t.equal(a.conn.of('chat').length, 2);
   a.send({ type: 'rename', name: 'Anna' });
@@ -43,15 +46,17 @@ t.test('the live meeting keeps a window per kind: a chat flood does not use up r
   t.equal(a.conn.of('error').length, 2, 'the second rename in the window is refused');
   f.timers.advance(1_000);
   a.send({ type: 'chat', text: 'later' });
+  await f.settled();
   t.equal(a.conn.last('chat')?.message.text, 'later', 'after the window, chat is heard again');
 });
 
 t.test('the message window counts malformed frames too, before reading them', async (t) => {
   const f = new LiveFixture({ live: { messageLimit: { count: 2, windowMs: 10_000 } } });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   a.session.receive({ ok: false, message: 'a message must be a JSON object' });
   a.session.receive({ ok: false, message: 'a message must be a JSON object' });
   a.send({ type: 'chat', text: 'hello' });
+  await f.settled();
   t.same(
     a.conn.of('error').map((e) => e.code),
     ['invalid_message', 'invalid_message', 'rate_limited'],
@@ -59,5 +64,6 @@ t.test('the message window counts malformed frames too, before reading them', as
   t.equal(a.conn.of('chat').length, 0);
   f.timers.advance(10_000);
   a.send({ type: 'chat', text: 'hello' });
+  await f.settled();
   t.equal(a.conn.of('chat').length, 1);
 });

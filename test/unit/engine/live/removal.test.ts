@@ -7,9 +7,9 @@ import { LiveFixture, type Client } from '../../../helpers/live-fixture.js';
 
 /** Ann, Bob and a moderator connected in r1. */
 async function scene(f: LiveFixture): Promise<{ mod: Client; ann: Client; bob: Client }> {
-  const mod = await f.connect(f.enter('Mod', 'r1', true));
-  const ann = await f.connect(f.enter('Ann'));
-  const bob = await f.connect(f.enter('Bob'));
+  const mod = await f.connect(await f.enter('Mod', 'r1', true));
+  const ann = await f.connect(await f.enter('Ann'));
+  const bob = await f.connect(await f.enter('Bob'));
   return { mod, ann, bob };
 }
 
@@ -65,7 +65,7 @@ t.test(
   async (t) => {
     const f = new LiveFixture();
     f.room({ roomId: 'w', waitingRoom: 'all' });
-    const mod = await f.connect(f.enter('Mod', 'w', true));
+    const mod = await f.connect(await f.enter('Mod', 'w', true));
     const knock = await f.engine.waiting.knock(arrive('w', 'Ann'));
     if (knock.status !== 'waiting') throw new Error('expected to wait');
     await f.engine.waiting.admit('w', knock.requestId, by(mod.participant.participantId));
@@ -91,7 +91,7 @@ t.test('who may remove whom: abuse is refused with the live codes and changes no
   const f = new LiveFixture();
   const { mod, ann, bob } = await scene(f);
   f.room({ roomId: 'r2' });
-  const elsewhere = f.enter('Eve', 'r2');
+  const elsewhere = await f.enter('Eve', 'r2');
   const cases: [Client, Record<string, unknown>, string][] = [
     [ann, { type: 'remove', participant_id: bob.participant.participantId }, 'not_moderator'],
     [mod, { type: 'remove', participant_id: 'no-such-participant' }, 'participant_not_found'],
@@ -117,7 +117,7 @@ t.test('who may remove whom: abuse is refused with the live codes and changes no
 t.test('a second removal of the same person is refused, and a flood is cut by the settings window', async (t) => {
   const f = new LiveFixture({ live: { settingsLimit: { count: 2, windowMs: 10_000 } } });
   const { mod, ann, bob } = await scene(f);
-  const carl = await f.connect(f.enter('Carl'));
+  const carl = await f.connect(await f.enter('Carl'));
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
@@ -137,7 +137,7 @@ t.test('a second removal of the same person is refused, and a flood is cut by th
 t.test('a moderator may remove another moderator, and someone whose socket is down within the grace', async (t) => {
   const f = new LiveFixture({ live: { leaveGraceMs: 5_000 } });
   const { mod, ann } = await scene(f);
-  const second = await f.connect(f.enter('Co', 'r1', true));
+  const second = await f.connect(await f.enter('Co', 'r1', true));
   f.disconnect(ann);
   mod.send({ type: 'remove', participant_id: ann.participant.participantId });
   await f.settled();

@@ -7,7 +7,7 @@ import { LiveFixture, MemoryLiveStore, type Client } from '../../../helpers/live
 t.test('sub-groups are named after the main room, numbered, and made once', async (t) => {
   const f = new LiveFixture({ live: { maxSubgroups: 3 } });
   f.room({ roomId: 'r1', name: 'L'.repeat(200) });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 2 });
   await f.settled();
   const g1 = f.engine.store.rooms.get('r1-g1');
@@ -31,7 +31,7 @@ t.test('sub-groups are named after the main room, numbered, and made once', asyn
 
 t.test('only a moderator makes, moves and brings back', async (t) => {
   const f = new LiveFixture();
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   for (const message of [
     { type: 'create_subgroups', count: 1 },
     { type: 'move', participant_id: 'x', room_id: 'r1-g1' },
@@ -45,8 +45,8 @@ t.test('only a moderator makes, moves and brings back', async (t) => {
 
 t.test('a move names a room of the family and someone connected in this room', async (t) => {
   const f = new LiveFixture();
-  const ann = f.enter('Ann');
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const ann = await f.enter('Ann');
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   const a = await f.connect(ann);
   m.send({ type: 'create_subgroups', count: 1 });
   await f.settled();
@@ -80,7 +80,7 @@ t.test('bring back: who does not return within the away grace has left', async (
 t.test('groups carry the names the moderator chose; unnamed ones say so with an empty name', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r1', name: 'Maths 7b' });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 3, names: ['Foxes', ' <b>Owls</b> '] });
   await f.settled();
   t.same(m.conn.last('subgroups'), {
@@ -96,7 +96,7 @@ t.test('groups carry the names the moderator chose; unnamed ones say so with an 
   m.send({ type: 'create_subgroups', count: 1, names: ['Badgers'] });
   await f.settled();
   t.equal(f.engine.store.rooms.get('r1-g1')?.name, 'Badgers', 'naming an existing group renames it');
-  const late = await f.connect(f.enter('Ben'));
+  const late = await f.connect(await f.enter('Ben'));
   t.same(late.conn.last('welcome')?.groups[0], { room_id: 'r1-g1', number: 1, name: 'Badgers' }, 'in the welcome');
   for (const names of [['a\nb'], ['x'.repeat(65)], ['a', 'b']]) {
     m.send({ type: 'create_subgroups', count: 1, names });
@@ -109,9 +109,9 @@ t.test('groups carry the names the moderator chose; unnamed ones say so with an 
 t.test('assign several at once: evenly in order, or at random; the sender stays', async (t) => {
   const draws = [0.1, 0.1, 0.1];
   const f = new LiveFixture({ random: () => draws.shift() ?? 0 });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   const people: Client[] = [];
-  for (const name of ['Ann', 'Ben', 'Cem', 'Dora', 'Eve']) people.push(await f.connect(f.enter(name)));
+  for (const name of ['Ann', 'Ben', 'Cem', 'Dora', 'Eve']) people.push(await f.connect(await f.enter(name)));
   const ids = people.map((p) => p.participant.participantId);
   m.send({ type: 'assign_subgroups', participant_ids: ids, mode: 'even' });
   await f.settled();
@@ -145,7 +145,7 @@ t.test('assign several at once: evenly in order, or at random; the sender stays'
 
 t.test('the timer brings everyone back when it runs out, and survives a restart', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
   m.send({ type: 'create_subgroups', count: 1 });
   await f.settled();
   const start = f.engine.clock.now().getTime();
@@ -159,9 +159,9 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
 
   // kill -9 and a restart five minutes in: the timer is read back and keeps its end.
   f.timers.advance(300_000);
-  f.hub.close();
+  await f.hub.close();
   f.build();
-  const ann = await f.connect(f.enter('Ann', 'r1-g1'));
+  const ann = await f.connect(await f.enter('Ann', 'r1-g1'));
   t.equal(ann.conn.last('welcome')?.groups_end_at, new Date(start + 600_000).toISOString(), 'the end, after restart');
   f.timers.advance(299_999);
   t.equal(ann.conn.of('move').length, 0, 'not before the end');
@@ -171,17 +171,17 @@ t.test('the timer brings everyone back when it runs out, and survives a restart'
   t.equal(ann.conn.last('subgroups')?.ends_at, null, 'the timer is over');
 
   // A page that reconnects into the group after the end (a drop, a restart) is sent back too.
-  f.hub.close();
+  await f.hub.close();
   f.build();
-  const ben = await f.connect(f.enter('Ben', 'r1-g1'));
+  const ben = await f.connect(await f.enter('Ben', 'r1-g1'));
   t.same(ben.conn.last('move'), { type: 'move', room_id: 'r1' }, 'late, still sent back');
   // Sending someone into a group again ends the "ran out" record.
-  const m2 = await f.connect(f.enter('Mod2', 'r1', true));
-  const cem = await f.connect(f.enter('Cem'));
+  const m2 = await f.connect(await f.enter('Mod2', 'r1', true));
+  const cem = await f.connect(await f.enter('Cem'));
   m2.send({ type: 'move', participant_id: cem.participant.participantId, room_id: 'r1-g1' });
   await f.settled();
   t.same([...f.liveStore.timers.keys()], [], 'cleared');
-  const cemThere = await f.connect(f.enter('Cem in group', 'r1-g1'));
+  const cemThere = await f.connect(await f.enter('Cem in group', 'r1-g1'));
   t.equal(cemThere.conn.of('move').length, 0, 'a new group session stays');
 
   m2.send({ type: 'subgroup_timer', minutes: 5 });
@@ -197,12 +197,12 @@ t.test(
   'a message to all groups reaches every page of the family, as text; moderators only, rate-limited',
   async (t) => {
     const f = new LiveFixture();
-    const m = await f.connect(f.enter('Ms Keller', 'r1', true));
+    const m = await f.connect(await f.enter('Ms Keller', 'r1', true));
     m.send({ type: 'create_subgroups', count: 2 });
     await f.settled();
-    const main = await f.connect(f.enter('Ann'));
-    const g1 = await f.connect(f.enter('Ben', 'r1-g1'));
-    const g2 = await f.connect(f.enter('Cem', 'r1-g2'));
+    const main = await f.connect(await f.enter('Ann'));
+    const g1 = await f.connect(await f.enter('Ben', 'r1-g1'));
+    const g2 = await f.connect(await f.enter('Cem', 'r1-g2'));
     m.send({ type: 'group_message', text: '  Two minutes left <b>!</b> ' });
     await f.settled();
     for (const c of [m, main, g1, g2])
@@ -228,17 +228,17 @@ t.test(
   'the message to all groups is replayed to a page that arrives while the groups run, and ends with them',
   async (t) => {
     const f = new LiveFixture();
-    const m = await f.connect(f.enter('Ms Keller', 'r1', true));
+    const m = await f.connect(await f.enter('Ms Keller', 'r1', true));
     m.send({ type: 'create_subgroups', count: 2 });
     await f.settled();
-    const early = await f.connect(f.enter('Ben', 'r1-g1'));
+    const early = await f.connect(await f.enter('Ben', 'r1-g1'));
     m.send({ type: 'group_message', text: 'Two minutes left' });
     await f.settled();
     const told = { type: 'group_message', text: 'Two minutes left', from: 'Ms Keller' };
     t.same(early.conn.of('group_message'), [told], 'told once as it was sent');
 
     // Moved into a group after the message: her new page there is told it after its welcome.
-    const late = await f.connect(f.enter('Cem', 'r1-g2'));
+    const late = await f.connect(await f.enter('Cem', 'r1-g2'));
     t.same(late.conn.last('group_message'), told, 'a person moved in later sees the current message');
     const kinds = late.conn.sent.map((message) => message.type);
     t.ok(kinds.indexOf('welcome') < kinds.indexOf('group_message'), 'after her welcome');
@@ -249,7 +249,7 @@ t.test(
     // A newer message replaces it.
     m.send({ type: 'group_message', text: 'One minute left' });
     await f.settled();
-    const newer = await f.connect(f.enter('Dora', 'r1-g1'));
+    const newer = await f.connect(await f.enter('Dora', 'r1-g1'));
     t.same(newer.conn.of('group_message'), [{ ...told, text: 'One minute left' }], 'only the current one');
     t.same(
       f.liveStore.groupMessages(),
@@ -260,7 +260,7 @@ t.test(
     // Everyone brought back: the message is over, a later group page hears nothing of it.
     m.send({ type: 'bring_back' });
     await f.settled();
-    const after = await f.connect(f.enter('Eve', 'r1-g1'));
+    const after = await f.connect(await f.enter('Eve', 'r1-g1'));
     t.equal(after.conn.of('group_message').length, 0, 'not after the groups came back');
     t.same(f.liveStore.groupMessages(), [], 'and gone from the store');
 
@@ -269,24 +269,24 @@ t.test(
     await f.settled();
     m.send({ type: 'subgroup_timer', minutes: 1 });
     await f.settled();
-    t.equal((await f.connect(f.enter('Finn', 'r1-g2'))).conn.last('group_message')?.text, 'Round two');
+    t.equal((await f.connect(await f.enter('Finn', 'r1-g2'))).conn.last('group_message')?.text, 'Round two');
     f.timers.advance(60_000);
-    const m2 = await f.connect(f.enter('Mr Lang', 'r1', true));
+    const m2 = await f.connect(await f.enter('Mr Lang', 'r1', true));
     t.equal(m2.conn.of('group_message').length, 0, 'not after the timer brought everyone back');
 
     // The meeting's end ends it as well: the next meeting starts without it.
     const g = new LiveFixture();
-    const teacher = await g.connect(g.enter('Ms Keller', 'r1', true));
+    const teacher = await g.connect(await g.enter('Ms Keller', 'r1', true));
     teacher.send({ type: 'create_subgroups', count: 1 });
-    await f.settled();
-    teacher.send({ type: 'group_message', text: 'Last round' });
-    await f.settled();
-    t.equal((await g.connect(g.enter('Gus', 'r1-g1'))).conn.last('group_message')?.text, 'Last round');
-    teacher.send({ type: 'end_meeting' });
-    t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
-    // The groups' meetings end after it (awaited): the next page enters the next meeting.
     await g.settled();
-    const next = await g.connect(g.enter('Gil', 'r1-g1'));
+    teacher.send({ type: 'group_message', text: 'Last round' });
+    await g.settled();
+    t.equal((await g.connect(await g.enter('Gus', 'r1-g1'))).conn.last('group_message')?.text, 'Last round');
+    teacher.send({ type: 'end_meeting' });
+    // The end awaits the store; the groups' meetings end after it (awaited): the next page enters the next meeting.
+    await g.settled();
+    t.equal(teacher.conn.closedWith?.code, 4410, 'the meeting ended');
+    const next = await g.connect(await g.enter('Gil', 'r1-g1'));
     t.equal(next.conn.of('group_message').length, 0, 'not in the next meeting');
     t.same(g.liveStore.groupMessages(), [], 'the meeting took it from the store too');
   },
@@ -294,8 +294,8 @@ t.test(
 
 t.test('two moderators make the sub-groups at once: they take turns, neither is refused', async (t) => {
   const f = new LiveFixture();
-  const m1 = await f.connect(f.enter('One', 'r1', true));
-  const m2 = await f.connect(f.enter('Two', 'r1', true));
+  const m1 = await f.connect(await f.enter('One', 'r1', true));
+  const m2 = await f.connect(await f.enter('Two', 'r1', true));
   m1.send({ type: 'create_subgroups', count: 2 });
   m2.send({ type: 'create_subgroups', count: 2, names: ['', 'Owls'] });
   await f.settled();

@@ -27,11 +27,11 @@ function recordingBackend(): { backend: MediaBackend; views: { peer: MediaPeer; 
 t.test('a view names members of her meeting only, never herself; the large one counts as shown', async (t) => {
   const { backend, views } = recordingBackend();
   const f = new LiveFixture({ media: () => backend });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
-  const b = await f.connect(f.enter('Ben'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
+  const b = await f.connect(await f.enter('Ben'));
   f.room({ roomId: 'r2' });
-  const elsewhere = await f.connect(f.enter('Eve', 'r2'));
+  const elsewhere = await f.connect(await f.enter('Eve', 'r2'));
   const [mod, ann, ben, eve] = [m, a, b, elsewhere].map((c) => c.participant.participantId) as [
     string,
     string,
@@ -61,7 +61,7 @@ t.test('a view names members of her meeting only, never herself; the large one c
 t.test('a malformed view is refused in words and reaches nobody', async (t) => {
   const { backend, views } = recordingBackend();
   const f = new LiveFixture({ media: () => backend });
-  const a = await f.connect(f.enter('Ann'));
+  const a = await f.connect(await f.enter('Ann'));
   for (const bad of [
     { type: 'view' },
     { type: 'view', video: 'everyone' },
@@ -85,12 +85,13 @@ t.test('a malformed view is refused in words and reaches nobody', async (t) => {
 t.test('views have their own rate window: a flood is cut and said, the next window is open again', async (t) => {
   const { backend, views } = recordingBackend();
   const f = new LiveFixture({ media: () => backend, live: { viewLimit: { count: 3, windowMs: 10_000 } } });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   for (let i = 0; i < 5; i++) a.send({ type: 'view', video: [m.participant.participantId] });
   t.equal(views.length, 3, 'three pass');
   t.equal(a.conn.of('error').filter((e) => e.code === 'rate_limited').length, 2, 'the rest are refused in words');
   a.send({ type: 'chat', text: 'still here' });
+  await f.settled();
   t.equal(m.conn.last('chat')?.message.text, 'still here', 'other messages are not cut by it');
   f.engine.clock.advance(10_000);
   a.send({ type: 'view', video: [] });
@@ -99,8 +100,8 @@ t.test('views have their own rate window: a flood is cut and said, the next wind
 
 t.test('the mesh ignores a view; the router hands it to the backend of her meeting', async (t) => {
   const f = new LiveFixture();
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   m.conn.clear();
   a.conn.clear();
   a.send({ type: 'view', video: [m.participant.participantId] });

@@ -5,8 +5,8 @@ import { LiveFixture } from '../../../helpers/live-fixture.js';
 t.test('a knock reaches the moderators as one numbered change, only after it is committed', async (t) => {
   const f = new LiveFixture();
   f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
-  const m = await f.connect(f.enter('Mod', 'r2', true));
-  const p = await f.connect(f.enter('Pat', 'r2'));
+  const m = await f.connect(await f.enter('Mod', 'r2', true));
+  const p = await f.connect(await f.enter('Pat', 'r2'));
   t.same(
     m.conn.last('waiting_list'),
     { type: 'waiting_list', seq: 0, requests: [] },
@@ -28,8 +28,8 @@ t.test('a knock reaches the moderators as one numbered change, only after it is 
 
 t.test('waiting_resync answers the whole list within its window; a participant may not ask', async (t) => {
   const f = new LiveFixture({ live: { resyncLimit: { count: 1, windowMs: 5_000 } } });
-  const m = await f.connect(f.enter('Mod', 'r1', true));
-  const a = await f.connect(f.enter('Ann'));
+  const m = await f.connect(await f.enter('Mod', 'r1', true));
+  const a = await f.connect(await f.enter('Ann'));
   a.send({ type: 'waiting_resync' });
   t.equal(a.conn.last('error')?.code, 'not_moderator');
   t.equal(a.conn.of('waiting_list').length, 0);
@@ -52,8 +52,8 @@ t.test(
   async (t) => {
     const f = new LiveFixture();
     f.room({ roomId: 'r2', waitingRoom: 'all' });
-    const m1 = await f.connect(f.enter('One', 'r2', true));
-    const m2 = await f.connect(f.enter('Two', 'r2', true));
+    const m1 = await f.connect(await f.enter('One', 'r2', true));
+    const m2 = await f.connect(await f.enter('Two', 'r2', true));
     const before = m2.conn.of('waiting_room').length;
     m1.send({ type: 'waiting_room', enabled: m1.conn.last('waiting_room')?.enabled ?? false });
     await f.settled();

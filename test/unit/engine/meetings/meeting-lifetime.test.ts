@@ -35,7 +35,7 @@ t.test('the grace period is an option', async (t) => {
 t.test('a meeting with someone present or waiting is not empty', async (t) => {
   const f = new Fixture();
   f.room();
-  f.moderator();
+  await f.moderator();
   f.clock.advance(grace * 3);
   await f.waiting.sweep();
   t.ok(f.meetings.current('r1'), 'a participant is present');
@@ -57,7 +57,7 @@ t.test('a meeting with someone present or waiting is not empty', async (t) => {
 t.test('the end of a meeting ends its bars; the next meeting starts clean', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const eve = await f.knock('Eve');
   await f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
   const first = f.meetings.current('r1')!.meetingId;
@@ -83,7 +83,7 @@ t.test('the end of a meeting ends its bars; the next meeting starts clean', asyn
 t.test('end: explicit, by a moderator or an integration; waiting requests expire with it', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator('r1', 'Maria');
+  const mod = await f.moderator('r1', 'Maria');
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
   await f.waiting.admit('r1', bob.requestId, by(mod.participantId));
@@ -141,10 +141,10 @@ t.test('list, and timeline of an unknown meeting', async (t) => {
   f.room();
   f.room({ roomId: 'r2' });
   await t.rejects(() => f.meetings.timeline('r1'), { code: 'meeting_not_found' });
-  f.moderator();
+  await f.moderator();
   await f.meetings.end('r1');
   f.clock.advance(1000);
-  f.moderator();
+  await f.moderator();
   const list = await f.meetings.list('r1');
   t.equal(list.length, 2);
   t.equal(list[0]?.meetingId, f.meetings.current('r1')?.meetingId, 'newest first');

@@ -4,11 +4,12 @@ import { ModeratorSuccession, successorAmong } from '../../../../src/engine/meet
 import type { Room } from '../../../../src/engine/rooms/room.js';
 import type { StartResult } from '../../../../src/engine/waiting/waiting-room-types.js';
 import { Fixture, arrive, by, claims } from '../../../helpers/engine-fixture.js';
+import { asyncOf } from '../../../helpers/async-of.js';
 
 /** An open gateway room: entered with a join token (role participant, source link), never left without a moderator. */
 function openRoom(f: Fixture, fields: Partial<Room> = {}): ModeratorSuccession {
   f.room({ entry: 'token', unlisted: true, waitingRoom: 'off', moderatorSuccession: true, ...fields });
-  return new ModeratorSuccession(f.meetings, f.store);
+  return new ModeratorSuccession(f.meetings, asyncOf(f.store));
 }
 
 const anonymous = (name: string) => arrive('r1', name, { claims: claims('participant', 'link') });
@@ -77,7 +78,7 @@ t.test('the moderator leaves: the one present longest is promoted, durably, and 
 t.test('a room without the flag is unchanged: roles come from the token only and nobody is promoted', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off', moderatorSuccession: false });
-  new ModeratorSuccession(f.meetings, f.store);
+  new ModeratorSuccession(f.meetings, asyncOf(f.store));
   const changes = roleChanges(f);
   const ann = joined(await f.waiting.start(anonymous('Ann')));
   t.equal(ann.role, 'participant', 'the first arrival is no moderator');
@@ -161,7 +162,7 @@ t.test('until_moderator: a promotion admits those waiting, as an arrival would',
   const guest = await g.knock('Early', 'r1', { claims: claims('participant', 'link') });
   t.same(await g.waiting.poll('r1', guest.secret), { status: 'waiting' }, 'no moderator present: the guest waits');
   g.store.rooms.set('r1', { ...g.store.rooms.get('r1')!, moderatorSuccession: true });
-  await new ModeratorSuccession(g.meetings, g.store).settleAll();
+  await new ModeratorSuccession(g.meetings, asyncOf(g.store)).settleAll();
   t.equal(
     g.meetings.participant(pat.participantId)?.role,
     'moderator',
@@ -221,7 +222,7 @@ t.test(
     const cid = joined(await f.waiting.start(anonymous('Cid')));
     await f.meetings.leave(ann.participantId);
     f.restart();
-    succession = new ModeratorSuccession(f.meetings, f.store);
+    succession = new ModeratorSuccession(f.meetings, asyncOf(f.store));
     t.equal(f.meetings.participant(bob.participantId)?.role, 'moderator');
     t.same(await f.waiting.list('r1', by(bob.participantId)), []);
 
@@ -230,7 +231,7 @@ t.test(
     await f.meetings.leave(bob.participantId);
     t.equal(f.meetings.participant(cid.participantId)?.role, 'participant');
     f.restart();
-    const after = new ModeratorSuccession(f.meetings, f.store);
+    const after = new ModeratorSuccession(f.meetings, asyncOf(f.store));
     await after.settleAll();
     t.equal(f.meetings.participant(cid.participantId)?.role, 'moderator', 'settled when the daemon starts serving');
   },

@@ -6,7 +6,7 @@ t.test('the timeline records every transition with time, actor and subject', asy
   // A grace of 6 s (SERVICE_WAITING_CLOSED_WINDOW_SECS=6): E's window closes before her request expires.
   const f = new Fixture({ waiting: { closedWindowMs: 6000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
-  const mod = f.moderator('r1', 'Maria');
+  const mod = await f.moderator('r1', 'Maria');
   const a = await f.knock('A');
   const b = await f.knock('B');
   const c = await f.knock('C');
@@ -64,7 +64,7 @@ t.test(
   async (t) => {
     const f = new Fixture();
     f.room();
-    const mod = f.moderator('r1', 'Maria');
+    const mod = await f.moderator('r1', 'Maria');
     const ann = await f.knock('Ann');
     const bob = await f.knock('Bob');
     const eve = await f.knock('=HYPERLINK("http://evil")');

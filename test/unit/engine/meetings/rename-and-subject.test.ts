@@ -3,13 +3,13 @@ import { Fixture, by } from '../../../helpers/engine-fixture.js';
 
 /** A participant present in r1 (a room without a waiting room), as `start` lets her in. */
 function participant(f: Fixture, name: string) {
-  return f.transactions.atomically(() => f.meetings.join(f.meetings.ensure('r1'), 'participant', name));
+  return f.transactions.atomically(async () => f.meetings.join(await f.meetings.ensure('r1'), 'participant', name));
 }
 
 t.test('a rename is checked by the rule of every arrival, written, and survives a restart', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const ann = participant(f, 'Ann');
+  const ann = await participant(f, 'Ann');
   const writes = f.store.writes;
   const renamed = await f.meetings.rename(ann.participantId, '  Ann Smith  ');
   t.equal(renamed.changed, true);
@@ -43,7 +43,7 @@ t.test('a rename is checked by the rule of every arrival, written, and survives 
 t.test('only a present participant renames herself', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const ann = participant(f, 'Ann');
+  const ann = await participant(f, 'Ann');
   await f.meetings.leave(ann.participantId);
   await t.rejects(() => f.meetings.rename(ann.participantId, 'Back'), { code: 'participant_not_found' });
   await t.rejects(() => f.meetings.rename('forged', 'Back'), { code: 'participant_not_found' });
@@ -52,7 +52,7 @@ t.test('only a present participant renames herself', async (t) => {
 t.test('a failed commit keeps the old name, in memory and on disk', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const ann = participant(f, 'Ann');
+  const ann = await participant(f, 'Ann');
   f.store.commitError = new Error('disk full');
   await t.rejects(() => f.meetings.rename(ann.participantId, 'Bea'), /disk full/);
   t.equal(f.meetings.participant(ann.participantId)?.name, 'Ann', 'in memory');
@@ -64,8 +64,8 @@ t.test('a failed commit keeps the old name, in memory and on disk', async (t) =>
 t.test('the subject: moderators only, checked, on the timeline, kept across a restart', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const mod = f.moderator();
-  const ann = participant(f, 'Ann');
+  const mod = await f.moderator();
+  const ann = await participant(f, 'Ann');
   await t.rejects(() => f.meetings.setSubject('r1', by(ann.participantId), 'Mine now'), { code: 'not_moderator' });
   await t.rejects(() => f.meetings.setSubject('r1', by('forged'), 'Mine now'), { code: 'not_moderator' });
   t.equal(f.meetings.current('r1')?.subject, '', 'no subject at first');
@@ -102,7 +102,7 @@ t.test('the subject: moderators only, checked, on the timeline, kept across a re
 t.test('a failed commit keeps the old subject', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   await f.meetings.setSubject('r1', by(mod.participantId), 'Before');
   f.store.commitError = new Error('disk full');
   await t.rejects(() => f.meetings.setSubject('r1', by(mod.participantId), 'After'), /disk full/);

@@ -19,7 +19,7 @@ t.test('chat text: 1 to 2000 characters, not blank, kept as typed', async (t) =>
 t.test('the chat log keeps the latest messages per meeting and writes every one through', async (t) => {
   const store = new MemoryLiveStore();
   const clock = new FakeClock();
-  const log = new ChatLog(store, clock, 3);
+  const log = new ChatLog(asyncOf(store), clock, 3);
   for (const text of ['1', '2', '3', '4']) await log.post('m1', { participantId: 'p', name: 'Ann' }, text);
   await log.post('m2', { participantId: null, name: 'System' }, 'other');
   t.same(
@@ -34,7 +34,7 @@ t.test('the chat log keeps the latest messages per meeting and writes every one 
   );
   t.equal(store.chat.length, 5, 'nothing stored for a refused text');
   log.forget('m1');
-  const fresh = new ChatLog(store, clock, 3);
+  const fresh = new ChatLog(asyncOf(store), clock, 3);
   t.same(
     (await fresh.latest('m1')).map((e) => e.text),
     ['2', '3', '4'],
@@ -74,7 +74,7 @@ t.test('meeting locks are stored, cached and defaulted once', async (t) => {
 t.test('a chat message or lock settings the store refuses reject; memory keeps what was stored', async (t) => {
   const store = new MemoryLiveStore();
   const clock = new FakeClock();
-  const log = new ChatLog(store, clock);
+  const log = new ChatLog(asyncOf(store), clock);
   const locks = new MeetingLocks(asyncOf(store), clock);
   await log.post('m1', { participantId: 'p', name: 'Ann' }, 'kept');
   await locks.set('m1', { ...unlocked, mic: true });

@@ -2,11 +2,12 @@ import t from 'tap';
 import { MeetingStats } from '../../../../src/engine/stats/meeting-stats.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { MemoryLiveStore } from '../../../helpers/live-fixture.js';
+import { asyncOf } from '../../../helpers/async-of.js';
 
 function setup() {
   const clock = new FakeClock();
   const store = new MemoryLiveStore();
-  return { clock, store, stats: new MeetingStats(store, store, clock) };
+  return { clock, store, stats: new MeetingStats(asyncOf(store), store, clock) };
 }
 
 t.test('talk time is the sum of speaking intervals while audio is on', async (t) => {
@@ -44,9 +45,9 @@ t.test('webcam intervals follow video on and off; chat is counted', async (t) =>
   clock.advance(1_000);
   await stats.state('m1', 'ann', { audio: true, video: true });
   const start2 = clock.now().toISOString();
-  stats.chat('m1', 'ann');
-  stats.chat('m1', 'ann');
-  stats.chat('m1', 'bob');
+  await stats.chat('m1', 'ann');
+  await stats.chat('m1', 'ann');
+  await stats.chat('m1', 'bob');
   const [ann, bob] = await stats.of('m1');
   t.same(ann?.webcams, [
     { startedAt: start1, endedAt: end1 },
@@ -85,9 +86,9 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
   const { clock, store, stats } = setup();
   await stats.state('m1', 'ann', { audio: true, video: true });
   await stats.speaking('m1', 'ann', true);
-  stats.chat('m1', 'ann');
+  await stats.chat('m1', 'ann');
   clock.advance(2_000);
-  const restarted = new MeetingStats(store, store, clock);
+  const restarted = new MeetingStats(asyncOf(store), store, clock);
   const writes = store.writes;
   t.match(
     (await restarted.of('m1'))[0],
@@ -105,7 +106,7 @@ t.test('after a crash, intervals left running end at the restart', async (t) => 
     chatMessages: 1,
   });
   t.equal((await restarted.of('m1'))[0]?.webcams[0]?.endedAt, clock.now().toISOString());
-  restarted.chat('m1', 'ann');
+  await restarted.chat('m1', 'ann');
   t.equal((await restarted.of('m1'))[0]?.chatMessages, 2, 'counting goes on from the stored value');
 });
 
@@ -124,19 +125,19 @@ t.test(
   async (t) => {
     const clock = new FakeClock();
     const store = new MemoryLiveStore();
-    const queued: (() => void)[] = [];
+    const queued: (() => Promise<number>)[] = [];
     // The group's turn never comes unless the test runs it: what is on disk is what was written now.
-    const stats = new MeetingStats(store, store, clock, (run) => void queued.push(run));
+    const stats = new MeetingStats(asyncOf(store), store, clock, (run) => void queued.push(run));
     await stats.joined('m1', 'ann');
     await stats.state('m1', 'ann', { audio: true, video: false });
     t.equal(store.getStats('ann'), null, 'media state waits for the group');
-    stats.chat('m1', 'ann');
+    await stats.chat('m1', 'ann');
     t.match(
       store.getStats('ann'),
       { chatMessages: 1, audio: true },
       'the chat count commits now (the room hears the message next), with the state queued before it',
     );
-    for (const run of queued.splice(0)) run();
+    for (const run of queued.splice(0)) await run();
     t.match(
       store.getStats('ann'),
       { chatMessages: 1, audio: true },

@@ -4,7 +4,7 @@ import { Fixture, arrive, by, claims } from '../../../helpers/engine-fixture.js'
 t.test('a wrong code is refused and leaves no trace for moderators', async (t) => {
   const f = new Fixture();
   f.room({ accessCode: 'open-sesame' });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const writes = f.store.writes;
   await t.rejects(f.waiting.knock(arrive('r1', 'Ann', { accessCode: 'wrong', note: 'hello' })), {
     code: 'access_code_invalid',
@@ -103,7 +103,7 @@ t.test('the sweep forgets old failures', async (t) => {
 t.test('asking again with the cookie of a refused request needs no code again', async (t) => {
   const f = new Fixture();
   f.room({ accessCode: '2468' });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const first = await f.knock('Ann', 'r1', { accessCode: '2468' });
   await f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
   const again = await f.waiting.knock(arrive('r1', 'Ann', { secret: first.secret }));
@@ -147,6 +147,6 @@ t.test('the meeting is read again after the code was hashed', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomMode: 'until_moderator', accessCode: 'open-sesame' });
   const pending = f.waiting.start(arrive('r1', 'Ann', { accessCode: 'open-sesame' }));
-  f.moderator();
+  await f.moderator();
   t.equal((await pending).status, 'joined', 'the moderator who arrived meanwhile lets her in');
 });

@@ -75,7 +75,7 @@ t.test('policy off: nobody waits even in a room stored as all', async (t) => {
 t.test('policy mode: the instance mode overrides the room', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'optional', waitingRoomMode: 'until_moderator' } });
   f.room({ waitingRoom: 'all', waitingRoomMode: 'approval' });
-  f.moderator();
+  await f.moderator();
   t.equal((await f.waiting.knock(arrive('r1', 'Guest'))).status, 'joined', 'until_moderator in force');
 });
 
@@ -88,7 +88,7 @@ t.test('sub-groups never wait, even under a forced policy, but only the parent m
     { code: 'subgroup_closed' },
     'a bare link is no side door',
   );
-  f.moderator();
+  await f.moderator();
   await f.waiting.admitAll('r1', { kind: 'api', name: 'ops' });
   const inParent = await f.waiting.knock(arrive('r1', 'Guest'));
   t.equal(inParent.status, 'waiting', 'the parent room verifies her');
@@ -143,7 +143,7 @@ t.test('name and note bounds are checked before anything is written', async (t) 
 t.test('markup in name and note is stored and listed as typed', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   await f.knock('<img src=x onerror=alert(1)>', 'r1', { note: '<b>let me in</b>' });
   const [item] = await f.waiting.list('r1', { kind: 'participant', participantId: mod.participantId });
   t.equal(item?.name, '<img src=x onerror=alert(1)>');
@@ -160,6 +160,6 @@ t.test('the first arrival starts the meeting; a knock alone starts it too', asyn
   const meeting = f.meetings.current('r1');
   t.ok(meeting);
   t.equal(meeting?.startedAt, f.clock.now().toISOString());
-  f.moderator();
+  await f.moderator();
   t.equal(f.meetings.current('r1')?.meetingId, meeting?.meetingId, 'same meeting');
 });

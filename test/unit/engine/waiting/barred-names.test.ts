@@ -8,7 +8,7 @@ import type { WaitingListChange } from '../../../../src/engine/waiting/waiting-r
 t.test('a new request under a barred name is marked, whatever its case, accents and spaces', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const max = await f.knock('Max Müller');
   await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   const heard: WaitingListChange[] = [];
@@ -47,7 +47,7 @@ t.test('a new request under a barred name is marked, whatever its case, accents 
 t.test('refused (not barred) names mark nothing; a bar marks who already waits under that name', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const first = await f.knock('Lea');
   await f.waiting.refuse('r1', first.requestId, false, by(mod.participantId));
   await f.knock('Lea');
@@ -73,7 +73,7 @@ t.test('refused (not barred) names mark nothing; a bar marks who already waits u
 t.test('the mark outlives a restart (bars are reloaded with the meeting)', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const max = await f.knock('Max');
   await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   f.restart();
@@ -98,7 +98,7 @@ t.test('a moderator arriving under until_moderator lets in everyone waiting but 
   f.clock.advance(3000);
   for (const r of [again, ann, ben]) t.same(await f.waiting.poll('r1', r.secret), { status: 'waiting' });
 
-  const mod = f.moderator();
+  const mod = await f.moderator();
   t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted', 'Ann enters with the moderator');
   t.equal((await f.waiting.poll('r1', ben.secret))?.status, 'admitted', 'so does Ben');
   t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'the marked request keeps waiting');
@@ -116,7 +116,7 @@ t.test('a moderator arriving under until_moderator lets in everyone waiting but 
   // Later arrivals wait no more; a second moderator's arrival admits nobody and records nothing.
   f.clock.advance(5000);
   t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' });
-  f.moderator('r1', 'Second');
+  await f.moderator('r1', 'Second');
   t.same(await f.waiting.poll('r1', again.secret), { status: 'waiting' }, 'still waiting');
   t.equal((await f.kinds()).at(-1), 'moderator_arrived', 'no admission recorded for nobody');
   t.same(await f.waiting.admitAll('r1', by(mod.participantId)), { admitted: 0, skipped: 1 }, 'Admit all says the same');

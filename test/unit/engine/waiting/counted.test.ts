@@ -14,7 +14,7 @@ t.test(
     const { counts, counter } = counting();
     const f = new Fixture({ counter });
     f.room();
-    const mod = by(f.moderator().participantId);
+    const mod = by((await f.moderator()).participantId);
     const [ann, bob, cy, dan] = [await f.knock('Ann'), await f.knock('Bob'), await f.knock('Cy'), await f.knock('Dan')];
     await f.knock('Eve');
     t.same(counts, { knock: 5 });
@@ -46,7 +46,7 @@ t.test('a knock whose commit failed is not counted; requests left when the meeti
   const { counts, counter } = counting();
   const f = new Fixture({ counter });
   f.room();
-  f.moderator();
+  await f.moderator();
   f.store.commitError = new Error('disk full');
   await t.rejects(f.knock('Ann'), { message: 'disk full' });
   t.same(counts, {}, 'nothing of a lost knock');

@@ -9,7 +9,7 @@ import type { WaitingListChange } from '../../../../src/engine/waiting/waiting-r
 async function classroom(options: ConstructorParameters<typeof Fixture>[0] = {}) {
   const f = new Fixture(options);
   f.room({ waitingRoomTimeoutSecs: 3600 });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const heard: WaitingListChange[] = [];
   f.waiting.onWaitingListChange((_, change) => heard.push(change));
   const ann = await f.knock('Ann', 'r1', { clientKey: '198.51.100.1' });

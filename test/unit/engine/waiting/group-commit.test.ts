@@ -4,12 +4,18 @@
 import t from 'tap';
 import { Fixture, api, arrive, by, claims } from '../../../helpers/engine-fixture.js';
 
-/** A fixture whose queued writes are committed only when the test says so. */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A fixture whose queued writes are committed only when the test says so. A knock reads its room
+ * before it is queued, so the turn ends once what was started in it has been queued.
+ */
 function handDriven(options: ConstructorParameters<typeof Fixture>[0] = {}) {
-  const turns: (() => void)[] = [];
+  const turns: (() => Promise<number>)[] = [];
   const f = new Fixture({ ...options, defer: (run) => turns.push(run) });
-  const endTurn = () => {
-    for (const run of turns.splice(0)) run();
+  const endTurn = async () => {
+    await tick();
+    for (const run of turns.splice(0)) void run();
   };
   return { f, endTurn };
 }
@@ -24,12 +30,10 @@ function watch<T>(promise: Promise<T>) {
   return state;
 }
 
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 t.test('the knocks of one turn share one commit; none is answered, polled or listed before it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const commitsBefore = f.store.commits;
   const knocks = ['Ann', 'Bob', 'Cy'].map((name) =>
     watch(f.waiting.knock(arrive('r1', name, { note: `${name} here` }))),
@@ -43,7 +47,7 @@ t.test('the knocks of one turn share one commit; none is answered, polled or lis
   t.same(await f.waiting.list('r1', by(mod.participantId)), [], 'moderators see nobody yet');
   t.equal(f.store.commits, commitsBefore, 'no commit yet');
 
-  endTurn();
+  await endTurn();
   await tick();
   t.equal(f.store.commits, commitsBefore + 1, 'one commit for the three knocks');
   t.ok(
@@ -74,7 +78,7 @@ t.test('a failed commit answers every knock of the group with the error and leav
   f.waiting.onWaitingListChange((roomId) => changes.push(roomId));
   f.store.commitError = new Error('database or disk is full');
   const first = [watch(f.waiting.knock(arrive('r1', 'Ann'))), watch(f.waiting.knock(arrive('r2', 'Bob')))];
-  endTurn();
+  await endTurn();
   await tick();
   t.ok(
     first.every((k) => k.settled),
@@ -93,7 +97,7 @@ t.test('a failed commit answers every knock of the group with the error and leav
   // The next group commits as if nothing happened, and holds only its own knock.
   f.store.commitError = null;
   const again = watch(f.waiting.knock(arrive('r1', 'Cy')));
-  endTurn();
+  await endTurn();
   await tick();
   t.equal(again.value?.status, 'waiting');
   t.same(
@@ -106,14 +110,14 @@ t.test('a failed commit answers every knock of the group with the error and leav
 t.test('a failed commit in an open meeting keeps the meeting and drops only the group', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const waiting = watch(f.waiting.knock(arrive('r1', 'Ann')));
-  endTurn();
+  await endTurn();
   await tick();
   t.equal(waiting.value?.status, 'waiting');
   f.store.commitError = new Error('disk I/O error');
   const lost = [watch(f.waiting.knock(arrive('r1', 'Bob'))), watch(f.waiting.knock(arrive('r1', 'Cy')))];
-  endTurn();
+  await endTurn();
   await tick();
   t.ok(
     lost.every((k) => k.error instanceof Error),
@@ -132,8 +136,10 @@ t.test('a failed commit in an open meeting keeps the meeting and drops only the 
 t.test('ending the meeting commits the queued knocks first: they expire with it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const knocks = [watch(f.waiting.knock(arrive('r1', 'Ann'))), watch(f.waiting.knock(arrive('r1', 'Bob')))];
+  // Queued for their group, not committed: the end commits them first.
+  await tick();
   const commits = f.store.commits;
   t.ok(await f.meetings.end('r1', by(mod.participantId)));
   await tick();
@@ -154,7 +160,7 @@ t.test('ending the meeting commits the queued knocks first: they expire with it'
     f.store.timeline.map((e) => e.kind),
     ['moderator_arrived', 'knock', 'knock', 'expire', 'expire', 'meeting_ended'],
   );
-  endTurn();
+  await endTurn();
 });
 
 t.test('a moderator arriving in until_moderator mode admits the knocks queued before her', async (t) => {
@@ -167,19 +173,19 @@ t.test('a moderator arriving in until_moderator mode admits the knocks queued be
   const secret = ann.value?.status === 'waiting' ? ann.value.secret : '';
   t.equal((await f.waiting.poll('r1', secret))?.status, 'admitted', 'and the moderator let her in');
   t.same(await f.kinds(), ['knock', 'moderator_arrived', 'admit_all']);
-  endTurn();
+  await endTurn();
 });
 
 t.test('disabling the waiting room admits the knocks queued before it', async (t) => {
   const { f, endTurn } = handDriven();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = watch(f.waiting.knock(arrive('r1', 'Ann')));
   t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 1 });
   await tick();
   const secret = ann.value?.status === 'waiting' ? ann.value.secret : '';
   t.equal((await f.waiting.poll('r1', secret))?.status, 'admitted');
-  endTurn();
+  await endTurn();
 });
 
 t.test('the sweep commits queued knocks before it judges the meeting empty', async (t) => {
@@ -190,7 +196,7 @@ t.test('the sweep commits queued knocks before it judges the meeting empty', asy
   await tick();
   t.equal(ann.value?.status, 'waiting');
   t.ok(f.meetings.current('r1'), 'the meeting stays open: someone is waiting');
-  endTurn();
+  await endTurn();
 });
 
 t.test('a knock whose room is deleted before the commit is answered room_not_found and not written', async (t) => {
@@ -199,10 +205,12 @@ t.test('a knock whose room is deleted before the commit is answered room_not_fou
   f.room({ roomId: 'r2' });
   const doomed = f.waiting.knock(arrive('r1', 'Ann'));
   const other = f.waiting.knock(arrive('r2', 'Bob'));
+  // Both queued for the group; then the room goes.
+  await tick();
   f.store.rooms.delete('r1');
   f.waiting.roomDeleted('r1');
   f.meetings.roomDeleted('r1');
-  endTurn();
+  await endTurn();
   await t.rejects(doomed, { code: 'room_not_found' });
   t.equal((await other).status, 'waiting', 'the rest of the group is committed');
   t.same(
@@ -222,7 +230,7 @@ t.test('queued knocks hold their slots: the cap counts them', async (t) => {
     { code: 'waiting_room_full' },
     'the third of one turn is refused',
   );
-  endTurn();
+  await endTurn();
   t.equal((await a).status, 'waiting');
   t.equal((await b).status, 'waiting');
   await t.rejects(f.waiting.knock(arrive('r1', 'D')), { code: 'waiting_room_full' }, 'and after the commit too');

@@ -4,7 +4,7 @@ import { by, Fixture } from '../../../helpers/engine-fixture.js';
 t.test('a pagehide beacon hides the request at once and frees it within 2 s', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   t.ok(await f.waiting.leaving('r1', ann.secret));
   t.same(await f.waiting.list('r1', by(mod.participantId)), [], 'moderators stop seeing her at once');
@@ -21,7 +21,7 @@ t.test('a pagehide beacon hides the request at once and frees it within 2 s', as
 t.test('a reload polls again within the grace and keeps her place', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   await f.knock('Bob');
   await f.waiting.leaving('r1', ann.secret);
@@ -42,7 +42,7 @@ t.test('a reload polls again within the grace and keeps her place', async (t) =>
 t.test('a beacon for a request that is no longer waiting acts like a withdrawal', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   await f.waiting.refuse('r1', ann.requestId, true, by(mod.participantId));
   await f.waiting.leaving('r1', ann.secret);

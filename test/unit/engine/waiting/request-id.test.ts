@@ -2,19 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { MeetingService } from '../../../../src/engine/meetings/meeting-service.js';
-import { Transactions } from '../../../../src/engine/transactions.js';
-import { SqliteUnitOfWork } from '../../../../src/store/unit-of-work.js';
 import { newRequestId } from '../../../../src/engine/waiting/request-id.js';
-import { WaitingRoomService } from '../../../../src/engine/waiting/waiting-room-service.js';
 import { openDatabase } from '../../../../src/store/database.js';
-import { SqliteMeetingStore } from '../../../../src/store/meeting-store.js';
 import { SqliteRoomStore } from '../../../../src/store/room-store.js';
-import { SqliteWaitingRequestStore } from '../../../../src/store/waiting-request-store.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { Fixture } from '../../../helpers/engine-fixture.js';
 import { waitingRoomFixture } from '../../../helpers/room-fixture.js';
-import { silentLog } from '../../../../src/engine/listeners.js';
+import { sqliteAsyncStores } from '../../../../src/store/async-sqlite.js';
+import { engineOn } from '../../../../test/helpers/sqlite-engine.js';
 
 // SQLite compares TEXT keys bytewise, and so does this.
 const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -69,17 +64,9 @@ t.test('in SQLite the primary-key order of requests is their knock order', async
   t.teardown(() => db.close());
   const clock = new FakeClock();
   const rooms = new SqliteRoomStore(db);
-  const transactions = new Transactions(new SqliteUnitOfWork(db));
-  const meetings = new MeetingService(new SqliteMeetingStore(db), transactions, clock, { log: silentLog });
-  const waiting = new WaitingRoomService({
-    rooms,
-    meetings,
-    transactions,
-    store: new SqliteWaitingRequestStore(db),
-    clock,
-    policy: { waitingRoom: 'optional', waitingRoomMode: null },
-    log: silentLog,
-  });
+  const stores = sqliteAsyncStores(db);
+  t.teardown(() => stores.close());
+  const { waiting } = await engineOn(stores, clock);
   for (const roomId of ['a', 'b']) rooms.insert(waitingRoomFixture(roomId));
   const knocked: string[] = [];
   for (let i = 0; i < 40; i++) {

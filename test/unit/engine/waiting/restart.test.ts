@@ -7,7 +7,7 @@ t.test(
   async (t) => {
     const f = new Fixture();
     f.room();
-    const mod = f.moderator();
+    const mod = await f.moderator();
     const admitted = await f.knock('Admitted');
     const barred = await f.knock('Barred');
     const waiting = await f.knock('Waiting');
@@ -86,7 +86,7 @@ t.test('a restart gives an empty meeting a fresh grace period', async (t) => {
 t.test('a disabled waiting room stays disabled after a restart', async (t) => {
   const f = new Fixture();
   f.room();
-  f.moderator();
+  await f.moderator();
   await f.waiting.disableWaitingRoom('r1', api());
   f.restart();
   t.equal((await f.waiting.knock(arrive('r1', 'Ann'))).status, 'joined');

@@ -10,7 +10,7 @@ import type { WaitingListChange } from '../../../../src/engine/waiting/waiting-r
 t.test('the waiting room turned off admits everyone but marked requests, and counts them', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const max = await f.knock('Max', 'r1', { clientKey: '198.51.100.1' });
   await f.waiting.refuse('r1', max.requestId, true, by(mod.participantId));
   const again = await f.knock('MAX', 'r1', { clientKey: '198.51.100.2' });
@@ -36,7 +36,7 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
     'the list is told that Ann was admitted, and nothing of him',
   );
   t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'admit_all', count: 1 });
-  t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true }, 'the waiting room is off');
+  t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: true }, 'the waiting room is off');
   t.same(
     await f.waiting.admit('r1', again.requestId, by(mod.participantId)),
     { admitted: 1 },
@@ -45,7 +45,7 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
 
   const none = new Fixture();
   none.room();
-  const other = none.moderator();
+  const other = await none.moderator();
   await none.knock('Lea');
   t.same(
     await none.waiting.disableWaitingRoom('r1', by(other.participantId)),
@@ -57,7 +57,7 @@ t.test('the waiting room turned off admits everyone but marked requests, and cou
 t.test('every removal says what became of the request', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomTimeoutSecs: 3600 });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const heard: WaitingListChange[] = [];
   f.waiting.onWaitingListChange((_, change) => heard.push(change));
   const knock = (name: string, n: number) => f.knock(name, 'r1', { clientKey: `198.51.100.${n}` });

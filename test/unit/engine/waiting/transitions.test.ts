@@ -5,7 +5,7 @@ import { Fixture, api, arrive, by } from '../../../helpers/engine-fixture.js';
 t.test('knock → waiting, listed for moderators in knock order', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann', 'r1', { note: 'from sales' });
   f.clock.advance(10);
   const bob = await f.knock('Bob');
@@ -20,7 +20,7 @@ t.test('knock → waiting, listed for moderators in knock order', async (t) => {
 t.test('admit one: the poll carries the participant, the timeline names the moderator', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator('r1', 'Maria');
+  const mod = await f.moderator('r1', 'Maria');
   const ann = await f.knock('Ann');
   t.same(await f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { admitted: 1 });
   const poll = await f.waiting.poll('r1', ann.secret);
@@ -72,7 +72,7 @@ t.test('admit all: everyone waiting, one timeline entry with the count', async (
 t.test('refuse: refused with retry; a new knock from that browser is a new request', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   await f.waiting.refuse('r1', ann.requestId, false, by(mod.participantId));
   t.same(await f.waiting.poll('r1', ann.secret), { status: 'refused', retry: true });
@@ -97,7 +97,7 @@ t.test(
   async (t) => {
     const f = new Fixture();
     f.room();
-    const mod = f.moderator();
+    const mod = await f.moderator();
     const eve = await f.knock('Eve');
     await f.waiting.refuse('r1', eve.requestId, true, by(mod.participantId));
     t.same(await f.waiting.poll('r1', eve.secret), { status: 'barred' });
@@ -142,7 +142,7 @@ t.test('expiry happens exactly at the timeout, not one millisecond before', asyn
 t.test('the sweep expires a request at exactly the timeout', async (t) => {
   const f = new Fixture({ waiting: { missedPolls: 1000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   f.clock.advance(29_999);
   await f.waiting.sweep();
@@ -157,7 +157,7 @@ t.test('the sweep expires a request at exactly the timeout', async (t) => {
 t.test('a moderator cannot admit a request whose time is up', async (t) => {
   const f = new Fixture({ waiting: { missedPolls: 1000 } });
   f.room({ waitingRoomTimeoutSecs: 30 });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   f.clock.advance(30_000);
   await t.rejects(() => f.waiting.admit('r1', ann.requestId, by(mod.participantId)), { code: 'request_not_waiting' });
@@ -166,7 +166,7 @@ t.test('a moderator cannot admit a request whose time is up', async (t) => {
 t.test('a closed window: not polled for the grace (60 s), the sweep removes it', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
   f.clock.advance(58_000);
@@ -244,7 +244,7 @@ t.test('knocking again with a cookie still waiting is the same request', async (
 t.test('disable the waiting room: everyone waiting enters, later arrivals do not wait', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const ann = await f.knock('Ann');
   await f.knock('Bob');
   t.same(await f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { admitted: 2 });
@@ -262,7 +262,7 @@ t.test('disable the waiting room: everyone waiting enters, later arrivals do not
 t.test('disable is refused under a forced policy, and needs a meeting', async (t) => {
   const forced = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   forced.room();
-  const mod = forced.moderator();
+  const mod = await forced.moderator();
   await forced.knock('Ann');
   await t.rejects(() => forced.waiting.disableWaitingRoom('r1', by(mod.participantId)), {
     code: 'waiting_room_forced',
@@ -277,7 +277,7 @@ t.test('disable is refused under a forced policy, and needs a meeting', async (t
 t.test('a disable recorded before the instance was forced does not hold under forced', async (t) => {
   const f = new Fixture();
   f.room();
-  f.moderator();
+  await f.moderator();
   await f.waiting.disableWaitingRoom('r1', api());
   f.restart({ waitingRoom: 'forced', waitingRoomMode: null });
   t.equal((await f.waiting.knock(arrive('r1', 'Ann'))).status, 'waiting');
@@ -286,7 +286,7 @@ t.test('a disable recorded before the instance was forced does not hold under fo
 t.test('gestures are for moderators of the open meeting', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'guests' });
-  f.moderator();
+  await f.moderator();
   const student = await f.waiting.start(arrive('r1', 'Student', { claims: { role: 'participant', source: 'lms' } }));
   const participantId = student.status === 'joined' ? student.participant.participantId : '';
   const ann = await f.knock('Ann');
@@ -300,7 +300,7 @@ t.test('gestures are for moderators of the open meeting', async (t) => {
   t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'waiting', 'nothing changed');
 
   f.room({ roomId: 'r2' });
-  const otherMod = f.moderator('r2');
+  const otherMod = await f.moderator('r2');
   await t.rejects(
     () => f.waiting.admit('r1', ann.requestId, by(otherMod.participantId)),
     notMod,
@@ -374,7 +374,7 @@ t.test('listeners hear which room changed', async (t) => {
 t.test('listeners hear what moderators now see and no longer see, at every transition', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomTimeoutSecs: 120 });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const heard: { added: string[]; removed: string[]; reset: boolean }[] = [];
   const names = new Map<string, string>();
   f.waiting.onWaitingListChange((roomId, change) => {

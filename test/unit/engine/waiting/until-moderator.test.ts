@@ -7,7 +7,7 @@ t.test('until_moderator: waiting ends for everyone when a moderator arrives', as
   const ann = await f.knock('Ann');
   const bob = await f.knock('Bob');
   t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
-  const mod = f.moderator('r1', 'Maria');
+  const mod = await f.moderator('r1', 'Maria');
   t.equal((await f.waiting.poll('r1', ann.secret))?.status, 'admitted');
   t.equal((await f.waiting.poll('r1', bob.secret))?.status, 'admitted');
   t.match((await f.meetings.timeline('r1')).slice(-2), [
@@ -21,8 +21,8 @@ t.test(
   async (t) => {
     const f = new Fixture();
     f.room({ waitingRoomMode: 'until_moderator' });
-    const first = f.moderator('r1', 'First');
-    const second = f.moderator('r1', 'Second');
+    const first = await f.moderator('r1', 'First');
+    const second = await f.moderator('r1', 'Second');
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined');
     await f.meetings.leave(first.participantId);
@@ -47,7 +47,7 @@ t.test('approval: a moderator arriving admits nobody', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoomMode: 'approval' });
   const ann = await f.knock('Ann');
-  const mod = f.moderator();
+  const mod = await f.moderator();
   t.same(await f.waiting.poll('r1', ann.secret), { status: 'waiting' });
   t.equal((await f.waiting.list('r1', by(mod.participantId))).length, 1);
   t.same(await f.waiting.start(arrive('r1', 'Bob')), { status: 'knock' }, 'presence does not matter in approval mode');
@@ -58,7 +58,7 @@ t.test('until_moderator: a request whose window closed is not admitted by the ar
   f.room({ waitingRoomMode: 'until_moderator' });
   const gone = await f.knock('Gone');
   f.clock.advance(60_000); // the grace of a silent page
-  f.moderator();
+  await f.moderator();
   t.equal(await f.waiting.poll('r1', gone.secret), null);
   t.equal(f.meetings.present('r1').length, 1, 'only the moderator');
 });

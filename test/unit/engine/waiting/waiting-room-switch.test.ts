@@ -13,17 +13,17 @@ t.test(
   async (t) => {
     const f = new Fixture();
     f.room();
-    const mod = f.moderator();
+    const mod = await f.moderator();
     const told = switches(f);
-    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: true });
     await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
-    t.same(f.waiting.switchState('r1'), { enabled: false, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: true });
     const early = await f.waiting.knock(arrive('r1', 'Early'));
     t.equal(early.status, 'joined', 'in while it is off');
 
     t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true });
     t.equal(f.meetings.current('r1')?.waitingDisabled, false);
-    t.same(f.waiting.switchState('r1'), { enabled: true, switchable: true });
+    t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: true });
     t.same(told, ['r1', 'r1'], 'each switch told once');
     t.equal(f.meetings.present('r1').length, 2, 'who entered while it was off stays');
     t.equal((await f.waiting.knock(arrive('r1', 'Late'))).status, 'waiting', 'a later arrival waits');
@@ -53,7 +53,7 @@ t.test(
 t.test('enable is for moderators; a room without a waiting room refuses it', async (t) => {
   const f = new Fixture();
   f.room({ waitingRoom: 'off' });
-  const mod = f.moderator();
+  const mod = await f.moderator();
   const guest = await f.waiting.start(arrive('r1', 'Guest'));
   const guestId = guest.status === 'joined' ? guest.participant.participantId : '';
   await t.rejects(
@@ -62,12 +62,12 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
     'a participant learns nothing of the setting',
   );
   await t.rejects(() => f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_unavailable' });
-  t.same(f.waiting.switchState('r1'), { enabled: false, switchable: false });
+  t.same(await f.waiting.switchState('r1'), { enabled: false, switchable: false });
   t.notOk((await f.kinds()).includes('waiting_room_enabled'));
 
   const policyOff = new Fixture({ policy: { waitingRoom: 'off', waitingRoomMode: null } });
   policyOff.room({ waitingRoom: 'all' });
-  policyOff.moderator();
+  await policyOff.moderator();
   await t.rejects(
     () => policyOff.waiting.enableWaitingRoom('r1', api()),
     { code: 'waiting_room_unavailable' },
@@ -77,7 +77,7 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
   const sub = new Fixture();
   sub.room();
   sub.room({ roomId: 'r1-g1', parentRoomId: 'r1' });
-  const subMod = sub.moderator('r1-g1');
+  const subMod = await sub.moderator('r1-g1');
   await t.rejects(
     () => sub.waiting.enableWaitingRoom('r1-g1', by(subMod.participantId)),
     { code: 'waiting_room_unavailable' },
@@ -92,8 +92,8 @@ t.test('enable is for moderators; a room without a waiting room refuses it', asy
 t.test('under a forced policy the waiting room is on and not switchable', async (t) => {
   const f = new Fixture({ policy: { waitingRoom: 'forced', waitingRoomMode: null } });
   f.room();
-  const mod = f.moderator();
-  t.same(f.waiting.switchState('r1'), { enabled: true, switchable: false });
+  const mod = await f.moderator();
+  t.same(await f.waiting.switchState('r1'), { enabled: true, switchable: false });
   t.same(await f.waiting.enableWaitingRoom('r1', by(mod.participantId)), { enabled: true }, 'on already');
   await t.rejects(() => f.waiting.disableWaitingRoom('r1', by(mod.participantId)), { code: 'waiting_room_forced' });
 });
@@ -101,7 +101,7 @@ t.test('under a forced policy the waiting room is on and not switchable', async 
 t.test('a failed commit leaves the waiting room off', async (t) => {
   const f = new Fixture();
   f.room();
-  const mod = f.moderator();
+  const mod = await f.moderator();
   await f.waiting.disableWaitingRoom('r1', by(mod.participantId));
   const told = switches(f);
   f.store.commitError = new Error('disk full');
