@@ -118,11 +118,14 @@ export class WaitingPush {
   }
 
   /** The engine switched the waiting room (over HTTP or this socket): the moderators are told. */
-  async switched(roomId: string, meetingId: string): Promise<void> {
+  switched(roomId: string, meetingId: string): Promise<void> {
     const state = this.rooms.live(roomId, meetingId);
-    if (!state) return;
-    const message = await this.roomMessage(state);
-    for (const moderator of this.rooms.moderatorsOf(state)) moderator.outbox.send(message);
+    if (!state) return Promise.resolve();
+    // In the room's push turn, taken now: the list change the switch caused is pushed after it.
+    return this.inTurn(state, async () => {
+      const message = await this.roomMessage(state);
+      for (const moderator of this.rooms.moderatorsOf(state)) moderator.outbox.send(message);
+    });
   }
 
   /** On or off for later arrivals; the moderators hear of it from the engine (`switched`), as for a switch over HTTP. */

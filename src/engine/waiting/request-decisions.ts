@@ -68,12 +68,15 @@ export class RequestDecisions {
       for (const live of waiting) await this.admitOne(meeting, queue, live);
       await this.deps.meetings.record(meeting, 'admit_all', actor, null, waiting.length, skipped);
     });
+    // Inside a caller's transaction (the switch, a promotion) the moderators hear of it once that commits.
     if (waiting.length > 0)
-      this.deps.notify(
-        meeting.roomId,
-        meeting,
-        [],
-        waiting.map((live) => live.request.requestId),
+      this.deps.transactions.afterCommit(() =>
+        this.deps.notify(
+          meeting.roomId,
+          meeting,
+          [],
+          waiting.map((live) => live.request.requestId),
+        ),
       );
     return result;
   }

@@ -12,7 +12,7 @@ import type { AdmitResult, Gesture, SwitchListener, SwitchState } from './waitin
 export interface WaitingSwitchDeps {
   readonly rooms: Pick<AsyncPort<RoomStore>, 'get'>;
   readonly meetings: MeetingService;
-  readonly transactions: Pick<AsyncTransactions, 'atomically'>;
+  readonly transactions: Pick<AsyncTransactions, 'atomically' | 'afterCommit'>;
   readonly policy: WaitingRoomPolicy;
   readonly decisions: Pick<RequestDecisions, 'settle' | 'admitUnmarked'>;
   readonly log: EngineLog;
@@ -41,14 +41,13 @@ export class WaitingSwitch {
     await this.deps.decisions.settle(checked.meeting, checked.queue);
     const wasDisabled = checked.meeting.waitingDisabled;
     // Marked requests (a barred person's name) keep waiting for a moderator's decision, as under Admit all.
-    const result = await this.deps.transactions.atomically(async () =>
-      this.deps.decisions.admitUnmarked(
-        await this.deps.meetings.disableWaiting(checked.meeting, checked.actor),
-        checked.queue,
-        checked.actor,
-      ),
-    );
-    if (!wasDisabled) this.listeners.emit(roomId, checked.meeting.meetingId);
+    const result = await this.deps.transactions.atomically(async () => {
+      const meeting = await this.deps.meetings.disableWaiting(checked.meeting, checked.actor);
+      // Told once committed, and before the admissions' list change (also told after the commit, in
+      // order): the moderators' pages take the removals that follow their own switch as their answer.
+      if (!wasDisabled) this.deps.transactions.afterCommit(() => this.listeners.emit(roomId, meeting.meetingId));
+      return this.deps.decisions.admitUnmarked(meeting, checked.queue, checked.actor);
+    });
     return result;
   }
 

@@ -69,3 +69,31 @@ t.test(
     t.same(m1.conn.last('waiting_room'), { type: 'waiting_room', enabled: false, switchable: true });
   },
 );
+
+t.test(
+  'turned off, the switch reaches the moderators before the admissions it caused, both once committed',
+  async (t) => {
+    // Her page takes the removals that follow her own switch as her answer ("Admitted", not "by another
+    // moderator"): the order is part of the protocol.
+    const f = new LiveFixture();
+    f.room({ roomId: 'r2', waitingRoom: 'all', waitingRoomTimeoutSecs: 3600 });
+    const m1 = await f.connect(await f.enter('One', 'r2', true));
+    const m2 = await f.connect(await f.enter('Two', 'r2', true));
+    await f.engine.waiting.knock(arrive('r2', 'Gil', { clientKey: '203.0.113.1' }));
+    await f.settled();
+    for (const m of [m1, m2]) m.conn.clear();
+    m1.send({ type: 'waiting_room', enabled: false });
+    await f.settled();
+    for (const [who, m] of [
+      ['the moderator who switched', m1],
+      ['the other moderator', m2],
+    ] as const) {
+      t.same(
+        m.conn.sent.map((message) => message.type),
+        ['waiting_room', 'waiting_changes'],
+        `${who}: the switch first, then the list's change`,
+      );
+      t.same(Object.values(m.conn.last('waiting_changes')?.outcomes ?? {}), ['admitted'], `${who}: Gil admitted`);
+    }
+  },
+);
