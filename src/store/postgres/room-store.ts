@@ -50,6 +50,13 @@ export class PostgresRoomStore implements AsyncRoomStore {
     return rows.map((row) => row.room_id);
   }
 
+  async families(): Promise<{ roomId: string; parentRoomId: string | null; name: string }[]> {
+    const rows = await this.db<{ room_id: string; parent_room_id: string | null; name: string }[]>`
+      SELECT room_id, parent_room_id, name FROM rooms
+      WHERE parent_room_id IS NOT NULL OR room_id IN (SELECT parent_room_id FROM rooms WHERE parent_room_id IS NOT NULL)`;
+    return rows.map((row) => ({ roomId: row.room_id, parentRoomId: row.parent_room_id, name: row.name }));
+  }
+
   async list(afterRoomId: string | null, limit: number, owner?: string): Promise<Room[]> {
     const db = this.db;
     // COLLATE "C": ordered by bytes, as SQLite's BINARY collation, so pages end and resume alike on both stores.

@@ -11,7 +11,7 @@ import { PostgresUnitOfWork } from './unit-of-work.js';
  * The engine's stores on PostgreSQL, with their unit of work. `sql` is a pool whose search_path
  * is the engine's schema (meet_engine), migrated beforehand (platform/pg-migrate.ts).
  */
-export function postgresStores(sql: Sql): AsyncStores {
+export function postgresStores(sql: Sql): AsyncStores & { readonly unitOfWork: PostgresUnitOfWork } {
   const unitOfWork = new PostgresUnitOfWork(sql);
   const live = new PostgresLiveStore(unitOfWork);
   return {
