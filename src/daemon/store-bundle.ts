@@ -6,11 +6,12 @@
 import type { AsyncCompatStore } from '../compat/confapi/async-store.js';
 import { PostgresCompatStore } from '../compat/store/postgres-store.js';
 import { compatMigrationSteps, compatSchema } from '../compat/store/postgres-schema.js';
+import { EnvironmentError } from '../config/environment-error.js';
 import type { Config } from '../config/settings.js';
 import type { AsyncStores } from '../engine/async-ports.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
 import { migratePostgres } from '../platform/pg-migrate.js';
-import { openPostgres } from '../platform/postgres.js';
+import { isStoreUnavailable, openPostgres } from '../platform/postgres.js';
 import { sqliteAsyncStores } from '../store/async-sqlite.js';
 import { openDatabase } from '../store/database.js';
 import { engineMigrationSteps, engineSchema } from '../store/postgres/schema.js';
@@ -72,7 +73,14 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     await migratePostgres(sql, compatSchema, compatMigrationSteps());
   } catch (err) {
     await sql.end({ timeout: 5 });
-    throw err;
+    if (!isStoreUnavailable(err)) throw err;
+    // Exit 69 with a hint, as for anything else the machine lacks; the URL holds no password.
+    const where = `${location.host}:${location.port}/${location.database}`;
+    throw new EnvironmentError(
+      `PostgreSQL at ${where} (SERVICE_DATABASE_URL) cannot be reached: ${(err as Error).message}`,
+      'start PostgreSQL or correct SERVICE_DATABASE_URL; meetctl doctor checks the database',
+      { cause: err },
+    );
   }
   const stores = postgresStores(sql);
   return {
