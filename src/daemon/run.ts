@@ -148,7 +148,10 @@ export async function startDaemon(
     throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
-  log.info({ store: services.storeKind }, `serving from ${services.storeKind === 'postgres' ? 'PostgreSQL' : 'SQLite'}`);
+  log.info(
+    { store: services.storeKind },
+    `serving from ${services.storeKind === 'postgres' ? 'PostgreSQL' : 'SQLite'}`,
+  );
   const initial = await services.accessTokens.issueInitialToken((issued) =>
     writeInitialToken(config.dataDir, issued.token),
   );

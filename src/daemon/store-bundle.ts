@@ -35,10 +35,7 @@ export interface StoreBundle {
   close(): Promise<void>;
 }
 
-export type StoreConfig = Pick<
-  Config,
-  'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'
->;
+export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>;
 
 /**
  * Opens the configured store and brings its schemas to this release's version: SQLite's engine
@@ -82,7 +79,8 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
       { cause: err },
     );
   }
-  const stores = postgresStores(sql);
+  // One serving daemon per database in this release (the cluster is the next issue's): it may keep the rooms it read.
+  const stores = postgresStores(sql, { keepRooms: true });
   return {
     kind: 'postgres',
     stores,

@@ -133,6 +133,18 @@ async function startCluster(): Promise<PostgresCluster> {
   return { dir, socketDir: dir, port, user };
 }
 
+/**
+ * Runs `pg_ctl ARGS` on this process's cluster as its owner (a test stopping, starting or
+ * restarting PostgreSQL under a running daemon), e.g. ['stop', '-m', 'fast'].
+ */
+export async function pgCtl(args: readonly string[]): Promise<void> {
+  const cluster = await postgresCluster();
+  const bin = postgresBinDir();
+  if (bin === null) throw new Error('PostgreSQL is not installed (/usr/lib/postgresql/*/bin)');
+  const data = join(cluster.dir, 'data');
+  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(cluster.dir, 'log'), '-w', '-s', ...args], runAs());
+}
+
 let databases = 0;
 
 /** A new, empty database in this process's cluster, dropped when `t` ends. */

@@ -17,7 +17,10 @@ export class PostgresWriteProbe implements WriteProbe {
   async probeWrite(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`PostgreSQL did not answer within ${this.withinMs} ms`)), this.withinMs);
+      timer = setTimeout(
+        () => reject(new Error(`PostgreSQL did not answer within ${this.withinMs} ms`)),
+        this.withinMs,
+      );
     });
     const write = this.sql`INSERT INTO meet_engine.instance_meta (key, value) VALUES (${writeProbeKey}, '1')
       ON CONFLICT (key) DO UPDATE SET value = (instance_meta.value::bigint + 1)::text`;

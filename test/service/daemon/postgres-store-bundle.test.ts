@@ -15,6 +15,7 @@ import { openStoreBundle } from '../../../src/daemon/store-bundle.js';
 import { compatMigrationSteps } from '../../../src/compat/store/postgres-schema.js';
 import { engineMigrationSteps } from '../../../src/store/postgres/schema.js';
 import { freePort } from '../../helpers/net.js';
+import { waitingRoomFixture } from '../../helpers/room-fixture.js';
 import { freshDatabase, postgresTest } from '../../helpers/postgres.js';
 
 function configOn(t: Parameters<Parameters<typeof postgresTest>[1]>[0], url: string) {
@@ -87,3 +88,54 @@ postgresTest(
     );
   },
 );
+
+postgresTest('the engine commits with synchronous_commit on, even where the database turned it off', async (t) => {
+  const db = await freshDatabase(t);
+  const admin = postgres(db.options);
+  t.teardown(() => admin.end());
+  await admin.unsafe(`ALTER DATABASE ${db.name} SET synchronous_commit = off`);
+  const bundle = await openStoreBundle(configOn(t, db.url));
+  t.teardown(() => bundle.close());
+  const unit = bundle.stores.unitOfWork as unknown as {
+    run<T>(work: () => Promise<T>): Promise<T>;
+    connection(): postgres.Sql;
+  };
+  const inUnit = await unit.run(async () => (await unit.connection()`SHOW synchronous_commit`)[0]);
+  t.same(inUnit, { synchronous_commit: 'on' }, "inside the engine's unit of work");
+  const fresh = postgres(db.options);
+  t.teardown(() => fresh.end());
+  const [plain] = await fresh`SHOW synchronous_commit`;
+  t.same(
+    plain,
+    { synchronous_commit: 'off' },
+    'where a session of that database would otherwise commit asynchronously',
+  );
+});
+
+postgresTest('rooms kept in memory are never older than a commit, units side by side', async (t) => {
+  const db = await freshDatabase(t);
+  const bundle = await openStoreBundle(configOn(t, db.url));
+  t.teardown(() => bundle.close());
+  const { rooms, unitOfWork } = bundle.stores;
+  const room = { ...waitingRoomFixture('kept'), name: 'before' };
+  await rooms.insert(room);
+  t.equal((await rooms.get('kept'))?.name, 'before', 'read (and kept)');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // A unit renames the room and stays open while a read outside it runs.
+  const unit = unitOfWork.run(async () => {
+    await rooms.update({ ...room, name: 'after' });
+    await held;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal((await rooms.get('kept'))?.name, 'before', 'outside the open unit: the committed name');
+  release();
+  await unit;
+  t.equal((await rooms.get('kept'))?.name, 'after', 'once it committed: the new name, not a kept old copy');
+  const failed = unitOfWork.run(async () => {
+    await rooms.update({ ...room, name: 'rolled back' });
+    throw new Error('taken back');
+  });
+  await t.rejects(failed, /taken back/);
+  t.equal((await rooms.get('kept'))?.name, 'after', 'a rolled-back rename is not kept');
+});
