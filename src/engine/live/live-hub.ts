@@ -56,10 +56,7 @@ export interface LiveHubDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** Room-level decisions that span the store's awaits take turns per room (sub-groups made by two moderators at once). */
   readonly turns: KeyedQueue;
-  /**
-   * A room of a family (a move, a parent room, the groups' names), read from memory: the daemon
-   * gives RoomFamilies (rooms/room-families.ts), loaded at start and kept by every room write.
-   */
+  /** A room of a family (a move, a parent, the groups' names), from memory: RoomFamilies (rooms/room-families.ts). */
   readonly roomOf: (roomId: string) => Pick<Room, 'parentRoomId' | 'name'> | null;
   /** Ids of a room's sub-groups, from the same memory. */
   readonly subgroupsOf: (roomId: string) => string[];

@@ -4,7 +4,6 @@
 // restart, nothing acknowledged lost; knocks arriving together share one transaction
 // (synchronous_commit: test/service/daemon/postgres-store-bundle.test.ts).
 import postgres from 'postgres';
-import t from 'tap';
 import { assertError, daemonFor, dataDirFor } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
 import { freshDatabase, pgCtl, postgresTest } from '../../helpers/postgres.js';

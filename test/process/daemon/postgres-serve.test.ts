@@ -5,7 +5,6 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import postgres from 'postgres';
-import t from 'tap';
 import { dataDirFor } from '../../helpers/api.js';
 import { assertSuccess, compatDaemonFor, ConfapiClient } from '../../helpers/compat.js';
 import { freshDatabase, postgresTest } from '../../helpers/postgres.js';

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import postgres from 'postgres';
-import t from 'tap';
 import { EnvironmentError } from '../../../src/config/environment-error.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { startDaemon } from '../../../src/daemon/run.js';
