@@ -688,7 +688,7 @@ async function startApiDaemon(
   });
   client.close();
   log(
-    `${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    `${name} (data on ${databaseUrl ? 'PostgreSQL' : 'disk'}, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
   const tenantsText =
     (tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant') +
