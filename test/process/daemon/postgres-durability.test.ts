@@ -1,11 +1,12 @@
 // Issue 34 point 3 on PostgreSQL, through the real daemon: every transition a client was told of
 // survives kill -9 of the daemon; PostgreSQL stopped under a running daemon answers requests 503
-// store_unavailable (no crash, no secret) and the daemon serves again once it is back, without a
+// store_unavailable (the meeting API FAILED databaseUnavailable; no crash, no secret) and the daemon serves again once it is back, without a
 // restart, nothing acknowledged lost; knocks arriving together share one transaction
 // (synchronous_commit: test/service/daemon/postgres-store-bundle.test.ts).
 import postgres from 'postgres';
 import { assertError, daemonFor, dataDirFor } from '../../helpers/api.js';
 import { stopDaemon } from '../../helpers/daemon.js';
+import { assertFailed, assertSuccess, compatDaemonFor, ConfapiClient } from '../../helpers/compat.js';
 import { freshDatabase, pgCtl, postgresTest } from '../../helpers/postgres.js';
 import { asSession, Browser, claimsOf, createRoom, moderator, names, withAdminToken } from '../../helpers/waiting.js';
 
@@ -134,4 +135,29 @@ postgresTest('50 knocks arriving together share a few transactions', async (t) =
   t.equal(names(await asSession.list(daemon, room, mod.session)).length, 50, 'every knock committed');
   t.comment(`50 knocks, ${writes} write transactions`);
   t.ok(writes >= 1 && writes <= 20, `the knocks shared transactions (${writes} for 50 knocks)`);
+});
+
+postgresTest('the meeting API during an outage: FAILED databaseUnavailable, then served again', async (t) => {
+  const db = await freshDatabase(t);
+  const secret = 'outage-api-secret-7a1c';
+  const daemon = await compatDaemonFor(t, { SERVICE_DATABASE_URL: db.url, COMPAT_API_SHARED_SECRET: secret });
+  const api = new ConfapiClient(daemon.compatUrl, secret);
+  const create = (id: string) =>
+    api.get('create', [
+      ['meetingID', id],
+      ['name', id],
+    ]);
+  assertSuccess(t, await create('before'), 'create before the outage');
+  await pgCtl(['stop', '-m', 'fast']);
+  let restarted = false;
+  t.teardown(async () => {
+    if (!restarted) await pgCtl(['start']);
+  });
+  const during = await create('during');
+  assertFailed(t, during, 'databaseUnavailable', 'create during the outage');
+  t.notMatch(during.text, new RegExp(`${db.name}|127\\.0\\.0\\.1|${db.cluster.port}`), 'no detail of the database');
+  await pgCtl(['start']);
+  restarted = true;
+  assertSuccess(t, await create('after'), 'create once PostgreSQL is back');
+  assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'before']]), 'the meeting made before is there');
 });
