@@ -44,6 +44,7 @@ import {
   type Timing,
 } from './lib/load.js';
 import { memoryOf, othersCpuPct, RssSampler } from './lib/proc.js';
+import { startBenchPostgres, type BenchPostgres } from './lib/postgres-rows.js';
 import { defaultSfuSteps, sfuDaemonEnv, sfuScenario, sfuSummary, sfuTable, type SfuFigures } from './lib/sfu.js';
 import {
   checkTargets,
@@ -462,16 +463,23 @@ async function waitingScenarios(): Promise<void> {
 
 // ---------------------------------------------------------------- knock bursts (disk daemon, then SIGKILL and count)
 
-async function knockScenario(): Promise<void> {
-  const dataDir = join(workDir, 'knock');
-  const daemon = await startDaemon('daemon-knock', settings, { dataDir, workDir, env: daemonEnv });
+/** The run's PostgreSQL, started when a PostgreSQL row is asked for; null: not (yet), or not installed. */
+let benchPostgres: BenchPostgres | null = null;
+
+async function knockScenario(store: 'sqlite' | 'postgres' = 'sqlite'): Promise<void> {
+  const pg = store === 'postgres' ? benchPostgres : null;
+  if (store === 'postgres' && !pg) return;
+  const suffix = pg ? '-pg' : '';
+  const dataDir = join(workDir, `knock${suffix}`);
+  const env = pg ? { ...daemonEnv, SERVICE_DATABASE_URL: await pg.database('bench_knock') } : daemonEnv;
+  const daemon = await startDaemon(`daemon-knock${suffix}`, settings, { dataDir, workDir, env });
   servers.push(daemon);
   const sampler = new RssSampler(daemon.pid).start();
   const client = new Client(daemon.url, 8);
   const knockRooms = Array.from({ length: rooms }, (_, i) => `knock-${String(i).padStart(3, '0')}`);
   await createRooms(client, daemon, knockRooms);
   client.close();
-  log('daemon-knock (data on disk) ready');
+  log(`daemon-knock${suffix} (data on ${pg ? 'PostgreSQL, fsync on' : 'disk'}) ready`);
   let i = 0;
   let acknowledged = 0;
   // Warm-up and window together stay under the 6 s after which an unpolled request is swept
@@ -481,8 +489,8 @@ async function knockScenario(): Promise<void> {
   const referenceBefore = await referenceWindow();
   const knock = await measured(
     {
-      id: 'knock',
-      label: 'knock (durable write)',
+      id: `knock${suffix}`,
+      label: pg ? 'knock (durable write), PostgreSQL' : 'knock (durable write)',
       server: daemon.name,
       pid: daemon.pid,
       url: daemon.url,
@@ -518,11 +526,14 @@ async function knockScenario(): Promise<void> {
       'knock: --cpu-prof stops the knock daemon with SIGTERM, so the on-disk count was taken after a graceful stop, not after SIGKILL.',
     );
   await daemon.stop(signal);
-  const db = new Database(join(dataDir, 'meet.sqlite'), { readonly: true, fileMustExist: true });
-  const onDisk = (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n;
-  db.close();
-  facts.knocksAcknowledged = acknowledged;
-  facts.knocksOnDisk = onDisk;
+  const onDisk = pg ? await pg.count('bench_knock', 'meet_engine.waiting_requests') : knocksInFile(dataDir);
+  if (pg) {
+    facts.pgKnocksAcknowledged = acknowledged;
+    facts.pgKnocksOnDisk = onDisk;
+  } else {
+    facts.knocksAcknowledged = acknowledged;
+    facts.knocksOnDisk = onDisk;
+  }
   log(
     `knock: ${acknowledged} knocks acknowledged (warm-up included), ${onDisk} requests in the database after ${signal}`,
   );
@@ -533,10 +544,21 @@ async function knockScenario(): Promise<void> {
     referenceRps: mean(beside.map((r) => r.requestsPerSec)),
     referenceCpuUs: mean(beside.map(cpuPerRequestUs)),
   });
+  if (pg) return;
   knockFloor = await measureKnockFloor(dataDir, knockTiming.durationSec, timing.connections);
   log(
     `knock's durable write alone (no HTTP, ${knockFloor.batch} knocks per synced commit): ${knockFloor.knocksPerSec.toFixed(0)} knocks/s, ${knockFloor.usPerKnock.toFixed(0)} µs each`,
   );
+}
+
+/** The waiting requests in a data directory's SQLite file. */
+function knocksInFile(dataDir: string): number {
+  const db = new Database(join(dataDir, 'meet.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM waiting_requests').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 // ---------------------------------------------------------------- moderators' live waiting list (bench/lib/moderators.ts)
@@ -614,7 +636,7 @@ function createQuery(meetingId: string): string {
 
 /** A meeting-API daemon with its existing meetings, ready to be measured. */
 interface ApiDaemon {
-  readonly label: '1t' | '1000t';
+  readonly label: '1t' | '1000t' | '1t-pg';
   readonly daemon: Daemon;
   readonly sampler: RssSampler;
   readonly ids: readonly string[];
@@ -623,7 +645,11 @@ interface ApiDaemon {
   readonly manyTenants: boolean;
 }
 
-async function startApiDaemon(label: '1t' | '1000t', tenants: readonly Tenant[]): Promise<ApiDaemon> {
+async function startApiDaemon(
+  label: ApiDaemon['label'],
+  tenants: readonly Tenant[],
+  databaseUrl?: string,
+): Promise<ApiDaemon> {
   const dataDir = join(workDir, `api-${label}`);
   mkdirSync(dataDir, { recursive: true });
   let tenantsFile: string | undefined;
@@ -642,7 +668,7 @@ async function startApiDaemon(label: '1t' | '1000t', tenants: readonly Tenant[])
     workDir,
     compatSecret: tenants[0]!.secret,
     ...(tenantsFile ? { tenantsFile } : {}),
-    env: daemonEnv,
+    env: databaseUrl ? { ...daemonEnv, SERVICE_DATABASE_URL: databaseUrl } : daemonEnv,
   });
   servers.push(daemon);
   const sampler = new RssSampler(daemon.pid).start();
@@ -662,9 +688,11 @@ async function startApiDaemon(label: '1t' | '1000t', tenants: readonly Tenant[])
   });
   client.close();
   log(
-    `${name} (data on disk, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    `${name} (data on ${databaseUrl ? 'PostgreSQL' : 'disk'}, ${tenants.length} tenant${tenants.length > 1 ? 's' : ''}) ready, ${ids.length} meetings created in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-  const tenantsText = tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant';
+  const tenantsText =
+    (tenants.length > 1 ? `${tenants.length.toLocaleString('en')} tenants` : '1 tenant') +
+    (databaseUrl ? ', PostgreSQL' : '');
   return { label, daemon, sampler, ids, owner, tenantsText, manyTenants: tenants.length > 1 };
 }
 
@@ -735,10 +763,11 @@ function apiSpec(api: ApiDaemon, call: ApiCall): ScenarioSpec {
  * couple of seconds, so the "1,000 tenants against one" ratio compares windows a few seconds
  * apart, not minutes (this host's speed drifts by a third within minutes).
  */
-async function apiScenarios(one: ApiDaemon, many: ApiDaemon): Promise<void> {
+async function apiScenarios(one: ApiDaemon, many: ApiDaemon, pg: ApiDaemon | null): Promise<void> {
   for (const call of ['info', 'running', 'create', 'create-path', 'create-one-address'] as const) {
     // With one tenant, one address is what `create` already measures: the worst case is a 1,000-tenant row alone.
-    const daemons = call === 'create-one-address' ? [many] : [one, many];
+    // PostgreSQL's row (issue 34 point 7) is `create`, in the same rounds as SQLite's.
+    const daemons = call === 'create-one-address' ? [many] : call === 'create' && pg ? [one, many, pg] : [one, many];
     const specs = daemons.map((api) => apiSpec(api, call));
     await quietMoment(specs[specs.length - 1]!.label);
     const reference = baselineServer ? baselineSpec(baselineServer, 'reference', 'baseline beside a scenario') : null;
@@ -752,7 +781,7 @@ async function apiScenarios(one: ApiDaemon, many: ApiDaemon): Promise<void> {
     for (const m of rounds)
       record(beside ? { ...m, referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) } : m);
   }
-  for (const api of [one, many]) {
+  for (const api of pg ? [one, many, pg] : [one, many]) {
     api.sampler.stop();
     memory[`${api.daemon.name}HwmMb`] = (memoryOf(api.daemon.pid)?.hwmKb ?? Number.NaN) / 1024;
     await api.daemon.stop();
@@ -793,7 +822,15 @@ async function main(): Promise<void> {
   await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), first', 'baseline-1');
 
   if (only.has('poll') || only.has('list')) await waitingScenarios();
-  if (only.has('knock')) await knockScenario();
+  if (only.has('knock') || only.has('api')) {
+    const started = await startBenchPostgres();
+    if (typeof started === 'string') notes.push(started);
+    else benchPostgres = started;
+  }
+  if (only.has('knock')) {
+    await knockScenario('sqlite');
+    await knockScenario('postgres');
+  }
   if (only.has('moderators')) await moderatorsScenario();
   if (only.has('sfu')) await sfuRun();
   if (only.has('api')) {
@@ -803,8 +840,13 @@ async function main(): Promise<void> {
       id: `lms-${String(k + 1).padStart(4, '0')}`,
       secret: randomBytes(24).toString('hex'),
     }));
-    await apiScenarios(one, await startApiDaemon('1000t', [primary, ...others]));
+    const many = await startApiDaemon('1000t', [primary, ...others]);
+    const pg = benchPostgres
+      ? await startApiDaemon('1t-pg', [primary], await benchPostgres.database('bench_api'))
+      : null;
+    await apiScenarios(one, many, pg);
   }
+  await benchPostgres?.close();
 
   await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), last', 'baseline-2');
   baselineSampler.stop();

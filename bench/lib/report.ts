@@ -108,6 +108,9 @@ export interface TargetFacts {
   readonly knocksAcknowledged: number | null;
   /** Of those, the requests found in the database after the daemon was killed with SIGKILL. */
   readonly knocksOnDisk: number | null;
+  /** The same on PostgreSQL (null: not measured). */
+  readonly pgKnocksAcknowledged?: number | null;
+  readonly pgKnocksOnDisk?: number | null;
 }
 
 export const targets = {
@@ -121,6 +124,10 @@ export const targets = {
   /** Issue 36 point 3: create with 1,000 tenants and none named (the secrets searched) against one tenant. */
   apiSearchVsSingle: 0.8,
   /** Issue 36 point 2: what 10,000 and 50,000 open waiting requests may add to the daemon's RSS (MiB). */
+  /** Issue 34 point 7: PostgreSQL's server CPU per knock at most this many times SQLite's. */
+  pgKnockCpuVsSqlite: 2,
+  /** And its durable knock throughput at least this share of SQLite's (each against the baseline beside it). */
+  pgKnockVsSqlite: 0.5,
   rssPer10kMb: 20,
   rssPer50kMb: 100,
 } as const;
@@ -161,6 +168,42 @@ function all(verdicts: readonly Verdict[]): Verdict {
  * `baselineCpuUs` are the baseline runs' of the same bench run, used for a scenario that was not
  * measured beside the baseline.
  */
+/** Issue 34 point 7: the knock on PostgreSQL against the knock on SQLite of the same run. */
+function postgresKnockChecks(
+  byId: ReadonlyMap<string, Measurement>,
+  baselineRps: number,
+  facts: TargetFacts,
+  baselineCpuUs: number,
+): TargetCheck[] {
+  const vs = (id: string) => ratio(byId.get(id)?.requestsPerSec, referenceOf(byId.get(id), baselineRps));
+  const cpu = ratio(cpuRatioOf(byId.get('knock-pg'), baselineCpuUs), cpuRatioOf(byId.get('knock'), baselineCpuUs));
+  const throughput = ratio(vs('knock-pg'), vs('knock'));
+  const { pgKnocksAcknowledged: acked = null, pgKnocksOnDisk: onDisk = null } = facts;
+  return [
+    {
+      id: 'knock-pg-cpu',
+      rule: `PostgreSQL's server CPU per knock ≤ ${times(targets.pgKnockCpuVsSqlite)} SQLite's`,
+      measured: times(cpu),
+      verdict: !Number.isFinite(cpu) ? 'not measured' : cpu <= targets.pgKnockCpuVsSqlite ? 'met' : 'not met',
+      rows: ['knock-pg'],
+    },
+    {
+      id: 'knock-pg-vs-sqlite',
+      rule: `PostgreSQL's durable knock throughput ≥ ${percent(targets.pgKnockVsSqlite)} of SQLite's`,
+      measured: `${percent(throughput)} (${percent(vs('knock-pg'))} vs ${percent(vs('knock'))} of baseline)`,
+      verdict: verdictOf(throughput, targets.pgKnockVsSqlite),
+      rows: ['knock-pg'],
+    },
+    {
+      id: 'knock-pg-durable',
+      rule: 'every acknowledged knock in PostgreSQL (counted after SIGKILL)',
+      measured: acked === null || onDisk === null ? 'not counted' : `${onDisk} of ${acked} acknowledged knocks found`,
+      verdict: acked === null || onDisk === null ? 'not measured' : onDisk >= acked && acked > 0 ? 'met' : 'not met',
+      rows: ['knock-pg'],
+    },
+  ];
+}
+
 export function checkTargets(
   byId: ReadonlyMap<string, Measurement>,
   baselineRps: number,
@@ -240,6 +283,8 @@ export function checkTargets(
     rows: ['knock'],
   });
 
+  if (byId.has('knock-pg')) checks.push(...postgresKnockChecks(byId, baselineRps, facts, baselineCpuUs));
+
   for (const call of ['info', 'running']) {
     const single = vs(`${call}-1t`);
     checks.push({
@@ -299,7 +344,10 @@ export function targetCell(rowId: string, checks: readonly TargetCheck[]): strin
   const mine = checks.filter((c) => c.rows.includes(rowId) && c.id !== 'poll-flat');
   if (mine.length === 0) return '';
   const short = (c: TargetCheck) => {
-    if (c.id === 'knock-durable') return `on disk: ${c.verdict}`;
+    if (c.id === 'knock-durable' || c.id === 'knock-pg-durable') return `on disk: ${c.verdict}`;
+    if (c.id === 'knock-pg-cpu')
+      return `CPU ≤${times(targets.pgKnockCpuVsSqlite)} SQLite's (${c.measured}): ${c.verdict}`;
+    if (c.id === 'knock-pg-vs-sqlite') return `≥${percent(targets.pgKnockVsSqlite)} of SQLite's: ${c.verdict}`;
     if (c.id === 'rss-10k' || c.id === 'rss-50k') return `RSS ${c.measured}: ${c.verdict}`;
     if (c.id.endsWith('-cpu')) return `CPU ≤${times(targets.pollCpuVsBaseline)}: ${c.verdict}`;
     const min = /≥ (\d+%)/.exec(c.rule)?.[1] ?? '';

@@ -32,6 +32,20 @@ export function serviceFilesOf(options: Record<string, unknown>, io: CliIo): Ser
   };
 }
 
+/**
+ * A PostgreSQL installation's state is in its database, not in files this command could copy
+ * consistently: refused, pointing to PostgreSQL's own tools, rather than a backup without the data.
+ */
+function refuseOnPostgres(options: Record<string, unknown>, io: CliIo): void {
+  const location = loadServiceConfig(options, io).config.databaseUrl;
+  if (location.kind !== 'postgres') return;
+  throw new CliError(
+    'refused',
+    `this installation keeps its state in PostgreSQL (SERVICE_DATABASE_URL names ${location.host}:${location.port}/${location.database}); meetctl backup copies SQLite files only`,
+    `back the database up with PostgreSQL's tools: pg_dump -Fc -n meet_engine -n meet_compat ${location.database} > meet.dump (or a base backup, pg_basebackup), and keep the env file, tenants file and room-defaults.toml beside it (docs/operating.md)`,
+  );
+}
+
 /** The daemon's backup modules, loaded when a command runs (they open SQLite); their refusals become the CLI's. */
 async function withBackupErrors<T>(
   work: (
@@ -76,6 +90,7 @@ export function backupCommands(program: Command, io: CliIo): void {
       'a new (or empty) directory to write the backup into; created 0700, files 0600: it holds secrets',
     )
     .action(async (options: Record<string, unknown>) => {
+      refuseOnPostgres(options, io);
       const files = serviceFilesOf(options, io);
       const out = resolve(String(options.out));
       const manifest = await withBackupErrors((b) =>

@@ -37,15 +37,17 @@ export async function withServices<T>(
   const { config } = found;
   // Loaded here, not at the top: commands that open no database start without SQLite.
   const { databaseFileName, openServices } = await import('../daemon/services.js');
+  const { openStoreBundle } = await import('../daemon/store-bundle.js');
   const database = join(resolve(config.dataDir), databaseFileName);
-  if (options.init !== true && !databaseExists(database)) {
+  // On PostgreSQL the database is the configured one; only a SQLite file can be missing by mistake.
+  if (config.databaseUrl.kind === 'sqlite' && options.init !== true && !databaseExists(database)) {
     throw new CliError(
       'refused',
       `no database at ${database} (the data directory came from ${originOf('dataDir', found, options, io)})`,
       "name the service's data directory (--data-dir, --env-file or --config-dir, as the service is started), or pass --init to create a new database there",
     );
   }
-  const services = await openServices(config);
+  const services = await openServices(config, await openStoreBundle(config));
   try {
     return await work(services, config);
   } finally {

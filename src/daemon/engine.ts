@@ -4,6 +4,7 @@ import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
 import { iceCredentials } from '../http/room/ice-servers.js';
 import { openServices, type Services, type ServicesOptions } from './services.js';
+import { openStoreBundle, type StoreBundle } from './store-bundle.js';
 
 /** The engine's services and its listener's app, built from the config but not listening. */
 export interface Engine {
@@ -12,8 +13,8 @@ export interface Engine {
 }
 
 /**
- * Wires the engine as `meetctl serve` runs it: the services over the data directory's SQLite
- * file, the app with the config's web and proxy settings, logging through `log`. The daemon
+ * Wires the engine as `meetctl serve` runs it: the services over the configured store (the data
+ * directory's SQLite file, or SERVICE_DATABASE_URL's PostgreSQL, migrated at open), the app with the config's web and proxy settings, logging through `log`. The daemon
  * adds the initial token, the sweep and the listeners; tests build the same engine in-process
  * with their own clock and inject requests into it (test/helpers/app.ts).
  */
@@ -25,11 +26,13 @@ export async function openEngine(
     Pick<ServicesOptions, 'media' | 'scheduler' | 'counting' | 'passwordCost'> & {
       /** The meeting-API tenant whose meeting a room holds, for the `end` line (the compat module starts after the engine). */
       readonly tenantOf?: (roomId: string) => string | null;
+      /** An opened store (a test's); the config's otherwise. The services own it either way. */
+      readonly stores?: StoreBundle;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, passwordCost, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, stores, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
-  const services = await openServices(config, clock, {
+  const services = await openServices(config, stores ?? (await openStoreBundle(config)), clock, {
     log,
     ice,
     ...(media ? { media } : {}),

@@ -99,13 +99,6 @@ export async function startDaemon(
   const now = options.now ?? (() => new Date());
   // First, so that even a start refused below says which release refused it.
   log.info({ version: serviceVersion }, `meeting-service ${serviceVersion} starting`);
-  // Issue 34: PostgreSQL's schemas, migrations and adapters exist and the engine runs on the
-  // asynchronous ports, but openServices opens them on SQLite only (and the hub still reads rooms
-  // synchronously); refused rather than quietly writing to the data directory instead.
-  if (config.databaseUrl.kind === 'postgres')
-    throw new ConfigError(
-      'SERVICE_DATABASE_URL names PostgreSQL, which this release can migrate (meetctl migrate) but does not serve from yet: unset it, or set it to sqlite:',
-    );
   // Before Janus, the stores or the signing key open anything in the data directory.
   narrowDataModes(config, log);
   // The compat listener counts for readiness once the daemon means to run it; until it
@@ -155,6 +148,10 @@ export async function startDaemon(
     throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
+  log.info(
+    { store: services.storeKind },
+    `serving from ${services.storeKind === 'postgres' ? 'PostgreSQL' : 'SQLite'}`,
+  );
   const initial = await services.accessTokens.issueInitialToken((issued) =>
     writeInitialToken(config.dataDir, issued.token),
   );
@@ -185,7 +182,9 @@ export async function startDaemon(
     // The compat module (meeting API, later the embed gateway) runs in this process on its own listener, only when
     // installed with a valid server key (checked at start; see licence-gate.ts).
     const licensed = compatExpected && (await licensedAtStart('compat', config, log, now(), licenceSeen));
-    compat = licensed ? await startCompat(config, services, log, { accessLog }) : null;
+    // On PostgreSQL the meeting API's store is the engine's database (schema meet_compat), its writes in the engine's units.
+    const compatStore = services.compatStore ? { store: services.compatStore } : {};
+    compat = licensed ? await startCompat(config, services, log, { accessLog, ...compatStore }) : null;
   } catch (err) {
     stopSummary();
     await metricsListener?.close();

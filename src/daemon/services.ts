@@ -24,11 +24,9 @@ import { RoomService } from '../engine/rooms/room-service.js';
 import { TokenService } from '../engine/tokens/token-service.js';
 import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
-import { sqliteAsyncStores } from '../store/async-sqlite.js';
-import { databaseFileName, openDatabase } from '../store/database.js';
-import { SqliteRoomStore } from '../store/room-store.js';
-import { SqliteWriteProbe } from '../store/write-probe.js';
-import { loadOrCreateSigningKey } from './signing-key.js';
+import { RoomFamilies } from '../engine/rooms/room-families.js';
+import { databaseFileName } from '../store/database.js';
+import type { StoreBundle } from './store-bundle.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -49,11 +47,15 @@ const sweepIntervalMs = 1000;
 /** How often unused ephemeral rooms are looked for: a query, not a memory scan, so not every second. */
 const roomExpiryIntervalMs = 60_000;
 
-/** The engine's services, wired to the SQLite store; the one place that knows both sides. */
+/** The engine's services, wired to the store (SQLite or PostgreSQL); the one place that knows both sides. */
 export interface Services extends EngineServices<LiveHub> {
+  /** Which store they run on. */
+  readonly storeKind: StoreBundle['kind'];
+  /** The meeting API's store when it lives with the engine's (PostgreSQL); null: the module opens its own file. */
+  readonly compatStore: StoreBundle['compatStore'];
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
-  /** Resolves once queued writes are committed and the database is closed. */
+  /** Resolves once queued writes are committed and the store is closed. */
   close(): Promise<void>;
 }
 
@@ -104,16 +106,36 @@ export interface ServicesCounting {
 const outside = AsyncLocalStorage.snapshot();
 const nextTurn: AsyncDefer = (run) => setImmediate(() => void outside(run));
 
+/**
+ * The engine's services on an opened store (store-bundle.ts: SQLite or PostgreSQL, migrated);
+ * they own it from here: `close` closes it, and so does a failure while they are made.
+ */
 export async function openServices(
   config: ServicesConfig,
+  bundle: StoreBundle,
   clock: Clock = systemClock,
   options: ServicesOptions = {},
 ): Promise<Services> {
-  const db = openDatabase(config.dataDir);
-  // Every engine store on the asynchronous ports over the one connection (issue 34 point 2): units take turns on it.
-  // One room store for both sides: it keeps the rooms it read, true only if every write goes through it.
-  const roomStore = new SqliteRoomStore(db);
-  const stores = sqliteAsyncStores(db, { rooms: roomStore });
+  try {
+    return await servicesOn(config, bundle, clock, options);
+  } catch (err) {
+    await bundle.close();
+    throw err;
+  }
+}
+
+async function servicesOn(
+  config: ServicesConfig,
+  bundle: StoreBundle,
+  clock: Clock,
+  options: ServicesOptions,
+): Promise<Services> {
+  const stores = bundle.stores;
+  // The live hub's synchronous family reads come from memory, kept by every room write (room-families.ts):
+  // every service writes rooms through this port.
+  const families = await RoomFamilies.load(stores.rooms);
+  const roomPort = families.keeping(stores.rooms);
+  const signingKey = await bundle.signingKey.getOrCreate();
   const log = options.log ?? silentLog;
   const unitOfWork = stores.unitOfWork;
   // Group commit: the knocks that arrived while the previous commit ran share the next one.
@@ -132,7 +154,7 @@ export async function openServices(
   );
   const waiting = await WaitingRoomService.open(
     {
-      rooms: stores.rooms,
+      rooms: roomPort,
       meetings,
       transactions,
       store: stores.waitingRequests,
@@ -145,7 +167,7 @@ export async function openServices(
     },
     { closedWindowMs: config.waitingClosedWindowSecs * 1000 },
   );
-  const rooms = new RoomService(stores.rooms, clock, config, (roomId) => {
+  const rooms = new RoomService(roomPort, clock, config, (roomId) => {
     waiting.roomDeleted(roomId);
     meetings.roomDeleted(roomId);
   });
@@ -163,8 +185,8 @@ export async function openServices(
     waiting,
     rooms,
     turns: new KeyedQueue(new AsyncLocalStorage()),
-    roomOf: (roomId) => roomStore.get(roomId),
-    subgroupsOf: (roomId) => roomStore.children(roomId),
+    roomOf: (roomId) => families.roomOf(roomId),
+    subgroupsOf: (roomId) => families.subgroupsOf(roomId),
     // The sub-groups' timers and messages to all groups, read at start (the welcome awaits the read).
     subgroupTimers: {
       subgroupTimers: () => stores.subgroupTimers.subgroupTimers(),
@@ -185,7 +207,7 @@ export async function openServices(
     ...(options.ice ? { ice: options.ice } : {}),
   });
   // After the hub: a moderator's leave reaches the sockets (participant_left) before the promotion (role).
-  const succession = new ModeratorSuccession(meetings, stores.rooms);
+  const succession = new ModeratorSuccession(meetings, roomPort);
   const accounts = new AccountService(
     stores.accounts,
     clock,
@@ -199,10 +221,12 @@ export async function openServices(
     accounts,
     meetings,
     waiting,
-    tokens: new TokenService(loadOrCreateSigningKey(config.dataDir), clock),
+    tokens: new TokenService(signingKey, clock),
     stats,
     live,
-    database: new SqliteWriteProbe(db),
+    database: bundle.probe,
+    storeKind: bundle.kind,
+    compatStore: bundle.compatStore,
     clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.
@@ -249,13 +273,9 @@ export async function openServices(
       // not yet committed are written (and answered); all of it before the database closes.
       const flushed = live.close().then(() => Promise.all([transactions.flushGrouped(), stats.flush()]));
       return flushed.then(
-        () => {
-          stores.close();
-          db.close();
-        },
-        (err: unknown) => {
-          stores.close();
-          db.close();
+        () => bundle.close(),
+        async (err: unknown) => {
+          await bundle.close();
           throw err;
         },
       );

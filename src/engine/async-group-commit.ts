@@ -44,7 +44,9 @@ export class AsyncGroupCommit {
   private queue: Entry[] = [];
   private scheduled = false;
   /** The last group taken: the next one commits after it. */
-  private tail: Promise<number> = Promise.resolve(0);
+  private tail: Promise<unknown> = Promise.resolve(0);
+  /** Flushes not yet settled. */
+  private underWay = 0;
 
   constructor(
     private readonly transaction: AsyncGroupTransaction,
@@ -75,17 +77,27 @@ export class AsyncGroupCommit {
   }
 
   /**
-   * Takes the queue now and commits it after the groups taken before; resolves once it (and so
-   * every earlier group) is settled, to how many writes it committed (0: none queued, or failed).
+   * Takes the queue and commits it after the groups taken before; resolves once it (and so every
+   * earlier group) is settled, to how many writes it committed (0: none queued, or failed). With
+   * no group under way the queue is taken now; behind one, only once that one settled, so the
+   * writes queued while an earlier commit ran share the next one however many turns of the loop
+   * they arrived over (a commit on PostgreSQL is a round trip, and knocks keep coming meanwhile).
    */
   flush(): Promise<number> {
-    // Taken at once: whatever is queued from here on (a callback, another turn) is the next group.
+    const now = this.underWay === 0 ? this.take() : null;
+    this.underWay += 1;
+    const done = this.tail.then(() => {
+      const group = now ?? this.take();
+      return group.length === 0 ? 0 : this.commit(group);
+    });
+    this.tail = done.finally(() => (this.underWay -= 1));
+    return done;
+  }
+
+  private take(): Entry[] {
     const group = this.queue;
     this.queue = [];
-    const previous = this.tail;
-    const done = group.length === 0 ? previous.then(() => 0) : previous.then(() => this.commit(group));
-    this.tail = done;
-    return done;
+    return group;
   }
 
   private async commit(group: Entry[]): Promise<number> {

@@ -114,7 +114,11 @@ export async function buildEngineApp(
   const readiness = new Readiness(
     [
       // At most one probe write a second, however often /readyz is asked.
-      { name: 'database', check: () => (services.database.probeWrite(), true), reuseMs: readinessProbeReuseMs },
+      {
+        name: 'database',
+        check: () => services.database.probeWrite().then(() => true),
+        reuseMs: readinessProbeReuseMs,
+      },
       { name: 'engine_listener', check: () => app.server.listening },
       ...(readinessChecks ?? []),
     ],

@@ -16,6 +16,7 @@ export type HttpErrorCode =
   | 'body_too_large'
   | 'unsupported_media_type'
   | 'join_token_invalid'
+  | 'store_unavailable'
   | 'internal_error';
 
 export type ErrorCode = EngineErrorCode | HttpErrorCode;

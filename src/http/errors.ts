@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError } from '../engine/errors.js';
 import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
+import { isStoreUnavailable } from '../platform/postgres.js';
 import type { ErrorCode, HttpErrorCode } from './error-codes.js';
 import { refusalOf } from './validation.js';
 
@@ -51,6 +52,7 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   waiting_room_full: 429,
   too_many_sign_ins: 429,
   internal_error: 500,
+  store_unavailable: 503,
 };
 
 export class HttpError extends Error {
@@ -132,8 +134,15 @@ function classify(
     const code = clientCodes[status] ?? 'bad_request';
     return { code, message: fastifyMessages[code]!, client: true };
   }
+  // PostgreSQL down or restarting: nothing of the request was acknowledged, and it may be retried.
+  if (isStoreUnavailable(error)) return { code: 'store_unavailable', message: storeUnavailableMessage };
   return { code: 'internal_error', message: 'internal error; the log has the details' };
 }
+
+const storeUnavailableMessage = 'the database cannot be reached now; try again shortly';
+
+/** How long a client is asked to wait before it retries a request the database could not take. */
+const storeRetryAfterSecs = 2;
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, field?: string): FastifyReply {
   if (statusByCode[code] === 401 && !reply.hasHeader('www-authenticate'))
@@ -145,7 +154,10 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { code, message, field, client } = classify(error, request);
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSecs));
+  if (code === 'store_unavailable') reply.header('retry-after', String(storeRetryAfterSecs));
   if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
+  // One short line: during an outage every request fails the same way, a stack each would flood the log.
+  else if (code === 'store_unavailable') request.log.warn({ code, reason: error.message }, 'database unavailable');
   // No stack and no URL: one short line, and only when debugging.
   else if (client) request.log.debug({ code, reason: error.message }, 'request refused');
   return sendError(reply, code, message, field);

@@ -106,3 +106,33 @@ export function openPostgres(target: PostgresTarget, options: PoolOptions, env =
     },
   });
 }
+
+/** postgres.js's own codes for a connection it lost or could not make, and the socket's. */
+const connectionCodes = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Whether an error says the database cannot be reached now (the server down, restarting, or
+ * the connection cut) rather than that the statement was wrong: a connection failure, class 08
+ * (connection exception) or 57P (operator intervention: shutdown, crash, not yet accepting).
+ * The request is answered 503 and may be retried; nothing of it was acknowledged.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (connectionCodes.has(code) || /^(08|57P0)/.test(code))) return true;
+  // Node's connect to several addresses of a host fails with an AggregateError of each attempt.
+  return err instanceof AggregateError && err.errors.some((inner) => isStoreUnavailable(inner));
+}

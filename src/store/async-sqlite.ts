@@ -10,6 +10,8 @@ import { SqliteMeetingStore } from './meeting-store.js';
 import { SqliteRoomStore } from './room-store.js';
 import { SqliteWaitingRequestStore } from './waiting-request-store.js';
 import { WalSync } from './wal-sync.js';
+import { SqliteWriteProbe } from './write-probe.js';
+import type { WriteProbe } from '../engine/health/readiness.js';
 
 /**
  * The asynchronous unit of work on SQLite's one connection (issue 34 point 2). A better-sqlite3
@@ -98,6 +100,8 @@ function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork):
 
 /** The SQLite stores behind the asynchronous ports, and how to stop their syncs before the database closes. */
 export interface SqliteAsyncStores extends AsyncStores {
+  /** Readiness's committed write, in its turn: never inside a unit another caller has open on the connection. */
+  readonly probe: WriteProbe;
   /** No WAL sync after this one; the WAL's descriptor is closed once the last sync returned. */
   close(): void;
 }
@@ -155,6 +159,9 @@ export function sqliteAsyncStores(db: Db, shared: SharedSqliteStores = {}): Sqli
     },
     get stats() {
       return live();
+    },
+    get probe() {
+      return once('probe', () => asyncOf(new SqliteWriteProbe(db), unitOfWork));
     },
     unitOfWork,
     close: () => unitOfWork.close(),

@@ -36,6 +36,10 @@ export class SqliteRoomStore implements RoomStore {
       children: db.prepare<[string], { room_id: string }>(
         'SELECT room_id FROM rooms WHERE parent_room_id = ? ORDER BY room_id',
       ),
+      families: db.prepare<[], { room_id: string; parent_room_id: string | null; name: string }>(
+        `SELECT room_id, parent_room_id, name FROM rooms
+         WHERE parent_room_id IS NOT NULL OR room_id IN (SELECT parent_room_id FROM rooms WHERE parent_room_id IS NOT NULL)`,
+      ),
       listFirst: db.prepare<[number], Row>('SELECT * FROM rooms ORDER BY room_id LIMIT ?'),
       listAfter: db.prepare<[string, number], Row>('SELECT * FROM rooms WHERE room_id > ? ORDER BY room_id LIMIT ?'),
       // Through rooms_by_owner: an organiser's page reads her rooms only.
@@ -83,6 +87,12 @@ export class SqliteRoomStore implements RoomStore {
 
   children(roomId: string): string[] {
     return this.statements.children.all(roomId).map((row) => row.room_id);
+  }
+
+  families(): { roomId: string; parentRoomId: string | null; name: string }[] {
+    return this.statements.families
+      .all()
+      .map((row) => ({ roomId: row.room_id, parentRoomId: row.parent_room_id, name: row.name }));
   }
 
   unusedEphemeral(before: string, limit: number): string[] {

@@ -1,4 +1,3 @@
-import type { WriteProbe } from '../engine/health/readiness.js';
 import type { Db } from './database.js';
 import { readPragma, setPragma } from '../platform/sqlite.js';
 
@@ -8,9 +7,10 @@ export const writeProbeKey = 'readiness_write_probes';
 /**
  * Readiness of the database as the service uses it: an IMMEDIATE transaction (the write lock)
  * that changes one row and commits, so the WAL append and its fsync run like any real write.
- * BEGIN + ROLLBACK alone would pass on a database whose commits fail.
+ * BEGIN + ROLLBACK alone would pass on a database whose commits fail. Synchronous: the daemon
+ * asks it through the asynchronous ports (async-sqlite.ts), in its turn with the open units.
  */
-export class SqliteWriteProbe implements WriteProbe {
+export class SqliteWriteProbe {
   private readonly bump;
 
   constructor(

@@ -29,6 +29,7 @@ export const confapiErrors = {
   sessionMeetingNotFound: 'Meeting not found',
   accessDenied: 'Access denied',
   internalError: 'An internal error occurred; it was logged.',
+  databaseUnavailable: 'The service cannot reach its database now; try again shortly.',
 } as const;
 
 export type ConfapiErrorKey = keyof typeof confapiErrors;

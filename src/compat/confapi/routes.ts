@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SignedCall, signedTexts } from './checksum.js';
 import type { Answer, ConfapiDeps, Handler } from './context.js';
-import { ConfapiError, failure } from './errors.js';
+import { ConfapiError, confapiErrors, failure } from './errors.js';
 import { create } from './handlers/create.js';
 import { join } from './handlers/join.js';
 import { end, getMeetingInfo, getMeetings, isMeetingRunning } from './handlers/meetings.js';
@@ -10,6 +10,7 @@ import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } 
 import { learningDashboard } from './handlers/learning-dashboard.js';
 import { getJoinUrl } from './handlers/get-join-url.js';
 import { noteEvent } from '../../platform/access-log.js';
+import { isStoreUnavailable } from '../../platform/postgres.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
 import type { TenantChooser } from './tenant-choice.js';
@@ -149,6 +150,11 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
           'unsupportedContentType',
           'POST request Content-Type is missing or unsupported',
         );
+      }
+      // PostgreSQL down or restarting: a stable key the platform may retry on, one short line per call.
+      if (isStoreUnavailable(err)) {
+        request.log.warn({ reason: err.message }, 'confapi call failed: database unavailable');
+        return sendFailure(request, reply, 'databaseUnavailable', confapiErrors.databaseUnavailable);
       }
       request.log.error({ err }, 'confapi call failed');
       return sendFailure(request, reply, 'internalError', 'An internal error occurred; it was logged.');

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 
-/** The database side of readiness: one real, committed write, or an exception saying why not. */
+/** The database side of readiness: one real, committed write, or a rejection saying why not (SQLite or PostgreSQL). */
 export interface WriteProbe {
-  probeWrite(): void;
+  probeWrite(): Promise<void>;
 }
 
 /**
@@ -12,7 +12,7 @@ export interface WriteProbe {
  */
 export interface ReadinessCheck {
   readonly name: string;
-  readonly check: () => boolean | null;
+  readonly check: () => boolean | null | Promise<boolean | null>;
   readonly reuseMs?: number;
 }
 
@@ -29,6 +29,8 @@ export interface ReadinessReport {
  */
 export class Readiness {
   private readonly reused = new Map<string, { at: number; state: CheckState | null }>();
+  /** A kept check under way: the /readyz calls that arrive meanwhile share its answer instead of probing again. */
+  private readonly running = new Map<string, Promise<CheckState | null>>();
 
   constructor(
     private readonly checks: readonly ReadinessCheck[],
@@ -36,22 +38,34 @@ export class Readiness {
     private readonly onFailure: (name: string, err: unknown) => void = () => {},
   ) {}
 
-  report(): ReadinessReport {
+  /** The checks are asked together: a store that takes its time does not delay the listeners' answers. */
+  async report(): Promise<ReadinessReport> {
+    const states = await Promise.all(this.checks.map((check) => this.stateOf(check)));
     const checks: Record<string, CheckState> = {};
-    for (const check of this.checks) {
-      const state = this.stateOf(check);
-      if (state !== null) checks[check.name] = state;
-    }
+    this.checks.forEach((check, i) => {
+      const state = states[i];
+      if (state !== null && state !== undefined) checks[check.name] = state;
+    });
     return { ready: Object.values(checks).every((state) => state === 'ok'), checks };
   }
 
-  private stateOf(check: ReadinessCheck): CheckState | null {
+  private stateOf(check: ReadinessCheck): Promise<CheckState | null> {
     const now = this.clock.now().getTime();
     const kept = this.reused.get(check.name);
-    if (kept && check.reuseMs !== undefined && now - kept.at < check.reuseMs) return kept.state;
+    if (kept && check.reuseMs !== undefined && now - kept.at < check.reuseMs) return Promise.resolve(kept.state);
+    if (check.reuseMs === undefined) return this.ask(check);
+    let running = this.running.get(check.name);
+    if (!running) {
+      running = this.ask(check).finally(() => this.running.delete(check.name));
+      this.running.set(check.name, running);
+    }
+    return running;
+  }
+
+  private async ask(check: ReadinessCheck): Promise<CheckState | null> {
     let state: CheckState | null;
     try {
-      const answer = check.check();
+      const answer = await check.check();
       state = answer === null ? null : answer ? 'ok' : 'failing';
       if (answer === false) this.onFailure(check.name, null);
     } catch (err) {

@@ -56,9 +56,9 @@ export interface LiveHubDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** Room-level decisions that span the store's awaits take turns per room (sub-groups made by two moderators at once). */
   readonly turns: KeyedQueue;
-  /** A room as the store has it now, read synchronously (a move, a parent room): stage 2 moves these reads to the asynchronous ports. */
-  readonly roomOf: (roomId: string) => Room | null;
-  /** Ids of a room's sub-groups. */
+  /** A room of a family (a move, a parent, the groups' names), from memory: RoomFamilies (rooms/room-families.ts). */
+  readonly roomOf: (roomId: string) => Pick<Room, 'parentRoomId' | 'name'> | null;
+  /** Ids of a room's sub-groups, from the same memory. */
   readonly subgroupsOf: (roomId: string) => string[];
   /** The sub-groups' timers and message to all groups (durable: a restart still brings everyone back on time, and tells it). */
   readonly subgroupTimers: AsyncSubgroupTimerStore & AsyncGroupMessageStore;

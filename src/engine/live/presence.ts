@@ -13,7 +13,7 @@ import type { LiveRooms, Member, RoomState } from './room-state.js';
 
 export interface PresenceDeps {
   readonly meetings: Pick<MeetingService, 'participant' | 'leave' | 'current'>;
-  readonly roomOf: (roomId: string) => Room | null;
+  readonly roomOf: (roomId: string) => Pick<Room, 'parentRoomId' | 'name'> | null;
   readonly stats: Pick<MeetingStats, 'disconnected'>;
   readonly media: () => MediaBackend;
   readonly scheduler: Scheduler;

@@ -106,8 +106,8 @@ export function byGroupNumber(a: string, b: string): number {
 }
 
 export interface LiveRoomsDeps {
-  /** A room as the store has it now, read synchronously (a new room state's parent; stage 2 moves it to the asynchronous ports). */
-  readonly roomOf: (roomId: string) => Room | null;
+  /** A room of a family, from memory (a new room state's parent; see LiveHubDeps.roomOf). */
+  readonly roomOf: (roomId: string) => Pick<Room, 'parentRoomId'> | null;
   /** Ids of a room's sub-groups. */
   readonly subgroupsOf: (roomId: string) => string[];
   readonly clock: Clock;

@@ -30,7 +30,7 @@ export interface SubgroupsDeps {
   readonly rooms: Pick<RoomService, 'find' | 'create' | 'update'>;
   /** One family's sub-groups are made by one moderator at a time: each looks, then makes, across the store's awaits. */
   readonly turns: KeyedQueue;
-  readonly roomOf: (roomId: string) => Room | null;
+  readonly roomOf: (roomId: string) => Pick<Room, 'parentRoomId' | 'name'> | null;
   readonly maxSubgroups: number;
   /** The timers and the message to all groups, both durable. */
   readonly timers: AsyncPort<SubgroupTimerStore & GroupMessageStore>;

@@ -54,6 +54,8 @@ export interface RoomStore {
   delete(roomId: string): boolean;
   /** Ids of the room's sub-groups. */
   children(roomId: string): string[];
+  /** Every room in a family (a sub-group, or a room that has one): what the live hub keeps in memory (room-families.ts). */
+  families(): { roomId: string; parentRoomId: string | null; name: string }[];
   /** Rooms ordered by id, strictly after `afterRoomId` when given; only those of `owner` when given. */
   list(afterRoomId: string | null, limit: number, owner?: string): Room[];
   /**

@@ -68,8 +68,8 @@ const errorAnswer = (codes: readonly ErrorCode[]) =>
     error: Type.Object({ code: Type.Enum(codes), message: Type.String(), field: Type.Optional(Type.String()) }),
   });
 
-/** Every route of the API may answer these: no or a bad access token or session, a change without the CSRF defence, a failure of the service. */
-const always: readonly ErrorCode[] = ['unauthorized', 'csrf_refused', 'internal_error'];
+/** Every route of the API may answer these: no or a bad access token or session, a change without the CSRF defence, a failure of the service, the database out of reach (PostgreSQL). */
+const always: readonly ErrorCode[] = ['unauthorized', 'csrf_refused', 'internal_error', 'store_unavailable'];
 
 /** And a route that reads a JSON body these (Fastify's framing and the body's schema). */
 export const bodyCodes: readonly ErrorCode[] = [

@@ -10,19 +10,36 @@ import type { Sql } from '../../platform/postgres.js';
  * (synchronous_commit on, set by the pool): `run` resolves only then.
  */
 export class PostgresUnitOfWork implements UnitOfWork<'async'> {
-  private readonly open = new AsyncLocalStorage<Sql>();
+  private readonly open = new AsyncLocalStorage<{ readonly tx: Sql; readonly settled: (() => void)[] }>();
 
   constructor(private readonly sql: Sql) {}
 
   /** The open unit's transaction, else the pool (a statement outside a unit commits on its own). */
   connection(): Sql {
-    return this.open.getStore() ?? this.sql;
+    return this.open.getStore()?.tx ?? this.sql;
+  }
+
+  /** Whether the caller runs inside a unit (its reads may see writes that are not committed yet). */
+  inside(): boolean {
+    return this.open.getStore() !== undefined;
+  }
+
+  /** Runs `fn` once the caller's outermost unit committed or rolled back (at once outside a unit). */
+  whenSettled(fn: () => void): void {
+    const unit = this.open.getStore();
+    if (unit) unit.settled.push(fn);
+    else fn();
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    const outer = this.open.getStore() as (Sql & { savepoint?: Sql['begin'] }) | undefined;
-    const scoped = (tx: unknown) => this.open.run(tx as Sql, work);
-    if (outer?.savepoint) return outer.savepoint(scoped) as Promise<T>;
-    return this.sql.begin(scoped) as Promise<T>;
+    const outer = this.open.getStore();
+    const inner = outer?.tx as { savepoint?: (fn: (tx: unknown) => Promise<T>) => Promise<T> } | undefined;
+    if (outer && inner?.savepoint)
+      return inner.savepoint((tx) => this.open.run({ tx: tx as Sql, settled: outer.settled }, work));
+    const settled: (() => void)[] = [];
+    const unit = this.sql.begin((tx) => this.open.run({ tx: tx as unknown as Sql, settled }, work)) as Promise<T>;
+    return unit.finally(() => {
+      for (const fn of settled) fn();
+    });
   }
 }

@@ -259,3 +259,15 @@ t.test('restore refuses a damaged, unfinished, newer or misaimed backup before w
   t.equal(usage.code, 64, '--data-dir is required');
   t.match(usage.stderr, /--data-dir/);
 });
+
+t.test('backup on a PostgreSQL installation: refused, naming pg_dump, nothing written', async (t) => {
+  const w = world(t);
+  const out = join(w.root, 'backups', 'pg');
+  const result = await runCli(['backup', '--out', out, '--data-dir', w.data], {
+    SERVICE_DATABASE_URL: 'postgres://meet@db.example.org:5433/meetdb',
+  });
+  t.equal(result.code, 1, 'refused');
+  t.match(result.stderr, /keeps its state in PostgreSQL .*db\.example\.org:5433\/meetdb/);
+  t.match(result.stderr, /pg_dump -Fc -n meet_engine -n meet_compat meetdb/, 'the hint names the tool and the schemas');
+  t.notOk(existsSync(out), 'no backup directory made');
+});

@@ -13,6 +13,7 @@ import { startCompat } from '../../../src/compat/module.js';
 import { SqliteCompatStore, compatDatabaseFileName } from '../../../src/compat/store/compat-store.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { openServices } from '../../../src/daemon/services.js';
+import { openStoreBundle } from '../../../src/daemon/store-bundle.js';
 import { databaseFileName } from '../../../src/store/database.js';
 import { meeting } from '../../helpers/compat-meeting.js';
 import { ConfapiClient, assertFailed, assertSuccess, type Pairs } from '../../helpers/compat.js';
@@ -39,7 +40,7 @@ function refuseInserts(file: string, table: string): void {
 }
 
 async function start(t: Tap, config: ReturnType<typeof configFor>) {
-  const services = await openServices(config);
+  const services = await openServices(config, await openStoreBundle(config));
   const compat = await startCompat(config, services, pino({ level: 'silent' }));
   t.teardown(async () => {
     await compat?.stop();
@@ -74,7 +75,7 @@ t.test(
   "the engine's write fails: no meeting is left behind, and a retry creates it once the disk is back",
   async (t) => {
     const config = configFor(t);
-    await (await openServices(config)).close();
+    await (await openServices(config, await openStoreBundle(config))).close();
     const engineFile = join(config.dataDir, databaseFileName);
     refuseInserts(engineFile, 'rooms');
     const { services, api } = await start(t, config);
@@ -104,7 +105,7 @@ t.test(
   'a process that died between the two writes leaves a row without its room: the next start makes the room',
   async (t) => {
     const config = configFor(t);
-    await (await openServices(config)).close();
+    await (await openServices(config, await openStoreBundle(config))).close();
     const store = new SqliteCompatStore(config.compatApiDataDir);
     const roomId = `cf-${'ab'.repeat(16)}`;
     store.insertMeeting(

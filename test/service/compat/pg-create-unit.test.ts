@@ -10,7 +10,6 @@ import { compatMigrationSteps, compatSchema } from '../../../src/compat/store/po
 import { migratePostgres } from '../../../src/platform/pg-migrate.js';
 import { engineMigrationSteps, engineSchema } from '../../../src/store/postgres/schema.js';
 import { postgresStores } from '../../../src/store/postgres/stores.js';
-import type { PostgresUnitOfWork } from '../../../src/store/postgres/unit-of-work.js';
 import { meeting } from '../../helpers/compat-meeting.js';
 import { pool } from '../../helpers/compat-store-adapters.js';
 import { freshDatabase, postgresTest, type PostgresDatabase } from '../../helpers/postgres.js';
@@ -22,7 +21,7 @@ const t0 = Date.parse('2030-01-01T09:00:00.000Z');
 function node(t: Test, database: PostgresDatabase) {
   const engine = postgresStores(pool(t, database));
   // The engine's unit of work is the connection source: the meeting API's writes join its units.
-  const compat = new PostgresCompatStore(engine.unitOfWork as PostgresUnitOfWork);
+  const compat = new PostgresCompatStore(engine.unitOfWork);
   return { engine, compat };
 }
 

@@ -8,6 +8,7 @@ import t from 'tap';
 import { startCompat } from '../../../src/compat/module.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { openServices } from '../../../src/daemon/services.js';
+import { openStoreBundle } from '../../../src/daemon/store-bundle.js';
 import { SqliteCompatStore } from '../../../src/compat/store/compat-store.js';
 import { meeting } from '../../helpers/compat-meeting.js';
 
@@ -22,7 +23,7 @@ t.test(
     });
 
     // What an earlier version left: three rooms, open and listed, and the meetings in them.
-    const before = await openServices(config);
+    const before = await openServices(config, await openStoreBundle(config));
     for (const id of ['cf-ended', 'cf-open', 'cf-deny'])
       await before.rooms.create({ room_id: id, name: id, waiting_room: 'off' });
     await before.close();
@@ -32,7 +33,7 @@ t.test(
     store.insertMeeting(meeting('primary', 'strict', 4, { roomId: 'cf-deny', guestPolicy: 'ALWAYS_DENY' }));
     store.close();
 
-    const services = await openServices(config);
+    const services = await openServices(config, await openStoreBundle(config));
     const compat = await startCompat(config, services, pino({ level: 'silent' }));
     t.teardown(async () => {
       await compat?.stop();

@@ -50,6 +50,22 @@ onEachStore('sub-groups: children in id order, gone with their parent', async (t
   t.same(await rooms.children('main'), []);
 });
 
+onEachStore('families: every sub-group and every room that has one, nothing else', async (t, { rooms }) => {
+  t.same(await rooms.families(), [], 'no family yet');
+  await rooms.insert(room('alone', { name: 'Alone' }));
+  await rooms.insert(room('main', { name: 'Main' }));
+  await rooms.insert(room('main-g1', { name: 'Group 1', parentRoomId: 'main' }));
+  await rooms.insert(room('main-g2', { name: 'Group 2', parentRoomId: 'main' }));
+  const byId = (a: { roomId: string }, b: { roomId: string }) => (a.roomId < b.roomId ? -1 : 1);
+  t.same((await rooms.families()).sort(byId), [
+    { roomId: 'main', parentRoomId: null, name: 'Main' },
+    { roomId: 'main-g1', parentRoomId: 'main', name: 'Group 1' },
+    { roomId: 'main-g2', parentRoomId: 'main', name: 'Group 2' },
+  ]);
+  await rooms.delete('main');
+  t.same(await rooms.families(), [], 'gone with the family');
+});
+
 onEachStore('list pages in byte order of the id, resuming after the last one', async (t, { rooms }) => {
   const ids = ['b', 'B', 'a', 'A-1', 'a-2', 'Z', 'z'];
   for (const id of ids) await rooms.insert(room(id));

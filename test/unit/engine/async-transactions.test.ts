@@ -114,6 +114,24 @@ t.test('groups commit in the order they were taken, even when the first commit i
   t.same(journal.commits, [['first'], ['second']]);
 });
 
+t.test('writes queued over several turns while a commit runs share the next commit', async (t) => {
+  const journal = new ParallelJournal();
+  const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), (run) => void setImmediate(() => void run()));
+  journal.held.add('first');
+  const first = tx.commitGrouped({ write: () => journal.write('first') });
+  // Its group is taken on the next turn and its COMMIT held.
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  // Three more knocks, each in a turn of its own, while the first commit waits for the database.
+  const later: Promise<unknown>[] = [];
+  for (const name of ['b', 'c', 'd']) {
+    later.push(tx.commitGrouped({ write: () => journal.write(name) }));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  journal.release('first');
+  await Promise.all([first, ...later]);
+  t.same(journal.commits, [['first'], ['b', 'c', 'd']], 'one commit for the three, not one each');
+});
+
 t.test('a failed group: every write is told and rejected, nothing reaches memory', async (t) => {
   const journal = new ParallelJournal();
   const tx = new AsyncTransactions(journal, new AsyncLocalStorage(), () => undefined);

@@ -62,6 +62,7 @@ function memoryRooms(): AsyncRoomStore & { rooms: Map<string, Room> } {
     update: async (room) => void rooms.set(room.roomId, room),
     delete: async (id) => rooms.delete(id),
     children: async () => [],
+    families: async () => [],
     list: async () => [...rooms.values()],
     unusedEphemeral: async () => [],
   };

@@ -18,12 +18,12 @@ t.test('ready only when every check that applies is ok', async (t) => {
     clock,
   );
   t.same(
-    readiness.report(),
+    await readiness.report(),
     { ready: true, checks: { database: 'ok', engine_listener: 'ok' } },
     'a check that does not apply is left out',
   );
   listening = false;
-  t.same(readiness.report(), { ready: false, checks: { database: 'ok', engine_listener: 'failing' } });
+  t.same(await readiness.report(), { ready: false, checks: { database: 'ok', engine_listener: 'failing' } });
 });
 
 t.test('a throwing check is failing; its error goes to onFailure, never into the report', async (t) => {
@@ -40,7 +40,7 @@ t.test('a throwing check is failing; its error goes to onFailure, never into the
     fakeClock(),
     (name, err) => failures.push([name, err]),
   );
-  const report = readiness.report();
+  const report = await readiness.report();
   t.same(report, { ready: false, checks: { database: 'failing' } });
   t.notMatch(JSON.stringify(report), /SQLITE|\/var\/lib/, 'no detail in what an anonymous caller reads');
   t.equal(failures.length, 1);
@@ -52,20 +52,20 @@ t.test('an expensive check runs at most once per reuse period, failures included
   let runs = 0;
   let ok = true;
   const readiness = new Readiness([{ name: 'database', check: () => (runs++, ok), reuseMs: 1000 }], clock);
-  for (let i = 0; i < 100; i++) readiness.report();
+  await Promise.all(Array.from({ length: 100 }, () => readiness.report()));
   t.equal(runs, 1, '100 reports, one probe');
   ok = false;
   clock.advance(999);
-  t.same(readiness.report().checks, { database: 'ok' }, 'the answer is kept for the period');
+  t.same((await readiness.report()).checks, { database: 'ok' }, 'the answer is kept for the period');
   clock.advance(1);
-  t.same(readiness.report().checks, { database: 'failing' }, 'then probed again');
+  t.same((await readiness.report()).checks, { database: 'failing' }, 'then probed again');
   t.equal(runs, 2);
   ok = true;
   t.same(
-    readiness.report().checks,
+    (await readiness.report()).checks,
     { database: 'failing' },
     'a failure is kept too (a flood cannot hammer a sick disk)',
   );
   clock.advance(1000);
-  t.same(readiness.report(), { ready: true, checks: { database: 'ok' } });
+  t.same(await readiness.report(), { ready: true, checks: { database: 'ok' } });
 });
