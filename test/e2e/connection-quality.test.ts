@@ -158,7 +158,13 @@ if (!inPrivateNetwork(t, import.meta.url)) {
     await untilSaid(page, 'Connection: poor', { since: mark, exact: true, ms: 5000 });
     t.pass('and said in the live region');
     peer.reportDelayMs = 0;
-    await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 20_000, 100);
+    // The synthetic peer answers from this test's process, beside the daemon: on a loaded CI machine its own lag
+    // adds to the round trip for a while (once 20 s were not enough), so the wait is long; what it saw last is told.
+    await until('the recovery', async () => (await quality.textContent()) === 'Connection: good', 45_000, 100).catch(
+      async (err: Error) => {
+        throw new Error(`${err.message}; the page still says "${await quality.textContent()}"`);
+      },
+    );
     t.pass('back to "Connection: good" once the reports are prompt');
   });
 }
