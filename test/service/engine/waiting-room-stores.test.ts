@@ -26,7 +26,13 @@ async function scene(stores: AsyncStores, clock: FakeClock) {
     if (result.status !== 'waiting') throw new Error(`expected to wait, got ${result.status}`);
     return result;
   };
-  return { ...s, knock };
+  /** Maria enters with a moderator link: the actor of the decisions that follow. */
+  const moderatorEnters = async () => {
+    const joined = await s.waiting.start(arrival('Maria', moderator));
+    if (joined.status !== 'joined') throw new Error('the moderator should enter');
+    return { kind: 'participant', participantId: joined.participant.participantId } as const;
+  };
+  return { ...s, knock, moderatorEnters };
 }
 
 onEachStore(
@@ -35,9 +41,7 @@ onEachStore(
     const clock = new FakeClock();
     await stores.rooms.insert(room('r1'));
     let s = await scene(stores, clock);
-    const joined = await s.waiting.start(arrival('Maria', moderator));
-    if (joined.status !== 'joined') throw new Error('the moderator should enter');
-    const maria = { kind: 'participant', participantId: joined.participant.participantId } as const;
+    const maria = await s.moderatorEnters();
     const admitted = await s.knock('Admitted');
     const barred = await s.knock('Barred');
     const waiting = await s.knock('<b>Waiting</b>');
@@ -70,9 +74,7 @@ onEachStore('the end of a meeting: attendance, refusals, nobody left waiting, a 
   const clock = new FakeClock();
   await stores.rooms.insert(room('r1'));
   const s = await scene(stores, clock);
-  const joined = await s.waiting.start(arrival('Maria', moderator));
-  if (joined.status !== 'joined') throw new Error('the moderator should enter');
-  const maria = { kind: 'participant', participantId: joined.participant.participantId } as const;
+  const maria = await s.moderatorEnters();
   const ann = await s.knock('Ann');
   const bob = await s.knock('Bob');
   const cy = await s.knock('Cy');
@@ -114,9 +116,7 @@ onEachStore('two decisions on one person at once end in one state, on the store 
   const clock = new FakeClock();
   await stores.rooms.insert(room('r1'));
   const s = await scene(stores, clock);
-  const joined = await s.waiting.start(arrival('Maria', moderator));
-  if (joined.status !== 'joined') throw new Error('the moderator should enter');
-  const maria = { kind: 'participant', participantId: joined.participant.participantId } as const;
+  const maria = await s.moderatorEnters();
   const api = { kind: 'api', name: 'lms' } as const;
   const ann = await s.knock('Ann', { clientKey: '198.51.100.1' });
   const bob = await s.knock('Bob', { clientKey: '198.51.100.2' });
