@@ -5,7 +5,7 @@
 // the store as the daemon does (openStoreBundle), so on PostgreSQL the engine and the meeting
 // API both live in that database. Without PostgreSQL's binaries its half is skipped, by name.
 import t, { type Test } from 'tap';
-import { freshDatabase, postgresTest } from './postgres.js';
+import { freshDatabase, postgresTest, type PostgresDatabase } from './postgres.js';
 
 export type ServiceStoreName = 'SQLite' | 'PostgreSQL';
 
@@ -16,14 +16,16 @@ export interface ServiceStore {
    * database's SERVICE_DATABASE_URL on PostgreSQL. The same value again is the same data (a restart).
    */
   readonly env: Readonly<Record<string, string>>;
+  /** The PostgreSQL database (null on SQLite), for a test that looks at what was committed over its own connection. */
+  readonly database: PostgresDatabase | null;
 }
 
-export const sqliteStore: ServiceStore = { name: 'SQLite', env: {} };
+export const sqliteStore: ServiceStore = { name: 'SQLite', env: {}, database: null };
 
 /** A fresh, empty PostgreSQL database for `t` (dropped when it ends); the daemon migrates it at start. */
 export async function postgresStore(t: Test): Promise<ServiceStore> {
   const database = await freshDatabase(t);
-  return { name: 'PostgreSQL', env: { SERVICE_DATABASE_URL: database.url } };
+  return { name: 'PostgreSQL', env: { SERVICE_DATABASE_URL: database.url }, database };
 }
 
 /** `name` once per store: `SQLite: name`, then `PostgreSQL: name` (skipped by name without the binaries). */
