@@ -9,46 +9,68 @@ import { assertSuccess, ConfapiClient } from '../../helpers/compat.js';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import { dataDirFor } from '../../helpers/api.js';
 import { onEachServiceStore } from '../../helpers/service-stores.js';
-import { Browser, asSession, createRoom, moderator } from '../../helpers/waiting.js';
+import { Browser, asSession, createRoom, moderator, timeline } from '../../helpers/waiting.js';
 
 type Item = { request_id: string; name: string };
 
 const sqliteFiles = (dir: string) =>
   (readdirSync(dir, { recursive: true }) as string[]).filter((f) => /sqlite|-wal$|-shm$|\.db$/.test(f));
 
-onEachServiceStore('a knock and a bar survive a restart of the in-process engine', async (t, store) => {
-  const dataDir = dataDirFor(t);
-  const first = await appFor(t, { store, dataDir });
-  await createRoom(t, first, { room_id: 'kept', name: 'Kept', waiting_room: 'all' });
-  const mod = await moderator(first, 'kept', 'Mo Restart');
-  const ann = new Browser(first, 'kept');
-  t.equal((await ann.knock({ name: 'Ann' })).status, 202, 'Ann knocks');
-  const jonas = new Browser(first, 'kept');
-  t.equal((await jonas.knock({ name: 'Jonas' })).status, 202, 'Jonas knocks');
-  const jonasId = ((await asSession.list(first, 'kept', mod.session)).body as Item[]).find((i) => i.name === 'Jonas')!;
-  t.equal(
-    (await asSession.refuse(first, 'kept', mod.session, { request_id: jonasId.request_id, bar: true })).status,
-    200,
-  );
-  await first.close();
+onEachServiceStore(
+  'knocks, a bar, an admission and their timeline survive a restart of the in-process engine',
+  async (t, store) => {
+    const dataDir = dataDirFor(t);
+    const first = await appFor(t, { store, dataDir });
+    await createRoom(t, first, { room_id: 'kept', name: 'Kept', waiting_room: 'all' });
+    const mod = await moderator(first, 'kept', 'Mo Restart');
+    const ann = new Browser(first, 'kept');
+    t.equal((await ann.knock({ name: 'Ann' })).status, 202, 'Ann knocks');
+    const jonas = new Browser(first, 'kept');
+    t.equal((await jonas.knock({ name: 'Jonas' })).status, 202, 'Jonas knocks');
+    const lena = new Browser(first, 'kept');
+    t.equal((await lena.knock({ name: 'Lena' })).status, 202, 'Lena knocks');
+    const idOf = async (name: string) =>
+      ((await asSession.list(first, 'kept', mod.session)).body as Item[]).find((i) => i.name === name)!.request_id;
+    const [jonasId, lenaId] = [await idOf('Jonas'), await idOf('Lena')];
+    t.equal((await asSession.refuse(first, 'kept', mod.session, { request_id: jonasId, bar: true })).status, 200);
+    t.equal((await asSession.admit(first, 'kept', mod.session, { request_id: lenaId })).status, 200);
+    const before = await timeline(first, 'kept');
+    t.same(
+      before.map((e) => [e.kind, e.subject?.name ?? null]),
+      [
+        ['moderator_arrived', 'Mo Restart'],
+        ['knock', 'Ann'],
+        ['knock', 'Jonas'],
+        ['knock', 'Lena'],
+        ['bar', 'Jonas'],
+        ['admit', 'Lena'],
+      ],
+      'the timeline of what happened',
+    );
+    await first.close();
 
-  const again = await appFor(t, { store, dataDir });
-  t.equal(again.store, store, 'the same store');
-  const after = new Browser(again, 'kept');
-  after.setCookie(ann.cookie);
-  t.same((await after.poll()).body, { status: 'waiting' }, 'Ann still waits after the restart');
-  const barred = new Browser(again, 'kept');
-  barred.setCookie(jonas.cookie);
-  t.equal((await barred.knock({ name: 'Jonas' })).status, 403, 'Jonas is still barred');
-  // No new initial token on data that has one: the first app's is the one that works.
-  const rooms = await again.api('/api/rooms/kept/waiting', { token: first.adminToken });
-  t.same(
-    ((await rooms.json()) as Item[]).map((i) => i.name),
-    ['Ann'],
-    'the rooms API lists her',
-  );
-  if (store.name === 'PostgreSQL') t.same(sqliteFiles(dataDir), [], 'no SQLite file in the data directory');
-});
+    const again = await appFor(t, { store, dataDir });
+    t.equal(again.store, store, 'the same store');
+    const after = new Browser(again, 'kept');
+    after.setCookie(ann.cookie);
+    t.same((await after.poll()).body, { status: 'waiting' }, 'Ann still waits after the restart');
+    const barred = new Browser(again, 'kept');
+    barred.setCookie(jonas.cookie);
+    t.equal((await barred.knock({ name: 'Jonas' })).status, 403, 'Jonas is still barred');
+    const admitted = new Browser(again, 'kept');
+    admitted.setCookie(lena.cookie);
+    t.match((await admitted.poll()).body, { status: 'admitted' }, 'Lena is still admitted');
+    // No new initial token on data that has one: the first app's is the one that works.
+    const rooms = await again.api('/api/rooms/kept/waiting', { token: first.adminToken });
+    t.same(
+      ((await rooms.json()) as Item[]).map((i) => i.name),
+      ['Ann'],
+      'the rooms API lists her',
+    );
+    t.same(await timeline(again, 'kept', first.adminToken), before, 'the same timeline, in the same order');
+    if (store.name === 'PostgreSQL') t.same(sqliteFiles(dataDir), [], 'no SQLite file in the data directory');
+  },
+);
 
 onEachServiceStore(
   'the engine and the meeting API share the store; nothing of SQLite on PostgreSQL',
