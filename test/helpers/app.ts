@@ -7,12 +7,15 @@ import { loggerOptions } from '../../src/daemon/logger.js';
 import { systemClock } from '../../src/daemon/services.js';
 import { dataDirFor, type Server, type Tap } from './api.js';
 import { memoryLog } from './memory-log.js';
+import { sqliteStore, type ServiceStore } from './service-stores.js';
 
 /** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
 export interface InProcess extends Server {
   readonly app: Engine['app'];
   readonly services: Engine['services'];
   readonly dataDir: string;
+  /** The store it runs on: given again with `dataDir`, a new app restarts on the same data. */
+  readonly store: ServiceStore;
   /** Every line the engine logged so far (JSON), as a daemon's stdout would hold them. */
   readonly lines: string[];
   /** Where it listens on 127.0.0.1, when built with `listen` (null otherwise). */
@@ -26,7 +29,8 @@ const bodiless = new Set([101, 204, 205, 304]);
 
 /**
  * Builds the engine the way `meetctl serve` does (src/daemon/engine.ts: the same config, store,
- * services and app) on a real SQLite file in a fresh data directory, with `clock` (a FakeClock
+ * services and app) on a fresh data directory and `store` (SQLite's file there by default, or a
+ * PostgreSQL database: service-stores.ts), with `clock` (a FakeClock
  * where time matters) instead of the system's. The periodic sweep does not run: a test that
  * needs it moves its clock and calls `await services.waiting.sweep()`, as the daemon's timer would.
  * `api` answers like fetch against a daemon, so the helpers of api.ts and waiting.ts work on both.
@@ -40,13 +44,18 @@ export async function appFor(
     clock?: Clock;
     scheduler?: Scheduler;
     dataDir?: string;
+    /** SQLite (the default) or PostgreSQL, opened as the daemon opens SERVICE_DATABASE_URL. */
+    store?: ServiceStore;
     listen?: boolean;
     /** A cheap scrypt cost for tests that set and check many passwords (the service's own otherwise). */
     passwordCost?: ScryptCost;
   } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
-  const config = loadConfig({ env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...options.env } });
+  const store = options.store ?? sqliteStore;
+  const config = loadConfig({
+    env: { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_ADDR: '127.0.0.1:0', ...store.env, ...options.env },
+  });
   const { lines, sink } = memoryLog();
   const log = pino(loggerOptions(config.logLevel, false), sink);
   const { services, app } = await openEngine(config, options.clock ?? systemClock, log, {
@@ -97,5 +106,5 @@ export async function appFor(
       headers: responseHeaders,
     });
   };
-  return { app, services, dataDir, lines, url, adminToken, api, close };
+  return { app, services, dataDir, store, lines, url, adminToken, api, close };
 }

@@ -1,7 +1,7 @@
 // The compat listener built in this process, like the engine's appFor (app.ts): the engine and
 // the compat module wired as `meetctl serve` wires them (openEngine, then buildCompat on its
-// services, licence installed and checked first), on real SQLite files in a fresh data
-// directory, answering through `inject` with no socket and no child process.
+// services, licence installed and checked first), on one store for both (SQLite's files in a
+// fresh data directory by default, or a PostgreSQL database: service-stores.ts), answering through `inject` with no socket and no child process.
 import { rmSync } from 'node:fs';
 import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +23,7 @@ import { tempDataDir, type Daemon } from './daemon.js';
 import { injectFetch, mount } from './inject-fetch.js';
 import { installTestLicence } from './licence.js';
 import { memoryLog } from './memory-log.js';
+import { sqliteStore, type ServiceStore } from './service-stores.js';
 
 // The built modules (dist/, what `meetctl serve` runs), typed by their sources, as
 // in-process-daemon.ts loads them: cheaper than transpiling the daemon's sources in each test.
@@ -50,6 +51,8 @@ async function modules() {
 /** Both apps in this process: `url` (engine) and `compatUrl` answer through injectFetch, as a daemon's URLs answer fetch. */
 export interface CompatApp extends CompatServer {
   readonly config: Config;
+  /** The store both run on: given again with `dataDir`, a new app restarts on the same data. */
+  readonly store: ServiceStore;
   readonly services: Engine['services'];
   readonly engineApp: Engine['app'];
   readonly compatApp: FastifyInstance;
@@ -58,6 +61,8 @@ export interface CompatApp extends CompatServer {
   sweep(): Promise<void>;
   /** fetch that reaches `url` and `compatUrl` without a socket (and anything else over the network). */
   readonly fetch: typeof injectFetch;
+  /** Closes both apps, then the services (what teardown does; once): a test restarts on the same data after it. */
+  close(): Promise<void>;
 }
 
 export interface CompatAppOptions {
@@ -71,6 +76,11 @@ export interface CompatAppOptions {
   readonly clock?: Clock;
   /** Kept by the caller (not removed at teardown), e.g. to build again on the same files; SERVICE_DATA_DIR in `env` counts as given. */
   readonly dataDir?: string;
+  /**
+   * SQLite (the default) or PostgreSQL, opened as the daemon opens SERVICE_DATABASE_URL: the
+   * engine's and the meeting API's stores from the one bundle, as `meetctl serve` wires them.
+   */
+  readonly store?: ServiceStore;
   readonly compat?: CompatOptions;
   /**
    * Also opens both listeners on 127.0.0.1 (port 0) and gives their real URLs, for what needs a
@@ -107,6 +117,7 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
   const dataDir = given ?? tempDataDir('meet-compat-app-');
   if (given === undefined) t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const licence = await installTestLicence(dataDir);
+  const store = options.store ?? sqliteStore;
   const config = loadConfig({
     env: {
       SERVICE_DATA_DIR: dataDir,
@@ -114,6 +125,7 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
       COMPAT_HTTP_ADDR: '127.0.0.1:0',
       SERVICE_MEDIA: 'mesh',
       ...licence,
+      ...store.env,
       ...options.env,
     },
   });
@@ -133,17 +145,26 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     tenantOf: (roomId) => compat?.meetingIn(roomId)?.tenantId ?? null,
   });
   // Torn down in the daemon's order: listeners' apps, then the services they share.
-  t.teardown(async () => {
-    await Promise.all([compat?.stop(), engineApp.close()]);
-    await services.close();
-  });
+  let closed: Promise<void> | null = null;
+  const close = () =>
+    (closed ??= (async () => {
+      await Promise.all([compat?.stop(), engineApp.close()]);
+      await services.close();
+    })());
+  t.teardown(close);
   let adminToken = '';
   await services.accessTokens.issueInitialToken((issued) => (adminToken = issued.token));
   await engineApp.ready();
   // The licence is real (the test authority's key): its gate decides with the real date, as the daemon's does.
   if (!(await licensedAtStart('compat', config, log, new Date())))
     throw new Error(`compatAppFor: the licence gate refused the module:\n${lines.join('\n')}`);
-  compat = await buildCompat(config, services, log.child({ module: 'compat' }), { accessLog, ...options.compat });
+  // The meeting API's store from the engine's bundle where it has one (PostgreSQL), as run.ts passes it.
+  const bundled = services.compatStore ? { store: services.compatStore } : {};
+  compat = await buildCompat(config, services, log.child({ module: 'compat' }), {
+    accessLog,
+    ...bundled,
+    ...options.compat,
+  });
   await compat.app.ready();
   if (!options.clock) {
     compat.run();
@@ -171,6 +192,7 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     url,
     compatUrl,
     dataDir,
+    store,
     lines,
     adminToken,
     api,
@@ -181,5 +203,6 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     compat: built,
     sweep: () => built.sweep(),
     fetch: injectFetch,
+    close,
   };
 }

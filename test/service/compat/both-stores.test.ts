@@ -1,15 +1,17 @@
 // Issue 34 point 5 for the meeting API: its service-level calls once more on PostgreSQL, in
 // process (compatAppFor, `inject`): create, join, getMeetingInfo, isMeetingRunning, getMeetings
 // and end, on SQLite (the module's default: confapi.sqlite behind the asynchronous port) and on
-// PostgreSQL (the adapter given through buildCompat's `store` option, as the daemon will pass it).
-// The ENGINE stays on SQLite in this harness until the engine's own switch to PostgreSQL lands.
-// Without PostgreSQL's binaries the PostgreSQL half is reported as skipped, by name.
+// PostgreSQL (engine and meeting API both, from the one store bundle the daemon opens for
+// SERVICE_DATABASE_URL, the meeting API on the engine's unit of work). Without PostgreSQL's binaries the PostgreSQL half is reported as skipped, by name.
 // Also issue 34 point 2/4: NUL and other control characters (and bytes that are not UTF-8) in
 // create's free-text parameters are refused with FAILED XML naming the parameter, on both stores.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { compatDatabaseFileName } from '../../../src/compat/store/compat-store.js';
+import { PostgresCompatStore } from '../../../src/compat/store/postgres-store.js';
+import { databaseFileName } from '../../../src/store/database.js';
+import { PostgresUnitOfWork } from '../../../src/store/postgres/unit-of-work.js';
 import { compatAppFor } from '../../helpers/compat-app.js';
 import {
   assertFailed,
@@ -20,20 +22,18 @@ import {
   sign,
   startWithToken,
 } from '../../helpers/compat.js';
-import { onEachCompatStore, type CompatStores } from '../../helpers/compat-store-adapters.js';
+import { pool } from '../../helpers/compat-store-adapters.js';
+import { onEachServiceStore, type ServiceStore } from '../../helpers/service-stores.js';
 
 const secret = 'both-stores-secret-0123456789';
 
-async function appOn(t: Test, { name, store }: CompatStores) {
-  const app = await compatAppFor(t, {
-    env: { COMPAT_API_SHARED_SECRET: secret },
-    compat: name === 'PostgreSQL' ? { store } : {},
-  });
+async function appOn(t: Test, store: ServiceStore) {
+  const app = await compatAppFor(t, { store, env: { COMPAT_API_SHARED_SECRET: secret } });
   return { app, api: new ConfapiClient(app.compatUrl, secret) };
 }
 
-onEachCompatStore('the meeting API: create, join, info, running, list, end', async (t, stores) => {
-  const { app, api } = await appOn(t, stores);
+onEachServiceStore('the meeting API: create, join, info, running, list, end', async (t, store) => {
+  const { app, api } = await appOn(t, store);
   const meetingID = 'physics-101';
   const created = await api.get('create', [
     ['meetingID', meetingID],
@@ -93,10 +93,13 @@ onEachCompatStore('the meeting API: create, join, info, running, list, end', asy
   t.equal(ended.xml.hasBeenForciblyEnded, 'true', 'forcibly ended');
   t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'no meeting listed');
 
-  if (stores.name === 'PostgreSQL') {
-    const rows = await stores.another().meeting(String(created.xml.internalMeetingID));
+  if (store.database) {
+    // Read back over a connection of its own: committed, not only in the app's memory.
+    const another = new PostgresCompatStore(new PostgresUnitOfWork(pool(t, store.database)));
+    const rows = await another.meeting(String(created.xml.internalMeetingID));
     t.equal(rows?.endReason, 'end', 'PostgreSQL holds the ended meeting');
     t.notOk(existsSync(join(app.config.compatApiDataDir, compatDatabaseFileName)), 'and no SQLite file was made');
+    t.notOk(existsSync(join(app.dataDir, databaseFileName)), "nor the engine's");
   }
 });
 
@@ -117,8 +120,8 @@ const textParams: readonly (readonly [string, RegExp])[] = [
 /** Raw escapes: NUL, an overlong NUL (not UTF-8), BEL, DEL, a C1 control, an escape character. */
 const oddValues = ['a%00b', 'a%C0%80b', '%07', 'x%7F', '%C2%85', '%1B%5B2J'];
 
-onEachCompatStore('create refuses control characters in its text parameters, naming them', async (t, stores) => {
-  const { app, api } = await appOn(t, stores);
+onEachServiceStore('create refuses control characters in its text parameters, naming them', async (t, store) => {
+  const { app, api } = await appOn(t, store);
   let n = 0;
   for (const [param, named] of textParams) {
     for (const value of oddValues) {

@@ -1,6 +1,9 @@
 // Issue 14 points 1, 6, 7, 10, 11: the embed gateway's conference entry against the daemon (in this process; its exit codes spawned).
 // The token matrix (every rule of point 6, each on its own), tenants and their namespaces, open
 // rooms, the 403 page, framing of plain and embed pages, short secrets, and no JWT in the log.
+// The tests that make rooms and enter them run on both stores, SQLite and PostgreSQL (issue 34
+// point 5: service-stores.ts); the refusals of secrets and token lifetimes decide before any
+// store is read, so they run on SQLite only, to spare CI the time.
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import type * as ConfigErrors from '../../../src/config/config-error.js';
 import { claimsOf, logMatch, roomAndToken, startWithToken, type CompatServer } from '../../helpers/compat.js';
 import { builtModule, compatAppFor } from '../../helpers/compat-app.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import {
   acmeAppId,
   acmeSecret,
@@ -106,9 +110,10 @@ function refused(t: Tap, entry: Entry, words: RegExp, what: string, jwt = ''): v
 const frameAncestors = (headers: Headers) =>
   /frame-ancestors ([^;]*)/.exec(headers.get('content-security-policy') ?? '')?.[1];
 
-t.test('the token matrix, tenants, the 403 page and framing, against a daemon', async (t) => {
+onEachServiceStore('the token matrix, tenants, the 403 page and framing, against a daemon', async (t, store) => {
   const file = tenantsFile(t, registry);
   const daemon = await compatAppFor(t, {
+    store,
     env: {
       COMPAT_JITSI_APP_ID: mainAppId,
       COMPAT_JITSI_APP_SECRET: mainSecret,
@@ -472,8 +477,9 @@ t.test('the token matrix, tenants, the 403 page and framing, against a daemon', 
   });
 });
 
-t.test('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async (t) => {
+onEachServiceStore('open rooms: COMPAT_JITSI_ALLOW_ANONYMOUS alone runs the gateway', async (t, store) => {
   const daemon = await compatAppFor(t, {
+    store,
     env: { COMPAT_JITSI_ALLOW_ANONYMOUS: 'true', COMPAT_FRONTEND_URL: frontend },
   });
   const entry = await enter(daemon, '/videoconf/Open%20Room', { displayName: 'Walk In' });

@@ -1,12 +1,13 @@
-// Issue 28 point 9 against the daemon (in this process: real sockets, real SQLite, its own sweep):
+// Issue 28 point 9 against the daemon (in this process: real sockets, its own sweep, on SQLite and
+// once more on PostgreSQL: issue 34 point 5, service-stores.ts):
 // with open rooms on, one client cannot make thousands of durable rooms by asking for new names
 // (COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT in 10 minutes, then 429 with Retry-After), and a room made
 // by an arrival without a token is deleted once unused (COMPAT_JITSI_OPEN_ROOM_IDLE_SECS).
-import t from 'tap';
 import type { Tap } from '../../helpers/api.js';
 import { compatInProcessFor, roomAndToken, type CompatServer } from '../../helpers/compat.js';
 import { claims, mainAppId, mainSecret, mint } from '../../helpers/gateway.js';
 import { connectLive } from '../../helpers/live.js';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { admittedSession, Browser } from '../../helpers/waiting.js';
 
 const frontend = 'http://frontend.test';
@@ -72,36 +73,41 @@ function tooMany(t: Tap, entry: Entry, what: string): void {
   );
 }
 
-t.test('one client makes at most COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT new open rooms in 10 minutes', async (t) => {
-  const daemon = await compatInProcessFor(t, {
-    COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
-    COMPAT_JITSI_APP_ID: mainAppId,
-    COMPAT_JITSI_APP_SECRET: mainSecret,
-    COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT: '20',
-    COMPAT_FRONTEND_URL: frontend,
-  });
-  const made = await flood(t, daemon, 20, () => '198.51.100.30', 'flood');
-  tooMany(t, await enter(daemon, 'flood-20', '198.51.100.30'), 'the 21st new name');
-  t.equal(
-    (await enter(daemon, 'flood-0', '198.51.100.30')).status,
-    302,
-    'a room it made is still entered: entering is not making',
-  );
-  t.equal((await enter(daemon, 'neighbour', '198.51.100.31')).status, 302, 'another client still makes a room');
-  const app = await enter(daemon, 'app-room', '198.51.100.30', mint(claims('app-room')));
-  t.equal(app.status, 302, "the application's token holders are not counted (the application vouches for them)");
-  t.ok(await exists(daemon, made[0]!.roomId), 'the rooms made before the limit exist');
-
-  // An IPv6 client is its /56: the /64s of one customer share the count.
-  await flood(t, daemon, 20, (i) => `2001:db8:9:1${(i % 16).toString(16)}0::${i + 1}`, 'six');
-  tooMany(t, await enter(daemon, 'six-20', '2001:db8:9:1ff::1'), 'another /64 of the same /56');
-  t.equal((await enter(daemon, 'six-other', '2001:db8:9:200::1')).status, 302, 'the next /56 is another client');
-});
-
-t.test(
-  'rooms made by arrivals without a token are deleted once unused; rooms in use or of the application stay',
-  async (t) => {
+onEachServiceStore(
+  'one client makes at most COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT new open rooms in 10 minutes',
+  async (t, store) => {
     const daemon = await compatInProcessFor(t, {
+      ...store.env,
+      COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
+      COMPAT_JITSI_APP_ID: mainAppId,
+      COMPAT_JITSI_APP_SECRET: mainSecret,
+      COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT: '20',
+      COMPAT_FRONTEND_URL: frontend,
+    });
+    const made = await flood(t, daemon, 20, () => '198.51.100.30', 'flood');
+    tooMany(t, await enter(daemon, 'flood-20', '198.51.100.30'), 'the 21st new name');
+    t.equal(
+      (await enter(daemon, 'flood-0', '198.51.100.30')).status,
+      302,
+      'a room it made is still entered: entering is not making',
+    );
+    t.equal((await enter(daemon, 'neighbour', '198.51.100.31')).status, 302, 'another client still makes a room');
+    const app = await enter(daemon, 'app-room', '198.51.100.30', mint(claims('app-room')));
+    t.equal(app.status, 302, "the application's token holders are not counted (the application vouches for them)");
+    t.ok(await exists(daemon, made[0]!.roomId), 'the rooms made before the limit exist');
+
+    // An IPv6 client is its /56: the /64s of one customer share the count.
+    await flood(t, daemon, 20, (i) => `2001:db8:9:1${(i % 16).toString(16)}0::${i + 1}`, 'six');
+    tooMany(t, await enter(daemon, 'six-20', '2001:db8:9:1ff::1'), 'another /64 of the same /56');
+    t.equal((await enter(daemon, 'six-other', '2001:db8:9:200::1')).status, 302, 'the next /56 is another client');
+  },
+);
+
+onEachServiceStore(
+  'rooms made by arrivals without a token are deleted once unused; rooms in use or of the application stay',
+  async (t, store) => {
+    const daemon = await compatInProcessFor(t, {
+      ...store.env,
       COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
       COMPAT_JITSI_APP_ID: mainAppId,
       COMPAT_JITSI_APP_SECRET: mainSecret,

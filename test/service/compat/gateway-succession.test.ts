@@ -2,13 +2,12 @@
 // first arrival is moderator, the second is not; the first leaves, the second becomes moderator,
 // is told over the live connection and may now do what she was refused before. Nothing a
 // participant sends (a session token claiming a role, a live message) makes her a moderator.
+// On both stores, SQLite and PostgreSQL (issue 34 point 5: service-stores.ts).
 import { rmSync } from 'node:fs';
-import t from 'tap';
 import { compatAppFor } from '../../helpers/compat-app.js';
-import { loadOrCreateSigningKey } from '../../../src/daemon/signing-key.js';
-import { TokenService } from '../../../src/engine/tokens/token-service.js';
 import { roomAndToken, type CompatServer } from '../../helpers/compat.js';
 import { tempDataDir } from '../../helpers/daemon.js';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { connectLive, waitingUntil } from '../../helpers/live.js';
 import { admittedSession, asSession, Browser, claimsOf, waitingApi, type Session } from '../../helpers/waiting.js';
 
@@ -32,11 +31,12 @@ async function arrive(
   return { roomId, token };
 }
 
-t.test(
+onEachServiceStore(
   'open room: first moderator, second a guest who waits; the first leaves and the second takes over',
-  async (t) => {
+  async (t, store) => {
     const dataDir = tempDataDir('meet-succession-');
     const daemon = await compatAppFor(t, {
+      store,
       env: {
         SERVICE_DATA_DIR: dataDir,
         COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
@@ -102,8 +102,8 @@ t.test(
     // A session token that claims the moderator role, even one signed with the daemon's own key
     // (which no participant has), changes nothing: authority is the participant record.
     const real = claimsOf(bob.session);
-    const tokens = new TokenService(loadOrCreateSigningKey(dataDir), { now: () => new Date() });
-    const claimingModerator = await tokens.signSession(
+    // The daemon's own token service: its key is in the data directory or in PostgreSQL.
+    const claimingModerator = await daemon.services.tokens.signSession(
       {
         room: String(real.room),
         meeting: String(real.meeting),

@@ -1,12 +1,13 @@
 // Issue 5 points 5, 7, 9-12, 14 in one process under a fake clock: duration, emptying and
 // unused meetings end and fire the end callback; guestPolicy under each instance policy; the
 // live-view seam (audio/video, System chat, locks); recordings and the recording-ready sender.
+// Each test runs on both stores, SQLite and PostgreSQL (issue 34 point 5: service-stores.ts).
 import { jwtVerify } from 'jose';
-import t from 'tap';
 import type { Tap } from '../../helpers/api.js';
 import type { MeetingLiveView } from '../../../src/compat/live-view.js';
 import { compatAppFor, type CompatApp } from '../../helpers/compat-app.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { onEachServiceStore, type ServiceStore } from '../../helpers/service-stores.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
 import { assertFailed, assertSuccess, attendeesOf, ConfapiClient, receiverFor } from '../../helpers/compat.js';
 
@@ -24,10 +25,11 @@ interface Rig {
  * mode: no timer of its own runs), with the compat module's timed work started as the daemon
  * starts it: its sweep compares open meetings with the fake time, and its callback queue sends.
  */
-async function rig(t: Tap, env: Record<string, string> = {}): Promise<Rig> {
+async function rig(t: Tap, store: ServiceStore, env: Record<string, string> = {}): Promise<Rig> {
   const clock = new FakeClock();
   const d = await compatAppFor(t, {
     clock,
+    store,
     env: { COMPAT_API_SHARED_SECRET: secret, COMPAT_CALLBACK_ALLOW: '127.0.0.1', ...env },
     compat: { callbacks: { retryDelaysMs: [0, 50] } },
   });
@@ -57,124 +59,127 @@ async function enter(services: Rig['services'], roomId: string, role: 'moderator
   return result.participant;
 }
 
-t.test('a meeting ends by duration, by emptying, or unused; each end fires the callback once', async (t) => {
-  const receiver = await receiverFor(t);
-  const { clock, services, api } = await rig(t);
-  const endUrl = (id: string) => ['meta_endCallbackUrl', `${receiver.url}/end/${id}`] as [string, string];
+onEachServiceStore(
+  'a meeting ends by duration, by emptying, or unused; each end fires the callback once',
+  async (t, store) => {
+    const receiver = await receiverFor(t);
+    const { clock, services, api } = await rig(t, store);
+    const endUrl = (id: string) => ['meta_endCallbackUrl', `${receiver.url}/end/${id}`] as [string, string];
 
-  t.test('duration', async (t) => {
-    assertSuccess(
-      t,
-      await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]),
-      'create duration=1',
-    );
-    const room = await roomOf(api, 'dur');
-    await enter(services, room, 'moderator', 'Mia');
-    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
-    clock.advance(59_000);
-    t.equal(
-      (await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running,
-      'true',
-      'still running after 59 s',
-    );
-    clock.advance(2_000);
-    t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'false', 'over after a minute');
-    t.equal(services.meetings.current(room), null, 'the engine meeting was ended: everyone is out');
-    const callback = await receiver.next();
-    t.equal(
-      new URL(callback.url, receiver.url).searchParams.get('meetingID'),
-      'dur',
-      'the end callback names the meeting',
-    );
-  });
+    t.test('duration', async (t) => {
+      assertSuccess(
+        t,
+        await api.get('create', [['meetingID', 'dur'], ['duration', '1'], endUrl('dur')]),
+        'create duration=1',
+      );
+      const room = await roomOf(api, 'dur');
+      await enter(services, room, 'moderator', 'Mia');
+      t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'true', 'running');
+      clock.advance(59_000);
+      t.equal(
+        (await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running,
+        'true',
+        'still running after 59 s',
+      );
+      clock.advance(2_000);
+      t.equal((await api.get('isMeetingRunning', [['meetingID', 'dur']])).xml.running, 'false', 'over after a minute');
+      t.equal(services.meetings.current(room), null, 'the engine meeting was ended: everyone is out');
+      const callback = await receiver.next();
+      t.equal(
+        new URL(callback.url, receiver.url).searchParams.get('meetingID'),
+        'dur',
+        'the end callback names the meeting',
+      );
+    });
 
-  // Issue 33 point 8: an emptied API meeting ends after upstream's meetingExpireWhenLastUserLeftInMinutes
-  // (1 by default), not after the engine's 5-minute grace, so Greenlight's meeting_ended comes in time.
-  t.test('emptying: ends a minute after the last person left', async (t) => {
-    assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
-    const room = await roomOf(api, 'empty');
-    const p = await enter(services, room, 'participant', 'Pat');
-    t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
-    await services.meetings.leave(p.participantId);
-    t.equal(
-      (await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running,
-      'false',
-      'nobody present: not running',
-    );
-    clock.advance(59_000);
-    assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'empty']]), 'but it exists');
-    t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.endTime, '0', 'still open after 59 s');
-    clock.advance(2_000);
-    const info = await api.get('getMeetingInfo', [['meetingID', 'empty']]);
-    t.not(info.xml.endTime, '0', 'ended a minute after she left');
-    t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not forcibly');
-    t.equal(services.meetings.current(room), null, 'the engine meeting is closed with it');
-    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings');
-    const callback = await receiver.next();
-    t.match(callback.url, /^\/end\/empty\?meetingID=empty&recordingmarks=false$/);
-  });
+    // Issue 33 point 8: an emptied API meeting ends after upstream's meetingExpireWhenLastUserLeftInMinutes
+    // (1 by default), not after the engine's 5-minute grace, so Greenlight's meeting_ended comes in time.
+    t.test('emptying: ends a minute after the last person left', async (t) => {
+      assertSuccess(t, await api.get('create', [['meetingID', 'empty'], endUrl('empty')]), 'create');
+      const room = await roomOf(api, 'empty');
+      const p = await enter(services, room, 'participant', 'Pat');
+      t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.hasUserJoined, 'true');
+      await services.meetings.leave(p.participantId);
+      t.equal(
+        (await api.get('isMeetingRunning', [['meetingID', 'empty']])).xml.running,
+        'false',
+        'nobody present: not running',
+      );
+      clock.advance(59_000);
+      assertSuccess(t, await api.get('getMeetingInfo', [['meetingID', 'empty']]), 'but it exists');
+      t.equal((await api.get('getMeetingInfo', [['meetingID', 'empty']])).xml.endTime, '0', 'still open after 59 s');
+      clock.advance(2_000);
+      const info = await api.get('getMeetingInfo', [['meetingID', 'empty']]);
+      t.not(info.xml.endTime, '0', 'ended a minute after she left');
+      t.equal(info.xml.hasBeenForciblyEnded, 'false', 'not forcibly');
+      t.equal(services.meetings.current(room), null, 'the engine meeting is closed with it');
+      t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings');
+      const callback = await receiver.next();
+      t.match(callback.url, /^\/end\/empty\?meetingID=empty&recordingmarks=false$/);
+    });
 
-  t.test('unused: ends five minutes after create when nobody came', async (t) => {
-    assertSuccess(t, await api.get('create', [['meetingID', 'unused'], endUrl('unused')]), 'create');
-    clock.advance(4 * 60_000 + 59_000);
-    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'unused', 'listed after 4 min 59 s');
-    clock.advance(2_000);
-    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after five minutes nobody came');
-    t.match((await receiver.next()).url, /^\/end\/unused\?/);
-  });
+    t.test('unused: ends five minutes after create when nobody came', async (t) => {
+      assertSuccess(t, await api.get('create', [['meetingID', 'unused'], endUrl('unused')]), 'create');
+      clock.advance(4 * 60_000 + 59_000);
+      t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'unused', 'listed after 4 min 59 s');
+      clock.advance(2_000);
+      t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after five minutes nobody came');
+      t.match((await receiver.next()).url, /^\/end\/unused\?/);
+    });
 
-  t.test('both as create parameters, as upstream', async (t) => {
-    assertSuccess(
-      t,
-      await api.get('create', [
-        ['meetingID', 'long-empty'],
-        ['meetingExpireWhenLastUserLeftInMinutes', '3'],
-        endUrl('long-empty'),
-      ]),
-      'create, 3 minutes after the last left',
-    );
-    const p = await enter(services, await roomOf(api, 'long-empty'), 'moderator', 'Max');
-    await services.meetings.leave(p.participantId);
-    clock.advance(2 * 60_000 + 59_000);
-    t.equal((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'open after 2:59');
-    clock.advance(2_000);
-    t.not((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'ended after 3 min');
-    t.match((await receiver.next()).url, /^\/end\/long-empty\?/);
+    t.test('both as create parameters, as upstream', async (t) => {
+      assertSuccess(
+        t,
+        await api.get('create', [
+          ['meetingID', 'long-empty'],
+          ['meetingExpireWhenLastUserLeftInMinutes', '3'],
+          endUrl('long-empty'),
+        ]),
+        'create, 3 minutes after the last left',
+      );
+      const p = await enter(services, await roomOf(api, 'long-empty'), 'moderator', 'Max');
+      await services.meetings.leave(p.participantId);
+      clock.advance(2 * 60_000 + 59_000);
+      t.equal((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'open after 2:59');
+      clock.advance(2_000);
+      t.not((await api.get('getMeetingInfo', [['meetingID', 'long-empty']])).xml.endTime, '0', 'ended after 3 min');
+      t.match((await receiver.next()).url, /^\/end\/long-empty\?/);
 
-    assertSuccess(
-      t,
-      await api.get('create', [
-        ['meetingID', 'long-unused'],
-        ['meetingExpireIfNoUserJoinedInMinutes', '10'],
-        endUrl('long-unused'),
-      ]),
-      'create, 10 minutes for somebody to come',
-    );
-    clock.advance(9 * 60_000);
-    t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'long-unused', 'listed after 9 min');
-    clock.advance(61_000);
-    t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after 10 min');
-    t.match((await receiver.next()).url, /^\/end\/long-unused\?/);
+      assertSuccess(
+        t,
+        await api.get('create', [
+          ['meetingID', 'long-unused'],
+          ['meetingExpireIfNoUserJoinedInMinutes', '10'],
+          endUrl('long-unused'),
+        ]),
+        'create, 10 minutes for somebody to come',
+      );
+      clock.advance(9 * 60_000);
+      t.equal((await api.get('getMeetings')).xml.meetings.meeting.meetingID, 'long-unused', 'listed after 9 min');
+      clock.advance(61_000);
+      t.equal((await api.get('getMeetings')).xml.messageKey, 'noMeetings', 'gone after 10 min');
+      t.match((await receiver.next()).url, /^\/end\/long-unused\?/);
 
-    for (const [name, value] of [
-      ['meetingExpireWhenLastUserLeftInMinutes', 'soon'],
-      ['meetingExpireIfNoUserJoinedInMinutes', '-1'],
-    ] as const) {
-      const refused = await api.get('create', [
-        ['meetingID', 'bad-expiry'],
-        [name, value],
-      ]);
-      assertFailed(t, refused, 'validationError', `${name}=${value}`);
-      t.match(refused.xml.message, name, 'the message names the parameter');
-    }
-    await new Promise((r) => setTimeout(r, 200));
-    t.equal(receiver.received.length, 5, 'one callback per end, no more');
-  });
-});
+      for (const [name, value] of [
+        ['meetingExpireWhenLastUserLeftInMinutes', 'soon'],
+        ['meetingExpireIfNoUserJoinedInMinutes', '-1'],
+      ] as const) {
+        const refused = await api.get('create', [
+          ['meetingID', 'bad-expiry'],
+          [name, value],
+        ]);
+        assertFailed(t, refused, 'validationError', `${name}=${value}`);
+        t.match(refused.xml.message, name, 'the message names the parameter');
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      t.equal(receiver.received.length, 5, 'one callback per end, no more');
+    });
+  },
+);
 
-t.test('guestPolicy maps to the room; join links never wait', async (t) => {
+onEachServiceStore('guestPolicy maps to the room; join links never wait', async (t, store) => {
   t.test('instance optional', async (t) => {
-    const { services, api } = await rig(t);
+    const { services, api } = await rig(t, store);
     assertSuccess(
       t,
       await api.get('create', [
@@ -237,13 +242,13 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   });
 
   t.test('the default comes from [modules.compat] default_guest_policy', async (t) => {
-    const { services, api } = await rig(t, { COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR' });
+    const { services, api } = await rig(t, store, { COMPAT_DEFAULT_GUEST_POLICY: 'ASK_MODERATOR' });
     assertSuccess(t, await api.get('create', [['meetingID', 'dflt']]), 'create without guestPolicy');
     t.match(await services.rooms.get(await roomOf(api, 'dflt')), { waitingRoom: 'guests' });
   });
 
   t.test('instance forced: ALWAYS_ACCEPT becomes guests, and platform arrivals still enter', async (t) => {
-    const { services, api } = await rig(t, {
+    const { services, api } = await rig(t, store, {
       SERVICE_WAITING_ROOM: 'forced',
       SERVICE_WAITING_ROOM_MODE: 'until_moderator',
     });
@@ -272,7 +277,7 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   });
 
   t.test('instance off: no waiting room, so a guest who would have to ask is refused', async (t) => {
-    const { services, api } = await rig(t, { SERVICE_WAITING_ROOM: 'off' });
+    const { services, api } = await rig(t, store, { SERVICE_WAITING_ROOM: 'off' });
     assertSuccess(
       t,
       await api.get('create', [
@@ -288,8 +293,8 @@ t.test('guestPolicy maps to the room; join links never wait', async (t) => {
   });
 });
 
-t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async (t) => {
-  const { services, compat, api } = await rig(t);
+onEachServiceStore('the live view: audio/video in getMeetingInfo, System chat, locks', async (t, store) => {
+  const { services, compat, api } = await rig(t, store);
   const posted: [string, string][] = [];
   assertSuccess(
     t,
@@ -361,9 +366,9 @@ t.test('the live view: audio/video in getMeetingInfo, System chat, locks', async
   void mod;
 });
 
-t.test('recordings: local metadata only, and the recording-ready callback', async (t) => {
+onEachServiceStore('recordings: local metadata only, and the recording-ready callback', async (t, store) => {
   const receiver = await receiverFor(t, 202);
-  const { compat, api } = await rig(t);
+  const { compat, api } = await rig(t, store);
   const empty = await api.get('getRecordings', [['meetingID', 'rec']]);
   assertSuccess(t, empty, 'getRecordings');
   t.equal(empty.xml.messageKey, 'noRecordings', 'an empty list with noRecordings');

@@ -1,11 +1,10 @@
 // Issue 5 against a real daemon: create → join (redirect and XML) → the join link enters the
 // room without waiting → getMeetingInfo shows her → sendChatMessage → end → the end callback
-// reaches an allow-listed local receiver → isMeetingRunning false.
-import { join } from 'node:path';
-import t from 'tap';
+// reaches an allow-listed local receiver → isMeetingRunning false. On both stores, SQLite and
+// PostgreSQL (issue 34 point 5: service-stores.ts).
 import { compatAppFor } from '../../helpers/compat-app.js';
 import { injectFetch } from '../../helpers/inject-fetch.js';
-import { SqliteCompatStore } from '../../../src/compat/store/compat-store.js';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import {
   assertFailed,
   assertSuccess,
@@ -36,9 +35,10 @@ function elementOrder(text: string): string[] {
   return names;
 }
 
-t.test('the meeting API end to end', async (t) => {
+onEachServiceStore('the meeting API end to end', async (t, store) => {
   const receiver = await receiverFor(t);
   const d = await compatAppFor(t, {
+    store,
     env: {
       COMPAT_API_SHARED_SECRET: secret,
       COMPAT_FRONTEND_URL: frontend,
@@ -263,9 +263,7 @@ t.test('the meeting API end to end', async (t) => {
       'notFound',
       'unknown meeting',
     );
-    const store = new SqliteCompatStore(join(d.dataDir, 'compat-api'));
-    t.teardown(() => store.close());
-    const chat = store.chatOf(created.xml.internalMeetingID);
+    const chat = await d.compat.systemChat(roomId);
     t.match(
       chat,
       [{ sender: 'System', text: 'Class ends in 5 minutes <b>now</b>' }],

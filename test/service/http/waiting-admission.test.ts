@@ -1,6 +1,7 @@
 // Issue 3, behaviour 1-4 and 8 against a real daemon: who waits under each scope and mode,
 // admission by a moderator, the access code before the waiting room, join tokens, disabling.
-import t from 'tap';
+// Each test runs on both stores, SQLite and PostgreSQL (issue 34 point 5: service-stores.ts).
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { assertError, call, type Tap } from '../../helpers/api.js';
 import {
@@ -45,8 +46,8 @@ async function mustJoin(
   return String(entered.body?.session);
 }
 
-t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
-  const d: InProcess = await appFor(t);
+onEachServiceStore('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t, store) => {
+  const d: InProcess = await appFor(t, { store });
 
   t.test('scope off: nobody waits', async (t) => {
     await createRoom(t, d, { room_id: 'scope-off', name: 'Off room', waiting_room: 'off' });
@@ -445,8 +446,8 @@ t.test('scopes and modes under SERVICE_WAITING_ROOM=optional', async (t) => {
   });
 });
 
-t.test('SERVICE_WAITING_ROOM=forced: the waiting room cannot be disabled', async (t) => {
-  const d = await appFor(t, { env: { SERVICE_WAITING_ROOM: 'forced' } });
+onEachServiceStore('SERVICE_WAITING_ROOM=forced: the waiting room cannot be disabled', async (t, store) => {
+  const d = await appFor(t, { store, env: { SERVICE_WAITING_ROOM: 'forced' } });
   await createRoom(t, d, { room_id: 'forced', name: 'Forced room' });
   const mod = await moderator(d, 'forced');
   t.equal(mod.role, 'moderator', 'a moderator enters directly under forced');

@@ -5,7 +5,7 @@
 // and the moderators' list marks it `connection_lost`; her next poll clears the mark; only a silence
 // as long as the grace closes it. The last test proves, against the whole daemon (run.ts's start,
 // in the test's process, on the system clock), that its own sweep timer closes a silent request
-// without anyone calling.
+// without anyone calling. The fake-clock test runs on both stores (issue 34 point 5).
 import { join } from 'node:path';
 import t from 'tap';
 import { databaseFileName } from '../../../src/store/database.js';
@@ -14,6 +14,7 @@ import { appFor, type InProcess } from '../../helpers/app.js';
 import { dataDirFor, type Tap } from '../../helpers/api.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
+import { onEachServiceStore, postgresStore } from '../../helpers/service-stores.js';
 import { Browser, asSession, createRoom, moderator, names } from '../../helpers/waiting.js';
 
 async function oneWaiting(t: Tap, engine: InProcess) {
@@ -31,39 +32,45 @@ async function oneWaiting(t: Tap, engine: InProcess) {
   return { ann, bob, list };
 }
 
-t.test('a waiting page silent for 59 s keeps its place, shown as connection lost; 61 s lose it', async (t) => {
-  const clock = new FakeClock();
-  const [byDefault, narrowed] = await Promise.all([
-    appFor(t, { clock }),
-    appFor(t, { clock, env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '10' } }),
-  ]);
-  const [a, b] = await Promise.all([oneWaiting(t, byDefault), oneWaiting(t, narrowed)]);
-  /** Time passes, Bob's pages poll every 2 s, each daemon's one-second sweep runs; Ann's pages are silent. */
-  const silence = async (ms: number) => {
-    for (let passed = 0; passed < ms; passed += 1000) {
-      clock.advance(1000);
-      if (passed % 2000 === 1000) await Promise.all([a.bob.poll(), b.bob.poll()]);
-      await byDefault.services.waiting.sweep();
-      await narrowed.services.waiting.sweep();
-    }
-  };
-  await silence(7000);
-  t.same(
-    await a.list(),
-    ['Ann (connection lost)', 'Bob'],
-    'default: after 7 s (the old limit was 6) Ann keeps her place',
-  );
-  t.same((await a.ann.poll()).body, { status: 'waiting' }, 'and her late poll answers waiting');
-  t.same(await a.list(), ['Ann', 'Bob'], 'her connection is back, first in line');
-  await silence(59_000);
-  t.same(await a.list(), ['Ann (connection lost)', 'Bob'], 'default: 59 s of silence, still first in line');
-  t.same(await b.list(), ['Bob'], 'grace of 10 s (the setting): Ann is gone');
-  t.equal((await b.ann.poll()).status, 404, 'her request was closed');
-  await silence(2000);
-  t.same(await a.list(), ['Bob'], 'default: 61 s of silence after her last poll close it');
-  t.equal((await a.ann.poll()).status, 404);
-});
+onEachServiceStore(
+  'a waiting page silent for 59 s keeps its place, shown as connection lost; 61 s lose it',
+  async (t, store) => {
+    const clock = new FakeClock();
+    // Two engines on one PostgreSQL database would share its rooms: the narrowed one gets its own.
+    const other = store.name === 'PostgreSQL' ? await postgresStore(t) : store;
+    const [byDefault, narrowed] = await Promise.all([
+      appFor(t, { clock, store }),
+      appFor(t, { clock, store: other, env: { SERVICE_WAITING_CLOSED_WINDOW_SECS: '10' } }),
+    ]);
+    const [a, b] = await Promise.all([oneWaiting(t, byDefault), oneWaiting(t, narrowed)]);
+    /** Time passes, Bob's pages poll every 2 s, each daemon's one-second sweep runs; Ann's pages are silent. */
+    const silence = async (ms: number) => {
+      for (let passed = 0; passed < ms; passed += 1000) {
+        clock.advance(1000);
+        if (passed % 2000 === 1000) await Promise.all([a.bob.poll(), b.bob.poll()]);
+        await byDefault.services.waiting.sweep();
+        await narrowed.services.waiting.sweep();
+      }
+    };
+    await silence(7000);
+    t.same(
+      await a.list(),
+      ['Ann (connection lost)', 'Bob'],
+      'default: after 7 s (the old limit was 6) Ann keeps her place',
+    );
+    t.same((await a.ann.poll()).body, { status: 'waiting' }, 'and her late poll answers waiting');
+    t.same(await a.list(), ['Ann', 'Bob'], 'her connection is back, first in line');
+    await silence(59_000);
+    t.same(await a.list(), ['Ann (connection lost)', 'Bob'], 'default: 59 s of silence, still first in line');
+    t.same(await b.list(), ['Bob'], 'grace of 10 s (the setting): Ann is gone');
+    t.equal((await b.ann.poll()).status, 404, 'her request was closed');
+    await silence(2000);
+    t.same(await a.list(), ['Bob'], 'default: 61 s of silence after her last poll close it');
+    t.equal((await a.ann.poll()).status, 404);
+  },
+);
 
+// SQLite only: it watches the daemon's own sweep in the SQLite file, not through the API.
 t.test('the daemon sweeps by itself: a silent request leaves the list once the window is over', async (t) => {
   const d = await inProcessDaemonFor(t, dataDirFor(t), { SERVICE_WAITING_CLOSED_WINDOW_SECS: '4' });
   await createRoom(t, d, { room_id: 'swept', name: 'Swept', waiting_room: 'all' });

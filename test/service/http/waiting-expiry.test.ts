@@ -1,16 +1,16 @@
 // The waiting room's timeout at the HTTP addresses, under a fake clock: the engine listener built
-// in-process over a real SQLite file, time moved by the test (the engine's own rule, to the
+// in-process on each store (SQLite's file, then PostgreSQL: issue 34 point 5), time moved by the test (the engine's own rule, to the
 // millisecond, is test/unit/engine/waiting/transitions.test.ts). It replaces a 31 s real-time loop
 // against the spawned daemon; the daemon's own sweep timer is proven by the closed-window tests.
-import t from 'tap';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { appFor } from '../../helpers/app.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-t.test(
+onEachServiceStore(
   'a request polled every 2 s waits until waiting_room_timeout_secs, then expires; she may knock again',
-  async (t) => {
+  async (t, store) => {
     const clock = new FakeClock();
-    const { app, services } = await appFor(t, { clock });
+    const { app, services } = await appFor(t, { clock, store });
     const admin = { authorization: `Bearer ${(await services.accessTokens.create('test')).token}` };
     const created = await app.inject({
       method: 'POST',

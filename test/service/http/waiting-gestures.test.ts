@@ -2,8 +2,9 @@
 // and bar, closed windows and explicit leaves, the timeline and the attendance sheet, and the
 // rooms-API gestures. The timeout is waiting-expiry.test.ts and the engine's transitions test;
 // that the daemon's own sweep timer closes a silent request is waiting-closed-window.test.ts.
-import t from 'tap';
+// Each test runs on both stores, SQLite and PostgreSQL (issue 34 point 5: service-stores.ts).
 import { assertError, type Server, type Tap } from '../../helpers/api.js';
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import {
@@ -31,9 +32,9 @@ async function requestIdOf(d: Server, roomId: string, name: string): Promise<str
   return item.request_id;
 }
 
-t.test('waiting-room gestures under the default policy', async (t) => {
+onEachServiceStore('waiting-room gestures under the default policy', async (t, store) => {
   const clock = new FakeClock();
-  const d: InProcess = await appFor(t, { clock });
+  const d: InProcess = await appFor(t, { clock, store });
   /** Time passes, in half-second steps; the daemon's one-second sweep has run meanwhile. */
   const sleep = async (ms: number) => {
     for (let done = 0; done < ms; done += 500) {

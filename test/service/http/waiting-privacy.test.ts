@@ -1,6 +1,7 @@
 // Issue 3, behaviour 13 and the privacy paragraph against a real daemon: what a person who is
 // not admitted can learn, field bounds, markup kept as text, the cookie, and who may moderate.
-import t from 'tap';
+// Each test runs on both stores, SQLite and PostgreSQL (issue 34 point 5: service-stores.ts).
+import { onEachServiceStore } from '../../helpers/service-stores.js';
 import { appFor, type InProcess } from '../../helpers/app.js';
 import { assertError, type ApiResult } from '../../helpers/api.js';
 import {
@@ -29,8 +30,8 @@ function numbersIn(value: unknown): number[] {
   return [];
 }
 
-t.test('privacy and abuse under the default policy', async (t) => {
-  const d: InProcess = await appFor(t);
+onEachServiceStore('privacy and abuse under the default policy', async (t, store) => {
+  const d: InProcess = await appFor(t, { store });
   const room = 'secret-room';
   await createRoom(t, d, { room_id: room, name: roomName, waiting_room: 'guests', access_code: code });
   await createRoom(t, d, { room_id: 'other-room', name: 'Other room', waiting_room: 'guests' });
