@@ -7,7 +7,7 @@ import type { Tap } from '../../helpers/api.js';
 import { compatInProcessFor, roomAndToken, type CompatServer } from '../../helpers/compat.js';
 import { claims, mainAppId, mainSecret, mint } from '../../helpers/gateway.js';
 import { connectLive } from '../../helpers/live.js';
-import { onEachServiceStore } from '../../helpers/service-stores.js';
+import { onEachServiceStore, type ServiceStore } from '../../helpers/service-stores.js';
 import { admittedSession, Browser } from '../../helpers/waiting.js';
 
 const frontend = 'http://frontend.test';
@@ -73,17 +73,22 @@ function tooMany(t: Tap, entry: Entry, what: string): void {
   );
 }
 
+/** The daemon with open rooms on (arrivals without a token make rooms) and the main application, on `store`. */
+function openRoomsDaemon(t: Tap, store: ServiceStore, settings: Record<string, string>): Promise<CompatServer> {
+  return compatInProcessFor(t, {
+    ...store.env,
+    COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
+    COMPAT_JITSI_APP_ID: mainAppId,
+    COMPAT_JITSI_APP_SECRET: mainSecret,
+    COMPAT_FRONTEND_URL: frontend,
+    ...settings,
+  });
+}
+
 onEachServiceStore(
   'one client makes at most COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT new open rooms in 10 minutes',
   async (t, store) => {
-    const daemon = await compatInProcessFor(t, {
-      ...store.env,
-      COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
-      COMPAT_JITSI_APP_ID: mainAppId,
-      COMPAT_JITSI_APP_SECRET: mainSecret,
-      COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT: '20',
-      COMPAT_FRONTEND_URL: frontend,
-    });
+    const daemon = await openRoomsDaemon(t, store, { COMPAT_JITSI_OPEN_ROOMS_PER_CLIENT: '20' });
     const made = await flood(t, daemon, 20, () => '198.51.100.30', 'flood');
     tooMany(t, await enter(daemon, 'flood-20', '198.51.100.30'), 'the 21st new name');
     t.equal(
@@ -106,14 +111,7 @@ onEachServiceStore(
 onEachServiceStore(
   'rooms made by arrivals without a token are deleted once unused; rooms in use or of the application stay',
   async (t, store) => {
-    const daemon = await compatInProcessFor(t, {
-      ...store.env,
-      COMPAT_JITSI_ALLOW_ANONYMOUS: 'true',
-      COMPAT_JITSI_APP_ID: mainAppId,
-      COMPAT_JITSI_APP_SECRET: mainSecret,
-      COMPAT_JITSI_OPEN_ROOM_IDLE_SECS: '2',
-      COMPAT_FRONTEND_URL: frontend,
-    });
+    const daemon = await openRoomsDaemon(t, store, { COMPAT_JITSI_OPEN_ROOM_IDLE_SECS: '2' });
     const from = '198.51.100.40';
     const idle = await enter(daemon, 'nobody came', from);
     const busy = await enter(daemon, 'in use', from);
