@@ -9,6 +9,7 @@ import {
   knockAnswered,
   knocked,
   mayPoll,
+  OnePoll,
   openScreen,
   polled,
   pollsEnd,
@@ -146,7 +147,7 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
   let screen: WaitingScreenState = openScreen('fresh', remembered.at ?? Date.now()).state;
   let clock: number | null = null;
   let ticker: { stop(): void } | null = null;
-  let inFlight = false;
+  const polls = new OnePoll();
   /** When the server last answered a poll or her knock (a frozen tab hears nothing, and cannot tell). */
   let heardAt = Date.now();
   /** The devices were let go on a final answer. */
@@ -221,14 +222,16 @@ export function waitingScreen(options: WaitingOptions): HTMLElement {
 
   /** `online`: the browser says the network is back, so the page re-attaches at once instead of after its back-off. */
   const poll = async (online = false) => {
-    // One poll at a time: a slow answer must not pile up requests behind it (a hung one is given up, api.ts).
-    if (inFlight || !mayPoll(screen, Date.now(), online)) return;
+    // One poll at a time (a hung one is given up, api.ts); the network back meanwhile is not forgotten.
+    if (!polls.free(online) || !mayPoll(screen, Date.now(), online)) return;
     if (roomApi.withdrawn(roomId)) return apply({ state: pollsEnd(screen), effects: [] });
-    inFlight = true;
-    const result = await roomApi.poll(roomId).finally(() => (inFlight = false));
+    polls.begin();
+    let again = false;
+    const result = await roomApi.poll(roomId).finally(() => (again = polls.end()));
     const now = Date.now();
     apply(polled(screen, result, { now, silentFor: now - heardAt }));
     if (result.ok) heardAt = now;
+    if (again && screen.polling) void poll(true);
   };
   const onOnline = () => {
     if (screen.polling) void poll(true);

@@ -162,3 +162,32 @@ export function elapsed(sinceMs: number, nowMs: number): string {
   const seconds = Math.max(0, Math.floor((nowMs - sinceMs) / 1000));
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
+
+/**
+ * One poll at a time (a slow answer must not pile requests up behind it), without forgetting a
+ * network that came back while one was under way: that poll may have gone into the dead network
+ * and only fail (or time out) later, and its failure would set the back-off further out. So its
+ * end says to poll again at once, as the browser's `online` would have.
+ */
+export class OnePoll {
+  private running = false;
+  private onlineMeanwhile = false;
+
+  /** Whether a poll may start now; `online` asked while one runs is kept for its end. */
+  free(online: boolean): boolean {
+    if (this.running && online) this.onlineMeanwhile = true;
+    return !this.running;
+  }
+
+  begin(): void {
+    this.running = true;
+  }
+
+  /** The poll ended: whether the network came back meanwhile (then poll again at once). */
+  end(): boolean {
+    const again = this.onlineMeanwhile;
+    this.running = false;
+    this.onlineMeanwhile = false;
+    return again;
+  }
+}

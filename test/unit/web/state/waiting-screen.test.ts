@@ -8,6 +8,7 @@ import {
   knockAnswered,
   knocked,
   mayPoll,
+  OnePoll,
   openScreen,
   polled,
   pollsEnd,
@@ -177,3 +178,21 @@ t.test(
     t.equal(plain.state.status, 'lost', 'a place gone while the page was in touch: lost (e.g. withdrawn elsewhere)');
   },
 );
+
+t.test('one poll at a time; the network back while one runs means polling again once it ends', async (t) => {
+  const polls = new OnePoll();
+  t.ok(polls.free(false), 'free at first');
+  polls.begin();
+  t.notOk(polls.free(false), 'not while one runs (a tick)');
+  t.notOk(polls.free(true), "not while one runs (the browser's online)");
+  t.ok(polls.end(), 'but its end says to poll again at once: it may have gone into the dead network');
+  t.ok(polls.free(false), 'free again');
+  polls.begin();
+  t.notOk(polls.free(false), 'a tick meanwhile');
+  t.notOk(polls.end(), 'is no reason to poll again');
+  polls.begin();
+  polls.free(true);
+  polls.end();
+  polls.begin();
+  t.notOk(polls.end(), 'an online is kept for one end only');
+});
