@@ -3,7 +3,7 @@
 // spreads these rows in) so the one table stays under the house's file size.
 import { hostname } from 'node:os';
 import type { DatabaseLocation } from './database-url.js';
-import { InvalidValue, type ListenAddress } from './parsers.js';
+import { InvalidValue } from './parsers.js';
 import type { Config, Setting } from './settings.js';
 
 export interface NatsLocation {
@@ -43,7 +43,7 @@ function defaultNodeId(resolved: Partial<Config>): string {
   const host = hostname()
     .replace(/[^A-Za-z0-9._-]/g, '-')
     .slice(0, 56);
-  const addr = resolved.httpAddr as ListenAddress | undefined;
+  const addr = resolved.httpAddr;
   return `${host}-${addr?.port ?? 3000}`;
 }
 

@@ -66,7 +66,7 @@ t.test('a malformed NATS URL is refused naming the variable', async (t) => {
 });
 
 t.test('NATS without PostgreSQL is refused: a cluster needs the shared store', async (t) => {
-  for (const env of [
+  for (const env of <Record<string, string>[]>[
     { SERVICE_NATS_URL: 'nats://127.0.0.1:4222' },
     { SERVICE_NATS_URL: 'nats://127.0.0.1:4222', SERVICE_DATABASE_URL: 'sqlite:' },
   ]) {
