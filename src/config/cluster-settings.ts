@@ -1,10 +1,9 @@
 // Issue 35, the nodes of a cluster: SERVICE_NATS_URL makes this daemon one node among those that
 // share its PostgreSQL database; SERVICE_NODE_ID names it. Kept apart from settings.ts (which
-// spreads these rows in) so the one table stays under the house's file size.
+// spreads these rows in, checking their shape) so the one table stays under the house's file size.
 import { hostname } from 'node:os';
 import type { DatabaseLocation } from './database-url.js';
-import { InvalidValue } from './parsers.js';
-import type { Config, Setting } from './settings.js';
+import { InvalidValue, type ListenAddress } from './parsers.js';
 
 export interface NatsLocation {
   readonly host: string;
@@ -39,7 +38,7 @@ function nodeId(raw: unknown): string {
 }
 
 /** The default node id: this machine's name and the engine listener's port, so two daemons of one host differ. */
-function defaultNodeId(resolved: Partial<Config>): string {
+function defaultNodeId(resolved: { readonly httpAddr?: ListenAddress }): string {
   const host = hostname()
     .replace(/[^A-Za-z0-9._-]/g, '-')
     .slice(0, 56);
@@ -70,7 +69,7 @@ export const clusterSettings = {
     description:
       "This node's name in a cluster (1 to 64 of A-Z a-z 0-9 . _ -): the X-Meet-Node header, /readyz and meetctl cluster status show it; two live nodes with one name are refused",
   },
-} satisfies { natsUrl: Setting<NatsLocation>; nodeId: Setting<string> };
+};
 
 /** A cluster shares its state through PostgreSQL: NATS beside SQLite would be nodes that cannot see each other. */
 export function clusterProblems(nats: NatsLocation | null, database: DatabaseLocation | undefined): string[] {
