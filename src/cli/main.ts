@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config-error.js';
 import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
 import { backupCommands } from './backup.js';
+import { clusterCommands } from './cluster.js';
 import { environmentFault } from '../ops/environment-faults.js';
 import { dbCommands } from './db.js';
 import { doctorCommand } from './doctor.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   backupCommands(program, io);
   migrateCommand(program, io);
   dbCommands(program, io);
+  clusterCommands(program, io);
   configureTree(program, io);
   return program;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addConfigOptions } from './config-options.js';
+import { CliError } from './errors.js';
 import { addServiceConfigOptions, loadServiceConfig } from './service-config.js';
 import type { CliIo } from './io.js';
 import { preflight } from './preflight.js';
@@ -17,7 +18,12 @@ export function serveCommand(program: Command, io: CliIo): void {
       // Loaded here, not at the top: the daemon's modules (Fastify, SQLite, the compat module) are
       // most of meetctl's start-up time, and the other commands need none of them.
       const { startDaemon, stopOnSignals } = await import('../daemon/run.js');
-      const daemon = await startDaemon(config);
+      const daemon = await startDaemon(config).catch((err: unknown) => {
+        // A live node holds SERVICE_NODE_ID (issue 35): refused (exit 1), not a fault of the machine.
+        if (err instanceof Error && err.name === 'DuplicateNodeError')
+          throw new CliError('refused', err.message, 'stop the other node, or give this one another SERVICE_NODE_ID');
+        throw err;
+      });
       stopOnSignals(daemon);
     });
   addConfigOptions(command);

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { clusterProblems, type NatsLocation } from './cluster-settings.js';
 import { ConfigError } from './config-error.js';
+import type { DatabaseLocation } from './database-url.js';
 import { iceProblems } from './ice-servers.js';
 import { metricsProblems } from './loopback.js';
 import { oidcProblems } from './oidc-settings.js';
@@ -135,6 +137,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
         resolved.oidcClientId as string | null,
         resolved.oidcClientSecret as string | null,
       ),
+    );
+  if (problems.length === 0)
+    problems.push(
+      ...clusterProblems(resolved.natsUrl as NatsLocation | null, resolved.databaseUrl as DatabaseLocation),
     );
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);

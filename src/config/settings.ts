@@ -1,3 +1,4 @@
+import { clusterSettings, type NatsLocation } from './cluster-settings.js';
 import { databaseUrl, type DatabaseLocation } from './database-url.js';
 import { iceServerList, turnSecret } from './ice-servers.js';
 import { emailDomainList, oidcIssuer } from './oidc-settings.js';
@@ -60,6 +61,8 @@ export interface Config {
   readonly databaseUrl: DatabaseLocation;
   readonly databasePoolSize: number;
   readonly databaseStatementTimeoutMs: number;
+  readonly natsUrl: NatsLocation | null;
+  readonly nodeId: string;
   readonly logLevel: string;
   readonly accessLog: 'errors' | 'all';
   readonly slowRequestMs: number;
@@ -152,6 +155,7 @@ export const settings = {
     fallback: '5000', parse: p.integerBetween(100, 600_000),
     description: 'PostgreSQL only: a statement running longer than this many milliseconds is cancelled (its request fails rather than hanging); migrations are exempt',
   }),
+  ...clusterSettings,
   logLevel: setting({
     env: 'SERVICE_LOG_LEVEL', toml: ['service', 'log_level'], flag: '--log-level',
     fallback: 'info', parse: p.oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

@@ -18,7 +18,8 @@ import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 import { openEngine } from './engine.js';
 import { narrowDataModes } from './private-data.js';
 import { startMedia } from './media-choice.js';
-import { systemClock } from './services.js';
+import { systemClock, systemScheduler } from './services.js';
+import { joinCluster, stampNode } from './cluster.js';
 import type { Scheduler } from '../engine/clock.js';
 import type { Licence } from '../licence/server-key.js';
 
@@ -119,8 +120,13 @@ export async function startDaemon(
   // A configured module the licence gate refused (absent, expired or forged key, unreadable
   // record) leaves the platforms with 502 while the engine is fine: monitoring must see it.
   const compatModuleCheck = () => (compatExpected ? compat !== null : null);
+  // SERVICE_NATS_URL: a node of a cluster; NATS out of reach stops the start (69) before Janus runs.
+  const cluster = await joinCluster(config, systemClock, options.scheduler ?? systemScheduler, log);
   // Janus (SERVICE_MEDIA) starts first: auto falls back to the mesh, janus refuses to start without it.
-  const media = await startMedia(config, log);
+  const media = await startMedia(config, log).catch(async (err: unknown) => {
+    await cluster?.leave();
+    throw err;
+  });
   let opened: Awaited<ReturnType<typeof openEngine>>;
   try {
     opened = await openEngine(config, systemClock, log, {
@@ -128,7 +134,9 @@ export async function startDaemon(
         { name: 'compat_listener', check: compatCheck },
         { name: 'compat_module', check: compatModuleCheck },
         ...(media.readiness ? [media.readiness] : []),
+        ...(cluster ? [cluster.readiness] : []),
       ],
+      ...(cluster ? { clusterView: () => cluster.view() } : {}),
       accessLog,
       media: media.factory,
       tenantOf: (roomId) =>
@@ -145,6 +153,7 @@ export async function startDaemon(
     });
   } catch (err) {
     await media.close();
+    await cluster?.leave();
     throw refusingNewerSchema(err);
   }
   const { services, app } = opened;
@@ -173,8 +182,15 @@ export async function startDaemon(
   });
   const licenceSeen = metrics ? (licence: Licence) => metrics.licence('compat', licence) : undefined;
   let metricsListener: MetricsListener | null = null;
+  if (cluster) stampNode(app.server, cluster.nodeId);
   try {
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
+    // Before the compat module: a live node under this id refuses the start (exit 1).
+    if (cluster && services.nodes)
+      await cluster.register(services.nodes, listeningUrl(app.server, config.httpAddr), () => ({
+        openRooms: services.meetings.openMeetings().length,
+        liveSockets: app.websocketServer.clients.size,
+      }));
     if (metrics && config.metricsAddr) {
       metricsListener = await listenMetrics(config.metricsAddr, metrics, log);
       log.info({ url: metricsListener.url }, `metrics listening on ${metricsListener.url}`);
@@ -185,7 +201,9 @@ export async function startDaemon(
     // On PostgreSQL the meeting API's store is the engine's database (schema meet_compat), its writes in the engine's units.
     const compatStore = services.compatStore ? { store: services.compatStore } : {};
     compat = licensed ? await startCompat(config, services, log, { accessLog, ...compatStore }) : null;
+    if (cluster && compat) stampNode(compat.server, cluster.nodeId);
   } catch (err) {
+    await cluster?.leave();
     stopSummary();
     await metricsListener?.close();
     await app.close();
@@ -235,6 +253,8 @@ export async function startDaemon(
     } finally {
       clearInterval(idle);
       stopSummary();
+      // Gone in the others' view at once, while the database is still open.
+      await cluster?.leave().catch((err: unknown) => log.warn({ err }, 'leaving the cluster failed'));
       // Knocks queued for the group commit are written, then the database closes.
       await services.close();
       await media.close();
@@ -254,7 +274,8 @@ export async function startDaemon(
     for (const client of app.websocketServer.clients) client.terminate();
     running?.closeConnections('all');
     metricsListener?.closeNow();
-    // A forced exit: the queued writes get what time the exit leaves them.
+    // A forced exit: the queued writes get what time the exit leaves them; the others see this node dead after the beat timeout.
+    void cluster?.leave().catch(() => undefined);
     services.close().catch(() => undefined);
     // No time to wait: Janus gets its signal and dies with its configuration on the next start.
     media.process?.kill();

@@ -53,6 +53,8 @@ export interface Services extends EngineServices<LiveHub> {
   readonly storeKind: StoreBundle['kind'];
   /** The meeting API's store when it lives with the engine's (PostgreSQL); null: the module opens its own file. */
   readonly compatStore: StoreBundle['compatStore'];
+  /** The registry of a cluster's nodes (PostgreSQL only). */
+  readonly nodes: StoreBundle['nodes'];
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
   /** Resolves once queued writes are committed and the store is closed. */
@@ -227,6 +229,7 @@ async function servicesOn(
     database: bundle.probe,
     storeKind: bundle.kind,
     compatStore: bundle.compatStore,
+    nodes: bundle.nodes,
     clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.

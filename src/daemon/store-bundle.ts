@@ -9,12 +9,14 @@ import { compatMigrationSteps, compatSchema } from '../compat/store/postgres-sch
 import { EnvironmentError } from '../config/environment-error.js';
 import type { Config } from '../config/settings.js';
 import type { AsyncStores } from '../engine/async-ports.js';
+import type { NodeRegistry } from '../engine/cluster/nodes.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
 import { migratePostgres } from '../platform/pg-migrate.js';
 import { isStoreUnavailable, openPostgres } from '../platform/postgres.js';
 import { sqliteAsyncStores } from '../store/async-sqlite.js';
 import { openDatabase } from '../store/database.js';
 import { engineMigrationSteps, engineSchema } from '../store/postgres/schema.js';
+import { PostgresNodeRegistry } from '../store/postgres/node-registry.js';
 import { postgresStores } from '../store/postgres/stores.js';
 import { PostgresWriteProbe } from '../store/postgres/write-probe.js';
 import { fileSigningKey, postgresSigningKey, type SigningKeyStore } from './signing-key.js';
@@ -31,6 +33,8 @@ export interface StoreBundle {
    * writes joining the engine's units); null on SQLite, where the module opens its own file.
    */
   readonly compatStore: AsyncCompatStore | null;
+  /** The registry of a cluster's nodes (PostgreSQL); null on SQLite, which serves one node. */
+  readonly nodes: NodeRegistry | null;
   /** Closes the database (the stores' syncs first); after every queued write was committed. */
   close(): Promise<void>;
 }
@@ -54,6 +58,7 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
       probe: stores.probe,
       signingKey: fileSigningKey(config.dataDir),
       compatStore: null,
+      nodes: null,
       close: async () => {
         stores.close();
         db.close();
@@ -87,6 +92,7 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     probe: new PostgresWriteProbe(sql),
     signingKey: postgresSigningKey(sql),
     compatStore: new PostgresCompatStore(stores.unitOfWork),
+    nodes: new PostgresNodeRegistry(sql),
     close: () => sql.end({ timeout: 5 }),
   };
 }

@@ -42,6 +42,8 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly site?: AccountSite;
   /** Single sign-on (OpenID Connect); absent: off, its routes answer 404. */
   readonly oidc?: OidcSettings | null;
+  /** A clustered node's view for /readyz (node id, nodes alive: no addresses, no secrets); absent on a single node. */
+  readonly clusterView?: () => Promise<Record<string, unknown>>;
 }
 
 export async function buildEngineApp(
@@ -56,6 +58,7 @@ export async function buildEngineApp(
     ice,
     site = { publicUrl: null },
     oidc = null,
+    clusterView,
     ...fastifyOptions
   } = options;
   const app = Fastify({
@@ -125,7 +128,7 @@ export async function buildEngineApp(
     services.clock,
     (name, err) => app.log.warn({ err, check: name }, `readiness check ${name} failing`),
   );
-  await app.register(healthRoutes(() => readiness.report()));
+  await app.register(healthRoutes(() => readiness.report(), clusterView));
   await app.register(roomRoutes(services, ice));
   await app.register(liveRoutes(services));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));

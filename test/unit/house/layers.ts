@@ -68,7 +68,7 @@ export const layers: readonly Layer[] = [
   {
     folder: 'daemon/',
     mayImport: [platform, 'protocol/', 'config/', 'engine/', 'media/', 'store/', 'http/', 'compat/', 'licence/'],
-    packages: ['pino', 'prom-client', node],
+    packages: ['pino', 'prom-client', 'nats', node],
   },
   {
     folder: 'cli/',

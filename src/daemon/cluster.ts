@@ -1,0 +1,83 @@
+// Issue 35 stage 1: this daemon as a node of a cluster, when SERVICE_NATS_URL is set (config made
+// sure the store is PostgreSQL). The bus connects before the engine opens (NATS out of reach:
+// exit 69); the node registers once its listener knows its address, and beats until the stop.
+// Without SERVICE_NATS_URL nothing here runs and nothing of the single node changes.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from '../config/settings.js';
+import type { ClusterBus } from '../engine/cluster/bus.js';
+import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluster/nodes.js';
+import type { Clock, Scheduler } from '../engine/clock.js';
+import type { ReadinessCheck } from '../engine/health/readiness.js';
+import { connectBus } from './nats-bus.js';
+
+/** The header every answer of a clustered daemon carries: which node answered. */
+export const nodeHeader = 'x-meet-node';
+
+export interface ClusterMember {
+  readonly nodeId: string;
+  /** NATS connected: /readyz is not ready while it is not. */
+  readonly readiness: ReadinessCheck;
+  /** What /readyz shows of the cluster: this node's id and the ids it sees alive. */
+  view(): Promise<{ node: string; nodes_alive: string[] }>;
+  /** Registers and starts beating (DuplicateNodeError when a live node holds the id). */
+  register(registry: NodeRegistry, httpAddress: string, load: () => NodeLoad): Promise<void>;
+  /** Marks the node gone and closes the bus; safe before register and twice. */
+  leave(): Promise<void>;
+}
+
+/** Connects the bus when SERVICE_NATS_URL is set; null otherwise (one node, as before). */
+export async function joinCluster(
+  config: Pick<Config, 'natsUrl' | 'nodeId'>,
+  clock: Clock,
+  scheduler: Scheduler,
+  log: Logger,
+): Promise<ClusterMember | null> {
+  if (config.natsUrl === null) return null;
+  const nodeId = config.nodeId;
+  const bus: ClusterBus = await connectBus(config.natsUrl, nodeId, log);
+  let presence: NodePresence | null = null;
+  let left: Promise<void> | null = null;
+  return {
+    nodeId,
+    readiness: { name: 'nats', check: () => bus.connected() },
+    async view() {
+      const alive = presence ? await presence.aliveNodes() : [];
+      return { node: nodeId, nodes_alive: alive.map((node) => node.nodeId) };
+    },
+    async register(registry, httpAddress, load) {
+      presence = new NodePresence(
+        registry,
+        { nodeId, incarnation: randomUUID(), httpAddress },
+        load,
+        clock,
+        scheduler,
+        (problem) => log.warn({ err: problem, node: nodeId }, 'cluster beat failed'),
+      );
+      await presence.start().catch((err: unknown) => {
+        presence = null;
+        throw err;
+      });
+      log.info({ node: nodeId, address: httpAddress }, `node ${nodeId} registered in the cluster`);
+    },
+    leave() {
+      left ??= (async () => {
+        try {
+          await presence?.stop();
+        } finally {
+          await bus.close();
+        }
+      })();
+      return left;
+    },
+  };
+}
+
+/**
+ * Every answer of `server` names this node, set before the app sees the request so no route and
+ * no error path can leave it out; a client's own X-Meet-Node is a request header and changes nothing.
+ */
+export function stampNode(server: Server, nodeId: string): void {
+  server.prependListener('request', (_request, response) => response.setHeader(nodeHeader, nodeId));
+}
