@@ -1,9 +1,24 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import t from 'tap';
 
-/** The tiers whose files run in shared processes: in-process code only, no daemon, no browser. */
-export const shardedTiers = ['unit', 'service'] as const;
+/**
+ * The tiers whose files run in shared processes. The process tier's files start their daemons,
+ * CLIs, nginx and Janus as children, so sharing the test process costs them nothing but the
+ * start each file paid alone (tap's runner, Node, the loader and the helpers: about 2.4 CPU-s a
+ * file, on both legs of CI).
+ */
+export const shardedTiers = ['unit', 'service', 'process'] as const;
+
+/**
+ * Folders of a sharded tier whose files still run alone, one process each: the latency tests
+ * under load run serially, with nothing beside them (package.json's tap `serial`).
+ */
+export const runAlone = ['process/load/'] as const;
+
+/** A process shard runs for minutes (its files' daemons and timeouts), the unit and service ones for seconds. */
+const shardTimeoutMs = { unit: 300_000, service: 300_000, process: 1_200_000 } as const;
 
 /**
  * Every `*.test.ts` file of a tier folder, sorted: what its shards split between them. The
@@ -12,7 +27,7 @@ export const shardedTiers = ['unit', 'service'] as const;
 export function tierFiles(tier: (typeof shardedTiers)[number]): string[] {
   const root = fileURLToPath(new URL(`../${tier}/`, import.meta.url));
   return (readdirSync(root, { recursive: true }) as string[])
-    .filter((file) => file.endsWith('.test.ts'))
+    .filter((file) => file.endsWith('.test.ts') && !runAlone.some((folder) => `${tier}/${file}`.startsWith(folder)))
     .sort()
     .map((file) => join(root, file));
 }
@@ -28,4 +43,7 @@ export async function runShard(tier: (typeof shardedTiers)[number], index: numbe
   for (const [i, file] of tierFiles(tier).entries()) {
     if (i % count === index - 1) await import(pathToFileURL(file).href);
   }
+  // After the imports: a process file that sets its own root timeout (t.setTimeout at its top,
+  // for itself alone) would otherwise set the whole shard's, counted from its import.
+  t.setTimeout(shardTimeoutMs[tier]);
 }
