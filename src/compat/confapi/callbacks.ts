@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -129,6 +130,9 @@ async function headersFor(job: CallbackJob, secretOf: SecretOf, now: number): Pr
 /** How many due jobs one claim takes. */
 const claimBatch = 50;
 
+/** After an enqueue, when the queue looks again for a job whose transaction had not committed yet. */
+const lookAgainMs = [50, 500, 5000];
+
 /**
  * The outbound callback queue. Jobs are written to the store before the API call that
  * caused them answers, sent from a timer (never inside the API call), retried on failure by
@@ -149,6 +153,12 @@ export class CallbackQueue {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly now: () => number;
+  /**
+   * The context the queue was made in (no transaction): its claims run there. A timer set by an
+   * enqueue inside a transaction would otherwise run its claim inside that transaction, where it
+   * sees the job before the commit and could send the callback of a write that rolls back.
+   */
+  private readonly outside = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly store: Pick<
@@ -175,8 +185,12 @@ export class CallbackQueue {
   async enqueue(job: Omit<NewCallbackJob, 'nextAt' | 'createdAt'>): Promise<CallbackJob> {
     const now = this.now();
     const stored = await this.store.insertCallback({ ...job, nextAt: now, createdAt: now });
-    // Inside a transaction the claim finds the job once it committed (on SQLite it waits its turn).
+    // Inside a transaction the job is seen only once it committed. On SQLite the claim waits its
+    // turn behind the transaction; on PostgreSQL it runs at once on another connection and finds
+    // nothing, and the transaction may be the engine's, committed later (the meeting API's is a
+    // savepoint in it). So the queue looks again a little later, whatever committed meanwhile.
     this.wake(0);
+    for (const delayMs of lookAgainMs) setTimeout(() => this.wake(0), delayMs).unref();
     return stored;
   }
 
@@ -200,7 +214,7 @@ export class CallbackQueue {
     if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => void this.runDue(), Math.max(0, delayMs));
+    this.timer = setTimeout(() => this.outside(() => void this.runDue()), Math.max(0, delayMs));
     this.timer.unref();
   }
 
