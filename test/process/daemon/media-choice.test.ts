@@ -105,6 +105,13 @@ t.test(
     );
     const restarted = Number(children()[0]);
     t.not(restarted, janusPid, 'a new Janus');
+    // /readyz may turn ready a moment before the line that says so is read from the daemon's stdout.
+    await until(
+      'the "janus is up again" line',
+      async () => daemon.lines.some((l) => l.includes('"msg":"janus is up again"')),
+      5000,
+      20,
+    );
     onePid('janus is up again');
 
     daemon.child.kill('SIGTERM');
