@@ -2,23 +2,10 @@
 // store the nodes share) and SERVICE_NODE_ID names it; malformed values stop the start naming the
 // variable, and with neither set the configuration is today's single node.
 import { hostname } from 'node:os';
-import t, { type Test } from 'tap';
-import { ConfigError } from '../../../src/config/config-error.js';
-import { loadConfig } from '../../../src/config/load.js';
+import t from 'tap';
+import { loadEnv as load, refusal } from '../../helpers/config-refusal.js';
 
 const postgres = 'postgres://meet@db.example.org:5432/meet';
-const load = (env: Record<string, string>) => loadConfig({ env });
-
-function refusal(t: Test, env: Record<string, string>): string {
-  try {
-    load(env);
-  } catch (err) {
-    t.type(err, ConfigError);
-    return (err as Error).message;
-  }
-  t.fail(`started with ${JSON.stringify(env)}`);
-  return '';
-}
 
 t.test('unset: no NATS, and a node id of the host name and the HTTP port', async (t) => {
   const config = load({ SERVICE_HTTP_ADDR: '127.0.0.1:3456' });

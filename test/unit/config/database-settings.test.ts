@@ -1,23 +1,9 @@
 // Issue 34 point 1: SERVICE_DATABASE_URL picks the store (unset or sqlite: is today's SQLite; a
 // postgres:// URL is PostgreSQL), a password in it is refused naming the variable and never
 // echoed, and malformed URLs, unknown schemes and odd encodings stop the start with a clear error.
-import t, { type Test } from 'tap';
-import { ConfigError } from '../../../src/config/config-error.js';
-import { loadConfig, maskedConfig } from '../../../src/config/load.js';
-
-const load = (env: Record<string, string>) => loadConfig({ env });
-
-/** The start's error for this environment (a ConfigError), or a failure when it starts. */
-function refusal(t: Test, env: Record<string, string>): string {
-  try {
-    load(env);
-  } catch (err) {
-    t.type(err, ConfigError);
-    return (err as Error).message;
-  }
-  t.fail(`started with ${JSON.stringify(env)}`);
-  return '';
-}
+import t from 'tap';
+import { maskedConfig } from '../../../src/config/load.js';
+import { loadEnv as load, refusal } from '../../helpers/config-refusal.js';
 
 t.test(
   'unset, empty or sqlite: is the SQLite store of the data directory; pool and timeout have defaults',
