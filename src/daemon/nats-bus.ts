@@ -32,24 +32,6 @@ class NatsClusterBus implements ClusterBus {
     })();
   }
 
-  publish(subject: string, payload: Uint8Array): void {
-    this.nc.publish(subject, payload);
-  }
-
-  subscribe(subject: string, handler: (payload: Uint8Array, reply: ((answer: Uint8Array) => void) | null) => void) {
-    const sub = this.nc.subscribe(subject, {
-      callback: (err, msg) => {
-        if (err) return;
-        handler(msg.data, msg.reply ? (answer) => msg.respond(answer) : null);
-      },
-    });
-    return () => sub.unsubscribe();
-  }
-
-  async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    return (await this.nc.request(subject, payload, { timeout: timeoutMs })).data;
-  }
-
   connected(): boolean {
     return this.up && !this.nc.isClosed();
   }
