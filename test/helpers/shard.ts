@@ -7,9 +7,10 @@ import t from 'tap';
  * The tiers whose files run in shared processes. The process tier's files start their daemons,
  * CLIs, nginx and Janus as children, so sharing the test process costs them nothing but the
  * start each file paid alone (tap's runner, Node, the loader and the helpers: about 2.4 CPU-s a
- * file, on both legs of CI).
+ * file, on both legs of CI). A browser shard also shares one Chromium (a context per test, as
+ * before) and one network namespace, where each file paid its own launch and namespace.
  */
-export const shardedTiers = ['unit', 'service', 'process'] as const;
+export const shardedTiers = ['unit', 'service', 'process', 'e2e'] as const;
 
 /**
  * Folders of a sharded tier whose files still run alone, one process each: the latency tests
@@ -17,8 +18,8 @@ export const shardedTiers = ['unit', 'service', 'process'] as const;
  */
 export const runAlone = ['process/load/'] as const;
 
-/** A process shard runs for minutes (its files' daemons and timeouts), the unit and service ones for seconds. */
-const shardTimeoutMs = { unit: 300_000, service: 300_000, process: 1_200_000 } as const;
+/** A process or browser shard runs for minutes (its files' daemons, pages and timeouts), the unit and service ones for seconds. */
+export const shardTimeoutMs = { unit: 300_000, service: 300_000, process: 1_200_000, e2e: 1_200_000 } as const;
 
 /**
  * Every `*.test.ts` file of a tier folder, sorted: what its shards split between them. The
