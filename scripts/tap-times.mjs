@@ -1,5 +1,5 @@
 // Sums the per-file times of a tap log (the `ok N - test/x.test.ts # time=...ms` line tap prints
-// as each file ends), split into the browser suite (test/e2e) and the rest: the figure issue 16
+// as each file ends), split into the browser suite (test/e2e, or its shards) and the rest: the figure issue 16
 // asks to halve. A CI log holds one run per Node leg; a file seen again starts the next run.
 // Usage: node scripts/tap-times.mjs LOG [--files]   (--files also lists each file, slowest first)
 import { readFileSync } from 'node:fs';
@@ -32,7 +32,7 @@ runs.forEach((run, i) => {
   let rest = 0;
   let restFiles = 0;
   for (const [file, ms] of run) {
-    if (file.startsWith('test/e2e/')) browser += ms;
+    if (file.startsWith('test/e2e/') || file.startsWith('test/shards/e2e-')) browser += ms;
     else {
       rest += ms;
       restFiles++;
