@@ -2,21 +2,33 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { serviceVersion } from '../config/version.js';
 import { EngineError } from '../engine/errors.js';
-import { backupCommands } from './backup.js';
-import { clusterCommands } from './cluster.js';
 import { environmentFault } from '../ops/environment-faults.js';
-import { dbCommands } from './db.js';
-import { doctorCommand } from './doctor.js';
 import { CliError, cliErrorKinds, renderCliError } from './errors.js';
-import { installCommands } from './install.js';
 import { processIo, type CliIo } from './io.js';
-import { licenseCommands } from './license.js';
-import { migrateCommand } from './migrate.js';
-import { nginxCommand } from './nginx.js';
-import { serveCommand } from './serve.js';
-import { tenantCommands } from './tenant.js';
-import { tokenCommands } from './token.js';
-import { userCommands } from './user.js';
+
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * The top-level commands, in the operator's order (install → nginx → tenant → serve; then doctor,
+ * token, user, license, backup, migrate, db, cluster), each with the module that registers it.
+ * A run that names one loads that module alone: `serve` then loads neither the install's prompts
+ * nor the tenants' watcher, and every daemon and CLI start pays for what it runs. Help, a version
+ * or an unknown name loads them all, so the listing and commander's suggestions stay whole.
+ */
+const commandGroups: readonly { readonly names: readonly string[]; readonly load: () => Promise<Register> }[] = [
+  { names: ['install', 'uninstall'], load: async () => (await import('./install.js')).installCommands },
+  { names: ['nginx'], load: async () => (await import('./nginx.js')).nginxCommand },
+  { names: ['tenant'], load: async () => (await import('./tenant.js')).tenantCommands },
+  { names: ['serve'], load: async () => (await import('./serve.js')).serveCommand },
+  { names: ['doctor'], load: async () => (await import('./doctor.js')).doctorCommand },
+  { names: ['token'], load: async () => (await import('./token.js')).tokenCommands },
+  { names: ['user'], load: async () => (await import('./user.js')).userCommands },
+  { names: ['license'], load: async () => (await import('./license.js')).licenseCommands },
+  { names: ['backup', 'restore'], load: async () => (await import('./backup.js')).backupCommands },
+  { names: ['migrate'], load: async () => (await import('./migrate.js')).migrateCommand },
+  { names: ['db'], load: async () => (await import('./db.js')).dbCommands },
+  { names: ['cluster'], load: async () => (await import('./cluster.js')).clusterCommands },
+];
 
 /** Subcommands inherit neither exitOverride nor output settings unless copied down. */
 function configureTree(command: Command, io: CliIo): void {
@@ -24,24 +36,16 @@ function configureTree(command: Command, io: CliIo): void {
   for (const sub of command.commands) configureTree(sub, io);
 }
 
-export function buildProgram(io: CliIo): Command {
+/** The program with the command group `argv` names (its first word after node and the script), or with every group. */
+export async function buildProgram(io: CliIo, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('meetctl')
     .description('install, configure and run the meeting service')
     .version(serviceVersion, '-V, --version', 'print the version of the meeting service')
     .showHelpAfterError();
-  // The operator's path, in order: install → nginx → tenant → serve; then doctor, token, license.
-  installCommands(program, io);
-  nginxCommand(program, io);
-  tenantCommands(program, io);
-  serveCommand(program, io);
-  doctorCommand(program, io);
-  tokenCommands(program, io);
-  userCommands(program, io);
-  licenseCommands(program, io);
-  backupCommands(program, io);
-  migrateCommand(program, io);
-  dbCommands(program, io);
-  clusterCommands(program, io);
+  const named = argv.slice(2).find((word) => !word.startsWith('-'));
+  const chosen = commandGroups.filter((group) => named !== undefined && group.names.includes(named));
+  for (const register of await Promise.all((chosen.length > 0 ? chosen : commandGroups).map((group) => group.load())))
+    register(program, io);
   configureTree(program, io);
   return program;
 }
@@ -57,7 +61,7 @@ const commanderSuccess = new Set([
 /** Runs meetctl and returns the exit code (see cliErrorKinds: 0 done, 1 refused, 2 configuration, 64 usage, 69 environment, 70 internal). */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
-    await buildProgram(io).parseAsync(argv);
+    await (await buildProgram(io, argv)).parseAsync(argv);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { EngineServices } from '../engine/services.js';
 import { listeningUrl } from '../platform/listening-url.js';
-import { buildCompat, type CompatConfig, type CompatOptions, type CompatParts } from './build.js';
+import type { CompatConfig, CompatOptions, CompatParts } from './build.js';
 import { gatewayActive } from './videoconf/gateway-keys.js';
 
 /** What the rest of the process may ask of the running module. */
@@ -35,6 +35,9 @@ export async function startCompat(
 ): Promise<CompatModule | null> {
   if (!compatActive(config)) return null;
   const clog = log.child({ module: 'compat' });
+  // Loaded here: a daemon without the module (its default) never reads the meeting API, the
+  // gateway, their XML and their tenants' watcher.
+  const { buildCompat } = await import('./build.js');
   const built = await buildCompat(config, services, clog, options);
   const { app } = built;
   built.run();

@@ -10,7 +10,6 @@ import type { ClusterBus } from '../engine/cluster/bus.js';
 import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluster/nodes.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { ReadinessCheck } from '../engine/health/readiness.js';
-import { connectBus } from './nats-bus.js';
 
 /** The header every answer of a clustered daemon carries: which node answered. */
 export const nodeHeader = 'x-meet-node';
@@ -36,6 +35,8 @@ export async function joinCluster(
 ): Promise<ClusterMember | null> {
   if (config.natsUrl === null) return null;
   const nodeId = config.nodeId;
+  // Loaded here: the NATS client is about thirty modules a single node's start need not read.
+  const { connectBus } = await import('./nats-bus.js');
   const bus: ClusterBus = await connectBus(config.natsUrl, nodeId, log);
   let presence: NodePresence | null = null;
   let left: Promise<void> | null = null;
