@@ -13,7 +13,6 @@ import { closeCodes } from '../protocol/live.js';
 import { endLog, loggerOptions } from './logger.js';
 import { countOpenWork } from './open-work.js';
 import { RequestSummary, summarizeEvery } from './request-summary.js';
-import { ServiceMetrics } from './metrics.js';
 import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 import { openEngine } from './engine.js';
 import { narrowDataModes } from './private-data.js';
@@ -108,8 +107,9 @@ export async function startDaemon(
   let compat: CompatModule | null | 'starting' = 'starting';
   // Both listeners count into one summary; a line per request only where access-log.ts says.
   const summary = new RequestSummary(systemClock);
-  // SERVICE_METRICS_ADDR unset: no registry, and a request costs what it did without metrics.
-  const metrics = config.metricsAddr ? new ServiceMetrics() : null;
+  // SERVICE_METRICS_ADDR unset: no registry (prom-client is not even loaded), and a request costs
+  // what it did without metrics.
+  const metrics = config.metricsAddr ? new (await import('./metrics.js')).ServiceMetrics() : null;
   const accessLog = {
     policy: config.accessLog,
     slowMs: config.slowRequestMs,

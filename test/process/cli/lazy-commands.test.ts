@@ -1,6 +1,6 @@
 // A meetctl run loads the module of the command it names and nothing of the others (src/cli/main.ts):
 // `serve` reads neither the install's prompts nor, on a single node without the compat module, the
-// NATS client, the meeting API's XML or the tenants' watcher. Measured here by what the process
+// NATS client, the meeting API's XML, the tenants' watcher or (no metrics listener) prom-client. Measured here by what the process
 // imports (a resolve hook the test writes), with a control: help loads every command, prompts included.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ function packagesIn(log: string): Set<string> {
   return new Set(names);
 }
 
-const notForServe = ['@inquirer/prompts', 'nats', 'xml2js', 'chokidar'];
+const notForServe = ['@inquirer/prompts', 'nats', 'xml2js', 'chokidar', 'prom-client'];
 
 t.test('serve loads what it runs, not the other commands nor the modules a single node leaves off', async (t) => {
   const log = join(mkdtempSync(join(tmpdir(), 'module-log-')), 'serve.log');
