@@ -262,7 +262,8 @@ if (!inLoopbackNamespace(t, import.meta.url)) {
         );
         const waited = request.locator('.waited-time');
         const before = await waited.innerText();
-        t.match(before, /^0:0\d$/, 'the time waited, in minutes and seconds');
+        // Under a minute, in minutes and seconds: a loaded machine took 11 s from the knock to here.
+        t.match(before, /^0:[0-5]\d$/, 'the time waited, in minutes and seconds');
         await page.clock.fastForward(2200);
         t.not(await waited.innerText(), before, 'the time waited keeps counting');
         const leave = request.getByRole('button', { name: 'Leave' });
