@@ -55,3 +55,13 @@ export interface LeaseStore {
   /** Leases whose owner is dead or whose time ran out, other than `nodeId`'s, at most `limit`. */
   orphans(nodeId: string, now: Date, aliveSince: Date, limit: number): Promise<RoomLease[]>;
 }
+
+/**
+ * What a clustered node's unit of work checks before it writes a room's state: the node, and the
+ * epoch at which it holds each room's lease (keyed by the room of a family's main room).
+ */
+export interface RoomFence {
+  readonly nodeId: string;
+  /** The epoch this node claimed `roomId` at, while it holds it; undefined otherwise. */
+  epochOf(roomId: string): number | undefined;
+}

@@ -27,12 +27,14 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async insertMeeting(meeting: Meeting): Promise<void> {
     const m = meetingRows.meetingToRow(meeting, postgresColumns);
+    await this.unit.fenceRoom(meeting.roomId);
     await this.db`INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
       VALUES (${m.meeting_id}, ${m.room_id}, ${m.started_at}, ${m.ended_at}, ${m.waiting_disabled}, ${m.subject})`;
   }
 
   async updateMeeting(meeting: Meeting): Promise<void> {
     const m = meetingRows.meetingToRow(meeting, postgresColumns);
+    await this.unit.fenceRoom(meeting.roomId);
     await this
       .db`UPDATE meetings SET ended_at = ${m.ended_at}, waiting_disabled = ${m.waiting_disabled}, subject = ${m.subject}
       WHERE meeting_id = ${m.meeting_id}`;
@@ -57,11 +59,13 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async insertParticipant(participant: Participant): Promise<void> {
     const p = meetingRows.participantToRow(participant);
+    await this.unit.fenceRoom(participant.roomId);
     await this.db`INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
       VALUES (${p.participant_id}, ${p.meeting_id}, ${p.role}, ${p.name}, ${p.joined_at}, ${p.left_at}, ${p.external_id})`;
   }
 
   async updateParticipant(p: Participant): Promise<void> {
+    await this.unit.fenceRoom(p.roomId);
     await this.db`UPDATE participants SET left_at = ${p.leftAt}, role = ${p.role}, name = ${p.name}
       WHERE participant_id = ${p.participantId}`;
   }
@@ -77,6 +81,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async appendTimeline(entry: TimelineEntry): Promise<void> {
     const e = meetingRows.entryToRow(entry);
+    await this.unit.fenceMeeting(entry.meetingId);
     await this.db`INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped)
       VALUES (${e.meeting_id}, ${e.at}, ${e.kind}, ${e.actor_kind}, ${e.actor_participant_id}, ${e.actor_name},
@@ -107,6 +112,7 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
 
   async insertKnock(request: WaitingRequest): Promise<void> {
     const r = requestToRow(request);
+    await this.unit.fenceMeeting(request.meetingId);
     await this
       .db`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at,
         decided_at, participant_id, avatar_url, knock_after_seq)
@@ -116,6 +122,7 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
   }
 
   async updateRequest(r: WaitingRequest): Promise<void> {
+    await this.unit.fenceMeeting(r.meetingId);
     await this
       .db`UPDATE waiting_requests SET state = ${r.state}, decided_at = ${r.decidedAt}, participant_id = ${r.participantId}
       WHERE request_id = ${r.requestId}`;
