@@ -64,4 +64,6 @@ export interface RoomFence {
   readonly nodeId: string;
   /** The epoch this node claimed `roomId` at, while it holds it; undefined otherwise. */
   epochOf(roomId: string): number | undefined;
+  /** A write of `roomId` was refused by the fence: this node no longer holds it. */
+  lost(roomId: string): void;
 }

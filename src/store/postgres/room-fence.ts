@@ -51,6 +51,7 @@ export class PostgresRoomFence {
     const held = this.fence.epochOf(roomId);
     if (lease === undefined && held === undefined) return;
     if (lease !== undefined && lease.owner_node === this.fence.nodeId && Number(lease.epoch) === held) return;
+    this.fence.lost(roomId);
     throw new LeaseLostError([roomId]);
   }
 }

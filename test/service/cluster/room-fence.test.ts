@@ -49,8 +49,12 @@ const meeting = (meetingId: string, roomId: string): Meeting => ({
 class Held implements RoomFence {
   readonly epochs = new Map<string, number>();
   constructor(readonly nodeId: string) {}
+  readonly lostRooms: string[] = [];
   epochOf(roomId: string): number | undefined {
     return this.epochs.get(roomId);
+  }
+  lost(roomId: string): void {
+    this.lostRooms.push(roomId);
   }
 }
 
@@ -128,6 +132,7 @@ postgresTest('A claims (epoch 1), B takes over (epoch 2): A is refused and write
     );
   t.ok(refused instanceof LeaseLostError, 'the stale owner is refused');
   t.equal((refused as LeaseLostError).code, 'lease_lost');
+  t.same(a.held.lostRooms, ['room-1'], 'the node is told it lost the room');
   await t.rejects(a.stores.rooms.update({ ...room('group-1', 'room-1'), name: 'Stale' }), LeaseLostError, 'a sub-group is its main room');
   await t.rejects(a.stores.rooms.update({ ...room('room-1'), name: 'Stale' }), LeaseLostError, 'outside a unit too');
   const rows = await admin`SELECT ended_at FROM meetings WHERE meeting_id = 'm-a1'`;
