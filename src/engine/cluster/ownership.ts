@@ -26,6 +26,8 @@ export interface OwnershipDeps {
   readonly scheduler: Scheduler;
   /** The ids of the nodes alive now (the registry's rule), this one included once it beats. */
   readonly aliveNodes: () => Promise<string[]>;
+  /** Runs first on every beat (the daemon holds its node lock). */
+  readonly beforeBeat?: () => Promise<void>;
   /** A beat's renewal or takeover that failed (the database away): for the log; beats go on. */
   readonly onProblem?: (problem: unknown) => void;
 }
@@ -150,6 +152,7 @@ export class RoomOwnership implements RoomFence {
   }
 
   private async beat(): Promise<void> {
+    await this.deps.beforeBeat?.().catch((err: unknown) => this.deps.onProblem?.(err));
     await this.renew().catch((err: unknown) => this.deps.onProblem?.(err));
     await this.takeOver().catch((err: unknown) => this.deps.onProblem?.(err));
   }

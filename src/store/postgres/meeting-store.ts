@@ -40,9 +40,14 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
       WHERE meeting_id = ${m.meeting_id}`;
   }
 
+  /** The open meetings; on a clustered node only those of the rooms whose lease it holds (their owners read the others). */
   async openMeetings(): Promise<Meeting[]> {
+    const node = this.unit.fencedNode();
     const rows = await this.db<Row[]>`
-      SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at COLLATE "C", ordinal`;
+      SELECT * FROM meetings m WHERE ended_at IS NULL AND (${node}::text IS NULL OR EXISTS (
+        SELECT 1 FROM rooms r JOIN room_leases l ON l.room_id = coalesce(r.parent_room_id, r.room_id)
+        WHERE r.room_id = m.room_id AND l.owner_node = ${node}::text))
+      ORDER BY started_at COLLATE "C", ordinal`;
     return rows.map(toMeeting);
   }
 

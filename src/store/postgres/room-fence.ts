@@ -24,6 +24,10 @@ export class PostgresRoomFence {
 
   constructor(private readonly fence: RoomFence) {}
 
+  get nodeId(): string {
+    return this.fence.nodeId;
+  }
+
   async checkRoom(tx: Sql, roomId: string): Promise<void> {
     const main = this.mainRooms.has(roomId) ? this.mainRooms.get(roomId)! : await this.mainRoomOf(tx, roomId);
     await this.checkLease(tx, main ?? roomId);

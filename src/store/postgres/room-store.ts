@@ -57,6 +57,11 @@ export class PostgresRoomStore implements AsyncRoomStore {
     }
   }
 
+  /** What was kept of `roomId` is read anew on its next get (another node may have changed it). */
+  forget(roomId: string): void {
+    this.known.delete(roomId);
+  }
+
   insert(room: Room): Promise<boolean> {
     return this.writing(async () => {
       await this.unit.fenceRoom(room.parentRoomId ?? room.roomId);

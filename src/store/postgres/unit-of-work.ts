@@ -50,6 +50,11 @@ export class PostgresUnitOfWork implements UnitOfWork<'async'> {
     this.fence = new PostgresRoomFence(fence);
   }
 
+  /** The node whose leases fence the writes; null on a single node. */
+  fencedNode(): string | null {
+    return this.fence?.nodeId ?? null;
+  }
+
   /** Before a write of `roomId`'s state: LeaseLostError when this node does not hold its lease (clustered only). */
   fenceRoom(roomId: string): Promise<void> {
     return this.check(`r:${roomId}`, (fence, tx) => fence.checkRoom(tx, roomId));
