@@ -21,7 +21,12 @@ export interface Engine {
  * rooms read at start (those whose lease names this node: a restart under the same id) are
  * claimed again, and dropped when another node holds them now.
  */
-async function serveOwnedRooms(services: Services, bundle: StoreBundle, cluster: ClusterStores, ownership: RoomOwnership) {
+async function serveOwnedRooms(
+  services: Services,
+  bundle: StoreBundle,
+  cluster: ClusterStores,
+  ownership: RoomOwnership,
+) {
   const mainRoomOf = async (roomId: string) => {
     const room = await services.rooms.find(roomId);
     return room === null ? null : (room.parentRoomId ?? room.roomId);

@@ -109,7 +109,12 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     fenceWith: (fence) => stores.unitOfWork.fenceWith(fence),
     async takeNodeLock(nodeId) {
       // One connection of its own, never recycled: its end is the node's death to the others.
-      lockClient ??= openPostgres(location, { max: 1, statementTimeoutMs: 5000, schema: engineSchema, lifetime: 'forever' });
+      lockClient ??= openPostgres(location, {
+        max: 1,
+        statementTimeoutMs: 5000,
+        schema: engineSchema,
+        lifetime: 'forever',
+      });
       return PostgresNodeLock.take(lockClient, nodeId);
     },
     forgetRoom: (roomId) => stores.rooms.forget(roomId),

@@ -12,7 +12,8 @@ export class MemoryNodeRegistry implements NodeRegistry {
 
   register(start: NodeStart, aliveSince: Date): Promise<{ taken: true } | { holder: NodeRecord }> {
     const held = this.rows.get(start.nodeId);
-    if (held && held.goneAt === null && held.lockFreed !== true && held.lastBeatAt > aliveSince) return Promise.resolve({ holder: strip(held) });
+    if (held && held.goneAt === null && held.lockFreed !== true && held.lastBeatAt > aliveSince)
+      return Promise.resolve({ holder: strip(held) });
     const { startedAt } = start;
     this.rows.set(start.nodeId, { ...start, lastBeatAt: startedAt, goneAt: null, lockFreed: false });
     return Promise.resolve({ taken: true });

@@ -182,7 +182,12 @@ export class RoomOwnership implements RoomFence {
   /** Claims the rooms of dead owners whose successor this node is. */
   private async takeOver(): Promise<void> {
     const now = this.deps.clock.now();
-    const orphans = await this.deps.leases.orphans(this.nodeId, now, new Date(now.getTime() - aliveWithinMs), orphansPerBeat);
+    const orphans = await this.deps.leases.orphans(
+      this.nodeId,
+      now,
+      new Date(now.getTime() - aliveWithinMs),
+      orphansPerBeat,
+    );
     if (orphans.length === 0) return;
     const alive = await this.deps.aliveNodes();
     const candidates = alive.includes(this.nodeId) ? alive : [...alive, this.nodeId];

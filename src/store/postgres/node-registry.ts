@@ -62,7 +62,9 @@ export class PostgresNodeRegistry implements NodeRegistry {
   }
 
   async list(): Promise<NodeRecord[]> {
-    const rows = await this.sql<NodeRow[]>`SELECT n.*, ${lockFreed(this.sql)} FROM meet_engine.nodes n ORDER BY node_id`;
+    const rows = await this.sql<
+      NodeRow[]
+    >`SELECT n.*, ${lockFreed(this.sql)} FROM meet_engine.nodes n ORDER BY node_id`;
     return rows.map(record);
   }
 }

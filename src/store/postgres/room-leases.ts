@@ -1,4 +1,10 @@
-import { leaseMs, type ClaimAnswer, type HeldLease, type LeaseStore, type RoomLease } from '../../engine/cluster/leases.js';
+import {
+  leaseMs,
+  type ClaimAnswer,
+  type HeldLease,
+  type LeaseStore,
+  type RoomLease,
+} from '../../engine/cluster/leases.js';
 import type { Sql } from '../../platform/postgres.js';
 import { nodeAlive } from './node-liveness.js';
 

@@ -69,8 +69,15 @@ clusterTest('one owner per room: the other node answers 421 naming it, and takes
   t.equal((await waitingApi.list(nodeB, 'class-7b', null)).status, 401, 'without a token: no owner named');
   t.equal((await new Browser(nodeB, 'no-such-room').knock({ name: 'Eve' })).status, 404, 'no room: the route answers');
   t.equal((await new Browser(nodeB, 'x'.repeat(65)).knock({ name: 'Eve' })).status, 404, 'no room id at all');
-  t.equal((await call(nodeB, '/room/..%2Fclass-7b/knock', { method: 'POST', token: null, json: { name: 'Eve' } })).status, 404);
-  t.same((await leases()).map((l) => l.room_id), ['class-7b'], 'no lease for an id that names no room');
+  t.equal(
+    (await call(nodeB, '/room/..%2Fclass-7b/knock', { method: 'POST', token: null, json: { name: 'Eve' } })).status,
+    404,
+  );
+  t.same(
+    (await leases()).map((l) => l.room_id),
+    ['class-7b'],
+    'no lease for an id that names no room',
+  );
 
   for (const name of ['Bob', 'Cy']) t.equal((await new Browser(nodeA, 'class-7b').knock({ name })).status, 202);
   t.same(names(await waitingApi.list(nodeA, 'class-7b')), ['Ada', 'Bob', 'Cy']);

@@ -90,7 +90,12 @@ async function cluster(t: Test) {
 }
 
 const claim = async (leases: LeaseStore, clock: FakeClock, roomId: string, node: { held: Held }) => {
-  const answer = await leases.claim(roomId, node.held.nodeId, clock.now(), new Date(clock.now().getTime() - aliveWithinMs));
+  const answer = await leases.claim(
+    roomId,
+    node.held.nodeId,
+    clock.now(),
+    new Date(clock.now().getTime() - aliveWithinMs),
+  );
   if (answer.won) node.held.epochs.set(roomId, answer.lease.epoch);
   return answer;
 };
@@ -133,12 +138,23 @@ postgresTest('A claims (epoch 1), B takes over (epoch 2): A is refused and write
   t.ok(refused instanceof LeaseLostError, 'the stale owner is refused');
   t.equal((refused as LeaseLostError).code, 'lease_lost');
   t.same(a.held.lostRooms, ['room-1'], 'the node is told it lost the room');
-  await t.rejects(a.stores.rooms.update({ ...room('group-1', 'room-1'), name: 'Stale' }), LeaseLostError, 'a sub-group is its main room');
+  await t.rejects(
+    a.stores.rooms.update({ ...room('group-1', 'room-1'), name: 'Stale' }),
+    LeaseLostError,
+    'a sub-group is its main room',
+  );
   await t.rejects(a.stores.rooms.update({ ...room('room-1'), name: 'Stale' }), LeaseLostError, 'outside a unit too');
   const rows = await admin`SELECT ended_at FROM meetings WHERE meeting_id = 'm-a1'`;
-  t.same(rows.map((r) => r.ended_at), [null], 'nothing of the refused unit was written');
+  t.same(
+    rows.map((r) => r.ended_at),
+    [null],
+    'nothing of the refused unit was written',
+  );
   t.same((await admin`SELECT count(*)::int AS n FROM timeline_entries`)[0]!.n, 0);
-  t.same((await admin`SELECT name FROM rooms ORDER BY room_id`).map((r) => r.name), ['Room', 'Room']);
+  t.same(
+    (await admin`SELECT name FROM rooms ORDER BY room_id`).map((r) => r.name),
+    ['Room', 'Room'],
+  );
 
   await b.stores.unitOfWork.run(async () => {
     await b.stores.meetings.updateMeeting({ ...meeting('m-a1', 'room-1'), endedAt: at });

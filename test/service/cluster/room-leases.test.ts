@@ -129,7 +129,11 @@ for (const [store, open] of worlds) {
 
     const first = await leases.claim('room-1', 'web-a', clock.now(), since(clock.now()));
     t.same(first.won && [first.lease.ownerNode, first.lease.epoch], ['web-a', 1], 'a free room: epoch 1');
-    t.same((await leases.claim('room-1', 'web-a', clock.now(), since(clock.now()))).lease?.epoch, 1, 'its owner keeps the epoch');
+    t.same(
+      (await leases.claim('room-1', 'web-a', clock.now(), since(clock.now()))).lease?.epoch,
+      1,
+      'its owner keeps the epoch',
+    );
     const refused = await leases.claim('room-1', 'web-b', clock.now(), since(clock.now()));
     t.same([refused.won, refused.lease?.ownerNode, refused.lease?.epoch], [false, 'web-a', 1], 'held by a live node');
 
@@ -137,7 +141,11 @@ for (const [store, open] of worlds) {
     clock.advance(leaseMs - 1000);
     await beat(world, clock, 'web-a', 'web-b');
     t.same(await leases.renew('web-a', [{ roomId: 'room-1', epoch: 1 }], clock.now()), ['room-1']);
-    t.same(await leases.renew('web-b', [{ roomId: 'room-1', epoch: 1 }], clock.now()), [], 'not the owner: nothing renewed');
+    t.same(
+      await leases.renew('web-b', [{ roomId: 'room-1', epoch: 1 }], clock.now()),
+      [],
+      'not the owner: nothing renewed',
+    );
     clock.advance(leaseMs - 1000);
     await beat(world, clock, 'web-a', 'web-b');
     t.notOk((await leases.claim('room-1', 'web-b', clock.now(), since(clock.now()))).won, 'still held after renewal');
@@ -146,10 +154,17 @@ for (const [store, open] of worlds) {
     // Not renewed: expired after leaseMs even though its owner still beats.
     clock.advance(leaseMs);
     await beat(world, clock, 'web-a', 'web-b');
-    t.same((await leases.orphans('web-b', clock.now(), since(clock.now()), 10)).map((l) => l.roomId), ['room-1']);
+    t.same(
+      (await leases.orphans('web-b', clock.now(), since(clock.now()), 10)).map((l) => l.roomId),
+      ['room-1'],
+    );
     const taken = await leases.claim('room-1', 'web-b', clock.now(), since(clock.now()));
     t.same(taken.won && [taken.lease.ownerNode, taken.lease.epoch], ['web-b', 2], 'expired: the next epoch');
-    t.same(await leases.renew('web-a', [{ roomId: 'room-1', epoch: 1 }], clock.now()), [], 'the old owner renews nothing');
+    t.same(
+      await leases.renew('web-a', [{ roomId: 'room-1', epoch: 1 }], clock.now()),
+      [],
+      'the old owner renews nothing',
+    );
 
     // A clean stop releases: taken at once, the epoch still grows.
     await leases.release('web-b', [{ roomId: 'room-1', epoch: 2 }], clock.now());
@@ -173,7 +188,10 @@ for (const [store, open] of worlds) {
     await world.kill('web-a');
     const seen = new Map((await world.registry.list()).map((node) => [node.nodeId, isAlive(node, clock.now())]));
     t.same(Object.fromEntries(seen), { 'web-a': false, 'web-b': true, 'web-c': true }, 'dead in the registry at once');
-    t.same((await leases.orphans('web-b', clock.now(), since(clock.now()), 10)).map((l) => l.roomId), ['room-1']);
+    t.same(
+      (await leases.orphans('web-b', clock.now(), since(clock.now()), 10)).map((l) => l.roomId),
+      ['room-1'],
+    );
     const taken = await leases.claim('room-1', 'web-b', clock.now(), since(clock.now()));
     t.same(taken.won && [taken.lease.ownerNode, taken.lease.epoch], ['web-b', 2], 'no wait for the lease to run out');
 
@@ -200,7 +218,10 @@ for (const [store, open] of worlds) {
       t.same([a.lease?.epoch, b.lease?.epoch], [1, 1]);
       t.equal(a.lease?.ownerNode, b.lease?.ownerNode, 'both name the winner');
     }
-    t.same(await world.leases.claim('no-such-room', 'web-a', clock.now(), since(clock.now())), { won: false, lease: null });
+    t.same(await world.leases.claim('no-such-room', 'web-a', clock.now(), since(clock.now())), {
+      won: false,
+      lease: null,
+    });
     t.equal(await world.leases.get('no-such-room'), null, 'no row for a room nobody made');
   });
 }
