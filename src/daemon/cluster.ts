@@ -8,8 +8,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { ClusterBus } from '../engine/cluster/bus.js';
 import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluster/nodes.js';
+import { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { ReadinessCheck } from '../engine/health/readiness.js';
+import type { ClusterStores } from './store-bundle.js';
 
 /** The header every answer of a clustered daemon carries: which node answered. */
 export const nodeHeader = 'x-meet-node';
@@ -20,9 +22,18 @@ export interface ClusterMember {
   readonly readiness: ReadinessCheck;
   /** What /readyz shows of the cluster: this node's id and the ids it sees alive. */
   view(): Promise<{ node: string; nodes_alive: string[] }>;
-  /** Registers and starts beating (DuplicateNodeError when a live node holds the id). */
+  /**
+   * The rooms this node owns (stage 2), over the store's leases; from now on the store fences
+   * every write of a room's state and reads at start only the rooms this node holds. Before the
+   * engine opens.
+   */
+  own(stores: ClusterStores): RoomOwnership;
+  /**
+   * Registers and starts beating (DuplicateNodeError when a live node holds the id), takes the
+   * node's session lock and starts renewing the leases.
+   */
   register(registry: NodeRegistry, httpAddress: string, load: () => NodeLoad): Promise<void>;
-  /** Marks the node gone and closes the bus; safe before register and twice. */
+  /** Releases the leases, marks the node gone, frees its lock and closes the bus; safe before register and twice. */
   leave(): Promise<void>;
 }
 
@@ -40,12 +51,33 @@ export async function joinCluster(
   const bus: ClusterBus = await connectBus(config.natsUrl, nodeId, log);
   let presence: NodePresence | null = null;
   let left: Promise<void> | null = null;
+  let owned: { stores: ClusterStores; ownership: RoomOwnership } | null = null;
+  let lock: Awaited<ReturnType<ClusterStores['takeNodeLock']>> = null;
+  const aliveIds = async () => (presence ? (await presence.aliveNodes()).map((node) => node.nodeId) : [nodeId]);
   return {
     nodeId,
     readiness: { name: 'nats', check: () => bus.connected() },
     async view() {
       const alive = presence ? await presence.aliveNodes() : [];
       return { node: nodeId, nodes_alive: alive.map((node) => node.nodeId) };
+    },
+    own(stores) {
+      const ownership = new RoomOwnership({
+        leases: stores.leases,
+        nodeId,
+        clock,
+        scheduler,
+        aliveNodes: aliveIds,
+        // The lock's connection may have been cut and made anew: the lock is taken again on the beat.
+        beforeBeat: async () => {
+          if (lock && !(await lock.hold())) log.warn({ node: nodeId }, 'the node lock is held by another session');
+        },
+        onProblem: (problem) => log.warn({ err: problem, node: nodeId }, 'cluster lease renewal failed'),
+      });
+      ownership.onLost((roomId) => log.warn({ node: nodeId, room: roomId }, `room ${roomId} lost to another node`));
+      stores.fenceWith(ownership);
+      owned = { stores, ownership };
+      return ownership;
     },
     async register(registry, httpAddress, load) {
       presence = new NodePresence(
@@ -60,12 +92,20 @@ export async function joinCluster(
         presence = null;
         throw err;
       });
+      if (owned) {
+        lock = await owned.stores.takeNodeLock(nodeId);
+        if (lock === null) throw new Error(`the session lock of node ${nodeId} is held by another process`);
+        owned.ownership.start();
+      }
       log.info({ node: nodeId, address: httpAddress }, `node ${nodeId} registered in the cluster`);
     },
     leave() {
       left ??= (async () => {
         try {
+          // The leases first: the other nodes take the rooms at once, before this one is gone.
+          await owned?.ownership.stop().catch((err: unknown) => log.warn({ err }, 'releasing the room leases failed'));
           await presence?.stop();
+          await lock?.release().catch(() => undefined);
         } finally {
           await bus.close();
         }

@@ -4,12 +4,49 @@ import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
 import { iceCredentials } from '../http/room/ice-servers.js';
 import { openServices, type Services, type ServicesOptions } from './services.js';
-import { openStoreBundle, type StoreBundle } from './store-bundle.js';
+import type { RoomOwnership } from '../engine/cluster/ownership.js';
+import { RoomGate } from '../http/room/room-owner.js';
+import { openStoreBundle, type ClusterStores, type StoreBundle } from './store-bundle.js';
 
 /** The engine's services and its listener's app, built from the config but not listening. */
 export interface Engine {
   readonly services: Services;
   readonly app: Awaited<ReturnType<typeof buildEngineApp>>;
+}
+
+/**
+ * A clustered node's rooms wired to the engine (issue 35 stage 2): the listener serves a room's
+ * addresses only while the node owns it; a room gained is read anew; a room lost leaves memory
+ * (its meeting, its waiting requests, what the room store kept) and its live sockets close. The
+ * rooms read at start (those whose lease names this node: a restart under the same id) are
+ * claimed again, and dropped when another node holds them now.
+ */
+async function serveOwnedRooms(
+  services: Services,
+  bundle: StoreBundle,
+  cluster: ClusterStores,
+  ownership: RoomOwnership,
+) {
+  const mainRoomOf = async (roomId: string) => {
+    const room = await services.rooms.find(roomId);
+    return room === null ? null : (room.parentRoomId ?? room.roomId);
+  };
+  const gate = new RoomGate(ownership, mainRoomOf);
+  ownership.onGained((roomId) => cluster.forgetRoom(roomId));
+  const drop = async (roomId: string) => {
+    gate.dropSockets(roomId);
+    for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
+      services.waiting.roomDeleted(id);
+      services.meetings.roomDeleted(id);
+      cluster.forgetRoom(id);
+    }
+  };
+  ownership.onLost((roomId) => void drop(roomId).catch(() => undefined));
+  for (const meeting of services.meetings.openMeetings()) {
+    const main = await mainRoomOf(meeting.roomId);
+    if (main !== null && !(await ownership.where(main)).mine) await drop(main);
+  }
+  return gate;
 }
 
 /**
@@ -28,11 +65,16 @@ export async function openEngine(
       readonly tenantOf?: (roomId: string) => string | null;
       /** An opened store (a test's); the config's otherwise. The services own it either way. */
       readonly stores?: StoreBundle;
+      /** A clustered node's rooms over the store's leases (daemon/cluster.ts `own`); absent on a single node. */
+      readonly ownRooms?: (stores: ClusterStores) => RoomOwnership;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, passwordCost, stores, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
-  const services = await openServices(config, stores ?? (await openStoreBundle(config)), clock, {
+  const bundle = stores ?? (await openStoreBundle(config));
+  // Before the services read the open meetings: a clustered node reads only its own rooms'.
+  const ownership = ownRooms && bundle.cluster ? ownRooms(bundle.cluster) : null;
+  const services = await openServices(config, bundle, clock, {
     log,
     ice,
     ...(media ? { media } : {}),
@@ -50,6 +92,8 @@ export async function openEngine(
     );
   });
   try {
+    const roomGate =
+      ownership && bundle.cluster ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership) : undefined;
     const app = await buildEngineApp(services, {
       loggerInstance: log,
       web: config,
@@ -66,6 +110,7 @@ export async function openEngine(
               createAccounts: config.oidcCreateAccounts,
             },
       trustedProxies: config.trustedProxies,
+      ...(roomGate ? { roomGate } : {}),
       ...appOptions,
     });
     return { services, app };

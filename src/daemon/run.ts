@@ -136,7 +136,7 @@ export async function startDaemon(
         ...(media.readiness ? [media.readiness] : []),
         ...(cluster ? [cluster.readiness] : []),
       ],
-      ...(cluster ? { clusterView: () => cluster.view() } : {}),
+      ...(cluster ? { clusterView: () => cluster.view(), ownRooms: (stores) => cluster.own(stores) } : {}),
       accessLog,
       media: media.factory,
       tenantOf: (roomId) =>

@@ -9,6 +9,7 @@ import { compatMigrationSteps, compatSchema } from '../compat/store/postgres-sch
 import { EnvironmentError } from '../config/environment-error.js';
 import type { Config } from '../config/settings.js';
 import type { AsyncStores } from '../engine/async-ports.js';
+import type { LeaseStore, RoomFence } from '../engine/cluster/leases.js';
 import type { NodeRegistry } from '../engine/cluster/nodes.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
 import { migratePostgres } from '../platform/pg-migrate.js';
@@ -16,7 +17,9 @@ import { isStoreUnavailable, openPostgres } from '../platform/postgres.js';
 import { sqliteAsyncStores } from '../store/async-sqlite.js';
 import { openDatabase } from '../store/database.js';
 import { engineMigrationSteps, engineSchema } from '../store/postgres/schema.js';
+import { PostgresNodeLock } from '../store/postgres/node-lock.js';
 import { PostgresNodeRegistry } from '../store/postgres/node-registry.js';
+import { PostgresLeaseStore } from '../store/postgres/room-leases.js';
 import { postgresStores } from '../store/postgres/stores.js';
 import { PostgresWriteProbe } from '../store/postgres/write-probe.js';
 import { fileSigningKey, postgresSigningKey, type SigningKeyStore } from './signing-key.js';
@@ -35,8 +38,21 @@ export interface StoreBundle {
   readonly compatStore: AsyncCompatStore | null;
   /** The registry of a cluster's nodes (PostgreSQL); null on SQLite, which serves one node. */
   readonly nodes: NodeRegistry | null;
+  /** What a node of a cluster needs of the store (PostgreSQL); null on SQLite, which serves one node. */
+  readonly cluster: ClusterStores | null;
   /** Closes the database (the stores' syncs first); after every queued write was committed. */
   close(): Promise<void>;
+}
+
+/** The store's part of issue 35 stage 2: leases, the fence, the node's lock. Nothing changes until `fenceWith`. */
+export interface ClusterStores {
+  readonly leases: LeaseStore;
+  /** From now on: every write of a room's state is fenced, and only the rooms this node holds are read at start. */
+  fenceWith(fence: RoomFence): void;
+  /** Takes the node's session lock on a connection of its own (false: another session holds it); `release` frees it. */
+  takeNodeLock(nodeId: string): Promise<{ hold(): Promise<boolean>; release(): Promise<void> } | null>;
+  /** What the room store kept of a room is read anew (the room changed owner). */
+  forgetRoom(roomId: string): void;
 }
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>;
@@ -59,6 +75,7 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
       signingKey: fileSigningKey(config.dataDir),
       compatStore: null,
       nodes: null,
+      cluster: null,
       close: async () => {
         stores.close();
         db.close();
@@ -86,6 +103,22 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
   }
   // One serving daemon per database in this release (the cluster is the next issue's): it may keep the rooms it read.
   const stores = postgresStores(sql, { keepRooms: true });
+  let lockClient: ReturnType<typeof openPostgres> | null = null;
+  const cluster: ClusterStores = {
+    leases: new PostgresLeaseStore(sql),
+    fenceWith: (fence) => stores.unitOfWork.fenceWith(fence),
+    async takeNodeLock(nodeId) {
+      // One connection of its own, never recycled: its end is the node's death to the others.
+      lockClient ??= openPostgres(location, {
+        max: 1,
+        statementTimeoutMs: 5000,
+        schema: engineSchema,
+        lifetime: 'forever',
+      });
+      return PostgresNodeLock.take(lockClient, nodeId);
+    },
+    forgetRoom: (roomId) => stores.rooms.forget(roomId),
+  };
   return {
     kind: 'postgres',
     stores,
@@ -93,6 +126,10 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     signingKey: postgresSigningKey(sql),
     compatStore: new PostgresCompatStore(stores.unitOfWork),
     nodes: new PostgresNodeRegistry(sql),
-    close: () => sql.end({ timeout: 5 }),
+    cluster,
+    close: async () => {
+      await lockClient?.end({ timeout: 5 });
+      await sql.end({ timeout: 5 });
+    },
   };
 }

@@ -8,6 +8,7 @@ import { ApiRouteTable, openApiRoute } from './api/openapi.js';
 import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import type { IceSettings } from './room/ice-servers.js';
+import type { RoomGate } from './room/room-owner.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -44,6 +45,8 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly oidc?: OidcSettings | null;
   /** A clustered node's view for /readyz (node id, nodes alive: no addresses, no secrets); absent on a single node. */
   readonly clusterView?: () => Promise<Record<string, unknown>>;
+  /** A clustered node's rooms (issue 35 stage 2): room addresses served by their owner only; absent on a single node. */
+  readonly roomGate?: RoomGate;
 }
 
 export async function buildEngineApp(
@@ -59,6 +62,7 @@ export async function buildEngineApp(
     site = { publicUrl: null },
     oidc = null,
     clusterView,
+    roomGate,
     ...fastifyOptions
   } = options;
   const app = Fastify({
@@ -90,6 +94,7 @@ export async function buildEngineApp(
   });
   app.decorateRequest('actor', null);
   app.decorateRequest('account', null);
+  if (roomGate) app.addHook('onRequest', roomGate.check);
   if (accessLog) installAccessLog(app, accessLog, engineFamily);
   // Before any route: it wraps every route so that only the live route accepts an upgrade.
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
@@ -106,7 +111,9 @@ export async function buildEngineApp(
           'preHandler',
           ownerScope((roomId) => services.rooms.find(roomId)),
         );
-        await rooms.register(roomsRoutes(services.rooms, services.accounts));
+        // After the token and the organiser's scope: only who may see the room learns where it is served.
+        if (roomGate) rooms.addHook('preHandler', roomGate.checkApi);
+        await rooms.register(roomsRoutes(services.rooms, services.accounts, roomGate?.placement));
         await rooms.register(waitingApiRoutes(services));
       });
     },

@@ -17,6 +17,10 @@ export type HttpErrorCode =
   | 'unsupported_media_type'
   | 'join_token_invalid'
   | 'store_unavailable'
+  /** Cluster (issue 35): the room is served by another node, named in the answer. */
+  | 'room_elsewhere'
+  /** Cluster: this node lost the room's lease while serving the request; nothing was written. */
+  | 'lease_lost'
   | 'internal_error';
 
 export type ErrorCode = EngineErrorCode | HttpErrorCode;

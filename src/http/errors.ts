@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { LeaseLostError } from '../engine/cluster/leases.js';
 import { EngineError } from '../engine/errors.js';
 import { TooManyAttemptsError } from '../engine/waiting/attempt-limiter.js';
 import { isStoreUnavailable } from '../platform/postgres.js';
@@ -46,6 +47,8 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   body_too_large: 413,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
+  room_elsewhere: 421,
+  lease_lost: 421,
   too_many_attempts: 429,
   too_many_knocks: 429,
   too_many_waiting: 429,
@@ -134,6 +137,8 @@ function classify(
     const code = clientCodes[status] ?? 'bad_request';
     return { code, message: fastifyMessages[code]!, client: true };
   }
+  // A fenced write (cluster): the room moved to another node while this one served the request.
+  if (error instanceof LeaseLostError) return { code: 'lease_lost', message: error.message };
   // PostgreSQL down or restarting: nothing of the request was acknowledged, and it may be retried.
   if (isStoreUnavailable(error)) return { code: 'store_unavailable', message: storeUnavailableMessage };
   return { code: 'internal_error', message: 'internal error; the log has the details' };

@@ -30,6 +30,8 @@ export interface PoolOptions {
   readonly statementTimeoutMs: number;
   /** The schema the pool's statements name tables in (search_path); absent: the database's default. */
   readonly schema?: string;
+  /** 'forever': connections are never recycled (a session lock lives as long as its connection). */
+  readonly lifetime?: 'forever';
 }
 
 /** libpq's escaping of a passfile field: backslash escapes ':' and '\\'. */
@@ -96,6 +98,7 @@ export function openPostgres(target: PostgresTarget, options: PoolOptions, env =
     pass: () => env.PGPASSWORD ?? passfilePassword(passfile, target, user) ?? '',
     ssl: ssl(target.sslmode),
     max: options.max,
+    ...(options.lifetime === 'forever' ? { max_lifetime: null, idle_timeout: 0 } : {}),
     onnotice: () => {},
     connection: {
       application_name: target.applicationName ?? 'meet',

@@ -4,11 +4,18 @@ import type { NodeLoad, NodeRecord, NodeRegistry, NodeStart } from '../../src/en
 export class MemoryNodeRegistry implements NodeRegistry {
   private readonly rows = new Map<string, NodeRecord & { incarnation: string }>();
 
+  /** As PostgreSQL frees the session lock of a node whose connection ended (its process killed). */
+  freeLock(nodeId: string): void {
+    const row = this.rows.get(nodeId);
+    if (row) this.rows.set(nodeId, { ...row, lockFreed: true });
+  }
+
   register(start: NodeStart, aliveSince: Date): Promise<{ taken: true } | { holder: NodeRecord }> {
     const held = this.rows.get(start.nodeId);
-    if (held && held.goneAt === null && held.lastBeatAt > aliveSince) return Promise.resolve({ holder: strip(held) });
+    if (held && held.goneAt === null && held.lockFreed !== true && held.lastBeatAt > aliveSince)
+      return Promise.resolve({ holder: strip(held) });
     const { startedAt } = start;
-    this.rows.set(start.nodeId, { ...start, lastBeatAt: startedAt, goneAt: null });
+    this.rows.set(start.nodeId, { ...start, lastBeatAt: startedAt, goneAt: null, lockFreed: false });
     return Promise.resolve({ taken: true });
   }
 

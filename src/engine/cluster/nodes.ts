@@ -23,6 +23,8 @@ export interface NodeRecord {
   /** Set by a clean stop; null while it runs (or since it died without one). */
   readonly goneAt: Date | null;
   readonly load: NodeLoad;
+  /** The node took its session lock and the store has freed it: its process or connection died (stage 2). */
+  readonly lockFreed?: boolean;
 }
 
 export interface NodeStart {
@@ -60,7 +62,7 @@ export class DuplicateNodeError extends Error {
 }
 
 export const isAlive = (node: NodeRecord, now: Date): boolean =>
-  node.goneAt === null && now.getTime() - node.lastBeatAt.getTime() < aliveWithinMs;
+  node.goneAt === null && node.lockFreed !== true && now.getTime() - node.lastBeatAt.getTime() < aliveWithinMs;
 
 /** This daemon's place in the registry: registered by start(), beating until stop(). */
 export class NodePresence {

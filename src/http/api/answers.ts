@@ -27,6 +27,8 @@ export const RoomAnswer = Type.Object({
   owner_email: nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /** A cluster's node that serves the room now, null when none does; shown to admins by GET only. */
+  owner_node: Type.Optional(nullable(Type.String())),
 });
 
 export const RoomListAnswer = Type.Object({ rooms: Type.Array(RoomAnswer), next_cursor: nullable(Type.String()) });

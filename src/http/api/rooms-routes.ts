@@ -8,6 +8,7 @@ import { RoomParams } from '../schemas.js';
 import { answers, bodyCodes, RoomAnswer, RoomListAnswer } from './answers.js';
 import { CreateRoomBody, RoomListQuery, UpdateRoomBody } from './rooms-schemas.js';
 import { roomView } from './room-view.js';
+import type { RoomPlacement } from '../room/room-owner.js';
 import type { Room } from '../../engine/rooms/room.js';
 
 // Fastify leaves the body undefined when no Content-Type came with it at all: that is not JSON.
@@ -37,7 +38,12 @@ async function newOwner(request: FastifyRequest, accounts: AccountService, email
   return account.accountId;
 }
 
-export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
+export function roomsRoutes(
+  rooms: RoomService,
+  accounts: AccountService,
+  /** A clustered node's rooms: GET shows admins the room's owner node (issue 35 stage 2). */
+  placement?: Pick<RoomPlacement, 'ownerOf'>,
+) {
   // The owner's email, read before the view is made (the account store answers asynchronously).
   const view = async (room: Room) => {
     const owner = room.ownerAccountId === null ? null : await accounts.byId(room.ownerAccountId);
@@ -82,7 +88,12 @@ export function roomsRoutes(rooms: RoomService, accounts: AccountService) {
     app.get<{ Params: RoomParams }>(
       '/rooms/:id',
       { schema: { params: RoomParams, response: answers({ 200: RoomAnswer }, ['room_not_found']) } },
-      async (request) => view(await rooms.get(request.params.id)),
+      async (request) => {
+        const room = await view(await rooms.get(request.params.id));
+        // An admin account or an access token sees which node serves the room; an organiser does not.
+        if (!placement || (request.account && !request.account.admin)) return room;
+        return { ...room, owner_node: await placement.ownerOf(room.parent_room_id ?? room.room_id) };
+      },
     );
 
     app.patch<{ Params: RoomParams; Body: UpdateRoomBody }>(

@@ -34,6 +34,7 @@ export class PostgresLiveStore
   }
 
   async appendChat(entry: ChatEntry): Promise<void> {
+    await this.unit.fenceMeeting(entry.meetingId);
     await this.db`INSERT INTO chat_messages ${this.db(liveRows.chatToRow(entry))}`;
   }
 
@@ -52,6 +53,7 @@ export class PostgresLiveStore
   }
 
   async saveLocks(meetingId: string, locks: LockSettings, at: string): Promise<void> {
+    await this.unit.fenceMeeting(meetingId);
     await this.db`INSERT INTO meeting_locks ${this.db(liveRows.locksToRow(meetingId, locks, at, postgresColumns))}
       ON CONFLICT (meeting_id) DO UPDATE SET mic = excluded.mic, cam = excluded.cam,
         cams_moderators_only = excluded.cams_moderators_only, updated_at = excluded.updated_at`;
@@ -66,6 +68,7 @@ export class PostgresLiveStore
   }
 
   async saveStats(record: StatsRecord): Promise<void> {
+    await this.unit.fenceMeeting(record.meetingId);
     await this.db`INSERT INTO participant_stats ${this.db(liveRows.statsToRow(record, postgresColumns))}
       ON CONFLICT (participant_id) DO UPDATE SET audio = excluded.audio, video = excluded.video,
         talk_ms = excluded.talk_ms, talking_since = excluded.talking_since, last_talk_at = excluded.last_talk_at,
@@ -88,6 +91,7 @@ export class PostgresLiveStore
   }
 
   async openWebcam(meetingId: string, participantId: string, startedAt: string): Promise<void> {
+    await this.unit.fenceMeeting(meetingId);
     await this.db`INSERT INTO webcam_intervals (meeting_id, participant_id, started_at)
       VALUES (${meetingId}, ${participantId}, ${startedAt})`;
   }
@@ -110,6 +114,7 @@ export class PostgresLiveStore
   }
 
   async saveSubgroupTimer(roomId: string, endsAt: string | null): Promise<void> {
+    await this.unit.fenceRoom(roomId);
     if (endsAt === null) await this.db`DELETE FROM subgroup_timers WHERE room_id = ${roomId}`;
     else
       await this.db`INSERT INTO subgroup_timers (room_id, ends_at) VALUES (${roomId}, ${endsAt})
@@ -126,6 +131,7 @@ export class PostgresLiveStore
     roomId: string,
     message: { readonly text: string; readonly from: string } | null,
   ): Promise<void> {
+    await this.unit.fenceRoom(roomId);
     if (message === null) await this.db`DELETE FROM group_messages WHERE room_id = ${roomId}`;
     else
       await this

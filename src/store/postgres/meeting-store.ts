@@ -27,20 +27,27 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async insertMeeting(meeting: Meeting): Promise<void> {
     const m = meetingRows.meetingToRow(meeting, postgresColumns);
+    await this.unit.fenceRoom(meeting.roomId);
     await this.db`INSERT INTO meetings (meeting_id, room_id, started_at, ended_at, waiting_disabled, subject)
       VALUES (${m.meeting_id}, ${m.room_id}, ${m.started_at}, ${m.ended_at}, ${m.waiting_disabled}, ${m.subject})`;
   }
 
   async updateMeeting(meeting: Meeting): Promise<void> {
     const m = meetingRows.meetingToRow(meeting, postgresColumns);
+    await this.unit.fenceRoom(meeting.roomId);
     await this
       .db`UPDATE meetings SET ended_at = ${m.ended_at}, waiting_disabled = ${m.waiting_disabled}, subject = ${m.subject}
       WHERE meeting_id = ${m.meeting_id}`;
   }
 
+  /** The open meetings; on a clustered node only those of the rooms whose lease it holds (their owners read the others). */
   async openMeetings(): Promise<Meeting[]> {
+    const node = this.unit.fencedNode();
     const rows = await this.db<Row[]>`
-      SELECT * FROM meetings WHERE ended_at IS NULL ORDER BY started_at COLLATE "C", ordinal`;
+      SELECT * FROM meetings m WHERE ended_at IS NULL AND (${node}::text IS NULL OR EXISTS (
+        SELECT 1 FROM rooms r JOIN room_leases l ON l.room_id = coalesce(r.parent_room_id, r.room_id)
+        WHERE r.room_id = m.room_id AND l.owner_node = ${node}::text))
+      ORDER BY started_at COLLATE "C", ordinal`;
     return rows.map(toMeeting);
   }
 
@@ -57,11 +64,13 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async insertParticipant(participant: Participant): Promise<void> {
     const p = meetingRows.participantToRow(participant);
+    await this.unit.fenceRoom(participant.roomId);
     await this.db`INSERT INTO participants (participant_id, meeting_id, role, name, joined_at, left_at, external_id)
       VALUES (${p.participant_id}, ${p.meeting_id}, ${p.role}, ${p.name}, ${p.joined_at}, ${p.left_at}, ${p.external_id})`;
   }
 
   async updateParticipant(p: Participant): Promise<void> {
+    await this.unit.fenceRoom(p.roomId);
     await this.db`UPDATE participants SET left_at = ${p.leftAt}, role = ${p.role}, name = ${p.name}
       WHERE participant_id = ${p.participantId}`;
   }
@@ -77,6 +86,7 @@ export class PostgresMeetingStore implements AsyncMeetingStore {
 
   async appendTimeline(entry: TimelineEntry): Promise<void> {
     const e = meetingRows.entryToRow(entry);
+    await this.unit.fenceMeeting(entry.meetingId);
     await this.db`INSERT INTO timeline_entries (meeting_id, at, kind, actor_kind, actor_participant_id, actor_name,
         subject_request_id, subject_participant_id, subject_name, count, skipped)
       VALUES (${e.meeting_id}, ${e.at}, ${e.kind}, ${e.actor_kind}, ${e.actor_participant_id}, ${e.actor_name},
@@ -107,6 +117,7 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
 
   async insertKnock(request: WaitingRequest): Promise<void> {
     const r = requestToRow(request);
+    await this.unit.fenceMeeting(request.meetingId);
     await this
       .db`INSERT INTO waiting_requests (request_id, meeting_id, secret_hash, name, note, state, knocked_at, expires_at,
         decided_at, participant_id, avatar_url, knock_after_seq)
@@ -116,6 +127,7 @@ export class PostgresWaitingRequestStore implements AsyncWaitingRequestStore {
   }
 
   async updateRequest(r: WaitingRequest): Promise<void> {
+    await this.unit.fenceMeeting(r.meetingId);
     await this
       .db`UPDATE waiting_requests SET state = ${r.state}, decided_at = ${r.decidedAt}, participant_id = ${r.participantId}
       WHERE request_id = ${r.requestId}`;

@@ -1,5 +1,9 @@
 import type { NodeLoad, NodeRecord, NodeRegistry, NodeStart } from '../../engine/cluster/nodes.js';
 import type { Sql } from '../../platform/postgres.js';
+import { lockHeld } from './node-liveness.js';
+
+/** Whether row `n` took its session lock and PostgreSQL has freed it since (its process died). */
+const lockFreed = (sql: Sql) => sql`(n.lock_key IS NOT NULL AND NOT ${lockHeld(sql)}) AS lock_freed`;
 
 interface NodeRow {
   node_id: string;
@@ -9,6 +13,7 @@ interface NodeRow {
   gone_at: Date | null;
   open_rooms: number;
   live_sockets: number;
+  lock_freed: boolean;
 }
 
 const record = (row: NodeRow): NodeRecord => ({
@@ -17,6 +22,7 @@ const record = (row: NodeRow): NodeRecord => ({
   startedAt: row.started_at,
   lastBeatAt: row.last_beat_at,
   goneAt: row.gone_at,
+  lockFreed: row.lock_freed,
   load: { openRooms: row.open_rooms, liveSockets: row.live_sockets },
 });
 
@@ -32,11 +38,12 @@ export class PostgresNodeRegistry implements NodeRegistry {
         ${start.load.openRooms}, ${start.load.liveSockets})
       ON CONFLICT (node_id) DO UPDATE SET incarnation = EXCLUDED.incarnation, http_address = EXCLUDED.http_address,
         started_at = EXCLUDED.started_at, last_beat_at = EXCLUDED.last_beat_at, gone_at = NULL,
-        open_rooms = EXCLUDED.open_rooms, live_sockets = EXCLUDED.live_sockets
-      WHERE n.gone_at IS NOT NULL OR n.last_beat_at <= ${aliveSince}
+        open_rooms = EXCLUDED.open_rooms, live_sockets = EXCLUDED.live_sockets, lock_key = NULL
+      WHERE n.gone_at IS NOT NULL OR n.last_beat_at <= ${aliveSince} OR (n.lock_key IS NOT NULL AND NOT ${lockHeld(this.sql)})
       RETURNING node_id`;
     if (taken.length > 0) return { taken: true };
-    const [holder] = await this.sql<NodeRow[]>`SELECT * FROM meet_engine.nodes WHERE node_id = ${start.nodeId}`;
+    const [holder] = await this.sql<NodeRow[]>`SELECT n.*, ${lockFreed(this.sql)} FROM meet_engine.nodes n
+      WHERE node_id = ${start.nodeId}`;
     if (!holder) throw new Error(`node ${start.nodeId}: neither registered nor held`);
     return { holder: record(holder) };
   }
@@ -55,7 +62,9 @@ export class PostgresNodeRegistry implements NodeRegistry {
   }
 
   async list(): Promise<NodeRecord[]> {
-    const rows = await this.sql<NodeRow[]>`SELECT * FROM meet_engine.nodes ORDER BY node_id`;
+    const rows = await this.sql<
+      NodeRow[]
+    >`SELECT n.*, ${lockFreed(this.sql)} FROM meet_engine.nodes n ORDER BY node_id`;
     return rows.map(record);
   }
 }

@@ -57,8 +57,14 @@ export class PostgresRoomStore implements AsyncRoomStore {
     }
   }
 
+  /** What was kept of `roomId` is read anew on its next get (another node may have changed it). */
+  forget(roomId: string): void {
+    this.known.delete(roomId);
+  }
+
   insert(room: Room): Promise<boolean> {
     return this.writing(async () => {
+      await this.unit.fenceRoom(room.parentRoomId ?? room.roomId);
       const row = roomToRow(room, postgresColumns);
       const result = await this.db`INSERT INTO rooms ${this.db(row)} ON CONFLICT (room_id) DO NOTHING`;
       return result.count === 1;
@@ -79,7 +85,10 @@ export class PostgresRoomStore implements AsyncRoomStore {
   }
 
   update(room: Room): Promise<void> {
-    return this.writing(() => this.updateNow(room));
+    return this.writing(async () => {
+      await this.unit.fenceRoom(room.roomId);
+      await this.updateNow(room);
+    });
   }
 
   private async updateNow(room: Room): Promise<void> {
@@ -94,7 +103,10 @@ export class PostgresRoomStore implements AsyncRoomStore {
   }
 
   delete(roomId: string): Promise<boolean> {
-    return this.writing(async () => (await this.db`DELETE FROM rooms WHERE room_id = ${roomId}`).count === 1);
+    return this.writing(async () => {
+      await this.unit.fenceRoom(roomId);
+      return (await this.db`DELETE FROM rooms WHERE room_id = ${roomId}`).count === 1;
+    });
   }
 
   async children(roomId: string): Promise<string[]> {

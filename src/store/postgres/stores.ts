@@ -17,7 +17,7 @@ export function postgresStores(
     /** Keep the rooms read in memory: only while this process is the database's one writer of rooms (room-store.ts). */
     readonly keepRooms?: boolean;
   } = {},
-): AsyncStores & { readonly unitOfWork: PostgresUnitOfWork } {
+): AsyncStores & { readonly unitOfWork: PostgresUnitOfWork; readonly rooms: PostgresRoomStore } {
   const unitOfWork = new PostgresUnitOfWork(sql);
   const live = new PostgresLiveStore(unitOfWork);
   return {

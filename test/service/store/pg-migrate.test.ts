@@ -38,9 +38,9 @@ const rowidStandIns = [
 
 /**
  * Tables only PostgreSQL has: on SQLite their content is a file of the data directory (the signing
- * key), or means nothing (the nodes of a cluster: SQLite serves one node).
+ * key), or means nothing (the nodes of a cluster and the rooms' leases: SQLite serves one node).
  */
-const postgresOnlyTables = ['nodes', 'signing_key'];
+const postgresOnlyTables = ['nodes', 'room_leases', 'signing_key'];
 
 const connect = (t: Test, db: PostgresDatabase) => {
   const sql = postgres({ ...db.options, onnotice: () => {} });

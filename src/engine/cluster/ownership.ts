@@ -1,0 +1,197 @@
+// Issue 35 stage 2: which rooms this node owns. A room is served by its owner only: the owner
+// holds its live state in memory, and every write of it is fenced by the lease's epoch
+// (leases.ts). A room is claimed on first use when its lease is free, or when its owner is dead
+// (or its lease ran out) and this node is its successor by rendezvous over the live nodes; the
+// successor also claims a dead owner's rooms by itself on its beat, so they move within seconds.
+// Every held lease is renewed on the beat; a lease found lost (not renewed, or a write fenced)
+// drops the room at once. Nothing of this runs on a single node.
+import type { Clock, Scheduler } from '../clock.js';
+import { type HeldLease, type LeaseStore, type RoomFence } from './leases.js';
+import { aliveWithinMs, beatEveryMs } from './nodes.js';
+import { successorOf } from './rendezvous.js';
+
+/** Where a room is served: here (at this epoch), by another node, or nowhere (no such room). */
+export type Whereabouts =
+  | { readonly mine: true; readonly epoch: number }
+  | { readonly mine: false; readonly owner: string }
+  | { readonly mine: false; readonly owner: null };
+
+/** Dead owners' rooms claimed per beat at most: a takeover does not hold the beat for long. */
+const orphansPerBeat = 100;
+
+export interface OwnershipDeps {
+  readonly leases: LeaseStore;
+  readonly nodeId: string;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  /** The ids of the nodes alive now (the registry's rule), this one included once it beats. */
+  readonly aliveNodes: () => Promise<string[]>;
+  /** Runs first on every beat (the daemon holds its node lock). */
+  readonly beforeBeat?: () => Promise<void>;
+  /** A beat's renewal or takeover that failed (the database away): for the log; beats go on. */
+  readonly onProblem?: (problem: unknown) => void;
+}
+
+export class RoomOwnership implements RoomFence {
+  private readonly held = new Map<string, { epoch: number; confirmedUntilMs: number }>();
+  private readonly claiming = new Map<string, Promise<Whereabouts>>();
+  private readonly lostListeners: ((roomId: string) => void)[] = [];
+  private readonly gainedListeners: ((roomId: string) => void)[] = [];
+  private timer: unknown = null;
+  private stopped = false;
+  private beating: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: OwnershipDeps) {}
+
+  get nodeId(): string {
+    return this.deps.nodeId;
+  }
+
+  /** Called with a room this node stopped owning: its memory and sockets must go. */
+  onLost(listener: (roomId: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Called with a room this node started owning: what it kept of it before must be read anew. */
+  onGained(listener: (roomId: string) => void): void {
+    this.gainedListeners.push(listener);
+  }
+
+  epochOf(roomId: string): number | undefined {
+    return this.held.get(roomId)?.epoch;
+  }
+
+  /** The rooms held now, by id. */
+  heldRooms(): string[] {
+    return [...this.held.keys()].sort();
+  }
+
+  /**
+   * The lease of `roomId` is gone (a write was fenced, or it was not renewed), and so is the room
+   * here. The listeners run on the next timer turn: a fenced write is still inside its transaction,
+   * whose rollback must not meet memory half dropped.
+   */
+  lost(roomId: string): void {
+    if (!this.held.delete(roomId)) return;
+    this.deps.scheduler.setTimeout(() => {
+      for (const listener of this.lostListeners) listener(roomId);
+    }, 0);
+  }
+
+  /** Where `roomId` (a main room's id) is served; claims it when it may be this node's. */
+  where(roomId: string): Promise<Whereabouts> {
+    const held = this.held.get(roomId);
+    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
+    const pending = this.claiming.get(roomId);
+    if (pending) return pending;
+    const found = this.find(roomId).finally(() => this.claiming.delete(roomId));
+    this.claiming.set(roomId, found);
+    return found;
+  }
+
+  /** Who owns `roomId` now in this node's view: a live owner with an unexpired lease, else null. */
+  async ownerOf(roomId: string): Promise<string | null> {
+    if (this.held.has(roomId)) return this.nodeId;
+    const lease = await this.deps.leases.get(roomId);
+    if (!lease || lease.expiresAt <= this.deps.clock.now()) return null;
+    return (await this.deps.aliveNodes()).includes(lease.ownerNode) ? lease.ownerNode : null;
+  }
+
+  /** Starts renewing on the beat. */
+  start(): void {
+    this.schedule();
+  }
+
+  /** Stops renewing and releases every lease held, so other nodes take the rooms at once. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer !== null) this.deps.scheduler.clearTimeout(this.timer);
+    await this.beating;
+    const held = this.heldLeases();
+    this.held.clear();
+    await this.deps.leases.release(this.nodeId, held, this.deps.clock.now());
+  }
+
+  private async find(roomId: string): Promise<Whereabouts> {
+    const { leases, clock } = this.deps;
+    const now = clock.now();
+    const lease = await leases.get(roomId);
+    if (lease && lease.ownerNode !== this.nodeId) {
+      const alive = await this.deps.aliveNodes();
+      if (lease.expiresAt > now && alive.includes(lease.ownerNode)) return { mine: false, owner: lease.ownerNode };
+      // Its owner is gone: the room goes to its successor among the live nodes, whoever is asked.
+      const successor = successorOf(roomId, alive.includes(this.nodeId) ? alive : [...alive, this.nodeId]);
+      if (successor !== this.nodeId && successor !== null) return { mine: false, owner: successor };
+    }
+    return this.claim(roomId, now);
+  }
+
+  private async claim(roomId: string, now: Date): Promise<Whereabouts> {
+    const answer = await this.deps.leases.claim(roomId, this.nodeId, now, new Date(now.getTime() - aliveWithinMs));
+    if (answer.lease === null) return { mine: false, owner: null };
+    if (!answer.won) return { mine: false, owner: answer.lease.ownerNode };
+    if (this.stopped) return { mine: false, owner: null };
+    const had = this.held.has(roomId);
+    this.held.set(roomId, { epoch: answer.lease.epoch, confirmedUntilMs: answer.lease.expiresAt.getTime() });
+    if (!had) for (const listener of this.gainedListeners) listener(roomId);
+    return { mine: true, epoch: answer.lease.epoch };
+  }
+
+  private heldLeases(): HeldLease[] {
+    return [...this.held].map(([roomId, { epoch }]) => ({ roomId, epoch }));
+  }
+
+  private schedule(): void {
+    this.timer = this.deps.scheduler.setTimeout(() => {
+      this.timer = null;
+      this.beating = this.beat().finally(() => {
+        if (!this.stopped) this.schedule();
+      });
+    }, beatEveryMs);
+  }
+
+  private async beat(): Promise<void> {
+    await this.deps.beforeBeat?.().catch((err: unknown) => this.deps.onProblem?.(err));
+    await this.renew().catch((err: unknown) => this.deps.onProblem?.(err));
+    await this.takeOver().catch((err: unknown) => this.deps.onProblem?.(err));
+  }
+
+  private async renew(): Promise<void> {
+    const now = this.deps.clock.now();
+    const held = this.heldLeases();
+    let renewed: Set<string>;
+    try {
+      renewed = new Set(await this.deps.leases.renew(this.nodeId, held, now));
+    } catch (err) {
+      // Not confirmed: a lease past its time may be another node's already, so it is let go.
+      for (const { roomId } of held)
+        if ((this.held.get(roomId)?.confirmedUntilMs ?? 0) <= now.getTime()) this.lost(roomId);
+      throw err;
+    }
+    const until = now.getTime() + aliveWithinMs;
+    for (const { roomId, epoch } of held) {
+      const entry = this.held.get(roomId);
+      // A room claimed again meanwhile (another epoch) is left to its own renewal.
+      if (!entry || entry.epoch !== epoch) continue;
+      if (renewed.has(roomId)) entry.confirmedUntilMs = until;
+      else this.lost(roomId);
+    }
+  }
+
+  /** Claims the rooms of dead owners whose successor this node is. */
+  private async takeOver(): Promise<void> {
+    const now = this.deps.clock.now();
+    const orphans = await this.deps.leases.orphans(
+      this.nodeId,
+      now,
+      new Date(now.getTime() - aliveWithinMs),
+      orphansPerBeat,
+    );
+    if (orphans.length === 0) return;
+    const alive = await this.deps.aliveNodes();
+    const candidates = alive.includes(this.nodeId) ? alive : [...alive, this.nodeId];
+    for (const lease of orphans)
+      if (successorOf(lease.roomId, candidates) === this.nodeId && !this.stopped) await this.where(lease.roomId);
+  }
+}

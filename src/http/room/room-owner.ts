@@ -1,0 +1,96 @@
+// Issue 35 stage 2: a clustered node serves a room's addresses only while it owns the room (its
+// live state is in this node's memory alone). Elsewhere they answer 421 room_elsewhere naming the
+// owner node and nothing else of the room, until the next stage forwards them to the owner. A
+// room that does not exist, or an id that is not one, is left to the route (its 400 or 404),
+// and no lease is written for it. The live sockets a node accepted for a room are kept here so
+// that losing the room closes them.
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Whereabouts } from '../../engine/cluster/ownership.js';
+import { roomIdPattern } from '../../protocol/room-code.js';
+import { statusByCode } from '../errors.js';
+
+/** What the listener needs of the node's ownership (engine/cluster/ownership.ts). */
+export interface RoomPlacement {
+  where(roomId: string): Promise<Whereabouts>;
+  ownerOf(roomId: string): Promise<string | null>;
+}
+
+/** The rooms-API routes that act on the room's live state (its waiting room): the owner's. */
+const ownerApiRoutes = new Set([
+  '/api/rooms/:id/waiting',
+  '/api/rooms/:id/waiting/:request_id/admit',
+  '/api/rooms/:id/waiting/admit-all',
+  '/api/rooms/:id/waiting/:request_id/refuse',
+  '/api/rooms/:id/waiting-room/disable',
+]);
+
+/** Every room address but `exists`, which reads the store only. */
+const roomAddress = (route: string) => route.startsWith('/room/:id/') && route !== '/room/:id/exists';
+
+export class RoomGate {
+  private readonly sockets = new Map<string, Set<Socket>>();
+
+  /**
+   * @param mainRoomOf The id of the room's family's main room (a sub-group is owned with it); null: no such room.
+   */
+  constructor(
+    readonly placement: RoomPlacement,
+    private readonly mainRoomOf: (roomId: string) => Promise<string | null>,
+  ) {}
+
+  /** onRequest of the listener: the room addresses. */
+  readonly check = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
+    this.gate(request, reply, roomAddress);
+
+  /** preHandler of the rooms API, after its authentication: only who may see the room learns where it is served. */
+  readonly checkApi = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
+    this.gate(request, reply, (route) => ownerApiRoutes.has(route));
+
+  private async gate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    gated: (route: string) => boolean,
+  ): Promise<FastifyReply | undefined> {
+    const route = request.routeOptions.url;
+    if (route === undefined || !gated(route)) return undefined;
+    const id = (request.params as { id?: unknown }).id;
+    if (typeof id !== 'string' || !roomIdPattern.test(id)) return undefined;
+    const main = await this.mainRoomOf(id);
+    if (main === null) return undefined;
+    const place = await this.placement.where(main);
+    if (place.mine) {
+      if (route === '/room/:id/live') this.keep(main, request.raw.socket);
+      return undefined;
+    }
+    if (place.owner === null) return undefined;
+    return reply
+      .code(statusByCode.room_elsewhere)
+      .type('application/json; charset=utf-8')
+      .send({
+        error: {
+          code: 'room_elsewhere',
+          message: `room ${id} is served by node ${place.owner} of this cluster; ask that node`,
+          owner_node: place.owner,
+        },
+      });
+  }
+
+  /** The room was lost: its live sockets close (their pages reconnect, to its owner through the others' 421). */
+  dropSockets(mainRoomId: string): void {
+    const sockets = this.sockets.get(mainRoomId);
+    this.sockets.delete(mainRoomId);
+    for (const socket of sockets ?? []) socket.destroy();
+  }
+
+  private keep(mainRoomId: string, socket: Socket): void {
+    let sockets = this.sockets.get(mainRoomId);
+    if (!sockets) this.sockets.set(mainRoomId, (sockets = new Set()));
+    sockets.add(socket);
+    socket.once('close', () => {
+      const now = this.sockets.get(mainRoomId);
+      now?.delete(socket);
+      if (now?.size === 0) this.sockets.delete(mainRoomId);
+    });
+  }
+}

@@ -1,0 +1,107 @@
+// Issue 35 stage 2: a node's rooms under a fake clock and the memory leases. A room is claimed on
+// first use and renewed on every beat; another node is told who owns it; when the owner dies, the
+// successor by rendezvous takes the room on its own beat at the next epoch, and the old owner,
+// waking up, finds the lease gone and drops the room; a clean stop releases every lease at once.
+import t from 'tap';
+import { leaseMs } from '../../../../src/engine/cluster/leases.js';
+import { RoomOwnership } from '../../../../src/engine/cluster/ownership.js';
+import { beatEveryMs } from '../../../../src/engine/cluster/nodes.js';
+import { successorOf } from '../../../../src/engine/cluster/rendezvous.js';
+import { FakeClock, FakeScheduler } from '../../../helpers/fake-clock.js';
+import { MemoryLeaseStore } from '../../../helpers/memory-leases.js';
+
+function world(rooms: string[]) {
+  const clock = new FakeClock();
+  const scheduler = new FakeScheduler(clock);
+  const alive = new Set<string>();
+  const leases = new MemoryLeaseStore(
+    (roomId) => rooms.includes(roomId),
+    (nodeId) => alive.has(nodeId),
+  );
+  const node = (nodeId: string) => {
+    alive.add(nodeId);
+    const lost: string[] = [];
+    const gained: string[] = [];
+    const ownership = new RoomOwnership({
+      leases,
+      nodeId,
+      clock,
+      scheduler,
+      aliveNodes: () => Promise.resolve([...alive]),
+    });
+    ownership.onLost((roomId) => lost.push(roomId));
+    ownership.onGained((roomId) => gained.push(roomId));
+    ownership.start();
+    return { ownership, lost, gained };
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const step = async (ms: number) => {
+    for (let done = 0; done < ms; done += beatEveryMs) {
+      scheduler.advance(Math.min(beatEveryMs, ms - done));
+      await settle();
+      scheduler.advance(0);
+      await settle();
+    }
+  };
+  return { clock, scheduler, alive, leases, node, step };
+}
+
+t.test('claimed on first use, renewed on the beat, named to the others', async (t) => {
+  const { leases, node, step } = world(['room-1']);
+  const a = node('web-a');
+  const b = node('web-b');
+  t.same(await a.ownership.where('room-1'), { mine: true, epoch: 1 });
+  t.same(a.gained, ['room-1']);
+  t.same(await b.ownership.where('room-1'), { mine: false, owner: 'web-a' });
+  t.equal(await b.ownership.ownerOf('room-1'), 'web-a');
+  t.equal(a.ownership.epochOf('room-1'), 1);
+  t.equal(b.ownership.epochOf('room-1'), undefined);
+  await step(3 * leaseMs);
+  t.same(await b.ownership.where('room-1'), { mine: false, owner: 'web-a' }, 'renewed: still held after 3 lease times');
+  t.same((await leases.get('room-1'))?.epoch, 1);
+  t.same(await a.ownership.where('no-such-room'), { mine: false, owner: null }, 'no room: no owner, no lease');
+  t.equal(await leases.get('no-such-room'), null);
+});
+
+t.test('a dead owner: its successor takes the room on its beat, the old owner drops it', async (t) => {
+  const { alive, leases, node, step } = world(['room-1', 'room-2', 'room-3']);
+  const a = node('web-a');
+  const b = node('web-b');
+  const c = node('web-c');
+  for (const room of ['room-1', 'room-2', 'room-3']) t.ok((await a.ownership.where(room)).mine);
+  alive.delete('web-a');
+  // Asked before the successor's beat: every node names the same successor.
+  for (const room of ['room-1', 'room-2', 'room-3']) {
+    const successor = successorOf(room, ['web-b', 'web-c']);
+    const asked = successor === 'web-b' ? c : b;
+    t.same(await asked.ownership.where(room), { mine: false, owner: successor }, `${room}: ${successor}`);
+  }
+  await step(beatEveryMs);
+  for (const room of ['room-1', 'room-2', 'room-3']) {
+    const lease = await leases.get(room);
+    t.equal(lease?.ownerNode, successorOf(room, ['web-b', 'web-c']), `${room} taken by its successor`);
+    t.equal(lease?.epoch, 2, 'at the next epoch');
+  }
+  t.same([...b.gained, ...c.gained].sort(), ['room-1', 'room-2', 'room-3']);
+  // web-a was only frozen: its next beat finds every lease gone.
+  alive.add('web-a');
+  t.same(a.lost, [], 'not yet told');
+  await step(beatEveryMs);
+  t.same(a.lost.sort(), ['room-1', 'room-2', 'room-3'], 'the woken owner drops its rooms');
+  t.same(a.ownership.heldRooms(), []);
+});
+
+t.test('a fenced write drops the room; a clean stop releases every lease at once', async (t) => {
+  const { leases, node, scheduler } = world(['room-1', 'room-2']);
+  const a = node('web-a');
+  const b = node('web-b');
+  await a.ownership.where('room-1');
+  await a.ownership.where('room-2');
+  a.ownership.lost('room-1');
+  scheduler.advance(0);
+  t.same(a.lost, ['room-1']);
+  t.equal(a.ownership.epochOf('room-1'), undefined);
+  await a.ownership.stop();
+  t.same(await b.ownership.where('room-2'), { mine: true, epoch: 2 }, 'released: taken at once, next epoch');
+  t.same((await leases.get('room-1'))?.ownerNode, 'web-a', 'a lost lease is not released by its old holder');
+});
