@@ -37,6 +37,31 @@ export type AsyncDefer = (run: () => Promise<number>) => void;
 
 type Entry = GroupEntry<AsyncQueuedWrite<unknown>>;
 
+/**
+ * The group's writes one after another, in queue order; a write that answers at once (a knock
+ * cancelled meanwhile) costs no promise.
+ */
+function writeAll(group: Entry[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const from = (start: number): Promise<unknown[]> | unknown[] => {
+    for (let i = start; i < group.length; i += 1) {
+      const value = group[i]!.queued.write();
+      if (value instanceof Promise)
+        return value.then((written) => {
+          out.push(written);
+          return from(i + 1);
+        });
+      out.push(value);
+    }
+    return out;
+  };
+  try {
+    return Promise.resolve(from(0));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** A group's transaction: its value once committed, and the promise of its sync to disk when that is still under way (null: done). */
 type AsyncGroupTransaction = <T>(fn: () => Promise<T>) => Promise<{ value: T; durable: Promise<void> | null }>;
 
@@ -90,7 +115,9 @@ export class AsyncGroupCommit {
       const group = now ?? this.take();
       return group.length === 0 ? 0 : this.commit(group);
     });
-    this.tail = done.finally(() => (this.underWay -= 1));
+    // Not `finally` (three promises where one does); `done` never rejects: a failed group answers 0.
+    const settle = () => void (this.underWay -= 1);
+    this.tail = done.then(settle, settle);
     return done;
   }
 
@@ -100,18 +127,10 @@ export class AsyncGroupCommit {
     return group;
   }
 
-  private async commit(group: Entry[]): Promise<number> {
-    let values: unknown[];
-    let durable: Promise<void> | null;
-    try {
-      ({ value: values, durable } = await this.transaction(async () => {
-        const out: unknown[] = [];
-        for (const entry of group) out.push(await entry.queued.write());
-        return out;
-      }));
-    } catch (error) {
-      return answerFailed(group, error);
-    }
-    return answerCommitted(group, values, durable);
+  private commit(group: Entry[]): Promise<number> {
+    return this.transaction(() => writeAll(group)).then(
+      ({ value, durable }) => answerCommitted(group, value, durable),
+      (error: unknown) => answerFailed(group, error),
+    );
   }
 }

@@ -58,7 +58,7 @@ export class AsyncTransactions {
   async atomically<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside) return this.unit.run(fn);
     await this.group.flush();
-    return this.outermost(fn);
+    return this.outermost(() => this.unit.run(fn));
   }
 
   /** Queues store writes to share the commit of the others queued in this turn; resolves once durable. */
@@ -85,33 +85,32 @@ export class AsyncTransactions {
   }
 
   /** A group's transaction: its sync to disk off the event loop when the store can (UnitOfWork.runSyncedLater). */
-  private async outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
+  private outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
     const unit = this.unit;
-    if (!unit.runSyncedLater) return { value: await this.outermost(fn), durable: null };
-    let durable: Promise<void> | null = null;
-    const value = await this.outermost(fn, async (work) => {
-      const committed = await unit.runSyncedLater!(work);
-      durable = committed.durable;
-      return committed.value;
-    });
-    return { value, durable };
+    if (unit.runSyncedLater) return this.outermost(() => unit.runSyncedLater!(fn));
+    return this.outermost(() => unit.run(fn)).then((value) => ({ value, durable: null }));
   }
 
-  private async outermost<T>(
-    fn: () => Promise<T>,
-    run: (work: () => Promise<T>) => Promise<T> = (work) => this.unit.run(work),
-  ): Promise<T> {
+  /** Chained rather than awaited: every knock's group commit comes here. */
+  private outermost<R>(run: () => Promise<R>): Promise<R> {
     const open: OpenTransaction = { undo: [], done: [], settled: false };
-    let value: T;
+    let running: Promise<R>;
     try {
-      value = await this.open.run(open, () => run(fn));
+      running = this.open.run(open, run);
     } catch (error) {
-      open.settled = true;
-      for (const step of open.undo.reverse()) step();
-      throw error;
+      running = Promise.reject(error as Error);
     }
-    open.settled = true;
-    for (const step of open.done) step();
-    return value;
+    return running.then(
+      (value) => {
+        open.settled = true;
+        for (const step of open.done) step();
+        return value;
+      },
+      (error: unknown) => {
+        open.settled = true;
+        for (const step of open.undo.reverse()) step();
+        throw error;
+      },
+    );
   }
 }

@@ -22,6 +22,8 @@ interface Turn {
   live: boolean;
 }
 
+const settled = Promise.resolve();
+
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
@@ -42,20 +44,18 @@ export class KeyedQueue {
   run<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
     const outer = this.held.getStore();
     const holding = outer?.live ? outer.keys : null;
-    if (holding?.has(key)) return Promise.resolve().then(operation);
+    if (holding?.has(key)) return settled.then(operation);
     if (this.inTransaction?.())
       return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
     const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.held.run(turn, operation));
-    const tail = result.then(
-      () => void (turn.live = false),
-      () => void (turn.live = false),
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
+    // Two promises per operation (its result and the room's tail), however long the line.
+    const result = (this.tails.get(key) ?? settled).then(() => this.held.run(turn, operation));
+    const done = () => {
+      turn.live = false;
       if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
+    };
+    const tail: Promise<void> = result.then(done, done);
+    this.tails.set(key, tail);
     return result;
   }
 }
