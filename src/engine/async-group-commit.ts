@@ -19,11 +19,16 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
  * Groups commit one after another, in the order they were taken: a later group (or a
  * transaction that waited for `flush()`) never overtakes an earlier one it could depend on.
  */
-export interface AsyncQueuedWrite<T> {
+export interface AsyncQueuedWrite<T, R = T> {
   /** Store writes only; runs inside the group's transaction. */
   write(): Promise<T> | T;
   /** The group is durable: apply the change to memory. Must not throw or write. */
   committed?(value: T): void;
+  /**
+   * What the caller is answered once the group is durable (its value when absent); a throw
+   * rejects that caller alone. Saves a knock the promise of a `.then` over the answer.
+   */
+  answer?(value: T): R;
   /** The group's transaction failed; nothing of `write` is on disk. */
   failed?(error: unknown): void;
 }
@@ -35,31 +40,37 @@ export interface AsyncQueuedWrite<T> {
  */
 export type AsyncDefer = (run: () => Promise<number>) => void;
 
-type Entry = GroupEntry<AsyncQueuedWrite<unknown>>;
+type Entry = GroupEntry<AsyncQueuedWrite<unknown, unknown>>;
 
 /**
- * The group's writes one after another, in queue order; a write that answers at once (a knock
- * cancelled meanwhile) costs no promise.
+ * The group's writes one after another, in queue order: one promise for the group and one per
+ * write that answers a promise (a knock's), none for a write that answers at once.
  */
 function writeAll(group: Entry[]): Promise<unknown[]> {
-  const out: unknown[] = [];
-  const from = (start: number): Promise<unknown[]> | unknown[] => {
-    for (let i = start; i < group.length; i += 1) {
-      const value = group[i]!.queued.write();
-      if (value instanceof Promise)
-        return value.then((written) => {
-          out.push(written);
-          return from(i + 1);
-        });
-      out.push(value);
-    }
-    return out;
-  };
-  try {
-    return Promise.resolve(from(0));
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+  return new Promise((resolve, reject) => {
+    const out: unknown[] = [];
+    const from = (start: number): void => {
+      for (let i = start; i < group.length; i += 1) {
+        let value: unknown;
+        try {
+          value = group[i]!.queued.write();
+        } catch (error) {
+          reject(error as Error);
+          return;
+        }
+        if (value instanceof Promise) {
+          value.then((written) => {
+            out.push(written);
+            from(i + 1);
+          }, reject);
+          return;
+        }
+        out.push(value);
+      }
+      resolve(out);
+    };
+    from(0);
+  });
 }
 
 /** A group's transaction: its value once committed, and the promise of its sync to disk when that is still under way (null: done). */
@@ -83,8 +94,8 @@ export class AsyncGroupCommit {
     return this.queue.length;
   }
 
-  add<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
-    const promise = new Promise<T>((resolve, reject) => {
+  add<T, R = T>(queued: AsyncQueuedWrite<T, R>): Promise<R> {
+    const promise = new Promise<R>((resolve, reject) => {
       this.queue.push({
         queued,
         resolve: resolve as (v: unknown) => void,

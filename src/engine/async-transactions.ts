@@ -28,15 +28,15 @@ interface OpenTransaction {
  * CONTEXT (an AsyncContext: AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
  * once, and a step registered by one must never land in another's lists.
  *
- *   const transactions = new AsyncTransactions(stores.unitOfWork, new AsyncLocalStorage(), (run) => setImmediate(run));
+ *   const transactions = new AsyncTransactions(stores.unitOfWork, contextSlot(), (run) => setImmediate(run));
  *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
  */
 export class AsyncTransactions {
   private readonly group: AsyncGroupCommit;
 
   /**
-   * @param open Which transaction an asynchronous step belongs to: `new AsyncLocalStorage()`,
-   *   given to this object alone.
+   * @param open Which transaction an asynchronous step belongs to: a context given to this object
+   *   alone (`contextSlot()` in the daemon, `new AsyncLocalStorage()` in a test).
    * @param defer When a group of queued writes is committed: the daemon passes setImmediate;
    *   without it every queued write is committed at once.
    */
@@ -62,7 +62,7 @@ export class AsyncTransactions {
   }
 
   /** Queues store writes to share the commit of the others queued in this turn; resolves once durable. */
-  commitGrouped<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
+  commitGrouped<T, R = T>(queued: AsyncQueuedWrite<T, R>): Promise<R> {
     return this.group.add(queued);
   }
 

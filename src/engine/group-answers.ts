@@ -7,6 +7,7 @@ export interface GroupEntry<Queued> {
 
 interface Callbacks {
   committed?(value: never): void;
+  answer?(value: never): unknown;
   failed?(error: unknown): void;
 }
 
@@ -25,7 +26,18 @@ export function answerCommitted<Queued extends Callbacks>(
   group.forEach((entry, i) => {
     try {
       (entry.queued.committed as ((value: unknown) => void) | undefined)?.(values[i]);
-      answers.push(() => entry.resolve(values[i]));
+      const answer = entry.queued.answer as ((value: unknown) => unknown) | undefined;
+      answers.push(
+        answer
+          ? () => {
+              try {
+                entry.resolve(answer(values[i]));
+              } catch (error) {
+                entry.reject(error);
+              }
+            }
+          : () => entry.resolve(values[i]),
+      );
     } catch (error) {
       // A bug in one callback must not leave the rest of the group unanswered.
       entry.reject(error);

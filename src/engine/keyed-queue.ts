@@ -7,7 +7,7 @@ import type { AsyncContext } from './async-context.js';
  * once admit her once, and the second is told she is not waiting any more. Keys are independent:
  * the transitions of different rooms still run at once (PostgreSQL commits them in parallel).
  *
- *   const turns = new KeyedQueue(new AsyncLocalStorage());
+ *   const turns = new KeyedQueue(contextSlot());
  *   await turns.run(roomId, () => admitNow(roomId, requestId));
  *
  * An operation that asks for a key its own context already holds (an admission inside "admit
@@ -28,7 +28,8 @@ export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
   /**
-   * @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone.
+   * @param held Which keys an asynchronous step's operation holds: a context given to this queue alone
+   *   (`contextSlot()` in the daemon, `new AsyncLocalStorage()` in a test).
    * @param inTransaction Whether the caller runs inside a transaction (AsyncTransactions.inside).
    */
   constructor(
@@ -48,8 +49,10 @@ export class KeyedQueue {
     if (this.inTransaction?.())
       return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
     const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
-    // Two promises per operation (its result and the room's tail), however long the line.
-    const result = (this.tails.get(key) ?? settled).then(() => this.held.run(turn, operation));
+    // A free key runs the operation now, in the caller's turn of the loop; a busy one after the
+    // last in line. One promise for the tail besides the operation's own when it is free.
+    const previous = this.tails.get(key);
+    const result = previous ? previous.then(() => this.held.run(turn, operation)) : this.now(turn, operation);
     const done = () => {
       turn.live = false;
       if (this.tails.get(key) === tail) this.tails.delete(key);
@@ -57,5 +60,14 @@ export class KeyedQueue {
     const tail: Promise<void> = result.then(done, done);
     this.tails.set(key, tail);
     return result;
+  }
+
+  private now<T>(turn: Turn, operation: () => Promise<T> | T): Promise<T> {
+    try {
+      const value = this.held.run(turn, operation);
+      return value instanceof Promise ? value : Promise.resolve(value);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 }

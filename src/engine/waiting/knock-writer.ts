@@ -98,7 +98,7 @@ export class KnockWriter {
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
     // it is durable, and moderators see her only then (memory is updated after the commit).
     // Queued now, answered later: the caller's turn of the room ends before the group commits.
-    const written = this.deps.transactions.commitGrouped({
+    const answer = this.deps.transactions.commitGrouped({
       write: () => {
         if (pending.cancelled) return null;
         const open = this.deps.meetings.current(roomId);
@@ -115,10 +115,10 @@ export class KnockWriter {
         this.deps.notify(roomId, done.meeting, [done.entry.request], []);
       },
       failed: () => this.deps.requests.settled(roomId, pending, true),
-    });
-    const answer = written.then((done): KnockResult => {
-      if (!done) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
-      return { status: 'waiting', requestId: done.entry.request.requestId, secret };
+      answer: (done): KnockResult => {
+        if (!done) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+        return { status: 'waiting', requestId: done.entry.request.requestId, secret };
+      },
     });
     return { answer };
   }
