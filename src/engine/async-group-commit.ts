@@ -55,7 +55,7 @@ function writeAll(group: Entry[]): Promise<unknown[]> {
         try {
           value = group[i]!.queued.write();
         } catch (error) {
-          reject(error as Error);
+          reject(error);
           return;
         }
         if (value instanceof Promise) {

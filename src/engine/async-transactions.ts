@@ -98,7 +98,7 @@ export class AsyncTransactions {
     try {
       running = this.open.run(open, run);
     } catch (error) {
-      running = Promise.reject(error as Error);
+      running = Promise.reject(error);
     }
     return running.then(
       (value) => {

@@ -26,17 +26,17 @@ export function answerCommitted<Queued extends Callbacks>(
   group.forEach((entry, i) => {
     try {
       (entry.queued.committed as ((value: unknown) => void) | undefined)?.(values[i]);
-      const answer = entry.queued.answer as ((value: unknown) => unknown) | undefined;
+      const queued = entry.queued as { answer?(value: unknown): unknown };
       answers.push(
-        answer
-          ? () => {
+        queued.answer === undefined
+          ? () => entry.resolve(values[i])
+          : () => {
               try {
-                entry.resolve(answer(values[i]));
+                entry.resolve(queued.answer!(values[i]));
               } catch (error) {
                 entry.reject(error);
               }
-            }
-          : () => entry.resolve(values[i]),
+            },
       );
     } catch (error) {
       // A bug in one callback must not leave the rest of the group unanswered.

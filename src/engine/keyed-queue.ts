@@ -67,7 +67,7 @@ export class KeyedQueue {
       const value = this.held.run(turn, operation);
       return value instanceof Promise ? value : Promise.resolve(value);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
   }
 }

@@ -57,7 +57,7 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     try {
       value = call();
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
     if (!(value instanceof Promise)) return Promise.resolve(value);
     this.busy += 1;
@@ -92,13 +92,13 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
     let running: Promise<T>;
     try {
       running = this.inside.run(0, work);
     } catch (err) {
-      running = Promise.reject(err as Error);
+      running = Promise.reject(err);
     }
     return running.then(
       (value) => {

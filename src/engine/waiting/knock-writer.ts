@@ -91,7 +91,13 @@ export class KnockWriter {
       });
       return this.deps.store.insertKnock(request).then(() => {
         this.deps.meetings.knocked(meeting);
-        const entry: LiveRequest = { request, expiresAtMs: now + timeoutMs, lastSeenMs: now, cookie: secret, clientSlot };
+        const entry: LiveRequest = {
+          request,
+          expiresAtMs: now + timeoutMs,
+          lastSeenMs: now,
+          cookie: secret,
+          clientSlot,
+        };
         return { meeting, entry };
       });
     };
