@@ -16,10 +16,20 @@ import type { AsyncContext } from './async-context.js';
  * transaction (and not held already) is refused at once: on SQLite's one connection the unit
  * would wait for a turn whose holder may be waiting for the unit, and neither would ever end.
  */
-/** The keys one operation holds; no longer held once it settled (a timer it started runs in line). */
+/**
+ * The key one operation holds, and those of the live operation it ran in when it started (a
+ * chain, not a copied Set: a knock takes a turn); no longer held once it settled (a timer it
+ * started runs in line).
+ */
 interface Turn {
-  readonly keys: Set<string>;
+  readonly key: string;
+  readonly outer: Turn | null;
   live: boolean;
+}
+
+function holds(turn: Turn | null, key: string): boolean {
+  for (let at = turn; at; at = at.outer) if (at.key === key) return true;
+  return false;
 }
 
 const settled = Promise.resolve();
@@ -43,12 +53,12 @@ export class KeyedQueue {
   }
 
   run<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
-    const outer = this.held.getStore();
-    const holding = outer?.live ? outer.keys : null;
-    if (holding?.has(key)) return settled.then(operation);
+    const current = this.held.getStore();
+    const outer = current?.live ? current : null;
+    if (holds(outer, key)) return settled.then(operation);
     if (this.inTransaction?.())
       return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
-    const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
+    const turn: Turn = { key, outer, live: true };
     // A free key runs the operation now, in the caller's turn of the loop; a busy one after the
     // last in line. One promise for the tail besides the operation's own when it is free.
     const previous = this.tails.get(key);

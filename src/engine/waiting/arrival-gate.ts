@@ -22,8 +22,8 @@ import type { OpenRequests } from './open-requests.js';
 import { plausibleSecret } from './request-secret.js';
 import type { LiveRequest } from './room-queue.js';
 
-/** `next`'s answer, told apart from 'code' whatever it is. */
-const valued = <T>(value: T): { value: T } => ({ value });
+/** The first screening found that the arrival must give the access code: told apart from any answer of `next`. */
+const needsCode: unique symbol = Symbol('access code');
 
 /** An arrival that passed every door, and whether she must wait. */
 export interface Screened {
@@ -76,12 +76,10 @@ export class ArrivalGate {
     const first = turn(() =>
       this.deps.rooms.get(arrival.roomId).then((room) => {
         const screened = this.screenNow(room, arrival, knocking, false);
-        if (screened === 'code') return screened;
-        const value = next(screened);
-        return value instanceof Promise ? value.then(valued) : valued(value);
+        return screened === 'code' ? needsCode : next(screened);
       }),
     );
-    return first.then((found) => (found === 'code' ? this.screenWithCode(arrival, knocking, turn, next) : found.value));
+    return first.then((found) => (found === needsCode ? this.screenWithCode(arrival, knocking, turn, next) : found));
   }
 
   /** The arrival needs the access code: hashed outside the turn, then screened again in a new one. */
