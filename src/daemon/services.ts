@@ -26,6 +26,7 @@ import { MeshSignallingRelay } from '../media/mesh-relay.js';
 import { WaitingRoomService } from '../engine/waiting/waiting-room-service.js';
 import { RoomFamilies } from '../engine/rooms/room-families.js';
 import { databaseFileName } from '../store/database.js';
+import { contextSlot } from '../platform/async-context.js';
 import type { StoreBundle } from './store-bundle.js';
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -144,7 +145,7 @@ async function servicesOn(
   const knockDefer = options.counting?.groupCommit('knocks');
   const transactions = new AsyncTransactions(
     unitOfWork,
-    new AsyncLocalStorage(),
+    contextSlot(),
     knockDefer ? (run) => knockDefer(() => outside(run)) : nextTurn,
   );
   const meetings = new MeetingService(
@@ -161,7 +162,7 @@ async function servicesOn(
       transactions,
       store: stores.waitingRequests,
       // Never taken inside a transaction (keyed-queue.ts): refused at once rather than left to deadlock.
-      turns: new KeyedQueue(new AsyncLocalStorage(), () => transactions.inside),
+      turns: new KeyedQueue(contextSlot(), () => transactions.inside),
       clock,
       policy: config,
       log,
@@ -186,7 +187,7 @@ async function servicesOn(
     transactions,
     waiting,
     rooms,
-    turns: new KeyedQueue(new AsyncLocalStorage()),
+    turns: new KeyedQueue(contextSlot()),
     roomOf: (roomId) => families.roomOf(roomId),
     subgroupsOf: (roomId) => families.subgroupsOf(roomId),
     // The sub-groups' timers and messages to all groups, read at start (the welcome awaits the read).

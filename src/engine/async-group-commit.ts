@@ -19,11 +19,16 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
  * Groups commit one after another, in the order they were taken: a later group (or a
  * transaction that waited for `flush()`) never overtakes an earlier one it could depend on.
  */
-export interface AsyncQueuedWrite<T> {
+export interface AsyncQueuedWrite<T, R = T> {
   /** Store writes only; runs inside the group's transaction. */
   write(): Promise<T> | T;
   /** The group is durable: apply the change to memory. Must not throw or write. */
   committed?(value: T): void;
+  /**
+   * What the caller is answered once the group is durable (its value when absent); a throw
+   * rejects that caller alone. Saves a knock the promise of a `.then` over the answer.
+   */
+  answer?(value: T): R;
   /** The group's transaction failed; nothing of `write` is on disk. */
   failed?(error: unknown): void;
 }
@@ -35,7 +40,38 @@ export interface AsyncQueuedWrite<T> {
  */
 export type AsyncDefer = (run: () => Promise<number>) => void;
 
-type Entry = GroupEntry<AsyncQueuedWrite<unknown>>;
+type Entry = GroupEntry<AsyncQueuedWrite<unknown, unknown>>;
+
+/**
+ * The group's writes one after another, in queue order: one promise for the group and one per
+ * write that answers a promise (a knock's), none for a write that answers at once.
+ */
+function writeAll(group: Entry[]): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const out: unknown[] = [];
+    const from = (start: number): void => {
+      for (let i = start; i < group.length; i += 1) {
+        let value: unknown;
+        try {
+          value = group[i]!.queued.write();
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        if (value instanceof Promise) {
+          value.then((written) => {
+            out.push(written);
+            from(i + 1);
+          }, reject);
+          return;
+        }
+        out.push(value);
+      }
+      resolve(out);
+    };
+    from(0);
+  });
+}
 
 /** A group's transaction: its value once committed, and the promise of its sync to disk when that is still under way (null: done). */
 type AsyncGroupTransaction = <T>(fn: () => Promise<T>) => Promise<{ value: T; durable: Promise<void> | null }>;
@@ -58,8 +94,8 @@ export class AsyncGroupCommit {
     return this.queue.length;
   }
 
-  add<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
-    const promise = new Promise<T>((resolve, reject) => {
+  add<T, R = T>(queued: AsyncQueuedWrite<T, R>): Promise<R> {
+    const promise = new Promise<R>((resolve, reject) => {
       this.queue.push({
         queued,
         resolve: resolve as (v: unknown) => void,
@@ -90,7 +126,9 @@ export class AsyncGroupCommit {
       const group = now ?? this.take();
       return group.length === 0 ? 0 : this.commit(group);
     });
-    this.tail = done.finally(() => (this.underWay -= 1));
+    // Not `finally` (three promises where one does); `done` never rejects: a failed group answers 0.
+    const settle = () => void (this.underWay -= 1);
+    this.tail = done.then(settle, settle);
     return done;
   }
 
@@ -100,18 +138,10 @@ export class AsyncGroupCommit {
     return group;
   }
 
-  private async commit(group: Entry[]): Promise<number> {
-    let values: unknown[];
-    let durable: Promise<void> | null;
-    try {
-      ({ value: values, durable } = await this.transaction(async () => {
-        const out: unknown[] = [];
-        for (const entry of group) out.push(await entry.queued.write());
-        return out;
-      }));
-    } catch (error) {
-      return answerFailed(group, error);
-    }
-    return answerCommitted(group, values, durable);
+  private commit(group: Entry[]): Promise<number> {
+    return this.transaction(() => writeAll(group)).then(
+      ({ value, durable }) => answerCommitted(group, value, durable),
+      (error: unknown) => answerFailed(group, error),
+    );
   }
 }

@@ -28,15 +28,15 @@ interface OpenTransaction {
  * CONTEXT (an AsyncContext: AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
  * once, and a step registered by one must never land in another's lists.
  *
- *   const transactions = new AsyncTransactions(stores.unitOfWork, new AsyncLocalStorage(), (run) => setImmediate(run));
+ *   const transactions = new AsyncTransactions(stores.unitOfWork, contextSlot(), (run) => setImmediate(run));
  *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
  */
 export class AsyncTransactions {
   private readonly group: AsyncGroupCommit;
 
   /**
-   * @param open Which transaction an asynchronous step belongs to: `new AsyncLocalStorage()`,
-   *   given to this object alone.
+   * @param open Which transaction an asynchronous step belongs to: a context given to this object
+   *   alone (`contextSlot()` in the daemon, `new AsyncLocalStorage()` in a test).
    * @param defer When a group of queued writes is committed: the daemon passes setImmediate;
    *   without it every queued write is committed at once.
    */
@@ -58,11 +58,11 @@ export class AsyncTransactions {
   async atomically<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside) return this.unit.run(fn);
     await this.group.flush();
-    return this.outermost(fn);
+    return this.outermost(() => this.unit.run(fn));
   }
 
   /** Queues store writes to share the commit of the others queued in this turn; resolves once durable. */
-  commitGrouped<T>(queued: AsyncQueuedWrite<T>): Promise<T> {
+  commitGrouped<T, R = T>(queued: AsyncQueuedWrite<T, R>): Promise<R> {
     return this.group.add(queued);
   }
 
@@ -85,33 +85,32 @@ export class AsyncTransactions {
   }
 
   /** A group's transaction: its sync to disk off the event loop when the store can (UnitOfWork.runSyncedLater). */
-  private async outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
+  private outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
     const unit = this.unit;
-    if (!unit.runSyncedLater) return { value: await this.outermost(fn), durable: null };
-    let durable: Promise<void> | null = null;
-    const value = await this.outermost(fn, async (work) => {
-      const committed = await unit.runSyncedLater!(work);
-      durable = committed.durable;
-      return committed.value;
-    });
-    return { value, durable };
+    if (unit.runSyncedLater) return this.outermost(() => unit.runSyncedLater!(fn));
+    return this.outermost(() => unit.run(fn)).then((value) => ({ value, durable: null }));
   }
 
-  private async outermost<T>(
-    fn: () => Promise<T>,
-    run: (work: () => Promise<T>) => Promise<T> = (work) => this.unit.run(work),
-  ): Promise<T> {
+  /** Chained rather than awaited: every knock's group commit comes here. */
+  private outermost<R>(run: () => Promise<R>): Promise<R> {
     const open: OpenTransaction = { undo: [], done: [], settled: false };
-    let value: T;
+    let running: Promise<R>;
     try {
-      value = await this.open.run(open, () => run(fn));
+      running = this.open.run(open, run);
     } catch (error) {
-      open.settled = true;
-      for (const step of open.undo.reverse()) step();
-      throw error;
+      running = Promise.reject(error);
     }
-    open.settled = true;
-    for (const step of open.done) step();
-    return value;
+    return running.then(
+      (value) => {
+        open.settled = true;
+        for (const step of open.done) step();
+        return value;
+      },
+      (error: unknown) => {
+        open.settled = true;
+        for (const step of open.undo.reverse()) step();
+        throw error;
+      },
+    );
   }
 }

@@ -7,6 +7,7 @@ export interface GroupEntry<Queued> {
 
 interface Callbacks {
   committed?(value: never): void;
+  answer?(value: never): unknown;
   failed?(error: unknown): void;
 }
 
@@ -25,7 +26,18 @@ export function answerCommitted<Queued extends Callbacks>(
   group.forEach((entry, i) => {
     try {
       (entry.queued.committed as ((value: unknown) => void) | undefined)?.(values[i]);
-      answers.push(() => entry.resolve(values[i]));
+      const queued = entry.queued as { answer?(value: unknown): unknown };
+      answers.push(
+        queued.answer === undefined
+          ? () => entry.resolve(values[i])
+          : () => {
+              try {
+                entry.resolve(queued.answer!(values[i]));
+              } catch (error) {
+                entry.reject(error);
+              }
+            },
+      );
     } catch (error) {
       // A bug in one callback must not leave the rest of the group unanswered.
       entry.reject(error);

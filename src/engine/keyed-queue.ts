@@ -7,7 +7,7 @@ import type { AsyncContext } from './async-context.js';
  * once admit her once, and the second is told she is not waiting any more. Keys are independent:
  * the transitions of different rooms still run at once (PostgreSQL commits them in parallel).
  *
- *   const turns = new KeyedQueue(new AsyncLocalStorage());
+ *   const turns = new KeyedQueue(contextSlot());
  *   await turns.run(roomId, () => admitNow(roomId, requestId));
  *
  * An operation that asks for a key its own context already holds (an admission inside "admit
@@ -16,17 +16,30 @@ import type { AsyncContext } from './async-context.js';
  * transaction (and not held already) is refused at once: on SQLite's one connection the unit
  * would wait for a turn whose holder may be waiting for the unit, and neither would ever end.
  */
-/** The keys one operation holds; no longer held once it settled (a timer it started runs in line). */
+/**
+ * The key one operation holds, and those of the live operation it ran in when it started (a
+ * chain, not a copied Set: a knock takes a turn); no longer held once it settled (a timer it
+ * started runs in line).
+ */
 interface Turn {
-  readonly keys: Set<string>;
+  readonly key: string;
+  readonly outer: Turn | null;
   live: boolean;
 }
+
+function holds(turn: Turn | null, key: string): boolean {
+  for (let at = turn; at; at = at.outer) if (at.key === key) return true;
+  return false;
+}
+
+const settled = Promise.resolve();
 
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
   /**
-   * @param held Which keys an asynchronous step's operation holds: `new AsyncLocalStorage()`, given to this queue alone.
+   * @param held Which keys an asynchronous step's operation holds: a context given to this queue alone
+   *   (`contextSlot()` in the daemon, `new AsyncLocalStorage()` in a test).
    * @param inTransaction Whether the caller runs inside a transaction (AsyncTransactions.inside).
    */
   constructor(
@@ -40,22 +53,31 @@ export class KeyedQueue {
   }
 
   run<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
-    const outer = this.held.getStore();
-    const holding = outer?.live ? outer.keys : null;
-    if (holding?.has(key)) return Promise.resolve().then(operation);
+    const current = this.held.getStore();
+    const outer = current?.live ? current : null;
+    if (holds(outer, key)) return settled.then(operation);
     if (this.inTransaction?.())
       return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
-    const turn: Turn = { keys: new Set(holding ?? []).add(key), live: true };
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.held.run(turn, operation));
-    const tail = result.then(
-      () => void (turn.live = false),
-      () => void (turn.live = false),
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
+    const turn: Turn = { key, outer, live: true };
+    // A free key runs the operation now, in the caller's turn of the loop; a busy one after the
+    // last in line. One promise for the tail besides the operation's own when it is free.
+    const previous = this.tails.get(key);
+    const result = previous ? previous.then(() => this.held.run(turn, operation)) : this.now(turn, operation);
+    const done = () => {
+      turn.live = false;
       if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
+    };
+    const tail: Promise<void> = result.then(done, done);
+    this.tails.set(key, tail);
     return result;
+  }
+
+  private now<T>(turn: Turn, operation: () => Promise<T> | T): Promise<T> {
+    try {
+      const value = this.held.run(turn, operation);
+      return value instanceof Promise ? value : Promise.resolve(value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }

@@ -36,7 +36,9 @@ export class Listeners<Args extends readonly unknown[]> {
   }
 
   emit(...args: Args): void {
-    void this.emitSettled(...args);
+    // No promise when no listener returns one: an event is told on every knock.
+    const pending = this.tell(args);
+    if (pending) void Promise.all(pending);
   }
 
   /**
@@ -44,17 +46,23 @@ export class Listeners<Args extends readonly unknown[]> {
    * it caused is on disk). Never rejects.
    */
   async emitSettled(...args: Args): Promise<void> {
-    // A copy: a listener may unsubscribe itself or another while the event is told.
+    const pending = this.tell(args);
+    if (pending) await Promise.all(pending);
+  }
+
+  /** Runs every listener; the promises of those that returned one, each logging its own failure. */
+  private tell(args: Args): Promise<unknown>[] | null {
     const failed = (err: unknown) => this.log.error({ err, event: this.event }, `a listener of "${this.event}" failed`);
-    const pending: Promise<unknown>[] = [];
+    let pending: Promise<unknown>[] | null = null;
+    // A copy: a listener may unsubscribe itself or another while the event is told.
     for (const listener of [...this.listeners]) {
       try {
         const result = listener(...args);
-        if (result instanceof Promise) pending.push(result.catch(failed));
+        if (result instanceof Promise) (pending ??= []).push(result.catch(failed));
       } catch (err) {
         failed(err);
       }
     }
-    await Promise.all(pending);
+    return pending;
   }
 }

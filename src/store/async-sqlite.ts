@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AsyncPort } from '../engine/async-port.js';
 import type { AsyncStores } from '../engine/async-ports.js';
 import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
@@ -12,6 +11,9 @@ import { SqliteWaitingRequestStore } from './waiting-request-store.js';
 import { WalSync } from './wal-sync.js';
 import { SqliteWriteProbe } from './write-probe.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
+import { contextSlot } from '../platform/async-context.js';
+
+const settled = Promise.resolve();
 
 /**
  * The asynchronous unit of work on SQLite's one connection (issue 34 point 2). A better-sqlite3
@@ -23,8 +25,11 @@ import type { WriteProbe } from '../engine/health/readiness.js';
  * unit's turn does not wait for that sync.
  */
 class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
-  private readonly inside = new AsyncLocalStorage<number>();
+  private readonly inside = contextSlot<number>();
   private turn: Promise<unknown> = Promise.resolve();
+  /** Units open and calls waiting for their turn. */
+  private busy = 0;
+  private readonly release = (): void => void (this.busy -= 1);
   private savepoints = 0;
   private readonly wal: WalSync;
 
@@ -32,12 +37,32 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     this.wal = new WalSync(db);
   }
 
-  /** Runs `call` when no unit is open, or at once inside the caller's own unit. */
+  /**
+   * Runs `call` when no unit is open, or at once inside the caller's own unit. With nothing open
+   * or waiting it runs now rather than a microtask later (one promise, not two: a knock's reads
+   * of its room and its meeting come here); order among callers stays the order of their calls.
+   */
   exclusive<T>(call: () => Promise<T> | T): Promise<T> {
     if (this.inside.getStore() !== undefined) return Promise.resolve(call());
+    if (this.busy === 0) return this.now(call);
+    this.busy += 1;
     const result = this.turn.then(call);
-    this.turn = result.catch(() => undefined);
+    this.turn = result.then(this.release, this.release);
     return result;
+  }
+
+  /** `call` with no unit open and none waiting: a store call answers at once, a unit holds the turn until it settled. */
+  private now<T>(call: () => Promise<T> | T): Promise<T> {
+    let value: Promise<T> | T;
+    try {
+      value = call();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!(value instanceof Promise)) return Promise.resolve(value);
+    this.busy += 1;
+    this.turn = value.then(this.release, this.release);
+    return value;
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
@@ -46,13 +71,15 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     return this.exclusive(() => this.transaction(work));
   }
 
-  async runSyncedLater<T>(work: () => Promise<T>): Promise<SyncedLater<T>> {
+  runSyncedLater<T>(work: () => Promise<T>): Promise<SyncedLater<T>> {
     // Inside another unit the sync is the outer one's; closing, no sync is left running.
     if (this.inside.getStore() !== undefined || !this.wal.available)
-      return { value: await this.run(work), durable: Promise.resolve() };
+      return this.run(work).then((value) => ({ value, durable: settled }));
     // NORMAL holds only while this unit is open: every other unit and store call waits for its turn.
-    const value = await this.exclusive(() => this.wal.atNormal(() => this.transaction(work)));
-    return { value, durable: this.wal.sync() };
+    return this.exclusive(() => this.wal.atNormal(() => this.transaction(work))).then((value) => ({
+      value,
+      durable: this.wal.sync(),
+    }));
   }
 
   /** No sync after this one; the WAL's descriptor is closed once the last sync under way returned. */
@@ -60,16 +87,38 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     this.wal.close();
   }
 
-  private async transaction<T>(work: () => Promise<T>): Promise<T> {
-    this.db.exec('BEGIN IMMEDIATE');
+  /** BEGIN ... COMMIT around `work`, chained rather than awaited: every knock's group commit comes here. */
+  private transaction<T>(work: () => Promise<T>): Promise<T> {
     try {
-      const value = await this.inside.run(0, work);
-      this.db.exec('COMMIT');
-      return value;
+      this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      throw err;
+      return Promise.reject(err);
     }
+    let running: Promise<T>;
+    try {
+      running = this.inside.run(0, work);
+    } catch (err) {
+      running = Promise.reject(err);
+    }
+    return running.then(
+      (value) => {
+        try {
+          this.db.exec('COMMIT');
+        } catch (err) {
+          this.rollback();
+          throw err;
+        }
+        return value;
+      },
+      (err: unknown) => {
+        this.rollback();
+        throw err;
+      },
+    );
+  }
+
+  private rollback(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 
   private async nested<T>(work: () => Promise<T>, depth: number): Promise<T> {

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../platform/async-context.js';
 import type { AsyncCompatStore } from './async-store.js';
 import type { CompatMeeting } from './model.js';
 import { OpenMeetings } from './open-meetings.js';
@@ -20,7 +20,7 @@ import { OpenMeetings } from './open-meetings.js';
 export class CachedCompatStore implements AsyncCompatStore {
   private readonly open = new OpenMeetings();
   /** Memory changes waiting for the outermost transaction of this async context to commit. */
-  private readonly pending = new AsyncLocalStorage<(() => void)[]>();
+  private readonly pending = contextSlot<(() => void)[]>();
 
   private constructor(private readonly inner: AsyncCompatStore) {}
 

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../platform/async-context.js';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Clock } from '../../engine/clock.js';
 import { KeyedQueue } from '../../engine/keyed-queue.js';
@@ -85,8 +85,8 @@ export class CompatMeetings {
    * `openOrCreate`): the writes await the store, so two calls on one meeting (two creates of one
    * meetingID, an `end` and the sweep) would otherwise interleave where they ran one after the other.
    */
-  private readonly ending = new KeyedQueue(new AsyncLocalStorage());
-  private readonly creating = new KeyedQueue(new AsyncLocalStorage());
+  private readonly ending = new KeyedQueue(contextSlot());
+  private readonly creating = new KeyedQueue(contextSlot());
 
   constructor(private readonly deps: CompatMeetingsDeps) {}
 

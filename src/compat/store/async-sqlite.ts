@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../platform/async-context.js';
 import type { AsyncCompatStore } from '../confapi/async-store.js';
 import type { CallbackJob } from '../confapi/model.js';
 import { toCallback, type CallbackRow, type SqliteCompatStore } from './compat-store.js';
@@ -11,7 +11,7 @@ import { toCallback, type CallbackRow, type SqliteCompatStore } from './compat-s
  * back with it). A transaction inside another is a savepoint (as the engine's async-sqlite.ts).
  */
 class Turns {
-  private readonly inside = new AsyncLocalStorage<number>();
+  private readonly inside = contextSlot<number>();
   private turn: Promise<unknown> = Promise.resolve();
   private savepoints = 0;
 

@@ -22,6 +22,9 @@ import type { OpenRequests } from './open-requests.js';
 import { plausibleSecret } from './request-secret.js';
 import type { LiveRequest } from './room-queue.js';
 
+/** The first screening found that the arrival must give the access code: told apart from any answer of `next`. */
+const needsCode: unique symbol = Symbol('access code');
+
 /** An arrival that passed every door, and whether she must wait. */
 export interface Screened {
   readonly room: Room;
@@ -63,17 +66,29 @@ export class ArrivalGate {
    * between the screening and `next`). A code is hashed outside the turn (scrypt off the loop must
    * not hold the room up); then the arrival is screened again in a new turn.
    */
-  async screen<T>(
+  screen<T>(
     arrival: Arrival,
     knocking: boolean,
     turn: <R>(operation: () => Promise<R>) => Promise<R>,
     next: (screened: Screened) => T | Promise<T>,
   ): Promise<T> {
-    const first = await turn(async () => {
-      const screened = this.screenNow(await this.deps.rooms.get(arrival.roomId), arrival, knocking, false);
-      return screened === 'code' ? screened : { value: await next(screened) };
-    });
-    if (first !== 'code') return first.value;
+    // Chained, not awaited: every arrival (a knock above all) passes here, and each await is a promise more.
+    const first = turn(() =>
+      this.deps.rooms.get(arrival.roomId).then((room) => {
+        const screened = this.screenNow(room, arrival, knocking, false);
+        return screened === 'code' ? needsCode : next(screened);
+      }),
+    );
+    return first.then((found) => (found === needsCode ? this.screenWithCode(arrival, knocking, turn, next) : found));
+  }
+
+  /** The arrival needs the access code: hashed outside the turn, then screened again in a new one. */
+  private async screenWithCode<T>(
+    arrival: Arrival,
+    knocking: boolean,
+    turn: <R>(operation: () => Promise<R>) => Promise<R>,
+    next: (screened: Screened) => T | Promise<T>,
+  ): Promise<T> {
     const room = await this.deps.rooms.get(arrival.roomId);
     if (room) await this.screening.checkAccessCode(room, arrival);
     return turn(async () =>

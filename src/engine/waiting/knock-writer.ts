@@ -10,7 +10,8 @@ import type { OpenRequests } from './open-requests.js';
 import type { RequestDecisions, RequestDecisionsDeps } from './request-decisions.js';
 import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret } from './request-secret.js';
-import type { LiveRequest } from './room-queue.js';
+import type { ClientSlot, LiveRequest, RoomQueue } from './room-queue.js';
+import type { Meeting } from '../meetings/meeting.js';
 import { newWaitingRequest } from './waiting-request.js';
 import type { KnockResult, WaitingCounter } from './waiting-room-types.js';
 
@@ -25,6 +26,11 @@ export interface KnockWriterDeps {
   readonly counter?: WaitingCounter;
 }
 
+/** A queued knock: her answer, settled once its group commit is durable. */
+export interface Queued {
+  readonly answer: Promise<KnockResult>;
+}
+
 /**
  * A knock that must wait: written with the other knocks of its turn in one group commit, and
  * known to memory, polls and moderators only once that commit is durable.
@@ -34,9 +40,10 @@ export class KnockWriter {
 
   /**
    * Her request, queued for the group commit (no await before it but the settling of a full room),
-   * so the knocks of one turn share a commit.
+   * so the knocks of one turn share a commit. Answers at once unless the room is full: no promise
+   * that only forwards (a knock is the service's hottest write).
    */
-  async queue(arrival: Arrival, screened: Screened): Promise<{ answer: Promise<KnockResult> }> {
+  queue(arrival: Arrival, screened: Screened): Queued | Promise<Queued> {
     const roomId = screened.room.roomId;
     const current = this.deps.meetings.current(roomId);
     const existingQueue = current ? this.deps.requests.queueOf(current) : undefined;
@@ -50,43 +57,58 @@ export class KnockWriter {
     const clientSlot = this.deps.requests.checkClient(roomId, arrival.clientKey, arrival.clientNetwork ?? null);
     // At the cap, first free the places of requests that are due to expire or close anyway.
     if (current && existingQueue && this.deps.requests.full(roomId, existingQueue))
-      await this.deps.decisions.settle(current, existingQueue);
+      return this.deps.decisions
+        .settle(current, existingQueue)
+        .then(() => this.enqueue(screened, previous, clientSlot, existingQueue));
+    return this.enqueue(screened, previous, clientSlot, existingQueue);
+  }
+
+  private enqueue(
+    screened: Screened,
+    previous: LiveRequest | undefined,
+    clientSlot: ClientSlot,
+    existingQueue: RoomQueue | undefined,
+  ): Queued {
+    const roomId = screened.room.roomId;
     this.deps.requests.ensureRoom(roomId, existingQueue);
     const pending = this.deps.requests.hold(roomId, clientSlot);
     const secret = newSecret();
     const timeoutMs = screened.room.waitingRoomTimeoutSecs * 1000;
+    // The request row and what memory learns once it is durable.
+    const insert = (meeting: Meeting) => {
+      // The knock's time is when it is written: the request and its timeline entry (which the
+      // store derives from the request) share it, as the entry used to take the time of its write.
+      const now = this.nowMs();
+      const request = newWaitingRequest({
+        requestId: newRequestId(now),
+        meetingId: meeting.meetingId,
+        secretHash: hashSecret(secret),
+        name: screened.name,
+        note: screened.note,
+        avatarUrl: screened.claims?.avatar ?? null,
+        nowMs: now,
+        timeoutMs,
+      });
+      return this.deps.store.insertKnock(request).then(() => {
+        this.deps.meetings.knocked(meeting);
+        const entry: LiveRequest = {
+          request,
+          expiresAtMs: now + timeoutMs,
+          lastSeenMs: now,
+          cookie: secret,
+          clientSlot,
+        };
+        return { meeting, entry };
+      });
+    };
     // Written with the other knocks of this turn in one commit; she is told "waiting" only once
     // it is durable, and moderators see her only then (memory is updated after the commit).
     // Queued now, answered later: the caller's turn of the room ends before the group commits.
-    const written = this.deps.transactions.commitGrouped({
-      write: async () => {
+    const answer = this.deps.transactions.commitGrouped({
+      write: () => {
         if (pending.cancelled) return null;
-        const meeting = await this.deps.meetings.ensure(roomId);
-        // The knock's time is when it is written: the request and its timeline entry (which the
-        // store derives from the request) share it, as the entry used to take the time of its write.
-        const now = this.nowMs();
-        const request = newWaitingRequest({
-          requestId: newRequestId(now),
-          meetingId: meeting.meetingId,
-          secretHash: hashSecret(secret),
-          name: screened.name,
-          note: screened.note,
-          avatarUrl: screened.claims?.avatar ?? null,
-          nowMs: now,
-          timeoutMs,
-        });
-        await this.deps.store.insertKnock(request);
-        this.deps.meetings.knocked(meeting);
-        return {
-          meeting,
-          entry: {
-            request,
-            expiresAtMs: now + timeoutMs,
-            lastSeenMs: now,
-            cookie: secret,
-            clientSlot,
-          } satisfies LiveRequest,
-        };
+        const open = this.deps.meetings.current(roomId);
+        return open ? insert(open) : this.deps.meetings.ensure(roomId).then(insert);
       },
       committed: (done) => {
         this.deps.requests.settled(roomId, pending, !done);
@@ -99,10 +121,10 @@ export class KnockWriter {
         this.deps.notify(roomId, done.meeting, [done.entry.request], []);
       },
       failed: () => this.deps.requests.settled(roomId, pending, true),
-    });
-    const answer = written.then((done): KnockResult => {
-      if (!done) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
-      return { status: 'waiting', requestId: done.entry.request.requestId, secret };
+      answer: (done): KnockResult => {
+        if (!done) throw new EngineError('room_not_found', `no room has room_id ${roomId}`);
+        return { status: 'waiting', requestId: done.entry.request.requestId, secret };
+      },
     });
     return { answer };
   }

@@ -61,7 +61,7 @@ import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting } from '../meetings/meeting.js';
 import { effectiveMode, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
-import { KnockWriter } from './knock-writer.js';
+import { KnockWriter, type Queued } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
 import { RequestDecisions, type ChangeDetail } from './request-decisions.js';
 import { plausibleSecret } from './request-secret.js';
@@ -160,16 +160,15 @@ export class WaitingRoomService {
     );
   }
 
-  async knock(arrival: Arrival): Promise<KnockResult> {
+  knock(arrival: Arrival): Promise<KnockResult> {
     // The turn ends once the knock is queued for its group: the knocks of one room share a commit.
-    const queued = await this.gate.screen(arrival, true, this.turnOf(arrival.roomId), (screened) =>
-      this.queueKnock(arrival, screened),
-    );
-    return queued.answer;
+    return this.gate
+      .screen(arrival, true, this.turnOf(arrival.roomId), (screened) => this.queueKnock(arrival, screened))
+      .then((queued) => queued.answer);
   }
 
-  private async queueKnock(arrival: Arrival, screened: Screened): Promise<{ answer: Promise<KnockResult> }> {
-    if (!screened.wait) return { answer: Promise.resolve(await this.enter(screened)) };
+  private queueKnock(arrival: Arrival, screened: Screened): Queued | Promise<Queued> {
+    if (!screened.wait) return this.enter(screened).then((joined) => ({ answer: Promise.resolve(joined) }));
     return this.knocks.queue(arrival, screened);
   }
 

@@ -167,3 +167,40 @@ t.test("two stores' writes in one unit are one durable commit; a failing unit le
   t.equal((await stores.meetings.getMeeting('m1'))?.endedAt, null, 'the update was rolled back');
   t.equal(await stores.rooms.get('r2'), null, 'the second room was rolled back');
 });
+
+// A store call with nothing open runs at once (one promise, not two): it must still wait while a
+// unit is open, or it would read that unit's uncommitted rows and be rolled back with it.
+t.test(
+  'a store call made while a unit is open waits for it and is not part of it; with none open it runs at once',
+  async (t) => {
+    const { db, stores } = open(t);
+    const select = db.prepare('SELECT room_id FROM rooms WHERE room_id = ?');
+    const rowOf = (roomId: string) => select.get(roomId);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const unit = stores.unitOfWork.run(async () => {
+      await stores.rooms.insert(room('inside'));
+      await held;
+      throw new Error('rolled back');
+    });
+    unit.catch(() => undefined);
+    await turns(1);
+    const read = stores.rooms.get('inside');
+    const written = stores.rooms.insert(room('outside'));
+    let answered = false;
+    void read.then(() => (answered = true));
+    await turns(3);
+    t.notOk(answered, 'the read waits for the open unit');
+    t.notOk(rowOf('outside'), 'so does the write');
+
+    release();
+    await t.rejects(unit, /rolled back/);
+    t.equal(await read, null, "the read sees what was committed: not the unit's room");
+    t.equal(await written, true);
+    t.ok(rowOf('outside'), 'the write outside the unit stands: it was not rolled back with it');
+
+    const now = stores.rooms.insert(room('at-once'));
+    t.ok(rowOf('at-once'), 'with nothing open or waiting the call ran before answering');
+    t.equal(await now, true);
+  },
+);

@@ -119,3 +119,37 @@ t.test('a decision asked for inside a transaction is refused at once, and decide
   t.same(await f.kinds(), ['knock']);
   t.same(await f.waiting.admit('r1', requestId, api()), { admitted: 1 }, 'the same decision outside one is applied');
 });
+
+// The knock's path chains its steps instead of awaiting them (fewer promises per knock): its
+// screening and its place in the group commit must still happen in the room's turn, after the
+// decision that holds it, and the knocks must keep their order.
+t.test(
+  "two knocks of room A while a decision holds A's turn: both wait for it, then are written in knock order",
+  async (t) => {
+    const { store, engine, mod, waiting } = await scene();
+    store.holding = true;
+    const admitted = engine.waiting.admit('a', waiting.get('a')!, mod('a'));
+    const second = engine.waiting.knock(arrive('a', 'Second', { clientKey: '198.51.100.20' }));
+    const third = engine.waiting.knock(arrive('a', 'Third', { clientKey: '198.51.100.21' }));
+    const other = engine.waiting.knock(arrive('b', 'Elsewhere', { clientKey: '198.51.100.22' }));
+    t.match(await other, { status: 'waiting' }, "room B's knock is answered meanwhile");
+    t.notOk(await settledNow(second), 'the first knock of A waits for the decision holding its turn');
+    t.notOk(await settledNow(third), 'and so does the second');
+    t.same(
+      [...store.requests.values()].filter((r) => r.name === 'Second' || r.name === 'Third'),
+      [],
+      'neither is written while the turn is held',
+    );
+
+    store.open();
+    t.same(await admitted, { admitted: 1 });
+    const [a, b] = [await second, await third];
+    t.match(a, { status: 'waiting' });
+    t.match(b, { status: 'waiting' });
+    t.same(
+      (await engine.waiting.list('a', mod('a'))).map((item) => item.name),
+      ['Second', 'Third'],
+      'the first guest was admitted; the two knocks wait in the order they came',
+    );
+  },
+);
