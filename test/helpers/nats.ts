@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
-import { postgresBinDir } from './postgres.js';
+import { postgresSkip } from './postgres.js';
 import { freePort, until } from './net.js';
 
 export const natsServerBin = '/usr/sbin/nats-server';
@@ -54,7 +54,6 @@ export async function startNats(t: Test): Promise<NatsServer> {
 export function clusterTest(name: string, fn: (t: Test) => Promise<void>): void {
   if (!existsSync(natsServerBin))
     t.test(name, { skip: `nats-server is not installed (${natsServerBin}, Debian package nats-server)` }, () => {});
-  else if (postgresBinDir() === null)
-    t.test(name, { skip: 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)' }, () => {});
+  else if (postgresSkip() !== null) t.test(name, { skip: postgresSkip()! }, () => {});
   else t.test(name, fn);
 }

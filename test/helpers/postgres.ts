@@ -68,7 +68,15 @@ export async function freshDatabase(t: Test): Promise<PostgresDatabase> {
  * (tap counts it), so a run without them says how many PostgreSQL tests it did not run.
  */
 export function postgresTest(name: string, fn: (t: Test) => Promise<void>): void {
-  if (postgresBinDir() === null)
-    t.test(name, { skip: 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)' }, () => {});
+  const skip = postgresSkip();
+  if (skip) t.test(name, { skip }, () => {});
   else t.test(name, fn);
+}
+
+/** Why this run has no PostgreSQL (the skip reason tap reports), or null when it has one. */
+export function postgresSkip(): string | null {
+  if (postgresBinDir() !== null) return null;
+  return process.env.MEET_TEST_POSTGRES === 'sqlite-only'
+    ? 'test:fast runs SQLite only; npm test runs the PostgreSQL half too'
+    : 'PostgreSQL is not installed (/usr/lib/postgresql/*/bin)';
 }
