@@ -5,32 +5,18 @@
 // After a kill -9 of the owner the other node owns the room within seconds at a higher epoch
 // (its lock went with the process), and the waiting requests knocked before are still in
 // PostgreSQL, in their order.
-import { dataDirFor } from '../../helpers/api.js';
-import { apiOf, startDaemon, stopDaemon } from '../../helpers/daemon.js';
-import { clusterTest, startNats } from '../../helpers/nats.js';
-import { freePorts, until } from '../../helpers/net.js';
-import { freshDatabase } from '../../helpers/postgres.js';
+import { startTwoNodes } from '../../helpers/cluster-nodes.js';
+import { apiOf, stopDaemon } from '../../helpers/daemon.js';
+import { clusterTest } from '../../helpers/nats.js';
+import { until } from '../../helpers/net.js';
 import { Browser, createRoom, names, waitingApi } from '../../helpers/waiting.js';
 import { call, rooms } from '../../helpers/api.js';
 import postgres from 'postgres';
 
 clusterTest('one owner per room: the other node answers 421 naming it, and takes over after a kill -9', async (t) => {
-  const nats = await startNats(t);
-  const db = await freshDatabase(t);
+  const { a, b, db } = await startTwoNodes(t);
   const sql = postgres({ ...db.options, onnotice: () => {} });
   t.teardown(() => sql.end({ timeout: 5 }));
-  const [portA, portB] = await freePorts(2);
-  const env = (nodeId: string, port: number) => ({
-    SERVICE_DATABASE_URL: db.url,
-    SERVICE_NATS_URL: nats.url,
-    SERVICE_NODE_ID: nodeId,
-    SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
-    COMPAT_ENABLED: 'false',
-  });
-  const a = await startDaemon({ dataDir: dataDirFor(t), env: env('node-a', portA) });
-  t.teardown(() => stopDaemon(a, 'SIGKILL'));
-  const b = await startDaemon({ dataDir: dataDirFor(t), env: env('node-b', portB) });
-  t.teardown(() => stopDaemon(b, 'SIGKILL'));
   // One database, one first admin token: written into the data directory of whichever node issued it.
   const token = a.adminToken || b.adminToken;
   const nodeA = { api: apiOf(a.url, token), adminToken: token };

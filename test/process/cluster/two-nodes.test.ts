@@ -7,8 +7,9 @@
 // reach too (69, naming host and port).
 import { dataDirFor } from '../../helpers/api.js';
 import { runMeetctl, startDaemon, stopDaemon, type Daemon } from '../../helpers/daemon.js';
-import { clusterTest, startNats } from '../../helpers/nats.js';
-import { freePort, freePorts, until } from '../../helpers/net.js';
+import { startTwoNodes } from '../../helpers/cluster-nodes.js';
+import { clusterTest } from '../../helpers/nats.js';
+import { freePort, until } from '../../helpers/net.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 
 interface ReadyBody {
@@ -20,21 +21,8 @@ interface ReadyBody {
 const readyz = async (daemon: Daemon) => (await fetch(`${daemon.url}/readyz`)).json() as Promise<ReadyBody>;
 
 clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a cluster', async (t) => {
-  const nats = await startNats(t);
-  const db = await freshDatabase(t);
-  const [portA, portB] = await freePorts(2);
-  const env = (nodeId: string, port: number) => ({
-    SERVICE_DATABASE_URL: db.url,
-    SERVICE_NATS_URL: nats.url,
-    SERVICE_NODE_ID: nodeId,
-    SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
-    // The compat listener is not part of this test: it would want a port of its own per node.
-    COMPAT_ENABLED: 'false',
-  });
-  const a = await startDaemon({ dataDir: dataDirFor(t), env: env('node-a', portA) });
-  t.teardown(() => stopDaemon(a, 'SIGKILL'));
-  const b = await startDaemon({ dataDir: dataDirFor(t), env: env('node-b', portB) });
-  t.teardown(() => stopDaemon(b, 'SIGKILL'));
+  const { a, b, db, env, ports } = await startTwoNodes(t);
+  const [portA, portB] = ports;
 
   for (const [daemon, id] of [
     [a, 'node-a'],

@@ -16,25 +16,12 @@ import { engineMigrationSteps, engineSchema } from '../../../src/store/postgres/
 import { postgresStores } from '../../../src/store/postgres/stores.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { freshDatabase, postgresTest } from '../../helpers/postgres.js';
+import { waitingRoomFixture } from '../../helpers/room-fixture.js';
 
 const at = '2030-01-01T09:00:00.000Z';
 const room = (roomId: string, parentRoomId: string | null = null): Room => ({
-  roomId,
-  name: 'Room',
-  waitingRoom: 'all',
-  waitingRoomMode: 'approval',
-  waitingRoomTimeoutSecs: 600,
-  moderatorLinkTtlSecs: 3600,
-  accessCodeHash: null,
+  ...waitingRoomFixture(roomId),
   parentRoomId,
-  entry: 'open',
-  unlisted: false,
-  moderatorSuccession: false,
-  ephemeral: false,
-  micsOffOnEntry: false,
-  ownerAccountId: null,
-  createdAt: at,
-  updatedAt: at,
 });
 const meeting = (meetingId: string, roomId: string): Meeting => ({
   meetingId,
@@ -153,7 +140,7 @@ postgresTest('A claims (epoch 1), B takes over (epoch 2): A is refused and write
   t.same((await admin`SELECT count(*)::int AS n FROM timeline_entries`)[0]!.n, 0);
   t.same(
     (await admin`SELECT name FROM rooms ORDER BY room_id`).map((r) => r.name),
-    ['Room', 'Room'],
+    ['Room group-1', 'Room room-1'],
   );
 
   await b.stores.unitOfWork.run(async () => {
