@@ -59,7 +59,7 @@ export async function openEngine(
   config: Config,
   clock: Clock,
   log: Logger,
-  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog' | 'clusterView'> &
+  options: Pick<EngineAppOptions, 'readinessChecks' | 'accessLog' | 'clusterView' | 'schemas'> &
     Pick<ServicesOptions, 'media' | 'scheduler' | 'counting' | 'passwordCost'> & {
       /** The meeting-API tenant whose meeting a room holds, for the `end` line (the compat module starts after the engine). */
       readonly tenantOf?: (roomId: string) => string | null;

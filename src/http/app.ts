@@ -22,6 +22,7 @@ import type { OidcSettings } from './auth/oidc-client.js';
 import { engineFamily, installAccessLog, type AccessLogOptions } from '../platform/access-log.js';
 import { lazyRequestLogger, withoutRequestLines } from '../platform/request-logger.js';
 import { validatorOptions } from './validation.js';
+import { LazySchemas } from './lazy-schemas.js';
 
 export const bodyLimitBytes = 64 * 1024;
 
@@ -47,6 +48,8 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly clusterView?: () => Promise<Record<string, unknown>>;
   /** A clustered node's rooms (issue 35 stage 2): room addresses served by their owner only; absent on a single node. */
   readonly roomGate?: RoomGate;
+  /** Compiles the routes' schemas on first use (absent: a new one); a test passes its own to compile them all. */
+  readonly schemas?: LazySchemas;
 }
 
 export async function buildEngineApp(
@@ -63,6 +66,7 @@ export async function buildEngineApp(
     oidc = null,
     clusterView,
     roomGate,
+    schemas = new LazySchemas(),
     ...fastifyOptions
   } = options;
   const app = Fastify({
@@ -76,6 +80,7 @@ export async function buildEngineApp(
     return503OnClosing: true,
     // Routes declare their bodies and queries as schemas; a value is taken as sent or refused (validation.ts).
     ajv: validatorOptions,
+    schemaController: { compilersFactory: schemas.compilersFactory },
     forceCloseConnections: 'idle',
     // A URL that cannot be decoded: Fastify's own answer echoes the URL and skips the hooks.
     frameworkErrors: (error, request, reply) => {

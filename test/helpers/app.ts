@@ -5,6 +5,7 @@ import type { ScryptCost } from '../../src/engine/accounts/password.js';
 import { openEngine, type Engine } from '../../src/daemon/engine.js';
 import { loggerOptions } from '../../src/daemon/logger.js';
 import { systemClock } from '../../src/daemon/services.js';
+import type { LazySchemas } from '../../src/http/lazy-schemas.js';
 import { dataDirFor, type Server, type Tap } from './api.js';
 import { memoryLog } from './memory-log.js';
 import { sqliteStore, type ServiceStore } from './service-stores.js';
@@ -49,6 +50,8 @@ export async function appFor(
     listen?: boolean;
     /** A cheap scrypt cost for tests that set and check many passwords (the service's own otherwise). */
     passwordCost?: ScryptCost;
+    /** Compiles the listener's schemas on first use; a test passes its own to see or force the compiles. */
+    schemas?: LazySchemas;
   } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
@@ -61,6 +64,7 @@ export async function appFor(
   const { services, app } = await openEngine(config, options.clock ?? systemClock, log, {
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
+    ...(options.schemas ? { schemas: options.schemas } : {}),
   });
   let closed: Promise<void> | null = null;
   const close = () =>

@@ -47,7 +47,18 @@ export const layers: readonly Layer[] = [
   {
     folder: 'http/',
     mayImport: [platform, 'protocol/', 'engine/', 'config/'],
-    packages: ['fastify', '@fastify/static', '@fastify/websocket', 'ws', 'cookie', 'typebox', 'openid-client', node],
+    packages: [
+      'fastify',
+      '@fastify/static',
+      '@fastify/websocket',
+      '@fastify/ajv-compiler',
+      '@fastify/fast-json-stringify-compiler',
+      'ws',
+      'cookie',
+      'typebox',
+      'openid-client',
+      node,
+    ],
   },
   {
     folder: 'compat/',
