@@ -62,13 +62,17 @@ async function openPeople(page: Page, section: Locator, people: string): Promise
   await section.waitFor();
 }
 
-/** Clicks until `done` shows (a control that just appeared under the pointer ignores clicks for 500 ms). */
+/**
+ * Clicks until `done` shows (a control that just appeared under the pointer ignores clicks for 500 ms).
+ * Bounded by time, not by a count of tries: on a loaded machine 20 tries of 300 ms ran out (CI 40).
+ */
 async function clickUntil(control: Locator, done: Locator): Promise<void> {
-  for (let i = 0; i < 20 && !(await done.isVisible()); i += 1) {
-    await control.click().catch(() => {});
-    await done.waitFor({ timeout: 300 }).catch(() => {});
+  const until = Date.now() + 20_000;
+  while (Date.now() < until && !(await done.isVisible())) {
+    await control.click({ timeout: 2_000 }).catch(() => {});
+    await done.waitFor({ timeout: 500 }).catch(() => {});
   }
-  await done.waitFor({ timeout: 1000 });
+  await done.waitFor({ timeout: 5_000 });
 }
 
 if (!inLoopbackNamespace(t, import.meta.url)) {
