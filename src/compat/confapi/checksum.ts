@@ -39,12 +39,16 @@ export function checksumMatches(
 }
 
 /**
- * Below this many characters of signed text, hashing `call + text + secret` in one call is cheaper
- * than copying a prepared hash state (a Hash object costs about 2 µs to copy, measured on
- * Node 20; one SHA block of 64 bytes far less). From here on, the copy wins and keeps winning:
- * the text is hashed once, not once per secret.
+ * From this many characters of signed text (call name + query) on, each secret copies a hash
+ * state prepared over the text instead of hashing `call + text + secret` in one call. Measured
+ * on Node 20 (issue 36, every algorithm, a 43-character secret, fastest of 15 rounds): a copy
+ * finished with the secret costs about 0.8-1.0 µs whatever the text's length, three calls into
+ * the crypto binding and a Hash object; the one-shot `hash()` costs 0.75 µs for 64 characters
+ * and grows with each block, past the copy from about 200-250 characters (1.25 µs at 320 for
+ * SHA-256, 1.5-2.3 µs for SHA-384/512). A Moodle create (welcome text, logout URL, its
+ * meta_bbb-* pairs) runs to several hundred characters; getMeetingInfo and the like stay one call.
  */
-export const prefixCopyFromBytes = 512;
+export const prefixCopyFromBytes = 256;
 
 /**
  * One call's checksum, read once and then tried against secrets one at a time: the hex is
