@@ -41,14 +41,13 @@ export function checksumMatches(
 /**
  * From this many characters of signed text (call name + query) on, each secret copies a hash
  * state prepared over the text instead of hashing `call + text + secret` in one call. Measured
- * on Node 20 (issue 36, every algorithm, a 43-character secret, fastest of 15 rounds): a copy
- * finished with the secret costs about 0.8-1.0 µs whatever the text's length, three calls into
- * the crypto binding and a Hash object; the one-shot `hash()` costs 0.75 µs for 64 characters
- * and grows with each block, past the copy from about 200-250 characters (1.25 µs at 320 for
- * SHA-256, 1.5-2.3 µs for SHA-384/512). A Moodle create (welcome text, logout URL, its
- * meta_bbb-* pairs) runs to several hundred characters; getMeetingInfo and the like stay one call.
+ * on Node 20 (issue 36): alone, a copy finished with the secret costs 0.8-1.0 µs whatever the
+ * length and the one-shot `hash()` passes it from about 250 characters; but in the search
+ * (500 copies per call leave 500 Hash objects with native handles to collect, the likely reason)
+ * searched creates over 1,000 tenants (separate processes, alternated) cost the same either way at
+ * 300 and 450 characters and 25-40% less with the copy at 1,200. So the copy starts at 512.
  */
-export const prefixCopyFromBytes = 256;
+export const prefixCopyFromBytes = 512;
 
 /**
  * One call's checksum, read once and then tried against secrets one at a time: the hex is
