@@ -10,7 +10,7 @@ import type { OpenRequests } from './open-requests.js';
 import type { RequestDecisions, RequestDecisionsDeps } from './request-decisions.js';
 import { newRequestId } from './request-id.js';
 import { hashSecret, newSecret } from './request-secret.js';
-import type { ClientSlot, LiveRequest, RoomQueue } from './room-queue.js';
+import { liveRequest, type ClientSlot, type LiveRequest, type RoomQueue } from './room-queue.js';
 import type { Meeting } from '../meetings/meeting.js';
 import { newWaitingRequest } from './waiting-request.js';
 import type { KnockResult, WaitingCounter } from './waiting-room-types.js';
@@ -91,13 +91,13 @@ export class KnockWriter {
       });
       return this.deps.store.insertKnock(request).then(() => {
         this.deps.meetings.knocked(meeting);
-        const entry: LiveRequest = {
+        const entry = liveRequest({
           request,
           expiresAtMs: now + timeoutMs,
           lastSeenMs: now,
           cookie: secret,
           clientSlot,
-        };
+        });
         return { meeting, entry };
       });
     };

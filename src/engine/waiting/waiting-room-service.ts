@@ -66,7 +66,7 @@ import { OpenRequests } from './open-requests.js';
 import { RequestDecisions, type ChangeDetail } from './request-decisions.js';
 import { plausibleSecret } from './request-secret.js';
 import { WaitingSwitch } from './waiting-switch.js';
-import type { RoomQueue, LiveRequest } from './room-queue.js';
+import { liveRequest, type LiveRequest, type RoomQueue } from './room-queue.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
 import {
   itemOf,
@@ -135,7 +135,7 @@ export class WaitingRoomService {
     for (const meeting of deps.meetings.openMeetings()) {
       const queue = this.requests.queueFor(meeting);
       for (const request of pollable.get(meeting.meetingId) ?? []) {
-        queue.add({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now });
+        queue.add(liveRequest({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now }));
       }
     }
     deps.meetings.attach({
@@ -191,12 +191,12 @@ export class WaitingRoomService {
     const now = this.nowMs();
     live.lastSeenMs = now;
     if (live.leavingSinceMs !== undefined) {
-      delete live.leavingSinceMs;
+      live.leavingSinceMs = undefined;
       // Her page came back (a reload): moderators see her again.
       if (live.request.state === 'waiting') this.notify(roomId, meeting, [live.request], []);
     }
     if (live.lostSinceMs !== undefined) {
-      delete live.lostSinceMs;
+      live.lostSinceMs = undefined;
       // Her page re-attached within the grace: same place, and moderators see her connection back.
       if (live.request.state === 'waiting') this.notify(roomId, meeting, [], [], { updated: [live] });
     }

@@ -9,7 +9,7 @@ import t from 'tap';
 import { OpenRequests } from '../../../../src/engine/waiting/open-requests.js';
 import { newRequestId } from '../../../../src/engine/waiting/request-id.js';
 import { hashSecret, newSecret } from '../../../../src/engine/waiting/request-secret.js';
-import { RoomQueue, type LiveRequest } from '../../../../src/engine/waiting/room-queue.js';
+import { liveRequest, RoomQueue } from '../../../../src/engine/waiting/room-queue.js';
 import { newWaitingRequest } from '../../../../src/engine/waiting/waiting-request.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 
@@ -51,13 +51,13 @@ t.test('10,000 waiting requests cost the heap at most 1,000 bytes each', async (
       timeoutMs: 3_600_000,
     });
     requests.settled(roomId, pending, false);
-    const entry: LiveRequest = {
+    const entry = liveRequest({
       request,
       expiresAtMs: now + 3_600_000,
       lastSeenMs: now,
       cookie: arrival.secret,
       clientSlot: slot,
-    };
+    });
     queue.add(entry);
     clock.advance(1);
   }
