@@ -9,6 +9,8 @@ import { dataDirFor, type Server, type Tap } from './api.js';
 import { memoryLog } from './memory-log.js';
 import { sqliteStore, type ServiceStore } from './service-stores.js';
 
+type EngineOwnRooms = NonNullable<NonNullable<Parameters<typeof openEngine>[3]>['ownRooms']>;
+
 /** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
 export interface InProcess extends Server {
   readonly app: Engine['app'];
@@ -49,6 +51,8 @@ export async function appFor(
     listen?: boolean;
     /** A cheap scrypt cost for tests that set and check many passwords (the service's own otherwise). */
     passwordCost?: ScryptCost;
+    /** A clustered node's rooms (PostgreSQL only), as daemon/cluster.ts `own` makes them. */
+    ownRooms?: EngineOwnRooms;
   } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
@@ -61,6 +65,7 @@ export async function appFor(
   const { services, app } = await openEngine(config, options.clock ?? systemClock, log, {
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
+    ...(options.ownRooms ? { ownRooms: options.ownRooms } : {}),
   });
   let closed: Promise<void> | null = null;
   const close = () =>

@@ -36,7 +36,7 @@ export class RoomOwnership implements RoomFence {
   private readonly held = new Map<string, { epoch: number; confirmedUntilMs: number }>();
   private readonly claiming = new Map<string, Promise<Whereabouts>>();
   private readonly lostListeners: ((roomId: string) => void)[] = [];
-  private readonly gainedListeners: ((roomId: string) => void)[] = [];
+  private readonly gainedListeners: ((roomId: string) => void | Promise<void>)[] = [];
   private timer: unknown = null;
   private stopped = false;
   private beating: Promise<void> = Promise.resolve();
@@ -52,8 +52,12 @@ export class RoomOwnership implements RoomFence {
     this.lostListeners.push(listener);
   }
 
-  /** Called with a room this node started owning: what it kept of it before must be read anew. */
-  onGained(listener: (roomId: string) => void): void {
+  /**
+   * Called with a room this node started owning: what it kept of it before must be read anew (a
+   * dead owner's open meeting and waiting room are adopted). The claim waits for the listener, so
+   * no request is served for the room before it resolves; one that fails lets the room go again.
+   */
+  onGained(listener: (roomId: string) => void | Promise<void>): void {
     this.gainedListeners.push(listener);
   }
 
@@ -80,10 +84,11 @@ export class RoomOwnership implements RoomFence {
 
   /** Where `roomId` (a main room's id) is served; claims it when it may be this node's. */
   where(roomId: string): Promise<Whereabouts> {
-    const held = this.held.get(roomId);
-    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
+    // A claim still under way is held already but not served until its room is adopted.
     const pending = this.claiming.get(roomId);
     if (pending) return pending;
+    const held = this.held.get(roomId);
+    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
     const found = this.find(roomId).finally(() => this.claiming.delete(roomId));
     this.claiming.set(roomId, found);
     return found;
@@ -134,7 +139,14 @@ export class RoomOwnership implements RoomFence {
     if (this.stopped) return { mine: false, owner: null };
     const had = this.held.has(roomId);
     this.held.set(roomId, { epoch: answer.lease.epoch, confirmedUntilMs: answer.lease.expiresAt.getTime() });
-    if (!had) for (const listener of this.gainedListeners) listener(roomId);
+    if (!had)
+      try {
+        for (const listener of this.gainedListeners) await listener(roomId);
+      } catch (err) {
+        // Not adopted (the store away): not served half read; the next claim adopts it again.
+        this.lost(roomId);
+        throw err;
+      }
     return { mine: true, epoch: answer.lease.epoch };
   }
 

@@ -30,7 +30,7 @@ function world(rooms: string[]) {
       aliveNodes: () => Promise.resolve([...alive]),
     });
     ownership.onLost((roomId) => lost.push(roomId));
-    ownership.onGained((roomId) => gained.push(roomId));
+    ownership.onGained((roomId) => void gained.push(roomId));
     ownership.start();
     return { ownership, lost, gained };
   };
@@ -105,3 +105,43 @@ t.test('a fenced write drops the room; a clean stop releases every lease at once
   t.same(await b.ownership.where('room-2'), { mine: true, epoch: 2 }, 'released: taken at once, next epoch');
   t.same((await leases.get('room-1'))?.ownerNode, 'web-a', 'a lost lease is not released by its old holder');
 });
+
+t.test(
+  'a room gained is served only once adopted; a failed adoption lets it go and the next claim adopts',
+  async (t) => {
+    const { clock, scheduler, alive, leases } = world(['room-1']);
+    alive.add('web-a');
+    const ownership = new RoomOwnership({
+      leases,
+      nodeId: 'web-a',
+      clock,
+      scheduler,
+      aliveNodes: () => Promise.resolve([...alive]),
+    });
+    let release: () => void = () => {};
+    let fail = true;
+    const adopted: string[] = [];
+    ownership.onGained(async (roomId) => {
+      if (fail) throw new Error('the store is away');
+      await new Promise<void>((resolve) => (release = resolve));
+      adopted.push(roomId);
+    });
+    await t.rejects(ownership.where('room-1'), /the store is away/, 'the request that claimed it fails');
+    scheduler.advance(0);
+    t.equal(ownership.epochOf('room-1'), undefined, 'not held half read');
+    fail = false;
+    const answered: string[] = [];
+    const first = ownership.where('room-1').finally(() => answered.push('first'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Asked while the room is held (its lease won) but still being adopted.
+    const second = ownership.where('room-1').finally(() => answered.push('second'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    t.same(answered, [], 'still adopting: neither request is answered');
+    release();
+    t.same(await Promise.all([first, second]), [
+      { mine: true, epoch: 1 },
+      { mine: true, epoch: 1 },
+    ]);
+    t.same(adopted, ['room-1'], 'adopted once');
+  },
+);
