@@ -16,7 +16,7 @@ export type Whereabouts =
   | { readonly mine: false; readonly owner: string }
   | { readonly mine: false; readonly owner: null };
 
-/** Dead owners' rooms claimed per beat at most: a takeover does not hold the beat for long. */
+/** Dead owners' (and unleased) rooms looked at per beat at most: a takeover does not hold the beat for long. */
 const orphansPerBeat = 100;
 
 export interface OwnershipDeps {
@@ -37,6 +37,10 @@ export class RoomOwnership implements RoomFence {
   private readonly claiming = new Map<string, Promise<Whereabouts>>();
   private readonly lostListeners: ((roomId: string) => void)[] = [];
   private readonly gainedListeners: ((roomId: string) => void | Promise<void>)[] = [];
+  /** The live nodes at the last beat, to see the membership change. */
+  private members: string | null = null;
+  /** Where the scan for unleased rooms goes on (null: from the start); undefined: no scan due. */
+  private unleasedFrom: string | null | undefined = null;
   private timer: unknown = null;
   private stopped = false;
   private beating: Promise<void> = Promise.resolve();
@@ -191,19 +195,25 @@ export class RoomOwnership implements RoomFence {
     }
   }
 
-  /** Claims the rooms of dead owners whose successor this node is. */
+  /**
+   * Claims the rooms of dead owners whose successor this node is; at start and whenever the live
+   * nodes change, also the rooms with an open meeting that no lease names (from before the
+   * cluster, or whose claim never came), each by its successor, so no open meeting stays unserved.
+   */
   private async takeOver(): Promise<void> {
-    const now = this.deps.clock.now();
-    const orphans = await this.deps.leases.orphans(
-      this.nodeId,
-      now,
-      new Date(now.getTime() - aliveWithinMs),
-      orphansPerBeat,
-    );
-    if (orphans.length === 0) return;
+    const { leases, clock } = this.deps;
+    const now = clock.now();
+    const orphans = await leases.orphans(this.nodeId, now, new Date(now.getTime() - aliveWithinMs), orphansPerBeat);
     const alive = await this.deps.aliveNodes();
     const candidates = alive.includes(this.nodeId) ? alive : [...alive, this.nodeId];
-    for (const lease of orphans)
-      if (successorOf(lease.roomId, candidates) === this.nodeId && !this.stopped) await this.where(lease.roomId);
+    const members = [...candidates].sort().join(' ');
+    if (members !== this.members) this.unleasedFrom = null;
+    this.members = members;
+    const from = this.unleasedFrom;
+    const unleased = from === undefined ? [] : await leases.unleased(from, orphansPerBeat);
+    for (const roomId of [...orphans.map((lease) => lease.roomId), ...unleased])
+      if (successorOf(roomId, candidates) === this.nodeId && !this.stopped) await this.where(roomId);
+    // A full page: the scan goes on at the next beat (a failure above scans the page again).
+    if (from !== undefined) this.unleasedFrom = unleased.length === orphansPerBeat ? unleased.at(-1) : undefined;
   }
 }

@@ -10,13 +10,15 @@ import { successorOf } from '../../../../src/engine/cluster/rendezvous.js';
 import { FakeClock, FakeScheduler } from '../../../helpers/fake-clock.js';
 import { MemoryLeaseStore } from '../../../helpers/memory-leases.js';
 
-function world(rooms: string[]) {
+/** `open`: the rooms with an open meeting (a test may add to it). */
+function world(rooms: string[], open: string[] = []) {
   const clock = new FakeClock();
   const scheduler = new FakeScheduler(clock);
   const alive = new Set<string>();
   const leases = new MemoryLeaseStore(
     (roomId) => rooms.includes(roomId),
     (nodeId) => alive.has(nodeId),
+    () => open,
   );
   const node = (nodeId: string) => {
     alive.add(nodeId);
@@ -145,3 +147,32 @@ t.test(
     t.same(adopted, ['room-1'], 'adopted once');
   },
 );
+
+t.test('open meetings no lease names: claimed by their successor at start and when the nodes change', async (t) => {
+  const rooms = Array.from({ length: 12 }, (_, i) => `room-${i}`);
+  const open = rooms.slice(0, 8);
+  const { leases, node, step } = world(rooms, open);
+  const a = node('web-a');
+  const b = node('web-b');
+  await step(beatEveryMs);
+  for (const roomId of open) {
+    const successor = successorOf(roomId, ['web-a', 'web-b']);
+    t.equal((await leases.get(roomId))?.ownerNode, successor, `${roomId}: claimed by ${successor} at start`);
+    t.ok((successor === 'web-a' ? a : b).gained.includes(roomId), 'and adopted there');
+  }
+  t.same(await leases.unleased(null, 100), []);
+  for (const roomId of rooms.slice(8)) t.equal(await leases.get(roomId), null, 'a room without a meeting: not claimed');
+
+  // Meetings opened without a lease (by a node of an older release): seen when the nodes change.
+  open.push(...rooms.slice(8));
+  await step(beatEveryMs);
+  t.same(await leases.unleased(null, 100), rooms.slice(8).sort(), 'the same nodes: no new scan');
+  const c = node('web-c');
+  await step(beatEveryMs);
+  t.same(await leases.unleased(null, 100), [], 'a node joined: every one claimed');
+  for (const roomId of rooms.slice(8)) {
+    const successor = successorOf(roomId, ['web-a', 'web-b', 'web-c']);
+    t.equal((await leases.get(roomId))?.ownerNode, successor, `${roomId}: by its successor ${successor}`);
+  }
+  t.ok(c.gained.length + a.gained.length + b.gained.length >= open.length);
+});
