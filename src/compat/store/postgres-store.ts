@@ -33,6 +33,8 @@ export interface PostgresConnections {
    * the engine meeting are concluded from the room's live state, which only its owner holds.
    */
   fenceRoom?(roomId: string): Promise<void>;
+  /** The node whose leases fence the writes; null on a single node (nothing is checked). */
+  fencedNode?(): string | null;
 }
 
 /**
@@ -91,7 +93,7 @@ export class PostgresCompatStore implements AsyncCompatStore {
    * write in one transaction, so the lease (read FOR SHARE) cannot move between them.
    */
   private fenced(roomId: string | null, write: () => Promise<unknown>): Promise<void> {
-    const fence = this.unit.fenceRoom?.bind(this.unit);
+    const fence = this.clustered() ? this.unit.fenceRoom?.bind(this.unit) : undefined;
     if (!fence || roomId === null) return write().then(() => undefined);
     return this.unit.run(async () => {
       await fence(roomId);
@@ -107,9 +109,13 @@ export class PostgresCompatStore implements AsyncCompatStore {
     );
   }
 
+  private clustered(): boolean {
+    return (this.unit.fencedNode?.() ?? null) !== null;
+  }
+
   /** The room of a meeting row, for the fence (null: no such row, or not clustered: not read). */
   private async roomOf(internalId: string): Promise<string | null> {
-    if (!this.unit.fenceRoom) return null;
+    if (!this.clustered()) return null;
     const [row] = await this.db<{ room_id: string }[]>`
       SELECT room_id FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`;
     return row?.room_id ?? null;
