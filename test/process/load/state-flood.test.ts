@@ -97,7 +97,7 @@ function cpuMs(pid: number | undefined): number {
 const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Infinity;
 
-t.test(`${members} members x ${toggles} toggles: /healthz keeps answering and another room takes a knock`, async (t) => {
+t.test(`${members} members x ${toggles} toggles: /healthz answers and another room takes a knock`, async (t) => {
   const d = await daemonFor(t);
   await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'off' });
   await createRoom(t, d, { room_id: 'quiet', name: 'Quiet', waiting_room: 'all' });
