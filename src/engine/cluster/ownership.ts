@@ -80,7 +80,10 @@ export class RoomOwnership implements RoomFence {
    * whose rollback must not meet memory half dropped.
    */
   lost(roomId: string): void {
-    if (!this.held.delete(roomId)) return;
+    if (this.held.delete(roomId)) this.tellLost(roomId);
+  }
+
+  private tellLost(roomId: string): void {
     this.deps.scheduler.setTimeout(() => {
       for (const listener of this.lostListeners) listener(roomId);
     }, 0);
@@ -143,7 +146,7 @@ export class RoomOwnership implements RoomFence {
     if (this.stopped) return { mine: false, owner: null };
     const had = this.held.has(roomId);
     this.held.set(roomId, { epoch: answer.lease.epoch, confirmedUntilMs: answer.lease.expiresAt.getTime() });
-    if (!had)
+    if (!had) {
       try {
         for (const listener of this.gainedListeners) await listener(roomId);
       } catch (err) {
@@ -151,6 +154,12 @@ export class RoomOwnership implements RoomFence {
         this.lost(roomId);
         throw err;
       }
+      // Lost while it was being read (a renewal refused): what the adoption read after the drop goes too.
+      if (this.held.get(roomId)?.epoch !== answer.lease.epoch) {
+        this.tellLost(roomId);
+        return { mine: false, owner: null };
+      }
+    }
     return { mine: true, epoch: answer.lease.epoch };
   }
 

@@ -176,3 +176,40 @@ t.test('open meetings no lease names: claimed by their successor at start and wh
   }
   t.ok(c.gained.length + a.gained.length + b.gained.length >= open.length);
 });
+
+t.test('a room lost while it is being adopted is dropped again once the adoption ends', async (t) => {
+  const { clock, scheduler, alive, leases, node } = world(['room-1']);
+  alive.add('web-a');
+  const a = new RoomOwnership({
+    leases,
+    nodeId: 'web-a',
+    clock,
+    scheduler,
+    aliveNodes: () => Promise.resolve([...alive]),
+  });
+  const events: string[] = [];
+  let release: () => void = () => {};
+  a.onGained(async () => {
+    events.push('adopting');
+    await new Promise<void>((resolve) => (release = resolve));
+    events.push('adopted');
+  });
+  a.onLost(() => events.push('lost'));
+  a.start();
+  const claimed = a.where('room-1');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  // web-a hangs for the others while it reads: web-b takes the room, web-a's renewal is refused.
+  alive.delete('web-a');
+  const b = node('web-b');
+  t.same(await b.ownership.where('room-1'), { mine: true, epoch: 2 });
+  alive.add('web-a');
+  scheduler.advance(beatEveryMs);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  scheduler.advance(0);
+  t.same(events, ['adopting', 'lost'], 'dropped while still reading');
+  release();
+  t.same(await claimed, { mine: false, owner: null }, 'not served');
+  scheduler.advance(0);
+  t.same(events, ['adopting', 'lost', 'adopted', 'lost'], 'what the adoption read is dropped too');
+  t.equal(a.epochOf('room-1'), undefined);
+});
