@@ -16,7 +16,7 @@ export interface Engine {
 
 /**
  * A clustered node's rooms wired to the engine (issue 35 stage 2): the listener serves a room's
- * addresses only while the node owns it; a room gained is read anew; a room lost leaves memory
+ * addresses only while the node owns it; a room gained is read anew (its meeting adopted); a room lost leaves memory
  * (its meeting, its waiting requests, what the room store kept) and its live sockets close. The
  * rooms read at start (those whose lease names this node: a restart under the same id) are
  * claimed again, and dropped when another node holds them now.
@@ -32,7 +32,14 @@ async function serveOwnedRooms(
     return room === null ? null : (room.parentRoomId ?? room.roomId);
   };
   const gate = new RoomGate(ownership, mainRoomOf);
-  ownership.onGained((roomId) => cluster.forgetRoom(roomId));
+  // A room gained (a dead owner's, a released one's, or this node's own after a restart): its
+  // family's rooms are read anew, and their open meetings, members and waiting requests adopted.
+  ownership.onGained(async (roomId) => {
+    for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
+      cluster.forgetRoom(id);
+      await services.waiting.adopt(id);
+    }
+  });
   const drop = async (roomId: string) => {
     gate.dropSockets(roomId);
     for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {

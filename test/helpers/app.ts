@@ -10,6 +10,8 @@ import { dataDirFor, type Server, type Tap } from './api.js';
 import { memoryLog } from './memory-log.js';
 import { sqliteStore, type ServiceStore } from './service-stores.js';
 
+type EngineOwnRooms = NonNullable<NonNullable<Parameters<typeof openEngine>[3]>['ownRooms']>;
+
 /** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
 export interface InProcess extends Server {
   readonly app: Engine['app'];
@@ -52,6 +54,8 @@ export async function appFor(
     passwordCost?: ScryptCost;
     /** Compiles the listener's schemas on first use; a test passes its own to see or force the compiles. */
     schemas?: LazySchemas;
+    /** A clustered node's rooms (PostgreSQL only), as daemon/cluster.ts `own` makes them. */
+    ownRooms?: EngineOwnRooms;
   } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
@@ -65,6 +69,7 @@ export async function appFor(
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
     ...(options.schemas ? { schemas: options.schemas } : {}),
+    ...(options.ownRooms ? { ownRooms: options.ownRooms } : {}),
   });
   let closed: Promise<void> | null = null;
   const close = () =>

@@ -13,10 +13,12 @@ export class MemoryLeaseStore implements LeaseStore {
   /**
    * @param rooms Whether a room exists (a lease goes only with a room).
    * @param alive Whether a node is alive since a time (the registry's rule, its lock included).
+   * @param openRooms The main rooms with an open meeting (theirs or a sub-group's).
    */
   constructor(
     private readonly rooms: (roomId: string) => boolean,
     private readonly alive: (nodeId: string, aliveSince: Date) => boolean,
+    private readonly openRooms: () => readonly string[] = () => [],
   ) {}
 
   claim(roomId: string, nodeId: string, now: Date, aliveSince: Date): Promise<ClaimAnswer> {
@@ -64,6 +66,15 @@ export class MemoryLeaseStore implements LeaseStore {
       [...this.rows.values()]
         .filter((l) => l.ownerNode !== nodeId && (l.expiresAt <= now || !this.alive(l.ownerNode, aliveSince)))
         .sort((a, b) => (a.roomId < b.roomId ? -1 : 1))
+        .slice(0, limit),
+    );
+  }
+
+  unleased(after: string | null, limit: number): Promise<string[]> {
+    return Promise.resolve(
+      [...new Set(this.openRooms())]
+        .filter((roomId) => !this.rows.has(roomId) && (after === null || roomId > after))
+        .sort()
         .slice(0, limit),
     );
   }

@@ -30,6 +30,7 @@ export const confapiErrors = {
   accessDenied: 'Access denied',
   internalError: 'An internal error occurred; it was logged.',
   databaseUnavailable: 'The service cannot reach its database now; try again shortly.',
+  meetingElsewhere: 'Another node of this cluster serves this meeting now; try again shortly.',
 } as const;
 
 export type ConfapiErrorKey = keyof typeof confapiErrors;

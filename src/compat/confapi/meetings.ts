@@ -1,5 +1,6 @@
 import { contextSlot } from '../../platform/async-context.js';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { LeaseLostError } from '../../engine/cluster/leases.js';
 import type { Clock } from '../../engine/clock.js';
 import { KeyedQueue } from '../../engine/keyed-queue.js';
 import type { MeetingService } from '../../engine/meetings/meeting-service.js';
@@ -257,6 +258,16 @@ export class CompatMeetings {
    * meeting when that engine meeting is gone (emptied), its duration is over, or nobody came.
    */
   async refresh(meeting: CompatMeeting): Promise<CompatMeeting> {
+    try {
+      return await this.refreshNow(meeting);
+    } catch (err) {
+      // Another node serves its room (issue 35): this node's memory cannot judge it, and the fence refused the write.
+      if (err instanceof LeaseLostError) return meeting;
+      throw err;
+    }
+  }
+
+  private async refreshNow(meeting: CompatMeeting): Promise<CompatMeeting> {
     if (meeting.endTime !== null) return meeting;
     const now = this.now();
     const engine = this.deps.meetings.current(meeting.roomId);

@@ -10,6 +10,7 @@ import { deleteRecordings, getRecordings, publishRecordings, updateRecordings } 
 import { learningDashboard } from './handlers/learning-dashboard.js';
 import { getJoinUrl } from './handlers/get-join-url.js';
 import { noteEvent } from '../../platform/access-log.js';
+import { LeaseLostError } from '../../engine/cluster/leases.js';
 import { isStoreUnavailable } from '../../platform/postgres.js';
 import { Params } from './params.js';
 import { readQuery, type ReadQuery } from './query.js';
@@ -156,6 +157,9 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
         request.log.warn({ reason: err.message }, 'confapi call failed: database unavailable');
         return sendFailure(request, reply, 'databaseUnavailable', confapiErrors.databaseUnavailable);
       }
+      // A clustered node writing a meeting whose room another node serves (issue 35): refused by the fence.
+      if (err instanceof LeaseLostError)
+        return sendFailure(request, reply, 'meetingElsewhere', confapiErrors.meetingElsewhere);
       request.log.error({ err }, 'confapi call failed');
       return sendFailure(request, reply, 'internalError', 'An internal error occurred; it was logged.');
     });

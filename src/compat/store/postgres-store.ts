@@ -27,6 +27,14 @@ import {
 export interface PostgresConnections {
   connection(): Sql;
   run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * On a clustered node (issue 35), the epoch fence of the room's lease (the engine's unit of
+   * work): LeaseLostError when another node serves the room. A meeting row's end and its link to
+   * the engine meeting are concluded from the room's live state, which only its owner holds.
+   */
+  fenceRoom?(roomId: string): Promise<void>;
+  /** The node whose leases fence the writes; null on a single node (nothing is checked). */
+  fencedNode?(): string | null;
 }
 
 /**
@@ -80,20 +88,54 @@ export class PostgresCompatStore implements AsyncCompatStore {
     return this.unit.run(work);
   }
 
+  /**
+   * A write of a meeting row, fenced by its room's lease on a clustered node: the check and the
+   * write in one transaction, so the lease (read FOR SHARE) cannot move between them.
+   */
+  private fenced(roomId: string | null, write: () => Promise<unknown>): Promise<void> {
+    const fence = this.clustered() ? this.unit.fenceRoom?.bind(this.unit) : undefined;
+    if (!fence || roomId === null) return write().then(() => undefined);
+    return this.unit.run(async () => {
+      await fence(roomId);
+      await write();
+    });
+  }
+
   async insertMeeting(meeting: CompatMeeting): Promise<void> {
     const row = storable('compat_meetings', meetingRow(meeting));
-    await this.db`INSERT INTO meet_compat.compat_meetings ${this.db(row as never, meetingColumns as never)}`;
+    await this.fenced(
+      meeting.roomId,
+      () => this.db`INSERT INTO meet_compat.compat_meetings ${this.db(row as never, meetingColumns as never)}`,
+    );
+  }
+
+  private clustered(): boolean {
+    return (this.unit.fencedNode?.() ?? null) !== null;
+  }
+
+  /** The room of a meeting row, for the fence (null: no such row, or not clustered: not read). */
+  private async roomOf(internalId: string): Promise<string | null> {
+    if (!this.clustered()) return null;
+    const [row] = await this.db<{ room_id: string }[]>`
+      SELECT room_id FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`;
+    return row?.room_id ?? null;
   }
 
   async deleteMeeting(internalId: string): Promise<void> {
-    await this.db`DELETE FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`;
+    await this.fenced(
+      await this.roomOf(internalId),
+      () => this.db`DELETE FROM meet_compat.compat_meetings WHERE internal_id = ${internalId}`,
+    );
   }
 
   async updateMeeting(meeting: CompatMeeting): Promise<void> {
     const row = storable('compat_meetings', meetingRow(meeting));
     const set = meetingColumns.filter((c) => c !== 'internal_id');
-    await this.db`UPDATE meet_compat.compat_meetings SET ${this.db(row as never, set as never)}
-      WHERE internal_id = ${row.internal_id}`;
+    await this.fenced(
+      meeting.roomId,
+      () => this.db`UPDATE meet_compat.compat_meetings SET ${this.db(row as never, set as never)}
+        WHERE internal_id = ${row.internal_id}`,
+    );
   }
 
   async meeting(internalId: string): Promise<CompatMeeting | null> {
@@ -158,9 +200,13 @@ export class PostgresCompatStore implements AsyncCompatStore {
     return new Map(rows.map((r) => [r.user_key, JSON.parse(r.data_json) as [string, string][]]));
   }
 
+  /** Fenced: whether it was delivered is the owner's live connection's to say. */
   async appendChat(record: ChatRecord): Promise<void> {
     const row = storable('compat_chat', chatRow(record));
-    await this.db`INSERT INTO meet_compat.compat_chat ${this.db(row)}`;
+    await this.fenced(
+      await this.roomOf(record.internalId),
+      () => this.db`INSERT INTO meet_compat.compat_chat ${this.db(row)}`,
+    );
   }
 
   async chatOf(internalId: string): Promise<ChatRecord[]> {

@@ -54,6 +54,12 @@ export interface LeaseStore {
   get(roomId: string): Promise<RoomLease | null>;
   /** Leases whose owner is dead or whose time ran out, other than `nodeId`'s, at most `limit`. */
   orphans(nodeId: string, now: Date, aliveSince: Date, limit: number): Promise<RoomLease[]>;
+  /**
+   * Main rooms with an open meeting (theirs or a sub-group's) and no lease row (a meeting from
+   * before the cluster, or a room never claimed since): nobody serves them until claimed. In room
+   * id order, after `after` (null: from the start), at most `limit`.
+   */
+  unleased(after: string | null, limit: number): Promise<string[]>;
 }
 
 /**

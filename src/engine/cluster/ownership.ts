@@ -16,7 +16,7 @@ export type Whereabouts =
   | { readonly mine: false; readonly owner: string }
   | { readonly mine: false; readonly owner: null };
 
-/** Dead owners' rooms claimed per beat at most: a takeover does not hold the beat for long. */
+/** Dead owners' (and unleased) rooms looked at per beat at most: a takeover does not hold the beat for long. */
 const orphansPerBeat = 100;
 
 export interface OwnershipDeps {
@@ -36,7 +36,11 @@ export class RoomOwnership implements RoomFence {
   private readonly held = new Map<string, { epoch: number; confirmedUntilMs: number }>();
   private readonly claiming = new Map<string, Promise<Whereabouts>>();
   private readonly lostListeners: ((roomId: string) => void)[] = [];
-  private readonly gainedListeners: ((roomId: string) => void)[] = [];
+  private readonly gainedListeners: ((roomId: string) => void | Promise<void>)[] = [];
+  /** The live nodes at the last beat, to see the membership change. */
+  private members: string | null = null;
+  /** Where the scan for unleased rooms goes on (null: from the start); undefined: no scan due. */
+  private unleasedFrom: string | null | undefined = null;
   private timer: unknown = null;
   private stopped = false;
   private beating: Promise<void> = Promise.resolve();
@@ -52,8 +56,12 @@ export class RoomOwnership implements RoomFence {
     this.lostListeners.push(listener);
   }
 
-  /** Called with a room this node started owning: what it kept of it before must be read anew. */
-  onGained(listener: (roomId: string) => void): void {
+  /**
+   * Called with a room this node started owning: what it kept of it before must be read anew (a
+   * dead owner's open meeting and waiting room are adopted). The claim waits for the listener, so
+   * no request is served for the room before it resolves; one that fails lets the room go again.
+   */
+  onGained(listener: (roomId: string) => void | Promise<void>): void {
     this.gainedListeners.push(listener);
   }
 
@@ -72,7 +80,10 @@ export class RoomOwnership implements RoomFence {
    * whose rollback must not meet memory half dropped.
    */
   lost(roomId: string): void {
-    if (!this.held.delete(roomId)) return;
+    if (this.held.delete(roomId)) this.tellLost(roomId);
+  }
+
+  private tellLost(roomId: string): void {
     this.deps.scheduler.setTimeout(() => {
       for (const listener of this.lostListeners) listener(roomId);
     }, 0);
@@ -80,10 +91,11 @@ export class RoomOwnership implements RoomFence {
 
   /** Where `roomId` (a main room's id) is served; claims it when it may be this node's. */
   where(roomId: string): Promise<Whereabouts> {
-    const held = this.held.get(roomId);
-    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
+    // A claim still under way is held already but not served until its room is adopted.
     const pending = this.claiming.get(roomId);
     if (pending) return pending;
+    const held = this.held.get(roomId);
+    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
     const found = this.find(roomId).finally(() => this.claiming.delete(roomId));
     this.claiming.set(roomId, found);
     return found;
@@ -134,7 +146,20 @@ export class RoomOwnership implements RoomFence {
     if (this.stopped) return { mine: false, owner: null };
     const had = this.held.has(roomId);
     this.held.set(roomId, { epoch: answer.lease.epoch, confirmedUntilMs: answer.lease.expiresAt.getTime() });
-    if (!had) for (const listener of this.gainedListeners) listener(roomId);
+    if (!had) {
+      try {
+        for (const listener of this.gainedListeners) await listener(roomId);
+      } catch (err) {
+        // Not adopted (the store away): not served half read; the next claim adopts it again.
+        this.lost(roomId);
+        throw err;
+      }
+      // Lost while it was being read (a renewal refused): what the adoption read after the drop goes too.
+      if (this.held.get(roomId)?.epoch !== answer.lease.epoch) {
+        this.tellLost(roomId);
+        return { mine: false, owner: null };
+      }
+    }
     return { mine: true, epoch: answer.lease.epoch };
   }
 
@@ -179,19 +204,25 @@ export class RoomOwnership implements RoomFence {
     }
   }
 
-  /** Claims the rooms of dead owners whose successor this node is. */
+  /**
+   * Claims the rooms of dead owners whose successor this node is; at start and whenever the live
+   * nodes change, also the rooms with an open meeting that no lease names (from before the
+   * cluster, or whose claim never came), each by its successor, so no open meeting stays unserved.
+   */
   private async takeOver(): Promise<void> {
-    const now = this.deps.clock.now();
-    const orphans = await this.deps.leases.orphans(
-      this.nodeId,
-      now,
-      new Date(now.getTime() - aliveWithinMs),
-      orphansPerBeat,
-    );
-    if (orphans.length === 0) return;
+    const { leases, clock } = this.deps;
+    const now = clock.now();
+    const orphans = await leases.orphans(this.nodeId, now, new Date(now.getTime() - aliveWithinMs), orphansPerBeat);
     const alive = await this.deps.aliveNodes();
     const candidates = alive.includes(this.nodeId) ? alive : [...alive, this.nodeId];
-    for (const lease of orphans)
-      if (successorOf(lease.roomId, candidates) === this.nodeId && !this.stopped) await this.where(lease.roomId);
+    const members = [...candidates].sort().join(' ');
+    if (members !== this.members) this.unleasedFrom = null;
+    this.members = members;
+    const from = this.unleasedFrom;
+    const unleased = from === undefined ? [] : await leases.unleased(from, orphansPerBeat);
+    for (const roomId of [...orphans.map((lease) => lease.roomId), ...unleased])
+      if (successorOf(roomId, candidates) === this.nodeId && !this.stopped) await this.where(roomId);
+    // A full page: the scan goes on at the next beat (a failure above scans the page again).
+    if (from !== undefined) this.unleasedFrom = unleased.length === orphansPerBeat ? unleased.at(-1) : undefined;
   }
 }

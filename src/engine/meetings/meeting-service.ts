@@ -1,11 +1,12 @@
 import type { Clock } from '../clock.js';
 import { EngineError } from '../errors.js';
 import { Listeners, type EngineLog } from '../listeners.js';
-import type { Attendance, Refusal } from './attendance.js';
+import type { Attendance } from './attendance.js';
+import { noHooks, type MeetingHooks } from './meeting-hooks.js';
 import type { AsyncPort } from '../async-port.js';
 import type { Actor, Meeting, MeetingStore, Participant, Role } from './meeting.js';
 import { MeetingHistory } from './meeting-history.js';
-import { OpenMeetings, type LiveMeeting, type OpenAtStart } from './open-meetings.js';
+import { openInRoom, OpenMeetings, type LiveMeeting, type OpenAtStart } from './open-meetings.js';
 import { checkName } from '../waiting/knock-fields.js';
 import { randomId } from './random-id.js';
 import { checkSubject } from './subject.js';
@@ -22,32 +23,6 @@ export interface MeetingOptions {
 }
 
 /**
- * What the waiting room adds to a meeting; attached once by WaitingRoomService. Kept as a
- * callback interface so meetings know nothing of requests and the waiting room owns its tables.
- */
-export interface MeetingHooks {
-  openRequests(meeting: Meeting): number;
-  /** `moderatorId`: who arrived (joined as, or was made, a moderator); inside her arrival's transaction. */
-  moderatorArrived(meeting: Meeting, moderatorId: string): Promise<void>;
-  /** Runs `operation` in the room's turn of the waiting room's decisions; never called inside a transaction. */
-  inTurn<T>(roomId: string, operation: () => Promise<T>): Promise<T>;
-  /** Called inside the closing transaction, before the meeting is marked ended. */
-  ending(meeting: Meeting, at: string): Promise<void>;
-  /** The meeting left memory (ended, or its room deleted). */
-  forgotten(meeting: Meeting): void;
-  refusals(meeting: Meeting): Promise<Refusal[]>;
-}
-
-const noHooks: MeetingHooks = {
-  openRequests: () => 0,
-  moderatorArrived: async () => {},
-  inTurn: (_roomId, operation) => operation(),
-  ending: async () => {},
-  forgotten: () => {},
-  refusals: async () => [],
-};
-
-/**
  * Meetings, participants and presence, the timeline and attendance.
  *
  * Public API (for routes and the live connection):
@@ -58,6 +33,7 @@ const noHooks: MeetingHooks = {
  *   removal (`removedBy`, see live/removal.ts) is written with its `participant_removed` entry: her session is spent.
  * - `end(roomId, actor?): Promise<boolean>` — ends the open meeting; false when none. A participant actor must be a moderator.
  * - `roomDeleted(roomId): void` — forget a room's meeting after its rows were cascaded away.
+ * - `adopt(roomId): Promise<Meeting | null>` — read the room's open meeting anew (a room taken over from another node).
  * - `list(roomId): Promise<Meeting[]>` — the room's meetings, newest first (from the store).
  * - `timeline(roomId, meetingId?)` and `attendance(roomId, meetingId?)` (Promises)
  *   — of the given meeting, else the open one, else the latest; `meeting_not_found`.
@@ -109,13 +85,23 @@ export class MeetingService {
       (roomId) => this.current(roomId),
       (meeting) => this.hooks.refusals(meeting),
     );
-    // A restart is not a period of emptiness: every reloaded meeting gets a fresh grace period.
-    const now = this.nowMs();
-    for (const meeting of loaded.meetings) {
-      const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: now };
-      for (const participant of loaded.participants.get(meeting.meetingId) ?? []) this.open.index(live, participant);
-      this.open.open(live);
+    this.open.load(loaded, this.nowMs());
+  }
+
+  /**
+   * The room's open meeting, its participants and their roles as the store holds them now,
+   * replacing what memory held of the room (nothing is told: the meeting did not end). For a room
+   * taken over from another node (issue 35), before this node serves it; null when none is open.
+   */
+  async adopt(roomId: string): Promise<Meeting | null> {
+    const loaded = await openInRoom(this.store, roomId);
+    const stale = this.open.ofRoom(roomId);
+    if (stale) {
+      this.open.forget(stale);
+      this.hooks.forgotten(stale.meeting);
     }
+    this.open.load(loaded, this.nowMs());
+    return loaded.meetings[0] ?? null;
   }
 
   attach(hooks: MeetingHooks): void {
@@ -293,32 +279,26 @@ export class MeetingService {
   }
 
   async disableWaiting(meeting: Meeting, actor: RecordedActor): Promise<Meeting> {
-    const live = this.open.of(meeting);
-    const before = live.meeting;
-    if (before.waitingDisabled) return before;
-    const disabled: Meeting = { ...before, waitingDisabled: true };
-    live.meeting = disabled;
-    this.transactions.onRollback(() => {
-      if (live.meeting === disabled) live.meeting = before;
-    });
-    await this.store.updateMeeting(disabled);
-    await this.record(disabled, 'waiting_room_disabled', actor, null);
-    return disabled;
+    return this.switchWaiting(meeting, actor, true);
   }
 
   /** The mirror of `disableWaiting`: later arrivals of this meeting wait again (nobody present is touched). */
   async enableWaiting(meeting: Meeting, actor: RecordedActor): Promise<Meeting> {
+    return this.switchWaiting(meeting, actor, false);
+  }
+
+  private async switchWaiting(meeting: Meeting, actor: RecordedActor, disabled: boolean): Promise<Meeting> {
     const live = this.open.of(meeting);
     const before = live.meeting;
-    if (!before.waitingDisabled) return before;
-    const enabled: Meeting = { ...before, waitingDisabled: false };
-    live.meeting = enabled;
+    if (before.waitingDisabled === disabled) return before;
+    const switched: Meeting = { ...before, waitingDisabled: disabled };
+    live.meeting = switched;
     this.transactions.onRollback(() => {
-      if (live.meeting === enabled) live.meeting = before;
+      if (live.meeting === switched) live.meeting = before;
     });
-    await this.store.updateMeeting(enabled);
-    await this.record(enabled, 'waiting_room_enabled', actor, null);
-    return enabled;
+    await this.store.updateMeeting(switched);
+    await this.record(switched, disabled ? 'waiting_room_disabled' : 'waiting_room_enabled', actor, null);
+    return switched;
   }
 
   async rename(participantId: string, name: unknown): Promise<{ participant: Participant; changed: boolean }> {

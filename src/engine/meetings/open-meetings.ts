@@ -69,6 +69,18 @@ export class OpenMeetings {
     for (const participantId of live.participants.keys()) this.byParticipant.delete(participantId);
     this.close(live);
   }
+
+  /**
+   * Opens what the store holds open (at start, or a room taken over from another node), each
+   * meeting with a fresh grace period: a restart or a takeover is not a period of emptiness.
+   */
+  load(loaded: OpenAtStart, nowMs: number): void {
+    for (const meeting of loaded.meetings) {
+      const live: LiveMeeting = { meeting, participants: new Map(), lastChangeMs: nowMs };
+      for (const participant of loaded.participants.get(meeting.meetingId) ?? []) this.index(live, participant);
+      this.open(live);
+    }
+  }
 }
 
 /** What the store holds open at start: the meetings not ended, with their participants. */
@@ -82,6 +94,20 @@ export async function openAtStart(
   store: Pick<AsyncPort<MeetingStore>, 'openMeetings' | 'participantsOf'>,
 ): Promise<OpenAtStart> {
   const meetings = await store.openMeetings();
+  const participants = new Map<string, readonly Participant[]>();
+  for (const meeting of meetings) participants.set(meeting.meetingId, await store.participantsOf(meeting.meetingId));
+  return { meetings, participants };
+}
+
+/**
+ * Reads the room's open meeting (at most one: the store's unique index) and its participants, with
+ * their roles: a room this node took over from another (issue 35), whose memory was there.
+ */
+export async function openInRoom(
+  store: Pick<AsyncPort<MeetingStore>, 'meetingsOf' | 'participantsOf'>,
+  roomId: string,
+): Promise<OpenAtStart> {
+  const meetings = (await store.meetingsOf(roomId)).filter((meeting) => meeting.endedAt === null).slice(0, 1);
   const participants = new Map<string, readonly Participant[]>();
   for (const meeting of meetings) participants.set(meeting.meetingId, await store.participantsOf(meeting.meetingId));
   return { meetings, participants };

@@ -26,6 +26,8 @@
  *   seeing the request at once and it is withdrawn after `leaveGraceMs` (2 s) unless the same
  *   browser polls again, which is what a reload does, so a reload keeps her place.
  *
+ * - `adopt(roomId): Promise<void>` — a room taken over from another node: its open meeting and requests are read anew.
+ *
  * Moderator gestures (each a Promise; actor: a moderator participant of the open meeting, or `{kind:'api', name}`;
  * a participant who is not a moderator of the open meeting gets not_moderator):
  * - `list(roomId, actor): WaitingListItem[]` — waiting requests in knock order; [] without a meeting.
@@ -55,7 +57,6 @@
  * (several times in one turn for a burst); they should only collect and schedule a push. The change is told
  * where it happens, so an observer never re-reads the whole list: with 1,000 waiting, a knock is one item.
  */
-import { Listeners } from '../listeners.js';
 import { EngineError } from '../errors.js';
 import { entersAsModerator } from '../meetings/moderator-succession.js';
 import type { Actor, Meeting } from '../meetings/meeting.js';
@@ -63,14 +64,14 @@ import { effectiveMode, type Arrival } from './admission.js';
 import { ArrivalGate, type Screened } from './arrival-gate.js';
 import { KnockWriter, type Queued } from './knock-writer.js';
 import { OpenRequests } from './open-requests.js';
-import { RequestDecisions, type ChangeDetail } from './request-decisions.js';
+import { RequestDecisions } from './request-decisions.js';
+import { WaitingListChanges } from './list-changes.js';
 import { plausibleSecret } from './request-secret.js';
 import { WaitingSwitch } from './waiting-switch.js';
 import { liveRequest, type LiveRequest, type RoomQueue } from './room-queue.js';
 import type { RequestState, WaitingRequest } from './waiting-request.js';
 import {
   itemOf,
-  outcomesOf,
   pollAnswer,
   subjectOf,
   waitingDefaults,
@@ -93,7 +94,7 @@ export class WaitingRoomService {
   private readonly gate: ArrivalGate;
   private readonly decisions: RequestDecisions;
   private readonly knocks: KnockWriter;
-  private readonly listeners: Listeners<Parameters<WaitingListListener>>;
+  private readonly changes: WaitingListChanges;
   private readonly switch: WaitingSwitch;
 
   /** The service, with the requests still open in the store's open meetings read first (the reload at start). */
@@ -110,34 +111,27 @@ export class WaitingRoomService {
     /** The open meetings' pollable requests by meeting id, as `open` read them. */
     pollable: ReadonlyMap<string, readonly WaitingRequest[]> = new Map(),
   ) {
-    this.listeners = new Listeners('waiting list changed', deps.log);
     const staleAfterMs = options.closedWindowMs ?? waitingDefaults.closedWindowMs;
     const lostAfterMs =
       (options.pollIntervalMs ?? waitingDefaults.pollIntervalMs) * (options.missedPolls ?? waitingDefaults.missedPolls);
     this.requests = new OpenRequests(deps.clock, options);
+    this.changes = new WaitingListChanges(deps.log, (meeting) => this.requests.queueOf(meeting));
     this.gate = new ArrivalGate({ ...deps, requests: this.requests }, options);
     this.decisions = new RequestDecisions({
       ...deps,
       requests: this.requests,
       staleAfterMs,
       lostAfterMs,
-      notify: (...change) => this.notify(...change),
+      notify: (...change) => this.changes.notify(...change),
     });
     this.switch = new WaitingSwitch({ ...deps, decisions: this.decisions });
     this.knocks = new KnockWriter({
       ...deps,
       requests: this.requests,
       decisions: this.decisions,
-      notify: (...change) => this.notify(...change),
+      notify: (...change) => this.changes.notify(...change),
     });
-    // Last-seen times start afresh: the clients could not poll while the service was down.
-    const now = this.nowMs();
-    for (const meeting of deps.meetings.openMeetings()) {
-      const queue = this.requests.queueFor(meeting);
-      for (const request of pollable.get(meeting.meetingId) ?? []) {
-        queue.add(liveRequest({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now }));
-      }
-    }
+    for (const meeting of deps.meetings.openMeetings()) this.load(meeting, pollable.get(meeting.meetingId) ?? []);
     deps.meetings.attach({
       openRequests: (meeting) => this.requests.openIn(meeting.roomId, this.requests.queueOf(meeting)),
       moderatorArrived: (meeting, moderatorId) => this.moderatorArrived(meeting, moderatorId),
@@ -177,6 +171,26 @@ export class WaitingRoomService {
   }
 
   /**
+   * A room taken over from another node (issue 35), before this node serves it: its open meeting,
+   * members and roles (MeetingService.adopt) and its requests (order, notes, decisions) are read
+   * anew, so every later transition works as on the first owner.
+   */
+  async adopt(roomId: string): Promise<void> {
+    const meeting = await this.deps.meetings.adopt(roomId);
+    if (meeting) this.load(meeting, await this.deps.store.pollableRequests(meeting.meetingId));
+  }
+
+  /** The meeting's requests as the store holds them, in knock order, in place of what memory held. */
+  private load(meeting: Meeting, requests: readonly WaitingRequest[]): void {
+    this.requests.forget(meeting);
+    const queue = this.requests.queueFor(meeting);
+    // Last-seen times start afresh: the clients could not poll while nobody served the room.
+    const now = this.nowMs();
+    for (const request of requests)
+      queue.add(liveRequest({ request, expiresAtMs: Date.parse(request.expiresAt), lastSeenMs: now }));
+  }
+
+  /**
    * The room was deleted: knocks queued for it are not written (their meeting row could not
    * exist any more) and are answered room_not_found. The composition root calls this.
    */
@@ -193,18 +207,18 @@ export class WaitingRoomService {
     if (live.leavingSinceMs !== undefined) {
       live.leavingSinceMs = undefined;
       // Her page came back (a reload): moderators see her again.
-      if (live.request.state === 'waiting') this.notify(roomId, meeting, [live.request], []);
+      if (live.request.state === 'waiting') this.changes.notify(roomId, meeting, [live.request], []);
     }
     if (live.lostSinceMs !== undefined) {
       live.lostSinceMs = undefined;
       // Her page re-attached within the grace: same place, and moderators see her connection back.
-      if (live.request.state === 'waiting') this.notify(roomId, meeting, [], [], { updated: [live] });
+      if (live.request.state === 'waiting') this.changes.notify(roomId, meeting, [], [], { updated: [live] });
     }
     if (live.request.state === 'waiting' && now >= live.expiresAtMs)
       await this.deps.turns.run(roomId, async () => {
         if (live.request.state !== 'waiting') return;
         await this.decisions.expire(meeting, queue, live);
-        this.notify(roomId, meeting, [], [live.request.requestId]);
+        this.changes.notify(roomId, meeting, [], [live.request.requestId]);
       });
     return pollAnswer(live, this.deps.meetings);
   }
@@ -220,7 +234,7 @@ export class WaitingRoomService {
     const state = live.request.state;
     if (state === 'waiting') {
       await this.decisions.close(meeting, queue, live, 'withdrawn');
-      this.notify(roomId, meeting, [], [live.request.requestId]);
+      this.changes.notify(roomId, meeting, [], [live.request.requestId]);
       return true;
     }
     // A bar must outlive the page, and an admitted person's page may beacon a leave on its way into the meeting.
@@ -233,7 +247,7 @@ export class WaitingRoomService {
       const found = this.findBySecret(roomId, secret);
       if (!found || found.live.request.state !== 'waiting') return this.withdrawNow(roomId, secret);
       found.live.leavingSinceMs = this.nowMs();
-      this.notify(roomId, found.meeting, [], [found.live.request.requestId]);
+      this.changes.notify(roomId, found.meeting, [], [found.live.request.requestId]);
       return true;
     });
   }
@@ -262,7 +276,7 @@ export class WaitingRoomService {
           participantId,
         });
       });
-      this.notify(roomId, gesture.meeting, [], [live.request.requestId]);
+      this.changes.notify(roomId, gesture.meeting, [], [live.request.requestId]);
       return { admitted: 1 };
     });
   }
@@ -293,7 +307,7 @@ export class WaitingRoomService {
       });
       // Anyone waiting under the barred name is told again, now marked.
       const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
-      this.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
+      this.changes.notify(roomId, gesture.meeting, marked, [live.request.requestId]);
     });
   }
 
@@ -335,7 +349,7 @@ export class WaitingRoomService {
     return count;
   }
   onWaitingListChange(listener: WaitingListListener): () => void {
-    return this.listeners.add(listener);
+    return this.changes.add(listener);
   }
 
   private async enter(screened: Screened): Promise<EntryResult> {
@@ -414,33 +428,7 @@ export class WaitingRoomService {
 
   /** Bars and all other requests belong to the meeting and go with it. */
   private forgotten(meeting: Meeting): void {
-    if (this.requests.forget(meeting)) {
-      const none = { added: [], removed: [], updated: [], timedOut: [] };
-      this.listeners.emit(meeting.roomId, { meetingId: meeting.meetingId, ...none, reset: true });
-    }
-  }
-
-  /** Tells the listeners what moderators now see and no longer see; `added` are waiting requests in knock order. */
-  private notify(
-    roomId: string,
-    meeting: Meeting,
-    added: readonly WaitingRequest[],
-    removed: readonly string[],
-    { updated = [], timedOut = [] }: ChangeDetail = {},
-  ): void {
-    if (this.listeners.size === 0 || added.length + removed.length + updated.length === 0) return;
-    const queue = this.requests.queueOf(meeting);
-    this.listeners.emit(roomId, {
-      meetingId: meeting.meetingId,
-      added: added.map((request) => itemOf(request, false, queue?.barredAs(request.name))),
-      removed,
-      updated: updated.map((live) =>
-        itemOf(live.request, live.lostSinceMs !== undefined, queue?.barredAs(live.request.name)),
-      ),
-      timedOut,
-      outcomes: outcomesOf(queue, removed, timedOut),
-      reset: false,
-    });
+    if (this.requests.forget(meeting)) this.changes.reset(meeting);
   }
 
   private nowMs(): number {

@@ -97,6 +97,7 @@ export class PostgresLiveStore
   }
 
   async closeWebcam(participantId: string, endedAt: string): Promise<void> {
+    await this.unit.fenceParticipant(participantId);
     await this.db`UPDATE webcam_intervals SET ended_at = ${endedAt}
       WHERE participant_id = ${participantId} AND ended_at IS NULL`;
   }

@@ -1,7 +1,7 @@
 import { LeaseLostError, type RoomFence } from '../../engine/cluster/leases.js';
 import type { Sql } from '../../platform/postgres.js';
 
-/** Remembered lookups at most: a room's main room and a meeting's room never change. */
+/** Remembered lookups at most: a room's main room, a meeting's room and a participant's meeting never change. */
 const rememberAtMost = 10_000;
 
 function remember<V>(map: Map<string, V>, key: string, value: V): V {
@@ -21,6 +21,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
 export class PostgresRoomFence {
   private readonly mainRooms = new Map<string, string | null>();
   private readonly meetingRooms = new Map<string, string | null>();
+  private readonly participantMeetings = new Map<string, string | null>();
 
   constructor(private readonly fence: RoomFence) {}
 
@@ -40,6 +41,16 @@ export class PostgresRoomFence {
       roomId = row ? remember(this.meetingRooms, meetingId, row.room_id) : null;
     }
     if (roomId !== null) await this.checkRoom(tx, roomId);
+  }
+
+  async checkParticipant(tx: Sql, participantId: string): Promise<void> {
+    let meetingId = this.participantMeetings.get(participantId);
+    if (meetingId === undefined) {
+      const [row] = await tx<{ meeting_id: string }[]>`
+        SELECT meeting_id FROM participants WHERE participant_id = ${participantId}`;
+      meetingId = row ? remember(this.participantMeetings, participantId, row.meeting_id) : null;
+    }
+    if (meetingId !== null) await this.checkMeeting(tx, meetingId);
   }
 
   private async mainRoomOf(tx: Sql, roomId: string): Promise<string | null> {

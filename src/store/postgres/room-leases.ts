@@ -86,4 +86,16 @@ export class PostgresLeaseStore implements LeaseStore {
       ORDER BY l.room_id LIMIT ${limit}`;
     return rows.map(lease);
   }
+
+  async unleased(after: string | null, limit: number): Promise<string[]> {
+    // Served by the partial index of open meetings (one per room).
+    const rows = await this.sql<{ room_id: string }[]>`
+      SELECT DISTINCT coalesce(r.parent_room_id, r.room_id) COLLATE "C" AS room_id
+      FROM meetings m JOIN rooms r ON r.room_id = m.room_id
+      WHERE m.ended_at IS NULL
+        AND (${after}::text IS NULL OR coalesce(r.parent_room_id, r.room_id) > ${after}::text COLLATE "C")
+        AND NOT EXISTS (SELECT 1 FROM room_leases l WHERE l.room_id = coalesce(r.parent_room_id, r.room_id))
+      ORDER BY 1 LIMIT ${limit}`;
+    return rows.map((row) => row.room_id);
+  }
 }

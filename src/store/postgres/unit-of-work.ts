@@ -65,6 +65,11 @@ export class PostgresUnitOfWork implements UnitOfWork<'async'> {
     return this.check(`m:${meetingId}`, (fence, tx) => fence.checkMeeting(tx, meetingId));
   }
 
+  /** Before a write of a participant's state (her webcam intervals): her meeting's room's lease, as fenceRoom. */
+  fenceParticipant(participantId: string): Promise<void> {
+    return this.check(`p:${participantId}`, (fence, tx) => fence.checkParticipant(tx, participantId));
+  }
+
   private async check(key: string, checkNow: (fence: PostgresRoomFence, tx: Sql) => Promise<void>): Promise<void> {
     if (this.fence === null) return;
     const unit = this.open.getStore();

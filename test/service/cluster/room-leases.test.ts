@@ -3,6 +3,7 @@
 // epoch for its owner, is refused while a live owner holds an unexpired lease, and takes the room
 // at the next epoch once the lease expired, the owner died (its session lock freed: at once) or
 // released it; two nodes racing win one epoch once; a room that does not exist gets no lease.
+// The rooms with an open meeting that no lease names are listed (stage 3), in pages.
 import t, { type Test } from 'tap';
 import { leaseMs, type LeaseStore } from '../../../src/engine/cluster/leases.js';
 import { aliveWithinMs, isAlive, type NodeRecord, type NodeRegistry } from '../../../src/engine/cluster/nodes.js';
@@ -20,8 +21,10 @@ import { freshDatabase, postgresTest } from '../../helpers/postgres.js';
 interface World {
   readonly leases: LeaseStore;
   readonly registry: NodeRegistry;
-  /** Makes a room (a lease goes only with a room). */
-  room(roomId: string): Promise<void>;
+  /** Makes a room (a lease goes only with a room), a sub-group of `parent` when given. */
+  room(roomId: string, parent?: string): Promise<void>;
+  /** Opens a meeting in the room. */
+  openMeeting(roomId: string): Promise<void>;
   /** Holds the node's session lock on a connection of its own. */
   lock(nodeId: string): Promise<void>;
   /** Ends that connection, as a killed process's ends. */
@@ -44,9 +47,12 @@ async function postgresWorld(t: Test): Promise<World> {
   return {
     leases: new PostgresLeaseStore(sql),
     registry: new PostgresNodeRegistry(sql),
-    async room(roomId) {
-      await sql`INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at)
-        VALUES (${roomId}, 'Room', 'off', 'approval', 600, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')`;
+    async room(roomId, parent) {
+      await sql`INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at, parent_room_id)
+        VALUES (${roomId}, 'Room', 'off', 'approval', 600, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z', ${parent ?? null})`;
+    },
+    async openMeeting(roomId) {
+      await sql`INSERT INTO meetings (meeting_id, room_id, started_at) VALUES (${`m-${roomId}`}, ${roomId}, '2030-01-01T00:00:00Z')`;
     },
     async lock(nodeId) {
       const own = pool(1);
@@ -62,7 +68,8 @@ async function postgresWorld(t: Test): Promise<World> {
 
 function memoryWorld(): World {
   const registry = new MemoryNodeRegistry();
-  const rooms = new Set<string>();
+  const rooms = new Map<string, string | null>();
+  const open = new Set<string>();
   const records = new Map<string, NodeRecord>();
   // The registry answers asynchronously; the fake reads a copy the test keeps current.
   const refresh = async () => {
@@ -74,6 +81,7 @@ function memoryWorld(): World {
       const node = records.get(nodeId);
       return node !== undefined && node.goneAt === null && node.lastBeatAt > aliveSince && node.lockFreed !== true;
     },
+    () => [...open].map((roomId) => rooms.get(roomId) ?? roomId),
   );
   const wrapped = new Proxy(leases, {
     get(target, key) {
@@ -88,7 +96,8 @@ function memoryWorld(): World {
   return {
     leases: wrapped,
     registry,
-    room: (roomId) => Promise.resolve(void rooms.add(roomId)),
+    room: (roomId, parent) => Promise.resolve(void rooms.set(roomId, parent ?? null)),
+    openMeeting: (roomId) => Promise.resolve(void open.add(roomId)),
     lock: () => Promise.resolve(),
     kill: (nodeId) => Promise.resolve(registry.freeLock(nodeId)),
     other: () => wrapped,
@@ -223,5 +232,28 @@ for (const [store, open] of worlds) {
       lease: null,
     });
     t.equal(await world.leases.get('no-such-room'), null, 'no row for a room nobody made');
+  });
+
+  test(`${store}: the main rooms with an open meeting and no lease, in pages`, async (t) => {
+    const world = await open(t);
+    const clock = new FakeClock();
+    await nodes(world, clock, 'web-a');
+    for (const roomId of ['room-1', 'room-2', 'room-3', 'room-4']) await world.room(roomId);
+    await world.room('group-2', 'room-2');
+    await world.openMeeting('room-1');
+    await world.openMeeting('group-2');
+    await world.openMeeting('room-4');
+    t.same(
+      await world.leases.unleased(null, 10),
+      ['room-1', 'room-2', 'room-4'],
+      "a sub-group's meeting is its main room's",
+    );
+    t.same(await world.leases.unleased(null, 2), ['room-1', 'room-2']);
+    t.same(await world.leases.unleased('room-2', 2), ['room-4'], 'the next page');
+    t.ok((await world.leases.claim('room-4', 'web-a', clock.now(), since(clock.now()))).won);
+    t.ok((await world.leases.claim('room-3', 'web-a', clock.now(), since(clock.now()))).won);
+    t.same(await world.leases.unleased(null, 10), ['room-1', 'room-2'], 'a leased room is not listed');
+    await world.leases.release('web-a', [{ roomId: 'room-4', epoch: 1 }], clock.now());
+    t.same(await world.leases.unleased(null, 10), ['room-1', 'room-2'], 'nor one released (its row stays)');
   });
 }

@@ -10,13 +10,15 @@ import { successorOf } from '../../../../src/engine/cluster/rendezvous.js';
 import { FakeClock, FakeScheduler } from '../../../helpers/fake-clock.js';
 import { MemoryLeaseStore } from '../../../helpers/memory-leases.js';
 
-function world(rooms: string[]) {
+/** `open`: the rooms with an open meeting (a test may add to it). */
+function world(rooms: string[], open: string[] = []) {
   const clock = new FakeClock();
   const scheduler = new FakeScheduler(clock);
   const alive = new Set<string>();
   const leases = new MemoryLeaseStore(
     (roomId) => rooms.includes(roomId),
     (nodeId) => alive.has(nodeId),
+    () => open,
   );
   const node = (nodeId: string) => {
     alive.add(nodeId);
@@ -30,7 +32,7 @@ function world(rooms: string[]) {
       aliveNodes: () => Promise.resolve([...alive]),
     });
     ownership.onLost((roomId) => lost.push(roomId));
-    ownership.onGained((roomId) => gained.push(roomId));
+    ownership.onGained((roomId) => void gained.push(roomId));
     ownership.start();
     return { ownership, lost, gained };
   };
@@ -104,4 +106,110 @@ t.test('a fenced write drops the room; a clean stop releases every lease at once
   await a.ownership.stop();
   t.same(await b.ownership.where('room-2'), { mine: true, epoch: 2 }, 'released: taken at once, next epoch');
   t.same((await leases.get('room-1'))?.ownerNode, 'web-a', 'a lost lease is not released by its old holder');
+});
+
+t.test(
+  'a room gained is served only once adopted; a failed adoption lets it go and the next claim adopts',
+  async (t) => {
+    const { clock, scheduler, alive, leases } = world(['room-1']);
+    alive.add('web-a');
+    const ownership = new RoomOwnership({
+      leases,
+      nodeId: 'web-a',
+      clock,
+      scheduler,
+      aliveNodes: () => Promise.resolve([...alive]),
+    });
+    let release: () => void = () => {};
+    let fail = true;
+    const adopted: string[] = [];
+    ownership.onGained(async (roomId) => {
+      if (fail) throw new Error('the store is away');
+      await new Promise<void>((resolve) => (release = resolve));
+      adopted.push(roomId);
+    });
+    await t.rejects(ownership.where('room-1'), /the store is away/, 'the request that claimed it fails');
+    scheduler.advance(0);
+    t.equal(ownership.epochOf('room-1'), undefined, 'not held half read');
+    fail = false;
+    const answered: string[] = [];
+    const first = ownership.where('room-1').finally(() => answered.push('first'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Asked while the room is held (its lease won) but still being adopted.
+    const second = ownership.where('room-1').finally(() => answered.push('second'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    t.same(answered, [], 'still adopting: neither request is answered');
+    release();
+    t.same(await Promise.all([first, second]), [
+      { mine: true, epoch: 1 },
+      { mine: true, epoch: 1 },
+    ]);
+    t.same(adopted, ['room-1'], 'adopted once');
+  },
+);
+
+t.test('open meetings no lease names: claimed by their successor at start and when the nodes change', async (t) => {
+  const rooms = Array.from({ length: 12 }, (_, i) => `room-${i}`);
+  const open = rooms.slice(0, 8);
+  const { leases, node, step } = world(rooms, open);
+  const a = node('web-a');
+  const b = node('web-b');
+  await step(beatEveryMs);
+  for (const roomId of open) {
+    const successor = successorOf(roomId, ['web-a', 'web-b']);
+    t.equal((await leases.get(roomId))?.ownerNode, successor, `${roomId}: claimed by ${successor} at start`);
+    t.ok((successor === 'web-a' ? a : b).gained.includes(roomId), 'and adopted there');
+  }
+  t.same(await leases.unleased(null, 100), []);
+  for (const roomId of rooms.slice(8)) t.equal(await leases.get(roomId), null, 'a room without a meeting: not claimed');
+
+  // Meetings opened without a lease (by a node of an older release): seen when the nodes change.
+  open.push(...rooms.slice(8));
+  await step(beatEveryMs);
+  t.same(await leases.unleased(null, 100), rooms.slice(8).sort(), 'the same nodes: no new scan');
+  const c = node('web-c');
+  await step(beatEveryMs);
+  t.same(await leases.unleased(null, 100), [], 'a node joined: every one claimed');
+  for (const roomId of rooms.slice(8)) {
+    const successor = successorOf(roomId, ['web-a', 'web-b', 'web-c']);
+    t.equal((await leases.get(roomId))?.ownerNode, successor, `${roomId}: by its successor ${successor}`);
+  }
+  t.ok(c.gained.length + a.gained.length + b.gained.length >= open.length);
+});
+
+t.test('a room lost while it is being adopted is dropped again once the adoption ends', async (t) => {
+  const { clock, scheduler, alive, leases, node } = world(['room-1']);
+  alive.add('web-a');
+  const a = new RoomOwnership({
+    leases,
+    nodeId: 'web-a',
+    clock,
+    scheduler,
+    aliveNodes: () => Promise.resolve([...alive]),
+  });
+  const events: string[] = [];
+  let release: () => void = () => {};
+  a.onGained(async () => {
+    events.push('adopting');
+    await new Promise<void>((resolve) => (release = resolve));
+    events.push('adopted');
+  });
+  a.onLost(() => events.push('lost'));
+  a.start();
+  const claimed = a.where('room-1');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  // web-a hangs for the others while it reads: web-b takes the room, web-a's renewal is refused.
+  alive.delete('web-a');
+  const b = node('web-b');
+  t.same(await b.ownership.where('room-1'), { mine: true, epoch: 2 });
+  alive.add('web-a');
+  scheduler.advance(beatEveryMs);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  scheduler.advance(0);
+  t.same(events, ['adopting', 'lost'], 'dropped while still reading');
+  release();
+  t.same(await claimed, { mine: false, owner: null }, 'not served');
+  scheduler.advance(0);
+  t.same(events, ['adopting', 'lost', 'adopted', 'lost'], 'what the adoption read is dropped too');
+  t.equal(a.epochOf('room-1'), undefined);
 });
