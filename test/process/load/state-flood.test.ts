@@ -97,69 +97,72 @@ function cpuMs(pid: number | undefined): number {
 const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Infinity;
 
-t.test(`${members} members x ${toggles} toggles: /healthz keeps answering and another room takes a knock`, async (t) => {
-  const d = await daemonFor(t);
-  await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'off' });
-  await createRoom(t, d, { room_id: 'quiet', name: 'Quiet', waiting_room: 'all' });
-  const joined: Member[] = [];
-  for (let i = 0; i < members; i++) {
-    const name = `Member ${i + 1}`;
-    const started = await call(d, '/room/flood/start', { method: 'POST', token: null, json: { name } });
-    joined.push(await joinLive(liveUrl(d, 'flood', admittedSession(started, name).session)));
-  }
-  t.teardown(() => joined.forEach((m) => m.socket.terminate()));
+t.test(
+  `${members} members x ${toggles} toggles: /healthz keeps answering and another room takes a knock`,
+  async (t) => {
+    const d = await daemonFor(t);
+    await createRoom(t, d, { room_id: 'flood', name: 'Flood', waiting_room: 'off' });
+    await createRoom(t, d, { room_id: 'quiet', name: 'Quiet', waiting_room: 'all' });
+    const joined: Member[] = [];
+    for (let i = 0; i < members; i++) {
+      const name = `Member ${i + 1}`;
+      const started = await call(d, '/room/flood/start', { method: 'POST', token: null, json: { name } });
+      joined.push(await joinLive(liveUrl(d, 'flood', admittedSession(started, name).session)));
+    }
+    t.teardown(() => joined.forEach((m) => m.socket.terminate()));
 
-  const probe = startProbe(t, `${d.url}/healthz`);
-  await pause(300);
-  const cpuBefore = cpuMs(d.child.pid);
-  const walBefore = walCommits(join(d.dataDir, 'meet.sqlite'));
-  const floodStarted = Date.now();
-  const frames = [true, false].map((on) => JSON.stringify({ type: 'state', audio: false, video: on, screen: false }));
-  for (const { socket } of joined) {
-    for (let i = 0; i < toggles; i++) socket.send(frames[i % 2]!);
-  }
-  const knockStarted = Date.now();
-  // A knock that times out (10 s) is a failure to assert, not an error that ends the test early.
-  const knock = await new Browser(d, 'quiet')
-    .knock({ name: 'Next door' })
-    .catch((err: unknown) => ({ status: String(err) }));
-  const knockMs = Date.now() - knockStarted;
-  // The flood is over when every socket is closed; today's code closes none, so 10 s at most.
-  await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(10_000)]);
-  await pause(Math.max(0, 1_000 - (Date.now() - floodStarted)));
-  const samples = await probe.stop();
-  const cpu = cpuMs(d.child.pid) - cpuBefore;
-  const walAfter = walCommits(join(d.dataDir, 'meet.sqlite'));
+    const probe = startProbe(t, `${d.url}/healthz`);
+    await pause(300);
+    const cpuBefore = cpuMs(d.child.pid);
+    const walBefore = walCommits(join(d.dataDir, 'meet.sqlite'));
+    const floodStarted = Date.now();
+    const frames = [true, false].map((on) => JSON.stringify({ type: 'state', audio: false, video: on, screen: false }));
+    for (const { socket } of joined) {
+      for (let i = 0; i < toggles; i++) socket.send(frames[i % 2]!);
+    }
+    const knockStarted = Date.now();
+    // A knock that times out (10 s) is a failure to assert, not an error that ends the test early.
+    const knock = await new Browser(d, 'quiet')
+      .knock({ name: 'Next door' })
+      .catch((err: unknown) => ({ status: String(err) }));
+    const knockMs = Date.now() - knockStarted;
+    // The flood is over when every socket is closed; today's code closes none, so 10 s at most.
+    await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(10_000)]);
+    await pause(Math.max(0, 1_000 - (Date.now() - floodStarted)));
+    const samples = await probe.stop();
+    const cpu = cpuMs(d.child.pid) - cpuBefore;
+    const walAfter = walCommits(join(d.dataDir, 'meet.sqlite'));
 
-  const times = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const p95 = percentile(times, 0.95);
-  const max = times.at(-1) ?? Infinity;
-  t.comment(
-    `${samples.length} probes: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms; knock ${knockMs} ms; daemon CPU ${cpu} ms`,
-  );
-  t.ok(
-    samples.every((s) => s.status === 200),
-    'every probe answered 200',
-  );
-  t.ok(samples.length >= 10, `${samples.length} probes were answered while the flood lasted`);
-  t.equal(knock.status, 202, 'a knock in another room is accepted during the flood');
+    const times = samples.map((s) => s.ms).sort((a, b) => a - b);
+    const p95 = percentile(times, 0.95);
+    const max = times.at(-1) ?? Infinity;
+    t.comment(
+      `${samples.length} probes: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms; knock ${knockMs} ms; daemon CPU ${cpu} ms`,
+    );
+    t.ok(
+      samples.every((s) => s.status === 200),
+      'every probe answered 200',
+    );
+    t.ok(samples.length >= 10, `${samples.length} probes were answered while the flood lasted`);
+    t.equal(knock.status, 202, 'a knock in another room is accepted during the flood');
 
-  // Media intervals are written with the room's flushes, in groups: a few commits, not one per
-  // toggle (20,000 here). The log must not have been restarted meanwhile for the count to hold.
-  t.equal(walAfter.generation, walBefore.generation, 'the write-ahead log was not restarted during the flood');
-  t.ok(
-    walAfter.commits - walBefore.commits <= 50,
-    `${walAfter.commits - walBefore.commits} durable commits for ${members * toggles} toggles`,
-  );
+    // Media intervals are written with the room's flushes, in groups: a few commits, not one per
+    // toggle (20,000 here). The log must not have been restarted meanwhile for the count to hold.
+    t.equal(walAfter.generation, walBefore.generation, 'the write-ahead log was not restarted during the flood');
+    t.ok(
+      walAfter.commits - walBefore.commits <= 50,
+      `${walAfter.commits - walBefore.commits} durable commits for ${members * toggles} toggles`,
+    );
 
-  // What cut the flood: each socket was told once, then closed as no page would behave.
-  const codes = await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(2_000).then(() => [])]);
-  t.same([...new Set(codes)], [floodCloseCode], `every flooding socket is closed with ${floodCloseCode}`);
-  t.ok(
-    joined.every((m) => m.errors.filter((code) => code === 'rate_limited').length === 1),
-    'each was told rate_limited once before',
-  );
-});
+    // What cut the flood: each socket was told once, then closed as no page would behave.
+    const codes = await Promise.race([Promise.all(joined.map((m) => m.closed)), pause(2_000).then(() => [])]);
+    t.same([...new Set(codes)], [floodCloseCode], `every flooding socket is closed with ${floodCloseCode}`);
+    t.ok(
+      joined.every((m) => m.errors.filter((code) => code === 'rate_limited').length === 1),
+      'each was told rate_limited once before',
+    );
+  },
+);
 
 t.test('binary frames count against the allowance as well: told once, then closed', async (t) => {
   const d = await daemonFor(t);
