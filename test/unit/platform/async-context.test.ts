@@ -3,7 +3,7 @@
 // and leave the other slots' values alone (the engine's transactions, turns and units of work
 // read theirs from the same carrier).
 import t from 'tap';
-import { contextSlot, openRuns } from '../../../src/platform/async-context.js';
+import { contextSlot } from '../../../src/platform/async-context.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -62,64 +62,4 @@ t.test('two runs of one slot at once never see each other', async (t) => {
 t.test('a value set to undefined reads as undefined, not as the outer run', async (t) => {
   const slot = contextSlot<string | undefined>();
   slot.run('outer', () => slot.run(undefined, () => t.equal(slot.getStore(), undefined)));
-});
-
-// On Node 20 an enabled AsyncLocalStorage runs a hook for every promise and async resource of the
-// process, so the carrier is enabled only while a run is open (platform/async-context.ts).
-const frameBased = openRuns() === null ? 'contexts are carried in an async context frame here' : false;
-t.test(
-  'the carrier is off once no run is open: a timer of a settled run reads nothing',
-  { skip: frameBased },
-  async (t) => {
-    const slot = contextSlot<string>();
-    let late: Promise<string | undefined> = Promise.resolve(undefined);
-    const during = await slot.run('a', async () => {
-      t.equal(openRuns(), 1, 'open while its promise is not settled');
-      late = new Promise((resolve) => setTimeout(() => resolve(slot.getStore()), 5));
-      await tick();
-      return slot.getStore();
-    });
-    t.equal(during, 'a');
-    t.equal(openRuns(), 0, 'closed once it settled');
-    t.equal(await late, undefined, 'a step of a settled run sees no value once no run is open');
-  },
-);
-
-t.test('one run settling never takes the value from another still open', async (t) => {
-  const slot = contextSlot<string>();
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  const long = slot.run('long', async () => {
-    const seen = [slot.getStore()];
-    await held;
-    seen.push(slot.getStore());
-    await tick();
-    seen.push(slot.getStore());
-    return seen;
-  });
-  // Short runs open and settle (sync, async, throwing, rejecting) while the long one waits.
-  t.equal(
-    slot.run('sync', () => slot.getStore()),
-    'sync',
-  );
-  t.equal(await slot.run('short', async () => (await tick(), slot.getStore())), 'short');
-  t.throws(
-    () =>
-      slot.run('throws', () => {
-        throw new Error('sync throw');
-      }),
-    /sync throw/,
-  );
-  await t.rejects(
-    slot.run('rejects', async () => {
-      await tick();
-      throw new Error('rejected');
-    }),
-    /rejected/,
-    'a rejection still reaches the caller',
-  );
-  if (openRuns() !== null) t.equal(openRuns(), 1, 'only the long run is open');
-  release();
-  t.same(await long, ['long', 'long', 'long']);
-  if (openRuns() !== null) t.equal(openRuns(), 0);
 });

@@ -16,7 +16,6 @@ import { sqliteAsyncStores } from '../../../src/store/async-sqlite.js';
 import { databaseFileName, openDatabase } from '../../../src/store/database.js';
 import { waitingRoomFixture as room } from '../../helpers/room-fixture.js';
 import { walCommits } from '../../helpers/wal.js';
-import { contextSlot } from '../../../src/platform/async-context.js';
 
 type SyncCall = (error: NodeJS.ErrnoException | null) => void;
 
@@ -205,27 +204,3 @@ t.test(
     t.equal(await now, true);
   },
 );
-
-// The carrier of every context is disabled while no run is open (platform/async-context.ts):
-// another context's run settling while a unit is open must leave the unit's steps inside it.
-t.test("a run of another context settling while a unit is open leaves the unit's later writes in it", async (t) => {
-  const { db, stores } = open(t);
-  const select = db.prepare('SELECT room_id FROM rooms WHERE room_id = ?');
-  const turn = contextSlot<string>();
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  const unit = stores.unitOfWork.run(async () => {
-    await stores.rooms.insert(room('first'));
-    await held;
-    await stores.rooms.insert(room('second'));
-    throw new Error('rolled back');
-  });
-  unit.catch(() => undefined);
-  await turns(1);
-  // A room's turn opens and settles while the unit waits.
-  t.equal(await turn.run('room', async () => (await turns(1), turn.getStore())), 'room');
-  release();
-  await t.rejects(unit, /rolled back/, 'the unit ends (its second write did not wait for the unit itself)');
-  t.notOk(select.get('first'), 'rolled back');
-  t.notOk(select.get('second'), 'rolled back with it: it was part of the unit');
-});
