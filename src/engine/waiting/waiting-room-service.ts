@@ -444,6 +444,6 @@ export class WaitingRoomService {
   }
 
   private nowMs(): number {
-    return this.deps.clock.now().getTime();
+    return this.deps.clock.nowMs?.() ?? this.deps.clock.now().getTime();
   }
 }

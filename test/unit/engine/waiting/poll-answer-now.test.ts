@@ -36,3 +36,17 @@ t.test('a poll that finds its expiry waits for the write, then answers expired',
   t.match((await f.meetings.timeline('r1')).at(-1), { kind: 'expire', subject: { requestId: ann.requestId } });
   t.same(f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'the next poll: at once');
 });
+
+t.test('a poll reads the time without making a Date when the clock can say it in milliseconds', async (t) => {
+  const f = new Fixture();
+  f.room({ waitingRoomTimeoutSecs: 30 });
+  const ann = await f.knock('Ann');
+  let dates = 0;
+  const now = f.clock.now.bind(f.clock);
+  f.clock.now = () => (dates++, now());
+  f.clock.advance(29_999);
+  t.same(f.waiting.poll('r1', ann.secret), { status: 'waiting' }, '1 ms before the timeout, by the milliseconds');
+  t.equal(dates, 0, 'no Date made');
+  f.clock.advance(1);
+  t.same(await f.waiting.poll('r1', ann.secret), { status: 'expired', retry: true }, 'at the timeout');
+});
