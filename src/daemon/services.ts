@@ -29,7 +29,7 @@ import { databaseFileName } from '../store/database.js';
 import { contextSlot } from '../platform/async-context.js';
 import type { StoreBundle } from './store-bundle.js';
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
 
 /** Real timers that never hold the process open (a stop does not wait for a grace period). */
 export const systemScheduler: Scheduler = {

@@ -1,6 +1,8 @@
 /** Time comes from outside the domain, so the state machines run under a fake clock in tests. */
 export interface Clock {
   now(): Date;
+  /** The same time in milliseconds with no Date made (the hot paths: every poll); a clock may leave it out. */
+  nowMs?(): number;
 }
 
 /**

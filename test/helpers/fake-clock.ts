@@ -8,6 +8,10 @@ export class FakeClock implements Clock {
     return new Date(this.ms);
   }
 
+  nowMs(): number {
+    return this.ms;
+  }
+
   advance(ms: number): void {
     this.ms += ms;
   }

@@ -16,11 +16,11 @@
  *   (nothing created); too_many_attempts (TooManyAttemptsError, `.retryAfterSecs`); barred (the
  *   cookie's request was barred in this meeting); knock only: too_many_knocks, too_many_waiting and
  *   waiting_room_full (1,000 waiting), each a TooManyAttemptsError with `.retryAfterSecs`.
- * - `poll(roomId, secret): Promise<PollResult | null>` — null when the cookie names no request of this room's
- *   open meeting (answer 404). Served from memory, no store read. A page silent for `missedPolls`
- *   polls is listed with `connection_lost` (moderators are told by an update); her next poll
- *   clears it; only a silence of `closedWindowMs` (the grace, 60 s) closes her window. Admitted answers carry the participant
- *   while present: once she left, the admission is spent (null), so a kept cookie mints no session.
+ * - `poll(roomId, secret): PollResult | null` — null when the cookie names no request of this room's open meeting
+ *   (answer 404). Served from memory, no store read, no promise (a Promise only when it finds an expiry to write).
+ *   A page silent for `missedPolls` polls is listed with `connection_lost` (moderators are told by an update); her
+ *   next poll clears it; only a silence of `closedWindowMs` (the grace, 60 s) closes her window. Admitted answers
+ *   carry the participant while present: once she left, the admission is spent (null), so a kept cookie mints no session.
  * - `withdraw(roomId, secret): Promise<boolean>` — the person leaves; a waiting request is withdrawn at once.
  * - `leaving(roomId, secret): Promise<boolean>` — her page is going away (pagehide beacon): moderators stop
  *   seeing the request at once and it is withdrawn after `leaveGraceMs` (2 s) unless the same
@@ -198,7 +198,7 @@ export class WaitingRoomService {
     this.requests.cancelPending(roomId);
   }
 
-  async poll(roomId: string, secret: unknown): Promise<PollResult | null> {
+  poll(roomId: string, secret: unknown): PollResult | null | Promise<PollResult | null> {
     const found = this.findBySecret(roomId, secret);
     if (!found) return null;
     const { meeting, queue, live } = found;
@@ -214,13 +214,13 @@ export class WaitingRoomService {
       // Her page re-attached within the grace: same place, and moderators see her connection back.
       if (live.request.state === 'waiting') this.changes.notify(roomId, meeting, [], [], { updated: [live] });
     }
-    if (live.request.state === 'waiting' && now >= live.expiresAtMs)
-      await this.deps.turns.run(roomId, async () => {
-        if (live.request.state !== 'waiting') return;
-        await this.decisions.expire(meeting, queue, live);
-        this.changes.notify(roomId, meeting, [], [live.request.requestId]);
-      });
-    return pollAnswer(live, this.deps.meetings);
+    if (live.request.state !== 'waiting' || now < live.expiresAtMs) return pollAnswer(live, this.deps.meetings);
+    const expired = this.deps.turns.run(roomId, async () => {
+      if (live.request.state !== 'waiting') return;
+      await this.decisions.expire(meeting, queue, live);
+      this.changes.notify(roomId, meeting, [], [live.request.requestId]);
+    });
+    return expired.then(() => pollAnswer(live, this.deps.meetings));
   }
 
   withdraw(roomId: string, secret: unknown): Promise<boolean> {
@@ -432,6 +432,6 @@ export class WaitingRoomService {
   }
 
   private nowMs(): number {
-    return this.deps.clock.now().getTime();
+    return this.deps.clock.nowMs?.() ?? this.deps.clock.now().getTime();
   }
 }

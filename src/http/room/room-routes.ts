@@ -3,7 +3,7 @@ import type { Participant } from '../../engine/meetings/meeting.js';
 import type { EngineServices } from '../../engine/services.js';
 import type { JoinClaims, SessionClaims } from '../../engine/tokens/token-service.js';
 import type { Arrival } from '../../engine/waiting/admission.js';
-import type { EntryResult } from '../../engine/waiting/waiting-room-types.js';
+import type { EntryResult, PollResult } from '../../engine/waiting/waiting-room-types.js';
 import { noteEvent } from '../../platform/access-log.js';
 import { EngineError, invalidField } from '../../engine/errors.js';
 import { clientKey, clientNetwork } from '../../platform/client-key.js';
@@ -134,14 +134,18 @@ export function roomRoutes(
     });
 
     // Everyone waiting polls every 2 s: the poll reads memory (an expiry it finds is written).
-    app.get<WithId>('/room/:id/waiting', withId, async (request) => {
-      const secret = readWaitingCookie(request);
-      const result = secret ? await services.waiting.poll(request.params.id, secret) : null;
+    // Not an async handler: a waiting answer is sent with no promise made (issue 36 point 4).
+    const pollAnswered = (result: PollResult | null): object => {
       if (!result) throw new HttpError('not_found', 'this browser has no waiting request in this room');
       if (result.status === 'admitted')
-        return { status: 'admitted', ...(await admittedAs(services, ice, result.participant)) };
+        return admittedAs(services, ice, result.participant).then((given) => ({ status: 'admitted', ...given }));
       // A barred browser keeps its cookie: it is how a reload or a new knock is known as barred.
       return result;
+    };
+    app.get<WithId>('/room/:id/waiting', withId, (request) => {
+      const secret = readWaitingCookie(request);
+      const result = secret ? services.waiting.poll(request.params.id, secret) : null;
+      return result instanceof Promise ? result.then(pollAnswered) : pollAnswered(result);
     });
 
     // The Leave button: withdrawn at once. The cookie stays: for a barred browser it is the
