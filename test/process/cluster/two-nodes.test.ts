@@ -4,9 +4,12 @@
 // a live node's id is refused (exit 1); after a kill -9 the other's view and `meetctl cluster
 // status` show the killed node gone (at once since stage 2: its session lock is freed). Without
 // SERVICE_NATS_URL no header is sent; a malformed NATS URL stops the start (2), a NATS out of
-// reach too (69, naming host and port).
+// reach too (69, naming host and port). `cluster status` runs in this process (runCli) and the
+// single node without NATS too: what they read and answer, not the process, is the point.
 import { dataDirFor } from '../../helpers/api.js';
-import { runMeetctl, startDaemon, stopDaemon, type Daemon } from '../../helpers/daemon.js';
+import { runCli } from '../../helpers/cli.js';
+import { runMeetctl, stopDaemon, type Daemon } from '../../helpers/daemon.js';
+import { inProcessDaemonFor } from '../../helpers/in-process-daemon.js';
 import { startTwoNodes } from '../../helpers/cluster-nodes.js';
 import { clusterTest } from '../../helpers/nats.js';
 import { freePort, until } from '../../helpers/net.js';
@@ -52,7 +55,7 @@ clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a clust
   t.match(twin.stderr, /node id node-a is held by a live node at http:\/\/127\.0\.0\.1:\d+/);
   t.match((await readyz(b)).cluster, { nodes_alive: ['node-b', 'node-a'] }, 'the refused start changed nothing');
 
-  const status = await runMeetctl(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
+  const status = await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
   t.equal(status.code, 0, status.stderr);
   t.match(JSON.parse(status.stdout), [
     { node_id: 'node-a', address: `http://127.0.0.1:${portA}`, state: 'alive', open_rooms: 0, live_sockets: 0 },
@@ -63,7 +66,7 @@ clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a clust
   // Stage 2: its session lock went with its connection, so A is dead without waiting for its beats to age.
   await until('B sees A gone', async () => (await readyz(b)).cluster?.nodes_alive.length === 1, 20_000);
   t.same((await readyz(b)).cluster, { node: 'node-b', nodes_alive: ['node-b'] });
-  const after = await runMeetctl(['cluster', 'status'], { SERVICE_DATABASE_URL: db.url });
+  const after = await runCli(['cluster', 'status'], { SERVICE_DATABASE_URL: db.url });
   t.equal(after.code, 0, after.stderr);
   t.match(after.stdout, /^NODE\s+ADDRESS\s+STATE\s+LAST BEAT\s+OPEN ROOMS\s+LIVE SOCKETS\n/);
   t.match(after.stdout, /\nnode-a\s+http:\/\/127\.0\.0\.1:\d+\s+gone\s/);
@@ -71,7 +74,7 @@ clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a clust
 
   // A clean stop says gone at once, without waiting for the timeout.
   t.equal(await stopDaemon(b), 0);
-  const stopped = await runMeetctl(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
+  const stopped = await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
   t.match(JSON.parse(stopped.stdout), [
     { node_id: 'node-a', state: 'gone' },
     { node_id: 'node-b', state: 'gone' },
@@ -82,16 +85,16 @@ clusterTest(
   'without SERVICE_NATS_URL: no header, no cluster in /readyz; bad or absent NATS stops the start',
   async (t) => {
     const db = await freshDatabase(t);
-    const single = await startDaemon({
-      dataDir: dataDirFor(t),
-      env: { SERVICE_DATABASE_URL: db.url, COMPAT_ENABLED: 'false' },
+    // What a single node answers is not about the process: the daemon runs in this one.
+    const single = await inProcessDaemonFor(t, dataDirFor(t), {
+      SERVICE_DATABASE_URL: db.url,
+      COMPAT_ENABLED: 'false',
     });
-    t.teardown(() => stopDaemon(single, 'SIGKILL'));
     const answer = await fetch(`${single.url}/readyz`);
     t.equal(answer.headers.get('x-meet-node'), null, 'a single node names no node');
     t.notOk('cluster' in ((await answer.json()) as object), '/readyz as before');
     t.same(
-      JSON.parse((await runMeetctl(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url })).stdout),
+      JSON.parse((await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url })).stdout),
       [],
       'nothing registered',
     );
@@ -117,7 +120,7 @@ clusterTest(
 );
 
 clusterTest('cluster status on SQLite says a cluster needs PostgreSQL', async (t) => {
-  const result = await runMeetctl(['cluster', 'status'], { SERVICE_DATA_DIR: dataDirFor(t) });
+  const result = await runCli(['cluster', 'status'], { SERVICE_DATA_DIR: dataDirFor(t) });
   t.equal(result.code, 1);
   t.match(result.stderr, /a cluster needs PostgreSQL/);
   t.match(result.stderr, /hint: set SERVICE_DATABASE_URL=postgres/);
