@@ -165,7 +165,9 @@ t.test(
     backend.locksChanged('media1', locks.now);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     t.equal(await growth('audio', 1500), 0, 'under the microphone lock not one audio packet of hers reaches bob');
-    t.ok((await growth('video', 1000)) > 5, 'her video still flows');
+    // At the fake camera's 5 frames a second, one second held 5 packets or fewer on a loaded CI
+    // run: two seconds and more than 2 still fail if the lock stops her video too.
+    t.ok((await growth('video', 2000)) > 2, 'her video still flows');
     locks.now = unlocked;
     backend.locksChanged('media1', locks.now);
     await until('her audio to flow again', async () => (await growth('audio', 500)) > 3, 5000, 100);
