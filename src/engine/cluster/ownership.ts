@@ -138,7 +138,8 @@ export class RoomOwnership implements RoomFence {
     if (lease?.ownerNode !== this.nodeId) {
       const alive = await this.deps.aliveNodes();
       // A live owner keeps its room, even when a node joined since that is now its successor.
-      if (lease && lease.expiresAt > now && alive.includes(lease.ownerNode)) return { mine: false, owner: lease.ownerNode };
+      if (lease && lease.expiresAt > now && alive.includes(lease.ownerNode))
+        return { mine: false, owner: lease.ownerNode };
       // Unleased, expired or a dead owner's: only its successor among the live nodes claims it, so
       // every node names the same one, and whether the id names a room at all is read by that node
       // alone (the claim writes no lease for a missing room).

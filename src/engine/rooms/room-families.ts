@@ -132,7 +132,7 @@ export class RoomFamilies {
 }
 
 /** What the families read of the room store: the families at start, a room or a family on a miss. */
-export type FamiliesStore = Pick<AsyncPort<RoomStore>, 'families' | 'get' | 'children'>;
+type FamiliesStore = Pick<AsyncPort<RoomStore>, 'families' | 'get' | 'children'>;
 
 /** Every method of the port, bound to it, so a spread copy calls the store as itself. */
 function bound(store: AsyncPort<RoomStore>): AsyncPort<RoomStore> {
