@@ -28,7 +28,13 @@ async function serveOwnedRooms(
   ownership: RoomOwnership,
 ) {
   const mainRoomOf = (roomId: string) => services.families.mainRoomOf(roomId);
-  const gate = new RoomGate(ownership, mainRoomOf);
+  const gate = new RoomGate(ownership, {
+    mainRoomOf,
+    forget: (mainRoomId, roomId) => {
+      services.families.drop(mainRoomId);
+      cluster.forgetRoom(roomId);
+    },
+  });
   // A room gained (a dead owner's, a released one's, or this node's own after a restart): its
   // family's rooms are read anew (sub-groups made through other nodes too), and their open
   // meetings, members and waiting requests adopted.
@@ -40,6 +46,7 @@ async function serveOwnedRooms(
   });
   const drop = async (roomId: string) => {
     gate.dropSockets(roomId);
+    services.families.drop(roomId);
     for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
       services.waiting.roomDeleted(id);
       services.meetings.roomDeleted(id);

@@ -48,6 +48,14 @@ export class RoomFamilies {
   }
 
   /**
+   * What is kept of `roomId`'s family goes (a cluster node that does not serve it: other nodes
+   * may change it); the next `mainRoomOf` reads it from the store again.
+   */
+  drop(roomId: string): void {
+    this.forget(this.rooms.get(roomId)?.parentRoomId ?? roomId);
+  }
+
+  /**
    * The family of `mainRoomId` read anew from the store (a cluster node that gains the room: its
    * sub-groups may have been made, renamed or deleted through other nodes since it last read them).
    */

@@ -31,16 +31,20 @@ const ownerApiRoutes = new Set([
 /** Every room address but `exists`, which reads the store only. */
 const roomAddress = (route: string) => route.startsWith('/room/:id/') && route !== '/room/:id/exists';
 
+/** What the gate reads of the rooms' families (engine/rooms/room-families.ts, and the room store's kept copies). */
+export interface FamilyMap {
+  /** The id of the family's main room (a sub-group is owned with it); the id itself for a main room and for no room alike. */
+  mainRoomOf(roomId: string): Promise<string>;
+  /** What this node kept of the room and its family goes: the next `mainRoomOf` reads the store. */
+  forget(mainRoomId: string, roomId: string): void;
+}
+
 export class RoomGate {
   private readonly sockets = new Map<string, Set<Socket>>();
 
-  /**
-   * @param mainRoomOf The id of the room's family's main room (a sub-group is owned with it); the
-   *   id itself for a main room and for no room alike (room-families.ts).
-   */
   constructor(
     readonly placement: RoomPlacement,
-    private readonly mainRoomOf: (roomId: string) => Promise<string>,
+    private readonly families: FamilyMap,
   ) {}
 
   /** onRequest of the listener: the room addresses. */
@@ -60,8 +64,16 @@ export class RoomGate {
     if (route === undefined || !gated(route)) return undefined;
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'string' || !roomIdPattern.test(id)) return undefined;
-    const main = await this.mainRoomOf(id);
-    const place = await this.placement.where(main);
+    let main = await this.families.mainRoomOf(id);
+    let place = await this.placement.where(main);
+    if (!place.mine) {
+      // What this node kept of a family it does not serve may be stale (a group deleted through
+      // its owner), and two nodes each naming the other would send a page back and forth: the
+      // family is read again from the store before another node is named.
+      this.families.forget(main, id);
+      const read = await this.families.mainRoomOf(id);
+      if (read !== main) place = await this.placement.where((main = read));
+    }
     if (place.mine) {
       if (route === '/room/:id/live') this.keep(main, request.raw.socket);
       return undefined;

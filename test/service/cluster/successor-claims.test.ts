@@ -6,12 +6,13 @@
 // code and bytes (no id, no name, no count); only the id's successor reads whether the room exists
 // and answers 404. A sub-group made through node-b is in node-a's families once node-a gains its
 // main room (room-families.ts `reload`); one made through node-a is found by node-b on its first
-// request for it (`mainRoomOf`), which names node-a though the group's own successor is node-b.
+// request for it (`mainRoomOf`), which names node-a though the group's own successor is node-b;
+// one deleted through node-a is read again by node-b before it names a node (no ping-pong).
 import postgres from 'postgres';
 import type { Test } from 'tap';
 import { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
 import { successorOf } from '../../../src/engine/cluster/rendezvous.js';
-import { call, type ApiResult, type Server } from '../../helpers/api.js';
+import { call, rooms, type ApiResult, type Server } from '../../helpers/api.js';
 import { appFor } from '../../helpers/app.js';
 import { FakeClock, FakeScheduler } from '../../helpers/fake-clock.js';
 import { postgresTest } from '../../helpers/postgres.js';
@@ -127,11 +128,8 @@ postgresTest('only a room’s successor claims it; a non-owner answers every roo
     t.notMatch(first.text, /hidden|Secret|council|lesson|Lesson|no-such|Group|\d/, 'no id, no name, no count');
   }
   t.same(await leases(), ['lesson-2 node-a'], 'nothing claimed through node-b, nothing for no room');
-  t.same(
-    services.b.families.roomOf('lesson-2-g2'),
-    { roomId: 'lesson-2-g2', parentRoomId: 'lesson-2', name: 'Group 2' },
-    'a group made through node-a: read on its first request to node-b',
-  );
+  // lesson-2-g2's own successor is node-b: node-b named node-a because it read the group's parent.
+  t.equal(services.b.families.roomOf('lesson-2-g2'), null, 'and keeps nothing of a family it does not serve');
 
   // Only the successor of an id reads whether it names a room.
   t.equal((await new Browser(a, 'no-such-room').knock({ name: 'Eve' })).status, 404, 'no room: its successor says so');
@@ -145,4 +143,12 @@ postgresTest('only a room’s successor claims it; a non-owner answers every roo
     'an id that is none: the route’s answer on both',
   );
   t.same(await leases(), ['lesson-2 node-a'], 'no lease for an id that names no room');
+
+  // A group deleted through its owner: node-b, which kept it, reads it again before it names a
+  // node, so the two nodes do not send a page back and forth (each naming the other).
+  t.equal((await rooms.delete(a, 'lesson-2-g1')).status, 204);
+  const gone = await new Browser(b, 'lesson-2-g1').knock({ name: 'Eve' });
+  t.equal(gone.status, 404, 'node-b, the deleted id’s successor, says 404');
+  const viaA = await new Browser(a, 'lesson-2-g1').knock({ name: 'Eve' });
+  t.match([viaA.status, viaA.body?.error?.owner_node], [421, 'node-b'], 'node-a names node-b for it');
 });

@@ -100,6 +100,10 @@ t.test('rooms written by another process (a cluster node): a sub-group read on i
   t.equal(await families.mainRoomOf('alone'), 'alone');
   t.equal(await families.mainRoomOf('no-such-room'), 'no-such-room', 'no room: the id itself, as for a main room');
   t.equal(families.roomOf('alone'), null, 'neither kept');
+  families.drop('main-g1');
+  t.equal(families.roomOf('main'), null, 'dropped: the whole family goes');
+  await store.delete('main-g1');
+  t.equal(await families.mainRoomOf('main-g1'), 'main-g1', 'and is read again: the group is gone');
 });
 
 t.test('a family read anew: groups made, renamed and deleted elsewhere', async (t) => {
