@@ -27,21 +27,26 @@ async function serveOwnedRooms(
   cluster: ClusterStores,
   ownership: RoomOwnership,
 ) {
-  const mainRoomOf = async (roomId: string) => {
-    const room = await services.rooms.find(roomId);
-    return room === null ? null : (room.parentRoomId ?? room.roomId);
-  };
-  const gate = new RoomGate(ownership, mainRoomOf);
+  const mainRoomOf = (roomId: string) => services.families.mainRoomOf(roomId);
+  const gate = new RoomGate(ownership, {
+    mainRoomOf,
+    forget: (mainRoomId, roomId) => {
+      services.families.drop(mainRoomId);
+      cluster.forgetRoom(roomId);
+    },
+  });
   // A room gained (a dead owner's, a released one's, or this node's own after a restart): its
-  // family's rooms are read anew, and their open meetings, members and waiting requests adopted.
+  // family's rooms are read anew (sub-groups made through other nodes too), and their open
+  // meetings, members and waiting requests adopted.
   ownership.onGained(async (roomId) => {
-    for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
-      cluster.forgetRoom(id);
-      await services.waiting.adopt(id);
-    }
+    const family = [roomId, ...(await bundle.stores.rooms.children(roomId))];
+    for (const id of family) cluster.forgetRoom(id);
+    await services.families.reload(roomId);
+    for (const id of family) await services.waiting.adopt(id);
   });
   const drop = async (roomId: string) => {
     gate.dropSockets(roomId);
+    services.families.drop(roomId);
     for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
       services.waiting.roomDeleted(id);
       services.meetings.roomDeleted(id);
@@ -51,7 +56,7 @@ async function serveOwnedRooms(
   ownership.onLost((roomId) => void drop(roomId).catch(() => undefined));
   for (const meeting of services.meetings.openMeetings()) {
     const main = await mainRoomOf(meeting.roomId);
-    if (main !== null && !(await ownership.where(main)).mine) await drop(main);
+    if (!(await ownership.where(main)).mine) await drop(main);
   }
   return gate;
 }

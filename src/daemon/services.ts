@@ -56,6 +56,8 @@ export interface Services extends EngineServices<LiveHub> {
   readonly compatStore: StoreBundle['compatStore'];
   /** The registry of a cluster's nodes (PostgreSQL only). */
   readonly nodes: StoreBundle['nodes'];
+  /** The rooms' families in memory (the live hub's reads; a cluster node's room gate maps a sub-group to its main room). */
+  readonly families: RoomFamilies;
   /** Starts the periodic sweep; only a serving daemon needs it. */
   startSweeping(onError: (err: unknown) => void): void;
   /** Resolves once queued writes are committed and the store is closed. */
@@ -231,6 +233,7 @@ async function servicesOn(
     storeKind: bundle.kind,
     compatStore: bundle.compatStore,
     nodes: bundle.nodes,
+    families,
     clock,
     startSweeping(onError) {
       // Serving starts: statistics left running by a crashed process end now.

@@ -1,8 +1,9 @@
 // Issue 35 stage 2: which rooms this node owns. A room is served by its owner only: the owner
 // holds its live state in memory, and every write of it is fenced by the lease's epoch
-// (leases.ts). A room is claimed on first use when its lease is free, or when its owner is dead
-// (or its lease ran out) and this node is its successor by rendezvous over the live nodes; the
-// successor also claims a dead owner's rooms by itself on its beat, so they move within seconds.
+// (leases.ts). A room whose lease is free, ran out or names a dead owner is claimed only by its
+// successor by rendezvous over the live nodes, on first use or by itself on its beat (a dead
+// owner's rooms move within seconds); every other node names that successor. A live owner keeps
+// its rooms when the nodes change (no flapping).
 // Every held lease is renewed on the beat; a lease found lost (not renewed, or a write fenced)
 // drops the room at once. Nothing of this runs on a single node.
 import type { Clock, Scheduler } from '../clock.js';
@@ -10,7 +11,11 @@ import { type HeldLease, type LeaseStore, type RoomFence } from './leases.js';
 import { aliveWithinMs, beatEveryMs } from './nodes.js';
 import { successorOf } from './rendezvous.js';
 
-/** Where a room is served: here (at this epoch), by another node, or nowhere (no such room). */
+/**
+ * Where a room is served: here (at this epoch), by another node (its live owner, or for a room no
+ * live node holds, and an id that names no room alike, its successor), or nowhere (this node is
+ * the successor and no room has the id).
+ */
 export type Whereabouts =
   | { readonly mine: true; readonly epoch: number }
   | { readonly mine: false; readonly owner: string }
@@ -129,10 +134,15 @@ export class RoomOwnership implements RoomFence {
     const { leases, clock } = this.deps;
     const now = clock.now();
     const lease = await leases.get(roomId);
-    if (lease && lease.ownerNode !== this.nodeId) {
+    // A lease of this node's own (a restart under the same id) is taken again at once.
+    if (lease?.ownerNode !== this.nodeId) {
       const alive = await this.deps.aliveNodes();
-      if (lease.expiresAt > now && alive.includes(lease.ownerNode)) return { mine: false, owner: lease.ownerNode };
-      // Its owner is gone: the room goes to its successor among the live nodes, whoever is asked.
+      // A live owner keeps its room, even when a node joined since that is now its successor.
+      if (lease && lease.expiresAt > now && alive.includes(lease.ownerNode))
+        return { mine: false, owner: lease.ownerNode };
+      // Unleased, expired or a dead owner's: only its successor among the live nodes claims it, so
+      // every node names the same one, and whether the id names a room at all is read by that node
+      // alone (the claim writes no lease for a missing room).
       const successor = successorOf(roomId, alive.includes(this.nodeId) ? alive : [...alive, this.nodeId]);
       if (successor !== this.nodeId && successor !== null) return { mine: false, owner: successor };
     }

@@ -14,17 +14,63 @@ export interface FamilyRoom {
  * fan-out). Read once with one query at start (`RoomStore.families`), then kept by the writes of
  * the room port `keeping` returns, which every room write of the process goes through: the same
  * on SQLite and PostgreSQL, so the hub never reads a store synchronously. A room absent here has
- * no parent and no sub-group. Sub-groups are few, so memory holds only those families, never the
+ * no parent and no sub-group. On a cluster node other nodes write rooms too: a sub-group they
+ * made is read on its first request here (`mainRoomOf`), and a family gained is read anew (`reload`). Sub-groups are few, so memory holds only those families, never the
  * whole rooms table.
  */
 export class RoomFamilies {
   private readonly rooms = new Map<string, FamilyRoom>();
   private readonly children = new Map<string, Set<string>>();
 
-  static async load(store: Pick<AsyncPort<RoomStore>, 'families'>): Promise<RoomFamilies> {
-    const families = new RoomFamilies();
+  private constructor(private readonly store: FamiliesStore) {}
+
+  static async load(store: FamiliesStore): Promise<RoomFamilies> {
+    const families = new RoomFamilies(store);
     for (const room of await store.families()) families.add(room);
     return families;
+  }
+
+  /**
+   * The id of the main room of `roomId`'s family: a sub-group's parent, else the id itself (a
+   * main room, or no room at all, which the answer does not tell apart). A room not in memory is
+   * read from the store, and a sub-group found there (made through another node of a cluster) is
+   * kept from then on, with its parent, before the live hub reads it.
+   */
+  async mainRoomOf(roomId: string): Promise<string> {
+    const known = this.rooms.get(roomId);
+    if (known) return known.parentRoomId ?? roomId;
+    const room = await this.store.get(roomId);
+    if (!room || room.parentRoomId === null) return roomId;
+    const parent = this.rooms.get(room.parentRoomId) ?? (await this.store.get(room.parentRoomId));
+    if (parent) this.add(parent);
+    this.add(room);
+    return room.parentRoomId;
+  }
+
+  /**
+   * What is kept of `roomId`'s family goes (a cluster node that does not serve it: other nodes
+   * may change it); the next `mainRoomOf` reads it from the store again.
+   */
+  drop(roomId: string): void {
+    this.forget(this.rooms.get(roomId)?.parentRoomId ?? roomId);
+  }
+
+  /**
+   * The family of `mainRoomId` read anew from the store (a cluster node that gains the room: its
+   * sub-groups may have been made, renamed or deleted through other nodes since it last read them).
+   */
+  async reload(mainRoomId: string): Promise<void> {
+    const main = await this.store.get(mainRoomId);
+    const ids = main === null ? [] : await this.store.children(mainRoomId);
+    const subgroups: Room[] = [];
+    for (const id of ids) {
+      const room = await this.store.get(id);
+      if (room?.parentRoomId === mainRoomId) subgroups.push(room);
+    }
+    this.forget(mainRoomId);
+    if (main === null || subgroups.length === 0) return;
+    this.add(main);
+    for (const room of subgroups) this.add(room);
   }
 
   /** The room when it is in a family, else null (then it has no parent). */
@@ -92,6 +138,9 @@ export class RoomFamilies {
     }
   }
 }
+
+/** What the families read of the room store: the families at start, a room or a family on a miss. */
+type FamiliesStore = Pick<AsyncPort<RoomStore>, 'families' | 'get' | 'children'>;
 
 /** Every method of the port, bound to it, so a spread copy calls the store as itself. */
 function bound(store: AsyncPort<RoomStore>): AsyncPort<RoomStore> {

@@ -1,9 +1,12 @@
 // Issue 35 stage 2: a clustered node serves a room's addresses only while it owns the room (its
 // live state is in this node's memory alone). Elsewhere they answer 421 room_elsewhere naming the
-// owner node and nothing else of the room, until the next stage forwards them to the owner. A
-// room that does not exist, or an id that is not one, is left to the route (its 400 or 404),
-// and no lease is written for it. The live sockets a node accepted for a room are kept here so
-// that losing the room closes them.
+// owner node and nothing else of the room, until the next stage forwards them to the owner. Every
+// well-formed id gets that answer from every node but one: its owner, or for an id no live node
+// holds (a free room, or no room at all) its rendezvous successor, which alone reads whether the
+// room exists and leaves a missing one to its route (404, no lease written). So a non-owner's
+// answer never tells a missing room from an unlisted one. An id that is not one is left to the
+// route (its 400). The live sockets a node accepted for a room are kept here so that losing the
+// room closes them.
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Whereabouts } from '../../engine/cluster/ownership.js';
@@ -28,15 +31,20 @@ const ownerApiRoutes = new Set([
 /** Every room address but `exists`, which reads the store only. */
 const roomAddress = (route: string) => route.startsWith('/room/:id/') && route !== '/room/:id/exists';
 
+/** What the gate reads of the rooms' families (engine/rooms/room-families.ts, and the room store's kept copies). */
+export interface FamilyMap {
+  /** The id of the family's main room (a sub-group is owned with it); the id itself for a main room and for no room alike. */
+  mainRoomOf(roomId: string): Promise<string>;
+  /** What this node kept of the room and its family goes: the next `mainRoomOf` reads the store. */
+  forget(mainRoomId: string, roomId: string): void;
+}
+
 export class RoomGate {
   private readonly sockets = new Map<string, Set<Socket>>();
 
-  /**
-   * @param mainRoomOf The id of the room's family's main room (a sub-group is owned with it); null: no such room.
-   */
   constructor(
     readonly placement: RoomPlacement,
-    private readonly mainRoomOf: (roomId: string) => Promise<string | null>,
+    private readonly families: FamilyMap,
   ) {}
 
   /** onRequest of the listener: the room addresses. */
@@ -56,21 +64,30 @@ export class RoomGate {
     if (route === undefined || !gated(route)) return undefined;
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'string' || !roomIdPattern.test(id)) return undefined;
-    const main = await this.mainRoomOf(id);
-    if (main === null) return undefined;
-    const place = await this.placement.where(main);
+    let main = await this.families.mainRoomOf(id);
+    let place = await this.placement.where(main);
+    if (!place.mine) {
+      // What this node kept of a family it does not serve may be stale (a group deleted through
+      // its owner), and two nodes each naming the other would send a page back and forth: the
+      // family is read again from the store before another node is named.
+      this.families.forget(main, id);
+      const read = await this.families.mainRoomOf(id);
+      if (read !== main) place = await this.placement.where((main = read));
+    }
     if (place.mine) {
       if (route === '/room/:id/live') this.keep(main, request.raw.socket);
       return undefined;
     }
+    // This node is the id's successor and no room has it (or the node is stopping): the route's 404.
     if (place.owner === null) return undefined;
+    // The same words for every id: nothing of the room (not even the id asked) but the node to ask.
     return reply
       .code(statusByCode.room_elsewhere)
       .type('application/json; charset=utf-8')
       .send({
         error: {
           code: 'room_elsewhere',
-          message: `room ${id} is served by node ${place.owner} of this cluster; ask that node`,
+          message: `this room is served by node ${place.owner} of this cluster; ask that node`,
           owner_node: place.owner,
         },
       });

@@ -1,7 +1,9 @@
 // Issue 35 stage 2 (point 2) with real daemons: two `meetctl serve` nodes on one PostgreSQL and
-// one nats-server. A room is owned by the node that served it first: both nodes name that owner
-// to an admin, and the other answers the room's addresses 421 room_elsewhere naming it and
-// nothing else of the room. Abuse: an id that is no room's, an odd id, a client's X-Meet-Node.
+// one nats-server. A room is claimed by its rendezvous successor only (class-7a: node-a), even
+// when the other node is asked first: both nodes name that owner to an admin, and the other
+// answers the room's addresses 421 room_elsewhere naming it and nothing else of the room. Abuse:
+// an id that is no room's gets the same 421 from the other node (only its successor says 404), an
+// odd id, a client's X-Meet-Node.
 // After a kill -9 of the owner while people wait (stage 3, issue point 4) the other node owns the
 // room on its own beat at a higher epoch (its lock went with the process; the time is printed),
 // and serves it as the dead owner did: each waiting person's poll through it still says
@@ -26,56 +28,65 @@ clusterTest('one owner per room: the other node answers 421 naming it, and takes
   const leases = () => sql<{ room_id: string; owner_node: string; epoch: string }[]>`
     SELECT room_id, owner_node, epoch::text FROM meet_engine.room_leases ORDER BY room_id`;
 
-  await createRoom(t, nodeA, { room_id: 'class-7b', name: 'Class 7b', waiting_room: 'all' });
+  await createRoom(t, nodeA, { room_id: 'class-7a', name: 'Class 7a', waiting_room: 'all' });
   t.same(await leases(), [], 'making a room claims nothing');
-  t.equal((await rooms.get(nodeB, 'class-7b')).body.owner_node, null, 'nobody serves it yet');
+  t.equal((await rooms.get(nodeB, 'class-7a')).body.owner_node, null, 'nobody serves it yet');
 
-  const ada = new Browser(nodeA, 'class-7b');
-  t.equal((await ada.knock({ name: 'Ada', note: 'first' })).status, 202, 'A serves the room it was asked first');
+  const first = await new Browser(nodeB, 'class-7a').knock({ name: 'Ada', note: 'first' });
+  t.match([first.status, first.body?.error?.owner_node], [421, 'node-a'], 'asked first, B names A, its successor');
+  t.same(await leases(), [], 'and claims nothing');
+  const ada = new Browser(nodeA, 'class-7a');
+  t.equal((await ada.knock({ name: 'Ada', note: 'first' })).status, 202, 'A, its successor, serves it');
   for (const [node, id] of [
     [nodeA, 'A'],
     [nodeB, 'B'],
   ] as const)
-    t.equal((await rooms.get(node, 'class-7b')).body.owner_node, 'node-a', `${id} names node-a the owner`);
-  t.same(await leases(), [{ room_id: 'class-7b', owner_node: 'node-a', epoch: '1' }]);
+    t.equal((await rooms.get(node, 'class-7a')).body.owner_node, 'node-a', `${id} names node-a the owner`);
+  t.same(await leases(), [{ room_id: 'class-7a', owner_node: 'node-a', epoch: '1' }]);
 
-  const elsewhere = await new Browser(nodeB, 'class-7b').knock({ name: 'Bea' });
+  const elsewhere = await new Browser(nodeB, 'class-7a').knock({ name: 'Bea' });
   t.equal(elsewhere.status, 421);
   t.same(Object.keys(elsewhere.body.error).sort(), ['code', 'message', 'owner_node'], 'the owner, nothing else');
   t.match(elsewhere.body.error, { code: 'room_elsewhere', owner_node: 'node-a' });
   t.equal(elsewhere.headers.get('x-meet-node'), 'node-b');
-  const polled = await new Browser(nodeB, 'class-7b').request('GET', '/waiting');
+  const polled = await new Browser(nodeB, 'class-7a').request('GET', '/waiting');
   t.equal(polled.status, 421, 'her poll through B too');
-  const forged = await call(nodeB, '/room/class-7b/knock', {
+  const forged = await call(nodeB, '/room/class-7a/knock', {
     method: 'POST',
     token: null,
     headers: { 'x-meet-node': 'node-b' },
     json: { name: 'Forger' },
   });
   t.match([forged.status, forged.body.error.owner_node], [421, 'node-a'], "a client's X-Meet-Node changes nothing");
-  t.equal((await waitingApi.list(nodeB, 'class-7b')).status, 421, 'the rooms API on the waiting room too');
-  t.equal((await waitingApi.list(nodeB, 'class-7b', null)).status, 401, 'without a token: no owner named');
-  t.equal((await new Browser(nodeB, 'no-such-room').knock({ name: 'Eve' })).status, 404, 'no room: the route answers');
+  t.equal((await waitingApi.list(nodeB, 'class-7a')).status, 421, 'the rooms API on the waiting room too');
+  t.equal((await waitingApi.list(nodeB, 'class-7a', null)).status, 401, 'without a token: no owner named');
+  const none = await new Browser(nodeB, 'no-such-room').knock({ name: 'Eve' });
+  t.same(
+    [none.status, none.text],
+    [elsewhere.status, elsewhere.text],
+    'no room: through B the same bytes as a room A serves (no-such-room is A’s by rendezvous)',
+  );
+  t.equal((await new Browser(nodeA, 'no-such-room').knock({ name: 'Eve' })).status, 404, 'its successor says 404');
   t.equal((await new Browser(nodeB, 'x'.repeat(65)).knock({ name: 'Eve' })).status, 404, 'no room id at all');
   t.equal(
-    (await call(nodeB, '/room/..%2Fclass-7b/knock', { method: 'POST', token: null, json: { name: 'Eve' } })).status,
+    (await call(nodeB, '/room/..%2Fclass-7a/knock', { method: 'POST', token: null, json: { name: 'Eve' } })).status,
     404,
   );
   t.same(
     (await leases()).map((l) => l.room_id),
-    ['class-7b'],
+    ['class-7a'],
     'no lease for an id that names no room',
   );
 
   const waiting = [ada];
   for (const name of ['Bob', 'Cy']) {
-    const browser = new Browser(nodeA, 'class-7b');
+    const browser = new Browser(nodeA, 'class-7a');
     t.equal((await browser.knock({ name, note: `note of ${name}` })).status, 202);
     waiting.push(browser);
   }
-  const mod = await moderator(nodeA, 'class-7b', 'Mona');
+  const mod = await moderator(nodeA, 'class-7a', 'Mona');
   const listed = async (node: typeof nodeA) => {
-    const list = await asSession.list(node, 'class-7b', mod.session);
+    const list = await asSession.list(node, 'class-7a', mod.session);
     if (list.status !== 200) throw new Error(`waiting-list answered ${list.status}: ${list.text}`);
     return (list.body as { request_id: string; name: string; note: string }[]).map((i) => [
       i.request_id,
@@ -104,21 +115,21 @@ clusterTest('one owner per room: the other node answers 421 naming it, and takes
   const [lease] = await leases();
   t.equal(lease?.owner_node, 'node-b');
   t.ok(Number(lease?.epoch) > 1, `a higher epoch (${lease?.epoch})`);
-  t.equal((await rooms.get(nodeB, 'class-7b')).body.owner_node, 'node-b');
+  t.equal((await rooms.get(nodeB, 'class-7a')).body.owner_node, 'node-b');
 
   for (const [i, browser] of waiting.entries()) {
-    const moved = new Browser(nodeB, 'class-7b');
+    const moved = new Browser(nodeB, 'class-7a');
     moved.setCookie(browser.cookie);
     const polled = await moved.poll();
     t.match([polled.status, polled.body?.status], [200, 'waiting'], `${before[i]![1]}'s poll through node-b: waiting`);
   }
   t.same(await listed(nodeB), before, 'the moderator on node-b: the same requests, order and notes');
-  const admitted = await asSession.admit(nodeB, 'class-7b', mod.session, { request_id: before[1]![0] });
+  const admitted = await asSession.admit(nodeB, 'class-7a', mod.session, { request_id: before[1]![0] });
   t.equal(admitted.status, 200, 'the moderator admits Bob on node-b');
-  const bob = new Browser(nodeB, 'class-7b');
+  const bob = new Browser(nodeB, 'class-7a');
   bob.setCookie(waiting[1]!.cookie);
   t.equal((await bob.poll()).body.status, 'admitted', "Bob's page is let in");
-  t.equal((await new Browser(nodeB, 'class-7b').knock({ name: 'Dee' })).status, 202, 'a knock on node-b');
+  t.equal((await new Browser(nodeB, 'class-7a').knock({ name: 'Dee' })).status, 202, 'a knock on node-b');
   t.same(
     (await listed(nodeB)).map(([, name]) => name),
     ['Ada', 'Cy', 'Dee'],
@@ -126,7 +137,7 @@ clusterTest('one owner per room: the other node answers 421 naming it, and takes
 
   const kept = await sql<{ name: string; state: string; note: string }[]>`
     SELECT w.name, w.state, w.note FROM meet_engine.waiting_requests w JOIN meet_engine.meetings m USING (meeting_id)
-    WHERE m.room_id = 'class-7b' ORDER BY w.knocked_at COLLATE "C", w.ordinal`;
+    WHERE m.room_id = 'class-7a' ORDER BY w.knocked_at COLLATE "C", w.ordinal`;
   t.same(
     kept.map((r) => [r.name, r.state]),
     [
@@ -138,6 +149,6 @@ clusterTest('one owner per room: the other node answers 421 naming it, and takes
     'every acknowledged knock once, in order, in one meeting',
   );
   t.equal(kept[0]?.note, 'first');
-  const meetings = await sql`SELECT count(*)::int AS n FROM meet_engine.meetings WHERE room_id = 'class-7b'`;
+  const meetings = await sql`SELECT count(*)::int AS n FROM meet_engine.meetings WHERE room_id = 'class-7a'`;
   t.equal(meetings[0]?.n, 1, 'the meeting went on: no second one');
 });

@@ -63,20 +63,20 @@ const listOn = async (d: Server, roomId: string, session: string) => {
 
 postgresTest('a dead owner’s meeting and waiting room are adopted by the room’s new owner', async (t) => {
   const { a, b, clock, alive, ownerships } = await twoNodes(t);
-  await createRoom(t, a, { room_id: 'class-7b', name: 'Class 7b', waiting_room: 'all' });
-  const mod = await moderator(a, 'class-7b', 'Mona');
-  t.equal(ownerships.get('node-a')?.epochOf('class-7b'), 1, 'node-a serves the room it was asked first');
-  const { browser: cyBrowser, session: cy } = await knockAndAdmit(a, 'class-7b', mod, 'Cy');
-  const ada = new Browser(a, 'class-7b');
-  const bob = new Browser(a, 'class-7b');
+  await createRoom(t, a, { room_id: 'class-7a', name: 'Class 7a', waiting_room: 'all' });
+  const mod = await moderator(a, 'class-7a', 'Mona');
+  t.equal(ownerships.get('node-a')?.epochOf('class-7a'), 1, 'node-a, the room’s successor, serves it');
+  const { browser: cyBrowser, session: cy } = await knockAndAdmit(a, 'class-7a', mod, 'Cy');
+  const ada = new Browser(a, 'class-7a');
+  const bob = new Browser(a, 'class-7a');
   t.equal((await ada.knock({ name: 'Ada', note: 'my camera is broken' })).status, 202);
   t.equal((await bob.knock({ name: 'Bob', note: 'late, sorry' })).status, 202);
-  const before = await listOn(a, 'class-7b', mod.session);
+  const before = await listOn(a, 'class-7a', mod.session);
   t.same(before, [
     ['Ada', 'my camera is broken'],
     ['Bob', 'late, sorry'],
   ]);
-  t.equal((await new Browser(b, 'class-7b').knock({ name: 'Eve' })).status, 421, 'node-b is not the owner yet');
+  t.equal((await new Browser(b, 'class-7a').knock({ name: 'Eve' })).status, 421, 'node-b is not the owner yet');
 
   // node-a dies: it is no longer alive and its lease runs out unrenewed.
   alive.delete('node-a');
@@ -87,48 +87,48 @@ postgresTest('a dead owner’s meeting and waiting room are adopted by the room�
     [ada, 'Ada'],
     [bob, 'Bob'],
   ] as const) {
-    const moved = new Browser(b, 'class-7b');
+    const moved = new Browser(b, 'class-7a');
     moved.setCookie(browser.cookie);
     const polled = await moved.poll();
     t.equal(polled.status, 200, `${name}'s poll through node-b`);
     t.equal(polled.body.status, 'waiting', `${name} still waits`);
   }
-  t.equal(ownerships.get('node-b')?.epochOf('class-7b'), 2, 'node-b owns the room at the next epoch');
-  t.same(await listOn(b, 'class-7b', mod.session), before, "the moderator's session on node-b: the same list");
+  t.equal(ownerships.get('node-b')?.epochOf('class-7a'), 2, 'node-b owns the room at the next epoch');
+  t.same(await listOn(b, 'class-7a', mod.session), before, "the moderator's session on node-b: the same list");
 
-  const dan = new Browser(b, 'class-7b');
+  const dan = new Browser(b, 'class-7a');
   const knocked = await dan.knock({ name: 'Dan', note: 'new here' });
   t.equal(knocked.status, 202, 'a knock on node-b is accepted');
-  const after = (await asSession.list(b, 'class-7b', mod.session)).body as Item[];
+  const after = (await asSession.list(b, 'class-7a', mod.session)).body as Item[];
   t.same(
     after.map((item) => item.name),
     ['Ada', 'Bob', 'Dan'],
     'behind those who waited before',
   );
-  const admitted = await asSession.admit(b, 'class-7b', mod.session, { request_id: after[0]!.request_id });
+  const admitted = await asSession.admit(b, 'class-7a', mod.session, { request_id: after[0]!.request_id });
   t.equal(admitted.status, 200, 'the moderator admits Ada on node-b');
-  const adaOnB = new Browser(b, 'class-7b');
+  const adaOnB = new Browser(b, 'class-7a');
   adaOnB.setCookie(ada.cookie);
   const adaPoll = await adaOnB.poll();
   t.equal(adaPoll.body.status, 'admitted', 'her next poll says admitted');
   t.type(adaPoll.body.session, 'string', 'with a session');
   t.same(
-    ((await asSession.list(b, 'class-7b', mod.session)).body as Item[]).map((item) => item.name),
+    ((await asSession.list(b, 'class-7a', mod.session)).body as Item[]).map((item) => item.name),
     ['Bob', 'Dan'],
   );
 
   // Cy, admitted on node-a: her poll still hands her session, and her session works on node-b.
-  const cyOnB = new Browser(b, 'class-7b');
+  const cyOnB = new Browser(b, 'class-7a');
   cyOnB.setCookie(cyBrowser.cookie);
   t.equal((await cyOnB.poll()).body.status, 'admitted');
   t.equal(
-    (await asSession.list(b, 'class-7b', cy.session)).status,
+    (await asSession.list(b, 'class-7a', cy.session)).status,
     403,
     'her role is kept too: a participant, not a moderator',
   );
-  t.equal((await asSession.leave(b, 'class-7b', cy.session)).status, 204, 'her session leaves on node-b');
+  t.equal((await asSession.leave(b, 'class-7a', cy.session)).status, 204, 'her session leaves on node-b');
 
-  const kinds = (await timeline(b, 'class-7b')).map((entry) => entry.kind);
+  const kinds = (await timeline(b, 'class-7a')).map((entry) => entry.kind);
   t.same(
     kinds.filter((kind) => kind === 'knock').length,
     4,

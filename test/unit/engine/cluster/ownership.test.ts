@@ -1,5 +1,7 @@
-// Issue 35 stage 2: a node's rooms under a fake clock and the memory leases. A room is claimed on
-// first use and renewed on every beat; another node is told who owns it; when the owner dies, the
+// Issue 35 stage 2: a node's rooms under a fake clock and the memory leases. A free room is claimed
+// by its rendezvous successor only (on first use) and renewed on every beat; another node is told
+// who owns it, or names the successor (for a missing room too); a live owner keeps its rooms when
+// a node joins; when the owner dies, the
 // successor by rendezvous takes the room on its own beat at the next epoch, and the old owner,
 // waking up, finds the lease gone and drops the room; a clean stop releases every lease at once.
 import t from 'tap';
@@ -48,29 +50,59 @@ function world(rooms: string[], open: string[] = []) {
   return { clock, scheduler, alive, leases, node, step };
 }
 
-t.test('claimed on first use, renewed on the beat, named to the others', async (t) => {
+t.test('only the successor claims a free room; the others name it, a room or not, and write nothing', async (t) => {
   const { leases, node, step } = world(['room-1']);
   const a = node('web-a');
   const b = node('web-b');
-  t.same(await a.ownership.where('room-1'), { mine: true, epoch: 1 });
-  t.same(a.gained, ['room-1']);
-  t.same(await b.ownership.where('room-1'), { mine: false, owner: 'web-a' });
-  t.equal(await b.ownership.ownerOf('room-1'), 'web-a');
-  t.equal(a.ownership.epochOf('room-1'), 1);
-  t.equal(b.ownership.epochOf('room-1'), undefined);
+  t.equal(successorOf('room-1', ['web-a', 'web-b']), 'web-b', 'the fixture: room-1 is web-b’s');
+  t.same(await a.ownership.where('room-1'), { mine: false, owner: 'web-b' }, 'asked first, web-a does not claim it');
+  t.equal(await leases.get('room-1'), null, 'no lease written');
+  t.same(a.gained, []);
+  t.same(await b.ownership.where('room-1'), { mine: true, epoch: 1 });
+  t.same(b.gained, ['room-1']);
+  t.same(await a.ownership.where('room-1'), { mine: false, owner: 'web-b' });
+  t.equal(await a.ownership.ownerOf('room-1'), 'web-b');
+  t.equal(b.ownership.epochOf('room-1'), 1);
+  t.equal(a.ownership.epochOf('room-1'), undefined);
   await step(3 * leaseMs);
-  t.same(await b.ownership.where('room-1'), { mine: false, owner: 'web-a' }, 'renewed: still held after 3 lease times');
+  t.same(await a.ownership.where('room-1'), { mine: false, owner: 'web-b' }, 'renewed: still held after 3 lease times');
   t.same((await leases.get('room-1'))?.epoch, 1);
-  t.same(await a.ownership.where('no-such-room'), { mine: false, owner: null }, 'no room: no owner, no lease');
-  t.equal(await leases.get('no-such-room'), null);
+  t.equal(successorOf('no-such-room', ['web-a', 'web-b']), 'web-b');
+  t.same(
+    await a.ownership.where('no-such-room'),
+    { mine: false, owner: 'web-b' },
+    'no room: the same answer as for a free room, its successor named',
+  );
+  t.same(await b.ownership.where('no-such-room'), { mine: false, owner: null }, 'the successor alone finds no room');
+  t.equal(await leases.get('no-such-room'), null, 'and no lease');
+});
+
+t.test('a live owner keeps its room when a node joins; a room let go goes to its successor', async (t) => {
+  const { leases, node, step } = world(['room-9']);
+  t.equal(successorOf('room-9', ['web-a', 'web-b']), 'web-a', 'the fixture');
+  t.equal(successorOf('room-9', ['web-a', 'web-b', 'web-c']), 'web-c', 'the fixture');
+  const a = node('web-a');
+  const b = node('web-b');
+  t.same(await a.ownership.where('room-9'), { mine: true, epoch: 1 });
+  const c = node('web-c');
+  t.same(await c.ownership.where('room-9'), { mine: false, owner: 'web-a' }, 'the new successor names the owner');
+  t.same(await b.ownership.where('room-9'), { mine: false, owner: 'web-a' });
+  await step(2 * leaseMs);
+  t.same(c.gained, [], 'nor takes it on its beats: no flapping');
+  const kept = await leases.get('room-9');
+  t.same([kept?.ownerNode, kept?.epoch], ['web-a', 1]);
+  await a.ownership.stop();
+  t.same(await b.ownership.where('room-9'), { mine: false, owner: 'web-c' }, 'released: named to its successor');
+  t.same(await c.ownership.where('room-9'), { mine: true, epoch: 2 }, 'which claims it');
 });
 
 t.test('a dead owner: its successor takes the room on its beat, the old owner drops it', async (t) => {
   const { alive, leases, node, step } = world(['room-1', 'room-2', 'room-3']);
   const a = node('web-a');
+  // Claimed while web-a is alone, kept when the others join.
+  for (const room of ['room-1', 'room-2', 'room-3']) t.ok((await a.ownership.where(room)).mine);
   const b = node('web-b');
   const c = node('web-c');
-  for (const room of ['room-1', 'room-2', 'room-3']) t.ok((await a.ownership.where(room)).mine);
   alive.delete('web-a');
   // Asked before the successor's beat: every node names the same successor.
   for (const room of ['room-1', 'room-2', 'room-3']) {
@@ -96,9 +128,9 @@ t.test('a dead owner: its successor takes the room on its beat, the old owner dr
 t.test('a fenced write drops the room; a clean stop releases every lease at once', async (t) => {
   const { leases, node, scheduler } = world(['room-1', 'room-2']);
   const a = node('web-a');
-  const b = node('web-b');
   await a.ownership.where('room-1');
   await a.ownership.where('room-2');
+  const b = node('web-b');
   a.ownership.lost('room-1');
   scheduler.advance(0);
   t.same(a.lost, ['room-1']);

@@ -83,3 +83,48 @@ t.test('the last sub-group deleted: the parent is in no family any more', async 
   t.equal(families.roomOf('main'), null);
   t.same(families.subgroupsOf('main'), []);
 });
+
+t.test('rooms written by another process (a cluster node): a sub-group read on its first lookup', async (t) => {
+  const store = memoryRooms();
+  await store.insert(room('main', { name: 'Main' }));
+  await store.insert(room('alone'));
+  const families = await RoomFamilies.load(store);
+  // Written straight to the store, as another node's writes are: this memory does not see them.
+  await store.insert(room('main-g1', { name: 'G1', parentRoomId: 'main' }));
+  t.equal(families.roomOf('main-g1'), null, 'not known before it is asked for');
+  t.equal(await families.mainRoomOf('main-g1'), 'main', "a sub-group: its main room's id");
+  t.same(families.roomOf('main-g1'), { roomId: 'main-g1', parentRoomId: 'main', name: 'G1' }, 'kept from then on');
+  t.same(families.roomOf('main'), { roomId: 'main', parentRoomId: null, name: 'Main' }, 'with its parent');
+  t.same(families.subgroupsOf('main'), ['main-g1']);
+  t.equal(await families.mainRoomOf('main'), 'main', 'a main room: its own id');
+  t.equal(await families.mainRoomOf('alone'), 'alone');
+  t.equal(await families.mainRoomOf('no-such-room'), 'no-such-room', 'no room: the id itself, as for a main room');
+  t.equal(families.roomOf('alone'), null, 'neither kept');
+  families.drop('main-g1');
+  t.equal(families.roomOf('main'), null, 'dropped: the whole family goes');
+  await store.delete('main-g1');
+  t.equal(await families.mainRoomOf('main-g1'), 'main-g1', 'and is read again: the group is gone');
+});
+
+t.test('a family read anew: groups made, renamed and deleted elsewhere', async (t) => {
+  const store = memoryRooms();
+  await store.insert(room('main', { name: 'Main' }));
+  await store.insert(room('main-g1', { name: 'G1', parentRoomId: 'main' }));
+  await store.insert(room('main-g2', { name: 'G2', parentRoomId: 'main' }));
+  const families = await RoomFamilies.load(store);
+  await store.delete('main-g1');
+  await store.update(room('main-g2', { name: 'Renamed', parentRoomId: 'main' }));
+  await store.insert(room('main-g3', { name: 'G3', parentRoomId: 'main' }));
+  t.same(families.subgroupsOf('main'), ['main-g1', 'main-g2'], 'what was read at start');
+  await families.reload('main');
+  t.same(families.subgroupsOf('main').sort(), ['main-g2', 'main-g3'], 'as the store says now');
+  t.equal(families.roomOf('main-g1'), null);
+  t.equal(families.roomOf('main-g2')?.name, 'Renamed');
+  await store.delete('main-g2');
+  await store.delete('main-g3');
+  await families.reload('main');
+  t.equal(families.roomOf('main'), null, 'no group left: no family');
+  await store.delete('main');
+  await families.reload('main');
+  t.same(families.subgroupsOf('main'), [], 'a room gone: nothing');
+});
