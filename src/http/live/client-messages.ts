@@ -1,4 +1,4 @@
-import { Compile } from 'typebox/compile';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { Incoming } from '../../engine/live/outbox.js';
 import { reactions, viewLimit, type ClientMessage } from '../../protocol/live.js';
 import { ClientMessage as clientMessageSchema } from '../../protocol/live-schemas.js';
@@ -34,9 +34,25 @@ const needs: Readonly<Record<ClientType, string>> = {
   react: `react needs "reaction": one of ${reactions.join(', ')}`,
 };
 
-// Compiled once, at load: a frame is checked by generated code, not by walking the schema.
-// A Map, so a "type" such as "__proto__" or "constructor" finds nothing.
-const validators = new Map(clientMessageSchema.anyOf.map((schema) => [schema.properties.type.const, Compile(schema)]));
+// Ajv, which the listener's routes already load, rather than typebox's own compiler: that one
+// brought about 300 more modules into every start of the daemon (a fifth of its CPU to
+// "listening"). Each type is compiled on its first frame, into generated code, not a walk of the
+// schema. A Map, so a "type" such as "__proto__" or "constructor" finds nothing.
+const schemas = new Map(clientMessageSchema.anyOf.map((schema) => [schema.properties.type.const as string, schema]));
+const validators = new Map<string, ValidateFunction>();
+let ajv: Ajv | undefined;
+
+function validatorOf(type: string): ValidateFunction | undefined {
+  let validator = validators.get(type);
+  if (validator) return validator;
+  const schema = schemas.get(type);
+  if (!schema) return undefined;
+  // allErrors: an unknown field is named even when another field is wrong too.
+  ajv ??= new Ajv({ allErrors: true });
+  validator = ajv.compile(schema);
+  validators.set(type, validator);
+  return validator;
+}
 
 /** A name a client chose, quoted and cut short: it goes back in a sentence, never 1 MB of it. */
 const quoted = (name: string): string => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
@@ -60,13 +76,12 @@ export function parseClientMessage(raw: string): Incoming {
   if (!isObject(value) || typeof value.type !== 'string')
     return bad('a message must be a JSON object with a string "type"');
   const type = value.type as ClientType;
-  const validator = validators.get(type);
+  const validator = validatorOf(type);
   if (!validator) return bad(`unknown message type ${quoted(value.type)}`);
-  if (validator.Check(value)) return { ok: true, message: value as ClientMessage };
-  const errors = validator.Errors(value);
+  if (validator(value)) return { ok: true, message: value as ClientMessage };
+  const errors = validator.errors ?? [];
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
-  const names = unknown?.params as { additionalProperties?: string[] } | undefined;
-  const extra = names?.additionalProperties?.[0];
+  const extra = (unknown?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
   if (unknown && extra !== undefined) {
     const path = [...unknown.instancePath.split('/').slice(1), extra].join('.');
     return bad(`${type}: ${quoted(path)} is not a field of this message`);

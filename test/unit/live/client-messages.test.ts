@@ -61,3 +61,24 @@ t.test('wrong shapes are named', async (t) => {
     if (!parsed.ok) t.match(parsed.message, /\S/);
   }
 });
+
+t.test(
+  "a refusal names what is wrong: an unknown field before a wrong one, the view's large tile, an unknown type",
+  async (t) => {
+    const said = (raw: string) => {
+      const parsed = parseClientMessage(raw);
+      return parsed.ok ? 'accepted' : parsed.message;
+    };
+    t.equal(
+      said('{"type":"state","audio":1,"video":true,"screen":true,"admin":true}'),
+      'state: "admin" is not a field of this message',
+      'the unknown field is named even when another field is wrong too',
+    );
+    t.equal(said('{"type":"view","video":[],"large":5}'), 'view\'s "large" must be a participant id');
+    t.equal(said('{"type":"view","video":[]}'), 'accepted', 'large is optional');
+    t.equal(said('{"type":"constructor"}'), 'unknown message type "constructor"');
+    t.equal(said('{"type":"toString"}'), 'unknown message type "toString"');
+    t.equal(said('{"type":"chat","text":"a"}'), 'accepted', 'a type compiled before is read again alike');
+    t.equal(said('{"type":"chat","text":1}'), 'chat needs "text": a string');
+  },
+);
