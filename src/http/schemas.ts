@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#typebox';
 import { refusal } from './validation.js';
 
 // A room id in a path is only a name to look up: a malformed one names no room, so the engine

@@ -5,7 +5,7 @@
  * so typebox never reaches its bundle. Objects refuse unknown fields: a misspelt field silently
  * ignored would be a gesture the sender believes was made. Every field is snake_case JSON.
  */
-import { Type, type TProperties } from 'typebox';
+import { Type, type TProperties } from '#typebox';
 import { liveErrorCodes, reactions, viewIdMaxLength, viewLimit, type LiveErrorCode } from './live-constants.js';
 
 const closed = { additionalProperties: false } as const;

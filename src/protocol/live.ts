@@ -9,7 +9,7 @@
  * WebSocket, hence the query parameter (masked in logs). Every field is snake_case JSON, like the
  * HTTP APIs.
  */
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import type * as wire from './live-schemas.js';
 
 export {

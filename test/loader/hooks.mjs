@@ -39,6 +39,10 @@ export async function resolve(specifier, context, nextResolve) {
     const ts = new URL(specifier.slice(0, -3) + '.ts', parent);
     if (existsSync(ts)) return { url: ts.href, format: 'module', shortCircuit: true };
   }
+  // The TypeScript sources' own imports ("#typebox", package.json's "imports") resolve to the
+  // packages they stand for, not to what the build bundled into dist/: a test needs no build.
+  if (parent?.endsWith('.ts') && specifier.startsWith('#'))
+    return nextResolve(specifier, { ...context, conditions: ['source', ...context.conditions] });
   return nextResolve(specifier, context);
 }
 

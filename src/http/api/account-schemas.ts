@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#typebox';
 import { accountSources } from '../../engine/accounts/account.js';
 import { passwordBounds } from '../../engine/accounts/password.js';
 import { refusal } from '../validation.js';

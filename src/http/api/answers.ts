@@ -1,5 +1,5 @@
 import { WaitingItem } from '../../protocol/live-schemas.js';
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema } from '#typebox';
 import { timelineKinds } from '../../engine/meetings/timeline.js';
 import { waitingRoomModes, waitingRoomScopes } from '../../engine/rooms/room.js';
 import type { ErrorCode } from '../error-codes.js';

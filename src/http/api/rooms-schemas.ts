@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#typebox';
 import { waitingRoomModes, waitingRoomScopes } from '../../engine/rooms/room.js';
 import { moderatorLinkTtlBounds, timeoutBounds } from '../../engine/rooms/room-fields.js';
 import { pageBounds } from '../../engine/rooms/room-service.js';

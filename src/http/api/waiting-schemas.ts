@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#typebox';
 import { BarField, notAnObject } from '../schemas.js';
 import { refusal } from '../validation.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#typebox';
 import type { AccountService } from '../../engine/accounts/account-service.js';
 import type { Clock } from '../../engine/clock.js';
 import { EngineError } from '../../engine/errors.js';

@@ -39,7 +39,7 @@ const platform = 'platform/';
 /** Listed from the bottom of the house up; the few arrows between neighbours are files, each with its reason. */
 export const layers: readonly Layer[] = [
   { folder: 'platform/', mayImport: [], packages: ['better-sqlite3', 'postgres', 'fastify', node] },
-  { folder: 'protocol/', mayImport: [], packages: ['typebox'] },
+  { folder: 'protocol/', mayImport: [], packages: ['#typebox'] },
   { folder: 'config/', mayImport: [platform], packages: ['smol-toml', node] },
   { folder: 'engine/', mayImport: ['protocol/'], packages: ['node:crypto', 'jose'] },
   { folder: 'media/', mayImport: [platform, 'protocol/', 'engine/'], packages: ['node:net'] },
@@ -56,7 +56,7 @@ export const layers: readonly Layer[] = [
       'ajv',
       'ws',
       'cookie',
-      'typebox',
+      '#typebox',
       'openid-client',
       node,
     ],
