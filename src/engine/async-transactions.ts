@@ -1,6 +1,6 @@
 import type { AsyncContext } from './async-context.js';
 import { AsyncGroupCommit, type AsyncDefer, type AsyncQueuedWrite } from './async-group-commit.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import type { UnitOfWork, UnitStep } from './unit-of-work.js';
 
 const immediately: AsyncDefer = (run) => void run();
 
@@ -31,8 +31,12 @@ interface OpenTransaction {
  *   const transactions = new AsyncTransactions(stores.unitOfWork, contextSlot(), (run) => setImmediate(run));
  *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
  */
+const opened = (): OpenTransaction => ({ undo: [], done: [], settled: false });
+
 export class AsyncTransactions {
   private readonly group: AsyncGroupCommit;
+  /** The group transaction whose write is running now (synchronously); undefined between writes. */
+  private stepping: OpenTransaction | undefined;
 
   /**
    * @param open Which transaction an asynchronous step belongs to: a context given to this object
@@ -48,9 +52,9 @@ export class AsyncTransactions {
     this.group = new AsyncGroupCommit((fn) => this.outermostGrouped(fn), defer);
   }
 
-  /** Whether the caller runs inside a transaction (its own asynchronous context). */
+  /** Whether the caller runs inside a transaction (a group's write step, or its own asynchronous context). */
   get inside(): boolean {
-    const open = this.open.getStore();
+    const open = this.current();
     return open !== undefined && !open.settled;
   }
 
@@ -73,30 +77,58 @@ export class AsyncTransactions {
 
   /** How to take back a change to memory made in the transaction under way; nothing outside one. */
   onRollback(step: () => void): void {
-    const open = this.open.getStore();
+    const open = this.current();
     if (open && !open.settled) open.undo.push(step);
   }
 
   /** What to do once the transaction under way has committed, in order; at once outside one. */
   afterCommit(step: () => void): void {
-    const open = this.open.getStore();
+    const open = this.current();
     if (open && !open.settled) open.done.push(step);
     else step();
   }
 
-  /** A group's transaction: its sync to disk off the event loop when the store can (UnitOfWork.runSyncedLater). */
-  private outermostGrouped<T>(fn: () => Promise<T>): Promise<{ value: T; durable: Promise<void> | null }> {
-    const unit = this.unit;
-    if (unit.runSyncedLater) return this.outermost(() => unit.runSyncedLater!(fn));
-    return this.outermost(() => unit.run(fn)).then((value) => ({ value, durable: null }));
+  /** The transaction of a group's write step under way, else that of the caller's asynchronous context. */
+  private current(): OpenTransaction | undefined {
+    return this.stepping ?? this.open.getStore();
   }
 
-  /** Chained rather than awaited: every knock's group commit comes here. */
+  /**
+   * A group's transaction: its sync to disk off the event loop when the store can
+   * (UnitOfWork.runSyncedLater). Its writes make their calls synchronously (AsyncQueuedWrite), so
+   * the transaction is told them by a field set while each write runs, not by an asynchronous
+   * context: a knock runs no AsyncLocalStorage (issue 34 point 7).
+   */
+  private outermostGrouped<T>(
+    fn: (step: UnitStep) => Promise<T>,
+  ): Promise<{ value: T; durable: Promise<void> | null }> {
+    const unit = this.unit;
+    const open = opened();
+    const within: UnitStep = (write) => {
+      const before = this.stepping;
+      this.stepping = open;
+      try {
+        return write();
+      } finally {
+        this.stepping = before;
+      }
+    };
+    if (unit.runSyncedLater)
+      return this.settle(open, () => unit.runSyncedLater!((step) => fn((write) => step(() => within(write)))));
+    return this.settle(open, () => unit.run(() => fn(within))).then((value) => ({ value, durable: null }));
+  }
+
+  /** Chained rather than awaited: an admission's or a bar's transaction comes here. */
   private outermost<R>(run: () => Promise<R>): Promise<R> {
-    const open: OpenTransaction = { undo: [], done: [], settled: false };
+    const open = opened();
+    return this.settle(open, () => this.open.run(open, run));
+  }
+
+  /** `open` ends with `run`: its after-commit steps once it committed, its undo steps once it failed. */
+  private settle<R>(open: OpenTransaction, run: () => Promise<R>): Promise<R> {
     let running: Promise<R>;
     try {
-      running = this.open.run(open, run);
+      running = run();
     } catch (error) {
       running = Promise.reject(error);
     }

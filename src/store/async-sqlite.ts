@@ -1,6 +1,6 @@
 import type { AsyncPort } from '../engine/async-port.js';
 import type { AsyncStores } from '../engine/async-ports.js';
-import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
+import { plainStep, type SyncedLater, type UnitOfWork, type UnitStep } from '../engine/unit-of-work.js';
 import { SqliteAccessTokenStore } from './access-token-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import type { Db } from './database.js';
@@ -31,6 +31,8 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private busy = 0;
   private readonly release = (): void => void (this.busy -= 1);
   private savepoints = 0;
+  /** Steps of the open unit's work running now (UnitStep): its store calls are the unit's. */
+  private stepping = 0;
   private readonly wal: WalSync;
 
   constructor(private readonly db: Db) {
@@ -43,7 +45,7 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
    * of its room and its meeting come here); order among callers stays the order of their calls.
    */
   exclusive<T>(call: () => Promise<T> | T): Promise<T> {
-    if (this.inside.getStore() !== undefined) return Promise.resolve(call());
+    if (this.stepping > 0 || this.inside.getStore() !== undefined) return Promise.resolve(call());
     if (this.busy === 0) return this.now(call);
     this.busy += 1;
     const result = this.turn.then(call);
@@ -66,29 +68,43 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    const depth = this.inside.getStore();
+    const depth = this.inside.getStore() ?? (this.stepping > 0 ? 0 : undefined);
     if (depth !== undefined) return this.nested(work, depth + 1);
     return this.exclusive(() => this.transaction(work));
   }
 
-  runSyncedLater<T>(work: () => Promise<T>): Promise<SyncedLater<T>> {
+  runSyncedLater<T>(work: (step: UnitStep) => Promise<T>): Promise<SyncedLater<T>> {
     // Inside another unit the sync is the outer one's; closing, no sync is left running.
-    if (this.inside.getStore() !== undefined || !this.wal.available)
-      return this.run(work).then((value) => ({ value, durable: settled }));
+    if (this.stepping > 0 || this.inside.getStore() !== undefined || !this.wal.available)
+      return this.run(() => work(plainStep)).then((value) => ({ value, durable: settled }));
     // NORMAL holds only while this unit is open: every other unit and store call waits for its turn.
-    return this.exclusive(() => this.wal.atNormal(() => this.transaction(work))).then((value) => ({
+    // Its store calls are told by `step` (a field set while each write runs), not by a context.
+    return this.exclusive(() => this.wal.atNormal(() => this.transaction(() => work(this.step), true))).then((value) => ({
       value,
       durable: this.wal.sync(),
     }));
   }
+
+  /** A step of the open unit's work: the store calls it makes before returning are the unit's. */
+  private readonly step: UnitStep = (call) => {
+    this.stepping += 1;
+    try {
+      return call();
+    } finally {
+      this.stepping -= 1;
+    }
+  };
 
   /** No sync after this one; the WAL's descriptor is closed once the last sync under way returned. */
   close(): void {
     this.wal.close();
   }
 
-  /** BEGIN ... COMMIT around `work`, chained rather than awaited: every knock's group commit comes here. */
-  private transaction<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * BEGIN ... COMMIT around `work`, chained rather than awaited: every knock's group commit comes
+   * here. `work` runs in the unit's context unless it was given the unit's step (the group commit).
+   */
+  private transaction<T>(work: () => Promise<T>, stepped = false): Promise<T> {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {
@@ -96,7 +112,7 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     }
     let running: Promise<T>;
     try {
-      running = this.inside.run(0, work);
+      running = stepped ? work() : this.inside.run(0, work);
     } catch (err) {
       running = Promise.reject(err);
     }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { AsyncGroupCommit, type AsyncDefer } from '../async-group-commit.js';
 import type { AsyncPort } from '../async-port.js';
-import type { UnitOfWork } from '../unit-of-work.js';
+import { plainStep, type UnitOfWork } from '../unit-of-work.js';
 
 /**
  * Per participant and meeting: audio and video on or off (now), talk time (the sum of
@@ -83,7 +83,7 @@ export class MeetingStats {
     defer?: AsyncDefer,
   ) {
     this.group = defer
-      ? new AsyncGroupCommit(async (fn) => ({ value: await unitOfWork.run(fn), durable: null }), defer)
+      ? new AsyncGroupCommit(async (fn) => ({ value: await unitOfWork.run(() => fn(plainStep)), durable: null }), defer)
       : null;
   }
 

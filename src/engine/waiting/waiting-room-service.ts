@@ -167,7 +167,8 @@ export class WaitingRoomService {
   }
 
   private turnOf(roomId: string): <R>(operation: () => Promise<R>) => Promise<R> {
-    return (operation) => this.deps.turns.run(roomId, operation);
+    // A screening and what follows it (a queued knock, an entry) ask for no turn of the room.
+    return (operation) => this.deps.turns.runAlone(roomId, operation);
   }
 
   /**
@@ -215,7 +216,7 @@ export class WaitingRoomService {
       if (live.request.state === 'waiting') this.changes.notify(roomId, meeting, [], [], { updated: [live] });
     }
     if (live.request.state !== 'waiting' || now < live.expiresAtMs) return pollAnswer(live, this.deps.meetings);
-    const expired = this.deps.turns.run(roomId, async () => {
+    const expired = this.deps.turns.runAlone(roomId, async () => {
       if (live.request.state !== 'waiting') return;
       await this.decisions.expire(meeting, queue, live);
       this.changes.notify(roomId, meeting, [], [live.request.requestId]);
@@ -331,7 +332,7 @@ export class WaitingRoomService {
     for (const meeting of this.deps.meetings.openMeetings()) {
       const queue = this.requests.queueOf(meeting);
       if (queue)
-        await this.deps.turns.run(meeting.roomId, async () => {
+        await this.deps.turns.runAlone(meeting.roomId, async () => {
           // Still the room's meeting once its turn came.
           if (this.deps.meetings.current(meeting.roomId)?.meetingId === meeting.meetingId)
             await this.decisions.settle(meeting, queue);
