@@ -1,6 +1,6 @@
 import type { AsyncContext } from './async-context.js';
 import { AsyncGroupCommit, type AsyncDefer, type AsyncQueuedWrite } from './async-group-commit.js';
-import type { UnitOfWork, UnitStep } from './unit-of-work.js';
+import { plainStep, type UnitOfWork, type UnitStep } from './unit-of-work.js';
 
 const immediately: AsyncDefer = (run) => void run();
 
@@ -60,9 +60,21 @@ export class AsyncTransactions {
 
   /** Runs `fn` in one transaction, after the writes queued before it; inside one, as part of it. */
   async atomically<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.inside) return this.unit.run(fn);
+    if (this.inside) return this.nested(fn);
     await this.group.flush();
     return this.outermost(() => this.unit.run(fn));
+  }
+
+  /**
+   * `atomically` for work that makes every store and transaction call inside one of its steps
+   * (`step(() => meetings.record(...))`, each call made before the step returns): its transaction
+   * and its unit are told them by a field set while a step runs, not by an asynchronous context,
+   * so an admission or a bar runs no AsyncLocalStorage (issue 34 point 7). A call made after an
+   * await outside a step is not the transaction's: it would wait for it to end.
+   */
+  inSteps<T>(fn: (step: UnitStep) => Promise<T>): Promise<T> {
+    if (this.inside) return this.nested(() => fn(plainStep));
+    return this.group.flush().then(() => this.outermostInSteps(fn));
   }
 
   /** Queues store writes to share the commit of the others queued in this turn; resolves once durable. */
@@ -104,18 +116,41 @@ export class AsyncTransactions {
   ): Promise<{ value: T; durable: Promise<void> | null }> {
     const unit = this.unit;
     const open = opened();
-    const within: UnitStep = (write) => {
+    const within = this.within(open);
+    if (unit.runSyncedLater)
+      return this.settle(open, () => unit.runSyncedLater!((step) => fn((write) => step(() => within(write)))));
+    return this.settle(open, () => unit.run(() => fn(within))).then((value) => ({ value, durable: null }));
+  }
+
+  private outermostInSteps<T>(fn: (step: UnitStep) => Promise<T>): Promise<T> {
+    const unit = this.unit;
+    const open = opened();
+    const within = this.within(open);
+    if (unit.runInSteps)
+      return this.settle(open, () => unit.runInSteps!((step) => fn((call) => step(() => within(call)))));
+    return this.settle(open, () => unit.run(() => fn(within)));
+  }
+
+  /** A step of `open`: the transaction calls made while it runs are `open`'s. */
+  private within(open: OpenTransaction): UnitStep {
+    return (call) => {
       const before = this.stepping;
       this.stepping = open;
       try {
-        return write();
+        return call();
       } finally {
         this.stepping = before;
       }
     };
-    if (unit.runSyncedLater)
-      return this.settle(open, () => unit.runSyncedLater!((step) => fn((write) => step(() => within(write)))));
-    return this.settle(open, () => unit.run(() => fn(within))).then((value) => ({ value, durable: null }));
+  }
+
+  /**
+   * Part of the transaction under way. Found in a step, the rest of `fn` (after its awaits) is
+   * told it by the context: a nested transaction is rare and may run one.
+   */
+  private nested<T>(fn: () => Promise<T>): Promise<T> {
+    const open = this.stepping;
+    return open ? this.open.run(open, () => this.unit.run(fn)) : this.unit.run(fn);
   }
 
   /** Chained rather than awaited: an admission's or a bar's transaction comes here. */

@@ -47,4 +47,9 @@ export interface UnitOfWork<Mode extends CommitMode = 'sync'> {
    * block the loop).
    */
   runSyncedLater?<T>(work: (step: UnitStep) => Committed<T, Mode>): Committed<SyncedLater<T>, Mode>;
+  /**
+   * Optional: `run` for work that makes every store call through its `step`. A store without it
+   * is `run` (it finds the unit of a store call by the caller's asynchronous context).
+   */
+  runInSteps?<T>(work: (step: UnitStep) => Committed<T, Mode>): Committed<T, Mode>;
 }

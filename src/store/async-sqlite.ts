@@ -79,10 +79,17 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
       return this.run(() => work(plainStep)).then((value) => ({ value, durable: settled }));
     // NORMAL holds only while this unit is open: every other unit and store call waits for its turn.
     // Its store calls are told by `step` (a field set while each write runs), not by a context.
-    return this.exclusive(() => this.wal.atNormal(() => this.transaction(() => work(this.step), true))).then((value) => ({
-      value,
-      durable: this.wal.sync(),
-    }));
+    return this.exclusive(() => this.wal.atNormal(() => this.transaction(() => work(this.step), true))).then(
+      (value) => ({
+        value,
+        durable: this.wal.sync(),
+      }),
+    );
+  }
+
+  runInSteps<T>(work: (step: UnitStep) => Promise<T>): Promise<T> {
+    if (this.stepping > 0 || this.inside.getStore() !== undefined) return this.run(() => work(plainStep));
+    return this.exclusive(() => this.transaction(() => work(this.step), true));
   }
 
   /** A step of the open unit's work: the store calls it makes before returning are the unit's. */

@@ -165,6 +165,7 @@ export class MeetingService {
     return meeting;
   }
 
+  /** A participant's calls are all made before the first await (an admission's step); a moderator's arrival adds more. */
   async join(
     meeting: Meeting,
     role: Role,

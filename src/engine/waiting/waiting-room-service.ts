@@ -254,7 +254,7 @@ export class WaitingRoomService {
   }
 
   list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       if (!gesture) return [];
       await this.decisions.settle(gesture.meeting, gesture.queue);
@@ -266,16 +266,14 @@ export class WaitingRoomService {
   }
 
   admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       const live = await this.decidable(gesture, requestId);
       if (!gesture || live === null) return { admitted: 0 };
-      await this.deps.transactions.atomically(async () => {
-        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live);
-        await this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
-          ...subjectOf(live.request),
-          participantId,
-        });
+      await this.deps.transactions.inSteps(async (step) => {
+        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live, step);
+        const subject = { ...subjectOf(live.request), participantId };
+        await step(() => this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, subject));
       });
       this.changes.notify(roomId, gesture.meeting, [], [live.request.requestId]);
       return { admitted: 1 };
@@ -292,19 +290,15 @@ export class WaitingRoomService {
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): Promise<void> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       const live = await this.decidable(gesture, requestId);
       if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
       const state: RequestState = bar ? 'barred' : 'refused';
-      await this.deps.transactions.atomically(async () => {
-        await this.decisions.decide(gesture.queue, live, { state });
-        await this.deps.meetings.record(
-          gesture.meeting,
-          bar ? 'bar' : 'refuse',
-          gesture.actor,
-          subjectOf(live.request),
-        );
+      await this.deps.transactions.inSteps(async (step) => {
+        await step(() => this.decisions.decide(gesture.queue, live, { state }));
+        const kind = bar ? 'bar' : 'refuse';
+        await step(() => this.deps.meetings.record(gesture.meeting, kind, gesture.actor, subjectOf(live.request)));
       });
       // Anyone waiting under the barred name is told again, now marked.
       const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
