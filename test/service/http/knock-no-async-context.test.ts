@@ -6,31 +6,25 @@
 // answers polls, and sweeps with nothing due (the engine built in-process as `meetctl serve` builds it) never runs a storage.
 import t from 'tap';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Tap } from '../../helpers/api.js';
 import { appFor } from '../../helpers/app.js';
 import { Browser, createRoom, waitingApi } from '../../helpers/waiting.js';
 
 /** Every AsyncLocalStorage.run and enterWith of the process while `counting`, with where it came from. */
 function spyOnStorages(t: Tap): { counting: boolean; calls: string[] } {
   const spy = { counting: false, calls: [] as string[] };
-  const proto = AsyncLocalStorage.prototype;
-  const run = proto.run;
-  const enterWith = proto.enterWith;
-  proto.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
-    if (spy.counting) spy.calls.push(`run ${new Error().stack?.split('\n')[2]?.trim() ?? ''}`);
-    return run.apply(this, args);
-  } as typeof run;
-  proto.enterWith = function (this: AsyncLocalStorage<unknown>, store: unknown) {
-    if (spy.counting) spy.calls.push(`enterWith ${new Error().stack?.split('\n')[2]?.trim() ?? ''}`);
-    return enterWith.call(this, store);
-  };
-  t.teardown(() => {
-    proto.run = run;
-    proto.enterWith = enterWith;
-  });
+  const proto = AsyncLocalStorage.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['run', 'enterWith']) {
+    const real = proto[name]!;
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      if (spy.counting) spy.calls.push(`${name} ${new Error().stack?.split('\n')[2]?.trim() ?? ''}`);
+      return real.apply(this, args);
+    };
+    t.teardown(() => void (proto[name] = real));
+  }
   return spy;
 }
 
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 type Item = { request_id: string; name: string };
 
 t.test('knocks, a list, an admission, a bar and polls run no AsyncLocalStorage on SQLite', async (t) => {
