@@ -31,6 +31,8 @@ t.test('knocks, a list, an admission, a bar and polls run no AsyncLocalStorage o
   const spy = spyOnStorages(t);
   spy.counting = true;
   const d = await appFor(t);
+  // As a serving daemon: what a start settles (statistics, moderator succession), then the sweep.
+  d.services.startSweeping((err) => t.error(err));
   const rooms = ['nine-a', 'nine-b'];
   for (const room_id of rooms) await createRoom(t, d, { room_id, name: room_id, waiting_room: 'all' });
 
