@@ -12,6 +12,8 @@ interface OpenTransaction {
   settled: boolean;
 }
 
+const opened = (): OpenTransaction => ({ undo: [], done: [], settled: false });
+
 /**
  * The engine's transactions over the asynchronous unit of work (issue 34 point 2): the one way
  * engine services write together, on PostgreSQL as on SQLite (through store/async-sqlite.ts).
@@ -26,16 +28,16 @@ interface OpenTransaction {
  *
  * The undo and after-commit lists belong to the transaction under way IN ITS OWN ASYNCHRONOUS
  * CONTEXT (an AsyncContext: AsyncLocalStorage), not to a field: PostgreSQL runs the units of different rooms at
- * once, and a step registered by one must never land in another's lists.
+ * once, and a step registered by one must never land in another's lists. A group commit and `inSteps`,
+ * whose work makes every call in a synchronous step, are the exception: a field set while a step
+ * runs tells them (the knock, an admission and a bar run no AsyncLocalStorage, issue 34 point 7).
  *
  *   const transactions = new AsyncTransactions(stores.unitOfWork, contextSlot(), (run) => setImmediate(run));
  *   const participant = await transactions.atomically(async () => meetings.join(await meetings.ensure(roomId), role, name));
  */
-const opened = (): OpenTransaction => ({ undo: [], done: [], settled: false });
-
 export class AsyncTransactions {
   private readonly group: AsyncGroupCommit;
-  /** The group transaction whose write is running now (synchronously); undefined between writes. */
+  /** The transaction whose step (a group's write, a call of `inSteps`' work) is running now; undefined between steps. */
   private stepping: OpenTransaction | undefined;
 
   /**
@@ -153,7 +155,7 @@ export class AsyncTransactions {
     return open ? this.open.run(open, () => this.unit.run(fn)) : this.unit.run(fn);
   }
 
-  /** Chained rather than awaited: an admission's or a bar's transaction comes here. */
+  /** Chained rather than awaited: every outermost `atomically` comes here. */
   private outermost<R>(run: () => Promise<R>): Promise<R> {
     const open = opened();
     return this.settle(open, () => this.open.run(open, run));

@@ -22,7 +22,9 @@ const settled = Promise.resolve();
  * for it, so nothing from outside joins the open transaction (or is rolled back with it). A unit
  * inside another is a savepoint. `runSyncedLater` (the knocks' group commit) commits at
  * synchronous=NORMAL and syncs the WAL on libuv's thread pool afterwards (wal-sync.ts): the next
- * unit's turn does not wait for that sync.
+ * unit's turn does not wait for that sync. A unit's calls are found by its context, or, for work
+ * given a step (`runSyncedLater`, `runInSteps`: UnitStep), by a field set while a step runs, so the
+ * knock, an admission and a bar run no AsyncLocalStorage (issue 34 point 7).
  */
 class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private readonly inside = contextSlot<number>();
