@@ -1,4 +1,5 @@
 import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.js';
+import type { UnitStep } from './unit-of-work.js';
 
 /**
  * Group commit over an asynchronous unit of work (issue 34 point 2): the writes queued in one turn
@@ -20,7 +21,11 @@ import { answerCommitted, answerFailed, type GroupEntry } from './group-answers.
  * transaction that waited for `flush()`) never overtakes an earlier one it could depend on.
  */
 export interface AsyncQueuedWrite<T, R = T> {
-  /** Store writes only; runs inside the group's transaction. */
+  /**
+   * Store writes only; runs inside the group's transaction. Every store call and transaction
+   * call (`onRollback`, `afterCommit`) is made before it returns, not after an await: the group
+   * finds its unit and transaction by the synchronous step, not by an asynchronous context.
+   */
   write(): Promise<T> | T;
   /** The group is durable: apply the change to memory. Must not throw or write. */
   committed?(value: T): void;
@@ -46,14 +51,15 @@ type Entry = GroupEntry<AsyncQueuedWrite<unknown, unknown>>;
  * The group's writes one after another, in queue order: one promise for the group and one per
  * write that answers a promise (a knock's), none for a write that answers at once.
  */
-function writeAll(group: Entry[]): Promise<unknown[]> {
+function writeAll(group: Entry[], step: UnitStep): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const out: unknown[] = [];
     const from = (start: number): void => {
       for (let i = start; i < group.length; i += 1) {
         let value: unknown;
         try {
-          value = group[i]!.queued.write();
+          const queued = group[i]!.queued;
+          value = step(() => queued.write());
         } catch (error) {
           reject(error);
           return;
@@ -73,8 +79,13 @@ function writeAll(group: Entry[]): Promise<unknown[]> {
   });
 }
 
-/** A group's transaction: its value once committed, and the promise of its sync to disk when that is still under way (null: done). */
-type AsyncGroupTransaction = <T>(fn: () => Promise<T>) => Promise<{ value: T; durable: Promise<void> | null }>;
+/**
+ * A group's transaction: its value once committed, and the promise of its sync to disk when that
+ * is still under way (null: done). `fn` makes each write's calls through the transaction's `step`.
+ */
+type AsyncGroupTransaction = <T>(
+  fn: (step: UnitStep) => Promise<T>,
+) => Promise<{ value: T; durable: Promise<void> | null }>;
 
 export class AsyncGroupCommit {
   private queue: Entry[] = [];
@@ -139,7 +150,7 @@ export class AsyncGroupCommit {
   }
 
   private commit(group: Entry[]): Promise<number> {
-    return this.transaction(() => writeAll(group)).then(
+    return this.transaction((step) => writeAll(group, step)).then(
       ({ value, durable }) => answerCommitted(group, value, durable),
       (error: unknown) => answerFailed(group, error),
     );

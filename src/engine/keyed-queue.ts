@@ -53,16 +53,32 @@ export class KeyedQueue {
   }
 
   run<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
+    return this.take(key, operation, true);
+  }
+
+  /**
+   * `run` for an operation that asks for no turn of this queue, nor does anything it starts
+   * before it settled (a knock: its screening, its queued write or its entry). Its turn is not
+   * put in the context: on Node 20 an AsyncLocalStorage that ran once makes every promise of the
+   * process run async_hooks' hooks, and the knock's path runs none (issue 34 point 7). A turn
+   * it asked for anyway would wait behind its own.
+   */
+  runAlone<T>(key: string, operation: () => Promise<T> | T): Promise<T> {
+    return this.take(key, operation, false);
+  }
+
+  private take<T>(key: string, operation: () => Promise<T> | T, told: boolean): Promise<T> {
     const current = this.held.getStore();
     const outer = current?.live ? current : null;
     if (holds(outer, key)) return settled.then(operation);
     if (this.inTransaction?.())
       return Promise.reject(new Error(`the turn of ${key} was asked for inside a transaction: take it before`));
     const turn: Turn = { key, outer, live: true };
+    const start = told ? () => this.held.run(turn, operation) : operation;
     // A free key runs the operation now, in the caller's turn of the loop; a busy one after the
     // last in line. One promise for the tail besides the operation's own when it is free.
     const previous = this.tails.get(key);
-    const result = previous ? previous.then(() => this.held.run(turn, operation)) : this.now(turn, operation);
+    const result = previous ? previous.then(start) : this.now(start);
     const done = () => {
       turn.live = false;
       if (this.tails.get(key) === tail) this.tails.delete(key);
@@ -72,9 +88,9 @@ export class KeyedQueue {
     return result;
   }
 
-  private now<T>(turn: Turn, operation: () => Promise<T> | T): Promise<T> {
+  private now<T>(start: () => Promise<T> | T): Promise<T> {
     try {
-      const value = this.held.run(turn, operation);
+      const value = start();
       return value instanceof Promise ? value : Promise.resolve(value);
     } catch (error) {
       return Promise.reject(error);

@@ -1,6 +1,6 @@
 import type { AsyncPort } from '../engine/async-port.js';
 import type { AsyncStores } from '../engine/async-ports.js';
-import type { SyncedLater, UnitOfWork } from '../engine/unit-of-work.js';
+import { plainStep, type SyncedLater, type UnitOfWork, type UnitStep } from '../engine/unit-of-work.js';
 import { SqliteAccessTokenStore } from './access-token-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import type { Db } from './database.js';
@@ -22,7 +22,9 @@ const settled = Promise.resolve();
  * for it, so nothing from outside joins the open transaction (or is rolled back with it). A unit
  * inside another is a savepoint. `runSyncedLater` (the knocks' group commit) commits at
  * synchronous=NORMAL and syncs the WAL on libuv's thread pool afterwards (wal-sync.ts): the next
- * unit's turn does not wait for that sync.
+ * unit's turn does not wait for that sync. A unit's calls are found by its context, or, for work
+ * given a step (`runSyncedLater`, `runInSteps`: UnitStep), by a field set while a step runs, so the
+ * knock, an admission and a bar run no AsyncLocalStorage (issue 34 point 7).
  */
 class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private readonly inside = contextSlot<number>();
@@ -31,6 +33,8 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   private busy = 0;
   private readonly release = (): void => void (this.busy -= 1);
   private savepoints = 0;
+  /** Steps of the open unit's work running now (UnitStep): its store calls are the unit's. */
+  private stepping = 0;
   private readonly wal: WalSync;
 
   constructor(private readonly db: Db) {
@@ -43,7 +47,7 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
    * of its room and its meeting come here); order among callers stays the order of their calls.
    */
   exclusive<T>(call: () => Promise<T> | T): Promise<T> {
-    if (this.inside.getStore() !== undefined) return Promise.resolve(call());
+    if (this.stepping > 0 || this.inside.getStore() !== undefined) return Promise.resolve(call());
     if (this.busy === 0) return this.now(call);
     this.busy += 1;
     const result = this.turn.then(call);
@@ -66,29 +70,50 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    const depth = this.inside.getStore();
+    const depth = this.inside.getStore() ?? (this.stepping > 0 ? 0 : undefined);
     if (depth !== undefined) return this.nested(work, depth + 1);
     return this.exclusive(() => this.transaction(work));
   }
 
-  runSyncedLater<T>(work: () => Promise<T>): Promise<SyncedLater<T>> {
+  runSyncedLater<T>(work: (step: UnitStep) => Promise<T>): Promise<SyncedLater<T>> {
     // Inside another unit the sync is the outer one's; closing, no sync is left running.
-    if (this.inside.getStore() !== undefined || !this.wal.available)
-      return this.run(work).then((value) => ({ value, durable: settled }));
+    if (this.stepping > 0 || this.inside.getStore() !== undefined || !this.wal.available)
+      return this.run(() => work(plainStep)).then((value) => ({ value, durable: settled }));
     // NORMAL holds only while this unit is open: every other unit and store call waits for its turn.
-    return this.exclusive(() => this.wal.atNormal(() => this.transaction(work))).then((value) => ({
-      value,
-      durable: this.wal.sync(),
-    }));
+    // Its store calls are told by `step` (a field set while each write runs), not by a context.
+    return this.exclusive(() => this.wal.atNormal(() => this.transaction(() => work(this.step), true))).then(
+      (value) => ({
+        value,
+        durable: this.wal.sync(),
+      }),
+    );
   }
+
+  runInSteps<T>(work: (step: UnitStep) => Promise<T>): Promise<T> {
+    if (this.stepping > 0 || this.inside.getStore() !== undefined) return this.run(() => work(plainStep));
+    return this.exclusive(() => this.transaction(() => work(this.step), true));
+  }
+
+  /** A step of the open unit's work: the store calls it makes before returning are the unit's. */
+  private readonly step: UnitStep = (call) => {
+    this.stepping += 1;
+    try {
+      return call();
+    } finally {
+      this.stepping -= 1;
+    }
+  };
 
   /** No sync after this one; the WAL's descriptor is closed once the last sync under way returned. */
   close(): void {
     this.wal.close();
   }
 
-  /** BEGIN ... COMMIT around `work`, chained rather than awaited: every knock's group commit comes here. */
-  private transaction<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * BEGIN ... COMMIT around `work`, chained rather than awaited: every knock's group commit comes
+   * here. `work` runs in the unit's context unless it was given the unit's step (the group commit).
+   */
+  private transaction<T>(work: () => Promise<T>, stepped = false): Promise<T> {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {
@@ -96,7 +121,7 @@ class SqliteAsyncUnitOfWork implements UnitOfWork<'async'> {
     }
     let running: Promise<T>;
     try {
-      running = this.inside.run(0, work);
+      running = stepped ? work() : this.inside.run(0, work);
     } catch (err) {
       running = Promise.reject(err);
     }

@@ -143,7 +143,8 @@ export class MeetingService {
 
   /**
    * The room's open meeting, started now if there is none. Its memory changes before the store
-   * answers: a second arrival in the same room (inside the same transaction) finds it.
+   * answers: a second arrival in the same room (inside the same transaction) finds it. Every call
+   * is made before the first await (a knock's group write starts a meeting: AsyncQueuedWrite).
    */
   async ensure(roomId: string): Promise<Meeting> {
     const existing = this.open.ofRoom(roomId);
@@ -164,6 +165,7 @@ export class MeetingService {
     return meeting;
   }
 
+  /** A participant's calls are all made before the first await (an admission's step); a moderator's arrival adds more. */
   async join(
     meeting: Meeting,
     role: Role,

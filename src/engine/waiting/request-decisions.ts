@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { MeetingService } from '../meetings/meeting-service.js';
 import type { AsyncTransactions } from '../async-transactions.js';
 import type { AsyncPort } from '../async-port.js';
+import { plainStep } from '../unit-of-work.js';
 import type { WaitingRequestStore } from './waiting-request.js';
 import type { Meeting, Participant } from '../meetings/meeting.js';
 import type { RecordedActor } from '../meetings/timeline.js';
@@ -44,11 +45,16 @@ export interface ChangeDetail {
 export class RequestDecisions {
   constructor(private readonly deps: RequestDecisionsDeps) {}
 
-  /** Inside the caller's transaction. */
-  async admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest): Promise<Participant> {
+  /**
+   * Inside the caller's transaction, each call in one of its steps (AsyncTransactions.inSteps):
+   * a participant's join and a decision make every call before their first await.
+   */
+  async admitOne(meeting: Meeting, queue: RoomQueue, live: LiveRequest, step = plainStep): Promise<Participant> {
     const { name, avatarUrl } = live.request;
-    const participant = await this.deps.meetings.join(meeting, 'participant', name, undefined, avatarUrl ?? undefined);
-    await this.decide(queue, live, { state: 'admitted', participantId: participant.participantId });
+    const participant = await step(() =>
+      this.deps.meetings.join(meeting, 'participant', name, undefined, avatarUrl ?? undefined),
+    );
+    await step(() => this.decide(queue, live, { state: 'admitted', participantId: participant.participantId }));
     return participant;
   }
 
@@ -154,7 +160,7 @@ export class RequestDecisions {
     queue.remove(live);
   }
 
-  /** Memory first, taken back if the transaction fails; inside the caller's transaction. */
+  /** Memory first, taken back if the transaction fails; inside the caller's transaction (every call before the await). */
   async decide(
     queue: RoomQueue,
     live: LiveRequest,

@@ -167,7 +167,8 @@ export class WaitingRoomService {
   }
 
   private turnOf(roomId: string): <R>(operation: () => Promise<R>) => Promise<R> {
-    return (operation) => this.deps.turns.run(roomId, operation);
+    // A screening and what follows it (a queued knock, an entry) ask for no turn of the room.
+    return (operation) => this.deps.turns.runAlone(roomId, operation);
   }
 
   /**
@@ -215,7 +216,7 @@ export class WaitingRoomService {
       if (live.request.state === 'waiting') this.changes.notify(roomId, meeting, [], [], { updated: [live] });
     }
     if (live.request.state !== 'waiting' || now < live.expiresAtMs) return pollAnswer(live, this.deps.meetings);
-    const expired = this.deps.turns.run(roomId, async () => {
+    const expired = this.deps.turns.runAlone(roomId, async () => {
       if (live.request.state !== 'waiting') return;
       await this.decisions.expire(meeting, queue, live);
       this.changes.notify(roomId, meeting, [], [live.request.requestId]);
@@ -253,7 +254,7 @@ export class WaitingRoomService {
   }
 
   list(roomId: string, actor: Actor): Promise<WaitingListItem[]> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       if (!gesture) return [];
       await this.decisions.settle(gesture.meeting, gesture.queue);
@@ -265,16 +266,14 @@ export class WaitingRoomService {
   }
 
   admit(roomId: string, requestId: string, actor: Actor): Promise<AdmitResult> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       const live = await this.decidable(gesture, requestId);
       if (!gesture || live === null) return { admitted: 0 };
-      await this.deps.transactions.atomically(async () => {
-        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live);
-        await this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, {
-          ...subjectOf(live.request),
-          participantId,
-        });
+      await this.deps.transactions.inSteps(async (step) => {
+        const { participantId } = await this.decisions.admitOne(gesture.meeting, gesture.queue, live, step);
+        const subject = { ...subjectOf(live.request), participantId };
+        await step(() => this.deps.meetings.record(gesture.meeting, 'admit', gesture.actor, subject));
       });
       this.changes.notify(roomId, gesture.meeting, [], [live.request.requestId]);
       return { admitted: 1 };
@@ -291,19 +290,15 @@ export class WaitingRoomService {
   }
 
   refuse(roomId: string, requestId: string, bar: boolean, actor: Actor): Promise<void> {
-    return this.deps.turns.run(roomId, async () => {
+    return this.deps.turns.runAlone(roomId, async () => {
       const gesture = this.gesture(roomId, actor);
       const live = await this.decidable(gesture, requestId);
       if (!gesture || live === null) throw new EngineError('request_not_waiting', 'this request was admitted already');
       const state: RequestState = bar ? 'barred' : 'refused';
-      await this.deps.transactions.atomically(async () => {
-        await this.decisions.decide(gesture.queue, live, { state });
-        await this.deps.meetings.record(
-          gesture.meeting,
-          bar ? 'bar' : 'refuse',
-          gesture.actor,
-          subjectOf(live.request),
-        );
+      await this.deps.transactions.inSteps(async (step) => {
+        await step(() => this.decisions.decide(gesture.queue, live, { state }));
+        const kind = bar ? 'bar' : 'refuse';
+        await step(() => this.deps.meetings.record(gesture.meeting, kind, gesture.actor, subjectOf(live.request)));
       });
       // Anyone waiting under the barred name is told again, now marked.
       const marked = bar ? gesture.queue.waitingNamed(live.request.name) : [];
@@ -331,7 +326,7 @@ export class WaitingRoomService {
     for (const meeting of this.deps.meetings.openMeetings()) {
       const queue = this.requests.queueOf(meeting);
       if (queue)
-        await this.deps.turns.run(meeting.roomId, async () => {
+        await this.deps.turns.runAlone(meeting.roomId, async () => {
           // Still the room's meeting once its turn came.
           if (this.deps.meetings.current(meeting.roomId)?.meetingId === meeting.meetingId)
             await this.decisions.settle(meeting, queue);

@@ -102,3 +102,48 @@ t.test('inside a transaction a key is refused at once, unless the caller holds i
   });
   t.same(ran, ['r1, held']);
 });
+
+// Issue 34 point 7: a screening's turn (the knock's) sets no context, so the knock's path runs no
+// AsyncLocalStorage; it keeps its place in line with the turns that do, and is refused inside a transaction.
+t.test('runAlone: in line with run, no context set, refused inside a transaction', async (t) => {
+  const refusing = {
+    run(): never {
+      throw new Error('a context was run');
+    },
+    getStore: () => undefined,
+  };
+  let inside = false;
+  const queue = new KeyedQueue(refusing, () => inside);
+  const log: string[] = [];
+  const slow = (name: string) => async () => {
+    log.push(`${name} starts`);
+    await turn();
+    log.push(`${name} ends`);
+    return name;
+  };
+  const results = await Promise.all([
+    queue.runAlone('r1', slow('a')),
+    queue.runAlone('r1', slow('b')),
+    queue.runAlone('r2', slow('c')),
+  ]);
+  t.same(results, ['a', 'b', 'c']);
+  t.same(
+    log.filter((line) => !line.startsWith('c')),
+    ['a starts', 'a ends', 'b starts', 'b ends'],
+    'one at a time per key',
+  );
+  t.ok(log.indexOf('c starts') < log.indexOf('a ends'), 'another key does not wait');
+  inside = true;
+  await t.rejects(queue.runAlone('r1', slow('d')), /the turn of r1 was asked for inside a transaction/);
+  inside = false;
+  const mixed = new KeyedQueue(new AsyncLocalStorage());
+  const order: string[] = [];
+  await Promise.all([
+    mixed.run('r1', async () => {
+      await turn();
+      order.push('run');
+    }),
+    mixed.runAlone('r1', () => order.push('alone')),
+  ]);
+  t.same(order, ['run', 'alone'], 'a turn taken alone waits behind one taken with its context');
+});

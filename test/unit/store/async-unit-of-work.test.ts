@@ -204,3 +204,57 @@ t.test(
     t.equal(await now, true);
   },
 );
+
+// Issue 34 point 7: a unit whose work makes its calls in steps (AsyncTransactions.inSteps, the
+// group commit) is found by them, not by an asynchronous context: the transactions here are given
+// a context that refuses to run. The unit's isolation is the same as with one.
+t.test('a unit in steps: its steps are the unit, a call from outside waits and stands, no context runs', async (t) => {
+  const { db, stores } = open(t);
+  const noContext = {
+    run(): never {
+      throw new Error('an asynchronous context was run');
+    },
+    getStore: () => undefined,
+  };
+  const tx = new AsyncTransactions(stores.unitOfWork, noContext, (run) => setImmediate(() => void run()));
+  const select = db.prepare('SELECT room_id FROM rooms WHERE room_id = ?');
+  const rowOf = (roomId: string) => select.get(roomId);
+  const undone: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const unit = tx.inSteps(async (step) => {
+    await step(() => {
+      tx.onRollback(() => undone.push('inside'));
+      return stores.rooms.insert(room('inside'));
+    });
+    await held;
+    await step(() => stores.rooms.insert(room('inside-2')));
+    throw new Error('rolled back');
+  });
+  unit.catch(() => undefined);
+  await turns(1);
+  const written = stores.rooms.insert(room('outside'));
+  tx.onRollback(() => undone.push('outside'));
+  await turns(3);
+  t.notOk(rowOf('outside'), 'a store call from outside waits for the open unit');
+  release();
+  await t.rejects(unit, /rolled back/);
+  t.same(undone, ['inside'], "only the step's undo ran: the call outside was not part of it");
+  t.equal(await stores.rooms.get('inside'), null, 'both steps were rolled back');
+  t.equal(await stores.rooms.get('inside-2'), null);
+  t.equal(await written, true);
+  t.ok(rowOf('outside'), 'the write outside the unit stands');
+
+  const after: string[] = [];
+  await tx.inSteps(async (step) => {
+    await step(() => {
+      tx.afterCommit(() => after.push('committed'));
+      return stores.rooms.insert(room('kept'));
+    });
+    t.same(after, [], 'not before the commit');
+  });
+  t.same(after, ['committed']);
+  const grouped = await tx.commitGrouped({ write: () => stores.rooms.insert(room('grouped')).then(() => 'g') });
+  t.equal(grouped, 'g', 'a group commit runs no context either');
+  t.ok(rowOf('kept') && rowOf('grouped'));
+});
