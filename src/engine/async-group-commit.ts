@@ -23,10 +23,13 @@ import type { UnitStep } from './unit-of-work.js';
 export interface AsyncQueuedWrite<T, R = T> {
   /**
    * Store writes only; runs inside the group's transaction. Every store call and transaction
-   * call (`onRollback`, `afterCommit`) is made before it returns, not after an await: the group
-   * finds its unit and transaction by the synchronous step, not by an asynchronous context.
+   * call (`onRollback`, `afterCommit`) is made before it returns, or after an await inside
+   * `step(() => ...)`: the group finds its unit and transaction by the synchronous step, not by
+   * an asynchronous context. A write that depends on an earlier one (a row referring to another)
+   * waits for it and makes its call in a step: on PostgreSQL a store call is several statements
+   * (its fence, then its write), so two calls made at once may interleave.
    */
-  write(): Promise<T> | T;
+  write(step: UnitStep): Promise<T> | T;
   /** The group is durable: apply the change to memory. Must not throw or write. */
   committed?(value: T): void;
   /**
@@ -59,7 +62,7 @@ function writeAll(group: Entry[], step: UnitStep): Promise<unknown[]> {
         let value: unknown;
         try {
           const queued = group[i]!.queued;
-          value = step(() => queued.write());
+          value = step(() => queued.write(step));
         } catch (error) {
           reject(error);
           return;

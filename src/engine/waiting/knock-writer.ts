@@ -105,14 +105,13 @@ export class KnockWriter {
     // it is durable, and moderators see her only then (memory is updated after the commit).
     // Queued now, answered later: the caller's turn of the room ends before the group commits.
     const answer = this.deps.transactions.commitGrouped({
-      // Every store call before it returns (AsyncQueuedWrite): the meeting's row, when the room
-      // has none open, and the request's are both asked for now, in that order.
-      write: () => {
+      // Store calls in the group's steps (AsyncQueuedWrite): the meeting's row first when the room
+      // has none open, and the request's, which refers to it, once that one is written.
+      write: (step) => {
         if (pending.cancelled) return null;
         const open = this.deps.meetings.current(roomId);
         if (open) return insert(open);
-        const started = this.deps.meetings.ensure(roomId);
-        return Promise.all([started, insert(this.deps.meetings.current(roomId)!)]).then(([, done]) => done);
+        return this.deps.meetings.ensure(roomId).then((meeting) => step(() => insert(meeting)));
       },
       committed: (done) => {
         this.deps.requests.settled(roomId, pending, !done);
