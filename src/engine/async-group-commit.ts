@@ -83,6 +83,18 @@ function writeAll(group: Entry[], step: UnitStep): Promise<unknown[]> {
 }
 
 /**
+ * The group's writes sent at once, in queue order, each in its step (a store whose calls apply in
+ * the order made: UnitOfWork.inOrderAtOnce); their values in queue order once all are written.
+ */
+function writeAllAtOnce(group: Entry[], step: UnitStep): Promise<unknown[]> {
+  try {
+    return Promise.all(group.map(({ queued }) => step(() => queued.write(step))));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
  * A group's transaction: its value once committed, and the promise of its sync to disk when that
  * is still under way (null: done). `fn` makes each write's calls through the transaction's `step`.
  */
@@ -98,9 +110,14 @@ export class AsyncGroupCommit {
   /** Flushes not yet settled. */
   private underWay = 0;
 
+  /**
+   * @param atOnce Whether the store applies calls made at once in the order made: then a group's
+   *   writes are sent together (one round trip on PostgreSQL), else one after another.
+   */
   constructor(
     private readonly transaction: AsyncGroupTransaction,
     private readonly defer: AsyncDefer,
+    private readonly atOnce: () => boolean = () => false,
   ) {}
 
   /** Writes waiting for their group to be taken. */
@@ -153,7 +170,8 @@ export class AsyncGroupCommit {
   }
 
   private commit(group: Entry[]): Promise<number> {
-    return this.transaction((step) => writeAll(group, step)).then(
+    const write = this.atOnce() ? writeAllAtOnce : writeAll;
+    return this.transaction((step) => write(group, step)).then(
       ({ value, durable }) => answerCommitted(group, value, durable),
       (error: unknown) => answerFailed(group, error),
     );

@@ -51,7 +51,11 @@ export class AsyncTransactions {
     private readonly open: AsyncContext<OpenTransaction>,
     defer: AsyncDefer = immediately,
   ) {
-    this.group = new AsyncGroupCommit((fn) => this.outermostGrouped(fn), defer);
+    this.group = new AsyncGroupCommit(
+      (fn) => this.outermostGrouped(fn),
+      defer,
+      () => this.unit.inOrderAtOnce?.() ?? false,
+    );
   }
 
   /** Whether the caller runs inside a transaction (a group's write step, or its own asynchronous context). */

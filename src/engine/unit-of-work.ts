@@ -52,4 +52,11 @@ export interface UnitOfWork<Mode extends CommitMode = 'sync'> {
    * is `run` (it finds the unit of a store call by the caller's asynchronous context).
    */
   runInSteps?<T>(work: (step: UnitStep) => Committed<T, Mode>): Committed<T, Mode>;
+  /**
+   * Optional: whether store calls made at once are applied in the order they were made (each one
+   * statement, sent as it is called), so a group commit may send its writes without waiting for
+   * each: one round trip for the group instead of one a write (PostgreSQL on one node). A store
+   * whose call awaits before its statement (a clustered node's fence) answers false.
+   */
+  inOrderAtOnce?(): boolean;
 }

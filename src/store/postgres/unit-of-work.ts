@@ -50,6 +50,15 @@ export class PostgresUnitOfWork implements UnitOfWork<'async'> {
     this.fence = new PostgresRoomFence(fence);
   }
 
+  /**
+   * A store call here is one statement sent as it is called, in order on the unit's connection,
+   * except on a clustered node, where its fence's statements come first after an await: calls
+   * made at once there may interleave.
+   */
+  inOrderAtOnce(): boolean {
+    return this.fence === null;
+  }
+
   /** The node whose leases fence the writes; null on a single node. */
   fencedNode(): string | null {
     return this.fence?.nodeId ?? null;
