@@ -7,11 +7,11 @@
 // accepted (202, not a second meeting refused by the unique index), the moderator's session
 // admits a waiting person there, the admitted member's session is still hers.
 import type { Test } from 'tap';
-import { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
+import type { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
 import { aliveWithinMs } from '../../../src/engine/cluster/nodes.js';
 import type { Server } from '../../helpers/api.js';
-import { appFor } from '../../helpers/app.js';
-import { FakeClock, FakeScheduler } from '../../helpers/fake-clock.js';
+import { clusterEngine } from '../../helpers/cluster-engines.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { postgresTest } from '../../helpers/postgres.js';
 import { postgresStore } from '../../helpers/service-stores.js';
 import { asSession, Browser, createRoom, knockAndAdmit, moderator, timeline } from '../../helpers/waiting.js';
@@ -27,24 +27,7 @@ async function twoNodes(t: Test) {
   const clock = new FakeClock();
   const alive = new Set(['node-a', 'node-b']);
   const ownerships = new Map<string, RoomOwnership>();
-  const node = (nodeId: string) =>
-    appFor(t, {
-      store,
-      clock,
-      ownRooms: (stores) => {
-        const ownership = new RoomOwnership({
-          leases: stores.leases,
-          nodeId,
-          clock,
-          // Its beats never run here: a lease lasts until the clock passes it.
-          scheduler: new FakeScheduler(clock),
-          aliveNodes: async () => [...alive],
-        });
-        stores.fenceWith(ownership);
-        ownerships.set(nodeId, ownership);
-        return ownership;
-      },
-    });
+  const node = (nodeId: string) => clusterEngine(t, { store, clock, nodeId, alive: () => [...alive], ownerships });
   const a = await node('node-a');
   const b = await node('node-b');
   // One database, one first admin token: node-a issued it.

@@ -10,11 +10,10 @@
 // one deleted through node-a is read again by node-b before it names a node (no ping-pong).
 import postgres from 'postgres';
 import type { Test } from 'tap';
-import { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
 import { successorOf } from '../../../src/engine/cluster/rendezvous.js';
 import { call, rooms, type ApiResult, type Server } from '../../helpers/api.js';
-import { appFor } from '../../helpers/app.js';
-import { FakeClock, FakeScheduler } from '../../helpers/fake-clock.js';
+import { clusterEngine } from '../../helpers/cluster-engines.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { postgresTest } from '../../helpers/postgres.js';
 import { postgresStore } from '../../helpers/service-stores.js';
 import { Browser, createRoom } from '../../helpers/waiting.js';
@@ -24,23 +23,7 @@ const nodes = ['node-a', 'node-b'];
 async function twoNodes(t: Test) {
   const store = await postgresStore(t);
   const clock = new FakeClock();
-  const node = (nodeId: string) =>
-    appFor(t, {
-      store,
-      clock,
-      ownRooms: (stores) => {
-        const ownership = new RoomOwnership({
-          leases: stores.leases,
-          nodeId,
-          clock,
-          // Its beats never run here: a lease lasts until the clock passes it.
-          scheduler: new FakeScheduler(clock),
-          aliveNodes: async () => [...nodes],
-        });
-        stores.fenceWith(ownership);
-        return ownership;
-      },
-    });
+  const node = (nodeId: string) => clusterEngine(t, { store, clock, nodeId, alive: () => nodes });
   const a = await node('node-a');
   const b = await node('node-b');
   // One database, one first admin token: node-a issued it.
@@ -74,15 +57,10 @@ postgresTest('only a room’s successor claims it; a non-owner answers every roo
 
   await createRoom(t, a, { room_id: 'lesson-2', name: 'Lesson 2 of 7b', waiting_room: 'all' });
   // A sub-group made through node-b, before node-a serves its main room.
-  t.equal(
-    (
-      await call(b, '/api/rooms', {
-        method: 'POST',
-        json: { room_id: 'lesson-2-g1', name: 'Group of 12', parent_room_id: 'lesson-2' },
-      })
-    ).status,
-    201,
-  );
+  /** A sub-group of lesson-2 made through `node`. */
+  const group = (node: typeof a, room_id: string, name: string) =>
+    call(node, '/api/rooms', { method: 'POST', json: { room_id, name, parent_room_id: 'lesson-2' } });
+  t.equal((await group(b, 'lesson-2-g1', 'Group of 12')).status, 201);
   await services.a.rooms.create({ room_id: 'hidden-room', name: 'Secret council' }, { entry: 'token', unlisted: true });
 
   const asked = await new Browser(b, 'lesson-2').knock({ name: 'Ada' });
@@ -95,20 +73,9 @@ postgresTest('only a room’s successor claims it; a non-owner answers every roo
   t.same(await leases(), ['lesson-2 node-a']);
   t.same(services.a.families.subgroupsOf('lesson-2'), ['lesson-2-g1'], 'gained: its family read anew');
   // Now the fence refuses node-b's writes of the family: its groups are made through node-a.
-  const refused = await call(b, '/api/rooms', {
-    method: 'POST',
-    json: { room_id: 'lesson-2-g2', name: 'Group 2', parent_room_id: 'lesson-2' },
-  });
+  const refused = await group(b, 'lesson-2-g2', 'Group 2');
   t.match([refused.status, refused.body?.error?.code], [421, 'lease_lost'], 'a group made through node-b: refused');
-  t.equal(
-    (
-      await call(a, '/api/rooms', {
-        method: 'POST',
-        json: { room_id: 'lesson-2-g2', name: 'Group 2', parent_room_id: 'lesson-2' },
-      })
-    ).status,
-    201,
-  );
+  t.equal((await group(a, 'lesson-2-g2', 'Group 2')).status, 201);
   t.equal(services.b.families.roomOf('lesson-2-g2'), null, 'node-b has not read the group made through node-a');
 
   // Through node-b: an unlisted room, no room, a sub-group, a free room, a held one.
