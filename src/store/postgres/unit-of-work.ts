@@ -51,9 +51,11 @@ export class PostgresUnitOfWork implements UnitOfWork<'async'> {
   }
 
   /**
-   * A store call here is one statement sent as it is called, in order on the unit's connection,
-   * except on a clustered node, where its fence's statements come first after an await: calls
-   * made at once there may interleave.
+   * On one node a store write awaits its fence, which is no statement and settles in the same turn
+   * for every call, then sends its one statement: calls made at once send theirs in the order made,
+   * on the unit's one connection. On a clustered node the fence is statements of its own (a lookup
+   * on a miss, the lease FOR SHARE), a different number per call, so calls made at once may
+   * interleave (test/service/http/knock-burst.test.ts holds the order on one node).
    */
   inOrderAtOnce(): boolean {
     return this.fence === null;
