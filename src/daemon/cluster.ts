@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { ClusterBus } from '../engine/cluster/bus.js';
+import { channelKey, NodeChannel } from '../engine/cluster/node-channel.js';
 import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluster/nodes.js';
 import { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
@@ -20,6 +21,11 @@ export interface ClusterMember {
   readonly nodeId: string;
   /** NATS connected: /readyz is not ready while it is not. */
   readonly readiness: ReadinessCheck;
+  /**
+   * The signed channel to the other nodes, keyed by the cluster's signing key (in PostgreSQL, the
+   * same on every node); one per node, made on the first call.
+   */
+  channel(signingKey: Uint8Array): NodeChannel;
   /** What /readyz shows of the cluster: this node's id and the ids it sees alive. */
   view(): Promise<{ node: string; nodes_alive: string[] }>;
   /**
@@ -53,10 +59,17 @@ export async function joinCluster(
   let left: Promise<void> | null = null;
   let owned: { stores: ClusterStores; ownership: RoomOwnership } | null = null;
   let lock: Awaited<ReturnType<ClusterStores['takeNodeLock']>> = null;
+  let channel: NodeChannel | null = null;
   const aliveIds = async () => (presence ? (await presence.aliveNodes()).map((node) => node.nodeId) : [nodeId]);
   return {
     nodeId,
     readiness: { name: 'nats', check: () => bus.connected() },
+    channel(signingKey) {
+      channel ??= new NodeChannel(bus, channelKey(signingKey), nodeId, clock, (reason, subject) =>
+        log.warn({ node: nodeId, subject, reason }, `a cluster message on ${subject} was refused: ${reason}`),
+      );
+      return channel;
+    },
     async view() {
       const alive = presence ? await presence.aliveNodes() : [];
       return { node: nodeId, nodes_alive: alive.map((node) => node.nodeId) };

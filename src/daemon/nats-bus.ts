@@ -2,11 +2,11 @@
 // Node 20; @nats-io/transport-node's dependencies ask for Node 22). The client reconnects by
 // itself, forever, a second apart; `connected()` follows its status events, and readiness says
 // not ready while it is away.
-import { connect, Events, type NatsConnection } from 'nats';
+import { connect, ErrorCode, Events, type NatsConnection, type NatsError, type Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { NatsLocation } from '../config/cluster-settings.js';
 import { EnvironmentError } from '../config/environment-error.js';
-import type { ClusterBus } from '../engine/cluster/bus.js';
+import { BusUnanswered, type BusSubscription, type ClusterBus, type UnansweredReason } from '../engine/cluster/bus.js';
 
 /** How long the first connection may take before the start gives up. */
 const connectTimeoutMs = 5000;
@@ -36,9 +36,57 @@ class NatsClusterBus implements ClusterBus {
     return this.up && !this.nc.isClosed();
   }
 
+  async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (!this.connected()) throw new BusUnanswered(subject, 'disconnected');
+    try {
+      return (await this.nc.request(subject, data, { timeout: timeoutMs })).data;
+    } catch (err) {
+      throw new BusUnanswered(subject, unanswered(err as NatsError));
+    }
+  }
+
+  serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array>): BusSubscription {
+    return this.listen(subject, (msg) => {
+      // A handler that fails answers nothing: the asker's own timeout tells it, as for a dead node.
+      handler(msg.data).then(
+        (answer) => msg.respond(answer),
+        () => undefined,
+      );
+    });
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    // Published while away is lost, as NATS core loses it for a node that is away: at most once.
+    if (this.connected()) this.nc.publish(subject, data);
+  }
+
+  subscribe(subject: string, handler: (data: Uint8Array) => void): BusSubscription {
+    return this.listen(subject, (msg) => handler(msg.data));
+  }
+
+  flush(): Promise<void> {
+    return this.nc.flush();
+  }
+
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
+
+  private listen(subject: string, onMessage: (msg: { data: Uint8Array; respond(data: Uint8Array): boolean }) => void) {
+    const sub: Subscription = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err === null) onMessage(msg);
+      },
+    });
+    return { close: () => sub.unsubscribe() };
+  }
+}
+
+function unanswered(err: NatsError): UnansweredReason {
+  const code: string = err.code;
+  if (code === (ErrorCode.NoResponders as string)) return 'no_responders';
+  if (code === (ErrorCode.Timeout as string)) return 'timeout';
+  return 'disconnected';
 }
 
 /** Connects to SERVICE_NATS_URL; out of reach at start is the machine's problem (exit 69), naming host and port. */
