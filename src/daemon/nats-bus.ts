@@ -10,6 +10,8 @@ import { BusUnanswered, type BusSubscription, type ClusterBus, type UnansweredRe
 
 /** How long the first connection may take before the start gives up. */
 const connectTimeoutMs = 5000;
+/** How long a stop waits for the messages under way to go before it closes the connection. */
+const drainMs = 2000;
 
 class NatsClusterBus implements ClusterBus {
   private up = true;
@@ -69,7 +71,15 @@ class NatsClusterBus implements ClusterBus {
   }
 
   async close(): Promise<void> {
-    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+    if (this.nc.isClosed()) return;
+    // Draining needs the server: while it is away the client would wait for it forever (it
+    // reconnects without end), and the stop with it. Then, or past a bound, the connection just closes.
+    if (!this.connected()) return this.nc.close();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
+    await Promise.race([this.nc.drain().catch(() => undefined), bound]);
+    clearTimeout(timer);
+    if (!this.nc.isClosed()) await this.nc.close();
   }
 
   private listen(subject: string, onMessage: (msg: { data: Uint8Array; respond(data: Uint8Array): boolean }) => void) {

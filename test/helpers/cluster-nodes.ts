@@ -35,3 +35,41 @@ export async function startTwoNodes(t: Test): Promise<TwoNodes> {
   t.teardown(() => stopDaemon(b, 'SIGKILL'));
   return { a, b, db, nats, ports: [portA, portB], env };
 }
+
+export interface Nodes {
+  readonly db: PostgresDatabase;
+  readonly nats: NatsServer;
+  /** The node running now under each id (a restart replaces it). */
+  readonly running: Map<string, Daemon>;
+  /** Starts `nodeId` again on its port and data directory (after a kill). */
+  restart(nodeId: string): Promise<Daemon>;
+}
+
+/** N real nodes of one cluster, each on a port and data directory of its own, killed when the test ends. */
+export async function startNodes(t: Test, ids: readonly string[]): Promise<Nodes> {
+  const nats = await startNats(t);
+  const db = await freshDatabase(t);
+  const ports = await freePorts(ids.length);
+  const running = new Map<string, Daemon>();
+  const placed = new Map(ids.map((id, i) => [id, { port: ports[i]!, dataDir: dataDirFor(t) }]));
+  const start = async (nodeId: string) => {
+    const { port, dataDir } = placed.get(nodeId)!;
+    const daemon = await startDaemon({
+      dataDir,
+      env: {
+        SERVICE_DATABASE_URL: db.url,
+        SERVICE_NATS_URL: nats.url,
+        SERVICE_NODE_ID: nodeId,
+        SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
+        COMPAT_ENABLED: 'false',
+      },
+    });
+    running.set(nodeId, daemon);
+    return daemon;
+  };
+  t.teardown(async () => {
+    for (const daemon of running.values()) await stopDaemon(daemon, 'SIGKILL');
+  });
+  for (const id of ids) await start(id);
+  return { db, nats, running, restart: start };
+}

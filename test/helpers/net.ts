@@ -23,6 +23,7 @@ export async function freePort(): Promise<number> {
 /** `count` distinct free ports (see `freePort`). */
 export async function freePorts(count: 2): Promise<[number, number]>;
 export async function freePorts(count: 3): Promise<[number, number, number]>;
+export async function freePorts(count: number): Promise<number[]>;
 export async function freePorts(count: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) ports.push(await freePort());

@@ -14,9 +14,11 @@ export const shardedTiers = ['unit', 'service', 'process', 'e2e'] as const;
 
 /**
  * Folders of a sharded tier whose files still run alone, one process each: the latency tests
- * under load run serially, with nothing beside them (package.json's tap `serial`).
+ * under load run serially, with nothing beside them (package.json's tap `serial`); the failover
+ * rounds (minutes, mostly asleep while a node is frozen) run in a lane of their own in CI
+ * (`npm run test:failover`), not in one of leg 1's two job slots.
  */
-export const runAlone = ['process/load/'] as const;
+export const runAlone = ['process/load/', 'process/failover/'] as const;
 
 /**
  * A process or browser shard runs for minutes (its files' daemons, pages and timeouts), the unit

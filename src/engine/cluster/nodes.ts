@@ -4,10 +4,13 @@
 // in every reader's view. The later stages (room leases, forwarding) read liveness from here.
 import type { Clock, Scheduler } from '../clock.js';
 
-/** How often a node beats. */
-export const beatEveryMs = 2000;
-/** A node is alive while its last beat is younger than this: three beats missed. */
-export const aliveWithinMs = 3 * beatEveryMs;
+/** How often a node beats (and renews its room leases, and its successors look for dead owners' rooms). */
+export const beatEveryMs = 1000;
+/**
+ * A node is alive while its last beat is younger than this: three beats and a half missed. A
+ * frozen owner's rooms move within this and one beat of its successor (issue 35: 5 s, p99).
+ */
+export const aliveWithinMs = 3.5 * beatEveryMs;
 
 export interface NodeLoad {
   readonly openRooms: number;

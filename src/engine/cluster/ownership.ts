@@ -100,8 +100,12 @@ export class RoomOwnership implements RoomFence {
     const pending = this.claiming.get(roomId);
     if (pending) return pending;
     const held = this.held.get(roomId);
-    if (held) return Promise.resolve({ mine: true, epoch: held.epoch });
-    const found = this.find(roomId).finally(() => this.claiming.delete(roomId));
+    if (held && held.confirmedUntilMs > this.nowMs()) return Promise.resolve({ mine: true, epoch: held.epoch });
+    // Held but not confirmed for now (this node was frozen, or its renewals failed): another node
+    // may own the room already, so nothing is served from memory until the lease is renewed.
+    const found = (held ? this.reconfirm(roomId, held.epoch) : this.find(roomId)).finally(() =>
+      this.claiming.delete(roomId),
+    );
     this.claiming.set(roomId, found);
     return found;
   }
@@ -147,6 +151,22 @@ export class RoomOwnership implements RoomFence {
       if (successor !== this.nodeId && successor !== null) return { mine: false, owner: successor };
     }
     return this.claim(roomId, now);
+  }
+
+  private async reconfirm(roomId: string, epoch: number): Promise<Whereabouts> {
+    const now = this.deps.clock.now();
+    const renewed = await this.deps.leases.renew(this.nodeId, [{ roomId, epoch }], now);
+    const entry = this.held.get(roomId);
+    if (renewed.includes(roomId) && entry?.epoch === epoch) {
+      entry.confirmedUntilMs = now.getTime() + aliveWithinMs;
+      return { mine: true, epoch };
+    }
+    this.lost(roomId);
+    return this.find(roomId);
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.nowMs?.() ?? this.deps.clock.now().getTime();
   }
 
   private async claim(roomId: string, now: Date): Promise<Whereabouts> {

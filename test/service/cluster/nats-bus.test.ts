@@ -66,6 +66,12 @@ clusterTest('requests, answers and messages cross two connections; what goes una
   await nats.restart();
   await until('both reconnect', async () => a.connected() && b.connected(), 15_000);
   await until('the served subject is back', async () => (await reasonOf('meet.node.node-b.http', 1000)) === 'answered');
+
+  // A stop while NATS is away does not wait for it (draining would, without end).
+  await nats.kill();
+  await until('the bus sees NATS away again', async () => !b.connected());
+  await b.close();
+  t.pass('closed while NATS is away');
 });
 
 clusterTest('the signed channel over NATS: nodes understand each other, a keyless client is refused', async (t) => {

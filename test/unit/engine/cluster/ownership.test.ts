@@ -245,3 +245,23 @@ t.test('a room lost while it is being adopted is dropped again once the adoption
   t.same(events, ['adopting', 'lost', 'adopted', 'lost'], 'what the adoption read is dropped too');
   t.equal(a.epochOf('room-1'), undefined);
 });
+
+t.test('a frozen owner that wakes serves nothing from memory before its lease is confirmed', async (t) => {
+  const { clock, alive, leases, node } = world(['room-1', 'room-2']);
+  const a = node('web-a');
+  t.same(await a.ownership.where('room-1'), { mine: true, epoch: 1 });
+  t.same(await a.ownership.where('room-2'), { mine: true, epoch: 1 });
+  const b = node('web-b');
+  // web-a freezes: no beat of its runs, its lease runs out, web-b takes room-1 (its successor or
+  // the only live node) when asked.
+  alive.delete('web-a');
+  clock.advance(leaseMs + 1);
+  t.same(await b.ownership.where('room-1'), { mine: true, epoch: 2 });
+  alive.add('web-a');
+  // Woken, before any beat: room-1 is named to its new owner and dropped, not served as web-a's.
+  t.same(await a.ownership.where('room-1'), { mine: false, owner: 'web-b' });
+  t.equal(a.ownership.epochOf('room-1'), undefined);
+  // room-2, which nobody took, is confirmed again (its lease renewed at its epoch) and served.
+  t.same(await a.ownership.where('room-2'), { mine: true, epoch: 1 });
+  t.ok((await leases.get('room-2'))!.expiresAt > clock.now(), 'renewed');
+});
