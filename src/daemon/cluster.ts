@@ -11,6 +11,7 @@ import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluste
 import { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { ReadinessCheck } from '../engine/health/readiness.js';
+import type { ClusterGauges } from './metrics.js';
 import type { ClusterStores } from './store-bundle.js';
 
 /** The header every answer of a clustered daemon carries: which node answered. */
@@ -20,6 +21,8 @@ export interface ClusterMember {
   readonly nodeId: string;
   /** NATS connected: /readyz is not ready while it is not. */
   readonly readiness: ReadinessCheck;
+  /** What the metrics read of this node (SERVICE_METRICS_ADDR). */
+  readonly gauges: Omit<ClusterGauges, 'nodeId'>;
   /** What /readyz shows of the cluster: this node's id and the ids it sees alive. */
   view(): Promise<{ node: string; nodes_alive: string[] }>;
   /**
@@ -53,12 +56,24 @@ export async function joinCluster(
   let left: Promise<void> | null = null;
   let owned: { stores: ClusterStores; ownership: RoomOwnership } | null = null;
   let lock: Awaited<ReturnType<ClusterStores['takeNodeLock']>> = null;
-  const aliveIds = async () => (presence ? (await presence.aliveNodes()).map((node) => node.nodeId) : [nodeId]);
+  // The metrics' view of the cluster: the last answer of the registry (read on every beat), never a query per scrape.
+  let lastAlive = 0;
+  const aliveNodes = async () => {
+    const alive = presence ? await presence.aliveNodes() : [];
+    lastAlive = alive.length;
+    return alive;
+  };
+  const aliveIds = async () => (presence ? (await aliveNodes()).map((node) => node.nodeId) : [nodeId]);
   return {
     nodeId,
     readiness: { name: 'nats', check: () => bus.connected() },
+    gauges: {
+      roomsOwned: () => owned?.ownership.heldRooms().length ?? 0,
+      nodesAlive: () => lastAlive,
+      natsConnected: () => bus.connected(),
+    },
     async view() {
-      const alive = presence ? await presence.aliveNodes() : [];
+      const alive = await aliveNodes();
       return { node: nodeId, nodes_alive: alive.map((node) => node.nodeId) };
     },
     own(stores) {
