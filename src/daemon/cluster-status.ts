@@ -4,6 +4,9 @@
 import type { StoreConfig } from './store-bundle.js';
 import { openStoreBundle } from './store-bundle.js';
 import { isAlive } from '../engine/cluster/nodes.js';
+import { openPostgres } from '../platform/postgres.js';
+import { PostgresNodeRegistry } from '../store/postgres/node-registry.js';
+import { engineSchema } from '../store/postgres/schema.js';
 
 export interface NodeLine {
   readonly node_id: string;
@@ -48,5 +51,41 @@ export async function clusterStatus(config: StoreConfig, now: Date = new Date())
     };
   } finally {
     await bundle.close();
+  }
+}
+
+/** PostgreSQL's codes for a table or schema that is not there: the registry was never migrated. */
+const missing = new Set(['42P01', '3F000']);
+
+/**
+ * The registry as `meetctl doctor` sees it: read without migrating anything (doctor changes
+ * nothing), on one connection; each node alive or not by this machine's clock and its lock.
+ */
+export async function registryView(
+  config: Pick<StoreConfig, 'databaseUrl' | 'databaseStatementTimeoutMs'>,
+  now: Date,
+): Promise<
+  { nodeId: string; address: string; alive: boolean; lastBeatAt: Date }[] | 'no-registry' | { unavailable: string }
+> {
+  if (config.databaseUrl.kind !== 'postgres') return { unavailable: 'the store is SQLite' };
+  const sql = openPostgres(config.databaseUrl, {
+    max: 1,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    schema: engineSchema,
+  });
+  try {
+    const nodes = await new PostgresNodeRegistry(sql).list();
+    return nodes.map((node) => ({
+      nodeId: node.nodeId,
+      address: node.httpAddress,
+      alive: isAlive(node, now),
+      lastBeatAt: node.lastBeatAt,
+    }));
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== undefined && missing.has(code)) return 'no-registry';
+    return { unavailable: `${(err as Error).message}${code === undefined ? '' : ` (${code})`}` };
+  } finally {
+    await sql.end({ timeout: 5 });
   }
 }
