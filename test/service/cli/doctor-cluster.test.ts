@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
 import { loadConfig } from '../../../src/config/load.js';
 import { registryView } from '../../../src/daemon/cluster-status.js';
 import { aliveWithinMs } from '../../../src/engine/cluster/nodes.js';

@@ -269,7 +269,7 @@ for (const [store, open] of worlds) {
       ['room-2', 'web-a'],
       ['room-3', 'web-b'],
       ['room-4', 'web-c'],
-    ])
+    ] as const)
       t.ok((await leases.claim(roomId, nodeId, clock.now(), since(clock.now()))).won);
     t.same(Object.fromEntries(await leases.heldPerNode(clock.now())), { 'web-a': 2, 'web-b': 1, 'web-c': 1 });
     await leases.release('web-c', [{ roomId: 'room-4', epoch: 1 }], clock.now());
