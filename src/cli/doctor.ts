@@ -64,6 +64,12 @@ export function doctorCommand(program: Command, io: CliIo): void {
       if (ctx.config?.databaseUrl.kind === 'postgres') {
         const { postgresSchemas } = await import('../daemon/migrate-stores.js');
         ctx = { ...ctx, databaseSchemas: postgresSchemas() };
+        const config = ctx.config;
+        if (config !== null && config.natsUrl !== null) {
+          const { registryView } = await import('../daemon/cluster-status.js');
+          const now = ctx.now;
+          ctx = { ...ctx, clusterNodes: () => registryView(config, now) };
+        }
       }
       const results = await runChecks(doctorChecks, ctx);
       io.out(options.json ? renderJson(results) : renderText(io, results));

@@ -1,15 +1,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readIfExists, writeFileAtomic, LockTimeout } from '../platform/atomic-file.js';
-import {
-  NginxInputError,
-  defaultAccessLog,
-  loadTemplate,
-  renderNginxSite,
-  trustWarning,
-  type NginxSite,
-} from '../ops/nginx-config.js';
+import { defaultAccessLog, loadTemplate, renderNginxSite, trustWarning, type NginxSite } from '../ops/nginx-config.js';
 import { InstallFailure, installSite, type NginxCommand } from '../ops/nginx-install.js';
+import { NginxInputError } from '../ops/nginx-input-error.js';
+import { compatNodesOf, parseNodes } from '../ops/nginx-nodes.js';
 import { checkTlsPair } from '../ops/tls-files.js';
 import { addConfigOptions } from './config-options.js';
 import { CliError } from './errors.js';
@@ -27,6 +22,8 @@ interface NginxOptions {
   redirectListen?: string;
   legacyApiPath?: boolean;
   siteAccessLog: string;
+  nodes?: string;
+  compatNodes?: string;
   out?: string;
   force?: boolean;
   install?: boolean;
@@ -76,6 +73,9 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
     );
   if (options.redirectListen !== undefined && !tlsGiven)
     throw new CliError('usage', '--redirect-listen only applies with TLS (the HTTP→HTTPS redirect)');
+  if (options.compatNodes !== undefined && options.nodes === undefined)
+    throw new CliError('usage', '--compat-nodes only applies with --nodes (a cluster)', 'pass --nodes host:port,… too');
+  const nodes = options.nodes === undefined ? null : parseNodes(options.nodes, '--nodes');
   return {
     serverName,
     engineAddr: config.httpAddr,
@@ -87,6 +87,14 @@ function siteFrom(options: NginxOptions, io: CliIo): NginxSite {
     // On unless --no-legacy-api-path: Moodle, Canvas and Greenlight call /bigbluebutton/api.
     legacyApiPath: options.legacyApiPath !== false,
     accessLog: options.siteAccessLog === 'off' ? null : resolve(options.siteAccessLog),
+    ...(nodes
+      ? {
+          cluster: {
+            nodes,
+            compatNodes: compatNodesOf(nodes, config.compatHttpAddr.port, options.compatNodes ?? null),
+          },
+        }
+      : {}),
   };
 }
 
@@ -197,6 +205,14 @@ export function nginxCommand(program: Command, io: CliIo): void {
       'access log of the site, written without query strings (format meet_noquery); off: none',
       defaultAccessLog,
     )
+    .option(
+      '--nodes <list>',
+      "a cluster's nodes, host:port of each engine listener (comma-separated, at most 64): room addresses by room id (hash $meet_room_key consistent), the rest round-robin",
+    )
+    .option(
+      '--compat-nodes <list>',
+      "with --nodes: each node's compat listener, host:port (default: each --nodes host with COMPAT_HTTP_ADDR's port)",
+    )
     .option('--out <file>', 'write the site file here instead of standard output')
     .option('--force', 'replace a site file (or the link in --enabled-dir) that differs')
     .option(
@@ -220,7 +236,8 @@ export function nginxCommand(program: Command, io: CliIo): void {
         const site = siteFrom(options, io);
         text = renderNginxSite(loadTemplate(), site);
         const warnings = site.tls ? checkTlsPair(site.tls.cert, site.tls.key, site.serverName, new Date()) : [];
-        const trust = trustWarning(site);
+        // A cluster's nodes judge nginx's address by their own SERVICE_TRUSTED_PROXIES, which the site's header names.
+        const trust = site.cluster ? null : trustWarning(site);
         if (trust) warnings.push(trust);
         for (const warning of warnings) warn(io, warning);
       } catch (err) {

@@ -12,6 +12,7 @@ import { NodePresence, type NodeLoad, type NodeRegistry } from '../engine/cluste
 import { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { Clock, Scheduler } from '../engine/clock.js';
 import type { ReadinessCheck } from '../engine/health/readiness.js';
+import type { ClusterGauges } from './metrics.js';
 import type { ClusterStores } from './store-bundle.js';
 
 /** The header every answer of a clustered daemon carries: which node answered. */
@@ -26,6 +27,8 @@ export interface ClusterMember {
    * same on every node); one per node, made on the first call.
    */
   channel(signingKey: Uint8Array): NodeChannel;
+  /** What the metrics read of this node (SERVICE_METRICS_ADDR). */
+  readonly gauges: Omit<ClusterGauges, 'nodeId'>;
   /** What /readyz shows of the cluster: this node's id and the ids it sees alive. */
   view(): Promise<{ node: string; nodes_alive: string[] }>;
   /**
@@ -60,7 +63,14 @@ export async function joinCluster(
   let owned: { stores: ClusterStores; ownership: RoomOwnership } | null = null;
   let lock: Awaited<ReturnType<ClusterStores['takeNodeLock']>> = null;
   let channel: NodeChannel | null = null;
-  const aliveIds = async () => (presence ? (await presence.aliveNodes()).map((node) => node.nodeId) : [nodeId]);
+  // The metrics' view of the cluster: the last answer of the registry (read on every beat), never a query per scrape.
+  let lastAlive = 0;
+  const aliveNodes = async () => {
+    const alive = presence ? await presence.aliveNodes() : [];
+    lastAlive = alive.length;
+    return alive;
+  };
+  const aliveIds = async () => (presence ? (await aliveNodes()).map((node) => node.nodeId) : [nodeId]);
   return {
     nodeId,
     readiness: { name: 'nats', check: () => bus.connected() },
@@ -70,8 +80,13 @@ export async function joinCluster(
       );
       return channel;
     },
+    gauges: {
+      roomsOwned: () => owned?.ownership.heldRooms().length ?? 0,
+      nodesAlive: () => lastAlive,
+      natsConnected: () => bus.connected(),
+    },
     async view() {
-      const alive = presence ? await presence.aliveNodes() : [];
+      const alive = await aliveNodes();
       return { node: nodeId, nodes_alive: alive.map((node) => node.nodeId) };
     },
     own(stores) {

@@ -20,7 +20,19 @@ export interface MetricsSources {
   meetingsRunning(): number;
   /** The SFU the daemon uses: absent with the mesh. */
   readonly janus?: { up(): boolean; restarts(): number };
+  /** A node of a cluster (SERVICE_NATS_URL): absent on one node. */
+  readonly cluster?: ClusterGauges;
   now(): Date;
+}
+
+/** What a clustered daemon's metrics read of its node (daemon/cluster.ts). */
+export interface ClusterGauges {
+  readonly nodeId: string;
+  /** The rooms whose lease this node holds. */
+  roomsOwned(): number;
+  /** The nodes alive in this node's view, itself included, as of its last look (every beat). */
+  nodesAlive(): number;
+  natsConnected(): boolean;
 }
 
 export type GroupName = 'knocks' | 'stats';
@@ -116,6 +128,7 @@ export class ServiceMetrics {
 
   attach(sources: MetricsSources): void {
     this.sources = sources;
+    if (sources.cluster) this.clusterGauges(sources.cluster);
     const janus = sources.janus;
     // Only with Janus: a 0 with the mesh would page whoever alerts on it.
     if (!janus) return;
@@ -135,6 +148,48 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         this.inc(janus.restarts());
+      },
+    });
+  }
+
+  /**
+   * A clustered node's metrics. Its id is an info metric, meet_node_info{node="…"} 1, not a label
+   * on every series: each node is its own scrape target, so Prometheus's `instance` label already
+   * tells the nodes' series apart, and a node label copied onto each series would only repeat it
+   * (Prometheus's advice on target labels). A query joins the id in where it is wanted:
+   * `meet_waiting_requests * on(instance) group_left(node) meet_node_info`. Only with a cluster: a
+   * single node's scrape stays as it was.
+   */
+  private clusterGauges(cluster: ClusterGauges): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'meet_node_info',
+      help: 'This node of a cluster (SERVICE_NODE_ID) as the node label, always 1: join it on instance',
+      labelNames: ['node'],
+      registers,
+    }).set({ node: cluster.nodeId }, 1);
+    new Gauge({
+      name: 'meet_cluster_rooms_owned',
+      help: 'Rooms whose lease this node holds (it serves their live state)',
+      registers,
+      collect() {
+        this.set(cluster.roomsOwned());
+      },
+    });
+    new Gauge({
+      name: 'meet_cluster_nodes_alive',
+      help: "Nodes alive in this node's view of the registry, itself included (as of its last beat)",
+      registers,
+      collect() {
+        this.set(cluster.nodesAlive());
+      },
+    });
+    new Gauge({
+      name: 'meet_cluster_nats_connected',
+      help: 'Whether this node is connected to NATS (1) or not (0)',
+      registers,
+      collect() {
+        this.set(cluster.natsConnected() ? 1 : 0);
       },
     });
   }

@@ -176,6 +176,7 @@ export async function startDaemon(
     liveConnections: () => app.websocketServer.clients.size,
     meetingsRunning: () => services.meetings.openMeetings().length,
     now,
+    ...(cluster ? { cluster: { nodeId: cluster.nodeId, ...cluster.gauges } } : {}),
     ...(media.readiness
       ? { janus: { up: () => media.readiness?.check() === true, restarts: () => ownJanus?.restarts ?? 0 } }
       : {}),

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import type { ListenAddress } from '../config/parsers.js';
+import { NginxInputError } from './nginx-input-error.js';
+import { clusterNotes, clusterRoomLocations, clusterUpstreams, type ClusterUpstreams } from './nginx-nodes.js';
 import { renderTemplate } from './template.js';
 
 /** What one site file is made of; every field is validated before it reaches the template. */
@@ -19,21 +21,12 @@ export interface NginxSite {
   readonly legacyApiPath: boolean;
   /** Where both servers write their access log (format meet_noquery); null: no access log. Absolute. */
   readonly accessLog: string | null;
+  /** `--nodes`: the engine and compat listeners of a cluster's nodes, in place of engineAddr and compatAddr; absent: one node. */
+  readonly cluster?: ClusterUpstreams;
 }
 
 /** Debian's log directory, rotated by its logrotate rule (`/var/log/nginx/*.log`). */
 export const defaultAccessLog = '/var/log/nginx/meet.access.log';
-
-/** A value that cannot go into the site file; `field` names the flag or setting at fault. */
-export class NginxInputError extends Error {
-  override readonly name = 'NginxInputError';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field} ${message}`);
-  }
-}
 
 export const templateFile = new URL('../../nginx/meet.conf.template', import.meta.url);
 
@@ -165,6 +158,17 @@ function portOf(listen: string | null, fallback: number): number {
   return listen === null ? fallback : Number(/(\d+)$/.exec(listen)![1]);
 }
 
+/** The header lines of a one-node site: where it proxies to, and the address the daemon must trust. */
+function oneNodeNotes(engineUpstream: string, compatUpstream: string, trusted: string): string {
+  return [
+    "# Upstreams (from the service's configuration):",
+    `#   engine listener  SERVICE_HTTP_ADDR  -> ${engineUpstream}`,
+    `#   compat listener  COMPAT_HTTP_ADDR   -> ${compatUpstream}`,
+    `# nginx connects to them from ${proxySource(engineUpstream)}. The daemon believes X-Forwarded-For only from`,
+    `# SERVICE_TRUSTED_PROXIES (now: ${trusted}), which must cover that address, or every`,
+  ].join('\n');
+}
+
 /** The site file's text. Pure: the template is passed in (`loadTemplate` reads the packaged one). */
 export function renderNginxSite(template: string, site: NginxSite): string {
   const serverName = checkServerName(site.serverName);
@@ -173,8 +177,9 @@ export function renderNginxSite(template: string, site: NginxSite): string {
   // The format is the point: a site that logged with nginx's default one would keep the tokens of every query string.
   const accessLog =
     site.accessLog === null ? 'off' : `${checkNginxPath(site.accessLog, '--site-access-log')} meet_noquery`;
-  const engineUpstream = upstreamOf(site.engineAddr, 'SERVICE_HTTP_ADDR');
-  const compatUpstream = upstreamOf(site.compatAddr, 'COMPAT_HTTP_ADDR');
+  // A cluster names its nodes instead: this machine's listen addresses need not be any of them.
+  const engineUpstream = site.cluster ? '' : upstreamOf(site.engineAddr, 'SERVICE_HTTP_ADDR');
+  const compatUpstream = site.cluster ? '' : upstreamOf(site.compatAddr, 'COMPAT_HTTP_ADDR');
 
   let tlsLines = '';
   let redirectServer = '';
@@ -222,14 +227,24 @@ export function renderNginxSite(template: string, site: NginxSite): string {
         '',
       ].join('\n')
     : '';
+  const trusted = site.trustedProxies.length === 0 ? 'none' : site.trustedProxies.join(',');
   return renderTemplate(
     template,
     {
       server_name: serverName,
-      engine_upstream: engineUpstream,
-      compat_upstream: compatUpstream,
-      proxy_source: proxySource(engineUpstream),
-      trusted_proxies: site.trustedProxies.length === 0 ? 'none' : site.trustedProxies.join(','),
+      ...(site.cluster
+        ? {
+            upstream_notes: clusterNotes(site.cluster, trusted),
+            upstreams: clusterUpstreams(site.cluster),
+            room_upstream: 'meet_rooms',
+            room_locations: clusterRoomLocations,
+          }
+        : {
+            upstream_notes: oneNodeNotes(engineUpstream, compatUpstream, trusted),
+            upstreams: `upstream meet_engine { server ${engineUpstream}; keepalive 32; }\nupstream meet_compat { server ${compatUpstream}; keepalive 16; }`,
+            room_upstream: 'meet_engine',
+            room_locations: '',
+          }),
       redirect_server: redirectServer,
       listen_lines: indent(listenLines(site.listen, site.tls ? 443 : 80, site.tls ? ' ssl' : '')),
       tls_lines: tlsLines,

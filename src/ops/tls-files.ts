@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { NginxInputError } from './nginx-config.js';
+import { NginxInputError } from './nginx-input-error.js';
 
 function readFile(path: string, flag: string): Buffer {
   let stat;

@@ -78,4 +78,11 @@ export class MemoryLeaseStore implements LeaseStore {
         .slice(0, limit),
     );
   }
+
+  heldPerNode(now: Date): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const lease of this.rows.values())
+      if (lease.expiresAt > now) counts.set(lease.ownerNode, (counts.get(lease.ownerNode) ?? 0) + 1);
+    return Promise.resolve(counts);
+  }
 }

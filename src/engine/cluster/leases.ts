@@ -60,6 +60,8 @@ export interface LeaseStore {
    * id order, after `after` (null: from the start), at most `limit`.
    */
   unleased(after: string | null, limit: number): Promise<string[]>;
+  /** How many unexpired leases each node holds at `now` (`meetctl cluster status`); nodes holding none are absent. */
+  heldPerNode(now: Date): Promise<Map<string, number>>;
 }
 
 /**

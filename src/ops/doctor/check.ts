@@ -43,9 +43,22 @@ export interface DoctorContext {
   readonly now: Date;
   /** On PostgreSQL: the schemas of both stores and the version this release expects of each (the database checks). */
   readonly databaseSchemas?: readonly { readonly store: string; readonly schema: string; readonly latest: number }[];
+  /** With SERVICE_NATS_URL on PostgreSQL: the cluster's registry as this machine sees it (the cluster checks). */
+  readonly clusterNodes?: () => Promise<ClusterRead>;
   /** Free-space floors of the data directory's filesystem; absent: the built-in ones (tests raise them to see a real directory warn or fail). */
   readonly freeSpace?: { readonly warnBytes: number; readonly failBytes: number };
 }
+
+/** One node of the registry (meet_engine.nodes), judged alive by this machine's clock and its session lock. */
+export interface ClusterNodeSeen {
+  readonly nodeId: string;
+  readonly address: string;
+  readonly alive: boolean;
+  readonly lastBeatAt: Date;
+}
+
+/** The registry's nodes; no-registry: its table is not there yet; unavailable: the database could not be read. */
+export type ClusterRead = readonly ClusterNodeSeen[] | 'no-registry' | { readonly unavailable: string };
 
 export interface DoctorCheck {
   readonly id: string;

@@ -1,6 +1,7 @@
 import type { DoctorCheck } from './check.js';
 import { certificateCheck } from './certificate.js';
 import { clockCheck } from './clock.js';
+import { clusterClocksCheck, clusterViewCheck, natsCheck } from './cluster.js';
 import { configCheck } from './config.js';
 import { dataDirCheck } from './data-dir.js';
 import {
@@ -35,6 +36,9 @@ export const doctorChecks: readonly DoctorCheck[] = [
   databaseVersionCheck,
   databaseMigrationsCheck,
   databaseRightsCheck,
+  natsCheck,
+  clusterViewCheck,
+  clusterClocksCheck,
   clockCheck,
   enginePortCheck,
   compatPortCheck,

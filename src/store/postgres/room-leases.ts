@@ -98,4 +98,10 @@ export class PostgresLeaseStore implements LeaseStore {
       ORDER BY 1 LIMIT ${limit}`;
     return rows.map((row) => row.room_id);
   }
+
+  async heldPerNode(now: Date): Promise<Map<string, number>> {
+    const rows = await this.sql<{ owner_node: string; rooms: number }[]>`
+      SELECT owner_node, count(*)::int AS rooms FROM room_leases WHERE expires_at > ${now} GROUP BY owner_node`;
+    return new Map(rows.map((row) => [row.owner_node, row.rooms]));
+  }
 }

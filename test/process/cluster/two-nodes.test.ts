@@ -57,10 +57,19 @@ clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a clust
 
   const status = await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
   t.equal(status.code, 0, status.stderr);
-  t.match(JSON.parse(status.stdout), [
-    { node_id: 'node-a', address: `http://127.0.0.1:${portA}`, state: 'alive', open_rooms: 0, live_sockets: 0 },
-    { node_id: 'node-b', address: `http://127.0.0.1:${portB}`, state: 'alive' },
-  ]);
+  t.match(JSON.parse(status.stdout), {
+    nodes: [
+      {
+        node_id: 'node-a',
+        address: `http://127.0.0.1:${portA}`,
+        state: 'alive',
+        rooms_owned: 0,
+        open_rooms: 0,
+        live_sockets: 0,
+      },
+      { node_id: 'node-b', address: `http://127.0.0.1:${portB}`, state: 'alive' },
+    ],
+  });
 
   t.equal(await stopDaemon(a, 'SIGKILL'), 'SIGKILL');
   // Stage 2: its session lock went with its connection, so A is dead without waiting for its beats to age.
@@ -68,17 +77,19 @@ clusterTest('two daemons on one PostgreSQL and one NATS are two nodes of a clust
   t.same((await readyz(b)).cluster, { node: 'node-b', nodes_alive: ['node-b'] });
   const after = await runCli(['cluster', 'status'], { SERVICE_DATABASE_URL: db.url });
   t.equal(after.code, 0, after.stderr);
-  t.match(after.stdout, /^NODE\s+ADDRESS\s+STATE\s+LAST BEAT\s+OPEN ROOMS\s+LIVE SOCKETS\n/);
+  t.match(after.stdout, /^NODE\s+ADDRESS\s+STATE\s+LAST BEAT\s+ROOMS OWNED\s+OPEN ROOMS\s+LIVE SOCKETS\n/);
   t.match(after.stdout, /\nnode-a\s+http:\/\/127\.0\.0\.1:\d+\s+gone\s/);
   t.match(after.stdout, /\nnode-b\s+http:\/\/127\.0\.0\.1:\d+\s+alive\s/);
 
   // A clean stop says gone at once, without waiting for the timeout.
   t.equal(await stopDaemon(b), 0);
   const stopped = await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url });
-  t.match(JSON.parse(stopped.stdout), [
-    { node_id: 'node-a', state: 'gone' },
-    { node_id: 'node-b', state: 'gone' },
-  ]);
+  t.match(JSON.parse(stopped.stdout), {
+    nodes: [
+      { node_id: 'node-a', state: 'gone' },
+      { node_id: 'node-b', state: 'gone' },
+    ],
+  });
 });
 
 clusterTest(
@@ -95,7 +106,7 @@ clusterTest(
     t.notOk('cluster' in ((await answer.json()) as object), '/readyz as before');
     t.same(
       JSON.parse((await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url })).stdout),
-      [],
+      { nodes: [] },
       'nothing registered',
     );
 

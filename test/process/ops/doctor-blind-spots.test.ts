@@ -13,6 +13,7 @@ import { diskSpaceCheck } from '../../../src/ops/doctor/disk-space.js';
 import { janusCheck } from '../../../src/ops/doctor/janus.js';
 import { nginxAccessLogCheck } from '../../../src/ops/doctor/nginx-access-log.js';
 import { nginxUpstreamsCheck } from '../../../src/ops/doctor/nginx-upstreams.js';
+import { compatNodesOf, parseNodes } from '../../../src/ops/nginx-nodes.js';
 import { loadTemplate, renderNginxSite, type NginxSite } from '../../../src/ops/nginx-config.js';
 import type { Tap } from '../../helpers/api.js';
 import { apiSecret } from '../../helpers/doctor.js';
@@ -99,6 +100,19 @@ t.test('nginx upstreams against the listen addresses of the env file', async (t)
     'the compat upstream of an engine-only install is not a fault',
   );
   t.match(await run(nginxUpstreamsCheck, ctxOf({}, { nginxFile: join(dir, 'absent.conf') })), { status: 'skip' });
+
+  // Issue 35: a cluster's site (meetctl nginx --nodes) names the other nodes too; this node among them is enough.
+  const nodes = parseNodes('127.0.0.1:3000,10.0.0.12:3000', '--nodes');
+  writeFileSync(nginxFile, site({ cluster: { nodes, compatNodes: compatNodesOf(nodes, 8088, null) } }));
+  t.match(await run(nginxUpstreamsCheck, listening('127.0.0.1:3000')), {
+    status: 'ok',
+    detail:
+      /proxies to SERVICE_HTTP_ADDR 127\.0\.0\.1:3000, COMPAT_HTTP_ADDR 127\.0\.0\.1:8088 among the nodes of a cluster$/,
+  });
+  t.match(await run(nginxUpstreamsCheck, listening('127.0.0.1:3001')), {
+    status: 'fail',
+    detail: /never proxies to SERVICE_HTTP_ADDR 127\.0\.0\.1:3001/,
+  });
 });
 
 t.test('an nginx site that logs query strings (renders older than meet_noquery)', async (t) => {

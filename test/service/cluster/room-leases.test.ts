@@ -256,4 +256,31 @@ for (const [store, open] of worlds) {
     await world.leases.release('web-a', [{ roomId: 'room-4', epoch: 1 }], clock.now());
     t.same(await world.leases.unleased(null, 10), ['room-1', 'room-2'], 'nor one released (its row stays)');
   });
+
+  test(`${store}: the rooms each node holds now (meetctl cluster status)`, async (t) => {
+    const world = await open(t);
+    const clock = new FakeClock();
+    await nodes(world, clock, 'web-a', 'web-b', 'web-c');
+    for (const roomId of ['room-1', 'room-2', 'room-3', 'room-4']) await world.room(roomId);
+    const { leases } = world;
+    t.same(Object.fromEntries(await leases.heldPerNode(clock.now())), {}, 'no lease yet');
+    for (const [roomId, nodeId] of [
+      ['room-1', 'web-a'],
+      ['room-2', 'web-a'],
+      ['room-3', 'web-b'],
+      ['room-4', 'web-c'],
+    ] as const)
+      t.ok((await leases.claim(roomId, nodeId, clock.now(), since(clock.now()))).won);
+    t.same(Object.fromEntries(await leases.heldPerNode(clock.now())), { 'web-a': 2, 'web-b': 1, 'web-c': 1 });
+    await leases.release('web-c', [{ roomId: 'room-4', epoch: 1 }], clock.now());
+    clock.advance(leaseMs - 1000);
+    await beat(world, clock, 'web-a', 'web-b');
+    await leases.renew('web-a', [{ roomId: 'room-1', epoch: 1 }], clock.now());
+    clock.advance(1000);
+    t.same(
+      Object.fromEntries(await leases.heldPerNode(clock.now())),
+      { 'web-a': 1 },
+      'released and expired leases are not counted, renewed ones are',
+    );
+  });
 }
