@@ -58,13 +58,23 @@ export class ClusterMeetings extends CompatMeetings {
     }
   }
 
+  /**
+   * Judged only where the room is served: `where` answers once a room gained is adopted, so the
+   * engine's memory read next holds its meeting. (Read before the claim, a dead owner's meeting
+   * would look emptied, and the fence, passed once the claim is done, would let it be ended.)
+   * `where` claims the room when this node is its successor and no live node holds it.
+   */
+  override async refresh(meeting: CompatMeeting): Promise<CompatMeeting> {
+    if (meeting.endTime !== null || !(await this.where(meeting.roomId)).mine) return meeting;
+    return super.refresh(meeting);
+  }
+
   override async sweep(): Promise<void> {
     const open = await this.deps.store.openMeetings();
     this.link.keepOnly(new Set(open.map((meeting) => meeting.internalId)));
     for (const meeting of open) {
       try {
-        // Claims the room when this node is its successor and nobody live holds it (a dead owner's).
-        if ((await this.where(meeting.roomId)).mine) await this.refresh(meeting);
+        await this.refresh(meeting);
       } catch (err) {
         this.deps.onError?.(err);
       }

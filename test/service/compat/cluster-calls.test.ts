@@ -94,7 +94,13 @@ postgresTest('the meeting API on every node: one store, the owner runs its calls
 
   // Abuse: whoever reaches NATS without the cluster's key, or with another key, ends nothing.
   const endMessage = Buffer.from(
-    JSON.stringify({ kind: 'call', call: 'end', tenantId: 'default', params: [['meetingID', 'lesson']], xmlBody: null }),
+    JSON.stringify({
+      kind: 'call',
+      call: 'end',
+      tenantId: 'default',
+      params: [['meetingID', 'lesson']],
+      xmlBody: null,
+    }),
   );
   const plain = network.bus();
   await t.rejects(plain.request(`meet.node.${ownerId}.compat`, endMessage, 300), 'a plain client gets no answer');
