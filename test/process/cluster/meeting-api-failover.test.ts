@@ -4,7 +4,9 @@
 // isMeetingRunning, polled every 100 ms, never answer 5xx (nor anything but the API's answer) and
 // say running again within 5 s, the survivor serving the room (the time is printed); a join
 // through the survivor works without a new create (the meeting's parameters are in PostgreSQL),
-// and the person it lets in enters there.
+// and the person it lets in enters there. Abuse: an `end` sent to the owner's subject by a plain
+// NATS client without the cluster's key gets no answer and ends nothing.
+import { connect } from 'nats';
 import postgres from 'postgres';
 import { successorOf } from '../../../src/engine/cluster/rendezvous.js';
 import { startTwoNodes } from '../../helpers/cluster-nodes.js';
@@ -44,7 +46,7 @@ clusterTest('the meeting API after a kill -9 of the owner: no 5xx, running again
   ]);
   assertSuccess(t, joined, 'join through node-a');
   const { roomId, token } = roomAndToken(joined.xml.url);
-  const ownerId = successorOf(roomId, ['node-a', 'node-b'])!;
+  const ownerId = successorOf(roomId, ['node-a', 'node-b']) as 'node-a' | 'node-b';
   const survivorId = ownerId === 'node-a' ? 'node-b' : 'node-a';
   const entered = await startWithToken(daemons[ownerId], roomId, token, 'Ada');
   t.match(entered.body, { status: 'joined' }, `Ada enters on the owner, ${ownerId}`);
@@ -52,6 +54,23 @@ clusterTest('the meeting API after a kill -9 of the owner: no 5xx, running again
   const before = await survivor.get('getMeetingInfo', [['meetingID', 'physics']]);
   t.equal(before.xml?.running, 'true', `${survivorId} shows the owner's live state`);
   t.equal(before.xml?.participantCount, '1');
+
+  // Abuse: whoever reaches NATS with the plain client and no key sends the owner an `end`: no answer, nothing ends.
+  const intruder = await connect({ servers: cluster.nats.url });
+  t.teardown(() => intruder.close());
+  const forgedEnd = JSON.stringify({
+    kind: 'call',
+    call: 'end',
+    tenantId: 'default',
+    params: [['meetingID', 'physics']],
+    xmlBody: null,
+  });
+  const answered = await intruder.request(`meet.node.${ownerId}.compat`, Buffer.from(forgedEnd), { timeout: 500 }).then(
+    () => true,
+    () => false,
+  );
+  t.equal(answered, false, 'a forged call gets no answer');
+  t.equal((await survivor.get('isMeetingRunning', [['meetingID', 'physics']])).xml?.running, 'true', 'still running');
 
   const ownerOfRoom = async () =>
     (await sql<{ owner_node: string }[]>`SELECT owner_node FROM meet_engine.room_leases WHERE room_id = ${roomId}`)[0]
