@@ -4,6 +4,8 @@ import type { CompatMeeting } from './model.js';
 import type { NodeLink } from './node-link.js';
 
 const notRunning: LiveState = { running: false, attendees: [] };
+/** PostgreSQL's SQLSTATE for a unique index refusing a row. */
+const uniqueViolation = '23505';
 
 /**
  * The meeting API's meetings on a node of a cluster (issue 35): what the single node reads from
@@ -20,6 +22,26 @@ export class ClusterMeetings extends CompatMeetings {
     private readonly where: (roomId: string) => Promise<Whereabouts>,
   ) {
     super(deps);
+  }
+
+  /**
+   * Creates of one meetingID take turns within a node only: two nodes creating it at once both
+   * insert, and the store's unique index (one open meeting per tenant and meetingID) keeps one.
+   * The other answers that meeting, as a second create on one node does.
+   */
+  override async openOrCreate(
+    tenantId: string,
+    meetingId: string,
+    make: () => CompatMeeting,
+  ): Promise<{ meeting: CompatMeeting; existed: boolean }> {
+    try {
+      return await super.openOrCreate(tenantId, meetingId, make);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== uniqueViolation) throw err;
+      const existing = await this.open(tenantId, meetingId);
+      if (!existing) throw err;
+      return { meeting: existing, existed: true };
+    }
   }
 
   override async liveState(meeting: CompatMeeting): Promise<LiveState> {

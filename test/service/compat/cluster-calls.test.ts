@@ -58,6 +58,26 @@ postgresTest('the meeting API on every node: one store, the owner runs its calls
     ]),
     'create through node-a',
   );
+  // Two creates of one new meetingID at once, through both nodes: one meeting, both answer it.
+  const twice = await Promise.all(
+    [a, b].map((d) =>
+      api(d).get('create', [
+        ['meetingID', 'twice'],
+        ['moderatorPW', 'tw'],
+      ]),
+    ),
+  );
+  for (const answer of twice) assertSuccess(t, answer, 'a create of one meetingID through each node at once');
+  t.equal(twice[0]!.xml.internalMeetingID, twice[1]!.xml.internalMeetingID, 'one meeting');
+  assertSuccess(
+    t,
+    await api(a).get('end', [
+      ['meetingID', 'twice'],
+      ['password', 'tw'],
+    ]),
+    'ended again',
+  );
+
   // At once, no restart: node-b's calls read the store.
   const listed = await api(b).get('getMeetings');
   assertSuccess(t, listed, 'getMeetings through node-b');
