@@ -1,3 +1,4 @@
+import { LeaseLostError } from '../../engine/cluster/leases.js';
 import type { Whereabouts } from '../../engine/cluster/ownership.js';
 import { CompatMeetings, type CompatMeetingsDeps, type LiveState } from './meetings.js';
 import type { CompatMeeting } from './model.js';
@@ -41,6 +42,16 @@ export class ClusterMeetings extends CompatMeetings {
       const existing = await this.open(tenantId, meetingId);
       if (!existing) throw err;
       return { meeting: existing, existed: true };
+    }
+  }
+
+  /** At a node's start, a room another node serves refuses the write (its owner set it): the start goes on. */
+  override async reconcileRooms(): Promise<void> {
+    try {
+      await super.reconcileRooms();
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err;
+      this.deps.onError?.(err);
     }
   }
 

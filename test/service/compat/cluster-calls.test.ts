@@ -190,3 +190,27 @@ postgresTest('an owner that does not answer: the last snapshot, and a stable FAI
     'sendChatMessage',
   );
 });
+
+postgresTest("a node's start leaves alone a room another node serves", async (t) => {
+  const { a, byId, network, clock, api } = await twoNodes(t);
+  assertSuccess(t, await api(a).get('create', [['meetingID', 'stuck']]), 'create');
+  const joined = await api(a).get('join', [
+    ['meetingID', 'stuck'],
+    ['fullName', 'Cy'],
+    ['role', 'VIEWER'],
+    ['redirect', 'false'],
+  ]);
+  const { roomId, token } = roomAndToken(joined.xml.url);
+  const owner = byId[successorOf(roomId, nodes)!]!;
+  t.match((await startWithToken(owner, roomId, token, 'Cy')).body, { status: 'joined' });
+  // Its owner died between closing the room and ending the meeting's record: a start's reconciling
+  // would open the room again, and the fence refuses that write on any node but the owner.
+  await owner.services.rooms.update(roomId, {}, { entry: 'closed', unlisted: true });
+  const third = await compatAppFor(t, {
+    store: owner.store,
+    env: { COMPAT_API_SHARED_SECRET: secret },
+    cluster: { nodeId: 'node-c', bus: network.bus(), clock, alive: () => [...nodes, 'node-c'] },
+  });
+  assertSuccess(t, await api(third).get('getMeetingInfo', [['meetingID', 'stuck']]), 'node-c started and answers');
+  t.equal((await owner.services.rooms.find(roomId))?.entry, 'closed', 'the room as its owner left it');
+});
