@@ -4,6 +4,8 @@ import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/settings.js';
 import type { LockSettings } from '../engine/live/meeting-locks.js';
 import type { EngineServices } from '../engine/services.js';
+import type { NodeChannel } from '../engine/cluster/node-channel.js';
+import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { AccessLogOptions } from '../platform/access-log.js';
 import { buildCompatApp } from './app.js';
 import { MeetingAnswerCache } from './confapi/answer-cache.js';
@@ -11,7 +13,11 @@ import type { AsyncCompatStore } from './confapi/async-store.js';
 import { CachedCompatStore } from './confapi/cached-store.js';
 import { CallbackQueue, type CallbackOptions } from './confapi/callbacks.js';
 import type { ConfapiDeps } from './confapi/context.js';
+import { ClusterMeetings } from './confapi/cluster-meetings.js';
 import { CompatMeetings } from './confapi/meetings.js';
+import { NodeLink, ownerRoute } from './confapi/node-link.js';
+import { ownerSide } from './confapi/owner-side.js';
+import { SharedCompatStore } from './confapi/shared-store.js';
 import type { ChatRecord, CompatMeeting, RecordingRecord } from './confapi/model.js';
 import { TargetGuard } from './confapi/target-guard.js';
 import { meetingLiveView, type MeetingLiveView } from './live-view.js';
@@ -66,6 +72,15 @@ export interface CompatOptions {
    * Given, the caller owns it (the module does not close it).
    */
   readonly store?: AsyncCompatStore;
+  /**
+   * A node of a cluster (issue 35): its signed channel and its rooms' ownership. The store is then
+   * read on every call (no node's memory answers for what all nodes write), and the calls only a
+   * meeting's owner can run go to it.
+   */
+  readonly cluster?: {
+    readonly channel: NodeChannel;
+    readonly ownership: Pick<RoomOwnership, 'where' | 'onGained'>;
+  };
 }
 
 /** What the module offers the rest of the process whether or not it listens. */
@@ -145,12 +160,15 @@ export async function buildCompat(
   }
 
   let live: MeetingLiveView = options.live ?? meetingLiveView(services.live, services.stats);
-  // Open meetings are served from memory, written through to the store (see cached-store.ts).
-  let store: CachedCompatStore | null;
+  // One writing process (SQLite, a single node on PostgreSQL): open meetings are served from memory,
+  // written through to the store (see cached-store.ts). A cluster's nodes all write: read the store.
+  const cluster = options.cluster ?? null;
+  let store: CachedCompatStore | SharedCompatStore | null;
   try {
     const inner =
       options.store ?? (apiActive ? asyncSqliteCompatStore(new SqliteCompatStore(config.compatApiDataDir)) : null);
-    store = apiActive && inner ? await CachedCompatStore.load(inner) : null;
+    store = !apiActive || !inner ? null : cluster ? new SharedCompatStore(inner) : await CachedCompatStore.load(inner);
+    if (store instanceof SharedCompatStore) await store.openMeetings();
   } catch (err) {
     // A database this code must not open (newer schema, unreadable): the tenants watch would keep the refused process alive.
     await watch?.close();
@@ -160,20 +178,24 @@ export async function buildCompat(
   const callbacks = store
     ? new CallbackQueue(store, new TargetGuard(config.compatCallbackAllow), log, options.callbacks, tenantSecret)
     : null;
-  const meetings =
-    store && callbacks
-      ? new CompatMeetings({
-          store,
-          rooms: services.rooms,
-          meetings: services.meetings,
-          clock,
-          policy: config,
-          callbacks,
-          live: () => live,
-          tenantSecret,
-          onError: (err) => log.error({ err }, 'compat sweep failed'),
-        })
-      : null;
+  const where = (roomId: string) => cluster!.ownership.where(roomId);
+  const link = cluster ? new NodeLink({ channel: cluster.channel, where }) : null;
+  const meetingsDeps = store && callbacks ? { store, callbacks } : null;
+  const meetings = meetingsDeps
+    ? newMeetings({
+        ...meetingsDeps,
+        rooms: services.rooms,
+        meetings: services.meetings,
+        clock,
+        policy: config,
+        live: () => live,
+        tenantSecret,
+        onError: (err) => log.error({ err }, 'compat sweep failed'),
+      })
+    : null;
+  function newMeetings(deps: ConstructorParameters<typeof CompatMeetings>[0]): CompatMeetings {
+    return link ? new ClusterMeetings(deps, link, where) : new CompatMeetings(deps);
+  }
 
   const deps: ConfapiDeps | null =
     store && meetings
@@ -190,8 +212,19 @@ export async function buildCompat(
           defaultGuestPolicy: config.compatDefaultGuestPolicy,
           authenticatedGuest: config.compatAuthenticatedGuest,
           joinTokenTtlSecs,
+          ...(link ? { owners: ownerRoute(link, store) } : {}),
         }
       : null;
+  // A cluster's node answers the calls other nodes send it, and reads a room's meeting before it serves the room.
+  const served =
+    link && registry && deps && meetings instanceof ClusterMeetings
+      ? link.serve(ownerSide(registry, deps, meetings))
+      : null;
+  if (cluster && store instanceof SharedCompatStore) {
+    const shared = store;
+    cluster.ownership.onGained((roomId) => shared.readRoom(roomId).catch(() => undefined));
+    await cluster.channel.flush();
+  }
 
   let stopped = false;
   const locksFor = (roomId: string): LockSettings | null => {
@@ -286,6 +319,7 @@ export async function buildCompat(
       if (stopped) return;
       stopped = true;
       if (sweeper) clearInterval(sweeper);
+      served?.close();
       await app.close();
       await callbacks?.stop();
       await watch?.close();

@@ -20,6 +20,7 @@ import { startMedia } from './media-choice.js';
 import { systemClock, systemScheduler } from './services.js';
 import { joinCluster, stampNode } from './cluster.js';
 import type { Scheduler } from '../engine/clock.js';
+import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import type { Licence } from '../licence/server-key.js';
 
 export const initialTokenFileName = 'initial-admin-token';
@@ -128,6 +129,8 @@ export async function startDaemon(
     throw err;
   });
   let opened: Awaited<ReturnType<typeof openEngine>>;
+  // The rooms' ownership, made by openEngine on a cluster's node (for the meeting API's calls across nodes).
+  const owned: { ownership?: RoomOwnership } = {};
   try {
     opened = await openEngine(config, systemClock, log, {
       readinessChecks: [
@@ -136,7 +139,9 @@ export async function startDaemon(
         ...(media.readiness ? [media.readiness] : []),
         ...(cluster ? [cluster.readiness] : []),
       ],
-      ...(cluster ? { clusterView: () => cluster.view(), ownRooms: (stores) => cluster.own(stores) } : {}),
+      ...(cluster
+        ? { clusterView: () => cluster.view(), ownRooms: (stores) => (owned.ownership = cluster.own(stores)) }
+        : {}),
       accessLog,
       media: media.factory,
       tenantOf: (roomId) =>
@@ -201,7 +206,14 @@ export async function startDaemon(
     const licensed = compatExpected && (await licensedAtStart('compat', config, log, now(), licenceSeen));
     // On PostgreSQL the meeting API's store is the engine's database (schema meet_compat), its writes in the engine's units.
     const compatStore = services.compatStore ? { store: services.compatStore } : {};
-    compat = licensed ? await startCompat(config, services, log, { accessLog, ...compatStore }) : null;
+    // A cluster's node: the meeting API's owner-only calls cross the signed channel (compat/confapi/node-link.ts).
+    const compatCluster =
+      cluster && owned.ownership
+        ? { cluster: { channel: cluster.channel(services.signingKey), ownership: owned.ownership } }
+        : {};
+    compat = licensed
+      ? await startCompat(config, services, log, { accessLog, ...compatStore, ...compatCluster })
+      : null;
     if (cluster && compat) stampNode(compat.server, cluster.nodeId);
   } catch (err) {
     await cluster?.leave();

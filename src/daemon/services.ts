@@ -56,6 +56,8 @@ export interface Services extends EngineServices<LiveHub> {
   readonly compatStore: StoreBundle['compatStore'];
   /** The registry of a cluster's nodes (PostgreSQL only). */
   readonly nodes: StoreBundle['nodes'];
+  /** The signing key, for the cluster's signed channel to derive its own key from (cluster.ts `channel`). */
+  readonly signingKey: Uint8Array;
   /** The rooms' families in memory (the live hub's reads; a cluster node's room gate maps a sub-group to its main room). */
   readonly families: RoomFamilies;
   /** Starts the periodic sweep; only a serving daemon needs it. */
@@ -233,6 +235,7 @@ async function servicesOn(
     storeKind: bundle.kind,
     compatStore: bundle.compatStore,
     nodes: bundle.nodes,
+    signingKey,
     families,
     clock,
     startSweeping(onError) {

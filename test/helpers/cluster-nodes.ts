@@ -1,8 +1,11 @@
 // Two real `meetctl serve` nodes of one cluster for the process tests of issue 35: one fresh
 // PostgreSQL database, one nats-server, node-a and node-b each on a port of its own, killed when
-// the test ends. The compat listener is off: it would want a port of its own per node.
+// the test ends. The compat listener is off unless `compatSecret` is given (then each node's
+// meeting API listens on a port of its own, licensed by the test authority).
 import type { Test } from 'tap';
 import { dataDirFor } from './api.js';
+import { logMatch } from './compat.js';
+import { installTestLicence } from './licence.js';
 import { startDaemon, stopDaemon, type Daemon } from './daemon.js';
 import { startNats, type NatsServer } from './nats.js';
 import { freePorts } from './net.js';
@@ -16,9 +19,11 @@ export interface TwoNodes {
   readonly ports: readonly [number, number];
   /** The environment of a node of this cluster (a third start, a restart). */
   readonly env: (nodeId: string, port: number) => Record<string, string>;
+  /** Where each node's meeting API answers (with `compatSecret`). */
+  readonly compatUrls: { readonly a: string; readonly b: string } | null;
 }
 
-export async function startTwoNodes(t: Test): Promise<TwoNodes> {
+export async function startTwoNodes(t: Test, options: { compatSecret?: string } = {}): Promise<TwoNodes> {
   const nats = await startNats(t);
   const db = await freshDatabase(t);
   const [portA, portB] = await freePorts(2);
@@ -29,11 +34,28 @@ export async function startTwoNodes(t: Test): Promise<TwoNodes> {
     SERVICE_HTTP_ADDR: `127.0.0.1:${port}`,
     COMPAT_ENABLED: 'false',
   });
-  const a = await startDaemon({ dataDir: dataDirFor(t), env: env('node-a', portA) });
-  t.teardown(() => stopDaemon(a, 'SIGKILL'));
-  const b = await startDaemon({ dataDir: dataDirFor(t), env: env('node-b', portB) });
-  t.teardown(() => stopDaemon(b, 'SIGKILL'));
-  return { a, b, db, nats, ports: [portA, portB], env };
+  const secret = options.compatSecret;
+  const start = async (nodeId: string, port: number) => {
+    const dataDir = dataDirFor(t);
+    const compat =
+      secret === undefined
+        ? {}
+        : {
+            ...(await installTestLicence(dataDir)),
+            COMPAT_ENABLED: 'true',
+            COMPAT_HTTP_ADDR: '127.0.0.1:0',
+            COMPAT_API_SHARED_SECRET: secret,
+          };
+    const daemon = await startDaemon({ dataDir, env: { ...env(nodeId, port), ...compat } });
+    t.teardown(() => stopDaemon(daemon, 'SIGKILL'));
+    return daemon;
+  };
+  const a = await start('node-a', portA);
+  const b = await start('node-b', portB);
+  const compatUrl = async (daemon: Daemon) =>
+    (await logMatch(daemon, /"url":"(http:[^"]+)"[^\n]*"msg":"compat listening/))[1]!;
+  const compatUrls = secret === undefined ? null : { a: await compatUrl(a), b: await compatUrl(b) };
+  return { a, b, db, nats, ports: [portA, portB], env, compatUrls };
 }
 
 export interface Nodes {

@@ -17,6 +17,12 @@ import type * as LicenceGate from '../../src/daemon/licence-gate.js';
 import type * as LoggerModule from '../../src/daemon/logger.js';
 import type * as Summary from '../../src/daemon/request-summary.js';
 import type * as ServicesModule from '../../src/daemon/services.js';
+import type * as OwnershipModule from '../../src/engine/cluster/ownership.js';
+import type * as ChannelModule from '../../src/engine/cluster/node-channel.js';
+import type { ClusterBus } from '../../src/engine/cluster/bus.js';
+import type { NodeChannel } from '../../src/engine/cluster/node-channel.js';
+import type { RoomOwnership } from '../../src/engine/cluster/ownership.js';
+import { FakeScheduler, type FakeClock } from './fake-clock.js';
 import type { Tap } from './api.js';
 import type { CompatServer } from './compat.js';
 import { tempDataDir, type Daemon } from './daemon.js';
@@ -35,7 +41,7 @@ const built = <T>(path: string): Promise<T> =>
 export const builtModule = built;
 
 async function modules() {
-  const [build, module, load, engine, gate, logger, summary, services] = await Promise.all([
+  const [build, module, load, engine, gate, logger, summary, services, ownership, channel] = await Promise.all([
     built<typeof Build>('compat/build.js'),
     built<typeof Module>('compat/module.js'),
     built<typeof Load>('config/load.js'),
@@ -44,8 +50,21 @@ async function modules() {
     built<typeof LoggerModule>('daemon/logger.js'),
     built<typeof Summary>('daemon/request-summary.js'),
     built<typeof ServicesModule>('daemon/services.js'),
+    built<typeof OwnershipModule>('engine/cluster/ownership.js'),
+    built<typeof ChannelModule>('engine/cluster/node-channel.js'),
   ]);
-  return { ...build, ...module, ...load, ...engine, ...gate, ...logger, ...summary, ...services };
+  return {
+    ...build,
+    ...module,
+    ...load,
+    ...engine,
+    ...gate,
+    ...logger,
+    ...summary,
+    ...services,
+    ...ownership,
+    ...channel,
+  };
 }
 
 /** Both apps in this process: `url` (engine) and `compatUrl` answer through injectFetch, as a daemon's URLs answer fetch. */
@@ -63,6 +82,8 @@ export interface CompatApp extends CompatServer {
   readonly fetch: typeof injectFetch;
   /** Closes both apps, then the services (what teardown does; once): a test restarts on the same data after it. */
   close(): Promise<void>;
+  /** A node of a cluster (the `cluster` option): its rooms' ownership and its signed channel. */
+  readonly node?: { readonly ownership: RoomOwnership; readonly channel: NodeChannel };
 }
 
 export interface CompatAppOptions {
@@ -87,6 +108,17 @@ export interface CompatAppOptions {
    * socket: live sockets, a client library with its own HTTP stack. Still no child process.
    */
   readonly listen?: boolean;
+  /**
+   * A node of a cluster on a PostgreSQL `store` (issue 35), as test/helpers/cluster-engines.ts
+   * makes one: its rooms' ownership over the leases (beats never run: a lease lasts until the fake
+   * clock passes it), `alive` the nodes' view of who lives, and its signed channel over `bus`.
+   */
+  readonly cluster?: {
+    readonly nodeId: string;
+    readonly bus: ClusterBus;
+    readonly clock: FakeClock;
+    readonly alive: () => readonly string[];
+  };
 }
 
 async function listenOnLoopback(app: FastifyInstance): Promise<string> {
@@ -112,6 +144,9 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     loggerOptions,
     RequestSummary,
     systemClock,
+    RoomOwnership: Ownership,
+    NodeChannel: Channel,
+    channelKey,
   } = await modules();
   const given = options.dataDir ?? options.env?.SERVICE_DATA_DIR;
   const dataDir = given ?? tempDataDir('meet-compat-app-');
@@ -140,10 +175,34 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     slowMs: config.slowRequestMs,
     recorder: new RequestSummary(systemClock),
   };
-  const { services, app: engineApp } = await openEngine(config, options.clock ?? systemClock, log, {
+  const cluster = options.cluster;
+  let ownership: RoomOwnership | null = null;
+  const { services, app: engineApp } = await openEngine(config, cluster?.clock ?? options.clock ?? systemClock, log, {
     accessLog,
     tenantOf: (roomId) => compat?.meetingIn(roomId)?.tenantId ?? null,
+    ...(cluster
+      ? {
+          ownRooms: (stores) => {
+            const made = new Ownership({
+              leases: stores.leases,
+              nodeId: cluster.nodeId,
+              clock: cluster.clock,
+              scheduler: new FakeScheduler(cluster.clock),
+              aliveNodes: async () => [...cluster.alive()],
+            });
+            stores.fenceWith(made);
+            return (ownership = made);
+          },
+        }
+      : {}),
   });
+  const node =
+    cluster && ownership
+      ? {
+          ownership: ownership as RoomOwnership,
+          channel: new Channel(cluster.bus, channelKey(services.signingKey), cluster.nodeId, cluster.clock),
+        }
+      : undefined;
   // Torn down in the daemon's order: listeners' apps, then the services they share.
   let closed: Promise<void> | null = null;
   const close = () =>
@@ -163,10 +222,11 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
   compat = await buildCompat(config, services, log.child({ module: 'compat' }), {
     accessLog,
     ...bundled,
+    ...(node ? { cluster: node } : {}),
     ...options.compat,
   });
   await compat.app.ready();
-  if (!options.clock) {
+  if (!options.clock && !cluster) {
     compat.run();
     services.startSweeping((err) => log.error({ err }, 'sweep failed'));
   }
@@ -204,5 +264,6 @@ export async function compatAppFor(t: Tap, options: CompatAppOptions = {}): Prom
     sweep: () => built.sweep(),
     fetch: injectFetch,
     close,
+    ...(node ? { node } : {}),
   };
 }

@@ -28,6 +28,21 @@ export interface ConfapiDeps {
   readonly authenticatedGuest: boolean;
   /** Lifetime of the join tokens join hands out. */
   readonly joinTokenTtlSecs: number;
+  /** On a node of a cluster: the calls only a meeting's owner can run go there (node-link.ts). */
+  readonly owners?: OwnerRoute;
+}
+
+/** A verified call as it crosses to another node: the tenant by id, the signed parameters. */
+export interface ForwardedCall {
+  readonly call: string;
+  readonly tenantId: string;
+  readonly params: readonly (readonly [string, string])[];
+  readonly xmlBody: string | null;
+}
+
+export interface OwnerRoute {
+  /** The owner's answer when another node serves the call's meeting; null: this node runs it. */
+  answerOf(call: ForwardedCall): Promise<Answer | null>;
 }
 
 /** One verified call: the tenant whose secret matched and the call's parameters. */

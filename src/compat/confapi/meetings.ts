@@ -89,7 +89,7 @@ export class CompatMeetings {
   private readonly ending = new KeyedQueue(contextSlot());
   private readonly creating = new KeyedQueue(contextSlot());
 
-  constructor(private readonly deps: CompatMeetingsDeps) {}
+  constructor(protected readonly deps: CompatMeetingsDeps) {}
 
   private now(): number {
     return this.deps.clock.now().getTime();

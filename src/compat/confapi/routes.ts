@@ -235,10 +235,15 @@ export function confapiRoutes(tenants: TenantChooser, deps: ConfapiDeps) {
             'Parameters must be sent either in the query string or in the body, not both',
           );
         }
-        const params = new Params(queryParams.length > 0 ? queryParams : bodyParams);
+        const pairs = queryParams.length > 0 ? queryParams : bodyParams;
+        const params = new Params(pairs);
         const note = (event: string, fields: Readonly<Record<string, string | number | boolean | null>>) =>
           noteEvent(request, event, { tenant: tenant.id, ...fields });
-        const answer = spec.handler({ call, tenant, params, xmlBody, deps, note });
+        // On a cluster, verified here and run by the meeting's owner when that is another node.
+        const owners = deps.owners
+          ? await deps.owners.answerOf({ call, tenantId: tenant.id, params: pairs, xmlBody })
+          : null;
+        const answer = owners ?? spec.handler({ call, tenant, params, xmlBody, deps, note });
         // Most calls answer synchronously; awaiting only a promise saves a microtask turn per call.
         const settled = answer instanceof Promise ? await answer : answer;
         // A state change gets its line (ids only); a meeting's end is logged when the engine ends it.
