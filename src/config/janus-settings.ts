@@ -52,7 +52,7 @@ export const janusSettings = {
     secret: false,
     fallback: null,
     parse: janusUrlList,
-    shownDefault: 'unset (one Janus: the daemon\'s own, or SERVICE_JANUS_URL)',
+    shownDefault: "unset (one Janus: the daemon's own, or SERVICE_JANUS_URL)",
     description:
       'Several external Janus servers (their HTTP APIs, comma-separated, such as http://10.0.0.5:8088/janus,http://10.0.0.6:8088/janus) instead of one: each meeting goes to the less loaded of two chosen at random, and moves to another when its server dies. They share SERVICE_JANUS_API_SECRET and SERVICE_JANUS_ROOM_ADMIN_KEY (both required); not with SERVICE_JANUS_URL',
   },

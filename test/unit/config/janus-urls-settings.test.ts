@@ -40,7 +40,10 @@ t.test('bad lists are refused with the setting named', async (t) => {
     t.throws(() => loadConfig({ env: { SERVICE_JANUS_URLS: value, ...env } }), { message }, value);
   refuse('ftp://10.0.0.5/janus', /SERVICE_JANUS_URLS must list http:\/\/ or https:\/\/ addresses/);
   refuse('http://a.example/janus,not a url', /SERVICE_JANUS_URLS must list http.*"not a url"/);
-  refuse('http://a.example/janus,http://a.example/janus/', /SERVICE_JANUS_URLS lists "http:\/\/a.example\/janus\/" twice/);
+  refuse(
+    'http://a.example/janus,http://a.example/janus/',
+    /SERVICE_JANUS_URLS lists "http:\/\/a.example\/janus\/" twice/,
+  );
   refuse(' , ', /SERVICE_JANUS_URLS must list at least one/);
   refuse('http://a.example/janus?x=1', /SERVICE_JANUS_URLS must list addresses without query/);
   refuse(Array.from({ length: 65 }, (_, i) => `http://j${i}.example/janus`).join(','), /at most 64/);
