@@ -139,6 +139,7 @@ export async function startDaemon(
       ...(cluster ? { clusterView: () => cluster.view(), ownRooms: (stores) => cluster.own(stores) } : {}),
       accessLog,
       media: media.factory,
+      ...(media.useStore ? { mediaServers: media.useStore } : {}),
       tenantOf: (roomId) =>
         compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null,
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
