@@ -1,4 +1,4 @@
-import type { MediaServerRecord, ServerChoice } from '../engine/cluster/media-servers.js';
+import type { MediaServerRecord, RoomKeys, ServerChoice } from '../engine/cluster/media-servers.js';
 import type { Db } from './database.js';
 
 interface ServerRow {
@@ -22,6 +22,7 @@ export class SqliteMediaServerStore {
   private readonly bump;
   private readonly down;
   private readonly up;
+  private readonly keep;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare<[string]>('INSERT INTO janus_servers (url) VALUES (?) ON CONFLICT (url) DO NOTHING');
@@ -40,6 +41,10 @@ export class SqliteMediaServerStore {
       'UPDATE janus_servers SET down_since = ? WHERE url = ? AND down_since IS NULL',
     );
     this.up = db.prepare<[string]>('UPDATE janus_servers SET down_since = NULL WHERE url = ?');
+    this.keep = db.prepare<[string, string, string], { room_secret: string; room_pin: string }>(
+      `UPDATE janus_placements SET room_secret = coalesce(room_secret, ?), room_pin = coalesce(room_pin, ?)
+       WHERE meeting_id = ? RETURNING room_secret, room_pin`,
+    );
   }
 
   register(urls: readonly string[]): void {
@@ -63,6 +68,11 @@ export class SqliteMediaServerStore {
         return url;
       })
       .immediate();
+  }
+
+  roomKeys(meetingId: string, proposed: RoomKeys): RoomKeys {
+    const kept = this.keep.get(proposed.secret, proposed.pin, meetingId);
+    return kept ? { secret: kept.room_secret, pin: kept.room_pin } : proposed;
   }
 
   release(meetingId: string): void {

@@ -1,9 +1,15 @@
-import type { MediaServerRecord, MediaServerStore, ServerChoice } from '../../src/engine/cluster/media-servers.js';
+import type {
+  MediaServerRecord,
+  MediaServerStore,
+  RoomKeys,
+  ServerChoice,
+} from '../../src/engine/cluster/media-servers.js';
 
 /** The Janus servers in memory, with the stores' rules (test/service/cluster/media-servers.test.ts holds them equal). */
 export class MemoryMediaServers implements MediaServerStore {
   private readonly rows = new Map<string, { load: number; downSince: Date | null }>();
   private readonly placed = new Map<string, string>();
+  private readonly keys = new Map<string, RoomKeys>();
 
   register(urls: readonly string[]): Promise<void> {
     for (const url of urls) if (!this.rows.has(url)) this.rows.set(url, { load: 0, downSince: null });
@@ -26,10 +32,17 @@ export class MemoryMediaServers implements MediaServerStore {
     return Promise.resolve(url);
   }
 
+  roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys> {
+    if (!this.placed.has(meetingId)) return Promise.resolve(proposed);
+    if (!this.keys.has(meetingId)) this.keys.set(meetingId, proposed);
+    return Promise.resolve(this.keys.get(meetingId)!);
+  }
+
   release(meetingId: string): Promise<void> {
     const url = this.placed.get(meetingId);
     if (url !== undefined) {
       this.placed.delete(meetingId);
+      this.keys.delete(meetingId);
       this.rows.get(url)!.load -= 1;
     }
     return Promise.resolve();

@@ -18,6 +18,12 @@ export interface MediaServerRecord extends MediaServerLoad {
   readonly downSince: Date | null;
 }
 
+/** What signs for a meeting's room in Janus: kept with its placement. */
+export interface RoomKeys {
+  readonly secret: string;
+  readonly pin: string;
+}
+
 /** Picks the server of a meeting among the live ones (never empty), or null to place none. */
 export type ServerChoice = (live: readonly MediaServerLoad[]) => string | null;
 
@@ -32,6 +38,12 @@ export interface MediaServerStore {
    * Placements of two callers at once take turns, so each sees the other's reservation.
    */
   place(meetingId: string, choose: ServerChoice, avoid: string | null): Promise<string | null>;
+  /**
+   * The room keys of a placed meeting: the first given are kept and answered to every later
+   * caller (a node that took the meeting over signs with the keys of the room already made).
+   * `proposed` when the meeting is not placed.
+   */
+  roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys>;
   /** The meeting ended: its server's load shrinks by one. Nothing when it has no server. */
   release(meetingId: string): Promise<void>;
   /** Alive again (null), or dead since then. Only a change is written: the first death's time stays. */
@@ -68,6 +80,10 @@ export class MediaPlacement {
   /** The meeting's server: the one it has, or a new choice (`avoid`: the server it is leaving). */
   place(meetingId: string, avoid: string | null = null): Promise<string | null> {
     return this.store.place(meetingId, (live) => twoChoices(live, this.random), avoid);
+  }
+
+  roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys> {
+    return this.store.roomKeys(meetingId, proposed);
   }
 
   release(meetingId: string): Promise<void> {

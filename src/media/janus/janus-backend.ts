@@ -238,6 +238,10 @@ export class JanusBackend implements MediaBackend {
     const server = this.options.rooms.serverOf(member.peer.meetingId);
     if (server === undefined) throw new Error('the meeting has no Janus server');
     const session = await this.sessionFor(server);
+    // A room taken over from a dead node: its handle of her may still hold her id until Janus
+    // times that session out, and Janus refuses a second publisher with one id.
+    if (this.options.rooms.wasAdopted(member.peer.meetingId))
+      await this.options.rooms.kick(member.peer.meetingId, member.peer.participantId).catch(() => {});
     member.server = server;
     member.publisher = await VideoRoomHandle.attach(session, '', (event) => this.publisherEvent(member, event));
     const { publishers } = await member.publisher.joinPublisher(

@@ -1,7 +1,7 @@
 // Issue 35 point 6: the Janus servers meetings go to. One server (the daemon's own Janus, or
 // SERVICE_JANUS_URL) is a pool of one that never moves a meeting; SERVICE_JANUS_URLS is a pool
 // whose placements and loads live in the store, shared by every node of a cluster.
-import type { MediaPlacement } from '../../engine/cluster/media-servers.js';
+import type { MediaPlacement, RoomKeys } from '../../engine/cluster/media-servers.js';
 import type { JanusEndpoint } from './janus-session.js';
 
 export interface JanusPool {
@@ -11,6 +11,8 @@ export interface JanusPool {
   endpoint(server: string): JanusEndpoint;
   /** The meeting's server: the one it has, or a new one but `avoid`; null when none is left. */
   place(meetingId: string, avoid: string | null): Promise<string | null>;
+  /** The keys of the meeting's room: the first node's, kept with its placement; `proposed` for a pool of one. */
+  roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys>;
   /** The meeting ended: its server's load shrinks. */
   release(meetingId: string): Promise<void>;
   /** Its control session failed: no meeting goes there until it answers again. */
@@ -25,6 +27,7 @@ export function singleJanus(endpoint: () => JanusEndpoint): JanusPool {
     several: false,
     endpoint: () => endpoint(),
     place: (_meetingId, avoid) => Promise.resolve(avoid === onlyServer ? null : onlyServer),
+    roomKeys: (_meetingId, proposed) => Promise.resolve(proposed),
     release: () => Promise.resolve(),
     markDead: () => Promise.resolve(),
   };
@@ -43,6 +46,7 @@ export function placedJanus(
     several: urls.length > 1,
     endpoint: (server) => ({ url: server, apiSecret }),
     place: async (meetingId, avoid) => (await placement()).place(meetingId, avoid),
+    roomKeys: async (meetingId, proposed) => (await placement()).roomKeys(meetingId, proposed),
     release: async (meetingId) => (await placement()).release(meetingId),
     markDead: async (server) => (await placement()).markDead(server),
   };

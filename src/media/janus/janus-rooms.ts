@@ -1,5 +1,5 @@
 import { singleJanus, type JanusPool } from './janus-pool.js';
-import { JanusSession, type JanusEndpoint } from './janus-session.js';
+import { JanusError, JanusSession, type JanusEndpoint } from './janus-session.js';
 import { VideoRoomHandle, type RoomSpec } from './videoroom.js';
 
 export interface JanusRoomsOptions {
@@ -31,6 +31,8 @@ export class JanusRooms {
   /** Each room's creation, settled once Janus has it (or has refused it). */
   private readonly made = new Map<string, Promise<RoomSpec>>();
   private readonly controls = new Map<string, Control>();
+  /** Meetings whose room another node made (it died, its Janus did not): stale members may linger in it. */
+  private readonly adopted = new Set<string>();
 
   constructor(private readonly options: JanusRoomsOptions) {
     const endpoint = options.endpoint;
@@ -57,8 +59,17 @@ export class JanusRooms {
       const server = await this.pool.place(meetingId, null);
       if (server === null) throw new Error('no Janus server is alive to hold this meeting');
       this.servers.set(meetingId, server);
-      await (await this.handle(server)).createRoom(spec);
-      return spec;
+      const keys = await this.pool.roomKeys(meetingId, spec);
+      const kept = { ...spec, ...keys };
+      if (this.rooms.get(meetingId) === spec) this.rooms.set(meetingId, kept);
+      try {
+        await (await this.handle(server)).createRoom(kept);
+      } catch (err) {
+        // 427, the room exists: made by the node that held the meeting before (the keys say so).
+        if (!(err instanceof JanusError && err.code === 427 && keys.secret !== spec.secret)) throw err;
+        this.adopted.add(meetingId);
+      }
+      return kept;
     })();
     this.made.set(meetingId, made);
     made.catch(() => {
@@ -68,6 +79,11 @@ export class JanusRooms {
       this.servers.delete(meetingId);
     });
     return made;
+  }
+
+  /** The room was made by a node before this one: a member's id may still be held by that node's handle. */
+  wasAdopted(meetingId: string): boolean {
+    return this.adopted.has(meetingId);
   }
 
   spec(meetingId: string): RoomSpec | undefined {
@@ -101,6 +117,7 @@ export class JanusRooms {
     );
     const server = this.servers.get(meetingId);
     this.servers.delete(meetingId);
+    this.adopted.delete(meetingId);
     if (!exists || server === undefined) return;
     try {
       await (await this.handle(server)).destroyRoom(spec.room, spec.secret);

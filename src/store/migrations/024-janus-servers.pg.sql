@@ -8,8 +8,12 @@ CREATE TABLE janus_servers (
   down_since  timestamptz
 );
 
+-- The room's secret and pin are kept with it, so a node that takes the meeting over (its owner
+-- died, its Janus did not) can sign for the room the dead node made.
 CREATE TABLE janus_placements (
-  meeting_id  text PRIMARY KEY,
-  url         text NOT NULL REFERENCES janus_servers (url)
+  meeting_id   text PRIMARY KEY,
+  url          text NOT NULL REFERENCES janus_servers (url),
+  room_secret  text,
+  room_pin     text
 );
 CREATE INDEX janus_placements_by_url ON janus_placements (url);

@@ -8,8 +8,12 @@ CREATE TABLE janus_servers (
   down_since TEXT
 );
 
+-- The room's secret and pin are kept with it, so a node that takes the meeting over (its owner
+-- died, its Janus did not) can sign for the room the dead node made.
 CREATE TABLE janus_placements (
   meeting_id TEXT PRIMARY KEY,
-  url TEXT NOT NULL REFERENCES janus_servers (url)
+  url TEXT NOT NULL REFERENCES janus_servers (url),
+  room_secret TEXT,
+  room_pin TEXT
 );
 CREATE INDEX janus_placements_by_url ON janus_placements (url);

@@ -1,4 +1,9 @@
-import type { MediaServerRecord, MediaServerStore, ServerChoice } from '../../engine/cluster/media-servers.js';
+import type {
+  MediaServerRecord,
+  MediaServerStore,
+  RoomKeys,
+  ServerChoice,
+} from '../../engine/cluster/media-servers.js';
 import type { Sql } from '../../platform/postgres.js';
 
 interface ServerRow {
@@ -37,6 +42,14 @@ export class PostgresMediaServerStore implements MediaServerStore {
         ON CONFLICT (meeting_id) DO UPDATE SET url = EXCLUDED.url`;
       return url;
     });
+  }
+
+  async roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys> {
+    const [kept] = await this.sql<{ room_secret: string; room_pin: string }[]>`
+      UPDATE janus_placements SET room_secret = coalesce(room_secret, ${proposed.secret}),
+        room_pin = coalesce(room_pin, ${proposed.pin})
+      WHERE meeting_id = ${meetingId} RETURNING room_secret, room_pin`;
+    return kept ? { secret: kept.room_secret, pin: kept.room_pin } : proposed;
   }
 
   async release(meetingId: string): Promise<void> {

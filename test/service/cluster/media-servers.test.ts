@@ -117,10 +117,25 @@ for (const [kind, open] of worlds) {
     t.equal(await store.place('m3', first, servers[0]!), null, 'no live server but the avoided one: nowhere');
     await store.setDown(servers[1]!, null);
     t.equal((await store.servers())[1]!.downSince, null, 'alive again');
+    const keys = { secret: 'first-secret', pin: 'first-pin' };
+    t.same(await store.roomKeys('m1', keys), keys, 'the first keys of a placed meeting are kept');
+    t.same(await store.roomKeys('m1', { secret: 'later', pin: 'later' }), keys, 'and answered to a later node');
+    t.equal(await store.place('m1', first, servers[0]!), servers[1], 'moved again');
+    t.same(await store.roomKeys('m1', { secret: 'x', pin: 'x' }), keys, 'the keys move with the meeting');
+    t.same(
+      await store.roomKeys('m9', { secret: 'x', pin: 'y' }),
+      { secret: 'x', pin: 'y' },
+      'not placed: nothing kept',
+    );
     await store.release('m1');
     await store.release('m1');
     t.same(await loads(store), [0, 0], 'released once');
     t.equal(await store.serverOf('m1'), null);
+    t.same(
+      await store.roomKeys('m1', { secret: 's2', pin: 'p2' }),
+      { secret: 's2', pin: 'p2' },
+      'ended: its keys are gone',
+    );
   });
 
   test(`${kind}: 200 creates in 10 s over 4 servers give max/mean load ≤ 1.2`, async (t) => {
