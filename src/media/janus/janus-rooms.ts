@@ -107,7 +107,8 @@ export class JanusRooms {
   async destroy(meetingId: string): Promise<void> {
     const spec = this.rooms.get(meetingId);
     const made = this.made.get(meetingId);
-    if (!spec || !made) return;
+    // Placed by a node that died, and nobody joined it here: its reservation ends with it all the same.
+    if (!spec || !made) return this.pool.release(meetingId);
     this.rooms.delete(meetingId);
     this.made.delete(meetingId);
     // A room still being made is destroyed once it exists, not before (Janus would not know it yet).
