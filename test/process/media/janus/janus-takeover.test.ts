@@ -149,4 +149,9 @@ t.test('a node takes over a meeting whose owner died while its Janus lives', { s
     taking.delivered.some((m) => m.type === 'error'),
     'no error reached her page',
   );
+
+  // A node that served none of its media ends it (its owner died before anyone came back): the reservation goes.
+  node(null).backend.meetingEnded('takeover1');
+  await until('the reservation to be released', async () => (await store.servers())[0]?.load === 0, 5000, 20);
+  t.equal(await store.serverOf('takeover1'), null, 'the meeting is placed nowhere');
 });
