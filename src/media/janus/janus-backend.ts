@@ -392,6 +392,9 @@ export class JanusBackend implements MediaBackend {
     if (this.recovering.has(server) || this.closed) return;
     this.recovering.add(server);
     const { rooms } = this.options;
+    // The address holds no secret (config refuses a user or password in it); the pool of one has none.
+    const shown = rooms.pool.several ? { server, meetings: rooms.meetingsOn(server).length } : {};
+    this.options.log.warn(shown, 'the Janus session was lost: its meetings move or wait for it');
     void (async () => {
       if (rooms.pool.several)
         await rooms.pool.markDead(server).catch((err: unknown) => {

@@ -84,4 +84,7 @@ t.test('a meeting whose Janus dies publishes again on another one', { skip: janu
   t.not(after.get(dead.endpoint.url)?.down, null, 'the dead server is marked dead');
   t.equal(after.get(other.endpoint.url)?.load, 1);
   t.same(ann.errors.concat(bob.errors), [], 'no page met an error');
+  const said = meeting.daemon.lines.find((line) => line.includes('the Janus session was lost'));
+  t.match(said, dead.endpoint.url, 'the log names the server that was lost');
+  t.notMatch(meeting.daemon.lines.join('\n'), secrets.apiSecret, 'and never the secret');
 });
