@@ -168,7 +168,14 @@ async function startPool(config: MediaConfig, urls: readonly string[], log: Medi
     log.warn({ err: refusal.message }, 'Janus is not available: meetings use the browser-to-browser mesh');
     return meshOnly;
   }
-  const ping = setInterval(() => void pingAll(), 5000);
+  // Once a minute, and at start: placements of meetings that ended on a node that died come off.
+  let rounds = 0;
+  const sweep = () =>
+    placement?.releaseEnded().catch((err: unknown) => log.warn({ err }, 'Janus loads could not be swept'));
+  const ping = setInterval(() => {
+    void pingAll();
+    if (++rounds % 12 === 0) void sweep();
+  }, 5000);
   ping.unref();
   log.info(
     { janus: 'pool', servers: urls.length, alive: [...answers.values()].filter(Boolean).length },
@@ -192,6 +199,7 @@ async function startPool(config: MediaConfig, urls: readonly string[], log: Medi
       await store.register(urls);
       placement = new MediaPlacement(store, Math.random, { now: () => new Date() });
       await pingAll();
+      await sweep();
       ready(placement);
     },
   };

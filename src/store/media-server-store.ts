@@ -23,6 +23,8 @@ export class SqliteMediaServerStore {
   private readonly down;
   private readonly up;
   private readonly keep;
+  private readonly ended;
+  private readonly recount;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare<[string]>('INSERT INTO janus_servers (url) VALUES (?) ON CONFLICT (url) DO NOTHING');
@@ -41,6 +43,12 @@ export class SqliteMediaServerStore {
       'UPDATE janus_servers SET down_since = ? WHERE url = ? AND down_since IS NULL',
     );
     this.up = db.prepare<[string]>('UPDATE janus_servers SET down_since = NULL WHERE url = ?');
+    this.ended = db.prepare<[]>(
+      `DELETE FROM janus_placements WHERE meeting_id NOT IN (SELECT meeting_id FROM meetings WHERE ended_at IS NULL)`,
+    );
+    this.recount = db.prepare<[]>(
+      'UPDATE janus_servers SET load = (SELECT count(*) FROM janus_placements p WHERE p.url = janus_servers.url)',
+    );
     this.keep = db.prepare<[string, string, string], { room_secret: string; room_pin: string }>(
       `UPDATE janus_placements SET room_secret = coalesce(room_secret, ?), room_pin = coalesce(room_pin, ?)
        WHERE meeting_id = ? RETURNING room_secret, room_pin`,
@@ -82,6 +90,16 @@ export class SqliteMediaServerStore {
         if (current === undefined) return;
         this.remove.run(meetingId);
         this.bump.run(-1, current);
+      })
+      .immediate();
+  }
+
+  releaseEnded(): number {
+    return this.db
+      .transaction(() => {
+        const released = this.ended.run().changes;
+        if (released > 0) this.recount.run();
+        return released;
       })
       .immediate();
   }

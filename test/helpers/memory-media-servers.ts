@@ -11,6 +11,9 @@ export class MemoryMediaServers implements MediaServerStore {
   private readonly placed = new Map<string, string>();
   private readonly keys = new Map<string, RoomKeys>();
 
+  /** @param open Whether a meeting is open (the engine's meetings); every one is, unless told. */
+  constructor(private readonly open: (meetingId: string) => boolean = () => true) {}
+
   register(urls: readonly string[]): Promise<void> {
     for (const url of urls) if (!this.rows.has(url)) this.rows.set(url, { load: 0, downSince: null });
     return Promise.resolve();
@@ -46,6 +49,12 @@ export class MemoryMediaServers implements MediaServerStore {
       this.rows.get(url)!.load -= 1;
     }
     return Promise.resolve();
+  }
+
+  async releaseEnded(): Promise<number> {
+    const ended = [...this.placed.keys()].filter((meetingId) => !this.open(meetingId));
+    for (const meetingId of ended) await this.release(meetingId);
+    return ended.length;
   }
 
   setDown(url: string, downSince: Date | null): Promise<void> {

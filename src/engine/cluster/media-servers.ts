@@ -46,6 +46,11 @@ export interface MediaServerStore {
   roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys>;
   /** The meeting ended: its server's load shrinks by one. Nothing when it has no server. */
   release(meetingId: string): Promise<void>;
+  /**
+   * Releases, in one transaction, the placements whose meeting has ended or is gone (its owner
+   * node died before ending it through the media side). Answers how many.
+   */
+  releaseEnded(): Promise<number>;
   /** Alive again (null), or dead since then. Only a change is written: the first death's time stays. */
   setDown(url: string, downSince: Date | null): Promise<void>;
   servers(): Promise<MediaServerRecord[]>;
@@ -88,6 +93,11 @@ export class MediaPlacement {
 
   release(meetingId: string): Promise<void> {
     return this.store.release(meetingId);
+  }
+
+  /** Loads of meetings that ended where no media side saw the end (a node died) come off. */
+  releaseEnded(): Promise<number> {
+    return this.store.releaseEnded();
   }
 
   /** No new meeting goes there until it is alive again; those on it move when their node sees it. */

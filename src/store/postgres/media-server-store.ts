@@ -58,6 +58,21 @@ export class PostgresMediaServerStore implements MediaServerStore {
       UPDATE janus_servers s SET load = s.load - 1 FROM gone WHERE s.url = gone.url`;
   }
 
+  async releaseEnded(): Promise<number> {
+    const [row] = await this.sql<{ released: number }[]>`
+      WITH gone AS (
+        DELETE FROM janus_placements p
+        WHERE NOT EXISTS (SELECT 1 FROM meetings m WHERE m.meeting_id = p.meeting_id AND m.ended_at IS NULL)
+        RETURNING url
+      ), counted AS (
+        UPDATE janus_servers s SET load = s.load - g.n
+        FROM (SELECT url, count(*)::int AS n FROM gone GROUP BY url) g WHERE s.url = g.url
+        RETURNING g.n
+      )
+      SELECT coalesce(sum(n), 0)::int AS released FROM counted`;
+    return row?.released ?? 0;
+  }
+
   async setDown(url: string, downSince: Date | null): Promise<void> {
     if (downSince === null) await this.sql`UPDATE janus_servers SET down_since = NULL WHERE url = ${url}`;
     else await this.sql`UPDATE janus_servers SET down_since = ${downSince} WHERE url = ${url} AND down_since IS NULL`;

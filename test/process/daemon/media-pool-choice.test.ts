@@ -57,8 +57,15 @@ t.test(
     t.equal(choice.kind, 'janus');
     t.equal(choice.process, null, 'no Janus of its own');
     t.equal(choice.readiness?.check(), true, 'ready while one server answers');
-    const store = new MemoryMediaServers();
+    const store = new MemoryMediaServers((meetingId) => meetingId !== 'ended-while-its-node-died');
+    await store.register([janus.endpoint.url]);
+    await store.place('ended-while-its-node-died', (live) => live[0]!.url, null);
     await choice.useStore?.(store);
+    t.equal(
+      await store.serverOf('ended-while-its-node-died'),
+      null,
+      'a placement whose meeting ended unseen is released at start',
+    );
     const servers = await store.servers();
     t.same(
       servers.map((s) => [s.url, s.downSince === null]),

@@ -27,6 +27,9 @@ import { seededRandom } from '../../helpers/seeded-random.js';
 
 interface World {
   readonly store: MediaServerStore;
+  /** Opens an engine meeting (a room and its open meeting row), and ends it. */
+  openMeeting(meetingId: string): Promise<void>;
+  endMeeting(meetingId: string): Promise<void>;
   /** A second node's store on the same database (another pool), when the store has one. */
   other(): MediaServerStore;
 }
@@ -41,7 +44,18 @@ async function postgresWorld(t: Test): Promise<World> {
   };
   const sql = pool(4);
   await migratePostgres(sql, engineSchema, engineMigrationSteps());
-  return { store: new PostgresMediaServerStore(sql), other: () => new PostgresMediaServerStore(pool(4)) };
+  return {
+    store: new PostgresMediaServerStore(sql),
+    other: () => new PostgresMediaServerStore(pool(4)),
+    async openMeeting(meetingId) {
+      await sql`INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at)
+        VALUES (${`r-${meetingId}`}, 'Room', 'off', 'approval', 600, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')`;
+      await sql`INSERT INTO meetings (meeting_id, room_id, started_at) VALUES (${meetingId}, ${`r-${meetingId}`}, '2030-01-01T00:00:00Z')`;
+    },
+    async endMeeting(meetingId) {
+      await sql`UPDATE meetings SET ended_at = '2030-01-01T01:00:00Z' WHERE meeting_id = ${meetingId}`;
+    },
+  };
 }
 
 function sqliteWorld(t: Test): Promise<World> {
@@ -53,12 +67,36 @@ function sqliteWorld(t: Test): Promise<World> {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return Promise.resolve({ store: stores.mediaServers, other: () => stores.mediaServers });
+  return Promise.resolve({
+    store: stores.mediaServers,
+    other: () => stores.mediaServers,
+    openMeeting(meetingId) {
+      db.prepare(
+        `INSERT INTO rooms (room_id, name, waiting_room, waiting_room_mode, waiting_room_timeout_secs, created_at, updated_at)
+         VALUES (?, 'Room', 'off', 'approval', 600, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')`,
+      ).run(`r-${meetingId}`);
+      db.prepare("INSERT INTO meetings (meeting_id, room_id, started_at) VALUES (?, ?, '2030-01-01T00:00:00Z')").run(
+        meetingId,
+        `r-${meetingId}`,
+      );
+      return Promise.resolve();
+    },
+    endMeeting(meetingId) {
+      db.prepare("UPDATE meetings SET ended_at = '2030-01-01T01:00:00Z' WHERE meeting_id = ?").run(meetingId);
+      return Promise.resolve();
+    },
+  });
 }
 
 function memoryWorld(): Promise<World> {
-  const store = new MemoryMediaServers();
-  return Promise.resolve({ store, other: () => store });
+  const open = new Map<string, boolean>();
+  const store = new MemoryMediaServers((meetingId) => open.get(meetingId) === true);
+  return Promise.resolve({
+    store,
+    other: () => store,
+    openMeeting: (meetingId) => Promise.resolve(void open.set(meetingId, true)),
+    endMeeting: (meetingId) => Promise.resolve(void open.set(meetingId, false)),
+  });
 }
 
 const worlds: [string, (t: Test) => Promise<World>][] = [
@@ -159,6 +197,31 @@ for (const [kind, open] of worlds) {
       100,
       'ends release their loads',
     );
+  });
+}
+
+for (const [kind, open] of worlds) {
+  const test =
+    kind === 'PostgreSQL' ? postgresTest : (name: string, fn: (t: Test) => Promise<void>) => t.test(name, fn);
+
+  test(`${kind}: the placements of meetings that ended unseen (a node died) are released`, async (t) => {
+    const world = await open(t);
+    const { store } = world;
+    await store.register(servers.slice(0, 2));
+    for (const meetingId of ['open-1', 'ended-1', 'ended-2']) await world.openMeeting(meetingId);
+    const on = (url: string) => () => url;
+    await store.place('open-1', on(servers[0]!), null);
+    await store.place('ended-1', on(servers[0]!), null);
+    await store.place('ended-2', on(servers[1]!), null);
+    await store.place('never-a-meeting', on(servers[1]!), null);
+    t.equal(await store.releaseEnded(), 0 + 1, 'a placement whose meeting does not exist is released');
+    await world.endMeeting('ended-1');
+    await world.endMeeting('ended-2');
+    t.equal(await store.releaseEnded(), 2);
+    t.same(await loads(store), [1, 0], 'only the open meeting keeps its load');
+    t.equal(await store.serverOf('open-1'), servers[0]);
+    t.equal(await store.serverOf('ended-1'), null);
+    t.equal(await store.releaseEnded(), 0, 'nothing left to release');
   });
 }
 
