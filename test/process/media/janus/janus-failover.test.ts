@@ -20,8 +20,8 @@ import { SfuPage } from '../../../helpers/sfu-page.js';
 const secrets = { apiSecret: 'failover-api-secret-0123', roomAdminKey: 'failover-admin-key-01234' };
 
 interface Placements {
-  placements(): Promise<{ meeting: string; url: string }[]>;
-  loads(): Promise<{ url: string; load: number; down: unknown }[]>;
+  readonly placements: () => Promise<{ meeting: string; url: string }[]>;
+  readonly loads: () => Promise<{ url: string; load: number; down: unknown }[]>;
 }
 
 /** The daemon's placements as an operator reads them: its SQLite file. */
