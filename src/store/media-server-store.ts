@@ -42,7 +42,9 @@ export class SqliteMediaServerStore {
     this.down = db.prepare<[string, string]>(
       'UPDATE janus_servers SET down_since = ? WHERE url = ? AND down_since IS NULL',
     );
-    this.up = db.prepare<[string]>('UPDATE janus_servers SET down_since = NULL WHERE url = ?');
+    this.up = db.prepare<[string]>(
+      'UPDATE janus_servers SET down_since = NULL WHERE url = ? AND down_since IS NOT NULL',
+    );
     this.ended = db.prepare<[]>(
       `DELETE FROM janus_placements WHERE meeting_id NOT IN (SELECT meeting_id FROM meetings WHERE ended_at IS NULL)`,
     );

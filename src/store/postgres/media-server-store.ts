@@ -74,7 +74,8 @@ export class PostgresMediaServerStore implements MediaServerStore {
   }
 
   async setDown(url: string, downSince: Date | null): Promise<void> {
-    if (downSince === null) await this.sql`UPDATE janus_servers SET down_since = NULL WHERE url = ${url}`;
+    if (downSince === null)
+      await this.sql`UPDATE janus_servers SET down_since = NULL WHERE url = ${url} AND down_since IS NOT NULL`;
     else await this.sql`UPDATE janus_servers SET down_since = ${downSince} WHERE url = ${url} AND down_since IS NULL`;
   }
 
