@@ -197,7 +197,7 @@ async function startPool(config: MediaConfig, urls: readonly string[], log: Medi
     ...choice,
     useStore: async (store) => {
       await store.register(urls);
-      placement = new MediaPlacement(store, Math.random, { now: () => new Date() });
+      placement = new MediaPlacement(store, Math.random, { now: () => new Date() }, urls);
       await pingAll();
       await sweep();
       ready(placement);

@@ -76,15 +76,32 @@ export function twoChoices(live: readonly MediaServerLoad[], random: () => numbe
 
 /** Where meetings' Janus rooms go: the store's transaction with the two-choice rule. */
 export class MediaPlacement {
+  private readonly listed: ReadonlySet<string> | null;
+
   constructor(
     private readonly store: MediaServerStore,
     private readonly random: () => number,
     private readonly clock: Clock,
-  ) {}
+    /**
+     * This node's list (SERVICE_JANUS_URLS): a server an operator took off it stays in the store
+     * (another node may still list it) but gets no new meeting from this node. Absent: any.
+     */
+    listed?: readonly string[],
+  ) {
+    this.listed = listed ? new Set(listed) : null;
+  }
 
   /** The meeting's server: the one it has, or a new choice (`avoid`: the server it is leaving). */
   place(meetingId: string, avoid: string | null = null): Promise<string | null> {
-    return this.store.place(meetingId, (live) => twoChoices(live, this.random), avoid);
+    const listed = this.listed;
+    const choose: ServerChoice = listed
+      ? (live) =>
+          twoChoices(
+            live.filter((server) => listed.has(server.url)),
+            this.random,
+          )
+      : (live) => twoChoices(live, this.random);
+    return this.store.place(meetingId, choose, avoid);
   }
 
   roomKeys(meetingId: string, proposed: RoomKeys): Promise<RoomKeys> {

@@ -115,3 +115,15 @@ t.test('a dead server gets no meeting; its meetings move elsewhere; it comes bac
   t.equal(await placement.place('m2'), first, 'alive again: chosen again');
   t.equal(await placement.place('m1', other), first, 'moving off the other one lands on the live one');
 });
+
+t.test('a server off this node’s list gets no new meeting from it, though the store still has it', async (t) => {
+  const store = new MemoryMediaServers();
+  await store.register(servers);
+  const placement = new MediaPlacement(store, seededRandom(5), new FakeClock(), servers.slice(0, 2));
+  const placed = new Set<string | null>();
+  for (let i = 0; i < 40; i += 1) placed.add(await placement.place(`m${i}`));
+  t.same([...placed].sort(), servers.slice(0, 2), 'only the listed servers');
+  const narrow = new MediaPlacement(store, seededRandom(5), new FakeClock(), ['http://elsewhere/janus']);
+  t.equal(await narrow.place('x'), null, 'none of its list is in the store: placed nowhere');
+  t.equal(await narrow.place('m0'), await store.serverOf('m0'), 'a meeting placed already keeps its server');
+});
