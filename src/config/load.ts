@@ -5,6 +5,7 @@ import { clusterProblems, type NatsLocation } from './cluster-settings.js';
 import { ConfigError } from './config-error.js';
 import type { DatabaseLocation } from './database-url.js';
 import { iceProblems } from './ice-servers.js';
+import { janusProblems } from './janus-settings.js';
 import { metricsProblems } from './loopback.js';
 import { oidcProblems } from './oidc-settings.js';
 import { InvalidValue, type ListenAddress } from './parsers.js';
@@ -141,6 +142,15 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (problems.length === 0)
     problems.push(
       ...clusterProblems(resolved.natsUrl as NatsLocation | null, resolved.databaseUrl as DatabaseLocation),
+    );
+  if (problems.length === 0)
+    problems.push(
+      ...janusProblems(
+        resolved.janusUrls as string[] | null,
+        resolved.janusUrl as string | null,
+        resolved.janusApiSecret as string | null,
+        resolved.janusRoomAdminKey as string | null,
+      ),
     );
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return deepFreeze(resolved as unknown as Config);

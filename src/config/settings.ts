@@ -1,6 +1,7 @@
 import { clusterSettings, type NatsLocation } from './cluster-settings.js';
 import { databaseUrl, type DatabaseLocation } from './database-url.js';
 import { iceServerList, turnSecret } from './ice-servers.js';
+import { janusSettings, type JanusConfig } from './janus-settings.js';
 import { emailDomainList, oidcIssuer } from './oidc-settings.js';
 import * as p from './parsers.js';
 import {
@@ -55,7 +56,7 @@ export interface InstallSpec {
   readonly recordInForce?: boolean;
 }
 
-export interface Config {
+export interface Config extends JanusConfig {
   readonly httpAddr: p.ListenAddress;
   readonly dataDir: string;
   readonly databaseUrl: DatabaseLocation;
@@ -413,6 +414,7 @@ export const settings = {
     fallback: null, parse: p.httpUrl,
     description: 'An external Janus (its HTTP API, such as http://10.0.0.5:8088/janus) instead of the daemon\'s own; needs SERVICE_JANUS_API_SECRET and SERVICE_JANUS_ROOM_ADMIN_KEY',
   }),
+  ...janusSettings,
   janusApiSecret: setting({
     env: 'SERVICE_JANUS_API_SECRET', toml: ['media', 'janus_api_secret'], secret: true,
     fallback: null, parse: janusSecret,

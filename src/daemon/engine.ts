@@ -4,6 +4,7 @@ import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
 import { iceCredentials } from '../http/room/ice-servers.js';
 import { openServices, type Services, type ServicesOptions } from './services.js';
+import type { MediaServerStore } from '../engine/cluster/media-servers.js';
 import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import { RoomGate } from '../http/room/room-owner.js';
 import { openStoreBundle, type ClusterStores, type StoreBundle } from './store-bundle.js';
@@ -79,9 +80,11 @@ export async function openEngine(
       readonly stores?: StoreBundle;
       /** A clustered node's rooms over the store's leases (daemon/cluster.ts `own`); absent on a single node. */
       readonly ownRooms?: (stores: ClusterStores) => RoomOwnership;
+      /** SERVICE_JANUS_URLS: the media side places meetings through the store (daemon/media-choice.ts). */
+      readonly mediaServers?: (store: MediaServerStore) => Promise<void>;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, mediaServers, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
   const bundle = stores ?? (await openStoreBundle(config));
   // Before the services read the open meetings: a clustered node reads only its own rooms'.
@@ -104,6 +107,7 @@ export async function openEngine(
     );
   });
   try {
+    await mediaServers?.(bundle.mediaServers);
     const roomGate =
       ownership && bundle.cluster ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership) : undefined;
     const app = await buildEngineApp(services, {

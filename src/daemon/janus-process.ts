@@ -20,6 +20,11 @@ export interface JanusProcessOptions {
   readonly sessionTimeoutSecs?: number;
   /** How long a start may take before it counts as failed. */
   readonly startTimeoutMs?: number;
+  /**
+   * Its api_secret and VideoRoom admin_key; random for the supervisor's life when not given. Given
+   * where several Janus servers form one SERVICE_JANUS_URLS pool, which shares one pair.
+   */
+  readonly secrets?: { readonly apiSecret: string; readonly roomAdminKey: string };
   readonly log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -69,12 +74,15 @@ export class JanusProcess {
   private restartTimer: NodeJS.Timeout | null = null;
   private port = 0;
   private readonly restartedListeners: (() => void)[] = [];
-  private readonly apiSecret = secret();
-  readonly roomAdminKey = secret();
+  private readonly apiSecret: string;
+  readonly roomAdminKey: string;
   /** The last lines Janus printed, for the log when it fails. */
   private tail: string[] = [];
 
-  constructor(private readonly options: JanusProcessOptions) {}
+  constructor(private readonly options: JanusProcessOptions) {
+    this.apiSecret = options.secrets?.apiSecret ?? secret();
+    this.roomAdminKey = options.secrets?.roomAdminKey ?? secret();
+  }
 
   get state(): JanusState {
     return this.current;

@@ -144,6 +144,7 @@ export async function startDaemon(
         : {}),
       accessLog,
       media: media.factory,
+      ...(media.useStore ? { mediaServers: media.useStore } : {}),
       tenantOf: (roomId) =>
         compat !== null && compat !== 'starting' ? (compat.meetingIn(roomId)?.tenantId ?? null) : null,
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),

@@ -10,6 +10,7 @@ import { EnvironmentError } from '../config/environment-error.js';
 import type { Config } from '../config/settings.js';
 import type { AsyncStores } from '../engine/async-ports.js';
 import type { LeaseStore, RoomFence } from '../engine/cluster/leases.js';
+import type { MediaServerStore } from '../engine/cluster/media-servers.js';
 import type { NodeRegistry } from '../engine/cluster/nodes.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
 import { migratePostgres } from '../platform/pg-migrate.js';
@@ -17,6 +18,7 @@ import { isStoreUnavailable, openPostgres } from '../platform/postgres.js';
 import { sqliteAsyncStores } from '../store/async-sqlite.js';
 import { openDatabase } from '../store/database.js';
 import { engineMigrationSteps, engineSchema } from '../store/postgres/schema.js';
+import { PostgresMediaServerStore } from '../store/postgres/media-server-store.js';
 import { PostgresNodeLock } from '../store/postgres/node-lock.js';
 import { PostgresNodeRegistry } from '../store/postgres/node-registry.js';
 import { PostgresLeaseStore } from '../store/postgres/room-leases.js';
@@ -40,6 +42,8 @@ export interface StoreBundle {
   readonly nodes: NodeRegistry | null;
   /** What a node of a cluster needs of the store (PostgreSQL); null on SQLite, which serves one node. */
   readonly cluster: ClusterStores | null;
+  /** The Janus servers of SERVICE_JANUS_URLS and their meetings (issue 35 point 6). */
+  readonly mediaServers: MediaServerStore;
   /** Closes the database (the stores' syncs first); after every queued write was committed. */
   close(): Promise<void>;
 }
@@ -76,6 +80,7 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
       compatStore: null,
       nodes: null,
       cluster: null,
+      mediaServers: stores.mediaServers,
       close: async () => {
         stores.close();
         db.close();
@@ -127,6 +132,7 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     compatStore: new PostgresCompatStore(stores.unitOfWork),
     nodes: new PostgresNodeRegistry(sql),
     cluster,
+    mediaServers: new PostgresMediaServerStore(sql),
     close: async () => {
       await lockClient?.end({ timeout: 5 });
       await sql.end({ timeout: 5 });

@@ -5,6 +5,7 @@ import { SqliteAccessTokenStore } from './access-token-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import type { Db } from './database.js';
 import { SqliteLiveStore } from './live-store.js';
+import { SqliteMediaServerStore } from './media-server-store.js';
 import { SqliteMeetingStore } from './meeting-store.js';
 import { SqliteRoomStore } from './room-store.js';
 import { SqliteWaitingRequestStore } from './waiting-request-store.js';
@@ -176,6 +177,8 @@ function asyncOf<Port extends object>(store: Port, unit: SqliteAsyncUnitOfWork):
 export interface SqliteAsyncStores extends AsyncStores {
   /** Readiness's committed write, in its turn: never inside a unit another caller has open on the connection. */
   readonly probe: WriteProbe;
+  /** The Janus servers of SERVICE_JANUS_URLS and the meetings placed on them (issue 35 point 6). */
+  readonly mediaServers: AsyncPort<SqliteMediaServerStore>;
   /** No WAL sync after this one; the WAL's descriptor is closed once the last sync returned. */
   close(): void;
 }
@@ -236,6 +239,9 @@ export function sqliteAsyncStores(db: Db, shared: SharedSqliteStores = {}): Sqli
     },
     get probe() {
       return once('probe', () => asyncOf(new SqliteWriteProbe(db), unitOfWork));
+    },
+    get mediaServers() {
+      return once('mediaServers', () => asyncOf(new SqliteMediaServerStore(db), unitOfWork));
     },
     unitOfWork,
     close: () => unitOfWork.close(),

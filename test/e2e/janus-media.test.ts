@@ -49,7 +49,7 @@ t.test(
     };
     const log = { warn: (obj: object) => t.comment(JSON.stringify(obj)) };
     const rooms = new JanusRooms(testRoomOptions(janus, log.warn));
-    const backend = new JanusBackend(context, { rooms, endpoint: () => janus.endpoint, log });
+    const backend = new JanusBackend(context, { rooms, log });
     t.teardown(() => backend.close());
     backend.connected(peers.get('ann')!);
     backend.connected(peers.get('bob')!);

@@ -2,7 +2,7 @@ import type { Test } from 'tap';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { JanusProcess } from '../../src/daemon/janus-process.js';
+import { JanusProcess, type JanusProcessOptions } from '../../src/daemon/janus-process.js';
 import type { JanusRoomsOptions } from '../../src/media/janus/janus-rooms.js';
 
 /** Where Debian's `janus` package puts the program (`.ci/run` installs it when missing). */
@@ -20,7 +20,11 @@ export interface LogLine {
 }
 
 /** A private Janus on loopback for one test, in a temporary folder; stopped and removed at teardown. */
-export async function janusFor(t: Test, rtpBase = 42_000): Promise<{ janus: JanusProcess; lines: LogLine[] }> {
+export async function janusFor(
+  t: Test,
+  rtpBase = 42_000,
+  secrets?: JanusProcessOptions['secrets'],
+): Promise<{ janus: JanusProcess; lines: LogLine[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'janus-test-'));
   const lines: LogLine[] = [];
   const log = {
@@ -34,6 +38,7 @@ export async function janusFor(t: Test, rtpBase = 42_000): Promise<{ janus: Janu
     rtpPorts: { min: rtpBase, max: rtpBase + 200 },
     publicIp: null,
     log,
+    ...(secrets ? { secrets } : {}),
   });
   t.teardown(async () => {
     await janus.stop();

@@ -6,7 +6,7 @@ import { malformation, sending } from '../sdp.js';
 import { canonicalSignal } from '../signal-data.js';
 import { forgetMedia, newMember, streamsOf, type Member } from './janus-member.js';
 import type { JanusRooms } from './janus-rooms.js';
-import { JanusSession, janusInfo, type JanusEndpoint, type JanusEvent, type Jsep } from './janus-session.js';
+import { JanusSession, janusInfo, type JanusEvent, type Jsep } from './janus-session.js';
 import {
   subscribedStreams,
   VideoRoomHandle,
@@ -17,7 +17,6 @@ import {
 
 export interface JanusBackendOptions {
   readonly rooms: JanusRooms;
-  readonly endpoint: () => JanusEndpoint;
   readonly log: { warn(obj: object, msg: string): void };
   /** Her candidates on private ranges may reach Janus (SERVICE_MEDIA_PRIVATE_PEERS); loopback and link-local never do. */
   readonly privatePeers?: boolean;
@@ -42,8 +41,10 @@ export class JanusBackend implements MediaBackend {
   private readonly members = new Map<string, Member>();
   /** A leaving member's last request (her kick): her next join waits for it, or it would kick the new handle. */
   private readonly leaving = new Map<string, Promise<void>>();
-  private session: Promise<JanusSession> | null = null;
-  private recovering = false;
+  /** One session per Janus server the members are on. */
+  private readonly sessions = new Map<string, Promise<JanusSession>>();
+  /** Servers whose session was lost and whose meetings are being moved or made again. */
+  private readonly recovering = new Set<string>();
   private closed = false;
 
   constructor(
@@ -226,15 +227,22 @@ export class JanusBackend implements MediaBackend {
     this.closed = true;
     for (const member of this.members.values()) member.gone = true;
     this.members.clear();
-    const session = this.session;
-    this.session = null;
-    await (await session?.catch(() => null))?.destroy();
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map(async (session) => (await session.catch(() => null))?.destroy()));
     await this.options.rooms.close();
   }
 
   private async join(member: Member): Promise<void> {
     const spec = await this.options.rooms.ensure(member.peer.meetingId);
-    const session = await this.sessionNow();
+    const server = this.options.rooms.serverOf(member.peer.meetingId);
+    if (server === undefined) throw new Error('the meeting has no Janus server');
+    const session = await this.sessionFor(server);
+    // A room taken over from a dead node: its handle of her may still hold her id until Janus
+    // times that session out, and Janus refuses a second publisher with one id.
+    if (this.options.rooms.wasAdopted(member.peer.meetingId))
+      await this.options.rooms.kick(member.peer.meetingId, member.peer.participantId).catch(() => {});
+    member.server = server;
     member.publisher = await VideoRoomHandle.attach(session, '', (event) => this.publisherEvent(member, event));
     const { publishers } = await member.publisher.joinPublisher(
       spec.room,
@@ -309,7 +317,8 @@ export class JanusBackend implements MediaBackend {
         offer = added.jsep;
         this.subscribed(member, added.streams);
       } else {
-        const session = await this.sessionNow();
+        if (member.server === null) return;
+        const session = await this.sessionFor(member.server);
         member.subscriber = await VideoRoomHandle.attach(session, '', (event) => this.subscriberEvent(member, event));
         const made = await member.subscriber.subscribe(spec.room, spec.pin, fresh);
         offer = made.jsep;
@@ -358,42 +367,77 @@ export class JanusBackend implements MediaBackend {
     });
   }
 
-  private sessionNow(): Promise<JanusSession> {
-    this.session ??= JanusSession.create(this.options.endpoint(), () => this.lost());
-    const session = this.session;
-    session.catch(() => {
-      if (this.session === session) this.session = null;
-    });
+  private sessionFor(server: string): Promise<JanusSession> {
+    let session = this.sessions.get(server);
+    if (!session) {
+      const made = JanusSession.create(this.options.rooms.pool.endpoint(server), () => this.lost(server));
+      session = made;
+      this.sessions.set(server, made);
+      made.catch(() => {
+        if (this.sessions.get(server) === made) this.sessions.delete(server);
+      });
+    }
     return session;
   }
 
   /**
-   * The session is gone (Janus restarted or died): once Janus answers again, the rooms are
-   * made again and every member joins anew; her page hears `rollback` from sfu:publish and
-   * offers again (her old connections are dead).
+   * A server's session is gone (Janus restarted or died). With several servers it is marked dead
+   * and each of its meetings moves to a live one (its room made there with the same secret and
+   * pin); a meeting nowhere to go, or the one server's, waits until its server answers again and
+   * has its room made there anew. Either way every member of those meetings joins anew: her page
+   * hears `rollback` from sfu:publish and offers again (her old connections are dead).
    */
-  private lost(): void {
-    this.session = null;
-    if (this.recovering || this.closed) return;
-    this.recovering = true;
+  private lost(server: string): void {
+    this.sessions.delete(server);
+    if (this.recovering.has(server) || this.closed) return;
+    this.recovering.add(server);
+    const { rooms } = this.options;
+    // The address holds no secret (config refuses a user or password in it); the pool of one has none.
+    const shown = rooms.pool.several ? { server, meetings: rooms.meetingsOn(server).length } : {};
+    this.options.log.warn(shown, 'the Janus session was lost: its meetings move or wait for it');
     void (async () => {
-      while (
-        !(await janusInfo({ ...this.options.endpoint(), timeoutMs: 1000 }).then(
+      if (rooms.pool.several)
+        await rooms.pool.markDead(server).catch((err: unknown) => {
+          this.options.log.warn({ err }, 'the Janus server could not be marked dead');
+        });
+      const endpoint = rooms.pool.endpoint(server);
+      for (;;) {
+        if (this.closed) return;
+        for (const meetingId of rooms.pool.several ? rooms.meetingsOn(server) : []) {
+          const moved = await rooms.move(meetingId, server).catch((err: unknown) => {
+            this.options.log.warn({ err, meetingId }, 'the meeting could not move to another Janus server');
+            return null;
+          });
+          if (moved !== null) this.rejoin(meetingId);
+        }
+        if (rooms.pool.several && rooms.meetingsOn(server).length === 0) break;
+        const back = await janusInfo({ ...endpoint, timeoutMs: 1000 }).then(
           () => true,
           () => false,
-        ))
-      ) {
-        if (this.closed) return;
+        );
+        if (back) {
+          // Also those whose join failed while it was away (their meeting has no room yet).
+          const left = new Set(rooms.meetingsOn(server));
+          for (const member of this.members.values())
+            if (rooms.serverOf(member.peer.meetingId) === undefined) left.add(member.peer.meetingId);
+          await rooms.rebuild(server);
+          for (const meetingId of left) this.rejoin(meetingId);
+          break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 500).unref());
       }
-      if (this.closed) return;
-      await this.options.rooms.rebuild();
-      this.recovering = false;
-      for (const member of this.members.values()) {
-        forgetMedia(member);
-        this.enqueue(member, () => this.join(member));
-        this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
-      }
+      this.recovering.delete(server);
     })();
+  }
+
+  /** Her handles died with her server: she joins her meeting's room anew, and her page offers again. */
+  private rejoin(meetingId: string): void {
+    if (this.closed) return;
+    for (const member of this.members.values()) {
+      if (member.peer.meetingId !== meetingId || member.gone) continue;
+      forgetMedia(member);
+      this.enqueue(member, () => this.join(member));
+      this.send(member, { type: 'signal', from: sfuPeers.publish, data: { description: { type: 'rollback' } } });
+    }
   }
 }

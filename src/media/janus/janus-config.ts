@@ -78,6 +78,9 @@ function validate(options: JanusConfigOptions): void {
   }
 }
 
+/** How long a session whose transport went away can be claimed by another client. */
+const reclaimSessionSecs = 10;
+
 /** The files of the configuration folder, by name. */
 export function janusConfigFiles(options: JanusConfigOptions): Record<string, string> {
   validate(options);
@@ -88,7 +91,11 @@ export function janusConfigFiles(options: JanusConfigOptions): Record<string, st
     '  debug_level = 4',
     '  server_name = "meet-sfu"',
     `  session_timeout = ${options.sessionTimeoutSecs}`,
-    '  reclaim_session_timeout = 0',
+    // A session whose transport went away stays this long for another client to `claim` it
+    // (issue 35 point 6: a node that takes a meeting over). Over the HTTP transport the daemon
+    // uses, a session is bound to no connection and lives until session_timeout without a
+    // keepalive; this covers a transport that is (a WebSocket one).
+    `  reclaim_session_timeout = ${reclaimSessionSecs}`,
     `  event_loops = ${options.eventLoops}`,
     `  api_secret = ${configString(options.apiSecret)}`,
     '  token_auth = false',

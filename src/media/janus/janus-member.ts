@@ -5,6 +5,8 @@ import type { SubscribedStream, VideoRoomHandle } from './videoroom.js';
 /** One admitted participant on the SFU: her publisher handle, her subscriber handle, what she sends. */
 export interface Member {
   readonly peer: MediaPeer;
+  /** The Janus server her handles are on (her meeting's, when she joined). */
+  server: string | null;
   publisher: VideoRoomHandle | null;
   subscriber: VideoRoomHandle | null;
   readonly feeds: Set<string>;
@@ -30,6 +32,7 @@ export interface Member {
 export function newMember(peer: MediaPeer, queue: Promise<void>): Member {
   return {
     peer,
+    server: null,
     publisher: null,
     subscriber: null,
     feeds: new Set(),
@@ -45,6 +48,7 @@ export function newMember(peer: MediaPeer, queue: Promise<void>): Member {
 
 /** After a lost session her handles, feeds and mutes died with it: she joins anew from nothing. */
 export function forgetMedia(member: Member): void {
+  member.server = null;
   member.publisher = null;
   member.subscriber = null;
   member.feeds.clear();

@@ -5,6 +5,7 @@ import t from 'tap';
 import { JanusProcess } from '../../../src/daemon/janus-process.js';
 import { janusInfo } from '../../../src/media/janus/janus-session.js';
 import { JanusRooms } from '../../../src/media/janus/janus-rooms.js';
+import { onlyServer } from '../../../src/media/janus/janus-pool.js';
 import { janusFor, janusMissing } from '../../helpers/janus.js';
 import { until } from '../../helpers/net.js';
 
@@ -31,7 +32,7 @@ t.test('a killed Janus is restarted and the rooms of meetings in progress are ma
   let restarted = 0;
   janus.onRestarted(() => {
     restarted += 1;
-    void rooms.rebuild();
+    void rooms.rebuild(onlyServer);
   });
 
   const oldPid = janus.pid;

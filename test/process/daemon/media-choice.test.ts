@@ -11,6 +11,7 @@ const base = (dataDir: string): MediaConfig => ({
   media: 'auto',
   janusBin,
   janusUrl: null,
+  janusUrls: null,
   janusApiSecret: null,
   janusRoomAdminKey: null,
   rtpPorts: { min: 43_200, max: 43_300 },

@@ -237,6 +237,18 @@ t.test('Janus when SERVICE_MEDIA wants it', async (t) => {
     detail: /meetings will use the browser-to-browser mesh/,
   });
   t.match(await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'mesh', SERVICE_JANUS_BIN: missing })), { status: 'skip' });
+  const pool = {
+    SERVICE_MEDIA: 'janus',
+    SERVICE_JANUS_BIN: missing,
+    SERVICE_JANUS_URLS: 'http://10.0.0.5:8088/janus,http://10.0.0.6:8088/janus',
+    SERVICE_JANUS_API_SECRET: 'doctor-api-secret-0123',
+    SERVICE_JANUS_ROOM_ADMIN_KEY: 'doctor-admin-key-01234',
+  };
+  t.match(
+    await run(janusCheck, ctxOf(pool)),
+    { status: 'ok', detail: /2 external Janus servers in SERVICE_JANUS_URLS/ },
+    'a pool of external servers needs no program here',
+  );
   writeFileSync(missing, '#!/bin/sh\n');
   t.match(
     await run(janusCheck, ctxOf({ SERVICE_MEDIA: 'janus', SERVICE_JANUS_BIN: missing })),

@@ -44,7 +44,6 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   const rooms = new NotingRooms(testRoomOptions(janus, (obj) => warnings.push(obj)));
   const backend = new JanusBackend(context, {
     rooms,
-    endpoint: () => janus.endpoint,
     log: { warn: (obj) => warnings.push(obj) },
   });
   t.teardown(() => backend.close());

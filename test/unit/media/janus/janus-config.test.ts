@@ -20,6 +20,7 @@ t.test('only VideoRoom and HTTP on loopback, a secret on every request, no admin
   t.match(main, 'rtp_port_range = "40000-40999"');
   t.match(main, 'nat_1_1_mapping = "203.0.113.7"');
   t.match(main, 'session_timeout = 60');
+  t.match(main, /^ {2}reclaim_session_timeout = 10$/m, 'a session stays claimable by a node taking a meeting over');
   t.notMatch(main, 'libjanus_videoroom.so', 'the VideoRoom plugin is not in the disabled list');
   t.match(main, 'libjanus_streaming.so', 'other plugins are disabled');
   t.match(main, 'libjanus_websockets.so', 'the WebSocket transport is disabled');
