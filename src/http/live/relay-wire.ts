@@ -17,10 +17,12 @@ export const outSubject = (front: string) => `meet.node.${front}.live.out`;
 /** Each side checks the other this often (the nodes' beat). */
 export const relayCheckMs = beatEveryMs;
 /**
- * Not heard from the other side for this long: its relayed connections close. The same bound as
- * a node's liveness and a room's lease: an owner silent that long has lost its rooms anyway.
+ * Not heard from the other side for this long: its relayed connections close. A node's liveness
+ * bound plus one check: the owner last answered at most a check before it froze, so by then it is
+ * dead to every node (its beat too old) and its lease ran out, and the page's reconnection (a
+ * refused one ends the page) finds the room's new owner rather than the frozen one.
  */
-export const relaySilenceMs = aliveWithinMs;
+export const relaySilenceMs = aliveWithinMs + relayCheckMs;
 
 /**
  * The close code of a relayed page whose owner is gone (died, froze, stopped, or lost the room):

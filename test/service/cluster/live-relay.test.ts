@@ -11,7 +11,14 @@ import type { Test } from 'tap';
 import type { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
 import type { NodeChannel } from '../../../src/engine/cluster/node-channel.js';
 import { aliveWithinMs } from '../../../src/engine/cluster/nodes.js';
-import { frame, inSubject, outSubject, ownerGoneCode, relayCheckMs } from '../../../src/http/live/relay-wire.js';
+import {
+  frame,
+  inSubject,
+  outSubject,
+  ownerGoneCode,
+  relayCheckMs,
+  relaySilenceMs,
+} from '../../../src/http/live/relay-wire.js';
 import type { InProcess } from '../../helpers/app.js';
 import { clusterEngine } from '../../helpers/cluster-engines.js';
 import { FakeClock, FakeScheduler } from '../../helpers/fake-clock.js';
@@ -245,7 +252,7 @@ postgresTest('an owner that loses the room, or stops hearing the front, drops it
   t.ok(modLive, 'Mona is on node-a');
   // node-b is cut from NATS (frozen, or its link down): neither side hears the other.
   channels.get('node-b')!.bus.down = true;
-  for (let i = 0; i < 4; i += 1) {
+  for (let i = 0; i * relayCheckMs <= relaySilenceMs; i += 1) {
     scheduler.advance(relayCheckMs);
     await sleep(20);
   }
