@@ -46,7 +46,8 @@ class Page {
   constructor(url: string) {
     this.socket = new WebSocket(url);
     this.socket.on('message', (data) => {
-      if (String(data).includes('"invalid_message"')) this.answers += 1;
+      const text = Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+      if (text.includes('"invalid_message"')) this.answers += 1;
     });
     this.opened = new Promise((resolve, reject) => {
       this.socket.once('open', () => resolve());
