@@ -66,9 +66,9 @@ export class RelayFront {
         json({ conn, room: roomId, session } satisfies OpenRequest),
         relayCheckMs,
       );
-    } catch (err) {
-      if (err instanceof BusUnanswered) return 'unreachable';
-      throw err;
+    } catch {
+      // No answer (BusUnanswered), or one the channel refused: the owner cannot be believed now.
+      return 'unreachable';
     }
     if (answer.from !== owner) return 'unreachable';
     const opened = parseJson(answer.body) as OpenAnswer | null;
