@@ -14,6 +14,8 @@
  * where each scenario's server time went. --meetctl serves another build (an A/B comparison).
  * `--only sfu` (not in the default list: it needs Janus and takes a few minutes) is the class-size
  * load test of bench/lib/sfu.ts: one publisher, N subscribers per --sfu-steps, --sfu-window s each.
+ * `--only cluster` (not in the default list: it needs nats-server and PostgreSQL) measures the CPU
+ * of a live message relayed from a non-owner node to its room's owner (bench/lib/live-relay.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
@@ -34,6 +36,7 @@ import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
+import { liveRelayScenario, startNatsServer, type LiveRelayFigures } from './lib/live-relay.js';
 import {
   measure,
   measureAtEqualRate,
@@ -59,7 +62,15 @@ import {
   type Measurement,
   type TargetFacts,
 } from './lib/report.js';
-import { repoRoot, startBaseline, startDaemon, type Daemon, type ProcessSettings, type Server } from './lib/servers.js';
+import {
+  freePort,
+  repoRoot,
+  startBaseline,
+  startDaemon,
+  type Daemon,
+  type ProcessSettings,
+  type Server,
+} from './lib/servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -579,6 +590,44 @@ async function moderatorsScenario(): Promise<void> {
   await daemon.stop();
 }
 
+// ---------------------------------------------------------------- live relay between two nodes (bench/lib/live-relay.ts)
+
+let relayFigures: LiveRelayFigures | null = null;
+
+async function clusterScenario(): Promise<void> {
+  if (!benchPostgres) return void notes.push('cluster: not measured, PostgreSQL did not start');
+  const natsPort = await freePort();
+  const nats = startNatsServer(natsPort);
+  if (!nats) return void notes.push('cluster: not measured, nats-server is not installed (Debian package nats-server)');
+  try {
+    await sleep(500);
+    const database = await benchPostgres.database('bench_cluster');
+    const nodes: Daemon[] = [];
+    for (const id of ['a', 'b']) {
+      const env = {
+        ...daemonEnv,
+        SERVICE_DATABASE_URL: database,
+        SERVICE_NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        SERVICE_NODE_ID: `node-${id}`,
+      };
+      const daemon = await startDaemon(`daemon-node-${id}`, settings, {
+        dataDir: join(workDir, `node-${id}`),
+        workDir,
+        env,
+      });
+      servers.push(daemon);
+      nodes.push(daemon);
+    }
+    const admin = nodes[0]!.adminToken || nodes[1]!.adminToken;
+    await quietMoment('cluster');
+    const f = await liveRelayScenario([nodes[0]!, nodes[1]!], admin, { windowSec: 2 * timing.durationSec, log });
+    relayFigures = f;
+    for (const node of nodes) await node.stop();
+  } finally {
+    nats.stop();
+  }
+}
+
 // ---------------------------------------------------------------- class through Janus (bench/lib/sfu.ts)
 
 let sfuFigures: SfuFigures | null = null;
@@ -822,7 +871,7 @@ async function main(): Promise<void> {
   await baselineRun(baseline, baselineSampler, 'baseline (bare Fastify), first', 'baseline-1');
 
   if (only.has('poll') || only.has('list')) await waitingScenarios();
-  if (only.has('knock') || only.has('api')) {
+  if (only.has('knock') || only.has('api') || only.has('cluster')) {
     const started = await startBenchPostgres();
     if (typeof started === 'string') notes.push(started);
     else benchPostgres = started;
@@ -832,6 +881,7 @@ async function main(): Promise<void> {
     await knockScenario('postgres');
   }
   if (only.has('moderators')) await moderatorsScenario();
+  if (only.has('cluster')) await clusterScenario();
   if (only.has('sfu')) await sfuRun();
   if (only.has('api')) {
     const primary: Tenant = { id: 'primary', secret: randomBytes(24).toString('hex') };
@@ -892,6 +942,15 @@ async function main(): Promise<void> {
         `moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`,
       );
   }
+  if (relayFigures) {
+    const f = relayFigures;
+    console.log(
+      `cluster, live relay: ${f.pages} pages straight to the owner and ${f.pages} through the other node, ${f.perSecond} frames/s each, alternating: ` +
+        `${f.directUsPerRoundTrip.toFixed(0)} µs of both nodes' CPU per round trip direct (${f.directPerSec.toFixed(0)}/s), ` +
+        `${f.relayedUsPerRoundTrip.toFixed(0)} µs relayed (${f.relayedPerSec.toFixed(0)}/s): ` +
+        `${f.usPerRelayedMessage.toFixed(0)} µs per relayed message${f.lost > 0 ? `, ${f.lost} unanswered` : ''}`,
+    );
+  }
   if (sfuFigures) console.log(`${sfuTable(sfuFigures)}\n${sfuSummary(sfuFigures).join('\n')}`);
   for (const note of notes) console.log(`note: ${note}`);
   console.log(`targets overall: ${overall(checks)}; whole run ${totalSec.toFixed(0)} s`);
@@ -932,6 +991,7 @@ async function main(): Promise<void> {
       : null,
     memory,
     moderators: moderatorFigures,
+    liveRelay: relayFigures,
     sfu: sfuFigures ? { ...sfuFigures, table: sfuTable(sfuFigures) } : null,
     notes,
     totalSec,

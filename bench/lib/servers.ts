@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -237,7 +237,9 @@ export async function startDaemon(
   });
   engine.close();
   compat?.close();
-  const adminToken = readFileSync(join(options.dataDir, 'initial-admin-token'), 'utf8').trim();
+  // A second node of a cluster (one database) finds the first token issued already: none is written.
+  const tokenFile = join(options.dataDir, 'initial-admin-token');
+  const adminToken = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
   return {
     name,
     child,

@@ -3,8 +3,10 @@ import type { Config } from '../config/settings.js';
 import type { Clock } from '../engine/clock.js';
 import { buildEngineApp, type EngineAppOptions } from '../http/app.js';
 import { iceCredentials } from '../http/room/ice-servers.js';
-import { openServices, type Services, type ServicesOptions } from './services.js';
+import { openServices, systemScheduler, type Services, type ServicesOptions } from './services.js';
 import type { MediaServerStore } from '../engine/cluster/media-servers.js';
+import type { NodeChannel } from '../engine/cluster/node-channel.js';
+import { relayLiveSockets, type LiveRelay } from './live-relay.js';
 import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import { RoomGate } from '../http/room/room-owner.js';
 import { openStoreBundle, type ClusterStores, type StoreBundle } from './store-bundle.js';
@@ -27,6 +29,7 @@ async function serveOwnedRooms(
   bundle: StoreBundle,
   cluster: ClusterStores,
   ownership: RoomOwnership,
+  relayWith: ((gate: RoomGate) => Promise<LiveRelay>) | null,
 ) {
   const mainRoomOf = (roomId: string) => services.families.mainRoomOf(roomId);
   const gate = new RoomGate(ownership, {
@@ -45,8 +48,11 @@ async function serveOwnedRooms(
     await services.families.reload(roomId);
     for (const id of family) await services.waiting.adopt(id);
   });
+  // Issue 35 point 3: sockets of rooms other nodes own are relayed to them, and theirs of this node's rooms served.
+  const relay = relayWith ? await relayWith(gate) : null;
   const drop = async (roomId: string) => {
     gate.dropSockets(roomId);
+    relay?.dropRoom(roomId);
     services.families.drop(roomId);
     for (const id of [roomId, ...(await bundle.stores.rooms.children(roomId))]) {
       services.waiting.roomDeleted(id);
@@ -59,7 +65,7 @@ async function serveOwnedRooms(
     const main = await mainRoomOf(meeting.roomId);
     if (!(await ownership.where(main)).mine) await drop(main);
   }
-  return gate;
+  return { gate, relay };
 }
 
 /**
@@ -82,9 +88,12 @@ export async function openEngine(
       readonly ownRooms?: (stores: ClusterStores) => RoomOwnership;
       /** SERVICE_JANUS_URLS: the media side places meetings through the store (daemon/media-choice.ts). */
       readonly mediaServers?: (store: MediaServerStore) => Promise<void>;
+      /** The node's signed channel to the others (daemon/cluster.ts `channel`): live sockets are relayed to their room's owner. */
+      readonly channel?: (signingKey: Uint8Array) => NodeChannel;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, mediaServers, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, mediaServers, channel, ...appOptions } =
+    options;
   const ice = iceCredentials(config, clock);
   const bundle = stores ?? (await openStoreBundle(config));
   // Before the services read the open meetings: a clustered node reads only its own rooms'.
@@ -106,10 +115,25 @@ export async function openEngine(
       'end',
     );
   });
+  let relay: LiveRelay | null = null;
   try {
     await mediaServers?.(bundle.mediaServers);
-    const roomGate =
-      ownership && bundle.cluster ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership) : undefined;
+    const relayWith = channel
+      ? async (gate: RoomGate) =>
+          relayLiveSockets(
+            services,
+            gate,
+            channel(await bundle.signingKey.getOrCreate()),
+            clock,
+            scheduler ?? systemScheduler,
+          )
+      : null;
+    const served =
+      ownership && bundle.cluster
+        ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership, relayWith)
+        : null;
+    const roomGate = served?.gate;
+    relay = served?.relay ?? null;
     const app = await buildEngineApp(services, {
       loggerInstance: log,
       web: config,
@@ -127,10 +151,14 @@ export async function openEngine(
             },
       trustedProxies: config.trustedProxies,
       ...(roomGate ? { roomGate } : {}),
+      ...(relay ? { liveRelay: relay.route } : {}),
       ...appOptions,
     });
+    const relayed = relay;
+    if (relayed) app.addHook('onClose', async () => relayed.close());
     return { services, app };
   } catch (err) {
+    relay?.close();
     await services.close();
     throw err;
   }

@@ -140,7 +140,11 @@ export async function startDaemon(
         ...(cluster ? [cluster.readiness] : []),
       ],
       ...(cluster
-        ? { clusterView: () => cluster.view(), ownRooms: (stores) => (owned.ownership = cluster.own(stores)) }
+        ? {
+            clusterView: () => cluster.view(),
+            ownRooms: (stores) => (owned.ownership = cluster.own(stores)),
+            channel: (signingKey) => cluster.channel(signingKey),
+          }
         : {}),
       accessLog,
       media: media.factory,

@@ -14,7 +14,7 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
 import { Readiness, type ReadinessCheck } from '../engine/health/readiness.js';
 import type { LiveHub } from '../engine/live/live-hub.js';
-import { liveRoutes, maxFrameBytes } from './live/live-routes.js';
+import { liveRoutes, maxFrameBytes, type LiveRelayRoute } from './live/live-routes.js';
 import { webRoutes, type WebOptions } from './web/web-routes.js';
 import { accountPageRoutes } from './web/account-pages.js';
 import { oidcRoutes } from './auth/oidc-routes.js';
@@ -48,6 +48,8 @@ export interface EngineAppOptions extends Pick<FastifyServerOptions, 'loggerInst
   readonly clusterView?: () => Promise<Record<string, unknown>>;
   /** A clustered node's rooms (issue 35 stage 2): room addresses served by their owner only; absent on a single node. */
   readonly roomGate?: RoomGate;
+  /** A clustered node's relay of live sockets to their room's owner (issue 35 point 3); absent on a single node. */
+  readonly liveRelay?: LiveRelayRoute;
   /** Compiles the routes' schemas on first use (absent: a new one); a test passes its own to compile them all. */
   readonly schemas?: LazySchemas;
 }
@@ -66,6 +68,7 @@ export async function buildEngineApp(
     oidc = null,
     clusterView,
     roomGate,
+    liveRelay,
     schemas = new LazySchemas(),
     ...fastifyOptions
   } = options;
@@ -142,7 +145,8 @@ export async function buildEngineApp(
   );
   await app.register(healthRoutes(() => readiness.report(), clusterView));
   await app.register(roomRoutes(services, ice));
-  await app.register(liveRoutes(services));
+  const { tokens, meetings, live } = services;
+  await app.register(liveRoutes({ tokens, meetings, live, ...(liveRelay ? { relay: liveRelay } : {}) }));
   await app.register(webRoutes(web ?? { waitingRoom: 'optional', embedAncestors: [] }, services.tokens));
   await app.register(accountPageRoutes());
   if (oidc) await app.register(oidcRoutes(services.accounts, services.clock, oidc, site));

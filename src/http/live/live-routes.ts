@@ -9,6 +9,7 @@ import { sendError } from '../errors.js';
 import { sessionHolder } from '../room/session.js';
 import { parseClientMessage } from './client-messages.js';
 import { closeCodes, type ServerMessage } from '../../protocol/live.js';
+import type { RelayFront } from './relay-front.js';
 
 type WithId = { Params: { id: string }; Querystring: { session?: string } };
 
@@ -25,7 +26,36 @@ export interface LiveRouteDeps {
   readonly tokens: Pick<TokenService, 'verifySession'>;
   readonly meetings: Pick<MeetingService, 'participant'>;
   readonly live: LiveHub;
+  /** A clustered node's relay of upgrades that reached it for a room another node owns (issue 35); absent on a single node. */
+  readonly relay?: LiveRelayRoute;
 }
+
+/** What the live route needs of the relay: which upgrades go to another node, and how. */
+export interface LiveRelayRoute {
+  readonly front: Pick<RelayFront, 'open' | 'attach'>;
+  /** The owner node the room gate let this upgrade through for; undefined when this node serves the room. */
+  ownerFor(request: FastifyRequest): string | undefined;
+  /** The gate's own answer when the owner cannot take it (moved, unreachable): 421 naming the owner. */
+  elsewhere(reply: FastifyReply, owner: string): FastifyReply;
+}
+
+/** The same heartbeat for every socket of this node, its own rooms' and relayed ones. */
+function keepAlive(socket: WebSocket): void {
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const heartbeat = setInterval(() => {
+    if (!answered) {
+      socket.terminate();
+      return;
+    }
+    answered = false;
+    socket.ping();
+  }, heartbeatMs);
+  heartbeat.unref();
+  socket.on('close', () => clearInterval(heartbeat));
+}
+
+const refusal = 'an admitted session of this room is required';
 
 /**
  * `GET /room/{id}/live?session=<session token>`: the live connection (WebSocket). The upgrade
@@ -38,6 +68,7 @@ export interface LiveRouteDeps {
 export function liveRoutes(deps: LiveRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     const verified = new WeakMap<FastifyRequest, SessionClaims>();
+    const relayed = new WeakMap<FastifyRequest, { conn: string; owner: string }>();
     // The hub sends one message object to every socket it concerns (a room's broadcast, the
     // moderators' waiting-list change): it is serialised once, to the bytes ws frames, not once
     // per socket (a string would be encoded to UTF-8 again by every send).
@@ -54,15 +85,30 @@ export function liveRoutes(deps: LiveRouteDeps) {
     const authorize = async (request: FastifyRequest<WithId>, reply: FastifyReply) => {
       const query = typeof request.query.session === 'string' ? request.query.session : '';
       const presented = query !== '' ? query : (bearerToken(request.headers.authorization) ?? '');
+      const owner = deps.relay?.ownerFor(request);
+      if (owner !== undefined && deps.relay) {
+        // The owner verifies and authorizes, as for its own sockets; its refusal is answered word for word.
+        const opened = presented ? await deps.relay.front.open(owner, request.params.id, presented) : 'unauthorized';
+        if (opened === 'unauthorized') return sendError(reply, 'unauthorized', refusal);
+        if (opened === 'elsewhere' || opened === 'unreachable') return deps.relay.elsewhere(reply, owner);
+        relayed.set(request, { conn: opened.conn, owner });
+        return undefined;
+      }
       const claims = presented ? await deps.tokens.verifySession(presented) : null;
       if (!claims || !sessionHolder(deps.meetings, claims, request.params.id)) {
-        return sendError(reply, 'unauthorized', 'an admitted session of this room is required');
+        return sendError(reply, 'unauthorized', refusal);
       }
       verified.set(request, claims);
       return undefined;
     };
 
     app.get<WithId>('/room/:id/live', { websocket: true, preValidation: authorize }, (socket: WebSocket, request) => {
+      const relay = relayed.get(request);
+      if (relay && deps.relay) {
+        keepAlive(socket);
+        deps.relay.front.attach(relay.conn, relay.owner, socket);
+        return;
+      }
       const claims = verified.get(request);
       if (!claims) {
         socket.close(closeCodes.unauthorized, 'unauthorized');
@@ -90,21 +136,8 @@ export function liveRoutes(deps: LiveRouteDeps) {
             ),
           );
       });
-      let answered = true;
-      socket.on('pong', () => (answered = true));
-      const heartbeat = setInterval(() => {
-        if (!answered) {
-          socket.terminate();
-          return;
-        }
-        answered = false;
-        socket.ping();
-      }, heartbeatMs);
-      heartbeat.unref();
-      socket.on('close', () => {
-        clearInterval(heartbeat);
-        session?.closed();
-      });
+      keepAlive(socket);
+      socket.on('close', () => session?.closed());
       try {
         session = deps.live.connect(claims, connection);
       } catch (err) {

@@ -41,6 +41,10 @@ export interface FamilyMap {
 
 export class RoomGate {
   private readonly sockets = new Map<string, Set<Socket>>();
+  /** Live upgrades let through to be relayed to their room's owner (issue 35 point 3), and to which node. */
+  private readonly relayed = new WeakMap<FastifyRequest, string>();
+  /** Set when the node relays live sockets (it has the cluster's channel): their upgrades are not answered 421. */
+  relayLive = false;
 
   constructor(
     readonly placement: RoomPlacement,
@@ -80,18 +84,35 @@ export class RoomGate {
     }
     // This node is the id's successor and no room has it (or the node is stopping): the route's 404.
     if (place.owner === null) return undefined;
-    // The same words for every id: nothing of the room (not even the id asked) but the node to ask.
-    return reply
+    if (this.relayLive && route === '/room/:id/live' && request.headers.upgrade?.toLowerCase() === 'websocket') {
+      this.relayed.set(request, place.owner);
+      return undefined;
+    }
+    return this.elsewhere(reply, place.owner);
+  }
+
+  /** The live route's question: the owner an upgrade let through goes to (undefined: this node serves the room). */
+  readonly ownerFor = (request: FastifyRequest): string | undefined => this.relayed.get(request);
+
+  /** The main room of `roomId`'s family when this node serves it now; null otherwise (the relay's owner side). */
+  async servedHere(roomId: string): Promise<string | null> {
+    if (!roomIdPattern.test(roomId)) return null;
+    const main = await this.families.mainRoomOf(roomId);
+    return (await this.placement.where(main)).mine ? main : null;
+  }
+
+  /** The same words for every id: nothing of the room (not even the id asked) but the node to ask. */
+  readonly elsewhere = (reply: FastifyReply, owner: string): FastifyReply =>
+    reply
       .code(statusByCode.room_elsewhere)
       .type('application/json; charset=utf-8')
       .send({
         error: {
           code: 'room_elsewhere',
-          message: `this room is served by node ${place.owner} of this cluster; ask that node`,
-          owner_node: place.owner,
+          message: `this room is served by node ${owner} of this cluster; ask that node`,
+          owner_node: owner,
         },
       });
-  }
 
   /** The room was lost: its live sockets close (their pages reconnect, to its owner through the others' 421). */
   dropSockets(mainRoomId: string): void {
