@@ -6,6 +6,9 @@ import { iceCredentials } from '../http/room/ice-servers.js';
 import { openServices, type Services, type ServicesOptions } from './services.js';
 import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import { RoomGate } from '../http/room/room-owner.js';
+import { RoomForwarder } from '../http/room/room-forwarder.js';
+import type { NodeChannel } from '../engine/cluster/node-channel.js';
+import { bodyLimitBytes } from '../http/app.js';
 import { openStoreBundle, type ClusterStores, type StoreBundle } from './store-bundle.js';
 
 /** The engine's services and its listener's app, built from the config but not listening. */
@@ -26,15 +29,20 @@ async function serveOwnedRooms(
   bundle: StoreBundle,
   cluster: ClusterStores,
   ownership: RoomOwnership,
+  forwarder: RoomForwarder | null,
 ) {
   const mainRoomOf = (roomId: string) => services.families.mainRoomOf(roomId);
-  const gate = new RoomGate(ownership, {
-    mainRoomOf,
-    forget: (mainRoomId, roomId) => {
-      services.families.drop(mainRoomId);
-      cluster.forgetRoom(roomId);
+  const gate = new RoomGate(
+    ownership,
+    {
+      mainRoomOf,
+      forget: (mainRoomId, roomId) => {
+        services.families.drop(mainRoomId);
+        cluster.forgetRoom(roomId);
+      },
     },
-  });
+    forwarder,
+  );
   // A room gained (a dead owner's, a released one's, or this node's own after a restart): its
   // family's rooms are read anew (sub-groups made through other nodes too), and their open
   // meetings, members and waiting requests adopted.
@@ -79,9 +87,11 @@ export async function openEngine(
       readonly stores?: StoreBundle;
       /** A clustered node's rooms over the store's leases (daemon/cluster.ts `own`); absent on a single node. */
       readonly ownRooms?: (stores: ClusterStores) => RoomOwnership;
+      /** A clustered node's signed channel (daemon/cluster.ts `channel`): a non-owner forwards a room's requests to its owner. */
+      readonly nodeChannel?: (signingKey: Uint8Array) => NodeChannel;
     } = {},
 ): Promise<Engine> {
-  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, ...appOptions } = options;
+  const { media, scheduler, counting, tenantOf, passwordCost, stores, ownRooms, nodeChannel, ...appOptions } = options;
   const ice = iceCredentials(config, clock);
   const bundle = stores ?? (await openStoreBundle(config));
   // Before the services read the open meetings: a clustered node reads only its own rooms'.
@@ -104,8 +114,18 @@ export async function openEngine(
     );
   });
   try {
+    const channel = ownership && nodeChannel ? nodeChannel(await bundle.signingKey.getOrCreate()) : null;
+    const forwarder = channel
+      ? new RoomForwarder(channel, {
+          bodyLimit: bodyLimitBytes,
+          onUnanswered: (owner, reason) =>
+            log.warn({ owner, reason }, `a request forwarded to node ${owner}: ${reason}`),
+        })
+      : null;
     const roomGate =
-      ownership && bundle.cluster ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership) : undefined;
+      ownership && bundle.cluster
+        ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership, forwarder)
+        : undefined;
     const app = await buildEngineApp(services, {
       loggerInstance: log,
       web: config,
@@ -125,6 +145,12 @@ export async function openEngine(
       ...(roomGate ? { roomGate } : {}),
       ...appOptions,
     });
+    if (channel && forwarder) {
+      // Served and flushed before the node registers (run.ts): no node forwards to it unheard.
+      const served = forwarder.serve(app);
+      app.addHook('onClose', async () => served.close());
+      await channel.flush();
+    }
     return { services, app };
   } catch (err) {
     await services.close();

@@ -136,7 +136,13 @@ export async function startDaemon(
         ...(media.readiness ? [media.readiness] : []),
         ...(cluster ? [cluster.readiness] : []),
       ],
-      ...(cluster ? { clusterView: () => cluster.view(), ownRooms: (stores) => cluster.own(stores) } : {}),
+      ...(cluster
+        ? {
+            clusterView: () => cluster.view(),
+            ownRooms: (stores) => cluster.own(stores),
+            nodeChannel: (signingKey) => cluster.channel(signingKey),
+          }
+        : {}),
       accessLog,
       media: media.factory,
       tenantOf: (roomId) =>

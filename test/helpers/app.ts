@@ -11,6 +11,7 @@ import { memoryLog } from './memory-log.js';
 import { sqliteStore, type ServiceStore } from './service-stores.js';
 
 type EngineOwnRooms = NonNullable<NonNullable<Parameters<typeof openEngine>[3]>['ownRooms']>;
+type EngineNodeChannel = NonNullable<NonNullable<Parameters<typeof openEngine>[3]>['nodeChannel']>;
 
 /** The engine built in-process: requests go through `app.inject`, no socket, no child process. */
 export interface InProcess extends Server {
@@ -56,6 +57,8 @@ export async function appFor(
     schemas?: LazySchemas;
     /** A clustered node's rooms (PostgreSQL only), as daemon/cluster.ts `own` makes them. */
     ownRooms?: EngineOwnRooms;
+    /** A clustered node's signed channel to the others (forwarding a room's requests to its owner). */
+    nodeChannel?: EngineNodeChannel;
   } = {},
 ): Promise<InProcess> {
   const dataDir = options.dataDir ?? dataDirFor(t);
@@ -70,6 +73,7 @@ export async function appFor(
     ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
     ...(options.schemas ? { schemas: options.schemas } : {}),
     ...(options.ownRooms ? { ownRooms: options.ownRooms } : {}),
+    ...(options.nodeChannel ? { nodeChannel: options.nodeChannel } : {}),
   });
   let closed: Promise<void> | null = null;
   const close = () =>

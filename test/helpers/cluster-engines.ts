@@ -1,14 +1,18 @@
+import postgres from 'postgres';
 import type { Test } from 'tap';
+import { channelKey, NodeChannel } from '../../src/engine/cluster/node-channel.js';
 import { RoomOwnership } from '../../src/engine/cluster/ownership.js';
 import { appFor, type InProcess } from './app.js';
-import { type FakeClock, FakeScheduler } from './fake-clock.js';
-import type { ServiceStore } from './service-stores.js';
+import { FakeClock, FakeScheduler } from './fake-clock.js';
+import { MemoryBusNetwork } from './memory-bus.js';
+import { postgresStore, type ServiceStore } from './service-stores.js';
 
 /**
  * An in-process engine as one node of a cluster on `store` (PostgreSQL): its room ownership over
  * the leases, on the shared fake clock, its writes fenced by it. Its beats never run here: a lease
  * lasts until the clock passes it. `alive` is the nodes' view of who is live (a test kills a node
- * by taking it out).
+ * by taking it out). On `network` (an in-memory bus), it forwards a room's requests to its owner
+ * over the signed node channel, as a clustered daemon does; `bus` is its bus (a test cuts it).
  */
 export function clusterEngine(
   t: Test,
@@ -18,10 +22,22 @@ export function clusterEngine(
     readonly nodeId: string;
     readonly alive: () => readonly string[];
     readonly ownerships?: Map<string, RoomOwnership>;
+    readonly network?: MemoryBusNetwork;
+    readonly channels?: Map<string, { channel: NodeChannel; bus: ReturnType<MemoryBusNetwork['bus']> }>;
   },
 ): Promise<InProcess> {
-  const { store, clock, nodeId } = options;
+  const { store, clock, nodeId, network } = options;
   return appFor(t, {
+    ...(network
+      ? {
+          nodeChannel: (signingKey: Uint8Array) => {
+            const bus = network.bus();
+            const channel = new NodeChannel(bus, channelKey(signingKey), nodeId, clock);
+            options.channels?.set(nodeId, { channel, bus });
+            return channel;
+          },
+        }
+      : {}),
     store,
     clock,
     ownRooms: (stores) => {
@@ -37,4 +53,32 @@ export function clusterEngine(
       return ownership;
     },
   });
+}
+
+/**
+ * Two such engines, node-a and node-b, on one fresh PostgreSQL database and one in-memory bus,
+ * forwarding to each other: `alive` is their view of the live nodes (a test kills one by taking it
+ * out and moving the clock past its leases). Both use node-a's first admin token.
+ */
+export async function forwardingNodes(t: Test) {
+  const store = await postgresStore(t);
+  const clock = new FakeClock();
+  const alive = new Set(['node-a', 'node-b']);
+  const network = new MemoryBusNetwork();
+  const channels = new Map<string, { channel: NodeChannel; bus: ReturnType<MemoryBusNetwork['bus']> }>();
+  const node = (nodeId: string) =>
+    clusterEngine(t, { store, clock, nodeId, alive: () => [...alive], network, channels });
+  const a = await node('node-a');
+  const b = await node('node-b');
+  const asAdmin = (d: InProcess): InProcess => ({
+    ...d,
+    api: (path, init = {}) => d.api(path, { ...init, token: init.token === undefined ? a.adminToken : init.token }),
+  });
+  const sql = postgres({ ...store.database!.options, onnotice: () => {} });
+  t.teardown(() => sql.end({ timeout: 5 }));
+  /** The node whose lease names the room, null when none does. */
+  const leaseOf = async (roomId: string) =>
+    (await sql<{ owner_node: string }[]>`SELECT owner_node FROM meet_engine.room_leases WHERE room_id = ${roomId}`)[0]
+      ?.owner_node ?? null;
+  return { a: asAdmin(a), b: asAdmin(b), store, clock, alive, network, channels, leaseOf };
 }
