@@ -79,7 +79,7 @@ export function answerHeaders(
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || ownAnswerHeaders.has(name.toLowerCase())) continue;
-    kept[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value as string | number);
+    kept[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value);
   }
   return kept;
 }

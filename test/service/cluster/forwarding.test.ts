@@ -98,6 +98,18 @@ postgresTest('a forwarded request is never forwarded again; forged and replayed 
   t.equal(hop.status, 421, 'node-b answers 421');
   t.match(JSON.parse(Buffer.from(hop.body).toString()), { error: { code: 'room_elsewhere', owner_node: 'node-a' } });
   t.same(await waitingNames(), ['Ada'], 'nothing knocked');
+  // A live socket's upgrade is not forwarded here (the live relay's business): 421 naming the owner.
+  const upgrade = await b.app.inject({
+    method: 'GET',
+    url: '/room/lesson-2/live',
+    headers: {
+      connection: 'upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    },
+  });
+  t.match([upgrade.statusCode, upgrade.json().error?.owner_node], [421, 'node-a'], 'an upgrade through node-b: 421');
 
   // Signed with another key: no answer, nothing knocked, counted as forged.
   const intruder = new NodeChannel(network.bus(), channelKey(randomBytes(32)), 'node-b', clock);
