@@ -43,6 +43,11 @@ clusterTest(
       return (list.body as { request_id: string; name: string }[]).map((i) => i.name);
     };
     t.same(await names(), ['Ada'], 'the moderator’s list through node-b');
+    const big = { name: 'x'.repeat(70 * 1024) };
+    const tooLarge = await call(nodeB, '/room/class-7a/knock', { method: 'POST', token: null, json: big });
+    const onA = await call(nodeA, '/room/class-7a/knock', { method: 'POST', token: null, json: big });
+    t.same([tooLarge.status, tooLarge.text], [onA.status, onA.text], 'an oversized body: the owner’s 413');
+    t.equal(tooLarge.status, 413);
 
     t.ok(overheard.length > 0, 'the eavesdropper saw the forwards');
     const garbage = new TextEncoder().encode(
