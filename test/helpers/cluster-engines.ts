@@ -7,6 +7,13 @@ import { FakeClock, FakeScheduler } from './fake-clock.js';
 import { MemoryBusNetwork } from './memory-bus.js';
 import { postgresStore, type ServiceStore } from './service-stores.js';
 
+/** A node's signed channel, its bus (a test cuts it) and the channel's key. */
+export interface NodeOnBus {
+  readonly channel: NodeChannel;
+  readonly bus: ReturnType<MemoryBusNetwork['bus']>;
+  readonly key: Uint8Array;
+}
+
 /**
  * An in-process engine as one node of a cluster on `store` (PostgreSQL): its room ownership over
  * the leases, on the shared fake clock, its writes fenced by it. Its beats never run here: a lease
@@ -23,7 +30,7 @@ export function clusterEngine(
     readonly alive: () => readonly string[];
     readonly ownerships?: Map<string, RoomOwnership>;
     readonly network?: MemoryBusNetwork;
-    readonly channels?: Map<string, { channel: NodeChannel; bus: ReturnType<MemoryBusNetwork['bus']> }>;
+    readonly channels?: Map<string, NodeOnBus>;
   },
 ): Promise<InProcess> {
   const { store, clock, nodeId, network } = options;
@@ -32,8 +39,9 @@ export function clusterEngine(
       ? {
           nodeChannel: (signingKey: Uint8Array) => {
             const bus = network.bus();
-            const channel = new NodeChannel(bus, channelKey(signingKey), nodeId, clock);
-            options.channels?.set(nodeId, { channel, bus });
+            const key = channelKey(signingKey);
+            const channel = new NodeChannel(bus, key, nodeId, clock);
+            options.channels?.set(nodeId, { channel, bus, key });
             return channel;
           },
         }
@@ -65,7 +73,7 @@ export async function forwardingNodes(t: Test) {
   const clock = new FakeClock();
   const alive = new Set(['node-a', 'node-b']);
   const network = new MemoryBusNetwork();
-  const channels = new Map<string, { channel: NodeChannel; bus: ReturnType<MemoryBusNetwork['bus']> }>();
+  const channels = new Map<string, NodeOnBus>();
   const node = (nodeId: string) =>
     clusterEngine(t, { store, clock, nodeId, alive: () => [...alive], network, channels });
   const a = await node('node-a');

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BusUnanswered, type BusSubscription } from '../../engine/cluster/bus.js';
 import type { NodeChannel } from '../../engine/cluster/node-channel.js';
+import { statusByCode } from '../errors.js';
 import {
   answerHeaders,
   decodeAnswer,
@@ -28,10 +29,18 @@ import {
  */
 export const forwardTimeoutMs = 5000;
 
+/**
+ * The largest answer sent back: one NATS message (1 MB by default), with room to spare. The room
+ * routes answer a few KB; a larger answer is replaced by a 500 rather than sent and refused.
+ */
+const maxAnswerBytes = 896 * 1024;
+
 export interface ForwarderOptions {
   /** The listener's body limit: a larger body is refused here as the owner would refuse it (413). */
   readonly bodyLimit: number;
   readonly timeoutMs?: number;
+  /** See `maxAnswerBytes` (a test makes it small). */
+  readonly maxAnswerBytes?: number;
   /** A forward that got no answer, for the log (ids and the reason only). */
   readonly onUnanswered?: (owner: string, reason: string) => void;
 }
@@ -45,6 +54,14 @@ export function unansweredReason(err: unknown): string {
   if (err instanceof BusUnanswered) return err.reason.replace('_', ' ');
   return 'no valid answer';
 }
+
+const tooLargeToForward: ForwardedAnswer = {
+  status: statusByCode.internal_error,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  body: Buffer.from(
+    JSON.stringify({ error: { code: 'internal_error', message: 'the answer is too large to pass between nodes' } }),
+  ),
+};
 
 export class RoomForwarder {
   private app: FastifyInstance | null = null;
@@ -63,9 +80,11 @@ export class RoomForwarder {
    */
   serve(app: FastifyInstance): BusSubscription {
     this.app = app;
-    return this.channel.serve(forwardSubject(this.channel.nodeId), async (message) =>
-      encodeAnswer(await this.run(decodeRequest(message.body, this.options.bodyLimit))),
-    );
+    const limit = this.options.maxAnswerBytes ?? maxAnswerBytes;
+    return this.channel.serve(forwardSubject(this.channel.nodeId), async (message) => {
+      const answer = encodeAnswer(await this.run(decodeRequest(message.body, this.options.bodyLimit)));
+      return answer.length <= limit ? answer : encodeAnswer(tooLargeToForward);
+    });
   }
 
   /** What the client sent, as the message to the owner (a body over the limit: Fastify's own 413). */

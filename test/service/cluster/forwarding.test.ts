@@ -11,6 +11,7 @@ import { BusUnanswered } from '../../../src/engine/cluster/bus.js';
 import { channelKey, NodeChannel } from '../../../src/engine/cluster/node-channel.js';
 import { successorOf } from '../../../src/engine/cluster/rendezvous.js';
 import { decodeAnswer, encodeRequest } from '../../../src/http/room/forward-message.js';
+import { RoomForwarder } from '../../../src/http/room/room-forwarder.js';
 import { assertError } from '../../helpers/api.js';
 import { forwardingNodes } from '../../helpers/cluster-engines.js';
 import { postgresTest } from '../../helpers/postgres.js';
@@ -131,4 +132,31 @@ postgresTest('a forwarded request is never forwarded again; forged and replayed 
   );
   t.equal(channels.get('node-a')!.channel.refused.replayed, 1, 'refused as replayed');
   t.same(await waitingNames(), ['Ada', 'Eve'], 'Eve knocked once');
+});
+
+postgresTest('an answer too large for one NATS message is a 500, not a lost one', async (t) => {
+  const nodes = await forwardingNodes(t);
+  const { a, clock, network, channels } = nodes;
+  await createRoom(t, a, { room_id: 'lesson-2', name: 'Lesson 2 of 7b', waiting_room: 'all' });
+  // node-a's listener behind a second subject whose answers may carry 40 bytes at most.
+  const signing = channels.get('node-a')!.key;
+  const small = new RoomForwarder(new NodeChannel(network.bus(), signing, 'node-small', clock), {
+    bodyLimit: 64 * 1024,
+    maxAnswerBytes: 40,
+  });
+  small.serve(a.app);
+  const asker = new NodeChannel(network.bus(), signing, 'node-b', clock);
+  const poll = {
+    method: 'GET',
+    url: '/room/lesson-2/waiting',
+    headers: {},
+    ip: '203.0.113.9',
+    scheme: 'http' as const,
+    host: 'meet.example.org',
+    hops: 1,
+    body: new Uint8Array(0),
+  };
+  const answer = decodeAnswer((await asker.request('meet.node.node-small.http', encodeRequest(poll), 2000)).body);
+  t.equal(answer.status, 500);
+  t.match(JSON.parse(Buffer.from(answer.body).toString()), { error: { code: 'internal_error', message: /too large/ } });
 });
