@@ -7,6 +7,8 @@ import { openServices, systemScheduler, type Services, type ServicesOptions } fr
 import type { MediaServerStore } from '../engine/cluster/media-servers.js';
 import type { NodeChannel } from '../engine/cluster/node-channel.js';
 import { relayLiveSockets, type LiveRelay } from './live-relay.js';
+import { RoomForwarder } from '../http/room/room-forwarder.js';
+import { bodyLimitBytes } from '../http/app.js';
 import type { RoomOwnership } from '../engine/cluster/ownership.js';
 import { RoomGate } from '../http/room/room-owner.js';
 import { openStoreBundle, type ClusterStores, type StoreBundle } from './store-bundle.js';
@@ -30,15 +32,20 @@ async function serveOwnedRooms(
   cluster: ClusterStores,
   ownership: RoomOwnership,
   relayWith: ((gate: RoomGate) => Promise<LiveRelay>) | null,
+  forwarder: RoomForwarder | null,
 ) {
   const mainRoomOf = (roomId: string) => services.families.mainRoomOf(roomId);
-  const gate = new RoomGate(ownership, {
-    mainRoomOf,
-    forget: (mainRoomId, roomId) => {
-      services.families.drop(mainRoomId);
-      cluster.forgetRoom(roomId);
+  const gate = new RoomGate(
+    ownership,
+    {
+      mainRoomOf,
+      forget: (mainRoomId, roomId) => {
+        services.families.drop(mainRoomId);
+        cluster.forgetRoom(roomId);
+      },
     },
-  });
+    forwarder,
+  );
   // A room gained (a dead owner's, a released one's, or this node's own after a restart): its
   // family's rooms are read anew (sub-groups made through other nodes too), and their open
   // meetings, members and waiting requests adopted.
@@ -88,7 +95,10 @@ export async function openEngine(
       readonly ownRooms?: (stores: ClusterStores) => RoomOwnership;
       /** SERVICE_JANUS_URLS: the media side places meetings through the store (daemon/media-choice.ts). */
       readonly mediaServers?: (store: MediaServerStore) => Promise<void>;
-      /** The node's signed channel to the others (daemon/cluster.ts `channel`): live sockets are relayed to their room's owner. */
+      /**
+       * A clustered node's signed channel to the others (daemon/cluster.ts `channel`): a non-owner
+       * forwards a room's requests to its owner and relays its live sockets there.
+       */
       readonly channel?: (signingKey: Uint8Array) => NodeChannel;
     } = {},
 ): Promise<Engine> {
@@ -118,19 +128,20 @@ export async function openEngine(
   let relay: LiveRelay | null = null;
   try {
     await mediaServers?.(bundle.mediaServers);
-    const relayWith = channel
-      ? async (gate: RoomGate) =>
-          relayLiveSockets(
-            services,
-            gate,
-            channel(await bundle.signingKey.getOrCreate()),
-            clock,
-            scheduler ?? systemScheduler,
-          )
+    const nodeChannel = ownership && channel ? channel(await bundle.signingKey.getOrCreate()) : null;
+    const relayWith = nodeChannel
+      ? (gate: RoomGate) => relayLiveSockets(services, gate, nodeChannel, clock, scheduler ?? systemScheduler)
+      : null;
+    const forwarder = nodeChannel
+      ? new RoomForwarder(nodeChannel, {
+          bodyLimit: bodyLimitBytes,
+          onUnanswered: (owner, reason) =>
+            log.warn({ owner, reason }, `a request forwarded to node ${owner}: ${reason}`),
+        })
       : null;
     const served =
       ownership && bundle.cluster
-        ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership, relayWith)
+        ? await serveOwnedRooms(services, bundle, bundle.cluster, ownership, relayWith, forwarder)
         : null;
     const roomGate = served?.gate;
     relay = served?.relay ?? null;
@@ -156,6 +167,12 @@ export async function openEngine(
     });
     const relayed = relay;
     if (relayed) app.addHook('onClose', async () => relayed.close());
+    if (nodeChannel && forwarder) {
+      // Served and flushed before the node registers (run.ts): no node forwards to it unheard.
+      const forwarding = forwarder.serve(app);
+      app.addHook('onClose', async () => forwarding.close());
+      await nodeChannel.flush();
+    }
     return { services, app };
   } catch (err) {
     relay?.close();

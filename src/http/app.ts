@@ -9,6 +9,7 @@ import { roomsRoutes } from './api/rooms-routes.js';
 import { waitingApiRoutes } from './api/waiting-routes.js';
 import type { IceSettings } from './room/ice-servers.js';
 import type { RoomGate } from './room/room-owner.js';
+import { trustRule } from './room/forward-message.js';
 import { roomRoutes } from './room/room-routes.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -79,7 +80,8 @@ export async function buildEngineApp(
     // The request's child logger is made only when it writes a line (nearly never at the default access log).
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
-    trustProxy: [...(trustedProxies ?? ['127.0.0.1', '::1'])],
+    // The configured proxies, and the inter-node path of a request another node forwarded (cluster).
+    trustProxy: trustRule(trustedProxies ?? ['127.0.0.1', '::1']),
     return503OnClosing: true,
     // Routes declare their bodies and queries as schemas; a value is taken as sent or refused (validation.ts).
     ajv: validatorOptions,

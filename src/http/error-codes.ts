@@ -21,6 +21,8 @@ export type HttpErrorCode =
   | 'room_elsewhere'
   /** Cluster: this node lost the room's lease while serving the request; nothing was written. */
   | 'lease_lost'
+  /** Cluster (point 3): the node serving the room did not answer a forwarded request; retry (Retry-After). */
+  | 'owner_unreachable'
   | 'internal_error';
 
 export type ErrorCode = EngineErrorCode | HttpErrorCode;

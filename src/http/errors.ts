@@ -56,6 +56,7 @@ export const statusByCode: Readonly<Record<ErrorCode, number>> = {
   too_many_sign_ins: 429,
   internal_error: 500,
   store_unavailable: 503,
+  owner_unreachable: 503,
 };
 
 export class HttpError extends Error {

@@ -57,7 +57,7 @@ export async function appFor(
     schemas?: LazySchemas;
     /** A clustered node's rooms (PostgreSQL only), as daemon/cluster.ts `own` makes them. */
     ownRooms?: EngineOwnRooms;
-    /** A clustered node's signed channel (live sockets relayed to their room's owner), as daemon/cluster.ts makes it. */
+    /** A clustered node's signed channel (a room's requests forwarded, live sockets relayed, to its owner), as daemon/cluster.ts makes it. */
     channel?: EngineChannel;
   } = {},
 ): Promise<InProcess> {

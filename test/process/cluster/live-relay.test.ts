@@ -11,7 +11,8 @@ import { apiOf, stopDaemon } from '../../helpers/daemon.js';
 import { connectLive, type LiveClient } from '../../helpers/live.js';
 import { clusterTest } from '../../helpers/nats.js';
 import { until } from '../../helpers/net.js';
-import { Browser, createRoom, moderator } from '../../helpers/waiting.js';
+import { asSession, Browser, createRoom, moderator } from '../../helpers/waiting.js';
+import { rooms } from '../../helpers/api.js';
 import { ownerGoneCode } from '../../../src/http/live/relay-wire.js';
 
 clusterTest(
@@ -83,12 +84,19 @@ clusterTest('a frozen owner (SIGSTOP): its relayed pages close and come back thr
   a.child.kill('SIGCONT');
   await until(
     'the woken node names node-b',
-    async () => {
-      const knock = await new Browser(nodeA, 'class-7a').knock({ name: 'Eve' });
-      return knock.status === 421 && knock.body?.error?.owner_node === 'node-b';
-    },
+    async () => (await rooms.get(nodeA, 'class-7a')).body.owner_node === 'node-b',
     15_000,
     200,
+  );
+  // It forwards the room's requests to the new owner now, rather than serving them from memory.
+  const knock = await new Browser(nodeA, 'class-7a').knock({ name: 'Eve' });
+  t.equal(knock.status, 202, 'a knock through the woken node is accepted');
+  t.same(
+    (await asSession.list({ api: apiOf(b.url, token), adminToken: token }, 'class-7a', mod.session)).body.map(
+      (i: { name: string }) => i.name,
+    ),
+    ['Eve'],
+    'by node-b, the owner',
   );
   t.pass('the woken owner found its lease gone and serves the room no more');
 });

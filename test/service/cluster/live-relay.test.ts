@@ -9,7 +9,6 @@
 // node-b reaches the room's new owner with her role.
 import type { Test } from 'tap';
 import type { RoomOwnership } from '../../../src/engine/cluster/ownership.js';
-import type { NodeChannel } from '../../../src/engine/cluster/node-channel.js';
 import { aliveWithinMs } from '../../../src/engine/cluster/nodes.js';
 import {
   frame,
@@ -20,7 +19,7 @@ import {
   relaySilenceMs,
 } from '../../../src/http/live/relay-wire.js';
 import type { InProcess } from '../../helpers/app.js';
-import { clusterEngine } from '../../helpers/cluster-engines.js';
+import { clusterEngine, type NodeOnBus } from '../../helpers/cluster-engines.js';
 import { FakeClock, FakeScheduler } from '../../helpers/fake-clock.js';
 import { connectLive, liveUrl, refusedUpgrade, type LiveClient } from '../../helpers/live.js';
 import { MemoryBusNetwork } from '../../helpers/memory-bus.js';
@@ -37,7 +36,7 @@ async function cluster(t: Test, ids: readonly string[] = ['node-a', 'node-b']) {
   const network = new MemoryBusNetwork();
   const alive = new Set(ids);
   const ownerships = new Map<string, RoomOwnership>();
-  const channels = new Map<string, { channel: NodeChannel; bus: ReturnType<MemoryBusNetwork['bus']> }>();
+  const channels = new Map<string, NodeOnBus>();
   const nodes: Node[] = [];
   for (const nodeId of ids) {
     const node = await clusterEngine(t, {

@@ -53,6 +53,7 @@ export const layers: readonly Layer[] = [
       '@fastify/websocket',
       '@fastify/ajv-compiler',
       '@fastify/fast-json-stringify-compiler',
+      '@fastify/proxy-addr',
       'ajv',
       'ws',
       'cookie',
