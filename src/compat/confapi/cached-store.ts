@@ -1,5 +1,6 @@
 import { contextSlot } from '../../platform/async-context.js';
 import type { AsyncCompatStore } from './async-store.js';
+import { DelegatingCompatStore } from './delegating-store.js';
 import type { CompatMeeting } from './model.js';
 import { OpenMeetings } from './open-meetings.js';
 
@@ -17,12 +18,14 @@ import { OpenMeetings } from './open-meetings.js';
  * Only this process writes the database (the daemon's compat module), so nothing can change
  * it behind memory's back.
  */
-export class CachedCompatStore implements AsyncCompatStore {
+export class CachedCompatStore extends DelegatingCompatStore implements AsyncCompatStore {
   private readonly open = new OpenMeetings();
   /** Memory changes waiting for the outermost transaction of this async context to commit. */
   private readonly pending = contextSlot<(() => void)[]>();
 
-  private constructor(private readonly inner: AsyncCompatStore) {}
+  private constructor(inner: AsyncCompatStore) {
+    super(inner);
+  }
 
   /** The store over `inner`, its open meetings loaded into memory. */
   static async load(inner: AsyncCompatStore): Promise<CachedCompatStore> {
@@ -114,21 +117,4 @@ export class CachedCompatStore implements AsyncCompatStore {
   ownersNow(meetingId: string): readonly string[] {
     return this.open.ownersOf(meetingId);
   }
-
-  endedRoomIds: AsyncCompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
-  setCustomData: AsyncCompatStore['setCustomData'] = (internalId, userKey, data) =>
-    this.inner.setCustomData(internalId, userKey, data);
-  customDataOf: AsyncCompatStore['customDataOf'] = (internalId) => this.inner.customDataOf(internalId);
-  appendChat: AsyncCompatStore['appendChat'] = (record) => this.inner.appendChat(record);
-  chatOf: AsyncCompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
-  insertCallback: AsyncCompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);
-  updateCallback: AsyncCompatStore['updateCallback'] = (job) => this.inner.updateCallback(job);
-  pendingCallbacks: AsyncCompatStore['pendingCallbacks'] = () => this.inner.pendingCallbacks();
-  claimDueCallbacks: AsyncCompatStore['claimDueCallbacks'] = (now, leaseUntil, limit) =>
-    this.inner.claimDueCallbacks(now, leaseUntil, limit);
-  insertRecording: AsyncCompatStore['insertRecording'] = (recording) => this.inner.insertRecording(recording);
-  updateRecording: AsyncCompatStore['updateRecording'] = (recording) => this.inner.updateRecording(recording);
-  deleteRecording: AsyncCompatStore['deleteRecording'] = (recordId) => this.inner.deleteRecording(recordId);
-  recordings: AsyncCompatStore['recordings'] = (tenantId, filter) => this.inner.recordings(tenantId, filter);
-  close: AsyncCompatStore['close'] = () => this.inner.close();
 }

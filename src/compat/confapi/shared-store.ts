@@ -1,4 +1,5 @@
 import type { AsyncCompatStore } from './async-store.js';
+import { DelegatingCompatStore } from './delegating-store.js';
 import type { CompatMeeting } from './model.js';
 import { OpenMeetings } from './open-meetings.js';
 
@@ -14,10 +15,12 @@ import { OpenMeetings } from './open-meetings.js';
  * meetings as this node last read them: the sweep reads the whole list every second, and a node
  * that gains a room reads its meeting before serving it (`readRoom`).
  */
-export class SharedCompatStore implements AsyncCompatStore {
+export class SharedCompatStore extends DelegatingCompatStore implements AsyncCompatStore {
   private seen = new OpenMeetings();
 
-  constructor(private readonly inner: AsyncCompatStore) {}
+  constructor(inner: AsyncCompatStore) {
+    super(inner);
+  }
 
   /** How many open meetings the last full read found (for the start log). */
   get openCount(): number {
@@ -79,21 +82,4 @@ export class SharedCompatStore implements AsyncCompatStore {
   ownersNow(meetingId: string): readonly string[] {
     return this.seen.ownersOf(meetingId);
   }
-
-  endedRoomIds: AsyncCompatStore['endedRoomIds'] = () => this.inner.endedRoomIds();
-  setCustomData: AsyncCompatStore['setCustomData'] = (internalId, userKey, data) =>
-    this.inner.setCustomData(internalId, userKey, data);
-  customDataOf: AsyncCompatStore['customDataOf'] = (internalId) => this.inner.customDataOf(internalId);
-  appendChat: AsyncCompatStore['appendChat'] = (record) => this.inner.appendChat(record);
-  chatOf: AsyncCompatStore['chatOf'] = (internalId) => this.inner.chatOf(internalId);
-  insertCallback: AsyncCompatStore['insertCallback'] = (job) => this.inner.insertCallback(job);
-  updateCallback: AsyncCompatStore['updateCallback'] = (job) => this.inner.updateCallback(job);
-  pendingCallbacks: AsyncCompatStore['pendingCallbacks'] = () => this.inner.pendingCallbacks();
-  claimDueCallbacks: AsyncCompatStore['claimDueCallbacks'] = (now, leaseUntil, limit) =>
-    this.inner.claimDueCallbacks(now, leaseUntil, limit);
-  insertRecording: AsyncCompatStore['insertRecording'] = (recording) => this.inner.insertRecording(recording);
-  updateRecording: AsyncCompatStore['updateRecording'] = (recording) => this.inner.updateRecording(recording);
-  deleteRecording: AsyncCompatStore['deleteRecording'] = (recordId) => this.inner.deleteRecording(recordId);
-  recordings: AsyncCompatStore['recordings'] = (tenantId, filter) => this.inner.recordings(tenantId, filter);
-  close: AsyncCompatStore['close'] = () => this.inner.close();
 }
