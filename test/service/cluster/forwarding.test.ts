@@ -101,26 +101,19 @@ postgresTest('a forwarded request is never forwarded again; forged and replayed 
   t.same(await waitingNames(), ['Ada'], 'nothing knocked');
   // A live socket's upgrade is not forwarded as a request: the live relay opens it on the owner,
   // which refuses one without a session as it would itself (401), naming no node.
-  const upgrade = await b.app.inject({
-    method: 'GET',
-    url: '/room/lesson-2/live',
-    headers: {
-      connection: 'upgrade',
-      upgrade: 'websocket',
-      'sec-websocket-version': '13',
-      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-    },
-  });
-  const direct = await a.app.inject({
-    method: 'GET',
-    url: '/room/lesson-2/live',
-    headers: {
-      connection: 'upgrade',
-      upgrade: 'websocket',
-      'sec-websocket-version': '13',
-      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-    },
-  });
+  const upgradeThrough = (node: typeof a) =>
+    node.app.inject({
+      method: 'GET',
+      url: '/room/lesson-2/live',
+      headers: {
+        connection: 'upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+  const upgrade = await upgradeThrough(b);
+  const direct = await upgradeThrough(a);
   t.same([upgrade.statusCode, upgrade.body], [401, direct.body], 'an upgrade through node-b: the owner’s 401');
 
   // Signed with another key: no answer, nothing knocked, counted as forged.
