@@ -11,7 +11,7 @@ import type { Config } from '../config/settings.js';
 import type { AsyncStores } from '../engine/async-ports.js';
 import type { LeaseStore, RoomFence } from '../engine/cluster/leases.js';
 import type { MediaServerStore } from '../engine/cluster/media-servers.js';
-import type { NodeRegistry } from '../engine/cluster/nodes.js';
+import { aliveWithinMs, type NodeRegistry } from '../engine/cluster/nodes.js';
 import type { WriteProbe } from '../engine/health/readiness.js';
 import { migratePostgres } from '../platform/pg-migrate.js';
 import { isStoreUnavailable, openPostgres } from '../platform/postgres.js';
@@ -59,7 +59,8 @@ export interface ClusterStores {
   forgetRoom(roomId: string): void;
 }
 
-export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>;
+export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'> &
+  Partial<Pick<Config, 'natsUrl'>>;
 
 /**
  * Opens the configured store and brings its schemas to this release's version: SQLite's engine
@@ -91,6 +92,10 @@ export async function openStoreBundle(config: StoreConfig): Promise<StoreBundle>
     max: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     schema: engineSchema,
+    // A node of a cluster frozen inside a transaction would hold its room's lease row (the epoch
+    // fence reads it FOR SHARE) until it wakes, and no other node could claim the room: the server
+    // ends such a session once a node would be dead to the others anyway.
+    ...(config.natsUrl ? { idleInTransactionMs: aliveWithinMs } : {}),
   });
   try {
     await migratePostgres(sql, engineSchema, engineMigrationSteps());

@@ -30,6 +30,11 @@ export interface PoolOptions {
   readonly statementTimeoutMs: number;
   /** The schema the pool's statements name tables in (search_path); absent: the database's default. */
   readonly schema?: string;
+  /**
+   * idle_in_transaction_session_timeout in milliseconds: a session that stops sending inside a
+   * transaction (its process frozen) is ended by the server, and its row locks with it.
+   */
+  readonly idleInTransactionMs?: number;
   /** 'forever': connections are never recycled (a session lock lives as long as its connection). */
   readonly lifetime?: 'forever';
 }
@@ -103,6 +108,9 @@ export function openPostgres(target: PostgresTarget, options: PoolOptions, env =
     connection: {
       application_name: target.applicationName ?? 'meet',
       statement_timeout: options.statementTimeoutMs,
+      ...(options.idleInTransactionMs === undefined
+        ? {}
+        : { idle_in_transaction_session_timeout: options.idleInTransactionMs }),
       ...(options.schema === undefined ? {} : { search_path: options.schema }),
       // Every acknowledged transition is committed durably before the answer (issue 34 point 3).
       synchronous_commit: 'on',

@@ -84,7 +84,8 @@ clusterTest('a frozen owner (SIGSTOP): its relayed pages close and come back thr
   a.child.kill('SIGCONT');
   await until(
     'the woken node names node-b',
-    async () => (await rooms.get(nodeA, 'class-7a')).body.owner_node === 'node-b',
+    // A keep-alive connection the woken node closed while it was frozen may fail once: asked again.
+    async () => (await rooms.get(nodeA, 'class-7a').catch(() => null))?.body.owner_node === 'node-b',
     15_000,
     200,
   );

@@ -35,7 +35,13 @@ clusterTest(`failover: ${rounds} rounds each of kill -9, SIGSTOP ${frozenMs / 10
   t.teardown(() => sql.end({ timeout: 5 }));
   const token = [...cluster.running.values()].map((d) => d.adminToken).find((found) => found !== '')!;
   const server = (nodeId: string) => ({ api: apiOf(cluster.running.get(nodeId)!.url, token), adminToken: token });
-  await createRoom(t, server('node-a'), { room_id: room, name: 'Lesson 1', waiting_room: 'all' });
+  // An hour's wait at most (the rounds take minutes, more under load): no request expires during the test.
+  await createRoom(t, server('node-a'), {
+    room_id: room,
+    name: 'Lesson 1',
+    waiting_room: 'all',
+    waiting_room_timeout_secs: 3600,
+  });
 
   const epochOwners = new Map<string, string>();
   const lease = async () => {
