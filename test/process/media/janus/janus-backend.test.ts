@@ -145,7 +145,7 @@ t.test('the Janus backend against a real Janus', { skip: janusMissing ?? false }
   await until('janus to be up again', async () => janus.pid !== oldPid && janus.state === 'up', 10_000, 50);
   session = await JanusSession.create(janus.endpoint);
   look = await VideoRoomHandle.attach(session, janus.roomAdminKey);
-  await until('the room and its members to be back', async () => (await inRoom()).join() === 'bob,mod', 15_000, 100);
+  await until('the room and its members to be back', async () => (await inRoom()).join() === 'bob,mod', 30_000, 100);
   t.ok(
     delivered
       .slice(before)
