@@ -222,6 +222,8 @@ export async function measurePaired(
  * the windows pooled: a burst of the host's other work that lands in one side's window moves a
  * pooled mean. Each round's own ratio compares windows a second apart, and the median of those
  * ratios ignores the few rounds such a burst hits; the smallest and largest are kept as the scatter.
+ * A side that takes a few % of a core at `rate` needs longer windows (`windowSec`): the kernel
+ * counts CPU in ticks of 10 ms.
  */
 export async function measureAtEqualRate(
   spec: ScenarioSpec,
@@ -229,9 +231,10 @@ export async function measureAtEqualRate(
   runTiming: Timing,
   rate: number,
   rounds = 10,
+  windowSec = 1,
 ): Promise<EqualRateFigures> {
   const timing = { ...runTiming, ...spec.timing, rate };
-  const window = { ...timing, warmupSec: 0, durationSec: 1 };
+  const window = { ...timing, warmupSec: 0, durationSec: windowSec };
   await fire(spec, timing.connections, 1, false, rate);
   await fire(baseline, timing.connections, 1, false, rate);
   const mine: number[] = [];
