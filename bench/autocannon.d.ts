@@ -19,7 +19,8 @@ declare module 'autocannon' {
     ) => void;
   }
   export interface Options extends RequestParams {
-    url: string;
+    /** Several: the connections are spread over them in turn. */
+    url: string | string[];
     connections?: number;
     duration?: number;
     timeout?: number;

@@ -14,8 +14,9 @@
  * where each scenario's server time went. --meetctl serves another build (an A/B comparison).
  * `--only sfu` (not in the default list: it needs Janus and takes a few minutes) is the class-size
  * load test of bench/lib/sfu.ts: one publisher, N subscribers per --sfu-steps, --sfu-window s each.
- * `--only cluster` (not in the default list: it needs nats-server and PostgreSQL) measures the CPU
- * of a live message relayed from a non-owner node to its room's owner (bench/lib/live-relay.ts).
+ * `--only cluster` (not in the default list: it needs nats-server and PostgreSQL) starts three nodes
+ * and measures the CPU per poll with the polls sent to the room's owner and spread over the three,
+ * then a live message relayed from a non-owner node to its room's owner (bench/lib/live-relay.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
@@ -36,7 +37,7 @@ import { Client, cookieFrom, inParallel } from './lib/http.js';
 import { Keeper, sleep, type Waiter } from './lib/keeper.js';
 import { measureKnockFloor, type KnockFloor } from './lib/knock-floor.js';
 import { moderatorScenario, type ModeratorFigures } from './lib/moderators.js';
-import { liveRelayScenario, startNatsServer, type LiveRelayFigures } from './lib/live-relay.js';
+import { liveRelayScenario, roomOwner, startNatsServer, type LiveRelayFigures } from './lib/live-relay.js';
 import {
   measure,
   measureAtEqualRate,
@@ -51,6 +52,9 @@ import { startBenchPostgres, type BenchPostgres } from './lib/postgres-rows.js';
 import { defaultSfuSteps, sfuDaemonEnv, sfuScenario, sfuSummary, sfuTable, type SfuFigures } from './lib/sfu.js';
 import {
   checkTargets,
+  clusterPollFigures,
+  clusterPollLine,
+  clusterPollRows,
   cpuPerRequestUs,
   cpuRatioOf,
   mean,
@@ -59,6 +63,7 @@ import {
   ratio,
   referenceOf,
   resultTable,
+  type EqualRateFigures,
   type Measurement,
   type TargetFacts,
 } from './lib/report.js';
@@ -590,9 +595,97 @@ async function moderatorsScenario(): Promise<void> {
   await daemon.stop();
 }
 
-// ---------------------------------------------------------------- live relay between two nodes (bench/lib/live-relay.ts)
+// ---------------------------------------------------------------- a cluster of three nodes: polls and the live relay
 
 let relayFigures: LiveRelayFigures | null = null;
+/** Three nodes against one at one offered load (`measureAtEqualRate`, the three-node side over the one-node side). */
+let clusterEqualLoad: EqualRateFigures | null = null;
+/** The waiting people of the cluster's poll rows: a class's worth, in one room. */
+const clusterWaiting = 1000;
+/** A multiple of three, so that autocannon's connections, spread over three nodes in turn, are even. */
+const clusterConnections = Math.max(3, Math.round(timing.connections / 3) * 3);
+
+/**
+ * Issue 35's cluster bench: waiting people polling their room (through their cookie, as the poll
+ * scenario does) against the one node that owns it, and spread round-robin over the three nodes
+ * (two thirds forwarded to the owner over NATS). The server's CPU is all three daemons' (the
+ * idle ones too, in both rows), nats-server's reported beside it; the rows alternate with the
+ * bare route in rounds, and the CPU of three nodes against one is compared again at one offered load.
+ */
+async function clusterPolls(nodes: readonly Daemon[], natsPid: number, admin: string): Promise<void> {
+  const roomId = 'cluster-polls';
+  const setup = new Client(nodes[0]!.url, 8);
+  const created = await setup.request('POST', '/api/rooms', {
+    json: {
+      room_id: roomId,
+      name: 'Cluster',
+      waiting_room: 'all',
+      waiting_room_mode: 'approval',
+      waiting_room_timeout_secs: 3600,
+    },
+    headers: { authorization: `Bearer ${admin}` },
+  });
+  setup.close();
+  if (created.status !== 201) throw new Error(`creating ${roomId}: ${created.status} ${created.text}`);
+  const owner = await roomOwner(nodes, roomId, admin);
+  const others = nodes.filter((n) => n !== owner);
+  const client = new Client(owner.url, setupConcurrency);
+  const keeper = new Keeper(owner.url, pollKeeperPeriodMs).start();
+  await knockMany(client, keeper, [roomId], clusterWaiting, 0);
+  client.close();
+  log(`cluster: ${clusterWaiting} waiting in ${roomId}, owned by ${owner.name}`);
+  const spec = (id: string, label: string, urls: readonly string[]): ScenarioSpec => ({
+    id,
+    label,
+    server: owner.name,
+    pid: owner.pid,
+    alsoPids: others.map((n) => n.pid),
+    sidePid: natsPid,
+    url: urls[0]!,
+    urls,
+    timing: { connections: clusterConnections },
+    next: (request, context) => {
+      const w = keeper.next();
+      context.waiter = w;
+      return { ...request, path: w.path, headers: { cookie: w.cookieHeader } };
+    },
+    check: (status, body, _headers, context) => {
+      if (status === 404) keeper.markLost(context.waiter as Waiter);
+      return status === 200 && body.includes('"waiting"');
+    },
+    notes: [
+      `${clusterWaiting} waiting in one room, each polled with its own cookie in turn, ${clusterConnections} connections; server CPU: the three daemons' together`,
+    ],
+  });
+  const one = spec(
+    clusterPollRows.oneNode,
+    `cluster poll, ${clusterWaiting.toLocaleString('en')} waiting, 1 node (the owner)`,
+    [owner.url],
+  );
+  const three = spec(
+    clusterPollRows.threeNodes,
+    `cluster poll, ${clusterWaiting.toLocaleString('en')} waiting, 3 nodes round-robin`,
+    [owner, ...others].map((n) => n.url),
+  );
+  await quietMoment('cluster polls');
+  const reference = baselineServer
+    ? {
+        ...baselineSpec(baselineServer, 'reference', 'baseline beside a scenario'),
+        timing: { connections: clusterConnections },
+      }
+    : null;
+  const rounds = await measureRounds(reference ? [reference, one, three] : [one, three], timing, [null, null, null]);
+  const beside = reference ? rounds.shift()! : null;
+  for (const m of rounds)
+    record(beside ? { ...m, referenceRps: beside.requestsPerSec, referenceCpuUs: cpuPerRequestUs(beside) } : m);
+  // The CPU per poll again at one offered load for both, a little over half what the slower answered.
+  const rate = Math.max(100, Math.round(0.6 * Math.min(...rounds.map((m) => m.requestsPerSec))));
+  // Windows of 2 s: at this load one node takes a few % of a core, a handful of the kernel's 10 ms ticks a second.
+  clusterEqualLoad = await measureAtEqualRate(three, one, timing, rate, 8, 2);
+  await keeper.stop();
+  if (keeper.lost > 0)
+    notes.push(`cluster polls: ${keeper.lost} of the ${clusterWaiting} waiting requests were lost (swept).`);
+}
 
 async function clusterScenario(): Promise<void> {
   if (!benchPostgres) return void notes.push('cluster: not measured, PostgreSQL did not start');
@@ -603,8 +696,10 @@ async function clusterScenario(): Promise<void> {
     await sleep(500);
     const database = await benchPostgres.database('bench_cluster');
     const nodes: Daemon[] = [];
-    for (const id of ['a', 'b']) {
+    for (const id of ['a', 'b', 'c']) {
+      // The poll daemon's longer closed window (see pollClosedWindowSecs), so the keeper needs fewer polls.
       const env = {
+        SERVICE_WAITING_CLOSED_WINDOW_SECS: String(pollClosedWindowSecs),
         ...daemonEnv,
         SERVICE_DATABASE_URL: database,
         SERVICE_NATS_URL: `nats://127.0.0.1:${natsPort}`,
@@ -618,10 +713,10 @@ async function clusterScenario(): Promise<void> {
       servers.push(daemon);
       nodes.push(daemon);
     }
-    const admin = nodes[0]!.adminToken || nodes[1]!.adminToken;
-    await quietMoment('cluster');
-    const f = await liveRelayScenario([nodes[0]!, nodes[1]!], admin, { windowSec: 2 * timing.durationSec, log });
-    relayFigures = f;
+    const admin = nodes.map((n) => n.adminToken).find((token) => token !== '') ?? '';
+    await clusterPolls(nodes, nats.pid, admin);
+    await quietMoment('cluster relay');
+    relayFigures = await liveRelayScenario(nodes, admin, { windowSec: 2 * timing.durationSec, log });
     for (const node of nodes) await node.stop();
   } finally {
     nats.stop();
@@ -942,13 +1037,19 @@ async function main(): Promise<void> {
         `moderators: other programs took ${f.otherCpuPct!.toFixed(0)}% of a core during the window; the CPU figure is noisy by about that much.`,
       );
   }
+  const clusterPolled = clusterPollFigures(byId, baselineCpuUs, clusterEqualLoad);
+  if (clusterPolled) console.log(clusterPollLine(clusterPolled, clusterEqualLoad?.rate));
   if (relayFigures) {
     const f = relayFigures;
+    const spread =
+      f.spreadUsPerRoundTrip !== null && f.threeVsOne !== null
+        ? `; ${f.pages} spread over the ${f.nodes} nodes ${f.spreadUsPerRoundTrip.toFixed(0)} µs (${f.spreadPerSec?.toFixed(0)}/s): three nodes against one ${f.threeVsOne.toFixed(2)}×`
+        : '';
     console.log(
-      `cluster, live relay: ${f.pages} pages straight to the owner and ${f.pages} through the other node, ${f.perSecond} frames/s each, alternating: ` +
-        `${f.directUsPerRoundTrip.toFixed(0)} µs of both nodes' CPU per round trip direct (${f.directPerSec.toFixed(0)}/s), ` +
+      `cluster, live relay: ${f.pages} pages straight to the owner and ${f.pages} through another node, ${f.perSecond} frames/s each, alternating: ` +
+        `${f.directUsPerRoundTrip.toFixed(0)} µs of all ${f.nodes} nodes' CPU per round trip direct (${f.directPerSec.toFixed(0)}/s), ` +
         `${f.relayedUsPerRoundTrip.toFixed(0)} µs relayed (${f.relayedPerSec.toFixed(0)}/s): ` +
-        `${f.usPerRelayedMessage.toFixed(0)} µs per relayed message${f.lost > 0 ? `, ${f.lost} unanswered` : ''}`,
+        `${f.usPerRelayedMessage.toFixed(0)} µs per relayed message${spread}${f.lost > 0 ? `, ${f.lost} unanswered` : ''}`,
     );
   }
   if (sfuFigures) console.log(`${sfuTable(sfuFigures)}\n${sfuSummary(sfuFigures).join('\n')}`);
@@ -991,6 +1092,7 @@ async function main(): Promise<void> {
       : null,
     memory,
     moderators: moderatorFigures,
+    clusterPolls: clusterPolled ? { ...clusterPolled, equalLoad: clusterEqualLoad } : null,
     liveRelay: relayFigures,
     sfu: sfuFigures ? { ...sfuFigures, table: sfuTable(sfuFigures) } : null,
     notes,

@@ -16,7 +16,13 @@ export interface ScenarioSpec {
   readonly server: Measurement['server'];
   /** The serving process (for RSS and CPU). */
   readonly pid: number;
+  /** More serving processes whose CPU counts as the server's (a cluster's other nodes). */
+  readonly alsoPids?: readonly number[];
+  /** A helper whose CPU is reported beside the server's, not in it (`sideCpuPct`: the cluster's nats-server). */
+  readonly sidePid?: number;
   readonly url: string;
+  /** Several addresses: the connections are spread over them in turn (autocannon's own rule); `url` is then the first. */
+  readonly urls?: readonly string[];
   readonly method?: 'GET' | 'POST';
   /** Fills in each request (path, headers, body); called once per request. `context` travels to `check`. */
   readonly next: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
@@ -36,7 +42,7 @@ async function fire(spec: ScenarioSpec, connections: number, durationSec: number
   let bad = 0;
   const check = spec.check;
   const result = await autocannon({
-    url: spec.url,
+    url: spec.urls ? [...spec.urls] : spec.url,
     connections,
     duration: durationSec,
     timeout: 10,
@@ -78,7 +84,8 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   const timing = { ...runTiming, ...spec.timing };
   if (timing.warmupSec > 0) await fire(spec, timing.connections, timing.warmupSec, false, timing.rate);
   sampler?.window();
-  const serverCpu0 = cpuTimesOf(spec.pid);
+  const serverCpu0 = serverTimes(spec);
+  const sideCpu0 = spec.sidePid === undefined ? null : cpuTimesOf(spec.sidePid);
   const mainCpu0 = cpuTimesOf(spec.pid, true);
   const clientCpu0 = process.cpuUsage();
   const busy0 = machineBusySeconds();
@@ -87,7 +94,8 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   const { result, bad } = await fire(spec, timing.connections, timing.durationSec, true, timing.rate);
   const wallSec = (performance.now() - t0) / 1000;
   const windowEnd = Date.now();
-  const serverCpu1 = cpuTimesOf(spec.pid);
+  const serverCpu1 = serverTimes(spec);
+  const sideCpu1 = spec.sidePid === undefined ? null : cpuTimesOf(spec.sidePid);
   const mainCpu1 = cpuTimesOf(spec.pid, true);
   const clientCpu = process.cpuUsage(clientCpu0);
   const busy1 = machineBusySeconds();
@@ -99,6 +107,8 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
   const serverMainPct =
     mainCpu0 && mainCpu1 ? ((mainCpu1.user + mainCpu1.system - mainCpu0.user - mainCpu0.system) / wallSec) * 100 : null;
   const clientCpuPct = ((clientCpu.user + clientCpu.system) / 1e6 / wallSec) * 100;
+  const sideCpuPct =
+    sideCpu0 && sideCpu1 ? ((sideCpu1.user + sideCpu1.system - sideCpu0.user - sideCpu0.system) / wallSec) * 100 : null;
   const machinePct = busy0 !== null && busy1 !== null ? ((busy1 - busy0) / wallSec) * 100 : null;
   const answered = Object.values(result.statusCodeStats ?? {}).reduce((sum, s) => sum + Number(s.count), 0);
   return {
@@ -116,10 +126,26 @@ export async function measure(spec: ScenarioSpec, runTiming: Timing, sampler: Rs
     serverMainPct,
     clientCpuPct,
     otherCpuPct:
-      machinePct !== null && serverCpuPct !== null ? Math.max(0, machinePct - serverCpuPct - clientCpuPct) : null,
+      machinePct !== null && serverCpuPct !== null
+        ? Math.max(0, machinePct - serverCpuPct - clientCpuPct - (sideCpuPct ?? 0))
+        : null,
+    ...(spec.sidePid === undefined ? {} : { sideCpuPct }),
     windowMs: [windowStart, windowEnd],
     ...(spec.notes ? { notes: spec.notes } : {}),
   };
+}
+
+/** The CPU times of the serving process and of `alsoPids` summed; null once one of them is gone. */
+function serverTimes(spec: ScenarioSpec): { user: number; system: number } | null {
+  let user = 0;
+  let system = 0;
+  for (const pid of [spec.pid, ...(spec.alsoPids ?? [])]) {
+    const times = cpuTimesOf(pid);
+    if (!times) return null;
+    user += times.user;
+    system += times.system;
+  }
+  return { user, system };
 }
 
 /** A measurement with the baseline measured beside it, in alternation (see `measurePaired`). */
@@ -151,6 +177,7 @@ export function combine(parts: readonly Measurement[]): Measurement {
     serverMainPct: weighted((m) => m.serverMainPct ?? null),
     clientCpuPct: weighted((m) => m.clientCpuPct)!,
     otherCpuPct: weighted((m) => m.otherCpuPct),
+    ...(first.sideCpuPct === undefined ? {} : { sideCpuPct: weighted((m) => m.sideCpuPct ?? null) }),
     windowMs: [first.windowMs[0], parts.at(-1)!.windowMs[1]],
   };
 }
@@ -195,6 +222,8 @@ export async function measurePaired(
  * the windows pooled: a burst of the host's other work that lands in one side's window moves a
  * pooled mean. Each round's own ratio compares windows a second apart, and the median of those
  * ratios ignores the few rounds such a burst hits; the smallest and largest are kept as the scatter.
+ * A side that takes a few % of a core at `rate` needs longer windows (`windowSec`): the kernel
+ * counts CPU in ticks of 10 ms.
  */
 export async function measureAtEqualRate(
   spec: ScenarioSpec,
@@ -202,9 +231,10 @@ export async function measureAtEqualRate(
   runTiming: Timing,
   rate: number,
   rounds = 10,
+  windowSec = 1,
 ): Promise<EqualRateFigures> {
   const timing = { ...runTiming, ...spec.timing, rate };
-  const window = { ...timing, warmupSec: 0, durationSec: 1 };
+  const window = { ...timing, warmupSec: 0, durationSec: windowSec };
   await fire(spec, timing.connections, 1, false, rate);
   await fire(baseline, timing.connections, 1, false, rate);
   const mine: number[] = [];

@@ -28,6 +28,8 @@ export interface Measurement {
   readonly clientCpuPct: number;
   /** CPU the rest of the machine (other programs) took over the window, in % of one core. */
   readonly otherCpuPct: number | null;
+  /** A helper's CPU reported beside the server's (a cluster's nats-server), in % of one core; absent without one. */
+  readonly sideCpuPct?: number | null;
   /** The measured window (warm-up excluded), epoch ms: lines a CPU profile up with the scenario. */
   readonly windowMs: readonly [number, number];
   readonly notes?: readonly string[];
@@ -418,4 +420,69 @@ export function formatTable(
   const line = (cells: readonly string[]) => `| ${widths.map((_, i) => cell(cells[i] ?? '', i)).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (rightAligned[i] ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+/** Issue 35's cluster bench: the rows of waiting people polling one room's owner, and three nodes in turn. */
+export const clusterPollRows = { oneNode: 'cluster-poll-1n', threeNodes: 'cluster-poll-3n' } as const;
+
+export interface ClusterPollFigures {
+  /** All daemons' CPU per poll (µs), the polls sent to the owner alone, and spread over the three nodes. */
+  readonly oneNodeUs: number;
+  readonly threeNodesUs: number;
+  /** nats-server's own CPU per poll (µs), beside the daemons'. */
+  readonly natsOneNodeUs: number;
+  readonly natsThreeNodesUs: number;
+  /** Three nodes over one: at one offered load for both when that was measured, else at full speed. */
+  readonly threeVsOne: number;
+  /** How `threeVsOne` was measured, and that comparison's rounds' scatter when it had rounds. */
+  readonly threeVsOneAt: 'equal load' | 'full speed';
+  readonly spread: readonly [number, number] | null;
+  /** Each against the bare route's CPU per request beside it. */
+  readonly oneNodeVsBaseline: number;
+  readonly threeNodesVsBaseline: number;
+}
+
+/** A helper's CPU per request of a row (µs): its `sideCpuPct` over the row's throughput. */
+function sideUsPerRequest(m: Measurement | undefined): number {
+  if (!m || m.sideCpuPct === undefined || m.sideCpuPct === null) return Number.NaN;
+  return cpuPerRequestUs({ serverCpuPct: m.sideCpuPct, requestsPerSec: m.requestsPerSec });
+}
+
+/** The cluster's poll figures of one run; null when the run has neither row. */
+export function clusterPollFigures(
+  byId: ReadonlyMap<string, Measurement>,
+  baselineCpuUs: number,
+  equalLoad: EqualRateFigures | null = null,
+): ClusterPollFigures | null {
+  const one = byId.get(clusterPollRows.oneNode);
+  const three = byId.get(clusterPollRows.threeNodes);
+  if (!one && !three) return null;
+  const oneNodeUs = one ? cpuPerRequestUs(one) : Number.NaN;
+  const threeNodesUs = three ? cpuPerRequestUs(three) : Number.NaN;
+  const equal = equalLoad ? (equalLoad.ratio ?? ratio(equalLoad.cpuUs, equalLoad.referenceCpuUs)) : Number.NaN;
+  return {
+    oneNodeUs,
+    threeNodesUs,
+    natsOneNodeUs: sideUsPerRequest(one),
+    natsThreeNodesUs: sideUsPerRequest(three),
+    threeVsOne: Number.isFinite(equal) ? equal : ratio(threeNodesUs, oneNodeUs),
+    threeVsOneAt: Number.isFinite(equal) ? 'equal load' : 'full speed',
+    spread: Number.isFinite(equal) ? (equalLoad?.spread ?? null) : null,
+    oneNodeVsBaseline: cpuRatioOf(one, baselineCpuUs),
+    threeNodesVsBaseline: cpuRatioOf(three, baselineCpuUs),
+  };
+}
+
+/** The figures in one line, as the bench prints them under its table. */
+export function clusterPollLine(f: ClusterPollFigures, rate?: number): string {
+  const us = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} µs` : 'n/a');
+  const at =
+    f.threeVsOneAt === 'equal load'
+      ? `at an equal offered load${rate ? ` of ${rate.toFixed(0)} polls/s` : ''}, median of the rounds${f.spread ? ` (${times(f.spread[0])}-${times(f.spread[1])})` : ''}`
+      : 'at full speed';
+  return (
+    `cluster, polls: all daemons' CPU per poll ${us(f.oneNodeUs)} with the owner alone (${times(f.oneNodeVsBaseline)} the bare route's), ` +
+    `${us(f.threeNodesUs)} spread over three nodes (${times(f.threeNodesVsBaseline)}); three nodes against one ${times(f.threeVsOne)} ${at}; ` +
+    `nats-server beside them ${us(f.natsOneNodeUs)} and ${us(f.natsThreeNodesUs)} per poll`
+  );
 }

@@ -21,13 +21,34 @@ export interface NodeLine {
   readonly live_sockets: number;
 }
 
-/**
- * What the command shows. The hook for the Janus servers of point 6: once the store lists them
- * (with their load), they are read here from the same bundle as `janus_servers`, and the CLI
- * prints them as a second table; nothing else of the command changes.
- */
+/** A Janus server of the cluster (point 6) as the store holds it: its address, load and state. */
+export interface JanusLine {
+  readonly url: string;
+  /** The meetings placed on it and not yet released. */
+  readonly load: number;
+  readonly state: 'up' | 'down';
+  /** Since when it counts as dead; null while it is up. */
+  readonly down_since: string | null;
+}
+
+/** What the command shows: the nodes, then the Janus servers meetings are placed on. */
 export interface ClusterStatus {
   readonly nodes: readonly NodeLine[];
+  readonly janus_servers: readonly JanusLine[];
+}
+
+/**
+ * A Janus address as shown: scheme, host, port and path only. SERVICE_JANUS_URLS refuses a
+ * user, password or query, but the rows outlive the configuration that wrote them, so the
+ * status never prints anything a URL could carry beyond its address.
+ */
+export function shownJanusUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** The registry's nodes by id; null when the store is SQLite (one node, no registry). */
@@ -37,6 +58,7 @@ export async function clusterStatus(config: StoreConfig, now: Date = new Date())
   try {
     const nodes = (await bundle.nodes?.list()) ?? [];
     const owned = (await bundle.cluster?.leases.heldPerNode(now)) ?? new Map<string, number>();
+    const janus = await bundle.mediaServers.servers();
     return {
       nodes: nodes.map((node) => ({
         node_id: node.nodeId,
@@ -47,6 +69,12 @@ export async function clusterStatus(config: StoreConfig, now: Date = new Date())
         rooms_owned: owned.get(node.nodeId) ?? 0,
         open_rooms: node.load.openRooms,
         live_sockets: node.load.liveSockets,
+      })),
+      janus_servers: janus.map((server) => ({
+        url: shownJanusUrl(server.url),
+        load: server.load,
+        state: server.downSince === null ? 'up' : 'down',
+        down_since: server.downSince?.toISOString() ?? null,
       })),
     };
   } finally {

@@ -106,7 +106,7 @@ clusterTest(
     t.notOk('cluster' in ((await answer.json()) as object), '/readyz as before');
     t.same(
       JSON.parse((await runCli(['cluster', 'status', '--json'], { SERVICE_DATABASE_URL: db.url })).stdout),
-      { nodes: [] },
+      { nodes: [], janus_servers: [] },
       'nothing registered',
     );
 

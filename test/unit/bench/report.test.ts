@@ -1,6 +1,8 @@
 import t from 'tap';
 import {
   checkTargets,
+  clusterPollFigures,
+  clusterPollLine,
   cpuPerRequestUs,
   cpuRatioOf,
   flatness,
@@ -254,4 +256,52 @@ t.test('the CPU comparison at an equal load is the median of the rounds’ own r
     2,
     'no equal-load figures: beside it at full speed',
   );
+});
+
+t.test("issue 35: the cluster's polls, three nodes against one, nats-server's CPU beside the daemons'", async (t) => {
+  // serverCpuPct 100 at 10,000 polls/s = 100 µs of the three daemons' CPU per poll; nats 20% = 20 µs.
+  const one = m('cluster-poll-1n', 10_000, { serverCpuPct: 100, sideCpuPct: 5, referenceCpuUs: 50 });
+  const three = m('cluster-poll-3n', 5_000, { serverCpuPct: 150, sideCpuPct: 20, referenceCpuUs: 75 });
+  const byId = new Map([one, three].map((x) => [x.id, x]));
+  const full = clusterPollFigures(byId, 40);
+  t.equal(full?.oneNodeUs, 100);
+  t.equal(full?.threeNodesUs, 300, '1.5 cores at 5,000 polls/s');
+  t.equal(full?.natsOneNodeUs, 5);
+  t.equal(full?.natsThreeNodesUs, 40);
+  t.equal(full?.threeVsOne, 3, 'without an equal-load comparison: the full-speed figures');
+  t.equal(full?.threeVsOneAt, 'full speed');
+  t.equal(full?.oneNodeVsBaseline, 2, 'each row against the bare route beside it');
+  t.equal(full?.threeNodesVsBaseline, 4);
+  const equal = clusterPollFigures(byId, 40, {
+    rate: 3000,
+    cpuUs: 200,
+    referenceCpuUs: 100,
+    ratio: 1.9,
+    spread: [1.7, 2.2],
+    rounds: 10,
+  });
+  t.equal(equal?.threeVsOne, 1.9, 'at one offered load: the median of the rounds');
+  t.same(equal?.spread, [1.7, 2.2]);
+  t.equal(
+    clusterPollLine(equal!, 3000),
+    "cluster, polls: all daemons' CPU per poll 100 µs with the owner alone (2.00× the bare route's), 300 µs spread over three nodes (4.00×); " +
+      'three nodes against one 1.90× at an equal offered load of 3000 polls/s, median of the rounds (1.70×-2.20×); nats-server beside them 5 µs and 40 µs per poll',
+  );
+  t.equal(
+    clusterPollFigures(new Map([m('poll-1k', 1000)].map((x) => [x.id, x])), 40),
+    null,
+    'no cluster rows: no line',
+  );
+  const missing = clusterPollFigures(new Map([[one.id, one]]), 40);
+  t.ok(Number.isNaN(missing!.threeVsOne), 'one row alone: no ratio');
+  t.match(clusterPollLine(missing!), /n\/a spread over three nodes/);
+  t.match(
+    resultTable([...byId.values()], 10_000, [], 40),
+    /cluster-poll-3n .*\|\s+300 \|\s+4\.00× \|/,
+    'both rows in the table, each against its baseline',
+  );
+  const a = m('cluster-poll-3n', 5_000, { windowMs: [0, 1000], sideCpuPct: 10 });
+  const b = m('cluster-poll-3n', 5_000, { windowMs: [2000, 3000], sideCpuPct: 30 });
+  t.equal(combine([a, b]).sideCpuPct, 20, "slices combine nats-server's CPU as the server's");
+  t.equal(combine([m('x', 1), m('x', 1)]).sideCpuPct, undefined, 'a row without a helper has none');
 });
