@@ -51,7 +51,15 @@ class NatsClusterBus implements ClusterBus {
     return this.listen(subject, (msg) => {
       // A handler that fails answers nothing: the asker's own timeout tells it, as for a dead node.
       handler(msg.data).then(
-        (answer) => msg.respond(answer),
+        (answer) => {
+          // An answer over NATS's max_payload, or the connection closing, throws here: the asker's
+          // timeout says so, and the process must not die of an unhandled rejection.
+          try {
+            msg.respond(answer);
+          } catch {
+            // nothing to answer with
+          }
+        },
         () => undefined,
       );
     });

@@ -36,6 +36,8 @@ clusterTest('requests, answers and messages cross two connections; what goes una
     throw new Error('the owner could not answer');
   });
   b.serve('meet.node.node-b.hangs', () => new Promise<Uint8Array>(() => undefined));
+  // Over nats-server's max_payload (1 MB by default): not sent, and the serving process lives on.
+  b.serve('meet.node.node-b.huge', async () => new Uint8Array(2 * 1024 * 1024));
   const got: string[] = [];
   const sub = b.subscribe('meet.room.r1', (data) => got.push(text(data)));
   // A subscription is live once the server has it.
@@ -58,6 +60,8 @@ clusterTest('requests, answers and messages cross two connections; what goes una
   t.equal(await reasonOf('meet.node.node-z.http'), 'no_responders', 'nobody serves it');
   t.equal(await reasonOf('meet.node.node-b.fails'), 'timeout', 'a failing handler answers nothing');
   t.equal(await reasonOf('meet.node.node-b.hangs'), 'timeout');
+  t.equal(await reasonOf('meet.node.node-b.huge'), 'timeout', 'an answer too large for NATS is not sent');
+  t.equal(text(await a.request('meet.node.node-b.http', bytes('after'), 2000)), 'b read after', 'b serves on');
 
   await nats.kill();
   await until('the bus sees NATS away', async () => !a.connected());
