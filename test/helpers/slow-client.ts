@@ -78,3 +78,24 @@ export function processRuns(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Kills `pid` only while it is still the program named `comm` (its /proc stat's name): a test's
+ * teardown that kills a process it saw earlier must not hit another process that got the pid
+ * since. This machine's pid_max is 32768 and CI starts thousands of processes, so a pid comes back
+ * within minutes (CI runs 56 and 58: a teardown's late kill took down another test's PostgreSQL).
+ */
+export function killIfStill(pid: number, comm: string, signal: NodeJS.Signals = 'SIGKILL'): void {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return;
+  }
+  if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone meanwhile.
+  }
+}

@@ -10,7 +10,7 @@ import { daemonFor, dataDirFor, logRecords } from '../../helpers/api.js';
 import { meetctl, tempDataDir } from '../../helpers/daemon.js';
 import { connectLive } from '../../helpers/live.js';
 import { until } from '../../helpers/net.js';
-import { partialRequest, processRuns, signalled, slowRequest } from '../../helpers/slow-client.js';
+import { killIfStill, partialRequest, processRuns, signalled, slowRequest } from '../../helpers/slow-client.js';
 import { Browser, createRoom, moderator, waitingApi, withAdminToken } from '../../helpers/waiting.js';
 
 const forcedMsg = 'shutdown grace over: exiting with work still open';
@@ -201,7 +201,7 @@ t.test('a daemon whose parent died exits after one SIGTERM', async (t) => {
     50,
   );
   t.teardown(() => {
-    if (processRuns(pid)) process.kill(pid, 'SIGKILL');
+    if (processRuns(pid)) killIfStill(pid, 'node');
   });
   parent.kill('SIGKILL');
   await new Promise((resolve) => parent.once('exit', resolve));

@@ -4,6 +4,7 @@ import t from 'tap';
 import { startDaemon } from '../../helpers/daemon.js';
 import { janusBin, janusMissing } from '../../helpers/janus.js';
 import { until } from '../../helpers/net.js';
+import { killIfStill } from '../../helpers/slow-client.js';
 import { startMedia, type MediaConfig } from '../../../src/daemon/media-choice.js';
 
 const base = (dataDir: string): MediaConfig => ({
@@ -132,12 +133,9 @@ t.test('a daemon killed with SIGKILL takes its Janus with it', { skip: janusMiss
       .split('\n')[0],
   );
   t.ok(janusPid > 0, "Janus runs as the daemon's child");
+  // Gone already, as it should be; a pid taken since by another process is left alone.
   t.teardown(() => {
-    try {
-      process.kill(janusPid, 'SIGKILL');
-    } catch {
-      // Gone already, as it should be.
-    }
+    killIfStill(janusPid, 'janus');
   });
   daemon.child.kill('SIGKILL');
   t.equal(await daemon.exited, 'SIGKILL');
