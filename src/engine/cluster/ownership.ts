@@ -112,7 +112,8 @@ export class RoomOwnership implements RoomFence {
 
   /** Who owns `roomId` now in this node's view: a live owner with an unexpired lease, else null. */
   async ownerOf(roomId: string): Promise<string | null> {
-    if (this.held.has(roomId)) return this.nodeId;
+    // A lease not confirmed up to now may be another node's already (as in `where`): read it.
+    if ((this.held.get(roomId)?.confirmedUntilMs ?? 0) > this.nowMs()) return this.nodeId;
     const lease = await this.deps.leases.get(roomId);
     if (!lease || lease.expiresAt <= this.deps.clock.now()) return null;
     return (await this.deps.aliveNodes()).includes(lease.ownerNode) ? lease.ownerNode : null;

@@ -86,7 +86,7 @@ clusterTest('a frozen owner (SIGSTOP): its relayed pages close and come back thr
     'the woken node names node-b',
     // A keep-alive connection the woken node closed while it was frozen may fail once: asked again.
     async () => (await rooms.get(nodeA, 'class-7a').catch(() => null))?.body.owner_node === 'node-b',
-    15_000,
+    30_000,
     200,
   );
   // It forwards the room's requests to the new owner now, rather than serving them from memory.

@@ -258,6 +258,7 @@ t.test('a frozen owner that wakes serves nothing from memory before its lease is
   clock.advance(leaseMs + 1);
   t.same(await b.ownership.where('room-1'), { mine: true, epoch: 2 });
   alive.add('web-a');
+  t.equal(await a.ownership.ownerOf('room-1'), 'web-b', 'woken, before any beat: it names the new owner');
   // Woken, before any beat: room-1 is named to its new owner and dropped, not served as web-a's.
   t.same(await a.ownership.where('room-1'), { mine: false, owner: 'web-b' });
   t.equal(a.ownership.epochOf('room-1'), undefined);
